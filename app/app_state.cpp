@@ -1,0 +1,49 @@
+#include "app/app_state.h"
+
+#include <imgui.h>
+
+namespace tw {
+
+PanelSlot* AppState::find(const std::string& id) {
+  for (auto& slot : panels)
+    if (slot.info.id == id) return &slot;
+  return nullptr;
+}
+
+bool AppState::open_panel(const std::string& id) {
+  PanelSlot* slot = find(id);
+  if (!slot) return false;
+  slot->open = true;
+  return true;
+}
+
+AppState make_app_state() {
+  AppState state;
+  for (auto& p : make_all_panels()) {
+    PanelSlot slot;
+    slot.info = p->info();
+    slot.panel = std::move(p);
+    state.panels.push_back(std::move(slot));
+  }
+  return state;
+}
+
+void apply_theme(Theme theme, float dpi_scale) {
+  ImGuiStyle style;  // start from defaults so switching themes twice does not compound scaling
+  if (theme == Theme::Dark) {
+    ImGui::StyleColorsDark(&style);
+  } else {
+    ImGui::StyleColorsLight(&style);
+    style.Colors[ImGuiCol_WindowBg] = ImVec4(1.0f, 1.0f, 1.0f, 1.0f);
+    style.Colors[ImGuiCol_ChildBg] = ImVec4(1.0f, 1.0f, 1.0f, 1.0f);
+    style.Colors[ImGuiCol_Text] = ImVec4(0.05f, 0.05f, 0.05f, 1.0f);
+    style.WindowBorderSize = 1.0f;
+    style.FrameBorderSize = 1.0f;
+  }
+  style.WindowRounding = 4.0f;
+  style.FrameRounding = 3.0f;
+  style.ScaleAllSizes(dpi_scale);
+  ImGui::GetStyle() = style;
+}
+
+}  // namespace tw

@@ -1,0 +1,45 @@
+#pragma once
+// The one application state: which windows are open, the theme, messages for the user.
+// Panels own their own control state; this struct owns the panels.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "views/panel.h"
+
+namespace tw {
+
+struct PanelSlot {
+  std::unique_ptr<Panel> panel;
+  PanelInfo info;
+  bool open = false;
+};
+
+struct AppState {
+  std::vector<PanelSlot> panels;  // every registered panel, sorted by category then name
+  bool show_overview = true;
+  bool show_about = false;
+  bool show_shortcuts = false;
+  Theme theme = Theme::Dark;
+  float dpi_scale = 1.0f;
+  std::string font_warning;  // non-empty when the bundled font could not be loaded
+  std::string status;        // last message for the status line (errors from file operations, exports)
+  bool quit_requested = false;
+
+  PanelSlot* find(const std::string& id);
+  // Opens a panel by id; returns false (and leaves state unchanged) if no panel has that id.
+  bool open_panel(const std::string& id);
+};
+
+AppState make_app_state();
+
+// Applies the ImGui colours and sizes of a theme (dark for screens, print: white background, dark text).
+void apply_theme(Theme theme, float dpi_scale);
+
+// [SECTION] UI: menus, overview, help windows, panel windows (app/ui.cpp)
+void draw_main_menu(AppState& state);
+void draw_windows(AppState& state);
+void handle_shortcuts(AppState& state);
+
+}  // namespace tw

@@ -1,0 +1,19 @@
+#pragma once
+// Command line: GUI options plus subcommands. Parsing only; main.cpp acts on the result.
+
+#include <string>
+#include <vector>
+
+namespace tw {
+
+struct GuiOptions {
+  int frames = 0;                   // run this many frames then exit 0 (0 = run until closed)
+  std::string screenshot;           // write the last frame to this PNG
+  std::vector<std::string> open;    // panel ids to open
+  bool all_panels = false;          // open every panel
+  std::string theme = "dark";       // dark | print
+  std::string perf_report;          // write frame-time statistics to this JSON file
+  int width = 1600, height = 1000;  // initial window size
+};
+
+}  // namespace tw

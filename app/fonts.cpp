@@ -1,0 +1,51 @@
+#include "app/fonts.h"
+
+#include <imgui.h>
+
+#include <filesystem>
+
+namespace tw {
+
+const unsigned short* workbench_glyph_ranges() {
+  static const ImWchar ranges[] = {
+      0x0020, 0x00FF,  // Basic Latin + Latin-1 (·, ×, ², ³, ±)
+      0x0370, 0x03FF,  // Greek (α, θ, σ, ε, Σ)
+      0x1D00, 0x1DBF,  // phonetic extensions: modifier letters such as ᵀ, ᵢ
+      0x2000, 0x206F,  // general punctuation (…, ‖, ′)
+      0x2070, 0x209F,  // superscripts and subscripts (⁻¹, ₖ)
+      0x2100, 0x214F,  // letterlike symbols (ℓ, ℝ)
+      0x2190, 0x21FF,  // arrows (→, ←, ↑, ↓)
+      0x2200, 0x22FF,  // mathematical operators (√, ∑, ∞, ≤, ≥, ⊙, ∈, ≈)
+      0x2300, 0x23FF,  // miscellaneous technical (⌈ ⌉ ⌊ ⌋ ⏵)
+      0x25A0, 0x25FF,  // geometric shapes (■, ▶, ●)
+      0x2700, 0x27BF,  // dingbats (✓, ✗)
+      0,
+  };
+  return ranges;
+}
+
+std::string load_fonts(const std::string& font_dir, float pixel_size) {
+  ImGuiIO& io = ImGui::GetIO();
+  const std::filesystem::path sans = std::filesystem::path(font_dir) / "DejaVuSans.ttf";
+  const std::filesystem::path mono = std::filesystem::path(font_dir) / "DejaVuSansMono.ttf";
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(sans, ec)) {
+    io.Fonts->AddFontDefault();
+    return "Font " + sans.string() +
+           " not found: using ImGui's built-in font, so Greek letters and math symbols show as '?' "
+           "(install fonts-dejavu-core).";
+  }
+  ImFontConfig config;
+  config.OversampleH = 2;
+  config.OversampleV = 1;
+  ImFont* font = io.Fonts->AddFontFromFileTTF(sans.string().c_str(), pixel_size, &config, workbench_glyph_ranges());
+  if (!font) {
+    io.Fonts->AddFontDefault();
+    return "Font " + sans.string() + " could not be read: using ImGui's built-in font.";
+  }
+  if (std::filesystem::is_regular_file(mono, ec))
+    io.Fonts->AddFontFromFileTTF(mono.string().c_str(), pixel_size, &config, workbench_glyph_ranges());
+  return "";
+}
+
+}  // namespace tw

@@ -1,0 +1,92 @@
+// Transformer Workbench: init → loop → shutdown, in that order and nothing else.
+// Subcommands (export, dump, scene-keys, ...) run without a window; see app/commands.h.
+#include <imgui.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "app/app_state.h"
+#include "app/cli.h"
+#include "app/commands.h"
+#include "app/fonts.h"
+#include "app/window.h"
+
+int main(int argc, char** argv) {
+  // [SECTION] command line
+  tw::GuiOptions gui;
+  CLI::App cli{"Transformer Workbench: explore the math inside modern LLMs"};
+  cli.set_version_flag("--version", std::string("transformer-workbench ") + TW_VERSION);
+  cli.add_option("--frames", gui.frames, "Run this many frames, then exit 0 (0: until the window closes)")
+      ->check(CLI::NonNegativeNumber);
+  cli.add_option("--screenshot", gui.screenshot, "Write the last rendered frame to this PNG file");
+  cli.add_option("--open", gui.open, "Open a panel by id (repeatable)");
+  cli.add_flag("--all-panels", gui.all_panels, "Open every panel");
+  cli.add_option("--theme", gui.theme, "Start with this theme")->check(CLI::IsMember({"dark", "print"}));
+  cli.add_option("--perf-report", gui.perf_report, "Write frame-time statistics to this JSON file");
+  cli.add_option("--width", gui.width, "Initial window width in pixels")->check(CLI::Range(320, 8192));
+  cli.add_option("--height", gui.height, "Initial window height in pixels")->check(CLI::Range(240, 8192));
+  std::vector<std::pair<CLI::App*, tw::CommandAction>> actions;
+  for (const tw::Command& command : tw::registered_commands()) {
+    CLI::App* sub = cli.add_subcommand(command.name, command.description);
+    actions.emplace_back(sub, command.setup(*sub));
+  }
+  CLI11_PARSE(cli, argc, argv);
+  for (auto& [sub, action] : actions)
+    if (sub->parsed()) return action();
+
+  // [SECTION] init
+  tw::AppState state = tw::make_app_state();
+  for (const std::string& id : gui.open) {
+    if (!state.open_panel(id)) {
+      std::fprintf(stderr, "transformer-workbench: no panel with id '%s' (see the View menu or --help)\n", id.c_str());
+      return 2;
+    }
+  }
+  if (gui.all_panels)
+    for (auto& slot : state.panels) slot.open = true;
+  state.theme = gui.theme == "print" ? tw::Theme::Print : tw::Theme::Dark;
+
+  if (!tw::display_available()) {
+    std::fprintf(stderr,
+                 "transformer-workbench: no display (DISPLAY and WAYLAND_DISPLAY are unset); "
+                 "for headless figures use the 'export' subcommand\n");
+    return 3;
+  }
+  tw::Window window;
+  std::string error;
+  if (!window.init({.width = gui.width, .height = gui.height}, &error)) {
+    std::fprintf(stderr, "transformer-workbench: %s; for headless figures use the 'export' subcommand\n",
+                 error.c_str());
+    return 3;
+  }
+  state.dpi_scale = window.content_scale();
+  state.font_warning = tw::load_fonts(TW_FONT_DIR, 15.0f * state.dpi_scale);
+  if (!state.font_warning.empty()) std::fprintf(stderr, "transformer-workbench: %s\n", state.font_warning.c_str());
+  tw::Theme applied_theme = state.theme;
+  tw::apply_theme(applied_theme, state.dpi_scale);
+
+  // [SECTION] loop
+  int frame = 0;
+  int exit_code = 0;
+  while (!window.should_close() && !state.quit_requested) {
+    window.poll_events_or_wait();
+    if (state.theme != applied_theme) tw::apply_theme(applied_theme = state.theme, state.dpi_scale);
+    window.begin_frame();
+    tw::handle_shortcuts(state);
+    tw::draw_main_menu(state);
+    tw::draw_windows(state);
+    window.end_frame();
+    ++frame;
+    const bool last_frame = gui.frames > 0 && frame >= gui.frames;
+    if (last_frame && !gui.screenshot.empty() && !window.save_screenshot(gui.screenshot, &error)) {
+      std::fprintf(stderr, "transformer-workbench: %s\n", error.c_str());
+      exit_code = 1;
+    }
+    window.swap();
+    if (last_frame) break;
+  }
+
+  // [SECTION] shutdown
+  window.shutdown();
+  return exit_code;
+}

@@ -1,0 +1,126 @@
+#include "app/window.h"
+
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <GL/gl.h>
+#include <imgui.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <stb_image_write.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <vector>
+
+namespace tw {
+
+namespace {
+std::string g_last_glfw_error;
+void on_glfw_error(int code, const char* description) {
+  g_last_glfw_error = "GLFW error " + std::to_string(code) + ": " + (description ? description : "");
+}
+}  // namespace
+
+bool display_available() {
+  const char* x11 = std::getenv("DISPLAY");
+  const char* wayland = std::getenv("WAYLAND_DISPLAY");
+  return (x11 && *x11) || (wayland && *wayland);
+}
+
+bool Window::init(const WindowOptions& options, std::string* error) {
+  glfwSetErrorCallback(on_glfw_error);
+  if (!glfwInit()) {
+    *error = "cannot initialise GLFW (" + g_last_glfw_error + ")";
+    return false;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+  glfwWindowHint(GLFW_VISIBLE, options.visible ? GLFW_TRUE : GLFW_FALSE);
+  window_ = glfwCreateWindow(options.width, options.height, options.title.c_str(), nullptr, nullptr);
+  if (!window_) {
+    *error = "cannot create an OpenGL 3.3 core window (" + g_last_glfw_error + ")";
+    glfwTerminate();
+    return false;
+  }
+  glfwMakeContextCurrent(window_);
+  glfwSwapInterval(1);
+  float sx = 1.0f, sy = 1.0f;
+  glfwGetWindowContentScale(window_, &sx, &sy);
+  content_scale_ = sx > 0.0f ? sx : 1.0f;
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+  io.IniFilename = nullptr;  // window layout comes from scenes, not imgui.ini
+  ImGui_ImplGlfw_InitForOpenGL(window_, true);
+  ImGui_ImplOpenGL3_Init("#version 330 core");
+  return true;
+}
+
+void Window::shutdown() {
+  if (!window_) return;
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window_);
+  glfwTerminate();
+  window_ = nullptr;
+}
+
+bool Window::should_close() const { return glfwWindowShouldClose(window_); }
+void Window::request_close() { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
+bool Window::minimized() const { return glfwGetWindowAttrib(window_, GLFW_ICONIFIED) != 0; }
+
+void Window::poll_events_or_wait() {
+  glfwPollEvents();
+  while (minimized() && !should_close()) glfwWaitEventsTimeout(0.1);
+}
+
+void Window::begin_frame() {
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplGlfw_NewFrame();
+  ImGui::NewFrame();
+}
+
+void Window::end_frame() {
+  ImGui::Render();
+  int w = 0, h = 0;
+  glfwGetFramebufferSize(window_, &w, &h);
+  glViewport(0, 0, w, h);
+  const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+  glClearColor(bg.x * 0.8f, bg.y * 0.8f, bg.z * 0.8f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}
+
+bool Window::save_screenshot(const std::string& path, std::string* error) const {
+  int w = 0, h = 0;
+  glfwGetFramebufferSize(window_, &w, &h);
+  if (w <= 0 || h <= 0) {
+    *error = "the window has no pixels to capture";
+    return false;
+  }
+  std::vector<unsigned char> pixels(size_t(w) * h * 4);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadBuffer(GL_BACK);
+  glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+  // OpenGL's origin is bottom-left; PNG rows go top to bottom.
+  std::vector<unsigned char> flipped(pixels.size());
+  const size_t row = size_t(w) * 4;
+  for (int y = 0; y < h; ++y)
+    std::copy_n(pixels.data() + size_t(h - 1 - y) * row, row, flipped.data() + size_t(y) * row);
+  for (size_t i = 3; i < flipped.size(); i += 4) flipped[i] = 255;
+  if (!stbi_write_png(path.c_str(), w, h, 4, flipped.data(), int(row))) {
+    *error = "cannot write screenshot to " + path;
+    return false;
+  }
+  return true;
+}
+
+void Window::swap() { glfwSwapBuffers(window_); }
+
+}  // namespace tw

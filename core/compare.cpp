@@ -1,0 +1,20 @@
+#include "core/compare.h"
+
+#include <cmath>
+
+namespace tw {
+
+float max_abs_diff(const Mat& a, const Mat& b) {
+  if (a.rows() != b.rows() || a.cols() != b.cols()) return std::numeric_limits<float>::infinity();
+  if (a.size() == 0) return 0.0f;
+  float worst = 0.0f;
+  for (Eigen::Index i = 0; i < a.size(); ++i) {
+    const float d = std::abs(a.data()[i] - b.data()[i]);
+    if (!(d <= worst)) worst = d;  // NaN differences propagate as NaN
+  }
+  return worst;
+}
+
+bool all_finite(const Mat& a) { return a.allFinite(); }
+
+}  // namespace tw

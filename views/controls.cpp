@@ -1,0 +1,199 @@
+#include "views/controls.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace tw {
+
+namespace {
+std::string fmt_number(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+}  // namespace
+
+std::optional<std::string> Control::check(const nlohmann::json& value, const std::string& full_key) const {
+  auto range_msg = [&](double v) -> std::optional<std::string> {
+    if (!std::isfinite(v) || v < min || v > max)
+      return full_key + ": " + fmt_number(v) + " is out of range " + fmt_number(min) + ".." + fmt_number(max);
+    return std::nullopt;
+  };
+  switch (type) {
+    case ControlType::Bool:
+      if (!value.is_boolean()) return full_key + ": expected true or false, got " + value.dump();
+      return std::nullopt;
+    case ControlType::Int:
+      if (!value.is_number_integer()) return full_key + ": expected an integer, got " + value.dump();
+      return range_msg(value.get<double>());
+    case ControlType::Float:
+      if (!value.is_number()) return full_key + ": expected a number, got " + value.dump();
+      return range_msg(value.get<double>());
+    case ControlType::Enum: {
+      if (!value.is_string()) return full_key + ": expected one of " + range_text() + ", got " + value.dump();
+      for (const auto& o : options)
+        if (o == value.get<std::string>()) return std::nullopt;
+      return full_key + ": \"" + value.get<std::string>() + "\" is not " + range_text();
+    }
+    case ControlType::Text:
+      if (!value.is_string()) return full_key + ": expected a string, got " + value.dump();
+      if (value.get<std::string>().size() > static_cast<size_t>(max))
+        return full_key + ": text longer than " + fmt_number(max) + " bytes";
+      return std::nullopt;
+    case ControlType::IntList: {
+      if (!value.is_array()) return full_key + ": expected an array of integers, got " + value.dump();
+      if (value.size() > static_cast<size_t>(max_items))
+        return full_key + ": more than " + std::to_string(max_items) + " entries";
+      for (const auto& e : value) {
+        if (!e.is_number_integer()) return full_key + ": expected an array of integers, got " + value.dump();
+        if (auto m = range_msg(e.get<double>())) return m;
+      }
+      return std::nullopt;
+    }
+  }
+  return full_key + ": unknown control type";
+}
+
+void Control::set(const nlohmann::json& value) const {
+  switch (type) {
+    case ControlType::Bool: *static_cast<bool*>(target) = value.get<bool>(); break;
+    case ControlType::Int: *static_cast<int*>(target) = value.get<int>(); break;
+    case ControlType::Float: *static_cast<float*>(target) = value.get<float>(); break;
+    case ControlType::Enum: {
+      const auto name = value.get<std::string>();
+      for (size_t i = 0; i < options.size(); ++i)
+        if (options[i] == name) *static_cast<int*>(target) = static_cast<int>(i);
+      break;
+    }
+    case ControlType::Text: *static_cast<std::string*>(target) = value.get<std::string>(); break;
+    case ControlType::IntList: *static_cast<std::vector<int>*>(target) = value.get<std::vector<int>>(); break;
+  }
+}
+
+nlohmann::json Control::get() const {
+  switch (type) {
+    case ControlType::Bool: return *static_cast<const bool*>(target);
+    case ControlType::Int: return *static_cast<const int*>(target);
+    case ControlType::Float: return *static_cast<const float*>(target);
+    case ControlType::Enum: {
+      const int i = *static_cast<const int*>(target);
+      return (i >= 0 && i < static_cast<int>(options.size())) ? options[i] : options.front();
+    }
+    case ControlType::Text: return *static_cast<const std::string*>(target);
+    case ControlType::IntList: return *static_cast<const std::vector<int>*>(target);
+  }
+  return nullptr;
+}
+
+std::string Control::type_name() const {
+  switch (type) {
+    case ControlType::Bool: return "bool";
+    case ControlType::Int: return "int";
+    case ControlType::Float: return "float";
+    case ControlType::Enum: return "enum";
+    case ControlType::Text: return "text";
+    case ControlType::IntList: return "int-list";
+  }
+  return "?";
+}
+
+std::string Control::range_text() const {
+  switch (type) {
+    case ControlType::Bool: return "true|false";
+    case ControlType::Int:
+    case ControlType::Float:
+      return fmt_number(min) + ".." + fmt_number(max) + (log_scale ? " (log)" : "");
+    case ControlType::Enum: {
+      std::string s = "one of: ";
+      for (size_t i = 0; i < options.size(); ++i) s += (i ? "|" : "") + options[i];
+      return s;
+    }
+    case ControlType::Text: return "up to " + fmt_number(max) + " bytes";
+    case ControlType::IntList:
+      return "up to " + std::to_string(max_items) + " of " + fmt_number(min) + ".." + fmt_number(max);
+  }
+  return "";
+}
+
+Control& Controls::push(Control c) {
+  c.default_value = c.get();
+  controls_.push_back(std::move(c));
+  return controls_.back();
+}
+
+namespace {
+Control make(const std::string& key, const std::string& label, const std::string& help, ControlType type,
+             void* target, double min = 0, double max = 0) {
+  Control c;
+  c.key = key;
+  c.label = label;
+  c.help = help;
+  c.type = type;
+  c.target = target;
+  c.min = min;
+  c.max = max;
+  return c;
+}
+}  // namespace
+
+Control& Controls::add_bool(const std::string& key, bool* v, const std::string& label, const std::string& help) {
+  return push(make(key, label, help, ControlType::Bool, v));
+}
+
+Control& Controls::add_int(const std::string& key, int* v, int min, int max, const std::string& label,
+                           const std::string& help, bool log_scale) {
+  Control c = make(key, label, help, ControlType::Int, v, min, max);
+  c.log_scale = log_scale;
+  return push(std::move(c));
+}
+
+Control& Controls::add_float(const std::string& key, float* v, float min, float max, const std::string& label,
+                             const std::string& help, bool log_scale, const char* format) {
+  Control c = make(key, label, help, ControlType::Float, v, min, max);
+  c.log_scale = log_scale;
+  c.format = format;
+  return push(std::move(c));
+}
+
+Control& Controls::add_enum(const std::string& key, int* v, std::vector<std::string> options,
+                            const std::string& label, const std::string& help) {
+  Control c = make(key, label, help, ControlType::Enum, v, 0, double(options.size()) - 1);
+  c.options = std::move(options);
+  return push(std::move(c));
+}
+
+Control& Controls::add_text(const std::string& key, std::string* v, int max_length, const std::string& label,
+                            const std::string& help) {
+  return push(make(key, label, help, ControlType::Text, v, 0, max_length));
+}
+
+Control& Controls::add_int_list(const std::string& key, std::vector<int>* v, int min, int max, int max_items,
+                                const std::string& label, const std::string& help) {
+  Control c = make(key, label, help, ControlType::IntList, v, min, max);
+  c.max_items = max_items;
+  return push(std::move(c));
+}
+
+const Control* Controls::find(const std::string& key) const {
+  for (const auto& c : controls_)
+    if (c.key == key) return &c;
+  return nullptr;
+}
+
+Control* Controls::find_mutable(const std::string& key) {
+  for (auto& c : controls_)
+    if (c.key == key) return &c;
+  return nullptr;
+}
+
+nlohmann::json Controls::to_json() const {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& c : controls_) j[c.key] = c.get();
+  return j;
+}
+
+void Controls::reset_to_defaults() const {
+  for (const auto& c : controls_) c.set(c.default_value);
+}
+
+}  // namespace tw

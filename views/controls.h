@@ -1,0 +1,75 @@
+#pragma once
+// Controls: every user-settable value of a panel, bound to a field of the panel's state struct.
+//
+// A panel declares its controls once (Panel::bind); the same list then
+//   - draws the widget with its (?) help marker (draw_control),
+//   - names the scene key `<panel>.<control>` with its type, range and default (scene files, `scene-keys`),
+//   - validates values coming from a scene file or `export --set` before anything is applied.
+// Values travel as JSON: bool, integer, number, string (enums store the option's name), array of integers.
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tw {
+
+enum class ControlType { Bool, Int, Float, Enum, Text, IntList };
+
+struct Control {
+  std::string key;    // control name without the panel prefix, e.g. "d_k"
+  std::string label;  // widget label shown on screen
+  std::string help;   // one sentence for the (?) marker
+  ControlType type = ControlType::Int;
+  void* target = nullptr;            // field in the panel's state: bool*, int*, float*, int* (enum), std::string*, std::vector<int>*
+  double min = 0, max = 0;           // Int / Float / IntList element range (inclusive); Text: max length
+  bool log_scale = false;            // Int / Float slider moves logarithmically
+  std::vector<std::string> options;  // Enum: option names; the field holds the index
+  int max_items = 64;                // IntList: at most this many entries
+  nlohmann::json default_value;      // captured when bound, so reset and docs use the state struct's defaults
+  const char* format = nullptr;      // printf format for Float sliders (default "%.3g")
+
+  // Checks a JSON value for this control; returns a message naming the key and the problem, or nothing.
+  std::optional<std::string> check(const nlohmann::json& value, const std::string& full_key) const;
+  void set(const nlohmann::json& value) const;  // assumes check() passed
+  nlohmann::json get() const;
+  std::string type_name() const;   // "int", "float", "bool", "enum", "text", "int-list"
+  std::string range_text() const;  // "1..4096 (log)", "one of: causal|bidirectional", ...
+};
+
+// The controls of one panel, in declaration order.
+class Controls {
+ public:
+  explicit Controls(std::string panel_id) : panel_id_(std::move(panel_id)) {}
+
+  Control& add_bool(const std::string& key, bool* v, const std::string& label, const std::string& help);
+  Control& add_int(const std::string& key, int* v, int min, int max, const std::string& label,
+                   const std::string& help, bool log_scale = false);
+  Control& add_float(const std::string& key, float* v, float min, float max, const std::string& label,
+                     const std::string& help, bool log_scale = false, const char* format = nullptr);
+  Control& add_enum(const std::string& key, int* v, std::vector<std::string> options, const std::string& label,
+                    const std::string& help);
+  Control& add_text(const std::string& key, std::string* v, int max_length, const std::string& label,
+                    const std::string& help);
+  Control& add_int_list(const std::string& key, std::vector<int>* v, int min, int max, int max_items,
+                        const std::string& label, const std::string& help);
+
+  const std::string& panel_id() const { return panel_id_; }
+  const std::vector<Control>& all() const { return controls_; }
+  const Control* find(const std::string& key) const;  // key without the panel prefix
+  Control* find_mutable(const std::string& key);
+
+  nlohmann::json to_json() const;  // {"d_k": 64, ...}
+  void reset_to_defaults() const;
+
+ private:
+  Control& push(Control c);
+  std::string panel_id_;
+  std::vector<Control> controls_;
+};
+
+// Draws the ImGui widget of one control followed by its (?) marker; returns true when the value changed.
+// Implemented in controls_imgui.cpp so that headless code never needs an ImGui context.
+bool draw_control(const Control& c);
+
+}  // namespace tw

@@ -1,0 +1,87 @@
+// ImGui widgets for Controls (kept apart from controls.cpp, which headless code uses).
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <cstdio>
+#include <string>
+
+#include "views/controls.h"
+#include "views/widgets.h"
+
+namespace tw {
+
+namespace {
+
+bool draw_int_list(const Control& c) {
+  auto& values = *static_cast<std::vector<int>*>(c.target);
+  std::string text;
+  for (size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + std::to_string(values[i]);
+  if (!ImGui::InputText(c.label.c_str(), &text, ImGuiInputTextFlags_EnterReturnsTrue)) return false;
+  // Parse "3, 5, 2": keep only entries in range; a malformed entry leaves the list unchanged.
+  std::vector<int> parsed;
+  const char* p = text.c_str();
+  while (*p) {
+    while (*p == ' ' || *p == ',') ++p;
+    if (!*p) break;
+    char* end = nullptr;
+    const long v = std::strtol(p, &end, 10);
+    if (end == p || v < c.min || v > c.max) return false;
+    parsed.push_back(static_cast<int>(v));
+    p = end;
+  }
+  if (parsed.size() > static_cast<size_t>(c.max_items) || parsed == values) return false;
+  values = std::move(parsed);
+  return true;
+}
+
+}  // namespace
+
+bool draw_control(const Control& c) {
+  bool changed = false;
+  ImGui::PushID(c.key.c_str());
+  switch (c.type) {
+    case ControlType::Bool: changed = ImGui::Checkbox(c.label.c_str(), static_cast<bool*>(c.target)); break;
+    case ControlType::Int: {
+      const ImGuiSliderFlags flags =
+          ImGuiSliderFlags_AlwaysClamp | (c.log_scale ? ImGuiSliderFlags_Logarithmic : ImGuiSliderFlags_None);
+      changed = ImGui::SliderInt(c.label.c_str(), static_cast<int*>(c.target), int(c.min), int(c.max), "%d", flags);
+      break;
+    }
+    case ControlType::Float: {
+      const ImGuiSliderFlags flags =
+          ImGuiSliderFlags_AlwaysClamp | (c.log_scale ? ImGuiSliderFlags_Logarithmic : ImGuiSliderFlags_None);
+      changed = ImGui::SliderFloat(c.label.c_str(), static_cast<float*>(c.target), float(c.min), float(c.max),
+                                   c.format ? c.format : "%.3g", flags);
+      break;
+    }
+    case ControlType::Enum: {
+      int* v = static_cast<int*>(c.target);
+      const char* preview = (*v >= 0 && *v < int(c.options.size())) ? c.options[*v].c_str() : "?";
+      if (ImGui::BeginCombo(c.label.c_str(), preview)) {
+        for (int i = 0; i < int(c.options.size()); ++i) {
+          if (ImGui::Selectable(c.options[i].c_str(), i == *v)) {
+            changed = (*v != i);
+            *v = i;
+          }
+        }
+        ImGui::EndCombo();
+      }
+      break;
+    }
+    case ControlType::Text: {
+      auto* s = static_cast<std::string*>(c.target);
+      std::string edit = *s;
+      if (ImGui::InputText(c.label.c_str(), &edit) && edit.size() <= size_t(c.max)) {
+        *s = edit;
+        changed = true;
+      }
+      break;
+    }
+    case ControlType::IntList: changed = draw_int_list(c); break;
+  }
+  if (!c.help.empty()) help_marker(c.help.c_str());
+  ImGui::PopID();
+  return changed;
+}
+
+}  // namespace tw

@@ -1,0 +1,78 @@
+#pragma once
+// Panel registry: adding a panel is adding one file in views/.
+//
+// A panel file holds a state struct (every control's value, plain data), a class deriving from Panel
+// that binds those fields as Controls, recomputes its core results when the state changes, and draws.
+// At the bottom of the file: TW_REGISTER_PANEL(MyPanel);
+//
+// Call contract for the app and for headless code (export, tests):
+//   auto p = make_panel("softmax");  p->bind_controls();   // once
+//   ... set controls (widgets, scene file, --set) ...
+//   p->update();                                            // recompute if the state changed
+//   p->draw(ctx);                                           // GUI only: inside ImGui::Begin/End
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "views/controls.h"
+
+namespace tw {
+
+struct PanelInfo {
+  std::string id;           // scene key prefix and export file prefix, e.g. "softmax"
+  std::string name;         // window title, e.g. "Softmax saturation"
+  std::string category;     // menu grouping, e.g. "Attention"
+  std::string description;  // one line for the overview and the View menu
+};
+
+enum class Theme { Dark, Print };
+
+// What a panel needs from the app while drawing.
+struct DrawContext {
+  Theme theme = Theme::Dark;
+  float dpi_scale = 1.0f;
+};
+
+class Panel {
+ public:
+  virtual ~Panel() = default;
+  virtual PanelInfo info() const = 0;
+
+  // Declares every control; called once right after construction.
+  void bind_controls() {
+    controls_ = std::make_unique<Controls>(info().id);
+    bind(*controls_);
+  }
+  Controls& controls() { return *controls_; }
+  const Controls& controls() const { return *controls_; }
+
+  // Recomputes core results if the state changed since the last call. Cheap when nothing changed.
+  virtual void update() {}
+  // Draws the window body (the app has already called ImGui::Begin).
+  virtual void draw(const DrawContext& ctx) = 0;
+
+ protected:
+  virtual void bind(Controls& c) = 0;
+
+ private:
+  std::unique_ptr<Controls> controls_;
+};
+
+using PanelFactory = std::function<std::unique_ptr<Panel>()>;
+
+// Registration happens during static initialisation; returns true so it can initialise a static bool.
+bool register_panel(PanelFactory factory);
+// Every registered panel, constructed fresh with controls bound, sorted by category then name.
+std::vector<std::unique_ptr<Panel>> make_all_panels();
+std::unique_ptr<Panel> make_panel(const std::string& id);  // nullptr when no panel has that id
+std::vector<PanelInfo> panel_infos();                       // sorted like make_all_panels()
+
+#define TW_CONCAT_INNER(a, b) a##b
+#define TW_CONCAT(a, b) TW_CONCAT_INNER(a, b)
+#define TW_REGISTER_PANEL(Type)                                     \
+  static const bool TW_CONCAT(tw_registered_panel_, __LINE__) =    \
+      ::tw::register_panel([] { return std::unique_ptr<::tw::Panel>(new Type()); })
+
+}  // namespace tw
