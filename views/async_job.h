@@ -1,0 +1,128 @@
+#pragma once
+// AsyncJob<Result>: recompute off the UI thread, latest request wins.
+//
+//   job.request(input, [](const Input& in, Progress& p) { ...; p.set(0.5f); ...; return Result{...}; });
+//   if (const Result* r = job.latest()) draw(*r);      // the newest finished result (may be for older input)
+//   if (job.busy()) ImGui::ProgressBar(job.progress());
+//   job.wait();                                          // headless: block until the newest request is done
+//
+// One worker thread per job. A request made while one runs replaces any queued request, so dragging a slider
+// never queues a backlog; the running computation can look at Progress::cancelled() to stop early.
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+namespace tw {
+
+class Progress {
+ public:
+  void set(float fraction) { fraction_.store(fraction, std::memory_order_relaxed); }
+  float get() const { return fraction_.load(std::memory_order_relaxed); }
+  // True when a newer request is waiting: the computation may return early (its result is discarded).
+  bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
+
+ private:
+  template <class R>
+  friend class AsyncJob;
+  std::atomic<float> fraction_{0.0f};
+  std::atomic<bool> cancelled_{false};
+};
+
+template <class Result>
+class AsyncJob {
+ public:
+  using Work = std::function<Result(Progress&)>;
+
+  AsyncJob() : worker_([this] { run(); }) {}
+  ~AsyncJob() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+      progress_.cancelled_ = true;
+    }
+    wake_.notify_all();
+    worker_.join();
+  }
+  AsyncJob(const AsyncJob&) = delete;
+  AsyncJob& operator=(const AsyncJob&) = delete;
+
+  // Queues `work`, replacing a queued request that has not started; a running one is asked to cancel.
+  void request(Work work) {
+    {
+      std::lock_guard lock(mutex_);
+      pending_ = std::move(work);
+      ++requested_;
+      if (running_) progress_.cancelled_ = true;
+    }
+    wake_.notify_all();
+  }
+
+  // The newest completed result, or nullptr before the first one finishes. Valid until the next poll().
+  const Result* latest() {
+    poll();
+    return shown_ ? &*shown_ : nullptr;
+  }
+  // Moves a freshly finished result into view; returns true when it changed.
+  bool poll() {
+    std::lock_guard lock(mutex_);
+    if (!finished_) return false;
+    shown_ = std::move(finished_);
+    finished_.reset();
+    return true;
+  }
+  bool busy() const {
+    std::lock_guard lock(mutex_);
+    return completed_ < requested_;
+  }
+  float progress() const { return progress_.get(); }
+  // Blocks until every request made so far has finished.
+  void wait() {
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [this] { return completed_ >= requested_; });
+  }
+
+ private:
+  void run() {
+    for (;;) {
+      Work work;
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock, [this] { return stopping_ || pending_; });
+        if (stopping_) return;
+        work = std::move(pending_);
+        pending_ = nullptr;
+        running_ = true;
+        progress_.cancelled_ = false;
+        progress_.fraction_ = 0.0f;
+      }
+      std::optional<Result> result;
+      result.emplace(work(progress_));
+      {
+        std::lock_guard lock(mutex_);
+        running_ = false;
+        // A result computed for a request that has since been superseded is dropped only if it was cancelled
+        // midway; otherwise it is still the best thing to show until the newer one finishes.
+        if (!progress_.cancelled_) finished_ = std::move(result);
+        if (!pending_) completed_ = requested_;  // otherwise the queued request completes later
+        progress_.fraction_ = 1.0f;
+      }
+      done_.notify_all();
+    }
+  }
+
+  mutable std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  Work pending_;
+  std::optional<Result> finished_, shown_;
+  Progress progress_;
+  long long requested_ = 0, completed_ = 0;
+  bool running_ = false, stopping_ = false;
+  std::thread worker_;
+};
+
+}  // namespace tw
