@@ -1,0 +1,61 @@
+#pragma once
+// Feed-forward blocks and their activations.
+//
+// Weights are stored (out_features, in_features) as in Hugging Face checkpoints, so a linear layer on
+// activations x (T, in) is x · Wᵀ.
+//   Plain:  out = W_down · act(W_up · x)                       (GPT-2 style; act = ReLU or GELU)
+//   SwiGLU: out = W_down · (silu(W_gate · x) ⊙ W_up · x)       (LLaMA: gate_proj, up_proj, down_proj)
+//   GeGLU:  out = W_down · (gelu(W_gate · x) ⊙ W_up · x)       (GELU exact or tanh, per `act`)
+//   ReGLU:  out = W_down · (relu(W_gate · x) ⊙ W_up · x)
+// GELU exact is x·Φ(x) = x/2·(1 + erf(x/√2)); the tanh approximation is
+// x/2·(1 + tanh(√(2/π)·(x + 0.044715·x³))). SiLU is x·σ(x).
+
+#include <string>
+
+#include "core/tensor.h"
+
+namespace tw {
+
+enum class Activation {
+  ReLU,      // max(0, x)
+  GeluExact, // x·Φ(x) with erf
+  GeluTanh,  // tanh approximation (GPT-2's "gelu_new", PyTorch approximate="tanh")
+  SiLU,      // x·σ(x), also called swish
+};
+
+enum class MlpKind {
+  Plain,   // W_down act(W_up x)
+  SwiGLU,  // W_down (silu(W_gate x) ⊙ W_up x); ignores `act`
+  GeGLU,   // W_down (gelu(W_gate x) ⊙ W_up x); `act` picks GeluExact or GeluTanh (others mean exact)
+  ReGLU,   // W_down (relu(W_gate x) ⊙ W_up x); ignores `act`
+};
+
+const char* to_string(Activation a);
+const char* to_string(MlpKind k);
+
+float activate(Activation a, float x);
+// out = act(x) elementwise; out may alias x.  x, out: (T, F)
+void activation_forward(Mat& out, const Mat& x, Activation a);
+
+struct MlpWeights {
+  Mat gate;  // (F, C) gate_proj; unused (may be empty) for Plain
+  Mat up;    // (F, C) up_proj (W1 of a plain MLP)
+  Mat down;  // (C, F) down_proj (W2 of a plain MLP)
+};
+
+// Intermediates a learner wants to see, kept by name.
+struct MlpActivations {
+  Mat gate;    // (T, F) x · W_gateᵀ (empty for Plain)
+  Mat up;      // (T, F) x · W_upᵀ
+  Mat hidden;  // (T, F) what enters down_proj: act(up) for Plain, act(gate) ⊙ up for the GLUs
+};
+
+// out: (T, C); x: (T, C). `act` is the activation of Plain (and picks the GELU variant of GeGLU).
+void mlp_forward(Mat& out, MlpActivations& acts, const Mat& x, const MlpWeights& w, MlpKind kind, Activation act,
+                 int T, int C, int F);
+
+// LLaMA's hidden size rule: h = int(2·(4·dim)/3), optionally h = int(ffn_dim_multiplier·h), then rounded up
+// to a multiple of multiple_of. dim 4096, multiple_of 256 → 11008. Assumes dim ≥ 1 and multiple_of ≥ 1.
+int llama_hidden_size(int dim, int multiple_of, double ffn_dim_multiplier = 1.0);
+
+}  // namespace tw
