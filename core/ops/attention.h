@@ -1,0 +1,86 @@
+#pragma once
+// Reference scaled-dot-product attention for H query heads over KV key/value heads (MHA, GQA, MQA).
+//
+// For each query head h (reading KV head g = h / (H / KV), contiguous groups as repeat_interleave):
+//   S = (Q_h K_gᵀ) · scale                      scale: 1/√D (default), 1, 1/D, or a custom value
+//   S = c · tanh(S / c)                         optional logit soft-capping (Gemma 2), c = softcap > 0
+//   S = S + B_h                                 optional additive bias (ALiBi or any dense bias)
+//   S_ij = −∞ where the mask blocks (i, j)      additive −∞, never −1e9
+//   P = softmax(S) row-wise                     a row with every key blocked → zeros + flag, never NaN
+//   O_h = P V_g
+// Optional QK-norm RMS-normalises each head's q and k rows (over D) before the dot product.
+//
+// Positions: query row r has absolute position q_offset + r; key row j has position j. A full prompt uses
+// T_q == T_k and q_offset = 0. A KV-cache step appending T_new tokens to a cache now holding T_k keys
+// (the new ones included) passes the T_new new query rows, all T_k keys/values and q_offset = T_k − T_new;
+// masks and ALiBi then see the true positions.
+//
+// The reference keeps everything a learner wants to see: the pre-softmax scores and the probabilities of
+// every head, (H, T_q, T_k) stored as H stacked (T_q, T_k) blocks: row h*T_q + r.
+// It stays forever as the ground truth for flash_attention_forward (core/ops/flash_attention.h).
+
+#include <vector>
+
+#include "core/ops/mask.h"
+#include "core/tensor.h"
+
+namespace tw {
+
+enum class ScaleMode { InvSqrtDk, None, InvDk, Custom };
+const char* scale_mode_name(ScaleMode m);  // "1/sqrt(d_k)", "none", "1/d_k", "custom"
+// The factor multiplying Q Kᵀ for a mode; `custom` is used only by ScaleMode::Custom.
+float attention_scale(ScaleMode mode, int head_dim, float custom = 1.0f);
+
+// Additive score bias, evaluated per cell so the tiled kernel never needs a (T_q, T_k) buffer.
+struct AttentionBias {
+  enum class Kind {
+    None,            // no bias
+    Alibi,           // −m_h·(i − j) for j ≤ i, 0 for j > i (the mask owns the future)
+    AlibiSymmetric,  // −m_h·|i − j|
+    Dense,           // read from `dense`
+  };
+  Kind kind = Kind::None;
+  std::vector<double> slopes;  // Alibi*: (H), e.g. alibi_slopes(H)
+  const Mat* dense = nullptr;  // Dense: (H*T_q, T_k) one block per head, or (T_q, T_k) shared by all heads
+
+  // Bias for head h, query row r (absolute position i = q_offset + r), key j.
+  float at(int h, int r, int i, int j, int T_q) const;
+};
+
+struct AttentionOptions {
+  ScaleMode scale_mode = ScaleMode::InvSqrtDk;
+  float custom_scale = 1.0f;            // ScaleMode::Custom only
+  float softcap = 0.0f;                 // c > 0 enables c·tanh(S/c); 0 disables (Gemma 2 uses 50)
+  bool qk_norm = false;                 // RMS-normalise q and k head rows before the dot product
+  float qk_norm_eps = 1e-6f;            // ε of that RMSNorm
+  const Vec* q_norm_weight = nullptr;   // (D) learned γ for q, nullptr = ones
+  const Vec* k_norm_weight = nullptr;   // (D) learned γ for k, nullptr = ones
+  const Mask* mask = nullptr;           // predicate on absolute positions; nullptr = every key visible
+  const MatB* mask_matrix = nullptr;    // (T_q, T_k) true = allowed; ANDed with `mask` when both are set
+  AttentionBias bias;                   // additive bias, Kind::None by default
+  int q_offset = 0;                     // absolute position of query row 0 (KV cache), see above
+};
+
+// Checks sizes and options; returns "" when valid, otherwise a message naming the problem
+// (e.g. "n_heads (6) must be a multiple of n_kv_heads (4)"). The forward functions assume this passed.
+std::string check_attention_args(const Mat& q, const Mat& k, const Mat& v, const AttentionOptions& opt,
+                                 int n_heads, int n_kv_heads, int head_dim);
+
+// out:        (T_q, H*D)     head h in columns h*D .. h*D+D−1
+// scores:     (H*T_q, T_k)   pre-softmax S after scale, softcap, bias and mask (−∞ where blocked)
+// probs:      (H*T_q, T_k)   softmax(S)
+// empty_rows: (H*T_q)        1 where every key of that (head, query) row is blocked; its probs and out are 0
+// q: (T_q, H*D), k and v: (T_k, KV*D). Returns the number of empty rows.
+int attention_forward(Mat& out, Mat& scores, Mat& probs, std::vector<char>& empty_rows, const Mat& q, const Mat& k,
+                      const Mat& v, const AttentionOptions& opt, int n_heads, int n_kv_heads, int head_dim);
+
+// Shared by the reference and the tiled kernel: is (query row r, key j) allowed under opt's masks?
+inline bool attention_allows(const AttentionOptions& opt, int r, int j) {
+  if (opt.mask_matrix && !(*opt.mask_matrix)(r, j)) return false;
+  return !opt.mask || opt.mask->allows(opt.q_offset + r, j);
+}
+
+// QK-norm helper: RMS-normalises every D-wide head slice of x (T, n*D) in place of out.
+void qk_norm_heads(Mat& out, const Mat& x, const Vec* weight, float eps, int n, int head_dim);
+
+}  // namespace tw

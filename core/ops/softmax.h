@@ -1,0 +1,33 @@
+#pragma once
+// Row-wise softmax and the small distribution helpers the panels read (entropy, top-p gradient signal).
+//
+// softmax(x / τ)_j = exp((x_j − max) / τ) / Σ_k exp((x_k − max) / τ). Subtracting the row maximum keeps
+// every exponent ≤ 0, so nothing overflows. A row whose every entry is −∞ has no valid distribution: it
+// becomes all zeros and is reported, never NaN.
+
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace tw {
+
+// out = softmax(logits / temperature) row by row; out may alias logits. temperature > 0.
+// empty_rows (optional): resized to rows, 1 where the row was entirely −∞. Returns the number of such rows.
+int softmax_rows(Mat& out, const Mat& logits, float temperature = 1.0f, std::vector<char>* empty_rows = nullptr);
+
+// In-place softmax of one row of n values (the kernel the attention ops share). Returns false when every
+// value is −∞ (the row is then zeroed).
+bool softmax_inplace(float* row, int n, float temperature = 1.0f);
+
+// Shannon entropy in bits, −Σ p log2 p, skipping zero entries. p is assumed to sum to 1.
+double entropy_bits(const float* p, int n);
+inline double entropy_bits(const RowVec& p) { return entropy_bits(p.data(), static_cast<int>(p.size())); }
+
+// Index of the largest entry (first one on ties); −1 for n == 0.
+int argmax(const float* p, int n);
+
+// The diagonal of the softmax Jacobian, ∂S_i/∂x_i = S_i(1 − S_i): the gradient signal that vanishes when
+// softmax saturates (S_i → 0 or 1).
+inline double softmax_self_gradient(double s) { return s * (1.0 - s); }
+
+}  // namespace tw
