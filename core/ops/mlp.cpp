@@ -1,0 +1,81 @@
+#include "core/ops/mlp.h"
+
+#include <cassert>
+#include <cmath>
+#include <numbers>
+
+namespace tw {
+
+const char* to_string(Activation a) {
+  switch (a) {
+    case Activation::ReLU: return "ReLU";
+    case Activation::GeluExact: return "GELU (erf)";
+    case Activation::GeluTanh: return "GELU (tanh)";
+    case Activation::SiLU: return "SiLU";
+  }
+  return "?";
+}
+
+const char* to_string(MlpKind k) {
+  switch (k) {
+    case MlpKind::Plain: return "plain";
+    case MlpKind::SwiGLU: return "SwiGLU";
+    case MlpKind::GeGLU: return "GeGLU";
+    case MlpKind::ReGLU: return "ReGLU";
+  }
+  return "?";
+}
+
+float activate(Activation a, float x) {
+  switch (a) {
+    case Activation::ReLU: return x > 0.0f ? x : 0.0f;
+    case Activation::GeluExact: return 0.5f * x * (1.0f + std::erf(x * static_cast<float>(std::numbers::sqrt2 / 2)));
+    case Activation::GeluTanh: {
+      const float k = static_cast<float>(std::sqrt(2.0 / std::numbers::pi));
+      return 0.5f * x * (1.0f + std::tanh(k * (x + 0.044715f * x * x * x)));
+    }
+    case Activation::SiLU: return x / (1.0f + std::exp(-x));
+  }
+  return x;
+}
+
+void activation_forward(Mat& out, const Mat& x, Activation a) {
+  // x, out: (T, F)
+  if (&out != &x) out.resize(x.rows(), x.cols());
+  const Eigen::Index n = x.size();
+  for (Eigen::Index i = 0; i < n; ++i) out.data()[i] = activate(a, x.data()[i]);
+}
+
+void mlp_forward(Mat& out, MlpActivations& acts, const Mat& x, const MlpWeights& w, MlpKind kind, Activation act,
+                 int T, int C, int F) {
+  // x: (T, C)   w.gate, w.up: (F, C)   w.down: (C, F)   acts.*: (T, F)   out: (T, C)
+  assert(x.rows() == T && x.cols() == C);
+  assert(w.up.rows() == F && w.up.cols() == C && w.down.rows() == C && w.down.cols() == F);
+  assert(kind == MlpKind::Plain || (w.gate.rows() == F && w.gate.cols() == C));
+  acts.up.resize(T, F);
+  out.resize(T, C);
+  acts.up.noalias() = x * w.up.transpose();
+  if (kind == MlpKind::Plain) {
+    acts.gate.resize(0, 0);
+    activation_forward(acts.hidden, acts.up, act);
+  } else {
+    acts.gate.noalias() = x * w.gate.transpose();
+    Activation gate_act = Activation::SiLU;
+    if (kind == MlpKind::ReGLU) gate_act = Activation::ReLU;
+    if (kind == MlpKind::GeGLU) gate_act = act == Activation::GeluTanh ? Activation::GeluTanh : Activation::GeluExact;
+    acts.hidden.resize(T, F);
+    for (int t = 0; t < T; ++t)  // one work item per token
+      for (int f = 0; f < F; ++f) acts.hidden(t, f) = activate(gate_act, acts.gate(t, f)) * acts.up(t, f);
+  }
+  out.noalias() = acts.hidden * w.down.transpose();
+}
+
+int llama_hidden_size(int dim, int multiple_of, double ffn_dim_multiplier) {
+  // Meta's reference computes int(2 * hidden / 3) with hidden = 4 * dim; integer arithmetic gives the same floor.
+  long long h = (2LL * 4LL * dim) / 3;
+  if (ffn_dim_multiplier != 1.0) h = static_cast<long long>(ffn_dim_multiplier * static_cast<double>(h));
+  const long long m = multiple_of;
+  return static_cast<int>(m * ((h + m - 1) / m));
+}
+
+}  // namespace tw

@@ -1,0 +1,167 @@
+#include "core/ops/rope.h"
+
+#include <cassert>
+#include <cmath>
+#include <numbers>
+
+namespace tw {
+
+std::string validate(const RopeConfig& cfg) {
+  if (cfg.head_dim < 2 || cfg.head_dim % 2 != 0)
+    return "RoPE head_dim must be an even number ≥ 2 (got " + std::to_string(cfg.head_dim) + ")";
+  if (!(cfg.base > 1.0) || !std::isfinite(cfg.base)) return "RoPE base must be a finite number > 1";
+  if (cfg.scaling == RopeScaling::None) return "";
+  if (!(cfg.factor > 0.0) || !std::isfinite(cfg.factor)) return "RoPE scaling factor must be a finite number > 0";
+  if (cfg.scaling == RopeScaling::NtkAware || cfg.scaling == RopeScaling::DynamicNtk) {
+    // The exponent D/(D−2) is undefined for D = 2.
+    if (cfg.head_dim < 4) return "NTK scaling needs head_dim ≥ 4 (the exponent is D/(D−2))";
+  }
+  if (cfg.scaling == RopeScaling::DynamicNtk || cfg.scaling == RopeScaling::Llama3) {
+    if (cfg.original_context < 1) return "RoPE original (trained) context length must be ≥ 1";
+  }
+  if (cfg.scaling == RopeScaling::Llama3) {
+    if (!(cfg.low_freq_factor > 0.0)) return "Llama 3 low_freq_factor must be > 0";
+    if (!(cfg.high_freq_factor > cfg.low_freq_factor))
+      return "Llama 3 high_freq_factor must be larger than low_freq_factor";
+  }
+  return "";
+}
+
+const char* to_string(RopeConvention c) {
+  switch (c) {
+    case RopeConvention::HalfSplit: return "half-split (HF rotate_half)";
+    case RopeConvention::Interleaved: return "interleaved (Meta)";
+  }
+  return "?";
+}
+
+const char* to_string(RopeScaling s) {
+  switch (s) {
+    case RopeScaling::None: return "none";
+    case RopeScaling::Linear: return "linear";
+    case RopeScaling::NtkAware: return "NTK-aware";
+    case RopeScaling::DynamicNtk: return "dynamic NTK";
+    case RopeScaling::Llama3: return "Llama 3";
+  }
+  return "?";
+}
+
+std::vector<double> rope_frequencies(int head_dim, double base) {
+  const int half = head_dim / 2;
+  std::vector<double> theta(static_cast<size_t>(half));
+  for (int k = 0; k < half; ++k) theta[static_cast<size_t>(k)] = std::pow(base, -2.0 * k / head_dim);
+  return theta;
+}
+
+double rope_effective_base(const RopeConfig& cfg, int seq_len) {
+  const double d = cfg.head_dim;
+  if (cfg.scaling == RopeScaling::NtkAware) return cfg.base * std::pow(cfg.factor, d / (d - 2.0));
+  if (cfg.scaling == RopeScaling::DynamicNtk) {
+    // HF: seq_len is only used when it exceeds the trained length, so the base is unchanged until then.
+    const double L = cfg.original_context;
+    const double s = seq_len > cfg.original_context ? static_cast<double>(seq_len) : L;
+    return cfg.base * std::pow(cfg.factor * s / L - (cfg.factor - 1.0), d / (d - 2.0));
+  }
+  return cfg.base;
+}
+
+std::vector<double> rope_scaled_frequencies(const RopeConfig& cfg, int seq_len) {
+  std::vector<double> theta = rope_frequencies(cfg.head_dim, rope_effective_base(cfg, seq_len));
+  if (cfg.scaling == RopeScaling::Linear) {
+    for (double& t : theta) t /= cfg.factor;
+  } else if (cfg.scaling == RopeScaling::Llama3) {
+    const double L = cfg.original_context;
+    const double low_freq_wavelen = L / cfg.low_freq_factor;    // longer than this: divide by factor
+    const double high_freq_wavelen = L / cfg.high_freq_factor;  // shorter than this: keep
+    for (double& t : theta) {
+      const double wavelen = 2.0 * std::numbers::pi / t;
+      if (wavelen < high_freq_wavelen) continue;
+      if (wavelen > low_freq_wavelen) {
+        t /= cfg.factor;
+      } else {
+        const double smooth = (L / wavelen - cfg.low_freq_factor) / (cfg.high_freq_factor - cfg.low_freq_factor);
+        t = (1.0 - smooth) * t / cfg.factor + smooth * t;
+      }
+    }
+  }
+  return theta;
+}
+
+void rope_cos_sin(Mat& cos, Mat& sin, const std::vector<double>& theta, int pos_offset, int T) {
+  // theta: (D/2)   cos, sin: (T, D/2)
+  const int half = static_cast<int>(theta.size());
+  cos.resize(T, half);
+  sin.resize(T, half);
+  for (int t = 0; t < T; ++t) {
+    const double m = static_cast<double>(pos_offset + t);
+    for (int k = 0; k < half; ++k) {
+      const double angle = m * theta[static_cast<size_t>(k)];
+      cos(t, k) = static_cast<float>(std::cos(angle));
+      sin(t, k) = static_cast<float>(std::sin(angle));
+    }
+  }
+}
+
+void rope_apply(Mat& out, const Mat& x, const Mat& cos, const Mat& sin, RopeConvention convention, int T, int H,
+                int D) {
+  // x, out: (T, H*D)   cos, sin: (T, D/2)
+  assert(x.rows() == T && x.cols() == H * D && D % 2 == 0);
+  assert(cos.rows() == T && cos.cols() == D / 2 && sin.rows() == T && sin.cols() == D / 2);
+  if (&out != &x) out.resize(T, H * D);
+  const int half = D / 2;
+  // Pair k lives at (first + k·step_a, first + k·step_a + offset_b): half-split (k, k + D/2) or
+  // interleaved (2k, 2k + 1).
+  const bool interleaved = convention == RopeConvention::Interleaved;
+  const int stride = interleaved ? 2 : 1;
+  const int partner = interleaved ? 1 : half;
+  for (int t = 0; t < T; ++t) {  // one work item per (token, head): a GPU thread block each
+    const float* c = cos.data() + static_cast<Eigen::Index>(t) * half;
+    const float* s = sin.data() + static_cast<Eigen::Index>(t) * half;
+    for (int h = 0; h < H; ++h) {
+      const float* xi = x.data() + static_cast<Eigen::Index>(t) * H * D + h * D;
+      float* o = out.data() + static_cast<Eigen::Index>(t) * H * D + h * D;
+      for (int k = 0; k < half; ++k) {
+        const int ia = k * stride, ib = k * stride + partner;
+        const float a = xi[ia], b = xi[ib];  // read both before writing: out may alias x
+        o[ia] = a * c[k] - b * s[k];
+        o[ib] = a * s[k] + b * c[k];
+      }
+    }
+  }
+}
+
+void rope_apply(Mat& out, const Mat& x, const RopeConfig& cfg, int n_heads, int pos_offset) {
+  const int T = static_cast<int>(x.rows());
+  const std::vector<double> theta = rope_scaled_frequencies(cfg, pos_offset + T);
+  Mat cos, sin;
+  rope_cos_sin(cos, sin, theta, pos_offset, T);
+  rope_apply(out, x, cos, sin, cfg.convention, T, n_heads, cfg.head_dim);
+}
+
+std::vector<int> rope_interleaved_to_half_split(int D) {
+  const int half = D / 2;
+  std::vector<int> perm(static_cast<size_t>(D));
+  for (int k = 0; k < half; ++k) {
+    perm[static_cast<size_t>(k)] = 2 * k;
+    perm[static_cast<size_t>(k + half)] = 2 * k + 1;
+  }
+  return perm;
+}
+
+void permute_head_columns(Mat& out, const Mat& x, const std::vector<int>& perm, int H, int D) {
+  // x, out: (T, H*D)   perm: (D)
+  assert(x.cols() == H * D && static_cast<int>(perm.size()) == D && &out != &x);
+  out.resize(x.rows(), x.cols());
+  for (int h = 0; h < H; ++h)
+    for (int i = 0; i < D; ++i) out.col(h * D + i) = x.col(h * D + perm[static_cast<size_t>(i)]);
+}
+
+void permute_head_rows(Mat& out, const Mat& w, const std::vector<int>& perm, int H, int D) {
+  // w, out: (H*D, C)   perm: (D)
+  assert(w.rows() == H * D && static_cast<int>(perm.size()) == D && &out != &w);
+  out.resize(w.rows(), w.cols());
+  for (int h = 0; h < H; ++h)
+    for (int i = 0; i < D; ++i) out.row(h * D + i) = w.row(h * D + perm[static_cast<size_t>(i)]);
+}
+
+}  // namespace tw
