@@ -19,6 +19,7 @@
 // every head, (H, T_q, T_k) stored as H stacked (T_q, T_k) blocks: row h*T_q + r.
 // It stays forever as the ground truth for flash_attention_forward (core/ops/flash_attention.h).
 
+#include <string>
 #include <vector>
 
 #include "core/ops/mask.h"

@@ -1,0 +1,85 @@
+// Softmax with temperature against numpy (script /tmp/opsattn/ref.py), invariants, and the empty-row rule.
+#include "core/ops/softmax.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "test_util.h"
+
+namespace tw {
+namespace {
+
+Mat row123() {
+  Mat x(1, 3);
+  x << 1, 2, 3;
+  return x;
+}
+
+TEST(Softmax, MatchesNumpyAtSeveralTemperatures) {
+  Mat p;
+  Mat e1(1, 3), e2(1, 3), e05(1, 3);
+  e1 << 0.0900305732f, 0.244728471f, 0.665240956f;  // softmax([1,2,3])
+  e2 << 0.186323723f, 0.307195886f, 0.506480391f;   // softmax([1,2,3] / 2)
+  e05 << 0.01587624f, 0.117310428f, 0.866813332f;   // softmax([1,2,3] / 0.5)
+  softmax_rows(p, row123(), 1.0f);
+  EXPECT_MAT_NEAR(p, e1, 1e-7f);
+  softmax_rows(p, row123(), 2.0f);
+  EXPECT_MAT_NEAR(p, e2, 1e-7f);
+  softmax_rows(p, row123(), 0.5f);
+  EXPECT_MAT_NEAR(p, e05, 1e-7f);
+}
+
+TEST(Softmax, RowsSumToOneAndHugeLogitsDoNotOverflow) {
+  Mat x = Mat::Random(6, 50) * 1000.0f;  // exp(1000) overflows float without the max subtraction
+  Mat p;
+  EXPECT_EQ(softmax_rows(p, x), 0);
+  ASSERT_TRUE(all_finite(p));
+  for (int r = 0; r < 6; ++r) EXPECT_NEAR(p.row(r).sum(), 1.0f, 1e-5f);
+}
+
+TEST(Softmax, ShiftInvariant) {
+  Mat x = Mat::Random(2, 7);
+  Mat shifted = x.array() + 42.0f;
+  Mat a, b;
+  softmax_rows(a, x);
+  softmax_rows(b, shifted);
+  EXPECT_MAT_NEAR(a, b, 1e-6f);
+}
+
+TEST(Softmax, MaskedEntriesAreZeroAndEmptyRowsFlaggedNotNaN) {
+  Mat x(3, 3);
+  x << 1, kNegInf, 3, kNegInf, kNegInf, kNegInf, 0, 0, kNegInf;
+  Mat p;
+  std::vector<char> empty;
+  EXPECT_EQ(softmax_rows(p, x, 1.0f, &empty), 1);
+  EXPECT_EQ(empty, (std::vector<char>{0, 1, 0}));
+  ASSERT_TRUE(all_finite(p));
+  EXPECT_EQ(p(0, 1), 0.0f);
+  EXPECT_NEAR(p(0, 2), 1.0f / (1.0f + std::exp(-2.0f)), 1e-7f);
+  EXPECT_EQ(p.row(1).sum(), 0.0f);
+  EXPECT_FLOAT_EQ(p(2, 0), 0.5f);
+  EXPECT_EQ(p(2, 2), 0.0f);
+}
+
+TEST(Softmax, EntropyInBits) {
+  Mat p;
+  softmax_rows(p, row123());
+  EXPECT_NEAR(entropy_bits(p.row(0)), 1.2008929779783633, 1e-6);  // numpy: -(p*log2 p).sum()
+  RowVec uniform = RowVec::Constant(8, 0.125f);
+  EXPECT_NEAR(entropy_bits(uniform), 3.0, 1e-6);
+  RowVec onehot = RowVec::Zero(4);
+  onehot[2] = 1.0f;
+  EXPECT_EQ(entropy_bits(onehot), 0.0);
+}
+
+TEST(Softmax, ArgmaxAndSelfGradient) {
+  const float v[] = {0.1f, 0.7f, 0.7f, 0.2f};
+  EXPECT_EQ(argmax(v, 4), 1);
+  EXPECT_EQ(argmax(v, 0), -1);
+  EXPECT_DOUBLE_EQ(softmax_self_gradient(0.5), 0.25);
+  EXPECT_DOUBLE_EQ(softmax_self_gradient(1.0), 0.0);
+}
+
+}  // namespace
+}  // namespace tw
