@@ -1,0 +1,335 @@
+#include "core/model/config.h"
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/model/weights.h"
+
+namespace tw {
+
+bool ModelConfig::layer_is_sliding(int layer) const {
+  if (attention != AttentionPattern::Sliding) return false;
+  if (full_every > 0 && (layer + 1) % full_every == 0) return false;
+  return true;
+}
+
+// [SECTION] presets
+
+ModelConfig tiny_config() { return ModelConfig{}; }
+
+ModelConfig small_config() {
+  ModelConfig c;
+  c.dim = 256;
+  c.n_layers = 4;
+  c.n_heads = 8;
+  c.n_kv_heads = 4;
+  c.vocab = 8192;
+  c.hidden = 768;  // LLaMA rule: int(2 * 4 * 256 / 3) = 682, rounded up to a multiple of 256
+  c.max_seq = 256;
+  return c;
+}
+
+// [SECTION] validation
+
+double estimated_memory_bytes(const ModelConfig& c) {
+  // Everything in double: the point is to refuse huge configs before any int product can overflow.
+  const double T = c.max_seq, C = c.dim, H = c.n_heads, KV = c.n_kv_heads, F = c.hidden, V = c.vocab;
+  const double D = c.n_heads > 0 ? C / H : 0;
+  const double params = static_cast<double>(parameter_count(c));
+  // A traced forward keeps, per layer: about 8 (T, C) tensors, q/k/v (and rotated q/k), two (H, T, T) maps and
+  // three (T, F) MLP tensors; plus the logits and their probabilities (T, V).
+  const double per_layer = 8 * T * C + 2 * T * (H + 2 * KV) * D + 2 * H * T * T + 3 * T * F;
+  const double activations = c.n_layers * per_layer + 2 * T * V + 2 * T * C;
+  return 4.0 * (params + activations);
+}
+
+std::vector<std::string> validate(const ModelConfig& c) {
+  std::vector<std::string> errors;
+  auto positive = [&](const char* name, int v) {
+    if (v <= 0) errors.push_back(std::string(name) + " must be at least 1 (got " + std::to_string(v) + ")");
+    return v > 0;
+  };
+  const bool dims_ok = positive("dim", c.dim);
+  positive("n_layers", c.n_layers);
+  const bool heads_ok = positive("n_heads", c.n_heads);
+  const bool kv_ok = positive("n_kv_heads", c.n_kv_heads);
+  positive("vocab", c.vocab);
+  positive("hidden", c.hidden);
+  const bool seq_ok = positive("max_seq", c.max_seq);
+
+  if (dims_ok && heads_ok && c.dim % c.n_heads != 0)
+    errors.push_back("dim (" + std::to_string(c.dim) + ") must be divisible by n_heads (" +
+                     std::to_string(c.n_heads) + ") so every head gets the same head_dim");
+  if (heads_ok && kv_ok) {
+    if (c.n_kv_heads > c.n_heads)
+      errors.push_back("n_kv_heads (" + std::to_string(c.n_kv_heads) + ") cannot exceed n_heads (" +
+                       std::to_string(c.n_heads) + ")");
+    else if (c.n_heads % c.n_kv_heads != 0)
+      errors.push_back("n_heads (" + std::to_string(c.n_heads) + ") must be divisible by n_kv_heads (" +
+                       std::to_string(c.n_kv_heads) + ") so each KV head serves the same number of query heads");
+  }
+  if (c.positions == PositionType::RoPE && dims_ok && heads_ok && c.dim % c.n_heads == 0 && c.head_dim() % 2 != 0)
+    errors.push_back("RoPE rotates pairs of dimensions, so head_dim must be even (got " +
+                     std::to_string(c.head_dim()) + " = dim " + std::to_string(c.dim) + " / n_heads " +
+                     std::to_string(c.n_heads) + ")");
+  if (c.positions == PositionType::RoPE && !(c.rope_base > 1.0f && std::isfinite(c.rope_base)))
+    errors.push_back("rope_base must be a finite number greater than 1 (got " + std::to_string(c.rope_base) + ")");
+  if (c.positions == PositionType::Sinusoidal && dims_ok && c.dim % 2 != 0)
+    errors.push_back("sinusoidal positions pair a sine with a cosine, so dim must be even (got " +
+                     std::to_string(c.dim) + ")");
+  if (c.attention == AttentionPattern::Sliding && c.window <= 0)
+    errors.push_back("sliding attention needs window >= 1 (got " + std::to_string(c.window) + ")");
+  if (c.full_every < 0)
+    errors.push_back("full_every must be 0 (no full layers) or a period >= 1 (got " + std::to_string(c.full_every) +
+                     ")");
+  if (c.attention == AttentionPattern::Full && c.full_every > 0)
+    errors.push_back("full_every interleaves full layers into sliding attention; set attention to sliding or "
+                     "full_every to 0");
+  if (!(c.eps > 0.0f && std::isfinite(c.eps)))
+    errors.push_back("eps must be a small positive number (got " + std::to_string(c.eps) + ")");
+  if (!(c.memory_cap_mb > 0.0 && std::isfinite(c.memory_cap_mb)))
+    errors.push_back("memory_cap_mb must be positive (got " + std::to_string(c.memory_cap_mb) + ")");
+  else if (errors.empty()) {
+    const double mb = estimated_memory_bytes(c) / (1024.0 * 1024.0);
+    if (mb > c.memory_cap_mb) {
+      std::ostringstream s;
+      s.precision(0);
+      s << std::fixed << "this model needs about " << mb << " MiB (weights + traced activations at max_seq "
+        << c.max_seq << "), above the cap of " << c.memory_cap_mb << " MiB";
+      errors.push_back(s.str());
+    }
+  }
+  (void)seq_ok;
+  return errors;
+}
+
+// [SECTION] names
+
+const char* to_string(NormType v) { return v == NormType::RMSNorm ? "rmsnorm" : "layernorm"; }
+const char* to_string(NormPlacement v) { return v == NormPlacement::Pre ? "pre" : "post"; }
+const char* to_string(PositionType v) {
+  switch (v) {
+    case PositionType::None: return "none";
+    case PositionType::Learned: return "learned";
+    case PositionType::Sinusoidal: return "sinusoidal";
+    case PositionType::RoPE: return "rope";
+    case PositionType::ALiBi: return "alibi";
+  }
+  return "?";
+}
+const char* to_string(ActivationKind v) {
+  switch (v) {
+    case ActivationKind::ReLU: return "relu";
+    case ActivationKind::GELU: return "gelu";
+    case ActivationKind::SwiGLU: return "swiglu";
+    case ActivationKind::GeGLU: return "geglu";
+  }
+  return "?";
+}
+const char* to_string(AttentionPattern v) { return v == AttentionPattern::Full ? "full" : "sliding"; }
+
+// [SECTION] config.json
+
+namespace {
+
+using nlohmann::json;
+
+// Hugging Face's hidden_act names the function inside the (always gated) LLaMA MLP.
+const char* hf_hidden_act(ActivationKind a) {
+  switch (a) {
+    case ActivationKind::ReLU: return "relu";
+    case ActivationKind::GELU: return "gelu";
+    case ActivationKind::SwiGLU: return "silu";
+    case ActivationKind::GeGLU: return "gelu";
+  }
+  return "silu";
+}
+
+template <class Enum, size_t N>
+bool parse_enum(const json& j, const char* key, const Enum (&values)[N], Enum* out, std::string* error) {
+  if (!j.contains(key)) return true;
+  const json& v = j[key];
+  std::string choices;
+  for (Enum e : values) choices += std::string(choices.empty() ? "" : ", ") + to_string(e);
+  if (!v.is_string()) {
+    *error = std::string("config.json: '") + key + "' must be a string, one of: " + choices;
+    return false;
+  }
+  for (Enum e : values)
+    if (v.get<std::string>() == to_string(e)) {
+      *out = e;
+      return true;
+    }
+  *error = std::string("config.json: '") + key + "' is '" + v.get<std::string>() + "', expected one of: " + choices;
+  return false;
+}
+
+bool parse_int(const json& j, const char* key, int* out, std::string* error) {
+  if (!j.contains(key)) return true;
+  const json& v = j[key];
+  if (!v.is_number_integer()) {
+    *error = std::string("config.json: '") + key + "' must be an integer";
+    return false;
+  }
+  const int64_t x = v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max())
+                        ? std::numeric_limits<int64_t>::max()
+                        : v.get<int64_t>();
+  if (x < std::numeric_limits<int>::min() || x > std::numeric_limits<int>::max()) {
+    *error = std::string("config.json: '") + key + "' is out of range";
+    return false;
+  }
+  *out = static_cast<int>(x);
+  return true;
+}
+
+template <class Float>
+bool parse_number(const json& j, const char* key, Float* out, std::string* error) {
+  if (!j.contains(key)) return true;
+  const json& v = j[key];
+  if (!v.is_number()) {
+    *error = std::string("config.json: '") + key + "' must be a number";
+    return false;
+  }
+  *out = static_cast<Float>(v.get<double>());
+  return true;
+}
+
+bool parse_bool(const json& j, const char* key, bool* out, std::string* error) {
+  if (!j.contains(key)) return true;
+  if (!j[key].is_boolean()) {
+    *error = std::string("config.json: '") + key + "' must be true or false";
+    return false;
+  }
+  *out = j[key].get<bool>();
+  return true;
+}
+
+}  // namespace
+
+std::string config_to_json(const ModelConfig& c) {
+  json j;
+  // Hugging Face LlamaConfig keys.
+  j["architectures"] = {"LlamaForCausalLM"};
+  j["model_type"] = "llama";
+  j["hidden_size"] = c.dim;
+  j["intermediate_size"] = c.hidden;
+  j["num_hidden_layers"] = c.n_layers;
+  j["num_attention_heads"] = c.n_heads;
+  j["num_key_value_heads"] = c.n_kv_heads;
+  j["head_dim"] = c.head_dim();
+  j["vocab_size"] = c.vocab;
+  j["max_position_embeddings"] = c.max_seq;
+  j["rms_norm_eps"] = c.eps;
+  j["rope_theta"] = c.rope_base;
+  j["tie_word_embeddings"] = c.tie_embeddings;
+  j["hidden_act"] = hf_hidden_act(c.activation);
+  j["attention_bias"] = false;
+  j["mlp_bias"] = false;
+  j["torch_dtype"] = "float32";
+  j["sliding_window"] = c.attention == AttentionPattern::Sliding ? json(c.window) : json(nullptr);
+  // Choices a LLaMA does not have; a plain LlamaConfig ignores these keys.
+  j["tw_norm"] = to_string(c.norm);
+  j["tw_norm_placement"] = to_string(c.placement);
+  j["tw_positions"] = to_string(c.positions);
+  j["tw_activation"] = to_string(c.activation);
+  j["tw_attention"] = to_string(c.attention);
+  j["tw_full_every"] = c.full_every;
+  return j.dump(2) + "\n";
+}
+
+bool config_from_json(const std::string& text, ModelConfig* out, std::string* error) {
+  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    *error = "config.json: not valid JSON";
+    return false;
+  }
+  if (!j.is_object()) {
+    *error = "config.json: expected a JSON object at the top level";
+    return false;
+  }
+  ModelConfig c;
+  // A plain LLaMA config has no tw_activation: its MLP is gated, hidden_act names the gate's function.
+  if (j.contains("hidden_act") && !j.contains("tw_activation")) {
+    const json& act = j["hidden_act"];
+    const std::string name = act.is_string() ? act.get<std::string>() : "";
+    if (name == "silu" || name == "swish") c.activation = ActivationKind::SwiGLU;
+    else if (name == "gelu") c.activation = ActivationKind::GeGLU;  // exact GELU; the tanh forms are not offered
+    else {
+      *error = "config.json: hidden_act '" + name + "' is not supported (silu or gelu, or set tw_activation)";
+      return false;
+    }
+  }
+  const NormType norms[] = {NormType::RMSNorm, NormType::LayerNorm};
+  const NormPlacement placements[] = {NormPlacement::Pre, NormPlacement::Post};
+  const PositionType positions[] = {PositionType::None, PositionType::Learned, PositionType::Sinusoidal,
+                                    PositionType::RoPE, PositionType::ALiBi};
+  const ActivationKind activations[] = {ActivationKind::ReLU, ActivationKind::GELU, ActivationKind::SwiGLU, ActivationKind::GeGLU};
+  const AttentionPattern patterns[] = {AttentionPattern::Full, AttentionPattern::Sliding};
+  if (j.contains("sliding_window") && !j["sliding_window"].is_null()) {
+    c.attention = AttentionPattern::Sliding;
+    if (!parse_int(j, "sliding_window", &c.window, error)) return false;
+  }
+  const bool ok = parse_int(j, "hidden_size", &c.dim, error) && parse_int(j, "intermediate_size", &c.hidden, error) &&
+                  parse_int(j, "num_hidden_layers", &c.n_layers, error) &&
+                  parse_int(j, "num_attention_heads", &c.n_heads, error) &&
+                  parse_int(j, "vocab_size", &c.vocab, error) &&
+                  parse_int(j, "max_position_embeddings", &c.max_seq, error) &&
+                  parse_number(j, "rms_norm_eps", &c.eps, error) && parse_number(j, "rope_theta", &c.rope_base, error) &&
+                  parse_bool(j, "tie_word_embeddings", &c.tie_embeddings, error) &&
+                  parse_enum(j, "tw_norm", norms, &c.norm, error) &&
+                  parse_enum(j, "tw_norm_placement", placements, &c.placement, error) &&
+                  parse_enum(j, "tw_positions", positions, &c.positions, error) &&
+                  parse_enum(j, "tw_activation", activations, &c.activation, error) &&
+                  parse_enum(j, "tw_attention", patterns, &c.attention, error) &&
+                  parse_int(j, "tw_full_every", &c.full_every, error);
+  if (!ok) return false;
+  // Hugging Face defaults num_key_value_heads to num_attention_heads (plain MHA) when the key is absent.
+  c.n_kv_heads = c.n_heads;
+  if (!parse_int(j, "num_key_value_heads", &c.n_kv_heads, error)) return false;
+  if (j.contains("head_dim") && !j["head_dim"].is_null()) {
+    int head_dim = 0;
+    if (!parse_int(j, "head_dim", &head_dim, error)) return false;
+    if (c.n_heads > 0 && head_dim != c.dim / c.n_heads) {
+      *error = "config.json: head_dim " + std::to_string(head_dim) + " differs from hidden_size / num_attention_heads (" +
+               std::to_string(c.n_heads > 0 ? c.dim / c.n_heads : 0) + "); only head_dim = dim / n_heads is supported";
+      return false;
+    }
+  }
+  const std::vector<std::string> problems = validate(c);
+  if (!problems.empty()) {
+    *error = "config.json: " + problems.front();
+    return false;
+  }
+  *out = c;
+  return true;
+}
+
+bool load_config(const std::string& path, ModelConfig* out, std::string* error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = "cannot open '" + path + "'";
+    return false;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!config_from_json(text.str(), out, error)) {
+    *error = path + ": " + error->substr(error->find(':') + 2);
+    return false;
+  }
+  return true;
+}
+
+bool save_config(const std::string& path, const ModelConfig& config, std::string* error) {
+  std::ofstream f(path, std::ios::binary);
+  f << config_to_json(config);
+  if (!f) {
+    *error = "cannot write '" + path + "'";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace tw

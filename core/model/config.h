@@ -1,0 +1,73 @@
+#pragma once
+// ModelConfig: every architecture choice of the Transformer the workbench runs, one commented field each.
+//
+// A config is plain data the user edits (sliders, config.json); validate() turns every invalid combination into
+// a readable message instead of an assert. config.json uses the Hugging Face LlamaConfig keys so a student can
+// load the same checkpoint in PyTorch; choices LLaMA does not have are stored under extra "tw_*" keys.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tw {
+
+enum class NormType { RMSNorm, LayerNorm };
+enum class NormPlacement { Pre, Post };                              // pre: x + f(Norm(x)); post: Norm(x + f(x))
+enum class PositionType { None, Learned, Sinusoidal, RoPE, ALiBi };  // how the model knows token order
+enum class ActivationKind { ReLU, GELU, SwiGLU, GeGLU };  // MLP kind; GELU is the exact erf form
+enum class AttentionPattern { Full, Sliding };                       // sliding: each query sees the last W keys
+
+struct ModelConfig {
+  int dim = 64;              // C: width of the residual stream (hidden_size)
+  int n_layers = 2;          // number of Transformer blocks
+  int n_heads = 4;           // H: query heads; head_dim D = dim / n_heads
+  int n_kv_heads = 2;        // KV: key/value heads (= H: MHA, 1: MQA, between: GQA)
+  int vocab = 259;           // V: token ids 0 .. V-1 (259 = 256 bytes + 3 specials of the byte tokenizer)
+  int hidden = 192;          // F: MLP hidden size (intermediate_size)
+  int max_seq = 128;         // longest sequence the model accepts (max_position_embeddings)
+  NormType norm = NormType::RMSNorm;                    // RMSNorm (LLaMA) or LayerNorm (GPT-2, with bias)
+  NormPlacement placement = NormPlacement::Pre;         // where the norm sits relative to the residual add
+  PositionType positions = PositionType::RoPE;          // position information
+  ActivationKind activation = ActivationKind::SwiGLU;   // MLP non-linearity; the GLU kinds have a gate matrix
+  AttentionPattern attention = AttentionPattern::Full;  // pattern of the layers (see full_every for mixing)
+  int window = 0;            // W for sliding layers: query i sees key j when 0 <= i - j < W
+  int full_every = 0;        // interleave period with sliding attention: layer l is full when (l+1) % P == 0; 0 = none
+  bool tie_embeddings = false;  // lm_head reuses the token embedding matrix
+  float eps = 1e-5f;            // added to the variance inside the norm
+  float rope_base = 10000.0f;   // RoPE base theta: frequencies base^(-2k/D)
+  double memory_cap_mb = 2048;  // validate() refuses configs whose weights + traced activations exceed this
+
+  int head_dim() const { return n_heads > 0 ? dim / n_heads : 0; }
+  int n_rep() const { return n_kv_heads > 0 ? n_heads / n_kv_heads : 0; }  // query heads per KV head
+  bool gated() const { return activation == ActivationKind::SwiGLU || activation == ActivationKind::GeGLU; }
+  bool layer_is_sliding(int layer) const;  // sliding vs full attention for this layer
+  bool has_final_norm() const { return placement == NormPlacement::Pre; }  // post-norm output is already normed
+};
+
+// [SECTION] presets
+ModelConfig tiny_config();   // dim 64, 2 layers, 4 heads, 2 KV heads, byte vocabulary: recomputes instantly
+ModelConfig small_config();  // the seed notes' Small: dim 256, 4 layers, 8 heads, 4 KV heads, vocab 8192, F 768
+
+// [SECTION] validation
+// One readable message per problem; empty when the config is valid.
+std::vector<std::string> validate(const ModelConfig& config);
+// Weights plus the activations a traced forward pass of max_seq tokens keeps, in bytes.
+double estimated_memory_bytes(const ModelConfig& config);
+
+// [SECTION] names (config.json values and UI labels)
+const char* to_string(NormType v);
+const char* to_string(NormPlacement v);
+const char* to_string(PositionType v);
+const char* to_string(ActivationKind v);
+const char* to_string(AttentionPattern v);
+
+// [SECTION] config.json
+// Writes Hugging Face LlamaConfig keys plus tw_* keys for the non-LLaMA choices.
+std::string config_to_json(const ModelConfig& config);
+// Parses config.json text. On failure returns false and sets *error to one line; *out is only written on success.
+// Missing keys keep the defaults of ModelConfig; the result is also validate()d.
+bool config_from_json(const std::string& text, ModelConfig* out, std::string* error);
+bool load_config(const std::string& path, ModelConfig* out, std::string* error);
+bool save_config(const std::string& path, const ModelConfig& config, std::string* error);
+
+}  // namespace tw

@@ -1,0 +1,349 @@
+#include "core/model/forward.h"
+
+#include <cmath>
+
+#include "core/ops/alibi.h"
+#include "core/ops/attention.h"
+#include "core/ops/mask.h"
+#include "core/ops/mlp.h"
+#include "core/ops/norm.h"
+#include "core/ops/rope.h"
+#include "core/model/positions.h"
+
+namespace tw {
+
+// [SECTION] cost model
+// FLOPs count a multiply-add as 2 and exp, tanh, erf, sqrt as 1 each. Bytes assume every input, weight and
+// output is read or written once as float32: the traffic of an ideal kernel, not of this CPU code.
+namespace {
+
+constexpr double kF = 4.0;  // bytes per float
+
+double norm_flops(const ModelConfig& c, double T) { return (c.norm == NormType::RMSNorm ? 4.0 : 7.0) * T * c.dim; }
+double norm_bytes(const ModelConfig& c, double T) {
+  return kF * (2.0 * T * c.dim + (c.norm == NormType::RMSNorm ? 1.0 : 2.0) * c.dim);
+}
+double linear_flops(double T, double in, double out) { return 2.0 * T * in * out; }
+double linear_bytes(double T, double in, double out) { return kF * (T * in + in * out + T * out); }
+double rope_flops(double T, double heads, double D) { return 3.0 * T * heads * D; }  // a·cos − b·sin per value
+double rope_bytes(double T, double heads, double D) { return kF * (2.0 * T * heads * D + T * D); }
+double act_flops(const ModelConfig& c, double T) {
+  // SiLU x·σ(x): 4 (neg, exp, add, div) + 1 mul; GELU (erf form): 5; ReLU: 1; the GLUs add the ⊙ up.
+  const double per = c.activation == ActivationKind::ReLU ? 1.0 : 5.0;
+  return (per + (c.gated() ? 1.0 : 0.0)) * T * c.hidden;
+}
+
+// Every step's FLOPs and bytes, in trace order, for a pass of T new tokens over T_k keys. forward() records
+// these numbers and forward_flops() sums them, so the two cannot disagree.
+struct StepCost {
+  double flops = 0, bytes = 0;
+};
+struct BlockCosts {
+  StepCost norm, q, k, v, q_rope, k_rope, scores, probs, out, proj, residual, gate, up, act, down;
+};
+BlockCosts block_costs(const ModelConfig& c, double T, double Tk) {
+  const double C = c.dim, H = c.n_heads, KV = c.n_kv_heads, D = c.head_dim(), F = c.hidden;
+  BlockCosts b;
+  b.norm = {norm_flops(c, T), norm_bytes(c, T)};
+  b.q = {linear_flops(T, C, H * D), linear_bytes(T, C, H * D)};
+  b.k = {linear_flops(T, C, KV * D), linear_bytes(T, C, KV * D)};
+  b.v = b.k;
+  b.q_rope = {rope_flops(T, H, D), rope_bytes(T, H, D)};
+  b.k_rope = {rope_flops(T, KV, D), rope_bytes(T, KV, D)};
+  // The reference kernel computes every (query, key) cell, masked or not; scale (+ bias) is one more op each.
+  const double bias = c.positions == PositionType::ALiBi ? 1.0 : 0.0;
+  b.scores = {H * T * Tk * (2.0 * D + 1.0 + bias), kF * (T * H * D + Tk * KV * D + H * T * Tk)};
+  b.probs = {5.0 * H * T * Tk, kF * 2.0 * H * T * Tk};  // max, subtract, exp, sum, divide
+  b.out = {2.0 * H * T * Tk * D, kF * (H * T * Tk + Tk * KV * D + T * H * D)};
+  b.proj = {linear_flops(T, H * D, C), linear_bytes(T, H * D, C)};
+  b.residual = {T * C, kF * 3.0 * T * C};
+  b.gate = {linear_flops(T, C, F), linear_bytes(T, C, F)};
+  b.up = b.gate;
+  b.act = {act_flops(c, T), kF * ((c.gated() ? 3.0 : 2.0) * T * F)};
+  b.down = {linear_flops(T, F, C), linear_bytes(T, F, C)};
+  return b;
+}
+
+// [SECTION] trace helpers
+
+TraceDim dim_T(int T) { return {"T", T, "tokens"}; }
+TraceDim dim_Tk(int Tk) { return {"T_k", Tk, "keys"}; }
+TraceDim dim_C(int C) { return {"C", C, "channels"}; }
+TraceDim dim_H(int H) { return {"H", H, "query heads"}; }
+TraceDim dim_KV(int KV) { return {"KV", KV, "kv heads"}; }
+TraceDim dim_D(int D) { return {"D", D, "head dim"}; }
+TraceDim dim_F(int F) { return {"F", F, "hidden"}; }
+TraceDim dim_V(int V) { return {"V", V, "vocab"}; }
+
+// Records steps of one layer (or of the model when layer = -1) under a dotted prefix.
+struct Recorder {
+  Trace* trace;
+  int layer;
+  std::string prefix;  // "layers.0." or ""
+
+  bool on() const { return trace && trace->enabled(); }
+  std::string name(const std::string& step) const { return prefix + step; }
+  void operator()(const std::string& step, std::string title, std::string formula, std::vector<std::string> inputs,
+                  const Mat& value, std::vector<TraceDim> shape, StepCost cost) const {
+    if (!on()) return;
+    trace->record(prefix + step, std::move(title), std::move(formula), std::move(inputs), value, std::move(shape),
+                  layer, cost.flops, cost.bytes);
+  }
+};
+
+const char* norm_name(const ModelConfig& c) { return c.norm == NormType::RMSNorm ? "RMSNorm" : "LayerNorm"; }
+
+void apply_norm(Mat& out, const Mat& x, const NormWeights& n, const ModelConfig& c) {
+  if (c.norm == NormType::RMSNorm) rmsnorm_forward(out, x, n.weight, c.eps);
+  else layernorm_forward(out, x, n.weight, n.bias, c.eps);
+}
+
+std::string norm_formula(const ModelConfig& c, const std::string& out, const std::string& in) {
+  return c.norm == NormType::RMSNorm ? out + " = " + in + " / sqrt(mean(" + in + "²) + ε) · γ"
+                                     : out + " = (" + in + " − mean) / sqrt(var + ε) · γ + β";
+}
+
+// The activations of one block, allocated once per forward pass and reused by every layer (no allocation
+// inside the layer loop beyond what the trace copies).
+struct BlockState {
+  Mat normed;                   // (T, C)     input of attention (pre) or of the MLP
+  Mat q;                        // (T, H*D)   queries (rotated in place when RoPE)
+  Mat k, v;                     // (T, KV*D)  keys (rotated in place), values of the new tokens
+  Mat scores, probs;            // (H*T, T_k)
+  std::vector<char> empty_rows; // (H*T)      rows with every key masked (none for causal masks)
+  Mat attn;                     // (T, H*D)   P V per head
+  Mat proj;                     // (T, C)     attention output after W_o
+  Mat h;                        // (T, C)     residual stream after attention
+  MlpActivations mlp;           // gate, up, hidden: (T, F)
+  Mat mlp_out;                  // (T, C)
+};
+
+// Maps the config's activation choice onto the MLP op's kind and activation.
+MlpKind mlp_kind(ActivationKind a) {
+  switch (a) {
+    case ActivationKind::SwiGLU: return MlpKind::SwiGLU;
+    case ActivationKind::GeGLU: return MlpKind::GeGLU;
+    default: return MlpKind::Plain;
+  }
+}
+Activation mlp_act(ActivationKind a) {
+  switch (a) {
+    case ActivationKind::ReLU: return Activation::ReLU;
+    case ActivationKind::SwiGLU: return Activation::SiLU;
+    default: return Activation::GeluExact;
+  }
+}
+
+}  // namespace
+
+// [SECTION] argument checks
+
+std::string check_tokens(const ModelConfig& c, const std::vector<int>& tokens, int already_cached) {
+  if (tokens.empty()) return "no tokens to run (the input is empty)";
+  for (size_t i = 0; i < tokens.size(); ++i)
+    if (tokens[i] < 0 || tokens[i] >= c.vocab)
+      return "token " + std::to_string(tokens[i]) + " at position " + std::to_string(i) + " is outside the vocabulary 0.." +
+             std::to_string(c.vocab - 1);
+  if (already_cached + static_cast<int64_t>(tokens.size()) > c.max_seq)
+    return std::to_string(already_cached + tokens.size()) + " tokens exceed max_seq " + std::to_string(c.max_seq);
+  return "";
+}
+
+// [SECTION] forward
+
+bool forward(Mat& logits, Trace* trace, const ModelWeights& w, const ModelConfig& c, const std::vector<int>& tokens,
+             std::string* error) {
+  KVCache cache;
+  cache.reset(c);
+  return forward_cached(logits, trace, cache, w, c, tokens, error);
+}
+
+bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeights& w, const ModelConfig& c,
+                    const std::vector<int>& tokens, std::string* error) {
+  // Convenience sizes (key in core/tensor.h).
+  const int T = static_cast<int>(tokens.size());  // new tokens
+  const int pos0 = cache.length;                  // position of the first new token
+  const int Tk = pos0 + T;                        // keys visible after appending them
+  const int C = c.dim, H = c.n_heads, KV = c.n_kv_heads, D = c.head_dim(), F = c.hidden, V = c.vocab;
+  const bool pre = c.placement == NormPlacement::Pre;
+  if (const std::string problem = check_tokens(c, tokens, pos0); !problem.empty()) {
+    *error = problem;
+    return false;
+  }
+  if (static_cast<int>(cache.k.size()) != c.n_layers) cache.reset(c);
+  const Recorder model_rec{trace, -1, ""};
+  const BlockCosts cost = block_costs(c, T, Tk);
+
+  // Position machinery shared by every layer: RoPE tables, the attention mask, ALiBi slopes.
+  Mat rope_cos, rope_sin;
+  if (c.positions == PositionType::RoPE)
+    rope_cos_sin(rope_cos, rope_sin, rope_frequencies(D, c.rope_base), pos0, T);
+  const Mask causal = causal_mask();
+  const Mask sliding = sliding_window_mask(std::max(c.window, 1));  // 0 ≤ i − j < W is causal by itself
+  AttentionOptions attn_opt;
+  attn_opt.q_offset = pos0;
+  if (c.positions == PositionType::ALiBi) {
+    attn_opt.bias.kind = AttentionBias::Kind::Alibi;
+    attn_opt.bias.slopes = alibi_slopes(H);
+  }
+
+  // Token embedding: x = E[tokens].  (T, C)
+  Mat x(T, C);
+  for (int t = 0; t < T; ++t) x.row(t) = w.embed.row(tokens[static_cast<size_t>(t)]);
+  model_rec("embed", "Token embedding", "x = E[tokens]", {"tokens", "model.embed_tokens.weight"}, x,
+            {dim_T(T), dim_C(C)}, {0, kF * (2.0 * T * C) + 4.0 * T});
+
+  // Absolute positions are added once, before the first block.
+  if (c.positions == PositionType::Learned || c.positions == PositionType::Sinusoidal) {
+    const bool learned = c.positions == PositionType::Learned;
+    Mat sinusoid;
+    if (!learned) sinusoidal_positions(sinusoid, pos0, T, C);
+    x += learned ? Mat(w.pos_embed.middleRows(pos0, T)) : sinusoid;
+    model_rec("pos_embed", learned ? "Add learned positions" : "Add sinusoidal positions",
+              learned ? "x = x + P[pos]" : "x = x + PE(pos), PE(p, 2i) = sin(p / 10000^(2i/C)), PE(p, 2i+1) = cos(…)",
+              {"embed", learned ? "model.embed_positions.weight" : "PE"}, x, {dim_T(T), dim_C(C)},
+              {double(T) * C, kF * 3.0 * T * C});
+  }
+
+  BlockState s;
+  for (int l = 0; l < c.n_layers; ++l) {
+    const LayerWeights& lw = w.layers[static_cast<size_t>(l)];
+    const Recorder rec{trace, l, "layers." + std::to_string(l) + "."};
+    const std::string p = "model.layers." + std::to_string(l) + ".";
+    const std::string x_name = l == 0 ? (model_rec.on() && trace->find("pos_embed") ? "pos_embed" : "embed")
+                                      : "layers." + std::to_string(l - 1) + (pre ? ".mlp.residual" : ".mlp_norm");
+
+    // Pre-norm: a = Norm(x) feeds attention. Post-norm: attention reads x itself.
+    if (pre) {
+      apply_norm(s.normed, x, lw.attn_norm, c);
+      rec("attn_norm", "Attention " + std::string(norm_name(c)), norm_formula(c, "a", "x"),
+          {x_name, p + "input_layernorm.weight"}, s.normed, {dim_T(T), dim_C(C)}, cost.norm);
+    }
+    const Mat& a = pre ? s.normed : x;
+    const std::string a_name = pre ? rec.name("attn_norm") : x_name;
+
+    // Projections: q = a W_qᵀ (T, H·D), k = a W_kᵀ and v = a W_vᵀ (T, KV·D).
+    s.q.noalias() = a * lw.wq.transpose();
+    rec("attn.q", "Query projection", "q = a · W_qᵀ", {a_name, p + "self_attn.q_proj.weight"}, s.q,
+        {dim_T(T), dim_H(H), dim_D(D)}, cost.q);
+    s.k.noalias() = a * lw.wk.transpose();
+    rec("attn.k", "Key projection", "k = a · W_kᵀ", {a_name, p + "self_attn.k_proj.weight"}, s.k,
+        {dim_T(T), dim_KV(KV), dim_D(D)}, cost.k);
+    s.v.noalias() = a * lw.wv.transpose();
+    rec("attn.v", "Value projection", "v = a · W_vᵀ", {a_name, p + "self_attn.v_proj.weight"}, s.v,
+        {dim_T(T), dim_KV(KV), dim_D(D)}, cost.v);
+
+    // RoPE rotates each (x[k], x[k + D/2]) pair of q and k by position · θ_k (Hugging Face rotate_half).
+    if (c.positions == PositionType::RoPE) {
+      rope_apply(s.q, s.q, rope_cos, rope_sin, RopeConvention::HalfSplit, T, H, D);
+      rec("attn.q_rope", "Rotate queries (RoPE)", "q'[k], q'[k+D/2] = rotate(q[k], q[k+D/2]; pos · θ_k), θ_k = base^(−2k/D)",
+          {rec.name("attn.q")}, s.q, {dim_T(T), dim_H(H), dim_D(D)}, cost.q_rope);
+      rope_apply(s.k, s.k, rope_cos, rope_sin, RopeConvention::HalfSplit, T, KV, D);
+      rec("attn.k_rope", "Rotate keys (RoPE)", "k'[k], k'[k+D/2] = rotate(k[k], k[k+D/2]; pos · θ_k)",
+          {rec.name("attn.k")}, s.k, {dim_T(T), dim_KV(KV), dim_D(D)}, cost.k_rope);
+    }
+    const std::string k_name = rec.name(c.positions == PositionType::RoPE ? "attn.k_rope" : "attn.k");
+    const std::string q_name = rec.name(c.positions == PositionType::RoPE ? "attn.q_rope" : "attn.q");
+
+    // The new keys and values join the cache; attention reads all T_k of them.
+    cache.append(l, s.k, s.v);
+    const Mat& K = cache.k[static_cast<size_t>(l)];
+    const Mat& Vc = cache.v[static_cast<size_t>(l)];
+
+    // Scaled dot-product attention; query head h reads KV head h / n_rep (GQA).
+    const bool sliding_layer = c.layer_is_sliding(l);
+    attn_opt.mask = sliding_layer ? &sliding : &causal;
+    attention_forward(s.attn, s.scores, s.probs, s.empty_rows, s.q, K, Vc, attn_opt, H, KV, D);
+    std::string score_formula = "S = q · kᵀ / √D";
+    if (c.positions == PositionType::ALiBi) score_formula += " − m_h · (i − j)";
+    score_formula += sliding_layer ? ", −∞ unless 0 ≤ i − j < " + std::to_string(c.window) : ", −∞ where j > i";
+    rec("attn.scores", sliding_layer ? "Attention scores (sliding window)" : "Attention scores", score_formula,
+        {q_name, k_name}, s.scores, {dim_H(H), dim_T(T), dim_Tk(Tk)}, cost.scores);
+    rec("attn.probs", "Attention probabilities", "P = softmax(S) over each row", {rec.name("attn.scores")}, s.probs,
+        {dim_H(H), dim_T(T), dim_Tk(Tk)}, cost.probs);
+    rec("attn.out", "Weighted values", "o_h = P_h · v_(h / n_rep)", {rec.name("attn.probs"), rec.name("attn.v")},
+        s.attn, {dim_T(T), dim_H(H), dim_D(D)}, cost.out);
+    s.proj.noalias() = s.attn * lw.wo.transpose();
+    rec("attn.proj", "Output projection", "y = o · W_oᵀ", {rec.name("attn.out"), p + "self_attn.o_proj.weight"},
+        s.proj, {dim_T(T), dim_C(C)}, cost.proj);
+
+    // Residual: h = x + y (post-norm then normalises h).
+    s.h = x + s.proj;
+    rec("attn.residual", "Residual add (attention)", "h = x + y", {x_name, rec.name("attn.proj")}, s.h,
+        {dim_T(T), dim_C(C)}, cost.residual);
+    std::string h_name = rec.name("attn.residual");
+    if (!pre) {
+      apply_norm(s.h, s.h, lw.attn_norm, c);
+      rec("attn_norm", "Post-attention " + std::string(norm_name(c)), norm_formula(c, "h", "(x + y)"),
+          {h_name, p + "input_layernorm.weight"}, s.h, {dim_T(T), dim_C(C)}, cost.norm);
+      h_name = rec.name("attn_norm");
+    }
+
+    // Pre-norm: m = Norm(h) feeds the MLP. Post-norm: the MLP reads h.
+    if (pre) {
+      apply_norm(s.normed, s.h, lw.mlp_norm, c);
+      rec("mlp_norm", "MLP " + std::string(norm_name(c)), norm_formula(c, "m", "h"),
+          {h_name, p + "post_attention_layernorm.weight"}, s.normed, {dim_T(T), dim_C(C)}, cost.norm);
+    }
+    const Mat& m = pre ? s.normed : s.h;
+    const std::string m_name = pre ? rec.name("mlp_norm") : h_name;
+
+    // MLP: down(act(gate) ⊙ up) for the GLUs, down(act(up)) otherwise.
+    mlp_forward(s.mlp_out, s.mlp, m, lw.mlp, mlp_kind(c.activation), mlp_act(c.activation), T, C, F);
+    if (c.gated())
+      rec("mlp.gate", "Gate projection", "g = m · W_gateᵀ", {m_name, p + "mlp.gate_proj.weight"}, s.mlp.gate,
+          {dim_T(T), dim_F(F)}, cost.gate);
+    rec("mlp.up", "Up projection", "u = m · W_upᵀ", {m_name, p + "mlp.up_proj.weight"}, s.mlp.up, {dim_T(T), dim_F(F)},
+        cost.up);
+    const char* act_formula = c.activation == ActivationKind::SwiGLU  ? "z = silu(g) ⊙ u, silu(g) = g · σ(g)"
+                              : c.activation == ActivationKind::GeGLU ? "z = gelu(g) ⊙ u, gelu(g) = g · Φ(g)"
+                              : c.activation == ActivationKind::GELU  ? "z = gelu(u) = u · Φ(u)"
+                                                                      : "z = max(0, u)";
+    rec("mlp.hidden", std::string("Activation (") + to_string(c.activation) + ")", act_formula,
+        c.gated() ? std::vector<std::string>{rec.name("mlp.gate"), rec.name("mlp.up")}
+                  : std::vector<std::string>{rec.name("mlp.up")},
+        s.mlp.hidden, {dim_T(T), dim_F(F)}, cost.act);
+    rec("mlp.down", "Down projection", "d = z · W_downᵀ", {rec.name("mlp.hidden"), p + "mlp.down_proj.weight"},
+        s.mlp_out, {dim_T(T), dim_C(C)}, cost.down);
+
+    // Residual: x = h + d (post-norm then normalises x).
+    x = s.h + s.mlp_out;
+    rec("mlp.residual", "Residual add (MLP)", "x = h + d", {h_name, rec.name("mlp.down")}, x, {dim_T(T), dim_C(C)},
+        cost.residual);
+    if (!pre) {
+      apply_norm(x, x, lw.mlp_norm, c);
+      rec("mlp_norm", "Post-MLP " + std::string(norm_name(c)), norm_formula(c, "x", "(h + d)"),
+          {rec.name("mlp.residual"), p + "post_attention_layernorm.weight"}, x, {dim_T(T), dim_C(C)}, cost.norm);
+    }
+  }
+  cache.advance(T);
+
+  // Final norm (pre-norm only: a post-norm block already ends in a norm).
+  const std::string last = "layers." + std::to_string(c.n_layers - 1) + (pre ? ".mlp.residual" : ".mlp_norm");
+  if (c.has_final_norm()) {
+    apply_norm(x, x, w.final_norm, c);
+    model_rec("final_norm", std::string("Final ") + norm_name(c), norm_formula(c, "x_f", "x"),
+              {last, "model.norm.weight"}, x, {dim_T(T), dim_C(C)}, {norm_flops(c, T), norm_bytes(c, T)});
+  }
+
+  // Logits: one score per vocabulary entry, x_f · E_headᵀ.  (T, V)
+  logits.noalias() = x * w.head().transpose();
+  model_rec("logits", "Logits", c.tie_embeddings ? "logits = x_f · Eᵀ (tied to the embedding)" : "logits = x_f · W_headᵀ",
+            {c.has_final_norm() ? "final_norm" : last, c.tie_embeddings ? "model.embed_tokens.weight" : "lm_head.weight"},
+            logits, {dim_T(T), dim_V(V)}, {linear_flops(T, C, V), linear_bytes(T, C, V)});
+  return true;
+}
+
+double forward_flops(const ModelConfig& c, int T) {
+  const BlockCosts b = block_costs(c, T, T);
+  double block = 2 * b.norm.flops + b.q.flops + b.k.flops + b.v.flops + b.scores.flops + b.probs.flops + b.out.flops +
+                 b.proj.flops + 2 * b.residual.flops + b.up.flops + b.act.flops + b.down.flops;
+  if (c.positions == PositionType::RoPE) block += b.q_rope.flops + b.k_rope.flops;
+  if (c.gated()) block += b.gate.flops;
+  double total = c.n_layers * block + linear_flops(T, c.dim, c.vocab);
+  if (c.positions == PositionType::Learned || c.positions == PositionType::Sinusoidal) total += double(T) * c.dim;
+  if (c.has_final_norm()) total += norm_flops(c, T);
+  return total;
+}
+
+}  // namespace tw

@@ -1,0 +1,235 @@
+#include "core/model/weights.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <type_traits>
+
+namespace tw {
+
+namespace {
+
+// [SECTION] deterministic Gaussian
+// std::mt19937_64 is specified bit-exactly by the standard; std::normal_distribution is not, so the Gaussian
+// is formed here with Box–Muller from 53-bit uniforms.
+class Gaussian {
+ public:
+  explicit Gaussian(uint64_t seed) : rng_(seed) {}
+  double next() {
+    if (has_spare_) {
+      has_spare_ = false;
+      return spare_;
+    }
+    const double u1 = (static_cast<double>(rng_() >> 11) + 1.0) * 0x1.0p-53;  // (0, 1]: log never sees 0
+    const double u2 = static_cast<double>(rng_() >> 11) * 0x1.0p-53;
+    const double r = std::sqrt(-2.0 * std::log(u1));
+    spare_ = r * std::sin(2.0 * M_PI * u2);
+    has_spare_ = true;
+    return r * std::cos(2.0 * M_PI * u2);
+  }
+  void fill(float* data, int64_t n, double std) {
+    for (int64_t i = 0; i < n; ++i) data[i] = static_cast<float>(std * next());
+  }
+
+ private:
+  std::mt19937_64 rng_;
+  double spare_ = 0.0;
+  bool has_spare_ = false;
+};
+
+Mat gaussian(Gaussian& g, int rows, int cols, double std) {
+  Mat m(rows, cols);
+  g.fill(m.data(), m.size(), std);
+  return m;
+}
+
+NormWeights unit_norm(const ModelConfig& c) {
+  NormWeights n;
+  n.weight = Vec::Ones(c.dim);
+  if (c.norm == NormType::LayerNorm) n.bias = Vec::Zero(c.dim);
+  return n;
+}
+
+// Visits every parameter tensor with its HF name and shape, in forward order. W is ModelWeights or const
+// ModelWeights, so saving, loading and counting share one list of names.
+template <class W, class F>
+void for_each_tensor(W& w, const ModelConfig& c, F&& f) {
+  const int64_t C = c.dim, V = c.vocab, F_ = c.hidden, HD = int64_t(c.n_heads) * c.head_dim(),
+                KVD = int64_t(c.n_kv_heads) * c.head_dim();
+  auto norm = [&](auto& n, const std::string& prefix) {
+    f(prefix + ".weight", n.weight, std::vector<int64_t>{C});
+    if (c.norm == NormType::LayerNorm) f(prefix + ".bias", n.bias, std::vector<int64_t>{C});
+  };
+  f(std::string("model.embed_tokens.weight"), w.embed, std::vector<int64_t>{V, C});
+  if (c.positions == PositionType::Learned)
+    f(std::string("model.embed_positions.weight"), w.pos_embed, std::vector<int64_t>{c.max_seq, C});
+  for (int i = 0; i < c.n_layers; ++i) {
+    auto& l = w.layers[static_cast<size_t>(i)];
+    const std::string p = "model.layers." + std::to_string(i) + ".";
+    norm(l.attn_norm, p + "input_layernorm");
+    f(p + "self_attn.q_proj.weight", l.wq, std::vector<int64_t>{HD, C});
+    f(p + "self_attn.k_proj.weight", l.wk, std::vector<int64_t>{KVD, C});
+    f(p + "self_attn.v_proj.weight", l.wv, std::vector<int64_t>{KVD, C});
+    f(p + "self_attn.o_proj.weight", l.wo, std::vector<int64_t>{C, HD});
+    norm(l.mlp_norm, p + "post_attention_layernorm");
+    if (c.gated()) f(p + "mlp.gate_proj.weight", l.mlp.gate, std::vector<int64_t>{F_, C});
+    f(p + "mlp.up_proj.weight", l.mlp.up, std::vector<int64_t>{F_, C});
+    f(p + "mlp.down_proj.weight", l.mlp.down, std::vector<int64_t>{C, F_});
+  }
+  if (c.has_final_norm()) norm(w.final_norm, "model.norm");
+  if (!c.tie_embeddings) f(std::string("lm_head.weight"), w.lm_head, std::vector<int64_t>{V, C});
+}
+
+std::string shape_str(const std::vector<int64_t>& s) {
+  std::string out = "(";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + ")";
+}
+
+}  // namespace
+
+// [SECTION] init
+
+ModelWeights init_weights(const ModelConfig& c, uint64_t seed) {
+  Gaussian g(seed);
+  const int C = c.dim, HD = c.n_heads * c.head_dim(), KVD = c.n_kv_heads * c.head_dim(), F = c.hidden;
+  const double embed_std = c.tie_embeddings ? 1.0 / std::sqrt(double(C)) : 1.0;
+  ModelWeights w;
+  w.embed = gaussian(g, c.vocab, C, embed_std);
+  if (c.positions == PositionType::Learned) w.pos_embed = gaussian(g, c.max_seq, C, embed_std);
+  w.layers.resize(static_cast<size_t>(c.n_layers));
+  for (LayerWeights& l : w.layers) {
+    l.attn_norm = unit_norm(c);
+    l.wq = gaussian(g, HD, C, 1.0 / std::sqrt(double(C)));
+    l.wk = gaussian(g, KVD, C, 1.0 / std::sqrt(double(C)));
+    l.wv = gaussian(g, KVD, C, 1.0 / std::sqrt(double(C)));
+    l.wo = gaussian(g, C, HD, 1.0 / std::sqrt(double(HD)));
+    l.mlp_norm = unit_norm(c);
+    if (c.gated()) l.mlp.gate = gaussian(g, F, C, 1.0 / std::sqrt(double(C)));
+    l.mlp.up = gaussian(g, F, C, 1.0 / std::sqrt(double(C)));
+    l.mlp.down = gaussian(g, C, F, 1.0 / std::sqrt(double(F)));
+  }
+  if (c.has_final_norm()) w.final_norm = unit_norm(c);
+  if (!c.tie_embeddings) w.lm_head = gaussian(g, c.vocab, C, 1.0 / std::sqrt(double(C)));
+  return w;
+}
+
+// [SECTION] parameter counts
+
+std::vector<ParamGroup> parameter_table(const ModelConfig& c) {
+  const int64_t C = c.dim, V = c.vocab, F = c.hidden, H = c.n_heads, KV = c.n_kv_heads, D = c.head_dim();
+  const int L = c.n_layers;
+  const bool ln = c.norm == NormType::LayerNorm;
+  const std::string norm_formula = ln ? "2 · C (γ, β)" : "C (γ)";
+  const int64_t norm_count = ln ? 2 * C : C;
+  auto n = [](int64_t v) { return std::to_string(v); };
+  std::vector<ParamGroup> rows;
+  rows.push_back({"Token embedding", "V · C = " + n(V) + " · " + n(C), V * C, 1});
+  if (c.positions == PositionType::Learned)
+    rows.push_back({"Position embedding", "max_seq · C = " + n(c.max_seq) + " · " + n(C), int64_t(c.max_seq) * C, 1});
+  rows.push_back({"Attention norm", norm_formula, norm_count, L});
+  rows.push_back({"W_q (q_proj)", "C · H·D = " + n(C) + " · " + n(H * D), C * H * D, L});
+  rows.push_back({"W_k (k_proj)", "C · KV·D = " + n(C) + " · " + n(KV * D), C * KV * D, L});
+  rows.push_back({"W_v (v_proj)", "C · KV·D = " + n(C) + " · " + n(KV * D), C * KV * D, L});
+  rows.push_back({"W_o (o_proj)", "H·D · C = " + n(H * D) + " · " + n(C), H * D * C, L});
+  rows.push_back({"MLP norm", norm_formula, norm_count, L});
+  if (c.gated()) rows.push_back({"W_gate (gate_proj)", "C · F = " + n(C) + " · " + n(F), C * F, L});
+  rows.push_back({"W_up (up_proj)", "C · F = " + n(C) + " · " + n(F), C * F, L});
+  rows.push_back({"W_down (down_proj)", "F · C = " + n(F) + " · " + n(C), F * C, L});
+  if (c.has_final_norm()) rows.push_back({"Final norm", norm_formula, norm_count, 1});
+  if (c.tie_embeddings) rows.push_back({"LM head", "tied: reuses the token embedding", 0, 1});
+  else rows.push_back({"LM head", "V · C = " + n(V) + " · " + n(C), V * C, 1});
+  return rows;
+}
+
+int64_t parameter_count(const ModelConfig& c) {
+  int64_t total = 0;
+  for (const ParamGroup& g : parameter_table(c)) total += g.total();
+  return total;
+}
+
+int64_t parameter_count(const ModelWeights& w) {
+  int64_t total = w.embed.size() + w.pos_embed.size() + w.lm_head.size() + w.final_norm.weight.size() +
+                  w.final_norm.bias.size();
+  for (const LayerWeights& l : w.layers)
+    total += l.attn_norm.weight.size() + l.attn_norm.bias.size() + l.wq.size() + l.wk.size() + l.wv.size() +
+             l.wo.size() + l.mlp_norm.weight.size() + l.mlp_norm.bias.size() + l.mlp.gate.size() + l.mlp.up.size() +
+             l.mlp.down.size();
+  return total;
+}
+
+// [SECTION] checkpoints
+
+std::vector<TensorSpec> tensor_specs(const ModelConfig& c) {
+  std::vector<TensorSpec> specs;
+  ModelWeights shapes_only;  // only its layer count matters to the visitor
+  shapes_only.layers.resize(static_cast<size_t>(std::max(c.n_layers, 0)));
+  for_each_tensor(shapes_only, c, [&](const std::string& name, auto&, const std::vector<int64_t>& shape) {
+    specs.push_back({name, shape});
+  });
+  return specs;
+}
+
+SafeTensors to_safetensors(const ModelWeights& w, const ModelConfig& c) {
+  SafeTensors file;
+  file.metadata["format"] = "pt";  // what transformers' safetensors loader expects
+  file.metadata["producer"] = "transformer-workbench";
+  for_each_tensor(w, c, [&](const std::string& name, const auto& m, const std::vector<int64_t>& shape) {
+    // Row-major storage is exactly safetensors' C order, so the values copy straight across.
+    file.tensors.push_back({name, shape, std::vector<float>(m.data(), m.data() + m.size())});
+  });
+  return file;
+}
+
+bool from_safetensors(const SafeTensors& file, const ModelConfig& c, ModelWeights* out, std::string* error) {
+  ModelWeights w;
+  w.layers.resize(static_cast<size_t>(c.n_layers));
+  std::vector<std::string> expected;
+  bool ok = true;
+  for_each_tensor(w, c, [&](const std::string& name, auto& m, const std::vector<int64_t>& shape) {
+    expected.push_back(name);
+    if (!ok) return;
+    const NamedTensor* t = file.find(name);
+    if (!t) {
+      *error = "checkpoint has no tensor '" + name + "' (shape " + shape_str(shape) + ") that this config needs";
+      ok = false;
+      return;
+    }
+    if (t->shape != shape) {
+      *error = "tensor '" + name + "' has shape " + shape_str(t->shape) + " but this config needs " + shape_str(shape);
+      ok = false;
+      return;
+    }
+    if constexpr (std::is_same_v<std::decay_t<decltype(m)>, Vec>) m.resize(shape[0]);
+    else m.resize(shape[0], shape[1]);
+    std::memcpy(m.data(), t->data.data(), t->data.size() * sizeof(float));
+  });
+  if (!ok) return false;
+  for (const NamedTensor& t : file.tensors) {
+    bool known = false;
+    for (const std::string& name : expected) known = known || name == t.name;
+    if (!known) {
+      *error = "checkpoint has tensor '" + t.name + "' that this config does not use (written for another architecture?)";
+      return false;
+    }
+  }
+  *out = std::move(w);
+  return true;
+}
+
+bool save_weights(const std::string& path, const ModelWeights& w, const ModelConfig& c, std::string* error) {
+  return write_safetensors(path, to_safetensors(w, c), error);
+}
+
+bool load_weights(const std::string& path, const ModelConfig& c, ModelWeights* out, std::string* error) {
+  SafeTensors file;
+  if (!read_safetensors(path, &file, error)) return false;
+  if (!from_safetensors(file, c, out, error)) {
+    *error = path + ": " + *error;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace tw

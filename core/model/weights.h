@@ -1,0 +1,81 @@
+#pragma once
+// ModelWeights: every parameter of the Transformer, with its shape, its Hugging Face tensor name, a deterministic
+// seeded init, parameter counts per component, and safetensors save/load.
+//
+// Linear weights are stored (out_features, in_features) like Hugging Face checkpoints, so a projection of
+// activations x (T, in) is x · Wᵀ. Tensor names follow HF LLaMA (conventions.md); choices LLaMA lacks use
+// names in the same style: model.embed_positions.weight (learned positions) and *.bias (LayerNorm β).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/io/safetensors.h"
+#include "core/model/config.h"
+#include "core/ops/mlp.h"
+#include "core/tensor.h"
+
+namespace tw {
+
+struct NormWeights {
+  Vec weight;  // (C) γ, initialised to 1
+  Vec bias;    // (C) β, initialised to 0; LayerNorm only (empty for RMSNorm)
+};
+
+struct LayerWeights {
+  NormWeights attn_norm;  // input_layernorm: before attention (pre-norm) or after the attention residual (post)
+  Mat wq;                 // (H*D, C)  q_proj
+  Mat wk;                 // (KV*D, C) k_proj
+  Mat wv;                 // (KV*D, C) v_proj
+  Mat wo;                 // (C, H*D)  o_proj
+  NormWeights mlp_norm;   // post_attention_layernorm: before the MLP (pre-norm) or after the MLP residual (post)
+  MlpWeights mlp;         // gate (F, C) for SwiGLU/GeGLU only, up (F, C), down (C, F)
+};
+
+struct ModelWeights {
+  Mat embed;                         // (V, C)       embed_tokens: row t is token t's vector
+  Mat pos_embed;                     // (max_seq, C) embed_positions, learned positions only (else empty)
+  std::vector<LayerWeights> layers;  // n_layers blocks
+  NormWeights final_norm;            // (C)          norm, pre-norm only (post-norm output is already normed)
+  Mat lm_head;                       // (V, C)       lm_head; empty when tie_embeddings (embed is used)
+
+  const Mat& head() const { return lm_head.size() ? lm_head : embed; }  // the matrix the logits use
+};
+
+// [SECTION] init
+// Gaussian init from a seed (same seed → bit-identical weights on every platform: a fixed PRNG and Box–Muller,
+// no std:: distributions). Linear weights get std 1/√in_features so each projection keeps unit scale and the
+// attention maps and logits of an untrained model are neither flat nor saturated; norms start at γ = 1, β = 0;
+// embeddings get std 1 (1/√C when tied, since they then also produce the logits). Assumes validate(config) is empty.
+ModelWeights init_weights(const ModelConfig& config, uint64_t seed);
+
+// [SECTION] parameter counts
+struct ParamGroup {
+  std::string name;     // "W_q (q_proj)", "Token embedding", ...
+  std::string formula;  // "C · H·D = 256 · 256"
+  int64_t count = 0;    // parameters in one instance
+  int instances = 1;    // 1, or n_layers for a row inside the block
+  int64_t total() const { return count * instances; }
+};
+// One row per component, in the order of the forward pass; a block's rows have instances = n_layers.
+// The tied lm_head appears with count 0 so the table says where the logits come from.
+std::vector<ParamGroup> parameter_table(const ModelConfig& config);
+int64_t parameter_count(const ModelConfig& config);  // sum of parameter_table totals
+int64_t parameter_count(const ModelWeights& weights);  // values actually held (for checking the table)
+
+// [SECTION] checkpoints
+// Every tensor with its HF name and shape, in forward order (what save writes and load expects).
+struct TensorSpec {
+  std::string name;
+  std::vector<int64_t> shape;
+};
+std::vector<TensorSpec> tensor_specs(const ModelConfig& config);
+
+SafeTensors to_safetensors(const ModelWeights& weights, const ModelConfig& config);
+// Refuses (false + one-line message) a checkpoint that lacks a tensor the config needs, has one with another
+// shape, or has tensors the config does not use (a checkpoint for a different architecture).
+bool from_safetensors(const SafeTensors& file, const ModelConfig& config, ModelWeights* out, std::string* error);
+bool save_weights(const std::string& path, const ModelWeights& weights, const ModelConfig& config, std::string* error);
+bool load_weights(const std::string& path, const ModelConfig& config, ModelWeights* out, std::string* error);
+
+}  // namespace tw
