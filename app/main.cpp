@@ -9,6 +9,7 @@
 #include "app/cli.h"
 #include "app/commands.h"
 #include "app/fonts.h"
+#include "app/scene.h"
 #include "app/window.h"
 
 int main(int argc, char** argv) {
@@ -25,6 +26,8 @@ int main(int argc, char** argv) {
   cli.add_option("--perf-report", gui.perf_report, "Write frame-time statistics to this JSON file");
   cli.add_option("--width", gui.width, "Initial window width in pixels")->check(CLI::Range(320, 8192));
   cli.add_option("--height", gui.height, "Initial window height in pixels")->check(CLI::Range(240, 8192));
+  bool fresh = false;
+  cli.add_flag("--fresh", fresh, "Start from defaults instead of restoring the last session");
   std::vector<std::pair<CLI::App*, tw::CommandAction>> actions;
   for (const tw::Command& command : tw::registered_commands()) {
     CLI::App* sub = cli.add_subcommand(command.name, command.description);
@@ -36,6 +39,7 @@ int main(int argc, char** argv) {
 
   // [SECTION] init
   tw::AppState state = tw::make_app_state();
+  tw::restore_session_at_startup(state, fresh);  // first, so command-line options override the last session
   for (const std::string& id : gui.open) {
     if (!state.open_panel(id)) {
       std::fprintf(stderr, "transformer-workbench: no panel with id '%s' (see the View menu or --help)\n", id.c_str());
@@ -44,7 +48,7 @@ int main(int argc, char** argv) {
   }
   if (gui.all_panels)
     for (auto& slot : state.panels) slot.open = true;
-  state.theme = gui.theme == "print" ? tw::Theme::Print : tw::Theme::Dark;
+  if (cli.count("--theme")) state.theme = gui.theme == "print" ? tw::Theme::Print : tw::Theme::Dark;
 
   if (!tw::display_available()) {
     std::fprintf(stderr,
@@ -87,6 +91,7 @@ int main(int argc, char** argv) {
   }
 
   // [SECTION] shutdown
+  tw::save_session_at_exit(state);
   window.shutdown();
   return exit_code;
 }

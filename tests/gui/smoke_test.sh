@@ -8,6 +8,9 @@ mkdir -p "$out"
 # reports, so its frames cannot be suppressed by name. Leak checking stays on for every other test.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 rm -f "$out/all-panels.png" "$out/print.png"
+# A private config dir: the run neither reads nor overwrites the developer's last session.
+export XDG_CONFIG_HOME="$out/config"
+rm -rf "$XDG_CONFIG_HOME"
 xvfb-run -a -s "-screen 0 1600x1000x24" "$app" --all-panels --frames 30 --screenshot "$out/all-panels.png"
 "$checker" "$out/all-panels.png"
 xvfb-run -a -s "-screen 0 1600x1000x24" "$app" --all-panels --theme print --frames 10 --screenshot "$out/print.png"

@@ -1,0 +1,404 @@
+// [SECTION] index
+//   helpers    : lookups, depth scan, messages
+//   save       : state → JSON text, atomic write
+//   load       : text → validated plan → applied state
+//   --set      : key=value arguments
+//   session    : last-session path, restore, save
+#include "app/scene.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace tw {
+
+namespace fs = std::filesystem;
+
+// [SECTION] helpers
+namespace {
+
+const char* theme_name(Theme theme) { return theme == Theme::Print ? "print" : "dark"; }
+
+// Error messages quote user input; keep them one readable line however long the input was.
+std::string clip(std::string s, size_t max_len = 120) {
+  if (s.size() > max_len) s = s.substr(0, max_len) + "...";
+  for (char& ch : s)
+    if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
+  return s;
+}
+
+std::string dump_value(const nlohmann::json& v) {
+  return clip(v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), 60);
+}
+
+// nlohmann's parser is iterative, but dump() and comparisons recurse; refusing deep nesting up front keeps
+// a hostile file from exhausting the stack anywhere later.
+bool nesting_within(std::string_view text, int max_depth) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (char ch : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (ch == '\\') escaped = true;
+      else if (ch == '"') in_string = false;
+      continue;
+    }
+    if (ch == '"') in_string = true;
+    else if (ch == '[' || ch == '{') {
+      if (++depth > max_depth) return false;
+    } else if (ch == ']' || ch == '}') {
+      --depth;
+    }
+  }
+  return true;
+}
+
+// "[json.exception.parse_error.101] parse error at line 1, ..." → "parse error at line 1, ..."
+std::string parse_error_text(const std::exception& e) {
+  std::string s = e.what();
+  if (!s.empty() && s[0] == '[') {
+    const size_t close = s.find("] ");
+    if (close != std::string::npos) s = s.substr(close + 2);
+  }
+  return clip(s, 160);
+}
+
+const PanelSlot* find_slot(const AppState& state, std::string_view id) {
+  for (const auto& slot : state.panels)
+    if (slot.info.id == id) return &slot;
+  return nullptr;
+}
+
+// Splits "panel.control" at the first dot (panel ids have no dots; control names may).
+const Control* find_control(const AppState& state, std::string_view full_key) {
+  const size_t dot = full_key.find('.');
+  if (dot == std::string_view::npos) return nullptr;
+  const PanelSlot* slot = find_slot(state, full_key.substr(0, dot));
+  if (!slot) return nullptr;
+  return slot->panel->controls().find(std::string(full_key.substr(dot + 1)));
+}
+
+std::string full_key(const PanelSlot& slot, const Control& c) { return slot.info.id + "." + c.key; }
+
+void finish(SceneLoad& result) {
+  result.ok = result.errors.empty();
+  if (result.ok) return;
+  result.error = result.errors.front();
+  if (result.errors.size() > 1) result.error += " (and " + std::to_string(result.errors.size() - 1) + " more)";
+}
+
+}  // namespace
+
+nlohmann::json scene_value(const Control& control, const nlohmann::json& value) {
+  if (control.type != ControlType::Float || !value.is_number()) return value;
+  const float f = value.get<float>();
+  char buf[64];
+  const auto res = std::to_chars(buf, buf + sizeof(buf), f);  // shortest text that reads back as f
+  if (res.ec != std::errc()) return value;
+  double d = 0.0;
+  std::from_chars(buf, res.ptr, d);
+  return d;
+}
+
+// [SECTION] save
+nlohmann::ordered_json scene_to_json(const AppState& state) {
+  nlohmann::ordered_json scene;
+  scene["version"] = kSceneVersion;
+  scene["theme"] = theme_name(state.theme);
+  scene["open"] = nlohmann::ordered_json::array();
+  for (const auto& slot : state.panels)
+    if (slot.open) scene["open"].push_back(slot.info.id);
+  nlohmann::ordered_json values = nlohmann::ordered_json::object();
+  for (const auto& slot : state.panels)
+    for (const Control& c : slot.panel->controls().all()) values[full_key(slot, c)] = scene_value(c, c.get());
+  scene["values"] = std::move(values);
+  return scene;
+}
+
+std::string scene_to_text(const AppState& state) {
+  return scene_to_json(state).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+bool write_file_atomically(const std::string& path, std::string_view data, std::string* error) {
+  if (path.empty()) {
+    *error = "no file name given";
+    return false;
+  }
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    *error = "cannot write " + path + ": it is a directory";
+    return false;
+  }
+  // Same directory as the target so the rename never crosses file systems.
+  const std::string tmp = path + ".tmp-" + std::to_string(static_cast<long>(::getpid()));
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      *error = "cannot write " + path + ": " + std::strerror(errno);
+      return false;
+    }
+    out.write(data.data(), static_cast<std::streamsize>(data.size()));
+    out.flush();
+    if (!out) {
+      *error = "cannot write " + path + ": " + std::strerror(errno);
+      out.close();
+      fs::remove(tmp, ec);
+      return false;
+    }
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    *error = "cannot write " + path + ": " + ec.message();
+    fs::remove(tmp, ec);
+    return false;
+  }
+  return true;
+}
+
+bool save_scene_file(const AppState& state, const std::string& path, std::string* error) {
+  return write_file_atomically(path, scene_to_text(state), error);
+}
+
+// [SECTION] load
+namespace {
+
+// Everything a valid scene sets, checked and ready; applying it cannot fail.
+struct ScenePlan {
+  Theme theme = Theme::Dark;
+  std::vector<bool> open;                                   // per state.panels slot
+  std::vector<std::vector<nlohmann::json>> values;          // per slot, per control, declaration order
+};
+
+void plan_scene(const AppState& state, const nlohmann::json& scene, const std::vector<SceneOverride>& overrides,
+                ScenePlan* plan, SceneLoad* result) {
+  auto& errors = result->errors;
+  auto& warnings = result->warnings;
+  if (!scene.is_object()) {
+    errors.push_back("a scene must be a JSON object, got " + std::string(scene.type_name()));
+    return;
+  }
+
+  // version first: a file from a future build is refused before its contents are judged.
+  const auto version = scene.find("version");
+  if (version == scene.end()) {
+    errors.push_back("version: missing (this build reads scene version " + std::to_string(kSceneVersion) + ")");
+    return;
+  }
+  if (!version->is_number_integer() || *version != kSceneVersion) {
+    errors.push_back("version: " + dump_value(*version) + " is not supported (this build reads scene version " +
+                     std::to_string(kSceneVersion) + ")");
+    return;
+  }
+
+  for (const auto& [field, value] : scene.items()) {
+    if (field == "version") continue;
+    if (field == "description") {
+      if (!value.is_string()) errors.push_back("description: expected a string, got " + dump_value(value));
+    } else if (field == "theme") {
+      if (value == "dark") plan->theme = Theme::Dark;
+      else if (value == "print") plan->theme = Theme::Print;
+      else errors.push_back("theme: expected \"dark\" or \"print\", got " + dump_value(value));
+    } else if (field == "open") {
+      if (!value.is_array()) {
+        errors.push_back("open: expected an array of panel ids, got " + dump_value(value));
+        continue;
+      }
+      for (const auto& id : value) {
+        if (!id.is_string()) {
+          errors.push_back("open: expected panel ids (strings), got " + dump_value(id));
+          continue;
+        }
+        bool found = false;
+        for (size_t i = 0; i < state.panels.size(); ++i)
+          if (state.panels[i].info.id == id.get<std::string>()) plan->open[i] = found = true;
+        if (!found) errors.push_back("open: no panel with id '" + clip(id.get<std::string>(), 60) + "'");
+      }
+    } else if (field != "values") {
+      warnings.push_back("unknown field '" + clip(field, 60) + "' ignored");
+    }
+  }
+
+  // Gather the named values: scene first, then the overrides on top.
+  std::map<std::string, nlohmann::json> named;
+  if (const auto values = scene.find("values"); values != scene.end()) {
+    if (!values->is_object()) {
+      errors.push_back("values: expected an object of \"panel.control\": value, got " + dump_value(*values));
+    } else {
+      for (const auto& [key, value] : values->items()) {
+        if (find_control(state, key)) named[key] = value;
+        else warnings.push_back("unknown key '" + clip(key, 60) + "' ignored");
+      }
+    }
+  }
+  for (const auto& [key, value] : overrides) {
+    if (find_control(state, key)) named[key] = value;
+    else errors.push_back(clip(key, 60) + ": no such key (transformer-workbench scene-keys lists them)");
+  }
+
+  // Every control gets a value: the named one if valid, else its default (a scene is the whole state).
+  for (size_t i = 0; i < state.panels.size(); ++i) {
+    const PanelSlot& slot = state.panels[i];
+    for (const Control& c : slot.panel->controls().all()) {
+      const std::string key = full_key(slot, c);
+      const auto it = named.find(key);
+      if (it == named.end()) {
+        plan->values[i].push_back(c.default_value);
+        continue;
+      }
+      if (auto problem = c.check(it->second, key)) errors.push_back(clip(*problem, 200));
+      plan->values[i].push_back(it->second);
+    }
+  }
+}
+
+void apply_plan(AppState& state, const ScenePlan& plan) {
+  state.theme = plan.theme;
+  for (size_t i = 0; i < state.panels.size(); ++i) {
+    PanelSlot& slot = state.panels[i];
+    slot.open = plan.open[i];
+    const auto& controls = slot.panel->controls().all();
+    for (size_t k = 0; k < controls.size(); ++k) controls[k].set(plan.values[i][k]);
+  }
+}
+
+}  // namespace
+
+SceneLoad load_scene_text(AppState& state, std::string_view text, const std::vector<SceneOverride>& overrides) {
+  SceneLoad result;
+  try {
+    if (text.size() > kSceneMaxBytes) {
+      result.errors.push_back("scene file is larger than " + std::to_string(kSceneMaxBytes >> 20) + " MiB");
+    } else if (!nesting_within(text, kSceneMaxDepth)) {
+      result.errors.push_back("scene nests deeper than " + std::to_string(kSceneMaxDepth) + " levels");
+    } else {
+      nlohmann::json scene;
+      try {
+        scene = nlohmann::json::parse(text.begin(), text.end());
+      } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e400
+        result.errors.push_back("not valid JSON: " + parse_error_text(e));
+      }
+      if (result.errors.empty()) {
+        ScenePlan plan;
+        plan.open.assign(state.panels.size(), false);
+        plan.values.resize(state.panels.size());
+        plan_scene(state, scene, overrides, &plan, &result);
+        if (result.errors.empty()) apply_plan(state, plan);
+      }
+    }
+  } catch (const std::exception& e) {
+    // Validation only reads; reaching here means nothing was applied yet.
+    result.errors.push_back(std::string("scene rejected: ") + clip(e.what()));
+  }
+  finish(result);
+  return result;
+}
+
+SceneLoad load_scene_file(AppState& state, const std::string& path, const std::vector<SceneOverride>& overrides) {
+  SceneLoad result;
+  std::error_code ec;
+  if (path.empty()) {
+    result.errors.push_back("no scene file given");
+  } else if (fs::is_directory(path, ec)) {
+    result.errors.push_back(path + ": is a directory, not a scene file");
+  } else if (const auto size = fs::file_size(path, ec); !ec && size > kSceneMaxBytes) {
+    result.errors.push_back(path + ": larger than " + std::to_string(kSceneMaxBytes >> 20) + " MiB, not a scene");
+  } else {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      result.errors.push_back(path + ": cannot open (" + std::strerror(errno) + ")");
+    } else {
+      std::ostringstream text;
+      text << in.rdbuf();
+      result = load_scene_text(state, text.str(), overrides);
+      for (auto& e : result.errors) e = path + ": " + e;
+      for (auto& w : result.warnings) w = path + ": " + w;
+    }
+  }
+  finish(result);
+  return result;
+}
+
+// [SECTION] --set
+std::optional<std::string> parse_set_argument(const AppState& state, std::string_view argument, SceneOverride* out) {
+  const size_t eq = argument.find('=');
+  if (eq == std::string_view::npos || eq == 0)
+    return "--set " + clip(std::string(argument), 60) + ": expected key=value, e.g. --set softmax.d_k=64";
+  const std::string key(argument.substr(0, eq));
+  const std::string text(argument.substr(eq + 1));
+  const Control* c = find_control(state, key);
+  if (!c) return "--set " + clip(key, 60) + ": no such key (transformer-workbench scene-keys lists them)";
+  nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  const bool wants_string = c->type == ControlType::Enum || c->type == ControlType::Text;
+  if (value.is_discarded() || (wants_string && !value.is_string())) value = text;
+  if (auto problem = c->check(value, key)) return "--set " + clip(*problem, 200);
+  *out = {key, std::move(value)};
+  return std::nullopt;
+}
+
+// [SECTION] session
+std::string last_session_path() {
+  const char* xdg = std::getenv("XDG_CONFIG_HOME");
+  fs::path dir;
+  if (xdg && xdg[0] == '/') {  // the XDG spec says relative values are to be ignored
+    dir = xdg;
+  } else if (const char* home = std::getenv("HOME"); home && home[0] != '\0') {
+    dir = fs::path(home) / ".config";
+  } else {
+    return {};
+  }
+  return (dir / "transformer-workbench" / "last-session.json").string();
+}
+
+SceneLoad restore_last_session(AppState& state) {
+  const std::string path = last_session_path();
+  std::error_code ec;
+  if (path.empty() || !fs::exists(path, ec)) {
+    SceneLoad nothing;
+    nothing.ok = true;
+    return nothing;
+  }
+  return load_scene_file(state, path);
+}
+
+bool save_last_session(const AppState& state, std::string* error) {
+  const std::string path = last_session_path();
+  if (path.empty()) {
+    *error = "neither XDG_CONFIG_HOME nor HOME is set, so the session was not saved";
+    return false;
+  }
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  if (ec) {
+    *error = "cannot create " + fs::path(path).parent_path().string() + ": " + ec.message();
+    return false;
+  }
+  return save_scene_file(state, path, error);
+}
+
+void restore_session_at_startup(AppState& state, bool fresh) {
+  if (fresh) return;
+  const SceneLoad restored = restore_last_session(state);
+  for (const auto& w : restored.warnings) std::fprintf(stderr, "transformer-workbench: last session: %s\n", w.c_str());
+  if (!restored.ok) {
+    state.status = "Last session not restored: " + restored.error;
+    std::fprintf(stderr, "transformer-workbench: last session not restored (starting fresh): %s\n",
+                 restored.error.c_str());
+  }
+}
+
+void save_session_at_exit(const AppState& state) {
+  std::string error;
+  if (!save_last_session(state, &error))
+    std::fprintf(stderr, "transformer-workbench: last session not saved: %s\n", error.c_str());
+}
+
+}  // namespace tw

@@ -1,0 +1,82 @@
+#pragma once
+// Scene files: the whole workbench state — open panels, theme, every control of every panel — as JSON.
+//
+//   {
+//     "version": 1,                        // required; this build reads kSceneVersion only
+//     "description": "Why this preset",    // optional, shown in File > Open
+//     "theme": "print",                    // optional: dark | print (default dark)
+//     "open": ["softmax", "masks"],        // optional: ids of the panel windows that are open
+//     "values": {                          // optional: dotted <panel>.<control> keys (see `scene-keys`)
+//       "softmax.d_k": 64
+//     }
+//   }
+//
+// A scene is the whole state, not a patch: a key missing from "values" is reset to its default, a panel
+// missing from "open" is closed. So a preset naming three keys looks the same whatever was on screen before.
+//
+// Loading validates everything first and applies only when every value passed, so a rejected scene leaves
+// the state exactly as it was. Unknown keys and fields are warnings (the rest is applied); bad JSON, a wrong
+// or missing version, an unknown panel in "open", a wrong type or an out-of-range value are errors naming
+// the key. Any input bytes are safe to load (load_scene_text is the fuzzing entry point).
+// docs/scene-format.md says the same for people writing presets; docs/scenes.md lists every key.
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "app/app_state.h"
+
+namespace tw {
+
+constexpr int kSceneVersion = 1;
+constexpr size_t kSceneMaxBytes = size_t{8} << 20;  // larger files are refused before parsing
+constexpr int kSceneMaxDepth = 32;                    // deeper nesting is refused (scenes need 3 levels)
+
+struct SceneLoad {
+  bool ok = false;
+  std::string error;                  // one line for the status bar when !ok (the first problem, and a count)
+  std::vector<std::string> errors;    // every problem found, each naming its key
+  std::vector<std::string> warnings;  // unknown keys and fields; the scene was still applied
+};
+
+// One `--set key=value`: a full dotted key and its value as JSON.
+using SceneOverride = std::pair<std::string, nlohmann::json>;
+
+// The state as a scene (keys in panel and declaration order, floats in their shortest exact form).
+nlohmann::ordered_json scene_to_json(const AppState& state);
+std::string scene_to_text(const AppState& state);  // pretty-printed, newline-terminated, deterministic
+
+// Validates `text` as a scene with `overrides` applied on top, then applies it; on error nothing changes.
+// An override naming an unknown key is an error (it was typed on purpose), unlike an unknown scene key.
+SceneLoad load_scene_text(AppState& state, std::string_view text, const std::vector<SceneOverride>& overrides = {});
+SceneLoad load_scene_file(AppState& state, const std::string& path, const std::vector<SceneOverride>& overrides = {});
+// Writes the scene atomically (temporary file, then rename). Returns false and fills `error` on failure.
+bool save_scene_file(const AppState& state, const std::string& path, std::string* error);
+
+// Parses "key=value" from the command line. The value is read as JSON; for enum and text controls a value
+// that is not a JSON string is taken literally ("--set masks.kind=causal"). Returns an error line or nothing.
+std::optional<std::string> parse_set_argument(const AppState& state, std::string_view argument, SceneOverride* out);
+
+// How a control's value is written to scenes and docs: floats in the shortest form that reads back as the
+// same float (0.1, not 0.10000000149011612); everything else unchanged.
+nlohmann::json scene_value(const Control& control, const nlohmann::json& value);
+
+// The last session lives in $XDG_CONFIG_HOME/transformer-workbench/last-session.json (or ~/.config/...).
+// Empty when neither XDG_CONFIG_HOME nor HOME is set: then nothing is restored or saved.
+std::string last_session_path();
+// A missing file is not a problem (ok, no warnings). A broken one is reported and the state stays default.
+SceneLoad restore_last_session(AppState& state);
+bool save_last_session(const AppState& state, std::string* error);
+// main(): restore at start-up unless --fresh, save on exit. Problems go to stderr and state.status as one
+// line each and never stop the app.
+void restore_session_at_startup(AppState& state, bool fresh);
+void save_session_at_exit(const AppState& state);
+
+// Writes `data` to `path` through a temporary file in the same directory and a rename, so readers see the
+// old file or the new one, never half of one.
+bool write_file_atomically(const std::string& path, std::string_view data, std::string* error);
+
+}  // namespace tw
