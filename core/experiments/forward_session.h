@@ -1,0 +1,66 @@
+#pragma once
+// A forward-pass session for the stepper panel: weights, the prompt's traced pass, and tokens appended one at a
+// time through the KV cache.
+//
+//   ForwardRun run = run_prompt(config, weights, tokens);      // full pass, every step traced
+//   ForwardRun next = run_append(run, token);                  // one more token: only its row is computed,
+//                                                              // the keys/values of the others come from the cache
+// run_append also recomputes the whole sequence without the cache and reports the largest difference of the
+// newest logits, so the panel can show that the cache changes the cost, not the answer.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/model/config.h"
+#include "core/model/kv_cache.h"
+#include "core/model/trace.h"
+#include "core/model/weights.h"
+#include "core/tensor.h"
+
+namespace tw {
+
+// Where the weights come from.
+struct WeightsSource {
+  uint64_t seed = 1;       // seeded init (used when checkpoint is empty)
+  std::string checkpoint;  // path to a .safetensors file written by `dump`; empty = seeded init
+};
+
+struct LoadedModel {
+  ModelConfig config;                           // the config the weights belong to
+  std::shared_ptr<const ModelWeights> weights;  // null on failure
+  std::string source;                           // one line: "seeded init (seed 1)" or "checkpoint <path> (config.json beside it)"
+  std::string error;                            // one line for the user; empty on success
+};
+// Seeded init for `config`, or the checkpoint. A checkpoint with a config.json in the same directory uses that
+// config (the one it was written for); otherwise it must match `config`. Never throws; problems go to .error.
+LoadedModel load_model(const ModelConfig& config, const WeightsSource& source);
+
+struct ForwardRun {
+  ModelConfig config;
+  std::shared_ptr<const ModelWeights> weights;
+  std::vector<int> tokens;      // every token so far: the prompt, then the appended ones
+  int prompt_length = 0;        // how many of `tokens` were the prompt
+  Trace trace;                  // the newest pass: the whole prompt, or (after an append) the one new token
+  bool incremental = false;     // the trace is an append through the KV cache (T = 1, T_k = tokens.size())
+  KVCache cache;                // keys and values of every token so far
+  Mat logits;                   // (T of the newest pass, V)
+  double cache_check = -1;      // after an append: max |logits − full recompute's last row|; -1 when not checked
+  std::string error;            // one line when the pass could not run (invalid tokens); the trace is then empty
+  std::string append_error;     // one line when the last append was refused; the run is still the previous one
+
+  bool ok() const { return error.empty() && trace.steps().size() > 0; }
+  // The logits that predict the next token: the last row of the newest pass. Empty when !ok().
+  RowVec next_logits() const;
+};
+
+// Full traced pass over `tokens`. Assumes weights match config (load_model output).
+ForwardRun run_prompt(const ModelConfig& config, std::shared_ptr<const ModelWeights> weights,
+                      const std::vector<int>& tokens);
+// Appends `token` using prev's KV cache; traces only the new token's pass. With check_against_full the whole
+// sequence is also recomputed without the cache to fill cache_check. On error (bad token, max_seq reached) the
+// result is prev unchanged apart from append_error.
+ForwardRun run_append(const ForwardRun& prev, int token, bool check_against_full = true);
+
+}  // namespace tw
