@@ -1,0 +1,236 @@
+#include "core/model/config.h"
+
+#include <gtest/gtest.h>
+
+namespace tw {
+namespace {
+
+// The single message validate() gives for a config, or a failure when there is not exactly one.
+std::string only_error(const ModelConfig& c) {
+  const std::vector<std::string> errors = validate(c);
+  EXPECT_EQ(errors.size(), 1u) << (errors.empty() ? "no error" : errors.front());
+  return errors.empty() ? "" : errors.front();
+}
+
+TEST(Config, PresetsAreValid) {
+  EXPECT_TRUE(validate(tiny_config()).empty());
+  EXPECT_TRUE(validate(small_config()).empty());
+  const ModelConfig s = small_config();
+  EXPECT_EQ(s.head_dim(), 32);
+  EXPECT_EQ(s.n_rep(), 2);
+  const ModelConfig t = tiny_config();
+  EXPECT_EQ(t.dim, 64);
+  EXPECT_EQ(t.n_layers, 2);
+  EXPECT_EQ(t.n_heads, 4);
+  EXPECT_EQ(t.n_kv_heads, 2);
+  EXPECT_EQ(t.vocab, 259);
+}
+
+TEST(Config, NonPositiveSizesAreNamed) {
+  const struct {
+    int ModelConfig::*field;
+    const char* message;
+  } cases[] = {
+      {&ModelConfig::n_layers, "n_layers must be at least 1 (got 0)"},
+      {&ModelConfig::vocab, "vocab must be at least 1 (got 0)"},
+      {&ModelConfig::hidden, "hidden must be at least 1 (got 0)"},
+      {&ModelConfig::max_seq, "max_seq must be at least 1 (got 0)"},
+  };
+  for (const auto& tc : cases) {
+    ModelConfig c = tiny_config();
+    c.*tc.field = 0;
+    EXPECT_EQ(only_error(c), tc.message);
+  }
+  ModelConfig c = tiny_config();
+  c.dim = -4;
+  EXPECT_EQ(only_error(c), "dim must be at least 1 (got -4)");
+  c = tiny_config();
+  c.n_heads = 0;
+  EXPECT_EQ(only_error(c), "n_heads must be at least 1 (got 0)");
+  c = tiny_config();
+  c.n_kv_heads = 0;
+  EXPECT_EQ(only_error(c), "n_kv_heads must be at least 1 (got 0)");
+}
+
+TEST(Config, HeadDivisibility) {
+  ModelConfig c = tiny_config();
+  c.dim = 66;  // 66 / 4 heads is not whole
+  EXPECT_EQ(only_error(c), "dim (66) must be divisible by n_heads (4) so every head gets the same head_dim");
+  c = tiny_config();
+  c.n_heads = 8;
+  c.n_kv_heads = 3;
+  EXPECT_EQ(only_error(c), "n_heads (8) must be divisible by n_kv_heads (3) so each KV head serves the same number "
+                           "of query heads");
+  c = tiny_config();
+  c.n_kv_heads = 8;
+  EXPECT_EQ(only_error(c), "n_kv_heads (8) cannot exceed n_heads (4)");
+}
+
+TEST(Config, RopeNeedsEvenHeadDim) {
+  ModelConfig c = tiny_config();
+  c.dim = 60;
+  c.n_heads = 4;  // head_dim 15
+  c.n_kv_heads = 4;
+  EXPECT_EQ(only_error(c), "RoPE rotates pairs of dimensions, so head_dim must be even (got 15 = dim 60 / n_heads 4)");
+  c.positions = PositionType::ALiBi;  // the same shape is fine without RoPE
+  EXPECT_TRUE(validate(c).empty());
+  c = tiny_config();
+  c.rope_base = 1.0f;
+  EXPECT_EQ(only_error(c), "rope_base must be a finite number greater than 1 (got 1.000000)");
+}
+
+TEST(Config, SinusoidalNeedsEvenDim) {
+  ModelConfig c = tiny_config();
+  c.positions = PositionType::Sinusoidal;
+  c.dim = 63;
+  c.n_heads = 3;
+  c.n_kv_heads = 3;
+  EXPECT_EQ(only_error(c), "sinusoidal positions pair a sine with a cosine, so dim must be even (got 63)");
+}
+
+TEST(Config, SlidingWindowAndInterleave) {
+  ModelConfig c = tiny_config();
+  c.attention = AttentionPattern::Sliding;
+  EXPECT_EQ(only_error(c), "sliding attention needs window >= 1 (got 0)");
+  c.window = 8;
+  c.full_every = -1;
+  EXPECT_EQ(only_error(c), "full_every must be 0 (no full layers) or a period >= 1 (got -1)");
+  c = tiny_config();
+  c.full_every = 2;  // interleaving needs sliding layers to interleave with
+  EXPECT_EQ(only_error(c), "full_every interleaves full layers into sliding attention; set attention to sliding or "
+                           "full_every to 0");
+}
+
+TEST(Config, LayerPattern) {
+  ModelConfig c = tiny_config();
+  c.n_layers = 6;
+  EXPECT_FALSE(c.layer_is_sliding(0));
+  c.attention = AttentionPattern::Sliding;
+  c.window = 4;
+  for (int l = 0; l < 6; ++l) EXPECT_TRUE(c.layer_is_sliding(l));
+  c.full_every = 3;  // layers 2 and 5 are full (Gemma-style: local, local, global)
+  const bool expected[] = {true, true, false, true, true, false};
+  for (int l = 0; l < 6; ++l) EXPECT_EQ(c.layer_is_sliding(l), expected[l]) << "layer " << l;
+}
+
+TEST(Config, EpsAndMemoryCap) {
+  ModelConfig c = tiny_config();
+  c.eps = 0.0f;
+  EXPECT_EQ(only_error(c), "eps must be a small positive number (got 0.000000)");
+  c = tiny_config();
+  c.memory_cap_mb = 0;
+  EXPECT_EQ(only_error(c), "memory_cap_mb must be positive (got 0.000000)");
+  c = small_config();
+  c.dim = 8192;
+  c.n_heads = 64;
+  c.n_kv_heads = 8;
+  c.hidden = 28672;
+  c.n_layers = 80;  // a 70B-class model: far above the default 2 GiB
+  const std::string e = only_error(c);
+  EXPECT_NE(e.find("this model needs about "), std::string::npos) << e;
+  EXPECT_NE(e.find("above the cap of 2048 MiB"), std::string::npos) << e;
+}
+
+TEST(Config, MemoryEstimateOfSmall) {
+  // Small: 7,342,336 parameters (see test_weights.cpp) plus traced activations at T = 256:
+  // per layer 8·T·C + 2·T·(H + 2·KV)·D + 2·H·T² + 3·T·F = 524288 + 262144 + 1048576 + 589824 = 2424832,
+  // 4 layers = 9699328, plus 2·T·V + 2·T·C = 4194304 + 131072. Total floats 21367040, × 4 bytes.
+  EXPECT_DOUBLE_EQ(estimated_memory_bytes(small_config()), 4.0 * 21367040.0);
+}
+
+TEST(Config, SeveralProblemsAreAllReported) {
+  ModelConfig c = tiny_config();
+  c.vocab = 0;
+  c.hidden = -1;
+  c.eps = -1.0f;
+  EXPECT_EQ(validate(c).size(), 3u);
+}
+
+TEST(Config, JsonRoundTrip) {
+  ModelConfig c = small_config();
+  c.norm = NormType::LayerNorm;
+  c.placement = NormPlacement::Post;
+  c.positions = PositionType::ALiBi;
+  c.activation = ActivationKind::GeGLU;
+  c.attention = AttentionPattern::Sliding;
+  c.window = 16;
+  c.full_every = 2;
+  c.tie_embeddings = true;
+  c.eps = 1e-6f;
+  c.rope_base = 500000.0f;
+  ModelConfig back;
+  std::string error;
+  ASSERT_TRUE(config_from_json(config_to_json(c), &back, &error)) << error;
+  EXPECT_EQ(config_to_json(back), config_to_json(c));
+  EXPECT_EQ(back.window, 16);
+  EXPECT_EQ(back.full_every, 2);
+  EXPECT_EQ(back.norm, NormType::LayerNorm);
+  EXPECT_EQ(back.eps, 1e-6f);
+}
+
+TEST(Config, JsonUsesHuggingFaceKeys) {
+  const std::string text = config_to_json(small_config());
+  for (const char* key : {"\"hidden_size\": 256", "\"intermediate_size\": 768", "\"num_hidden_layers\": 4",
+                          "\"num_attention_heads\": 8", "\"num_key_value_heads\": 4", "\"vocab_size\": 8192",
+                          "\"max_position_embeddings\": 256", "\"rms_norm_eps\"", "\"rope_theta\": 10000.0",
+                          "\"tie_word_embeddings\": false", "\"hidden_act\": \"silu\"", "\"model_type\": \"llama\""})
+    EXPECT_NE(text.find(key), std::string::npos) << key << " missing from\n" << text;
+}
+
+TEST(Config, PlainLlamaConfigLoads) {
+  // A Hugging Face LlamaConfig without tw_* keys and without num_key_value_heads (HF then uses MHA).
+  const std::string text = R"({"hidden_size": 128, "intermediate_size": 344, "num_hidden_layers": 3,
+    "num_attention_heads": 4, "vocab_size": 300, "max_position_embeddings": 64, "rms_norm_eps": 1e-6,
+    "rope_theta": 10000.0, "hidden_act": "silu", "tie_word_embeddings": true})";
+  ModelConfig c;
+  std::string error;
+  ASSERT_TRUE(config_from_json(text, &c, &error)) << error;
+  EXPECT_EQ(c.dim, 128);
+  EXPECT_EQ(c.n_kv_heads, 4);
+  EXPECT_EQ(c.activation, ActivationKind::SwiGLU);
+  EXPECT_EQ(c.positions, PositionType::RoPE);
+  EXPECT_TRUE(c.tie_embeddings);
+}
+
+TEST(Config, JsonErrorsAreOneLine) {
+  const struct {
+    const char* text;
+    const char* message;
+  } cases[] = {
+      {"{not json", "config.json: not valid JSON"},
+      {"[1, 2]", "config.json: expected a JSON object at the top level"},
+      {R"({"hidden_size": "big"})", "config.json: 'hidden_size' must be an integer"},
+      {R"({"hidden_size": 1e40})", "config.json: 'hidden_size' must be an integer"},
+      {R"({"hidden_size": 99999999999})", "config.json: 'hidden_size' is out of range"},
+      {R"({"rms_norm_eps": "tiny"})", "config.json: 'rms_norm_eps' must be a number"},
+      {R"({"tie_word_embeddings": 1})", "config.json: 'tie_word_embeddings' must be true or false"},
+      {R"({"tw_norm": "batchnorm"})", "config.json: 'tw_norm' is 'batchnorm', expected one of: rmsnorm, layernorm"},
+      {R"({"tw_positions": 3})",
+       "config.json: 'tw_positions' must be a string, one of: none, learned, sinusoidal, rope, alibi"},
+      {R"({"hidden_act": "gelu_pytorch_tanh"})",
+       "config.json: hidden_act 'gelu_pytorch_tanh' is not supported (silu or gelu, or set tw_activation)"},
+      {R"({"hidden_size": 64, "num_attention_heads": 4, "head_dim": 32})",
+       "config.json: head_dim 32 differs from hidden_size / num_attention_heads (16); only head_dim = dim / n_heads "
+       "is supported"},
+      {R"({"num_key_value_heads": 3})",
+       "config.json: n_heads (4) must be divisible by n_kv_heads (3) so each KV head serves the same number of query "
+       "heads"},
+  };
+  for (const auto& tc : cases) {
+    ModelConfig c = small_config();
+    std::string error;
+    EXPECT_FALSE(config_from_json(tc.text, &c, &error)) << tc.text;
+    EXPECT_EQ(error, tc.message) << tc.text;
+    EXPECT_EQ(c.dim, 256) << "a failed parse must not touch the output";
+  }
+}
+
+TEST(Config, LoadMissingFile) {
+  ModelConfig c;
+  std::string error;
+  EXPECT_FALSE(load_config("/nonexistent/config.json", &c, &error));
+  EXPECT_EQ(error, "cannot open '/nonexistent/config.json'");
+}
+
+}  // namespace
+}  // namespace tw
