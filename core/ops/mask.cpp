@@ -143,7 +143,9 @@ Mask mask_or(std::vector<Mask> parts) {
 
 Mask combine_mask_terms(const std::vector<MaskTerm>& terms) {
   std::vector<Mask> structural, sparsity, global;
-  for (const MaskTerm& t : terms) {
+  for (size_t idx = 0; idx < terms.size(); ++idx) {
+    MaskTerm t = terms[idx];
+    if (t.tag < 0) t.tag = static_cast<int>(idx);
     switch (t.kind) {
       case MaskKind::SlidingWindow:
       case MaskKind::Dilated: sparsity.push_back(mask_term(t)); break;

@@ -37,6 +37,7 @@ struct MaskTerm {
   bool pad_left = true;       // Padding: pads at the start (true) or the end (false) of the keys
   int length = 0;             // Padding with pad_left == false: number of keys T_k (pads are the last `size`)
   std::vector<int> doc_lengths;  // Document: lengths of the packed documents, in order
+  int tag = -1;               // caller's label, copied through composition (combine_mask_terms: list index)
 
   bool allows(int i, int j) const;  // i = query position, j = key position
 };
@@ -76,6 +77,8 @@ Mask mask_or(std::vector<Mask> parts);
 // terms (sliding window, dilated) but not to the structural ones (causal, prefix-LM, padding, document):
 //   mask = AND(structural) AND ( AND(sparsity) OR ANY(global) )
 // so causal + window(W) + sink(4) is StreamingLLM, and window + global is Longformer.
+// Each leaf's tag is set to its index in `terms` (unless already set), so blocking_term(i, j)->tag names
+// the list entry that blocked a cell.
 Mask combine_mask_terms(const std::vector<MaskTerm>& terms);
 
 // Materialises the mask for query positions offset..offset+T_q−1 and keys 0..T_k−1 into a (T_q, T_k)

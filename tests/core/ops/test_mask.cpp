@@ -83,6 +83,8 @@ TEST(Mask, BlockingTermNamesTheCulprit) {
   ASSERT_NE(m.blocking_term(3, 0), nullptr);
   EXPECT_EQ(m.blocking_term(3, 0)->kind, MaskKind::SlidingWindow);
   EXPECT_EQ(mask_term_name(*m.blocking_term(3, 0)), "sliding window (W=2)");
+  EXPECT_EQ(m.blocking_term(3, 0)->tag, 1);  // index in the list given to combine_mask_terms
+  EXPECT_EQ(m.blocking_term(0, 2)->tag, 0);
 }
 
 TEST(Mask, QueryOffsetMatchesLastRowsOfFullMask) {

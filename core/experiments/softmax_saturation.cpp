@@ -1,0 +1,154 @@
+#include "core/experiments/softmax_saturation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <numbers>
+
+#include "core/ops/softmax.h"
+
+namespace tw {
+
+void sample_scores(std::vector<float>& out, std::mt19937_64& rng, int d_k, int n) {
+  std::chi_squared_distribution<double> chi2(d_k);
+  std::normal_distribution<double> z;
+  const double norm_q = std::sqrt(chi2(rng));
+  out.resize(n);
+  for (int j = 0; j < n; ++j) out[j] = static_cast<float>(norm_q * z(rng));
+}
+
+void sample_scores_direct(std::vector<float>& out, std::mt19937_64& rng, int d_k, int n) {
+  std::normal_distribution<double> z;
+  std::vector<double> q(d_k);
+  for (double& x : q) x = z(rng);
+  out.resize(n);
+  for (int j = 0; j < n; ++j) {
+    double dot = 0.0;
+    for (int d = 0; d < d_k; ++d) dot += q[d] * z(rng);
+    out[j] = static_cast<float>(dot);
+  }
+}
+
+ScoreHistogram score_histogram(int d_k, int samples, int bins, std::uint64_t seed) {
+  ScoreHistogram h;
+  h.d_k = d_k;
+  h.samples = samples;
+  const double sigma = std::sqrt(static_cast<double>(d_k));
+  const double lo = -4.0 * sigma, width = 8.0 * sigma / bins;
+  h.edges.resize(bins + 1);
+  for (int b = 0; b <= bins; ++b) h.edges[b] = lo + b * width;
+  std::vector<long long> counts(bins, 0);
+  std::mt19937_64 rng(seed);
+  std::vector<float> s;
+  double sum = 0.0, sum_sq = 0.0;
+  for (int t = 0; t < samples; ++t) {
+    sample_scores(s, rng, d_k, 1);  // one fresh (q, k) pair per sample
+    const double x = s[0];
+    sum += x;
+    sum_sq += x * x;
+    const int b = static_cast<int>(std::floor((x - lo) / width));
+    if (b >= 0 && b < bins) ++counts[b];
+  }
+  h.mean = samples > 0 ? sum / samples : 0.0;
+  h.variance = samples > 1 ? (sum_sq - samples * h.mean * h.mean) / (samples - 1) : 0.0;
+  h.density.resize(bins);
+  h.normal_pdf.resize(bins);
+  for (int b = 0; b < bins; ++b) {
+    h.density[b] = samples > 0 ? counts[b] / (static_cast<double>(samples) * width) : 0.0;
+    const double c = lo + (b + 0.5) * width;
+    h.normal_pdf[b] = std::exp(-0.5 * c * c / d_k) / (sigma * std::sqrt(2.0 * std::numbers::pi));
+  }
+  return h;
+}
+
+namespace {
+// S_top(1 − S_top) with 1 − S_top taken as the sum of the other probabilities: when S_top rounds to 1 in float,
+// 1 − S_top would lose every digit, while the sum of the small ones keeps them.
+double top_gradient(const float* p, int n, int top) {
+  double rest = 0.0;
+  for (int j = 0; j < n; ++j)
+    if (j != top) rest += p[j];
+  return p[top] * rest;
+}
+
+// softmax(scale · scores / τ) into p (same length); returns false if the row is empty (never for finite scores).
+void scaled_softmax(std::vector<float>& p, const std::vector<float>& scores, float scale, float temperature) {
+  p.resize(scores.size());
+  for (size_t j = 0; j < scores.size(); ++j) p[j] = scores[j] * scale;
+  softmax_inplace(p.data(), static_cast<int>(p.size()), temperature);
+}
+}  // namespace
+
+QuerySoftmax one_query_softmax(int d_k, int n_keys, ScaleMode mode, float custom_scale, float temperature,
+                               std::uint64_t seed) {
+  QuerySoftmax r;
+  r.scale = attention_scale(mode, d_k, custom_scale);
+  std::mt19937_64 rng(seed);
+  sample_scores(r.raw_scores, rng, d_k, n_keys);
+  scaled_softmax(r.probs_scaled, r.raw_scores, r.scale, temperature);
+  scaled_softmax(r.probs_unscaled, r.raw_scores, 1.0f, temperature);
+  r.entropy_scaled = entropy_bits(r.probs_scaled.data(), n_keys);
+  r.entropy_unscaled = entropy_bits(r.probs_unscaled.data(), n_keys);
+  // softmax is monotone, so sorting each vector descending keeps key j at the same rank in all three.
+  for (auto* v : {&r.raw_scores, &r.probs_scaled, &r.probs_unscaled}) std::sort(v->begin(), v->end(), std::greater<>());
+  return r;
+}
+
+std::vector<int> log_dk_grid(int lo, int hi) {
+  std::vector<int> g;
+  for (double x = lo; x <= hi * 1.0000001; x *= std::sqrt(2.0)) {
+    const int d = static_cast<int>(std::lround(x));
+    if (g.empty() || d != g.back()) g.push_back(d);
+  }
+  if (g.empty() || g.back() != hi) g.push_back(hi);
+  return g;
+}
+
+std::vector<SaturationPoint> saturation_sweep(const std::vector<int>& d_ks, int n_keys, int queries, ScaleMode mode,
+                                              float custom_scale, float temperature, std::uint64_t seed) {
+  std::vector<SaturationPoint> out;
+  out.reserve(d_ks.size());
+  std::vector<float> s, ps, pu;
+  for (size_t idx = 0; idx < d_ks.size(); ++idx) {  // each d_k is an independent work item with its own stream
+    const int d_k = d_ks[idx];
+    std::mt19937_64 rng(seed + 0x9E3779B97F4A7C15ull * (idx + 1));
+    const float scale = attention_scale(mode, d_k, custom_scale);
+    SaturationPoint pt;
+    pt.d_k = d_k;
+    for (int t = 0; t < queries; ++t) {
+      sample_scores(s, rng, d_k, n_keys);
+      scaled_softmax(ps, s, scale, temperature);
+      scaled_softmax(pu, s, 1.0f, temperature);
+      const int ts = argmax(ps.data(), n_keys), tu = argmax(pu.data(), n_keys);
+      const double mps = ps[ts], mpu = pu[tu];
+      pt.max_p_scaled += mps;
+      pt.max_p_unscaled += mpu;
+      pt.entropy_bits_scaled += entropy_bits(ps.data(), n_keys);
+      pt.entropy_bits_unscaled += entropy_bits(pu.data(), n_keys);
+      pt.grad_scaled += top_gradient(ps.data(), n_keys, ts);
+      pt.grad_unscaled += top_gradient(pu.data(), n_keys, tu);
+    }
+    const double inv = queries > 0 ? 1.0 / queries : 0.0;
+    pt.max_p_scaled *= inv;
+    pt.max_p_unscaled *= inv;
+    pt.entropy_bits_scaled *= inv;
+    pt.entropy_bits_unscaled *= inv;
+    pt.grad_scaled *= inv;
+    pt.grad_unscaled *= inv;
+    out.push_back(pt);
+  }
+  return out;
+}
+
+WorkedSoftmax worked_softmax(const std::vector<float>& logits, float temperature) {
+  WorkedSoftmax w;
+  w.logits = logits;
+  w.probs = logits;
+  if (logits.empty()) return w;
+  softmax_inplace(w.probs.data(), static_cast<int>(w.probs.size()), temperature);
+  w.top = argmax(w.probs.data(), static_cast<int>(w.probs.size()));
+  w.top_grad = top_gradient(w.probs.data(), static_cast<int>(w.probs.size()), w.top);
+  return w;
+}
+
+}  // namespace tw

@@ -1,0 +1,122 @@
+// Softmax saturation experiment: Var(q·k) = d_k, the worked table of seed 000, and the sweep against a numpy
+// Monte Carlo reference (script /tmp/opsattn/sat_ref.py: 50000 queries with explicit 64-dim vectors, output
+// pasted with its standard errors; tolerances are about 5 combined standard errors).
+#include "core/experiments/softmax_saturation.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace tw {
+namespace {
+
+TEST(SoftmaxSaturation, WorkedTableMatchesNumpy) {
+  // The seed note prints [0.47, 0.29, 0.11] for the first row, which does not sum to 1; numpy gives:
+  const WorkedSoftmax small = worked_softmax({1.0f, 0.5f, -0.5f});
+  EXPECT_NEAR(small.probs[0], 0.546549387, 1e-6);
+  EXPECT_NEAR(small.probs[1], 0.33149896, 1e-6);
+  EXPECT_NEAR(small.probs[2], 0.121951652, 1e-6);
+  EXPECT_EQ(small.top, 0);
+  EXPECT_NEAR(small.top_grad, 0.247833155, 1e-6);
+  const WorkedSoftmax big = worked_softmax({30.0f, 15.0f, -15.0f});
+  EXPECT_NEAR(big.probs[0], 0.999999694, 1e-6);
+  EXPECT_NEAR(big.probs[1], 3.05902227e-07, 1e-12);
+  EXPECT_NEAR(big.top_grad, 3.05902133e-07, 1e-10);  // needs 1 − S_top from the small terms, not 1 − float
+  EXPECT_EQ(worked_softmax({}).top, -1);
+}
+
+TEST(SoftmaxSaturation, HistogramVarianceIsDk) {
+  for (int d_k : {1, 16, 256}) {
+    const ScoreHistogram h = score_histogram(d_k, 20000, 40, 11);
+    // SE of a sample variance of q·k: sqrt((2d² + 6d) / N) (E[(q·k)^4] = 3d² + 6d).
+    const double se = std::sqrt((2.0 * d_k * d_k + 6.0 * d_k) / 20000.0);
+    EXPECT_NEAR(h.variance, d_k, 5 * se) << d_k;
+    EXPECT_NEAR(h.mean, 0.0, 5 * std::sqrt(d_k / 20000.0)) << d_k;
+    double area = 0.0, pdf_area = 0.0;
+    for (size_t b = 0; b < h.density.size(); ++b) {
+      area += h.density[b] * (h.edges[b + 1] - h.edges[b]);
+      pdf_area += h.normal_pdf[b] * (h.edges[b + 1] - h.edges[b]);
+    }
+    EXPECT_NEAR(pdf_area, 0.99994, 2e-3);  // mass of N(0,1) within ±4σ, midpoint rule
+    EXPECT_GT(area, 0.99);                 // almost every sample falls within ±4σ
+    EXPECT_LE(area, 1.0 + 1e-9);
+  }
+}
+
+TEST(SoftmaxSaturation, ChiSquareIdentityMatchesDirectSampling) {
+  // Second moments of scores from the identity and from explicit vectors agree (E[s²] = d, E[s_1² s_2²] = d² + 2d).
+  const int d = 32, n = 2, N = 20000;
+  std::mt19937_64 a(1), b(2);
+  std::vector<float> s;
+  double m2a = 0, m2b = 0, cross_a = 0, cross_b = 0;
+  for (int t = 0; t < N; ++t) {
+    sample_scores(s, a, d, n);
+    m2a += s[0] * s[0];
+    cross_a += double(s[0]) * s[0] * s[1] * s[1];
+    sample_scores_direct(s, b, d, n);
+    m2b += s[0] * s[0];
+    cross_b += double(s[0]) * s[0] * s[1] * s[1];
+  }
+  EXPECT_NEAR(m2a / N, d, 1.5);
+  EXPECT_NEAR(m2b / N, d, 1.5);
+  // Keys sharing one query are correlated in magnitude: E[s1² s2²] = d² + 2d = 1088, not d² = 1024.
+  EXPECT_NEAR(cross_a / N, 1088, 60);
+  EXPECT_NEAR(cross_b / N, 1088, 60);
+}
+
+TEST(SoftmaxSaturation, SweepMatchesNumpyMonteCarloAtDk64) {
+  const auto pts = saturation_sweep({64}, 16, 20000, ScaleMode::InvSqrtDk, 1.0f, 1.0f, 5);
+  ASSERT_EQ(pts.size(), 1u);
+  const SaturationPoint& p = pts[0];
+  EXPECT_NEAR(p.max_p_scaled, 0.24605, 0.004);
+  EXPECT_NEAR(p.entropy_bits_scaled, 3.40294, 0.012);
+  EXPECT_NEAR(p.grad_scaled, 0.17675, 0.0015);
+  EXPECT_NEAR(p.max_p_unscaled, 0.84581, 0.0075);
+  EXPECT_NEAR(p.entropy_bits_unscaled, 0.58728, 0.025);
+  EXPECT_NEAR(p.grad_unscaled, 0.09789, 0.004);
+}
+
+TEST(SoftmaxSaturation, UnscaledSaturatesWithDkWhileScaledStaysFlat) {
+  const auto pts = saturation_sweep({1, 16, 256, 4096}, 32, 2000, ScaleMode::InvSqrtDk, 1.0f, 1.0f, 3);
+  // d_k = 1: 1/√1 = 1, so both columns are the same computation on the same samples.
+  EXPECT_DOUBLE_EQ(pts[0].max_p_scaled, pts[0].max_p_unscaled);
+  for (size_t i = 1; i < pts.size(); ++i) {
+    EXPECT_GT(pts[i].max_p_unscaled, pts[i - 1].max_p_unscaled);
+    EXPECT_LT(pts[i].entropy_bits_unscaled, pts[i - 1].entropy_bits_unscaled);
+    EXPECT_NEAR(pts[i].max_p_scaled, pts[1].max_p_scaled, 0.03);
+  }
+  EXPECT_GT(pts[3].max_p_unscaled, 0.95);                     // saturated: the top key takes almost everything
+  EXPECT_LT(pts[3].grad_unscaled, pts[3].grad_scaled / 5.0);  // and its gradient signal is mostly gone
+  EXPECT_LE(pts[3].entropy_bits_scaled, 5.0);  // log2(32) bounds the entropy
+}
+
+TEST(SoftmaxSaturation, OneQuerySortedAndDeterministic) {
+  const QuerySoftmax a = one_query_softmax(64, 10, ScaleMode::InvSqrtDk, 1.0f, 1.0f, 9);
+  const QuerySoftmax b = one_query_softmax(64, 10, ScaleMode::InvSqrtDk, 1.0f, 1.0f, 9);
+  EXPECT_EQ(a.raw_scores, b.raw_scores);
+  EXPECT_FLOAT_EQ(a.scale, 0.125f);
+  double sum = 0;
+  for (int j = 0; j < 10; ++j) {
+    sum += a.probs_scaled[j];
+    if (j) {
+      EXPECT_GE(a.probs_scaled[j - 1], a.probs_scaled[j]);
+    }
+  }
+  EXPECT_NEAR(sum, 1.0, 1e-6);
+  // Scaling by 1/8 flattens the distribution: more entropy than unscaled.
+  EXPECT_GT(a.entropy_scaled, a.entropy_unscaled);
+  // Exact check of one bar: probs_unscaled[0] = 1 / Σ exp(s_j − s_0).
+  double z = 0;
+  for (float s : a.raw_scores) z += std::exp(double(s) - a.raw_scores[0]);
+  EXPECT_NEAR(a.probs_unscaled[0], 1.0 / z, 1e-6);
+}
+
+TEST(SoftmaxSaturation, LogGrid) {
+  EXPECT_EQ(log_dk_grid(1, 16), (std::vector<int>{1, 2, 3, 4, 6, 8, 11, 16}));
+  const auto g = log_dk_grid(1, 4096);
+  EXPECT_EQ(g.front(), 1);
+  EXPECT_EQ(g.back(), 4096);
+}
+
+}  // namespace
+}  // namespace tw
