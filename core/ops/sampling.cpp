@@ -1,0 +1,100 @@
+#include "core/ops/sampling.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace tw {
+
+std::string validate(const SamplingConfig& cfg) {
+  if (!(cfg.temperature > 0.0f) || !std::isfinite(cfg.temperature))
+    return "temperature must be a finite number > 0 (use greedy decoding for temperature 0)";
+  if (cfg.top_k < 0) return "top_k must be ≥ 0 (0 disables it)";
+  if (!(cfg.top_p > 0.0f && cfg.top_p <= 1.0f)) return "top_p must be in (0, 1] (1 disables it)";
+  if (cfg.min_tokens_to_keep < 1) return "min_tokens_to_keep must be at least 1";
+  return "";
+}
+
+namespace {
+
+// A uniform double in [0, 1) from the engine's top 53 bits: the same on every platform, unlike std distributions.
+double uniform01_from(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+// Softmax over the entries where keep[i] is set (all when keep is empty), in double for the cumulative sums.
+void masked_softmax(std::vector<float>& probs, const std::vector<float>& logits, const std::vector<char>& keep) {
+  const size_t V = logits.size();
+  probs.assign(V, 0.0f);
+  double mx = -INFINITY;
+  for (size_t i = 0; i < V; ++i)
+    if (keep.empty() || keep[i]) mx = std::max(mx, static_cast<double>(logits[i]));
+  double sum = 0.0;
+  for (size_t i = 0; i < V; ++i)
+    if (keep.empty() || keep[i]) sum += std::exp(static_cast<double>(logits[i]) - mx);
+  for (size_t i = 0; i < V; ++i)
+    if (keep.empty() || keep[i]) probs[i] = static_cast<float>(std::exp(static_cast<double>(logits[i]) - mx) / sum);
+}
+
+}  // namespace
+
+void sampling_filter(SamplingTrace& out, const std::vector<float>& logits, const SamplingConfig& cfg) {
+  // logits and every per-token field: (V)
+  const int V = static_cast<int>(logits.size());
+  out.scaled_logits.resize(static_cast<size_t>(V));
+  for (int i = 0; i < V; ++i) out.scaled_logits[static_cast<size_t>(i)] = logits[static_cast<size_t>(i)] / cfg.temperature;
+  masked_softmax(out.probs_before, out.scaled_logits, {});
+
+  // Descending by scaled logit, ties by token id: both filters read this one order.
+  std::vector<int> order(static_cast<size_t>(V));
+  std::iota(order.begin(), order.end(), 0);
+  const auto& s = out.scaled_logits;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return s[static_cast<size_t>(a)] > s[static_cast<size_t>(b)]; });
+
+  // top-k: threshold = k-th largest value; every token at or above it survives.
+  out.kept_top_k.assign(static_cast<size_t>(V), 1);
+  if (cfg.top_k > 0) {
+    const int k = std::min(std::max(cfg.top_k, cfg.min_tokens_to_keep), V);
+    const float kth = s[static_cast<size_t>(order[static_cast<size_t>(k - 1)])];
+    for (int i = 0; i < V; ++i) out.kept_top_k[static_cast<size_t>(i)] = s[static_cast<size_t>(i)] >= kth;
+  }
+  out.n_top_k = static_cast<int>(std::count(out.kept_top_k.begin(), out.kept_top_k.end(), 1));
+
+  // top-p over the distribution left by top-k: keep a token while the mass before it is < p.
+  out.kept_top_p = out.kept_top_k;
+  if (cfg.top_p < 1.0f) {
+    std::vector<float> p_k;
+    masked_softmax(p_k, s, out.kept_top_k);
+    double before = 0.0;
+    int rank = 0;  // position among the top-k survivors, in descending order
+    for (int idx : order) {
+      const size_t i = static_cast<size_t>(idx);
+      if (!out.kept_top_k[i]) continue;
+      out.kept_top_p[i] = (before < static_cast<double>(cfg.top_p) || rank < cfg.min_tokens_to_keep) ? 1 : 0;
+      before += p_k[i];
+      ++rank;
+    }
+  }
+  out.n_final = static_cast<int>(std::count(out.kept_top_p.begin(), out.kept_top_p.end(), 1));
+  masked_softmax(out.probs, s, out.kept_top_p);
+}
+
+int sample_token(const std::vector<float>& probs, std::mt19937_64& rng) {
+  const double u = uniform01_from(rng);
+  double total = 0.0;
+  for (float p : probs) total += p;
+  double cum = 0.0;
+  int last_nonzero = -1;
+  for (size_t i = 0; i < probs.size(); ++i) {
+    if (probs[i] <= 0.0f) continue;
+    last_nonzero = static_cast<int>(i);
+    cum += probs[i];
+    if (u * total < cum) return last_nonzero;
+  }
+  return last_nonzero;  // rounding left u·total at the very top: the last possible token
+}
+
+int argmax_token(const std::vector<float>& logits) {
+  return static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+}
+
+}  // namespace tw
