@@ -1,0 +1,230 @@
+#!/usr/bin/python3
+"""Check a `transformer-workbench dump` in PyTorch, and time PyTorch's CPU forward pass of the same model.
+
+    transformer-workbench dump --config cfg.json --tokens 1,2,3 --out /tmp/d
+    /usr/bin/python3 bench/pytorch_forward.py /tmp/d                 # compare logits and every traced step
+    /usr/bin/python3 bench/pytorch_forward.py /tmp/d --time --threads 1,2 --repeat 20
+
+The forward pass below is written by hand from the formulas in shared/design/conventions.md (no transformers
+library): it reads model.safetensors and config.json exactly as a student would, runs the tokens of
+manifest.json, and prints the max |difference| against the dumped logits and against every dumped step.
+Needs Debian's python3-torch and python3-numpy (/usr/bin/python3).
+"""
+import argparse
+import json
+import math
+import os
+import struct
+import sys
+import time
+
+import numpy as np
+import torch
+
+
+# [SECTION] files
+
+def read_safetensors(path):
+    """Minimal F32 safetensors reader: 8-byte little-endian header length, JSON header, raw data."""
+    with open(path, "rb") as f:
+        data = f.read()
+    (n,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8:8 + n])
+    buf = data[8 + n:]
+    tensors = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        assert info["dtype"] == "F32", f"{name}: {info['dtype']}"
+        begin, end = info["data_offsets"]
+        arr = np.frombuffer(buf[begin:end], dtype="<f4").reshape(info["shape"])
+        tensors[name] = torch.from_numpy(arr.copy())
+    return tensors
+
+
+# [SECTION] model
+
+def alibi_slopes(n):
+    """The reference get_slopes of Press et al. (ALiBi)."""
+    def power_of_2(n):
+        start = 2 ** (-(2 ** -(math.log2(n) - 3)))
+        return [start * start ** i for i in range(n)]
+    if math.log2(n).is_integer():
+        return power_of_2(n)
+    p = 2 ** math.floor(math.log2(n))
+    return power_of_2(p) + alibi_slopes(2 * p)[0::2][: n - p]
+
+
+class Reference:
+    def __init__(self, cfg, w):
+        self.cfg, self.w = cfg, w
+        self.C = cfg["hidden_size"]
+        self.H = cfg["num_attention_heads"]
+        self.KV = cfg.get("num_key_value_heads", self.H)
+        self.D = self.C // self.H
+        self.L = cfg["num_hidden_layers"]
+        self.eps = cfg["rms_norm_eps"]
+        self.norm_kind = cfg.get("tw_norm", "rmsnorm")
+        self.pre = cfg.get("tw_norm_placement", "pre") == "pre"
+        self.positions = cfg.get("tw_positions", "rope")
+        self.act = cfg.get("tw_activation", "swiglu")
+        self.sliding = cfg.get("tw_attention", "full") == "sliding"
+        self.window = cfg.get("sliding_window") or 0
+        self.full_every = cfg.get("tw_full_every", 0)
+        self.tied = cfg.get("tie_word_embeddings", False)
+
+    def norm(self, x, prefix):
+        g = self.w[prefix + ".weight"]
+        if self.norm_kind == "rmsnorm":
+            return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * g
+        return torch.nn.functional.layer_norm(x, (self.C,), g, self.w[prefix + ".bias"], self.eps)
+
+    def rope_tables(self, T):
+        # Angles in float64, then float32 (the workbench does the same; HF forms them in float32, which differs
+        # by ~1e-5 rad at position 255).
+        k = torch.arange(self.D // 2, dtype=torch.float64)
+        theta = self.cfg["rope_theta"] ** (-2.0 * k / self.D)
+        ang = torch.arange(T, dtype=torch.float64)[:, None] * theta[None, :]
+        cos, sin = torch.cos(ang).float(), torch.sin(ang).float()
+        return torch.cat([cos, cos], -1), torch.cat([sin, sin], -1)  # (T, D)
+
+    @staticmethod
+    def rotate_half(x):
+        a, b = x.chunk(2, dim=-1)
+        return torch.cat([-b, a], dim=-1)
+
+    def mask(self, T, layer):
+        i = torch.arange(T)[:, None]
+        j = torch.arange(T)[None, :]
+        allowed = j <= i
+        if self.sliding and not (self.full_every > 0 and (layer + 1) % self.full_every == 0):
+            allowed = allowed & (i - j < self.window)
+        return allowed
+
+    def mlp(self, x, p):
+        up = x @ self.w[p + "mlp.up_proj.weight"].T
+        if self.act in ("swiglu", "geglu"):
+            gate = x @ self.w[p + "mlp.gate_proj.weight"].T
+            g = torch.nn.functional.silu(gate) if self.act == "swiglu" else torch.nn.functional.gelu(gate)
+            hidden = g * up
+        else:
+            hidden = torch.relu(up) if self.act == "relu" else torch.nn.functional.gelu(up)
+        return hidden @ self.w[p + "mlp.down_proj.weight"].T, hidden
+
+    def attention(self, x, p, layer, steps):
+        T, H, KV, D = x.shape[0], self.H, self.KV, self.D
+        q = (x @ self.w[p + "self_attn.q_proj.weight"].T).view(T, H, D).transpose(0, 1)   # (H, T, D)
+        k = (x @ self.w[p + "self_attn.k_proj.weight"].T).view(T, KV, D).transpose(0, 1)  # (KV, T, D)
+        v = (x @ self.w[p + "self_attn.v_proj.weight"].T).view(T, KV, D).transpose(0, 1)
+        if self.positions == "rope":
+            cos, sin = self.rope_tables(T)
+            q = q * cos + self.rotate_half(q) * sin
+            k = k * cos + self.rotate_half(k) * sin
+        rep = H // KV
+        k = k.repeat_interleave(rep, dim=0)  # query head h reads KV head h // rep
+        v = v.repeat_interleave(rep, dim=0)
+        s = (q @ k.transpose(1, 2)) / math.sqrt(D)
+        if self.positions == "alibi":
+            m = torch.tensor(alibi_slopes(H), dtype=torch.float32)[:, None, None]
+            dist = (torch.arange(T)[:, None] - torch.arange(T)[None, :]).clamp(min=0).float()
+            s = s - m * dist
+        s = s.masked_fill(~self.mask(T, layer), float("-inf"))
+        prob = torch.softmax(s, dim=-1)
+        o = (prob @ v).transpose(0, 1).reshape(T, H * D)
+        if steps is not None:
+            steps[f"layers.{layer}.attn.scores"] = s
+            steps[f"layers.{layer}.attn.probs"] = prob
+            steps[f"layers.{layer}.attn.out"] = o.view(T, H, D)
+        return o @ self.w[p + "self_attn.o_proj.weight"].T
+
+    def forward(self, tokens, steps=None):
+        T = len(tokens)
+        x = self.w["model.embed_tokens.weight"][tokens]
+        if self.positions == "learned":
+            x = x + self.w["model.embed_positions.weight"][:T]
+        elif self.positions == "sinusoidal":
+            pos = torch.arange(T, dtype=torch.float64)[:, None]
+            i = torch.arange(self.C // 2, dtype=torch.float64)[None, :]
+            ang = pos * 10000.0 ** (-2.0 * i / self.C)
+            pe = torch.stack([torch.sin(ang), torch.cos(ang)], -1).reshape(T, self.C).float()
+            x = x + pe
+        for l in range(self.L):
+            p = f"model.layers.{l}."
+            if self.pre:
+                h = x + self.attention(self.norm(x, p + "input_layernorm"), p, l, steps)
+                d, hidden = self.mlp(self.norm(h, p + "post_attention_layernorm"), p)
+                x = h + d
+            else:
+                h = self.norm(x + self.attention(x, p, l, steps), p + "input_layernorm")
+                d, hidden = self.mlp(h, p)
+                x = self.norm(h + d, p + "post_attention_layernorm")
+            if steps is not None:
+                steps[f"layers.{l}.mlp.hidden"] = hidden
+                steps[f"layers.{l}.attn.residual" if self.pre else f"layers.{l}.attn_norm"] = h
+                steps[f"layers.{l}.mlp.residual" if self.pre else f"layers.{l}.mlp_norm"] = x
+        if self.pre:
+            x = self.norm(x, "model.norm")
+        head = self.w["model.embed_tokens.weight"] if self.tied else self.w["lm_head.weight"]
+        return x @ head.T
+
+
+# [SECTION] main
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("dump_dir")
+    ap.add_argument("--time", action="store_true", help="time PyTorch's forward pass of these tokens")
+    ap.add_argument("--threads", default="1", help="comma-separated thread counts for --time (default 1)")
+    ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--tol", type=float, default=1e-3, help="exit 1 if the logits differ by more than this")
+    args = ap.parse_args()
+
+    d = args.dump_dir
+    cfg = json.load(open(os.path.join(d, "config.json")))
+    manifest = json.load(open(os.path.join(d, "manifest.json")))
+    model = Reference(cfg, read_safetensors(os.path.join(d, "model.safetensors")))
+    tokens = torch.tensor(manifest["tokens"], dtype=torch.long)
+
+    steps = {}
+    with torch.inference_mode():
+        logits = model.forward(tokens, steps)
+    ours = torch.from_numpy(np.load(os.path.join(d, "logits.npy")))
+    diff = (logits - ours).abs().max().item()
+    print(f"config: C={model.C} L={model.L} H={model.H} KV={model.KV} V={cfg['vocab_size']} "
+          f"F={cfg['intermediate_size']} positions={model.positions} norm={model.norm_kind} "
+          f"{'pre' if model.pre else 'post'}-norm act={model.act}; T={len(tokens)}")
+    print(f"max |logits_workbench - logits_pytorch| = {diff:.3e}  (logit scale: max |logit| = "
+          f"{logits.abs().max().item():.3f})")
+    worst_step = 0.0
+    for name, value in steps.items():
+        path = os.path.join(d, name + ".npy")
+        if os.path.exists(path):
+            dumped = torch.from_numpy(np.load(path))
+            a, b = value.reshape(dumped.shape), dumped
+            finite = torch.isfinite(b)
+            assert torch.equal(finite, torch.isfinite(a)), f"{name}: masked cells differ"
+            step_diff = (a[finite] - b[finite]).abs().max().item()
+            worst_step = max(worst_step, step_diff)
+    print(f"max difference over {len(steps)} intermediate steps (scores, probs, attn.out, residuals, mlp.hidden) = "
+          f"{worst_step:.3e}")
+
+    if args.time:
+        flops = sum(s["flops"] for s in manifest["steps"])
+        for threads in [int(t) for t in args.threads.split(",")]:
+            torch.set_num_threads(threads)
+            with torch.inference_mode():
+                for _ in range(3):
+                    model.forward(tokens)
+                times = []
+                for _ in range(args.repeat):
+                    t0 = time.perf_counter()
+                    model.forward(tokens)
+                    times.append(time.perf_counter() - t0)
+            best, median = min(times), sorted(times)[len(times) // 2]
+            print(f"pytorch {torch.__version__} threads={threads}: median {median * 1e3:.2f} ms, best "
+                  f"{best * 1e3:.2f} ms, {flops / median / 1e9:.2f} GFLOP/s (workbench FLOP count)")
+    return 0 if diff <= args.tol else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
