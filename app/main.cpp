@@ -10,6 +10,7 @@
 #include "app/commands.h"
 #include "app/fonts.h"
 #include "app/scene.h"
+#include "app/texture_gl.h"
 #include "app/window.h"
 
 int main(int argc, char** argv) {
@@ -68,6 +69,7 @@ int main(int argc, char** argv) {
   if (!state.font_warning.empty()) std::fprintf(stderr, "transformer-workbench: %s\n", state.font_warning.c_str());
   tw::Theme applied_theme = state.theme;
   tw::apply_theme(applied_theme, state.dpi_scale);
+  tw::install_gl_texture_backend();  // heatmaps draw as GL textures
 
   // [SECTION] loop
   int frame = 0;

@@ -10,6 +10,12 @@
 //   ... set controls (widgets, scene file, --set) ...
 //   p->update();                                            // recompute if the state changed
 //   p->draw(ctx);                                           // GUI only: inside ImGui::Begin/End
+// Headless (export, tests) replaces draw() by:
+//   p->update(); p->wait_idle();                            // results are current (worker threads done)
+//   for (const plot::Figure& f : p->figures()) ...          // writes <panel id>-<f.id>.png/svg/csv
+//
+// A panel builds its figures from its current core results in figures() and draws the same figures on screen
+// with plot::draw_figure (views/plot/plot_imgui.h), so exports show exactly what the user saw.
 
 #include <functional>
 #include <memory>
@@ -17,6 +23,7 @@
 #include <vector>
 
 #include "views/controls.h"
+#include "views/plot/figure.h"
 
 namespace tw {
 
@@ -52,6 +59,14 @@ class Panel {
   virtual void update() {}
   // Draws the window body (the app has already called ImGui::Begin).
   virtual void draw(const DrawContext& ctx) = 0;
+
+  // Every figure the panel shows, built from its current core results (plain data, no ImGui), in the order
+  // shown. Used by `export`, scene tests and the figure tests. Figure ids must be unique within the panel.
+  // Call update() (and wait_idle()) first; an empty vector means the panel has no figures.
+  virtual std::vector<plot::Figure> figures() { return {}; }
+  // Blocks until results requested by update() are ready. Panels that recompute on a worker thread override
+  // this; headless callers always call update(); wait_idle(); before figures().
+  virtual void wait_idle() {}
 
  protected:
   virtual void bind(Controls& c) = 0;

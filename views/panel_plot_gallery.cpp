@@ -1,0 +1,259 @@
+// Plot gallery: one small figure per item kind of the plot layer, in the spirit of ImPlot's demo.
+// It documents the API by example and is the visual test bed for the screen, PNG and SVG renderers.
+#include <imgui.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "views/panel.h"
+#include "views/plot/plot_imgui.h"
+#include "views/widgets.h"
+
+namespace tw {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+struct GalleryState {
+  int points = 200;         // samples per line
+  int heatmap_size = 12;    // rows = cols of the attention-like heatmap
+  bool causal_mask = true;  // mask the upper triangle with −∞
+  int colormap = 0;         // 0 viridis, 1 magma
+  float angle = 0.8f;       // radians, for the vectors figure
+  int samples = 5000;       // histogram samples
+};
+
+// A small deterministic generator so the gallery (and its exports) are identical on every run.
+struct Lcg {
+  uint64_t s;
+  double uniform() {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    return (double((s >> 11) & ((1ull << 53) - 1)) + 0.5) / double(1ull << 53);
+  }
+  double normal() { return std::sqrt(-2 * std::log(uniform())) * std::cos(2 * kPi * uniform()); }
+};
+
+// [SECTION] one function per figure
+
+plot::Figure lines_figure(const GalleryState& s) {
+  plot::Figure fig("lines", "Line and step plots");
+  plot::Axes& ax = fig.axes();
+  ax.setup("time", "s", "amplitude", "V");
+  std::vector<double> xs, sin_y, cos_y, sx, sy;
+  for (int i = 0; i < s.points; ++i) {
+    const double x = 4 * kPi * i / std::max(1, s.points - 1);
+    xs.push_back(x);
+    sin_y.push_back(std::sin(x));
+    cos_y.push_back(0.6 * std::cos(x));
+  }
+  for (int i = 0; i <= 12; ++i) sx.push_back(kPi * i / 3), sy.push_back(std::round(2 * std::sin(kPi * i / 3)) / 2);
+  ax.line("sin t", xs, sin_y);
+  ax.line("0.6 cos t", xs, cos_y).dashed = true;
+  ax.step("quantised", sx, sy);
+  return fig;
+}
+
+plot::Figure scatter_figure(const GalleryState&) {
+  plot::Figure fig("scatter", "Scatter");
+  plot::Axes& ax = fig.axes();
+  ax.setup("x", "", "y", "");
+  Lcg rng{42};
+  std::vector<double> x1, y1, x2, y2;
+  for (int i = 0; i < 80; ++i) {
+    x1.push_back(rng.normal()), y1.push_back(0.8 * x1.back() + 0.4 * rng.normal());
+    x2.push_back(rng.normal() + 2), y2.push_back(-0.5 * x2.back() + 0.5 * rng.normal());
+  }
+  ax.scatter("cluster A", x1, y1);
+  ax.scatter("cluster B", x2, y2);
+  return fig;
+}
+
+plot::Figure bars_figure(const GalleryState&) {
+  plot::Figure fig("bars", "Grouped bars");
+  plot::Axes& ax = fig.axes();
+  ax.setup("model", "", "memory", "MiB");
+  ax.bars({"MHA", "GQA-4", "MQA"}, {"K cache", "V cache"}, {{64, 16, 4}, {64, 16, 4.5}});
+  return fig;
+}
+
+plot::Figure histogram_figure(const GalleryState& s) {
+  plot::Figure fig("histogram", "Histogram of N(0, 1) samples");
+  plot::Axes& ax = fig.axes();
+  ax.setup("value", "", "count", "");
+  Lcg rng{7};
+  std::vector<double> v(size_t(s.samples));
+  for (double& x : v) x = rng.normal();
+  ax.histogram("samples", v, 40);
+  ax.vline("mean 0", 0);
+  return fig;
+}
+
+plot::Figure heatmap_figure(const GalleryState& s) {
+  plot::Figure fig("heatmap", "Causal attention probabilities");
+  plot::Axes& ax = fig.axes();
+  ax.setup("key position j", "", "query position i", "");
+  const int n = s.heatmap_size;
+  std::vector<double> p(size_t(n) * size_t(n));
+  for (int i = 0; i < n; ++i) {
+    double sum = 0;
+    for (int j = 0; j < n; ++j) {
+      const bool masked = s.causal_mask && j > i;
+      const double w = masked ? 0 : std::exp(-0.35 * std::abs(i - j)) * (1 + 0.5 * std::sin(0.7 * j));
+      p[size_t(i) * n + j] = masked ? -INFINITY : w;
+      sum += w;
+    }
+    for (int j = 0; j < n; ++j)
+      if (p[size_t(i) * n + j] != -INFINITY) p[size_t(i) * n + j] /= sum;
+  }
+  plot::HeatmapOptions o;
+  o.colormap = s.colormap == 1 ? plot::Colormap::Magma : plot::Colormap::Viridis;
+  o.vmin = 0;
+  o.value_label = "probability";
+  if (n <= 16) {
+    static const char* const words[] = {"The", "cat", "sat", "on", "the", "mat", "and", "looked",
+                                        "at", "the", "dog", "who", "was", "not", "amused", "."};
+    for (int i = 0; i < n; ++i) o.row_labels.push_back(words[i]), o.col_labels.push_back(words[i]);
+  }
+  ax.heatmap("P", p.data(), n, n, o);
+  return fig;
+}
+
+plot::Figure diverging_figure(const GalleryState&) {
+  plot::Figure fig("diverging", "Signed scores (diverging map)");
+  plot::Axes& ax = fig.axes();
+  ax.setup("dimension", "", "token", "");
+  const int rows = 8, cols = 16;
+  std::vector<float> v(size_t(rows * cols));
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) v[size_t(i * cols + j)] = float(std::sin(0.5 * j + i) * (i + 1) / 4.0);
+  plot::HeatmapOptions o;
+  o.colormap = plot::Colormap::Diverging;
+  o.value_label = "score";
+  ax.heatmap("scores", v.data(), rows, cols, o);
+  return fig;
+}
+
+plot::Figure vectors_figure(const GalleryState& s) {
+  plot::Figure fig("vectors", "Rotation on the unit circle");
+  plot::Axes& ax = fig.axes();
+  ax.setup("x\xE2\x82\x80", "", "x\xE2\x82\x81", "");  // x₀, x₁
+  ax.flags |= plot::AxesFlags_EqualAspect;
+  ax.set_x_range(-1.3, 1.3).set_y_range(-1.3, 1.3);
+  ax.circle(0, 0, 1);
+  ax.arrow("q", 0, 0, 0.9, 0.3);
+  const double a = std::atan2(0.3, 0.9);
+  ax.arrow("R(\xCE\xB8) q", 0, 0, std::hypot(0.9, 0.3) * std::cos(a + s.angle), std::hypot(0.9, 0.3) * std::sin(a + s.angle));
+  char label[64];
+  std::snprintf(label, sizeof label, "\xCE\xB8 = %.2f rad", double(s.angle));
+  ax.arc(label, 0, 0, 0.35, a, a + s.angle);
+  return fig;
+}
+
+plot::Figure log_figure(const GalleryState&) {
+  plot::Figure fig("log", "Log axes: RoPE frequencies");
+  plot::Axes& ax = fig.axes();
+  ax.setup("pair index k", "", "\xCE\xB8\xE2\x82\x96", "rad/token");  // θₖ
+  ax.y.scale = plot::Scale::Log10;
+  std::vector<double> k, theta, theta_ntk;
+  for (int i = 0; i < 32; ++i) {
+    k.push_back(i);
+    theta.push_back(std::pow(10000.0, -2.0 * i / 64));
+    theta_ntk.push_back(std::pow(10000.0 * std::pow(4.0, 64.0 / 62.0), -2.0 * i / 64));
+  }
+  ax.line("base 10000", k, theta).style = plot::LineStyle::LineAndMarkers;
+  ax.line("NTK \xCE\xB1 = 4", k, theta_ntk);
+  return fig;
+}
+
+plot::Figure annotations_figure(const GalleryState&) {
+  plot::Figure fig("annotations", "Markers and text");
+  plot::Axes& ax = fig.axes();
+  ax.setup("logit", "", "probability", "");
+  std::vector<double> x, y;
+  for (int i = 0; i <= 100; ++i) x.push_back(-6 + 12.0 * i / 100), y.push_back(1 / (1 + std::exp(-x.back())));
+  ax.line("\xCF\x83(x)", x, y);
+  ax.hline("p = 0.9", 0.9);
+  ax.vline("x = 0", 0);
+  ax.text("saturates \xE2\x86\x92", 2.5, 0.6).align_x = 0;
+  return fig;
+}
+
+plot::Figure multiples_figure(const GalleryState& s) {
+  plot::Figure fig("heads", "Small multiples: four heads");
+  fig.grid_cols = 4;
+  const int n = 8;
+  for (int h = 0; h < 4; ++h) {
+    plot::Axes& ax = fig.add_axes("head " + std::to_string(h));
+    std::vector<double> p(size_t(n * n));
+    for (int i = 0; i < n; ++i) {
+      double sum = 0;
+      for (int j = 0; j <= i; ++j) sum += std::exp(-(h + 0.3) * 0.4 * (i - j));
+      for (int j = 0; j < n; ++j) p[size_t(i * n + j)] = j > i ? -INFINITY : std::exp(-(h + 0.3) * 0.4 * (i - j)) / sum;
+    }
+    plot::HeatmapOptions o;
+    o.colormap = s.colormap == 1 ? plot::Colormap::Magma : plot::Colormap::Viridis;
+    o.vmin = 0, o.vmax = 1;
+    ax.heatmap("P", p.data(), n, n, o);
+  }
+  return fig;
+}
+
+plot::Figure empty_figure(const GalleryState&) {
+  plot::Figure fig("empty", "Empty state (no data yet)");
+  fig.axes().setup("x", "", "y", "");
+  return fig;
+}
+
+}  // namespace
+
+// [SECTION] panel
+class PlotGalleryPanel final : public Panel {
+ public:
+  PanelInfo info() const override {
+    return {"gallery", "Plot gallery", "Reference", "One small figure per plot kind: lines, bars, heatmaps, vectors, log axes."};
+  }
+
+  std::vector<plot::Figure> figures() override {
+    return {lines_figure(s_),   scatter_figure(s_),     bars_figure(s_),      histogram_figure(s_),
+            heatmap_figure(s_), diverging_figure(s_),   vectors_figure(s_),   log_figure(s_),
+            annotations_figure(s_), multiples_figure(s_), empty_figure(s_)};
+  }
+
+  void draw(const DrawContext& ctx) override {
+    panel_explanation(
+        "Every figure kind of the plot layer. Hover a figure for the exact value under the cursor, scroll to zoom, "
+        "drag to pan, double-click to reset, right-click to export PNG, SVG or CSV. Raise the heatmap size to 1024 "
+        "to check that large maps stay smooth.");
+    for (const Control& c : controls().all()) draw_control(c);
+    ImGui::Separator();
+    const std::vector<plot::Figure> figs = figures();
+    const float spacing = ImGui::GetStyle().ItemSpacing.x;
+    const float w = (ImGui::GetContentRegionAvail().x - spacing) / 2;
+    for (size_t i = 0; i < figs.size(); ++i) {
+      const bool wide = figs[i].id == "heads";  // small multiples get the full row
+      if (wide && i % 2 == 1) ImGui::NewLine();
+      plot::draw_figure(figs[i], ctx, "gallery", ImVec2(wide ? 2 * w + spacing : w, wide ? w * 0.45f : w * 0.66f));
+      if (!wide && i % 2 == 0 && i + 1 < figs.size() && figs[i + 1].id != "heads") ImGui::SameLine();
+    }
+  }
+
+ protected:
+  void bind(Controls& c) override {
+    c.add_int("points", &s_.points, 2, 5000, "Line points", "Samples per line in the line figure.", true);
+    c.add_int("heatmap_size", &s_.heatmap_size, 2, 1024, "Heatmap size",
+              "Rows and columns of the attention-like heatmap; 1024 checks the texture path.", true);
+    c.add_bool("causal_mask", &s_.causal_mask, "Causal mask",
+               "Mask keys after the query with −∞; masked cells are drawn grey with their own legend entry.");
+    c.add_enum("colormap", &s_.colormap, {"viridis", "magma"}, "Colormap", "Sequential colour scale of the heatmaps.");
+    c.add_float("angle", &s_.angle, 0.0f, 6.2832f, "Angle θ", "Rotation angle of the vector figure, in radians.");
+    c.add_int("samples", &s_.samples, 10, 100000, "Histogram samples", "Number of N(0, 1) samples.", true);
+  }
+
+ private:
+  GalleryState s_;
+};
+
+TW_REGISTER_PANEL(PlotGalleryPanel);
+
+}  // namespace tw

@@ -1,0 +1,61 @@
+#pragma once
+// File exports of a figure: SVG (true vector), PNG (software rasteriser, no OpenGL, no display) and CSV.
+// Every function returns an empty string on success or a one-line message for the user; none throws.
+// Files are written atomically: a temporary file in the same directory, then rename.
+//
+//   std::string err = plot::export_png(fig, "out/softmax-probs.png", {.theme = ThemeKind::Print, .scale = 2});
+//   if (!err.empty()) show(err);
+//
+// Output is deterministic: the same figure and options give byte-identical files.
+
+#include <string>
+#include <vector>
+
+#include "views/plot/figure.h"
+#include "views/plot/layout.h"
+
+namespace tw::plot {
+
+struct ExportOptions {
+  ThemeKind theme = ThemeKind::Print;
+  float scale = 2;                 // PNG only: pixels per logical pixel, 1–4
+  float width = 0, height = 0;     // logical size; 0 = default_figure_size(fig)
+  std::vector<ViewRange> views;    // zoom/pan state to reproduce (GUI exports); empty = the figure's ranges
+};
+
+// [SECTION] in-memory renderers (tests and callers that do not want files)
+std::string render_svg(const Figure& fig, const ExportOptions& options);
+struct RenderedPng {
+  std::string error;            // empty on success
+  int width = 0, height = 0;    // pixels
+  std::vector<uint8_t> rgba;    // width · height · 4
+  std::string png;              // encoded PNG bytes
+};
+RenderedPng render_png(const Figure& fig, const ExportOptions& options);
+
+// PNG bytes of an RGBA8 image (deterministic: fixed compression settings).
+std::string encode_png(int width, int height, const std::vector<uint8_t>& rgba);
+
+// [SECTION] file exports
+std::string export_svg(const Figure& fig, const std::string& path, const ExportOptions& options);
+std::string export_png(const Figure& fig, const std::string& path, const ExportOptions& options);
+std::string export_csv(const Figure& fig, const std::string& path);
+
+enum ExportFormat_ {
+  ExportFormat_None = 0,
+  ExportFormat_Png = 1 << 0,  // <dir>/<prefix>-<id>.png
+  ExportFormat_Svg = 1 << 1,  // <dir>/<prefix>-<id>.svg
+  ExportFormat_Csv = 1 << 2,  // <dir>/<prefix>-<id>.csv
+  ExportFormat_All = ExportFormat_Png | ExportFormat_Svg | ExportFormat_Csv,
+};
+using ExportFormats = int;
+
+// Writes `<dir>/<prefix>-<fig.id>.<ext>` for each requested format (creating `dir` if needed) and appends
+// every path written to `written`. Stops at the first error and returns it.
+std::string export_figure(const Figure& fig, const std::string& dir, const std::string& prefix, ExportFormats formats,
+                          const ExportOptions& options, std::vector<std::string>* written);
+
+// Writes `bytes` to `path` atomically. Returns "" or a message naming the path and the reason.
+std::string write_file_atomic(const std::string& path, const std::string& bytes);
+
+}  // namespace tw::plot

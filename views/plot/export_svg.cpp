@@ -1,0 +1,149 @@
+// SVG export: every primitive becomes an SVG element (text stays text); heatmaps are embedded PNG images.
+#include <cstdio>
+
+#include "views/plot/export.h"
+#include "views/plot/text.h"
+
+namespace tw::plot {
+
+namespace {
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  std::string s = buf;
+  while (s.back() == '0') s.pop_back();  // "12.50" → "12.5", "3.00" → "3"
+  if (s.back() == '.') s.pop_back();
+  if (s == "-0") s = "0";
+  return s;
+}
+
+std::string escape_xml(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        // Control characters are not allowed in XML 1.0 text.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') out += ' ';
+        else out += c;
+    }
+  }
+  return out;
+}
+
+std::string base64(const std::string& bytes) {
+  static const char* const table = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    const unsigned v = (unsigned char)bytes[i] << 16 | (unsigned char)bytes[i + 1] << 8 | (unsigned char)bytes[i + 2];
+    out += table[v >> 18 & 63], out += table[v >> 12 & 63], out += table[v >> 6 & 63], out += table[v & 63];
+  }
+  if (i + 1 == bytes.size()) {
+    const unsigned v = (unsigned char)bytes[i] << 16;
+    out += table[v >> 18 & 63], out += table[v >> 12 & 63], out += "==";
+  } else if (i + 2 == bytes.size()) {
+    const unsigned v = (unsigned char)bytes[i] << 16 | (unsigned char)bytes[i + 1] << 8;
+    out += table[v >> 18 & 63], out += table[v >> 12 & 63], out += table[v >> 6 & 63], out += '=';
+  }
+  return out;
+}
+
+std::string paint(const char* attr, uint32_t c) {
+  std::string s = std::string(" ") + attr + "=\"" + css_hex(c) + "\"";
+  if (alpha(c) != 255) s += std::string(" ") + attr + "-opacity=\"" + num(alpha(c) / 255.0) + "\"";
+  return s;
+}
+
+std::string points(const std::vector<Vec2>& pts) {
+  std::string s;
+  for (size_t i = 0; i < pts.size(); ++i) {
+    if (i) s += ' ';
+    s += num(pts[i].x) + "," + num(pts[i].y);
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string render_svg(const Figure& fig, const ExportOptions& options) {
+  LayoutOptions lo;
+  const Vec2 size = default_figure_size(fig);
+  lo.width = options.width > 0 ? options.width : size.x;
+  lo.height = options.height > 0 ? options.height : size.y;
+  lo.theme = options.theme;
+  lo.views = options.views;
+  const Layout l = layout_figure(fig, lo);
+
+  std::string out;
+  out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" version=\"1.1\" width=\"" +
+         num(l.width) + "\" height=\"" + num(l.height) + "\" viewBox=\"0 0 " + num(l.width) + " " + num(l.height) +
+         "\" font-family=\"DejaVu Sans, Verdana, sans-serif\">\n";
+  out += "<title>" + escape_xml(fig.title.empty() ? fig.id : fig.title) + "</title>\n";
+  if (!l.clips.empty()) {
+    out += "<defs>\n";
+    for (size_t i = 0; i < l.clips.size(); ++i) {
+      const Rect& c = l.clips[i];
+      out += "<clipPath id=\"clip" + std::to_string(i) + "\"><rect x=\"" + num(c.x0) + "\" y=\"" + num(c.y0) +
+             "\" width=\"" + num(c.width()) + "\" height=\"" + num(c.height()) + "\"/></clipPath>\n";
+    }
+    out += "</defs>\n";
+  }
+  int current_clip = -1;
+  for (const Primitive& p : l.prims) {
+    if (p.clip != current_clip) {
+      if (current_clip >= 0) out += "</g>\n";
+      if (p.clip >= 0) out += "<g clip-path=\"url(#clip" + std::to_string(p.clip) + ")\">\n";
+      current_clip = p.clip;
+    }
+    switch (p.kind) {
+      case PrimKind::Rect:
+        out += "<rect x=\"" + num(p.rect.x0) + "\" y=\"" + num(p.rect.y0) + "\" width=\"" + num(p.rect.width()) +
+               "\" height=\"" + num(p.rect.height()) + "\"" + paint("fill", p.color) + "/>\n";
+        break;
+      case PrimKind::Polyline:
+        out += std::string(p.closed ? "<polygon" : "<polyline") + " points=\"" + points(p.points) + "\" fill=\"none\"" +
+               paint("stroke", p.color) + " stroke-width=\"" + num(p.width) +
+               "\" stroke-linejoin=\"round\" stroke-linecap=\"butt\"/>\n";
+        break;
+      case PrimKind::Polygon:
+        out += "<polygon points=\"" + points(p.points) + "\"" + paint("fill", p.color) + "/>\n";
+        break;
+      case PrimKind::Text: {
+        // Same placement as the screen: the box's top-left is the anchor minus the alignment; y is the baseline.
+        const float w = text_width(p.text, p.size);
+        const float baseline = p.pos.y - p.align_y * p.size + text_baseline(p.size);
+        const char* anchor = p.align_x == 0.5f ? "middle" : p.align_x == 1.0f ? "end" : "start";
+        const float x = p.align_x == 0.5f || p.align_x == 1.0f ? p.pos.x : p.pos.x - p.align_x * w;
+        out += "<text x=\"" + num(x) + "\" y=\"" + num(baseline) + "\" font-size=\"" + num(p.size) + "\"" +
+               paint("fill", p.color) + (p.align_x == 0 ? "" : std::string(" text-anchor=\"") + anchor + "\"");
+        if (p.vertical) out += " transform=\"rotate(-90 " + num(p.pos.x) + " " + num(p.pos.y) + ")\"";
+        out += ">" + escape_xml(p.text) + "</text>\n";
+        break;
+      }
+      case PrimKind::Image: {
+        const Pixels px = visible_pixels(l.images[size_t(p.image)]);
+        if (px.width <= 0 || px.height <= 0) break;
+        out += "<image x=\"" + num(p.rect.x0) + "\" y=\"" + num(p.rect.y0) + "\" width=\"" + num(p.rect.width()) +
+               "\" height=\"" + num(p.rect.height()) +
+               "\" preserveAspectRatio=\"none\" image-rendering=\"optimizeSpeed\" style=\"image-rendering:pixelated\" "
+               "xlink:href=\"data:image/png;base64," +
+               base64(encode_png(px.width, px.height, px.rgba)) + "\"/>\n";
+        break;
+      }
+    }
+  }
+  if (current_clip >= 0) out += "</g>\n";
+  out += "</svg>\n";
+  return out;
+}
+
+}  // namespace tw::plot

@@ -1,0 +1,842 @@
+// Layout of a figure into pixel-space primitives (see layout.h).
+//
+// Index of this file:
+// [SECTION] AxesFrame mapping
+// [SECTION] Images
+// [SECTION] Primitive helpers
+// [SECTION] Data ranges
+// [SECTION] Axis ticks
+// [SECTION] Items
+// [SECTION] Legend and colour bar
+// [SECTION] One axes
+// [SECTION] Figure
+
+#include "views/plot/layout.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "views/plot/text.h"
+
+namespace tw::plot {
+
+// [SECTION] AxesFrame mapping
+namespace {
+double fwd(double v, Scale s) { return s == Scale::Log10 ? (v > 0 ? std::log10(v) : -400.0) : v; }
+double inv(double v, Scale s) { return s == Scale::Log10 ? std::pow(10.0, v) : v; }
+}  // namespace
+
+Vec2 AxesFrame::to_pixel(double x, double y) const {
+  const double fx0 = fwd(x0, x_scale), fx1 = fwd(x1, x_scale), fy0 = fwd(y0, y_scale), fy1 = fwd(y1, y_scale);
+  double tx = fx1 != fx0 ? (fwd(x, x_scale) - fx0) / (fx1 - fx0) : 0.5;
+  double ty = fy1 != fy0 ? (fwd(y, y_scale) - fy0) / (fy1 - fy0) : 0.5;
+  if (x_invert) tx = 1 - tx;
+  if (y_invert) ty = 1 - ty;
+  // Clamp far-off points so zoomed-in lines do not overflow float; clipping hides them anyway.
+  tx = std::clamp(tx, -1e4, 1e4);
+  ty = std::clamp(ty, -1e4, 1e4);
+  return {static_cast<float>(plot.x0 + tx * plot.width()), static_cast<float>(plot.y1 - ty * plot.height())};
+}
+
+double AxesFrame::x_from_pixel(float px) const {
+  double t = plot.width() > 0 ? (px - plot.x0) / plot.width() : 0;
+  if (x_invert) t = 1 - t;
+  const double f0 = fwd(x0, x_scale), f1 = fwd(x1, x_scale);
+  return inv(f0 + t * (f1 - f0), x_scale);
+}
+
+double AxesFrame::y_from_pixel(float py) const {
+  double t = plot.height() > 0 ? (plot.y1 - py) / plot.height() : 0;
+  if (y_invert) t = 1 - t;
+  const double f0 = fwd(y0, y_scale), f1 = fwd(y1, y_scale);
+  return inv(f0 + t * (f1 - f0), y_scale);
+}
+
+// [SECTION] Images
+namespace {
+
+void put(std::vector<uint8_t>& px, size_t i, uint32_t c) {
+  px[i * 4 + 0] = red(c);
+  px[i * 4 + 1] = green(c);
+  px[i * 4 + 2] = blue(c);
+  px[i * 4 + 3] = alpha(c);
+}
+
+uint64_t hash_heatmap(const HeatmapItem& h) {
+  if (h.version != 0) return h.version * 0x9E3779B97F4A7C15ull;
+  // 64-bit multiply-xor over the raw values: fast enough to run every frame on 1024 × 1024 doubles.
+  uint64_t acc = 0x243F6A8885A308D3ull ^ (uint64_t(h.rows) << 32) ^ uint64_t(h.cols);
+  for (double v : h.data) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    acc = (acc ^ bits) * 0x100000001B3ull;
+    acc ^= acc >> 29;
+  }
+  return acc;
+}
+
+}  // namespace
+
+Pixels image_pixels(const ImageRef& image) {
+  Pixels p;
+  if (!image.heatmap) {  // colour bar: 256 rows, top = vmax
+    p.width = 1;
+    p.height = 256;
+    p.rgba.resize(256 * 4);
+    for (int i = 0; i < 256; ++i) put(p.rgba, size_t(i), colormap_at(image.colormap, 1.0 - (i + 0.5) / 256.0));
+    return p;
+  }
+  const HeatmapItem& h = *image.heatmap;
+  p.width = h.cols;
+  p.height = h.rows;
+  p.rgba.resize(size_t(h.rows) * size_t(h.cols) * 4);
+  for (size_t i = 0; i < h.data.size(); ++i) put(p.rgba, i, cell_color(image.colormap, h.data[i], image.vmin, image.vmax));
+  return p;
+}
+
+Pixels visible_pixels(const ImageRef& image) {
+  if (!image.heatmap) return image_pixels(image);
+  const HeatmapItem& h = *image.heatmap;
+  Pixels p;
+  p.width = image.cols;
+  p.height = image.rows;
+  p.rgba.resize(size_t(p.width) * size_t(p.height) * 4);
+  for (int y = 0; y < p.height; ++y)
+    for (int x = 0; x < p.width; ++x) {
+      const int i = image.row0 + (image.flip_y ? p.height - 1 - y : y);
+      const int j = image.col0 + (image.flip_x ? p.width - 1 - x : x);
+      put(p.rgba, size_t(y) * size_t(p.width) + size_t(x),
+          cell_color(image.colormap, h.data[size_t(i) * size_t(h.cols) + size_t(j)], image.vmin, image.vmax));
+    }
+  return p;
+}
+
+// [SECTION] Primitive helpers
+namespace {
+
+struct Builder {
+  Layout& out;
+  const FigureTheme& th;
+  int clip = -1;
+
+  void rect(Rect r, uint32_t color) {
+    Primitive p;
+    p.kind = PrimKind::Rect;
+    p.rect = r;
+    p.color = color;
+    p.clip = clip;
+    out.prims.push_back(std::move(p));
+  }
+  void outline(Rect r, uint32_t color, float width) {
+    polyline({{r.x0, r.y0}, {r.x1, r.y0}, {r.x1, r.y1}, {r.x0, r.y1}}, color, width, true);
+  }
+  void polyline(std::vector<Vec2> pts, uint32_t color, float width, bool closed = false) {
+    if (pts.size() < 2) return;
+    Primitive p;
+    p.kind = PrimKind::Polyline;
+    p.points = std::move(pts);
+    p.color = color;
+    p.width = width;
+    p.closed = closed;
+    p.clip = clip;
+    out.prims.push_back(std::move(p));
+  }
+  void dashed(const std::vector<Vec2>& pts, uint32_t color, float width) {
+    const float on = 5.0f * std::max(1.0f, width * 0.7f), off = 3.5f * std::max(1.0f, width * 0.7f);
+    std::vector<Vec2> cur;
+    float phase = 0;  // distance into the current on/off period
+    bool drawing = true;
+    for (size_t i = 0; i + 1 < pts.size(); ++i) {
+      Vec2 a = pts[i];
+      const Vec2 b = pts[i + 1];
+      float len = std::hypot(b.x - a.x, b.y - a.y);
+      while (len > 0) {
+        const float left = (drawing ? on : off) - phase;
+        const float take = std::min(left, len);
+        const float t = take / len;
+        const Vec2 m{a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t};
+        if (drawing) {
+          if (cur.empty()) cur.push_back(a);
+          cur.push_back(m);
+        }
+        phase += take;
+        len -= take;
+        a = m;
+        if (phase >= (drawing ? on : off) - 1e-4f) {
+          if (drawing) polyline(std::move(cur), color, width), cur.clear();
+          drawing = !drawing;
+          phase = 0;
+        }
+      }
+    }
+    if (drawing && cur.size() >= 2) polyline(std::move(cur), color, width);
+  }
+  void stroke(const std::vector<Vec2>& pts, uint32_t color, float width, bool is_dashed) {
+    if (is_dashed) dashed(pts, color, width);
+    else polyline(pts, color, width);
+  }
+  void polygon(std::vector<Vec2> pts, uint32_t color) {
+    if (pts.size() < 3) return;
+    Primitive p;
+    p.kind = PrimKind::Polygon;
+    p.points = std::move(pts);
+    p.color = color;
+    p.clip = clip;
+    out.prims.push_back(std::move(p));
+  }
+  void disc(Vec2 c, float r, uint32_t color) {
+    std::vector<Vec2> pts;
+    for (int k = 0; k < 12; ++k) {
+      const float a = 2.0f * 3.14159265f * k / 12.0f;
+      pts.push_back({c.x + r * std::cos(a), c.y + r * std::sin(a)});
+    }
+    polygon(std::move(pts), color);
+  }
+  void text(Vec2 pos, std::string s, float size, uint32_t color, float ax = 0, float ay = 0, bool vertical = false) {
+    if (s.empty()) return;
+    Primitive p;
+    p.kind = PrimKind::Text;
+    p.pos = pos;
+    p.text = std::move(s);
+    p.size = size;
+    p.color = color;
+    p.align_x = ax;
+    p.align_y = ay;
+    p.vertical = vertical;
+    p.clip = clip;
+    out.prims.push_back(std::move(p));
+  }
+  void image(Rect r, ImageRef ref) {
+    out.images.push_back(ref);
+    Primitive p;
+    p.kind = PrimKind::Image;
+    p.rect = r;
+    p.image = static_cast<int>(out.images.size()) - 1;
+    p.clip = clip;
+    out.prims.push_back(std::move(p));
+  }
+};
+
+uint32_t item_color(uint32_t requested, int& next) { return requested ? requested : categorical(next++); }
+
+// [SECTION] Data ranges
+struct Range {
+  double lo = INFINITY, hi = -INFINITY;
+  bool pad_lo = true, pad_hi = true;  // add a margin beyond the data (not for heatmaps, bar baselines)
+  void add(double v, Scale s) {
+    if (!std::isfinite(v) || (s == Scale::Log10 && v <= 0)) return;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  bool valid() const { return lo <= hi; }
+};
+
+// The range an axis shows: explicit limits win; otherwise the data range with a 4% margin.
+void resolve_range(const Axis& axis, Range r, double* out_lo, double* out_hi) {
+  if (!r.valid()) r.lo = axis.scale == Scale::Log10 ? 1 : 0, r.hi = axis.scale == Scale::Log10 ? 10 : 1;
+  double lo = r.lo, hi = r.hi;
+  if (axis.scale == Scale::Log10) {
+    double l0 = std::log10(lo), l1 = std::log10(hi);
+    if (l1 - l0 < 1e-9) l0 -= 0.5, l1 += 0.5;
+    const double m = (l1 - l0) * 0.04;
+    lo = std::pow(10.0, r.pad_lo ? l0 - m : l0);
+    hi = std::pow(10.0, r.pad_hi ? l1 + m : l1);
+  } else {
+    if (hi - lo < 1e-300) {
+      const double d = std::max(std::fabs(lo) * 0.1, 0.5);
+      lo -= d, hi += d;
+    } else {
+      const double m = (hi - lo) * 0.04;
+      if (r.pad_lo) lo -= m;
+      if (r.pad_hi) hi += m;
+    }
+  }
+  if (std::isfinite(axis.min) && (axis.scale == Scale::Linear || axis.min > 0)) lo = axis.min;
+  if (std::isfinite(axis.max) && (axis.scale == Scale::Linear || axis.max > 0)) hi = axis.max;
+  if (!(hi > lo)) hi = lo + 1;
+  *out_lo = lo;
+  *out_hi = hi;
+}
+
+void data_ranges(const Axes& a, Range* rx, Range* ry) {
+  const Scale xs = a.x.scale, ys = a.y.scale;
+  for (const Item& it : a.items) {
+    if (const auto* l = std::get_if<LineItem>(&it)) {
+      for (size_t i = 0; i < l->xs.size(); ++i) {
+        if (!std::isfinite(l->xs[i]) || !std::isfinite(l->ys[i])) continue;
+        rx->add(l->xs[i], xs);
+        ry->add(l->ys[i], ys);
+      }
+    } else if (const auto* b = std::get_if<BarsItem>(&it)) {
+      rx->add(-0.5, xs), rx->add(double(b->groups.size()) - 0.5, xs);
+      rx->pad_lo = rx->pad_hi = false;
+      if (ys == Scale::Linear) ry->add(0, ys);
+      for (const auto& s : b->values)
+        for (double v : s) ry->add(v, ys);
+      if (ry->lo >= 0) ry->pad_lo = false;
+    } else if (const auto* h = std::get_if<HistogramItem>(&it)) {
+      const HistogramBins bins = bin_histogram(*h);
+      rx->add(bins.lo, xs), rx->add(bins.hi, xs);
+      if (ys == Scale::Linear) ry->add(0, ys), ry->pad_lo = false;
+      for (double c : bins.counts) ry->add(c, ys);
+    } else if (const auto* hm = std::get_if<HeatmapItem>(&it)) {
+      rx->add(-0.5, xs), rx->add(hm->cols - 0.5, xs);
+      ry->add(-0.5, ys), ry->add(hm->rows - 0.5, ys);
+      rx->pad_lo = rx->pad_hi = ry->pad_lo = ry->pad_hi = false;
+    } else if (const auto* ar = std::get_if<ArrowItem>(&it)) {
+      rx->add(ar->x0, xs), rx->add(ar->x1, xs), ry->add(ar->y0, ys), ry->add(ar->y1, ys);
+    } else if (const auto* c = std::get_if<CircleItem>(&it)) {
+      rx->add(c->cx - c->r, xs), rx->add(c->cx + c->r, xs), ry->add(c->cy - c->r, ys), ry->add(c->cy + c->r, ys);
+    } else if (const auto* t = std::get_if<TextItem>(&it)) {
+      rx->add(t->x, xs), ry->add(t->y, ys);
+    } else if (const auto* m = std::get_if<MarkerLineItem>(&it)) {
+      (m->vertical ? rx : ry)->add(m->value, m->vertical ? xs : ys);
+    }
+  }
+}
+
+// [SECTION] Axis ticks
+struct AxisTicks {
+  std::vector<Tick> ticks;
+  bool vertical_labels = false;  // x tick labels rotated (long token strings)
+  float extent = 0;              // label size across the axis: height (x) or width (y) in pixels
+};
+
+// Ticks for one axis shown over [lo, hi] on `length` pixels; `horizontal` for the x axis.
+AxisTicks make_ticks(const Axis& axis, double lo, double hi, float length, bool horizontal, float font) {
+  AxisTicks t;
+  if (axis.hide) return t;
+  const double a = std::min(lo, hi), b = std::max(lo, hi);
+  if (!axis.categories.empty()) {
+    const int first = std::max(0, static_cast<int>(std::ceil(a - 1e-9)));
+    const int last = std::min(static_cast<int>(axis.categories.size()) - 1, static_cast<int>(std::floor(b + 1e-9)));
+    const float spacing = (b > a) ? float(length / (b - a)) : length;
+    float widest = 0;
+    for (int i = first; i <= last; ++i) widest = std::max(widest, text_width(axis.categories[size_t(i)], font));
+    widest = std::min(widest, 140.0f);
+    int every = 1;
+    if (horizontal) {
+      if (widest + 6 > spacing) t.vertical_labels = true;
+      const float need = t.vertical_labels ? font * 1.15f : widest + 6;
+      every = std::max(1, static_cast<int>(std::ceil(need / std::max(spacing, 1e-3f))));
+    } else {
+      every = std::max(1, static_cast<int>(std::ceil(font * 1.1f / std::max(spacing, 1e-3f))));
+    }
+    for (int i = first; i <= last; ++i)
+      if ((i - first) % every == 0) t.ticks.push_back({double(i), axis.categories[size_t(i)]});
+    t.extent = horizontal ? (t.vertical_labels ? widest : font * 1.2f) : widest;
+    return t;
+  }
+  const int target = std::max(2, static_cast<int>(length / (horizontal ? 90.0f : 45.0f)));
+  t.ticks = axis.scale == Scale::Log10 ? log_ticks(a, b, target) : nice_ticks(a, b, target);
+  if (horizontal) {
+    // Thin linear ticks whose labels would touch.
+    float widest = 0;
+    for (const Tick& k : t.ticks) widest = std::max(widest, text_width(k.label, font));
+    if (t.ticks.size() > 1 && widest + 10 > length / float(t.ticks.size())) {
+      std::vector<Tick> kept;
+      for (size_t i = 0; i < t.ticks.size(); i += 2) kept.push_back(t.ticks[i]);
+      t.ticks = kept;
+    }
+    t.extent = font * 1.2f;
+  } else {
+    for (const Tick& k : t.ticks) t.extent = std::max(t.extent, text_width(k.label, font));
+  }
+  return t;
+}
+
+// Shortens a label to `max_width` pixels with an ellipsis.
+std::string fit_text(const std::string& s, float size, float max_width) {
+  if (text_width(s, size) <= max_width) return s;
+  std::vector<uint32_t> cps = decode_utf8(s);
+  std::string out;
+  while (!cps.empty()) {
+    cps.pop_back();
+    out.clear();
+    for (uint32_t cp : cps) {
+      if (cp < 0x80) out += char(cp);
+      else if (cp < 0x800) out += char(0xC0 | (cp >> 6)), out += char(0x80 | (cp & 0x3F));
+      else if (cp < 0x10000)
+        out += char(0xE0 | (cp >> 12)), out += char(0x80 | ((cp >> 6) & 0x3F)), out += char(0x80 | (cp & 0x3F));
+      else
+        out += char(0xF0 | (cp >> 18)), out += char(0x80 | ((cp >> 12) & 0x3F)), out += char(0x80 | ((cp >> 6) & 0x3F)),
+            out += char(0x80 | (cp & 0x3F));
+    }
+    out += "\xE2\x80\xA6";  // …
+    if (text_width(out, size) <= max_width) return out;
+  }
+  return "\xE2\x80\xA6";
+}
+
+// [SECTION] Items
+struct LegendEntry {
+  std::string label;
+  uint32_t color = 0;
+  enum Kind { Line, Marker, Patch, Dashed } kind = Line;
+};
+
+void draw_line_item(Builder& b, const AxesFrame& f, const LineItem& l, uint32_t color, std::vector<LegendEntry>* legend) {
+  const float width = l.width > 0 ? l.width : b.th.line_width;
+  if (l.style != LineStyle::Scatter) {
+    std::vector<Vec2> run;
+    auto flush = [&] {
+      if (run.size() >= 2) b.stroke(run, color, width, l.dashed);
+      run.clear();
+    };
+    for (size_t i = 0; i < l.xs.size(); ++i) {
+      const bool ok = std::isfinite(l.xs[i]) && std::isfinite(l.ys[i]) &&
+                      (f.x_scale == Scale::Linear || l.xs[i] > 0) && (f.y_scale == Scale::Linear || l.ys[i] > 0);
+      if (!ok) {
+        flush();
+        continue;
+      }
+      const Vec2 p = f.to_pixel(l.xs[i], l.ys[i]);
+      if (l.style == LineStyle::Step && !run.empty()) run.push_back({p.x, run.back().y});  // hold y until next x
+      run.push_back(p);
+    }
+    flush();
+  }
+  if (l.style == LineStyle::Scatter || l.style == LineStyle::LineAndMarkers) {
+    for (size_t i = 0; i < l.xs.size(); ++i)
+      if (std::isfinite(l.xs[i]) && std::isfinite(l.ys[i])) b.disc(f.to_pixel(l.xs[i], l.ys[i]), b.th.marker_size, color);
+  }
+  if (!l.label.empty())
+    legend->push_back({l.label, color,
+                       l.style == LineStyle::Scatter ? LegendEntry::Marker
+                       : l.dashed                    ? LegendEntry::Dashed
+                                                     : LegendEntry::Line});
+}
+
+void draw_bars(Builder& b, const AxesFrame& f, const BarsItem& bars, int& palette, std::vector<LegendEntry>* legend) {
+  const size_t ns = std::max<size_t>(1, bars.series.size());
+  const double group_width = 0.8, bar = group_width / double(ns);
+  const double base = f.y_scale == Scale::Log10 ? std::min(f.y0, f.y1) : 0.0;
+  for (size_t s = 0; s < bars.series.size(); ++s) {
+    const uint32_t color = categorical(palette++);
+    for (size_t g = 0; g < bars.groups.size(); ++g) {
+      const double v = bars.values[s][g];
+      if (!std::isfinite(v)) continue;
+      const double x0 = double(g) - group_width / 2 + bar * double(s) + bar * 0.05;
+      const Vec2 p0 = f.to_pixel(x0, base), p1 = f.to_pixel(x0 + bar * 0.9, v);
+      b.rect({std::min(p0.x, p1.x), std::min(p0.y, p1.y), std::max(p0.x, p1.x), std::max(p0.y, p1.y)}, color);
+    }
+    if (!bars.series[s].empty()) legend->push_back({bars.series[s], color, LegendEntry::Patch});
+  }
+}
+
+void draw_histogram(Builder& b, const AxesFrame& f, const HistogramItem& h, uint32_t color,
+                    std::vector<LegendEntry>* legend) {
+  const HistogramBins bins = bin_histogram(h);
+  const double w = (bins.hi - bins.lo) / double(bins.counts.size());
+  const double base = f.y_scale == Scale::Log10 ? std::min(f.y0, f.y1) : 0.0;
+  for (size_t k = 0; k < bins.counts.size(); ++k) {
+    if (bins.counts[k] <= 0) continue;
+    const Vec2 p0 = f.to_pixel(bins.lo + w * double(k), base), p1 = f.to_pixel(bins.lo + w * double(k + 1), bins.counts[k]);
+    const Rect r{std::min(p0.x, p1.x), std::min(p0.y, p1.y), std::max(p0.x, p1.x), std::max(p0.y, p1.y)};
+    b.rect(r, with_alpha(color, 200));
+    b.outline(r, color, 1.0f);
+  }
+  if (!h.label.empty()) legend->push_back({h.label, color, LegendEntry::Patch});
+}
+
+// The colour-scale range of a heatmap: explicit, or the finite data range (Diverging: symmetric around 0).
+void heatmap_range(const HeatmapItem& h, double* vmin, double* vmax) {
+  double lo = INFINITY, hi = -INFINITY;
+  for (double v : h.data)
+    if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+  if (!(lo <= hi)) lo = 0, hi = 1;
+  if (std::isfinite(h.options.vmin)) lo = h.options.vmin;
+  if (std::isfinite(h.options.vmax)) hi = h.options.vmax;
+  if (h.options.colormap == Colormap::Diverging) {
+    const double m = std::max(std::fabs(lo), std::fabs(hi));
+    lo = -m, hi = m;
+  }
+  if (!(hi > lo)) hi = lo + (lo == 0 ? 1 : std::fabs(lo) * 0.01);
+  *vmin = lo;
+  *vmax = hi;
+}
+
+bool has_masked(const HeatmapItem& h) {
+  return std::any_of(h.data.begin(), h.data.end(), [](double v) { return v == -INFINITY || std::isnan(v); });
+}
+
+void draw_heatmap(Builder& b, const AxesFrame& f, const HeatmapItem& h) {
+  if (h.rows <= 0 || h.cols <= 0) return;
+  const double xa = std::min(f.x0, f.x1), xb = std::max(f.x0, f.x1);
+  const double ya = std::min(f.y0, f.y1), yb = std::max(f.y0, f.y1);
+  const int j0 = std::max(0, static_cast<int>(std::floor(xa + 0.5))), j1 = std::min(h.cols - 1, static_cast<int>(std::ceil(xb - 0.5)));
+  const int i0 = std::max(0, static_cast<int>(std::floor(ya + 0.5))), i1 = std::min(h.rows - 1, static_cast<int>(std::ceil(yb - 0.5)));
+  if (j0 > j1 || i0 > i1) return;
+  ImageRef ref;
+  ref.heatmap = &h;
+  ref.colormap = h.options.colormap;
+  heatmap_range(h, &ref.vmin, &ref.vmax);
+  ref.row0 = i0, ref.col0 = j0, ref.rows = i1 - i0 + 1, ref.cols = j1 - j0 + 1;
+  uint64_t k = hash_heatmap(h);
+  double mm[2] = {ref.vmin, ref.vmax};
+  uint64_t bits[2];
+  std::memcpy(bits, mm, sizeof bits);
+  ref.key = (k ^ (bits[0] * 31) ^ (bits[1] * 131) ^ uint64_t(ref.colormap)) | 1;
+  // The image rect covers the visible cell block; cell (i0, j0) sits at corner `a`, so the flips follow the axes.
+  const Vec2 a = f.to_pixel(j0 - 0.5, i0 - 0.5), c = f.to_pixel(j1 + 0.5, i1 + 0.5);
+  ref.flip_x = a.x > c.x;
+  ref.flip_y = a.y > c.y;
+  b.image({std::min(a.x, c.x), std::min(a.y, c.y), std::max(a.x, c.x), std::max(a.y, c.y)}, ref);
+}
+
+void draw_arrow(Builder& b, const AxesFrame& f, const ArrowItem& ar, uint32_t color, std::vector<LegendEntry>* legend) {
+  const Vec2 p0 = f.to_pixel(ar.x0, ar.y0), p1 = f.to_pixel(ar.x1, ar.y1);
+  const float dx = p1.x - p0.x, dy = p1.y - p0.y, len = std::hypot(dx, dy);
+  const float w = b.th.line_width;
+  if (len < 0.5f) {
+    b.disc(p0, w * 1.5f, color);
+  } else {
+    const float head = std::min(len * 0.45f, 6.0f + 2.5f * w), half = head * 0.45f;
+    const float ux = dx / len, uy = dy / len;
+    const Vec2 base{p1.x - ux * head, p1.y - uy * head};
+    b.polyline({p0, {base.x + ux * 0.5f, base.y + uy * 0.5f}}, color, w);
+    b.polygon({p1, {base.x - uy * half, base.y + ux * half}, {base.x + uy * half, base.y - ux * half}}, color);
+  }
+  if (!ar.label.empty()) legend->push_back({ar.label, color, LegendEntry::Line});
+}
+
+std::vector<Vec2> arc_points(const AxesFrame& f, double cx, double cy, double r, double a0, double a1) {
+  std::vector<Vec2> pts;
+  const int n = std::max(8, static_cast<int>(std::fabs(a1 - a0) / (2 * M_PI) * 128));
+  for (int k = 0; k <= n; ++k) {
+    const double a = a0 + (a1 - a0) * k / n;
+    pts.push_back(f.to_pixel(cx + r * std::cos(a), cy + r * std::sin(a)));
+  }
+  return pts;
+}
+
+void draw_items(Builder& b, const AxesFrame& f, const Axes& axes, std::vector<LegendEntry>* legend) {
+  int palette = 0;
+  for (const Item& it : axes.items) {
+    if (const auto* l = std::get_if<LineItem>(&it)) {
+      draw_line_item(b, f, *l, item_color(l->color, palette), legend);
+    } else if (const auto* bars = std::get_if<BarsItem>(&it)) {
+      draw_bars(b, f, *bars, palette, legend);
+    } else if (const auto* h = std::get_if<HistogramItem>(&it)) {
+      draw_histogram(b, f, *h, item_color(h->color, palette), legend);
+    } else if (const auto* hm = std::get_if<HeatmapItem>(&it)) {
+      draw_heatmap(b, f, *hm);
+    } else if (const auto* ar = std::get_if<ArrowItem>(&it)) {
+      draw_arrow(b, f, *ar, item_color(ar->color, palette), legend);
+    } else if (const auto* c = std::get_if<CircleItem>(&it)) {
+      b.stroke(arc_points(f, c->cx, c->cy, c->r, 0, 2 * M_PI), c->color ? c->color : b.th.faint, b.th.frame_width,
+               c->dashed);
+    } else if (const auto* arc = std::get_if<ArcItem>(&it)) {
+      const uint32_t color = arc->color ? arc->color : b.th.text;
+      b.polyline(arc_points(f, arc->cx, arc->cy, arc->r, arc->a0, arc->a1), color, b.th.frame_width);
+      const double mid = 0.5 * (arc->a0 + arc->a1);
+      const Vec2 at = f.to_pixel(arc->cx + arc->r * 1.35 * std::cos(mid), arc->cy + arc->r * 1.35 * std::sin(mid));
+      b.text(at, arc->label, b.th.tick_size, color, 0.5f, 0.5f);
+    } else if (const auto* t = std::get_if<TextItem>(&it)) {
+      b.text(f.to_pixel(t->x, t->y), t->text, b.th.tick_size, t->color ? t->color : b.th.text, t->align_x, t->align_y);
+    } else if (const auto* m = std::get_if<MarkerLineItem>(&it)) {
+      const uint32_t color = m->color ? m->color : b.th.marker;
+      if (m->vertical) {
+        const float x = f.to_pixel(m->value, f.y0).x;
+        b.stroke({{x, f.plot.y0}, {x, f.plot.y1}}, color, b.th.frame_width, m->dashed);
+        b.text({x + 4, f.plot.y0 + 3}, m->label, b.th.tick_size, color, 0, 0);
+      } else {
+        const float y = f.to_pixel(f.x0, m->value).y;
+        b.stroke({{f.plot.x0, y}, {f.plot.x1, y}}, color, b.th.frame_width, m->dashed);
+        b.text({f.plot.x1 - 4, y - 3}, m->label, b.th.tick_size, color, 1, 1);
+      }
+    }
+  }
+}
+
+// [SECTION] Legend and colour bar
+void draw_legend(Builder& b, const std::vector<LegendEntry>& entries, Vec2 anchor, bool right_aligned) {
+  if (entries.empty()) return;
+  const float fs = b.th.tick_size, row = fs * 1.45f, swatch = 20, pad = 6;
+  float widest = 0;
+  for (const auto& e : entries) widest = std::max(widest, text_width(e.label, fs));
+  const float w = pad * 2 + swatch + 6 + widest, h = pad * 2 + row * float(entries.size()) - (row - fs);
+  const float x0 = right_aligned ? anchor.x - w : anchor.x;
+  const Rect box{x0, anchor.y, x0 + w, anchor.y + h};
+  b.rect(box, b.th.legend_background);
+  b.outline(box, with_alpha(b.th.frame, 110), 1.0f);
+  float y = box.y0 + pad + fs * 0.5f;
+  for (const auto& e : entries) {
+    const float sx = box.x0 + pad;
+    switch (e.kind) {
+      case LegendEntry::Line: b.polyline({{sx, y}, {sx + swatch, y}}, e.color, b.th.line_width); break;
+      case LegendEntry::Dashed: b.dashed({{sx, y}, {sx + swatch, y}}, e.color, b.th.line_width); break;
+      case LegendEntry::Marker: b.disc({sx + swatch / 2, y}, b.th.marker_size + 0.5f, e.color); break;
+      case LegendEntry::Patch: b.rect({sx + 3, y - fs * 0.38f, sx + swatch - 3, y + fs * 0.38f}, e.color); break;
+    }
+    b.text({sx + swatch + 6, y}, e.label, fs, b.th.text, 0, 0.5f);
+    y += row;
+  }
+}
+
+float legend_width(const FigureTheme& th, const std::vector<LegendEntry>& entries) {
+  float widest = 0;
+  for (const auto& e : entries) widest = std::max(widest, text_width(e.label, th.tick_size));
+  return entries.empty() ? 0 : 12 + 20 + 6 + widest;
+}
+
+struct ColorBarSpec {
+  const HeatmapItem* heatmap = nullptr;
+  double vmin = 0, vmax = 1;
+  bool masked = false;
+  std::vector<Tick> ticks;
+  float tick_width = 0;
+};
+
+const char* const kMaskedLabel = "\xE2\x88\x92\xE2\x88\x9E masked";  // "−∞ masked"
+
+float colorbar_block_width(const FigureTheme& th, const ColorBarSpec& cb) {
+  float w = 12 + th.colorbar_width + th.tick_length + 3 + cb.tick_width;
+  if (!cb.heatmap->options.value_label.empty()) w += th.label_size * 1.3f;
+  if (cb.masked) w = std::max(w, 12 + th.colorbar_width + 5 + text_width(kMaskedLabel, th.tick_size));
+  return w;
+}
+
+void draw_colorbar(Builder& b, const ColorBarSpec& cb, const Rect& plot) {
+  const FigureTheme& th = b.th;
+  const float swatch_h = cb.masked ? th.colorbar_width + 8 : 0;
+  const Rect bar{plot.x1 + 12, plot.y0, plot.x1 + 12 + th.colorbar_width, plot.y1 - swatch_h};
+  if (bar.height() < 8) return;
+  ImageRef ref;
+  ref.colormap = cb.heatmap->options.colormap;
+  ref.vmin = cb.vmin;
+  ref.vmax = cb.vmax;
+  ref.key = 0x5CA1Eull + uint64_t(ref.colormap);
+  b.image(bar, ref);
+  b.outline(bar, th.frame, th.frame_width);
+  for (const Tick& t : cb.ticks) {
+    const double pos = (t.value - cb.vmin) / (cb.vmax - cb.vmin);
+    const float y = bar.y1 - static_cast<float>(pos) * bar.height();
+    b.polyline({{bar.x1, y}, {bar.x1 + th.tick_length, y}}, th.frame, th.frame_width);
+    b.text({bar.x1 + th.tick_length + 3, y}, t.label, th.tick_size, th.text, 0, 0.5f);
+  }
+  if (!cb.heatmap->options.value_label.empty())
+    b.text({bar.x1 + th.tick_length + 3 + cb.tick_width + th.label_size * 0.25f, (bar.y0 + bar.y1) / 2},
+           fit_text(cb.heatmap->options.value_label, th.label_size, bar.height()), th.label_size, th.text, 0.5f, 0,
+           true);
+  if (cb.masked) {
+    // Masked cells get their own legend entry in the same grey, so the grey is never read off the scale.
+    const Rect sw{bar.x0, plot.y1 - th.colorbar_width, bar.x1, plot.y1};
+    b.rect(sw, kMaskedColor);
+    b.outline(sw, th.frame, th.frame_width);
+    b.text({sw.x1 + 5, (sw.y0 + sw.y1) / 2}, kMaskedLabel, th.tick_size, th.text, 0, 0.5f);
+  }
+}
+
+// [SECTION] One axes
+// Lays out one axes inside `cell`: caption, axis labels, tick labels, colour bar and legend around the plot area.
+AxesFrame layout_axes(Builder& b, const Axes& axes_in, Rect cell, const ViewRange& view) {
+  const FigureTheme& th = b.th;
+  Axis xa = axes_in.x, ya = axes_in.y;
+  const HeatmapItem* first_heatmap = nullptr;
+  bool any_legend = false;
+  for (const Item& it : axes_in.items) {
+    if (const auto* hm = std::get_if<HeatmapItem>(&it)) {
+      if (!first_heatmap) first_heatmap = hm;
+      if (xa.categories.empty() && !hm->options.col_labels.empty()) xa.categories = hm->options.col_labels;
+      if (ya.categories.empty() && !hm->options.row_labels.empty()) ya.categories = hm->options.row_labels;
+    }
+    std::visit([&](const auto& item) {
+      using T = std::decay_t<decltype(item)>;
+      if constexpr (std::is_same_v<T, BarsItem>) any_legend |= !item.series.empty();
+      else if constexpr (std::is_same_v<T, LineItem> || std::is_same_v<T, HistogramItem> || std::is_same_v<T, ArrowItem>)
+        any_legend |= !item.label.empty();
+    }, it);
+  }
+  if (axes_in.flags & AxesFlags_NoLegend) any_legend = false;
+
+  AxesFrame f;
+  f.axes = &axes_in;
+  f.x_scale = xa.scale;
+  f.y_scale = ya.scale;
+  f.x_invert = xa.invert;
+  f.y_invert = ya.invert;
+  Range rx, ry;
+  data_ranges(axes_in, &rx, &ry);
+  resolve_range(xa, rx, &f.x0, &f.x1);
+  resolve_range(ya, ry, &f.y0, &f.y1);
+  if (view.set) f.x0 = view.x0, f.x1 = view.x1, f.y0 = view.y0, f.y1 = view.y1;
+
+  // Colour bar ticks first: the bar takes a fixed column on the right.
+  ColorBarSpec cb;
+  float right_reserve = 0;
+  if (first_heatmap && first_heatmap->rows > 0 && first_heatmap->cols > 0) {
+    cb.heatmap = first_heatmap;
+    heatmap_range(*first_heatmap, &cb.vmin, &cb.vmax);
+    cb.masked = has_masked(*first_heatmap);
+    cb.ticks = nice_ticks(cb.vmin, cb.vmax, std::max(2, static_cast<int>(cell.height() / 50)));
+    for (const Tick& t : cb.ticks) cb.tick_width = std::max(cb.tick_width, text_width(t.label, th.tick_size));
+    right_reserve = colorbar_block_width(th, cb);
+  }
+  const bool legend_outside = any_legend && (axes_in.flags & AxesFlags_LegendOutside);
+
+  const float label_h = th.label_size * 1.35f;
+  const float top = cell.y0 + (axes_in.title.empty() ? th.tick_size * 0.6f : th.tick_size * 1.6f);
+  float left_label = (!ya.hide && !ya.label.empty()) ? label_h : 0;
+  float bottom_label = (!xa.hide && !xa.label.empty()) ? label_h : 0;
+
+  // Two passes: tick density depends on the plot size, which depends on the tick label sizes.
+  Rect plot{cell.x0 + left_label + 40, top, cell.x1 - right_reserve - 8, cell.y1 - bottom_label - th.tick_size * 1.5f};
+  AxisTicks xt, yt;
+  for (int pass = 0; pass < 2; ++pass) {
+    yt = make_ticks(ya, f.y0, f.y1, std::max(plot.height(), 10.0f), false, th.tick_size);
+    const float left = cell.x0 + left_label + (ya.hide ? 4 : yt.extent + th.tick_length + 5);
+    plot.x0 = left;
+    plot.x1 = cell.x1 - right_reserve - 6;
+    xt = make_ticks(xa, f.x0, f.x1, std::max(plot.width(), 10.0f), true, th.tick_size);
+    const float xt_extent = xa.hide ? 4 : xt.extent + th.tick_length + 4;
+    plot.y1 = cell.y1 - bottom_label - std::min(xt_extent, cell.height() * 0.35f);
+    plot.y0 = top;
+  }
+  if (plot.width() < 10 || plot.height() < 10) {  // too small to show anything useful
+    f.plot = plot;
+    return f;
+  }
+
+  // Draw order: background, grid, items, frame, ticks, colour bar, legend.
+  if (legend_outside) {
+    // Measure the legend before placing items so the plot area leaves room for it.
+    std::vector<LegendEntry> entries;
+    AxesFrame probe = f;
+    probe.plot = plot;
+    Layout probe_layout;
+    Builder pb{probe_layout, th, -1};
+    draw_items(pb, probe, axes_in, &entries);
+    plot.x1 -= legend_width(th, entries) + 8;
+  }
+
+  // Equal aspect: widen the range of the axis that would otherwise be stretched (keeps the plot area full).
+  if ((axes_in.flags & AxesFlags_EqualAspect) && xa.scale == Scale::Linear && ya.scale == Scale::Linear) {
+    const double ux = std::fabs(f.x1 - f.x0) / plot.width(), uy = std::fabs(f.y1 - f.y0) / plot.height();
+    if (ux > uy) {
+      const double c = 0.5 * (f.y0 + f.y1), h = 0.5 * ux * plot.height();
+      f.y0 = c - h, f.y1 = c + h;
+    } else if (uy > ux) {
+      const double c = 0.5 * (f.x0 + f.x1), h = 0.5 * uy * plot.width();
+      f.x0 = c - h, f.x1 = c + h;
+    }
+    yt = make_ticks(ya, f.y0, f.y1, plot.height(), false, th.tick_size);
+    xt = make_ticks(xa, f.x0, f.x1, plot.width(), true, th.tick_size);
+  }
+  f.plot = plot;
+
+  if (!axes_in.title.empty())
+    b.text({(plot.x0 + plot.x1) / 2, cell.y0 + th.tick_size * 0.2f}, fit_text(axes_in.title, th.tick_size, cell.width()),
+           th.tick_size, th.text, 0.5f, 0);
+  b.rect(plot, th.plot_background);
+
+  // Grid lines at the ticks.
+  if (!(axes_in.flags & AxesFlags_NoGrid) && !first_heatmap) {
+    for (const Tick& t : xt.ticks) {
+      const float x = f.to_pixel(t.value, f.y0).x;
+      if (x > plot.x0 + 0.5f && x < plot.x1 - 0.5f) b.polyline({{x, plot.y0}, {x, plot.y1}}, th.grid, th.grid_width);
+    }
+    for (const Tick& t : yt.ticks) {
+      const float y = f.to_pixel(f.x0, t.value).y;
+      if (y > plot.y0 + 0.5f && y < plot.y1 - 0.5f) b.polyline({{plot.x0, y}, {plot.x1, y}}, th.grid, th.grid_width);
+    }
+  }
+
+  // Items, clipped to the plot area.
+  b.out.clips.push_back(plot);
+  const int saved_clip = b.clip;
+  b.clip = static_cast<int>(b.out.clips.size()) - 1;
+  std::vector<LegendEntry> legend;
+  draw_items(b, f, axes_in, &legend);
+  b.clip = saved_clip;
+  if (axes_in.items.empty()) b.text({(plot.x0 + plot.x1) / 2, (plot.y0 + plot.y1) / 2}, "No data", th.label_size, th.faint, 0.5f, 0.5f);
+
+  // Frame and ticks.
+  b.outline(plot, th.frame, th.frame_width);
+  if (!xa.hide) {
+    for (const Tick& t : xt.ticks) {
+      const float x = f.to_pixel(t.value, f.y0).x;
+      if (x < plot.x0 - 0.5f || x > plot.x1 + 0.5f) continue;
+      b.polyline({{x, plot.y1}, {x, plot.y1 + th.tick_length}}, th.frame, th.frame_width);
+      if (xt.vertical_labels)
+        b.text({x, plot.y1 + th.tick_length + 3}, fit_text(t.label, th.tick_size, 140), th.tick_size, th.text, 1, 0.5f, true);
+      else
+        b.text({x, plot.y1 + th.tick_length + 2}, t.label, th.tick_size, th.text, 0.5f, 0);
+    }
+    if (!xa.label.empty())
+      b.text({(plot.x0 + plot.x1) / 2, cell.y1 - 1}, fit_text(xa.title(), th.label_size, cell.width()), th.label_size,
+             th.text, 0.5f, 1);
+  }
+  if (!ya.hide) {
+    for (const Tick& t : yt.ticks) {
+      const float y = f.to_pixel(f.x0, t.value).y;
+      if (y < plot.y0 - 0.5f || y > plot.y1 + 0.5f) continue;
+      b.polyline({{plot.x0 - th.tick_length, y}, {plot.x0, y}}, th.frame, th.frame_width);
+      b.text({plot.x0 - th.tick_length - 3, y}, fit_text(t.label, th.tick_size, 140), th.tick_size, th.text, 1, 0.5f);
+    }
+    if (!ya.label.empty())
+      b.text({cell.x0 + 1, (plot.y0 + plot.y1) / 2}, fit_text(ya.title(), th.label_size, plot.height()), th.label_size,
+             th.text, 0.5f, 0, true);
+  }
+
+  if (cb.heatmap) draw_colorbar(b, cb, plot);
+  if (any_legend) {
+    if (legend_outside) draw_legend(b, legend, {plot.x1 + 8, plot.y0}, false);
+    else draw_legend(b, legend, {plot.x1 - 6, plot.y0 + 6}, true);
+  }
+  return f;
+}
+
+}  // namespace
+
+// [SECTION] Figure
+Vec2 default_figure_size(const Figure& fig) {
+  const int n = std::max<int>(1, static_cast<int>(fig.grid.size()));
+  const int cols = fig.grid_cols > 0 ? std::min(fig.grid_cols, n) : static_cast<int>(std::ceil(std::sqrt(double(n))));
+  const int rows = (n + cols - 1) / cols;
+  const float aspect = fig.aspect > 0 ? fig.aspect : 0.625f;
+  if (n == 1) return {640, 640 * aspect};
+  const float w = std::max(640.0f, 260.0f * float(cols));
+  return {w, (w / float(cols)) * 0.8f * float(rows) + 40};
+}
+
+Layout layout_figure(const Figure& fig, const LayoutOptions& options) {
+  Layout out;
+  out.width = std::max(options.width, 1.0f);
+  out.height = std::max(options.height, 1.0f);
+  out.theme = figure_theme(options.theme);
+  out.figure = &fig;
+  const FigureTheme& th = out.theme;
+  Builder b{out, th, -1};
+  if (options.background) b.rect({0, 0, out.width, out.height}, th.background);
+
+  const float pad = th.padding;
+  float top = pad;
+  if (!fig.title.empty()) {
+    b.text({out.width / 2, top}, fit_text(fig.title, th.title_size, out.width - 2 * pad), th.title_size, th.text, 0.5f, 0);
+    top += th.title_size * 1.5f;
+  }
+  float bottom = out.height - pad;
+  if (!fig.note.empty()) {
+    b.text({pad, bottom}, fit_text(fig.note, th.tick_size, out.width - 2 * pad), th.tick_size, th.faint, 0, 1);
+    bottom -= th.tick_size * 1.5f;
+  }
+  if (fig.grid.empty()) {
+    b.text({out.width / 2, (top + bottom) / 2}, "No data", th.label_size, th.faint, 0.5f, 0.5f);
+    return out;
+  }
+  const int n = static_cast<int>(fig.grid.size());
+  const int cols = fig.grid_cols > 0 ? std::min(fig.grid_cols, n) : static_cast<int>(std::ceil(std::sqrt(double(n))));
+  const int rows = (n + cols - 1) / cols;
+  const float cw = (out.width - pad) / float(cols), ch = (bottom - top) / float(rows);
+  for (int k = 0; k < n; ++k) {
+    const int r = k / cols, c = k % cols;
+    const Rect cell{pad + cw * float(c), top + ch * float(r), pad + cw * float(c + 1) - pad, top + ch * float(r + 1) - (r + 1 < rows ? pad : 0)};
+    const ViewRange view = size_t(k) < options.views.size() ? options.views[size_t(k)] : ViewRange{};
+    out.frames.push_back(layout_axes(b, fig.grid[size_t(k)], cell, view));
+  }
+  return out;
+}
+
+}  // namespace tw::plot

@@ -1,0 +1,380 @@
+// Figures on screen: layout primitives → ImDrawList, plus hover, zoom/pan and the export menu.
+//
+// Index of this file:
+// [SECTION] Plot context (view state, textures, export settings)
+// [SECTION] Rendering primitives
+// [SECTION] Interaction
+// [SECTION] Export menu
+// [SECTION] draw_figure
+
+#include "views/plot/plot_imgui.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <unordered_map>
+
+#include "views/plot/export.h"
+#include "views/plot/layout.h"
+#include "views/plot/text.h"
+
+namespace tw::plot {
+
+// [SECTION] Plot context (view state, textures, export settings)
+namespace {
+
+struct FigureState {
+  std::vector<ViewRange> views;   // zoom/pan per axes
+  int drag_axes = -1;             // axes being panned (set on mouse down)
+  int export_scale = 2;           // PNG scale chosen in the menu
+  std::string message;            // result of the last export, shown under the figure
+  bool message_error = false;
+  double message_time = -1e9;
+  int last_frame = 0;
+};
+
+struct TextureEntry {
+  ImTextureID texture = nullptr;
+  int width = 0, height = 0;
+  uint64_t key = 0;
+  int last_frame = 0;
+};
+
+// The plot layer's per-process UI state: one instance, owned here so panels keep none.
+struct PlotContext {
+  TextureBackend backend;
+  std::string export_dir = "figures";
+  std::unordered_map<ImGuiID, FigureState> figures;
+  std::unordered_map<uint64_t, TextureEntry> textures;  // keyed by figure ImGui id and image slot
+  int frame = 0;
+  int last_gc_frame = 0;
+};
+
+PlotContext& context() {
+  static PlotContext ctx;  // plot-layer singleton (not panel state); lives until exit
+  return ctx;
+}
+
+ImU32 to_imgui(uint32_t c) { return IM_COL32(red(c), green(c), blue(c), alpha(c)); }
+
+ThemeKind theme_kind(Theme t) { return t == Theme::Print ? ThemeKind::Print : ThemeKind::Dark; }
+
+// Drops textures and view state of figures not drawn for a while (closed panels, changed figure ids).
+void collect_garbage(PlotContext& pc) {
+  if (pc.frame - pc.last_gc_frame < 120) return;
+  pc.last_gc_frame = pc.frame;
+  for (auto it = pc.textures.begin(); it != pc.textures.end();) {
+    if (pc.frame - it->second.last_frame > 300) {
+      if (pc.backend.destroy && it->second.texture) pc.backend.destroy(it->second.texture);
+      it = pc.textures.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+// The texture for image `slot` of figure `id`, re-uploaded only when the image key changes.
+ImTextureID texture_for(PlotContext& pc, ImGuiID id, int slot, const ImageRef& ref) {
+  if (!pc.backend.create || !pc.backend.update || !pc.backend.destroy) return nullptr;
+  // Colour bars share one texture per colormap across all figures.
+  const uint64_t map_key = ref.heatmap ? (uint64_t(id) << 20) ^ uint64_t(slot) : (0xC0103ull << 32) ^ ref.key;
+  TextureEntry& e = pc.textures[map_key];
+  e.last_frame = pc.frame;
+  if (e.texture && e.key == ref.key) return e.texture;
+  const Pixels px = image_pixels(ref);
+  if (px.width <= 0 || px.height <= 0) return nullptr;
+  if (e.texture && e.width == px.width && e.height == px.height) {
+    pc.backend.update(e.texture, px.width, px.height, px.rgba.data());
+  } else {
+    if (e.texture) pc.backend.destroy(e.texture);
+    e.texture = pc.backend.create(px.width, px.height, px.rgba.data());
+  }
+  e.width = px.width;
+  e.height = px.height;
+  e.key = ref.key;
+  return e.texture;
+}
+
+}  // namespace
+
+void set_texture_backend(const TextureBackend& backend) { context().backend = backend; }
+
+void release_textures() {
+  PlotContext& pc = context();
+  for (auto& [key, e] : pc.textures)
+    if (pc.backend.destroy && e.texture) pc.backend.destroy(e.texture);
+  pc.textures.clear();
+}
+
+void set_export_directory(const std::string& dir) { context().export_dir = dir; }
+const std::string& export_directory() { return context().export_dir; }
+
+// [SECTION] Rendering primitives
+namespace {
+
+struct Painter {
+  ImDrawList* dl;
+  ImVec2 origin;
+  float s;  // screen pixels per logical pixel
+  ImVec2 at(Vec2 p) const { return ImVec2(origin.x + p.x * s, origin.y + p.y * s); }
+};
+
+void draw_text(const Painter& pt, const Primitive& p) {
+  ImFont* font = ImGui::GetFont();
+  const float size = p.size * pt.s;
+  const float w = text_width(p.text, p.size) * pt.s, h = size;
+  const ImVec2 anchor = pt.at(p.pos);
+  const ImVec2 top_left(anchor.x - p.align_x * w, anchor.y - p.align_y * h);
+  if (!p.vertical) {
+    pt.dl->AddText(font, size, top_left, to_imgui(p.color), p.text.c_str(), p.text.c_str() + p.text.size());
+    return;
+  }
+  // ImGui drops glyphs outside the clip rect before we rotate them, so lay the text out unclipped.
+  const int first = pt.dl->VtxBuffer.Size;
+  pt.dl->PushClipRectFullScreen();
+  pt.dl->AddText(font, size, top_left, to_imgui(p.color), p.text.c_str(), p.text.c_str() + p.text.size());
+  pt.dl->PopClipRect();
+  // Rotate the glyph quads just emitted by 90° counter-clockwise about the anchor (reads bottom to top).
+  for (int i = first; i < pt.dl->VtxBuffer.Size; ++i) {
+    ImVec2& v = pt.dl->VtxBuffer[i].pos;
+    const float dx = v.x - anchor.x, dy = v.y - anchor.y;
+    v = ImVec2(anchor.x + dy, anchor.y - dx);
+  }
+}
+
+void draw_image_fallback(const Painter& pt, const Primitive& p, const ImageRef& ref) {
+  // No texture backend (tests, unusual builds): a down-sampled grid of rectangles, at most 128 × 128.
+  const ImVec2 a = pt.at({p.rect.x0, p.rect.y0}), b = pt.at({p.rect.x1, p.rect.y1});
+  if (!ref.heatmap) {
+    const int n = 64;
+    for (int k = 0; k < n; ++k) {
+      const float y0 = a.y + (b.y - a.y) * k / n, y1 = a.y + (b.y - a.y) * (k + 1) / n;
+      pt.dl->AddRectFilled(ImVec2(a.x, y0), ImVec2(b.x, y1 + 0.5f), to_imgui(colormap_at(ref.colormap, 1.0 - (k + 0.5) / n)));
+    }
+    return;
+  }
+  const HeatmapItem& h = *ref.heatmap;
+  const int step = std::max(1, (std::max(ref.rows, ref.cols) + 127) / 128);
+  const float cw = (b.x - a.x) / ref.cols, ch = (b.y - a.y) / ref.rows;
+  for (int i = 0; i < ref.rows; i += step)
+    for (int j = 0; j < ref.cols; j += step) {
+      const double v = h.data[size_t(ref.row0 + i) * size_t(h.cols) + size_t(ref.col0 + j)];
+      const int di = ref.flip_y ? ref.rows - i - std::min(step, ref.rows - i) : i;
+      const int dj = ref.flip_x ? ref.cols - j - std::min(step, ref.cols - j) : j;
+      const ImVec2 c0(a.x + cw * dj, a.y + ch * di);
+      const ImVec2 c1(c0.x + cw * std::min(step, ref.cols - j), c0.y + ch * std::min(step, ref.rows - i));
+      pt.dl->AddRectFilled(c0, c1, to_imgui(cell_color(ref.colormap, v, ref.vmin, ref.vmax)));
+    }
+}
+
+void render(const Painter& pt, const Layout& l, PlotContext& pc, ImGuiID id) {
+  int current_clip = -2;
+  for (const Primitive& p : l.prims) {
+    if (p.clip != current_clip) {
+      if (current_clip >= 0) pt.dl->PopClipRect();
+      if (p.clip >= 0) {
+        const Rect& c = l.clips[size_t(p.clip)];
+        pt.dl->PushClipRect(pt.at({c.x0, c.y0}), pt.at({c.x1, c.y1}), true);
+      }
+      current_clip = p.clip;
+    }
+    switch (p.kind) {
+      case PrimKind::Rect:
+        pt.dl->AddRectFilled(pt.at({p.rect.x0, p.rect.y0}), pt.at({p.rect.x1, p.rect.y1}), to_imgui(p.color));
+        break;
+      case PrimKind::Polyline: {
+        std::vector<ImVec2> pts(p.points.size());
+        for (size_t i = 0; i < pts.size(); ++i) pts[i] = pt.at(p.points[i]);
+        pt.dl->AddPolyline(pts.data(), static_cast<int>(pts.size()), to_imgui(p.color),
+                           p.closed ? ImDrawFlags_Closed : ImDrawFlags_None, p.width * pt.s);
+        break;
+      }
+      case PrimKind::Polygon: {
+        std::vector<ImVec2> pts(p.points.size());
+        for (size_t i = 0; i < pts.size(); ++i) pts[i] = pt.at(p.points[i]);
+        pt.dl->AddConvexPolyFilled(pts.data(), static_cast<int>(pts.size()), to_imgui(p.color));
+        break;
+      }
+      case PrimKind::Text: draw_text(pt, p); break;
+      case PrimKind::Image: {
+        const ImageRef& ref = l.images[size_t(p.image)];
+        ImTextureID tex = texture_for(pc, id, p.image, ref);
+        if (!tex) {
+          draw_image_fallback(pt, p, ref);
+          break;
+        }
+        ImVec2 uv0(0, 0), uv1(1, 1);
+        if (ref.heatmap) {
+          const float W = float(ref.heatmap->cols), H = float(ref.heatmap->rows);
+          uv0 = ImVec2(ref.col0 / W, ref.row0 / H);
+          uv1 = ImVec2((ref.col0 + ref.cols) / W, (ref.row0 + ref.rows) / H);
+          if (ref.flip_x) std::swap(uv0.x, uv1.x);
+          if (ref.flip_y) std::swap(uv0.y, uv1.y);
+        }
+        pt.dl->AddImage(tex, pt.at({p.rect.x0, p.rect.y0}), pt.at({p.rect.x1, p.rect.y1}), uv0, uv1);
+        break;
+      }
+    }
+  }
+  if (current_clip >= 0) pt.dl->PopClipRect();
+}
+
+// [SECTION] Interaction
+void zoom(ViewRange& v, const AxesFrame& f, Vec2 mouse, float factor) {
+  auto zoom_axis = [factor](double lo, double hi, double at, Scale s, double* out_lo, double* out_hi) {
+    if (s == Scale::Log10) {
+      const double l0 = std::log10(lo), l1 = std::log10(hi), la = std::log10(at > 0 ? at : lo);
+      *out_lo = std::pow(10.0, la + (l0 - la) * factor);
+      *out_hi = std::pow(10.0, la + (l1 - la) * factor);
+    } else {
+      *out_lo = at + (lo - at) * factor;
+      *out_hi = at + (hi - at) * factor;
+    }
+  };
+  zoom_axis(f.x0, f.x1, f.x_from_pixel(mouse.x), f.x_scale, &v.x0, &v.x1);
+  zoom_axis(f.y0, f.y1, f.y_from_pixel(mouse.y), f.y_scale, &v.y0, &v.y1);
+  v.set = true;
+}
+
+void pan(ViewRange& v, const AxesFrame& f, Vec2 delta) {
+  auto shift = [](double lo, double hi, double from, double to, Scale s, double* out_lo, double* out_hi) {
+    if (s == Scale::Log10) {
+      const double d = std::log10(from) - std::log10(to);
+      *out_lo = std::pow(10.0, std::log10(lo) + d);
+      *out_hi = std::pow(10.0, std::log10(hi) + d);
+    } else {
+      *out_lo = lo + (from - to);
+      *out_hi = hi + (from - to);
+    }
+  };
+  const Vec2 c{(f.plot.x0 + f.plot.x1) / 2, (f.plot.y0 + f.plot.y1) / 2};
+  shift(f.x0, f.x1, f.x_from_pixel(c.x), f.x_from_pixel(c.x + delta.x), f.x_scale, &v.x0, &v.x1);
+  shift(f.y0, f.y1, f.y_from_pixel(c.y), f.y_from_pixel(c.y + delta.y), f.y_scale, &v.y0, &v.y1);
+  v.set = true;
+}
+
+int axes_at(const Layout& l, Vec2 p) {
+  for (size_t i = 0; i < l.frames.size(); ++i)
+    if (l.frames[i].plot.contains(p)) return static_cast<int>(i);
+  return -1;
+}
+
+// [SECTION] Export menu
+void set_message(FigureState& st, const std::string& error, const std::vector<std::string>& written) {
+  st.message_time = ImGui::GetTime();
+  st.message_error = !error.empty();
+  if (!error.empty()) {
+    st.message = error;
+    return;
+  }
+  st.message = "Wrote";
+  for (const std::string& w : written) st.message += " " + w;
+}
+
+void export_menu(const Figure& fig, const Layout& l, FigureState& st, const DrawContext& ctx, const char* panel_id) {
+  PlotContext& pc = context();
+  ImGui::TextDisabled("Export %s-%s", panel_id, fig.id.c_str());
+  ImGui::TextDisabled("into %s/", pc.export_dir.c_str());
+  ImGui::Separator();
+  ExportOptions opt;
+  opt.theme = theme_kind(ctx.theme);
+  opt.width = l.width;
+  opt.height = l.height;
+  opt.views = st.views;
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+  ImGui::SliderInt("PNG scale", &st.export_scale, 1, 4, "%d\xC3\x97");
+  opt.scale = static_cast<float>(std::clamp(st.export_scale, 1, 4));
+  std::vector<std::string> written;
+  auto run = [&](ExportFormats formats) {
+    written.clear();
+    const std::string err = export_figure(fig, pc.export_dir, panel_id, formats, opt, &written);
+    set_message(st, err, written);
+  };
+  if (ImGui::MenuItem("PNG")) run(ExportFormat_Png);
+  if (ImGui::MenuItem("SVG (vector)")) run(ExportFormat_Svg);
+  if (ImGui::MenuItem("CSV (data)")) run(ExportFormat_Csv);
+  if (ImGui::MenuItem("All three")) run(ExportFormat_All);
+  ImGui::Separator();
+  if (ImGui::MenuItem("Reset view", "double-click")) st.views.assign(fig.grid.size(), ViewRange{});
+}
+
+}  // namespace
+
+// [SECTION] draw_figure
+bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id, ImVec2 size, FigureDrawFlags flags) {
+  PlotContext& pc = context();
+  if (ImGui::GetFrameCount() != pc.frame) {
+    pc.frame = ImGui::GetFrameCount();
+    collect_garbage(pc);
+  }
+  const float s = std::max(0.5f, ImGui::GetFontSize() / kBaseFontSize);
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const Vec2 natural = default_figure_size(fig);
+  float w = size.x > 0 ? size.x : avail.x + size.x;
+  w = std::max(w, 120.0f * s);
+  float h = size.y > 0 ? size.y : (size.y < 0 ? avail.y + size.y : w * natural.y / natural.x);
+  h = std::max(h, 90.0f * s);
+
+  ImGui::PushID(fig.id.c_str());
+  const ImGuiID id = ImGui::GetID("##figure");
+  FigureState& st = pc.figures[id];
+  st.last_frame = pc.frame;
+  if (st.views.size() != fig.grid.size()) st.views.assign(fig.grid.size(), ViewRange{});
+
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("##figure", ImVec2(w, h), ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
+  const bool hovered = ImGui::IsItemHovered();
+  const bool active = ImGui::IsItemActive();
+
+  LayoutOptions lo;
+  lo.width = w / s;
+  lo.height = h / s;
+  lo.theme = theme_kind(ctx.theme);
+  lo.views = st.views;
+  lo.background = !(flags & FigureDrawFlags_NoBackground);
+  const Layout layout = layout_figure(fig, lo);
+
+  const ImGuiIO& io = ImGui::GetIO();
+  const Vec2 mouse{(io.MousePos.x - origin.x) / s, (io.MousePos.y - origin.y) / s};
+  if (!(flags & FigureDrawFlags_NoInteraction)) {
+    if (hovered && io.MouseWheel != 0) {
+      const int a = axes_at(layout, mouse);
+      if (a >= 0) zoom(st.views[size_t(a)], layout.frames[size_t(a)], mouse, std::pow(0.85f, io.MouseWheel));
+    }
+    if (ImGui::IsItemClicked(ImGuiMouseButton_Left)) st.drag_axes = axes_at(layout, mouse);
+    if (active && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0.0f) && st.drag_axes >= 0 &&
+        size_t(st.drag_axes) < layout.frames.size() && (io.MouseDelta.x != 0 || io.MouseDelta.y != 0))
+      pan(st.views[size_t(st.drag_axes)], layout.frames[size_t(st.drag_axes)], {-io.MouseDelta.x / s, -io.MouseDelta.y / s});
+    if (hovered && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) st.views.assign(fig.grid.size(), ViewRange{});
+  }
+
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->PushClipRect(origin, ImVec2(origin.x + w, origin.y + h), true);
+  const Painter pt{dl, origin, s};
+  render(pt, layout, pc, id);
+
+  if (hovered && !(active && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 2.0f))) {
+    const HoverInfo info = hover_at(layout, mouse);
+    const ImU32 highlight = to_imgui(layout.theme.text);
+    if (info.has_point) dl->AddCircle(pt.at(info.point), 5.0f * s, highlight, 16, 1.5f * s);
+    if (info.has_cell) dl->AddRect(pt.at({info.cell.x0, info.cell.y0}), pt.at({info.cell.x1, info.cell.y1}), highlight, 0, 0, 1.5f * s);
+    if (!info.text.empty()) ImGui::SetTooltip("%s", info.text.c_str());
+  }
+  dl->PopClipRect();
+
+  if (!(flags & FigureDrawFlags_NoExportMenu) && ImGui::BeginPopupContextItem("##figure_menu")) {
+    export_menu(fig, layout, st, ctx, panel_id);
+    ImGui::EndPopup();
+  }
+  if (!st.message.empty() && ImGui::GetTime() - st.message_time < 8.0) {
+    const ImVec4 color = st.message_error ? ImVec4(1.0f, 0.45f, 0.35f, 1.0f) : ImVec4(0.45f, 0.85f, 0.5f, 1.0f);
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w);
+    ImGui::TextColored(color, "%s", st.message.c_str());
+    ImGui::PopTextWrapPos();
+  }
+  ImGui::PopID();
+  return hovered;
+}
+
+}  // namespace tw::plot

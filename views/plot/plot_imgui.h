@@ -1,0 +1,56 @@
+#pragma once
+// Drawing figures on screen with Dear ImGui: hover readout, zoom and pan, export menu.
+//
+//   void MyPanel::draw(const DrawContext& ctx) {
+//     plot::Figure fig = make_probs_figure(result_);            // or one of figures()
+//     plot::draw_figure(fig, ctx, "softmax");                   // full width, height from the figure's aspect
+//   }
+//
+// Interaction: hover shows the exact value under the cursor (heatmap cell i, j and value; nearest point of a
+// line); mouse wheel zooms around the cursor, left-drag pans, double-click resets; right-click opens the export
+// menu (PNG 1×–4×, SVG, CSV into the export directory) which reports the files written or the error.
+// View state (zoom, heatmap textures) lives in the plot layer keyed by the ImGui ID of the figure
+// (window ID stack + figure id), so panels keep no state for it. PushID when drawing the same figure id twice.
+
+#include <imgui.h>
+
+#include <cstdint>
+#include <string>
+
+#include "views/panel.h"
+#include "views/plot/figure.h"
+
+namespace tw::plot {
+
+enum FigureDrawFlags_ {
+  FigureDrawFlags_None = 0,
+  FigureDrawFlags_NoInteraction = 1 << 0,  // no zoom/pan (hover and the export menu still work)
+  FigureDrawFlags_NoExportMenu = 1 << 1,   // no right-click export menu
+  FigureDrawFlags_NoBackground = 1 << 2,   // let the window background show through
+};
+using FigureDrawFlags = int;
+
+// Draws `fig` at the cursor and advances it. `size` in screen pixels; 0 for a component means "fill the
+// available width" / "height from the figure's aspect". `panel_id` prefixes exported file names.
+// Returns true while the figure is hovered.
+bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id, ImVec2 size = ImVec2(0, 0),
+                 FigureDrawFlags flags = FigureDrawFlags_None);
+
+// Directory the export menu writes into (default "figures", relative to the working directory).
+void set_export_directory(const std::string& dir);
+const std::string& export_directory();
+
+// [SECTION] texture backend
+// The plot layer never includes GL: app/ installs these (app/texture_gl.cpp) so heatmaps draw as one texture.
+// Pixels are RGBA8, row 0 at the top, `width` · `height` · 4 bytes. Without a backend, heatmaps are drawn as
+// (down-sampled) rectangles.
+struct TextureBackend {
+  ImTextureID (*create)(int width, int height, const uint8_t* rgba) = nullptr;
+  void (*update)(ImTextureID texture, int width, int height, const uint8_t* rgba) = nullptr;
+  void (*destroy)(ImTextureID texture) = nullptr;
+};
+void set_texture_backend(const TextureBackend& backend);
+// Frees every texture the plot layer holds (call before the GL context goes away).
+void release_textures();
+
+}  // namespace tw::plot

@@ -1,0 +1,33 @@
+#pragma once
+// Text metrics and glyph rendering with DejaVu Sans through stb_truetype, shared by the layout (text
+// widths for margins) and the PNG rasteriser. ImGui loads the same font file at the same pixel height
+// and neither applies kerning, so widths on screen and in exports agree.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tw::plot {
+
+// Path of the figure font: TW_FONT_DIR "/DejaVuSans.ttf".
+std::string figure_font_path();
+// Empty when the font loaded; otherwise a one-line message (exports that need glyphs fail with it).
+const std::string& figure_font_error();
+
+// Width in pixels of `utf8` at pixel height `size` (falls back to an estimate if the font is missing).
+float text_width(const std::string& utf8, float size);
+// Distance from the top of the text box to the baseline at pixel height `size` (as ImGui places it).
+float text_baseline(float size);
+
+// An 8-bit coverage bitmap of one line of text, the box's top-left at (0, 0), box height ≈ size.
+struct TextBitmap {
+  int width = 0, height = 0;
+  std::vector<uint8_t> alpha;
+};
+// Renders `utf8` at pixel height `size`; `x_offset` is the fractional pixel position of the box's left edge.
+TextBitmap render_text(const std::string& utf8, float size, float x_offset = 0);
+
+// Decodes UTF-8 into code points (invalid bytes become U+FFFD).
+std::vector<uint32_t> decode_utf8(const std::string& utf8);
+
+}  // namespace tw::plot
