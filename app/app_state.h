@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "app/file_dialogs.h"
 #include "views/panel.h"
 
 namespace tw {
@@ -26,6 +27,7 @@ struct AppState {
   std::string font_warning;  // non-empty when the bundled font could not be loaded
   std::string status;        // last message for the status line (errors from file operations, exports)
   bool quit_requested = false;
+  FileDialogs file_dialogs;  // File menu popups: open/save scene, export figures (app/file_menu.cpp)
 
   PanelSlot* find(const std::string& id);
   // Opens a panel by id; returns false (and leaves state unchanged) if no panel has that id.

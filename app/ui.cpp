@@ -9,6 +9,7 @@
 #include <map>
 
 #include "app/app_state.h"
+#include "app/file_menu.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -21,6 +22,9 @@ struct Shortcut {
 };
 constexpr Shortcut kShortcuts[] = {
     {"Ctrl+Q", "Quit"},
+    {"Ctrl+O", "Open a scene file or a lecture preset"},
+    {"Ctrl+S", "Save the scene (open panels, every control, theme)"},
+    {"Ctrl+E", "Export every figure of the open panels (PNG, SVG, CSV)"},
     {"Ctrl+T", "Switch between dark and print theme"},
     {"F1", "Show this list of keyboard shortcuts"},
     {"Ctrl+Shift+O", "Show the panel overview"},
@@ -41,6 +45,8 @@ std::map<std::string, std::vector<PanelSlot*>> panels_by_category(AppState& stat
 void draw_main_menu(AppState& state) {
   if (!ImGui::BeginMainMenuBar()) return;
   if (ImGui::BeginMenu("File")) {
+    draw_file_menu_items(state);  // Open scene / Save scene / Export figures (app/file_menu.cpp)
+    ImGui::Separator();
     if (ImGui::MenuItem("Quit", "Ctrl+Q")) state.quit_requested = true;
     ImGui::EndMenu();
   }
@@ -158,6 +164,7 @@ void draw_windows(AppState& state) {
   if (state.show_overview) draw_overview(state);
   if (state.show_about) draw_about(state);
   if (state.show_shortcuts) draw_shortcuts(state);
+  draw_file_dialogs(state);
 
   const DrawContext ctx{.theme = state.theme, .dpi_scale = state.dpi_scale};
   const float s = state.dpi_scale;
@@ -186,6 +193,7 @@ void handle_shortcuts(AppState& state) {
     state.theme = state.theme == Theme::Dark ? Theme::Print : Theme::Dark;
   if (io.KeyCtrl && io.KeyShift && ImGui::IsKeyPressed('O', false)) state.show_overview = true;
   if (ImGui::IsKeyPressed(kKeyF1, false)) state.show_shortcuts = !state.show_shortcuts;
+  handle_file_shortcuts(state);  // Ctrl+O, Ctrl+S, Ctrl+E
 }
 
 }  // namespace tw

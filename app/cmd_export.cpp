@@ -1,0 +1,89 @@
+// `transformer-workbench export --scene FILE [--set key=value …] --out DIR [--format png,svg,csv] [--scale S]
+// [--theme print|dark]`: every figure of the scene's open panels to files, with no window and no display.
+// Prints each file written on stdout; problems are one line each on stderr.
+// Exit codes: 0 written, 1 some file could not be written or there was nothing to export, 2 bad arguments or
+// a rejected scene.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/commands.h"
+#include "app/export_figures.h"
+#include "app/scene.h"
+#include "app/scene_presets.h"
+
+namespace tw {
+
+namespace {
+
+struct ExportCommandOptions {
+  std::string scene;
+  std::vector<std::string> sets;
+  std::string out;
+  std::string formats = "png,svg,csv";
+  std::string scale = "2";
+  std::string theme;  // empty: the scene's theme
+};
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "transformer-workbench export: %s\n", message.c_str());
+  return 2;
+}
+
+int run_export(const ExportCommandOptions& o) {
+  // Arguments are checked here rather than by CLI11 validators so every problem is one line naming it.
+  if (o.scene.empty()) return fail("--scene FILE is required (a scene file or a preset name such as softmax)");
+  if (o.out.empty()) return fail("--out DIR is required (the directory to write figures into)");
+  FigureExportRequest request;
+  request.out_dir = o.out;
+  if (auto problem = parse_export_formats(o.formats, &request.formats)) return fail("--format: " + *problem);
+  char* end = nullptr;
+  const double scale = std::strtod(o.scale.c_str(), &end);
+  if (o.scale.empty() || *end != '\0' || !std::isfinite(scale) || scale < kMinPngScale || scale > kMaxPngScale)
+    return fail("--scale '" + o.scale + "' must be a number from 1 to 4");
+  request.png_scale = static_cast<float>(scale);
+  if (!o.theme.empty() && o.theme != "print" && o.theme != "dark")
+    return fail("--theme '" + o.theme + "' is not one of: print|dark");
+
+  AppState state = make_app_state();
+  std::vector<SceneOverride> overrides;
+  for (const std::string& arg : o.sets) {
+    SceneOverride set;
+    if (auto problem = parse_set_argument(state, arg, &set)) return fail(*problem);
+    overrides.push_back(std::move(set));
+  }
+  const SceneLoad loaded = load_scene_file(state, resolve_scene_argument(o.scene), overrides);
+  for (const std::string& w : loaded.warnings)
+    std::fprintf(stderr, "transformer-workbench export: warning: %s\n", w.c_str());
+  if (!loaded.ok) return fail(loaded.error);
+  request.theme = o.theme.empty() ? state.theme : (o.theme == "print" ? Theme::Print : Theme::Dark);
+
+  const FigureExportResult result = export_open_panel_figures(state, request);
+  for (const std::string& path : result.written) std::printf("%s\n", path.c_str());
+  std::fflush(stdout);
+  for (const std::string& e : result.errors) std::fprintf(stderr, "transformer-workbench export: %s\n", e.c_str());
+  if (result.written.empty() && result.errors.empty())
+    std::fprintf(stderr, "transformer-workbench export: %s\n", result.summary().c_str());
+  return result.ok() ? 0 : 1;
+}
+
+}  // namespace
+
+TW_REGISTER_COMMAND(Command{
+    .name = "export",
+    .description = "Write every figure of a scene's open panels as PNG/SVG/CSV, without a window",
+    .setup = [](CLI::App& sub) -> CommandAction {
+      auto o = std::make_shared<ExportCommandOptions>();
+      sub.add_option("--scene", o->scene, "Scene file, or the name of a shipped preset (e.g. softmax)");
+      sub.add_option("--set", o->sets, "Override a scene key: key=value (repeatable; see scene-keys)");
+      sub.add_option("--out", o->out, "Directory to write <panel>-<figure>.<ext> into (created if missing)");
+      sub.add_option("--format", o->formats, "Comma-separated formats: png,svg,csv (default: all three)");
+      sub.add_option("--scale", o->scale, "PNG scale, 1 to 4 (default 2)");
+      sub.add_option("--theme", o->theme, "print or dark (default: the scene's theme)");
+      return [o] { return run_export(*o); };
+    }});
+
+}  // namespace tw

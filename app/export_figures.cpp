@@ -1,0 +1,80 @@
+#include "app/export_figures.h"
+
+#include <cmath>
+#include <exception>
+#include <set>
+
+namespace tw {
+
+std::string FigureExportResult::summary() const {
+  if (panels == 0) return "Nothing exported: no panel is open (open one from the View menu or the scene's \"open\" list)";
+  if (figures == 0) return "Nothing exported: the open panels have no figures yet";
+  std::string s = "Exported " + std::to_string(written.size()) + " file" + (written.size() == 1 ? "" : "s") +
+                  " from " + std::to_string(figures) + " figure" + (figures == 1 ? "" : "s");
+  if (!errors.empty())
+    s += "; " + std::to_string(errors.size()) + " failed: " + errors.front();
+  return s;
+}
+
+FigureExportResult export_open_panel_figures(AppState& state, const FigureExportRequest& request) {
+  FigureExportResult result;
+  if (request.out_dir.empty()) {
+    result.errors.push_back("no output directory given");
+    return result;
+  }
+  if (!(request.formats & plot::ExportFormat_All)) {
+    result.errors.push_back("no export format chosen (png, svg or csv)");
+    return result;
+  }
+  if (!std::isfinite(request.png_scale) || request.png_scale < kMinPngScale || request.png_scale > kMaxPngScale) {
+    result.errors.push_back("PNG scale must be between 1 and 4");
+    return result;
+  }
+  plot::ExportOptions options;
+  options.theme = request.theme == Theme::Print ? plot::ThemeKind::Print : plot::ThemeKind::Dark;
+  options.scale = request.png_scale;
+
+  for (PanelSlot& slot : state.panels) {
+    if (!slot.open) continue;
+    ++result.panels;
+    const std::string& id = slot.info.id;
+    try {
+      slot.panel->update();
+      slot.panel->wait_idle();
+      const std::vector<plot::Figure> figures = slot.panel->figures();
+      std::set<std::string> seen;  // two figures with one id would silently overwrite each other's files
+      for (const plot::Figure& fig : figures) {
+        ++result.figures;
+        if (!seen.insert(fig.id).second) {
+          result.errors.push_back(id + ": two figures share the id '" + fig.id + "'; the second was not written");
+          continue;
+        }
+        const std::string err =
+            plot::export_figure(fig, request.out_dir, id, request.formats, options, &result.written);
+        if (!err.empty()) result.errors.push_back(id + "-" + fig.id + ": " + err);
+      }
+    } catch (const std::exception& e) {
+      // A panel's computation failing (e.g. out of memory) costs its figures, not the whole export.
+      result.errors.push_back(id + ": " + e.what());
+    }
+  }
+  return result;
+}
+
+std::optional<std::string> parse_export_formats(std::string_view text, plot::ExportFormats* out) {
+  plot::ExportFormats formats = plot::ExportFormat_None;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string_view name = text.substr(start, comma - start);
+    if (name == "png") formats |= plot::ExportFormat_Png;
+    else if (name == "svg") formats |= plot::ExportFormat_Svg;
+    else if (name == "csv") formats |= plot::ExportFormat_Csv;
+    else return "unknown format '" + std::string(name) + "' (use png, svg, csv, comma-separated)";
+    start = comma + 1;
+  }
+  *out = formats;
+  return std::nullopt;
+}
+
+}  // namespace tw

@@ -1,0 +1,42 @@
+#pragma once
+// "Export every figure of the open panels to a directory": the one implementation behind File > Export
+// figures… and `transformer-workbench export`. No window, no ImGui, no GL: it runs with DISPLAY unset.
+//
+// For each open panel, in the app's panel order: update(); wait_idle(); figures(); then the plot layer writes
+// <dir>/<panel id>-<figure id>.<png|svg|csv>. Same state and request → byte-identical files.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "app/app_state.h"
+#include "views/plot/export.h"
+
+namespace tw {
+
+struct FigureExportRequest {
+  std::string out_dir;                                  // created if missing
+  plot::ExportFormats formats = plot::ExportFormat_All;  // any of png, svg, csv
+  float png_scale = 2.0f;                               // PNG pixels per logical pixel, kMinPngScale..kMaxPngScale
+  Theme theme = Theme::Print;
+};
+
+constexpr float kMinPngScale = 1.0f;
+constexpr float kMaxPngScale = 4.0f;
+
+struct FigureExportResult {
+  std::vector<std::string> written;  // paths, in the order written
+  std::vector<std::string> errors;   // one line each; the other figures are still written
+  int panels = 0;                    // open panels visited
+  int figures = 0;                   // figures found on them
+  bool ok() const { return errors.empty() && !written.empty(); }
+  std::string summary() const;       // one line for the status bar
+};
+
+FigureExportResult export_open_panel_figures(AppState& state, const FigureExportRequest& request);
+
+// "png,svg" → formats. Returns an error line naming the bad entry, or nothing.
+std::optional<std::string> parse_export_formats(std::string_view text, plot::ExportFormats* out);
+
+}  // namespace tw

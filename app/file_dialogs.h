@@ -1,0 +1,26 @@
+#pragma once
+// What the File menu's popups remember between frames (plain data; drawn by app/file_menu.cpp).
+
+#include <string>
+#include <vector>
+
+#include "app/scene_presets.h"
+
+namespace tw {
+
+enum class FileDialog { None, OpenScene, SaveScene, ExportFigures };
+
+struct FileDialogs {
+  FileDialog requested = FileDialog::None;  // set by the menu or a shortcut; the popup opens next frame
+  std::string scene_path = "scene.json";    // Open and Save share it, so Save writes where Open read
+  std::vector<ScenePreset> presets;         // re-read each time the Open popup opens
+  std::string presets_dir;                  // where they were found (shown, so a missing folder is visible)
+  std::string export_dir = "figures";
+  bool export_png = true, export_svg = true, export_csv = true;
+  int png_scale = 2;                        // 1..4
+  bool export_print_theme = true;           // lecture notes are printed; the screen theme is one click away
+  std::string message;                      // the last error or result, shown inside the open popup
+  bool message_is_error = false;
+};
+
+}  // namespace tw

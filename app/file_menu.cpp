@@ -1,0 +1,196 @@
+// [SECTION] index
+//   menu      : the three File menu items and their shortcuts
+//   open      : path box + the shipped presets, one click each
+//   save      : path box
+//   export    : directory, formats, PNG scale, theme → export_open_panel_figures (same code as `export`)
+#include "app/file_menu.h"
+
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include "app/export_figures.h"
+#include "app/scene.h"
+
+namespace tw {
+
+namespace {
+
+constexpr const char* kOpenPopup = "Open scene";
+constexpr const char* kSavePopup = "Save scene";
+constexpr const char* kExportPopup = "Export figures";
+
+void show_message(const FileDialogs& d) {
+  if (d.message.empty()) return;
+  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36.0f);
+  if (d.message_is_error) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", d.message.c_str());
+  else ImGui::TextUnformatted(d.message.c_str());
+  ImGui::PopTextWrapPos();
+}
+
+void set_message(FileDialogs& d, std::string message, bool is_error) {
+  d.message = std::move(message);
+  d.message_is_error = is_error;
+}
+
+bool cancel_pressed() {
+  return ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
+}
+
+// Loads a scene into the state; on failure the state is untouched and the message says why.
+bool load_into_state(AppState& state, const std::string& path) {
+  FileDialogs& d = state.file_dialogs;
+  const SceneLoad r = load_scene_file(state, path);
+  if (!r.ok) {
+    set_message(d, r.error, true);
+    state.status = "Scene not loaded: " + r.error;
+    return false;
+  }
+  state.status = "Loaded " + path;
+  if (!r.warnings.empty())
+    state.status += " (" + std::to_string(r.warnings.size()) + " warning" + (r.warnings.size() == 1 ? "" : "s") +
+                    ": " + r.warnings.front() + ")";
+  return true;
+}
+
+}  // namespace
+
+// [SECTION] menu
+void draw_file_menu_items(AppState& state) {
+  FileDialogs& d = state.file_dialogs;
+  if (ImGui::MenuItem("Open scene...", "Ctrl+O")) d.requested = FileDialog::OpenScene;
+  if (ImGui::MenuItem("Save scene...", "Ctrl+S")) d.requested = FileDialog::SaveScene;
+  if (ImGui::MenuItem("Export figures...", "Ctrl+E")) d.requested = FileDialog::ExportFigures;
+}
+
+void handle_file_shortcuts(AppState& state) {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (!io.KeyCtrl || io.KeyShift || io.KeyAlt) return;  // Ctrl+Shift+O is the overview
+  FileDialogs& d = state.file_dialogs;
+  if (ImGui::IsKeyPressed('O', false)) d.requested = FileDialog::OpenScene;
+  if (ImGui::IsKeyPressed('S', false)) d.requested = FileDialog::SaveScene;
+  if (ImGui::IsKeyPressed('E', false)) d.requested = FileDialog::ExportFigures;
+}
+
+// [SECTION] open
+static void draw_open_popup(AppState& state) {
+  FileDialogs& d = state.file_dialogs;
+  if (!ImGui::BeginPopupModal(kOpenPopup, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  ImGui::TextUnformatted("Scene file (JSON):");
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30.0f);
+  if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+  const bool enter = ImGui::InputText("##scene_path", &d.scene_path, ImGuiInputTextFlags_EnterReturnsTrue);
+  ImGui::SameLine();
+  if ((ImGui::Button("Open") || enter) && load_into_state(state, d.scene_path)) ImGui::CloseCurrentPopup();
+
+  ImGui::Separator();
+  ImGui::TextUnformatted("Lecture presets");
+  if (d.presets.empty()) {
+    ImGui::TextDisabled("No presets found%s%s", d.presets_dir.empty() ? " (no assets/scenes folder)" : " in ",
+                        d.presets_dir.c_str());
+  } else {
+    ImGui::TextDisabled("%s", d.presets_dir.c_str());
+    for (const ScenePreset& preset : d.presets) {
+      ImGui::PushID(preset.path.c_str());
+      // A preset loads but does not become the Save target: saving must never overwrite a shipped file.
+      if (ImGui::Selectable(preset.name.c_str(), false, ImGuiSelectableFlags_DontClosePopups,
+                            ImVec2(ImGui::GetFontSize() * 8.0f, 0)) &&
+          load_into_state(state, preset.path))
+        ImGui::CloseCurrentPopup();
+      if (!preset.description.empty()) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("%s", preset.description.c_str());
+      }
+      ImGui::PopID();
+    }
+  }
+  ImGui::Separator();
+  show_message(d);
+  if (cancel_pressed()) ImGui::CloseCurrentPopup();
+  ImGui::EndPopup();
+}
+
+// [SECTION] save
+static void draw_save_popup(AppState& state) {
+  FileDialogs& d = state.file_dialogs;
+  if (!ImGui::BeginPopupModal(kSavePopup, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  ImGui::TextUnformatted("Save the open panels, every control and the theme to:");
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30.0f);
+  if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+  const bool enter = ImGui::InputText("##scene_path", &d.scene_path, ImGuiInputTextFlags_EnterReturnsTrue);
+  ImGui::SameLine();
+  if (ImGui::Button("Save") || enter) {
+    std::string error;
+    if (save_scene_file(state, d.scene_path, &error)) {
+      state.status = "Saved scene to " + d.scene_path;
+      ImGui::CloseCurrentPopup();
+    } else {
+      set_message(d, error, true);
+      state.status = "Scene not saved: " + error;
+    }
+  }
+  show_message(d);
+  if (cancel_pressed()) ImGui::CloseCurrentPopup();
+  ImGui::EndPopup();
+}
+
+// [SECTION] export
+static void draw_export_popup(AppState& state) {
+  FileDialogs& d = state.file_dialogs;
+  if (!ImGui::BeginPopupModal(kExportPopup, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  ImGui::TextUnformatted("Every figure of every open panel, as <panel>-<figure>.<ext>, into:");
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30.0f);
+  ImGui::InputText("##export_dir", &d.export_dir);
+  ImGui::Checkbox("PNG", &d.export_png);
+  ImGui::SameLine();
+  ImGui::Checkbox("SVG", &d.export_svg);
+  ImGui::SameLine();
+  ImGui::Checkbox("CSV", &d.export_csv);
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10.0f);
+  ImGui::SliderInt("PNG scale", &d.png_scale, static_cast<int>(kMinPngScale), static_cast<int>(kMaxPngScale),
+                   "%d\u00D7", ImGuiSliderFlags_AlwaysClamp);
+  ImGui::TextUnformatted("Theme:");
+  ImGui::SameLine();
+  if (ImGui::RadioButton("Print (white)", d.export_print_theme)) d.export_print_theme = true;
+  ImGui::SameLine();
+  if (ImGui::RadioButton("Dark (screen)", !d.export_print_theme)) d.export_print_theme = false;
+
+  if (ImGui::Button("Export")) {
+    FigureExportRequest request;
+    request.out_dir = d.export_dir;
+    request.formats = (d.export_png ? plot::ExportFormat_Png : 0) | (d.export_svg ? plot::ExportFormat_Svg : 0) |
+                      (d.export_csv ? plot::ExportFormat_Csv : 0);
+    request.png_scale = static_cast<float>(d.png_scale);
+    request.theme = d.export_print_theme ? Theme::Print : Theme::Dark;
+    const FigureExportResult result = export_open_panel_figures(state, request);
+    const std::string summary =
+        result.written.empty() && !result.errors.empty() ? "Export failed: " + result.errors.front() : result.summary();
+    state.status = summary + (result.written.empty() ? "" : " into " + d.export_dir);
+    if (result.ok()) ImGui::CloseCurrentPopup();
+    else set_message(d, summary, true);
+  }
+  ImGui::SameLine();
+  if (cancel_pressed()) ImGui::CloseCurrentPopup();
+  show_message(d);
+  ImGui::EndPopup();
+}
+
+void draw_file_dialogs(AppState& state) {
+  FileDialogs& d = state.file_dialogs;
+  switch (d.requested) {
+    case FileDialog::None: break;
+    case FileDialog::OpenScene:
+      d.presets_dir = presets_dir();
+      d.presets = list_presets();
+      ImGui::OpenPopup(kOpenPopup);
+      break;
+    case FileDialog::SaveScene: ImGui::OpenPopup(kSavePopup); break;
+    case FileDialog::ExportFigures: ImGui::OpenPopup(kExportPopup); break;
+  }
+  if (d.requested != FileDialog::None) set_message(d, "", false);
+  d.requested = FileDialog::None;
+  draw_open_popup(state);
+  draw_save_popup(state);
+  draw_export_popup(state);
+}
+
+}  // namespace tw

@@ -1,0 +1,16 @@
+#pragma once
+// File menu: Open scene…, Save scene…, Export figures… (app/file_menu.cpp). ui.cpp owns the menu bar and
+// calls these; the popups' state lives in AppState::file_dialogs.
+
+#include "app/app_state.h"
+
+namespace tw {
+
+// The Open / Save / Export items, drawn inside ui.cpp's BeginMenu("File").
+void draw_file_menu_items(AppState& state);
+// The popups; call once per frame at window level (OpenPopup must not run inside the menu's ID stack).
+void draw_file_dialogs(AppState& state);
+// Ctrl+O, Ctrl+S, Ctrl+E.
+void handle_file_shortcuts(AppState& state);
+
+}  // namespace tw

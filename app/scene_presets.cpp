@@ -1,0 +1,78 @@
+#include "app/scene_presets.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "app/scene.h"
+
+namespace tw {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string executable_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : exe.parent_path().string();
+}
+
+std::string read_description(const std::string& path) {
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  if (ec || size > kSceneMaxBytes) return {};
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  const nlohmann::json scene = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (!scene.is_object()) return {};
+  const auto it = scene.find("description");
+  return it != scene.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+}  // namespace
+
+std::string presets_dir() {
+  std::vector<fs::path> candidates;
+  if (const std::string exe = executable_dir(); !exe.empty()) {
+    candidates.push_back(fs::path(exe) / "assets" / "scenes");
+    candidates.push_back(fs::path(exe) / ".." / "share" / "transformer-workbench" / "scenes");
+  }
+#ifdef TW_SCENES_DIR
+  candidates.push_back(TW_SCENES_DIR);
+#endif
+  for (const fs::path& dir : candidates) {
+    std::error_code ec;
+    if (fs::is_directory(dir, ec)) return fs::weakly_canonical(dir, ec).string();
+  }
+  return {};
+}
+
+std::vector<ScenePreset> list_presets() {
+  std::vector<ScenePreset> presets;
+  const std::string dir = presets_dir();
+  if (dir.empty()) return presets;
+  std::error_code ec;
+  // increment(ec) rather than range-for: a directory changing underneath must not throw.
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (!it->is_regular_file(ec) || it->path().extension() != ".json") continue;
+    const std::string path = it->path().string();
+    presets.push_back({it->path().stem().string(), path, read_description(path)});
+  }
+  std::sort(presets.begin(), presets.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return presets;
+}
+
+std::string resolve_scene_argument(const std::string& argument) {
+  std::error_code ec;
+  if (argument.empty() || fs::exists(argument, ec) || argument.find('/') != std::string::npos) return argument;
+  const std::string stem = fs::path(argument).extension() == ".json" ? fs::path(argument).stem().string() : argument;
+  for (const ScenePreset& preset : list_presets())
+    if (preset.name == stem) return preset.path;
+  return argument;
+}
+
+}  // namespace tw

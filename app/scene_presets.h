@@ -1,0 +1,28 @@
+#pragma once
+// Shipped lecture presets: assets/scenes/*.json, listed in File > Open and accepted by `export --scene NAME`.
+//
+// Where the presets are found, first existing directory wins:
+//   1. <directory of the executable>/assets/scenes            (a copied or packaged app carries its assets)
+//   2. <directory of the executable>/../share/transformer-workbench/scenes   (an installed layout)
+//   3. TW_SCENES_DIR, the source tree's assets/scenes, compiled in by CMake (a build directory anywhere)
+
+#include <string>
+#include <vector>
+
+namespace tw {
+
+struct ScenePreset {
+  std::string name;         // file name without .json, e.g. "softmax"
+  std::string path;         // full path of the file
+  std::string description;  // the scene's "description" field; empty when absent or unreadable
+};
+
+std::string presets_dir();                // empty when no candidate directory exists
+std::vector<ScenePreset> list_presets();  // sorted by name; reads each file's description
+
+// A scene argument as typed: an existing file is used as is; otherwise a bare name ("softmax" or
+// "softmax.json") names a preset. Returns the path to open (the argument itself when nothing matched, so the
+// loader reports the missing file by the name the user typed).
+std::string resolve_scene_argument(const std::string& argument);
+
+}  // namespace tw
