@@ -1,0 +1,211 @@
+#include "core/model/forward.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "core/tokenizer.h"
+#include "test_util.h"
+
+namespace tw {
+namespace {
+
+// Config A: the tiny preset (GQA 4 query heads over 2 KV heads, RoPE, RMSNorm, pre-norm, SwiGLU, untied).
+ModelConfig config_a() { return tiny_config(); }
+
+// Config B: ALiBi, post-norm LayerNorm, plain GELU MLP, MQA (4 query heads, 1 KV head).
+ModelConfig config_b() {
+  ModelConfig c = tiny_config();
+  c.n_kv_heads = 1;
+  c.positions = PositionType::ALiBi;
+  c.placement = NormPlacement::Post;
+  c.norm = NormType::LayerNorm;
+  c.activation = ActivationKind::GELU;
+  return c;
+}
+
+const std::vector<int> kTokens = ByteTokenizer::encode("Hi there!");  // 9 tokens
+
+Mat run(const ModelConfig& c, uint64_t seed, Trace* trace = nullptr) {
+  Mat logits;
+  std::string error;
+  EXPECT_TRUE(forward(logits, trace, init_weights(c, seed), c, kTokens, &error)) << error;
+  return logits;
+}
+
+// Reference values: bench/pytorch_forward.py's hand-written PyTorch forward (torch 1.13, /usr/bin/python3) on
+// the checkpoints `transformer-workbench dump --config X --text "Hi there!" --seed N` wrote for these configs
+// (seed 1 for A, 2 for B); the dumped weights are the ones init_weights produces here.
+TEST(Forward, ConfigAMatchesPyTorch) {
+  Trace trace;
+  const Mat logits = run(config_a(), 1, &trace);
+  ASSERT_EQ(logits.rows(), 9);
+  ASSERT_EQ(logits.cols(), 259);
+  const float row0[] = {0.5394809f, -0.4752668f, -0.8823388f, -0.9168234f};
+  for (int j = 0; j < 4; ++j) EXPECT_NEAR(logits(0, j), row0[j], 1e-5) << j;
+  const int cols[] = {0, 72, 104, 258};
+  const float last[] = {-0.4744778f, -0.4640491f, -0.3305898f, 0.9851199f};
+  for (int j = 0; j < 4; ++j) EXPECT_NEAR(logits(8, cols[j]), last[j], 1e-5) << cols[j];
+  // layers.1.attn.probs, head 3, query 8, keys 0..3 (stored as row h·T + i of the (H·T, T) matrix).
+  const Mat& probs = trace.find("layers.1.attn.probs")->value;
+  const float p[] = {0.3020586f, 0.02654135f, 0.1964449f, 0.05420187f};
+  for (int j = 0; j < 4; ++j) EXPECT_NEAR(probs(3 * 9 + 8, j), p[j], 1e-6) << j;
+}
+
+TEST(Forward, ConfigBMatchesPyTorch) {
+  Trace trace;
+  const Mat logits = run(config_b(), 2, &trace);
+  const float row0[] = {-0.5443308f, 1.759068f, -0.5254347f, 0.3458043f};
+  for (int j = 0; j < 4; ++j) EXPECT_NEAR(logits(0, j), row0[j], 1e-5) << j;
+  const int cols[] = {0, 72, 104, 258};
+  const float last[] = {-0.7314067f, -1.611404f, 0.7344476f, 1.822954f};
+  for (int j = 0; j < 4; ++j) EXPECT_NEAR(logits(8, cols[j]), last[j], 1e-5) << cols[j];
+  const Mat& probs = trace.find("layers.1.attn.probs")->value;
+  const float p[] = {0.01743824f, 0.03918048f, 0.03655947f, 0.03192831f};
+  for (int j = 0; j < 4; ++j) EXPECT_NEAR(probs(3 * 9 + 8, j), p[j], 1e-6) << j;
+}
+
+// The logical shape every step must have, from the config alone: symbol → size.
+std::vector<std::pair<std::string, int64_t>> expected_shape(const std::string& name, const ModelConfig& c, int T) {
+  const int64_t C = c.dim, H = c.n_heads, KV = c.n_kv_heads, D = c.head_dim(), F = c.hidden, V = c.vocab;
+  auto ends = [&](const char* suffix) {
+    const std::string s = suffix;
+    return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
+  };
+  if (ends("attn.q") || ends("attn.q_rope") || ends("attn.out")) return {{"T", T}, {"H", H}, {"D", D}};
+  if (ends("attn.k") || ends("attn.v") || ends("attn.k_rope")) return {{"T", T}, {"KV", KV}, {"D", D}};
+  if (ends("attn.scores") || ends("attn.probs")) return {{"H", H}, {"T", T}, {"T_k", T}};
+  if (ends("mlp.gate") || ends("mlp.up") || ends("mlp.hidden")) return {{"T", T}, {"F", F}};
+  if (name == "logits") return {{"T", T}, {"V", V}};
+  return {{"T", T}, {"C", C}};
+}
+
+void expect_steps(const Trace& trace, const ModelConfig& c, const std::vector<std::string>& names) {
+  ASSERT_EQ(trace.steps().size(), names.size());
+  const int T = static_cast<int>(kTokens.size());
+  for (size_t i = 0; i < names.size(); ++i) {
+    const TraceStep& s = trace.steps()[i];
+    EXPECT_EQ(s.name, names[i]) << "step " << i;
+    const auto want = expected_shape(s.name, c, T);
+    ASSERT_EQ(s.shape.size(), want.size()) << s.name;
+    int64_t product = 1;
+    for (size_t d = 0; d < want.size(); ++d) {
+      EXPECT_EQ(s.shape[d].symbol, want[d].first) << s.name;
+      EXPECT_EQ(s.shape[d].size, want[d].second) << s.name;
+      EXPECT_FALSE(s.shape[d].meaning.empty()) << s.name;
+      product *= s.shape[d].size;
+    }
+    EXPECT_EQ(product, s.value.size()) << s.name;
+    EXPECT_FALSE(s.title.empty()) << s.name;
+    EXPECT_FALSE(s.formula.empty()) << s.name;
+    EXPECT_FALSE(s.inputs.empty()) << s.name;
+    EXPECT_GT(s.bytes, 0) << s.name;
+    if (s.name != "embed") {
+      EXPECT_GT(s.flops, 0) << s.name;
+    }
+    const std::string layer_prefix = s.layer >= 0 ? "layers." + std::to_string(s.layer) + "." : "";
+    EXPECT_EQ(s.name.rfind(layer_prefix, 0), 0u) << s.name;
+  }
+}
+
+TEST(Forward, TraceOfGqaRopePreNorm) {
+  const ModelConfig c = config_a();
+  Trace trace;
+  run(c, 1, &trace);
+  std::vector<std::string> names = {"embed"};
+  for (int l = 0; l < c.n_layers; ++l)
+    for (const char* step : {"attn_norm", "attn.q", "attn.k", "attn.v", "attn.q_rope", "attn.k_rope", "attn.scores",
+                             "attn.probs", "attn.out", "attn.proj", "attn.residual", "mlp_norm", "mlp.gate", "mlp.up",
+                             "mlp.hidden", "mlp.down", "mlp.residual"})
+      names.push_back("layers." + std::to_string(l) + "." + step);
+  names.push_back("final_norm");
+  names.push_back("logits");
+  expect_steps(trace, c, names);
+  // GQA: K is (T, 2 KV heads, 16), half the width of Q (T, 4 heads, 16).
+  EXPECT_EQ(trace.find("layers.0.attn.k")->value.cols(), 32);
+  EXPECT_EQ(trace.find("layers.0.attn.q")->value.cols(), 64);
+  // q = a · W_qᵀ over T = 9, C = 64, H·D = 64: 2 · 9 · 64 · 64 FLOPs.
+  EXPECT_DOUBLE_EQ(trace.find("layers.0.attn.q")->flops, 73728.0);
+  EXPECT_EQ(trace.find("layers.1.attn.q")->inputs,
+            (std::vector<std::string>{"layers.1.attn_norm", "model.layers.1.self_attn.q_proj.weight"}));
+}
+
+TEST(Forward, TraceOfAlibiPostNorm) {
+  const ModelConfig c = config_b();
+  Trace trace;
+  run(c, 2, &trace);
+  std::vector<std::string> names = {"embed"};
+  for (int l = 0; l < c.n_layers; ++l)
+    for (const char* step : {"attn.q", "attn.k", "attn.v", "attn.scores", "attn.probs", "attn.out", "attn.proj",
+                             "attn.residual", "attn_norm", "mlp.up", "mlp.hidden", "mlp.down", "mlp.residual",
+                             "mlp_norm"})
+      names.push_back("layers." + std::to_string(l) + "." + step);
+  names.push_back("logits");
+  expect_steps(trace, c, names);
+  EXPECT_EQ(trace.find("layers.1.attn.q")->inputs,
+            (std::vector<std::string>{"layers.0.mlp_norm", "model.layers.1.self_attn.q_proj.weight"}));
+  // ALiBi scores: head 0's slope is 2^(−8/4) = 0.25; the future is −∞.
+  const Mat& s = trace.find("layers.0.attn.scores")->value;
+  EXPECT_EQ(s(0, 1), kNegInf);
+  EXPECT_NE(trace.find("layers.0.attn.scores")->formula.find("m_h"), std::string::npos);
+}
+
+TEST(Forward, ProbabilitiesAreCausalDistributions) {
+  Trace trace;
+  run(config_a(), 1, &trace);
+  const Mat& p = trace.find("layers.0.attn.probs")->value;  // (H·T, T)
+  for (int r = 0; r < p.rows(); ++r) {
+    const int i = r % 9;
+    EXPECT_NEAR(p.row(r).sum(), 1.0f, 1e-5) << r;
+    for (int j = i + 1; j < 9; ++j) EXPECT_EQ(p(r, j), 0.0f) << r << "," << j;
+  }
+}
+
+TEST(Forward, SlidingLayersFollowThePattern) {
+  ModelConfig c = config_a();
+  c.n_layers = 3;
+  c.attention = AttentionPattern::Sliding;
+  c.window = 3;
+  c.full_every = 2;  // layer 1 full, layers 0 and 2 sliding
+  Trace trace;
+  run(c, 4, &trace);
+  for (int l = 0; l < 3; ++l) {
+    const Mat& p = trace.find("layers." + std::to_string(l) + ".attn.probs")->value;
+    // Query 8 sees keys 6, 7, 8 in a window of W = 3 (0 ≤ i − j < 3); key 5 only in the full layer.
+    EXPECT_EQ(p(8, 5) > 0.0f, l == 1) << "layer " << l;
+    EXPECT_GT(p(8, 6), 0.0f);
+  }
+}
+
+TEST(Forward, TraceOffGivesTheSameLogits) {
+  Trace on, off(false);
+  const Mat a = run(config_a(), 1, &on), b = run(config_a(), 1, &off), c = run(config_a(), 1, nullptr);
+  EXPECT_TRUE(off.steps().empty());
+  EXPECT_EQ(max_abs_diff(a, b), 0.0f);
+  EXPECT_EQ(max_abs_diff(a, c), 0.0f);
+  EXPECT_EQ(max_abs_diff(on.steps().back().value, a), 0.0f);
+}
+
+TEST(Forward, FlopsFormulaMatchesTheTrace) {
+  for (const ModelConfig& c : {config_a(), config_b()}) {
+    Trace trace;
+    run(c, 1, &trace);
+    EXPECT_DOUBLE_EQ(trace.total_flops(), forward_flops(c, 9));
+  }
+}
+
+TEST(Forward, BadTokensAreRefusedWithAMessage) {
+  const ModelConfig c = config_a();
+  const ModelWeights w = init_weights(c, 1);
+  Mat logits;
+  std::string error;
+  EXPECT_FALSE(forward(logits, nullptr, w, c, {1, 259}, &error));
+  EXPECT_EQ(error, "token 259 at position 1 is outside the vocabulary 0..258");
+  EXPECT_FALSE(forward(logits, nullptr, w, c, {}, &error));
+  EXPECT_EQ(error, "no tokens to run (the input is empty)");
+  EXPECT_FALSE(forward(logits, nullptr, w, c, std::vector<int>(129, 7), &error));
+  EXPECT_EQ(error, "129 tokens exceed max_seq 128");
+}
+
+}  // namespace
+}  // namespace tw
