@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Scenes and headless export through the real executable. Usage: scene_cli_test.sh APP [PRESETS_DIR]
+set -uo pipefail
+app=$1
+presets=${2:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../assets/scenes" 2>/dev/null && pwd)}
+work=$(mktemp -d /tmp/tw-scene-cli-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+# No test reads or writes the developer's last session.
+export XDG_CONFIG_HOME=$work/config
+fail=0
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1: $2"; fail=1; }
+# run NAME EXPECTED_EXIT STDERR_PATTERN -- command...  (stdout → $work/out.txt, stderr → $work/err.txt)
+run() {
+  local name=$1 want=$2 pattern=$3; shift 4
+  "$@" >"$work/out.txt" 2>"$work/err.txt"; local got=$?
+  if [ "$got" -ne "$want" ]; then bad "$name" "exit $got (want $want); stderr: $(head -3 "$work/err.txt")"; return 1; fi
+  if [ -n "$pattern" ] && ! grep -qE -- "$pattern" "$work/err.txt"; then
+    bad "$name" "stderr does not match '$pattern': $(head -3 "$work/err.txt")"; return 1
+  fi
+  ok "$name"
+}
+
+# [SECTION] scene-keys: one line per control, key first, then type, range, default
+"$app" scene-keys >"$work/keys.txt" && "$app" scene-keys --tsv >"$work/keys.tsv" || bad scene-keys "non-zero exit"
+nkeys=$(wc -l <"$work/keys.tsv")
+if [ "$nkeys" -lt 1 ]; then bad scene-keys-count "no keys listed"
+elif [ "$(wc -l <"$work/keys.txt")" -ne "$nkeys" ]; then bad scene-keys-count "plain and --tsv list different numbers of keys"
+elif [ "$(cut -f1 "$work/keys.tsv" | sort -u | wc -l)" -ne "$nkeys" ]; then bad scene-keys-unique "duplicate keys"
+elif awk -F'\t' 'NF < 4 || $1 !~ /^[a-z0-9_]+\.[A-Za-z0-9_.]+$/ || $2 !~ /^(bool|int|float|enum|text|int-list)$/ || $3 == "" || $4 == "" { bad = 1 } END { exit !bad }' "$work/keys.tsv"
+then bad scene-keys-format "a line is not: panel.key <TAB> type <TAB> range <TAB> default"
+else ok "scene-keys ($nkeys keys)"; fi
+[ "$(cut -d' ' -f1 "$work/keys.txt")" = "$(cut -f1 "$work/keys.tsv")" ] && ok scene-keys-key-first || bad scene-keys-key-first "plain output does not start each line with the key"
+
+# Every listed key with its listed default is accepted by --set: the list and the loader agree.
+sets=()
+while IFS=$'\t' read -r key _ _ def _; do sets+=(--set "$key=$def"); done <"$work/keys.tsv"
+echo '{"version": 1, "open": []}' >"$work/none.json"
+run set-every-listed-default 1 "no panel is open" -- "$app" export --scene "$work/none.json" --out "$work/none" "${sets[@]}"
+
+# [SECTION] export: every panel open, twice, no display → byte-identical files, and the printed list is the files
+panels=$(cut -f1 "$work/keys.tsv" | cut -d. -f1 | sort -u | sed 's/.*/"&"/' | paste -sd, -)
+echo "{\"version\": 1, \"theme\": \"print\", \"open\": [$panels]}" >"$work/all.json"
+for n in 1 2; do
+  run "export-no-display-$n" 0 "" -- env -u DISPLAY -u WAYLAND_DISPLAY "$app" export --scene "$work/all.json" \
+    --out "$work/run$n" --scale 1 && cp "$work/out.txt" "$work/printed$n.txt"
+done
+if diff -r "$work/run1" "$work/run2" >/dev/null; then ok "export-byte-identical ($(ls "$work/run1" | wc -l) files)"
+else bad export-byte-identical "$(diff -rq "$work/run1" "$work/run2" | head -3)"; fi
+if [ -s "$work/printed1.txt" ] && [ "$(sort "$work/printed1.txt")" = "$(ls -d "$work/run1"/* | sort)" ]; then ok export-prints-files
+else bad export-prints-files "printed paths differ from the files in the directory"; fi
+if ls "$work/run1" | grep -qvE '^[a-z0-9_]+-[A-Za-z0-9_.-]+\.(png|svg|csv)$'; then bad export-names "$(ls "$work/run1" | head -3)"
+else ok export-names; fi
+run export-formats 0 "" -- "$app" export --scene "$work/all.json" --out "$work/csv" --format csv,svg
+if [ -z "$(ls "$work/csv" | grep -vE '\.(csv|svg)$')" ] && ls "$work/csv" | grep -q '\.csv$'; then ok export-formats-only-csv-svg
+else bad export-formats-only-csv-svg "$(ls "$work/csv" | head -3)"; fi
+
+# PNG size follows --scale (the first PNG of each run, same figure).
+first_png=$(ls "$work/run1" | grep '\.png$' | head -1)
+if [ -n "$first_png" ]; then
+  run export-scale-2 0 "" -- "$app" export --scene "$work/all.json" --out "$work/scale2" --format png --scale 2
+  w1=$(od -An -tu1 -j16 -N4 "$work/run1/$first_png" | awk '{print $1*16777216+$2*65536+$3*256+$4}')
+  w2=$(od -An -tu1 -j16 -N4 "$work/scale2/$first_png" | awk '{print $1*16777216+$2*65536+$3*256+$4}')
+  [ "$w2" -eq $((2 * w1)) ] && ok "png-width-follows-scale ($w1 → $w2)" || bad png-width-follows-scale "$w1 → $w2"
+fi
+
+# [SECTION] bad input: non-zero exit, one clear line naming the problem, nothing written
+first_key=$(head -1 "$work/keys.tsv" | cut -f1)
+printf '{"version": 1, "open": [' >"$work/broken.json"
+run bad-json 2 "broken.json: not valid JSON" -- "$app" export --scene "$work/broken.json" --out "$work/x"
+echo '{"version": 7}' >"$work/v7.json"
+run wrong-version 2 "version: 7 is not supported" -- "$app" export --scene "$work/v7.json" --out "$work/x"
+echo '{"version": 1, "open": ["no-such-panel"]}' >"$work/nopanel.json"
+run unknown-panel 2 "no panel with id 'no-such-panel'" -- "$app" export --scene "$work/nopanel.json" --out "$work/x"
+echo "{\"version\": 1, \"open\": [$panels], \"values\": {\"$first_key\": {\"not\": \"a value\"}}}" >"$work/wrongtype.json"
+run wrong-type-names-key 2 "$first_key" -- "$app" export --scene "$work/wrongtype.json" --out "$work/x"
+[ ! -e "$work/x" ] && ok rejected-scene-writes-nothing || bad rejected-scene-writes-nothing "$work/x exists"
+[ "$(wc -l <"$work/err.txt")" -eq 1 ] && ok one-line-error || bad one-line-error "$(cat "$work/err.txt")"
+run missing-file 2 "nope.json" -- "$app" export --scene "$work/nope.json" --out "$work/x"
+run set-unknown-key 2 "no-such.key: no such key" -- "$app" export --scene "$work/all.json" --out "$work/x" --set no-such.key=1
+run set-not-key-value 2 "expected key=value" -- "$app" export --scene "$work/all.json" --out "$work/x" --set "$first_key"
+run set-wrong-type 2 "$first_key" -- "$app" export --scene "$work/all.json" --out "$work/x" --set "$first_key={\"a\":1}"
+run missing-scene 2 "--scene FILE is required" -- "$app" export --out "$work/x"
+run missing-out 2 "--out DIR is required" -- "$app" export --scene "$work/all.json"
+run bad-format 2 "unknown format 'gif'" -- "$app" export --scene "$work/all.json" --out "$work/x" --format png,gif
+run bad-scale 2 "--scale '9' must be a number from 1 to 4" -- "$app" export --scene "$work/all.json" --out "$work/x" --scale 9
+run bad-theme 2 "--theme 'neon'" -- "$app" export --scene "$work/all.json" --out "$work/x" --theme neon
+touch "$work/file"
+run unwritable-out 1 "cannot" -- "$app" export --scene "$work/all.json" --out "$work/file/sub" --format csv
+echo "{\"version\": 1, \"open\": [], \"values\": {\"zz.unknown\": 1}, \"extra\": 2}" >"$work/unknown.json"
+run unknown-key-warns 1 "warning: .*unknown key 'zz.unknown'" -- "$app" export --scene "$work/unknown.json" --out "$work/x"
+
+# [SECTION] presets: each shipped preset exports (by path and by name)
+if [ -n "$presets" ] && ls "$presets"/*.json >/dev/null 2>&1; then
+  for p in "$presets"/*.json; do
+    name=$(basename "$p" .json)
+    run "preset-$name" 0 "" -- "$app" export --scene "$p" --out "$work/preset-$name" --format csv
+  done
+  run preset-by-name 0 "" -- "$app" export --scene "$name" --out "$work/byname" --format csv
+else
+  echo "skip presets: none in ${presets:-assets/scenes}"
+fi
+
+# [SECTION] last session (needs a display: Xvfb)
+if command -v xvfb-run >/dev/null; then
+  gui() { xvfb-run -a -s "-screen 0 1280x800x24" "$app" --frames 2 "$@"; }
+  session=$XDG_CONFIG_HOME/transformer-workbench/last-session.json
+  mkdir -p "$(dirname "$session")"
+  echo '{"version": 1, "values": {' >"$session"
+  run broken-session-warns 0 "last session not restored" -- gui
+  grep -q '"version": 1' "$session" && ok session-saved-on-exit || bad session-saved-on-exit "$(head -3 "$session")"
+  panel=$(head -1 "$work/keys.tsv" | cut -d. -f1)
+  echo "{\"version\": 1, \"theme\": \"print\", \"open\": [\"$panel\"]}" >"$session"
+  run session-restored 0 "" -- gui
+  if grep -q '"theme": "print"' "$session" && grep -A1 '"open"' "$session" | grep -q "\"$panel\""; then ok session-round-trip
+  else bad session-round-trip "$(head -6 "$session")"; fi
+  run fresh-skips-session 0 "" -- gui --fresh
+  grep -q '"theme": "dark"' "$session" && ok fresh-starts-from-defaults || bad fresh-starts-from-defaults "$(head -4 "$session")"
+else
+  echo "skip last-session tests: xvfb-run not found"
+fi
+exit $fail
