@@ -1,0 +1,137 @@
+#include "core/experiments/lora_experiment.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "test_util.h"
+
+namespace tw {
+namespace {
+
+LoraExperimentParams small() {
+  LoraExperimentParams p;
+  p.d_in = 32;
+  p.d_out = 24;
+  p.rank = 2;
+  p.true_rank = 3;
+  p.decay = 0.5;
+  p.noise = 0.0;
+  p.steps = 200;
+  p.max_sweep_rank = 8;
+  return p;
+}
+
+TEST(LoraExperiment, ParamPercentMatchesTheClassicExample) {
+  EXPECT_DOUBLE_EQ(lora_param_percent(4096, 4096, 8), 0.390625);  // 2·4096·8 / 4096²
+  EXPECT_DOUBLE_EQ(lora_param_percent(64, 32, 4), 100.0 * 4 * 96 / (64.0 * 32));
+}
+
+TEST(LoraExperiment, TargetHasTheRequestedSpectrum) {
+  const Mat t = lora_target_update(32, 24, 3, 0.5, 0.0, 9);
+  ASSERT_EQ(t.rows(), 24);
+  ASSERT_EQ(t.cols(), 32);
+  const Svd s = svd_decompose(t);
+  EXPECT_NEAR(s.sigma[0], 1.0, 1e-5);
+  EXPECT_NEAR(s.sigma[1], 0.5, 1e-5);
+  EXPECT_NEAR(s.sigma[2], 0.25, 1e-5);
+  EXPECT_NEAR(s.sigma[3], 0.0, 1e-5);
+  // Noise fills the tail.
+  EXPECT_GT(svd_decompose(lora_target_update(32, 24, 3, 0.5, 0.1, 9)).sigma[3], 0.01);
+}
+
+TEST(LoraExperiment, SvdErrorIsTheTailOfTheSpectrum) {
+  // σ = 1, 0.5, 0.25: ‖ΔW‖² = 1.3125; rank 1 leaves √(0.3125/1.3125) = 0.48795, rank 2 √(0.0625/1.3125) = 0.21822.
+  const auto e = run_lora_experiment(small());
+  ASSERT_EQ(e.ranks, (std::vector<int>{1, 2, 3, 4, 6, 8}));
+  EXPECT_NEAR(e.svd_error[0], 0.48795, 1e-4);
+  EXPECT_NEAR(e.svd_error[1], 0.21822, 1e-4);
+  EXPECT_NEAR(e.svd_error[2], 0.0, 1e-5);
+  EXPECT_NEAR(e.svd_error_at_rank, 0.21822, 1e-4);
+  EXPECT_EQ(e.params[1], 2 * (32 + 24));
+  EXPECT_EQ(e.full_params, 32 * 24);
+}
+
+TEST(LoraExperiment, TrainedLoraApproachesButNeverBeatsTheOptimum) {
+  const auto e = run_lora_experiment(small());
+  for (size_t i = 0; i < e.ranks.size(); ++i) {
+    EXPECT_GE(e.lora_error[i], e.svd_error[i] - 1e-4) << "rank " << e.ranks[i];
+    EXPECT_LT(e.lora_error[i], e.svd_error[i] + 0.02) << "rank " << e.ranks[i];
+  }
+  EXPECT_NEAR(e.final_error, e.residual.cast<double>().norm() / e.target_norm, 1e-6);
+  EXPECT_MAT_NEAR(Mat(e.delta + e.residual), e.target, 1e-6f);
+}
+
+TEST(LoraExperiment, LossStartsAtOneAndFalls) {
+  auto p = small();
+  const auto e = run_lora_experiment(p);
+  ASSERT_EQ(e.loss.size(), static_cast<size_t>(p.steps + 1));
+  EXPECT_DOUBLE_EQ(e.loss[0], 1.0);  // B = 0: the whole of ΔW is residual
+  EXPECT_LT(e.loss.back(), 0.1);
+  EXPECT_NEAR(std::sqrt(e.loss.back()), e.final_error, 1e-6);
+  // Plain gradient descent also learns, more slowly.
+  p.optimizer = LoraOptimizer::Sgd;
+  p.lr = 0.05;
+  const auto sgd = run_lora_experiment(p);
+  EXPECT_FALSE(sgd.diverged);
+  EXPECT_LT(sgd.loss.back(), 0.9);
+}
+
+TEST(LoraExperiment, DivergenceIsReportedNotNaN) {
+  auto p = small();
+  p.optimizer = LoraOptimizer::Sgd;
+  p.lr = 5.0;  // far beyond 2 / curvature
+  const auto e = run_lora_experiment(p);
+  EXPECT_TRUE(e.diverged);
+  EXPECT_LT(e.loss.size(), static_cast<size_t>(p.steps + 1));
+  EXPECT_TRUE(std::isnan(e.final_error));
+}
+
+TEST(LoraExperiment, ChecksHold) {
+  const auto e = run_lora_experiment(small());
+  EXPECT_TRUE(e.step0_equals_base);
+  EXPECT_EQ(e.step0_error, 0.0);
+  EXPECT_TRUE(e.merged_equals_unmerged) << e.merge_error;
+}
+
+TEST(LoraExperiment, RsLoraKeepsTheUpdateSizeFlat) {
+  const auto e = run_lora_experiment(small());
+  ASSERT_EQ(e.scale_ranks.size(), 64u);
+  for (int r : {1, 4, 16, 64}) {
+    const size_t i = static_cast<size_t>(r - 1);
+    EXPECT_NEAR(e.update_norm_alpha_sqrt_r[i] / e.update_norm_alpha_r[i], std::sqrt(r), 1e-6 * std::sqrt(r));
+  }
+  // ‖BA‖ grows like √r: α/r shrinks the update ~8× from r = 1 to 64, α/√r stays within a factor 2.
+  EXPECT_LT(e.update_norm_alpha_r[63], 0.3 * e.update_norm_alpha_r[0]);
+  EXPECT_GT(e.update_norm_alpha_sqrt_r[63], 0.5 * e.update_norm_alpha_sqrt_r[0]);
+  EXPECT_LT(e.update_norm_alpha_sqrt_r[63], 2.0 * e.update_norm_alpha_sqrt_r[0]);
+}
+
+TEST(LoraExperiment, DeterministicAndCancellable) {
+  const auto a = run_lora_experiment(small()), b = run_lora_experiment(small());
+  EXPECT_EQ(a.loss, b.loss);
+  EXPECT_EQ(a.lora_error, b.lora_error);
+  int calls = 0;
+  const auto c = run_lora_experiment(small(), [&](float) { return ++calls < 10; });
+  EXPECT_TRUE(c.cancelled);
+  EXPECT_EQ(calls, 10);
+}
+
+TEST(LoraExperiment, ValidateNamesTheProblem) {
+  auto p = small();
+  EXPECT_EQ(validate(p), "");
+  p.rank = 25;
+  EXPECT_EQ(validate(p), "LoRA rank (25) cannot exceed min(d_in, d_out) = 24");
+  p = small();
+  p.d_in = 2048;
+  EXPECT_NE(validate(p).find("1024"), std::string::npos);
+  p = small();
+  p.decay = 0.0;
+  EXPECT_NE(validate(p), "");
+  p = small();
+  p.true_rank = 30;
+  EXPECT_NE(validate(p).find("true rank"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tw
