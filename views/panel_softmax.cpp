@@ -1,0 +1,302 @@
+// Softmax saturation: why attention divides q·k by √d_k (seed 000 §1).
+//
+// [SECTION] state
+// [SECTION] figures (built from core/experiments/softmax_saturation results)
+// [SECTION] panel: controls, recompute, draw
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+#include "core/experiments/softmax_saturation.h"
+#include "views/async_job.h"
+#include "views/panel.h"
+#include "views/plot/plot_imgui.h"
+#include "views/widgets.h"
+
+namespace tw {
+
+namespace {
+
+// [SECTION] state
+
+struct SoftmaxState {
+  int d_k = 64;               // head dimension
+  int n_keys = 16;            // keys one query attends over
+  int scale_mode = 0;         // ScaleMode index: 1/√d_k, none, 1/d_k, custom
+  float custom_scale = 0.125f;
+  float temperature = 1.0f;   // τ: softmax(x / τ)
+  int samples = 4000;         // q·k pairs in the histogram; queries per d_k in the sweep (a quarter of this)
+  int seed = 0;
+  std::string logits_a = "1.0, 0.5, -0.5";  // the seed note's small-range row
+  std::string logits_b = "30, 15, -15";     // and its large-range row
+};
+
+// Parses "1.0, 0.5, -0.5" into numbers; returns an error message or "".
+std::string parse_logits(const std::string& text, std::vector<float>* out) {
+  out->clear();
+  const char* p = text.c_str();
+  while (*p) {
+    while (*p == ' ' || *p == ',' || *p == '[' || *p == ']') ++p;
+    if (!*p) break;
+    char* end = nullptr;
+    const float v = std::strtof(p, &end);
+    if (end == p) return std::string("cannot read a number at \"") + p + "\"";
+    if (!std::isfinite(v)) return "logits must be finite";
+    out->push_back(v);
+    p = end;
+  }
+  if (out->size() < 2) return "enter at least two logits, e.g. 1.0, 0.5, -0.5";
+  if (out->size() > 32) return "at most 32 logits";
+  return "";
+}
+
+struct SoftmaxResult {
+  SoftmaxState state;  // the inputs these results belong to
+  ScoreHistogram hist;
+  QuerySoftmax query;
+  std::vector<SaturationPoint> sweep;
+  WorkedSoftmax worked_a, worked_b;
+  std::string error_a, error_b;
+};
+using ResultPtr = std::shared_ptr<const SoftmaxResult>;
+
+ScaleMode mode_of(const SoftmaxState& s) { return static_cast<ScaleMode>(s.scale_mode); }
+int sweep_queries(const SoftmaxState& s) { return std::max(50, s.samples / 4); }
+
+ResultPtr compute(const SoftmaxState& s, Progress& progress) {
+  auto r = std::make_shared<SoftmaxResult>();
+  r->state = s;
+  const std::uint64_t seed = static_cast<std::uint64_t>(s.seed);
+  r->hist = score_histogram(s.d_k, s.samples, 48, seed);
+  progress.set(0.2f);
+  r->query = one_query_softmax(s.d_k, s.n_keys, mode_of(s), s.custom_scale, s.temperature, seed + 1);
+  r->sweep = saturation_sweep(log_dk_grid(1, 4096), s.n_keys, sweep_queries(s), mode_of(s), s.custom_scale,
+                              s.temperature, seed + 2);
+  progress.set(0.9f);
+  std::vector<float> a, b;
+  r->error_a = parse_logits(s.logits_a, &a);
+  r->error_b = parse_logits(s.logits_b, &b);
+  if (r->error_a.empty()) r->worked_a = worked_softmax(a, s.temperature);
+  if (r->error_b.empty()) r->worked_b = worked_softmax(b, s.temperature);
+  return r;
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// [SECTION] figures
+
+plot::Figure histogram_figure(const SoftmaxResult& r) {
+  const ScoreHistogram& h = r.hist;
+  plot::Figure fig("scores", "Raw scores q\xC2\xB7k for q, k ~ N(0, I)");
+  fig.note = "d_k = " + std::to_string(h.d_k) + ", empirical variance " + fmt("%.4g", h.variance) + " (theory: d_k), " +
+             std::to_string(h.samples) + " samples";
+  plot::Axes& ax = fig.axes();
+  ax.setup("q\xC2\xB7k", "", "density", "");
+  std::vector<double> xs(h.edges.begin(), h.edges.end()), ys(h.density.begin(), h.density.end());
+  if (!ys.empty()) ys.push_back(ys.back());  // a post-step line needs the right edge of the last bin
+  ax.step("empirical", xs, ys);
+  std::vector<double> cx, pdf;
+  for (size_t b = 0; b < h.normal_pdf.size(); ++b) {
+    cx.push_back(0.5 * (h.edges[b] + h.edges[b + 1]));
+    pdf.push_back(h.normal_pdf[b]);
+  }
+  ax.line("N(0, d_k) density", cx, pdf).dashed = true;
+  return fig;
+}
+
+plot::Figure query_figure(const SoftmaxResult& r) {
+  const QuerySoftmax& q = r.query;
+  plot::Figure fig("query", "One query's softmax over " + std::to_string(r.state.n_keys) + " keys (sorted)");
+  fig.note = "scale " + fmt("%.4g", q.scale) + ": entropy " + fmt("%.3g", q.entropy_scaled) + " bits scaled, " +
+             fmt("%.3g", q.entropy_unscaled) + " bits unscaled (max " + fmt("%.3g", std::log2(r.state.n_keys)) + ")";
+  plot::Axes& ax = fig.axes();
+  ax.setup("key rank", "", "probability", "");
+  std::vector<std::string> groups;
+  for (size_t j = 0; j < q.probs_scaled.size(); ++j) groups.push_back(std::to_string(j + 1));
+  std::vector<double> ps(q.probs_scaled.begin(), q.probs_scaled.end()), pu(q.probs_unscaled.begin(), q.probs_unscaled.end());
+  ax.bars(groups, {std::string("scaled (") + scale_mode_name(mode_of(r.state)) + ")", "unscaled"}, {ps, pu});
+  ax.set_y_range(0, 1);
+  return fig;
+}
+
+plot::Figure sweep_figure(const SoftmaxResult& r) {
+  plot::Figure fig("sweep", "Saturation as d_k grows (" + std::to_string(r.state.n_keys) + " keys, " +
+                                std::to_string(sweep_queries(r.state)) + " queries per point)");
+  fig.grid_cols = 3;
+  std::vector<double> dk;
+  for (const SaturationPoint& p : r.sweep) dk.push_back(p.d_k);
+  auto panel = [&](const char* title, const char* ylabel, double SaturationPoint::*scaled,
+                   double SaturationPoint::*unscaled) {
+    plot::Axes& ax = fig.add_axes(title);
+    ax.setup("d_k", "", ylabel, "");
+    ax.x.scale = plot::Scale::Log10;
+    std::vector<double> a, b;
+    for (const SaturationPoint& p : r.sweep) a.push_back(p.*scaled), b.push_back(p.*unscaled);
+    ax.line("scaled", dk, a).style = plot::LineStyle::LineAndMarkers;
+    ax.line("unscaled", dk, b).style = plot::LineStyle::LineAndMarkers;
+    ax.vline("d_k = " + std::to_string(r.state.d_k), r.state.d_k);
+    if (fig.grid.size() > 1) ax.flags |= plot::AxesFlags_NoLegend;  // one legend for the three panels
+  };
+  panel("mean max probability", "max_j S_j", &SaturationPoint::max_p_scaled, &SaturationPoint::max_p_unscaled);
+  panel("mean entropy", "bits", &SaturationPoint::entropy_bits_scaled, &SaturationPoint::entropy_bits_unscaled);
+  panel("top-key gradient S(1 - S)", "S_top (1 - S_top)", &SaturationPoint::grad_scaled, &SaturationPoint::grad_unscaled);
+  plot::Table& t = fig.table;
+  t.header = {"d_k", "max_p_scaled", "max_p_unscaled", "entropy_bits_scaled", "entropy_bits_unscaled",
+              "grad_scaled", "grad_unscaled"};
+  for (const SaturationPoint& p : r.sweep)
+    t.add_row({double(p.d_k), p.max_p_scaled, p.max_p_unscaled, p.entropy_bits_scaled, p.entropy_bits_unscaled,
+               p.grad_scaled, p.grad_unscaled});
+  return fig;
+}
+
+plot::Figure worked_figure(const SoftmaxResult& r) {
+  plot::Figure fig("worked", "Worked example: softmax and the top key's gradient");
+  fig.grid_cols = 2;
+  plot::Table& t = fig.table;
+  t.header = {"case", "index", "logit", "probability", "top_gradient"};
+  auto add = [&](const char* name, const WorkedSoftmax& w, const std::string& error) {
+    plot::Axes& ax = fig.add_axes(std::string(name) + (error.empty() ? ": top gradient " + fmt("%.3g", w.top_grad) : ""));
+    ax.setup("logit", "", "probability", "");
+    if (!error.empty() || w.probs.empty()) return;
+    std::vector<std::string> groups;
+    std::vector<double> p;
+    for (size_t j = 0; j < w.probs.size(); ++j) {
+      groups.push_back(fmt("%g", w.logits[j]));
+      p.push_back(w.probs[j]);
+      t.add_row({std::string(name), double(j), double(w.logits[j]), double(w.probs[j]), w.top_grad});
+    }
+    ax.bars(groups, {"softmax"}, {p});
+    ax.set_y_range(0, 1);
+  };
+  add("A", r.worked_a, r.error_a);
+  add("B", r.worked_b, r.error_b);
+  return fig;
+}
+
+// [SECTION] panel
+
+class SoftmaxPanel final : public Panel {
+ public:
+  PanelInfo info() const override {
+    return {"softmax", "Softmax saturation", "Attention",
+            "Why scores are divided by sqrt(d_k): variance of q\xC2\xB7k, saturation and vanishing gradients"};
+  }
+
+  void update() override {
+    const std::string key = controls().to_json().dump();
+    if (key != requested_key_) {
+      requested_key_ = key;
+      const SoftmaxState s = s_;
+      job_.request([s](Progress& p) { return compute(s, p); });
+      // Default sizes finish in a few milliseconds: wait, so the figures follow the slider in the same frame.
+      const double cost = double(s.samples) * (1.0 + 26.0 * (s.n_keys + 2) / 4.0);
+      if (cost < 4e6) job_.wait();
+    }
+    if (const ResultPtr* r = job_.latest()) result_ = *r;
+  }
+  void wait_idle() override {
+    job_.wait();
+    if (const ResultPtr* r = job_.latest()) result_ = *r;
+  }
+
+  std::vector<plot::Figure> figures() override {
+    if (!result_) return {};
+    return {histogram_figure(*result_), query_figure(*result_), sweep_figure(*result_), worked_figure(*result_)};
+  }
+
+  void draw(const DrawContext& ctx) override {
+    panel_explanation(
+        "Attention scores are S = q\xC2\xB7k \xC2\xB7 scale. For q, k with independent N(0, 1) entries, q\xC2\xB7k "
+        "is a sum of d_k products of variance 1, so Var(q\xC2\xB7k) = d_k and raw scores spread like sqrt(d_k). "
+        "Softmax S_i = exp(x_i / \xCF\x84) / \xCE\xA3_j exp(x_j / \xCF\x84) of widely spread scores puts almost "
+        "all mass on one key, and its gradient dS_i/dx_i = S_i(1 - S_i) goes to 0 when S_i is near 0 or 1: the "
+        "model stops learning. Multiplying by 1/sqrt(d_k) brings the variance back to 1 at every d_k. Drag d_k and "
+        "watch the unscaled curves saturate while the scaled ones stay flat. (The seed notes print softmax[1.0, "
+        "0.5, -0.5] as [0.47, 0.29, 0.11], which does not sum to 1; the exact values are in figure 4.)");
+    ImGui::BeginChild("controls", ImVec2(330 * ctx.dpi_scale, 0), true);
+    for (const Control& c : controls().all()) {
+      if (c.key == "custom_scale" && s_.scale_mode != static_cast<int>(ScaleMode::Custom)) continue;
+      ImGui::SetNextItemWidth(150 * ctx.dpi_scale);
+      draw_control(c);
+    }
+    if (job_.busy()) ImGui::ProgressBar(job_.progress(), ImVec2(-1, 0), "computing");
+    if (result_) draw_worked_table(*result_);
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("figures", ImVec2(0, 0), false);
+    if (!result_) {
+      empty_state("Computing the first results...");
+      ImGui::EndChild();
+      return;
+    }
+    const std::vector<plot::Figure> figs = figures();
+    const float spacing = ImGui::GetStyle().ItemSpacing.x;
+    const float w = (ImGui::GetContentRegionAvail().x - spacing) / 2;
+    plot::draw_figure(figs[0], ctx, "softmax", ImVec2(w, w * 0.62f));
+    ImGui::SameLine();
+    plot::draw_figure(figs[1], ctx, "softmax", ImVec2(w, w * 0.62f));
+    plot::draw_figure(figs[2], ctx, "softmax", ImVec2(2 * w + spacing, w * 0.62f));
+    plot::draw_figure(figs[3], ctx, "softmax", ImVec2(2 * w + spacing, w * 0.5f));
+    ImGui::EndChild();
+  }
+
+ protected:
+  void bind(Controls& c) override {
+    c.add_int("d_k", &s_.d_k, 1, 4096, "d_k", "Dimension of q and k; Var(q\xC2\xB7k) grows linearly with it.", true);
+    c.add_int("n_keys", &s_.n_keys, 2, 256, "keys n", "Number of keys one query spreads its attention over.", true);
+    c.add_enum("scale_mode", &s_.scale_mode, {"1/sqrt(d_k)", "none", "1/d_k", "custom"}, "scale",
+               "Factor applied to q\xC2\xB7k before softmax in the 'scaled' curves; 'unscaled' always uses 1.");
+    c.add_float("custom_scale", &s_.custom_scale, 1e-4f, 10.0f, "custom scale",
+                "The factor used when the scale mode is custom.", true, "%.4g");
+    c.add_float("temperature", &s_.temperature, 0.05f, 20.0f, "temperature \xCF\x84",
+                "Both curves use softmax(x / \xCF\x84): above 1 flattens, below 1 sharpens.", true, "%.3g");
+    c.add_int("samples", &s_.samples, 100, 200000, "samples",
+              "q\xC2\xB7k pairs in the histogram; the sweep uses a quarter of this many queries per d_k.", true);
+    c.add_int("seed", &s_.seed, 0, 1000000, "seed", "Random seed; the same seed gives the same samples.");
+    c.add_text("logits_a", &s_.logits_a, 256, "logits A", "First row of the worked example, comma-separated.");
+    c.add_text("logits_b", &s_.logits_b, 256, "logits B", "Second row of the worked example, comma-separated.");
+  }
+
+ private:
+  void draw_worked_table(const SoftmaxResult& r) {
+    ImGui::Separator();
+    ImGui::TextUnformatted("Worked example (recomputed live)");
+    auto row = [](const char* name, const WorkedSoftmax& w, const std::string& error) {
+      if (!error.empty()) {
+        warning_text((std::string(name) + ": " + error).c_str());
+        return;
+      }
+      std::string logits, probs;
+      for (size_t j = 0; j < w.probs.size(); ++j) {
+        if (j) logits += ", ", probs += ", ";
+        logits += fmt("%g", w.logits[j]);
+        probs += fmt("%.3g", w.probs[j]);
+      }
+      ImGui::Text("%s: [%s]", name, logits.c_str());
+      ImGui::Text("  softmax [%s]", probs.c_str());
+      ImGui::Text("  top gradient S(1-S) = %.3g", w.top_grad);
+    };
+    row("A", r.worked_a, r.error_a);
+    row("B", r.worked_b, r.error_b);
+  }
+
+  SoftmaxState s_;
+  std::string requested_key_;
+  ResultPtr result_;
+  AsyncJob<ResultPtr> job_;  // declared last: its worker joins before the members above go away
+};
+
+}  // namespace
+
+TW_REGISTER_PANEL(SoftmaxPanel);
+
+}  // namespace tw
