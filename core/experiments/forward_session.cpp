@@ -114,4 +114,24 @@ ForwardRun run_append(const ForwardRun& prev, int token, bool check_against_full
   return run;
 }
 
+NextTokenChoice choose_next_token(const ForwardRun& run, const SamplingConfig& cfg, uint64_t seed, int index) {
+  NextTokenChoice out;
+  out.error = validate(cfg);
+  if (!out.error.empty()) return out;
+  const RowVec last = run.next_logits();
+  if (last.size() == 0) {
+    out.error = "no logits yet: the model has not run";
+    return out;
+  }
+  const std::vector<float> logits(last.data(), last.data() + last.size());
+  sampling_filter(out.filter, logits, cfg);
+  for (float p : out.filter.probs_before) out.n_positive += p > 0.0f ? 1 : 0;
+  // One stream per (seed, position in the continuation): golden-ratio mixing keeps neighbouring seeds apart.
+  std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(index) + 1);
+  out.sampled = sample_token(out.filter.probs, rng);
+  if (out.sampled >= 0 && out.sampled < static_cast<int>(out.filter.probs.size()))
+    out.probability = out.filter.probs[static_cast<size_t>(out.sampled)];
+  return out;
+}
+
 }  // namespace tw

@@ -17,6 +17,7 @@
 #include "core/model/kv_cache.h"
 #include "core/model/trace.h"
 #include "core/model/weights.h"
+#include "core/ops/sampling.h"
 #include "core/tensor.h"
 
 namespace tw {
@@ -62,5 +63,17 @@ ForwardRun run_prompt(const ModelConfig& config, std::shared_ptr<const ModelWeig
 // sequence is also recomputed without the cache to fill cache_check. On error (bad token, max_seq reached) the
 // result is prev unchanged apart from append_error.
 ForwardRun run_append(const ForwardRun& prev, int token, bool check_against_full = true);
+
+// The next token after `run`: every sampling filter applied to its last logits row, then a seeded draw.
+// `index` counts the tokens already appended, so the k-th appended token of a session always uses the same
+// random stream (the token shown as "sampled" is the one "append and continue" appends).
+struct NextTokenChoice {
+  SamplingTrace filter;      // scaled logits, who survives top-k and top-p, probabilities before and after
+  int sampled = -1;          // the drawn token id
+  float probability = 0;     // its probability in the final (filtered, renormalised) distribution
+  int n_positive = 0;        // tokens whose probability after temperature is not 0 in float
+  std::string error;         // one line when the settings are invalid or there are no logits
+};
+NextTokenChoice choose_next_token(const ForwardRun& run, const SamplingConfig& cfg, uint64_t seed, int index);
 
 }  // namespace tw

@@ -1,0 +1,271 @@
+// The forward stepper headless: controls in, figures out, every number checked against an independent core run.
+// Walks every step of the panel's step tree for two architectures (GQA + RoPE; ALiBi + post-norm + LayerNorm)
+// and checks the shape of each step's figure against the config.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "core/experiments/forward_inspect.h"
+#include "core/experiments/forward_session.h"
+#include "core/model/weights.h"
+#include "core/tokenizer.h"
+#include "views/panel.h"
+#include "views/plot/export.h"
+
+namespace tw {
+namespace {
+
+void set(Panel& p, const std::string& key, const nlohmann::json& value) {
+  const Control* c = p.controls().find(key);
+  ASSERT_NE(c, nullptr) << key;
+  ASSERT_FALSE(c->check(value, "forward." + key).has_value()) << key << " = " << value;
+  c->set(value);
+}
+
+std::vector<plot::Figure> run(Panel& p) {
+  p.update();
+  p.wait_idle();
+  return p.figures();
+}
+
+const plot::Figure& by_id(const std::vector<plot::Figure>& figs, const std::string& id) {
+  for (const auto& f : figs)
+    if (f.id == id) return f;
+  ADD_FAILURE() << "no figure " << id;
+  return figs.front();
+}
+
+const plot::HeatmapItem& heatmap(const plot::Axes& ax) { return std::get<plot::HeatmapItem>(ax.items.at(0)); }
+
+// The same model the panel should be running, computed directly in core.
+ForwardRun core_run(const ModelConfig& c, const std::string& text, uint64_t seed = 1) {
+  const LoadedModel m = load_model(c, {seed, ""});
+  EXPECT_TRUE(m.error.empty()) << m.error;
+  return run_prompt(c, m.weights, ByteTokenizer::encode(text));
+}
+
+TEST(PanelForward, DefaultFiguresMatchCore) {
+  auto p = make_panel("forward");
+  ASSERT_NE(p, nullptr);
+  const auto figs = run(*p);
+  std::set<std::string> ids;
+  for (const auto& f : figs) ids.insert(f.id);
+  EXPECT_EQ(ids, (std::set<std::string>{"step", "strip", "residual", "next", "params"}));
+
+  const ForwardRun ref = core_run(tiny_config(), "The cat sat on");
+  const TraceStep* probs = ref.trace.find("layers.0.attn.probs");
+  ASSERT_NE(probs, nullptr);
+  const plot::Figure& step = by_id(figs, "step");
+  const int T = 14, H = 4;
+  ASSERT_EQ(step.grid.size(), size_t(H));  // one map per query head
+  EXPECT_EQ(step.grid[0].title, "head 0 · kv 0");
+  EXPECT_EQ(step.grid[3].title, "head 3 · kv 1");  // GQA ratio 2: heads 2 and 3 read KV head 1
+  for (int h = 0; h < H; ++h) {
+    const plot::HeatmapItem& m = heatmap(step.grid[static_cast<size_t>(h)]);
+    ASSERT_EQ(m.rows, T);
+    ASSERT_EQ(m.cols, T);
+    for (int i = 0; i < T; ++i)
+      for (int j = 0; j < T; ++j) EXPECT_EQ(m.data[static_cast<size_t>(i * T + j)], probs->value(h * T + i, j));
+  }
+  EXPECT_EQ(heatmap(step.grid[0]).options.row_labels.front(), "0:T");
+
+  // Residual stream: one line per token, the norms core computes.
+  const ResidualNorms norms = residual_norms(ref.trace, NormPlacement::Pre);
+  const plot::Figure& res = by_id(figs, "residual");
+  int lines = 0;
+  for (const auto& item : res.grid.at(0).items)
+    if (const auto* line = std::get_if<plot::LineItem>(&item)) {
+      ASSERT_EQ(line->ys.size(), norms.steps.size());
+      for (size_t s = 0; s < line->ys.size(); ++s)
+        EXPECT_NEAR(line->ys[s], norms.norms(static_cast<Eigen::Index>(s), lines), 1e-9);
+      ++lines;
+    }
+  EXPECT_EQ(lines, T);
+
+  // Parameter table: the tiny config's total.
+  const plot::Figure& params = by_id(figs, "params");
+  ASSERT_FALSE(params.table.rows.empty());
+  EXPECT_EQ(std::get<double>(params.table.rows.back().back()), double(parameter_count(tiny_config())));
+}
+
+TEST(PanelForward, TinyFollowsAKeystrokeWithinTheSameUpdate) {
+  auto p = make_panel("forward");
+  run(*p);
+  set(*p, "text", "ab");
+  p->update();  // no wait_idle: the tiny model must already be current
+  const plot::Figure step = p->figures().at(0);
+  ASSERT_FALSE(step.grid.empty());
+  EXPECT_EQ(heatmap(step.grid[0]).rows, 2);
+}
+
+// Walks every step the panel offers and checks its figure against the config.
+void walk_every_step(Panel& p, const ModelConfig& c, int T) {
+  const ForwardRun ref = core_run(c, "héllo!");
+  ASSERT_TRUE(ref.ok()) << ref.error;
+  const auto groups = step_groups(ref.trace);
+  size_t visited = 0;
+  for (const StepGroup& g : groups)
+    for (int index : g.steps) {
+      const TraceStep& s = ref.trace.steps()[static_cast<size_t>(index)];
+      SCOPED_TRACE(s.name);
+      set(p, "step", s.name);
+      const auto figs = run(p);
+      EXPECT_EQ(p.controls().find("step")->get(), s.name);  // the name exists, so the panel stays on it
+      const plot::Figure& fig = by_id(figs, "step");
+      EXPECT_NE(fig.title.find(s.name), std::string::npos);
+      EXPECT_NE(fig.note.find(s.formula), std::string::npos);
+      ++visited;
+      if (is_attention_map(s)) {
+        ASSERT_EQ(fig.grid.size(), size_t(c.n_heads));
+        for (const plot::Axes& ax : fig.grid) {
+          EXPECT_EQ(heatmap(ax).rows, T);
+          EXPECT_EQ(heatmap(ax).cols, T);
+        }
+        continue;
+      }
+      ASSERT_EQ(fig.grid.size(), 1u);
+      const plot::HeatmapItem& m = heatmap(fig.grid[0]);
+      EXPECT_EQ(m.rows, T);
+      const std::string sub = sub_step_name(s.name);
+      int cols = c.dim;
+      if (sub == "attn.q" || sub == "attn.q_rope" || sub == "attn.out") cols = c.n_heads * c.head_dim();
+      if (sub == "attn.k" || sub == "attn.v" || sub == "attn.k_rope") cols = c.n_kv_heads * c.head_dim();
+      if (sub == "mlp.gate" || sub == "mlp.up" || sub == "mlp.hidden") cols = c.hidden;
+      if (sub == "logits") cols = c.vocab;
+      EXPECT_EQ(m.cols, cols);
+      for (int i = 0; i < m.rows * m.cols; i += 7)  // the values are the step's output
+        EXPECT_EQ(m.data[static_cast<size_t>(i)], s.value.data()[i]);
+    }
+  EXPECT_EQ(visited, ref.trace.steps().size());
+}
+
+TEST(PanelForward, WalkEveryStepGqaRope) {
+  auto p = make_panel("forward");
+  set(*p, "text", "héllo!");
+  ModelConfig c = tiny_config();  // RoPE, pre-norm, SwiGLU, 4 heads over 2 KV heads
+  walk_every_step(*p, c, 7);
+}
+
+TEST(PanelForward, WalkEveryStepAlibiPostNorm) {
+  auto p = make_panel("forward");
+  set(*p, "text", "héllo!");
+  set(*p, "positions", "alibi");
+  set(*p, "placement", "post");
+  set(*p, "norm", "layernorm");
+  set(*p, "activation", "gelu");
+  set(*p, "gqa_ratio", 1);
+  set(*p, "pattern", "interleaved");
+  set(*p, "window", 3);
+  set(*p, "full_every", 2);
+  ModelConfig c = tiny_config();
+  c.positions = PositionType::ALiBi;
+  c.placement = NormPlacement::Post;
+  c.norm = NormType::LayerNorm;
+  c.activation = ActivationKind::GELU;
+  c.n_kv_heads = 4;
+  c.attention = AttentionPattern::Sliding;
+  c.window = 3;
+  c.full_every = 2;
+  walk_every_step(*p, c, 7);
+  // A step name this architecture lacks (no RoPE) falls back to a real step instead of failing.
+  set(*p, "step", "layers.0.attn.q_rope");
+  run(*p);
+  EXPECT_NE(p->controls().find("step")->get(), "layers.0.attn.q_rope");
+}
+
+TEST(PanelForward, InvalidConfigKeepsTheLastValidModel) {
+  auto p = make_panel("forward");
+  const auto before = run(*p);
+  set(*p, "model", "custom");
+  set(*p, "n_heads", 3);  // 64 is not divisible by 3
+  const auto during = run(*p);
+  ASSERT_EQ(during.size(), before.size());
+  EXPECT_EQ(by_id(during, "step").grid.size(), 4u);  // still the 4-head model
+  EXPECT_EQ(heatmap(by_id(during, "step").grid[0]).data, heatmap(by_id(before, "step").grid[0]).data);
+  set(*p, "n_heads", 8);
+  set(*p, "gqa_ratio", 4);
+  const auto after = run(*p);
+  EXPECT_EQ(by_id(after, "step").grid.size(), 8u);
+  // Text the model cannot take (longer than max_seq) also keeps the shown run.
+  set(*p, "max_seq", 4);
+  set(*p, "text", "too long for four");
+  const auto too_long = run(*p);
+  EXPECT_EQ(by_id(too_long, "step").grid.size(), 8u);
+  EXPECT_EQ(heatmap(by_id(too_long, "step").grid[0]).rows, 14);
+}
+
+TEST(PanelForward, MissingCheckpointIsAMessageNotACrash) {
+  auto p = make_panel("forward");
+  run(*p);
+  set(*p, "weights", "checkpoint");
+  set(*p, "checkpoint", "/nonexistent/model.safetensors");
+  const auto figs = run(*p);
+  EXPECT_EQ(by_id(figs, "step").grid.size(), 4u);  // the seeded model stays
+}
+
+TEST(PanelForward, AppendAndContinueUsesTheKvCache) {
+  auto p = make_panel("forward");
+  set(*p, "text", "ab");
+  set(*p, "temperature", 0.7);
+  set(*p, "top_k", 5);
+  set(*p, "sample_seed", 3);
+  set(*p, "step", "layers.1.attn.scores");
+  const auto first = run(*p);
+  // The sampled token shown now is the one the next append adds.
+  int shown = -1;
+  for (const auto& row : by_id(first, "next").table.rows)
+    if (std::get<double>(row.back()) == 1.0) shown = static_cast<int>(std::get<double>(row.front()));
+  ASSERT_GE(shown, 0);
+  set(*p, "generated", 2);
+  const auto figs = run(*p);
+
+  // Independently: prompt, then two sampled tokens through the cache with the same settings.
+  const ModelConfig c = tiny_config();
+  const LoadedModel m = load_model(c, {1, ""});
+  ForwardRun ref = run_prompt(c, m.weights, ByteTokenizer::encode("ab"));
+  SamplingConfig sc;
+  sc.temperature = 0.7f;
+  sc.top_k = 5;
+  std::vector<int> appended;
+  for (int i = 0; i < 2; ++i) {
+    const NextTokenChoice next = choose_next_token(ref, sc, 3, i);
+    ASSERT_TRUE(next.error.empty()) << next.error;
+    EXPECT_LE(next.filter.n_top_k, 5 + 2);  // ties at the 5th value may add a few; float logits rarely tie
+    appended.push_back(next.sampled);
+    ref = run_append(ref, next.sampled);
+  }
+  EXPECT_EQ(appended.front(), shown);
+  const plot::Figure& step = by_id(figs, "step");
+  ASSERT_EQ(step.grid.size(), 4u);
+  EXPECT_EQ(heatmap(step.grid[0]).rows, 1);  // only the newest token is a query
+  EXPECT_EQ(heatmap(step.grid[0]).cols, 4);  // it attends to the prompt and both appended tokens
+  const Mat& scores = ref.trace.find("layers.1.attn.scores")->value;
+  for (int j = 0; j < 4; ++j) EXPECT_EQ(heatmap(step.grid[2]).data[static_cast<size_t>(j)], scores(2, j));
+  EXPECT_EQ(heatmap(step.grid[0]).options.col_labels.back(),
+            "3:" + ByteTokenizer::label(appended.back()));
+  EXPECT_LT(ref.cache_check, 1e-4);
+}
+
+TEST(PanelForward, SmallConfigAndExportedStrip) {
+  auto p = make_panel("forward");
+  set(*p, "model", "small");
+  set(*p, "text", "Hi");
+  set(*p, "strip_layer", 3);
+  const auto figs = run(*p);
+  const plot::Figure& params = by_id(figs, "params");
+  EXPECT_EQ(std::get<double>(params.table.rows.back().back()), double(parameter_count(small_config())));
+  EXPECT_EQ(parameter_count(small_config()), 7342336);  // 2·8192·256 + 4·786944 + 256
+  const plot::Figure& strip = by_id(figs, "strip");
+  EXPECT_EQ(strip.title, "Layer 3, step by step");
+  // Pre-norm RoPE SwiGLU block: 17 steps (norm, q, k, v, 2 rope, scores, probs, out, proj, add, norm, gate, up,
+  // act, down, add).
+  EXPECT_EQ(strip.grid.size(), 17u);
+  const plot::RenderedPng png = plot::render_png(strip, {});
+  EXPECT_TRUE(png.error.empty()) << png.error;
+  EXPECT_GT(png.width, 0);
+  EXPECT_GT(png.png.size(), 1000u);
+}
+
+}  // namespace
+}  // namespace tw

@@ -1,0 +1,304 @@
+// ImGui drawing helpers of the forward stepper (see forward_draw.h).
+//
+// [SECTION] block diagram
+// [SECTION] token chips
+// [SECTION] step tree
+// [SECTION] step header
+// [SECTION] parameter tables
+#include "views/forward/forward_draw.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "core/model/weights.h"
+#include "core/tokenizer.h"
+#include "views/widgets.h"
+
+namespace tw {
+
+namespace {
+
+ImU32 col(const ImVec4& v) { return ImGui::ColorConvertFloat4ToU32(v); }
+
+std::string group_digits(int64_t v) {
+  std::string s = std::to_string(v < 0 ? -v : v);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return v < 0 ? "-" + s : s;
+}
+
+std::string stage_label(BlockStage st, const ModelConfig& c) {
+  const char* norm = c.norm == NormType::RMSNorm ? "RMSNorm" : "LayerNorm";
+  switch (st) {
+    case BlockStage::Norm1:
+    case BlockStage::Norm2: return norm;
+    case BlockStage::Residual1:
+    case BlockStage::Residual2: return "+ residual";
+    case BlockStage::Attention: {
+      std::string s = "Attention";
+      if (c.positions == PositionType::RoPE) s += " + RoPE";
+      else if (c.positions == PositionType::ALiBi) s += " + ALiBi";
+      s += "\nH " + std::to_string(c.n_heads) + " / KV " + std::to_string(c.n_kv_heads);
+      return s;
+    }
+    case BlockStage::Mlp: {
+      std::string s = "MLP\n";
+      s += c.activation == ActivationKind::SwiGLU  ? "SwiGLU"
+           : c.activation == ActivationKind::GeGLU ? "GeGLU"
+           : c.activation == ActivationKind::GELU  ? "GELU"
+                                                   : "ReLU";
+      return s;
+    }
+  }
+  return "?";
+}
+
+}  // namespace
+
+// [SECTION] block diagram
+
+void draw_block_diagram(const ModelConfig& config, const std::string& step_name, const DrawContext& ctx) {
+  const float s = ctx.dpi_scale;
+  const std::vector<BlockStage> order = block_order(config.placement);
+  const int current = block_stage(step_name);
+  const float width = std::max(ImGui::GetContentRegionAvail().x, 300.0f * s);
+  const float arrow = 16.0f * s;
+  const float plus_r = 11.0f * s;  // residual adds are drawn as circled "+", the other four stages as boxes
+  const float box_w = (width - arrow * (kBlockStages + 1) - 2 * (2 * plus_r)) / 4.0f;
+  float text_h = 0;
+  for (BlockStage st : order) text_h = std::max(text_h, ImGui::CalcTextSize(stage_label(st, config).c_str()).y);
+  const float box_h = text_h + 12.0f * s, skip_h = 16.0f * s;
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec4 text_v = ImGui::GetStyleColorVec4(ImGuiCol_Text);
+  const ImU32 text = col(text_v);
+  const ImU32 faint = col(ImVec4(text_v.x, text_v.y, text_v.z, 0.45f));
+  const ImU32 box_fill = col(ImGui::GetStyleColorVec4(ImGuiCol_FrameBg));
+  const ImU32 hot_fill = col(ImGui::GetStyleColorVec4(ImGuiCol_PlotHistogram));
+  const ImU32 hot_text = col(ImVec4(0.05f, 0.05f, 0.05f, 1.0f));
+  const float y0 = origin.y + skip_h, y1 = y0 + box_h, ymid = (y0 + y1) * 0.5f, top = origin.y + 2.0f * s;
+  auto arrow_to = [&](float xa, float xb) {
+    dl->AddLine(ImVec2(xa, ymid), ImVec2(xb - 5 * s, ymid), faint, 1.5f * s);
+    dl->AddTriangleFilled(ImVec2(xb - 6 * s, ymid - 4 * s), ImVec2(xb - 6 * s, ymid + 4 * s), ImVec2(xb, ymid), faint);
+  };
+
+  float x = origin.x;
+  float branch_x = x + arrow * 0.5f;  // where the skip connection leaves the main path
+  arrow_to(x, x + arrow);
+  x += arrow;
+  for (int i = 0; i < kBlockStages; ++i) {
+    const BlockStage st = order[static_cast<size_t>(i)];
+    const bool hot = current == static_cast<int>(st);
+    if (st == BlockStage::Residual1 || st == BlockStage::Residual2) {
+      const ImVec2 c(x + plus_r, ymid);
+      dl->AddCircleFilled(c, plus_r, hot ? hot_fill : box_fill);
+      dl->AddCircle(c, plus_r, hot ? hot_fill : faint, 0, hot ? 2.5f * s : 1.0f * s);
+      dl->AddLine(ImVec2(c.x - plus_r * 0.55f, c.y), ImVec2(c.x + plus_r * 0.55f, c.y), hot ? hot_text : text, 2 * s);
+      dl->AddLine(ImVec2(c.x, c.y - plus_r * 0.55f), ImVec2(c.x, c.y + plus_r * 0.55f), hot ? hot_text : text, 2 * s);
+      // The skip connection: from the branch point over the top into the "+".
+      dl->AddLine(ImVec2(branch_x, ymid), ImVec2(branch_x, top), faint, 1.5f * s);
+      dl->AddLine(ImVec2(branch_x, top), ImVec2(c.x, top), faint, 1.5f * s);
+      dl->AddLine(ImVec2(c.x, top), ImVec2(c.x, c.y - plus_r - 5 * s), faint, 1.5f * s);
+      dl->AddTriangleFilled(ImVec2(c.x - 4 * s, c.y - plus_r - 6 * s), ImVec2(c.x + 4 * s, c.y - plus_r - 6 * s),
+                            ImVec2(c.x, c.y - plus_r), faint);
+      x += 2 * plus_r;
+      branch_x = x + arrow * 0.5f;  // the next skip leaves after this add
+    } else {
+      const ImVec2 a(x, y0), b(x + box_w, y1);
+      dl->AddRectFilled(a, b, hot ? hot_fill : box_fill, 6.0f * s);
+      dl->AddRect(a, b, hot ? hot_fill : faint, 6.0f * s, 0, hot ? 2.5f * s : 1.0f * s);
+      const std::string label = stage_label(st, config);
+      const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
+      dl->PushClipRect(a, b, true);
+      dl->AddText(ImVec2(x + std::max((box_w - ts.x) * 0.5f, 3.0f * s), ymid - ts.y * 0.5f), hot ? hot_text : text,
+                  label.c_str());
+      dl->PopClipRect();
+      x += box_w;
+    }
+    arrow_to(x, x + arrow);
+    x += arrow;
+  }
+  ImGui::Dummy(ImVec2(width, skip_h + box_h + 4.0f * s));
+  if (current < 0) ImGui::TextDisabled("The current step is outside the blocks (embedding or output head).");
+}
+
+// [SECTION] token chips
+
+void draw_token_chips(const std::vector<int>& tokens, int highlight_last, const DrawContext& ctx) {
+  const float s = ctx.dpi_scale;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
+  const ImU32 fill = col(ImGui::GetStyleColorVec4(ImGuiCol_FrameBg));
+  const ImU32 fill_new = col(ImVec4(0.80f, 0.45f, 0.10f, 0.55f));
+  const ImU32 text = col(ImGui::GetStyleColorVec4(ImGuiCol_Text));
+  const ImU32 dim = col(ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  const float pad = 4.0f * s, line = ImGui::GetTextLineHeight();
+  const int n = static_cast<int>(tokens.size());
+  for (int i = 0; i < n; ++i) {
+    ImGui::PushID(i);
+    const std::string label = ByteTokenizer::label(tokens[static_cast<size_t>(i)]);
+    const std::string id = std::to_string(tokens[static_cast<size_t>(i)]);
+    const float w = std::max(ImGui::CalcTextSize(label.c_str()).x, ImGui::CalcTextSize(id.c_str()).x) + 2 * pad;
+    const float h = 2 * line + 2 * pad;
+    if (i > 0) {
+      ImGui::SameLine(0, 3.0f * s);
+      if (ImGui::GetCursorScreenPos().x + w > right) ImGui::NewLine();
+    }
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("chip", ImVec2(w, h));
+    const bool appended = i >= n - highlight_last;
+    dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), appended ? fill_new : fill, 4.0f * s);
+    dl->AddText(ImVec2(p.x + (w - ImGui::CalcTextSize(label.c_str()).x) * 0.5f, p.y + pad), text, label.c_str());
+    dl->AddText(ImVec2(p.x + (w - ImGui::CalcTextSize(id.c_str()).x) * 0.5f, p.y + pad + line), dim, id.c_str());
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("position %d, token id %d%s", i, tokens[static_cast<size_t>(i)],
+                        appended ? " (sampled and appended through the KV cache)" : "");
+    ImGui::PopID();
+  }
+}
+
+// [SECTION] step tree
+
+int draw_step_tree(const Trace& trace, int current, bool reveal) {
+  int clicked = -1;
+  const auto groups = step_groups(trace);
+  if (!ImGui::TreeNodeEx("model", ImGuiTreeNodeFlags_DefaultOpen)) return -1;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const StepGroup& group = groups[g];
+    ImGui::PushID(static_cast<int>(g));
+    const bool holds_current = std::find(group.steps.begin(), group.steps.end(), current) != group.steps.end();
+    if (reveal && holds_current) ImGui::SetNextItemOpen(true, ImGuiCond_Always);
+    if (ImGui::TreeNodeEx(group.label.c_str(), holds_current ? ImGuiTreeNodeFlags_DefaultOpen : 0)) {
+      for (int i : group.steps) {
+        ImGui::PushID(i);
+        const TraceStep& st = trace.steps()[static_cast<size_t>(i)];
+        const std::string label = sub_step_name(st.name);
+        if (ImGui::Selectable(label.c_str(), i == current)) clicked = i;
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%s", st.title.c_str(), st.shape_string().c_str());
+        if (reveal && i == current) ImGui::SetScrollHereY(0.5f);
+        ImGui::PopID();
+      }
+      ImGui::TreePop();
+    }
+    ImGui::PopID();
+  }
+  ImGui::TreePop();
+  return clicked;
+}
+
+// [SECTION] step header
+
+void draw_step_header(const ForwardResult& r, int step_index) {
+  const auto& steps = r.run.trace.steps();
+  if (step_index < 0 || step_index >= static_cast<int>(steps.size())) return;
+  const TraceStep& st = steps[static_cast<size_t>(step_index)];
+  ImGui::Text("%s", st.title.c_str());
+  ImGui::SameLine();
+  ImGui::TextDisabled("%s", st.name.c_str());
+  ImGui::TextColored(ImVec4(0.55f, 0.80f, 1.0f, 1.0f), "%s", st.formula.c_str());
+
+  // Inputs: earlier steps (with their shapes), parameters (with their checkpoint shapes), or the token ids.
+  const auto specs = tensor_specs(r.run.config);
+  for (const std::string& in : st.inputs) {
+    std::string shape;
+    if (const TraceStep* prev = r.run.trace.find(in)) {
+      shape = prev->shape_string();
+    } else if (in == "tokens") {
+      shape = "(T=" + std::to_string(st.value.rows()) + " tokens) ids";
+    } else {
+      for (const TensorSpec& spec : specs)
+        if (spec.name == in) {
+          shape = "(";
+          for (size_t d = 0; d < spec.shape.size(); ++d) shape += (d ? ", " : "") + std::to_string(spec.shape[d]);
+          shape += spec.shape.size() == 2 ? ") (out_features, in_features) parameter" : ") parameter";
+        }
+      if (shape.empty() && r.run.incremental) shape = "(earlier tokens: read from the KV cache)";
+    }
+    ImGui::BulletText("in  %s  %s", in.c_str(), shape.c_str());
+  }
+  ImGui::BulletText("out %s", st.shape_string().c_str());
+  ImGui::Text("FLOPs %.4g   bytes %.4g   arithmetic intensity %.3g FLOP/byte", st.flops, st.bytes, st.intensity());
+  help_marker("FLOPs count a multiply-add as 2. Bytes assume every input, weight and output is touched once as "
+              "float32. Intensity = FLOPs / bytes: below roughly 10-100 FLOP/byte (depending on the chip) a step "
+              "is limited by memory bandwidth, not arithmetic.");
+}
+
+// [SECTION] parameter tables
+
+void draw_parameter_tables(const ModelConfig& config) {
+  const auto rows = parameter_table(config);
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+  if (ImGui::BeginTable("params", 4, flags)) {
+    ImGui::TableSetupColumn("component");
+    ImGui::TableSetupColumn("formula");
+    ImGui::TableSetupColumn("per instance");
+    ImGui::TableSetupColumn("total");
+    ImGui::TableHeadersRow();
+    for (const ParamGroup& g : rows) {
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::TextUnformatted(g.name.c_str());
+      ImGui::TableSetColumnIndex(1);
+      ImGui::TextUnformatted(g.formula.c_str());
+      ImGui::TableSetColumnIndex(2);
+      ImGui::Text("%s%s", group_digits(g.count).c_str(),
+                  g.instances > 1 ? (" × " + std::to_string(g.instances)).c_str() : "");
+      ImGui::TableSetColumnIndex(3);
+      ImGui::TextUnformatted(group_digits(g.total()).c_str());
+    }
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    ImGui::TextUnformatted("Total");
+    ImGui::TableSetColumnIndex(3);
+    ImGui::TextUnformatted(group_digits(parameter_count(config)).c_str());
+    ImGui::EndTable();
+  }
+
+  const bool notes_sizes = config.dim == 256 && config.n_layers == 4 && config.n_heads == 8 && config.n_kv_heads == 4 &&
+                           config.vocab == 8192;
+  if (!notes_sizes) {
+    ImGui::TextDisabled("Choose the Small model to compare with the seed notes' parameter table.");
+    return;
+  }
+  const NotesParamCheck check = check_notes_small_table();
+  ImGui::Spacing();
+  ImGui::Text("The seed notes' Small table, checked against its own formulas (F = int(2·4·256/3) = %d):",
+              check.notes_hidden);
+  if (ImGui::BeginTable("notes", 5, flags)) {
+    ImGui::TableSetupColumn("component");
+    ImGui::TableSetupColumn("notes say");
+    ImGui::TableSetupColumn("formula");
+    ImGui::TableSetupColumn("exact");
+    ImGui::TableSetupColumn("");
+    ImGui::TableHeadersRow();
+    for (size_t i = 0; i < check.rows.size(); ++i) {
+      const NotesParamRow& r = check.rows[i];
+      ImGui::PushID(static_cast<int>(i));
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::TextUnformatted(r.component.c_str());
+      ImGui::TableSetColumnIndex(1);
+      ImGui::TextUnformatted(r.notes_text.c_str());
+      ImGui::TableSetColumnIndex(2);
+      ImGui::TextUnformatted(r.formula.c_str());
+      ImGui::TableSetColumnIndex(3);
+      ImGui::TextUnformatted(group_digits(r.computed).c_str());
+      ImGui::TableSetColumnIndex(4);
+      check_mark(r.agrees, r.agrees ? "" : "slip");
+      if (!r.remark.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.remark.c_str());
+      ImGui::PopID();
+    }
+    ImGui::EndTable();
+  }
+  char buf[640];
+  std::snprintf(buf, sizeof buf,
+                "%d rows of the notes do not follow from their formulas: each MLP matrix is 256 x %d = %s, not 87K, "
+                "and the total is %s, not ~2.08M (their own rows add up to 6.03M). The model above uses F = %d "
+                "(LLaMA rounds int(2·4·C/3) up to a multiple of 256), so its table differs from both.",
+                check.disagreements, check.notes_hidden, group_digits(int64_t(256) * check.notes_hidden).c_str(),
+                group_digits(check.computed_total).c_str(), config.hidden);
+  warning_text(buf);
+}
+
+}  // namespace tw

@@ -1,0 +1,240 @@
+// Figures of the forward stepper: the current step, a layer's strip of steps, the residual stream, the
+// parameter table. Plain plot::Figure values built from core results; the panel draws them and `export` writes them.
+#include <algorithm>
+#include <cstdio>
+
+#include "core/model/weights.h"
+#include "core/tokenizer.h"
+#include "views/forward/forward_state.h"
+
+namespace tw {
+
+namespace {
+
+std::string si(double v) {
+  char buf[32];
+  if (v >= 1e9) std::snprintf(buf, sizeof buf, "%.3g G", v / 1e9);
+  else if (v >= 1e6) std::snprintf(buf, sizeof buf, "%.3g M", v / 1e6);
+  else if (v >= 1e3) std::snprintf(buf, sizeof buf, "%.3g k", v / 1e3);
+  else std::snprintf(buf, sizeof buf, "%.3g ", v);
+  return buf;
+}
+
+// The symbol of the last logical dimension tells what a column of a (T, ·) heatmap is.
+std::string column_axis_label(const TraceStep& s) {
+  if (s.shape.size() == 3) return "head · dim  (column h·D + d)";
+  if (s.shape.empty()) return "column";
+  const std::string& sym = s.shape.back().symbol;
+  if (sym == "C") return "channel";
+  if (sym == "F") return "hidden unit";
+  if (sym == "V") return "token id (next-token logit)";
+  return s.shape.back().meaning;
+}
+
+bool is_probs(const TraceStep& s) { return s.name.size() >= 10 && s.name.compare(s.name.size() - 10, 10, "attn.probs") == 0; }
+
+plot::HeatmapOptions map_options(const TraceStep& s) {
+  plot::HeatmapOptions o;
+  if (is_probs(s)) {
+    o.colormap = plot::Colormap::Viridis;
+    o.vmin = 0;
+    o.vmax = 1;
+    o.value_label = "probability";
+  } else if (is_attention_map(s)) {
+    o.colormap = plot::Colormap::Diverging;
+    o.value_label = "score (−∞ masked: grey)";
+  } else {
+    o.colormap = plot::Colormap::Diverging;
+    o.value_label = "value";
+  }
+  return o;
+}
+
+// Tokens of the newest pass (queries) and of every cached position (keys).
+struct PassTokens {
+  int T = 0, Tk = 0;
+  std::vector<std::string> queries, keys;
+};
+PassTokens pass_tokens(const ForwardResult& r) {
+  PassTokens p;
+  const TraceStep* first = r.run.trace.steps().empty() ? nullptr : &r.run.trace.steps().front();
+  p.T = first ? static_cast<int>(first->value.rows()) : 0;
+  p.Tk = static_cast<int>(r.run.tokens.size());
+  p.queries = token_axis_labels(r.run.tokens, p.Tk - p.T, p.T);
+  p.keys = token_axis_labels(r.run.tokens, 0, p.Tk);
+  return p;
+}
+
+std::string cost_note(const TraceStep& s) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%.3g FLOP/byte", s.intensity());
+  return "FLOPs " + si(s.flops) + " · bytes " + si(s.bytes) + "B · intensity " + buf;
+}
+
+}  // namespace
+
+std::vector<std::string> token_axis_labels(const std::vector<int>& tokens, int first, int count) {
+  std::vector<std::string> out;
+  for (int i = std::max(first, 0); i < first + count && i < static_cast<int>(tokens.size()); ++i)
+    out.push_back(std::to_string(i) + ":" + ByteTokenizer::label(tokens[static_cast<size_t>(i)]));
+  return out;
+}
+
+plot::Figure step_figure(const ForwardResult& r, int step_index) {
+  plot::Figure fig("step", "Current step");
+  const auto& steps = r.run.trace.steps();
+  if (step_index < 0 || step_index >= static_cast<int>(steps.size())) return fig;
+  const TraceStep& s = steps[static_cast<size_t>(step_index)];
+  const PassTokens tok = pass_tokens(r);
+  fig.title = s.title + "  (" + s.name + ")";
+  fig.note = s.formula + "   →   " + s.shape_string() + "   ·   " + cost_note(s);
+
+  if (is_attention_map(s)) {
+    // One map per query head, grouped by the KV head it reads: each row of the grid is one KV group.
+    const int H = r.run.config.n_heads, KV = r.run.config.n_kv_heads;
+    const int rows = static_cast<int>(s.value.rows()) / std::max(H, 1), cols = static_cast<int>(s.value.cols());
+    const auto groups = heads_by_kv_head(H, KV);
+    const int n_rep = std::max(H / std::max(KV, 1), 1);
+    fig.grid_cols = n_rep > 1 ? n_rep : std::min(H, 4);
+    plot::HeatmapOptions o = map_options(s);
+    if (rows == static_cast<int>(tok.queries.size())) o.row_labels = tok.queries;
+    if (cols == static_cast<int>(tok.keys.size())) o.col_labels = tok.keys;
+    for (size_t g = 0; g < groups.size(); ++g)
+      for (int h : groups[g]) {
+        plot::Axes& ax = fig.add_axes("head " + std::to_string(h) + " · kv " + std::to_string(g));
+        ax.setup("key position j", "", "query position i", "");
+        ax.heatmap("", s.value.data() + static_cast<size_t>(h) * rows * cols, rows, cols, o);
+      }
+    return fig;
+  }
+
+  plot::Axes& ax = fig.axes();
+  ax.setup(column_axis_label(s), "", "token (position:label)", "");
+  plot::HeatmapOptions o = map_options(s);
+  if (s.value.rows() == static_cast<Eigen::Index>(tok.queries.size())) o.row_labels = tok.queries;
+  ax.heatmap(s.name, s.value.data(), static_cast<int>(s.value.rows()), static_cast<int>(s.value.cols()), o);
+  return fig;
+}
+
+plot::Figure strip_figure(const ForwardResult& r, int layer) {
+  plot::Figure fig("strip", "Layer " + std::to_string(layer) + ", step by step");
+  const auto& steps = r.run.trace.steps();
+  int count = 0;
+  for (const TraceStep& s : steps) {
+    if (s.layer != layer) continue;
+    ++count;
+    plot::Axes& ax = fig.add_axes(sub_step_name(s.name));
+    const bool map = is_attention_map(s);
+    ax.setup(map ? "key j" : column_axis_label(s), "", map ? "head · query" : "token", "");
+    plot::HeatmapOptions o = map_options(s);
+    ax.heatmap("", s.value.data(), static_cast<int>(s.value.rows()), static_cast<int>(s.value.cols()), o);
+  }
+  fig.grid_cols = count > 12 ? 5 : 4;
+  const ModelConfig& c = r.run.config;
+  fig.note = std::string(to_string(c.norm)) + ", " + to_string(c.placement) + "-norm, " + to_string(c.positions) +
+             ", " + to_string(c.activation) + ", H " + std::to_string(c.n_heads) + " / KV " +
+             std::to_string(c.n_kv_heads) + "; attention maps stack the heads vertically (H·T rows)";
+  return fig;
+}
+
+plot::Figure residual_figure(const ForwardResult& r, int step_index) {
+  plot::Figure fig("residual", "Residual stream: norm of each token's vector");
+  const ResidualNorms& n = r.residual;
+  if (n.steps.empty()) return fig;
+  plot::Axes& ax = fig.axes();
+  ax.setup("step on the residual stream", "", "‖x_t‖₂", "");
+  ax.x.categories = n.labels;
+  const PassTokens tok = pass_tokens(r);
+  std::vector<double> xs(n.steps.size());
+  for (size_t i = 0; i < xs.size(); ++i) xs[i] = static_cast<double>(i);
+  for (Eigen::Index t = 0; t < n.norms.cols(); ++t) {
+    std::vector<double> ys(n.steps.size());
+    for (size_t i = 0; i < ys.size(); ++i) ys[i] = n.norms(static_cast<Eigen::Index>(i), t);
+    const std::string label = t < static_cast<Eigen::Index>(tok.queries.size()) ? tok.queries[static_cast<size_t>(t)]
+                                                                                  : "token " + std::to_string(t);
+    ax.line(label, xs, ys).style = plot::LineStyle::LineAndMarkers;
+  }
+  if (n.norms.cols() > 12) ax.flags |= plot::AxesFlags_NoLegend;
+  else ax.flags |= plot::AxesFlags_LegendOutside;
+  // The stream value the current step reads or produced: the last stream step at or before it.
+  int marker = -1;
+  for (size_t i = 0; i < n.steps.size(); ++i)
+    if (n.steps[i] <= step_index) marker = static_cast<int>(i);
+  if (marker >= 0) ax.vline("current step", marker);
+  fig.note = r.run.config.placement == NormPlacement::Pre
+                 ? "pre-norm: the stream is never normalised, so its norm can grow layer after layer"
+                 : "post-norm: the stream is normalised after every residual add, so its norm stays near √C";
+  return fig;
+}
+
+plot::Figure next_token_figure(const ForwardResult& r, const NextTokenChoice& choice) {
+  plot::Figure fig("next", "Next-token distribution");
+  const SamplingTrace& f = choice.filter;
+  const int V = static_cast<int>(f.probs_before.size());
+  if (!choice.error.empty() || V == 0) return fig;
+  // The most likely tokens before filtering (ties by id, as the sampler orders them), plus the sampled one.
+  std::vector<int> order(static_cast<size_t>(V));
+  for (int i = 0; i < V; ++i) order[static_cast<size_t>(i)] = i;
+  const int shown = std::min(V, 24);
+  std::partial_sort(order.begin(), order.begin() + shown, order.end(), [&](int a, int b) {
+    const float pa = f.probs_before[static_cast<size_t>(a)], pb = f.probs_before[static_cast<size_t>(b)];
+    return pa != pb ? pa > pb : a < b;
+  });
+  order.resize(static_cast<size_t>(shown));
+  if (choice.sampled >= 0 && std::find(order.begin(), order.end(), choice.sampled) == order.end())
+    order.push_back(choice.sampled);
+
+  std::vector<std::string> groups;
+  std::vector<double> before, after;
+  plot::Table table;
+  table.header = {"token_id", "label", "logit", "scaled_logit", "p_temperature", "kept_top_k", "kept_top_p", "p_final",
+                  "sampled"};
+  const RowVec logits = r.run.next_logits();
+  for (int id : order) {
+    const size_t i = static_cast<size_t>(id);
+    std::string label = ByteTokenizer::label(id);
+    if (id == choice.sampled) label += " *";
+    groups.push_back(label);
+    before.push_back(f.probs_before[i]);
+    after.push_back(f.probs[i]);
+    table.add_row({static_cast<double>(id), ByteTokenizer::label(id),
+                   id < logits.size() ? static_cast<double>(logits(id)) : 0.0, static_cast<double>(f.scaled_logits[i]),
+                   static_cast<double>(f.probs_before[i]), static_cast<double>(f.kept_top_k[i]),
+                   static_cast<double>(f.kept_top_p[i]), static_cast<double>(f.probs[i]),
+                   id == choice.sampled ? 1.0 : 0.0});
+  }
+  plot::Axes& ax = fig.axes();
+  ax.setup("token (* = sampled)", "", "probability", "");
+  ax.bars(groups, {"softmax(logits / temperature)", "after top-k and top-p (renormalised)"}, {before, after});
+  fig.table = std::move(table);
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%d of %d tokens survive top-k, %d survive top-p; sampled id %d (p = %.3g)",
+                f.n_top_k, V, f.n_final, choice.sampled, static_cast<double>(choice.probability));
+  fig.note = buf;
+  return fig;
+}
+
+plot::Figure params_figure(const ModelConfig& config) {
+  plot::Figure fig("params", "Parameters per component");
+  const auto rows = parameter_table(config);
+  std::vector<std::string> groups;
+  std::vector<double> totals;
+  plot::Table table;
+  table.header = {"component", "formula", "per_instance", "instances", "total"};
+  for (const ParamGroup& g : rows) {
+    groups.push_back(g.name);
+    totals.push_back(static_cast<double>(g.total()));
+    table.add_row({g.name, g.formula, static_cast<double>(g.count), static_cast<double>(g.instances),
+                   static_cast<double>(g.total())});
+  }
+  table.add_row({std::string("Total"), std::string(""), 0.0, 1.0, static_cast<double>(parameter_count(config))});
+  plot::Axes& ax = fig.axes();
+  ax.setup("component", "", "parameters", "");
+  ax.y.scale = plot::Scale::Log10;
+  ax.bars(groups, {"parameters (all layers)"}, {totals});
+  fig.table = std::move(table);
+  fig.note = "total " + std::to_string(parameter_count(config)) + " parameters";
+  return fig;
+}
+
+}  // namespace tw

@@ -1,0 +1,90 @@
+#pragma once
+// The forward stepper's state (every control's value) and the result its worker computes, shared by
+// views/panel_forward.cpp (controls, update, draw) and views/forward/*.cpp (figures, drawing helpers).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/experiments/forward_inspect.h"
+#include "core/experiments/forward_session.h"
+#include "core/model/config.h"
+#include "views/plot/figure.h"
+
+namespace tw {
+
+enum ForwardModel_ { ForwardModel_Tiny, ForwardModel_Small, ForwardModel_Custom };
+enum ForwardPattern_ { ForwardPattern_Full, ForwardPattern_Sliding, ForwardPattern_Interleaved };
+enum ForwardWeights_ { ForwardWeights_Seeded, ForwardWeights_Checkpoint };
+
+struct ForwardState {
+  // Model: a preset or the custom sizes below (the custom fields are used only when model == Custom).
+  int model = ForwardModel_Tiny;
+  int dim = 64, n_layers = 2, n_heads = 4, hidden = 192, vocab = 259, max_seq = 128;
+  int gqa_ratio = 2;  // query heads per KV head: n_kv_heads = n_heads / gqa_ratio
+  // Architecture toggles (indices into the enums of core/model/config.h).
+  int norm = int(NormType::RMSNorm);
+  int placement = int(NormPlacement::Pre);
+  int positions = int(PositionType::RoPE);
+  int activation = int(ActivationKind::SwiGLU);
+  int pattern = ForwardPattern_Full;
+  int window = 4;      // W of sliding layers
+  int full_every = 2;  // interleaved: every P-th layer is full
+  // Weights.
+  int weights = ForwardWeights_Seeded;
+  int seed = 1;
+  std::string checkpoint;
+  // Input.
+  std::string text = "The cat sat on";
+  bool bos = false;
+  int generated = 0;  // tokens sampled and appended through the KV cache after the prompt
+  // Stepping: the current step by its stable trace name, so scenes survive config changes.
+  std::string step = "layers.0.attn.probs";
+  bool play = false;
+  float speed = 2.0f;  // steps per second while playing
+  int strip_layer = 0;
+  // Next-token sampling (temperature → top-k → top-p, as Hugging Face generate).
+  float temperature = 1.0f;
+  int top_k = 0;        // 0: off
+  float top_p = 1.0f;   // 1: off
+  int sample_seed = 0;
+};
+
+// The config the state describes, and every reason it is invalid (empty when valid). Field-specific messages
+// name the ModelConfig field (see messages_for_field); "gqa_ratio" messages name that control.
+ModelConfig forward_config(const ForwardState& s, std::vector<std::string>* problems);
+// The sampling controls as core's sampling settings.
+SamplingConfig sampling_config(const ForwardState& s);
+
+// What the worker hands back: the model, the run (prompt pass, then the appended tokens through the KV cache),
+// and everything derived from its trace.
+struct ForwardResult {
+  std::string key;            // identifies the request (config, weights, tokens, sampling): equal keys, equal result
+  std::string model_key;      // identifies the weights (config + source), so text edits reuse them
+  std::string prefix_key;     // the key without the number of appended tokens: one more append continues this run
+  LoadedModel model;          // weights shared with later results
+  ForwardRun run;             // the newest pass (prompt, or the last appended token)
+  std::vector<int> prompt;    // prompt tokens
+  ResidualNorms residual;     // of run.trace
+  std::vector<int> appended;  // tokens sampled and appended, in order
+  double seconds = 0;         // wall time of the computation
+};
+
+// [SECTION] figures (plain data; drawn on screen and exported identically)
+// Token labels for axes: the byte tokenizer's chip labels, position-prefixed ("3:a") so repeats stay distinct.
+std::vector<std::string> token_axis_labels(const std::vector<int>& tokens, int first, int count);
+// The current step's output: attention maps as one small multiple per head grouped by KV head, other
+// tensors as one (T, ·) heatmap. id "step".
+plot::Figure step_figure(const ForwardResult& r, int step_index);
+// Every step of one layer as small multiples ("strip" for lecture notes). id "strip".
+plot::Figure strip_figure(const ForwardResult& r, int layer);
+// Norm of each token's residual-stream vector across the stream steps; marks the current step. id "residual".
+plot::Figure residual_figure(const ForwardResult& r, int step_index);
+// The next-token distribution: the most likely tokens before the filters and after them, the sampled one
+// marked. id "next"; its CSV lists those tokens with their logit, scaled logit, survival and probabilities.
+plot::Figure next_token_figure(const ForwardResult& r, const NextTokenChoice& choice);
+// The parameter table of the current config. id "params" (a table-only figure: bars per component).
+plot::Figure params_figure(const ModelConfig& config);
+
+}  // namespace tw
