@@ -1,0 +1,387 @@
+// Attention masks: which keys each query may read, what that costs, and how far information travels through
+// stacked windowed layers (seed notes 001, 003, 004).
+//
+// [SECTION] state: the term list as plain fields
+// [SECTION] figures (built from core/experiments/mask_analysis results)
+// [SECTION] panel: controls, recompute, draw
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "core/experiments/mask_analysis.h"
+#include "views/async_job.h"
+#include "views/panel.h"
+#include "views/plot/layout.h"
+#include "views/plot/plot_imgui.h"
+#include "views/widgets.h"
+
+namespace tw {
+
+namespace {
+
+// [SECTION] state
+
+enum MaskBase_ { MaskBase_Causal, MaskBase_Bidirectional, MaskBase_PrefixLM };
+
+struct MasksState {
+  int T = 24;                       // sequence length
+  int base = MaskBase_Causal;       // the first term: causal, bidirectional or prefix-LM
+  int prefix = 6;                   // prefix-LM: bidirectional prefix length
+  bool window = false;              // optional terms, each removable
+  int window_size = 4;
+  bool padding = false;
+  int pad_count = 3;
+  int pad_side = 0;                 // 0 left, 1 right
+  bool documents = false;
+  std::vector<int> doc_lengths = {8, 6, 10};
+  bool dilated = false;
+  int stride = 2;
+  bool global = false;
+  int global_count = 2;
+  int layers = 6;                   // stacked layers for the receptive field
+  int global_every = 0;             // full attention every k-th layer; 0 = never
+};
+
+// The AND-list of terms the state describes, in list order (the order "blocked by" reports).
+std::vector<MaskTerm> terms_of(const MasksState& s) {
+  std::vector<MaskTerm> t;
+  auto add = [&](Mask m) { t.push_back(m.term); };
+  if (s.base == MaskBase_Causal) add(causal_mask());
+  if (s.base == MaskBase_Bidirectional) add(bidirectional_mask());
+  if (s.base == MaskBase_PrefixLM) add(prefix_lm_mask(s.prefix));
+  if (s.window) add(sliding_window_mask(s.window_size));
+  if (s.padding) add(padding_mask(s.pad_count, s.pad_side == 0, s.T));
+  if (s.documents) add(document_mask(s.doc_lengths));
+  if (s.dilated) add(dilated_mask(s.stride));
+  if (s.global) add(global_mask(s.global_count));
+  return t;
+}
+
+struct MasksResult {
+  MasksState state;
+  std::vector<MaskTerm> terms;
+  MaskAnalysis mask;
+  ReceptiveField field;
+};
+using ResultPtr = std::shared_ptr<const MasksResult>;
+
+ResultPtr compute(const MasksState& s, Progress& progress) {
+  auto r = std::make_shared<MasksResult>();
+  r->state = s;
+  r->terms = terms_of(s);
+  r->mask = analyze_mask(r->terms, s.T);
+  progress.set(0.4f);
+  if (r->mask.error.empty()) r->field = receptive_field(r->terms, s.T, s.layers, s.global_every);
+  return r;
+}
+
+// [SECTION] figures
+
+plot::Figure mask_figure(const MasksResult& r) {
+  const MaskAnalysis& a = r.mask;
+  plot::Figure fig("mask", "Mask: allowed (1) / blocked (0)");
+  fig.note = "hover a cell for the term that blocked it";
+  plot::Axes& ax = fig.axes();
+  ax.setup("key position j", "", "query position i", "");
+  std::vector<double> v(static_cast<size_t>(a.T) * a.T);
+  for (int i = 0; i < a.T; ++i)
+    for (int j = 0; j < a.T; ++j) v[static_cast<size_t>(i) * a.T + j] = a.allowed(i, j) ? 1.0 : 0.0;
+  plot::HeatmapOptions o;
+  o.colormap = plot::Colormap::Viridis;
+  o.vmin = 0;
+  o.vmax = 1;
+  o.value_label = "allowed";
+  ax.heatmap("mask", v.data(), a.T, a.T, o);
+  // CSV masks-mask: T rows × T columns of 0/1, row = query; the header names the key positions.
+  plot::Table& t = fig.table;
+  for (int j = 0; j < a.T; ++j) t.header.push_back(std::to_string(j));
+  for (int i = 0; i < a.T; ++i) {
+    std::vector<plot::Cell> row;
+    for (int j = 0; j < a.T; ++j) row.emplace_back(a.allowed(i, j) ? 1.0 : 0.0);
+    t.add_row(std::move(row));
+  }
+  return fig;
+}
+
+plot::Figure visible_figure(const MasksResult& r) {
+  const MaskAnalysis& a = r.mask;
+  char title[128];
+  std::snprintf(title, sizeof title, "Visible keys per query (%.1f%% of the T\xC3\x97T scores computed)",
+                100.0 * a.fraction_computed);
+  plot::Figure fig("visible", title);
+  plot::Axes& ax = fig.axes();
+  ax.setup("query position i", "", "visible keys", "");
+  std::vector<double> q, n;
+  for (int i = 0; i < a.T; ++i) q.push_back(i), n.push_back(a.visible_keys[i]);
+  ax.line("visible keys", q, n).style = plot::LineStyle::LineAndMarkers;
+  ax.set_y_range(0, a.T);
+  ax.flags |= plot::AxesFlags_NoLegend;
+  plot::Table& t = fig.table;
+  t.header = {"query", "visible_keys"};
+  for (int i = 0; i < a.T; ++i) t.add_row({double(i), double(a.visible_keys[i])});
+  return fig;
+}
+
+plot::Figure receptive_figure(const MasksResult& r) {
+  const ReceptiveField& f = r.field;
+  plot::Figure fig("receptive", "Receptive field through stacked layers");
+  fig.note = r.state.global_every > 0 ? "full attention every " + std::to_string(r.state.global_every) + " layers"
+                                      : "every layer uses the mask above";
+  plot::Axes& ax = fig.axes();
+  ax.setup("layer", "", "positions", "");
+  std::vector<double> l, reach, mean, gl, gy;
+  for (size_t k = 0; k < f.last_query_reach.size(); ++k) {
+    l.push_back(double(k + 1));
+    reach.push_back(f.last_query_reach[k]);
+    mean.push_back(f.mean_count[k]);
+    if (f.layer_global[k]) gl.push_back(double(k + 1)), gy.push_back(f.last_query_reach[k]);
+  }
+  ax.line("last query reach", l, reach).style = plot::LineStyle::LineAndMarkers;
+  ax.line("mean positions heard", l, mean).style = plot::LineStyle::LineAndMarkers;
+  if (!gl.empty()) ax.scatter("full-attention layer", gl, gy);
+  ax.set_y_range(0, r.state.T);
+  plot::Table& t = fig.table;
+  t.header = {"layer", "full_attention", "last_query_reach", "last_query_positions", "mean_positions"};
+  for (size_t k = 0; k < f.last_query_reach.size(); ++k)
+    t.add_row({double(k + 1), double(f.layer_global[k]), double(f.last_query_reach[k]),
+               double(f.last_query_count[k]), f.mean_count[k]});
+  return fig;
+}
+
+plot::Figure uniform_figure(const MasksResult& r) {
+  const MaskAnalysis& a = r.mask;
+  plot::Figure fig("uniform", "Attention probabilities when every score is equal");
+  fig.note = "1 / (visible keys) on allowed cells; grey = masked; an empty row is all zeros";
+  plot::Axes& ax = fig.axes();
+  ax.setup("key position j", "", "query position i", "");
+  std::vector<double> v(static_cast<size_t>(a.T) * a.T);
+  for (int i = 0; i < a.T; ++i)
+    for (int j = 0; j < a.T; ++j)
+      v[static_cast<size_t>(i) * a.T + j] = a.allowed(i, j) ? double(a.uniform_probs(i, j)) : -INFINITY;
+  plot::HeatmapOptions o;
+  o.colormap = plot::Colormap::Viridis;
+  o.vmin = 0;
+  o.value_label = "probability";
+  ax.heatmap("P", v.data(), a.T, a.T, o);
+  return fig;
+}
+
+// [SECTION] panel
+
+class MasksPanel final : public Panel {
+ public:
+  PanelInfo info() const override {
+    return {"masks", "Attention masks", "Attention",
+            "Causal, prefix-LM, sliding-window, padding, packing, dilated and global masks; receptive fields"};
+  }
+
+  void update() override {
+    clamp_to_T();
+    const std::string key = controls().to_json().dump();
+    if (key != requested_key_) {
+      requested_key_ = key;
+      const MasksState s = s_;
+      job_.request([s](Progress& p) { return compute(s, p); });
+      // T ≤ 128 with a few layers takes well under a millisecond: wait so the heatmap follows the slider.
+      if (double(s.T) * s.T * (1 + s.layers) < 2e6) job_.wait();
+    }
+    if (const ResultPtr* r = job_.latest()) result_ = *r;
+  }
+  void wait_idle() override {
+    job_.wait();
+    if (const ResultPtr* r = job_.latest()) result_ = *r;
+  }
+
+  std::vector<plot::Figure> figures() override {
+    if (!result_ || !result_->mask.error.empty()) return {};
+    return {mask_figure(*result_), visible_figure(*result_), receptive_figure(*result_), uniform_figure(*result_)};
+  }
+
+  void draw(const DrawContext& ctx) override {
+    panel_explanation(
+        "A mask decides which keys j each query i may read: blocked scores become -\xE2\x88\x9E before softmax, so "
+        "they get probability exactly 0. Causal: j \xE2\x89\xA4 i. Prefix-LM: the first P tokens see each other, the "
+        "rest is causal. Sliding window (Hugging Face): 0 \xE2\x89\xA4 i - j < W, W keys including the query itself "
+        "(Mistral's reference code wrote i - j \xE2\x89\xA4 W, one key more). Padding hides pad keys; document "
+        "packing keeps each packed document causal and separate; dilation keeps every s-th key; global/sink tokens "
+        "see and are seen by everyone, overriding the window and the dilation. Terms are combined with AND. A query "
+        "whose keys are all blocked has no distribution: its output is defined as zeros. Stacked windowed layers "
+        "pass information further each layer (the residual stream keeps what a token already heard); an occasional "
+        "full-attention layer, as in Gemma 2, Gemma 3 and Cohere's models, reaches the whole context at once.");
+    ImGui::BeginChild("controls", ImVec2(340 * ctx.dpi_scale, 0), true);
+    draw_controls(ctx);
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("figures", ImVec2(0, 0), false);
+    draw_figures(ctx);
+    ImGui::EndChild();
+  }
+
+ protected:
+  void bind(Controls& c) override {
+    c.add_int("T", &s_.T, 4, 512, "T", "Sequence length: number of query and key positions.", true);
+    c.add_enum("base", &s_.base, {"causal", "bidirectional", "prefix-LM"}, "base term",
+               "causal: j \xE2\x89\xA4 i (decoders); bidirectional: every key (encoders); prefix-LM: causal except a "
+               "bidirectional prefix.");
+    c.add_int("prefix", &s_.prefix, 0, 512, "prefix P", "Prefix-LM: the first P tokens attend to each other freely.");
+    c.add_bool("window", &s_.window, "sliding window", "Add the term 0 \xE2\x89\xA4 i - j < W.");
+    c.add_int("window_size", &s_.window_size, 1, 512, "window W", "Keys a query sees, counting itself.", true);
+    c.add_bool("padding", &s_.padding, "padding", "Add a term hiding pad tokens from every query.");
+    c.add_int("pad_count", &s_.pad_count, 0, 512, "pad tokens", "How many positions are padding.");
+    c.add_enum("pad_side", &s_.pad_side, {"left", "right"}, "pad side",
+               "Left padding puts pads first (batched generation); right padding puts them last.");
+    c.add_bool("documents", &s_.documents, "document packing",
+               "Add a block-diagonal causal term: packed documents never see each other.");
+    c.add_int_list("doc_lengths", &s_.doc_lengths, 1, 512, 32, "document lengths",
+                   "Lengths of the packed documents in order, e.g. 8, 6, 10; positions past them form one more.");
+    c.add_bool("dilated", &s_.dilated, "dilated", "Add the term (i - j) mod s = 0: every s-th key.");
+    c.add_int("stride", &s_.stride, 1, 64, "stride s", "Dilation stride.");
+    c.add_bool("global", &s_.global, "global/sink tokens",
+               "The first G tokens see and are seen by everyone, overriding the window and dilation terms.");
+    c.add_int("global_count", &s_.global_count, 0, 512, "global tokens G", "Number of global/sink tokens.");
+    c.add_int("layers", &s_.layers, 1, 64, "layers L", "Stacked attention layers for the receptive-field figure.");
+    c.add_int("global_every", &s_.global_every, 0, 16, "full attention every k",
+              "Layer l uses full attention (no window or dilation) when l is a multiple of k; 0 = never.");
+  }
+
+ private:
+  // Parameters never exceed T, so dragging T down keeps the term list valid.
+  void clamp_to_T() {
+    s_.prefix = std::min(s_.prefix, s_.T);
+    s_.pad_count = std::min(s_.pad_count, s_.T);
+    s_.global_count = std::min(s_.global_count, s_.T);
+  }
+
+  void draw_param(const char* key, const DrawContext& ctx) {
+    if (const Control* c = controls().find(key)) {
+      ImGui::Indent();
+      ImGui::SetNextItemWidth(140 * ctx.dpi_scale);
+      draw_control(*c);
+      ImGui::Unindent();
+    }
+  }
+
+  void draw_controls(const DrawContext& ctx) {
+    ImGui::SetNextItemWidth(140 * ctx.dpi_scale);
+    draw_control(*controls().find("T"));
+    ImGui::Separator();
+    ImGui::TextUnformatted("Mask terms (combined with AND)");
+    ImGui::SetNextItemWidth(140 * ctx.dpi_scale);
+    draw_control(*controls().find("base"));
+    if (s_.base == MaskBase_PrefixLM) draw_param("prefix", ctx);
+    struct Optional {
+      bool* on;
+      const char* name;
+      std::vector<const char*> params;
+    };
+    const Optional optional[] = {{&s_.window, "sliding window", {"window_size"}},
+                                 {&s_.padding, "padding", {"pad_count", "pad_side"}},
+                                 {&s_.documents, "document packing", {"doc_lengths"}},
+                                 {&s_.dilated, "dilated", {"stride"}},
+                                 {&s_.global, "global/sink tokens", {"global_count"}}};
+    for (const Optional& o : optional) {
+      if (!*o.on) continue;
+      ImGui::PushID(o.name);
+      if (ImGui::SmallButton("x")) *o.on = false;
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("Remove this term");
+      ImGui::SameLine();
+      ImGui::TextUnformatted(o.name);
+      for (const char* p : o.params) draw_param(p, ctx);
+      ImGui::PopID();
+    }
+    ImGui::SetNextItemWidth(140 * ctx.dpi_scale);
+    if (ImGui::BeginCombo("##add", "add a term...")) {
+      for (const Optional& o : optional)
+        if (!*o.on && ImGui::Selectable(o.name)) *o.on = true;
+      ImGui::EndCombo();
+    }
+    help_marker("Adds one more term to the AND-list; remove a term with its x button.");
+    ImGui::Separator();
+    ImGui::TextUnformatted("Stacked layers");
+    ImGui::SetNextItemWidth(140 * ctx.dpi_scale);
+    draw_control(*controls().find("layers"));
+    ImGui::SetNextItemWidth(140 * ctx.dpi_scale);
+    draw_control(*controls().find("global_every"));
+    ImGui::TextUnformatted("Presets (set k; windows are the models' own):");
+    for (const InterleavePreset& p : interleave_presets()) {
+      if (ImGui::SmallButton(p.name)) s_.global_every = p.global_period;
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", p.source);
+      ImGui::SameLine();
+    }
+    ImGui::NewLine();
+    if (job_.busy()) ImGui::ProgressBar(job_.progress(), ImVec2(-1, 0), "computing");
+  }
+
+  void draw_figures(const DrawContext& ctx) {
+    if (!result_) {
+      empty_state("Computing the first mask...");
+      return;
+    }
+    const MasksResult& r = *result_;
+    if (!r.mask.error.empty()) {
+      warning_text(("Cannot build this mask: " + r.mask.error).c_str());
+      return;
+    }
+    if (!r.mask.empty_rows.empty()) {
+      std::string rows;
+      for (size_t k = 0; k < r.mask.empty_rows.size() && k < 40; ++k)
+      {
+        if (k) rows += ", ";
+        rows += std::to_string(r.mask.empty_rows[k]);
+      }
+      if (r.mask.empty_rows.size() > 40) rows += ", ...";
+      warning_text(("Query rows with no visible key (" + std::to_string(r.mask.empty_rows.size()) +
+                    "): " + rows + ". Their attention output is zeros, not NaN.")
+                       .c_str());
+    }
+    const std::vector<plot::Figure> figs = figures();
+    const float spacing = ImGui::GetStyle().ItemSpacing.x;
+    const float w = (ImGui::GetContentRegionAvail().x - spacing) / 2;
+    const ImVec2 size(w, w * 0.8f);
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    // No zoom on the mask heatmap, so the cell under the mouse can be found from the default layout below.
+    const bool hovered = plot::draw_figure(figs[0], ctx, "masks", size, plot::FigureDrawFlags_NoInteraction);
+    if (hovered) blocked_tooltip(figs[0], ctx, origin, size);
+    ImGui::SameLine();
+    plot::draw_figure(figs[3], ctx, "masks", size);
+    plot::draw_figure(figs[1], ctx, "masks", ImVec2(w, w * 0.6f));
+    ImGui::SameLine();
+    plot::draw_figure(figs[2], ctx, "masks", ImVec2(w, w * 0.6f));
+  }
+
+  // Replaces the plot layer's tooltip on the mask heatmap with one naming the term that blocked the cell.
+  void blocked_tooltip(const plot::Figure& fig, const DrawContext& ctx, ImVec2 origin, ImVec2 size) {
+    const MasksResult& r = *result_;
+    const float s = std::max(0.5f, ImGui::GetFontSize() / plot::kBaseFontSize);
+    plot::LayoutOptions lo;
+    lo.width = size.x / s;
+    lo.height = size.y / s;
+    lo.theme = ctx.theme == Theme::Print ? plot::ThemeKind::Print : plot::ThemeKind::Dark;
+    const plot::Layout layout = plot::layout_figure(fig, lo);
+    if (layout.frames.empty()) return;
+    const ImVec2 m = ImGui::GetIO().MousePos;
+    const plot::Vec2 mouse{(m.x - origin.x) / s, (m.y - origin.y) / s};
+    const plot::AxesFrame& f = layout.frames[0];
+    if (!f.plot.contains(mouse)) return;
+    const int j = static_cast<int>(std::floor(f.x_from_pixel(mouse.x) + 0.5));
+    const int i = static_cast<int>(std::floor(f.y_from_pixel(mouse.y) + 0.5));
+    if (i < 0 || j < 0 || i >= r.mask.T || j >= r.mask.T) return;
+    const int tag = r.mask.blocked_by[static_cast<size_t>(i) * r.mask.T + j];
+    if (tag < 0) ImGui::SetTooltip("query i = %d, key j = %d\nallowed", i, j);
+    else ImGui::SetTooltip("query i = %d, key j = %d\nblocked by %s", i, j, mask_term_name(r.terms[tag]).c_str());
+  }
+
+  MasksState s_;
+  std::string requested_key_;
+  ResultPtr result_;
+  AsyncJob<ResultPtr> job_;  // declared last: its worker joins before the members above go away
+};
+
+}  // namespace
+
+TW_REGISTER_PANEL(MasksPanel);
+
+}  // namespace tw
