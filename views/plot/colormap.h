@@ -12,10 +12,10 @@ enum class Colormap {
   Viridis,    // sequential, dark blue → yellow; default for probabilities
   Magma,      // sequential, black → pale yellow
   Diverging,  // blue (negative) → white (0) → red (positive); range made symmetric around 0
-  Greys,      // sequential, for print-only figures
 };
+// No grey map on purpose: grey is reserved for masked cells (kMaskedColor).
 
-const char* colormap_name(Colormap map);  // "viridis", "magma", "diverging", "greys"
+const char* colormap_name(Colormap map);  // "viridis", "magma", "diverging"
 
 // Colour at t ∈ [0, 1] (clamped).
 uint32_t colormap_at(Colormap map, double t);

@@ -20,7 +20,7 @@ struct ExportOptions {
   ThemeKind theme = ThemeKind::Print;
   float scale = 2;                 // PNG only: pixels per logical pixel, 1–4
   float width = 0, height = 0;     // logical size; 0 = default_figure_size(fig)
-  std::vector<ViewRange> views;    // zoom/pan state to reproduce (GUI exports); empty = the figure's ranges
+  std::vector<ViewRange> views = {};  // zoom/pan state to reproduce (GUI exports); empty = the figure's ranges
 };
 
 // [SECTION] in-memory renderers (tests and callers that do not want files)

@@ -530,9 +530,13 @@ void draw_items(Builder& b, const AxesFrame& f, const Axes& axes, std::vector<Le
     } else if (const auto* arc = std::get_if<ArcItem>(&it)) {
       const uint32_t color = arc->color ? arc->color : b.th.text;
       b.polyline(arc_points(f, arc->cx, arc->cy, arc->r, arc->a0, arc->a1), color, b.th.frame_width);
+      // Label just outside the arc's midpoint, its box extending away from the centre so it clears the arc.
       const double mid = 0.5 * (arc->a0 + arc->a1);
-      const Vec2 at = f.to_pixel(arc->cx + arc->r * 1.35 * std::cos(mid), arc->cy + arc->r * 1.35 * std::sin(mid));
-      b.text(at, arc->label, b.th.tick_size, color, 0.5f, 0.5f);
+      const Vec2 c0 = f.to_pixel(arc->cx, arc->cy);
+      const Vec2 m = f.to_pixel(arc->cx + arc->r * std::cos(mid), arc->cy + arc->r * std::sin(mid));
+      const float dx = m.x - c0.x, dy = m.y - c0.y, len = std::max(1e-3f, std::hypot(dx, dy));
+      const Vec2 at{m.x + dx / len * 5, m.y + dy / len * 5};
+      b.text(at, arc->label, b.th.tick_size, color, 0.5f - 0.5f * dx / len, 0.5f - 0.5f * dy / len);
     } else if (const auto* t = std::get_if<TextItem>(&it)) {
       b.text(f.to_pixel(t->x, t->y), t->text, b.th.tick_size, t->color ? t->color : b.th.text, t->align_x, t->align_y);
     } else if (const auto* m = std::get_if<MarkerLineItem>(&it)) {

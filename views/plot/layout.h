@@ -95,7 +95,7 @@ struct ViewRange {
 struct LayoutOptions {
   float width = 640, height = 400;      // logical pixels
   ThemeKind theme = ThemeKind::Dark;
-  std::vector<ViewRange> views;         // optional, one per axes (zoom/pan state from the screen)
+  std::vector<ViewRange> views = {};    // optional, one per axes (zoom/pan state from the screen)
   bool background = true;               // fill the figure background (exports); the screen may skip it
 };
 

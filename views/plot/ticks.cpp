@@ -94,7 +94,7 @@ std::vector<Tick> log_ticks(double lo, double hi, int target) {
   const double llo = std::log10(lo), lhi = std::log10(hi);
   const int d0 = static_cast<int>(std::ceil(llo - 1e-9)), d1 = static_cast<int>(std::floor(lhi + 1e-9));
   const int decades = d1 - d0 + 1;
-  if (decades >= 2) {
+  if (decades >= 3) {
     const int every = std::max(1, (decades + std::max(target, 2) - 1) / std::max(target, 2));
     for (int d = d0; d <= d1; ++d)
       if ((d - d0) % every == 0) ticks.push_back({std::pow(10.0, d), "10" + superscript(d)});

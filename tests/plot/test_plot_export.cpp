@@ -1,0 +1,392 @@
+// SVG, PNG and CSV exports: well-formed, correctly sized, faithful to the data, deterministic, atomic.
+#include <gtest/gtest.h>
+#include <stb_image.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "views/plot/export.h"
+
+namespace tw::plot {
+namespace {
+
+namespace fs = std::filesystem;
+
+// [SECTION] a tiny XML well-formedness checker
+// Enough of XML 1.0 for our SVG: prolog, elements, quoted attributes (no duplicates), entity references,
+// properly nested end tags, exactly one root. Counts elements by name for the assertions below.
+struct XmlCheck {
+  std::string error;
+  std::map<std::string, int> elements;
+  std::vector<std::string> texts;  // character data of every element, entities decoded
+  std::string root;
+};
+
+bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == '-' || c == '.'; }
+
+bool check_entities(const std::string& s, std::string* decoded) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '<') return false;
+    if (s[i] != '&') {
+      decoded->push_back(s[i]);
+      continue;
+    }
+    const size_t semi = s.find(';', i);
+    if (semi == std::string::npos) return false;
+    const std::string ent = s.substr(i + 1, semi - i - 1);
+    static const std::map<std::string, char> known = {{"amp", '&'}, {"lt", '<'}, {"gt", '>'}, {"quot", '"'}, {"apos", '\''}};
+    if (!known.count(ent)) return false;
+    decoded->push_back(known.at(ent));
+    i = semi;
+  }
+  return true;
+}
+
+XmlCheck check_xml(const std::string& x) {
+  XmlCheck r;
+  size_t i = 0;
+  auto fail = [&](const std::string& m) {
+    r.error = m + " at offset " + std::to_string(i);
+    return r;
+  };
+  if (x.rfind("<?xml", 0) == 0) {
+    i = x.find("?>");
+    if (i == std::string::npos) return fail("unterminated prolog");
+    i += 2;
+  }
+  std::vector<std::string> stack;
+  bool root_closed = false;
+  while (i < x.size()) {
+    if (x[i] != '<') {
+      const size_t next = x.find('<', i);
+      const std::string text = x.substr(i, next == std::string::npos ? std::string::npos : next - i);
+      std::string decoded;
+      if (!check_entities(text, &decoded)) return fail("bad character data");
+      if (stack.empty() && text.find_first_not_of(" \t\r\n") != std::string::npos) return fail("text outside the root");
+      if (!stack.empty()) r.texts.push_back(decoded);
+      if (next == std::string::npos) break;
+      i = next;
+      continue;
+    }
+    if (x.compare(i, 4, "<!--") == 0) {
+      i = x.find("-->", i);
+      if (i == std::string::npos) return fail("unterminated comment");
+      i += 3;
+      continue;
+    }
+    if (x.compare(i, 2, "</") == 0) {
+      size_t j = i + 2;
+      while (j < x.size() && name_char(x[j])) ++j;
+      const std::string name = x.substr(i + 2, j - i - 2);
+      while (j < x.size() && std::isspace(static_cast<unsigned char>(x[j]))) ++j;
+      if (j >= x.size() || x[j] != '>') return fail("bad end tag");
+      if (stack.empty() || stack.back() != name) return fail("mismatched end tag </" + name + ">");
+      stack.pop_back();
+      if (stack.empty()) root_closed = true;
+      i = j + 1;
+      continue;
+    }
+    if (root_closed) return fail("second root element");
+    size_t j = i + 1;
+    while (j < x.size() && name_char(x[j])) ++j;
+    const std::string name = x.substr(i + 1, j - i - 1);
+    if (name.empty()) return fail("empty element name");
+    std::set<std::string> attrs;
+    bool self_closing = false;
+    for (;;) {
+      while (j < x.size() && std::isspace(static_cast<unsigned char>(x[j]))) ++j;
+      if (j >= x.size()) return fail("unterminated tag");
+      if (x[j] == '>') break;
+      if (x.compare(j, 2, "/>") == 0) {
+        self_closing = true;
+        ++j;
+        break;
+      }
+      size_t k = j;
+      while (k < x.size() && name_char(x[k])) ++k;
+      const std::string attr = x.substr(j, k - j);
+      if (attr.empty() || k >= x.size() || x[k] != '=') return fail("bad attribute in <" + name + ">");
+      if (!attrs.insert(attr).second) return fail("duplicate attribute " + attr);
+      const char q = x[k + 1];
+      if (q != '"' && q != '\'') return fail("unquoted attribute " + attr);
+      const size_t end = x.find(q, k + 2);
+      if (end == std::string::npos) return fail("unterminated attribute " + attr);
+      std::string decoded;
+      if (!check_entities(x.substr(k + 2, end - k - 2), &decoded)) return fail("bad attribute value " + attr);
+      j = end + 1;
+    }
+    if (stack.empty()) r.root = name;
+    ++r.elements[name];
+    if (!self_closing) stack.push_back(name);
+    else if (stack.empty()) root_closed = true;
+    i = j + 1;
+  }
+  if (!stack.empty()) return fail("unclosed <" + stack.back() + ">");
+  if (r.root.empty()) return fail("no root element");
+  return r;
+}
+
+// [SECTION] fixtures
+Figure sample_figure() {
+  Figure fig("sample", "Scores <raw> & \"scaled\"");
+  Axes& ax = fig.axes();
+  ax.setup("key position j", "", "score", "nats");
+  ax.line("scaled", {0, 1, 2, 3}, {0.5, 0.25, 0.125, 0.0625});
+  ax.scatter("raw", {0, 1, 2, 3}, {1, 0.5, 0.25, 0.125});
+  ax.vline("p = 0.9", 1.5);
+  return fig;
+}
+
+Figure masked_heatmap() {
+  Figure fig("attn", "Attention");
+  std::vector<float> p = {1.0f, -INFINITY, 0.25f, 0.75f};  // 2 × 2 causal
+  HeatmapOptions o;
+  o.value_label = "probability";
+  o.vmin = 0;
+  o.vmax = 1;
+  fig.axes().heatmap("P", p.data(), 2, 2, o);
+  return fig;
+}
+
+fs::path temp_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("tw_plot_test_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// [SECTION] SVG
+TEST(XmlChecker, RejectsBrokenDocuments) {
+  EXPECT_TRUE(check_xml("<a><b x=\"1\"/>t &amp; u</a>").error.empty());
+  EXPECT_FALSE(check_xml("<a><b></a></b>").error.empty());
+  EXPECT_FALSE(check_xml("<a>x & y</a>").error.empty());
+  EXPECT_FALSE(check_xml("<a x=1/>").error.empty());
+  EXPECT_FALSE(check_xml("<a/><b/>").error.empty());
+  EXPECT_FALSE(check_xml("<a x=\"1\" x=\"2\"/>").error.empty());
+}
+
+TEST(Svg, WellFormedWithVectorElementsAndEscapedText) {
+  const std::string svg = render_svg(sample_figure(), {.theme = ThemeKind::Print});
+  const XmlCheck x = check_xml(svg);
+  ASSERT_TRUE(x.error.empty()) << x.error;
+  EXPECT_EQ(x.root, "svg");
+  EXPECT_GE(x.elements.at("polyline"), 3);  // line, frame ticks, marker line
+  EXPECT_GE(x.elements.at("text"), 8);      // title, labels, ticks, legend
+  EXPECT_GE(x.elements.at("polygon"), 4);   // scatter markers
+  EXPECT_EQ(x.elements.count("image"), 0u); // no raster in a line plot
+  auto has_text = [&](const std::string& t) { return std::find(x.texts.begin(), x.texts.end(), t) != x.texts.end(); };
+  EXPECT_TRUE(has_text("Scores <raw> & \"scaled\""));  // escaped in the file, intact after decoding
+  EXPECT_TRUE(has_text("score [nats]"));
+  EXPECT_TRUE(has_text("key position j"));
+  EXPECT_TRUE(has_text("scaled"));
+}
+
+TEST(Svg, HeatmapIsAnEmbeddedPngWithColourBar) {
+  const std::string svg = render_svg(masked_heatmap(), {});
+  const XmlCheck x = check_xml(svg);
+  ASSERT_TRUE(x.error.empty()) << x.error;
+  EXPECT_EQ(x.elements.at("image"), 2);  // the cells and the colour bar
+  EXPECT_NE(svg.find("data:image/png;base64,"), std::string::npos);
+  EXPECT_TRUE(std::find(x.texts.begin(), x.texts.end(), "probability") != x.texts.end());
+  EXPECT_TRUE(std::find(x.texts.begin(), x.texts.end(), "\xE2\x88\x92\xE2\x88\x9E masked") != x.texts.end());
+}
+
+TEST(Svg, EmptyFigureIsStillWellFormed) {
+  Figure fig("empty", "");
+  const XmlCheck x = check_xml(render_svg(fig, {}));
+  EXPECT_TRUE(x.error.empty()) << x.error;
+}
+
+// [SECTION] PNG
+TEST(Png, DimensionsFollowTheScaleAndTheImageIsNotBlank) {
+  const Figure fig = sample_figure();
+  for (float scale : {1.0f, 2.0f, 3.0f}) {
+    const RenderedPng r = render_png(fig, {.theme = ThemeKind::Dark, .scale = scale, .width = 320, .height = 200});
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    int w = 0, h = 0, n = 0;
+    unsigned char* px = stbi_load_from_memory(reinterpret_cast<const unsigned char*>(r.png.data()),
+                                              static_cast<int>(r.png.size()), &w, &h, &n, 4);
+    ASSERT_NE(px, nullptr);
+    EXPECT_EQ(w, static_cast<int>(320 * scale));
+    EXPECT_EQ(h, static_cast<int>(200 * scale));
+    std::set<uint32_t> colours;
+    for (int i = 0; i < w * h; ++i) colours.insert(uint32_t(px[4 * i]) << 16 | uint32_t(px[4 * i + 1]) << 8 | px[4 * i + 2]);
+    stbi_image_free(px);
+    EXPECT_GT(colours.size(), 20u) << "scale " << scale;  // lines, text anti-aliasing, legend
+  }
+}
+
+TEST(Png, DefaultSizeIsTwiceTheLogicalSize) {
+  const RenderedPng r = render_png(sample_figure(), {});
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  const Vec2 logical = default_figure_size(sample_figure());
+  EXPECT_EQ(r.width, static_cast<int>(logical.x * 2));
+  EXPECT_EQ(r.height, static_cast<int>(logical.y * 2));
+}
+
+TEST(Png, MaskedCellIsGreyAndOthersUseTheScale) {
+  const Figure fig = masked_heatmap();
+  const ExportOptions opt{.theme = ThemeKind::Print, .scale = 1, .width = 400, .height = 300};
+  const RenderedPng r = render_png(fig, opt);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  const Layout l = layout_figure(fig, {.width = 400, .height = 300, .theme = ThemeKind::Print});
+  auto pixel = [&](double x, double y) {
+    const Vec2 p = l.frames[0].to_pixel(x, y);
+    const size_t i = (size_t(p.y) * size_t(r.width) + size_t(p.x)) * 4;
+    return rgba(r.rgba[i], r.rgba[i + 1], r.rgba[i + 2]);
+  };
+  EXPECT_EQ(pixel(1, 0), kMaskedColor);                                // (i = 0, j = 1) is −∞
+  EXPECT_EQ(pixel(0, 0), colormap_at(Colormap::Viridis, 1.0));         // 1.0 at the top of the scale
+  EXPECT_EQ(pixel(0, 1), colormap_at(Colormap::Viridis, 0.25));
+  EXPECT_NE(pixel(1, 1), kMaskedColor);
+}
+
+TEST(Png, ScaleOutOfRangeIsAMessage) {
+  const RenderedPng r = render_png(sample_figure(), {.scale = 9});
+  EXPECT_NE(r.error.find("scale"), std::string::npos);
+}
+
+// [SECTION] determinism
+TEST(Determinism, TwoExportsAreByteIdentical) {
+  const ExportOptions opt{.theme = ThemeKind::Print, .scale = 2};
+  for (const Figure& fig : {sample_figure(), masked_heatmap()}) {
+    EXPECT_EQ(render_png(fig, opt).png, render_png(fig, opt).png) << fig.id;
+    EXPECT_EQ(render_svg(fig, opt), render_svg(fig, opt)) << fig.id;
+  }
+  const fs::path a = temp_dir("det_a"), b = temp_dir("det_b");
+  std::vector<std::string> wa, wb;
+  ASSERT_EQ(export_figure(masked_heatmap(), a.string(), "p", ExportFormat_All, opt, &wa), "");
+  ASSERT_EQ(export_figure(masked_heatmap(), b.string(), "p", ExportFormat_All, opt, &wb), "");
+  ASSERT_EQ(wa.size(), 3u);
+  for (const char* name : {"p-attn.png", "p-attn.svg", "p-attn.csv"}) EXPECT_EQ(read(a / name), read(b / name)) << name;
+  fs::remove_all(a);
+  fs::remove_all(b);
+}
+
+// [SECTION] CSV
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::stringstream ss(text);
+  std::string line;
+  while (std::getline(ss, line)) {
+    std::vector<std::string> cells;
+    std::string cell;
+    bool quoted = false;
+    for (size_t i = 0; i < line.size(); ++i) {
+      const char c = line[i];
+      if (quoted) {
+        if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') cell += '"', ++i;
+        else if (c == '"') quoted = false;
+        else cell += c;
+      } else if (c == '"') {
+        quoted = true;
+      } else if (c == ',') {
+        cells.push_back(cell), cell.clear();
+      } else {
+        cell += c;
+      }
+    }
+    cells.push_back(cell);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+TEST(Csv, LineValuesReadBackExactly) {
+  Figure fig("f", "");
+  const std::vector<double> xs = {0.1, 1.0 / 3.0, 2e-7}, ys = {M_PI, -1e300, 42};
+  fig.axes().setup("d_k", "", "p", "").line("curve", xs, ys);
+  const auto rows = parse_csv(to_csv(figure_table(fig)));
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"axes", "item", "kind", "d_k", "p", "value"}));
+  for (size_t i = 0; i < xs.size(); ++i) {
+    EXPECT_EQ(rows[i + 1][1], "curve");
+    EXPECT_EQ(std::strtod(rows[i + 1][3].c_str(), nullptr), xs[i]);
+    EXPECT_EQ(std::strtod(rows[i + 1][4].c_str(), nullptr), ys[i]);
+  }
+}
+
+TEST(Csv, FloatHeatmapCellsPrintAsShortFloats) {
+  const auto rows = parse_csv(to_csv(figure_table(masked_heatmap())));
+  ASSERT_EQ(rows.size(), 5u);  // header + 4 cells
+  EXPECT_EQ(rows[1][5], "1");
+  EXPECT_EQ(rows[2][5], "-inf");  // masked stays −∞ in the data
+  EXPECT_EQ(rows[3][5], "0.25");
+  EXPECT_EQ(format_number(0.1f), "0.1");  // a float from core, not 0.100000001490116
+  EXPECT_EQ(std::strtof(format_number(0.1f).c_str(), nullptr), 0.1f);
+}
+
+TEST(Csv, ExplicitTableWithNamedColumnsWins) {
+  Figure fig = sample_figure();
+  fig.table.header = {"d_k", "max_p_scaled", "note"};
+  fig.table.add_row({16.0, 0.5, std::string("a, \"quoted\" cell")});
+  const std::string csv = to_csv(figure_table(fig));
+  EXPECT_EQ(csv, "d_k,max_p_scaled,note\n16,0.5,\"a, \"\"quoted\"\" cell\"\n");
+}
+
+TEST(Csv, HistogramBinsCountEverySample) {
+  Figure fig("h", "");
+  fig.axes().histogram("x", {0, 0.1, 0.2, 0.9, 1.0, NAN}, 2);
+  const auto rows = parse_csv(to_csv(figure_table(fig)));
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[1][5], "3");  // [0, 0.5)
+  EXPECT_EQ(rows[2][5], "2");  // [0.5, 1] includes the upper edge
+}
+
+// [SECTION] files
+TEST(Files, ExportWritesNamedFilesAtomically) {
+  const fs::path dir = temp_dir("files") / "nested";
+  std::vector<std::string> written;
+  const std::string err = export_figure(sample_figure(), dir.string(), "softmax", ExportFormat_All, {}, &written);
+  ASSERT_EQ(err, "");
+  ASSERT_EQ(written.size(), 3u);
+  EXPECT_EQ(fs::path(written[0]).filename(), "softmax-sample.png");
+  EXPECT_EQ(fs::path(written[1]).filename(), "softmax-sample.svg");
+  EXPECT_EQ(fs::path(written[2]).filename(), "softmax-sample.csv");
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    ++files;
+    EXPECT_EQ(e.path().string().find(".tmp"), std::string::npos) << "temporary file left behind: " << e.path();
+  }
+  EXPECT_EQ(files, 3);
+  EXPECT_EQ(read(dir / "softmax-sample.csv"), to_csv(figure_table(sample_figure())));
+  fs::remove_all(dir.parent_path());
+}
+
+TEST(Files, UnwritablePathGivesAMessage) {
+  const fs::path dir = temp_dir("unwritable");
+  const fs::path blocker = dir / "not-a-directory";
+  std::ofstream(blocker) << "x";
+  // A regular file in the way of the directory: fails even when the tests run as root.
+  const std::string e1 = export_png(sample_figure(), (blocker / "f.png").string(), {});
+  EXPECT_NE(e1.find((blocker / "f.png").string()), std::string::npos) << e1;
+  std::vector<std::string> written;
+  const std::string e2 = export_figure(sample_figure(), (blocker / "sub").string(), "p", ExportFormat_All, {}, &written);
+  EXPECT_NE(e2.find("cannot create directory"), std::string::npos) << e2;
+  EXPECT_TRUE(written.empty());
+  EXPECT_NE(write_file_atomic("", "x"), "");
+  fs::remove_all(dir);
+}
+
+TEST(Files, BadFigureIdIsRejected) {
+  Figure fig = sample_figure();
+  fig.id = "../escape";
+  std::vector<std::string> written;
+  EXPECT_NE(export_figure(fig, fs::temp_directory_path().string(), "p", ExportFormat_Csv, {}, &written), "");
+  EXPECT_TRUE(written.empty());
+}
+
+}  // namespace
+}  // namespace tw::plot

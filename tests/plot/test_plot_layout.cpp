@@ -1,0 +1,206 @@
+// Ticks, colormaps, layout geometry and hover readouts of the plot layer.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "views/plot/colormap.h"
+#include "views/plot/layout.h"
+#include "views/plot/text.h"
+
+namespace tw::plot {
+namespace {
+
+const std::string kMinus = "\xE2\x88\x92";
+
+std::vector<double> values(const std::vector<Tick>& ticks) {
+  std::vector<double> v;
+  for (const Tick& t : ticks) v.push_back(t.value);
+  return v;
+}
+
+TEST(NiceTicks, UnitRangeStepsByTwoTenths) {
+  const auto t = nice_ticks(0, 1, 5);
+  ASSERT_EQ(t.size(), 6u);
+  for (size_t i = 0; i < t.size(); ++i) EXPECT_NEAR(t[i].value, 0.2 * double(i), 1e-12);
+  EXPECT_EQ(t[0].label, "0.0");
+  EXPECT_EQ(t[5].label, "1.0");
+}
+
+TEST(NiceTicks, StepsAreOneTwoOrFiveTimesAPowerOfTen) {
+  for (double hi : {0.37, 3.0, 17.0, 420.0, 9.9e6}) {
+    const auto t = nice_ticks(0, hi, 6);
+    ASSERT_GE(t.size(), 2u) << hi;
+    const double step = t[1].value - t[0].value;
+    const double mantissa = step / std::pow(10.0, std::floor(std::log10(step) + 1e-9));
+    EXPECT_TRUE(std::fabs(mantissa - 1) < 1e-9 || std::fabs(mantissa - 2) < 1e-9 || std::fabs(mantissa - 5) < 1e-9)
+        << "range 0.." << hi << " step " << step;
+    EXPECT_GE(t.front().value, 0.0);
+    EXPECT_LE(t.back().value, hi);
+  }
+}
+
+TEST(NiceTicks, NegativeLabelsUseTheMinusSign) {
+  const auto t = nice_ticks(-3, 7, 5);
+  EXPECT_EQ(values(t), (std::vector<double>{-2, 0, 2, 4, 6}));
+  EXPECT_EQ(t[0].label, kMinus + "2");
+  EXPECT_EQ(t[1].label, "0");
+}
+
+TEST(NiceTicks, ScientificLabelsForTinyAndHugeValues) {
+  EXPECT_EQ(tick_label(1e-5, 1e-5), "1e" + kMinus + "5");
+  EXPECT_EQ(tick_label(2.5e6, 5e5), "2.5e6");
+}
+
+TEST(LogTicks, DecadesLabelledAsPowersOfTen) {
+  const auto t = log_ticks(1e-3, 1e2, 10);
+  ASSERT_EQ(t.size(), 6u);
+  EXPECT_DOUBLE_EQ(t[0].value, 1e-3);
+  EXPECT_DOUBLE_EQ(t[5].value, 1e2);
+  EXPECT_EQ(t[0].label, "10\xE2\x81\xBB\xC2\xB3");  // 10⁻³
+  EXPECT_EQ(t[3].label, "10\xE2\x81\xB0");          // 10⁰
+}
+
+TEST(LogTicks, NarrowRangeAddsTwoAndFive) {
+  EXPECT_EQ(values(log_ticks(1, 10, 5)), (std::vector<double>{1, 2, 5, 10}));
+}
+
+TEST(Colormap, EndpointsMatchThePublishedMaps) {
+  EXPECT_EQ(colormap_at(Colormap::Viridis, 0), 0x440154FFu);
+  EXPECT_EQ(colormap_at(Colormap::Viridis, 1), 0xFDE725FFu);
+  EXPECT_EQ(colormap_at(Colormap::Magma, 0), 0x000004FFu);
+  EXPECT_EQ(colormap_at(Colormap::Magma, 1), 0xFCFDBFFFu);
+  EXPECT_EQ(colormap_at(Colormap::Diverging, 0.5), 0xF7F7F7FFu);  // zero is white
+  EXPECT_EQ(colormap_at(Colormap::Viridis, -3), colormap_at(Colormap::Viridis, 0));  // clamped
+}
+
+TEST(Colormap, DivergingIsCentredAtZero) {
+  EXPECT_DOUBLE_EQ(colormap_position(Colormap::Diverging, 0, -1, 4), 0.5);
+  EXPECT_DOUBLE_EQ(colormap_position(Colormap::Diverging, 4, -1, 4), 1.0);
+  EXPECT_DOUBLE_EQ(colormap_position(Colormap::Diverging, -4, -1, 4), 0.0);
+  EXPECT_EQ(cell_color(Colormap::Diverging, 0, -2, 2), 0xF7F7F7FFu);
+}
+
+TEST(Colormap, MaskedCellsNeverGetAScaleColour) {
+  for (Colormap m : {Colormap::Viridis, Colormap::Magma, Colormap::Diverging}) {
+    EXPECT_EQ(cell_color(m, -INFINITY, 0, 1), kMaskedColor);
+    EXPECT_EQ(cell_color(m, NAN, 0, 1), kMaskedColor);
+    // The masked grey must stay far from every colour of every scale, so it cannot be read as a value.
+    double closest = 1e9;
+    for (int k = 0; k <= 1024; ++k) {
+      const uint32_t c = colormap_at(m, k / 1024.0);
+      const double d = std::hypot(std::hypot(red(c) - red(kMaskedColor), green(c) - green(kMaskedColor)),
+                                  blue(c) - blue(kMaskedColor));
+      closest = std::min(closest, d);
+    }
+    EXPECT_GT(closest, 40.0) << colormap_name(m);
+  }
+}
+
+TEST(Colormap, CategoricalPaletteIsOkabeIto) {
+  EXPECT_EQ(categorical(0), 0x0072B2FFu);
+  EXPECT_EQ(categorical(1), 0xE69F00FFu);
+  EXPECT_EQ(categorical(kCategoricalCount), categorical(0));
+}
+
+Figure heatmap_figure() {
+  Figure fig("h", "heat");
+  const std::vector<double> data = {0.1, -INFINITY, 0.3, 0.4, 0.5, 0.6};  // 2 × 3
+  fig.axes().heatmap("A", data.data(), 2, 3, {});
+  return fig;
+}
+
+TEST(Layout, HeatmapRowZeroIsAtTheTopAndHasAColourBar) {
+  const Figure fig = heatmap_figure();
+  const Layout l = layout_figure(fig, {.width = 640, .height = 400});
+  ASSERT_EQ(l.frames.size(), 1u);
+  const AxesFrame& f = l.frames[0];
+  EXPECT_LT(f.to_pixel(0, 0).y, f.to_pixel(0, 1).y);  // row 0 above row 1
+  int images = 0, colorbars = 0;
+  for (const ImageRef& im : l.images) images += im.heatmap != nullptr, colorbars += im.heatmap == nullptr;
+  EXPECT_EQ(images, 1);
+  EXPECT_EQ(colorbars, 1);
+  bool masked_legend = false;
+  for (const Primitive& p : l.prims) masked_legend |= p.kind == PrimKind::Text && p.text.find("masked") != std::string::npos;
+  EXPECT_TRUE(masked_legend);
+}
+
+TEST(Layout, EqualAspectGivesEqualUnitsPerPixel) {
+  Figure fig("v", "");
+  Axes& ax = fig.axes();
+  ax.flags |= AxesFlags_EqualAspect;
+  ax.circle(0, 0, 1);
+  const Layout l = layout_figure(fig, {.width = 800, .height = 300});
+  const AxesFrame& f = l.frames[0];
+  const double ux = std::fabs(f.x1 - f.x0) / f.plot.width(), uy = std::fabs(f.y1 - f.y0) / f.plot.height();
+  EXPECT_NEAR(ux / uy, 1.0, 1e-6);
+}
+
+TEST(Layout, LogAxisIgnoresNonPositiveValues) {
+  Figure fig("l", "");
+  Axes& ax = fig.axes();
+  ax.y.scale = Scale::Log10;
+  ax.line("", {0, 1, 2}, {0.0, 1e-2, 1e3});
+  const Layout l = layout_figure(fig, {});
+  EXPECT_GT(l.frames[0].y0, 0.0);
+  EXPECT_LT(l.frames[0].y0, 1e-2);
+  EXPECT_GT(l.frames[0].y1, 1e3);
+}
+
+TEST(Layout, ExplicitRangesAreKept) {
+  Figure fig("r", "");
+  fig.axes().set_x_range(-2, 3).set_y_range(0, 1).line("", {0, 1}, {5, 6});
+  const Layout l = layout_figure(fig, {});
+  EXPECT_EQ(l.frames[0].x0, -2);
+  EXPECT_EQ(l.frames[0].x1, 3);
+  EXPECT_EQ(l.frames[0].y1, 1);
+}
+
+TEST(Layout, EmptyFigureSaysNoData) {
+  Figure fig("e", "Nothing yet");
+  const Layout l = layout_figure(fig, {});
+  bool no_data = false;
+  for (const Primitive& p : l.prims) no_data |= p.kind == PrimKind::Text && p.text == "No data";
+  EXPECT_TRUE(no_data);
+}
+
+TEST(Layout, SmallMultiplesGetOneFrameEach) {
+  Figure fig("g", "");
+  fig.grid_cols = 2;
+  for (int h = 0; h < 3; ++h) fig.add_axes("head " + std::to_string(h)).line("", {0, 1}, {0, 1});
+  const Layout l = layout_figure(fig, {.width = 600, .height = 500});
+  ASSERT_EQ(l.frames.size(), 3u);
+  EXPECT_LT(l.frames[0].plot.x1, l.frames[1].plot.x0);  // side by side
+  EXPECT_LT(l.frames[0].plot.y1, l.frames[2].plot.y0);  // next row below
+}
+
+TEST(Hover, HeatmapCellReportsIndicesAndExactValue) {
+  const Figure fig = heatmap_figure();
+  const Layout l = layout_figure(fig, {});
+  const HoverInfo h = hover_at(l, l.frames[0].to_pixel(2, 1));  // column j = 2, row i = 1
+  ASSERT_TRUE(h.hit);
+  EXPECT_NE(h.text.find("i = 1, j = 2"), std::string::npos) << h.text;
+  EXPECT_NE(h.text.find("value = 0.6"), std::string::npos) << h.text;
+  const HoverInfo masked = hover_at(l, l.frames[0].to_pixel(1, 0));
+  EXPECT_NE(masked.text.find("(masked)"), std::string::npos) << masked.text;
+}
+
+TEST(Hover, NearestLinePoint) {
+  Figure fig("l", "");
+  fig.axes().line("loss", {0, 1, 2, 3}, {4, 3, 2.5, 2.25});
+  const Layout l = layout_figure(fig, {});
+  Vec2 p = l.frames[0].to_pixel(2, 2.5);
+  p.x += 3;
+  const HoverInfo h = hover_at(l, p);
+  ASSERT_TRUE(h.has_point);
+  EXPECT_NE(h.text.find("x = 2\ny = 2.5"), std::string::npos) << h.text;
+}
+
+TEST(Text, WidthGrowsWithTheString) {
+  const float a = text_width("a", 15), aa = text_width("aa", 15);
+  EXPECT_GT(a, 3.0f);
+  EXPECT_NEAR(aa, 2 * a, 0.01f);
+  EXPECT_NEAR(text_width("aa", 30), 2 * aa, 0.01f);  // linear in the pixel size, as ImGui scales glyphs
+}
+
+}  // namespace
+}  // namespace tw::plot
