@@ -127,7 +127,7 @@ int run_dump(const DumpOptions& o) {
   }
   manifest["steps"] = steps;
   std::ofstream f(dir / "manifest.json");
-  f << manifest.dump(2) << "\n";
+  f << manifest.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // --text may be invalid UTF-8
   if (!f) return fail(1, "cannot write '" + (dir / "manifest.json").string() + "'");
   std::printf("wrote %zu steps, model.safetensors, config.json and manifest.json to %s\n", trace.steps().size(),
               o.out.c_str());

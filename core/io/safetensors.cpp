@@ -178,7 +178,8 @@ bool serialize_safetensors(const SafeTensors& in, std::vector<uint8_t>* bytes, s
     offset += count * 4;
   }
   if (!in.metadata.empty()) header["__metadata__"] = in.metadata;
-  std::string text = header.dump();
+  // Names from parse are valid UTF-8; `replace` keeps a caller's invalid name from throwing out of here.
+  std::string text = header.dump(-1, ' ', false, json::error_handler_t::replace);
   text.append((8 - text.size() % 8) % 8, ' ');
   bytes->assign(8, 0);
   for (int i = 0; i < 8; ++i) (*bytes)[i] = static_cast<uint8_t>(static_cast<uint64_t>(text.size()) >> (8 * i));
