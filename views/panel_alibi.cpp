@@ -1,0 +1,312 @@
+// ALiBi: attention with linear biases instead of position embeddings (seed note 002).
+//
+// [SECTION] state
+// [SECTION] figures (built from core/experiments/alibi_analysis results)
+// [SECTION] panel: controls, recompute, draw
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+
+#include "core/experiments/alibi_analysis.h"
+#include "views/async_job.h"
+#include "views/panel.h"
+#include "views/plot/plot_imgui.h"
+#include "views/widgets.h"
+
+namespace tw {
+
+namespace {
+
+// [SECTION] state
+
+struct AlibiState {
+  int n_heads = 8;          // any count 1..64
+  int T = 24;               // size of the bias matrices
+  int head = 0;             // selected head (0-based)
+  bool symmetric = false;   // −m·|i − j| instead of the causal −m·(i − j)
+  int scores = 0;           // 0 uniform, 1 random q·k/√d_k
+  int train_len = 64;       // context length during training
+  int eval_len = 256;       // context length at evaluation (the last query sees this many keys)
+  bool log_slopes = true;   // slope bars on a log axis
+  int seed = 0;
+};
+
+struct AlibiResult {
+  AlibiState state;
+  int head = 0;  // the head actually shown (the control clamped to the head count)
+  AlibiAnalysis a;
+};
+using ResultPtr = std::shared_ptr<const AlibiResult>;
+
+ResultPtr compute(const AlibiState& s) {
+  auto r = std::make_shared<AlibiResult>();
+  r->state = s;
+  r->head = std::min(s.head, s.n_heads - 1);
+  AlibiParams p;
+  p.n_heads = s.n_heads;
+  p.T = s.T;
+  p.head = r->head;
+  p.symmetric = s.symmetric;
+  p.random_scores = s.scores == 1;
+  p.train_len = s.train_len;
+  p.eval_len = s.eval_len;
+  p.thumb_T = std::min(s.T, 16);
+  p.seed = static_cast<std::uint64_t>(s.seed);
+  r->a = analyze_alibi(p);
+  return r;
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// Bias with the cells the causal mask removes shown as −∞ (grey), so the picture matches what softmax sees.
+std::vector<double> masked_bias(const Mat& b, bool symmetric) {
+  std::vector<double> v(static_cast<size_t>(b.size()));
+  for (Eigen::Index i = 0; i < b.rows(); ++i)
+    for (Eigen::Index j = 0; j < b.cols(); ++j)
+      v[static_cast<size_t>(i * b.cols() + j)] = (!symmetric && j > i) ? -INFINITY : double(b(i, j));
+  return v;
+}
+
+// [SECTION] figures
+
+plot::Figure slopes_figure(const AlibiResult& r) {
+  const AlibiAnalysis& a = r.a;
+  plot::Figure fig("slopes", "Slope m per head (" + std::to_string(a.slopes.size()) + " heads)");
+  fig.note = "power of two n: m_k = 2^(-8k/n); otherwise the closest lower power of two's slopes, then every other "
+             "slope of the next one";
+  plot::Axes& ax = fig.axes();
+  ax.setup("head", "", "slope m", "");
+  if (r.state.log_slopes) ax.y.scale = plot::Scale::Log10;
+  std::vector<std::string> groups;
+  std::vector<double> m;
+  for (size_t h = 0; h < a.slopes.size(); ++h) groups.push_back(std::to_string(h)), m.push_back(a.slopes[h]);
+  ax.bars(groups, {"slope"}, {m});
+  ax.flags |= plot::AxesFlags_NoLegend;
+  plot::Table& t = fig.table;
+  t.header = {"head", "slope"};
+  for (size_t h = 0; h < a.slopes.size(); ++h) t.add_row({double(h), a.slopes[h]});
+  return fig;
+}
+
+plot::Figure bias_figure(const AlibiResult& r) {
+  const AlibiAnalysis& a = r.a;
+  plot::Figure fig("bias", "Bias of head " + std::to_string(r.head) + " (m = " + fmt("%.4g", a.slopes[r.head]) + ")");
+  fig.note = r.state.symmetric ? "symmetric: -m |i - j|" : "causal: -m (i - j) for j <= i; grey cells are masked";
+  plot::Axes& ax = fig.axes();
+  ax.setup("key position j", "", "query position i", "");
+  const std::vector<double> v = masked_bias(a.bias, r.state.symmetric);
+  plot::HeatmapOptions o;
+  o.colormap = plot::Colormap::Viridis;
+  o.vmax = 0;
+  o.value_label = "bias";
+  ax.heatmap("bias", v.data(), int(a.bias.rows()), int(a.bias.cols()), o);
+  // CSV alibi-bias: the T×T bias as computed (the causal variant stores 0 above the diagonal; the mask owns it).
+  plot::Table& t = fig.table;
+  for (Eigen::Index j = 0; j < a.bias.cols(); ++j) t.header.push_back(std::to_string(j));
+  for (Eigen::Index i = 0; i < a.bias.rows(); ++i) {
+    std::vector<plot::Cell> row;
+    for (Eigen::Index j = 0; j < a.bias.cols(); ++j) row.emplace_back(double(a.bias(i, j)));
+    t.add_row(std::move(row));
+  }
+  return fig;
+}
+
+plot::Figure heads_figure(const AlibiResult& r) {
+  const AlibiAnalysis& a = r.a;
+  plot::Figure fig("heads", "Bias of every head (first " + std::to_string(a.thumbs.empty() ? 0 : a.thumbs[0].rows()) +
+                                " positions, common colour scale)");
+  double lo = 0;
+  for (const Mat& m : a.thumbs) lo = std::min(lo, double(m.minCoeff()));
+  for (size_t h = 0; h < a.thumbs.size(); ++h) {
+    plot::Axes& ax = fig.add_axes("head " + std::to_string(h));
+    ax.x.hide = ax.y.hide = true;
+    const std::vector<double> v = masked_bias(a.thumbs[h], r.state.symmetric);
+    plot::HeatmapOptions o;
+    o.colormap = plot::Colormap::Viridis;
+    o.vmin = lo;
+    o.vmax = 0;
+    o.value_label = "bias";
+    ax.heatmap("bias", v.data(), int(a.thumbs[h].rows()), int(a.thumbs[h].cols()), o);
+  }
+  return fig;
+}
+
+plot::Figure decay_figure(const AlibiResult& r) {
+  const AlibiAnalysis& a = r.a;
+  const int n = r.state.eval_len;
+  plot::Figure fig("decay", std::string("Last query's attention by distance (") +
+                                (r.state.scores == 1 ? "random q\xC2\xB7k" : "uniform scores") + ")");
+  fig.note = "query at position " + std::to_string(n - 1) + "; dashed line: training length " +
+             std::to_string(r.state.train_len);
+  plot::Axes& ax = fig.axes();
+  ax.setup("distance i - j", "", "probability", "");
+  ax.y.scale = plot::Scale::Log10;
+  ax.set_y_range(1e-8, 1);  // straight lines on a log axis: each head forgets exponentially, at its own rate
+  std::vector<double> d;
+  for (int k = 0; k < n; ++k) d.push_back(k);
+  for (int h = 0; h < int(a.slopes.size()); ++h) {
+    std::vector<double> p(static_cast<size_t>(n));
+    for (int k = 0; k < n; ++k) p[static_cast<size_t>(k)] = a.last_query_probs(h, n - 1 - k);
+    ax.line("head " + std::to_string(h), d, p);
+  }
+  if (a.slopes.size() > 8) ax.flags |= plot::AxesFlags_NoLegend;
+  else ax.flags |= plot::AxesFlags_LegendOutside;
+  ax.vline("train " + std::to_string(r.state.train_len), r.state.train_len);
+  return fig;
+}
+
+plot::Figure span_figure(const AlibiResult& r) {
+  const AlibiAnalysis& a = r.a;
+  plot::Figure fig("span", "How far each head looks (last query)");
+  fig.grid_cols = 2;
+  std::vector<double> h, mean, half, beyond;
+  for (size_t k = 0; k < a.slopes.size(); ++k) {
+    h.push_back(double(k));
+    mean.push_back(a.mean_distance[k]);
+    half.push_back(a.half_mass_distance[k]);
+    beyond.push_back(100.0 * a.mass_beyond_train[k]);
+  }
+  plot::Axes& dist = fig.add_axes("distance");
+  dist.setup("head", "", "distance", "tokens");
+  dist.line("mean distance", h, mean).style = plot::LineStyle::LineAndMarkers;
+  dist.line("half the mass within", h, half).style = plot::LineStyle::LineAndMarkers;
+  plot::Axes& far = fig.add_axes("beyond the training length");
+  far.setup("head", "", "probability mass", "%");
+  far.line("mass at distance >= training length", h, beyond).style = plot::LineStyle::LineAndMarkers;
+  far.set_y_range(0, 100);
+  far.flags |= plot::AxesFlags_NoLegend;
+  plot::Table& t = fig.table;
+  t.header = {"head", "slope", "mean_distance", "half_mass_distance", "mass_beyond_train"};
+  for (size_t k = 0; k < a.slopes.size(); ++k)
+    t.add_row({double(k), a.slopes[k], a.mean_distance[k], double(a.half_mass_distance[k]), a.mass_beyond_train[k]});
+  return fig;
+}
+
+// [SECTION] panel
+
+class AlibiPanel final : public Panel {
+ public:
+  PanelInfo info() const override {
+    return {"alibi", "ALiBi", "Positions",
+            "Linear distance biases per head: slopes for any head count, bias matrices, extrapolation"};
+  }
+
+  void update() override {
+    const std::string key = controls().to_json().dump();
+    if (key != requested_key_) {
+      requested_key_ = key;
+      const AlibiState s = s_;
+      job_.request([s](Progress&) { return compute(s); });
+      // The default sizes take about a millisecond; wait so the figures follow the slider in the same frame.
+      if (double(s.n_heads) * (s.eval_len + std::min(s.T, 128) * std::min(s.T, 128) + s.T * s.T) < 2e6) job_.wait();
+    }
+    if (const ResultPtr* r = job_.latest()) result_ = *r;
+  }
+  void wait_idle() override {
+    job_.wait();
+    if (const ResultPtr* r = job_.latest()) result_ = *r;
+  }
+
+  std::vector<plot::Figure> figures() override {
+    if (!result_ || !result_->a.error.empty()) return {};
+    return {slopes_figure(*result_), bias_figure(*result_), heads_figure(*result_), decay_figure(*result_),
+            span_figure(*result_)};
+  }
+
+  void draw(const DrawContext& ctx) override {
+    panel_explanation(
+        "ALiBi adds no position vectors. Each head h adds a fixed penalty to its attention scores that grows "
+        "linearly with distance: S_ij = q_i\xC2\xB7k_j / sqrt(d_k) - m_h (i - j) for j \xE2\x89\xA4 i (the bias is "
+        "not divided by sqrt(d_k)). The slopes form a geometric sequence, m_k = 2^(-8k/n) for n heads, so some heads "
+        "look only at the last few tokens and others far back. Because the penalty is defined for any distance, a "
+        "model trained on short texts can be evaluated on longer ones: distant keys just get a larger penalty. "
+        "Reference code adds m\xC2\xB7j instead of -m(i - j); the two differ by m\xC2\xB7i, a constant along each "
+        "query row, which softmax ignores.");
+    ImGui::BeginChild("controls", ImVec2(330 * ctx.dpi_scale, 0), true);
+    for (const Control& c : controls().all()) {
+      ImGui::SetNextItemWidth(140 * ctx.dpi_scale);
+      draw_control(c);
+    }
+    if (job_.busy()) ImGui::ProgressBar(job_.progress(), ImVec2(-1, 0), "computing");
+    if (result_ && result_->a.error.empty()) draw_check(*result_);
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("figures", ImVec2(0, 0), false);
+    draw_figures(ctx);
+    ImGui::EndChild();
+  }
+
+ protected:
+  void bind(Controls& c) override {
+    c.add_int("n_heads", &s_.n_heads, 1, 64, "heads", "Number of heads; any count, not only powers of two.");
+    c.add_int("T", &s_.T, 4, 256, "T", "Size of the bias matrices shown.", true);
+    c.add_int("head", &s_.head, 0, 63, "selected head", "Head whose full bias matrix is shown (0 = steepest slope).");
+    c.add_bool("symmetric", &s_.symmetric, "symmetric",
+               "Use -m|i - j| over all keys (bidirectional models) instead of the causal -m(i - j).");
+    c.add_enum("scores", &s_.scores, {"uniform", "random q.k"}, "score source",
+               "Scores before the bias for the last query: all equal, or q\xC2\xB7k/sqrt(64) with random q, k.");
+    c.add_int("train_len", &s_.train_len, 1, 8192, "training length",
+              "Context length during training; distances beyond it were never seen.", true);
+    c.add_int("eval_len", &s_.eval_len, 2, 8192, "evaluation length",
+              "Keys the last query sees at evaluation time.", true);
+    c.add_bool("log_slopes", &s_.log_slopes, "log slopes", "Draw the slope bars on a logarithmic axis.");
+    c.add_int("seed", &s_.seed, 0, 1000000, "seed", "Seed of the random scores.");
+  }
+
+ private:
+  void draw_check(const AlibiResult& r) {
+    ImGui::Separator();
+    const AlibiAnalysis& a = r.a;
+    if (r.head != r.state.head)
+      warning_text(("There are " + std::to_string(r.state.n_heads) + " heads; showing head " + std::to_string(r.head) +
+                    ".").c_str());
+    const std::string label = "add m\xC2\xB7j = add -m(i-j)? max diff " + fmt("%.2g", a.equivalence_max_diff);
+    check_mark(a.equivalence_applies && a.equivalence_max_diff < 1e-5, label.c_str());
+    ImGui::TextWrapped("softmax(S + m j) vs softmax(S - m(i - j)) over %d query rows of all %d heads.",
+                       a.equivalence_T, static_cast<int>(a.slopes.size()));
+    if (!a.equivalence_applies)
+      ImGui::TextWrapped("The m j shortcut needs the causal variant: -m|i - j| is not m j plus a row constant.");
+    ImGui::Text("Mass beyond training length (head %d): %.3g%%", r.head, 100.0 * a.mass_beyond_train[r.head]);
+  }
+
+  void draw_figures(const DrawContext& ctx) {
+    if (!result_) {
+      empty_state("Computing...");
+      return;
+    }
+    if (!result_->a.error.empty()) {
+      warning_text(result_->a.error.c_str());
+      return;
+    }
+    const std::vector<plot::Figure> figs = figures();
+    const float spacing = ImGui::GetStyle().ItemSpacing.x;
+    const float w = (ImGui::GetContentRegionAvail().x - spacing) / 2;
+    plot::draw_figure(figs[0], ctx, "alibi", ImVec2(w, w * 0.62f));
+    ImGui::SameLine();
+    plot::draw_figure(figs[1], ctx, "alibi", ImVec2(w, w * 0.62f));
+    plot::draw_figure(figs[3], ctx, "alibi", ImVec2(w, w * 0.62f));
+    ImGui::SameLine();
+    plot::draw_figure(figs[4], ctx, "alibi", ImVec2(w, w * 0.62f));
+    const int cols = std::max(1, static_cast<int>(std::ceil(std::sqrt(double(result_->a.slopes.size())))));
+    plot::draw_figure(figs[2], ctx, "alibi", ImVec2(2 * w + spacing, std::min(2 * w, 90.0f * cols * ctx.dpi_scale + 40)));
+  }
+
+  AlibiState s_;
+  std::string requested_key_;
+  ResultPtr result_;
+  AsyncJob<ResultPtr> job_;  // declared last: its worker joins before the members above go away
+};
+
+}  // namespace
+
+TW_REGISTER_PANEL(AlibiPanel);
+
+}  // namespace tw
