@@ -17,6 +17,7 @@ const unsigned short* workbench_glyph_ranges() {
       0x2190, 0x21FF,  // arrows (→, ←, ↑, ↓)
       0x2200, 0x22FF,  // mathematical operators (√, ∑, ∞, ≤, ≥, ⊙, ∈, ≈)
       0x2300, 0x23FF,  // miscellaneous technical (⌈ ⌉ ⌊ ⌋ ⏵)
+      0x2400, 0x243F,  // control pictures (␣: the tokenizer's visible space in token labels)
       0x25A0, 0x25FF,  // geometric shapes (■, ▶, ●)
       0x2700, 0x27BF,  // dingbats (✓, ✗)
       0,
