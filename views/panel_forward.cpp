@@ -482,7 +482,35 @@ void ForwardPanel::draw_next_token(const DrawContext& ctx) {
     std::snprintf(buf, sizeof buf, "KV-cache logits equal a full recompute (max |difference| %.2g)", r.run.cache_check);
     check_mark(r.run.cache_check < 1e-3, buf);
   }
-  plot::draw_figure(next_token_figure(r, next), ctx, "forward");
+  const plot::Figure fig = next_token_figure(r, next);
+  plot::draw_figure(fig, ctx, "forward");
+  // Which of the most likely tokens each filter keeps (the figure's CSV table: id, label, logit, scaled logit,
+  // p_temperature, kept_top_k, kept_top_p, p_final, sampled).
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+  if (fig.table.header.size() == 9 && ImGui::BeginTable("filters", 6, flags)) {
+    for (const char* h : {"token", "id", "p after temperature", "top-k", "top-p", "p final"}) ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    for (size_t i = 0; i < fig.table.rows.size(); ++i) {
+      const auto& row = fig.table.rows[i];
+      ImGui::PushID(static_cast<int>(i));
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      const bool sampled = std::get<double>(row[8]) == 1.0;
+      ImGui::Text("%s%s", std::get<std::string>(row[1]).c_str(), sampled ? "  (sampled)" : "");
+      ImGui::TableSetColumnIndex(1);
+      ImGui::Text("%d", static_cast<int>(std::get<double>(row[0])));
+      ImGui::TableSetColumnIndex(2);
+      ImGui::Text("%.4f", std::get<double>(row[4]));
+      ImGui::TableSetColumnIndex(3);
+      check_mark(std::get<double>(row[5]) != 0.0, "");
+      ImGui::TableSetColumnIndex(4);
+      check_mark(std::get<double>(row[6]) != 0.0, "");
+      ImGui::TableSetColumnIndex(5);
+      ImGui::Text("%.4f", std::get<double>(row[7]));
+      ImGui::PopID();
+    }
+    ImGui::EndTable();
+  }
 }
 
 }  // namespace

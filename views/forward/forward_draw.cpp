@@ -37,8 +37,8 @@ std::string stage_label(BlockStage st, const ModelConfig& c) {
     case BlockStage::Residual2: return "+ residual";
     case BlockStage::Attention: {
       std::string s = "Attention";
-      if (c.positions == PositionType::RoPE) s += " + RoPE";
-      else if (c.positions == PositionType::ALiBi) s += " + ALiBi";
+      if (c.positions == PositionType::RoPE) s += "\n+ RoPE";
+      else if (c.positions == PositionType::ALiBi) s += "\n+ ALiBi";
       s += "\nH " + std::to_string(c.n_heads) + " / KV " + std::to_string(c.n_kv_heads);
       return s;
     }

@@ -42,7 +42,7 @@ plot::HeatmapOptions map_options(const TraceStep& s) {
     o.value_label = "probability";
   } else if (is_attention_map(s)) {
     o.colormap = plot::Colormap::Diverging;
-    o.value_label = "score (−∞ masked: grey)";
+    o.value_label = "score";
   } else {
     o.colormap = plot::Colormap::Diverging;
     o.value_label = "value";
