@@ -1,0 +1,277 @@
+// RoPE rotations: pairs of dimensions rotate by position × frequency, so q·k sees only the distance
+// (seed notes 001 and 002; issue 7).
+//
+// [SECTION] state
+// [SECTION] figures (built from core/experiments/rope_analysis results)
+// [SECTION] panel: controls, recompute, draw
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numbers>
+#include <string>
+
+#include "core/experiments/rope_analysis.h"
+#include "views/panel.h"
+#include "views/plot/plot_imgui.h"
+#include "views/widgets.h"
+
+namespace tw {
+
+namespace {
+
+// [SECTION] state
+
+struct RopeState {
+  int head_dim = 64;              // D (odd values round down to even)
+  float base = 10000.0f;          // θ base
+  int query_pos = 12;             // m
+  int key_pos = 4;                // n
+  int pair = 0;                   // k (clamped to D/2 − 1)
+  int convention = 0;             // RopeConvention index
+  int scaling = 0;                // RopeScaling index
+  float factor = 4.0f;            // scaling factor
+  int trained_context = 2048;     // original context length L
+  float low_freq_factor = 1.0f;   // Llama 3
+  float high_freq_factor = 4.0f;  // Llama 3
+  int positions = 128;            // rows of the angle heatmap
+  int max_distance = 256;         // x range of the distance curves
+  int seed = 1;
+};
+
+RopeAnalysisParams params_of(const RopeState& s) {
+  RopeAnalysisParams p;
+  p.rope.head_dim = std::max(2, s.head_dim - s.head_dim % 2);
+  p.rope.base = s.base;
+  p.rope.convention = static_cast<RopeConvention>(s.convention);
+  p.rope.scaling = static_cast<RopeScaling>(s.scaling);
+  p.rope.factor = s.factor;
+  p.rope.original_context = s.trained_context;
+  p.rope.low_freq_factor = s.low_freq_factor;
+  p.rope.high_freq_factor = s.high_freq_factor;
+  // Scaled frequencies are shown for the extended length factor·L (dynamic NTK depends on it).
+  p.seq_len = static_cast<int>(std::min(1e9, std::ceil(static_cast<double>(s.factor) * s.trained_context)));
+  p.positions = s.positions;
+  p.query_pos = s.query_pos;
+  p.key_pos = s.key_pos;
+  p.pair = std::clamp(s.pair, 0, p.rope.head_dim / 2 - 1);
+  p.max_distance = s.max_distance;
+  p.seed = static_cast<uint64_t>(s.seed);
+  return p;
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// [SECTION] figures
+
+const uint32_t kQColor = 0x1F77B4FF, kKColor = 0xD62728FF;
+
+plot::Figure plane_figure(const RopeAnalysisParams& p, const RopeAnalysis& r) {
+  plot::Figure fig("plane", "Plane of pair k = " + std::to_string(p.pair) + ": q at m, k at n (unit length)");
+  const double two_pi = 2.0 * std::numbers::pi;
+  fig.note = "\xCE\xB8_k = " + fmt("%.4g", r.theta_scaled[static_cast<size_t>(p.pair)]) + " rad/token; m\xC2\xB7\xCE\xB8_k = " +
+             fmt("%.4g", r.q_angle) + " rad, n\xC2\xB7\xCE\xB8_k = " + fmt("%.4g", r.k_angle) +
+             " rad; the angle between them, (m\xE2\x88\x92n)\xC2\xB7\xCE\xB8_k, is all the score sees";
+  plot::Axes& ax = fig.axes();
+  ax.flags |= plot::AxesFlags_EqualAspect | plot::AxesFlags_NoGrid;
+  ax.x.hide = ax.y.hide = true;
+  ax.set_x_range(-1.35, 1.35).set_y_range(-1.35, 1.35);
+  ax.circle(0, 0, 1);
+  auto unit = [](const double v[2], double out[2]) {
+    const double n = std::hypot(v[0], v[1]);
+    out[0] = n > 0 ? v[0] / n : 1.0;
+    out[1] = n > 0 ? v[1] / n : 0.0;
+  };
+  double q0[2], k0[2], q1[2], k1[2];
+  unit(r.q_pair, q0);
+  unit(r.k_pair, k0);
+  unit(r.q_rotated, q1);
+  unit(r.k_rotated, k1);
+  ax.arrow("q (position 0)", 0, 0, q0[0], q0[1], 0x1F77B466);
+  ax.arrow("k (position 0)", 0, 0, k0[0], k0[1], 0xD6272866);
+  ax.arrow("q rotated by m\xC2\xB7\xCE\xB8_k", 0, 0, q1[0], q1[1], kQColor);
+  ax.arrow("k rotated by n\xC2\xB7\xCE\xB8_k", 0, 0, k1[0], k1[1], kKColor);
+  // Arcs show the rotation modulo a full turn (m·θ can be many turns).
+  const double aq = std::atan2(q0[1], q0[0]), ak = std::atan2(k0[1], k0[0]);
+  const double dq = std::fmod(r.q_angle, two_pi), dk = std::fmod(r.k_angle, two_pi);
+  ax.arc("m\xCE\xB8 mod 2\xCF\x80 = " + fmt("%.2f", dq), 0, 0, 0.45, aq, aq + dq).color = kQColor;
+  ax.arc("n\xCE\xB8 mod 2\xCF\x80 = " + fmt("%.2f", dk), 0, 0, 0.3, ak, ak + dk).color = kKColor;
+  return fig;
+}
+
+plot::Figure angle_figure(const RopeAnalysisParams& p, const RopeAnalysis& r) {
+  plot::Figure fig("angles", "cos(m\xC2\xB7\xCE\xB8_k) over positions \xC3\x97 pairs");
+  fig.note = "pair 0 turns once every 2\xCF\x80 \xE2\x89\x88 6.3 tokens; the last pair takes " +
+             fmt("%.3g", r.wavelength_scaled.back()) + " tokens per turn";
+  plot::Axes& ax = fig.axes();
+  ax.setup("pair k", "", "position m", "");
+  plot::HeatmapOptions opt;
+  opt.colormap = plot::Colormap::Diverging;
+  opt.vmin = -1;
+  opt.vmax = 1;
+  opt.value_label = "cos(m\xC2\xB7\xCE\xB8_k)";
+  ax.heatmap("cos", r.cos_angle.data(), static_cast<int>(r.cos_angle.rows()), static_cast<int>(r.cos_angle.cols()), opt);
+  ax.vline("k = " + std::to_string(p.pair), p.pair);
+  return fig;
+}
+
+plot::Figure freqs_figure(const RopeAnalysisParams& p, const RopeAnalysis& r) {
+  plot::Figure fig("freqs", "Wavelength 2\xCF\x80/\xCE\xB8_k per pair, before and after scaling");
+  fig.note = std::string("scaling: ") + to_string(p.rope.scaling) + ", effective base " + fmt("%.6g", r.effective_base) +
+             "; pairs above the trained length never completed a turn in training";
+  plot::Axes& ax = fig.axes();
+  ax.setup("pair k", "", "wavelength", "tokens");
+  ax.y.scale = plot::Scale::Log10;
+  std::vector<double> ks;
+  for (size_t k = 0; k < r.theta.size(); ++k) ks.push_back(static_cast<double>(k));
+  ax.line("original", ks, r.wavelength).style = plot::LineStyle::LineAndMarkers;
+  if (p.rope.scaling != RopeScaling::None) {
+    plot::LineItem& l = ax.line("scaled", ks, r.wavelength_scaled);
+    l.style = plot::LineStyle::LineAndMarkers;
+    l.dashed = true;
+  }
+  ax.hline("trained length " + std::to_string(p.rope.original_context), p.rope.original_context);
+  plot::Table& t = fig.table;
+  t.header = {"pair", "theta", "wavelength", "theta_scaled"};
+  for (size_t k = 0; k < r.theta.size(); ++k)
+    t.add_row({static_cast<double>(k), r.theta[k], r.wavelength[k], r.theta_scaled[k]});
+  return fig;
+}
+
+plot::Figure distance_figure(const RopeAnalysisParams& p, const RopeAnalysis& r) {
+  plot::Figure fig("distance", "Scores against relative distance m \xE2\x88\x92 n");
+  fig.grid_cols = 2;
+  std::vector<double> xs(r.distance.begin(), r.distance.end());
+  plot::Axes& a = fig.add_axes("q_m\xC2\xB7k_n for one random q, k (seed " + std::to_string(p.seed) + ")");
+  a.setup("distance m \xE2\x88\x92 n", "tokens", "score", "");
+  a.line("q\xC2\xB7k", xs, r.score);
+  plot::Axes& b = fig.add_axes("expected self-similarity (2/D)\xC2\xB7\xCE\xA3 cos(\xCE\x94\xC2\xB7\xCE\xB8_k)");
+  b.setup("distance", "tokens", "similarity", "");
+  b.line("E[x_m\xC2\xB7x_n] / E|x|\xC2\xB2", xs, r.self_similarity);
+  b.set_y_range(-0.5, 1.05);
+  plot::Table& t = fig.table;
+  t.header = {"distance", "score"};
+  for (size_t i = 0; i < r.distance.size(); ++i) t.add_row({static_cast<double>(r.distance[i]), r.score[i]});
+  return fig;
+}
+
+// [SECTION] panel
+
+class RopePanel final : public Panel {
+ public:
+  PanelInfo info() const override {
+    return {"rope", "RoPE rotations", "Positions",
+            "Rotary position embedding: frequencies, rotations, relative-distance scores and context scaling"};
+  }
+
+  void update() override {
+    const std::string key = controls().to_json().dump();
+    if (key == computed_key_) return;
+    computed_key_ = key;
+    params_ = params_of(s_);
+    error_ = validate(params_);
+    // Everything here is a few thousand rotations: recomputing on the UI thread stays well under a frame.
+    if (error_.empty()) result_ = analyze_rope(params_);
+  }
+
+  std::vector<plot::Figure> figures() override {
+    if (!error_.empty() || result_.theta.empty()) {
+      std::vector<plot::Figure> empty = {plot::Figure("plane", "Plane of pair k"), plot::Figure("angles", "Angles"),
+                                         plot::Figure("freqs", "Wavelengths"), plot::Figure("distance", "Scores")};
+      for (auto& f : empty) f.note = error_;
+      return empty;
+    }
+    return {plane_figure(params_, result_), angle_figure(params_, result_), freqs_figure(params_, result_),
+            distance_figure(params_, result_)};
+  }
+
+  void draw(const DrawContext& ctx) override {
+    panel_explanation(
+        "RoPE splits each head vector into D/2 pairs and rotates pair k by the angle m\xC2\xB7\xCE\xB8_k at position "
+        "m, with \xCE\xB8_k = base^(\xE2\x88\x92" "2k/D). Rotations keep lengths, and R(m\xCE\xB8)\xE1\xB5\x80R(n\xCE\xB8) = "
+        "R((n\xE2\x88\x92m)\xCE\xB8), so q_m\xC2\xB7k_n depends only on the distance m\xE2\x88\x92n. Early pairs spin fast "
+        "(wavelength 2\xCF\x80/\xCE\xB8_0 \xE2\x89\x88 6 tokens), late pairs barely move. Hugging Face pairs x[k] with "
+        "x[k+D/2] (rotate_half); Meta pairs x[2k] with x[2k+1]; permuting the q/k weights turns one into the other "
+        "with identical scores. To run past the trained length L: linear interpolation divides every \xCE\xB8 by the "
+        "factor s; NTK-aware raises the base to base\xC2\xB7s^(D/(D\xE2\x88\x92" "2)) (high frequencies almost kept); dynamic "
+        "NTK does that only once the sequence exceeds L (HF formula, shown here at length s\xC2\xB7L); Llama 3 keeps "
+        "wavelengths below L/high_freq_factor, divides those above L/low_freq_factor by s and blends in between.");
+    ImGui::BeginChild("controls", ImVec2(330 * ctx.dpi_scale, 0), true);
+    const bool llama3 = s_.scaling == static_cast<int>(RopeScaling::Llama3);
+    for (const Control& c : controls().all()) {
+      if ((c.key == "low_freq_factor" || c.key == "high_freq_factor") && !llama3) continue;
+      if (c.key == "factor" && s_.scaling == static_cast<int>(RopeScaling::None)) continue;
+      ImGui::SetNextItemWidth(150 * ctx.dpi_scale);
+      draw_control(c);
+    }
+    ImGui::Separator();
+    if (error_.empty()) {
+      ImGui::TextUnformatted("Live checks");
+      check_mark(result_.shift_invariant,
+                 ("shift m, n by " + std::to_string(params_.shift) + ": score " + fmt("%.5g", result_.score_mn) +
+                  " vs " + fmt("%.5g", result_.score_shifted))
+                     .c_str());
+      check_mark(result_.norm_preserved, ("rotation keeps |q| (worst rel. error " + fmt("%.1e", result_.norm_error) + ")").c_str());
+      check_mark(result_.conventions_agree,
+                 ("other convention, permuted dims: same score (rel. error " + fmt("%.1e", result_.convention_error) + ")").c_str());
+      if (params_.pair != s_.pair) warning_text(("pair index clamped to " + std::to_string(params_.pair)).c_str());
+      if (params_.rope.head_dim != s_.head_dim) warning_text(("head_dim rounded to " + std::to_string(params_.rope.head_dim)).c_str());
+    }
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("figures", ImVec2(0, 0), false);
+    if (!error_.empty()) {
+      empty_state(error_.c_str());
+      ImGui::EndChild();
+      return;
+    }
+    const std::vector<plot::Figure> figs = figures();
+    const float spacing = ImGui::GetStyle().ItemSpacing.x;
+    const float w = (ImGui::GetContentRegionAvail().x - spacing) / 2;
+    plot::draw_figure(figs[0], ctx, "rope", ImVec2(w, w * 0.75f));
+    ImGui::SameLine();
+    plot::draw_figure(figs[1], ctx, "rope", ImVec2(w, w * 0.75f));
+    plot::draw_figure(figs[2], ctx, "rope", ImVec2(w, w * 0.62f));
+    ImGui::SameLine();
+    plot::draw_figure(figs[3], ctx, "rope", ImVec2(w, w * 0.62f));
+    ImGui::EndChild();
+  }
+
+ protected:
+  void bind(Controls& c) override {
+    c.add_int("head_dim", &s_.head_dim, 2, 256, "head_dim D", "Size of one head vector; it holds D/2 rotating pairs (odd values round down).");
+    c.add_float("base", &s_.base, 100.0f, 1e6f, "base \xCE\xB8", "Base of the frequencies \xCE\xB8_k = base^(-2k/D); larger bases make the slow pairs slower.", true, "%.0f");
+    c.add_int("query_pos", &s_.query_pos, 0, 100000, "query position m", "Position of the query token.", true);
+    c.add_int("key_pos", &s_.key_pos, 0, 100000, "key position n", "Position of the key token.", true);
+    c.add_int("pair", &s_.pair, 0, 127, "pair k", "Which pair of dimensions the plane figure shows (0 is the fastest).");
+    c.add_enum("convention", &s_.convention, {"half-split", "interleaved"}, "convention",
+               "Hugging Face pairs x[k] with x[k+D/2]; Meta's original code pairs x[2k] with x[2k+1].");
+    c.add_enum("scaling", &s_.scaling, {"none", "linear", "ntk", "dynamic-ntk", "llama3"}, "scaling",
+               "How the frequencies are changed to run past the trained context length.");
+    c.add_float("factor", &s_.factor, 1.0f, 64.0f, "factor s", "Context extension factor: the target length is s times the trained length.", true, "%.3g");
+    c.add_int("trained_context", &s_.trained_context, 16, 131072, "trained length L", "Context length the model was trained on (original_max_position_embeddings).", true);
+    c.add_float("low_freq_factor", &s_.low_freq_factor, 0.5f, 16.0f, "low_freq_factor", "Llama 3: wavelengths above L / low_freq_factor are divided by s.", false, "%.3g");
+    c.add_float("high_freq_factor", &s_.high_freq_factor, 0.5f, 64.0f, "high_freq_factor", "Llama 3: wavelengths below L / high_freq_factor are kept unchanged.", false, "%.3g");
+    c.add_int("positions", &s_.positions, 8, 4096, "heatmap positions", "Number of positions (rows) in the angle heatmap.", true);
+    c.add_int("max_distance", &s_.max_distance, 8, 65536, "max distance", "Largest distance m - n on the score curves.", true);
+    c.add_int("seed", &s_.seed, 0, 1000000, "seed", "Seed of the random q and k; the same seed gives the same vectors.");
+  }
+
+ private:
+  RopeState s_;
+  RopeAnalysisParams params_;
+  RopeAnalysis result_;
+  std::string error_;
+  std::string computed_key_;
+};
+
+}  // namespace
+
+TW_REGISTER_PANEL(RopePanel);
+
+}  // namespace tw
