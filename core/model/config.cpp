@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/model/weights.h"
 
 namespace tw {
 
@@ -38,7 +37,11 @@ double estimated_memory_bytes(const ModelConfig& c) {
   // Everything in double: the point is to refuse huge configs before any int product can overflow.
   const double T = c.max_seq, C = c.dim, H = c.n_heads, KV = c.n_kv_heads, F = c.hidden, V = c.vocab;
   const double D = c.n_heads > 0 ? C / H : 0;
-  const double params = static_cast<double>(parameter_count(c));
+  // The parameter_table formulas again, in double: int64 products of hostile sizes could overflow.
+  const double norm = c.norm == NormType::LayerNorm ? 2 * C : C;
+  const double per_block = 2 * norm + C * (H + 2 * KV) * D + H * D * C + (c.gated() ? 3 : 2) * C * F;
+  const double params = V * C + (c.positions == PositionType::Learned ? T * C : 0) + c.n_layers * per_block +
+                        (c.has_final_norm() ? norm : 0) + (c.tie_embeddings ? 0 : V * C);
   // A traced forward keeps, per layer: about 8 (T, C) tensors, q/k/v (and rotated q/k), two (H, T, T) maps and
   // three (T, F) MLP tensors; plus the logits and their probabilities (T, V).
   const double per_layer = 8 * T * C + 2 * T * (H + 2 * KV) * D + 2 * H * T * T + 3 * T * F;

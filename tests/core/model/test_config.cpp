@@ -138,6 +138,27 @@ TEST(Config, MemoryEstimateOfSmall) {
   EXPECT_DOUBLE_EQ(estimated_memory_bytes(small_config()), 4.0 * 21367040.0);
 }
 
+TEST(Config, MemoryEstimateCountsLayerNormPositionsAndTying) {
+  // 99,008 parameters (LayerNorm γ/β, learned positions, ReLU, post-norm, tied; see test_weights.cpp) plus
+  // activations at T = 128, C = 64, H = 4, KV = 2, D = 16, F = 192, V = 259:
+  // per layer 65536 + 32768 + 131072 + 73728 = 303104, × 2 layers = 606208, + 2·T·V 66304 + 2·T·C 16384.
+  ModelConfig c = tiny_config();
+  c.norm = NormType::LayerNorm;
+  c.activation = ActivationKind::ReLU;
+  c.positions = PositionType::Learned;
+  c.placement = NormPlacement::Post;
+  c.tie_embeddings = true;
+  EXPECT_DOUBLE_EQ(estimated_memory_bytes(c), 4.0 * (99008 + 606208 + 66304 + 16384));
+}
+
+TEST(Config, HugeSizesGiveAMessageNotAnOverflow) {
+  ModelConfig c = tiny_config();
+  c.dim = c.vocab = c.hidden = c.max_seq = c.n_layers = 1 << 30;
+  c.n_heads = c.n_kv_heads = 1 << 10;
+  const std::string e = only_error(c);
+  EXPECT_EQ(e.rfind("this model needs about ", 0), 0u) << e;
+}
+
 TEST(Config, SeveralProblemsAreAllReported) {
   ModelConfig c = tiny_config();
   c.vocab = 0;
