@@ -157,8 +157,8 @@ plot::Figure decay_figure(const AlibiResult& r) {
     for (int k = 0; k < n; ++k) p[static_cast<size_t>(k)] = a.last_query_probs(h, n - 1 - k);
     ax.line("head " + std::to_string(h), d, p);
   }
-  if (a.slopes.size() > 8) ax.flags |= plot::AxesFlags_NoLegend;
-  else ax.flags |= plot::AxesFlags_LegendOutside;
+  // Past 16 heads the legend would be taller than the plot; the span figure names heads on its x axis instead.
+  ax.flags |= a.slopes.size() > 16 ? plot::AxesFlags_NoLegend : plot::AxesFlags_LegendOutside;
   ax.vline("train " + std::to_string(r.state.train_len), r.state.train_len);
   return fig;
 }

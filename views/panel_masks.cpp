@@ -83,7 +83,7 @@ ResultPtr compute(const MasksState& s, Progress& progress) {
 plot::Figure mask_figure(const MasksResult& r) {
   const MaskAnalysis& a = r.mask;
   plot::Figure fig("mask", "Mask: allowed (1) / blocked (0)");
-  fig.note = "hover a cell for the term that blocked it";
+  for (size_t k = 0; k < r.terms.size(); ++k) fig.note += (k ? " AND " : "terms: ") + mask_term_name(r.terms[k]);
   plot::Axes& ax = fig.axes();
   ax.setup("key position j", "", "query position i", "");
   std::vector<double> v(static_cast<size_t>(a.T) * a.T);
