@@ -72,13 +72,12 @@ std::string fmt(const char* f, double v) {
 const uint32_t kQColor = 0x1F77B4FF, kKColor = 0xD62728FF;
 
 plot::Figure plane_figure(const RopeAnalysisParams& p, const RopeAnalysis& r) {
-  plot::Figure fig("plane", "Plane of pair k = " + std::to_string(p.pair) + ": q at m, k at n (unit length)");
+  plot::Figure fig("plane", "Pair k = " + std::to_string(p.pair) + ": q at m, k at n");
   const double two_pi = 2.0 * std::numbers::pi;
-  fig.note = "\xCE\xB8_k = " + fmt("%.4g", r.theta_scaled[static_cast<size_t>(p.pair)]) + " rad/token; m\xC2\xB7\xCE\xB8_k = " +
-             fmt("%.4g", r.q_angle) + " rad, n\xC2\xB7\xCE\xB8_k = " + fmt("%.4g", r.k_angle) +
-             " rad; the angle between them, (m\xE2\x88\x92n)\xC2\xB7\xCE\xB8_k, is all the score sees";
+  fig.note = "\xCE\xB8_k = " + fmt("%.4g", r.theta_scaled[static_cast<size_t>(p.pair)]) + " rad/token, m\xC2\xB7\xCE\xB8_k = " +
+             fmt("%.4g", r.q_angle) + ", n\xC2\xB7\xCE\xB8_k = " + fmt("%.4g", r.k_angle) + " rad";
   plot::Axes& ax = fig.axes();
-  ax.flags |= plot::AxesFlags_EqualAspect | plot::AxesFlags_NoGrid;
+  ax.flags |= plot::AxesFlags_EqualAspect | plot::AxesFlags_NoGrid | plot::AxesFlags_LegendOutside;
   ax.x.hide = ax.y.hide = true;
   ax.set_x_range(-1.35, 1.35).set_y_range(-1.35, 1.35);
   ax.circle(0, 0, 1);
@@ -106,8 +105,8 @@ plot::Figure plane_figure(const RopeAnalysisParams& p, const RopeAnalysis& r) {
 
 plot::Figure angle_figure(const RopeAnalysisParams& p, const RopeAnalysis& r) {
   plot::Figure fig("angles", "cos(m\xC2\xB7\xCE\xB8_k) over positions \xC3\x97 pairs");
-  fig.note = "pair 0 turns once every 2\xCF\x80 \xE2\x89\x88 6.3 tokens; the last pair takes " +
-             fmt("%.3g", r.wavelength_scaled.back()) + " tokens per turn";
+  fig.note = "tokens per turn: pair 0 " + fmt("%.3g", r.wavelength_scaled.front()) + ", pair " +
+             std::to_string(r.wavelength_scaled.size() - 1) + " " + fmt("%.3g", r.wavelength_scaled.back());
   plot::Axes& ax = fig.axes();
   ax.setup("pair k", "", "position m", "");
   plot::HeatmapOptions opt;
@@ -121,9 +120,8 @@ plot::Figure angle_figure(const RopeAnalysisParams& p, const RopeAnalysis& r) {
 }
 
 plot::Figure freqs_figure(const RopeAnalysisParams& p, const RopeAnalysis& r) {
-  plot::Figure fig("freqs", "Wavelength 2\xCF\x80/\xCE\xB8_k per pair, before and after scaling");
-  fig.note = std::string("scaling: ") + to_string(p.rope.scaling) + ", effective base " + fmt("%.6g", r.effective_base) +
-             "; pairs above the trained length never completed a turn in training";
+  plot::Figure fig("freqs", "Wavelength 2\xCF\x80/\xCE\xB8_k per pair");
+  fig.note = std::string("scaling: ") + to_string(p.rope.scaling) + ", effective base " + fmt("%.6g", r.effective_base);
   plot::Axes& ax = fig.axes();
   ax.setup("pair k", "", "wavelength", "tokens");
   ax.y.scale = plot::Scale::Log10;
@@ -144,14 +142,17 @@ plot::Figure freqs_figure(const RopeAnalysisParams& p, const RopeAnalysis& r) {
 }
 
 plot::Figure distance_figure(const RopeAnalysisParams& p, const RopeAnalysis& r) {
-  plot::Figure fig("distance", "Scores against relative distance m \xE2\x88\x92 n");
+  plot::Figure fig("distance", "Against relative distance m \xE2\x88\x92 n");
+  fig.note = "random q, k drawn with seed " + std::to_string(p.seed) + "; the key sits at position 0";
   fig.grid_cols = 2;
   std::vector<double> xs(r.distance.begin(), r.distance.end());
-  plot::Axes& a = fig.add_axes("q_m\xC2\xB7k_n for one random q, k (seed " + std::to_string(p.seed) + ")");
+  plot::Axes& a = fig.add_axes("q_m\xC2\xB7k_n, random q, k");
+  a.flags |= plot::AxesFlags_NoLegend;
   a.setup("distance m \xE2\x88\x92 n", "tokens", "score", "");
   a.line("q\xC2\xB7k", xs, r.score);
-  plot::Axes& b = fig.add_axes("expected self-similarity (2/D)\xC2\xB7\xCE\xA3 cos(\xCE\x94\xC2\xB7\xCE\xB8_k)");
-  b.setup("distance", "tokens", "similarity", "");
+  plot::Axes& b = fig.add_axes("expected self-similarity");
+  b.flags |= plot::AxesFlags_NoLegend;
+  b.setup("distance", "tokens", "(2/D)\xC2\xB7\xCE\xA3 cos(\xCE\x94\xC2\xB7\xCE\xB8_k)", "");
   b.line("E[x_m\xC2\xB7x_n] / E|x|\xC2\xB2", xs, r.self_similarity);
   b.set_y_range(-0.5, 1.05);
   plot::Table& t = fig.table;
@@ -224,7 +225,7 @@ class RopePanel final : public Panel {
     }
     ImGui::EndChild();
     ImGui::SameLine();
-    ImGui::BeginChild("figures", ImVec2(0, 0), false);
+    ImGui::BeginChild("figures", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
     if (!error_.empty()) {
       empty_state(error_.c_str());
       ImGui::EndChild();
@@ -232,7 +233,7 @@ class RopePanel final : public Panel {
     }
     const std::vector<plot::Figure> figs = figures();
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
-    const float w = (ImGui::GetContentRegionAvail().x - spacing) / 2;
+    const float w = std::max(360.0f * ctx.dpi_scale, (ImGui::GetContentRegionAvail().x - spacing) / 2);
     plot::draw_figure(figs[0], ctx, "rope", ImVec2(w, w * 0.75f));
     ImGui::SameLine();
     plot::draw_figure(figs[1], ctx, "rope", ImVec2(w, w * 0.75f));
