@@ -9,11 +9,13 @@
 #include "app/cli.h"
 #include "app/commands.h"
 #include "app/fonts.h"
+#include "app/perf_report.h"
 #include "app/scene.h"
 #include "app/texture_gl.h"
 #include "app/window.h"
 
 int main(int argc, char** argv) {
+  const auto process_start = tw::PerfClock::now();  // time to first frame counts from here
   // [SECTION] command line
   tw::GuiOptions gui;
   CLI::App cli{"Transformer Workbench: explore the math inside modern LLMs"};
@@ -72,15 +74,18 @@ int main(int argc, char** argv) {
   tw::install_gl_texture_backend();  // heatmaps draw as GL textures
 
   // [SECTION] loop
+  tw::PerfRecorder perf(process_start);
   int frame = 0;
   int exit_code = 0;
   while (!window.should_close() && !state.quit_requested) {
     window.poll_events_or_wait();
     if (state.theme != applied_theme) tw::apply_theme(applied_theme = state.theme, state.dpi_scale);
+    perf.begin_ui();
     window.begin_frame();
     tw::handle_shortcuts(state);
     tw::draw_main_menu(state);
     tw::draw_windows(state);
+    perf.end_ui();
     window.end_frame();
     ++frame;
     const bool last_frame = gui.frames > 0 && frame >= gui.frames;
@@ -89,7 +94,15 @@ int main(int argc, char** argv) {
       exit_code = 1;
     }
     window.swap();
+    perf.frame_presented();
     if (last_frame) break;
+  }
+  if (!gui.perf_report.empty()) {
+    perf.measure_recompute(state);
+    if (!perf.write(gui.perf_report, &error)) {
+      std::fprintf(stderr, "transformer-workbench: %s\n", error.c_str());
+      exit_code = 1;
+    }
   }
 
   // [SECTION] shutdown

@@ -6,6 +6,31 @@
 namespace tw {
 
 namespace {
+// Scene files are JSON, which holds only valid UTF-8; a text value that is not would make the scene unsavable.
+bool valid_utf8(const std::string& s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    int extra = 0;
+    unsigned int cp = 0;
+    if (c < 0x80) extra = 0, cp = c;
+    else if ((c & 0xE0) == 0xC0) extra = 1, cp = c & 0x1F;
+    else if ((c & 0xF0) == 0xE0) extra = 2, cp = c & 0x0F;
+    else if ((c & 0xF8) == 0xF0) extra = 3, cp = c & 0x07;
+    else return false;
+    if (i + extra >= s.size()) return false;  // truncated sequence
+    for (int k = 1; k <= extra; ++k) {
+      const unsigned char cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    const unsigned int min_cp[] = {0, 0x80, 0x800, 0x10000};
+    if (cp < min_cp[extra] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;  // overlong, surrogate
+    i += extra + 1;
+  }
+  return true;
+}
+
 std::string fmt_number(double v) {
   std::ostringstream os;
   os << v;
@@ -28,6 +53,13 @@ std::optional<std::string> Control::check(const nlohmann::json& value, const std
       return range_msg(value.get<double>());
     case ControlType::Float:
       if (!value.is_number()) return full_key + ": expected a number, got " + value.dump();
+      // Compare as the float the field will hold: the bound 0.05f is 0.0500000007 as a double, and a scene
+      // that says 0.05 must still be in range.
+      if (const double v = value.get<double>(); std::isfinite(v) && std::abs(v) < 3.0e38) {
+        const float f = static_cast<float>(v);
+        if (f < static_cast<float>(min) || f > static_cast<float>(max)) return range_msg(v);
+        return std::nullopt;
+      }
       return range_msg(value.get<double>());
     case ControlType::Enum: {
       if (!value.is_string()) return full_key + ": expected one of " + range_text() + ", got " + value.dump();
@@ -39,6 +71,7 @@ std::optional<std::string> Control::check(const nlohmann::json& value, const std
       if (!value.is_string()) return full_key + ": expected a string, got " + value.dump();
       if (value.get<std::string>().size() > static_cast<size_t>(max))
         return full_key + ": text longer than " + fmt_number(max) + " bytes";
+      if (!valid_utf8(value.get<std::string>())) return full_key + ": text is not valid UTF-8";
       return std::nullopt;
     case ControlType::IntList: {
       if (!value.is_array()) return full_key + ": expected an array of integers, got " + value.dump();

@@ -1,0 +1,119 @@
+#include "app/perf_report.h"
+
+#include "views/plot/export.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tw {
+
+namespace {
+
+double nearest_rank(const std::vector<double>& sorted, double p) {
+  if (sorted.empty()) return 0.0;
+  const size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * double(sorted.size())));
+  return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
+}
+
+// A value different from the control's current one, still inside its range; nullopt when none exists.
+std::optional<nlohmann::json> changed_value(const Control& c) {
+  const nlohmann::json now = c.get();
+  switch (c.type) {
+    case ControlType::Bool: return !now.get<bool>();
+    case ControlType::Int: {
+      const int v = now.get<int>();
+      if (v < c.max) return v + 1;
+      if (v > c.min) return v - 1;
+      return std::nullopt;
+    }
+    case ControlType::Float: {
+      const double v = now.get<double>(), step = (c.max - c.min) * 0.01;
+      if (step <= 0) return std::nullopt;
+      return v + step <= c.max ? v + step : v - step;
+    }
+    case ControlType::Enum: {
+      if (c.options.size() < 2) return std::nullopt;
+      const auto it = std::find(c.options.begin(), c.options.end(), now.get<std::string>());
+      const size_t i = it == c.options.end() ? 0 : size_t(it - c.options.begin());
+      return c.options[(i + 1) % c.options.size()];
+    }
+    case ControlType::Text: {
+      std::string s = now.get<std::string>();
+      if (s.size() + 1 > size_t(c.max)) return std::nullopt;
+      return s + "a";
+    }
+    case ControlType::IntList: return std::nullopt;  // no single obvious neighbour; covered by the sweep test
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+FrameStats summarize_frames(std::vector<double> samples_ms) {
+  FrameStats s;
+  s.frames = samples_ms.size();
+  if (samples_ms.empty()) return s;
+  std::sort(samples_ms.begin(), samples_ms.end());
+  s.p50_ms = nearest_rank(samples_ms, 50);
+  s.p95_ms = nearest_rank(samples_ms, 95);
+  s.p99_ms = nearest_rank(samples_ms, 99);
+  s.max_ms = samples_ms.back();
+  double sum = 0;
+  for (double v : samples_ms) sum += v;
+  s.mean_ms = sum / double(samples_ms.size());
+  return s;
+}
+
+void PerfRecorder::frame_presented() {
+  if (first_frame_ms_ < 0) first_frame_ms_ = ms_since(start_);
+}
+
+void PerfRecorder::measure_recompute(AppState& state) {
+  for (PanelSlot& slot : state.panels) {
+    if (!slot.open) continue;
+    Panel& panel = *slot.panel;
+    panel.update();
+    panel.wait_idle();
+    std::vector<double> latencies;
+    std::string worst_key;
+    double worst = -1;
+    for (const Control& c : panel.controls().all()) {
+      const auto next = changed_value(c);
+      if (!next) continue;
+      const nlohmann::json original = c.get();
+      c.set(*next);
+      const auto t0 = PerfClock::now();
+      panel.update();
+      panel.wait_idle();
+      const double ms = ms_since(t0);
+      c.set(original);
+      panel.update();
+      panel.wait_idle();
+      latencies.push_back(ms);
+      if (ms > worst) worst = ms, worst_key = c.key;
+    }
+    const FrameStats s = summarize_frames(latencies);
+    panels_[slot.info.id] = {{"controls_changed", s.frames},
+                             {"recompute_median_ms", s.p50_ms},
+                             {"recompute_max_ms", s.max_ms},
+                             {"slowest_control", worst_key}};
+  }
+}
+
+nlohmann::json PerfRecorder::to_json() const {
+  const FrameStats s = summarize_frames(ui_ms_);
+  return {
+      {"time_to_first_frame_ms", first_frame_ms_},
+      {"ui_frame_cpu_ms", {{"frames", s.frames}, {"p50", s.p50_ms}, {"p95", s.p95_ms}, {"p99", s.p99_ms},
+                           {"max", s.max_ms}, {"mean", s.mean_ms}}},
+      {"panel_recompute", panels_},
+      {"goals", {{"ui_frame_p99_ms", 4.0}, {"panel_recompute_ms", 16.0}, {"time_to_first_frame_ms", 300.0}}},
+  };
+}
+
+bool PerfRecorder::write(const std::string& path, std::string* error) const {
+  *error = plot::write_file_atomic(path, to_json().dump(2) + "\n");
+  return error->empty();
+}
+
+}  // namespace tw

@@ -1,0 +1,72 @@
+#include "views/controls.h"
+
+#include <gtest/gtest.h>
+
+namespace tw {
+
+struct DemoState {
+  bool flag = true;
+  int n = 8;
+  float t = 1.0f;
+  int mode = 1;
+  std::string text = "hello";
+  std::vector<int> lengths = {3, 5};
+};
+
+class ControlsTest : public ::testing::Test {
+ protected:
+  DemoState s;
+  Controls c{"demo"};
+  void SetUp() override {
+    c.add_bool("flag", &s.flag, "Flag", "A flag.");
+    c.add_int("n", &s.n, 2, 256, "n", "Keys.", true);
+    c.add_float("t", &s.t, 0.05f, 5.0f, "T", "Temperature.");
+    c.add_enum("mode", &s.mode, {"none", "sqrt", "linear"}, "Scale", "Scale mode.");
+    c.add_text("text", &s.text, 16, "Text", "Input text.");
+    c.add_int_list("lengths", &s.lengths, 1, 64, 4, "Lengths", "Document lengths.");
+  }
+};
+
+TEST_F(ControlsTest, DefaultsAreCapturedAtBindTime) {
+  EXPECT_EQ(c.find("n")->default_value, 8);
+  EXPECT_EQ(c.find("mode")->default_value, "sqrt");  // enums travel by option name
+  s.n = 100;
+  c.reset_to_defaults();
+  EXPECT_EQ(s.n, 8);
+}
+
+TEST_F(ControlsTest, CheckNamesTheKeyAndTheProblem) {
+  EXPECT_EQ(*c.find("n")->check(300, "demo.n"), "demo.n: 300 is out of range 2..256");
+  EXPECT_EQ(*c.find("n")->check(2.5, "demo.n"), "demo.n: expected an integer, got 2.5");
+  EXPECT_EQ(*c.find("flag")->check("yes", "demo.flag"), "demo.flag: expected true or false, got \"yes\"");
+  EXPECT_EQ(*c.find("mode")->check("cube", "demo.mode"), "demo.mode: \"cube\" is not one of: none|sqrt|linear");
+  EXPECT_EQ(*c.find("text")->check(std::string(17, 'a'), "demo.text"), "demo.text: text longer than 16 bytes");
+  EXPECT_EQ(*c.find("lengths")->check(std::vector<int>{1, 2, 3, 4, 5}, "demo.lengths"),
+            "demo.lengths: more than 4 entries");
+  EXPECT_EQ(*c.find("lengths")->check(std::vector<int>{1, 0}, "demo.lengths"),
+            "demo.lengths: 0 is out of range 1..64");
+  EXPECT_FALSE(c.find("t")->check(0.05, "demo.t").has_value());
+  EXPECT_TRUE(c.find("t")->check(nlohmann::json(std::nan("")), "demo.t").has_value());
+}
+
+TEST_F(ControlsTest, TextMustBeValidUtf8) {
+  const Control& text = *c.find("text");
+  EXPECT_FALSE(text.check("\u221A\u03B8 ok", "demo.text").has_value());
+  EXPECT_EQ(*text.check(std::string("a\xff"), "demo.text"), "demo.text: text is not valid UTF-8");
+  EXPECT_TRUE(text.check(std::string("\xe2\x88"), "demo.text").has_value());      // truncated sequence
+  EXPECT_TRUE(text.check(std::string("\xc0\xaf"), "demo.text").has_value());      // overlong '/'
+  EXPECT_TRUE(text.check(std::string("\xed\xa0\x80"), "demo.text").has_value());  // UTF-16 surrogate
+}
+
+TEST_F(ControlsTest, SetAndGetRoundTripThroughJson) {
+  c.find("mode")->set("linear");
+  EXPECT_EQ(s.mode, 2);
+  c.find("lengths")->set(std::vector<int>{7});
+  EXPECT_EQ(s.lengths, std::vector<int>{7});
+  const nlohmann::json j = c.to_json();
+  EXPECT_EQ(j["mode"], "linear");
+  EXPECT_EQ(j["n"], 8);
+  EXPECT_EQ(c.find("n")->range_text(), "2..256 (log)");
+}
+
+}  // namespace tw
