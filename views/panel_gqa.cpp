@@ -1,0 +1,330 @@
+// GQA / MQA head sharing: query heads in a group read one key/value head, which shrinks the KV cache
+// (seed notes 001, 002 and 004; issue 7).
+//
+// [SECTION] state
+// [SECTION] figures (built from core/experiments/gqa_analysis results)
+// [SECTION] panel: controls, recompute, draw
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "core/experiments/gqa_analysis.h"
+#include "core/ops/gqa.h"
+#include "views/panel.h"
+#include "views/plot/plot_imgui.h"
+#include "views/widgets.h"
+
+namespace tw {
+
+namespace {
+
+// [SECTION] state
+
+struct GqaState {
+  int model = 0;               // 0 = custom, else 1 + index into gqa_model_presets()
+  int n_heads = 8;             // H (custom)
+  int n_kv_heads = 2;          // KV (custom; snapped down to a divisor of H)
+  int head_dim = 128;          // D (custom)
+  int layers = 32;             // (custom)
+  int seq_len = 4096;          // KV-cache curve end
+  int batch = 1;
+  int bytes_per_value = 2;     // 2 = fp16/bf16
+  float head_similarity = 0.0f;  // toy layer: how alike the K/V heads are before pooling
+  int group = 0;               // which group's attention maps are shown (clamped)
+  int toy_tokens = 10;
+  int seed = 1;
+};
+
+// Largest divisor of h that is ≤ kv (at least 1).
+int snap_kv(int h, int kv) {
+  int best = 1;
+  for (int d : valid_kv_head_counts(h))
+    if (d <= kv) best = d;
+  return best;
+}
+
+GqaParams params_of(const GqaState& s) {
+  GqaParams p;
+  const auto& presets = gqa_model_presets();
+  if (s.model > 0 && s.model <= static_cast<int>(presets.size())) {
+    const GqaModelPreset& m = presets[static_cast<size_t>(s.model - 1)];
+    p.n_heads = m.n_heads;
+    p.n_kv_heads = m.n_kv_heads;
+    p.head_dim = m.head_dim;
+    p.layers = m.layers;
+    p.hidden = m.hidden;
+  } else {
+    p.n_heads = std::max(1, s.n_heads);
+    p.n_kv_heads = snap_kv(p.n_heads, s.n_kv_heads);
+    p.head_dim = s.head_dim;
+    p.layers = s.layers;
+    p.hidden = 0;
+  }
+  p.seq_len = s.seq_len;
+  p.batch = s.batch;
+  p.bytes_per_value = s.bytes_per_value;
+  p.toy_tokens = s.toy_tokens;
+  p.head_similarity = s.head_similarity;
+  p.group = std::clamp(s.group, 0, p.n_kv_heads - 1);
+  p.seed = static_cast<uint64_t>(s.seed);
+  return p;
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// A colour per KV group, cycling; the same colour marks its query heads and lines.
+uint32_t group_color(int g) {
+  static const uint32_t palette[] = {0x1F77B4FF, 0xFF7F0EFF, 0x2CA02CFF, 0xD62728FF, 0x9467BDFF,
+                                     0x8C564BFF, 0xE377C2FF, 0x17BECFFF, 0xBCBD22FF, 0x7F7F7FFF};
+  return palette[g % 10];
+}
+
+// [SECTION] figures
+
+plot::Figure mapping_figure(const GqaParams& p, const GqaAnalysis& r) {
+  plot::Figure fig("mapping", "Query heads grouped by the KV head they read");
+  fig.note = std::to_string(p.n_heads) + " query heads, " + std::to_string(p.n_kv_heads) + " KV heads: n_rep = " +
+             std::to_string(r.n_rep) + ", query head h reads KV head h / " + std::to_string(r.n_rep);
+  plot::Axes& ax = fig.axes();
+  ax.flags |= plot::AxesFlags_NoGrid | plot::AxesFlags_NoLegend;
+  ax.y.hide = true;
+  ax.setup("head index", "", "", "");
+  ax.set_y_range(-0.45, 1.45);
+  const double H = p.n_heads;
+  for (int g = 0; g < p.n_kv_heads; ++g) {
+    // KV head g sits under the middle of its group; every member draws a line to it.
+    const double kx = g * r.n_rep + (r.n_rep - 1) / 2.0;
+    std::vector<double> qx, qy;
+    for (int i = 0; i < r.n_rep; ++i) {
+      const int h = g * r.n_rep + i;
+      ax.line("", {static_cast<double>(h), kx}, {1.0, 0.0}).color = group_color(g) & 0xFFFFFF99;
+      qx.push_back(h);
+      qy.push_back(1.0);
+    }
+    plot::LineItem& q = ax.scatter("", qx, qy);
+    q.color = group_color(g);
+    plot::LineItem& k = ax.scatter("", {kx}, {0.0});
+    k.color = group_color(g);
+    k.width = 3;
+  }
+  ax.text("query heads", -0.5, 1.3).align_y = 0.5f;
+  ax.text("KV heads", -0.5, -0.3).align_y = 0.5f;
+  ax.set_x_range(-1, std::max(H, 2.0));
+  plot::Table& t = fig.table;
+  t.header = {"query_head", "kv_head"};
+  for (int h = 0; h < p.n_heads; ++h)
+    t.add_row({static_cast<double>(h), static_cast<double>(r.kv_head_of[static_cast<size_t>(h)])});
+  return fig;
+}
+
+plot::Figure kvcache_figure(const GqaParams& p, const GqaAnalysis& r) {
+  plot::Figure fig("kvcache", "KV-cache size against sequence length");
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  fig.note = "at " + std::to_string(p.seq_len) + " tokens: MHA " + fmt("%.3g", r.bytes_mha_at / gib) + " GiB, this " +
+             fmt("%.3g", r.bytes_gqa_at / gib) + " GiB, MQA " + fmt("%.3g", r.bytes_mqa_at / gib) +
+             " GiB (2\xC2\xB7layers\xC2\xB7kv_heads\xC2\xB7head_dim\xC2\xB7seq\xC2\xB7" "batch\xC2\xB7" "bytes)";
+  plot::Axes& ax = fig.axes();
+  ax.setup("sequence length", "tokens", "KV cache", "GiB");
+  std::vector<double> xs, mha, gqa, mqa;
+  for (size_t i = 0; i < r.seq_len.size(); ++i) {
+    xs.push_back(r.seq_len[i]);
+    mha.push_back(r.bytes_mha[i] / gib);
+    gqa.push_back(r.bytes_gqa[i] / gib);
+    mqa.push_back(r.bytes_mqa[i] / gib);
+  }
+  ax.line("MHA (" + std::to_string(p.n_heads) + " KV heads)", xs, mha);
+  ax.line("current (" + std::to_string(p.n_kv_heads) + ")", xs, gqa).width = 2.5f;
+  ax.line("MQA (1)", xs, mqa);
+  plot::Table& t = fig.table;
+  t.header = {"seq_len", "bytes_mha", "bytes_gqa", "bytes_mqa"};
+  for (size_t i = 0; i < r.seq_len.size(); ++i)
+    t.add_row({static_cast<double>(r.seq_len[i]), static_cast<double>(r.bytes_mha[i]),
+               static_cast<double>(r.bytes_gqa[i]), static_cast<double>(r.bytes_mqa[i])});
+  return fig;
+}
+
+plot::Figure params_figure(const GqaParams& p, const GqaAnalysis& r) {
+  plot::Figure fig("params", "Attention projection weights per layer");
+  const int C = p.hidden > 0 ? p.hidden : p.n_heads * p.head_dim;
+  fig.note = "model dim C = " + std::to_string(C) + "; total per layer: MHA " + fmt("%.4g", r.proj_mha.total() / 1e6) +
+             " M, this " + fmt("%.4g", r.proj_gqa.total() / 1e6) + " M, MQA " + fmt("%.4g", r.proj_mqa.total() / 1e6) + " M";
+  plot::Axes& ax = fig.axes();
+  ax.setup("projection", "", "weights", "millions");
+  auto col = [](const ProjectionParams& c) {
+    return std::vector<double>{c.q / 1e6, c.k / 1e6, c.v / 1e6, c.o / 1e6};
+  };
+  ax.bars({"q_proj", "k_proj", "v_proj", "o_proj"}, {"MHA", "current", "MQA"},
+          {col(r.proj_mha), col(r.proj_gqa), col(r.proj_mqa)});
+  return fig;
+}
+
+plot::Figure conversion_figure(const GqaParams& p, const GqaAnalysis& r) {
+  plot::Figure fig("conversion", "MHA \xE2\x86\x92 GQA by mean-pooling K/V heads: output error");
+  fig.note = "toy layer: " + std::to_string(p.toy_tokens) + " tokens, head_dim " + std::to_string(p.toy_head_dim) +
+             ", causal; head similarity \xCF\x81 = " + fmt("%.2f", p.head_similarity) + " (uptraining would recover much of it)";
+  plot::Axes& ax = fig.axes();
+  ax.setup("n_kv_heads", "", "\xE2\x80\x96O_gqa \xE2\x88\x92 O_mha\xE2\x80\x96 / \xE2\x80\x96O_mha\xE2\x80\x96", "");
+  ax.flags |= plot::AxesFlags_NoLegend;
+  std::vector<double> xs(r.conversion_kv.begin(), r.conversion_kv.end());
+  ax.line("relative error", xs, r.conversion_error).style = plot::LineStyle::LineAndMarkers;
+  if (xs.size() > 1) ax.x.scale = plot::Scale::Log10;
+  ax.vline("current " + std::to_string(p.n_kv_heads), p.n_kv_heads);
+  return fig;
+}
+
+plot::Figure group_figure(const GqaParams& p, const GqaAnalysis& r) {
+  plot::Figure fig("group-maps", "Attention maps of group " + std::to_string(p.group) + " (same K, V; own Q)");
+  const int T = p.toy_tokens;
+  const int shown = std::min<int>(static_cast<int>(r.group_heads.size()), 8);
+  fig.note = "KV head " + std::to_string(p.group) + " is read by query heads " + std::to_string(r.group_heads.front()) +
+             "\xE2\x80\x93" + std::to_string(r.group_heads.back()) +
+             (shown < static_cast<int>(r.group_heads.size()) ? "; the first 8 are shown" : "");
+  fig.grid_cols = std::min(shown, 4);
+  plot::HeatmapOptions opt;
+  opt.colormap = plot::Colormap::Viridis;
+  opt.vmin = 0;
+  opt.vmax = 1;
+  opt.value_label = "probability";
+  for (int i = 0; i < shown; ++i) {
+    plot::Axes& ax = fig.add_axes("query head " + std::to_string(r.group_heads[static_cast<size_t>(i)]));
+    ax.setup("key j", "", "query i", "");
+    ax.heatmap("P", r.group_probs.data() + static_cast<Eigen::Index>(i) * T * T, T, T, opt);
+  }
+  return fig;
+}
+
+// [SECTION] panel
+
+class GqaPanel final : public Panel {
+ public:
+  PanelInfo info() const override {
+    return {"gqa", "GQA / MQA head sharing", "Attention",
+            "Grouped-query attention: which KV head each query head reads, KV-cache memory, MHA to GQA conversion"};
+  }
+
+  void update() override {
+    const std::string key = controls().to_json().dump();
+    if (key == computed_key_) return;
+    computed_key_ = key;
+    params_ = params_of(s_);
+    error_ = validate(params_);
+    // The toy layer is at most 128 heads × 8 dims × 64 tokens: milliseconds, so it runs on the UI thread.
+    if (error_.empty()) result_ = analyze_gqa(params_);
+  }
+
+  std::vector<plot::Figure> figures() override {
+    if (!error_.empty() || result_.kv_head_of.empty()) {
+      std::vector<plot::Figure> empty = {plot::Figure("mapping", "Mapping"), plot::Figure("kvcache", "KV cache"),
+                                         plot::Figure("params", "Parameters"), plot::Figure("conversion", "Conversion"),
+                                         plot::Figure("group-maps", "Group maps")};
+      for (auto& f : empty) f.note = error_;
+      return empty;
+    }
+    return {mapping_figure(params_, result_), kvcache_figure(params_, result_), params_figure(params_, result_),
+            conversion_figure(params_, result_), group_figure(params_, result_)};
+  }
+
+  void draw(const DrawContext& ctx) override {
+    panel_explanation(
+        "Multi-head attention keeps H key/value heads per layer, and decoding stores all of them for every past "
+        "token: KV cache = 2\xC2\xB7layers\xC2\xB7kv_heads\xC2\xB7head_dim\xC2\xB7seq\xC2\xB7" "batch\xC2\xB7" "bytes. "
+        "Grouped-query attention lets n_rep = H / KV query heads share one K/V head: query head h reads KV head "
+        "h / n_rep (contiguous groups, as repeat_interleave). KV = H is MHA, KV = 1 is MQA. Fewer KV heads shrink "
+        "the cache and the k_proj/v_proj weights by H/KV; the query heads of a group still attend differently "
+        "because their queries differ. Ainslie et al. (2023) convert an MHA checkpoint by mean-pooling the K/V "
+        "heads of each group, then uptrain briefly; the error plot shows what pooling alone costs on a toy layer.");
+    ImGui::BeginChild("controls", ImVec2(330 * ctx.dpi_scale, 0), true);
+    const bool custom = s_.model == 0;
+    for (const Control& c : controls().all()) {
+      const bool shape = c.key == "n_heads" || c.key == "n_kv_heads" || c.key == "head_dim" || c.key == "layers";
+      if (shape && !custom) continue;
+      ImGui::SetNextItemWidth(150 * ctx.dpi_scale);
+      draw_control(c);
+      if (c.key == "n_kv_heads") {
+        if (ImGui::SmallButton("MHA")) s_.n_kv_heads = s_.n_heads;
+        ImGui::SameLine();
+        if (ImGui::SmallButton("GQA")) s_.n_kv_heads = gqa_default(s_.n_heads);
+        ImGui::SameLine();
+        if (ImGui::SmallButton("MQA")) s_.n_kv_heads = 1;
+        ImGui::SameLine();
+        help_marker("MHA: one KV head per query head. GQA: groups of about 4 query heads. MQA: a single KV head.");
+        if (snap_kv(std::max(1, s_.n_heads), s_.n_kv_heads) != s_.n_kv_heads)
+          warning_text(("n_kv_heads must divide n_heads: using " + std::to_string(params_.n_kv_heads)).c_str());
+      }
+    }
+    ImGui::Separator();
+    if (error_.empty()) {
+      if (!custom) {
+        const GqaModelPreset& m = gqa_model_presets()[static_cast<size_t>(s_.model - 1)];
+        ImGui::TextWrapped("%s: %d layers, %d heads, %d KV heads, head_dim %d, hidden %d", m.name, m.layers, m.n_heads,
+                           m.n_kv_heads, m.head_dim, m.hidden);
+        ImGui::TextDisabled("source: %s", m.source);
+      }
+      ImGui::Text("n_rep = %d query heads per KV head", result_.n_rep);
+      check_mark(result_.conversion_error.back() == 0.0, "KV = H: pooling changes nothing (GQA = MHA)");
+      if (params_.group != s_.group) warning_text(("group clamped to " + std::to_string(params_.group)).c_str());
+    }
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("figures", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+    if (!error_.empty()) {
+      empty_state(error_.c_str());
+      ImGui::EndChild();
+      return;
+    }
+    const std::vector<plot::Figure> figs = figures();
+    const float spacing = ImGui::GetStyle().ItemSpacing.x;
+    const float w = std::max(360.0f * ctx.dpi_scale, (ImGui::GetContentRegionAvail().x - spacing) / 2);
+    plot::draw_figure(figs[0], ctx, "gqa", ImVec2(2 * w + spacing, w * 0.55f));
+    plot::draw_figure(figs[1], ctx, "gqa", ImVec2(w, w * 0.62f));
+    ImGui::SameLine();
+    plot::draw_figure(figs[2], ctx, "gqa", ImVec2(w, w * 0.62f));
+    plot::draw_figure(figs[3], ctx, "gqa", ImVec2(w, w * 0.62f));
+    ImGui::SameLine();
+    plot::draw_figure(figs[4], ctx, "gqa", ImVec2(w, w * 0.62f));
+    ImGui::EndChild();
+  }
+
+ protected:
+  void bind(Controls& c) override {
+    std::vector<std::string> models = {"custom"};
+    for (const GqaModelPreset& m : gqa_model_presets()) models.push_back(m.name);
+    c.add_enum("model", &s_.model, models, "model",
+               "A real model's attention shape from its Hugging Face config.json, or custom to use the sliders.");
+    c.add_int("n_heads", &s_.n_heads, 1, 128, "n_heads H", "Number of query heads.");
+    c.add_int("n_kv_heads", &s_.n_kv_heads, 1, 128, "n_kv_heads",
+              "Number of key/value heads; it must divide n_heads, so other values snap down to a divisor.");
+    c.add_int("head_dim", &s_.head_dim, 1, 512, "head_dim D", "Size of each head's key and value vectors.", true);
+    c.add_int("layers", &s_.layers, 1, 128, "layers", "Transformer layers; each keeps its own KV cache.");
+    c.add_int("seq_len", &s_.seq_len, 1, 1048576, "sequence length", "Tokens held in the cache (the right end of the memory plot).", true);
+    c.add_int("batch", &s_.batch, 1, 512, "batch", "Sequences decoded at once; the cache grows linearly with it.", true);
+    c.add_int("bytes_per_value", &s_.bytes_per_value, 1, 4, "bytes per value", "Storage per cached number: 2 for fp16/bf16, 4 for fp32, 1 for int8.");
+    c.add_float("head_similarity", &s_.head_similarity, 0.0f, 1.0f, "head similarity \xCF\x81",
+                "Toy layer: 0 gives independent K/V heads, 1 identical ones (which pool without loss).", false, "%.2f");
+    c.add_int("group", &s_.group, 0, 127, "group", "Which KV group's query heads the attention maps show.");
+    c.add_int("toy_tokens", &s_.toy_tokens, 2, 64, "toy tokens", "Sequence length of the toy layer behind the error and the maps.");
+    c.add_int("seed", &s_.seed, 0, 1000000, "seed", "Seed of the toy layer's input and weights.");
+  }
+
+ private:
+  // A GQA grouping of about 4 query heads per KV head (the ratio of Llama 3 8B and Mistral 7B).
+  static int gqa_default(int h) { return snap_kv(std::max(1, h), std::max(1, h / 4)); }
+
+  GqaState s_;
+  GqaParams params_;
+  GqaAnalysis result_;
+  std::string error_;
+  std::string computed_key_;
+};
+
+}  // namespace
+
+TW_REGISTER_PANEL(GqaPanel);
+
+}  // namespace tw
