@@ -8,6 +8,8 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include <filesystem>
+
 #include "app/export_figures.h"
 #include "app/scene.h"
 
@@ -65,6 +67,8 @@ void draw_file_menu_items(AppState& state) {
 void handle_file_shortcuts(AppState& state) {
   const ImGuiIO& io = ImGui::GetIO();
   if (!io.KeyCtrl || io.KeyShift || io.KeyAlt) return;  // Ctrl+Shift+O is the overview
+  // One dialog at a time: a shortcut typed while a popup is open (even a text box) must not stack another.
+  if (ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel)) return;
   FileDialogs& d = state.file_dialogs;
   if (ImGui::IsKeyPressed('O', false)) d.requested = FileDialog::OpenScene;
   if (ImGui::IsKeyPressed('S', false)) d.requested = FileDialog::SaveScene;
@@ -164,7 +168,9 @@ static void draw_export_popup(AppState& state) {
     const FigureExportResult result = export_open_panel_figures(state, request);
     const std::string summary =
         result.written.empty() && !result.errors.empty() ? "Export failed: " + result.errors.front() : result.summary();
-    state.status = summary + (result.written.empty() ? "" : " into " + d.export_dir);
+    std::error_code ec;
+    const std::string where = std::filesystem::absolute(d.export_dir, ec).lexically_normal().string();
+    state.status = summary + (result.written.empty() ? "" : " into " + (ec ? d.export_dir : where));
     if (result.ok()) ImGui::CloseCurrentPopup();
     else set_message(d, summary, true);
   }

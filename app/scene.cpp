@@ -10,12 +10,14 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -88,6 +90,17 @@ const Control* find_control(const AppState& state, std::string_view full_key) {
 }
 
 std::string full_key(const PanelSlot& slot, const Control& c) { return slot.info.id + "." + c.key; }
+
+// Float controls hold floats, and their bounds are floats widened to double (6.2832f = 6.28319979). A number
+// written in its shortest form ("6.2832", as scenes and scene-keys print it) is rounded to float before the
+// range check, so the printed maximum is accepted and saving a slider at its end reads back.
+nlohmann::json as_control_value(const Control& c, const nlohmann::json& value) {
+  if (c.type != ControlType::Float || !value.is_number()) return value;
+  const double d = value.get<double>();
+  // Narrowing a double beyond float's range is undefined; such values fail the range check unchanged.
+  if (!(std::fabs(d) <= std::numeric_limits<float>::max())) return value;
+  return static_cast<double>(static_cast<float>(d));
+}
 
 void finish(SceneLoad& result) {
   result.ok = result.errors.empty();
@@ -254,8 +267,9 @@ void plan_scene(const AppState& state, const nlohmann::json& scene, const std::v
         plan->values[i].push_back(c.default_value);
         continue;
       }
-      if (auto problem = c.check(it->second, key)) errors.push_back(clip(*problem, 200));
-      plan->values[i].push_back(it->second);
+      const nlohmann::json value = as_control_value(c, it->second);
+      if (auto problem = c.check(value, key)) errors.push_back(clip(*problem, 200));
+      plan->values[i].push_back(value);
     }
   }
 }
@@ -339,6 +353,7 @@ std::optional<std::string> parse_set_argument(const AppState& state, std::string
   nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   const bool wants_string = c->type == ControlType::Enum || c->type == ControlType::Text;
   if (value.is_discarded() || (wants_string && !value.is_string())) value = text;
+  value = as_control_value(*c, value);
   if (auto problem = c->check(value, key)) return "--set " + clip(*problem, 200);
   *out = {key, std::move(value)};
   return std::nullopt;

@@ -20,6 +20,7 @@ struct SceneTestState {
   int mode = 0;  // index into {"plain", "alibi", "rope"}
   std::string prompt = "the cat";
   std::vector<int> tokens = {1, 2, 3};
+  float angle = 1.0f;
 };
 
 class SceneTestPanel : public Panel {
@@ -36,6 +37,7 @@ class SceneTestPanel : public Panel {
     c.add_enum("mode", &s.mode, {"plain", "alibi", "rope"}, "Mode", "Position scheme.");
     c.add_text("prompt", &s.prompt, 32, "Prompt", "Text to tokenize.");
     c.add_int_list("tokens", &s.tokens, 0, 99, 4, "Tokens", "Token ids.");
+    c.add_float("angle", &s.angle, 0.0f, 6.2832f, "Angle", "A float bound that is not exact in binary.");
   }
 };
 TW_REGISTER_PANEL(SceneTestPanel);
@@ -95,6 +97,49 @@ TEST(Scene, RoundTripRestoresEveryValueOpenPanelAndTheme) {
   EXPECT_EQ(s.tokens, (std::vector<int>{7, 0, 99}));
   EXPECT_EQ(loaded.theme, Theme::Print);
   EXPECT_TRUE(loaded.find("scenetest")->open);
+  EXPECT_EQ(scene_to_text(loaded), text);
+}
+
+// A valid value different from the default (when the control allows one), for any control of any panel.
+nlohmann::json other_value(const Control& c) {
+  const nlohmann::json& d = c.default_value;
+  switch (c.type) {
+    case ControlType::Bool: return !d.get<bool>();
+    case ControlType::Int: return d.get<double>() == c.max ? static_cast<int>(c.min) : static_cast<int>(c.max);
+    case ControlType::Float: return d.get<double>() == c.max ? c.min : c.max;
+    case ControlType::Enum: return c.options.back() == d ? c.options.front() : c.options.back();
+    case ControlType::Text: return d == "x" ? "y" : "x";
+    case ControlType::IntList: return nlohmann::json::array({static_cast<int>(c.max)});
+  }
+  return d;
+}
+
+// Every registered panel (real ones included, automatically as they are added) survives save → load.
+TEST(Scene, EveryControlOfEveryPanelRoundTrips) {
+  AppState saved = make_app_state();
+  int changed = 0;
+  for (auto& slot : saved.panels) {
+    slot.open = true;
+    for (const Control& c : slot.panel->controls().all()) {
+      const nlohmann::json v = other_value(c);
+      ASSERT_FALSE(c.check(v, c.key)) << slot.info.id << "." << c.key << " " << v;
+      c.set(v);
+      changed += v != c.default_value;
+    }
+  }
+  EXPECT_GT(changed, 6);
+  const std::string text = scene_to_text(saved);
+  AppState loaded = make_app_state();
+  const SceneLoad r = load_scene_text(loaded, text);
+  ASSERT_TRUE(r.ok) << r.error;
+  for (size_t i = 0; i < saved.panels.size(); ++i) {
+    EXPECT_TRUE(loaded.panels[i].open);
+    const auto& a = saved.panels[i].panel->controls().all();
+    const auto& b = loaded.panels[i].panel->controls().all();
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t k = 0; k < a.size(); ++k)
+      EXPECT_EQ(a[k].get(), b[k].get()) << saved.panels[i].info.id << "." << a[k].key;
+  }
   EXPECT_EQ(scene_to_text(loaded), text);
 }
 
@@ -181,6 +226,8 @@ TEST(Scene, MalformedScenesAreRejectedAndStateIsUnchanged) {
       {"{\"version\": 1, \"values\": {\"scenetest.heads\": 0}}", "scenetest.heads"},
       {"{\"version\": 1, \"values\": {\"scenetest.temperature\": 1e400}}", "1e400"},
       {"{\"version\": 1, \"values\": {\"scenetest.temperature\": 0.01}}", "scenetest.temperature"},
+      {"{\"version\": 1, \"values\": {\"scenetest.temperature\": 1e300}}", "scenetest.temperature"},
+      {"{\"version\": 1, \"values\": {\"scenetest.temperature\": -1e300}}", "scenetest.temperature"},
       {"{\"version\": 1, \"values\": {\"scenetest.causal\": 1}}", "scenetest.causal"},
       {"{\"version\": 1, \"values\": {\"scenetest.mode\": \"sinusoidal\"}}", "scenetest.mode"},
       {"{\"version\": 1, \"values\": {\"scenetest.mode\": 1}}", "scenetest.mode"},
@@ -301,6 +348,8 @@ TEST(Scene, SetArgumentsParseAsJsonWithLiteralStringsForEnumAndText) {
       {"scenetest.prompt=a=b", "scenetest.prompt", "a=b"},
       {"scenetest.prompt=", "scenetest.prompt", ""},
       {"scenetest.tokens=[4,5]", "scenetest.tokens", nlohmann::json::array({4, 5})},
+      // The bound as printed (6.2832) is accepted though 6.2832 > double(6.2832f): values are rounded to float.
+      {"scenetest.angle=6.2832", "scenetest.angle", static_cast<double>(6.2832f)},
   };
   for (const Good& g : good) {
     SceneOverride out;
@@ -317,6 +366,7 @@ TEST(Scene, SetArgumentsParseAsJsonWithLiteralStringsForEnumAndText) {
       {"scenetest.heads=1000", "scenetest.heads"},
       {"scenetest.mode=sinusoidal", "scenetest.mode"},
       {"scenetest.causal=yes", "scenetest.causal"},
+      {"scenetest.angle=6.2833", "scenetest.angle"},
   };
   for (const auto& [arg, names] : bad) {
     SceneOverride out;
