@@ -135,7 +135,7 @@ LoraExperiment run_lora_experiment(const LoraExperimentParams& p, const std::fun
   const double tn = std::max(e.target_norm, 1e-30);
   for (int r : e.ranks) {
     e.svd_error.push_back(svd_tail_error(e.sigma, r) / tn);
-    e.params.push_back(int64_t{r} * (p.d_in + p.d_out));
+    e.params.push_back(lora_trainable_params(p.d_in, p.d_out, r));
   }
   e.svd_error_at_rank = svd_tail_error(e.sigma, p.rank) / tn;
   e.lora_error.assign(e.ranks.size(), std::numeric_limits<double>::quiet_NaN());

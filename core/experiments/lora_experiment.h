@@ -75,6 +75,9 @@ struct LoraExperiment {
 // Empty when usable; otherwise one sentence naming the bad field.
 std::string validate(const LoraExperimentParams& p);
 
+// Trainable weights of a rank-r adapter: r·(d_in + d_out) (A and B); the frozen layer has d_in·d_out.
+inline int64_t lora_trainable_params(int d_in, int d_out, int r) { return int64_t{r} * (int64_t{d_in} + d_out); }
+
 // Trainable weights r(d_in + d_out) as a percentage of d_in·d_out (0.390625 % at d = 4096, r = 8).
 double lora_param_percent(int d_in, int d_out, int r);
 
