@@ -59,8 +59,11 @@ class ForwardPanel : public Panel {
   void resolve_step();           // s_.step (a name) → step_ index in the shown trace
   void go_to(int index);         // moves the current step and its name
   void draw_left(const DrawContext& ctx);
-  void draw_model_editor();
+  void draw_model_editor(std::vector<std::string>& shown);
+  // The config messages naming `field` that have not been shown beside an earlier field this frame.
+  void draw_messages(const char* field, std::vector<std::string>& shown);
   void draw_right(const DrawContext& ctx);
+  void draw_right_body(const DrawContext& ctx);
   void draw_transport();
   void draw_next_token(const DrawContext& ctx);
   // The next token after the run on screen, with the same random stream the next append will use.
@@ -80,6 +83,7 @@ class ForwardPanel : public Panel {
   int step_ = 0;           // index of s_.step in result_'s trace
   bool reveal_step_ = false;
   double play_clock_ = 0;  // seconds accumulated towards the next step while playing
+  int shown_tab_ = -1;     // the tab selected on screen last frame (differs from s_.tab after a scene load)
   AsyncJob<ResultPtr> job_;  // declared last: its worker is joined before the members above go away
 };
 
@@ -125,6 +129,9 @@ void ForwardPanel::bind(Controls& c) {
   c.add_text("step", &s_.step, 128, "step", "The current step by its trace name, e.g. layers.0.attn.probs.");
   c.add_bool("play", &s_.play, "play", "Advance one step at a time at the speed below.");
   c.add_float("speed", &s_.speed, 0.25f, 20.0f, "speed", "Steps per second while playing.", true, "%.2f /s");
+  c.add_enum("tab", &s_.tab, {"step", "strip", "residual", "next", "params"}, "view",
+             "Which view the right-hand side shows: the current step, a layer's strip, the residual stream, the "
+             "next token or the parameter table.");
   c.add_int("strip_layer", &s_.strip_layer, 0, 63, "strip layer", "Layer whose steps the strip figure shows.");
   c.add_float("temperature", &s_.temperature, 0.05f, 5.0f, "temperature",
               "Logits are divided by this before softmax: below 1 sharpens, above 1 flattens.", true);
@@ -143,6 +150,16 @@ void ForwardPanel::update() {
 }
 
 void ForwardPanel::request_if_changed() {
+  if (s_.model != ForwardModel_Custom) {
+    // The editor shows the preset's sizes (greyed), so switching to custom starts from the model on screen.
+    const ModelConfig preset = s_.model == ForwardModel_Small ? small_config() : tiny_config();
+    s_.dim = preset.dim;
+    s_.n_layers = preset.n_layers;
+    s_.n_heads = preset.n_heads;
+    s_.hidden = preset.hidden;
+    s_.vocab = preset.vocab;
+    s_.max_seq = preset.max_seq;
+  }
   problems_.clear();
   const ModelConfig cfg = forward_config(s_, &problems_);
   if (!problems_.empty()) return;  // the last valid model stays on screen, with the messages beside the fields
@@ -305,15 +322,14 @@ void ForwardPanel::draw_left(const DrawContext& ctx) {
   const Controls& c = controls();
   // Narrow widgets leave room for the labels and (?) markers in a column this width.
   ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.5f);
-  if (ImGui::CollapsingHeader("Model", ImGuiTreeNodeFlags_DefaultOpen)) draw_model_editor();
+  std::vector<std::string> shown;  // each config message appears once, beside the first field it names
+  if (ImGui::CollapsingHeader("Model", ImGuiTreeNodeFlags_DefaultOpen)) draw_model_editor(shown);
   if (ImGui::CollapsingHeader("Architecture", ImGuiTreeNodeFlags_DefaultOpen)) {
     for (const char* key : {"norm", "placement", "positions", "activation", "pattern"}) draw_control(*c.find(key));
     if (s_.pattern != ForwardPattern_Full) draw_control(*c.find("window"));
     if (s_.pattern == ForwardPattern_Interleaved) draw_control(*c.find("full_every"));
     draw_control(*c.find("gqa_ratio"));
-    for (const std::string& m : messages_for_field(problems_, "window")) warning_text(m.c_str());
-    for (const std::string& m : messages_for_field(problems_, "full_every")) warning_text(m.c_str());
-    for (const std::string& m : messages_for_field(problems_, "gqa_ratio")) warning_text(m.c_str());
+    for (const char* field : {"window", "full_every", "gqa_ratio", "rope_base", "eps"}) draw_messages(field, shown);
   }
   if (ImGui::CollapsingHeader("Weights", ImGuiTreeNodeFlags_DefaultOpen)) {
     draw_control(*c.find("weights"));
@@ -340,32 +356,41 @@ void ForwardPanel::draw_left(const DrawContext& ctx) {
   ImGui::PopItemWidth();
 }
 
-void ForwardPanel::draw_model_editor() {
-  const Controls& c = controls();
-  if (draw_control(*c.find("model")) && s_.model == ForwardModel_Custom && result_) {
-    // Start the custom editor from the model on screen rather than from stale fields.
-    const ModelConfig& m = result_->run.config;
-    s_.dim = m.dim;
-    s_.n_layers = m.n_layers;
-    s_.n_heads = m.n_heads;
-    s_.hidden = m.hidden;
-    s_.vocab = m.vocab;
-    s_.max_seq = m.max_seq;
+void ForwardPanel::draw_messages(const char* field, std::vector<std::string>& shown) {
+  for (const std::string& m : messages_for_field(problems_, field)) {
+    if (std::find(shown.begin(), shown.end(), m) != shown.end()) continue;
+    // A GQA-ratio message also names n_heads, but belongs beside the ratio slider the user just moved.
+    if (std::string(field) != "gqa_ratio" && !messages_for_field({m}, "gqa_ratio").empty()) continue;
+    warning_text(m.c_str());
+    shown.push_back(m);
   }
+}
+
+void ForwardPanel::draw_model_editor(std::vector<std::string>& shown) {
+  const Controls& c = controls();
+  draw_control(*c.find("model"));
   const bool custom = s_.model == ForwardModel_Custom;
   if (!custom) ImGui::BeginDisabled();
   for (const char* key : {"dim", "n_layers", "n_heads", "hidden", "vocab", "max_seq"}) {
     draw_control(*c.find(key));
-    for (const std::string& m : messages_for_field(problems_, key)) warning_text(m.c_str());
+    draw_messages(key, shown);
   }
   if (!custom) ImGui::EndDisabled();
-  for (const std::string& m : messages_for_field(problems_, "n_kv_heads")) warning_text(m.c_str());
-  for (const std::string& m : messages_for_field(problems_, "")) warning_text(m.c_str());
-  if (!problems_.empty()) ImGui::TextDisabled("Showing the last valid model until the config is fixed.");
+  draw_messages("n_kv_heads", shown);
+  draw_messages("memory_cap_mb", shown);
+  draw_messages("", shown);
+  if (!problems_.empty()) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("%s", result_ ? "Showing the last valid model until the config is fixed."
+                                      : "No valid model yet: fix the config above.");
+    ImGui::PopTextWrapPos();
+  }
   if (result_) {
     const ModelConfig& m = result_->run.config;
-    ImGui::TextDisabled("running: C %d, %d layers, H %d, KV %d, D %d, F %d, V %d", m.dim, m.n_layers, m.n_heads,
-                        m.n_kv_heads, m.head_dim(), m.hidden, m.vocab);
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("running: C %d, %d layers, H %d, KV %d, D %d, F %d, V %d, max_seq %d", m.dim, m.n_layers,
+                        m.n_heads, m.n_kv_heads, m.head_dim(), m.hidden, m.vocab, m.max_seq);
+    ImGui::PopTextWrapPos();
   }
 }
 
@@ -411,6 +436,12 @@ void ForwardPanel::draw_transport() {
 }
 
 void ForwardPanel::draw_right(const DrawContext& ctx) {
+  ImGui::PushTextWrapPos(0.0f);  // long notes wrap at the column edge instead of running under the scrollbar
+  draw_right_body(ctx);
+  ImGui::PopTextWrapPos();
+}
+
+void ForwardPanel::draw_right_body(const DrawContext& ctx) {
   if (job_.busy()) {
     ImGui::ProgressBar(job_.progress(), ImVec2(-1, 0), "recomputing on a worker thread...");
   }
@@ -426,33 +457,42 @@ void ForwardPanel::draw_right(const DrawContext& ctx) {
     ImGui::TextDisabled("This trace is the pass of the newest token only (T = 1); the keys and values of the other "
                         "%d come from the KV cache.", static_cast<int>(r.run.tokens.size()) - 1);
   if (ImGui::BeginTabBar("views")) {
-    if (ImGui::BeginTabItem("Step")) {
+    // A scene (or --set) may pick the tab: select it once, then let clicks drive s_.tab again.
+    const bool external = s_.tab != shown_tab_;
+    auto tab = [&](int id, const char* label) {
+      const ImGuiTabItemFlags flags = external && s_.tab == id ? ImGuiTabItemFlags_SetSelected : 0;
+      if (!ImGui::BeginTabItem(label, nullptr, flags)) return false;
+      if (!external) s_.tab = id;
+      return true;
+    };
+    if (tab(ForwardTab_Step, "Step")) {
       if (st.layer >= 0) ImGui::Text("Layer %d of %d", st.layer, r.run.config.n_layers);
       draw_block_diagram(r.run.config, st.name, ctx);
       draw_step_header(r, step_);
       plot::draw_figure(step_figure(r, step_), ctx, "forward");
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem("Strip")) {
+    if (tab(ForwardTab_Strip, "Strip")) {
       draw_control(*controls().find("strip_layer"));
       const int layer = std::clamp(s_.strip_layer, 0, std::max(r.run.config.n_layers - 1, 0));
       if (layer != s_.strip_layer) ImGui::TextDisabled("(showing layer %d: the model has %d)", layer, r.run.config.n_layers);
       plot::draw_figure(strip_figure(r, layer), ctx, "forward");
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem("Residual stream")) {
+    if (tab(ForwardTab_Residual, "Residual stream")) {
       plot::draw_figure(residual_figure(r, step_), ctx, "forward");
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem("Next token")) {
+    if (tab(ForwardTab_Next, "Next token")) {
       draw_next_token(ctx);
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem("Parameters")) {
+    if (tab(ForwardTab_Params, "Parameters")) {
       draw_parameter_tables(r.run.config);
       plot::draw_figure(params_figure(r.run.config), ctx, "forward");
       ImGui::EndTabItem();
     }
+    shown_tab_ = s_.tab;
     ImGui::EndTabBar();
   }
   ImGui::TextDisabled("computed in %.1f ms", r.seconds * 1e3);

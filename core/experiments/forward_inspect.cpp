@@ -171,12 +171,12 @@ NotesParamCheck check_notes_small_table() {
   const size_t r_w1 = add("MLP W1 (gate)", "C · F", "87K", 87e3, w1);
   const size_t r_w2 = add("MLP W2 (down)", "F · C", "87K", 87e3, w2);
   const size_t r_w3 = add("MLP W3 (up)", "C · F", "87K", 87e3, w3);
-  const size_t r_block = add("Block total", "sum of the rows above", "458K", 458e3, block);
+  const size_t r_block = add("Block total", "sum of rows", "458K", 458e3, block);
   const size_t r_blocks = add("4 blocks", "L · block", "1.83M", 1.83e6, L * block);
   add("Output layer", "C · V", "2.1M", 2.1e6, head);
   // The notes' total leaves out the final RMSNorm (C parameters); the model has it, so the computed total does.
   out.computed_total = embed + L * block + C + head;
-  const size_t r_total = add("Total", "embedding + blocks + final norm + output", "~2.08M", 2.08e6, out.computed_total);
+  const size_t r_total = add("Total", "embed + L·block + norm + head", "~2.08M", 2.08e6, out.computed_total);
   out.notes_rows_sum = 2.1e6 + 1.83e6 + 2.1e6;
 
   const std::string mlp_remark = "C · F = 256 · " + std::to_string(F) + " = " + std::to_string(C * F) +

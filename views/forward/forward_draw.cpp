@@ -263,8 +263,8 @@ void draw_parameter_tables(const ModelConfig& config) {
   }
   const NotesParamCheck check = check_notes_small_table();
   ImGui::Spacing();
-  ImGui::Text("The seed notes' Small table, checked against its own formulas (F = int(2·4·256/3) = %d):",
-              check.notes_hidden);
+  ImGui::TextWrapped("The seed notes' Small table, checked against its own formulas (F = int(2·4·256/3) = %d):",
+                     check.notes_hidden);
   if (ImGui::BeginTable("notes", 5, flags)) {
     ImGui::TableSetupColumn("component");
     ImGui::TableSetupColumn("notes say");

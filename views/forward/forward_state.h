@@ -17,6 +17,7 @@ namespace tw {
 enum ForwardModel_ { ForwardModel_Tiny, ForwardModel_Small, ForwardModel_Custom };
 enum ForwardPattern_ { ForwardPattern_Full, ForwardPattern_Sliding, ForwardPattern_Interleaved };
 enum ForwardWeights_ { ForwardWeights_Seeded, ForwardWeights_Checkpoint };
+enum ForwardTab_ { ForwardTab_Step, ForwardTab_Strip, ForwardTab_Residual, ForwardTab_Next, ForwardTab_Params };
 
 struct ForwardState {
   // Model: a preset or the custom sizes below (the custom fields are used only when model == Custom).
@@ -43,6 +44,7 @@ struct ForwardState {
   std::string step = "layers.0.attn.probs";
   bool play = false;
   float speed = 2.0f;  // steps per second while playing
+  int tab = ForwardTab_Step;  // which view the right-hand side shows
   int strip_layer = 0;
   // Next-token sampling (temperature → top-k → top-p, as Hugging Face generate).
   float temperature = 1.0f;
