@@ -206,7 +206,7 @@ class AlibiPanel final : public Panel {
       const AlibiState s = s_;
       job_.request([s](Progress&) { return compute(s); });
       // The default sizes take about a millisecond; wait so the figures follow the slider in the same frame.
-      if (double(s.n_heads) * (s.eval_len + std::min(s.T, 128) * std::min(s.T, 128) + s.T * s.T) < 2e6) job_.wait();
+      if (double(s.n_heads) * (s.eval_len + std::min(s.T, 128) * std::min(s.T, 128) + s.T * s.T) < 5e5) job_.wait();
     }
     if (const ResultPtr* r = job_.latest()) result_ = *r;
   }

@@ -186,7 +186,7 @@ class MasksPanel final : public Panel {
       const MasksState s = s_;
       job_.request([s](Progress& p) { return compute(s, p); });
       // T ≤ 128 with a few layers takes well under a millisecond: wait so the heatmap follows the slider.
-      if (double(s.T) * s.T * (1 + s.layers) < 2e6) job_.wait();
+      if (double(s.T) * s.T * (1 + s.layers) < 5e5) job_.wait();
     }
     if (const ResultPtr* r = job_.latest()) result_ = *r;
   }
