@@ -100,9 +100,13 @@ static void draw_open_popup(AppState& state) {
                             ImVec2(ImGui::GetFontSize() * 8.0f, 0)) &&
           load_into_state(state, preset.path))
         ImGui::CloseCurrentPopup();
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", preset.path.c_str());
       if (!preset.description.empty()) {
         ImGui::SameLine();
+        // Descriptions are a sentence or three: wrap them in a column instead of widening the popup.
+        ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + ImGui::GetFontSize() * 32.0f);
         ImGui::TextDisabled("%s", preset.description.c_str());
+        ImGui::PopTextWrapPos();
       }
       ImGui::PopID();
     }
