@@ -114,7 +114,8 @@ void ForwardPanel::bind(Controls& c) {
   c.add_enum("pattern", &s_.pattern, {"full", "sliding", "interleaved"}, "Attention pattern",
              "full: every earlier token; sliding: the last W tokens (HF: 0 <= i - j < W); interleaved: sliding with "
              "every P-th layer full.");
-  c.add_int("window", &s_.window, 1, 1024, "window W", "Keys a sliding layer sees, including the query itself.");
+  c.add_int("window", &s_.window, 1, 1024, "window W", "Keys a sliding layer sees, including the query itself (Hugging Face: 0 <= i - j < W; the Mistral "
+            "reference code used i - j <= W, one key more).");
   c.add_int("full_every", &s_.full_every, 1, 16, "full every P",
             "Interleaved pattern: layer l is full when (l + 1) is a multiple of P.");
   c.add_enum("weights", &s_.weights, {"seeded", "checkpoint"}, "Weights",

@@ -65,10 +65,18 @@ PassTokens pass_tokens(const ForwardResult& r) {
   return p;
 }
 
+// "(H=4, T=22, T_k=22)": the symbols only, so the one-line note fits under a figure (meanings are on the axes).
+std::string compact_shape(const TraceStep& s) {
+  std::string out = "(";
+  for (size_t d = 0; d < s.shape.size(); ++d)
+    out += (d ? ", " : "") + s.shape[d].symbol + "=" + std::to_string(s.shape[d].size);
+  return out + ")";
+}
+
 std::string cost_note(const TraceStep& s) {
   char buf[96];
-  std::snprintf(buf, sizeof buf, "%.3g FLOP/byte", s.intensity());
-  return "FLOPs " + si(s.flops) + " · bytes " + si(s.bytes) + "B · intensity " + buf;
+  std::snprintf(buf, sizeof buf, "%.3g FLOP/B", s.intensity());
+  return si(s.flops) + "FLOP · " + si(s.bytes) + "B · " + buf;
 }
 
 }  // namespace
@@ -87,7 +95,7 @@ plot::Figure step_figure(const ForwardResult& r, int step_index) {
   const TraceStep& s = steps[static_cast<size_t>(step_index)];
   const PassTokens tok = pass_tokens(r);
   fig.title = s.title + "  (" + s.name + ")";
-  fig.note = s.formula + "   →   " + s.shape_string() + "   ·   " + cost_note(s);
+  fig.note = s.formula + "  →  " + compact_shape(s) + "  ·  " + cost_note(s);
 
   if (is_attention_map(s)) {
     // One map per query head, grouped by the KV head it reads: each row of the grid is one KV group.
