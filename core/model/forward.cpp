@@ -4,6 +4,7 @@
 
 #include "core/ops/alibi.h"
 #include "core/ops/attention.h"
+#include "core/ops/flash_attention.h"
 #include "core/ops/mask.h"
 #include "core/ops/mlp.h"
 #include "core/ops/norm.h"
@@ -18,6 +19,7 @@ namespace tw {
 namespace {
 
 constexpr double kF = 4.0;  // bytes per float
+constexpr int kFlashTile = 32;  // query and key tile of the untraced attention (fastest of 16..128 at T = 256)
 
 double norm_flops(const ModelConfig& c, double T) { return (c.norm == NormType::RMSNorm ? 4.0 : 7.0) * T * c.dim; }
 double norm_bytes(const ModelConfig& c, double T) {
@@ -253,7 +255,10 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
     // Scaled dot-product attention; query head h reads KV head h / n_rep (GQA).
     const bool sliding_layer = c.layer_is_sliding(l);
     attn_opt.mask = sliding_layer ? &sliding : &causal;
-    attention_forward(s.attn, s.scores, s.probs, s.empty_rows, s.q, K, Vc, attn_opt, H, KV, D);
+    // Traced: the reference kernel, which keeps the (H, T, T_k) scores and probabilities a learner looks at.
+    // Fast path: the tiled online-softmax kernel (same result to ~1e-7, never builds T×T, skips masked tiles).
+    if (rec.on()) attention_forward(s.attn, s.scores, s.probs, s.empty_rows, s.q, K, Vc, attn_opt, H, KV, D);
+    else flash_attention_forward(s.attn, s.empty_rows, s.q, K, Vc, attn_opt, H, KV, D, kFlashTile, kFlashTile);
     std::string score_formula = "S = q · kᵀ / √D";
     if (c.positions == PositionType::ALiBi) score_formula += " − m_h · (i − j)";
     score_formula += sliding_layer ? ", −∞ unless 0 ≤ i − j < " + std::to_string(c.window) : ", −∞ where j > i";

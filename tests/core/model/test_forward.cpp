@@ -178,12 +178,15 @@ TEST(Forward, SlidingLayersFollowThePattern) {
 }
 
 TEST(Forward, TraceOffGivesTheSameLogits) {
-  Trace on, off(false);
-  const Mat a = run(config_a(), 1, &on), b = run(config_a(), 1, &off), c = run(config_a(), 1, nullptr);
-  EXPECT_TRUE(off.steps().empty());
-  EXPECT_EQ(max_abs_diff(a, b), 0.0f);
-  EXPECT_EQ(max_abs_diff(a, c), 0.0f);
-  EXPECT_EQ(max_abs_diff(on.steps().back().value, a), 0.0f);
+  // Untraced runs use the tiled attention kernel instead of the reference one: equal up to float rounding.
+  for (const ModelConfig& c : {config_a(), config_b()}) {
+    Trace on, off(false);
+    const Mat a = run(c, 1, &on), b = run(c, 1, &off), n = run(c, 1, nullptr);
+    EXPECT_TRUE(off.steps().empty());
+    EXPECT_MAT_NEAR(b, a, 1e-5f);
+    EXPECT_EQ(max_abs_diff(b, n), 0.0f);
+    EXPECT_EQ(max_abs_diff(on.steps().back().value, a), 0.0f);
+  }
 }
 
 TEST(Forward, FlopsFormulaMatchesTheTrace) {
