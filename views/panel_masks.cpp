@@ -143,6 +143,7 @@ plot::Figure receptive_figure(const MasksResult& r) {
   ax.line("mean positions heard", l, mean).style = plot::LineStyle::LineAndMarkers;
   if (!gl.empty()) ax.scatter("full-attention layer", gl, gy);
   ax.set_y_range(0, r.state.T);
+  ax.flags |= plot::AxesFlags_LegendOutside;
   plot::Table& t = fig.table;
   t.header = {"layer", "full_attention", "last_query_reach", "last_query_positions", "mean_positions"};
   for (size_t k = 0; k < f.last_query_reach.size(); ++k)
