@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <set>
 
 #include "core/experiments/forward_inspect.h"
@@ -245,6 +246,19 @@ TEST(PanelForward, AppendAndContinueUsesTheKvCache) {
   EXPECT_EQ(heatmap(step.grid[0]).options.col_labels.back(),
             "3:" + ByteTokenizer::label(appended.back()));
   EXPECT_LT(ref.cache_check, 1e-4);
+}
+
+TEST(PanelForward, SmallConfigRecomputesOffTheUiThread) {
+  auto p = make_panel("forward");
+  run(*p);
+  set(*p, "model", "small");
+  const auto t0 = std::chrono::steady_clock::now();
+  p->update();  // must return at once: initialising 7.3M weights takes far longer than a frame
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(ms, 100.0);
+  EXPECT_EQ(p->figures().at(0).grid.size(), 4u);  // the tiny model stays on screen meanwhile
+  p->wait_idle();
+  EXPECT_EQ(p->figures().at(0).grid.size(), 8u);  // then Small's 8 heads
 }
 
 TEST(PanelForward, SmallConfigAndExportedStrip) {
