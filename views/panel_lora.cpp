@@ -173,10 +173,13 @@ plot::Figure loss_figure(const LoraResult& r) {
 
 plot::Figure heatmaps_figure(const LoraResult& r) {
   plot::Figure fig("heatmaps", "\xCE\x94W, the adapter's s\xC2\xB7" "BA, and the residual");
+  fig.note = "one colour scale for all three, \xC2\xB1" "3 RMS of \xCE\x94W (larger entries saturate)";
   fig.grid_cols = 3;
   plot::HeatmapOptions opt;
   opt.colormap = plot::Colormap::Diverging;
-  const double m = std::max(1e-12, static_cast<double>(r.e.target.cwiseAbs().maxCoeff()));
+  // ±3 RMS of ΔW: a few large entries would otherwise wash out the structure (larger values saturate).
+  const double rms = r.e.target.size() > 0 ? r.e.target_norm / std::sqrt(static_cast<double>(r.e.target.size())) : 0.0;
+  const double m = std::max(1e-12, 3.0 * rms);
   opt.vmin = -m;
   opt.vmax = m;
   opt.value_label = "value";
@@ -293,7 +296,7 @@ class LoraPanel final : public Panel {
     plot::draw_figure(figs[3], ctx, "lora", ImVec2(w, w * 0.62f));
     ImGui::SameLine();
     plot::draw_figure(figs[5], ctx, "lora", ImVec2(w, w * 0.62f));
-    plot::draw_figure(figs[4], ctx, "lora", ImVec2(2 * w + spacing, w * 0.5f));
+    plot::draw_figure(figs[4], ctx, "lora", ImVec2(2 * w + spacing, w * 0.7f));
     plot::draw_figure(figs[2], ctx, "lora", ImVec2(w, w * 0.62f));
     ImGui::EndChild();
   }
