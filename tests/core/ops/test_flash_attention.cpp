@@ -124,6 +124,14 @@ TEST(FlashAttention, KvCacheOffsetEqualsReference) {
   expect_same(q, k, v, opt, H, H, D, 2, 4, "kv-cache");
 }
 
+TEST(FlashAttention, NoMaskAtAllAndMoreKeysThanQueries) {
+  std::mt19937 rng(11);
+  const int T_q = 5, T_k = 19, H = 2, D = 3;
+  Mat q = randn(T_q, H * D, rng, 2.0f), k = randn(T_k, D, rng, 2.0f), v = randn(T_k, D, rng);
+  AttentionOptions opt;  // mask == nullptr, mask_matrix == nullptr: every key visible (MQA: one KV head)
+  for (int t : {1, 4, 19, 32}) expect_same(q, k, v, opt, H, 1, D, 2, t, "unmasked");
+}
+
 TEST(FlashAttention, ScratchMemoryIndependentOfTAndCausalSkipsTiles) {
   std::mt19937 rng(10);
   const Mask causal = causal_mask();
