@@ -323,6 +323,12 @@ void ForwardPanel::draw_left(const DrawContext& ctx) {
   const Controls& c = controls();
   // Narrow widgets leave room for the labels and (?) markers in a column this width.
   ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.5f);
+  if (ImGui::CollapsingHeader("Input", ImGuiTreeNodeFlags_DefaultOpen)) {
+    draw_control(*c.find("text"));
+    draw_control(*c.find("bos"));
+    if (!input_error_.empty()) warning_text(input_error_.c_str());
+    if (result_) draw_token_chips(result_->run.tokens, static_cast<int>(result_->appended.size()), ctx);
+  }
   std::vector<std::string> shown;  // each config message appears once, beside the first field it names
   if (ImGui::CollapsingHeader("Model", ImGuiTreeNodeFlags_DefaultOpen)) draw_model_editor(shown);
   if (ImGui::CollapsingHeader("Architecture", ImGuiTreeNodeFlags_DefaultOpen)) {
@@ -338,12 +344,6 @@ void ForwardPanel::draw_left(const DrawContext& ctx) {
     else draw_control(*c.find("checkpoint"));
     if (!weights_error_.empty()) warning_text(weights_error_.c_str());
     if (result_) ImGui::TextDisabled("%s", result_->model.source.c_str());
-  }
-  if (ImGui::CollapsingHeader("Input", ImGuiTreeNodeFlags_DefaultOpen)) {
-    draw_control(*c.find("text"));
-    draw_control(*c.find("bos"));
-    if (!input_error_.empty()) warning_text(input_error_.c_str());
-    if (result_) draw_token_chips(result_->run.tokens, static_cast<int>(result_->appended.size()), ctx);
   }
   if (ImGui::CollapsingHeader("Steps", ImGuiTreeNodeFlags_DefaultOpen)) {
     if (!result_) {
