@@ -215,8 +215,8 @@ class PlotGalleryPanel final : public Panel {
   }
 
   std::vector<plot::Figure> figures() override {
-    return {lines_figure(s_),   scatter_figure(s_),     bars_figure(s_),      histogram_figure(s_),
-            heatmap_figure(s_), diverging_figure(s_),   vectors_figure(s_),   log_figure(s_),
+    return {heatmap_figure(s_),  diverging_figure(s_), lines_figure(s_),       scatter_figure(s_),
+            bars_figure(s_),     histogram_figure(s_), vectors_figure(s_),     log_figure(s_),
             annotations_figure(s_), multiples_figure(s_), empty_figure(s_)};
   }
 
@@ -227,7 +227,13 @@ class PlotGalleryPanel final : public Panel {
         "to check that large maps stay smooth.");
     for (const Control& c : controls().all()) draw_control(c);
     ImGui::Separator();
-    const std::vector<plot::Figure> figs = figures();
+    // Rebuild only when a control changed: the 1024 × 1024 heatmap costs a million exp() calls.
+    const std::string key = controls().to_json().dump();
+    if (key != cached_key_) {
+      cached_figures_ = figures();
+      cached_key_ = key;
+    }
+    const std::vector<plot::Figure>& figs = cached_figures_;
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
     const float w = (ImGui::GetContentRegionAvail().x - spacing) / 2;
     for (size_t i = 0; i < figs.size(); ++i) {
@@ -252,6 +258,8 @@ class PlotGalleryPanel final : public Panel {
 
  private:
   GalleryState s_;
+  std::string cached_key_;                    // controls (as JSON text) the cached figures were built from
+  std::vector<plot::Figure> cached_figures_;
 };
 
 TW_REGISTER_PANEL(PlotGalleryPanel);

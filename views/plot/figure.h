@@ -73,11 +73,11 @@ struct HistogramItem {
   uint32_t color = 0;
 };
 
-struct HeatmapOptions {
+struct HeatmapOptions {  // designated initialisers welcome: every field has a default
   Colormap colormap = Colormap::Viridis;
   double vmin = kAuto, vmax = kAuto;  // colour-scale range; kAuto = finite data range (Diverging: ±max|v|)
-  std::string value_label;            // colour bar title, e.g. "probability" or "score"
-  std::vector<std::string> row_labels, col_labels;  // optional tick labels (token strings)
+  std::string value_label = {};       // colour bar title, e.g. "probability" or "score"
+  std::vector<std::string> row_labels = {}, col_labels = {};  // optional tick labels (token strings)
 };
 
 struct HeatmapItem {

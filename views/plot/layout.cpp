@@ -63,17 +63,34 @@ void put(std::vector<uint8_t>& px, size_t i, uint32_t c) {
   px[i * 4 + 3] = alpha(c);
 }
 
-uint64_t hash_heatmap(const HeatmapItem& h) {
-  if (h.version != 0) return h.version * 0x9E3779B97F4A7C15ull;
-  // 64-bit multiply-xor over the raw values: fast enough to run every frame on 1024 × 1024 doubles.
+// Everything layout needs from a heatmap's values, in one pass (a 1024 × 1024 map is laid out every frame).
+struct HeatmapScan {
+  double lo = INFINITY, hi = -INFINITY;  // finite data range
+  bool masked = false;                   // any −∞ or NaN cell
+  uint64_t hash = 0;                     // changes when any value changes (texture cache key)
+};
+
+HeatmapScan scan_heatmap(const HeatmapItem& h) {
+  HeatmapScan r;
+  // 64-bit multiply-xor over the raw values; skipped when the panel versions its data itself.
   uint64_t acc = 0x243F6A8885A308D3ull ^ (uint64_t(h.rows) << 32) ^ uint64_t(h.cols);
+  const bool hash = h.version == 0;
   for (double v : h.data) {
-    uint64_t bits;
-    std::memcpy(&bits, &v, sizeof bits);
-    acc = (acc ^ bits) * 0x100000001B3ull;
-    acc ^= acc >> 29;
+    if (std::isfinite(v)) {
+      r.lo = std::min(r.lo, v);
+      r.hi = std::max(r.hi, v);
+    } else if (!(v > 0)) {
+      r.masked = true;  // −∞ or NaN (+∞ is an ordinary, if odd, value)
+    }
+    if (hash) {
+      uint64_t bits;
+      std::memcpy(&bits, &v, sizeof bits);
+      acc = (acc ^ bits) * 0x100000001B3ull;
+      acc ^= acc >> 29;
+    }
   }
-  return acc;
+  r.hash = hash ? acc : h.version * 0x9E3779B97F4A7C15ull;
+  return r;
 }
 
 }  // namespace
@@ -119,6 +136,14 @@ struct Builder {
   Layout& out;
   const FigureTheme& th;
   int clip = -1;
+  std::vector<std::pair<const HeatmapItem*, HeatmapScan>> scans = {};  // each heatmap scanned once per layout
+
+  const HeatmapScan& scan(const HeatmapItem& h) {
+    for (const auto& [item, result] : scans)
+      if (item == &h) return result;
+    scans.emplace_back(&h, scan_heatmap(h));
+    return scans.back().second;
+  }
 
   void rect(Rect r, uint32_t color) {
     Primitive p;
@@ -441,10 +466,8 @@ void draw_histogram(Builder& b, const AxesFrame& f, const HistogramItem& h, uint
 }
 
 // The colour-scale range of a heatmap: explicit, or the finite data range (Diverging: symmetric around 0).
-void heatmap_range(const HeatmapItem& h, double* vmin, double* vmax) {
-  double lo = INFINITY, hi = -INFINITY;
-  for (double v : h.data)
-    if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+void heatmap_range(const HeatmapItem& h, const HeatmapScan& scan, double* vmin, double* vmax) {
+  double lo = scan.lo, hi = scan.hi;
   if (!(lo <= hi)) lo = 0, hi = 1;
   if (std::isfinite(h.options.vmin)) lo = h.options.vmin;
   if (std::isfinite(h.options.vmax)) hi = h.options.vmax;
@@ -457,10 +480,6 @@ void heatmap_range(const HeatmapItem& h, double* vmin, double* vmax) {
   *vmax = hi;
 }
 
-bool has_masked(const HeatmapItem& h) {
-  return std::any_of(h.data.begin(), h.data.end(), [](double v) { return v == -INFINITY || std::isnan(v); });
-}
-
 void draw_heatmap(Builder& b, const AxesFrame& f, const HeatmapItem& h) {
   if (h.rows <= 0 || h.cols <= 0) return;
   const double xa = std::min(f.x0, f.x1), xb = std::max(f.x0, f.x1);
@@ -471,9 +490,10 @@ void draw_heatmap(Builder& b, const AxesFrame& f, const HeatmapItem& h) {
   ImageRef ref;
   ref.heatmap = &h;
   ref.colormap = h.options.colormap;
-  heatmap_range(h, &ref.vmin, &ref.vmax);
+  const HeatmapScan& scan = b.scan(h);
+  heatmap_range(h, scan, &ref.vmin, &ref.vmax);
   ref.row0 = i0, ref.col0 = j0, ref.rows = i1 - i0 + 1, ref.cols = j1 - j0 + 1;
-  uint64_t k = hash_heatmap(h);
+  const uint64_t k = scan.hash;
   double mm[2] = {ref.vmin, ref.vmax};
   uint64_t bits[2];
   std::memcpy(bits, mm, sizeof bits);
@@ -672,8 +692,9 @@ AxesFrame layout_axes(Builder& b, const Axes& axes_in, Rect cell, const ViewRang
   float right_reserve = 0;
   if (first_heatmap && first_heatmap->rows > 0 && first_heatmap->cols > 0) {
     cb.heatmap = first_heatmap;
-    heatmap_range(*first_heatmap, &cb.vmin, &cb.vmax);
-    cb.masked = has_masked(*first_heatmap);
+    const HeatmapScan& scan = b.scan(*first_heatmap);
+    heatmap_range(*first_heatmap, scan, &cb.vmin, &cb.vmax);
+    cb.masked = scan.masked;
     cb.ticks = nice_ticks(cb.vmin, cb.vmax, std::max(2, static_cast<int>(cell.height() / 50)));
     for (const Tick& t : cb.ticks) cb.tick_width = std::max(cb.tick_width, text_width(t.label, th.tick_size));
     right_reserve = colorbar_block_width(th, cb);

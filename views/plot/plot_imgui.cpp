@@ -326,6 +326,10 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
   ImGui::InvisibleButton("##figure", ImVec2(w, h), ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
   const bool hovered = ImGui::IsItemHovered();
   const bool active = ImGui::IsItemActive();
+  if (!ImGui::IsItemVisible()) {  // scrolled out of view: keep the space, skip layout and drawing
+    ImGui::PopID();
+    return false;
+  }
 
   LayoutOptions lo;
   lo.width = w / s;
