@@ -123,6 +123,7 @@ plot::Figure heads_figure(const AlibiResult& r) {
   const AlibiAnalysis& a = r.a;
   plot::Figure fig("heads", "Bias of every head (first " + std::to_string(a.thumbs.empty() ? 0 : a.thumbs[0].rows()) +
                                 " positions, common colour scale)");
+  fig.grid_cols = std::min(static_cast<int>(a.thumbs.size()), 4);
   double lo = 0;
   for (const Mat& m : a.thumbs) lo = std::min(lo, double(m.minCoeff()));
   for (size_t h = 0; h < a.thumbs.size(); ++h) {
@@ -295,8 +296,10 @@ class AlibiPanel final : public Panel {
     plot::draw_figure(figs[3], ctx, "alibi", ImVec2(w, w * 0.62f));
     ImGui::SameLine();
     plot::draw_figure(figs[4], ctx, "alibi", ImVec2(w, w * 0.62f));
-    const int cols = std::max(1, static_cast<int>(std::ceil(std::sqrt(double(result_->a.slopes.size())))));
-    plot::draw_figure(figs[2], ctx, "alibi", ImVec2(2 * w + spacing, std::min(2 * w, 90.0f * cols * ctx.dpi_scale + 40)));
+    // Small multiples: four per row, each cell about as tall as it is wide (its colour bar takes some width).
+    const int cols = std::max(1, figs[2].grid_cols), rows = (static_cast<int>(figs[2].grid.size()) + cols - 1) / cols;
+    const float full = 2 * w + spacing;
+    plot::draw_figure(figs[2], ctx, "alibi", ImVec2(full, rows * full / cols * 0.9f + 40 * ctx.dpi_scale));
   }
 
   AlibiState s_;
