@@ -78,7 +78,6 @@ class ForwardPanel : public Panel {
   std::string input_error_;            // why the text cannot run (too long, outside the vocabulary)
   std::string weights_error_;          // why the checkpoint could not be loaded
   std::string requested_key_;
-  bool requested_cheap_ = true;
   ResultPtr result_;       // the result on screen (last valid)
   int step_ = 0;           // index of s_.step in result_'s trace
   bool reveal_step_ = false;
@@ -197,6 +196,7 @@ void ForwardPanel::request_if_changed() {
   const uint64_t sample_seed = static_cast<uint64_t>(s_.sample_seed);
   const int generated = s_.generated;
   const ResultPtr previous = result_;
+  const bool idle_before = !job_.busy();
   job_.request([cfg, source, tokens, generated, sampling, sample_seed, model_key, prefix_key, key,
                 previous](Progress& progress) {
     const auto start = std::chrono::steady_clock::now();
@@ -236,12 +236,12 @@ void ForwardPanel::request_if_changed() {
     return ResultPtr(out);
   });
 
-  // Cheap requests are waited for here, so the tiny model is current in the frame of the keystroke. Not when an
-  // expensive request may still be running: wait() would then block the UI until it finished.
+  // Cheap requests are waited for here, so the tiny model is current in the frame of the keystroke. Only when
+  // the worker was idle: an expensive request still running (Small's weight init cannot be interrupted) would
+  // otherwise block the UI until it finished.
   const bool cheap = static_cast<double>(parameter_count(cfg)) < kSyncMaxParams &&
                      forward_flops(cfg, static_cast<int>(tokens.size()) + generated) < kSyncMaxFlops;
-  if (cheap && requested_cheap_) job_.wait();
-  requested_cheap_ = cheap;
+  if (cheap && idle_before) job_.wait();
 }
 
 void ForwardPanel::adopt() {
