@@ -417,8 +417,12 @@ void draw_line_item(Builder& b, const AxesFrame& f, const LineItem& l, uint32_t 
         continue;
       }
       const Vec2 p = f.to_pixel(l.xs[i], l.ys[i]);
-      if (l.style == LineStyle::Step && !run.empty()) run.push_back({p.x, run.back().y});  // hold y until next x
-      run.push_back(p);
+      // Repeated points make zero-length segments, which thick-line renderers turn into spikes.
+      auto push = [&run](Vec2 q) {
+        if (run.empty() || std::fabs(q.x - run.back().x) > 1e-3f || std::fabs(q.y - run.back().y) > 1e-3f) run.push_back(q);
+      };
+      if (l.style == LineStyle::Step && !run.empty()) push({p.x, run.back().y});  // hold y until the next x
+      push(p);
     }
     flush();
   }
