@@ -123,8 +123,15 @@ plot::Figure error_figure(const LoraResult& r) {
     svd.push_back(r.e.svd_error[i]);
     if (std::isfinite(r.e.lora_error[i])) lx.push_back(r.e.ranks[i]), lora.push_back(r.e.lora_error[i]);
   }
-  ax.line("truncated SVD (optimum)", xs, svd).style = plot::LineStyle::LineAndMarkers;
-  if (!lx.empty()) ax.line("LoRA, trained", lx, lora).style = plot::LineStyle::LineAndMarkers;
+  // The optimum is drawn wide underneath so a LoRA curve lying on it stays visible as a band.
+  plot::LineItem& opt = ax.line("truncated SVD (optimum)", xs, svd);
+  opt.width = 6;
+  opt.color = 0x1F77B466;
+  if (!lx.empty()) {
+    plot::LineItem& trained = ax.line("LoRA, trained", lx, lora);
+    trained.style = plot::LineStyle::LineAndMarkers;
+    trained.color = 0xD95F02FF;
+  }
   ax.vline("r = " + std::to_string(r.params.rank), r.params.rank);
   ax.set_y_range(0, 1.05);
   plot::Table& t = fig.table;
