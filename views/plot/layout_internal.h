@@ -1,0 +1,165 @@
+#pragma once
+// Internal to the plot layer: the primitive builder and the item painters shared by layout.cpp (axes, ticks,
+// figure grid) and layout_items.cpp (items, legend, colour bar). Not for panels.
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "views/plot/layout.h"
+
+namespace tw::plot::detail {
+
+// Everything layout needs from a heatmap's values, in one pass (a 1024 × 1024 map is laid out every frame).
+struct HeatmapScan {
+  double lo = INFINITY, hi = -INFINITY;  // finite data range
+  bool masked = false;                   // any −∞ or NaN cell
+  uint64_t hash = 0;                     // changes when any value changes (texture cache key)
+};
+
+HeatmapScan scan_heatmap(const HeatmapItem& h);
+
+// Appends primitives to a layout; `clip` applies to everything added while it is set.
+struct Builder {
+  Layout& out;
+  const FigureTheme& th;
+  int clip = -1;
+  std::vector<std::pair<const HeatmapItem*, HeatmapScan>> scans = {};  // each heatmap scanned once per layout
+
+  const HeatmapScan& scan(const HeatmapItem& h) {
+    for (const auto& [item, result] : scans)
+      if (item == &h) return result;
+    scans.emplace_back(&h, scan_heatmap(h));
+    return scans.back().second;
+  }
+
+  void rect(Rect r, uint32_t color) {
+    Primitive p;
+    p.kind = PrimKind::Rect;
+    p.rect = r;
+    p.color = color;
+    p.clip = clip;
+    out.prims.push_back(std::move(p));
+  }
+  void outline(Rect r, uint32_t color, float width) {
+    polyline({{r.x0, r.y0}, {r.x1, r.y0}, {r.x1, r.y1}, {r.x0, r.y1}}, color, width, true);
+  }
+  void polyline(std::vector<Vec2> pts, uint32_t color, float width, bool closed = false) {
+    if (pts.size() < 2) return;
+    Primitive p;
+    p.kind = PrimKind::Polyline;
+    p.points = std::move(pts);
+    p.color = color;
+    p.width = width;
+    p.closed = closed;
+    p.clip = clip;
+    out.prims.push_back(std::move(p));
+  }
+  void dashed(const std::vector<Vec2>& pts, uint32_t color, float width) {
+    const float on = 5.0f * std::max(1.0f, width * 0.7f), off = 3.5f * std::max(1.0f, width * 0.7f);
+    std::vector<Vec2> cur;
+    float phase = 0;  // distance into the current on/off period
+    bool drawing = true;
+    for (size_t i = 0; i + 1 < pts.size(); ++i) {
+      Vec2 a = pts[i];
+      const Vec2 b = pts[i + 1];
+      float len = std::hypot(b.x - a.x, b.y - a.y);
+      while (len > 0) {
+        const float left = (drawing ? on : off) - phase;
+        const float take = std::min(left, len);
+        const float t = take / len;
+        const Vec2 m{a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t};
+        if (drawing) {
+          if (cur.empty()) cur.push_back(a);
+          cur.push_back(m);
+        }
+        phase += take;
+        len -= take;
+        a = m;
+        if (phase >= (drawing ? on : off) - 1e-4f) {
+          if (drawing) polyline(std::move(cur), color, width), cur.clear();
+          drawing = !drawing;
+          phase = 0;
+        }
+      }
+    }
+    if (drawing && cur.size() >= 2) polyline(std::move(cur), color, width);
+  }
+  void stroke(const std::vector<Vec2>& pts, uint32_t color, float width, bool is_dashed) {
+    if (is_dashed) dashed(pts, color, width);
+    else polyline(pts, color, width);
+  }
+  void polygon(std::vector<Vec2> pts, uint32_t color) {
+    if (pts.size() < 3) return;
+    Primitive p;
+    p.kind = PrimKind::Polygon;
+    p.points = std::move(pts);
+    p.color = color;
+    p.clip = clip;
+    out.prims.push_back(std::move(p));
+  }
+  void disc(Vec2 c, float r, uint32_t color) {
+    std::vector<Vec2> pts;
+    for (int k = 0; k < 12; ++k) {
+      const float a = 2.0f * 3.14159265f * k / 12.0f;
+      pts.push_back({c.x + r * std::cos(a), c.y + r * std::sin(a)});
+    }
+    polygon(std::move(pts), color);
+  }
+  void text(Vec2 pos, std::string s, float size, uint32_t color, float ax = 0, float ay = 0, bool vertical = false) {
+    if (s.empty()) return;
+    Primitive p;
+    p.kind = PrimKind::Text;
+    p.pos = pos;
+    p.text = std::move(s);
+    p.size = size;
+    p.color = color;
+    p.align_x = ax;
+    p.align_y = ay;
+    p.vertical = vertical;
+    p.clip = clip;
+    out.prims.push_back(std::move(p));
+  }
+  void image(Rect r, ImageRef ref) {
+    out.images.push_back(ref);
+    Primitive p;
+    p.kind = PrimKind::Image;
+    p.rect = r;
+    p.image = static_cast<int>(out.images.size()) - 1;
+    p.clip = clip;
+    out.prims.push_back(std::move(p));
+  }
+};
+
+
+inline uint32_t item_color(uint32_t requested, int& next) { return requested ? requested : categorical(next++); }
+
+// Shortens a label to `max_width` pixels with an ellipsis.
+std::string fit_text(const std::string& s, float size, float max_width);
+
+struct LegendEntry {
+  std::string label;
+  uint32_t color = 0;
+  enum Kind { Line, Marker, Patch, Dashed } kind = Line;
+};
+
+struct ColorBarSpec {
+  const HeatmapItem* heatmap = nullptr;
+  double vmin = 0, vmax = 1;
+  bool masked = false;
+  std::vector<Tick> ticks;
+  float tick_width = 0;
+};
+
+// The colour-scale range of a heatmap: explicit, or the finite data range (Diverging: symmetric around 0).
+void heatmap_range(const HeatmapItem& h, const HeatmapScan& scan, double* vmin, double* vmax);
+// Every item of `axes` in order; labelled items append their legend entries.
+void draw_items(Builder& b, const AxesFrame& f, const Axes& axes, std::vector<LegendEntry>* legend);
+void draw_legend(Builder& b, const std::vector<LegendEntry>& entries, Vec2 anchor, bool right_aligned);
+float legend_width(const FigureTheme& th, const std::vector<LegendEntry>& entries);
+float colorbar_block_width(const FigureTheme& th, const ColorBarSpec& cb);
+void draw_colorbar(Builder& b, const ColorBarSpec& cb, const Rect& plot);
+
+}  // namespace tw::plot::detail

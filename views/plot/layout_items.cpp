@@ -1,0 +1,260 @@
+// Items, legend and colour bar of one axes, as primitives (see layout_internal.h).
+#include <cstring>
+
+#include "views/plot/layout_internal.h"
+#include "views/plot/text.h"
+
+namespace tw::plot::detail {
+
+// [SECTION] Items
+
+void draw_line_item(Builder& b, const AxesFrame& f, const LineItem& l, uint32_t color, std::vector<LegendEntry>* legend) {
+  const float width = l.width > 0 ? l.width : b.th.line_width;
+  if (l.style != LineStyle::Scatter) {
+    std::vector<Vec2> run;
+    auto flush = [&] {
+      if (run.size() >= 2) b.stroke(run, color, width, l.dashed);
+      run.clear();
+    };
+    for (size_t i = 0; i < l.xs.size(); ++i) {
+      const bool ok = std::isfinite(l.xs[i]) && std::isfinite(l.ys[i]) &&
+                      (f.x_scale == Scale::Linear || l.xs[i] > 0) && (f.y_scale == Scale::Linear || l.ys[i] > 0);
+      if (!ok) {
+        flush();
+        continue;
+      }
+      const Vec2 p = f.to_pixel(l.xs[i], l.ys[i]);
+      // Repeated points make zero-length segments, which thick-line renderers turn into spikes.
+      auto push = [&run](Vec2 q) {
+        if (run.empty() || std::fabs(q.x - run.back().x) > 1e-3f || std::fabs(q.y - run.back().y) > 1e-3f) run.push_back(q);
+      };
+      if (l.style == LineStyle::Step && !run.empty()) push({p.x, run.back().y});  // hold y until the next x
+      push(p);
+    }
+    flush();
+  }
+  if (l.style == LineStyle::Scatter || l.style == LineStyle::LineAndMarkers) {
+    for (size_t i = 0; i < l.xs.size(); ++i)
+      if (std::isfinite(l.xs[i]) && std::isfinite(l.ys[i])) b.disc(f.to_pixel(l.xs[i], l.ys[i]), b.th.marker_size, color);
+  }
+  if (!l.label.empty())
+    legend->push_back({l.label, color,
+                       l.style == LineStyle::Scatter ? LegendEntry::Marker
+                       : l.dashed                    ? LegendEntry::Dashed
+                                                     : LegendEntry::Line});
+}
+
+void draw_bars(Builder& b, const AxesFrame& f, const BarsItem& bars, int& palette, std::vector<LegendEntry>* legend) {
+  const size_t ns = std::max<size_t>(1, bars.series.size());
+  const double group_width = 0.8, bar = group_width / double(ns);
+  const double base = f.y_scale == Scale::Log10 ? std::min(f.y0, f.y1) : 0.0;
+  for (size_t s = 0; s < bars.series.size(); ++s) {
+    const uint32_t color = categorical(palette++);
+    for (size_t g = 0; g < bars.groups.size(); ++g) {
+      const double v = bars.values[s][g];
+      if (!std::isfinite(v)) continue;
+      const double x0 = double(g) - group_width / 2 + bar * double(s) + bar * 0.05;
+      const Vec2 p0 = f.to_pixel(x0, base), p1 = f.to_pixel(x0 + bar * 0.9, v);
+      b.rect({std::min(p0.x, p1.x), std::min(p0.y, p1.y), std::max(p0.x, p1.x), std::max(p0.y, p1.y)}, color);
+    }
+    if (!bars.series[s].empty()) legend->push_back({bars.series[s], color, LegendEntry::Patch});
+  }
+}
+
+void draw_histogram(Builder& b, const AxesFrame& f, const HistogramItem& h, uint32_t color,
+                    std::vector<LegendEntry>* legend) {
+  const HistogramBins bins = bin_histogram(h);
+  const double w = (bins.hi - bins.lo) / double(bins.counts.size());
+  const double base = f.y_scale == Scale::Log10 ? std::min(f.y0, f.y1) : 0.0;
+  for (size_t k = 0; k < bins.counts.size(); ++k) {
+    if (bins.counts[k] <= 0) continue;
+    const Vec2 p0 = f.to_pixel(bins.lo + w * double(k), base), p1 = f.to_pixel(bins.lo + w * double(k + 1), bins.counts[k]);
+    const Rect r{std::min(p0.x, p1.x), std::min(p0.y, p1.y), std::max(p0.x, p1.x), std::max(p0.y, p1.y)};
+    b.rect(r, with_alpha(color, 200));
+    b.outline(r, color, 1.0f);
+  }
+  if (!h.label.empty()) legend->push_back({h.label, color, LegendEntry::Patch});
+}
+
+// The colour-scale range of a heatmap: explicit, or the finite data range (Diverging: symmetric around 0).
+void heatmap_range(const HeatmapItem& h, const HeatmapScan& scan, double* vmin, double* vmax) {
+  double lo = scan.lo, hi = scan.hi;
+  if (!(lo <= hi)) lo = 0, hi = 1;
+  if (std::isfinite(h.options.vmin)) lo = h.options.vmin;
+  if (std::isfinite(h.options.vmax)) hi = h.options.vmax;
+  if (h.options.colormap == Colormap::Diverging) {
+    const double m = std::max(std::fabs(lo), std::fabs(hi));
+    lo = -m, hi = m;
+  }
+  if (!(hi > lo)) hi = lo + (lo == 0 ? 1 : std::fabs(lo) * 0.01);
+  *vmin = lo;
+  *vmax = hi;
+}
+
+void draw_heatmap(Builder& b, const AxesFrame& f, const HeatmapItem& h) {
+  if (h.rows <= 0 || h.cols <= 0) return;
+  const double xa = std::min(f.x0, f.x1), xb = std::max(f.x0, f.x1);
+  const double ya = std::min(f.y0, f.y1), yb = std::max(f.y0, f.y1);
+  const int j0 = std::max(0, static_cast<int>(std::floor(xa + 0.5))), j1 = std::min(h.cols - 1, static_cast<int>(std::ceil(xb - 0.5)));
+  const int i0 = std::max(0, static_cast<int>(std::floor(ya + 0.5))), i1 = std::min(h.rows - 1, static_cast<int>(std::ceil(yb - 0.5)));
+  if (j0 > j1 || i0 > i1) return;
+  ImageRef ref;
+  ref.heatmap = &h;
+  ref.colormap = h.options.colormap;
+  const HeatmapScan& scan = b.scan(h);
+  heatmap_range(h, scan, &ref.vmin, &ref.vmax);
+  ref.row0 = i0, ref.col0 = j0, ref.rows = i1 - i0 + 1, ref.cols = j1 - j0 + 1;
+  const uint64_t k = scan.hash;
+  double mm[2] = {ref.vmin, ref.vmax};
+  uint64_t bits[2];
+  std::memcpy(bits, mm, sizeof bits);
+  ref.key = (k ^ (bits[0] * 31) ^ (bits[1] * 131) ^ uint64_t(ref.colormap)) | 1;
+  // The image rect covers the visible cell block; cell (i0, j0) sits at corner `a`, so the flips follow the axes.
+  const Vec2 a = f.to_pixel(j0 - 0.5, i0 - 0.5), c = f.to_pixel(j1 + 0.5, i1 + 0.5);
+  ref.flip_x = a.x > c.x;
+  ref.flip_y = a.y > c.y;
+  b.image({std::min(a.x, c.x), std::min(a.y, c.y), std::max(a.x, c.x), std::max(a.y, c.y)}, ref);
+}
+
+void draw_arrow(Builder& b, const AxesFrame& f, const ArrowItem& ar, uint32_t color, std::vector<LegendEntry>* legend) {
+  const Vec2 p0 = f.to_pixel(ar.x0, ar.y0), p1 = f.to_pixel(ar.x1, ar.y1);
+  const float dx = p1.x - p0.x, dy = p1.y - p0.y, len = std::hypot(dx, dy);
+  const float w = b.th.line_width;
+  if (len < 0.5f) {
+    b.disc(p0, w * 1.5f, color);
+  } else {
+    const float head = std::min(len * 0.45f, 6.0f + 2.5f * w), half = head * 0.45f;
+    const float ux = dx / len, uy = dy / len;
+    const Vec2 base{p1.x - ux * head, p1.y - uy * head};
+    b.polyline({p0, {base.x + ux * 0.5f, base.y + uy * 0.5f}}, color, w);
+    b.polygon({p1, {base.x - uy * half, base.y + ux * half}, {base.x + uy * half, base.y - ux * half}}, color);
+  }
+  if (!ar.label.empty()) legend->push_back({ar.label, color, LegendEntry::Line});
+}
+
+std::vector<Vec2> arc_points(const AxesFrame& f, double cx, double cy, double r, double a0, double a1) {
+  std::vector<Vec2> pts;
+  const int n = std::max(8, static_cast<int>(std::fabs(a1 - a0) / (2 * M_PI) * 128));
+  for (int k = 0; k <= n; ++k) {
+    const double a = a0 + (a1 - a0) * k / n;
+    pts.push_back(f.to_pixel(cx + r * std::cos(a), cy + r * std::sin(a)));
+  }
+  return pts;
+}
+
+void draw_items(Builder& b, const AxesFrame& f, const Axes& axes, std::vector<LegendEntry>* legend) {
+  int palette = 0;
+  for (const Item& it : axes.items) {
+    if (const auto* l = std::get_if<LineItem>(&it)) {
+      draw_line_item(b, f, *l, item_color(l->color, palette), legend);
+    } else if (const auto* bars = std::get_if<BarsItem>(&it)) {
+      draw_bars(b, f, *bars, palette, legend);
+    } else if (const auto* h = std::get_if<HistogramItem>(&it)) {
+      draw_histogram(b, f, *h, item_color(h->color, palette), legend);
+    } else if (const auto* hm = std::get_if<HeatmapItem>(&it)) {
+      draw_heatmap(b, f, *hm);
+    } else if (const auto* ar = std::get_if<ArrowItem>(&it)) {
+      draw_arrow(b, f, *ar, item_color(ar->color, palette), legend);
+    } else if (const auto* c = std::get_if<CircleItem>(&it)) {
+      b.stroke(arc_points(f, c->cx, c->cy, c->r, 0, 2 * M_PI), c->color ? c->color : b.th.faint, b.th.frame_width,
+               c->dashed);
+    } else if (const auto* arc = std::get_if<ArcItem>(&it)) {
+      const uint32_t color = arc->color ? arc->color : b.th.text;
+      b.polyline(arc_points(f, arc->cx, arc->cy, arc->r, arc->a0, arc->a1), color, b.th.frame_width);
+      // Label just outside the arc's midpoint, its box extending away from the centre so it clears the arc.
+      const double mid = 0.5 * (arc->a0 + arc->a1);
+      const Vec2 c0 = f.to_pixel(arc->cx, arc->cy);
+      const Vec2 m = f.to_pixel(arc->cx + arc->r * std::cos(mid), arc->cy + arc->r * std::sin(mid));
+      const float dx = m.x - c0.x, dy = m.y - c0.y, len = std::max(1e-3f, std::hypot(dx, dy));
+      const Vec2 at{m.x + dx / len * 5, m.y + dy / len * 5};
+      b.text(at, arc->label, b.th.tick_size, color, 0.5f - 0.5f * dx / len, 0.5f - 0.5f * dy / len);
+    } else if (const auto* t = std::get_if<TextItem>(&it)) {
+      b.text(f.to_pixel(t->x, t->y), t->text, b.th.tick_size, t->color ? t->color : b.th.text, t->align_x, t->align_y);
+    } else if (const auto* m = std::get_if<MarkerLineItem>(&it)) {
+      const uint32_t color = m->color ? m->color : b.th.marker;
+      if (m->vertical) {
+        const float x = f.to_pixel(m->value, f.y0).x;
+        b.stroke({{x, f.plot.y0}, {x, f.plot.y1}}, color, b.th.frame_width, m->dashed);
+        b.text({x + 4, f.plot.y0 + 3}, m->label, b.th.tick_size, color, 0, 0);
+      } else {
+        const float y = f.to_pixel(f.x0, m->value).y;
+        b.stroke({{f.plot.x0, y}, {f.plot.x1, y}}, color, b.th.frame_width, m->dashed);
+        b.text({f.plot.x1 - 4, y - 3}, m->label, b.th.tick_size, color, 1, 1);
+      }
+    }
+  }
+}
+
+// [SECTION] Legend and colour bar
+void draw_legend(Builder& b, const std::vector<LegendEntry>& entries, Vec2 anchor, bool right_aligned) {
+  if (entries.empty()) return;
+  const float fs = b.th.tick_size, row = fs * 1.45f, swatch = 20, pad = 6;
+  float widest = 0;
+  for (const auto& e : entries) widest = std::max(widest, text_width(e.label, fs));
+  const float w = pad * 2 + swatch + 6 + widest, h = pad * 2 + row * float(entries.size()) - (row - fs);
+  const float x0 = right_aligned ? anchor.x - w : anchor.x;
+  const Rect box{x0, anchor.y, x0 + w, anchor.y + h};
+  b.rect(box, b.th.legend_background);
+  b.outline(box, with_alpha(b.th.frame, 110), 1.0f);
+  float y = box.y0 + pad + fs * 0.5f;
+  for (const auto& e : entries) {
+    const float sx = box.x0 + pad;
+    switch (e.kind) {
+      case LegendEntry::Line: b.polyline({{sx, y}, {sx + swatch, y}}, e.color, b.th.line_width); break;
+      case LegendEntry::Dashed: b.dashed({{sx, y}, {sx + swatch, y}}, e.color, b.th.line_width); break;
+      case LegendEntry::Marker: b.disc({sx + swatch / 2, y}, b.th.marker_size + 0.5f, e.color); break;
+      case LegendEntry::Patch: b.rect({sx + 3, y - fs * 0.38f, sx + swatch - 3, y + fs * 0.38f}, e.color); break;
+    }
+    b.text({sx + swatch + 6, y}, e.label, fs, b.th.text, 0, 0.5f);
+    y += row;
+  }
+}
+
+float legend_width(const FigureTheme& th, const std::vector<LegendEntry>& entries) {
+  float widest = 0;
+  for (const auto& e : entries) widest = std::max(widest, text_width(e.label, th.tick_size));
+  return entries.empty() ? 0 : 12 + 20 + 6 + widest;
+}
+
+
+const char* const kMaskedLabel = "\xE2\x88\x92\xE2\x88\x9E masked";  // "−∞ masked"
+
+float colorbar_block_width(const FigureTheme& th, const ColorBarSpec& cb) {
+  float w = 12 + th.colorbar_width + th.tick_length + 3 + cb.tick_width;
+  if (!cb.heatmap->options.value_label.empty()) w += th.label_size * 1.3f;
+  if (cb.masked) w = std::max(w, 12 + th.colorbar_width + 5 + text_width(kMaskedLabel, th.tick_size));
+  return w;
+}
+
+void draw_colorbar(Builder& b, const ColorBarSpec& cb, const Rect& plot) {
+  const FigureTheme& th = b.th;
+  const float swatch_h = cb.masked ? th.colorbar_width + 8 : 0;
+  const Rect bar{plot.x1 + 12, plot.y0, plot.x1 + 12 + th.colorbar_width, plot.y1 - swatch_h};
+  if (bar.height() < 8) return;
+  ImageRef ref;
+  ref.colormap = cb.heatmap->options.colormap;
+  ref.vmin = cb.vmin;
+  ref.vmax = cb.vmax;
+  ref.key = 0x5CA1Eull + uint64_t(ref.colormap);
+  b.image(bar, ref);
+  b.outline(bar, th.frame, th.frame_width);
+  for (const Tick& t : cb.ticks) {
+    const double pos = (t.value - cb.vmin) / (cb.vmax - cb.vmin);
+    const float y = bar.y1 - static_cast<float>(pos) * bar.height();
+    b.polyline({{bar.x1, y}, {bar.x1 + th.tick_length, y}}, th.frame, th.frame_width);
+    b.text({bar.x1 + th.tick_length + 3, y}, t.label, th.tick_size, th.text, 0, 0.5f);
+  }
+  if (!cb.heatmap->options.value_label.empty())
+    b.text({bar.x1 + th.tick_length + 3 + cb.tick_width + th.label_size * 0.25f, (bar.y0 + bar.y1) / 2},
+           fit_text(cb.heatmap->options.value_label, th.label_size, bar.height()), th.label_size, th.text, 0.5f, 0,
+           true);
+  if (cb.masked) {
+    // Masked cells get their own legend entry in the same grey, so the grey is never read off the scale.
+    const Rect sw{bar.x0, plot.y1 - th.colorbar_width, bar.x1, plot.y1};
+    b.rect(sw, kMaskedColor);
+    b.outline(sw, th.frame, th.frame_width);
+    b.text({sw.x1 + 5, (sw.y0 + sw.y1) / 2}, kMaskedLabel, th.tick_size, th.text, 0, 0.5f);
+  }
+}
+
+}  // namespace tw::plot::detail
