@@ -1,8 +1,12 @@
 // Forward pass of the seed notes' Small config (dim 256, 4 layers, 8 heads, 4 KV heads, vocab 8192, F 768) at
 // T = 256, with the trace off (the fast path) and on (every step copied), on 1 and 2 threads.
 //
-//   build-*/bench_forward --benchmark_filter=Small
+//   cmake -S . -B build-fast -G Ninja -DTW_NATIVE=ON -DTW_OPENMP=ON -DTW_BUILD_APP=OFF -DTW_BUILD_TESTS=OFF
+//   cmake --build build-fast --target bench_forward && build-fast/bench_forward --benchmark_filter=Small
 //   /usr/bin/python3 bench/pytorch_forward.py DUMP_DIR --time --threads 1,2   (PyTorch on the same model)
+// where DUMP_DIR comes from `transformer-workbench dump` with the Small config and 256 --tokens.
+// Without TW_OPENMP, Eigen has no threads and the 2-thread runs report an error instead of a number.
+// On a shared machine compare CPU times (Google Benchmark's CPU column, the script's "ms CPU").
 //
 // GFLOP/s uses forward_flops(), the same per-step FLOP formulas the Trace records.
 #include <benchmark/benchmark.h>
