@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numeric>
 
 namespace tw {
@@ -43,18 +44,15 @@ void sampling_filter(SamplingTrace& out, const std::vector<float>& logits, const
   for (int i = 0; i < V; ++i) out.scaled_logits[static_cast<size_t>(i)] = logits[static_cast<size_t>(i)] / cfg.temperature;
   masked_softmax(out.probs_before, out.scaled_logits, {});
 
-  // Descending by scaled logit, ties by token id: both filters read this one order.
-  std::vector<int> order(static_cast<size_t>(V));
-  std::iota(order.begin(), order.end(), 0);
   const auto& s = out.scaled_logits;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return s[static_cast<size_t>(a)] > s[static_cast<size_t>(b)]; });
 
-  // top-k: threshold = k-th largest value; every token at or above it survives.
+  // top-k: threshold = k-th largest value (nth_element, O(V)); every token at or above it survives.
   out.kept_top_k.assign(static_cast<size_t>(V), 1);
   if (cfg.top_k > 0) {
     const int k = std::min(std::max(cfg.top_k, cfg.min_tokens_to_keep), V);
-    const float kth = s[static_cast<size_t>(order[static_cast<size_t>(k - 1)])];
+    std::vector<float> values(s);
+    std::nth_element(values.begin(), values.begin() + (k - 1), values.end(), std::greater<float>());
+    const float kth = values[static_cast<size_t>(k - 1)];
     for (int i = 0; i < V; ++i) out.kept_top_k[static_cast<size_t>(i)] = s[static_cast<size_t>(i)] >= kth;
   }
   out.n_top_k = static_cast<int>(std::count(out.kept_top_k.begin(), out.kept_top_k.end(), 1));
@@ -64,11 +62,17 @@ void sampling_filter(SamplingTrace& out, const std::vector<float>& logits, const
   if (cfg.top_p < 1.0f) {
     std::vector<float> p_k;
     masked_softmax(p_k, s, out.kept_top_k);
+    // The top-k survivors, descending by logit, ties by token id (only these need sorting).
+    std::vector<int> order;
+    order.reserve(static_cast<size_t>(out.n_top_k));
+    for (int i = 0; i < V; ++i)
+      if (out.kept_top_k[static_cast<size_t>(i)]) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return s[static_cast<size_t>(a)] > s[static_cast<size_t>(b)]; });
     double before = 0.0;
     int rank = 0;  // position among the top-k survivors, in descending order
     for (int idx : order) {
       const size_t i = static_cast<size_t>(idx);
-      if (!out.kept_top_k[i]) continue;
       out.kept_top_p[i] = (before < static_cast<double>(cfg.top_p) || rank < cfg.min_tokens_to_keep) ? 1 : 0;
       before += p_k[i];
       ++rank;

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 
 namespace tw {
 namespace {
@@ -112,6 +114,47 @@ TEST(Sampling, SeededDrawsAreDeterministicAndFollowTheDistribution) {
   for (int i = 0; i < n; ++i) ++count[static_cast<size_t>(sample_token(t.probs, rng))];
   for (size_t i = 0; i < 5; ++i) EXPECT_NEAR(count[i] / static_cast<double>(n), t.probs[i], 0.01) << "token " << i;
   EXPECT_EQ(count[2] + count[3], 0);
+}
+
+// A deliberately plain reference: sort every token (descending, ties by id), count the k-th value, walk the
+// prefix. The op uses nth_element and sorts only the survivors; both must keep the same tokens.
+std::vector<char> naive_final(const std::vector<float>& logits, int top_k, float top_p, int keep) {
+  const size_t V = logits.size();
+  std::vector<size_t> order(V);
+  for (size_t i = 0; i < V; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return logits[a] > logits[b]; });
+  std::vector<char> kept(V, 1);
+  if (top_k > 0) {
+    const size_t k = std::min(V, static_cast<size_t>(std::max(top_k, keep)));
+    for (size_t i = 0; i < V; ++i) kept[i] = logits[i] >= logits[order[k - 1]];
+  }
+  double z = 0.0, mx = logits[order[0]];
+  for (size_t i = 0; i < V; ++i)
+    if (kept[i]) z += std::exp(static_cast<double>(logits[i]) - mx);
+  double before = 0.0;
+  int rank = 0;
+  std::vector<char> out = kept;
+  for (size_t i : order) {
+    if (!kept[i]) continue;
+    out[i] = before < top_p || rank < keep;
+    before += static_cast<float>(std::exp(static_cast<double>(logits[i]) - mx) / z);
+    ++rank;
+  }
+  return out;
+}
+
+TEST(Sampling, MatchesAFullSortReferenceOnRandomLogitsWithTies) {
+  std::mt19937_64 rng(3);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int V = 1 + static_cast<int>(rng() % 60);
+    std::vector<float> logits(static_cast<size_t>(V));
+    for (float& l : logits) l = static_cast<float>(static_cast<int>(rng() % 9)) * 0.5f;  // few values: many ties
+    const int top_k = static_cast<int>(rng() % 12);
+    const float top_p = 0.05f + 0.95f * static_cast<float>(rng() % 100) / 100.0f;
+    const int keep = 1 + static_cast<int>(rng() % 3);
+    EXPECT_EQ(run(logits, 1.0f, top_k, top_p, keep).kept_top_p, naive_final(logits, top_k, top_p, keep))
+        << "trial " << trial;
+  }
 }
 
 TEST(Sampling, ArgmaxIsGreedy) {
