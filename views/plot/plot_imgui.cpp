@@ -45,6 +45,8 @@ struct TextureEntry {
 struct PlotContext {
   TextureBackend backend;
   std::string export_dir = "figures";
+  std::array<char, 512> dir_buffer{};  // the export menu's editable copy of export_dir
+  bool export_print = false;           // export in the print theme whatever the screen shows
   std::unordered_map<ImGuiID, FigureState> figures;
   std::unordered_map<uint64_t, TextureEntry> textures;  // keyed by figure ImGui id and image slot
   int frame = 0;
@@ -107,7 +109,12 @@ void release_textures() {
   pc.textures.clear();
 }
 
-void set_export_directory(const std::string& dir) { context().export_dir = dir; }
+void set_export_directory(const std::string& dir) {
+  PlotContext& pc = context();
+  pc.export_dir = dir;
+  pc.dir_buffer.fill('\0');
+  dir.copy(pc.dir_buffer.data(), pc.dir_buffer.size() - 1);
+}
 const std::string& export_directory() { return context().export_dir; }
 
 // [SECTION] Rendering primitives
@@ -274,11 +281,14 @@ void set_message(FigureState& st, const std::string& error, const std::vector<st
 
 void export_menu(const Figure& fig, const Layout& l, FigureState& st, const DrawContext& ctx, const char* panel_id) {
   PlotContext& pc = context();
-  ImGui::TextDisabled("Export %s-%s", panel_id, fig.id.c_str());
-  ImGui::TextDisabled("into %s/", pc.export_dir.c_str());
+  ImGui::TextDisabled("Export %s-%s.png/.svg/.csv", panel_id, fig.id.c_str());
+  if (pc.dir_buffer[0] == '\0' && !pc.export_dir.empty()) pc.export_dir.copy(pc.dir_buffer.data(), pc.dir_buffer.size() - 1);
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
+  if (ImGui::InputText("Directory", pc.dir_buffer.data(), pc.dir_buffer.size())) pc.export_dir = pc.dir_buffer.data();
+  ImGui::Checkbox("Print theme (white background)", &pc.export_print);
   ImGui::Separator();
   ExportOptions opt;
-  opt.theme = theme_kind(ctx.theme);
+  opt.theme = pc.export_print ? ThemeKind::Print : theme_kind(ctx.theme);
   opt.width = l.width;
   opt.height = l.height;
   opt.views = st.views;
