@@ -259,7 +259,7 @@ class RopePanel final : public Panel {
     c.add_float("low_freq_factor", &s_.low_freq_factor, 0.5f, 16.0f, "low_freq_factor", "Llama 3: wavelengths above L / low_freq_factor are divided by s.", false, "%.3g");
     c.add_float("high_freq_factor", &s_.high_freq_factor, 0.5f, 64.0f, "high_freq_factor", "Llama 3: wavelengths below L / high_freq_factor are kept unchanged.", false, "%.3g");
     c.add_int("positions", &s_.positions, 8, 4096, "heatmap positions", "Number of positions (rows) in the angle heatmap.", true);
-    c.add_int("max_distance", &s_.max_distance, 8, 65536, "max distance", "Largest distance m - n on the score curves.", true);
+    c.add_int("max_distance", &s_.max_distance, 8, 16384, "max distance", "Largest distance m - n on the score curves.", true);
     c.add_int("seed", &s_.seed, 0, 1000000, "seed", "Seed of the random q and k; the same seed gives the same vectors.");
   }
 
