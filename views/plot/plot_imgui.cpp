@@ -137,11 +137,13 @@ void draw_text(const Painter& pt, const Primitive& p) {
     pt.dl->AddText(font, size, top_left, to_imgui(p.color), p.text.c_str(), p.text.c_str() + p.text.size());
     return;
   }
-  // ImGui drops glyphs outside the clip rect before we rotate them, so lay the text out unclipped.
+  // AddText culls glyphs against the clip rect before we rotate them, so lay the text out with an unbounded
+  // culling rect. RenderText culls with the rect it is given but keeps the draw command's own clip rect, so the
+  // rotated label is still clipped to the window (a full-screen clip rect would leak below scrolled children).
   const int first = pt.dl->VtxBuffer.Size;
-  pt.dl->PushClipRectFullScreen();
-  pt.dl->AddText(font, size, top_left, to_imgui(p.color), p.text.c_str(), p.text.c_str() + p.text.size());
-  pt.dl->PopClipRect();
+  const ImVec4 no_culling(-1e30f, -1e30f, 1e30f, 1e30f);
+  font->RenderText(pt.dl, size, top_left, to_imgui(p.color), no_culling, p.text.c_str(),
+                   p.text.c_str() + p.text.size());
   // Rotate the glyph quads just emitted by 90° counter-clockwise about the anchor (reads bottom to top).
   for (int i = first; i < pt.dl->VtxBuffer.Size; ++i) {
     ImVec2& v = pt.dl->VtxBuffer[i].pos;
