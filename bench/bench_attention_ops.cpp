@@ -222,6 +222,16 @@ BENCHMARK(BM_AttentionTiled)
     ->Args({512, 8, 2, 64, 64})
     ->Unit(benchmark::kMillisecond);
 
+// One layer of bench_forward's Small model (T = 256, 8 heads over 4 KV heads, D = 32) at the tile sizes
+// forward.cpp could pick (kFlashTile); the reference at the same size for comparison.
+BENCHMARK(BM_AttentionReference)->Name("BM_AttentionReference/Small")->Args({256, 8, 4, 32})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AttentionTiled)
+    ->Name("BM_AttentionTiled/Small")
+    ->Args({256, 8, 4, 32, 32})
+    ->Args({256, 8, 4, 32, 64})
+    ->Args({256, 8, 4, 32, 128})
+    ->Unit(benchmark::kMillisecond);
+
 // T = 4096, one head of D = 64: the reference holds two 4096×4096 float maps (128 MiB); the tiled kernel holds
 // one 64×64 tile plus its accumulators whatever T is (its peak also includes the (T, D) output).
 BENCHMARK(BM_AttentionReference)->Name("BM_AttentionReference/T4096")->Args({4096, 1, 1, 64})->Iterations(1)->Unit(benchmark::kMillisecond);

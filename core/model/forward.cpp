@@ -19,7 +19,7 @@ namespace tw {
 namespace {
 
 constexpr double kF = 4.0;  // bytes per float
-constexpr int kFlashTile = 32;  // query and key tile of the untraced attention (fastest of 16..128 at T = 256)
+constexpr int kFlashTile = 64;  // tile of the untraced attention (bench_attention_ops Small: 64 beats 32, 128)
 
 double norm_flops(const ModelConfig& c, double T) { return (c.norm == NormType::RMSNorm ? 4.0 : 7.0) * T * c.dim; }
 double norm_bytes(const ModelConfig& c, double T) {

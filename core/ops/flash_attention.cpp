@@ -3,14 +3,57 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <limits>
 
 #include "core/ops/alibi.h"
 
 namespace tw {
 
+namespace {
+
+// A (rows, cols) window of a row-major matrix whose rows are `stride` floats apart: one head's slice of q, k,
+// v or of a scratch tile, seen in place (no copy) so Eigen can run the tile products as small GEMMs.
+using ConstBlock = Eigen::Map<const Mat, 0, Eigen::OuterStride<>>;
+using Block = Eigen::Map<Mat, 0, Eigen::OuterStride<>>;
+using RowArray = Eigen::Map<Eigen::ArrayXf>;
+
+ConstBlock head_rows(const Mat& x, int row0, int rows, int col0, int cols) {
+  return ConstBlock(x.data() + static_cast<Eigen::Index>(row0) * x.cols() + col0, rows, cols,
+                    Eigen::OuterStride<>(x.cols()));
+}
+
+// How a (query tile × key tile) block relates to the masks.
+enum class TileCover { Blocked, Open, Mixed };  // every cell blocked / every cell allowed / evaluate per cell
+
+// The masks the forward pass uses (one causal or sliding-window term, no mask matrix) are decided per tile
+// from the corner positions, so their tiles below the diagonal band never evaluate a predicate. Any other
+// mask returns Mixed and is evaluated cell by cell with attention_allows.
+const MaskTerm* simple_term(const AttentionOptions& opt) {
+  if (opt.mask_matrix) return nullptr;
+  if (!opt.mask) return nullptr;  // no mask at all is handled by the caller
+  if (opt.mask->op != Mask::Op::Term) return nullptr;
+  const MaskTerm& t = opt.mask->term;
+  const bool simple =
+      t.kind == MaskKind::Causal || t.kind == MaskKind::Bidirectional || t.kind == MaskKind::SlidingWindow;
+  return simple ? &t : nullptr;
+}
+
+// Query positions i in [i_lo, i_hi], keys j in [j_lo, j_hi]. Causal allows 0 ≤ i − j, the sliding window
+// 0 ≤ i − j < W (MaskTerm::allows); both depend only on d = i − j ∈ [i_lo − j_hi, i_hi − j_lo].
+TileCover cover(const MaskTerm& t, int i_lo, int i_hi, int j_lo, int j_hi) {
+  if (t.kind == MaskKind::Bidirectional) return TileCover::Open;
+  const int d_min = i_lo - j_hi, d_max = i_hi - j_lo;
+  const int limit = t.kind == MaskKind::SlidingWindow ? t.size : std::numeric_limits<int>::max();
+  if (d_max < 0 || d_min >= limit) return TileCover::Blocked;
+  if (d_min >= 0 && d_max < limit) return TileCover::Open;
+  return TileCover::Mixed;
+}
+
+}  // namespace
+
 int flash_attention_forward(Mat& out, std::vector<char>& empty_rows, const Mat& q, const Mat& k, const Mat& v,
-                            const AttentionOptions& opt, int n_heads, int n_kv_heads, int head_dim, int tile_q,
-                            int tile_k, FlashStats* stats) {
+                            const AttentionOptions& opt, int n_heads, int n_kv_heads, int head_dim,
+                            int tile_q, int tile_k, FlashStats* stats) {
   // q: (T_q, H*D)  k, v: (T_k, KV*D)  out: (T_q, H*D)  empty_rows: (H*T_q)
   // scratch: S (tile_q, tile_k), acc (tile_q, D), m and ℓ (tile_q)
   assert(check_attention_args(q, k, v, opt, n_heads, n_kv_heads, head_dim).empty());
@@ -21,6 +64,13 @@ int flash_attention_forward(Mat& out, std::vector<char>& empty_rows, const Mat& 
   const int n_rep = n_heads / n_kv_heads;
   const float scale = attention_scale(opt.scale_mode, D, opt.custom_scale);
   const float cap = opt.softcap;
+  const bool has_bias = opt.bias.kind != AttentionBias::Kind::None;
+  const bool any_mask = opt.mask || opt.mask_matrix;
+  const MaskTerm* term = simple_term(opt);
+  // Rows of a tile are handled as one allowed column range [lo, hi) with vectorised exp when the mask is
+  // simple (or absent) and the bias is finite. Otherwise (any mask, a dense bias that may hold −∞) every cell
+  // is checked on its own, as in the reference.
+  const bool ranged = (!any_mask || term) && opt.bias.kind != AttentionBias::Kind::Dense;
 
   Mat qn, kn;  // QK-norm copies: O(T·D), like the inputs themselves
   if (opt.qk_norm) {
@@ -30,7 +80,8 @@ int flash_attention_forward(Mat& out, std::vector<char>& empty_rows, const Mat& 
   const Mat& Q = opt.qk_norm ? qn : q;
   const Mat& K = opt.qk_norm ? kn : k;
 
-  // All scratch is allocated here, once; the loops below never allocate.
+  // All scratch is allocated here, once; the loops below never allocate (Eigen's tile products pack their
+  // operands on the stack at these sizes).
   std::vector<float> S(static_cast<size_t>(tile_q) * tile_k);
   std::vector<float> acc(static_cast<size_t>(tile_q) * D);
   std::vector<float> m(tile_q), l(tile_q);
@@ -45,67 +96,95 @@ int flash_attention_forward(Mat& out, std::vector<char>& empty_rows, const Mat& 
     const int g = h / n_rep;
     for (int r0 = 0; r0 < T_q; r0 += tile_q) {
       const int nq = std::min(tile_q, T_q - r0);
+      const int i0 = opt.q_offset + r0;  // absolute position of the tile's first query
       std::fill(m.begin(), m.begin() + nq, kNegInf);
       std::fill(l.begin(), l.begin() + nq, 0.0f);
-      std::fill(acc.begin(), acc.begin() + static_cast<size_t>(nq) * D, 0.0f);
+      Block A(acc.data(), nq, D, Eigen::OuterStride<>(D));  // (nq, D) output accumulator
+      A.setZero();
+      const ConstBlock Qt = head_rows(Q, r0, nq, h * D, D);  // (nq, D)
 
       for (int j0 = 0; j0 < T_k; j0 += tile_k) {  // stream key tiles through the block
         const int nk = std::min(tile_k, T_k - j0);
-        // 1. Mask for the tile; skip the tile when it is entirely blocked.
-        bool any = false;
-        for (int a = 0; a < nq; ++a)
-          for (int b = 0; b < nk; ++b) {
-            const bool ok = attention_allows(opt, r0 + a, j0 + b);
-            S[static_cast<size_t>(a) * tile_k + b] = ok ? 0.0f : kNegInf;
-            any = any || ok;
-          }
-        if (!any) {
+        // 1. Does the mask leave anything in this tile? Skip it when every cell is blocked.
+        TileCover tc = !any_mask ? TileCover::Open
+                       : term    ? cover(*term, i0, i0 + nq - 1, j0, j0 + nk - 1)
+                                 : TileCover::Mixed;
+        if (tc == TileCover::Mixed && !term) {
+          bool any = false;
+          for (int a = 0; a < nq && !any; ++a)
+            for (int b = 0; b < nk && !any; ++b) any = attention_allows(opt, r0 + a, j0 + b);
+          if (!any) tc = TileCover::Blocked;
+        }
+        if (tc == TileCover::Blocked) {
           ++st.tiles_skipped;
           continue;
         }
         ++st.tiles_computed;
-        // 2. Scores of the allowed cells: scale, soft-cap, bias.
+
+        // 2. S = scale · Q_tile K_tileᵀ as one small GEMM, for every cell (masked ones are overwritten
+        // below).
+        Block St(S.data(), nq, nk, Eigen::OuterStride<>(tile_k));
+        St.noalias() = scale * (Qt * head_rows(K, j0, nk, g * D, D).transpose());
+
+        // 3. Per row: soft-cap, bias and mask; then the online softmax update. P overwrites S in place, and
+        //    a row that sees nothing in this tile gets a zero P row (its m, ℓ and accumulator are untouched).
         for (int a = 0; a < nq; ++a) {
-          const int r = r0 + a, i = opt.q_offset + r;
-          const float* qr = Q.data() + static_cast<Eigen::Index>(r) * Q.cols() + static_cast<Eigen::Index>(h) * D;
-          float* s = S.data() + static_cast<size_t>(a) * tile_k;
-          for (int b = 0; b < nk; ++b) {
-            if (s[b] == kNegInf) continue;
-            const int j = j0 + b;
-            const float* kr = K.data() + static_cast<Eigen::Index>(j) * K.cols() + static_cast<Eigen::Index>(g) * D;
-            float dot = 0.0f;
-            for (int d = 0; d < D; ++d) dot += qr[d] * kr[d];
-            float x = dot * scale;
-            if (cap > 0.0f) x = cap * std::tanh(x / cap);
-            s[b] = x + opt.bias.at(h, r, i, j, T_q);
-          }
-        }
-        // 3. Online softmax update, row by row.
-        for (int a = 0; a < nq; ++a) {
+          const int r = r0 + a, i = i0 + a;
           float* s = S.data() + static_cast<size_t>(a) * tile_k;
           float tile_max = kNegInf;
-          for (int b = 0; b < nk; ++b) tile_max = std::max(tile_max, s[b]);
-          if (tile_max == kNegInf) continue;  // this row sees nothing in this tile
+          int lo = 0, hi = nk;  // allowed columns of this row (ranged path)
+          if (ranged) {
+            if (tc == TileCover::Mixed) {  // causal: j ≤ i; sliding window: i − W < j ≤ i
+              hi = std::clamp(i + 1 - j0, 0, nk);
+              if (term->kind == MaskKind::SlidingWindow) lo = std::clamp(i - term->size + 1 - j0, 0, nk);
+            }
+            for (int b = lo; b < hi; ++b) {
+              float x = s[b];
+              if (cap > 0.0f) x = cap * std::tanh(x / cap);
+              if (has_bias) x += opt.bias.at(h, r, i, j0 + b, T_q);
+              s[b] = x;
+            }
+            if (lo < hi) tile_max = RowArray(s + lo, hi - lo).maxCoeff();
+          } else {
+            for (int b = 0; b < nk; ++b) {
+              const int j = j0 + b;
+              if (!attention_allows(opt, r, j)) {
+                s[b] = kNegInf;
+                continue;
+              }
+              float x = s[b];
+              if (cap > 0.0f) x = cap * std::tanh(x / cap);
+              s[b] = x + opt.bias.at(h, r, i, j, T_q);
+              tile_max = std::max(tile_max, s[b]);
+            }
+          }
+          if (tile_max == kNegInf) {  // this row sees nothing in this tile
+            RowArray(s, nk).setZero();
+            continue;
+          }
           const float m_new = std::max(m[a], tile_max);
           const float alpha = std::exp(m[a] - m_new);  // exp(−∞) = 0 on the first contributing tile
           float sum = 0.0f;
-          for (int b = 0; b < nk; ++b) {
-            s[b] = std::exp(s[b] - m_new);
-            sum += s[b];
+          if (ranged) {
+            RowArray p(s + lo, hi - lo);
+            p = (p - m_new).exp();  // Eigen's vectorised exp; every cell here is finite
+            sum = p.sum();
+            std::fill(s, s + lo, 0.0f);
+            std::fill(s + hi, s + nk, 0.0f);
+          } else {
+            for (int b = 0; b < nk; ++b) {
+              s[b] = s[b] == kNegInf ? 0.0f : std::exp(s[b] - m_new);  // blocked cells are exactly 0
+              sum += s[b];
+            }
           }
           l[a] = l[a] * alpha + sum;
-          float* o = acc.data() + static_cast<size_t>(a) * D;
-          for (int d = 0; d < D; ++d) o[d] *= alpha;
-          for (int b = 0; b < nk; ++b) {
-            if (s[b] == 0.0f) continue;
-            const float* vr =
-                v.data() + static_cast<Eigen::Index>(j0 + b) * v.cols() + static_cast<Eigen::Index>(g) * D;
-            for (int d = 0; d < D; ++d) o[d] += s[b] * vr[d];
-          }
+          if (alpha != 1.0f) A.row(a) *= alpha;
           m[a] = m_new;
         }
+        // 4. acc += P_tile V_tile, the second small GEMM.
+        A.noalias() += St * head_rows(v, j0, nk, g * D, D);
       }
-      // 4. Normalise once at the end; rows that never saw a key are flagged and stay zero.
+      // 5. Normalise once at the end; rows that never saw a key are flagged and stay zero.
       for (int a = 0; a < nq; ++a) {
         const int r = r0 + a;
         if (l[a] == 0.0f) {

@@ -12,6 +12,10 @@
 // flagged, exactly like the reference. Masks and biases are evaluated per tile from their predicates, so
 // scratch memory is O(tile_q·tile_k + tile_q·D), independent of T. Tiles whose every cell is masked are
 // skipped (that is how causal FlashAttention saves half the work).
+// On the CPU, Q_tile K_tileᵀ and P_tile V_tile are small Eigen GEMMs on the head's rows in place (no copies);
+// a single causal or sliding-window mask (what forward() passes) is decided per tile and per row as a column
+// range, so only the diagonal band evaluates the mask and exp runs vectorised. Other masks, and dense biases
+// (which may hold −∞), are checked cell by cell like the reference.
 //
 // Same arguments and semantics as attention_forward (core/ops/attention.h), minus the (H, T, T) outputs.
 
