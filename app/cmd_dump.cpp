@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "app/commands.h"
+#include "core/io/atomic_file.h"
 #include "core/io/npy.h"
 #include "core/model/config.h"
 #include "core/model/forward.h"
@@ -126,9 +127,10 @@ int run_dump(const DumpOptions& o) {
                      {"file", npy_name(s)}});
   }
   manifest["steps"] = steps;
-  std::ofstream f(dir / "manifest.json");
-  f << manifest.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // --text may be invalid UTF-8
-  if (!f) return fail(1, "cannot write '" + (dir / "manifest.json").string() + "'");
+  // --text may be invalid UTF-8, hence the replacing dump.
+  if (!write_file_atomic((dir / "manifest.json").string(),
+                         manifest.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", &error))
+    return fail(1, error);
   std::printf("wrote %zu steps, model.safetensors, config.json and manifest.json to %s\n", trace.steps().size(),
               o.out.c_str());
   return 0;

@@ -1,6 +1,6 @@
 #include "app/perf_report.h"
 
-#include "views/plot/export.h"
+#include "core/io/atomic_file.h"
 
 #include <algorithm>
 #include <cmath>
@@ -112,8 +112,7 @@ nlohmann::json PerfRecorder::to_json() const {
 }
 
 bool PerfRecorder::write(const std::string& path, std::string* error) const {
-  *error = plot::write_file_atomic(path, to_json().dump(2) + "\n");
-  return error->empty();
+  return write_file_atomic(path, to_json().dump(2) + "\n", error);
 }
 
 }  // namespace tw

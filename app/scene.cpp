@@ -6,6 +6,8 @@
 //   session    : last-session path, restore, save
 #include "app/scene.h"
 
+#include "core/io/atomic_file.h"
+
 #include <unistd.h>
 
 #include <cerrno>
@@ -141,44 +143,8 @@ std::string scene_to_text(const AppState& state) {
   return scene_to_json(state).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
-bool write_file_atomically(const std::string& path, std::string_view data, std::string* error) {
-  if (path.empty()) {
-    *error = "no file name given";
-    return false;
-  }
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) {
-    *error = "cannot write " + path + ": it is a directory";
-    return false;
-  }
-  // Same directory as the target so the rename never crosses file systems.
-  const std::string tmp = path + ".tmp-" + std::to_string(static_cast<long>(::getpid()));
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      *error = "cannot write " + path + ": " + std::strerror(errno);
-      return false;
-    }
-    out.write(data.data(), static_cast<std::streamsize>(data.size()));
-    out.flush();
-    if (!out) {
-      *error = "cannot write " + path + ": " + std::strerror(errno);
-      out.close();
-      fs::remove(tmp, ec);
-      return false;
-    }
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    *error = "cannot write " + path + ": " + ec.message();
-    fs::remove(tmp, ec);
-    return false;
-  }
-  return true;
-}
-
 bool save_scene_file(const AppState& state, const std::string& path, std::string* error) {
-  return write_file_atomically(path, scene_to_text(state), error);
+  return write_file_atomic(path, scene_to_text(state), error);
 }
 
 // [SECTION] load

@@ -75,8 +75,5 @@ bool save_last_session(const AppState& state, std::string* error);
 void restore_session_at_startup(AppState& state, bool fresh);
 void save_session_at_exit(const AppState& state);
 
-// Writes `data` to `path` through a temporary file in the same directory and a rename, so readers see the
-// old file or the new one, never half of one.
-bool write_file_atomically(const std::string& path, std::string_view data, std::string* error);
 
 }  // namespace tw

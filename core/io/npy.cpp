@@ -1,5 +1,7 @@
 #include "core/io/npy.h"
 
+#include "core/io/atomic_file.h"
+
 #include <fstream>
 
 namespace tw {
@@ -36,13 +38,7 @@ bool write_npy(const std::string& path, const Mat& m, const std::vector<int64_t>
     return false;
   }
   const std::vector<uint8_t> bytes = npy_bytes(m.data(), shape);
-  std::ofstream f(path, std::ios::binary);
-  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  if (!f) {
-    *error = "cannot write '" + path + "'";
-    return false;
-  }
-  return true;
+  return write_file_atomic(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), error);
 }
 
 bool write_npy(const std::string& path, const Mat& m, std::string* error) {

@@ -1,5 +1,7 @@
 #include "core/io/safetensors.h"
 
+#include "core/io/atomic_file.h"
+
 #include <algorithm>
 #include <cstring>
 #include <fstream>
@@ -195,11 +197,7 @@ bool serialize_safetensors(const SafeTensors& in, std::vector<uint8_t>* bytes, s
 bool write_safetensors(const std::string& path, const SafeTensors& in, std::string* error) {
   std::vector<uint8_t> bytes;
   if (!serialize_safetensors(in, &bytes, error)) return false;
-  std::ofstream f(path, std::ios::binary);
-  if (!f) return fail(error, "cannot create '" + path + "'");
-  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  if (!f) return fail(error, "cannot write '" + path + "'");
-  return true;
+  return write_file_atomic(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), error);
 }
 
 }  // namespace tw

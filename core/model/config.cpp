@@ -1,5 +1,7 @@
 #include "core/model/config.h"
 
+#include "core/io/atomic_file.h"
+
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -326,13 +328,7 @@ bool load_config(const std::string& path, ModelConfig* out, std::string* error) 
 }
 
 bool save_config(const std::string& path, const ModelConfig& config, std::string* error) {
-  std::ofstream f(path, std::ios::binary);
-  f << config_to_json(config);
-  if (!f) {
-    *error = "cannot write '" + path + "'";
-    return false;
-  }
-  return true;
+  return write_file_atomic(path, config_to_json(config), error);
 }
 
 }  // namespace tw

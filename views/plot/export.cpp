@@ -9,31 +9,13 @@
 #include <cstring>
 #include <filesystem>
 
+#include "core/io/atomic_file.h"
+
 namespace tw::plot {
 
 std::string write_file_atomic(const std::string& path, const std::string& bytes) {
-  namespace fs = std::filesystem;
-  if (path.empty()) return "cannot write a file with an empty name";
-  static std::atomic<unsigned> counter{0};  // unique temporary names for concurrent exports
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) return "cannot write " + path + ": " + std::strerror(errno);
-  const size_t n = bytes.empty() ? 0 : std::fwrite(bytes.data(), 1, bytes.size(), f);
-  const bool write_ok = n == bytes.size();
-  const int write_errno = errno;
-  const bool close_ok = std::fclose(f) == 0;
-  std::error_code ec;
-  if (!write_ok || !close_ok) {
-    fs::remove(tmp, ec);
-    return "cannot write " + path + ": " + std::strerror(write_ok ? errno : write_errno);
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(tmp, ignored);
-    return "cannot write " + path + ": " + ec.message();
-  }
-  return "";
+  std::string error;
+  return tw::write_file_atomic(path, bytes, &error) ? std::string() : error;
 }
 
 std::string export_csv(const Figure& fig, const std::string& path) { return write_file_atomic(path, to_csv(figure_table(fig))); }
