@@ -1,7 +1,9 @@
 // Eigen's QR triggers the same false -Wmaybe-uninitialized as its SVD, attributed to Eigen's own lines (see
 // core/ops/lora.cpp), so it is silenced for the headers only.
 #pragma GCC diagnostic push
+#if defined(__GNUC__) && !defined(__clang__)  // clang has no such warning (and warns about the name)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include "core/experiments/lora_experiment.h"
 
 #include <Eigen/QR>

@@ -1,7 +1,9 @@
 // GCC 12 reports a false -Wmaybe-uninitialized inside Eigen's triangular products used by BDCSVD; the
 // warning is attributed to Eigen's own lines, so silence it only for the headers included here.
 #pragma GCC diagnostic push
+#if defined(__GNUC__) && !defined(__clang__)  // clang has no such warning (and warns about the name)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include "core/ops/lora.h"
 
 #include <Eigen/SVD>
