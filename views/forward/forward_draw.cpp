@@ -23,9 +23,14 @@ namespace {
 ImU32 col(const ImVec4& v) { return ImGui::ColorConvertFloat4ToU32(v); }
 
 std::string group_digits(int64_t v) {
-  std::string s = std::to_string(v < 0 ? -v : v);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
-  return v < 0 ? "-" + s : s;
+  // Built by appending (not std::string::insert, which trips a false -Wrestrict in GCC 12).
+  const std::string digits = std::to_string(v < 0 ? -v : v);
+  std::string s = v < 0 ? "-" : "";
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) s += ',';
+    s += digits[i];
+  }
+  return s;
 }
 
 std::string stage_label(BlockStage st, const ModelConfig& c) {
@@ -209,9 +214,11 @@ void draw_step_header(const ForwardResult& r, int step_index) {
     } else {
       for (const TensorSpec& spec : specs)
         if (spec.name == in) {
-          shape = "(";
-          for (size_t d = 0; d < spec.shape.size(); ++d) shape += (d ? ", " : "") + std::to_string(spec.shape[d]);
-          shape += spec.shape.size() == 2 ? ") (out_features, in_features) parameter" : ") parameter";
+          // Built in a fresh string: assigning a literal to `shape` trips a false -Wrestrict in GCC 12.
+          std::string dims("(");
+          for (size_t d = 0; d < spec.shape.size(); ++d) dims += (d ? ", " : "") + std::to_string(spec.shape[d]);
+          dims += spec.shape.size() == 2 ? ") (out_features, in_features) parameter" : ") parameter";
+          shape = std::move(dims);
         }
       if (shape.empty() && r.run.incremental) shape = "(earlier tokens: read from the KV cache)";
     }
