@@ -6,6 +6,8 @@
 //   shortcuts : global keys
 #include <imgui.h>
 
+#include <algorithm>
+
 #include <map>
 
 #include "app/app_state.h"
@@ -174,9 +176,13 @@ void draw_windows(AppState& state) {
     if (!slot.open) continue;
     slot.panel->update();
     // Cascade first-time positions so a fresh "all panels" layout is not one stack.
-    ImGui::SetNextWindowPos(ImVec2((560 + 30 * (index % 8)) * s, (40 + 30 * (index % 8)) * s),
-                            ImGuiCond_FirstUseEver);
-    ImGui::SetNextWindowSize(ImVec2(900 * s, 700 * s), ImGuiCond_FirstUseEver);
+    // First-time placement: right of the overview, cascaded, and filling the rest of the screen so figures
+    // are not squeezed (at least 900 × 700 when the screen is small).
+    const ImVec2 pos((560 + 30 * (index % 8)) * s, (40 + 30 * (index % 8)) * s);
+    const ImVec2 work = ImGui::GetMainViewport()->WorkSize;
+    ImGui::SetNextWindowPos(pos, ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowSize(ImVec2(std::max(900 * s, work.x - pos.x - 10 * s), std::max(700 * s, work.y - pos.y - 10 * s)),
+                             ImGuiCond_FirstUseEver);
     if (ImGui::Begin(slot.info.name.c_str(), &slot.open)) slot.panel->draw(ctx);
     ImGui::End();
   }
