@@ -66,8 +66,7 @@ int run_dump(const DumpOptions& o) {
   // [SECTION] arguments
   if (o.config.empty()) return fail(2, "--config FILE is required (a Hugging Face style config.json)");
   if (o.out.empty()) return fail(2, "--out DIR is required (the directory to write into)");
-  if (o.text_given == !o.tokens.empty())
-    return fail(2, "give exactly one of --text \"...\" or --tokens 1,2,3");
+  if (o.text_given == !o.tokens.empty()) return fail(2, "give exactly one of --text \"...\" or --tokens 1,2,3");
   char* end = nullptr;
   errno = 0;
   const unsigned long long seed = std::strtoull(o.seed.c_str(), &end, 10);
@@ -79,8 +78,9 @@ int run_dump(const DumpOptions& o) {
   if (!load_config(o.config, &config, &error)) return fail(2, error);
   std::vector<int> tokens;
   if (o.text_given) {
-    if (config.vocab < 256) return fail(2, "--text needs a vocabulary of at least 256 byte tokens (vocab_size is " +
-                                               std::to_string(config.vocab) + "); use --tokens");
+    if (config.vocab < 256)
+      return fail(2, "--text needs a vocabulary of at least 256 byte tokens (vocab_size is " +
+                         std::to_string(config.vocab) + "); use --tokens");
     tokens = ByteTokenizer::encode(o.text);
   } else if (const std::string problem = parse_token_list(o.tokens, &tokens); !problem.empty()) {
     return fail(2, problem);
@@ -88,8 +88,10 @@ int run_dump(const DumpOptions& o) {
   if (const std::string problem = check_tokens(config, tokens); !problem.empty()) return fail(2, problem);
 
   ModelWeights weights;
-  if (o.weights.empty()) weights = init_weights(config, seed);
-  else if (!load_weights(o.weights, config, &weights, &error)) return fail(2, error);
+  if (o.weights.empty())
+    weights = init_weights(config, seed);
+  else if (!load_weights(o.weights, config, &weights, &error))
+    return fail(2, error);
 
   // [SECTION] forward
   Trace trace;
@@ -145,8 +147,9 @@ TW_REGISTER_COMMAND(Command{
       auto o = std::make_shared<DumpOptions>();
       sub.add_option("--config", o->config, "Model config.json (Hugging Face LlamaConfig keys plus tw_* keys)");
       sub.add_option("--weights", o->weights, "Load weights from this safetensors file (default: seeded init)");
-      sub.add_option("--text", o->text, "Input text, one byte token per UTF-8 byte")
-          ->each([o](const std::string&) { o->text_given = true; });
+      sub.add_option("--text", o->text, "Input text, one byte token per UTF-8 byte")->each([o](const std::string&) {
+        o->text_given = true;
+      });
       sub.add_option("--tokens", o->tokens, "Input token ids, comma-separated (e.g. 1,2,3)");
       sub.add_option("--out", o->out, "Directory to write into (created if missing)");
       sub.add_option("--seed", o->seed, "Seed of the weight init when --weights is not given (default 0)");

@@ -55,13 +55,13 @@ struct SceneKeysOptions {
 
 }  // namespace
 
-TW_REGISTER_COMMAND(Command{
-    .name = "scene-keys",
-    .description = "List every scene key: key, type, range, default (one per line)",
-    .setup = [](CLI::App& sub) -> CommandAction {
-      auto options = std::make_shared<SceneKeysOptions>();
-      sub.add_flag("--tsv", options->tsv, "Tab-separated: key, type, range, default, help (for scripts)");
-      return [options] { return print_scene_keys(options->tsv); };
-    }});
+TW_REGISTER_COMMAND(Command{.name = "scene-keys",
+                            .description = "List every scene key: key, type, range, default (one per line)",
+                            .setup = [](CLI::App& sub) -> CommandAction {
+                              auto options = std::make_shared<SceneKeysOptions>();
+                              sub.add_flag("--tsv", options->tsv,
+                                           "Tab-separated: key, type, range, default, help (for scripts)");
+                              return [options] { return print_scene_keys(options->tsv); };
+                            }});
 
 }  // namespace tw

@@ -7,12 +7,12 @@
 namespace tw {
 
 std::string FigureExportResult::summary() const {
-  if (panels == 0) return "Nothing exported: no panel is open (open one from the View menu or the scene's \"open\" list)";
+  if (panels == 0)
+    return "Nothing exported: no panel is open (open one from the View menu or the scene's \"open\" list)";
   if (figures == 0) return "Nothing exported: the open panels have no figures yet";
-  std::string s = "Exported " + std::to_string(written.size()) + " file" + (written.size() == 1 ? "" : "s") +
-                  " from " + std::to_string(figures) + " figure" + (figures == 1 ? "" : "s");
-  if (!errors.empty())
-    s += "; " + std::to_string(errors.size()) + " failed: " + errors.front();
+  std::string s = "Exported " + std::to_string(written.size()) + " file" + (written.size() == 1 ? "" : "s") + " from " +
+                  std::to_string(figures) + " figure" + (figures == 1 ? "" : "s");
+  if (!errors.empty()) s += "; " + std::to_string(errors.size()) + " failed: " + errors.front();
   return s;
 }
 
@@ -67,10 +67,14 @@ std::optional<std::string> parse_export_formats(std::string_view text, plot::Exp
   while (start <= text.size()) {
     const size_t comma = std::min(text.find(',', start), text.size());
     const std::string_view name = text.substr(start, comma - start);
-    if (name == "png") formats |= plot::ExportFormat_Png;
-    else if (name == "svg") formats |= plot::ExportFormat_Svg;
-    else if (name == "csv") formats |= plot::ExportFormat_Csv;
-    else return "unknown format '" + std::string(name) + "' (use png, svg, csv, comma-separated)";
+    if (name == "png")
+      formats |= plot::ExportFormat_Png;
+    else if (name == "svg")
+      formats |= plot::ExportFormat_Svg;
+    else if (name == "csv")
+      formats |= plot::ExportFormat_Csv;
+    else
+      return "unknown format '" + std::string(name) + "' (use png, svg, csv, comma-separated)";
     start = comma + 1;
   }
   *out = formats;

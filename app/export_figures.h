@@ -16,9 +16,9 @@
 namespace tw {
 
 struct FigureExportRequest {
-  std::string out_dir;                                  // created if missing
+  std::string out_dir;                                   // created if missing
   plot::ExportFormats formats = plot::ExportFormat_All;  // any of png, svg, csv
-  float png_scale = 2.0f;                               // PNG pixels per logical pixel, kMinPngScale..kMaxPngScale
+  float png_scale = 2.0f;                                // PNG pixels per logical pixel, kMinPngScale..kMaxPngScale
   Theme theme = Theme::Print;
 };
 
@@ -31,7 +31,7 @@ struct FigureExportResult {
   int panels = 0;                    // open panels visited
   int figures = 0;                   // figures found on them
   bool ok() const { return errors.empty() && !written.empty(); }
-  std::string summary() const;       // one line for the status bar
+  std::string summary() const;  // one line for the status bar
 };
 
 FigureExportResult export_open_panel_figures(AppState& state, const FigureExportRequest& request);

@@ -17,9 +17,9 @@ struct FileDialogs {
   std::string presets_dir;                  // where they were found (shown, so a missing folder is visible)
   std::string export_dir = "figures";
   bool export_png = true, export_svg = true, export_csv = true;
-  int png_scale = 2;                        // 1..4
-  bool export_print_theme = true;           // lecture notes are printed; the screen theme is one click away
-  std::string message;                      // the last error or result, shown inside the open popup
+  int png_scale = 2;               // 1..4
+  bool export_print_theme = true;  // lecture notes are printed; the screen theme is one click away
+  std::string message;             // the last error or result, shown inside the open popup
   bool message_is_error = false;
 };
 

@@ -24,8 +24,10 @@ constexpr const char* kExportPopup = "Export figures";
 void show_message(const FileDialogs& d) {
   if (d.message.empty()) return;
   ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36.0f);
-  if (d.message_is_error) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", d.message.c_str());
-  else ImGui::TextUnformatted(d.message.c_str());
+  if (d.message_is_error)
+    ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", d.message.c_str());
+  else
+    ImGui::TextUnformatted(d.message.c_str());
   ImGui::PopTextWrapPos();
 }
 
@@ -49,8 +51,8 @@ bool load_into_state(AppState& state, const std::string& path) {
   }
   state.status = "Loaded " + path;
   if (!r.warnings.empty())
-    state.status += " (" + std::to_string(r.warnings.size()) + " warning" + (r.warnings.size() == 1 ? "" : "s") +
-                    ": " + r.warnings.front() + ")";
+    state.status += " (" + std::to_string(r.warnings.size()) + " warning" + (r.warnings.size() == 1 ? "" : "s") + ": " +
+                    r.warnings.front() + ")";
   return true;
 }
 
@@ -175,8 +177,10 @@ static void draw_export_popup(AppState& state) {
     std::error_code ec;
     const std::string where = std::filesystem::absolute(d.export_dir, ec).lexically_normal().string();
     state.status = summary + (result.written.empty() ? "" : " into " + (ec ? d.export_dir : where));
-    if (result.ok()) ImGui::CloseCurrentPopup();
-    else set_message(d, summary, true);
+    if (result.ok())
+      ImGui::CloseCurrentPopup();
+    else
+      set_message(d, summary, true);
   }
   ImGui::SameLine();
   if (cancel_pressed()) ImGui::CloseCurrentPopup();

@@ -104,8 +104,13 @@ nlohmann::json PerfRecorder::to_json() const {
   const FrameStats s = summarize_frames(ui_ms_);
   return {
       {"time_to_first_frame_ms", first_frame_ms_},
-      {"ui_frame_cpu_ms", {{"frames", s.frames}, {"p50", s.p50_ms}, {"p95", s.p95_ms}, {"p99", s.p99_ms},
-                           {"max", s.max_ms}, {"mean", s.mean_ms}}},
+      {"ui_frame_cpu_ms",
+       {{"frames", s.frames},
+        {"p50", s.p50_ms},
+        {"p95", s.p95_ms},
+        {"p99", s.p99_ms},
+        {"max", s.max_ms},
+        {"mean", s.mean_ms}}},
       {"panel_recompute", panels_},
       {"goals", {{"ui_frame_p99_ms", 4.0}, {"panel_recompute_ms", 16.0}, {"time_to_first_frame_ms", 300.0}}},
   };

@@ -13,8 +13,8 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <filesystem>
@@ -51,12 +51,16 @@ bool nesting_within(std::string_view text, int max_depth) {
   bool in_string = false, escaped = false;
   for (char ch : text) {
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (ch == '\\') escaped = true;
-      else if (ch == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (ch == '\\')
+        escaped = true;
+      else if (ch == '"')
+        in_string = false;
       continue;
     }
-    if (ch == '"') in_string = true;
+    if (ch == '"')
+      in_string = true;
     else if (ch == '[' || ch == '{') {
       if (++depth > max_depth) return false;
     } else if (ch == ']' || ch == '}') {
@@ -153,8 +157,8 @@ namespace {
 // Everything a valid scene sets, checked and ready; applying it cannot fail.
 struct ScenePlan {
   Theme theme = Theme::Dark;
-  std::vector<bool> open;                                   // per state.panels slot
-  std::vector<std::vector<nlohmann::json>> values;          // per slot, per control, declaration order
+  std::vector<bool> open;                           // per state.panels slot
+  std::vector<std::vector<nlohmann::json>> values;  // per slot, per control, declaration order
 };
 
 void plan_scene(const AppState& state, const nlohmann::json& scene, const std::vector<SceneOverride>& overrides,
@@ -183,9 +187,12 @@ void plan_scene(const AppState& state, const nlohmann::json& scene, const std::v
     if (field == "description") {
       if (!value.is_string()) errors.push_back("description: expected a string, got " + dump_value(value));
     } else if (field == "theme") {
-      if (value == "dark") plan->theme = Theme::Dark;
-      else if (value == "print") plan->theme = Theme::Print;
-      else errors.push_back("theme: expected \"dark\" or \"print\", got " + dump_value(value));
+      if (value == "dark")
+        plan->theme = Theme::Dark;
+      else if (value == "print")
+        plan->theme = Theme::Print;
+      else
+        errors.push_back("theme: expected \"dark\" or \"print\", got " + dump_value(value));
     } else if (field == "open") {
       if (!value.is_array()) {
         errors.push_back("open: expected an array of panel ids, got " + dump_value(value));
@@ -213,14 +220,18 @@ void plan_scene(const AppState& state, const nlohmann::json& scene, const std::v
       errors.push_back("values: expected an object of \"panel.control\": value, got " + dump_value(*values));
     } else {
       for (const auto& [key, value] : values->items()) {
-        if (find_control(state, key)) named[key] = value;
-        else warnings.push_back("unknown key '" + clip(key, 60) + "' ignored");
+        if (find_control(state, key))
+          named[key] = value;
+        else
+          warnings.push_back("unknown key '" + clip(key, 60) + "' ignored");
       }
     }
   }
   for (const auto& [key, value] : overrides) {
-    if (find_control(state, key)) named[key] = value;
-    else errors.push_back(clip(key, 60) + ": no such key (transformer-workbench scene-keys lists them)");
+    if (find_control(state, key))
+      named[key] = value;
+    else
+      errors.push_back(clip(key, 60) + ": no such key (transformer-workbench scene-keys lists them)");
   }
 
   // Every control gets a value: the named one if valid, else its default (a scene is the whole state).

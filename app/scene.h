@@ -33,7 +33,7 @@ namespace tw {
 
 constexpr int kSceneVersion = 1;
 constexpr size_t kSceneMaxBytes = size_t{8} << 20;  // larger files are refused before parsing
-constexpr int kSceneMaxDepth = 32;                    // deeper nesting is refused (scenes need 3 levels)
+constexpr int kSceneMaxDepth = 32;                  // deeper nesting is refused (scenes need 3 levels)
 
 struct SceneLoad {
   bool ok = false;
@@ -74,6 +74,5 @@ bool save_last_session(const AppState& state, std::string* error);
 // line each and never stop the app.
 void restore_session_at_startup(AppState& state, bool fresh);
 void save_session_at_exit(const AppState& state);
-
 
 }  // namespace tw

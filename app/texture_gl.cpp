@@ -47,7 +47,9 @@ ImTextureID create_texture(int width, int height, const uint8_t* rgba) {
   return reinterpret_cast<ImTextureID>(static_cast<intptr_t>(tex));
 }
 
-void update_texture(ImTextureID id, int width, int height, const uint8_t* rgba) { upload(to_gl(id), width, height, rgba, false); }
+void update_texture(ImTextureID id, int width, int height, const uint8_t* rgba) {
+  upload(to_gl(id), width, height, rgba, false);
+}
 
 void destroy_texture(ImTextureID id) {
   const GLuint tex = to_gl(id);

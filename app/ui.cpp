@@ -181,8 +181,9 @@ void draw_windows(AppState& state) {
     const ImVec2 pos((560 + 30 * (index % 8)) * s, (40 + 30 * (index % 8)) * s);
     const ImVec2 work = ImGui::GetMainViewport()->WorkSize;
     ImGui::SetNextWindowPos(pos, ImGuiCond_FirstUseEver);
-    ImGui::SetNextWindowSize(ImVec2(std::max(900 * s, work.x - pos.x - 10 * s), std::max(700 * s, work.y - pos.y - 10 * s)),
-                             ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowSize(
+        ImVec2(std::max(900 * s, work.x - pos.x - 10 * s), std::max(700 * s, work.y - pos.y - 10 * s)),
+        ImGuiCond_FirstUseEver);
     if (ImGui::Begin(slot.info.name.c_str(), &slot.open)) slot.panel->draw(ctx);
     ImGui::End();
   }

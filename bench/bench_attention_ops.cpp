@@ -29,11 +29,10 @@ std::atomic<long long> g_in_use{0};
 std::atomic<long long> g_peak{0};
 void note_alloc(void* p) {
   if (!p) return;
-  const long long now = g_in_use.fetch_add(static_cast<long long>(malloc_usable_size(p))) +
-                        static_cast<long long>(malloc_usable_size(p));
+  const long long now =
+      g_in_use.fetch_add(static_cast<long long>(malloc_usable_size(p))) + static_cast<long long>(malloc_usable_size(p));
   long long peak = g_peak.load();
-  while (now > peak && !g_peak.compare_exchange_weak(peak, now)) {
-  }
+  while (now > peak && !g_peak.compare_exchange_weak(peak, now)) {}
 }
 void note_free(void* p) {
   if (p) g_in_use.fetch_sub(static_cast<long long>(malloc_usable_size(p)));
@@ -143,8 +142,8 @@ BENCHMARK(BM_Softmax)->Args({64, 64})->Args({32, 32000});
 // [SECTION] Masks and ALiBi: arg T
 void BM_MaterializeMask(benchmark::State& state) {
   const int T = static_cast<int>(state.range(0));
-  const tw::Mask m = tw::combine_mask_terms(
-      {tw::causal_mask().term, tw::sliding_window_mask(T / 4).term, tw::global_mask(4).term});
+  const tw::Mask m =
+      tw::combine_mask_terms({tw::causal_mask().term, tw::sliding_window_mask(T / 4).term, tw::global_mask(4).term});
   tw::MatB out(T, T);
   for (auto _ : state) {
     tw::materialize_mask(out, m, T, T);
@@ -169,8 +168,8 @@ BENCHMARK(BM_AlibiBias)->Arg(32)->Arg(512);
 // [SECTION] Attention: args T, H, KV, D (+ tile for the tiled kernel); causal mask, ALiBi off
 void set_attention_counters(benchmark::State& state, int T, int H, int D, long long peak) {
   const double flops = 4.0 * H * static_cast<double>(T) * T * D;
-  state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9 * static_cast<double>(state.iterations()),
-                                                 benchmark::Counter::kIsRate);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(flops * 1e-9 * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
   state.counters["peak_bytes"] = static_cast<double>(peak);
   state.SetItemsProcessed(state.iterations() * T);  // query tokens per second
 }
@@ -217,14 +216,14 @@ void BM_AttentionTiled(benchmark::State& state) {
   // The kernel's own working memory (tiles + row statistics), which must not depend on T at all.
   state.counters["scratch_bytes"] = static_cast<double>(stats.scratch_bytes);
 }
-BENCHMARK(BM_AttentionTiled)
-    ->Args({64, 4, 4, 16, 16})
-    ->Args({512, 8, 2, 64, 64})
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AttentionTiled)->Args({64, 4, 4, 16, 16})->Args({512, 8, 2, 64, 64})->Unit(benchmark::kMillisecond);
 
 // One layer of bench_forward's Small model (T = 256, 8 heads over 4 KV heads, D = 32) at the tile sizes
 // forward.cpp could pick (kFlashTile); the reference at the same size for comparison.
-BENCHMARK(BM_AttentionReference)->Name("BM_AttentionReference/Small")->Args({256, 8, 4, 32})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AttentionReference)
+    ->Name("BM_AttentionReference/Small")
+    ->Args({256, 8, 4, 32})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AttentionTiled)
     ->Name("BM_AttentionTiled/Small")
     ->Args({256, 8, 4, 32, 32})
@@ -234,7 +233,11 @@ BENCHMARK(BM_AttentionTiled)
 
 // T = 4096, one head of D = 64: the reference holds two 4096×4096 float maps (128 MiB); the tiled kernel holds
 // one 64×64 tile plus its accumulators whatever T is (its peak also includes the (T, D) output).
-BENCHMARK(BM_AttentionReference)->Name("BM_AttentionReference/T4096")->Args({4096, 1, 1, 64})->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AttentionReference)
+    ->Name("BM_AttentionReference/T4096")
+    ->Args({4096, 1, 1, 64})
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AttentionTiled)
     ->Name("BM_AttentionTiled/T4096")
     ->Args({1024, 1, 1, 64, 64})

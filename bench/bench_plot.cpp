@@ -16,7 +16,9 @@ Figure heatmap_figure(int n) {
   std::vector<float> p(size_t(n) * size_t(n));
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) p[size_t(i) * n + j] = j > i ? -INFINITY : 1.0f / float(i + 1);
-  fig.axes().setup("key position j", "", "query position i", "").heatmap("P", p.data(), n, n, {.value_label = "probability"});
+  fig.axes()
+      .setup("key position j", "", "query position i", "")
+      .heatmap("P", p.data(), n, n, {.value_label = "probability"});
   return fig;
 }
 
@@ -24,7 +26,8 @@ Figure lines_figure(int points) {
   Figure fig("lines", "Lines");
   const size_t n = static_cast<size_t>(points);
   std::vector<double> x(n), y(n), z(n);
-  for (int i = 0; i < points; ++i) x[size_t(i)] = i, y[size_t(i)] = std::sin(i * 0.05), z[size_t(i)] = std::cos(i * 0.05);
+  for (int i = 0; i < points; ++i)
+    x[size_t(i)] = i, y[size_t(i)] = std::sin(i * 0.05), z[size_t(i)] = std::cos(i * 0.05);
   Axes& ax = fig.axes();
   ax.setup("t", "s", "v", "V");
   ax.line("sin", x, y);

@@ -33,8 +33,10 @@ std::string ByteTokenizer::label(int id) {
   }
   char buf[24];
   if (id >= 0x21 && id < 0x7f) return std::string(1, static_cast<char>(id));
-  if (id >= 0 && id < 256) std::snprintf(buf, sizeof buf, "\\x%02X", id);
-  else std::snprintf(buf, sizeof buf, "<id %d>", id);
+  if (id >= 0 && id < 256)
+    std::snprintf(buf, sizeof buf, "\\x%02X", id);
+  else
+    std::snprintf(buf, sizeof buf, "<id %d>", id);
   return buf;
 }
 

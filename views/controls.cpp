@@ -13,11 +13,16 @@ bool valid_utf8(const std::string& s) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
     int extra = 0;
     unsigned int cp = 0;
-    if (c < 0x80) extra = 0, cp = c;
-    else if ((c & 0xE0) == 0xC0) extra = 1, cp = c & 0x1F;
-    else if ((c & 0xF0) == 0xE0) extra = 2, cp = c & 0x0F;
-    else if ((c & 0xF8) == 0xF0) extra = 3, cp = c & 0x07;
-    else return false;
+    if (c < 0x80)
+      extra = 0, cp = c;
+    else if ((c & 0xE0) == 0xC0)
+      extra = 1, cp = c & 0x1F;
+    else if ((c & 0xF0) == 0xE0)
+      extra = 2, cp = c & 0x0F;
+    else if ((c & 0xF8) == 0xF0)
+      extra = 3, cp = c & 0x07;
+    else
+      return false;
     if (i + extra >= s.size()) return false;  // truncated sequence
     for (int k = 1; k <= extra; ++k) {
       const unsigned char cc = static_cast<unsigned char>(s[i + k]);
@@ -134,8 +139,7 @@ std::string Control::range_text() const {
   switch (type) {
     case ControlType::Bool: return "true|false";
     case ControlType::Int:
-    case ControlType::Float:
-      return fmt_number(min) + ".." + fmt_number(max) + (log_scale ? " (log)" : "");
+    case ControlType::Float: return fmt_number(min) + ".." + fmt_number(max) + (log_scale ? " (log)" : "");
     case ControlType::Enum: {
       std::string s = "one of: ";
       for (size_t i = 0; i < options.size(); ++i) s += (i ? "|" : "") + options[i];
@@ -155,8 +159,8 @@ Control& Controls::push(Control c) {
 }
 
 namespace {
-Control make(const std::string& key, const std::string& label, const std::string& help, ControlType type,
-             void* target, double min = 0, double max = 0) {
+Control make(const std::string& key, const std::string& label, const std::string& help, ControlType type, void* target,
+             double min = 0, double max = 0) {
   Control c;
   c.key = key;
   c.label = label;
@@ -188,8 +192,8 @@ Control& Controls::add_float(const std::string& key, float* v, float min, float 
   return push(std::move(c));
 }
 
-Control& Controls::add_enum(const std::string& key, int* v, std::vector<std::string> options,
-                            const std::string& label, const std::string& help) {
+Control& Controls::add_enum(const std::string& key, int* v, std::vector<std::string> options, const std::string& label,
+                            const std::string& help) {
   Control c = make(key, label, help, ControlType::Enum, v, 0, double(options.size()) - 1);
   c.options = std::move(options);
   return push(std::move(c));

@@ -21,7 +21,8 @@ struct Control {
   std::string label;  // widget label shown on screen
   std::string help;   // one sentence for the (?) marker
   ControlType type = ControlType::Int;
-  void* target = nullptr;            // field in the panel's state: bool*, int*, float*, int* (enum), std::string*, std::vector<int>*
+  void* target =
+      nullptr;  // field in the panel's state: bool*, int*, float*, int* (enum), std::string*, std::vector<int>*
   double min = 0, max = 0;           // Int / Float / IntList element range (inclusive); Text: max length
   bool log_scale = false;            // Int / Float slider moves logarithmically
   std::vector<std::string> options;  // Enum: option names; the field holds the index
@@ -43,8 +44,8 @@ class Controls {
   explicit Controls(std::string panel_id) : panel_id_(std::move(panel_id)) {}
 
   Control& add_bool(const std::string& key, bool* v, const std::string& label, const std::string& help);
-  Control& add_int(const std::string& key, int* v, int min, int max, const std::string& label,
-                   const std::string& help, bool log_scale = false);
+  Control& add_int(const std::string& key, int* v, int min, int max, const std::string& label, const std::string& help,
+                   bool log_scale = false);
   Control& add_float(const std::string& key, float* v, float min, float max, const std::string& label,
                      const std::string& help, bool log_scale = false, const char* format = nullptr);
   Control& add_enum(const std::string& key, int* v, std::vector<std::string> options, const std::string& label,

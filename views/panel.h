@@ -82,12 +82,12 @@ bool register_panel(PanelFactory factory);
 // Every registered panel, constructed fresh with controls bound, sorted by category then name.
 std::vector<std::unique_ptr<Panel>> make_all_panels();
 std::unique_ptr<Panel> make_panel(const std::string& id);  // nullptr when no panel has that id
-std::vector<PanelInfo> panel_infos();                       // sorted like make_all_panels()
+std::vector<PanelInfo> panel_infos();                      // sorted like make_all_panels()
 
 #define TW_CONCAT_INNER(a, b) a##b
 #define TW_CONCAT(a, b) TW_CONCAT_INNER(a, b)
-#define TW_REGISTER_PANEL(Type)                                     \
-  static const bool TW_CONCAT(tw_registered_panel_, __LINE__) =    \
+#define TW_REGISTER_PANEL(Type)                                 \
+  static const bool TW_CONCAT(tw_registered_panel_, __LINE__) = \
       ::tw::register_panel([] { return std::unique_ptr<::tw::Panel>(new Type()); })
 
 }  // namespace tw

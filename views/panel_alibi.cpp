@@ -24,14 +24,14 @@ namespace {
 // [SECTION] state
 
 struct AlibiState {
-  int n_heads = 8;          // any count 1..64
-  int T = 24;               // size of the bias matrices
-  int head = 0;             // selected head (0-based)
-  bool symmetric = false;   // −m·|i − j| instead of the causal −m·(i − j)
-  int scores = 0;           // 0 uniform, 1 random q·k/√d_k
-  int train_len = 64;       // context length during training
-  int eval_len = 256;       // context length at evaluation (the last query sees this many keys)
-  bool log_slopes = true;   // slope bars on a log axis
+  int n_heads = 8;         // any count 1..64
+  int T = 24;              // size of the bias matrices
+  int head = 0;            // selected head (0-based)
+  bool symmetric = false;  // −m·|i − j| instead of the causal −m·(i − j)
+  int scores = 0;          // 0 uniform, 1 random q·k/√d_k
+  int train_len = 64;      // context length during training
+  int eval_len = 256;      // context length at evaluation (the last query sees this many keys)
+  bool log_slopes = true;  // slope bars on a log axis
   int seed = 0;
 };
 
@@ -80,8 +80,9 @@ std::vector<double> masked_bias(const Mat& b, bool symmetric) {
 plot::Figure slopes_figure(const AlibiResult& r) {
   const AlibiAnalysis& a = r.a;
   plot::Figure fig("slopes", "Slope m per head (" + std::to_string(a.slopes.size()) + " heads)");
-  fig.note = "power of two n: m_k = 2^(-8k/n); otherwise the closest lower power of two's slopes, then every other "
-             "slope of the next one";
+  fig.note =
+      "power of two n: m_k = 2^(-8k/n); otherwise the closest lower power of two's slopes, then every other "
+      "slope of the next one";
   plot::Axes& ax = fig.axes();
   ax.setup("head", "", "slope m", "");
   if (r.state.log_slopes) ax.y.scale = plot::Scale::Log10;
@@ -256,8 +257,8 @@ class AlibiPanel final : public Panel {
                "Scores before the bias for the last query: all equal, or q\xC2\xB7k/sqrt(64) with random q, k.");
     c.add_int("train_len", &s_.train_len, 1, 8192, "training length",
               "Context length during training; distances beyond it were never seen.", true);
-    c.add_int("eval_len", &s_.eval_len, 2, 8192, "evaluation length",
-              "Keys the last query sees at evaluation time.", true);
+    c.add_int("eval_len", &s_.eval_len, 2, 8192, "evaluation length", "Keys the last query sees at evaluation time.",
+              true);
     c.add_bool("log_slopes", &s_.log_slopes, "log slopes", "Draw the slope bars on a logarithmic axis.");
     c.add_int("seed", &s_.seed, 0, 1000000, "seed", "Seed of the random scores.");
   }
@@ -267,12 +268,13 @@ class AlibiPanel final : public Panel {
     ImGui::Separator();
     const AlibiAnalysis& a = r.a;
     if (r.head != r.state.head)
-      warning_text(("There are " + std::to_string(r.state.n_heads) + " heads; showing head " + std::to_string(r.head) +
-                    ".").c_str());
+      warning_text(
+          ("There are " + std::to_string(r.state.n_heads) + " heads; showing head " + std::to_string(r.head) + ".")
+              .c_str());
     const std::string label = "add m\xC2\xB7j = add -m(i-j)? max diff " + fmt("%.2g", a.equivalence_max_diff);
     check_mark(a.equivalence_applies && a.equivalence_max_diff < 1e-5, label.c_str());
-    ImGui::TextWrapped("softmax(S + m j) vs softmax(S - m(i - j)) over %d query rows of all %d heads.",
-                       a.equivalence_T, static_cast<int>(a.slopes.size()));
+    ImGui::TextWrapped("softmax(S + m j) vs softmax(S - m(i - j)) over %d query rows of all %d heads.", a.equivalence_T,
+                       static_cast<int>(a.slopes.size()));
     if (!a.equivalence_applies)
       ImGui::TextWrapped("The m j shortcut needs the causal variant: -m|i - j| is not m j plus a row constant.");
     ImGui::Text("Mass beyond training length (head %d): %.3g%%", r.head, 100.0 * a.mass_beyond_train[r.head]);

@@ -55,9 +55,9 @@ class ForwardPanel : public Panel {
 
  private:
   void request_if_changed();
-  void adopt();                  // takes a finished result from the worker, keeps the last valid one
-  void resolve_step();           // s_.step (a name) → step_ index in the shown trace
-  void go_to(int index);         // moves the current step and its name
+  void adopt();           // takes a finished result from the worker, keeps the last valid one
+  void resolve_step();    // s_.step (a name) → step_ index in the shown trace
+  void go_to(int index);  // moves the current step and its name
   void draw_left(const DrawContext& ctx);
   void draw_model_editor(std::vector<std::string>& shown);
   // The config messages naming `field` that have not been shown beside an earlier field this frame.
@@ -78,11 +78,11 @@ class ForwardPanel : public Panel {
   std::string input_error_;            // why the text cannot run (too long, outside the vocabulary)
   std::string weights_error_;          // why the checkpoint could not be loaded
   std::string requested_key_;
-  ResultPtr result_;       // the result on screen (last valid)
-  int step_ = 0;           // index of s_.step in result_'s trace
+  ResultPtr result_;  // the result on screen (last valid)
+  int step_ = 0;      // index of s_.step in result_'s trace
   bool reveal_step_ = false;
-  double play_clock_ = 0;  // seconds accumulated towards the next step while playing
-  int shown_tab_ = -1;     // the tab selected on screen last frame (differs from s_.tab after a scene load)
+  double play_clock_ = 0;    // seconds accumulated towards the next step while playing
+  int shown_tab_ = -1;       // the tab selected on screen last frame (differs from s_.tab after a scene load)
   AsyncJob<ResultPtr> job_;  // declared last: its worker is joined before the members above go away
 };
 
@@ -113,7 +113,8 @@ void ForwardPanel::bind(Controls& c) {
   c.add_enum("pattern", &s_.pattern, {"full", "sliding", "interleaved"}, "Attention pattern",
              "full: every earlier token; sliding: the last W tokens (HF: 0 <= i - j < W); interleaved: sliding with "
              "every P-th layer full.");
-  c.add_int("window", &s_.window, 1, 1024, "window W", "Keys a sliding layer sees, including the query itself (Hugging Face: 0 <= i - j < W; the Mistral "
+  c.add_int("window", &s_.window, 1, 1024, "window W",
+            "Keys a sliding layer sees, including the query itself (Hugging Face: 0 <= i - j < W; the Mistral "
             "reference code used i - j <= W, one key more).");
   c.add_int("full_every", &s_.full_every, 1, 16, "full every P",
             "Interleaved pattern: layer l is full when (l + 1) is a multiple of P.");
@@ -206,8 +207,10 @@ void ForwardPanel::request_if_changed() {
     out->prefix_key = prefix_key;
     out->prompt = tokens;
     // Text edits keep the weights: only a new config or source re-initialises them.
-    if (previous && previous->model_key == model_key && previous->model.weights) out->model = previous->model;
-    else out->model = load_model(cfg, source);
+    if (previous && previous->model_key == model_key && previous->model.weights)
+      out->model = previous->model;
+    else
+      out->model = load_model(cfg, source);
     progress.set(0.3f);
     if (!out->model.error.empty() || progress.cancelled()) return ResultPtr(out);
     // "Append and continue" asks for one token more than the run on screen: continue it through its KV cache
@@ -340,8 +343,10 @@ void ForwardPanel::draw_left(const DrawContext& ctx) {
   }
   if (ImGui::CollapsingHeader("Weights", ImGuiTreeNodeFlags_DefaultOpen)) {
     draw_control(*c.find("weights"));
-    if (s_.weights == ForwardWeights_Seeded) draw_control(*c.find("seed"));
-    else draw_control(*c.find("checkpoint"));
+    if (s_.weights == ForwardWeights_Seeded)
+      draw_control(*c.find("seed"));
+    else
+      draw_control(*c.find("checkpoint"));
     if (!weights_error_.empty()) warning_text(weights_error_.c_str());
     if (result_) ImGui::TextDisabled("%s", result_->model.source.c_str());
   }
@@ -428,8 +433,10 @@ void ForwardPanel::draw_transport() {
     play_clock_ += ImGui::GetIO().DeltaTime * s_.speed;
     while (play_clock_ >= 1.0 && s_.play) {
       play_clock_ -= 1.0;
-      if (step_ >= n - 1) s_.play = false;
-      else go_to(step_ + 1);
+      if (step_ >= n - 1)
+        s_.play = false;
+      else
+        go_to(step_ + 1);
     }
   } else {
     play_clock_ = 0;
@@ -455,8 +462,10 @@ void ForwardPanel::draw_right_body(const DrawContext& ctx) {
   const auto& steps = r.run.trace.steps();
   const TraceStep& st = steps[static_cast<size_t>(step_)];
   if (r.run.incremental)
-    ImGui::TextDisabled("This trace is the pass of the newest token only (T = 1); the keys and values of the other "
-                        "%d come from the KV cache.", static_cast<int>(r.run.tokens.size()) - 1);
+    ImGui::TextDisabled(
+        "This trace is the pass of the newest token only (T = 1); the keys and values of the other "
+        "%d come from the KV cache.",
+        static_cast<int>(r.run.tokens.size()) - 1);
   if (ImGui::BeginTabBar("views")) {
     // A scene (or --set) may pick the tab: select it once, then let clicks drive s_.tab again.
     const bool external = s_.tab != shown_tab_;
@@ -476,7 +485,8 @@ void ForwardPanel::draw_right_body(const DrawContext& ctx) {
     if (tab(ForwardTab_Strip, "Strip")) {
       draw_control(*controls().find("strip_layer"));
       const int layer = std::clamp(s_.strip_layer, 0, std::max(r.run.config.n_layers - 1, 0));
-      if (layer != s_.strip_layer) ImGui::TextDisabled("(showing layer %d: the model has %d)", layer, r.run.config.n_layers);
+      if (layer != s_.strip_layer)
+        ImGui::TextDisabled("(showing layer %d: the model has %d)", layer, r.run.config.n_layers);
       plot::draw_figure(strip_figure(r, layer), ctx, "forward");
       ImGui::EndTabItem();
     }
@@ -509,13 +519,14 @@ void ForwardPanel::draw_next_token(const DrawContext& ctx) {
     return;
   }
   const int V = static_cast<int>(next.filter.probs.size());
-  ImGui::Text("Of %d tokens, %d have p > 0 after temperature, %d survive top-k, %d survive top-p.", V,
-              next.n_positive, next.filter.n_top_k, next.filter.n_final);
+  ImGui::Text("Of %d tokens, %d have p > 0 after temperature, %d survive top-k, %d survive top-p.", V, next.n_positive,
+              next.filter.n_top_k, next.filter.n_final);
   ImGui::Text("Sampled: id %d  \"%s\"  (p = %.4g after the filters)", next.sampled,
               ByteTokenizer::label(next.sampled).c_str(), static_cast<double>(next.probability));
   if (ImGui::Button("Append and continue")) ++s_.generated;
-  help_marker("Appends the sampled token and runs only that token through the model, reading the other tokens' keys "
-              "and values from the KV cache.");
+  help_marker(
+      "Appends the sampled token and runs only that token through the model, reading the other tokens' keys "
+      "and values from the KV cache.");
   ImGui::SameLine();
   if (s_.generated > 0 && ImGui::Button("Back to the prompt")) s_.generated = 0;
   if (r.run.cache_check >= 0) {
@@ -529,7 +540,8 @@ void ForwardPanel::draw_next_token(const DrawContext& ctx) {
   // p_temperature, kept_top_k, kept_top_p, p_final, sampled).
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
   if (fig.table.header.size() == 9 && ImGui::BeginTable("filters", 6, flags)) {
-    for (const char* h : {"token", "id", "p after temperature", "top-k", "top-p", "p final"}) ImGui::TableSetupColumn(h);
+    for (const char* h : {"token", "id", "p after temperature", "top-k", "top-p", "p final"})
+      ImGui::TableSetupColumn(h);
     ImGui::TableHeadersRow();
     for (size_t i = 0; i < fig.table.rows.size(); ++i) {
       const auto& row = fig.table.rows[i];

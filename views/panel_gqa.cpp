@@ -23,16 +23,16 @@ namespace {
 // [SECTION] state
 
 struct GqaState {
-  int model = 0;               // 0 = custom, else 1 + index into gqa_model_presets()
-  int n_heads = 8;             // H (custom)
-  int n_kv_heads = 2;          // KV (custom; snapped down to a divisor of H)
-  int head_dim = 128;          // D (custom)
-  int layers = 32;             // (custom)
-  int seq_len = 4096;          // KV-cache curve end
+  int model = 0;       // 0 = custom, else 1 + index into gqa_model_presets()
+  int n_heads = 8;     // H (custom)
+  int n_kv_heads = 2;  // KV (custom; snapped down to a divisor of H)
+  int head_dim = 128;  // D (custom)
+  int layers = 32;     // (custom)
+  int seq_len = 4096;  // KV-cache curve end
   int batch = 1;
-  int bytes_per_value = 2;     // 2 = fp16/bf16
+  int bytes_per_value = 2;       // 2 = fp16/bf16
   float head_similarity = 0.0f;  // toy layer: how alike the K/V heads are before pooling
-  int group = 0;               // which group's attention maps are shown (clamped)
+  int group = 0;                 // which group's attention maps are shown (clamped)
   int toy_tokens = 10;
   int seed = 1;
 };
@@ -89,8 +89,9 @@ uint32_t group_color(int g) {
 
 plot::Figure mapping_figure(const GqaParams& p, const GqaAnalysis& r) {
   plot::Figure fig("mapping", "Query heads grouped by the KV head they read");
-  fig.note = std::to_string(p.n_heads) + " query heads, " + std::to_string(p.n_kv_heads) + " KV heads: n_rep = " +
-             std::to_string(r.n_rep) + ", query head h reads KV head h / " + std::to_string(r.n_rep);
+  fig.note = std::to_string(p.n_heads) + " query heads, " + std::to_string(p.n_kv_heads) +
+             " KV heads: n_rep = " + std::to_string(r.n_rep) + ", query head h reads KV head h / " +
+             std::to_string(r.n_rep);
   plot::Axes& ax = fig.axes();
   ax.flags |= plot::AxesFlags_NoGrid | plot::AxesFlags_NoLegend;
   ax.y.hide = true;
@@ -128,7 +129,9 @@ plot::Figure kvcache_figure(const GqaParams& p, const GqaAnalysis& r) {
   const double gib = 1024.0 * 1024.0 * 1024.0;
   fig.note = "at " + std::to_string(p.seq_len) + " tokens: MHA " + fmt("%.3g", r.bytes_mha_at / gib) + " GiB, this " +
              fmt("%.3g", r.bytes_gqa_at / gib) + " GiB, MQA " + fmt("%.3g", r.bytes_mqa_at / gib) +
-             " GiB (2\xC2\xB7layers\xC2\xB7kv_heads\xC2\xB7head_dim\xC2\xB7seq\xC2\xB7" "batch\xC2\xB7" "bytes)";
+             " GiB (2\xC2\xB7layers\xC2\xB7kv_heads\xC2\xB7head_dim\xC2\xB7seq\xC2\xB7"
+             "batch\xC2\xB7"
+             "bytes)";
   plot::Axes& ax = fig.axes();
   ax.setup("sequence length", "tokens", "KV cache", "GiB");
   std::vector<double> xs, mha, gqa, mqa;
@@ -153,12 +156,11 @@ plot::Figure params_figure(const GqaParams& p, const GqaAnalysis& r) {
   plot::Figure fig("params", "Attention projection weights per layer");
   const int C = p.hidden > 0 ? p.hidden : p.n_heads * p.head_dim;
   fig.note = "model dim C = " + std::to_string(C) + "; total per layer: MHA " + fmt("%.4g", r.proj_mha.total() / 1e6) +
-             " M, this " + fmt("%.4g", r.proj_gqa.total() / 1e6) + " M, MQA " + fmt("%.4g", r.proj_mqa.total() / 1e6) + " M";
+             " M, this " + fmt("%.4g", r.proj_gqa.total() / 1e6) + " M, MQA " + fmt("%.4g", r.proj_mqa.total() / 1e6) +
+             " M";
   plot::Axes& ax = fig.axes();
   ax.setup("projection", "", "weights", "millions");
-  auto col = [](const ProjectionParams& c) {
-    return std::vector<double>{c.q / 1e6, c.k / 1e6, c.v / 1e6, c.o / 1e6};
-  };
+  auto col = [](const ProjectionParams& c) { return std::vector<double>{c.q / 1e6, c.k / 1e6, c.v / 1e6, c.o / 1e6}; };
   ax.bars({"q_proj", "k_proj", "v_proj", "o_proj"}, {"MHA", "current", "MQA"},
           {col(r.proj_mha), col(r.proj_gqa), col(r.proj_mqa)});
   return fig;
@@ -167,7 +169,8 @@ plot::Figure params_figure(const GqaParams& p, const GqaAnalysis& r) {
 plot::Figure conversion_figure(const GqaParams& p, const GqaAnalysis& r) {
   plot::Figure fig("conversion", "MHA \xE2\x86\x92 GQA by mean-pooling K/V heads: output error");
   fig.note = "toy layer: " + std::to_string(p.toy_tokens) + " tokens, head_dim " + std::to_string(p.toy_head_dim) +
-             ", causal; head similarity \xCF\x81 = " + fmt("%.2f", p.head_similarity) + " (uptraining would recover much of it)";
+             ", causal; head similarity \xCF\x81 = " + fmt("%.2f", p.head_similarity) +
+             " (uptraining would recover much of it)";
   plot::Axes& ax = fig.axes();
   ax.setup("n_kv_heads", "", "\xE2\x80\x96O_gqa \xE2\x88\x92 O_mha\xE2\x80\x96 / \xE2\x80\x96O_mha\xE2\x80\x96", "");
   ax.flags |= plot::AxesFlags_NoLegend;
@@ -233,7 +236,9 @@ class GqaPanel final : public Panel {
   void draw(const DrawContext& ctx) override {
     panel_explanation(
         "Multi-head attention keeps H key/value heads per layer, and decoding stores all of them for every past "
-        "token: KV cache = 2\xC2\xB7layers\xC2\xB7kv_heads\xC2\xB7head_dim\xC2\xB7seq\xC2\xB7" "batch\xC2\xB7" "bytes. "
+        "token: KV cache = 2\xC2\xB7layers\xC2\xB7kv_heads\xC2\xB7head_dim\xC2\xB7seq\xC2\xB7"
+        "batch\xC2\xB7"
+        "bytes. "
         "Grouped-query attention lets n_rep = H / KV query heads share one K/V head: query head h reads KV head "
         "h / n_rep (contiguous groups, as repeat_interleave). KV = H is MHA, KV = 1 is MQA. Fewer KV heads shrink "
         "the cache and the k_proj/v_proj weights by H/KV; the query heads of a group still attend differently "
@@ -302,13 +307,17 @@ class GqaPanel final : public Panel {
               "Number of key/value heads; it must divide n_heads, so other values snap down to a divisor.");
     c.add_int("head_dim", &s_.head_dim, 1, 512, "head_dim D", "Size of each head's key and value vectors.", true);
     c.add_int("layers", &s_.layers, 1, 128, "layers", "Transformer layers; each keeps its own KV cache.");
-    c.add_int("seq_len", &s_.seq_len, 1, 1048576, "sequence length", "Tokens held in the cache (the right end of the memory plot).", true);
-    c.add_int("batch", &s_.batch, 1, 512, "batch", "Sequences decoded at once; the cache grows linearly with it.", true);
-    c.add_int("bytes_per_value", &s_.bytes_per_value, 1, 4, "bytes per value", "Storage per cached number: 2 for fp16/bf16, 4 for fp32, 1 for int8.");
+    c.add_int("seq_len", &s_.seq_len, 1, 1048576, "sequence length",
+              "Tokens held in the cache (the right end of the memory plot).", true);
+    c.add_int("batch", &s_.batch, 1, 512, "batch", "Sequences decoded at once; the cache grows linearly with it.",
+              true);
+    c.add_int("bytes_per_value", &s_.bytes_per_value, 1, 4, "bytes per value",
+              "Storage per cached number: 2 for fp16/bf16, 4 for fp32, 1 for int8.");
     c.add_float("head_similarity", &s_.head_similarity, 0.0f, 1.0f, "head similarity \xCF\x81",
                 "Toy layer: 0 gives independent K/V heads, 1 identical ones (which pool without loss).", false, "%.2f");
     c.add_int("group", &s_.group, 0, 127, "group", "Which KV group's query heads the attention maps show.");
-    c.add_int("toy_tokens", &s_.toy_tokens, 2, 64, "toy tokens", "Sequence length of the toy layer behind the error and the maps.");
+    c.add_int("toy_tokens", &s_.toy_tokens, 2, 64, "toy tokens",
+              "Sequence length of the toy layer behind the error and the maps.");
     c.add_int("seed", &s_.seed, 0, 1000000, "seed", "Seed of the toy layer's input and weights.");
   }
 

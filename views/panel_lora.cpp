@@ -25,18 +25,18 @@ namespace {
 // [SECTION] state
 
 struct LoraState {
-  int d_in = 64;               // columns of ΔW
-  int d_out = 64;              // rows of ΔW
-  int rank = 4;                // r (clamped to min(d_in, d_out))
-  float alpha = 8.0f;          // lora_alpha
-  bool rslora = false;         // α/√r instead of α/r
-  int true_rank = 8;           // rank of ΔW's signal (clamped)
-  float decay = 0.7f;          // σ_i = decay^i
-  float noise = 0.02f;         // full-rank noise on ΔW
-  int steps = 300;             // gradient steps per adapter
-  float lr = 0.01f;            // learning rate
-  int optimizer = 0;           // LoraOptimizer index: Adam, SGD
-  bool train_sweep = true;     // train an adapter at every rank of the error plot
+  int d_in = 64;            // columns of ΔW
+  int d_out = 64;           // rows of ΔW
+  int rank = 4;             // r (clamped to min(d_in, d_out))
+  float alpha = 8.0f;       // lora_alpha
+  bool rslora = false;      // α/√r instead of α/r
+  int true_rank = 8;        // rank of ΔW's signal (clamped)
+  float decay = 0.7f;       // σ_i = decay^i
+  float noise = 0.02f;      // full-rank noise on ΔW
+  int steps = 300;          // gradient steps per adapter
+  float lr = 0.01f;         // learning rate
+  int optimizer = 0;        // LoraOptimizer index: Adam, SGD
+  bool train_sweep = true;  // train an adapter at every rank of the error plot
   int seed = 1;
 };
 
@@ -110,10 +110,14 @@ plot::Figure spectrum_figure(const LoraResult& r) {
 }
 
 plot::Figure error_figure(const LoraResult& r) {
-  plot::Figure fig("error", "Relative error \xE2\x80\x96\xCE\x94W \xE2\x88\x92 s\xC2\xB7" "BA\xE2\x80\x96 / \xE2\x80\x96\xCE\x94W\xE2\x80\x96 against rank");
+  plot::Figure fig("error",
+                   "Relative error \xE2\x80\x96\xCE\x94W \xE2\x88\x92 s\xC2\xB7"
+                   "BA\xE2\x80\x96 / \xE2\x80\x96\xCE\x94W\xE2\x80\x96 against rank");
   fig.note = std::string("LoRA: ") + std::to_string(r.params.steps) + " " +
              (r.params.optimizer == LoraOptimizer::Adam ? "Adam" : "SGD") + " steps, lr " + fmt("%.3g", r.params.lr) +
-             ", from A ~ U(\xC2\xB1" "1/\xE2\x88\x9A" "d_in), B = 0; the SVD curve is the optimum (Eckart\xE2\x80\x93Young)";
+             ", from A ~ U(\xC2\xB1"
+             "1/\xE2\x88\x9A"
+             "d_in), B = 0; the SVD curve is the optimum (Eckart\xE2\x80\x93Young)";
   plot::Axes& ax = fig.axes();
   ax.setup("rank r", "", "relative error", "");
   ax.x.scale = plot::Scale::Log10;
@@ -137,12 +141,15 @@ plot::Figure error_figure(const LoraResult& r) {
   plot::Table& t = fig.table;
   t.header = {"rank", "svd_error", "lora_error", "params"};
   for (size_t i = 0; i < r.e.ranks.size(); ++i)
-    t.add_row({static_cast<double>(r.e.ranks[i]), r.e.svd_error[i], r.e.lora_error[i], static_cast<double>(r.e.params[i])});
+    t.add_row(
+        {static_cast<double>(r.e.ranks[i]), r.e.svd_error[i], r.e.lora_error[i], static_cast<double>(r.e.params[i])});
   return fig;
 }
 
 plot::Figure params_figure(const LoraResult& r) {
-  plot::Figure fig("params", "Trainable weights: LoRA r(d_in + d_out) vs full d_in\xC2\xB7" "d_out (square d)");
+  plot::Figure fig("params",
+                   "Trainable weights: LoRA r(d_in + d_out) vs full d_in\xC2\xB7"
+                   "d_out (square d)");
   const int rank = r.params.rank;
   fig.note = "here " + fmt("%.4g", r.e.param_percent) + "% of " + std::to_string(r.e.full_params) +
              "; at d = 4096, r = 8: " + fmt("%.4g", lora_param_percent(4096, 4096, 8)) + "%";
@@ -157,14 +164,20 @@ plot::Figure params_figure(const LoraResult& r) {
     lora.push_back(static_cast<double>(lora_trainable_params(d, d, rank)));
   }
   ax.line("full fine-tune d\xC2\xB2", ds, full);
-  ax.line("LoRA 2\xC2\xB7" "d\xC2\xB7r, r = " + std::to_string(rank), ds, lora);
+  ax.line(
+      "LoRA 2\xC2\xB7"
+      "d\xC2\xB7r, r = " +
+          std::to_string(rank),
+      ds, lora);
   ax.vline("d = " + std::to_string(r.params.d_in), r.params.d_in);
   return fig;
 }
 
 plot::Figure loss_figure(const LoraResult& r) {
   plot::Figure fig("loss", "Training loss at r = " + std::to_string(r.params.rank));
-  fig.note = "loss = \xE2\x80\x96\xCE\x94W \xE2\x88\x92 s\xC2\xB7" "BA\xE2\x80\x96\xC2\xB2 / \xE2\x80\x96\xCE\x94W\xE2\x80\x96\xC2\xB2; dashed: the rank-r optimum";
+  fig.note =
+      "loss = \xE2\x80\x96\xCE\x94W \xE2\x88\x92 s\xC2\xB7"
+      "BA\xE2\x80\x96\xC2\xB2 / \xE2\x80\x96\xCE\x94W\xE2\x80\x96\xC2\xB2; dashed: the rank-r optimum";
   plot::Axes& ax = fig.axes();
   ax.setup("step", "", "loss", "");
   ax.y.scale = plot::Scale::Log10;
@@ -179,8 +192,12 @@ plot::Figure loss_figure(const LoraResult& r) {
 }
 
 plot::Figure heatmaps_figure(const LoraResult& r) {
-  plot::Figure fig("heatmaps", "\xCE\x94W, the adapter's s\xC2\xB7" "BA, and the residual");
-  fig.note = "one colour scale for all three, \xC2\xB1" "3 RMS of \xCE\x94W (larger entries saturate)";
+  plot::Figure fig("heatmaps",
+                   "\xCE\x94W, the adapter's s\xC2\xB7"
+                   "BA, and the residual");
+  fig.note =
+      "one colour scale for all three, \xC2\xB1"
+      "3 RMS of \xCE\x94W (larger entries saturate)";
   fig.grid_cols = 3;
   plot::HeatmapOptions opt;
   opt.colormap = plot::Colormap::Diverging;
@@ -197,16 +214,27 @@ plot::Figure heatmaps_figure(const LoraResult& r) {
     if (mat.rows() == rows && mat.cols() == cols && mat.allFinite()) ax.heatmap(title, mat.data(), rows, cols, opt);
   };
   add("\xCE\x94W", r.e.target);
-  add("s\xC2\xB7" "BA", r.e.delta);
+  add("s\xC2\xB7"
+      "BA",
+      r.e.delta);
   add("residual", r.e.residual);
   return fig;
 }
 
 plot::Figure scale_figure(const LoraResult& r) {
-  plot::Figure fig("scale", "Update size \xE2\x80\x96s\xC2\xB7" "BA\xE2\x80\x96 as r grows (\xCE\xB1 = " + fmt("%.3g", r.params.alpha) + ")");
-  fig.note = "A, B with fixed entry scale: \xE2\x80\x96" "BA\xE2\x80\x96 grows like \xE2\x88\x9Ar, so \xCE\xB1/r shrinks it and \xCE\xB1/\xE2\x88\x9Ar (rsLoRA) keeps it flat";
+  plot::Figure fig("scale",
+                   "Update size \xE2\x80\x96s\xC2\xB7"
+                   "BA\xE2\x80\x96 as r grows (\xCE\xB1 = " +
+                       fmt("%.3g", r.params.alpha) + ")");
+  fig.note =
+      "A, B with fixed entry scale: \xE2\x80\x96"
+      "BA\xE2\x80\x96 grows like \xE2\x88\x9Ar, so \xCE\xB1/r shrinks it and \xCE\xB1/\xE2\x88\x9Ar (rsLoRA) keeps it "
+      "flat";
   plot::Axes& ax = fig.axes();
-  ax.setup("rank r", "", "\xE2\x80\x96s\xC2\xB7" "BA\xE2\x80\x96_F", "");
+  ax.setup("rank r", "",
+           "\xE2\x80\x96s\xC2\xB7"
+           "BA\xE2\x80\x96_F",
+           "");
   ax.x.scale = plot::Scale::Log10;
   std::vector<double> xs(r.e.scale_ranks.begin(), r.e.scale_ranks.end());
   ax.line("s = \xCE\xB1/r", xs, r.e.update_norm_alpha_r);
@@ -243,9 +271,10 @@ class LoraPanel final : public Panel {
 
   std::vector<plot::Figure> figures() override {
     if (!result_ || !result_->error.empty() || result_->e.cancelled) {
-      std::vector<plot::Figure> empty = {plot::Figure("spectrum", "Singular values"), plot::Figure("error", "Error vs rank"),
-                                         plot::Figure("params", "Parameters"), plot::Figure("loss", "Loss"),
-                                         plot::Figure("heatmaps", "Heatmaps"), plot::Figure("scale", "Update size")};
+      std::vector<plot::Figure> empty = {
+          plot::Figure("spectrum", "Singular values"), plot::Figure("error", "Error vs rank"),
+          plot::Figure("params", "Parameters"),        plot::Figure("loss", "Loss"),
+          plot::Figure("heatmaps", "Heatmaps"),        plot::Figure("scale", "Update size")};
       for (auto& f : empty) f.note = result_ ? result_->error : "";
       return empty;
     }
@@ -255,14 +284,21 @@ class LoraPanel final : public Panel {
 
   void draw(const DrawContext& ctx) override {
     panel_explanation(
-        "LoRA freezes W\xE2\x82\x80 and learns a low-rank update: W' = W\xE2\x82\x80 + s\xC2\xB7" "B A with A (r \xC3\x97 d_in) "
-        "drawn uniform in \xC2\xB1" "1/\xE2\x88\x9A" "d_in and B (d_out \xC3\x97 r) set to zero, so at step 0 the adapted layer "
-        "is exactly the base layer. Only r(d_in + d_out) weights train instead of d_in\xC2\xB7" "d_out. No rank-r matrix "
+        "LoRA freezes W\xE2\x82\x80 and learns a low-rank update: W' = W\xE2\x82\x80 + s\xC2\xB7"
+        "B A with A (r \xC3\x97 d_in) "
+        "drawn uniform in \xC2\xB1"
+        "1/\xE2\x88\x9A"
+        "d_in and B (d_out \xC3\x97 r) set to zero, so at step 0 the adapted layer "
+        "is exactly the base layer. Only r(d_in + d_out) weights train instead of d_in\xC2\xB7"
+        "d_out. No rank-r matrix "
         "gets closer to a target \xCE\x94W than its truncated SVD (Eckart\xE2\x80\x93Young): the error is "
-        "\xE2\x88\x9A(\xCE\xA3_{i\xE2\x89\xA5r} \xCF\x83_i\xC2\xB2), so the spectrum of \xCE\x94W decides which rank is enough. "
+        "\xE2\x88\x9A(\xCE\xA3_{i\xE2\x89\xA5r} \xCF\x83_i\xC2\xB2), so the spectrum of \xCE\x94W decides which rank "
+        "is enough. "
         "Here LoRA is fitted to \xCE\x94W directly (whitened inputs) and lands on or just above that floor. The "
-        "scale s = \xCE\xB1/r shrinks the update as r grows; rsLoRA's \xCE\xB1/\xE2\x88\x9Ar keeps it steady. Merging adds "
-        "s\xC2\xB7" "BA into W\xE2\x82\x80, giving the same outputs with no extra cost at inference.");
+        "scale s = \xCE\xB1/r shrinks the update as r grows; rsLoRA's \xCE\xB1/\xE2\x88\x9Ar keeps it steady. Merging "
+        "adds "
+        "s\xC2\xB7"
+        "BA into W\xE2\x82\x80, giving the same outputs with no extra cost at inference.");
     ImGui::BeginChild("controls", ImVec2(330 * ctx.dpi_scale, 0), true);
     for (const Control& c : controls().all()) {
       ImGui::SetNextItemWidth(150 * ctx.dpi_scale);
@@ -272,10 +308,13 @@ class LoraPanel final : public Panel {
     if (job_.busy()) ImGui::ProgressBar(job_.progress(), ImVec2(-1, 0), "training");
     if (result_ && result_->error.empty() && !result_->e.cancelled) {
       const LoraResult& r = *result_;
-      ImGui::Text("s = %.4g, trainable %.4g%% of d_in\xC2\xB7" "d_out", lora_scale(r.params.alpha, r.params.rank, r.params.rslora),
-                  r.e.param_percent);
+      ImGui::Text(
+          "s = %.4g, trainable %.4g%% of d_in\xC2\xB7"
+          "d_out",
+          lora_scale(r.params.alpha, r.params.rank, r.params.rslora), r.e.param_percent);
       ImGui::Text("error at r = %d: LoRA %.4f, optimum %.4f", r.params.rank, r.e.final_error, r.e.svd_error_at_rank);
-      check_mark(r.e.step0_equals_base, ("step 0 (B = 0): adapted = base, max diff " + fmt("%.1e", r.e.step0_error)).c_str());
+      check_mark(r.e.step0_equals_base,
+                 ("step 0 (B = 0): adapted = base, max diff " + fmt("%.1e", r.e.step0_error)).c_str());
       check_mark(r.e.merged_equals_unmerged, ("merged = unmerged, rel. diff " + fmt("%.1e", r.e.merge_error)).c_str());
       if (r.e.diverged) warning_text("Training diverged at this learning rate; lower it (its errors are left out).");
       if (r.params.rank != s_.rank || r.params.true_rank != s_.true_rank)
@@ -310,18 +349,28 @@ class LoraPanel final : public Panel {
 
  protected:
   void bind(Controls& c) override {
-    c.add_int("d_in", &s_.d_in, 8, 1024, "d_in", "Input size of the layer (columns of \xCE\x94W); large sizes train on a worker thread.", true);
+    c.add_int("d_in", &s_.d_in, 8, 1024, "d_in",
+              "Input size of the layer (columns of \xCE\x94W); large sizes train on a worker thread.", true);
     c.add_int("d_out", &s_.d_out, 8, 1024, "d_out", "Output size of the layer (rows of \xCE\x94W).", true);
     c.add_int("rank", &s_.rank, 1, 64, "rank r", "Rank of the adapter shown in the loss, heatmaps and markers.");
-    c.add_float("alpha", &s_.alpha, 0.5f, 256.0f, "alpha \xCE\xB1", "lora_alpha: the update is scaled by \xCE\xB1/r (or \xCE\xB1/\xE2\x88\x9Ar with rsLoRA).", true, "%.3g");
-    c.add_bool("rslora", &s_.rslora, "rsLoRA (\xCE\xB1/\xE2\x88\x9Ar)", "Scale the update by \xCE\xB1/\xE2\x88\x9Ar instead of \xCE\xB1/r.");
-    c.add_int("true_rank", &s_.true_rank, 1, 64, "true rank of \xCE\x94W", "Number of non-zero singular values in the target before noise.");
-    c.add_float("decay", &s_.decay, 0.05f, 1.0f, "singular-value decay", "Target singular values are decay^i: small values make a few directions dominate.", false, "%.2f");
-    c.add_float("noise", &s_.noise, 0.0f, 1.0f, "noise", "Full-rank Gaussian noise added to \xCE\x94W, which no low rank can capture.", false, "%.3g");
+    c.add_float("alpha", &s_.alpha, 0.5f, 256.0f, "alpha \xCE\xB1",
+                "lora_alpha: the update is scaled by \xCE\xB1/r (or \xCE\xB1/\xE2\x88\x9Ar with rsLoRA).", true,
+                "%.3g");
+    c.add_bool("rslora", &s_.rslora, "rsLoRA (\xCE\xB1/\xE2\x88\x9Ar)",
+               "Scale the update by \xCE\xB1/\xE2\x88\x9Ar instead of \xCE\xB1/r.");
+    c.add_int("true_rank", &s_.true_rank, 1, 64, "true rank of \xCE\x94W",
+              "Number of non-zero singular values in the target before noise.");
+    c.add_float("decay", &s_.decay, 0.05f, 1.0f, "singular-value decay",
+                "Target singular values are decay^i: small values make a few directions dominate.", false, "%.2f");
+    c.add_float("noise", &s_.noise, 0.0f, 1.0f, "noise",
+                "Full-rank Gaussian noise added to \xCE\x94W, which no low rank can capture.", false, "%.3g");
     c.add_int("steps", &s_.steps, 0, 2000, "training steps", "Gradient steps for every trained adapter.");
-    c.add_float("lr", &s_.lr, 1e-4f, 1.0f, "learning rate", "Step size of the optimizer; too large and training diverges.", true, "%.4g");
-    c.add_enum("optimizer", &s_.optimizer, {"adam", "sgd"}, "optimizer", "Adam (what peft users run) or plain gradient descent.");
-    c.add_bool("train_sweep", &s_.train_sweep, "train at every rank", "Train one adapter per rank of the error plot (off: only the SVD curve and rank r).");
+    c.add_float("lr", &s_.lr, 1e-4f, 1.0f, "learning rate",
+                "Step size of the optimizer; too large and training diverges.", true, "%.4g");
+    c.add_enum("optimizer", &s_.optimizer, {"adam", "sgd"}, "optimizer",
+               "Adam (what peft users run) or plain gradient descent.");
+    c.add_bool("train_sweep", &s_.train_sweep, "train at every rank",
+               "Train one adapter per rank of the error plot (off: only the SVD curve and rank r).");
     c.add_int("seed", &s_.seed, 0, 1000000, "seed", "Seed of the target and of the adapter's initialisation.");
   }
 

@@ -27,22 +27,22 @@ namespace {
 enum MaskBase_ { MaskBase_Causal, MaskBase_Bidirectional, MaskBase_PrefixLM };
 
 struct MasksState {
-  int T = 24;                       // sequence length
-  int base = MaskBase_Causal;       // the first term: causal, bidirectional or prefix-LM
-  int prefix = 6;                   // prefix-LM: bidirectional prefix length
-  bool window = false;              // optional terms, each removable
+  int T = 24;                  // sequence length
+  int base = MaskBase_Causal;  // the first term: causal, bidirectional or prefix-LM
+  int prefix = 6;              // prefix-LM: bidirectional prefix length
+  bool window = false;         // optional terms, each removable
   int window_size = 4;
   bool padding = false;
   int pad_count = 3;
-  int pad_side = 0;                 // 0 left, 1 right
+  int pad_side = 0;  // 0 left, 1 right
   bool documents = false;
   std::vector<int> doc_lengths = {8, 6, 10};
   bool dilated = false;
   int stride = 2;
   bool global = false;
   int global_count = 2;
-  int layers = 6;                   // stacked layers for the receptive field
-  int global_every = 0;             // full attention every k-th layer; 0 = never
+  int layers = 6;        // stacked layers for the receptive field
+  int global_every = 0;  // full attention every k-th layer; 0 = never
 };
 
 // The AND-list of terms the state describes, in list order (the order "blocked by" reports).
@@ -147,8 +147,8 @@ plot::Figure receptive_figure(const MasksResult& r) {
   plot::Table& t = fig.table;
   t.header = {"layer", "full_attention", "last_query_reach", "last_query_positions", "mean_positions"};
   for (size_t k = 0; k < f.last_query_reach.size(); ++k)
-    t.add_row({double(k + 1), double(f.layer_global[k]), double(f.last_query_reach[k]),
-               double(f.last_query_count[k]), f.mean_count[k]});
+    t.add_row({double(k + 1), double(f.layer_global[k]), double(f.last_query_reach[k]), double(f.last_query_count[k]),
+               f.mean_count[k]});
   return fig;
 }
 
@@ -328,14 +328,13 @@ class MasksPanel final : public Panel {
     }
     if (!r.mask.empty_rows.empty()) {
       std::string rows;
-      for (size_t k = 0; k < r.mask.empty_rows.size() && k < 40; ++k)
-      {
+      for (size_t k = 0; k < r.mask.empty_rows.size() && k < 40; ++k) {
         if (k) rows += ", ";
         rows += std::to_string(r.mask.empty_rows[k]);
       }
       if (r.mask.empty_rows.size() > 40) rows += ", ...";
-      warning_text(("Query rows with no visible key (" + std::to_string(r.mask.empty_rows.size()) +
-                    "): " + rows + ". Their attention output is zeros, not NaN.")
+      warning_text(("Query rows with no visible key (" + std::to_string(r.mask.empty_rows.size()) + "): " + rows +
+                    ". Their attention output is zeros, not NaN.")
                        .c_str());
     }
     const std::vector<plot::Figure> figs = figures();
@@ -371,8 +370,10 @@ class MasksPanel final : public Panel {
     const int i = static_cast<int>(std::floor(f.y_from_pixel(mouse.y) + 0.5));
     if (i < 0 || j < 0 || i >= r.mask.T || j >= r.mask.T) return;
     const int tag = r.mask.blocked_by[static_cast<size_t>(i) * r.mask.T + j];
-    if (tag < 0) ImGui::SetTooltip("query i = %d, key j = %d\nallowed", i, j);
-    else ImGui::SetTooltip("query i = %d, key j = %d\nblocked by %s", i, j, mask_term_name(r.terms[tag]).c_str());
+    if (tag < 0)
+      ImGui::SetTooltip("query i = %d, key j = %d\nallowed", i, j);
+    else
+      ImGui::SetTooltip("query i = %d, key j = %d\nblocked by %s", i, j, mask_term_name(r.terms[tag]).c_str());
   }
 
   MasksState s_;

@@ -111,8 +111,8 @@ plot::Figure heatmap_figure(const GalleryState& s) {
   o.vmin = 0;
   o.value_label = "probability";
   if (n <= 16) {
-    static const char* const words[] = {"The", "cat", "sat", "on", "the", "mat", "and", "looked",
-                                        "at", "the", "dog", "who", "was", "not", "amused", "."};
+    static const char* const words[] = {"The", "cat", "sat", "on",  "the", "mat", "and",    "looked",
+                                        "at",  "the", "dog", "who", "was", "not", "amused", "."};
     for (int i = 0; i < n; ++i) o.row_labels.push_back(words[i]), o.col_labels.push_back(words[i]);
   }
   ax.heatmap("P", p.data(), n, n, o);
@@ -143,7 +143,8 @@ plot::Figure vectors_figure(const GalleryState& s) {
   ax.circle(0, 0, 1);
   ax.arrow("q", 0, 0, 0.9, 0.3);
   const double a = std::atan2(0.3, 0.9);
-  ax.arrow("R(\xCE\xB8) q", 0, 0, std::hypot(0.9, 0.3) * std::cos(a + s.angle), std::hypot(0.9, 0.3) * std::sin(a + s.angle));
+  ax.arrow("R(\xCE\xB8) q", 0, 0, std::hypot(0.9, 0.3) * std::cos(a + s.angle),
+           std::hypot(0.9, 0.3) * std::sin(a + s.angle));
   char label[64];
   std::snprintf(label, sizeof label, "\xCE\xB8 = %.2f rad", double(s.angle));
   ax.arc(label, 0, 0, 0.35, a, a + s.angle);
@@ -211,12 +212,13 @@ plot::Figure empty_figure(const GalleryState&) {
 class PlotGalleryPanel final : public Panel {
  public:
   PanelInfo info() const override {
-    return {"gallery", "Plot gallery", "Reference", "One small figure per plot kind: lines, bars, heatmaps, vectors, log axes."};
+    return {"gallery", "Plot gallery", "Reference",
+            "One small figure per plot kind: lines, bars, heatmaps, vectors, log axes."};
   }
 
   std::vector<plot::Figure> figures() override {
-    return {heatmap_figure(s_),  diverging_figure(s_), lines_figure(s_),       scatter_figure(s_),
-            bars_figure(s_),     histogram_figure(s_), vectors_figure(s_),     log_figure(s_),
+    return {heatmap_figure(s_),     diverging_figure(s_), lines_figure(s_),   scatter_figure(s_),
+            bars_figure(s_),        histogram_figure(s_), vectors_figure(s_), log_figure(s_),
             annotations_figure(s_), multiples_figure(s_), empty_figure(s_)};
   }
 
@@ -258,7 +260,7 @@ class PlotGalleryPanel final : public Panel {
 
  private:
   GalleryState s_;
-  std::string cached_key_;                    // controls (as JSON text) the cached figures were built from
+  std::string cached_key_;  // controls (as JSON text) the cached figures were built from
   std::vector<plot::Figure> cached_figures_;
 };
 

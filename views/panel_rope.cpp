@@ -74,8 +74,9 @@ const uint32_t kQColor = 0x1F77B4FF, kKColor = 0xD62728FF;
 plot::Figure plane_figure(const RopeAnalysisParams& p, const RopeAnalysis& r) {
   plot::Figure fig("plane", "Pair k = " + std::to_string(p.pair) + ": q at m, k at n");
   const double two_pi = 2.0 * std::numbers::pi;
-  fig.note = "\xCE\xB8_k = " + fmt("%.4g", r.theta_scaled[static_cast<size_t>(p.pair)]) + " rad/token, m\xC2\xB7\xCE\xB8_k = " +
-             fmt("%.4g", r.q_angle) + ", n\xC2\xB7\xCE\xB8_k = " + fmt("%.4g", r.k_angle) + " rad";
+  fig.note = "\xCE\xB8_k = " + fmt("%.4g", r.theta_scaled[static_cast<size_t>(p.pair)]) +
+             " rad/token, m\xC2\xB7\xCE\xB8_k = " + fmt("%.4g", r.q_angle) +
+             ", n\xC2\xB7\xCE\xB8_k = " + fmt("%.4g", r.k_angle) + " rad";
   plot::Axes& ax = fig.axes();
   ax.flags |= plot::AxesFlags_EqualAspect | plot::AxesFlags_NoGrid | plot::AxesFlags_LegendOutside;
   ax.x.hide = ax.y.hide = true;
@@ -114,7 +115,8 @@ plot::Figure angle_figure(const RopeAnalysisParams& p, const RopeAnalysis& r) {
   opt.vmin = -1;
   opt.vmax = 1;
   opt.value_label = "cos(m\xC2\xB7\xCE\xB8_k)";
-  ax.heatmap("cos", r.cos_angle.data(), static_cast<int>(r.cos_angle.rows()), static_cast<int>(r.cos_angle.cols()), opt);
+  ax.heatmap("cos", r.cos_angle.data(), static_cast<int>(r.cos_angle.rows()), static_cast<int>(r.cos_angle.cols()),
+             opt);
   ax.vline("k = " + std::to_string(p.pair), p.pair);
   return fig;
 }
@@ -194,12 +196,15 @@ class RopePanel final : public Panel {
   void draw(const DrawContext& ctx) override {
     panel_explanation(
         "RoPE splits each head vector into D/2 pairs and rotates pair k by the angle m\xC2\xB7\xCE\xB8_k at position "
-        "m, with \xCE\xB8_k = base^(\xE2\x88\x92" "2k/D). Rotations keep lengths, and R(m\xCE\xB8)\xE1\xB5\x80R(n\xCE\xB8) = "
-        "R((n\xE2\x88\x92m)\xCE\xB8), so q_m\xC2\xB7k_n depends only on the distance m\xE2\x88\x92n. Early pairs spin fast "
+        "m, with \xCE\xB8_k = base^(\xE2\x88\x92"
+        "2k/D). Rotations keep lengths, and R(m\xCE\xB8)\xE1\xB5\x80R(n\xCE\xB8) = "
+        "R((n\xE2\x88\x92m)\xCE\xB8), so q_m\xC2\xB7k_n depends only on the distance m\xE2\x88\x92n. Early pairs spin "
+        "fast "
         "(wavelength 2\xCF\x80/\xCE\xB8_0 \xE2\x89\x88 6 tokens), late pairs barely move. Hugging Face pairs x[k] with "
         "x[k+D/2] (rotate_half); Meta pairs x[2k] with x[2k+1]; permuting the q/k weights turns one into the other "
         "with identical scores. To run past the trained length L: linear interpolation divides every \xCE\xB8 by the "
-        "factor s; NTK-aware raises the base to base\xC2\xB7s^(D/(D\xE2\x88\x92" "2)) (high frequencies almost kept); dynamic "
+        "factor s; NTK-aware raises the base to base\xC2\xB7s^(D/(D\xE2\x88\x92"
+        "2)) (high frequencies almost kept); dynamic "
         "NTK does that only once the sequence exceeds L (HF formula, shown here at length s\xC2\xB7L); Llama 3 keeps "
         "wavelengths below L/high_freq_factor, divides those above L/low_freq_factor by s and blends in between.");
     ImGui::BeginChild("controls", ImVec2(330 * ctx.dpi_scale, 0), true);
@@ -213,15 +218,17 @@ class RopePanel final : public Panel {
     ImGui::Separator();
     if (error_.empty()) {
       ImGui::TextUnformatted("Live checks");
-      check_mark(result_.shift_invariant,
-                 ("shift m, n by " + std::to_string(params_.shift) + ": score " + fmt("%.5g", result_.score_mn) +
-                  " vs " + fmt("%.5g", result_.score_shifted))
-                     .c_str());
-      check_mark(result_.norm_preserved, ("rotation keeps |q| (worst rel. error " + fmt("%.1e", result_.norm_error) + ")").c_str());
-      check_mark(result_.conventions_agree,
-                 ("other convention, permuted dims: same score (rel. error " + fmt("%.1e", result_.convention_error) + ")").c_str());
+      check_mark(result_.shift_invariant, ("shift m, n by " + std::to_string(params_.shift) + ": score " +
+                                           fmt("%.5g", result_.score_mn) + " vs " + fmt("%.5g", result_.score_shifted))
+                                              .c_str());
+      check_mark(result_.norm_preserved,
+                 ("rotation keeps |q| (worst rel. error " + fmt("%.1e", result_.norm_error) + ")").c_str());
+      check_mark(result_.conventions_agree, ("other convention, permuted dims: same score (rel. error " +
+                                             fmt("%.1e", result_.convention_error) + ")")
+                                                .c_str());
       if (params_.pair != s_.pair) warning_text(("pair index clamped to " + std::to_string(params_.pair)).c_str());
-      if (params_.rope.head_dim != s_.head_dim) warning_text(("head_dim rounded to " + std::to_string(params_.rope.head_dim)).c_str());
+      if (params_.rope.head_dim != s_.head_dim)
+        warning_text(("head_dim rounded to " + std::to_string(params_.rope.head_dim)).c_str());
     }
     ImGui::EndChild();
     ImGui::SameLine();
@@ -245,22 +252,33 @@ class RopePanel final : public Panel {
 
  protected:
   void bind(Controls& c) override {
-    c.add_int("head_dim", &s_.head_dim, 2, 256, "head_dim D", "Size of one head vector; it holds D/2 rotating pairs (odd values round down).");
-    c.add_float("base", &s_.base, 100.0f, 1e6f, "base \xCE\xB8", "Base of the frequencies \xCE\xB8_k = base^(-2k/D); larger bases make the slow pairs slower.", true, "%.0f");
+    c.add_int("head_dim", &s_.head_dim, 2, 256, "head_dim D",
+              "Size of one head vector; it holds D/2 rotating pairs (odd values round down).");
+    c.add_float("base", &s_.base, 100.0f, 1e6f, "base \xCE\xB8",
+                "Base of the frequencies \xCE\xB8_k = base^(-2k/D); larger bases make the slow pairs slower.", true,
+                "%.0f");
     c.add_int("query_pos", &s_.query_pos, 0, 100000, "query position m", "Position of the query token.", true);
     c.add_int("key_pos", &s_.key_pos, 0, 100000, "key position n", "Position of the key token.", true);
-    c.add_int("pair", &s_.pair, 0, 127, "pair k", "Which pair of dimensions the plane figure shows (0 is the fastest).");
+    c.add_int("pair", &s_.pair, 0, 127, "pair k",
+              "Which pair of dimensions the plane figure shows (0 is the fastest).");
     c.add_enum("convention", &s_.convention, {"half-split", "interleaved"}, "convention",
                "Hugging Face pairs x[k] with x[k+D/2]; Meta's original code pairs x[2k] with x[2k+1].");
     c.add_enum("scaling", &s_.scaling, {"none", "linear", "ntk", "dynamic-ntk", "llama3"}, "scaling",
                "How the frequencies are changed to run past the trained context length.");
-    c.add_float("factor", &s_.factor, 1.0f, 64.0f, "factor s", "Context extension factor: the target length is s times the trained length.", true, "%.3g");
-    c.add_int("trained_context", &s_.trained_context, 16, 131072, "trained length L", "Context length the model was trained on (original_max_position_embeddings).", true);
-    c.add_float("low_freq_factor", &s_.low_freq_factor, 0.5f, 16.0f, "low_freq_factor", "Llama 3: wavelengths above L / low_freq_factor are divided by s.", false, "%.3g");
-    c.add_float("high_freq_factor", &s_.high_freq_factor, 0.5f, 64.0f, "high_freq_factor", "Llama 3: wavelengths below L / high_freq_factor are kept unchanged.", false, "%.3g");
-    c.add_int("positions", &s_.positions, 8, 4096, "heatmap positions", "Number of positions (rows) in the angle heatmap.", true);
-    c.add_int("max_distance", &s_.max_distance, 8, 16384, "max distance", "Largest distance m - n on the score curves.", true);
-    c.add_int("seed", &s_.seed, 0, 1000000, "seed", "Seed of the random q and k; the same seed gives the same vectors.");
+    c.add_float("factor", &s_.factor, 1.0f, 64.0f, "factor s",
+                "Context extension factor: the target length is s times the trained length.", true, "%.3g");
+    c.add_int("trained_context", &s_.trained_context, 16, 131072, "trained length L",
+              "Context length the model was trained on (original_max_position_embeddings).", true);
+    c.add_float("low_freq_factor", &s_.low_freq_factor, 0.5f, 16.0f, "low_freq_factor",
+                "Llama 3: wavelengths above L / low_freq_factor are divided by s.", false, "%.3g");
+    c.add_float("high_freq_factor", &s_.high_freq_factor, 0.5f, 64.0f, "high_freq_factor",
+                "Llama 3: wavelengths below L / high_freq_factor are kept unchanged.", false, "%.3g");
+    c.add_int("positions", &s_.positions, 8, 4096, "heatmap positions",
+              "Number of positions (rows) in the angle heatmap.", true);
+    c.add_int("max_distance", &s_.max_distance, 8, 16384, "max distance", "Largest distance m - n on the score curves.",
+              true);
+    c.add_int("seed", &s_.seed, 0, 1000000, "seed",
+              "Seed of the random q and k; the same seed gives the same vectors.");
   }
 
  private:

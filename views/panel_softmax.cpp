@@ -25,12 +25,12 @@ namespace {
 // [SECTION] state
 
 struct SoftmaxState {
-  int d_k = 64;               // head dimension
-  int n_keys = 16;            // keys one query attends over
-  int scale_mode = 0;         // ScaleMode index: 1/√d_k, none, 1/d_k, custom
+  int d_k = 64;        // head dimension
+  int n_keys = 16;     // keys one query attends over
+  int scale_mode = 0;  // ScaleMode index: 1/√d_k, none, 1/d_k, custom
   float custom_scale = 0.125f;
-  float temperature = 1.0f;   // τ: softmax(x / τ)
-  int samples = 4000;         // q·k pairs in the histogram; queries per d_k in the sweep (a quarter of this)
+  float temperature = 1.0f;  // τ: softmax(x / τ)
+  int samples = 4000;        // q·k pairs in the histogram; queries per d_k in the sweep (a quarter of this)
   int seed = 0;
   std::string logits_a = "1.0, 0.5, -0.5";  // the seed note's small-range row
   std::string logits_b = "30, 15, -15";     // and its large-range row
@@ -123,7 +123,8 @@ plot::Figure query_figure(const SoftmaxResult& r) {
   ax.setup("key rank", "", "probability", "");
   std::vector<std::string> groups;
   for (size_t j = 0; j < q.probs_scaled.size(); ++j) groups.push_back(std::to_string(j + 1));
-  std::vector<double> ps(q.probs_scaled.begin(), q.probs_scaled.end()), pu(q.probs_unscaled.begin(), q.probs_unscaled.end());
+  std::vector<double> ps(q.probs_scaled.begin(), q.probs_scaled.end()),
+      pu(q.probs_unscaled.begin(), q.probs_unscaled.end());
   ax.bars(groups, {std::string("scaled (") + scale_mode_name(mode_of(r.state)) + ")", "unscaled"}, {ps, pu});
   ax.set_y_range(0, 1);
   return fig;
@@ -149,9 +150,10 @@ plot::Figure sweep_figure(const SoftmaxResult& r) {
   };
   panel("mean max probability", "max_j S_j", &SaturationPoint::max_p_scaled, &SaturationPoint::max_p_unscaled);
   panel("mean entropy", "bits", &SaturationPoint::entropy_bits_scaled, &SaturationPoint::entropy_bits_unscaled);
-  panel("top-key gradient S(1 - S)", "S_top (1 - S_top)", &SaturationPoint::grad_scaled, &SaturationPoint::grad_unscaled);
+  panel("top-key gradient S(1 - S)", "S_top (1 - S_top)", &SaturationPoint::grad_scaled,
+        &SaturationPoint::grad_unscaled);
   plot::Table& t = fig.table;
-  t.header = {"d_k", "max_p_scaled", "max_p_unscaled", "entropy_bits_scaled", "entropy_bits_unscaled",
+  t.header = {"d_k",         "max_p_scaled", "max_p_unscaled", "entropy_bits_scaled", "entropy_bits_unscaled",
               "grad_scaled", "grad_unscaled"};
   for (const SaturationPoint& p : r.sweep)
     t.add_row({double(p.d_k), p.max_p_scaled, p.max_p_unscaled, p.entropy_bits_scaled, p.entropy_bits_unscaled,
@@ -165,7 +167,8 @@ plot::Figure worked_figure(const SoftmaxResult& r) {
   plot::Table& t = fig.table;
   t.header = {"case", "index", "logit", "probability", "top_gradient"};
   auto add = [&](const char* name, const WorkedSoftmax& w, const std::string& error) {
-    plot::Axes& ax = fig.add_axes(std::string(name) + (error.empty() ? ": top gradient " + fmt("%.3g", w.top_grad) : ""));
+    plot::Axes& ax =
+        fig.add_axes(std::string(name) + (error.empty() ? ": top gradient " + fmt("%.3g", w.top_grad) : ""));
     ax.setup("logit", "", "probability", "");
     if (!error.empty() || w.probs.empty()) return;
     std::vector<std::string> groups;
@@ -261,8 +264,10 @@ class SoftmaxPanel final : public Panel {
                 "The factor used when the scale mode is custom.", true, "%.4g");
     c.add_float("temperature", &s_.temperature, 0.05f, 20.0f, "temperature \xCF\x84",
                 "Both curves use softmax(x / \xCF\x84): above 1 flattens, below 1 sharpens.", true, "%.3g");
-    c.add_int("samples", &s_.samples, 100, 200000, "samples",
-              "q\xC2\xB7k pairs in the histogram; the sweep uses a quarter of this many queries per d_k (at most 5000).", true);
+    c.add_int(
+        "samples", &s_.samples, 100, 200000, "samples",
+        "q\xC2\xB7k pairs in the histogram; the sweep uses a quarter of this many queries per d_k (at most 5000).",
+        true);
     c.add_int("seed", &s_.seed, 0, 1000000, "seed", "Random seed; the same seed gives the same samples.");
     c.add_text("logits_a", &s_.logits_a, 256, "logits A", "First row of the worked example, comma-separated.");
     c.add_text("logits_b", &s_.logits_b, 256, "logits B", "Second row of the worked example, comma-separated.");

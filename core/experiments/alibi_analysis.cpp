@@ -17,11 +17,11 @@ std::string check(const AlibiParams& p) {
     return std::string(name) + " must be in " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " +
            std::to_string(v);
   };
-  for (const std::string& e : {range("number of heads", p.n_heads, 1, 64), range("T", p.T, 1, 1024),
-                               range("selected head", p.head, 0, p.n_heads - 1), range("d_k", p.d_k, 1, 4096),
-                               range("training length", p.train_len, 1, 65536),
-                               range("evaluation length", p.eval_len, 1, 65536),
-                               range("thumbnail size", p.thumb_T, 1, 256)})
+  for (const std::string& e :
+       {range("number of heads", p.n_heads, 1, 64), range("T", p.T, 1, 1024),
+        range("selected head", p.head, 0, p.n_heads - 1), range("d_k", p.d_k, 1, 4096),
+        range("training length", p.train_len, 1, 65536), range("evaluation length", p.eval_len, 1, 65536),
+        range("thumbnail size", p.thumb_T, 1, 256)})
     if (!e.empty()) return e;
   return "";
 }

@@ -16,30 +16,30 @@
 namespace tw {
 
 struct AlibiParams {
-  int n_heads = 8;              // H, 1..64, any count
-  int T = 32;                   // size of the bias matrices (T, T)
-  int head = 0;                 // selected head (0-based)
-  bool symmetric = false;       // −m·|i − j| (bidirectional) instead of causal −m·(i − j)
-  bool random_scores = false;   // last-query scores: 0 (uniform) or q·k/√d_k with q, k ~ N(0, I)
-  int d_k = 64;                 // head dim for random scores
-  int train_len = 64;           // context length seen in training: distances ≥ train_len never occurred
-  int eval_len = 256;           // the last query sits at position eval_len − 1 and sees eval_len keys
-  int thumb_T = 16;             // size of the small-multiple bias matrices
+  int n_heads = 8;             // H, 1..64, any count
+  int T = 32;                  // size of the bias matrices (T, T)
+  int head = 0;                // selected head (0-based)
+  bool symmetric = false;      // −m·|i − j| (bidirectional) instead of causal −m·(i − j)
+  bool random_scores = false;  // last-query scores: 0 (uniform) or q·k/√d_k with q, k ~ N(0, I)
+  int d_k = 64;                // head dim for random scores
+  int train_len = 64;          // context length seen in training: distances ≥ train_len never occurred
+  int eval_len = 256;          // the last query sits at position eval_len − 1 and sees eval_len keys
+  int thumb_T = 16;            // size of the small-multiple bias matrices
   std::uint64_t seed = 0;
 };
 
 struct AlibiAnalysis {
-  std::string error;                        // non-empty when a parameter is out of range; nothing else is filled
-  std::vector<double> slopes;               // (H)
-  Mat bias;                                 // (T, T) the selected head's bias (row = query)
-  std::vector<Mat> thumbs;                  // H × (t, t), t = min(T, thumb_T)
-  Mat last_query_probs;                     // (H, eval_len) column = key position j
-  std::vector<double> mean_distance;        // (H) Σ_j p_j·(i − j) for the last query i
-  std::vector<double> mass_beyond_train;    // (H) probability on keys at distance ≥ train_len
-  std::vector<int> half_mass_distance;      // (H) smallest d such that keys at distance ≤ d hold ≥ half the mass
-  bool equivalence_applies = true;          // false for the symmetric variant
-  double equivalence_max_diff = 0.0;        // max |softmax(S − m(i−j)) − softmax(S + m·j)| over heads and causal rows
-  int equivalence_T = 0;                    // size of the rows checked (min(T, 128))
+  std::string error;                      // non-empty when a parameter is out of range; nothing else is filled
+  std::vector<double> slopes;             // (H)
+  Mat bias;                               // (T, T) the selected head's bias (row = query)
+  std::vector<Mat> thumbs;                // H × (t, t), t = min(T, thumb_T)
+  Mat last_query_probs;                   // (H, eval_len) column = key position j
+  std::vector<double> mean_distance;      // (H) Σ_j p_j·(i − j) for the last query i
+  std::vector<double> mass_beyond_train;  // (H) probability on keys at distance ≥ train_len
+  std::vector<int> half_mass_distance;    // (H) smallest d such that keys at distance ≤ d hold ≥ half the mass
+  bool equivalence_applies = true;        // false for the symmetric variant
+  double equivalence_max_diff = 0.0;  // max |softmax(S − m(i−j)) − softmax(S + m·j)| over heads and causal rows
+  int equivalence_T = 0;              // size of the rows checked (min(T, 128))
 };
 
 AlibiAnalysis analyze_alibi(const AlibiParams& p);

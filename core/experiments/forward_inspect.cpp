@@ -106,7 +106,10 @@ ResidualNorms residual_norms(const Trace& trace, NormPlacement placement) {
     } else {
       std::string label = "L";
       label += std::to_string(layer);
-      label += rest == "attn.residual" ? " attn+" : rest == "mlp.residual" ? " mlp+" : rest == "attn_norm" ? " norm1" : " norm2";
+      label += rest == "attn.residual"  ? " attn+"
+               : rest == "mlp.residual" ? " mlp+"
+               : rest == "attn_norm"    ? " norm1"
+                                        : " norm2";
       out.labels.push_back(std::move(label));
     }
     // Accumulate in double: the point of the plot is the growth of the stream, so rounding must not blur it.
@@ -182,11 +185,15 @@ NotesParamCheck check_notes_small_table() {
   const std::string mlp_remark = "C · F = 256 · " + std::to_string(F) + " = " + std::to_string(C * F) +
                                  "; 87K is 256 · 341, half of the notes' own F = " + std::to_string(F);
   for (size_t r : {r_w1, r_w2, r_w3}) out.rows[r].remark = mlp_remark;
-  out.rows[r_block].remark = "follows from the notes' MLP rows (512 + 2·65K + 2·33K + 3·87K ≈ 458K), so it inherits "
-                             "their slip; with F = " + std::to_string(F) + " the block has " + std::to_string(block);
+  out.rows[r_block].remark =
+      "follows from the notes' MLP rows (512 + 2·65K + 2·33K + 3·87K ≈ 458K), so it inherits "
+      "their slip; with F = " +
+      std::to_string(F) + " the block has " + std::to_string(block);
   out.rows[r_blocks].remark = "4 · 458K as printed; 4 · " + std::to_string(block) + " = " + std::to_string(L * block);
-  out.rows[r_total].remark = "does not follow even from the notes' own rows (2.1M + 1.83M + 2.1M = 6.03M); the "
-                             "exact total is " + std::to_string(out.computed_total);
+  out.rows[r_total].remark =
+      "does not follow even from the notes' own rows (2.1M + 1.83M + 2.1M = 6.03M); the "
+      "exact total is " +
+      std::to_string(out.computed_total);
   for (const NotesParamRow& r : out.rows) out.disagreements += r.agrees ? 0 : 1;
   return out;
 }
@@ -195,8 +202,9 @@ NotesParamCheck check_notes_small_table() {
 
 namespace {
 // ModelConfig fields that validate() messages name.
-constexpr const char* kConfigFields[] = {"dim",     "n_layers", "n_heads",    "n_kv_heads", "vocab",    "hidden",
-                                         "max_seq", "window",   "full_every", "eps",        "rope_base", "memory_cap_mb"};
+constexpr const char* kConfigFields[] = {"dim",        "n_layers", "n_heads",   "n_kv_heads",
+                                         "vocab",      "hidden",   "max_seq",   "window",
+                                         "full_every", "eps",      "rope_base", "memory_cap_mb"};
 }  // namespace
 
 std::vector<std::string> messages_for_field(const std::vector<std::string>& messages, const std::string& field) {

@@ -69,21 +69,21 @@ std::vector<std::vector<int>> heads_by_kv_head(int n_heads, int n_kv_heads);
 // One row of the seed notes' "Small" parameter table (dim 256, 4 layers, 8 heads, 4 KV heads, vocab 8192),
 // with the count its own formula gives.
 struct NotesParamRow {
-  std::string component;  // e.g. "MLP W1 (gate)"
-  std::string formula;    // the notes' formula, in our symbols
-  std::string notes_text; // the value as printed in the notes: "87K"
-  double notes_value = 0; // that value as a number: 87000
-  int64_t computed = 0;   // the formula evaluated exactly
-  bool agrees = false;    // the printed value is the computed one up to its rounding (within 2%)
-  std::string remark;     // why it differs, empty when it agrees
+  std::string component;   // e.g. "MLP W1 (gate)"
+  std::string formula;     // the notes' formula, in our symbols
+  std::string notes_text;  // the value as printed in the notes: "87K"
+  double notes_value = 0;  // that value as a number: 87000
+  int64_t computed = 0;    // the formula evaluated exactly
+  bool agrees = false;     // the printed value is the computed one up to its rounding (within 2%)
+  std::string remark;      // why it differs, empty when it agrees
 };
 
 struct NotesParamCheck {
-  int notes_hidden = 0;               // the MLP hidden size the notes' own code gives: int(2 · 4 · dim / 3)
-  std::vector<NotesParamRow> rows;    // in the notes' order, ending with the block, 4-block and total rows
-  int64_t computed_total = 0;         // every parameter of that model (embedding + blocks + final norm + head)
-  double notes_rows_sum = 0;          // embedding + 4 blocks + output as printed: what the notes' total should be
-  int disagreements = 0;              // rows whose printed value is not the computed one
+  int notes_hidden = 0;             // the MLP hidden size the notes' own code gives: int(2 · 4 · dim / 3)
+  std::vector<NotesParamRow> rows;  // in the notes' order, ending with the block, 4-block and total rows
+  int64_t computed_total = 0;       // every parameter of that model (embedding + blocks + final norm + head)
+  double notes_rows_sum = 0;        // embedding + 4 blocks + output as printed: what the notes' total should be
+  int disagreements = 0;            // rows whose printed value is not the computed one
 };
 // Evaluates the notes' table from its formulas (hidden = the notes' rule, no rounding to a multiple) and
 // marks the rows where the printed numbers slipped.

@@ -31,8 +31,8 @@ struct WeightsSource {
 struct LoadedModel {
   ModelConfig config;                           // the config the weights belong to
   std::shared_ptr<const ModelWeights> weights;  // null on failure
-  std::string source;                           // one line: "seeded init (seed 1)" or "checkpoint <path> (config.json beside it)"
-  std::string error;                            // one line for the user; empty on success
+  std::string source;  // one line: "seeded init (seed 1)" or "checkpoint <path> (config.json beside it)"
+  std::string error;   // one line for the user; empty on success
 };
 // Seeded init for `config`, or the checkpoint. A checkpoint with a config.json in the same directory uses that
 // config (the one it was written for); otherwise it must match `config`. Never throws; problems go to .error.
@@ -41,15 +41,15 @@ LoadedModel load_model(const ModelConfig& config, const WeightsSource& source);
 struct ForwardRun {
   ModelConfig config;
   std::shared_ptr<const ModelWeights> weights;
-  std::vector<int> tokens;      // every token so far: the prompt, then the appended ones
-  int prompt_length = 0;        // how many of `tokens` were the prompt
-  Trace trace;                  // the newest pass: the whole prompt, or (after an append) the one new token
-  bool incremental = false;     // the trace is an append through the KV cache (T = 1, T_k = tokens.size())
-  KVCache cache;                // keys and values of every token so far
-  Mat logits;                   // (T of the newest pass, V)
-  double cache_check = -1;      // after an append: max |logits − full recompute's last row|; -1 when not checked
-  std::string error;            // one line when the pass could not run (invalid tokens); the trace is then empty
-  std::string append_error;     // one line when the last append was refused; the run is still the previous one
+  std::vector<int> tokens;   // every token so far: the prompt, then the appended ones
+  int prompt_length = 0;     // how many of `tokens` were the prompt
+  Trace trace;               // the newest pass: the whole prompt, or (after an append) the one new token
+  bool incremental = false;  // the trace is an append through the KV cache (T = 1, T_k = tokens.size())
+  KVCache cache;             // keys and values of every token so far
+  Mat logits;                // (T of the newest pass, V)
+  double cache_check = -1;   // after an append: max |logits − full recompute's last row|; -1 when not checked
+  std::string error;         // one line when the pass could not run (invalid tokens); the trace is then empty
+  std::string append_error;  // one line when the last append was refused; the run is still the previous one
 
   bool ok() const { return error.empty() && trace.steps().size() > 0; }
   // The logits that predict the next token: the last row of the newest pass. Empty when !ok().
@@ -68,11 +68,11 @@ ForwardRun run_append(const ForwardRun& prev, int token, bool check_against_full
 // `index` counts the tokens already appended, so the k-th appended token of a session always uses the same
 // random stream (the token shown as "sampled" is the one "append and continue" appends).
 struct NextTokenChoice {
-  SamplingTrace filter;      // scaled logits, who survives top-k and top-p, probabilities before and after
-  int sampled = -1;          // the drawn token id
-  float probability = 0;     // its probability in the final (filtered, renormalised) distribution
-  int n_positive = 0;        // tokens whose probability after temperature is not 0 in float
-  std::string error;         // one line when the settings are invalid or there are no logits
+  SamplingTrace filter;   // scaled logits, who survives top-k and top-p, probabilities before and after
+  int sampled = -1;       // the drawn token id
+  float probability = 0;  // its probability in the final (filtered, renormalised) distribution
+  int n_positive = 0;     // tokens whose probability after temperature is not 0 in float
+  std::string error;      // one line when the settings are invalid or there are no logits
 };
 NextTokenChoice choose_next_token(const ForwardRun& run, const SamplingConfig& cfg, uint64_t seed, int index);
 

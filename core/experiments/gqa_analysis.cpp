@@ -128,8 +128,8 @@ GqaAnalysis analyze_gqa(const GqaParams& p) {
     r.conversion_error.push_back(o_norm > 0 ? (o_gqa - o_mha).cast<double>().norm() / o_norm : 0.0);
     if (kv == KV) {
       // probs is (H·T, T); the group's heads are contiguous: rows group·n_rep·T … (group+1)·n_rep·T − 1.
-      r.group_probs = probs.middleRows(static_cast<Eigen::Index>(p.group) * r.n_rep * T,
-                                       static_cast<Eigen::Index>(r.n_rep) * T);
+      r.group_probs =
+          probs.middleRows(static_cast<Eigen::Index>(p.group) * r.n_rep * T, static_cast<Eigen::Index>(r.n_rep) * T);
       for (int i = 0; i < r.n_rep; ++i) r.group_heads.push_back(p.group * r.n_rep + i);
     }
   }

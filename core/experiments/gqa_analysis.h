@@ -27,20 +27,20 @@ struct GqaModelPreset {
 const std::vector<GqaModelPreset>& gqa_model_presets();
 
 struct GqaParams {
-  int n_heads = 8;           // H
-  int n_kv_heads = 2;        // KV, must divide H
-  int head_dim = 128;        // D of the memory / parameter figures
-  int hidden = 0;            // C; 0 means H·D
+  int n_heads = 8;     // H
+  int n_kv_heads = 2;  // KV, must divide H
+  int head_dim = 128;  // D of the memory / parameter figures
+  int hidden = 0;      // C; 0 means H·D
   int layers = 32;
-  int seq_len = 4096;        // the KV-cache curve runs from 0 to here
+  int seq_len = 4096;  // the KV-cache curve runs from 0 to here
   int batch = 1;
-  int bytes_per_value = 2;   // 2 for fp16/bf16, 4 for fp32, 1 for int8
+  int bytes_per_value = 2;  // 2 for fp16/bf16, 4 for fp32, 1 for int8
 
   // Toy layer for the conversion error and the attention maps (small so it recomputes instantly).
-  int toy_tokens = 10;          // T
-  int toy_head_dim = 8;         // D of the toy layer; its model dim is H·toy_head_dim
-  double head_similarity = 0.0; // ρ in [0, 1]: K/V head weights are √ρ·shared + √(1−ρ)·own
-  int group = 0;                // which KV group's heads the attention maps show
+  int toy_tokens = 10;           // T
+  int toy_head_dim = 8;          // D of the toy layer; its model dim is H·toy_head_dim
+  double head_similarity = 0.0;  // ρ in [0, 1]: K/V head weights are √ρ·shared + √(1−ρ)·own
+  int group = 0;                 // which KV group's heads the attention maps show
   uint64_t seed = 1;
 };
 
@@ -50,19 +50,19 @@ struct ProjectionParams {
 };
 
 struct GqaAnalysis {
-  int n_rep = 1;                     // query heads per KV head
-  std::vector<int> kv_head_of;       // (H) KV head read by each query head
+  int n_rep = 1;                // query heads per KV head
+  std::vector<int> kv_head_of;  // (H) KV head read by each query head
 
-  std::vector<int> seq_len;          // KV-cache curve x
-  std::vector<int64_t> bytes_mha;    // KV = H
-  std::vector<int64_t> bytes_gqa;    // KV = current
-  std::vector<int64_t> bytes_mqa;    // KV = 1
+  std::vector<int> seq_len;                                      // KV-cache curve x
+  std::vector<int64_t> bytes_mha;                                // KV = H
+  std::vector<int64_t> bytes_gqa;                                // KV = current
+  std::vector<int64_t> bytes_mqa;                                // KV = 1
   int64_t bytes_mha_at = 0, bytes_gqa_at = 0, bytes_mqa_at = 0;  // at params.seq_len
 
   ProjectionParams proj_mha, proj_gqa, proj_mqa;  // one layer
 
-  std::vector<int> conversion_kv;       // every divisor of H, ascending
-  std::vector<double> conversion_error; // ‖O_gqa − O_mha‖_F / ‖O_mha‖_F on the toy layer (0 at KV = H)
+  std::vector<int> conversion_kv;        // every divisor of H, ascending
+  std::vector<double> conversion_error;  // ‖O_gqa − O_mha‖_F / ‖O_mha‖_F on the toy layer (0 at KV = H)
 
   std::vector<int> group_heads;  // the query heads of `group` under the current KV
   Mat group_probs;               // (n_rep·T, T) their causal attention maps (same pooled K and V, own Q)

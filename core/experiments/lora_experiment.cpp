@@ -70,7 +70,8 @@ Mat lora_target_update(int d_in, int d_out, int true_rank, double decay, double 
 }
 
 FitStatus train_lora_fit(LoraAdapter& ad, std::vector<double>& loss, const Mat& target, int r, float alpha, bool rslora,
-                    int steps, double lr, LoraOptimizer opt, uint64_t seed, const std::function<bool(float)>& progress) {
+                         int steps, double lr, LoraOptimizer opt, uint64_t seed,
+                         const std::function<bool(float)>& progress) {
   // target, R: (d_out, d_in)   A, gA, mA, vA: (r, d_in)   B, gB, mB, vB: (d_out, r)
   const int d_out = static_cast<int>(target.rows()), d_in = static_cast<int>(target.cols());
   std::mt19937_64 rng(seed);
@@ -167,15 +168,17 @@ LoraExperiment run_lora_experiment(const LoraExperimentParams& p, const std::fun
     std::vector<double> loss;
     for (size_t i = 0; i < e.ranks.size(); ++i) {
       if (e.ranks[i] == p.rank) continue;
-      const FitStatus st = train_lora_fit(ad, loss, e.target, e.ranks[i], p.alpha, p.rslora, p.steps, p.lr,
-                                          p.optimizer, p.seed, sub_progress);
+      const FitStatus st = train_lora_fit(ad, loss, e.target, e.ranks[i], p.alpha, p.rslora, p.steps, p.lr, p.optimizer,
+                                          p.seed, sub_progress);
       if (st == FitStatus::Cancelled) {
         e.cancelled = true;
         break;
       }
       done += p.steps;
-      if (st == FitStatus::Diverged) e.diverged = true;
-      else e.lora_error[i] = std::sqrt(loss.back());
+      if (st == FitStatus::Diverged)
+        e.diverged = true;
+      else
+        e.lora_error[i] = std::sqrt(loss.back());
     }
   }
 

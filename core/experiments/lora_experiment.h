@@ -24,25 +24,25 @@ namespace tw {
 enum class LoraOptimizer { Adam, Sgd };
 
 struct LoraExperimentParams {
-  int d_in = 64;                 // columns of ΔW (≤ 1024 in the panel)
-  int d_out = 64;                // rows of ΔW
-  int rank = 4;                  // r of the adapter being trained and shown
-  float alpha = 8.0f;            // lora_alpha
-  bool rslora = false;           // s = α/√r instead of α/r
-  int true_rank = 8;             // rank of the signal part of ΔW
-  double decay = 0.7;            // σ_i = decay^i
-  double noise = 0.02;           // full-rank noise level added to ΔW
-  int steps = 300;               // gradient steps per trained adapter
-  double lr = 0.01;              // learning rate
+  int d_in = 64;        // columns of ΔW (≤ 1024 in the panel)
+  int d_out = 64;       // rows of ΔW
+  int rank = 4;         // r of the adapter being trained and shown
+  float alpha = 8.0f;   // lora_alpha
+  bool rslora = false;  // s = α/√r instead of α/r
+  int true_rank = 8;    // rank of the signal part of ΔW
+  double decay = 0.7;   // σ_i = decay^i
+  double noise = 0.02;  // full-rank noise level added to ΔW
+  int steps = 300;      // gradient steps per trained adapter
+  double lr = 0.01;     // learning rate
   LoraOptimizer optimizer = LoraOptimizer::Adam;
   uint64_t seed = 1;
-  int max_sweep_rank = 64;       // the error-vs-rank sweep stops here (and at min(d_in, d_out))
-  bool train_sweep = true;       // train an adapter at every sweep rank (false: only the SVD curve)
+  int max_sweep_rank = 64;  // the error-vs-rank sweep stops here (and at min(d_in, d_out))
+  bool train_sweep = true;  // train an adapter at every sweep rank (false: only the SVD curve)
 };
 
 struct LoraExperiment {
-  Mat target;     // (d_out, d_in) ΔW
-  VecD sigma;     // (min(d_in, d_out)) singular values of ΔW, descending
+  Mat target;              // (d_out, d_in) ΔW
+  VecD sigma;              // (min(d_in, d_out)) singular values of ΔW, descending
   double target_norm = 0;  // ‖ΔW‖_F
 
   std::vector<int> ranks;          // sweep ranks (always includes params.rank)
@@ -52,24 +52,24 @@ struct LoraExperiment {
   int64_t full_params = 0;         // d_in·d_out
   double param_percent = 0;        // 100 · r(d_in + d_out) / (d_in d_out) at params.rank
 
-  std::vector<double> loss;        // (steps + 1) relative squared error at params.rank, step 0 first
-  LoraAdapter adapter;             // trained adapter at params.rank
-  Mat delta;                       // (d_out, d_in) s·B A of that adapter
-  Mat residual;                    // (d_out, d_in) ΔW − s·B A
-  double final_error = 0;          // ‖residual‖_F / ‖ΔW‖_F
-  double svd_error_at_rank = 0;    // the optimum at params.rank
+  std::vector<double> loss;      // (steps + 1) relative squared error at params.rank, step 0 first
+  LoraAdapter adapter;           // trained adapter at params.rank
+  Mat delta;                     // (d_out, d_in) s·B A of that adapter
+  Mat residual;                  // (d_out, d_in) ΔW − s·B A
+  double final_error = 0;        // ‖residual‖_F / ‖ΔW‖_F
+  double svd_error_at_rank = 0;  // the optimum at params.rank
 
-  double step0_error = 0;          // max |adapted − base| output at initialisation (B = 0)
+  double step0_error = 0;  // max |adapted − base| output at initialisation (B = 0)
   bool step0_equals_base = false;
-  double merge_error = 0;          // max |merged − unmerged| output after training, relative to the output's max
+  double merge_error = 0;  // max |merged − unmerged| output after training, relative to the output's max
   bool merged_equals_unmerged = false;
 
-  std::vector<int> scale_ranks;            // 1 … 64
+  std::vector<int> scale_ranks;                  // 1 … 64
   std::vector<double> update_norm_alpha_r;       // ‖(α/r)·B A‖_F for random A, B of fixed entry scale
   std::vector<double> update_norm_alpha_sqrt_r;  // ‖(α/√r)·B A‖_F, same A, B
 
-  bool cancelled = false;          // the progress callback asked to stop; the result is incomplete
-  bool diverged = false;           // some fit blew up (its error is NaN); lower the learning rate
+  bool cancelled = false;  // the progress callback asked to stop; the result is incomplete
+  bool diverged = false;   // some fit blew up (its error is NaN); lower the learning rate
 };
 
 // Empty when usable; otherwise one sentence naming the bad field.
@@ -93,8 +93,8 @@ enum class FitStatus {
 // Trains a rank-r adapter from the peft init (seeded) to fit target; loss gets steps + 1 entries when Done
 // (fewer when stopped early). progress(fraction_of_this_fit) may return false to stop.
 FitStatus train_lora_fit(LoraAdapter& adapter, std::vector<double>& loss, const Mat& target, int r, float alpha,
-                    bool rslora, int steps, double lr, LoraOptimizer opt, uint64_t seed,
-                    const std::function<bool(float)>& progress = {});
+                         bool rslora, int steps, double lr, LoraOptimizer opt, uint64_t seed,
+                         const std::function<bool(float)>& progress = {});
 
 // Assumes validate(p) is empty. progress(fraction) is called during training; returning false cancels.
 LoraExperiment run_lora_experiment(const LoraExperimentParams& p, const std::function<bool(float)>& progress = {});

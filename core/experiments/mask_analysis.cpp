@@ -10,7 +10,8 @@ namespace {
 constexpr int kMaxT = 4096;
 
 std::string validate(const std::vector<MaskTerm>& terms, int T) {
-  if (T < 1 || T > kMaxT) return "sequence length T must be in 1.." + std::to_string(kMaxT) + ", got " + std::to_string(T);
+  if (T < 1 || T > kMaxT)
+    return "sequence length T must be in 1.." + std::to_string(kMaxT) + ", got " + std::to_string(T);
   for (const MaskTerm& t : terms) {
     const std::string e = validate_mask_term(t, T);
     if (!e.empty()) return e;
@@ -34,8 +35,10 @@ MaskAnalysis analyze_mask(const std::vector<MaskTerm>& terms, int T) {
       const MaskTerm* b = mask.blocking_term(i, j);
       a.allowed(i, j) = b == nullptr;
       logits(i, j) = b ? kNegInf : 0.0f;
-      if (b) a.blocked_by[static_cast<size_t>(i) * T + j] = b->tag;
-      else ++a.visible_keys[i];
+      if (b)
+        a.blocked_by[static_cast<size_t>(i) * T + j] = b->tag;
+      else
+        ++a.visible_keys[i];
     }
     a.visible_cells += a.visible_keys[i];
     if (a.visible_keys[i] == 0) a.empty_rows.push_back(i);
@@ -63,7 +66,8 @@ bool layer_is_global(int layer_1based, int global_period) {
 ReceptiveField receptive_field(const std::vector<MaskTerm>& terms, int T, int layers, int global_period) {
   ReceptiveField rf;
   rf.error = validate(terms, T);
-  if (rf.error.empty() && (layers < 1 || layers > 256)) rf.error = "layers must be in 1..256, got " + std::to_string(layers);
+  if (rf.error.empty() && (layers < 1 || layers > 256))
+    rf.error = "layers must be in 1..256, got " + std::to_string(layers);
   if (rf.error.empty() && global_period < 0) rf.error = "global layer period must be >= 0 (0 = never)";
   if (!rf.error.empty()) return rf;
 
@@ -77,7 +81,9 @@ ReceptiveField receptive_field(const std::vector<MaskTerm>& terms, int T, int la
 
   // Bitset rows: W words of 64 positions each. All buffers are allocated before the layer loop.
   const int W = (T + 63) / 64;
-  auto bit = [W](std::vector<std::uint64_t>& m, int i, int j) { m[static_cast<size_t>(i) * W + j / 64] |= 1ull << (j % 64); };
+  auto bit = [W](std::vector<std::uint64_t>& m, int i, int j) {
+    m[static_cast<size_t>(i) * W + j / 64] |= 1ull << (j % 64);
+  };
   std::vector<std::uint64_t> reach(static_cast<size_t>(T) * W, 0), next(reach.size());
   for (int i = 0; i < T; ++i) bit(reach, i, i);  // before layer 1 each position holds only itself
 

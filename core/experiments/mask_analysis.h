@@ -16,10 +16,10 @@
 namespace tw {
 
 struct MaskAnalysis {
-  std::string error;              // non-empty when a term or T is invalid; nothing below is filled then
+  std::string error;  // non-empty when a term or T is invalid; nothing below is filled then
   int T = 0;
-  MatB allowed;                   // (T, T) row = query i, column = key j, true = visible
-  std::vector<int> blocked_by;    // (T*T) row-major: index into `terms` of the term that blocked (i, j), −1 if visible
+  MatB allowed;                 // (T, T) row = query i, column = key j, true = visible
+  std::vector<int> blocked_by;  // (T*T) row-major: index into `terms` of the term that blocked (i, j), −1 if visible
   std::vector<int> visible_keys;  // (T) number of visible keys of each query
   long long visible_cells = 0;    // Σ visible_keys
   double fraction_computed = 0;   // visible_cells / T²: the share of QKᵀ a mask-aware kernel must compute

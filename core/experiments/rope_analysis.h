@@ -16,15 +16,15 @@
 namespace tw {
 
 struct RopeAnalysisParams {
-  RopeConfig rope;          // head_dim, base, convention, scaling, factor, trained context
-  int seq_len = 4096;       // sequence length the scaled frequencies are built for (dynamic NTK reads it)
-  int positions = 128;      // rows of the angle heatmap: positions 0 … positions−1
-  int query_pos = 12;       // m
-  int key_pos = 4;          // n
-  int pair = 0;             // k, the pair drawn in the plane figure
-  int max_distance = 512;   // the score and self-similarity curves run over m − n = 0 … max_distance
-  int shift = 37;           // the shift-invariance check compares (m, n) with (m + shift, n + shift)
-  uint64_t seed = 1;        // random q and k
+  RopeConfig rope;         // head_dim, base, convention, scaling, factor, trained context
+  int seq_len = 4096;      // sequence length the scaled frequencies are built for (dynamic NTK reads it)
+  int positions = 128;     // rows of the angle heatmap: positions 0 … positions−1
+  int query_pos = 12;      // m
+  int key_pos = 4;         // n
+  int pair = 0;            // k, the pair drawn in the plane figure
+  int max_distance = 512;  // the score and self-similarity curves run over m − n = 0 … max_distance
+  int shift = 37;          // the shift-invariance check compares (m, n) with (m + shift, n + shift)
+  uint64_t seed = 1;       // random q and k
 };
 
 struct RopeAnalysis {
@@ -38,23 +38,23 @@ struct RopeAnalysis {
   Mat cos_angle;  // (positions, D/2) cos(m·θ'_k): fast pairs flicker, slow pairs barely move
 
   // Plane of the selected pair (scaled frequencies), components in the chosen convention.
-  double q_pair[2] = {0, 0}, k_pair[2] = {0, 0};          // unrotated (x[a], x[b]) of q and k
-  double q_rotated[2] = {0, 0}, k_rotated[2] = {0, 0};    // after rotating by m·θ'_k and n·θ'_k
-  double q_angle = 0, k_angle = 0;                        // m·θ'_k and n·θ'_k in radians (not wrapped)
+  double q_pair[2] = {0, 0}, k_pair[2] = {0, 0};        // unrotated (x[a], x[b]) of q and k
+  double q_rotated[2] = {0, 0}, k_rotated[2] = {0, 0};  // after rotating by m·θ'_k and n·θ'_k
+  double q_angle = 0, k_angle = 0;                      // m·θ'_k and n·θ'_k in radians (not wrapped)
 
   Mat q, k;  // (1, D) the random vectors (seeded)
 
-  std::vector<int> distance;           // 0 … max_distance
-  std::vector<double> score;           // q_{distance} · k_0 after RoPE (scaled frequencies)
-  std::vector<double> self_similarity; // (2/D) Σ_k cos(distance·θ'_k)
+  std::vector<int> distance;            // 0 … max_distance
+  std::vector<double> score;            // q_{distance} · k_0 after RoPE (scaled frequencies)
+  std::vector<double> self_similarity;  // (2/D) Σ_k cos(distance·θ'_k)
 
   // Live checks.
-  double score_mn = 0;                // q_m · k_n
-  double score_shifted = 0;           // q_{m+shift} · k_{n+shift}
-  double shift_error = 0;             // |score_mn − score_shifted| / (|q||k|)
-  double norm_error = 0;              // max over m of |‖R_m q‖ − ‖q‖| / ‖q‖
-  double convention_error = 0;        // |score in this convention − score in the other after permuting| / (|q||k|)
-  bool shift_invariant = false;       // each of the three below 1e-5
+  double score_mn = 0;           // q_m · k_n
+  double score_shifted = 0;      // q_{m+shift} · k_{n+shift}
+  double shift_error = 0;        // |score_mn − score_shifted| / (|q||k|)
+  double norm_error = 0;         // max over m of |‖R_m q‖ − ‖q‖| / ‖q‖
+  double convention_error = 0;   // |score in this convention − score in the other after permuting| / (|q||k|)
+  bool shift_invariant = false;  // each of the three below 1e-5
   bool norm_preserved = false;
   bool conventions_agree = false;
 };

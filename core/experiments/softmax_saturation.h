@@ -26,20 +26,20 @@ void sample_scores_direct(std::vector<float>& out, std::mt19937_64& rng, int d_k
 struct ScoreHistogram {
   int d_k = 0;
   int samples = 0;
-  std::vector<double> edges;      // (bins + 1) bin edges, symmetric over ±4·√d_k
-  std::vector<double> density;    // (bins) empirical density: count / (samples · bin width)
-  std::vector<double> normal_pdf; // (bins) N(0, d_k) density at each bin centre
-  double mean = 0.0;              // empirical mean of q·k
-  double variance = 0.0;          // empirical variance of q·k (≈ d_k)
+  std::vector<double> edges;       // (bins + 1) bin edges, symmetric over ±4·√d_k
+  std::vector<double> density;     // (bins) empirical density: count / (samples · bin width)
+  std::vector<double> normal_pdf;  // (bins) N(0, d_k) density at each bin centre
+  double mean = 0.0;               // empirical mean of q·k
+  double variance = 0.0;           // empirical variance of q·k (≈ d_k)
 };
 ScoreHistogram score_histogram(int d_k, int samples, int bins, std::uint64_t seed);
 
 // [SECTION] Figure 2: one query's softmax over n keys, scaled vs unscaled
 struct QuerySoftmax {
-  float scale = 1.0f;                  // the factor the chosen mode applies to q·k
-  std::vector<float> raw_scores;       // (n) q·k, sorted descending
-  std::vector<float> probs_scaled;     // (n) softmax(scale · q·k / τ), sorted descending
-  std::vector<float> probs_unscaled;   // (n) softmax(q·k / τ), sorted descending
+  float scale = 1.0f;                                   // the factor the chosen mode applies to q·k
+  std::vector<float> raw_scores;                        // (n) q·k, sorted descending
+  std::vector<float> probs_scaled;                      // (n) softmax(scale · q·k / τ), sorted descending
+  std::vector<float> probs_unscaled;                    // (n) softmax(q·k / τ), sorted descending
   double entropy_scaled = 0.0, entropy_unscaled = 0.0;  // bits
 };
 QuerySoftmax one_query_softmax(int d_k, int n_keys, ScaleMode mode, float custom_scale, float temperature,
@@ -48,10 +48,10 @@ QuerySoftmax one_query_softmax(int d_k, int n_keys, ScaleMode mode, float custom
 // [SECTION] Figure 3: sweep over d_k
 struct SaturationPoint {
   int d_k = 0;
-  double max_p_scaled = 0, max_p_unscaled = 0;            // mean over queries of max_j S_j
+  double max_p_scaled = 0, max_p_unscaled = 0;                // mean over queries of max_j S_j
   double entropy_bits_scaled = 0, entropy_bits_unscaled = 0;  // mean entropy of S, bits
-  double grad_scaled = 0, grad_unscaled = 0;              // mean S_top(1 − S_top) of the top key
-                                                          // (1 − S_top computed as Σ of the others)
+  double grad_scaled = 0, grad_unscaled = 0;                  // mean S_top(1 − S_top) of the top key
+                                                              // (1 − S_top computed as Σ of the others)
 };
 // d_k on a log grid: every power of two and the geometric midpoints (1, 1.41→1, 2, 3, 4, 6, 8, 11, 16, ...).
 std::vector<int> log_dk_grid(int lo, int hi);

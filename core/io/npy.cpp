@@ -14,8 +14,10 @@ std::vector<uint8_t> npy_bytes(const float* data, const std::vector<int64_t>& sh
     dims += std::to_string(d) + ", ";
   }
   // Python tuple syntax: "(3,)" for one dimension, "(2, 3)" for two, "()" for a scalar.
-  if (shape.size() > 1) dims.resize(dims.size() - 2);
-  else if (shape.size() == 1) dims.resize(dims.size() - 1);
+  if (shape.size() > 1)
+    dims.resize(dims.size() - 2);
+  else if (shape.size() == 1)
+    dims.resize(dims.size() - 1);
   std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + dims + "), }";
   const size_t preamble = 10;  // magic (6) + version (2) + header length (2)
   header.append((64 - (preamble + header.size() + 1) % 64) % 64, ' ');

@@ -102,7 +102,8 @@ bool parse_safetensors(const uint8_t* bytes, size_t size, SafeTensors* out, std:
       uint64_t dim = 0;
       if (!as_u64(d, &dim)) return fail(error, where + "shape entries must be non-negative integers");
       if (dim > data_size / 4 + 1) return fail(error, where + "shape is larger than the file's data");
-      if (dim != 0 && count > (data_size / 4 + 1) / dim) return fail(error, where + "shape is larger than the file's data");
+      if (dim != 0 && count > (data_size / 4 + 1) / dim)
+        return fail(error, where + "shape is larger than the file's data");
       count *= dim;
       e.shape.push_back(static_cast<int64_t>(dim));
     }
@@ -110,17 +111,16 @@ bool parse_safetensors(const uint8_t* bytes, size_t size, SafeTensors* out, std:
       return fail(error, where + "data_offsets must be non-negative integers");
     if (e.begin > e.end) return fail(error, where + "data_offsets begin > end");
     if (e.end > data_size)
-      return fail(error, where + "file is truncated: data ends at byte " + std::to_string(e.end) + " of the buffer but only " +
-                             std::to_string(data_size) + " bytes are present");
+      return fail(error, where + "file is truncated: data ends at byte " + std::to_string(e.end) +
+                             " of the buffer but only " + std::to_string(data_size) + " bytes are present");
     if (e.end - e.begin != count * 4)
       return fail(error, where + "data_offsets span " + std::to_string(e.end - e.begin) + " bytes but shape needs " +
                              std::to_string(count * 4) + " (F32)");
     entries.push_back(std::move(e));
   }
   // The format requires the data buffer to be covered exactly once: no overlaps, no holes.
-  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
-  });
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& a, const Entry& b) { return a.begin != b.begin ? a.begin < b.begin : a.end < b.end; });
   uint64_t cursor = 0;
   for (size_t i = 0; i < entries.size(); ++i) {
     const Entry& e = entries[i];
@@ -132,7 +132,8 @@ bool parse_safetensors(const uint8_t* bytes, size_t size, SafeTensors* out, std:
     cursor = e.end;
   }
   if (cursor != data_size)
-    return fail(error, "data buffer has " + std::to_string(data_size - cursor) + " trailing bytes that belong to no tensor");
+    return fail(error,
+                "data buffer has " + std::to_string(data_size - cursor) + " trailing bytes that belong to no tensor");
 
   for (const Entry& e : entries) {
     NamedTensor t;
@@ -153,7 +154,8 @@ bool read_safetensors(const std::string& path, SafeTensors* out, std::string* er
   if (size < 0) return fail(error, "cannot read '" + path + "'");
   in.seekg(0);
   std::vector<uint8_t> bytes(static_cast<size_t>(size));
-  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size)) return fail(error, "cannot read '" + path + "'");
+  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size))
+    return fail(error, "cannot read '" + path + "'");
   if (!parse_safetensors(bytes.data(), bytes.size(), out, error)) {
     *error = path + ": " + *error;
     return false;
@@ -174,8 +176,8 @@ bool serialize_safetensors(const SafeTensors& in, std::vector<uint8_t>* bytes, s
       count *= static_cast<uint64_t>(d);
     }
     if (count != t.data.size())
-      return fail(error, "tensor '" + t.name + "' has " + std::to_string(t.data.size()) + " values but its shape needs " +
-                             std::to_string(count));
+      return fail(error, "tensor '" + t.name + "' has " + std::to_string(t.data.size()) +
+                             " values but its shape needs " + std::to_string(count));
     header[t.name] = {{"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {offset, offset + count * 4}}};
     offset += count * 4;
   }

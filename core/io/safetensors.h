@@ -17,9 +17,9 @@
 namespace tw {
 
 struct NamedTensor {
-  std::string name;             // e.g. "model.layers.0.self_attn.q_proj.weight"
-  std::vector<int64_t> shape;   // row-major dimensions; {} is a scalar
-  std::vector<float> data;      // product(shape) values
+  std::string name;            // e.g. "model.layers.0.self_attn.q_proj.weight"
+  std::vector<int64_t> shape;  // row-major dimensions; {} is a scalar
+  std::vector<float> data;     // product(shape) values
 };
 
 struct SafeTensors {

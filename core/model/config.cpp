@@ -8,7 +8,6 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-
 namespace tw {
 
 bool ModelConfig::layer_is_sliding(int layer) const {
@@ -66,8 +65,8 @@ std::vector<std::string> validate(const ModelConfig& c) {
   const bool seq_ok = positive("max_seq", c.max_seq);
 
   if (dims_ok && heads_ok && c.dim % c.n_heads != 0)
-    errors.push_back("dim (" + std::to_string(c.dim) + ") must be divisible by n_heads (" +
-                     std::to_string(c.n_heads) + ") so every head gets the same head_dim");
+    errors.push_back("dim (" + std::to_string(c.dim) + ") must be divisible by n_heads (" + std::to_string(c.n_heads) +
+                     ") so every head gets the same head_dim");
   if (heads_ok && kv_ok) {
     if (c.n_kv_heads > c.n_heads)
       errors.push_back("n_kv_heads (" + std::to_string(c.n_kv_heads) + ") cannot exceed n_heads (" +
@@ -77,9 +76,8 @@ std::vector<std::string> validate(const ModelConfig& c) {
                        std::to_string(c.n_kv_heads) + ") so each KV head serves the same number of query heads");
   }
   if (c.positions == PositionType::RoPE && dims_ok && heads_ok && c.dim % c.n_heads == 0 && c.head_dim() % 2 != 0)
-    errors.push_back("RoPE rotates pairs of dimensions, so head_dim must be even (got " +
-                     std::to_string(c.head_dim()) + " = dim " + std::to_string(c.dim) + " / n_heads " +
-                     std::to_string(c.n_heads) + ")");
+    errors.push_back("RoPE rotates pairs of dimensions, so head_dim must be even (got " + std::to_string(c.head_dim()) +
+                     " = dim " + std::to_string(c.dim) + " / n_heads " + std::to_string(c.n_heads) + ")");
   if (c.positions == PositionType::RoPE && !(c.rope_base > 1.0f && std::isfinite(c.rope_base)))
     errors.push_back("rope_base must be a finite number greater than 1 (got " + std::to_string(c.rope_base) + ")");
   if (c.positions == PositionType::Sinusoidal && dims_ok && c.dim % 2 != 0)
@@ -91,8 +89,9 @@ std::vector<std::string> validate(const ModelConfig& c) {
     errors.push_back("full_every must be 0 (no full layers) or a period >= 1 (got " + std::to_string(c.full_every) +
                      ")");
   if (c.attention == AttentionPattern::Full && c.full_every > 0)
-    errors.push_back("full_every interleaves full layers into sliding attention; set attention to sliding or "
-                     "full_every to 0");
+    errors.push_back(
+        "full_every interleaves full layers into sliding attention; set attention to sliding or "
+        "full_every to 0");
   if (!(c.eps > 0.0f && std::isfinite(c.eps)))
     errors.push_back("eps must be a small positive number (got " + std::to_string(c.eps) + ")");
   if (!(c.memory_cap_mb > 0.0 && std::isfinite(c.memory_cap_mb)))
@@ -260,8 +259,10 @@ bool config_from_json(const std::string& text, ModelConfig* out, std::string* er
   if (j.contains("hidden_act") && !j.contains("tw_activation")) {
     const json& act = j["hidden_act"];
     const std::string name = act.is_string() ? act.get<std::string>() : "";
-    if (name == "silu" || name == "swish") c.activation = ActivationKind::SwiGLU;
-    else if (name == "gelu") c.activation = ActivationKind::GeGLU;  // exact GELU; the tanh forms are not offered
+    if (name == "silu" || name == "swish")
+      c.activation = ActivationKind::SwiGLU;
+    else if (name == "gelu")
+      c.activation = ActivationKind::GeGLU;  // exact GELU; the tanh forms are not offered
     else {
       *error = "config.json: hidden_act '" + name + "' is not supported (silu or gelu, or set tw_activation)";
       return false;
@@ -271,25 +272,25 @@ bool config_from_json(const std::string& text, ModelConfig* out, std::string* er
   const NormPlacement placements[] = {NormPlacement::Pre, NormPlacement::Post};
   const PositionType positions[] = {PositionType::None, PositionType::Learned, PositionType::Sinusoidal,
                                     PositionType::RoPE, PositionType::ALiBi};
-  const ActivationKind activations[] = {ActivationKind::ReLU, ActivationKind::GELU, ActivationKind::SwiGLU, ActivationKind::GeGLU};
+  const ActivationKind activations[] = {ActivationKind::ReLU, ActivationKind::GELU, ActivationKind::SwiGLU,
+                                        ActivationKind::GeGLU};
   const AttentionPattern patterns[] = {AttentionPattern::Full, AttentionPattern::Sliding};
   if (j.contains("sliding_window") && !j["sliding_window"].is_null()) {
     c.attention = AttentionPattern::Sliding;
     if (!parse_int(j, "sliding_window", &c.window, error)) return false;
   }
-  const bool ok = parse_int(j, "hidden_size", &c.dim, error) && parse_int(j, "intermediate_size", &c.hidden, error) &&
-                  parse_int(j, "num_hidden_layers", &c.n_layers, error) &&
-                  parse_int(j, "num_attention_heads", &c.n_heads, error) &&
-                  parse_int(j, "vocab_size", &c.vocab, error) &&
-                  parse_int(j, "max_position_embeddings", &c.max_seq, error) &&
-                  parse_number(j, "rms_norm_eps", &c.eps, error) && parse_number(j, "rope_theta", &c.rope_base, error) &&
-                  parse_bool(j, "tie_word_embeddings", &c.tie_embeddings, error) &&
-                  parse_enum(j, "tw_norm", norms, &c.norm, error) &&
-                  parse_enum(j, "tw_norm_placement", placements, &c.placement, error) &&
-                  parse_enum(j, "tw_positions", positions, &c.positions, error) &&
-                  parse_enum(j, "tw_activation", activations, &c.activation, error) &&
-                  parse_enum(j, "tw_attention", patterns, &c.attention, error) &&
-                  parse_int(j, "tw_full_every", &c.full_every, error);
+  const bool ok =
+      parse_int(j, "hidden_size", &c.dim, error) && parse_int(j, "intermediate_size", &c.hidden, error) &&
+      parse_int(j, "num_hidden_layers", &c.n_layers, error) && parse_int(j, "num_attention_heads", &c.n_heads, error) &&
+      parse_int(j, "vocab_size", &c.vocab, error) && parse_int(j, "max_position_embeddings", &c.max_seq, error) &&
+      parse_number(j, "rms_norm_eps", &c.eps, error) && parse_number(j, "rope_theta", &c.rope_base, error) &&
+      parse_bool(j, "tie_word_embeddings", &c.tie_embeddings, error) &&
+      parse_enum(j, "tw_norm", norms, &c.norm, error) &&
+      parse_enum(j, "tw_norm_placement", placements, &c.placement, error) &&
+      parse_enum(j, "tw_positions", positions, &c.positions, error) &&
+      parse_enum(j, "tw_activation", activations, &c.activation, error) &&
+      parse_enum(j, "tw_attention", patterns, &c.attention, error) &&
+      parse_int(j, "tw_full_every", &c.full_every, error);
   if (!ok) return false;
   // Hugging Face defaults num_key_value_heads to num_attention_heads (plain MHA) when the key is absent.
   c.n_kv_heads = c.n_heads;
@@ -298,7 +299,8 @@ bool config_from_json(const std::string& text, ModelConfig* out, std::string* er
     int head_dim = 0;
     if (!parse_int(j, "head_dim", &head_dim, error)) return false;
     if (c.n_heads > 0 && head_dim != c.dim / c.n_heads) {
-      *error = "config.json: head_dim " + std::to_string(head_dim) + " differs from hidden_size / num_attention_heads (" +
+      *error = "config.json: head_dim " + std::to_string(head_dim) +
+               " differs from hidden_size / num_attention_heads (" +
                std::to_string(c.n_heads > 0 ? c.dim / c.n_heads : 0) + "); only head_dim = dim / n_heads is supported";
       return false;
     }

@@ -14,24 +14,24 @@ namespace tw {
 enum class NormType { RMSNorm, LayerNorm };
 enum class NormPlacement { Pre, Post };                              // pre: x + f(Norm(x)); post: Norm(x + f(x))
 enum class PositionType { None, Learned, Sinusoidal, RoPE, ALiBi };  // how the model knows token order
-enum class ActivationKind { ReLU, GELU, SwiGLU, GeGLU };  // MLP kind; GELU is the exact erf form
+enum class ActivationKind { ReLU, GELU, SwiGLU, GeGLU };             // MLP kind; GELU is the exact erf form
 enum class AttentionPattern { Full, Sliding };                       // sliding: each query sees the last W keys
 
 struct ModelConfig {
-  int dim = 64;              // C: width of the residual stream (hidden_size)
-  int n_layers = 2;          // number of Transformer blocks
-  int n_heads = 4;           // H: query heads; head_dim D = dim / n_heads
-  int n_kv_heads = 2;        // KV: key/value heads (= H: MHA, 1: MQA, between: GQA)
-  int vocab = 259;           // V: token ids 0 .. V-1 (259 = 256 bytes + 3 specials of the byte tokenizer)
-  int hidden = 192;          // F: MLP hidden size (intermediate_size)
-  int max_seq = 128;         // longest sequence the model accepts (max_position_embeddings)
-  NormType norm = NormType::RMSNorm;                    // RMSNorm (LLaMA) or LayerNorm (GPT-2, with bias)
+  int dim = 64;                       // C: width of the residual stream (hidden_size)
+  int n_layers = 2;                   // number of Transformer blocks
+  int n_heads = 4;                    // H: query heads; head_dim D = dim / n_heads
+  int n_kv_heads = 2;                 // KV: key/value heads (= H: MHA, 1: MQA, between: GQA)
+  int vocab = 259;                    // V: token ids 0 .. V-1 (259 = 256 bytes + 3 specials of the byte tokenizer)
+  int hidden = 192;                   // F: MLP hidden size (intermediate_size)
+  int max_seq = 128;                  // longest sequence the model accepts (max_position_embeddings)
+  NormType norm = NormType::RMSNorm;  // RMSNorm (LLaMA) or LayerNorm (GPT-2, with bias)
   NormPlacement placement = NormPlacement::Pre;         // where the norm sits relative to the residual add
   PositionType positions = PositionType::RoPE;          // position information
   ActivationKind activation = ActivationKind::SwiGLU;   // MLP non-linearity; the GLU kinds have a gate matrix
   AttentionPattern attention = AttentionPattern::Full;  // pattern of the layers (see full_every for mixing)
-  int window = 0;            // W for sliding layers: query i sees key j when 0 <= i - j < W
-  int full_every = 0;        // interleave period with sliding attention: layer l is full when (l+1) % P == 0; 0 = none
+  int window = 0;                                       // W for sliding layers: query i sees key j when 0 <= i - j < W
+  int full_every = 0;  // interleave period with sliding attention: layer l is full when (l+1) % P == 0; 0 = none
   bool tie_embeddings = false;  // lm_head reuses the token embedding matrix
   float eps = 1e-5f;            // added to the variance inside the norm
   float rope_base = 10000.0f;   // RoPE base theta: frequencies base^(-2k/D)
@@ -40,7 +40,7 @@ struct ModelConfig {
   int head_dim() const { return n_heads > 0 ? dim / n_heads : 0; }
   int n_rep() const { return n_kv_heads > 0 ? n_heads / n_kv_heads : 0; }  // query heads per KV head
   bool gated() const { return activation == ActivationKind::SwiGLU || activation == ActivationKind::GeGLU; }
-  bool layer_is_sliding(int layer) const;  // sliding vs full attention for this layer
+  bool layer_is_sliding(int layer) const;                                  // sliding vs full attention for this layer
   bool has_final_norm() const { return placement == NormPlacement::Pre; }  // post-norm output is already normed
 };
 

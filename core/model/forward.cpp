@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/model/positions.h"
 #include "core/ops/alibi.h"
 #include "core/ops/attention.h"
 #include "core/ops/flash_attention.h"
@@ -9,7 +10,6 @@
 #include "core/ops/mlp.h"
 #include "core/ops/norm.h"
 #include "core/ops/rope.h"
-#include "core/model/positions.h"
 
 namespace tw {
 
@@ -18,7 +18,7 @@ namespace tw {
 // output is read or written once as float32: the traffic of an ideal kernel, not of this CPU code.
 namespace {
 
-constexpr double kF = 4.0;  // bytes per float
+constexpr double kF = 4.0;      // bytes per float
 constexpr int kFlashTile = 64;  // tile of the untraced attention (bench_attention_ops Small: 64 beats 32, 128)
 
 double norm_flops(const ModelConfig& c, double T) { return (c.norm == NormType::RMSNorm ? 4.0 : 7.0) * T * c.dim; }
@@ -96,8 +96,10 @@ struct Recorder {
 const char* norm_name(const ModelConfig& c) { return c.norm == NormType::RMSNorm ? "RMSNorm" : "LayerNorm"; }
 
 void apply_norm(Mat& out, const Mat& x, const NormWeights& n, const ModelConfig& c) {
-  if (c.norm == NormType::RMSNorm) rmsnorm_forward(out, x, n.weight, c.eps);
-  else layernorm_forward(out, x, n.weight, n.bias, c.eps);
+  if (c.norm == NormType::RMSNorm)
+    rmsnorm_forward(out, x, n.weight, c.eps);
+  else
+    layernorm_forward(out, x, n.weight, n.bias, c.eps);
 }
 
 std::string norm_formula(const ModelConfig& c, const std::string& out, const std::string& in) {
@@ -108,16 +110,16 @@ std::string norm_formula(const ModelConfig& c, const std::string& out, const std
 // The activations of one block, allocated once per forward pass and reused by every layer (no allocation
 // inside the layer loop beyond what the trace copies).
 struct BlockState {
-  Mat normed;                   // (T, C)     input of attention (pre) or of the MLP
-  Mat q;                        // (T, H*D)   queries (rotated in place when RoPE)
-  Mat k, v;                     // (T, KV*D)  keys (rotated in place), values of the new tokens
-  Mat scores, probs;            // (H*T, T_k)
-  std::vector<char> empty_rows; // (H*T)      rows with every key masked (none for causal masks)
-  Mat attn;                     // (T, H*D)   P V per head
-  Mat proj;                     // (T, C)     attention output after W_o
-  Mat h;                        // (T, C)     residual stream after attention
-  MlpActivations mlp;           // gate, up, hidden: (T, F)
-  Mat mlp_out;                  // (T, C)
+  Mat normed;                    // (T, C)     input of attention (pre) or of the MLP
+  Mat q;                         // (T, H*D)   queries (rotated in place when RoPE)
+  Mat k, v;                      // (T, KV*D)  keys (rotated in place), values of the new tokens
+  Mat scores, probs;             // (H*T, T_k)
+  std::vector<char> empty_rows;  // (H*T)      rows with every key masked (none for causal masks)
+  Mat attn;                      // (T, H*D)   P V per head
+  Mat proj;                      // (T, C)     attention output after W_o
+  Mat h;                         // (T, C)     residual stream after attention
+  MlpActivations mlp;            // gate, up, hidden: (T, F)
+  Mat mlp_out;                   // (T, C)
 };
 
 // Maps the config's activation choice onto the MLP op's kind and activation.
@@ -144,8 +146,8 @@ std::string check_tokens(const ModelConfig& c, const std::vector<int>& tokens, i
   if (tokens.empty()) return "no tokens to run (the input is empty)";
   for (size_t i = 0; i < tokens.size(); ++i)
     if (tokens[i] < 0 || tokens[i] >= c.vocab)
-      return "token " + std::to_string(tokens[i]) + " at position " + std::to_string(i) + " is outside the vocabulary 0.." +
-             std::to_string(c.vocab - 1);
+      return "token " + std::to_string(tokens[i]) + " at position " + std::to_string(i) +
+             " is outside the vocabulary 0.." + std::to_string(c.vocab - 1);
   if (already_cached + static_cast<int64_t>(tokens.size()) > c.max_seq)
     return std::to_string(already_cached + tokens.size()) + " tokens exceed max_seq " + std::to_string(c.max_seq);
   return "";
@@ -178,8 +180,7 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
 
   // Position machinery shared by every layer: RoPE tables, the attention mask, ALiBi slopes.
   Mat rope_cos, rope_sin;
-  if (c.positions == PositionType::RoPE)
-    rope_cos_sin(rope_cos, rope_sin, rope_frequencies(D, c.rope_base), pos0, T);
+  if (c.positions == PositionType::RoPE) rope_cos_sin(rope_cos, rope_sin, rope_frequencies(D, c.rope_base), pos0, T);
   const Mask causal = causal_mask();
   const Mask sliding = sliding_window_mask(std::max(c.window, 1));  // 0 ≤ i − j < W is causal by itself
   AttentionOptions attn_opt;
@@ -238,8 +239,9 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
     // RoPE rotates each (x[k], x[k + D/2]) pair of q and k by position · θ_k (Hugging Face rotate_half).
     if (c.positions == PositionType::RoPE) {
       rope_apply(s.q, s.q, rope_cos, rope_sin, RopeConvention::HalfSplit, T, H, D);
-      rec("attn.q_rope", "Rotate queries (RoPE)", "q'[k], q'[k+D/2] = rotate(q[k], q[k+D/2]; pos · θ_k), θ_k = base^(−2k/D)",
-          {rec.name("attn.q")}, s.q, {dim_T(T), dim_H(H), dim_D(D)}, cost.q_rope);
+      rec("attn.q_rope", "Rotate queries (RoPE)",
+          "q'[k], q'[k+D/2] = rotate(q[k], q[k+D/2]; pos · θ_k), θ_k = base^(−2k/D)", {rec.name("attn.q")}, s.q,
+          {dim_T(T), dim_H(H), dim_D(D)}, cost.q_rope);
       rope_apply(s.k, s.k, rope_cos, rope_sin, RopeConvention::HalfSplit, T, KV, D);
       rec("attn.k_rope", "Rotate keys (RoPE)", "k'[k], k'[k+D/2] = rotate(k[k], k[k+D/2]; pos · θ_k)",
           {rec.name("attn.k")}, s.k, {dim_T(T), dim_KV(KV), dim_D(D)}, cost.k_rope);
@@ -257,8 +259,10 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
     attn_opt.mask = sliding_layer ? &sliding : &causal;
     // Traced: the reference kernel, which keeps the (H, T, T_k) scores and probabilities a learner looks at.
     // Fast path: the tiled online-softmax kernel (same result to ~1e-7, never builds T×T, skips masked tiles).
-    if (rec.on()) attention_forward(s.attn, s.scores, s.probs, s.empty_rows, s.q, K, Vc, attn_opt, H, KV, D);
-    else flash_attention_forward(s.attn, s.empty_rows, s.q, K, Vc, attn_opt, H, KV, D, kFlashTile, kFlashTile);
+    if (rec.on())
+      attention_forward(s.attn, s.scores, s.probs, s.empty_rows, s.q, K, Vc, attn_opt, H, KV, D);
+    else
+      flash_attention_forward(s.attn, s.empty_rows, s.q, K, Vc, attn_opt, H, KV, D, kFlashTile, kFlashTile);
     std::string score_formula = "S = q · kᵀ / √D";
     if (c.positions == PositionType::ALiBi) score_formula += " − m_h · (i − j)";
     score_formula += sliding_layer ? ", −∞ unless 0 ≤ i − j < " + std::to_string(c.window) : ", −∞ where j > i";
@@ -269,8 +273,8 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
     rec("attn.out", "Weighted values", "o_h = P_h · v_(h / n_rep)", {rec.name("attn.probs"), rec.name("attn.v")},
         s.attn, {dim_T(T), dim_H(H), dim_D(D)}, cost.out);
     s.proj.noalias() = s.attn * lw.wo.transpose();
-    rec("attn.proj", "Output projection", "y = o · W_oᵀ", {rec.name("attn.out"), p + "self_attn.o_proj.weight"},
-        s.proj, {dim_T(T), dim_C(C)}, cost.proj);
+    rec("attn.proj", "Output projection", "y = o · W_oᵀ", {rec.name("attn.out"), p + "self_attn.o_proj.weight"}, s.proj,
+        {dim_T(T), dim_C(C)}, cost.proj);
 
     // Residual: h = x + y (post-norm then normalises h).
     s.h = x + s.proj;
@@ -333,9 +337,10 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
 
   // Logits: one score per vocabulary entry, x_f · E_headᵀ.  (T, V)
   logits.noalias() = x * w.head().transpose();
-  model_rec("logits", "Logits", c.tie_embeddings ? "logits = x_f · Eᵀ (tied to the embedding)" : "logits = x_f · W_headᵀ",
-            {c.has_final_norm() ? "final_norm" : last, c.tie_embeddings ? "model.embed_tokens.weight" : "lm_head.weight"},
-            logits, {dim_T(T), dim_V(V)}, {linear_flops(T, C, V), linear_bytes(T, C, V)});
+  model_rec(
+      "logits", "Logits", c.tie_embeddings ? "logits = x_f · Eᵀ (tied to the embedding)" : "logits = x_f · W_headᵀ",
+      {c.has_final_norm() ? "final_norm" : last, c.tie_embeddings ? "model.embed_tokens.weight" : "lm_head.weight"},
+      logits, {dim_T(T), dim_V(V)}, {linear_flops(T, C, V), linear_bytes(T, C, V)});
   return true;
 }
 

@@ -53,8 +53,8 @@ bool forward(Mat& logits, Trace* trace, const ModelWeights& weights, const Model
 // Incremental forward: processes `tokens` at positions cache.length .. cache.length+T-1, attending to every cached
 // key, appends their keys/values to the cache, and returns their logits (T, V). A fresh cache (cache.reset) plus
 // the whole prompt is exactly forward(); then one token at a time gives the same logits row by row.
-bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeights& weights,
-                    const ModelConfig& config, const std::vector<int>& tokens, std::string* error);
+bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeights& weights, const ModelConfig& config,
+                    const std::vector<int>& tokens, std::string* error);
 
 // FLOPs of a full forward pass over T tokens, from the same per-step formulas the Trace records.
 double forward_flops(const ModelConfig& config, int T);

@@ -138,8 +138,10 @@ std::vector<ParamGroup> parameter_table(const ModelConfig& c) {
   rows.push_back({"W_up (up_proj)", "C · F = " + n(C) + " · " + n(F), C * F, L});
   rows.push_back({"W_down (down_proj)", "F · C = " + n(F) + " · " + n(C), F * C, L});
   if (c.has_final_norm()) rows.push_back({"Final norm", norm_formula, norm_count, 1});
-  if (c.tie_embeddings) rows.push_back({"LM head", "tied: reuses the token embedding", 0, 1});
-  else rows.push_back({"LM head", "V · C = " + n(V) + " · " + n(C), V * C, 1});
+  if (c.tie_embeddings)
+    rows.push_back({"LM head", "tied: reuses the token embedding", 0, 1});
+  else
+    rows.push_back({"LM head", "V · C = " + n(V) + " · " + n(C), V * C, 1});
   return rows;
 }
 
@@ -150,8 +152,8 @@ int64_t parameter_count(const ModelConfig& c) {
 }
 
 int64_t parameter_count(const ModelWeights& w) {
-  int64_t total = w.embed.size() + w.pos_embed.size() + w.lm_head.size() + w.final_norm.weight.size() +
-                  w.final_norm.bias.size();
+  int64_t total =
+      w.embed.size() + w.pos_embed.size() + w.lm_head.size() + w.final_norm.weight.size() + w.final_norm.bias.size();
   for (const LayerWeights& l : w.layers)
     total += l.attn_norm.weight.size() + l.attn_norm.bias.size() + l.wq.size() + l.wk.size() + l.wv.size() +
              l.wo.size() + l.mlp_norm.weight.size() + l.mlp_norm.bias.size() + l.mlp.gate.size() + l.mlp.up.size() +
@@ -201,8 +203,10 @@ bool from_safetensors(const SafeTensors& file, const ModelConfig& c, ModelWeight
       ok = false;
       return;
     }
-    if constexpr (std::is_same_v<std::decay_t<decltype(m)>, Vec>) m.resize(shape[0]);
-    else m.resize(shape[0], shape[1]);
+    if constexpr (std::is_same_v<std::decay_t<decltype(m)>, Vec>)
+      m.resize(shape[0]);
+    else
+      m.resize(shape[0], shape[1]);
     std::memcpy(m.data(), t->data.data(), t->data.size() * sizeof(float));
   });
   if (!ok) return false;
@@ -210,7 +214,8 @@ bool from_safetensors(const SafeTensors& file, const ModelConfig& c, ModelWeight
     bool known = false;
     for (const std::string& name : expected) known = known || name == t.name;
     if (!known) {
-      *error = "checkpoint has tensor '" + t.name + "' that this config does not use (written for another architecture?)";
+      *error =
+          "checkpoint has tensor '" + t.name + "' that this config does not use (written for another architecture?)";
       return false;
     }
   }

@@ -60,7 +60,7 @@ struct ParamGroup {
 // One row per component, in the order of the forward pass; a block's rows have instances = n_layers.
 // The tied lm_head appears with count 0 so the table says where the logits come from.
 std::vector<ParamGroup> parameter_table(const ModelConfig& config);
-int64_t parameter_count(const ModelConfig& config);  // sum of parameter_table totals
+int64_t parameter_count(const ModelConfig& config);    // sum of parameter_table totals
 int64_t parameter_count(const ModelWeights& weights);  // values actually held (for checking the table)
 
 // [SECTION] checkpoints

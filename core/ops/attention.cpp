@@ -34,13 +34,14 @@ float AttentionBias::at(int h, int r, int i, int j, int T_q) const {
     case Kind::None: return 0.0f;
     case Kind::Alibi: return alibi_bias_at(slopes[h], i, j, false);
     case Kind::AlibiSymmetric: return alibi_bias_at(slopes[h], i, j, true);
-    case Kind::Dense: return dense->rows() == T_q ? (*dense)(r, j) : (*dense)(static_cast<Eigen::Index>(h) * T_q + r, j);
+    case Kind::Dense:
+      return dense->rows() == T_q ? (*dense)(r, j) : (*dense)(static_cast<Eigen::Index>(h) * T_q + r, j);
   }
   return 0.0f;
 }
 
-std::string check_attention_args(const Mat& q, const Mat& k, const Mat& v, const AttentionOptions& opt,
-                                 int n_heads, int n_kv_heads, int head_dim) {
+std::string check_attention_args(const Mat& q, const Mat& k, const Mat& v, const AttentionOptions& opt, int n_heads,
+                                 int n_kv_heads, int head_dim) {
   auto s = [](Eigen::Index x) { return std::to_string(x); };
   if (n_heads < 1 || n_kv_heads < 1 || head_dim < 1) return "n_heads, n_kv_heads and head_dim must be >= 1";
   if (n_heads % n_kv_heads != 0)
@@ -48,8 +49,8 @@ std::string check_attention_args(const Mat& q, const Mat& k, const Mat& v, const
   if (q.cols() != static_cast<Eigen::Index>(n_heads) * head_dim)
     return "q has " + s(q.cols()) + " columns, expected n_heads*head_dim = " + s(n_heads * head_dim);
   if (k.cols() != static_cast<Eigen::Index>(n_kv_heads) * head_dim || v.cols() != k.cols())
-    return "k and v need n_kv_heads*head_dim = " + s(n_kv_heads * head_dim) + " columns, got " + s(k.cols()) +
-           " and " + s(v.cols());
+    return "k and v need n_kv_heads*head_dim = " + s(n_kv_heads * head_dim) + " columns, got " + s(k.cols()) + " and " +
+           s(v.cols());
   if (k.rows() != v.rows()) return "k has " + s(k.rows()) + " rows but v has " + s(v.rows());
   if (opt.q_offset < 0) return "q_offset must be >= 0";
   if (opt.softcap < 0.0f) return "softcap must be >= 0 (0 disables it)";
@@ -74,7 +75,7 @@ void qk_norm_heads(Mat& out, const Mat& x, const Vec* weight, float eps, int n, 
   // x, out: (T, n*D); weight: (D) or nullptr
   const int T = static_cast<int>(x.rows());
   if (&out != &x) out.resize(T, x.cols());
-  for (int t = 0; t < T; ++t)    // one token
+  for (int t = 0; t < T; ++t)      // one token
     for (int h = 0; h < n; ++h) {  // one head slice
       const Eigen::Index off = static_cast<Eigen::Index>(t) * x.cols() + static_cast<Eigen::Index>(h) * head_dim;
       rmsnorm_row(out.data() + off, x.data() + off, weight ? weight->data() : nullptr, head_dim, eps);

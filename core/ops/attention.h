@@ -50,22 +50,22 @@ struct AttentionBias {
 
 struct AttentionOptions {
   ScaleMode scale_mode = ScaleMode::InvSqrtDk;
-  float custom_scale = 1.0f;            // ScaleMode::Custom only
-  float softcap = 0.0f;                 // c > 0 enables c·tanh(S/c); 0 disables (Gemma 2 uses 50)
-  bool qk_norm = false;                 // RMS-normalise q and k head rows before the dot product
-  float qk_norm_eps = 1e-6f;            // ε of that RMSNorm
-  const Vec* q_norm_weight = nullptr;   // (D) learned γ for q, nullptr = ones
-  const Vec* k_norm_weight = nullptr;   // (D) learned γ for k, nullptr = ones
-  const Mask* mask = nullptr;           // predicate on absolute positions; nullptr = every key visible
-  const MatB* mask_matrix = nullptr;    // (T_q, T_k) true = allowed; ANDed with `mask` when both are set
-  AttentionBias bias;                   // additive bias, Kind::None by default
-  int q_offset = 0;                     // absolute position of query row 0 (KV cache), see above
+  float custom_scale = 1.0f;           // ScaleMode::Custom only
+  float softcap = 0.0f;                // c > 0 enables c·tanh(S/c); 0 disables (Gemma 2 uses 50)
+  bool qk_norm = false;                // RMS-normalise q and k head rows before the dot product
+  float qk_norm_eps = 1e-6f;           // ε of that RMSNorm
+  const Vec* q_norm_weight = nullptr;  // (D) learned γ for q, nullptr = ones
+  const Vec* k_norm_weight = nullptr;  // (D) learned γ for k, nullptr = ones
+  const Mask* mask = nullptr;          // predicate on absolute positions; nullptr = every key visible
+  const MatB* mask_matrix = nullptr;   // (T_q, T_k) true = allowed; ANDed with `mask` when both are set
+  AttentionBias bias;                  // additive bias, Kind::None by default
+  int q_offset = 0;                    // absolute position of query row 0 (KV cache), see above
 };
 
 // Checks sizes and options; returns "" when valid, otherwise a message naming the problem
 // (e.g. "n_heads (6) must be a multiple of n_kv_heads (4)"). The forward functions assume this passed.
-std::string check_attention_args(const Mat& q, const Mat& k, const Mat& v, const AttentionOptions& opt,
-                                 int n_heads, int n_kv_heads, int head_dim);
+std::string check_attention_args(const Mat& q, const Mat& k, const Mat& v, const AttentionOptions& opt, int n_heads,
+                                 int n_kv_heads, int head_dim);
 
 // out:        (T_q, H*D)     head h in columns h*D .. h*D+D−1
 // scores:     (H*T_q, T_k)   pre-softmax S after scale, softcap, bias and mask (−∞ where blocked)

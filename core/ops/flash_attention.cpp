@@ -52,8 +52,8 @@ TileCover cover(const MaskTerm& t, int i_lo, int i_hi, int j_lo, int j_hi) {
 }  // namespace
 
 int flash_attention_forward(Mat& out, std::vector<char>& empty_rows, const Mat& q, const Mat& k, const Mat& v,
-                            const AttentionOptions& opt, int n_heads, int n_kv_heads, int head_dim,
-                            int tile_q, int tile_k, FlashStats* stats) {
+                            const AttentionOptions& opt, int n_heads, int n_kv_heads, int head_dim, int tile_q,
+                            int tile_k, FlashStats* stats) {
   // q: (T_q, H*D)  k, v: (T_k, KV*D)  out: (T_q, H*D)  empty_rows: (H*T_q)
   // scratch: S (tile_q, tile_k), acc (tile_q, D), m and ℓ (tile_q)
   assert(check_attention_args(q, k, v, opt, n_heads, n_kv_heads, head_dim).empty());

@@ -23,8 +23,8 @@ std::string check_lora(int d_in, int d_out, int r) {
   if (d_in < 1 || d_out < 1) return "LoRA d_in and d_out must be at least 1";
   if (r < 1) return "LoRA rank must be at least 1 (got " + std::to_string(r) + ")";
   if (r > std::min(d_in, d_out))
-    return "LoRA rank (" + std::to_string(r) + ") cannot exceed min(d_in, d_out) = " +
-           std::to_string(std::min(d_in, d_out));
+    return "LoRA rank (" + std::to_string(r) +
+           ") cannot exceed min(d_in, d_out) = " + std::to_string(std::min(d_in, d_out));
   return "";
 }
 
@@ -34,7 +34,8 @@ void lora_init(LoraAdapter& ad, int d_in, int d_out, int r, float alpha, bool rs
   ad.rslora = rslora;
   ad.A.resize(r, d_in);
   const double bound = 1.0 / std::sqrt(static_cast<double>(d_in));
-  for (Eigen::Index i = 0; i < ad.A.size(); ++i) ad.A.data()[i] = static_cast<float>(bound * (2.0 * uniform01(rng) - 1.0));
+  for (Eigen::Index i = 0; i < ad.A.size(); ++i)
+    ad.A.data()[i] = static_cast<float>(bound * (2.0 * uniform01(rng) - 1.0));
   ad.B.setZero(d_out, r);
 }
 

@@ -25,10 +25,10 @@ float lora_scale(float alpha, int r, bool rslora);
 std::string check_lora(int d_in, int d_out, int r);
 
 struct LoraAdapter {
-  Mat A;               // (R, d_in)   down projection
-  Mat B;               // (d_out, R)  up projection
-  float alpha = 16.0f; // lora_alpha
-  bool rslora = false; // scale α/√R instead of α/R
+  Mat A;                // (R, d_in)   down projection
+  Mat B;                // (d_out, R)  up projection
+  float alpha = 16.0f;  // lora_alpha
+  bool rslora = false;  // scale α/√R instead of α/R
   int rank() const { return static_cast<int>(A.rows()); }
   float scale() const { return lora_scale(alpha, rank(), rslora); }
 };
@@ -49,9 +49,9 @@ void lora_unmerge(Mat& W, const LoraAdapter& ad);
 
 // Thin SVD in double precision: M = U diag(σ) Vᵀ, σ descending.
 struct Svd {
-  MatD U;     // (m, k), k = min(m, n)
-  VecD sigma; // (k)
-  MatD V;     // (n, k)
+  MatD U;      // (m, k), k = min(m, n)
+  VecD sigma;  // (k)
+  MatD V;      // (n, k)
 };
 Svd svd_decompose(const Mat& M);
 // Best rank-r approximation U_r diag(σ_r) V_rᵀ (r clamped to [0, k]).  out: (m, n)

@@ -32,12 +32,12 @@ enum class MaskKind { Causal, Bidirectional, PrefixLM, SlidingWindow, Padding, D
 // One predicate term. Only the fields its kind uses are read.
 struct MaskTerm {
   MaskKind kind = MaskKind::Causal;
-  int size = 0;               // prefix length (PrefixLM), W (SlidingWindow), pad count (Padding),
-                              // stride (Dilated), global token count (Global)
-  bool pad_left = true;       // Padding: pads at the start (true) or the end (false) of the keys
-  int length = 0;             // Padding with pad_left == false: number of keys T_k (pads are the last `size`)
+  int size = 0;                  // prefix length (PrefixLM), W (SlidingWindow), pad count (Padding),
+                                 // stride (Dilated), global token count (Global)
+  bool pad_left = true;          // Padding: pads at the start (true) or the end (false) of the keys
+  int length = 0;                // Padding with pad_left == false: number of keys T_k (pads are the last `size`)
   std::vector<int> doc_lengths;  // Document: lengths of the packed documents, in order
-  int tag = -1;               // caller's label, copied through composition (combine_mask_terms: list index)
+  int tag = -1;                  // caller's label, copied through composition (combine_mask_terms: list index)
 
   bool allows(int i, int j) const;  // i = query position, j = key position
 };

@@ -46,8 +46,8 @@ void activation_forward(Mat& out, const Mat& x, Activation a) {
   for (Eigen::Index i = 0; i < n; ++i) out.data()[i] = activate(a, x.data()[i]);
 }
 
-void mlp_forward(Mat& out, MlpActivations& acts, const Mat& x, const MlpWeights& w, MlpKind kind, Activation act,
-                 int T, int C, int F) {
+void mlp_forward(Mat& out, MlpActivations& acts, const Mat& x, const MlpWeights& w, MlpKind kind, Activation act, int T,
+                 int C, int F) {
   // x: (T, C)   w.gate, w.up: (F, C)   w.down: (C, F)   acts.*: (T, F)   out: (T, C)
   assert(x.rows() == T && x.cols() == C);
   assert(w.up.rows() == F && w.up.cols() == C && w.down.rows() == C && w.down.cols() == F);

@@ -17,10 +17,10 @@
 namespace tw {
 
 enum class Activation {
-  ReLU,      // max(0, x)
-  GeluExact, // x·Φ(x) with erf
-  GeluTanh,  // tanh approximation (GPT-2's "gelu_new", PyTorch approximate="tanh")
-  SiLU,      // x·σ(x), also called swish
+  ReLU,       // max(0, x)
+  GeluExact,  // x·Φ(x) with erf
+  GeluTanh,   // tanh approximation (GPT-2's "gelu_new", PyTorch approximate="tanh")
+  SiLU,       // x·σ(x), also called swish
 };
 
 enum class MlpKind {
@@ -51,8 +51,8 @@ struct MlpActivations {
 };
 
 // out: (T, C); x: (T, C). `act` is the activation of Plain (and picks the GELU variant of GeGLU).
-void mlp_forward(Mat& out, MlpActivations& acts, const Mat& x, const MlpWeights& w, MlpKind kind, Activation act,
-                 int T, int C, int F);
+void mlp_forward(Mat& out, MlpActivations& acts, const Mat& x, const MlpWeights& w, MlpKind kind, Activation act, int T,
+                 int C, int F);
 
 // LLaMA's hidden size rule: h = int(2·(4·dim)/3), optionally h = int(ffn_dim_multiplier·h), then rounded up
 // to a multiple of multiple_of. dim 4096, multiple_of 256 → 11008. Assumes dim ≥ 1 and multiple_of ≥ 1.

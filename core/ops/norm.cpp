@@ -31,8 +31,7 @@ void rmsnorm_forward(Mat& out, const Mat& x, const Vec& weight, float eps, Vec* 
   }
 }
 
-void layernorm_forward(Mat& out, const Mat& x, const Vec& weight, const Vec& bias, float eps, Vec* mean,
-                       Vec* rstd) {
+void layernorm_forward(Mat& out, const Mat& x, const Vec& weight, const Vec& bias, float eps, Vec* mean, Vec* rstd) {
   // x, out: (T, C); weight, bias: (C); mean, rstd: (T)
   const int T = static_cast<int>(x.rows());
   const int C = static_cast<int>(x.cols());

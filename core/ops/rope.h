@@ -42,14 +42,14 @@ enum class RopeScaling {
 };
 
 struct RopeConfig {
-  int head_dim = 64;                                   // D, even, ≥ 2
-  double base = 10000.0;                               // rope_theta
+  int head_dim = 64;      // D, even, ≥ 2
+  double base = 10000.0;  // rope_theta
   RopeConvention convention = RopeConvention::HalfSplit;
   RopeScaling scaling = RopeScaling::None;
-  double factor = 1.0;                                 // scaling factor (≥ 1 in practice; > 0 required)
-  int original_context = 2048;                         // trained context length L (DynamicNtk, Llama3)
-  double low_freq_factor = 1.0;                        // Llama3 only
-  double high_freq_factor = 4.0;                       // Llama3 only, must exceed low_freq_factor
+  double factor = 1.0;            // scaling factor (≥ 1 in practice; > 0 required)
+  int original_context = 2048;    // trained context length L (DynamicNtk, Llama3)
+  double low_freq_factor = 1.0;   // Llama3 only
+  double high_freq_factor = 4.0;  // Llama3 only, must exceed low_freq_factor
 };
 
 // Empty string when the config is usable; otherwise one sentence naming the bad field.
@@ -74,8 +74,7 @@ void rope_cos_sin(Mat& cos, Mat& sin, const std::vector<double>& theta, int pos_
 
 // Rotates every head of x in place of out (out may alias x).
 //   x, out: (T, H*D)   cos, sin: (T, D/2)
-void rope_apply(Mat& out, const Mat& x, const Mat& cos, const Mat& sin, RopeConvention convention, int T, int H,
-                int D);
+void rope_apply(Mat& out, const Mat& x, const Mat& cos, const Mat& sin, RopeConvention convention, int T, int H, int D);
 
 // Convenience for the forward pass: builds the tables for positions pos_offset … pos_offset+T−1 (pos_offset
 // is the number of tokens already in the KV cache) and applies them. DynamicNtk sees seq_len = pos_offset + T.

@@ -41,7 +41,8 @@ void sampling_filter(SamplingTrace& out, const std::vector<float>& logits, const
   // logits and every per-token field: (V)
   const int V = static_cast<int>(logits.size());
   out.scaled_logits.resize(static_cast<size_t>(V));
-  for (int i = 0; i < V; ++i) out.scaled_logits[static_cast<size_t>(i)] = logits[static_cast<size_t>(i)] / cfg.temperature;
+  for (int i = 0; i < V; ++i)
+    out.scaled_logits[static_cast<size_t>(i)] = logits[static_cast<size_t>(i)] / cfg.temperature;
   masked_softmax(out.probs_before, out.scaled_logits, {});
 
   const auto& s = out.scaled_logits;

@@ -17,10 +17,10 @@
 namespace tw {
 
 struct SamplingConfig {
-  float temperature = 1.0f;     // > 0; divides the logits
-  int top_k = 0;                // 0 disables
-  float top_p = 1.0f;           // in (0, 1]; 1 disables
-  int min_tokens_to_keep = 1;   // ≥ 1
+  float temperature = 1.0f;    // > 0; divides the logits
+  int top_k = 0;               // 0 disables
+  float top_p = 1.0f;          // in (0, 1]; 1 disables
+  int min_tokens_to_keep = 1;  // ≥ 1
 };
 
 // Empty when usable; otherwise one sentence naming the bad field.

@@ -13,9 +13,7 @@ TEST(Compare, MaxAbsDiffIsLargestEntryDifference) {
   EXPECT_FLOAT_EQ(max_abs_diff(a, b), 1.0f);
 }
 
-TEST(Compare, ShapeMismatchIsInfinite) {
-  EXPECT_TRUE(std::isinf(max_abs_diff(Mat::Zero(2, 3), Mat::Zero(3, 2))));
-}
+TEST(Compare, ShapeMismatchIsInfinite) { EXPECT_TRUE(std::isinf(max_abs_diff(Mat::Zero(2, 3), Mat::Zero(3, 2)))); }
 
 TEST(Compare, NaNIsNeverClose) {
   Mat a = Mat::Zero(1, 2), b = Mat::Zero(1, 2);

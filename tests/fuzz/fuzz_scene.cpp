@@ -20,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string before = tw::scene_to_text(state);
   const tw::SceneLoad load = tw::load_scene_text(state, std::string_view(reinterpret_cast<const char*>(data), size));
   if (!load.ok) {
-    if (load.error.empty()) std::abort();                // a refusal must say why
+    if (load.error.empty()) std::abort();                  // a refusal must say why
     if (tw::scene_to_text(state) != before) std::abort();  // and must change nothing
   }
   return 0;

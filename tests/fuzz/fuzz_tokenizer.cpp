@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <vector>
 #include <string_view>
+#include <vector>
 
 #include "core/tokenizer.h"
 

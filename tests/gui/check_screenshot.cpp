@@ -29,8 +29,7 @@ int main(int argc, char** argv) {
   for (int y = 2; y < 18 && y < h; ++y)
     for (int x = 0; x < w / 4; ++x) menu_colours.insert(at(x, y));
   stbi_image_free(px);
-  std::printf("check_screenshot: %dx%d, %zu colours, %zu in the menu bar\n", w, h, colours.size(),
-              menu_colours.size());
+  std::printf("check_screenshot: %dx%d, %zu colours, %zu in the menu bar\n", w, h, colours.size(), menu_colours.size());
   if (colours.size() < 16) {
     std::fprintf(stderr, "check_screenshot: image looks blank (%zu colours)\n", colours.size());
     return 1;

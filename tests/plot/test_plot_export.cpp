@@ -27,7 +27,9 @@ struct XmlCheck {
   std::string root;
 };
 
-bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == '-' || c == '.'; }
+bool name_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == '-' || c == '.';
+}
 
 bool check_entities(const std::string& s, std::string* decoded) {
   for (size_t i = 0; i < s.size(); ++i) {
@@ -39,7 +41,8 @@ bool check_entities(const std::string& s, std::string* decoded) {
     const size_t semi = s.find(';', i);
     if (semi == std::string::npos) return false;
     const std::string ent = s.substr(i + 1, semi - i - 1);
-    static const std::map<std::string, char> known = {{"amp", '&'}, {"lt", '<'}, {"gt", '>'}, {"quot", '"'}, {"apos", '\''}};
+    static const std::map<std::string, char> known = {
+        {"amp", '&'}, {"lt", '<'}, {"gt", '>'}, {"quot", '"'}, {"apos", '\''}};
     if (!known.count(ent)) return false;
     decoded->push_back(known.at(ent));
     i = semi;
@@ -122,8 +125,10 @@ XmlCheck check_xml(const std::string& x) {
     }
     if (stack.empty()) r.root = name;
     ++r.elements[name];
-    if (!self_closing) stack.push_back(name);
-    else if (stack.empty()) root_closed = true;
+    if (!self_closing)
+      stack.push_back(name);
+    else if (stack.empty())
+      root_closed = true;
     i = j + 1;
   }
   if (!stack.empty()) return fail("unclosed <" + stack.back() + ">");
@@ -182,10 +187,10 @@ TEST(Svg, WellFormedWithVectorElementsAndEscapedText) {
   const XmlCheck x = check_xml(svg);
   ASSERT_TRUE(x.error.empty()) << x.error;
   EXPECT_EQ(x.root, "svg");
-  EXPECT_GE(x.elements.at("polyline"), 3);  // line, frame ticks, marker line
-  EXPECT_GE(x.elements.at("text"), 8);      // title, labels, ticks, legend
-  EXPECT_GE(x.elements.at("polygon"), 4);   // scatter markers
-  EXPECT_EQ(x.elements.count("image"), 0u); // no raster in a line plot
+  EXPECT_GE(x.elements.at("polyline"), 3);   // line, frame ticks, marker line
+  EXPECT_GE(x.elements.at("text"), 8);       // title, labels, ticks, legend
+  EXPECT_GE(x.elements.at("polygon"), 4);    // scatter markers
+  EXPECT_EQ(x.elements.count("image"), 0u);  // no raster in a line plot
   auto has_text = [&](const std::string& t) { return std::find(x.texts.begin(), x.texts.end(), t) != x.texts.end(); };
   EXPECT_TRUE(has_text("Scores <raw> & \"scaled\""));  // escaped in the file, intact after decoding
   EXPECT_TRUE(has_text("score [nats]"));
@@ -222,7 +227,8 @@ TEST(Png, DimensionsFollowTheScaleAndTheImageIsNotBlank) {
     EXPECT_EQ(w, static_cast<int>(320 * scale));
     EXPECT_EQ(h, static_cast<int>(200 * scale));
     std::set<uint32_t> colours;
-    for (int i = 0; i < w * h; ++i) colours.insert(uint32_t(px[4 * i]) << 16 | uint32_t(px[4 * i + 1]) << 8 | px[4 * i + 2]);
+    for (int i = 0; i < w * h; ++i)
+      colours.insert(uint32_t(px[4 * i]) << 16 | uint32_t(px[4 * i + 1]) << 8 | px[4 * i + 2]);
     stbi_image_free(px);
     EXPECT_GT(colours.size(), 20u) << "scale " << scale;  // lines, text anti-aliasing, legend
   }
@@ -247,8 +253,8 @@ TEST(Png, MaskedCellIsGreyAndOthersUseTheScale) {
     const size_t i = (size_t(p.y) * size_t(r.width) + size_t(p.x)) * 4;
     return rgba(r.rgba[i], r.rgba[i + 1], r.rgba[i + 2]);
   };
-  EXPECT_EQ(pixel(1, 0), kMaskedColor);                                // (i = 0, j = 1) is −∞
-  EXPECT_EQ(pixel(0, 0), colormap_at(Colormap::Viridis, 1.0));         // 1.0 at the top of the scale
+  EXPECT_EQ(pixel(1, 0), kMaskedColor);                         // (i = 0, j = 1) is −∞
+  EXPECT_EQ(pixel(0, 0), colormap_at(Colormap::Viridis, 1.0));  // 1.0 at the top of the scale
   EXPECT_EQ(pixel(0, 1), colormap_at(Colormap::Viridis, 0.25));
   EXPECT_NE(pixel(1, 1), kMaskedColor);
 }
@@ -287,9 +293,12 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
     for (size_t i = 0; i < line.size(); ++i) {
       const char c = line[i];
       if (quoted) {
-        if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') cell += '"', ++i;
-        else if (c == '"') quoted = false;
-        else cell += c;
+        if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+          cell += '"', ++i;
+        else if (c == '"')
+          quoted = false;
+        else
+          cell += c;
       } else if (c == '"') {
         quoted = true;
       } else if (c == ',') {
@@ -373,7 +382,8 @@ TEST(Files, UnwritablePathGivesAMessage) {
   const std::string e1 = export_png(sample_figure(), (blocker / "f.png").string(), {});
   EXPECT_NE(e1.find((blocker / "f.png").string()), std::string::npos) << e1;
   std::vector<std::string> written;
-  const std::string e2 = export_figure(sample_figure(), (blocker / "sub").string(), "p", ExportFormat_All, {}, &written);
+  const std::string e2 =
+      export_figure(sample_figure(), (blocker / "sub").string(), "p", ExportFormat_All, {}, &written);
   EXPECT_NE(e2.find("cannot create directory"), std::string::npos) << e2;
   EXPECT_TRUE(written.empty());
   EXPECT_NE(write_file_atomic("", "x"), "");

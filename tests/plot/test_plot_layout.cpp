@@ -69,7 +69,7 @@ TEST(Colormap, EndpointsMatchThePublishedMaps) {
   EXPECT_EQ(colormap_at(Colormap::Viridis, 1), 0xFDE725FFu);
   EXPECT_EQ(colormap_at(Colormap::Magma, 0), 0x000004FFu);
   EXPECT_EQ(colormap_at(Colormap::Magma, 1), 0xFCFDBFFFu);
-  EXPECT_EQ(colormap_at(Colormap::Diverging, 0.5), 0xF7F7F7FFu);  // zero is white
+  EXPECT_EQ(colormap_at(Colormap::Diverging, 0.5), 0xF7F7F7FFu);                     // zero is white
   EXPECT_EQ(colormap_at(Colormap::Viridis, -3), colormap_at(Colormap::Viridis, 0));  // clamped
 }
 
@@ -120,7 +120,8 @@ TEST(Layout, HeatmapRowZeroIsAtTheTopAndHasAColourBar) {
   EXPECT_EQ(images, 1);
   EXPECT_EQ(colorbars, 1);
   bool masked_legend = false;
-  for (const Primitive& p : l.prims) masked_legend |= p.kind == PrimKind::Text && p.text.find("masked") != std::string::npos;
+  for (const Primitive& p : l.prims)
+    masked_legend |= p.kind == PrimKind::Text && p.text.find("masked") != std::string::npos;
   EXPECT_TRUE(masked_legend);
 }
 

@@ -29,8 +29,7 @@ std::string first_non_finite(const Figure& fig) {
       where << "figure '" << fig.id << "' axes " << a << ": ";
       if (const auto* l = std::get_if<plot::LineItem>(&item)) {
         for (size_t i = 0; i < l->xs.size(); ++i)
-          if (bad(l->xs[i]) || bad(l->ys[i]))
-            return where.str() + "line '" + l->label + "' point " + std::to_string(i);
+          if (bad(l->xs[i]) || bad(l->ys[i])) return where.str() + "line '" + l->label + "' point " + std::to_string(i);
       } else if (const auto* b = std::get_if<plot::BarsItem>(&item)) {
         for (const auto& series : b->values)
           for (double v : series)
@@ -141,7 +140,8 @@ TEST_P(ControlSweep, EveryControlAtItsExtremesAndRandomValuesGivesFiniteFigures)
     for (const auto& v : values) {
       panel->controls().reset_to_defaults();
       c.set(v);
-      EXPECT_NO_THROW(expect_clean_figures(*panel, key + " = " + v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).substr(0, 60)));
+      EXPECT_NO_THROW(expect_clean_figures(
+          *panel, key + " = " + v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).substr(0, 60)));
     }
   }
   panel->controls().reset_to_defaults();
@@ -154,13 +154,12 @@ std::vector<std::string> registered_ids() {
   return ids;
 }
 
-INSTANTIATE_TEST_SUITE_P(AllPanels, ControlSweep, ::testing::ValuesIn(registered_ids()),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           for (char& ch : name)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(AllPanels, ControlSweep, ::testing::ValuesIn(registered_ids()), [](const auto& info) {
+  std::string name = info.param;
+  for (char& ch : name)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return name;
+});
 
 TEST(ControlSweep, EveryPanelIsRegisteredWithUniqueId) {
   const auto ids = registered_ids();

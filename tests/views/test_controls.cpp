@@ -43,8 +43,7 @@ TEST_F(ControlsTest, CheckNamesTheKeyAndTheProblem) {
   EXPECT_EQ(*c.find("text")->check(std::string(17, 'a'), "demo.text"), "demo.text: text longer than 16 bytes");
   EXPECT_EQ(*c.find("lengths")->check(std::vector<int>{1, 2, 3, 4, 5}, "demo.lengths"),
             "demo.lengths: more than 4 entries");
-  EXPECT_EQ(*c.find("lengths")->check(std::vector<int>{1, 0}, "demo.lengths"),
-            "demo.lengths: 0 is out of range 1..64");
+  EXPECT_EQ(*c.find("lengths")->check(std::vector<int>{1, 0}, "demo.lengths"), "demo.lengths: 0 is out of range 1..64");
   EXPECT_FALSE(c.find("t")->check(0.05, "demo.t").has_value());
   EXPECT_TRUE(c.find("t")->check(nlohmann::json(std::nan("")), "demo.t").has_value());
 }

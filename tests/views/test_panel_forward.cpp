@@ -243,8 +243,7 @@ TEST(PanelForward, AppendAndContinueUsesTheKvCache) {
   EXPECT_EQ(heatmap(step.grid[0]).cols, 4);  // it attends to the prompt and both appended tokens
   const Mat& scores = ref.trace.find("layers.1.attn.scores")->value;
   for (int j = 0; j < 4; ++j) EXPECT_EQ(heatmap(step.grid[2]).data[static_cast<size_t>(j)], scores(2, j));
-  EXPECT_EQ(heatmap(step.grid[0]).options.col_labels.back(),
-            "3:" + ByteTokenizer::label(appended.back()));
+  EXPECT_EQ(heatmap(step.grid[0]).options.col_labels.back(), "3:" + ByteTokenizer::label(appended.back()));
   EXPECT_LT(ref.cache_check, 1e-4);
 }
 

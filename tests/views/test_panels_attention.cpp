@@ -2,7 +2,6 @@
 // equal to the core experiments they come from (views never re-implement math).
 #include <gtest/gtest.h>
 
-
 #include "core/experiments/alibi_analysis.h"
 #include "core/experiments/mask_analysis.h"
 #include "core/experiments/softmax_saturation.h"
@@ -41,8 +40,9 @@ TEST(PanelSoftmax, SweepCsvColumnsAndValuesFromCore) {
   for (const char* id : {"scores", "query", "sweep", "worked"}) EXPECT_NE(by_id(figs, id), nullptr) << id;
   const plot::Figure* sweep = by_id(figs, "sweep");
   ASSERT_NE(sweep, nullptr);
-  EXPECT_EQ(sweep->table.header, (std::vector<std::string>{"d_k", "max_p_scaled", "max_p_unscaled", "entropy_bits_scaled",
-                                                           "entropy_bits_unscaled", "grad_scaled", "grad_unscaled"}));
+  EXPECT_EQ(sweep->table.header,
+            (std::vector<std::string>{"d_k", "max_p_scaled", "max_p_unscaled", "entropy_bits_scaled",
+                                      "entropy_bits_unscaled", "grad_scaled", "grad_unscaled"}));
   // Defaults: n = 16 keys, 1000 queries per point, seed 0 → the panel passes seed + 2 to the sweep.
   const auto core = saturation_sweep(log_dk_grid(1, 4096), 16, 1000, ScaleMode::InvSqrtDk, 0.125f, 1.0f, 2);
   ASSERT_EQ(sweep->table.rows.size(), core.size());
@@ -111,7 +111,7 @@ TEST(PanelAlibi, SlopesAndBiasCsv) {
   ASSERT_EQ(bias->table.rows.size(), 6u);
   ASSERT_EQ(bias->table.header.size(), 6u);
   EXPECT_FLOAT_EQ(num(bias->table.rows[5][1]), static_cast<float>(-m[9] * 4));  // −m·(i − j), i = 5, j = 1
-  EXPECT_EQ(num(bias->table.rows[1][5]), 0.0);  // future cell: the mask owns it
+  EXPECT_EQ(num(bias->table.rows[1][5]), 0.0);                                  // future cell: the mask owns it
 }
 
 TEST(PanelAlibi, HeadBeyondCountIsClampedNotAnError) {

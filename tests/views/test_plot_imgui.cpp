@@ -33,7 +33,9 @@ class ImGuiFrame : public ::testing::Test {
 TEST_F(ImGuiFrame, TextWidthsMatchTheExporters) {
   ASSERT_EQ(font_warning_, "");
   ImFont* font = ImGui::GetIO().Fonts->Fonts[0];
-  for (const char* s : {"key position j", "probability", "\xCE\xB8\xE2\x82\x96 [rad/token]", "\xE2\x88\x92" "0.25",
+  for (const char* s : {"key position j", "probability", "\xCE\xB8\xE2\x82\x96 [rad/token]",
+                        "\xE2\x88\x92"
+                        "0.25",
                         "10\xE2\x81\xBB\xC2\xB3", "The cat sat on the mat"}) {
     for (float size : {12.5f, 15.0f, 30.0f}) {
       const float imgui = font->CalcTextSizeA(size, FLT_MAX, 0.0f, s).x;

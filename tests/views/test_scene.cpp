@@ -286,8 +286,8 @@ TEST(Scene, HostileInputIsRefusedWithoutCrashing) {
   AppState app = changed_state();
   const std::string before = scene_to_text(app);
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
-  const std::string deep_value = "{\"version\": 1, \"values\": {\"scenetest.heads\": " + std::string(5000, '[') +
-                                 std::string(5000, ']') + "}}";
+  const std::string deep_value =
+      "{\"version\": 1, \"values\": {\"scenetest.heads\": " + std::string(5000, '[') + std::string(5000, ']') + "}}";
   const std::string bad_utf8 = "{\"version\": 1, \"values\": {\"scenetest.prompt\": \"\xff\xfe\"}}";
   const std::string nul = std::string("{\"version\": 1\0}", 15);
   for (const std::string& text : {deep, deep_value, bad_utf8, nul}) {
@@ -416,8 +416,10 @@ class ScopedEnv {
     ::setenv(name, value.c_str(), 1);
   }
   ~ScopedEnv() {
-    if (old_) ::setenv(name_, old_->c_str(), 1);
-    else ::unsetenv(name_);
+    if (old_)
+      ::setenv(name_, old_->c_str(), 1);
+    else
+      ::unsetenv(name_);
   }
 
  private:

@@ -24,7 +24,10 @@ class ExportTestPanel : public Panel {
  public:
   PanelInfo info() const override { return {"exporttest", "Export test panel", "Zz tests", "Only in this test"}; }
   void draw(const DrawContext&) override {}
-  void update() override { computed_slope_ = s.slope; ++updates; }
+  void update() override {
+    computed_slope_ = s.slope;
+    ++updates;
+  }
   void wait_idle() override { waited_after_update = updates > 0; }
   std::vector<plot::Figure> figures() override {
     figures_saw_update = waited_after_update;
@@ -56,7 +59,9 @@ class ExportTestPanel : public Panel {
 };
 TW_REGISTER_PANEL(ExportTestPanel);
 
-ExportTestPanel& test_panel(AppState& app) { return *static_cast<ExportTestPanel*>(app.find("exporttest")->panel.get()); }
+ExportTestPanel& test_panel(AppState& app) {
+  return *static_cast<ExportTestPanel*>(app.find("exporttest")->panel.get());
+}
 
 class TempDir {
  public:
@@ -92,8 +97,9 @@ std::vector<std::string> files_in(const std::string& dir) {
 // Only the test panel open, slope set through a scene with an override, as `export --set` does.
 AppState scene_with_slope(int slope) {
   AppState app = make_app_state();
-  const SceneLoad r = load_scene_text(app, R"({"version": 1, "open": ["exporttest"], "values": {"exporttest.slope": 1}})",
-                                      {{"exporttest.slope", slope}});
+  const SceneLoad r =
+      load_scene_text(app, R"({"version": 1, "open": ["exporttest"], "values": {"exporttest.slope": 1}})",
+                      {{"exporttest.slope", slope}});
   EXPECT_TRUE(r.ok) << r.error;
   return app;
 }
@@ -107,8 +113,8 @@ TEST(SceneExport, WritesEachFormatOfEachFigureOfOpenPanelsOnly) {
   ASSERT_TRUE(result.ok()) << (result.errors.empty() ? result.summary() : result.errors.front());
   EXPECT_EQ(result.panels, 1);
   EXPECT_EQ(result.figures, 1);
-  EXPECT_EQ(files_in(dir / "out"), (std::vector<std::string>{"exporttest-line.csv", "exporttest-line.png",
-                                                             "exporttest-line.svg"}));
+  EXPECT_EQ(files_in(dir / "out"),
+            (std::vector<std::string>{"exporttest-line.csv", "exporttest-line.png", "exporttest-line.svg"}));
   ASSERT_EQ(result.written.size(), 3u);
   for (const std::string& path : result.written) EXPECT_TRUE(std::filesystem::exists(path)) << path;
   EXPECT_EQ(result.summary(), "Exported 3 files from 1 figure");
@@ -175,11 +181,16 @@ TEST(SceneExport, ProblemsAreMessagesNotCrashes) {
   };
   std::ofstream(dir / "file") << "x";
   const Case cases[] = {
-      {{.out_dir = "", .formats = plot::ExportFormat_All, .png_scale = 2, .theme = Theme::Print}, "no output directory"},
-      {{.out_dir = dir / "f", .formats = plot::ExportFormat_None, .png_scale = 2, .theme = Theme::Print}, "no export format"},
-      {{.out_dir = dir / "s", .formats = plot::ExportFormat_Png, .png_scale = 5, .theme = Theme::Print}, "between 1 and 4"},
-      {{.out_dir = dir / "s", .formats = plot::ExportFormat_Png, .png_scale = 0.5f, .theme = Theme::Print}, "between 1 and 4"},
-      {{.out_dir = dir / "file/sub", .formats = plot::ExportFormat_Csv, .png_scale = 2, .theme = Theme::Print}, "file/sub"},
+      {{.out_dir = "", .formats = plot::ExportFormat_All, .png_scale = 2, .theme = Theme::Print},
+       "no output directory"},
+      {{.out_dir = dir / "f", .formats = plot::ExportFormat_None, .png_scale = 2, .theme = Theme::Print},
+       "no export format"},
+      {{.out_dir = dir / "s", .formats = plot::ExportFormat_Png, .png_scale = 5, .theme = Theme::Print},
+       "between 1 and 4"},
+      {{.out_dir = dir / "s", .formats = plot::ExportFormat_Png, .png_scale = 0.5f, .theme = Theme::Print},
+       "between 1 and 4"},
+      {{.out_dir = dir / "file/sub", .formats = plot::ExportFormat_Csv, .png_scale = 2, .theme = Theme::Print},
+       "file/sub"},
   };
   for (const Case& c : cases) {
     AppState app = scene_with_slope(1);

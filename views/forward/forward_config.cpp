@@ -29,7 +29,8 @@ ModelConfig forward_config(const ForwardState& s, std::vector<std::string>* prob
     c.n_kv_heads = c.n_heads / s.gqa_ratio;
   } else {
     std::string valid;
-    for (int kv : valid_kv_head_counts(c.n_heads)) valid += (valid.empty() ? "" : ", ") + std::to_string(c.n_heads / kv);
+    for (int kv : valid_kv_head_counts(c.n_heads))
+      valid += (valid.empty() ? "" : ", ") + std::to_string(c.n_heads / kv);
     messages.push_back("gqa_ratio " + std::to_string(s.gqa_ratio) + " must divide n_heads " +
                        std::to_string(c.n_heads) + (valid.empty() ? "" : " (possible: " + valid + ")"));
     c.n_kv_heads = 1;

@@ -42,8 +42,10 @@ std::string stage_label(BlockStage st, const ModelConfig& c) {
     case BlockStage::Residual2: return "+ residual";
     case BlockStage::Attention: {
       std::string s = "Attention";
-      if (c.positions == PositionType::RoPE) s += "\n+ RoPE";
-      else if (c.positions == PositionType::ALiBi) s += "\n+ ALiBi";
+      if (c.positions == PositionType::RoPE)
+        s += "\n+ RoPE";
+      else if (c.positions == PositionType::ALiBi)
+        s += "\n+ ALiBi";
       s += "\nH " + std::to_string(c.n_heads) + " / KV " + std::to_string(c.n_kv_heads);
       return s;
     }
@@ -226,9 +228,10 @@ void draw_step_header(const ForwardResult& r, int step_index) {
   }
   ImGui::BulletText("out %s", st.shape_string().c_str());
   ImGui::Text("FLOPs %.4g   bytes %.4g   arithmetic intensity %.3g FLOP/byte", st.flops, st.bytes, st.intensity());
-  help_marker("FLOPs count a multiply-add as 2. Bytes assume every input, weight and output is touched once as "
-              "float32. Intensity = FLOPs / bytes: below roughly 10-100 FLOP/byte (depending on the chip) a step "
-              "is limited by memory bandwidth, not arithmetic.");
+  help_marker(
+      "FLOPs count a multiply-add as 2. Bytes assume every input, weight and output is touched once as "
+      "float32. Intensity = FLOPs / bytes: below roughly 10-100 FLOP/byte (depending on the chip) a step "
+      "is limited by memory bandwidth, not arithmetic.");
 }
 
 // [SECTION] parameter tables

@@ -13,10 +13,14 @@ namespace {
 
 std::string si(double v) {
   char buf[32];
-  if (v >= 1e9) std::snprintf(buf, sizeof buf, "%.3g G", v / 1e9);
-  else if (v >= 1e6) std::snprintf(buf, sizeof buf, "%.3g M", v / 1e6);
-  else if (v >= 1e3) std::snprintf(buf, sizeof buf, "%.3g k", v / 1e3);
-  else std::snprintf(buf, sizeof buf, "%.3g ", v);
+  if (v >= 1e9)
+    std::snprintf(buf, sizeof buf, "%.3g G", v / 1e9);
+  else if (v >= 1e6)
+    std::snprintf(buf, sizeof buf, "%.3g M", v / 1e6);
+  else if (v >= 1e3)
+    std::snprintf(buf, sizeof buf, "%.3g k", v / 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g ", v);
   return buf;
 }
 
@@ -31,7 +35,9 @@ std::string column_axis_label(const TraceStep& s) {
   return s.shape.back().meaning;
 }
 
-bool is_probs(const TraceStep& s) { return s.name.size() >= 10 && s.name.compare(s.name.size() - 10, 10, "attn.probs") == 0; }
+bool is_probs(const TraceStep& s) {
+  return s.name.size() >= 10 && s.name.compare(s.name.size() - 10, 10, "attn.probs") == 0;
+}
 
 plot::HeatmapOptions map_options(const TraceStep& s) {
   plot::HeatmapOptions o;
@@ -159,11 +165,13 @@ plot::Figure residual_figure(const ForwardResult& r, int step_index) {
     std::vector<double> ys(n.steps.size());
     for (size_t i = 0; i < ys.size(); ++i) ys[i] = n.norms(static_cast<Eigen::Index>(i), t);
     const std::string label = t < static_cast<Eigen::Index>(tok.queries.size()) ? tok.queries[static_cast<size_t>(t)]
-                                                                                  : "token " + std::to_string(t);
+                                                                                : "token " + std::to_string(t);
     ax.line(label, xs, ys).style = plot::LineStyle::LineAndMarkers;
   }
-  if (n.norms.cols() > 12) ax.flags |= plot::AxesFlags_NoLegend;
-  else ax.flags |= plot::AxesFlags_LegendOutside;
+  if (n.norms.cols() > 12)
+    ax.flags |= plot::AxesFlags_NoLegend;
+  else
+    ax.flags |= plot::AxesFlags_LegendOutside;
   // The stream value the current step reads or produced: the last stream step at or before it.
   int marker = -1;
   for (size_t i = 0; i < n.steps.size(); ++i)
@@ -195,8 +203,8 @@ plot::Figure next_token_figure(const ForwardResult& r, const NextTokenChoice& ch
   std::vector<std::string> groups;
   std::vector<double> before, after;
   plot::Table table;
-  table.header = {"token_id", "label", "logit", "scaled_logit", "p_temperature", "kept_top_k", "kept_top_p", "p_final",
-                  "sampled"};
+  table.header = {"token_id",   "label",      "logit",   "scaled_logit", "p_temperature",
+                  "kept_top_k", "kept_top_p", "p_final", "sampled"};
   const RowVec logits = r.run.next_logits();
   for (int id : order) {
     const size_t i = static_cast<size_t>(id);
@@ -216,8 +224,8 @@ plot::Figure next_token_figure(const ForwardResult& r, const NextTokenChoice& ch
   ax.bars(groups, {"softmax(logits / temperature)", "after top-k and top-p (renormalised)"}, {before, after});
   fig.table = std::move(table);
   char buf[160];
-  std::snprintf(buf, sizeof buf, "%d of %d tokens survive top-k, %d survive top-p; sampled id %d (p = %.3g)",
-                f.n_top_k, V, f.n_final, choice.sampled, static_cast<double>(choice.probability));
+  std::snprintf(buf, sizeof buf, "%d of %d tokens survive top-k, %d survive top-p; sampled id %d (p = %.3g)", f.n_top_k,
+                V, f.n_final, choice.sampled, static_cast<double>(choice.probability));
   fig.note = buf;
   return fig;
 }

@@ -43,13 +43,13 @@ struct ForwardState {
   // Stepping: the current step by its stable trace name, so scenes survive config changes.
   std::string step = "layers.0.attn.probs";
   bool play = false;
-  float speed = 2.0f;  // steps per second while playing
+  float speed = 2.0f;         // steps per second while playing
   int tab = ForwardTab_Step;  // which view the right-hand side shows
   int strip_layer = 0;
   // Next-token sampling (temperature → top-k → top-p, as Hugging Face generate).
   float temperature = 1.0f;
-  int top_k = 0;        // 0: off
-  float top_p = 1.0f;   // 1: off
+  int top_k = 0;       // 0: off
+  float top_p = 1.0f;  // 1: off
   int sample_seed = 0;
 };
 

@@ -18,7 +18,9 @@ std::string write_file_atomic(const std::string& path, const std::string& bytes)
   return tw::write_file_atomic(path, bytes, &error) ? std::string() : error;
 }
 
-std::string export_csv(const Figure& fig, const std::string& path) { return write_file_atomic(path, to_csv(figure_table(fig))); }
+std::string export_csv(const Figure& fig, const std::string& path) {
+  return write_file_atomic(path, to_csv(figure_table(fig)));
+}
 
 std::string export_svg(const Figure& fig, const std::string& path, const ExportOptions& options) {
   return write_file_atomic(path, render_svg(fig, options));
@@ -40,7 +42,8 @@ std::string export_figure(const Figure& fig, const std::string& dir, const std::
     fs::create_directories(dir, ec);
     if (ec) return "cannot create directory " + dir + ": " + ec.message();
   }
-  const std::string stem = (fs::path(dir.empty() ? "." : dir) / (prefix.empty() ? fig.id : prefix + "-" + fig.id)).string();
+  const std::string stem =
+      (fs::path(dir.empty() ? "." : dir) / (prefix.empty() ? fig.id : prefix + "-" + fig.id)).string();
   struct Job {
     ExportFormats flag;
     const char* ext;
@@ -49,9 +52,12 @@ std::string export_figure(const Figure& fig, const std::string& dir, const std::
     if (!(formats & job.flag)) continue;
     const std::string path = stem + job.ext;
     std::string err;
-    if (job.flag == ExportFormat_Png) err = export_png(fig, path, options);
-    else if (job.flag == ExportFormat_Svg) err = export_svg(fig, path, options);
-    else err = export_csv(fig, path);
+    if (job.flag == ExportFormat_Png)
+      err = export_png(fig, path, options);
+    else if (job.flag == ExportFormat_Svg)
+      err = export_svg(fig, path, options);
+    else
+      err = export_csv(fig, path);
     if (!err.empty()) return err;
     if (written) written->push_back(path);
   }

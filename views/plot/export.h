@@ -18,18 +18,18 @@ namespace tw::plot {
 
 struct ExportOptions {
   ThemeKind theme = ThemeKind::Print;
-  float scale = 2;                 // PNG only: pixels per logical pixel, 1–4
-  float width = 0, height = 0;     // logical size; 0 = default_figure_size(fig)
+  float scale = 2;                    // PNG only: pixels per logical pixel, 1–4
+  float width = 0, height = 0;        // logical size; 0 = default_figure_size(fig)
   std::vector<ViewRange> views = {};  // zoom/pan state to reproduce (GUI exports); empty = the figure's ranges
 };
 
 // [SECTION] in-memory renderers (tests and callers that do not want files)
 std::string render_svg(const Figure& fig, const ExportOptions& options);
 struct RenderedPng {
-  std::string error;            // empty on success
-  int width = 0, height = 0;    // pixels
-  std::vector<uint8_t> rgba;    // width · height · 4
-  std::string png;              // encoded PNG bytes
+  std::string error;          // empty on success
+  int width = 0, height = 0;  // pixels
+  std::vector<uint8_t> rgba;  // width · height · 4
+  std::string png;            // encoded PNG bytes
 };
 RenderedPng render_png(const Figure& fig, const ExportOptions& options);
 

@@ -72,8 +72,10 @@ void fill_nonzero(Canvas& c, const std::vector<std::vector<Vec2>>& polys, uint32
       xmin = std::min({xmin, a.x, b.x}), xmax = std::max({xmax, a.x, b.x});
       ymin = std::min({ymin, a.y, b.y}), ymax = std::max({ymax, a.y, b.y});
       if (a.y == b.y) continue;
-      if (a.y < b.y) edges.push_back({a.x, a.y, b.x, b.y, sign});
-      else edges.push_back({b.x, b.y, a.x, a.y, -sign});
+      if (a.y < b.y)
+        edges.push_back({a.x, a.y, b.x, b.y, sign});
+      else
+        edges.push_back({b.x, b.y, a.x, a.y, -sign});
     }
   }
   if (edges.empty()) return;
@@ -92,13 +94,15 @@ void fill_nonzero(Canvas& c, const std::vector<std::vector<Vec2>>& polys, uint32
   for (int py = y0; py < y1; ++py) {
     std::fill(cov.begin(), cov.end(), 0.0f);
     while (next < edges.size() && edges[next].y0 < py + 1) active.push_back(&edges[next++]);
-    active.erase(std::remove_if(active.begin(), active.end(), [py](const Edge* e) { return e->y1 <= py; }), active.end());
+    active.erase(std::remove_if(active.begin(), active.end(), [py](const Edge* e) { return e->y1 <= py; }),
+                 active.end());
     bool any = false;
     for (int k = 0; k < kSub; ++k) {
       const float sy = py + (k + 0.5f) / kSub;
       crossings.clear();
       for (const Edge* e : active)
-        if (e->y0 <= sy && sy < e->y1) crossings.push_back({e->x0 + (sy - e->y0) * (e->x1 - e->x0) / (e->y1 - e->y0), e->dir});
+        if (e->y0 <= sy && sy < e->y1)
+          crossings.push_back({e->x0 + (sy - e->y0) * (e->x1 - e->x0) / (e->y1 - e->y0), e->dir});
       if (crossings.size() < 2) continue;
       std::sort(crossings.begin(), crossings.end());
       int wind = 0;
@@ -183,9 +187,12 @@ void draw_text(Canvas& c, const Primitive& p, float scale, IRect clip) {
 void draw_image(Canvas& c, const Primitive& p, const ImageRef& ref, float scale, IRect clip) {
   const Pixels px = visible_pixels(ref);
   if (px.width <= 0 || px.height <= 0) return;
-  const float rx0 = p.rect.x0 * scale, ry0 = p.rect.y0 * scale, rw = p.rect.width() * scale, rh = p.rect.height() * scale;
-  const int x0 = std::max(clip.x0, static_cast<int>(std::round(rx0))), x1 = std::min(clip.x1, static_cast<int>(std::round(rx0 + rw)));
-  const int y0 = std::max(clip.y0, static_cast<int>(std::round(ry0))), y1 = std::min(clip.y1, static_cast<int>(std::round(ry0 + rh)));
+  const float rx0 = p.rect.x0 * scale, ry0 = p.rect.y0 * scale, rw = p.rect.width() * scale,
+              rh = p.rect.height() * scale;
+  const int x0 = std::max(clip.x0, static_cast<int>(std::round(rx0))),
+            x1 = std::min(clip.x1, static_cast<int>(std::round(rx0 + rw)));
+  const int y0 = std::max(clip.y0, static_cast<int>(std::round(ry0))),
+            y1 = std::min(clip.y1, static_cast<int>(std::round(ry0 + rh)));
   for (int y = y0; y < y1; ++y) {
     const int sy = std::clamp(static_cast<int>((y + 0.5f - ry0) / rh * px.height), 0, px.height - 1);
     for (int x = x0; x < x1; ++x) {
@@ -246,7 +253,9 @@ RenderedPng render_png(const Figure& fig, const ExportOptions& options) {
   for (const Primitive& p : l.prims) {
     const IRect clip = clip_rect(c, l, p.clip, s);
     switch (p.kind) {
-      case PrimKind::Rect: fill_rect(c, {p.rect.x0 * s, p.rect.y0 * s, p.rect.x1 * s, p.rect.y1 * s}, p.color, clip); break;
+      case PrimKind::Rect:
+        fill_rect(c, {p.rect.x0 * s, p.rect.y0 * s, p.rect.x1 * s, p.rect.y1 * s}, p.color, clip);
+        break;
       case PrimKind::Polyline: stroke(c, scaled(p.points), p.closed, p.width * s, p.color, clip); break;
       case PrimKind::Polygon: fill_nonzero(c, {scaled(p.points)}, p.color, clip); break;
       case PrimKind::Text: draw_text(c, p, s, clip); break;

@@ -30,8 +30,10 @@ std::string escape_xml(const std::string& s) {
       case '\'': out += "&apos;"; break;
       default:
         // Control characters are not allowed in XML 1.0 text.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') out += ' ';
-        else out += c;
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n')
+          out += ' ';
+        else
+          out += c;
     }
   }
   return out;
@@ -84,9 +86,11 @@ std::string render_svg(const Figure& fig, const ExportOptions& options) {
 
   std::string out;
   out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" version=\"1.1\" width=\"" +
-         num(l.width) + "\" height=\"" + num(l.height) + "\" viewBox=\"0 0 " + num(l.width) + " " + num(l.height) +
-         "\" font-family=\"DejaVu Sans, Verdana, sans-serif\">\n";
+  out +=
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" version=\"1.1\" "
+      "width=\"" +
+      num(l.width) + "\" height=\"" + num(l.height) + "\" viewBox=\"0 0 " + num(l.width) + " " + num(l.height) +
+      "\" font-family=\"DejaVu Sans, Verdana, sans-serif\">\n";
   out += "<title>" + escape_xml(fig.title.empty() ? fig.id : fig.title) + "</title>\n";
   if (!l.clips.empty()) {
     out += "<defs>\n";

@@ -214,7 +214,8 @@ Table figure_table(const Figure& fig) {
         for (size_t i = 0; i < l->xs.size(); ++i) row(l->label, kind, l->xs[i], l->ys[i], std::string());
       } else if (const auto* b = std::get_if<BarsItem>(&it)) {
         for (size_t s = 0; s < b->series.size(); ++s)
-          for (size_t g = 0; g < b->groups.size(); ++g) row(b->series[s], "bar", b->groups[g], std::string(), b->values[s][g]);
+          for (size_t g = 0; g < b->groups.size(); ++g)
+            row(b->series[s], "bar", b->groups[g], std::string(), b->values[s][g]);
       } else if (const auto* h = std::get_if<HistogramItem>(&it)) {
         // Bins as drawn: x = bin lower edge, y = bin upper edge, value = count (or density).
         const HistogramBins bins = bin_histogram(*h);
@@ -234,8 +235,10 @@ Table figure_table(const Figure& fig) {
         row(ar->label, "arrow_tail", ar->x0, ar->y0, std::string());
         row(ar->label, "arrow_head", ar->x1, ar->y1, std::string());
       } else if (const auto* m = std::get_if<MarkerLineItem>(&it)) {
-        if (m->vertical) row(m->label, "vline", m->value, std::string(), std::string());
-        else row(m->label, "hline", std::string(), m->value, std::string());
+        if (m->vertical)
+          row(m->label, "vline", m->value, std::string(), std::string());
+        else
+          row(m->label, "hline", std::string(), m->value, std::string());
       } else if (const auto* arc = std::get_if<ArcItem>(&it)) {
         row(arc->label, "angle", arc->cx, arc->cy, arc->a1 - arc->a0);
       }

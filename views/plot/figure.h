@@ -32,13 +32,13 @@ inline constexpr double kAuto = std::numeric_limits<double>::quiet_NaN();  // "c
 enum class Scale { Linear, Log10 };
 
 struct Axis {
-  std::string label;                     // e.g. "temperature"; drawn with the unit as "temperature [K]"
-  std::string unit;                      // empty: no brackets
-  Scale scale = Scale::Linear;           // Log10 ignores values <= 0 (and says so in the hover readout)
-  double min = kAuto, max = kAuto;       // explicit range, or kAuto to fit the data with a small margin
-  bool invert = false;                   // larger values towards the bottom (y) or left (x)
-  std::vector<std::string> categories;   // non-empty: ticks at 0, 1, ... labelled with these (tokens, bar groups)
-  bool hide = false;                     // no ticks, no tick labels, no axis label (e.g. the plane of arrows)
+  std::string label;                    // e.g. "temperature"; drawn with the unit as "temperature [K]"
+  std::string unit;                     // empty: no brackets
+  Scale scale = Scale::Linear;          // Log10 ignores values <= 0 (and says so in the hover readout)
+  double min = kAuto, max = kAuto;      // explicit range, or kAuto to fit the data with a small margin
+  bool invert = false;                  // larger values towards the bottom (y) or left (x)
+  std::vector<std::string> categories;  // non-empty: ticks at 0, 1, ... labelled with these (tokens, bar groups)
+  bool hide = false;                    // no ticks, no tick labels, no axis label (e.g. the plane of arrows)
 
   std::string title() const { return unit.empty() ? label : label + " [" + unit + "]"; }
 };
@@ -54,14 +54,14 @@ struct LineItem {
   std::vector<double> xs, ys;  // same length; NaN breaks the line
   LineStyle style = LineStyle::Line;
   uint32_t color = 0;
-  float width = 0;   // 0: theme default line width
+  float width = 0;  // 0: theme default line width
   bool dashed = false;
 };
 
-struct BarsItem {  // grouped bars: one bar per (group, series); groups go on the x axis categories
-  std::vector<std::string> groups;               // x tick labels (copied into the x axis categories)
-  std::vector<std::string> series;               // legend entries, one colour each
-  std::vector<std::vector<double>> values;       // values[series][group]
+struct BarsItem {                   // grouped bars: one bar per (group, series); groups go on the x axis categories
+  std::vector<std::string> groups;  // x tick labels (copied into the x axis categories)
+  std::vector<std::string> series;  // legend entries, one colour each
+  std::vector<std::vector<double>> values;  // values[series][group]
 };
 
 struct HistogramItem {
@@ -85,7 +85,7 @@ struct HeatmapItem {
   std::vector<double> data;  // row-major rows × cols; -inf = masked (neutral grey, legend entry), NaN = invalid
   int rows = 0, cols = 0;
   HeatmapOptions options;
-  uint64_t version = 0;      // optional: a panel may bump this when data changes; 0 = hash the data
+  uint64_t version = 0;  // optional: a panel may bump this when data changes; 0 = hash the data
 };
 
 struct ArrowItem {  // a vector from (x0, y0) to (x1, y1) in data coordinates
@@ -100,7 +100,7 @@ struct CircleItem {  // e.g. the unit circle under RoPE rotations
   bool dashed = true;
 };
 
-struct ArcItem {  // an angle arc from angle a0 to a1 (radians, counter-clockwise), with an optional label
+struct ArcItem {      // an angle arc from angle a0 to a1 (radians, counter-clockwise), with an optional label
   std::string label;  // e.g. "θ = 0.52 rad"; drawn at the arc's midpoint
   double cx = 0, cy = 0, r = 0.3, a0 = 0, a1 = 0;
   uint32_t color = 0;
@@ -117,7 +117,7 @@ struct MarkerLineItem {  // a vertical (x = value) or horizontal (y = value) ref
   std::string label;     // drawn next to the line, e.g. "p = 0.9"
   double value = 0;
   bool vertical = true;
-  uint32_t color = 0;    // 0: the theme's marker colour
+  uint32_t color = 0;  // 0: the theme's marker colour
   bool dashed = true;
 };
 
@@ -128,9 +128,9 @@ using Item = std::variant<LineItem, BarsItem, HistogramItem, HeatmapItem, ArrowI
 
 enum AxesFlags_ {
   AxesFlags_None = 0,
-  AxesFlags_EqualAspect = 1 << 0,  // one data unit is the same length on x and y (planes, unit circles)
-  AxesFlags_NoLegend = 1 << 1,     // hide the legend even if items are labelled
-  AxesFlags_NoGrid = 1 << 2,       // no grid lines behind the items
+  AxesFlags_EqualAspect = 1 << 0,    // one data unit is the same length on x and y (planes, unit circles)
+  AxesFlags_NoLegend = 1 << 1,       // hide the legend even if items are labelled
+  AxesFlags_NoGrid = 1 << 2,         // no grid lines behind the items
   AxesFlags_LegendOutside = 1 << 3,  // legend to the right of the plot area instead of inside its top-right corner
 };
 using AxesFlags = int;
@@ -143,8 +143,16 @@ struct Axes {
 
   // Setup: labels and units in one call (call before or after adding items).
   Axes& setup(std::string x_label, std::string x_unit, std::string y_label, std::string y_unit);
-  Axes& set_x_range(double lo, double hi) { x.min = lo; x.max = hi; return *this; }
-  Axes& set_y_range(double lo, double hi) { y.min = lo; y.max = hi; return *this; }
+  Axes& set_x_range(double lo, double hi) {
+    x.min = lo;
+    x.max = hi;
+    return *this;
+  }
+  Axes& set_y_range(double lo, double hi) {
+    y.min = lo;
+    y.max = hi;
+    return *this;
+  }
 
   // Items. The returned reference stays valid until the next item is added.
   LineItem& line(std::string label, std::vector<double> xs, std::vector<double> ys);
@@ -170,20 +178,20 @@ struct Axes {
 // [SECTION] Figure
 
 struct Figure {
-  std::string id;     // file-name part: `<panel>-<id>.<ext>`; letters, digits, '-' and '_'
-  std::string title;  // drawn above the axes
-  std::string note;   // optional one-line caption drawn under the figure (e.g. the parameters used)
-  std::vector<Axes> grid;   // one entry for a single plot; several for small multiples
-  int grid_cols = 0;        // small multiples per row; 0 = choose (about square)
-  Table table;              // CSV override; empty (no header) = derived from the items (derive_table)
-  float aspect = 0;         // preferred height / width for exports; 0 = theme default
+  std::string id;          // file-name part: `<panel>-<id>.<ext>`; letters, digits, '-' and '_'
+  std::string title;       // drawn above the axes
+  std::string note;        // optional one-line caption drawn under the figure (e.g. the parameters used)
+  std::vector<Axes> grid;  // one entry for a single plot; several for small multiples
+  int grid_cols = 0;       // small multiples per row; 0 = choose (about square)
+  Table table;             // CSV override; empty (no header) = derived from the items (derive_table)
+  float aspect = 0;        // preferred height / width for exports; 0 = theme default
 
   Figure() = default;
   Figure(std::string id_, std::string title_) : id(std::move(id_)), title(std::move(title_)) {}
 
-  Axes& axes();                           // the current axes; creates the first one on first use
+  Axes& axes();                            // the current axes; creates the first one on first use
   Axes& add_axes(std::string title = {});  // starts another small multiple and makes it current
-  bool empty() const;                     // no axes hold any item (drawn as an empty state)
+  bool empty() const;                      // no axes hold any item (drawn as an empty state)
 };
 
 // Histogram bins as drawn (and written to CSV): `bins` equal bins over [lo, hi].
@@ -208,8 +216,10 @@ HeatmapItem& Axes::heatmap(std::string label, const T* data, int rows, int cols,
   h.rows = rows > 0 ? rows : 0;
   h.cols = cols > 0 ? cols : 0;
   h.options = std::move(options);
-  if (data) h.data.assign(data, data + static_cast<size_t>(h.rows) * static_cast<size_t>(h.cols));
-  else h.rows = h.cols = 0;
+  if (data)
+    h.data.assign(data, data + static_cast<size_t>(h.rows) * static_cast<size_t>(h.cols));
+  else
+    h.rows = h.cols = 0;
   return add_heatmap(std::move(h));
 }
 

@@ -51,9 +51,10 @@ HoverInfo hover_at(const Layout& layout, Vec2 mouse, float radius) {
         h.hit = h.has_cell = true;
         const Vec2 a = f.to_pixel(j - 0.5, i - 0.5), c = f.to_pixel(j + 0.5, i + 0.5);
         h.cell = {std::min(a.x, c.x), std::min(a.y, c.y), std::max(a.x, c.x), std::max(a.y, c.y)};
-        h.text = (hm->label.empty() ? std::string() : hm->label + "\n") + "cell i = " +
-                 label_or_index(hm->options.row_labels, i) + ", j = " + label_or_index(hm->options.col_labels, j) +
-                 "\nvalue = " + format_value(v) + (v == -INFINITY ? " (masked)" : "");
+        h.text = (hm->label.empty() ? std::string() : hm->label + "\n") +
+                 "cell i = " + label_or_index(hm->options.row_labels, i) +
+                 ", j = " + label_or_index(hm->options.col_labels, j) + "\nvalue = " + format_value(v) +
+                 (v == -INFINITY ? " (masked)" : "");
         return h;
       }
       if (const auto* b = std::get_if<BarsItem>(&it)) {
@@ -75,9 +76,9 @@ HoverInfo hover_at(const Layout& layout, Vec2 mouse, float radius) {
         const double w = (bins.hi - bins.lo) / double(bins.counts.size());
         const size_t k = std::min(bins.counts.size() - 1, static_cast<size_t>((mx - bins.lo) / w));
         h.hit = true;
-        h.text = (hi->label.empty() ? std::string() : hi->label + "\n") + "bin [" + format_value(bins.lo + w * double(k)) +
-                 ", " + format_value(bins.lo + w * double(k + 1)) + ")\n" + (hi->density ? "density = " : "count = ") +
-                 format_value(bins.counts[k]);
+        h.text = (hi->label.empty() ? std::string() : hi->label + "\n") + "bin [" +
+                 format_value(bins.lo + w * double(k)) + ", " + format_value(bins.lo + w * double(k + 1)) + ")\n" +
+                 (hi->density ? "density = " : "count = ") + format_value(bins.counts[k]);
         return h;
       }
     }

@@ -96,8 +96,10 @@ std::string fit_text(const std::string& s, float size, float max_width) {
     cps.pop_back();
     out.clear();
     for (uint32_t cp : cps) {
-      if (cp < 0x80) out += char(cp);
-      else if (cp < 0x800) out += char(0xC0 | (cp >> 6)), out += char(0x80 | (cp & 0x3F));
+      if (cp < 0x80)
+        out += char(cp);
+      else if (cp < 0x800)
+        out += char(0xC0 | (cp >> 6)), out += char(0x80 | (cp & 0x3F));
       else if (cp < 0x10000)
         out += char(0xE0 | (cp >> 12)), out += char(0x80 | ((cp >> 6) & 0x3F)), out += char(0x80 | (cp & 0x3F));
       else
@@ -114,7 +116,6 @@ std::string fit_text(const std::string& s, float size, float max_width) {
 
 using namespace detail;
 
-
 Pixels image_pixels(const ImageRef& image) {
   Pixels p;
   if (!image.heatmap) {  // colour bar: 256 rows, top = vmax
@@ -128,7 +129,8 @@ Pixels image_pixels(const ImageRef& image) {
   p.width = h.cols;
   p.height = h.rows;
   p.rgba.resize(size_t(h.rows) * size_t(h.cols) * 4);
-  for (size_t i = 0; i < h.data.size(); ++i) put(p.rgba, i, cell_color(image.colormap, h.data[i], image.vmin, image.vmax));
+  for (size_t i = 0; i < h.data.size(); ++i)
+    put(p.rgba, i, cell_color(image.colormap, h.data[i], image.vmin, image.vmax));
   return p;
 }
 
@@ -292,12 +294,16 @@ AxesFrame layout_axes(Builder& b, const Axes& axes_in, Rect cell, const ViewRang
       if (xa.categories.empty() && !hm->options.col_labels.empty()) xa.categories = hm->options.col_labels;
       if (ya.categories.empty() && !hm->options.row_labels.empty()) ya.categories = hm->options.row_labels;
     }
-    std::visit([&](const auto& item) {
-      using T = std::decay_t<decltype(item)>;
-      if constexpr (std::is_same_v<T, BarsItem>) any_legend |= !item.series.empty();
-      else if constexpr (std::is_same_v<T, LineItem> || std::is_same_v<T, HistogramItem> || std::is_same_v<T, ArrowItem>)
-        any_legend |= !item.label.empty();
-    }, it);
+    std::visit(
+        [&](const auto& item) {
+          using T = std::decay_t<decltype(item)>;
+          if constexpr (std::is_same_v<T, BarsItem>)
+            any_legend |= !item.series.empty();
+          else if constexpr (std::is_same_v<T, LineItem> || std::is_same_v<T, HistogramItem> ||
+                             std::is_same_v<T, ArrowItem>)
+            any_legend |= !item.label.empty();
+        },
+        it);
   }
   if (axes_in.flags & AxesFlags_NoLegend) any_legend = false;
 
@@ -378,8 +384,8 @@ AxesFrame layout_axes(Builder& b, const Axes& axes_in, Rect cell, const ViewRang
   f.plot = plot;
 
   if (!axes_in.title.empty())
-    b.text({(plot.x0 + plot.x1) / 2, cell.y0 + th.tick_size * 0.2f}, fit_text(axes_in.title, th.tick_size, cell.width()),
-           th.tick_size, th.text, 0.5f, 0);
+    b.text({(plot.x0 + plot.x1) / 2, cell.y0 + th.tick_size * 0.2f},
+           fit_text(axes_in.title, th.tick_size, cell.width()), th.tick_size, th.text, 0.5f, 0);
   b.rect(plot, th.plot_background);
 
   // Grid lines at the ticks.
@@ -401,7 +407,8 @@ AxesFrame layout_axes(Builder& b, const Axes& axes_in, Rect cell, const ViewRang
   std::vector<LegendEntry> legend;
   draw_items(b, f, axes_in, &legend);
   b.clip = saved_clip;
-  if (axes_in.items.empty()) b.text({(plot.x0 + plot.x1) / 2, (plot.y0 + plot.y1) / 2}, "No data", th.label_size, th.faint, 0.5f, 0.5f);
+  if (axes_in.items.empty())
+    b.text({(plot.x0 + plot.x1) / 2, (plot.y0 + plot.y1) / 2}, "No data", th.label_size, th.faint, 0.5f, 0.5f);
 
   // Frame and ticks.
   b.outline(plot, th.frame, th.frame_width);
@@ -411,7 +418,8 @@ AxesFrame layout_axes(Builder& b, const Axes& axes_in, Rect cell, const ViewRang
       if (x < plot.x0 - 0.5f || x > plot.x1 + 0.5f) continue;
       b.polyline({{x, plot.y1}, {x, plot.y1 + th.tick_length}}, th.frame, th.frame_width);
       if (xt.vertical_labels)
-        b.text({x, plot.y1 + th.tick_length + 3}, fit_text(t.label, th.tick_size, 140), th.tick_size, th.text, 1, 0.5f, true);
+        b.text({x, plot.y1 + th.tick_length + 3}, fit_text(t.label, th.tick_size, 140), th.tick_size, th.text, 1, 0.5f,
+               true);
       else
         b.text({x, plot.y1 + th.tick_length + 2}, t.label, th.tick_size, th.text, 0.5f, 0);
     }
@@ -433,8 +441,10 @@ AxesFrame layout_axes(Builder& b, const Axes& axes_in, Rect cell, const ViewRang
 
   if (cb.heatmap) draw_colorbar(b, cb, plot);
   if (any_legend) {
-    if (legend_outside) draw_legend(b, legend, {plot.x1 + 8, plot.y0}, false);
-    else draw_legend(b, legend, {plot.x1 - 6, plot.y0 + 6}, true);
+    if (legend_outside)
+      draw_legend(b, legend, {plot.x1 + 8, plot.y0}, false);
+    else
+      draw_legend(b, legend, {plot.x1 - 6, plot.y0 + 6}, true);
   }
   return f;
 }
@@ -465,7 +475,8 @@ Layout layout_figure(const Figure& fig, const LayoutOptions& options) {
   const float pad = th.padding;
   float top = pad;
   if (!fig.title.empty()) {
-    b.text({out.width / 2, top}, fit_text(fig.title, th.title_size, out.width - 2 * pad), th.title_size, th.text, 0.5f, 0);
+    b.text({out.width / 2, top}, fit_text(fig.title, th.title_size, out.width - 2 * pad), th.title_size, th.text, 0.5f,
+           0);
     top += th.title_size * 1.5f;
   }
   float bottom = out.height - pad;
@@ -483,7 +494,8 @@ Layout layout_figure(const Figure& fig, const LayoutOptions& options) {
   const float cw = (out.width - pad) / float(cols), ch = (bottom - top) / float(rows);
   for (int k = 0; k < n; ++k) {
     const int r = k / cols, c = k % cols;
-    const Rect cell{pad + cw * float(c), top + ch * float(r), pad + cw * float(c + 1) - pad, top + ch * float(r + 1) - (r + 1 < rows ? pad : 0)};
+    const Rect cell{pad + cw * float(c), top + ch * float(r), pad + cw * float(c + 1) - pad,
+                    top + ch * float(r + 1) - (r + 1 < rows ? pad : 0)};
     const ViewRange view = size_t(k) < options.views.size() ? options.views[size_t(k)] : ViewRange{};
     out.frames.push_back(layout_axes(b, fig.grid[size_t(k)], cell, view));
   }

@@ -33,9 +33,9 @@ struct ImageRef {
   Colormap colormap = Colormap::Viridis;
   double vmin = 0, vmax = 1;
   int row0 = 0, col0 = 0, rows = 0, cols = 0;  // visible cell block (heatmaps)
-  bool flip_x = false;  // column col0 at the right edge of the rect instead of the left
+  bool flip_x = false;                         // column col0 at the right edge of the rect instead of the left
   bool flip_y = false;  // row row0 at the bottom of the rect instead of the top (y axis not inverted)
-  uint64_t key = 0;  // changes whenever the pixels of the full image change (texture cache key)
+  uint64_t key = 0;     // changes whenever the pixels of the full image change (texture cache key)
 };
 
 // Full RGBA8 pixels of an image (heatmap: rows × cols cells; colour bar: 1 × 256), row 0 at the top.
@@ -57,26 +57,26 @@ enum class PrimKind {
 
 struct Primitive {
   PrimKind kind = PrimKind::Rect;
-  uint32_t color = 0;         // 0xRRGGBBAA
-  std::vector<Vec2> points;   // Polyline, Polygon
-  bool closed = false;        // Polyline
-  float width = 1;            // Polyline stroke width
-  Rect rect;                  // Rect, Image
-  std::string text;           // Text (UTF-8)
-  Vec2 pos;                   // Text anchor point
-  float size = 12;            // Text pixel height (DejaVu Sans ascent − descent)
-  float align_x = 0;          // Text: 0 anchor at the left edge, 0.5 centre, 1 right (before rotation)
-  float align_y = 0;          // Text: 0 anchor at the top, 0.5 middle, 1 bottom (before rotation)
-  bool vertical = false;      // Text rotated 90° counter-clockwise (reads bottom to top), about `pos`
-  int image = -1;             // Image: index into Layout::images
-  int clip = -1;              // index into Layout::clips, or -1 for none
+  uint32_t color = 0;        // 0xRRGGBBAA
+  std::vector<Vec2> points;  // Polyline, Polygon
+  bool closed = false;       // Polyline
+  float width = 1;           // Polyline stroke width
+  Rect rect;                 // Rect, Image
+  std::string text;          // Text (UTF-8)
+  Vec2 pos;                  // Text anchor point
+  float size = 12;           // Text pixel height (DejaVu Sans ascent − descent)
+  float align_x = 0;         // Text: 0 anchor at the left edge, 0.5 centre, 1 right (before rotation)
+  float align_y = 0;         // Text: 0 anchor at the top, 0.5 middle, 1 bottom (before rotation)
+  bool vertical = false;     // Text rotated 90° counter-clockwise (reads bottom to top), about `pos`
+  int image = -1;            // Image: index into Layout::images
+  int clip = -1;             // index into Layout::clips, or -1 for none
 };
 
 // Where one axes ended up, for hover readouts and zoom/pan.
 struct AxesFrame {
-  Rect plot;                    // the data area in pixels
-  double x0 = 0, x1 = 1;        // visible data range (x0 at the left unless inverted)
-  double y0 = 0, y1 = 1;        // visible data range (y0 at the bottom unless inverted)
+  Rect plot;              // the data area in pixels
+  double x0 = 0, x1 = 1;  // visible data range (x0 at the left unless inverted)
+  double y0 = 0, y1 = 1;  // visible data range (y0 at the bottom unless inverted)
   Scale x_scale = Scale::Linear, y_scale = Scale::Linear;
   bool x_invert = false, y_invert = false;
   const Axes* axes = nullptr;
@@ -93,10 +93,10 @@ struct ViewRange {
 };
 
 struct LayoutOptions {
-  float width = 640, height = 400;      // logical pixels
+  float width = 640, height = 400;  // logical pixels
   ThemeKind theme = ThemeKind::Dark;
-  std::vector<ViewRange> views = {};    // optional, one per axes (zoom/pan state from the screen)
-  bool background = true;               // fill the figure background (exports); the screen may skip it
+  std::vector<ViewRange> views = {};  // optional, one per axes (zoom/pan state from the screen)
+  bool background = true;             // fill the figure background (exports); the screen may skip it
 };
 
 struct Layout {
@@ -131,10 +131,10 @@ std::string format_value(double v);
 // [SECTION] Hover
 struct HoverInfo {
   bool hit = false;
-  std::string text;        // one or more lines, e.g. "cell i = 3, j = 5\nvalue = 0.125"
-  Vec2 point;              // highlighted position (nearest line point) in pixels
+  std::string text;  // one or more lines, e.g. "cell i = 3, j = 5\nvalue = 0.125"
+  Vec2 point;        // highlighted position (nearest line point) in pixels
   bool has_point = false;
-  Rect cell;               // highlighted heatmap cell in pixels
+  Rect cell;  // highlighted heatmap cell in pixels
   bool has_cell = false;
   int axes = -1;
 };

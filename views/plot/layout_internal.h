@@ -88,8 +88,10 @@ struct Builder {
     if (drawing && cur.size() >= 2) polyline(std::move(cur), color, width);
   }
   void stroke(const std::vector<Vec2>& pts, uint32_t color, float width, bool is_dashed) {
-    if (is_dashed) dashed(pts, color, width);
-    else polyline(pts, color, width);
+    if (is_dashed)
+      dashed(pts, color, width);
+    else
+      polyline(pts, color, width);
   }
   void polygon(std::vector<Vec2> pts, uint32_t color) {
     if (pts.size() < 3) return;
@@ -132,7 +134,6 @@ struct Builder {
     out.prims.push_back(std::move(p));
   }
 };
-
 
 inline uint32_t item_color(uint32_t requested, int& next) { return requested ? requested : categorical(next++); }
 

@@ -8,7 +8,8 @@ namespace tw::plot::detail {
 
 // [SECTION] Items
 
-void draw_line_item(Builder& b, const AxesFrame& f, const LineItem& l, uint32_t color, std::vector<LegendEntry>* legend) {
+void draw_line_item(Builder& b, const AxesFrame& f, const LineItem& l, uint32_t color,
+                    std::vector<LegendEntry>* legend) {
   const float width = l.width > 0 ? l.width : b.th.line_width;
   if (l.style != LineStyle::Scatter) {
     std::vector<Vec2> run;
@@ -17,8 +18,8 @@ void draw_line_item(Builder& b, const AxesFrame& f, const LineItem& l, uint32_t 
       run.clear();
     };
     for (size_t i = 0; i < l.xs.size(); ++i) {
-      const bool ok = std::isfinite(l.xs[i]) && std::isfinite(l.ys[i]) &&
-                      (f.x_scale == Scale::Linear || l.xs[i] > 0) && (f.y_scale == Scale::Linear || l.ys[i] > 0);
+      const bool ok = std::isfinite(l.xs[i]) && std::isfinite(l.ys[i]) && (f.x_scale == Scale::Linear || l.xs[i] > 0) &&
+                      (f.y_scale == Scale::Linear || l.ys[i] > 0);
       if (!ok) {
         flush();
         continue;
@@ -26,7 +27,8 @@ void draw_line_item(Builder& b, const AxesFrame& f, const LineItem& l, uint32_t 
       const Vec2 p = f.to_pixel(l.xs[i], l.ys[i]);
       // Repeated points make zero-length segments, which thick-line renderers turn into spikes.
       auto push = [&run](Vec2 q) {
-        if (run.empty() || std::fabs(q.x - run.back().x) > 1e-3f || std::fabs(q.y - run.back().y) > 1e-3f) run.push_back(q);
+        if (run.empty() || std::fabs(q.x - run.back().x) > 1e-3f || std::fabs(q.y - run.back().y) > 1e-3f)
+          run.push_back(q);
       };
       if (l.style == LineStyle::Step && !run.empty()) push({p.x, run.back().y});  // hold y until the next x
       push(p);
@@ -35,7 +37,8 @@ void draw_line_item(Builder& b, const AxesFrame& f, const LineItem& l, uint32_t 
   }
   if (l.style == LineStyle::Scatter || l.style == LineStyle::LineAndMarkers) {
     for (size_t i = 0; i < l.xs.size(); ++i)
-      if (std::isfinite(l.xs[i]) && std::isfinite(l.ys[i])) b.disc(f.to_pixel(l.xs[i], l.ys[i]), b.th.marker_size, color);
+      if (std::isfinite(l.xs[i]) && std::isfinite(l.ys[i]))
+        b.disc(f.to_pixel(l.xs[i], l.ys[i]), b.th.marker_size, color);
   }
   if (!l.label.empty())
     legend->push_back({l.label, color,
@@ -68,7 +71,8 @@ void draw_histogram(Builder& b, const AxesFrame& f, const HistogramItem& h, uint
   const double base = f.y_scale == Scale::Log10 ? std::min(f.y0, f.y1) : 0.0;
   for (size_t k = 0; k < bins.counts.size(); ++k) {
     if (bins.counts[k] <= 0) continue;
-    const Vec2 p0 = f.to_pixel(bins.lo + w * double(k), base), p1 = f.to_pixel(bins.lo + w * double(k + 1), bins.counts[k]);
+    const Vec2 p0 = f.to_pixel(bins.lo + w * double(k), base),
+               p1 = f.to_pixel(bins.lo + w * double(k + 1), bins.counts[k]);
     const Rect r{std::min(p0.x, p1.x), std::min(p0.y, p1.y), std::max(p0.x, p1.x), std::max(p0.y, p1.y)};
     b.rect(r, with_alpha(color, 200));
     b.outline(r, color, 1.0f);
@@ -95,8 +99,10 @@ void draw_heatmap(Builder& b, const AxesFrame& f, const HeatmapItem& h) {
   if (h.rows <= 0 || h.cols <= 0) return;
   const double xa = std::min(f.x0, f.x1), xb = std::max(f.x0, f.x1);
   const double ya = std::min(f.y0, f.y1), yb = std::max(f.y0, f.y1);
-  const int j0 = std::max(0, static_cast<int>(std::floor(xa + 0.5))), j1 = std::min(h.cols - 1, static_cast<int>(std::ceil(xb - 0.5)));
-  const int i0 = std::max(0, static_cast<int>(std::floor(ya + 0.5))), i1 = std::min(h.rows - 1, static_cast<int>(std::ceil(yb - 0.5)));
+  const int j0 = std::max(0, static_cast<int>(std::floor(xa + 0.5))),
+            j1 = std::min(h.cols - 1, static_cast<int>(std::ceil(xb - 0.5)));
+  const int i0 = std::max(0, static_cast<int>(std::floor(ya + 0.5))),
+            i1 = std::min(h.rows - 1, static_cast<int>(std::ceil(yb - 0.5)));
   if (j0 > j1 || i0 > i1) return;
   ImageRef ref;
   ref.heatmap = &h;
@@ -215,7 +221,6 @@ float legend_width(const FigureTheme& th, const std::vector<LegendEntry>& entrie
   for (const auto& e : entries) widest = std::max(widest, text_width(e.label, th.tick_size));
   return entries.empty() ? 0 : 12 + 20 + 6 + widest;
 }
-
 
 const char* const kMaskedLabel = "\xE2\x88\x92\xE2\x88\x9E masked";  // "−∞ masked"
 

@@ -25,10 +25,10 @@ namespace tw::plot {
 namespace {
 
 struct FigureState {
-  std::vector<ViewRange> views;   // zoom/pan per axes
-  int drag_axes = -1;             // axes being panned (set on mouse down)
-  int export_scale = 2;           // PNG scale chosen in the menu
-  std::string message;            // result of the last export, shown under the figure
+  std::vector<ViewRange> views;  // zoom/pan per axes
+  int drag_axes = -1;            // axes being panned (set on mouse down)
+  int export_scale = 2;          // PNG scale chosen in the menu
+  std::string message;           // result of the last export, shown under the figure
   bool message_error = false;
   double message_time = -1e9;
   int last_frame = 0;
@@ -159,7 +159,8 @@ void draw_image_fallback(const Painter& pt, const Primitive& p, const ImageRef& 
     const int n = 64;
     for (int k = 0; k < n; ++k) {
       const float y0 = a.y + (b.y - a.y) * k / n, y1 = a.y + (b.y - a.y) * (k + 1) / n;
-      pt.dl->AddRectFilled(ImVec2(a.x, y0), ImVec2(b.x, y1 + 0.5f), to_imgui(colormap_at(ref.colormap, 1.0 - (k + 0.5) / n)));
+      pt.dl->AddRectFilled(ImVec2(a.x, y0), ImVec2(b.x, y1 + 0.5f),
+                           to_imgui(colormap_at(ref.colormap, 1.0 - (k + 0.5) / n)));
     }
     return;
   }
@@ -284,7 +285,8 @@ void set_message(FigureState& st, const std::string& error, const std::vector<st
 void export_menu(const Figure& fig, const Layout& l, FigureState& st, const DrawContext& ctx, const char* panel_id) {
   PlotContext& pc = context();
   ImGui::TextDisabled("Export %s-%s.png/.svg/.csv", panel_id, fig.id.c_str());
-  if (pc.dir_buffer[0] == '\0' && !pc.export_dir.empty()) pc.export_dir.copy(pc.dir_buffer.data(), pc.dir_buffer.size() - 1);
+  if (pc.dir_buffer[0] == '\0' && !pc.export_dir.empty())
+    pc.export_dir.copy(pc.dir_buffer.data(), pc.dir_buffer.size() - 1);
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
   if (ImGui::InputText("Directory", pc.dir_buffer.data(), pc.dir_buffer.size())) pc.export_dir = pc.dir_buffer.data();
   ImGui::Checkbox("Print theme (white background)", &pc.export_print);
@@ -335,7 +337,8 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
   if (st.views.size() != fig.grid.size()) st.views.assign(fig.grid.size(), ViewRange{});
 
   const ImVec2 origin = ImGui::GetCursorScreenPos();
-  ImGui::InvisibleButton("##figure", ImVec2(w, h), ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
+  ImGui::InvisibleButton("##figure", ImVec2(w, h),
+                         ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
   const bool hovered = ImGui::IsItemHovered();
   const bool active = ImGui::IsItemActive();
   if (!ImGui::IsItemVisible()) {  // scrolled out of view: keep the space, skip layout and drawing
@@ -361,7 +364,8 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
     if (ImGui::IsItemClicked(ImGuiMouseButton_Left)) st.drag_axes = axes_at(layout, mouse);
     if (active && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0.0f) && st.drag_axes >= 0 &&
         size_t(st.drag_axes) < layout.frames.size() && (io.MouseDelta.x != 0 || io.MouseDelta.y != 0))
-      pan(st.views[size_t(st.drag_axes)], layout.frames[size_t(st.drag_axes)], {-io.MouseDelta.x / s, -io.MouseDelta.y / s});
+      pan(st.views[size_t(st.drag_axes)], layout.frames[size_t(st.drag_axes)],
+          {-io.MouseDelta.x / s, -io.MouseDelta.y / s});
     if (hovered && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) st.views.assign(fig.grid.size(), ViewRange{});
   }
 
@@ -374,7 +378,8 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
     const HoverInfo info = hover_at(layout, mouse);
     const ImU32 highlight = to_imgui(layout.theme.text);
     if (info.has_point) dl->AddCircle(pt.at(info.point), 5.0f * s, highlight, 16, 1.5f * s);
-    if (info.has_cell) dl->AddRect(pt.at({info.cell.x0, info.cell.y0}), pt.at({info.cell.x1, info.cell.y1}), highlight, 0, 0, 1.5f * s);
+    if (info.has_cell)
+      dl->AddRect(pt.at({info.cell.x0, info.cell.y0}), pt.at({info.cell.x1, info.cell.y1}), highlight, 0, 0, 1.5f * s);
     if (!info.text.empty()) ImGui::SetTooltip("%s", info.text.c_str());
   }
   dl->PopClipRect();

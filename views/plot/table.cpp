@@ -22,7 +22,8 @@ std::string format_number(double v) {
 
 namespace {
 void append_text(std::string& out, const std::string& s) {
-  const bool quote = s.find_first_of(",\"\n\r") != std::string::npos || (!s.empty() && (s.front() == ' ' || s.back() == ' '));
+  const bool quote =
+      s.find_first_of(",\"\n\r") != std::string::npos || (!s.empty() && (s.front() == ' ' || s.back() == ' '));
   if (!quote) {
     out += s;
     return;
@@ -46,8 +47,10 @@ std::string to_csv(const Table& table) {
   for (const auto& row : table.rows) {
     for (size_t i = 0; i < row.size(); ++i) {
       if (i) out += ',';
-      if (const double* d = std::get_if<double>(&row[i])) out += format_number(*d);
-      else append_text(out, std::get<std::string>(row[i]));
+      if (const double* d = std::get_if<double>(&row[i]))
+        out += format_number(*d);
+      else
+        append_text(out, std::get<std::string>(row[i]));
     }
     out += '\n';
   }

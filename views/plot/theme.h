@@ -10,22 +10,22 @@ enum class ThemeKind { Dark, Print };
 
 struct FigureTheme {
   ThemeKind kind = ThemeKind::Dark;
-  uint32_t background = 0;      // whole figure
-  uint32_t plot_background = 0; // inside the axes
-  uint32_t frame = 0;           // axes box and ticks
-  uint32_t grid = 0;            // grid lines
-  uint32_t text = 0;            // titles, labels, tick labels
-  uint32_t faint = 0;           // unit circles, empty-state text
-  uint32_t marker = 0;          // default colour of vertical/horizontal marker lines
+  uint32_t background = 0;       // whole figure
+  uint32_t plot_background = 0;  // inside the axes
+  uint32_t frame = 0;            // axes box and ticks
+  uint32_t grid = 0;             // grid lines
+  uint32_t text = 0;             // titles, labels, tick labels
+  uint32_t faint = 0;            // unit circles, empty-state text
+  uint32_t marker = 0;           // default colour of vertical/horizontal marker lines
   uint32_t legend_background = 0;
-  float title_size = 0;         // font pixel sizes
+  float title_size = 0;  // font pixel sizes
   float label_size = 0;
   float tick_size = 0;
-  float line_width = 0;         // default width of line items
-  float frame_width = 0;        // axes box, ticks
+  float line_width = 0;   // default width of line items
+  float frame_width = 0;  // axes box, ticks
   float grid_width = 0;
-  float marker_size = 0;        // scatter marker radius
-  float padding = 0;            // space around the figure and between elements
+  float marker_size = 0;  // scatter marker radius
+  float padding = 0;      // space around the figure and between elements
   float tick_length = 0;
   float colorbar_width = 0;
 };

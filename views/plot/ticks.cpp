@@ -18,7 +18,7 @@ std::string with_minus(std::string s) {
 
 // Superscript digits for 10ⁿ labels.
 std::string superscript(int n) {
-  static const char* const digits[] = {"\xE2\x81\xB0", "\xC2\xB9", "\xC2\xB2", "\xC2\xB3", "\xE2\x81\xB4",
+  static const char* const digits[] = {"\xE2\x81\xB0", "\xC2\xB9",     "\xC2\xB2",     "\xC2\xB3",     "\xE2\x81\xB4",
                                        "\xE2\x81\xB5", "\xE2\x81\xB6", "\xE2\x81\xB7", "\xE2\x81\xB8", "\xE2\x81\xB9"};
   std::string out = n < 0 ? "\xE2\x81\xBB" : "";  // superscript minus
   const std::string d = std::to_string(std::abs(n));
@@ -34,8 +34,8 @@ std::string tick_label(double v, double step) {
   char buf[64];
   if (mag >= 1e5 || mag < 1e-4) {
     // Scientific: as many mantissa digits as the step needs, trailing zeros trimmed ("2.5e-05" → "2.5e-5").
-    const int digits = std::clamp(static_cast<int>(std::floor(std::log10(mag))) -
-                                      static_cast<int>(std::floor(std::log10(step))), 0, 6);
+    const int digits = std::clamp(
+        static_cast<int>(std::floor(std::log10(mag))) - static_cast<int>(std::floor(std::log10(step))), 0, 6);
     std::snprintf(buf, sizeof buf, "%.*e", digits, v);
     std::string s = buf;
     const size_t e = s.find('e');
@@ -45,7 +45,8 @@ std::string tick_label(double v, double step) {
       if (mant.back() == '.') mant.pop_back();
     }
     int exponent = std::atoi(ex.c_str());
-    return with_minus(mant) + "e" + (exponent < 0 ? std::string(kMinus) + std::to_string(-exponent) : std::to_string(exponent));
+    return with_minus(mant) + "e" +
+           (exponent < 0 ? std::string(kMinus) + std::to_string(-exponent) : std::to_string(exponent));
   }
   const int decimals = std::clamp(-static_cast<int>(std::floor(std::log10(step) + 1e-9)), 0, 8);
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);

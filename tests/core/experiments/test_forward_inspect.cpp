@@ -114,7 +114,7 @@ TEST(AttentionMaps, HeadsGroupedByKvHead) {
   EXPECT_EQ(g[0], (std::vector<int>{0, 1}));
   EXPECT_EQ(g[3], (std::vector<int>{6, 7}));
   EXPECT_EQ(heads_by_kv_head(4, 1).front(), (std::vector<int>{0, 1, 2, 3}));  // MQA: one group
-  EXPECT_EQ(heads_by_kv_head(4, 4).size(), 4u);                              // MHA: a head per group
+  EXPECT_EQ(heads_by_kv_head(4, 4).size(), 4u);                               // MHA: a head per group
   EXPECT_TRUE(heads_by_kv_head(6, 4).empty());
   TraceStep s;
   s.name = "layers.0.attn.probs";

@@ -25,7 +25,7 @@ TEST(RopeAnalysis, WavelengthsAreTwoPiOverTheta) {
   const double two_pi = 2.0 * std::numbers::pi;
   EXPECT_NEAR(r.wavelength[0], two_pi, 1e-12);
   EXPECT_NEAR(r.wavelength[3], two_pi * 1000.0, 1e-9);  // θ_3 = 10000^(−6/8) = 1e−3
-  EXPECT_EQ(r.wavelength_scaled, r.wavelength);          // no scaling
+  EXPECT_EQ(r.wavelength_scaled, r.wavelength);         // no scaling
 }
 
 TEST(RopeAnalysis, LinearScalingStretchesEveryWavelength) {

@@ -87,7 +87,7 @@ TEST(SoftmaxSaturation, UnscaledSaturatesWithDkWhileScaledStaysFlat) {
   }
   EXPECT_GT(pts[3].max_p_unscaled, 0.95);                     // saturated: the top key takes almost everything
   EXPECT_LT(pts[3].grad_unscaled, pts[3].grad_scaled / 5.0);  // and its gradient signal is mostly gone
-  EXPECT_LE(pts[3].entropy_bits_scaled, 5.0);  // log2(32) bounds the entropy
+  EXPECT_LE(pts[3].entropy_bits_scaled, 5.0);                 // log2(32) bounds the entropy
 }
 
 TEST(SoftmaxSaturation, OneQuerySortedAndDeterministic) {

@@ -62,8 +62,7 @@ TEST(Safetensors, LayoutFollowsTheFormat) {
   const std::string header(bytes.begin() + 8, bytes.begin() + 8 + static_cast<long>(n));
   EXPECT_NE(header.find(R"("b.weight":{"data_offsets":[0,24],"dtype":"F32","shape":[2,3]})"), std::string::npos)
       << header;
-  EXPECT_NE(header.find(R"("a.bias":{"data_offsets":[24,36],"dtype":"F32","shape":[3]})"), std::string::npos)
-      << header;
+  EXPECT_NE(header.find(R"("a.bias":{"data_offsets":[24,36],"dtype":"F32","shape":[3]})"), std::string::npos) << header;
   // First data value 1.5f = 0x3FC00000, little-endian.
   EXPECT_EQ(bytes[8 + n + 3], 0x3F);
   EXPECT_EQ(bytes[8 + n + 2], 0xC0);
@@ -84,8 +83,10 @@ TEST(Safetensors, RejectsTruncatedFiles) {
 TEST(Safetensors, RejectsMalformedHeaders) {
   EXPECT_EQ(parse_error(make_file("{oops", 0)), "header is not valid JSON");
   EXPECT_EQ(parse_error(make_file("[]", 0)), "header must be a JSON object mapping tensor names to their info");
-  EXPECT_EQ(parse_error(make_file(R"({"w": 3})", 0)), "tensor 'w': info must be an object with dtype, shape, data_offsets");
-  EXPECT_EQ(parse_error(make_file(R"({"w": {"shape": [1], "data_offsets": [0, 4]}})", 4)), "tensor 'w': missing string 'dtype'");
+  EXPECT_EQ(parse_error(make_file(R"({"w": 3})", 0)),
+            "tensor 'w': info must be an object with dtype, shape, data_offsets");
+  EXPECT_EQ(parse_error(make_file(R"({"w": {"shape": [1], "data_offsets": [0, 4]}})", 4)),
+            "tensor 'w': missing string 'dtype'");
   EXPECT_EQ(parse_error(make_file(R"({"w": {"dtype": "F32", "data_offsets": [0, 4]}})", 4)),
             "tensor 'w': missing array 'shape'");
   EXPECT_EQ(parse_error(make_file(R"({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0]}})", 4)),

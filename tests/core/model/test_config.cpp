@@ -59,8 +59,9 @@ TEST(Config, HeadDivisibility) {
   c = tiny_config();
   c.n_heads = 8;
   c.n_kv_heads = 3;
-  EXPECT_EQ(only_error(c), "n_heads (8) must be divisible by n_kv_heads (3) so each KV head serves the same number "
-                           "of query heads");
+  EXPECT_EQ(only_error(c),
+            "n_heads (8) must be divisible by n_kv_heads (3) so each KV head serves the same number "
+            "of query heads");
   c = tiny_config();
   c.n_kv_heads = 8;
   EXPECT_EQ(only_error(c), "n_kv_heads (8) cannot exceed n_heads (4)");
@@ -97,8 +98,9 @@ TEST(Config, SlidingWindowAndInterleave) {
   EXPECT_EQ(only_error(c), "full_every must be 0 (no full layers) or a period >= 1 (got -1)");
   c = tiny_config();
   c.full_every = 2;  // interleaving needs sliding layers to interleave with
-  EXPECT_EQ(only_error(c), "full_every interleaves full layers into sliding attention; set attention to sliding or "
-                           "full_every to 0");
+  EXPECT_EQ(only_error(c),
+            "full_every interleaves full layers into sliding attention; set attention to sliding or "
+            "full_every to 0");
 }
 
 TEST(Config, LayerPattern) {

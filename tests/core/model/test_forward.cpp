@@ -136,9 +136,9 @@ TEST(Forward, TraceOfAlibiPostNorm) {
   run(c, 2, &trace);
   std::vector<std::string> names = {"embed"};
   for (int l = 0; l < c.n_layers; ++l)
-    for (const char* step : {"attn.q", "attn.k", "attn.v", "attn.scores", "attn.probs", "attn.out", "attn.proj",
-                             "attn.residual", "attn_norm", "mlp.up", "mlp.hidden", "mlp.down", "mlp.residual",
-                             "mlp_norm"})
+    for (const char* step :
+         {"attn.q", "attn.k", "attn.v", "attn.scores", "attn.probs", "attn.out", "attn.proj", "attn.residual",
+          "attn_norm", "mlp.up", "mlp.hidden", "mlp.down", "mlp.residual", "mlp_norm"})
       names.push_back("layers." + std::to_string(l) + "." + step);
   names.push_back("logits");
   expect_steps(trace, c, names);

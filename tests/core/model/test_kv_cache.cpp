@@ -63,9 +63,11 @@ TEST(KVCache, PromptThenContinuationEqualsTheFullForward) {
     ASSERT_TRUE(forward(full, nullptr, w, c, kTokens, &error));
     KVCache cache;
     cache.reset(c);
-    ASSERT_TRUE(forward_cached(prompt, nullptr, cache, w, c, std::vector<int>(kTokens.begin(), kTokens.begin() + 8), &error));
+    ASSERT_TRUE(
+        forward_cached(prompt, nullptr, cache, w, c, std::vector<int>(kTokens.begin(), kTokens.begin() + 8), &error));
     Trace trace;
-    ASSERT_TRUE(forward_cached(rest, &trace, cache, w, c, std::vector<int>(kTokens.begin() + 8, kTokens.end()), &error));
+    ASSERT_TRUE(
+        forward_cached(rest, &trace, cache, w, c, std::vector<int>(kTokens.begin() + 8, kTokens.end()), &error));
     EXPECT_MAT_NEAR(prompt, Mat(full.topRows(8)), 2e-5f);
     EXPECT_MAT_NEAR(rest, Mat(full.bottomRows(5)), 2e-5f);
     // The continuation's attention maps are (H, 5 new queries, 13 keys).

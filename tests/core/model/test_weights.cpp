@@ -141,8 +141,9 @@ TEST_F(WeightsFile, MismatchedCheckpointsAreRefused) {
   ModelConfig wider = tiny;
   wider.hidden = 256;
   EXPECT_FALSE(load_weights(path("tiny.safetensors"), wider, &w, &error));
-  EXPECT_EQ(error, path("tiny.safetensors") +
-                       ": tensor 'model.layers.0.mlp.gate_proj.weight' has shape (192, 64) but this config needs (256, 64)");
+  EXPECT_EQ(error,
+            path("tiny.safetensors") +
+                ": tensor 'model.layers.0.mlp.gate_proj.weight' has shape (192, 64) but this config needs (256, 64)");
 
   ModelConfig deeper = tiny;
   deeper.n_layers = 3;

@@ -41,7 +41,7 @@ TEST(Attention, CausalGqaMatchesNumpy) {
   Mat eo(3, 4), ep(6, 3);
   eo << 1, 0, 1, 0, 0.742816685f, 0.257183315f, 0.5f, 0.5f, 0.705738606f, 0.294261394f, 1.07614003f, -0.0761400252f;
   ep << 1, 0, 0, 0.742816685f, 0.257183315f, 0, 0.651647467f, 0.321306964f, 0.0270455696f,  // head 0
-      1, 0, 0, 0.5f, 0.5f, 0, 0.13633182f, 0.393764077f, 0.469904102f;                     // head 1
+      1, 0, 0, 0.5f, 0.5f, 0, 0.13633182f, 0.393764077f, 0.469904102f;                      // head 1
   EXPECT_MAT_NEAR(out, eo, 1e-6f);
   EXPECT_MAT_NEAR(probs, ep, 1e-6f);
   // Pre-softmax scores are kept: head 0, query 1 · key 0 = (0.5 − 1)/√2; future keys are −∞.
@@ -151,7 +151,8 @@ TEST(Attention, KvCacheStepEqualsLastRowsOfFullPass) {
   opt.q_offset = T - T_new;
   attention_forward(os, ss, ps, e, Mat(q.bottomRows(T_new)), k, v, opt, H, H, D);
   EXPECT_MAT_NEAR(os, Mat(of.bottomRows(T_new)), 1e-6f);
-  for (int h = 0; h < H; ++h) EXPECT_MAT_NEAR(Mat(ps.middleRows(h * T_new, T_new)), Mat(pf.middleRows(h * T + T - T_new, T_new)), 1e-6f);
+  for (int h = 0; h < H; ++h)
+    EXPECT_MAT_NEAR(Mat(ps.middleRows(h * T_new, T_new)), Mat(pf.middleRows(h * T + T - T_new, T_new)), 1e-6f);
 }
 
 TEST(Attention, QkNormEqualsNormalisingInputsFirst) {

@@ -40,8 +40,8 @@ std::vector<Case> all_masks(int T) {
   };
 }
 
-void expect_same(const Mat& q, const Mat& k, const Mat& v, const AttentionOptions& opt, int H, int KV, int D,
-                 int tq, int tk, const std::string& what) {
+void expect_same(const Mat& q, const Mat& k, const Mat& v, const AttentionOptions& opt, int H, int KV, int D, int tq,
+                 int tk, const std::string& what) {
   Mat ref, scores, probs, tiled;
   std::vector<char> e_ref, e_tiled;
   const int n_ref = attention_forward(ref, scores, probs, e_ref, q, k, v, opt, H, KV, D);

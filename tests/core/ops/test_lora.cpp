@@ -110,8 +110,8 @@ TEST(TruncatedSvd, RankOneMatchesNumpy) {
   Mat approx;
   svd_truncate(approx, svd_decompose(small_matrix()), 1);
   Mat want(4, 3);
-  want << 0.93141232f, -1.25448018f, 0.68614117f, -1.79315651f, 2.41512727f, -1.32096009f, 1.61777179f,
-      -2.17890895f, 1.19175987f, -1.05962838f, 1.42716901f, -0.78059377f;
+  want << 0.93141232f, -1.25448018f, 0.68614117f, -1.79315651f, 2.41512727f, -1.32096009f, 1.61777179f, -2.17890895f,
+      1.19175987f, -1.05962838f, 1.42716901f, -0.78059377f;
   EXPECT_MAT_NEAR(approx, want, 1e-5f);
 }
 

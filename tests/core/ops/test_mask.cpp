@@ -30,9 +30,7 @@ TEST(Mask, Causal) { EXPECT_EQ(mat(causal_mask(), 3), rows({"100", "110", "111"}
 
 TEST(Mask, Bidirectional) { EXPECT_EQ(mat(bidirectional_mask(), 2), rows({"11", "11"})); }
 
-TEST(Mask, PrefixLM) {
-  EXPECT_EQ(mat(prefix_lm_mask(2), 4), rows({"1100", "1100", "1110", "1111"}));
-}
+TEST(Mask, PrefixLM) { EXPECT_EQ(mat(prefix_lm_mask(2), 4), rows({"1100", "1100", "1110", "1111"})); }
 
 TEST(Mask, SlidingWindowHuggingFaceSemantics) {
   // 0 ≤ i − j < 2: each query sees itself and one key back (Mistral's i − j ≤ W would see two back).

@@ -42,10 +42,10 @@ TEST(RopeFrequencies, LinearDividesByFactor) {
   cfg.head_dim = 16;
   cfg.scaling = RopeScaling::Linear;
   cfg.factor = 4.0;
-  expect_freqs(rope_scaled_frequencies(cfg, 100),
-               {2.5e-01, 7.9056941504e-02, 2.5e-02, 7.9056941504e-03, 2.5e-03, 7.9056941504e-04, 2.5e-04,
-                7.9056941504e-05},
-               1e-9);
+  expect_freqs(
+      rope_scaled_frequencies(cfg, 100),
+      {2.5e-01, 7.9056941504e-02, 2.5e-02, 7.9056941504e-03, 2.5e-03, 7.9056941504e-04, 2.5e-04, 7.9056941504e-05},
+      1e-9);
 }
 
 TEST(RopeFrequencies, NtkAwareRaisesBase) {
@@ -89,12 +89,12 @@ TEST(RopeFrequencies, Llama3MatchesHuggingFaceRule) {
   cfg.original_context = 8192;
   const auto theta = rope_scaled_frequencies(cfg, 100);
   ASSERT_EQ(theta.size(), 64u);
-  EXPECT_NEAR(theta[0], 1.0, 1e-15);                                        // high frequency: kept
-  EXPECT_NEAR(theta[20], 0.016560440080994443, 1e-15);                      // wavelength 379 < 2048: kept
-  EXPECT_NEAR(theta[27], 0.003942276030116656, 1e-15);                      // wavelength 1594: kept
-  EXPECT_NEAR(theta[30], 0.0013718935677611381, 1e-15);                     // 2948: interpolated
-  EXPECT_NEAR(theta[33], 0.00031269375038406506, 1e-15);                    // 5454: interpolated
-  EXPECT_NEAR(theta[40], 3.428102195952591e-05, 1e-17);                     // 22911 > 8192: divided by 8
+  EXPECT_NEAR(theta[0], 1.0, 1e-15);                      // high frequency: kept
+  EXPECT_NEAR(theta[20], 0.016560440080994443, 1e-15);    // wavelength 379 < 2048: kept
+  EXPECT_NEAR(theta[27], 0.003942276030116656, 1e-15);    // wavelength 1594: kept
+  EXPECT_NEAR(theta[30], 0.0013718935677611381, 1e-15);   // 2948: interpolated
+  EXPECT_NEAR(theta[33], 0.00031269375038406506, 1e-15);  // 5454: interpolated
+  EXPECT_NEAR(theta[40], 3.428102195952591e-05, 1e-17);   // 22911 > 8192: divided by 8
   EXPECT_NEAR(theta[63], 3.068925988914511e-07, 1e-19);
 }
 

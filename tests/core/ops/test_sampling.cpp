@@ -77,7 +77,7 @@ TEST(Sampling, MinTokensToKeepOverridesFilters) {
   EXPECT_EQ(run(logits, 1.0f, 0, 0.1f, 1).n_final, 1);
   EXPECT_EQ(run(logits, 1.0f, 0, 0.1f, 2).kept_top_p, (std::vector<char>{1, 1, 0, 0}));
   EXPECT_EQ(run(logits, 1.0f, 1, 1.0f, 3).kept_top_k, (std::vector<char>{1, 1, 1, 0}));  // k raised to 3
-  EXPECT_EQ(run(logits, 1.0f, 10, 1.0f, 1).n_top_k, 4);                                   // k capped at V
+  EXPECT_EQ(run(logits, 1.0f, 10, 1.0f, 1).n_top_k, 4);                                  // k capped at V
 }
 
 TEST(Sampling, ValidateRejectsBadConfig) {
@@ -157,9 +157,7 @@ TEST(Sampling, MatchesAFullSortReferenceOnRandomLogitsWithTies) {
   }
 }
 
-TEST(Sampling, ArgmaxIsGreedy) {
-  EXPECT_EQ(argmax_token({0.1f, 2.0f, -1.0f, 2.0f}), 1);
-}
+TEST(Sampling, ArgmaxIsGreedy) { EXPECT_EQ(argmax_token({0.1f, 2.0f, -1.0f, 2.0f}), 1); }
 
 }  // namespace
 }  // namespace tw
