@@ -70,9 +70,18 @@ class Panel {
 
  protected:
   virtual void bind(Controls& c) = 0;
+  // True when any control's value differs from what it was at the previous call (always true the first time):
+  // update() recomputes only on change, whether the change came from a widget, a scene file or --set.
+  bool controls_changed() {
+    std::string now = controls_->to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (now == last_controls_) return false;
+    last_controls_ = std::move(now);
+    return true;
+  }
 
  private:
   std::unique_ptr<Controls> controls_;
+  std::string last_controls_;  // controls as JSON text at the last controls_changed()
 };
 
 using PanelFactory = std::function<std::unique_ptr<Panel>()>;

@@ -202,9 +202,7 @@ class AlibiPanel final : public Panel {
   }
 
   void update() override {
-    const std::string key = controls().to_json().dump();
-    if (key != requested_key_) {
-      requested_key_ = key;
+    if (controls_changed()) {
       const AlibiState s = s_;
       job_.request([s](Progress&) { return compute(s); });
       // The default sizes take about a millisecond; wait so the figures follow the slider in the same frame.
@@ -305,7 +303,6 @@ class AlibiPanel final : public Panel {
   }
 
   AlibiState s_;
-  std::string requested_key_;
   ResultPtr result_;
   AsyncJob<ResultPtr> job_;  // declared last: its worker joins before the members above go away
 };

@@ -212,9 +212,7 @@ class GqaPanel final : public Panel {
   }
 
   void update() override {
-    const std::string key = controls().to_json().dump();
-    if (key == computed_key_) return;
-    computed_key_ = key;
+    if (!controls_changed()) return;
     params_ = params_of(s_);
     error_ = validate(params_);
     // The toy layer is at most 128 heads × 8 dims × 64 tokens: milliseconds, so it runs on the UI thread.
@@ -329,7 +327,6 @@ class GqaPanel final : public Panel {
   GqaParams params_;
   GqaAnalysis result_;
   std::string error_;
-  std::string computed_key_;
 };
 
 }  // namespace

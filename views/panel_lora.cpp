@@ -253,9 +253,7 @@ class LoraPanel final : public Panel {
   }
 
   void update() override {
-    const std::string key = controls().to_json().dump();
-    if (key != requested_key_) {
-      requested_key_ = key;
+    if (controls_changed()) {
       const LoraExperimentParams p = params_of(s_);
       job_.request([p](Progress& pr) { return compute(p, pr); });
       // The default (64 × 64, 300 steps) takes a few ms: wait so figures follow the slider in the same frame.
@@ -376,7 +374,6 @@ class LoraPanel final : public Panel {
 
  private:
   LoraState s_;
-  std::string requested_key_;
   ResultPtr result_;
   AsyncJob<ResultPtr> job_;  // declared last: its worker joins before the members above go away
 };

@@ -181,9 +181,7 @@ class MasksPanel final : public Panel {
 
   void update() override {
     clamp_to_T();
-    const std::string key = controls().to_json().dump();
-    if (key != requested_key_) {
-      requested_key_ = key;
+    if (controls_changed()) {
       const MasksState s = s_;
       job_.request([s](Progress& p) { return compute(s, p); });
       // T ≤ 128 with a few layers takes well under a millisecond: wait so the heatmap follows the slider.
@@ -377,7 +375,6 @@ class MasksPanel final : public Panel {
   }
 
   MasksState s_;
-  std::string requested_key_;
   ResultPtr result_;
   AsyncJob<ResultPtr> job_;  // declared last: its worker joins before the members above go away
 };

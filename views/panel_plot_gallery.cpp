@@ -230,11 +230,7 @@ class PlotGalleryPanel final : public Panel {
     for (const Control& c : controls().all()) draw_control(c);
     ImGui::Separator();
     // Rebuild only when a control changed: the 1024 × 1024 heatmap costs a million exp() calls.
-    const std::string key = controls().to_json().dump();
-    if (key != cached_key_) {
-      cached_figures_ = figures();
-      cached_key_ = key;
-    }
+    if (controls_changed() || cached_figures_.empty()) cached_figures_ = figures();
     const std::vector<plot::Figure>& figs = cached_figures_;
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
     const float w = (ImGui::GetContentRegionAvail().x - spacing) / 2;
@@ -260,7 +256,6 @@ class PlotGalleryPanel final : public Panel {
 
  private:
   GalleryState s_;
-  std::string cached_key_;  // controls (as JSON text) the cached figures were built from
   std::vector<plot::Figure> cached_figures_;
 };
 

@@ -173,9 +173,7 @@ class RopePanel final : public Panel {
   }
 
   void update() override {
-    const std::string key = controls().to_json().dump();
-    if (key == computed_key_) return;
-    computed_key_ = key;
+    if (!controls_changed()) return;
     params_ = params_of(s_);
     error_ = validate(params_);
     // Everything here is a few thousand rotations: recomputing on the UI thread stays well under a frame.
@@ -286,7 +284,6 @@ class RopePanel final : public Panel {
   RopeAnalysisParams params_;
   RopeAnalysis result_;
   std::string error_;
-  std::string computed_key_;
 };
 
 }  // namespace

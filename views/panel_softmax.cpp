@@ -196,9 +196,7 @@ class SoftmaxPanel final : public Panel {
   }
 
   void update() override {
-    const std::string key = controls().to_json().dump();
-    if (key != requested_key_) {
-      requested_key_ = key;
+    if (controls_changed()) {
       const SoftmaxState s = s_;
       job_.request([s](Progress& p) { return compute(s, p); });
       // Small requests (about a millisecond) are waited for, so the figures follow the slider in the same frame;
@@ -297,7 +295,6 @@ class SoftmaxPanel final : public Panel {
   }
 
   SoftmaxState s_;
-  std::string requested_key_;
   ResultPtr result_;
   AsyncJob<ResultPtr> job_;  // declared last: its worker joins before the members above go away
 };
