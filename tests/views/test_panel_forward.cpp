@@ -3,6 +3,8 @@
 // and checks the shape of each step's figure against the config.
 #include <gtest/gtest.h>
 
+#include "views/panel_test_util.h"
+
 #include <algorithm>
 #include <chrono>
 #include <set>
@@ -17,18 +19,8 @@
 namespace tw {
 namespace {
 
-void set(Panel& p, const std::string& key, const nlohmann::json& value) {
-  const Control* c = p.controls().find(key);
-  ASSERT_NE(c, nullptr) << key;
-  ASSERT_FALSE(c->check(value, "forward." + key).has_value()) << key << " = " << value;
-  c->set(value);
-}
-
-std::vector<plot::Figure> run(Panel& p) {
-  p.update();
-  p.wait_idle();
-  return p.figures();
-}
+using testing::run;
+using testing::set;
 
 const plot::Figure& by_id(const std::vector<plot::Figure>& figs, const std::string& id) {
   for (const auto& f : figs)

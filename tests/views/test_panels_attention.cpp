@@ -7,23 +7,14 @@
 #include "core/experiments/softmax_saturation.h"
 #include "core/ops/alibi.h"
 #include "views/panel.h"
+#include "views/panel_test_util.h"
 #include "views/plot/figure.h"
 
 namespace tw {
 namespace {
 
-void set(Panel& p, const std::string& key, const nlohmann::json& value) {
-  const Control* c = p.controls().find(key);
-  ASSERT_NE(c, nullptr) << key;
-  ASSERT_FALSE(c->check(value, p.info().id + "." + key).has_value()) << key << " = " << value;
-  c->set(value);
-}
-
-std::vector<plot::Figure> run(Panel& p) {
-  p.update();
-  p.wait_idle();
-  return p.figures();
-}
+using testing::run;
+using testing::set;
 
 const plot::Figure* by_id(const std::vector<plot::Figure>& figs, const std::string& id) {
   for (const auto& f : figs)
