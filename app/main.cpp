@@ -13,9 +13,13 @@
 #include "app/scene.h"
 #include "app/texture_gl.h"
 #include "app/window.h"
+#include "core/matmul_threads.h"
 
 int main(int argc, char** argv) {
   const auto process_start = tw::PerfClock::now();  // time to first frame counts from here
+  // One product thread: the UI thread and the panels' workers already share the machine's cores, and numbers then
+  // do not depend on how many cores a machine has.
+  tw::set_matmul_threads(1);
   // [SECTION] command line
   tw::GuiOptions gui;
   CLI::App cli{"Transformer Workbench: explore the math inside modern LLMs"};

@@ -1,6 +1,7 @@
 #include "app/perf_report.h"
 
 #include "core/io/atomic_file.h"
+#include "core/matmul_threads.h"
 
 #include <algorithm>
 #include <cmath>
@@ -113,6 +114,7 @@ nlohmann::json PerfRecorder::to_json() const {
         {"mean", s.mean_ms}}},
       {"panel_recompute", panels_},
       {"goals", {{"ui_frame_p99_ms", 4.0}, {"panel_recompute_ms", 16.0}, {"time_to_first_frame_ms", 300.0}}},
+      {"matmul", {{"backend", matmul_backend()}, {"threads", matmul_threads()}}},
   };
 }
 

@@ -1,20 +1,20 @@
 // Forward pass of the seed notes' Small config (dim 256, 4 layers, 8 heads, 4 KV heads, vocab 8192, F 768) at
 // T = 256, with the trace off (the fast path) and on (every step copied), on 1 and 2 threads.
 //
-//   cmake -S . -B build-fast -G Ninja -DTW_NATIVE=ON -DTW_OPENMP=ON -DTW_BUILD_APP=OFF -DTW_BUILD_TESTS=OFF
-//   cmake --build build-fast --target bench_forward && build-fast/bench_forward --benchmark_filter=Small
+//   cmake --build build --target bench_forward && build/bench_forward --benchmark_filter=Small
 //   /usr/bin/python3 bench/pytorch_forward.py DUMP_DIR --time --threads 1,2   (PyTorch on the same model)
 // where DUMP_DIR comes from `transformer-workbench dump` with the Small config and 256 --tokens.
-// Without TW_OPENMP, Eigen has no threads and the 2-thread runs report an error instead of a number.
+// The default build (TW_BLAS) multiplies with OpenBLAS and sets its thread count per run; with -DTW_BLAS=OFF the
+// 2-thread runs need -DTW_OPENMP=ON, else they report an error instead of a number.
 // On a shared machine compare CPU times (Google Benchmark's CPU column, the script's "ms CPU").
 //
 // GFLOP/s uses forward_flops(), the same per-step FLOP formulas the Trace records.
 #include <benchmark/benchmark.h>
 
-#include <Eigen/Core>
 #include <string>
 #include <vector>
 
+#include "core/matmul_threads.h"
 #include "core/model/forward.h"
 #include "core/model/kv_cache.h"
 #include "core/model/weights.h"
@@ -34,9 +34,8 @@ std::vector<int> sample_tokens(int T, int vocab) {
 void run_forward(benchmark::State& state, const tw::ModelConfig& config, int T) {
   const bool trace_on = state.range(0) != 0;
   const int threads = static_cast<int>(state.range(1));
-  Eigen::setNbThreads(threads);
-  if (threads > 1 && Eigen::nbThreads() != threads) {
-    state.SkipWithError("Eigen was built without OpenMP: no multithreading");
+  if (!tw::set_matmul_threads(threads)) {
+    state.SkipWithError("this build multiplies on one thread (configure with TW_BLAS or TW_OPENMP)");
     return;
   }
   const tw::ModelWeights weights = tw::init_weights(config, 1);
@@ -55,7 +54,7 @@ void run_forward(benchmark::State& state, const tw::ModelConfig& config, int T) 
   state.counters["GFLOP/s"] =
       benchmark::Counter(tw::forward_flops(config, T) / 1e9, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["tokens/s"] = benchmark::Counter(T, benchmark::Counter::kIsIterationInvariantRate);
-  Eigen::setNbThreads(1);
+  tw::set_matmul_threads(1);
 }
 
 void BM_ForwardSmall(benchmark::State& state) { run_forward(state, tw::small_config(), 256); }
@@ -95,4 +94,12 @@ BENCHMARK(BM_DecodeStepSmall)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  tw::set_matmul_threads(1);  // runs without a threads argument (the decode step) measure one thread
+  benchmark::AddCustomContext("matmul", tw::matmul_backend());
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -18,6 +18,9 @@ import struct
 import sys
 import time
 
+import ctypes
+import ctypes.util
+
 import numpy as np
 import torch
 
@@ -168,6 +171,23 @@ class Reference:
         return x @ head.T
 
 
+# [SECTION] threads
+
+def set_blas_threads(n):
+    """torch.set_num_threads covers PyTorch's own kernels, but Debian's torch multiplies through OpenBLAS, whose
+    pthread pool has its own count (default: every core). Set both, or "1 thread" silently uses all cores."""
+    for name in ("libopenblas.so.0", ctypes.util.find_library("openblas")):
+        if not name:
+            continue
+        try:
+            lib = ctypes.CDLL(name)  # already loaded by torch: the same library, not a second copy
+        except OSError:
+            continue
+        lib.openblas_set_num_threads(n)
+        return lib.openblas_get_num_threads()
+    return None
+
+
 # [SECTION] main
 
 def main():
@@ -212,6 +232,7 @@ def main():
         flops = sum(s["flops"] for s in manifest["steps"])
         for threads in [int(t) for t in args.threads.split(",")]:
             torch.set_num_threads(threads)
+            blas_threads = set_blas_threads(threads)
             with torch.inference_mode():
                 for _ in range(3):
                     model.forward(tokens)
@@ -224,7 +245,7 @@ def main():
             best, median = min(times), sorted(times)[len(times) // 2]
             cpu = sorted(cpu_times)[len(cpu_times) // 2]
             # CPU time is the fair number on a loaded machine (Google Benchmark reports it too).
-            print(f"pytorch {torch.__version__} threads={threads}: median {median * 1e3:.2f} ms wall (best "
+            print(f"pytorch {torch.__version__} threads={threads} (OpenBLAS {blas_threads}): median {median * 1e3:.2f} ms wall (best "
                   f"{best * 1e3:.2f} ms), median {cpu * 1e3:.2f} ms CPU, {flops / median / 1e9:.2f} GFLOP/s "
                   f"(workbench FLOP count, wall)")
     return 0 if diff <= args.tol else 1

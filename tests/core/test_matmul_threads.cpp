@@ -1,0 +1,70 @@
+#include "core/matmul_threads.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/compare.h"
+#include "core/tensor.h"
+
+namespace tw {
+namespace {
+
+// Reference product in double, one multiply-add at a time: independent of Eigen's kernels and of OpenBLAS.
+Mat naive_product(const Mat& a, const Mat& b) {
+  Mat c(a.rows(), b.cols());
+  for (int i = 0; i < a.rows(); ++i)
+    for (int j = 0; j < b.cols(); ++j) {
+      double sum = 0;
+      for (int k = 0; k < a.cols(); ++k) sum += static_cast<double>(a(i, k)) * b(k, j);
+      c(i, j) = static_cast<float>(sum);
+    }
+  return c;
+}
+
+Mat filled(int rows, int cols, float phase) {
+  Mat m(rows, cols);
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) m(i, j) = std::sin(0.37f * static_cast<float>(i) + 0.11f * j + phase);
+  return m;
+}
+
+class MatmulThreads : public ::testing::Test {
+ protected:
+  void TearDown() override { set_matmul_threads(1); }
+};
+
+TEST_F(MatmulThreads, RejectsZeroAndNegativeCounts) {
+  ASSERT_TRUE(set_matmul_threads(1));
+  EXPECT_FALSE(set_matmul_threads(0));
+  EXPECT_FALSE(set_matmul_threads(-3));
+  EXPECT_EQ(matmul_threads(), 1);  // a refused count changes nothing
+}
+
+TEST_F(MatmulThreads, NamesTheBackend) { EXPECT_FALSE(matmul_backend().empty()); }
+
+// The shapes of the forward pass (T×C · (F×C)ᵀ, scores Q·Kᵀ, the vocabulary projection) are large enough that a
+// TW_BLAS build hands them to OpenBLAS; each must still equal the plain sum.
+TEST_F(MatmulThreads, LargeProductsEqualTheNaiveSum) {
+  ASSERT_TRUE(set_matmul_threads(1));
+  const Mat x = filled(96, 128, 0.0f), w = filled(200, 128, 1.0f), v = filled(128, 40, 2.0f);
+  const Mat xw_t = x * w.transpose();  // [96, 200]: a linear layer
+  EXPECT_LE(max_abs_diff(xw_t, naive_product(x, Mat(w.transpose()))), 1e-4f);
+  const Mat xv = x * v;  // [96, 40]
+  EXPECT_LE(max_abs_diff(xv, naive_product(x, v)), 1e-4f);
+  const RowVec row = x.row(5) * w.transpose();  // [1, 200]: one decoding step (matrix-vector)
+  EXPECT_LE(max_abs_diff(Mat(row), naive_product(Mat(x.row(5)), Mat(w.transpose()))), 1e-4f);
+}
+
+TEST_F(MatmulThreads, TwoThreadsGiveTheOneThreadResult) {
+  const Mat x = filled(256, 256, 0.5f), w = filled(768, 256, 1.5f);
+  ASSERT_TRUE(set_matmul_threads(1));
+  const Mat one = x * w.transpose();
+  if (!set_matmul_threads(2)) GTEST_SKIP() << "this build multiplies on one thread: " << matmul_backend();
+  EXPECT_EQ(matmul_threads(), 2);
+  const Mat two = x * w.transpose();
+  EXPECT_LE(max_abs_diff(one, two), 1e-5f);
+}
+
+}  // namespace
+}  // namespace tw
