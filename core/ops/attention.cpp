@@ -102,7 +102,7 @@ int attention_forward(Mat& out, Mat& scores, Mat& probs, std::vector<char>& empt
   const Mat& Q = opt.qk_norm ? qn : q;
   const Mat& K = opt.qk_norm ? kn : k;
 
-  out.setZero(T_q, static_cast<Eigen::Index>(H) * D);
+  out.resize(T_q, static_cast<Eigen::Index>(H) * D);
   scores.resize(static_cast<Eigen::Index>(H) * T_q, T_k);
   probs.resize(static_cast<Eigen::Index>(H) * T_q, T_k);
   empty_rows.assign(static_cast<size_t>(H) * T_q, 0);
@@ -110,34 +110,30 @@ int attention_forward(Mat& out, Mat& scores, Mat& probs, std::vector<char>& empt
 
   for (int h = 0; h < H; ++h) {  // one head: a batch of independent (head, query) rows
     const int g = h / n_rep;     // the KV head this query head reads
+    // Both products of a head are matrix products (S = Q_h K_gᵀ, O_h = P V_g); everything between them is
+    // per element and spelled out, so the stored scores are exactly what the softmax sees.
+    auto S = scores.middleRows(static_cast<Eigen::Index>(h) * T_q, T_q);  // (T_q, T_k)
+    S.noalias() = Q.middleCols(static_cast<Eigen::Index>(h) * D, D) *
+                  K.middleCols(static_cast<Eigen::Index>(g) * D, D).transpose();
     for (int r = 0; r < T_q; ++r) {
       const int i = opt.q_offset + r;  // absolute query position
       const Eigen::Index row = static_cast<Eigen::Index>(h) * T_q + r;
-      const float* qr = Q.data() + static_cast<Eigen::Index>(r) * Q.cols() + static_cast<Eigen::Index>(h) * D;
       float* s = scores.data() + row * T_k;
       for (int j = 0; j < T_k; ++j) {
-        const float* kr = K.data() + static_cast<Eigen::Index>(j) * K.cols() + static_cast<Eigen::Index>(g) * D;
-        float dot = 0.0f;
-        for (int d = 0; d < D; ++d) dot += qr[d] * kr[d];
-        float x = dot * scale;
+        float x = s[j] * scale;
         if (cap > 0.0f) x = cap * std::tanh(x / cap);
         x += opt.bias.at(h, r, i, j, T_q);
         s[j] = attention_allows(opt, r, j) ? x : kNegInf;
       }
       float* p = probs.data() + row * T_k;
       for (int j = 0; j < T_k; ++j) p[j] = s[j];
-      if (!softmax_inplace(p, T_k)) {
+      if (!softmax_inplace(p, T_k)) {  // leaves the row all zeros, so its output row stays zero
         empty_rows[row] = 1;
         ++n_empty;
-        continue;  // out row stays zero
-      }
-      float* o = out.data() + static_cast<Eigen::Index>(r) * out.cols() + static_cast<Eigen::Index>(h) * D;
-      for (int j = 0; j < T_k; ++j) {
-        if (p[j] == 0.0f) continue;
-        const float* vr = v.data() + static_cast<Eigen::Index>(j) * v.cols() + static_cast<Eigen::Index>(g) * D;
-        for (int d = 0; d < D; ++d) o[d] += p[j] * vr[d];
       }
     }
+    out.middleCols(static_cast<Eigen::Index>(h) * D, D).noalias() =
+        probs.middleRows(static_cast<Eigen::Index>(h) * T_q, T_q) * v.middleCols(static_cast<Eigen::Index>(g) * D, D);
   }
   return n_empty;
 }
