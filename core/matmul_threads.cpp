@@ -8,6 +8,8 @@ extern "C" {
 void openblas_set_num_threads(int num_threads);
 int openblas_get_num_threads(void);
 char* openblas_get_config(void);
+// Stops the worker threads (OpenBLAS's own fork handler calls it); a later request for more threads restarts them.
+int blas_thread_shutdown_(void);
 }
 #endif
 
@@ -17,6 +19,10 @@ bool set_matmul_threads(int n) {
   if (n < 1) return false;
 #ifdef TW_HAVE_OPENBLAS
   openblas_set_num_threads(n);
+  // OpenBLAS starts its workers when the library loads, and an idle worker spins on sched_yield for about 0.1 s
+  // before it sleeps: that much CPU wasted by every one-thread process, each headless export included. One
+  // thread needs no workers.
+  if (n == 1) blas_thread_shutdown_();
   Eigen::setNbThreads(n);  // products below OpenBLAS's cut-off still go through Eigen
   return openblas_get_num_threads() == n;
 #else

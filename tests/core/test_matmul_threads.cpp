@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 
 #include "core/compare.h"
 #include "core/tensor.h"
@@ -65,6 +66,28 @@ TEST_F(MatmulThreads, TwoThreadsGiveTheOneThreadResult) {
   const Mat two = x * w.transpose();
   EXPECT_LE(max_abs_diff(one, two), 1e-5f);
 }
+
+#ifdef TW_HAVE_OPENBLAS
+int thread_count() {
+  int n = 0;
+  for ([[maybe_unused]] const auto& task : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+  return n;
+}
+
+// An idle OpenBLAS worker spins for a while before it sleeps, so one thread must leave none running; asking for
+// two again restarts them and still multiplies correctly.
+TEST_F(MatmulThreads, OneThreadStopsTheWorkersAndTwoRestartsThem) {
+  const Mat x = filled(256, 256, 0.5f), w = filled(768, 256, 1.5f);
+  if (!set_matmul_threads(2)) GTEST_SKIP() << "this build multiplies on one thread: " << matmul_backend();
+  const Mat first = x * w.transpose();
+  const int with_workers = thread_count();
+  ASSERT_TRUE(set_matmul_threads(1));
+  EXPECT_LT(thread_count(), with_workers);
+  ASSERT_TRUE(set_matmul_threads(2));
+  EXPECT_EQ(thread_count(), with_workers);
+  EXPECT_LE(max_abs_diff(Mat(x * w.transpose()), first), 1e-5f);
+}
+#endif
 
 }  // namespace
 }  // namespace tw
