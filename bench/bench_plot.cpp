@@ -72,6 +72,13 @@ void BM_PngLines(benchmark::State& state) {
 }
 BENCHMARK(BM_PngLines)->Arg(200)->Arg(5000)->Unit(benchmark::kMillisecond);
 
+// Compression alone, on the pixels of a typical line figure at export scale (render_png = rasterise + this).
+void BM_EncodePng(benchmark::State& state) {
+  const RenderedPng png = render_png(lines_figure(200), {.scale = 2});
+  for (auto _ : state) benchmark::DoNotOptimize(encode_png(png.width, png.height, png.rgba).size());
+}
+BENCHMARK(BM_EncodePng)->Unit(benchmark::kMillisecond);
+
 void BM_Svg(benchmark::State& state) {
   const Figure fig = lines_figure(5000);
   for (auto _ : state) benchmark::DoNotOptimize(render_svg(fig, {}).size());

@@ -7,10 +7,12 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 #include <set>
 #include <sstream>
 
 #include "views/plot/export.h"
+#include "views/plot/export_raster.h"
 
 namespace tw::plot {
 namespace {
@@ -262,6 +264,59 @@ TEST(Png, MaskedCellIsGreyAndOthersUseTheScale) {
 TEST(Png, ScaleOutOfRangeIsAMessage) {
   const RenderedPng r = render_png(sample_figure(), {.scale = 9});
   EXPECT_NE(r.error.find("scale"), std::string::npos);
+}
+
+// The fast rectangle fill is an optimisation of the general fill, not a second look: byte for byte the same over
+// fractional, inverted, clipped and off-canvas rectangles, opaque and translucent, onto a non-uniform canvas.
+TEST(Png, RectangleFastPathEqualsTheGeneralFill) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> coord(-8.0f, 72.0f), frac(0.0f, 1.0f);
+  detail::Canvas start;
+  start.w = 64, start.h = 48;
+  start.rgba.resize(size_t(start.w) * start.h * 4);
+  for (size_t i = 0; i < start.rgba.size(); ++i) start.rgba[i] = static_cast<uint8_t>(i * 37 % 251);
+  for (int trial = 0; trial < 400; ++trial) {
+    Rect r{coord(rng), coord(rng), coord(rng), coord(rng)};
+    if (trial % 4 == 0) r = {std::round(r.x0), std::round(r.y0), std::round(r.x1), std::round(r.y1)};  // on pixels
+    if (trial % 4 == 1) r.y1 = r.y0 + 0.2f * frac(rng);  // thinner than a sub-scanline gap
+    if (trial % 8 == 2) {  // edges exactly on sub-scanlines (5 per pixel row): the inside test's boundary
+      r.y0 = std::floor(r.y0) + (static_cast<float>(trial % 5) + 0.5f) / 5;
+      r.y1 = std::floor(r.y1) + (static_cast<float>(trial / 8 % 5) + 0.5f) / 5;
+    }
+    const uint32_t color = rgba(200, 30, 90, trial % 3 == 0 ? 255 : static_cast<uint8_t>(255 * frac(rng)));
+    const detail::IRect clip = trial % 2 ? detail::IRect{0, 0, start.w, start.h} : detail::IRect{5, 7, 50, 40};
+    detail::Canvas fast = start, general = start;
+    detail::fill_rect(fast, r, color, clip);
+    detail::fill_nonzero(general, {{{r.x0, r.y0}, {r.x1, r.y0}, {r.x1, r.y1}, {r.x0, r.y1}}}, color, clip);
+    ASSERT_EQ(fast.rgba, general.rgba) << "trial " << trial << ": rect " << r.x0 << ", " << r.y0 << " – " << r.x1
+                                       << ", " << r.y1;
+  }
+}
+
+// encode_png writes its own chunks around zlib's stream: another decoder must read back every pixel, for opaque
+// images (stored as RGB) and translucent ones (RGBA), at awkward sizes.
+TEST(Png, EncodedImagesDecodeToTheSamePixels) {
+  std::mt19937 rng(11);
+  for (const auto& [w, h] : {std::pair{1, 1}, std::pair{3, 2}, std::pair{257, 5}, std::pair{640, 400}}) {
+    for (const bool opaque : {true, false}) {
+      std::vector<uint8_t> px(size_t(w) * size_t(h) * 4);
+      for (size_t i = 0; i < px.size(); ++i)
+        px[i] = (i % 4 == 3 && opaque) ? 255 : static_cast<uint8_t>(i / 4 % 7 == 0 ? rng() : i / 4 / 13);
+      const std::string png = encode_png(w, h, px);
+      ASSERT_GT(png.size(), 33u) << w << "×" << h;
+      EXPECT_EQ(static_cast<int>(png[25]), opaque ? 2 : 6) << "colour type";  // IHDR: RGB when nothing is translucent
+      int dw = 0, dh = 0, channels = 0;
+      unsigned char* back = stbi_load_from_memory(reinterpret_cast<const unsigned char*>(png.data()),
+                                                  static_cast<int>(png.size()), &dw, &dh, &channels, 4);
+      ASSERT_NE(back, nullptr) << stbi_failure_reason();
+      EXPECT_EQ(dw, w);
+      EXPECT_EQ(dh, h);
+      EXPECT_TRUE(std::equal(px.begin(), px.end(), back)) << w << "×" << h << (opaque ? " opaque" : " translucent");
+      stbi_image_free(back);
+    }
+  }
+  EXPECT_TRUE(encode_png(0, 4, {}).empty());
+  EXPECT_TRUE(encode_png(2, 2, std::vector<uint8_t>(15)).empty());  // fewer bytes than 2 × 2 × 4
 }
 
 // [SECTION] determinism

@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <fstream>
-#include <iterator>
 #include <mutex>
 
 namespace tw::plot {
@@ -30,7 +29,15 @@ FontData& font() {
       data.error = "figure font " + path + " not found (install fonts-dejavu-core)";
       return;
     }
-    data.bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    // One read of the whole file: copying the 740 KB font character by character through istreambuf_iterator
+    // cost about 1 ms of CPU in every headless export process.
+    in.seekg(0, std::ios::end);
+    const std::streamoff size = in.tellg();
+    in.seekg(0, std::ios::beg);
+    if (size > 0) {
+      data.bytes.resize(static_cast<size_t>(size));
+      if (!in.read(reinterpret_cast<char*>(data.bytes.data()), size)) data.bytes.clear();
+    }
     if (data.bytes.empty() ||
         !stbtt_InitFont(&data.info, data.bytes.data(), stbtt_GetFontOffsetForIndex(data.bytes.data(), 0))) {
       data.error = "figure font " + path + " could not be read";
