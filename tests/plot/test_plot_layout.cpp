@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <tuple>
 
 #include "views/plot/colormap.h"
 #include "views/plot/layout.h"
@@ -37,6 +38,21 @@ TEST(NiceTicks, StepsAreOneTwoOrFiveTimesAPowerOfTen) {
     EXPECT_GE(t.front().value, 0.0);
     EXPECT_LE(t.back().value, hi);
   }
+}
+
+// A colour bar over ±0.014 with room for two ticks first asks for a step of 0.02, which hits only 0.
+TEST(NiceTicks, ShortRangesStillGetTwoTicks) {
+  for (const auto& [lo, hi, target] :
+       {std::tuple{-0.014, 0.014, 2}, {0.31, 0.39, 2}, {-0.0047, 0.0047, 2}, {5.1, 5.9, 3}}) {
+    const auto t = nice_ticks(lo, hi, target);
+    ASSERT_GE(t.size(), 2u) << lo << ".." << hi;
+    EXPECT_NE(t[0].label, t[1].label);
+    for (const Tick& tick : t) {
+      EXPECT_GE(tick.value, lo - 1e-12);
+      EXPECT_LE(tick.value, hi + 1e-12);
+    }
+  }
+  EXPECT_EQ(values(nice_ticks(-0.014, 0.014, 2)), (std::vector<double>{-0.01, 0, 0.01}));
 }
 
 TEST(NiceTicks, NegativeLabelsUseTheMinusSign) {
@@ -162,6 +178,69 @@ TEST(Layout, EmptyFigureSaysNoData) {
   bool no_data = false;
   for (const Primitive& p : l.prims) no_data |= p.kind == PrimKind::Text && p.text == "No data";
   EXPECT_TRUE(no_data);
+}
+
+// Finds the legend box: the rectangle drawn right before the text of the first legend entry.
+Rect legend_box(const Layout& l, const std::string& first_entry) {
+  for (size_t i = 1; i < l.prims.size(); ++i)
+    if (l.prims[i].kind == PrimKind::Text && l.prims[i].text == first_entry)
+      for (size_t j = i; j-- > 0;)
+        if (l.prims[j].kind == PrimKind::Rect) return l.prims[j].rect;
+  return {};
+}
+
+TEST(Layout, LegendTakesTheCornerTheLinesLeaveEmpty) {
+  // A line rising from bottom-left to top-right crosses the top-right corner; a flat line along the bottom fills
+  // both bottom corners. Only the top-left corner is free.
+  Figure fig("legend", "");
+  Axes& ax = fig.axes();
+  std::vector<double> xs, rising, flat;
+  for (int i = 0; i <= 100; ++i) {
+    xs.push_back(i);
+    rising.push_back(i * i / 100.0);
+    flat.push_back(2.0);
+  }
+  ax.line("rising", xs, rising);
+  ax.line("flat", xs, flat);
+  const Layout l = layout_figure(fig, {.width = 640, .height = 400});
+  const Rect box = legend_box(l, "rising");
+  const Rect& plot = l.frames[0].plot;
+  ASSERT_GT(box.width(), 0.0f);
+  EXPECT_LT(box.x0 - plot.x0, 20.0f) << "legend at the left edge";
+  EXPECT_LT(box.y0 - plot.y0, 20.0f) << "legend at the top edge";
+
+  // With the line falling instead, the top-right corner is the free one (and the first choice).
+  Figure fig2("legend", "");
+  std::vector<double> falling;
+  for (double r : rising) falling.push_back(100 - r);
+  fig2.axes().line("falling", xs, falling);
+  const Layout l2 = layout_figure(fig2, {.width = 640, .height = 400});
+  const Rect box2 = legend_box(l2, "falling");
+  EXPECT_LT(l2.frames[0].plot.x1 - box2.x1, 20.0f);
+  EXPECT_LT(box2.y0 - l2.frames[0].plot.y0, 20.0f);
+}
+
+TEST(Layout, MarkerLabelStaysInsideThePlotAndOffTheLegend) {
+  Figure fig("marker", "");
+  Axes& ax = fig.axes();
+  ax.line("curve", {0, 1, 2, 3, 4, 5}, {0, 1, 2, 3, 4, 5});
+  ax.vline("d_k = 512", 4.9);  // near the right edge: the label must go left of the line
+  const Layout l = layout_figure(fig, {.width = 400, .height = 300});
+  const Rect& plot = l.frames[0].plot;
+  const Rect legend = legend_box(l, "curve");
+  bool found = false;
+  for (const Primitive& p : l.prims) {
+    if (p.kind != PrimKind::Text || p.text != "d_k = 512") continue;
+    found = true;
+    const float w = text_width(p.text, p.size);
+    const float x0 = p.pos.x - w * p.align_x;
+    EXPECT_GE(x0, plot.x0);
+    EXPECT_LE(x0 + w, plot.x1);
+    const bool overlaps_legend =
+        x0 < legend.x1 && x0 + w > legend.x0 && p.pos.y < legend.y1 && p.pos.y + p.size > legend.y0;
+    EXPECT_FALSE(overlaps_legend);
+  }
+  EXPECT_TRUE(found);
 }
 
 TEST(Layout, SmallMultiplesGetOneFrameEach) {

@@ -365,7 +365,7 @@ AxesFrame layout_axes(Builder& b, const Axes& axes_in, Rect cell, const ViewRang
     Layout probe_layout;
     Builder pb{probe_layout, th, -1};
     draw_items(pb, probe, axes_in, &entries);
-    plot.x1 -= legend_width(th, entries) + 8;
+    plot.x1 -= legend_size(th, entries).x + 8;
   }
 
   // Equal aspect: widen the range of the axis that would otherwise be stretched (keeps the plot area full).
@@ -405,7 +405,18 @@ AxesFrame layout_axes(Builder& b, const Axes& axes_in, Rect cell, const ViewRang
   const int saved_clip = b.clip;
   b.clip = static_cast<int>(b.out.clips.size()) - 1;
   std::vector<LegendEntry> legend;
-  draw_items(b, f, axes_in, &legend);
+  std::vector<MarkerLabel> marker_labels;
+  const size_t items_begin = b.out.prims.size();
+  draw_items(b, f, axes_in, &legend, &marker_labels);
+  // The legend takes the emptiest corner of the items; marker labels then keep clear of both.
+  const bool legend_inside = any_legend && !legend_outside && !legend.empty();
+  const Vec2 lsize = legend_size(th, legend);
+  const Vec2 legend_at = legend_outside  ? Vec2{plot.x1 + 8, plot.y0}
+                         : legend_inside ? place_legend(b.out, items_begin, b.out.prims.size(), plot, lsize)
+                                         : Vec2{};
+  const Rect legend_box{legend_at.x, legend_at.y, legend_at.x + lsize.x, legend_at.y + lsize.y};
+  for (const MarkerLabel& m : marker_labels)
+    draw_marker_label(b, f, items_begin, m, legend_inside ? &legend_box : nullptr);
   b.clip = saved_clip;
   if (axes_in.items.empty())
     b.text({(plot.x0 + plot.x1) / 2, (plot.y0 + plot.y1) / 2}, "No data", th.label_size, th.faint, 0.5f, 0.5f);
@@ -440,12 +451,7 @@ AxesFrame layout_axes(Builder& b, const Axes& axes_in, Rect cell, const ViewRang
   }
 
   if (cb.heatmap) draw_colorbar(b, cb, plot);
-  if (any_legend) {
-    if (legend_outside)
-      draw_legend(b, legend, {plot.x1 + 8, plot.y0}, false);
-    else
-      draw_legend(b, legend, {plot.x1 - 6, plot.y0 + 6}, true);
-  }
+  if (any_legend) draw_legend(b, legend, legend_at);
   return f;
 }
 

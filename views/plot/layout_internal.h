@@ -156,10 +156,24 @@ struct ColorBarSpec {
 
 // The colour-scale range of a heatmap: explicit, or the finite data range (Diverging: symmetric around 0).
 void heatmap_range(const HeatmapItem& h, const HeatmapScan& scan, double* vmin, double* vmax);
-// Every item of `axes` in order; labelled items append their legend entries.
-void draw_items(Builder& b, const AxesFrame& f, const Axes& axes, std::vector<LegendEntry>* legend);
-void draw_legend(Builder& b, const std::vector<LegendEntry>& entries, Vec2 anchor, bool right_aligned);
-float legend_width(const FigureTheme& th, const std::vector<LegendEntry>& entries);
+// A vertical marker line's label, placed once everything it could cover is known.
+struct MarkerLabel {
+  float x = 0;  // the line's pixel x
+  std::string label;
+  uint32_t color = 0;
+};
+
+// Every item of `axes` in order; labelled items append their legend entries. Marker labels go to `labels` when
+// given (the caller places them after the legend), else they are drawn at once.
+void draw_items(Builder& b, const AxesFrame& f, const Axes& axes, std::vector<LegendEntry>* legend,
+                std::vector<MarkerLabel>* labels = nullptr);
+// Draws a marker label beside its line where it hides the least of prims[items_begin, end) and nothing of `avoid`.
+void draw_marker_label(Builder& b, const AxesFrame& f, size_t items_begin, const MarkerLabel& m, const Rect* avoid);
+Vec2 legend_size(const FigureTheme& th, const std::vector<LegendEntry>& entries);
+void draw_legend(Builder& b, const std::vector<LegendEntry>& entries, Vec2 top_left);
+// The inside corner of `plot` (top-right, top-left, bottom-right, bottom-left; first wins a tie) where a legend box of
+// `size` hides the least of the items drawn as prims[begin, end): lines, markers, bars, labels.
+Vec2 place_legend(const Layout& out, size_t begin, size_t end, const Rect& plot, Vec2 size);
 float colorbar_block_width(const FigureTheme& th, const ColorBarSpec& cb);
 void draw_colorbar(Builder& b, const ColorBarSpec& cb, const Rect& plot);
 

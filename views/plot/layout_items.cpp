@@ -6,6 +6,59 @@
 
 namespace tw::plot::detail {
 
+// [SECTION] Clutter: how much of the items a box would hide (legend and label placement)
+namespace {
+
+float overlap_area(const Rect& a, const Rect& b) {
+  const float w = std::min(a.x1, b.x1) - std::max(a.x0, b.x0), h = std::min(a.y1, b.y1) - std::max(a.y0, b.y0);
+  return w > 0 && h > 0 ? w * h : 0.0f;
+}
+
+bool inside(const Rect& r, Vec2 p) { return p.x >= r.x0 && p.x <= r.x1 && p.y >= r.y0 && p.y <= r.y1; }
+
+// How much of the items a box would hide, in rough "pixels of ink": stroked lines are sampled every 3 px, filled
+// shapes and text count by covered area. Heatmap images count lightly: they fill every corner alike.
+float clutter(const Layout& out, size_t begin, size_t end, const Rect& box) {
+  float score = 0;
+  for (size_t i = begin; i < end; ++i) {
+    const Primitive& p = out.prims[i];
+    switch (p.kind) {
+      case PrimKind::Polyline: {
+        const size_t n = p.points.size();
+        for (size_t k = 0; k + 1 < n + (p.closed ? 1 : 0); ++k) {
+          const Vec2 a = p.points[k], c = p.points[(k + 1) % n];
+          const int steps = std::max(1, static_cast<int>(std::hypot(c.x - a.x, c.y - a.y) / 3.0f));
+          for (int s = 0; s <= steps; ++s) {
+            const float t = static_cast<float>(s) / static_cast<float>(steps);
+            if (inside(box, {a.x + (c.x - a.x) * t, a.y + (c.y - a.y) * t})) score += 3;
+          }
+        }
+        break;
+      }
+      case PrimKind::Polygon: {
+        Rect bounds{p.points[0].x, p.points[0].y, p.points[0].x, p.points[0].y};
+        for (const Vec2& q : p.points)
+          bounds = {std::min(bounds.x0, q.x), std::min(bounds.y0, q.y), std::max(bounds.x1, q.x),
+                    std::max(bounds.y1, q.y)};
+        score += std::max(overlap_area(bounds, box), inside(box, p.points[0]) ? 9.0f : 0.0f);
+        break;
+      }
+      case PrimKind::Rect: score += overlap_area(p.rect, box); break;
+      case PrimKind::Text: {
+        const float w = text_width(p.text, p.size), h = p.size;
+        const float x0 = p.vertical ? p.pos.x - h * p.align_y : p.pos.x - w * p.align_x;
+        const float y0 = p.vertical ? p.pos.y - w * (1 - p.align_x) : p.pos.y - h * p.align_y;
+        score += 2 * overlap_area(p.vertical ? Rect{x0, y0, x0 + h, y0 + w} : Rect{x0, y0, x0 + w, y0 + h}, box);
+        break;
+      }
+      case PrimKind::Image: score += 0.05f * overlap_area(p.rect, box); break;
+    }
+  }
+  return score;
+}
+
+}  // namespace
+
 // [SECTION] Items
 
 void draw_line_item(Builder& b, const AxesFrame& f, const LineItem& l, uint32_t color,
@@ -148,7 +201,37 @@ std::vector<Vec2> arc_points(const AxesFrame& f, double cx, double cy, double r,
   return pts;
 }
 
-void draw_items(Builder& b, const AxesFrame& f, const Axes& axes, std::vector<LegendEntry>* legend) {
+// A vertical marker's label goes beside the line at the top or bottom of the plot, on whichever side fits inside
+// the plot and hides the least of what is drawn so far; a backing box keeps it legible over curves.
+void draw_marker_label(Builder& b, const AxesFrame& f, size_t items_begin, const MarkerLabel& m, const Rect* avoid) {
+  const float x = m.x;
+  const std::string& label = m.label;
+  const float fs = b.th.tick_size, w = text_width(label, fs), pad = 2;
+  struct Spot {
+    float x0, y0;
+  };
+  // Top first, then bottom, then three heights between; right of the line before left.
+  std::vector<Spot> spots;
+  const float y_top = f.plot.y0 + 3, y_bottom = f.plot.y1 - 3 - fs;
+  for (const float t : {0.0f, 1.0f, 0.25f, 0.5f, 0.75f})
+    for (const float sx : {x + 4, x - 4 - w}) spots.push_back({sx, y_top + (y_bottom - y_top) * t});
+  const Spot* best = nullptr;
+  float best_score = INFINITY;
+  for (const Spot& s : spots) {
+    if (s.x0 - pad < f.plot.x0 || s.x0 + w + pad > f.plot.x1) continue;
+    const Rect box{s.x0 - pad, s.y0 - pad, s.x0 + w + pad, s.y0 + fs + pad};
+    float score = clutter(b.out, items_begin, b.out.prims.size(), box);
+    if (avoid) score += 100 * overlap_area(box, *avoid);  // never under the legend
+    if (score < best_score - 0.5f) best = &s, best_score = score;
+  }
+  const Spot at = best ? *best : spots[1];  // no side fits: left of the line, clipped by the frame
+  b.rect({at.x0 - pad, at.y0 - pad, at.x0 + w + pad, at.y0 + fs + pad}, b.th.legend_background);
+  b.text({at.x0, at.y0}, label, fs, m.color, 0, 0);
+}
+
+void draw_items(Builder& b, const AxesFrame& f, const Axes& axes, std::vector<LegendEntry>* legend,
+                std::vector<MarkerLabel>* labels) {
+  const size_t items_begin = b.out.prims.size();
   int palette = 0;
   for (const Item& it : axes.items) {
     if (const auto* l = std::get_if<LineItem>(&it)) {
@@ -181,7 +264,12 @@ void draw_items(Builder& b, const AxesFrame& f, const Axes& axes, std::vector<Le
       if (m->vertical) {
         const float x = f.to_pixel(m->value, f.y0).x;
         b.stroke({{x, f.plot.y0}, {x, f.plot.y1}}, color, b.th.frame_width, m->dashed);
-        b.text({x + 4, f.plot.y0 + 3}, m->label, b.th.tick_size, color, 0, 0);
+        if (!m->label.empty()) {
+          if (labels)
+            labels->push_back({x, m->label, color});
+          else
+            draw_marker_label(b, f, items_begin, {x, m->label, color}, nullptr);
+        }
       } else {
         const float y = f.to_pixel(f.x0, m->value).y;
         b.stroke({{f.plot.x0, y}, {f.plot.x1, y}}, color, b.th.frame_width, m->dashed);
@@ -192,14 +280,18 @@ void draw_items(Builder& b, const AxesFrame& f, const Axes& axes, std::vector<Le
 }
 
 // [SECTION] Legend and colour bar
-void draw_legend(Builder& b, const std::vector<LegendEntry>& entries, Vec2 anchor, bool right_aligned) {
-  if (entries.empty()) return;
-  const float fs = b.th.tick_size, row = fs * 1.45f, swatch = 20, pad = 6;
+Vec2 legend_size(const FigureTheme& th, const std::vector<LegendEntry>& entries) {
+  const float fs = th.tick_size, row = fs * 1.45f, swatch = 20, pad = 6;
   float widest = 0;
   for (const auto& e : entries) widest = std::max(widest, text_width(e.label, fs));
-  const float w = pad * 2 + swatch + 6 + widest, h = pad * 2 + row * float(entries.size()) - (row - fs);
-  const float x0 = right_aligned ? anchor.x - w : anchor.x;
-  const Rect box{x0, anchor.y, x0 + w, anchor.y + h};
+  return {pad * 2 + swatch + 6 + widest, pad * 2 + row * float(entries.size()) - (row - fs)};
+}
+
+void draw_legend(Builder& b, const std::vector<LegendEntry>& entries, Vec2 top_left) {
+  if (entries.empty()) return;
+  const float fs = b.th.tick_size, row = fs * 1.45f, swatch = 20, pad = 6;
+  const Vec2 size = legend_size(b.th, entries);
+  const Rect box{top_left.x, top_left.y, top_left.x + size.x, top_left.y + size.y};
   b.rect(box, b.th.legend_background);
   b.outline(box, with_alpha(b.th.frame, 110), 1.0f);
   float y = box.y0 + pad + fs * 0.5f;
@@ -216,10 +308,19 @@ void draw_legend(Builder& b, const std::vector<LegendEntry>& entries, Vec2 ancho
   }
 }
 
-float legend_width(const FigureTheme& th, const std::vector<LegendEntry>& entries) {
-  float widest = 0;
-  for (const auto& e : entries) widest = std::max(widest, text_width(e.label, th.tick_size));
-  return entries.empty() ? 0 : 12 + 20 + 6 + widest;
+Vec2 place_legend(const Layout& out, size_t begin, size_t end, const Rect& plot, Vec2 size) {
+  const float m = 6;  // margin from the frame
+  const Vec2 corners[] = {{plot.x1 - m - size.x, plot.y0 + m},
+                          {plot.x0 + m, plot.y0 + m},
+                          {plot.x1 - m - size.x, plot.y1 - m - size.y},
+                          {plot.x0 + m, plot.y1 - m - size.y}};
+  Vec2 best = corners[0];
+  float best_score = INFINITY;
+  for (const Vec2& c : corners) {
+    const float score = clutter(out, begin, end, {c.x, c.y, c.x + size.x, c.y + size.y});
+    if (score < best_score - 0.5f) best = c, best_score = score;
+  }
+  return best;
 }
 
 const char* const kMaskedLabel = "\xE2\x88\x92\xE2\x88\x9E masked";  // "−∞ masked"

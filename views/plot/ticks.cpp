@@ -71,19 +71,28 @@ std::vector<Tick> nice_ticks(double lo, double hi, int target) {
   }
   target = std::max(target, 2);
   const double raw = (hi - lo) / target;
-  const double p = std::pow(10.0, std::floor(std::log10(raw)));
-  double step = p;
-  for (double m : {1.0, 2.0, 5.0, 10.0}) {
-    step = m * p;
-    if (step >= raw * 0.999) break;
+  // 1, 2, 5 × 10ⁿ: the smallest nice step at least `raw`.
+  int n = static_cast<int>(std::floor(std::log10(raw)));
+  int m = 0;  // index into {1, 2, 5}
+  static const double kNice[] = {1.0, 2.0, 5.0};
+  while (kNice[m] * std::pow(10.0, n) < raw * 0.999) {
+    if (++m == 3) m = 0, ++n;
   }
-  const double eps = step * 1e-6;
-  const double first = std::ceil((lo - eps) / step);
-  for (double k = first;; k += 1) {
-    const double v = k * step;  // multiply (not accumulate) so 0.1 · 3 stays on the grid
-    if (v > hi + eps) break;
-    ticks.push_back({v, tick_label(v, step)});
-    if (ticks.size() > 1000) break;
+  // A short range (a colour bar from −0.014 to 0.014 asks for a step of 0.02) can leave a single tick; a scale
+  // with one number cannot be read, so step down through the nice values until at least two fit.
+  for (int attempt = 0; attempt < 6; ++attempt) {
+    const double step = kNice[m] * std::pow(10.0, n);
+    const double eps = step * 1e-6;
+    const double first = std::ceil((lo - eps) / step);
+    ticks.clear();
+    for (double k = first;; k += 1) {
+      const double v = k * step;  // multiply (not accumulate) so 0.1 · 3 stays on the grid
+      if (v > hi + eps) break;
+      ticks.push_back({v, tick_label(v, step)});
+      if (ticks.size() > 1000) break;
+    }
+    if (ticks.size() >= 2) break;
+    if (--m < 0) m = 2, --n;
   }
   return ticks;
 }
