@@ -141,6 +141,35 @@ TEST(Layout, HeatmapRowZeroIsAtTheTopAndHasAColourBar) {
   EXPECT_TRUE(masked_legend);
 }
 
+TEST(Layout, SharedColourBarIsDrawnOnceRightOfTheGrid) {
+  Figure fig("shared", "");
+  fig.grid_cols = 2;
+  fig.shared_colorbar = true;
+  const std::vector<double> data = {0, 1, 2, -INFINITY};
+  HeatmapOptions o;
+  o.vmin = -1;
+  o.vmax = 3;
+  for (const char* title : {"a", "b", "c", "d"}) fig.add_axes(title).heatmap("m", data.data(), 2, 2, o);
+  const Layout l = layout_figure(fig, {.width = 600, .height = 500});
+  int images = 0, colorbars = 0, masked_labels = 0;
+  for (const ImageRef& im : l.images) images += im.heatmap != nullptr, colorbars += im.heatmap == nullptr;
+  for (const Primitive& p : l.prims)
+    masked_labels += p.kind == PrimKind::Text && p.text.find("masked") != std::string::npos;
+  EXPECT_EQ(images, 4);
+  EXPECT_EQ(colorbars, 1);
+  EXPECT_EQ(masked_labels, 1);
+  // The bar lies right of every plot and spans the top row's top to the bottom row's bottom.
+  for (const Primitive& p : l.prims)
+    if (p.kind == PrimKind::Image && l.images[size_t(p.image)].heatmap == nullptr) {
+      for (const AxesFrame& f : l.frames) EXPECT_GT(p.rect.x0, f.plot.x1);
+      EXPECT_NEAR(p.rect.y0, l.frames[0].plot.y0, 1.0);
+      EXPECT_LE(p.rect.y1, l.frames[3].plot.y1 + 1.0);
+      EXPECT_GT(p.rect.y1, l.frames[2].plot.y0);
+    }
+  // Both columns keep equal plot widths.
+  EXPECT_NEAR(l.frames[0].plot.width(), l.frames[1].plot.width(), 1.0);
+}
+
 TEST(Layout, EqualAspectGivesEqualUnitsPerPixel) {
   Figure fig("v", "");
   Axes& ax = fig.axes();

@@ -178,13 +178,15 @@ struct Axes {
 // [SECTION] Figure
 
 struct Figure {
-  std::string id;          // file-name part: `<panel>-<id>.<ext>`; letters, digits, '-' and '_'
-  std::string title;       // drawn above the axes
-  std::string note;        // optional one-line caption drawn under the figure (e.g. the parameters used)
-  std::vector<Axes> grid;  // one entry for a single plot; several for small multiples
-  int grid_cols = 0;       // small multiples per row; 0 = choose (about square)
-  Table table;             // CSV override; empty (no header) = derived from the items (derive_table)
-  float aspect = 0;        // preferred height / width for exports; 0 = theme default
+  std::string id;                // file-name part: `<panel>-<id>.<ext>`; letters, digits, '-' and '_'
+  std::string title;             // drawn above the axes
+  std::string note;              // optional one-line caption drawn under the figure (e.g. the parameters used)
+  std::vector<Axes> grid;        // one entry for a single plot; several for small multiples
+  int grid_cols = 0;             // small multiples per row; 0 = choose (about square)
+  bool shared_colorbar = false;  // small multiples on one colour scale: one bar at the figure's right edge, from
+                                 // the first heatmap's range (give every heatmap the same vmin/vmax)
+  Table table;                   // CSV override; empty (no header) = derived from the items (derive_table)
+  float aspect = 0;              // preferred height / width for exports; 0 = theme default
 
   Figure() = default;
   Figure(std::string id_, std::string title_) : id(std::move(id_)), title(std::move(title_)) {}

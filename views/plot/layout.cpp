@@ -283,7 +283,8 @@ AxisTicks make_ticks(const Axis& axis, double lo, double hi, float length, bool 
 // Shortens a label to `max_width` pixels with an ellipsis.
 // [SECTION] One axes
 // Lays out one axes inside `cell`: caption, axis labels, tick labels, colour bar and legend around the plot area.
-AxesFrame layout_axes(Builder& b, const Axes& axes_in, Rect cell, const ViewRange& view) {
+// `own_colorbar`: false when the figure draws one shared colour bar instead.
+AxesFrame layout_axes(Builder& b, const Axes& axes_in, Rect cell, const ViewRange& view, bool own_colorbar) {
   const FigureTheme& th = b.th;
   Axis xa = axes_in.x, ya = axes_in.y;
   const HeatmapItem* first_heatmap = nullptr;
@@ -322,7 +323,7 @@ AxesFrame layout_axes(Builder& b, const Axes& axes_in, Rect cell, const ViewRang
   // Colour bar ticks first: the bar takes a fixed column on the right.
   ColorBarSpec cb;
   float right_reserve = 0;
-  if (first_heatmap && first_heatmap->rows > 0 && first_heatmap->cols > 0) {
+  if (own_colorbar && first_heatmap && first_heatmap->rows > 0 && first_heatmap->cols > 0) {
     cb.heatmap = first_heatmap;
     const HeatmapScan& scan = b.scan(*first_heatmap);
     heatmap_range(*first_heatmap, scan, &cb.vmin, &cb.vmax);
@@ -494,16 +495,42 @@ Layout layout_figure(const Figure& fig, const LayoutOptions& options) {
     b.text({out.width / 2, (top + bottom) / 2}, "No data", th.label_size, th.faint, 0.5f, 0.5f);
     return out;
   }
+  // One colour bar for all small multiples: measured first, it takes a column at the right of the grid.
+  ColorBarSpec shared;
+  float shared_width = 0;
+  if (fig.shared_colorbar)
+    for (const Axes& ax : fig.grid)
+      for (const Item& it : ax.items)
+        if (const auto* hm = std::get_if<HeatmapItem>(&it); hm && !shared.heatmap && hm->rows > 0 && hm->cols > 0) {
+          shared.heatmap = hm;
+          const HeatmapScan& scan = b.scan(*hm);
+          heatmap_range(*hm, scan, &shared.vmin, &shared.vmax);
+          for (const Axes& other : fig.grid)  // a masked cell in any of them earns the legend swatch
+            for (const Item& o : other.items)
+              if (const auto* h2 = std::get_if<HeatmapItem>(&o)) shared.masked |= b.scan(*h2).masked;
+          shared.ticks = nice_ticks(shared.vmin, shared.vmax, std::max(2, static_cast<int>((bottom - top) / 50)));
+          for (const Tick& t : shared.ticks)
+            shared.tick_width = std::max(shared.tick_width, text_width(t.label, th.tick_size));
+          shared_width = colorbar_block_width(th, shared);
+        }
+
   const int n = static_cast<int>(fig.grid.size());
   const int cols = fig.grid_cols > 0 ? std::min(fig.grid_cols, n) : static_cast<int>(std::ceil(std::sqrt(double(n))));
   const int rows = (n + cols - 1) / cols;
-  const float cw = (out.width - pad) / float(cols), ch = (bottom - top) / float(rows);
+  const float cw = (out.width - pad - shared_width) / float(cols), ch = (bottom - top) / float(rows);
   for (int k = 0; k < n; ++k) {
     const int r = k / cols, c = k % cols;
     const Rect cell{pad + cw * float(c), top + ch * float(r), pad + cw * float(c + 1) - pad,
                     top + ch * float(r + 1) - (r + 1 < rows ? pad : 0)};
     const ViewRange view = size_t(k) < options.views.size() ? options.views[size_t(k)] : ViewRange{};
-    out.frames.push_back(layout_axes(b, fig.grid[size_t(k)], cell, view));
+    out.frames.push_back(layout_axes(b, fig.grid[size_t(k)], cell, view, shared.heatmap == nullptr));
+  }
+  if (shared.heatmap) {
+    // The bar spans the plot areas from the first row's top to the last row's bottom, right of the grid.
+    float y0 = out.height, y1 = 0;
+    for (const AxesFrame& f : out.frames) y0 = std::min(y0, f.plot.y0), y1 = std::max(y1, f.plot.y1);
+    const float grid_right = pad + cw * float(cols) - pad;
+    draw_colorbar(b, shared, {grid_right - 1, y0, grid_right, y1});
   }
   return out;
 }
