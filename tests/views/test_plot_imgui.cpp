@@ -1,9 +1,13 @@
 // The plot layer inside a real (headless) ImGui frame: text widths agree with the exporters' measurements,
-// and draw_figure emits geometry, keeps zoom state per figure, and tolerates an empty figure.
+// and draw_figure emits geometry, keeps zoom state per figure, and tolerates an empty figure; a figure drawn again
+// unchanged (layout and vertices from the cache) or changed (laid out again) gives what a first draw gives.
 #include <gtest/gtest.h>
 #include <imgui.h>
 
 #include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
 
 #include "app/fonts.h"
 #include "views/plot/plot_imgui.h"
@@ -65,6 +69,114 @@ TEST_F(ImGuiFrame, DrawFigureEmitsGeometryAndHandlesEmptyFigures) {
     ImGui::End();
     ImGui::Render();
   }
+}
+
+// The triangles one draw_figure call emits, in window `window` at the top-left corner: vertices in the order the
+// indices use them, so two draws compare equal exactly when they produce the same pixels.
+// `clip_bottom` > 0 clips everything below that y (as a scrolled parent would).
+std::vector<ImDrawVert> draw_in_window(const char* window, const Figure& fig, ImVec2 size, float clip_bottom = 0) {
+  ImGui::SetNextWindowPos(ImVec2(0, 0));
+  ImGui::SetNextWindowSize(ImVec2(1200, 900));
+  ImGui::Begin(window);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const int idx0 = dl->IdxBuffer.Size;
+  if (clip_bottom > 0) ImGui::PushClipRect(ImVec2(0, 0), ImVec2(1200, clip_bottom), true);
+  draw_figure(fig, DrawContext{}, "test", size);
+  if (clip_bottom > 0) ImGui::PopClipRect();
+  std::vector<ImDrawVert> out;
+  for (const ImDrawCmd& cmd : dl->CmdBuffer) {
+    const int begin = std::max(static_cast<int>(cmd.IdxOffset), idx0);
+    for (int k = begin; k < static_cast<int>(cmd.IdxOffset + cmd.ElemCount); ++k)
+      out.push_back(dl->VtxBuffer[static_cast<int>(cmd.VtxOffset + dl->IdxBuffer[k])]);
+  }
+  ImGui::End();
+  return out;
+}
+
+bool same_vertices(const std::vector<ImDrawVert>& a, const std::vector<ImDrawVert>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(ImDrawVert)) == 0;
+}
+
+Figure cached_test_figure(double peak, const std::string& title) {
+  Figure fig("cached", title);
+  fig.grid_cols = 2;
+  Axes& a = fig.add_axes("lines");
+  a.line("with a gap", {0, 1, 2, 3}, {1, peak, NAN, 0.5});  // NaN must not make a figure unequal to itself
+  a.vline("marker", 1.5);
+  Axes& b = fig.add_axes("map");
+  std::vector<double> v = {0.1, peak, -INFINITY, 0.7};
+  b.heatmap("P", v.data(), 2, 2);
+  return fig;
+}
+
+TEST_F(ImGuiFrame, UnchangedFigureDrawsTheSameTrianglesAgain) {
+  const Figure fig = cached_test_figure(2.0, "Cached");
+  std::vector<std::vector<ImDrawVert>> frames;
+  for (int frame = 0; frame < 3; ++frame) {
+    ImGui::NewFrame();
+    frames.push_back(draw_in_window("cached", fig, ImVec2(600, 300)));
+    ImGui::Render();
+  }
+  EXPECT_GT(frames[0].size(), 500u);
+  EXPECT_TRUE(same_vertices(frames[0], frames[1]));
+  EXPECT_TRUE(same_vertices(frames[0], frames[2]));
+}
+
+TEST_F(ImGuiFrame, ChangedFigureDrawsLikeAFirstDraw) {
+  ImGui::NewFrame();
+  draw_in_window("cached", cached_test_figure(2.0, "Before"), ImVec2(600, 300));
+  ImGui::Render();
+  // Each change alone: a data value (line and heatmap colours), the title, a flag, then the size.
+  Figure shared = cached_test_figure(3.0, "After");
+  shared.shared_colorbar = true;
+  const Figure changed[] = {cached_test_figure(3.0, "Before"), cached_test_figure(3.0, "After"), shared};
+  std::vector<ImDrawVert> previous;
+  for (int i = 0; i < 3; ++i) {
+    ImGui::NewFrame();
+    const std::vector<ImDrawVert> again = draw_in_window("cached", changed[i], ImVec2(600, 300));
+    const std::vector<ImDrawVert> first =
+        draw_in_window(("fresh " + std::to_string(i)).c_str(), changed[i], ImVec2(600, 300));
+    ImGui::Render();
+    EXPECT_TRUE(same_vertices(again, first)) << "change " << i;
+    EXPECT_FALSE(same_vertices(again, previous)) << "change " << i << " does not show: the test proves nothing";
+    previous = again;
+  }
+  ImGui::NewFrame();
+  const std::vector<ImDrawVert> resized = draw_in_window("cached", shared, ImVec2(500, 320));
+  const std::vector<ImDrawVert> first = draw_in_window("fresh resized", shared, ImVec2(500, 320));
+  ImGui::Render();
+  EXPECT_TRUE(same_vertices(resized, first));
+}
+
+TEST_F(ImGuiFrame, FigureClippedThenShownWholeDrawsLikeAFirstDraw) {
+  const Figure fig = cached_test_figure(2.0, "Clipped");
+  ImGui::NewFrame();
+  const std::vector<ImDrawVert> clipped = draw_in_window("cached", fig, ImVec2(600, 300), 150);
+  ImGui::Render();
+  ImGui::NewFrame();
+  const std::vector<ImDrawVert> whole = draw_in_window("cached", fig, ImVec2(600, 300));
+  const std::vector<ImDrawVert> first = draw_in_window("fresh", fig, ImVec2(600, 300));
+  ImGui::Render();
+  EXPECT_LT(clipped.size(), whole.size());  // glyphs outside the clip rect were never emitted
+  EXPECT_TRUE(same_vertices(whole, first));
+}
+
+TEST_F(ImGuiFrame, ZoomRedrawsTheFigureAndDoubleClickRestoresIt) {
+  const Figure fig = cached_test_figure(2.0, "Zoom");
+  ImGuiIO& io = ImGui::GetIO();
+  std::vector<std::vector<ImDrawVert>> frames;
+  for (int frame = 0; frame < 7; ++frame) {
+    io.MousePos = ImVec2(200, 150);  // inside the first axes
+    io.MouseWheel = frame == 1 ? 1.0f : 0.0f;
+    io.MouseDown[0] = frame == 3 || frame == 5;  // a double-click: two presses 20 ms apart
+    io.DeltaTime = 0.01f;
+    ImGui::NewFrame();
+    frames.push_back(draw_in_window("zoom", fig, ImVec2(600, 300)));
+    ImGui::Render();
+  }
+  EXPECT_TRUE(same_vertices(frames[0], frames[1]));   // the wheel applies from the next frame
+  EXPECT_FALSE(same_vertices(frames[0], frames[2]));  // zoomed
+  EXPECT_TRUE(same_vertices(frames[0], frames[6])) << "the double-click in frame 5 resets the view";
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 //
 // Index of this file:
 // [SECTION] Plot context (view state, textures, export settings)
+// [SECTION] Figure equality (what the layout cache compares)
 // [SECTION] Rendering primitives
+// [SECTION] Draw cache (replaying an unchanged figure's vertices)
 // [SECTION] Interaction
 // [SECTION] Export menu
 // [SECTION] draw_figure
@@ -13,7 +15,10 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <tuple>
+#include <type_traits>
 #include <unordered_map>
+#include <variant>
 
 #include "views/plot/export.h"
 #include "views/plot/layout.h"
@@ -24,6 +29,31 @@ namespace tw::plot {
 // [SECTION] Plot context (view state, textures, export settings)
 namespace {
 
+// The emitted draw-list geometry of one figure, kept so an unchanged figure is re-emitted by copying its vertices
+// instead of re-tessellating every line and glyph each frame. Valid only for the exact inputs recorded with it.
+struct DrawRecord {
+  struct Segment {        // a run of triangles with one clip rect and texture (one ImDrawCmd)
+    ImVec4 clip;          // absolute clip rect the triangles were emitted with
+    ImTextureID texture;  // font atlas or heatmap texture
+    int vtx_begin = 0, vtx_count = 0;
+    int idx_begin = 0, idx_count = 0;  // indices relative to vtx_begin
+  };
+  std::vector<ImDrawVert> vtx;
+  std::vector<ImDrawIdx> idx;
+  std::vector<Segment> segments;
+  std::vector<std::pair<int, ImTextureID>> textures;  // layout image index → texture drawn (nullptr: rectangles)
+  // Everything the geometry depends on besides the layout:
+  uint64_t layout_generation = 0;
+  ImVec2 origin;
+  ImVec4 clip;  // the figure's clip rect (the window's clip ∩ the figure rect): glyphs outside it were culled
+  float scale = 0;
+  ImFont* font = nullptr;
+  ImTextureID font_texture = nullptr;
+  ImDrawListFlags flags = 0;
+  float fringe = 0;
+  bool valid = false;
+};
+
 struct FigureState {
   std::vector<ViewRange> views;  // zoom/pan per axes
   int drag_axes = -1;            // axes being panned (set on mouse down)
@@ -32,6 +62,15 @@ struct FigureState {
   bool message_error = false;
   double message_time = -1e9;
   int last_frame = 0;
+  // Layout cache: the layout of `shown` (a copy of the last figure drawn, which the layout points into) for
+  // `shown_options`. Laying out is the most expensive step of a frame (text measurement, ticks, legends), and
+  // panels hand over equal figures frame after frame, so it is redone only when the figure or its options change.
+  Figure shown;
+  LayoutOptions shown_options;
+  Layout layout;
+  bool has_layout = false;
+  uint64_t layout_generation = 0;  // bumped with every new layout; invalidates `record`
+  DrawRecord record;
 };
 
 struct TextureEntry {
@@ -62,10 +101,18 @@ ImU32 to_imgui(uint32_t c) { return IM_COL32(red(c), green(c), blue(c), alpha(c)
 
 ThemeKind theme_kind(Theme t) { return t == Theme::Print ? ThemeKind::Print : ThemeKind::Dark; }
 
-// Drops textures and view state of figures not drawn for a while (closed panels, changed figure ids).
+// Drops textures and cached layouts of figures not drawn for a while (closed panels, changed figure ids); the
+// zoom state stays, so a panel reopened later shows the view the user left.
 void collect_garbage(PlotContext& pc) {
   if (pc.frame - pc.last_gc_frame < 120) return;
   pc.last_gc_frame = pc.frame;
+  for (auto& [id, st] : pc.figures) {
+    if (pc.frame - st.last_frame <= 300 || !st.has_layout) continue;
+    st.shown = Figure();
+    st.layout = Layout();
+    st.record = DrawRecord();
+    st.has_layout = false;
+  }
   for (auto it = pc.textures.begin(); it != pc.textures.end();) {
     if (pc.frame - it->second.last_frame > 300) {
       if (pc.backend.destroy && it->second.texture) pc.backend.destroy(it->second.texture);
@@ -116,6 +163,112 @@ void set_export_directory(const std::string& dir) {
   dir.copy(pc.dir_buffer.data(), pc.dir_buffer.size() - 1);
 }
 const std::string& export_directory() { return context().export_dir; }
+
+// [SECTION] Figure equality (what the layout cache compares)
+namespace {
+
+// Every field of each figure type, as a tuple of references. A structured binding must name every member, so
+// adding a field to one of these types stops the build here until it is listed, and so compared by same().
+auto fields(const Axis& v) {
+  const auto& [label, unit, scale, min, max, invert, categories, hide] = v;
+  return std::tie(label, unit, scale, min, max, invert, categories, hide);
+}
+auto fields(const LineItem& v) {
+  const auto& [label, xs, ys, style, color, width, dashed] = v;
+  return std::tie(label, xs, ys, style, color, width, dashed);
+}
+auto fields(const BarsItem& v) {
+  const auto& [groups, series, values] = v;
+  return std::tie(groups, series, values);
+}
+auto fields(const HistogramItem& v) {
+  const auto& [label, values, bins, min, max, density, color] = v;
+  return std::tie(label, values, bins, min, max, density, color);
+}
+auto fields(const HeatmapOptions& v) {
+  const auto& [colormap, vmin, vmax, value_label, row_labels, col_labels] = v;
+  return std::tie(colormap, vmin, vmax, value_label, row_labels, col_labels);
+}
+auto fields(const HeatmapItem& v) {
+  const auto& [label, data, rows, cols, options, version] = v;
+  return std::tie(label, rows, cols, version, options, data);  // the data last: the longest to compare
+}
+auto fields(const ArrowItem& v) {
+  const auto& [label, x0, y0, x1, y1, color] = v;
+  return std::tie(label, x0, y0, x1, y1, color);
+}
+auto fields(const CircleItem& v) {
+  const auto& [cx, cy, r, color, dashed] = v;
+  return std::tie(cx, cy, r, color, dashed);
+}
+auto fields(const ArcItem& v) {
+  const auto& [label, cx, cy, r, a0, a1, color] = v;
+  return std::tie(label, cx, cy, r, a0, a1, color);
+}
+auto fields(const TextItem& v) {
+  const auto& [text, x, y, align_x, align_y, color] = v;
+  return std::tie(text, x, y, align_x, align_y, color);
+}
+auto fields(const MarkerLineItem& v) {
+  const auto& [label, value, vertical, color, dashed] = v;
+  return std::tie(label, value, vertical, color, dashed);
+}
+auto fields(const Axes& v) {
+  const auto& [title, x, y, flags, items] = v;
+  return std::tie(title, x, y, flags, items);
+}
+auto fields(const Table& v) {
+  const auto& [header, rows] = v;
+  return std::tie(header, rows);
+}
+auto fields(const Figure& v) {
+  const auto& [id, title, note, grid, grid_cols, shared_colorbar, table, aspect] = v;
+  return std::tie(id, title, note, grid_cols, shared_colorbar, aspect, grid, table);
+}
+auto fields(const ViewRange& v) {
+  const auto& [set, x0, x1, y0, y1] = v;
+  return std::tie(set, x0, x1, y0, y1);
+}
+auto fields(const LayoutOptions& v) {
+  const auto& [width, height, theme, views, background] = v;
+  return std::tie(width, height, theme, background, views);
+}
+
+template <class T>
+struct is_vector : std::false_type {};
+template <class T>
+struct is_vector<std::vector<T>> : std::true_type {};
+template <class T>
+struct is_variant : std::false_type {};
+template <class... T>
+struct is_variant<std::variant<T...>> : std::true_type {};
+
+// Equal descriptions draw equal figures. Numbers compare bitwise, so NaN (kAuto, gaps in lines) equals itself.
+template <class T>
+bool same(const T& a, const T& b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::memcmp(&a, &b, sizeof a) == 0;
+  } else if constexpr (std::is_arithmetic_v<T> || std::is_enum_v<T> || std::is_same_v<T, std::string>) {
+    return a == b;
+  } else if constexpr (is_vector<T>::value) {
+    if (a.size() != b.size()) return false;
+    if constexpr (std::is_floating_point_v<typename T::value_type>)
+      return a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(a[0])) == 0;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (!same(a[i], b[i])) return false;
+    return true;
+  } else if constexpr (is_variant<T>::value) {
+    return a.index() == b.index() &&
+           std::visit([&b](const auto& x) { return same(x, std::get<std::decay_t<decltype(x)>>(b)); }, a);
+  } else {
+    const auto fa = fields(a), fb = fields(b);
+    return std::apply(
+        [&fb](const auto&... x) { return std::apply([&x...](const auto&... y) { return (same(x, y) && ...); }, fb); },
+        fa);
+  }
+}
+
+}  // namespace
 
 // [SECTION] Rendering primitives
 namespace {
@@ -178,7 +331,10 @@ void draw_image_fallback(const Painter& pt, const Primitive& p, const ImageRef& 
     }
 }
 
-void render(const Painter& pt, const Layout& l, PlotContext& pc, ImGuiID id) {
+// Emits the layout's primitives; `textures` receives the texture drawn for each image.
+void render(const Painter& pt, const Layout& l, PlotContext& pc, ImGuiID id,
+            std::vector<std::pair<int, ImTextureID>>* textures) {
+  textures->clear();
   int current_clip = -2;
   for (const Primitive& p : l.prims) {
     if (p.clip != current_clip) {
@@ -210,6 +366,7 @@ void render(const Painter& pt, const Layout& l, PlotContext& pc, ImGuiID id) {
       case PrimKind::Image: {
         const ImageRef& ref = l.images[size_t(p.image)];
         ImTextureID tex = texture_for(pc, id, p.image, ref);
+        textures->emplace_back(p.image, tex);
         if (!tex) {
           draw_image_fallback(pt, p, ref);
           break;
@@ -228,6 +385,98 @@ void render(const Painter& pt, const Layout& l, PlotContext& pc, ImGuiID id) {
     }
   }
   if (current_clip >= 0) pt.dl->PopClipRect();
+}
+
+// [SECTION] Draw cache (replaying an unchanged figure's vertices)
+// A figure's triangles depend only on its layout, where it is drawn and the font; when none of them changed since
+// the last frame, copying the recorded vertices gives the same pixels as re-emitting every line and glyph.
+
+// Copies the triangles emitted since vertex `vtx0` / index `idx0` into `rec`. False when they cannot be replayed:
+// a callback command, an index into vertices emitted before the figure, or a run too long for 16-bit indices.
+bool record_draw(const ImDrawList& dl, int vtx0, int idx0, DrawRecord* rec) {
+  rec->vtx.clear();
+  rec->idx.clear();
+  rec->segments.clear();
+  int first = dl.CmdBuffer.Size - 1;
+  while (first > 0 && static_cast<int>(dl.CmdBuffer[first].IdxOffset) > idx0) --first;
+  for (int c = std::max(first, 0); c < dl.CmdBuffer.Size; ++c) {
+    const ImDrawCmd& cmd = dl.CmdBuffer[c];
+    const int begin = std::max(static_cast<int>(cmd.IdxOffset), idx0);
+    const int end = static_cast<int>(cmd.IdxOffset + cmd.ElemCount);
+    if (end <= begin) continue;
+    if (cmd.UserCallback) return false;
+    unsigned lo = ~0u, hi = 0;
+    for (int k = begin; k < end; ++k) {
+      const unsigned v = cmd.VtxOffset + dl.IdxBuffer[k];
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    if (lo < static_cast<unsigned>(vtx0) || hi >= static_cast<unsigned>(dl.VtxBuffer.Size)) return false;
+    if (sizeof(ImDrawIdx) == 2 && hi - lo >= 0xFFFF) return false;
+    DrawRecord::Segment seg;
+    seg.clip = cmd.ClipRect;
+    seg.texture = cmd.TextureId;
+    seg.vtx_begin = static_cast<int>(rec->vtx.size());
+    seg.vtx_count = static_cast<int>(hi - lo + 1);
+    seg.idx_begin = static_cast<int>(rec->idx.size());
+    seg.idx_count = end - begin;
+    rec->vtx.insert(rec->vtx.end(), dl.VtxBuffer.Data + lo, dl.VtxBuffer.Data + hi + 1);
+    for (int k = begin; k < end; ++k) rec->idx.push_back(static_cast<ImDrawIdx>(cmd.VtxOffset + dl.IdxBuffer[k] - lo));
+    rec->segments.push_back(seg);
+  }
+  return true;
+}
+
+void replay_draw(ImDrawList* dl, const DrawRecord& rec) {
+  for (const DrawRecord::Segment& seg : rec.segments) {
+    dl->PushClipRect(ImVec2(seg.clip.x, seg.clip.y), ImVec2(seg.clip.z, seg.clip.w));
+    dl->PushTextureID(seg.texture);
+    dl->PrimReserve(seg.idx_count, seg.vtx_count);  // may start a new vertex block (VtxOffset), so read the base after
+    std::memcpy(dl->_VtxWritePtr, rec.vtx.data() + seg.vtx_begin, size_t(seg.vtx_count) * sizeof(ImDrawVert));
+    const unsigned base = dl->_VtxCurrentIdx;
+    for (int k = 0; k < seg.idx_count; ++k)
+      dl->_IdxWritePtr[k] = static_cast<ImDrawIdx>(base + rec.idx[size_t(seg.idx_begin + k)]);
+    dl->_VtxWritePtr += seg.vtx_count;
+    dl->_IdxWritePtr += seg.idx_count;
+    dl->_VtxCurrentIdx += static_cast<unsigned>(seg.vtx_count);
+    dl->PopTextureID();
+    dl->PopClipRect();
+  }
+}
+
+bool same(const ImVec2& a, const ImVec2& b) { return a.x == b.x && a.y == b.y; }
+bool same(const ImVec4& a, const ImVec4& b) { return a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w; }
+
+// Draws the figure's current layout (st.layout), replaying the recorded vertices when nothing they depend on changed.
+void draw_layout(const Painter& pt, FigureState& st, PlotContext& pc, ImGuiID id) {
+  DrawRecord& rec = st.record;
+  ImFont* font = ImGui::GetFont();
+  const ImVec4 clip(pt.dl->GetClipRectMin().x, pt.dl->GetClipRectMin().y, pt.dl->GetClipRectMax().x,
+                    pt.dl->GetClipRectMax().y);
+  bool replay = rec.valid && rec.layout_generation == st.layout_generation && same(rec.origin, pt.origin) &&
+                same(rec.clip, clip) && rec.scale == pt.s && rec.font == font &&
+                rec.font_texture == font->ContainerAtlas->TexID && rec.flags == pt.dl->Flags &&
+                rec.fringe == pt.dl->_FringeScale;
+  // Looking the textures up also keeps them alive; a re-created texture (new id) needs a new record.
+  for (size_t i = 0; replay && i < rec.textures.size(); ++i) {
+    const auto& [image, texture] = rec.textures[i];
+    replay = texture_for(pc, id, image, st.layout.images[size_t(image)]) == texture;
+  }
+  if (replay) {
+    replay_draw(pt.dl, rec);
+    return;
+  }
+  const int vtx0 = pt.dl->VtxBuffer.Size, idx0 = pt.dl->IdxBuffer.Size;
+  render(pt, st.layout, pc, id, &rec.textures);
+  rec.valid = record_draw(*pt.dl, vtx0, idx0, &rec);
+  rec.layout_generation = st.layout_generation;
+  rec.origin = pt.origin;
+  rec.clip = clip;
+  rec.scale = pt.s;
+  rec.font = font;
+  rec.font_texture = font->ContainerAtlas->TexID;
+  rec.flags = pt.dl->Flags;
+  rec.fringe = pt.dl->_FringeScale;
 }
 
 // [SECTION] Interaction
@@ -352,7 +601,14 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
   lo.theme = theme_kind(ctx.theme);
   lo.views = st.views;
   lo.background = !(flags & FigureDrawFlags_NoBackground);
-  const Layout layout = layout_figure(fig, lo);
+  if (!st.has_layout || !same(lo, st.shown_options) || !same(fig, st.shown)) {
+    st.shown = fig;  // the layout points into this copy
+    st.shown_options = std::move(lo);
+    st.layout = layout_figure(st.shown, st.shown_options);
+    st.has_layout = true;
+    ++st.layout_generation;
+  }
+  const Layout& layout = st.layout;
 
   const ImGuiIO& io = ImGui::GetIO();
   const Vec2 mouse{(io.MousePos.x - origin.x) / s, (io.MousePos.y - origin.y) / s};
@@ -372,7 +628,7 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->PushClipRect(origin, ImVec2(origin.x + w, origin.y + h), true);
   const Painter pt{dl, origin, s};
-  render(pt, layout, pc, id);
+  draw_layout(pt, st, pc, id);
 
   if (hovered && !(active && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 2.0f))) {
     const HoverInfo info = hover_at(layout, mouse);
