@@ -17,9 +17,13 @@
 // A panel builds its figures from its current core results in figures() and draws the same figures on screen
 // with plot::draw_figure (views/plot/plot_imgui.h), so exports show exactly what the user saw.
 
+#include <sys/resource.h>
+
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "views/controls.h"
@@ -68,10 +72,15 @@ class Panel {
   // this; headless callers always call update(); wait_idle(); before figures().
   virtual void wait_idle() {}
 
+  // Recomputes the UI does not wait for run below the UI thread's priority (see run_with_priority). The GUI turns
+  // this on; headless callers wait for every result, so there a lower priority would only slow them down.
+  void set_background_priority(bool on) { background_priority_ = on; }
+
  protected:
   virtual void bind(Controls& c) = 0;
   // True when any control's value differs from what it was at the previous call (always true the first time):
   // update() recomputes only on change, whether the change came from a widget, a scene file or --set.
+  bool background_priority() const { return background_priority_; }
   bool controls_changed() {
     std::string now = controls_->to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     if (now == last_controls_) return false;
@@ -82,6 +91,54 @@ class Panel {
  private:
   std::unique_ptr<Controls> controls_;
   std::string last_controls_;  // controls as JSON text at the last controls_changed()
+  bool background_priority_ = false;
+};
+
+// Runs `work` and returns its result; with `low_priority`, on a thread of its own whose nice value is 10 higher
+// (on Linux the nice value is per thread). A long recompute then takes only the CPU the UI thread and the GL
+// rasterizer leave: on a two-core machine they would otherwise share the cores evenly with it, and start-up and every
+// frame drawn meanwhile would slow down. A thread of its own, because an unprivileged thread cannot raise its
+// priority back, and a panel's worker also runs the quick recomputes the UI thread waits for, which must not run
+// below the UI's priority.
+template <class Work>
+auto run_with_priority(bool low_priority, Work&& work) {
+  if (!low_priority) return work();
+  std::optional<decltype(work())> result;
+  std::thread thread([&] {
+    setpriority(PRIO_PROCESS, 0, 10);  // on failure the work simply runs at the normal priority
+    result.emplace(work());
+  });
+  thread.join();
+  return std::move(*result);
+}
+
+// The figures a panel shows on screen, rebuilt only when what they are computed from changes. draw() runs every
+// frame and building a figure copies every data vector, while results change only when a control does:
+//   const auto& figs = shown_.get(result_, [this] { return figures(); });   // result_: a shared_ptr, a counter, ...
+// `Source` is compared with ==; keep it a value or an owning pointer, so a new result never looks like the old one.
+template <class Source>
+class FigureCache {
+ public:
+  template <class Build>
+  const std::vector<plot::Figure>& get(const Source& source, Build&& build) {
+    if (!valid_ || !(source == source_)) {
+      figures_ = build();
+      source_ = source;
+      valid_ = true;
+    }
+    return figures_;
+  }
+  // Forgets the figures and the source (which may own a large result) until the next get().
+  void clear() {
+    source_ = Source{};
+    figures_.clear();
+    valid_ = false;
+  }
+
+ private:
+  Source source_{};
+  std::vector<plot::Figure> figures_;
+  bool valid_ = false;
 };
 
 using PanelFactory = std::function<std::unique_ptr<Panel>()>;

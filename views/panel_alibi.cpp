@@ -204,9 +204,11 @@ class AlibiPanel final : public Panel {
   void update() override {
     if (controls_changed()) {
       const AlibiState s = s_;
-      job_.request([s](Progress&) { return compute(s); });
       // The default sizes take about a millisecond; wait so the figures follow the slider in the same frame.
-      if (double(s.n_heads) * (s.eval_len + std::min(s.T, 128) * std::min(s.T, 128) + s.T * s.T) < 5e5) job_.wait();
+      const double cost = double(s.n_heads) * (s.eval_len + std::min(s.T, 128) * std::min(s.T, 128) + s.T * s.T);
+      const bool wait = cost < 5e5, low = !wait && background_priority();
+      job_.request([s, low](Progress&) { return run_with_priority(low, [&] { return compute(s); }); });
+      if (wait) job_.wait();
     }
     if (const ResultPtr* r = job_.latest()) result_ = *r;
   }
@@ -287,7 +289,7 @@ class AlibiPanel final : public Panel {
       warning_text(result_->a.error.c_str());
       return;
     }
-    const std::vector<plot::Figure> figs = figures();
+    const std::vector<plot::Figure>& figs = shown_figures_.get(result_, [this] { return figures(); });
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
     const float w = (ImGui::GetContentRegionAvail().x - spacing) / 2;
     plot::draw_figure(figs[0], ctx, "alibi", ImVec2(w, w * 0.62f));
@@ -304,7 +306,8 @@ class AlibiPanel final : public Panel {
 
   AlibiState s_;
   ResultPtr result_;
-  AsyncJob<ResultPtr> job_;  // declared last: its worker joins before the members above go away
+  FigureCache<ResultPtr> shown_figures_;  // figures() of result_, for draw()
+  AsyncJob<ResultPtr> job_;               // declared last: its worker joins before the members above go away
 };
 
 }  // namespace

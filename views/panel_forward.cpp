@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <tuple>
+#include <utility>
 
 #include "core/model/forward.h"
 #include "core/tokenizer.h"
@@ -81,8 +83,13 @@ class ForwardPanel : public Panel {
   ResultPtr result_;  // the result on screen (last valid)
   int step_ = 0;      // index of s_.step in result_'s trace
   bool reveal_step_ = false;
-  double play_clock_ = 0;    // seconds accumulated towards the next step while playing
-  int shown_tab_ = -1;       // the tab selected on screen last frame (differs from s_.tab after a scene load)
+  double play_clock_ = 0;  // seconds accumulated towards the next step while playing
+  int shown_tab_ = -1;     // the tab selected on screen last frame (differs from s_.tab after a scene load)
+  // Each tab's figure, rebuilt only when the result or what the tab shows of it changes (draw runs every frame).
+  FigureCache<std::pair<ResultPtr, int>> shown_step_, shown_strip_, shown_residual_;  // (result, step or layer)
+  FigureCache<ResultPtr> shown_params_;
+  FigureCache<std::tuple<ResultPtr, float, int, float, int>> shown_next_;  // (result, sampling controls)
+  NextTokenChoice next_choice_;                                            // the choice shown_next_ was built from
   AsyncJob<ResultPtr> job_;  // declared last: its worker is joined before the members above go away
 };
 
@@ -198,8 +205,13 @@ void ForwardPanel::request_if_changed() {
   const int generated = s_.generated;
   const ResultPtr previous = result_;
   const bool idle_before = !job_.busy();
-  job_.request([cfg, source, tokens, generated, sampling, sample_seed, model_key, prefix_key, key,
-                previous](Progress& progress) {
+  // Cheap requests are waited for below, so the tiny model is current in the frame of the keystroke. Only when
+  // the worker was idle: an expensive request still running (Small's weight init cannot be interrupted) would
+  // otherwise block the UI until it finished.
+  const bool cheap = static_cast<double>(parameter_count(cfg)) < kSyncMaxParams &&
+                     forward_flops(cfg, static_cast<int>(tokens.size()) + generated) < kSyncMaxFlops;
+  auto work = [cfg, source, tokens, generated, sampling, sample_seed, model_key, prefix_key, key,
+               previous](Progress& progress) {
     const auto start = std::chrono::steady_clock::now();
     auto out = std::make_shared<ForwardResult>();
     out->key = key;
@@ -237,13 +249,9 @@ void ForwardPanel::request_if_changed() {
     out->residual = residual_norms(out->run.trace, out->model.config.placement);
     out->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return ResultPtr(out);
-  });
-
-  // Cheap requests are waited for here, so the tiny model is current in the frame of the keystroke. Only when
-  // the worker was idle: an expensive request still running (Small's weight init cannot be interrupted) would
-  // otherwise block the UI until it finished.
-  const bool cheap = static_cast<double>(parameter_count(cfg)) < kSyncMaxParams &&
-                     forward_flops(cfg, static_cast<int>(tokens.size()) + generated) < kSyncMaxFlops;
+  };
+  const bool low = !cheap && background_priority();
+  job_.request([work, low](Progress& p) { return run_with_priority(low, [&] { return work(p); }); });
   if (cheap && idle_before) job_.wait();
 }
 
@@ -263,6 +271,12 @@ void ForwardPanel::adopt() {
   }
   input_error_ = r->run.append_error;
   result_ = r;
+  // Tabs not on screen would keep the previous result (trace and weights) alive until they are shown again.
+  shown_step_.clear();
+  shown_strip_.clear();
+  shown_residual_.clear();
+  shown_params_.clear();
+  shown_next_.clear();
 }
 
 // [SECTION] stepping
@@ -479,7 +493,8 @@ void ForwardPanel::draw_right_body(const DrawContext& ctx) {
       if (st.layer >= 0) ImGui::Text("Layer %d of %d", st.layer, r.run.config.n_layers);
       draw_block_diagram(r.run.config, st.name, ctx);
       draw_step_header(r, step_);
-      plot::draw_figure(step_figure(r, step_), ctx, "forward");
+      plot::draw_figure(shown_step_.get({result_, step_}, [&] { return std::vector{step_figure(r, step_)}; })[0], ctx,
+                        "forward");
       ImGui::EndTabItem();
     }
     if (tab(ForwardTab_Strip, "Strip")) {
@@ -487,11 +502,14 @@ void ForwardPanel::draw_right_body(const DrawContext& ctx) {
       const int layer = std::clamp(s_.strip_layer, 0, std::max(r.run.config.n_layers - 1, 0));
       if (layer != s_.strip_layer)
         ImGui::TextDisabled("(showing layer %d: the model has %d)", layer, r.run.config.n_layers);
-      plot::draw_figure(strip_figure(r, layer), ctx, "forward");
+      plot::draw_figure(shown_strip_.get({result_, layer}, [&] { return std::vector{strip_figure(r, layer)}; })[0], ctx,
+                        "forward");
       ImGui::EndTabItem();
     }
     if (tab(ForwardTab_Residual, "Residual stream")) {
-      plot::draw_figure(residual_figure(r, step_), ctx, "forward");
+      plot::draw_figure(
+          shown_residual_.get({result_, step_}, [&] { return std::vector{residual_figure(r, step_)}; })[0], ctx,
+          "forward");
       ImGui::EndTabItem();
     }
     if (tab(ForwardTab_Next, "Next token")) {
@@ -500,7 +518,8 @@ void ForwardPanel::draw_right_body(const DrawContext& ctx) {
     }
     if (tab(ForwardTab_Params, "Parameters")) {
       draw_parameter_tables(r.run.config);
-      plot::draw_figure(params_figure(r.run.config), ctx, "forward");
+      plot::draw_figure(shown_params_.get(result_, [&] { return std::vector{params_figure(r.run.config)}; })[0], ctx,
+                        "forward");
       ImGui::EndTabItem();
     }
     shown_tab_ = s_.tab;
@@ -513,7 +532,12 @@ void ForwardPanel::draw_next_token(const DrawContext& ctx) {
   const ForwardResult& r = *result_;
   const Controls& c = controls();
   for (const char* key : {"temperature", "top_k", "top_p", "sample_seed"}) draw_control(*c.find(key));
-  const NextTokenChoice next = current_choice();
+  const std::vector<plot::Figure>& figs =
+      shown_next_.get({result_, s_.temperature, s_.top_k, s_.top_p, s_.sample_seed}, [&] {
+        next_choice_ = current_choice();
+        return std::vector{next_token_figure(r, next_choice_)};
+      });
+  const NextTokenChoice& next = next_choice_;
   if (!next.error.empty()) {
     warning_text(next.error.c_str());
     return;
@@ -534,7 +558,7 @@ void ForwardPanel::draw_next_token(const DrawContext& ctx) {
     std::snprintf(buf, sizeof buf, "KV-cache logits equal a full recompute (max |difference| %.2g)", r.run.cache_check);
     check_mark(r.run.cache_check < 1e-3, buf);
   }
-  const plot::Figure fig = next_token_figure(r, next);
+  const plot::Figure& fig = figs[0];
   plot::draw_figure(fig, ctx, "forward");
   // Which of the most likely tokens each filter keeps (the figure's CSV table: id, label, logit, scaled logit,
   // p_temperature, kept_top_k, kept_top_p, p_final, sampled).

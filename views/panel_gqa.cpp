@@ -215,6 +215,7 @@ class GqaPanel final : public Panel {
     if (!controls_changed()) return;
     params_ = params_of(s_);
     error_ = validate(params_);
+    ++computed_;
     // The toy layer is at most 128 heads × 8 dims × 64 tokens: milliseconds, so it runs on the UI thread.
     if (error_.empty()) result_ = analyze_gqa(params_);
   }
@@ -281,7 +282,7 @@ class GqaPanel final : public Panel {
       ImGui::EndChild();
       return;
     }
-    const std::vector<plot::Figure> figs = figures();
+    const std::vector<plot::Figure>& figs = shown_figures_.get(computed_, [this] { return figures(); });
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
     const float w = std::max(360.0f * ctx.dpi_scale, (ImGui::GetContentRegionAvail().x - spacing) / 2);
     plot::draw_figure(figs[0], ctx, "gqa", ImVec2(2 * w + spacing, w * 0.55f));
@@ -327,6 +328,8 @@ class GqaPanel final : public Panel {
   GqaParams params_;
   GqaAnalysis result_;
   std::string error_;
+  int computed_ = 0;                // counts recomputes (params_, error_ and result_ change together)
+  FigureCache<int> shown_figures_;  // figures() as of recompute computed_, for draw()
 };
 
 }  // namespace

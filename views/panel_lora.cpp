@@ -255,10 +255,12 @@ class LoraPanel final : public Panel {
   void update() override {
     if (controls_changed()) {
       const LoraExperimentParams p = params_of(s_);
-      job_.request([p](Progress& pr) { return compute(p, pr); });
-      // The default (64 × 64, 300 steps) takes a few ms: wait so figures follow the slider in the same frame.
-      // Large d (up to 1024 × 1024 with the rank sweep: tens of seconds) runs on the worker with a progress bar.
-      if (cost_of(p) < 3e7) job_.wait();
+      // Small layers train in a few ms: wait so figures follow the slider in the same frame. The default (64 × 64,
+      // an adapter per rank of the sweep, 300 steps each: about 0.1 s) and large d (up to 1024 × 1024: tens of
+      // seconds) run on the worker with a progress bar.
+      const bool wait = cost_of(p) < 3e7, low = !wait && background_priority();
+      job_.request([p, low](Progress& pr) { return run_with_priority(low, [&] { return compute(p, pr); }); });
+      if (wait) job_.wait();
     }
     if (const ResultPtr* r = job_.latest()) result_ = *r;
   }
@@ -331,7 +333,7 @@ class LoraPanel final : public Panel {
       ImGui::EndChild();
       return;
     }
-    const std::vector<plot::Figure> figs = figures();
+    const std::vector<plot::Figure>& figs = shown_figures_.get(result_, [this] { return figures(); });
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
     const float w = std::max(360.0f * ctx.dpi_scale, (ImGui::GetContentRegionAvail().x - spacing) / 2);
     plot::draw_figure(figs[0], ctx, "lora", ImVec2(w, w * 0.62f));
@@ -375,7 +377,8 @@ class LoraPanel final : public Panel {
  private:
   LoraState s_;
   ResultPtr result_;
-  AsyncJob<ResultPtr> job_;  // declared last: its worker joins before the members above go away
+  FigureCache<ResultPtr> shown_figures_;  // figures() of result_, for draw()
+  AsyncJob<ResultPtr> job_;               // declared last: its worker joins before the members above go away
 };
 
 }  // namespace

@@ -183,9 +183,10 @@ class MasksPanel final : public Panel {
     clamp_to_T();
     if (controls_changed()) {
       const MasksState s = s_;
-      job_.request([s](Progress& p) { return compute(s, p); });
       // T ≤ 128 with a few layers takes well under a millisecond: wait so the heatmap follows the slider.
-      if (double(s.T) * s.T * (1 + s.layers) < 5e5) job_.wait();
+      const bool wait = double(s.T) * s.T * (1 + s.layers) < 5e5, low = !wait && background_priority();
+      job_.request([s, low](Progress& p) { return run_with_priority(low, [&] { return compute(s, p); }); });
+      if (wait) job_.wait();
     }
     if (const ResultPtr* r = job_.latest()) result_ = *r;
   }
@@ -335,7 +336,7 @@ class MasksPanel final : public Panel {
                     ". Their attention output is zeros, not NaN.")
                        .c_str());
     }
-    const std::vector<plot::Figure> figs = figures();
+    const std::vector<plot::Figure>& figs = shown_figures_.get(result_, [this] { return figures(); });
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
     const float w = (ImGui::GetContentRegionAvail().x - spacing) / 2;
     const ImVec2 size(w, w * 0.8f);
@@ -376,7 +377,8 @@ class MasksPanel final : public Panel {
 
   MasksState s_;
   ResultPtr result_;
-  AsyncJob<ResultPtr> job_;  // declared last: its worker joins before the members above go away
+  FigureCache<ResultPtr> shown_figures_;  // figures() of result_, for draw()
+  AsyncJob<ResultPtr> job_;               // declared last: its worker joins before the members above go away
 };
 
 }  // namespace

@@ -176,6 +176,7 @@ class RopePanel final : public Panel {
     if (!controls_changed()) return;
     params_ = params_of(s_);
     error_ = validate(params_);
+    ++computed_;
     // Everything here is a few thousand rotations: recomputing on the UI thread stays well under a frame.
     if (error_.empty()) result_ = analyze_rope(params_);
   }
@@ -236,7 +237,7 @@ class RopePanel final : public Panel {
       ImGui::EndChild();
       return;
     }
-    const std::vector<plot::Figure> figs = figures();
+    const std::vector<plot::Figure>& figs = shown_figures_.get(computed_, [this] { return figures(); });
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
     const float w = std::max(360.0f * ctx.dpi_scale, (ImGui::GetContentRegionAvail().x - spacing) / 2);
     plot::draw_figure(figs[0], ctx, "rope", ImVec2(w, w * 0.75f));
@@ -284,6 +285,8 @@ class RopePanel final : public Panel {
   RopeAnalysisParams params_;
   RopeAnalysis result_;
   std::string error_;
+  int computed_ = 0;                // counts recomputes (params_, error_ and result_ change together)
+  FigureCache<int> shown_figures_;  // figures() as of recompute computed_, for draw()
 };
 
 }  // namespace

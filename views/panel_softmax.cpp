@@ -198,11 +198,12 @@ class SoftmaxPanel final : public Panel {
   void update() override {
     if (controls_changed()) {
       const SoftmaxState s = s_;
-      job_.request([s](Progress& p) { return compute(s, p); });
       // Small requests (about a millisecond) are waited for, so the figures follow the slider in the same frame;
       // the default sweep (26 d_k values × 1000 queries, ~10 ms) runs on the worker while the last result stays.
       const double cost = double(s.samples) * (1.0 + 26.0 * (s.n_keys + 2) / 4.0);
-      if (cost < 1e5) job_.wait();
+      const bool wait = cost < 1e5, low = !wait && background_priority();
+      job_.request([s, low](Progress& p) { return run_with_priority(low, [&] { return compute(s, p); }); });
+      if (wait) job_.wait();
     }
     if (const ResultPtr* r = job_.latest()) result_ = *r;
   }
@@ -241,7 +242,7 @@ class SoftmaxPanel final : public Panel {
       ImGui::EndChild();
       return;
     }
-    const std::vector<plot::Figure> figs = figures();
+    const std::vector<plot::Figure>& figs = shown_figures_.get(result_, [this] { return figures(); });
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
     const float w = (ImGui::GetContentRegionAvail().x - spacing) / 2;
     plot::draw_figure(figs[0], ctx, "softmax", ImVec2(w, w * 0.62f));
@@ -296,7 +297,8 @@ class SoftmaxPanel final : public Panel {
 
   SoftmaxState s_;
   ResultPtr result_;
-  AsyncJob<ResultPtr> job_;  // declared last: its worker joins before the members above go away
+  FigureCache<ResultPtr> shown_figures_;  // figures() of result_, for draw()
+  AsyncJob<ResultPtr> job_;               // declared last: its worker joins before the members above go away
 };
 
 }  // namespace

@@ -1,8 +1,11 @@
 #include "views/async_job.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <chrono>
+
+#include "views/panel.h"
 
 namespace tw {
 
@@ -42,6 +45,25 @@ TEST(AsyncJob, DestructorStopsARunningComputation) {
   std::this_thread::sleep_for(std::chrono::milliseconds(10));
   job.reset();  // must return (not hang) because the destructor cancels
   SUCCEED();
+}
+
+// Background recomputes run 10 nice levels below the caller on a thread of their own; the caller's priority (the
+// worker that also runs the recomputes the UI waits for) is left as it was.
+TEST(RunWithPriority, LowersOnlyTheBackgroundWork) {
+  const int before = getpriority(PRIO_PROCESS, 0);
+  AsyncJob<int> job;
+  int worker_after = -100;
+  job.request([&worker_after](Progress&) {
+    const int inside = run_with_priority(true, [] { return getpriority(PRIO_PROCESS, 0); });
+    worker_after = getpriority(PRIO_PROCESS, 0);
+    return inside;
+  });
+  job.wait();
+  ASSERT_NE(job.latest(), nullptr);
+  EXPECT_EQ(*job.latest(), std::min(before + 10, 19));
+  EXPECT_EQ(worker_after, before);
+  EXPECT_EQ(run_with_priority(false, [] { return getpriority(PRIO_PROCESS, 0); }), before);
+  EXPECT_EQ(getpriority(PRIO_PROCESS, 0), before);
 }
 
 }  // namespace tw
