@@ -2,6 +2,10 @@
 
 #include <imgui.h>
 
+#include <chrono>
+
+#include "views/plot/text.h"
+
 namespace tw {
 
 PanelSlot* AppState::find(const std::string& id) {
@@ -26,6 +30,23 @@ AppState make_app_state() {
     state.panels.push_back(std::move(slot));
   }
   return state;
+}
+
+StartupWork prepare_startup(AppState& state, const std::string& font_dir, float font_pixels) {
+  using Clock = std::chrono::steady_clock;
+  const auto ms_since = [](Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  };
+  StartupWork work;
+  auto t = Clock::now();
+  work.fonts = build_font_atlas(font_dir, font_pixels, &work.font_warning);
+  work.fonts_ms = ms_since(t);
+  t = Clock::now();
+  plot::text_width("0", 12.0f);  // loads the figure font the first layout measures text with
+  for (PanelSlot& slot : state.panels)
+    if (slot.open) slot.panel->update();
+  work.panels_ms = ms_since(t);
+  return work;
 }
 
 void apply_theme(Theme theme, float dpi_scale) {

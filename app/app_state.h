@@ -2,11 +2,14 @@
 // The one application state: which windows are open, the theme, messages for the user.
 // Panels own their own control state; this struct owns the panels.
 
+#include <imgui.h>
+
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "app/file_dialogs.h"
+#include "app/fonts.h"
 #include "views/panel.h"
 
 namespace tw {
@@ -35,6 +38,18 @@ struct AppState {
 };
 
 AppState make_app_state();
+
+// Start-up work that needs neither the window nor ImGui, done on a second thread while the window and its GL
+// context are created (the slowest step of start-up): the font atlas, the figure font, and the first update() of
+// every open panel (the recomputes a first frame would otherwise wait for). The UI thread must not touch the panels
+// or create an ImGui context until it has finished.
+struct StartupWork {
+  std::unique_ptr<ImFontAtlas> fonts;  // for Window::init_imgui
+  std::string font_warning;            // as add_fonts (app/fonts.h)
+  double fonts_ms = 0;                 // building the atlas
+  double panels_ms = 0;                // the open panels' first update() and the figure font
+};
+StartupWork prepare_startup(AppState& state, const std::string& font_dir, float font_pixels);
 
 // Applies the ImGui colours and sizes of a theme (dark for screens, print: white background, dark text).
 void apply_theme(Theme theme, float dpi_scale);

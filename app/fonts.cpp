@@ -25,13 +25,11 @@ const unsigned short* workbench_glyph_ranges() {
   return ranges;
 }
 
-std::string load_fonts(const std::string& font_dir, float pixel_size) {
-  ImGuiIO& io = ImGui::GetIO();
+std::string add_fonts(ImFontAtlas& atlas, const std::string& font_dir, float pixel_size) {
   const std::filesystem::path sans = std::filesystem::path(font_dir) / "DejaVuSans.ttf";
-  const std::filesystem::path mono = std::filesystem::path(font_dir) / "DejaVuSansMono.ttf";
   std::error_code ec;
   if (!std::filesystem::is_regular_file(sans, ec)) {
-    io.Fonts->AddFontDefault();
+    atlas.AddFontDefault();
     return "Font " + sans.string() +
            " not found: using ImGui's built-in font, so Greek letters and math symbols show as '?' "
            "(install fonts-dejavu-core).";
@@ -39,14 +37,26 @@ std::string load_fonts(const std::string& font_dir, float pixel_size) {
   ImFontConfig config;
   config.OversampleH = 2;
   config.OversampleV = 1;
-  ImFont* font = io.Fonts->AddFontFromFileTTF(sans.string().c_str(), pixel_size, &config, workbench_glyph_ranges());
+  ImFont* font = atlas.AddFontFromFileTTF(sans.string().c_str(), pixel_size, &config, workbench_glyph_ranges());
   if (!font) {
-    io.Fonts->AddFontDefault();
+    atlas.AddFontDefault();
     return "Font " + sans.string() + " could not be read: using ImGui's built-in font.";
   }
-  if (std::filesystem::is_regular_file(mono, ec))
-    io.Fonts->AddFontFromFileTTF(mono.string().c_str(), pixel_size, &config, workbench_glyph_ranges());
   return "";
+}
+
+std::string load_fonts(const std::string& font_dir, float pixel_size) {
+  return add_fonts(*ImGui::GetIO().Fonts, font_dir, pixel_size);
+}
+
+std::unique_ptr<ImFontAtlas> build_font_atlas(const std::string& font_dir, float pixel_size, std::string* warning) {
+  auto atlas = std::make_unique<ImFontAtlas>();
+  *warning = add_fonts(*atlas, font_dir, pixel_size);
+  // The OpenGL backend asks for RGBA; converting here too keeps that off the first frame.
+  unsigned char* pixels = nullptr;
+  int width = 0, height = 0;
+  atlas->GetTexDataAsRGBA32(&pixels, &width, &height);
+  return atlas;
 }
 
 }  // namespace tw

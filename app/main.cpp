@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <thread>
 
 #include "app/app_state.h"
 #include "app/cli.h"
@@ -16,7 +17,7 @@
 #include "core/matmul_threads.h"
 
 int main(int argc, char** argv) {
-  const auto process_start = tw::PerfClock::now();  // time to first frame counts from here
+  tw::PerfRecorder perf(tw::PerfClock::now());  // time to first frame counts from here
   // One product thread: the UI thread and the panels' workers already share the machine's cores, and numbers then
   // do not depend on how many cores a machine has.
   tw::set_matmul_threads(1);
@@ -56,6 +57,9 @@ int main(int argc, char** argv) {
   if (gui.all_panels)
     for (auto& slot : state.panels) slot.open = true;
   if (cli.count("--theme")) state.theme = gui.theme == "print" ? tw::Theme::Print : tw::Theme::Dark;
+  // Long recomputes (LoRA training, the softmax sweep, the Small model) yield the cores to the UI and the renderer.
+  for (auto& slot : state.panels) slot.panel->set_background_priority(true);
+  perf.mark("command_line_and_panels");
 
   if (!tw::display_available()) {
     std::fprintf(stderr,
@@ -65,20 +69,41 @@ int main(int argc, char** argv) {
   }
   tw::Window window;
   std::string error;
-  if (!window.init({.width = gui.width, .height = gui.height}, &error)) {
+  if (!window.open_display(&error)) {
     std::fprintf(stderr, "transformer-workbench: %s; for headless figures use the 'export' subcommand\n",
                  error.c_str());
     return 3;
   }
+  perf.mark("display");
+  // Fonts and the open panels' first results are prepared on a second thread while the window and its GL context
+  // are created, the slowest step of start-up (app_state.h: StartupWork).
+  const float expected_scale = window.display_content_scale();
+  tw::StartupWork startup;
+  std::thread startup_thread([&] { startup = tw::prepare_startup(state, TW_FONT_DIR, 15.0f * expected_scale); });
+  const bool created = window.create({.width = gui.width, .height = gui.height}, &error);
+  perf.mark("window_and_gl_context");
+  startup_thread.join();
+  perf.mark("wait_for_startup_thread");
+  perf.record_background("font_atlas", startup.fonts_ms);
+  perf.record_background("open_panels_first_update", startup.panels_ms);
+  if (!created) {
+    std::fprintf(stderr, "transformer-workbench: %s; for headless figures use the 'export' subcommand\n",
+                 error.c_str());
+    window.shutdown();
+    return 3;
+  }
   state.dpi_scale = window.content_scale();
-  state.font_warning = tw::load_fonts(TW_FONT_DIR, 15.0f * state.dpi_scale);
+  state.font_warning = startup.font_warning;
+  if (state.dpi_scale != expected_scale)  // the window opened on a monitor with another scale
+    startup.fonts = tw::build_font_atlas(TW_FONT_DIR, 15.0f * state.dpi_scale, &state.font_warning);
+  window.init_imgui(std::move(startup.fonts));
   if (!state.font_warning.empty()) std::fprintf(stderr, "transformer-workbench: %s\n", state.font_warning.c_str());
   tw::Theme applied_theme = state.theme;
   tw::apply_theme(applied_theme, state.dpi_scale);
   tw::install_gl_texture_backend();  // heatmaps draw as GL textures
+  perf.mark("imgui_and_theme");
 
   // [SECTION] loop
-  tw::PerfRecorder perf(process_start);
   int frame = 0;
   int exit_code = 0;
   while (!window.should_close() && !state.quit_requested) {
@@ -91,6 +116,7 @@ int main(int argc, char** argv) {
     tw::draw_windows(state);
     perf.end_ui();
     window.end_frame();
+    perf.frame_rendered();
     ++frame;
     const bool last_frame = gui.frames > 0 && frame >= gui.frames;
     if (last_frame && !gui.screenshot.empty() && !window.save_screenshot(gui.screenshot, &error)) {

@@ -27,12 +27,25 @@ bool display_available() {
   return (x11 && *x11) || (wayland && *wayland);
 }
 
-bool Window::init(const WindowOptions& options, std::string* error) {
+bool Window::open_display(std::string* error) {
   glfwSetErrorCallback(on_glfw_error);
   if (!glfwInit()) {
     *error = "cannot initialise GLFW (" + g_last_glfw_error + ")";
     return false;
   }
+  display_open_ = true;
+  return true;
+}
+
+float Window::display_content_scale() const {
+  GLFWmonitor* monitor = display_open_ ? glfwGetPrimaryMonitor() : nullptr;
+  if (!monitor) return 1.0f;
+  float sx = 1.0f, sy = 1.0f;
+  glfwGetMonitorContentScale(monitor, &sx, &sy);
+  return sx > 0.0f ? sx : 1.0f;
+}
+
+bool Window::create(const WindowOptions& options, std::string* error) {
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
@@ -42,7 +55,6 @@ bool Window::init(const WindowOptions& options, std::string* error) {
   window_ = glfwCreateWindow(options.width, options.height, options.title.c_str(), nullptr, nullptr);
   if (!window_) {
     *error = "cannot create an OpenGL 3.3 core window (" + g_last_glfw_error + ")";
-    glfwTerminate();
     return false;
   }
   glfwMakeContextCurrent(window_);
@@ -50,25 +62,33 @@ bool Window::init(const WindowOptions& options, std::string* error) {
   float sx = 1.0f, sy = 1.0f;
   glfwGetWindowContentScale(window_, &sx, &sy);
   content_scale_ = sx > 0.0f ? sx : 1.0f;
+  return true;
+}
 
+void Window::init_imgui(std::unique_ptr<ImFontAtlas> fonts) {
   IMGUI_CHECKVERSION();
-  ImGui::CreateContext();
+  fonts_ = std::move(fonts);
+  ImGui::CreateContext(fonts_.get());
   ImGuiIO& io = ImGui::GetIO();
   io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
   io.IniFilename = nullptr;  // window layout comes from scenes, not imgui.ini
   ImGui_ImplGlfw_InitForOpenGL(window_, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
-  return true;
+  imgui_ = true;
 }
 
 void Window::shutdown() {
-  if (!window_) return;
-  ImGui_ImplOpenGL3_Shutdown();
-  ImGui_ImplGlfw_Shutdown();
-  ImGui::DestroyContext();
-  glfwDestroyWindow(window_);
-  glfwTerminate();
+  if (imgui_) {
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+    imgui_ = false;
+  }
+  fonts_.reset();  // after the context that shared it
+  if (window_) glfwDestroyWindow(window_);
   window_ = nullptr;
+  if (display_open_) glfwTerminate();
+  display_open_ = false;
 }
 
 bool Window::should_close() const { return glfwWindowShouldClose(window_); }

@@ -1,10 +1,19 @@
 #pragma once
 // Window backend: GLFW + OpenGL 3.3 core + Dear ImGui's GLFW/OpenGL3 backends.
 // Everything that touches GLFW or GL lives here so the rest of the app stays backend-free.
+//
+// Start-up runs in three steps, so that work needing no window (the font atlas, the panels' first results) can run
+// on another thread while the window and its GL context are created, the slowest step of start-up:
+//   window.open_display(&error);                      // connect to the display server
+//   ... start building fonts at window.display_content_scale() ...
+//   window.create(options, &error);                   // window + GL context
+//   window.init_imgui(std::move(fonts));              // ImGui context using the prebuilt font atlas
 
+#include <memory>
 #include <string>
 
 struct GLFWwindow;
+struct ImFontAtlas;
 
 namespace tw {
 
@@ -17,9 +26,18 @@ struct WindowOptions {
 
 class Window {
  public:
-  // Creates the window and the ImGui context. Returns false and fills `error` with one line on failure.
-  bool init(const WindowOptions& options, std::string* error);
+  // Each returns false and fills `error` with one line on failure.
+  bool open_display(std::string* error);
+  bool create(const WindowOptions& options, std::string* error);
+  // Creates the ImGui context sharing `fonts` (built beforehand, possibly on another thread; the window keeps it
+  // until shutdown) and starts the GLFW and OpenGL3 backends. Call once, after create().
+  void init_imgui(std::unique_ptr<ImFontAtlas> fonts);
   void shutdown();
+
+  // Before create(): the content scale a new window is expected to get (the primary monitor's; on X11 every window
+  // has the display-wide scale). After create(), content_scale() is the window's own.
+  float display_content_scale() const;
+  float content_scale() const { return content_scale_; }
 
   bool should_close() const;
   void request_close();
@@ -31,11 +49,13 @@ class Window {
   bool save_screenshot(const std::string& path, std::string* error) const;
   void swap();
 
-  float content_scale() const { return content_scale_; }
   GLFWwindow* handle() const { return window_; }
 
  private:
   GLFWwindow* window_ = nullptr;
+  bool display_open_ = false;
+  bool imgui_ = false;
+  std::unique_ptr<ImFontAtlas> fonts_;  // shared with the ImGui context, which does not own it
   float content_scale_ = 1.0f;
 };
 
