@@ -125,6 +125,7 @@ plot::Figure heads_figure(const AlibiResult& r) {
   plot::Figure fig("heads", "Bias of every head (first " + std::to_string(a.thumbs.empty() ? 0 : a.thumbs[0].rows()) +
                                 " positions, common colour scale)");
   fig.grid_cols = std::min(static_cast<int>(a.thumbs.size()), 4);
+  fig.shared_colorbar = true;  // every head uses the scale [lo, 0] below
   double lo = 0;
   for (const Mat& m : a.thumbs) lo = std::min(lo, double(m.minCoeff()));
   for (size_t h = 0; h < a.thumbs.size(); ++h) {

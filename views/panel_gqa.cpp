@@ -189,6 +189,7 @@ plot::Figure group_figure(const GqaParams& p, const GqaAnalysis& r) {
              "\xE2\x80\x93" + std::to_string(r.group_heads.back()) +
              (shown < static_cast<int>(r.group_heads.size()) ? "; the first 8 are shown" : "");
   fig.grid_cols = std::min(shown, 4);
+  fig.shared_colorbar = true;  // probabilities, all on [0, 1]
   plot::HeatmapOptions opt;
   opt.colormap = plot::Colormap::Viridis;
   opt.vmin = 0;

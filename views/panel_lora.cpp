@@ -199,6 +199,7 @@ plot::Figure heatmaps_figure(const LoraResult& r) {
       "one colour scale for all three, \xC2\xB1"
       "3 RMS of \xCE\x94W (larger entries saturate)";
   fig.grid_cols = 3;
+  fig.shared_colorbar = true;  // all three use opt's range
   plot::HeatmapOptions opt;
   opt.colormap = plot::Colormap::Diverging;
   // ±3 RMS of ΔW: a few large entries would otherwise wash out the structure (larger values saturate).

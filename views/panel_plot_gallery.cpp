@@ -181,8 +181,9 @@ plot::Figure annotations_figure(const GalleryState&) {
 }
 
 plot::Figure multiples_figure(const GalleryState& s) {
-  plot::Figure fig("heads", "Small multiples: four heads");
+  plot::Figure fig("heads", "Small multiples: four heads, one colour scale");
   fig.grid_cols = 4;
+  fig.shared_colorbar = true;
   const int n = 8;
   for (int h = 0; h < 4; ++h) {
     plot::Axes& ax = fig.add_axes("head " + std::to_string(h));

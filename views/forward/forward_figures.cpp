@@ -111,6 +111,7 @@ plot::Figure step_figure(const ForwardResult& r, int step_index) {
     const int n_rep = std::max(H / std::max(KV, 1), 1);
     fig.grid_cols = n_rep > 1 ? n_rep : std::min(H, 4);
     plot::HeatmapOptions o = map_options(s);
+    fig.shared_colorbar = is_probs(s);  // probabilities share [0, 1]; scores keep a scale per head
     if (rows == static_cast<int>(tok.queries.size())) o.row_labels = tok.queries;
     if (cols == static_cast<int>(tok.keys.size())) o.col_labels = tok.keys;
     for (size_t g = 0; g < groups.size(); ++g)
