@@ -178,12 +178,14 @@ void draw_windows(AppState& state) {
     // Cascade first-time positions so a fresh "all panels" layout is not one stack.
     // First-time placement: right of the overview, cascaded, and filling the rest of the screen so figures
     // are not squeezed (at least 900 × 700 when the screen is small).
-    const ImVec2 pos((560 + 30 * (index % 8)) * s, (40 + 30 * (index % 8)) * s);
+    ImVec2 pos((560 + 30 * (index % 8)) * s, (40 + 30 * (index % 8)) * s);
     const ImVec2 work = ImGui::GetMainViewport()->WorkSize;
+    const ImVec2 size(std::max(900 * s, work.x - pos.x - 10 * s), std::max(700 * s, work.y - pos.y - 10 * s));
+    // The minimum size must not push the window off screen: slide it left/up instead (never past the corner).
+    pos.x = std::max(0.0f, std::min(pos.x, work.x - size.x - 10 * s));
+    pos.y = std::max(20 * s, std::min(pos.y, work.y - size.y - 10 * s));
     ImGui::SetNextWindowPos(pos, ImGuiCond_FirstUseEver);
-    ImGui::SetNextWindowSize(
-        ImVec2(std::max(900 * s, work.x - pos.x - 10 * s), std::max(700 * s, work.y - pos.y - 10 * s)),
-        ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowSize(size, ImGuiCond_FirstUseEver);
     if (ImGui::Begin(slot.info.name.c_str(), &slot.open)) slot.panel->draw(ctx);
     ImGui::End();
   }
