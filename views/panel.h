@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "views/async_job.h"
 #include "views/controls.h"
 #include "views/plot/figure.h"
 
@@ -45,6 +46,24 @@ struct DrawContext {
   Theme theme = Theme::Dark;
   float dpi_scale = 1.0f;
 };
+
+// Runs `work` and returns its result; with `low_priority`, on a thread of its own whose nice value is 10 higher
+// (on Linux the nice value is per thread). A long recompute then takes only the CPU the UI thread and the GL
+// rasterizer leave: on a two-core machine they would otherwise share the cores evenly with it, and start-up and every
+// frame drawn meanwhile would slow down. A thread of its own, because an unprivileged thread cannot raise its
+// priority back, and a panel's worker also runs the quick recomputes the UI thread waits for, which must not run
+// below the UI's priority.
+template <class Work>
+auto run_with_priority(bool low_priority, Work&& work) {
+  if (!low_priority) return work();
+  std::optional<decltype(work())> result;
+  std::thread thread([&] {
+    setpriority(PRIO_PROCESS, 0, 10);  // on failure the work simply runs at the normal priority
+    result.emplace(work());
+  });
+  thread.join();
+  return std::move(*result);
+}
 
 class Panel {
  public:
@@ -80,7 +99,13 @@ class Panel {
   virtual void bind(Controls& c) = 0;
   // True when any control's value differs from what it was at the previous call (always true the first time):
   // update() recomputes only on change, whether the change came from a widget, a scene file or --set.
-  bool background_priority() const { return background_priority_; }
+  // Queues `work` (Result(Progress&)) on `job`. A `quick` recompute, one the UI may wait for, runs at the UI's
+  // priority; a long one runs below it when the GUI asked for background priority (see run_with_priority).
+  template <class Result, class Work>
+  void request_recompute(AsyncJob<Result>& job, bool quick, Work work) const {
+    const bool low = !quick && background_priority_;
+    job.request([work = std::move(work), low](Progress& p) { return run_with_priority(low, [&] { return work(p); }); });
+  }
   bool controls_changed() {
     std::string now = controls_->to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     if (now == last_controls_) return false;
@@ -93,24 +118,6 @@ class Panel {
   std::string last_controls_;  // controls as JSON text at the last controls_changed()
   bool background_priority_ = false;
 };
-
-// Runs `work` and returns its result; with `low_priority`, on a thread of its own whose nice value is 10 higher
-// (on Linux the nice value is per thread). A long recompute then takes only the CPU the UI thread and the GL
-// rasterizer leave: on a two-core machine they would otherwise share the cores evenly with it, and start-up and every
-// frame drawn meanwhile would slow down. A thread of its own, because an unprivileged thread cannot raise its
-// priority back, and a panel's worker also runs the quick recomputes the UI thread waits for, which must not run
-// below the UI's priority.
-template <class Work>
-auto run_with_priority(bool low_priority, Work&& work) {
-  if (!low_priority) return work();
-  std::optional<decltype(work())> result;
-  std::thread thread([&] {
-    setpriority(PRIO_PROCESS, 0, 10);  // on failure the work simply runs at the normal priority
-    result.emplace(work());
-  });
-  thread.join();
-  return std::move(*result);
-}
 
 // The figures a panel shows on screen, rebuilt only when what they are computed from changes. draw() runs every
 // frame and building a figure copies every data vector, while results change only when a control does:

@@ -207,8 +207,8 @@ class AlibiPanel final : public Panel {
       const AlibiState s = s_;
       // The default sizes take about a millisecond; wait so the figures follow the slider in the same frame.
       const double cost = double(s.n_heads) * (s.eval_len + std::min(s.T, 128) * std::min(s.T, 128) + s.T * s.T);
-      const bool wait = cost < 5e5, low = !wait && background_priority();
-      job_.request([s, low](Progress&) { return run_with_priority(low, [&] { return compute(s); }); });
+      const bool wait = cost < 5e5;
+      request_recompute(job_, wait, [s](Progress&) { return compute(s); });
       if (wait) job_.wait();
     }
     if (const ResultPtr* r = job_.latest()) result_ = *r;

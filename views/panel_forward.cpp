@@ -250,8 +250,7 @@ void ForwardPanel::request_if_changed() {
     out->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return ResultPtr(out);
   };
-  const bool low = !cheap && background_priority();
-  job_.request([work, low](Progress& p) { return run_with_priority(low, [&] { return work(p); }); });
+  request_recompute(job_, cheap, work);
   if (cheap && idle_before) job_.wait();
 }
 

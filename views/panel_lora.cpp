@@ -259,8 +259,8 @@ class LoraPanel final : public Panel {
       // Small layers train in a few ms: wait so figures follow the slider in the same frame. The default (64 × 64,
       // an adapter per rank of the sweep, 300 steps each: about 0.1 s) and large d (up to 1024 × 1024: tens of
       // seconds) run on the worker with a progress bar.
-      const bool wait = cost_of(p) < 3e7, low = !wait && background_priority();
-      job_.request([p, low](Progress& pr) { return run_with_priority(low, [&] { return compute(p, pr); }); });
+      const bool wait = cost_of(p) < 3e7;
+      request_recompute(job_, wait, [p](Progress& pr) { return compute(p, pr); });
       if (wait) job_.wait();
     }
     if (const ResultPtr* r = job_.latest()) result_ = *r;

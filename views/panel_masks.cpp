@@ -184,8 +184,8 @@ class MasksPanel final : public Panel {
     if (controls_changed()) {
       const MasksState s = s_;
       // T ≤ 128 with a few layers takes well under a millisecond: wait so the heatmap follows the slider.
-      const bool wait = double(s.T) * s.T * (1 + s.layers) < 5e5, low = !wait && background_priority();
-      job_.request([s, low](Progress& p) { return run_with_priority(low, [&] { return compute(s, p); }); });
+      const bool wait = double(s.T) * s.T * (1 + s.layers) < 5e5;
+      request_recompute(job_, wait, [s](Progress& p) { return compute(s, p); });
       if (wait) job_.wait();
     }
     if (const ResultPtr* r = job_.latest()) result_ = *r;

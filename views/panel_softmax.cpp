@@ -201,8 +201,8 @@ class SoftmaxPanel final : public Panel {
       // Small requests (about a millisecond) are waited for, so the figures follow the slider in the same frame;
       // the default sweep (26 d_k values × 1000 queries, ~10 ms) runs on the worker while the last result stays.
       const double cost = double(s.samples) * (1.0 + 26.0 * (s.n_keys + 2) / 4.0);
-      const bool wait = cost < 1e5, low = !wait && background_priority();
-      job_.request([s, low](Progress& p) { return run_with_priority(low, [&] { return compute(s, p); }); });
+      const bool wait = cost < 1e5;
+      request_recompute(job_, wait, [s](Progress& p) { return compute(s, p); });
       if (wait) job_.wait();
     }
     if (const ResultPtr* r = job_.latest()) result_ = *r;
