@@ -1,5 +1,6 @@
 #include "core/compare.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace tw {
@@ -13,6 +14,12 @@ float max_abs_diff(const Mat& a, const Mat& b) {
     if (!(d <= worst)) worst = d;  // NaN differences propagate as NaN
   }
   return worst;
+}
+
+float max_rel_diff(const Mat& a, const Mat& b) {
+  const float diff = max_abs_diff(a, b);
+  const float scale = b.size() ? b.cwiseAbs().maxCoeff() : 0.0f;
+  return diff / std::max(scale, 1e-30f);
 }
 
 bool all_finite(const Mat& a) { return a.allFinite(); }
