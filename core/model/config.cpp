@@ -40,7 +40,8 @@ double estimated_memory_bytes(const ModelConfig& c) {
   const double D = c.n_heads > 0 ? C / H : 0;
   // The parameter_table formulas again, in double: int64 products of hostile sizes could overflow.
   const double norm = c.norm == NormType::LayerNorm ? 2 * C : C;
-  const double per_block = 2 * norm + C * (H + 2 * KV) * D + H * D * C + (c.gated() ? 3 : 2) * C * F;
+  const double per_block =
+      2 * norm + C * (H + 2 * KV) * D + H * D * C + (c.gated() ? 3 : 2) * C * F + (c.qk_norm ? 2 * D : 0);
   const double params = V * C + (c.positions == PositionType::Learned ? T * C : 0) + c.n_layers * per_block +
                         (c.has_final_norm() ? norm : 0) + (c.tie_embeddings ? 0 : V * C);
   // A traced forward keeps, per layer: about 8 (T, C) tensors, q/k/v (and rotated q/k), two (H, T, T) maps and
@@ -92,6 +93,11 @@ std::vector<std::string> validate(const ModelConfig& c) {
     errors.push_back(
         "full_every interleaves full layers into sliding attention; set attention to sliding or "
         "full_every to 0");
+  if (c.attn_scale == ScaleMode::Custom)
+    errors.push_back("attention scale must be 1/sqrt(d_k), none or 1/d_k (a custom factor is not a model choice)");
+  if (!(c.attn_softcap >= 0.0f && std::isfinite(c.attn_softcap)))
+    errors.push_back("attention soft-cap must be 0 (off) or a positive number (got " + std::to_string(c.attn_softcap) +
+                     ")");
   if (!(c.eps > 0.0f && std::isfinite(c.eps)))
     errors.push_back("eps must be a small positive number (got " + std::to_string(c.eps) + ")");
   if (!(c.memory_cap_mb > 0.0 && std::isfinite(c.memory_cap_mb)))
@@ -241,6 +247,10 @@ std::string config_to_json(const ModelConfig& c) {
   j["tw_activation"] = to_string(c.activation);
   j["tw_attention"] = to_string(c.attention);
   j["tw_full_every"] = c.full_every;
+  j["tw_attn_scale"] = scale_mode_name(c.attn_scale);
+  j["tw_qk_norm"] = c.qk_norm;
+  // Gemma 2's key for the same c·tanh(S/c); null when off, as in its config.json.
+  j["attn_logit_softcapping"] = c.attn_softcap > 0 ? json(c.attn_softcap) : json(nullptr);
   return j.dump(2) + "\n";
 }
 
@@ -290,8 +300,22 @@ bool config_from_json(const std::string& text, ModelConfig* out, std::string* er
       parse_enum(j, "tw_positions", positions, &c.positions, error) &&
       parse_enum(j, "tw_activation", activations, &c.activation, error) &&
       parse_enum(j, "tw_attention", patterns, &c.attention, error) &&
-      parse_int(j, "tw_full_every", &c.full_every, error);
+      parse_int(j, "tw_full_every", &c.full_every, error) && parse_bool(j, "tw_qk_norm", &c.qk_norm, error);
   if (!ok) return false;
+  if (j.contains("tw_attn_scale")) {
+    const json& v = j["tw_attn_scale"];
+    const std::string name = v.is_string() ? v.get<std::string>() : "";
+    bool found = false;
+    for (ScaleMode m : {ScaleMode::InvSqrtDk, ScaleMode::None, ScaleMode::InvDk})
+      if (name == scale_mode_name(m)) c.attn_scale = m, found = true;
+    if (!found) {
+      *error = "config.json: 'tw_attn_scale' must be one of 1/sqrt(d_k), none, 1/d_k";
+      return false;
+    }
+  }
+  if (j.contains("attn_logit_softcapping") && !j["attn_logit_softcapping"].is_null() &&
+      !parse_number(j, "attn_logit_softcapping", &c.attn_softcap, error))
+    return false;
   // Hugging Face defaults num_key_value_heads to num_attention_heads (plain MHA) when the key is absent.
   c.n_kv_heads = c.n_heads;
   if (!parse_int(j, "num_key_value_heads", &c.n_kv_heads, error)) return false;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/ops/attention.h"  // ScaleMode
+
 namespace tw {
 
 enum class NormType { RMSNorm, LayerNorm };
@@ -32,9 +34,13 @@ struct ModelConfig {
   AttentionPattern attention = AttentionPattern::Full;  // pattern of the layers (see full_every for mixing)
   int window = 0;                                       // W for sliding layers: query i sees key j when 0 <= i - j < W
   int full_every = 0;  // interleave period with sliding attention: layer l is full when (l+1) % P == 0; 0 = none
-  bool tie_embeddings = false;  // lm_head reuses the token embedding matrix
-  float eps = 1e-5f;            // added to the variance inside the norm
-  float rope_base = 10000.0f;   // RoPE base theta: frequencies base^(-2k/D)
+  bool tie_embeddings = false;                  // lm_head reuses the token embedding matrix
+  float eps = 1e-5f;                            // added to the variance inside the norm
+  float rope_base = 10000.0f;                   // RoPE base theta: frequencies base^(-2k/D)
+  ScaleMode attn_scale = ScaleMode::InvSqrtDk;  // factor on q·k: 1/√D (default), none, or 1/D (Custom is refused)
+  bool qk_norm = false;  // RMS-normalise each head's q and k (learned γ of size D) before q·k, after RoPE (rotation
+                         // keeps the RMS; Qwen3 applies its γ before RoPE instead)
+  float attn_softcap = 0.0f;    // c > 0: scores become c·tanh(S/c) after scaling (Gemma 2 uses 50); 0 = off
   double memory_cap_mb = 2048;  // validate() refuses configs whose weights + traced activations exceed this
 
   int head_dim() const { return n_heads > 0 ? dim / n_heads : 0; }

@@ -185,6 +185,9 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
   const Mask sliding = sliding_window_mask(std::max(c.window, 1));  // 0 ≤ i − j < W is causal by itself
   AttentionOptions attn_opt;
   attn_opt.q_offset = pos0;
+  attn_opt.scale_mode = c.attn_scale;
+  attn_opt.softcap = c.attn_softcap;
+  attn_opt.qk_norm = c.qk_norm;
   if (c.positions == PositionType::ALiBi) {
     attn_opt.bias.kind = AttentionBias::Kind::Alibi;
     attn_opt.bias.slopes = alibi_slopes(H);
@@ -257,13 +260,19 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
     // Scaled dot-product attention; query head h reads KV head h / n_rep (GQA).
     const bool sliding_layer = c.layer_is_sliding(l);
     attn_opt.mask = sliding_layer ? &sliding : &causal;
+    attn_opt.q_norm_weight = c.qk_norm ? &lw.q_norm : nullptr;
+    attn_opt.k_norm_weight = c.qk_norm ? &lw.k_norm : nullptr;
     // Traced: the reference kernel, which keeps the (H, T, T_k) scores and probabilities a learner looks at.
     // Fast path: the tiled online-softmax kernel (same result to ~1e-7, never builds T×T, skips masked tiles).
     if (rec.on())
       attention_forward(s.attn, s.scores, s.probs, s.empty_rows, s.q, K, Vc, attn_opt, H, KV, D);
     else
       flash_attention_forward(s.attn, s.empty_rows, s.q, K, Vc, attn_opt, H, KV, D, kFlashTile, kFlashTile);
-    std::string score_formula = "S = q · kᵀ / √D";
+    std::string score_formula = c.attn_scale == ScaleMode::InvSqrtDk ? "S = q · kᵀ / √D"
+                                : c.attn_scale == ScaleMode::InvDk   ? "S = q · kᵀ / D"
+                                                                     : "S = q · kᵀ";
+    if (c.qk_norm) score_formula += " (q, k RMS-normalised per head)";
+    if (c.attn_softcap > 0) score_formula += ", S = c · tanh(S / c)";
     if (c.positions == PositionType::ALiBi) score_formula += " − m_h · (i − j)";
     score_formula += sliding_layer ? ", −∞ unless 0 ≤ i − j < " + std::to_string(c.window) : ", −∞ where j > i";
     rec("attn.scores", sliding_layer ? "Attention scores (sliding window)" : "Attention scores", score_formula,

@@ -72,6 +72,10 @@ void for_each_tensor(W& w, const ModelConfig& c, F&& f) {
     f(p + "self_attn.k_proj.weight", l.wk, std::vector<int64_t>{KVD, C});
     f(p + "self_attn.v_proj.weight", l.wv, std::vector<int64_t>{KVD, C});
     f(p + "self_attn.o_proj.weight", l.wo, std::vector<int64_t>{C, HD});
+    if (c.qk_norm) {
+      f(p + "self_attn.q_norm.weight", l.q_norm, std::vector<int64_t>{c.head_dim()});
+      f(p + "self_attn.k_norm.weight", l.k_norm, std::vector<int64_t>{c.head_dim()});
+    }
     norm(l.mlp_norm, p + "post_attention_layernorm");
     if (c.gated()) f(p + "mlp.gate_proj.weight", l.mlp.gate, std::vector<int64_t>{F_, C});
     f(p + "mlp.up_proj.weight", l.mlp.up, std::vector<int64_t>{F_, C});
@@ -105,6 +109,7 @@ ModelWeights init_weights(const ModelConfig& c, uint64_t seed) {
     l.wk = gaussian(g, KVD, C, 1.0 / std::sqrt(double(C)));
     l.wv = gaussian(g, KVD, C, 1.0 / std::sqrt(double(C)));
     l.wo = gaussian(g, C, HD, 1.0 / std::sqrt(double(HD)));
+    if (c.qk_norm) l.q_norm = l.k_norm = Vec::Ones(c.head_dim());
     l.mlp_norm = unit_norm(c);
     if (c.gated()) l.mlp.gate = gaussian(g, F, C, 1.0 / std::sqrt(double(C)));
     l.mlp.up = gaussian(g, F, C, 1.0 / std::sqrt(double(C)));
@@ -133,6 +138,7 @@ std::vector<ParamGroup> parameter_table(const ModelConfig& c) {
   rows.push_back({"W_k (k_proj)", "C · KV·D = " + n(C) + " · " + n(KV * D), C * KV * D, L});
   rows.push_back({"W_v (v_proj)", "C · KV·D = " + n(C) + " · " + n(KV * D), C * KV * D, L});
   rows.push_back({"W_o (o_proj)", "H·D · C = " + n(H * D) + " · " + n(C), H * D * C, L});
+  if (c.qk_norm) rows.push_back({"QK-norm γ (q_norm, k_norm)", "2 · D = 2 · " + n(D), 2 * D, L});
   rows.push_back({"MLP norm", norm_formula, norm_count, L});
   if (c.gated()) rows.push_back({"W_gate (gate_proj)", "C · F = " + n(C) + " · " + n(F), C * F, L});
   rows.push_back({"W_up (up_proj)", "C · F = " + n(C) + " · " + n(F), C * F, L});
@@ -156,9 +162,32 @@ int64_t parameter_count(const ModelWeights& w) {
       w.embed.size() + w.pos_embed.size() + w.lm_head.size() + w.final_norm.weight.size() + w.final_norm.bias.size();
   for (const LayerWeights& l : w.layers)
     total += l.attn_norm.weight.size() + l.attn_norm.bias.size() + l.wq.size() + l.wk.size() + l.wv.size() +
-             l.wo.size() + l.mlp_norm.weight.size() + l.mlp_norm.bias.size() + l.mlp.gate.size() + l.mlp.up.size() +
-             l.mlp.down.size();
+             l.wo.size() + l.q_norm.size() + l.k_norm.size() + l.mlp_norm.weight.size() + l.mlp_norm.bias.size() +
+             l.mlp.gate.size() + l.mlp.up.size() + l.mlp.down.size();
   return total;
+}
+
+// [SECTION] parameter visitor
+
+void visit_parameters(ModelWeights& w, const ModelConfig& c, const ParamVisitor& visit) {
+  for_each_tensor(w, c, [&](const std::string& name, auto& m, const std::vector<int64_t>&) {
+    const bool embedding = name == "model.embed_tokens.weight" || name == "model.embed_positions.weight";
+    constexpr bool vector = std::is_same_v<std::decay_t<decltype(m)>, Vec>;  // γ and β are the only vectors
+    const ParamKind kind = embedding ? ParamKind::Embedding : vector ? ParamKind::Norm : ParamKind::Matrix;
+    visit(name, m.data(), static_cast<int64_t>(m.size()), kind);
+  });
+}
+
+ModelWeights zero_weights(const ModelConfig& c) {
+  ModelWeights w;
+  w.layers.resize(static_cast<size_t>(std::max(c.n_layers, 0)));
+  for_each_tensor(w, c, [&](const std::string&, auto& m, const std::vector<int64_t>& shape) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(m)>, Vec>)
+      m = Vec::Zero(shape[0]);
+    else
+      m = Mat::Zero(shape[0], shape[1]);
+  });
+  return w;
 }
 
 // [SECTION] checkpoints

@@ -7,6 +7,7 @@
 // names in the same style: model.embed_positions.weight (learned positions) and *.bias (LayerNorm β).
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@ struct LayerWeights {
   Mat wk;                 // (KV*D, C) k_proj
   Mat wv;                 // (KV*D, C) v_proj
   Mat wo;                 // (C, H*D)  o_proj
+  Vec q_norm, k_norm;     // (D)       QK-norm γ (self_attn.q_norm / k_norm, as Qwen3); qk_norm configs only
   NormWeights mlp_norm;   // post_attention_layernorm: before the MLP (pre-norm) or after the MLP residual (post)
   MlpWeights mlp;         // gate (F, C) for SwiGLU/GeGLU only, up (F, C), down (C, F)
 };
@@ -62,6 +64,18 @@ struct ParamGroup {
 std::vector<ParamGroup> parameter_table(const ModelConfig& config);
 int64_t parameter_count(const ModelConfig& config);    // sum of parameter_table totals
 int64_t parameter_count(const ModelWeights& weights);  // values actually held (for checking the table)
+
+// [SECTION] parameter visitor
+// What an optimizer needs to know of a tensor: AdamW decays Matrix tensors (projections, lm_head) by default and
+// leaves norms (γ, β) and embeddings (token, learned position) alone unless asked (PyTorch/nanoGPT practice).
+enum class ParamKind { Matrix, Norm, Embedding };
+// Visits every parameter tensor as a flat float span with its HF name, in tensor_specs order. A tied LM head is
+// not visited separately (it is model.embed_tokens.weight). Gradients are a ModelWeights of the same shapes, so
+// visiting the weights and their gradients in lockstep pairs each tensor with its gradient.
+using ParamVisitor = std::function<void(const std::string& name, float* data, int64_t size, ParamKind kind)>;
+void visit_parameters(ModelWeights& weights, const ModelConfig& config, const ParamVisitor& visit);
+// A ModelWeights with every tensor of `config` allocated and zero (gradient buffers, optimizer moments).
+ModelWeights zero_weights(const ModelConfig& config);
 
 // [SECTION] checkpoints
 // Every tensor with its HF name and shape, in forward order (what save writes and load expects).

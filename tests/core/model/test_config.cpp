@@ -191,6 +191,26 @@ TEST(Config, JsonRoundTrip) {
   EXPECT_EQ(back.eps, 1e-6f);
 }
 
+TEST(Config, AttentionStabilityChoicesRoundTripAndAreChecked) {
+  ModelConfig c = tiny_config();
+  c.attn_scale = ScaleMode::None;
+  c.qk_norm = true;
+  c.attn_softcap = 30.0f;
+  ModelConfig back;
+  std::string error;
+  ASSERT_TRUE(config_from_json(config_to_json(c), &back, &error)) << error;
+  EXPECT_EQ(back.attn_scale, ScaleMode::None);
+  EXPECT_TRUE(back.qk_norm);
+  EXPECT_EQ(back.attn_softcap, 30.0f);
+  EXPECT_TRUE(config_from_json(config_to_json(tiny_config()), &back, &error)) << error;
+  EXPECT_EQ(back.attn_softcap, 0.0f);  // written as null, read back as off
+  c.attn_scale = ScaleMode::Custom;
+  c.attn_softcap = -1.0f;
+  EXPECT_EQ(validate(c).size(), 2u);
+  EXPECT_FALSE(config_from_json(R"({"tw_attn_scale": "sqrt"})", &back, &error));
+  EXPECT_NE(error.find("tw_attn_scale"), std::string::npos);
+}
+
 TEST(Config, JsonUsesHuggingFaceKeys) {
   const std::string text = config_to_json(small_config());
   for (const char* key : {"\"hidden_size\": 256", "\"intermediate_size\": 768", "\"num_hidden_layers\": 4",

@@ -24,6 +24,15 @@ ModelConfig config_b() {
   return c;
 }
 
+// Config C: the attention-stability choices: QK-norm (learned γ), soft-cap c = 5, scale 1/D.
+ModelConfig config_c() {
+  ModelConfig c = tiny_config();
+  c.qk_norm = true;
+  c.attn_softcap = 5.0f;
+  c.attn_scale = ScaleMode::InvDk;
+  return c;
+}
+
 const std::vector<int> kTokens = ByteTokenizer::encode("Hi there!");  // 9 tokens
 
 Mat run(const ModelConfig& c, uint64_t seed, Trace* trace = nullptr) {
@@ -179,7 +188,7 @@ TEST(Forward, SlidingLayersFollowThePattern) {
 
 TEST(Forward, TraceOffGivesTheSameLogits) {
   // Untraced runs use the tiled attention kernel instead of the reference one: equal up to float rounding.
-  for (const ModelConfig& c : {config_a(), config_b()}) {
+  for (const ModelConfig& c : {config_a(), config_b(), config_c()}) {
     Trace on, off(false);
     const Mat a = run(c, 1, &on), b = run(c, 1, &off), n = run(c, 1, nullptr);
     EXPECT_TRUE(off.steps().empty());
@@ -187,6 +196,34 @@ TEST(Forward, TraceOffGivesTheSameLogits) {
     EXPECT_EQ(max_abs_diff(b, n), 0.0f);
     EXPECT_EQ(max_abs_diff(on.steps().back().value, a), 0.0f);
   }
+}
+
+TEST(Forward, QkNormSoftcapAndScaleReachTheScores) {
+  const ModelConfig c = config_c();
+  ModelWeights w = init_weights(c, 3);
+  w.layers[0].q_norm(1) = 2.0f;  // a γ that is not 1 must reach the scores
+  Trace trace;
+  Mat logits;
+  std::string error;
+  ASSERT_TRUE(forward(logits, &trace, w, c, kTokens, &error)) << error;
+  const Mat& q = trace.find("layers.0.attn.q_rope")->value;  // (T, H*D) before QK-norm
+  const Mat& k = trace.find("layers.0.attn.k_rope")->value;  // (T, KV*D)
+  const Mat& s = trace.find("layers.0.attn.scores")->value;  // (H*T, T)
+  const int D = c.head_dim();
+  // Independent recomputation of head 0, query 4, key 2: RMS-normalise, γ, dot, 1/D, 5·tanh(S/5).
+  auto rms = [&](const Mat& x, int row, const Vec& g) {
+    Eigen::VectorXd v = x.row(row).head(D).transpose().cast<double>();
+    v /= std::sqrt(v.squaredNorm() / D + 1e-6);
+    return Eigen::VectorXd(v.cwiseProduct(g.cast<double>()));
+  };
+  const double raw = rms(q, 4, w.layers[0].q_norm).dot(rms(k, 2, w.layers[0].k_norm)) / D;
+  EXPECT_NEAR(s(4, 2), 5.0 * std::tanh(raw / 5.0), 1e-5);
+  for (Eigen::Index i = 0; i < s.size(); ++i) {
+    if (std::isfinite(s.data()[i])) {
+      EXPECT_LE(std::abs(s.data()[i]), 5.0f);
+    }
+  }
+  EXPECT_EQ(parameter_count(w), parameter_count(c));
 }
 
 TEST(Forward, FlopsFormulaMatchesTheTrace) {

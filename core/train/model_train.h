@@ -1,0 +1,63 @@
+#pragma once
+// Training the Transformer: a batched forward pass that keeps every activation its backward pass needs, the
+// backward pass itself, and the next-token cross-entropy loss. The layout follows llm.c's train_gpt2.c: one
+// preallocated state per (config, B, T) holds the activations (no allocation inside a training step), and each
+// layer's backward is the chain of its ops' xxx_backward functions (core/ops/*), called in reverse order.
+//
+// Key: B = batch, T = time, C = channels, H = heads, KV = kv heads, D = head dim, F = MLP hidden, V = vocab.
+//
+// Loss = mean over every (b, t) with targets[b*T + t] >= 0 of −log softmax(logits[b, t])[target]
+// (F.cross_entropy with ignore_index = -1). For plain next-token training of a sequence, position t predicts
+// token t + 1 and the last position has target -1.
+//
+// The same model computed by forward() (core/model/forward.h, the inference path the stepper traces) gives the
+// same logits as train_forward() on one sequence; a test checks this.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/model/config.h"
+#include "core/model/weights.h"
+#include "core/tensor.h"
+
+namespace tw {
+
+// B sequences of T tokens each, row-major (b*T + t).
+struct Batch {
+  int B = 0;                 // sequences
+  int T = 0;                 // tokens per sequence (≤ config.max_seq)
+  std::vector<int> tokens;   // (B, T) input ids in 0..V-1
+  std::vector<int> targets;  // (B, T) id that position t must predict, or -1 where no loss is taken
+};
+
+// Activations of one training step, allocated once for a (config, B, T) and reused by every step.
+// Opaque: its layout is the backward pass's business; read results through the accessors below.
+struct TrainActivations;
+struct TrainState {
+  TrainState();
+  ~TrainState();
+  TrainState(TrainState&&) noexcept;
+  TrainState& operator=(TrainState&&) noexcept;
+  std::unique_ptr<TrainActivations> acts;
+};
+
+// Checks the batch against the config (sizes, ids in range, at least one target); "" when valid.
+std::string check_batch(const ModelConfig& config, const Batch& batch);
+
+// Forward only. Fills *loss (mean over targets; 0 targets → error). Afterwards the state holds the logits and the
+// attention probabilities of every layer for reading. Returns false + one-line *error on invalid input.
+bool train_forward(TrainState& state, const ModelWeights& weights, const ModelConfig& config, const Batch& batch,
+                   double* loss, std::string* error);
+
+// Forward + backward: *grads (resized like zero_weights(config) when its shapes differ) is overwritten with
+// ∂loss/∂W for every parameter (a tied head's gradient is the sum of its two uses, in embed).
+bool train_forward_backward(ModelWeights* grads, TrainState& state, const ModelWeights& weights,
+                            const ModelConfig& config, const Batch& batch, double* loss, std::string* error);
+
+// After train_forward / train_forward_backward on the same state:
+const Mat& train_logits(const TrainState& state);  // (B*T, V)
+// Attention probabilities of layer l for sequence b: (H*T, T), head h in rows h*T .. h*T+T-1.
+Mat train_attention_probs(const TrainState& state, int layer, int b);
+
+}  // namespace tw
