@@ -31,7 +31,7 @@ FigureExportResult export_open_panel_figures(AppState& state, const FigureExport
     return result;
   }
   plot::ExportOptions options;
-  options.theme = request.theme == Theme::Print ? plot::ThemeKind::Print : plot::ThemeKind::Dark;
+  options.theme = request.theme;
   options.scale = request.png_scale;
 
   for (PanelSlot& slot : state.panels) {

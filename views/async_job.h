@@ -1,13 +1,17 @@
 #pragma once
-// AsyncJob<Result>: recompute off the UI thread, latest request wins.
+// AsyncJob<Result>: recompute off the UI thread, latest request wins. Panels use it through Recompute
+// (views/recompute.h), which adds the priority and "wait if quick" rules; the raw job is:
 //
-//   job.request(input, [](const Input& in, Progress& p) { ...; p.set(0.5f); ...; return Result{...}; });
+//   job.request([s](Progress& p) { ...; p.set(0.5f); ...; return Result{...}; });   // s: a copy of the inputs
 //   if (const Result* r = job.latest()) draw(*r);      // the newest finished result (may be for older input)
 //   if (job.busy()) ImGui::ProgressBar(job.progress());
+//   job.cancel();                                        // the user's Cancel button: drop queued and running work
 //   job.wait();                                          // headless: block until the newest request is done
 //
 // One worker thread per job. A request made while one runs replaces any queued request, so dragging a slider
 // never queues a backlog; the running computation can look at Progress::cancelled() to stop early.
+
+#include <sys/resource.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -32,6 +36,24 @@ class Progress {
   std::atomic<float> fraction_{0.0f};
   std::atomic<bool> cancelled_{false};
 };
+
+// Runs `work` and returns its result; with `low_priority`, on a thread of its own whose nice value is 10 higher
+// (on Linux the nice value is per thread). A long recompute then takes only the CPU the UI thread and the GL
+// rasterizer leave: on a two-core machine they would otherwise share the cores evenly with it, and start-up and every
+// frame drawn meanwhile would slow down. A thread of its own, because an unprivileged thread cannot raise its
+// priority back, and a panel's worker also runs the quick recomputes the UI thread waits for, which must not run
+// below the UI's priority.
+template <class Work>
+auto run_with_priority(bool low_priority, Work&& work) {
+  if (!low_priority) return work();
+  std::optional<decltype(work())> result;
+  std::thread thread([&] {
+    setpriority(PRIO_PROCESS, 0, 10);  // on failure the work simply runs at the normal priority
+    result.emplace(work());
+  });
+  thread.join();
+  return std::move(*result);
+}
 
 template <class Result>
 class AsyncJob {
@@ -60,6 +82,19 @@ class AsyncJob {
       if (running_) progress_.cancelled_ = true;
     }
     wake_.notify_all();
+  }
+
+  // Drops a queued request and asks the running one to stop; its result is discarded, the previous one stays.
+  void cancel() {
+    {
+      std::lock_guard lock(mutex_);
+      pending_ = nullptr;
+      if (running_)
+        progress_.cancelled_ = true;
+      else
+        completed_ = requested_;
+    }
+    done_.notify_all();
   }
 
   // The newest completed result, or nullptr before the first one finishes. Valid until the next poll().

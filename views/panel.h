@@ -3,6 +3,8 @@
 //
 // A panel file holds a state struct (every control's value, plain data), a class deriving from Panel
 // that binds those fields as Controls, recomputes its core results when the state changes, and draws.
+// Panels computed from their state by one core call derive from RecomputePanel (views/recompute.h), which
+// writes update/wait_idle/figures/draw once; docs/adding-a-panel.md walks through one.
 // At the bottom of the file: TW_REGISTER_PANEL(MyPanel);
 //
 // Call contract for the app and for headless code (export, tests):
@@ -17,18 +19,16 @@
 // A panel builds its figures from its current core results in figures() and draws the same figures on screen
 // with plot::draw_figure (views/plot/plot_imgui.h), so exports show exactly what the user saw.
 
-#include <sys/resource.h>
-
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "views/async_job.h"
 #include "views/controls.h"
 #include "views/plot/figure.h"
+#include "views/plot/theme.h"
 
 namespace tw {
 
@@ -38,32 +38,6 @@ struct PanelInfo {
   std::string category;     // menu grouping, e.g. "Attention"
   std::string description;  // one line for the overview and the View menu
 };
-
-enum class Theme { Dark, Print };
-
-// What a panel needs from the app while drawing.
-struct DrawContext {
-  Theme theme = Theme::Dark;
-  float dpi_scale = 1.0f;
-};
-
-// Runs `work` and returns its result; with `low_priority`, on a thread of its own whose nice value is 10 higher
-// (on Linux the nice value is per thread). A long recompute then takes only the CPU the UI thread and the GL
-// rasterizer leave: on a two-core machine they would otherwise share the cores evenly with it, and start-up and every
-// frame drawn meanwhile would slow down. A thread of its own, because an unprivileged thread cannot raise its
-// priority back, and a panel's worker also runs the quick recomputes the UI thread waits for, which must not run
-// below the UI's priority.
-template <class Work>
-auto run_with_priority(bool low_priority, Work&& work) {
-  if (!low_priority) return work();
-  std::optional<decltype(work())> result;
-  std::thread thread([&] {
-    setpriority(PRIO_PROCESS, 0, 10);  // on failure the work simply runs at the normal priority
-    result.emplace(work());
-  });
-  thread.join();
-  return std::move(*result);
-}
 
 class Panel {
  public:
@@ -91,21 +65,19 @@ class Panel {
   // this; headless callers always call update(); wait_idle(); before figures().
   virtual void wait_idle() {}
 
+  // Why the panel shows no figures ("" when it shows them): a validation message naming the bad field. Headless
+  // export prints it; the panel shows it where its figures would be.
+  virtual std::string error() const { return ""; }
+
   // Recomputes the UI does not wait for run below the UI thread's priority (see run_with_priority). The GUI turns
   // this on; headless callers wait for every result, so there a lower priority would only slow them down.
   void set_background_priority(bool on) { background_priority_ = on; }
+  bool background_priority() const { return background_priority_; }
 
  protected:
   virtual void bind(Controls& c) = 0;
   // True when any control's value differs from what it was at the previous call (always true the first time):
   // update() recomputes only on change, whether the change came from a widget, a scene file or --set.
-  // Queues `work` (Result(Progress&)) on `job`. A `quick` recompute, one the UI may wait for, runs at the UI's
-  // priority; a long one runs below it when the GUI asked for background priority (see run_with_priority).
-  template <class Result, class Work>
-  void request_recompute(AsyncJob<Result>& job, bool quick, Work work) const {
-    const bool low = !quick && background_priority_;
-    job.request([work = std::move(work), low](Progress& p) { return run_with_priority(low, [&] { return work(p); }); });
-  }
   bool controls_changed() {
     std::string now = controls_->to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     if (now == last_controls_) return false;

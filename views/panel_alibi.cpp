@@ -12,9 +12,8 @@
 #include <memory>
 
 #include "core/experiments/alibi_analysis.h"
-#include "views/async_job.h"
-#include "views/panel.h"
 #include "views/plot/plot_imgui.h"
+#include "views/recompute.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -195,59 +194,33 @@ plot::Figure span_figure(const AlibiResult& r) {
 
 // [SECTION] panel
 
-class AlibiPanel final : public Panel {
+class AlibiPanel final : public RecomputePanel<AlibiState, AlibiResult> {
  public:
+  AlibiPanel() : RecomputePanel([](const AlibiState& s, Progress&) { return compute(s); }) { item_width_ = 140; }
   PanelInfo info() const override {
     return {"alibi", "ALiBi", "Positions",
             "Linear distance biases per head: slopes for any head count, bias matrices, extrapolation"};
   }
 
-  void update() override {
-    if (controls_changed()) {
-      const AlibiState s = s_;
-      // The default sizes take about a millisecond; wait so the figures follow the slider in the same frame.
-      const double cost = double(s.n_heads) * (s.eval_len + std::min(s.T, 128) * std::min(s.T, 128) + s.T * s.T);
-      const bool wait = cost < 5e5;
-      request_recompute(job_, wait, [s](Progress&) { return compute(s); });
-      if (wait) job_.wait();
-    }
-    if (const ResultPtr* r = job_.latest()) result_ = *r;
-  }
-  void wait_idle() override {
-    job_.wait();
-    if (const ResultPtr* r = job_.latest()) result_ = *r;
-  }
-
-  std::vector<plot::Figure> figures() override {
-    if (!result_ || !result_->a.error.empty()) return {};
-    return {slopes_figure(*result_), bias_figure(*result_), heads_figure(*result_), decay_figure(*result_),
-            span_figure(*result_)};
-  }
-
-  void draw(const DrawContext& ctx) override {
-    panel_explanation(
-        "ALiBi adds no position vectors. Each head h adds a fixed penalty to its attention scores that grows "
-        "linearly with distance: S_ij = q_i\xC2\xB7k_j / sqrt(d_k) - m_h (i - j) for j \xE2\x89\xA4 i (the bias is "
-        "not divided by sqrt(d_k)). The slopes form a geometric sequence, m_k = 2^(-8k/n) for n heads, so some heads "
-        "look only at the last few tokens and others far back. Because the penalty is defined for any distance, a "
-        "model trained on short texts can be evaluated on longer ones: distant keys just get a larger penalty. "
-        "Reference code adds m\xC2\xB7j instead of -m(i - j); the two differ by m\xC2\xB7i, a constant along each "
-        "query row, which softmax ignores.");
-    ImGui::BeginChild("controls", ImVec2(330 * ctx.dpi_scale, 0), true);
-    for (const Control& c : controls().all()) {
-      ImGui::SetNextItemWidth(140 * ctx.dpi_scale);
-      draw_control(c);
-    }
-    if (job_.busy()) ImGui::ProgressBar(job_.progress(), ImVec2(-1, 0), "computing");
-    if (result_ && result_->a.error.empty()) draw_check(*result_);
-    ImGui::EndChild();
-    ImGui::SameLine();
-    ImGui::BeginChild("figures", ImVec2(0, 0), false);
-    draw_figures(ctx);
-    ImGui::EndChild();
-  }
-
  protected:
+  // The default sizes take about a millisecond; wait so the figures follow the slider in the same frame.
+  bool quick(const AlibiState& s) const override { return alibi_work(s.n_heads, s.T, s.eval_len) < 5e5; }
+  std::string error_of(const AlibiResult& r) const override { return r.a.error; }
+  std::vector<plot::Figure> build_figures(const AlibiResult& r) const override {
+    return {slopes_figure(r), bias_figure(r), heads_figure(r), decay_figure(r), span_figure(r)};
+  }
+  const char* explanation() const override {
+    return "ALiBi adds no position vectors. Each head h adds a fixed penalty to its attention scores that grows "
+           "linearly with distance: S_ij = q_i\xC2\xB7k_j / sqrt(d_k) - m_h (i - j) for j \xE2\x89\xA4 i (the bias is "
+           "not divided by sqrt(d_k)). The slopes form a geometric sequence, m_k = 2^(-8k/n) for n heads, so some "
+           "heads "
+           "look only at the last few tokens and others far back. Because the penalty is defined for any distance, a "
+           "model trained on short texts can be evaluated on longer ones: distant keys just get a larger penalty. "
+           "Reference code adds m\xC2\xB7j instead of -m(i - j); the two differ by m\xC2\xB7i, a constant along each "
+           "query row, which softmax ignores.";
+  }
+  void draw_summary(const AlibiResult& r) override { draw_check(r); }
+
   void bind(Controls& c) override {
     c.add_int("n_heads", &s_.n_heads, 1, 64, "heads", "Number of heads; any count, not only powers of two.");
     c.add_int("T", &s_.T, 4, 256, "T", "Size of the bias matrices shown.", true);
@@ -281,16 +254,7 @@ class AlibiPanel final : public Panel {
     ImGui::Text("Mass beyond training length (head %d): %.3g%%", r.head, 100.0 * a.mass_beyond_train[r.head]);
   }
 
-  void draw_figures(const DrawContext& ctx) {
-    if (!result_) {
-      empty_state("Computing...");
-      return;
-    }
-    if (!result_->a.error.empty()) {
-      warning_text(result_->a.error.c_str());
-      return;
-    }
-    const std::vector<plot::Figure>& figs = shown_figures_.get(result_, [this] { return figures(); });
+  void draw_figures(const DrawContext& ctx, const std::vector<plot::Figure>& figs) override {
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
     const float w = (ImGui::GetContentRegionAvail().x - spacing) / 2;
     plot::draw_figure(figs[0], ctx, "alibi", ImVec2(w, w * 0.62f));
@@ -304,11 +268,6 @@ class AlibiPanel final : public Panel {
     const float full = 2 * w + spacing;
     plot::draw_figure(figs[2], ctx, "alibi", ImVec2(full, rows * full / cols * 0.9f + 40 * ctx.dpi_scale));
   }
-
-  AlibiState s_;
-  ResultPtr result_;
-  FigureCache<ResultPtr> shown_figures_;  // figures() of result_, for draw()
-  AsyncJob<ResultPtr> job_;               // declared last: its worker joins before the members above go away
 };
 
 }  // namespace

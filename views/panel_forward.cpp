@@ -17,11 +17,10 @@
 
 #include "core/model/forward.h"
 #include "core/tokenizer.h"
-#include "views/async_job.h"
 #include "views/forward/forward_draw.h"
 #include "views/forward/forward_state.h"
-#include "views/panel.h"
 #include "views/plot/plot_imgui.h"
+#include "views/recompute.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -90,7 +89,7 @@ class ForwardPanel : public Panel {
   FigureCache<ResultPtr> shown_params_;
   FigureCache<std::tuple<ResultPtr, float, int, float, int>> shown_next_;  // (result, sampling controls)
   NextTokenChoice next_choice_;                                            // the choice shown_next_ was built from
-  AsyncJob<ResultPtr> job_;  // declared last: its worker is joined before the members above go away
+  Recompute<ForwardResult> job_;  // declared last: its worker is joined before the members above go away
 };
 
 // [SECTION] controls
@@ -204,7 +203,6 @@ void ForwardPanel::request_if_changed() {
   const uint64_t sample_seed = static_cast<uint64_t>(s_.sample_seed);
   const int generated = s_.generated;
   const ResultPtr previous = result_;
-  const bool idle_before = !job_.busy();
   // Cheap requests are waited for below, so the tiny model is current in the frame of the keystroke. Only when
   // the worker was idle: an expensive request still running (Small's weight init cannot be interrupted) would
   // otherwise block the UI until it finished.
@@ -250,15 +248,12 @@ void ForwardPanel::request_if_changed() {
     out->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return ResultPtr(out);
   };
-  request_recompute(job_, cheap, work);
-  if (cheap && idle_before) job_.wait();
+  job_.request(cheap, background_priority(), work);
 }
 
 void ForwardPanel::adopt() {
-  if (!job_.poll()) return;
-  const ResultPtr* latest = job_.latest();
-  if (!latest || !*latest) return;
-  const ResultPtr& r = *latest;
+  if (!job_.take_fresh() || !job_.result()) return;
+  const ResultPtr r = job_.result();
   if (!r->model.error.empty()) {
     weights_error_ = r->model.error;
     return;

@@ -8,12 +8,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include "core/experiments/gqa_analysis.h"
 #include "core/ops/gqa.h"
-#include "views/panel.h"
 #include "views/plot/plot_imgui.h"
+#include "views/recompute.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -70,6 +71,21 @@ GqaParams params_of(const GqaState& s) {
   p.group = std::clamp(s.group, 0, p.n_kv_heads - 1);
   p.seed = static_cast<uint64_t>(s.seed);
   return p;
+}
+
+struct GqaResult {
+  GqaParams params;  // the state after presets and clamping
+  std::string error;
+  GqaAnalysis a;
+};
+
+// The toy layer is at most 128 heads × 8 dims × 64 tokens: milliseconds.
+std::shared_ptr<const GqaResult> compute(const GqaState& s, Progress&) {
+  auto r = std::make_shared<GqaResult>();
+  r->params = params_of(s);
+  r->error = validate(r->params);
+  if (r->error.empty()) r->a = analyze_gqa(r->params);
+  return r;
 }
 
 std::string fmt(const char* f, double v) {
@@ -205,85 +221,64 @@ plot::Figure group_figure(const GqaParams& p, const GqaAnalysis& r) {
 
 // [SECTION] panel
 
-class GqaPanel final : public Panel {
+class GqaPanel final : public RecomputePanel<GqaState, GqaResult> {
  public:
+  GqaPanel() : RecomputePanel(compute) {}
   PanelInfo info() const override {
     return {"gqa", "GQA / MQA head sharing", "Attention",
             "Grouped-query attention: which KV head each query head reads, KV-cache memory, MHA to GQA conversion"};
   }
 
-  void update() override {
-    if (!controls_changed()) return;
-    params_ = params_of(s_);
-    error_ = validate(params_);
-    ++computed_;
-    // The toy layer is at most 128 heads × 8 dims × 64 tokens: milliseconds, so it runs on the UI thread.
-    if (error_.empty()) result_ = analyze_gqa(params_);
+ protected:
+  bool quick(const GqaState&) const override { return true; }
+  std::string error_of(const GqaResult& r) const override { return r.error; }
+  std::vector<plot::Figure> build_figures(const GqaResult& r) const override {
+    const GqaParams& p = r.params;
+    return {mapping_figure(p, r.a), kvcache_figure(p, r.a), params_figure(p, r.a), conversion_figure(p, r.a),
+            group_figure(p, r.a)};
   }
-
-  std::vector<plot::Figure> figures() override {
-    if (!error_.empty() || result_.kv_head_of.empty()) {
-      std::vector<plot::Figure> empty = {plot::Figure("mapping", "Mapping"), plot::Figure("kvcache", "KV cache"),
-                                         plot::Figure("params", "Parameters"), plot::Figure("conversion", "Conversion"),
-                                         plot::Figure("group-maps", "Group maps")};
-      for (auto& f : empty) f.note = error_;
-      return empty;
-    }
-    return {mapping_figure(params_, result_), kvcache_figure(params_, result_), params_figure(params_, result_),
-            conversion_figure(params_, result_), group_figure(params_, result_)};
+  const char* explanation() const override {
+    return "Multi-head attention keeps H key/value heads per layer, and decoding stores all of them for every past "
+           "token: KV cache = 2\xC2\xB7layers\xC2\xB7kv_heads\xC2\xB7head_dim\xC2\xB7seq\xC2\xB7"
+           "batch\xC2\xB7"
+           "bytes. "
+           "Grouped-query attention lets n_rep = H / KV query heads share one K/V head: query head h reads KV head "
+           "h / n_rep (contiguous groups, as repeat_interleave). KV = H is MHA, KV = 1 is MQA. Fewer KV heads shrink "
+           "the cache and the k_proj/v_proj weights by H/KV; the query heads of a group still attend differently "
+           "because their queries differ. Ainslie et al. (2023) convert an MHA checkpoint by mean-pooling the K/V "
+           "heads of each group, then uptrain briefly; the error plot shows what pooling alone costs on a toy layer.";
   }
-
-  void draw(const DrawContext& ctx) override {
-    panel_explanation(
-        "Multi-head attention keeps H key/value heads per layer, and decoding stores all of them for every past "
-        "token: KV cache = 2\xC2\xB7layers\xC2\xB7kv_heads\xC2\xB7head_dim\xC2\xB7seq\xC2\xB7"
-        "batch\xC2\xB7"
-        "bytes. "
-        "Grouped-query attention lets n_rep = H / KV query heads share one K/V head: query head h reads KV head "
-        "h / n_rep (contiguous groups, as repeat_interleave). KV = H is MHA, KV = 1 is MQA. Fewer KV heads shrink "
-        "the cache and the k_proj/v_proj weights by H/KV; the query heads of a group still attend differently "
-        "because their queries differ. Ainslie et al. (2023) convert an MHA checkpoint by mean-pooling the K/V "
-        "heads of each group, then uptrain briefly; the error plot shows what pooling alone costs on a toy layer.");
-    ImGui::BeginChild("controls", ImVec2(330 * ctx.dpi_scale, 0), true);
-    const bool custom = s_.model == 0;
-    for (const Control& c : controls().all()) {
-      const bool shape = c.key == "n_heads" || c.key == "n_kv_heads" || c.key == "head_dim" || c.key == "layers";
-      if (shape && !custom) continue;
-      ImGui::SetNextItemWidth(150 * ctx.dpi_scale);
-      draw_control(c);
-      if (c.key == "n_kv_heads") {
-        if (ImGui::SmallButton("MHA")) s_.n_kv_heads = s_.n_heads;
-        ImGui::SameLine();
-        if (ImGui::SmallButton("GQA")) s_.n_kv_heads = gqa_default(s_.n_heads);
-        ImGui::SameLine();
-        if (ImGui::SmallButton("MQA")) s_.n_kv_heads = 1;
-        ImGui::SameLine();
-        help_marker("MHA: one KV head per query head. GQA: groups of about 4 query heads. MQA: a single KV head.");
-        if (snap_kv(std::max(1, s_.n_heads), s_.n_kv_heads) != s_.n_kv_heads)
-          warning_text(("n_kv_heads must divide n_heads: using " + std::to_string(params_.n_kv_heads)).c_str());
-      }
-    }
-    ImGui::Separator();
-    if (error_.empty()) {
-      if (!custom) {
-        const GqaModelPreset& m = gqa_model_presets()[static_cast<size_t>(s_.model - 1)];
-        ImGui::TextWrapped("%s: %d layers, %d heads, %d KV heads, head_dim %d, hidden %d", m.name, m.layers, m.n_heads,
-                           m.n_kv_heads, m.head_dim, m.hidden);
-        ImGui::TextDisabled("source: %s", m.source);
-      }
-      ImGui::Text("n_rep = %d query heads per KV head", result_.n_rep);
-      check_mark(result_.conversion_error.back() == 0.0, "KV = H: pooling changes nothing (GQA = MHA)");
-      if (params_.group != s_.group) warning_text(("group clamped to " + std::to_string(params_.group)).c_str());
-    }
-    ImGui::EndChild();
+  // A preset model fixes the shape: its sliders are hidden.
+  bool control_visible(const Control& c) const override {
+    const bool shape = c.key == "n_heads" || c.key == "n_kv_heads" || c.key == "head_dim" || c.key == "layers";
+    return s_.model == 0 || !shape;
+  }
+  void after_control(const Control& c) override {
+    if (c.key != "n_kv_heads") return;
+    if (ImGui::SmallButton("MHA")) s_.n_kv_heads = s_.n_heads;
     ImGui::SameLine();
-    ImGui::BeginChild("figures", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
-    if (!error_.empty()) {
-      empty_state(error_.c_str());
-      ImGui::EndChild();
-      return;
+    if (ImGui::SmallButton("GQA")) s_.n_kv_heads = gqa_default(s_.n_heads);
+    ImGui::SameLine();
+    if (ImGui::SmallButton("MQA")) s_.n_kv_heads = 1;
+    ImGui::SameLine();
+    help_marker("MHA: one KV head per query head. GQA: groups of about 4 query heads. MQA: a single KV head.");
+    const int snapped = snap_kv(std::max(1, s_.n_heads), s_.n_kv_heads);
+    if (snapped != s_.n_kv_heads)
+      warning_text(("n_kv_heads must divide n_heads: using " + std::to_string(snapped)).c_str());
+  }
+  void draw_summary(const GqaResult& r) override {
+    ImGui::Separator();
+    if (s_.model != 0) {
+      const GqaModelPreset& m = gqa_model_presets()[static_cast<size_t>(s_.model - 1)];
+      ImGui::TextWrapped("%s: %d layers, %d heads, %d KV heads, head_dim %d, hidden %d", m.name, m.layers, m.n_heads,
+                         m.n_kv_heads, m.head_dim, m.hidden);
+      ImGui::TextDisabled("source: %s", m.source);
     }
-    const std::vector<plot::Figure>& figs = shown_figures_.get(computed_, [this] { return figures(); });
+    ImGui::Text("n_rep = %d query heads per KV head", r.a.n_rep);
+    check_mark(r.a.conversion_error.back() == 0.0, "KV = H: pooling changes nothing (GQA = MHA)");
+    if (r.params.group != s_.group) warning_text(("group clamped to " + std::to_string(r.params.group)).c_str());
+  }
+  void draw_figures(const DrawContext& ctx, const std::vector<plot::Figure>& figs) override {
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
     const float w = std::max(360.0f * ctx.dpi_scale, (ImGui::GetContentRegionAvail().x - spacing) / 2);
     plot::draw_figure(figs[0], ctx, "gqa", ImVec2(2 * w + spacing, w * 0.55f));
@@ -293,10 +288,8 @@ class GqaPanel final : public Panel {
     plot::draw_figure(figs[3], ctx, "gqa", ImVec2(w, w * 0.62f));
     ImGui::SameLine();
     plot::draw_figure(figs[4], ctx, "gqa", ImVec2(w, w * 0.62f));
-    ImGui::EndChild();
   }
 
- protected:
   void bind(Controls& c) override {
     std::vector<std::string> models = {"custom"};
     for (const GqaModelPreset& m : gqa_model_presets()) models.push_back(m.name);
@@ -324,13 +317,6 @@ class GqaPanel final : public Panel {
  private:
   // A GQA grouping of about 4 query heads per KV head (the ratio of Llama 3 8B and Mistral 7B).
   static int gqa_default(int h) { return snap_kv(std::max(1, h), std::max(1, h / 4)); }
-
-  GqaState s_;
-  GqaParams params_;
-  GqaAnalysis result_;
-  std::string error_;
-  int computed_ = 0;                // counts recomputes (params_, error_ and result_ change together)
-  FigureCache<int> shown_figures_;  // figures() as of recompute computed_, for draw()
 };
 
 }  // namespace

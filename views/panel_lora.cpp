@@ -13,9 +13,8 @@
 #include <string>
 
 #include "core/experiments/lora_experiment.h"
-#include "views/async_job.h"
-#include "views/panel.h"
 #include "views/plot/plot_imgui.h"
+#include "views/recompute.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -66,8 +65,9 @@ struct LoraResult {
 };
 using ResultPtr = std::shared_ptr<const LoraResult>;
 
-ResultPtr compute(const LoraExperimentParams& p, Progress& progress) {
+ResultPtr compute(const LoraState& s, Progress& progress) {
   auto r = std::make_shared<LoraResult>();
+  const LoraExperimentParams p = params_of(s);
   r->params = p;
   r->error = validate(p);
   if (!r->error.empty()) return r;
@@ -79,11 +79,6 @@ ResultPtr compute(const LoraExperimentParams& p, Progress& progress) {
 }
 
 // Rough multiply-adds of one experiment, to decide whether to wait for it in the same frame.
-double cost_of(const LoraExperimentParams& p) {
-  const double sweep = p.train_sweep ? 220.0 : p.rank;  // Σ r over the sweep ladder up to 64
-  return 3.0 * p.d_in * p.d_out * sweep * std::max(1, p.steps) + 10.0 * p.d_in * p.d_out * std::min(p.d_in, p.d_out);
-}
-
 std::string fmt(const char* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
@@ -246,95 +241,58 @@ plot::Figure scale_figure(const LoraResult& r) {
 
 // [SECTION] panel
 
-class LoraPanel final : public Panel {
+class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
  public:
+  LoraPanel() : RecomputePanel(compute) {}
   PanelInfo info() const override {
     return {"lora", "LoRA rank effects", "Fine-tuning",
             "Low-rank adapters: SVD optimum vs trained LoRA per rank, parameter budget, alpha/r vs alpha/sqrt(r)"};
   }
 
-  void update() override {
-    if (controls_changed()) {
-      const LoraExperimentParams p = params_of(s_);
-      // Small layers train in a few ms: wait so figures follow the slider in the same frame. The default (64 × 64,
-      // an adapter per rank of the sweep, 300 steps each: about 0.1 s) and large d (up to 1024 × 1024: tens of
-      // seconds) run on the worker with a progress bar.
-      const bool wait = cost_of(p) < 3e7;
-      request_recompute(job_, wait, [p](Progress& pr) { return compute(p, pr); });
-      if (wait) job_.wait();
-    }
-    if (const ResultPtr* r = job_.latest()) result_ = *r;
-  }
-  void wait_idle() override {
-    job_.wait();
-    if (const ResultPtr* r = job_.latest()) result_ = *r;
-  }
-
-  std::vector<plot::Figure> figures() override {
-    if (!result_ || !result_->error.empty() || result_->e.cancelled) {
-      std::vector<plot::Figure> empty = {
-          plot::Figure("spectrum", "Singular values"), plot::Figure("error", "Error vs rank"),
-          plot::Figure("params", "Parameters"),        plot::Figure("loss", "Loss"),
-          plot::Figure("heatmaps", "Heatmaps"),        plot::Figure("scale", "Update size")};
-      for (auto& f : empty) f.note = result_ ? result_->error : "";
-      return empty;
-    }
-    const LoraResult& r = *result_;
+ protected:
+  // Small layers train in a few ms: wait so figures follow the slider in the same frame. The default (64 × 64, an
+  // adapter per rank of the sweep, 300 steps each: about 0.1 s) and large d (up to 1024 × 1024: tens of seconds)
+  // run on the worker with a progress bar and a Cancel button.
+  bool quick(const LoraState& s) const override { return lora_experiment_work(params_of(s)) < 3e7; }
+  std::string error_of(const LoraResult& r) const override { return r.e.cancelled ? "Cancelled." : r.error; }
+  std::vector<plot::Figure> build_figures(const LoraResult& r) const override {
     return {spectrum_figure(r), error_figure(r), params_figure(r), loss_figure(r), heatmaps_figure(r), scale_figure(r)};
   }
-
-  void draw(const DrawContext& ctx) override {
-    panel_explanation(
-        "LoRA freezes W\xE2\x82\x80 and learns a low-rank update: W' = W\xE2\x82\x80 + s\xC2\xB7"
-        "B A with A (r \xC3\x97 d_in) "
-        "drawn uniform in \xC2\xB1"
-        "1/\xE2\x88\x9A"
-        "d_in and B (d_out \xC3\x97 r) set to zero, so at step 0 the adapted layer "
-        "is exactly the base layer. Only r(d_in + d_out) weights train instead of d_in\xC2\xB7"
-        "d_out. No rank-r matrix "
-        "gets closer to a target \xCE\x94W than its truncated SVD (Eckart\xE2\x80\x93Young): the error is "
-        "\xE2\x88\x9A(\xCE\xA3_{i\xE2\x89\xA5r} \xCF\x83_i\xC2\xB2), so the spectrum of \xCE\x94W decides which rank "
-        "is enough. "
-        "Here LoRA is fitted to \xCE\x94W directly (whitened inputs) and lands on or just above that floor. The "
-        "scale s = \xCE\xB1/r shrinks the update as r grows; rsLoRA's \xCE\xB1/\xE2\x88\x9Ar keeps it steady. Merging "
-        "adds "
-        "s\xC2\xB7"
-        "BA into W\xE2\x82\x80, giving the same outputs with no extra cost at inference.");
-    ImGui::BeginChild("controls", ImVec2(330 * ctx.dpi_scale, 0), true);
-    for (const Control& c : controls().all()) {
-      ImGui::SetNextItemWidth(150 * ctx.dpi_scale);
-      draw_control(c);
-    }
+  const char* explanation() const override {
+    return "LoRA freezes W\xE2\x82\x80 and learns a low-rank update: W' = W\xE2\x82\x80 + s\xC2\xB7"
+           "B A with A (r \xC3\x97 d_in) "
+           "drawn uniform in \xC2\xB1"
+           "1/\xE2\x88\x9A"
+           "d_in and B (d_out \xC3\x97 r) set to zero, so at step 0 the adapted layer "
+           "is exactly the base layer. Only r(d_in + d_out) weights train instead of d_in\xC2\xB7"
+           "d_out. No rank-r matrix "
+           "gets closer to a target \xCE\x94W than its truncated SVD (Eckart\xE2\x80\x93Young): the error is "
+           "\xE2\x88\x9A(\xCE\xA3_{i\xE2\x89\xA5r} \xCF\x83_i\xC2\xB2), so the spectrum of \xCE\x94W decides which "
+           "rank "
+           "is enough. "
+           "Here LoRA is fitted to \xCE\x94W directly (whitened inputs) and lands on or just above that floor. The "
+           "scale s = \xCE\xB1/r shrinks the update as r grows; rsLoRA's \xCE\xB1/\xE2\x88\x9Ar keeps it steady. "
+           "Merging "
+           "adds "
+           "s\xC2\xB7"
+           "BA into W\xE2\x82\x80, giving the same outputs with no extra cost at inference.";
+  }
+  const char* computing_text() const override { return "Training the first adapters..."; }
+  void draw_summary(const LoraResult& r) override {
     ImGui::Separator();
-    if (job_.busy()) ImGui::ProgressBar(job_.progress(), ImVec2(-1, 0), "training");
-    if (result_ && result_->error.empty() && !result_->e.cancelled) {
-      const LoraResult& r = *result_;
-      ImGui::Text(
-          "s = %.4g, trainable %.4g%% of d_in\xC2\xB7"
-          "d_out",
-          lora_scale(r.params.alpha, r.params.rank, r.params.rslora), r.e.param_percent);
-      ImGui::Text("error at r = %d: LoRA %.4f, optimum %.4f", r.params.rank, r.e.final_error, r.e.svd_error_at_rank);
-      check_mark(r.e.step0_equals_base,
-                 ("step 0 (B = 0): adapted = base, max diff " + fmt("%.1e", r.e.step0_error)).c_str());
-      check_mark(r.e.merged_equals_unmerged, ("merged = unmerged, rel. diff " + fmt("%.1e", r.e.merge_error)).c_str());
-      if (r.e.diverged) warning_text("Training diverged at this learning rate; lower it (its errors are left out).");
-      if (r.params.rank != s_.rank || r.params.true_rank != s_.true_rank)
-        warning_text("rank and true rank are clamped to min(d_in, d_out)");
-    }
-    ImGui::EndChild();
-    ImGui::SameLine();
-    ImGui::BeginChild("figures", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
-    if (!result_) {
-      empty_state("Training the first adapters...");
-      ImGui::EndChild();
-      return;
-    }
-    if (!result_->error.empty()) {
-      empty_state(result_->error.c_str());
-      ImGui::EndChild();
-      return;
-    }
-    const std::vector<plot::Figure>& figs = shown_figures_.get(result_, [this] { return figures(); });
+    ImGui::Text(
+        "s = %.4g, trainable %.4g%% of d_in\xC2\xB7"
+        "d_out",
+        lora_scale(r.params.alpha, r.params.rank, r.params.rslora), r.e.param_percent);
+    ImGui::Text("error at r = %d: LoRA %.4f, optimum %.4f", r.params.rank, r.e.final_error, r.e.svd_error_at_rank);
+    check_mark(r.e.step0_equals_base,
+               ("step 0 (B = 0): adapted = base, max diff " + fmt("%.1e", r.e.step0_error)).c_str());
+    check_mark(r.e.merged_equals_unmerged, ("merged = unmerged, rel. diff " + fmt("%.1e", r.e.merge_error)).c_str());
+    if (r.e.diverged) warning_text("Training diverged at this learning rate; lower it (its errors are left out).");
+    if (r.params.rank != s_.rank || r.params.true_rank != s_.true_rank)
+      warning_text("rank and true rank are clamped to min(d_in, d_out)");
+  }
+  void draw_figures(const DrawContext& ctx, const std::vector<plot::Figure>& figs) override {
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
     const float w = std::max(360.0f * ctx.dpi_scale, (ImGui::GetContentRegionAvail().x - spacing) / 2);
     plot::draw_figure(figs[0], ctx, "lora", ImVec2(w, w * 0.62f));
@@ -345,10 +303,8 @@ class LoraPanel final : public Panel {
     plot::draw_figure(figs[5], ctx, "lora", ImVec2(w, w * 0.62f));
     plot::draw_figure(figs[4], ctx, "lora", ImVec2(2 * w + spacing, w * 0.7f));
     plot::draw_figure(figs[2], ctx, "lora", ImVec2(w, w * 0.62f));
-    ImGui::EndChild();
   }
 
- protected:
   void bind(Controls& c) override {
     c.add_int("d_in", &s_.d_in, 8, 1024, "d_in",
               "Input size of the layer (columns of \xCE\x94W); large sizes train on a worker thread.", true);
@@ -374,12 +330,6 @@ class LoraPanel final : public Panel {
                "Train one adapter per rank of the error plot (off: only the SVD curve and rank r).");
     c.add_int("seed", &s_.seed, 0, 1000000, "seed", "Seed of the target and of the adapter's initialisation.");
   }
-
- private:
-  LoraState s_;
-  ResultPtr result_;
-  FigureCache<ResultPtr> shown_figures_;  // figures() of result_, for draw()
-  AsyncJob<ResultPtr> job_;               // declared last: its worker joins before the members above go away
 };
 
 }  // namespace

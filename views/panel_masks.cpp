@@ -12,10 +12,9 @@
 #include <memory>
 
 #include "core/experiments/mask_analysis.h"
-#include "views/async_job.h"
-#include "views/panel.h"
 #include "views/plot/layout.h"
 #include "views/plot/plot_imgui.h"
+#include "views/recompute.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -172,55 +171,44 @@ plot::Figure uniform_figure(const MasksResult& r) {
 
 // [SECTION] panel
 
-class MasksPanel final : public Panel {
+class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
  public:
+  MasksPanel() : RecomputePanel(compute) {
+    controls_width_ = 340;
+    item_width_ = 140;
+  }
   PanelInfo info() const override {
     return {"masks", "Attention masks", "Attention",
             "Causal, prefix-LM, sliding-window, padding, packing, dilated and global masks; receptive fields"};
   }
 
-  void update() override {
-    clamp_to_T();
-    if (controls_changed()) {
-      const MasksState s = s_;
-      // T ≤ 128 with a few layers takes well under a millisecond: wait so the heatmap follows the slider.
-      const bool wait = double(s.T) * s.T * (1 + s.layers) < 5e5;
-      request_recompute(job_, wait, [s](Progress& p) { return compute(s, p); });
-      if (wait) job_.wait();
-    }
-    if (const ResultPtr* r = job_.latest()) result_ = *r;
-  }
-  void wait_idle() override {
-    job_.wait();
-    if (const ResultPtr* r = job_.latest()) result_ = *r;
-  }
-
-  std::vector<plot::Figure> figures() override {
-    if (!result_ || !result_->mask.error.empty()) return {};
-    return {mask_figure(*result_), visible_figure(*result_), receptive_figure(*result_), uniform_figure(*result_)};
-  }
-
-  void draw(const DrawContext& ctx) override {
-    panel_explanation(
-        "A mask decides which keys j each query i may read: blocked scores become -\xE2\x88\x9E before softmax, so "
-        "they get probability exactly 0. Causal: j \xE2\x89\xA4 i. Prefix-LM: the first P tokens see each other, the "
-        "rest is causal. Sliding window (Hugging Face): 0 \xE2\x89\xA4 i - j < W, W keys including the query itself "
-        "(Mistral's reference code wrote i - j \xE2\x89\xA4 W, one key more). Padding hides pad keys; document "
-        "packing keeps each packed document causal and separate; dilation keeps every s-th key; global/sink tokens "
-        "see and are seen by everyone, overriding the window and the dilation. Terms are combined with AND. A query "
-        "whose keys are all blocked has no distribution: its output is defined as zeros. Stacked windowed layers "
-        "pass information further each layer (the residual stream keeps what a token already heard); an occasional "
-        "full-attention layer, as in Gemma 2, Gemma 3 and Cohere's models, reaches the whole context at once.");
-    ImGui::BeginChild("controls", ImVec2(340 * ctx.dpi_scale, 0), true);
-    draw_controls(ctx);
-    ImGui::EndChild();
-    ImGui::SameLine();
-    ImGui::BeginChild("figures", ImVec2(0, 0), false);
-    draw_figures(ctx);
-    ImGui::EndChild();
-  }
-
  protected:
+  // T ≤ 128 with a few layers takes well under a millisecond: wait so the heatmap follows the slider.
+  bool quick(const MasksState& s) const override { return mask_work(s.T, s.layers) < 5e5; }
+  std::string error_of(const MasksResult& r) const override { return r.mask.error; }
+  std::vector<plot::Figure> build_figures(const MasksResult& r) const override {
+    return {mask_figure(r), visible_figure(r), receptive_figure(r), uniform_figure(r)};
+  }
+  const char* explanation() const override {
+    return "A mask decides which keys j each query i may read: blocked scores become -\xE2\x88\x9E before softmax, so "
+           "they get probability exactly 0. Causal: j \xE2\x89\xA4 i. Prefix-LM: the first P tokens see each other, "
+           "the "
+           "rest is causal. Sliding window (Hugging Face): 0 \xE2\x89\xA4 i - j < W, W keys including the query itself "
+           "(Mistral's reference code wrote i - j \xE2\x89\xA4 W, one key more). Padding hides pad keys; document "
+           "packing keeps each packed document causal and separate; dilation keeps every s-th key; global/sink tokens "
+           "see and are seen by everyone, overriding the window and the dilation. Terms are combined with AND. A query "
+           "whose keys are all blocked has no distribution: its output is defined as zeros. Stacked windowed layers "
+           "pass information further each layer (the residual stream keeps what a token already heard); an occasional "
+           "full-attention layer, as in Gemma 2, Gemma 3 and Cohere's models, reaches the whole context at once.";
+  }
+  const char* computing_text() const override { return "Computing the first mask..."; }
+  // Parameters never exceed T, so dragging T down keeps the term list valid.
+  void prepare() override {
+    s_.prefix = std::min(s_.prefix, s_.T);
+    s_.pad_count = std::min(s_.pad_count, s_.T);
+    s_.global_count = std::min(s_.global_count, s_.T);
+  }
+
   void bind(Controls& c) override {
     c.add_int("T", &s_.T, 4, 512, "T", "Sequence length: number of query and key positions.", true);
     c.add_enum("base", &s_.base, {"causal", "bidirectional", "prefix-LM"}, "base term",
@@ -248,13 +236,6 @@ class MasksPanel final : public Panel {
   }
 
  private:
-  // Parameters never exceed T, so dragging T down keeps the term list valid.
-  void clamp_to_T() {
-    s_.prefix = std::min(s_.prefix, s_.T);
-    s_.pad_count = std::min(s_.pad_count, s_.T);
-    s_.global_count = std::min(s_.global_count, s_.T);
-  }
-
   void draw_param(const char* key, const DrawContext& ctx) {
     if (const Control* c = controls().find(key)) {
       ImGui::Indent();
@@ -264,7 +245,7 @@ class MasksPanel final : public Panel {
     }
   }
 
-  void draw_controls(const DrawContext& ctx) {
+  void draw_controls(const DrawContext& ctx) override {
     ImGui::SetNextItemWidth(140 * ctx.dpi_scale);
     draw_control(*controls().find("T"));
     ImGui::Separator();
@@ -312,19 +293,10 @@ class MasksPanel final : public Panel {
       ImGui::SameLine();
     }
     ImGui::NewLine();
-    if (job_.busy()) ImGui::ProgressBar(job_.progress(), ImVec2(-1, 0), "computing");
   }
 
-  void draw_figures(const DrawContext& ctx) {
-    if (!result_) {
-      empty_state("Computing the first mask...");
-      return;
-    }
-    const MasksResult& r = *result_;
-    if (!r.mask.error.empty()) {
-      warning_text(("Cannot build this mask: " + r.mask.error).c_str());
-      return;
-    }
+  void draw_figures(const DrawContext& ctx, const std::vector<plot::Figure>& figs) override {
+    const MasksResult& r = *result();
     if (!r.mask.empty_rows.empty()) {
       std::string rows;
       for (size_t k = 0; k < r.mask.empty_rows.size() && k < 40; ++k) {
@@ -336,7 +308,6 @@ class MasksPanel final : public Panel {
                     ". Their attention output is zeros, not NaN.")
                        .c_str());
     }
-    const std::vector<plot::Figure>& figs = shown_figures_.get(result_, [this] { return figures(); });
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
     const float w = (ImGui::GetContentRegionAvail().x - spacing) / 2;
     const ImVec2 size(w, w * 0.8f);
@@ -353,12 +324,12 @@ class MasksPanel final : public Panel {
 
   // Replaces the plot layer's tooltip on the mask heatmap with one naming the term that blocked the cell.
   void blocked_tooltip(const plot::Figure& fig, const DrawContext& ctx, ImVec2 origin, ImVec2 size) {
-    const MasksResult& r = *result_;
+    const MasksResult& r = *result();
     const float s = std::max(0.5f, ImGui::GetFontSize() / plot::kBaseFontSize);
     plot::LayoutOptions lo;
     lo.width = size.x / s;
     lo.height = size.y / s;
-    lo.theme = ctx.theme == Theme::Print ? plot::ThemeKind::Print : plot::ThemeKind::Dark;
+    lo.theme = ctx.theme;
     const plot::Layout layout = plot::layout_figure(fig, lo);
     if (layout.frames.empty()) return;
     const ImVec2 m = ImGui::GetIO().MousePos;
@@ -374,11 +345,6 @@ class MasksPanel final : public Panel {
     else
       ImGui::SetTooltip("query i = %d, key j = %d\nblocked by %s", i, j, mask_term_name(r.terms[tag]).c_str());
   }
-
-  MasksState s_;
-  ResultPtr result_;
-  FigureCache<ResultPtr> shown_figures_;  // figures() of result_, for draw()
-  AsyncJob<ResultPtr> job_;               // declared last: its worker joins before the members above go away
 };
 
 }  // namespace

@@ -9,12 +9,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <numbers>
 #include <string>
 
 #include "core/experiments/rope_analysis.h"
-#include "views/panel.h"
 #include "views/plot/plot_imgui.h"
+#include "views/recompute.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -59,6 +60,21 @@ RopeAnalysisParams params_of(const RopeState& s) {
   p.max_distance = s.max_distance;
   p.seed = static_cast<uint64_t>(s.seed);
   return p;
+}
+
+struct RopeResult {
+  RopeAnalysisParams params;  // the state after clamping and rounding
+  std::string error;
+  RopeAnalysis a;
+};
+
+// A few thousand rotations: well under a frame.
+std::shared_ptr<const RopeResult> compute(const RopeState& s, Progress&) {
+  auto r = std::make_shared<RopeResult>();
+  r->params = params_of(s);
+  r->error = validate(r->params);
+  if (r->error.empty()) r->a = analyze_rope(r->params);
+  return r;
 }
 
 std::string fmt(const char* f, double v) {
@@ -165,79 +181,61 @@ plot::Figure distance_figure(const RopeAnalysisParams& p, const RopeAnalysis& r)
 
 // [SECTION] panel
 
-class RopePanel final : public Panel {
+class RopePanel final : public RecomputePanel<RopeState, RopeResult> {
  public:
+  RopePanel() : RecomputePanel(compute) {}
   PanelInfo info() const override {
     return {"rope", "RoPE rotations", "Positions",
             "Rotary position embedding: frequencies, rotations, relative-distance scores and context scaling"};
   }
 
-  void update() override {
-    if (!controls_changed()) return;
-    params_ = params_of(s_);
-    error_ = validate(params_);
-    ++computed_;
-    // Everything here is a few thousand rotations: recomputing on the UI thread stays well under a frame.
-    if (error_.empty()) result_ = analyze_rope(params_);
+ protected:
+  bool quick(const RopeState&) const override { return true; }
+  std::string error_of(const RopeResult& r) const override { return r.error; }
+  std::vector<plot::Figure> build_figures(const RopeResult& r) const override {
+    const RopeAnalysisParams& p = r.params;
+    return {plane_figure(p, r.a), angle_figure(p, r.a), freqs_figure(p, r.a), distance_figure(p, r.a)};
   }
-
-  std::vector<plot::Figure> figures() override {
-    if (!error_.empty() || result_.theta.empty()) {
-      std::vector<plot::Figure> empty = {plot::Figure("plane", "Plane of pair k"), plot::Figure("angles", "Angles"),
-                                         plot::Figure("freqs", "Wavelengths"), plot::Figure("distance", "Scores")};
-      for (auto& f : empty) f.note = error_;
-      return empty;
-    }
-    return {plane_figure(params_, result_), angle_figure(params_, result_), freqs_figure(params_, result_),
-            distance_figure(params_, result_)};
+  const char* explanation() const override {
+    return "RoPE splits each head vector into D/2 pairs and rotates pair k by the angle m\xC2\xB7\xCE\xB8_k at "
+           "position "
+           "m, with \xCE\xB8_k = base^(\xE2\x88\x92"
+           "2k/D). Rotations keep lengths, and R(m\xCE\xB8)\xE1\xB5\x80R(n\xCE\xB8) = "
+           "R((n\xE2\x88\x92m)\xCE\xB8), so q_m\xC2\xB7k_n depends only on the distance m\xE2\x88\x92n. Early pairs "
+           "spin "
+           "fast "
+           "(wavelength 2\xCF\x80/\xCE\xB8_0 \xE2\x89\x88 6 tokens), late pairs barely move. Hugging Face pairs x[k] "
+           "with "
+           "x[k+D/2] (rotate_half); Meta pairs x[2k] with x[2k+1]; permuting the q/k weights turns one into the other "
+           "with identical scores. To run past the trained length L: linear interpolation divides every \xCE\xB8 by "
+           "the "
+           "factor s; NTK-aware raises the base to base\xC2\xB7s^(D/(D\xE2\x88\x92"
+           "2)) (high frequencies almost kept); dynamic "
+           "NTK does that only once the sequence exceeds L (HF formula, shown here at length s\xC2\xB7L); Llama 3 "
+           "keeps "
+           "wavelengths below L/high_freq_factor, divides those above L/low_freq_factor by s and blends in between.";
   }
-
-  void draw(const DrawContext& ctx) override {
-    panel_explanation(
-        "RoPE splits each head vector into D/2 pairs and rotates pair k by the angle m\xC2\xB7\xCE\xB8_k at position "
-        "m, with \xCE\xB8_k = base^(\xE2\x88\x92"
-        "2k/D). Rotations keep lengths, and R(m\xCE\xB8)\xE1\xB5\x80R(n\xCE\xB8) = "
-        "R((n\xE2\x88\x92m)\xCE\xB8), so q_m\xC2\xB7k_n depends only on the distance m\xE2\x88\x92n. Early pairs spin "
-        "fast "
-        "(wavelength 2\xCF\x80/\xCE\xB8_0 \xE2\x89\x88 6 tokens), late pairs barely move. Hugging Face pairs x[k] with "
-        "x[k+D/2] (rotate_half); Meta pairs x[2k] with x[2k+1]; permuting the q/k weights turns one into the other "
-        "with identical scores. To run past the trained length L: linear interpolation divides every \xCE\xB8 by the "
-        "factor s; NTK-aware raises the base to base\xC2\xB7s^(D/(D\xE2\x88\x92"
-        "2)) (high frequencies almost kept); dynamic "
-        "NTK does that only once the sequence exceeds L (HF formula, shown here at length s\xC2\xB7L); Llama 3 keeps "
-        "wavelengths below L/high_freq_factor, divides those above L/low_freq_factor by s and blends in between.");
-    ImGui::BeginChild("controls", ImVec2(330 * ctx.dpi_scale, 0), true);
+  bool control_visible(const Control& c) const override {
     const bool llama3 = s_.scaling == static_cast<int>(RopeScaling::Llama3);
-    for (const Control& c : controls().all()) {
-      if ((c.key == "low_freq_factor" || c.key == "high_freq_factor") && !llama3) continue;
-      if (c.key == "factor" && s_.scaling == static_cast<int>(RopeScaling::None)) continue;
-      ImGui::SetNextItemWidth(150 * ctx.dpi_scale);
-      draw_control(c);
-    }
+    if ((c.key == "low_freq_factor" || c.key == "high_freq_factor") && !llama3) return false;
+    return c.key != "factor" || s_.scaling != static_cast<int>(RopeScaling::None);
+  }
+  void draw_summary(const RopeResult& r) override {
     ImGui::Separator();
-    if (error_.empty()) {
-      ImGui::TextUnformatted("Live checks");
-      check_mark(result_.shift_invariant, ("shift m, n by " + std::to_string(params_.shift) + ": score " +
-                                           fmt("%.5g", result_.score_mn) + " vs " + fmt("%.5g", result_.score_shifted))
-                                              .c_str());
-      check_mark(result_.norm_preserved,
-                 ("rotation keeps |q| (worst rel. error " + fmt("%.1e", result_.norm_error) + ")").c_str());
-      check_mark(result_.conventions_agree, ("other convention, permuted dims: same score (rel. error " +
-                                             fmt("%.1e", result_.convention_error) + ")")
-                                                .c_str());
-      if (params_.pair != s_.pair) warning_text(("pair index clamped to " + std::to_string(params_.pair)).c_str());
-      if (params_.rope.head_dim != s_.head_dim)
-        warning_text(("head_dim rounded to " + std::to_string(params_.rope.head_dim)).c_str());
-    }
-    ImGui::EndChild();
-    ImGui::SameLine();
-    ImGui::BeginChild("figures", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
-    if (!error_.empty()) {
-      empty_state(error_.c_str());
-      ImGui::EndChild();
-      return;
-    }
-    const std::vector<plot::Figure>& figs = shown_figures_.get(computed_, [this] { return figures(); });
+    ImGui::TextUnformatted("Live checks");
+    check_mark(r.a.shift_invariant, ("shift m, n by " + std::to_string(r.params.shift) + ": score " +
+                                     fmt("%.5g", r.a.score_mn) + " vs " + fmt("%.5g", r.a.score_shifted))
+                                        .c_str());
+    check_mark(r.a.norm_preserved,
+               ("rotation keeps |q| (worst rel. error " + fmt("%.1e", r.a.norm_error) + ")").c_str());
+    check_mark(
+        r.a.conventions_agree,
+        ("other convention, permuted dims: same score (rel. error " + fmt("%.1e", r.a.convention_error) + ")").c_str());
+    if (r.params.pair != s_.pair) warning_text(("pair index clamped to " + std::to_string(r.params.pair)).c_str());
+    if (r.params.rope.head_dim != s_.head_dim)
+      warning_text(("head_dim rounded to " + std::to_string(r.params.rope.head_dim)).c_str());
+  }
+  void draw_figures(const DrawContext& ctx, const std::vector<plot::Figure>& figs) override {
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
     const float w = std::max(360.0f * ctx.dpi_scale, (ImGui::GetContentRegionAvail().x - spacing) / 2);
     plot::draw_figure(figs[0], ctx, "rope", ImVec2(w, w * 0.75f));
@@ -246,10 +244,8 @@ class RopePanel final : public Panel {
     plot::draw_figure(figs[2], ctx, "rope", ImVec2(w, w * 0.62f));
     ImGui::SameLine();
     plot::draw_figure(figs[3], ctx, "rope", ImVec2(w, w * 0.62f));
-    ImGui::EndChild();
   }
 
- protected:
   void bind(Controls& c) override {
     c.add_int("head_dim", &s_.head_dim, 2, 256, "head_dim D",
               "Size of one head vector; it holds D/2 rotating pairs (odd values round down).");
@@ -279,14 +275,6 @@ class RopePanel final : public Panel {
     c.add_int("seed", &s_.seed, 0, 1000000, "seed",
               "Seed of the random q and k; the same seed gives the same vectors.");
   }
-
- private:
-  RopeState s_;
-  RopeAnalysisParams params_;
-  RopeAnalysis result_;
-  std::string error_;
-  int computed_ = 0;                // counts recomputes (params_, error_ and result_ change together)
-  FigureCache<int> shown_figures_;  // figures() as of recompute computed_, for draw()
 };
 
 }  // namespace

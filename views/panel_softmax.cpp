@@ -13,9 +13,8 @@
 #include <memory>
 
 #include "core/experiments/softmax_saturation.h"
-#include "views/async_job.h"
-#include "views/panel.h"
 #include "views/plot/plot_imgui.h"
+#include "views/recompute.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -188,61 +187,36 @@ plot::Figure worked_figure(const SoftmaxResult& r) {
 
 // [SECTION] panel
 
-class SoftmaxPanel final : public Panel {
+class SoftmaxPanel final : public RecomputePanel<SoftmaxState, SoftmaxResult> {
  public:
+  SoftmaxPanel() : RecomputePanel(compute) {}
   PanelInfo info() const override {
     return {"softmax", "Softmax saturation", "Attention",
             "Why scores are divided by sqrt(d_k): variance of q\xC2\xB7k, saturation and vanishing gradients"};
   }
 
-  void update() override {
-    if (controls_changed()) {
-      const SoftmaxState s = s_;
-      // Small requests (about a millisecond) are waited for, so the figures follow the slider in the same frame;
-      // the default sweep (26 d_k values × 1000 queries, ~10 ms) runs on the worker while the last result stays.
-      const double cost = double(s.samples) * (1.0 + 26.0 * (s.n_keys + 2) / 4.0);
-      const bool wait = cost < 1e5;
-      request_recompute(job_, wait, [s](Progress& p) { return compute(s, p); });
-      if (wait) job_.wait();
-    }
-    if (const ResultPtr* r = job_.latest()) result_ = *r;
+ protected:
+  // Small requests (about a millisecond) are waited for, so the figures follow the slider in the same frame;
+  // the default sweep (26 d_k values × 1000 queries, ~10 ms) runs on the worker while the last result stays.
+  bool quick(const SoftmaxState& s) const override { return saturation_work(s.samples, s.n_keys) < 1e5; }
+  std::string error_of(const SoftmaxResult&) const override { return ""; }  // bad logits are shown in place
+  std::vector<plot::Figure> build_figures(const SoftmaxResult& r) const override {
+    return {histogram_figure(r), query_figure(r), sweep_figure(r), worked_figure(r)};
   }
-  void wait_idle() override {
-    job_.wait();
-    if (const ResultPtr* r = job_.latest()) result_ = *r;
+  const char* explanation() const override {
+    return "Attention scores are S = q\xC2\xB7k \xC2\xB7 scale. For q, k with independent N(0, 1) entries, q\xC2\xB7k "
+           "is a sum of d_k products of variance 1, so Var(q\xC2\xB7k) = d_k and raw scores spread like sqrt(d_k). "
+           "Softmax S_i = exp(x_i / \xCF\x84) / \xCE\xA3_j exp(x_j / \xCF\x84) of widely spread scores puts almost "
+           "all mass on one key, and its gradient dS_i/dx_i = S_i(1 - S_i) goes to 0 when S_i is near 0 or 1: the "
+           "model stops learning. Multiplying by 1/sqrt(d_k) brings the variance back to 1 at every d_k. Drag d_k and "
+           "watch the unscaled curves saturate while the scaled ones stay flat. (The seed notes print softmax[1.0, "
+           "0.5, -0.5] as [0.47, 0.29, 0.11], which does not sum to 1; the exact values are in figure 4.)";
   }
-
-  std::vector<plot::Figure> figures() override {
-    if (!result_) return {};
-    return {histogram_figure(*result_), query_figure(*result_), sweep_figure(*result_), worked_figure(*result_)};
+  bool control_visible(const Control& c) const override {
+    return c.key != "custom_scale" || s_.scale_mode == static_cast<int>(ScaleMode::Custom);
   }
-
-  void draw(const DrawContext& ctx) override {
-    panel_explanation(
-        "Attention scores are S = q\xC2\xB7k \xC2\xB7 scale. For q, k with independent N(0, 1) entries, q\xC2\xB7k "
-        "is a sum of d_k products of variance 1, so Var(q\xC2\xB7k) = d_k and raw scores spread like sqrt(d_k). "
-        "Softmax S_i = exp(x_i / \xCF\x84) / \xCE\xA3_j exp(x_j / \xCF\x84) of widely spread scores puts almost "
-        "all mass on one key, and its gradient dS_i/dx_i = S_i(1 - S_i) goes to 0 when S_i is near 0 or 1: the "
-        "model stops learning. Multiplying by 1/sqrt(d_k) brings the variance back to 1 at every d_k. Drag d_k and "
-        "watch the unscaled curves saturate while the scaled ones stay flat. (The seed notes print softmax[1.0, "
-        "0.5, -0.5] as [0.47, 0.29, 0.11], which does not sum to 1; the exact values are in figure 4.)");
-    ImGui::BeginChild("controls", ImVec2(330 * ctx.dpi_scale, 0), true);
-    for (const Control& c : controls().all()) {
-      if (c.key == "custom_scale" && s_.scale_mode != static_cast<int>(ScaleMode::Custom)) continue;
-      ImGui::SetNextItemWidth(150 * ctx.dpi_scale);
-      draw_control(c);
-    }
-    if (job_.busy()) ImGui::ProgressBar(job_.progress(), ImVec2(-1, 0), "computing");
-    if (result_) draw_worked_table(*result_);
-    ImGui::EndChild();
-    ImGui::SameLine();
-    ImGui::BeginChild("figures", ImVec2(0, 0), false);
-    if (!result_) {
-      empty_state("Computing the first results...");
-      ImGui::EndChild();
-      return;
-    }
-    const std::vector<plot::Figure>& figs = shown_figures_.get(result_, [this] { return figures(); });
+  void draw_summary(const SoftmaxResult& r) override { draw_worked_table(r); }
+  void draw_figures(const DrawContext& ctx, const std::vector<plot::Figure>& figs) override {
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
     const float w = (ImGui::GetContentRegionAvail().x - spacing) / 2;
     plot::draw_figure(figs[0], ctx, "softmax", ImVec2(w, w * 0.62f));
@@ -250,10 +224,8 @@ class SoftmaxPanel final : public Panel {
     plot::draw_figure(figs[1], ctx, "softmax", ImVec2(w, w * 0.62f));
     plot::draw_figure(figs[2], ctx, "softmax", ImVec2(2 * w + spacing, w * 0.62f));
     plot::draw_figure(figs[3], ctx, "softmax", ImVec2(2 * w + spacing, w * 0.5f));
-    ImGui::EndChild();
   }
 
- protected:
   void bind(Controls& c) override {
     c.add_int("d_k", &s_.d_k, 1, 4096, "d_k", "Dimension of q and k; Var(q\xC2\xB7k) grows linearly with it.", true);
     c.add_int("n_keys", &s_.n_keys, 2, 256, "keys n", "Number of keys one query spreads its attention over.", true);
@@ -294,11 +266,6 @@ class SoftmaxPanel final : public Panel {
     row("A", r.worked_a, r.error_a);
     row("B", r.worked_b, r.error_b);
   }
-
-  SoftmaxState s_;
-  ResultPtr result_;
-  FigureCache<ResultPtr> shown_figures_;  // figures() of result_, for draw()
-  AsyncJob<ResultPtr> job_;               // declared last: its worker joins before the members above go away
 };
 
 }  // namespace

@@ -48,4 +48,38 @@ void warning_text(const char* text) {
   ImGui::PopTextWrapPos();
 }
 
+// [SECTION] two-column panel layout
+
+void begin_controls_column(const DrawContext& ctx, float width) {
+  ImGui::BeginChild("controls", ImVec2(width * ctx.dpi_scale, 0), true);
+}
+
+void begin_figures_column() {
+  ImGui::EndChild();
+  ImGui::SameLine();
+  ImGui::BeginChild("figures", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+}
+
+void end_figures_column() { ImGui::EndChild(); }
+
+void draw_controls_column(const Controls& controls, const DrawContext& ctx, float item_width,
+                          const std::function<bool(const Control&)>& visible,
+                          const std::function<void(const Control&)>& after) {
+  for (const Control& c : controls.all()) {
+    if (visible && !visible(c)) continue;
+    ImGui::SetNextItemWidth(item_width * ctx.dpi_scale);
+    draw_control(c);
+    if (after) after(c);
+  }
+}
+
+bool job_progress(float fraction, const char* label) {
+  const float button = ImGui::CalcTextSize("Cancel").x + 2 * ImGui::GetStyle().FramePadding.x;
+  ImGui::ProgressBar(fraction, ImVec2(-(button + ImGui::GetStyle().ItemSpacing.x), 0), label);
+  ImGui::SameLine();
+  const bool cancel = ImGui::Button("Cancel");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Stop this computation; the figures keep the previous settings.");
+  return cancel;
+}
+
 }  // namespace tw

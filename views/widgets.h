@@ -1,7 +1,11 @@
 #pragma once
 // Small ImGui helpers shared by every panel (the one place for them, as Tracy's TracyImGui.hpp).
 
+#include <functional>
 #include <string>
+
+#include "views/controls.h"
+#include "views/plot/theme.h"
 
 namespace tw {
 
@@ -15,5 +19,18 @@ void empty_state(const char* text);
 void check_mark(bool ok, const char* label);
 // Text in the warning colour (yellow-orange).
 void warning_text(const char* text);
+
+// [SECTION] the two-column panel layout: controls on the left, figures on the right
+//   begin_controls_column(ctx, 330); draw_controls_column(...); ...; begin_figures_column(); ...; end_figures_column();
+void begin_controls_column(const DrawContext& ctx, float width);
+void begin_figures_column();  // ends the controls column
+void end_figures_column();
+// Every control of `controls` that `visible` accepts (all when empty), each widget `item_width` wide, followed by
+// `after(control)` for extra buttons under it.
+void draw_controls_column(const Controls& controls, const DrawContext& ctx, float item_width,
+                          const std::function<bool(const Control&)>& visible = {},
+                          const std::function<void(const Control&)>& after = {});
+// A progress bar with a Cancel button for a job running on a worker; returns true when Cancel was clicked.
+bool job_progress(float fraction, const char* label);
 
 }  // namespace tw

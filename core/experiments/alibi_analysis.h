@@ -44,4 +44,11 @@ struct AlibiAnalysis {
 
 AlibiAnalysis analyze_alibi(const AlibiParams& p);
 
+// Work of analyze_alibi in score evaluations (bias matrices, the equivalence check on at most 128 rows, the last
+// query's distribution): the panel waits for a result only when this is small (5e5 is about a millisecond).
+inline double alibi_work(int n_heads, int T, int eval_len) {
+  const double check_T = T < 128 ? T : 128;
+  return double(n_heads) * (eval_len + check_T * check_T + double(T) * T);
+}
+
 }  // namespace tw

@@ -229,4 +229,9 @@ LoraExperiment run_lora_experiment(const LoraExperimentParams& p, const std::fun
   return e;
 }
 
+double lora_experiment_work(const LoraExperimentParams& p) {
+  const double sweep = p.train_sweep ? 220.0 : p.rank;  // Σ r over the sweep ladder up to 64
+  return 3.0 * p.d_in * p.d_out * sweep * std::max(1, p.steps) + 10.0 * p.d_in * p.d_out * std::min(p.d_in, p.d_out);
+}
+
 }  // namespace tw

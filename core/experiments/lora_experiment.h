@@ -96,6 +96,11 @@ FitStatus train_lora_fit(LoraAdapter& adapter, std::vector<double>& loss, const 
                          bool rslora, int steps, double lr, LoraOptimizer opt, uint64_t seed,
                          const std::function<bool(float)>& progress = {});
 
+// Work of run_lora_experiment in multiply-adds (order of magnitude): 3·d_in·d_out per step of every trained
+// adapter (Σ r over the sweep ladder up to 64 is about 220) plus the SVD. The panel waits for a result only when
+// this is small (3e7 is a few milliseconds); the largest setting (1024 × 1024) runs for tens of seconds.
+double lora_experiment_work(const LoraExperimentParams& p);
+
 // Assumes validate(p) is empty. progress(fraction) is called during training; returning false cancels.
 LoraExperiment run_lora_experiment(const LoraExperimentParams& p, const std::function<bool(float)>& progress = {});
 

@@ -53,4 +53,8 @@ struct ReceptiveField {
 // past), so reach_l(i) = reach_{l−1}(i) ∪ ⋃_{j visible from i in layer l} reach_{l−1}(j). Bitsets: O(L·T²·T/64).
 ReceptiveField receptive_field(const std::vector<MaskTerm>& terms, int T, int layers, int global_period);
 
+// Work of analyze_mask plus receptive_field in cell visits (T² per layer and once for the mask): the panel waits
+// for a result only when this is small (5e5 is well under a millisecond).
+inline double mask_work(int T, int layers) { return double(T) * T * (1 + layers); }
+
 }  // namespace tw

@@ -68,4 +68,8 @@ struct WorkedSoftmax {
 };
 WorkedSoftmax worked_softmax(const std::vector<float>& logits, float temperature = 1.0f);
 
+// Work of the panel's recompute (histogram samples plus a sweep of 26 d_k values × samples/4 queries over n_keys),
+// in score evaluations: the panel waits for a result only when this is small (about 1e5 is a millisecond).
+inline double saturation_work(int samples, int n_keys) { return double(samples) * (1.0 + 26.0 * (n_keys + 2) / 4.0); }
+
 }  // namespace tw

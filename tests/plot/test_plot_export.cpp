@@ -185,7 +185,7 @@ TEST(XmlChecker, RejectsBrokenDocuments) {
 }
 
 TEST(Svg, WellFormedWithVectorElementsAndEscapedText) {
-  const std::string svg = render_svg(sample_figure(), {.theme = ThemeKind::Print});
+  const std::string svg = render_svg(sample_figure(), {.theme = Theme::Print});
   const XmlCheck x = check_xml(svg);
   ASSERT_TRUE(x.error.empty()) << x.error;
   EXPECT_EQ(x.root, "svg");
@@ -220,7 +220,7 @@ TEST(Svg, EmptyFigureIsStillWellFormed) {
 TEST(Png, DimensionsFollowTheScaleAndTheImageIsNotBlank) {
   const Figure fig = sample_figure();
   for (float scale : {1.0f, 2.0f, 3.0f}) {
-    const RenderedPng r = render_png(fig, {.theme = ThemeKind::Dark, .scale = scale, .width = 320, .height = 200});
+    const RenderedPng r = render_png(fig, {.theme = Theme::Dark, .scale = scale, .width = 320, .height = 200});
     ASSERT_TRUE(r.error.empty()) << r.error;
     int w = 0, h = 0, n = 0;
     unsigned char* px = stbi_load_from_memory(reinterpret_cast<const unsigned char*>(r.png.data()),
@@ -246,10 +246,10 @@ TEST(Png, DefaultSizeIsTwiceTheLogicalSize) {
 
 TEST(Png, MaskedCellIsGreyAndOthersUseTheScale) {
   const Figure fig = masked_heatmap();
-  const ExportOptions opt{.theme = ThemeKind::Print, .scale = 1, .width = 400, .height = 300};
+  const ExportOptions opt{.theme = Theme::Print, .scale = 1, .width = 400, .height = 300};
   const RenderedPng r = render_png(fig, opt);
   ASSERT_TRUE(r.error.empty()) << r.error;
-  const Layout l = layout_figure(fig, {.width = 400, .height = 300, .theme = ThemeKind::Print});
+  const Layout l = layout_figure(fig, {.width = 400, .height = 300, .theme = Theme::Print});
   auto pixel = [&](double x, double y) {
     const Vec2 p = l.frames[0].to_pixel(x, y);
     const size_t i = (size_t(p.y) * size_t(r.width) + size_t(p.x)) * 4;
@@ -321,7 +321,7 @@ TEST(Png, EncodedImagesDecodeToTheSamePixels) {
 
 // [SECTION] determinism
 TEST(Determinism, TwoExportsAreByteIdentical) {
-  const ExportOptions opt{.theme = ThemeKind::Print, .scale = 2};
+  const ExportOptions opt{.theme = Theme::Print, .scale = 2};
   for (const Figure& fig : {sample_figure(), masked_heatmap()}) {
     EXPECT_EQ(render_png(fig, opt).png, render_png(fig, opt).png) << fig.id;
     EXPECT_EQ(render_svg(fig, opt), render_svg(fig, opt)) << fig.id;

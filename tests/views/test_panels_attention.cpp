@@ -83,6 +83,7 @@ TEST(PanelMasks, InvalidTermShowsNoFigures) {
   set(*p, "documents", true);
   set(*p, "doc_lengths", nlohmann::json::array());
   EXPECT_TRUE(run(*p).empty());  // the panel shows the validation message instead
+  EXPECT_FALSE(p->error().empty());
 }
 
 TEST(PanelAlibi, SlopesAndBiasCsv) {

@@ -3,7 +3,7 @@
 // Every function returns an empty string on success or a one-line message for the user; none throws.
 // Files are written atomically: a temporary file in the same directory, then rename.
 //
-//   std::string err = plot::export_png(fig, "out/softmax-probs.png", {.theme = ThemeKind::Print, .scale = 2});
+//   std::string err = plot::export_png(fig, "out/softmax-probs.png", {.theme = Theme::Print, .scale = 2});
 //   if (!err.empty()) show(err);
 //
 // Output is deterministic: the same figure and options give byte-identical files.
@@ -17,7 +17,7 @@
 namespace tw::plot {
 
 struct ExportOptions {
-  ThemeKind theme = ThemeKind::Print;
+  Theme theme = Theme::Print;
   float scale = 2;                    // PNG only: pixels per logical pixel, 1–4
   float width = 0, height = 0;        // logical size; 0 = default_figure_size(fig)
   std::vector<ViewRange> views = {};  // zoom/pan state to reproduce (GUI exports); empty = the figure's ranges

@@ -2,7 +2,7 @@
 // Layout: figure + size + theme → primitives in pixel coordinates. The single source for the three
 // renderers (ImGui draw list, SVG, PNG), so the exported figure is the one on screen.
 //
-//   Layout l = layout_figure(fig, {.width = 640, .height = 400, .theme = ThemeKind::Print});
+//   Layout l = layout_figure(fig, {.width = 640, .height = 400, .theme = Theme::Print});
 //   for (const Primitive& p : l.prims) ...   // painter's order; multiply coordinates by the renderer's scale
 //
 // Coordinates are logical pixels, origin at the top-left, y down. The layout keeps pointers into `fig`
@@ -94,7 +94,7 @@ struct ViewRange {
 
 struct LayoutOptions {
   float width = 640, height = 400;  // logical pixels
-  ThemeKind theme = ThemeKind::Dark;
+  Theme theme = Theme::Dark;
   std::vector<ViewRange> views = {};  // optional, one per axes (zoom/pan state from the screen)
   bool background = true;             // fill the figure background (exports); the screen may skip it
 };

@@ -99,8 +99,6 @@ PlotContext& context() {
 
 ImU32 to_imgui(uint32_t c) { return IM_COL32(red(c), green(c), blue(c), alpha(c)); }
 
-ThemeKind theme_kind(Theme t) { return t == Theme::Print ? ThemeKind::Print : ThemeKind::Dark; }
-
 // Drops textures and cached layouts of figures not drawn for a while (closed panels, changed figure ids); the
 // zoom state stays, so a panel reopened later shows the view the user left.
 void collect_garbage(PlotContext& pc) {
@@ -541,7 +539,7 @@ void export_menu(const Figure& fig, const Layout& l, FigureState& st, const Draw
   ImGui::Checkbox("Print theme (white background)", &pc.export_print);
   ImGui::Separator();
   ExportOptions opt;
-  opt.theme = pc.export_print ? ThemeKind::Print : theme_kind(ctx.theme);
+  opt.theme = pc.export_print ? Theme::Print : ctx.theme;
   opt.width = l.width;
   opt.height = l.height;
   opt.views = st.views;
@@ -598,7 +596,7 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
   LayoutOptions lo;
   lo.width = w / s;
   lo.height = h / s;
-  lo.theme = theme_kind(ctx.theme);
+  lo.theme = ctx.theme;
   lo.views = st.views;
   lo.background = !(flags & FigureDrawFlags_NoBackground);
   if (!st.has_layout || !same(lo, st.shown_options) || !same(fig, st.shown)) {

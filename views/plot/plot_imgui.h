@@ -17,8 +17,8 @@
 #include <cstdint>
 #include <string>
 
-#include "views/panel.h"
 #include "views/plot/figure.h"
+#include "views/plot/theme.h"
 
 namespace tw::plot {
 

@@ -4,7 +4,7 @@
 
 namespace tw::plot {
 
-FigureTheme figure_theme(ThemeKind kind) {
+FigureTheme figure_theme(Theme kind) {
   FigureTheme t;
   t.kind = kind;
   t.title_size = kBaseFontSize;
@@ -14,7 +14,7 @@ FigureTheme figure_theme(ThemeKind kind) {
   t.padding = 8.0f;
   t.tick_length = 4.0f;
   t.colorbar_width = 14.0f;
-  if (kind == ThemeKind::Dark) {
+  if (kind == Theme::Dark) {
     // Matches ImGui's dark window colours so a figure sits inside a panel without a visible seam.
     t.background = rgba(21, 22, 26);
     t.plot_background = rgba(30, 32, 38);

@@ -6,10 +6,16 @@
 
 namespace tw::plot {
 
-enum class ThemeKind { Dark, Print };
+enum class Theme { Dark, Print };
+
+// What a panel needs from the app while drawing.
+struct DrawContext {
+  Theme theme = Theme::Dark;
+  float dpi_scale = 1.0f;
+};
 
 struct FigureTheme {
-  ThemeKind kind = ThemeKind::Dark;
+  Theme kind = Theme::Dark;
   uint32_t background = 0;       // whole figure
   uint32_t plot_background = 0;  // inside the axes
   uint32_t frame = 0;            // axes box and ticks
@@ -30,9 +36,15 @@ struct FigureTheme {
   float colorbar_width = 0;
 };
 
-FigureTheme figure_theme(ThemeKind kind);
+FigureTheme figure_theme(Theme kind);
 
 // Base font size of the app (app/fonts.cpp loads DejaVu Sans at 15 px × DPI); figure text sizes derive from it.
 inline constexpr float kBaseFontSize = 15.0f;
 
 }  // namespace tw::plot
+
+namespace tw {
+// The app, the panels and the exporters name these without the plot:: prefix.
+using plot::DrawContext;
+using plot::Theme;
+}  // namespace tw

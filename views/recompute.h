@@ -1,0 +1,191 @@
+#pragma once
+// One way to recompute a panel: its state changes → one core call on a worker → a result → figures.
+//
+// [SECTION] Recompute<Result>: the job, the shown result, the figure cache, progress and cancel
+// [SECTION] RecomputePanel<State, Result>: update / wait_idle / figures / draw written once for every panel
+//
+// A concept panel (softmax, ALiBi, masks, GQA, RoPE, LoRA) derives from RecomputePanel and writes only what is
+// its own: the state struct, a static compute(), a cost estimate, its figures and their layout on screen.
+// docs/adding-a-panel.md walks through one.
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "views/async_job.h"
+#include "views/controls.h"
+#include "views/panel.h"
+#include "views/plot/figure.h"
+
+namespace tw {
+
+// [SECTION] Recompute<Result>
+
+// Rules, the same for every panel:
+//   - a request replaces any queued one (dragging a slider never builds a backlog);
+//   - a `quick` request (the panel's cost estimate says about a millisecond) is waited for, so the figures follow
+//     the slider in the same frame, unless a long job is still running (the UI never blocks on one);
+//   - a long request runs below the UI's priority when the GUI asked for it (see run_with_priority), shows its
+//     progress and can be cancelled; the previous result stays on screen meanwhile.
+template <class Result>
+class Recompute {
+ public:
+  using Ptr = std::shared_ptr<const Result>;
+
+  // `work`: Ptr(Progress&), reading only copies of its inputs (it runs on the worker thread).
+  template <class Work>
+  void request(bool quick, bool background_priority, Work work) {
+    const bool idle_before = !job_.busy();
+    const bool low = !quick && background_priority;
+    cancelled_ = false;
+    job_.request(
+        [work = std::move(work), low](Progress& p) { return run_with_priority(low, [&] { return work(p); }); });
+    if (quick && idle_before) job_.wait();
+    poll();
+  }
+  // Takes a freshly finished result into view.
+  void poll() {
+    if (!job_.poll()) return;
+    result_ = *job_.latest();
+    fresh_ = true;
+  }
+  // True once for each result that came into view since the last call (a panel that keeps more than the
+  // result, e.g. the last valid one, adopts it then).
+  bool take_fresh() {
+    poll();
+    return std::exchange(fresh_, false);
+  }
+  void wait() {
+    job_.wait();
+    poll();
+  }
+  // The user's Cancel: the running job stops at its next progress check and the previous result stays.
+  void cancel() {
+    job_.cancel();
+    cancelled_ = true;
+  }
+
+  const Ptr& result() const { return result_; }
+  bool busy() const { return job_.busy(); }
+  float progress() const { return job_.progress(); }
+  bool cancelled() const { return cancelled_; }  // since the last request
+
+  // The figures of the current result, rebuilt only when the result changes (draw() runs every frame).
+  template <class Build>
+  const std::vector<plot::Figure>& figures(Build&& build) {
+    return shown_.get(result_, std::forward<Build>(build));
+  }
+
+ private:
+  Ptr result_;
+  bool cancelled_ = false;
+  bool fresh_ = false;
+  FigureCache<Ptr> shown_;
+  AsyncJob<Ptr> job_;  // declared last: its worker joins before the members above go away
+};
+
+// [SECTION] RecomputePanel<State, Result>
+
+// A panel whose figures come from one core computation of its state. Error contract, the same for every panel:
+// a result that cannot be shown has error_of(result) != ""; then figures() is empty, error() returns the message
+// (headless export prints it) and the figure column shows it where the figures would be.
+template <class State, class Result>
+class RecomputePanel : public Panel {
+ public:
+  using Ptr = std::shared_ptr<const Result>;
+  // Runs on the worker thread with a copy of the state; looks at Progress::cancelled() in long loops.
+  using Compute = Ptr (*)(const State&, Progress&);
+
+  explicit RecomputePanel(Compute compute) : compute_(compute) {}
+
+  void update() final {
+    prepare();
+    if (controls_changed()) {
+      const State s = s_;
+      job_.request(quick(s), background_priority(), [s, compute = compute_](Progress& p) { return compute(s, p); });
+    }
+    job_.poll();
+  }
+  void wait_idle() final { job_.wait(); }
+
+  std::vector<plot::Figure> figures() final {
+    const Ptr& r = job_.result();
+    if (!r || !error_of(*r).empty()) return {};
+    return build_figures(*r);
+  }
+  std::string error() const final {
+    const Ptr& r = job_.result();
+    return r ? error_of(*r) : std::string();
+  }
+
+  void draw(const DrawContext& ctx) override;  // views/recompute_draw.h: explanation, controls column, figures
+
+ protected:
+  // [SECTION] what a panel writes
+  // About a millisecond of work? Then update() waits for it (see Recompute).
+  virtual bool quick(const State& s) const = 0;
+  // "" when r can be shown, else one sentence naming the bad field.
+  virtual std::string error_of(const Result& r) const = 0;
+  // Every figure, in the order shown (plain data: export and tests use the same list).
+  virtual std::vector<plot::Figure> build_figures(const Result& r) const = 0;
+  // The panel's one-paragraph explanation.
+  virtual const char* explanation() const = 0;
+  // Lays out build_figures() on screen (sizes, rows).
+  virtual void draw_figures(const DrawContext& ctx, const std::vector<plot::Figure>& figs) = 0;
+
+  // Optional hooks.
+  virtual void prepare() {}  // adjusts the state before change detection (e.g. clamps to T)
+  virtual bool control_visible(const Control&) const { return true; }
+  virtual void after_control(const Control&) {}        // extra buttons under one control
+  virtual void draw_controls(const DrawContext& ctx);  // default: every visible control, then after_control
+  virtual void draw_summary(const Result&) {}          // live checks under the controls, when the result is usable
+  virtual const char* computing_text() const { return "Computing the first results..."; }
+
+  const Ptr& result() const { return job_.result(); }
+
+  State s_;
+  float controls_width_ = 330;  // logical pixels; the column of controls left of the figures
+  float item_width_ = 150;      // width of each control's widget
+
+ private:
+  Compute compute_;
+  Recompute<Result> job_;  // declared last: its worker joins before the members above go away
+};
+
+}  // namespace tw
+
+// [SECTION] RecomputePanel: the default draw (no ImGui calls here: the widgets live in views/widgets.cpp)
+
+#include "views/widgets.h"
+
+namespace tw {
+
+template <class State, class Result>
+void RecomputePanel<State, Result>::draw_controls(const DrawContext& ctx) {
+  draw_controls_column(
+      controls(), ctx, item_width_, [this](const Control& c) { return control_visible(c); },
+      [this](const Control& c) { after_control(c); });
+}
+
+template <class State, class Result>
+void RecomputePanel<State, Result>::draw(const DrawContext& ctx) {
+  panel_explanation(explanation());
+  begin_controls_column(ctx, controls_width_);
+  draw_controls(ctx);
+  if (job_.busy() && job_progress(job_.progress(), "computing")) job_.cancel();
+  if (job_.cancelled() && !job_.busy()) warning_text("Cancelled: the figures still show the previous settings.");
+  const Ptr r = job_.result();
+  if (r && error_of(*r).empty()) draw_summary(*r);
+  begin_figures_column();
+  if (!r) {
+    empty_state(computing_text());
+  } else if (const std::string e = error_of(*r); !e.empty()) {
+    warning_text(e.c_str());
+  } else {
+    draw_figures(ctx, job_.figures([&] { return build_figures(*r); }));
+  }
+  end_figures_column();
+}
+
+}  // namespace tw
