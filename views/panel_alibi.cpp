@@ -59,11 +59,7 @@ ResultPtr compute(const AlibiState& s) {
   return r;
 }
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+using plot::fmt;
 
 // Bias with the cells the causal mask removes shown as −∞ (grey), so the picture matches what softmax sees.
 std::vector<double> masked_bias(const Mat& b, bool symmetric) {
@@ -194,31 +190,36 @@ plot::Figure span_figure(const AlibiResult& r) {
 
 // [SECTION] panel
 
+// The default sizes take about a millisecond; wait so the figures follow the slider in the same frame.
+bool quick(const AlibiState& s) { return alibi_work(s.n_heads, s.T, s.eval_len) < 5e5; }
+std::string error_of(const AlibiResult& r) { return r.a.error; }
+std::vector<plot::Figure> all_figures(const AlibiResult& r) {
+  return {slopes_figure(r), bias_figure(r), heads_figure(r), decay_figure(r), span_figure(r)};
+}
+
+constexpr const char* kExplanation =
+    "ALiBi adds no position vectors. Each head h adds a fixed penalty to its attention scores that grows "
+    "linearly with distance: S_ij = q_i\xC2\xB7k_j / sqrt(d_k) - m_h (i - j) for j \xE2\x89\xA4 i (the bias is "
+    "not divided by sqrt(d_k)). The slopes form a geometric sequence, m_k = 2^(-8k/n) for n heads, so some "
+    "heads "
+    "look only at the last few tokens and others far back. Because the penalty is defined for any distance, a "
+    "model trained on short texts can be evaluated on longer ones: distant keys just get a larger penalty. "
+    "Reference code adds m\xC2\xB7j instead of -m(i - j); the two differ by m\xC2\xB7i, a constant along each "
+    "query row, which softmax ignores.";
+
+const PanelInfo kInfo = {"alibi", "ALiBi", "Positions",
+                         "Linear distance biases per head: slopes for any head count, bias matrices, extrapolation"};
+
 class AlibiPanel final : public RecomputePanel<AlibiState, AlibiResult> {
  public:
-  AlibiPanel() : RecomputePanel([](const AlibiState& s, Progress&) { return compute(s); }) { item_width_ = 140; }
-  PanelInfo info() const override {
-    return {"alibi", "ALiBi", "Positions",
-            "Linear distance biases per head: slopes for any head count, bias matrices, extrapolation"};
+  AlibiPanel()
+      : RecomputePanel(kInfo, kExplanation,
+                       {[](const AlibiState& s, Progress&) { return compute(s); }, quick, error_of, all_figures}) {
+    item_width_ = 140;
+    figure_rows_ = {{{0, 1}}, {{3, 4}}};  // then the small multiples, sized by their grid (draw_figures)
   }
 
  protected:
-  // The default sizes take about a millisecond; wait so the figures follow the slider in the same frame.
-  bool quick(const AlibiState& s) const override { return alibi_work(s.n_heads, s.T, s.eval_len) < 5e5; }
-  std::string error_of(const AlibiResult& r) const override { return r.a.error; }
-  std::vector<plot::Figure> build_figures(const AlibiResult& r) const override {
-    return {slopes_figure(r), bias_figure(r), heads_figure(r), decay_figure(r), span_figure(r)};
-  }
-  const char* explanation() const override {
-    return "ALiBi adds no position vectors. Each head h adds a fixed penalty to its attention scores that grows "
-           "linearly with distance: S_ij = q_i\xC2\xB7k_j / sqrt(d_k) - m_h (i - j) for j \xE2\x89\xA4 i (the bias is "
-           "not divided by sqrt(d_k)). The slopes form a geometric sequence, m_k = 2^(-8k/n) for n heads, so some "
-           "heads "
-           "look only at the last few tokens and others far back. Because the penalty is defined for any distance, a "
-           "model trained on short texts can be evaluated on longer ones: distant keys just get a larger penalty. "
-           "Reference code adds m\xC2\xB7j instead of -m(i - j); the two differ by m\xC2\xB7i, a constant along each "
-           "query row, which softmax ignores.";
-  }
   void draw_summary(const AlibiResult& r) override { draw_check(r); }
 
   void bind(Controls& c) override {
@@ -255,17 +256,10 @@ class AlibiPanel final : public RecomputePanel<AlibiState, AlibiResult> {
   }
 
   void draw_figures(const DrawContext& ctx, const std::vector<plot::Figure>& figs) override {
-    const float spacing = ImGui::GetStyle().ItemSpacing.x;
-    const float w = (ImGui::GetContentRegionAvail().x - spacing) / 2;
-    plot::draw_figure(figs[0], ctx, "alibi", ImVec2(w, w * 0.62f));
-    ImGui::SameLine();
-    plot::draw_figure(figs[1], ctx, "alibi", ImVec2(w, w * 0.62f));
-    plot::draw_figure(figs[3], ctx, "alibi", ImVec2(w, w * 0.62f));
-    ImGui::SameLine();
-    plot::draw_figure(figs[4], ctx, "alibi", ImVec2(w, w * 0.62f));
+    draw_figure_rows(figs, ctx, "alibi", figure_rows_);
+    const float full = ImGui::GetContentRegionAvail().x;
     // Small multiples: four per row, each cell about as tall as it is wide (its colour bar takes some width).
     const int cols = std::max(1, figs[2].grid_cols), rows = (static_cast<int>(figs[2].grid.size()) + cols - 1) / cols;
-    const float full = 2 * w + spacing;
     plot::draw_figure(figs[2], ctx, "alibi", ImVec2(full, rows * full / cols * 0.9f + 40 * ctx.dpi_scale));
   }
 };

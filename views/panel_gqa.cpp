@@ -73,26 +73,9 @@ GqaParams params_of(const GqaState& s) {
   return p;
 }
 
-struct GqaResult {
-  GqaParams params;  // the state after presets and clamping
-  std::string error;
-  GqaAnalysis a;
-};
+using GqaResult = Checked<GqaParams, GqaAnalysis>;
 
-// The toy layer is at most 128 heads × 8 dims × 64 tokens: milliseconds.
-std::shared_ptr<const GqaResult> compute(const GqaState& s, Progress&) {
-  auto r = std::make_shared<GqaResult>();
-  r->params = params_of(s);
-  r->error = validate(r->params);
-  if (r->error.empty()) r->a = analyze_gqa(r->params);
-  return r;
-}
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+using plot::fmt;
 
 // A colour per KV group, cycling; the same colour marks its query heads and lines.
 uint32_t group_color(int g) {
@@ -221,33 +204,39 @@ plot::Figure group_figure(const GqaParams& p, const GqaAnalysis& r) {
 
 // [SECTION] panel
 
+// No quick hook: the toy layer takes milliseconds even at the largest setting, so update() always waits for it.
+std::vector<plot::Figure> all_figures(const GqaResult& r) {
+  const GqaParams& p = r.params;
+  return {mapping_figure(p, r.a), kvcache_figure(p, r.a), params_figure(p, r.a), conversion_figure(p, r.a),
+          group_figure(p, r.a)};
+}
+
+constexpr const char* kExplanation =
+    "Multi-head attention keeps H key/value heads per layer, and decoding stores all of them for every past "
+    "token: KV cache = 2\xC2\xB7layers\xC2\xB7kv_heads\xC2\xB7head_dim\xC2\xB7seq\xC2\xB7"
+    "batch\xC2\xB7"
+    "bytes. "
+    "Grouped-query attention lets n_rep = H / KV query heads share one K/V head: query head h reads KV head "
+    "h / n_rep (contiguous groups, as repeat_interleave). KV = H is MHA, KV = 1 is MQA. Fewer KV heads shrink "
+    "the cache and the k_proj/v_proj weights by H/KV; the query heads of a group still attend differently "
+    "because their queries differ. Ainslie et al. (2023) convert an MHA checkpoint by mean-pooling the K/V "
+    "heads of each group, then uptrain briefly; the error plot shows what pooling alone costs on a toy layer.";
+
+const PanelInfo kInfo = {"gqa", "GQA / MQA head sharing", "Attention",
+                         "Grouped-query attention: which KV head each query head reads, KV-cache memory, MHA to GQA "
+                         "conversion"};
+
 class GqaPanel final : public RecomputePanel<GqaState, GqaResult> {
  public:
-  GqaPanel() : RecomputePanel(compute) {}
-  PanelInfo info() const override {
-    return {"gqa", "GQA / MQA head sharing", "Attention",
-            "Grouped-query attention: which KV head each query head reads, KV-cache memory, MHA to GQA conversion"};
+  GqaPanel()
+      : RecomputePanel(
+            kInfo, kExplanation,
+            {compute_checked<GqaState, params_of, analyze_gqa>, nullptr, checked_error<GqaResult>, all_figures}) {
+    figure_rows_ = {{{0}, 0.55f}, {{1, 2}}, {{3, 4}}};
+    min_figure_width_ = 360;
   }
 
  protected:
-  bool quick(const GqaState&) const override { return true; }
-  std::string error_of(const GqaResult& r) const override { return r.error; }
-  std::vector<plot::Figure> build_figures(const GqaResult& r) const override {
-    const GqaParams& p = r.params;
-    return {mapping_figure(p, r.a), kvcache_figure(p, r.a), params_figure(p, r.a), conversion_figure(p, r.a),
-            group_figure(p, r.a)};
-  }
-  const char* explanation() const override {
-    return "Multi-head attention keeps H key/value heads per layer, and decoding stores all of them for every past "
-           "token: KV cache = 2\xC2\xB7layers\xC2\xB7kv_heads\xC2\xB7head_dim\xC2\xB7seq\xC2\xB7"
-           "batch\xC2\xB7"
-           "bytes. "
-           "Grouped-query attention lets n_rep = H / KV query heads share one K/V head: query head h reads KV head "
-           "h / n_rep (contiguous groups, as repeat_interleave). KV = H is MHA, KV = 1 is MQA. Fewer KV heads shrink "
-           "the cache and the k_proj/v_proj weights by H/KV; the query heads of a group still attend differently "
-           "because their queries differ. Ainslie et al. (2023) convert an MHA checkpoint by mean-pooling the K/V "
-           "heads of each group, then uptrain briefly; the error plot shows what pooling alone costs on a toy layer.";
-  }
   // A preset model fixes the shape: its sliders are hidden.
   bool control_visible(const Control& c) const override {
     const bool shape = c.key == "n_heads" || c.key == "n_kv_heads" || c.key == "head_dim" || c.key == "layers";
@@ -278,18 +267,6 @@ class GqaPanel final : public RecomputePanel<GqaState, GqaResult> {
     check_mark(r.a.conversion_error.back() == 0.0, "KV = H: pooling changes nothing (GQA = MHA)");
     if (r.params.group != s_.group) warning_text(("group clamped to " + std::to_string(r.params.group)).c_str());
   }
-  void draw_figures(const DrawContext& ctx, const std::vector<plot::Figure>& figs) override {
-    const float spacing = ImGui::GetStyle().ItemSpacing.x;
-    const float w = std::max(360.0f * ctx.dpi_scale, (ImGui::GetContentRegionAvail().x - spacing) / 2);
-    plot::draw_figure(figs[0], ctx, "gqa", ImVec2(2 * w + spacing, w * 0.55f));
-    plot::draw_figure(figs[1], ctx, "gqa", ImVec2(w, w * 0.62f));
-    ImGui::SameLine();
-    plot::draw_figure(figs[2], ctx, "gqa", ImVec2(w, w * 0.62f));
-    plot::draw_figure(figs[3], ctx, "gqa", ImVec2(w, w * 0.62f));
-    ImGui::SameLine();
-    plot::draw_figure(figs[4], ctx, "gqa", ImVec2(w, w * 0.62f));
-  }
-
   void bind(Controls& c) override {
     std::vector<std::string> models = {"custom"};
     for (const GqaModelPreset& m : gqa_model_presets()) models.push_back(m.name);

@@ -58,38 +58,26 @@ LoraExperimentParams params_of(const LoraState& s) {
   return p;
 }
 
-struct LoraResult {
-  LoraExperimentParams params;
-  std::string error;
-  LoraExperiment e;
-};
+using LoraResult = Checked<LoraExperimentParams, LoraExperiment>;
 using ResultPtr = std::shared_ptr<const LoraResult>;
 
 ResultPtr compute(const LoraState& s, Progress& progress) {
-  auto r = std::make_shared<LoraResult>();
-  const LoraExperimentParams p = params_of(s);
-  r->params = p;
-  r->error = validate(p);
-  if (!r->error.empty()) return r;
-  r->e = run_lora_experiment(p, [&progress](float f) {
-    progress.set(f);
-    return !progress.cancelled();
+  return run_checked(params_of(s), [&progress](const LoraExperimentParams& p) {
+    return run_lora_experiment(p, [&progress](float f) {
+      progress.set(f);
+      return !progress.cancelled();
+    });
   });
-  return r;
 }
 
 // Rough multiply-adds of one experiment, to decide whether to wait for it in the same frame.
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+using plot::fmt;
 
 // [SECTION] figures
 
 plot::Figure spectrum_figure(const LoraResult& r) {
   plot::Figure fig("spectrum", "Singular values of \xCE\x94W");
-  const VecD& s = r.e.sigma;
+  const VecD& s = r.a.sigma;
   fig.note = "true rank " + std::to_string(r.params.true_rank) + ", decay " + fmt("%.2f", r.params.decay) + ", noise " +
              fmt("%.3g", r.params.noise) + "; the adapter keeps at most the first r";
   plot::Axes& ax = fig.axes();
@@ -117,10 +105,10 @@ plot::Figure error_figure(const LoraResult& r) {
   ax.setup("rank r", "", "relative error", "");
   ax.x.scale = plot::Scale::Log10;
   std::vector<double> xs, svd, lx, lora;
-  for (size_t i = 0; i < r.e.ranks.size(); ++i) {
-    xs.push_back(r.e.ranks[i]);
-    svd.push_back(r.e.svd_error[i]);
-    if (std::isfinite(r.e.lora_error[i])) lx.push_back(r.e.ranks[i]), lora.push_back(r.e.lora_error[i]);
+  for (size_t i = 0; i < r.a.ranks.size(); ++i) {
+    xs.push_back(r.a.ranks[i]);
+    svd.push_back(r.a.svd_error[i]);
+    if (std::isfinite(r.a.lora_error[i])) lx.push_back(r.a.ranks[i]), lora.push_back(r.a.lora_error[i]);
   }
   // The optimum is drawn wide underneath so a LoRA curve lying on it stays visible as a band.
   plot::LineItem& opt = ax.line("truncated SVD (optimum)", xs, svd);
@@ -135,9 +123,9 @@ plot::Figure error_figure(const LoraResult& r) {
   ax.set_y_range(0, 1.05);
   plot::Table& t = fig.table;
   t.header = {"rank", "svd_error", "lora_error", "params"};
-  for (size_t i = 0; i < r.e.ranks.size(); ++i)
+  for (size_t i = 0; i < r.a.ranks.size(); ++i)
     t.add_row(
-        {static_cast<double>(r.e.ranks[i]), r.e.svd_error[i], r.e.lora_error[i], static_cast<double>(r.e.params[i])});
+        {static_cast<double>(r.a.ranks[i]), r.a.svd_error[i], r.a.lora_error[i], static_cast<double>(r.a.params[i])});
   return fig;
 }
 
@@ -146,7 +134,7 @@ plot::Figure params_figure(const LoraResult& r) {
                    "Trainable weights: LoRA r(d_in + d_out) vs full d_in\xC2\xB7"
                    "d_out (square d)");
   const int rank = r.params.rank;
-  fig.note = "here " + fmt("%.4g", r.e.param_percent) + "% of " + std::to_string(r.e.full_params) +
+  fig.note = "here " + fmt("%.4g", r.a.param_percent) + "% of " + std::to_string(r.a.full_params) +
              "; at d = 4096, r = 8: " + fmt("%.4g", lora_param_percent(4096, 4096, 8)) + "%";
   plot::Axes& ax = fig.axes();
   ax.setup("d", "", "weights", "");
@@ -178,10 +166,10 @@ plot::Figure loss_figure(const LoraResult& r) {
   ax.y.scale = plot::Scale::Log10;
   ax.flags |= plot::AxesFlags_NoLegend;
   std::vector<double> xs, ys;
-  for (size_t i = 0; i < r.e.loss.size(); ++i)
-    if (std::isfinite(r.e.loss[i]) && r.e.loss[i] > 0) xs.push_back(static_cast<double>(i)), ys.push_back(r.e.loss[i]);
+  for (size_t i = 0; i < r.a.loss.size(); ++i)
+    if (std::isfinite(r.a.loss[i]) && r.a.loss[i] > 0) xs.push_back(static_cast<double>(i)), ys.push_back(r.a.loss[i]);
   ax.line("loss", xs, ys);
-  const double floor = r.e.svd_error_at_rank * r.e.svd_error_at_rank;
+  const double floor = r.a.svd_error_at_rank * r.a.svd_error_at_rank;
   if (floor > 0) ax.hline("optimum " + fmt("%.3g", floor), floor);
   return fig;
 }
@@ -198,22 +186,22 @@ plot::Figure heatmaps_figure(const LoraResult& r) {
   plot::HeatmapOptions opt;
   opt.colormap = plot::Colormap::Diverging;
   // ±3 RMS of ΔW: a few large entries would otherwise wash out the structure (larger values saturate).
-  const double rms = r.e.target.size() > 0 ? r.e.target_norm / std::sqrt(static_cast<double>(r.e.target.size())) : 0.0;
+  const double rms = r.a.target.size() > 0 ? r.a.target_norm / std::sqrt(static_cast<double>(r.a.target.size())) : 0.0;
   const double m = std::max(1e-12, 3.0 * rms);
   opt.vmin = -m;
   opt.vmax = m;
   opt.value_label = "value";
-  const int rows = static_cast<int>(r.e.target.rows()), cols = static_cast<int>(r.e.target.cols());
+  const int rows = static_cast<int>(r.a.target.rows()), cols = static_cast<int>(r.a.target.cols());
   auto add = [&](const char* title, const Mat& mat) {
     plot::Axes& ax = fig.add_axes(title);
     ax.setup("input j", "", "output i", "");
     if (mat.rows() == rows && mat.cols() == cols && mat.allFinite()) ax.heatmap(title, mat.data(), rows, cols, opt);
   };
-  add("\xCE\x94W", r.e.target);
+  add("\xCE\x94W", r.a.target);
   add("s\xC2\xB7"
       "BA",
-      r.e.delta);
-  add("residual", r.e.residual);
+      r.a.delta);
+  add("residual", r.a.residual);
   return fig;
 }
 
@@ -232,79 +220,70 @@ plot::Figure scale_figure(const LoraResult& r) {
            "BA\xE2\x80\x96_F",
            "");
   ax.x.scale = plot::Scale::Log10;
-  std::vector<double> xs(r.e.scale_ranks.begin(), r.e.scale_ranks.end());
-  ax.line("s = \xCE\xB1/r", xs, r.e.update_norm_alpha_r);
-  ax.line("s = \xCE\xB1/\xE2\x88\x9Ar (rsLoRA)", xs, r.e.update_norm_alpha_sqrt_r);
+  std::vector<double> xs(r.a.scale_ranks.begin(), r.a.scale_ranks.end());
+  ax.line("s = \xCE\xB1/r", xs, r.a.update_norm_alpha_r);
+  ax.line("s = \xCE\xB1/\xE2\x88\x9Ar (rsLoRA)", xs, r.a.update_norm_alpha_sqrt_r);
   ax.vline("r = " + std::to_string(r.params.rank), r.params.rank);
   return fig;
 }
 
 // [SECTION] panel
 
+// Small layers train in a few ms: wait so figures follow the slider in the same frame. The default (64 × 64, an
+// adapter per rank of the sweep, 300 steps each: about 0.1 s) and large d (up to 1024 × 1024: tens of seconds) run
+// on the worker with a progress bar and a Cancel button.
+bool quick(const LoraState& s) { return lora_experiment_work(params_of(s)) < 3e7; }
+std::string error_of(const LoraResult& r) { return r.a.cancelled ? "Cancelled." : r.error; }
+std::vector<plot::Figure> all_figures(const LoraResult& r) {
+  return {spectrum_figure(r), error_figure(r), params_figure(r), loss_figure(r), heatmaps_figure(r), scale_figure(r)};
+}
+
+constexpr const char* kExplanation =
+    "LoRA freezes W\xE2\x82\x80 and learns a low-rank update: W' = W\xE2\x82\x80 + s\xC2\xB7"
+    "B A with A (r \xC3\x97 d_in) "
+    "drawn uniform in \xC2\xB1"
+    "1/\xE2\x88\x9A"
+    "d_in and B (d_out \xC3\x97 r) set to zero, so at step 0 the adapted layer "
+    "is exactly the base layer. Only r(d_in + d_out) weights train instead of d_in\xC2\xB7"
+    "d_out. No rank-r matrix "
+    "gets closer to a target \xCE\x94W than its truncated SVD (Eckart\xE2\x80\x93Young): the error is "
+    "\xE2\x88\x9A(\xCE\xA3_{i\xE2\x89\xA5r} \xCF\x83_i\xC2\xB2), so the spectrum of \xCE\x94W decides which "
+    "rank "
+    "is enough. "
+    "Here LoRA is fitted to \xCE\x94W directly (whitened inputs) and lands on or just above that floor. The "
+    "scale s = \xCE\xB1/r shrinks the update as r grows; rsLoRA's \xCE\xB1/\xE2\x88\x9Ar keeps it steady. "
+    "Merging "
+    "adds "
+    "s\xC2\xB7"
+    "BA into W\xE2\x82\x80, giving the same outputs with no extra cost at inference.";
+
+const PanelInfo kInfo = {"lora", "LoRA rank effects", "Fine-tuning",
+                         "Low-rank adapters: SVD optimum vs trained LoRA per rank, parameter budget, alpha/r vs "
+                         "alpha/sqrt(r)"};
+
 class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
  public:
-  LoraPanel() : RecomputePanel(compute) {}
-  PanelInfo info() const override {
-    return {"lora", "LoRA rank effects", "Fine-tuning",
-            "Low-rank adapters: SVD optimum vs trained LoRA per rank, parameter budget, alpha/r vs alpha/sqrt(r)"};
+  LoraPanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, error_of, all_figures}) {
+    figure_rows_ = {{{0, 1}}, {{3, 5}}, {{4}, 0.7f}, {{2}, 0.62f, true}};
+    min_figure_width_ = 360;
+    computing_text_ = "Training the first adapters...";
   }
 
  protected:
-  // Small layers train in a few ms: wait so figures follow the slider in the same frame. The default (64 × 64, an
-  // adapter per rank of the sweep, 300 steps each: about 0.1 s) and large d (up to 1024 × 1024: tens of seconds)
-  // run on the worker with a progress bar and a Cancel button.
-  bool quick(const LoraState& s) const override { return lora_experiment_work(params_of(s)) < 3e7; }
-  std::string error_of(const LoraResult& r) const override { return r.e.cancelled ? "Cancelled." : r.error; }
-  std::vector<plot::Figure> build_figures(const LoraResult& r) const override {
-    return {spectrum_figure(r), error_figure(r), params_figure(r), loss_figure(r), heatmaps_figure(r), scale_figure(r)};
-  }
-  const char* explanation() const override {
-    return "LoRA freezes W\xE2\x82\x80 and learns a low-rank update: W' = W\xE2\x82\x80 + s\xC2\xB7"
-           "B A with A (r \xC3\x97 d_in) "
-           "drawn uniform in \xC2\xB1"
-           "1/\xE2\x88\x9A"
-           "d_in and B (d_out \xC3\x97 r) set to zero, so at step 0 the adapted layer "
-           "is exactly the base layer. Only r(d_in + d_out) weights train instead of d_in\xC2\xB7"
-           "d_out. No rank-r matrix "
-           "gets closer to a target \xCE\x94W than its truncated SVD (Eckart\xE2\x80\x93Young): the error is "
-           "\xE2\x88\x9A(\xCE\xA3_{i\xE2\x89\xA5r} \xCF\x83_i\xC2\xB2), so the spectrum of \xCE\x94W decides which "
-           "rank "
-           "is enough. "
-           "Here LoRA is fitted to \xCE\x94W directly (whitened inputs) and lands on or just above that floor. The "
-           "scale s = \xCE\xB1/r shrinks the update as r grows; rsLoRA's \xCE\xB1/\xE2\x88\x9Ar keeps it steady. "
-           "Merging "
-           "adds "
-           "s\xC2\xB7"
-           "BA into W\xE2\x82\x80, giving the same outputs with no extra cost at inference.";
-  }
-  const char* computing_text() const override { return "Training the first adapters..."; }
   void draw_summary(const LoraResult& r) override {
     ImGui::Separator();
     ImGui::Text(
         "s = %.4g, trainable %.4g%% of d_in\xC2\xB7"
         "d_out",
-        lora_scale(r.params.alpha, r.params.rank, r.params.rslora), r.e.param_percent);
-    ImGui::Text("error at r = %d: LoRA %.4f, optimum %.4f", r.params.rank, r.e.final_error, r.e.svd_error_at_rank);
-    check_mark(r.e.step0_equals_base,
-               ("step 0 (B = 0): adapted = base, max diff " + fmt("%.1e", r.e.step0_error)).c_str());
-    check_mark(r.e.merged_equals_unmerged, ("merged = unmerged, rel. diff " + fmt("%.1e", r.e.merge_error)).c_str());
-    if (r.e.diverged) warning_text("Training diverged at this learning rate; lower it (its errors are left out).");
+        lora_scale(r.params.alpha, r.params.rank, r.params.rslora), r.a.param_percent);
+    ImGui::Text("error at r = %d: LoRA %.4f, optimum %.4f", r.params.rank, r.a.final_error, r.a.svd_error_at_rank);
+    check_mark(r.a.step0_equals_base,
+               ("step 0 (B = 0): adapted = base, max diff " + fmt("%.1e", r.a.step0_error)).c_str());
+    check_mark(r.a.merged_equals_unmerged, ("merged = unmerged, rel. diff " + fmt("%.1e", r.a.merge_error)).c_str());
+    if (r.a.diverged) warning_text("Training diverged at this learning rate; lower it (its errors are left out).");
     if (r.params.rank != s_.rank || r.params.true_rank != s_.true_rank)
       warning_text("rank and true rank are clamped to min(d_in, d_out)");
   }
-  void draw_figures(const DrawContext& ctx, const std::vector<plot::Figure>& figs) override {
-    const float spacing = ImGui::GetStyle().ItemSpacing.x;
-    const float w = std::max(360.0f * ctx.dpi_scale, (ImGui::GetContentRegionAvail().x - spacing) / 2);
-    plot::draw_figure(figs[0], ctx, "lora", ImVec2(w, w * 0.62f));
-    ImGui::SameLine();
-    plot::draw_figure(figs[1], ctx, "lora", ImVec2(w, w * 0.62f));
-    plot::draw_figure(figs[3], ctx, "lora", ImVec2(w, w * 0.62f));
-    ImGui::SameLine();
-    plot::draw_figure(figs[5], ctx, "lora", ImVec2(w, w * 0.62f));
-    plot::draw_figure(figs[4], ctx, "lora", ImVec2(2 * w + spacing, w * 0.7f));
-    plot::draw_figure(figs[2], ctx, "lora", ImVec2(w, w * 0.62f));
-  }
-
   void bind(Controls& c) override {
     c.add_int("d_in", &s_.d_in, 8, 1024, "d_in",
               "Input size of the layer (columns of \xCE\x94W); large sizes train on a worker thread.", true);

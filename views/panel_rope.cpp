@@ -62,26 +62,9 @@ RopeAnalysisParams params_of(const RopeState& s) {
   return p;
 }
 
-struct RopeResult {
-  RopeAnalysisParams params;  // the state after clamping and rounding
-  std::string error;
-  RopeAnalysis a;
-};
+using RopeResult = Checked<RopeAnalysisParams, RopeAnalysis>;
 
-// A few thousand rotations: well under a frame.
-std::shared_ptr<const RopeResult> compute(const RopeState& s, Progress&) {
-  auto r = std::make_shared<RopeResult>();
-  r->params = params_of(s);
-  r->error = validate(r->params);
-  if (r->error.empty()) r->a = analyze_rope(r->params);
-  return r;
-}
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+using plot::fmt;
 
 // [SECTION] figures
 
@@ -181,40 +164,46 @@ plot::Figure distance_figure(const RopeAnalysisParams& p, const RopeAnalysis& r)
 
 // [SECTION] panel
 
+// No quick hook: a few thousand rotations stay well under a frame, so update() always waits for them.
+std::vector<plot::Figure> all_figures(const RopeResult& r) {
+  const RopeAnalysisParams& p = r.params;
+  return {plane_figure(p, r.a), angle_figure(p, r.a), freqs_figure(p, r.a), distance_figure(p, r.a)};
+}
+
+constexpr const char* kExplanation =
+    "RoPE splits each head vector into D/2 pairs and rotates pair k by the angle m\xC2\xB7\xCE\xB8_k at "
+    "position "
+    "m, with \xCE\xB8_k = base^(\xE2\x88\x92"
+    "2k/D). Rotations keep lengths, and R(m\xCE\xB8)\xE1\xB5\x80R(n\xCE\xB8) = "
+    "R((n\xE2\x88\x92m)\xCE\xB8), so q_m\xC2\xB7k_n depends only on the distance m\xE2\x88\x92n. Early pairs "
+    "spin "
+    "fast "
+    "(wavelength 2\xCF\x80/\xCE\xB8_0 \xE2\x89\x88 6 tokens), late pairs barely move. Hugging Face pairs x[k] "
+    "with "
+    "x[k+D/2] (rotate_half); Meta pairs x[2k] with x[2k+1]; permuting the q/k weights turns one into the other "
+    "with identical scores. To run past the trained length L: linear interpolation divides every \xCE\xB8 by "
+    "the "
+    "factor s; NTK-aware raises the base to base\xC2\xB7s^(D/(D\xE2\x88\x92"
+    "2)) (high frequencies almost kept); dynamic "
+    "NTK does that only once the sequence exceeds L (HF formula, shown here at length s\xC2\xB7L); Llama 3 "
+    "keeps "
+    "wavelengths below L/high_freq_factor, divides those above L/low_freq_factor by s and blends in between.";
+
+const PanelInfo kInfo = {"rope", "RoPE rotations", "Positions",
+                         "Rotary position embedding: frequencies, rotations, relative-distance scores and context "
+                         "scaling"};
+
 class RopePanel final : public RecomputePanel<RopeState, RopeResult> {
  public:
-  RopePanel() : RecomputePanel(compute) {}
-  PanelInfo info() const override {
-    return {"rope", "RoPE rotations", "Positions",
-            "Rotary position embedding: frequencies, rotations, relative-distance scores and context scaling"};
+  RopePanel()
+      : RecomputePanel(
+            kInfo, kExplanation,
+            {compute_checked<RopeState, params_of, analyze_rope>, nullptr, checked_error<RopeResult>, all_figures}) {
+    figure_rows_ = {{{0, 1}, 0.75f}, {{2, 3}}};
+    min_figure_width_ = 360;
   }
 
  protected:
-  bool quick(const RopeState&) const override { return true; }
-  std::string error_of(const RopeResult& r) const override { return r.error; }
-  std::vector<plot::Figure> build_figures(const RopeResult& r) const override {
-    const RopeAnalysisParams& p = r.params;
-    return {plane_figure(p, r.a), angle_figure(p, r.a), freqs_figure(p, r.a), distance_figure(p, r.a)};
-  }
-  const char* explanation() const override {
-    return "RoPE splits each head vector into D/2 pairs and rotates pair k by the angle m\xC2\xB7\xCE\xB8_k at "
-           "position "
-           "m, with \xCE\xB8_k = base^(\xE2\x88\x92"
-           "2k/D). Rotations keep lengths, and R(m\xCE\xB8)\xE1\xB5\x80R(n\xCE\xB8) = "
-           "R((n\xE2\x88\x92m)\xCE\xB8), so q_m\xC2\xB7k_n depends only on the distance m\xE2\x88\x92n. Early pairs "
-           "spin "
-           "fast "
-           "(wavelength 2\xCF\x80/\xCE\xB8_0 \xE2\x89\x88 6 tokens), late pairs barely move. Hugging Face pairs x[k] "
-           "with "
-           "x[k+D/2] (rotate_half); Meta pairs x[2k] with x[2k+1]; permuting the q/k weights turns one into the other "
-           "with identical scores. To run past the trained length L: linear interpolation divides every \xCE\xB8 by "
-           "the "
-           "factor s; NTK-aware raises the base to base\xC2\xB7s^(D/(D\xE2\x88\x92"
-           "2)) (high frequencies almost kept); dynamic "
-           "NTK does that only once the sequence exceeds L (HF formula, shown here at length s\xC2\xB7L); Llama 3 "
-           "keeps "
-           "wavelengths below L/high_freq_factor, divides those above L/low_freq_factor by s and blends in between.";
-  }
   bool control_visible(const Control& c) const override {
     const bool llama3 = s_.scaling == static_cast<int>(RopeScaling::Llama3);
     if ((c.key == "low_freq_factor" || c.key == "high_freq_factor") && !llama3) return false;
@@ -235,17 +224,6 @@ class RopePanel final : public RecomputePanel<RopeState, RopeResult> {
     if (r.params.rope.head_dim != s_.head_dim)
       warning_text(("head_dim rounded to " + std::to_string(r.params.rope.head_dim)).c_str());
   }
-  void draw_figures(const DrawContext& ctx, const std::vector<plot::Figure>& figs) override {
-    const float spacing = ImGui::GetStyle().ItemSpacing.x;
-    const float w = std::max(360.0f * ctx.dpi_scale, (ImGui::GetContentRegionAvail().x - spacing) / 2);
-    plot::draw_figure(figs[0], ctx, "rope", ImVec2(w, w * 0.75f));
-    ImGui::SameLine();
-    plot::draw_figure(figs[1], ctx, "rope", ImVec2(w, w * 0.75f));
-    plot::draw_figure(figs[2], ctx, "rope", ImVec2(w, w * 0.62f));
-    ImGui::SameLine();
-    plot::draw_figure(figs[3], ctx, "rope", ImVec2(w, w * 0.62f));
-  }
-
   void bind(Controls& c) override {
     c.add_int("head_dim", &s_.head_dim, 2, 256, "head_dim D",
               "Size of one head vector; it holds D/2 rotating pairs (odd values round down).");

@@ -86,11 +86,7 @@ ResultPtr compute(const SoftmaxState& s, Progress& progress) {
   return r;
 }
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+using plot::fmt;
 
 // [SECTION] figures
 
@@ -187,44 +183,38 @@ plot::Figure worked_figure(const SoftmaxResult& r) {
 
 // [SECTION] panel
 
+// Small requests (about a millisecond) are waited for, so the figures follow the slider in the same frame;
+// the default sweep (26 d_k values × 1000 queries, ~10 ms) runs on the worker while the last result stays.
+bool quick(const SoftmaxState& s) { return saturation_work(s.samples, s.n_keys) < 1e5; }
+std::string no_error(const SoftmaxResult&) { return ""; }  // bad logits are shown in place, per row
+std::vector<plot::Figure> all_figures(const SoftmaxResult& r) {
+  return {histogram_figure(r), query_figure(r), sweep_figure(r), worked_figure(r)};
+}
+
+constexpr const char* kExplanation =
+    "Attention scores are S = q\xC2\xB7k \xC2\xB7 scale. For q, k with independent N(0, 1) entries, q\xC2\xB7k "
+    "is a sum of d_k products of variance 1, so Var(q\xC2\xB7k) = d_k and raw scores spread like sqrt(d_k). "
+    "Softmax S_i = exp(x_i / \xCF\x84) / \xCE\xA3_j exp(x_j / \xCF\x84) of widely spread scores puts almost "
+    "all mass on one key, and its gradient dS_i/dx_i = S_i(1 - S_i) goes to 0 when S_i is near 0 or 1: the "
+    "model stops learning. Multiplying by 1/sqrt(d_k) brings the variance back to 1 at every d_k. Drag d_k and "
+    "watch the unscaled curves saturate while the scaled ones stay flat. (The seed notes print softmax[1.0, "
+    "0.5, -0.5] as [0.47, 0.29, 0.11], which does not sum to 1; the exact values are in figure 4.)";
+
+const PanelInfo kInfo = {
+    "softmax", "Softmax saturation", "Attention",
+    "Why scores are divided by sqrt(d_k): variance of q\xC2\xB7k, saturation and vanishing gradients"};
+
 class SoftmaxPanel final : public RecomputePanel<SoftmaxState, SoftmaxResult> {
  public:
-  SoftmaxPanel() : RecomputePanel(compute) {}
-  PanelInfo info() const override {
-    return {"softmax", "Softmax saturation", "Attention",
-            "Why scores are divided by sqrt(d_k): variance of q\xC2\xB7k, saturation and vanishing gradients"};
+  SoftmaxPanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, no_error, all_figures}) {
+    figure_rows_ = {{{0, 1}}, {{2}}, {{3}, 0.5f}};
   }
 
  protected:
-  // Small requests (about a millisecond) are waited for, so the figures follow the slider in the same frame;
-  // the default sweep (26 d_k values × 1000 queries, ~10 ms) runs on the worker while the last result stays.
-  bool quick(const SoftmaxState& s) const override { return saturation_work(s.samples, s.n_keys) < 1e5; }
-  std::string error_of(const SoftmaxResult&) const override { return ""; }  // bad logits are shown in place
-  std::vector<plot::Figure> build_figures(const SoftmaxResult& r) const override {
-    return {histogram_figure(r), query_figure(r), sweep_figure(r), worked_figure(r)};
-  }
-  const char* explanation() const override {
-    return "Attention scores are S = q\xC2\xB7k \xC2\xB7 scale. For q, k with independent N(0, 1) entries, q\xC2\xB7k "
-           "is a sum of d_k products of variance 1, so Var(q\xC2\xB7k) = d_k and raw scores spread like sqrt(d_k). "
-           "Softmax S_i = exp(x_i / \xCF\x84) / \xCE\xA3_j exp(x_j / \xCF\x84) of widely spread scores puts almost "
-           "all mass on one key, and its gradient dS_i/dx_i = S_i(1 - S_i) goes to 0 when S_i is near 0 or 1: the "
-           "model stops learning. Multiplying by 1/sqrt(d_k) brings the variance back to 1 at every d_k. Drag d_k and "
-           "watch the unscaled curves saturate while the scaled ones stay flat. (The seed notes print softmax[1.0, "
-           "0.5, -0.5] as [0.47, 0.29, 0.11], which does not sum to 1; the exact values are in figure 4.)";
-  }
   bool control_visible(const Control& c) const override {
     return c.key != "custom_scale" || s_.scale_mode == static_cast<int>(ScaleMode::Custom);
   }
   void draw_summary(const SoftmaxResult& r) override { draw_worked_table(r); }
-  void draw_figures(const DrawContext& ctx, const std::vector<plot::Figure>& figs) override {
-    const float spacing = ImGui::GetStyle().ItemSpacing.x;
-    const float w = (ImGui::GetContentRegionAvail().x - spacing) / 2;
-    plot::draw_figure(figs[0], ctx, "softmax", ImVec2(w, w * 0.62f));
-    ImGui::SameLine();
-    plot::draw_figure(figs[1], ctx, "softmax", ImVec2(w, w * 0.62f));
-    plot::draw_figure(figs[2], ctx, "softmax", ImVec2(2 * w + spacing, w * 0.62f));
-    plot::draw_figure(figs[3], ctx, "softmax", ImVec2(2 * w + spacing, w * 0.5f));
-  }
 
   void bind(Controls& c) override {
     c.add_int("d_k", &s_.d_k, 1, 4096, "d_k", "Dimension of q and k; Var(q\xC2\xB7k) grows linearly with it.", true);

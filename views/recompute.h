@@ -17,8 +17,40 @@
 #include "views/controls.h"
 #include "views/panel.h"
 #include "views/plot/figure.h"
+#include "views/widgets.h"
 
 namespace tw {
+
+// [SECTION] Checked<Params, Analysis>: a core analysis behind its validation
+
+// The parameters a core analysis ran with, why validate() refused them, or the analysis.
+template <class Params, class Analysis>
+struct Checked {
+  Params params;
+  std::string error;  // validate(params): "" when usable
+  Analysis a;
+};
+// Validates `p` and, when valid, runs `analyze(p)`; the result owns everything a panel's figures read.
+template <class Params, class Analyze>
+auto run_checked(const Params& p, Analyze&& analyze) {
+  auto r = std::make_shared<Checked<Params, decltype(analyze(p))>>();
+  r->params = p;
+  r->error = validate(p);
+  if (r->error.empty()) r->a = analyze(p);
+  return std::shared_ptr<const Checked<Params, decltype(analyze(p))>>(std::move(r));
+}
+
+// The compute hook of a panel whose result is Checked: params_of(state), validated, then analyze(params).
+template <class State, auto params_of, auto analyze>
+auto compute_checked(const State& s, Progress&) {
+  return run_checked(params_of(s), analyze);
+}
+
+// The error_of hook of a Checked result: validate()'s message.
+template <class CheckedResult>
+std::string checked_error(const CheckedResult& r) {
+  return r.error;
+}
 
 // [SECTION] Recompute<Result>
 
@@ -97,13 +129,26 @@ class RecomputePanel : public Panel {
   // Runs on the worker thread with a copy of the state; looks at Progress::cancelled() in long loops.
   using Compute = Ptr (*)(const State&, Progress&);
 
-  explicit RecomputePanel(Compute compute) : compute_(compute) {}
+  // What the panel computes, as plain functions of its state and result (the panel file defines them beside its
+  // figures, so the class holds only what it draws).
+  struct Hooks {
+    Compute compute;                         // runs on the worker with a copy of the state
+    bool (*quick)(const State&);             // about a millisecond? update() then waits for it (nullptr: always)
+    std::string (*error_of)(const Result&);  // "" when the result can be shown
+    std::vector<plot::Figure> (*figures)(const Result&);  // every figure, in the order shown
+  };
+
+  RecomputePanel(PanelInfo info, const char* explanation, Hooks hooks)
+      : info_(std::move(info)), explanation_(explanation), hooks_(hooks) {}
+
+  PanelInfo info() const final { return info_; }
 
   void update() final {
     prepare();
     if (controls_changed()) {
       const State s = s_;
-      job_.request(quick(s), background_priority(), [s, compute = compute_](Progress& p) { return compute(s, p); });
+      job_.request(!hooks_.quick || hooks_.quick(s), background_priority(),
+                   [s, compute = hooks_.compute](Progress& p) { return compute(s, p); });
     }
     job_.poll();
   }
@@ -111,53 +156,47 @@ class RecomputePanel : public Panel {
 
   std::vector<plot::Figure> figures() final {
     const Ptr& r = job_.result();
-    if (!r || !error_of(*r).empty()) return {};
-    return build_figures(*r);
+    if (!r || !hooks_.error_of(*r).empty()) return {};
+    return hooks_.figures(*r);
   }
   std::string error() const final {
     const Ptr& r = job_.result();
-    return r ? error_of(*r) : std::string();
+    return r ? hooks_.error_of(*r) : std::string();
   }
 
-  void draw(const DrawContext& ctx) override;  // views/recompute_draw.h: explanation, controls column, figures
+  void draw(const DrawContext& ctx) override;  // explanation, controls column, figures (below)
 
  protected:
-  // [SECTION] what a panel writes
-  // About a millisecond of work? Then update() waits for it (see Recompute).
-  virtual bool quick(const State& s) const = 0;
-  // "" when r can be shown, else one sentence naming the bad field.
-  virtual std::string error_of(const Result& r) const = 0;
-  // Every figure, in the order shown (plain data: export and tests use the same list).
-  virtual std::vector<plot::Figure> build_figures(const Result& r) const = 0;
-  // The panel's one-paragraph explanation.
-  virtual const char* explanation() const = 0;
-  // Lays out build_figures() on screen (sizes, rows).
-  virtual void draw_figures(const DrawContext& ctx, const std::vector<plot::Figure>& figs) = 0;
-
-  // Optional hooks.
+  // Optional hooks for what a panel draws beyond its controls and figures.
   virtual void prepare() {}  // adjusts the state before change detection (e.g. clamps to T)
   virtual bool control_visible(const Control&) const { return true; }
   virtual void after_control(const Control&) {}        // extra buttons under one control
   virtual void draw_controls(const DrawContext& ctx);  // default: every visible control, then after_control
   virtual void draw_summary(const Result&) {}          // live checks under the controls, when the result is usable
-  virtual const char* computing_text() const { return "Computing the first results..."; }
+  // Lays out figures() on screen; the default draws figure_rows_.
+  virtual void draw_figures(const DrawContext& ctx, const std::vector<plot::Figure>& figs) {
+    draw_figure_rows(figs, ctx, info_.id.c_str(), figure_rows_, min_figure_width_);
+  }
 
   const Ptr& result() const { return job_.result(); }
 
   State s_;
-  float controls_width_ = 330;  // logical pixels; the column of controls left of the figures
-  float item_width_ = 150;      // width of each control's widget
+  float controls_width_ = 330;          // logical pixels; the column of controls left of the figures
+  float item_width_ = 150;              // width of each control's widget
+  std::vector<FigureRow> figure_rows_;  // the default layout of figures() on screen
+  float min_figure_width_ = 0;          // logical pixels; narrower windows scroll sideways
+  const char* computing_text_ = "Computing the first results...";  // before the first result
 
  private:
-  Compute compute_;
+  PanelInfo info_;
+  const char* explanation_;
+  Hooks hooks_;
   Recompute<Result> job_;  // declared last: its worker joins before the members above go away
 };
 
 }  // namespace tw
 
 // [SECTION] RecomputePanel: the default draw (no ImGui calls here: the widgets live in views/widgets.cpp)
-
-#include "views/widgets.h"
 
 namespace tw {
 
@@ -170,20 +209,20 @@ void RecomputePanel<State, Result>::draw_controls(const DrawContext& ctx) {
 
 template <class State, class Result>
 void RecomputePanel<State, Result>::draw(const DrawContext& ctx) {
-  panel_explanation(explanation());
+  panel_explanation(explanation_);
   begin_controls_column(ctx, controls_width_);
   draw_controls(ctx);
   if (job_.busy() && job_progress(job_.progress(), "computing")) job_.cancel();
   if (job_.cancelled() && !job_.busy()) warning_text("Cancelled: the figures still show the previous settings.");
   const Ptr r = job_.result();
-  if (r && error_of(*r).empty()) draw_summary(*r);
+  if (r && hooks_.error_of(*r).empty()) draw_summary(*r);
   begin_figures_column();
   if (!r) {
-    empty_state(computing_text());
-  } else if (const std::string e = error_of(*r); !e.empty()) {
+    empty_state(computing_text_);
+  } else if (const std::string e = hooks_.error_of(*r); !e.empty()) {
     warning_text(e.c_str());
   } else {
-    draw_figures(ctx, job_.figures([&] { return build_figures(*r); }));
+    draw_figures(ctx, job_.figures([&] { return hooks_.figures(*r); }));
   }
   end_figures_column();
 }

@@ -2,6 +2,10 @@
 
 #include <imgui.h>
 
+#include <algorithm>
+
+#include "views/plot/plot_imgui.h"
+
 namespace tw {
 
 void help_marker(const char* text) {
@@ -70,6 +74,21 @@ void draw_controls_column(const Controls& controls, const DrawContext& ctx, floa
     ImGui::SetNextItemWidth(item_width * ctx.dpi_scale);
     draw_control(c);
     if (after) after(c);
+  }
+}
+
+void draw_figure_rows(const std::vector<plot::Figure>& figs, const DrawContext& ctx, const char* panel_id,
+                      const std::vector<FigureRow>& rows, float min_width) {
+  const float spacing = ImGui::GetStyle().ItemSpacing.x;
+  const float w = std::max(min_width * ctx.dpi_scale, (ImGui::GetContentRegionAvail().x - spacing) / 2);
+  for (const FigureRow& row : rows) {
+    const bool wide = row.figures.size() == 1 && !row.half;
+    for (size_t k = 0; k < row.figures.size(); ++k) {
+      const size_t i = static_cast<size_t>(row.figures[k]);
+      if (i >= figs.size()) continue;
+      if (k > 0) ImGui::SameLine();
+      plot::draw_figure(figs[i], ctx, panel_id, ImVec2(wide ? 2 * w + spacing : w, w * row.aspect));
+    }
   }
 }
 

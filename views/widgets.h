@@ -3,8 +3,10 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "views/controls.h"
+#include "views/plot/figure.h"
 #include "views/plot/theme.h"
 
 namespace tw {
@@ -30,6 +32,17 @@ void end_figures_column();
 void draw_controls_column(const Controls& controls, const DrawContext& ctx, float item_width,
                           const std::function<bool(const Control&)>& visible = {},
                           const std::function<void(const Control&)>& after = {});
+// One row of a panel's figure column: one figure spans the column (unless `half`), two share it side by side;
+// each is `aspect` times as tall as half the column is wide.
+struct FigureRow {
+  std::vector<int> figures;  // indices into the panel's figures()
+  float aspect = 0.62f;
+  bool half = false;  // a single figure drawn half the column wide
+};
+// Draws `rows` of `figs`; a column narrower than twice `min_width` (logical pixels) scrolls sideways.
+void draw_figure_rows(const std::vector<plot::Figure>& figs, const DrawContext& ctx, const char* panel_id,
+                      const std::vector<FigureRow>& rows, float min_width = 0);
+
 // A progress bar with a Cancel button for a job running on a worker; returns true when Cancel was clicked.
 bool job_progress(float fraction, const char* label);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace tw::plot {
 
@@ -246,6 +247,12 @@ Table figure_table(const Figure& fig) {
     }
   }
   return t;
+}
+
+std::string fmt(const char* printf_format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, printf_format, v);
+  return buf;
 }
 
 }  // namespace tw::plot

@@ -210,6 +210,9 @@ Table figure_table(const Figure& fig);
 // True when `id` is usable in a file name (non-empty; letters, digits, '-', '_', '.').
 bool valid_figure_id(const std::string& id);
 
+// One number printed with a printf format, for titles and notes: fmt("%.3g", 0.12345) == "0.123".
+std::string fmt(const char* printf_format, double v);
+
 // [SECTION] template implementation
 template <typename T>
 HeatmapItem& Axes::heatmap(std::string label, const T* data, int rows, int cols, HeatmapOptions options) {
