@@ -1,152 +1,34 @@
 // Forward-pass stepper: a LLaMA-style model run on the user's text, one named Trace step at a time.
 //
-// [SECTION] panel state and class
-// [SECTION] controls
+// The class is declared in views/forward/forward_panel.h; its left column and next-token view are drawn in
+// views/forward/forward_columns.cpp, its controls bound in views/forward/forward_config.cpp. The model session
+// itself (weight reuse, KV-cache continuation, the append loop, sampling) is core's ForwardSession.
+//
 // [SECTION] recompute (worker thread, latest request wins)
 // [SECTION] stepping
 // [SECTION] figures
-// [SECTION] draw: left column (model, architecture, weights, input, step tree)
 // [SECTION] draw: right column (transport, current step, strip, residual stream, next token, parameters)
 #include <imgui.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
+#include <optional>
 #include <tuple>
 #include <utility>
 
 #include "core/model/forward.h"
 #include "core/tokenizer.h"
 #include "views/forward/forward_draw.h"
-#include "views/forward/forward_state.h"
+#include "views/forward/forward_panel.h"
 #include "views/plot/plot_imgui.h"
 #include "views/recompute.h"
 #include "views/widgets.h"
 
 namespace tw {
 
-namespace {
-
 // [SECTION] panel state and class
 
-// Requests below these sizes finish in well under a millisecond, so update() waits for them: the tiny model
-// follows every keystroke within the same frame. Anything bigger stays on the worker and shows progress.
-constexpr double kSyncMaxParams = 2e6;
-constexpr double kSyncMaxFlops = 5e7;
-
-using ResultPtr = std::shared_ptr<const ForwardResult>;
-
-class ForwardPanel : public Panel {
- public:
-  PanelInfo info() const override {
-    return {"forward", "Forward pass stepper", "Model",
-            "Step through every named step of a LLaMA-style forward pass on text you type"};
-  }
-  void update() override;
-  void draw(const DrawContext& ctx) override;
-  std::vector<plot::Figure> figures() override;
-  void wait_idle() override {
-    job_.wait();
-    adopt();
-    resolve_step();
-  }
-
- protected:
-  void bind(Controls& c) override;
-
- private:
-  void request_if_changed();
-  void adopt();           // takes a finished result from the worker, keeps the last valid one
-  void resolve_step();    // s_.step (a name) → step_ index in the shown trace
-  void go_to(int index);  // moves the current step and its name
-  void draw_left(const DrawContext& ctx);
-  void draw_model_editor(std::vector<std::string>& shown);
-  // The config messages naming `field` that have not been shown beside an earlier field this frame.
-  void draw_messages(const char* field, std::vector<std::string>& shown);
-  void draw_right(const DrawContext& ctx);
-  void draw_right_body(const DrawContext& ctx);
-  void draw_transport();
-  void draw_next_token(const DrawContext& ctx);
-  // The next token after the run on screen, with the same random stream the next append will use.
-  NextTokenChoice current_choice() const {
-    if (!result_) return {};
-    return choose_next_token(result_->run, sampling_config(s_), static_cast<uint64_t>(s_.sample_seed),
-                             static_cast<int>(result_->appended.size()));
-  }
-
-  ForwardState s_;
-  std::vector<std::string> problems_;  // why the config in the controls is invalid; the shown model stays
-  std::string input_error_;            // why the text cannot run (too long, outside the vocabulary)
-  std::string weights_error_;          // why the checkpoint could not be loaded
-  std::string requested_key_;
-  ResultPtr result_;  // the result on screen (last valid)
-  int step_ = 0;      // index of s_.step in result_'s trace
-  bool reveal_step_ = false;
-  double play_clock_ = 0;  // seconds accumulated towards the next step while playing
-  int shown_tab_ = -1;     // the tab selected on screen last frame (differs from s_.tab after a scene load)
-  // Each tab's figure, rebuilt only when the result or what the tab shows of it changes (draw runs every frame).
-  FigureCache<std::pair<ResultPtr, int>> shown_step_, shown_strip_, shown_residual_;  // (result, step or layer)
-  FigureCache<ResultPtr> shown_params_;
-  FigureCache<std::tuple<ResultPtr, float, int, float, int>> shown_next_;  // (result, sampling controls)
-  NextTokenChoice next_choice_;                                            // the choice shown_next_ was built from
-  Recompute<ForwardResult> job_;  // declared last: its worker is joined before the members above go away
-};
-
-// [SECTION] controls
-
-void ForwardPanel::bind(Controls& c) {
-  c.add_enum("model", &s_.model, {"tiny", "small", "custom"}, "Model",
-             "tiny (dim 64, 2 layers) recomputes on every keystroke; small is the seed notes' config (dim 256, 4 "
-             "layers, vocab 8192); custom uses the sizes below.");
-  c.add_int("dim", &s_.dim, 1, 1024, "dim C", "Width of the residual stream (custom model only).");
-  c.add_int("n_layers", &s_.n_layers, 1, 16, "layers", "Number of Transformer blocks (custom model only).");
-  c.add_int("n_heads", &s_.n_heads, 1, 32, "query heads H", "Query heads; head_dim = dim / H (custom model only).");
-  c.add_int("hidden", &s_.hidden, 1, 4096, "MLP hidden F", "MLP hidden size (custom model only).");
-  c.add_int("vocab", &s_.vocab, 1, 32768, "vocab V",
-            "Vocabulary size; the byte tokenizer needs at least 256 (custom model only).");
-  c.add_int("max_seq", &s_.max_seq, 1, 1024, "max_seq", "Longest sequence the model accepts (custom model only).");
-  c.add_int("gqa_ratio", &s_.gqa_ratio, 1, 32, "GQA ratio",
-            "Query heads per key/value head: 1 is MHA, H is MQA; n_kv_heads = H / ratio.");
-  c.add_enum("norm", &s_.norm, {"rmsnorm", "layernorm"}, "Norm",
-             "RMSNorm (LLaMA) rescales by the root mean square; LayerNorm (GPT-2) also subtracts the mean and adds β.");
-  c.add_enum("placement", &s_.placement, {"pre", "post"}, "Norm placement",
-             "Pre-norm normalises the input of each sub-block; post-norm (2017 Transformer) normalises after the add.");
-  c.add_enum("positions", &s_.positions, {"none", "learned", "sinusoidal", "rope", "alibi"}, "Positions",
-             "How the model knows token order: added vectors (learned, sinusoidal), rotated q/k (RoPE) or a distance "
-             "bias on the scores (ALiBi).");
-  c.add_enum("activation", &s_.activation, {"relu", "gelu", "swiglu", "geglu"}, "MLP activation",
-             "SwiGLU and GeGLU multiply an activated gate with a second projection; ReLU and GELU have no gate.");
-  c.add_enum("pattern", &s_.pattern, {"full", "sliding", "interleaved"}, "Attention pattern",
-             "full: every earlier token; sliding: the last W tokens (HF: 0 <= i - j < W); interleaved: sliding with "
-             "every P-th layer full.");
-  c.add_int("window", &s_.window, 1, 1024, "window W",
-            "Keys a sliding layer sees, including the query itself (Hugging Face: 0 <= i - j < W; the Mistral "
-            "reference code used i - j <= W, one key more).");
-  c.add_int("full_every", &s_.full_every, 1, 16, "full every P",
-            "Interleaved pattern: layer l is full when (l + 1) is a multiple of P.");
-  c.add_enum("weights", &s_.weights, {"seeded", "checkpoint"}, "Weights",
-             "seeded: a deterministic Gaussian init; checkpoint: a safetensors file written by `dump`.");
-  c.add_int("seed", &s_.seed, 0, 1000000, "weight seed", "Seed of the weight init; same seed, same weights.");
-  c.add_text("checkpoint", &s_.checkpoint, 4096, "checkpoint",
-             "Path of a .safetensors file; a config.json beside it sets the architecture.");
-  c.add_text("text", &s_.text, 1024, "text", "The input; every UTF-8 byte is one token.");
-  c.add_bool("bos", &s_.bos, "prepend <bos>", "Start the sequence with the <bos> token (id 256).");
-  c.add_int("generated", &s_.generated, 0, 64, "appended tokens",
-            "Tokens sampled and appended one at a time through the KV cache after the prompt.");
-  c.add_text("step", &s_.step, 128, "step", "The current step by its trace name, e.g. layers.0.attn.probs.");
-  c.add_bool("play", &s_.play, "play", "Advance one step at a time at the speed below.");
-  c.add_float("speed", &s_.speed, 0.25f, 20.0f, "speed", "Steps per second while playing.", true, "%.2f /s");
-  c.add_enum("tab", &s_.tab, {"step", "strip", "residual", "next", "params"}, "view",
-             "Which view the right-hand side shows: the current step, a layer's strip, the residual stream, the "
-             "next token or the parameter table.");
-  c.add_int("strip_layer", &s_.strip_layer, 0, 63, "strip layer", "Layer whose steps the strip figure shows.");
-  c.add_float("temperature", &s_.temperature, 0.05f, 5.0f, "temperature",
-              "Logits are divided by this before softmax: below 1 sharpens, above 1 flattens.", true);
-  c.add_int("top_k", &s_.top_k, 0, 1000, "top-k", "Keep the k most likely tokens (ties at the k-th kept); 0 is off.");
-  c.add_float("top_p", &s_.top_p, 0.01f, 1.0f, "top-p",
-              "Keep the smallest set of most likely tokens whose probability reaches p; 1 is off.");
-  c.add_int("sample_seed", &s_.sample_seed, 0, 1000000, "sample seed", "Seed of the sampled tokens.");
-}
+void ForwardPanel::bind(Controls& c) { bind_forward_controls(c, s_); }
 
 // [SECTION] recompute
 
@@ -157,103 +39,31 @@ void ForwardPanel::update() {
 }
 
 void ForwardPanel::request_if_changed() {
-  if (s_.model != ForwardModel_Custom) {
-    // The editor shows the preset's sizes (greyed), so switching to custom starts from the model on screen.
-    const ModelConfig preset = s_.model == ForwardModel_Small ? small_config() : tiny_config();
-    s_.dim = preset.dim;
-    s_.n_layers = preset.n_layers;
-    s_.n_heads = preset.n_heads;
-    s_.hidden = preset.hidden;
-    s_.vocab = preset.vocab;
-    s_.max_seq = preset.max_seq;
-  }
+  show_preset_sizes(s_);
   problems_.clear();
   const ModelConfig cfg = forward_config(s_, &problems_);
   if (!problems_.empty()) return;  // the last valid model stays on screen, with the messages beside the fields
-
-  const std::vector<int> tokens = ByteTokenizer::encode(s_.text, s_.bos);
-  WeightsSource source;
-  source.seed = static_cast<uint64_t>(s_.seed);
-  if (s_.weights == ForwardWeights_Checkpoint) source.checkpoint = s_.checkpoint;
+  const ForwardRequest request = forward_request(s_, cfg);
   // A checkpoint may bring its own config, so token checks wait for the loaded model in that case.
-  if (source.checkpoint.empty()) {
-    input_error_ = check_tokens(cfg, tokens, 0);
-    if (input_error_.empty() && static_cast<int>(tokens.size()) + s_.generated > cfg.max_seq)
-      input_error_ = "the prompt plus " + std::to_string(s_.generated) + " appended tokens exceed max_seq " +
-                     std::to_string(cfg.max_seq);
+  if (request.source.checkpoint.empty()) {
+    input_error_ = check_request(request);
     if (!input_error_.empty()) return;
-  } else if (s_.checkpoint.empty()) {
-    weights_error_ = "enter the path of a .safetensors checkpoint";
-    return;
   }
-
-  const std::string model_key = config_to_json(cfg) + "|" + std::to_string(source.seed) + "|" + source.checkpoint;
-  std::string key = model_key + "|";
-  for (int t : tokens) key += std::to_string(t) + ",";
-  // Sampling settings matter only once tokens are appended; the prompt's pass does not depend on them.
-  char sampling_text[96];
-  std::snprintf(sampling_text, sizeof sampling_text, "|%.9g|%d|%.9g|%d", s_.temperature, s_.top_k, s_.top_p,
-                s_.sample_seed);
-  const std::string prefix_key = key + sampling_text;
-  key += "|" + std::to_string(s_.generated) + (s_.generated > 0 ? sampling_text : "");
-  if (key == requested_key_) return;
-  requested_key_ = key;
-
-  const SamplingConfig sampling = sampling_config(s_);
-  const uint64_t sample_seed = static_cast<uint64_t>(s_.sample_seed);
-  const int generated = s_.generated;
-  const ResultPtr previous = result_;
-  // Cheap requests are waited for below, so the tiny model is current in the frame of the keystroke. Only when
-  // the worker was idle: an expensive request still running (Small's weight init cannot be interrupted) would
-  // otherwise block the UI until it finished.
-  const bool cheap = static_cast<double>(parameter_count(cfg)) < kSyncMaxParams &&
-                     forward_flops(cfg, static_cast<int>(tokens.size()) + generated) < kSyncMaxFlops;
-  auto work = [cfg, source, tokens, generated, sampling, sample_seed, model_key, prefix_key, key,
-               previous](Progress& progress) {
-    const auto start = std::chrono::steady_clock::now();
-    auto out = std::make_shared<ForwardResult>();
-    out->key = key;
-    out->model_key = model_key;
-    out->prefix_key = prefix_key;
-    out->prompt = tokens;
-    // Text edits keep the weights: only a new config or source re-initialises them.
-    if (previous && previous->model_key == model_key && previous->model.weights)
-      out->model = previous->model;
-    else
-      out->model = load_model(cfg, source);
-    progress.set(0.3f);
-    if (!out->model.error.empty() || progress.cancelled()) return ResultPtr(out);
-    // "Append and continue" asks for one token more than the run on screen: continue it through its KV cache
-    // instead of re-running the prompt.
-    if (previous && previous->prefix_key == prefix_key && previous->model.weights == out->model.weights &&
-        static_cast<int>(previous->appended.size()) < generated && previous->run.ok()) {
-      out->run = previous->run;
-      out->appended = previous->appended;
-    } else {
-      out->run = run_prompt(out->model.config, out->model.weights, tokens);
-    }
-    while (static_cast<int>(out->appended.size()) < generated && out->run.ok() && out->run.append_error.empty()) {
-      if (progress.cancelled()) return ResultPtr(out);
-      const int i = static_cast<int>(out->appended.size());
-      progress.set(0.4f + 0.6f * static_cast<float>(i) / static_cast<float>(generated));
-      const NextTokenChoice next = choose_next_token(out->run, sampling, sample_seed, i);
-      if (!next.error.empty()) {
-        out->run.append_error = next.error;
-        break;
-      }
-      out->run = run_append(out->run, next.sampled);
-      if (out->run.append_error.empty()) out->appended.push_back(next.sampled);
-    }
-    out->residual = residual_norms(out->run.trace, out->model.config.placement);
-    out->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return ResultPtr(out);
-  };
-  job_.request(cheap, background_priority(), work);
+  if (requested_ && *requested_ == request) return;
+  requested_ = request;
+  // The tiny model is waited for, so it is current in the frame of the keystroke (see Recompute).
+  job_.request(is_quick_request(request), background_priority(), [request, previous = result_](Progress& p) {
+    return std::make_shared<const ForwardSession>(run_forward_session(request, previous.get(), [&p](float f) {
+      p.set(f);
+      return !p.cancelled();
+    }));
+  });
 }
 
 void ForwardPanel::adopt() {
   if (!job_.take_fresh() || !job_.result()) return;
-  const ResultPtr r = job_.result();
+  const ForwardResultPtr r = job_.result();
+  if (r->cancelled) return;
   if (!r->model.error.empty()) {
     weights_error_ = r->model.error;
     return;
@@ -328,84 +138,6 @@ void ForwardPanel::draw(const DrawContext& ctx) {
   ImGui::SameLine();
   if (ImGui::BeginChild("right", ImVec2(0, 0), false)) draw_right(ctx);
   ImGui::EndChild();
-}
-
-void ForwardPanel::draw_left(const DrawContext& ctx) {
-  const Controls& c = controls();
-  // Narrow widgets leave room for the labels and (?) markers in a column this width.
-  ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.5f);
-  if (ImGui::CollapsingHeader("Input", ImGuiTreeNodeFlags_DefaultOpen)) {
-    draw_control(*c.find("text"));
-    draw_control(*c.find("bos"));
-    if (!input_error_.empty()) warning_text(input_error_.c_str());
-    if (result_) draw_token_chips(result_->run.tokens, static_cast<int>(result_->appended.size()), ctx);
-  }
-  std::vector<std::string> shown;  // each config message appears once, beside the first field it names
-  if (ImGui::CollapsingHeader("Model", ImGuiTreeNodeFlags_DefaultOpen)) draw_model_editor(shown);
-  if (ImGui::CollapsingHeader("Architecture", ImGuiTreeNodeFlags_DefaultOpen)) {
-    for (const char* key : {"norm", "placement", "positions", "activation", "pattern"}) draw_control(*c.find(key));
-    if (s_.pattern != ForwardPattern_Full) draw_control(*c.find("window"));
-    if (s_.pattern == ForwardPattern_Interleaved) draw_control(*c.find("full_every"));
-    draw_control(*c.find("gqa_ratio"));
-    for (const char* field : {"window", "full_every", "gqa_ratio", "rope_base", "eps"}) draw_messages(field, shown);
-  }
-  if (ImGui::CollapsingHeader("Weights", ImGuiTreeNodeFlags_DefaultOpen)) {
-    draw_control(*c.find("weights"));
-    if (s_.weights == ForwardWeights_Seeded)
-      draw_control(*c.find("seed"));
-    else
-      draw_control(*c.find("checkpoint"));
-    if (!weights_error_.empty()) warning_text(weights_error_.c_str());
-    if (result_) ImGui::TextDisabled("%s", result_->model.source.c_str());
-  }
-  if (ImGui::CollapsingHeader("Steps", ImGuiTreeNodeFlags_DefaultOpen)) {
-    if (!result_) {
-      ImGui::TextDisabled("No trace yet.");
-    } else {
-      const int clicked = draw_step_tree(result_->run.trace, step_, reveal_step_);
-      reveal_step_ = false;
-      if (clicked >= 0) go_to(clicked);
-    }
-  }
-  ImGui::PopItemWidth();
-}
-
-void ForwardPanel::draw_messages(const char* field, std::vector<std::string>& shown) {
-  for (const std::string& m : messages_for_field(problems_, field)) {
-    if (std::find(shown.begin(), shown.end(), m) != shown.end()) continue;
-    // A GQA-ratio message also names n_heads, but belongs beside the ratio slider the user just moved.
-    if (std::string(field) != "gqa_ratio" && !messages_for_field({m}, "gqa_ratio").empty()) continue;
-    warning_text(m.c_str());
-    shown.push_back(m);
-  }
-}
-
-void ForwardPanel::draw_model_editor(std::vector<std::string>& shown) {
-  const Controls& c = controls();
-  draw_control(*c.find("model"));
-  const bool custom = s_.model == ForwardModel_Custom;
-  if (!custom) ImGui::BeginDisabled();
-  for (const char* key : {"dim", "n_layers", "n_heads", "hidden", "vocab", "max_seq"}) {
-    draw_control(*c.find(key));
-    draw_messages(key, shown);
-  }
-  if (!custom) ImGui::EndDisabled();
-  draw_messages("n_kv_heads", shown);
-  draw_messages("memory_cap_mb", shown);
-  draw_messages("", shown);
-  if (!problems_.empty()) {
-    ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("%s", result_ ? "Showing the last valid model until the config is fixed."
-                                      : "No valid model yet: fix the config above.");
-    ImGui::PopTextWrapPos();
-  }
-  if (result_) {
-    const ModelConfig& m = result_->run.config;
-    ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("running: C %d, %d layers, H %d, KV %d, D %d, F %d, V %d, max_seq %d", m.dim, m.n_layers,
-                        m.n_heads, m.n_kv_heads, m.head_dim(), m.hidden, m.vocab, m.max_seq);
-    ImGui::PopTextWrapPos();
-  }
 }
 
 // [SECTION] draw: right column
@@ -521,70 +253,6 @@ void ForwardPanel::draw_right_body(const DrawContext& ctx) {
   }
   ImGui::TextDisabled("computed in %.1f ms", r.seconds * 1e3);
 }
-
-void ForwardPanel::draw_next_token(const DrawContext& ctx) {
-  const ForwardResult& r = *result_;
-  const Controls& c = controls();
-  for (const char* key : {"temperature", "top_k", "top_p", "sample_seed"}) draw_control(*c.find(key));
-  const std::vector<plot::Figure>& figs =
-      shown_next_.get({result_, s_.temperature, s_.top_k, s_.top_p, s_.sample_seed}, [&] {
-        next_choice_ = current_choice();
-        return std::vector{next_token_figure(r, next_choice_)};
-      });
-  const NextTokenChoice& next = next_choice_;
-  if (!next.error.empty()) {
-    warning_text(next.error.c_str());
-    return;
-  }
-  const int V = static_cast<int>(next.filter.probs.size());
-  ImGui::Text("Of %d tokens, %d have p > 0 after temperature, %d survive top-k, %d survive top-p.", V, next.n_positive,
-              next.filter.n_top_k, next.filter.n_final);
-  ImGui::Text("Sampled: id %d  \"%s\"  (p = %.4g after the filters)", next.sampled,
-              ByteTokenizer::label(next.sampled).c_str(), static_cast<double>(next.probability));
-  if (ImGui::Button("Append and continue")) ++s_.generated;
-  help_marker(
-      "Appends the sampled token and runs only that token through the model, reading the other tokens' keys "
-      "and values from the KV cache.");
-  ImGui::SameLine();
-  if (s_.generated > 0 && ImGui::Button("Back to the prompt")) s_.generated = 0;
-  if (r.run.cache_check >= 0) {
-    char buf[128];
-    std::snprintf(buf, sizeof buf, "KV-cache logits equal a full recompute (max |difference| %.2g)", r.run.cache_check);
-    check_mark(r.run.cache_check < 1e-3, buf);
-  }
-  const plot::Figure& fig = figs[0];
-  plot::draw_figure(fig, ctx, "forward");
-  // Which of the most likely tokens each filter keeps (the figure's CSV table: id, label, logit, scaled logit,
-  // p_temperature, kept_top_k, kept_top_p, p_final, sampled).
-  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
-  if (fig.table.header.size() == 9 && ImGui::BeginTable("filters", 6, flags)) {
-    for (const char* h : {"token", "id", "p after temperature", "top-k", "top-p", "p final"})
-      ImGui::TableSetupColumn(h);
-    ImGui::TableHeadersRow();
-    for (size_t i = 0; i < fig.table.rows.size(); ++i) {
-      const auto& row = fig.table.rows[i];
-      ImGui::PushID(static_cast<int>(i));
-      ImGui::TableNextRow();
-      ImGui::TableSetColumnIndex(0);
-      const bool sampled = std::get<double>(row[8]) == 1.0;
-      ImGui::Text("%s%s", std::get<std::string>(row[1]).c_str(), sampled ? "  (sampled)" : "");
-      ImGui::TableSetColumnIndex(1);
-      ImGui::Text("%d", static_cast<int>(std::get<double>(row[0])));
-      ImGui::TableSetColumnIndex(2);
-      ImGui::Text("%.4f", std::get<double>(row[4]));
-      ImGui::TableSetColumnIndex(3);
-      check_mark(std::get<double>(row[5]) != 0.0, "");
-      ImGui::TableSetColumnIndex(4);
-      check_mark(std::get<double>(row[6]) != 0.0, "");
-      ImGui::TableSetColumnIndex(5);
-      ImGui::Text("%.4f", std::get<double>(row[7]));
-      ImGui::PopID();
-    }
-    ImGui::EndTable();
-  }
-}
-
-}  // namespace
 
 TW_REGISTER_PANEL(ForwardPanel);
 

@@ -1,10 +1,13 @@
 #include "core/experiments/forward_session.h"
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <system_error>
 
 #include "core/compare.h"
 #include "core/model/forward.h"
+#include "core/model/weights.h"
 
 namespace tw {
 
@@ -131,6 +134,114 @@ NextTokenChoice choose_next_token(const ForwardRun& run, const SamplingConfig& c
   out.sampled = sample_token(out.filter.probs, rng);
   if (out.sampled >= 0 && out.sampled < static_cast<int>(out.filter.probs.size()))
     out.probability = out.filter.probs[static_cast<size_t>(out.sampled)];
+  return out;
+}
+
+std::vector<int> shown_candidates(const NextTokenChoice& choice, int most) {
+  const SamplingTrace& f = choice.filter;
+  const int V = static_cast<int>(f.probs_before.size());
+  if (!choice.error.empty() || V == 0) return {};
+  std::vector<int> order(static_cast<size_t>(V));
+  for (int i = 0; i < V; ++i) order[static_cast<size_t>(i)] = i;
+  const int shown = std::min(V, most);
+  std::partial_sort(order.begin(), order.begin() + shown, order.end(), [&](int a, int b) {
+    const float pa = f.probs_before[static_cast<size_t>(a)], pb = f.probs_before[static_cast<size_t>(b)];
+    return pa != pb ? pa > pb : a < b;
+  });
+  order.resize(static_cast<size_t>(shown));
+  if (choice.sampled >= 0 && std::find(order.begin(), order.end(), choice.sampled) == order.end())
+    order.push_back(choice.sampled);
+  return order;
+}
+
+// [SECTION] session
+
+ForwardRequest make_forward_request(const ModelConfig& config, const WeightsSource& source, std::vector<int> prompt,
+                                    int generated, const SamplingConfig& sampling, uint64_t sample_seed) {
+  ForwardRequest r;
+  r.config = config;
+  r.source = source;
+  r.prompt = std::move(prompt);
+  r.generated = generated;
+  if (generated > 0) {
+    r.sampling = sampling;
+    r.sample_seed = sample_seed;
+  }
+  return r;
+}
+
+std::string check_request(const ForwardRequest& request) {
+  std::string error = check_tokens(request.config, request.prompt, 0);
+  if (error.empty() && static_cast<int>(request.prompt.size()) + request.generated > request.config.max_seq)
+    error = "the prompt plus " + std::to_string(request.generated) + " appended tokens exceed max_seq " +
+            std::to_string(request.config.max_seq);
+  return error;
+}
+
+// Below these sizes a session finishes in well under a millisecond.
+bool is_quick_request(const ForwardRequest& request) {
+  constexpr double kQuickMaxParams = 2e6, kQuickMaxFlops = 5e7;
+  const int T = static_cast<int>(request.prompt.size()) + request.generated;
+  return static_cast<double>(parameter_count(request.config)) < kQuickMaxParams &&
+         forward_flops(request.config, T) < kQuickMaxFlops;
+}
+
+namespace {
+
+// `prev` ran the same prompt on the same weights and appended fewer tokens, with the sampling `request` uses
+// (any sampling continues a session that appended nothing yet).
+bool continues(const ForwardSession& prev, const ForwardRequest& request, const LoadedModel& model) {
+  const ForwardRequest& p = prev.request;
+  const bool same_sampling =
+      prev.appended.empty() || (p.sampling == request.sampling && p.sample_seed == request.sample_seed);
+  return p.prompt == request.prompt && prev.model.weights == model.weights && same_sampling &&
+         static_cast<int>(prev.appended.size()) < request.generated && prev.run.ok();
+}
+
+}  // namespace
+
+ForwardSession run_forward_session(const ForwardRequest& request, const ForwardSession* previous,
+                                   const std::function<bool(float)>& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  auto keep_going = [&](float fraction) { return !progress || progress(fraction); };
+  ForwardSession out;
+  out.request = request;
+  // Text edits keep the weights: only a new config or source re-initialises them.
+  const bool same_weights = previous && previous->model.weights && previous->request.config == request.config &&
+                            previous->request.source == request.source;
+  out.model = same_weights ? previous->model : load_model(request.config, request.source);
+  if (!out.model.error.empty()) return out;
+  if (!keep_going(0.3f)) {
+    out.cancelled = true;
+    return out;
+  }
+  // "Append and continue" asks for one token more than the run on screen: continue it through its KV cache
+  // instead of re-running the prompt.
+  if (previous && continues(*previous, request, out.model)) {
+    out.run = previous->run;
+    out.appended = previous->appended;
+  } else {
+    out.run = run_prompt(out.model.config, out.model.weights, request.prompt);
+  }
+  const int generated = request.generated;
+  while (static_cast<int>(out.appended.size()) < generated && out.run.ok() && out.run.append_error.empty()) {
+    const int i = static_cast<int>(out.appended.size());
+    if (!keep_going(0.4f + 0.6f * static_cast<float>(i) / static_cast<float>(generated))) {
+      out.cancelled = true;
+      return out;
+    }
+    const NextTokenChoice next = choose_next_token(out.run, request.sampling, request.sample_seed, i);
+    if (!next.error.empty()) {
+      out.run.append_error = next.error;
+      break;
+    }
+    // Only the last token is checked against a full recompute: one pass of T tokens, not one per appended token
+    // (64 appended tokens at T = 192 took minutes when every append was checked).
+    out.run = run_append(out.run, next.sampled, /*check_against_full=*/i + 1 == generated);
+    if (out.run.append_error.empty()) out.appended.push_back(next.sampled);
+  }
+  out.residual = residual_norms(out.run.trace, out.model.config.placement);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
 }
 

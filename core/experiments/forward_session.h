@@ -1,18 +1,24 @@
 #pragma once
-// A forward-pass session for the stepper panel: weights, the prompt's traced pass, and tokens appended one at a
-// time through the KV cache.
+// A forward-pass session: weights, the prompt's traced pass, and tokens sampled and appended one at a time
+// through the KV cache. The forward panel, `dump` and the tests share it.
 //
+//   ForwardRequest req{config, source, tokens, generated, sampling, sample_seed};
+//   ForwardSession s = run_forward_session(req, &previous);   // reuses previous's weights and KV cache if it can
+// or the building blocks it is made of:
 //   ForwardRun run = run_prompt(config, weights, tokens);      // full pass, every step traced
 //   ForwardRun next = run_append(run, token);                  // one more token: only its row is computed,
 //                                                              // the keys/values of the others come from the cache
-// run_append also recomputes the whole sequence without the cache and reports the largest difference of the
-// newest logits, so the panel can show that the cache changes the cost, not the answer.
+// run_append can also recompute the whole sequence without the cache and report the largest difference of the
+// newest logits, so the panel can show that the cache changes the cost, not the answer. A session checks only its
+// last appended token that way: one full pass, not one per token.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/experiments/forward_inspect.h"
 #include "core/model/config.h"
 #include "core/model/kv_cache.h"
 #include "core/model/trace.h"
@@ -26,6 +32,7 @@ namespace tw {
 struct WeightsSource {
   uint64_t seed = 1;       // seeded init (used when checkpoint is empty)
   std::string checkpoint;  // path to a .safetensors file written by `dump`; empty = seeded init
+  bool operator==(const WeightsSource&) const = default;
 };
 
 struct LoadedModel {
@@ -75,5 +82,46 @@ struct NextTokenChoice {
   std::string error;      // one line when the settings are invalid or there are no logits
 };
 NextTokenChoice choose_next_token(const ForwardRun& run, const SamplingConfig& cfg, uint64_t seed, int index);
+// The tokens worth showing of a choice: the `most` likely before filtering (ties by id, as the sampler orders
+// them), then the sampled one if it is not among them. Empty when the choice has an error.
+std::vector<int> shown_candidates(const NextTokenChoice& choice, int most = 24);
+
+// [SECTION] session: one request, run reusing what the previous session computed
+
+// Everything a session's result depends on; equal requests give equal sessions.
+struct ForwardRequest {
+  ModelConfig config;
+  WeightsSource source;
+  std::vector<int> prompt;   // token ids of the prompt
+  int generated = 0;         // tokens sampled and appended one at a time after the prompt
+  SamplingConfig sampling;   // used only when generated > 0 (make_forward_request resets it otherwise)
+  uint64_t sample_seed = 0;  // seed of the sampled tokens
+  bool operator==(const ForwardRequest&) const = default;
+};
+// A request whose sampling is reset when nothing is appended, so a sampling change alone never re-runs the prompt.
+ForwardRequest make_forward_request(const ModelConfig& config, const WeightsSource& source, std::vector<int> prompt,
+                                    int generated, const SamplingConfig& sampling, uint64_t sample_seed);
+// Why the request cannot run with its own config (tokens outside the vocabulary, prompt plus appended tokens past
+// max_seq); "" when it can. A checkpoint may bring its own config, so run_forward_session checks again after load.
+std::string check_request(const ForwardRequest& request);
+// True when the request finishes in well under a millisecond (the tiny model): the panel then waits for it.
+bool is_quick_request(const ForwardRequest& request);
+
+struct ForwardSession {
+  ForwardRequest request;     // what was asked
+  LoadedModel model;          // weights shared with later sessions of the same config and source
+  ForwardRun run;             // the newest pass (the prompt, or the last appended token)
+  ResidualNorms residual;     // of run.trace
+  std::vector<int> appended;  // tokens sampled and appended, in order
+  double seconds = 0;         // wall time of the computation
+  bool cancelled = false;     // progress asked to stop; the session is incomplete
+};
+
+// Runs `request`. Weights come from `previous` when its config and source match (text edits keep them); when
+// `previous` ran the same prompt with the same sampling and fewer appended tokens, the new tokens continue its KV
+// cache instead of re-running the prompt. progress(fraction) may return false to stop early. Never throws;
+// problems go to model.error, run.error and run.append_error.
+ForwardSession run_forward_session(const ForwardRequest& request, const ForwardSession* previous = nullptr,
+                                   const std::function<bool(float)>& progress = {});
 
 }  // namespace tw

@@ -48,6 +48,7 @@ struct ModelConfig {
   bool gated() const { return activation == ActivationKind::SwiGLU || activation == ActivationKind::GeGLU; }
   bool layer_is_sliding(int layer) const;                                  // sliding vs full attention for this layer
   bool has_final_norm() const { return placement == NormPlacement::Pre; }  // post-norm output is already normed
+  bool operator==(const ModelConfig&) const = default;  // every field: equal configs build equal models
 };
 
 // [SECTION] presets

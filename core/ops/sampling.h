@@ -21,6 +21,7 @@ struct SamplingConfig {
   int top_k = 0;               // 0 disables
   float top_p = 1.0f;          // in (0, 1]; 1 disables
   int min_tokens_to_keep = 1;  // ≥ 1
+  bool operator==(const SamplingConfig&) const = default;
 };
 
 // Empty when usable; otherwise one sentence naming the bad field.

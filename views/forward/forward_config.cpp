@@ -1,11 +1,80 @@
-// ForwardState → ModelConfig: the preset or custom sizes, then the architecture toggles.
+// The forward panel's controls and what they ask for: ForwardState → ModelConfig (the preset or custom sizes,
+// then the architecture toggles) → ForwardRequest.
 #include "core/ops/gqa.h"
+#include "core/tokenizer.h"
 #include "views/forward/forward_state.h"
 
 namespace tw {
 
+void bind_forward_controls(Controls& c, ForwardState& s) {
+  c.add_enum("model", &s.model, {"tiny", "small", "custom"}, "Model",
+             "tiny (dim 64, 2 layers) recomputes on every keystroke; small is the seed notes' config (dim 256, 4 "
+             "layers, vocab 8192); custom uses the sizes below.");
+  c.add_int("dim", &s.dim, 1, 1024, "dim C", "Width of the residual stream (custom model only).");
+  c.add_int("n_layers", &s.n_layers, 1, 16, "layers", "Number of Transformer blocks (custom model only).");
+  c.add_int("n_heads", &s.n_heads, 1, 32, "query heads H", "Query heads; head_dim = dim / H (custom model only).");
+  c.add_int("hidden", &s.hidden, 1, 4096, "MLP hidden F", "MLP hidden size (custom model only).");
+  c.add_int("vocab", &s.vocab, 1, 32768, "vocab V",
+            "Vocabulary size; the byte tokenizer needs at least 256 (custom model only).");
+  c.add_int("max_seq", &s.max_seq, 1, 1024, "max_seq", "Longest sequence the model accepts (custom model only).");
+  c.add_int("gqa_ratio", &s.gqa_ratio, 1, 32, "GQA ratio",
+            "Query heads per key/value head: 1 is MHA, H is MQA; n_kv_heads = H / ratio.");
+  c.add_enum("norm", &s.norm, {"rmsnorm", "layernorm"}, "Norm",
+             "RMSNorm (LLaMA) rescales by the root mean square; LayerNorm (GPT-2) also subtracts the mean and adds β.");
+  c.add_enum("placement", &s.placement, {"pre", "post"}, "Norm placement",
+             "Pre-norm normalises the input of each sub-block; post-norm (2017 Transformer) normalises after the add.");
+  c.add_enum("positions", &s.positions, {"none", "learned", "sinusoidal", "rope", "alibi"}, "Positions",
+             "How the model knows token order: added vectors (learned, sinusoidal), rotated q/k (RoPE) or a distance "
+             "bias on the scores (ALiBi).");
+  c.add_enum("activation", &s.activation, {"relu", "gelu", "swiglu", "geglu"}, "MLP activation",
+             "SwiGLU and GeGLU multiply an activated gate with a second projection; ReLU and GELU have no gate.");
+  c.add_enum("pattern", &s.pattern, {"full", "sliding", "interleaved"}, "Attention pattern",
+             "full: every earlier token; sliding: the last W tokens (HF: 0 <= i - j < W); interleaved: sliding with "
+             "every P-th layer full.");
+  c.add_int("window", &s.window, 1, 1024, "window W",
+            "Keys a sliding layer sees, including the query itself (Hugging Face: 0 <= i - j < W; the Mistral "
+            "reference code used i - j <= W, one key more).");
+  c.add_int("full_every", &s.full_every, 1, 16, "full every P",
+            "Interleaved pattern: layer l is full when (l + 1) is a multiple of P.");
+  c.add_enum("weights", &s.weights, {"seeded", "checkpoint"}, "Weights",
+             "seeded: a deterministic Gaussian init; checkpoint: a safetensors file written by `dump`.");
+  c.add_int("seed", &s.seed, 0, 1000000, "weight seed", "Seed of the weight init; same seed, same weights.");
+  c.add_text("checkpoint", &s.checkpoint, 4096, "checkpoint",
+             "Path of a .safetensors file; a config.json beside it sets the architecture.");
+  c.add_text("text", &s.text, 1024, "text", "The input; every UTF-8 byte is one token.");
+  c.add_bool("bos", &s.bos, "prepend <bos>", "Start the sequence with the <bos> token (id 256).");
+  c.add_int("generated", &s.generated, 0, 64, "appended tokens",
+            "Tokens sampled and appended one at a time through the KV cache after the prompt.");
+  c.add_text("step", &s.step, 128, "step", "The current step by its trace name, e.g. layers.0.attn.probs.");
+  c.add_bool("play", &s.play, "play", "Advance one step at a time at the speed below.");
+  c.add_float("speed", &s.speed, 0.25f, 20.0f, "speed", "Steps per second while playing.", true, "%.2f /s");
+  c.add_enum("tab", &s.tab, {"step", "strip", "residual", "next", "params"}, "view",
+             "Which view the right-hand side shows: the current step, a layer's strip, the residual stream, the "
+             "next token or the parameter table.");
+  c.add_int("strip_layer", &s.strip_layer, 0, 63, "strip layer", "Layer whose steps the strip figure shows.");
+  c.add_float("temperature", &s.temperature, 0.05f, 5.0f, "temperature",
+              "Logits are divided by this before softmax: below 1 sharpens, above 1 flattens.", true);
+  c.add_int("top_k", &s.top_k, 0, 1000, "top-k", "Keep the k most likely tokens (ties at the k-th kept); 0 is off.");
+  c.add_float("top_p", &s.top_p, 0.01f, 1.0f, "top-p",
+              "Keep the smallest set of most likely tokens whose probability reaches p; 1 is off.");
+  c.add_int("sample_seed", &s.sample_seed, 0, 1000000, "sample seed", "Seed of the sampled tokens.");
+}
+
+ModelConfig preset_config(int model) { return model == ForwardModel_Small ? small_config() : tiny_config(); }
+
+void show_preset_sizes(ForwardState& s) {
+  if (s.model == ForwardModel_Custom) return;
+  const ModelConfig preset = preset_config(s.model);
+  s.dim = preset.dim;
+  s.n_layers = preset.n_layers;
+  s.n_heads = preset.n_heads;
+  s.hidden = preset.hidden;
+  s.vocab = preset.vocab;
+  s.max_seq = preset.max_seq;
+}
+
 ModelConfig forward_config(const ForwardState& s, std::vector<std::string>* problems) {
-  ModelConfig c = s.model == ForwardModel_Small ? small_config() : tiny_config();
+  ModelConfig c = preset_config(s.model);
   if (s.model == ForwardModel_Custom) {
     c.dim = s.dim;
     c.n_layers = s.n_layers;
@@ -48,6 +117,14 @@ SamplingConfig sampling_config(const ForwardState& s) {
   c.top_k = s.top_k;
   c.top_p = s.top_p;
   return c;
+}
+
+ForwardRequest forward_request(const ForwardState& s, const ModelConfig& config) {
+  WeightsSource source;
+  source.seed = static_cast<uint64_t>(s.seed);
+  if (s.weights == ForwardWeights_Checkpoint) source.checkpoint = s.checkpoint;
+  return make_forward_request(config, source, ByteTokenizer::encode(s.text, s.bos), s.generated, sampling_config(s),
+                              static_cast<uint64_t>(s.sample_seed));
 }
 
 }  // namespace tw

@@ -311,4 +311,32 @@ void draw_parameter_tables(const ModelConfig& config) {
   warning_text(buf);
 }
 
+void draw_next_token_table(const NextTokenChoice& next) {
+  const SamplingTrace& f = next.filter;
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+  const std::vector<int> shown = shown_candidates(next);
+  if (shown.empty() || !ImGui::BeginTable("filters", 6, flags)) return;
+  for (const char* h : {"token", "id", "p after temperature", "top-k", "top-p", "p final"}) ImGui::TableSetupColumn(h);
+  ImGui::TableHeadersRow();
+  for (const int id : shown) {
+    const size_t i = static_cast<size_t>(id);
+    ImGui::PushID(id);
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    ImGui::Text("%s%s", ByteTokenizer::label(id).c_str(), id == next.sampled ? "  (sampled)" : "");
+    ImGui::TableSetColumnIndex(1);
+    ImGui::Text("%d", id);
+    ImGui::TableSetColumnIndex(2);
+    ImGui::Text("%.4f", static_cast<double>(f.probs_before[i]));
+    ImGui::TableSetColumnIndex(3);
+    check_mark(f.kept_top_k[i] != 0, "");
+    ImGui::TableSetColumnIndex(4);
+    check_mark(f.kept_top_p[i] != 0, "");
+    ImGui::TableSetColumnIndex(5);
+    ImGui::Text("%.4f", static_cast<double>(f.probs[i]));
+    ImGui::PopID();
+  }
+  ImGui::EndTable();
+}
+
 }  // namespace tw

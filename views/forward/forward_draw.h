@@ -19,6 +19,8 @@ void draw_token_chips(const std::vector<int>& tokens, int highlight_last, const 
 int draw_step_tree(const Trace& trace, int current, bool reveal);
 // Title, formula, inputs with their shapes, output shape with meanings, FLOPs, bytes, arithmetic intensity.
 void draw_step_header(const ForwardResult& r, int step_index);
+// Which of the most likely next tokens each sampling filter keeps (shown_candidates of the choice).
+void draw_next_token_table(const NextTokenChoice& next);
 // parameter_table(config) as a table; for the notes' Small sizes also the check of the notes' own table.
 void draw_parameter_tables(const ModelConfig& config);
 

@@ -189,18 +189,7 @@ plot::Figure next_token_figure(const ForwardResult& r, const NextTokenChoice& ch
   const SamplingTrace& f = choice.filter;
   const int V = static_cast<int>(f.probs_before.size());
   if (!choice.error.empty() || V == 0) return fig;
-  // The most likely tokens before filtering (ties by id, as the sampler orders them), plus the sampled one.
-  std::vector<int> order(static_cast<size_t>(V));
-  for (int i = 0; i < V; ++i) order[static_cast<size_t>(i)] = i;
-  const int shown = std::min(V, 24);
-  std::partial_sort(order.begin(), order.begin() + shown, order.end(), [&](int a, int b) {
-    const float pa = f.probs_before[static_cast<size_t>(a)], pb = f.probs_before[static_cast<size_t>(b)];
-    return pa != pb ? pa > pb : a < b;
-  });
-  order.resize(static_cast<size_t>(shown));
-  if (choice.sampled >= 0 && std::find(order.begin(), order.end(), choice.sampled) == order.end())
-    order.push_back(choice.sampled);
-
+  const std::vector<int> order = shown_candidates(choice);
   std::vector<std::string> groups;
   std::vector<double> before, after;
   plot::Table table;

@@ -10,6 +10,7 @@
 #include "core/experiments/forward_inspect.h"
 #include "core/experiments/forward_session.h"
 #include "core/model/config.h"
+#include "views/controls.h"
 #include "views/plot/figure.h"
 
 namespace tw {
@@ -53,25 +54,23 @@ struct ForwardState {
   int sample_seed = 0;
 };
 
+// Declares every control of the forward panel, bound to `s`.
+void bind_forward_controls(Controls& c, ForwardState& s);
+// The preset a model choice names (tiny or small; custom starts from tiny). The one place presets are chosen.
+ModelConfig preset_config(int model);
+// Copies the preset's sizes into the custom fields, so the greyed editor shows the model that runs and switching
+// to custom starts from it.
+void show_preset_sizes(ForwardState& s);
 // The config the state describes, and every reason it is invalid (empty when valid). Field-specific messages
 // name the ModelConfig field (see messages_for_field); "gqa_ratio" messages name that control.
 ModelConfig forward_config(const ForwardState& s, std::vector<std::string>* problems);
 // The sampling controls as core's sampling settings.
 SamplingConfig sampling_config(const ForwardState& s);
+// What the state asks the session to run with `config` (forward_config's result).
+ForwardRequest forward_request(const ForwardState& s, const ModelConfig& config);
 
-// What the worker hands back: the model, the run (prompt pass, then the appended tokens through the KV cache),
-// and everything derived from its trace.
-struct ForwardResult {
-  std::string key;            // identifies the request (config, weights, tokens, sampling): equal keys, equal result
-  std::string model_key;      // identifies the weights (config + source), so text edits reuse them
-  std::string prefix_key;     // the key without the number of appended tokens: one more append continues this run
-  LoadedModel model;          // weights shared with later results
-  ForwardRun run;             // the newest pass (prompt, or the last appended token)
-  std::vector<int> prompt;    // prompt tokens
-  ResidualNorms residual;     // of run.trace
-  std::vector<int> appended;  // tokens sampled and appended, in order
-  double seconds = 0;         // wall time of the computation
-};
+// What the worker hands back: core's session (model, run, appended tokens, residual norms).
+using ForwardResult = ForwardSession;
 
 // [SECTION] figures (plain data; drawn on screen and exported identically)
 // Token labels for axes: the byte tokenizer's chip labels, position-prefixed ("3:a") so repeats stay distinct.

@@ -221,5 +221,52 @@ TEST(ForwardSession, CheckpointRoundTripAndConfigBesideIt) {
   std::filesystem::remove_all(dir);
 }
 
+// A session that continues the previous one's KV cache gives the tokens and logits a fresh session computes
+// from the prompt; it reuses the weights (same pointer) and checks only its last appended token.
+TEST(ForwardSession, ContinuingEqualsAFreshRunAndChecksOnlyTheLastAppend) {
+  const ModelConfig c = gqa_rope_config();
+  SamplingConfig sampling;
+  sampling.temperature = 0.8f;
+  sampling.top_k = 20;
+  const std::vector<int> prompt = ByteTokenizer::encode("abc");
+  const ForwardRequest two = make_forward_request(c, {3, ""}, prompt, 2, sampling, 7);
+  const ForwardRequest four = make_forward_request(c, {3, ""}, prompt, 4, sampling, 7);
+  EXPECT_FALSE(two == four);
+  EXPECT_TRUE(four == make_forward_request(c, {3, ""}, prompt, 4, sampling, 7));
+
+  const ForwardSession first = run_forward_session(two);
+  ASSERT_TRUE(first.run.ok()) << first.run.error << first.model.error;
+  ASSERT_EQ(first.appended.size(), 2u);
+  const ForwardSession continued = run_forward_session(four, &first);
+  const ForwardSession fresh = run_forward_session(four);
+  EXPECT_EQ(continued.model.weights, first.model.weights);  // text-independent weights are reused
+  ASSERT_EQ(continued.appended.size(), 4u);
+  EXPECT_EQ(continued.appended, fresh.appended);
+  EXPECT_EQ(std::vector<int>(continued.appended.begin(), continued.appended.begin() + 2), first.appended);
+  EXPECT_EQ(continued.run.tokens.size(), prompt.size() + 4);
+  EXPECT_MAT_NEAR(Mat(continued.run.next_logits()), Mat(fresh.run.next_logits()), 1e-4f);
+  // The newest pass (the last append) was checked against a full recompute.
+  EXPECT_GE(fresh.run.cache_check, 0.0);
+  EXPECT_LT(fresh.run.cache_check, 1e-4);
+}
+
+// With nothing appended the sampling settings cannot change the result, so they are not part of the request.
+TEST(ForwardSession, SamplingIsPartOfTheRequestOnlyWhenTokensAreAppended) {
+  const ModelConfig c = gqa_rope_config();
+  SamplingConfig a, b;
+  b.temperature = 0.5f;
+  const std::vector<int> prompt = ByteTokenizer::encode("ab");
+  EXPECT_TRUE(make_forward_request(c, {1, ""}, prompt, 0, a, 1) == make_forward_request(c, {1, ""}, prompt, 0, b, 2));
+  EXPECT_FALSE(make_forward_request(c, {1, ""}, prompt, 1, a, 1) == make_forward_request(c, {1, ""}, prompt, 1, b, 1));
+}
+
+// A cancelled session stops and says so.
+TEST(ForwardSession, ProgressCanCancel) {
+  const ForwardRequest r = make_forward_request(gqa_rope_config(), {1, ""}, ByteTokenizer::encode("ab"), 3, {}, 1);
+  const ForwardSession s = run_forward_session(r, nullptr, [](float f) { return f < 0.35f; });
+  EXPECT_TRUE(s.cancelled);
+  EXPECT_LT(s.appended.size(), 3u);
+}
+
 }  // namespace
 }  // namespace tw

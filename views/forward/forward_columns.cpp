@@ -1,0 +1,132 @@
+// The forward stepper's left column (input, model editor, architecture, weights, step tree) and its next-token
+// view: drawing only; the state, the requests and the stepping live in views/panel_forward.cpp.
+#include <imgui.h>
+
+#include <algorithm>
+
+#include "core/tokenizer.h"
+#include "views/forward/forward_draw.h"
+#include "views/forward/forward_panel.h"
+#include "views/plot/plot_imgui.h"
+#include "views/widgets.h"
+
+namespace tw {
+
+// [SECTION] left column
+
+void ForwardPanel::draw_left(const DrawContext& ctx) {
+  const Controls& c = controls();
+  // Narrow widgets leave room for the labels and (?) markers in a column this width.
+  ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.5f);
+  if (ImGui::CollapsingHeader("Input", ImGuiTreeNodeFlags_DefaultOpen)) {
+    draw_control(*c.find("text"));
+    draw_control(*c.find("bos"));
+    if (!input_error_.empty()) warning_text(input_error_.c_str());
+    if (result_) draw_token_chips(result_->run.tokens, static_cast<int>(result_->appended.size()), ctx);
+  }
+  std::vector<std::string> shown;  // each config message appears once, beside the first field it names
+  if (ImGui::CollapsingHeader("Model", ImGuiTreeNodeFlags_DefaultOpen)) draw_model_editor(shown);
+  if (ImGui::CollapsingHeader("Architecture", ImGuiTreeNodeFlags_DefaultOpen)) {
+    for (const char* key : {"norm", "placement", "positions", "activation", "pattern"}) draw_control(*c.find(key));
+    if (s_.pattern != ForwardPattern_Full) draw_control(*c.find("window"));
+    if (s_.pattern == ForwardPattern_Interleaved) draw_control(*c.find("full_every"));
+    draw_control(*c.find("gqa_ratio"));
+    for (const char* field : {"window", "full_every", "gqa_ratio", "rope_base", "eps"}) draw_messages(field, shown);
+  }
+  if (ImGui::CollapsingHeader("Weights", ImGuiTreeNodeFlags_DefaultOpen)) {
+    draw_control(*c.find("weights"));
+    if (s_.weights == ForwardWeights_Seeded)
+      draw_control(*c.find("seed"));
+    else
+      draw_control(*c.find("checkpoint"));
+    if (!weights_error_.empty()) warning_text(weights_error_.c_str());
+    if (result_) ImGui::TextDisabled("%s", result_->model.source.c_str());
+  }
+  if (ImGui::CollapsingHeader("Steps", ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (!result_) {
+      ImGui::TextDisabled("No trace yet.");
+    } else {
+      const int clicked = draw_step_tree(result_->run.trace, step_, reveal_step_);
+      reveal_step_ = false;
+      if (clicked >= 0) go_to(clicked);
+    }
+  }
+  ImGui::PopItemWidth();
+}
+
+void ForwardPanel::draw_messages(const char* field, std::vector<std::string>& shown) {
+  for (const std::string& m : messages_for_field(problems_, field)) {
+    if (std::find(shown.begin(), shown.end(), m) != shown.end()) continue;
+    // A GQA-ratio message also names n_heads, but belongs beside the ratio slider the user just moved.
+    if (std::string(field) != "gqa_ratio" && !messages_for_field({m}, "gqa_ratio").empty()) continue;
+    warning_text(m.c_str());
+    shown.push_back(m);
+  }
+}
+
+void ForwardPanel::draw_model_editor(std::vector<std::string>& shown) {
+  const Controls& c = controls();
+  draw_control(*c.find("model"));
+  const bool custom = s_.model == ForwardModel_Custom;
+  if (!custom) ImGui::BeginDisabled();
+  for (const char* key : {"dim", "n_layers", "n_heads", "hidden", "vocab", "max_seq"}) {
+    draw_control(*c.find(key));
+    draw_messages(key, shown);
+  }
+  if (!custom) ImGui::EndDisabled();
+  draw_messages("n_kv_heads", shown);
+  draw_messages("memory_cap_mb", shown);
+  draw_messages("", shown);
+  if (!problems_.empty()) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("%s", result_ ? "Showing the last valid model until the config is fixed."
+                                      : "No valid model yet: fix the config above.");
+    ImGui::PopTextWrapPos();
+  }
+  if (result_) {
+    const ModelConfig& m = result_->run.config;
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("running: C %d, %d layers, H %d, KV %d, D %d, F %d, V %d, max_seq %d", m.dim, m.n_layers,
+                        m.n_heads, m.n_kv_heads, m.head_dim(), m.hidden, m.vocab, m.max_seq);
+    ImGui::PopTextWrapPos();
+  }
+}
+
+// [SECTION] next token
+
+void ForwardPanel::draw_next_token(const DrawContext& ctx) {
+  const ForwardResult& r = *result_;
+  const Controls& c = controls();
+  for (const char* key : {"temperature", "top_k", "top_p", "sample_seed"}) draw_control(*c.find(key));
+  const std::vector<plot::Figure>& figs =
+      shown_next_.get({result_, s_.temperature, s_.top_k, s_.top_p, s_.sample_seed}, [&] {
+        next_choice_ = current_choice();
+        return std::vector{next_token_figure(r, next_choice_)};
+      });
+  const NextTokenChoice& next = next_choice_;
+  if (!next.error.empty()) {
+    warning_text(next.error.c_str());
+    return;
+  }
+  const int V = static_cast<int>(next.filter.probs.size());
+  ImGui::Text("Of %d tokens, %d have p > 0 after temperature, %d survive top-k, %d survive top-p.", V, next.n_positive,
+              next.filter.n_top_k, next.filter.n_final);
+  ImGui::Text("Sampled: id %d  \"%s\"  (p = %.4g after the filters)", next.sampled,
+              ByteTokenizer::label(next.sampled).c_str(), static_cast<double>(next.probability));
+  if (ImGui::Button("Append and continue")) ++s_.generated;
+  help_marker(
+      "Appends the sampled token and runs only that token through the model, reading the other tokens' keys "
+      "and values from the KV cache.");
+  ImGui::SameLine();
+  if (s_.generated > 0 && ImGui::Button("Back to the prompt")) s_.generated = 0;
+  if (r.run.cache_check >= 0) {
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "KV-cache logits equal a full recompute (max |difference| %.2g)", r.run.cache_check);
+    check_mark(r.run.cache_check < 1e-3, buf);
+  }
+  const plot::Figure& fig = figs[0];
+  plot::draw_figure(fig, ctx, "forward");
+  draw_next_token_table(next);
+}
+
+}  // namespace tw

@@ -1,0 +1,75 @@
+#pragma once
+// The forward stepper panel's class, shared by views/panel_forward.cpp (recompute, stepping, figures, the right
+// column) and views/forward/forward_columns.cpp (the left column and the next-token view).
+
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "views/forward/forward_state.h"
+#include "views/panel.h"
+#include "views/recompute.h"
+
+namespace tw {
+
+using ForwardResultPtr = std::shared_ptr<const ForwardResult>;
+
+class ForwardPanel : public Panel {
+ public:
+  PanelInfo info() const override {
+    return {"forward", "Forward pass stepper", "Model",
+            "Step through every named step of a LLaMA-style forward pass on text you type"};
+  }
+  void update() override;
+  void draw(const DrawContext& ctx) override;
+  std::vector<plot::Figure> figures() override;
+  void wait_idle() override {
+    job_.wait();
+    adopt();
+    resolve_step();
+  }
+
+ protected:
+  void bind(Controls& c) override;
+
+ private:
+  void request_if_changed();
+  void adopt();           // takes a finished result from the worker, keeps the last valid one
+  void resolve_step();    // s_.step (a name) → step_ index in the shown trace
+  void go_to(int index);  // moves the current step and its name
+  void draw_left(const DrawContext& ctx);
+  void draw_model_editor(std::vector<std::string>& shown);
+  // The config messages naming `field` that have not been shown beside an earlier field this frame.
+  void draw_messages(const char* field, std::vector<std::string>& shown);
+  void draw_right(const DrawContext& ctx);
+  void draw_right_body(const DrawContext& ctx);
+  void draw_transport();
+  void draw_next_token(const DrawContext& ctx);
+  // The next token after the run on screen, with the same random stream the next append will use.
+  NextTokenChoice current_choice() const {
+    if (!result_) return {};
+    return choose_next_token(result_->run, sampling_config(s_), static_cast<uint64_t>(s_.sample_seed),
+                             static_cast<int>(result_->appended.size()));
+  }
+
+  ForwardState s_;
+  std::vector<std::string> problems_;        // why the config in the controls is invalid; the shown model stays
+  std::string input_error_;                  // why the text cannot run (too long, outside the vocabulary)
+  std::string weights_error_;                // why the checkpoint could not be loaded
+  std::optional<ForwardRequest> requested_;  // the newest request sent to the worker
+  ForwardResultPtr result_;                  // the result on screen (last valid)
+  int step_ = 0;                             // index of s_.step in result_'s trace
+  bool reveal_step_ = false;
+  double play_clock_ = 0;  // seconds accumulated towards the next step while playing
+  int shown_tab_ = -1;     // the tab selected on screen last frame (differs from s_.tab after a scene load)
+  // Each tab's figure, rebuilt only when the result or what the tab shows of it changes (draw runs every frame).
+  FigureCache<std::pair<ForwardResultPtr, int>> shown_step_, shown_strip_, shown_residual_;  // (result, step or layer)
+  FigureCache<ForwardResultPtr> shown_params_;
+  FigureCache<std::tuple<ForwardResultPtr, float, int, float, int>> shown_next_;  // (result, sampling controls)
+  NextTokenChoice next_choice_;   // the choice shown_next_ was built from
+  Recompute<ForwardResult> job_;  // declared last: its worker is joined before the members above go away
+};
+
+}  // namespace tw
