@@ -190,9 +190,8 @@ void ForwardPanel::draw_right(const DrawContext& ctx) {
 }
 
 void ForwardPanel::draw_right_body(const DrawContext& ctx) {
-  if (job_.busy()) {
-    ImGui::ProgressBar(job_.progress(), ImVec2(-1, 0), "recomputing on a worker thread...");
-  }
+  if (job_.busy() && job_progress(job_.progress(), "recomputing on a worker thread...")) job_.cancel();
+  if (job_.cancelled() && !job_.busy()) warning_text("Cancelled: showing the previous run; change a control to rerun.");
   if (!result_) {
     empty_state(job_.busy() ? "Running the model..." : "Nothing to show yet: fix the messages on the left.");
     return;

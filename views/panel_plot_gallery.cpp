@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "core/ops/rope.h"
 #include "views/panel.h"
 #include "views/plot/plot_imgui.h"
 #include "views/widgets.h"
@@ -156,12 +157,13 @@ plot::Figure log_figure(const GalleryState&) {
   plot::Axes& ax = fig.axes();
   ax.setup("pair index k", "", "\xCE\xB8\xE2\x82\x96", "rad/token");  // θₖ
   ax.y.scale = plot::Scale::Log10;
-  std::vector<double> k, theta, theta_ntk;
-  for (int i = 0; i < 32; ++i) {
-    k.push_back(i);
-    theta.push_back(std::pow(10000.0, -2.0 * i / 64));
-    theta_ntk.push_back(std::pow(10000.0 * std::pow(4.0, 64.0 / 62.0), -2.0 * i / 64));
-  }
+  // The frequencies come from core (D = 64): unscaled, and NTK-aware with factor 4 (base · 4^(64/62)).
+  RopeConfig ntk;
+  ntk.scaling = RopeScaling::NtkAware;
+  ntk.factor = 4.0;
+  const std::vector<double> theta = rope_frequencies(64, 10000.0), theta_ntk = rope_scaled_frequencies(ntk, 64);
+  std::vector<double> k;
+  for (size_t i = 0; i < theta.size(); ++i) k.push_back(static_cast<double>(i));
   ax.line("base 10000", k, theta).style = plot::LineStyle::LineAndMarkers;
   ax.line("NTK \xCE\xB1 = 4", k, theta_ntk);
   return fig;
