@@ -1,5 +1,5 @@
 #pragma once
-// Command line: GUI options plus subcommands. Parsing only; main.cpp acts on the result.
+// Command line: the GUI's options (parsed in main.cpp); each subcommand parses and runs itself (app/cmd_*.cpp).
 
 #include <string>
 #include <vector>

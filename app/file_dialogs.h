@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "app/scene_presets.h"
+#include "app/scene_presets.h"  // ScenePreset (scene_presets.cpp does not include scene.h: no include loop)
 
 namespace tw {
 
@@ -15,11 +15,7 @@ struct FileDialogs {
   std::string scene_path = "scene.json";    // Open and Save share it, so Save writes where Open read
   std::vector<ScenePreset> presets;         // re-read each time the Open popup opens
   std::string presets_dir;                  // where they were found (shown, so a missing folder is visible)
-  std::string export_dir = "figures";
-  bool export_png = true, export_svg = true, export_csv = true;
-  int png_scale = 2;               // 1..4
-  bool export_print_theme = true;  // lecture notes are printed; the screen theme is one click away
-  std::string message;             // the last error or result, shown inside the open popup
+  std::string message;                      // the last error or result, shown inside the open popup
   bool message_is_error = false;
 };
 

@@ -146,37 +146,38 @@ static void draw_save_popup(AppState& state) {
 // [SECTION] export
 static void draw_export_popup(AppState& state) {
   FileDialogs& d = state.file_dialogs;
+  ExportSettings& ex = state.exports;
   if (!ImGui::BeginPopupModal(kExportPopup, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
   ImGui::TextUnformatted("Every figure of every open panel, as <panel>-<figure>.<ext>, into:");
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30.0f);
-  ImGui::InputText("##export_dir", &d.export_dir);
-  ImGui::Checkbox("PNG", &d.export_png);
+  ImGui::InputText("##export_dir", &ex.dir);
+  ImGui::Checkbox("PNG", &ex.png);
   ImGui::SameLine();
-  ImGui::Checkbox("SVG", &d.export_svg);
+  ImGui::Checkbox("SVG", &ex.svg);
   ImGui::SameLine();
-  ImGui::Checkbox("CSV", &d.export_csv);
+  ImGui::Checkbox("CSV", &ex.csv);
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10.0f);
-  ImGui::SliderInt("PNG scale", &d.png_scale, static_cast<int>(kMinPngScale), static_cast<int>(kMaxPngScale),
+  ImGui::SliderInt("PNG scale", &ex.png_scale, static_cast<int>(kMinPngScale), static_cast<int>(kMaxPngScale),
                    "%d\u00D7", ImGuiSliderFlags_AlwaysClamp);
   ImGui::TextUnformatted("Theme:");
   ImGui::SameLine();
-  if (ImGui::RadioButton("Print (white)", d.export_print_theme)) d.export_print_theme = true;
+  if (ImGui::RadioButton("Print (white)", ex.print_theme)) ex.print_theme = true;
   ImGui::SameLine();
-  if (ImGui::RadioButton("Dark (screen)", !d.export_print_theme)) d.export_print_theme = false;
+  if (ImGui::RadioButton("Dark (screen)", !ex.print_theme)) ex.print_theme = false;
 
   if (ImGui::Button("Export")) {
     FigureExportRequest request;
-    request.out_dir = d.export_dir;
-    request.formats = (d.export_png ? plot::ExportFormat_Png : 0) | (d.export_svg ? plot::ExportFormat_Svg : 0) |
-                      (d.export_csv ? plot::ExportFormat_Csv : 0);
-    request.png_scale = static_cast<float>(d.png_scale);
-    request.theme = d.export_print_theme ? Theme::Print : Theme::Dark;
+    request.out_dir = ex.dir;
+    request.formats = (ex.png ? plot::ExportFormat_Png : 0) | (ex.svg ? plot::ExportFormat_Svg : 0) |
+                      (ex.csv ? plot::ExportFormat_Csv : 0);
+    request.png_scale = static_cast<float>(ex.png_scale);
+    request.theme = ex.print_theme ? Theme::Print : Theme::Dark;
     const FigureExportResult result = export_open_panel_figures(state, request);
     const std::string summary =
         result.written.empty() && !result.errors.empty() ? "Export failed: " + result.errors.front() : result.summary();
     std::error_code ec;
-    const std::string where = std::filesystem::absolute(d.export_dir, ec).lexically_normal().string();
-    state.status = summary + (result.written.empty() ? "" : " into " + (ec ? d.export_dir : where));
+    const std::string where = std::filesystem::absolute(ex.dir, ec).lexically_normal().string();
+    state.status = summary + (result.written.empty() ? "" : " into " + (ec ? ex.dir : where));
     if (result.ok())
       ImGui::CloseCurrentPopup();
     else

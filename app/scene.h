@@ -32,8 +32,7 @@
 namespace tw {
 
 constexpr int kSceneVersion = 1;
-constexpr size_t kSceneMaxBytes = size_t{8} << 20;  // larger files are refused before parsing
-constexpr int kSceneMaxDepth = 32;                  // deeper nesting is refused (scenes need 3 levels)
+constexpr int kSceneMaxDepth = 32;  // deeper nesting is refused (scenes need 3 levels)
 
 struct SceneLoad {
   bool ok = false;

@@ -6,8 +6,6 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "app/scene.h"
-
 namespace tw {
 
 namespace fs = std::filesystem;

@@ -6,10 +6,13 @@
 //   2. <directory of the executable>/../share/transformer-workbench/scenes   (an installed layout)
 //   3. TW_SCENES_DIR, the source tree's assets/scenes, compiled in by CMake (a build directory anywhere)
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
 namespace tw {
+
+constexpr size_t kSceneMaxBytes = size_t{8} << 20;  // larger scene files are refused before parsing
 
 struct ScenePreset {
   std::string name;         // file name without .json, e.g. "softmax"

@@ -168,7 +168,7 @@ void draw_windows(AppState& state) {
   if (state.show_shortcuts) draw_shortcuts(state);
   draw_file_dialogs(state);
 
-  const DrawContext ctx{.theme = state.theme, .dpi_scale = state.dpi_scale};
+  const DrawContext ctx{.theme = state.theme, .dpi_scale = state.dpi_scale, .exports = &state.exports};
   const float s = state.dpi_scale;
   int index = 0;
   for (auto& slot : state.panels) {

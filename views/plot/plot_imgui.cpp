@@ -11,6 +11,8 @@
 
 #include "views/plot/plot_imgui.h"
 
+#include <imgui_stdlib.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -57,7 +59,6 @@ struct DrawRecord {
 struct FigureState {
   std::vector<ViewRange> views;  // zoom/pan per axes
   int drag_axes = -1;            // axes being panned (set on mouse down)
-  int export_scale = 2;          // PNG scale chosen in the menu
   std::string message;           // result of the last export, shown under the figure
   bool message_error = false;
   double message_time = -1e9;
@@ -83,9 +84,7 @@ struct TextureEntry {
 // The plot layer's per-process UI state: one instance, owned here so panels keep none.
 struct PlotContext {
   TextureBackend backend;
-  std::string export_dir = "figures";
-  std::array<char, 512> dir_buffer{};  // the export menu's editable copy of export_dir
-  bool export_print = false;           // export in the print theme whatever the screen shows
+  ExportSettings exports;  // used when the DrawContext carries none (tests, tools without an app)
   std::unordered_map<ImGuiID, FigureState> figures;
   std::unordered_map<uint64_t, TextureEntry> textures;  // keyed by figure ImGui id and image slot
   int frame = 0;
@@ -153,14 +152,6 @@ void release_textures() {
     if (pc.backend.destroy && e.texture) pc.backend.destroy(e.texture);
   pc.textures.clear();
 }
-
-void set_export_directory(const std::string& dir) {
-  PlotContext& pc = context();
-  pc.export_dir = dir;
-  pc.dir_buffer.fill('\0');
-  dir.copy(pc.dir_buffer.data(), pc.dir_buffer.size() - 1);
-}
-const std::string& export_directory() { return context().export_dir; }
 
 // [SECTION] Figure equality (what the layout cache compares)
 namespace {
@@ -530,26 +521,24 @@ void set_message(FigureState& st, const std::string& error, const std::vector<st
 }
 
 void export_menu(const Figure& fig, const Layout& l, FigureState& st, const DrawContext& ctx, const char* panel_id) {
-  PlotContext& pc = context();
+  ExportSettings& ex = ctx.exports ? *ctx.exports : context().exports;
   ImGui::TextDisabled("Export %s-%s.png/.svg/.csv", panel_id, fig.id.c_str());
-  if (pc.dir_buffer[0] == '\0' && !pc.export_dir.empty())
-    pc.export_dir.copy(pc.dir_buffer.data(), pc.dir_buffer.size() - 1);
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
-  if (ImGui::InputText("Directory", pc.dir_buffer.data(), pc.dir_buffer.size())) pc.export_dir = pc.dir_buffer.data();
-  ImGui::Checkbox("Print theme (white background)", &pc.export_print);
+  ImGui::InputText("Directory", &ex.dir);
+  ImGui::Checkbox("Print theme (white background)", &ex.print_theme);
   ImGui::Separator();
   ExportOptions opt;
-  opt.theme = pc.export_print ? Theme::Print : ctx.theme;
+  opt.theme = ex.print_theme ? Theme::Print : ctx.theme;
   opt.width = l.width;
   opt.height = l.height;
   opt.views = st.views;
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
-  ImGui::SliderInt("PNG scale", &st.export_scale, 1, 4, "%d\xC3\x97");
-  opt.scale = static_cast<float>(std::clamp(st.export_scale, 1, 4));
+  ImGui::SliderInt("PNG scale", &ex.png_scale, 1, 4, "%d\xC3\x97");
+  opt.scale = static_cast<float>(std::clamp(ex.png_scale, 1, 4));
   std::vector<std::string> written;
   auto run = [&](ExportFormats formats) {
     written.clear();
-    const std::string err = export_figure(fig, pc.export_dir, panel_id, formats, opt, &written);
+    const std::string err = export_figure(fig, ex.dir, panel_id, formats, opt, &written);
     set_message(st, err, written);
   };
   if (ImGui::MenuItem("PNG")) run(ExportFormat_Png);

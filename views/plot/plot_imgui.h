@@ -36,10 +36,6 @@ using FigureDrawFlags = int;
 bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id, ImVec2 size = ImVec2(0, 0),
                  FigureDrawFlags flags = FigureDrawFlags_None);
 
-// Directory the export menu writes into (default "figures", relative to the working directory).
-void set_export_directory(const std::string& dir);
-const std::string& export_directory();
-
 // [SECTION] texture backend
 // The plot layer never includes GL: app/ installs these (app/texture_gl.cpp) so heatmaps draw as one texture.
 // Pixels are RGBA8, row 0 at the top, `width` · `height` · 4 bytes. Without a backend, heatmaps are drawn as

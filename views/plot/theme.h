@@ -3,15 +3,26 @@
 // Sizes are in logical pixels; renderers multiply by their scale (DPI on screen, 1×–4× for PNG).
 
 #include <cstdint>
+#include <string>
 
 namespace tw::plot {
 
 enum class Theme { Dark, Print };
 
+// What the user chose for exports: one struct, owned by the app (AppState::exports), used by File > Export and
+// by every figure's right-click menu.
+struct ExportSettings {
+  std::string dir = "figures";              // written into, created if missing
+  bool png = true, svg = true, csv = true;  // File > Export: which formats
+  int png_scale = 2;                        // 1..4 PNG pixels per logical pixel
+  bool print_theme = true;                  // export in the print theme whatever the screen shows
+};
+
 // What a panel needs from the app while drawing.
 struct DrawContext {
   Theme theme = Theme::Dark;
   float dpi_scale = 1.0f;
+  ExportSettings* exports = nullptr;  // the app's export settings; null: the plot layer's own defaults
 };
 
 struct FigureTheme {
@@ -46,5 +57,6 @@ inline constexpr float kBaseFontSize = 15.0f;
 namespace tw {
 // The app, the panels and the exporters name these without the plot:: prefix.
 using plot::DrawContext;
+using plot::ExportSettings;
 using plot::Theme;
 }  // namespace tw
