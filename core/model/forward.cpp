@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/model/forward_steps.h"
 #include "core/model/positions.h"
 #include "core/ops/alibi.h"
 #include "core/ops/attention.h"
@@ -68,27 +69,22 @@ BlockCosts block_costs(const ModelConfig& c, double T, double Tk) {
 
 // [SECTION] trace helpers
 
-TraceDim dim_T(int T) { return {"T", T, "tokens"}; }
-TraceDim dim_Tk(int Tk) { return {"T_k", Tk, "keys"}; }
-TraceDim dim_C(int C) { return {"C", C, "channels"}; }
-TraceDim dim_H(int H) { return {"H", H, "query heads"}; }
-TraceDim dim_KV(int KV) { return {"KV", KV, "kv heads"}; }
-TraceDim dim_D(int D) { return {"D", D, "head dim"}; }
-TraceDim dim_F(int F) { return {"F", F, "hidden"}; }
-TraceDim dim_V(int V) { return {"V", V, "vocab"}; }
-
-// Records steps of one layer (or of the model when layer = -1) under a dotted prefix.
+// Records steps of one layer (or of the model when layer = -1) under a dotted prefix: name, shape and the default
+// title and formula come from the step table (core/model/forward_steps.h); a config's variant is passed in.
 struct Recorder {
   Trace* trace;
   int layer;
   std::string prefix;  // "layers.0." or ""
+  StepSizes sizes;
 
   bool on() const { return trace && trace->enabled(); }
-  std::string name(const std::string& step) const { return prefix + step; }
-  void operator()(const std::string& step, std::string title, std::string formula, std::vector<std::string> inputs,
-                  const Mat& value, std::vector<TraceDim> shape, StepCost cost) const {
+  std::string name(StepId id) const { return prefix + step_row(id).name; }
+  void operator()(StepId id, std::vector<std::string> inputs, const Mat& value, StepCost cost, std::string title = {},
+                  std::string formula = {}) const {
     if (!on()) return;
-    trace->record(prefix + step, std::move(title), std::move(formula), std::move(inputs), value, std::move(shape),
+    const StepRow& row = step_row(id);
+    trace->record(prefix + row.name, title.empty() ? row.title : std::move(title),
+                  formula.empty() ? row.formula : std::move(formula), std::move(inputs), value, step_shape(row, sizes),
                   layer, cost.flops, cost.bytes);
   }
 };
@@ -175,7 +171,8 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
     return false;
   }
   if (static_cast<int>(cache.k.size()) != c.n_layers) cache.reset(c);
-  const Recorder model_rec{trace, -1, ""};
+  const StepSizes sizes{T, Tk, C, H, KV, D, F, V};
+  const Recorder model_rec{trace, -1, "", sizes};
   const BlockCosts cost = block_costs(c, T, Tk);
 
   // Position machinery shared by every layer: RoPE tables, the attention mask, ALiBi slopes.
@@ -196,8 +193,7 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
   // Token embedding: x = E[tokens].  (T, C)
   Mat x(T, C);
   for (int t = 0; t < T; ++t) x.row(t) = w.embed.row(tokens[static_cast<size_t>(t)]);
-  model_rec("embed", "Token embedding", "x = E[tokens]", {"tokens", "model.embed_tokens.weight"}, x,
-            {dim_T(T), dim_C(C)}, {0, kF * (2.0 * T * C) + 4.0 * T});
+  model_rec(StepId::Embed, {"tokens", "model.embed_tokens.weight"}, x, {0, kF * (2.0 * T * C) + 4.0 * T});
 
   // Absolute positions are added once, before the first block.
   if (c.positions == PositionType::Learned || c.positions == PositionType::Sinusoidal) {
@@ -205,16 +201,15 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
     Mat sinusoid;
     if (!learned) sinusoidal_positions(sinusoid, pos0, T, C);
     x += learned ? Mat(w.pos_embed.middleRows(pos0, T)) : sinusoid;
-    model_rec("pos_embed", learned ? "Add learned positions" : "Add sinusoidal positions",
-              learned ? "x = x + P[pos]" : "x = x + PE(pos), PE(p, 2i) = sin(p / 10000^(2i/C)), PE(p, 2i+1) = cos(…)",
-              {"embed", learned ? "model.embed_positions.weight" : "PE"}, x, {dim_T(T), dim_C(C)},
-              {double(T) * C, kF * 3.0 * T * C});
+    model_rec(StepId::PosEmbed, {"embed", learned ? "model.embed_positions.weight" : "PE"}, x,
+              {double(T) * C, kF * 3.0 * T * C}, learned ? "" : "Add sinusoidal positions",
+              learned ? "" : "x = x + PE(pos), PE(p, 2i) = sin(p / 10000^(2i/C)), PE(p, 2i+1) = cos(…)");
   }
 
   BlockState s;
   for (int l = 0; l < c.n_layers; ++l) {
     const LayerWeights& lw = w.layers[static_cast<size_t>(l)];
-    const Recorder rec{trace, l, "layers." + std::to_string(l) + "."};
+    const Recorder rec{trace, l, "layers." + std::to_string(l) + ".", sizes};
     const std::string p = "model.layers." + std::to_string(l) + ".";
     const std::string x_name = l == 0 ? (model_rec.on() && trace->find("pos_embed") ? "pos_embed" : "embed")
                                       : "layers." + std::to_string(l - 1) + (pre ? ".mlp.residual" : ".mlp_norm");
@@ -222,35 +217,29 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
     // Pre-norm: a = Norm(x) feeds attention. Post-norm: attention reads x itself.
     if (pre) {
       apply_norm(s.normed, x, lw.attn_norm, c);
-      rec("attn_norm", "Attention " + std::string(norm_name(c)), norm_formula(c, "a", "x"),
-          {x_name, p + "input_layernorm.weight"}, s.normed, {dim_T(T), dim_C(C)}, cost.norm);
+      rec(StepId::AttnNorm, {x_name, p + "input_layernorm.weight"}, s.normed, cost.norm,
+          "Attention " + std::string(norm_name(c)), norm_formula(c, "a", "x"));
     }
     const Mat& a = pre ? s.normed : x;
-    const std::string a_name = pre ? rec.name("attn_norm") : x_name;
+    const std::string a_name = pre ? rec.name(StepId::AttnNorm) : x_name;
 
     // Projections: q = a W_qᵀ (T, H·D), k = a W_kᵀ and v = a W_vᵀ (T, KV·D).
     s.q.noalias() = a * lw.wq.transpose();
-    rec("attn.q", "Query projection", "q = a · W_qᵀ", {a_name, p + "self_attn.q_proj.weight"}, s.q,
-        {dim_T(T), dim_H(H), dim_D(D)}, cost.q);
+    rec(StepId::Q, {a_name, p + "self_attn.q_proj.weight"}, s.q, cost.q);
     s.k.noalias() = a * lw.wk.transpose();
-    rec("attn.k", "Key projection", "k = a · W_kᵀ", {a_name, p + "self_attn.k_proj.weight"}, s.k,
-        {dim_T(T), dim_KV(KV), dim_D(D)}, cost.k);
+    rec(StepId::K, {a_name, p + "self_attn.k_proj.weight"}, s.k, cost.k);
     s.v.noalias() = a * lw.wv.transpose();
-    rec("attn.v", "Value projection", "v = a · W_vᵀ", {a_name, p + "self_attn.v_proj.weight"}, s.v,
-        {dim_T(T), dim_KV(KV), dim_D(D)}, cost.v);
+    rec(StepId::V, {a_name, p + "self_attn.v_proj.weight"}, s.v, cost.v);
 
     // RoPE rotates each (x[k], x[k + D/2]) pair of q and k by position · θ_k (Hugging Face rotate_half).
     if (c.positions == PositionType::RoPE) {
       rope_apply(s.q, s.q, rope_cos, rope_sin, RopeConvention::HalfSplit, T, H, D);
-      rec("attn.q_rope", "Rotate queries (RoPE)",
-          "q'[k], q'[k+D/2] = rotate(q[k], q[k+D/2]; pos · θ_k), θ_k = base^(−2k/D)", {rec.name("attn.q")}, s.q,
-          {dim_T(T), dim_H(H), dim_D(D)}, cost.q_rope);
+      rec(StepId::QRope, {rec.name(StepId::Q)}, s.q, cost.q_rope);
       rope_apply(s.k, s.k, rope_cos, rope_sin, RopeConvention::HalfSplit, T, KV, D);
-      rec("attn.k_rope", "Rotate keys (RoPE)", "k'[k], k'[k+D/2] = rotate(k[k], k[k+D/2]; pos · θ_k)",
-          {rec.name("attn.k")}, s.k, {dim_T(T), dim_KV(KV), dim_D(D)}, cost.k_rope);
+      rec(StepId::KRope, {rec.name(StepId::K)}, s.k, cost.k_rope);
     }
-    const std::string k_name = rec.name(c.positions == PositionType::RoPE ? "attn.k_rope" : "attn.k");
-    const std::string q_name = rec.name(c.positions == PositionType::RoPE ? "attn.q_rope" : "attn.q");
+    const std::string k_name = rec.name(c.positions == PositionType::RoPE ? StepId::KRope : StepId::K);
+    const std::string q_name = rec.name(c.positions == PositionType::RoPE ? StepId::QRope : StepId::Q);
 
     // The new keys and values join the cache; attention reads all T_k of them.
     cache.append(l, s.k, s.v);
@@ -275,63 +264,54 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
     if (c.attn_softcap > 0) score_formula += ", S = c · tanh(S / c)";
     if (c.positions == PositionType::ALiBi) score_formula += " − m_h · (i − j)";
     score_formula += sliding_layer ? ", −∞ unless 0 ≤ i − j < " + std::to_string(c.window) : ", −∞ where j > i";
-    rec("attn.scores", sliding_layer ? "Attention scores (sliding window)" : "Attention scores", score_formula,
-        {q_name, k_name}, s.scores, {dim_H(H), dim_T(T), dim_Tk(Tk)}, cost.scores);
-    rec("attn.probs", "Attention probabilities", "P = softmax(S) over each row", {rec.name("attn.scores")}, s.probs,
-        {dim_H(H), dim_T(T), dim_Tk(Tk)}, cost.probs);
-    rec("attn.out", "Weighted values", "o_h = P_h · v_(h / n_rep)", {rec.name("attn.probs"), rec.name("attn.v")},
-        s.attn, {dim_T(T), dim_H(H), dim_D(D)}, cost.out);
+    rec(StepId::Scores, {q_name, k_name}, s.scores, cost.scores,
+        sliding_layer ? "Attention scores (sliding window)" : "", score_formula);
+    rec(StepId::Probs, {rec.name(StepId::Scores)}, s.probs, cost.probs);
+    rec(StepId::AttnOut, {rec.name(StepId::Probs), rec.name(StepId::V)}, s.attn, cost.out);
     s.proj.noalias() = s.attn * lw.wo.transpose();
-    rec("attn.proj", "Output projection", "y = o · W_oᵀ", {rec.name("attn.out"), p + "self_attn.o_proj.weight"}, s.proj,
-        {dim_T(T), dim_C(C)}, cost.proj);
+    rec(StepId::Proj, {rec.name(StepId::AttnOut), p + "self_attn.o_proj.weight"}, s.proj, cost.proj);
 
     // Residual: h = x + y (post-norm then normalises h).
     s.h = x + s.proj;
-    rec("attn.residual", "Residual add (attention)", "h = x + y", {x_name, rec.name("attn.proj")}, s.h,
-        {dim_T(T), dim_C(C)}, cost.residual);
-    std::string h_name = rec.name("attn.residual");
+    rec(StepId::AttnResidual, {x_name, rec.name(StepId::Proj)}, s.h, cost.residual);
+    std::string h_name = rec.name(StepId::AttnResidual);
     if (!pre) {
       apply_norm(s.h, s.h, lw.attn_norm, c);
-      rec("attn_norm", "Post-attention " + std::string(norm_name(c)), norm_formula(c, "h", "(x + y)"),
-          {h_name, p + "input_layernorm.weight"}, s.h, {dim_T(T), dim_C(C)}, cost.norm);
-      h_name = rec.name("attn_norm");
+      rec(StepId::AttnNorm, {h_name, p + "input_layernorm.weight"}, s.h, cost.norm,
+          "Post-attention " + std::string(norm_name(c)), norm_formula(c, "h", "(x + y)"));
+      h_name = rec.name(StepId::AttnNorm);
     }
 
     // Pre-norm: m = Norm(h) feeds the MLP. Post-norm: the MLP reads h.
     if (pre) {
       apply_norm(s.normed, s.h, lw.mlp_norm, c);
-      rec("mlp_norm", "MLP " + std::string(norm_name(c)), norm_formula(c, "m", "h"),
-          {h_name, p + "post_attention_layernorm.weight"}, s.normed, {dim_T(T), dim_C(C)}, cost.norm);
+      rec(StepId::MlpNorm, {h_name, p + "post_attention_layernorm.weight"}, s.normed, cost.norm,
+          "MLP " + std::string(norm_name(c)), norm_formula(c, "m", "h"));
     }
     const Mat& m = pre ? s.normed : s.h;
-    const std::string m_name = pre ? rec.name("mlp_norm") : h_name;
+    const std::string m_name = pre ? rec.name(StepId::MlpNorm) : h_name;
 
     // MLP: down(act(gate) ⊙ up) for the GLUs, down(act(up)) otherwise.
     mlp_forward(s.mlp_out, s.mlp, m, lw.mlp, mlp_kind(c.activation), mlp_act(c.activation), T, C, F);
-    if (c.gated())
-      rec("mlp.gate", "Gate projection", "g = m · W_gateᵀ", {m_name, p + "mlp.gate_proj.weight"}, s.mlp.gate,
-          {dim_T(T), dim_F(F)}, cost.gate);
-    rec("mlp.up", "Up projection", "u = m · W_upᵀ", {m_name, p + "mlp.up_proj.weight"}, s.mlp.up, {dim_T(T), dim_F(F)},
-        cost.up);
+    if (c.gated()) rec(StepId::Gate, {m_name, p + "mlp.gate_proj.weight"}, s.mlp.gate, cost.gate);
+    rec(StepId::Up, {m_name, p + "mlp.up_proj.weight"}, s.mlp.up, cost.up);
     const char* act_formula = c.activation == ActivationKind::SwiGLU  ? "z = silu(g) ⊙ u, silu(g) = g · σ(g)"
                               : c.activation == ActivationKind::GeGLU ? "z = gelu(g) ⊙ u, gelu(g) = g · Φ(g)"
                               : c.activation == ActivationKind::GELU  ? "z = gelu(u) = u · Φ(u)"
                                                                       : "z = max(0, u)";
-    rec("mlp.hidden", std::string("Activation (") + to_string(c.activation) + ")", act_formula,
-        c.gated() ? std::vector<std::string>{rec.name("mlp.gate"), rec.name("mlp.up")}
-                  : std::vector<std::string>{rec.name("mlp.up")},
-        s.mlp.hidden, {dim_T(T), dim_F(F)}, cost.act);
-    rec("mlp.down", "Down projection", "d = z · W_downᵀ", {rec.name("mlp.hidden"), p + "mlp.down_proj.weight"},
-        s.mlp_out, {dim_T(T), dim_C(C)}, cost.down);
+    rec(StepId::Hidden,
+        c.gated() ? std::vector<std::string>{rec.name(StepId::Gate), rec.name(StepId::Up)}
+                  : std::vector<std::string>{rec.name(StepId::Up)},
+        s.mlp.hidden, cost.act, std::string("Activation (") + to_string(c.activation) + ")", act_formula);
+    rec(StepId::Down, {rec.name(StepId::Hidden), p + "mlp.down_proj.weight"}, s.mlp_out, cost.down);
 
     // Residual: x = h + d (post-norm then normalises x).
     x = s.h + s.mlp_out;
-    rec("mlp.residual", "Residual add (MLP)", "x = h + d", {h_name, rec.name("mlp.down")}, x, {dim_T(T), dim_C(C)},
-        cost.residual);
+    rec(StepId::MlpResidual, {h_name, rec.name(StepId::Down)}, x, cost.residual);
     if (!pre) {
       apply_norm(x, x, lw.mlp_norm, c);
-      rec("mlp_norm", "Post-MLP " + std::string(norm_name(c)), norm_formula(c, "x", "(h + d)"),
-          {rec.name("mlp.residual"), p + "post_attention_layernorm.weight"}, x, {dim_T(T), dim_C(C)}, cost.norm);
+      rec(StepId::MlpNorm, {rec.name(StepId::MlpResidual), p + "post_attention_layernorm.weight"}, x, cost.norm,
+          "Post-MLP " + std::string(norm_name(c)), norm_formula(c, "x", "(h + d)"));
     }
   }
   cache.advance(T);
@@ -340,16 +320,17 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
   const std::string last = "layers." + std::to_string(c.n_layers - 1) + (pre ? ".mlp.residual" : ".mlp_norm");
   if (c.has_final_norm()) {
     apply_norm(x, x, w.final_norm, c);
-    model_rec("final_norm", std::string("Final ") + norm_name(c), norm_formula(c, "x_f", "x"),
-              {last, "model.norm.weight"}, x, {dim_T(T), dim_C(C)}, {norm_flops(c, T), norm_bytes(c, T)});
+    model_rec(StepId::FinalNorm, {last, "model.norm.weight"}, x, {norm_flops(c, T), norm_bytes(c, T)},
+              std::string("Final ") + norm_name(c), norm_formula(c, "x_f", "x"));
   }
 
   // Logits: one score per vocabulary entry, x_f · E_headᵀ.  (T, V)
   logits.noalias() = x * w.head().transpose();
   model_rec(
-      "logits", "Logits", c.tie_embeddings ? "logits = x_f · Eᵀ (tied to the embedding)" : "logits = x_f · W_headᵀ",
+      StepId::Logits,
       {c.has_final_norm() ? "final_norm" : last, c.tie_embeddings ? "model.embed_tokens.weight" : "lm_head.weight"},
-      logits, {dim_T(T), dim_V(V)}, {linear_flops(T, C, V), linear_bytes(T, C, V)});
+      logits, {linear_flops(T, C, V), linear_bytes(T, C, V)}, "",
+      c.tie_embeddings ? "logits = x_f · Eᵀ (tied to the embedding)" : "");
   return true;
 }
 

@@ -5,12 +5,14 @@
 // Post-norm block (2017):   h = Norm(x + Attn(x));   out = Norm(h + MLP(h))
 // then (pre-norm only) a final norm, and the logits = x · E_headᵀ (E_head = lm_head, or the embedding if tied).
 //
-// Trace step names (stable; `dump` file names and the stepper panel rely on them), L = layer index:
+// Trace step names (stable; `dump` file names and the stepper panel rely on them), L = layer index. The rows of
+// core/model/forward_steps.h, checked against this list by tests/core/model/test_forward_steps.cpp:
 //   embed                     (T, C)      token embedding rows
 //   pos_embed                 (T, C)      x + learned / sinusoidal position vectors (those configs only)
 //   layers.L.attn_norm        (T, C)      pre: Norm(x) before attention; post: Norm(x + Attn(x)) after it
 //   layers.L.attn.q           (T, H, D)   queries, stored (T, H*D)
-//   layers.L.attn.k / .v      (T, KV, D)  keys / values of the new tokens, stored (T, KV*D)
+//   layers.L.attn.k           (T, KV, D)  keys of the new tokens, stored (T, KV*D)
+//   layers.L.attn.v           (T, KV, D)  values of the new tokens, stored (T, KV*D)
 //   layers.L.attn.q_rope      (T, H, D)   RoPE configs only
 //   layers.L.attn.k_rope      (T, KV, D)  RoPE configs only
 //   layers.L.attn.scores      (H, T, T_k) S = Q Kᵀ/√D (+ ALiBi bias), −∞ where masked; stored (H*T, T_k)
