@@ -331,6 +331,7 @@ std::string config_to_json(const ModelConfig& c) {
   j["tw_full_every"] = c.full_every;
   j["tw_attn_scale"] = scale_mode_name(c.attn_scale);
   j["tw_qk_norm"] = c.qk_norm;
+  if (c.memory_cap_mb != ModelConfig{}.memory_cap_mb) j["tw_memory_cap_mb"] = c.memory_cap_mb;  // real checkpoints
   // Gemma 2's key for the same c·tanh(S/c); null when off, as in its config.json.
   j["attn_logit_softcapping"] = c.attn_softcap > 0 ? json(c.attn_softcap) : json(nullptr);
   return j.dump(2) + "\n";
@@ -385,7 +386,8 @@ bool config_from_json(const std::string& text, ModelConfig* out, std::string* er
       parse_enum(j, "tw_positions", positions, &c.positions, error) &&
       parse_enum(j, "tw_activation", activations, &c.activation, error) &&
       parse_enum(j, "tw_attention", patterns, &c.attention, error) &&
-      parse_int(j, "tw_full_every", &c.full_every, error) && parse_bool(j, "tw_qk_norm", &c.qk_norm, error);
+      parse_int(j, "tw_full_every", &c.full_every, error) && parse_bool(j, "tw_qk_norm", &c.qk_norm, error) &&
+      parse_number(j, "tw_memory_cap_mb", &c.memory_cap_mb, error);
   if (!ok) return false;
   if (j.contains("tw_attn_scale")) {
     const json& v = j["tw_attn_scale"];
