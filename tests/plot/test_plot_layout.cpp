@@ -337,6 +337,24 @@ TEST(Hover, ReadoutsUseTheAxesNamesAndUnits) {
       << hover_at(ll, ll.frames[0].to_pixel(1, 2)).text;
 }
 
+// A 0/1 mask with named levels gets two swatches (and the masked one), no continuous bar, and reads by name.
+TEST(Layout, DiscreteLevelsGetSwatchesNotAColourBar) {
+  Figure fig("m", "");
+  std::vector<double> mask{1, 0, 1, 1};
+  fig.axes().heatmap("mask", mask.data(), 2, 2, {.value_label = "mask", .levels = {"blocked", "allowed"}});
+  const Layout l = layout_figure(fig, {});
+  int images = 0;
+  bool blocked = false, allowed = false;
+  for (const Primitive& p : l.prims) {
+    images += p.kind == PrimKind::Image && l.images[size_t(p.image)].heatmap == nullptr;  // a colour bar image
+    blocked |= p.kind == PrimKind::Text && p.text == "blocked";
+    allowed |= p.kind == PrimKind::Text && p.text == "allowed";
+  }
+  EXPECT_EQ(images, 0);
+  EXPECT_TRUE(blocked && allowed);
+  EXPECT_NE(hover_at(l, l.frames[0].to_pixel(1, 0)).text.find("mask = blocked (0)"), std::string::npos);
+}
+
 TEST(Hover, NearestLinePoint) {
   Figure fig("l", "");
   fig.axes().line("loss", {0, 1, 2, 3}, {4, 3, 2.5, 2.25});

@@ -20,9 +20,12 @@ std::string axis_value(const Axis& a, const char* fallback, double v) {
   return s;
 }
 
-std::string cell_value(double v, const std::string& value_label) {
-  const std::string name = value_label.empty() ? "value" : value_label;
+std::string cell_value(double v, const HeatmapOptions& o) {
+  const std::string name = o.value_label.empty() ? "value" : o.value_label;
   if (v == -INFINITY) return name + " = \xE2\x88\x92\xE2\x88\x9E (masked)";  // −∞ (masked)
+  const double k = std::round(v);
+  if (!o.levels.empty() && k == v && k >= 0 && k < double(o.levels.size()))
+    return name + " = " + o.levels[size_t(k)] + " (" + format_value(v) + ")";
   return name + " = " + format_value(v);
 }
 
@@ -68,7 +71,7 @@ HoverInfo hover_at(const Layout& layout, Vec2 mouse, float radius) {
         const std::string col_name = f.axes->x.label.empty() ? "column j" : f.axes->x.label;
         h.text = (hm->label.empty() ? std::string() : hm->label + "\n") + row_name + " = " +
                  label_or_index(hm->options.row_labels, i) + ", " + col_name + " = " +
-                 label_or_index(hm->options.col_labels, j) + "\n" + cell_value(v, hm->options.value_label);
+                 label_or_index(hm->options.col_labels, j) + "\n" + cell_value(v, hm->options);
         return h;
       }
       if (const auto* b = std::get_if<BarsItem>(&it)) {

@@ -333,6 +333,12 @@ Vec2 place_legend(const Layout& out, size_t begin, size_t end, const Rect& plot,
 const char* const kMaskedLabel = "\xE2\x88\x92\xE2\x88\x9E masked";  // "−∞ masked"
 
 float colorbar_block_width(const FigureTheme& th, const ColorBarSpec& cb) {
+  if (!cb.heatmap->options.levels.empty()) {  // a swatch and its name per level
+    float widest = cb.masked ? text_width(kMaskedLabel, th.tick_size) : 0;
+    for (const std::string& name : cb.heatmap->options.levels)
+      widest = std::max(widest, text_width(name, th.tick_size));
+    return 12 + th.colorbar_width + 5 + widest;
+  }
   float w = 12 + th.colorbar_width + th.tick_length + 3 + cb.tick_width;
   if (!cb.heatmap->options.value_label.empty()) w += th.label_size * 1.3f;
   if (cb.masked) w = std::max(w, 12 + th.colorbar_width + 5 + text_width(kMaskedLabel, th.tick_size));
@@ -341,6 +347,22 @@ float colorbar_block_width(const FigureTheme& th, const ColorBarSpec& cb) {
 
 void draw_colorbar(Builder& b, const ColorBarSpec& cb, const Rect& plot) {
   const FigureTheme& th = b.th;
+  if (!cb.heatmap->options.levels.empty()) {  // discrete legend: one swatch per named value, top down
+    const auto& levels = cb.heatmap->options.levels;
+    const float row = std::max(th.colorbar_width, th.tick_size) + 6;
+    float y = plot.y0;
+    auto swatch = [&](uint32_t color, const std::string& name) {
+      const Rect sw{plot.x1 + 12, y, plot.x1 + 12 + th.colorbar_width, y + th.colorbar_width};
+      b.rect(sw, color);
+      b.outline(sw, th.frame, th.frame_width);
+      b.text({sw.x1 + 5, (sw.y0 + sw.y1) / 2}, name, th.tick_size, th.text, 0, 0.5f);
+      y += row;
+    };
+    for (size_t k = levels.size(); k-- > 0;)
+      swatch(cell_color(cb.heatmap->options.colormap, double(k), cb.vmin, cb.vmax), levels[k]);
+    if (cb.masked) swatch(kMaskedColor, kMaskedLabel);
+    return;
+  }
   const float swatch_h = cb.masked ? th.colorbar_width + 8 : 0;
   const Rect bar{plot.x1 + 12, plot.y0, plot.x1 + 12 + th.colorbar_width, plot.y1 - swatch_h};
   if (bar.height() < 8) return;
