@@ -446,7 +446,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kMaxVocab = 4 * 1024 * 1024;  // bounds hostile ids before any allocation
+constexpr int kMaxVocab = 1 << 20;  // bounds hostile ids before any allocation (Gemma has 256000 tokens)
 
 const char* kGpt2Pattern = R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
 const char* kLlama3Pattern =
