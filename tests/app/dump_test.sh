@@ -93,6 +93,30 @@ check qwen2-bias-tensors 0 'q_proj.bias' -- sh -c "head -c 3000 $work/qwen2/mode
 check model-reload 0 "wrote" -- "$app" dump --model "$work/bf16" --tokens "$(/usr/bin/python3 -c "import json; print(','.join(map(str, json.load(open('$work/bf16/manifest.json'))['tokens'])))")" \
   --out "$work/bf16-again" --dtype bf16
 check model-reload-same-logits 0 "" -- cmp "$work/bf16/logits.npy" "$work/bf16-again/logits.npy"
+# With a tokenizer.json (byte-level BPE: 256 byte tokens, one merge "h"+"i") --text goes through it:
+# "hi hi!" splits into "hi", " hi", "!" and " hi" = Ġ·h·i merges only h·i → [hi, Ġ, hi, !].
+cp -r "$work/bf16" "$work/withtok"
+if /usr/bin/python3 - "$work/withtok/tokenizer.json" <<'PY'
+import json, sys
+def bytes_to_unicode():
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
+    cs, n = bs[:], 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b); cs.append(256 + n); n += 1
+    return {b: chr(c) for b, c in zip(bs, cs)}
+vocab = {ch: b for b, ch in bytes_to_unicode().items()}
+vocab["hi"] = 256
+json.dump({"model": {"type": "BPE", "vocab": vocab, "merges": ["h i"]},
+           "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "use_regex": True},
+           "decoder": {"type": "ByteLevel"}}, open(sys.argv[1], "w"))
+PY
+then
+  check model-text 0 "wrote" -- "$app" dump --model "$work/withtok" --text "hi hi!" --out "$work/withtok-dump"
+  check model-text-tokens 0 '"tokens": \[256, 32, 256, 33\]' -- \
+    /usr/bin/python3 -c "import json; print(json.dumps({'tokens': json.load(open('$work/withtok-dump/manifest.json'))['tokens']}))"
+  check model-text-labels 0 '"␣"' -- cat "$work/withtok-dump/manifest.json"
+fi
 one_line_error model-no-tokenizer "has no usable tokenizer.json; use --tokens" -- \
   "$app" dump --model "$work/bf16" --text hi --out "$work/x"
 one_line_error model-and-config "leave out --config and --weights" -- \
