@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "core/experiments/logit_lens.h"
 #include "core/io/hf_model.h"
 #include "core/matmul_threads.h"
 #include "core/model/forward.h"
@@ -93,6 +94,34 @@ void BM_LoadAndTracedForward_SmolLM2_135M_BF16(benchmark::State& state) {
   state.counters["peak_over_fp32"] = double(usage.ru_maxrss) / 1e3 / fp32_mb;
 }
 BENCHMARK(BM_LoadAndTracedForward_SmolLM2_135M_BF16)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// The logit lens of the same pass: 31 products (32, 576)·(576, 49152) plus softmaxes, what the lens view recomputes.
+void BM_LogitLens_SmolLM2_135M(benchmark::State& state) {
+  static std::string setup_error;
+  static const bool written = write_checkpoint_in_child(&setup_error);
+  if (!written) {
+    state.SkipWithError(setup_error.c_str());
+    return;
+  }
+  tw::set_matmul_threads(1);
+  std::vector<int> tokens(32);
+  for (int i = 0; i < 32; ++i) tokens[size_t(i)] = (i * 7919) % 49152;
+  std::string error;
+  tw::HfModel model;
+  tw::Trace trace;
+  tw::Mat logits;
+  if (!tw::load_hf_model(checkpoint_dir(), {}, &model, &error) ||
+      !tw::forward(logits, &trace, model.weights, model.config, tokens, &error)) {
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  for (auto _ : state) {
+    tw::LogitLens lens;
+    if (!tw::logit_lens(&lens, trace, model.weights, model.config, &error)) state.SkipWithError(error.c_str());
+    benchmark::DoNotOptimize(lens.top_token.data());
+  }
+}
+BENCHMARK(BM_LogitLens_SmolLM2_135M)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 }  // namespace
 

@@ -1,7 +1,8 @@
 #include "core/experiments/logit_lens.h"
 
+#include <cmath>
+
 #include "core/ops/norm.h"
-#include "core/ops/softmax.h"
 
 namespace tw {
 
@@ -31,9 +32,11 @@ bool logit_lens(LogitLens* out, const Trace& trace, const ModelWeights& w, const
   lens.top_token.assign(static_cast<size_t>(R * T), 0);
   lens.top_prob = MatD::Zero(R, T);
   lens.final_prob = MatD::Zero(R, T);
-  std::vector<MatD> probs(static_cast<size_t>(R));
-  Mat normed, logits, p;
-  for (int r = 0; r < R; ++r) {  // one work item per depth
+  // The last row first: its top tokens are the model's predictions every other row is scored against.
+  lens.final_token.assign(static_cast<size_t>(T), 0);
+  Mat normed, logits;
+  for (int k = 0; k < R; ++k) {     // one work item per depth
+    const int r = (k + R - 1) % R;  // R-1, 0, 1, …, R-2
     const Mat& x = *streams[static_cast<size_t>(r)];
     if (c.has_final_norm()) {
       if (c.norm == NormType::RMSNorm)
@@ -44,18 +47,17 @@ bool logit_lens(LogitLens* out, const Trace& trace, const ModelWeights& w, const
       normed = x;
     }
     logits.noalias() = normed * w.head().transpose();  // (T, V)
-    softmax_rows(p, logits);
+    // softmax(z)_j = exp(z_j − max) / Σ exp(z − max): only the max, the sum and two entries are needed.
     for (int t = 0; t < T; ++t) {
       Eigen::Index best = 0;
-      lens.top_prob(r, t) = p.row(t).maxCoeff(&best);
+      const float zmax = logits.row(t).maxCoeff(&best);
+      const double sum = (logits.row(t).array() - zmax).exp().cast<double>().sum();
+      if (r == R - 1) lens.final_token[static_cast<size_t>(t)] = static_cast<int>(best);
       lens.top_token[static_cast<size_t>(r * T + t)] = static_cast<int>(best);
+      lens.top_prob(r, t) = 1.0 / sum;
+      lens.final_prob(r, t) = std::exp(double(logits(t, lens.final_token[size_t(t)])) - zmax) / sum;
     }
-    probs[static_cast<size_t>(r)] = p.cast<double>();
   }
-  lens.final_token.resize(static_cast<size_t>(T));
-  for (int t = 0; t < T; ++t) lens.final_token[static_cast<size_t>(t)] = lens.top(R - 1, t);
-  for (int r = 0; r < R; ++r)
-    for (int t = 0; t < T; ++t) lens.final_prob(r, t) = probs[static_cast<size_t>(r)](t, lens.final_token[size_t(t)]);
   *out = std::move(lens);
   return true;
 }
