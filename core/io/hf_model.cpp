@@ -50,6 +50,13 @@ bool hf_config_from_json(const std::string& text, const HfLoadOptions& options, 
   if (j.contains("architectures") && j["architectures"].is_array() && !j["architectures"].empty() &&
       j["architectures"][0].is_string())
     arch = j["architectures"][0].get<std::string>();
+  else if (j.contains("model_type") && j["model_type"].is_string()) {  // older configs name only the model type
+    const std::string type = j["model_type"].get<std::string>();
+    arch = type == "llama"     ? "LlamaForCausalLM"
+           : type == "mistral" ? "MistralForCausalLM"
+           : type == "qwen2"   ? "Qwen2ForCausalLM"
+                               : type;
+  }
   const bool known =
       std::any_of(std::begin(kArchitectures), std::end(kArchitectures), [&](const char* a) { return arch == a; });
   if (!known)
@@ -59,6 +66,12 @@ bool hf_config_from_json(const std::string& text, const HfLoadOptions& options, 
     return fail(error,
                 "config.json: quantized checkpoints (quantization_config) are not supported; use an F32, "
                 "F16 or BF16 export");
+  if (j.contains("mlp_bias") && j["mlp_bias"].is_boolean() && j["mlp_bias"].get<bool>())
+    return fail(error, "config.json: mlp_bias (biases in the MLP projections) is not supported");
+  // Hugging Face's defaults for these three classes where ours differ.
+  if (!j.contains("rms_norm_eps")) j["rms_norm_eps"] = 1e-6;
+  if (!j.contains("tie_word_embeddings")) j["tie_word_embeddings"] = false;
+  if (!j.contains("architectures") || !j["architectures"].is_array()) j["architectures"] = json::array({arch});
   if (j.contains("hidden_act") && j["hidden_act"].is_string() && j["hidden_act"].get<std::string>() != "silu")
     return fail(error, "config.json: hidden_act '" + j["hidden_act"].get<std::string>() + "' is not supported for " +
                            arch + " (silu)");
@@ -118,7 +131,8 @@ bool open_sources(const fs::path& dir, TensorSource* src, std::string* error) {
   } else if (fs::exists(dir / "model.safetensors", ec)) {
     names.push_back("model.safetensors");
   } else {
-    return fail(error, std::string("'") + dir.string() + "' has neither model.safetensors nor model.safetensors.index.json");
+    return fail(error,
+                std::string("'") + dir.string() + "' has neither model.safetensors nor model.safetensors.index.json");
   }
   src->files.resize(names.size());
   for (size_t i = 0; i < names.size(); ++i)
