@@ -180,6 +180,17 @@ bool load_hf_model(const std::string& dir_name, const HfLoadOptions& options, Hf
                              " with this config.json does not use");
     if (used) total_bytes += static_cast<int64_t>(where.second->end - where.second->begin);
   }
+  // Every needed tensor is present with the right shape before a single float is allocated or read, so a wrong
+  // folder fails in milliseconds instead of after reading gigabytes.
+  for (const TensorSpec& spec : specs) {
+    auto it = src.tensors.find(spec.name);
+    if (it == src.tensors.end())
+      return fail(error, "checkpoint has no tensor '" + spec.name + "' (shape " + shape_str(spec.shape) +
+                             ") that config.json needs");
+    if (it->second.second->shape != spec.shape)
+      return fail(error, "tensor '" + spec.name + "' has shape " + shape_str(it->second.second->shape) +
+                             " but config.json needs " + shape_str(spec.shape));
+  }
   if (!src.tensors.empty()) m.stored_dtype = src.tensors.begin()->second.second->dtype;
   int64_t done_bytes = 0;
   const TensorReader read = [&](const std::string& name, const std::vector<int64_t>& shape, float* dst,
