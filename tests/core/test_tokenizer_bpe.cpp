@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <sstream>
 
 namespace tw {
@@ -121,6 +122,31 @@ const std::vector<std::string> kRoundTrip = {
     "digits 1234567 and 3.14159",
     "DON'T they'll we've I'm",
 };
+
+// [SECTION] merge loop
+
+TEST(BpeMerge, HeapVersionEqualsTheReferenceScan) {
+  // Random merge tables over a small alphabet (so equal ranks, repeated pairs and chains of merges are common),
+  // random symbol strings up to 200 long: both loops must give the same ids.
+  std::mt19937 rng(17);
+  for (int table = 0; table < 50; ++table) {
+    BpeMerges merges;
+    const int alphabet = 3 + table % 6;
+    int next_id = alphabet;
+    for (int rank = 0; rank < 40; ++rank) {
+      const int a = int(rng() % uint32_t(next_id)), b = int(rng() % uint32_t(next_id));
+      merges.emplace(bpe_pair_key(a, b), std::make_pair(rank, next_id++));
+    }
+    for (int trial = 0; trial < 40; ++trial) {
+      std::vector<int> sym(rng() % 200);
+      for (int& s : sym) s = int(rng() % uint32_t(alphabet));
+      std::vector<int> fast = sym, ref = sym;
+      bpe_merge(fast, merges);
+      bpe_merge_reference(ref, merges);
+      ASSERT_EQ(fast, ref) << "table " << table << " trial " << trial;
+    }
+  }
+}
 
 // [SECTION] byte-level BPE
 
