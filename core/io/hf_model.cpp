@@ -171,7 +171,9 @@ bool load_hf_model(const std::string& dir_name, const HfLoadOptions& options, Hf
   // Every tensor of the checkpoint must be one the config uses (a tied checkpoint may still carry lm_head).
   std::vector<TensorSpec> specs = tensor_specs(m.config);
   int64_t total_bytes = 0;
-  for (const auto& [name, where] : src.tensors) {
+  for (const auto& entry : src.tensors) {
+    const std::string& name = entry.first;  // (not a structured binding: lambdas may not capture those in C++20)
+    const auto& where = entry.second;
     const bool used = std::any_of(specs.begin(), specs.end(), [&](const TensorSpec& s) { return s.name == name; });
     const bool ignorable =
         (name == "lm_head.weight" && m.config.tie_embeddings) || name.find("rotary_emb.inv_freq") != std::string::npos;
