@@ -31,6 +31,7 @@ struct AppState {
   std::string status;        // last message for the status line (errors from file operations, exports)
   bool quit_requested = false;
   FileDialogs file_dialogs;  // File menu popups: open/save scene, export figures (app/file_menu.cpp)
+  std::string model_dir;     // --model DIR: a Hugging Face model folder to open at start-up (empty: none)
 
   PanelSlot* find(const std::string& id);
   // Opens a panel by id; returns false (and leaves state unchanged) if no panel has that id.

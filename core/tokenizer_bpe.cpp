@@ -167,9 +167,68 @@ size_t match_llama3(const Cursor& s, size_t i, size_t max_digits) {
 
 constexpr const char* kMetaspace = "\xE2\x96\x81";  // ▁ U+2581
 
-uint64_t pair_key(int a, int b) { return (uint64_t(uint32_t(a)) << 32) | uint32_t(b); }
-
 }  // namespace
+
+// [SECTION] merge loop
+
+void bpe_merge_reference(std::vector<int>& sym, const BpeMerges& merges) {
+  while (sym.size() > 1) {
+    int best_rank = INT_MAX, best_id = -1;
+    size_t best = 0;
+    for (size_t i = 0; i + 1 < sym.size(); ++i) {
+      auto it = merges.find(bpe_pair_key(sym[i], sym[i + 1]));
+      if (it != merges.end() && it->second.first < best_rank) {
+        best_rank = it->second.first;
+        best_id = it->second.second;
+        best = i;
+      }
+    }
+    if (best_id < 0) break;
+    sym[best] = best_id;
+    sym.erase(sym.begin() + static_cast<std::ptrdiff_t>(best) + 1);
+  }
+}
+
+void bpe_merge(std::vector<int>& sym, const BpeMerges& merges) {
+  const int n = static_cast<int>(sym.size());
+  if (n < 2) return;
+  // A doubly linked list over the original positions; a merged pair lives on at its left position. Positions
+  // never reorder, so "leftmost" is the smallest left position, as in the reference scan.
+  std::vector<int> prev(static_cast<size_t>(n)), next(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) prev[size_t(i)] = i - 1, next[size_t(i)] = i + 1 < n ? i + 1 : -1;
+  struct Candidate {
+    int rank, left, left_id, right_id;
+    bool operator>(const Candidate& o) const { return rank != o.rank ? rank > o.rank : left > o.left; }
+  };
+  std::vector<Candidate> heap;
+  const auto push = [&](int left) {
+    const int right = left >= 0 ? next[size_t(left)] : -1;
+    if (right < 0) return;
+    auto it = merges.find(bpe_pair_key(sym[size_t(left)], sym[size_t(right)]));
+    if (it == merges.end()) return;
+    heap.push_back({it->second.first, left, sym[size_t(left)], sym[size_t(right)]});
+    std::push_heap(heap.begin(), heap.end(), std::greater<>());
+  };
+  for (int i = 0; i + 1 < n; ++i) push(i);
+  std::vector<char> alive(static_cast<size_t>(n), 1);
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+    const Candidate c = heap.back();
+    heap.pop_back();
+    // Stale entries: the left symbol was merged away or changed, or its right neighbour is another one now.
+    const int right = alive[size_t(c.left)] ? next[size_t(c.left)] : -1;
+    if (right < 0 || sym[size_t(c.left)] != c.left_id || sym[size_t(right)] != c.right_id) continue;
+    sym[size_t(c.left)] = merges.at(bpe_pair_key(c.left_id, c.right_id)).second;
+    alive[size_t(right)] = 0;
+    next[size_t(c.left)] = next[size_t(right)];
+    if (next[size_t(right)] >= 0) prev[size_t(next[size_t(right)])] = c.left;
+    push(prev[size_t(c.left)]);
+    push(c.left);
+  }
+  std::vector<int> out;
+  for (int i = 0; i >= 0; i = next[size_t(i)]) out.push_back(sym[size_t(i)]);
+  sym = std::move(out);
+}
 
 const std::vector<std::string>& byte_level_alphabet() {
   static const std::vector<std::string> table = [] {
@@ -276,22 +335,7 @@ void BpeTokenizer::encode_piece(std::string_view piece, std::vector<int>* out) c
       if (!(fuse_unk_ && !sym.empty() && sym.back() == unk_id_)) sym.push_back(unk_id_);
     }
   }
-  // Merge the lowest-ranked adjacent pair (leftmost on ties) until no pair is in the merge list.
-  while (sym.size() > 1) {
-    int best_rank = INT_MAX, best_id = -1;
-    size_t best = 0;
-    for (size_t i = 0; i + 1 < sym.size(); ++i) {
-      auto it = merges_.find(pair_key(sym[i], sym[i + 1]));
-      if (it != merges_.end() && it->second.first < best_rank) {
-        best_rank = it->second.first;
-        best_id = it->second.second;
-        best = i;
-      }
-    }
-    if (best_id < 0) break;
-    sym[best] = best_id;
-    sym.erase(sym.begin() + static_cast<std::ptrdiff_t>(best) + 1);
-  }
+  bpe_merge(sym, merges_);
   out->insert(out->end(), sym.begin(), sym.end());
 }
 
@@ -446,7 +490,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kMaxVocab = 4 * 1024 * 1024;  // bounds hostile ids before any allocation
+constexpr int kMaxVocab = 1 << 20;  // bounds hostile ids before any allocation (Gemma has 256000 tokens)
 
 const char* kGpt2Pattern = R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
 const char* kLlama3Pattern =
@@ -560,7 +604,7 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
       if (ia < 0 || ib < 0 || im < 0)
         return fail("merge #" + std::to_string(rank) + " ('" + a + "' + '" + b +
                     "') names a token that is not in the vocabulary");
-      t.merges_.emplace(pair_key(ia, ib), std::make_pair(rank, im));  // the first (lowest) rank wins
+      t.merges_.emplace(bpe_pair_key(ia, ib), std::make_pair(rank, im));  // the first (lowest) rank wins
       ++rank;
     }
   }

@@ -27,6 +27,19 @@
 
 namespace tw {
 
+// [SECTION] the merge loop
+// (left id, right id) → (rank, merged id). Merging repeatedly joins the adjacent pair of lowest rank (leftmost on
+// ties) until no adjacent pair is in the table.
+using BpeMerges = std::unordered_map<uint64_t, std::pair<int, int>>;
+inline uint64_t bpe_pair_key(int a, int b) { return (uint64_t(uint32_t(a)) << 32) | uint32_t(b); }
+// The plain version: scan every pair for the lowest rank, merge it, repeat. O(n²) lookups for n symbols.
+void bpe_merge_reference(std::vector<int>& symbols, const BpeMerges& merges);
+// The same result with a min-heap of candidate pairs over a linked list: O(n log n), for the long unsplit texts
+// SentencePiece-style tokenizers merge as one piece. Tested against the reference.
+void bpe_merge(std::vector<int>& symbols, const BpeMerges& merges);
+
+// [SECTION] tokenizer
+
 enum class BpeKind { ByteLevel, Metaspace };
 enum class PreSplit {
   None,    // the whole text is one piece (SentencePiece style)
@@ -92,7 +105,7 @@ class BpeTokenizer {
   std::vector<std::string> id_to_token_;
   std::vector<char> special_;  // per id
   std::vector<AddedToken> added_;
-  std::unordered_map<uint64_t, std::pair<int, int>> merges_;  // (left id, right id) → (rank, merged id)
+  BpeMerges merges_;
 };
 
 // GPT-2's bytes_to_unicode: the printable bytes ('!'..'~', '¡'..'¬', '®'..'ÿ') map to themselves, the other

@@ -50,6 +50,13 @@ bool hf_config_from_json(const std::string& text, const HfLoadOptions& options, 
   if (j.contains("architectures") && j["architectures"].is_array() && !j["architectures"].empty() &&
       j["architectures"][0].is_string())
     arch = j["architectures"][0].get<std::string>();
+  else if (j.contains("model_type") && j["model_type"].is_string()) {  // older configs name only the model type
+    const std::string type = j["model_type"].get<std::string>();
+    arch = type == "llama"     ? "LlamaForCausalLM"
+           : type == "mistral" ? "MistralForCausalLM"
+           : type == "qwen2"   ? "Qwen2ForCausalLM"
+                               : type;
+  }
   const bool known =
       std::any_of(std::begin(kArchitectures), std::end(kArchitectures), [&](const char* a) { return arch == a; });
   if (!known)
@@ -59,6 +66,12 @@ bool hf_config_from_json(const std::string& text, const HfLoadOptions& options, 
     return fail(error,
                 "config.json: quantized checkpoints (quantization_config) are not supported; use an F32, "
                 "F16 or BF16 export");
+  if (j.contains("mlp_bias") && j["mlp_bias"].is_boolean() && j["mlp_bias"].get<bool>())
+    return fail(error, "config.json: mlp_bias (biases in the MLP projections) is not supported");
+  // Hugging Face's defaults for these three classes where ours differ.
+  if (!j.contains("rms_norm_eps")) j["rms_norm_eps"] = 1e-6;
+  if (!j.contains("tie_word_embeddings")) j["tie_word_embeddings"] = false;
+  if (!j.contains("architectures") || !j["architectures"].is_array()) j["architectures"] = json::array({arch});
   if (j.contains("hidden_act") && j["hidden_act"].is_string() && j["hidden_act"].get<std::string>() != "silu")
     return fail(error, "config.json: hidden_act '" + j["hidden_act"].get<std::string>() + "' is not supported for " +
                            arch + " (silu)");
@@ -118,7 +131,8 @@ bool open_sources(const fs::path& dir, TensorSource* src, std::string* error) {
   } else if (fs::exists(dir / "model.safetensors", ec)) {
     names.push_back("model.safetensors");
   } else {
-    return fail(error, std::string("'") + dir.string() + "' has neither model.safetensors nor model.safetensors.index.json");
+    return fail(error,
+                std::string("'") + dir.string() + "' has neither model.safetensors nor model.safetensors.index.json");
   }
   src->files.resize(names.size());
   for (size_t i = 0; i < names.size(); ++i)
@@ -157,7 +171,9 @@ bool load_hf_model(const std::string& dir_name, const HfLoadOptions& options, Hf
   // Every tensor of the checkpoint must be one the config uses (a tied checkpoint may still carry lm_head).
   std::vector<TensorSpec> specs = tensor_specs(m.config);
   int64_t total_bytes = 0;
-  for (const auto& [name, where] : src.tensors) {
+  for (const auto& entry : src.tensors) {
+    const std::string& name = entry.first;  // (not a structured binding: lambdas may not capture those in C++20)
+    const auto& where = entry.second;
     const bool used = std::any_of(specs.begin(), specs.end(), [&](const TensorSpec& s) { return s.name == name; });
     const bool ignorable =
         (name == "lm_head.weight" && m.config.tie_embeddings) || name.find("rotary_emb.inv_freq") != std::string::npos;
@@ -165,6 +181,17 @@ bool load_hf_model(const std::string& dir_name, const HfLoadOptions& options, Hf
       return fail(error, "checkpoint has tensor '" + name + "' that a " + m.architecture +
                              " with this config.json does not use");
     if (used) total_bytes += static_cast<int64_t>(where.second->end - where.second->begin);
+  }
+  // Every needed tensor is present with the right shape before a single float is allocated or read, so a wrong
+  // folder fails in milliseconds instead of after reading gigabytes.
+  for (const TensorSpec& spec : specs) {
+    auto it = src.tensors.find(spec.name);
+    if (it == src.tensors.end())
+      return fail(error, "checkpoint has no tensor '" + spec.name + "' (shape " + shape_str(spec.shape) +
+                             ") that config.json needs");
+    if (it->second.second->shape != spec.shape)
+      return fail(error, "tensor '" + spec.name + "' has shape " + shape_str(it->second.second->shape) +
+                             " but config.json needs " + shape_str(spec.shape));
   }
   if (!src.tensors.empty()) m.stored_dtype = src.tensors.begin()->second.second->dtype;
   int64_t done_bytes = 0;

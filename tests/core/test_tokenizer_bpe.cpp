@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
 
 namespace tw {
 namespace {
@@ -120,6 +123,31 @@ const std::vector<std::string> kRoundTrip = {
     "DON'T they'll we've I'm",
 };
 
+// [SECTION] merge loop
+
+TEST(BpeMerge, HeapVersionEqualsTheReferenceScan) {
+  // Random merge tables over a small alphabet (so equal ranks, repeated pairs and chains of merges are common),
+  // random symbol strings up to 200 long: both loops must give the same ids.
+  std::mt19937 rng(17);
+  for (int table = 0; table < 50; ++table) {
+    BpeMerges merges;
+    const int alphabet = 3 + table % 6;
+    int next_id = alphabet;
+    for (int rank = 0; rank < 40; ++rank) {
+      const int a = int(rng() % uint32_t(next_id)), b = int(rng() % uint32_t(next_id));
+      merges.emplace(bpe_pair_key(a, b), std::make_pair(rank, next_id++));
+    }
+    for (int trial = 0; trial < 40; ++trial) {
+      std::vector<int> sym(rng() % 200);
+      for (int& s : sym) s = int(rng() % uint32_t(alphabet));
+      std::vector<int> fast = sym, ref = sym;
+      bpe_merge(fast, merges);
+      bpe_merge_reference(ref, merges);
+      ASSERT_EQ(fast, ref) << "table " << table << " trial " << trial;
+    }
+  }
+}
+
 // [SECTION] byte-level BPE
 
 TEST(BpeByteLevel, AlphabetIsGpt2BytesToUnicode) {
@@ -184,6 +212,36 @@ TEST(BpeByteLevel, Llama3AndQwen2Patterns) {
   // \s*[\r\n]+ takes whitespace up to the last newline; the spaces after it lead the next word.
   EXPECT_EQ(llama3.pre_split("a \n  b"), (std::vector<std::string>{"a", " \n", " ", " b"}));
   EXPECT_EQ(llama3.pre_split("$hello"), (std::vector<std::string>{"$hello"}));
+}
+
+// The hand-written splitters against the real regexes, run by Python's `regex` module on 315 strings (fixed
+// tricky ones and random mixes of letters, CJK, emoji, digits, Unicode spaces, contractions):
+// scripts/gen-pretokenize-golden.py wrote tests/core/data/pretokenize_golden.json.
+TEST(BpeByteLevel, SplittersMatchTheRegexesOnGoldenStrings) {
+  std::ifstream in(std::string(TW_SOURCE_DIR) + "/tests/core/data/pretokenize_golden.json");
+  ASSERT_TRUE(in) << "missing tests/core/data/pretokenize_golden.json";
+  std::stringstream text;
+  text << in.rdbuf();
+  const json golden = json::parse(text.str());
+  const std::vector<std::string> samples = golden["samples"];
+  ASSERT_GT(samples.size(), 300u);
+  const std::pair<const char*, const char*> patterns[] = {
+      {"gpt2", kPatterns[0]}, {"llama3", kPatterns[1]}, {"qwen2", kPatterns[2]}};
+  for (const auto& [name, pattern] : patterns) {
+    const BpeTokenizer t = make(byte_level_fixture(split_pretokenizer(pattern)));
+    int mismatches = 0;
+    for (size_t i = 0; i < samples.size(); ++i) {
+      const std::vector<std::string> want = golden["splits"][name][i];
+      const std::vector<std::string> got = t.pre_split(samples[i]);
+      if (got != want && ++mismatches <= 5) {
+        std::string g, w;
+        for (const auto& p : got) g += "[" + p + "]";
+        for (const auto& p : want) w += "[" + p + "]";
+        ADD_FAILURE() << name << " on \"" << samples[i] << "\":\n ours  " << g << "\n regex " << w;
+      }
+    }
+    EXPECT_EQ(mismatches, 0) << name;
+  }
 }
 
 TEST(BpeByteLevel, DigitsPreTokenizerIsolatesEachDigit) {

@@ -214,6 +214,19 @@ TEST(HfModel, ConfigKeysOfRealCheckpoints) {
   EXPECT_EQ(c.attention, AttentionPattern::Sliding);
   EXPECT_EQ(c.window, 32);
 
+  // Older configs give only model_type; HF's eps default (1e-6) applies when the key is absent.
+  json typed = mistral;
+  typed.erase("architectures");
+  typed.erase("rms_norm_eps");
+  typed["model_type"] = "qwen2";
+  ASSERT_TRUE(hf_config_from_json(typed.dump(), {}, &c, &arch, &error)) << error;
+  EXPECT_EQ(arch, "Qwen2ForCausalLM");
+  EXPECT_TRUE(c.attn_bias);
+  EXPECT_EQ(c.eps, 1e-6f);
+  typed["mlp_bias"] = true;
+  EXPECT_FALSE(hf_config_from_json(typed.dump(), {}, &c, &arch, &error));
+  EXPECT_EQ(error, "config.json: mlp_bias (biases in the MLP projections) is not supported");
+
   mistral["architectures"] = {"GPT2LMHeadModel"};
   EXPECT_FALSE(hf_config_from_json(mistral.dump(), {}, &c, &arch, &error));
   EXPECT_EQ(error,
