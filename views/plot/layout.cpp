@@ -127,6 +127,40 @@ void Builder::label(Vec2 pos, const std::string& s, float size, float max_width,
   text(pos, fit_text(s, smallest, max_width), smallest, color, ax, ay, vertical);
 }
 
+// The two halves of `s` split at the space closest to its middle (by width); {s, ""} when it has no space.
+std::pair<std::string, std::string> split_in_two(const std::string& s, float size) {
+  size_t best = std::string::npos;
+  float best_gap = INFINITY;
+  const float total = text_width(s, size);
+  for (size_t i = s.find(' '); i != std::string::npos; i = s.find(' ', i + 1)) {
+    const float gap = std::fabs(text_width(s.substr(0, i), size) - total / 2);
+    if (gap < best_gap) best_gap = gap, best = i;
+  }
+  if (best == std::string::npos) return {s, ""};
+  return {s.substr(0, best), s.substr(best + 1)};
+}
+
+float Builder::wrapped_label(Vec2 pos, const std::string& s, float size, float max_width, uint32_t color, float ax,
+                             float ay, const char* what) {
+  const float line = size * 1.25f;
+  if (s.empty()) return 0;
+  if (text_width(s, size) <= max_width) {
+    text(pos, s, size, color, ax, ay);
+    return line;
+  }
+  auto [first, second] = split_in_two(s, size);
+  if (second.empty()) {
+    label(pos, s, size, max_width, color, ax, ay, false, what);
+    return line;
+  }
+  // ay = 0: lines go down from pos; ay = 1: the second line ends at pos and the first sits above it.
+  const Vec2 p1 = ay == 0 ? pos : Vec2{pos.x, pos.y - line};
+  const Vec2 p2 = ay == 0 ? Vec2{pos.x, pos.y + line} : pos;
+  label(p1, first, size, max_width, color, ax, ay, false, what);
+  label(p2, second, size, max_width, color, ax, ay, false, what);
+  return 2 * line;
+}
+
 }  // namespace detail
 
 using namespace detail;
@@ -551,16 +585,14 @@ Layout layout_figure(const Figure& fig, const LayoutOptions& options) {
 
   const float pad = th.padding;
   float top = pad;
-  if (!fig.title.empty()) {
-    b.label({out.width / 2, top}, fig.title, th.title_size, out.width - 2 * pad, th.text, 0.5f, 0, false,
-            "figure title");
-    top += th.title_size * 1.5f;
-  }
+  if (!fig.title.empty())
+    top += b.wrapped_label({out.width / 2, top}, fig.title, th.title_size, out.width - 2 * pad, th.text, 0.5f, 0,
+                           "figure title") +
+           th.title_size * 0.25f;
   float bottom = out.height - pad;
-  if (!fig.note.empty()) {
-    b.label({pad, bottom}, fig.note, th.tick_size, out.width - 2 * pad, th.faint, 0, 1, false, "caption");
-    bottom -= th.tick_size * 1.5f;
-  }
+  if (!fig.note.empty())
+    bottom -= b.wrapped_label({pad, bottom}, fig.note, th.tick_size, out.width - 2 * pad, th.faint, 0, 1, "caption") +
+              th.tick_size * 0.25f;
   if (fig.grid.empty()) {
     b.text({out.width / 2, (top + bottom) / 2}, "No data", th.label_size, th.faint, 0.5f, 0.5f);
     return out;

@@ -117,6 +117,9 @@ Layout layout_figure(const Figure& fig, const LayoutOptions& options);
 
 // Export size in logical pixels for a figure (640 × 400 for one axes, larger grids for small multiples).
 Vec2 default_figure_size(const Figure& fig);
+// On screen a figure is never laid out smaller than this fraction of its export size (a narrower window scrolls
+// instead), so the figure-quality test checks both sizes.
+inline constexpr float kMinReadableFraction = 0.75f;
 
 // [SECTION] Ticks
 struct Tick {

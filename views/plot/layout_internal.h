@@ -129,6 +129,10 @@ struct Builder {
   // in out.problems (naming `what`) so tests catch it.
   void label(Vec2 pos, const std::string& s, float size, float max_width, uint32_t color, float ax, float ay,
              bool vertical, const char* what);
+  // A figure title or caption: one line when it fits, else two lines split at the space nearest the middle
+  // (each then shrunk only if needed). Returns the height used; `ay` 0 grows down from pos, 1 grows up.
+  float wrapped_label(Vec2 pos, const std::string& s, float size, float max_width, uint32_t color, float ax, float ay,
+                      const char* what);
   void image(Rect r, ImageRef ref) {
     out.images.push_back(ref);
     Primitive p;
