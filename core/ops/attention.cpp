@@ -176,15 +176,24 @@ void attention_batched_forward(MatT<S>& out, MatT<S>& capped, MatT<S>& probs, co
       auto P = probs.middleRows(row0, T);  // (T, T): the raw products first, then the probabilities in place
       P.noalias() = q.block(static_cast<Eigen::Index>(b) * T, static_cast<Eigen::Index>(h) * D, T, D) *
                     k.block(static_cast<Eigen::Index>(b) * T, static_cast<Eigen::Index>(g) * D, T, D).transpose();
+      // ALiBi and the (T, T) mask matrix (what training uses) are read directly; other biases and mask trees go
+      // through the general per-cell calls.
+      const AttentionBias::Kind bias_kind = opt.bias.kind;
+      const S slope = bias_kind == AttentionBias::Kind::Alibi ? static_cast<S>(opt.bias.slopes[h]) : S(0);
       for (int r = 0; r < T; ++r) {
         S* p = probs.data() + (row0 + r) * T;
         S* c = cap > 0 ? capped.data() + (row0 + r) * T : nullptr;
+        const bool* allow = opt.mask_matrix ? opt.mask_matrix->data() + static_cast<Eigen::Index>(r) * T : nullptr;
         S mx = -std::numeric_limits<S>::infinity();
         for (int j = 0; j < T; ++j) {
           S x = p[j] * scale;
           if (c) x = c[j] = cap * std::tanh(x / cap);
-          x += static_cast<S>(opt.bias.at(h, r, r, j, T));
-          p[j] = attention_allows(opt, r, j) ? x : -std::numeric_limits<S>::infinity();
+          if (bias_kind == AttentionBias::Kind::Alibi)
+            x -= j <= r ? slope * static_cast<S>(r - j) : S(0);
+          else if (bias_kind != AttentionBias::Kind::None)
+            x += static_cast<S>(opt.bias.at(h, r, r, j, T));
+          const bool ok = (!allow || allow[j]) && (!opt.mask || opt.mask->allows(r, j));
+          p[j] = ok ? x : -std::numeric_limits<S>::infinity();
           mx = std::max(mx, p[j]);
         }
         if (mx == -std::numeric_limits<S>::infinity()) {  // every key blocked: zeros, never NaN

@@ -276,23 +276,22 @@ void backward_t(G& g, Acts<S>& a, const W& w, const ModelConfig& c, const Batch&
     const MatT<S>& x = a.xs[static_cast<size_t>(l)];
 
     // MLP backward: dd = gradient of the down projection's output, m its input; dm (+=) receives ∂/∂m.
-    auto mlp_back = [&](const MatT<S>& dd, const MatT<S>& m, MatT<S>& dm) {
-      a.dhid.setZero();
-      linear_backward<S>(&a.dhid, lg.mlp.down, dd, L.hid, lw.mlp.down);
-      a.dup.setZero();
+    // MLP backward: dd = gradient of the down projection's output, m its input; ∂/∂m goes to dm (+= when
+    // dm_accumulate, else overwritten). The first writer of each scratch buffer overwrites it (no zeroing pass).
+    auto mlp_back = [&](const MatT<S>& dd, const MatT<S>& m, MatT<S>& dm, bool dm_accumulate) {
+      linear_backward<S>(&a.dhid, lg.mlp.down, dd, L.hid, lw.mlp.down, false);
       if (kind != MlpKind::Plain) {
-        a.dgate.setZero();
-        glu_backward<S>(a.dgate, a.dup, a.dhid, L.gate, L.up, act);
-        linear_backward<S>(&dm, lg.mlp.gate, a.dgate, m, lw.mlp.gate);
+        glu_backward<S>(a.dgate, a.dup, a.dhid, L.gate, L.up, act, false);
+        linear_backward<S>(&dm, lg.mlp.gate, a.dgate, m, lw.mlp.gate, dm_accumulate);
+        dm_accumulate = true;
       } else {
-        activation_backward<S>(a.dup, a.dhid, L.up, act);
+        activation_backward<S>(a.dup, a.dhid, L.up, act, false);
       }
-      linear_backward<S>(&dm, lg.mlp.up, a.dup, m, lw.mlp.up);
+      linear_backward<S>(&dm, lg.mlp.up, a.dup, m, lw.mlp.up, dm_accumulate);
     };
     // Attention backward: dproj = gradient of the o_proj output, ain the block's input; da (+=) receives ∂/∂ain.
     auto attn_back = [&](const MatT<S>& dproj, const MatT<S>& ain, MatT<S>& da) {
-      a.datt.setZero();
-      linear_backward<S>(&a.datt, lg.wo, dproj, L.att, lw.wo);
+      linear_backward<S>(&a.datt, lg.wo, dproj, L.att, lw.wo, false);
       a.dq.setZero();
       a.dk.setZero();
       a.dv.setZero();
@@ -327,8 +326,7 @@ void backward_t(G& g, Acts<S>& a, const W& w, const ModelConfig& c, const Batch&
 
     if (pre) {
       // dres = ∂/∂(h + MLP(Norm(h))): the residual passes it to h, the MLP branch adds through Norm2.
-      a.dnorm.setZero();
-      mlp_back(a.dres, L.ln2, a.dnorm);
+      mlp_back(a.dres, L.ln2, a.dnorm, false);
       norm_bwd<S>(a.dres, lg.mlp_norm, a.dnorm, L.h, lw.mlp_norm, L.ln2_mean, L.ln2_rstd, c);
       // dres = ∂/∂h = ∂/∂(x + Attn(Norm(x))).
       a.dnorm.setZero();
@@ -339,7 +337,7 @@ void backward_t(G& g, Acts<S>& a, const W& w, const ModelConfig& c, const Batch&
       a.dtmp.setZero();
       norm_bwd<S>(a.dtmp, lg.mlp_norm, a.dres, L.res2, lw.mlp_norm, L.ln2_mean, L.ln2_rstd, c);
       a.dres = a.dtmp;  // residual path to h_n
-      mlp_back(a.dtmp, L.ln1, a.dres);
+      mlp_back(a.dtmp, L.ln1, a.dres, true);
       a.dtmp.setZero();
       norm_bwd<S>(a.dtmp, lg.attn_norm, a.dres, L.h, lw.attn_norm, L.ln1_mean, L.ln1_rstd, c);
       a.dres = a.dtmp;  // residual path to x
