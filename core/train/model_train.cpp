@@ -352,13 +352,49 @@ void backward_t(G& g, Acts<S>& a, const W& w, const ModelConfig& c, const Batch&
 
 // [SECTION] checks shared by both precisions
 
+// Every tensor of `config` with the shape it must have (rows, cols; cols = 1 for γ/β vectors), in tensor_specs order.
+// No names, so the per-step shape checks allocate nothing. The caller checks the layer count first.
+template <class W, class F>
+void each_array(W& w, const ModelConfig& c, F&& f) {
+  const int C = c.dim, V = c.vocab, Fh = c.hidden, HD = c.n_heads * c.head_dim(), KVD = c.n_kv_heads * c.head_dim();
+  auto norm = [&](auto& n) {
+    f(n.weight, C, 1);
+    if (c.norm == NormType::LayerNorm) f(n.bias, C, 1);
+  };
+  f(w.embed, V, C);
+  if (c.positions == PositionType::Learned) f(w.pos_embed, c.max_seq, C);
+  for (auto& l : w.layers) {
+    norm(l.attn_norm);
+    f(l.wq, HD, C);
+    f(l.wk, KVD, C);
+    f(l.wv, KVD, C);
+    f(l.wo, C, HD);
+    if (c.qk_norm) {
+      f(l.q_norm, c.head_dim(), 1);
+      f(l.k_norm, c.head_dim(), 1);
+    }
+    norm(l.mlp_norm);
+    if (c.gated()) f(l.mlp.gate, Fh, C);
+    f(l.mlp.up, Fh, C);
+    f(l.mlp.down, C, Fh);
+  }
+  if (c.has_final_norm()) norm(w.final_norm);
+  if (!c.tie_embeddings) f(w.lm_head, V, C);
+}
+
+// True when every tensor the config needs is there with its shape.
+template <class W>
+bool shapes_match(W& w, const ModelConfig& c) {
+  if (static_cast<int>(w.layers.size()) != c.n_layers) return false;
+  bool ok = true;
+  each_array(w, c, [&](auto& m, int rows, int cols) { ok = ok && m.rows() == rows && m.cols() == cols; });
+  return ok;
+}
+
 template <class W>
 std::string check_weights(const W& w, const ModelConfig& c) {
-  const bool ok = w.embed.rows() == c.vocab && w.embed.cols() == c.dim &&
-                  static_cast<int>(w.layers.size()) == c.n_layers &&
-                  (c.tie_embeddings || w.lm_head.rows() == c.vocab) &&
-                  (c.positions != PositionType::Learned || w.pos_embed.rows() >= c.max_seq);
-  return ok ? "" : "the weights do not match the model config (different vocabulary, width or layer count)";
+  return shapes_match(w, c) ? ""
+                            : "the weights do not match the model config (a tensor is missing or has another shape)";
 }
 
 template <class S, class W>
@@ -450,24 +486,11 @@ bool train_forward(TrainState& state, const ModelWeights& weights, const ModelCo
 namespace {
 // Makes *grads zero with the shapes of `config`, allocating only when a shape differs.
 void zero_grads(ModelWeights* grads, const ModelConfig& config) {
-  bool same = static_cast<int>(grads->layers.size()) == config.n_layers;
-  if (same) {
-    const std::vector<TensorSpec> specs = tensor_specs(config);
-    size_t i = 0;
-    visit_parameters(*grads, config, [&](const std::string&, float*, int64_t size, ParamKind) {
-      int64_t want = 1;
-      for (int64_t d : specs[i++].shape) want *= d;
-      same = same && size == want;
-    });
-    same = same && grads->head().rows() == config.vocab;
-  }
-  if (!same) {
+  if (!shapes_match(*grads, config)) {
     *grads = zero_weights(config);
     return;
   }
-  visit_parameters(*grads, config, [](const std::string&, float* data, int64_t size, ParamKind) {
-    std::fill(data, data + size, 0.0f);
-  });
+  each_array(*grads, config, [](auto& m, int, int) { m.setZero(); });
 }
 }  // namespace
 

@@ -208,6 +208,36 @@ TEST(OpsBackward, GluVariants) {
   }
 }
 
+// The SIMD float kernels against the scalar reference activate() (and their backward against the double one).
+TEST(OpsBackward, FloatActivationKernelsMatchScalarReference) {
+  const MatD xd = rnd(7, 45, 40, 6.0), ud = rnd(7, 45, 41), gd = rnd(7, 45, 42);  // 315 values: a partial chunk too
+  const Mat x = xd.cast<float>(), u = ud.cast<float>(), g = gd.cast<float>();
+  for (Activation a : {Activation::ReLU, Activation::GeluExact, Activation::GeluTanh, Activation::SiLU}) {
+    Mat out, glu, ref(x.rows(), x.cols()), ref_glu(x.rows(), x.cols());
+    activation_forward_t<float>(out, x, a);
+    glu_forward<float>(glu, x, u, a);
+    for (Eigen::Index i = 0; i < x.size(); ++i) {
+      ref.data()[i] = activate(a, x.data()[i]);
+      ref_glu.data()[i] = activate(a, x.data()[i]) * u.data()[i];
+    }
+    EXPECT_LT(max_rel_diff(out, ref), 1e-6f) << to_string(a);
+    EXPECT_LT(max_rel_diff(glu, ref_glu), 1e-6f) << to_string(a);
+    Mat dx = Mat::Zero(x.rows(), x.cols()), dg = dx, du = dx;
+    MatD dxd = MatD::Zero(x.rows(), x.cols()), dgd = dxd, dud = dxd;
+    activation_backward<float>(dx, g, x, a);
+    activation_backward<double>(dxd, gd, x.cast<double>(), a);
+    glu_backward<float>(dg, du, g, x, u, a);
+    glu_backward<double>(dgd, dud, gd, x.cast<double>(), u.cast<double>(), a);
+    EXPECT_LT(max_rel_diff(dx, dxd.cast<float>()), 1e-5f) << to_string(a);
+    EXPECT_LT(max_rel_diff(dg, dgd.cast<float>()), 1e-5f) << to_string(a);
+    EXPECT_LT(max_rel_diff(du, dud.cast<float>()), 1e-5f) << to_string(a);
+    // accumulate = false overwrites: the same values as accumulating into zeros.
+    Mat dx2 = Mat::Constant(x.rows(), x.cols(), 7.0f);
+    activation_backward<float>(dx2, g, x, a, false);
+    EXPECT_EQ(max_abs_diff(dx2, dx), 0.0f) << to_string(a);
+  }
+}
+
 TEST(OpsBackward, CrossEntropyIgnoresMinusOne) {
   MatD logits = rnd(4, 7, 25, 3.0);
   logits(2, 3) = 40.0;  // a large logit: log-sum-exp must not overflow

@@ -318,6 +318,28 @@ TEST(ModelTrain, BadBatchesGiveOneLineMessages) {
   other.vocab = 20;
   EXPECT_FALSE(train_forward(state, w, other, make_batch(c, 1, 4, 1), nullptr, &error));
   EXPECT_NE(error.find("weights"), std::string::npos) << error;
+  other = c;
+  other.hidden = 30;  // same vocabulary and width, other MLP shape: refused, not read out of bounds
+  error.clear();
+  EXPECT_FALSE(train_forward(state, w, other, make_batch(c, 1, 4, 1), nullptr, &error));
+  EXPECT_NE(error.find("weights"), std::string::npos) << error;
+  // The refused calls left the state usable.
+  double loss = 0;
+  EXPECT_TRUE(train_forward(state, w, c, make_batch(c, 1, 4, 1), &loss, &error)) << error;
+  EXPECT_TRUE(std::isfinite(loss));
+}
+
+TEST(ModelTrain, GradientBuffersAreReshapedForAnotherConfig) {
+  ModelConfig c = small();
+  ModelWeights g = zero_weights(c);
+  c.hidden = 20;
+  c.tie_embeddings = true;
+  const ModelWeights w = init_weights(c, 2);
+  TrainState state;
+  ASSERT_TRUE(train_forward_backward(&g, state, w, c, make_batch(c, 2, 5, 3), nullptr, nullptr));
+  EXPECT_EQ(g.layers[0].mlp.up.rows(), 20);
+  EXPECT_EQ(g.lm_head.size(), 0);
+  EXPECT_GT(g.embed.norm(), 0.0f);
 }
 
 }  // namespace
