@@ -408,6 +408,12 @@ bool run_forward(Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batc
   ensure_acts(a, c, batch.B, batch.T);
   const double l = forward_t<S>(a, w, c, batch);
   if (loss) *loss = l;
+  if (!std::isfinite(l)) {  // diverged weights: say so instead of handing NaN gradients to the optimizer
+    if (error)
+      *error = std::string("the loss is ") + (std::isnan(l) ? "NaN" : "infinite") +
+               ": the weights or activations overflowed (learning rate too high?)";
+    return false;
+  }
   return true;
 }
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 
 #include "core/compare.h"
 #include "core/model/forward.h"
@@ -327,6 +328,21 @@ TEST(ModelTrain, BadBatchesGiveOneLineMessages) {
   double loss = 0;
   EXPECT_TRUE(train_forward(state, w, c, make_batch(c, 1, 4, 1), &loss, &error)) << error;
   EXPECT_TRUE(std::isfinite(loss));
+}
+
+TEST(ModelTrain, DivergedWeightsGiveAMessageNotNaNGradients) {
+  const ModelConfig c = small();
+  ModelWeights w = init_weights(c, 1);
+  w.layers[1].mlp.down(0, 0) = std::numeric_limits<float>::quiet_NaN();
+  TrainState state;
+  ModelWeights g = zero_weights(c);
+  g.embed(0, 0) = 42.0f;  // marks "left as it was"
+  double loss = 0;
+  std::string error;
+  EXPECT_FALSE(train_forward_backward(&g, state, w, c, make_batch(c, 2, 5, 1), &loss, &error));
+  EXPECT_TRUE(std::isnan(loss));
+  EXPECT_NE(error.find("NaN"), std::string::npos) << error;
+  EXPECT_EQ(g.embed(0, 0), 42.0f);
 }
 
 TEST(ModelTrain, GradientBuffersAreReshapedForAnotherConfig) {
