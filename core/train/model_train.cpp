@@ -508,10 +508,15 @@ bool train_forward_backward(ModelWeights* grads, TrainState& state, const ModelW
   return true;
 }
 
-const Mat& train_logits(const TrainState& state) { return state.acts->f.logits; }
+const Mat& train_logits(const TrainState& state) {
+  static const Mat kEmpty;  // before the first pass, or on a moved-from state
+  return state.acts ? state.acts->f.logits : kEmpty;
+}
 
 Mat train_attention_probs(const TrainState& state, int layer, int b) {
+  if (!state.acts) return Mat();
   const Acts<float>& a = state.acts->f;
+  if (a.B == 0 || layer < 0 || layer >= static_cast<int>(a.layers.size()) || b < 0 || b >= a.B) return Mat();
   const Mat& p = a.layers[static_cast<size_t>(layer)].probs;
   const Eigen::Index rows = p.rows() / a.B;  // H*T
   return p.middleRows(static_cast<Eigen::Index>(b) * rows, rows);

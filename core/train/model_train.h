@@ -58,9 +58,10 @@ bool train_forward(TrainState& state, const ModelWeights& weights, const ModelCo
 bool train_forward_backward(ModelWeights* grads, TrainState& state, const ModelWeights& weights,
                             const ModelConfig& config, const Batch& batch, double* loss, std::string* error);
 
-// After train_forward / train_forward_backward on the same state:
+// After train_forward / train_forward_backward on the same state (empty before the first pass):
 const Mat& train_logits(const TrainState& state);  // (B*T, V)
-// Attention probabilities of layer l for sequence b: (H*T, T), head h in rows h*T .. h*T+T-1.
+// Attention probabilities of layer l for sequence b: (H*T, T), head h in rows h*T .. h*T+T-1 (empty when l or b is
+// out of range).
 Mat train_attention_probs(const TrainState& state, int layer, int b);
 
 // [SECTION] double precision (finite-difference checks)

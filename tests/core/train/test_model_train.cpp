@@ -291,6 +291,10 @@ TEST(ModelTrain, AttentionProbsAreRowStochasticAndCausal) {
   const Batch b = make_batch(c, 2, 5, 2);
   TrainState state;
   ASSERT_TRUE(train_forward(state, w, c, b, nullptr, nullptr));
+  EXPECT_EQ(train_attention_probs(TrainState(), 0, 0).size(), 0);  // nothing run yet: empty, not a crash
+  EXPECT_EQ(train_logits(TrainState()).size(), 0);
+  EXPECT_EQ(train_attention_probs(state, c.n_layers, 0).size(), 0);
+  EXPECT_EQ(train_attention_probs(state, 0, b.B).size(), 0);
   const Mat p = train_attention_probs(state, 1, 1);
   ASSERT_EQ(p.rows(), c.n_heads * b.T);
   ASSERT_EQ(p.cols(), b.T);
