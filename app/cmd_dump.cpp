@@ -8,6 +8,8 @@
 // model and its tokenizer come from the folder instead of --config/--weights. --dtype bf16|f16 writes a
 // half-precision checkpoint and runs the model rounded to it (the dumped steps are those of the files written);
 // --shard-mb N splits the weights into shards of at most N MB plus model.safetensors.index.json.
+// With --grads also DIR/grads.safetensors (∂loss/∂W under the model.safetensors names) and manifest "loss": the
+// mean next-token cross-entropy of the tokens (positions 0..T−2 predict tokens 1..T−1).
 // Exit codes: 0 written, 1 a file could not be read or written, 2 bad arguments (one line on stderr).
 #include <cstdio>
 #include <cstdlib>
@@ -27,6 +29,7 @@
 #include "core/model/trace.h"
 #include "core/model/weights.h"
 #include "core/tokenizer.h"
+#include "core/train/model_train.h"
 
 namespace tw {
 
@@ -43,6 +46,7 @@ struct DumpOptions {
   std::string model;  // --model DIR
   std::string dtype = "f32";
   double shard_mb = 0;  // 0: one model.safetensors
+  bool grads = false;  // --grads
 };
 
 int fail(int code, const std::string& message) {
@@ -127,6 +131,21 @@ int run_dump(const DumpOptions& o) {
   Mat logits;
   if (!forward(logits, &trace, weights, config, tokens, &error)) return fail(2, error);
 
+  // [SECTION] gradients (--grads): backward pass of the next-token loss over the same tokens
+  ModelWeights grads;
+  double loss = 0;
+  if (o.grads) {
+    if (tokens.size() < 2) return fail(2, "--grads needs at least 2 tokens (position t predicts token t+1)");
+    Batch batch;
+    batch.B = 1;
+    batch.T = static_cast<int>(tokens.size());
+    batch.tokens = tokens;
+    batch.targets.assign(tokens.begin() + 1, tokens.end());
+    batch.targets.push_back(-1);
+    TrainState state;
+    if (!train_forward_backward(&grads, state, weights, config, batch, &loss, &error)) return fail(2, error);
+  }
+
   // [SECTION] files
   std::error_code ec;
   std::filesystem::create_directories(o.out, ec);
@@ -135,6 +154,7 @@ int run_dump(const DumpOptions& o) {
   std::vector<std::string> weight_files;
   const HfSaveOptions save_options{dtype, static_cast<int64_t>(o.shard_mb * 1e6)};
   if (!save_hf_checkpoint(o.out, weights, config, save_options, &weight_files, &error)) return fail(1, error);
+  if (o.grads && !save_weights((dir / "grads.safetensors").string(), grads, config, &error)) return fail(1, error);
 
   nlohmann::json manifest;
   manifest["tokens"] = tokens;
@@ -153,6 +173,7 @@ int run_dump(const DumpOptions& o) {
       manifest["token_strings"] = labels;
     }
   }
+  if (o.grads) manifest["loss"] = loss;
   nlohmann::json steps = nlohmann::json::array();
   for (const TraceStep& s : trace.steps()) {
     if (!write_npy((dir / npy_name(s)).string(), s.value, s.sizes(), &error)) return fail(1, error);
@@ -199,6 +220,8 @@ TW_REGISTER_COMMAND(Command{
       sub.add_option("--model", o->model, "A Hugging Face model folder (config.json, safetensors, tokenizer.json)");
       sub.add_option("--dtype", o->dtype, "Storage type of the written weights: f32 (default), f16 or bf16");
       sub.add_option("--shard-mb", o->shard_mb, "Split the written weights into shards of at most this many MB");
+      sub.add_flag("--grads", o->grads,
+                   "Also write grads.safetensors (d loss / d W of the next-token loss) and the loss in manifest.json");
       return [o] { return run_dump(*o); };
     }});
 
