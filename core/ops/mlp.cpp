@@ -79,3 +79,90 @@ int llama_hidden_size(int dim, int multiple_of, double ffn_dim_multiplier) {
 }
 
 }  // namespace tw
+
+// [SECTION] training kernels
+namespace tw {
+
+template <class S>
+S activation_value(Activation a, S x) {
+  switch (a) {
+    case Activation::ReLU: return x > S(0) ? x : S(0);
+    case Activation::GeluExact: return S(0.5) * x * (S(1) + std::erf(x * static_cast<S>(std::numbers::sqrt2 / 2)));
+    case Activation::GeluTanh: {
+      const S k = static_cast<S>(std::sqrt(2.0 / std::numbers::pi));
+      return S(0.5) * x * (S(1) + std::tanh(k * (x + S(0.044715) * x * x * x)));
+    }
+    case Activation::SiLU: return x / (S(1) + std::exp(-x));
+  }
+  return x;
+}
+
+template <class S>
+S activation_derivative(Activation a, S x) {
+  switch (a) {
+    case Activation::ReLU: return x > S(0) ? S(1) : S(0);
+    case Activation::GeluExact: {
+      const S cdf = S(0.5) * (S(1) + std::erf(x * static_cast<S>(std::numbers::sqrt2 / 2)));
+      const S pdf = std::exp(S(-0.5) * x * x) * static_cast<S>(0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
+      return cdf + x * pdf;
+    }
+    case Activation::GeluTanh: {
+      const S k = static_cast<S>(std::sqrt(2.0 / std::numbers::pi));
+      const S t = std::tanh(k * (x + S(0.044715) * x * x * x));
+      return S(0.5) * (S(1) + t) + S(0.5) * x * (S(1) - t * t) * k * (S(1) + S(3 * 0.044715) * x * x);
+    }
+    case Activation::SiLU: {
+      const S sig = S(1) / (S(1) + std::exp(-x));
+      return sig * (S(1) + x * (S(1) - sig));
+    }
+  }
+  return S(1);
+}
+
+template <class S>
+void activation_forward_t(MatT<S>& out, const MatT<S>& x, Activation a) {
+  // x, out: (N, F)
+  if (&out != &x) out.resize(x.rows(), x.cols());
+  const Eigen::Index n = x.size();
+  for (Eigen::Index i = 0; i < n; ++i) out.data()[i] = activation_value(a, x.data()[i]);
+}
+
+template <class S>
+void activation_backward(MatT<S>& dx, const MatT<S>& dout, const MatT<S>& x, Activation a) {
+  // dx, dout, x: (N, F)
+  const Eigen::Index n = x.size();
+  for (Eigen::Index i = 0; i < n; ++i) dx.data()[i] += activation_derivative(a, x.data()[i]) * dout.data()[i];
+}
+
+template <class S>
+void glu_forward(MatT<S>& out, const MatT<S>& gate, const MatT<S>& up, Activation act) {
+  // gate, up, out: (N, F)
+  out.resize(gate.rows(), gate.cols());
+  const Eigen::Index n = gate.size();
+  for (Eigen::Index i = 0; i < n; ++i) out.data()[i] = activation_value(act, gate.data()[i]) * up.data()[i];
+}
+
+template <class S>
+void glu_backward(MatT<S>& dgate, MatT<S>& dup, const MatT<S>& dout, const MatT<S>& gate, const MatT<S>& up,
+                  Activation act) {
+  // dgate, dup, dout, gate, up: (N, F)
+  const Eigen::Index n = gate.size();
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const S g = gate.data()[i], d = dout.data()[i];
+    dgate.data()[i] += activation_derivative(act, g) * up.data()[i] * d;
+    dup.data()[i] += activation_value(act, g) * d;
+  }
+}
+
+#define TW_MLP_INSTANTIATE(S)                                                                 \
+  template S activation_value<S>(Activation, S);                                              \
+  template S activation_derivative<S>(Activation, S);                                         \
+  template void activation_forward_t<S>(MatT<S>&, const MatT<S>&, Activation);                \
+  template void activation_backward<S>(MatT<S>&, const MatT<S>&, const MatT<S>&, Activation); \
+  template void glu_forward<S>(MatT<S>&, const MatT<S>&, const MatT<S>&, Activation);         \
+  template void glu_backward<S>(MatT<S>&, MatT<S>&, const MatT<S>&, const MatT<S>&, const MatT<S>&, Activation);
+TW_MLP_INSTANTIATE(float)
+TW_MLP_INSTANTIATE(double)
+#undef TW_MLP_INSTANTIATE
+
+}  // namespace tw

@@ -13,6 +13,7 @@
 // The same model computed by forward() (core/model/forward.h, the inference path the stepper traces) gives the
 // same logits as train_forward() on one sequence; a test checks this.
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -59,5 +60,38 @@ bool train_forward_backward(ModelWeights* grads, TrainState& state, const ModelW
 const Mat& train_logits(const TrainState& state);  // (B*T, V)
 // Attention probabilities of layer l for sequence b: (H*T, T), head h in rows h*T .. h*T+T-1.
 Mat train_attention_probs(const TrainState& state, int layer, int b);
+
+// [SECTION] double precision (finite-difference checks)
+// The same forward and backward, instantiated in double: the gradient tests perturb one weight at a time by ±h and
+// compare (L(w+h) − L(w−h)) / 2h with the analytic gradient, which only works at tight tolerance in double.
+// Member names mirror ModelWeights so the one templated implementation serves both.
+struct NormWeightsD {
+  VecD weight, bias;
+};
+struct MlpWeightsD {
+  MatD gate, up, down;
+};
+struct LayerWeightsD {
+  NormWeightsD attn_norm;
+  MatD wq, wk, wv, wo;
+  VecD q_norm, k_norm;
+  NormWeightsD mlp_norm;
+  MlpWeightsD mlp;
+};
+struct ModelWeightsD {
+  MatD embed, pos_embed;
+  std::vector<LayerWeightsD> layers;
+  NormWeightsD final_norm;
+  MatD lm_head;
+  const MatD& head() const { return lm_head.size() ? lm_head : embed; }
+};
+ModelWeightsD to_double(const ModelWeights& weights);
+// Visits every tensor of `config` (HF name, data, size), in the order of visit_parameters.
+void visit_parameters(ModelWeightsD& weights, const ModelConfig& config,
+                      const std::function<void(const std::string& name, double* data, int64_t size)>& visit);
+// Forward (+ backward when grads is not null, grads then overwritten like train_forward_backward) in double, with a
+// state of its own (tests and checks only: it allocates on every call).
+bool train_forward_backward_double(ModelWeightsD* grads, const ModelWeightsD& weights, const ModelConfig& config,
+                                   const Batch& batch, double* loss, std::string* error);
 
 }  // namespace tw
