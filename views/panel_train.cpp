@@ -40,15 +40,15 @@ struct TrainPanelState {
   int val_examples = 256;
   // model
   int layers = 2;
-  int dim = 64;
-  int heads = 4;
-  int kv_heads = 4;
-  int hidden = 0;      // 0: 4·dim
+  int dim = 48;
+  int heads = 3;
+  int kv_heads = 3;
+  int hidden = 96;     // 0: 4·dim
   int vocab = 0;       // 0: the task's vocabulary
   int positions = 3;   // PositionType: none, learned, sinusoidal, rope, alibi
   int norm = 0;        // NormType: rmsnorm, layernorm
   int placement = 0;   // NormPlacement: pre, post
-  int activation = 1;  // ActivationKind: relu, gelu, swiglu, geglu
+  int activation = 0;  // ActivationKind: relu, gelu, swiglu, geglu
   int attn_scale = 0;  // ScaleMode: 1/sqrt(d_k), none, 1/d_k
   bool qk_norm = false;
   float softcap = 0.0f;
@@ -57,7 +57,7 @@ struct TrainPanelState {
   int optimizer = 0;  // OptimizerKind: adamw, sgd
   float lr = 3e-3f;
   int batch = 32;
-  int steps = 1000;
+  int steps = 600;
   int warmup = 20;
   float weight_decay = 0.01f;
   float clip = 1.0f;
@@ -414,18 +414,19 @@ class TrainPanel final : public Panel {
     }
     draw_sample(*snap);
     const std::vector<plot::Figure>& figs = shown_.get(snap, [&] { return train_figures(*snap, s_.steps); });
+    // Curves flow in as many columns as fit (at least 280 px each); the attention grid gets the full width.
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
-    const float w = std::max(300.0f * ctx.dpi_scale, (ImGui::GetContentRegionAvail().x - 2 * spacing) / 3);
-    for (int i = 0; i < 3; ++i) {
-      if (i) ImGui::SameLine();
-      plot::draw_figure(figs[size_t(i)], ctx, "train", ImVec2(w, w * 0.7f));
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const int cols = std::clamp(int((avail + spacing) / (280.0f * ctx.dpi_scale + spacing)), 1, 3);
+    const float w = (avail - spacing * float(cols - 1)) / float(cols);
+    const size_t order[] = {0, 1, 2, 3, 5};  // loss, accuracy, grad norm, lr, head scores
+    for (size_t i = 0; i < std::size(order); ++i) {
+      if (i % size_t(cols) != 0) ImGui::SameLine();
+      plot::draw_figure(figs[order[i]], ctx, "train", ImVec2(w, w * 0.7f));
     }
-    plot::draw_figure(figs[3], ctx, "train", ImVec2(w, w * 0.7f));
-    ImGui::SameLine();
-    plot::draw_figure(figs[5], ctx, "train", ImVec2(2 * w + spacing, w * 0.7f));
     const int L = snap->settings.model.n_layers, H = snap->settings.model.n_heads;
-    const float cell = std::min(3 * w + 2 * spacing, 260.0f * ctx.dpi_scale * H);
-    plot::draw_figure(figs[4], ctx, "train", ImVec2(cell, cell / H * L + 60 * ctx.dpi_scale));
+    const float cell = std::min(avail / float(H), 260.0f * ctx.dpi_scale);
+    plot::draw_figure(figs[4], ctx, "train", ImVec2(cell * float(H), cell * float(L) + 60 * ctx.dpi_scale));
     ImGui::EndChild();
   }
 

@@ -150,7 +150,6 @@ void TrainerSession::worker_loop() {
     {
       std::lock_guard<std::mutex> lock(trainer_mutex_);
       const auto chunk_start = Clock::now();
-      step_ms_.clear();
       for (int i = 0; i < steps && trainer_.ready(); ++i) {
         if (max_steps_ > 0 && trainer_.steps_done() >= max_steps_) {
           playing_ = false;
@@ -159,6 +158,8 @@ void TrainerSession::worker_loop() {
         const auto t0 = Clock::now();
         std::string error;
         const bool ok = trainer_.step(&error);
+        // The last 64 step times: a rolling median that survives chunks without steps (paused at max_steps).
+        if (step_ms_.size() >= 64) step_ms_.erase(step_ms_.begin());
         step_ms_.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
         if (!ok) {
           playing_ = false;

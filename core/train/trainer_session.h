@@ -43,7 +43,7 @@ struct TrainSnapshot {
   HeadScores scores;                   // previous-token / induction score per head
   ModelWeights weights;                // copy of the current weights (save, open in the stepper)
   std::vector<PinnedRun> pinned;       // up to kMaxPinnedRuns earlier runs
-  double ms_per_step = 0;              // median over the last published chunk
+  double ms_per_step = 0;              // median wall time of the last 64 steps
 };
 
 constexpr int kMaxPinnedRuns = 4;
