@@ -5,6 +5,7 @@
 #include "core/train/tasks.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace tw {
@@ -25,6 +26,8 @@ namespace {
 bool symbolic(TaskKind k) { return k == TaskKind::Copy || k == TaskKind::Sort || k == TaskKind::Reverse; }
 
 // Held-out and probe streams are derived from the seed so they never coincide with the training stream.
+// Rejection sampling gives up after this many draws (a prompt space whose hash reserved none or all of it).
+constexpr int kMaxDraws = 100000;
 constexpr uint64_t kHeldOutSalt = 0x5eedC0DEull, kProbeSalt = 0x9B0BEull;
 
 }  // namespace
@@ -126,12 +129,9 @@ TaskSample Task::text_window(int start) const {
   return s;
 }
 
-TaskSample Task::sample(TaskRng& rng) const {
+TaskSample Task::generate(TaskRng& rng) const {
   const TaskConfig& c = config_;
   TaskSample s;
-  if (c.kind == TaskKind::Text) {
-    return text_window(rng.below(split_ - c.context));  // windows end (target included) before split_
-  }
   if (c.kind == TaskKind::ModAdd) {
     const int a = rng.below(c.modulus), b = rng.below(c.modulus);
     s.tokens = {a, c.modulus, b, c.modulus + 1, (a + b) % c.modulus};
@@ -154,6 +154,40 @@ TaskSample Task::sample(TaskRng& rng) const {
   return s;
 }
 
+bool Task::disjoint_held_out() const {
+  const TaskConfig& c = config_;
+  if (c.kind == TaskKind::Text) return true;
+  if (c.kind == TaskKind::ModAdd) return double(c.modulus) * c.modulus >= kMinPromptsToSplit;
+  return std::pow(double(c.alphabet), double(c.length)) >= kMinPromptsToSplit;
+}
+
+bool Task::is_held_out(const std::vector<int>& tokens) const {
+  // The prompt's tokens (symbolic: the first n; modadd: a + b) folded through SplitMix64's mixer.
+  const size_t n = config_.kind == TaskKind::ModAdd ? 3 : size_t(config_.length);
+  uint64_t h = 0x243F6A8885A308D3ull;
+  for (size_t i = 0; i < n && i < tokens.size(); ++i) h = TaskRng(h ^ (uint64_t(tokens[i]) * 0x100000001B3ull)).next();
+  return h % 10 == 0;
+}
+
+TaskSample Task::sample(TaskRng& rng) const {
+  if (config_.kind == TaskKind::Text)
+    return text_window(rng.below(split_ - config_.context));  // windows end (target included) before split_
+  const bool split = disjoint_held_out();
+  // Rejection: about 1 draw in 10 is a held-out prompt and is drawn again. The cap only guards termination.
+  for (int tries = 0;; ++tries) {
+    TaskSample s = generate(rng);
+    if (!split || !is_held_out(s.tokens) || tries >= kMaxDraws) return s;
+  }
+}
+
+TaskSample Task::generate_held_out(TaskRng& rng) const {
+  const bool split = disjoint_held_out();
+  for (int tries = 0;; ++tries) {  // about 10 draws per held-out prompt
+    TaskSample s = generate(rng);
+    if (!split || is_held_out(s.tokens) || tries >= kMaxDraws) return s;
+  }
+}
+
 Batch Task::batch(TaskRng& rng, int B) const {
   Batch b;
   b.B = B;
@@ -170,8 +204,17 @@ Batch Task::batch(TaskRng& rng, int B) const {
 
 Batch Task::held_out(uint64_t seed) const {
   TaskRng rng(seed ^ kHeldOutSalt);
-  if (config_.kind != TaskKind::Text) return batch(rng, config_.val_examples);
   Batch b;
+  if (config_.kind != TaskKind::Text) {
+    b.B = config_.val_examples;
+    b.T = seq_len();
+    for (int i = 0; i < b.B; ++i) {
+      const TaskSample s = generate_held_out(rng);
+      b.tokens.insert(b.tokens.end(), s.tokens.begin(), s.tokens.end());
+      b.targets.insert(b.targets.end(), s.targets.begin(), s.targets.end());
+    }
+    return b;
+  }
   b.B = config_.val_examples;
   b.T = seq_len();
   const int starts = static_cast<int>(text_ids_.size()) - config_.context - split_;  // ≥ 1 by create()
@@ -186,7 +229,7 @@ Batch Task::held_out(uint64_t seed) const {
 TaskSample Task::probe(uint64_t seed) const {
   TaskRng rng(seed ^ kProbeSalt);
   if (config_.kind == TaskKind::Text) return text_window(split_);  // the start of the held-out text
-  return sample(rng);
+  return generate_held_out(rng);
 }
 
 }  // namespace tw

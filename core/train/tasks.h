@@ -56,6 +56,8 @@ struct TaskSample {
   std::vector<bool> answer;  // (T) token t is an answer token (predicted from t−1): highlight it
 };
 
+inline constexpr double kMinPromptsToSplit = 200;  // smaller prompt spaces are not split
+
 class Task {
  public:
   // Validates the settings and (text task) builds the vocabulary; false + one-line *error when invalid.
@@ -69,14 +71,20 @@ class Task {
   // "" when a model can run the task, else a one-line reason (vocabulary or sequence length too large).
   std::string check_model(const ModelConfig& model) const;
 
-  TaskSample sample(TaskRng& rng) const;   // a training example
+  // Held-out prompts are never trained on: for text the last 10% of the text; for the other tasks a fixed tenth
+  // of all possible prompts (chosen by a hash of the prompt), when there are at least kMinPromptsToSplit of them
+  // (a smaller prompt space is evaluated in-distribution; disjoint_held_out() says which).
+  bool disjoint_held_out() const;
+  TaskSample sample(TaskRng& rng) const;   // a training example (never a held-out prompt)
   Batch batch(TaskRng& rng, int B) const;  // B training examples
-  // The fixed held-out set (its own seed stream; for text, windows from the last 10% of the text).
-  Batch held_out(uint64_t seed) const;
-  TaskSample probe(uint64_t seed) const;  // one fixed example shown in the panel
+  Batch held_out(uint64_t seed) const;     // the fixed held-out set (its own seed stream)
+  TaskSample probe(uint64_t seed) const;   // one fixed held-out example shown in the panel
 
  private:
   TaskSample text_window(int start) const;
+  TaskSample generate(TaskRng& rng) const;                 // any prompt (symbolic tasks and modadd)
+  bool is_held_out(const std::vector<int>& tokens) const;  // the prompt falls in the reserved tenth
+  TaskSample generate_held_out(TaskRng& rng) const;
   TaskConfig config_;
   std::vector<int> text_ids_;         // text task: the text as token ids
   std::vector<unsigned char> chars_;  // text task: id → byte

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 
 #include "core/train/tasks.h"
 
@@ -98,6 +99,35 @@ TEST(Tasks, SameSeedSameBatchesAndHeldOutDiffersFromTraining) {
   TaskRng train(42);
   EXPECT_NE(t.held_out(42).tokens, t.batch(train, c.val_examples).tokens);
   EXPECT_EQ(t.held_out(42).tokens, t.held_out(42).tokens);
+}
+
+TEST(Tasks, HeldOutPromptsAreNeverTrainedOn) {
+  TaskConfig c;
+  c.kind = TaskKind::ModAdd;
+  c.modulus = 23;  // 529 prompts: a tenth is reserved
+  c.val_examples = 300;
+  const Task t = make(c);
+  ASSERT_TRUE(t.disjoint_held_out());
+  std::set<std::pair<int, int>> held;
+  const Batch val = t.held_out(3);
+  for (int i = 0; i < val.B; ++i) held.insert({val.tokens[size_t(5 * i)], val.tokens[size_t(5 * i + 2)]});
+  EXPECT_GT(held.size(), 20u);  // about 53 reserved pairs
+  EXPECT_LT(held.size(), 100u);
+  TaskRng rng(9);
+  const Batch train = t.batch(rng, 3000);
+  std::set<std::pair<int, int>> seen;
+  for (int i = 0; i < train.B; ++i) {
+    const std::pair<int, int> ab{train.tokens[size_t(5 * i)], train.tokens[size_t(5 * i + 2)]};
+    EXPECT_EQ(held.count(ab), 0u) << ab.first << " + " << ab.second << " is held out but was trained on";
+    seen.insert(ab);
+  }
+  EXPECT_GT(seen.size(), 400u);  // training still covers the other nine tenths
+  // A tiny prompt space (3 symbols, length 2: 9 prompts) is not split: held out = in distribution.
+  c.kind = TaskKind::Sort;
+  c.alphabet = 3;
+  c.length = 2;
+  EXPECT_FALSE(make(c).disjoint_held_out());
+  EXPECT_EQ(make(c).held_out(1).B, 300);
 }
 
 TEST(Tasks, TextVocabularyAndHeldOutSplit) {
