@@ -30,13 +30,14 @@ namespace {
 
 struct TrainPanelState {
   // task
-  int task = 1;           // TaskKind: copy, sort, reverse, modadd, text
-  int length = 6;         // symbols in the prompt
-  int alphabet = 3;       // symbols to draw from
-  int modulus = 23;       // p of modadd
-  std::string text;       // text task: typed text
-  std::string text_file;  // text task: file to read instead (when set)
-  int context = 32;       // text task: window length
+  int task = 1;              // TaskKind: copy, sort, reverse, modadd, text
+  int length = 6;            // symbols in the prompt
+  int alphabet = 3;          // symbols to draw from
+  bool vary_period = false;  // copy: random period, so only an induction head solves it
+  int modulus = 23;          // p of modadd
+  std::string text;          // text task: typed text
+  std::string text_file;     // text task: file to read instead (when set)
+  int context = 32;          // text task: window length
   int val_examples = 256;
   // model
   int layers = 2;
@@ -114,6 +115,7 @@ bool settings_of(const TrainPanelState& s, TrainSettings* out, std::string* erro
   t.task.kind = static_cast<TaskKind>(s.task);
   t.task.length = s.length;
   t.task.alphabet = s.alphabet;
+  t.task.vary_period = s.vary_period;
   t.task.modulus = s.modulus;
   t.task.context = s.context;
   t.task.val_examples = s.val_examples;
@@ -437,6 +439,9 @@ class TrainPanel final : public Panel {
                "sorted or reversed; modadd: a + b mod p; text: next character of your text.");
     c.add_int("length", &s_.length, 1, 64, "prompt length n", "Symbols in the prompt (copy, sort, reverse).");
     c.add_int("alphabet", &s_.alphabet, 2, 64, "alphabet", "Distinct symbols the prompt draws from (A, B, C, ...).");
+    c.add_bool("vary_period", &s_.vary_period, "vary the period",
+               "copy: the repeat starts after a random filler, so its offset changes every sample and only "
+               "content-based attention (an induction head) can find it.");
     c.add_int("modulus", &s_.modulus, 2, 211, "modulus p", "modadd: answers (a + b) mod p; vocabulary p + 2.");
     c.add_text("text", &s_.text, 65536, "text", "Text for the text task (its characters are the vocabulary).");
     c.add_text("text_file", &s_.text_file, 4096, "text file",
@@ -490,6 +495,7 @@ class TrainPanel final : public Panel {
     const auto kind = static_cast<TaskKind>(s_.task);
     const bool symbolic = kind == TaskKind::Copy || kind == TaskKind::Sort || kind == TaskKind::Reverse;
     if (key == "length" || key == "alphabet") return symbolic;
+    if (key == "vary_period") return kind == TaskKind::Copy;
     if (key == "modulus") return kind == TaskKind::ModAdd;
     if (key == "text" || key == "text_file" || key == "context") return kind == TaskKind::Text;
     return true;

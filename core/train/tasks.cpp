@@ -43,6 +43,8 @@ bool Task::create(const TaskConfig& c, Task* out, std::string* error) {
   if (symbolic(c.kind)) {
     if (c.length < 1 || c.length > 256) return fail("task length must be 1 … 256 symbols");
     if (c.alphabet < 2 || c.alphabet > 4096) return fail("task alphabet must be 2 … 4096 symbols");
+    if (c.kind == TaskKind::Copy && c.vary_period && c.alphabet <= c.length)
+      return fail("copy with a varying period needs an alphabet larger than the length (distinct symbols + filler)");
   } else if (c.kind == TaskKind::ModAdd) {
     if (c.modulus < 2 || c.modulus > 4093) return fail("modulus p must be 2 … 4093");
   } else {
@@ -140,6 +142,24 @@ TaskSample Task::generate(TaskRng& rng) const {
     return s;
   }
   const int n = c.length;
+  if (c.kind == TaskKind::Copy && c.vary_period && n >= 2) {
+    const int lo = (n + 1) / 2, m = lo + rng.below(n - lo + 1), start = 2 * (n - m);  // filler, x, x
+    // x: m distinct symbols (a partial Fisher–Yates shuffle), filler: symbols outside x, so "the token after the
+    // earlier occurrence of this token" is always unique and the task is fully solvable by an induction head.
+    std::vector<int> perm(static_cast<size_t>(c.alphabet));
+    for (int i = 0; i < c.alphabet; ++i) perm[static_cast<size_t>(i)] = i;
+    for (int i = 0; i < m; ++i)
+      std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(i + rng.below(c.alphabet - i))]);
+    for (int i = 0; i < start; ++i) s.tokens.push_back(perm[static_cast<size_t>(m + rng.below(c.alphabet - m))]);
+    for (int i = 0; i < 2 * m; ++i) s.tokens.push_back(perm[static_cast<size_t>(i % m)]);
+    s.targets.assign(static_cast<size_t>(2 * n), -1);
+    s.answer.assign(static_cast<size_t>(2 * n), false);
+    for (int t = start + m + 1; t < 2 * n; ++t) {  // copy tokens 2 … m, each predicted from position t − 1
+      s.targets[static_cast<size_t>(t - 1)] = s.tokens[static_cast<size_t>(t)];
+      s.answer[static_cast<size_t>(t)] = true;
+    }
+    return s;
+  }
   std::vector<int> x(static_cast<size_t>(n));
   for (int& v : x) v = rng.below(c.alphabet);
   std::vector<int> y = x;

@@ -41,8 +41,12 @@ const char* to_string(TaskKind kind);  // "copy", "sort", "reverse", "modadd", "
 
 struct TaskConfig {
   TaskKind kind = TaskKind::Sort;
-  int length = 6;          // n: symbols in the prompt (copy / sort / reverse)
-  int alphabet = 3;        // symbols to draw from (copy / sort / reverse), shown as A, B, C, ...
+  int length = 6;            // n: symbols in the prompt (copy / sort / reverse)
+  int alphabet = 3;          // symbols to draw from (copy / sort / reverse), shown as A, B, C, ...
+  bool vary_period = false;  // copy only: the repeated segment (m distinct symbols, m random in ⌈n/2⌉ … n) comes
+                             // after 2(n − m) filler symbols not in it, so the copy's offset changes from sample to
+                             // sample and only content (previous-token + induction heads) can find it; the loss is on
+                             // copy tokens 2 … m (the first one cannot be known: nothing says where the repeat starts)
   int modulus = 23;        // p for modadd: tokens 0 … p−1, then '+' and '='
   std::string text;        // text task: the training text (bytes; its distinct characters are the vocabulary)
   int context = 32;        // text task: tokens per training window

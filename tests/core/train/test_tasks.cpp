@@ -67,6 +67,42 @@ TEST(Tasks, CopyRepeatsThePrompt) { check_symbolic(TaskKind::Copy); }
 TEST(Tasks, SortSortsThePrompt) { check_symbolic(TaskKind::Sort); }
 TEST(Tasks, ReverseReversesThePrompt) { check_symbolic(TaskKind::Reverse); }
 
+TEST(Tasks, CopyWithVaryingPeriodNeedsContentToFindTheRepeat) {
+  TaskConfig c;
+  c.kind = TaskKind::Copy;
+  c.length = 8;
+  c.alphabet = 16;
+  c.vary_period = true;
+  const Task t = make(c);
+  EXPECT_EQ(t.seq_len(), 16);
+  TaskRng rng(4);
+  std::set<int> periods;
+  for (int i = 0; i < 200; ++i) {
+    const TaskSample s = t.sample(rng);
+    ASSERT_EQ(s.tokens.size(), 16u);
+    const int answers = int(std::count(s.answer.begin(), s.answer.end(), true));
+    const int m = answers + 1;  // copy tokens 2 … m are answers
+    ASSERT_GE(m, 4);
+    ASSERT_LE(m, 8);
+    periods.insert(m);
+    const int start = 2 * (8 - m);
+    for (int k = 0; k < m; ++k) EXPECT_EQ(s.tokens[size_t(start + m + k)], s.tokens[size_t(start + k)]);
+    const std::set<int> segment(s.tokens.begin() + start, s.tokens.begin() + start + m);
+    EXPECT_EQ(segment.size(), size_t(m));  // distinct, so the induction target is unique
+    for (int k = 0; k < start; ++k) EXPECT_EQ(segment.count(s.tokens[size_t(k)]), 0u);  // filler avoids them
+    for (int p = 0; p < 16; ++p) {
+      const bool answer = p >= start + m + 1;
+      EXPECT_EQ(s.answer[size_t(p)], answer);
+      EXPECT_EQ(s.targets[size_t(p)], p + 1 < 16 && p + 1 >= start + m + 1 ? s.tokens[size_t(p + 1)] : -1);
+    }
+  }
+  EXPECT_EQ(periods.size(), 5u);  // every m in 4 … 8 occurs
+  c.alphabet = 8;                 // no symbol left for filler
+  Task bad;
+  std::string error;
+  EXPECT_FALSE(Task::create(c, &bad, &error));
+}
+
 TEST(Tasks, ModularAddition) {
   TaskConfig c;
   c.kind = TaskKind::ModAdd;
