@@ -362,6 +362,8 @@ class TrainPanel final : public Panel {
     return settings_of(s_, out, error);
   }
 
+  std::shared_ptr<const TrainSnapshot> snapshot() const { return session_.snapshot(); }
+
   void update() override {
     session_.set_steps_per_publish(s_.steps_per_frame);
     nlohmann::json j = controls().to_json();
@@ -610,6 +612,16 @@ bool train_settings_of_panel(Panel& panel, TrainSettings* out, int* steps, std::
     return false;
   }
   return p->settings(out, steps, error);
+}
+
+bool trained_model_of_panel(Panel& panel, ModelConfig* config, ModelWeights* weights) {
+  auto* p = dynamic_cast<TrainPanel*>(&panel);
+  if (!p) return false;
+  const std::shared_ptr<const TrainSnapshot> snap = p->snapshot();
+  if (!snap->ready) return false;
+  *config = snap->settings.model;
+  *weights = snap->weights;
+  return true;
 }
 
 TW_REGISTER_PANEL(TrainPanel);

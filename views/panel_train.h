@@ -15,6 +15,10 @@ namespace tw {
 // when `panel` is not the Training panel or its settings are invalid.
 bool train_settings_of_panel(Panel& panel, TrainSettings* out, int* steps, std::string* error);
 
+// The current run's model, for "open in forward stepper": a copy of the weights and the config of the latest
+// snapshot (the worker keeps training). False when `panel` is not the Training panel or has no run yet.
+bool trained_model_of_panel(Panel& panel, ModelConfig* config, ModelWeights* weights);
+
 // Every figure of the Training panel for a snapshot: loss, accuracy, gradient norms, learning rate, attention
 // maps on the probe example, per-head scores. `total_steps` sets the schedule figure's x range.
 std::vector<plot::Figure> train_figures(const TrainSnapshot& snap, int total_steps);
