@@ -176,28 +176,41 @@ void attention_batched_forward(MatT<S>& out, MatT<S>& capped, MatT<S>& probs, co
       auto P = probs.middleRows(row0, T);  // (T, T): the raw products first, then the probabilities in place
       P.noalias() = q.block(static_cast<Eigen::Index>(b) * T, static_cast<Eigen::Index>(h) * D, T, D) *
                     k.block(static_cast<Eigen::Index>(b) * T, static_cast<Eigen::Index>(g) * D, T, D).transpose();
+      // ALiBi and the (T, T) mask matrix (what training uses) are read directly; other biases and mask trees go
+      // through the general per-cell calls.
+      const AttentionBias::Kind bias_kind = opt.bias.kind;
+      const S slope = bias_kind == AttentionBias::Kind::Alibi ? static_cast<S>(opt.bias.slopes[h]) : S(0);
+      constexpr S kInf = std::numeric_limits<S>::infinity();
       for (int r = 0; r < T; ++r) {
-        S* p = probs.data() + (row0 + r) * T;
-        S* c = cap > 0 ? capped.data() + (row0 + r) * T : nullptr;
-        S mx = -std::numeric_limits<S>::infinity();
-        for (int j = 0; j < T; ++j) {
-          S x = p[j] * scale;
-          if (c) x = c[j] = cap * std::tanh(x / cap);
-          x += static_cast<S>(opt.bias.at(h, r, r, j, T));
-          p[j] = attention_allows(opt, r, j) ? x : -std::numeric_limits<S>::infinity();
-          mx = std::max(mx, p[j]);
+        // One pass per term over the row, each free of calls and loop-carried state so it runs in SIMD.
+        Eigen::Map<Eigen::Array<S, Eigen::Dynamic, 1>> row(probs.data() + (row0 + r) * T, T);
+        row *= scale;
+        if (cap > 0) {
+          Eigen::Map<Eigen::Array<S, Eigen::Dynamic, 1>> c(capped.data() + (row0 + r) * T, T);
+          c = cap * (row / cap).tanh();
+          row = c;
         }
-        if (mx == -std::numeric_limits<S>::infinity()) {  // every key blocked: zeros, never NaN
+        if (bias_kind == AttentionBias::Kind::Alibi) {
+          for (int j = 0; j <= r; ++j) row[j] -= slope * static_cast<S>(r - j);  // j > r: 0 (the mask's cells)
+        } else if (bias_kind != AttentionBias::Kind::None) {
+          for (int j = 0; j < T; ++j) row[j] += static_cast<S>(opt.bias.at(h, r, r, j, T));
+        }
+        if (opt.mask_matrix) {
+          const bool* allow = opt.mask_matrix->data() + static_cast<Eigen::Index>(r) * T;
+          for (int j = 0; j < T; ++j) row[j] = allow[j] ? row[j] : -kInf;
+        }
+        if (opt.mask)
+          for (int j = 0; j < T; ++j)
+            if (!opt.mask->allows(r, j)) row[j] = -kInf;
+        const S mx = row.maxCoeff();
+        S* p = row.data();
+        if (mx == -kInf) {  // every key blocked: zeros, never NaN
           for (int j = 0; j < T; ++j) p[j] = 0;
           continue;
         }
-        S sum = 0;
-        for (int j = 0; j < T; ++j) {
-          p[j] = std::exp(p[j] - mx);  // exp(−∞) = 0 for blocked keys
-          sum += p[j];
-        }
-        const S inv = S(1) / sum;
-        for (int j = 0; j < T; ++j) p[j] *= inv;
+        // Eigen's packet exp (SIMD); blocked keys are set to exactly 0 rather than trusting exp(−∞) there.
+        row = (row == -kInf).select(S(0), (row - mx).exp());
+        row *= S(1) / row.sum();
       }
       out.block(static_cast<Eigen::Index>(b) * T, static_cast<Eigen::Index>(h) * D, T, D).noalias() =
           P * v.block(static_cast<Eigen::Index>(b) * T, static_cast<Eigen::Index>(g) * D, T, D);

@@ -13,8 +13,10 @@ namespace tw {
 template <class S>
 void linear_forward(MatT<S>& out, const MatT<S>& x, const MatT<S>& w);
 
-// dx: (N, in) += (skipped when null); dw: (out, in) +=; dout: (N, out); x: (N, in); w: (out, in).
+// dx: (N, in) += (skipped when null; overwritten instead when accumulate_dx is false, which saves zeroing it);
+// dw: (out, in) +=; dout: (N, out); x: (N, in); w: (out, in).
 template <class S>
-void linear_backward(MatT<S>* dx, MatT<S>& dw, const MatT<S>& dout, const MatT<S>& x, const MatT<S>& w);
+void linear_backward(MatT<S>* dx, MatT<S>& dw, const MatT<S>& dout, const MatT<S>& x, const MatT<S>& w,
+                     bool accumulate_dx = true);
 
 }  // namespace tw

@@ -75,16 +75,16 @@ S activation_derivative(Activation a, S x);
 // out = act(x); x, out: (N, F).
 template <class S>
 void activation_forward_t(MatT<S>& out, const MatT<S>& x, Activation a);
-// dx += act'(x) ⊙ dout; dx, dout, x: (N, F).
+// dx += act'(x) ⊙ dout; dx, dout, x: (N, F). accumulate = false overwrites dx instead (saves zeroing it first).
 template <class S>
-void activation_backward(MatT<S>& dx, const MatT<S>& dout, const MatT<S>& x, Activation a);
+void activation_backward(MatT<S>& dx, const MatT<S>& dout, const MatT<S>& x, Activation a, bool accumulate = true);
 
 // GLU: out = act(gate) ⊙ up (SwiGLU: act = SiLU, GeGLU: GELU, ReGLU: ReLU). gate, up, out: (N, F).
 template <class S>
 void glu_forward(MatT<S>& out, const MatT<S>& gate, const MatT<S>& up, Activation act);
-// dgate += act'(gate) ⊙ up ⊙ dout; dup += act(gate) ⊙ dout.
+// dgate += act'(gate) ⊙ up ⊙ dout; dup += act(gate) ⊙ dout (accumulate = false: = instead of +=).
 template <class S>
 void glu_backward(MatT<S>& dgate, MatT<S>& dup, const MatT<S>& dout, const MatT<S>& gate, const MatT<S>& up,
-                  Activation act);
+                  Activation act, bool accumulate = true);
 
 }  // namespace tw

@@ -276,23 +276,22 @@ void backward_t(G& g, Acts<S>& a, const W& w, const ModelConfig& c, const Batch&
     const MatT<S>& x = a.xs[static_cast<size_t>(l)];
 
     // MLP backward: dd = gradient of the down projection's output, m its input; dm (+=) receives ∂/∂m.
-    auto mlp_back = [&](const MatT<S>& dd, const MatT<S>& m, MatT<S>& dm) {
-      a.dhid.setZero();
-      linear_backward<S>(&a.dhid, lg.mlp.down, dd, L.hid, lw.mlp.down);
-      a.dup.setZero();
+    // MLP backward: dd = gradient of the down projection's output, m its input; ∂/∂m goes to dm (+= when
+    // dm_accumulate, else overwritten). The first writer of each scratch buffer overwrites it (no zeroing pass).
+    auto mlp_back = [&](const MatT<S>& dd, const MatT<S>& m, MatT<S>& dm, bool dm_accumulate) {
+      linear_backward<S>(&a.dhid, lg.mlp.down, dd, L.hid, lw.mlp.down, false);
       if (kind != MlpKind::Plain) {
-        a.dgate.setZero();
-        glu_backward<S>(a.dgate, a.dup, a.dhid, L.gate, L.up, act);
-        linear_backward<S>(&dm, lg.mlp.gate, a.dgate, m, lw.mlp.gate);
+        glu_backward<S>(a.dgate, a.dup, a.dhid, L.gate, L.up, act, false);
+        linear_backward<S>(&dm, lg.mlp.gate, a.dgate, m, lw.mlp.gate, dm_accumulate);
+        dm_accumulate = true;
       } else {
-        activation_backward<S>(a.dup, a.dhid, L.up, act);
+        activation_backward<S>(a.dup, a.dhid, L.up, act, false);
       }
-      linear_backward<S>(&dm, lg.mlp.up, a.dup, m, lw.mlp.up);
+      linear_backward<S>(&dm, lg.mlp.up, a.dup, m, lw.mlp.up, dm_accumulate);
     };
     // Attention backward: dproj = gradient of the o_proj output, ain the block's input; da (+=) receives ∂/∂ain.
     auto attn_back = [&](const MatT<S>& dproj, const MatT<S>& ain, MatT<S>& da) {
-      a.datt.setZero();
-      linear_backward<S>(&a.datt, lg.wo, dproj, L.att, lw.wo);
+      linear_backward<S>(&a.datt, lg.wo, dproj, L.att, lw.wo, false);
       a.dq.setZero();
       a.dk.setZero();
       a.dv.setZero();
@@ -327,8 +326,7 @@ void backward_t(G& g, Acts<S>& a, const W& w, const ModelConfig& c, const Batch&
 
     if (pre) {
       // dres = ∂/∂(h + MLP(Norm(h))): the residual passes it to h, the MLP branch adds through Norm2.
-      a.dnorm.setZero();
-      mlp_back(a.dres, L.ln2, a.dnorm);
+      mlp_back(a.dres, L.ln2, a.dnorm, false);
       norm_bwd<S>(a.dres, lg.mlp_norm, a.dnorm, L.h, lw.mlp_norm, L.ln2_mean, L.ln2_rstd, c);
       // dres = ∂/∂h = ∂/∂(x + Attn(Norm(x))).
       a.dnorm.setZero();
@@ -339,7 +337,7 @@ void backward_t(G& g, Acts<S>& a, const W& w, const ModelConfig& c, const Batch&
       a.dtmp.setZero();
       norm_bwd<S>(a.dtmp, lg.mlp_norm, a.dres, L.res2, lw.mlp_norm, L.ln2_mean, L.ln2_rstd, c);
       a.dres = a.dtmp;  // residual path to h_n
-      mlp_back(a.dtmp, L.ln1, a.dres);
+      mlp_back(a.dtmp, L.ln1, a.dres, true);
       a.dtmp.setZero();
       norm_bwd<S>(a.dtmp, lg.attn_norm, a.dres, L.h, lw.attn_norm, L.ln1_mean, L.ln1_rstd, c);
       a.dres = a.dtmp;  // residual path to x
@@ -354,13 +352,49 @@ void backward_t(G& g, Acts<S>& a, const W& w, const ModelConfig& c, const Batch&
 
 // [SECTION] checks shared by both precisions
 
+// Every tensor of `config` with the shape it must have (rows, cols; cols = 1 for γ/β vectors), in tensor_specs order.
+// No names, so the per-step shape checks allocate nothing. The caller checks the layer count first.
+template <class W, class F>
+void each_array(W& w, const ModelConfig& c, F&& f) {
+  const int C = c.dim, V = c.vocab, Fh = c.hidden, HD = c.n_heads * c.head_dim(), KVD = c.n_kv_heads * c.head_dim();
+  auto norm = [&](auto& n) {
+    f(n.weight, C, 1);
+    if (c.norm == NormType::LayerNorm) f(n.bias, C, 1);
+  };
+  f(w.embed, V, C);
+  if (c.positions == PositionType::Learned) f(w.pos_embed, c.max_seq, C);
+  for (auto& l : w.layers) {
+    norm(l.attn_norm);
+    f(l.wq, HD, C);
+    f(l.wk, KVD, C);
+    f(l.wv, KVD, C);
+    f(l.wo, C, HD);
+    if (c.qk_norm) {
+      f(l.q_norm, c.head_dim(), 1);
+      f(l.k_norm, c.head_dim(), 1);
+    }
+    norm(l.mlp_norm);
+    if (c.gated()) f(l.mlp.gate, Fh, C);
+    f(l.mlp.up, Fh, C);
+    f(l.mlp.down, C, Fh);
+  }
+  if (c.has_final_norm()) norm(w.final_norm);
+  if (!c.tie_embeddings) f(w.lm_head, V, C);
+}
+
+// True when every tensor the config needs is there with its shape.
+template <class W>
+bool shapes_match(W& w, const ModelConfig& c) {
+  if (static_cast<int>(w.layers.size()) != c.n_layers) return false;
+  bool ok = true;
+  each_array(w, c, [&](auto& m, int rows, int cols) { ok = ok && m.rows() == rows && m.cols() == cols; });
+  return ok;
+}
+
 template <class W>
 std::string check_weights(const W& w, const ModelConfig& c) {
-  const bool ok = w.embed.rows() == c.vocab && w.embed.cols() == c.dim &&
-                  static_cast<int>(w.layers.size()) == c.n_layers &&
-                  (c.tie_embeddings || w.lm_head.rows() == c.vocab) &&
-                  (c.positions != PositionType::Learned || w.pos_embed.rows() >= c.max_seq);
-  return ok ? "" : "the weights do not match the model config (different vocabulary, width or layer count)";
+  return shapes_match(w, c) ? ""
+                            : "the weights do not match the model config (a tensor is missing or has another shape)";
 }
 
 template <class S, class W>
@@ -374,6 +408,12 @@ bool run_forward(Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batc
   ensure_acts(a, c, batch.B, batch.T);
   const double l = forward_t<S>(a, w, c, batch);
   if (loss) *loss = l;
+  if (!std::isfinite(l)) {  // diverged weights: say so instead of handing NaN gradients to the optimizer
+    if (error)
+      *error = std::string("the loss is ") + (std::isnan(l) ? "NaN" : "infinite") +
+               ": the weights or activations overflowed (learning rate too high?)";
+    return false;
+  }
   return true;
 }
 
@@ -452,24 +492,11 @@ bool train_forward(TrainState& state, const ModelWeights& weights, const ModelCo
 namespace {
 // Makes *grads zero with the shapes of `config`, allocating only when a shape differs.
 void zero_grads(ModelWeights* grads, const ModelConfig& config) {
-  bool same = static_cast<int>(grads->layers.size()) == config.n_layers;
-  if (same) {
-    const std::vector<TensorSpec> specs = tensor_specs(config);
-    size_t i = 0;
-    visit_parameters(*grads, config, [&](const std::string&, float*, int64_t size, ParamKind) {
-      int64_t want = 1;
-      for (int64_t d : specs[i++].shape) want *= d;
-      same = same && size == want;
-    });
-    same = same && grads->head().rows() == config.vocab;
-  }
-  if (!same) {
+  if (!shapes_match(*grads, config)) {
     *grads = zero_weights(config);
     return;
   }
-  visit_parameters(*grads, config, [](const std::string&, float* data, int64_t size, ParamKind) {
-    std::fill(data, data + size, 0.0f);
-  });
+  each_array(*grads, config, [](auto& m, int, int) { m.setZero(); });
 }
 }  // namespace
 
@@ -481,10 +508,15 @@ bool train_forward_backward(ModelWeights* grads, TrainState& state, const ModelW
   return true;
 }
 
-const Mat& train_logits(const TrainState& state) { return state.acts->f.logits; }
+const Mat& train_logits(const TrainState& state) {
+  static const Mat kEmpty;  // before the first pass, or on a moved-from state
+  return state.acts ? state.acts->f.logits : kEmpty;
+}
 
 Mat train_attention_probs(const TrainState& state, int layer, int b) {
+  if (!state.acts) return Mat();
   const Acts<float>& a = state.acts->f;
+  if (a.B == 0 || layer < 0 || layer >= static_cast<int>(a.layers.size()) || b < 0 || b >= a.B) return Mat();
   const Mat& p = a.layers[static_cast<size_t>(layer)].probs;
   const Eigen::Index rows = p.rows() / a.B;  // H*T
   return p.middleRows(static_cast<Eigen::Index>(b) * rows, rows);

@@ -47,18 +47,21 @@ struct TrainState {
 std::string check_batch(const ModelConfig& config, const Batch& batch);
 
 // Forward only. Fills *loss (mean over targets; 0 targets → error). Afterwards the state holds the logits and the
-// attention probabilities of every layer for reading. Returns false + one-line *error on invalid input.
+// attention probabilities of every layer for reading. Returns false + one-line *error on invalid input, and also
+// when the loss comes out NaN or infinite (diverged weights; *loss is still set).
 bool train_forward(TrainState& state, const ModelWeights& weights, const ModelConfig& config, const Batch& batch,
                    double* loss, std::string* error);
 
 // Forward + backward: *grads (resized like zero_weights(config) when its shapes differ) is overwritten with
-// ∂loss/∂W for every parameter (a tied head's gradient is the sum of its two uses, in embed).
+// ∂loss/∂W for every parameter (a tied head's gradient is the sum of its two uses, in embed). On false (invalid
+// input, non-finite loss) *grads is left as it was.
 bool train_forward_backward(ModelWeights* grads, TrainState& state, const ModelWeights& weights,
                             const ModelConfig& config, const Batch& batch, double* loss, std::string* error);
 
-// After train_forward / train_forward_backward on the same state:
+// After train_forward / train_forward_backward on the same state (empty before the first pass):
 const Mat& train_logits(const TrainState& state);  // (B*T, V)
-// Attention probabilities of layer l for sequence b: (H*T, T), head h in rows h*T .. h*T+T-1.
+// Attention probabilities of layer l for sequence b: (H*T, T), head h in rows h*T .. h*T+T-1 (empty when l or b is
+// out of range).
 Mat train_attention_probs(const TrainState& state, int layer, int b);
 
 // [SECTION] double precision (finite-difference checks)
