@@ -153,9 +153,13 @@ bool Trainer::step(std::string* error) {
   const Batch batch = task_.batch(rng_, settings_.batch);
   double loss = 0;
   if (!train_forward_backward(&grads_, train_state_, weights_, c, batch, &loss, error)) {
-    stop_message_ = "training stopped at step " + std::to_string(steps_ + 1) + ": " + *error;
-    *error = stop_message_;
-    return false;
+    // A non-finite loss is divergence (reported below like a non-finite gradient); anything else is a bug or a
+    // bad batch, reported as it is.
+    if (std::isfinite(loss)) {
+      stop_message_ = "training stopped at step " + std::to_string(steps_ + 1) + ": " + *error;
+      *error = stop_message_;
+      return false;
+    }
   }
   MetricsRow row;
   row.step = steps_ + 1;
