@@ -515,7 +515,7 @@ class TrainPanel final : public Panel {
     }
     ImGui::SameLine();
     if (ImGui::Button("Pin run")) {
-      session_.pin_current("run " + std::to_string(++pin_counter_) + " (" + run_label() + ")");
+      session_.pin_current(std::to_string(++pin_counter_) + ": " + run_label());
     }
     ImGui::SameLine();
     help_marker("Pin keeps this run's curves as a faded overlay (up to 4) to compare with the next run.");
@@ -540,8 +540,8 @@ class TrainPanel final : public Panel {
   }
 
   std::string run_label() const {
-    static const char* scales[] = {"1/sqrt(d_k)", "none", "1/d_k"};
-    return std::string(s_.placement == 0 ? "pre" : "post") + "-norm, scale " + scales[std::clamp(s_.attn_scale, 0, 2)] +
+    static const char* scales[] = {"1/sqrt(d_k)", "no scale", "1/d_k"};
+    return std::string(s_.placement == 0 ? "pre" : "post") + ", " + scales[std::clamp(s_.attn_scale, 0, 2)] +
            (s_.qk_norm ? ", QK-norm" : "") + ", lr " + fmt("%.3g", s_.lr);
   }
 
