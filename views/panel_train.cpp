@@ -61,6 +61,7 @@ struct TrainPanelState {
   int steps = 600;
   int warmup = 20;
   float weight_decay = 0.01f;
+  bool decay_all = false;  // also decay norms and embeddings
   float clip = 1.0f;
   int seed = 1;
   int eval_every = 25;
@@ -153,6 +154,7 @@ bool settings_of(const TrainPanelState& s, TrainSettings* out, std::string* erro
   o.warmup_steps = s.warmup;
   o.total_steps = s.steps;
   o.weight_decay = s.weight_decay;
+  o.decay_norms = o.decay_embeddings = s.decay_all;
   o.clip_norm = s.clip;
   t.batch = s.batch;
   t.seed = static_cast<uint64_t>(s.seed);
@@ -484,6 +486,8 @@ class TrainPanel final : public Panel {
     c.add_int("warmup", &s_.warmup, 0, 10000, "warmup steps", "Linear warmup from lr/W to lr over W steps.");
     c.add_float("weight_decay", &s_.weight_decay, 0.0f, 1.0f, "weight decay",
                 "Decoupled decay of the weight matrices (not norms or embeddings).", false, "%.3g");
+    c.add_bool("decay_all", &s_.decay_all, "decay norms + embeddings",
+               "Also apply weight decay to norm gains/biases and embeddings (usually left out).");
     c.add_float("clip", &s_.clip, 0.0f, 100.0f, "clip grad norm", "Scale gradients down to this global norm; 0 = off.",
                 false, "%.3g");
     c.add_int("seed", &s_.seed, 0, 1000000, "seed", "Seeds the weights, batches, held-out set and probe.");
