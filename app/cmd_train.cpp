@@ -30,6 +30,7 @@
 #include "app/scene.h"
 #include "app/scene_presets.h"
 #include "core/io/atomic_file.h"
+#include "core/matmul_threads.h"
 #include "core/train/trainer.h"
 #include "core/train/trainer_session.h"
 #include "views/panel_train.h"
@@ -169,6 +170,7 @@ int run_train(const TrainCommandOptions& o) {
   run["seconds"] = seconds;
   run["ms_per_step_median"] = median;
   run["cpu_ms_per_step_median"] = cpu_median;
+  run["blas_kernel"] = matmul_kernel();  // bit-identical retraining holds for the same kernel
   run["final_accuracy"] = std::isfinite(final_eval.accuracy) ? nlohmann::json(final_eval.accuracy) : nullptr;
   run["final_val_loss"] = std::isfinite(final_eval.loss) ? nlohmann::json(final_eval.loss) : nullptr;
   run["seconds_to_99"] = std::isfinite(seconds_to_99) ? nlohmann::json(seconds_to_99) : nullptr;

