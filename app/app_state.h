@@ -32,6 +32,7 @@ struct AppState {
   bool quit_requested = false;
   FileDialogs file_dialogs;  // File menu popups: open/save scene, export figures (app/file_menu.cpp)
   ExportSettings exports;    // where and how figures are exported: File > Export and every figure's menu
+  std::string model_dir;     // --model DIR: a Hugging Face model folder to open at start-up (empty: none)
 
   PanelSlot* find(const std::string& id);
   // Opens a panel by id; returns false (and leaves state unchanged) if no panel has that id.

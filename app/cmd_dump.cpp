@@ -4,6 +4,12 @@
 //   DIR/config.json         Hugging Face LlamaConfig keys plus tw_* keys
 //   DIR/<step>.npy          one float32 array per trace step, in its logical shape (e.g. (H, T, T))
 //   DIR/manifest.json       tokens, and per step: name, title, formula, inputs, shape, dims, flops, bytes, file
+// With --model DIR (a Hugging Face folder: config.json, model.safetensors or an index + shards, tokenizer.json) the
+// model and its tokenizer come from the folder instead of --config/--weights. --dtype bf16|f16 writes a
+// half-precision checkpoint and runs the model rounded to it (the dumped steps are those of the files written);
+// --shard-mb N splits the weights into shards of at most N MB plus model.safetensors.index.json.
+// With --grads also DIR/grads.safetensors (∂loss/∂W under the model.safetensors names) and manifest "loss": the
+// mean next-token cross-entropy of the tokens (positions 0..T−2 predict tokens 1..T−1).
 // Exit codes: 0 written, 1 a file could not be read or written, 2 bad arguments (one line on stderr).
 #include <cstdio>
 #include <cstdlib>
@@ -16,12 +22,14 @@
 
 #include "app/commands.h"
 #include "core/io/atomic_file.h"
+#include "core/io/hf_model.h"
 #include "core/io/npy.h"
 #include "core/model/config.h"
 #include "core/model/forward.h"
 #include "core/model/trace.h"
 #include "core/model/weights.h"
 #include "core/tokenizer.h"
+#include "core/train/model_train.h"
 
 namespace tw {
 
@@ -35,6 +43,10 @@ struct DumpOptions {
   std::string out;
   std::string seed = "0";
   bool text_given = false;
+  std::string model;  // --model DIR
+  std::string dtype = "f32";
+  double shard_mb = 0;  // 0: one model.safetensors
+  bool grads = false;  // --grads
 };
 
 int fail(int code, const std::string& message) {
@@ -64,7 +76,8 @@ std::string npy_name(const TraceStep& s) { return s.name + ".npy"; }
 
 int run_dump(const DumpOptions& o) {
   // [SECTION] arguments
-  if (o.config.empty()) return fail(2, "--config FILE is required (a Hugging Face style config.json)");
+  if (o.config.empty() && o.model.empty())
+    return fail(2, "--config FILE is required (a Hugging Face style config.json), or --model DIR");
   if (o.out.empty()) return fail(2, "--out DIR is required (the directory to write into)");
   if (o.text_given == !o.tokens.empty()) return fail(2, "give exactly one of --text \"...\" or --tokens 1,2,3");
   char* end = nullptr;
@@ -75,9 +88,25 @@ int run_dump(const DumpOptions& o) {
 
   ModelConfig config;
   std::string error;
-  if (!load_config(o.config, &config, &error)) return fail(2, error);
+  // [SECTION] Hugging Face folder and storage type (--model, --dtype, --shard-mb)
+  StorageType dtype = StorageType::F32;
+  if (!storage_type_from_string(o.dtype, &dtype)) return fail(2, "--dtype '" + o.dtype + "' must be f32, f16 or bf16");
+  if (!(o.shard_mb >= 0)) return fail(2, "--shard-mb must be 0 (one file) or a positive size in MB");
+  HfModel hf;
+  if (!o.model.empty()) {
+    if (!o.config.empty() || !o.weights.empty())
+      return fail(2, "--model DIR brings its own config and weights; leave out --config and --weights");
+    if (!load_hf_model(o.model, {}, &hf, &error)) return fail(2, error);
+    config = hf.config;
+  }
+  if (o.model.empty() && !load_config(o.config, &config, &error)) return fail(2, error);
   std::vector<int> tokens;
-  if (o.text_given) {
+  if (!o.model.empty() && o.text_given) {
+    if (!hf.has_tokenizer)
+      return fail(2, o.model + " has no usable tokenizer.json" +
+                         (hf.tokenizer_warning.empty() ? "" : " (" + hf.tokenizer_warning + ")") + "; use --tokens");
+    tokens = hf.tokenizer.encode(o.text);
+  } else if (o.text_given) {
     if (config.vocab < 256)
       return fail(2, "--text needs a vocabulary of at least 256 byte tokens (vocab_size is " +
                          std::to_string(config.vocab) + "); use --tokens");
@@ -88,23 +117,44 @@ int run_dump(const DumpOptions& o) {
   if (const std::string problem = check_tokens(config, tokens); !problem.empty()) return fail(2, problem);
 
   ModelWeights weights;
-  if (o.weights.empty())
+  if (!o.model.empty())
+    weights = std::move(hf.weights);
+  else if (o.weights.empty())
     weights = init_weights(config, seed);
   else if (!load_weights(o.weights, config, &weights, &error))
     return fail(2, error);
+
+  if (dtype != StorageType::F32) round_weights(weights, config, dtype);  // run the checkpoint that is written
 
   // [SECTION] forward
   Trace trace;
   Mat logits;
   if (!forward(logits, &trace, weights, config, tokens, &error)) return fail(2, error);
 
+  // [SECTION] gradients (--grads): backward pass of the next-token loss over the same tokens
+  ModelWeights grads;
+  double loss = 0;
+  if (o.grads) {
+    if (tokens.size() < 2) return fail(2, "--grads needs at least 2 tokens (position t predicts token t+1)");
+    Batch batch;
+    batch.B = 1;
+    batch.T = static_cast<int>(tokens.size());
+    batch.tokens = tokens;
+    batch.targets.assign(tokens.begin() + 1, tokens.end());
+    batch.targets.push_back(-1);
+    TrainState state;
+    if (!train_forward_backward(&grads, state, weights, config, batch, &loss, &error)) return fail(2, error);
+  }
+
   // [SECTION] files
   std::error_code ec;
   std::filesystem::create_directories(o.out, ec);
   if (ec) return fail(1, "cannot create '" + o.out + "': " + ec.message());
   const std::filesystem::path dir(o.out);
-  if (!save_weights((dir / "model.safetensors").string(), weights, config, &error)) return fail(1, error);
-  if (!save_config((dir / "config.json").string(), config, &error)) return fail(1, error);
+  std::vector<std::string> weight_files;
+  const HfSaveOptions save_options{dtype, static_cast<int64_t>(o.shard_mb * 1e6)};
+  if (!save_hf_checkpoint(o.out, weights, config, save_options, &weight_files, &error)) return fail(1, error);
+  if (o.grads && !save_weights((dir / "grads.safetensors").string(), grads, config, &error)) return fail(1, error);
 
   nlohmann::json manifest;
   manifest["tokens"] = tokens;
@@ -112,6 +162,18 @@ int run_dump(const DumpOptions& o) {
   manifest["seed"] = o.weights.empty() ? nlohmann::json(seed) : nlohmann::json(nullptr);
   manifest["weights"] = o.weights.empty() ? "seeded init" : o.weights;
   manifest["parameters"] = parameter_count(config);
+  manifest["dtype"] = to_string(dtype);
+  manifest["files"] = weight_files;
+  if (!o.model.empty()) {
+    manifest["model"] = o.model;
+    manifest["weights"] = o.model;
+    if (hf.has_tokenizer) {
+      nlohmann::json labels = nlohmann::json::array();
+      for (int t : tokens) labels.push_back(hf.tokenizer.label(t));
+      manifest["token_strings"] = labels;
+    }
+  }
+  if (o.grads) manifest["loss"] = loss;
   nlohmann::json steps = nlohmann::json::array();
   for (const TraceStep& s : trace.steps()) {
     if (!write_npy((dir / npy_name(s)).string(), s.value, s.sizes(), &error)) return fail(1, error);
@@ -133,7 +195,9 @@ int run_dump(const DumpOptions& o) {
   if (!write_file_atomic((dir / "manifest.json").string(),
                          manifest.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", &error))
     return fail(1, error);
-  std::printf("wrote %zu steps, model.safetensors, config.json and manifest.json to %s\n", trace.steps().size(),
+  std::printf("wrote %zu steps, %s, config.json and manifest.json to %s\n", trace.steps().size(),
+              weight_files.size() > 2 ? (std::to_string(weight_files.size() - 2) + " weight shards").c_str()
+                                      : "model.safetensors",
               o.out.c_str());
   return 0;
 }
@@ -153,6 +217,11 @@ TW_REGISTER_COMMAND(Command{
       sub.add_option("--tokens", o->tokens, "Input token ids, comma-separated (e.g. 1,2,3)");
       sub.add_option("--out", o->out, "Directory to write into (created if missing)");
       sub.add_option("--seed", o->seed, "Seed of the weight init when --weights is not given (default 0)");
+      sub.add_option("--model", o->model, "A Hugging Face model folder (config.json, safetensors, tokenizer.json)");
+      sub.add_option("--dtype", o->dtype, "Storage type of the written weights: f32 (default), f16 or bf16");
+      sub.add_option("--shard-mb", o->shard_mb, "Split the written weights into shards of at most this many MB");
+      sub.add_flag("--grads", o->grads,
+                   "Also write grads.safetensors (d loss / d W of the next-token loss) and the loss in manifest.json");
       return [o] { return run_dump(*o); };
     }});
 

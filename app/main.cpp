@@ -34,6 +34,8 @@ int main(int argc, char** argv) {
   cli.add_option("--perf-report", gui.perf_report, "Write frame-time statistics to this JSON file");
   cli.add_option("--width", gui.width, "Initial window width in pixels")->check(CLI::Range(320, 8192));
   cli.add_option("--height", gui.height, "Initial window height in pixels")->check(CLI::Range(240, 8192));
+  cli.add_option("--model", gui.model, "Open a Hugging Face model folder (config.json, *.safetensors, tokenizer.json)")
+      ->check(CLI::ExistingDirectory);
   bool fresh = false;
   cli.add_flag("--fresh", fresh, "Start from defaults instead of restoring the last session");
   std::vector<std::pair<CLI::App*, tw::CommandAction>> actions;
@@ -56,6 +58,7 @@ int main(int argc, char** argv) {
   }
   if (gui.all_panels)
     for (auto& slot : state.panels) slot.open = true;
+  state.model_dir = gui.model;  // loaded by the model panel with progress (app_state.h)
   if (cli.count("--theme")) state.theme = gui.theme == "print" ? tw::Theme::Print : tw::Theme::Dark;
   // Long recomputes (LoRA training, the softmax sweep, the Small model) yield the cores to the UI and the renderer.
   for (auto& slot : state.panels) slot.panel->set_background_priority(true);

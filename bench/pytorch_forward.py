@@ -3,6 +3,7 @@
 
     transformer-workbench dump --config cfg.json --tokens 1,2,3 --out /tmp/d
     /usr/bin/python3 bench/pytorch_forward.py /tmp/d                 # compare logits and every traced step
+    (F32/F16/BF16 tensors, one model.safetensors or an index + shards, Qwen2 q/k/v biases, rope_scaling)
     /usr/bin/python3 bench/pytorch_forward.py /tmp/d --time --threads 1,2 --repeat 20
 
 The forward pass below is written by hand from the formulas in shared/design/conventions.md (no transformers
@@ -28,7 +29,8 @@ import torch
 # [SECTION] files
 
 def read_safetensors(path):
-    """Minimal F32 safetensors reader: 8-byte little-endian header length, JSON header, raw data."""
+    """Minimal safetensors reader: 8-byte little-endian header length, JSON header, raw data. F32, F16 and BF16
+    tensors are converted to float32 (BF16 is the top half of a float32, so it widens by a 16-bit shift)."""
     with open(path, "rb") as f:
         data = f.read()
     (n,) = struct.unpack("<Q", data[:8])
@@ -38,11 +40,35 @@ def read_safetensors(path):
     for name, info in header.items():
         if name == "__metadata__":
             continue
-        assert info["dtype"] == "F32", f"{name}: {info['dtype']}"
         begin, end = info["data_offsets"]
-        arr = np.frombuffer(buf[begin:end], dtype="<f4").reshape(info["shape"])
-        tensors[name] = torch.from_numpy(arr.copy())
+        raw = buf[begin:end]
+        if info["dtype"] == "F32":
+            arr = np.frombuffer(raw, dtype="<f4")
+        elif info["dtype"] == "F16":
+            arr = np.frombuffer(raw, dtype="<f2").astype(np.float32)
+        elif info["dtype"] == "BF16":
+            arr = (np.frombuffer(raw, dtype="<u2").astype(np.uint32) << 16).view(np.float32)
+        else:
+            raise SystemExit(f"{path}: tensor {name} has dtype {info['dtype']} (F32, F16, BF16 only)")
+        tensors[name] = torch.from_numpy(arr.reshape(info["shape"]).copy())
     return tensors
+
+
+def read_checkpoint(d):
+    """model.safetensors, or the shards that model.safetensors.index.json names (its weight_map)."""
+    index = os.path.join(d, "model.safetensors.index.json")
+    if not os.path.exists(index):
+        return read_safetensors(os.path.join(d, "model.safetensors")), 1
+    weight_map = json.load(open(index))["weight_map"]
+    tensors = {}
+    shards = sorted(set(weight_map.values()))
+    for shard in shards:
+        for name, t in read_safetensors(os.path.join(d, shard)).items():
+            if weight_map.get(name) == shard:
+                tensors[name] = t
+    missing = set(weight_map) - set(tensors)
+    assert not missing, f"index names tensors its shards lack: {sorted(missing)[:3]}"
+    return tensors, len(shards)
 
 
 # [SECTION] model
@@ -64,7 +90,7 @@ class Reference:
         self.C = cfg["hidden_size"]
         self.H = cfg["num_attention_heads"]
         self.KV = cfg.get("num_key_value_heads", self.H)
-        self.D = self.C // self.H
+        self.D = cfg.get("head_dim") or self.C // self.H
         self.L = cfg["num_hidden_layers"]
         self.eps = cfg["rms_norm_eps"]
         self.norm_kind = cfg.get("tw_norm", "rmsnorm")
@@ -75,6 +101,7 @@ class Reference:
         self.window = cfg.get("sliding_window") or 0
         self.full_every = cfg.get("tw_full_every", 0)
         self.tied = cfg.get("tie_word_embeddings", False)
+        self.rope_scaling = cfg.get("rope_scaling") or {}
 
     def norm(self, x, prefix):
         g = self.w[prefix + ".weight"]
@@ -82,11 +109,32 @@ class Reference:
             return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * g
         return torch.nn.functional.layer_norm(x, (self.C,), g, self.w[prefix + ".bias"], self.eps)
 
+    def inv_freq(self, T):
+        """θ_k = base^(−2k/D), then Hugging Face's rope_scaling (linear, dynamic, llama3), in float64."""
+        D, base = self.D, self.cfg["rope_theta"]
+        kind = self.rope_scaling.get("rope_type", self.rope_scaling.get("type", "default"))
+        factor = self.rope_scaling.get("factor", 1.0)
+        orig = self.rope_scaling.get("original_max_position_embeddings", self.cfg.get("max_position_embeddings"))
+        if kind == "dynamic" and T > orig:
+            base = base * ((factor * T / orig) - (factor - 1)) ** (D / (D - 2))
+        k = torch.arange(D // 2, dtype=torch.float64)
+        theta = base ** (-2.0 * k / D)
+        if kind == "linear":
+            theta = theta / factor
+        elif kind == "llama3":
+            low, high = self.rope_scaling["low_freq_factor"], self.rope_scaling["high_freq_factor"]
+            wavelen = 2 * math.pi / theta
+            scaled = torch.where(wavelen > orig / low, theta / factor, theta)
+            smooth = (orig / wavelen - low) / (high - low)
+            smoothed = (1 - smooth) * scaled / factor + smooth * scaled
+            medium = ~(wavelen < orig / high) & ~(wavelen > orig / low)
+            theta = torch.where(medium, smoothed, scaled)
+        return theta
+
     def rope_tables(self, T):
         # Angles in float64, then float32 (the workbench does the same; HF forms them in float32, which differs
         # by ~1e-5 rad at position 255).
-        k = torch.arange(self.D // 2, dtype=torch.float64)
-        theta = self.cfg["rope_theta"] ** (-2.0 * k / self.D)
+        theta = self.inv_freq(T)
         ang = torch.arange(T, dtype=torch.float64)[:, None] * theta[None, :]
         cos, sin = torch.cos(ang).float(), torch.sin(ang).float()
         return torch.cat([cos, cos], -1), torch.cat([sin, sin], -1)  # (T, D)
@@ -116,9 +164,13 @@ class Reference:
 
     def attention(self, x, p, layer, steps):
         T, H, KV, D = x.shape[0], self.H, self.KV, self.D
-        q = (x @ self.w[p + "self_attn.q_proj.weight"].T).view(T, H, D).transpose(0, 1)   # (H, T, D)
-        k = (x @ self.w[p + "self_attn.k_proj.weight"].T).view(T, KV, D).transpose(0, 1)  # (KV, T, D)
-        v = (x @ self.w[p + "self_attn.v_proj.weight"].T).view(T, KV, D).transpose(0, 1)
+        def proj(name):  # x Wᵀ (+ b: Qwen2's q/k/v biases)
+            y = x @ self.w[p + f"self_attn.{name}.weight"].T
+            bias = self.w.get(p + f"self_attn.{name}.bias")
+            return y if bias is None else y + bias
+        q = proj("q_proj").view(T, H, D).transpose(0, 1)   # (H, T, D)
+        k = proj("k_proj").view(T, KV, D).transpose(0, 1)  # (KV, T, D)
+        v = proj("v_proj").view(T, KV, D).transpose(0, 1)
         if self.positions == "rope":
             cos, sin = self.rope_tables(T)
             q = q * cos + self.rotate_half(q) * sin
@@ -202,7 +254,8 @@ def main():
     d = args.dump_dir
     cfg = json.load(open(os.path.join(d, "config.json")))
     manifest = json.load(open(os.path.join(d, "manifest.json")))
-    model = Reference(cfg, read_safetensors(os.path.join(d, "model.safetensors")))
+    weights, shards = read_checkpoint(d)
+    model = Reference(cfg, weights)
     tokens = torch.tensor(manifest["tokens"], dtype=torch.long)
 
     steps = {}
@@ -212,7 +265,10 @@ def main():
     diff = (logits - ours).abs().max().item()
     print(f"config: C={model.C} L={model.L} H={model.H} KV={model.KV} V={cfg['vocab_size']} "
           f"F={cfg['intermediate_size']} positions={model.positions} norm={model.norm_kind} "
-          f"{'pre' if model.pre else 'post'}-norm act={model.act}; T={len(tokens)}")
+          f"{'pre' if model.pre else 'post'}-norm act={model.act}; T={len(tokens)}; "
+          f"weights {manifest.get('dtype', 'F32')} in {shards} file(s), {'tied' if model.tied else 'untied'} head, "
+          f"{'q/k/v biases' if any(n.endswith('q_proj.bias') for n in weights) else 'no biases'}, "
+          f"rope_scaling={model.rope_scaling.get('rope_type', 'none') if model.rope_scaling else 'none'}")
     print(f"max |logits_workbench - logits_pytorch| = {diff:.3e}  (logit scale: max |logit| = "
           f"{logits.abs().max().item():.3f})")
     worst_step = 0.0

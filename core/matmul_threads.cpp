@@ -53,4 +53,12 @@ std::string matmul_backend() {
 #endif
 }
 
+std::string matmul_kernel() {
+#ifdef TW_HAVE_OPENBLAS
+  return openblas_get_corename();
+#else
+  return "eigen";
+#endif
+}
+
 }  // namespace tw

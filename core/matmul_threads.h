@@ -15,5 +15,9 @@ bool set_matmul_threads(int n);
 int matmul_threads();
 // "OpenBLAS 0.3.21 ...", "Eigen (OpenMP)" or "Eigen": which code multiplies matrices, for reports.
 std::string matmul_backend();
+// The matrix kernel this CPU runs ("SKYLAKEX", "Haswell", "Zen" from OpenBLAS's runtime dispatch; "eigen" without
+// OpenBLAS). Products summed by another kernel round differently, so bit-identical results across machines hold
+// only for the same kernel (the shipped checkpoints record theirs).
+std::string matmul_kernel();
 
 }  // namespace tw

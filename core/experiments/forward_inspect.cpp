@@ -139,13 +139,13 @@ std::vector<std::vector<int>> heads_by_kv_head(int n_heads, int n_kv_heads) {
   return groups;
 }
 
-// [SECTION] parameter table vs the seed notes
+// [SECTION] parameter table vs a commonly quoted table of the Small config
 
 NotesParamCheck check_notes_small_table() {
-  // The notes' Small config.
+  // The Small config as a commonly quoted table gives it.
   const int64_t C = 256, L = 4, H = 8, KV = 4, V = 8192, D = C / H;
   NotesParamCheck out;
-  // The notes' MLP code: hidden_dim = 4 · dim, then int(2 · hidden_dim / 3); no rounding to a multiple.
+  // The table's MLP code: hidden_dim = 4 · dim, then int(2 · hidden_dim / 3); no rounding to a multiple.
   out.notes_hidden = static_cast<int>((2 * 4 * C) / 3);
   const int64_t F = out.notes_hidden;
 
@@ -177,21 +177,21 @@ NotesParamCheck check_notes_small_table() {
   const size_t r_block = add("Block total", "sum of rows", "458K", 458e3, block);
   const size_t r_blocks = add("4 blocks", "L · block", "1.83M", 1.83e6, L * block);
   add("Output layer", "C · V", "2.1M", 2.1e6, head);
-  // The notes' total leaves out the final RMSNorm (C parameters); the model has it, so the computed total does.
+  // The table's total leaves out the final RMSNorm (C parameters); the model has it, so the computed total does.
   out.computed_total = embed + L * block + C + head;
   const size_t r_total = add("Total", "embed + L·block + norm + head", "~2.08M", 2.08e6, out.computed_total);
   out.notes_rows_sum = 2.1e6 + 1.83e6 + 2.1e6;
 
   const std::string mlp_remark = "C · F = 256 · " + std::to_string(F) + " = " + std::to_string(C * F) +
-                                 "; 87K is 256 · 341, half of the notes' own F = " + std::to_string(F);
+                                 "; 87K is 256 · 341, half of the table's own F = " + std::to_string(F);
   for (size_t r : {r_w1, r_w2, r_w3}) out.rows[r].remark = mlp_remark;
   out.rows[r_block].remark =
-      "follows from the notes' MLP rows (512 + 2·65K + 2·33K + 3·87K ≈ 458K), so it inherits "
+      "follows from the table's MLP rows (512 + 2·65K + 2·33K + 3·87K ≈ 458K), so it inherits "
       "their slip; with F = " +
       std::to_string(F) + " the block has " + std::to_string(block);
   out.rows[r_blocks].remark = "4 · 458K as printed; 4 · " + std::to_string(block) + " = " + std::to_string(L * block);
   out.rows[r_total].remark =
-      "does not follow even from the notes' own rows (2.1M + 1.83M + 2.1M = 6.03M); the "
+      "does not follow even from the table's own rows (2.1M + 1.83M + 2.1M = 6.03M); the "
       "exact total is " +
       std::to_string(out.computed_total);
   for (const NotesParamRow& r : out.rows) out.disagreements += r.agrees ? 0 : 1;

@@ -5,7 +5,7 @@
 //   - where each step sits: model → layer → sub-step, and which box of the block diagram it belongs to;
 //   - how big the residual stream is after every step (the norm of each token's vector);
 //   - for attention maps, which query heads share a key/value head;
-//   - the parameter count per component, and where the seed notes' own Small-config table went wrong.
+//   - the parameter count per component, and where a commonly quoted Small-config table goes wrong.
 // Everything here is plain data computed from a Trace or a config; views/panel_forward.cpp only draws it.
 
 #include <cstdint>
@@ -64,14 +64,14 @@ bool is_attention_map(const TraceStep& step);
 // Empty when the head counts do not divide.
 std::vector<std::vector<int>> heads_by_kv_head(int n_heads, int n_kv_heads);
 
-// [SECTION] parameter table vs the seed notes
+// [SECTION] parameter table vs a commonly quoted table
 
-// One row of the seed notes' "Small" parameter table (dim 256, 4 layers, 8 heads, 4 KV heads, vocab 8192),
+// One row of a commonly quoted "Small" parameter table (dim 256, 4 layers, 8 heads, 4 KV heads, vocab 8192),
 // with the count its own formula gives.
 struct NotesParamRow {
   std::string component;   // e.g. "MLP W1 (gate)"
-  std::string formula;     // the notes' formula, in our symbols
-  std::string notes_text;  // the value as printed in the notes: "87K"
+  std::string formula;     // the table's formula, in our symbols
+  std::string notes_text;  // the value as printed in the table: "87K"
   double notes_value = 0;  // that value as a number: 87000
   int64_t computed = 0;    // the formula evaluated exactly
   bool agrees = false;     // the printed value is the computed one up to its rounding (within 2%)
@@ -79,13 +79,13 @@ struct NotesParamRow {
 };
 
 struct NotesParamCheck {
-  int notes_hidden = 0;             // the MLP hidden size the notes' own code gives: int(2 · 4 · dim / 3)
-  std::vector<NotesParamRow> rows;  // in the notes' order, ending with the block, 4-block and total rows
+  int notes_hidden = 0;             // the MLP hidden size the table's own code gives: int(2 · 4 · dim / 3)
+  std::vector<NotesParamRow> rows;  // in the table's order, ending with the block, 4-block and total rows
   int64_t computed_total = 0;       // every parameter of that model (embedding + blocks + final norm + head)
-  double notes_rows_sum = 0;        // embedding + 4 blocks + output as printed: what the notes' total should be
+  double notes_rows_sum = 0;        // embedding + 4 blocks + output as printed: what the table's total should be
   int disagreements = 0;            // rows whose printed value is not the computed one
 };
-// Evaluates the notes' table from its formulas (hidden = the notes' rule, no rounding to a multiple) and
+// Evaluates the table from its formulas (hidden = the table's rule, no rounding to a multiple) and
 // marks the rows where the printed numbers slipped.
 NotesParamCheck check_notes_small_table();
 

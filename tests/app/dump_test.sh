@@ -66,12 +66,104 @@ one_line_error mismatched-weights "has shape \(300, 64\) but this config needs \
 head -c 1000 "$work/a/model.safetensors" >"$work/cut.safetensors"
 one_line_error truncated-weights "file is truncated" -- \
   "$app" dump --config "$work/gqa.json" --weights "$work/cut.safetensors" --text hi --out "$work/x"
+one_line_error grads-one-token "--grads needs at least 2 tokens" -- "$app" dump --config "$work/gqa.json" --tokens 5 --out "$work/x" --grads
+
+# --grads: gradients of the next-token loss under the model.safetensors names, and the loss in the manifest.
+check grads 0 "wrote" -- "$app" dump --config "$work/gqa.json" --text "Hé, GQA!" --out "$work/g" --seed 5 --grads
+[ -s "$work/g/grads.safetensors" ] || { echo "FAIL missing $work/g/grads.safetensors"; fail=1; }
+check manifest-loss 0 '"loss": [0-9]' -- cat "$work/g/manifest.json"
+check grads-same-logits 0 "" -- cmp "$work/a/logits.npy" "$work/g/logits.npy"
+# ALiBi + post-norm LayerNorm + GELU; QK-norm + soft-cap + 1/d_k + tied embeddings (checked in PyTorch below).
+cat >"$work/alibi_post.json" <<'JSON'
+{"hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+ "vocab_size": 300, "max_position_embeddings": 32, "tw_positions": "alibi", "tw_norm_placement": "post",
+ "tw_norm": "layernorm", "tw_activation": "gelu"}
+JSON
+cat >"$work/qknorm_tied.json" <<'JSON'
+{"hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 1,
+ "vocab_size": 300, "max_position_embeddings": 32, "tw_qk_norm": true, "attn_logit_softcapping": 3.0,
+ "tw_attn_scale": "1/d_k", "tie_word_embeddings": true}
+JSON
+"$app" dump --config "$work/alibi_post.json" --text "gradients, please" --out "$work/g2" --grads >/dev/null 2>&1 || { echo "FAIL grads alibi_post"; fail=1; }
+"$app" dump --config "$work/qknorm_tied.json" --text "gradients, please" --out "$work/g3" --grads >/dev/null 2>&1 || { echo "FAIL grads qknorm_tied"; fail=1; }
+
 one_line_error too-long "exceed max_seq 64" -- "$app" dump --config "$work/gqa.json" --text "$(printf 'x%.0s' {1..65})" --out "$work/x"
+
+# Half-precision and sharded checkpoints (--dtype, --shard-mb) and Hugging Face folders (--model).
+cat >"$work/tied.json" <<'JSON'
+{"architectures": ["LlamaForCausalLM"], "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+ "num_attention_heads": 8, "num_key_value_heads": 4, "vocab_size": 300, "max_position_embeddings": 64,
+ "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "hidden_act": "silu", "tie_word_embeddings": true}
+JSON
+cat >"$work/qwen2.json" <<'JSON'
+{"architectures": ["Qwen2ForCausalLM"], "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+ "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 300, "max_position_embeddings": 64,
+ "rms_norm_eps": 1e-6, "rope_theta": 1000000.0, "hidden_act": "silu", "tie_word_embeddings": false,
+ "sliding_window": 4096, "use_sliding_window": false,
+ "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                  "original_max_position_embeddings": 16}}
+JSON
+check bf16-sharded 0 "wrote 37 steps, [3-9] weight shards" -- \
+  "$app" dump --config "$work/tied.json" --text "BF16, sharded, tied." --out "$work/bf16" --dtype bf16 --shard-mb 0.03
+check bf16-index 0 '"weight_map"' -- cat "$work/bf16/model.safetensors.index.json"
+check bf16-dtype 0 '"dtype":"BF16"' -- sh -c "head -c 300 $work/bf16/model-00001-of-0000*.safetensors | tr -d '\\000'"
+check f16-qwen2 0 "wrote" -- "$app" dump --config "$work/qwen2.json" --tokens 5,17,299,0,42,7,7,7,100,3,250,19,8,64,1,2,3,4,5,6 \
+  --out "$work/qwen2" --dtype f16 --seed 3
+check qwen2-bias-tensors 0 'q_proj.bias' -- sh -c "head -c 3000 $work/qwen2/model.safetensors | tr -d '\\000'"
+# The folder a dump wrote is a Hugging Face model folder: --model reloads it and gives the same logits.
+check model-reload 0 "wrote" -- "$app" dump --model "$work/bf16" --tokens "$(/usr/bin/python3 -c "import json; print(','.join(map(str, json.load(open('$work/bf16/manifest.json'))['tokens'])))")" \
+  --out "$work/bf16-again" --dtype bf16
+check model-reload-same-logits 0 "" -- cmp "$work/bf16/logits.npy" "$work/bf16-again/logits.npy"
+# With a tokenizer.json (byte-level BPE: 256 byte tokens, one merge "h"+"i") --text goes through it:
+# "hi hi!" splits into "hi", " hi", "!" and " hi" = Ġ·h·i merges only h·i → [hi, Ġ, hi, !].
+cp -r "$work/bf16" "$work/withtok"
+if /usr/bin/python3 - "$work/withtok/tokenizer.json" <<'PY'
+import json, sys
+def bytes_to_unicode():
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
+    cs, n = bs[:], 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b); cs.append(256 + n); n += 1
+    return {b: chr(c) for b, c in zip(bs, cs)}
+vocab = {ch: b for b, ch in bytes_to_unicode().items()}
+vocab["hi"] = 256
+json.dump({"model": {"type": "BPE", "vocab": vocab, "merges": ["h i"]},
+           "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "use_regex": True},
+           "decoder": {"type": "ByteLevel"}}, open(sys.argv[1], "w"))
+PY
+then
+  check model-text 0 "wrote" -- "$app" dump --model "$work/withtok" --text "hi hi!" --out "$work/withtok-dump"
+  check model-text-tokens 0 '"tokens": \[256, 32, 256, 33\]' -- \
+    /usr/bin/python3 -c "import json; print(json.dumps({'tokens': json.load(open('$work/withtok-dump/manifest.json'))['tokens']}))"
+  check model-text-labels 0 '"␣"' -- cat "$work/withtok-dump/manifest.json"
+fi
+one_line_error model-no-tokenizer "has no usable tokenizer.json; use --tokens" -- \
+  "$app" dump --model "$work/bf16" --text hi --out "$work/x"
+one_line_error model-and-config "leave out --config and --weights" -- \
+  "$app" dump --model "$work/bf16" --config "$work/gqa.json" --tokens 1 --out "$work/x"
+one_line_error model-missing "is not a folder" -- "$app" dump --model "$work/nope" --tokens 1 --out "$work/x"
+one_line_error bad-dtype "--dtype 'f8' must be f32, f16 or bf16" -- \
+  "$app" dump --config "$work/gqa.json" --tokens 1 --out "$work/x" --dtype f8
+mkdir -p "$work/gpt2" && echo '{"architectures": ["GPT2LMHeadModel"]}' >"$work/gpt2/config.json"
+one_line_error model-architecture "architecture 'GPT2LMHeadModel' is not supported" -- \
+  "$app" dump --model "$work/gpt2" --tokens 1 --out "$work/x"
 
 # The dump loads in PyTorch and a hand-written PyTorch forward gives the same logits (when torch is installed).
 if /usr/bin/python3 -c "import torch, numpy" 2>/dev/null; then
   check pytorch-logits 0 "max \|logits_workbench - logits_pytorch\| = [0-9.]+e-0[5-9]" -- \
     /usr/bin/python3 "$src/bench/pytorch_forward.py" "$work/a" --tol 1e-4
+  # BF16 + shards + tied head; F16 + Qwen2 biases + llama3 rope scaling past its trained length: the PyTorch side
+  # reads the half-precision files and must agree to float32 precision of the converted weights.
+  check pytorch-bf16-sharded-tied 0 "max \|logits_workbench - logits_pytorch\| = [0-9.]+e-0[5-9]" -- \
+    /usr/bin/python3 "$src/bench/pytorch_forward.py" "$work/bf16" --tol 1e-4
+  check pytorch-f16-qwen2-llama3 0 "max \|logits_workbench - logits_pytorch\| = [0-9.]+e-0[5-9]" -- \
+    /usr/bin/python3 "$src/bench/pytorch_forward.py" "$work/qwen2" --tol 1e-4
+  # Gradients against PyTorch autograd (float64): worst max|ours − torch| / max|torch| over every tensor.
+  for g in g g2 g3; do
+    check "pytorch-grads-$g" 0 "worst relative gradient error over [0-9]+ tensors = [0-9.]+e-[0-9]+" -- \
+      /usr/bin/python3 "$src/bench/pytorch_grads.py" "$work/$g" --tol 1e-4
+  done
 else
   echo "skip pytorch-logits: /usr/bin/python3 has no torch"
 fi

@@ -20,5 +20,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   tw::SafeTensors again;
   if (!tw::parse_safetensors(bytes.data(), bytes.size(), &again, &error)) std::abort();
   if (again.tensors.size() != parsed.tensors.size()) std::abort();
+  // Half-precision writes (dump --dtype) parse back to the rounded values.
+  for (tw::StorageType t : {tw::StorageType::F16, tw::StorageType::BF16}) {
+    if (!tw::serialize_safetensors(parsed, t, &bytes, &error)) std::abort();
+    if (!tw::parse_safetensors(bytes.data(), bytes.size(), &again, &error)) std::abort();
+    if (again.tensors.size() != parsed.tensors.size()) std::abort();
+  }
   return 0;
 }

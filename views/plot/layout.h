@@ -107,12 +107,19 @@ struct Layout {
   std::vector<ImageRef> images;
   std::vector<AxesFrame> frames;  // one per axes of the figure, same order
   const Figure* figure = nullptr;
+  // What the layout could not show as asked, one sentence each: a title, axis label or caption cut short ("…")
+  // even at the smallest readable size, tick labels that still touch. Empty for a figure that reads well at this
+  // size; tests render every panel's figures and require it empty.
+  std::vector<std::string> problems;
 };
 
 Layout layout_figure(const Figure& fig, const LayoutOptions& options);
 
 // Export size in logical pixels for a figure (640 × 400 for one axes, larger grids for small multiples).
 Vec2 default_figure_size(const Figure& fig);
+// On screen a figure is never laid out smaller than this fraction of its export size (a narrower window scrolls
+// instead), so the figure-quality test checks both sizes.
+inline constexpr float kMinReadableFraction = 0.75f;
 
 // [SECTION] Ticks
 struct Tick {

@@ -1,0 +1,65 @@
+#include "core/experiments/logit_lens.h"
+
+#include <cmath>
+
+#include "core/ops/norm.h"
+
+namespace tw {
+
+bool logit_lens(LogitLens* out, const Trace& trace, const ModelWeights& w, const ModelConfig& c, std::string* error) {
+  // The stream entering layer 0, then the stream leaving each layer (pre-norm: after the MLP residual add;
+  // post-norm: after the norm that ends the block).
+  LogitLens lens;
+  lens.steps.push_back(trace.find("pos_embed") ? "pos_embed" : "embed");
+  lens.rows.push_back("embed");
+  const bool pre = c.placement == NormPlacement::Pre;
+  for (int l = 0; l < c.n_layers; ++l) {
+    lens.steps.push_back("layers." + std::to_string(l) + (pre ? ".mlp.residual" : ".mlp_norm"));
+    lens.rows.push_back("layer " + std::to_string(l));
+  }
+  std::vector<const Mat*> streams;
+  for (const std::string& name : lens.steps) {
+    const TraceStep* s = trace.find(name);
+    if (!s) {
+      *error = "the trace has no step '" + name + "' (run a traced forward pass first)";
+      return false;
+    }
+    streams.push_back(&s->value);
+  }
+  const int R = static_cast<int>(streams.size());
+  const int T = static_cast<int>(streams[0]->rows());
+  lens.T = T;
+  lens.top_token.assign(static_cast<size_t>(R * T), 0);
+  lens.top_prob = MatD::Zero(R, T);
+  lens.final_prob = MatD::Zero(R, T);
+  // The last row first: its top tokens are the model's predictions every other row is scored against.
+  lens.final_token.assign(static_cast<size_t>(T), 0);
+  Mat normed, logits;
+  for (int k = 0; k < R; ++k) {     // one work item per depth
+    const int r = (k + R - 1) % R;  // R-1, 0, 1, …, R-2
+    const Mat& x = *streams[static_cast<size_t>(r)];
+    if (c.has_final_norm()) {
+      if (c.norm == NormType::RMSNorm)
+        rmsnorm_forward(normed, x, w.final_norm.weight, c.eps);
+      else
+        layernorm_forward(normed, x, w.final_norm.weight, w.final_norm.bias, c.eps);
+    } else {
+      normed = x;
+    }
+    logits.noalias() = normed * w.head().transpose();  // (T, V)
+    // softmax(z)_j = exp(z_j − max) / Σ exp(z − max): only the max, the sum and two entries are needed.
+    for (int t = 0; t < T; ++t) {
+      Eigen::Index best = 0;
+      const float zmax = logits.row(t).maxCoeff(&best);
+      const double sum = (logits.row(t).array() - zmax).exp().cast<double>().sum();
+      if (r == R - 1) lens.final_token[static_cast<size_t>(t)] = static_cast<int>(best);
+      lens.top_token[static_cast<size_t>(r * T + t)] = static_cast<int>(best);
+      lens.top_prob(r, t) = 1.0 / sum;
+      lens.final_prob(r, t) = std::exp(double(logits(t, lens.final_token[size_t(t)])) - zmax) / sum;
+    }
+  }
+  *out = std::move(lens);
+  return true;
+}
+
+}  // namespace tw
