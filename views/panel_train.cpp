@@ -1,12 +1,10 @@
 // Training panel: train a small Transformer live on a toy task and watch its loss, accuracy, gradients and
-// attention maps change (issue 15). All training runs in core (TrainerSession on a worker thread); this file
-// turns controls into TrainSettings, snapshots into figures, and draws.
+// attention maps change. All training runs in core (TrainerSession on a worker thread); this file turns controls
+// into TrainSettings and draws; the figures are built in views/train/train_figures.cpp.
 //
-// [SECTION] state
-// [SECTION] settings from the controls
-// [SECTION] figures
 // [SECTION] panel: controls, toolbar, sample, figures
 #include "views/panel_train.h"
+#include "views/train/train_settings.h"
 
 #include <imgui.h>
 
@@ -26,49 +24,6 @@ namespace tw {
 
 namespace {
 
-// [SECTION] state
-
-struct TrainPanelState {
-  // task
-  int task = 1;              // TaskKind: copy, sort, reverse, modadd, text
-  int length = 6;            // symbols in the prompt
-  int alphabet = 3;          // symbols to draw from
-  bool vary_period = false;  // copy: random period, so only an induction head solves it
-  int modulus = 23;          // p of modadd
-  std::string text;          // text task: typed text
-  std::string text_file;     // text task: file to read instead (when set)
-  int context = 32;          // text task: window length
-  int val_examples = 256;
-  // model
-  int layers = 2;
-  int dim = 48;
-  int heads = 3;
-  int kv_heads = 3;
-  int hidden = 96;     // 0: 4·dim
-  int vocab = 0;       // 0: the task's vocabulary
-  int positions = 3;   // PositionType: none, learned, sinusoidal, rope, alibi
-  int norm = 0;        // NormType: rmsnorm, layernorm
-  int placement = 0;   // NormPlacement: pre, post
-  int activation = 0;  // ActivationKind: relu, gelu, swiglu, geglu
-  int attn_scale = 0;  // ScaleMode: 1/sqrt(d_k), none, 1/d_k
-  bool qk_norm = false;
-  float softcap = 0.0f;
-  bool tie = false;
-  // optimization
-  int optimizer = 0;  // OptimizerKind: adamw, sgd
-  float lr = 3e-3f;
-  int batch = 32;
-  int steps = 600;
-  int warmup = 20;
-  float weight_decay = 0.01f;
-  bool decay_all = false;  // also decay norms and embeddings
-  float clip = 1.0f;
-  int seed = 1;
-  int eval_every = 25;
-  // speed (does not restart the run)
-  int steps_per_frame = 4;
-};
-
 const std::vector<std::string> kTaskNames = {"copy", "sort", "reverse", "modadd", "text"};
 
 // A labelled divider between groups of controls (ImGui 1.86 has no SeparatorText).
@@ -83,270 +38,7 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
-// [SECTION] settings from the controls
-
-bool read_text_file(const std::string& path, std::string* out, std::string* error) {
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) {
-    *error = "cannot read text file " + path + ": " + ec.message();
-    return false;
-  }
-  if (size > (size_t{16} << 20)) {
-    *error = "text file " + path + " is larger than 16 MB";
-    return false;
-  }
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (!in && !in.eof()) {
-    *error = "cannot read text file " + path;
-    return false;
-  }
-  *out = ss.str();
-  if (out->empty()) {
-    *error = "text file " + path + " is empty: a text task needs some text";
-    return false;
-  }
-  return true;
-}
-
-bool settings_of(const TrainPanelState& s, TrainSettings* out, std::string* error) {
-  TrainSettings t;
-  t.task.kind = static_cast<TaskKind>(s.task);
-  t.task.length = s.length;
-  t.task.alphabet = s.alphabet;
-  t.task.vary_period = s.vary_period;
-  t.task.modulus = s.modulus;
-  t.task.context = s.context;
-  t.task.val_examples = s.val_examples;
-  if (t.task.kind == TaskKind::Text) {
-    if (!s.text_file.empty()) {
-      if (!read_text_file(s.text_file, &t.task.text, error)) return false;
-    } else {
-      t.task.text = s.text;
-    }
-  }
-  Task task;
-  if (!Task::create(t.task, &task, error)) {
-    *error = "task: " + *error;
-    return false;
-  }
-  ModelConfig& m = t.model;
-  m.n_layers = s.layers;
-  m.dim = s.dim;
-  m.n_heads = s.heads;
-  m.n_kv_heads = s.kv_heads;
-  m.hidden = s.hidden > 0 ? s.hidden : 4 * s.dim;
-  m.vocab = s.vocab > 0 ? s.vocab : task.vocab();
-  m.max_seq = task.seq_len();
-  m.positions = static_cast<PositionType>(s.positions);
-  m.norm = static_cast<NormType>(s.norm);
-  m.placement = static_cast<NormPlacement>(s.placement);
-  m.activation = static_cast<ActivationKind>(s.activation);
-  m.attn_scale = static_cast<ScaleMode>(s.attn_scale);
-  m.qk_norm = s.qk_norm;
-  m.attn_softcap = s.softcap;
-  m.tie_embeddings = s.tie;
-  OptimizerConfig& o = t.optimizer;
-  o.kind = static_cast<OptimizerKind>(s.optimizer);
-  o.lr = s.lr;
-  o.warmup_steps = s.warmup;
-  o.total_steps = s.steps;
-  o.weight_decay = s.weight_decay;
-  o.decay_norms = o.decay_embeddings = s.decay_all;
-  o.clip_norm = s.clip;
-  t.batch = s.batch;
-  t.seed = static_cast<uint64_t>(s.seed);
-  t.eval_every = s.eval_every;
-  if (std::string e = check_settings(t); !e.empty()) {
-    *error = e;
-    return false;
-  }
-  *out = std::move(t);
-  return true;
-}
-
-// [SECTION] figures
-
-// Pinned runs are drawn faded in these colours (the current run uses the palette's first colours).
-constexpr uint32_t kPinnedColors[kMaxPinnedRuns] = {0x7F7F7F70, 0x9467BD70, 0x8C564B70, 0xBCBD2270};
-constexpr uint32_t kTrainColor = 0x1F77B4FF, kValColor = 0xD95F02FF;
-
-// At most ~1500 points per curve: means over equal buckets of steps (NaNs skipped), so long runs stay light.
-void curve(const std::vector<MetricsRow>& h, double MetricsRow::*field, double scale, std::vector<double>* xs,
-           std::vector<double>* ys) {
-  std::vector<std::pair<double, double>> pts;
-  for (const MetricsRow& r : h)
-    if (std::isfinite(r.*field)) pts.push_back({double(r.step), r.*field * scale});
-  const size_t bucket = std::max<size_t>(1, pts.size() / 1500 + (pts.size() % 1500 != 0));
-  for (size_t i = 0; i < pts.size(); i += bucket) {
-    double sx = 0, sy = 0;
-    const size_t end = std::min(pts.size(), i + bucket);
-    for (size_t k = i; k < end; ++k) sx += pts[k].first, sy += pts[k].second;
-    xs->push_back(sx / double(end - i));
-    ys->push_back(sy / double(end - i));
-  }
-}
-
-void add_pinned(plot::Axes& ax, const TrainSnapshot& s, double MetricsRow::*field, double scale) {
-  for (size_t p = 0; p < s.pinned.size(); ++p) {
-    std::vector<double> xs, ys;
-    curve(s.pinned[p].history, field, scale, &xs, &ys);
-    plot::LineItem& l = ax.line("pinned: " + s.pinned[p].label, xs, ys);
-    l.color = kPinnedColors[p];
-  }
-}
-
-std::string run_note(const TrainSnapshot& s) {
-  const TrainSettings& t = s.settings;
-  return std::string(to_string(t.task.kind)) + " task; " + std::to_string(t.model.n_layers) + " layers, dim " +
-         std::to_string(t.model.dim) + ", " + std::to_string(t.model.n_heads) + " heads, " +
-         to_string(t.model.placement) + "-" + to_string(t.model.norm) + ", scale " +
-         scale_mode_name(t.model.attn_scale) + (t.model.qk_norm ? ", QK-norm" : "") + "; " +
-         (t.optimizer.kind == OptimizerKind::AdamW ? "AdamW" : "SGD") + " lr " + fmt("%.3g", t.optimizer.lr) +
-         ", batch " + std::to_string(t.batch) + ", seed " + std::to_string(t.seed);
-}
-
-plot::Figure loss_figure(const TrainSnapshot& s) {
-  plot::Figure fig("loss", "Loss: training batch and held-out answers");
-  fig.note = run_note(s);
-  plot::Axes& ax = fig.axes();
-  ax.setup("step", "", "cross-entropy loss", "nats");
-  ax.y.scale = plot::Scale::Log10;
-  add_pinned(ax, s, &MetricsRow::val_loss, 1.0);
-  std::vector<double> xs, ys, vx, vy;
-  curve(s.history, &MetricsRow::train_loss, 1.0, &xs, &ys);
-  curve(s.history, &MetricsRow::val_loss, 1.0, &vx, &vy);
-  ax.line("train", xs, ys).color = kTrainColor;
-  plot::LineItem& v = ax.line("held-out", vx, vy);
-  v.color = kValColor;
-  v.style = plot::LineStyle::LineAndMarkers;
-  if (s.ready) ax.hline("uniform guess ln V", std::log(double(s.task.vocab())));
-  return fig;
-}
-
-plot::Figure accuracy_figure(const TrainSnapshot& s) {
-  plot::Figure fig("accuracy", "Held-out answer accuracy");
-  fig.note = "arg-max prediction of every answer token of the fixed held-out set; faded: pinned runs";
-  plot::Axes& ax = fig.axes();
-  ax.setup("step", "", "accuracy", "%");
-  ax.set_y_range(0, 101);
-  add_pinned(ax, s, &MetricsRow::accuracy, 100.0);
-  std::vector<double> xs, ys;
-  curve(s.history, &MetricsRow::accuracy, 100.0, &xs, &ys);
-  plot::LineItem& l = ax.line("current run", xs, ys);
-  l.color = kValColor;
-  l.style = plot::LineStyle::LineAndMarkers;
-  ax.hline("99%", 99.0);
-  return fig;
-}
-
-plot::Figure grad_figure(const TrainSnapshot& s) {
-  plot::Figure fig("grad_norm", "Gradient norm per layer (before clipping)");
-  fig.note = "\xE2\x80\x96g\xE2\x80\x96\xE2\x82\x82 of each block's weights and of all weights; clipping at " +
-             fmt("%.3g", s.settings.optimizer.clip_norm) + " (0 = off)";
-  plot::Axes& ax = fig.axes();
-  ax.setup("step", "", "gradient norm", "");
-  ax.y.scale = plot::Scale::Log10;
-  std::vector<double> xs, ys;
-  curve(s.history, &MetricsRow::grad_norm, 1.0, &xs, &ys);
-  ax.line("all weights", xs, ys).color = 0x333333FF;
-  const int L = s.ready ? s.settings.model.n_layers : 0;
-  for (int l = 0; l < L; ++l) {
-    std::vector<MetricsRow> rows;
-    rows.reserve(s.history.size());
-    for (const MetricsRow& r : s.history) {
-      MetricsRow x;
-      x.step = r.step;
-      x.grad_norm = size_t(l) < r.layer_grad_norm.size() ? r.layer_grad_norm[size_t(l)] : kNoValue;
-      rows.push_back(x);
-    }
-    std::vector<double> lx, ly;
-    curve(rows, &MetricsRow::grad_norm, 1.0, &lx, &ly);
-    ax.line("layer " + std::to_string(l), lx, ly);
-  }
-  if (s.settings.optimizer.clip_norm > 0) ax.hline("clip", s.settings.optimizer.clip_norm);
-  return fig;
-}
-
-plot::Figure lr_figure(const TrainSnapshot& s, int total_steps) {
-  plot::Figure fig("lr", "Learning-rate schedule");
-  const OptimizerConfig& o = s.settings.optimizer;
-  fig.note = "linear warmup over " + std::to_string(o.warmup_steps) + " steps, then cosine decay to " +
-             fmt("%.3g", o.min_lr_ratio) + "\xC2\xB7lr at step " + std::to_string(o.total_steps);
-  plot::Axes& ax = fig.axes();
-  ax.setup("step", "", "learning rate", "");
-  ax.flags |= plot::AxesFlags_NoLegend;
-  if (!s.ready) return fig;
-  const int n = std::max({total_steps, o.total_steps, s.step, 1});
-  std::vector<double> xs, ys;
-  const int stride = std::max(1, n / 1000);
-  for (int k = 0; k < n; k += stride) {
-    xs.push_back(k + 1);
-    ys.push_back(scheduled_lr(o, k));
-  }
-  ax.line("lr", xs, ys);
-  if (s.step > 0) ax.vline("now", s.step);
-  return fig;
-}
-
-plot::Figure attention_figure(const TrainSnapshot& s) {
-  plot::Figure fig("attention", "Attention of every head on the probe example");
-  fig.note =
-      "rows: query position (the token that looks), columns: key position it reads; step " + std::to_string(s.step);
-  fig.shared_colorbar = true;
-  if (!s.ready || s.attention.empty()) return fig;
-  const int H = s.settings.model.n_heads, T = static_cast<int>(s.probe.tokens.size());
-  fig.grid_cols = H;
-  std::vector<std::string> labels;
-  for (int t = 0; t < T; ++t) labels.push_back(s.task.token_string(s.probe.tokens[size_t(t)]));
-  for (size_t l = 0; l < s.attention.size(); ++l) {
-    const Mat& p = s.attention[l];
-    for (int h = 0; h < H; ++h) {
-      plot::Axes& ax = fig.add_axes("layer " + std::to_string(l) + " head " + std::to_string(h));
-      ax.setup("key", "", "query", "");
-      if (p.rows() != H * T || p.cols() != T) continue;
-      ax.heatmap("attention", p.data() + ptrdiff_t(h) * T * T, T, T,
-                 {.colormap = plot::Colormap::Viridis,
-                  .vmin = 0,
-                  .vmax = 1,
-                  .value_label = "probability",
-                  .row_labels = labels,
-                  .col_labels = labels});
-    }
-  }
-  return fig;
-}
-
-plot::Figure scores_figure(const TrainSnapshot& s) {
-  plot::Figure fig("head_scores", "What each head does");
-  fig.note =
-      "on a repeated random sequence r\xE2\x82\x81\xE2\x80\xA6r\xE2\x82\x99 r\xE2\x82\x81\xE2\x80\xA6r\xE2\x82\x99: "
-      "previous-token = mean attention to t\xE2\x88\x92"
-      "1; induction = mean attention of the second copy to the token after the first occurrence (t\xE2\x88\x92n+1)";
-  plot::Axes& ax = fig.axes();
-  ax.setup("head", "", "mean attention", "");
-  ax.set_y_range(0, 1.05);
-  const HeadScores& h = s.scores;
-  if (h.previous_token.empty()) return fig;
-  std::vector<std::string> groups;
-  for (int l = 0; l < h.layers; ++l)
-    for (int k = 0; k < h.heads; ++k) {
-      char name[32];
-      std::snprintf(name, sizeof name, "L%dH%d", l, k);
-      groups.emplace_back(name);
-    }
-  ax.bars(groups, {"previous-token", "induction"}, {h.previous_token, h.induction});
-  return fig;
-}
-
 }  // namespace
-
-std::vector<plot::Figure> train_figures(const TrainSnapshot& s, int total_steps) {
-  return {loss_figure(s),      accuracy_figure(s), grad_figure(s), lr_figure(s, total_steps),
-          attention_figure(s), scores_figure(s)};
-}
 
 // [SECTION] panel
 
@@ -361,7 +53,7 @@ class TrainPanel final : public Panel {
 
   bool settings(TrainSettings* out, int* steps, std::string* error) const {
     if (steps) *steps = s_.steps;
-    return settings_of(s_, out, error);
+    return train_settings_of_state(s_, out, error);
   }
 
   std::shared_ptr<const TrainSnapshot> snapshot() const { return session_.snapshot(); }
@@ -375,7 +67,7 @@ class TrainPanel final : public Panel {
     last_settings_ = std::move(now);
     TrainSettings t;
     std::string error;
-    if (settings_of(s_, &t, &error) && session_.reset(t, &error)) {
+    if (train_settings_of_state(s_, &t, &error) && session_.reset(t, &error)) {
       error_.clear();
       session_.set_max_steps(s_.steps);
     } else {
