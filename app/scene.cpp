@@ -7,6 +7,7 @@
 #include "app/scene.h"
 
 #include "core/io/atomic_file.h"
+#include "core/io/read_file.h"
 
 #include <unistd.h>
 
@@ -295,24 +296,14 @@ SceneLoad load_scene_text(AppState& state, std::string_view text, const std::vec
 
 SceneLoad load_scene_file(AppState& state, const std::string& path, const std::vector<SceneOverride>& overrides) {
   SceneLoad result;
-  std::error_code ec;
   if (path.empty()) {
     result.errors.push_back("no scene file given");
-  } else if (fs::is_directory(path, ec)) {
-    result.errors.push_back(path + ": is a directory, not a scene file");
-  } else if (const auto size = fs::file_size(path, ec); !ec && size > kSceneMaxBytes) {
-    result.errors.push_back(path + ": larger than " + std::to_string(kSceneMaxBytes >> 20) + " MiB, not a scene");
+  } else if (std::string text, error; !read_file_bounded(path, kSceneMaxBytes, &text, &error)) {
+    result.errors.push_back(error);
   } else {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      result.errors.push_back(path + ": cannot open (" + std::strerror(errno) + ")");
-    } else {
-      std::ostringstream text;
-      text << in.rdbuf();
-      result = load_scene_text(state, text.str(), overrides);
-      for (auto& e : result.errors) e = path + ": " + e;
-      for (auto& w : result.warnings) w = path + ": " + w;
-    }
+    result = load_scene_text(state, text, overrides);
+    for (auto& e : result.errors) e = path + ": " + e;
+    for (auto& w : result.warnings) w = path + ": " + w;
   }
   finish(result);
   return result;

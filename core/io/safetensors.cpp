@@ -1,6 +1,7 @@
 #include "core/io/safetensors.h"
 
 #include "core/io/atomic_file.h"
+#include "core/io/read_file.h"
 
 #include <algorithm>
 #include <cstring>
@@ -148,14 +149,8 @@ bool parse_safetensors(const uint8_t* bytes, size_t size, SafeTensors* out, std:
 }
 
 bool read_safetensors(const std::string& path, SafeTensors* out, std::string* error) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return fail(error, "cannot open '" + path + "'");
-  const std::streamoff size = in.tellg();
-  if (size < 0) return fail(error, "cannot read '" + path + "'");
-  in.seekg(0);
-  std::vector<uint8_t> bytes(static_cast<size_t>(size));
-  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size))
-    return fail(error, "cannot read '" + path + "'");
+  std::vector<uint8_t> bytes;
+  if (!read_file_bounded(path, kMaxSafetensorsBytes, &bytes, error)) return false;
   if (!parse_safetensors(bytes.data(), bytes.size(), out, error)) {
     *error = path + ": " + *error;
     return false;

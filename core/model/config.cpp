@@ -1,12 +1,15 @@
 #include "core/model/config.h"
 
 #include "core/io/atomic_file.h"
+#include "core/io/read_file.h"
 
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <utility>
 
 namespace tw {
 
@@ -217,6 +220,42 @@ bool parse_bool(const json& j, const char* key, bool* out, std::string* error) {
   return true;
 }
 
+// validate() names ModelConfig fields (the forward panel shows each message beside its field); a user who wrote
+// config.json knows the keys they typed, so its messages name those instead: hidden_size, not dim.
+std::string with_config_json_keys(const std::string& message) {
+  static const std::pair<const char*, const char*> keys[] = {
+      {"dim", "hidden_size"},
+      {"n_layers", "num_hidden_layers"},
+      {"n_heads", "num_attention_heads"},
+      {"n_kv_heads", "num_key_value_heads"},
+      {"vocab", "vocab_size"},
+      {"hidden", "intermediate_size"},
+      {"max_seq", "max_position_embeddings"},
+      {"window", "sliding_window"},
+      {"eps", "rms_norm_eps"},
+      {"rope_base", "rope_theta"},
+      {"full_every", "tw_full_every"},
+      {"memory_cap_mb", "tw_memory_cap_mb"},
+  };
+  auto is_word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
+  std::string out;
+  for (size_t i = 0; i < message.size();) {
+    if (!is_word(message[i])) {
+      out += message[i++];
+      continue;
+    }
+    size_t end = i;
+    while (end < message.size() && is_word(message[end])) ++end;
+    const std::string word = message.substr(i, end - i);
+    const char* replaced = nullptr;
+    for (const auto& [field, key] : keys)
+      if (word == field) replaced = key;
+    out += replaced ? replaced : word;
+    i = end;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string config_to_json(const ModelConfig& c) {
@@ -251,6 +290,7 @@ std::string config_to_json(const ModelConfig& c) {
   j["tw_qk_norm"] = c.qk_norm;
   // Gemma 2's key for the same c·tanh(S/c); null when off, as in its config.json.
   j["attn_logit_softcapping"] = c.attn_softcap > 0 ? json(c.attn_softcap) : json(nullptr);
+  j["tw_memory_cap_mb"] = c.memory_cap_mb;
   return j.dump(2) + "\n";
 }
 
@@ -300,7 +340,8 @@ bool config_from_json(const std::string& text, ModelConfig* out, std::string* er
       parse_enum(j, "tw_positions", positions, &c.positions, error) &&
       parse_enum(j, "tw_activation", activations, &c.activation, error) &&
       parse_enum(j, "tw_attention", patterns, &c.attention, error) &&
-      parse_int(j, "tw_full_every", &c.full_every, error) && parse_bool(j, "tw_qk_norm", &c.qk_norm, error);
+      parse_int(j, "tw_full_every", &c.full_every, error) && parse_bool(j, "tw_qk_norm", &c.qk_norm, error) &&
+      parse_number(j, "tw_memory_cap_mb", &c.memory_cap_mb, error);
   if (!ok) return false;
   if (j.contains("tw_attn_scale")) {
     const json& v = j["tw_attn_scale"];
@@ -325,13 +366,14 @@ bool config_from_json(const std::string& text, ModelConfig* out, std::string* er
     if (c.n_heads > 0 && head_dim != c.dim / c.n_heads) {
       *error = "config.json: head_dim " + std::to_string(head_dim) +
                " differs from hidden_size / num_attention_heads (" +
-               std::to_string(c.n_heads > 0 ? c.dim / c.n_heads : 0) + "); only head_dim = dim / n_heads is supported";
+               std::to_string(c.n_heads > 0 ? c.dim / c.n_heads : 0) +
+               "); only head_dim = hidden_size / num_attention_heads is supported";
       return false;
     }
   }
   const std::vector<std::string> problems = validate(c);
   if (!problems.empty()) {
-    *error = "config.json: " + problems.front();
+    *error = "config.json: " + with_config_json_keys(problems.front());
     return false;
   }
   *out = c;
@@ -339,14 +381,9 @@ bool config_from_json(const std::string& text, ModelConfig* out, std::string* er
 }
 
 bool load_config(const std::string& path, ModelConfig* out, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = "cannot open '" + path + "'";
-    return false;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!config_from_json(text.str(), out, error)) {
+  std::string text;
+  if (!read_file_bounded(path, kMaxConfigBytes, &text, error)) return false;
+  if (!config_from_json(text, out, error)) {
     *error = path + ": " + error->substr(error->find(':') + 2);
     return false;
   }

@@ -77,6 +77,13 @@ run wrong-type-names-key 2 "$first_key" -- "$app" export --scene "$work/wrongtyp
 [ ! -e "$work/x" ] && ok rejected-scene-writes-nothing || bad rejected-scene-writes-nothing "$work/x exists"
 [ "$(wc -l <"$work/err.txt")" -eq 1 ] && ok one-line-error || bad one-line-error "$(cat "$work/err.txt")"
 run missing-file 2 "nope.json" -- "$app" export --scene "$work/nope.json" --out "$work/x"
+# Bounded reads: devices, FIFOs and directories are refused at once (/dev/zero used to grow to 4 GB and abort).
+run scene-dev-zero 2 "/dev/zero: is a character device, not a file" -- "$app" export --scene /dev/zero --out "$work/x"
+run scene-directory 2 "is a directory, not a file" -- "$app" export --scene "$work" --out "$work/x"
+mkfifo "$work/pipe.json"
+run scene-fifo 2 "is a FIFO" -- timeout 10 "$app" export --scene "$work/pipe.json" --out "$work/x"
+head -c $((9 << 20)) /dev/zero | tr '\0' ' ' >"$work/huge.json"
+run scene-oversize 2 "larger than the 8 MiB" -- "$app" export --scene "$work/huge.json" --out "$work/x"
 run set-unknown-key 2 "no-such.key: no such key" -- "$app" export --scene "$work/all.json" --out "$work/x" --set no-such.key=1
 run set-not-key-value 2 "expected key=value" -- "$app" export --scene "$work/all.json" --out "$work/x" --set "$first_key"
 run set-wrong-type 2 "$first_key" -- "$app" export --scene "$work/all.json" --out "$work/x" --set "$first_key={\"a\":1}"

@@ -253,11 +253,18 @@ TEST(Config, JsonErrorsAreOneLine) {
       {R"({"hidden_act": "gelu_pytorch_tanh"})",
        "config.json: hidden_act 'gelu_pytorch_tanh' is not supported (silu or gelu, or set tw_activation)"},
       {R"({"hidden_size": 64, "num_attention_heads": 4, "head_dim": 32})",
-       "config.json: head_dim 32 differs from hidden_size / num_attention_heads (16); only head_dim = dim / n_heads "
-       "is supported"},
+       "config.json: head_dim 32 differs from hidden_size / num_attention_heads (16); only head_dim = hidden_size / "
+       "num_attention_heads is supported"},
+      // validate()'s messages name the Hugging Face keys the user wrote, not the ModelConfig fields.
       {R"({"num_key_value_heads": 3})",
-       "config.json: n_heads (4) must be divisible by n_kv_heads (3) so each KV head serves the same number of query "
-       "heads"},
+       "config.json: num_attention_heads (4) must be divisible by num_key_value_heads (3) so each KV head serves the "
+       "same number of query heads"},
+      {R"({"hidden_size": 0})", "config.json: hidden_size must be at least 1 (got 0)"},
+      {R"({"intermediate_size": -2})", "config.json: intermediate_size must be at least 1 (got -2)"},
+      {R"({"hidden_size": 96, "num_attention_heads": 32})",
+       "config.json: RoPE rotates pairs of dimensions, so head_dim must be even (got 3 = hidden_size 96 / "
+       "num_attention_heads 32)"},
+
   };
   for (const auto& tc : cases) {
     ModelConfig c = small_config();
@@ -268,11 +275,23 @@ TEST(Config, JsonErrorsAreOneLine) {
   }
 }
 
+TEST(Config, JsonMemoryCapMessageNamesTheJsonKeys) {
+  ModelConfig c;
+  std::string error;
+  EXPECT_FALSE(config_from_json(R"({"hidden_size": 4096, "vocab_size": 32000, "tw_memory_cap_mb": 64})", &c, &error));
+  EXPECT_NE(error.find("at max_position_embeddings 128), above the cap of 64 MiB"), std::string::npos) << error;
+  // The cap itself round-trips through config.json.
+  ModelConfig capped = tiny_config(), back;
+  capped.memory_cap_mb = 300;
+  ASSERT_TRUE(config_from_json(config_to_json(capped), &back, &error)) << error;
+  EXPECT_EQ(back.memory_cap_mb, 300);
+}
+
 TEST(Config, LoadMissingFile) {
   ModelConfig c;
   std::string error;
   EXPECT_FALSE(load_config("/nonexistent/config.json", &c, &error));
-  EXPECT_EQ(error, "cannot open '/nonexistent/config.json'");
+  EXPECT_EQ(error, "/nonexistent/config.json: cannot open (No such file or directory)");
 }
 
 }  // namespace
