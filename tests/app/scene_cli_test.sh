@@ -119,15 +119,17 @@ if command -v xvfb-run >/dev/null; then
   session=$XDG_CONFIG_HOME/transformer-workbench/last-session.json
   mkdir -p "$(dirname "$session")"
   echo '{"version": 1, "values": {' >"$session"
-  run broken-session-warns 0 "last session not restored" -- gui
+  run broken-session-warns 0 "last session not restored.*kept as .*last-session.json.bad" -- gui
   grep -q '"version": 1' "$session" && ok session-saved-on-exit || bad session-saved-on-exit "$(head -3 "$session")"
+  [ "$(cat "$session.bad")" = '{"version": 1, "values": {' ] && ok broken-session-kept || bad broken-session-kept "$(ls "$(dirname "$session")")"
   panel=$(head -1 "$work/keys.tsv" | cut -d. -f1)
   echo "{\"version\": 1, \"theme\": \"print\", \"open\": [\"$panel\"]}" >"$session"
   run session-restored 0 "" -- gui
   if grep -q '"theme": "print"' "$session" && grep -A1 '"open"' "$session" | grep -q "\"$panel\""; then ok session-round-trip
   else bad session-round-trip "$(head -6 "$session")"; fi
-  run fresh-skips-session 0 "" -- gui --fresh
-  grep -q '"theme": "dark"' "$session" && ok fresh-starts-from-defaults || bad fresh-starts-from-defaults "$(head -4 "$session")"
+  # --fresh starts from defaults but keeps the saved session when nothing was changed.
+  run fresh-skips-session 0 "" -- gui --fresh --screenshot "$work/fresh.png"
+  grep -q '"theme": "print"' "$session" && ok fresh-keeps-saved-session || bad fresh-keeps-saved-session "$(head -4 "$session")"
 else
   echo "skip last-session tests: xvfb-run not found"
 fi
