@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "app/commands.h"
+#include "app/headless_progress.h"
 #include "core/io/atomic_file.h"
 #include "core/io/npy.h"
 #include "core/model/config.h"
@@ -87,13 +88,18 @@ int run_dump(const DumpOptions& o) {
   }
   if (const std::string problem = check_tokens(config, tokens); !problem.empty()) return fail(2, problem);
 
+  HeadlessProgress progress("transformer-workbench dump");
   ModelWeights weights;
-  if (o.weights.empty())
+  if (o.weights.empty()) {
+    progress.step("initialising the weights");
     weights = init_weights(config, seed);
-  else if (!load_weights(o.weights, config, &weights, &error))
-    return fail(2, error);
+  } else {
+    progress.step("reading " + o.weights);
+    if (!load_weights(o.weights, config, &weights, &error)) return fail(2, error);
+  }
 
   // [SECTION] forward
+  progress.step("forward pass");
   Trace trace;
   Mat logits;
   if (!forward(logits, &trace, weights, config, tokens, &error)) return fail(2, error);
@@ -103,8 +109,33 @@ int run_dump(const DumpOptions& o) {
   std::filesystem::create_directories(o.out, ec);
   if (ec) return fail(1, "cannot create '" + o.out + "': " + ec.message());
   const std::filesystem::path dir(o.out);
-  if (!save_weights((dir / "model.safetensors").string(), weights, config, &error)) return fail(1, error);
-  if (!save_config((dir / "config.json").string(), config, &error)) return fail(1, error);
+  // Temporaries of a dump that was killed mid-write are hidden files; this run into the same folder removes them.
+  std::vector<std::string> removed;
+  remove_stale_temp_files(o.out, &removed);
+  if (!removed.empty())
+    std::fprintf(stderr, "transformer-workbench dump: removed %zu temporary file%s left by an interrupted dump\n",
+                 removed.size(), removed.size() == 1 ? "" : "s");
+  const size_t total_files = trace.steps().size() + 3;
+  std::vector<std::string> written;
+  // A dump that stops half-way says which of its files are in the folder, so none is taken for a complete dump.
+  auto fail_writing = [&](const std::string& message) {
+    if (written.empty()) return fail(1, message);
+    std::string list;
+    for (size_t i = 0; i < written.size() && i < 4; ++i) list += (i ? ", " : "") + written[i];
+    if (written.size() > 4) list += " and " + std::to_string(written.size() - 4) + " more";
+    return fail(1, message + "; the dump in " + o.out + " is incomplete: " + std::to_string(written.size()) + " of " +
+                       std::to_string(total_files) + " files written (" + list + ")");
+  };
+  auto writing = [&](const std::string& name) {
+    progress.step("writing " + name + ", " + std::to_string(written.size() + 1) + " of " + std::to_string(total_files) +
+                  " files");
+  };
+  writing("model.safetensors");
+  if (!save_weights((dir / "model.safetensors").string(), weights, config, &error)) return fail_writing(error);
+  written.push_back("model.safetensors");
+  writing("config.json");
+  if (!save_config((dir / "config.json").string(), config, &error)) return fail_writing(error);
+  written.push_back("config.json");
 
   nlohmann::json manifest;
   manifest["tokens"] = tokens;
@@ -114,7 +145,9 @@ int run_dump(const DumpOptions& o) {
   manifest["parameters"] = parameter_count(config);
   nlohmann::json steps = nlohmann::json::array();
   for (const TraceStep& s : trace.steps()) {
-    if (!write_npy((dir / npy_name(s)).string(), s.value, s.sizes(), &error)) return fail(1, error);
+    writing(npy_name(s));
+    if (!write_npy((dir / npy_name(s)).string(), s.value, s.sizes(), &error)) return fail_writing(error);
+    written.push_back(npy_name(s));
     nlohmann::json dims = nlohmann::json::array();
     for (const TraceDim& d : s.shape) dims.push_back({{"symbol", d.symbol}, {"size", d.size}, {"meaning", d.meaning}});
     steps.push_back({{"name", s.name},
@@ -129,10 +162,12 @@ int run_dump(const DumpOptions& o) {
                      {"file", npy_name(s)}});
   }
   manifest["steps"] = steps;
-  // --text may be invalid UTF-8, hence the replacing dump.
+  // --text may be invalid UTF-8, hence the replacing dump. The manifest is written last: its presence says the
+  // dump is complete.
+  writing("manifest.json");
   if (!write_file_atomic((dir / "manifest.json").string(),
                          manifest.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", &error))
-    return fail(1, error);
+    return fail_writing(error);
   std::printf("wrote %zu steps, model.safetensors, config.json and manifest.json to %s\n", trace.steps().size(),
               o.out.c_str());
   return 0;

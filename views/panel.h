@@ -90,6 +90,9 @@ class Panel {
   // Blocks until results requested by update() are ready. Panels that recompute on a worker thread override
   // this; headless callers always call update(); wait_idle(); before figures().
   virtual void wait_idle() {}
+  // Why the current results are missing or incomplete (an invalid input, a file that failed to load), as one line,
+  // or "" when all is well. Headless export prints it per panel instead of a bare "nothing exported".
+  virtual std::string problem() const { return {}; }
 
   // Recomputes the UI does not wait for run below the UI thread's priority (see run_with_priority). The GUI turns
   // this on; headless callers wait for every result, so there a lower priority would only slow them down.

@@ -218,6 +218,8 @@ class AlibiPanel final : public Panel {
     if (const ResultPtr* r = job_.latest()) result_ = *r;
   }
 
+  std::string problem() const override { return result_ ? result_->a.error : std::string(); }
+
   std::vector<plot::Figure> figures() override {
     if (!result_ || !result_->a.error.empty()) return {};
     return {slopes_figure(*result_), bias_figure(*result_), heads_figure(*result_), decay_figure(*result_),

@@ -221,6 +221,8 @@ class GqaPanel final : public Panel {
     if (error_.empty()) result_ = analyze_gqa(params_);
   }
 
+  std::string problem() const override { return error_; }
+
   std::vector<plot::Figure> figures() override {
     if (!error_.empty() || result_.kv_head_of.empty()) {
       std::vector<plot::Figure> empty = {plot::Figure("mapping", "Mapping"), plot::Figure("kvcache", "KV cache"),

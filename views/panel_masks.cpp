@@ -195,6 +195,8 @@ class MasksPanel final : public Panel {
     if (const ResultPtr* r = job_.latest()) result_ = *r;
   }
 
+  std::string problem() const override { return result_ ? result_->mask.error : std::string(); }
+
   std::vector<plot::Figure> figures() override {
     if (!result_ || !result_->mask.error.empty()) return {};
     return {mask_figure(*result_), visible_figure(*result_), receptive_figure(*result_), uniform_figure(*result_)};

@@ -181,6 +181,8 @@ class RopePanel final : public Panel {
     if (error_.empty()) result_ = analyze_rope(params_);
   }
 
+  std::string problem() const override { return error_; }
+
   std::vector<plot::Figure> figures() override {
     if (!error_.empty() || result_.theta.empty()) {
       std::vector<plot::Figure> empty = {plot::Figure("plane", "Plane of pair k"), plot::Figure("angles", "Angles"),

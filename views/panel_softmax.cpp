@@ -36,25 +36,6 @@ struct SoftmaxState {
   std::string logits_b = "30, 15, -15";     // and its large-range row
 };
 
-// Parses "1.0, 0.5, -0.5" into numbers; returns an error message or "".
-std::string parse_logits(const std::string& text, std::vector<float>* out) {
-  out->clear();
-  const char* p = text.c_str();
-  while (*p) {
-    while (*p == ' ' || *p == ',' || *p == '[' || *p == ']') ++p;
-    if (!*p) break;
-    char* end = nullptr;
-    const float v = std::strtof(p, &end);
-    if (end == p) return std::string("cannot read a number at \"") + p + "\"";
-    if (!std::isfinite(v)) return "logits must be finite";
-    out->push_back(v);
-    p = end;
-  }
-  if (out->size() < 2) return "enter at least two logits, e.g. 1.0, 0.5, -0.5";
-  if (out->size() > 32) return "at most 32 logits";
-  return "";
-}
-
 struct SoftmaxResult {
   SoftmaxState state;  // the inputs these results belong to
   ScoreHistogram hist;
@@ -193,6 +174,15 @@ class SoftmaxPanel final : public Panel {
   PanelInfo info() const override {
     return {"softmax", "Softmax saturation", "Attention",
             "Why scores are divided by sqrt(d_k): variance of q\xC2\xB7k, saturation and vanishing gradients"};
+  }
+
+  // A logits row that is not a list of numbers is an error (headless export reports it), not a dropped case.
+  std::string problem() const override {
+    if (!result_) return "";
+    std::string p;
+    if (!result_->error_a.empty()) p = "logits A: " + result_->error_a;
+    if (!result_->error_b.empty()) p += (p.empty() ? "" : "; ") + std::string("logits B: ") + result_->error_b;
+    return p;
   }
 
   void update() override {

@@ -158,11 +158,16 @@ bool read_safetensors(const std::string& path, SafeTensors* out, std::string* er
   return true;
 }
 
-bool serialize_safetensors(const SafeTensors& in, std::vector<uint8_t>* bytes, std::string* error) {
+namespace {
+
+// The 8-byte length and the JSON header for tensors laid out in the given order. Fails with a message when a
+// tensor's value count does not match its shape or a name repeats.
+bool safetensors_header(const std::vector<TensorView>& tensors, const std::map<std::string, std::string>& metadata,
+                        std::string* out, std::string* error) {
   json header = json::object();
   std::set<std::string> names;
   uint64_t offset = 0;
-  for (const NamedTensor& t : in.tensors) {
+  for (const TensorView& t : tensors) {
     if (t.name == "__metadata__" || !names.insert(t.name).second)
       return fail(error, "tensor name '" + t.name + "' is reserved or repeated");
     uint64_t count = 1;
@@ -170,20 +175,35 @@ bool serialize_safetensors(const SafeTensors& in, std::vector<uint8_t>* bytes, s
       if (d < 0) return fail(error, "tensor '" + t.name + "' has a negative dimension");
       count *= static_cast<uint64_t>(d);
     }
-    if (count != t.data.size())
-      return fail(error, "tensor '" + t.name + "' has " + std::to_string(t.data.size()) +
-                             " values but its shape needs " + std::to_string(count));
+    if (count != t.count)
+      return fail(error, "tensor '" + t.name + "' has " + std::to_string(t.count) + " values but its shape needs " +
+                             std::to_string(count));
     header[t.name] = {{"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {offset, offset + count * 4}}};
     offset += count * 4;
   }
-  if (!in.metadata.empty()) header["__metadata__"] = in.metadata;
+  if (!metadata.empty()) header["__metadata__"] = metadata;
   // Names from parse are valid UTF-8; `replace` keeps a caller's invalid name from throwing out of here.
   std::string text = header.dump(-1, ' ', false, json::error_handler_t::replace);
   text.append((8 - text.size() % 8) % 8, ' ');
-  bytes->assign(8, 0);
-  for (int i = 0; i < 8; ++i) (*bytes)[i] = static_cast<uint8_t>(static_cast<uint64_t>(text.size()) >> (8 * i));
-  bytes->insert(bytes->end(), text.begin(), text.end());
-  // json keeps keys sorted, but data is laid out in insertion order: offsets above were assigned in that order.
+  out->assign(8, '\0');
+  for (int i = 0; i < 8; ++i) (*out)[i] = static_cast<char>(static_cast<uint64_t>(text.size()) >> (8 * i));
+  // json keeps keys sorted, but data is laid out in the given order: offsets above were assigned in that order.
+  out->append(text);
+  return true;
+}
+
+std::vector<TensorView> views_of(const SafeTensors& in) {
+  std::vector<TensorView> views;
+  for (const NamedTensor& t : in.tensors) views.push_back({t.name, t.shape, t.data.data(), t.data.size()});
+  return views;
+}
+
+}  // namespace
+
+bool serialize_safetensors(const SafeTensors& in, std::vector<uint8_t>* bytes, std::string* error) {
+  std::string header;
+  if (!safetensors_header(views_of(in), in.metadata, &header, error)) return false;
+  bytes->assign(header.begin(), header.end());
   for (const NamedTensor& t : in.tensors) {
     const auto* p = reinterpret_cast<const uint8_t*>(t.data.data());
     bytes->insert(bytes->end(), p, p + t.data.size() * 4);
@@ -191,10 +211,19 @@ bool serialize_safetensors(const SafeTensors& in, std::vector<uint8_t>* bytes, s
   return true;
 }
 
+bool write_safetensors(const std::string& path, const std::vector<TensorView>& tensors,
+                       const std::map<std::string, std::string>& metadata, std::string* error) {
+  std::string header;
+  if (!safetensors_header(tensors, metadata, &header, error)) return false;
+  AtomicFileWriter out;
+  if (!out.open(path, error)) return false;
+  out.write(header);
+  for (const TensorView& t : tensors) out.write(t.data, t.count * sizeof(float));  // little-endian host
+  return out.commit(error);
+}
+
 bool write_safetensors(const std::string& path, const SafeTensors& in, std::string* error) {
-  std::vector<uint8_t> bytes;
-  if (!serialize_safetensors(in, &bytes, error)) return false;
-  return write_file_atomic(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), error);
+  return write_safetensors(path, views_of(in), in.metadata, error);
 }
 
 }  // namespace tw

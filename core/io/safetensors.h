@@ -38,4 +38,15 @@ bool read_safetensors(const std::string& path, SafeTensors* out, std::string* er
 bool serialize_safetensors(const SafeTensors& in, std::vector<uint8_t>* bytes, std::string* error);
 bool write_safetensors(const std::string& path, const SafeTensors& in, std::string* error);
 
+// A tensor the caller owns, for writing without a copy: a checkpoint is streamed from the model's own matrices.
+struct TensorView {
+  std::string name;
+  std::vector<int64_t> shape;
+  const float* data = nullptr;  // count values, row-major
+  size_t count = 0;
+};
+// Streams the file (same bytes as serialize_safetensors of the same tensors), never holding a second copy.
+bool write_safetensors(const std::string& path, const std::vector<TensorView>& tensors,
+                       const std::map<std::string, std::string>& metadata, std::string* error);
+
 }  // namespace tw

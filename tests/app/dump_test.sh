@@ -68,6 +68,16 @@ one_line_error truncated-weights "file is truncated" -- \
   "$app" dump --config "$work/gqa.json" --weights "$work/cut.safetensors" --text hi --out "$work/x"
 one_line_error too-long "exceed max_seq 64" -- "$app" dump --config "$work/gqa.json" --text "$(printf 'x%.0s' {1..65})" --out "$work/x"
 
+# A dump that fails half-way says which of its files it left (here embed.npy cannot be written: a directory).
+mkdir -p "$work/half/embed.npy"
+err=$("$app" dump --config "$work/gqa.json" --text hi --out "$work/half" 2>&1 >/dev/null); got=$?
+if [ "$got" -ne 1 ] || ! grep -q "embed.npy: it is a directory; the dump in $work/half is incomplete: 2 of 40 files written (model.safetensors, config.json)" <<<"$err"; then
+  echo "FAIL half-way-dump-lists-files: exit $got, stderr: $err"; fail=1
+else
+  echo "ok   half-way-dump-lists-files"
+fi
+[ ! -e "$work/half/manifest.json" ] && echo "ok   half-way-dump-has-no-manifest" || { echo "FAIL half-way dump wrote a manifest"; fail=1; }
+
 # Bounded reads: a directory, a device or a FIFO given as a file is refused with one line (a directory's size
 # used to read as LLONG_MAX and abort with bad_alloc), never a hang or an abort.
 one_line_error weights-dir "$work: is a directory, not a file" -- "$app" dump --config "$work/gqa.json" --weights "$work" --text hi --out "$work/x"

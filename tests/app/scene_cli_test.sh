@@ -97,6 +97,22 @@ run unwritable-out 1 "cannot" -- "$app" export --scene "$work/all.json" --out "$
 echo "{\"version\": 1, \"open\": [], \"values\": {\"zz.unknown\": 1}, \"extra\": 2}" >"$work/unknown.json"
 run unknown-key-warns 1 "warning: .*unknown key 'zz.unknown'" -- "$app" export --scene "$work/unknown.json" --out "$work/x"
 
+# [SECTION] errors say why, no orphan files
+# A panel's own error is printed (a logits row that is not numbers), not "Nothing exported" or a dropped case.
+echo '{"version": 1, "open": ["softmax"]}' >"$work/softmax.json"
+run softmax-bad-logits 1 "softmax: logits B: cannot read a number at \"abc\"" -- \
+  "$app" export --scene "$work/softmax.json" --set softmax.logits_b=abc --out "$work/sm" --format csv
+# A temporary file of an interrupted export (hidden, named by a pid that no longer runs) is removed by the next
+# export into the folder; other files stay.
+mkdir -p "$work/stale"
+bash -c 'exit 0' & deadpid=$!; wait $deadpid
+touch "$work/stale/.softmax-scores.csv.tw-partial-$deadpid-0" "$work/stale/notes.txt"
+run stale-temp-removed 0 "removed 1 temporary file left by an interrupted export" -- \
+  "$app" export --scene "$work/softmax.json" --out "$work/stale" --format csv
+if ls -a "$work/stale" | grep -q tw-partial; then bad stale-temp-gone "$(ls -a "$work/stale")"
+elif [ ! -e "$work/stale/notes.txt" ]; then bad stale-temp-gone "notes.txt was removed"
+else ok stale-temp-gone; fi
+
 # [SECTION] presets: each shipped preset exports (by path and by name)
 if [ -n "$presets" ] && ls "$presets"/*.json >/dev/null 2>&1; then
   for p in "$presets"/*.json; do

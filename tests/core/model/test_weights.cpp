@@ -130,6 +130,12 @@ TEST_F(WeightsFile, SaveLoadRoundTripsBitExactly) {
   }
   EXPECT_EQ(back.layers[1].attn_norm.bias.size(), 64);
   EXPECT_EQ(back.pos_embed.rows(), 128);
+  // The streamed save writes exactly the bytes the in-memory serializer produces.
+  std::vector<uint8_t> expected;
+  ASSERT_TRUE(serialize_safetensors(a, &expected, &error)) << error;
+  std::ifstream in(path("rt.safetensors"), std::ios::binary);
+  const std::vector<uint8_t> written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(written == expected) << written.size() << " bytes written, " << expected.size() << " expected";
 }
 
 TEST_F(WeightsFile, MismatchedCheckpointsAreRefused) {
