@@ -155,6 +155,23 @@ std::string check_tokens(const ModelConfig& c, const std::vector<int>& tokens, i
 
 // [SECTION] forward
 
+namespace {
+
+// [SECTION] overflow guard
+// Weights or activations beyond float32's range give inf, then NaN; a row of NaN scores would reach softmax,
+// which cannot tell it from a fully masked row and writes zeros. The pass stops with a message naming the step
+// and the token instead, so no NaN is ever shown as a quiet zero.
+bool finite_or_report(const Mat& m, const std::string& step, std::string* error) {
+  if (m.allFinite()) return true;
+  Eigen::Index row = 0;
+  while (row < m.rows() && m.row(row).allFinite()) ++row;
+  *error = "the forward pass overflowed float32: " + step + " has NaN or inf values at token " + std::to_string(row) +
+           " (weights or activations too large)";
+  return false;
+}
+
+}  // namespace
+
 bool forward(Mat& logits, Trace* trace, const ModelWeights& w, const ModelConfig& c, const std::vector<int>& tokens,
              std::string* error) {
   KVCache cache;
@@ -251,6 +268,9 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
     }
     const std::string k_name = rec.name(c.positions == PositionType::RoPE ? "attn.k_rope" : "attn.k");
     const std::string q_name = rec.name(c.positions == PositionType::RoPE ? "attn.q_rope" : "attn.q");
+    if (!finite_or_report(s.q, q_name, error) || !finite_or_report(s.k, k_name, error) ||
+        !finite_or_report(s.v, rec.name("attn.v"), error))
+      return false;
 
     // The new keys and values join the cache; attention reads all T_k of them.
     cache.append(l, s.k, s.v);
@@ -268,6 +288,14 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
       attention_forward(s.attn, s.scores, s.probs, s.empty_rows, s.q, K, Vc, attn_opt, H, KV, D);
     else
       flash_attention_forward(s.attn, s.empty_rows, s.q, K, Vc, attn_opt, H, KV, D, kFlashTile, kFlashTile);
+    // Causal and sliding masks always leave a query its own key, so an "empty" row here is a score row that
+    // overflowed to −∞ or NaN, not a mask.
+    for (size_t r = 0; r < s.empty_rows.size(); ++r)
+      if (s.empty_rows[r]) {
+        *error = "the forward pass overflowed float32: " + rec.name("attn.scores") + " row " + std::to_string(r) +
+                 " has no finite score (weights or activations too large)";
+        return false;
+      }
     std::string score_formula = c.attn_scale == ScaleMode::InvSqrtDk ? "S = q · kᵀ / √D"
                                 : c.attn_scale == ScaleMode::InvDk   ? "S = q · kᵀ / D"
                                                                      : "S = q · kᵀ";
@@ -328,6 +356,7 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
     x = s.h + s.mlp_out;
     rec("mlp.residual", "Residual add (MLP)", "x = h + d", {h_name, rec.name("mlp.down")}, x, {dim_T(T), dim_C(C)},
         cost.residual);
+    if (!finite_or_report(x, rec.name("mlp.residual"), error)) return false;
     if (!pre) {
       apply_norm(x, x, lw.mlp_norm, c);
       rec("mlp_norm", "Post-MLP " + std::string(norm_name(c)), norm_formula(c, "x", "(h + d)"),
@@ -350,7 +379,7 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
       "logits", "Logits", c.tie_embeddings ? "logits = x_f · Eᵀ (tied to the embedding)" : "logits = x_f · W_headᵀ",
       {c.has_final_norm() ? "final_norm" : last, c.tie_embeddings ? "model.embed_tokens.weight" : "lm_head.weight"},
       logits, {dim_T(T), dim_V(V)}, {linear_flops(T, C, V), linear_bytes(T, C, V)});
-  return true;
+  return finite_or_report(logits, "logits", error);
 }
 
 double forward_flops(const ModelConfig& c, int T) {

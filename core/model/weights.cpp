@@ -236,6 +236,22 @@ bool from_safetensors(const SafeTensors& file, const ModelConfig& c, ModelWeight
       m.resize(shape[0]);
     else
       m.resize(shape[0], shape[1]);
+    // A NaN or infinite weight would poison every activation downstream; name it at load instead.
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < t->data.size(); ++i)
+      if (!std::isfinite(t->data[i]) && bad++ == 0) first = i;
+    if (bad) {
+      const float v = t->data[first];
+      *error = "tensor '" + name + "' has " + std::to_string(bad) + " non-finite value" + (bad == 1 ? "" : "s") +
+               " (first: " +
+               (std::isnan(v) ? "NaN"
+                : v > 0       ? "inf"
+                              : "-inf") +
+               " at flat index " + std::to_string(first) +
+               "); the checkpoint is damaged or comes from a diverged training run";
+      ok = false;
+      return;
+    }
     std::memcpy(m.data(), t->data.data(), t->data.size() * sizeof(float));
   });
   if (!ok) return false;

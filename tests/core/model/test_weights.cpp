@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 namespace tw {
 namespace {
@@ -177,6 +178,27 @@ TEST_F(WeightsFile, TruncatedCheckpointIsRefused) {
   ModelWeights w;
   EXPECT_FALSE(load_weights(path("cut.safetensors"), c, &w, &error));
   EXPECT_NE(error.find(path("cut.safetensors") + ": tensor 'lm_head.weight': file is truncated"), std::string::npos)
+      << error;
+}
+
+TEST_F(WeightsFile, NonFiniteWeightsAreReportedByName) {
+  const ModelConfig c = tiny_config();
+  SafeTensors file = to_safetensors(init_weights(c, 1), c);
+  std::string error;
+  ModelWeights w;
+  for (NamedTensor& t : file.tensors)
+    if (t.name == "model.layers.1.mlp.up_proj.weight") {
+      t.data[70] = std::numeric_limits<float>::quiet_NaN();
+      t.data[90] = -std::numeric_limits<float>::infinity();
+    }
+  EXPECT_FALSE(from_safetensors(file, c, &w, &error));
+  EXPECT_EQ(error,
+            "tensor 'model.layers.1.mlp.up_proj.weight' has 2 non-finite values (first: NaN at flat index 70); the "
+            "checkpoint is damaged or comes from a diverged training run");
+  ASSERT_TRUE(write_safetensors(path("nan.safetensors"), file, &error)) << error;
+  EXPECT_FALSE(load_weights(path("nan.safetensors"), c, &w, &error));
+  EXPECT_NE(error.find(path("nan.safetensors") + ": tensor 'model.layers.1.mlp.up_proj.weight' has 2 non-finite"),
+            std::string::npos)
       << error;
 }
 
