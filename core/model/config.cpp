@@ -3,6 +3,7 @@
 #include "core/io/atomic_file.h"
 #include "core/io/read_file.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <fstream>
@@ -39,19 +40,30 @@ ModelConfig small_config() {
 
 double estimated_memory_bytes(const ModelConfig& c) {
   // Everything in double: the point is to refuse huge configs before any int product can overflow.
-  const double T = c.max_seq, C = c.dim, H = c.n_heads, KV = c.n_kv_heads, F = c.hidden, V = c.vocab;
+  const double T = c.max_seq, C = c.dim, H = c.n_heads, KV = c.n_kv_heads, F = c.hidden, V = c.vocab, L = c.n_layers;
   const double D = c.n_heads > 0 ? C / H : 0;
+  const double HD = H * D, KVD = KV * D;
   // The parameter_table formulas again, in double: int64 products of hostile sizes could overflow.
   const double norm = c.norm == NormType::LayerNorm ? 2 * C : C;
   const double per_block =
-      2 * norm + C * (H + 2 * KV) * D + H * D * C + (c.gated() ? 3 : 2) * C * F + (c.qk_norm ? 2 * D : 0);
-  const double params = V * C + (c.positions == PositionType::Learned ? T * C : 0) + c.n_layers * per_block +
+      2 * norm + C * (HD + 2 * KVD) + HD * C + (c.gated() ? 3 : 2) * C * F + (c.qk_norm ? 2 * D : 0);
+  const double params = V * C + (c.positions == PositionType::Learned ? T * C : 0) + L * per_block +
                         (c.has_final_norm() ? norm : 0) + (c.tie_embeddings ? 0 : V * C);
-  // A traced forward keeps, per layer: about 8 (T, C) tensors, q/k/v (and rotated q/k), two (H, T, T) maps and
-  // three (T, F) MLP tensors; plus the logits and their probabilities (T, V).
-  const double per_layer = 8 * T * C + 2 * T * (H + 2 * KV) * D + 2 * H * T * T + 3 * T * F;
-  const double activations = c.n_layers * per_layer + 2 * T * V + 2 * T * C;
-  return 4.0 * (params + activations);
+  // A traced forward of max_seq tokens (what dump and the forward panel run), counted from forward.cpp:
+  //   kept in the Trace, per layer: six (T, C) steps (norms, projections, residuals), q, q_rope and the
+  //   attention output (T, H·D), k, k_rope and v (T, KV·D), the (H, T, T) scores and probabilities, and the three
+  //   (T, F) MLP steps; plus the layer's KV cache, keys and values (T, KV·D);
+  //   working buffers of one block, reused by every layer: five (T, C), two (T, H·D), two (T, KV·D), scores and
+  //   probabilities (H, T, T) again, the MLP's three (T, F), and one (T, T) scratch;
+  //   around the blocks: embeddings, positions and the final norm (T, C) each, and the logits (T, V) twice (the
+  //   result and its Trace step).
+  const double per_layer = 6 * T * C + 3 * T * HD + 3 * T * KVD + 2 * H * T * T + 3 * T * F + 2 * T * KVD;
+  const double working = 5 * T * C + 2 * T * HD + 2 * T * KVD + 2 * H * T * T + 3 * T * F + T * T;
+  const double activations = L * per_layer + working + 3 * T * C + 2 * T * V;
+  // Loading a checkpoint briefly holds the weights twice (the parsed file and the model's matrices) before any
+  // activation exists; saving streams them (core/io/safetensors.h), so it adds nothing.
+  const double floats = params + std::max(params, activations);
+  return 4.0 * floats + kProcessBaseBytes;
 }
 
 std::vector<std::string> validate(const ModelConfig& c) {
