@@ -23,7 +23,7 @@ struct FigureExportRequest {
   Theme theme = Theme::Print;
   // Called before each step ("softmax: computing", "softmax: writing scores"); headless export prints it to
   // stderr when the export takes more than a second. May be empty.
-  std::function<void(const std::string&)> on_step;
+  std::function<void(const std::string&)> on_step = {};
 };
 
 constexpr float kMinPngScale = 1.0f;

@@ -19,6 +19,7 @@
 
 #include <sys/resource.h>
 
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -57,11 +58,17 @@ template <class Work>
 auto run_with_priority(bool low_priority, Work&& work) {
   if (!low_priority) return work();
   std::optional<decltype(work())> result;
+  std::exception_ptr failure;  // rethrown on the caller's thread: an exception leaving a std::thread aborts
   std::thread thread([&] {
     setpriority(PRIO_PROCESS, 0, 10);  // on failure the work simply runs at the normal priority
-    result.emplace(work());
+    try {
+      result.emplace(work());
+    } catch (...) {
+      failure = std::current_exception();
+    }
   });
   thread.join();
+  if (failure) std::rethrow_exception(failure);
   return std::move(*result);
 }
 
