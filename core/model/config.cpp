@@ -56,10 +56,13 @@ double estimated_memory_bytes(const ModelConfig& c) {
   //   working buffers of one block, reused by every layer: five (T, C), two (T, H·D), two (T, KV·D), scores and
   //   probabilities (H, T, T) again, the MLP's three (T, F), and one (T, T) scratch;
   //   around the blocks: embeddings, positions and the final norm (T, C) each, and the logits (T, V) twice (the
-  //   result and its Trace step).
+  //   result and its Trace step);
   const double per_layer = 6 * T * C + 3 * T * HD + 3 * T * KVD + 2 * H * T * T + 3 * T * F + 2 * T * KVD;
   const double working = 5 * T * C + 2 * T * HD + 2 * T * KVD + 2 * H * T * T + 3 * T * F + T * T;
-  const double activations = L * per_layer + working + 3 * T * C + 2 * T * V;
+  // What the forward panel shows of it: its step figure (one step, e.g. an (H, T, T) map) and its layer strip
+  // (every step of one layer) hold their data in double precision for the plot layer, twice the floats.
+  const double shown = 2 * std::max({H * T * T, T * V, T * F}) + 2 * (per_layer - 2 * T * KVD);
+  const double activations = L * per_layer + working + 3 * T * C + 2 * T * V + shown;
   // Loading a checkpoint briefly holds the weights twice (the parsed file and the model's matrices) before any
   // activation exists; saving streams them (core/io/safetensors.h), so it adds nothing.
   const double floats = params + std::max(params, activations);

@@ -58,8 +58,9 @@ ModelConfig small_config();  // the seed notes' Small: dim 256, 4 layers, 8 head
 // One readable message per problem; empty when the config is valid.
 std::vector<std::string> validate(const ModelConfig& config);
 // An upper bound of the peak memory of the program running this model: weights, every buffer of a traced forward
-// pass of max_seq tokens (Trace steps, working buffers, KV cache, logits) or the weights twice while a checkpoint
-// loads, plus the program itself (kProcessBaseBytes). Writing a dump streams, so it adds nothing.
+// pass of max_seq tokens (Trace steps, working buffers, KV cache, logits) and the forward panel's figures of it
+// (one step and one layer, in double), or the weights twice while a checkpoint loads, plus the program itself
+// (kProcessBaseBytes). Writing a dump or a CSV streams, so it adds nothing.
 // tests/app/dump_test.sh checks the peak RSS of the largest configs a cap accepts against it.
 double estimated_memory_bytes(const ModelConfig& config);
 constexpr double kProcessBaseBytes = 48.0 * 1024 * 1024;  // code, libraries, BLAS buffers, allocator slack

@@ -141,22 +141,26 @@ TEST(Config, MemoryEstimateOfSmall) {
   //   working     5·T·C + 2·T·HD + 2·T·KVD + 2·H·T² + 3·T·F + T²
   //             = 327680 + 131072 + 65536 + 1048576 + 589824 + 65536 = 2228224
   //   around      3·T·C + 2·T·V = 196608 + 4194304
-  // activations 16187392 > parameters, so floats = 7342336 + 16187392 = 23529728, × 4 bytes, + the process base.
-  EXPECT_DOUBLE_EQ(estimated_memory_bytes(small_config()), 4.0 * 23529728.0 + kProcessBaseBytes);
+  //   shown       the largest step, T·V = 2097152, and one layer's steps (2392064 − 65536 of cache), in double:
+  //               2 · 2097152 + 2 · 2326528 = 8847360
+  // activations 25034752 > parameters, so floats = 7342336 + 25034752 = 32377088, × 4 bytes, + the process base.
+  EXPECT_DOUBLE_EQ(estimated_memory_bytes(small_config()), 4.0 * 32377088.0 + kProcessBaseBytes);
 }
 
 TEST(Config, MemoryEstimateCountsLayerNormPositionsAndTying) {
   // 99,008 parameters (LayerNorm γ/β, learned positions, ReLU, post-norm, tied; see test_weights.cpp) plus
   // activations at T = 128, C = 64, H = 4, KV = 2, D = 16, F = 192, V = 259:
   //   per layer 49152 + 24576 + 12288 + 131072 + 73728 + 8192 = 299008, × 2 layers = 598016
-  //   working 40960 + 16384 + 8192 + 131072 + 73728 + 16384 = 286720; around 24576 + 66304.
+  //   working 40960 + 16384 + 8192 + 131072 + 73728 + 16384 = 286720; around 24576 + 66304;
+  //   shown 2 · H·T² (131072) + 2 · (299008 − 8192) = 712704.
   ModelConfig c = tiny_config();
   c.norm = NormType::LayerNorm;
   c.activation = ActivationKind::ReLU;
   c.positions = PositionType::Learned;
   c.placement = NormPlacement::Post;
   c.tie_embeddings = true;
-  EXPECT_DOUBLE_EQ(estimated_memory_bytes(c), 4.0 * (99008 + 598016 + 286720 + 24576 + 66304) + kProcessBaseBytes);
+  EXPECT_DOUBLE_EQ(estimated_memory_bytes(c),
+                   4.0 * (99008 + 598016 + 286720 + 24576 + 66304 + 712704) + kProcessBaseBytes);
 }
 
 TEST(Config, MemoryEstimateCountsTheWeightsTwiceWhenTheyDominate) {
