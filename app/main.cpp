@@ -75,8 +75,7 @@ int run(int argc, char** argv) {
   }
   CLI11_PARSE(cli, argc, argv);
   for (auto& [sub, action] : actions)
-    if (sub->parsed())
-      return exit_with_one_line_on_exception("transformer-workbench " + sub->get_name(), [&] { return action(); });
+    if (sub->parsed()) return exit_with_one_line_on_exception("transformer-workbench " + sub->get_name(), action);
 
   // [SECTION] init
   tw::AppState state = tw::make_app_state();

@@ -7,6 +7,7 @@ app=$1 work=$2
 rm -rf "$work" && mkdir -p "$work"
 fail=0
 cap=256  # MiB: the largest accepted configs take a few seconds to run and write
+if [ "${TW_SANITIZED:-0}" = 1 ]; then echo "skip: peak RSS is not meaningful under AddressSanitizer"; exit 0; fi
 if [ ! -x /usr/bin/time ]; then echo "skip: /usr/bin/time not installed (Debian package 'time')"; exit 0; fi
 
 # config NAME VALUE CAP: writes $work/NAME.json for one point of a family, VALUE being the size that grows.
