@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -397,7 +398,13 @@ bool config_from_json(const std::string& text, ModelConfig* out, std::string* er
 
 bool load_config(const std::string& path, ModelConfig* out, std::string* error) {
   std::string text;
-  if (!read_file_bounded(path, kMaxConfigBytes, &text, error)) return false;
+  if (!read_file_bounded(path, kMaxConfigBytes, &text, error)) {
+    // A Hugging Face model is a directory; its config is the config.json inside.
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec) && std::filesystem::is_regular_file(path + "/config.json", ec))
+      *error += " (did you mean " + path + "/config.json?)";
+    return false;
+  }
   if (!config_from_json(text, out, error)) {
     *error = path + ": " + error->substr(error->find(':') + 2);
     return false;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <type_traits>
 
@@ -280,7 +281,12 @@ bool save_weights(const std::string& path, const ModelWeights& w, const ModelCon
 
 bool load_weights(const std::string& path, const ModelConfig& c, ModelWeights* out, std::string* error) {
   SafeTensors file;
-  if (!read_safetensors(path, &file, error)) return false;
+  if (!read_safetensors(path, &file, error)) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec) && std::filesystem::is_regular_file(path + "/model.safetensors", ec))
+      *error += " (did you mean " + path + "/model.safetensors?)";
+    return false;
+  }
   if (!from_safetensors(file, c, out, error)) {
     *error = path + ": " + *error;
     return false;

@@ -10,6 +10,7 @@
 
 #include "core/io/safetensors.h"
 #include "core/model/config.h"
+#include "core/model/weights.h"
 
 namespace tw {
 namespace fs = std::filesystem;
@@ -100,6 +101,21 @@ TEST(ReadFileBounded, ConfigAndSafetensorsReadersRefuseDirectoriesAndDevices) {
   EXPECT_NE(error.find("is a directory, not a file"), std::string::npos) << error;
   EXPECT_FALSE(read_safetensors("/dev/zero", &st, &error));
   EXPECT_NE(error.find("character device"), std::string::npos) << error;
+}
+
+// A Hugging Face model directory given where its config or checkpoint belongs: the message names the file inside.
+TEST(ReadFileBounded, ModelDirectoryGivenAsAFileSuggestsTheFileInside) {
+  const fs::path dir = fresh_dir("hfdir");
+  std::ofstream(dir / "config.json") << "{}";
+  std::ofstream(dir / "model.safetensors") << "x";
+  ModelConfig config;
+  std::string error;
+  EXPECT_FALSE(load_config(dir.string(), &config, &error));
+  EXPECT_EQ(error, dir.string() + ": is a directory, not a file (did you mean " + dir.string() + "/config.json?)");
+  ModelWeights weights;
+  EXPECT_FALSE(load_weights(dir.string(), tiny_config(), &weights, &error));
+  EXPECT_EQ(error,
+            dir.string() + ": is a directory, not a file (did you mean " + dir.string() + "/model.safetensors?)");
 }
 
 TEST(ReadFileBounded, OversizeConfigIsRefusedBeforeParsing) {
