@@ -115,6 +115,9 @@ int run_dump(const DumpOptions& o) {
   if (!removed.empty())
     std::fprintf(stderr, "transformer-workbench dump: removed %zu temporary file%s left by an interrupted dump\n",
                  removed.size(), removed.size() == 1 ? "" : "s");
+  // manifest.json is written last and so marks a complete dump: the one of an earlier dump into this folder goes
+  // first, so a run that stops half-way never leaves an old manifest describing a mix of old and new files.
+  std::filesystem::remove(dir / "manifest.json", ec);
   const size_t total_files = trace.steps().size() + 3;
   std::vector<std::string> written;
   // A dump that stops half-way says which of its files are in the folder, so none is taken for a complete dump.
