@@ -30,6 +30,11 @@ struct AppState {
   std::string font_warning;  // non-empty when the bundled font could not be loaded
   std::string status;        // last message for the status line (errors from file operations, exports)
   bool quit_requested = false;
+  // The last session (app/scene.h): with --fresh, the state at start-up as scene text; the saved session is only
+  // rewritten at exit when the state differs from it. `keep_last_session` stops the save at exit from overwriting a
+  // session file that failed to load and could not be moved aside.
+  std::string fresh_session_baseline;
+  bool keep_last_session = false;
   FileDialogs file_dialogs;  // File menu popups: open/save scene, export figures (app/file_menu.cpp)
   ExportSettings exports;    // where and how figures are exported: File > Export and every figure's menu
   std::string model_dir;     // --model DIR: a Hugging Face model folder to open at start-up (empty: none)

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "app/commands.h"
+#include "app/headless_progress.h"
 #include "core/io/atomic_file.h"
 #include "core/io/hf_model.h"
 #include "core/io/npy.h"
@@ -116,17 +117,22 @@ int run_dump(const DumpOptions& o) {
   }
   if (const std::string problem = check_tokens(config, tokens); !problem.empty()) return fail(2, problem);
 
+  HeadlessProgress progress("transformer-workbench dump");
   ModelWeights weights;
-  if (!o.model.empty())
+  if (!o.model.empty()) {
     weights = std::move(hf.weights);
-  else if (o.weights.empty())
+  } else if (o.weights.empty()) {
+    progress.step("initialising the weights");
     weights = init_weights(config, seed);
-  else if (!load_weights(o.weights, config, &weights, &error))
-    return fail(2, error);
+  } else {
+    progress.step("reading " + o.weights);
+    if (!load_weights(o.weights, config, &weights, &error)) return fail(2, error);
+  }
 
   if (dtype != StorageType::F32) round_weights(weights, config, dtype);  // run the checkpoint that is written
 
   // [SECTION] forward
+  progress.step("forward pass");
   Trace trace;
   Mat logits;
   if (!forward(logits, &trace, weights, config, tokens, &error)) return fail(2, error);
@@ -151,10 +157,40 @@ int run_dump(const DumpOptions& o) {
   std::filesystem::create_directories(o.out, ec);
   if (ec) return fail(1, "cannot create '" + o.out + "': " + ec.message());
   const std::filesystem::path dir(o.out);
+  // Temporaries of a dump that was killed mid-write are hidden files; this run into the same folder removes them.
+  std::vector<std::string> removed;
+  remove_stale_temp_files(o.out, &removed);
+  if (!removed.empty())
+    std::fprintf(stderr, "transformer-workbench dump: removed %zu temporary file%s left by an interrupted dump\n",
+                 removed.size(), removed.size() == 1 ? "" : "s");
+  // manifest.json is written last and so marks a complete dump: the one of an earlier dump into this folder goes
+  // first, so a run that stops half-way never leaves an old manifest describing a mix of old and new files.
+  std::filesystem::remove(dir / "manifest.json", ec);
+  const size_t total_files = trace.steps().size() + 3 + (o.grads ? 1 : 0);
+  std::vector<std::string> written;
+  // A dump that stops half-way says which of its files are in the folder, so none is taken for a complete dump.
+  auto fail_writing = [&](const std::string& message) {
+    if (written.empty()) return fail(1, message);
+    std::string list;
+    for (size_t i = 0; i < written.size() && i < 4; ++i) list += (i ? ", " : "") + written[i];
+    if (written.size() > 4) list += " and " + std::to_string(written.size() - 4) + " more";
+    return fail(1, message + "; the dump in " + o.out + " is incomplete: " + std::to_string(written.size()) + " of " +
+                       std::to_string(total_files) + " files written (" + list + ")");
+  };
+  auto writing = [&](const std::string& name) {
+    progress.step("writing " + name + ", " + std::to_string(written.size() + 1) + " of " + std::to_string(total_files) +
+                  " files");
+  };
+  writing("model.safetensors");
   std::vector<std::string> weight_files;
   const HfSaveOptions save_options{dtype, static_cast<int64_t>(o.shard_mb * 1e6)};
-  if (!save_hf_checkpoint(o.out, weights, config, save_options, &weight_files, &error)) return fail(1, error);
-  if (o.grads && !save_weights((dir / "grads.safetensors").string(), grads, config, &error)) return fail(1, error);
+  if (!save_hf_checkpoint(o.out, weights, config, save_options, &weight_files, &error)) return fail_writing(error);
+  written.insert(written.end(), weight_files.begin(), weight_files.end());  // the weight files and config.json
+  if (o.grads) {
+    writing("grads.safetensors");
+    if (!save_weights((dir / "grads.safetensors").string(), grads, config, &error)) return fail_writing(error);
+    written.push_back("grads.safetensors");
+  }
 
   nlohmann::json manifest;
   manifest["tokens"] = tokens;
@@ -176,7 +212,9 @@ int run_dump(const DumpOptions& o) {
   if (o.grads) manifest["loss"] = loss;
   nlohmann::json steps = nlohmann::json::array();
   for (const TraceStep& s : trace.steps()) {
-    if (!write_npy((dir / npy_name(s)).string(), s.value, s.sizes(), &error)) return fail(1, error);
+    writing(npy_name(s));
+    if (!write_npy((dir / npy_name(s)).string(), s.value, s.sizes(), &error)) return fail_writing(error);
+    written.push_back(npy_name(s));
     nlohmann::json dims = nlohmann::json::array();
     for (const TraceDim& d : s.shape) dims.push_back({{"symbol", d.symbol}, {"size", d.size}, {"meaning", d.meaning}});
     steps.push_back({{"name", s.name},
@@ -191,10 +229,12 @@ int run_dump(const DumpOptions& o) {
                      {"file", npy_name(s)}});
   }
   manifest["steps"] = steps;
-  // --text may be invalid UTF-8, hence the replacing dump.
+  // --text may be invalid UTF-8, hence the replacing dump. The manifest is written last: its presence says the
+  // dump is complete.
+  writing("manifest.json");
   if (!write_file_atomic((dir / "manifest.json").string(),
                          manifest.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", &error))
-    return fail(1, error);
+    return fail_writing(error);
   std::printf("wrote %zu steps, %s, config.json and manifest.json to %s\n", trace.steps().size(),
               weight_files.size() > 2 ? (std::to_string(weight_files.size() - 2) + " weight shards").c_str()
                                       : "model.safetensors",

@@ -12,6 +12,7 @@
 
 #include "app/commands.h"
 #include "app/export_figures.h"
+#include "app/headless_progress.h"
 #include "app/scene.h"
 #include "app/scene_presets.h"
 
@@ -61,7 +62,15 @@ int run_export(const ExportCommandOptions& o) {
   if (!loaded.ok) return fail(loaded.error);
   request.theme = o.theme.empty() ? state.theme : (o.theme == "print" ? Theme::Print : Theme::Dark);
 
-  const FigureExportResult result = export_open_panel_figures(state, request);
+  FigureExportResult result;
+  {
+    HeadlessProgress progress("transformer-workbench export");
+    request.on_step = [&progress](const std::string& step) { progress.step(step); };
+    result = export_open_panel_figures(state, request);
+  }
+  if (!result.removed.empty())
+    std::fprintf(stderr, "transformer-workbench export: removed %zu temporary file%s left by an interrupted export\n",
+                 result.removed.size(), result.removed.size() == 1 ? "" : "s");
   for (const std::string& path : result.written) std::printf("%s\n", path.c_str());
   std::fflush(stdout);
   for (const std::string& e : result.errors) std::fprintf(stderr, "transformer-workbench export: %s\n", e.c_str());

@@ -4,6 +4,8 @@
 #include <exception>
 #include <set>
 
+#include "core/io/atomic_file.h"
+
 namespace tw {
 
 std::string FigureExportResult::summary() const {
@@ -34,17 +36,30 @@ FigureExportResult export_open_panel_figures(AppState& state, const FigureExport
   options.theme = request.theme;
   options.scale = request.png_scale;
 
+  // A killed export leaves hidden temporaries (core/io/atomic_file.h); the next export into the folder removes them.
+  remove_stale_temp_files(request.out_dir, &result.removed);
+  auto step = [&](const std::string& text) {
+    if (request.on_step) request.on_step(text);
+  };
+
   for (PanelSlot& slot : state.panels) {
     if (!slot.open) continue;
     ++result.panels;
     const std::string& id = slot.info.id;
     try {
+      step(id + ": computing");
       slot.panel->update();
       slot.panel->wait_idle();
+      // The panel's own reason (invalid input, a checkpoint that failed to load) rather than a bare "nothing".
+      if (const std::string problem = slot.panel->problem(); !problem.empty())
+        result.errors.push_back(id + ": " + problem);
       const std::vector<plot::Figure> figures = slot.panel->figures();
+      if (figures.empty() && slot.panel->problem().empty())
+        result.errors.push_back(id + ": the panel has no figures to export");
       std::set<std::string> seen;  // two figures with one id would silently overwrite each other's files
       for (const plot::Figure& fig : figures) {
         ++result.figures;
+        step(id + ": writing " + fig.id);
         if (!seen.insert(fig.id).second) {
           result.errors.push_back(id + ": two figures share the id '" + fig.id + "'; the second was not written");
           continue;

@@ -5,6 +5,7 @@
 // For each open panel, in the app's panel order: update(); wait_idle(); figures(); then the plot layer writes
 // <dir>/<panel id>-<figure id>.<png|svg|csv>. Same state and request → byte-identical files.
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +21,9 @@ struct FigureExportRequest {
   plot::ExportFormats formats = plot::ExportFormat_All;  // any of png, svg, csv
   float png_scale = 2.0f;                                // PNG pixels per logical pixel, kMinPngScale..kMaxPngScale
   Theme theme = Theme::Print;
+  // Called before each step ("softmax: computing", "softmax: writing scores"); headless export prints it to
+  // stderr when the export takes more than a second. May be empty.
+  std::function<void(const std::string&)> on_step = {};
 };
 
 constexpr float kMinPngScale = 1.0f;
@@ -28,6 +32,7 @@ constexpr float kMaxPngScale = 4.0f;
 struct FigureExportResult {
   std::vector<std::string> written;  // paths, in the order written
   std::vector<std::string> errors;   // one line each; the other figures are still written
+  std::vector<std::string> removed;  // temporary files of an interrupted earlier export, removed from out_dir
   int panels = 0;                    // open panels visited
   int figures = 0;                   // figures found on them
   bool ok() const { return errors.empty() && !written.empty(); }

@@ -3,7 +3,10 @@
 #include <imgui.h>
 
 #include <cstdio>
+#include <exception>
 #include <memory>
+#include <new>
+#include <string>
 #include <thread>
 
 #include "app/app_state.h"
@@ -16,7 +19,36 @@
 #include "app/window.h"
 #include "core/matmul_threads.h"
 
+namespace {
+
+// What escapes a subcommand or the GUI (bad_alloc included) ends the process with one line and exit code 1,
+// never with std::terminate's SIGABRT and a core dump.
+template <class Body>
+int exit_with_one_line_on_exception(const std::string& who, Body&& body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "%s: out of memory (the input or the settings need more memory than this machine gave)\n",
+                 who.c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: internal error: %s\n", who.c_str(), e.what());
+  } catch (...) {
+    std::fprintf(stderr, "%s: internal error (unknown exception)\n", who.c_str());
+  }
+  return 1;
+}
+
+int run(int argc, char** argv);
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  return exit_with_one_line_on_exception("transformer-workbench", [&] { return run(argc, argv); });
+}
+
+namespace {
+
+int run(int argc, char** argv) {
   tw::PerfRecorder perf(tw::PerfClock::now());  // time to first frame counts from here
   // One product thread: the UI thread and the panels' workers already share the machine's cores, and numbers then
   // do not depend on how many cores a machine has.
@@ -45,7 +77,7 @@ int main(int argc, char** argv) {
   }
   CLI11_PARSE(cli, argc, argv);
   for (auto& [sub, action] : actions)
-    if (sub->parsed()) return action();
+    if (sub->parsed()) return exit_with_one_line_on_exception("transformer-workbench " + sub->get_name(), action);
 
   // [SECTION] init
   tw::AppState state = tw::make_app_state();
@@ -143,3 +175,5 @@ int main(int argc, char** argv) {
   window.shutdown();
   return exit_code;
 }
+
+}  // namespace

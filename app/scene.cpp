@@ -7,6 +7,7 @@
 #include "app/scene.h"
 
 #include "core/io/atomic_file.h"
+#include "core/io/read_file.h"
 
 #include <unistd.h>
 
@@ -295,24 +296,14 @@ SceneLoad load_scene_text(AppState& state, std::string_view text, const std::vec
 
 SceneLoad load_scene_file(AppState& state, const std::string& path, const std::vector<SceneOverride>& overrides) {
   SceneLoad result;
-  std::error_code ec;
   if (path.empty()) {
     result.errors.push_back("no scene file given");
-  } else if (fs::is_directory(path, ec)) {
-    result.errors.push_back(path + ": is a directory, not a scene file");
-  } else if (const auto size = fs::file_size(path, ec); !ec && size > kSceneMaxBytes) {
-    result.errors.push_back(path + ": larger than " + std::to_string(kSceneMaxBytes >> 20) + " MiB, not a scene");
+  } else if (std::string text, error; !read_file_bounded(path, kSceneMaxBytes, &text, &error)) {
+    result.errors.push_back(error);
   } else {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      result.errors.push_back(path + ": cannot open (" + std::strerror(errno) + ")");
-    } else {
-      std::ostringstream text;
-      text << in.rdbuf();
-      result = load_scene_text(state, text.str(), overrides);
-      for (auto& e : result.errors) e = path + ": " + e;
-      for (auto& w : result.warnings) w = path + ": " + w;
-    }
+    result = load_scene_text(state, text, overrides);
+    for (auto& e : result.errors) e = path + ": " + e;
+    for (auto& w : result.warnings) w = path + ": " + w;
   }
   finish(result);
   return result;
@@ -353,12 +344,43 @@ std::string last_session_path() {
 SceneLoad restore_last_session(AppState& state) {
   const std::string path = last_session_path();
   std::error_code ec;
-  if (path.empty() || !fs::exists(path, ec)) {
+  const fs::file_status status = path.empty() ? fs::file_status() : fs::symlink_status(path, ec);
+  if (path.empty() || status.type() == fs::file_type::not_found) {
     SceneLoad nothing;
     nothing.ok = true;
     return nothing;
   }
+  if (ec) {  // e.g. a directory on the way that cannot be searched: the file may exist, so this is not "no session"
+    SceneLoad unreadable;
+    unreadable.errors.push_back(path + ": cannot read (" + ec.message() + ")");
+    finish(unreadable);
+    return unreadable;
+  }
   return load_scene_file(state, path);
+}
+
+std::string session_dir_problem() {
+  const std::string path = last_session_path();
+  if (path.empty()) return "neither XDG_CONFIG_HOME nor HOME is set, so the session will not be saved";
+  // The nearest existing ancestor decides: it must be a directory we may write into (or search, when deeper).
+  fs::path dir = fs::path(path).parent_path();
+  std::error_code ec;
+  for (fs::path p = dir; !p.empty(); p = p.parent_path()) {
+    const fs::file_status st = fs::status(p, ec);
+    if (ec && st.type() != fs::file_type::not_found)
+      return "cannot use " + dir.string() + " (" + ec.message() + "), so the session will not be saved";
+    if (st.type() == fs::file_type::not_found) {
+      if (p == p.parent_path()) break;
+      continue;
+    }
+    if (st.type() != fs::file_type::directory)
+      return p.string() + " is not a directory, so the session cannot be saved in " + dir.string();
+    const int need = p == dir ? (R_OK | W_OK | X_OK) : (W_OK | X_OK);
+    if (::access(p.c_str(), need) != 0)
+      return "cannot write in " + p.string() + " (" + std::strerror(errno) + "), so the session will not be saved";
+    return {};
+  }
+  return {};
 }
 
 bool save_last_session(const AppState& state, std::string* error) {
@@ -377,17 +399,40 @@ bool save_last_session(const AppState& state, std::string* error) {
 }
 
 void restore_session_at_startup(AppState& state, bool fresh) {
-  if (fresh) return;
+  // Said at start-up, not only when saving at exit fails, so the user knows before changing anything.
+  if (const std::string problem = session_dir_problem(); !problem.empty()) {
+    std::fprintf(stderr, "transformer-workbench: last session: %s\n", problem.c_str());
+    state.status = "Last session: " + problem;
+  }
+  if (fresh) {
+    // --fresh starts from defaults without discarding the saved session: only a change made in this run replaces it.
+    state.fresh_session_baseline = scene_to_text(state);
+    return;
+  }
   const SceneLoad restored = restore_last_session(state);
   for (const auto& w : restored.warnings) std::fprintf(stderr, "transformer-workbench: last session: %s\n", w.c_str());
-  if (!restored.ok) {
-    state.status = "Last session not restored: " + restored.error;
-    std::fprintf(stderr, "transformer-workbench: last session not restored (starting fresh): %s\n",
-                 restored.error.c_str());
+  if (restored.ok) return;
+  // The file that failed (corrupt, from a newer version, one bad value, unreadable) is moved aside, never
+  // overwritten by this run's session: the user may want to repair it.
+  const std::string path = last_session_path();
+  const std::string kept = path + ".bad";
+  std::error_code ec;
+  fs::rename(path, kept, ec);
+  std::string where;
+  if (!ec) {
+    where = "; the file was kept as " + kept;
+  } else {
+    state.keep_last_session = true;
+    where = "; the file was left in place and will not be overwritten (cannot rename it: " + ec.message() + ")";
   }
+  state.status = "Last session not restored: " + restored.error + where;
+  std::fprintf(stderr, "transformer-workbench: last session not restored (starting fresh): %s%s\n",
+               restored.error.c_str(), where.c_str());
 }
 
 void save_session_at_exit(const AppState& state) {
+  if (state.keep_last_session) return;
+  if (!state.fresh_session_baseline.empty() && scene_to_text(state) == state.fresh_session_baseline) return;
   std::string error;
   if (!save_last_session(state, &error))
     std::fprintf(stderr, "transformer-workbench: last session not saved: %s\n", error.c_str());

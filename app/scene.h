@@ -69,8 +69,11 @@ std::string last_session_path();
 // A missing file is not a problem (ok, no warnings). A broken one is reported and the state stays default.
 SceneLoad restore_last_session(AppState& state);
 bool save_last_session(const AppState& state, std::string* error);
+// Why the session could not be saved (a file where the directory should be, no write permission), or "".
+std::string session_dir_problem();
 // main(): restore at start-up unless --fresh, save on exit. Problems go to stderr and state.status as one
-// line each and never stop the app.
+// line each and never stop the app. A session file that fails to load is renamed to last-session.json.bad (the
+// message says where); with --fresh the saved session is rewritten at exit only if the state was changed.
 void restore_session_at_startup(AppState& state, bool fresh);
 void save_session_at_exit(const AppState& state);
 

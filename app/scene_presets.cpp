@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/io/read_file.h"
+
 namespace tw {
 
 namespace fs = std::filesystem;
@@ -19,13 +21,9 @@ std::string executable_dir() {
 }
 
 std::string read_description(const std::string& path) {
-  std::error_code ec;
-  const auto size = fs::file_size(path, ec);
-  if (ec || size > kSceneMaxBytes) return {};
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  const nlohmann::json scene = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  std::string text, error;
+  if (!read_file_bounded(path, kSceneMaxBytes, &text, &error)) return {};
+  const nlohmann::json scene = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!scene.is_object()) return {};
   const auto it = scene.find("description");
   return it != scene.end() && it->is_string() ? it->get<std::string>() : std::string();

@@ -15,10 +15,14 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
 namespace tw {
@@ -47,11 +51,17 @@ template <class Work>
 auto run_with_priority(bool low_priority, Work&& work) {
   if (!low_priority) return work();
   std::optional<decltype(work())> result;
+  std::exception_ptr failure;  // rethrown on the caller's thread: an exception leaving a std::thread aborts
   std::thread thread([&] {
     setpriority(PRIO_PROCESS, 0, 10);  // on failure the work simply runs at the normal priority
-    result.emplace(work());
+    try {
+      result.emplace(work());
+    } catch (...) {
+      failure = std::current_exception();
+    }
   });
   thread.join();
+  if (failure) std::rethrow_exception(failure);
   return std::move(*result);
 }
 
@@ -115,6 +125,11 @@ class AsyncJob {
     return completed_ < requested_;
   }
   float progress() const { return progress_.get(); }
+  // Why the last computation produced no result (it threw), or "" when it finished.
+  std::string failure() const {
+    std::lock_guard lock(mutex_);
+    return failure_;
+  }
   // Blocks until every request made so far has finished.
   void wait() {
     std::unique_lock lock(mutex_);
@@ -136,13 +151,25 @@ class AsyncJob {
         progress_.fraction_ = 0.0f;
       }
       std::optional<Result> result;
-      result.emplace(work(progress_));
+      std::string failure;
+      // An exception on this thread would end the process (std::terminate, SIGABRT): a computation that runs out
+      // of memory or fails costs its result, the last good one stays on screen, and failure() says why.
+      try {
+        result.emplace(work(progress_));
+      } catch (const std::bad_alloc&) {
+        failure = "out of memory: the settings need more memory than this machine has";
+      } catch (const std::exception& e) {
+        failure = e.what();
+      } catch (...) {
+        failure = "the computation failed";
+      }
       {
         std::lock_guard lock(mutex_);
         running_ = false;
+        failure_ = failure;
         // A result computed for a request that has since been superseded is dropped only if it was cancelled
         // midway; otherwise it is still the best thing to show until the newer one finishes.
-        if (!progress_.cancelled_) finished_ = std::move(result);
+        if (!progress_.cancelled_ && result) finished_ = std::move(result);
         if (!pending_) completed_ = requested_;  // otherwise the queued request completes later
         progress_.fraction_ = 1.0f;
       }
@@ -155,6 +182,7 @@ class AsyncJob {
   Work pending_;
   std::optional<Result> finished_, shown_;
   Progress progress_;
+  std::string failure_;  // set when the last computation threw
   long long requested_ = 0, completed_ = 0;
   bool running_ = false, stopping_ = false;
   std::thread worker_;

@@ -68,6 +68,9 @@ class Panel {
   // Why the panel shows no figures ("" when it shows them): a validation message naming the bad field. Headless
   // export prints it; the panel shows it where its figures would be.
   virtual std::string error() const { return ""; }
+  // Everything wrong with the current results as one line, blocking or not (a softmax logits row that is not a
+  // list of numbers leaves the other figures standing): what headless export prints per panel. Default: error().
+  virtual std::string problem() const { return error(); }
 
   // Recomputes the UI does not wait for run below the UI thread's priority (see run_with_priority). The GUI turns
   // this on; headless callers wait for every result, so there a lower priority would only slow them down.

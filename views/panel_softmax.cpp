@@ -31,28 +31,9 @@ struct SoftmaxState {
   float temperature = 1.0f;  // τ: softmax(x / τ)
   int samples = 4000;        // q·k pairs in the histogram; queries per d_k in the sweep (a quarter of this)
   int seed = 0;
-  std::string logits_a = "1.0, 0.5, -0.5";  // the seed note's small-range row
+  std::string logits_a = "1.0, 0.5, -0.5";  // the classic worked example's small-range row
   std::string logits_b = "30, 15, -15";     // and its large-range row
 };
-
-// Parses "1.0, 0.5, -0.5" into numbers; returns an error message or "".
-std::string parse_logits(const std::string& text, std::vector<float>* out) {
-  out->clear();
-  const char* p = text.c_str();
-  while (*p) {
-    while (*p == ' ' || *p == ',' || *p == '[' || *p == ']') ++p;
-    if (!*p) break;
-    char* end = nullptr;
-    const float v = std::strtof(p, &end);
-    if (end == p) return std::string("cannot read a number at \"") + p + "\"";
-    if (!std::isfinite(v)) return "logits must be finite";
-    out->push_back(v);
-    p = end;
-  }
-  if (out->size() < 2) return "enter at least two logits, e.g. 1.0, 0.5, -0.5";
-  if (out->size() > 32) return "at most 32 logits";
-  return "";
-}
 
 struct SoftmaxResult {
   SoftmaxState state;  // the inputs these results belong to
@@ -208,6 +189,16 @@ class SoftmaxPanel final : public RecomputePanel<SoftmaxState, SoftmaxResult> {
  public:
   SoftmaxPanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, no_error, all_figures}) {
     figure_rows_ = {{{0, 1}}, {{2}}, {{3}, 0.5f}};
+  }
+
+  // A logits row that is not a list of numbers is shown in place and reported by export, not silently dropped.
+  std::string problem() const override {
+    const auto& r = result();
+    if (!r) return "";
+    std::string p;
+    if (!r->error_a.empty()) p = "logits A: " + r->error_a;
+    if (!r->error_b.empty()) p += (p.empty() ? "" : "; ") + std::string("logits B: ") + r->error_b;
+    return p;
   }
 
  protected:

@@ -1,6 +1,7 @@
 #include "core/experiments/softmax_saturation.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <functional>
 #include <numbers>
@@ -149,6 +150,44 @@ WorkedSoftmax worked_softmax(const std::vector<float>& logits, float temperature
   w.top = argmax(w.probs.data(), static_cast<int>(w.probs.size()));
   w.top_grad = top_gradient(w.probs.data(), static_cast<int>(w.probs.size()), w.top);
   return w;
+}
+
+std::string parse_logits(std::string_view text, std::vector<float>* out) {
+  out->clear();
+  auto fail = [&](std::string message) {
+    out->clear();
+    return message;
+  };
+  auto quote = [](std::string_view s) {
+    std::string q(s.substr(0, 24));
+    return "\"" + q + (s.size() > 24 ? "...\"" : "\"");
+  };
+  size_t i = 0;
+  while (i < text.size()) {
+    const char ch = text[i];
+    if (ch == ' ' || ch == '\t' || ch == ',' || ch == '[' || ch == ']') {
+      ++i;
+      continue;
+    }
+    // from_chars: decimal only and independent of the C locale (strtof would read "1,5" as 1 in a German locale
+    // and accept hex floats and "nan").
+    const char* begin = text.data() + i;
+    const char* end = text.data() + text.size();
+    if (*begin == '+') ++begin;  // "+2" is a number to a person typing logits
+    float v = 0;
+    const auto [ptr, ec] = std::from_chars(begin, end, v, std::chars_format::general);
+    const bool ends_token = ptr == end || *ptr == ' ' || *ptr == '\t' || *ptr == ',' || *ptr == ']';
+    if (ec == std::errc::result_out_of_range)
+      return fail("logit " + quote(text.substr(i)) + " is too large for a float");
+    if (ec != std::errc() || !ends_token) return fail("cannot read a number at " + quote(text.substr(i)));
+    if (!std::isfinite(v)) return fail("logits must be finite");
+    if (static_cast<int>(out->size()) == kMaxWorkedLogits)
+      return fail("at most " + std::to_string(kMaxWorkedLogits) + " logits");
+    out->push_back(v);
+    i = static_cast<size_t>(ptr - text.data());
+  }
+  if (out->size() < 2) return fail("enter at least two logits, e.g. 1.0, 0.5, -0.5");
+  return "";
 }
 
 }  // namespace tw

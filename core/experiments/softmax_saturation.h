@@ -11,6 +11,8 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/ops/attention.h"
@@ -67,6 +69,11 @@ struct WorkedSoftmax {
   double top_grad = 0.0;      // S_top(1 − S_top)
 };
 WorkedSoftmax worked_softmax(const std::vector<float>& logits, float temperature = 1.0f);
+// The worked example's logits as typed: "1.0, 0.5, -0.5" (commas and/or spaces, optional [ ]). Returns "" and fills
+// *out with 2 to kMaxWorkedLogits finite decimal numbers, or one line saying what is wrong (*out is then empty).
+// Any text that is not such a list is an error; nothing is skipped or guessed.
+constexpr int kMaxWorkedLogits = 32;
+std::string parse_logits(std::string_view text, std::vector<float>* out);
 
 // Work of the panel's recompute (histogram samples plus a sweep of 26 d_k values × samples/4 queries over n_keys),
 // in score evaluations: the panel waits for a result only when this is small (about 1e5 is a millisecond).

@@ -1,6 +1,7 @@
 #include "core/io/safetensors.h"
 
 #include "core/io/atomic_file.h"
+#include "core/io/read_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -280,14 +281,8 @@ bool parse_safetensors(const uint8_t* bytes, size_t size, SafeTensors* out, std:
 }
 
 bool read_safetensors(const std::string& path, SafeTensors* out, std::string* error) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return fail(error, "cannot open '" + path + "'");
-  const std::streamoff size = in.tellg();
-  if (size < 0) return fail(error, "cannot read '" + path + "'");
-  in.seekg(0);
-  std::vector<uint8_t> bytes(static_cast<size_t>(size));
-  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size))
-    return fail(error, "cannot read '" + path + "'");
+  std::vector<uint8_t> bytes;
+  if (!read_file_bounded(path, kMaxSafetensorsBytes, &bytes, error)) return false;
   if (!parse_safetensors(bytes.data(), bytes.size(), out, error)) {
     *error = path + ": " + *error;
     return false;
@@ -295,16 +290,17 @@ bool read_safetensors(const std::string& path, SafeTensors* out, std::string* er
   return true;
 }
 
-bool serialize_safetensors(const SafeTensors& in, std::vector<uint8_t>* bytes, std::string* error) {
-  return serialize_safetensors(in, StorageType::F32, bytes, error);
-}
+namespace {
 
-bool serialize_safetensors(const SafeTensors& in, StorageType dtype, std::vector<uint8_t>* bytes, std::string* error) {
+// The 8-byte length and the JSON header for tensors laid out in the given order, each stored as `dtype`. Fails with
+// a message when a tensor's value count does not match its shape or a name repeats.
+bool safetensors_header(const std::vector<TensorView>& tensors, const std::map<std::string, std::string>& metadata,
+                        StorageType dtype, std::string* out, std::string* error) {
   json header = json::object();
   std::set<std::string> names;
   const uint64_t es = static_cast<uint64_t>(storage_bytes(dtype));
   uint64_t offset = 0;
-  for (const NamedTensor& t : in.tensors) {
+  for (const TensorView& t : tensors) {
     if (t.name == "__metadata__" || !names.insert(t.name).second)
       return fail(error, "tensor name '" + t.name + "' is reserved or repeated");
     uint64_t count = 1;
@@ -312,47 +308,77 @@ bool serialize_safetensors(const SafeTensors& in, StorageType dtype, std::vector
       if (d < 0) return fail(error, "tensor '" + t.name + "' has a negative dimension");
       count *= static_cast<uint64_t>(d);
     }
-    if (count != t.data.size())
-      return fail(error, "tensor '" + t.name + "' has " + std::to_string(t.data.size()) +
-                             " values but its shape needs " + std::to_string(count));
+    if (count != t.count)
+      return fail(error, "tensor '" + t.name + "' has " + std::to_string(t.count) + " values but its shape needs " +
+                             std::to_string(count));
     header[t.name] = {{"dtype", to_string(dtype)}, {"shape", t.shape}, {"data_offsets", {offset, offset + count * es}}};
     offset += count * es;
   }
-  if (!in.metadata.empty()) header["__metadata__"] = in.metadata;
+  if (!metadata.empty()) header["__metadata__"] = metadata;
   // Names from parse are valid UTF-8; `replace` keeps a caller's invalid name from throwing out of here.
   std::string text = header.dump(-1, ' ', false, json::error_handler_t::replace);
   text.append((8 - text.size() % 8) % 8, ' ');
-  bytes->clear();
-  bytes->reserve(8 + text.size() + offset);
-  bytes->assign(8, 0);
-  for (int i = 0; i < 8; ++i) (*bytes)[i] = static_cast<uint8_t>(static_cast<uint64_t>(text.size()) >> (8 * i));
-  bytes->insert(bytes->end(), text.begin(), text.end());
-  // json keeps keys sorted, but data is laid out in insertion order: offsets above were assigned in that order.
-  for (const NamedTensor& t : in.tensors) {
-    if (dtype == StorageType::F32) {
-      const auto* p = reinterpret_cast<const uint8_t*>(t.data.data());
-      bytes->insert(bytes->end(), p, p + t.data.size() * 4);
-      continue;
-    }
-    for (float v : t.data) {
-      const uint16_t h = dtype == StorageType::BF16 ? float_to_bf16(v) : float_to_f16(v);
-      bytes->push_back(static_cast<uint8_t>(h & 0xff));
-      bytes->push_back(static_cast<uint8_t>(h >> 8));
-    }
-  }
+  out->assign(8, '\0');
+  for (int i = 0; i < 8; ++i) (*out)[i] = static_cast<char>(static_cast<uint64_t>(text.size()) >> (8 * i));
+  // json keeps keys sorted, but data is laid out in the given order: offsets above were assigned in that order.
+  out->append(text);
   return true;
 }
 
+std::vector<TensorView> views_of(const SafeTensors& in) {
+  std::vector<TensorView> views;
+  for (const NamedTensor& t : in.tensors) views.push_back({t.name, t.shape, t.data.data(), t.data.size()});
+  return views;
+}
+
+// Appends one tensor's values stored as `dtype` (little-endian) through `sink(bytes, n)`, a chunk at a time.
+template <class Sink>
+void emit_values(const TensorView& t, StorageType dtype, Sink&& sink) {
+  if (dtype == StorageType::F32) return sink(reinterpret_cast<const char*>(t.data), t.count * sizeof(float));
+  char chunk[4096];
+  size_t used = 0;
+  for (size_t i = 0; i < t.count; ++i) {
+    const uint16_t h = dtype == StorageType::BF16 ? float_to_bf16(t.data[i]) : float_to_f16(t.data[i]);
+    chunk[used++] = static_cast<char>(h & 0xff);
+    chunk[used++] = static_cast<char>(h >> 8);
+    if (used == sizeof chunk) sink(chunk, used), used = 0;
+  }
+  if (used) sink(chunk, used);
+}
+
+}  // namespace
+
+bool serialize_safetensors(const SafeTensors& in, std::vector<uint8_t>* bytes, std::string* error) {
+  return serialize_safetensors(in, StorageType::F32, bytes, error);
+}
+
+bool serialize_safetensors(const SafeTensors& in, StorageType dtype, std::vector<uint8_t>* bytes, std::string* error) {
+  const std::vector<TensorView> views = views_of(in);
+  std::string header;
+  if (!safetensors_header(views, in.metadata, dtype, &header, error)) return false;
+  bytes->assign(header.begin(), header.end());
+  for (const TensorView& t : views)
+    emit_values(t, dtype, [&](const char* p, size_t n) { bytes->insert(bytes->end(), p, p + n); });
+  return true;
+}
+
+bool write_safetensors(const std::string& path, const std::vector<TensorView>& tensors,
+                       const std::map<std::string, std::string>& metadata, std::string* error, StorageType dtype) {
+  std::string header;
+  if (!safetensors_header(tensors, metadata, dtype, &header, error)) return false;
+  AtomicFileWriter out;
+  if (!out.open(path, error)) return false;
+  out.write(header);
+  for (const TensorView& t : tensors) emit_values(t, dtype, [&](const char* p, size_t n) { out.write(p, n); });
+  return out.commit(error);
+}
+
 bool write_safetensors(const std::string& path, const SafeTensors& in, std::string* error) {
-  std::vector<uint8_t> bytes;
-  if (!serialize_safetensors(in, &bytes, error)) return false;
-  return write_file_atomic(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), error);
+  return write_safetensors(path, views_of(in), in.metadata, error);
 }
 
 bool write_safetensors(const std::string& path, const SafeTensors& in, StorageType dtype, std::string* error) {
-  std::vector<uint8_t> bytes;
-  if (!serialize_safetensors(in, dtype, &bytes, error)) return false;
-  return write_file_atomic(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), error);
+  return write_safetensors(path, views_of(in), in.metadata, error, dtype);
 }
 
 // [SECTION] streaming reads

@@ -102,4 +102,17 @@ class SafeTensorsFile {
   SafeTensorsHeader header_;
 };
 
+// A tensor the caller owns, for writing without a copy: a checkpoint is streamed from the model's own matrices.
+struct TensorView {
+  std::string name;
+  std::vector<int64_t> shape;
+  const float* data = nullptr;  // count values, row-major
+  size_t count = 0;
+};
+// Streams the file (same bytes as serialize_safetensors of the same tensors), never holding a second copy; F16/BF16
+// values are converted a chunk at a time.
+bool write_safetensors(const std::string& path, const std::vector<TensorView>& tensors,
+                       const std::map<std::string, std::string>& metadata, std::string* error,
+                       StorageType dtype = StorageType::F32);
+
 }  // namespace tw

@@ -1,12 +1,17 @@
 #include "core/model/config.h"
 
 #include "core/io/atomic_file.h"
+#include "core/io/read_file.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <utility>
 
 namespace tw {
 
@@ -48,19 +53,33 @@ RopeConfig rope_config(const ModelConfig& c) {
 
 double estimated_memory_bytes(const ModelConfig& c) {
   // Everything in double: the point is to refuse huge configs before any int product can overflow.
-  const double T = c.max_seq, C = c.dim, H = c.n_heads, KV = c.n_kv_heads, F = c.hidden, V = c.vocab;
+  const double T = c.max_seq, C = c.dim, H = c.n_heads, KV = c.n_kv_heads, F = c.hidden, V = c.vocab, L = c.n_layers;
   const double D = c.n_heads > 0 ? C / H : 0;
+  const double HD = H * D, KVD = KV * D;
   // The parameter_table formulas again, in double: int64 products of hostile sizes could overflow.
   const double norm = c.norm == NormType::LayerNorm ? 2 * C : C;
-  const double per_block = 2 * norm + C * (H + 2 * KV) * D + H * D * C + (c.gated() ? 3 : 2) * C * F +
-                           (c.qk_norm ? 2 * D : 0) + (c.attn_bias ? (H + 2 * KV) * D : 0);
-  const double params = V * C + (c.positions == PositionType::Learned ? T * C : 0) + c.n_layers * per_block +
+  const double per_block = 2 * norm + C * (HD + 2 * KVD) + HD * C + (c.gated() ? 3 : 2) * C * F +
+                           (c.qk_norm ? 2 * D : 0) + (c.attn_bias ? HD + 2 * KVD : 0);
+  const double params = V * C + (c.positions == PositionType::Learned ? T * C : 0) + L * per_block +
                         (c.has_final_norm() ? norm : 0) + (c.tie_embeddings ? 0 : V * C);
-  // A traced forward keeps, per layer: about 8 (T, C) tensors, q/k/v (and rotated q/k), two (H, T, T) maps and
-  // three (T, F) MLP tensors; plus the logits and their probabilities (T, V).
-  const double per_layer = 8 * T * C + 2 * T * (H + 2 * KV) * D + 2 * H * T * T + 3 * T * F;
-  const double activations = c.n_layers * per_layer + 2 * T * V + 2 * T * C;
-  return 4.0 * (params + activations);
+  // A traced forward of max_seq tokens (what dump and the forward panel run), counted from forward.cpp:
+  //   kept in the Trace, per layer: six (T, C) steps (norms, projections, residuals), q, q_rope and the
+  //   attention output (T, H·D), k, k_rope and v (T, KV·D), the (H, T, T) scores and probabilities, and the three
+  //   (T, F) MLP steps; plus the layer's KV cache, keys and values (T, KV·D);
+  //   working buffers of one block, reused by every layer: five (T, C), two (T, H·D), two (T, KV·D), scores and
+  //   probabilities (H, T, T) again, the MLP's three (T, F), and one (T, T) scratch;
+  //   around the blocks: embeddings, positions and the final norm (T, C) each, and the logits (T, V) twice (the
+  //   result and its Trace step);
+  const double per_layer = 6 * T * C + 3 * T * HD + 3 * T * KVD + 2 * H * T * T + 3 * T * F + 2 * T * KVD;
+  const double working = 5 * T * C + 2 * T * HD + 2 * T * KVD + 2 * H * T * T + 3 * T * F + T * T;
+  // What the forward panel shows of it: its step figure (one step, e.g. an (H, T, T) map) and its layer strip
+  // (every step of one layer) hold their data in double precision for the plot layer, twice the floats.
+  const double shown = 2 * std::max({H * T * T, T * V, T * F}) + 2 * (per_layer - 2 * T * KVD);
+  const double activations = L * per_layer + working + 3 * T * C + 2 * T * V + shown;
+  // Loading a checkpoint briefly holds the weights twice (the parsed file and the model's matrices) before any
+  // activation exists; saving streams them (core/io/safetensors.h), so it adds nothing.
+  const double floats = params + std::max(params, activations);
+  return 4.0 * floats + kProcessBaseBytes;
 }
 
 std::vector<std::string> validate(const ModelConfig& c) {
@@ -279,6 +298,42 @@ bool parse_hf_extras(const json& j, ModelConfig* c, std::string* error) {
          parse_number(r, "high_freq_factor", &c->rope_high_freq, error);
 }
 
+// validate() names ModelConfig fields (the forward panel shows each message beside its field); a user who wrote
+// config.json knows the keys they typed, so its messages name those instead: hidden_size, not dim.
+std::string with_config_json_keys(const std::string& message) {
+  static const std::pair<const char*, const char*> keys[] = {
+      {"dim", "hidden_size"},
+      {"n_layers", "num_hidden_layers"},
+      {"n_heads", "num_attention_heads"},
+      {"n_kv_heads", "num_key_value_heads"},
+      {"vocab", "vocab_size"},
+      {"hidden", "intermediate_size"},
+      {"max_seq", "max_position_embeddings"},
+      {"window", "sliding_window"},
+      {"eps", "rms_norm_eps"},
+      {"rope_base", "rope_theta"},
+      {"full_every", "tw_full_every"},
+      {"memory_cap_mb", "tw_memory_cap_mb"},
+  };
+  auto is_word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
+  std::string out;
+  for (size_t i = 0; i < message.size();) {
+    if (!is_word(message[i])) {
+      out += message[i++];
+      continue;
+    }
+    size_t end = i;
+    while (end < message.size() && is_word(message[end])) ++end;
+    const std::string word = message.substr(i, end - i);
+    const char* replaced = nullptr;
+    for (const auto& [field, key] : keys)
+      if (word == field) replaced = key;
+    out += replaced ? replaced : word;
+    i = end;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string config_to_json(const ModelConfig& c) {
@@ -334,6 +389,7 @@ std::string config_to_json(const ModelConfig& c) {
   if (c.memory_cap_mb != ModelConfig{}.memory_cap_mb) j["tw_memory_cap_mb"] = c.memory_cap_mb;  // real checkpoints
   // Gemma 2's key for the same c·tanh(S/c); null when off, as in its config.json.
   j["attn_logit_softcapping"] = c.attn_softcap > 0 ? json(c.attn_softcap) : json(nullptr);
+  j["tw_memory_cap_mb"] = c.memory_cap_mb;
   return j.dump(2) + "\n";
 }
 
@@ -413,13 +469,14 @@ bool config_from_json(const std::string& text, ModelConfig* out, std::string* er
     if (c.n_heads > 0 && head_dim != c.dim / c.n_heads) {
       *error = "config.json: head_dim " + std::to_string(head_dim) +
                " differs from hidden_size / num_attention_heads (" +
-               std::to_string(c.n_heads > 0 ? c.dim / c.n_heads : 0) + "); only head_dim = dim / n_heads is supported";
+               std::to_string(c.n_heads > 0 ? c.dim / c.n_heads : 0) +
+               "); only head_dim = hidden_size / num_attention_heads is supported";
       return false;
     }
   }
   const std::vector<std::string> problems = validate(c);
   if (!problems.empty()) {
-    *error = "config.json: " + problems.front();
+    *error = "config.json: " + with_config_json_keys(problems.front());
     return false;
   }
   *out = c;
@@ -427,14 +484,15 @@ bool config_from_json(const std::string& text, ModelConfig* out, std::string* er
 }
 
 bool load_config(const std::string& path, ModelConfig* out, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = "cannot open '" + path + "'";
+  std::string text;
+  if (!read_file_bounded(path, kMaxConfigBytes, &text, error)) {
+    // A Hugging Face model is a directory; its config is the config.json inside.
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec) && std::filesystem::is_regular_file(path + "/config.json", ec))
+      *error += " (did you mean " + path + "/config.json?)";
     return false;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!config_from_json(text.str(), out, error)) {
+  if (!config_from_json(text, out, error)) {
     *error = path + ": " + error->substr(error->find(':') + 2);
     return false;
   }

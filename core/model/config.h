@@ -68,8 +68,13 @@ RopeConfig rope_config(const ModelConfig& config);
 // [SECTION] validation
 // One readable message per problem; empty when the config is valid.
 std::vector<std::string> validate(const ModelConfig& config);
-// Weights plus the activations a traced forward pass of max_seq tokens keeps, in bytes.
+// An upper bound of the peak memory of the program running this model: weights, every buffer of a traced forward
+// pass of max_seq tokens (Trace steps, working buffers, KV cache, logits) and the forward panel's figures of it
+// (one step and one layer, in double), or the weights twice while a checkpoint loads, plus the program itself
+// (kProcessBaseBytes). Writing a dump or a CSV streams, so it adds nothing.
+// tests/app/dump_test.sh checks the peak RSS of the largest configs a cap accepts against it.
 double estimated_memory_bytes(const ModelConfig& config);
+constexpr double kProcessBaseBytes = 48.0 * 1024 * 1024;  // code, libraries, BLAS buffers, allocator slack
 
 // [SECTION] names (config.json values and UI labels)
 const char* to_string(NormType v);

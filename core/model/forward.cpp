@@ -151,6 +151,23 @@ std::string check_tokens(const ModelConfig& c, const std::vector<int>& tokens, i
 
 // [SECTION] forward
 
+namespace {
+
+// [SECTION] overflow guard
+// Weights or activations beyond float32's range give inf, then NaN; a row of NaN scores would reach softmax,
+// which cannot tell it from a fully masked row and writes zeros. The pass stops with a message naming the step
+// and the token instead, so no NaN is ever shown as a quiet zero.
+bool finite_or_report(const Mat& m, const std::string& step, std::string* error) {
+  if (m.allFinite()) return true;
+  Eigen::Index row = 0;
+  while (row < m.rows() && m.row(row).allFinite()) ++row;
+  *error = "the forward pass overflowed float32: " + step + " has NaN or inf values at token " + std::to_string(row) +
+           " (weights or activations too large)";
+  return false;
+}
+
+}  // namespace
+
 bool forward(Mat& logits, Trace* trace, const ModelWeights& w, const ModelConfig& c, const std::vector<int>& tokens,
              std::string* error) {
   KVCache cache;
@@ -244,6 +261,9 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
     }
     const std::string k_name = rec.name(c.positions == PositionType::RoPE ? StepId::KRope : StepId::K);
     const std::string q_name = rec.name(c.positions == PositionType::RoPE ? StepId::QRope : StepId::Q);
+    if (!finite_or_report(s.q, q_name, error) || !finite_or_report(s.k, k_name, error) ||
+        !finite_or_report(s.v, rec.name(StepId::V), error))
+      return false;
 
     // The new keys and values join the cache; attention reads all T_k of them.
     cache.append(l, s.k, s.v);
@@ -261,6 +281,14 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
       attention_forward(s.attn, s.scores, s.probs, s.empty_rows, s.q, K, Vc, attn_opt, H, KV, D);
     else
       flash_attention_forward(s.attn, s.empty_rows, s.q, K, Vc, attn_opt, H, KV, D, kFlashTile, kFlashTile);
+    // Causal and sliding masks always leave a query its own key, so an "empty" row here is a score row that
+    // overflowed to −∞ or NaN, not a mask.
+    for (size_t r = 0; r < s.empty_rows.size(); ++r)
+      if (s.empty_rows[r]) {
+        *error = "the forward pass overflowed float32: " + rec.name("attn.scores") + " row " + std::to_string(r) +
+                 " has no finite score (weights or activations too large)";
+        return false;
+      }
     std::string score_formula = c.attn_scale == ScaleMode::InvSqrtDk ? "S = q · kᵀ / √D"
                                 : c.attn_scale == ScaleMode::InvDk   ? "S = q · kᵀ / D"
                                                                      : "S = q · kᵀ";
@@ -312,6 +340,7 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
     // Residual: x = h + d (post-norm then normalises x).
     x = s.h + s.mlp_out;
     rec(StepId::MlpResidual, {h_name, rec.name(StepId::Down)}, x, cost.residual);
+    if (!finite_or_report(x, rec.name(StepId::MlpResidual), error)) return false;
     if (!pre) {
       apply_norm(x, x, lw.mlp_norm, c);
       rec(StepId::MlpNorm, {rec.name(StepId::MlpResidual), p + "post_attention_layernorm.weight"}, x, cost.norm,
@@ -335,7 +364,7 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
       {c.has_final_norm() ? "final_norm" : last, c.tie_embeddings ? "model.embed_tokens.weight" : "lm_head.weight"},
       logits, {linear_flops(T, C, V), linear_bytes(T, C, V)}, "",
       c.tie_embeddings ? "logits = x_f · Eᵀ (tied to the embedding)" : "");
-  return true;
+  return finite_or_report(logits, "logits", error);
 }
 
 double forward_flops(const ModelConfig& c, int T) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <type_traits>
 
@@ -247,6 +248,22 @@ bool from_safetensors(const SafeTensors& file, const ModelConfig& c, ModelWeight
       m.resize(shape[0]);
     else
       m.resize(shape[0], shape[1]);
+    // A NaN or infinite weight would poison every activation downstream; name it at load instead.
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < t->data.size(); ++i)
+      if (!std::isfinite(t->data[i]) && bad++ == 0) first = i;
+    if (bad) {
+      const float v = t->data[first];
+      *error = "tensor '" + name + "' has " + std::to_string(bad) + " non-finite value" + (bad == 1 ? "" : "s") +
+               " (first: " +
+               (std::isnan(v) ? "NaN"
+                : v > 0       ? "inf"
+                              : "-inf") +
+               " at flat index " + std::to_string(first) +
+               "); the checkpoint is damaged or comes from a diverged training run";
+      ok = false;
+      return;
+    }
     std::memcpy(m.data(), t->data.data(), t->data.size() * sizeof(float));
   });
   if (!ok) return false;
@@ -287,12 +304,23 @@ void round_weights(ModelWeights& w, const ModelConfig& c, StorageType dtype) {
 }
 
 bool save_weights(const std::string& path, const ModelWeights& w, const ModelConfig& c, std::string* error) {
-  return write_safetensors(path, to_safetensors(w, c), error);
+  // Streamed from the matrices themselves: building a SafeTensors and then a byte buffer held the weights
+  // twice more, tripling the memory of a save.
+  std::vector<TensorView> views;
+  for_each_tensor(w, c, [&](const std::string& name, const auto& m, const std::vector<int64_t>& shape) {
+    views.push_back({name, shape, m.data(), static_cast<size_t>(m.size())});
+  });
+  return write_safetensors(path, views, {{"format", "pt"}, {"producer", "transformer-workbench"}}, error);
 }
 
 bool load_weights(const std::string& path, const ModelConfig& c, ModelWeights* out, std::string* error) {
   SafeTensors file;
-  if (!read_safetensors(path, &file, error)) return false;
+  if (!read_safetensors(path, &file, error)) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec) && std::filesystem::is_regular_file(path + "/model.safetensors", ec))
+      *error += " (did you mean " + path + "/model.safetensors?)";
+    return false;
+  }
   if (!from_safetensors(file, c, out, error)) {
     *error = path + ": " + *error;
     return false;

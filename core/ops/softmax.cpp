@@ -2,6 +2,7 @@
 
 #include <cassert>
 #include <cmath>
+#include <limits>
 
 namespace tw {
 
@@ -10,8 +11,11 @@ bool softmax_inplace(float* row, int n, float temperature) {
   float mx = kNegInf;
   for (int j = 0; j < n; ++j) mx = row[j] > mx ? row[j] : mx;
   if (mx == kNegInf) {  // every entry blocked: no distribution exists, report instead of dividing 0 by 0
-    for (int j = 0; j < n; ++j) row[j] = 0.0f;
-    return false;
+    // ...unless the row holds NaN (no comparison sees it): NaN in, NaN out, never a quiet row of zeros.
+    bool nan = false;
+    for (int j = 0; j < n; ++j) nan = nan || std::isnan(row[j]);
+    for (int j = 0; j < n; ++j) row[j] = nan ? std::numeric_limits<float>::quiet_NaN() : 0.0f;
+    return nan;
   }
   const float inv_t = 1.0f / temperature;
   double sum = 0.0;

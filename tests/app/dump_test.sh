@@ -60,7 +60,7 @@ one_line_error token-range "token 300 at position 1 is outside the vocabulary 0.
 one_line_error bad-seed "--seed '-1' must be a non-negative integer" -- "$app" dump --config "$work/gqa.json" --text hi --out "$work/x" --seed -1
 one_line_error missing-config "cannot open" -- "$app" dump --config "$work/nope.json" --text hi --out "$work/x"
 echo '{"hidden_size": 64, "num_attention_heads": 8, "num_key_value_heads": 3}' >"$work/bad.json"
-one_line_error invalid-config "n_heads \(8\) must be divisible by n_kv_heads \(3\)" -- "$app" dump --config "$work/bad.json" --text hi --out "$work/x"
+one_line_error invalid-config "num_attention_heads \(8\) must be divisible by num_key_value_heads \(3\)" -- "$app" dump --config "$work/bad.json" --text hi --out "$work/x"
 one_line_error mismatched-weights "has shape \(300, 64\) but this config needs \(8192, 256\)" -- \
   "$app" dump --config "$work/small.json" --weights "$work/a/model.safetensors" --text hi --out "$work/x"
 head -c 1000 "$work/a/model.safetensors" >"$work/cut.safetensors"
@@ -148,6 +148,40 @@ one_line_error bad-dtype "--dtype 'f8' must be f32, f16 or bf16" -- \
 mkdir -p "$work/gpt2" && echo '{"architectures": ["GPT2LMHeadModel"]}' >"$work/gpt2/config.json"
 one_line_error model-architecture "architecture 'GPT2LMHeadModel' is not supported" -- \
   "$app" dump --model "$work/gpt2" --tokens 1 --out "$work/x"
+# A dump that fails half-way says which of its files it left (here embed.npy cannot be written: a directory),
+# and the manifest of an earlier complete dump into the same folder does not survive to describe the mix.
+"$app" dump --config "$work/gqa.json" --text hi --out "$work/half" >/dev/null 2>&1
+rm "$work/half/embed.npy" && mkdir -p "$work/half/embed.npy"
+err=$("$app" dump --config "$work/gqa.json" --text hi --out "$work/half" 2>&1 >/dev/null); got=$?
+if [ "$got" -ne 1 ] || ! grep -q "embed.npy: it is a directory; the dump in $work/half is incomplete: 2 of 40 files written (model.safetensors, config.json)" <<<"$err"; then
+  echo "FAIL half-way-dump-lists-files: exit $got, stderr: $err"; fail=1
+else
+  echo "ok   half-way-dump-lists-files"
+fi
+[ ! -e "$work/half/manifest.json" ] && echo "ok   half-way-dump-has-no-manifest" || { echo "FAIL half-way dump wrote a manifest"; fail=1; }
+
+# Bounded reads: a directory, a device or a FIFO given as a file is refused with one line (a directory's size
+# used to read as LLONG_MAX and abort with bad_alloc), never a hang or an abort.
+one_line_error weights-dir "$work: is a directory, not a file" -- "$app" dump --config "$work/gqa.json" --weights "$work" --text hi --out "$work/x"
+one_line_error config-dir "$work: is a directory, not a file" -- "$app" dump --config "$work" --text hi --out "$work/x"
+one_line_error config-dev-zero "/dev/zero: is a character device" -- "$app" dump --config /dev/zero --text hi --out "$work/x"
+mkfifo "$work/fifo"
+one_line_error weights-fifo "FIFO" -- timeout 10 "$app" dump --config "$work/gqa.json" --weights "$work/fifo" --text hi --out "$work/x"
+# Out of memory (bad_alloc) anywhere in a subcommand ends with one line and exit 1, not SIGABRT (exit 134).
+cat >"$work/big-cap.json" <<'JSON'
+{"hidden_size": 1024, "intermediate_size": 4096, "num_hidden_layers": 4, "num_attention_heads": 16,
+ "num_key_value_heads": 16, "vocab_size": 32000, "max_position_embeddings": 64, "tw_memory_cap_mb": 8000}
+JSON
+if [ "${TW_SANITIZED:-0}" = 1 ]; then
+  echo "skip bad-alloc-caught: AddressSanitizer needs more address space than the limit leaves"
+else
+  err=$( (ulimit -v 300000; "$app" dump --config "$work/big-cap.json" --text hi --out "$work/oom") 2>&1 >/dev/null); got=$?
+  if [ "$got" -ne 1 ] || [ "$(wc -l <<<"$err")" -ne 1 ] || ! grep -q "dump: out of memory" <<<"$err"; then
+    echo "FAIL bad-alloc-caught: exit $got (want 1), stderr: $err"; fail=1
+  else
+    echo "ok   bad-alloc-caught"
+  fi
+fi
 
 # The dump loads in PyTorch and a hand-written PyTorch forward gives the same logits (when torch is installed).
 if /usr/bin/python3 -c "import torch, numpy" 2>/dev/null; then

@@ -77,6 +77,13 @@ run wrong-type-names-key 2 "$first_key" -- "$app" export --scene "$work/wrongtyp
 [ ! -e "$work/x" ] && ok rejected-scene-writes-nothing || bad rejected-scene-writes-nothing "$work/x exists"
 [ "$(wc -l <"$work/err.txt")" -eq 1 ] && ok one-line-error || bad one-line-error "$(cat "$work/err.txt")"
 run missing-file 2 "nope.json" -- "$app" export --scene "$work/nope.json" --out "$work/x"
+# Bounded reads: devices, FIFOs and directories are refused at once (/dev/zero used to grow to 4 GB and abort).
+run scene-dev-zero 2 "/dev/zero: is a character device, not a file" -- "$app" export --scene /dev/zero --out "$work/x"
+run scene-directory 2 "is a directory, not a file" -- "$app" export --scene "$work" --out "$work/x"
+mkfifo "$work/pipe.json"
+run scene-fifo 2 "is a FIFO" -- timeout 10 "$app" export --scene "$work/pipe.json" --out "$work/x"
+head -c $((9 << 20)) /dev/zero | tr '\0' ' ' >"$work/huge.json"
+run scene-oversize 2 "larger than the 8 MiB" -- "$app" export --scene "$work/huge.json" --out "$work/x"
 run set-unknown-key 2 "no-such.key: no such key" -- "$app" export --scene "$work/all.json" --out "$work/x" --set no-such.key=1
 run set-not-key-value 2 "expected key=value" -- "$app" export --scene "$work/all.json" --out "$work/x" --set "$first_key"
 run set-wrong-type 2 "$first_key" -- "$app" export --scene "$work/all.json" --out "$work/x" --set "$first_key={\"a\":1}"
@@ -89,6 +96,22 @@ touch "$work/file"
 run unwritable-out 1 "cannot" -- "$app" export --scene "$work/all.json" --out "$work/file/sub" --format csv
 echo "{\"version\": 1, \"open\": [], \"values\": {\"zz.unknown\": 1}, \"extra\": 2}" >"$work/unknown.json"
 run unknown-key-warns 1 "warning: .*unknown key 'zz.unknown'" -- "$app" export --scene "$work/unknown.json" --out "$work/x"
+
+# [SECTION] errors say why, no orphan files
+# A panel's own error is printed (a logits row that is not numbers), not "Nothing exported" or a dropped case.
+echo '{"version": 1, "open": ["softmax"]}' >"$work/softmax.json"
+run softmax-bad-logits 1 "softmax: logits B: cannot read a number at \"abc\"" -- \
+  "$app" export --scene "$work/softmax.json" --set softmax.logits_b=abc --out "$work/sm" --format csv
+# A temporary file of an interrupted export (hidden, named by a pid that no longer runs) is removed by the next
+# export into the folder; other files stay.
+mkdir -p "$work/stale"
+bash -c 'exit 0' & deadpid=$!; wait $deadpid
+touch "$work/stale/.softmax-scores.csv.tw-partial-$deadpid-0" "$work/stale/notes.txt"
+run stale-temp-removed 0 "removed 1 temporary file left by an interrupted export" -- \
+  "$app" export --scene "$work/softmax.json" --out "$work/stale" --format csv
+if ls -a "$work/stale" | grep -q tw-partial; then bad stale-temp-gone "$(ls -a "$work/stale")"
+elif [ ! -e "$work/stale/notes.txt" ]; then bad stale-temp-gone "notes.txt was removed"
+else ok stale-temp-gone; fi
 
 # [SECTION] presets: each shipped preset exports (by path and by name)
 if [ -n "$presets" ] && ls "$presets"/*.json >/dev/null 2>&1; then
@@ -112,15 +135,17 @@ if command -v xvfb-run >/dev/null; then
   session=$XDG_CONFIG_HOME/transformer-workbench/last-session.json
   mkdir -p "$(dirname "$session")"
   echo '{"version": 1, "values": {' >"$session"
-  run broken-session-warns 0 "last session not restored" -- gui
+  run broken-session-warns 0 "last session not restored.*kept as .*last-session.json.bad" -- gui
   grep -q '"version": 1' "$session" && ok session-saved-on-exit || bad session-saved-on-exit "$(head -3 "$session")"
+  [ "$(cat "$session.bad")" = '{"version": 1, "values": {' ] && ok broken-session-kept || bad broken-session-kept "$(ls "$(dirname "$session")")"
   panel=$(head -1 "$work/keys.tsv" | cut -d. -f1)
   echo "{\"version\": 1, \"theme\": \"print\", \"open\": [\"$panel\"]}" >"$session"
   run session-restored 0 "" -- gui
   if grep -q '"theme": "print"' "$session" && grep -A1 '"open"' "$session" | grep -q "\"$panel\""; then ok session-round-trip
   else bad session-round-trip "$(head -6 "$session")"; fi
-  run fresh-skips-session 0 "" -- gui --fresh
-  grep -q '"theme": "dark"' "$session" && ok fresh-starts-from-defaults || bad fresh-starts-from-defaults "$(head -4 "$session")"
+  # --fresh starts from defaults but keeps the saved session when nothing was changed.
+  run fresh-skips-session 0 "" -- gui --fresh --screenshot "$work/fresh.png"
+  grep -q '"theme": "print"' "$session" && ok fresh-keeps-saved-session || bad fresh-keeps-saved-session "$(head -4 "$session")"
 else
   echo "skip last-session tests: xvfb-run not found"
 fi

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 #include <cmath>
 
 namespace tw {
@@ -32,4 +34,26 @@ TEST(Compare, NaNIsNeverClose) {
   EXPECT_TRUE(all_finite(a));
 }
 
+}  // namespace tw
+
+namespace tw {
+namespace {
+
+// MatNear's tolerance scales with the result once it exceeds 1: rounding of a product of size ~100 summed in another
+// order passes, a real error does not, and tol = 0 still demands equality.
+TEST(MatNear, ToleranceIsRelativeToMagnitudeAboveOne) {
+  Mat expected(1, 3), rounded(1, 3), wrong(1, 3);
+  expected << 120.0f, -80.0f, 0.5f;
+  rounded << 120.0001f, -80.0f, 0.5f;  // 1e-4 absolute = 8e-7 relative to 120
+  wrong << 120.01f, -80.0f, 0.5f;
+  EXPECT_TRUE(::tw::testing::MatNear(rounded, expected, 1e-5f));
+  EXPECT_FALSE(::tw::testing::MatNear(wrong, expected, 1e-5f));
+  EXPECT_FALSE(::tw::testing::MatNear(rounded, expected, 0.0f));
+  Mat small(1, 2), small_off(1, 2);
+  small << 0.5f, 0.25f;
+  small_off << 0.5f, 0.25002f;  // below magnitude 1 the bound stays absolute
+  EXPECT_FALSE(::tw::testing::MatNear(small_off, small, 1e-5f));
+}
+
+}  // namespace
 }  // namespace tw

@@ -4,6 +4,8 @@
 #include <sys/resource.h>
 
 #include <chrono>
+#include <new>
+#include <stdexcept>
 
 #include "views/panel.h"
 
@@ -49,6 +51,26 @@ TEST(AsyncJob, DestructorStopsARunningComputation) {
 
 // Background recomputes run 10 nice levels below the caller on a thread of their own; the caller's priority (the
 // worker that also runs the recomputes the UI waits for) is left as it was.
+// A computation that throws (bad_alloc for settings the machine cannot afford) must not end the process from the
+// worker thread: the last good result stays, failure() says why, and the next request runs normally.
+TEST(AsyncJob, AThrowingComputationKeepsTheLastResultAndSaysWhy) {
+  AsyncJob<int> job;
+  job.request([](Progress&) { return 7; });
+  job.wait();
+  job.request([](Progress&) -> int { throw std::bad_alloc(); });
+  job.wait();
+  ASSERT_NE(job.latest(), nullptr);
+  EXPECT_EQ(*job.latest(), 7);
+  EXPECT_NE(job.failure().find("out of memory"), std::string::npos) << job.failure();
+  job.request([](Progress&) { return run_with_priority(true, []() -> int { throw std::runtime_error("boom"); }); });
+  job.wait();
+  EXPECT_EQ(job.failure(), "boom");  // also from the low-priority thread of run_with_priority
+  job.request([](Progress&) { return 9; });
+  job.wait();
+  EXPECT_EQ(*job.latest(), 9);
+  EXPECT_EQ(job.failure(), "");
+}
+
 TEST(RunWithPriority, LowersOnlyTheBackgroundWork) {
   const int before = getpriority(PRIO_PROCESS, 0);
   AsyncJob<int> job;

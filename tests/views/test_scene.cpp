@@ -461,6 +461,79 @@ TEST(Scene, BrokenLastSessionIsAWarningAndTheStateStaysDefault) {
   EXPECT_EQ(scene_to_text(app), scene_to_text(make_app_state()));
 }
 
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A session that fails to load is never lost: it is moved to last-session.json.bad, the message says where, and
+// the save at exit writes a new session beside it.
+TEST(Scene, FailedLastSessionIsKeptAsBadAndTheUserIsToldWhere) {
+  const std::string broken[] = {
+      "{\"version\": 1, \"values\": {",                               // corrupt (cut off mid-write)
+      "{\"version\": 99, \"open\": []}",                              // written by a newer build
+      "{\"version\": 1, \"values\": {\"scenetest.heads\": 100000}}",  // one bad value
+  };
+  for (const std::string& text : broken) {
+    TempDir dir;
+    ScopedEnv xdg("XDG_CONFIG_HOME", dir.path());
+    const std::string path = last_session_path();
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    std::ofstream(path) << text;
+    AppState app = make_app_state();
+    restore_session_at_startup(app, /*fresh=*/false);
+    EXPECT_NE(app.status.find("kept as " + path + ".bad"), std::string::npos) << app.status;
+    EXPECT_EQ(read_text(path + ".bad"), text);
+    EXPECT_FALSE(std::filesystem::exists(path));
+    save_session_at_exit(app);
+    EXPECT_EQ(read_text(path), scene_to_text(app));
+    EXPECT_EQ(read_text(path + ".bad"), text) << "the save at exit must not touch the kept file";
+  }
+}
+
+TEST(Scene, UnreadableLastSessionIsKeptToo) {
+  TempDir dir;
+  ScopedEnv xdg("XDG_CONFIG_HOME", dir.path());
+  const std::string path = last_session_path();
+  std::filesystem::create_directories(path);  // a directory where the file should be: it cannot be read
+  AppState app = make_app_state();
+  restore_session_at_startup(app, /*fresh=*/false);
+  EXPECT_NE(app.status.find("is a directory"), std::string::npos) << app.status;
+  EXPECT_NE(app.status.find("kept as " + path + ".bad"), std::string::npos) << app.status;
+  EXPECT_TRUE(std::filesystem::is_directory(path + ".bad"));
+}
+
+TEST(Scene, FreshDoesNotOverwriteTheSavedSessionUnlessSomethingChanges) {
+  TempDir dir;
+  ScopedEnv xdg("XDG_CONFIG_HOME", dir.path());
+  std::string error;
+  ASSERT_TRUE(save_last_session(changed_state(), &error)) << error;
+  const std::string saved = read_text(last_session_path());
+
+  AppState untouched = make_app_state();
+  restore_session_at_startup(untouched, /*fresh=*/true);
+  save_session_at_exit(untouched);
+  EXPECT_EQ(read_text(last_session_path()), saved) << "--fresh with no change must keep the saved session";
+
+  AppState changed = make_app_state();
+  restore_session_at_startup(changed, /*fresh=*/true);
+  changed.theme = changed.theme == Theme::Print ? Theme::Dark : Theme::Print;
+  save_session_at_exit(changed);
+  EXPECT_EQ(read_text(last_session_path()), scene_to_text(changed)) << "a change made after --fresh is saved";
+}
+
+TEST(Scene, UnusableConfigDirectoryWarnsAtRestore) {
+  TempDir dir;
+  ScopedEnv xdg("XDG_CONFIG_HOME", dir.path());
+  std::ofstream(dir / "transformer-workbench") << "a file where the directory should be";
+  EXPECT_NE(session_dir_problem().find("is not a directory"), std::string::npos) << session_dir_problem();
+  AppState app = make_app_state();
+  restore_session_at_startup(app, /*fresh=*/false);
+  EXPECT_NE(app.status.find("session cannot be saved"), std::string::npos) << app.status;
+}
+
 TEST(Scene, RelativeXdgConfigHomeIsIgnoredInFavourOfHome) {
   ScopedEnv xdg("XDG_CONFIG_HOME", "relative/dir");
   ScopedEnv home("HOME", "/home/someone");

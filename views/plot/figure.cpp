@@ -189,9 +189,24 @@ std::string column_name(const Axis& a, const char* fallback) { return a.label.em
 
 }  // namespace
 
-Table figure_table(const Figure& fig) {
-  if (!fig.table.empty()) return fig.table;
-  Table t;
+void for_each_table_row(const Figure& fig, const std::function<void(std::span<const CellRef>)>& header,
+                        const std::function<void(std::span<const CellRef>)>& row_out) {
+  if (!fig.table.empty()) {
+    std::vector<CellRef> cells;
+    for (const std::string& h : fig.table.header) cells.emplace_back(std::string_view(h));
+    header(cells);
+    for (const auto& r : fig.table.rows) {
+      cells.clear();
+      for (const Cell& c : r) {
+        if (const double* d = std::get_if<double>(&c))
+          cells.emplace_back(*d);
+        else
+          cells.emplace_back(std::string_view(std::get<std::string>(c)));
+      }
+      row_out(cells);
+    }
+    return;
+  }
   const bool multi = fig.grid.size() > 1;
   // Name the x/y columns after the first axes' labels when every axes agrees (the usual case).
   std::string xname = "x", yname = "y";
@@ -201,22 +216,27 @@ Table figure_table(const Figure& fig) {
     for (const Axes& a : fig.grid)
       if (column_name(a.x, "x") != xname || column_name(a.y, "y") != yname) xname = "x", yname = "y";
   }
-  t.header = {"axes", "item", "kind", xname, yname, "value"};
-  if (xname == yname) t.header[3] = "x", t.header[4] = "y";
+  if (xname == yname) xname = "x", yname = "y";
+  const CellRef head[] = {std::string_view("axes"), std::string_view("item"), std::string_view("kind"),
+                          std::string_view(xname),  std::string_view(yname),  std::string_view("value")};
+  header(head);
+  const CellRef none = std::string_view();
   for (size_t ai = 0; ai < fig.grid.size(); ++ai) {
     const Axes& a = fig.grid[ai];
     const std::string axes_name = !a.title.empty() ? a.title : (multi ? std::to_string(ai) : "");
-    auto row = [&](const std::string& item, const char* kind, Cell x, Cell y, Cell value) {
-      t.rows.push_back({axes_name, item, std::string(kind), std::move(x), std::move(y), std::move(value)});
+    auto row = [&](const std::string& item, const char* kind, CellRef x, CellRef y, CellRef value) {
+      const CellRef cells[] = {
+          std::string_view(axes_name), std::string_view(item), std::string_view(kind), x, y, value};
+      row_out(cells);
     };
     for (const Item& it : a.items) {
       if (const auto* l = std::get_if<LineItem>(&it)) {
         const char* kind = l->style == LineStyle::Scatter ? "scatter" : l->style == LineStyle::Step ? "step" : "line";
-        for (size_t i = 0; i < l->xs.size(); ++i) row(l->label, kind, l->xs[i], l->ys[i], std::string());
+        for (size_t i = 0; i < l->xs.size(); ++i) row(l->label, kind, l->xs[i], l->ys[i], none);
       } else if (const auto* b = std::get_if<BarsItem>(&it)) {
         for (size_t s = 0; s < b->series.size(); ++s)
           for (size_t g = 0; g < b->groups.size(); ++g)
-            row(b->series[s], "bar", b->groups[g], std::string(), b->values[s][g]);
+            row(b->series[s], "bar", std::string_view(b->groups[g]), none, b->values[s][g]);
       } else if (const auto* h = std::get_if<HistogramItem>(&it)) {
         // Bins as drawn: x = bin lower edge, y = bin upper edge, value = count (or density).
         const HistogramBins bins = bin_histogram(*h);
@@ -227,25 +247,46 @@ Table figure_table(const Figure& fig) {
         // x = column j, y = row i (or their tick labels when given), value = the cell.
         for (int i = 0; i < hm->rows; ++i)
           for (int j = 0; j < hm->cols; ++j) {
-            Cell xc = double(j), yc = double(i);
-            if (size_t(j) < hm->options.col_labels.size()) xc = hm->options.col_labels[j];
-            if (size_t(i) < hm->options.row_labels.size()) yc = hm->options.row_labels[i];
+            CellRef xc = double(j), yc = double(i);
+            if (size_t(j) < hm->options.col_labels.size()) xc = std::string_view(hm->options.col_labels[j]);
+            if (size_t(i) < hm->options.row_labels.size()) yc = std::string_view(hm->options.row_labels[i]);
             row(hm->label, "cell", xc, yc, hm->data[size_t(i) * size_t(hm->cols) + size_t(j)]);
           }
       } else if (const auto* ar = std::get_if<ArrowItem>(&it)) {
-        row(ar->label, "arrow_tail", ar->x0, ar->y0, std::string());
-        row(ar->label, "arrow_head", ar->x1, ar->y1, std::string());
+        row(ar->label, "arrow_tail", ar->x0, ar->y0, none);
+        row(ar->label, "arrow_head", ar->x1, ar->y1, none);
       } else if (const auto* m = std::get_if<MarkerLineItem>(&it)) {
         if (m->vertical)
-          row(m->label, "vline", m->value, std::string(), std::string());
+          row(m->label, "vline", m->value, none, none);
         else
-          row(m->label, "hline", std::string(), m->value, std::string());
+          row(m->label, "hline", none, m->value, none);
       } else if (const auto* arc = std::get_if<ArcItem>(&it)) {
         row(arc->label, "angle", arc->cx, arc->cy, arc->a1 - arc->a0);
       }
       // Circles and text annotations are decoration, not data.
     }
   }
+}
+
+Table figure_table(const Figure& fig) {
+  if (!fig.table.empty()) return fig.table;
+  Table t;
+  auto owned = [](std::span<const CellRef> cells) {
+    std::vector<Cell> out;
+    for (const CellRef& c : cells) {
+      if (const double* d = std::get_if<double>(&c))
+        out.emplace_back(*d);
+      else
+        out.emplace_back(std::string(std::get<std::string_view>(c)));
+    }
+    return out;
+  };
+  for_each_table_row(
+      fig,
+      [&](std::span<const CellRef> cells) {
+        for (const CellRef& c : cells) t.header.emplace_back(std::get<std::string_view>(c));
+      },
+      [&](std::span<const CellRef> cells) { t.rows.push_back(owned(cells)); });
   return t;
 }
 

@@ -17,7 +17,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
+#include <span>
 #include <string>
 #include <variant>
 #include <vector>
@@ -209,6 +211,10 @@ HistogramBins bin_histogram(const HistogramItem& h);
 
 // The CSV table of a figure: its explicit `table` when set, otherwise one derived from the items.
 Table figure_table(const Figure& fig);
+// The same rows, one at a time: `header` once, then `row` per row (the views are valid during the call only).
+// The CSV exporter streams large figures through this instead of building the Table.
+void for_each_table_row(const Figure& fig, const std::function<void(std::span<const CellRef>)>& header,
+                        const std::function<void(std::span<const CellRef>)>& row);
 
 // True when `id` is usable in a file name (non-empty; letters, digits, '-', '_', '.').
 bool valid_figure_id(const std::string& id);

@@ -21,7 +21,7 @@ std::string format_number(double v) {
 }
 
 namespace {
-void append_text(std::string& out, const std::string& s) {
+void append_text(std::string& out, std::string_view s) {
   const bool quote =
       s.find_first_of(",\"\n\r") != std::string::npos || (!s.empty() && (s.front() == ' ' || s.back() == ' '));
   if (!quote) {
@@ -36,6 +36,17 @@ void append_text(std::string& out, const std::string& s) {
   out += '"';
 }
 }  // namespace
+
+void append_csv_line(std::string& out, std::span<const CellRef> cells) {
+  for (size_t i = 0; i < cells.size(); ++i) {
+    if (i) out += ',';
+    if (const double* d = std::get_if<double>(&cells[i]))
+      out += format_number(*d);
+    else
+      append_text(out, std::get<std::string_view>(cells[i]));
+  }
+  out += '\n';
+}
 
 std::string to_csv(const Table& table) {
   std::string out;

@@ -120,3 +120,40 @@ TEST(SoftmaxSaturation, LogGrid) {
 
 }  // namespace
 }  // namespace tw
+
+namespace tw {
+namespace {
+
+// The worked example's text is parsed in core: a list of decimal numbers or one line saying what is wrong.
+TEST(ParseLogits, ReadsListsAndRejectsEverythingElse) {
+  std::vector<float> v;
+  EXPECT_EQ(parse_logits("1.0, 0.5, -0.5", &v), "");
+  EXPECT_EQ(v, (std::vector<float>{1.0f, 0.5f, -0.5f}));
+  EXPECT_EQ(parse_logits("[30 15 -15]", &v), "");
+  EXPECT_EQ(v, (std::vector<float>{30, 15, -15}));
+  EXPECT_EQ(parse_logits("+2,1e1", &v), "");
+  EXPECT_EQ(v, (std::vector<float>{2, 10}));
+  const struct {
+    const char* text;
+    const char* error;
+  } bad[] = {
+      {"1, abc", "cannot read a number at \"abc\""},
+      {"1, 2x, 3", "cannot read a number at \"2x, 3\""},   // trailing junk is not silently cut off
+      {"0x10, 1", "cannot read a number at \"0x10, 1\""},  // no hex floats
+      {"nan, 1", "logits must be finite"},
+      {"1, -inf", "logits must be finite"},
+      {"1, 1e60", "logit \"1e60\" is too large for a float"},
+      {"5", "enter at least two logits, e.g. 1.0, 0.5, -0.5"},
+      {"", "enter at least two logits, e.g. 1.0, 0.5, -0.5"},
+  };
+  for (const auto& b : bad) {
+    EXPECT_EQ(parse_logits(b.text, &v), b.error) << b.text;
+    EXPECT_TRUE(v.empty()) << b.text;
+  }
+  std::string many;
+  for (int i = 0; i <= kMaxWorkedLogits; ++i) many += "1,";
+  EXPECT_EQ(parse_logits(many, &v), "at most 32 logits");
+}
+
+}  // namespace
+}  // namespace tw

@@ -176,7 +176,7 @@ TEST(Safetensors, ReadMissingFile) {
   SafeTensors st;
   std::string error;
   EXPECT_FALSE(read_safetensors("/nonexistent/model.safetensors", &st, &error));
-  EXPECT_EQ(error, "cannot open '/nonexistent/model.safetensors'");
+  EXPECT_EQ(error, "/nonexistent/model.safetensors: cannot open (No such file or directory)");
 }
 
 // [SECTION] half-precision types

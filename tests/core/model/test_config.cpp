@@ -134,23 +134,42 @@ TEST(Config, EpsAndMemoryCap) {
 }
 
 TEST(Config, MemoryEstimateOfSmall) {
-  // Small: 7,342,336 parameters (see test_weights.cpp) plus traced activations at T = 256:
-  // per layer 8·T·C + 2·T·(H + 2·KV)·D + 2·H·T² + 3·T·F = 524288 + 262144 + 1048576 + 589824 = 2424832,
-  // 4 layers = 9699328, plus 2·T·V + 2·T·C = 4194304 + 131072. Total floats 21367040, × 4 bytes.
-  EXPECT_DOUBLE_EQ(estimated_memory_bytes(small_config()), 4.0 * 21367040.0);
+  // Small: 7,342,336 parameters (see test_weights.cpp); traced activations at T = 256 (C = 256, H·D = 256,
+  // KV·D = 128, F = 768, V = 8192), counted from forward.cpp:
+  //   per layer   6·T·C + 3·T·HD + 3·T·KVD + 2·H·T² + 3·T·F + 2·T·KVD (cache)
+  //             = 393216 + 196608 + 98304 + 1048576 + 589824 + 65536 = 2392064, × 4 layers = 9568256
+  //   working     5·T·C + 2·T·HD + 2·T·KVD + 2·H·T² + 3·T·F + T²
+  //             = 327680 + 131072 + 65536 + 1048576 + 589824 + 65536 = 2228224
+  //   around      3·T·C + 2·T·V = 196608 + 4194304
+  //   shown       the largest step, T·V = 2097152, and one layer's steps (2392064 − 65536 of cache), in double:
+  //               2 · 2097152 + 2 · 2326528 = 8847360
+  // activations 25034752 > parameters, so floats = 7342336 + 25034752 = 32377088, × 4 bytes, + the process base.
+  EXPECT_DOUBLE_EQ(estimated_memory_bytes(small_config()), 4.0 * 32377088.0 + kProcessBaseBytes);
 }
 
 TEST(Config, MemoryEstimateCountsLayerNormPositionsAndTying) {
   // 99,008 parameters (LayerNorm γ/β, learned positions, ReLU, post-norm, tied; see test_weights.cpp) plus
   // activations at T = 128, C = 64, H = 4, KV = 2, D = 16, F = 192, V = 259:
-  // per layer 65536 + 32768 + 131072 + 73728 = 303104, × 2 layers = 606208, + 2·T·V 66304 + 2·T·C 16384.
+  //   per layer 49152 + 24576 + 12288 + 131072 + 73728 + 8192 = 299008, × 2 layers = 598016
+  //   working 40960 + 16384 + 8192 + 131072 + 73728 + 16384 = 286720; around 24576 + 66304;
+  //   shown 2 · H·T² (131072) + 2 · (299008 − 8192) = 712704.
   ModelConfig c = tiny_config();
   c.norm = NormType::LayerNorm;
   c.activation = ActivationKind::ReLU;
   c.positions = PositionType::Learned;
   c.placement = NormPlacement::Post;
   c.tie_embeddings = true;
-  EXPECT_DOUBLE_EQ(estimated_memory_bytes(c), 4.0 * (99008 + 606208 + 66304 + 16384));
+  EXPECT_DOUBLE_EQ(estimated_memory_bytes(c),
+                   4.0 * (99008 + 598016 + 286720 + 24576 + 66304 + 712704) + kProcessBaseBytes);
+}
+
+TEST(Config, MemoryEstimateCountsTheWeightsTwiceWhenTheyDominate) {
+  // Loading a checkpoint holds the parsed file and the model's matrices at once: with tiny activations (T = 1)
+  // the estimate is twice the weights.
+  ModelConfig c = small_config();
+  c.max_seq = 1;
+  const double params = 7342336;  // Small (test_weights.cpp); RoPE, so max_seq does not change it
+  EXPECT_DOUBLE_EQ(estimated_memory_bytes(c), 4.0 * 2 * params + kProcessBaseBytes);
 }
 
 TEST(Config, HugeSizesGiveAMessageNotAnOverflow) {
@@ -253,11 +272,18 @@ TEST(Config, JsonErrorsAreOneLine) {
       {R"({"hidden_act": "gelu_pytorch_tanh"})",
        "config.json: hidden_act 'gelu_pytorch_tanh' is not supported (silu or gelu, or set tw_activation)"},
       {R"({"hidden_size": 64, "num_attention_heads": 4, "head_dim": 32})",
-       "config.json: head_dim 32 differs from hidden_size / num_attention_heads (16); only head_dim = dim / n_heads "
-       "is supported"},
+       "config.json: head_dim 32 differs from hidden_size / num_attention_heads (16); only head_dim = hidden_size / "
+       "num_attention_heads is supported"},
+      // validate()'s messages name the Hugging Face keys the user wrote, not the ModelConfig fields.
       {R"({"num_key_value_heads": 3})",
-       "config.json: n_heads (4) must be divisible by n_kv_heads (3) so each KV head serves the same number of query "
-       "heads"},
+       "config.json: num_attention_heads (4) must be divisible by num_key_value_heads (3) so each KV head serves the "
+       "same number of query heads"},
+      {R"({"hidden_size": 0})", "config.json: hidden_size must be at least 1 (got 0)"},
+      {R"({"intermediate_size": -2})", "config.json: intermediate_size must be at least 1 (got -2)"},
+      {R"({"hidden_size": 96, "num_attention_heads": 32})",
+       "config.json: RoPE rotates pairs of dimensions, so head_dim must be even (got 3 = hidden_size 96 / "
+       "num_attention_heads 32)"},
+
   };
   for (const auto& tc : cases) {
     ModelConfig c = small_config();
@@ -268,11 +294,23 @@ TEST(Config, JsonErrorsAreOneLine) {
   }
 }
 
+TEST(Config, JsonMemoryCapMessageNamesTheJsonKeys) {
+  ModelConfig c;
+  std::string error;
+  EXPECT_FALSE(config_from_json(R"({"hidden_size": 4096, "vocab_size": 32000, "tw_memory_cap_mb": 64})", &c, &error));
+  EXPECT_NE(error.find("at max_position_embeddings 128), above the cap of 64 MiB"), std::string::npos) << error;
+  // The cap itself round-trips through config.json.
+  ModelConfig capped = tiny_config(), back;
+  capped.memory_cap_mb = 300;
+  ASSERT_TRUE(config_from_json(config_to_json(capped), &back, &error)) << error;
+  EXPECT_EQ(back.memory_cap_mb, 300);
+}
+
 TEST(Config, LoadMissingFile) {
   ModelConfig c;
   std::string error;
   EXPECT_FALSE(load_config("/nonexistent/config.json", &c, &error));
-  EXPECT_EQ(error, "cannot open '/nonexistent/config.json'");
+  EXPECT_EQ(error, "/nonexistent/config.json: cannot open (No such file or directory)");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <map>
 
 #include "core/tokenizer.h"
@@ -245,6 +246,31 @@ TEST(Forward, BadTokensAreRefusedWithAMessage) {
   EXPECT_EQ(error, "no tokens to run (the input is empty)");
   EXPECT_FALSE(forward(logits, nullptr, w, c, std::vector<int>(129, 7), &error));
   EXPECT_EQ(error, "129 tokens exceed max_seq 128");
+}
+
+// Activations beyond float32's range stop the pass with the step's name; they never reach softmax as NaN rows
+// that would come out as quiet zeros. Both the traced (reference) and the fast (flash) path.
+TEST(Forward, OverflowIsAnErrorNamingTheStepNotZeros) {
+  const ModelConfig c = config_a();
+  ModelWeights w = init_weights(c, 1);
+  // Finite weights, but q = a · W_qᵀ overflows: a is RMS-normalised, so some |a_c| > 1 and a_c · FLT_MAX is ±inf.
+  w.layers[1].wq.row(0).setConstant(std::numeric_limits<float>::max());
+  for (bool traced : {true, false}) {
+    Trace trace;
+    Mat logits;
+    std::string error;
+    EXPECT_FALSE(forward(logits, traced ? &trace : nullptr, w, c, kTokens, &error));
+    EXPECT_EQ(
+        error.rfind("the forward pass overflowed float32: layers.1.attn.q_rope has NaN or inf values at token 0", 0),
+        0u)
+        << error;
+  }
+  ModelWeights big = init_weights(c, 1);
+  big.lm_head.setConstant(std::numeric_limits<float>::max());
+  Mat logits;
+  std::string error;
+  EXPECT_FALSE(forward(logits, nullptr, big, c, kTokens, &error));
+  EXPECT_NE(error.find("logits has NaN or inf values"), std::string::npos) << error;
 }
 
 }  // namespace

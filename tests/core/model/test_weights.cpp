@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 namespace tw {
 namespace {
@@ -130,6 +131,12 @@ TEST_F(WeightsFile, SaveLoadRoundTripsBitExactly) {
   }
   EXPECT_EQ(back.layers[1].attn_norm.bias.size(), 64);
   EXPECT_EQ(back.pos_embed.rows(), 128);
+  // The streamed save writes exactly the bytes the in-memory serializer produces.
+  std::vector<uint8_t> expected;
+  ASSERT_TRUE(serialize_safetensors(a, &expected, &error)) << error;
+  std::ifstream in(path("rt.safetensors"), std::ios::binary);
+  const std::vector<uint8_t> written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(written == expected) << written.size() << " bytes written, " << expected.size() << " expected";
 }
 
 TEST_F(WeightsFile, MismatchedCheckpointsAreRefused) {
@@ -171,6 +178,27 @@ TEST_F(WeightsFile, TruncatedCheckpointIsRefused) {
   ModelWeights w;
   EXPECT_FALSE(load_weights(path("cut.safetensors"), c, &w, &error));
   EXPECT_NE(error.find(path("cut.safetensors") + ": tensor 'lm_head.weight': file is truncated"), std::string::npos)
+      << error;
+}
+
+TEST_F(WeightsFile, NonFiniteWeightsAreReportedByName) {
+  const ModelConfig c = tiny_config();
+  SafeTensors file = to_safetensors(init_weights(c, 1), c);
+  std::string error;
+  ModelWeights w;
+  for (NamedTensor& t : file.tensors)
+    if (t.name == "model.layers.1.mlp.up_proj.weight") {
+      t.data[70] = std::numeric_limits<float>::quiet_NaN();
+      t.data[90] = -std::numeric_limits<float>::infinity();
+    }
+  EXPECT_FALSE(from_safetensors(file, c, &w, &error));
+  EXPECT_EQ(error,
+            "tensor 'model.layers.1.mlp.up_proj.weight' has 2 non-finite values (first: NaN at flat index 70); the "
+            "checkpoint is damaged or comes from a diverged training run");
+  ASSERT_TRUE(write_safetensors(path("nan.safetensors"), file, &error)) << error;
+  EXPECT_FALSE(load_weights(path("nan.safetensors"), c, &w, &error));
+  EXPECT_NE(error.find(path("nan.safetensors") + ": tensor 'model.layers.1.mlp.up_proj.weight' has 2 non-finite"),
+            std::string::npos)
       << error;
 }
 

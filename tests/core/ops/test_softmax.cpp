@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+
+#include <cmath>
 
 #include "test_util.h"
 
@@ -79,6 +82,20 @@ TEST(Softmax, ArgmaxAndSelfGradient) {
   EXPECT_EQ(argmax(v, 0), -1);
   EXPECT_DOUBLE_EQ(softmax_self_gradient(0.5), 0.25);
   EXPECT_DOUBLE_EQ(softmax_self_gradient(1.0), 0.0);
+}
+
+// A NaN row is not a masked row: it stays NaN (and is not flagged empty) instead of turning into zeros.
+TEST(Softmax, NaNRowStaysNaNNotZeros) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  float all_nan[3] = {nan, nan, nan};
+  EXPECT_TRUE(softmax_inplace(all_nan, 3, 1.0f));
+  for (float v : all_nan) EXPECT_TRUE(std::isnan(v));
+  float nan_and_masked[3] = {nan, kNegInf, kNegInf};
+  EXPECT_TRUE(softmax_inplace(nan_and_masked, 3, 1.0f));
+  EXPECT_TRUE(std::isnan(nan_and_masked[0]));
+  float masked[2] = {kNegInf, kNegInf};
+  EXPECT_FALSE(softmax_inplace(masked, 2, 1.0f));
+  EXPECT_EQ(masked[0], 0.0f);
 }
 
 }  // namespace

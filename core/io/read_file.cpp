@@ -1,0 +1,111 @@
+#include "core/io/read_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+namespace tw {
+
+namespace {
+
+const char* kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// Closes the descriptor on every path out.
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+template <class Buffer>
+bool read_bounded(const std::string& path, size_t max_bytes, Buffer* bytes, std::string* error) {
+  bytes->clear();
+  if (path.empty()) {
+    *error = "no file name given";
+    return false;
+  }
+  // stat before open: opening a FIFO for reading blocks until a writer appears.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    *error = path + ": cannot open (" + std::strerror(errno) + ")";
+    return false;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    *error = path + ": is " + kind_of(st.st_mode) + ", not a file";
+    return false;
+  }
+  Fd f;
+  // O_NONBLOCK: if the path was swapped for a FIFO since stat, open still returns at once (fstat then refuses it).
+  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (f.fd < 0) {
+    *error = path + ": cannot open (" + std::strerror(errno) + ")";
+    return false;
+  }
+  if (::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    *error = path + ": is " + kind_of(st.st_mode) + ", not a file";
+    return false;
+  }
+  const auto size = static_cast<unsigned long long>(st.st_size);
+  if (size > max_bytes) {
+    *error = path + ": is " + format_byte_size(static_cast<size_t>(size)) + ", larger than the " +
+             format_byte_size(max_bytes) + " this file may have";
+    return false;
+  }
+  try {
+    bytes->resize(static_cast<size_t>(size));
+  } catch (const std::bad_alloc&) {
+    *error = path + ": not enough memory to read its " + format_byte_size(static_cast<size_t>(size));
+    return false;
+  }
+  size_t done = 0;
+  while (done < bytes->size()) {
+    const ssize_t n = ::read(f.fd, reinterpret_cast<char*>(bytes->data()) + done, bytes->size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      *error = path + ": cannot read (" + std::strerror(errno) + ")";
+      bytes->clear();
+      return false;
+    }
+    if (n == 0) break;  // the file shrank since fstat: keep what is there
+    done += static_cast<size_t>(n);
+  }
+  bytes->resize(done);
+  // A file that grew past its fstat size is read up to that size only: the cap holds whatever happens on disk.
+  return true;
+}
+
+}  // namespace
+
+bool read_file_bounded(const std::string& path, size_t max_bytes, std::string* bytes, std::string* error) {
+  return read_bounded(path, max_bytes, bytes, error);
+}
+
+bool read_file_bounded(const std::string& path, size_t max_bytes, std::vector<uint8_t>* bytes, std::string* error) {
+  return read_bounded(path, max_bytes, bytes, error);
+}
+
+std::string format_byte_size(size_t bytes) {
+  const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  double v = static_cast<double>(bytes);
+  while (v >= 1024.0 && u < 4) v /= 1024.0, ++u;
+  if (u == 0) return std::to_string(bytes) + " bytes";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), v < 10 && v != static_cast<int>(v) ? "%.1f %s" : "%.0f %s", v, units[u]);
+  return buf;
+}
+
+}  // namespace tw
