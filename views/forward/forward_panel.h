@@ -25,6 +25,8 @@ class ForwardPanel : public Panel {
   void update() override;
   void draw(const DrawContext& ctx) override;
   std::vector<plot::Figure> figures() override;
+  // Why the stepper shows nothing: the checkpoint that failed to load, else the input that cannot run.
+  std::string error() const override { return !weights_error_.empty() ? weights_error_ : input_error_; }
   void wait_idle() override {
     job_.wait();
     adopt();
