@@ -12,6 +12,7 @@
 
 #include "app/export_figures.h"
 #include "app/scene.h"
+#include "views/widgets.h"
 
 namespace tw {
 
@@ -25,7 +26,7 @@ void show_message(const FileDialogs& d) {
   if (d.message.empty()) return;
   ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36.0f);
   if (d.message_is_error)
-    ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", d.message.c_str());
+    ImGui::TextColored(role_color(plot::UiRole::Bad), "%s", d.message.c_str());
   else
     ImGui::TextUnformatted(d.message.c_str());
   ImGui::PopTextWrapPos();

@@ -280,7 +280,7 @@ class TrainPanel final : public Panel {
       }
       const bool right =
           t >= 1 && t - 1 < snap.probe_predictions.size() && snap.probe_predictions[t - 1] == p.tokens[t];
-      ImGui::TextColored(right ? ImVec4(0.3f, 0.8f, 0.3f, 1) : ImVec4(0.9f, 0.3f, 0.3f, 1), "%s", tok.c_str());
+      ImGui::TextColored(role_color(right ? plot::UiRole::Good : plot::UiRole::Bad), "%s", tok.c_str());
       if (ImGui::IsItemHovered() && t >= 1 && t - 1 < snap.probe_predictions.size())
         ImGui::SetTooltip("answer %s, model predicts %s", tok.c_str(),
                           snap.task.token_string(snap.probe_predictions[t - 1]).c_str());

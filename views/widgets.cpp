@@ -40,15 +40,22 @@ void empty_state(const char* text) {
 }
 
 void check_mark(bool ok, const char* label) {
-  const ImVec4 color = ok ? ImVec4(0.20f, 0.70f, 0.30f, 1.0f) : ImVec4(0.85f, 0.20f, 0.20f, 1.0f);
+  const ImVec4 color = role_color(ok ? plot::UiRole::Good : plot::UiRole::Bad);
   ImGui::TextColored(color, "%s", ok ? "\u2713" : "\u2717");
   ImGui::SameLine();
   ImGui::TextUnformatted(label);
 }
 
+ImVec4 role_color(plot::UiRole role) {
+  const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+  const bool light = 0.2126f * bg.x + 0.7152f * bg.y + 0.0722f * bg.z > 0.5f;
+  const uint32_t c = plot::ui_color(light ? Theme::Print : Theme::Dark, role);
+  return ImVec4(float(c >> 24) / 255.0f, float((c >> 16) & 0xFF) / 255.0f, float((c >> 8) & 0xFF) / 255.0f, 1.0f);
+}
+
 void warning_text(const char* text) {
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextColored(ImVec4(0.95f, 0.65f, 0.10f, 1.0f), "%s", text);
+  ImGui::TextColored(role_color(plot::UiRole::Warning), "%s", text);
   ImGui::PopTextWrapPos();
 }
 

@@ -112,6 +112,21 @@ TEST(Colormap, MaskedCellsNeverGetAScaleColour) {
   }
 }
 
+// WCAG's own examples: black on white is 21 : 1, a colour against itself 1 : 1.
+TEST(Theme, ContrastRatioMatchesWcag) {
+  EXPECT_NEAR(contrast_ratio(0x000000FF, 0xFFFFFFFF), 21.0, 1e-9);
+  EXPECT_NEAR(contrast_ratio(0x777777FF, 0x777777FF), 1.0, 1e-12);
+  EXPECT_NEAR(contrast_ratio(0x767676FF, 0xFFFFFFFF), 4.54, 0.01);  // the lightest grey that passes AA on white
+}
+
+// Formulas, pass/fail marks, warnings and links stay readable in both themes: WCAG AA (4.5 : 1) or better.
+TEST(Theme, UiRoleColoursReachAaContrast) {
+  for (Theme t : {Theme::Dark, Theme::Print})
+    for (UiRole r : {UiRole::Formula, UiRole::Good, UiRole::Bad, UiRole::Warning, UiRole::Link})
+      EXPECT_GE(contrast_ratio(ui_color(t, r), ui_background(t)), 4.5)
+          << (t == Theme::Print ? "print" : "dark") << " role " << static_cast<int>(r);
+}
+
 TEST(Colormap, CategoricalPaletteIsOkabeIto) {
   EXPECT_EQ(categorical(0), 0x0072B2FFu);
   EXPECT_EQ(categorical(1), 0xE69F00FFu);

@@ -1,5 +1,8 @@
 #include "views/plot/theme.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "views/plot/colormap.h"
 
 namespace tw::plot {
@@ -43,6 +46,36 @@ FigureTheme figure_theme(Theme kind) {
     t.marker_size = 3.5f;
   }
   return t;
+}
+
+uint32_t ui_background(Theme theme) { return theme == Theme::Print ? 0xFFFFFFFFu : 0x0F0F0FFFu; }
+
+uint32_t ui_color(Theme theme, UiRole role) {
+  const bool print = theme == Theme::Print;
+  switch (role) {
+    case UiRole::Formula: return print ? 0x0B5394FFu : 0x8CCCFFFFu;
+    case UiRole::Good: return print ? 0x1B7A2FFFu : 0x4CC65AFFu;
+    case UiRole::Bad: return print ? 0xB3261EFFu : 0xF26B6BFFu;
+    case UiRole::Warning: return print ? 0x8A5A00FFu : 0xF2A61AFFu;
+    case UiRole::Link: return print ? 0x0645ADFFu : 0x73B3FFFFu;
+  }
+  return print ? 0x000000FFu : 0xFFFFFFFFu;
+}
+
+namespace {
+double channel_luminance(uint8_t c) {
+  const double v = c / 255.0;
+  return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+}
+double relative_luminance(uint32_t c) {
+  return 0.2126 * channel_luminance(uint8_t(c >> 24)) + 0.7152 * channel_luminance(uint8_t(c >> 16)) +
+         0.0722 * channel_luminance(uint8_t(c >> 8));
+}
+}  // namespace
+
+double contrast_ratio(uint32_t a, uint32_t b) {
+  const double la = relative_luminance(a), lb = relative_luminance(b);
+  return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
 }
 
 }  // namespace tw::plot

@@ -49,6 +49,14 @@ struct FigureTheme {
 
 FigureTheme figure_theme(Theme kind);
 
+// Colours with a meaning in the UI around the figures (formulas, checks that pass or fail, warnings, links), per
+// theme, each at least WCAG AA contrast (4.5 : 1) against that theme's window background.
+enum class UiRole { Formula, Good, Bad, Warning, Link };
+uint32_t ui_color(Theme theme, UiRole role);  // 0xRRGGBBAA
+uint32_t ui_background(Theme theme);          // the window background the roles are checked against
+// WCAG 2 contrast ratio of two opaque colours: (L1 + 0.05) / (L2 + 0.05) with relative luminances L1 ≥ L2.
+double contrast_ratio(uint32_t a, uint32_t b);
+
 // Base font size of the app (app/fonts.cpp loads DejaVu Sans at 15 px × DPI); figure text sizes derive from it.
 inline constexpr float kBaseFontSize = 15.0f;
 
