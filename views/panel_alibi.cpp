@@ -1,4 +1,4 @@
-// ALiBi: attention with linear biases instead of position embeddings (seed note 002).
+// ALiBi: attention with linear biases instead of position embeddings.
 //
 // [SECTION] state
 // [SECTION] figures (built from core/experiments/alibi_analysis results)

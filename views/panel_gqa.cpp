@@ -1,5 +1,4 @@
-// GQA / MQA head sharing: query heads in a group read one key/value head, which shrinks the KV cache
-// (seed notes 001, 002 and 004; issue 7).
+// GQA / MQA head sharing: query heads in a group read one key/value head, which shrinks the KV cache.
 //
 // [SECTION] state
 // [SECTION] figures (built from core/experiments/gqa_analysis results)

@@ -1,5 +1,5 @@
 // LoRA rank effects: how much of a weight update a rank-r adapter can hold, what it costs, and how the
-// α/r vs α/√r scale behaves (seed note 000 §LoRA; issue 7).
+// α/r vs α/√r scale behaves.
 //
 // [SECTION] state
 // [SECTION] figures (built from core/experiments/lora_experiment results)

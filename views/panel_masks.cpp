@@ -1,5 +1,5 @@
 // Attention masks: which keys each query may read, what that costs, and how far information travels through
-// stacked windowed layers (seed notes 001, 003, 004).
+// stacked windowed layers.
 //
 // [SECTION] state: the term list as plain fields
 // [SECTION] figures (built from core/experiments/mask_analysis results)

@@ -1,5 +1,4 @@
-// RoPE rotations: pairs of dimensions rotate by position × frequency, so q·k sees only the distance
-// (seed notes 001 and 002; issue 7).
+// RoPE rotations: pairs of dimensions rotate by position × frequency, so q·k sees only the distance.
 //
 // [SECTION] state
 // [SECTION] figures (built from core/experiments/rope_analysis results)

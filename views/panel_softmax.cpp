@@ -178,7 +178,7 @@ constexpr const char* kExplanation =
     "Softmax S_i = exp(x_i / \xCF\x84) / \xCE\xA3_j exp(x_j / \xCF\x84) of widely spread scores puts almost "
     "all mass on one key, and its gradient dS_i/dx_i = S_i(1 - S_i) goes to 0 when S_i is near 0 or 1: the "
     "model stops learning. Multiplying by 1/sqrt(d_k) brings the variance back to 1 at every d_k. Drag d_k and "
-    "watch the unscaled curves saturate while the scaled ones stay flat. (The seed notes print softmax[1.0, "
+    "watch the unscaled curves saturate while the scaled ones stay flat. (A commonly quoted table gives softmax[1.0, "
     "0.5, -0.5] as [0.47, 0.29, 0.11], which does not sum to 1; the exact values are in figure 4.)";
 
 const PanelInfo kInfo = {

@@ -60,7 +60,7 @@ struct ModelConfig {
 
 // [SECTION] presets
 ModelConfig tiny_config();   // dim 64, 2 layers, 4 heads, 2 KV heads, byte vocabulary: recomputes instantly
-ModelConfig small_config();  // the seed notes' Small: dim 256, 4 layers, 8 heads, 4 KV heads, vocab 8192, F 768
+ModelConfig small_config();  // the classic Small: dim 256, 4 layers, 8 heads, 4 KV heads, vocab 8192, F 768
 
 // The RoPE frequencies this config uses (head_dim, base and the rope_scaling fields).
 RopeConfig rope_config(const ModelConfig& config);

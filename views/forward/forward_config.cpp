@@ -8,7 +8,7 @@ namespace tw {
 
 void bind_forward_controls(Controls& c, ForwardState& s) {
   c.add_enum("model", &s.model, {"tiny", "small", "custom"}, "Model",
-             "tiny (dim 64, 2 layers) recomputes on every keystroke; small is the seed notes' config (dim 256, 4 "
+             "tiny (dim 64, 2 layers) recomputes on every keystroke; small is the classic Small config (dim 256, 4 "
              "layers, vocab 8192); custom uses the sizes below.");
   c.add_int("dim", &s.dim, 1, 1024, "dim C", "Width of the residual stream (custom model only).");
   c.add_int("n_layers", &s.n_layers, 1, 16, "layers", "Number of Transformer blocks (custom model only).");

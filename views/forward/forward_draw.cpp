@@ -268,16 +268,16 @@ void draw_parameter_tables(const ModelConfig& config) {
   const bool notes_sizes = config.dim == 256 && config.n_layers == 4 && config.n_heads == 8 && config.n_kv_heads == 4 &&
                            config.vocab == 8192;
   if (!notes_sizes) {
-    ImGui::TextDisabled("Choose the Small model to compare with the seed notes' parameter table.");
+    ImGui::TextDisabled("Choose the Small model to compare with a commonly quoted parameter table of it.");
     return;
   }
   const NotesParamCheck check = check_notes_small_table();
   ImGui::Spacing();
-  ImGui::TextWrapped("The seed notes' Small table, checked against its own formulas (F = int(2·4·256/3) = %d):",
+  ImGui::TextWrapped("A commonly quoted Small table, checked against its own formulas (F = int(2·4·256/3) = %d):",
                      check.notes_hidden);
   if (ImGui::BeginTable("notes", 5, flags)) {
     ImGui::TableSetupColumn("component");
-    ImGui::TableSetupColumn("notes say");
+    ImGui::TableSetupColumn("table says");
     ImGui::TableSetupColumn("formula");
     ImGui::TableSetupColumn("exact");
     ImGui::TableSetupColumn("");
@@ -303,7 +303,7 @@ void draw_parameter_tables(const ModelConfig& config) {
   }
   char buf[640];
   std::snprintf(buf, sizeof buf,
-                "%d rows of the notes do not follow from their formulas: each MLP matrix is 256 x %d = %s, not 87K, "
+                "%d rows of that table do not follow from its formulas: each MLP matrix is 256 x %d = %s, not 87K, "
                 "and the total is %s, not ~2.08M (their own rows add up to 6.03M). The model above uses F = %d "
                 "(LLaMA rounds int(2·4·C/3) up to a multiple of 256), so its table differs from both.",
                 check.disagreements, check.notes_hidden, group_digits(int64_t(256) * check.notes_hidden).c_str(),

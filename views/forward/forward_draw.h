@@ -21,7 +21,7 @@ int draw_step_tree(const Trace& trace, int current, bool reveal);
 void draw_step_header(const ForwardResult& r, int step_index);
 // Which of the most likely next tokens each sampling filter keeps (shown_candidates of the choice).
 void draw_next_token_table(const NextTokenChoice& next);
-// parameter_table(config) as a table; for the notes' Small sizes also the check of the notes' own table.
+// parameter_table(config) as a table; for the Small sizes also the check of a commonly quoted table of them.
 void draw_parameter_tables(const ModelConfig& config);
 
 }  // namespace tw
