@@ -93,7 +93,7 @@ plot::Figure mask_figure(const MasksResult& r) {
   o.vmin = 0;
   o.vmax = 1;
   o.value_label = "mask";
-  o.levels = {"blocked (0)", "allowed (1)"};  // two colours, no continuous scale: a mask has no in-between
+  o.levels = {"blocked", "allowed"};  // two colours, no continuous scale: a mask has no in-between
   ax.heatmap("mask", v.data(), a.T, a.T, o);
   // CSV masks-mask: T rows × T columns of 0/1, row = query; the header names the key positions.
   plot::Table& t = fig.table;
