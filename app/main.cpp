@@ -139,10 +139,20 @@ int run(int argc, char** argv) {
   perf.mark("imgui_and_theme");
 
   // [SECTION] loop
-  int frame = 0;
+  // Idle costs nothing: with no input for a few frames (ImGui settles hover and layout in those), no job running and
+  // nothing animating, the loop waits for the next event instead of redrawing.
+  constexpr int kSettleFrames = 3;
+  constexpr double kIdleWait = 0.5;  // seconds; also the slowest a finished background result can take to show
+  int frame = 0, settle = kSettleFrames;
   int exit_code = 0;
+  auto any_panel_busy = [&] {
+    for (const auto& slot : state.panels)
+      if (slot.open && slot.panel->busy()) return true;
+    return false;
+  };
+  auto idle_wait = [&] { return settle > 0 || gui.frames > 0 || any_panel_busy() ? 0.0 : kIdleWait; };
   while (!window.should_close() && !state.quit_requested) {
-    window.poll_events_or_wait();
+    settle = window.poll_events_or_wait(idle_wait()) ? kSettleFrames : std::max(settle - 1, 0);
     if (state.theme != applied_theme) tw::apply_theme(applied_theme = state.theme, state.dpi_scale);
     perf.begin_ui();
     window.begin_frame();
@@ -163,6 +173,20 @@ int run(int argc, char** argv) {
     if (last_frame) break;
   }
   if (!gui.perf_report.empty()) {
+    // Idle CPU: every panel left as it is, no input, for a few seconds of the idle loop above.
+    perf.begin_idle();
+    const double idle_until = perf.seconds_since_idle_began() + 3.0;
+    settle = 0;
+    while (perf.seconds_since_idle_began() < idle_until && !window.should_close()) {
+      if (window.poll_events_or_wait(any_panel_busy() ? 0.0 : kIdleWait)) continue;
+      if (!any_panel_busy()) continue;  // nothing moves: no frame to draw
+      window.begin_frame();
+      tw::draw_main_menu(state);
+      tw::draw_windows(state);
+      window.end_frame();
+      window.swap();
+    }
+    perf.end_idle();
     perf.measure_recompute(state);
     if (!perf.write(gui.perf_report, &error)) {
       std::fprintf(stderr, "transformer-workbench: %s\n", error.c_str());

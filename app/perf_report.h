@@ -47,6 +47,10 @@ class PerfRecorder {
   // Changes every control of every open panel once, timing update() + wait_idle() for each change, then
   // restores the control. Run after the frame loop so it does not disturb the frame statistics.
   void measure_recompute(AppState& state);
+  // Process CPU time (every thread) over wall time between the two calls: what an idle window costs.
+  void begin_idle();
+  double seconds_since_idle_began() const;
+  void end_idle();
 
   nlohmann::json to_json() const;
   bool write(const std::string& path, std::string* error) const;
@@ -63,6 +67,8 @@ class PerfRecorder {
   PerfClock::time_point start_, last_mark_, ui_begin_;
   double ui_begin_cpu_ = 0;
   double first_frame_ms_ = -1;
+  PerfClock::time_point idle_begin_;
+  double idle_begin_cpu_s_ = 0, idle_cpu_percent_ = -1, idle_seconds_ = 0;
   std::vector<Step> steps_, background_;
   std::vector<double> ui_ms_, ui_cpu_ms_;
   nlohmann::json panels_ = nlohmann::json::object();

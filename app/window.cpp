@@ -109,12 +109,17 @@ bool Window::should_close() const { return glfwWindowShouldClose(window_); }
 void Window::request_close() { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
 bool Window::minimized() const { return glfwGetWindowAttrib(window_, GLFW_ICONIFIED) != 0; }
 
-void Window::poll_events_or_wait(double idle_wait) {
-  if (idle_wait > 0)
+bool Window::poll_events_or_wait(double idle_wait) {
+  bool woke = false;
+  if (idle_wait > 0) {
+    const double t0 = glfwGetTime();
     glfwWaitEventsTimeout(idle_wait);
-  else
+    woke = glfwGetTime() - t0 < 0.9 * idle_wait;  // GLFW does not say why it returned: early means an event
+  } else {
     glfwPollEvents();
+  }
   while (minimized() && !should_close()) glfwWaitEventsTimeout(0.1);
+  return woke;
 }
 
 void Window::wake() { glfwPostEmptyEvent(); }

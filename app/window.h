@@ -44,7 +44,8 @@ class Window {
   bool minimized() const;
   // Handles pending input; sleeps while minimized instead of spinning. With idle_wait > 0 (nothing moving: no
   // input, job or animation) it first waits up to that many seconds for an event, so an idle window costs nothing.
-  void poll_events_or_wait(double idle_wait = 0.0);
+  // Returns true when it woke for an event before idle_wait ran out (false after a plain poll or a time-out).
+  bool poll_events_or_wait(double idle_wait = 0.0);
   // Wakes a poll_events_or_wait that is waiting; safe from any thread (a worker that finished a result).
   static void wake();
   void begin_frame();

@@ -71,6 +71,9 @@ class Panel {
   // Everything wrong with the current results as one line, blocking or not (a softmax logits row that is not a
   // list of numbers leaves the other figures standing): what headless export prints per panel. Default: error().
   virtual std::string problem() const { return error(); }
+  // True while a job runs or the panel animates (training playing): the app keeps drawing frames. Otherwise an
+  // idle window waits for input instead of redrawing.
+  virtual bool busy() const { return false; }
 
   // Recomputes the UI does not wait for run below the UI thread's priority (see run_with_priority). The GUI turns
   // this on; headless callers wait for every result, so there a lower priority would only slow them down.

@@ -75,6 +75,7 @@ class TrainPanel final : public Panel {
     }
   }
   void wait_idle() override { session_.wait_idle(); }
+  bool busy() const override { return session_.running(); }  // curves and maps move while it plays
 
   std::vector<plot::Figure> figures() override { return train_figures(*session_.snapshot(), s_.steps); }
 

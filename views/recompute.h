@@ -153,6 +153,7 @@ class RecomputePanel : public Panel {
     job_.poll();
   }
   void wait_idle() final { job_.wait(); }
+  bool busy() const final { return job_.busy(); }
 
   std::vector<plot::Figure> figures() final {
     const Ptr& r = job_.result();
