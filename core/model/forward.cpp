@@ -285,7 +285,7 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
     // overflowed to −∞ or NaN, not a mask.
     for (size_t r = 0; r < s.empty_rows.size(); ++r)
       if (s.empty_rows[r]) {
-        *error = "the forward pass overflowed float32: " + rec.name("attn.scores") + " row " + std::to_string(r) +
+        *error = "the forward pass overflowed float32: " + rec.name(StepId::Scores) + " row " + std::to_string(r) +
                  " has no finite score (weights or activations too large)";
         return false;
       }
