@@ -26,7 +26,7 @@ void show_message(const FileDialogs& d) {
   if (d.message.empty()) return;
   ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36.0f);
   if (d.message_is_error)
-    ImGui::TextColored(role_color(plot::UiRole::Bad), "%s", d.message.c_str());
+    role_text(plot::UiRole::Bad, d.message.c_str());
   else
     ImGui::TextUnformatted(d.message.c_str());
   ImGui::PopTextWrapPos();

@@ -281,7 +281,7 @@ class TrainPanel final : public Panel {
       }
       const bool right =
           t >= 1 && t - 1 < snap.probe_predictions.size() && snap.probe_predictions[t - 1] == p.tokens[t];
-      ImGui::TextColored(role_color(right ? plot::UiRole::Good : plot::UiRole::Bad), "%s", tok.c_str());
+      role_text(right ? plot::UiRole::Good : plot::UiRole::Bad, tok.c_str());
       if (ImGui::IsItemHovered() && t >= 1 && t - 1 < snap.probe_predictions.size())
         ImGui::SetTooltip("answer %s, model predicts %s", tok.c_str(),
                           snap.task.token_string(snap.probe_predictions[t - 1]).c_str());

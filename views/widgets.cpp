@@ -39,18 +39,22 @@ void empty_state(const char* text) {
   ImGui::PopTextWrapPos();
 }
 
-void check_mark(bool ok, const char* label) {
-  const ImVec4 color = role_color(ok ? plot::UiRole::Good : plot::UiRole::Bad);
-  ImGui::TextColored(color, "%s", ok ? "\u2713" : "\u2717");
-  ImGui::SameLine();
-  ImGui::TextUnformatted(label);
-}
-
+namespace {
 ImVec4 role_color(plot::UiRole role) {
   const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
   const bool light = 0.2126f * bg.x + 0.7152f * bg.y + 0.0722f * bg.z > 0.5f;
   const uint32_t c = plot::ui_color(light ? Theme::Print : Theme::Dark, role);
   return ImVec4(float(c >> 24) / 255.0f, float((c >> 16) & 0xFF) / 255.0f, float((c >> 8) & 0xFF) / 255.0f, 1.0f);
+}
+}  // namespace
+
+void role_text(plot::UiRole role, const char* text) { ImGui::TextColored(role_color(role), "%s", text); }
+
+void check_mark(bool ok, const char* label) {
+  const ImVec4 color = role_color(ok ? plot::UiRole::Good : plot::UiRole::Bad);
+  ImGui::TextColored(color, "%s", ok ? "\u2713" : "\u2717");
+  ImGui::SameLine();
+  ImGui::TextUnformatted(label);
 }
 
 void warning_text(const char* text) {

@@ -21,9 +21,9 @@ void empty_state(const char* text);
 void check_mark(bool ok, const char* label);
 // Text in the warning colour (yellow-orange).
 void warning_text(const char* text);
-// The UI colour of a role (plot::ui_color) for the theme the window is drawn in (read off ImGui's style), so
-// formulas, marks and warnings keep AA contrast on the print theme's white as on the dark one.
-ImVec4 role_color(plot::UiRole role);
+// Text in the UI colour of a role (plot::ui_color) for the theme the window is drawn in (read off ImGui's style),
+// so formulas, marks and warnings keep AA contrast on the print theme's white as on the dark one.
+void role_text(plot::UiRole role, const char* text);
 
 // [SECTION] the two-column panel layout: controls on the left, figures on the right
 //   begin_controls_column(ctx, 330); draw_controls_column(...); ...; begin_figures_column(); ...; end_figures_column();
