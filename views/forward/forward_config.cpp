@@ -60,10 +60,10 @@ void bind_forward_controls(Controls& c, ForwardState& s) {
   c.add_int("sample_seed", &s.sample_seed, 0, 1000000, "sample seed", "Seed of the sampled tokens.");
 }
 
-ModelConfig preset_config(int model) { return model == ForwardModel_Small ? small_config() : tiny_config(); }
+ModelConfig preset_config(ForwardModel model) { return model == ForwardModel::Small ? small_config() : tiny_config(); }
 
 void show_preset_sizes(ForwardState& s) {
-  if (s.model == ForwardModel_Custom) return;
+  if (s.model == ForwardModel::Custom) return;
   const ModelConfig preset = preset_config(s.model);
   s.dim = preset.dim;
   s.n_layers = preset.n_layers;
@@ -75,7 +75,7 @@ void show_preset_sizes(ForwardState& s) {
 
 ModelConfig forward_config(const ForwardState& s, std::vector<std::string>* problems) {
   ModelConfig c = preset_config(s.model);
-  if (s.model == ForwardModel_Custom) {
+  if (s.model == ForwardModel::Custom) {
     c.dim = s.dim;
     c.n_layers = s.n_layers;
     c.n_heads = s.n_heads;
@@ -83,13 +83,13 @@ ModelConfig forward_config(const ForwardState& s, std::vector<std::string>* prob
     c.vocab = s.vocab;
     c.max_seq = s.max_seq;
   }
-  c.norm = static_cast<NormType>(s.norm);
-  c.placement = static_cast<NormPlacement>(s.placement);
-  c.positions = static_cast<PositionType>(s.positions);
-  c.activation = static_cast<ActivationKind>(s.activation);
-  c.attention = s.pattern == ForwardPattern_Full ? AttentionPattern::Full : AttentionPattern::Sliding;
-  c.window = s.pattern == ForwardPattern_Full ? 0 : s.window;
-  c.full_every = s.pattern == ForwardPattern_Interleaved ? s.full_every : 0;
+  c.norm = s.norm;
+  c.placement = s.placement;
+  c.positions = s.positions;
+  c.activation = s.activation;
+  c.attention = s.pattern == ForwardPattern::Full ? AttentionPattern::Full : AttentionPattern::Sliding;
+  c.window = s.pattern == ForwardPattern::Full ? 0 : s.window;
+  c.full_every = s.pattern == ForwardPattern::Interleaved ? s.full_every : 0;
 
   std::vector<std::string> messages;
   // The ratio is the control; n_kv_heads follows from it. A ratio that does not divide n_heads would silently
@@ -104,7 +104,7 @@ ModelConfig forward_config(const ForwardState& s, std::vector<std::string>* prob
                        std::to_string(c.n_heads) + (valid.empty() ? "" : " (possible: " + valid + ")"));
     c.n_kv_heads = 1;
   }
-  if (s.pattern == ForwardPattern_Interleaved && s.full_every < 1)
+  if (s.pattern == ForwardPattern::Interleaved && s.full_every < 1)
     messages.push_back("full_every must be at least 1 for interleaved attention (every P-th layer is full)");
   for (std::string& m : validate(c)) messages.push_back(std::move(m));
   if (problems) *problems = std::move(messages);
@@ -122,7 +122,7 @@ SamplingConfig sampling_config(const ForwardState& s) {
 ForwardRequest forward_request(const ForwardState& s, const ModelConfig& config) {
   WeightsSource source;
   source.seed = static_cast<uint64_t>(s.seed);
-  if (s.weights == ForwardWeights_Checkpoint) source.checkpoint = s.checkpoint;
+  if (s.weights == ForwardWeights::Checkpoint) source.checkpoint = s.checkpoint;
   return make_forward_request(config, source, ByteTokenizer::encode(s.text, s.bos), s.generated, sampling_config(s),
                               static_cast<uint64_t>(s.sample_seed));
 }
