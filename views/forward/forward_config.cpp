@@ -62,27 +62,28 @@ void bind_forward_controls(Controls& c, ForwardState& s) {
 
 ModelConfig preset_config(ForwardModel model) { return model == ForwardModel::Small ? small_config() : tiny_config(); }
 
+namespace {
+// The six sizes the model editor shows, as (state field, config field) pairs: the one list both directions use.
+template <class State, class Config, class Copy>
+void each_size(State& s, Config& c, Copy copy) {
+  copy(s.dim, c.dim);
+  copy(s.n_layers, c.n_layers);
+  copy(s.n_heads, c.n_heads);
+  copy(s.hidden, c.hidden);
+  copy(s.vocab, c.vocab);
+  copy(s.max_seq, c.max_seq);
+}
+}  // namespace
+
 void show_preset_sizes(ForwardState& s) {
   if (s.model == ForwardModel::Custom) return;
   const ModelConfig preset = preset_config(s.model);
-  s.dim = preset.dim;
-  s.n_layers = preset.n_layers;
-  s.n_heads = preset.n_heads;
-  s.hidden = preset.hidden;
-  s.vocab = preset.vocab;
-  s.max_seq = preset.max_seq;
+  each_size(s, preset, [](int& field, const int& size) { field = size; });
 }
 
 ModelConfig forward_config(const ForwardState& s, std::vector<std::string>* problems) {
   ModelConfig c = preset_config(s.model);
-  if (s.model == ForwardModel::Custom) {
-    c.dim = s.dim;
-    c.n_layers = s.n_layers;
-    c.n_heads = s.n_heads;
-    c.hidden = s.hidden;
-    c.vocab = s.vocab;
-    c.max_seq = s.max_seq;
-  }
+  if (s.model == ForwardModel::Custom) each_size(s, c, [](const int& field, int& size) { size = field; });
   c.norm = s.norm;
   c.placement = s.placement;
   c.positions = s.positions;
