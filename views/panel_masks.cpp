@@ -172,13 +172,6 @@ plot::Figure uniform_figure(const MasksResult& r) {
 
 // [SECTION] panel
 
-// T ≤ 128 with a few layers takes well under a millisecond: wait so the heatmap follows the slider.
-bool quick(const MasksState& s) { return mask_work(s.T, s.layers) < 5e5; }
-std::string error_of(const MasksResult& r) { return r.mask.error; }
-std::vector<plot::Figure> all_figures(const MasksResult& r) {
-  return {mask_figure(r), visible_figure(r), receptive_figure(r), uniform_figure(r)};
-}
-
 constexpr const char* kExplanation =
     "A mask decides which keys j each query i may read: blocked scores become -\xE2\x88\x9E before softmax, so "
     "they get probability exactly 0. Causal: j \xE2\x89\xA4 i. Prefix-LM: the first P tokens see each other, "
@@ -194,6 +187,13 @@ constexpr const char* kExplanation =
 const PanelInfo kInfo = {
     "masks", "Attention masks", "Attention",
     "Causal, prefix-LM, sliding-window, padding, packing, dilated and global masks; receptive fields"};
+
+// T ≤ 128 with a few layers takes well under a millisecond: wait so the heatmap follows the slider.
+bool quick(const MasksState& s) { return mask_work(s.T, s.layers) < 5e5; }
+std::string error_of(const MasksResult& r) { return r.mask.error; }
+std::vector<plot::Figure> all_figures(const MasksResult& r) {
+  return {mask_figure(r), visible_figure(r), receptive_figure(r), uniform_figure(r)};
+}
 
 class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
  public:
