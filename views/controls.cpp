@@ -100,7 +100,7 @@ void Control::set(const nlohmann::json& value) const {
     case ControlType::Enum: {
       const auto name = value.get<std::string>();
       for (size_t i = 0; i < options.size(); ++i)
-        if (options[i] == name) *static_cast<int*>(target) = static_cast<int>(i);
+        if (options[i] == name) set_index(static_cast<int>(i));
       break;
     }
     case ControlType::Text: *static_cast<std::string*>(target) = value.get<std::string>(); break;
@@ -114,7 +114,7 @@ nlohmann::json Control::get() const {
     case ControlType::Int: return *static_cast<const int*>(target);
     case ControlType::Float: return *static_cast<const float*>(target);
     case ControlType::Enum: {
-      const int i = *static_cast<const int*>(target);
+      const int i = get_index();
       return (i >= 0 && i < static_cast<int>(options.size())) ? options[i] : options.front();
     }
     case ControlType::Text: return *static_cast<const std::string*>(target);
@@ -192,9 +192,11 @@ Control& Controls::add_float(const std::string& key, float* v, float min, float 
   return push(std::move(c));
 }
 
-Control& Controls::add_enum(const std::string& key, int* v, std::vector<std::string> options, const std::string& label,
-                            const std::string& help) {
-  Control c = make(key, label, help, ControlType::Enum, v, 0, double(options.size()) - 1);
+Control& Controls::add_enum_index(const std::string& key, std::function<int()> get, std::function<void(int)> set,
+                                  std::vector<std::string> options, const std::string& label, const std::string& help) {
+  Control c = make(key, label, help, ControlType::Enum, nullptr, 0, double(options.size()) - 1);
+  c.get_index = std::move(get);
+  c.set_index = std::move(set);
   c.options = std::move(options);
   return push(std::move(c));
 }

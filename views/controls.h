@@ -7,9 +7,11 @@
 //   - validates values coming from a scene file or `export --set` before anything is applied.
 // Values travel as JSON: bool, integer, number, string (enums store the option's name), array of integers.
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace tw {
@@ -21,14 +23,15 @@ struct Control {
   std::string label;  // widget label shown on screen
   std::string help;   // one sentence for the (?) marker
   ControlType type = ControlType::Int;
-  void* target =
-      nullptr;  // field in the panel's state: bool*, int*, float*, int* (enum), std::string*, std::vector<int>*
-  double min = 0, max = 0;           // Int / Float / IntList element range (inclusive); Text: max length
-  bool log_scale = false;            // Int / Float slider moves logarithmically
-  std::vector<std::string> options;  // Enum: option names; the field holds the index
-  int max_items = 64;                // IntList: at most this many entries
-  nlohmann::json default_value;      // captured when bound, so reset and docs use the state struct's defaults
-  const char* format = nullptr;      // printf format for Float sliders (default "%.3g")
+  void* target = nullptr;          // field in the panel's state: bool*, int*, float*, std::string*, std::vector<int>*
+  std::function<int()> get_index;  // Enum: the field's option index (the field is an enum class or an int)
+  std::function<void(int)> set_index;  // Enum: stores option i in the field
+  double min = 0, max = 0;             // Int / Float / IntList element range (inclusive); Text: max length
+  bool log_scale = false;              // Int / Float slider moves logarithmically
+  std::vector<std::string> options;    // Enum: option names, in the order of the field's enum values
+  int max_items = 64;                  // IntList: at most this many entries
+  nlohmann::json default_value;        // captured when bound, so reset and docs use the state struct's defaults
+  const char* format = nullptr;        // printf format for Float sliders (default "%.3g")
 
   // Checks a JSON value for this control; returns a message naming the key and the problem, or nothing.
   std::optional<std::string> check(const nlohmann::json& value, const std::string& full_key) const;
@@ -48,8 +51,21 @@ class Controls {
                    bool log_scale = false);
   Control& add_float(const std::string& key, float* v, float min, float max, const std::string& label,
                      const std::string& help, bool log_scale = false, const char* format = nullptr);
+  // An enum class field: option i names the value static_cast<E>(i), so list the options in the enum's order.
+  template <class E>
+  Control& add_enum(const std::string& key, E* v, std::vector<std::string> options, const std::string& label,
+                    const std::string& help) {
+    static_assert(std::is_enum_v<E>, "add_enum binds an enum class field (or an int index, the overload below)");
+    return add_enum_index(
+        key, [v] { return static_cast<int>(*v); }, [v](int i) { *v = static_cast<E>(i); }, std::move(options), label,
+        help);
+  }
+  // An int index into `options` (e.g. a preset list that is data, not an enum).
   Control& add_enum(const std::string& key, int* v, std::vector<std::string> options, const std::string& label,
-                    const std::string& help);
+                    const std::string& help) {
+    return add_enum_index(
+        key, [v] { return *v; }, [v](int i) { *v = i; }, std::move(options), label, help);
+  }
   Control& add_text(const std::string& key, std::string* v, int max_length, const std::string& label,
                     const std::string& help);
   Control& add_int_list(const std::string& key, std::vector<int>* v, int min, int max, int max_items,
@@ -64,6 +80,8 @@ class Controls {
   void reset_to_defaults() const;
 
  private:
+  Control& add_enum_index(const std::string& key, std::function<int()> get, std::function<void(int)> set,
+                          std::vector<std::string> options, const std::string& label, const std::string& help);
   Control& push(Control c);
   std::string panel_id_;
   std::vector<Control> controls_;

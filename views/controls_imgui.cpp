@@ -55,13 +55,13 @@ bool draw_control(const Control& c) {
       break;
     }
     case ControlType::Enum: {
-      int* v = static_cast<int*>(c.target);
-      const char* preview = (*v >= 0 && *v < int(c.options.size())) ? c.options[*v].c_str() : "?";
+      const int v = c.get_index();
+      const char* preview = (v >= 0 && v < int(c.options.size())) ? c.options[v].c_str() : "?";
       if (ImGui::BeginCombo(c.label.c_str(), preview)) {
         for (int i = 0; i < int(c.options.size()); ++i) {
-          if (ImGui::Selectable(c.options[i].c_str(), i == *v)) {
-            changed = (*v != i);
-            *v = i;
+          if (ImGui::Selectable(c.options[i].c_str(), i == v)) {
+            changed = (v != i);
+            c.set_index(i);
           }
         }
         ImGui::EndCombo();

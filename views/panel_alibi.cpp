@@ -22,15 +22,18 @@ namespace {
 
 // [SECTION] state
 
+// Scores before the bias, for the last query's distribution.
+enum class AlibiScores { Uniform, RandomQk };
+
 struct AlibiState {
-  int n_heads = 8;         // any count 1..64
-  int T = 24;              // size of the bias matrices
-  int head = 0;            // selected head (0-based)
-  bool symmetric = false;  // −m·|i − j| instead of the causal −m·(i − j)
-  int scores = 0;          // 0 uniform, 1 random q·k/√d_k
-  int train_len = 64;      // context length during training
-  int eval_len = 256;      // context length at evaluation (the last query sees this many keys)
-  bool log_slopes = true;  // slope bars on a log axis
+  int n_heads = 8;                            // any count 1..64
+  int T = 24;                                 // size of the bias matrices
+  int head = 0;                               // selected head (0-based)
+  bool symmetric = false;                     // −m·|i − j| instead of the causal −m·(i − j)
+  AlibiScores scores = AlibiScores::Uniform;  // all equal, or random q·k/√d_k
+  int train_len = 64;                         // context length during training
+  int eval_len = 256;                         // context length at evaluation (the last query sees this many keys)
+  bool log_slopes = true;                     // slope bars on a log axis
   int seed = 0;
 };
 
@@ -50,7 +53,7 @@ ResultPtr compute(const AlibiState& s) {
   p.T = s.T;
   p.head = r->head;
   p.symmetric = s.symmetric;
-  p.random_scores = s.scores == 1;
+  p.random_scores = s.scores == AlibiScores::RandomQk;
   p.train_len = s.train_len;
   p.eval_len = s.eval_len;
   p.thumb_T = std::min(s.T, 16);
@@ -141,7 +144,8 @@ plot::Figure decay_figure(const AlibiResult& r) {
   const AlibiAnalysis& a = r.a;
   const int n = r.state.eval_len;
   plot::Figure fig("decay", std::string("Last query's attention by distance (") +
-                                (r.state.scores == 1 ? "random q\xC2\xB7k" : "uniform scores") + ")");
+                                (r.state.scores == AlibiScores::RandomQk ? "random q\xC2\xB7k" : "uniform scores") +
+                                ")");
   fig.note = "query at position " + std::to_string(n - 1) + "; dashed line: training length " +
              std::to_string(r.state.train_len);
   plot::Axes& ax = fig.axes();

@@ -208,13 +208,13 @@ void ForwardPanel::draw_right_body(const DrawContext& ctx) {
   if (ImGui::BeginTabBar("views")) {
     // A scene (or --set) may pick the tab: select it once, then let clicks drive s_.tab again.
     const bool external = s_.tab != shown_tab_;
-    auto tab = [&](int id, const char* label) {
+    auto tab = [&](ForwardTab id, const char* label) {
       const ImGuiTabItemFlags flags = external && s_.tab == id ? ImGuiTabItemFlags_SetSelected : 0;
       if (!ImGui::BeginTabItem(label, nullptr, flags)) return false;
       if (!external) s_.tab = id;
       return true;
     };
-    if (tab(ForwardTab_Step, "Step")) {
+    if (tab(ForwardTab::Step, "Step")) {
       if (st.layer >= 0) ImGui::Text("Layer %d of %d", st.layer, r.run.config.n_layers);
       draw_block_diagram(r.run.config, st.name, ctx);
       draw_step_header(r, step_);
@@ -222,7 +222,7 @@ void ForwardPanel::draw_right_body(const DrawContext& ctx) {
                         "forward");
       ImGui::EndTabItem();
     }
-    if (tab(ForwardTab_Strip, "Strip")) {
+    if (tab(ForwardTab::Strip, "Strip")) {
       draw_control(*controls().find("strip_layer"));
       const int layer = std::clamp(s_.strip_layer, 0, std::max(r.run.config.n_layers - 1, 0));
       if (layer != s_.strip_layer)
@@ -231,17 +231,17 @@ void ForwardPanel::draw_right_body(const DrawContext& ctx) {
                         "forward");
       ImGui::EndTabItem();
     }
-    if (tab(ForwardTab_Residual, "Residual stream")) {
+    if (tab(ForwardTab::Residual, "Residual stream")) {
       plot::draw_figure(
           shown_residual_.get({result_, step_}, [&] { return std::vector{residual_figure(r, step_)}; })[0], ctx,
           "forward");
       ImGui::EndTabItem();
     }
-    if (tab(ForwardTab_Next, "Next token")) {
+    if (tab(ForwardTab::Next, "Next token")) {
       draw_next_token(ctx);
       ImGui::EndTabItem();
     }
-    if (tab(ForwardTab_Params, "Parameters")) {
+    if (tab(ForwardTab::Params, "Parameters")) {
       draw_parameter_tables(r.run.config);
       plot::draw_figure(shown_params_.get(result_, [&] { return std::vector{params_figure(r.run.config)}; })[0], ctx,
                         "forward");

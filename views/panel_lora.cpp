@@ -24,17 +24,17 @@ namespace {
 // [SECTION] state
 
 struct LoraState {
-  int d_in = 64;            // columns of ΔW
-  int d_out = 64;           // rows of ΔW
-  int rank = 4;             // r (clamped to min(d_in, d_out))
-  float alpha = 8.0f;       // lora_alpha
-  bool rslora = false;      // α/√r instead of α/r
-  int true_rank = 8;        // rank of ΔW's signal (clamped)
-  float decay = 0.7f;       // σ_i = decay^i
-  float noise = 0.02f;      // full-rank noise on ΔW
-  int steps = 300;          // gradient steps per adapter
-  float lr = 0.01f;         // learning rate
-  int optimizer = 0;        // LoraOptimizer index: Adam, SGD
+  int d_in = 64;        // columns of ΔW
+  int d_out = 64;       // rows of ΔW
+  int rank = 4;         // r (clamped to min(d_in, d_out))
+  float alpha = 8.0f;   // lora_alpha
+  bool rslora = false;  // α/√r instead of α/r
+  int true_rank = 8;    // rank of ΔW's signal (clamped)
+  float decay = 0.7f;   // σ_i = decay^i
+  float noise = 0.02f;  // full-rank noise on ΔW
+  int steps = 300;      // gradient steps per adapter
+  float lr = 0.01f;     // learning rate
+  LoraOptimizer optimizer = LoraOptimizer::Adam;
   bool train_sweep = true;  // train an adapter at every rank of the error plot
   int seed = 1;
 };
@@ -52,7 +52,7 @@ LoraExperimentParams params_of(const LoraState& s) {
   p.noise = s.noise;
   p.steps = s.steps;
   p.lr = s.lr;
-  p.optimizer = static_cast<LoraOptimizer>(s.optimizer);
+  p.optimizer = s.optimizer;
   p.train_sweep = s.train_sweep;
   p.seed = static_cast<uint64_t>(s.seed);
   return p;

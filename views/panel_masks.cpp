@@ -23,17 +23,18 @@ namespace {
 
 // [SECTION] state
 
-enum MaskBase_ { MaskBase_Causal, MaskBase_Bidirectional, MaskBase_PrefixLM };
+enum class MaskBase { Causal, Bidirectional, PrefixLM };
+enum class PadSide { Left, Right };
 
 struct MasksState {
-  int T = 24;                  // sequence length
-  int base = MaskBase_Causal;  // the first term: causal, bidirectional or prefix-LM
-  int prefix = 6;              // prefix-LM: bidirectional prefix length
-  bool window = false;         // optional terms, each removable
+  int T = 24;                        // sequence length
+  MaskBase base = MaskBase::Causal;  // the first term: causal, bidirectional or prefix-LM
+  int prefix = 6;                    // prefix-LM: bidirectional prefix length
+  bool window = false;               // optional terms, each removable
   int window_size = 4;
   bool padding = false;
   int pad_count = 3;
-  int pad_side = 0;  // 0 left, 1 right
+  PadSide pad_side = PadSide::Left;
   bool documents = false;
   std::vector<int> doc_lengths = {8, 6, 10};
   bool dilated = false;
@@ -48,11 +49,11 @@ struct MasksState {
 std::vector<MaskTerm> terms_of(const MasksState& s) {
   std::vector<MaskTerm> t;
   auto add = [&](Mask m) { t.push_back(m.term); };
-  if (s.base == MaskBase_Causal) add(causal_mask());
-  if (s.base == MaskBase_Bidirectional) add(bidirectional_mask());
-  if (s.base == MaskBase_PrefixLM) add(prefix_lm_mask(s.prefix));
+  if (s.base == MaskBase::Causal) add(causal_mask());
+  if (s.base == MaskBase::Bidirectional) add(bidirectional_mask());
+  if (s.base == MaskBase::PrefixLM) add(prefix_lm_mask(s.prefix));
   if (s.window) add(sliding_window_mask(s.window_size));
-  if (s.padding) add(padding_mask(s.pad_count, s.pad_side == 0, s.T));
+  if (s.padding) add(padding_mask(s.pad_count, s.pad_side == PadSide::Left, s.T));
   if (s.documents) add(document_mask(s.doc_lengths));
   if (s.dilated) add(dilated_mask(s.stride));
   if (s.global) add(global_mask(s.global_count));
@@ -172,13 +173,6 @@ plot::Figure uniform_figure(const MasksResult& r) {
 
 // [SECTION] panel
 
-// T ≤ 128 with a few layers takes well under a millisecond: wait so the heatmap follows the slider.
-bool quick(const MasksState& s) { return mask_work(s.T, s.layers) < 5e5; }
-std::string error_of(const MasksResult& r) { return r.mask.error; }
-std::vector<plot::Figure> all_figures(const MasksResult& r) {
-  return {mask_figure(r), visible_figure(r), receptive_figure(r), uniform_figure(r)};
-}
-
 constexpr const char* kExplanation =
     "A mask decides which keys j each query i may read: blocked scores become -\xE2\x88\x9E before softmax, so "
     "they get probability exactly 0. Causal: j \xE2\x89\xA4 i. Prefix-LM: the first P tokens see each other, "
@@ -194,6 +188,13 @@ constexpr const char* kExplanation =
 const PanelInfo kInfo = {
     "masks", "Attention masks", "Attention",
     "Causal, prefix-LM, sliding-window, padding, packing, dilated and global masks; receptive fields"};
+
+// T ≤ 128 with a few layers takes well under a millisecond: wait so the heatmap follows the slider.
+bool quick(const MasksState& s) { return mask_work(s.T, s.layers) < 5e5; }
+std::string error_of(const MasksResult& r) { return r.mask.error; }
+std::vector<plot::Figure> all_figures(const MasksResult& r) {
+  return {mask_figure(r), visible_figure(r), receptive_figure(r), uniform_figure(r)};
+}
 
 class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
  public:
@@ -254,7 +255,7 @@ class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
     ImGui::TextUnformatted("Mask terms (combined with AND)");
     ImGui::SetNextItemWidth(140 * ctx.dpi_scale);
     draw_control(*controls().find("base"));
-    if (s_.base == MaskBase_PrefixLM) draw_param("prefix", ctx);
+    if (s_.base == MaskBase::PrefixLM) draw_param("prefix", ctx);
     struct Optional {
       bool* on;
       const char* name;

@@ -17,12 +17,12 @@ namespace {
 constexpr double kPi = 3.14159265358979323846;
 
 struct GalleryState {
-  int points = 200;         // samples per line
-  int heatmap_size = 12;    // rows = cols of the attention-like heatmap
-  bool causal_mask = true;  // mask the upper triangle with −∞
-  int colormap = 0;         // 0 viridis, 1 magma
-  float angle = 0.8f;       // radians, for the vectors figure
-  int samples = 5000;       // histogram samples
+  int points = 200;                                   // samples per line
+  int heatmap_size = 12;                              // rows = cols of the attention-like heatmap
+  bool causal_mask = true;                            // mask the upper triangle with −∞
+  plot::Colormap colormap = plot::Colormap::Viridis;  // viridis or magma
+  float angle = 0.8f;                                 // radians, for the vectors figure
+  int samples = 5000;                                 // histogram samples
 };
 
 // A small deterministic generator so the gallery (and its exports) are identical on every run.
@@ -108,7 +108,7 @@ plot::Figure heatmap_figure(const GalleryState& s) {
       if (p[size_t(i) * n + j] != -INFINITY) p[size_t(i) * n + j] /= sum;
   }
   plot::HeatmapOptions o;
-  o.colormap = s.colormap == 1 ? plot::Colormap::Magma : plot::Colormap::Viridis;
+  o.colormap = s.colormap;
   o.vmin = 0;
   o.value_label = "probability";
   if (n <= 16) {
@@ -196,7 +196,7 @@ plot::Figure multiples_figure(const GalleryState& s) {
       for (int j = 0; j < n; ++j) p[size_t(i * n + j)] = j > i ? -INFINITY : std::exp(-(h + 0.3) * 0.4 * (i - j)) / sum;
     }
     plot::HeatmapOptions o;
-    o.colormap = s.colormap == 1 ? plot::Colormap::Magma : plot::Colormap::Viridis;
+    o.colormap = s.colormap;
     o.vmin = 0, o.vmax = 1;
     ax.heatmap("P", p.data(), n, n, o);
   }

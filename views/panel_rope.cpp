@@ -24,13 +24,13 @@ namespace {
 // [SECTION] state
 
 struct RopeState {
-  int head_dim = 64;              // D (odd values round down to even)
-  float base = 10000.0f;          // θ base
-  int query_pos = 12;             // m
-  int key_pos = 4;                // n
-  int pair = 0;                   // k (clamped to D/2 − 1)
-  int convention = 0;             // RopeConvention index
-  int scaling = 0;                // RopeScaling index
+  int head_dim = 64;      // D (odd values round down to even)
+  float base = 10000.0f;  // θ base
+  int query_pos = 12;     // m
+  int key_pos = 4;        // n
+  int pair = 0;           // k (clamped to D/2 − 1)
+  RopeConvention convention = RopeConvention::HalfSplit;
+  RopeScaling scaling = RopeScaling::None;
   float factor = 4.0f;            // scaling factor
   int trained_context = 2048;     // original context length L
   float low_freq_factor = 1.0f;   // Llama 3
@@ -44,8 +44,8 @@ RopeAnalysisParams params_of(const RopeState& s) {
   RopeAnalysisParams p;
   p.rope.head_dim = std::max(2, s.head_dim - s.head_dim % 2);
   p.rope.base = s.base;
-  p.rope.convention = static_cast<RopeConvention>(s.convention);
-  p.rope.scaling = static_cast<RopeScaling>(s.scaling);
+  p.rope.convention = s.convention;
+  p.rope.scaling = s.scaling;
   p.rope.factor = s.factor;
   p.rope.original_context = s.trained_context;
   p.rope.low_freq_factor = s.low_freq_factor;
@@ -204,9 +204,9 @@ class RopePanel final : public RecomputePanel<RopeState, RopeResult> {
 
  protected:
   bool control_visible(const Control& c) const override {
-    const bool llama3 = s_.scaling == static_cast<int>(RopeScaling::Llama3);
+    const bool llama3 = s_.scaling == RopeScaling::Llama3;
     if ((c.key == "low_freq_factor" || c.key == "high_freq_factor") && !llama3) return false;
-    return c.key != "factor" || s_.scaling != static_cast<int>(RopeScaling::None);
+    return c.key != "factor" || s_.scaling != RopeScaling::None;
   }
   void draw_summary(const RopeResult& r) override {
     ImGui::Separator();

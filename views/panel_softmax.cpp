@@ -24,9 +24,9 @@ namespace {
 // [SECTION] state
 
 struct SoftmaxState {
-  int d_k = 64;        // head dimension
-  int n_keys = 16;     // keys one query attends over
-  int scale_mode = 0;  // ScaleMode index: 1/√d_k, none, 1/d_k, custom
+  int d_k = 64;                                 // head dimension
+  int n_keys = 16;                              // keys one query attends over
+  ScaleMode scale_mode = ScaleMode::InvSqrtDk;  // 1/√d_k, none, 1/d_k, custom
   float custom_scale = 0.125f;
   float temperature = 1.0f;  // τ: softmax(x / τ)
   int samples = 4000;        // q·k pairs in the histogram; queries per d_k in the sweep (a quarter of this)
@@ -45,7 +45,7 @@ struct SoftmaxResult {
 };
 using ResultPtr = std::shared_ptr<const SoftmaxResult>;
 
-ScaleMode mode_of(const SoftmaxState& s) { return static_cast<ScaleMode>(s.scale_mode); }
+ScaleMode mode_of(const SoftmaxState& s) { return s.scale_mode; }
 // Capped so the largest sample count still finishes in well under a second on the worker.
 int sweep_queries(const SoftmaxState& s) { return std::clamp(s.samples / 4, 50, 5000); }
 
@@ -203,7 +203,7 @@ class SoftmaxPanel final : public RecomputePanel<SoftmaxState, SoftmaxResult> {
 
  protected:
   bool control_visible(const Control& c) const override {
-    return c.key != "custom_scale" || s_.scale_mode == static_cast<int>(ScaleMode::Custom);
+    return c.key != "custom_scale" || s_.scale_mode == ScaleMode::Custom;
   }
   void draw_summary(const SoftmaxResult& r) override { draw_worked_table(r); }
 

@@ -5,7 +5,7 @@
 // [SECTION] RecomputePanel<State, Result>: update / wait_idle / figures / draw written once for every panel
 //
 // A concept panel (softmax, ALiBi, masks, GQA, RoPE, LoRA) derives from RecomputePanel and writes only what is
-// its own: the state struct, a static compute(), a cost estimate, its figures and their layout on screen.
+// its own: the state struct, a compute function, a cost estimate, its figures and their layout on screen.
 // docs/adding-a-panel.md walks through one.
 
 #include <memory>
@@ -195,11 +195,7 @@ class RecomputePanel : public Panel {
   Recompute<Result> job_;  // declared last: its worker joins before the members above go away
 };
 
-}  // namespace tw
-
 // [SECTION] RecomputePanel: the default draw (no ImGui calls here: the widgets live in views/widgets.cpp)
-
-namespace tw {
 
 template <class State, class Result>
 void RecomputePanel<State, Result>::draw_controls(const DrawContext& ctx) {

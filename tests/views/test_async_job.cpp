@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
+#include <atomic>
 #include <chrono>
 #include <new>
 #include <stdexcept>
 
 #include "views/panel.h"
+#include "views/recompute.h"
 
 namespace tw {
 
@@ -36,6 +38,47 @@ TEST(AsyncJob, CancelledComputationIsReplacedNotShown) {
   ASSERT_NE(job.latest(), nullptr);
   EXPECT_EQ(*job.latest(), 7);
   EXPECT_FLOAT_EQ(job.progress(), 1.0f);
+}
+
+// The user's Cancel stops a running job at its next progress check; nothing new is shown and wait() returns.
+TEST(AsyncJob, CancelStopsTheRunningJobAndKeepsThePreviousResult) {
+  AsyncJob<int> job;
+  job.request([](Progress&) { return 5; });
+  job.wait();
+  std::atomic<bool> started{false};
+  job.request([&started](Progress& p) {
+    started = true;
+    while (!p.cancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return -1;
+  });
+  while (!started) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  job.cancel();
+  job.wait();  // must return: the cancelled request counts as done
+  EXPECT_FALSE(job.busy());
+  ASSERT_NE(job.latest(), nullptr);
+  EXPECT_EQ(*job.latest(), 5);
+}
+
+// Recompute: a quick request is current right after request(); a cancelled long one leaves the previous result.
+TEST(Recompute, QuickRequestsAreWaitedForAndCancelKeepsThePreviousResult) {
+  Recompute<int> r;
+  r.request(true, false, [](Progress&) { return std::make_shared<const int>(1); });
+  ASSERT_TRUE(r.result());
+  EXPECT_EQ(*r.result(), 1);
+  EXPECT_TRUE(r.take_fresh());
+  EXPECT_FALSE(r.take_fresh());  // once per result
+  std::atomic<bool> started{false};
+  r.request(false, false, [&started](Progress& p) {
+    started = true;
+    while (!p.cancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return std::make_shared<const int>(2);
+  });
+  while (!started) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_TRUE(r.busy());
+  r.cancel();
+  r.wait();
+  EXPECT_TRUE(r.cancelled());
+  EXPECT_EQ(*r.result(), 1);
 }
 
 TEST(AsyncJob, DestructorStopsARunningComputation) {

@@ -68,4 +68,21 @@ TEST_F(ControlsTest, SetAndGetRoundTripThroughJson) {
   EXPECT_EQ(c.find("n")->range_text(), "2..256 (log)");
 }
 
+// An enum class field is bound directly: option i is the value static_cast<E>(i).
+TEST(Controls, EnumClassFieldsBindByOptionName) {
+  enum class Shape { Circle, Square, Star };
+  Shape shape = Shape::Square;
+  Controls controls{"demo"};
+  const Control& c = controls.add_enum("shape", &shape, {"circle", "square", "star"}, "shape", "A shape.");
+  EXPECT_EQ(c.default_value, "square");
+  EXPECT_FALSE(c.check("star", "demo.shape").has_value());
+  c.set("star");
+  EXPECT_EQ(shape, Shape::Star);
+  EXPECT_EQ(c.get(), "star");
+  ASSERT_TRUE(c.check("hexagon", "demo.shape").has_value());
+  EXPECT_NE(c.check("hexagon", "demo.shape")->find("demo.shape"), std::string::npos);
+  controls.reset_to_defaults();
+  EXPECT_EQ(shape, Shape::Square);
+}
+
 }  // namespace tw

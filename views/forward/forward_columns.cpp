@@ -28,14 +28,14 @@ void ForwardPanel::draw_left(const DrawContext& ctx) {
   if (ImGui::CollapsingHeader("Model", ImGuiTreeNodeFlags_DefaultOpen)) draw_model_editor(shown);
   if (ImGui::CollapsingHeader("Architecture", ImGuiTreeNodeFlags_DefaultOpen)) {
     for (const char* key : {"norm", "placement", "positions", "activation", "pattern"}) draw_control(*c.find(key));
-    if (s_.pattern != ForwardPattern_Full) draw_control(*c.find("window"));
-    if (s_.pattern == ForwardPattern_Interleaved) draw_control(*c.find("full_every"));
+    if (s_.pattern != ForwardPattern::Full) draw_control(*c.find("window"));
+    if (s_.pattern == ForwardPattern::Interleaved) draw_control(*c.find("full_every"));
     draw_control(*c.find("gqa_ratio"));
     for (const char* field : {"window", "full_every", "gqa_ratio", "rope_base", "eps"}) draw_messages(field, shown);
   }
   if (ImGui::CollapsingHeader("Weights", ImGuiTreeNodeFlags_DefaultOpen)) {
     draw_control(*c.find("weights"));
-    if (s_.weights == ForwardWeights_Seeded)
+    if (s_.weights == ForwardWeights::Seeded)
       draw_control(*c.find("seed"));
     else
       draw_control(*c.find("checkpoint"));
@@ -67,7 +67,7 @@ void ForwardPanel::draw_messages(const char* field, std::vector<std::string>& sh
 void ForwardPanel::draw_model_editor(std::vector<std::string>& shown) {
   const Controls& c = controls();
   draw_control(*c.find("model"));
-  const bool custom = s_.model == ForwardModel_Custom;
+  const bool custom = s_.model == ForwardModel::Custom;
   if (!custom) ImGui::BeginDisabled();
   for (const char* key : {"dim", "n_layers", "n_heads", "hidden", "vocab", "max_seq"}) {
     draw_control(*c.find(key));

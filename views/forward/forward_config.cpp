@@ -60,36 +60,37 @@ void bind_forward_controls(Controls& c, ForwardState& s) {
   c.add_int("sample_seed", &s.sample_seed, 0, 1000000, "sample seed", "Seed of the sampled tokens.");
 }
 
-ModelConfig preset_config(int model) { return model == ForwardModel_Small ? small_config() : tiny_config(); }
+ModelConfig preset_config(ForwardModel model) { return model == ForwardModel::Small ? small_config() : tiny_config(); }
+
+namespace {
+// The six sizes the model editor shows, as (state field, config field) pairs: the one list both directions use.
+template <class State, class Config, class Copy>
+void each_size(State& s, Config& c, Copy copy) {
+  copy(s.dim, c.dim);
+  copy(s.n_layers, c.n_layers);
+  copy(s.n_heads, c.n_heads);
+  copy(s.hidden, c.hidden);
+  copy(s.vocab, c.vocab);
+  copy(s.max_seq, c.max_seq);
+}
+}  // namespace
 
 void show_preset_sizes(ForwardState& s) {
-  if (s.model == ForwardModel_Custom) return;
+  if (s.model == ForwardModel::Custom) return;
   const ModelConfig preset = preset_config(s.model);
-  s.dim = preset.dim;
-  s.n_layers = preset.n_layers;
-  s.n_heads = preset.n_heads;
-  s.hidden = preset.hidden;
-  s.vocab = preset.vocab;
-  s.max_seq = preset.max_seq;
+  each_size(s, preset, [](int& field, const int& size) { field = size; });
 }
 
 ModelConfig forward_config(const ForwardState& s, std::vector<std::string>* problems) {
   ModelConfig c = preset_config(s.model);
-  if (s.model == ForwardModel_Custom) {
-    c.dim = s.dim;
-    c.n_layers = s.n_layers;
-    c.n_heads = s.n_heads;
-    c.hidden = s.hidden;
-    c.vocab = s.vocab;
-    c.max_seq = s.max_seq;
-  }
-  c.norm = static_cast<NormType>(s.norm);
-  c.placement = static_cast<NormPlacement>(s.placement);
-  c.positions = static_cast<PositionType>(s.positions);
-  c.activation = static_cast<ActivationKind>(s.activation);
-  c.attention = s.pattern == ForwardPattern_Full ? AttentionPattern::Full : AttentionPattern::Sliding;
-  c.window = s.pattern == ForwardPattern_Full ? 0 : s.window;
-  c.full_every = s.pattern == ForwardPattern_Interleaved ? s.full_every : 0;
+  if (s.model == ForwardModel::Custom) each_size(s, c, [](const int& field, int& size) { size = field; });
+  c.norm = s.norm;
+  c.placement = s.placement;
+  c.positions = s.positions;
+  c.activation = s.activation;
+  c.attention = s.pattern == ForwardPattern::Full ? AttentionPattern::Full : AttentionPattern::Sliding;
+  c.window = s.pattern == ForwardPattern::Full ? 0 : s.window;
+  c.full_every = s.pattern == ForwardPattern::Interleaved ? s.full_every : 0;
 
   std::vector<std::string> messages;
   // The ratio is the control; n_kv_heads follows from it. A ratio that does not divide n_heads would silently
@@ -104,7 +105,7 @@ ModelConfig forward_config(const ForwardState& s, std::vector<std::string>* prob
                        std::to_string(c.n_heads) + (valid.empty() ? "" : " (possible: " + valid + ")"));
     c.n_kv_heads = 1;
   }
-  if (s.pattern == ForwardPattern_Interleaved && s.full_every < 1)
+  if (s.pattern == ForwardPattern::Interleaved && s.full_every < 1)
     messages.push_back("full_every must be at least 1 for interleaved attention (every P-th layer is full)");
   for (std::string& m : validate(c)) messages.push_back(std::move(m));
   if (problems) *problems = std::move(messages);
@@ -122,7 +123,7 @@ SamplingConfig sampling_config(const ForwardState& s) {
 ForwardRequest forward_request(const ForwardState& s, const ModelConfig& config) {
   WeightsSource source;
   source.seed = static_cast<uint64_t>(s.seed);
-  if (s.weights == ForwardWeights_Checkpoint) source.checkpoint = s.checkpoint;
+  if (s.weights == ForwardWeights::Checkpoint) source.checkpoint = s.checkpoint;
   return make_forward_request(config, source, ByteTokenizer::encode(s.text, s.bos), s.generated, sampling_config(s),
                               static_cast<uint64_t>(s.sample_seed));
 }

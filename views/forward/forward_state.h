@@ -15,26 +15,26 @@
 
 namespace tw {
 
-enum ForwardModel_ { ForwardModel_Tiny, ForwardModel_Small, ForwardModel_Custom };
-enum ForwardPattern_ { ForwardPattern_Full, ForwardPattern_Sliding, ForwardPattern_Interleaved };
-enum ForwardWeights_ { ForwardWeights_Seeded, ForwardWeights_Checkpoint };
-enum ForwardTab_ { ForwardTab_Step, ForwardTab_Strip, ForwardTab_Residual, ForwardTab_Next, ForwardTab_Params };
+enum class ForwardModel { Tiny, Small, Custom };
+enum class ForwardPattern { Full, Sliding, Interleaved };
+enum class ForwardWeights { Seeded, Checkpoint };
+enum class ForwardTab { Step, Strip, Residual, Next, Params };
 
 struct ForwardState {
   // Model: a preset or the custom sizes below (the custom fields are used only when model == Custom).
-  int model = ForwardModel_Tiny;
+  ForwardModel model = ForwardModel::Tiny;
   int dim = 64, n_layers = 2, n_heads = 4, hidden = 192, vocab = 259, max_seq = 128;
   int gqa_ratio = 2;  // query heads per KV head: n_kv_heads = n_heads / gqa_ratio
-  // Architecture toggles (indices into the enums of core/model/config.h).
-  int norm = int(NormType::RMSNorm);
-  int placement = int(NormPlacement::Pre);
-  int positions = int(PositionType::RoPE);
-  int activation = int(ActivationKind::SwiGLU);
-  int pattern = ForwardPattern_Full;
+  // Architecture toggles (the enums of core/model/config.h).
+  NormType norm = NormType::RMSNorm;
+  NormPlacement placement = NormPlacement::Pre;
+  PositionType positions = PositionType::RoPE;
+  ActivationKind activation = ActivationKind::SwiGLU;
+  ForwardPattern pattern = ForwardPattern::Full;
   int window = 4;      // W of sliding layers
   int full_every = 2;  // interleaved: every P-th layer is full
   // Weights.
-  int weights = ForwardWeights_Seeded;
+  ForwardWeights weights = ForwardWeights::Seeded;
   int seed = 1;
   std::string checkpoint;
   // Input.
@@ -44,8 +44,8 @@ struct ForwardState {
   // Stepping: the current step by its stable trace name, so scenes survive config changes.
   std::string step = "layers.0.attn.probs";
   bool play = false;
-  float speed = 2.0f;         // steps per second while playing
-  int tab = ForwardTab_Step;  // which view the right-hand side shows
+  float speed = 2.0f;                 // steps per second while playing
+  ForwardTab tab = ForwardTab::Step;  // which view the right-hand side shows
   int strip_layer = 0;
   // Next-token sampling (temperature → top-k → top-p, as Hugging Face generate).
   float temperature = 1.0f;
@@ -57,7 +57,7 @@ struct ForwardState {
 // Declares every control of the forward panel, bound to `s`.
 void bind_forward_controls(Controls& c, ForwardState& s);
 // The preset a model choice names (tiny or small; custom starts from tiny). The one place presets are chosen.
-ModelConfig preset_config(int model);
+ModelConfig preset_config(ForwardModel model);
 // Copies the preset's sizes into the custom fields, so the greyed editor shows the model that runs and switching
 // to custom starts from it.
 void show_preset_sizes(ForwardState& s);

@@ -104,20 +104,14 @@ TextItem& Axes::text(std::string text, double x_, double y_) {
   return std::get<TextItem>(items.back());
 }
 
-MarkerLineItem& Axes::vline(std::string label, double x_) {
-  MarkerLineItem m;
-  m.label = std::move(label);
-  m.value = x_;
-  m.vertical = true;
-  items.emplace_back(std::move(m));
-  return std::get<MarkerLineItem>(items.back());
-}
+MarkerLineItem& Axes::vline(std::string label, double x_) { return marker_line(std::move(label), x_, true); }
+MarkerLineItem& Axes::hline(std::string label, double y_) { return marker_line(std::move(label), y_, false); }
 
-MarkerLineItem& Axes::hline(std::string label, double y_) {
+MarkerLineItem& Axes::marker_line(std::string label, double value, bool vertical) {
   MarkerLineItem m;
   m.label = std::move(label);
-  m.value = y_;
-  m.vertical = false;
+  m.value = value;
+  m.vertical = vertical;
   items.emplace_back(std::move(m));
   return std::get<MarkerLineItem>(items.back());
 }

@@ -178,6 +178,7 @@ struct Axes {
 
  private:
   HeatmapItem& add_heatmap(HeatmapItem item);
+  MarkerLineItem& marker_line(std::string label, double value, bool vertical);
 };
 
 // [SECTION] Figure
