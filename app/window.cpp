@@ -51,12 +51,26 @@ bool Window::create(const WindowOptions& options, std::string* error) {
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
   glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
-  glfwWindowHint(GLFW_VISIBLE, options.visible ? GLFW_TRUE : GLFW_FALSE);
-  window_ = glfwCreateWindow(options.width, options.height, options.title.c_str(), nullptr, nullptr);
+  glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);  // shown once sized and placed, so it never flashes past the edge
+  // The work area is the monitor minus panels and docks; a window larger than it opens clipped by the screen.
+  int wx = 0, wy = 0, ww = 0, wh = 0;
+  if (GLFWmonitor* monitor = glfwGetPrimaryMonitor()) glfwGetMonitorWorkarea(monitor, &wx, &wy, &ww, &wh);
+  const int width = ww > 0 ? std::min(options.width, ww) : options.width;
+  const int height = wh > 0 ? std::min(options.height, wh) : options.height;
+  window_ = glfwCreateWindow(width, height, options.title.c_str(), nullptr, nullptr);
   if (!window_) {
     *error = "cannot create an OpenGL 3.3 core window (" + g_last_glfw_error + ")";
     return false;
   }
+  if (ww > 0 && wh > 0) {
+    // GLFW_SCALE_TO_MONITOR may have grown the window on a high-DPI monitor: fit it to the work area again.
+    int aw = 0, ah = 0;
+    glfwGetWindowSize(window_, &aw, &ah);
+    if (aw > ww || ah > wh) glfwSetWindowSize(window_, std::min(aw, ww), std::min(ah, wh));
+    glfwSetWindowPos(window_, wx + std::max(0, (ww - std::min(aw, ww)) / 2),
+                     wy + std::max(0, (wh - std::min(ah, wh)) / 2));
+  }
+  if (options.visible) glfwShowWindow(window_);
   glfwMakeContextCurrent(window_);
   glfwSwapInterval(1);
   float sx = 1.0f, sy = 1.0f;
@@ -95,10 +109,15 @@ bool Window::should_close() const { return glfwWindowShouldClose(window_); }
 void Window::request_close() { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
 bool Window::minimized() const { return glfwGetWindowAttrib(window_, GLFW_ICONIFIED) != 0; }
 
-void Window::poll_events_or_wait() {
-  glfwPollEvents();
+void Window::poll_events_or_wait(double idle_wait) {
+  if (idle_wait > 0)
+    glfwWaitEventsTimeout(idle_wait);
+  else
+    glfwPollEvents();
   while (minimized() && !should_close()) glfwWaitEventsTimeout(0.1);
 }
+
+void Window::wake() { glfwPostEmptyEvent(); }
 
 void Window::begin_frame() {
   ImGui_ImplOpenGL3_NewFrame();

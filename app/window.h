@@ -18,7 +18,7 @@ struct ImFontAtlas;
 namespace tw {
 
 struct WindowOptions {
-  int width = 1600;
+  int width = 1600;  // shrunk to the monitor's work area when larger (never opens past the screen's edge)
   int height = 1000;
   std::string title = "Transformer Workbench";
   bool visible = true;
@@ -42,7 +42,11 @@ class Window {
   bool should_close() const;
   void request_close();
   bool minimized() const;
-  void poll_events_or_wait();  // sleeps while minimized instead of spinning
+  // Handles pending input; sleeps while minimized instead of spinning. With idle_wait > 0 (nothing moving: no
+  // input, job or animation) it first waits up to that many seconds for an event, so an idle window costs nothing.
+  void poll_events_or_wait(double idle_wait = 0.0);
+  // Wakes a poll_events_or_wait that is waiting; safe from any thread (a worker that finished a result).
+  static void wake();
   void begin_frame();
   void end_frame();  // renders ImGui into the back buffer (does not swap yet)
   // Reads the back buffer (the frame just rendered) into a PNG. Call between end_frame() and swap().

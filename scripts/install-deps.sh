@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libimgui-dev libglfw3-dev libgl-dev libeigen3-dev libstb-dev zlib1g-dev fonts-dejavu-core
-  libopenblas-dev
+  libopenblas-dev libicu-dev
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
   xvfb xauth libgl1-mesa-dri
   clang libclang-rt-14-dev clang-format

@@ -2,11 +2,20 @@
 
 #include "core/io/atomic_file.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <utility>
 
 namespace tw {
 
@@ -42,12 +51,6 @@ bool as_u64(const json& v, uint64_t* out) {
   return false;
 }
 
-struct Entry {
-  std::string name;
-  std::vector<int64_t> shape;
-  uint64_t begin = 0, end = 0;
-};
-
 }  // namespace
 
 const NamedTensor* SafeTensors::find(const std::string& name) const {
@@ -56,24 +59,139 @@ const NamedTensor* SafeTensors::find(const std::string& name) const {
   return nullptr;
 }
 
-bool parse_safetensors(const uint8_t* bytes, size_t size, SafeTensors* out, std::string* error) {
+// [SECTION] element types
+
+const char* to_string(StorageType t) {
+  switch (t) {
+    case StorageType::F32: return "F32";
+    case StorageType::F16: return "F16";
+    case StorageType::BF16: return "BF16";
+  }
+  return "?";
+}
+
+bool storage_type_from_string(const std::string& s, StorageType* out) {
+  for (StorageType t : {StorageType::F32, StorageType::F16, StorageType::BF16}) {
+    std::string lower = to_string(t);
+    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (s == to_string(t) || s == lower) {
+      *out = t;
+      return true;
+    }
+  }
+  return false;
+}
+
+int storage_bytes(StorageType t) { return t == StorageType::F32 ? 4 : 2; }
+
+float bf16_to_float(uint16_t b) {
+  const uint32_t bits = uint32_t(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+float f16_to_float(uint16_t h) {
+  const uint32_t sign = uint32_t(h >> 15) << 31;
+  const int exp = (h >> 10) & 0x1f;
+  const uint32_t mant = h & 0x3ff;
+  float magnitude;
+  if (exp == 0)
+    magnitude = std::ldexp(static_cast<float>(mant), -24);  // zero or subnormal: mant · 2^-24
+  else if (exp == 31)
+    magnitude = mant ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
+  else
+    magnitude = std::ldexp(static_cast<float>(mant | 0x400), exp - 25);  // 1.mant · 2^(exp-15)
+  uint32_t bits;
+  std::memcpy(&bits, &magnitude, 4);
+  bits |= sign;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+uint16_t float_to_bf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  if (std::isnan(f)) return static_cast<uint16_t>((bits >> 16) | 0x40);  // keep it a (quiet) NaN
+  bits += 0x7fff + ((bits >> 16) & 1);                                   // round to nearest, ties to even
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+uint16_t float_to_f16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
+  if (std::isnan(f)) return sign | 0x7e00;
+  const float a = std::fabs(f);
+  if (a >= 65520.0f) return sign | 0x7c00;  // rounds past the largest half (65504): infinity
+  if (a < 0x1p-14f) {
+    // Subnormal half: a multiple of 2^-24; nearbyint rounds ties to even in the default rounding mode.
+    return sign | static_cast<uint16_t>(std::nearbyint(a * 0x1p24f));
+  }
+  // Normal: keep 10 mantissa bits of the float32, rounding the 13 dropped bits to nearest even.
+  uint32_t abits;
+  std::memcpy(&abits, &a, 4);
+  abits += 0xfff + ((abits >> 13) & 1);
+  const uint32_t exp = (abits >> 23) - 127 + 15;  // a carry out of the mantissa bumps the exponent, as it should
+  return sign | static_cast<uint16_t>((exp << 10) | ((abits >> 13) & 0x3ff));
+}
+
+float round_to_storage(float f, StorageType t) {
+  switch (t) {
+    case StorageType::F32: return f;
+    case StorageType::F16: return f16_to_float(float_to_f16(f));
+    case StorageType::BF16: return bf16_to_float(float_to_bf16(f));
+  }
+  return f;
+}
+
+void convert_to_float(float* dst, const uint8_t* src, size_t count, StorageType t) {
+  if (t == StorageType::F32) {
+    std::memcpy(dst, src, count * 4);  // little-endian host
+    return;
+  }
+  for (size_t i = 0; i < count; ++i) {
+    const uint16_t v = static_cast<uint16_t>(src[2 * i] | (src[2 * i + 1] << 8));
+    dst[i] = t == StorageType::BF16 ? bf16_to_float(v) : f16_to_float(v);
+  }
+}
+
+// [SECTION] parsing
+
+int64_t TensorEntry::count() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+const TensorEntry* SafeTensorsHeader::find(const std::string& name) const {
+  for (const TensorEntry& e : entries)
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+bool parse_safetensors_header(const uint8_t* bytes, size_t available, uint64_t size, SafeTensorsHeader* out,
+                              std::string* error) {
   if (size < 8)
     return fail(error, "file is too short (" + std::to_string(size) + " bytes) to hold the 8-byte header length");
+  if (available < 8) return fail(error, "the first 8 bytes of the file could not be read");
   const uint64_t header_len = read_u64_le(bytes);
   if (header_len > kMaxHeaderBytes)
     return fail(error, "header length " + std::to_string(header_len) + " bytes is implausibly large (corrupt file?)");
   if (header_len > size - 8)
     return fail(error, "file is truncated: the header says " + std::to_string(header_len) + " bytes but only " +
                            std::to_string(size - 8) + " follow");
+  if (header_len > available - 8) return fail(error, "the header could not be read completely");
   const char* header_begin = reinterpret_cast<const char*>(bytes + 8);
   const json header = json::parse(header_begin, header_begin + header_len, nullptr, /*allow_exceptions=*/false);
   if (header.is_discarded()) return fail(error, "header is not valid JSON");
   if (!header.is_object()) return fail(error, "header must be a JSON object mapping tensor names to their info");
 
   const uint64_t data_size = size - 8 - header_len;
-  const uint8_t* data = bytes + 8 + header_len;
-  std::vector<Entry> entries;
-  SafeTensors result;
+  SafeTensorsHeader result;
+  result.data_start = 8 + header_len;
+  std::vector<TensorEntry>& entries = result.entries;
   for (auto it = header.begin(); it != header.end(); ++it) {
     const std::string& name = it.key();
     const json& info = it.value();
@@ -89,11 +207,15 @@ bool parse_safetensors(const uint8_t* bytes, size_t size, SafeTensors* out, std:
     if (!info.is_object()) return fail(error, where + "info must be an object with dtype, shape, data_offsets");
     if (!info.contains("dtype") || !info["dtype"].is_string()) return fail(error, where + "missing string 'dtype'");
     const std::string dtype = info["dtype"].get<std::string>();
-    if (dtype != "F32") return fail(error, where + "dtype is " + dtype + "; only F32 (float32) is supported");
+    TensorEntry e;
+    if (dtype != "F32" && dtype != "F16" && dtype != "BF16")
+      return fail(error, where + "dtype is " + dtype +
+                             "; only F32, F16 and BF16 are supported (quantized or integer checkpoints are not)");
+    storage_type_from_string(dtype, &e.dtype);
+    const uint64_t es = static_cast<uint64_t>(storage_bytes(e.dtype));
     if (!info.contains("shape") || !info["shape"].is_array()) return fail(error, where + "missing array 'shape'");
     if (!info.contains("data_offsets") || !info["data_offsets"].is_array() || info["data_offsets"].size() != 2)
       return fail(error, where + "'data_offsets' must be an array [begin, end]");
-    Entry e;
     e.name = name;
     if (info["shape"].size() > kMaxRank) return fail(error, where + "shape has more than 8 dimensions");
     // Element count with an overflow guard: every dimension is bounded by the data size it must fit in.
@@ -101,8 +223,8 @@ bool parse_safetensors(const uint8_t* bytes, size_t size, SafeTensors* out, std:
     for (const json& d : info["shape"]) {
       uint64_t dim = 0;
       if (!as_u64(d, &dim)) return fail(error, where + "shape entries must be non-negative integers");
-      if (dim > data_size / 4 + 1) return fail(error, where + "shape is larger than the file's data");
-      if (dim != 0 && count > (data_size / 4 + 1) / dim)
+      if (dim > data_size / es + 1) return fail(error, where + "shape is larger than the file's data");
+      if (dim != 0 && count > (data_size / es + 1) / dim)
         return fail(error, where + "shape is larger than the file's data");
       count *= dim;
       e.shape.push_back(static_cast<int64_t>(dim));
@@ -113,17 +235,18 @@ bool parse_safetensors(const uint8_t* bytes, size_t size, SafeTensors* out, std:
     if (e.end > data_size)
       return fail(error, where + "file is truncated: data ends at byte " + std::to_string(e.end) +
                              " of the buffer but only " + std::to_string(data_size) + " bytes are present");
-    if (e.end - e.begin != count * 4)
+    if (e.end - e.begin != count * es)
       return fail(error, where + "data_offsets span " + std::to_string(e.end - e.begin) + " bytes but shape needs " +
-                             std::to_string(count * 4) + " (F32)");
+                             std::to_string(count * es) + " (" + dtype + ")");
     entries.push_back(std::move(e));
   }
   // The format requires the data buffer to be covered exactly once: no overlaps, no holes.
-  std::sort(entries.begin(), entries.end(),
-            [](const Entry& a, const Entry& b) { return a.begin != b.begin ? a.begin < b.begin : a.end < b.end; });
+  std::sort(entries.begin(), entries.end(), [](const TensorEntry& a, const TensorEntry& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  });
   uint64_t cursor = 0;
   for (size_t i = 0; i < entries.size(); ++i) {
-    const Entry& e = entries[i];
+    const TensorEntry& e = entries[i];
     if (e.begin < cursor)
       return fail(error, "tensors '" + entries[i - 1].name + "' and '" + e.name + "' overlap in the data buffer");
     if (e.begin > cursor)
@@ -134,13 +257,22 @@ bool parse_safetensors(const uint8_t* bytes, size_t size, SafeTensors* out, std:
   if (cursor != data_size)
     return fail(error,
                 "data buffer has " + std::to_string(data_size - cursor) + " trailing bytes that belong to no tensor");
+  *out = std::move(result);
+  return true;
+}
 
-  for (const Entry& e : entries) {
+bool parse_safetensors(const uint8_t* bytes, size_t size, SafeTensors* out, std::string* error) {
+  SafeTensorsHeader header;
+  if (!parse_safetensors_header(bytes, size, size, &header, error)) return false;
+  SafeTensors result;
+  result.metadata = std::move(header.metadata);
+  const uint8_t* data = bytes + header.data_start;
+  for (const TensorEntry& e : header.entries) {
     NamedTensor t;
     t.name = e.name;
     t.shape = e.shape;
-    t.data.resize((e.end - e.begin) / 4);
-    if (!t.data.empty()) std::memcpy(t.data.data(), data + e.begin, e.end - e.begin);  // little-endian host
+    t.data.resize(static_cast<size_t>(e.count()));
+    if (!t.data.empty()) convert_to_float(t.data.data(), data + e.begin, t.data.size(), e.dtype);
     result.tensors.push_back(std::move(t));
   }
   *out = std::move(result);
@@ -164,8 +296,13 @@ bool read_safetensors(const std::string& path, SafeTensors* out, std::string* er
 }
 
 bool serialize_safetensors(const SafeTensors& in, std::vector<uint8_t>* bytes, std::string* error) {
+  return serialize_safetensors(in, StorageType::F32, bytes, error);
+}
+
+bool serialize_safetensors(const SafeTensors& in, StorageType dtype, std::vector<uint8_t>* bytes, std::string* error) {
   json header = json::object();
   std::set<std::string> names;
+  const uint64_t es = static_cast<uint64_t>(storage_bytes(dtype));
   uint64_t offset = 0;
   for (const NamedTensor& t : in.tensors) {
     if (t.name == "__metadata__" || !names.insert(t.name).second)
@@ -178,20 +315,30 @@ bool serialize_safetensors(const SafeTensors& in, std::vector<uint8_t>* bytes, s
     if (count != t.data.size())
       return fail(error, "tensor '" + t.name + "' has " + std::to_string(t.data.size()) +
                              " values but its shape needs " + std::to_string(count));
-    header[t.name] = {{"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {offset, offset + count * 4}}};
-    offset += count * 4;
+    header[t.name] = {{"dtype", to_string(dtype)}, {"shape", t.shape}, {"data_offsets", {offset, offset + count * es}}};
+    offset += count * es;
   }
   if (!in.metadata.empty()) header["__metadata__"] = in.metadata;
   // Names from parse are valid UTF-8; `replace` keeps a caller's invalid name from throwing out of here.
   std::string text = header.dump(-1, ' ', false, json::error_handler_t::replace);
   text.append((8 - text.size() % 8) % 8, ' ');
+  bytes->clear();
+  bytes->reserve(8 + text.size() + offset);
   bytes->assign(8, 0);
   for (int i = 0; i < 8; ++i) (*bytes)[i] = static_cast<uint8_t>(static_cast<uint64_t>(text.size()) >> (8 * i));
   bytes->insert(bytes->end(), text.begin(), text.end());
   // json keeps keys sorted, but data is laid out in insertion order: offsets above were assigned in that order.
   for (const NamedTensor& t : in.tensors) {
-    const auto* p = reinterpret_cast<const uint8_t*>(t.data.data());
-    bytes->insert(bytes->end(), p, p + t.data.size() * 4);
+    if (dtype == StorageType::F32) {
+      const auto* p = reinterpret_cast<const uint8_t*>(t.data.data());
+      bytes->insert(bytes->end(), p, p + t.data.size() * 4);
+      continue;
+    }
+    for (float v : t.data) {
+      const uint16_t h = dtype == StorageType::BF16 ? float_to_bf16(v) : float_to_f16(v);
+      bytes->push_back(static_cast<uint8_t>(h & 0xff));
+      bytes->push_back(static_cast<uint8_t>(h >> 8));
+    }
   }
   return true;
 }
@@ -200,6 +347,97 @@ bool write_safetensors(const std::string& path, const SafeTensors& in, std::stri
   std::vector<uint8_t> bytes;
   if (!serialize_safetensors(in, &bytes, error)) return false;
   return write_file_atomic(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), error);
+}
+
+bool write_safetensors(const std::string& path, const SafeTensors& in, StorageType dtype, std::string* error) {
+  std::vector<uint8_t> bytes;
+  if (!serialize_safetensors(in, dtype, &bytes, error)) return false;
+  return write_file_atomic(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), error);
+}
+
+// [SECTION] streaming reads
+
+namespace {
+
+// pread until `n` bytes arrived (pread may return fewer), or false on error / end of file.
+bool pread_all(int fd, uint8_t* dst, size_t n, uint64_t offset) {
+  while (n > 0) {
+    const ssize_t got = ::pread(fd, dst, n, static_cast<off_t>(offset));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    dst += got;
+    n -= static_cast<size_t>(got);
+    offset += static_cast<uint64_t>(got);
+  }
+  return true;
+}
+
+}  // namespace
+
+SafeTensorsFile::~SafeTensorsFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+SafeTensorsFile::SafeTensorsFile(SafeTensorsFile&& o) noexcept
+    : fd_(std::exchange(o.fd_, -1)), path_(std::move(o.path_)), header_(std::move(o.header_)) {}
+
+SafeTensorsFile& SafeTensorsFile::operator=(SafeTensorsFile&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(o.fd_, -1);
+    path_ = std::move(o.path_);
+    header_ = std::move(o.header_);
+  }
+  return *this;
+}
+
+bool SafeTensorsFile::open(const std::string& path, std::string* error) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail(error, "cannot open '" + path + "'");
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return fail(error, "'" + path + "' is not a regular file");
+  }
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  std::vector<uint8_t> head(static_cast<size_t>(std::min<uint64_t>(size, 8)));
+  if (!pread_all(fd, head.data(), head.size(), 0)) head.clear();
+  // Read exactly the header (its length is bounded by kMaxHeaderBytes inside the parser's check).
+  if (head.size() == 8) {
+    const uint64_t n = read_u64_le(head.data());
+    if (n <= kMaxHeaderBytes && n <= size - 8) {
+      head.resize(static_cast<size_t>(8 + n));
+      if (!pread_all(fd, head.data() + 8, static_cast<size_t>(n), 8)) head.resize(8);
+    }
+  }
+  SafeTensorsHeader header;
+  if (!parse_safetensors_header(head.data(), head.size(), size, &header, error)) {
+    ::close(fd);
+    *error = path + ": " + *error;
+    return false;
+  }
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = fd;
+  path_ = path;
+  header_ = std::move(header);
+  return true;
+}
+
+bool SafeTensorsFile::read(const TensorEntry& e, float* dst, std::string* error) const {
+  if (fd_ < 0) return fail(error, "no checkpoint file is open");
+  // 4 MiB of file bytes at a time: big enough for few syscalls, small enough to be noise next to the model.
+  constexpr size_t kChunkElems = size_t(1) << 21;
+  const size_t es = static_cast<size_t>(storage_bytes(e.dtype));
+  const size_t total = static_cast<size_t>(e.count());
+  std::vector<uint8_t> buffer(std::min(total, kChunkElems) * es);
+  for (size_t done = 0; done < total;) {
+    const size_t n = std::min(kChunkElems, total - done);
+    if (!pread_all(fd_, buffer.data(), n * es, header_.data_start + e.begin + done * es))
+      return fail(error, path_ + ": tensor '" + e.name + "' could not be read (file changed or truncated?)");
+    convert_to_float(dst + done, buffer.data(), n, e.dtype);
+    done += n;
+  }
+  return true;
 }
 
 }  // namespace tw

@@ -32,6 +32,18 @@ ModelConfig small_config() {
   return c;
 }
 
+RopeConfig rope_config(const ModelConfig& c) {
+  RopeConfig r;
+  r.head_dim = c.head_dim();
+  r.base = c.rope_base;
+  r.scaling = c.rope_scaling;
+  r.factor = c.rope_factor;
+  r.original_context = c.rope_original_context > 0 ? c.rope_original_context : c.max_seq;
+  r.low_freq_factor = c.rope_low_freq;
+  r.high_freq_factor = c.rope_high_freq;
+  return r;
+}
+
 // [SECTION] validation
 
 double estimated_memory_bytes(const ModelConfig& c) {
@@ -40,8 +52,8 @@ double estimated_memory_bytes(const ModelConfig& c) {
   const double D = c.n_heads > 0 ? C / H : 0;
   // The parameter_table formulas again, in double: int64 products of hostile sizes could overflow.
   const double norm = c.norm == NormType::LayerNorm ? 2 * C : C;
-  const double per_block =
-      2 * norm + C * (H + 2 * KV) * D + H * D * C + (c.gated() ? 3 : 2) * C * F + (c.qk_norm ? 2 * D : 0);
+  const double per_block = 2 * norm + C * (H + 2 * KV) * D + H * D * C + (c.gated() ? 3 : 2) * C * F +
+                           (c.qk_norm ? 2 * D : 0) + (c.attn_bias ? (H + 2 * KV) * D : 0);
   const double params = V * C + (c.positions == PositionType::Learned ? T * C : 0) + c.n_layers * per_block +
                         (c.has_final_norm() ? norm : 0) + (c.tie_embeddings ? 0 : V * C);
   // A traced forward keeps, per layer: about 8 (T, C) tensors, q/k/v (and rotated q/k), two (H, T, T) maps and
@@ -81,6 +93,11 @@ std::vector<std::string> validate(const ModelConfig& c) {
                      " = dim " + std::to_string(c.dim) + " / n_heads " + std::to_string(c.n_heads) + ")");
   if (c.positions == PositionType::RoPE && !(c.rope_base > 1.0f && std::isfinite(c.rope_base)))
     errors.push_back("rope_base must be a finite number greater than 1 (got " + std::to_string(c.rope_base) + ")");
+  if (c.positions == PositionType::RoPE && c.rope_scaling != RopeScaling::None && dims_ok && heads_ok &&
+      c.dim % c.n_heads == 0 && c.head_dim() % 2 == 0) {
+    if (const std::string problem = validate(rope_config(c)); !problem.empty())
+      errors.push_back("rope_scaling: " + problem);
+  }
   if (c.positions == PositionType::Sinusoidal && dims_ok && c.dim % 2 != 0)
     errors.push_back("sinusoidal positions pair a sine with a cosine, so dim must be even (got " +
                      std::to_string(c.dim) + ")");
@@ -217,6 +234,51 @@ bool parse_bool(const json& j, const char* key, bool* out, std::string* error) {
   return true;
 }
 
+// attention_bias / Qwen2's q/k/v biases and rope_scaling (keys of the Hugging Face configs).
+bool parse_hf_extras(const json& j, ModelConfig* c, std::string* error) {
+  bool qwen2 = false;
+  if (j.contains("architectures") && j["architectures"].is_array())
+    for (const json& a : j["architectures"])
+      qwen2 = qwen2 || (a.is_string() && a.get<std::string>() == "Qwen2ForCausalLM");
+  if (qwen2) {
+    c->attn_bias = true;  // Qwen2Attention always has q/k/v biases (and no o_proj bias)
+  } else {
+    bool bias = false;
+    if (!parse_bool(j, "attention_bias", &bias, error)) return false;
+    if (bias) {
+      *error =
+          "config.json: attention_bias with an o_proj bias (LLaMA style) is not supported; only Qwen2's q/k/v biases "
+          "are";
+      return false;
+    }
+  }
+  if (!j.contains("rope_scaling") || j["rope_scaling"].is_null()) return true;
+  const json& r = j["rope_scaling"];
+  if (!r.is_object()) {
+    *error = "config.json: 'rope_scaling' must be an object or null";
+    return false;
+  }
+  const json& kind = r.contains("rope_type") ? r["rope_type"] : r.contains("type") ? r["type"] : json();
+  const std::string name = kind.is_string() ? kind.get<std::string>() : "";
+  if (name == "default") return true;
+  if (name == "linear")
+    c->rope_scaling = RopeScaling::Linear;
+  else if (name == "dynamic")
+    c->rope_scaling = RopeScaling::DynamicNtk;
+  else if (name == "llama3")
+    c->rope_scaling = RopeScaling::Llama3;
+  else {
+    *error = "config.json: rope_scaling type '" + name + "' is not supported (linear, dynamic or llama3)";
+    return false;
+  }
+  // HF's dynamic scaling measures against max_position_embeddings; llama3 names its own original length.
+  c->rope_original_context = c->max_seq;
+  return parse_number(r, "factor", &c->rope_factor, error) &&
+         parse_int(r, "original_max_position_embeddings", &c->rope_original_context, error) &&
+         parse_number(r, "low_freq_factor", &c->rope_low_freq, error) &&
+         parse_number(r, "high_freq_factor", &c->rope_high_freq, error);
+}
+
 }  // namespace
 
 std::string config_to_json(const ModelConfig& c) {
@@ -236,7 +298,27 @@ std::string config_to_json(const ModelConfig& c) {
   j["rope_theta"] = c.rope_base;
   j["tie_word_embeddings"] = c.tie_embeddings;
   j["hidden_act"] = hf_hidden_act(c.activation);
-  j["attention_bias"] = false;
+  j["attention_bias"] = c.attn_bias;
+  if (c.attn_bias) {  // q/k/v biases without an o_proj bias are Qwen2's layout
+    j["architectures"] = {"Qwen2ForCausalLM"};
+    j["model_type"] = "qwen2";
+  }
+  if (c.rope_scaling != RopeScaling::None) {
+    json r;
+    r["rope_type"] = c.rope_scaling == RopeScaling::Linear       ? "linear"
+                     : c.rope_scaling == RopeScaling::DynamicNtk ? "dynamic"
+                     : c.rope_scaling == RopeScaling::Llama3     ? "llama3"
+                                                                 : "ntk";
+    r["factor"] = c.rope_factor;
+    r["original_max_position_embeddings"] = rope_config(c).original_context;
+    if (c.rope_scaling == RopeScaling::Llama3) {
+      r["low_freq_factor"] = c.rope_low_freq;
+      r["high_freq_factor"] = c.rope_high_freq;
+    }
+    j["rope_scaling"] = r;
+  } else {
+    j["rope_scaling"] = nullptr;
+  }
   j["mlp_bias"] = false;
   j["torch_dtype"] = "float32";
   j["sliding_window"] = c.attention == AttentionPattern::Sliding ? json(c.window) : json(nullptr);
@@ -249,6 +331,7 @@ std::string config_to_json(const ModelConfig& c) {
   j["tw_full_every"] = c.full_every;
   j["tw_attn_scale"] = scale_mode_name(c.attn_scale);
   j["tw_qk_norm"] = c.qk_norm;
+  if (c.memory_cap_mb != ModelConfig{}.memory_cap_mb) j["tw_memory_cap_mb"] = c.memory_cap_mb;  // real checkpoints
   // Gemma 2's key for the same c·tanh(S/c); null when off, as in its config.json.
   j["attn_logit_softcapping"] = c.attn_softcap > 0 ? json(c.attn_softcap) : json(nullptr);
   return j.dump(2) + "\n";
@@ -285,7 +368,10 @@ bool config_from_json(const std::string& text, ModelConfig* out, std::string* er
   const ActivationKind activations[] = {ActivationKind::ReLU, ActivationKind::GELU, ActivationKind::SwiGLU,
                                         ActivationKind::GeGLU};
   const AttentionPattern patterns[] = {AttentionPattern::Full, AttentionPattern::Sliding};
-  if (j.contains("sliding_window") && !j["sliding_window"].is_null()) {
+  // Qwen2 configs name a window but switch it off with use_sliding_window: false.
+  const bool window_off =
+      j.contains("use_sliding_window") && j["use_sliding_window"].is_boolean() && !j["use_sliding_window"].get<bool>();
+  if (j.contains("sliding_window") && !j["sliding_window"].is_null() && !window_off) {
     c.attention = AttentionPattern::Sliding;
     if (!parse_int(j, "sliding_window", &c.window, error)) return false;
   }
@@ -300,7 +386,8 @@ bool config_from_json(const std::string& text, ModelConfig* out, std::string* er
       parse_enum(j, "tw_positions", positions, &c.positions, error) &&
       parse_enum(j, "tw_activation", activations, &c.activation, error) &&
       parse_enum(j, "tw_attention", patterns, &c.attention, error) &&
-      parse_int(j, "tw_full_every", &c.full_every, error) && parse_bool(j, "tw_qk_norm", &c.qk_norm, error);
+      parse_int(j, "tw_full_every", &c.full_every, error) && parse_bool(j, "tw_qk_norm", &c.qk_norm, error) &&
+      parse_number(j, "tw_memory_cap_mb", &c.memory_cap_mb, error);
   if (!ok) return false;
   if (j.contains("tw_attn_scale")) {
     const json& v = j["tw_attn_scale"];
@@ -316,6 +403,7 @@ bool config_from_json(const std::string& text, ModelConfig* out, std::string* er
   if (j.contains("attn_logit_softcapping") && !j["attn_logit_softcapping"].is_null() &&
       !parse_number(j, "attn_logit_softcapping", &c.attn_softcap, error))
     return false;
+  if (!parse_hf_extras(j, &c, error)) return false;
   // Hugging Face defaults num_key_value_heads to num_attention_heads (plain MHA) when the key is absent.
   c.n_kv_heads = c.n_heads;
   if (!parse_int(j, "num_key_value_heads", &c.n_kv_heads, error)) return false;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/ops/attention.h"  // ScaleMode
+#include "core/ops/rope.h"       // RopeScaling, RopeConfig
 
 namespace tw {
 
@@ -42,6 +43,12 @@ struct ModelConfig {
                          // keeps the RMS; Qwen3 applies its γ before RoPE instead)
   float attn_softcap = 0.0f;    // c > 0: scores become c·tanh(S/c) after scaling (Gemma 2 uses 50); 0 = off
   double memory_cap_mb = 2048;  // validate() refuses configs whose weights + traced activations exceed this
+  bool attn_bias = false;       // q/k/v projections add a learned bias (Qwen2); o_proj never has one here
+  RopeScaling rope_scaling = RopeScaling::None;  // config.json rope_scaling: linear, dynamic (NTK), llama3
+  float rope_factor = 1.0f;                      // rope_scaling.factor
+  int rope_original_context = 0;                 // trained context L (original_max_position_embeddings); 0 = max_seq
+  float rope_low_freq = 1.0f;                    // rope_scaling.low_freq_factor (llama3)
+  float rope_high_freq = 4.0f;                   // rope_scaling.high_freq_factor (llama3)
 
   int head_dim() const { return n_heads > 0 ? dim / n_heads : 0; }
   int n_rep() const { return n_kv_heads > 0 ? n_heads / n_kv_heads : 0; }  // query heads per KV head
@@ -54,6 +61,9 @@ struct ModelConfig {
 // [SECTION] presets
 ModelConfig tiny_config();   // dim 64, 2 layers, 4 heads, 2 KV heads, byte vocabulary: recomputes instantly
 ModelConfig small_config();  // the seed notes' Small: dim 256, 4 layers, 8 heads, 4 KV heads, vocab 8192, F 768
+
+// The RoPE frequencies this config uses (head_dim, base and the rope_scaling fields).
+RopeConfig rope_config(const ModelConfig& config);
 
 // [SECTION] validation
 // One readable message per problem; empty when the config is valid.

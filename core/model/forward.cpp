@@ -180,7 +180,8 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
 
   // Position machinery shared by every layer: RoPE tables, the attention mask, ALiBi slopes.
   Mat rope_cos, rope_sin;
-  if (c.positions == PositionType::RoPE) rope_cos_sin(rope_cos, rope_sin, rope_frequencies(D, c.rope_base), pos0, T);
+  if (c.positions == PositionType::RoPE)  // rope_scaling (linear, dynamic, llama3) only changes the frequencies
+    rope_cos_sin(rope_cos, rope_sin, rope_scaled_frequencies(rope_config(c), Tk), pos0, T);
   const Mask causal = causal_mask();
   const Mask sliding = sliding_window_mask(std::max(c.window, 1));  // 0 ≤ i − j < W is causal by itself
   AttentionOptions attn_opt;
@@ -230,12 +231,15 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
 
     // Projections: q = a W_qᵀ (T, H·D), k = a W_kᵀ and v = a W_vᵀ (T, KV·D).
     s.q.noalias() = a * lw.wq.transpose();
+    if (c.attn_bias) s.q.rowwise() += lw.bq.transpose();  // Qwen2: q/k/v biases
     rec("attn.q", "Query projection", "q = a · W_qᵀ", {a_name, p + "self_attn.q_proj.weight"}, s.q,
         {dim_T(T), dim_H(H), dim_D(D)}, cost.q);
     s.k.noalias() = a * lw.wk.transpose();
+    if (c.attn_bias) s.k.rowwise() += lw.bk.transpose();  // Qwen2: q/k/v biases
     rec("attn.k", "Key projection", "k = a · W_kᵀ", {a_name, p + "self_attn.k_proj.weight"}, s.k,
         {dim_T(T), dim_KV(KV), dim_D(D)}, cost.k);
     s.v.noalias() = a * lw.wv.transpose();
+    if (c.attn_bias) s.v.rowwise() += lw.bv.transpose();  // Qwen2: q/k/v biases
     rec("attn.v", "Value projection", "v = a · W_vᵀ", {a_name, p + "self_attn.v_proj.weight"}, s.v,
         {dim_T(T), dim_KV(KV), dim_D(D)}, cost.v);
 

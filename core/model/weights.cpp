@@ -69,8 +69,11 @@ void for_each_tensor(W& w, const ModelConfig& c, F&& f) {
     const std::string p = "model.layers." + std::to_string(i) + ".";
     norm(l.attn_norm, p + "input_layernorm");
     f(p + "self_attn.q_proj.weight", l.wq, std::vector<int64_t>{HD, C});
+    if (c.attn_bias) f(p + "self_attn.q_proj.bias", l.bq, std::vector<int64_t>{HD});
     f(p + "self_attn.k_proj.weight", l.wk, std::vector<int64_t>{KVD, C});
+    if (c.attn_bias) f(p + "self_attn.k_proj.bias", l.bk, std::vector<int64_t>{KVD});
     f(p + "self_attn.v_proj.weight", l.wv, std::vector<int64_t>{KVD, C});
+    if (c.attn_bias) f(p + "self_attn.v_proj.bias", l.bv, std::vector<int64_t>{KVD});
     f(p + "self_attn.o_proj.weight", l.wo, std::vector<int64_t>{C, HD});
     if (c.qk_norm) {
       f(p + "self_attn.q_norm.weight", l.q_norm, std::vector<int64_t>{c.head_dim()});
@@ -110,6 +113,11 @@ ModelWeights init_weights(const ModelConfig& c, uint64_t seed) {
     l.wv = gaussian(g, KVD, C, 1.0 / std::sqrt(double(C)));
     l.wo = gaussian(g, C, HD, 1.0 / std::sqrt(double(HD)));
     if (c.qk_norm) l.q_norm = l.k_norm = Vec::Ones(c.head_dim());
+    if (c.attn_bias) {  // not zero, so a checkpoint test sees a wrong bias; Qwen2's trained biases are O(1)
+      l.bq = gaussian(g, HD, 1, 0.5);
+      l.bk = gaussian(g, KVD, 1, 0.5);
+      l.bv = gaussian(g, KVD, 1, 0.5);
+    }
     l.mlp_norm = unit_norm(c);
     if (c.gated()) l.mlp.gate = gaussian(g, F, C, 1.0 / std::sqrt(double(C)));
     l.mlp.up = gaussian(g, F, C, 1.0 / std::sqrt(double(C)));
@@ -139,6 +147,8 @@ std::vector<ParamGroup> parameter_table(const ModelConfig& c) {
   rows.push_back({"W_v (v_proj)", "C · KV·D = " + n(C) + " · " + n(KV * D), C * KV * D, L});
   rows.push_back({"W_o (o_proj)", "H·D · C = " + n(H * D) + " · " + n(C), H * D * C, L});
   if (c.qk_norm) rows.push_back({"QK-norm γ (q_norm, k_norm)", "2 · D = 2 · " + n(D), 2 * D, L});
+  if (c.attn_bias)
+    rows.push_back({"q/k/v biases", "(H + 2·KV) · D = " + n(H + 2 * KV) + " · " + n(D), (H + 2 * KV) * D, L});
   rows.push_back({"MLP norm", norm_formula, norm_count, L});
   if (c.gated()) rows.push_back({"W_gate (gate_proj)", "C · F = " + n(C) + " · " + n(F), C * F, L});
   rows.push_back({"W_up (up_proj)", "C · F = " + n(C) + " · " + n(F), C * F, L});
@@ -162,8 +172,9 @@ int64_t parameter_count(const ModelWeights& w) {
       w.embed.size() + w.pos_embed.size() + w.lm_head.size() + w.final_norm.weight.size() + w.final_norm.bias.size();
   for (const LayerWeights& l : w.layers)
     total += l.attn_norm.weight.size() + l.attn_norm.bias.size() + l.wq.size() + l.wk.size() + l.wv.size() +
-             l.wo.size() + l.q_norm.size() + l.k_norm.size() + l.mlp_norm.weight.size() + l.mlp_norm.bias.size() +
-             l.mlp.gate.size() + l.mlp.up.size() + l.mlp.down.size();
+             l.wo.size() + l.q_norm.size() + l.k_norm.size() + l.bq.size() + l.bk.size() + l.bv.size() +
+             l.mlp_norm.weight.size() + l.mlp_norm.bias.size() + l.mlp.gate.size() + l.mlp.up.size() +
+             l.mlp.down.size();
   return total;
 }
 
@@ -250,6 +261,29 @@ bool from_safetensors(const SafeTensors& file, const ModelConfig& c, ModelWeight
   }
   *out = std::move(w);
   return true;
+}
+
+bool weights_from_reader(const ModelConfig& c, const TensorReader& read, ModelWeights* out, std::string* error) {
+  ModelWeights w;
+  w.layers.resize(static_cast<size_t>(std::max(c.n_layers, 0)));
+  bool ok = true;
+  for_each_tensor(w, c, [&](const std::string& name, auto& m, const std::vector<int64_t>& shape) {
+    if (!ok) return;
+    if constexpr (std::is_same_v<std::decay_t<decltype(m)>, Vec>)
+      m.resize(shape[0]);
+    else
+      m.resize(shape[0], shape[1]);
+    ok = read(name, shape, m.data(), error);
+  });
+  if (!ok) return false;
+  *out = std::move(w);
+  return true;
+}
+
+void round_weights(ModelWeights& w, const ModelConfig& c, StorageType dtype) {
+  visit_parameters(w, c, [&](const std::string&, float* data, int64_t size, ParamKind) {
+    for (int64_t i = 0; i < size; ++i) data[i] = round_to_storage(data[i], dtype);
+  });
 }
 
 bool save_weights(const std::string& path, const ModelWeights& w, const ModelConfig& c, std::string* error) {

@@ -30,6 +30,8 @@ struct LayerWeights {
   Mat wv;                 // (KV*D, C) v_proj
   Mat wo;                 // (C, H*D)  o_proj
   Vec q_norm, k_norm;     // (D)       QK-norm γ (self_attn.q_norm / k_norm, as Qwen3); qk_norm configs only
+  Vec bq;                 // (H*D)     q_proj.bias, attn_bias configs only (Qwen2)
+  Vec bk, bv;             // (KV*D)    k_proj.bias, v_proj.bias, attn_bias configs only
   NormWeights mlp_norm;   // post_attention_layernorm: before the MLP (pre-norm) or after the MLP residual (post)
   MlpWeights mlp;         // gate (F, C) for SwiGLU/GeGLU only, up (F, C), down (C, F)
 };
@@ -91,5 +93,15 @@ SafeTensors to_safetensors(const ModelWeights& weights, const ModelConfig& confi
 bool from_safetensors(const SafeTensors& file, const ModelConfig& config, ModelWeights* out, std::string* error);
 bool save_weights(const std::string& path, const ModelWeights& weights, const ModelConfig& config, std::string* error);
 bool load_weights(const std::string& path, const ModelConfig& config, ModelWeights* out, std::string* error);
+
+// Fills every tensor of `config` through `read` (name, shape, destination of product(shape) floats), e.g. from
+// checkpoint files streamed tensor by tensor. `read` returns false with a message to stop (missing tensor,
+// wrong shape, cancelled); *out is only written on success.
+using TensorReader =
+    std::function<bool(const std::string& name, const std::vector<int64_t>& shape, float* dst, std::string* error)>;
+bool weights_from_reader(const ModelConfig& config, const TensorReader& read, ModelWeights* out, std::string* error);
+// Rounds every parameter to what a save in `dtype` and a reload give back (dump --dtype bf16 runs the model it
+// writes, so the logits it dumps are those of the checkpoint on disk).
+void round_weights(ModelWeights& weights, const ModelConfig& config, StorageType dtype);
 
 }  // namespace tw

@@ -53,7 +53,7 @@ TileCover cover(const MaskTerm& t, int i_lo, int i_hi, int j_lo, int j_hi) {
 
 int flash_attention_forward(Mat& out, std::vector<char>& empty_rows, const Mat& q, const Mat& k, const Mat& v,
                             const AttentionOptions& opt, int n_heads, int n_kv_heads, int head_dim, int tile_q,
-                            int tile_k, FlashStats* stats) {
+                            int tile_k, FlashStats* stats, FlashObserver* observer) {
   // q: (T_q, H*D)  k, v: (T_k, KV*D)  out: (T_q, H*D)  empty_rows: (H*T_q)
   // scratch: S (tile_q, tile_k), acc (tile_q, D), m and ℓ (tile_q)
   assert(check_attention_args(q, k, v, opt, n_heads, n_kv_heads, head_dim).empty());
@@ -117,6 +117,7 @@ int flash_attention_forward(Mat& out, std::vector<char>& empty_rows, const Mat& 
         }
         if (tc == TileCover::Blocked) {
           ++st.tiles_skipped;
+          if (observer) observer->tile({h, r0, nq, j0, nk, true, m.data(), l.data(), acc.data(), nullptr, tile_k});
           continue;
         }
         ++st.tiles_computed;
@@ -183,6 +184,7 @@ int flash_attention_forward(Mat& out, std::vector<char>& empty_rows, const Mat& 
         }
         // 4. acc += P_tile V_tile, the second small GEMM.
         A.noalias() += St * head_rows(v, j0, nk, g * D, D);
+        if (observer) observer->tile({h, r0, nq, j0, nk, false, m.data(), l.data(), acc.data(), S.data(), tile_k});
       }
       // 5. Normalise once at the end; rows that never saw a key are flagged and stay zero.
       for (int a = 0; a < nq; ++a) {

@@ -32,10 +32,26 @@ struct FlashStats {
   long long tiles_skipped = 0;    // triples skipped because the mask blocked every cell
 };
 
+// Sees the kernel's state after every key tile of every (head, query tile): what a learner steps through.
+// Called from inside the kernel; the spans are only valid during the call.
+struct FlashTileState {
+  int head = 0, q0 = 0, nq = 0, k0 = 0, nk = 0;  // the tile: query rows q0..q0+nq−1, keys k0..k0+nk−1
+  bool skipped = false;                          // every cell masked: nothing loaded, state unchanged
+  const float* m = nullptr;                      // (nq) running row max after this tile
+  const float* l = nullptr;                      // (nq) running row sum ℓ after this tile
+  const float* acc = nullptr;                    // (nq, D) unnormalised output accumulator, rows D floats apart
+  const float* p = nullptr;                      // (nq, nk) exp(S − m_new) of this tile, rows tile_k floats apart
+  int p_stride = 0;                              // tile_k
+};
+struct FlashObserver {
+  virtual ~FlashObserver() = default;
+  virtual void tile(const FlashTileState& state) = 0;
+};
+
 // out: (T_q, H*D); empty_rows: (H*T_q). tile_q, tile_k ≥ 1 (any size; T need not be a multiple).
 // Returns the number of empty rows. stats (optional) receives memory and work counts.
 int flash_attention_forward(Mat& out, std::vector<char>& empty_rows, const Mat& q, const Mat& k, const Mat& v,
                             const AttentionOptions& opt, int n_heads, int n_kv_heads, int head_dim, int tile_q,
-                            int tile_k, FlashStats* stats = nullptr);
+                            int tile_k, FlashStats* stats = nullptr, FlashObserver* observer = nullptr);
 
 }  // namespace tw

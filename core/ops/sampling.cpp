@@ -12,6 +12,7 @@ std::string validate(const SamplingConfig& cfg) {
     return "temperature must be a finite number > 0 (use greedy decoding for temperature 0)";
   if (cfg.top_k < 0) return "top_k must be ≥ 0 (0 disables it)";
   if (!(cfg.top_p > 0.0f && cfg.top_p <= 1.0f)) return "top_p must be in (0, 1] (1 disables it)";
+  if (!(cfg.min_p >= 0.0f && cfg.min_p <= 1.0f)) return "min_p must be in [0, 1] (0 disables it)";
   if (cfg.min_tokens_to_keep < 1) return "min_tokens_to_keep must be at least 1";
   return "";
 }
@@ -79,8 +80,26 @@ void sampling_filter(SamplingTrace& out, const std::vector<float>& logits, const
       ++rank;
     }
   }
-  out.n_final = static_cast<int>(std::count(out.kept_top_p.begin(), out.kept_top_p.end(), 1));
-  masked_softmax(out.probs, s, out.kept_top_p);
+  out.n_top_p = static_cast<int>(std::count(out.kept_top_p.begin(), out.kept_top_p.end(), 1));
+
+  // min-p over the distribution left by top-p: p_i < min_p · p_max  ⟺  s_i − s_max < ln(min_p), in double.
+  out.kept_min_p = out.kept_top_p;
+  if (cfg.min_p > 0.0f) {
+    std::vector<int> order;  // top-p survivors, descending by logit, ties by id: the first min_tokens_to_keep stay
+    for (int i = 0; i < V; ++i)
+      if (out.kept_top_p[static_cast<size_t>(i)]) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return s[static_cast<size_t>(a)] > s[static_cast<size_t>(b)]; });
+    const double s_max = s[static_cast<size_t>(order.front())];
+    const double cut = std::log(static_cast<double>(cfg.min_p));
+    for (size_t rank = 0; rank < order.size(); ++rank) {
+      const size_t i = static_cast<size_t>(order[rank]);
+      const bool below = static_cast<double>(s[i]) - s_max < cut;
+      out.kept_min_p[i] = (!below || static_cast<int>(rank) < cfg.min_tokens_to_keep) ? 1 : 0;
+    }
+  }
+  out.n_final = static_cast<int>(std::count(out.kept_min_p.begin(), out.kept_min_p.end(), 1));
+  masked_softmax(out.probs, s, out.kept_min_p);
 }
 
 int sample_token(const std::vector<float>& probs, std::mt19937_64& rng) {

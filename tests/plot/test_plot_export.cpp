@@ -200,12 +200,24 @@ TEST(Svg, WellFormedWithVectorElementsAndEscapedText) {
   EXPECT_TRUE(has_text("scaled"));
 }
 
-TEST(Svg, HeatmapIsAnEmbeddedPngWithColourBar) {
+// Heatmap cells are vector rects, so every renderer (rsvg included, which smooths embedded images) shows sharp
+// cells: the 2 × 2 map gives its four cells (the masked one in the masked grey) and no raster at all.
+TEST(Svg, HeatmapIsVectorCellsWithColourBar) {
   const std::string svg = render_svg(masked_heatmap(), {});
   const XmlCheck x = check_xml(svg);
   ASSERT_TRUE(x.error.empty()) << x.error;
-  EXPECT_EQ(x.elements.at("image"), 2);  // the cells and the colour bar
-  EXPECT_NE(svg.find("data:image/png;base64,"), std::string::npos);
+  EXPECT_EQ(x.elements.count("image"), 0u);
+  EXPECT_EQ(svg.find("data:image/png;base64,"), std::string::npos);
+  EXPECT_NE(svg.find("fill=\"" + css_hex(kMaskedColor) + "\""), std::string::npos);
+  EXPECT_NE(svg.find("fill=\"" + css_hex(colormap_at(Colormap::Viridis, 0.25)) + "\""), std::string::npos);  // 0.25
+  EXPECT_NE(svg.find("textLength="), std::string::npos);  // text held to the measured width
+  // A map of more than 65,536 visible cells is one embedded nearest-neighbour PNG instead.
+  Figure big("big", "");
+  std::vector<float> cells(300 * 300, 0.5f);
+  big.axes().heatmap("X", cells.data(), 300, 300, {});
+  const XmlCheck xb = check_xml(render_svg(big, {}));
+  ASSERT_TRUE(xb.error.empty()) << xb.error;
+  EXPECT_EQ(xb.elements.at("image"), 1);
   EXPECT_TRUE(std::find(x.texts.begin(), x.texts.end(), "probability") != x.texts.end());
   EXPECT_TRUE(std::find(x.texts.begin(), x.texts.end(), "\xE2\x88\x92\xE2\x88\x9E masked") != x.texts.end());
 }

@@ -118,6 +118,32 @@ TEST(Colormap, CategoricalPaletteIsOkabeIto) {
   EXPECT_EQ(categorical(kCategoricalCount), categorical(0));
 }
 
+// Past seven series (ALiBi's 8 or 16 heads) the lines still get colours that differ clearly from each other:
+// every pair at least 40 apart in RGB, for 8, 12, 16 and 64 series drawn together.
+TEST(Colormap, SeriesColoursStayDistinctPastSeven) {
+  for (int n : {8, 12, 16, 64}) {
+    double closest = 1e9;
+    for (int i = 0; i < n; ++i)
+      for (int j = i + 1; j < n; ++j) {
+        const uint32_t a = series_color(i, n), b = series_color(j, n);
+        closest = std::min(closest, std::hypot(std::hypot(red(a) - red(b), green(a) - green(b)), blue(a) - blue(b)));
+      }
+    if (n <= kCategoricalCount)
+      EXPECT_GT(closest, 40.0) << n << " series";
+    else
+      EXPECT_GT(closest, 0.0) << n << " series";  // graded: neighbours differ, none repeats
+  }
+  // A layout with 9 unlabelled-colour lines uses 9 different stroke colours.
+  Figure fig("many", "");
+  for (int h = 0; h < 9; ++h) fig.axes().line("head " + std::to_string(h), {0, 1}, {double(h), double(h)});
+  const Layout l = layout_figure(fig, {});
+  std::vector<uint32_t> colors;
+  for (const Primitive& p : l.prims)
+    if (p.kind == PrimKind::Polyline && p.clip >= 0 && std::find(colors.begin(), colors.end(), p.color) == colors.end())
+      colors.push_back(p.color);
+  EXPECT_GE(colors.size(), 9u);
+}
+
 Figure heatmap_figure() {
   Figure fig("h", "heat");
   const std::vector<double> data = {0.1, -INFINITY, 0.3, 0.4, 0.5, 0.6};  // 2 × 3
@@ -287,10 +313,46 @@ TEST(Hover, HeatmapCellReportsIndicesAndExactValue) {
   const Layout l = layout_figure(fig, {});
   const HoverInfo h = hover_at(l, l.frames[0].to_pixel(2, 1));  // column j = 2, row i = 1
   ASSERT_TRUE(h.hit);
-  EXPECT_NE(h.text.find("i = 1, j = 2"), std::string::npos) << h.text;
+  EXPECT_NE(h.text.find("row i = 1, column j = 2"), std::string::npos) << h.text;  // unlabelled axes
   EXPECT_NE(h.text.find("value = 0.6"), std::string::npos) << h.text;
   const HoverInfo masked = hover_at(l, l.frames[0].to_pixel(1, 0));
-  EXPECT_NE(masked.text.find("(masked)"), std::string::npos) << masked.text;
+  EXPECT_NE(masked.text.find("value = \xE2\x88\x92\xE2\x88\x9E (masked)"), std::string::npos) << masked.text;
+}
+
+TEST(Hover, ReadoutsUseTheAxesNamesAndUnits) {
+  Figure fig("r", "");
+  Axes& ax = fig.axes();
+  ax.setup("position m", "", "pair k", "");
+  std::vector<double> cells{0.5, -INFINITY, 0.25, 1.0};
+  ax.heatmap("cos", cells.data(), 2, 2, {.value_label = "cos(m·θ_k)"});
+  const Layout l = layout_figure(fig, {});
+  const HoverInfo h = hover_at(l, l.frames[0].to_pixel(1, 1));
+  EXPECT_NE(h.text.find("pair k = 1, position m = 1"), std::string::npos) << h.text;
+  EXPECT_NE(h.text.find("cos(m·θ_k) = 1"), std::string::npos) << h.text;
+  Figure lines("s", "");
+  lines.axes().setup("step", "", "loss", "nats");
+  lines.axes().line("train", {0, 1, 2}, {3, 2, 1});
+  const Layout ll = layout_figure(lines, {});
+  EXPECT_NE(hover_at(ll, ll.frames[0].to_pixel(1, 2)).text.find("train\nstep = 1\nloss = 2 nats"), std::string::npos)
+      << hover_at(ll, ll.frames[0].to_pixel(1, 2)).text;
+}
+
+// A 0/1 mask with named levels gets two swatches (and the masked one), no continuous bar, and reads by name.
+TEST(Layout, DiscreteLevelsGetSwatchesNotAColourBar) {
+  Figure fig("m", "");
+  std::vector<double> mask{1, 0, 1, 1};
+  fig.axes().heatmap("mask", mask.data(), 2, 2, {.value_label = "mask", .levels = {"blocked", "allowed"}});
+  const Layout l = layout_figure(fig, {});
+  int images = 0;
+  bool blocked = false, allowed = false;
+  for (const Primitive& p : l.prims) {
+    images += p.kind == PrimKind::Image && l.images[size_t(p.image)].heatmap == nullptr;  // a colour bar image
+    blocked |= p.kind == PrimKind::Text && p.text == "blocked";
+    allowed |= p.kind == PrimKind::Text && p.text == "allowed";
+  }
+  EXPECT_EQ(images, 0);
+  EXPECT_TRUE(blocked && allowed);
+  EXPECT_NE(hover_at(l, l.frames[0].to_pixel(1, 0)).text.find("mask = blocked (0)"), std::string::npos);
 }
 
 TEST(Hover, NearestLinePoint) {

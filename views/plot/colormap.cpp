@@ -18,7 +18,10 @@ constexpr uint32_t kMagma[] = {0x000004FF, 0x140E36FF, 0x3B0F70FF, 0x641A80FF, 0
 constexpr uint32_t kDiverging[] = {0x2166ACFF, 0x4393C3FF, 0x92C5DEFF, 0xD1E5F0FF, 0xF7F7F7FF,
                                    0xFDDBC7FF, 0xF4A582FF, 0xD6604DFF, 0xB2182BFF};
 // Okabe & Ito (2008), ordered so the first colours read well on dark and white backgrounds.
-constexpr uint32_t kOkabeIto[] = {0x0072B2FF, 0xE69F00FF, 0x009E73FF, 0xD55E00FF, 0xCC79A7FF, 0x56B4E9FF, 0xF0E442FF};
+// Then olive, rose, grey, purple and teal from Tol (2021), each far from the seven above.
+constexpr uint32_t kOkabeIto[] = {0x0072B2FF, 0xE69F00FF, 0x009E73FF, 0xD55E00FF, 0xCC79A7FF, 0x56B4E9FF,
+                                  0xF0E442FF, 0x999933FF, 0xEE6677FF, 0xBBBBBBFF, 0xAA3377FF, 0x44AA99FF};
+static_assert(sizeof(kOkabeIto) / sizeof(kOkabeIto[0]) == kCategoricalCount);
 
 template <size_t N>
 uint32_t interpolate(const uint32_t (&anchors)[N], double t) {
@@ -66,6 +69,11 @@ uint32_t cell_color(Colormap map, double value, double vmin, double vmax) {
 uint32_t categorical(int index) {
   const int n = static_cast<int>(sizeof(kOkabeIto) / sizeof(kOkabeIto[0]));
   return kOkabeIto[((index % n) + n) % n];
+}
+
+uint32_t series_color(int index, int count) {
+  if (count <= kCategoricalCount) return categorical(index);
+  return colormap_at(Colormap::Viridis, 0.92 * double(index) / double(std::max(count - 1, 1)));
 }
 
 std::string css_hex(uint32_t c) {

@@ -28,9 +28,14 @@ uint32_t cell_color(Colormap map, double value, double vmin, double vmax);
 
 inline constexpr uint32_t kMaskedColor = 0x8C8C8CFF;  // neutral mid grey, far from every scale colour
 
-// Okabe–Ito palette in an order readable on both dark and white backgrounds; index wraps around.
+// Okabe–Ito palette in an order readable on both dark and white backgrounds, then five more colours from Paul
+// Tol's schemes that stay apart from those seven; index wraps around.
 uint32_t categorical(int index);
-inline constexpr int kCategoricalCount = 7;
+inline constexpr int kCategoricalCount = 12;
+// Colour of series `index` out of `count` drawn together: the categorical palette while it has a colour for
+// each; beyond that, evenly spaced viridis colours in series order (neighbours alike, order readable), never a
+// repeated colour.
+uint32_t series_color(int index, int count);
 
 // Helpers on 0xRRGGBBAA colours.
 inline uint8_t red(uint32_t c) { return static_cast<uint8_t>(c >> 24); }

@@ -1,4 +1,6 @@
-// SVG export: every primitive becomes an SVG element (text stays text); heatmaps are embedded PNG images.
+// SVG export: every primitive becomes an SVG element (text stays text). Heatmaps and colour bars are vector
+// cells (one <rect> per run of equal cells in a row), so every renderer shows sharp cells, rsvg included; only a
+// heatmap of more than kMaxVectorCells visible cells falls back to an embedded nearest-neighbour PNG.
 #include <cstdio>
 
 #include "views/plot/export.h"
@@ -73,6 +75,30 @@ std::string points(const std::vector<Vec2>& pts) {
   return s;
 }
 
+constexpr long kMaxVectorCells = 65536;
+
+// The visible cells of an image as rects over `r`, merging horizontal runs of one colour.
+std::string vector_cells(const Pixels& px, const Rect& r) {
+  std::string out = "<g shape-rendering=\"crispEdges\">\n";
+  const double cw = r.width() / px.width, ch = r.height() / px.height;
+  for (int y = 0; y < px.height; ++y) {
+    int x = 0;
+    while (x < px.width) {
+      auto at = [&](int k) {
+        const size_t i = (size_t(y) * size_t(px.width) + size_t(k)) * 4;
+        return rgba(px.rgba[i], px.rgba[i + 1], px.rgba[i + 2], px.rgba[i + 3]);
+      };
+      const uint32_t c = at(x);
+      int end = x + 1;
+      while (end < px.width && at(end) == c) ++end;
+      out += "<rect x=\"" + num(r.x0 + cw * x) + "\" y=\"" + num(r.y0 + ch * y) + "\" width=\"" + num(cw * (end - x)) +
+             "\" height=\"" + num(ch) + "\"" + paint("fill", c) + "/>\n";
+      x = end;
+    }
+  }
+  return out + "</g>\n";
+}
+
 }  // namespace
 
 std::string render_svg(const Figure& fig, const ExportOptions& options) {
@@ -127,8 +153,11 @@ std::string render_svg(const Figure& fig, const ExportOptions& options) {
         const float baseline = p.pos.y - p.align_y * p.size + text_baseline(p.size);
         const char* anchor = p.align_x == 0.5f ? "middle" : p.align_x == 1.0f ? "end" : "start";
         const float x = p.align_x == 0.5f || p.align_x == 1.0f ? p.pos.x : p.pos.x - p.align_x * w;
+        // textLength holds the text to the width the layout measured with DejaVu Sans, so a renderer that
+        // substitutes another font still fits the boxes, legends and margins sized for it.
         out += "<text x=\"" + num(x) + "\" y=\"" + num(baseline) + "\" font-size=\"" + num(p.size) + "\"" +
-               paint("fill", p.color) + (p.align_x == 0 ? "" : std::string(" text-anchor=\"") + anchor + "\"");
+               paint("fill", p.color) + (p.align_x == 0 ? "" : std::string(" text-anchor=\"") + anchor + "\"") +
+               " textLength=\"" + num(w) + "\" lengthAdjust=\"spacingAndGlyphs\"";
         if (p.vertical) out += " transform=\"rotate(-90 " + num(p.pos.x) + " " + num(p.pos.y) + ")\"";
         out += ">" + escape_xml(p.text) + "</text>\n";
         break;
@@ -136,6 +165,10 @@ std::string render_svg(const Figure& fig, const ExportOptions& options) {
       case PrimKind::Image: {
         const Pixels px = visible_pixels(l.images[size_t(p.image)]);
         if (px.width <= 0 || px.height <= 0) break;
+        if (long(px.width) * px.height <= kMaxVectorCells) {
+          out += vector_cells(px, p.rect);
+          break;
+        }
         out += "<image x=\"" + num(p.rect.x0) + "\" y=\"" + num(p.rect.y0) + "\" width=\"" + num(p.rect.width()) +
                "\" height=\"" + num(p.rect.height()) +
                "\" preserveAspectRatio=\"none\" image-rendering=\"optimizeSpeed\" style=\"image-rendering:pixelated\" "

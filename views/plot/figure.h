@@ -78,6 +78,9 @@ struct HeatmapOptions {  // designated initialisers welcome: every field has a d
   double vmin = kAuto, vmax = kAuto;  // colour-scale range; kAuto = finite data range (Diverging: ±max|v|)
   std::string value_label = {};       // colour bar title, e.g. "probability" or "score"
   std::vector<std::string> row_labels = {}, col_labels = {};  // optional tick labels (token strings)
+  // Discrete data (a mask's 0/1): level k names the value k, and a swatch per level replaces the continuous
+  // colour bar, whose in-between colours would suggest values the data never takes.
+  std::vector<std::string> levels = {};
 };
 
 struct HeatmapItem {

@@ -13,6 +13,22 @@ std::string label_or_index(const std::vector<std::string>& labels, int i) {
   return s;
 }
 
+// "<axis label> = value unit", or `fallback` = value when the axis has no label: readouts speak the axes' names.
+std::string axis_value(const Axis& a, const char* fallback, double v) {
+  std::string s = (a.label.empty() ? std::string(fallback) : a.label) + " = " + format_value(v);
+  if (!a.unit.empty()) s += " " + a.unit;
+  return s;
+}
+
+std::string cell_value(double v, const HeatmapOptions& o) {
+  const std::string name = o.value_label.empty() ? "value" : o.value_label;
+  if (v == -INFINITY) return name + " = \xE2\x88\x92\xE2\x88\x9E (masked)";  // −∞ (masked)
+  const double k = std::round(v);
+  if (!o.levels.empty() && k == v && k >= 0 && k < double(o.levels.size()))
+    return name + " = " + o.levels[size_t(k)] + " (" + format_value(v) + ")";
+  return name + " = " + format_value(v);
+}
+
 }  // namespace
 
 HoverInfo hover_at(const Layout& layout, Vec2 mouse, float radius) {
@@ -36,8 +52,8 @@ HoverInfo hover_at(const Layout& layout, Vec2 mouse, float radius) {
           best = d;
           h.hit = h.has_point = true;
           h.point = p;
-          h.text = (l->label.empty() ? std::string() : l->label + "\n") + "x = " + format_value(l->xs[i]) +
-                   "\ny = " + format_value(l->ys[i]);
+          h.text = (l->label.empty() ? std::string() : l->label + "\n") + axis_value(f.axes->x, "x", l->xs[i]) + "\n" +
+                   axis_value(f.axes->y, "y", l->ys[i]);
         }
       }
     }
@@ -51,10 +67,11 @@ HoverInfo hover_at(const Layout& layout, Vec2 mouse, float radius) {
         h.hit = h.has_cell = true;
         const Vec2 a = f.to_pixel(j - 0.5, i - 0.5), c = f.to_pixel(j + 0.5, i + 0.5);
         h.cell = {std::min(a.x, c.x), std::min(a.y, c.y), std::max(a.x, c.x), std::max(a.y, c.y)};
-        h.text = (hm->label.empty() ? std::string() : hm->label + "\n") +
-                 "cell i = " + label_or_index(hm->options.row_labels, i) +
-                 ", j = " + label_or_index(hm->options.col_labels, j) + "\nvalue = " + format_value(v) +
-                 (v == -INFINITY ? " (masked)" : "");
+        const std::string row_name = f.axes->y.label.empty() ? "row i" : f.axes->y.label;
+        const std::string col_name = f.axes->x.label.empty() ? "column j" : f.axes->x.label;
+        h.text = (hm->label.empty() ? std::string() : hm->label + "\n") + row_name + " = " +
+                 label_or_index(hm->options.row_labels, i) + ", " + col_name + " = " +
+                 label_or_index(hm->options.col_labels, j) + "\n" + cell_value(v, hm->options);
         return h;
       }
       if (const auto* b = std::get_if<BarsItem>(&it)) {
@@ -67,7 +84,8 @@ HoverInfo hover_at(const Layout& layout, Vec2 mouse, float radius) {
         const size_t s = std::min(ns - 1, static_cast<size_t>(off / bar));
         if (s >= b->series.size()) continue;
         h.hit = true;
-        h.text = b->series[s] + ", " + b->groups[size_t(g)] + "\nvalue = " + format_value(b->values[s][size_t(g)]);
+        h.text =
+            b->series[s] + ", " + b->groups[size_t(g)] + "\n" + axis_value(f.axes->y, "value", b->values[s][size_t(g)]);
         return h;
       }
       if (const auto* hi = std::get_if<HistogramItem>(&it)) {
@@ -82,7 +100,7 @@ HoverInfo hover_at(const Layout& layout, Vec2 mouse, float radius) {
         return h;
       }
     }
-    h.text = "x = " + format_value(mx) + "\ny = " + format_value(my);
+    h.text = axis_value(f.axes->x, "x", mx) + "\n" + axis_value(f.axes->y, "y", my);
     if ((f.x_scale == Scale::Log10 && !(mx > 0)) || (f.y_scale == Scale::Log10 && !(my > 0)))
       h.text += "\n(log axis: values ≤ 0 are not shown)";
     return h;

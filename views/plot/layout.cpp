@@ -112,6 +112,21 @@ std::string fit_text(const std::string& s, float size, float max_width) {
   return "\xE2\x80\xA6";
 }
 
+void Builder::label(Vec2 pos, const std::string& s, float size, float max_width, uint32_t color, float ax, float ay,
+                    bool vertical, const char* what) {
+  if (s.empty()) return;
+  const float width = text_width(s, size);
+  if (width <= max_width) return text(pos, s, size, color, ax, ay, vertical);
+  const float smallest = std::min(size, std::max(9.0f, size * 0.75f));
+  const float fitted = size * max_width / width;  // text width is linear in the pixel size
+  if (fitted >= smallest) return text(pos, s, std::floor(fitted * 4) / 4, color, ax, ay, vertical);
+  out.problems.push_back(std::string(what) + " \"" + s + "\" is cut short: it needs " +
+                         std::to_string(static_cast<int>(std::ceil(width * smallest / size))) + " px at " +
+                         std::to_string(static_cast<int>(smallest)) + " px type, the figure gives it " +
+                         std::to_string(static_cast<int>(max_width)));
+  text(pos, fit_text(s, smallest, max_width), smallest, color, ax, ay, vertical);
+}
+
 }  // namespace detail
 
 using namespace detail;
@@ -158,6 +173,7 @@ namespace {
 struct Range {
   double lo = INFINITY, hi = -INFINITY;
   bool pad_lo = true, pad_hi = true;  // add a margin beyond the data (not for heatmaps, bar baselines)
+  bool log_bars = false;              // bars or bins rise from the bottom of a log axis: leave the smallest visible
   void add(double v, Scale s) {
     if (!std::isfinite(v) || (s == Scale::Log10 && v <= 0)) return;
     lo = std::min(lo, v);
@@ -168,13 +184,17 @@ struct Range {
 
 // The range an axis shows: explicit limits win; otherwise the data range with a 4% margin.
 void resolve_range(const Axis& axis, Range r, double* out_lo, double* out_hi) {
-  if (!r.valid()) r.lo = axis.scale == Scale::Log10 ? 1 : 0, r.hi = axis.scale == Scale::Log10 ? 10 : 1;
+  const bool has_data = r.valid();
+  if (!has_data) r.lo = axis.scale == Scale::Log10 ? 1 : 0, r.hi = axis.scale == Scale::Log10 ? 10 : 1;
   double lo = r.lo, hi = r.hi;
   if (axis.scale == Scale::Log10) {
     double l0 = std::log10(lo), l1 = std::log10(hi);
     if (l1 - l0 < 1e-9) l0 -= 0.5, l1 += 0.5;
     const double m = (l1 - l0) * 0.04;
-    lo = std::pow(10.0, r.pad_lo ? l0 - m : l0);
+    // A bar drawn from the bottom of a log axis is as tall as its distance from the bottom in decades: a third
+    // of a decade below the smallest keeps it visible (otherwise the smallest bar has no height at all).
+    const double m_lo = r.log_bars ? std::max(m, 1.0 / 3.0) : m;
+    lo = std::pow(10.0, r.pad_lo ? l0 - m_lo : l0);
     hi = std::pow(10.0, r.pad_hi ? l1 + m : l1);
   } else {
     if (hi - lo < 1e-300) {
@@ -186,8 +206,10 @@ void resolve_range(const Axis& axis, Range r, double* out_lo, double* out_hi) {
       if (r.pad_hi) hi += m;
     }
   }
-  if (std::isfinite(axis.min) && (axis.scale == Scale::Linear || axis.min > 0)) lo = axis.min;
-  if (std::isfinite(axis.max) && (axis.scale == Scale::Linear || axis.max > 0)) hi = axis.max;
+  // Explicit limits win, except that a log axis never hides plotted data: its limits widen to the data range.
+  const bool log = axis.scale == Scale::Log10, data = has_data;
+  if (std::isfinite(axis.min) && (!log || axis.min > 0)) lo = log && data ? std::min(axis.min, lo) : axis.min;
+  if (std::isfinite(axis.max) && (!log || axis.max > 0)) hi = log && data ? std::max(axis.max, hi) : axis.max;
   if (!(hi > lo)) hi = lo + 1;
   *out_lo = lo;
   *out_hi = hi;
@@ -208,11 +230,15 @@ void data_ranges(const Axes& a, Range* rx, Range* ry) {
       if (ys == Scale::Linear) ry->add(0, ys);
       for (const auto& s : b->values)
         for (double v : s) ry->add(v, ys);
-      if (ry->lo >= 0) ry->pad_lo = false;
+      if (ys == Scale::Log10)
+        ry->log_bars = true;
+      else if (ry->lo >= 0)
+        ry->pad_lo = false;
     } else if (const auto* h = std::get_if<HistogramItem>(&it)) {
       const HistogramBins bins = bin_histogram(*h);
       rx->add(bins.lo, xs), rx->add(bins.hi, xs);
       if (ys == Scale::Linear) ry->add(0, ys), ry->pad_lo = false;
+      if (ys == Scale::Log10) ry->log_bars = true;
       for (double c : bins.counts) ry->add(c, ys);
     } else if (const auto* hm = std::get_if<HeatmapItem>(&it)) {
       rx->add(-0.5, xs), rx->add(hm->cols - 0.5, xs);
@@ -264,15 +290,35 @@ AxisTicks make_ticks(const Axis& axis, double lo, double hi, float length, bool 
   }
   const int target = std::max(2, static_cast<int>(length / (horizontal ? 90.0f : 45.0f)));
   t.ticks = axis.scale == Scale::Log10 ? log_ticks(a, b, target) : nice_ticks(a, b, target);
-  if (horizontal) {
-    // Thin linear ticks whose labels would touch.
-    float widest = 0;
-    for (const Tick& k : t.ticks) widest = std::max(widest, text_width(k.label, font));
-    if (t.ticks.size() > 1 && widest + 10 > length / float(t.ticks.size())) {
-      std::vector<Tick> kept;
-      for (size_t i = 0; i < t.ticks.size(); i += 2) kept.push_back(t.ticks[i]);
-      t.ticks = kept;
+  // Keep a tick only when its label clears the last kept one by a gap (log ticks of 1, 2, 5 × 10ⁿ are unevenly
+  // spaced, so this is decided in pixels, tick by tick). Decades (10ⁿ) are preferred on a log axis.
+  const bool log = axis.scale == Scale::Log10;
+  auto pixel = [&](double v) {
+    const double u = log ? (std::log10(v) - std::log10(a)) / (std::log10(b) - std::log10(a)) : (v - a) / (b - a);
+    return static_cast<float>(u * length);
+  };
+  auto half_extent = [&](const Tick& k) { return horizontal ? text_width(k.label, font) / 2 : font * 0.55f; };
+  auto thin = [&](bool decades_only) {
+    std::vector<Tick> kept;
+    float last_edge = -INFINITY;
+    for (const Tick& k : t.ticks) {
+      if (decades_only && std::fabs(std::log10(k.value) - std::round(std::log10(k.value))) > 1e-9) continue;
+      const float p = pixel(k.value), h = half_extent(k);
+      if (p - h < last_edge + (horizontal ? 8.0f : 2.0f)) continue;
+      kept.push_back(k);
+      last_edge = p + h;
     }
+    return kept;
+  };
+  if (t.ticks.size() > 1 && b > a) {
+    std::vector<Tick> kept = thin(false);
+    if (log && kept.size() < t.ticks.size()) {  // uneven 1-2-5 ticks collided: decades read better
+      std::vector<Tick> decades = thin(true);
+      if (decades.size() >= 2) kept = std::move(decades);
+    }
+    t.ticks = std::move(kept);
+  }
+  if (horizontal) {
     t.extent = font * 1.2f;
   } else {
     for (const Tick& k : t.ticks) t.extent = std::max(t.extent, text_width(k.label, font));
@@ -385,8 +431,8 @@ AxesFrame layout_axes(Builder& b, const Axes& axes_in, Rect cell, const ViewRang
   f.plot = plot;
 
   if (!axes_in.title.empty())
-    b.text({(plot.x0 + plot.x1) / 2, cell.y0 + th.tick_size * 0.2f},
-           fit_text(axes_in.title, th.tick_size, cell.width()), th.tick_size, th.text, 0.5f, 0);
+    b.label({(plot.x0 + plot.x1) / 2, cell.y0 + th.tick_size * 0.2f}, axes_in.title, th.tick_size, cell.width(),
+            th.text, 0.5f, 0, false, "axes title");
   b.rect(plot, th.plot_background);
 
   // Grid lines at the ticks.
@@ -424,7 +470,23 @@ AxesFrame layout_axes(Builder& b, const Axes& axes_in, Rect cell, const ViewRang
 
   // Frame and ticks.
   b.outline(plot, th.frame, th.frame_width);
+  // Tick labels that still touch after thinning are reported (an axis the figure is too small for).
+  auto check_overlap = [&](float lo, float hi, float* last_hi, const char* axis) {
+    if (lo < *last_hi - 0.5f)
+      b.out.problems.push_back(std::string(axis) + " tick labels overlap" +
+                               (axes_in.title.empty() ? std::string() : " in \"" + axes_in.title + "\""));
+    *last_hi = std::max(*last_hi, hi);
+  };
   if (!xa.hide) {
+    std::vector<std::pair<float, float>> spans;  // label extents along x, sorted (the axis may be inverted)
+    for (const Tick& t : xt.ticks) {
+      const float x = f.to_pixel(t.value, f.y0).x;
+      const float half = xt.vertical_labels ? th.tick_size * 0.5f : text_width(t.label, th.tick_size) / 2;
+      if (x >= plot.x0 - 0.5f && x <= plot.x1 + 0.5f) spans.push_back({x - half, x + half});
+    }
+    std::sort(spans.begin(), spans.end());
+    float last_x = -INFINITY;
+    for (const auto& [lo, hi] : spans) check_overlap(lo, hi, &last_x, "x-axis");
     for (const Tick& t : xt.ticks) {
       const float x = f.to_pixel(t.value, f.y0).x;
       if (x < plot.x0 - 0.5f || x > plot.x1 + 0.5f) continue;
@@ -436,10 +498,18 @@ AxesFrame layout_axes(Builder& b, const Axes& axes_in, Rect cell, const ViewRang
         b.text({x, plot.y1 + th.tick_length + 2}, t.label, th.tick_size, th.text, 0.5f, 0);
     }
     if (!xa.label.empty())
-      b.text({(plot.x0 + plot.x1) / 2, cell.y1 - 1}, fit_text(xa.title(), th.label_size, cell.width()), th.label_size,
-             th.text, 0.5f, 1);
+      b.label({(plot.x0 + plot.x1) / 2, cell.y1 - 1}, xa.title(), th.label_size, cell.width(), th.text, 0.5f, 1, false,
+              "x-axis label");
   }
   if (!ya.hide) {
+    float last_y = -INFINITY;
+    std::vector<float> ys;
+    for (const Tick& t : yt.ticks) {
+      const float y = f.to_pixel(f.x0, t.value).y;
+      if (y >= plot.y0 - 0.5f && y <= plot.y1 + 0.5f) ys.push_back(y);
+    }
+    std::sort(ys.begin(), ys.end());
+    for (float y : ys) check_overlap(y - th.tick_size * 0.5f, y + th.tick_size * 0.5f, &last_y, "y-axis");
     for (const Tick& t : yt.ticks) {
       const float y = f.to_pixel(f.x0, t.value).y;
       if (y < plot.y0 - 0.5f || y > plot.y1 + 0.5f) continue;
@@ -447,8 +517,8 @@ AxesFrame layout_axes(Builder& b, const Axes& axes_in, Rect cell, const ViewRang
       b.text({plot.x0 - th.tick_length - 3, y}, fit_text(t.label, th.tick_size, 140), th.tick_size, th.text, 1, 0.5f);
     }
     if (!ya.label.empty())
-      b.text({cell.x0 + 1, (plot.y0 + plot.y1) / 2}, fit_text(ya.title(), th.label_size, plot.height()), th.label_size,
-             th.text, 0.5f, 0, true);
+      b.label({cell.x0 + 1, (plot.y0 + plot.y1) / 2}, ya.title(), th.label_size, plot.height(), th.text, 0.5f, 0, true,
+              "y-axis label");
   }
 
   if (cb.heatmap) draw_colorbar(b, cb, plot);
@@ -482,13 +552,13 @@ Layout layout_figure(const Figure& fig, const LayoutOptions& options) {
   const float pad = th.padding;
   float top = pad;
   if (!fig.title.empty()) {
-    b.text({out.width / 2, top}, fit_text(fig.title, th.title_size, out.width - 2 * pad), th.title_size, th.text, 0.5f,
-           0);
+    b.label({out.width / 2, top}, fig.title, th.title_size, out.width - 2 * pad, th.text, 0.5f, 0, false,
+            "figure title");
     top += th.title_size * 1.5f;
   }
   float bottom = out.height - pad;
   if (!fig.note.empty()) {
-    b.text({pad, bottom}, fit_text(fig.note, th.tick_size, out.width - 2 * pad), th.tick_size, th.faint, 0, 1);
+    b.label({pad, bottom}, fig.note, th.tick_size, out.width - 2 * pad, th.faint, 0, 1, false, "caption");
     bottom -= th.tick_size * 1.5f;
   }
   if (fig.grid.empty()) {

@@ -107,6 +107,10 @@ struct Layout {
   std::vector<ImageRef> images;
   std::vector<AxesFrame> frames;  // one per axes of the figure, same order
   const Figure* figure = nullptr;
+  // What the layout could not show as asked, one sentence each: a title, axis label or caption cut short ("…")
+  // even at the smallest readable size, tick labels that still touch. Empty for a figure that reads well at this
+  // size; tests render every panel's figures and require it empty.
+  std::vector<std::string> problems;
 };
 
 Layout layout_figure(const Figure& fig, const LayoutOptions& options);

@@ -124,6 +124,11 @@ struct Builder {
     p.clip = clip;
     out.prims.push_back(std::move(p));
   }
+  // A title, axis label or caption that must be read whole: drawn at `size` when it fits in `max_width`, else at
+  // the largest size down to 75% (never below 9 px) that fits; only then shortened with "…", which is reported
+  // in out.problems (naming `what`) so tests catch it.
+  void label(Vec2 pos, const std::string& s, float size, float max_width, uint32_t color, float ax, float ay,
+             bool vertical, const char* what);
   void image(Rect r, ImageRef ref) {
     out.images.push_back(ref);
     Primitive p;
@@ -135,7 +140,13 @@ struct Builder {
   }
 };
 
-inline uint32_t item_color(uint32_t requested, int& next) { return requested ? requested : categorical(next++); }
+// The colours of an axes' series: `count` is how many items take a palette colour, so a crowded axes switches
+// to series_color's graded scheme instead of repeating colours.
+struct Palette {
+  int next = 0, count = 0;
+  uint32_t take() { return series_color(next++, count); }
+};
+inline uint32_t item_color(uint32_t requested, Palette& p) { return requested ? requested : p.take(); }
 
 // Shortens a label to `max_width` pixels with an ellipsis.
 std::string fit_text(const std::string& s, float size, float max_width);

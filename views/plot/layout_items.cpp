@@ -100,12 +100,13 @@ void draw_line_item(Builder& b, const AxesFrame& f, const LineItem& l, uint32_t 
                                                      : LegendEntry::Line});
 }
 
-void draw_bars(Builder& b, const AxesFrame& f, const BarsItem& bars, int& palette, std::vector<LegendEntry>* legend) {
+void draw_bars(Builder& b, const AxesFrame& f, const BarsItem& bars, Palette& palette,
+               std::vector<LegendEntry>* legend) {
   const size_t ns = std::max<size_t>(1, bars.series.size());
   const double group_width = 0.8, bar = group_width / double(ns);
   const double base = f.y_scale == Scale::Log10 ? std::min(f.y0, f.y1) : 0.0;
   for (size_t s = 0; s < bars.series.size(); ++s) {
-    const uint32_t color = categorical(palette++);
+    const uint32_t color = palette.take();
     for (size_t g = 0; g < bars.groups.size(); ++g) {
       const double v = bars.values[s][g];
       if (!std::isfinite(v)) continue;
@@ -232,7 +233,13 @@ void draw_marker_label(Builder& b, const AxesFrame& f, size_t items_begin, const
 void draw_items(Builder& b, const AxesFrame& f, const Axes& axes, std::vector<LegendEntry>* legend,
                 std::vector<MarkerLabel>* labels) {
   const size_t items_begin = b.out.prims.size();
-  int palette = 0;
+  Palette palette;
+  for (const Item& it : axes.items) {  // count first: a crowded axes gets a graded scheme, not repeats
+    if (const auto* l = std::get_if<LineItem>(&it)) palette.count += l->color == 0;
+    if (const auto* h = std::get_if<HistogramItem>(&it)) palette.count += h->color == 0;
+    if (const auto* ar = std::get_if<ArrowItem>(&it)) palette.count += ar->color == 0;
+    if (const auto* bars = std::get_if<BarsItem>(&it)) palette.count += static_cast<int>(bars->series.size());
+  }
   for (const Item& it : axes.items) {
     if (const auto* l = std::get_if<LineItem>(&it)) {
       draw_line_item(b, f, *l, item_color(l->color, palette), legend);
@@ -326,6 +333,12 @@ Vec2 place_legend(const Layout& out, size_t begin, size_t end, const Rect& plot,
 const char* const kMaskedLabel = "\xE2\x88\x92\xE2\x88\x9E masked";  // "−∞ masked"
 
 float colorbar_block_width(const FigureTheme& th, const ColorBarSpec& cb) {
+  if (!cb.heatmap->options.levels.empty()) {  // a swatch and its name per level
+    float widest = cb.masked ? text_width(kMaskedLabel, th.tick_size) : 0;
+    for (const std::string& name : cb.heatmap->options.levels)
+      widest = std::max(widest, text_width(name, th.tick_size));
+    return 12 + th.colorbar_width + 5 + widest;
+  }
   float w = 12 + th.colorbar_width + th.tick_length + 3 + cb.tick_width;
   if (!cb.heatmap->options.value_label.empty()) w += th.label_size * 1.3f;
   if (cb.masked) w = std::max(w, 12 + th.colorbar_width + 5 + text_width(kMaskedLabel, th.tick_size));
@@ -334,6 +347,22 @@ float colorbar_block_width(const FigureTheme& th, const ColorBarSpec& cb) {
 
 void draw_colorbar(Builder& b, const ColorBarSpec& cb, const Rect& plot) {
   const FigureTheme& th = b.th;
+  if (!cb.heatmap->options.levels.empty()) {  // discrete legend: one swatch per named value, top down
+    const auto& levels = cb.heatmap->options.levels;
+    const float row = std::max(th.colorbar_width, th.tick_size) + 6;
+    float y = plot.y0;
+    auto swatch = [&](uint32_t color, const std::string& name) {
+      const Rect sw{plot.x1 + 12, y, plot.x1 + 12 + th.colorbar_width, y + th.colorbar_width};
+      b.rect(sw, color);
+      b.outline(sw, th.frame, th.frame_width);
+      b.text({sw.x1 + 5, (sw.y0 + sw.y1) / 2}, name, th.tick_size, th.text, 0, 0.5f);
+      y += row;
+    };
+    for (size_t k = levels.size(); k-- > 0;)
+      swatch(cell_color(cb.heatmap->options.colormap, double(k), cb.vmin, cb.vmax), levels[k]);
+    if (cb.masked) swatch(kMaskedColor, kMaskedLabel);
+    return;
+  }
   const float swatch_h = cb.masked ? th.colorbar_width + 8 : 0;
   const Rect bar{plot.x1 + 12, plot.y0, plot.x1 + 12 + th.colorbar_width, plot.y1 - swatch_h};
   if (bar.height() < 8) return;
@@ -351,9 +380,8 @@ void draw_colorbar(Builder& b, const ColorBarSpec& cb, const Rect& plot) {
     b.text({bar.x1 + th.tick_length + 3, y}, t.label, th.tick_size, th.text, 0, 0.5f);
   }
   if (!cb.heatmap->options.value_label.empty())
-    b.text({bar.x1 + th.tick_length + 3 + cb.tick_width + th.label_size * 0.25f, (bar.y0 + bar.y1) / 2},
-           fit_text(cb.heatmap->options.value_label, th.label_size, bar.height()), th.label_size, th.text, 0.5f, 0,
-           true);
+    b.label({bar.x1 + th.tick_length + 3 + cb.tick_width + th.label_size * 0.25f, (bar.y0 + bar.y1) / 2},
+            cb.heatmap->options.value_label, th.label_size, bar.height(), th.text, 0.5f, 0, true, "colour bar label");
   if (cb.masked) {
     // Masked cells get their own legend entry in the same grey, so the grey is never read off the scale.
     const Rect sw{bar.x0, plot.y1 - th.colorbar_width, bar.x1, plot.y1};

@@ -184,8 +184,8 @@ auto fields(const HistogramItem& v) {
   return std::tie(label, values, bins, min, max, density, color);
 }
 auto fields(const HeatmapOptions& v) {
-  const auto& [colormap, vmin, vmax, value_label, row_labels, col_labels] = v;
-  return std::tie(colormap, vmin, vmax, value_label, row_labels, col_labels);
+  const auto& [colormap, vmin, vmax, value_label, row_labels, col_labels, levels] = v;
+  return std::tie(colormap, vmin, vmax, value_label, row_labels, col_labels, levels);
 }
 auto fields(const HeatmapItem& v) {
   const auto& [label, data, rows, cols, options, version] = v;

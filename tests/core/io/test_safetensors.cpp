@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <random>
 
@@ -103,8 +105,10 @@ TEST(Safetensors, RejectsMalformedHeaders) {
 }
 
 TEST(Safetensors, RejectsWrongDtypeAndShape) {
-  EXPECT_EQ(parse_error(make_file(R"({"w": {"dtype": "F16", "shape": [2], "data_offsets": [0, 4]}})", 4)),
-            "tensor 'w': dtype is F16; only F32 (float32) is supported");
+  EXPECT_EQ(parse_error(make_file(R"({"w": {"dtype": "I8", "shape": [4], "data_offsets": [0, 4]}})", 4)),
+            "tensor 'w': dtype is I8; only F32, F16 and BF16 are supported (quantized or integer checkpoints are not)");
+  EXPECT_EQ(parse_error(make_file(R"({"w": {"dtype": "BF16", "shape": [3], "data_offsets": [0, 4]}})", 4)),
+            "tensor 'w': data_offsets span 4 bytes but shape needs 6 (BF16)");
   EXPECT_EQ(parse_error(make_file(R"({"w": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}})", 8)),
             "tensor 'w': data_offsets span 8 bytes but shape needs 12 (F32)");
   // Dimensions whose product overflows 64 bits are caught by the size bound, not wrapped around.
@@ -173,6 +177,123 @@ TEST(Safetensors, ReadMissingFile) {
   std::string error;
   EXPECT_FALSE(read_safetensors("/nonexistent/model.safetensors", &st, &error));
   EXPECT_EQ(error, "cannot open '/nonexistent/model.safetensors'");
+}
+
+// [SECTION] half-precision types
+
+TEST(Safetensors, HalfConversionsKnownBitPatterns) {
+  // Values worked out by hand from the formats: sign | exponent | mantissa.
+  EXPECT_EQ(float_to_bf16(1.0f), 0x3F80);
+  EXPECT_EQ(float_to_bf16(-2.0f), 0xC000);
+  EXPECT_EQ(float_to_f16(1.0f), 0x3C00);
+  EXPECT_EQ(float_to_f16(-2.0f), 0xC000);
+  EXPECT_EQ(float_to_f16(65504.0f), 0x7BFF);     // largest half
+  EXPECT_EQ(float_to_f16(1e6f), 0x7C00);         // overflow → +inf
+  EXPECT_EQ(float_to_f16(0x1p-24f), 0x0001);     // smallest subnormal half
+  EXPECT_EQ(float_to_f16(0x1p-14f), 0x0400);     // smallest normal half
+  EXPECT_EQ(f16_to_float(0x3555), 0x1.554p-2f);  // 0.333251953125
+  EXPECT_EQ(bf16_to_float(0x3EAB), 0x1.56p-2f);  // 0.333984375
+  // Ties go to the even mantissa: 1 + 2^-8 lies halfway between bf16 1.0 and 1 + 2^-7.
+  EXPECT_EQ(float_to_bf16(1.0f + 0x1p-8f), 0x3F80);
+  EXPECT_EQ(float_to_bf16(1.0f + 3 * 0x1p-8f), 0x3F82);
+  EXPECT_EQ(float_to_f16(1.0f + 0x1p-11f), 0x3C00);
+  EXPECT_EQ(float_to_f16(1.0f + 3 * 0x1p-11f), 0x3C02);
+}
+
+TEST(Safetensors, EveryHalfValueRoundTrips) {
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const float f = f16_to_float(static_cast<uint16_t>(h)), b = bf16_to_float(static_cast<uint16_t>(h));
+    if (!std::isnan(f)) {
+      EXPECT_EQ(float_to_f16(f), h) << std::hex << h;
+    }
+    if (!std::isnan(b)) {
+      EXPECT_EQ(float_to_bf16(b), h) << std::hex << h;
+    }
+  }
+}
+
+TEST(Safetensors, RoundingPicksTheNearestHalf) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-70000.0f, 70000.0f);
+  for (int i = 0; i < 20000; ++i) {
+    const float f = i % 2 ? u(rng) : u(rng) * 1e-6f;
+    for (StorageType t : {StorageType::F16, StorageType::BF16}) {
+      const uint16_t h = t == StorageType::F16 ? float_to_f16(f) : float_to_bf16(f);
+      const auto value = [&](int bits) {
+        return t == StorageType::F16 ? f16_to_float(static_cast<uint16_t>(bits))
+                                     : bf16_to_float(static_cast<uint16_t>(bits));
+      };
+      const double err = std::fabs(double(value(h)) - f);
+      if (std::isinf(value(h))) continue;  // beyond the largest half
+      // Neither neighbour of the chosen pattern is closer (same sign, so ±1 steps to the adjacent magnitudes).
+      for (int step : {-1, 1}) {
+        const int nb = int(h) + step;
+        if ((nb & 0x7fff) == 0x7fff || nb < 0 || nb > 0xffff || ((nb ^ h) & 0x8000)) continue;
+        const float v = value(nb);
+        if (!std::isfinite(v)) continue;
+        EXPECT_LE(err, std::fabs(double(v) - f)) << f;
+      }
+    }
+  }
+}
+
+TEST(Safetensors, HalfFilesLoadAsFloat32) {
+  SafeTensors st = sample();
+  st.tensors[0].data = {1.0f / 3.0f, -1e-5f, 1234.5f, 0.0f, 2.5f, -7.75f};
+  for (StorageType t : {StorageType::F16, StorageType::BF16}) {
+    std::vector<uint8_t> bytes;
+    std::string error;
+    ASSERT_TRUE(serialize_safetensors(st, t, &bytes, &error)) << error;
+    EXPECT_NE(std::string(bytes.begin(), bytes.end()).find(std::string("\"dtype\":\"") + to_string(t) + "\""),
+              std::string::npos);
+    SafeTensors back;
+    ASSERT_TRUE(parse_safetensors(bytes.data(), bytes.size(), &back, &error)) << error;
+    for (const NamedTensor& orig : st.tensors) {
+      const NamedTensor* b = back.find(orig.name);
+      ASSERT_NE(b, nullptr);
+      for (size_t i = 0; i < orig.data.size(); ++i) {
+        EXPECT_EQ(b->data[i], round_to_storage(orig.data[i], t)) << orig.name << "[" << i << "]";
+        // Half precision keeps ~3 (BF16: 2-3) significant digits.
+        EXPECT_NEAR(b->data[i], orig.data[i], std::fabs(orig.data[i]) * (t == StorageType::BF16 ? 4e-3 : 5e-4) + 1e-7);
+      }
+    }
+  }
+}
+
+TEST(Safetensors, StreamingReadMatchesWholeFileParse) {
+  SafeTensors st = sample();
+  std::mt19937 rng(5);
+  std::normal_distribution<float> g;
+  NamedTensor big{"big", {3, 1000001}, {}};  // more than one 4 MiB chunk of the streaming reader
+  for (int i = 0; i < 3000003; ++i) big.data.push_back(g(rng));
+  st.tensors.push_back(big);
+  const std::string path = ::testing::TempDir() + "/stream_bf16.safetensors";
+  std::string error;
+  ASSERT_TRUE(write_safetensors(path, st, StorageType::BF16, &error)) << error;
+  SafeTensors whole;
+  ASSERT_TRUE(read_safetensors(path, &whole, &error)) << error;
+  SafeTensorsFile file;
+  ASSERT_TRUE(file.open(path, &error)) << error;
+  ASSERT_EQ(file.header().entries.size(), 3u);
+  for (const NamedTensor& t : whole.tensors) {
+    const TensorEntry* e = file.header().find(t.name);
+    ASSERT_NE(e, nullptr);
+    EXPECT_EQ(e->dtype, StorageType::BF16);
+    std::vector<float> got(static_cast<size_t>(e->count()));
+    ASSERT_TRUE(file.read(*e, got.data(), &error)) << error;
+    EXPECT_EQ(std::memcmp(got.data(), t.data.data(), got.size() * 4), 0) << t.name;
+  }
+  // A truncated copy is refused at open with the same message the whole-file parser gives.
+  std::FILE* f = std::fopen((path + ".cut").c_str(), "wb");
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(serialize_safetensors(st, StorageType::BF16, &bytes, &error));
+  std::fwrite(bytes.data(), 1, bytes.size() - 10, f);
+  std::fclose(f);
+  SafeTensorsFile cut;
+  EXPECT_FALSE(cut.open(path + ".cut", &error));
+  EXPECT_NE(error.find("file is truncated"), std::string::npos) << error;
+  EXPECT_FALSE(cut.open(path + ".missing", &error));
+  EXPECT_NE(error.find("cannot open"), std::string::npos) << error;
 }
 
 }  // namespace

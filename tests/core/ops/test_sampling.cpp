@@ -48,6 +48,46 @@ TEST(Sampling, TopKThenTopPMatchesHuggingFaceOrder) {
                {0.18476143, 0.04427827, 0.0, 0.0, 0.7709603});
 }
 
+SamplingTrace run_min_p(const std::vector<float>& logits, float min_p, float top_p = 1.0f, int keep = 1) {
+  SamplingConfig cfg;
+  cfg.min_p = min_p;
+  cfg.top_p = top_p;
+  cfg.min_tokens_to_keep = keep;
+  EXPECT_EQ(validate(cfg), "");
+  SamplingTrace t;
+  sampling_filter(t, logits, cfg);
+  return t;
+}
+
+// min-p keeps p_i ≥ min_p · p_max, i.e. s_i ≥ s_max + ln(min_p): for logits [2, 1, 0, −1] the cut is
+// 2 + ln 0.3 = 0.796 (keeps 2, 1) and 2 + ln 0.1 = −0.303 (keeps 2, 1, 0). Survivor probabilities are the
+// softmax of the kept logits: [e, 1]/(e + 1) and [e², e, 1]/(e² + e + 1).
+TEST(Sampling, MinPKeepsTokensAboveAFractionOfTheTopProbability) {
+  const std::vector<float> logits{2.0f, 1.0f, 0.0f, -1.0f};
+  const auto a = run_min_p(logits, 0.3f);
+  EXPECT_EQ(a.kept_min_p, (std::vector<char>{1, 1, 0, 0}));
+  expect_probs(a.probs, {0.7310585786, 0.2689414214, 0.0, 0.0});
+  const auto b = run_min_p(logits, 0.1f);
+  EXPECT_EQ(b.n_final, 3);
+  expect_probs(b.probs, {0.6652409558, 0.2447284711, 0.0900305732, 0.0});
+  EXPECT_EQ(run_min_p(logits, 1.0f).n_final, 1);           // only the top token reaches p_max
+  EXPECT_EQ(run_min_p(logits, 1.0f, 1.0f, 2).n_final, 2);  // min_tokens_to_keep still holds
+  EXPECT_EQ(run_min_p(logits, 0.0f).n_final, 4);           // 0 disables
+}
+
+TEST(Sampling, MinPComesAfterTopP) {
+  // top-p 0.9 over softmax([2, 1, 0, −1]) = [0.644, 0.237, 0.087, 0.032] keeps three tokens (mass before the
+  // third is 0.881 < 0.9); min-p 0.2 then drops the third (0 < 2 + ln 0.2 = 0.39).
+  const auto t = run_min_p({2.0f, 1.0f, 0.0f, -1.0f}, 0.2f, 0.9f);
+  EXPECT_EQ(t.n_top_p, 3);
+  EXPECT_EQ(t.kept_top_p, (std::vector<char>{1, 1, 1, 0}));
+  EXPECT_EQ(t.kept_min_p, (std::vector<char>{1, 1, 0, 0}));
+  EXPECT_EQ(t.n_final, 2);
+  SamplingConfig bad;
+  bad.min_p = 1.5f;
+  EXPECT_NE(validate(bad).find("min_p"), std::string::npos);
+}
+
 TEST(Sampling, TopKKeepsTiesAtTheKthValue) {
   // Sorted: 3, 2, 2, 1, 0. With k = 2 the 2nd largest is 2, and both tokens holding 2 survive.
   const auto t = run({1.0f, 3.0f, 2.0f, 2.0f, 0.0f}, 1.0f, 2, 1.0f);

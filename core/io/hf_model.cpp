@@ -1,0 +1,277 @@
+#include "core/io/hf_model.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/io/atomic_file.h"
+
+namespace tw {
+
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+bool fail(std::string* error, std::string message) {
+  *error = std::move(message);
+  return false;
+}
+
+bool read_text(const fs::path& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream text;
+  text << in.rdbuf();
+  *out = text.str();
+  return true;
+}
+
+std::string shape_str(const std::vector<int64_t>& shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + ")";
+}
+
+const char* kArchitectures[] = {"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM"};
+
+}  // namespace
+
+// [SECTION] config.json
+
+bool hf_config_from_json(const std::string& text, const HfLoadOptions& options, ModelConfig* out,
+                         std::string* architecture, std::string* error) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return fail(error, "config.json: not a JSON object");
+  std::string arch;
+  if (j.contains("architectures") && j["architectures"].is_array() && !j["architectures"].empty() &&
+      j["architectures"][0].is_string())
+    arch = j["architectures"][0].get<std::string>();
+  const bool known =
+      std::any_of(std::begin(kArchitectures), std::end(kArchitectures), [&](const char* a) { return arch == a; });
+  if (!known)
+    return fail(error, "config.json: architecture '" + (arch.empty() ? std::string("(none given)") : arch) +
+                           "' is not supported (LlamaForCausalLM, MistralForCausalLM or Qwen2ForCausalLM)");
+  if (j.contains("quantization_config"))
+    return fail(error,
+                "config.json: quantized checkpoints (quantization_config) are not supported; use an F32, "
+                "F16 or BF16 export");
+  if (j.contains("hidden_act") && j["hidden_act"].is_string() && j["hidden_act"].get<std::string>() != "silu")
+    return fail(error, "config.json: hidden_act '" + j["hidden_act"].get<std::string>() + "' is not supported for " +
+                           arch + " (silu)");
+  // The trained context stays what the file says (rope scaling measures against it); the workbench runs at most
+  // options.max_seq tokens.
+  int trained = 2048;
+  if (j.contains("max_position_embeddings") && j["max_position_embeddings"].is_number_integer())
+    trained = static_cast<int>(std::clamp<int64_t>(j["max_position_embeddings"].get<int64_t>(), 1, 1 << 24));
+  if (j.contains("rope_scaling") && j["rope_scaling"].is_object() &&
+      !j["rope_scaling"].contains("original_max_position_embeddings"))
+    j["rope_scaling"]["original_max_position_embeddings"] = trained;
+  const int max_seq = std::max(1, std::min(trained, options.max_seq));
+  j["max_position_embeddings"] = max_seq;
+  // A window at least as long as the sequences the workbench runs never masks anything: keep the layers full.
+  if (j.contains("sliding_window") && j["sliding_window"].is_number_integer() &&
+      j["sliding_window"].get<int64_t>() >= max_seq)
+    j["sliding_window"] = nullptr;
+  j["tw_memory_cap_mb"] = options.memory_cap_mb;
+  ModelConfig c;
+  if (!config_from_json(j.dump(), &c, error)) return false;
+  *out = c;
+  *architecture = arch;
+  return true;
+}
+
+// [SECTION] weights
+
+namespace {
+
+// Where each tensor lives: the shard files (index.json's weight_map, or the one model.safetensors).
+struct TensorSource {
+  std::vector<SafeTensorsFile> files;
+  std::map<std::string, std::pair<size_t, const TensorEntry*>> tensors;  // name → (file, entry)
+};
+
+bool open_sources(const fs::path& dir, TensorSource* src, std::string* error) {
+  const fs::path index = dir / "model.safetensors.index.json";
+  std::vector<std::string> names;
+  std::map<std::string, std::string> weight_map;
+  std::error_code ec;
+  if (fs::exists(index, ec)) {
+    std::string text;
+    if (!read_text(index, &text)) return fail(error, "cannot read '" + index.string() + "'");
+    const json j = json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
+      return fail(error, index.string() + ": expected an object with a 'weight_map' of tensor name → shard file");
+    for (auto it = j["weight_map"].begin(); it != j["weight_map"].end(); ++it) {
+      if (!it.value().is_string()) return fail(error, index.string() + ": weight_map values must be file names");
+      const std::string file = it.value().get<std::string>();
+      // Shards live beside the index: a path elsewhere is refused rather than followed.
+      if (file.empty() || file.find('/') != std::string::npos || file.find('\\') != std::string::npos || file == "." ||
+          file == "..")
+        return fail(error, index.string() + ": shard name '" + file + "' must be a plain file name in the folder");
+      weight_map[it.key()] = file;
+      if (std::find(names.begin(), names.end(), file) == names.end()) names.push_back(file);
+    }
+  } else if (fs::exists(dir / "model.safetensors", ec)) {
+    names.push_back("model.safetensors");
+  } else {
+    return fail(error, std::string("'") + dir.string() + "' has neither model.safetensors nor model.safetensors.index.json");
+  }
+  src->files.resize(names.size());
+  for (size_t i = 0; i < names.size(); ++i)
+    if (!src->files[i].open((dir / names[i]).string(), error)) return false;
+  for (size_t i = 0; i < names.size(); ++i)
+    for (const TensorEntry& e : src->files[i].header().entries) {
+      if (!weight_map.empty()) {
+        auto it = weight_map.find(e.name);
+        if (it == weight_map.end() || it->second != names[i]) continue;  // the index decides which copy counts
+      }
+      src->tensors[e.name] = {i, &e};
+    }
+  for (const auto& [name, file] : weight_map)
+    if (!src->tensors.count(name))
+      return fail(error, "model.safetensors.index.json puts '" + name + "' in " + file + ", which does not hold it");
+  return true;
+}
+
+}  // namespace
+
+bool load_hf_model(const std::string& dir_name, const HfLoadOptions& options, HfModel* out, std::string* error) {
+  const fs::path dir(dir_name);
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return fail(error, "'" + dir_name + "' is not a folder");
+  std::string text;
+  if (!read_text(dir / "config.json", &text)) return fail(error, "'" + dir_name + "' has no readable config.json");
+  HfModel m;
+  m.dir = dir_name;
+  if (!hf_config_from_json(text, options, &m.config, &m.architecture, error)) {
+    *error = (dir / "config.json").string() + ": " + error->substr(error->find(':') + 2);
+    return false;
+  }
+
+  TensorSource src;
+  if (!open_sources(dir, &src, error)) return false;
+  // Every tensor of the checkpoint must be one the config uses (a tied checkpoint may still carry lm_head).
+  std::vector<TensorSpec> specs = tensor_specs(m.config);
+  int64_t total_bytes = 0;
+  for (const auto& [name, where] : src.tensors) {
+    const bool used = std::any_of(specs.begin(), specs.end(), [&](const TensorSpec& s) { return s.name == name; });
+    const bool ignorable =
+        (name == "lm_head.weight" && m.config.tie_embeddings) || name.find("rotary_emb.inv_freq") != std::string::npos;
+    if (!used && !ignorable)
+      return fail(error, "checkpoint has tensor '" + name + "' that a " + m.architecture +
+                             " with this config.json does not use");
+    if (used) total_bytes += static_cast<int64_t>(where.second->end - where.second->begin);
+  }
+  if (!src.tensors.empty()) m.stored_dtype = src.tensors.begin()->second.second->dtype;
+  int64_t done_bytes = 0;
+  const TensorReader read = [&](const std::string& name, const std::vector<int64_t>& shape, float* dst,
+                                std::string* err) {
+    auto it = src.tensors.find(name);
+    if (it == src.tensors.end())
+      return fail(err,
+                  "checkpoint has no tensor '" + name + "' (shape " + shape_str(shape) + ") that config.json needs");
+    const auto& [file, entry] = it->second;
+    if (entry->shape != shape)
+      return fail(err, "tensor '" + name + "' has shape " + shape_str(entry->shape) + " but config.json needs " +
+                           shape_str(shape));
+    if (!src.files[file].read(*entry, dst, err)) return false;
+    done_bytes += static_cast<int64_t>(entry->end - entry->begin);
+    if (options.progress && !options.progress(total_bytes > 0 ? double(done_bytes) / double(total_bytes) : 1.0))
+      return fail(err, "loading cancelled");
+    return true;
+  };
+  if (!weights_from_reader(m.config, read, &m.weights, error)) return false;
+  m.stored_bytes = done_bytes;
+  m.shards = static_cast<int>(src.files.size());
+
+  // The tokenizer is optional (token ids still work without one); a file we cannot read is reported, not fatal.
+  const fs::path tok = dir / "tokenizer.json";
+  if (fs::exists(tok, ec)) {
+    std::string tok_error;
+    if (load_bpe_tokenizer(tok.string(), &m.tokenizer, &tok_error)) {
+      m.has_tokenizer = true;
+      // "bos as the config says": tokenizer_config.json's add_bos_token overrides the template, and
+      // config.json's bos_token_id names the token when the template does not.
+      const json cfg = json::parse(text, nullptr, false);
+      int bos = m.tokenizer.bos_id();
+      bool add = m.tokenizer.adds_bos();
+      if (bos < 0 && cfg.contains("bos_token_id") && cfg["bos_token_id"].is_number_integer())
+        bos = cfg["bos_token_id"].get<int>();
+      std::string tc;
+      if (read_text(dir / "tokenizer_config.json", &tc)) {
+        const json t = json::parse(tc, nullptr, false);
+        if (t.is_object() && t.contains("add_bos_token") && t["add_bos_token"].is_boolean())
+          add = t["add_bos_token"].get<bool>();
+      }
+      if (bos >= m.config.vocab) bos = -1;
+      m.tokenizer.set_bos(bos, add);
+      if (m.tokenizer.vocab_size() > m.config.vocab)
+        m.tokenizer_warning = "tokenizer.json has " + std::to_string(m.tokenizer.vocab_size()) +
+                              " tokens but the model only " + std::to_string(m.config.vocab);
+    } else {
+      m.tokenizer_warning = tok_error;
+    }
+  }
+  *out = std::move(m);
+  return true;
+}
+
+// [SECTION] saving
+
+bool save_hf_checkpoint(const std::string& dir_name, const ModelWeights& weights, const ModelConfig& config,
+                        const HfSaveOptions& options, std::vector<std::string>* files, std::string* error) {
+  const fs::path dir(dir_name);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return fail(error, "cannot create '" + dir_name + "': " + ec.message());
+  files->clear();
+  if (!save_config((dir / "config.json").string(), config, error)) return false;
+  files->push_back("config.json");
+  const SafeTensors all = to_safetensors(weights, config);
+  const int64_t es = storage_bytes(options.dtype);
+  // Greedy shards in tensor order, as transformers' shard_checkpoint does.
+  std::vector<SafeTensors> shards;
+  int64_t current = 0;
+  for (const NamedTensor& t : all.tensors) {
+    const int64_t bytes = static_cast<int64_t>(t.data.size()) * es;
+    if (shards.empty() || (options.shard_bytes > 0 && current > 0 && current + bytes > options.shard_bytes)) {
+      shards.emplace_back();
+      shards.back().metadata = all.metadata;
+      current = 0;
+    }
+    shards.back().tensors.push_back(t);
+    current += bytes;
+  }
+  if (shards.empty()) shards.emplace_back();
+  const fs::path single = dir / "model.safetensors", index = dir / "model.safetensors.index.json";
+  if (shards.size() == 1) {
+    if (!write_safetensors(single.string(), shards[0], options.dtype, error)) return false;
+    fs::remove(index, ec);  // a stale index would take precedence over the new file
+    files->push_back("model.safetensors");
+    return true;
+  }
+  json weight_map = json::object();
+  int64_t total = 0;
+  const std::string n = std::to_string(shards.size());
+  for (size_t i = 0; i < shards.size(); ++i) {
+    char name[64];
+    std::snprintf(name, sizeof name, "model-%05zu-of-%05zu.safetensors", i + 1, shards.size());
+    if (!write_safetensors((dir / name).string(), shards[i], options.dtype, error)) return false;
+    files->push_back(name);
+    for (const NamedTensor& t : shards[i].tensors) {
+      weight_map[t.name] = name;
+      total += static_cast<int64_t>(t.data.size()) * es;
+    }
+  }
+  json j = {{"metadata", {{"total_size", total}}}, {"weight_map", weight_map}};
+  if (!write_file_atomic(index.string(), j.dump(2) + "\n", error)) return false;
+  fs::remove(single, ec);  // the index is read first anyway; no second copy of the weights lying around
+  files->push_back("model.safetensors.index.json");
+  return true;
+}
+
+}  // namespace tw

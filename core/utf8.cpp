@@ -1,0 +1,54 @@
+#include "core/utf8.h"
+
+namespace tw {
+
+namespace {
+
+// Length of the well-formed sequence starting at s[i], or 0 when it is not one.
+size_t sequence_length(std::string_view s, size_t i) {
+  const unsigned char c = static_cast<unsigned char>(s[i]);
+  size_t extra = 0;
+  unsigned int cp = 0;
+  if (c < 0x80)
+    return 1;
+  else if ((c & 0xE0) == 0xC0)
+    extra = 1, cp = c & 0x1F;
+  else if ((c & 0xF0) == 0xE0)
+    extra = 2, cp = c & 0x0F;
+  else if ((c & 0xF8) == 0xF0)
+    extra = 3, cp = c & 0x07;
+  else
+    return 0;
+  if (i + extra >= s.size()) return 0;  // truncated sequence
+  for (size_t k = 1; k <= extra; ++k) {
+    const unsigned char cc = static_cast<unsigned char>(s[i + k]);
+    if ((cc & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (cc & 0x3F);
+  }
+  const unsigned int min_cp[] = {0, 0x80, 0x800, 0x10000};
+  if (cp < min_cp[extra] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;  // overlong, surrogate
+  return extra + 1;
+}
+
+}  // namespace
+
+bool valid_utf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = sequence_length(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::vector<std::string> utf8_chars(std::string_view s) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = sequence_length(s, i);
+    out.emplace_back(s.substr(i, n ? n : 1));
+    i += n ? n : 1;
+  }
+  return out;
+}
+
+}  // namespace tw

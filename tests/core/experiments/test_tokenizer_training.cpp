@@ -1,0 +1,137 @@
+#include "core/experiments/tokenizer_training.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+
+#include "core/tokenizer_bpe.h"
+#include "core/utf8.h"
+
+namespace tw {
+namespace {
+
+// Hand-worked BPE on "aaab aaab ab". GPT-2's pre-tokenizer gives the pieces "aaab", "Ġaaab", "Ġab" (Ġ is the
+// space byte). Pair counts: (a,a) 2+2 = 4, (a,b) 3, (Ġ,a) 2 → merge "aa". Then "aa a b", "Ġ aa a b", "Ġ a b":
+// (a,b) 3 beats (aa,a) 2 → "ab". Then "aa ab" twice: (aa,ab) 2 → "aaab". Left: (Ġ,aaab) 1 and (Ġ,ab) 1 tie;
+// "ab" entered the vocabulary first → "Ġab".
+TEST(TokenizerTraining, BpeHandWorkedMerges) {
+  BpeTraining t;
+  std::string error;
+  ASSERT_TRUE(train_bpe("aaab aaab ab", 10, &t, &error)) << error;
+  ASSERT_EQ(t.merges.size(), 5u);  // after "Ġab" one pair is left: (Ġ, aaab)
+  const std::vector<std::pair<std::string, std::string>> want = {{"a", "a"}, {"a", "b"}, {"aa", "ab"}, {"Ġ", "ab"}};
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(t.merges[i].left, want[i].first) << "merge " << i;
+    EXPECT_EQ(t.merges[i].right, want[i].second) << "merge " << i;
+  }
+  EXPECT_EQ(t.merges[0].count, 4);
+  EXPECT_EQ(t.merges[1].count, 3);
+  EXPECT_EQ(t.merges[2].count, 2);
+  EXPECT_EQ(t.merges[0].vocab_size, 257);
+  EXPECT_EQ(t.merges[0].candidates[1].count, 3);  // (a, b) was the runner-up at step 1
+  EXPECT_EQ(t.merges[3].merged, "Ġab");
+
+  // The trained vocabulary loads into the encoder real models use: " aaab ab" is Ġaaab (the fifth merge), Ġab.
+  BpeTokenizer tok;
+  ASSERT_TRUE(bpe_tokenizer_from_json(t.tokenizer_json, &tok, &error)) << error;
+  const std::vector<int> ids = tok.encode(" aaab ab", false);
+  ASSERT_EQ(ids.size(), 2u);
+  EXPECT_EQ(tok.token_string(ids[0]), "Ġaaab");
+  EXPECT_EQ(tok.token_string(ids[1]), "Ġab");
+  EXPECT_EQ(tok.encode("aab", false).size(), 2u);  // aa + b: (a, a) has rank 0, the left pair merges first
+  EXPECT_EQ(tok.decode(ids), " aaab ab");
+}
+
+// WordPiece on "ab ab ab ac xc": symbols a (4), ##b (3), ##c (2), x (1). Scores: (a,##b) 3/(4·3) = 0.25,
+// (a,##c) 1/(4·2) = 0.125, (x,##c) 1/(1·2) = 0.5 → "xc" first although it occurs once. Then ##c has count 1:
+// (a,##b) 3/12 = 0.25 ties (a,##c) 1/4 = 0.25; the more frequent pair wins → "ab".
+TEST(TokenizerTraining, WordPieceChoosesByLikelihoodNotFrequency) {
+  WordPieceTraining t;
+  std::string error;
+  ASSERT_TRUE(train_wordpiece("ab ab ab ac xc", 7, &t, &error)) << error;
+  ASSERT_EQ(t.merges.size(), 2u);
+  EXPECT_EQ(t.merges[0].merged, "xc");
+  EXPECT_DOUBLE_EQ(t.merges[0].score, 0.5);
+  EXPECT_EQ(t.merges[1].merged, "ab");
+  EXPECT_DOUBLE_EQ(t.merges[1].score, 0.25);
+  EXPECT_EQ(t.vocab, (std::vector<std::string>{"[UNK]", "a", "##b", "##c", "x", "xc", "ab"}));
+  // Greedy longest match: "xcab" → "xc", then "##ab" and "##a" are not in the vocabulary → the word is [UNK].
+  EXPECT_EQ(wordpiece_encode(t, "ab ac xcab"), (std::vector<std::string>{"ab", "a", "##c", "[UNK]"}));
+}
+
+// Every segmentation of a short word, by brute force, to check Viterbi picks the most probable one.
+double best_by_brute_force(const UnigramTraining& t, const std::vector<std::string>& chars) {
+  std::function<double(size_t)> best = [&](size_t s) -> double {
+    if (s == chars.size()) return 0.0;
+    double b = -INFINITY;
+    std::string sub;
+    for (size_t e = s + 1; e <= chars.size(); ++e) {
+      sub += chars[e - 1];
+      for (size_t i = 0; i < t.tokens.size(); ++i)
+        if (t.tokens[i] == sub) b = std::max(b, t.log_probs[i] + best(e));
+    }
+    return b;
+  };
+  return best(0);
+}
+
+TEST(TokenizerTraining, UnigramReachesItsSizeAndSegmentsOptimally) {
+  const std::string text =
+      "the quick brown fox jumps over the lazy dog the dog barks the fox runs quickly over the hill "
+      "a lazy afternoon the brown dog sleeps";
+  UnigramTraining t;
+  std::string error;
+  ASSERT_TRUE(train_unigram(text, 40, &t, &error)) << error;
+  EXPECT_EQ(t.tokens.size(), 40u);
+  EXPECT_GT(t.seed_size, 40);
+  EXPECT_GT(t.prune_rounds, 0);
+  double mass = 0;
+  for (double lp : t.log_probs) mass += std::exp(lp);
+  EXPECT_NEAR(mass, 1.0, 1e-6);  // the last EM step leaves a distribution over the vocabulary
+  for (const std::string word : {"the", "quickly", "dog"}) {
+    const std::vector<std::string> pieces = unigram_encode(t, word);
+    std::string joined;
+    double lp = 0;
+    for (const std::string& p : pieces) {
+      joined += p;
+      for (size_t i = 0; i < t.tokens.size(); ++i)
+        if (t.tokens[i] == p) lp += t.log_probs[i];
+    }
+    EXPECT_EQ(joined, "▁" + std::string(word));
+    EXPECT_NEAR(lp, best_by_brute_force(t, utf8_chars("▁" + std::string(word))), 1e-9) << word;
+  }
+}
+
+TEST(TokenizerTraining, BadTextIsRefusedWithAMessage) {
+  BpeTraining b;
+  WordPieceTraining w;
+  UnigramTraining u;
+  std::string error;
+  EXPECT_FALSE(train_bpe("", 10, &b, &error));
+  EXPECT_NE(error.find("empty"), std::string::npos);
+  EXPECT_FALSE(train_wordpiece("   \n ", 10, &w, &error));
+  EXPECT_NE(error.find("no words"), std::string::npos);
+  EXPECT_FALSE(train_unigram(std::string("\xff\xfe"), 10, &u, &error));
+  EXPECT_NE(error.find("UTF-8"), std::string::npos);
+  EXPECT_FALSE(train_bpe(std::string(300 * 1024, 'a'), 10, &b, &error));
+  EXPECT_NE(error.find("256 KiB"), std::string::npos);
+  std::atomic<bool> cancel{true};
+  EXPECT_FALSE(train_bpe("abc abc", 10, &b, &error, &cancel));
+  EXPECT_NE(error.find("cancelled"), std::string::npos);
+  EXPECT_EQ(count_words("two  words\n"), 2);
+}
+
+TEST(Utf8, CharactersAndValidity) {
+  EXPECT_EQ(utf8_chars("a€😀"), (std::vector<std::string>{"a", "€", "😀"}));
+  EXPECT_TRUE(valid_utf8("日本語 ok"));
+  EXPECT_FALSE(valid_utf8("\xC0\xAF"));      // overlong '/'
+  EXPECT_FALSE(valid_utf8("\xED\xA0\x80"));  // surrogate
+  EXPECT_EQ(utf8_chars("\xFF"
+                       "a")
+                .size(),
+            2u);  // a stray byte is its own unit
+}
+
+}  // namespace
+}  // namespace tw

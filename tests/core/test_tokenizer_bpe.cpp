@@ -1,0 +1,270 @@
+#include "core/tokenizer_bpe.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace tw {
+namespace {
+
+using nlohmann::json;
+
+// [SECTION] fixtures, written here so every expected encoding below can be checked by hand
+
+// Byte-level BPE: ids 0..255 are the byte alphabet in byte order (so a byte's id is its value: 'Ġ' = 32),
+// then one id per merge result in merge order, then <|endoftext|>.
+json byte_level_fixture(const std::string& pattern_json_pretokenizer = "") {
+  json vocab = json::object();
+  for (int b = 0; b < 256; ++b) vocab[byte_level_alphabet()[static_cast<size_t>(b)]] = b;
+  const std::vector<std::pair<std::string, std::string>> merges = {
+      {"Ġ", "t"},     // 0 → 256 "Ġt"
+      {"h", "e"},     // 1 → 257 "he"
+      {"Ġt", "he"},   // 2 → 258 "Ġthe"
+      {"l", "l"},     // 3 → 259 "ll"
+      {"he", "ll"},   // 4 → 260 "hell"
+      {"hell", "o"},  // 5 → 261 "hello"
+      {"Ġ", "w"},     // 6 → 262 "Ġw"
+      {"o", "r"},     // 7 → 263 "or"
+      {"Ġw", "or"},   // 8 → 264 "Ġwor"
+      {"l", "d"},     // 9 → 265 "ld"
+  };
+  json merge_list = json::array();
+  int id = 256;
+  for (const auto& [a, b] : merges) {
+    vocab[a + b] = id++;
+    merge_list.push_back(a + " " + b);
+  }
+  json j;
+  j["model"] = {{"type", "BPE"}, {"vocab", vocab}, {"merges", merge_list}, {"byte_fallback", false}};
+  j["added_tokens"] = json::array({{{"id", 266}, {"content", "<|endoftext|>"}, {"special", true}}});
+  j["normalizer"] = nullptr;
+  j["pre_tokenizer"] = pattern_json_pretokenizer.empty()
+                           ? json{{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", true}}
+                           : json::parse(pattern_json_pretokenizer);
+  j["decoder"] = {{"type", "ByteLevel"}};
+  return j;
+}
+
+// SentencePiece-style BPE (Llama 2 layout): <unk> <s> </s>, the 256 <0xNN> byte tokens, a few characters and
+// merges; Prepend("▁") + Replace(" " → "▁") normalizer, byte fallback, <s> added by the template.
+json metaspace_fixture() {
+  json vocab = json::object();
+  int id = 0;
+  for (const char* s : {"<unk>", "<s>", "</s>"}) vocab[s] = id++;
+  for (int b = 0; b < 256; ++b) {
+    char name[8];
+    std::snprintf(name, sizeof name, "<0x%02X>", b);
+    vocab[name] = id++;
+  }
+  for (const char* s : {"▁", "h", "e", "l", "o", "w", "r", "d"}) vocab[s] = id++;
+  const std::vector<std::pair<std::string, std::string>> merges = {
+      {"▁", "h"}, {"l", "l"}, {"▁h", "e"}, {"▁he", "ll"}, {"▁hell", "o"}, {"▁", "w"}, {"o", "r"}, {"▁w", "or"}};
+  json merge_list = json::array();
+  for (const auto& [a, b] : merges) {
+    vocab[a + b] = id++;
+    merge_list.push_back(json::array({a, b}));  // the newer pair form of merges
+  }
+  json j;
+  j["model"] = {{"type", "BPE"},         {"vocab", vocab},       {"merges", merge_list},
+                {"byte_fallback", true}, {"unk_token", "<unk>"}, {"fuse_unk", true}};
+  j["added_tokens"] = json::array({{{"id", 0}, {"content", "<unk>"}, {"special", true}},
+                                   {{"id", 1}, {"content", "<s>"}, {"special", true}},
+                                   {{"id", 2}, {"content", "</s>"}, {"special", true}}});
+  j["normalizer"] = {
+      {"type", "Sequence"},
+      {"normalizers", json::array({{{"type", "Prepend"}, {"prepend", "▁"}},
+                                   {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "▁"}}})}};
+  j["pre_tokenizer"] = nullptr;
+  j["post_processor"] = {{"type", "TemplateProcessing"},
+                         {"single", json::array({{{"SpecialToken", {{"id", "<s>"}, {"type_id", 0}}}},
+                                                 {{"Sequence", {{"id", "A"}, {"type_id", 0}}}}})}};
+  return j;
+}
+
+BpeTokenizer make(const json& j) {
+  BpeTokenizer t;
+  std::string error;
+  EXPECT_TRUE(bpe_tokenizer_from_json(j.dump(), &t, &error)) << error;
+  return t;
+}
+
+std::vector<std::string> strings(const BpeTokenizer& t, const std::vector<int>& ids) {
+  std::vector<std::string> out;
+  for (int id : ids) out.push_back(t.token_string(id));
+  return out;
+}
+
+const char* kPatterns[] = {
+    R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)",
+    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
+    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
+};
+
+std::string split_pretokenizer(const char* pattern) {
+  json p = {
+      {"type", "Sequence"},
+      {"pretokenizers",
+       json::array({{{"type", "Split"}, {"pattern", {{"Regex", pattern}}}, {"behavior", "Isolated"}, {"invert", false}},
+                    {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", false}}})}};
+  return p.dump();
+}
+
+const std::vector<std::string> kRoundTrip = {
+    "",
+    "hello the world",
+    "  leading, trailing  \n\n\ttabs\r\n",
+    "Größe naïve café — “quotes” ½ ¾",
+    "日本語のテキストと中文字符",
+    "emoji 🙂👍🏽 and flags 🇩🇪, ZWJ 👩‍💻",
+    "digits 1234567 and 3.14159",
+    "DON'T they'll we've I'm",
+};
+
+// [SECTION] byte-level BPE
+
+TEST(BpeByteLevel, AlphabetIsGpt2BytesToUnicode) {
+  const auto& a = byte_level_alphabet();
+  EXPECT_EQ(a[' '], "Ġ");   // U+0120: 32 is the 33rd non-printable byte → 256 + 32
+  EXPECT_EQ(a['\n'], "Ċ");  // U+010A
+  EXPECT_EQ(a['A'], "A");
+  EXPECT_EQ(a[0xA1], "¡");  // printable Latin-1 maps to itself
+  EXPECT_EQ(a[0xAD], "Ń");  // soft hyphen: the 68th (last) remapped byte → U+0100 + 67 = U+0143
+  EXPECT_EQ(a[0x7F], "ġ");  // DEL: the 34th remapped byte → U+0121
+}
+
+TEST(BpeByteLevel, MergesApplyByRank) {
+  const BpeTokenizer t = make(byte_level_fixture());
+  // Worked by hand: "hello" h·e(1) → l·l(3) → he·ll(4) → hell·o(5); " the" Ġ·t(0) → h·e(1) → Ġt·he(2);
+  // " world" Ġ·w(6) → o·r(7) → Ġw·or(8) → l·d(9), and Ġwor·ld is no merge.
+  EXPECT_EQ(t.encode("hello the world", false), (std::vector<int>{261, 258, 264, 265}));
+  EXPECT_EQ(strings(t, t.encode("hello the world", false)), (std::vector<std::string>{"hello", "Ġthe", "Ġwor", "ld"}));
+  // Bytes without merges stay single bytes (id = byte value); the special token is cut out whole.
+  EXPECT_EQ(t.encode("hello<|endoftext|> 42", false), (std::vector<int>{261, 266, 32, 52, 50}));
+  EXPECT_EQ(t.decode({261, 266, 32, 52, 50}), "hello<|endoftext|> 42");
+  EXPECT_EQ(t.decode({261, 266, 32, 52, 50}, /*skip_special=*/true), "hello 42");
+  // Merges never cross a pre-tokenizer piece: "the" without its space is h·e → "he" + "t" first.
+  EXPECT_EQ(strings(t, t.encode("tthe", false)), (std::vector<std::string>{"t", "t", "he"}));
+  EXPECT_EQ(t.bos_id(), -1);
+  EXPECT_FALSE(t.adds_bos());
+}
+
+TEST(BpeByteLevel, LabelsShowVisibleSpaces) {
+  const BpeTokenizer t = make(byte_level_fixture());
+  EXPECT_EQ(t.label(258), "␣the");
+  EXPECT_EQ(t.label(10), "↵");
+  EXPECT_EQ(t.label(0xE2), "\\xE2");  // one byte of a three-byte character
+  EXPECT_EQ(t.label(266), "<|endoftext|>");
+  EXPECT_EQ(t.label(99999), "<id 99999>");
+}
+
+TEST(BpeByteLevel, Gpt2PatternSplitsLikeTheRegex) {
+  const BpeTokenizer t = make(byte_level_fixture());
+  EXPECT_EQ(t.split(), PreSplit::Gpt2);
+  // Each piece checked against the alternatives in order: a space run gives its last space to the next word,
+  // "\n\n" before a letter splits as "\n" (\s+(?!\S)) and "\n" (\s+).
+  EXPECT_EQ(t.pre_split("Hello world's  test 123!!\n\nend"),
+            (std::vector<std::string>{"Hello", " world", "'s", " ", " test", " 123", "!!", "\n", "\n", "end"}));
+  EXPECT_EQ(t.pre_split("DON'T"), (std::vector<std::string>{"DON", "'", "T"}));  // case-sensitive contractions
+  EXPECT_EQ(t.pre_split("你好世界 🙂!"), (std::vector<std::string>{"你好世界", " 🙂!"}));
+  EXPECT_EQ(t.pre_split("end  "), (std::vector<std::string>{"end", "  "}));  // trailing run: (?!\S) holds at the end
+}
+
+TEST(BpeByteLevel, Llama3AndQwen2Patterns) {
+  const BpeTokenizer llama3 = make(byte_level_fixture(split_pretokenizer(kPatterns[1])));
+  const BpeTokenizer qwen2 = make(byte_level_fixture(split_pretokenizer(kPatterns[2])));
+  EXPECT_EQ(llama3.split(), PreSplit::Llama3);
+  EXPECT_EQ(qwen2.split(), PreSplit::Qwen2);
+  // Numbers stand alone (no leading space), in groups of at most 3 (Llama 3) or one digit each (Qwen2);
+  // punctuation keeps the newlines that follow it; a non-letter may lead a word ("(hello").
+  EXPECT_EQ(llama3.pre_split("Hello world's  test 12345!!\n\nend (hello"),
+            (std::vector<std::string>{"Hello", " world", "'s", " ", " test", " ", "123", "45", "!!\n\n", "end", " (",
+                                      "hello"}));
+  EXPECT_EQ(qwen2.pre_split("x 12345"), (std::vector<std::string>{"x", " ", "1", "2", "3", "4", "5"}));
+  EXPECT_EQ(llama3.pre_split("DON'T"), (std::vector<std::string>{"DON", "'T"}));  // (?i:) contractions
+  // \s*[\r\n]+ takes whitespace up to the last newline; the spaces after it lead the next word.
+  EXPECT_EQ(llama3.pre_split("a \n  b"), (std::vector<std::string>{"a", " \n", " ", " b"}));
+  EXPECT_EQ(llama3.pre_split("$hello"), (std::vector<std::string>{"$hello"}));
+}
+
+TEST(BpeByteLevel, DigitsPreTokenizerIsolatesEachDigit) {
+  json p = {
+      {"type", "Sequence"},
+      {"pretokenizers", json::array({{{"type", "Digits"}, {"individual_digits", true}},
+                                     {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", true}}})}};
+  const BpeTokenizer t = make(byte_level_fixture(p.dump()));
+  EXPECT_EQ(t.pre_split("in 2024 we"), (std::vector<std::string>{"in", " ", "2", "0", "2", "4", " we"}));
+}
+
+TEST(BpeByteLevel, RoundTripsAnyText) {
+  for (const char* pattern : kPatterns) {
+    const BpeTokenizer t = make(byte_level_fixture(split_pretokenizer(pattern)));
+    for (const std::string& s : kRoundTrip) EXPECT_EQ(t.decode(t.encode(s, false)), s) << pattern << ": " << s;
+  }
+  const BpeTokenizer t = make(byte_level_fixture());
+  const std::string invalid = "bad \xff\xfe utf8 \xe2\x82";  // byte-level BPE keeps even invalid bytes
+  EXPECT_EQ(t.decode(t.encode(invalid, false)), invalid);
+}
+
+// [SECTION] SentencePiece-style BPE
+
+TEST(BpeMetaspace, MergesByteFallbackAndBos) {
+  const BpeTokenizer t = make(metaspace_fixture());
+  EXPECT_EQ(t.kind(), BpeKind::Metaspace);
+  ASSERT_EQ(t.bos_id(), 1);
+  EXPECT_TRUE(t.adds_bos());
+  // "▁hello▁world!": ▁·h(0) l·l(1) ▁h·e(2) ▁he·ll(3) ▁hell·o(4) ▁·w(5) o·r(6) ▁w·or(7); "!" is not in the
+  // vocabulary, so it falls back to its byte 0x21.
+  EXPECT_EQ(strings(t, t.encode("hello world!")),
+            (std::vector<std::string>{"<s>", "▁hello", "▁wor", "l", "d", "<0x21>"}));
+  EXPECT_EQ(strings(t, t.encode("hé", false)), (std::vector<std::string>{"▁h", "<0xC3>", "<0xA9>"}));
+  EXPECT_EQ(t.decode(t.encode("hello world!")), "hello world!");
+  EXPECT_EQ(t.label(t.token_id("▁hello")), "␣hello");
+  EXPECT_EQ(t.label(t.token_id("<0x0A>")), "↵");
+  EXPECT_EQ(strings(t, t.encode("hello</s>", false)), (std::vector<std::string>{"▁hello", "</s>"}));
+}
+
+TEST(BpeMetaspace, RoundTripsUtf8ThroughByteFallback) {
+  const BpeTokenizer t = make(metaspace_fixture());
+  for (const std::string& s : kRoundTrip) {
+    EXPECT_EQ(t.decode(t.encode(s, false)), s) << s;
+    EXPECT_EQ(t.decode(t.encode(s, true)), s) << s;  // <s> is not text
+  }
+}
+
+TEST(BpeMetaspace, MetaspacePreTokenizerSplitsAtEachSpace) {
+  json j = metaspace_fixture();
+  j["normalizer"] = nullptr;
+  j["pre_tokenizer"] = {{"type", "Metaspace"}, {"replacement", "▁"}, {"prepend_scheme", "first"}, {"split", true}};
+  const BpeTokenizer t = make(j);
+  EXPECT_EQ(strings(t, t.encode("hello world", false)), (std::vector<std::string>{"▁hello", "▁wor", "l", "d"}));
+  EXPECT_EQ(t.decode(t.encode(" two  spaces ", false)), " two  spaces ");
+}
+
+// [SECTION] refusals
+
+TEST(BpeJson, ClearMessagesForUnsupportedFiles) {
+  BpeTokenizer t;
+  std::string error;
+  EXPECT_FALSE(bpe_tokenizer_from_json("not json", &t, &error));
+  EXPECT_EQ(error, "tokenizer.json: not a JSON object");
+  json j = byte_level_fixture();
+  j["model"]["type"] = "Unigram";
+  EXPECT_FALSE(bpe_tokenizer_from_json(j.dump(), &t, &error));
+  EXPECT_EQ(error, "tokenizer.json: model type 'Unigram' is not supported (only BPE tokenizers are)");
+  j = byte_level_fixture(split_pretokenizer(R"(\w+|\s+)"));
+  EXPECT_FALSE(bpe_tokenizer_from_json(j.dump(), &t, &error));
+  EXPECT_NE(error.find("not one of the GPT-2, Llama 3 or Qwen2 patterns"), std::string::npos) << error;
+  j = byte_level_fixture();
+  j["model"]["merges"].push_back("zz qq");
+  EXPECT_FALSE(bpe_tokenizer_from_json(j.dump(), &t, &error));
+  EXPECT_EQ(error, "tokenizer.json: merge #10 ('zz' + 'qq') names a token that is not in the vocabulary");
+  j = byte_level_fixture();
+  j["model"]["vocab"]["x"] = -3;
+  EXPECT_FALSE(bpe_tokenizer_from_json(j.dump(), &t, &error));
+  EXPECT_NE(error.find("vocab id of 'x'"), std::string::npos) << error;
+  EXPECT_FALSE(load_bpe_tokenizer("/nonexistent/tokenizer.json", &t, &error));
+  EXPECT_EQ(error, "cannot open '/nonexistent/tokenizer.json'");
+}
+
+}  // namespace
+}  // namespace tw
