@@ -4,6 +4,8 @@
 //   DIR/config.json         Hugging Face LlamaConfig keys plus tw_* keys
 //   DIR/<step>.npy          one float32 array per trace step, in its logical shape (e.g. (H, T, T))
 //   DIR/manifest.json       tokens, and per step: name, title, formula, inputs, shape, dims, flops, bytes, file
+// With --grads also DIR/grads.safetensors (∂loss/∂W under the model.safetensors names) and manifest "loss": the
+// mean next-token cross-entropy of the tokens (positions 0..T−2 predict tokens 1..T−1).
 // Exit codes: 0 written, 1 a file could not be read or written, 2 bad arguments (one line on stderr).
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +24,7 @@
 #include "core/model/trace.h"
 #include "core/model/weights.h"
 #include "core/tokenizer.h"
+#include "core/train/model_train.h"
 
 namespace tw {
 
@@ -35,6 +38,7 @@ struct DumpOptions {
   std::string out;
   std::string seed = "0";
   bool text_given = false;
+  bool grads = false;  // --grads
 };
 
 int fail(int code, const std::string& message) {
@@ -98,6 +102,21 @@ int run_dump(const DumpOptions& o) {
   Mat logits;
   if (!forward(logits, &trace, weights, config, tokens, &error)) return fail(2, error);
 
+  // [SECTION] gradients (--grads): backward pass of the next-token loss over the same tokens
+  ModelWeights grads;
+  double loss = 0;
+  if (o.grads) {
+    if (tokens.size() < 2) return fail(2, "--grads needs at least 2 tokens (position t predicts token t+1)");
+    Batch batch;
+    batch.B = 1;
+    batch.T = static_cast<int>(tokens.size());
+    batch.tokens = tokens;
+    batch.targets.assign(tokens.begin() + 1, tokens.end());
+    batch.targets.push_back(-1);
+    TrainState state;
+    if (!train_forward_backward(&grads, state, weights, config, batch, &loss, &error)) return fail(2, error);
+  }
+
   // [SECTION] files
   std::error_code ec;
   std::filesystem::create_directories(o.out, ec);
@@ -105,6 +124,7 @@ int run_dump(const DumpOptions& o) {
   const std::filesystem::path dir(o.out);
   if (!save_weights((dir / "model.safetensors").string(), weights, config, &error)) return fail(1, error);
   if (!save_config((dir / "config.json").string(), config, &error)) return fail(1, error);
+  if (o.grads && !save_weights((dir / "grads.safetensors").string(), grads, config, &error)) return fail(1, error);
 
   nlohmann::json manifest;
   manifest["tokens"] = tokens;
@@ -112,6 +132,7 @@ int run_dump(const DumpOptions& o) {
   manifest["seed"] = o.weights.empty() ? nlohmann::json(seed) : nlohmann::json(nullptr);
   manifest["weights"] = o.weights.empty() ? "seeded init" : o.weights;
   manifest["parameters"] = parameter_count(config);
+  if (o.grads) manifest["loss"] = loss;
   nlohmann::json steps = nlohmann::json::array();
   for (const TraceStep& s : trace.steps()) {
     if (!write_npy((dir / npy_name(s)).string(), s.value, s.sizes(), &error)) return fail(1, error);
@@ -153,6 +174,8 @@ TW_REGISTER_COMMAND(Command{
       sub.add_option("--tokens", o->tokens, "Input token ids, comma-separated (e.g. 1,2,3)");
       sub.add_option("--out", o->out, "Directory to write into (created if missing)");
       sub.add_option("--seed", o->seed, "Seed of the weight init when --weights is not given (default 0)");
+      sub.add_flag("--grads", o->grads,
+                   "Also write grads.safetensors (d loss / d W of the next-token loss) and the loss in manifest.json");
       return [o] { return run_dump(*o); };
     }});
 

@@ -20,6 +20,13 @@ using MatD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMaj
 using VecD = Eigen::Matrix<double, Eigen::Dynamic, 1>;
 using MatB = Eigen::Matrix<bool, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
+// Scalar-generic forms: the training kernels are templates instantiated for float (training) and double
+// (finite-difference gradient checks), so one kernel is both the fast path and the checked path.
+template <class S>
+using MatT = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <class S>
+using VecT = Eigen::Matrix<S, Eigen::Dynamic, 1>;
+
 using MatMap = Eigen::Map<Mat>;
 using ConstMatMap = Eigen::Map<const Mat>;
 

@@ -1,7 +1,9 @@
 #include "core/ops/attention.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <limits>
 
 #include "core/ops/alibi.h"
 #include "core/ops/norm.h"
@@ -137,5 +139,157 @@ int attention_forward(Mat& out, Mat& scores, Mat& probs, std::vector<char>& empt
   }
   return n_empty;
 }
+
+}  // namespace tw
+
+// [SECTION] training kernels
+namespace tw {
+
+namespace {
+template <class S>
+S scale_of(const AttentionOptions& opt, int D) {
+  switch (opt.scale_mode) {
+    case ScaleMode::InvSqrtDk: return static_cast<S>(1.0 / std::sqrt(static_cast<double>(D)));
+    case ScaleMode::None: return S(1);
+    case ScaleMode::InvDk: return S(1) / static_cast<S>(D);
+    case ScaleMode::Custom: return static_cast<S>(opt.custom_scale);
+  }
+  return S(1);
+}
+}  // namespace
+
+template <class S>
+void attention_batched_forward(MatT<S>& out, MatT<S>& capped, MatT<S>& probs, const MatT<S>& q, const MatT<S>& k,
+                               const MatT<S>& v, const AttentionOptions& opt, int B, int T, int H, int KV, int D) {
+  // q: (B*T, H*D)  k, v: (B*T, KV*D)  out: (B*T, H*D)  capped, probs: (B*H*T, T)
+  assert(!opt.qk_norm && opt.q_offset == 0 && q.rows() == static_cast<Eigen::Index>(B) * T);
+  const int n_rep = H / KV;
+  const S scale = scale_of<S>(opt, D);
+  const S cap = static_cast<S>(opt.softcap);
+  out.resize(static_cast<Eigen::Index>(B) * T, static_cast<Eigen::Index>(H) * D);
+  probs.resize(static_cast<Eigen::Index>(B) * H * T, T);
+  if (cap > 0) capped.resize(probs.rows(), T);
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h) {  // one (sequence, head) per work item
+      const int g = h / n_rep;
+      const Eigen::Index row0 = (static_cast<Eigen::Index>(b) * H + h) * T;
+      auto P = probs.middleRows(row0, T);  // (T, T): the raw products first, then the probabilities in place
+      P.noalias() = q.block(static_cast<Eigen::Index>(b) * T, static_cast<Eigen::Index>(h) * D, T, D) *
+                    k.block(static_cast<Eigen::Index>(b) * T, static_cast<Eigen::Index>(g) * D, T, D).transpose();
+      // ALiBi and the (T, T) mask matrix (what training uses) are read directly; other biases and mask trees go
+      // through the general per-cell calls.
+      const AttentionBias::Kind bias_kind = opt.bias.kind;
+      const S slope = bias_kind == AttentionBias::Kind::Alibi ? static_cast<S>(opt.bias.slopes[h]) : S(0);
+      constexpr S kInf = std::numeric_limits<S>::infinity();
+      for (int r = 0; r < T; ++r) {
+        // One pass per term over the row, each free of calls and loop-carried state so it runs in SIMD.
+        Eigen::Map<Eigen::Array<S, Eigen::Dynamic, 1>> row(probs.data() + (row0 + r) * T, T);
+        row *= scale;
+        if (cap > 0) {
+          Eigen::Map<Eigen::Array<S, Eigen::Dynamic, 1>> c(capped.data() + (row0 + r) * T, T);
+          c = cap * (row / cap).tanh();
+          row = c;
+        }
+        if (bias_kind == AttentionBias::Kind::Alibi) {
+          for (int j = 0; j <= r; ++j) row[j] -= slope * static_cast<S>(r - j);  // j > r: 0 (the mask's cells)
+        } else if (bias_kind != AttentionBias::Kind::None) {
+          for (int j = 0; j < T; ++j) row[j] += static_cast<S>(opt.bias.at(h, r, r, j, T));
+        }
+        if (opt.mask_matrix) {
+          const bool* allow = opt.mask_matrix->data() + static_cast<Eigen::Index>(r) * T;
+          for (int j = 0; j < T; ++j) row[j] = allow[j] ? row[j] : -kInf;
+        }
+        if (opt.mask)
+          for (int j = 0; j < T; ++j)
+            if (!opt.mask->allows(r, j)) row[j] = -kInf;
+        const S mx = row.maxCoeff();
+        S* p = row.data();
+        if (mx == -kInf) {  // every key blocked: zeros, never NaN
+          for (int j = 0; j < T; ++j) p[j] = 0;
+          continue;
+        }
+        // Eigen's packet exp (SIMD); blocked keys are set to exactly 0 rather than trusting exp(−∞) there.
+        row = (row == -kInf).select(S(0), (row - mx).exp());
+        row *= S(1) / row.sum();
+      }
+      out.block(static_cast<Eigen::Index>(b) * T, static_cast<Eigen::Index>(h) * D, T, D).noalias() =
+          P * v.block(static_cast<Eigen::Index>(b) * T, static_cast<Eigen::Index>(g) * D, T, D);
+    }
+}
+
+template <class S>
+void attention_batched_backward(MatT<S>& dq, MatT<S>& dk, MatT<S>& dv, MatT<S>& scratch, const MatT<S>& dout,
+                                const MatT<S>& capped, const MatT<S>& probs, const MatT<S>& q, const MatT<S>& k,
+                                const MatT<S>& v, const AttentionOptions& opt, int B, int T, int H, int KV, int D) {
+  // dout, q, dq: (B*T, H*D)  k, v, dk, dv: (B*T, KV*D)  capped, probs: (B*H*T, T)  scratch: (T, T)
+  const int n_rep = H / KV;
+  const S scale = scale_of<S>(opt, D);
+  const S cap = static_cast<S>(opt.softcap);
+  scratch.resize(T, T);
+  // Heads run in order h = 0..H−1 inside a sequence, so a KV head's gradient sums its query heads in a fixed
+  // order: the result is bit-for-bit reproducible. (A GPU would give each (b, g) group one work item.)
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h) {
+      const int g = h / n_rep;
+      const Eigen::Index row0 = (static_cast<Eigen::Index>(b) * H + h) * T;
+      const Eigen::Index t0 = static_cast<Eigen::Index>(b) * T;
+      const auto P = probs.middleRows(row0, T);
+      const auto dO = dout.block(t0, static_cast<Eigen::Index>(h) * D, T, D);
+      const auto Vg = v.block(t0, static_cast<Eigen::Index>(g) * D, T, D);
+      dv.block(t0, static_cast<Eigen::Index>(g) * D, T, D).noalias() += P.transpose() * dO;
+      scratch.noalias() = dO * Vg.transpose();  // dP
+      for (int r = 0; r < T; ++r) {
+        const S* p = probs.data() + (row0 + r) * T;
+        S* d = scratch.data() + static_cast<Eigen::Index>(r) * T;
+        S dot = 0;
+        for (int j = 0; j < T; ++j) dot += p[j] * d[j];
+        for (int j = 0; j < T; ++j) d[j] = p[j] * (d[j] - dot);
+        if (cap > 0) {
+          const S* c = capped.data() + (row0 + r) * T;
+          for (int j = 0; j < T; ++j) {
+            const S u = c[j] / cap;
+            d[j] *= S(1) - u * u;
+          }
+        }
+        for (int j = 0; j < T; ++j) d[j] *= scale;
+      }
+      dq.block(t0, static_cast<Eigen::Index>(h) * D, T, D).noalias() +=
+          scratch * k.block(t0, static_cast<Eigen::Index>(g) * D, T, D);
+      dk.block(t0, static_cast<Eigen::Index>(g) * D, T, D).noalias() +=
+          scratch.transpose() * q.block(t0, static_cast<Eigen::Index>(h) * D, T, D);
+    }
+}
+
+template <class S>
+void qk_norm_forward(MatT<S>& out, VecT<S>& rstd, const MatT<S>& x, const VecT<S>& weight, float eps, int n,
+                     int head_dim) {
+  // x, out: (N, n*D)  rstd: (N*n)  weight: (D)
+  const int rows = static_cast<int>(x.rows()) * n;  // a row-major (N, n*D) matrix is (N*n, D) slices
+  out.resize(x.rows(), x.cols());
+  rstd.resize(rows);
+  rmsnorm_rows_forward<S>(out.data(), rstd.data(), x.data(), weight.data(), rows, head_dim, eps);
+}
+
+template <class S>
+void qk_norm_backward(MatT<S>& dx, VecT<S>& dweight, const MatT<S>& dout, const MatT<S>& x, const VecT<S>& weight,
+                      const VecT<S>& rstd, int n, int head_dim) {
+  // dx, dout, x: (N, n*D)  dweight, weight: (D)  rstd: (N*n)
+  const int rows = static_cast<int>(x.rows()) * n;
+  rmsnorm_rows_backward<S>(dx.data(), dweight.data(), dout.data(), x.data(), weight.data(), rstd.data(), rows,
+                           head_dim);
+}
+
+#define TW_ATTN_INSTANTIATE(S)                                                                                        \
+  template void attention_batched_forward<S>(MatT<S>&, MatT<S>&, MatT<S>&, const MatT<S>&, const MatT<S>&,            \
+                                             const MatT<S>&, const AttentionOptions&, int, int, int, int, int);       \
+  template void attention_batched_backward<S>(MatT<S>&, MatT<S>&, MatT<S>&, MatT<S>&, const MatT<S>&, const MatT<S>&, \
+                                              const MatT<S>&, const MatT<S>&, const MatT<S>&, const MatT<S>&,         \
+                                              const AttentionOptions&, int, int, int, int, int);                      \
+  template void qk_norm_forward<S>(MatT<S>&, VecT<S>&, const MatT<S>&, const VecT<S>&, float, int, int);              \
+  template void qk_norm_backward<S>(MatT<S>&, VecT<S>&, const MatT<S>&, const MatT<S>&, const VecT<S>&,               \
+                                    const VecT<S>&, int, int);
+TW_ATTN_INSTANTIATE(float)
+TW_ATTN_INSTANTIATE(double)
+#undef TW_ATTN_INSTANTIATE
 
 }  // namespace tw

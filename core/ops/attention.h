@@ -85,3 +85,45 @@ inline bool attention_allows(const AttentionOptions& opt, int r, int j) {
 void qk_norm_heads(Mat& out, const Mat& x, const Vec* weight, float eps, int n, int head_dim);
 
 }  // namespace tw
+
+// [SECTION] training kernels (float and double)
+// Batched reference attention for training: B sequences of T tokens, row b*T + t of q/k/v/out. Each sequence
+// attends only to itself, with the masks and bias of opt evaluated on positions 0..T−1 (opt.q_offset must be 0,
+// opt.mask_matrix, when set, is (T, T)). QK-norm is a separate op here (qk_norm_forward below) so its γ gets a
+// gradient: opt.qk_norm must be false.
+// Work items: one (sequence, head) each; the two products per item are matrix products, as attention_forward.
+//
+// Backward of one (sequence b, head h reading KV head g), with P the probabilities and dO the output gradient:
+//   dP = dO · V_gᵀ
+//   dS = P ⊙ (dP − rowsum(dP ⊙ P))             softmax backward (masked cells have P = 0, so dS = 0)
+//   dS ⊙= 1 − (capped / c)²                    soft-cap backward (d/dx c·tanh(x/c)), when c > 0
+//   dS ·= scale
+//   dQ_h += dS · K_g,   dK_g += dSᵀ · Q_h,   dV_g += Pᵀ · dO      (GQA: the n_rep heads of a group sum into dK_g, dV_g)
+// The ALiBi / dense bias is a constant: no gradient.
+namespace tw {
+
+// out: (B*T, H*D); capped: (B*H*T, T) scale·q·k after the soft-cap, before bias and mask (written only when
+// opt.softcap > 0; the soft-cap backward needs it); probs: (B*H*T, T), row (b*H + h)*T + r.
+// q: (B*T, H*D); k, v: (B*T, KV*D).
+template <class S>
+void attention_batched_forward(MatT<S>& out, MatT<S>& capped, MatT<S>& probs, const MatT<S>& q, const MatT<S>& k,
+                               const MatT<S>& v, const AttentionOptions& opt, int B, int T, int H, int KV, int D);
+
+// dq: (B*T, H*D) +=; dk, dv: (B*T, KV*D) +=; scratch: any, resized to (T, T) (pass the same one every step);
+// dout: (B*T, H*D); the rest as given to / produced by attention_batched_forward.
+template <class S>
+void attention_batched_backward(MatT<S>& dq, MatT<S>& dk, MatT<S>& dv, MatT<S>& scratch, const MatT<S>& dout,
+                                const MatT<S>& capped, const MatT<S>& probs, const MatT<S>& q, const MatT<S>& k,
+                                const MatT<S>& v, const AttentionOptions& opt, int B, int T, int H, int KV, int D);
+
+// QK-norm with a learned γ: each D-wide head slice of x (N, n*D) is RMS-normalised (ε = eps) and scaled by γ.
+// out: (N, n*D); rstd: (N*n) per slice; weight: (D).
+template <class S>
+void qk_norm_forward(MatT<S>& out, VecT<S>& rstd, const MatT<S>& x, const VecT<S>& weight, float eps, int n,
+                     int head_dim);
+// dx: (N, n*D) +=; dweight: (D) += (summed over every token and head).
+template <class S>
+void qk_norm_backward(MatT<S>& dx, VecT<S>& dweight, const MatT<S>& dout, const MatT<S>& x, const VecT<S>& weight,
+                      const VecT<S>& rstd, int n, int head_dim);
+
+}  // namespace tw

@@ -59,3 +59,32 @@ void mlp_forward(Mat& out, MlpActivations& acts, const Mat& x, const MlpWeights&
 int llama_hidden_size(int dim, int multiple_of, double ffn_dim_multiplier = 1.0);
 
 }  // namespace tw
+
+// [SECTION] training kernels (float and double)
+// Elementwise activations and the GLU product with their derivatives. Backwards accumulate (+=).
+namespace tw {
+
+// act(x) and act'(x) for any scalar; activation_value<float> equals activate().
+//   ReLU' = [x > 0];  SiLU' = σ(x)·(1 + x·(1 − σ(x)));  GELU' (erf) = Φ(x) + x·φ(x);
+//   GELU' (tanh) = ½(1 + t) + ½x·(1 − t²)·√(2/π)·(1 + 3·0.044715·x²), t = tanh(√(2/π)(x + 0.044715x³)).
+template <class S>
+S activation_value(Activation a, S x);
+template <class S>
+S activation_derivative(Activation a, S x);
+
+// out = act(x); x, out: (N, F).
+template <class S>
+void activation_forward_t(MatT<S>& out, const MatT<S>& x, Activation a);
+// dx += act'(x) ⊙ dout; dx, dout, x: (N, F). accumulate = false overwrites dx instead (saves zeroing it first).
+template <class S>
+void activation_backward(MatT<S>& dx, const MatT<S>& dout, const MatT<S>& x, Activation a, bool accumulate = true);
+
+// GLU: out = act(gate) ⊙ up (SwiGLU: act = SiLU, GeGLU: GELU, ReGLU: ReLU). gate, up, out: (N, F).
+template <class S>
+void glu_forward(MatT<S>& out, const MatT<S>& gate, const MatT<S>& up, Activation act);
+// dgate += act'(gate) ⊙ up ⊙ dout; dup += act(gate) ⊙ dout (accumulate = false: = instead of +=).
+template <class S>
+void glu_backward(MatT<S>& dgate, MatT<S>& dup, const MatT<S>& dout, const MatT<S>& gate, const MatT<S>& up,
+                  Activation act, bool accumulate = true);
+
+}  // namespace tw

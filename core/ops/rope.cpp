@@ -165,3 +165,62 @@ void permute_head_rows(Mat& out, const Mat& w, const std::vector<int>& perm, int
 }
 
 }  // namespace tw
+
+// [SECTION] training kernels
+namespace tw {
+
+template <class S>
+void rope_forward(MatT<S>& out, const MatT<S>& x, const MatT<S>& cos, const MatT<S>& sin, RopeConvention convention,
+                  int N, int H, int D) {
+  // x, out: (N, H*D)   cos, sin: (N, D/2)
+  assert(x.rows() == N && x.cols() == H * D && D % 2 == 0 && cos.rows() == N && cos.cols() == D / 2);
+  if (&out != &x) out.resize(N, H * D);
+  const int half = D / 2;
+  const bool interleaved = convention == RopeConvention::Interleaved;
+  const int stride = interleaved ? 2 : 1, partner = interleaved ? 1 : half;
+  for (int t = 0; t < N; ++t) {  // one work item per (row, head)
+    const S* c = cos.data() + static_cast<Eigen::Index>(t) * half;
+    const S* s = sin.data() + static_cast<Eigen::Index>(t) * half;
+    for (int h = 0; h < H; ++h) {
+      const S* xi = x.data() + static_cast<Eigen::Index>(t) * H * D + h * D;
+      S* o = out.data() + static_cast<Eigen::Index>(t) * H * D + h * D;
+      for (int k = 0; k < half; ++k) {
+        const int ia = k * stride, ib = k * stride + partner;
+        const S a = xi[ia], b = xi[ib];
+        o[ia] = a * c[k] - b * s[k];
+        o[ib] = a * s[k] + b * c[k];
+      }
+    }
+  }
+}
+
+template <class S>
+void rope_backward(MatT<S>& dx, const MatT<S>& dout, const MatT<S>& cos, const MatT<S>& sin, RopeConvention convention,
+                   int N, int H, int D) {
+  // dout, dx: (N, H*D)   cos, sin: (N, D/2)
+  assert(dout.rows() == N && dout.cols() == H * D && dx.rows() == N && dx.cols() == H * D);
+  const int half = D / 2;
+  const bool interleaved = convention == RopeConvention::Interleaved;
+  const int stride = interleaved ? 2 : 1, partner = interleaved ? 1 : half;
+  for (int t = 0; t < N; ++t) {
+    const S* c = cos.data() + static_cast<Eigen::Index>(t) * half;
+    const S* s = sin.data() + static_cast<Eigen::Index>(t) * half;
+    for (int h = 0; h < H; ++h) {
+      const S* g = dout.data() + static_cast<Eigen::Index>(t) * H * D + h * D;
+      S* o = dx.data() + static_cast<Eigen::Index>(t) * H * D + h * D;
+      for (int k = 0; k < half; ++k) {
+        const int ia = k * stride, ib = k * stride + partner;
+        const S ga = g[ia], gb = g[ib];
+        o[ia] += ga * c[k] + gb * s[k];  // transpose of [[c, −s], [s, c]]
+        o[ib] += -ga * s[k] + gb * c[k];
+      }
+    }
+  }
+}
+
+template void rope_forward<float>(Mat&, const Mat&, const Mat&, const Mat&, RopeConvention, int, int, int);
+template void rope_forward<double>(MatD&, const MatD&, const MatD&, const MatD&, RopeConvention, int, int, int);
+template void rope_backward<float>(Mat&, const Mat&, const Mat&, const Mat&, RopeConvention, int, int, int);
+template void rope_backward<double>(MatD&, const MatD&, const MatD&, const MatD&, RopeConvention, int, int, int);
+
+}  // namespace tw

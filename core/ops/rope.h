@@ -92,3 +92,20 @@ void permute_head_columns(Mat& out, const Mat& x, const std::vector<int>& perm, 
 void permute_head_rows(Mat& out, const Mat& w, const std::vector<int>& perm, int H, int D);
 
 }  // namespace tw
+
+// [SECTION] training kernels (float and double)
+namespace tw {
+
+// Same rotation as rope_apply, for any scalar; rows may hold several sequences (row r uses table row r, so a
+// batch of B sequences of T tokens passes tables tiled B times).
+//   x, out: (N, H*D)   cos, sin: (N, D/2). out may alias x.
+template <class S>
+void rope_forward(MatT<S>& out, const MatT<S>& x, const MatT<S>& cos, const MatT<S>& sin, RopeConvention convention,
+                  int N, int H, int D);
+// The rotation is linear, so its backward is its transpose: each pair's gradient is rotated by −angle,
+// (da, db) += (dy_a·cos + dy_b·sin, −dy_a·sin + dy_b·cos). dx: (N, H*D) +=; dout: (N, H*D).
+template <class S>
+void rope_backward(MatT<S>& dx, const MatT<S>& dout, const MatT<S>& cos, const MatT<S>& sin, RopeConvention convention,
+                   int N, int H, int D);
+
+}  // namespace tw

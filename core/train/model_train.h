@@ -13,6 +13,7 @@
 // The same model computed by forward() (core/model/forward.h, the inference path the stepper traces) gives the
 // same logits as train_forward() on one sequence; a test checks this.
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,18 +47,54 @@ struct TrainState {
 std::string check_batch(const ModelConfig& config, const Batch& batch);
 
 // Forward only. Fills *loss (mean over targets; 0 targets → error). Afterwards the state holds the logits and the
-// attention probabilities of every layer for reading. Returns false + one-line *error on invalid input.
+// attention probabilities of every layer for reading. Returns false + one-line *error on invalid input, and also
+// when the loss comes out NaN or infinite (diverged weights; *loss is still set).
 bool train_forward(TrainState& state, const ModelWeights& weights, const ModelConfig& config, const Batch& batch,
                    double* loss, std::string* error);
 
 // Forward + backward: *grads (resized like zero_weights(config) when its shapes differ) is overwritten with
-// ∂loss/∂W for every parameter (a tied head's gradient is the sum of its two uses, in embed).
+// ∂loss/∂W for every parameter (a tied head's gradient is the sum of its two uses, in embed). On false (invalid
+// input, non-finite loss) *grads is left as it was.
 bool train_forward_backward(ModelWeights* grads, TrainState& state, const ModelWeights& weights,
                             const ModelConfig& config, const Batch& batch, double* loss, std::string* error);
 
-// After train_forward / train_forward_backward on the same state:
+// After train_forward / train_forward_backward on the same state (empty before the first pass):
 const Mat& train_logits(const TrainState& state);  // (B*T, V)
-// Attention probabilities of layer l for sequence b: (H*T, T), head h in rows h*T .. h*T+T-1.
+// Attention probabilities of layer l for sequence b: (H*T, T), head h in rows h*T .. h*T+T-1 (empty when l or b is
+// out of range).
 Mat train_attention_probs(const TrainState& state, int layer, int b);
+
+// [SECTION] double precision (finite-difference checks)
+// The same forward and backward, instantiated in double: the gradient tests perturb one weight at a time by ±h and
+// compare (L(w+h) − L(w−h)) / 2h with the analytic gradient, which only works at tight tolerance in double.
+// Member names mirror ModelWeights so the one templated implementation serves both.
+struct NormWeightsD {
+  VecD weight, bias;
+};
+struct MlpWeightsD {
+  MatD gate, up, down;
+};
+struct LayerWeightsD {
+  NormWeightsD attn_norm;
+  MatD wq, wk, wv, wo;
+  VecD q_norm, k_norm;
+  NormWeightsD mlp_norm;
+  MlpWeightsD mlp;
+};
+struct ModelWeightsD {
+  MatD embed, pos_embed;
+  std::vector<LayerWeightsD> layers;
+  NormWeightsD final_norm;
+  MatD lm_head;
+  const MatD& head() const { return lm_head.size() ? lm_head : embed; }
+};
+ModelWeightsD to_double(const ModelWeights& weights);
+// Visits every tensor of `config` (HF name, data, size), in the order of visit_parameters.
+void visit_parameters(ModelWeightsD& weights, const ModelConfig& config,
+                      const std::function<void(const std::string& name, double* data, int64_t size)>& visit);
+// Forward (+ backward when grads is not null, grads then overwritten like train_forward_backward) in double, with a
+// state of its own (tests and checks only: it allocates on every call).
+bool train_forward_backward_double(ModelWeightsD* grads, const ModelWeightsD& weights, const ModelConfig& config,
+                                   const Batch& batch, double* loss, std::string* error);
 
 }  // namespace tw

@@ -66,12 +66,38 @@ one_line_error mismatched-weights "has shape \(300, 64\) but this config needs \
 head -c 1000 "$work/a/model.safetensors" >"$work/cut.safetensors"
 one_line_error truncated-weights "file is truncated" -- \
   "$app" dump --config "$work/gqa.json" --weights "$work/cut.safetensors" --text hi --out "$work/x"
+one_line_error grads-one-token "--grads needs at least 2 tokens" -- "$app" dump --config "$work/gqa.json" --tokens 5 --out "$work/x" --grads
+
+# --grads: gradients of the next-token loss under the model.safetensors names, and the loss in the manifest.
+check grads 0 "wrote" -- "$app" dump --config "$work/gqa.json" --text "Hé, GQA!" --out "$work/g" --seed 5 --grads
+[ -s "$work/g/grads.safetensors" ] || { echo "FAIL missing $work/g/grads.safetensors"; fail=1; }
+check manifest-loss 0 '"loss": [0-9]' -- cat "$work/g/manifest.json"
+check grads-same-logits 0 "" -- cmp "$work/a/logits.npy" "$work/g/logits.npy"
+# ALiBi + post-norm LayerNorm + GELU; QK-norm + soft-cap + 1/d_k + tied embeddings (checked in PyTorch below).
+cat >"$work/alibi_post.json" <<'JSON'
+{"hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+ "vocab_size": 300, "max_position_embeddings": 32, "tw_positions": "alibi", "tw_norm_placement": "post",
+ "tw_norm": "layernorm", "tw_activation": "gelu"}
+JSON
+cat >"$work/qknorm_tied.json" <<'JSON'
+{"hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 1,
+ "vocab_size": 300, "max_position_embeddings": 32, "tw_qk_norm": true, "attn_logit_softcapping": 3.0,
+ "tw_attn_scale": "1/d_k", "tie_word_embeddings": true}
+JSON
+"$app" dump --config "$work/alibi_post.json" --text "gradients, please" --out "$work/g2" --grads >/dev/null 2>&1 || { echo "FAIL grads alibi_post"; fail=1; }
+"$app" dump --config "$work/qknorm_tied.json" --text "gradients, please" --out "$work/g3" --grads >/dev/null 2>&1 || { echo "FAIL grads qknorm_tied"; fail=1; }
+
 one_line_error too-long "exceed max_seq 64" -- "$app" dump --config "$work/gqa.json" --text "$(printf 'x%.0s' {1..65})" --out "$work/x"
 
 # The dump loads in PyTorch and a hand-written PyTorch forward gives the same logits (when torch is installed).
 if /usr/bin/python3 -c "import torch, numpy" 2>/dev/null; then
   check pytorch-logits 0 "max \|logits_workbench - logits_pytorch\| = [0-9.]+e-0[5-9]" -- \
     /usr/bin/python3 "$src/bench/pytorch_forward.py" "$work/a" --tol 1e-4
+  # Gradients against PyTorch autograd (float64): worst max|ours − torch| / max|torch| over every tensor.
+  for g in g g2 g3; do
+    check "pytorch-grads-$g" 0 "worst relative gradient error over [0-9]+ tensors = [0-9.]+e-[0-9]+" -- \
+      /usr/bin/python3 "$src/bench/pytorch_grads.py" "$work/$g" --tol 1e-4
+  done
 else
   echo "skip pytorch-logits: /usr/bin/python3 has no torch"
 fi

@@ -1,0 +1,210 @@
+// `transformer-workbench train --scene FILE|PRESET [--set key=value]... [--steps N] --out DIR [--format png,svg,csv]`:
+// trains the Training panel's settings of a scene headless, on one thread, and writes
+//   DIR/model.safetensors + DIR/config.json   the trained model (Hugging Face names; the stepper and
+//                                              bench/pytorch_forward.py load it)
+//   DIR/metrics.csv                           step, train_loss, val_loss, accuracy, grad_norm, lr (one row per step;
+//                                              val_loss/accuracy empty on steps without an evaluation)
+//   DIR/run.json                              task, steps, batch, seq_len, seconds, ms_per_step_median,
+//                                              final_accuracy, plus cpu_ms_per_step_median (this thread's CPU
+//                                              time, immune to other programs on the core), seconds_to_99 (null
+//                                              when never reached) and the parameter count
+//   DIR/scene.json                            the scene as trained (with --set applied): retrains the same bits
+//   DIR/train-<figure>.<ext>                  the panel's figures after the last step
+// Progress goes to stderr; the last line on stdout is the median milliseconds per step.
+// --steps N is the same as --set train.steps=N (the run's length and the end of its cosine schedule).
+// Exit codes: 0 trained, 1 training diverged or a file could not be written (what could be written is), 2 bad
+// arguments or a rejected scene.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "app/commands.h"
+#include "app/export_figures.h"
+#include "app/scene.h"
+#include "app/scene_presets.h"
+#include "core/io/atomic_file.h"
+#include "core/train/trainer.h"
+#include "core/train/trainer_session.h"
+#include "views/panel_train.h"
+#include "views/plot/export.h"
+
+namespace tw {
+
+namespace {
+
+struct TrainCommandOptions {
+  std::string scene;
+  std::vector<std::string> sets;
+  std::string steps;
+  std::string out;
+  std::string formats = "png,svg,csv";
+};
+
+int fail(int code, const std::string& message) {
+  std::fprintf(stderr, "transformer-workbench train: %s\n", message.c_str());
+  return code;
+}
+
+std::string num(double v) {
+  if (!std::isfinite(v)) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+std::string metrics_csv(const std::vector<MetricsRow>& rows) {
+  std::string out = "step,train_loss,val_loss,accuracy,grad_norm,lr\n";
+  for (const MetricsRow& r : rows)
+    out += std::to_string(r.step) + "," + num(r.train_loss) + "," + num(r.val_loss) + "," + num(r.accuracy) + "," +
+           num(r.grad_norm) + "," + num(r.lr) + "\n";
+  return out;
+}
+
+int run_train(const TrainCommandOptions& o) {
+  using Clock = std::chrono::steady_clock;
+  // CPU time of this thread: unlike wall time it does not grow when other programs share the core.
+  auto thread_cpu_ms = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6;
+  };
+  if (o.scene.empty()) return fail(2, "--scene FILE is required (a scene file or a preset such as train-sort)");
+  if (o.out.empty()) return fail(2, "--out DIR is required (the directory to write the model and metrics into)");
+  plot::ExportFormats formats = plot::ExportFormat_None;
+  if (!o.formats.empty() && o.formats != "none")
+    if (auto problem = parse_export_formats(o.formats, &formats)) return fail(2, "--format: " + *problem);
+
+  AppState state = make_app_state();
+  std::vector<SceneOverride> overrides;
+  for (const std::string& arg : o.sets) {
+    SceneOverride set;
+    if (auto problem = parse_set_argument(state, arg, &set)) return fail(2, *problem);
+    overrides.push_back(std::move(set));
+  }
+  if (!o.steps.empty()) {
+    SceneOverride set;
+    if (auto problem = parse_set_argument(state, "train.steps=" + o.steps, &set))
+      return fail(2, "--steps: " + *problem);
+    overrides.push_back(std::move(set));
+  }
+  const SceneLoad loaded = load_scene_file(state, resolve_scene_argument(o.scene), overrides);
+  for (const std::string& w : loaded.warnings)
+    std::fprintf(stderr, "transformer-workbench train: warning: %s\n", w.c_str());
+  if (!loaded.ok) return fail(2, loaded.error);
+  PanelSlot* slot = state.find("train");
+  if (!slot) return fail(2, "this build has no Training panel");
+
+  TrainSettings settings;
+  int steps = 0;
+  std::string error;
+  if (!train_settings_of_panel(*slot->panel, &settings, &steps, &error)) return fail(2, error);
+  Trainer trainer;
+  if (!trainer.init(settings, &error)) return fail(2, error);
+
+  std::fprintf(stderr, "training %s: %d steps, batch %d, T = %d, %lld parameters\n", to_string(settings.task.kind),
+               steps, settings.batch, trainer.task().seq_len(),
+               static_cast<long long>(parameter_count(settings.model)));
+  std::vector<double> step_ms, step_cpu_ms;
+  step_ms.reserve(size_t(steps));
+  step_cpu_ms.reserve(size_t(steps));
+  double seconds_to_99 = kNoValue;
+  const auto start = Clock::now();
+  auto last_report = start;
+  int exit_code = 0;
+  for (int i = 0; i < steps; ++i) {
+    const auto t0 = Clock::now();
+    const double c0 = thread_cpu_ms();
+    if (!trainer.step(&error)) {
+      std::fprintf(stderr, "transformer-workbench train: %s\n", error.c_str());
+      exit_code = 1;
+      break;
+    }
+    const auto t1 = Clock::now();
+    step_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    step_cpu_ms.push_back(thread_cpu_ms() - c0);
+    const MetricsRow& row = trainer.history().back();
+    if (!std::isfinite(seconds_to_99) && std::isfinite(row.accuracy) && row.accuracy >= 0.99)
+      seconds_to_99 = std::chrono::duration<double>(Clock::now() - start).count();
+    if (t1 - last_report > std::chrono::milliseconds(500) || i + 1 == steps) {
+      last_report = t1;
+      double acc = kNoValue;
+      for (auto it = trainer.history().rbegin(); it != trainer.history().rend() && !std::isfinite(acc); ++it)
+        acc = it->accuracy;
+      std::fprintf(stderr, "step %d/%d  loss %.4f  held-out accuracy %.1f%%  %.1f s\n", row.step, steps, row.train_loss,
+                   100 * acc, std::chrono::duration<double>(t1 - start).count());
+    }
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  // The last row always carries a held-out evaluation, so final_accuracy is the accuracy of the saved weights.
+  const Evaluation final_eval = trainer.evaluate();
+  if (trainer.steps_done() > 0 && !std::isfinite(seconds_to_99) && final_eval.accuracy >= 0.99)
+    seconds_to_99 = std::chrono::duration<double>(Clock::now() - start).count();
+  auto median_of = [](std::vector<double> ms) {
+    if (ms.empty()) return 0.0;
+    std::nth_element(ms.begin(), ms.begin() + long(ms.size() / 2), ms.end());
+    return ms[ms.size() / 2];
+  };
+  const double median = median_of(step_ms), cpu_median = median_of(step_cpu_ms);
+
+  std::vector<std::string> errors;
+  if (!trainer.save_checkpoint(o.out, &error)) errors.push_back(error);
+  const std::filesystem::path dir(o.out);
+  auto write = [&](const std::string& name, const std::string& bytes) {
+    std::string e;
+    if (!write_file_atomic((dir / name).string(), bytes, &e)) errors.push_back(e);
+  };
+  write("metrics.csv", metrics_csv(trainer.history()));
+  nlohmann::ordered_json run;
+  run["task"] = to_string(settings.task.kind);
+  run["steps"] = trainer.steps_done();
+  run["batch"] = settings.batch;
+  run["seq_len"] = trainer.task().seq_len();
+  run["seconds"] = seconds;
+  run["ms_per_step_median"] = median;
+  run["cpu_ms_per_step_median"] = cpu_median;
+  run["final_accuracy"] = std::isfinite(final_eval.accuracy) ? nlohmann::json(final_eval.accuracy) : nullptr;
+  run["final_val_loss"] = std::isfinite(final_eval.loss) ? nlohmann::json(final_eval.loss) : nullptr;
+  run["seconds_to_99"] = std::isfinite(seconds_to_99) ? nlohmann::json(seconds_to_99) : nullptr;
+  run["parameters"] = parameter_count(settings.model);
+  if (trainer.stopped()) run["stopped"] = trainer.stop_message();
+  write("run.json", run.dump(2) + "\n");
+  write("scene.json", scene_to_text(state));
+  if (formats != plot::ExportFormat_None) {
+    plot::ExportOptions options;
+    options.theme = plot::ThemeKind::Print;
+    std::vector<std::string> written;
+    for (const plot::Figure& fig : train_figures(make_snapshot(trainer), steps)) {
+      const std::string e = plot::export_figure(fig, o.out, "train", formats, options, &written);
+      if (!e.empty()) errors.push_back("train-" + fig.id + ": " + e);
+    }
+  }
+  for (const std::string& e : errors) std::fprintf(stderr, "transformer-workbench train: %s\n", e.c_str());
+  std::fprintf(stderr, "final held-out accuracy %.2f%%, %.2f s, median %.3f ms/step\n", 100 * final_eval.accuracy,
+               seconds, median);
+  std::printf("%.4f\n", median);
+  return errors.empty() ? exit_code : 1;
+}
+
+}  // namespace
+
+TW_REGISTER_COMMAND(Command{
+    .name = "train",
+    .description = "Train the Training panel's model of a scene headless; write the checkpoint, metrics and figures",
+    .setup = [](CLI::App& sub) -> CommandAction {
+      auto o = std::make_shared<TrainCommandOptions>();
+      sub.add_option("--scene", o->scene, "Scene file, or a shipped preset name (e.g. train-sort, train-induction)");
+      sub.add_option("--set", o->sets, "Override a scene key: key=value (repeatable; e.g. train.lr=0.01)");
+      sub.add_option("--steps", o->steps, "Training steps (same as --set train.steps=N)");
+      sub.add_option("--out", o->out, "Directory for model.safetensors, config.json, metrics.csv, run.json, figures");
+      sub.add_option("--format", o->formats, "Figure formats: png,svg,csv or none (default: all three)");
+      return [o] { return run_train(*o); };
+    }});
+
+}  // namespace tw

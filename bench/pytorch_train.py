@@ -1,0 +1,178 @@
+#!/usr/bin/python3
+"""Time PyTorch training of the model a `transformer-workbench train` run trained, written the usual batched way.
+
+    transformer-workbench train --scene train-sort --out /tmp/sort
+    /usr/bin/python3 bench/pytorch_train.py /tmp/sort [--steps 200] [--threads 1]
+
+Reads config.json (the architecture), model.safetensors (the starting weights) and run.json (batch and sequence
+length) of the run directory, then times forward + backward + AdamW steps of an nn.Module over (B, T) batches of
+random tokens with a loss on the second half of each sequence, as a PyTorch user would write it (F.cross_entropy
+with ignore_index, torch.optim.AdamW, clip_grad_norm_). PyTorch and OpenBLAS both get --threads threads (1 by
+default, the same single core the workbench uses). Prints the median ms per step, and the workbench's median from
+run.json next to it, both as wall time and as the
+thread's CPU time (the fair comparison when other programs share the machine). Needs Debian's python3-torch and python3-numpy (/usr/bin/python3).
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pytorch_forward import alibi_slopes, read_safetensors, set_blas_threads  # noqa: E402
+
+
+class Model(torch.nn.Module):
+    def __init__(self, cfg, weights):
+        super().__init__()
+        self.C = cfg["hidden_size"]
+        self.H = cfg["num_attention_heads"]
+        self.KV = cfg.get("num_key_value_heads", self.H)
+        self.D = cfg.get("head_dim") or self.C // self.H
+        self.L = cfg["num_hidden_layers"]
+        self.eps = cfg["rms_norm_eps"]
+        self.norm_kind = cfg.get("tw_norm", "rmsnorm")
+        self.pre = cfg.get("tw_norm_placement", "pre") == "pre"
+        self.positions = cfg.get("tw_positions", "rope")
+        self.act = cfg.get("tw_activation", "swiglu")
+        self.scale = {"1/sqrt(d_k)": 1 / math.sqrt(self.D), "none": 1.0, "1/d_k": 1.0 / self.D}[
+            cfg.get("tw_attn_scale", "1/sqrt(d_k)")]
+        self.qk_norm = cfg.get("tw_qk_norm", False)
+        self.softcap = cfg.get("attn_logit_softcapping") or 0.0
+        self.theta = cfg["rope_theta"]
+        self.tied = cfg.get("tie_word_embeddings", False)
+        # Every tensor of the checkpoint becomes a parameter (names with '.' are not allowed: use '/').
+        self.p = torch.nn.ParameterDict({k.replace(".", "/"): torch.nn.Parameter(v.clone()) for k, v in weights.items()})
+
+    def w(self, name):
+        return self.p[name.replace(".", "/")]
+
+    def norm(self, x, prefix):
+        if self.norm_kind == "rmsnorm":
+            return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.w(prefix + ".weight")
+        return F.layer_norm(x, (self.C,), self.w(prefix + ".weight"), self.w(prefix + ".bias"), self.eps)
+
+    def attention(self, x, p):
+        B, T, _ = x.shape
+        H, KV, D = self.H, self.KV, self.D
+        q = F.linear(x, self.w(p + "self_attn.q_proj.weight")).view(B, T, H, D).transpose(1, 2)
+        k = F.linear(x, self.w(p + "self_attn.k_proj.weight")).view(B, T, KV, D).transpose(1, 2)
+        v = F.linear(x, self.w(p + "self_attn.v_proj.weight")).view(B, T, KV, D).transpose(1, 2)
+        if self.positions == "rope":
+            q = q * self.cos + self.rotate_half(q) * self.sin
+            k = k * self.cos + self.rotate_half(k) * self.sin
+        if self.qk_norm:
+            q = q * torch.rsqrt(q.pow(2).mean(-1, keepdim=True) + 1e-6) * self.w(p + "self_attn.q_norm.weight")
+            k = k * torch.rsqrt(k.pow(2).mean(-1, keepdim=True) + 1e-6) * self.w(p + "self_attn.k_norm.weight")
+        k = k.repeat_interleave(H // KV, dim=1)
+        v = v.repeat_interleave(H // KV, dim=1)
+        s = (q @ k.transpose(-1, -2)) * self.scale
+        if self.softcap > 0:
+            s = self.softcap * torch.tanh(s / self.softcap)
+        if self.positions == "alibi":
+            s = s + self.alibi
+        s = s.masked_fill(self.causal, float("-inf"))
+        o = torch.softmax(s, dim=-1) @ v
+        return F.linear(o.transpose(1, 2).reshape(B, T, H * D), self.w(p + "self_attn.o_proj.weight"))
+
+    @staticmethod
+    def rotate_half(x):
+        a, b = x.chunk(2, dim=-1)
+        return torch.cat([-b, a], dim=-1)
+
+    def mlp(self, x, p):
+        up = F.linear(x, self.w(p + "mlp.up_proj.weight"))
+        if self.act in ("swiglu", "geglu"):
+            gate = F.linear(x, self.w(p + "mlp.gate_proj.weight"))
+            h = (F.silu(gate) if self.act == "swiglu" else F.gelu(gate)) * up
+        else:
+            h = F.relu(up) if self.act == "relu" else F.gelu(up)
+        return F.linear(h, self.w(p + "mlp.down_proj.weight"))
+
+    def prepare(self, T):
+        k = torch.arange(self.D // 2, dtype=torch.float64)
+        ang = torch.arange(T, dtype=torch.float64)[:, None] * (self.theta ** (-2.0 * k / self.D))[None, :]
+        self.cos = torch.cat([torch.cos(ang)] * 2, -1).float()
+        self.sin = torch.cat([torch.sin(ang)] * 2, -1).float()
+        i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+        self.causal = j > i
+        m = torch.tensor(alibi_slopes(self.H), dtype=torch.float32)[:, None, None]
+        self.alibi = -m * (i - j).clamp(min=0).float()
+        pos = torch.arange(T, dtype=torch.float64)[:, None]
+        c = torch.arange(self.C // 2, dtype=torch.float64)[None, :]
+        a = pos * 10000.0 ** (-2.0 * c / self.C)
+        self.sinusoid = torch.stack([torch.sin(a), torch.cos(a)], -1).reshape(T, self.C).float()
+
+    def forward(self, tokens):
+        T = tokens.shape[1]
+        x = F.embedding(tokens, self.w("model.embed_tokens.weight"))
+        if self.positions == "learned":
+            x = x + self.w("model.embed_positions.weight")[:T]
+        elif self.positions == "sinusoidal":
+            x = x + self.sinusoid
+        for l in range(self.L):
+            p = f"model.layers.{l}."
+            if self.pre:
+                h = x + self.attention(self.norm(x, p + "input_layernorm"), p)
+                x = h + self.mlp(self.norm(h, p + "post_attention_layernorm"), p)
+            else:
+                h = self.norm(x + self.attention(x, p), p + "input_layernorm")
+                x = self.norm(h + self.mlp(h, p), p + "post_attention_layernorm")
+        if self.pre:
+            x = self.norm(x, "model.norm")
+        head = self.w("model.embed_tokens.weight") if self.tied else self.w("lm_head.weight")
+        return F.linear(x, head)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("run", help="directory written by transformer-workbench train")
+    ap.add_argument("--steps", type=int, default=200, help="timed steps (after 10 warm-up steps)")
+    ap.add_argument("--threads", type=int, default=1)
+    args = ap.parse_args()
+    cfg = json.load(open(os.path.join(args.run, "config.json")))
+    run = json.load(open(os.path.join(args.run, "run.json")))
+    torch.set_num_threads(args.threads)
+    blas = set_blas_threads(args.threads)
+    torch.manual_seed(0)
+    model = Model(cfg, read_safetensors(os.path.join(args.run, "model.safetensors")))
+    B, T, V = run["batch"], run["seq_len"], cfg["vocab_size"]
+    model.prepare(T)
+    decay = [p for n, p in model.p.items() if n.endswith("_proj/weight") or n == "lm_head/weight"]
+    other = [p for n, p in model.p.items() if not (n.endswith("_proj/weight") or n == "lm_head/weight")]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": other, "weight_decay": 0.0}],
+                            lr=1e-3)
+    times, cpu = [], []
+    for step in range(10 + args.steps):
+        tokens = torch.randint(0, V, (B, T))
+        targets = torch.roll(tokens, -1, dims=1)
+        targets[:, : T // 2 - 1] = -1  # loss on the answer half only, as the tasks do
+        targets[:, -1] = -1
+        t0, c0 = time.perf_counter(), time.thread_time()
+        logits = model(tokens)
+        loss = F.cross_entropy(logits.view(-1, V), targets.view(-1), ignore_index=-1)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        if step >= 10:
+            times.append(time.perf_counter() - t0)
+            cpu.append(time.thread_time() - c0)
+    median = sorted(times)[len(times) // 2] * 1e3
+    cpu_median = sorted(cpu)[len(cpu) // 2] * 1e3
+    print(f"pytorch {torch.__version__} threads={args.threads} (OpenBLAS {blas}): B={B} T={T} V={V} "
+          f"L={model.L} C={model.C}: median {median:.3f} ms/step wall, {cpu_median:.3f} ms/step CPU "
+          f"(forward + backward + AdamW)")
+    ours, ours_cpu = run.get("ms_per_step_median"), run.get("cpu_ms_per_step_median")
+    if ours:
+        print(f"transformer-workbench (run.json): median {ours:.3f} ms/step wall -> {median / ours:.2f}x faster")
+    if ours_cpu:
+        print(f"transformer-workbench (run.json): median {ours_cpu:.3f} ms/step CPU -> {cpu_median / ours_cpu:.2f}x faster")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,565 @@
+#include "core/train/model_train.h"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+#include "core/model/positions.h"
+#include "core/ops/alibi.h"
+#include "core/ops/attention.h"
+#include "core/ops/cross_entropy.h"
+#include "core/ops/embedding.h"
+#include "core/ops/linear.h"
+#include "core/ops/mask.h"
+#include "core/ops/mlp.h"
+#include "core/ops/norm.h"
+#include "core/ops/residual.h"
+#include "core/ops/rope.h"
+
+namespace tw {
+
+// [SECTION] activations
+// Everything the backward pass reads, per layer, allocated by the first step of a (config, B, T) and then only
+// overwritten (Eigen's resize keeps the buffer when the size is unchanged). N = B*T rows, one per token.
+namespace {
+
+constexpr float kQkNormEps = 1e-6f;  // AttentionOptions::qk_norm_eps, the ε the inference forward uses
+
+template <class S>
+struct LayerActs {
+  MatT<S> ln1;                 // (N, C)     pre: Norm(x) (attention input); post: Norm(x + attn) (MLP input)
+  VecT<S> ln1_mean, ln1_rstd;  // (N)        its statistics (mean: LayerNorm only)
+  MatT<S> q, k, v;             // (N, H*D), (N, KV*D), (N, KV*D)  projections, q and k after RoPE
+  MatT<S> qn, kn;              // QK-norm outputs (qk_norm configs only)
+  VecT<S> qn_rstd, kn_rstd;    // (N*H), (N*KV)
+  MatT<S> capped, probs;       // (B*H*T, T) soft-capped scores (softcap configs only), probabilities
+  MatT<S> att;                 // (N, H*D)   P V per head
+  MatT<S> h;                   // (N, C)     x + attention output (before the post-norm)
+  MatT<S> ln2;                 // (N, C)     pre: Norm(h) (MLP input); unused in post-norm
+  VecT<S> ln2_mean, ln2_rstd;  // (N)        statistics of the second norm (pre: of h; post: of res2)
+  MatT<S> gate, up, hid;       // (N, F)     gate (GLU only), up, act(gate)⊙up or act(up)
+  MatT<S> res2;                // (N, C)     post-norm only: Norm(h) + MLP, the input of the second norm
+};
+
+template <class S>
+struct Acts {
+  std::tuple<int, int, int, int, int, int, int, int, int, int, int, int, int, int, float>
+      key{};  // shape it was made for
+  int B = 0, T = 0;
+  MatT<S> cos, sin;           // (N, D/2) RoPE tables tiled over the batch
+  MatT<S> sinusoid;           // (N, C)   sinusoidal positions tiled over the batch
+  std::vector<int> pos_ids;   // (N)      position t of row b*T + t (learned positions)
+  MatB causal, sliding;       // (T, T)   masks, materialised once
+  AttentionOptions attn_opt;  // scale, soft-cap, ALiBi slopes (mask set per layer)
+  std::vector<MatT<S>> xs;    // L+1 of (N, C): residual stream entering each layer, xs[L] = last output
+  std::vector<LayerActs<S>> layers;
+  MatT<S> xf;              // (N, C) final norm output (pre-norm only)
+  VecT<S> f_mean, f_rstd;  // (N)
+  MatT<S> logits, probs;   // (N, V)
+  // Backward scratch, shared by every layer (only the current layer's gradients are alive at a time).
+  MatT<S> dres, dtmp, dnorm;  // (N, C)
+  MatT<S> dhid, dgate, dup;   // (N, F)
+  MatT<S> datt, dq, dq2;      // (N, H*D)
+  MatT<S> dk, dk2, dv;        // (N, KV*D)
+  MatT<S> dlogits;            // (N, V)
+  MatT<S> scratch;            // (T, T)
+};
+
+template <class S>
+auto acts_key(const ModelConfig& c, int B, int T) {
+  return std::make_tuple(B, T, c.dim, c.n_layers, c.n_heads, c.n_kv_heads, c.vocab, c.hidden,
+                         static_cast<int>(c.positions), static_cast<int>(c.attention), c.window, c.full_every,
+                         static_cast<int>(c.attn_scale), static_cast<int>(c.norm), c.rope_base);
+}
+
+// Position tables, masks and scratch for a (config, B, T); nothing here depends on the weights.
+template <class S>
+void ensure_acts(Acts<S>& a, const ModelConfig& c, int B, int T) {
+  const auto key = acts_key<S>(c, B, T);
+  if (a.B == B && a.T == T && a.key == key) {
+    a.attn_opt.softcap = c.attn_softcap;  // may change between steps without new buffers
+    return;
+  }
+  a.key = key;
+  a.B = B;
+  a.T = T;
+  const int N = B * T, C = c.dim, D = c.head_dim(), H = c.n_heads, KV = c.n_kv_heads, F = c.hidden, V = c.vocab;
+  a.pos_ids.resize(static_cast<size_t>(N));
+  for (int i = 0; i < N; ++i) a.pos_ids[static_cast<size_t>(i)] = i % T;
+  if (c.positions == PositionType::RoPE) {
+    Mat cs, sn;  // (T, D/2) as the inference pass builds them, then tiled
+    rope_cos_sin(cs, sn, rope_frequencies(D, c.rope_base), 0, T);
+    a.cos.resize(N, D / 2);
+    a.sin.resize(N, D / 2);
+    for (int b = 0; b < B; ++b) {
+      a.cos.middleRows(static_cast<Eigen::Index>(b) * T, T) = cs.cast<S>();
+      a.sin.middleRows(static_cast<Eigen::Index>(b) * T, T) = sn.cast<S>();
+    }
+  }
+  if (c.positions == PositionType::Sinusoidal) {
+    Mat pe;
+    sinusoidal_positions(pe, 0, T, C);
+    a.sinusoid.resize(N, C);
+    for (int b = 0; b < B; ++b) a.sinusoid.middleRows(static_cast<Eigen::Index>(b) * T, T) = pe.cast<S>();
+  }
+  materialize_mask(a.causal, causal_mask(), T, T);
+  materialize_mask(a.sliding, sliding_window_mask(std::max(c.window, 1)), T, T);
+  a.attn_opt = AttentionOptions{};
+  a.attn_opt.scale_mode = c.attn_scale;
+  a.attn_opt.softcap = c.attn_softcap;
+  if (c.positions == PositionType::ALiBi) {
+    a.attn_opt.bias.kind = AttentionBias::Kind::Alibi;
+    a.attn_opt.bias.slopes = alibi_slopes(H);
+  }
+  a.xs.assign(static_cast<size_t>(c.n_layers + 1), MatT<S>(N, C));
+  a.layers.assign(static_cast<size_t>(c.n_layers), LayerActs<S>{});
+  a.dres.resize(N, C);
+  a.dtmp.resize(N, C);
+  a.dnorm.resize(N, C);
+  a.dhid.resize(N, F);
+  a.dgate.resize(N, F);
+  a.dup.resize(N, F);
+  a.datt.resize(N, H * D);
+  a.dq.resize(N, H * D);
+  a.dq2.resize(N, H * D);
+  a.dk.resize(N, KV * D);
+  a.dk2.resize(N, KV * D);
+  a.dv.resize(N, KV * D);
+  a.dlogits.resize(N, V);
+  a.scratch.resize(T, T);
+}
+
+// [SECTION] op dispatch by config
+
+MlpKind kind_of(ActivationKind a) {
+  return a == ActivationKind::SwiGLU ? MlpKind::SwiGLU : a == ActivationKind::GeGLU ? MlpKind::GeGLU : MlpKind::Plain;
+}
+Activation act_of(ActivationKind a) {
+  switch (a) {
+    case ActivationKind::ReLU: return Activation::ReLU;
+    case ActivationKind::SwiGLU: return Activation::SiLU;
+    default: return Activation::GeluExact;  // GELU and GeGLU use the exact erf form, as forward()
+  }
+}
+
+template <class S, class NW>
+void norm_fwd(MatT<S>& out, VecT<S>& mean, VecT<S>& rstd, const MatT<S>& x, const NW& n, const ModelConfig& c) {
+  // x, out: (N, C); mean, rstd: (N)
+  const int N = static_cast<int>(x.rows()), C = static_cast<int>(x.cols());
+  out.resize(N, C);
+  rstd.resize(N);
+  if (c.norm == NormType::RMSNorm) {
+    rmsnorm_rows_forward<S>(out.data(), rstd.data(), x.data(), n.weight.data(), N, C, c.eps);
+  } else {
+    mean.resize(N);
+    layernorm_rows_forward<S>(out.data(), mean.data(), rstd.data(), x.data(), n.weight.data(), n.bias.data(), N, C,
+                              c.eps);
+  }
+}
+
+template <class S, class NW, class NG>
+void norm_bwd(MatT<S>& dx, NG& g, const MatT<S>& dout, const MatT<S>& x, const NW& n, const VecT<S>& mean,
+              const VecT<S>& rstd, const ModelConfig& c) {
+  // dx (+=), dout, x: (N, C); g.weight, g.bias (+=): (C)
+  const int N = static_cast<int>(x.rows()), C = static_cast<int>(x.cols());
+  if (c.norm == NormType::RMSNorm)
+    rmsnorm_rows_backward<S>(dx.data(), g.weight.data(), dout.data(), x.data(), n.weight.data(), rstd.data(), N, C);
+  else
+    layernorm_rows_backward<S>(dx.data(), g.weight.data(), g.bias.data(), dout.data(), x.data(), n.weight.data(),
+                               mean.data(), rstd.data(), N, C);
+}
+
+// [SECTION] forward
+
+template <class S, class W>
+double forward_t(Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batch) {
+  const int B = batch.B, T = batch.T, N = B * T;
+  const int H = c.n_heads, KV = c.n_kv_heads, D = c.head_dim();
+  const bool pre = c.placement == NormPlacement::Pre;
+  const MlpKind kind = kind_of(c.activation);
+  const Activation act = act_of(c.activation);
+
+  // x0 = E[tokens] (+ positions).  (N, C)
+  MatT<S>& x0 = a.xs[0];
+  embedding_forward<S>(x0, w.embed, batch.tokens.data(), N);
+  if (c.positions == PositionType::Learned)
+    for (int i = 0; i < N; ++i) x0.row(i) += w.pos_embed.row(a.pos_ids[static_cast<size_t>(i)]);
+  if (c.positions == PositionType::Sinusoidal) x0 += a.sinusoid;
+
+  for (int l = 0; l < c.n_layers; ++l) {
+    const auto& lw = w.layers[static_cast<size_t>(l)];
+    LayerActs<S>& L = a.layers[static_cast<size_t>(l)];
+    const MatT<S>& x = a.xs[static_cast<size_t>(l)];
+
+    // Attention sub-block: pre reads Norm(x), post reads x.
+    if (pre) norm_fwd<S>(L.ln1, L.ln1_mean, L.ln1_rstd, x, lw.attn_norm, c);
+    const MatT<S>& ain = pre ? L.ln1 : x;
+    linear_forward<S>(L.q, ain, lw.wq);
+    linear_forward<S>(L.k, ain, lw.wk);
+    linear_forward<S>(L.v, ain, lw.wv);
+    if (c.positions == PositionType::RoPE) {
+      rope_forward<S>(L.q, L.q, a.cos, a.sin, RopeConvention::HalfSplit, N, H, D);
+      rope_forward<S>(L.k, L.k, a.cos, a.sin, RopeConvention::HalfSplit, N, KV, D);
+    }
+    if (c.qk_norm) {  // after RoPE, as forward() (rotation keeps the RMS)
+      qk_norm_forward<S>(L.qn, L.qn_rstd, L.q, lw.q_norm, kQkNormEps, H, D);
+      qk_norm_forward<S>(L.kn, L.kn_rstd, L.k, lw.k_norm, kQkNormEps, KV, D);
+    }
+    AttentionOptions& opt = a.attn_opt;
+    opt.mask_matrix = c.layer_is_sliding(l) ? &a.sliding : &a.causal;
+    attention_batched_forward<S>(L.att, L.capped, L.probs, c.qk_norm ? L.qn : L.q, c.qk_norm ? L.kn : L.k, L.v, opt, B,
+                                 T, H, KV, D);
+    linear_forward<S>(L.h, L.att, lw.wo);
+    residual_forward<S>(L.h, L.h, x);  // h = x + o·W_oᵀ
+
+    // MLP sub-block: pre reads Norm(h); post normalises h first and the MLP reads that.
+    if (pre)
+      norm_fwd<S>(L.ln2, L.ln2_mean, L.ln2_rstd, L.h, lw.mlp_norm, c);
+    else
+      norm_fwd<S>(L.ln1, L.ln1_mean, L.ln1_rstd, L.h, lw.attn_norm, c);
+    const MatT<S>& m = pre ? L.ln2 : L.ln1;
+    linear_forward<S>(L.up, m, lw.mlp.up);
+    if (kind != MlpKind::Plain) {
+      linear_forward<S>(L.gate, m, lw.mlp.gate);
+      glu_forward<S>(L.hid, L.gate, L.up, act);
+    } else {
+      activation_forward_t<S>(L.hid, L.up, act);
+    }
+    MatT<S>& out = a.xs[static_cast<size_t>(l + 1)];
+    if (pre) {
+      linear_forward<S>(out, L.hid, lw.mlp.down);
+      residual_forward<S>(out, out, L.h);  // x' = h + MLP
+    } else {
+      linear_forward<S>(L.res2, L.hid, lw.mlp.down);
+      residual_forward<S>(L.res2, L.res2, L.ln1);
+      norm_fwd<S>(out, L.ln2_mean, L.ln2_rstd, L.res2, lw.mlp_norm, c);  // x' = Norm(h_n + MLP)
+    }
+  }
+
+  const MatT<S>& last = a.xs[static_cast<size_t>(c.n_layers)];
+  if (c.has_final_norm()) norm_fwd<S>(a.xf, a.f_mean, a.f_rstd, last, w.final_norm, c);
+  linear_forward<S>(a.logits, c.has_final_norm() ? a.xf : last, w.head());
+  return cross_entropy_forward<S>(a.probs, a.logits, batch.targets.data(), N);
+}
+
+// [SECTION] backward
+// The forward in reverse; every op backward accumulates, so each gradient buffer is zeroed right before its
+// first writer. `g` must be zero on entry.
+
+template <class S, class W, class G>
+void backward_t(G& g, Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batch) {
+  const int B = batch.B, T = batch.T, N = B * T;
+  const int H = c.n_heads, KV = c.n_kv_heads, D = c.head_dim();
+  const bool pre = c.placement == NormPlacement::Pre;
+  const MlpKind kind = kind_of(c.activation);
+  const Activation act = act_of(c.activation);
+
+  // Loss → logits → (final norm) → residual stream.
+  a.dlogits.setZero();
+  cross_entropy_backward<S>(a.dlogits, a.probs, batch.targets.data(), N);
+  const MatT<S>& last = a.xs[static_cast<size_t>(c.n_layers)];
+  auto& dhead = c.tie_embeddings ? g.embed : g.lm_head;  // tied: the head's gradient adds to the embedding's
+  if (c.has_final_norm()) {
+    a.dtmp.setZero();
+    linear_backward<S>(&a.dtmp, dhead, a.dlogits, a.xf, w.head());
+    a.dres.setZero();
+    norm_bwd<S>(a.dres, g.final_norm, a.dtmp, last, w.final_norm, a.f_mean, a.f_rstd, c);
+  } else {
+    a.dres.setZero();
+    linear_backward<S>(&a.dres, dhead, a.dlogits, last, w.head());
+  }
+
+  for (int l = c.n_layers - 1; l >= 0; --l) {
+    const auto& lw = w.layers[static_cast<size_t>(l)];
+    auto& lg = g.layers[static_cast<size_t>(l)];
+    LayerActs<S>& L = a.layers[static_cast<size_t>(l)];
+    const MatT<S>& x = a.xs[static_cast<size_t>(l)];
+
+    // MLP backward: dd = gradient of the down projection's output, m its input; dm (+=) receives ∂/∂m.
+    // MLP backward: dd = gradient of the down projection's output, m its input; ∂/∂m goes to dm (+= when
+    // dm_accumulate, else overwritten). The first writer of each scratch buffer overwrites it (no zeroing pass).
+    auto mlp_back = [&](const MatT<S>& dd, const MatT<S>& m, MatT<S>& dm, bool dm_accumulate) {
+      linear_backward<S>(&a.dhid, lg.mlp.down, dd, L.hid, lw.mlp.down, false);
+      if (kind != MlpKind::Plain) {
+        glu_backward<S>(a.dgate, a.dup, a.dhid, L.gate, L.up, act, false);
+        linear_backward<S>(&dm, lg.mlp.gate, a.dgate, m, lw.mlp.gate, dm_accumulate);
+        dm_accumulate = true;
+      } else {
+        activation_backward<S>(a.dup, a.dhid, L.up, act, false);
+      }
+      linear_backward<S>(&dm, lg.mlp.up, a.dup, m, lw.mlp.up, dm_accumulate);
+    };
+    // Attention backward: dproj = gradient of the o_proj output, ain the block's input; da (+=) receives ∂/∂ain.
+    auto attn_back = [&](const MatT<S>& dproj, const MatT<S>& ain, MatT<S>& da) {
+      linear_backward<S>(&a.datt, lg.wo, dproj, L.att, lw.wo, false);
+      a.dq.setZero();
+      a.dk.setZero();
+      a.dv.setZero();
+      AttentionOptions& opt = a.attn_opt;
+      opt.mask_matrix = c.layer_is_sliding(l) ? &a.sliding : &a.causal;
+      attention_batched_backward<S>(a.dq, a.dk, a.dv, a.scratch, a.datt, L.capped, L.probs, c.qk_norm ? L.qn : L.q,
+                                    c.qk_norm ? L.kn : L.k, L.v, opt, B, T, H, KV, D);
+      MatT<S>* dq = &a.dq;  // ping-pong between two buffers through QK-norm and RoPE
+      MatT<S>* dk = &a.dk;
+      MatT<S>* dq_next = &a.dq2;
+      MatT<S>* dk_next = &a.dk2;
+      if (c.qk_norm) {
+        dq_next->setZero();
+        dk_next->setZero();
+        qk_norm_backward<S>(*dq_next, lg.q_norm, *dq, L.q, lw.q_norm, L.qn_rstd, H, D);
+        qk_norm_backward<S>(*dk_next, lg.k_norm, *dk, L.k, lw.k_norm, L.kn_rstd, KV, D);
+        std::swap(dq, dq_next);
+        std::swap(dk, dk_next);
+      }
+      if (c.positions == PositionType::RoPE) {
+        dq_next->setZero();
+        dk_next->setZero();
+        rope_backward<S>(*dq_next, *dq, a.cos, a.sin, RopeConvention::HalfSplit, N, H, D);
+        rope_backward<S>(*dk_next, *dk, a.cos, a.sin, RopeConvention::HalfSplit, N, KV, D);
+        std::swap(dq, dq_next);
+        std::swap(dk, dk_next);
+      }
+      linear_backward<S>(&da, lg.wq, *dq, ain, lw.wq);
+      linear_backward<S>(&da, lg.wk, *dk, ain, lw.wk);
+      linear_backward<S>(&da, lg.wv, a.dv, ain, lw.wv);
+    };
+
+    if (pre) {
+      // dres = ∂/∂(h + MLP(Norm(h))): the residual passes it to h, the MLP branch adds through Norm2.
+      mlp_back(a.dres, L.ln2, a.dnorm, false);
+      norm_bwd<S>(a.dres, lg.mlp_norm, a.dnorm, L.h, lw.mlp_norm, L.ln2_mean, L.ln2_rstd, c);
+      // dres = ∂/∂h = ∂/∂(x + Attn(Norm(x))).
+      a.dnorm.setZero();
+      attn_back(a.dres, L.ln1, a.dnorm);
+      norm_bwd<S>(a.dres, lg.attn_norm, a.dnorm, x, lw.attn_norm, L.ln1_mean, L.ln1_rstd, c);
+    } else {
+      // dres = ∂/∂Norm2(res2), res2 = h_n + MLP(h_n), h_n = Norm1(h), h = x + Attn(x).
+      a.dtmp.setZero();
+      norm_bwd<S>(a.dtmp, lg.mlp_norm, a.dres, L.res2, lw.mlp_norm, L.ln2_mean, L.ln2_rstd, c);
+      a.dres = a.dtmp;  // residual path to h_n
+      mlp_back(a.dtmp, L.ln1, a.dres, true);
+      a.dtmp.setZero();
+      norm_bwd<S>(a.dtmp, lg.attn_norm, a.dres, L.h, lw.attn_norm, L.ln1_mean, L.ln1_rstd, c);
+      a.dres = a.dtmp;  // residual path to x
+      attn_back(a.dtmp, x, a.dres);
+    }
+  }
+
+  // dres = ∂/∂x0: scatter into the embedding rows (and the learned position rows).
+  embedding_backward<S>(g.embed, a.dres, batch.tokens.data(), N);
+  if (c.positions == PositionType::Learned) embedding_backward<S>(g.pos_embed, a.dres, a.pos_ids.data(), N);
+}
+
+// [SECTION] checks shared by both precisions
+
+// Every tensor of `config` with the shape it must have (rows, cols; cols = 1 for γ/β vectors), in tensor_specs order.
+// No names, so the per-step shape checks allocate nothing. The caller checks the layer count first.
+template <class W, class F>
+void each_array(W& w, const ModelConfig& c, F&& f) {
+  const int C = c.dim, V = c.vocab, Fh = c.hidden, HD = c.n_heads * c.head_dim(), KVD = c.n_kv_heads * c.head_dim();
+  auto norm = [&](auto& n) {
+    f(n.weight, C, 1);
+    if (c.norm == NormType::LayerNorm) f(n.bias, C, 1);
+  };
+  f(w.embed, V, C);
+  if (c.positions == PositionType::Learned) f(w.pos_embed, c.max_seq, C);
+  for (auto& l : w.layers) {
+    norm(l.attn_norm);
+    f(l.wq, HD, C);
+    f(l.wk, KVD, C);
+    f(l.wv, KVD, C);
+    f(l.wo, C, HD);
+    if (c.qk_norm) {
+      f(l.q_norm, c.head_dim(), 1);
+      f(l.k_norm, c.head_dim(), 1);
+    }
+    norm(l.mlp_norm);
+    if (c.gated()) f(l.mlp.gate, Fh, C);
+    f(l.mlp.up, Fh, C);
+    f(l.mlp.down, C, Fh);
+  }
+  if (c.has_final_norm()) norm(w.final_norm);
+  if (!c.tie_embeddings) f(w.lm_head, V, C);
+}
+
+// True when every tensor the config needs is there with its shape.
+template <class W>
+bool shapes_match(W& w, const ModelConfig& c) {
+  if (static_cast<int>(w.layers.size()) != c.n_layers) return false;
+  bool ok = true;
+  each_array(w, c, [&](auto& m, int rows, int cols) { ok = ok && m.rows() == rows && m.cols() == cols; });
+  return ok;
+}
+
+template <class W>
+std::string check_weights(const W& w, const ModelConfig& c) {
+  return shapes_match(w, c) ? ""
+                            : "the weights do not match the model config (a tensor is missing or has another shape)";
+}
+
+template <class S, class W>
+bool run_forward(Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batch, double* loss, std::string* error) {
+  std::string problem = check_batch(c, batch);
+  if (problem.empty()) problem = check_weights(w, c);
+  if (!problem.empty()) {
+    if (error) *error = problem;
+    return false;
+  }
+  ensure_acts(a, c, batch.B, batch.T);
+  const double l = forward_t<S>(a, w, c, batch);
+  if (loss) *loss = l;
+  if (!std::isfinite(l)) {  // diverged weights: say so instead of handing NaN gradients to the optimizer
+    if (error)
+      *error = std::string("the loss is ") + (std::isnan(l) ? "NaN" : "infinite") +
+               ": the weights or activations overflowed (learning rate too high?)";
+    return false;
+  }
+  return true;
+}
+
+// Visits each tensor of a ModelWeights-shaped struct with its HF name, in tensor_specs order.
+template <class W, class F>
+void each_tensor(W& w, const ModelConfig& c, F&& f) {
+  auto norm = [&](auto& n, const std::string& prefix) {
+    f(prefix + ".weight", n.weight);
+    if (c.norm == NormType::LayerNorm) f(prefix + ".bias", n.bias);
+  };
+  f(std::string("model.embed_tokens.weight"), w.embed);
+  if (c.positions == PositionType::Learned) f(std::string("model.embed_positions.weight"), w.pos_embed);
+  for (int i = 0; i < c.n_layers; ++i) {
+    auto& l = w.layers[static_cast<size_t>(i)];
+    const std::string p = "model.layers." + std::to_string(i) + ".";
+    norm(l.attn_norm, p + "input_layernorm");
+    f(p + "self_attn.q_proj.weight", l.wq);
+    f(p + "self_attn.k_proj.weight", l.wk);
+    f(p + "self_attn.v_proj.weight", l.wv);
+    f(p + "self_attn.o_proj.weight", l.wo);
+    if (c.qk_norm) {
+      f(p + "self_attn.q_norm.weight", l.q_norm);
+      f(p + "self_attn.k_norm.weight", l.k_norm);
+    }
+    norm(l.mlp_norm, p + "post_attention_layernorm");
+    if (c.gated()) f(p + "mlp.gate_proj.weight", l.mlp.gate);
+    f(p + "mlp.up_proj.weight", l.mlp.up);
+    f(p + "mlp.down_proj.weight", l.mlp.down);
+  }
+  if (c.has_final_norm()) norm(w.final_norm, "model.norm");
+  if (!c.tie_embeddings) f(std::string("lm_head.weight"), w.lm_head);
+}
+
+}  // namespace
+
+// [SECTION] public API
+
+struct TrainActivations {
+  Acts<float> f;
+};
+
+TrainState::TrainState() : acts(std::make_unique<TrainActivations>()) {}
+TrainState::~TrainState() = default;
+TrainState::TrainState(TrainState&&) noexcept = default;
+TrainState& TrainState::operator=(TrainState&&) noexcept = default;
+
+std::string check_batch(const ModelConfig& c, const Batch& batch) {
+  if (const std::vector<std::string> problems = validate(c); !problems.empty()) return problems.front();
+  if (batch.B < 1 || batch.T < 1) return "a batch needs at least one sequence of at least one token";
+  if (batch.T > c.max_seq)
+    return "sequences of " + std::to_string(batch.T) + " tokens exceed max_seq " + std::to_string(c.max_seq);
+  const size_t n = static_cast<size_t>(batch.B) * static_cast<size_t>(batch.T);
+  if (batch.tokens.size() != n || batch.targets.size() != n)
+    return "the batch holds " + std::to_string(batch.tokens.size()) + " tokens and " +
+           std::to_string(batch.targets.size()) + " targets, expected B*T = " + std::to_string(n);
+  size_t n_targets = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const int t = batch.tokens[i], y = batch.targets[i];
+    if (t < 0 || t >= c.vocab)
+      return "token " + std::to_string(t) + " is outside the vocabulary 0.." + std::to_string(c.vocab - 1);
+    if (y < -1 || y >= c.vocab)
+      return "target " + std::to_string(y) + " is outside the vocabulary 0.." + std::to_string(c.vocab - 1) +
+             " (−1 means no loss)";
+    n_targets += y >= 0;
+  }
+  if (n_targets == 0) return "the batch has no target to compute a loss on";
+  return "";
+}
+
+bool train_forward(TrainState& state, const ModelWeights& weights, const ModelConfig& config, const Batch& batch,
+                   double* loss, std::string* error) {
+  if (!state.acts) state.acts = std::make_unique<TrainActivations>();
+  return run_forward<float>(state.acts->f, weights, config, batch, loss, error);
+}
+
+namespace {
+// Makes *grads zero with the shapes of `config`, allocating only when a shape differs.
+void zero_grads(ModelWeights* grads, const ModelConfig& config) {
+  if (!shapes_match(*grads, config)) {
+    *grads = zero_weights(config);
+    return;
+  }
+  each_array(*grads, config, [](auto& m, int, int) { m.setZero(); });
+}
+}  // namespace
+
+bool train_forward_backward(ModelWeights* grads, TrainState& state, const ModelWeights& weights,
+                            const ModelConfig& config, const Batch& batch, double* loss, std::string* error) {
+  if (!train_forward(state, weights, config, batch, loss, error)) return false;
+  zero_grads(grads, config);
+  backward_t<float>(*grads, state.acts->f, weights, config, batch);
+  return true;
+}
+
+const Mat& train_logits(const TrainState& state) {
+  static const Mat kEmpty;  // before the first pass, or on a moved-from state
+  return state.acts ? state.acts->f.logits : kEmpty;
+}
+
+Mat train_attention_probs(const TrainState& state, int layer, int b) {
+  if (!state.acts) return Mat();
+  const Acts<float>& a = state.acts->f;
+  if (a.B == 0 || layer < 0 || layer >= static_cast<int>(a.layers.size()) || b < 0 || b >= a.B) return Mat();
+  const Mat& p = a.layers[static_cast<size_t>(layer)].probs;
+  const Eigen::Index rows = p.rows() / a.B;  // H*T
+  return p.middleRows(static_cast<Eigen::Index>(b) * rows, rows);
+}
+
+// [SECTION] double precision
+
+ModelWeightsD to_double(const ModelWeights& w) {
+  ModelWeightsD d;
+  auto norm = [](const NormWeights& n) { return NormWeightsD{n.weight.cast<double>(), n.bias.cast<double>()}; };
+  d.embed = w.embed.cast<double>();
+  d.pos_embed = w.pos_embed.cast<double>();
+  for (const LayerWeights& l : w.layers) {
+    LayerWeightsD x;
+    x.attn_norm = norm(l.attn_norm);
+    x.wq = l.wq.cast<double>();
+    x.wk = l.wk.cast<double>();
+    x.wv = l.wv.cast<double>();
+    x.wo = l.wo.cast<double>();
+    x.q_norm = l.q_norm.cast<double>();
+    x.k_norm = l.k_norm.cast<double>();
+    x.mlp_norm = norm(l.mlp_norm);
+    x.mlp = {l.mlp.gate.cast<double>(), l.mlp.up.cast<double>(), l.mlp.down.cast<double>()};
+    d.layers.push_back(std::move(x));
+  }
+  d.final_norm = norm(w.final_norm);
+  d.lm_head = w.lm_head.cast<double>();
+  return d;
+}
+
+void visit_parameters(ModelWeightsD& w, const ModelConfig& c,
+                      const std::function<void(const std::string& name, double* data, int64_t size)>& visit) {
+  each_tensor(w, c, [&](const std::string& name, auto& m) { visit(name, m.data(), static_cast<int64_t>(m.size())); });
+}
+
+bool train_forward_backward_double(ModelWeightsD* grads, const ModelWeightsD& weights, const ModelConfig& config,
+                                   const Batch& batch, double* loss, std::string* error) {
+  Acts<double> a;
+  if (!run_forward<double>(a, weights, config, batch, loss, error)) return false;
+  if (!grads) return true;
+  *grads = to_double(zero_weights(config));
+  backward_t<double>(*grads, a, weights, config, batch);
+  return true;
+}
+
+}  // namespace tw

@@ -1,0 +1,140 @@
+// AdamW, SGD with momentum, the warmup + cosine schedule and global-norm clipping, written in the order of
+// torch.optim's single-tensor (CPU) code so every float operation happens as PyTorch does it.
+#include "core/train/optimizer.h"
+
+#include <cmath>
+
+namespace tw {
+
+namespace {
+
+// One tensor as the visitor hands it out.
+struct Span {
+  float* data = nullptr;
+  int64_t size = 0;
+  ParamKind kind = ParamKind::Matrix;
+};
+
+std::vector<Span> spans_of(ModelWeights& w, const ModelConfig& config) {
+  std::vector<Span> out;
+  visit_parameters(w, config, [&](const std::string&, float* data, int64_t size, ParamKind kind) {
+    out.push_back({data, size, kind});
+  });
+  return out;
+}
+
+bool decays(const OptimizerConfig& o, ParamKind kind) {
+  switch (kind) {
+    case ParamKind::Matrix: return true;
+    case ParamKind::Norm: return o.decay_norms;
+    case ParamKind::Embedding: return o.decay_embeddings;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string check_optimizer(const OptimizerConfig& o) {
+  auto bad = [](float v) { return !std::isfinite(v); };
+  if (bad(o.lr) || o.lr <= 0) return "learning rate must be a positive number";
+  if (bad(o.beta1) || o.beta1 < 0 || o.beta1 >= 1) return "beta1 must be in [0, 1)";
+  if (bad(o.beta2) || o.beta2 < 0 || o.beta2 >= 1) return "beta2 must be in [0, 1)";
+  if (bad(o.eps) || o.eps < 0) return "epsilon must be ≥ 0";
+  if (bad(o.weight_decay) || o.weight_decay < 0) return "weight decay must be ≥ 0";
+  if (bad(o.momentum) || o.momentum < 0 || o.momentum >= 1) return "momentum must be in [0, 1)";
+  if (bad(o.clip_norm) || o.clip_norm < 0) return "gradient clip norm must be ≥ 0 (0 = off)";
+  if (o.warmup_steps < 0) return "warmup steps must be ≥ 0";
+  if (o.total_steps < 0) return "total steps must be ≥ 0";
+  if (bad(o.min_lr_ratio) || o.min_lr_ratio < 0 || o.min_lr_ratio > 1) return "minimum lr ratio must be in [0, 1]";
+  return "";
+}
+
+// [SECTION] schedule
+
+double scheduled_lr(const OptimizerConfig& o, int step) {
+  const double peak = o.lr;
+  if (step < o.warmup_steps) return peak * (step + 1) / o.warmup_steps;
+  if (o.total_steps <= 0) return peak;
+  const double floor_lr = peak * o.min_lr_ratio;
+  if (step >= o.total_steps || o.total_steps <= o.warmup_steps) return floor_lr;
+  const double progress = double(step - o.warmup_steps) / double(o.total_steps - o.warmup_steps);
+  return floor_lr + 0.5 * (1.0 + std::cos(M_PI * progress)) * (peak - floor_lr);
+}
+
+// [SECTION] gradient norm and clipping
+
+double global_grad_norm(ModelWeights& grads, const ModelConfig& config) {
+  double sum = 0;
+  for (const Span& s : spans_of(grads, config))
+    for (int64_t i = 0; i < s.size; ++i) sum += double(s.data[i]) * double(s.data[i]);
+  return std::sqrt(sum);
+}
+
+double clip_grad_norm(ModelWeights& grads, const ModelConfig& config, double max_norm) {
+  const double norm = global_grad_norm(grads, config);
+  if (max_norm <= 0 || !std::isfinite(norm)) return norm;
+  // torch: clip_coef = max_norm / (norm + 1e-6), clamped to ≤ 1, multiplied in float.
+  const double coef = max_norm / (norm + 1e-6);
+  if (coef < 1.0) {
+    const float c = static_cast<float>(coef);
+    for (const Span& s : spans_of(grads, config))
+      for (int64_t i = 0; i < s.size; ++i) s.data[i] *= c;
+  }
+  return norm;
+}
+
+// [SECTION] optimizer state and step
+
+OptimizerState make_optimizer_state(const OptimizerConfig& opt, const ModelConfig& config) {
+  OptimizerState s;
+  s.m = zero_weights(config);
+  if (opt.kind == OptimizerKind::AdamW) s.v = zero_weights(config);
+  return s;
+}
+
+void optimizer_step(ModelWeights& weights, ModelWeights& grads, OptimizerState& state, const OptimizerConfig& o,
+                    const ModelConfig& config, double lr) {
+  const std::vector<Span> w = spans_of(weights, config), g = spans_of(grads, config), m = spans_of(state.m, config);
+  const bool first = state.t == 0;
+  state.t += 1;
+  if (o.kind == OptimizerKind::AdamW) {
+    const std::vector<Span> v = spans_of(state.v, config);
+    // Scalars computed in double as Python does, then used as float by the float32 kernels.
+    const double bc1 = 1.0 - std::pow(double(o.beta1), double(state.t));
+    const double bc2 = 1.0 - std::pow(double(o.beta2), double(state.t));
+    const float step_size = static_cast<float>(lr / bc1);
+    const float bc2_sqrt = static_cast<float>(std::sqrt(bc2));
+    const float one_minus_b1 = static_cast<float>(1.0 - double(o.beta1));
+    const float one_minus_b2 = static_cast<float>(1.0 - double(o.beta2));
+    const float b2 = o.beta2, eps = o.eps;
+    for (size_t k = 0; k < w.size(); ++k) {
+      const float shrink = decays(o, w[k].kind) ? static_cast<float>(1.0 - lr * double(o.weight_decay)) : 1.0f;
+      float *pw = w[k].data, *pm = m[k].data, *pv = v[k].data;
+      const float* pg = g[k].data;
+      for (int64_t i = 0; i < w[k].size; ++i) {
+        pw[i] *= shrink;                                        // decoupled decay uses the weight before this step
+        pm[i] += one_minus_b1 * (pg[i] - pm[i]);                // m ← β₁m + (1−β₁)g  (torch: lerp)
+        pv[i] = pv[i] * b2 + one_minus_b2 * pg[i] * pg[i];      // v ← β₂v + (1−β₂)g²
+        const float denom = std::sqrt(pv[i]) / bc2_sqrt + eps;  // √v̂ + ε
+        pw[i] += -step_size * (pm[i] / denom);                  // w ← w − lr · m̂ / (√v̂ + ε)
+      }
+    }
+  } else {
+    const float mu = o.momentum, wd = o.weight_decay, flr = static_cast<float>(lr);
+    for (size_t k = 0; k < w.size(); ++k) {
+      const bool decay = wd > 0 && decays(o, w[k].kind);
+      float *pw = w[k].data, *pb = m[k].data;
+      const float* pg = g[k].data;
+      for (int64_t i = 0; i < w[k].size; ++i) {
+        float d = decay ? pg[i] + wd * pw[i] : pg[i];  // torch SGD: weight decay is L2 added to the gradient
+        if (mu > 0) {
+          pb[i] = first ? d : pb[i] * mu + d;  // the first step starts the buffer at the gradient itself
+          d = pb[i];
+        }
+        pw[i] += -flr * d;
+      }
+    }
+  }
+}
+
+}  // namespace tw

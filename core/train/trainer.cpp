@@ -1,0 +1,282 @@
+// Trainer: the training loop of one run, step by step.
+#include "core/train/trainer.h"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace tw {
+
+namespace {
+
+constexpr uint64_t kInitSalt = 0x1A1Dull, kBatchSalt = 0xBA7Cull, kInductionSalt = 0x1DC7ull;
+
+double sum_squares(const float* d, int64_t n) {
+  double s = 0;
+  for (int64_t i = 0; i < n; ++i) s += double(d[i]) * double(d[i]);
+  return s;
+}
+template <class M>
+double sum_squares(const M& m) {
+  return sum_squares(m.data(), static_cast<int64_t>(m.size()));
+}
+
+double layer_grad_norm(const LayerWeights& g) {
+  double s = sum_squares(g.attn_norm.weight) + sum_squares(g.attn_norm.bias) + sum_squares(g.wq) + sum_squares(g.wk) +
+             sum_squares(g.wv) + sum_squares(g.wo) + sum_squares(g.q_norm) + sum_squares(g.k_norm) +
+             sum_squares(g.mlp_norm.weight) + sum_squares(g.mlp_norm.bias) + sum_squares(g.mlp.gate) +
+             sum_squares(g.mlp.up) + sum_squares(g.mlp.down);
+  return std::sqrt(s);
+}
+
+bool all_finite(ModelWeights& w, const ModelConfig& c) {
+  bool ok = true;
+  visit_parameters(w, c, [&](const std::string&, float* d, int64_t n, ParamKind) {
+    for (int64_t i = 0; i < n && ok; ++i) ok = std::isfinite(d[i]);
+  });
+  return ok;
+}
+
+// One sample as a batch of one; positions without a target get the next token so check_batch sees targets.
+Batch single(const TaskSample& s) {
+  Batch b;
+  b.B = 1;
+  b.T = static_cast<int>(s.tokens.size());
+  b.tokens = s.tokens;
+  b.targets.assign(s.tokens.size(), -1);
+  for (size_t t = 0; t + 1 < s.tokens.size(); ++t) b.targets[t] = s.tokens[t + 1];
+  return b;
+}
+
+}  // namespace
+
+std::string check_settings(const TrainSettings& s) {
+  const std::vector<std::string> problems = validate(s.model);
+  if (!problems.empty()) return "model: " + problems.front();
+  if (std::string e = check_optimizer(s.optimizer); !e.empty()) return "optimizer: " + e;
+  if (s.batch < 1 || s.batch > 4096) return "batch must be 1 … 4096 sequences";
+  if (s.eval_every < 1) return "evaluation interval must be ≥ 1 step";
+  Task task;
+  std::string error;
+  if (!Task::create(s.task, &task, &error)) return "task: " + error;
+  if (std::string e = task.check_model(s.model); !e.empty()) return e;
+  return "";
+}
+
+// [SECTION] measurements
+
+Evaluation score_logits(const Mat& logits, const std::vector<int>& targets) {
+  // logits (B*T, V), targets (B*T)
+  double loss = 0;
+  int64_t n = 0, correct = 0;
+  for (Eigen::Index r = 0; r < logits.rows(); ++r) {
+    const int y = targets[static_cast<size_t>(r)];
+    if (y < 0) continue;
+    const auto row = logits.row(r);
+    Eigen::Index best = 0;
+    const float mx = row.maxCoeff(&best);  // first maximum on ties
+    double z = 0;
+    for (Eigen::Index v = 0; v < row.size(); ++v) z += std::exp(double(row[v]) - mx);
+    loss += std::log(z) - (double(row[y]) - mx);
+    correct += best == y;
+    ++n;
+  }
+  if (n == 0) return {};
+  return {loss / double(n), double(correct) / double(n)};
+}
+
+void head_scores_of_layer(const Mat& probs, int heads, int n, double* previous_token, double* induction) {
+  // probs (H*T, T) with T = 2n; outputs (H) each
+  const int T = 2 * n;
+  for (int h = 0; h < heads; ++h) {
+    double prev = 0, ind = 0;
+    for (int t = 1; t < T; ++t) prev += probs(h * T + t, t - 1);
+    for (int t = n; t <= T - 2; ++t) ind += probs(h * T + t, t - n + 1);  // key after the first occurrence
+    previous_token[h] = prev / (T - 1);
+    induction[h] = n >= 2 ? ind / (n - 1) : 0.0;
+  }
+}
+
+// [SECTION] setup
+
+bool Trainer::attach_model(const ModelConfig& model, ModelWeights weights, std::string* error) {
+  (void)error;
+  weights_ = std::move(weights);
+  grads_ = zero_weights(model);
+  backup_ = weights_;
+  opt_ = make_optimizer_state(settings_.optimizer, model);
+  train_state_ = TrainState();
+  eval_state_ = TrainState();
+  probe_state_ = TrainState();
+  history_.clear();
+  steps_ = 0;
+  stop_message_.clear();
+  ready_ = true;
+  return true;
+}
+
+bool Trainer::init(const TrainSettings& s, std::string* error) {
+  if (std::string e = check_settings(s); !e.empty()) {
+    *error = e;
+    return false;
+  }
+  Task task;
+  Task::create(s.task, &task, error);  // checked above
+  settings_ = s;
+  task_ = std::move(task);
+  rng_ = TaskRng(s.seed ^ kBatchSalt);
+  held_out_ = task_.held_out(s.seed);
+  probe_ = task_.probe(s.seed);
+  // The induction probe: n random task tokens, repeated.
+  TaskRng r(s.seed ^ kInductionSalt);
+  const int n = std::max(2, std::min(s.model.max_seq / 2, std::max(task_.seq_len() / 2, 8)));
+  induction_probe_ = TaskSample{};
+  for (int i = 0; i < n; ++i) induction_probe_.tokens.push_back(r.below(task_.vocab()));
+  for (int i = 0; i < n; ++i) induction_probe_.tokens.push_back(induction_probe_.tokens[size_t(i)]);
+  induction_probe_.answer.assign(size_t(2 * n), false);
+  for (int i = n; i < 2 * n; ++i) induction_probe_.answer[size_t(i)] = true;
+  induction_probe_.targets = single(induction_probe_).targets;
+  return attach_model(s.model, init_weights(s.model, s.seed ^ kInitSalt), error);
+}
+
+// [SECTION] training step
+
+bool Trainer::step(std::string* error) {
+  if (!ready_) {
+    *error = "no training run: choose settings first";
+    return false;
+  }
+  if (stopped()) {
+    *error = stop_message_;
+    return false;
+  }
+  const ModelConfig& c = settings_.model;
+  const Batch batch = task_.batch(rng_, settings_.batch);
+  double loss = 0;
+  if (!train_forward_backward(&grads_, train_state_, weights_, c, batch, &loss, error)) {
+    stop_message_ = "training stopped at step " + std::to_string(steps_ + 1) + ": " + *error;
+    *error = stop_message_;
+    return false;
+  }
+  MetricsRow row;
+  row.step = steps_ + 1;
+  row.train_loss = loss;
+  row.lr = scheduled_lr(settings_.optimizer, steps_);
+  for (const LayerWeights& l : grads_.layers) row.layer_grad_norm.push_back(layer_grad_norm(l));
+  row.grad_norm = clip_grad_norm(grads_, c, settings_.optimizer.clip_norm);
+  const char* bad = !std::isfinite(loss) ? "the loss" : !std::isfinite(row.grad_norm) ? "the gradient" : nullptr;
+  if (!bad) {
+    backup_ = weights_;  // the last good weights, restored if this update overflows
+    optimizer_step(weights_, grads_, opt_, settings_.optimizer, c, row.lr);
+    if (!all_finite(weights_, c)) {
+      weights_ = backup_;
+      bad = "a weight";
+    }
+  }
+  if (bad) {
+    stop_message_ = "training diverged at step " + std::to_string(steps_ + 1) + ": " + bad +
+                    " is not finite (try a lower learning rate); the weights of step " + std::to_string(steps_) +
+                    " are kept";
+    *error = stop_message_;
+    return false;
+  }
+  ++steps_;
+  history_.push_back(std::move(row));
+  if (steps_ == 1 || steps_ % settings_.eval_every == 0) evaluate();
+  return true;
+}
+
+Evaluation Trainer::evaluate() {
+  if (!ready_) return {};
+  double loss = 0;
+  std::string error;
+  if (!train_forward(eval_state_, weights_, settings_.model, held_out_, &loss, &error)) return {};
+  const Evaluation e = score_logits(train_logits(eval_state_), held_out_.targets);
+  if (!history_.empty()) {
+    history_.back().val_loss = e.loss;
+    history_.back().accuracy = e.accuracy;
+  }
+  return e;
+}
+
+// [SECTION] probes
+
+std::vector<Mat> Trainer::probe_attention() {
+  std::vector<Mat> maps;
+  if (!ready_) return maps;
+  double loss = 0;
+  std::string error;
+  if (!train_forward(probe_state_, weights_, settings_.model, single(probe_), &loss, &error)) return maps;
+  for (int l = 0; l < settings_.model.n_layers; ++l) maps.push_back(train_attention_probs(probe_state_, l, 0));
+  return maps;
+}
+
+std::vector<int> Trainer::probe_predictions() {
+  std::vector<int> out;
+  if (!ready_) return out;
+  double loss = 0;
+  std::string error;
+  if (!train_forward(probe_state_, weights_, settings_.model, single(probe_), &loss, &error)) return out;
+  const Mat& logits = train_logits(probe_state_);
+  for (Eigen::Index r = 0; r < logits.rows(); ++r) {
+    Eigen::Index best = 0;
+    logits.row(r).maxCoeff(&best);
+    out.push_back(static_cast<int>(best));
+  }
+  return out;
+}
+
+HeadScores Trainer::head_scores() {
+  HeadScores s;
+  if (!ready_) return s;
+  const ModelConfig& c = settings_.model;
+  double loss = 0;
+  std::string error;
+  if (!train_forward(probe_state_, weights_, c, single(induction_probe_), &loss, &error)) return s;
+  s.layers = c.n_layers;
+  s.heads = c.n_heads;
+  s.previous_token.resize(size_t(c.n_layers * c.n_heads));
+  s.induction.resize(size_t(c.n_layers * c.n_heads));
+  const int n = static_cast<int>(induction_probe_.tokens.size()) / 2;
+  for (int l = 0; l < c.n_layers; ++l)
+    head_scores_of_layer(train_attention_probs(probe_state_, l, 0), c.n_heads, n,
+                         &s.previous_token[size_t(l * c.n_heads)], &s.induction[size_t(l * c.n_heads)]);
+  return s;
+}
+
+// [SECTION] checkpoints
+
+bool Trainer::save_checkpoint(const std::string& dir, std::string* error) const {
+  if (!ready_) {
+    *error = "no trained model to save";
+    return false;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    *error = "cannot create directory " + dir + ": " + ec.message();
+    return false;
+  }
+  const std::filesystem::path d(dir);
+  return save_weights((d / "model.safetensors").string(), weights_, settings_.model, error) &&
+         save_config((d / "config.json").string(), settings_.model, error);
+}
+
+bool Trainer::load_checkpoint(const std::string& dir, std::string* error) {
+  if (!ready_) {
+    *error = "choose the task and settings before loading a checkpoint";
+    return false;
+  }
+  const std::filesystem::path d(dir);
+  ModelConfig model;
+  ModelWeights w;
+  if (!load_config((d / "config.json").string(), &model, error)) return false;
+  if (std::string e = task_.check_model(model); !e.empty()) {
+    *error = e;
+    return false;
+  }
+  if (!load_weights((d / "model.safetensors").string(), model, &w, error)) return false;
+  settings_.model = model;
+  return attach_model(model, std::move(w), error);
+}
+
+}  // namespace tw

@@ -1,0 +1,123 @@
+#pragma once
+// Trainer: one training run of the Transformer on a toy task, as plain data and plain calls (no threads inside;
+// TrainerSession runs one on a worker thread for the GUI, `train` runs one directly).
+//
+//   Trainer t;  t.init(settings, &error);        // model, weights, optimizer state, task, held-out set, RNG
+//   t.step(&error);                              // batch → forward + backward → clip → optimizer
+//   t.history().back()                           // train loss, grad norm (total and per layer), lr ...
+//   t.probe_attention(); t.head_scores();        // what each head does on a fixed probe example
+//
+// Same settings → bit-identical weights after every step on one thread: the task, the init and the optimizer are
+// seeded and sequential. Divergence (non-finite loss, gradient or weight) stops the run with a message and keeps the
+// weights of the last good step.
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/model/config.h"
+#include "core/model/weights.h"
+#include "core/train/model_train.h"
+#include "core/train/optimizer.h"
+#include "core/train/tasks.h"
+
+namespace tw {
+
+struct TrainSettings {
+  ModelConfig model;          // the architecture (vocab and max_seq must cover the task)
+  TaskConfig task;            // what to learn
+  OptimizerConfig optimizer;  // AdamW / SGD, lr, schedule, clipping
+  int batch = 32;             // B: sequences per step
+  uint64_t seed = 1;          // weights, training batches, held-out set and probe all derive from it
+  int eval_every = 25;        // evaluate on the held-out set every this many steps (and after step 1)
+};
+
+// "" when the settings can train, else the first problem as one line.
+std::string check_settings(const TrainSettings& s);
+
+inline constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
+
+struct MetricsRow {
+  int step = 0;                         // optimizer steps taken when the row was recorded (1 = after the first)
+  double train_loss = kNoValue;         // loss of this step's batch (before its update)
+  double val_loss = kNoValue;           // held-out loss on answer tokens (NaN on rows without an evaluation)
+  double accuracy = kNoValue;           // held-out answer-token accuracy in [0, 1] (NaN without an evaluation)
+  double grad_norm = kNoValue;          // ‖g‖₂ over every parameter, before clipping
+  double lr = kNoValue;                 // learning rate this step used
+  std::vector<double> layer_grad_norm;  // (n_layers) ‖g‖₂ of each block's parameters, before clipping
+};
+
+struct Evaluation {
+  double loss = kNoValue;      // mean −log p(answer) over the held-out answer tokens
+  double accuracy = kNoValue;  // fraction of held-out answer tokens whose arg-max prediction is right
+};
+
+// What each head does, measured on a repeated random sequence r₁…rₙ r₁…rₙ (the induction probe).
+struct HeadScores {
+  int layers = 0, heads = 0;
+  std::vector<double> previous_token;  // (L*H) mean attention of query t to key t−1
+  std::vector<double> induction;       // (L*H) mean attention of second-copy query t to key t−n+1: the token that
+                                       // followed the first occurrence of the current token
+};
+
+class Trainer {
+ public:
+  // Builds a fresh run; on failure returns false + one-line *error and leaves the trainer as it was.
+  bool init(const TrainSettings& settings, std::string* error);
+  bool ready() const { return ready_; }
+
+  // One optimizer step. Returns false when the run cannot continue (not initialised, or it diverged: then
+  // stop_message() says why and the weights are those of the last good step).
+  bool step(std::string* error);
+  // Loss and accuracy on the fixed held-out set; also stored into the latest history row.
+  Evaluation evaluate();
+
+  int steps_done() const { return steps_; }
+  bool stopped() const { return !stop_message_.empty(); }
+  const std::string& stop_message() const { return stop_message_; }
+  const std::vector<MetricsRow>& history() const { return history_; }
+  const TrainSettings& settings() const { return settings_; }
+  const ModelConfig& model_config() const { return settings_.model; }
+  const ModelWeights& weights() const { return weights_; }
+  const Task& task() const { return task_; }
+
+  // The fixed probe example of the task and the attention maps of every layer on it: (H*T, T) per layer.
+  const TaskSample& probe() const { return probe_; }
+  std::vector<Mat> probe_attention();
+  // The model's prediction (arg-max token) at each probe position.
+  std::vector<int> probe_predictions();
+  // The repeated random sequence the head scores use, and the scores.
+  const TaskSample& induction_probe() const { return induction_probe_; }
+  HeadScores head_scores();
+
+  // model.safetensors + config.json in `dir` (created if missing).
+  bool save_checkpoint(const std::string& dir, std::string* error) const;
+  // Replaces the model by a checkpoint (config.json + model.safetensors in `dir`); the task, optimizer and seed
+  // settings stay, the optimizer state and history restart. On failure nothing changes.
+  bool load_checkpoint(const std::string& dir, std::string* error);
+
+ private:
+  bool attach_model(const ModelConfig& model, ModelWeights weights, std::string* error);
+  TrainSettings settings_;
+  Task task_;
+  ModelWeights weights_, grads_, backup_;
+  OptimizerState opt_;
+  TaskRng rng_;
+  Batch held_out_;
+  TaskSample probe_, induction_probe_;
+  TrainState train_state_, eval_state_, probe_state_;
+  std::vector<MetricsRow> history_;
+  int steps_ = 0;
+  bool ready_ = false;
+  std::string stop_message_;
+};
+
+// [SECTION] measurements on any forward pass (exposed for tests)
+// Mean loss and arg-max accuracy over the positions with target ≥ 0, from logits (B*T, V).
+Evaluation score_logits(const Mat& logits, const std::vector<int>& targets);
+// Head scores from one layer's attention (H*T, T) on a sequence r₁…rₙ r₁…rₙ (T = 2n).
+void head_scores_of_layer(const Mat& probs, int heads, int n, double* previous_token, double* induction);
+
+}  // namespace tw

@@ -1,0 +1,370 @@
+// The training forward/backward against the inference forward (logits) and against central finite differences of
+// the loss in double precision (every parameter tensor, a sample of entries each), for configs covering every
+// architecture choice the backward must handle.
+#include "core/train/model_train.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+
+#include "core/compare.h"
+#include "core/model/forward.h"
+
+namespace tw {
+namespace {
+
+// A small model every variant starts from: 2 layers, 4 query heads over 2 KV heads, head_dim 4.
+ModelConfig small() {
+  ModelConfig c;
+  c.dim = 16;
+  c.n_layers = 2;
+  c.n_heads = 4;
+  c.n_kv_heads = 2;
+  c.vocab = 13;
+  c.hidden = 24;
+  c.max_seq = 12;
+  return c;
+}
+
+// B sequences of T tokens with next-token targets inside each sequence (last position −1).
+Batch make_batch(const ModelConfig& c, int B, int T, uint64_t seed) {
+  Batch b;
+  b.B = B;
+  b.T = T;
+  uint64_t s = seed;
+  for (int i = 0; i < B * T; ++i) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    b.tokens.push_back(static_cast<int>((s >> 33) % static_cast<uint64_t>(c.vocab)));
+  }
+  for (int i = 0; i < B * T; ++i) b.targets.push_back(i % T == T - 1 ? -1 : b.tokens[static_cast<size_t>(i + 1)]);
+  return b;
+}
+
+// Random-looking but deterministic offsets on every parameter (norm γ = 1 and β = 0 exactly would leave terms of
+// the norm backward untested).
+void jitter(ModelWeightsD& w, const ModelConfig& c, double amount) {
+  uint64_t s = 12345;
+  visit_parameters(w, c, [&](const std::string&, double* d, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+      d[i] += amount * (static_cast<double>(s >> 11) / 9007199254740992.0 - 0.5);
+    }
+  });
+}
+
+struct GradCheck {
+  double worst_rel = 0;  // max over tensors of max |analytic − numeric| / max |analytic|
+  std::string worst_name;
+};
+
+// Central differences (L(w+h) − L(w−h)) / 2h in double on `per_tensor` entries of every tensor.
+GradCheck check_gradients(const ModelConfig& c, const Batch& batch, int per_tensor = 24) {
+  ModelWeightsD w = to_double(init_weights(c, 7));
+  jitter(w, c, 0.2);
+  ModelWeightsD g;
+  double loss = 0;
+  std::string error;
+  EXPECT_TRUE(train_forward_backward_double(&g, w, c, batch, &loss, &error)) << error;
+  EXPECT_TRUE(std::isfinite(loss));
+  // Collect the analytic gradients by name.
+  std::vector<std::pair<std::string, std::vector<double>>> analytic;
+  visit_parameters(g, c, [&](const std::string& name, double* d, int64_t n) {
+    analytic.push_back({name, std::vector<double>(d, d + n)});
+  });
+  GradCheck out;
+  size_t t = 0;
+  const double h = 1e-5;
+  visit_parameters(w, c, [&](const std::string& name, double* d, int64_t n) {
+    const std::vector<double>& ga = analytic[t++].second;
+    double gmax = 0;
+    for (double v : ga) gmax = std::max(gmax, std::abs(v));
+    EXPECT_GT(gmax, 1e-8) << name << " has an all-zero gradient";
+    double err = 0;
+    const int64_t step = std::max<int64_t>(1, n / per_tensor);
+    for (int64_t i = (n > 1 ? 1 : 0); i < n; i += step) {
+      const double keep = d[i];
+      double lp = 0, lm = 0;
+      d[i] = keep + h;
+      train_forward_backward_double(nullptr, w, c, batch, &lp, nullptr);
+      d[i] = keep - h;
+      train_forward_backward_double(nullptr, w, c, batch, &lm, nullptr);
+      d[i] = keep;
+      err = std::max(err, std::abs((lp - lm) / (2 * h) - ga[static_cast<size_t>(i)]));
+    }
+    const double rel = err / std::max(gmax, 1e-30);
+    if (rel > out.worst_rel) {
+      out.worst_rel = rel;
+      out.worst_name = name;
+    }
+  });
+  return out;
+}
+
+void expect_gradients(const ModelConfig& c, int B = 2, int T = 7) {
+  ASSERT_TRUE(validate(c).empty()) << validate(c).front();
+  const GradCheck r = check_gradients(c, make_batch(c, B, T, 99));
+  EXPECT_LT(r.worst_rel, 1e-6) << "worst tensor " << r.worst_name;
+  std::printf("worst relative error %.3g (%s)\n", r.worst_rel, r.worst_name.c_str());
+}
+
+// [SECTION] finite differences, one test per family of config choices
+
+TEST(ModelTrainGrad, RopeGqaRmsPreSwiGLU) { expect_gradients(small()); }
+
+TEST(ModelTrainGrad, AlibiPostNormMqa) {
+  ModelConfig c = small();
+  c.positions = PositionType::ALiBi;
+  c.placement = NormPlacement::Post;
+  c.n_kv_heads = 1;
+  expect_gradients(c);
+}
+
+TEST(ModelTrainGrad, LayerNormGeluLearnedPositions) {
+  ModelConfig c = small();
+  c.norm = NormType::LayerNorm;
+  c.activation = ActivationKind::GELU;
+  c.positions = PositionType::Learned;
+  expect_gradients(c);
+}
+
+TEST(ModelTrainGrad, LayerNormPostNormSinusoidalGeGLU) {
+  ModelConfig c = small();
+  c.norm = NormType::LayerNorm;
+  c.placement = NormPlacement::Post;
+  c.activation = ActivationKind::GeGLU;
+  c.positions = PositionType::Sinusoidal;
+  expect_gradients(c);
+}
+
+TEST(ModelTrainGrad, TiedEmbeddingsNoPositionsReLU) {
+  ModelConfig c = small();
+  c.tie_embeddings = true;
+  c.positions = PositionType::None;
+  c.activation = ActivationKind::ReLU;
+  c.n_kv_heads = 4;  // MHA
+  expect_gradients(c);
+}
+
+TEST(ModelTrainGrad, QkNormSoftcapInvDk) {
+  ModelConfig c = small();
+  c.qk_norm = true;
+  c.attn_softcap = 1.5f;  // small enough that tanh bends the scores
+  c.attn_scale = ScaleMode::InvDk;
+  expect_gradients(c);
+}
+
+TEST(ModelTrainGrad, NoScaleSlidingInterleaved) {
+  ModelConfig c = small();
+  c.attn_scale = ScaleMode::None;
+  c.attention = AttentionPattern::Sliding;
+  c.window = 3;
+  c.full_every = 2;  // layer 0 sliding, layer 1 full
+  expect_gradients(c);
+}
+
+// [SECTION] agreement with the inference path and between precisions
+
+ModelConfig variant(int i) {
+  ModelConfig c = small();
+  switch (i) {
+    case 1:
+      c.positions = PositionType::ALiBi;
+      c.placement = NormPlacement::Post;
+      c.norm = NormType::LayerNorm;
+      c.activation = ActivationKind::GELU;
+      break;
+    case 2:
+      c.qk_norm = true;
+      c.attn_softcap = 2.0f;
+      c.attn_scale = ScaleMode::InvDk;
+      c.tie_embeddings = true;
+      break;
+    case 3:
+      c.positions = PositionType::Learned;
+      c.attention = AttentionPattern::Sliding;
+      c.window = 2;
+      c.activation = ActivationKind::GeGLU;
+      break;
+    case 4:
+      c.positions = PositionType::Sinusoidal;
+      c.activation = ActivationKind::ReLU;
+      c.attn_scale = ScaleMode::None;
+      break;
+    default: break;
+  }
+  return c;
+}
+
+TEST(ModelTrain, LogitsMatchInferenceForward) {
+  for (int i = 0; i < 5; ++i) {
+    const ModelConfig c = variant(i);
+    const ModelWeights w = init_weights(c, 3);
+    const Batch b = make_batch(c, 3, 9, 5);
+    TrainState state;
+    double loss = 0;
+    std::string error;
+    ASSERT_TRUE(train_forward(state, w, c, b, &loss, &error)) << error;
+    for (int s = 0; s < b.B; ++s) {
+      const std::vector<int> tokens(b.tokens.begin() + s * b.T, b.tokens.begin() + (s + 1) * b.T);
+      Mat ref;
+      ASSERT_TRUE(forward(ref, nullptr, w, c, tokens, &error)) << error;
+      const Mat got = train_logits(state).middleRows(s * b.T, b.T);
+      EXPECT_LT(max_rel_diff(got, ref), 1e-5f) << "variant " << i << " sequence " << s;
+    }
+  }
+}
+
+TEST(ModelTrain, LossIsMeanNegativeLogLikelihoodOfTargets) {
+  const ModelConfig c = small();
+  const ModelWeights w = init_weights(c, 3);
+  Batch b = make_batch(c, 2, 6, 8);
+  b.targets[3] = -1;  // an ignored position must not count
+  TrainState state;
+  double loss = 0;
+  ASSERT_TRUE(train_forward(state, w, c, b, &loss, nullptr));
+  const Mat& logits = train_logits(state);
+  double sum = 0;
+  int n = 0;
+  for (int i = 0; i < b.B * b.T; ++i) {
+    if (b.targets[static_cast<size_t>(i)] < 0) continue;
+    const Eigen::RowVectorXd row = logits.row(i).cast<double>();
+    const double lse = std::log((row.array() - row.maxCoeff()).exp().sum()) + row.maxCoeff();
+    sum += lse - row(b.targets[static_cast<size_t>(i)]);
+    ++n;
+  }
+  EXPECT_NEAR(loss, sum / n, 1e-5 * std::abs(sum / n));
+}
+
+TEST(ModelTrain, FloatGradientsAgreeWithDouble) {
+  float worst = 0;
+  for (int i = 0; i < 5; ++i) {
+    const ModelConfig c = variant(i);
+    const ModelWeights w = init_weights(c, 11);
+    const Batch b = make_batch(c, 4, 10, 6);
+    ModelWeights gf;
+    TrainState state;
+    double lf = 0, ld = 0;
+    std::string error;
+    ASSERT_TRUE(train_forward_backward(&gf, state, w, c, b, &lf, &error)) << error;
+    ModelWeightsD gd;
+    ASSERT_TRUE(train_forward_backward_double(&gd, to_double(w), c, b, &ld, &error)) << error;
+    EXPECT_NEAR(lf, ld, 1e-5 * ld);
+    std::vector<Mat> dd;
+    visit_parameters(gd, c, [&](const std::string&, double* d, int64_t n) {
+      dd.push_back(Eigen::Map<MatD>(d, 1, n).cast<float>());
+    });
+    size_t t = 0;
+    visit_parameters(gf, c, [&](const std::string& name, float* d, int64_t n, ParamKind) {
+      const Mat f = Eigen::Map<Mat>(d, 1, n);
+      const float rel = max_rel_diff(f, dd[t++]);
+      worst = std::max(worst, rel);
+      EXPECT_LT(rel, 2e-5f) << "variant " << i << " " << name;
+    });
+  }
+  std::printf("float vs double gradients: worst relative difference %.3g\n", worst);
+}
+
+TEST(ModelTrain, StepIsDeterministicAndStateIsReused) {
+  const ModelConfig c = variant(2);
+  const ModelWeights w = init_weights(c, 1);
+  const Batch b = make_batch(c, 4, 8, 2);
+  TrainState state;
+  ModelWeights g1, g2;
+  double l1 = 0, l2 = 0;
+  ASSERT_TRUE(train_forward_backward(&g1, state, w, c, b, &l1, nullptr));
+  ASSERT_TRUE(train_forward_backward(&g2, state, w, c, b, &l2, nullptr));
+  EXPECT_EQ(l1, l2);
+  size_t t = 0;
+  std::vector<std::vector<float>> first;
+  visit_parameters(g1, c, [&](const std::string&, float* d, int64_t n, ParamKind) { first.emplace_back(d, d + n); });
+  visit_parameters(g2, c, [&](const std::string& name, float* d, int64_t n, ParamKind) {
+    EXPECT_EQ(0, std::memcmp(d, first[t++].data(), static_cast<size_t>(n) * sizeof(float))) << name;
+  });
+}
+
+TEST(ModelTrain, AttentionProbsAreRowStochasticAndCausal) {
+  const ModelConfig c = small();
+  const ModelWeights w = init_weights(c, 1);
+  const Batch b = make_batch(c, 2, 5, 2);
+  TrainState state;
+  ASSERT_TRUE(train_forward(state, w, c, b, nullptr, nullptr));
+  EXPECT_EQ(train_attention_probs(TrainState(), 0, 0).size(), 0);  // nothing run yet: empty, not a crash
+  EXPECT_EQ(train_logits(TrainState()).size(), 0);
+  EXPECT_EQ(train_attention_probs(state, c.n_layers, 0).size(), 0);
+  EXPECT_EQ(train_attention_probs(state, 0, b.B).size(), 0);
+  const Mat p = train_attention_probs(state, 1, 1);
+  ASSERT_EQ(p.rows(), c.n_heads * b.T);
+  ASSERT_EQ(p.cols(), b.T);
+  for (int r = 0; r < p.rows(); ++r) {
+    EXPECT_NEAR(p.row(r).sum(), 1.0f, 1e-5f);
+    for (int j = r % b.T + 1; j < b.T; ++j) EXPECT_EQ(p(r, j), 0.0f);
+  }
+}
+
+TEST(ModelTrain, BadBatchesGiveOneLineMessages) {
+  const ModelConfig c = small();
+  const ModelWeights w = init_weights(c, 1);
+  TrainState state;
+  std::string error;
+  Batch b = make_batch(c, 1, 4, 1);
+  b.tokens[2] = c.vocab;
+  EXPECT_FALSE(train_forward(state, w, c, b, nullptr, &error));
+  EXPECT_NE(error.find("vocabulary"), std::string::npos) << error;
+  b = make_batch(c, 1, 4, 1);
+  for (int& t : b.targets) t = -1;
+  EXPECT_FALSE(train_forward(state, w, c, b, nullptr, &error));
+  EXPECT_NE(error.find("no target"), std::string::npos) << error;
+  b = make_batch(c, 1, c.max_seq + 1, 1);
+  EXPECT_FALSE(train_forward(state, w, c, b, nullptr, &error));
+  EXPECT_NE(error.find("max_seq"), std::string::npos) << error;
+  b = make_batch(c, 2, 4, 1);
+  b.targets.pop_back();
+  EXPECT_FALSE(train_forward(state, w, c, b, nullptr, &error));
+  ModelConfig other = c;
+  other.vocab = 20;
+  EXPECT_FALSE(train_forward(state, w, other, make_batch(c, 1, 4, 1), nullptr, &error));
+  EXPECT_NE(error.find("weights"), std::string::npos) << error;
+  other = c;
+  other.hidden = 30;  // same vocabulary and width, other MLP shape: refused, not read out of bounds
+  error.clear();
+  EXPECT_FALSE(train_forward(state, w, other, make_batch(c, 1, 4, 1), nullptr, &error));
+  EXPECT_NE(error.find("weights"), std::string::npos) << error;
+  // The refused calls left the state usable.
+  double loss = 0;
+  EXPECT_TRUE(train_forward(state, w, c, make_batch(c, 1, 4, 1), &loss, &error)) << error;
+  EXPECT_TRUE(std::isfinite(loss));
+}
+
+TEST(ModelTrain, DivergedWeightsGiveAMessageNotNaNGradients) {
+  const ModelConfig c = small();
+  ModelWeights w = init_weights(c, 1);
+  w.layers[1].mlp.down(0, 0) = std::numeric_limits<float>::quiet_NaN();
+  TrainState state;
+  ModelWeights g = zero_weights(c);
+  g.embed(0, 0) = 42.0f;  // marks "left as it was"
+  double loss = 0;
+  std::string error;
+  EXPECT_FALSE(train_forward_backward(&g, state, w, c, make_batch(c, 2, 5, 1), &loss, &error));
+  EXPECT_TRUE(std::isnan(loss));
+  EXPECT_NE(error.find("NaN"), std::string::npos) << error;
+  EXPECT_EQ(g.embed(0, 0), 42.0f);
+}
+
+TEST(ModelTrain, GradientBuffersAreReshapedForAnotherConfig) {
+  ModelConfig c = small();
+  ModelWeights g = zero_weights(c);
+  c.hidden = 20;
+  c.tie_embeddings = true;
+  const ModelWeights w = init_weights(c, 2);
+  TrainState state;
+  ASSERT_TRUE(train_forward_backward(&g, state, w, c, make_batch(c, 2, 5, 3), nullptr, nullptr));
+  EXPECT_EQ(g.layers[0].mlp.up.rows(), 20);
+  EXPECT_EQ(g.lm_head.size(), 0);
+  EXPECT_GT(g.embed.norm(), 0.0f);
+}
+
+}  // namespace
+}  // namespace tw

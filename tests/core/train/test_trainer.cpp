@@ -1,0 +1,162 @@
+// Trainer: measurements against hand values, determinism, learning, divergence handling and checkpoints.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+
+#include "core/train/trainer.h"
+
+namespace tw {
+namespace {
+
+TrainSettings copy_settings() {
+  TrainSettings s;
+  s.model.dim = 32;
+  s.model.n_layers = 2;
+  s.model.n_heads = 2;
+  s.model.n_kv_heads = 2;
+  s.model.hidden = 64;
+  s.model.vocab = 8;
+  s.model.max_seq = 16;
+  s.task.kind = TaskKind::Copy;
+  s.task.length = 5;
+  s.task.alphabet = 8;
+  s.task.val_examples = 64;
+  s.optimizer.lr = 3e-3f;
+  s.batch = 16;
+  s.seed = 11;
+  return s;
+}
+
+std::vector<float> flat(const Trainer& t) {
+  std::vector<float> out;
+  ModelWeights w = t.weights();
+  visit_parameters(w, t.model_config(),
+                   [&](const std::string&, float* d, int64_t n, ParamKind) { out.insert(out.end(), d, d + n); });
+  return out;
+}
+
+TEST(TrainerMeasures, ScoreLogitsByHand) {
+  Mat logits(3, 3);
+  logits << 0, 0, 0,  // uniform: −log(1/3), arg-max ties → first (0)
+      2, 1, 0,        // target 0 is the arg-max
+      0, 0, 5;        // ignored (target −1)
+  const Evaluation e = score_logits(logits, {1, 0, -1});
+  const double l1 = std::log(3.0), l2 = std::log(std::exp(2.0) + std::exp(1.0) + 1.0) - 2.0;
+  EXPECT_NEAR(e.loss, (l1 + l2) / 2, 1e-9);
+  EXPECT_DOUBLE_EQ(e.accuracy, 0.5);  // row 0 predicts 0 ≠ 1, row 1 predicts 0 = 0
+}
+
+TEST(TrainerMeasures, HeadScoresOfIdealHeads) {
+  const int n = 4, T = 8, H = 3;
+  Mat probs = Mat::Zero(H * T, T);
+  for (int t = 0; t < T; ++t) {
+    probs(0 * T + t, std::max(t - 1, 0)) = 1;                                // previous-token head
+    probs(1 * T + t, t >= n ? t - n + 1 : 0) = 1;                            // induction head
+    for (int j = 0; j <= t; ++j) probs(2 * T + t, j) = 1.0f / float(t + 1);  // uniform
+  }
+  double prev[H], ind[H];
+  head_scores_of_layer(probs, H, n, prev, ind);
+  EXPECT_DOUBLE_EQ(prev[0], 1.0);
+  EXPECT_DOUBLE_EQ(ind[1], 1.0);
+  EXPECT_NEAR(ind[0], 0.0, 1e-12);  // t−1 ≠ t−n+1 for n = 4
+  // Uniform head: mean over t = 1..7 of 1/(t+1), and over t = 4..6 of 1/(t+1).
+  EXPECT_NEAR(prev[2], (1. / 2 + 1. / 3 + 1. / 4 + 1. / 5 + 1. / 6 + 1. / 7 + 1. / 8) / 7, 1e-6);
+  EXPECT_NEAR(ind[2], (1. / 5 + 1. / 6 + 1. / 7) / 3, 1e-6);
+}
+
+TEST(Trainer, RejectsATaskLargerThanTheModelAndKeepsItsState) {
+  Trainer t;
+  std::string error;
+  ASSERT_TRUE(t.init(copy_settings(), &error)) << error;
+  ASSERT_TRUE(t.step(&error)) << error;
+  TrainSettings bad = copy_settings();
+  bad.task.alphabet = 20;  // vocabulary 20 > model's 8
+  EXPECT_FALSE(t.init(bad, &error));
+  EXPECT_NE(error.find("vocabulary of 20"), std::string::npos) << error;
+  EXPECT_EQ(t.steps_done(), 1);  // the old run is intact
+  bad = copy_settings();
+  bad.task.kind = TaskKind::Text;  // empty text
+  EXPECT_FALSE(t.init(bad, &error));
+  EXPECT_NE(error.find("empty"), std::string::npos) << error;
+}
+
+TEST(Trainer, SameSettingsSameBits) {
+  Trainer a, b, c;
+  std::string error;
+  TrainSettings s = copy_settings();
+  ASSERT_TRUE(a.init(s, &error) && b.init(s, &error)) << error;
+  s.seed = 12;
+  ASSERT_TRUE(c.init(s, &error)) << error;
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(a.step(&error) && b.step(&error) && c.step(&error)) << error;
+  const std::vector<float> wa = flat(a), wb = flat(b), wc = flat(c);
+  ASSERT_EQ(wa.size(), wb.size());
+  EXPECT_EQ(std::memcmp(wa.data(), wb.data(), wa.size() * sizeof(float)), 0);
+  EXPECT_NE(wa, wc);
+  EXPECT_EQ(a.history().back().train_loss, b.history().back().train_loss);
+}
+
+TEST(Trainer, LearnsToCopy) {
+  Trainer t;
+  std::string error;
+  ASSERT_TRUE(t.init(copy_settings(), &error)) << error;
+  ASSERT_TRUE(t.step(&error)) << error;
+  const double first = t.history().front().val_loss;
+  EXPECT_NEAR(first, std::log(8.0), 0.7);  // untrained: close to uniform over 8 symbols
+  for (int i = 0; i < 300; ++i) ASSERT_TRUE(t.step(&error)) << error;
+  const Evaluation e = t.evaluate();
+  EXPECT_LT(e.loss, 0.5 * first);
+  EXPECT_GT(e.accuracy, 0.5);  // far above chance (1/8)
+  const MetricsRow& row = t.history().back();
+  EXPECT_EQ(row.step, 301);
+  ASSERT_EQ(row.layer_grad_norm.size(), 2u);
+  double sq = 0;
+  for (double g : row.layer_grad_norm) sq += g * g;
+  EXPECT_LE(std::sqrt(sq), row.grad_norm * (1 + 1e-9));  // the blocks are part of the whole
+  const HeadScores hs = t.head_scores();
+  EXPECT_EQ(hs.previous_token.size(), 4u);
+  EXPECT_EQ(t.probe_attention().size(), 2u);
+}
+
+TEST(Trainer, DivergenceStopsAndKeepsTheLastGoodWeights) {
+  TrainSettings s = copy_settings();
+  s.optimizer.kind = OptimizerKind::SGD;
+  s.optimizer.momentum = 0;
+  s.optimizer.clip_norm = 0;
+  s.optimizer.lr = 1e38f;  // the first update overflows to inf
+  Trainer t;
+  std::string error;
+  ASSERT_TRUE(t.init(s, &error)) << error;
+  const std::vector<float> before = flat(t);
+  int steps = 0;
+  while (t.step(&error) && steps < 20) ++steps;
+  EXPECT_TRUE(t.stopped());
+  EXPECT_NE(error.find("diverged"), std::string::npos) << error;
+  EXPECT_NE(error.find("lower learning rate"), std::string::npos) << error;
+  const std::vector<float> after = flat(t);
+  for (float v : after) ASSERT_TRUE(std::isfinite(v));
+  if (steps == 0) {
+    EXPECT_EQ(after, before);
+  }
+  EXPECT_FALSE(t.step(&error));  // stays stopped
+}
+
+TEST(Trainer, CheckpointRoundTrip) {
+  Trainer a, b;
+  std::string error;
+  TrainSettings s = copy_settings();
+  ASSERT_TRUE(a.init(s, &error)) << error;
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(a.step(&error)) << error;
+  const std::string dir = (std::filesystem::temp_directory_path() / "tw_trainer_ckpt_test").string();
+  ASSERT_TRUE(a.save_checkpoint(dir, &error)) << error;
+  s.seed = 99;  // different init: loading must replace it
+  ASSERT_TRUE(b.init(s, &error)) << error;
+  ASSERT_TRUE(b.load_checkpoint(dir, &error)) << error;
+  EXPECT_EQ(flat(a), flat(b));
+  EXPECT_FALSE(b.load_checkpoint(dir + "/missing", &error));
+  EXPECT_EQ(flat(a), flat(b));  // a failed load changes nothing
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tw

@@ -1,0 +1,629 @@
+// Training panel: train a small Transformer live on a toy task and watch its loss, accuracy, gradients and
+// attention maps change (issue 15). All training runs in core (TrainerSession on a worker thread); this file
+// turns controls into TrainSettings, snapshots into figures, and draws.
+//
+// [SECTION] state
+// [SECTION] settings from the controls
+// [SECTION] figures
+// [SECTION] panel: controls, toolbar, sample, figures
+#include "views/panel_train.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "views/plot/plot_imgui.h"
+#include "views/widgets.h"
+
+namespace tw {
+
+namespace {
+
+// [SECTION] state
+
+struct TrainPanelState {
+  // task
+  int task = 1;              // TaskKind: copy, sort, reverse, modadd, text
+  int length = 6;            // symbols in the prompt
+  int alphabet = 3;          // symbols to draw from
+  bool vary_period = false;  // copy: random period, so only an induction head solves it
+  int modulus = 23;          // p of modadd
+  std::string text;          // text task: typed text
+  std::string text_file;     // text task: file to read instead (when set)
+  int context = 32;          // text task: window length
+  int val_examples = 256;
+  // model
+  int layers = 2;
+  int dim = 48;
+  int heads = 3;
+  int kv_heads = 3;
+  int hidden = 96;     // 0: 4·dim
+  int vocab = 0;       // 0: the task's vocabulary
+  int positions = 3;   // PositionType: none, learned, sinusoidal, rope, alibi
+  int norm = 0;        // NormType: rmsnorm, layernorm
+  int placement = 0;   // NormPlacement: pre, post
+  int activation = 0;  // ActivationKind: relu, gelu, swiglu, geglu
+  int attn_scale = 0;  // ScaleMode: 1/sqrt(d_k), none, 1/d_k
+  bool qk_norm = false;
+  float softcap = 0.0f;
+  bool tie = false;
+  // optimization
+  int optimizer = 0;  // OptimizerKind: adamw, sgd
+  float lr = 3e-3f;
+  int batch = 32;
+  int steps = 600;
+  int warmup = 20;
+  float weight_decay = 0.01f;
+  float clip = 1.0f;
+  int seed = 1;
+  int eval_every = 25;
+  // speed (does not restart the run)
+  int steps_per_frame = 4;
+};
+
+const std::vector<std::string> kTaskNames = {"copy", "sort", "reverse", "modadd", "text"};
+
+// A labelled divider between groups of controls (ImGui 1.86 has no SeparatorText).
+void section(const char* label) {
+  ImGui::Separator();
+  ImGui::TextDisabled("%s", label);
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// [SECTION] settings from the controls
+
+bool read_text_file(const std::string& path, std::string* out, std::string* error) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) {
+    *error = "cannot read text file " + path + ": " + ec.message();
+    return false;
+  }
+  if (size > (size_t{16} << 20)) {
+    *error = "text file " + path + " is larger than 16 MB";
+    return false;
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (!in && !in.eof()) {
+    *error = "cannot read text file " + path;
+    return false;
+  }
+  *out = ss.str();
+  if (out->empty()) {
+    *error = "text file " + path + " is empty: a text task needs some text";
+    return false;
+  }
+  return true;
+}
+
+bool settings_of(const TrainPanelState& s, TrainSettings* out, std::string* error) {
+  TrainSettings t;
+  t.task.kind = static_cast<TaskKind>(s.task);
+  t.task.length = s.length;
+  t.task.alphabet = s.alphabet;
+  t.task.vary_period = s.vary_period;
+  t.task.modulus = s.modulus;
+  t.task.context = s.context;
+  t.task.val_examples = s.val_examples;
+  if (t.task.kind == TaskKind::Text) {
+    if (!s.text_file.empty()) {
+      if (!read_text_file(s.text_file, &t.task.text, error)) return false;
+    } else {
+      t.task.text = s.text;
+    }
+  }
+  Task task;
+  if (!Task::create(t.task, &task, error)) {
+    *error = "task: " + *error;
+    return false;
+  }
+  ModelConfig& m = t.model;
+  m.n_layers = s.layers;
+  m.dim = s.dim;
+  m.n_heads = s.heads;
+  m.n_kv_heads = s.kv_heads;
+  m.hidden = s.hidden > 0 ? s.hidden : 4 * s.dim;
+  m.vocab = s.vocab > 0 ? s.vocab : task.vocab();
+  m.max_seq = task.seq_len();
+  m.positions = static_cast<PositionType>(s.positions);
+  m.norm = static_cast<NormType>(s.norm);
+  m.placement = static_cast<NormPlacement>(s.placement);
+  m.activation = static_cast<ActivationKind>(s.activation);
+  m.attn_scale = static_cast<ScaleMode>(s.attn_scale);
+  m.qk_norm = s.qk_norm;
+  m.attn_softcap = s.softcap;
+  m.tie_embeddings = s.tie;
+  OptimizerConfig& o = t.optimizer;
+  o.kind = static_cast<OptimizerKind>(s.optimizer);
+  o.lr = s.lr;
+  o.warmup_steps = s.warmup;
+  o.total_steps = s.steps;
+  o.weight_decay = s.weight_decay;
+  o.clip_norm = s.clip;
+  t.batch = s.batch;
+  t.seed = static_cast<uint64_t>(s.seed);
+  t.eval_every = s.eval_every;
+  if (std::string e = check_settings(t); !e.empty()) {
+    *error = e;
+    return false;
+  }
+  *out = std::move(t);
+  return true;
+}
+
+// [SECTION] figures
+
+// Pinned runs are drawn faded in these colours (the current run uses the palette's first colours).
+constexpr uint32_t kPinnedColors[kMaxPinnedRuns] = {0x7F7F7F70, 0x9467BD70, 0x8C564B70, 0xBCBD2270};
+constexpr uint32_t kTrainColor = 0x1F77B4FF, kValColor = 0xD95F02FF;
+
+// At most ~1500 points per curve: means over equal buckets of steps (NaNs skipped), so long runs stay light.
+void curve(const std::vector<MetricsRow>& h, double MetricsRow::*field, double scale, std::vector<double>* xs,
+           std::vector<double>* ys) {
+  std::vector<std::pair<double, double>> pts;
+  for (const MetricsRow& r : h)
+    if (std::isfinite(r.*field)) pts.push_back({double(r.step), r.*field * scale});
+  const size_t bucket = std::max<size_t>(1, pts.size() / 1500 + (pts.size() % 1500 != 0));
+  for (size_t i = 0; i < pts.size(); i += bucket) {
+    double sx = 0, sy = 0;
+    const size_t end = std::min(pts.size(), i + bucket);
+    for (size_t k = i; k < end; ++k) sx += pts[k].first, sy += pts[k].second;
+    xs->push_back(sx / double(end - i));
+    ys->push_back(sy / double(end - i));
+  }
+}
+
+void add_pinned(plot::Axes& ax, const TrainSnapshot& s, double MetricsRow::*field, double scale) {
+  for (size_t p = 0; p < s.pinned.size(); ++p) {
+    std::vector<double> xs, ys;
+    curve(s.pinned[p].history, field, scale, &xs, &ys);
+    plot::LineItem& l = ax.line("pinned: " + s.pinned[p].label, xs, ys);
+    l.color = kPinnedColors[p];
+  }
+}
+
+std::string run_note(const TrainSnapshot& s) {
+  const TrainSettings& t = s.settings;
+  return std::string(to_string(t.task.kind)) + " task; " + std::to_string(t.model.n_layers) + " layers, dim " +
+         std::to_string(t.model.dim) + ", " + std::to_string(t.model.n_heads) + " heads, " +
+         to_string(t.model.placement) + "-" + to_string(t.model.norm) + ", scale " +
+         scale_mode_name(t.model.attn_scale) + (t.model.qk_norm ? ", QK-norm" : "") + "; " +
+         (t.optimizer.kind == OptimizerKind::AdamW ? "AdamW" : "SGD") + " lr " + fmt("%.3g", t.optimizer.lr) +
+         ", batch " + std::to_string(t.batch) + ", seed " + std::to_string(t.seed);
+}
+
+plot::Figure loss_figure(const TrainSnapshot& s) {
+  plot::Figure fig("loss", "Loss: training batch and held-out answers");
+  fig.note = run_note(s);
+  plot::Axes& ax = fig.axes();
+  ax.setup("step", "", "cross-entropy loss", "nats");
+  ax.y.scale = plot::Scale::Log10;
+  add_pinned(ax, s, &MetricsRow::val_loss, 1.0);
+  std::vector<double> xs, ys, vx, vy;
+  curve(s.history, &MetricsRow::train_loss, 1.0, &xs, &ys);
+  curve(s.history, &MetricsRow::val_loss, 1.0, &vx, &vy);
+  ax.line("train", xs, ys).color = kTrainColor;
+  plot::LineItem& v = ax.line("held-out", vx, vy);
+  v.color = kValColor;
+  v.style = plot::LineStyle::LineAndMarkers;
+  if (s.ready) ax.hline("uniform guess ln V", std::log(double(s.task.vocab())));
+  return fig;
+}
+
+plot::Figure accuracy_figure(const TrainSnapshot& s) {
+  plot::Figure fig("accuracy", "Held-out answer accuracy");
+  fig.note = "arg-max prediction of every answer token of the fixed held-out set; faded: pinned runs";
+  plot::Axes& ax = fig.axes();
+  ax.setup("step", "", "accuracy", "%");
+  ax.set_y_range(0, 101);
+  add_pinned(ax, s, &MetricsRow::accuracy, 100.0);
+  std::vector<double> xs, ys;
+  curve(s.history, &MetricsRow::accuracy, 100.0, &xs, &ys);
+  plot::LineItem& l = ax.line("current run", xs, ys);
+  l.color = kValColor;
+  l.style = plot::LineStyle::LineAndMarkers;
+  ax.hline("99%", 99.0);
+  return fig;
+}
+
+plot::Figure grad_figure(const TrainSnapshot& s) {
+  plot::Figure fig("grad_norm", "Gradient norm per layer (before clipping)");
+  fig.note = "\xE2\x80\x96g\xE2\x80\x96\xE2\x82\x82 of each block's weights and of all weights; clipping at " +
+             fmt("%.3g", s.settings.optimizer.clip_norm) + " (0 = off)";
+  plot::Axes& ax = fig.axes();
+  ax.setup("step", "", "gradient norm", "");
+  ax.y.scale = plot::Scale::Log10;
+  std::vector<double> xs, ys;
+  curve(s.history, &MetricsRow::grad_norm, 1.0, &xs, &ys);
+  ax.line("all weights", xs, ys).color = 0x333333FF;
+  const int L = s.ready ? s.settings.model.n_layers : 0;
+  for (int l = 0; l < L; ++l) {
+    std::vector<MetricsRow> rows;
+    rows.reserve(s.history.size());
+    for (const MetricsRow& r : s.history) {
+      MetricsRow x;
+      x.step = r.step;
+      x.grad_norm = size_t(l) < r.layer_grad_norm.size() ? r.layer_grad_norm[size_t(l)] : kNoValue;
+      rows.push_back(x);
+    }
+    std::vector<double> lx, ly;
+    curve(rows, &MetricsRow::grad_norm, 1.0, &lx, &ly);
+    ax.line("layer " + std::to_string(l), lx, ly);
+  }
+  if (s.settings.optimizer.clip_norm > 0) ax.hline("clip", s.settings.optimizer.clip_norm);
+  return fig;
+}
+
+plot::Figure lr_figure(const TrainSnapshot& s, int total_steps) {
+  plot::Figure fig("lr", "Learning-rate schedule");
+  const OptimizerConfig& o = s.settings.optimizer;
+  fig.note = "linear warmup over " + std::to_string(o.warmup_steps) + " steps, then cosine decay to " +
+             fmt("%.3g", o.min_lr_ratio) + "\xC2\xB7lr at step " + std::to_string(o.total_steps);
+  plot::Axes& ax = fig.axes();
+  ax.setup("step", "", "learning rate", "");
+  ax.flags |= plot::AxesFlags_NoLegend;
+  if (!s.ready) return fig;
+  const int n = std::max({total_steps, o.total_steps, s.step, 1});
+  std::vector<double> xs, ys;
+  const int stride = std::max(1, n / 1000);
+  for (int k = 0; k < n; k += stride) {
+    xs.push_back(k + 1);
+    ys.push_back(scheduled_lr(o, k));
+  }
+  ax.line("lr", xs, ys);
+  if (s.step > 0) ax.vline("now", s.step);
+  return fig;
+}
+
+plot::Figure attention_figure(const TrainSnapshot& s) {
+  plot::Figure fig("attention", "Attention of every head on the probe example");
+  fig.note =
+      "rows: query position (the token that looks), columns: key position it reads; step " + std::to_string(s.step);
+  fig.shared_colorbar = true;
+  if (!s.ready || s.attention.empty()) return fig;
+  const int H = s.settings.model.n_heads, T = static_cast<int>(s.probe.tokens.size());
+  fig.grid_cols = H;
+  std::vector<std::string> labels;
+  for (int t = 0; t < T; ++t) labels.push_back(s.task.token_string(s.probe.tokens[size_t(t)]));
+  for (size_t l = 0; l < s.attention.size(); ++l) {
+    const Mat& p = s.attention[l];
+    for (int h = 0; h < H; ++h) {
+      plot::Axes& ax = fig.add_axes("layer " + std::to_string(l) + " head " + std::to_string(h));
+      ax.setup("key", "", "query", "");
+      if (p.rows() != H * T || p.cols() != T) continue;
+      ax.heatmap("attention", p.data() + ptrdiff_t(h) * T * T, T, T,
+                 {.colormap = plot::Colormap::Viridis,
+                  .vmin = 0,
+                  .vmax = 1,
+                  .value_label = "probability",
+                  .row_labels = labels,
+                  .col_labels = labels});
+    }
+  }
+  return fig;
+}
+
+plot::Figure scores_figure(const TrainSnapshot& s) {
+  plot::Figure fig("head_scores", "What each head does");
+  fig.note =
+      "on a repeated random sequence r\xE2\x82\x81\xE2\x80\xA6r\xE2\x82\x99 r\xE2\x82\x81\xE2\x80\xA6r\xE2\x82\x99: "
+      "previous-token = mean attention to t\xE2\x88\x92"
+      "1; induction = mean attention of the second copy to the token after the first occurrence (t\xE2\x88\x92n+1)";
+  plot::Axes& ax = fig.axes();
+  ax.setup("head", "", "mean attention", "");
+  ax.set_y_range(0, 1.05);
+  const HeadScores& h = s.scores;
+  if (h.previous_token.empty()) return fig;
+  std::vector<std::string> groups;
+  for (int l = 0; l < h.layers; ++l)
+    for (int k = 0; k < h.heads; ++k) {
+      char name[32];
+      std::snprintf(name, sizeof name, "L%dH%d", l, k);
+      groups.emplace_back(name);
+    }
+  ax.bars(groups, {"previous-token", "induction"}, {h.previous_token, h.induction});
+  return fig;
+}
+
+}  // namespace
+
+std::vector<plot::Figure> train_figures(const TrainSnapshot& s, int total_steps) {
+  return {loss_figure(s),      accuracy_figure(s), grad_figure(s), lr_figure(s, total_steps),
+          attention_figure(s), scores_figure(s)};
+}
+
+// [SECTION] panel
+
+namespace {
+
+class TrainPanel final : public Panel {
+ public:
+  PanelInfo info() const override {
+    return {"train", "Training", "Training",
+            "Train a small Transformer live on copy/sort/reverse/modular addition/text; watch loss and attention"};
+  }
+
+  bool settings(TrainSettings* out, int* steps, std::string* error) const {
+    if (steps) *steps = s_.steps;
+    return settings_of(s_, out, error);
+  }
+
+  std::shared_ptr<const TrainSnapshot> snapshot() const { return session_.snapshot(); }
+
+  void update() override {
+    session_.set_steps_per_publish(s_.steps_per_frame);
+    nlohmann::json j = controls().to_json();
+    j.erase("steps_per_frame");  // speed changes keep the run
+    std::string now = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (now == last_settings_) return;
+    last_settings_ = std::move(now);
+    TrainSettings t;
+    std::string error;
+    if (settings_of(s_, &t, &error) && session_.reset(t, &error)) {
+      error_.clear();
+      session_.set_max_steps(s_.steps);
+    } else {
+      error_ = error;  // the previous run (if any) stays as it was
+    }
+  }
+  void wait_idle() override { session_.wait_idle(); }
+
+  std::vector<plot::Figure> figures() override { return train_figures(*session_.snapshot(), s_.steps); }
+
+  void draw(const DrawContext& ctx) override {
+    panel_explanation(
+        "A small LLaMA-style Transformer learns a toy task while you watch. Each step draws a batch, runs the "
+        "forward pass, back-propagates the cross-entropy loss of the answer tokens, clips the gradient norm and "
+        "takes an AdamW step (as torch.optim.AdamW). Copy/induction can only be solved by looking back: watch a "
+        "previous-token head appear in one layer and an induction head in the next. Pin a run, change one setting "
+        "(\xE2\x88\x9A"
+        "d_k scale, pre vs post norm, QK-norm) and train again to compare the curves.");
+    const std::shared_ptr<const TrainSnapshot> snap = session_.snapshot();
+    ImGui::BeginChild("controls", ImVec2(340 * ctx.dpi_scale, 0), true);
+    draw_toolbar(*snap);
+    ImGui::Separator();
+    for (const Control& c : controls().all()) {
+      if (c.key == "task") section("Task");
+      if (c.key == "layers") section("Model");
+      if (c.key == "optimizer") section("Optimization");
+      if (c.key == "steps_per_frame") section("Speed");
+      if (!visible(c.key)) continue;
+      ImGui::SetNextItemWidth(150 * ctx.dpi_scale);
+      draw_control(c);
+    }
+    section("Checkpoint");
+    draw_checkpoint(*snap);
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("figures", ImVec2(0, 0), false);
+    if (!error_.empty()) warning_text(error_.c_str());
+    if (!snap->ready) {
+      empty_state(error_.empty() ? "Preparing the first run..." : "Fix the setting above to start a run.");
+      ImGui::EndChild();
+      return;
+    }
+    draw_sample(*snap);
+    const std::vector<plot::Figure>& figs = shown_.get(snap, [&] { return train_figures(*snap, s_.steps); });
+    // Curves flow in as many columns as fit (at least 280 px each); the attention grid gets the full width.
+    const float spacing = ImGui::GetStyle().ItemSpacing.x;
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const int cols = std::clamp(int((avail + spacing) / (280.0f * ctx.dpi_scale + spacing)), 1, 3);
+    const float w = (avail - spacing * float(cols - 1)) / float(cols);
+    const size_t order[] = {0, 1, 2, 3, 5};  // loss, accuracy, grad norm, lr, head scores
+    for (size_t i = 0; i < std::size(order); ++i) {
+      if (i % size_t(cols) != 0) ImGui::SameLine();
+      plot::draw_figure(figs[order[i]], ctx, "train", ImVec2(w, w * 0.7f));
+    }
+    const int L = snap->settings.model.n_layers, H = snap->settings.model.n_heads;
+    const float cell = std::min(avail / float(H), 260.0f * ctx.dpi_scale);
+    plot::draw_figure(figs[4], ctx, "train", ImVec2(cell * float(H), cell * float(L) + 60 * ctx.dpi_scale));
+    ImGui::EndChild();
+  }
+
+ protected:
+  void bind(Controls& c) override {
+    c.add_enum("task", &s_.task, kTaskNames, "task",
+               "copy: a random sequence then the same again (needs an induction head); sort / reverse: the prompt "
+               "sorted or reversed; modadd: a + b mod p; text: next character of your text.");
+    c.add_int("length", &s_.length, 1, 64, "prompt length n", "Symbols in the prompt (copy, sort, reverse).");
+    c.add_int("alphabet", &s_.alphabet, 2, 64, "alphabet", "Distinct symbols the prompt draws from (A, B, C, ...).");
+    c.add_bool("vary_period", &s_.vary_period, "vary the period",
+               "copy: the repeat starts after a random filler, so its offset changes every sample and only "
+               "content-based attention (an induction head) can find it.");
+    c.add_int("modulus", &s_.modulus, 2, 211, "modulus p", "modadd: answers (a + b) mod p; vocabulary p + 2.");
+    c.add_text("text", &s_.text, 65536, "text", "Text for the text task (its characters are the vocabulary).");
+    c.add_text("text_file", &s_.text_file, 4096, "text file",
+               "Path of a text file to train on instead of the typed text (text task).");
+    c.add_int("context", &s_.context, 2, 256, "context", "Characters per training window (text task).");
+    c.add_int("val_examples", &s_.val_examples, 16, 2048, "held-out examples",
+              "Size of the fixed held-out set the accuracy is measured on.", true);
+    c.add_int("layers", &s_.layers, 1, 8, "layers", "Transformer blocks.");
+    c.add_int("dim", &s_.dim, 8, 512, "dim C", "Width of the residual stream.", true);
+    c.add_int("heads", &s_.heads, 1, 16, "heads H", "Query heads; head dim D = C / H.");
+    c.add_int("kv_heads", &s_.kv_heads, 1, 16, "KV heads",
+              "Key/value heads: = H is MHA, 1 is MQA, between is GQA (must divide H).");
+    c.add_int("hidden", &s_.hidden, 0, 4096, "MLP hidden F", "MLP hidden size; 0 = 4 \xC3\x97 dim.");
+    c.add_int("vocab", &s_.vocab, 0, 65536, "model vocabulary",
+              "Model vocabulary size; 0 = exactly the task's. Smaller than the task's is refused.");
+    c.add_enum("positions", &s_.positions, {"none", "learned", "sinusoidal", "rope", "alibi"}, "positions",
+               "How the model knows token order.");
+    c.add_enum("norm", &s_.norm, {"rmsnorm", "layernorm"}, "norm", "RMSNorm (LLaMA) or LayerNorm (GPT-2).");
+    c.add_enum("placement", &s_.placement, {"pre", "post"}, "norm placement",
+               "pre: x + f(Norm(x)) (LLaMA); post: Norm(x + f(x)) (2017), unstable at high learning rates.");
+    c.add_enum("activation", &s_.activation, {"relu", "gelu", "swiglu", "geglu"}, "MLP activation",
+               "MLP non-linearity; SwiGLU/GeGLU add a gate matrix.");
+    c.add_enum("attn_scale", &s_.attn_scale, {"1/sqrt(d_k)", "none", "1/d_k"}, "attention scale",
+               "Factor on q\xC2\xB7k: without 1/\xE2\x88\x9A"
+               "d_k the softmax saturates and learning slows.");
+    c.add_bool("qk_norm", &s_.qk_norm, "QK-norm",
+               "RMS-normalise q and k per head (learned \xCE\xB3) before q\xC2\xB7k.");
+    c.add_float("softcap", &s_.softcap, 0.0f, 100.0f, "soft-cap", "Scores become c\xC2\xB7tanh(S/c); 0 = off.", false,
+                "%.3g");
+    c.add_bool("tie", &s_.tie, "tie embeddings", "The LM head reuses the token embedding matrix.");
+    c.add_enum("optimizer", &s_.optimizer, {"adamw", "sgd"}, "optimizer",
+               "AdamW (as torch.optim.AdamW) or SGD with momentum 0.9.");
+    c.add_float("lr", &s_.lr, 1e-5f, 10.0f, "learning rate", "Peak learning rate; too high and training diverges.",
+                true, "%.4g");
+    c.add_int("batch", &s_.batch, 1, 512, "batch", "Sequences per step.", true);
+    c.add_int("steps", &s_.steps, 1, 100000, "steps", "Length of the run: play stops here; the cosine ends here.",
+              true);
+    c.add_int("warmup", &s_.warmup, 0, 10000, "warmup steps", "Linear warmup from lr/W to lr over W steps.");
+    c.add_float("weight_decay", &s_.weight_decay, 0.0f, 1.0f, "weight decay",
+                "Decoupled decay of the weight matrices (not norms or embeddings).", false, "%.3g");
+    c.add_float("clip", &s_.clip, 0.0f, 100.0f, "clip grad norm", "Scale gradients down to this global norm; 0 = off.",
+                false, "%.3g");
+    c.add_int("seed", &s_.seed, 0, 1000000, "seed", "Seeds the weights, batches, held-out set and probe.");
+    c.add_int("eval_every", &s_.eval_every, 1, 1000, "evaluate every", "Steps between held-out evaluations.", true);
+    c.add_int("steps_per_frame", &s_.steps_per_frame, 1, 1000, "steps per frame",
+              "Training steps between screen updates (changing it keeps the run).", true);
+  }
+
+ private:
+  bool visible(const std::string& key) const {
+    const auto kind = static_cast<TaskKind>(s_.task);
+    const bool symbolic = kind == TaskKind::Copy || kind == TaskKind::Sort || kind == TaskKind::Reverse;
+    if (key == "length" || key == "alphabet") return symbolic;
+    if (key == "vary_period") return kind == TaskKind::Copy;
+    if (key == "modulus") return kind == TaskKind::ModAdd;
+    if (key == "text" || key == "text_file" || key == "context") return kind == TaskKind::Text;
+    return true;
+  }
+
+  void draw_toolbar(const TrainSnapshot& snap) {
+    const bool running = session_.running();
+    if (ImGui::Button(running ? "Pause" : "Play")) running ? session_.pause() : session_.play();
+    ImGui::SameLine();
+    if (ImGui::Button("Step")) session_.step_once();
+    ImGui::SameLine();
+    if (ImGui::Button("Reset")) {
+      last_settings_.clear();  // update() restarts the run from the current settings
+      update();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Pin run")) {
+      session_.pin_current("run " + std::to_string(++pin_counter_) + " (" + run_label() + ")");
+    }
+    ImGui::SameLine();
+    help_marker("Pin keeps this run's curves as a faded overlay (up to 4) to compare with the next run.");
+    if (!snap.pinned.empty()) {
+      if (ImGui::SmallButton("Clear pinned runs")) session_.clear_pins();
+    }
+    if (!snap.ready) return;
+    const MetricsRow* last = snap.history.empty() ? nullptr : &snap.history.back();
+    double val = kNoValue, acc = kNoValue;
+    for (auto it = snap.history.rbegin(); it != snap.history.rend(); ++it)
+      if (std::isfinite(it->accuracy)) {
+        val = it->val_loss;
+        acc = it->accuracy;
+        break;
+      }
+    ImGui::Text("step %d / %d%s", snap.step, s_.steps, running ? "  (training)" : "");
+    if (last) {
+      ImGui::Text("train loss %.4f   held-out loss %.4f", last->train_loss, val);
+      ImGui::Text("accuracy %.1f%%   %.2f ms/step", 100 * acc, snap.ms_per_step);
+    }
+    if (!snap.message.empty()) warning_text(snap.message.c_str());
+  }
+
+  std::string run_label() const {
+    static const char* scales[] = {"1/sqrt(d_k)", "none", "1/d_k"};
+    return std::string(s_.placement == 0 ? "pre" : "post") + "-norm, scale " + scales[std::clamp(s_.attn_scale, 0, 2)] +
+           (s_.qk_norm ? ", QK-norm" : "") + ", lr " + fmt("%.3g", s_.lr);
+  }
+
+  void draw_checkpoint(const TrainSnapshot& snap) {
+    ImGui::SetNextItemWidth(200);
+    ImGui::InputText("##dir", checkpoint_dir_, sizeof checkpoint_dir_);
+    ImGui::SameLine();
+    help_marker(
+        "Directory for model.safetensors + config.json (Hugging Face names; bench/pytorch_forward.py loads it).");
+    if (ImGui::Button("Save") && snap.ready) {
+      std::error_code ec;
+      std::filesystem::create_directories(checkpoint_dir_, ec);
+      const std::filesystem::path d(checkpoint_dir_);
+      std::string error;
+      if (!ec && save_weights((d / "model.safetensors").string(), snap.weights, snap.settings.model, &error) &&
+          save_config((d / "config.json").string(), snap.settings.model, &error))
+        checkpoint_status_ = "saved step " + std::to_string(snap.step) + " to " + d.string();
+      else
+        checkpoint_status_ = ec ? "cannot create " + d.string() + ": " + ec.message() : error;
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Load")) {
+      std::string error;
+      checkpoint_status_ =
+          session_.load_checkpoint(checkpoint_dir_, &error) ? std::string("loaded ") + checkpoint_dir_ : error;
+    }
+    if (!checkpoint_status_.empty()) ImGui::TextWrapped("%s", checkpoint_status_.c_str());
+  }
+
+  // The probe example: prompt tokens grey, answer tokens green when predicted right, red when wrong.
+  void draw_sample(const TrainSnapshot& snap) {
+    ImGui::TextUnformatted("probe:");
+    const TaskSample& p = snap.probe;
+    for (size_t t = 0; t < p.tokens.size(); ++t) {
+      ImGui::SameLine();
+      const std::string tok = snap.task.token_string(p.tokens[t]);
+      if (!p.answer[t]) {
+        ImGui::TextDisabled("%s", tok.c_str());
+        continue;
+      }
+      const bool right =
+          t >= 1 && t - 1 < snap.probe_predictions.size() && snap.probe_predictions[t - 1] == p.tokens[t];
+      ImGui::TextColored(right ? ImVec4(0.3f, 0.8f, 0.3f, 1) : ImVec4(0.9f, 0.3f, 0.3f, 1), "%s", tok.c_str());
+      if (ImGui::IsItemHovered() && t >= 1 && t - 1 < snap.probe_predictions.size())
+        ImGui::SetTooltip("answer %s, model predicts %s", tok.c_str(),
+                          snap.task.token_string(snap.probe_predictions[t - 1]).c_str());
+    }
+    ImGui::SameLine();
+    help_marker("Grey: prompt. Coloured: answer tokens (green = the model's arg-max prediction is right).");
+  }
+
+  TrainPanelState s_;
+  std::string last_settings_;  // controls (without speed) of the current run, as JSON text
+  std::string error_;          // why the current settings cannot train (the previous run stays)
+  char checkpoint_dir_[512] = "checkpoints/train";
+  std::string checkpoint_status_;
+  int pin_counter_ = 0;
+  FigureCache<std::shared_ptr<const TrainSnapshot>> shown_;
+  TrainerSession session_;  // declared last: its worker joins before the members above go away
+};
+
+}  // namespace
+
+bool train_settings_of_panel(Panel& panel, TrainSettings* out, int* steps, std::string* error) {
+  auto* p = dynamic_cast<TrainPanel*>(&panel);
+  if (!p) {
+    *error = "not the Training panel";
+    return false;
+  }
+  return p->settings(out, steps, error);
+}
+
+bool trained_model_of_panel(Panel& panel, ModelConfig* config, ModelWeights* weights) {
+  auto* p = dynamic_cast<TrainPanel*>(&panel);
+  if (!p) return false;
+  const std::shared_ptr<const TrainSnapshot> snap = p->snapshot();
+  if (!snap->ready) return false;
+  *config = snap->settings.model;
+  *weights = snap->weights;
+  return true;
+}
+
+TW_REGISTER_PANEL(TrainPanel);
+
+}  // namespace tw
