@@ -93,8 +93,7 @@ plot::Figure routing_figure(const MoeResult& r) {
   const MoeRouting& m = r.routing;
   plot::Figure fig("routing", "Router probabilities and combine weights (top-" + std::to_string(p.top_k) + " of " +
                                   std::to_string(p.experts) + ")");
-  fig.note = "gates renormalised over the chosen experts; grey: assignment dropped (expert full at " +
-             std::to_string(m.capacity) + " tokens)";
+  fig.note = "gates renormalised over the chosen; grey: dropped (capacity " + std::to_string(m.capacity) + ")";
   fig.grid_cols = 2;
   plot::HeatmapOptions opt;
   opt.vmin = 0;
@@ -163,7 +162,7 @@ plot::Figure balance_figure(const MoeResult& r) {
     drop.push_back(b.dropped_fraction);
     t.add_row({b.bias, b.balance_loss, b.dropped_fraction});
   }
-  plot::Axes& a = fig.add_axes("balance loss E\xC2\xB7\xCE\xA3 f\xC2\xB7P\xCC\x84");
+  plot::Axes& a = fig.add_axes("balance loss E\xC2\xB7\xCE\xA3 f\xC2\xB7P");
   a.setup("router bias", "", "loss", "");
   a.flags |= plot::AxesFlags_NoLegend;
   a.line("loss", xs, loss).style = plot::LineStyle::LineAndMarkers;
@@ -206,8 +205,8 @@ constexpr const char* kExplanation =
     "outputs are mixed with the chosen probabilities renormalised to sum to 1 (Mixtral). Each expert accepts at "
     "most capacity = \xE2\x8C\x88"
     "factor\xC2\xB7N\xC2\xB7k / E\xE2\x8C\x89 tokens (Switch, GShard); the rest are "
-    "dropped and pass through on the residual stream. The auxiliary loss E\xC2\xB7\xCE\xA3_e f_e\xC2\xB7P\xCC\x84_e "
-    "(f: share of assignments, P\xCC\x84: mean router probability) is smallest when the load is even. Only k experts "
+    "dropped and pass through on the residual stream. The auxiliary loss E\xC2\xB7\xCE\xA3_e f_e\xC2\xB7P_e "
+    "(f: share of assignments, P_e: mean router probability) is smallest when the load is even. Only k experts "
     "run per token: the active parameters are a fraction of the stored ones. Raise the router bias to make expert 0 "
     "popular and watch tokens drop.";
 
@@ -219,6 +218,7 @@ class MoePanel final : public RecomputePanel<MoeState, MoeResult> {
  public:
   MoePanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, error_of, all_figures}) {
     figure_rows_ = {{{0, 1}}, {{2, 3}}};
+    min_figure_width_ = 380;
   }
 
  protected:

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -47,7 +48,7 @@ struct RooflineState {
   int batch = 1;
   int prompt = 512;
   int context = 4096;
-  bool measure = true;  // probe this machine and time our own forward pass
+  bool measure = false;  // probe this machine and time our own forward pass (off at first: the panel opens at once)
   std::shared_ptr<MeasureCache> cache = std::make_shared<MeasureCache>();
 };
 
@@ -128,7 +129,7 @@ ResultPtr compute(const RooflineState& s, Progress& progress) {
     }
     if (!timing) {
       int prompt = 128, steps = 32;
-      cap_forward_timing(mm.config, probe->peak_flops, 1.5, &prompt, &steps);
+      cap_forward_timing(mm.config, probe->peak_flops, 1.0, &prompt, &steps);
       ForwardTiming t = time_forward(mm.config, prompt, steps, 1, [&](float f) { return keep_going(0.4f + 0.6f * f); });
       if (!t.error.empty()) {
         r->error = "Cannot time " + mm.name + ": " + t.error;
@@ -215,6 +216,11 @@ const Device& chosen(const RooflineResult& r) { return r.devices[static_cast<siz
 
 // [SECTION] figures
 
+// One fixed colour per weight format (fp32, bf16, int8, int4), distinct in both themes.
+constexpr uint32_t kFormatColors[4] = {0x7F7F7FFF, 0x1F77B4FF, 0x2CA02CFF, 0xD62728FF};
+// The bottom of the roofline plot: the attainable rate at the left end of the intensity axis.
+double roof_bottom(const Device& d) { return attainable_flops(d, 0.125) / 1e12 / 2; }
+
 plot::Figure roofline_figure(const RooflineResult& r) {
   const Device& dev = chosen(r);
   plot::Figure fig("roofline", "Roofline of " + dev.name);
@@ -224,7 +230,8 @@ plot::Figure roofline_figure(const RooflineResult& r) {
   ax.setup("arithmetic intensity", "FLOP/byte", "attainable", "TFLOP/s");
   ax.x.scale = plot::Scale::Log10;
   ax.y.scale = plot::Scale::Log10;
-  ax.flags |= plot::AxesFlags_LegendOutside;
+  // Headroom above the roof for the legend, so it never covers the prefill point on the flat part.
+  ax.set_y_range(roof_bottom(dev), dev.peak_flops / 1e12 * 40);
   std::vector<double> xs;
   for (double i = 0.125; i <= 16384; i *= std::sqrt(2.0)) xs.push_back(i);
   plot::Table& t = fig.table;
@@ -249,8 +256,8 @@ plot::Figure gemm_figure(const RooflineResult& r) {
   const int C = r.model.config.dim;
   plot::Figure fig("intensity", "GEMM vs GEMV: intensity of a " + std::to_string(C) + "\xC3\x97" + std::to_string(C) +
                                     " weight against tokens");
-  fig.note = "2MC\xC2\xB2 / (b(MC + C\xC2\xB2 + MC)), b = " + fmt("%g", bytes_per_weight(r.shape.weights)) +
-             " bytes per value (" + to_string(r.shape.weights) + "); decode multiplies batch-many tokens";
+  fig.note = "2MC\xC2\xB2 / (b(2MC + C\xC2\xB2)), b = " + fmt("%g", bytes_per_weight(r.shape.weights)) + " bytes (" +
+             to_string(r.shape.weights) + "); decode: M = batch";
   plot::Axes& ax = fig.axes();
   ax.setup("tokens multiplied at once M", "", "intensity", "FLOP/byte");
   ax.x.scale = plot::Scale::Log10;
@@ -280,6 +287,7 @@ plot::Figure decode_figure(const RooflineResult& r) {
   std::vector<double> xs(r.contexts.begin(), r.contexts.end());
   for (int f = 0; f < 4; ++f) {
     plot::LineItem& l = ax.line(to_string(static_cast<WeightFormat>(f)), xs, r.decode_tok_s[static_cast<size_t>(f)]);
+    l.color = kFormatColors[f];
     if (f == static_cast<int>(r.shape.weights)) l.width = 3;
   }
   ax.vline("context " + std::to_string(r.shape.context), r.shape.context);
@@ -337,6 +345,7 @@ class RooflinePanel final : public RecomputePanel<RooflineState, RooflineResult>
  public:
   RooflinePanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, error_of, all_figures}) {
     figure_rows_ = {{{0, 1}}, {{2, 3}}};
+    min_figure_width_ = 380;
     computing_text_ = "Measuring this machine (about two seconds)...";
   }
 
@@ -344,10 +353,10 @@ class RooflinePanel final : public RecomputePanel<RooflineState, RooflineResult>
   void draw_summary(const RooflineResult& r) override {
     ImGui::Separator();
     if (!r.device_note.empty()) warning_text(r.device_note.c_str());
-    ImGui::Text("prefill: %.4g FLOP/byte, %.4g tokens/s (%s-bound)", r.prefill.intensity, r.prefill.tokens_per_s,
-                r.prefill.memory_bound ? "memory" : "compute");
-    ImGui::Text("decode:  %.4g FLOP/byte, %.4g tokens/s (%s-bound)", r.decode.intensity, r.decode.tokens_per_s,
-                r.decode.memory_bound ? "memory" : "compute");
+    ImGui::TextWrapped("prefill: %.4g FLOP/byte, %.4g tokens/s (%s-bound)", r.prefill.intensity, r.prefill.tokens_per_s,
+                       r.prefill.memory_bound ? "memory" : "compute");
+    ImGui::TextWrapped("decode: %.4g FLOP/byte, %.4g tokens/s (%s-bound)", r.decode.intensity, r.decode.tokens_per_s,
+                       r.decode.memory_bound ? "memory" : "compute");
     if (r.probe)
       ImGui::Text("this machine: %.3g GFLOP/s, %.3g GB/s", r.probe->peak_flops / 1e9, r.probe->bandwidth / 1e9);
     ImGui::TextWrapped("device source: %s", chosen(r).source.c_str());

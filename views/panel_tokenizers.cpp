@@ -43,7 +43,8 @@ struct TokenizerState {
 // [SECTION] result and compute
 
 struct Segmentation {
-  std::string name;
+  std::string name;   // e.g. "BPE, 60 merges"
+  std::string label;  // short, for a bar's axis label
   std::vector<std::string> tokens;
 };
 
@@ -105,16 +106,16 @@ ResultPtr compute(const TokenizerState& s, Progress& progress) {
     r->error = progress.cancelled() ? "Training cancelled." : "BPE: " + error;
     return r;
   }
-  r->cuts.push_back(
-      {"BPE, " + std::to_string(r->bpe.merges.size()) + " merges", bpe_cut(r->bpe.tokenizer_json, s.sentence, &error)});
-  r->cuts.push_back(
-      {"BPE after " + std::to_string(step) + " merges", bpe_cut(partial.tokenizer_json, s.sentence, &error)});
+  r->cuts.push_back({"BPE, " + std::to_string(r->bpe.merges.size()) + " merges", "BPE",
+                     bpe_cut(r->bpe.tokenizer_json, s.sentence, &error)});
+  r->cuts.push_back({"BPE after " + std::to_string(step) + " merges", "BPE@" + std::to_string(step),
+                     bpe_cut(partial.tokenizer_json, s.sentence, &error)});
   if (!error.empty()) {
     r->error = "BPE tokenizer: " + error;
     return r;
   }
-  r->cuts.push_back({"WordPiece", wordpiece_encode(r->wordpiece, s.sentence)});
-  r->cuts.push_back({"Unigram", unigram_encode(r->unigram, s.sentence)});
+  r->cuts.push_back({"WordPiece", "WordPiece", wordpiece_encode(r->wordpiece, s.sentence)});
+  r->cuts.push_back({"Unigram", "Unigram", unigram_encode(r->unigram, s.sentence)});
   r->words = count_words(s.sentence);
   r->bytes = static_cast<int>(s.sentence.size());
   return r;
@@ -130,18 +131,39 @@ const MergeStep* shown_merge(const TokenizerResult& r) {
   return &r.bpe.merges[static_cast<size_t>(i)];
 }
 
-// Makes a symbol readable on an axis: byte-level BPE writes a space as 'Ġ'; show it as '␣'.
+// Makes a symbol readable on an axis: byte-level BPE writes a space as 'Ġ', Unigram as '▁'; both show as '␣'.
 std::string visible(const std::string& s) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
     if (s.compare(i, 2, "\xC4\xA0") == 0) {
       out += "\xE2\x90\xA3";
       ++i;
+    } else if (s.compare(i, 3, "\xE2\x96\x81") == 0) {
+      out += "\xE2\x90\xA3";
+      i += 2;
     } else {
       out += s[i];
     }
   }
   return out;
+}
+
+// Tokens joined by '|' in lines of at most `width` characters (UTF-8 code points), breaking between tokens.
+std::vector<std::string> wrap_tokens(const std::vector<std::string>& tokens, int width) {
+  std::vector<std::string> lines(1);
+  int used = 0;
+  for (size_t k = 0; k < tokens.size(); ++k) {
+    const std::string t = (k ? "|" : "") + visible(tokens[k]);
+    int chars = 0;
+    for (unsigned char c : t) chars += (c & 0xC0) != 0x80;
+    if (used > 0 && used + chars > width) {
+      lines.emplace_back();
+      used = 0;
+    }
+    lines.back() += t;
+    used += chars;
+  }
+  return lines;
 }
 
 // [SECTION] figures
@@ -163,7 +185,7 @@ plot::Figure candidates_figure(const TokenizerResult& r) {
   std::vector<double> counts;
   for (size_t i = 0; i < m->candidates.size(); ++i) {
     const PairCount& c = m->candidates[i];
-    groups.push_back(visible(c.left) + " " + visible(c.right));
+    groups.push_back(visible(c.left) + "+" + visible(c.right));
     counts.push_back(double(c.count));
     t.add_row({double(i + 1), c.left, c.right, double(c.count)});
   }
@@ -173,7 +195,7 @@ plot::Figure candidates_figure(const TokenizerResult& r) {
 
 plot::Figure growth_figure(const TokenizerResult& r) {
   plot::Figure fig("growth", "Merge by merge: the chosen pair's count and the vocabulary");
-  fig.note = "BPE starts from 256 byte symbols, WordPiece from the text's characters (and their ## forms)";
+  fig.note = "BPE starts from 256 bytes, WordPiece from the text's characters and ## forms";
   fig.grid_cols = 2;
   std::vector<double> xs, counts, vocab, wxs, wvocab;
   plot::Table& t = fig.table;
@@ -197,6 +219,7 @@ plot::Figure growth_figure(const TokenizerResult& r) {
   a.vline("shown", step);
   plot::Axes& b = fig.add_axes("vocabulary size");
   b.setup("merge", "", "tokens", "");
+  b.flags |= plot::AxesFlags_LegendOutside;
   b.line("BPE", xs, vocab).width = 2.5f;
   b.line("WordPiece", wxs, wvocab);
   b.vline("shown", step);
@@ -216,7 +239,7 @@ plot::Figure counts_figure(const TokenizerResult& r) {
     const double n = double(c.tokens.size());
     std::string joined;
     for (const std::string& tok : c.tokens) joined += (joined.empty() ? "" : " | ") + visible(tok);
-    names.push_back(c.name);
+    names.push_back(c.label);
     tokens.push_back(n);
     per_word.push_back(r.words > 0 ? n / r.words : 0.0);
     per_byte.push_back(r.bytes > 0 ? n / r.bytes : 0.0);
@@ -226,7 +249,7 @@ plot::Figure counts_figure(const TokenizerResult& r) {
   a.setup("", "", "tokens", "");
   a.flags |= plot::AxesFlags_NoLegend;
   a.bars(names, {"tokens"}, {tokens});
-  plot::Axes& b = fig.add_axes("tokens per word and per byte");
+  plot::Axes& b = fig.add_axes("per word, per byte");
   b.setup("", "", "ratio", "");
   b.bars(names, {"per word", "per byte"}, {per_word, per_byte});
   return fig;
@@ -238,22 +261,18 @@ plot::Figure segmentation_figure(const TokenizerResult& r) {
   ax.flags |= plot::AxesFlags_NoGrid | plot::AxesFlags_NoLegend;
   ax.x.hide = true;
   ax.y.hide = true;
-  ax.set_x_range(0, 1);
-  const int n = static_cast<int>(r.cuts.size());
-  ax.set_y_range(-0.5, n - 0.5);
-  ax.y.invert = true;
+  ax.set_x_range(-0.02, 1);
   plot::Table& t = fig.table;
   t.header = {"tokenizer", "index", "token"};
-  for (int i = 0; i < n; ++i) {
-    const Segmentation& c = r.cuts[static_cast<size_t>(i)];
-    std::string joined;
-    for (size_t k = 0; k < c.tokens.size(); ++k) {
-      joined += (k ? "|" : "") + visible(c.tokens[k]);
-      t.add_row({c.name, double(k), c.tokens[k]});
-    }
-    ax.text(c.name + " (" + std::to_string(c.tokens.size()) + "):", 0.0, i - 0.2).align_y = 0.5f;
-    ax.text(joined, 0.03, i + 0.2).align_y = 0.5f;
+  // One text line per row of the axes: a tokenizer's name, then its tokens wrapped to fit a figure's width.
+  double y = 0;
+  for (const Segmentation& c : r.cuts) {
+    for (size_t k = 0; k < c.tokens.size(); ++k) t.add_row({c.name, double(k), c.tokens[k]});
+    ax.text(c.name + " (" + std::to_string(c.tokens.size()) + " tokens):", 0.0, y++).align_y = 0.5f;
+    for (const std::string& line : wrap_tokens(c.tokens, 34)) ax.text(line, 0.04, y++).align_y = 0.5f;
   }
+  ax.set_y_range(-0.7, std::max(1.0, y - 0.3));
+  ax.y.invert = true;
   return fig;
 }
 
@@ -281,6 +300,7 @@ class TokenizersPanel final : public RecomputePanel<TokenizerState, TokenizerRes
  public:
   TokenizersPanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, error_of, all_figures}) {
     figure_rows_ = {{{0, 1}}, {{2, 3}}};
+    min_figure_width_ = 380;
   }
 
  protected:

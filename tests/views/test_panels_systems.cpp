@@ -60,13 +60,14 @@ TEST(PanelFlash, RunningStateAndTrafficFromCore) {
   // Traffic: the curve is the core formula, and at the walked T it equals the kernel's count.
   const plot::Figure* traffic = by_id(figs, "traffic");
   ASSERT_NE(traffic, nullptr);
-  EXPECT_EQ(traffic->table.header,
-            (std::vector<std::string>{"T", "standard_floats", "tiled_floats", "tiled_causal_floats"}));
+  EXPECT_EQ(traffic->table.header, (std::vector<std::string>{"T", "standard_floats", "tiled_floats",
+                                                             "tiled_causal_floats", "tiled_causal_64_floats"}));
   bool saw_walked = false;
   for (const auto& row : traffic->table.rows) {
     const int T = int(num(row[0]));
     EXPECT_EQ(num(row[1]), standard_attention_floats(T, 8));
     EXPECT_EQ(num(row[3]), tiled_attention_floats(T, 8, std::min(4, T), std::min(3, T), true));
+    EXPECT_EQ(num(row[4]), tiled_attention_floats(T, 8, std::min(64, T), std::min(64, T), true));
     if (T == 12) {
       saw_walked = true;
       EXPECT_EQ(num(row[3]), w.tiled_floats_counted);
@@ -149,6 +150,7 @@ TEST(PanelRoofline, MeasuredNumbersAreFinitePositive) {
   auto p = make_panel("roofline");
   set(*p, "model", "Tiny (this app)");
   set(*p, "device", "this machine (measured)");
+  set(*p, "measure", true);
   const auto figs = run(*p);
   ASSERT_EQ(p->error(), "");
   const plot::Figure* measured = by_id(figs, "measured");
@@ -267,8 +269,9 @@ TEST(PanelTokenizers, MissingFileAndEmptyTextAreErrors) {
 
 // [SECTION] figure quality
 
-// On screen each of these panels draws two figures per row at width w and height 0.62·w; w is about 620 logical
-// pixels in a 1600-wide window and 450 at 1280×720. Exports use default_figure_size.
+// On screen each of these panels draws two figures per row at width w and height 0.62·w; w is at least 380 logical
+// pixels (min_figure_width_: narrower windows scroll sideways) and about 620 in a maximised 1600-wide window.
+// Exports use default_figure_size.
 TEST(PanelSystemsLayout, NoProblemsOnScreenOrExported) {
   for (const char* id : {"flash", "roofline", "moe", "tokenizers"}) {
     auto p = make_panel(id);
@@ -279,7 +282,7 @@ TEST(PanelSystemsLayout, NoProblemsOnScreenOrExported) {
     for (const plot::Figure& f : figs) {
       const plot::Vec2 exp = plot::default_figure_size(f);
       const std::vector<std::pair<plot::Vec2, plot::Theme>> sizes = {
-          {{450, 450 * 0.62f}, plot::Theme::Dark}, {{620, 620 * 0.62f}, plot::Theme::Dark}, {exp, plot::Theme::Print}};
+          {{380, 380 * 0.62f}, plot::Theme::Dark}, {{620, 620 * 0.62f}, plot::Theme::Dark}, {exp, plot::Theme::Print}};
       for (const auto& [size, theme] : sizes) {
         const plot::Layout l = plot::layout_figure(f, {.width = size.x, .height = size.y, .theme = theme});
         std::string all;
