@@ -33,6 +33,8 @@ class Progress {
   float get() const { return fraction_.load(std::memory_order_relaxed); }
   // True when a newer request is waiting: the computation may return early (its result is discarded).
   bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
+  // The same flag for core functions that poll a `const std::atomic<bool>*` (tokenizer training).
+  const std::atomic<bool>* cancel_flag() const { return &cancelled_; }
 
  private:
   template <class R>

@@ -16,6 +16,36 @@ const std::vector<Device>& device_presets() {
   return devices;
 }
 
+namespace {
+
+ModelConfig llama_like(int dim, int layers, int heads, int kv_heads, int hidden, int vocab, int max_seq, bool tied) {
+  ModelConfig c;
+  c.dim = dim;
+  c.n_layers = layers;
+  c.n_heads = heads;
+  c.n_kv_heads = kv_heads;
+  c.hidden = hidden;
+  c.vocab = vocab;
+  c.max_seq = max_seq;
+  c.tie_embeddings = tied;
+  return c;
+}
+
+}  // namespace
+
+const std::vector<InferenceModel>& inference_model_presets() {
+  static const std::vector<InferenceModel> models = {
+      {"Llama-3-8B", llama_like(4096, 32, 32, 8, 14336, 128256, 8192, false), "meta-llama/Meta-Llama-3-8B config.json"},
+      {"Mistral-7B-v0.1", llama_like(4096, 32, 32, 8, 14336, 32000, 32768, false),
+       "mistralai/Mistral-7B-v0.1 config.json"},
+      {"Llama-2-7B", llama_like(4096, 32, 32, 32, 11008, 32000, 4096, false), "meta-llama/Llama-2-7b-hf config.json"},
+      {"Qwen2.5-0.5B", llama_like(896, 24, 14, 2, 4864, 151936, 32768, true), "Qwen/Qwen2.5-0.5B config.json"},
+      {"Small (this app)", small_config(), "the app's Small preset (core/model/config.h)"},
+      {"Tiny (this app)", tiny_config(), "the app's Tiny preset (core/model/config.h)"},
+  };
+  return models;
+}
+
 const char* to_string(WeightFormat f) {
   switch (f) {
     case WeightFormat::F32: return "fp32";

@@ -28,6 +28,14 @@ struct Device {
 // Typical accelerators, from their vendors' datasheets (dense bf16/fp16 tensor math, no sparsity).
 const std::vector<Device>& device_presets();
 
+// Model shapes to put on the roofline: real checkpoints (their Hugging Face config.json) and our own presets.
+struct InferenceModel {
+  std::string name;
+  ModelConfig config;  // the sizes the cost formulas read (dim, layers, heads, KV heads, F, V)
+  std::string source;
+};
+const std::vector<InferenceModel>& inference_model_presets();
+
 enum class WeightFormat { F32, BF16, Int8, Int4 };
 const char* to_string(WeightFormat f);
 double bytes_per_weight(WeightFormat f);  // 4, 2, 1, 0.5

@@ -1,0 +1,324 @@
+// FlashAttention tiling: the tiled kernel stepped tile by tile, its running max m, sum ℓ and accumulator, the
+// final equality with the reference, and the memory traffic of standard vs tiled attention (issue 19).
+//
+// [SECTION] state
+// [SECTION] result and compute (core/experiments/flash_walkthrough)
+// [SECTION] figures
+// [SECTION] panel: controls, stepping, summary
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "core/experiments/flash_walkthrough.h"
+#include "views/recompute.h"
+#include "views/widgets.h"
+
+namespace tw {
+
+namespace {
+
+using plot::fmt;
+
+// [SECTION] state
+
+struct FlashState {
+  int T = 16;            // tokens (queries = keys)
+  int D = 8;             // head dim
+  int tile_q = 4;        // query rows per tile
+  int tile_k = 4;        // keys per tile
+  bool causal = true;    // causal mask: tiles above the diagonal are skipped
+  int step = 5;          // which (query tile, key tile) step the figures show
+  int curve_max = 8192;  // right end of the traffic curve (tokens)
+  int seed = 1;
+};
+
+// Steps of the kernel: every (query tile, key tile) pair, skipped ones included.
+int step_count(const FlashState& s) {
+  const int t = std::max(1, s.T);
+  return ((t + std::max(1, s.tile_q) - 1) / std::max(1, s.tile_q)) *
+         ((t + std::max(1, s.tile_k) - 1) / std::max(1, s.tile_k));
+}
+
+// [SECTION] result and compute
+
+struct TrafficPoint {
+  int T = 0;
+  double standard = 0, tiled_full = 0, tiled_causal = 0;  // floats moved for one head
+  double tiled_causal_gpu = 0;                            // causal, with kGpuTile × kGpuTile tiles
+};
+// A typical GPU tile (FlashAttention-2 uses 64 to 128 rows per thread block): the traffic it saves is the point.
+constexpr int kGpuTile = 64;
+
+struct FlashResult {
+  FlashState state;
+  FlashWalkParams params;
+  std::string error;  // validate(params)
+  FlashWalkthrough walk;
+  std::vector<TrafficPoint> traffic;  // over T = 16 … curve_max, at this D and these tiles
+};
+using ResultPtr = std::shared_ptr<const FlashResult>;
+
+FlashWalkParams params_of(const FlashState& s) {
+  FlashWalkParams p;
+  p.T = s.T;
+  p.D = s.D;
+  p.tile_q = s.tile_q;
+  p.tile_k = s.tile_k;
+  p.causal = s.causal;
+  p.seed = static_cast<uint64_t>(s.seed);
+  return p;
+}
+
+ResultPtr compute(const FlashState& s, Progress& progress) {
+  auto r = std::make_shared<FlashResult>();
+  r->state = s;
+  r->params = params_of(s);
+  r->error = validate(r->params);
+  if (!r->error.empty()) return r;
+  r->walk = flash_walkthrough(r->params);
+  progress.set(0.5f);
+  // Powers of two from 16 tokens to the curve's end, plus the walked T, so its counted value sits on the curve.
+  std::vector<int> ts;
+  for (int t = 16; t <= std::max(16, s.curve_max); t *= 2) ts.push_back(t);
+  ts.push_back(s.T);
+  std::sort(ts.begin(), ts.end());
+  ts.erase(std::unique(ts.begin(), ts.end()), ts.end());
+  for (int t : ts) {
+    if (progress.cancelled()) break;
+    const int tq = std::min(s.tile_q, t), tk = std::min(s.tile_k, t);
+    const int g = std::min(kGpuTile, t);
+    r->traffic.push_back({t, standard_attention_floats(t, s.D), tiled_attention_floats(t, s.D, tq, tk, false),
+                          tiled_attention_floats(t, s.D, tq, tk, true), tiled_attention_floats(t, s.D, g, g, true)});
+  }
+  return r;
+}
+
+std::string error_of(const FlashResult& r) { return r.error; }
+// The walk is T² · D multiply-adds plus a few copies per tile, the curve a loop over tiles: T = 256 is milliseconds.
+bool quick(const FlashState& s) { return double(s.T) * s.T * s.D < 4e6 && s.curve_max <= 65536; }
+
+const FlashStep& shown_step(const FlashResult& r) {
+  const int n = static_cast<int>(r.walk.steps.size());
+  return r.walk.steps[static_cast<size_t>(std::clamp(r.state.step, 0, n - 1))];
+}
+int shown_index(const FlashResult& r) { return std::clamp(r.state.step, 0, static_cast<int>(r.walk.steps.size()) - 1); }
+
+// [SECTION] figures
+
+// Every cell of S coloured by its tile's fate up to the shown step: 2 = this step's tile, 1 = done, 0 = still to
+// come; masked tiles (skipped by the kernel) are -inf, drawn grey.
+plot::Figure schedule_figure(const FlashResult& r) {
+  const FlashStep& st = shown_step(r);
+  const int T = r.params.T, now = shown_index(r);
+  plot::Figure fig("schedule", "Step " + std::to_string(now) + " (of 0\xE2\x80\x93" +
+                                   std::to_string(r.walk.steps.size() - 1) + "): query rows " + std::to_string(st.q0) +
+                                   "\xE2\x80\x93" + std::to_string(st.q0 + st.nq - 1) + ", keys " +
+                                   std::to_string(st.k0) + "\xE2\x80\x93" + std::to_string(st.k0 + st.nk - 1) +
+                                   (st.skipped ? " (masked: skipped)" : ""));
+  std::vector<double> cells(static_cast<size_t>(T) * T, 0.0);
+  plot::Table& t = fig.table;
+  t.header = {"step", "q_tile", "k_tile", "q0", "nq", "k0", "nk", "skipped"};
+  for (size_t i = 0; i < r.walk.steps.size(); ++i) {
+    const FlashStep& s = r.walk.steps[i];
+    t.add_row({double(i), double(s.q_tile), double(s.k_tile), double(s.q0), double(s.nq), double(s.k0), double(s.nk),
+               double(s.skipped)});
+    const double v = s.skipped       ? -std::numeric_limits<double>::infinity()
+                     : int(i) == now ? 2.0
+                     : int(i) < now  ? 1.0
+                                     : 0.0;
+    for (int a = s.q0; a < s.q0 + s.nq; ++a)
+      for (int b = s.k0; b < s.k0 + s.nk; ++b) cells[static_cast<size_t>(a) * T + b] = v;
+  }
+  fig.note = std::to_string(r.walk.stats.tiles_computed) + " tiles computed, " +
+             std::to_string(r.walk.stats.tiles_skipped) + " masked tiles skipped (grey); tile " +
+             std::to_string(r.params.tile_q) + " queries \xC3\x97 " + std::to_string(r.params.tile_k) + " keys";
+  plot::Axes& ax = fig.axes();
+  ax.setup("key j", "", "query i", "");
+  plot::HeatmapOptions opt;
+  opt.vmin = 0;
+  opt.vmax = 2;
+  opt.levels = {"to come", "done", "this tile"};
+  ax.heatmap("tile", cells.data(), T, T, opt);
+  return fig;
+}
+
+// m and ℓ of the shown query tile after this key tile, beside their values once every key tile is done (the
+// kernel's own last state for those rows).
+plot::Figure stats_figure(const FlashResult& r) {
+  const FlashStep& st = shown_step(r);
+  const FlashStep* last = &st;
+  for (const FlashStep& s : r.walk.steps)
+    if (s.q_tile == st.q_tile) last = &s;
+  plot::Figure fig("running", "Running max m and sum \xE2\x84\x93 of query rows " + std::to_string(st.q0) +
+                                  "\xE2\x80\x93" + std::to_string(st.q0 + st.nq - 1));
+  fig.note = "after key tile " + std::to_string(st.k_tile) + " vs after the last key tile";
+  fig.grid_cols = 2;
+  std::vector<std::string> rows;
+  std::vector<double> m_now, m_end, l_now, l_end;
+  plot::Table& t = fig.table;
+  t.header = {"query_row", "m_now", "l_now", "m_final", "l_final"};
+  for (int i = 0; i < st.nq; ++i) {
+    rows.push_back(std::to_string(st.q0 + i));
+    const size_t k = static_cast<size_t>(i);
+    // A row with no key seen yet has m = -inf (never under a causal mask: key 0 comes first); its bar shows 0.
+    auto finite = [](float v) { return std::isfinite(v) ? double(v) : 0.0; };
+    m_now.push_back(finite(st.m[k]));
+    l_now.push_back(st.l[k]);
+    m_end.push_back(finite(last->m[k]));
+    l_end.push_back(last->l[k]);
+    t.add_row({double(st.q0 + i), double(st.m[k]), double(st.l[k]), double(last->m[k]), double(last->l[k])});
+  }
+  plot::Axes& a = fig.add_axes("running max m");
+  a.setup("query row", "", "m", "");
+  a.flags |= plot::AxesFlags_NoLegend;  // one legend, outside the second plot, so no bar hides under it
+  a.bars(rows, {"after this tile", "final"}, {m_now, m_end});
+  plot::Axes& b = fig.add_axes("running sum \xE2\x84\x93");
+  b.setup("query row", "", "\xE2\x84\x93", "");
+  b.bars(rows, {"after this tile", "final"}, {l_now, l_end});
+  // Headroom above the tallest bar for the legend (ℓ ≥ 1 once a key is seen: the row max contributes exp(0)).
+  b.set_y_range(0, 1.8 * std::max(1.0, *std::max_element(l_end.begin(), l_end.end())));
+  return fig;
+}
+
+// The tile's P = exp(S − m_new) and the unnormalised accumulator after it.
+plot::Figure tile_figure(const FlashResult& r) {
+  const FlashStep& st = shown_step(r);
+  plot::Figure fig("tile", "This tile: P = exp(S \xE2\x88\x92 m_new) and the accumulator acc");
+  fig.note = st.skipped ? "masked tile: nothing loaded, m, \xE2\x84\x93 and acc unchanged"
+                        : "acc \xE2\x86\x90 exp(m_old \xE2\x88\x92 m_new)\xC2\xB7"
+                          "acc + P\xC2\xB7V; O = acc / \xE2\x84\x93 at the end";
+  fig.grid_cols = 2;
+  plot::Axes& a = fig.add_axes("P (" + std::to_string(st.nq) + " \xC3\x97 " + std::to_string(st.nk) + ")");
+  a.setup("key in tile", "", "query in tile", "");
+  plot::HeatmapOptions po;
+  po.vmin = 0;
+  po.vmax = 1;
+  po.value_label = "exp(S \xE2\x88\x92 m)";
+  if (!st.skipped && st.p.size() > 0) a.heatmap("P", st.p.data(), int(st.p.rows()), int(st.p.cols()), po);
+  plot::Axes& b = fig.add_axes("acc (" + std::to_string(st.nq) + " \xC3\x97 D)");
+  b.setup("dimension", "", "query in tile", "");
+  plot::HeatmapOptions ao;
+  ao.colormap = plot::Colormap::Diverging;
+  ao.value_label = "acc";
+  if (st.acc.size() > 0) b.heatmap("acc", st.acc.data(), int(st.acc.rows()), int(st.acc.cols()), ao);
+  return fig;
+}
+
+plot::Figure traffic_figure(const FlashResult& r) {
+  plot::Figure fig("traffic", "Memory traffic of one head: standard vs tiled attention");
+  fig.note = "T = " + std::to_string(r.params.T) + ": formula " + fmt("%.6g", r.walk.tiled_floats) +
+             " floats, counted from the kernel's tiles " + fmt("%.6g", r.walk.tiled_floats_counted) + "; standard " +
+             fmt("%.6g", r.walk.standard_floats);
+  plot::Axes& ax = fig.axes();
+  ax.setup("tokens T", "", "HBM traffic", "floats");
+  ax.x.scale = plot::Scale::Log10;
+  ax.y.scale = plot::Scale::Log10;
+  std::vector<double> xs, st, full, causal, gpu;
+  plot::Table& t = fig.table;
+  t.header = {"T", "standard_floats", "tiled_floats", "tiled_causal_floats", "tiled_causal_64_floats"};
+  for (const TrafficPoint& p : r.traffic) {
+    xs.push_back(p.T);
+    st.push_back(p.standard);
+    full.push_back(p.tiled_full);
+    causal.push_back(p.tiled_causal);
+    gpu.push_back(p.tiled_causal_gpu);
+    t.add_row({double(p.T), p.standard, p.tiled_full, p.tiled_causal, p.tiled_causal_gpu});
+  }
+  ax.line("standard 4TD + 4T\xC2\xB2", xs, st).width = 2.5f;
+  ax.line("tiled", xs, full);
+  ax.line("tiled, causal", xs, causal).dashed = true;
+  ax.line(
+      "tiled, causal, 64\xC3\x97"
+      "64 tiles",
+      xs, gpu);
+  ax.scatter("counted (this run)", {double(r.params.T)}, {r.walk.tiled_floats_counted});
+  return fig;
+}
+
+std::vector<plot::Figure> all_figures(const FlashResult& r) {
+  return {schedule_figure(r), stats_figure(r), tile_figure(r), traffic_figure(r)};
+}
+
+// [SECTION] panel
+
+constexpr const char* kExplanation =
+    "Standard attention writes the T\xC3\x97T score matrix S to main memory (HBM), reads it back for the softmax, "
+    "writes P, and reads P again for P\xC2\xB7V: 4TD + 4T\xC2\xB2 floats per head, quadratic in T. FlashAttention "
+    "never stores S: it loads a tile of queries, streams the key/value tiles past it, and keeps per row a running "
+    "max m, a running sum \xE2\x84\x93 = \xCE\xA3 exp(S \xE2\x88\x92 m) and an output accumulator. When a new tile "
+    "raises m, the old \xE2\x84\x93 and accumulator are multiplied by exp(m_old \xE2\x88\x92 m_new), so the final "
+    "acc / \xE2\x84\x93 is exactly softmax(S)\xC2\xB7V. Under a causal mask the tiles above the diagonal are "
+    "skipped. Each query tile reads all of K and V, so tiled traffic is about 2T\xC2\xB2D / tile_q: "
+    "it beats 4T\xC2\xB2 only when a tile holds more than D/2 queries, which is why GPUs use 64\xE2\x80\x93"
+    "128. "
+    "Step through the tiles (\xE2\x86\x90/\xE2\x86\x92 keys) and watch m and \xE2\x84\x93 reach their final "
+    "values.";
+
+const PanelInfo kInfo = {"flash", "FlashAttention tiling", "Attention",
+                         "The tiled attention kernel step by step: running max, running sum, rescaled accumulator, "
+                         "memory traffic"};
+
+class FlashPanel final : public RecomputePanel<FlashState, FlashResult> {
+ public:
+  FlashPanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, error_of, all_figures}) {
+    figure_rows_ = {{{0, 1}}, {{2, 3}}};
+    min_figure_width_ = 380;
+  }
+
+ protected:
+  void prepare() override { s_.step = std::clamp(s_.step, 0, step_count(s_) - 1); }
+
+  void after_control(const Control& c) override {
+    if (c.key != "step") return;
+    if (ImGui::SmallButton("\xE2\x97\x80 previous")) s_.step = std::max(0, s_.step - 1);
+    ImGui::SameLine();
+    if (ImGui::SmallButton("next \xE2\x96\xB6")) s_.step = std::min(step_count(s_) - 1, s_.step + 1);
+    ImGui::SameLine();
+    help_marker(
+        "One tile back or forward; the \xE2\x86\x90 and \xE2\x86\x92 keys do the same while this window has focus.");
+    // Arrow keys step while this panel has focus and no widget is being edited.
+    if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && !ImGui::IsAnyItemActive()) {
+      if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) s_.step = std::max(0, s_.step - 1);
+      if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow)))
+        s_.step = std::min(step_count(s_) - 1, s_.step + 1);
+    }
+  }
+
+  void draw_summary(const FlashResult& r) override {
+    ImGui::Separator();
+    const FlashStep& st = shown_step(r);
+    ImGui::Text("step %d: query tile %d, key tile %d%s", shown_index(r), st.q_tile, st.k_tile,
+                st.skipped ? " (masked, skipped)" : "");
+    ImGui::Text("max |tiled \xE2\x88\x92 reference| = %.3g", double(r.walk.max_abs_diff));
+    check_mark(r.walk.max_abs_diff < 1e-4f, "the tiled output equals the reference attention");
+    check_mark(r.walk.tiled_floats == r.walk.tiled_floats_counted, "traffic formula = the kernel's own count");
+    ImGui::Text("traffic: standard %.4g, tiled %.4g floats", r.walk.standard_floats, r.walk.tiled_floats);
+  }
+
+  void bind(Controls& c) override {
+    c.add_int("T", &s_.T, 1, 256, "tokens T", "Queries and keys of the walked head (the traffic curve goes further).",
+              true);
+    c.add_int("D", &s_.D, 1, 128, "head dim D", "Size of each query, key and value vector.", true);
+    c.add_int("tile_q", &s_.tile_q, 1, 256, "query tile",
+              "Query rows loaded together; on a GPU, what one thread block keeps on chip (must be at most T).", true);
+    c.add_int("tile_k", &s_.tile_k, 1, 256, "key tile",
+              "Keys (and values) streamed past the query tile at a time (must be at most T).", true);
+    c.add_bool("causal", &s_.causal, "causal mask",
+               "Query i sees keys j \xE2\x89\xA4 i; fully masked tiles are skipped.");
+    c.add_int("step", &s_.step, 0, 65535, "step",
+              "Which (query tile, key tile) step the figures show, in the kernel's order.");
+    c.add_int("curve_max", &s_.curve_max, 16, 131072, "traffic curve to T",
+              "Right end of the memory-traffic curve, in tokens.", true);
+    c.add_int("seed", &s_.seed, 0, 1000000, "seed", "Seed of the random Q, K and V.");
+  }
+};
+
+}  // namespace
+
+TW_REGISTER_PANEL(FlashPanel);
+
+}  // namespace tw

@@ -1,0 +1,258 @@
+// Mixture of experts: a router's top-k gating over E experts, load per expert, capacity and dropped tokens, the
+// load-balancing loss, and active vs total parameters (issue 19).
+//
+// [SECTION] state
+// [SECTION] result and compute (core/experiments/moe_routing)
+// [SECTION] figures
+// [SECTION] panel
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "core/experiments/moe_routing.h"
+#include "views/recompute.h"
+#include "views/widgets.h"
+
+namespace tw {
+
+namespace {
+
+using plot::fmt;
+
+// [SECTION] state
+
+struct MoeState {
+  int tokens = 16;               // N
+  int dim = 16;                  // C
+  int experts = 8;               // E
+  int top_k = 2;                 // k
+  float capacity_factor = 1.0f;  // capacity = ⌈factor · N · k / E⌉
+  int hidden = 64;               // F of each expert (parameter counts)
+  bool gated = true;             // SwiGLU experts
+  float router_bias = 1.0f;      // on expert 0's logit: a popular expert, to show drops
+  int seed = 1;
+};
+
+// [SECTION] result and compute
+
+struct BiasPoint {
+  double bias = 0, balance_loss = 0, dropped_fraction = 0;
+};
+
+struct MoeResult {
+  MoeParams params;
+  std::string error;  // validate(params)
+  MoeRouting routing;
+  std::vector<BiasPoint> sweep;  // the same tokens and router as expert 0's bias grows
+};
+using ResultPtr = std::shared_ptr<const MoeResult>;
+
+MoeParams params_of(const MoeState& s) {
+  MoeParams p;
+  p.tokens = s.tokens;
+  p.dim = s.dim;
+  p.experts = s.experts;
+  p.top_k = s.top_k;
+  p.capacity_factor = s.capacity_factor;
+  p.hidden = s.hidden;
+  p.gated = s.gated;
+  p.router_bias = s.router_bias;
+  p.seed = static_cast<uint64_t>(s.seed);
+  return p;
+}
+
+ResultPtr compute(const MoeState& s, Progress& progress) {
+  auto r = std::make_shared<MoeResult>();
+  r->params = params_of(s);
+  r->error = validate(r->params);
+  if (!r->error.empty()) return r;
+  r->routing = moe_experiment(r->params);
+  for (int i = 0; i <= 20; ++i) {
+    if (progress.cancelled()) break;
+    progress.set(float(i) / 20);
+    MoeParams q = r->params;
+    q.router_bias = 0.25 * i;
+    const MoeRouting m = moe_experiment(q);
+    r->sweep.push_back({q.router_bias, m.balance_loss, double(m.n_dropped) / (double(q.tokens) * q.top_k)});
+  }
+  return r;
+}
+
+std::string error_of(const MoeResult& r) { return r.error; }
+// 22 routings of N × C × E multiply-adds each.
+bool quick(const MoeState& s) { return 22.0 * s.tokens * s.dim * s.experts < 2e6; }
+
+// [SECTION] figures
+
+plot::Figure routing_figure(const MoeResult& r) {
+  const MoeParams& p = r.params;
+  const MoeRouting& m = r.routing;
+  plot::Figure fig("routing", "Router probabilities and combine weights (top-" + std::to_string(p.top_k) + " of " +
+                                  std::to_string(p.experts) + ")");
+  fig.note = "gates renormalised over the chosen; grey: dropped (capacity " + std::to_string(m.capacity) + ")";
+  fig.grid_cols = 2;
+  plot::HeatmapOptions opt;
+  opt.vmin = 0;
+  opt.vmax = 1;
+  opt.value_label = "weight";
+  plot::Axes& a = fig.add_axes("router softmax P");
+  a.setup("expert", "", "token", "");
+  a.heatmap("P", m.probs.data(), int(m.probs.rows()), int(m.probs.cols()), opt);
+  std::vector<double> gates(m.gates.data(), m.gates.data() + m.gates.size());
+  for (int t = 0; t < p.tokens; ++t)
+    for (int j = 0; j < p.top_k; ++j) {
+      const size_t k = size_t(t) * p.top_k + j;
+      if (m.dropped[k]) gates[size_t(t) * p.experts + m.choice[k]] = -std::numeric_limits<double>::infinity();
+    }
+  plot::Axes& b = fig.add_axes("combine weights g");
+  b.setup("expert", "", "token", "");
+  b.heatmap("g", gates.data(), p.tokens, p.experts, opt);
+  fig.shared_colorbar = true;
+  plot::Table& t = fig.table;
+  t.header = {"token", "rank", "expert", "probability", "gate", "dropped"};
+  for (int tok = 0; tok < p.tokens; ++tok)
+    for (int j = 0; j < p.top_k; ++j) {
+      const size_t k = size_t(tok) * p.top_k + j;
+      const int e = m.choice[k];
+      t.add_row(
+          {double(tok), double(j), double(e), double(m.probs(tok, e)), double(m.gates(tok, e)), double(m.dropped[k])});
+    }
+  return fig;
+}
+
+plot::Figure load_figure(const MoeResult& r) {
+  const MoeRouting& m = r.routing;
+  const int wanted = r.params.tokens * r.params.top_k;
+  plot::Figure fig("load", "Load per expert: assignments wanted and accepted");
+  fig.note = std::to_string(wanted) + " assignments (N\xC2\xB7k), " + std::to_string(m.n_dropped) +
+             " dropped; balance loss " + fmt("%.4g", m.balance_loss) +
+             " (uniform router: k = " + std::to_string(r.params.top_k) + ")";
+  plot::Axes& ax = fig.axes();
+  ax.setup("expert", "", "assignments", "tokens");
+  std::vector<std::string> groups;
+  std::vector<double> w, l;
+  plot::Table& t = fig.table;
+  t.header = {"expert", "wanted", "accepted", "capacity"};
+  for (size_t e = 0; e < m.load.size(); ++e) {
+    groups.push_back(std::to_string(e));
+    w.push_back(m.wanted[e]);
+    l.push_back(m.load[e]);
+    t.add_row({double(e), double(m.wanted[e]), double(m.load[e]), double(m.capacity)});
+  }
+  ax.bars(groups, {"wanted", "accepted"}, {w, l});
+  ax.hline("capacity " + std::to_string(m.capacity), m.capacity);
+  return fig;
+}
+
+plot::Figure balance_figure(const MoeResult& r) {
+  plot::Figure fig("balance", "A popular expert: balance loss and dropped assignments");
+  fig.note = "same tokens and router, expert 0's logit raised by the bias; capacity factor " +
+             fmt("%.3g", r.params.capacity_factor);
+  fig.grid_cols = 2;
+  std::vector<double> xs, loss, drop;
+  plot::Table& t = fig.table;
+  t.header = {"router_bias", "balance_loss", "dropped_fraction"};
+  for (const BiasPoint& b : r.sweep) {
+    xs.push_back(b.bias);
+    loss.push_back(b.balance_loss);
+    drop.push_back(b.dropped_fraction);
+    t.add_row({b.bias, b.balance_loss, b.dropped_fraction});
+  }
+  plot::Axes& a = fig.add_axes("balance loss E\xC2\xB7\xCE\xA3 f\xC2\xB7P");
+  a.setup("router bias", "", "loss", "");
+  a.flags |= plot::AxesFlags_NoLegend;
+  a.line("loss", xs, loss).style = plot::LineStyle::LineAndMarkers;
+  a.vline("now", r.params.router_bias);
+  plot::Axes& b = fig.add_axes("dropped assignments");
+  b.setup("router bias", "", "fraction", "");
+  b.flags |= plot::AxesFlags_NoLegend;
+  b.line("dropped", xs, drop).style = plot::LineStyle::LineAndMarkers;
+  b.vline("now", r.params.router_bias);
+  b.set_y_range(0, 1);
+  return fig;
+}
+
+plot::Figure params_figure(const MoeResult& r) {
+  const MoeRouting& m = r.routing;
+  plot::Figure fig("params", "Parameters of one MoE layer: stored vs used per token");
+  fig.note = "total " + fmt("%.4g", double(m.total_params)) + ", active " + fmt("%.4g", double(m.active_params)) +
+             " (" + fmt("%.3g", 100.0 * double(m.active_params) / double(m.total_params)) + " %)";
+  plot::Axes& ax = fig.axes();
+  ax.setup("", "", "parameters", "thousands");
+  ax.flags |= plot::AxesFlags_NoLegend;
+  ax.bars({"total (all experts)", "active (k experts)"}, {"parameters"},
+          {{double(m.total_params) / 1e3, double(m.active_params) / 1e3}});
+  plot::Table& t = fig.table;
+  t.header = {"kind", "parameters"};
+  t.add_row({std::string("total"), double(m.total_params)});
+  t.add_row({std::string("active"), double(m.active_params)});
+  return fig;
+}
+
+std::vector<plot::Figure> all_figures(const MoeResult& r) {
+  return {routing_figure(r), load_figure(r), balance_figure(r), params_figure(r)};
+}
+
+// [SECTION] panel
+
+constexpr const char* kExplanation =
+    "A mixture-of-experts layer replaces one MLP by E expert MLPs and a router. The router scores each token "
+    "against every expert (softmax of x\xC2\xB7W_r\xE1\xB5\x80), the token goes to its top-k experts, and their "
+    "outputs are mixed with the chosen probabilities renormalised to sum to 1 (Mixtral). Each expert accepts at "
+    "most capacity = \xE2\x8C\x88"
+    "factor\xC2\xB7N\xC2\xB7k / E\xE2\x8C\x89 tokens (Switch, GShard); the rest are "
+    "dropped and pass through on the residual stream. The auxiliary loss E\xC2\xB7\xCE\xA3_e f_e\xC2\xB7P_e "
+    "(f: share of assignments, P_e: mean router probability) is smallest when the load is even. Only k experts "
+    "run per token: the active parameters are a fraction of the stored ones. Raise the router bias to make expert 0 "
+    "popular and watch tokens drop.";
+
+const PanelInfo kInfo = {"moe", "Mixture of experts", "Blocks",
+                         "Top-k routing over experts: load, capacity and dropped tokens, balance loss, active vs "
+                         "total parameters"};
+
+class MoePanel final : public RecomputePanel<MoeState, MoeResult> {
+ public:
+  MoePanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, error_of, all_figures}) {
+    figure_rows_ = {{{0, 1}}, {{2, 3}}};
+    min_figure_width_ = 380;
+  }
+
+ protected:
+  void draw_summary(const MoeResult& r) override {
+    const MoeRouting& m = r.routing;
+    ImGui::Separator();
+    ImGui::Text("capacity %d tokens per expert, %d dropped", m.capacity, m.n_dropped);
+    int accepted = 0;
+    for (int l : m.load) accepted += l;
+    check_mark(accepted == r.params.tokens * r.params.top_k - m.n_dropped,
+               "\xCE\xA3 load = N\xC2\xB7k \xE2\x88\x92 dropped");
+    ImGui::Text("balance loss %.4g", m.balance_loss);
+    ImGui::Text("parameters: %lld active of %lld", static_cast<long long>(m.active_params),
+                static_cast<long long>(m.total_params));
+  }
+
+  void bind(Controls& c) override {
+    c.add_int("tokens", &s_.tokens, 1, 512, "tokens N", "Tokens in the batch the router sees.", true);
+    c.add_int("dim", &s_.dim, 1, 1024, "dim C", "Width of each token vector (and of the router's rows).", true);
+    c.add_int("experts", &s_.experts, 1, 64, "experts E", "Number of expert MLPs in the layer.");
+    c.add_int("top_k", &s_.top_k, 1, 64, "top-k", "Experts each token is sent to (at most E; Mixtral uses 2 of 8).");
+    c.add_float("capacity_factor", &s_.capacity_factor, 0.05f, 8.0f, "capacity factor",
+                "Slack on the even share N\xC2\xB7k / E; below 1 some tokens are always dropped.", true, "%.3g");
+    c.add_int("hidden", &s_.hidden, 1, 65536, "expert hidden F", "Hidden size of each expert MLP (parameter counts).",
+              true);
+    c.add_bool("gated", &s_.gated, "gated experts", "SwiGLU experts have 3 matrices, plain MLPs 2.");
+    c.add_float("router_bias", &s_.router_bias, 0.0f, 10.0f, "router bias",
+                "Added to expert 0's logit: an unbalanced router whose favourite expert overflows.", false, "%.2f");
+    c.add_int("seed", &s_.seed, 0, 1000000, "seed", "Seed of the random tokens and router weights.");
+  }
+};
+
+}  // namespace
+
+TW_REGISTER_PANEL(MoePanel);
+
+}  // namespace tw

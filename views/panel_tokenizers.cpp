@@ -1,0 +1,352 @@
+// Tokenizers: byte-level BPE trained on the user's text, stepped merge by merge, and one sentence cut by BPE,
+// WordPiece and Unigram trained on the same text (issue 19).
+//
+// [SECTION] state
+// [SECTION] result and compute (core/experiments/tokenizer_training, core/tokenizer_bpe)
+// [SECTION] figures
+// [SECTION] panel
+#include <imgui.h>
+
+#include <algorithm>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "core/experiments/tokenizer_training.h"
+#include "core/tokenizer_bpe.h"
+#include "views/recompute.h"
+#include "views/widgets.h"
+
+namespace tw {
+
+namespace {
+
+using plot::fmt;
+
+// [SECTION] state
+
+constexpr const char* kDefaultText =
+    "the lowest of the low and the newest of the new. the widest river is lower than the lowest lake. "
+    "newer and newest, wider and widest, lower and lowest: the suffixes -er and -est come back again and again, "
+    "so a tokenizer learns them early. the low road is longer than the new road, and the newest road is the widest.";
+
+struct TokenizerState {
+  std::string text = kDefaultText;  // training text (used when no file is given)
+  std::string file;                 // optional path of a UTF-8 text file to train on instead
+  int merges = 60;                  // BPE merges (and WordPiece merges' budget, see vocab)
+  int vocab = 80;                   // WordPiece and Unigram vocabulary size
+  int step = 12;                    // which BPE merge the figures show (1 … merges)
+  std::string sentence = "the newest widest lowest road";
+};
+
+// [SECTION] result and compute
+
+struct Segmentation {
+  std::string name;   // e.g. "BPE, 60 merges"
+  std::string label;  // short, for a bar's axis label
+  std::vector<std::string> tokens;
+};
+
+struct TokenizerResult {
+  TokenizerState state;  // text replaced by the file's contents when one was read
+  std::string error;     // the file or text could not be trained on
+  BpeTraining bpe;
+  WordPieceTraining wordpiece;
+  UnigramTraining unigram;
+  std::vector<Segmentation> cuts;  // BPE (all merges), BPE after `step` merges, WordPiece, Unigram
+  int words = 0, bytes = 0;        // of the sentence
+};
+using ResultPtr = std::shared_ptr<const TokenizerResult>;
+
+std::vector<std::string> bpe_cut(const std::string& tokenizer_json, const std::string& sentence, std::string* error) {
+  BpeTokenizer tok;
+  std::vector<std::string> out;
+  if (!bpe_tokenizer_from_json(tokenizer_json, &tok, error)) return out;
+  for (int id : tok.encode(sentence, false)) out.push_back(tok.label(id));
+  return out;
+}
+
+ResultPtr compute(const TokenizerState& s, Progress& progress) {
+  auto r = std::make_shared<TokenizerResult>();
+  r->state = s;
+  std::string text = s.text;
+  if (!s.file.empty()) {
+    std::ifstream in(s.file, std::ios::binary);
+    if (!in) {
+      r->error = "Cannot open \"" + s.file + "\": check the path (or clear it to train on the text box).";
+      return r;
+    }
+    std::ostringstream buf;
+    buf << in.rdbuf();
+    text = buf.str();
+  }
+  r->state.text = text;
+  const std::atomic<bool>* cancel = progress.cancel_flag();
+  std::string error;
+  if (!train_bpe(text, s.merges, &r->bpe, &error, cancel)) {
+    r->error = progress.cancelled() ? "Training cancelled." : "BPE: " + error;
+    return r;
+  }
+  progress.set(0.3f);
+  if (!train_wordpiece(text, s.vocab, &r->wordpiece, &error, cancel)) {
+    r->error = progress.cancelled() ? "Training cancelled." : "WordPiece: " + error;
+    return r;
+  }
+  progress.set(0.5f);
+  if (!train_unigram(text, s.vocab, &r->unigram, &error, cancel)) {
+    r->error = progress.cancelled() ? "Training cancelled." : "Unigram: " + error;
+    return r;
+  }
+  progress.set(0.8f);
+  // The same merges cut short at the shown step: the first `step` merges of a longer run are the same merges.
+  const int step = std::clamp(s.step, 1, std::max(1, static_cast<int>(r->bpe.merges.size())));
+  BpeTraining partial;
+  if (!train_bpe(text, step, &partial, &error, cancel)) {
+    r->error = progress.cancelled() ? "Training cancelled." : "BPE: " + error;
+    return r;
+  }
+  r->cuts.push_back({"BPE, " + std::to_string(r->bpe.merges.size()) + " merges", "BPE",
+                     bpe_cut(r->bpe.tokenizer_json, s.sentence, &error)});
+  r->cuts.push_back({"BPE after " + std::to_string(step) + " merges", "BPE@" + std::to_string(step),
+                     bpe_cut(partial.tokenizer_json, s.sentence, &error)});
+  if (!error.empty()) {
+    r->error = "BPE tokenizer: " + error;
+    return r;
+  }
+  r->cuts.push_back({"WordPiece", "WordPiece", wordpiece_encode(r->wordpiece, s.sentence)});
+  r->cuts.push_back({"Unigram", "Unigram", unigram_encode(r->unigram, s.sentence)});
+  r->words = count_words(s.sentence);
+  r->bytes = static_cast<int>(s.sentence.size());
+  return r;
+}
+
+std::string error_of(const TokenizerResult& r) { return r.error; }
+// Training cost grows with the text and the merges; the default (a paragraph, 60 merges) is milliseconds.
+bool quick(const TokenizerState& s) { return s.file.empty() && double(s.text.size()) * (s.merges + s.vocab) < 1e6; }
+
+const MergeStep* shown_merge(const TokenizerResult& r) {
+  if (r.bpe.merges.empty()) return nullptr;
+  const int i = std::clamp(r.state.step, 1, static_cast<int>(r.bpe.merges.size())) - 1;
+  return &r.bpe.merges[static_cast<size_t>(i)];
+}
+
+// Makes a symbol readable on an axis: byte-level BPE writes a space as 'Ġ', Unigram as '▁'; both show as '␣'.
+std::string visible(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s.compare(i, 2, "\xC4\xA0") == 0) {
+      out += "\xE2\x90\xA3";
+      ++i;
+    } else if (s.compare(i, 3, "\xE2\x96\x81") == 0) {
+      out += "\xE2\x90\xA3";
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+// Tokens joined by '|' in lines of at most `width` characters (UTF-8 code points), breaking between tokens.
+std::vector<std::string> wrap_tokens(const std::vector<std::string>& tokens, int width) {
+  std::vector<std::string> lines(1);
+  int used = 0;
+  for (size_t k = 0; k < tokens.size(); ++k) {
+    const std::string t = (k ? "|" : "") + visible(tokens[k]);
+    int chars = 0;
+    for (unsigned char c : t) chars += (c & 0xC0) != 0x80;
+    if (used > 0 && used + chars > width) {
+      lines.emplace_back();
+      used = 0;
+    }
+    lines.back() += t;
+    used += chars;
+  }
+  return lines;
+}
+
+// [SECTION] figures
+
+plot::Figure candidates_figure(const TokenizerResult& r) {
+  const MergeStep* m = shown_merge(r);
+  const int step = std::clamp(r.state.step, 1, std::max(1, static_cast<int>(r.bpe.merges.size())));
+  plot::Figure fig("candidates", "BPE merge " + std::to_string(step) + ": the most frequent adjacent pairs");
+  plot::Axes& ax = fig.axes();
+  ax.setup("pair", "", "occurrences", "");
+  ax.flags |= plot::AxesFlags_NoLegend;
+  plot::Table& t = fig.table;
+  t.header = {"rank", "left", "right", "count"};
+  if (!m) return fig;
+  fig.note = "chosen: \"" + visible(m->left) + "\" + \"" + visible(m->right) + "\" \xE2\x86\x92 \"" +
+             visible(m->merged) + "\" (" + std::to_string(m->count) + " times); vocabulary " +
+             std::to_string(m->vocab_size);
+  std::vector<std::string> groups;
+  std::vector<double> counts;
+  for (size_t i = 0; i < m->candidates.size(); ++i) {
+    const PairCount& c = m->candidates[i];
+    groups.push_back(visible(c.left) + "+" + visible(c.right));
+    counts.push_back(double(c.count));
+    t.add_row({double(i + 1), c.left, c.right, double(c.count)});
+  }
+  ax.bars(groups, {"count"}, {counts});
+  return fig;
+}
+
+plot::Figure growth_figure(const TokenizerResult& r) {
+  plot::Figure fig("growth", "Merge by merge: the chosen pair's count and the vocabulary");
+  fig.note = "BPE starts from 256 bytes, WordPiece from the text's characters and ## forms";
+  fig.grid_cols = 2;
+  std::vector<double> xs, counts, vocab, wxs, wvocab;
+  plot::Table& t = fig.table;
+  t.header = {"step", "left", "right", "merged", "count", "vocab_size"};
+  for (size_t i = 0; i < r.bpe.merges.size(); ++i) {
+    const MergeStep& m = r.bpe.merges[i];
+    xs.push_back(double(i + 1));
+    counts.push_back(double(m.count));
+    vocab.push_back(m.vocab_size);
+    t.add_row({double(i + 1), m.left, m.right, m.merged, double(m.count), double(m.vocab_size)});
+  }
+  for (size_t i = 0; i < r.wordpiece.merges.size(); ++i) {
+    wxs.push_back(double(i + 1));
+    wvocab.push_back(r.wordpiece.merges[i].vocab_size);
+  }
+  const double step = std::clamp(r.state.step, 1, std::max(1, static_cast<int>(r.bpe.merges.size())));
+  plot::Axes& a = fig.add_axes("count of the merged pair (BPE)");
+  a.setup("merge", "", "occurrences", "");
+  a.flags |= plot::AxesFlags_NoLegend;
+  a.step("count", xs, counts);
+  a.vline("shown", step);
+  plot::Axes& b = fig.add_axes("vocabulary size");
+  b.setup("merge", "", "tokens", "");
+  b.flags |= plot::AxesFlags_LegendOutside;
+  b.line("BPE", xs, vocab).width = 2.5f;
+  b.line("WordPiece", wxs, wvocab);
+  b.vline("shown", step);
+  return fig;
+}
+
+plot::Figure counts_figure(const TokenizerResult& r) {
+  plot::Figure fig("counts", "The sentence under each tokenizer");
+  fig.note = "\"" + r.state.sentence + "\": " + std::to_string(r.words) + " words, " + std::to_string(r.bytes) +
+             " bytes; all trained on the same text";
+  fig.grid_cols = 2;
+  std::vector<std::string> names;
+  std::vector<double> tokens, per_word, per_byte;
+  plot::Table& t = fig.table;
+  t.header = {"tokenizer", "tokens", "tokens_per_word", "tokens_per_byte", "segmentation"};
+  for (const Segmentation& c : r.cuts) {
+    const double n = double(c.tokens.size());
+    std::string joined;
+    for (const std::string& tok : c.tokens) joined += (joined.empty() ? "" : " | ") + visible(tok);
+    names.push_back(c.label);
+    tokens.push_back(n);
+    per_word.push_back(r.words > 0 ? n / r.words : 0.0);
+    per_byte.push_back(r.bytes > 0 ? n / r.bytes : 0.0);
+    t.add_row({c.name, n, per_word.back(), per_byte.back(), joined});
+  }
+  plot::Axes& a = fig.add_axes("tokens");
+  a.setup("", "", "tokens", "");
+  a.flags |= plot::AxesFlags_NoLegend;
+  a.bars(names, {"tokens"}, {tokens});
+  plot::Axes& b = fig.add_axes("per word, per byte");
+  b.setup("", "", "ratio", "");
+  b.bars(names, {"per word", "per byte"}, {per_word, per_byte});
+  return fig;
+}
+
+plot::Figure segmentation_figure(const TokenizerResult& r) {
+  plot::Figure fig("segmentation", "Segmentation of the sentence (token boundaries as |)");
+  plot::Axes& ax = fig.axes();
+  ax.flags |= plot::AxesFlags_NoGrid | plot::AxesFlags_NoLegend;
+  ax.x.hide = true;
+  ax.y.hide = true;
+  ax.set_x_range(-0.02, 1);
+  plot::Table& t = fig.table;
+  t.header = {"tokenizer", "index", "token"};
+  // One text line per row of the axes: a tokenizer's name, then its tokens wrapped to fit a figure's width.
+  double y = 0;
+  for (const Segmentation& c : r.cuts) {
+    for (size_t k = 0; k < c.tokens.size(); ++k) t.add_row({c.name, double(k), c.tokens[k]});
+    ax.text(c.name + " (" + std::to_string(c.tokens.size()) + " tokens):", 0.0, y++).align_y = 0.5f;
+    for (const std::string& line : wrap_tokens(c.tokens, 34)) ax.text(line, 0.04, y++).align_y = 0.5f;
+  }
+  ax.set_y_range(-0.7, std::max(1.0, y - 0.3));
+  ax.y.invert = true;
+  return fig;
+}
+
+std::vector<plot::Figure> all_figures(const TokenizerResult& r) {
+  return {candidates_figure(r), growth_figure(r), counts_figure(r), segmentation_figure(r)};
+}
+
+// [SECTION] panel
+
+constexpr const char* kExplanation =
+    "Models read tokens, not characters. Byte-level BPE (GPT-2, Llama 3) starts from the 256 bytes and repeatedly "
+    "merges the most frequent adjacent pair into a new symbol: frequent words and suffixes become single tokens, "
+    "rare words stay in pieces, and any byte string can still be written. WordPiece (BERT) merges the pair whose "
+    "count is largest relative to its parts' counts, count(ab) / (count(a)\xC2\xB7"
+    "count(b)), and marks "
+    "word-internal pieces with ##. Unigram (SentencePiece) starts from many substrings and prunes the ones whose "
+    "loss hurts the text's likelihood least; it cuts a word into its most probable pieces. Step through the BPE "
+    "merges (\xE2\x86\x90/\xE2\x86\x92 keys) and compare how the three cut a sentence: fewer tokens per word means "
+    "shorter sequences and cheaper attention.";
+
+const PanelInfo kInfo = {"tokenizers", "Tokenizers: BPE, WordPiece, Unigram", "Text",
+                         "Train byte-level BPE merge by merge and compare BPE, WordPiece and Unigram on a sentence"};
+
+class TokenizersPanel final : public RecomputePanel<TokenizerState, TokenizerResult> {
+ public:
+  TokenizersPanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, error_of, all_figures}) {
+    figure_rows_ = {{{0, 1}}, {{2, 3}}};
+    min_figure_width_ = 380;
+  }
+
+ protected:
+  void prepare() override { s_.step = std::clamp(s_.step, 1, std::max(1, s_.merges)); }
+
+  void after_control(const Control& c) override {
+    if (c.key != "step") return;
+    if (ImGui::SmallButton("\xE2\x97\x80 previous")) s_.step = std::max(1, s_.step - 1);
+    ImGui::SameLine();
+    if (ImGui::SmallButton("next \xE2\x96\xB6")) s_.step = std::min(s_.merges, s_.step + 1);
+    ImGui::SameLine();
+    help_marker(
+        "One merge back or forward; the \xE2\x86\x90 and \xE2\x86\x92 keys do the same while this window has focus.");
+    if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && !ImGui::IsAnyItemActive()) {
+      if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) s_.step = std::max(1, s_.step - 1);
+      if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) s_.step = std::min(s_.merges, s_.step + 1);
+    }
+  }
+
+  void draw_summary(const TokenizerResult& r) override {
+    ImGui::Separator();
+    if (const MergeStep* m = shown_merge(r))
+      ImGui::TextWrapped("merge %d: \"%s\" + \"%s\" \xE2\x86\x92 \"%s\" (%lld times), vocabulary %d",
+                         std::clamp(r.state.step, 1, int(r.bpe.merges.size())), visible(m->left).c_str(),
+                         visible(m->right).c_str(), visible(m->merged).c_str(), static_cast<long long>(m->count),
+                         m->vocab_size);
+    if (static_cast<int>(r.bpe.merges.size()) < r.state.merges)
+      warning_text(("the text supports only " + std::to_string(r.bpe.merges.size()) + " merges").c_str());
+    ImGui::Text("Unigram: %d tokens kept of %d seed substrings", static_cast<int>(r.unigram.tokens.size()),
+                r.unigram.seed_size);
+  }
+
+  void bind(Controls& c) override {
+    c.add_text("text", &s_.text, 8192, "training text", "The text all three tokenizers are trained on.");
+    c.add_text("file", &s_.file, 1024, "or text file",
+               "Path of a UTF-8 text file (at most 256 KiB) to train on instead of the text box; empty = text box.");
+    c.add_int("merges", &s_.merges, 1, 4096, "BPE merges", "How many merges byte-level BPE learns.", true);
+    c.add_int("vocab", &s_.vocab, 1, 4096, "vocabulary (WP, Unigram)",
+              "Target vocabulary size of WordPiece and Unigram (they start from the text's characters).", true);
+    c.add_int("step", &s_.step, 1, 4096, "merge shown", "Which BPE merge the figures show (1 = the first).");
+    c.add_text("sentence", &s_.sentence, 512, "sentence", "The sentence each tokenizer cuts into tokens.");
+  }
+};
+
+}  // namespace
+
+TW_REGISTER_PANEL(TokenizersPanel);
+
+}  // namespace tw
