@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Command-line behaviour of the real executable. Usage: cli_test.sh APP
 set -uo pipefail
+# A private config folder: the user's saved session (and its warnings) never reaches these checks.
+export XDG_CONFIG_HOME=$(mktemp -d)
+trap 'rm -rf "$XDG_CONFIG_HOME"' EXIT
 app=$1
 fail=0
 check() {  # check NAME EXPECTED_EXIT GREP_PATTERN -- command...

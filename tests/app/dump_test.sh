@@ -2,6 +2,9 @@
 # The `dump` subcommand: files written, determinism, reload, and one clear line for every bad argument.
 # Usage: dump_test.sh APP SOURCE_DIR WORK_DIR
 set -uo pipefail
+# A private config folder: the user's saved session (and its warnings) never reaches these checks.
+export XDG_CONFIG_HOME=$(mktemp -d)
+trap 'rm -rf "$XDG_CONFIG_HOME"' EXIT
 app=$1 src=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
 fail=0

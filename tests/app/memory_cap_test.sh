@@ -3,6 +3,9 @@
 # of `dump` (traced forward pass of max_seq tokens, every step written) stays under the estimate the app states.
 # Also: a long dump prints progress on stderr. Usage: memory_cap_test.sh APP WORK_DIR
 set -uo pipefail
+# A private config folder: the user's saved session (and its warnings) never reaches these checks.
+export XDG_CONFIG_HOME=$(mktemp -d)
+trap 'rm -rf "$XDG_CONFIG_HOME"' EXIT
 app=$1 work=$2
 rm -rf "$work" && mkdir -p "$work"
 fail=0
