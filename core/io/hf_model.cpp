@@ -258,40 +258,40 @@ bool save_hf_checkpoint(const std::string& dir_name, const ModelWeights& weights
   files->clear();
   if (!save_config((dir / "config.json").string(), config, error)) return false;
   files->push_back("config.json");
-  const SafeTensors all = to_safetensors(weights, config);
+  // Streamed from the model's own matrices (no SafeTensors copy, no byte buffer): the memory estimate counts none.
+  const std::vector<TensorView> all = tensor_views(weights, config);
+  const std::map<std::string, std::string> metadata = {{"format", "pt"}, {"producer", "transformer-workbench"}};
   const int64_t es = storage_bytes(options.dtype);
   // Greedy shards in tensor order, as transformers' shard_checkpoint does.
-  std::vector<SafeTensors> shards;
+  std::vector<std::vector<TensorView>> shards;
   int64_t current = 0;
-  for (const NamedTensor& t : all.tensors) {
-    const int64_t bytes = static_cast<int64_t>(t.data.size()) * es;
+  for (const TensorView& t : all) {
+    const int64_t bytes = static_cast<int64_t>(t.count) * es;
     if (shards.empty() || (options.shard_bytes > 0 && current > 0 && current + bytes > options.shard_bytes)) {
       shards.emplace_back();
-      shards.back().metadata = all.metadata;
       current = 0;
     }
-    shards.back().tensors.push_back(t);
+    shards.back().push_back(t);
     current += bytes;
   }
   if (shards.empty()) shards.emplace_back();
   const fs::path single = dir / "model.safetensors", index = dir / "model.safetensors.index.json";
   if (shards.size() == 1) {
-    if (!write_safetensors(single.string(), shards[0], options.dtype, error)) return false;
+    if (!write_safetensors(single.string(), shards[0], metadata, error, options.dtype)) return false;
     fs::remove(index, ec);  // a stale index would take precedence over the new file
     files->push_back("model.safetensors");
     return true;
   }
   json weight_map = json::object();
   int64_t total = 0;
-  const std::string n = std::to_string(shards.size());
   for (size_t i = 0; i < shards.size(); ++i) {
     char name[64];
     std::snprintf(name, sizeof name, "model-%05zu-of-%05zu.safetensors", i + 1, shards.size());
-    if (!write_safetensors((dir / name).string(), shards[i], options.dtype, error)) return false;
+    if (!write_safetensors((dir / name).string(), shards[i], metadata, error, options.dtype)) return false;
     files->push_back(name);
-    for (const NamedTensor& t : shards[i].tensors) {
+    for (const TensorView& t : shards[i]) {
       weight_map[t.name] = name;
-      total += static_cast<int64_t>(t.data.size()) * es;
+      total += static_cast<int64_t>(t.count) * es;
     }
   }
   json j = {{"metadata", {{"total_size", total}}}, {"weight_map", weight_map}};

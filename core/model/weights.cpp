@@ -306,11 +306,15 @@ void round_weights(ModelWeights& w, const ModelConfig& c, StorageType dtype) {
 bool save_weights(const std::string& path, const ModelWeights& w, const ModelConfig& c, std::string* error) {
   // Streamed from the matrices themselves: building a SafeTensors and then a byte buffer held the weights
   // twice more, tripling the memory of a save.
+  return write_safetensors(path, tensor_views(w, c), {{"format", "pt"}, {"producer", "transformer-workbench"}}, error);
+}
+
+std::vector<TensorView> tensor_views(const ModelWeights& w, const ModelConfig& c) {
   std::vector<TensorView> views;
   for_each_tensor(w, c, [&](const std::string& name, const auto& m, const std::vector<int64_t>& shape) {
     views.push_back({name, shape, m.data(), static_cast<size_t>(m.size())});
   });
-  return write_safetensors(path, views, {{"format", "pt"}, {"producer", "transformer-workbench"}}, error);
+  return views;
 }
 
 bool load_weights(const std::string& path, const ModelConfig& c, ModelWeights* out, std::string* error) {

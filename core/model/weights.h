@@ -92,6 +92,9 @@ SafeTensors to_safetensors(const ModelWeights& weights, const ModelConfig& confi
 // shape, or has tensors the config does not use (a checkpoint for a different architecture).
 bool from_safetensors(const SafeTensors& file, const ModelConfig& config, ModelWeights* out, std::string* error);
 bool save_weights(const std::string& path, const ModelWeights& weights, const ModelConfig& config, std::string* error);
+// Every tensor as a view into the weights' own matrices (HF names, tensor_specs order): what the streaming
+// checkpoint writers take, so a save never holds a second copy of the model. Valid while `weights` lives.
+std::vector<TensorView> tensor_views(const ModelWeights& weights, const ModelConfig& config);
 bool load_weights(const std::string& path, const ModelConfig& config, ModelWeights* out, std::string* error);
 
 // Fills every tensor of `config` through `read` (name, shape, destination of product(shape) floats), e.g. from
