@@ -104,6 +104,7 @@ plot::Figure norms_figure(const NormsResult& r) {
              "; BatchNorm uses each feature's statistics over " + std::to_string(r.state.batch) + " tokens";
   plot::Axes& ax = fig.axes();
   ax.setup("feature i", "", "value", "");
+  ax.flags |= plot::AxesFlags_LegendOutside;
   std::vector<std::string> groups;
   for (size_t i = 0; i < n.x.size(); ++i) groups.push_back(std::to_string(i));
   ax.bars(groups, {"input x", "LayerNorm", "RMSNorm", "BatchNorm (row 0)"},
@@ -170,8 +171,10 @@ plot::Figure glu_figure(const NormsResult& r) {
 plot::Figure hidden_figure(const NormsResult& r) {
   plot::Figure fig("hidden", "The 2/3 rule: a gated MLP with F = 8C/3 keeps a plain 4C MLP's weights");
   fig.note =
-      "plain: 2\xC2\xB7C\xC2\xB7"
-      "4C = 8C\xC2\xB2; gated: 3\xC2\xB7C\xC2\xB7"
+      "plain: 2\xC2\xB7"
+      "C\xC2\xB7"
+      "4C = 8C\xC2\xB2; gated: 3\xC2\xB7"
+      "C\xC2\xB7"
       "F, F = int(8C/3) rounded up to " +
       std::to_string(r.state.multiple_of);
   plot::Axes& ax = fig.axes();
@@ -201,7 +204,8 @@ plot::Figure placement_figure(const NormsResult& r) {
     ax.setup("layer (0 = input side)", "", "\xE2\x80\x96\xE2\x88\x82L/\xE2\x88\x82\xCE\xB8_l\xE2\x80\x96", "");
     ax.y.scale = plot::Scale::Log10;
   }
-  fig.grid[1].flags |= plot::AxesFlags_NoLegend;
+  fig.grid[0].flags |= plot::AxesFlags_NoLegend;  // one legend, right of the post-norm axes
+  fig.grid[1].flags |= plot::AxesFlags_LegendOutside;
   plot::Table& t = fig.table;
   t.header = {"depth", "layer", "pre_norm", "post_norm"};
   plot::Axes& fig_pre = fig.grid[0];
@@ -237,7 +241,7 @@ const PanelInfo kInfo = {"norms", "Norms and activations", "Blocks",
 class NormsPanel final : public RecomputePanel<NormsState, NormsResult> {
  public:
   NormsPanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, error_of, all_figures}) {
-    figure_rows_ = {{{0, 3}}, {{1}, 0.42f}, {{2, 4}, 0.9f}};
+    figure_rows_ = {{{0}, 0.55f}, {{1}, 0.75f}, {{2, 3}, 0.9f}, {{4}, 0.75f}};
   }
 
  protected:

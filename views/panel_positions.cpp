@@ -182,7 +182,10 @@ plot::Figure extrapolation_figure(const PositionsResult& r) {
     for (size_t i = 0; i < c.loss.size(); ++i)
       if (std::isfinite(c.loss[i])) xs.push_back(double(i)), ys.push_back(c.loss[i]);
     plot::LineItem& line = ax.line(to_string(c.type), xs, ys);
-    if (c.type == PositionType::Learned) line.style = plot::LineStyle::LineAndMarkers;  // visible under RoPE's
+    if (c.type == PositionType::Learned) {  // markers and its own colour: it lies under RoPE's line within L
+      line.style = plot::LineStyle::LineAndMarkers;
+      line.color = 0x9467BDFF;
+    }
   }
   ax.vline("trained length L", L - 0.5);
   for (int i = 0; i < 4 * L; ++i) {
@@ -210,7 +213,8 @@ constexpr const char* kExplanation =
     "Attention alone is blind to order, so every model adds position somewhere. Learned and sinusoidal codes are "
     "added to the token vectors: the sinusoidal similarity of p and p + d depends on d alone, while a learned table "
     "starts random and has no row past its length. RoPE rotates q and k so their dot product sees only the "
-    "distance; ALiBi adds -m\xC2\xB7distance to the score and has no code at all. Which of them works past the "
+    "distance; ALiBi adds -m\xC2\xB7"
+    "distance to the score and has no code at all. Which of them works past the "
     "training length is measured below: the same small model learns a task that needs relative position (a random "
     "block repeats: token t equals token t - period) on length L, and its loss is measured at every position up to "
     "4L. Learned positions cannot even run past L.";
@@ -221,7 +225,7 @@ const PanelInfo kInfo = {"positions", "Positions compared", "Positions",
 class PositionsPanel final : public RecomputePanel<PositionsState, PositionsResult> {
  public:
   PositionsPanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, error_of, all_figures}) {
-    figure_rows_ = {{{0}, 0.42f}, {{1}, 0.5f}};
+    figure_rows_ = {{{0}, 0.85f}, {{1}, 0.8f}};
   }
 
  protected:
