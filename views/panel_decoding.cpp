@@ -233,7 +233,7 @@ const PanelInfo kInfo = {"decoding", "Decoding and information", "Inference",
 class DecodingPanel final : public RecomputePanel<DecodingState, DecodingResult> {
  public:
   DecodingPanel() : RecomputePanel(kInfo, kExplanation, {compute, nullptr, error_of, all_figures}) {
-    figure_rows_ = {{{0, 1}}, {{2}, 0.45f}, {{3}, 0.5f, true}};
+    figure_rows_ = {{{0, 1}, 0.8f}, {{2}, 0.9f}, {{3}, 0.9f, true}};
   }
 
  protected:

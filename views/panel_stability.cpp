@@ -226,7 +226,7 @@ constexpr const char* kTrainingKeys[] = {"lr", "steps", "warmup", "layers", "dim
 class StabilityPanel final : public RecomputePanel<StabilityState, StabilityResult> {
  public:
   StabilityPanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, error_of, all_figures}) {
-    figure_rows_ = {{{0, 1}}, {{2, 3}}};
+    figure_rows_ = {{{0}, 0.8f}, {{1}, 0.8f}, {{3}, 0.9f}, {{2}, 0.8f}};
   }
 
  protected:
