@@ -197,7 +197,7 @@ plot::Figure hidden_figure(const NormsResult& r) {
 plot::Figure placement_figure(const NormsResult& r) {
   plot::Figure fig("placement", "Gradient norm per layer at initialisation: pre-norm vs post-norm");
   fig.note = std::string(r.state.norm_kind == 1 ? "LayerNorm" : "RMSNorm") +
-             ", C = 32, one backward pass on random tokens; each line is one depth";
+             ", C = 32, one backward pass on random tokens; each line is one depth; both axes share one y range";
   fig.grid_cols = 2;
   for (const char* title : {"pre-norm: x + f(Norm(x))", "post-norm: Norm(x + f(x))"}) {
     plot::Axes& ax = fig.add_axes(title);  // set up before the next add_axes (which may move the grid)
@@ -210,6 +210,12 @@ plot::Figure placement_figure(const NormsResult& r) {
   t.header = {"depth", "layer", "pre_norm", "post_norm"};
   plot::Axes& fig_pre = fig.grid[0];
   plot::Axes& fig_post = fig.grid[1];
+  double lo = 0, hi = 0;  // one y range for both axes, so pre and post compare by eye
+  for (const PlacementGradients& g : r.placement)
+    for (const std::vector<double>* v : {&g.pre, &g.post})
+      for (double x : *v)
+        if (x > 0) lo = lo > 0 ? std::min(lo, x) : x, hi = std::max(hi, x);
+  if (hi > 0) fig_pre.set_y_range(lo / 1.2, hi * 1.2), fig_post.set_y_range(lo / 1.2, hi * 1.2);
   for (const PlacementGradients& g : r.placement) {
     std::vector<double> layers;
     for (int l = 0; l < g.depth; ++l) layers.push_back(l);
@@ -232,8 +238,11 @@ constexpr const char* kExplanation =
     "RMSNorm only divides by the root mean square (scaling changes nothing, a shift does); BatchNorm normalises "
     "each feature over the tokens of a batch, so one token's output depends on its neighbours, which is why "
     "Transformers do not use it. Below: the activations the MLP uses with the derivatives its backward pass uses, a "
-    "gated unit as a surface, the 2/3 rule behind LLaMA's 11008, and why pre-norm trains without warmup: its "
-    "residual path carries the gradient to every layer unchanged, while post-norm passes it through every norm above.";
+    "gated unit as a surface, the 2/3 rule behind LLaMA's 11008, and the gradient each layer gets at "
+    "initialisation. Post-norm sends the gradient through every norm above a layer: its gradients are larger and "
+    "uneven, and stay large near the output however deep the stack, so the first steps need a small learning rate "
+    "(warmup). Pre-norm's identity residual path keeps them smooth, shrinking like 1/sqrt(depth) (Xiong et al., "
+    "2020).";
 
 const PanelInfo kInfo = {"norms", "Norms and activations", "Blocks",
                          "LayerNorm vs RMSNorm vs BatchNorm, activation curves, the 2/3 rule, pre- vs post-norm"};
