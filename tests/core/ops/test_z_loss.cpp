@@ -92,8 +92,6 @@ TEST(ZLoss, ModelGradientWithZLossMatchesFiniteDifferences) {
   ASSERT_TRUE(train_forward_backward_double(nullptr, w, c, b, &loss0, &error));
   EXPECT_GT(loss, loss0);  // the added term is positive
   // Finite differences on a few entries of every tensor.
-  std::vector<std::pair<double*, double>> checks;
-  ModelWeightsD* wp = &w;
   std::vector<double*> params, grads;
   visit_parameters(w, c, [&](const std::string&, double* data, int64_t size) {
     for (int64_t i = 0; i < size; i += std::max<int64_t>(1, size / 3)) params.push_back(data + i);
@@ -102,7 +100,6 @@ TEST(ZLoss, ModelGradientWithZLossMatchesFiniteDifferences) {
     for (int64_t i = 0; i < size; i += std::max<int64_t>(1, size / 3)) grads.push_back(data + i);
   });
   ASSERT_EQ(params.size(), grads.size());
-  (void)wp;
   const double h = 1e-5;
   for (size_t k = 0; k < params.size(); ++k) {
     const double keep = *params[k];
