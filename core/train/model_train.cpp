@@ -15,6 +15,7 @@
 #include "core/ops/norm.h"
 #include "core/ops/residual.h"
 #include "core/ops/rope.h"
+#include "core/ops/z_loss.h"
 
 namespace tw {
 
@@ -56,6 +57,8 @@ struct Acts {
   MatT<S> xf;              // (N, C) final norm output (pre-norm only)
   VecT<S> f_mean, f_rstd;  // (N)
   MatT<S> logits, probs;   // (N, V)
+  VecT<S> logz;            // (N) log Z of each row (z-loss only)
+  double z_coef = 0;       // z-loss coefficient of the current pass; 0 = off
   // Backward scratch, shared by every layer (only the current layer's gradients are alive at a time).
   MatT<S> dres, dtmp, dnorm;  // (N, C)
   MatT<S> dhid, dgate, dup;   // (N, F)
@@ -239,7 +242,9 @@ double forward_t(Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batc
   const MatT<S>& last = a.xs[static_cast<size_t>(c.n_layers)];
   if (c.has_final_norm()) norm_fwd<S>(a.xf, a.f_mean, a.f_rstd, last, w.final_norm, c);
   linear_forward<S>(a.logits, c.has_final_norm() ? a.xf : last, w.head());
-  return cross_entropy_forward<S>(a.probs, a.logits, batch.targets.data(), N);
+  const double ce = cross_entropy_forward<S>(a.probs, a.logits, batch.targets.data(), N);
+  if (a.z_coef == 0) return ce;
+  return ce + z_loss_forward<S>(a.logz, a.logits, batch.targets.data(), N, a.z_coef);  // PaLM's auxiliary term
 }
 
 // [SECTION] backward
@@ -257,6 +262,7 @@ void backward_t(G& g, Acts<S>& a, const W& w, const ModelConfig& c, const Batch&
   // Loss → logits → (final norm) → residual stream.
   a.dlogits.setZero();
   cross_entropy_backward<S>(a.dlogits, a.probs, batch.targets.data(), N);
+  if (a.z_coef != 0) z_loss_backward<S>(a.dlogits, a.probs, a.logz, batch.targets.data(), N, a.z_coef);
   const MatT<S>& last = a.xs[static_cast<size_t>(c.n_layers)];
   auto& dhead = c.tie_embeddings ? g.embed : g.lm_head;  // tied: the head's gradient adds to the embedding's
   if (c.has_final_norm()) {
@@ -398,7 +404,8 @@ std::string check_weights(const W& w, const ModelConfig& c) {
 }
 
 template <class S, class W>
-bool run_forward(Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batch, double* loss, std::string* error) {
+bool run_forward(Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batch, double* loss, std::string* error,
+                 double z_loss) {
   std::string problem = check_batch(c, batch);
   if (problem.empty()) problem = check_weights(w, c);
   if (!problem.empty()) {
@@ -406,6 +413,7 @@ bool run_forward(Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batc
     return false;
   }
   ensure_acts(a, c, batch.B, batch.T);
+  a.z_coef = z_loss;
   const double l = forward_t<S>(a, w, c, batch);
   if (loss) *loss = l;
   if (!std::isfinite(l)) {  // diverged weights: say so instead of handing NaN gradients to the optimizer
@@ -487,9 +495,9 @@ std::string check_batch(const ModelConfig& c, const Batch& batch) {
 }
 
 bool train_forward(TrainState& state, const ModelWeights& weights, const ModelConfig& config, const Batch& batch,
-                   double* loss, std::string* error) {
+                   double* loss, std::string* error, double z_loss) {
   if (!state.acts) state.acts = std::make_unique<TrainActivations>();
-  return run_forward<float>(state.acts->f, weights, config, batch, loss, error);
+  return run_forward<float>(state.acts->f, weights, config, batch, loss, error, z_loss);
 }
 
 namespace {
@@ -504,8 +512,9 @@ void zero_grads(ModelWeights* grads, const ModelConfig& config) {
 }  // namespace
 
 bool train_forward_backward(ModelWeights* grads, TrainState& state, const ModelWeights& weights,
-                            const ModelConfig& config, const Batch& batch, double* loss, std::string* error) {
-  if (!train_forward(state, weights, config, batch, loss, error)) return false;
+                            const ModelConfig& config, const Batch& batch, double* loss, std::string* error,
+                            double z_loss) {
+  if (!train_forward(state, weights, config, batch, loss, error, z_loss)) return false;
   zero_grads(grads, config);
   backward_t<float>(*grads, state.acts->f, weights, config, batch);
   return true;
@@ -556,9 +565,9 @@ void visit_parameters(ModelWeightsD& w, const ModelConfig& c,
 }
 
 bool train_forward_backward_double(ModelWeightsD* grads, const ModelWeightsD& weights, const ModelConfig& config,
-                                   const Batch& batch, double* loss, std::string* error) {
+                                   const Batch& batch, double* loss, std::string* error, double z_loss) {
   Acts<double> a;
-  if (!run_forward<double>(a, weights, config, batch, loss, error)) return false;
+  if (!run_forward<double>(a, weights, config, batch, loss, error, z_loss)) return false;
   if (!grads) return true;
   *grads = to_double(zero_weights(config));
   backward_t<double>(*grads, a, weights, config, batch);

@@ -46,17 +46,20 @@ struct TrainState {
 // Checks the batch against the config (sizes, ids in range, at least one target); "" when valid.
 std::string check_batch(const ModelConfig& config, const Batch& batch);
 
+// z_loss > 0 adds z_loss · mean(log² Z) over the target rows to the loss (and its gradient to the backward), Z the
+// softmax normaliser of each row (core/ops/z_loss.h); 0 leaves the plain cross-entropy.
 // Forward only. Fills *loss (mean over targets; 0 targets → error). Afterwards the state holds the logits and the
 // attention probabilities of every layer for reading. Returns false + one-line *error on invalid input, and also
 // when the loss comes out NaN or infinite (diverged weights; *loss is still set).
 bool train_forward(TrainState& state, const ModelWeights& weights, const ModelConfig& config, const Batch& batch,
-                   double* loss, std::string* error);
+                   double* loss, std::string* error, double z_loss = 0.0);
 
 // Forward + backward: *grads (resized like zero_weights(config) when its shapes differ) is overwritten with
 // ∂loss/∂W for every parameter (a tied head's gradient is the sum of its two uses, in embed). On false (invalid
 // input, non-finite loss) *grads is left as it was.
 bool train_forward_backward(ModelWeights* grads, TrainState& state, const ModelWeights& weights,
-                            const ModelConfig& config, const Batch& batch, double* loss, std::string* error);
+                            const ModelConfig& config, const Batch& batch, double* loss, std::string* error,
+                            double z_loss = 0.0);
 
 // After train_forward / train_forward_backward on the same state (empty before the first pass):
 const Mat& train_logits(const TrainState& state);  // (B*T, V)
@@ -95,6 +98,6 @@ void visit_parameters(ModelWeightsD& weights, const ModelConfig& config,
 // Forward (+ backward when grads is not null, grads then overwritten like train_forward_backward) in double, with a
 // state of its own (tests and checks only: it allocates on every call).
 bool train_forward_backward_double(ModelWeightsD* grads, const ModelWeightsD& weights, const ModelConfig& config,
-                                   const Batch& batch, double* loss, std::string* error);
+                                   const Batch& batch, double* loss, std::string* error, double z_loss = 0.0);
 
 }  // namespace tw

@@ -55,6 +55,7 @@ std::string check_settings(const TrainSettings& s) {
   if (std::string e = check_optimizer(s.optimizer); !e.empty()) return "optimizer: " + e;
   if (s.batch < 1 || s.batch > 4096) return "batch must be 1 … 4096 sequences";
   if (s.eval_every < 1) return "evaluation interval must be ≥ 1 step";
+  if (!(s.z_loss >= 0.0 && s.z_loss <= 1.0)) return "z-loss coefficient must be in [0, 1]";
   Task task;
   std::string error;
   if (!Task::create(s.task, &task, &error)) return "task: " + error;
@@ -152,7 +153,7 @@ bool Trainer::step(std::string* error) {
   const ModelConfig& c = settings_.model;
   const Batch batch = task_.batch(rng_, settings_.batch);
   double loss = 0;
-  if (!train_forward_backward(&grads_, train_state_, weights_, c, batch, &loss, error)) {
+  if (!train_forward_backward(&grads_, train_state_, weights_, c, batch, &loss, error, settings_.z_loss)) {
     // A non-finite loss is divergence (reported below like a non-finite gradient); anything else is a bug or a
     // bad batch, reported as it is.
     if (std::isfinite(loss)) {

@@ -32,6 +32,7 @@ struct TrainSettings {
   int batch = 32;             // B: sequences per step
   uint64_t seed = 1;          // weights, training batches, held-out set and probe all derive from it
   int eval_every = 25;        // evaluate on the held-out set every this many steps (and after step 1)
+  double z_loss = 0.0;  // coef of the z-loss term coef·mean(log² Z) added to the training loss (PaLM: 1e-4); 0 = off
 };
 
 // "" when the settings can train, else the first problem as one line.

@@ -1,0 +1,185 @@
+#include "core/experiments/stability_tricks.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "core/ops/attention.h"
+#include "core/ops/softmax.h"
+#include "core/ops/z_loss.h"
+
+namespace tw {
+
+// [SECTION] soft-capping
+
+SoftcapCurve softcap_curve(double cap, double lo, double hi, int n) {
+  SoftcapCurve r;
+  r.cap = cap;
+  for (int i = 0; i < n; ++i) {
+    const double x = lo + (hi - lo) * i / (n - 1);
+    const double t = std::tanh(x / cap);
+    r.x.push_back(x);
+    r.capped.push_back(cap * t);
+    r.derivative.push_back(1.0 - t * t);  // chain rule: c · (1 − tanh²) · (1/c)
+  }
+  return r;
+}
+
+// [SECTION] QK-norm
+
+namespace {
+// Box–Muller on a 64-bit engine: the same numbers on every platform (no std:: distributions).
+double gaussian(std::mt19937_64& rng) {
+  const double u1 = (static_cast<double>(rng() >> 11) + 1.0) * 0x1.0p-53;
+  const double u2 = static_cast<double>(rng() >> 11) * 0x1.0p-53;
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * 3.14159265358979323846 * u2);
+}
+}  // namespace
+
+std::vector<QkNormPoint> qk_norm_sweep(int head_dim, int n_keys, const std::vector<double>& scales, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Mat q(1, head_dim), k(n_keys, head_dim);
+  for (int d = 0; d < head_dim; ++d) q(0, d) = static_cast<float>(gaussian(rng));
+  for (int j = 0; j < n_keys; ++j)
+    for (int d = 0; d < head_dim; ++d) k(j, d) = static_cast<float>(gaussian(rng));
+  const float inv = 1.0f / std::sqrt(static_cast<float>(head_dim));
+  std::vector<QkNormPoint> out;
+  for (double s : scales) {
+    QkNormPoint p;
+    p.scale = s;
+    const Mat qs = q * static_cast<float>(s), ks = k * static_cast<float>(s);
+    Mat qn, kn;
+    qk_norm_heads(qn, qs, nullptr, 1e-6f, 1, head_dim);  // one "head" per row, γ = 1
+    qk_norm_heads(kn, ks, nullptr, 1e-6f, 1, head_dim);
+    auto measure = [&](const Mat& qq, const Mat& kk, double* max_score, double* max_prob) {
+      Mat scores = (qq * kk.transpose()) * inv, probs;
+      *max_score = scores.cwiseAbs().maxCoeff();
+      softmax_rows(probs, scores);
+      *max_prob = probs.maxCoeff();
+    };
+    measure(qs, ks, &p.max_score_plain, &p.max_prob_plain);
+    measure(qn, kn, &p.max_score_normed, &p.max_prob_normed);
+    out.push_back(p);
+  }
+  return out;
+}
+
+// [SECTION] z-loss
+
+ZLossCurve z_loss_curve(double coef, double lo, double hi, int n) {
+  ZLossCurve r;
+  r.coef = coef;
+  const int V = 8;
+  const MatD base = (MatD(1, V) << 2.0, 1.0, 0.5, 0.0, 0.0, -0.5, -1.0, -2.0).finished();
+  double lz0 = 0;
+  for (int v = 0; v < V; ++v) lz0 += std::exp(base(0, v));
+  lz0 = std::log(lz0);
+  const int target = 0;
+  for (int i = 0; i < n; ++i) {
+    const double want = lo + (hi - lo) * i / (n - 1);
+    const MatD logits = (base.array() + (want - lz0)).matrix();  // shifted so that log Z = want
+    VecD logz;
+    const double term = z_loss_forward<double>(logz, logits, &target, 1, coef);
+    MatD probs = logits, d = MatD::Zero(1, V);
+    const double mx = logits.maxCoeff();
+    probs = (logits.array() - mx).exp().matrix();
+    probs /= probs.sum();
+    z_loss_backward<double>(d, probs, logz, &target, 1, coef);
+    r.log_z.push_back(logz[0]);
+    r.term.push_back(term);
+    r.grad_sum.push_back(d.sum());
+  }
+  return r;
+}
+
+// [SECTION] training comparison
+
+const char* to_string(StabilityTrick t) {
+  switch (t) {
+    case StabilityTrick::Softcap: return "soft-cap";
+    case StabilityTrick::QkNorm: return "QK-norm";
+    case StabilityTrick::ZLoss: return "z-loss";
+  }
+  return "?";
+}
+
+std::string validate(const ComparisonParams& p) {
+  if (!(p.lr > 0.0f && p.lr <= 1.0f)) return "lr must be in (0, 1]";
+  if (p.steps < 1 || p.steps > 2000) return "steps must be between 1 and 2000";
+  if (p.layers < 1 || p.layers > 8) return "layers must be between 1 and 8";
+  if (p.heads < 1 || p.dim % p.heads != 0 || (p.dim / p.heads) % 2 != 0)
+    return "dim must be a multiple of 2 x heads (RoPE rotates pairs)";
+  if (p.dim < 8 || p.dim > 256) return "dim must be between 8 and 256";
+  if (!(p.softcap > 0.0f && p.softcap <= 1000.0f)) return "softcap must be in (0, 1000]";
+  if (!(p.z_loss > 0.0 && p.z_loss <= 1.0)) return "z_loss must be in (0, 1]";
+  if (p.warmup < 0 || p.warmup > p.steps) return "warmup must be between 0 and steps";
+  return "";
+}
+
+TrainSettings comparison_settings(const ComparisonParams& p, bool with_trick) {
+  TrainSettings t;
+  t.task.kind = TaskKind::Sort;
+  t.task.length = 6;
+  t.task.alphabet = 3;
+  Task task;
+  std::string error;
+  Task::create(t.task, &task, &error);
+  ModelConfig& m = t.model;
+  m.n_layers = p.layers;
+  m.dim = p.dim;
+  m.n_heads = p.heads;
+  m.n_kv_heads = p.heads;
+  m.hidden = 4 * p.dim;
+  m.activation = ActivationKind::ReLU;
+  m.vocab = task.vocab();
+  m.max_seq = task.seq_len();
+  t.optimizer.lr = p.lr;
+  t.optimizer.warmup_steps = p.warmup;
+  t.optimizer.clip_norm = 0.0f;  // no clipping: clipping is a stability trick of its own
+  t.batch = 32;
+  t.seed = p.seed;
+  t.eval_every = std::max(1, p.steps);
+  if (with_trick) {
+    switch (p.trick) {
+      case StabilityTrick::Softcap: m.attn_softcap = p.softcap; break;
+      case StabilityTrick::QkNorm: m.qk_norm = true; break;
+      case StabilityTrick::ZLoss: t.z_loss = p.z_loss; break;
+    }
+  }
+  return t;
+}
+
+TrainingComparison compare_training(const ComparisonParams& p, const std::function<bool(float)>& keep_going) {
+  TrainingComparison r;
+  Trainer runs[2];
+  RunCurve* curves[2] = {&r.without, &r.with};
+  for (int i = 0; i < 2; ++i) {
+    std::string error;
+    if (!runs[i].init(comparison_settings(p, i == 1), &error)) {
+      curves[i]->stop_message = error;
+      return r;
+    }
+  }
+  for (int s = 0; s < p.steps; ++s) {
+    for (int i = 0; i < 2; ++i) {
+      if (runs[i].stopped()) continue;
+      std::string error;
+      if (!runs[i].step(&error)) {
+        curves[i]->stop_message = runs[i].stop_message().empty() ? error : runs[i].stop_message();
+        continue;
+      }
+      curves[i]->loss.push_back(runs[i].history().back().train_loss);
+      curves[i]->grad_norm.push_back(runs[i].history().back().grad_norm);
+    }
+    if (keep_going && !keep_going(static_cast<float>(s + 1) / p.steps)) return r;
+  }
+  for (int i = 0; i < 2; ++i) {
+    if (!runs[i].ready() || runs[i].stopped()) continue;
+    const Evaluation e = runs[i].evaluate();
+    curves[i]->final_val_loss = e.loss;
+    curves[i]->final_accuracy = e.accuracy;
+  }
+  return r;
+}
+
+}  // namespace tw

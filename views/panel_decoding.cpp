@@ -1,0 +1,280 @@
+// Decoding and information: entropy, cross-entropy and KL of two distributions the user shapes; temperature,
+// top-k, top-p and min-p on one distribution in Hugging Face's order; perplexity as exp(cross-entropy).
+//
+// [SECTION] state
+// [SECTION] result and compute (core/experiments/information, core/ops/sampling)
+// [SECTION] figures
+// [SECTION] panel: controls, summary, registration
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "core/experiments/information.h"
+#include "core/number_list.h"
+#include "core/ops/sampling.h"
+#include "views/plot/plot_imgui.h"
+#include "views/recompute.h"
+#include "views/widgets.h"
+
+namespace tw {
+
+namespace {
+
+// [SECTION] state
+
+struct DecodingState {
+  std::string logits_p = "3, 2, 1.5, 1, 0.5, 0, -0.5, -1";  // the data (or a confident model): p = softmax
+  float temp_p = 1.0f;
+  std::string logits_q = "2, 2, 1.5, 1, 1, 0.5, 0, 0";  // the model q = softmax(logits_q / temp_q)
+  float temp_q = 1.0f;
+  float temperature = 1.0f;  // sampling: applied to logits_p first
+  int top_k = 5;             // 0 = off
+  float top_p = 0.9f;        // 1 = off
+  float min_p = 0.05f;       // 0 = off
+  int min_keep = 1;          // min_tokens_to_keep
+  float loss = 1.2f;         // a training loss in nats (e.g. the train panel's final loss)
+};
+
+// [SECTION] result and compute
+
+struct DecodingResult {
+  DecodingState state;
+  std::string error;
+  std::vector<double> logits_p, logits_q, p, q;
+  InformationMeasures info;
+  std::vector<double> sweep_t, sweep_ce, sweep_kl_pq, sweep_kl_qp;  // q's temperature swept (finite points only)
+  SamplingTrace trace;
+  std::vector<int> order;  // token ids by descending scaled logit (ties by id): the order filters cut in
+  double perplexity = 0;   // exp(loss)
+};
+using ResultPtr = std::shared_ptr<const DecodingResult>;
+
+SamplingConfig sampling_of(const DecodingState& s) {
+  return {.temperature = s.temperature,
+          .top_k = s.top_k,
+          .top_p = s.top_p,
+          .min_p = s.min_p,
+          .min_tokens_to_keep = s.min_keep};
+}
+
+ResultPtr compute(const DecodingState& s, Progress&) {
+  auto r = std::make_shared<DecodingResult>();
+  r->state = s;
+  if (std::string e = parse_number_list(s.logits_p, &r->logits_p, 2, 32); !e.empty()) {
+    r->error = "logits p: " + e;
+    return r;
+  }
+  if (std::string e = parse_number_list(s.logits_q, &r->logits_q, 2, 32); !e.empty()) {
+    r->error = "logits q: " + e;
+    return r;
+  }
+  if (r->logits_p.size() != r->logits_q.size()) {
+    r->error = "logits p and q need the same number of entries (" + std::to_string(r->logits_p.size()) + " vs " +
+               std::to_string(r->logits_q.size()) + ")";
+    return r;
+  }
+  for (double v : r->logits_p)
+    if (std::abs(v) > 1e4)
+      r->error =
+          "logits must be within \xC2\xB1"
+          "1e4";
+  for (double v : r->logits_q)
+    if (std::abs(v) > 1e4)
+      r->error =
+          "logits must be within \xC2\xB1"
+          "1e4";
+  const SamplingConfig cfg = sampling_of(s);
+  if (r->error.empty()) r->error = validate(cfg);
+  if (!r->error.empty()) return r;
+
+  r->p = softmax_distribution(r->logits_p, s.temp_p);
+  r->q = softmax_distribution(r->logits_q, s.temp_q);
+  r->info = information_measures(r->p, r->q);
+  for (int i = 0; i <= 40; ++i) {  // q's temperature from 0.1 to 10 on a log grid
+    const double t = std::pow(10.0, -1.0 + i / 20.0);
+    const InformationMeasures m = information_measures(r->p, softmax_distribution(r->logits_q, t));
+    if (!std::isfinite(m.cross_entropy) || !std::isfinite(m.kl_qp)) continue;  // q underflowed to 0 somewhere
+    r->sweep_t.push_back(t);
+    r->sweep_ce.push_back(m.cross_entropy);
+    r->sweep_kl_pq.push_back(m.kl_pq);
+    r->sweep_kl_qp.push_back(m.kl_qp);
+  }
+  std::vector<float> logits(r->logits_p.begin(), r->logits_p.end());
+  sampling_filter(r->trace, logits, cfg);
+  r->order.resize(logits.size());
+  std::iota(r->order.begin(), r->order.end(), 0);
+  std::stable_sort(r->order.begin(), r->order.end(), [&](int a, int b) { return logits[a] > logits[b]; });
+  r->perplexity = perplexity_from_loss(s.loss);
+  return r;
+}
+
+std::string error_of(const DecodingResult& r) { return r.error; }
+
+using plot::fmt;
+
+std::string bits(double v) { return std::isfinite(v) ? fmt("%.4g", v) + " bits" : std::string("\xE2\x88\x9E"); }
+
+// [SECTION] figures
+
+plot::Figure distributions_figure(const DecodingResult& r) {
+  const InformationMeasures& m = r.info;
+  plot::Figure fig("distributions", "Two distributions: p (data) and q (model)");
+  fig.note = "H(p) " + bits(m.entropy_p) + ", H(q) " + bits(m.entropy_q) + ", H(p,q) " + bits(m.cross_entropy) +
+             ", KL(p\xE2\x80\x96q) " + bits(m.kl_pq) + ", KL(q\xE2\x80\x96p) " + bits(m.kl_qp);
+  plot::Axes& ax = fig.axes();
+  ax.setup("token", "", "probability", "");
+  std::vector<std::string> groups;
+  for (size_t i = 0; i < r.p.size(); ++i) groups.push_back(std::to_string(i));
+  ax.bars(groups, {"p", "q"}, {r.p, r.q});
+  ax.set_y_range(0, 1);
+  plot::Table& t = fig.table;
+  t.header = {"token", "logit_p", "p", "logit_q", "q"};
+  for (size_t i = 0; i < r.p.size(); ++i) t.add_row({double(i), r.logits_p[i], r.p[i], r.logits_q[i], r.q[i]});
+  return fig;
+}
+
+plot::Figure kl_figure(const DecodingResult& r) {
+  plot::Figure fig("kl", "Cross-entropy and KL as q's temperature changes");
+  fig.note = "H(p,q) = H(p) + KL(p\xE2\x80\x96q) \xE2\x89\xA5 H(p); KL \xE2\x89\xA5 0, and 0 only where q = p";
+  plot::Axes& ax = fig.axes();
+  ax.setup("temperature of q", "", "bits", "");
+  ax.x.scale = plot::Scale::Log10;
+  ax.line("H(p, q)", r.sweep_t, r.sweep_ce);
+  ax.line("KL(p\xE2\x80\x96q)", r.sweep_t, r.sweep_kl_pq);
+  ax.line("KL(q\xE2\x80\x96p)", r.sweep_t, r.sweep_kl_qp).dashed = true;
+  ax.hline("H(p)", r.info.entropy_p);
+  ax.vline("current", r.state.temp_q);
+  plot::Table& t = fig.table;
+  t.header = {"temperature_q", "cross_entropy_bits", "kl_pq_bits", "kl_qp_bits"};
+  for (size_t i = 0; i < r.sweep_t.size(); ++i)
+    t.add_row({r.sweep_t[i], r.sweep_ce[i], r.sweep_kl_pq[i], r.sweep_kl_qp[i]});
+  return fig;
+}
+
+plot::Figure filters_figure(const DecodingResult& r) {
+  const SamplingTrace& tr = r.trace;
+  plot::Figure fig("filters",
+                   "Sampling filters on p, in order: temperature \xE2\x86\x92 top-k \xE2\x86\x92 top-p "
+                   "\xE2\x86\x92 min-p \xE2\x86\x92 renormalise");
+  fig.note = std::to_string(tr.probs.size()) + " tokens \xE2\x86\x92 top-k keeps " + std::to_string(tr.n_top_k) +
+             " \xE2\x86\x92 top-p keeps " + std::to_string(tr.n_top_p) + " \xE2\x86\x92 min-p keeps " +
+             std::to_string(tr.n_final) + " (tokens sorted by logit; removed tokens show 0)";
+  plot::Axes& ax = fig.axes();
+  ax.setup("token (by rank)", "", "probability", "");
+  std::vector<std::string> groups;
+  std::vector<double> before, k, p, mp, fin;
+  plot::Table& t = fig.table;
+  t.header = {"rank",       "token",      "scaled_logit", "prob_after_temperature",
+              "kept_top_k", "kept_top_p", "kept_min_p",   "final_prob"};
+  for (size_t rank = 0; rank < r.order.size(); ++rank) {
+    const int i = r.order[rank];
+    groups.push_back("#" + std::to_string(i));
+    before.push_back(tr.probs_before[i]);
+    k.push_back(tr.kept_top_k[i] ? tr.probs_before[i] : 0.0);
+    p.push_back(tr.kept_top_p[i] ? tr.probs_before[i] : 0.0);
+    mp.push_back(tr.kept_min_p[i] ? tr.probs_before[i] : 0.0);
+    fin.push_back(tr.probs[i]);
+    t.add_row({double(rank), double(i), double(tr.scaled_logits[i]), double(tr.probs_before[i]),
+               double(tr.kept_top_k[i]), double(tr.kept_top_p[i]), double(tr.kept_min_p[i]), double(tr.probs[i])});
+  }
+  ax.bars(groups, {"after temperature", "top-k survivors", "top-p survivors", "min-p survivors", "renormalised"},
+          {before, k, p, mp, fin});
+  ax.set_y_range(0, 1);
+  return fig;
+}
+
+plot::Figure perplexity_figure(const DecodingResult& r) {
+  const double V = static_cast<double>(r.p.size());
+  plot::Figure fig("perplexity", "Perplexity = exp(cross-entropy in nats)");
+  fig.note = "loss " + fmt("%.4g", r.state.loss) + " nats \xE2\x86\x92 perplexity " + fmt("%.4g", r.perplexity) +
+             ": as unsure as a uniform choice among that many tokens (uniform over " + std::to_string(int(V)) +
+             " gives loss ln " + std::to_string(int(V)) + " = " + fmt("%.3g", std::log(V)) + ")";
+  plot::Axes& ax = fig.axes();
+  ax.setup("mean loss", "nats", "perplexity", "");
+  ax.y.scale = plot::Scale::Log10;
+  std::vector<double> xs, ys;
+  const double hi = std::max(std::log(V) + 1.0, r.state.loss + 0.5);
+  for (int i = 0; i <= 100; ++i) {
+    xs.push_back(hi * i / 100.0);
+    ys.push_back(perplexity_from_loss(xs.back()));
+  }
+  ax.line("exp(loss)", xs, ys);
+  ax.scatter("this loss", {double(r.state.loss)}, {r.perplexity});
+  ax.hline("uniform over the " + std::to_string(int(V)) + " tokens", V);
+  plot::Table& t = fig.table;
+  t.header = {"loss_nats", "perplexity"};
+  for (size_t i = 0; i < xs.size(); ++i) t.add_row({xs[i], ys[i]});
+  return fig;
+}
+
+std::vector<plot::Figure> all_figures(const DecodingResult& r) {
+  return {distributions_figure(r), kl_figure(r), filters_figure(r), perplexity_figure(r)};
+}
+
+// [SECTION] panel
+
+constexpr const char* kExplanation =
+    "A language model's loss is a cross-entropy: H(p, q) = -\xCE\xA3 p_i log q_i, the bits q spends per token of "
+    "data drawn from p. It splits into H(p), what no model can remove, plus KL(p\xE2\x80\x96q) \xE2\x89\xA5 0, what "
+    "the model still gets wrong; KL is 0 only when q = p and is not symmetric. Shape p and q with their logits and "
+    "temperatures. Decoding then reshapes one distribution before drawing a token: temperature divides the logits, "
+    "top-k keeps the k most likely, top-p the smallest set reaching mass p, min-p drops tokens below min_p times "
+    "the top probability, and what survives is renormalised. Perplexity exp(loss) turns a loss into an effective "
+    "number of choices: enter the loss the training panel reached.";
+
+const PanelInfo kInfo = {"decoding", "Decoding and information", "Inference",
+                         "Entropy, cross-entropy, KL; temperature, top-k, top-p, min-p; perplexity"};
+
+class DecodingPanel final : public RecomputePanel<DecodingState, DecodingResult> {
+ public:
+  DecodingPanel() : RecomputePanel(kInfo, kExplanation, {compute, nullptr, error_of, all_figures}) {
+    figure_rows_ = {{{0, 1}, 0.8f}, {{2}, 0.9f}, {{3}, 0.9f, true}};
+  }
+
+ protected:
+  void bind(Controls& c) override {
+    c.add_text("logits_p", &s_.logits_p, 512, "logits of p",
+               "Comma-separated logits (2 to 32) of the data distribution p; also the distribution sampled below.");
+    c.add_float("temp_p", &s_.temp_p, 0.05f, 20.0f, "temperature of p", "p = softmax(logits_p / temperature).", true,
+                "%.3g");
+    c.add_text("logits_q", &s_.logits_q, 512, "logits of q",
+               "Comma-separated logits of the model distribution q, as many as p's.");
+    c.add_float("temp_q", &s_.temp_q, 0.05f, 20.0f, "temperature of q", "q = softmax(logits_q / temperature).", true,
+                "%.3g");
+    c.add_float("temperature", &s_.temperature, 0.05f, 20.0f, "sampling temperature",
+                "Divides p's logits before the filters: below 1 sharpens, above 1 flattens.", true, "%.3g");
+    c.add_int("top_k", &s_.top_k, 0, 32, "top-k", "Keep the k most likely tokens (ties at the k-th survive); 0 = off.");
+    c.add_float("top_p", &s_.top_p, 0.01f, 1.0f, "top-p",
+                "Keep the smallest most-likely set whose mass reaches p (the crossing token included); 1 = off.", false,
+                "%.3g");
+    c.add_float("min_p", &s_.min_p, 0.0f, 1.0f, "min-p",
+                "Drop tokens whose probability is below min_p times the largest; 0 = off.", false, "%.3g");
+    c.add_int("min_keep", &s_.min_keep, 1, 32, "min tokens to keep", "No filter removes the most likely this many.");
+    c.add_float("loss", &s_.loss, 0.0f, 12.0f, "training loss (nats)",
+                "A mean next-token loss, e.g. where the training panel's run ended; perplexity = exp(loss).", false,
+                "%.4g");
+  }
+
+  void draw_summary(const DecodingResult& r) override {
+    const InformationMeasures& m = r.info;
+    ImGui::Separator();
+    ImGui::TextUnformatted("Live checks");
+    check_mark(m.kl_pq >= 0 && m.kl_qp >= 0, "KL(p||q) >= 0 and KL(q||p) >= 0");
+    check_mark(!std::isfinite(m.cross_entropy) || std::abs(m.cross_entropy - m.entropy_p - m.kl_pq) < 1e-9,
+               "H(p,q) = H(p) + KL(p||q)");
+    ImGui::Text("perplexity of q on p: %.4g", m.perplexity);
+    ImGui::Text("survivors: %d -> %d -> %d -> %d", static_cast<int>(r.trace.probs.size()), r.trace.n_top_k,
+                r.trace.n_top_p, r.trace.n_final);
+  }
+};
+
+}  // namespace
+
+TW_REGISTER_PANEL(DecodingPanel);
+
+}  // namespace tw

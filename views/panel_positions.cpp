@@ -1,0 +1,270 @@
+// Positions compared: none, learned, sinusoidal, RoPE and ALiBi side by side — how similar the codes of two
+// positions are as their distance grows, and extrapolation measured: loss per position out to 4L for the same tiny
+// model trained on length L with each position type (cached results open instantly; a live run is one tick away).
+//
+// [SECTION] state
+// [SECTION] result and compute (core/experiments/position_comparison)
+// [SECTION] figures
+// [SECTION] panel: controls, summary, registration
+#include <imgui.h>
+
+#include <cmath>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/assets.h"
+#include "core/experiments/position_comparison.h"
+#include "views/plot/plot_imgui.h"
+#include "views/recompute.h"
+#include "views/widgets.h"
+
+namespace tw {
+
+namespace {
+
+// [SECTION] state
+
+struct PositionsState {
+  int dim = 64;             // C of the absolute codes and D of RoPE
+  int max_distance = 64;    // similarity plotted for d = 0 … this
+  int start = 10;           // p0: the first position of each pair
+  int alibi_heads = 8;      // heads whose ALiBi slopes are drawn
+  float rope_base = 10000;  // RoPE θ base
+  bool run = false;         // train the five models now instead of showing the cached results
+  int train_length = ExtrapolationParams{}.train_length;
+  int period = ExtrapolationParams{}.period;
+  int steps = ExtrapolationParams{}.steps;
+  int seed = 1;
+};
+
+// [SECTION] result and compute
+
+struct PositionsResult {
+  PositionsState state;
+  std::string error;
+  PositionSimilarity sim;
+  bool have_extrapolation = false;
+  bool cached = false;             // the curves come from assets/positions/extrapolation.csv
+  std::string extrapolation_note;  // why there are no curves, or where they come from
+  Extrapolation ex;
+};
+using ResultPtr = std::shared_ptr<const PositionsResult>;
+
+SimilarityParams similarity_of(const PositionsState& s) {
+  return {.dim = s.dim,
+          .max_distance = s.max_distance,
+          .start = s.start,
+          .alibi_heads = s.alibi_heads,
+          .rope_base = s.rope_base,
+          .seed = static_cast<uint64_t>(s.seed)};
+}
+
+ExtrapolationParams extrapolation_of(const PositionsState& s) {
+  ExtrapolationParams p;
+  p.train_length = s.train_length;
+  p.period = s.period;
+  p.steps = s.steps;
+  p.seed = static_cast<uint64_t>(s.seed);
+  return p;
+}
+
+void load_cached(PositionsResult& r) {
+  const std::string path = find_asset("positions/extrapolation.csv");
+  if (path.empty()) {
+    r.extrapolation_note = "No cached results were found (assets/positions/extrapolation.csv); tick 'run live'.";
+    return;
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::string error;
+  if (!parse_extrapolation_csv(text.str(), ExtrapolationParams{}, &r.ex, &error)) {
+    r.extrapolation_note = "Cached results unusable: " + error + ". Tick 'run live'.";
+    return;
+  }
+  r.have_extrapolation = true;
+  r.cached = true;
+  r.extrapolation_note = "cached results of the default run (L = " + std::to_string(r.ex.params.train_length) + ", " +
+                         std::to_string(r.ex.params.steps) + " steps, seed 1); tick 'run live' to retrain";
+}
+
+ResultPtr compute(const PositionsState& s, Progress& progress) {
+  auto r = std::make_shared<PositionsResult>();
+  r->state = s;
+  const SimilarityParams sp = similarity_of(s);
+  if (std::string e = validate(sp); !e.empty()) {
+    r->error = e;
+    return r;
+  }
+  const ExtrapolationParams ep = extrapolation_of(s);
+  if (std::string e = validate(ep); !e.empty()) {
+    r->error = e;
+    return r;
+  }
+  r->sim = position_similarity(sp);
+  if (!s.run) {
+    load_cached(*r);
+    return r;
+  }
+  r->ex = run_extrapolation(ep, [&](float f) {
+    progress.set(f);
+    return !progress.cancelled();
+  });
+  r->have_extrapolation = r->ex.curves.size() == std::size(kPositionTypes);
+  r->extrapolation_note = "trained live: L = " + std::to_string(ep.train_length) + ", period " +
+                          std::to_string(ep.period) + ", " + std::to_string(ep.steps) + " steps per type, seed " +
+                          std::to_string(s.seed);
+  return r;
+}
+
+bool quick(const PositionsState& s) { return !s.run; }
+std::string error_of(const PositionsResult& r) { return r.error; }
+
+using plot::fmt;
+
+// [SECTION] figures
+
+plot::Figure similarity_figure(const PositionsResult& r) {
+  const PositionSimilarity& m = r.sim;
+  plot::Figure fig("similarity", "How alike are the codes of positions p and p + d?");
+  fig.note = "p = " + std::to_string(r.state.start) +
+             " (dashed: p + 100, the same curve when the code is relative); "
+             "learned = a table at initialisation";
+  fig.grid_cols = 2;
+  plot::Axes& a = fig.add_axes("added codes and RoPE");
+  a.setup("distance d", "", "cosine / normalised score", "");
+  a.flags |= plot::AxesFlags_LegendOutside;
+  a.line("none", m.distance, m.none);
+  a.line("learned (init)", m.distance, m.learned);
+  a.line("sinusoidal", m.distance, m.sinusoidal);
+  a.line("sinusoidal, p + 100", m.distance, m.sinusoidal_far).dashed = true;
+  a.line("RoPE q\xC2\xB7k", m.distance, m.rope);
+  a.line("RoPE, p + 100", m.distance, m.rope_far).dashed = true;
+  plot::Axes& b = fig.add_axes("ALiBi: bias added to the score");
+  b.setup("distance i - j", "", "bias -m\xC2\xB7(i - j)", "");
+  b.flags |= plot::AxesFlags_LegendOutside;
+  const size_t heads = m.alibi.size();
+  for (size_t h = 0; h < heads; ++h)
+    if (h == 0 || h == heads - 1 || h == heads / 2)
+      b.line("m = " + fmt("%.3g", m.alibi_slopes[h]), m.distance, m.alibi[h]);
+  plot::Table& t = fig.table;
+  t.header = {"distance", "none", "learned", "sinusoidal", "sinusoidal_far", "rope", "rope_far"};
+  for (size_t h = 0; h < heads; ++h) t.header.push_back("alibi_head" + std::to_string(h));
+  for (size_t d = 0; d < m.distance.size(); ++d) {
+    std::vector<plot::Cell> row = {m.distance[d],       m.none[d], m.learned[d], m.sinusoidal[d],
+                                   m.sinusoidal_far[d], m.rope[d], m.rope_far[d]};
+    for (size_t h = 0; h < heads; ++h) row.push_back(m.alibi[h][d]);
+    t.add_row(std::move(row));
+  }
+  return fig;
+}
+
+plot::Figure extrapolation_figure(const PositionsResult& r) {
+  const int L = r.ex.params.train_length;
+  plot::Figure fig("extrapolation", "Extrapolation: trained on length " + std::to_string(L) +
+                                        ", loss at every position out to " + std::to_string(4 * L));
+  fig.note = r.extrapolation_note;
+  plot::Axes& ax = fig.axes();
+  ax.setup("position of the predicted token", "", "loss", "nats");
+  ax.flags |= plot::AxesFlags_LegendOutside;
+  plot::Table& t = fig.table;
+  t.header.assign(std::begin(kExtrapolationColumns), std::end(kExtrapolationColumns));
+  if (!r.have_extrapolation) {
+    ax.text("no results", 0.5, 0.5);
+    ax.set_x_range(0, 1).set_y_range(0, 1);
+    return fig;
+  }
+  for (const ExtrapolationCurve& c : r.ex.curves) {
+    std::vector<double> xs, ys;  // finite points only: learned stops at L, nothing is predicted before one period
+    for (size_t i = 0; i < c.loss.size(); ++i)
+      if (std::isfinite(c.loss[i])) xs.push_back(double(i)), ys.push_back(c.loss[i]);
+    plot::LineItem& line = ax.line(to_string(c.type), xs, ys);
+    if (c.type == PositionType::Learned) {  // markers and its own colour: it lies under RoPE's line within L
+      line.style = plot::LineStyle::LineAndMarkers;
+      line.color = 0x9467BDFF;
+    }
+  }
+  ax.vline("trained length L", L - 0.5);
+  for (int i = 0; i < 4 * L; ++i) {
+    std::vector<plot::Cell> row = {double(i)};
+    for (const ExtrapolationCurve& c : r.ex.curves) {
+      if (c.type == PositionType::Learned && i >= L)
+        row.push_back(std::string("no code"));
+      else if (std::isfinite(c.loss[size_t(i)]))
+        row.push_back(c.loss[size_t(i)]);
+      else
+        row.push_back(std::string(""));
+    }
+    t.add_row(std::move(row));
+  }
+  return fig;
+}
+
+std::vector<plot::Figure> all_figures(const PositionsResult& r) {
+  return {similarity_figure(r), extrapolation_figure(r)};
+}
+
+// [SECTION] panel
+
+constexpr const char* kExplanation =
+    "Attention alone is blind to order, so every model adds position somewhere. Learned and sinusoidal codes are "
+    "added to the token vectors: the sinusoidal similarity of p and p + d depends on d alone, while a learned table "
+    "starts random and has no row past its length. RoPE rotates q and k so their dot product sees only the "
+    "distance; ALiBi adds -m\xC2\xB7"
+    "distance to the score and has no code at all. Which of them works past the "
+    "training length is measured below: the same small model learns a task that needs relative position (a random "
+    "block repeats: token t equals token t - period) on length L, and its loss is measured at every position up to "
+    "4L. Learned positions cannot even run past L.";
+
+const PanelInfo kInfo = {"positions", "Positions compared", "Positions",
+                         "None, learned, sinusoidal, RoPE, ALiBi: similarity vs distance and extrapolation measured"};
+
+class PositionsPanel final : public RecomputePanel<PositionsState, PositionsResult> {
+ public:
+  PositionsPanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, error_of, all_figures}) {
+    figure_rows_ = {{{0}, 0.85f}, {{1}, 0.8f}};
+  }
+
+ protected:
+  void bind(Controls& c) override {
+    c.add_int("dim", &s_.dim, 4, 512, "dim", "Width of the added codes and of the RoPE head (even).", true);
+    c.add_int("max_distance", &s_.max_distance, 1, 4096, "max distance", "Similarity is drawn for d = 0 ... this.",
+              true);
+    c.add_int("start", &s_.start, 0, 100000, "start position p", "First position of each compared pair.");
+    c.add_int("alibi_heads", &s_.alibi_heads, 1, 64, "ALiBi heads", "Heads whose slopes m = 2^(-8k/n) are used.");
+    c.add_float("rope_base", &s_.rope_base, 10.0f, 1e7f, "RoPE base", "theta_k = base^(-2k/D).", true, "%.6g");
+    c.add_bool("run", &s_.run, "run live",
+               "Train the five models now (about half a minute, progress and Cancel below) instead of the cached run.");
+    c.add_int("train_length", &s_.train_length, 4, 64, "train length L",
+              "Sequence length the models train on; evaluated out to 4L.");
+    c.add_int("period", &s_.period, 2, 32, "period", "Length of the repeated random block (at most L/2).");
+    c.add_int("steps", &s_.steps, 1, 5000, "steps", "Optimizer steps per position type.", true);
+    c.add_int("seed", &s_.seed, 0, 1000000, "seed", "Seed of the weights, batches and the random codes.");
+  }
+
+  bool control_visible(const Control& c) const override {
+    if (s_.run) return true;
+    return c.key != "train_length" && c.key != "period" && c.key != "steps";
+  }
+
+  void draw_summary(const PositionsResult& r) override {
+    if (!r.have_extrapolation) return;
+    ImGui::Separator();
+    ImGui::TextUnformatted(r.cached ? "Mean loss (cached run)" : "Mean loss (live run)");
+    for (const ExtrapolationCurve& c : r.ex.curves) {
+      if (std::isfinite(c.mean_out))
+        ImGui::Text("%-10s within L %.3g, beyond L %.3g", to_string(c.type), c.mean_in, c.mean_out);
+      else
+        ImGui::Text("%-10s within L %.3g, beyond L: no code", to_string(c.type), c.mean_in);
+    }
+  }
+};
+
+}  // namespace
+
+TW_REGISTER_PANEL(PositionsPanel);
+
+}  // namespace tw

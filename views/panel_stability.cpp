@@ -1,0 +1,282 @@
+// Stability tricks: logit soft-capping, QK-norm and z-loss, each as a curve and as a training comparison at a
+// high learning rate with and without the trick (two Trainer runs on this panel's worker, progress + cancel).
+//
+// [SECTION] state
+// [SECTION] result and compute (core/experiments/stability_tricks)
+// [SECTION] figures
+// [SECTION] panel: controls, summary, registration
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/experiments/stability_tricks.h"
+#include "views/plot/plot_imgui.h"
+#include "views/recompute.h"
+#include "views/widgets.h"
+
+namespace tw {
+
+namespace {
+
+// [SECTION] state
+
+struct StabilityState {
+  float cap = 5.0f;       // c of the soft-cap curve and of the soft-capped training run
+  float x_range = 20.0f;  // the soft-cap curve covers [−range, range]
+  int head_dim = 64;      // D of the QK-norm experiment
+  int n_keys = 16;        // keys one query attends over
+  float z_loss = 1e-4f;   // z-loss coefficient (curve and run)
+  int trick = 1;          // StabilityTrick of the training comparison
+  bool train = false;     // run the comparison (seconds); off: the curves only, instantly
+  float lr = 0.03f;       // deliberately high
+  int steps = 200;
+  int warmup = 0;
+  int layers = 2;
+  int dim = 32;
+  int seed = 1;
+};
+
+// [SECTION] result and compute
+
+struct StabilityResult {
+  StabilityState state;
+  std::string error;
+  SoftcapCurve softcap;
+  std::vector<QkNormPoint> qk;
+  ZLossCurve zloss;
+  bool trained = false;
+  TrainingComparison runs;
+};
+using ResultPtr = std::shared_ptr<const StabilityResult>;
+
+ComparisonParams comparison_of(const StabilityState& s) {
+  ComparisonParams p;
+  p.trick = static_cast<StabilityTrick>(s.trick);
+  p.lr = s.lr;
+  p.steps = s.steps;
+  p.warmup = std::min(s.warmup, s.steps);
+  p.layers = s.layers;
+  p.dim = s.dim;
+  p.heads = 4;
+  p.softcap = s.cap;
+  p.z_loss = s.z_loss;
+  p.seed = static_cast<uint64_t>(s.seed);
+  return p;
+}
+
+ResultPtr compute(const StabilityState& s, Progress& progress) {
+  auto r = std::make_shared<StabilityResult>();
+  r->state = s;
+  const ComparisonParams p = comparison_of(s);
+  if (std::string e = validate(p); !e.empty()) {
+    r->error = e;
+    return r;
+  }
+  r->softcap = softcap_curve(s.cap, -s.x_range, s.x_range, 401);
+  std::vector<double> scales;
+  for (int i = 0; i <= 24; ++i) scales.push_back(std::pow(10.0, -1.0 + i / 12.0));  // 0.1 … 10
+  r->qk = qk_norm_sweep(s.head_dim, s.n_keys, scales, static_cast<uint64_t>(s.seed));
+  r->zloss = z_loss_curve(s.z_loss, -20.0, 20.0, 201);
+  if (s.train) {
+    r->runs = compare_training(p, [&](float f) {
+      progress.set(f);
+      return !progress.cancelled();
+    });
+    r->trained = true;
+  }
+  return r;
+}
+
+bool quick(const StabilityState& s) { return !s.train; }
+std::string error_of(const StabilityResult& r) { return r.error; }
+
+using plot::fmt;
+
+// [SECTION] figures
+
+plot::Figure softcap_figure(const StabilityResult& r) {
+  const SoftcapCurve& c = r.softcap;
+  plot::Figure fig("softcap", "Soft-capping: s \xE2\x86\x92 c\xC2\xB7tanh(s/c), c = " + fmt("%.3g", c.cap));
+  fig.note =
+      "Gemma 2 caps attention scores at 50 and final logits at 30; the gradient 1 - tanh\xC2\xB2(s/c) "
+      "fades beyond |s| \xE2\x89\x88 c";
+  fig.grid_cols = 2;
+  plot::Axes& v = fig.add_axes("capped score");
+  v.setup("raw score s", "", "capped", "");
+  v.line("c\xC2\xB7tanh(s/c)", c.x, c.capped);
+  v.line("identity", c.x, c.x).dashed = true;
+  v.set_y_range(-std::max(1.5 * c.cap, 1.0), std::max(1.5 * c.cap, 1.0));
+  plot::Axes& d = fig.add_axes("gradient");
+  d.setup("raw score s", "", "d capped / ds", "");
+  d.line("1 - tanh\xC2\xB2(s/c)", c.x, c.derivative);
+  d.set_y_range(0, 1.05);
+  plot::Table& t = fig.table;
+  t.header = {"x", "capped", "derivative"};
+  for (size_t i = 0; i < c.x.size(); ++i) t.add_row({c.x[i], c.capped[i], c.derivative[i]});
+  return fig;
+}
+
+plot::Figure qk_figure(const StabilityResult& r) {
+  plot::Figure fig("qknorm", "QK-norm: scores stay bounded as q and k grow");
+  fig.note = "q, k ~ N(0, s\xC2\xB2), D = " + std::to_string(r.state.head_dim) + ", " + std::to_string(r.state.n_keys) +
+             " keys, scores scaled by 1/sqrt(D); with QK-norm (\xCE\xB3 = 1) the scores do not depend on s";
+  fig.grid_cols = 2;
+  std::vector<double> s, sp, sn, pp, pn;
+  plot::Table& t = fig.table;
+  t.header = {"scale", "max_score_plain", "max_score_qknorm", "max_prob_plain", "max_prob_qknorm"};
+  for (const QkNormPoint& q : r.qk) {
+    s.push_back(q.scale), sp.push_back(q.max_score_plain), sn.push_back(q.max_score_normed);
+    pp.push_back(q.max_prob_plain), pn.push_back(q.max_prob_normed);
+    t.add_row({q.scale, q.max_score_plain, q.max_score_normed, q.max_prob_plain, q.max_prob_normed});
+  }
+  plot::Axes& a = fig.add_axes("largest |score|");
+  a.setup("weight scale s", "", "max |q\xC2\xB7k| / sqrt(D)", "");
+  a.x.scale = plot::Scale::Log10;
+  a.y.scale = plot::Scale::Log10;
+  a.line("plain", s, sp).style = plot::LineStyle::LineAndMarkers;
+  a.line("QK-norm", s, sn).style = plot::LineStyle::LineAndMarkers;
+  plot::Axes& b = fig.add_axes("largest attention weight");
+  b.setup("weight scale s", "", "max probability", "");
+  b.x.scale = plot::Scale::Log10;
+  b.flags |= plot::AxesFlags_NoLegend;
+  b.line("plain", s, pp).style = plot::LineStyle::LineAndMarkers;
+  b.line("QK-norm", s, pn).style = plot::LineStyle::LineAndMarkers;
+  b.set_y_range(0, 1.05);
+  return fig;
+}
+
+plot::Figure zloss_figure(const StabilityResult& r) {
+  const ZLossCurve& z = r.zloss;
+  plot::Figure fig("zloss", "z-loss: coef \xC2\xB7 log\xC2\xB2 Z added to the loss, coef = " + fmt("%.3g", z.coef));
+  fig.note =
+      "Z = \xCE\xA3 exp(logits); the term's gradient 2\xC2\xB7"
+      "coef\xC2\xB7log Z \xC2\xB7 softmax pulls "
+      "every logit toward log Z = 0";
+  fig.grid_cols = 2;
+  plot::Axes& a = fig.add_axes("added loss");
+  a.setup("log Z", "", "coef \xC2\xB7 log\xC2\xB2 Z", "");
+  a.line("z-loss", z.log_z, z.term);
+  plot::Axes& b = fig.add_axes("gradient on the logits (sum)");
+  b.setup("log Z", "", "\xCE\xA3_v \xE2\x88\x82/\xE2\x88\x82logit_v", "");
+  b.line(
+      "2\xC2\xB7"
+      "coef\xC2\xB7log Z",
+      z.log_z, z.grad_sum);
+  plot::Table& t = fig.table;
+  t.header = {"log_z", "z_loss", "grad_sum"};
+  for (size_t i = 0; i < z.log_z.size(); ++i) t.add_row({z.log_z[i], z.term[i], z.grad_sum[i]});
+  return fig;
+}
+
+plot::Figure training_figure(const StabilityResult& r) {
+  const char* trick = to_string(static_cast<StabilityTrick>(r.state.trick));
+  plot::Figure fig("training", std::string("Training at lr ") + fmt("%.3g", r.state.lr) + ": without vs with " + trick);
+  plot::Axes& ax = fig.axes();
+  ax.setup("step", "", "training loss", "nats");
+  plot::Table& t = fig.table;
+  t.header = {"run", "step", "train_loss", "grad_norm"};
+  if (!r.trained) {
+    fig.note = "Tick 'run training' to train both models on the sort task (a few seconds, with progress and Cancel).";
+    ax.text("not run yet", 0.5, 0.5);
+    ax.set_x_range(0, 1).set_y_range(0, 1);
+    return fig;
+  }
+  auto add = [&](const char* name, const RunCurve& c) {
+    std::vector<double> xs;
+    for (size_t i = 0; i < c.loss.size(); ++i) {
+      xs.push_back(double(i + 1));
+      t.add_row({std::string(name), double(i + 1), c.loss[i], c.grad_norm[i]});
+    }
+    ax.line(name, xs, c.loss);
+  };
+  add("without", r.runs.without);
+  add((std::string("with ") + trick).c_str(), r.runs.with);
+  auto end = [](const RunCurve& c) {
+    if (!c.stop_message.empty()) return std::string("diverged: ") + c.stop_message;
+    return "held-out loss " + fmt("%.3g", c.final_val_loss) + ", accuracy " + fmt("%.3g", c.final_accuracy);
+  };
+  fig.note = "without: " + end(r.runs.without) + "; with: " + end(r.runs.with);
+  return fig;
+}
+
+std::vector<plot::Figure> all_figures(const StabilityResult& r) {
+  return {softcap_figure(r), qk_figure(r), zloss_figure(r), training_figure(r)};
+}
+
+// [SECTION] panel
+
+constexpr const char* kExplanation =
+    "Large logits break training: softmax saturates, its gradient vanishes and a single step can blow up. Three "
+    "cheap tricks bound them. Soft-capping squashes scores smoothly with c\xC2\xB7tanh(s/c) (Gemma 2). QK-norm "
+    "RMS-normalises q and k per head before the dot product, so growing weights cannot grow the scores (OLMo 2, "
+    "Qwen3). z-loss adds coef\xC2\xB7log\xC2\xB2 Z to the loss so the softmax normaliser stays near 1 (PaLM). Each "
+    "is drawn as a curve, and 'run training' trains the same tiny model twice at a high learning rate without "
+    "clipping, once without and once with the chosen trick, from the same seed.";
+
+const PanelInfo kInfo = {"stability", "Stability tricks", "Training",
+                         "Logit soft-capping, QK-norm and z-loss: curves and training with vs without"};
+
+// Controls that only matter when the comparison runs; hidden otherwise.
+constexpr const char* kTrainingKeys[] = {"lr", "steps", "warmup", "layers", "dim"};
+
+class StabilityPanel final : public RecomputePanel<StabilityState, StabilityResult> {
+ public:
+  StabilityPanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, error_of, all_figures}) {
+    figure_rows_ = {{{0}, 0.8f}, {{1}, 0.8f}, {{3}, 0.9f}, {{2}, 0.8f}};
+  }
+
+ protected:
+  void bind(Controls& c) override {
+    c.add_float("cap", &s_.cap, 0.5f, 100.0f, "soft-cap c",
+                "Scores become c*tanh(s/c): the curve and the soft-capped training run use it.", true, "%.3g");
+    c.add_float("x_range", &s_.x_range, 1.0f, 200.0f, "score range", "The soft-cap curve covers [-range, range].", true,
+                "%.3g");
+    c.add_int("head_dim", &s_.head_dim, 2, 512, "head dim D", "Size of q and k in the QK-norm experiment.", true);
+    c.add_int("n_keys", &s_.n_keys, 2, 256, "keys", "Keys one query attends over in the QK-norm experiment.", true);
+    c.add_float("z_loss", &s_.z_loss, 1e-6f, 1.0f, "z-loss coef",
+                "Weight of log^2 Z in the loss (PaLM used 1e-4); the curve and the z-loss run use it.", true, "%.3g");
+    c.add_enum("trick", &s_.trick, {"soft-cap", "QK-norm", "z-loss"}, "trick to compare",
+               "Which trick the training comparison turns on in its second run.");
+    c.add_bool("train", &s_.train, "run training",
+               "Train both models now (seconds; progress and Cancel below). Off: only the curves.");
+    c.add_float("lr", &s_.lr, 1e-4f, 1.0f, "learning rate", "AdamW peak learning rate of both runs; high on purpose.",
+                true, "%.3g");
+    c.add_int("steps", &s_.steps, 1, 2000, "steps", "Optimizer steps of each run.", true);
+    c.add_int("warmup", &s_.warmup, 0, 2000, "warmup", "Linear warmup steps of both runs (0: none, the harder case).");
+    c.add_int("layers", &s_.layers, 1, 8, "layers", "Blocks of the tiny model both runs train.");
+    c.add_int("dim", &s_.dim, 8, 256, "dim", "Width C of the tiny model (4 heads; C/4 must be even).");
+    c.add_int("seed", &s_.seed, 0, 1000000, "seed", "The same seed gives both runs the same weights and batches.");
+  }
+
+  bool control_visible(const Control& c) const override {
+    if (!s_.train)
+      for (const char* k : kTrainingKeys)
+        if (c.key == k) return false;
+    return true;
+  }
+
+  void draw_summary(const StabilityResult& r) override {
+    if (!r.trained) return;
+    ImGui::Separator();
+    auto line = [](const char* name, const RunCurve& c) {
+      if (!c.stop_message.empty()) {
+        warning_text((std::string(name) + ": " + c.stop_message).c_str());
+        return;
+      }
+      ImGui::Text("%s: final train loss %.3g, accuracy %.3g", name, c.loss.empty() ? 0.0 : c.loss.back(),
+                  c.final_accuracy);
+    };
+    line("without", r.runs.without);
+    line("with", r.runs.with);
+  }
+};
+
+}  // namespace
+
+TW_REGISTER_PANEL(StabilityPanel);
+
+}  // namespace tw
