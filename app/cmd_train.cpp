@@ -180,7 +180,7 @@ int run_train(const TrainCommandOptions& o) {
   write("scene.json", scene_to_text(state));
   if (formats != plot::ExportFormat_None) {
     plot::ExportOptions options;
-    options.theme = plot::ThemeKind::Print;
+    options.theme = Theme::Print;
     std::vector<std::string> written;
     for (const plot::Figure& fig : train_figures(make_snapshot(trainer), steps)) {
       const std::string e = plot::export_figure(fig, o.out, "train", formats, options, &written);

@@ -8,6 +8,7 @@ extern "C" {
 void openblas_set_num_threads(int num_threads);
 int openblas_get_num_threads(void);
 char* openblas_get_config(void);
+char* openblas_get_corename(void);  // the kernel picked for this CPU, e.g. "SKYLAKEX"
 // Stops the worker threads (OpenBLAS's own fork handler calls it); a later request for more threads restarts them.
 int blas_thread_shutdown_(void);
 }
