@@ -132,7 +132,8 @@ void draw_block_diagram(const ModelConfig& config, const std::string& step_name,
 
 // [SECTION] token chips
 
-void draw_token_chips(const std::vector<int>& tokens, int highlight_last, const DrawContext& ctx) {
+void draw_token_chips(const TokenVocabulary& vocab, const std::vector<int>& tokens, int highlight_last,
+                      const DrawContext& ctx) {
   const float s = ctx.dpi_scale;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
@@ -144,7 +145,7 @@ void draw_token_chips(const std::vector<int>& tokens, int highlight_last, const 
   const int n = static_cast<int>(tokens.size());
   for (int i = 0; i < n; ++i) {
     ImGui::PushID(i);
-    const std::string label = ByteTokenizer::label(tokens[static_cast<size_t>(i)]);
+    const std::string label = vocab.label(tokens[static_cast<size_t>(i)]);
     const std::string id = std::to_string(tokens[static_cast<size_t>(i)]);
     const float w = std::max(ImGui::CalcTextSize(label.c_str()).x, ImGui::CalcTextSize(id.c_str()).x) + 2 * pad;
     const float h = 2 * line + 2 * pad;
@@ -311,7 +312,7 @@ void draw_parameter_tables(const ModelConfig& config) {
   warning_text(buf);
 }
 
-void draw_next_token_table(const NextTokenChoice& next) {
+void draw_next_token_table(const NextTokenChoice& next, const TokenVocabulary& vocab) {
   const SamplingTrace& f = next.filter;
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
   const std::vector<int> shown = shown_candidates(next);
@@ -323,7 +324,7 @@ void draw_next_token_table(const NextTokenChoice& next) {
     ImGui::PushID(id);
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
-    ImGui::Text("%s%s", ByteTokenizer::label(id).c_str(), id == next.sampled ? "  (sampled)" : "");
+    ImGui::Text("%s%s", vocab.label(id).c_str(), id == next.sampled ? "  (sampled)" : "");
     ImGui::TableSetColumnIndex(1);
     ImGui::Text("%d", id);
     ImGui::TableSetColumnIndex(2);

@@ -4,7 +4,6 @@
 #include <cstdio>
 
 #include "core/model/weights.h"
-#include "core/tokenizer.h"
 #include "views/forward/forward_state.h"
 
 namespace tw {
@@ -66,8 +65,8 @@ PassTokens pass_tokens(const ForwardResult& r) {
   const TraceStep* first = r.run.trace.steps().empty() ? nullptr : &r.run.trace.steps().front();
   p.T = first ? static_cast<int>(first->value.rows()) : 0;
   p.Tk = static_cast<int>(r.run.tokens.size());
-  p.queries = token_axis_labels(r.run.tokens, p.Tk - p.T, p.T);
-  p.keys = token_axis_labels(r.run.tokens, 0, p.Tk);
+  p.queries = token_axis_labels(r.request.vocab(), r.run.tokens, p.Tk - p.T, p.T);
+  p.keys = token_axis_labels(r.request.vocab(), r.run.tokens, 0, p.Tk);
   return p;
 }
 
@@ -87,10 +86,11 @@ std::string cost_note(const TraceStep& s) {
 
 }  // namespace
 
-std::vector<std::string> token_axis_labels(const std::vector<int>& tokens, int first, int count) {
+std::vector<std::string> token_axis_labels(const TokenVocabulary& vocab, const std::vector<int>& tokens, int first,
+                                           int count) {
   std::vector<std::string> out;
   for (int i = std::max(first, 0); i < first + count && i < static_cast<int>(tokens.size()); ++i)
-    out.push_back(std::to_string(i) + ":" + ByteTokenizer::label(tokens[static_cast<size_t>(i)]));
+    out.push_back(std::to_string(i) + ":" + vocab.label(tokens[static_cast<size_t>(i)]));
   return out;
 }
 
@@ -198,12 +198,12 @@ plot::Figure next_token_figure(const ForwardResult& r, const NextTokenChoice& ch
   const RowVec logits = r.run.next_logits();
   for (int id : order) {
     const size_t i = static_cast<size_t>(id);
-    std::string label = ByteTokenizer::label(id);
+    std::string label = r.request.vocab().label(id);
     if (id == choice.sampled) label += " *";
     groups.push_back(label);
     before.push_back(f.probs_before[i]);
     after.push_back(f.probs[i]);
-    table.add_row({static_cast<double>(id), ByteTokenizer::label(id),
+    table.add_row({static_cast<double>(id), r.request.vocab().label(id),
                    id < logits.size() ? static_cast<double>(logits(id)) : 0.0, static_cast<double>(f.scaled_logits[i]),
                    static_cast<double>(f.probs_before[i]), static_cast<double>(f.kept_top_k[i]),
                    static_cast<double>(f.kept_top_p[i]), static_cast<double>(f.probs[i]),
