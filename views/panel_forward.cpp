@@ -19,6 +19,7 @@
 #include "core/model/forward.h"
 #include "views/forward/forward_draw.h"
 #include "views/forward/forward_panel.h"
+#include "views/plot/layout.h"
 #include "views/plot/plot_imgui.h"
 #include "views/recompute.h"
 #include "views/widgets.h"
@@ -221,6 +222,14 @@ void ForwardPanel::draw_right_body(const DrawContext& ctx) {
   draw_transport();
   const ForwardResult& r = *result_;
   const auto& steps = r.run.trace.steps();
+  // Full width, and at least the figure's natural height; taller when the column has room (a few heads side by
+  // side are otherwise thumbnails).
+  const auto fill = [](const plot::Figure& f) {
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const plot::Vec2 n = plot::default_figure_size(f);
+    const float natural = n.x > 0 ? avail.x * n.y / n.x : 0.0f;
+    return ImVec2(0, std::max(natural, avail.y - ImGui::GetTextLineHeightWithSpacing()));
+  };
   const TraceStep& st = steps[static_cast<size_t>(step_)];
   if (r.run.incremental)
     ImGui::TextDisabled(
@@ -240,8 +249,9 @@ void ForwardPanel::draw_right_body(const DrawContext& ctx) {
       if (st.layer >= 0) ImGui::Text("Layer %d of %d", st.layer, r.run.config.n_layers);
       draw_block_diagram(r.run.config, st.name, ctx);
       draw_step_header(r, step_);
-      plot::draw_figure(shown_step_.get({result_, step_}, [&] { return std::vector{step_figure(r, step_)}; })[0], ctx,
-                        "forward");
+      const plot::Figure& fig =
+          shown_step_.get({result_, step_}, [&] { return std::vector{step_figure(r, step_)}; })[0];
+      plot::draw_figure(fig, ctx, "forward", fill(fig));
       ImGui::EndTabItem();
     }
     if (tab(ForwardTab_Strip, "Strip")) {
@@ -267,7 +277,8 @@ void ForwardPanel::draw_right_body(const DrawContext& ctx) {
       if (r.run.incremental)
         ImGui::TextDisabled("The lens reads the newest pass: after an append, only the appended token.");
       if (!r.lens_error.empty()) warning_text(r.lens_error.c_str());
-      plot::draw_figure(shown_lens_.get(result_, [&] { return std::vector{lens_figure(r)}; })[0], ctx, "forward");
+      const plot::Figure& fig = shown_lens_.get(result_, [&] { return std::vector{lens_figure(r)}; })[0];
+      plot::draw_figure(fig, ctx, "forward", fill(fig));
       ImGui::EndTabItem();
     }
     if (tab(ForwardTab_Params, "Parameters")) {

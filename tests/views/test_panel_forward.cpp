@@ -19,17 +19,10 @@
 namespace tw {
 namespace {
 
+using testing::by_id;
+using testing::heatmap;
 using testing::run;
 using testing::set;
-
-const plot::Figure& by_id(const std::vector<plot::Figure>& figs, const std::string& id) {
-  for (const auto& f : figs)
-    if (f.id == id) return f;
-  ADD_FAILURE() << "no figure " << id;
-  return figs.front();
-}
-
-const plot::HeatmapItem& heatmap(const plot::Axes& ax) { return std::get<plot::HeatmapItem>(ax.items.at(0)); }
 
 // The same model the panel should be running, computed directly in core.
 ForwardRun core_run(const ModelConfig& c, const std::string& text, uint64_t seed = 1) {

@@ -22,17 +22,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using testing::by_id;
+using testing::heatmap;
 using testing::run;
 using testing::set;
-
-const plot::Figure& by_id(const std::vector<plot::Figure>& figs, const std::string& id) {
-  for (const auto& f : figs)
-    if (f.id == id) return f;
-  ADD_FAILURE() << "no figure " << id;
-  return figs.front();
-}
-
-const plot::HeatmapItem& heatmap(const plot::Axes& ax) { return std::get<plot::HeatmapItem>(ax.items.at(0)); }
 
 StepperModel shipped_sort() {
   StepperModel m;
@@ -73,7 +66,9 @@ TEST(PanelForwardModels, OpensOnTheTrainedSortModelWhichSorts) {
   ASSERT_GE(next.table.rows.size(), 3u);
   EXPECT_EQ(std::get<std::string>(next.table.rows[0][1]), "C");
   std::vector<int> ids;
-  ASSERT_TRUE(sort.vocabulary->encode("ACBBACAABBC", false, &ids, &error));
+  EXPECT_EQ(p->controls().to_json()["text"], "BAAABCAAABB");
+  EXPECT_EQ(sort.example, "BAAABCAAABB");
+  ASSERT_TRUE(sort.vocabulary->encode("BAAABCAAABB", false, &ids, &error));
   const ForwardRun ref = run_prompt(sort.config, sort.weights, ids);
   EXPECT_EQ(sort.vocabulary->label(argmax(ref.next_logits())), "C");
   const plot::Figure& step = by_id(figs, "step");
@@ -82,8 +77,8 @@ TEST(PanelForwardModels, OpensOnTheTrainedSortModelWhichSorts) {
   ASSERT_NE(probs, nullptr);
   const plot::HeatmapItem& m = heatmap(step.grid[1]);
   ASSERT_EQ(m.rows, 11);
-  EXPECT_EQ(m.options.col_labels.front(), "0:A");
-  EXPECT_EQ(m.options.col_labels.back(), "10:C");
+  EXPECT_EQ(m.options.col_labels.front(), "0:B");
+  EXPECT_EQ(m.options.col_labels.back(), "10:B");
   for (int i = 0; i < 11; ++i)
     for (int j = 0; j < 11; ++j)
       EXPECT_FLOAT_EQ(float(m.data[size_t(i * 11 + j)]), probs->value(11 + i, j)) << i << "," << j;

@@ -70,16 +70,16 @@ void ForwardPanel::draw_messages(const char* field, std::vector<std::string>& sh
 void ForwardPanel::draw_model_editor(std::vector<std::string>& shown) {
   const Controls& c = controls();
   draw_model_source();
-  if (!is_seeded_model(s_.model)) {
-    if (result_) {
-      const ModelConfig& m = result_->run.config;
-      ImGui::PushTextWrapPos(0.0f);
-      ImGui::TextDisabled("running: C %d, %d layers, H %d, KV %d, D %d, F %d, V %d, max_seq %d", m.dim, m.n_layers,
-                          m.n_heads, m.n_kv_heads, m.head_dim(), m.hidden, m.vocab, m.max_seq);
-      ImGui::PopTextWrapPos();
-    }
-    return;
-  }
+  // The sizes of the model on screen (trained and real models bring their own; only the seeded ones are edited).
+  auto running = [this] {
+    if (!result_) return;
+    const ModelConfig& m = result_->run.config;
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("running: C %d, %d layers, H %d, KV %d, D %d, F %d, V %d, max_seq %d", m.dim, m.n_layers,
+                        m.n_heads, m.n_kv_heads, m.head_dim(), m.hidden, m.vocab, m.max_seq);
+    ImGui::PopTextWrapPos();
+  };
+  if (!is_seeded_model(s_.model)) return running();
   const bool custom = s_.model == ForwardModel_Custom;
   if (!custom) ImGui::BeginDisabled();
   for (const char* key : {"dim", "n_layers", "n_heads", "hidden", "vocab", "max_seq"}) {
@@ -96,13 +96,7 @@ void ForwardPanel::draw_model_editor(std::vector<std::string>& shown) {
                                       : "No valid model yet: fix the config above.");
     ImGui::PopTextWrapPos();
   }
-  if (result_) {
-    const ModelConfig& m = result_->run.config;
-    ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("running: C %d, %d layers, H %d, KV %d, D %d, F %d, V %d, max_seq %d", m.dim, m.n_layers,
-                        m.n_heads, m.n_kv_heads, m.head_dim(), m.hidden, m.vocab, m.max_seq);
-    ImGui::PopTextWrapPos();
-  }
+  running();
 }
 
 // [SECTION] next token

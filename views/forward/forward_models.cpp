@@ -5,9 +5,8 @@
 // [SECTION] loading and adopting a model
 // [SECTION] draw: the model's source, folder box and vocabulary
 #include <imgui.h>
-#include <imgui_stdlib.h>
 
-#include <filesystem>
+#include <utility>
 
 #include "views/forward/forward_panel.h"
 #include "views/model_handoff.h"
@@ -92,14 +91,17 @@ void ForwardPanel::adopt_load() {
 }
 
 void ForwardPanel::use_model(std::shared_ptr<const StepperModel> model, int choice, const std::string& dir) {
-  model_ = std::move(model);
+  const std::shared_ptr<const StepperModel> previous = std::exchange(model_, std::move(model));
   model_choice_ = choice;
   model_dir_ = dir;
   model_error_.clear();
-  // Text typed for another vocabulary (English for a sort model) becomes the model's own example prompt.
+  // Text typed for another vocabulary (English for a sort model), or another model's stock prompt, becomes the
+  // model's own example prompt; a prompt the user (or a scene) wrote for it stays.
+  const bool stock =
+      s_.text == kSortExample || s_.text == "The cat sat on" || (previous && s_.text == previous->example);
   std::vector<int> ids;
   std::string why;
-  if (!model_->example.empty() && (!model_->vocabulary->encode(s_.text, s_.bos, &ids, &why) || ids.empty() ||
+  if (!model_->example.empty() && (stock || !model_->vocabulary->encode(s_.text, s_.bos, &ids, &why) || ids.empty() ||
                                    static_cast<int>(ids.size()) > model_->config.max_seq))
     s_.text = model_->example;
 }
@@ -130,8 +132,7 @@ void ForwardPanel::draw_model_source() {
   ImGui::TextDisabled("vocabulary: %s", result_->request.vocab().describe().c_str());
   if (model_ && !model_->example.empty() && model_choice_ == shown_choice_) {
     ImGui::TextDisabled("example prompt: %s", model_->example.c_str());
-    ImGui::SameLine();
-    if (ImGui::SmallButton("use it")) s_.text = model_->example;
+    if (s_.text != model_->example && ImGui::SmallButton("use the example prompt")) s_.text = model_->example;
   }
   ImGui::PopTextWrapPos();
 }

@@ -38,8 +38,9 @@ enum ForwardTab_ {
   ForwardTab_Lens
 };
 
-// A held-out sort prompt (the sorted answer's last letter still to come): ACBBAC | AABBC → C.
-inline constexpr const char* kSortExample = "ACBBACAABBC";
+// A held-out sort prompt, the sorted answer's last letter still to come: BAAABC | AAABB → C. (The sort checkpoint's
+// example prompt: stepper_model.h.)
+inline constexpr const char* kSortExample = "BAAABCAAABB";
 
 struct ForwardState {
   // Model: a preset or the custom sizes below (the custom fields are used only when model == Custom).
