@@ -8,8 +8,8 @@
 namespace tw {
 
 namespace {
-// Above this many cells the token names would be unreadably small: the heatmap keeps its colours, the hover readout
-// and the CSV keep the tokens.
+// Above this many cells the token names would be unreadably small: the heatmap keeps its colours, the CSV the
+// tokens.
 constexpr int kMaxLabelledCells = 640;
 constexpr uint32_t kDarkText = 0x101010FF, kLightText = 0xF4F4F4FF;
 }  // namespace
@@ -72,7 +72,7 @@ plot::Figure lens_figure(const ForwardResult& r) {
   fig.note =
       "each row: the residual stream after that layer through the final norm and the LM head; the last row "
       "is the model's own output";
-  if (R * T > kMaxLabelledCells) fig.note += " (tokens in the hover readout and the CSV)";
+  if (R * T > kMaxLabelledCells) fig.note += " (the tokens are in the CSV)";
   return fig;
 }
 

@@ -5,6 +5,7 @@
 // [SECTION] loading and adopting a model
 // [SECTION] draw: the model's source, folder box and vocabulary
 #include <imgui.h>
+#include <imgui_stdlib.h>
 
 #include <utility>
 
@@ -51,9 +52,9 @@ bool ForwardPanel::sync_model() {
   if (model_ && model_choice_ == s_.model && model_dir_ == dir) return true;
   const std::pair<int, std::string> key{s_.model, dir};
   if (loading_ && *loading_ == key) return false;
-  if (dir.empty()) {
-    revert_model_choice("Type the path of a Hugging Face model folder first.");
-    return is_seeded_model(s_.model) || (model_ && model_choice_ == s_.model);
+  if (dir.empty()) {  // the folder box is on screen now: the shown model stays until a path is opened
+    model_error_ = "Type the path of a Hugging Face model folder and press Open.";
+    return false;
   }
   loading_ = key;
   // The shipped checkpoints are tens of kB: the UI waits for them. A folder may be gigabytes: the worker loads it.
@@ -118,7 +119,21 @@ void ForwardPanel::revert_model_choice(std::string why) {
 void ForwardPanel::draw_model_source() {
   const Controls& c = controls();
   draw_control(*c.find("model"));
-  if (s_.model == ForwardModel_Folder || shown_choice_ == ForwardModel_Folder) draw_control(*c.find("model_dir"));
+  // The folder is taken on Enter or Open, not per keystroke: a half-typed path would be loaded (and refused).
+  if (s_.model == ForwardModel_Folder || shown_choice_ == ForwardModel_Folder || !s_.model_dir.empty()) {
+    if (!folder_editing_) folder_box_ = s_.model_dir;
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.7f);
+    const bool enter = ImGui::InputTextWithHint("##folder", "Hugging Face model folder", &folder_box_,
+                                                ImGuiInputTextFlags_EnterReturnsTrue);
+    folder_editing_ = ImGui::IsItemActive();
+    ImGui::SameLine();
+    if (ImGui::Button("Open") || enter) {
+      s_.model_dir = folder_box_;
+      s_.model = ForwardModel_Folder;
+      model_error_.clear();
+    }
+    help_marker(c.find("model_dir")->help.c_str());
+  }
   if (loading_ && load_job_.busy()) {
     if (job_progress(load_job_.progress(), ("loading " + loading_->second + "...").c_str())) {
       load_job_.cancel();

@@ -84,6 +84,8 @@ class ForwardPanel : public Panel {
   int shown_choice_ = ForwardModel_Tiny;                // the choice of the model on screen: restored when a load fails
   std::string shown_dir_;
   std::string model_error_;                  // why the model asked for could not be opened
+  std::string folder_box_;                   // the folder path being typed (taken on Enter or Open)
+  bool folder_editing_ = false;              // the folder box has the keyboard
   std::vector<std::string> problems_;        // why the config in the controls is invalid; the shown model stays
   std::string input_error_;                  // why the text cannot run (too long, outside the vocabulary)
   std::string weights_error_;                // why the checkpoint could not be loaded
