@@ -317,6 +317,8 @@ void draw_next_token_table(const NextTokenChoice& next, const TokenVocabulary& v
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
   const std::vector<int> shown = shown_candidates(next);
   if (shown.empty() || !ImGui::BeginTable("filters", 6, flags)) return;
+  // Fixed-fit columns size to their text: the column's wrap position would break "0.9999" and "(sampled)".
+  ImGui::PushTextWrapPos(-1.0f);
   for (const char* h : {"token", "id", "p after temperature", "top-k", "top-p", "p final"}) ImGui::TableSetupColumn(h);
   ImGui::TableHeadersRow();
   for (const int id : shown) {
@@ -337,6 +339,7 @@ void draw_next_token_table(const NextTokenChoice& next, const TokenVocabulary& v
     ImGui::Text("%.4f", static_cast<double>(f.probs[i]));
     ImGui::PopID();
   }
+  ImGui::PopTextWrapPos();
   ImGui::EndTable();
 }
 
