@@ -8,13 +8,14 @@
 
 namespace tw {
 
-enum class FileDialog { None, OpenScene, SaveScene, ExportFigures };
+enum class FileDialog { None, OpenScene, SaveScene, ExportFigures, OpenModel };
 
 struct FileDialogs {
   FileDialog requested = FileDialog::None;  // set by the menu or a shortcut; the popup opens next frame
   std::string scene_path = "scene.json";    // Open and Save share it, so Save writes where Open read
   std::vector<ScenePreset> presets;         // re-read each time the Open popup opens
   std::string presets_dir;                  // where they were found (shown, so a missing folder is visible)
+  std::string model_dir;                    // Open model folder: a Hugging Face folder
   std::string message;                      // the last error or result, shown inside the open popup
   bool message_is_error = false;
 };

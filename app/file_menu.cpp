@@ -2,6 +2,7 @@
 //   menu      : the three File menu items and their shortcuts
 //   open      : path box + the shipped presets, one click each
 //   save      : path box
+//   model     : a Hugging Face folder for the forward stepper
 //   export    : directory, formats, PNG scale, theme → export_open_panel_figures (same code as `export`)
 #include "app/file_menu.h"
 
@@ -21,6 +22,7 @@ namespace {
 constexpr const char* kOpenPopup = "Open scene";
 constexpr const char* kSavePopup = "Save scene";
 constexpr const char* kExportPopup = "Export figures";
+constexpr const char* kModelPopup = "Open model folder";
 
 void show_message(const FileDialogs& d) {
   if (d.message.empty()) return;
@@ -64,6 +66,7 @@ void draw_file_menu_items(AppState& state) {
   FileDialogs& d = state.file_dialogs;
   if (ImGui::MenuItem("Open scene...", "Ctrl+O")) d.requested = FileDialog::OpenScene;
   if (ImGui::MenuItem("Save scene...", "Ctrl+S")) d.requested = FileDialog::SaveScene;
+  if (ImGui::MenuItem("Open model folder...")) d.requested = FileDialog::OpenModel;
   if (ImGui::MenuItem("Export figures...", "Ctrl+E")) d.requested = FileDialog::ExportFigures;
 }
 
@@ -144,6 +147,39 @@ static void draw_save_popup(AppState& state) {
   ImGui::EndPopup();
 }
 
+// [SECTION] model
+void open_model_folder(AppState& state, const std::string& dir) {
+  PanelSlot* slot = state.find("forward");
+  if (!slot) return;
+  slot->open = true;
+  slot->panel->controls().find("model_dir")->set(dir);
+  slot->panel->controls().find("model")->set("folder");
+  state.status = "Opening model folder " + dir + " in the forward stepper";
+}
+
+static void draw_model_popup(AppState& state) {
+  FileDialogs& d = state.file_dialogs;
+  if (!ImGui::BeginPopupModal(kModelPopup, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  ImGui::TextUnformatted("Hugging Face model folder (config.json, model.safetensors or shards, tokenizer.json):");
+  ImGui::TextDisabled("LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM; F32, F16 or BF16 tensors.");
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30.0f);
+  if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+  const bool enter = ImGui::InputText("##model_dir", &d.model_dir, ImGuiInputTextFlags_EnterReturnsTrue);
+  ImGui::SameLine();
+  if (ImGui::Button("Open") || enter) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(d.model_dir, ec)) {
+      set_message(d, "'" + d.model_dir + "' is not a folder", true);
+    } else {
+      open_model_folder(state, d.model_dir);
+      ImGui::CloseCurrentPopup();
+    }
+  }
+  show_message(d);
+  if (cancel_pressed()) ImGui::CloseCurrentPopup();
+  ImGui::EndPopup();
+}
+
 // [SECTION] export
 static void draw_export_popup(AppState& state) {
   FileDialogs& d = state.file_dialogs;
@@ -201,12 +237,14 @@ void draw_file_dialogs(AppState& state) {
       break;
     case FileDialog::SaveScene: ImGui::OpenPopup(kSavePopup); break;
     case FileDialog::ExportFigures: ImGui::OpenPopup(kExportPopup); break;
+    case FileDialog::OpenModel: ImGui::OpenPopup(kModelPopup); break;
   }
   if (d.requested != FileDialog::None) set_message(d, "", false);
   d.requested = FileDialog::None;
   draw_open_popup(state);
   draw_save_popup(state);
   draw_export_popup(state);
+  draw_model_popup(state);
 }
 
 }  // namespace tw

@@ -1,6 +1,6 @@
 #pragma once
-// File menu: Open scene…, Save scene…, Export figures… (app/file_menu.cpp). ui.cpp owns the menu bar and
-// calls these; the popups' state lives in AppState::file_dialogs.
+// File menu: Open scene…, Save scene…, Open model folder…, Export figures… (app/file_menu.cpp). ui.cpp owns the menu
+// bar and calls these; the popups' state lives in AppState::file_dialogs.
 
 #include "app/app_state.h"
 
@@ -10,6 +10,9 @@ namespace tw {
 void draw_file_menu_items(AppState& state);
 // The popups; call once per frame at window level (OpenPopup must not run inside the menu's ID stack).
 void draw_file_dialogs(AppState& state);
+// Opens the forward stepper on a Hugging Face folder (File > Open model folder, --model DIR): the panel loads it
+// on its worker with progress and keeps its previous model if the folder cannot be opened.
+void open_model_folder(AppState& state, const std::string& dir);
 // Ctrl+O, Ctrl+S, Ctrl+E.
 void handle_file_shortcuts(AppState& state);
 

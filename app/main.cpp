@@ -12,6 +12,7 @@
 #include "app/app_state.h"
 #include "app/cli.h"
 #include "app/commands.h"
+#include "app/file_menu.h"
 #include "app/fonts.h"
 #include "app/perf_report.h"
 #include "app/scene.h"
@@ -90,7 +91,8 @@ int run(int argc, char** argv) {
   }
   if (gui.all_panels)
     for (auto& slot : state.panels) slot.open = true;
-  state.model_dir = gui.model;  // loaded by the model panel with progress (app_state.h)
+  state.model_dir = gui.model;
+  if (!gui.model.empty()) tw::open_model_folder(state, gui.model);  // the forward stepper loads it with progress
   if (cli.count("--theme")) state.theme = gui.theme == "print" ? tw::Theme::Print : tw::Theme::Dark;
   // Long recomputes (LoRA training, the softmax sweep, the Small model) yield the cores to the UI and the renderer.
   for (auto& slot : state.panels) slot.panel->set_background_priority(true);

@@ -12,6 +12,7 @@
 
 #include "app/app_state.h"
 #include "app/file_menu.h"
+#include "views/model_handoff.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -171,9 +172,13 @@ void draw_windows(AppState& state) {
   const DrawContext ctx{.theme = state.theme, .dpi_scale = state.dpi_scale, .exports = &state.exports};
   const float s = state.dpi_scale;
   int index = 0;
+  // A panel handed something to another ("Open in forward stepper"): show the receiver in front.
+  const std::string focus = take_focus_request();
+  if (PanelSlot* target = focus.empty() ? nullptr : state.find(focus)) target->open = true;
   for (auto& slot : state.panels) {
     ++index;
     if (!slot.open) continue;
+    if (slot.info.id == focus) ImGui::SetNextWindowFocus();
     slot.panel->update();
     // Cascade first-time positions so a fresh "all panels" layout is not one stack.
     // First-time placement: right of the overview, cascaded, and filling the rest of the screen so figures

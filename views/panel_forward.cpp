@@ -17,9 +17,9 @@
 #include <utility>
 
 #include "core/model/forward.h"
-#include "core/tokenizer.h"
 #include "views/forward/forward_draw.h"
 #include "views/forward/forward_panel.h"
+#include "views/plot/layout.h"
 #include "views/plot/plot_imgui.h"
 #include "views/recompute.h"
 #include "views/widgets.h"
@@ -39,18 +39,25 @@ void ForwardPanel::update() {
 }
 
 void ForwardPanel::request_if_changed() {
+  if (!sync_model()) return;  // a checkpoint or folder is loading: the shown run stays until it is ready
   show_preset_sizes(s_);
   problems_.clear();
-  const ModelConfig cfg = forward_config(s_, &problems_);
-  if (!problems_.empty()) return;  // the last valid model stays on screen, with the messages beside the fields
-  const ForwardRequest request = forward_request(s_, cfg);
-  // A checkpoint may bring its own config, so token checks wait for the loaded model in that case.
-  if (request.source.checkpoint.empty()) {
-    input_error_ = check_request(request);
-    if (!input_error_.empty()) return;
+  ForwardRequest request;
+  if (is_seeded_model(s_.model)) {
+    const ModelConfig cfg = forward_config(s_, &problems_);
+    if (!problems_.empty()) return;  // the last valid model stays on screen, with the messages beside the fields
+    request = forward_request(s_, cfg);
+    // A checkpoint may bring its own config, so token checks wait for the loaded model in that case.
+    if (request.source.checkpoint.empty()) {
+      input_error_ = check_request(request);
+      if (!input_error_.empty()) return;
+    }
+  } else if (!model_request(s_, *model_, &request, &input_error_)) {
+    return;  // a symbol outside the vocabulary, or too long: the shown run stays
   }
   if (requested_ && *requested_ == request) return;
   requested_ = request;
+  requested_choice_ = {s_.model, s_.model == ForwardModel::Folder ? model_dir_ : std::string()};
   // The tiny model is waited for, so it is current in the frame of the keystroke (see Recompute).
   job_.request(is_quick_request(request), background_priority(), [request, previous = result_](Progress& p) {
     return std::make_shared<const ForwardSession>(run_forward_session(request, previous.get(), [&p](float f) {
@@ -75,11 +82,13 @@ void ForwardPanel::adopt() {
   }
   input_error_ = r->run.append_error;
   result_ = r;
+  if (requested_ && r->request == *requested_) std::tie(shown_choice_, shown_dir_) = requested_choice_;
   // Tabs not on screen would keep the previous result (trace and weights) alive until they are shown again.
   shown_step_.clear();
   shown_strip_.clear();
   shown_residual_.clear();
   shown_params_.clear();
+  shown_lens_.clear();
   shown_next_.clear();
 }
 
@@ -95,9 +104,10 @@ void ForwardPanel::resolve_step() {
     step_ = found;
     return;
   }
-  // The named step does not exist in this architecture (e.g. q_rope without RoPE): stay at the same place.
+  // The named step does not exist in this architecture (e.g. q_rope without RoPE): stay at the same place. While
+  // another model is still on its way the name is kept (a scene's "layers.20..." for a folder still loading).
   step_ = std::clamp(step_, 0, n - 1);
-  s_.step = trace.steps()[static_cast<size_t>(step_)].name;
+  if (!loading_ && !job_.busy()) s_.step = trace.steps()[static_cast<size_t>(step_)].name;
 }
 
 void ForwardPanel::go_to(int index) {
@@ -120,6 +130,7 @@ std::vector<plot::Figure> ForwardPanel::figures() {
   figs.push_back(residual_figure(*result_, step_));
   figs.push_back(next_token_figure(*result_, current_choice()));
   figs.push_back(params_figure(result_->run.config));
+  figs.push_back(lens_figure(*result_));
   return figs;
 }
 
@@ -127,10 +138,10 @@ std::vector<plot::Figure> ForwardPanel::figures() {
 
 void ForwardPanel::draw(const DrawContext& ctx) {
   panel_explanation(
-      "A small LLaMA-style Transformer runs on your text. Every step it computes is recorded with a name, a "
-      "formula and a shape; step through them with the buttons, the arrow keys or the tree. Change the architecture "
-      "on the left and watch which steps appear, disappear or change shape. Weights are random (seeded) unless you "
-      "load a checkpoint, so the predictions are not meaningful; the shapes, costs and mechanics are.");
+      "A LLaMA-style Transformer runs on your text. Every step it computes is recorded with a name, a formula and a "
+      "shape; step through them with the buttons, the arrow keys, the layer slider or the tree. The trained sort "
+      "model (first shown) has learned its task, so its attention maps show where each answer position looks; the "
+      "random presets show the mechanics, and a Hugging Face folder (File > Open model folder) a real model.");
   const float s = ctx.dpi_scale;
   const float left_w = std::min(340.0f * s, ImGui::GetContentRegionAvail().x * 0.4f);
   if (ImGui::BeginChild("left", ImVec2(left_w, 0), true)) draw_left(ctx);
@@ -161,6 +172,18 @@ void ForwardPanel::draw_transport() {
   draw_control(*controls().find("speed"));
   ImGui::SameLine();
   ImGui::Text("step %d / %d", step_ + 1, n);
+  // A layer slider instead of a button per layer: a 30-layer model stays one line. It keeps the sub-step.
+  const int layers = result_ ? result_->run.config.n_layers : 0;
+  if (result_ && layers > 0 && step_ < n) {
+    const TraceStep& cur = result_->run.trace.steps()[static_cast<size_t>(step_)];
+    int layer = std::max(cur.layer, 0);
+    ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x * 0.5f, 320.0f * ImGui::GetFontSize() / 15.0f));
+    if (ImGui::SliderInt("layer", &layer, 0, layers - 1, "layer %d", ImGuiSliderFlags_AlwaysClamp)) {
+      const std::string sub = cur.layer >= 0 ? sub_step_name(cur.name) : "attn.probs";
+      const int found = result_->run.trace.index_of("layers." + std::to_string(layer) + "." + sub);
+      go_to(found >= 0 ? found : result_->run.trace.index_of("layers." + std::to_string(layer) + ".attn.probs"));
+    }
+  }
 
   // ←/→ step while the panel has focus and no text field is being edited.
   if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && !ImGui::GetIO().WantTextInput) {
@@ -199,6 +222,14 @@ void ForwardPanel::draw_right_body(const DrawContext& ctx) {
   draw_transport();
   const ForwardResult& r = *result_;
   const auto& steps = r.run.trace.steps();
+  // Full width, and at least the figure's natural height; taller when the column has room (a few heads side by
+  // side are otherwise thumbnails).
+  const auto fill = [](const plot::Figure& f) {
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const plot::Vec2 n = plot::default_figure_size(f);
+    const float natural = n.x > 0 ? avail.x * n.y / n.x : 0.0f;
+    return ImVec2(0, std::max(natural, avail.y - ImGui::GetTextLineHeightWithSpacing()));
+  };
   const TraceStep& st = steps[static_cast<size_t>(step_)];
   if (r.run.incremental)
     ImGui::TextDisabled(
@@ -218,8 +249,9 @@ void ForwardPanel::draw_right_body(const DrawContext& ctx) {
       if (st.layer >= 0) ImGui::Text("Layer %d of %d", st.layer, r.run.config.n_layers);
       draw_block_diagram(r.run.config, st.name, ctx);
       draw_step_header(r, step_);
-      plot::draw_figure(shown_step_.get({result_, step_}, [&] { return std::vector{step_figure(r, step_)}; })[0], ctx,
-                        "forward");
+      const plot::Figure& fig =
+          shown_step_.get({result_, step_}, [&] { return std::vector{step_figure(r, step_)}; })[0];
+      plot::draw_figure(fig, ctx, "forward", fill(fig));
       ImGui::EndTabItem();
     }
     if (tab(ForwardTab::Strip, "Strip")) {
@@ -239,6 +271,14 @@ void ForwardPanel::draw_right_body(const DrawContext& ctx) {
     }
     if (tab(ForwardTab::Next, "Next token")) {
       draw_next_token(ctx);
+      ImGui::EndTabItem();
+    }
+    if (tab(ForwardTab::Lens, "Logit lens")) {
+      if (r.run.incremental)
+        ImGui::TextDisabled("The lens reads the newest pass: after an append, only the appended token.");
+      if (!r.lens_error.empty()) warning_text(r.lens_error.c_str());
+      const plot::Figure& fig = shown_lens_.get(result_, [&] { return std::vector{lens_figure(r)}; })[0];
+      plot::draw_figure(fig, ctx, "forward", fill(fig));
       ImGui::EndTabItem();
     }
     if (tab(ForwardTab::Params, "Parameters")) {

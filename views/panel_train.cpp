@@ -17,6 +17,7 @@
 #include <sstream>
 #include <string>
 
+#include "views/model_handoff.h"
 #include "views/plot/plot_imgui.h"
 #include "views/widgets.h"
 
@@ -265,6 +266,12 @@ class TrainPanel final : public Panel {
       checkpoint_status_ =
           session_.load_checkpoint(checkpoint_dir_, &error) ? std::string("loaded ") + checkpoint_dir_ : error;
     }
+    ImGui::SameLine();
+    if (ImGui::Button("Open in forward stepper") && snap.ready)
+      post_model("forward", task_stepper_model(snap.settings.model, std::make_shared<const ModelWeights>(snap.weights),
+                                               snap.task, "Training panel model",
+                                               "the Training panel's model at step " + std::to_string(snap.step)));
+    help_marker("Hands a copy of the current weights to the Forward pass stepper (training goes on here).");
     if (!checkpoint_status_.empty()) ImGui::TextWrapped("%s", checkpoint_status_.c_str());
   }
 

@@ -14,6 +14,11 @@ namespace tw {
 LoadedModel load_model(const ModelConfig& config, const WeightsSource& source) {
   LoadedModel out;
   out.config = config;
+  if (source.weights) {
+    out.weights = source.weights;
+    out.source = source.name.empty() ? "weights in memory" : source.name;
+    return out;
+  }
   if (source.checkpoint.empty()) {
     if (const auto problems = validate(config); !problems.empty()) {
       out.error = problems.front();
@@ -241,6 +246,12 @@ ForwardSession run_forward_session(const ForwardRequest& request, const ForwardS
     if (out.run.append_error.empty()) out.appended.push_back(next.sampled);
   }
   out.residual = residual_norms(out.run.trace, out.model.config.placement);
+  // R products (T, C)·(C, V): about a second on a 135M model, so it reports progress and can be cancelled first.
+  if (!keep_going(0.85f)) {
+    out.cancelled = true;
+    return out;
+  }
+  if (out.run.ok()) logit_lens(&out.lens, out.run.trace, *out.model.weights, out.model.config, &out.lens_error);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
 }

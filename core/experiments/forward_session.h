@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "core/experiments/forward_inspect.h"
+#include "core/experiments/logit_lens.h"
+#include "core/experiments/stepper_model.h"
 #include "core/model/config.h"
 #include "core/model/kv_cache.h"
 #include "core/model/trace.h"
@@ -32,6 +34,9 @@ namespace tw {
 struct WeightsSource {
   uint64_t seed = 1;       // seeded init (used when checkpoint is empty)
   std::string checkpoint;  // path to a .safetensors file written by `dump`; empty = seeded init
+  // Weights already in memory (a trained or Hugging Face model): used with the request's config as they are.
+  std::shared_ptr<const ModelWeights> weights;
+  std::string name;  // what `weights` are, for LoadedModel::source
   bool operator==(const WeightsSource&) const = default;
 };
 
@@ -96,7 +101,10 @@ struct ForwardRequest {
   int generated = 0;         // tokens sampled and appended one at a time after the prompt
   SamplingConfig sampling;   // used only when generated > 0 (make_forward_request resets it otherwise)
   uint64_t sample_seed = 0;  // seed of the sampled tokens
+  // How the prompt's ids read as text (chips, axes, the next-token table); null = the byte tokenizer.
+  std::shared_ptr<const TokenVocabulary> vocabulary;
   bool operator==(const ForwardRequest&) const = default;
+  const TokenVocabulary& vocab() const { return vocabulary ? *vocabulary : *TokenVocabulary::bytes(); }
 };
 // A request whose sampling is reset when nothing is appended, so a sampling change alone never re-runs the prompt.
 ForwardRequest make_forward_request(const ModelConfig& config, const WeightsSource& source, std::vector<int> prompt,
@@ -113,6 +121,8 @@ struct ForwardSession {
   ForwardRun run;             // the newest pass (the prompt, or the last appended token)
   ResidualNorms residual;     // of run.trace
   std::vector<int> appended;  // tokens sampled and appended, in order
+  LogitLens lens;             // of run.trace: every layer's stream read through the final norm and LM head
+  std::string lens_error;     // why the lens is empty
   double seconds = 0;         // wall time of the computation
   bool cancelled = false;     // progress asked to stop; the session is incomplete
 };

@@ -19,6 +19,17 @@ inline void set(Panel& p, const std::string& key, const nlohmann::json& value) {
   c->set(value);
 }
 
+// The figure with `id` (a test failure, and the first figure, when there is none).
+inline const plot::Figure& by_id(const std::vector<plot::Figure>& figs, const std::string& id) {
+  for (const auto& f : figs)
+    if (f.id == id) return f;
+  ADD_FAILURE() << "no figure " << id;
+  return figs.front();
+}
+
+// The first item of `ax`, which must be a heatmap.
+inline const plot::HeatmapItem& heatmap(const plot::Axes& ax) { return std::get<plot::HeatmapItem>(ax.items.at(0)); }
+
 inline std::vector<plot::Figure> run(Panel& p) {
   p.update();
   p.wait_idle();

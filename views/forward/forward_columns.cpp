@@ -20,20 +20,23 @@ void ForwardPanel::draw_left(const DrawContext& ctx) {
   ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.5f);
   if (ImGui::CollapsingHeader("Input", ImGuiTreeNodeFlags_DefaultOpen)) {
     draw_control(*c.find("text"));
-    draw_control(*c.find("bos"));
+    if (!result_ || result_->request.vocab().has_bos()) draw_control(*c.find("bos"));
     if (!input_error_.empty()) warning_text(input_error_.c_str());
-    if (result_) draw_token_chips(result_->run.tokens, static_cast<int>(result_->appended.size()), ctx);
+    if (result_)
+      draw_token_chips(result_->request.vocab(), result_->run.tokens, static_cast<int>(result_->appended.size()), ctx);
   }
   std::vector<std::string> shown;  // each config message appears once, beside the first field it names
   if (ImGui::CollapsingHeader("Model", ImGuiTreeNodeFlags_DefaultOpen)) draw_model_editor(shown);
-  if (ImGui::CollapsingHeader("Architecture", ImGuiTreeNodeFlags_DefaultOpen)) {
+  // Trained and real models bring their own architecture and weights: only the seeded presets are edited here.
+  const bool seeded = is_seeded_model(s_.model);
+  if (seeded && ImGui::CollapsingHeader("Architecture", ImGuiTreeNodeFlags_DefaultOpen)) {
     for (const char* key : {"norm", "placement", "positions", "activation", "pattern"}) draw_control(*c.find(key));
     if (s_.pattern != ForwardPattern::Full) draw_control(*c.find("window"));
     if (s_.pattern == ForwardPattern::Interleaved) draw_control(*c.find("full_every"));
     draw_control(*c.find("gqa_ratio"));
     for (const char* field : {"window", "full_every", "gqa_ratio", "rope_base", "eps"}) draw_messages(field, shown);
   }
-  if (ImGui::CollapsingHeader("Weights", ImGuiTreeNodeFlags_DefaultOpen)) {
+  if (seeded && ImGui::CollapsingHeader("Weights", ImGuiTreeNodeFlags_DefaultOpen)) {
     draw_control(*c.find("weights"));
     if (s_.weights == ForwardWeights::Seeded)
       draw_control(*c.find("seed"));
@@ -66,7 +69,17 @@ void ForwardPanel::draw_messages(const char* field, std::vector<std::string>& sh
 
 void ForwardPanel::draw_model_editor(std::vector<std::string>& shown) {
   const Controls& c = controls();
-  draw_control(*c.find("model"));
+  draw_model_source();
+  // The sizes of the model on screen (trained and real models bring their own; only the seeded ones are edited).
+  auto running = [this] {
+    if (!result_) return;
+    const ModelConfig& m = result_->run.config;
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("running: C %d, %d layers, H %d, KV %d, D %d, F %d, V %d, max_seq %d", m.dim, m.n_layers,
+                        m.n_heads, m.n_kv_heads, m.head_dim(), m.hidden, m.vocab, m.max_seq);
+    ImGui::PopTextWrapPos();
+  };
+  if (!is_seeded_model(s_.model)) return running();
   const bool custom = s_.model == ForwardModel::Custom;
   if (!custom) ImGui::BeginDisabled();
   for (const char* key : {"dim", "n_layers", "n_heads", "hidden", "vocab", "max_seq"}) {
@@ -83,13 +96,7 @@ void ForwardPanel::draw_model_editor(std::vector<std::string>& shown) {
                                       : "No valid model yet: fix the config above.");
     ImGui::PopTextWrapPos();
   }
-  if (result_) {
-    const ModelConfig& m = result_->run.config;
-    ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("running: C %d, %d layers, H %d, KV %d, D %d, F %d, V %d, max_seq %d", m.dim, m.n_layers,
-                        m.n_heads, m.n_kv_heads, m.head_dim(), m.hidden, m.vocab, m.max_seq);
-    ImGui::PopTextWrapPos();
-  }
+  running();
 }
 
 // [SECTION] next token
@@ -112,7 +119,7 @@ void ForwardPanel::draw_next_token(const DrawContext& ctx) {
   ImGui::Text("Of %d tokens, %d have p > 0 after temperature, %d survive top-k, %d survive top-p.", V, next.n_positive,
               next.filter.n_top_k, next.filter.n_final);
   ImGui::Text("Sampled: id %d  \"%s\"  (p = %.4g after the filters)", next.sampled,
-              ByteTokenizer::label(next.sampled).c_str(), static_cast<double>(next.probability));
+              r.request.vocab().label(next.sampled).c_str(), static_cast<double>(next.probability));
   if (ImGui::Button("Append and continue")) ++s_.generated;
   help_marker(
       "Appends the sampled token and runs only that token through the model, reading the other tokens' keys "
@@ -126,7 +133,7 @@ void ForwardPanel::draw_next_token(const DrawContext& ctx) {
   }
   const plot::Figure& fig = figs[0];
   plot::draw_figure(fig, ctx, "forward");
-  draw_next_token_table(next);
+  draw_next_token_table(next, r.request.vocab());
 }
 
 }  // namespace tw

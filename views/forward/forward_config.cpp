@@ -7,9 +7,12 @@
 namespace tw {
 
 void bind_forward_controls(Controls& c, ForwardState& s) {
-  c.add_enum("model", &s.model, {"tiny", "small", "custom"}, "Model",
-             "tiny (dim 64, 2 layers) recomputes on every keystroke; small is the classic Small config (dim 256, 4 "
-             "layers, vocab 8192); custom uses the sizes below.");
+  c.add_enum("model", &s.model, {"tiny", "small", "custom", "sort", "induction", "training", "folder"}, "Model",
+             "tiny (dim 64, 2 layers, random weights) recomputes on every keystroke; small: dim 256, 4 layers, vocab "
+             "8192, random; custom: the sizes below, random. sort and induction: the trained checkpoints shipped in "
+             "assets/models; training: the model the Training panel handed over; folder: a Hugging Face model folder.");
+  c.add_text("model_dir", &s.model_dir, 4096, "model folder",
+             "A Hugging Face folder: config.json, model.safetensors (or an index and shards) and tokenizer.json.");
   c.add_int("dim", &s.dim, 1, 1024, "dim C", "Width of the residual stream (custom model only).");
   c.add_int("n_layers", &s.n_layers, 1, 16, "layers", "Number of Transformer blocks (custom model only).");
   c.add_int("n_heads", &s.n_heads, 1, 32, "query heads H", "Query heads; head_dim = dim / H (custom model only).");
@@ -41,16 +44,20 @@ void bind_forward_controls(Controls& c, ForwardState& s) {
   c.add_int("seed", &s.seed, 0, 1000000, "weight seed", "Seed of the weight init; same seed, same weights.");
   c.add_text("checkpoint", &s.checkpoint, 4096, "checkpoint",
              "Path of a .safetensors file; a config.json beside it sets the architecture.");
-  c.add_text("text", &s.text, 1024, "text", "The input; every UTF-8 byte is one token.");
-  c.add_bool("bos", &s.bos, "prepend <bos>", "Start the sequence with the <bos> token (id 256).");
+  c.add_text("text", &s.text, 1024, "text",
+             "The input. Random models: every UTF-8 byte is one token; trained models: the task's symbols (A, B, "
+             "C ...); a Hugging Face folder: its BPE tokenizer.");
+  c.add_bool("bos", &s.bos, "prepend <bos>",
+             "Start the sequence with the begin-of-sequence token (<bos> = 256 for the byte tokenizer, the "
+             "tokenizer's own for a folder; trained task models have none).");
   c.add_int("generated", &s.generated, 0, 64, "appended tokens",
             "Tokens sampled and appended one at a time through the KV cache after the prompt.");
   c.add_text("step", &s.step, 128, "step", "The current step by its trace name, e.g. layers.0.attn.probs.");
   c.add_bool("play", &s.play, "play", "Advance one step at a time at the speed below.");
   c.add_float("speed", &s.speed, 0.25f, 20.0f, "speed", "Steps per second while playing.", true, "%.2f /s");
-  c.add_enum("tab", &s.tab, {"step", "strip", "residual", "next", "params"}, "view",
+  c.add_enum("tab", &s.tab, {"step", "strip", "residual", "next", "params", "lens"}, "view",
              "Which view the right-hand side shows: the current step, a layer's strip, the residual stream, the "
-             "next token or the parameter table.");
+             "next token, the parameter table or the logit lens.");
   c.add_int("strip_layer", &s.strip_layer, 0, 63, "strip layer", "Layer whose steps the strip figure shows.");
   c.add_float("temperature", &s.temperature, 0.05f, 5.0f, "temperature",
               "Logits are divided by this before softmax: below 1 sharpens, above 1 flattens.", true);
@@ -76,7 +83,7 @@ void each_size(State& s, Config& c, Copy copy) {
 }  // namespace
 
 void show_preset_sizes(ForwardState& s) {
-  if (s.model == ForwardModel::Custom) return;
+  if (s.model == ForwardModel::Custom || !is_seeded_model(s.model)) return;
   const ModelConfig preset = preset_config(s.model);
   each_size(s, preset, [](int& field, const int& size) { field = size; });
 }
@@ -126,6 +133,30 @@ ForwardRequest forward_request(const ForwardState& s, const ModelConfig& config)
   if (s.weights == ForwardWeights::Checkpoint) source.checkpoint = s.checkpoint;
   return make_forward_request(config, source, ByteTokenizer::encode(s.text, s.bos), s.generated, sampling_config(s),
                               static_cast<uint64_t>(s.sample_seed));
+}
+
+}  // namespace tw
+
+namespace tw {
+
+bool model_request(const ForwardState& s, const StepperModel& model, ForwardRequest* out, std::string* error) {
+  std::vector<int> ids;
+  if (!model.vocabulary->encode(s.text, s.bos, &ids, error)) return false;
+  if (ids.empty()) {
+    *error = "the text is empty: type a prompt" + (model.example.empty() ? "" : " such as " + model.example);
+    return false;
+  }
+  WeightsSource source;
+  source.weights = model.weights;
+  source.name = model.source;
+  *out = make_forward_request(model.config, source, std::move(ids), s.generated, sampling_config(s),
+                              static_cast<uint64_t>(s.sample_seed));
+  out->vocabulary = model.vocabulary;
+  if (std::string why = check_request(*out); !why.empty()) {
+    *error = std::move(why);
+    return false;
+  }
+  return true;
 }
 
 }  // namespace tw

@@ -132,7 +132,8 @@ void draw_block_diagram(const ModelConfig& config, const std::string& step_name,
 
 // [SECTION] token chips
 
-void draw_token_chips(const std::vector<int>& tokens, int highlight_last, const DrawContext& ctx) {
+void draw_token_chips(const TokenVocabulary& vocab, const std::vector<int>& tokens, int highlight_last,
+                      const DrawContext& ctx) {
   const float s = ctx.dpi_scale;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
@@ -144,7 +145,7 @@ void draw_token_chips(const std::vector<int>& tokens, int highlight_last, const 
   const int n = static_cast<int>(tokens.size());
   for (int i = 0; i < n; ++i) {
     ImGui::PushID(i);
-    const std::string label = ByteTokenizer::label(tokens[static_cast<size_t>(i)]);
+    const std::string label = vocab.label(tokens[static_cast<size_t>(i)]);
     const std::string id = std::to_string(tokens[static_cast<size_t>(i)]);
     const float w = std::max(ImGui::CalcTextSize(label.c_str()).x, ImGui::CalcTextSize(id.c_str()).x) + 2 * pad;
     const float h = 2 * line + 2 * pad;
@@ -311,11 +312,13 @@ void draw_parameter_tables(const ModelConfig& config) {
   warning_text(buf);
 }
 
-void draw_next_token_table(const NextTokenChoice& next) {
+void draw_next_token_table(const NextTokenChoice& next, const TokenVocabulary& vocab) {
   const SamplingTrace& f = next.filter;
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
   const std::vector<int> shown = shown_candidates(next);
   if (shown.empty() || !ImGui::BeginTable("filters", 6, flags)) return;
+  // Fixed-fit columns size to their text: the column's wrap position would break "0.9999" and "(sampled)".
+  ImGui::PushTextWrapPos(-1.0f);
   for (const char* h : {"token", "id", "p after temperature", "top-k", "top-p", "p final"}) ImGui::TableSetupColumn(h);
   ImGui::TableHeadersRow();
   for (const int id : shown) {
@@ -323,7 +326,7 @@ void draw_next_token_table(const NextTokenChoice& next) {
     ImGui::PushID(id);
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
-    ImGui::Text("%s%s", ByteTokenizer::label(id).c_str(), id == next.sampled ? "  (sampled)" : "");
+    ImGui::Text("%s%s", vocab.label(id).c_str(), id == next.sampled ? "  (sampled)" : "");
     ImGui::TableSetColumnIndex(1);
     ImGui::Text("%d", id);
     ImGui::TableSetColumnIndex(2);
@@ -336,6 +339,7 @@ void draw_next_token_table(const NextTokenChoice& next) {
     ImGui::Text("%.4f", static_cast<double>(f.probs[i]));
     ImGui::PopID();
   }
+  ImGui::PopTextWrapPos();
   ImGui::EndTable();
 }
 

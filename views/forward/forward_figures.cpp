@@ -4,7 +4,6 @@
 #include <cstdio>
 
 #include "core/model/weights.h"
-#include "core/tokenizer.h"
 #include "views/forward/forward_state.h"
 
 namespace tw {
@@ -66,8 +65,8 @@ PassTokens pass_tokens(const ForwardResult& r) {
   const TraceStep* first = r.run.trace.steps().empty() ? nullptr : &r.run.trace.steps().front();
   p.T = first ? static_cast<int>(first->value.rows()) : 0;
   p.Tk = static_cast<int>(r.run.tokens.size());
-  p.queries = token_axis_labels(r.run.tokens, p.Tk - p.T, p.T);
-  p.keys = token_axis_labels(r.run.tokens, 0, p.Tk);
+  p.queries = token_axis_labels(r.request.vocab(), r.run.tokens, p.Tk - p.T, p.T);
+  p.keys = token_axis_labels(r.request.vocab(), r.run.tokens, 0, p.Tk);
   return p;
 }
 
@@ -87,10 +86,11 @@ std::string cost_note(const TraceStep& s) {
 
 }  // namespace
 
-std::vector<std::string> token_axis_labels(const std::vector<int>& tokens, int first, int count) {
+std::vector<std::string> token_axis_labels(const TokenVocabulary& vocab, const std::vector<int>& tokens, int first,
+                                           int count) {
   std::vector<std::string> out;
   for (int i = std::max(first, 0); i < first + count && i < static_cast<int>(tokens.size()); ++i)
-    out.push_back(std::to_string(i) + ":" + ByteTokenizer::label(tokens[static_cast<size_t>(i)]));
+    out.push_back(std::to_string(i) + ":" + vocab.label(tokens[static_cast<size_t>(i)]));
   return out;
 }
 
@@ -109,7 +109,9 @@ plot::Figure step_figure(const ForwardResult& r, int step_index) {
     const int rows = static_cast<int>(s.value.rows()) / std::max(H, 1), cols = static_cast<int>(s.value.cols());
     const auto groups = heads_by_kv_head(H, KV);
     const int n_rep = std::max(H / std::max(KV, 1), 1);
-    fig.grid_cols = n_rep > 1 ? n_rep : std::min(H, 4);
+    // A KV group per row; without groups at most two maps per row below five heads, so three heads (the trained
+    // sort model) get maps tall enough for their token labels.
+    fig.grid_cols = n_rep > 1 ? n_rep : (H <= 4 ? std::min(H, 2) : 4);
     plot::HeatmapOptions o = map_options(s);
     fig.shared_colorbar = is_probs(s);  // probabilities share [0, 1]; scores keep a scale per head
     if (rows == static_cast<int>(tok.queries.size())) o.row_labels = tok.queries;
@@ -198,12 +200,12 @@ plot::Figure next_token_figure(const ForwardResult& r, const NextTokenChoice& ch
   const RowVec logits = r.run.next_logits();
   for (int id : order) {
     const size_t i = static_cast<size_t>(id);
-    std::string label = ByteTokenizer::label(id);
+    std::string label = r.request.vocab().label(id);
     if (id == choice.sampled) label += " *";
     groups.push_back(label);
     before.push_back(f.probs_before[i]);
     after.push_back(f.probs[i]);
-    table.add_row({static_cast<double>(id), ByteTokenizer::label(id),
+    table.add_row({static_cast<double>(id), r.request.vocab().label(id),
                    id < logits.size() ? static_cast<double>(logits(id)) : 0.0, static_cast<double>(f.scaled_logits[i]),
                    static_cast<double>(f.probs_before[i]), static_cast<double>(f.kept_top_k[i]),
                    static_cast<double>(f.kept_top_p[i]), static_cast<double>(f.probs[i]),

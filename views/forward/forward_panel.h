@@ -1,6 +1,7 @@
 #pragma once
 // The forward stepper panel's class, shared by views/panel_forward.cpp (recompute, stepping, figures, the right
-// column) and views/forward/forward_columns.cpp (the left column and the next-token view).
+// column), views/forward/forward_columns.cpp (the left column and the next-token view) and
+// views/forward/forward_models.cpp (which model runs: shipped checkpoints, the Training panel's, a folder).
 
 #include <optional>
 #include <string>
@@ -29,19 +30,31 @@ class ForwardPanel : public Panel {
   std::string error() const override { return !weights_error_.empty() ? weights_error_ : input_error_; }
   bool busy() const override { return job_.busy(); }
   void wait_idle() override {
+    load_job_.wait();
+    request_if_changed();  // a model that just loaded is run now
     job_.wait();
     adopt();
     resolve_step();
   }
+  // The message the panel shows about the model or the text ("" when the run on screen is what was asked).
+  std::string error() const override;
 
  protected:
   void bind(Controls& c) override;
 
  private:
   void request_if_changed();
-  void adopt();           // takes a finished result from the worker, keeps the last valid one
-  void resolve_step();    // s_.step (a name) → step_ index in the shown trace
-  void go_to(int index);  // moves the current step and its name
+  // [SECTION] models (views/forward/forward_models.cpp)
+  // Takes a model posted by the Training panel, starts loading the checkpoint or folder the "model" control names,
+  // adopts a finished load. False while the non-seeded model asked for is not ready (the shown run stays).
+  bool sync_model();
+  void adopt_load();
+  void use_model(std::shared_ptr<const StepperModel> model, ForwardModel choice, const std::string& dir);
+  void revert_model_choice(std::string why);  // back to the model on screen, saying why
+  void draw_model_source();                   // the model choice, its folder box, its source and vocabulary
+  void adopt();                               // takes a finished result from the worker, keeps the last valid one
+  void resolve_step();                        // s_.step (a name) → step_ index in the shown trace
+  void go_to(int index);                      // moves the current step and its name
   void draw_left(const DrawContext& ctx);
   void draw_model_editor(std::vector<std::string>& shown);
   // The config messages naming `field` that have not been shown beside an earlier field this frame.
@@ -57,7 +70,25 @@ class ForwardPanel : public Panel {
                              static_cast<int>(result_->appended.size()));
   }
 
+  struct ModelLoad {
+    ForwardModel choice = ForwardModel::Tiny;
+    std::string dir;
+    bool ok = false;
+    StepperModel model;
+    std::string error;
+  };
+
   ForwardState s_;
+  std::shared_ptr<const StepperModel> model_;                    // the trained or real model the non-seeded choices run
+  std::optional<ForwardModel> model_choice_;                     // the choice model_ was loaded for (none yet: empty)
+  std::string model_dir_;                                        // the folder model_ came from
+  std::shared_ptr<const StepperModel> trained_;                  // the Training panel's latest hand-off
+  std::optional<std::pair<ForwardModel, std::string>> loading_;  // (choice, folder) being loaded
+  ForwardModel shown_choice_ = ForwardModel::Tiny;  // the choice of the model on screen: restored when a load fails
+  std::string shown_dir_;
+  std::string model_error_;                  // why the model asked for could not be opened
+  std::string folder_box_;                   // the folder path being typed (taken on Enter or Open)
+  bool folder_editing_ = false;              // the folder box has the keyboard
   std::vector<std::string> problems_;        // why the config in the controls is invalid; the shown model stays
   std::string input_error_;                  // why the text cannot run (too long, outside the vocabulary)
   std::string weights_error_;                // why the checkpoint could not be loaded
@@ -70,9 +101,11 @@ class ForwardPanel : public Panel {
       shown_tab_;  // the tab selected on screen last frame (differs from s_.tab after a scene load)
   // Each tab's figure, rebuilt only when the result or what the tab shows of it changes (draw runs every frame).
   FigureCache<std::pair<ForwardResultPtr, int>> shown_step_, shown_strip_, shown_residual_;  // (result, step or layer)
-  FigureCache<ForwardResultPtr> shown_params_;
+  FigureCache<ForwardResultPtr> shown_params_, shown_lens_;
   FigureCache<std::tuple<ForwardResultPtr, float, int, float, int>> shown_next_;  // (result, sampling controls)
-  NextTokenChoice next_choice_;   // the choice shown_next_ was built from
+  NextTokenChoice next_choice_;                            // the choice shown_next_ was built from
+  std::pair<ForwardModel, std::string> requested_choice_;  // (choice, folder) of requested_
+  Recompute<ModelLoad> load_job_;
   Recompute<ForwardResult> job_;  // declared last: its worker is joined before the members above go away
 };
 

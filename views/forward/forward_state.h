@@ -15,14 +15,30 @@
 
 namespace tw {
 
-enum class ForwardModel { Tiny, Small, Custom };
+// Seeded presets (tiny, small, custom: random weights, byte tokenizer) and trained or real models (their own
+// config, weights and vocabulary: core/experiments/stepper_model.h).
+enum class ForwardModel {
+  Tiny,
+  Small,
+  Custom,
+  Sort,       // assets/models/sort
+  Induction,  // assets/models/induction
+  Training,   // the Training panel's model ("Open in forward stepper")
+  Folder,     // a Hugging Face folder: model_dir
+};
+inline bool is_seeded_model(ForwardModel model) { return model <= ForwardModel::Custom; }
 enum class ForwardPattern { Full, Sliding, Interleaved };
 enum class ForwardWeights { Seeded, Checkpoint };
-enum class ForwardTab { Step, Strip, Residual, Next, Params };
+enum class ForwardTab { Step, Strip, Residual, Next, Params, Lens };
+
+// A held-out sort prompt, the sorted answer's last letter still to come: BAAABC | AAABB → C. (The sort checkpoint's
+// example prompt: stepper_model.h.)
+inline constexpr const char* kSortExample = "BAAABCAAABB";
 
 struct ForwardState {
   // Model: a preset or the custom sizes below (the custom fields are used only when model == Custom).
-  ForwardModel model = ForwardModel::Tiny;
+  ForwardModel model = ForwardModel::Sort;  // opens on a trained model, so its maps and predictions mean something
+  std::string model_dir;                    // the Hugging Face folder of ForwardModel::Folder
   int dim = 64, n_layers = 2, n_heads = 4, hidden = 192, vocab = 259, max_seq = 128;
   int gqa_ratio = 2;  // query heads per KV head: n_kv_heads = n_heads / gqa_ratio
   // Architecture toggles (the enums of core/model/config.h).
@@ -38,7 +54,7 @@ struct ForwardState {
   int seed = 1;
   std::string checkpoint;
   // Input.
-  std::string text = "The cat sat on";
+  std::string text = kSortExample;
   bool bos = false;
   int generated = 0;  // tokens sampled and appended through the KV cache after the prompt
   // Stepping: the current step by its stable trace name, so scenes survive config changes.
@@ -66,15 +82,19 @@ void show_preset_sizes(ForwardState& s);
 ModelConfig forward_config(const ForwardState& s, std::vector<std::string>* problems);
 // The sampling controls as core's sampling settings.
 SamplingConfig sampling_config(const ForwardState& s);
-// What the state asks the session to run with `config` (forward_config's result).
+// What the state asks the session to run with `config` (forward_config's result): a seeded preset, byte tokenizer.
 ForwardRequest forward_request(const ForwardState& s, const ModelConfig& config);
+// The same for a trained or real model: its config and weights, the text through its vocabulary. Returns false
+// with one line in *error when the text has a symbol the vocabulary lacks or is longer than the model's max_seq.
+bool model_request(const ForwardState& s, const StepperModel& model, ForwardRequest* out, std::string* error);
 
 // What the worker hands back: core's session (model, run, appended tokens, residual norms).
 using ForwardResult = ForwardSession;
 
 // [SECTION] figures (plain data; drawn on screen and exported identically)
-// Token labels for axes: the byte tokenizer's chip labels, position-prefixed ("3:a") so repeats stay distinct.
-std::vector<std::string> token_axis_labels(const std::vector<int>& tokens, int first, int count);
+// Token labels for axes: the vocabulary's chip labels, position-prefixed ("3:a") so repeats stay distinct.
+std::vector<std::string> token_axis_labels(const TokenVocabulary& vocab, const std::vector<int>& tokens, int first,
+                                           int count);
 // The current step's output: attention maps as one small multiple per head grouped by KV head, other
 // tensors as one (T, ·) heatmap. id "step".
 plot::Figure step_figure(const ForwardResult& r, int step_index);
@@ -87,5 +107,9 @@ plot::Figure residual_figure(const ForwardResult& r, int step_index);
 plot::Figure next_token_figure(const ForwardResult& r, const NextTokenChoice& choice);
 // The parameter table of the current config. id "params" (a table-only figure: bars per component).
 plot::Figure params_figure(const ModelConfig& config);
+// The logit lens of the run (views/forward/forward_lens.cpp): the top token per position per layer as a labelled
+// heatmap (colour: its probability), and per layer the probability of the token the model finally predicts at
+// the last position and on average over positions. id "lens".
+plot::Figure lens_figure(const ForwardResult& r);
 
 }  // namespace tw

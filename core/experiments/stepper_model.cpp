@@ -1,0 +1,268 @@
+#include "core/experiments/stepper_model.h"
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/io/hf_model.h"
+#include "core/tokenizer.h"
+#include "core/train/tasks.h"
+
+namespace tw {
+
+namespace fs = std::filesystem;
+
+// [SECTION] vocabulary
+
+namespace {
+constexpr const char* kVisibleSpace = "\xE2\x90\xA3";  // ␣, the task's name for a space token
+
+// The first UTF-8 character of `text` from `pos` (a lone byte when it is not valid UTF-8), for messages.
+std::string char_at(const std::string& text, size_t pos) {
+  size_t len = 1;
+  const unsigned char c = static_cast<unsigned char>(text[pos]);
+  if (c >= 0xF0)
+    len = 4;
+  else if (c >= 0xE0)
+    len = 3;
+  else if (c >= 0xC0)
+    len = 2;
+  return text.substr(pos, std::min(len, text.size() - pos));
+}
+}  // namespace
+
+std::shared_ptr<const TokenVocabulary> TokenVocabulary::bytes() {
+  static const auto shared = std::make_shared<const TokenVocabulary>();
+  return shared;
+}
+
+std::shared_ptr<const TokenVocabulary> TokenVocabulary::symbols(std::vector<std::string> token_strings,
+                                                                std::string task) {
+  auto v = std::make_shared<TokenVocabulary>();
+  v->kind_ = Kind::Symbols;
+  v->symbols_ = std::move(token_strings);
+  v->task_ = std::move(task);
+  return v;
+}
+
+std::shared_ptr<const TokenVocabulary> TokenVocabulary::bpe(std::shared_ptr<const BpeTokenizer> tokenizer) {
+  auto v = std::make_shared<TokenVocabulary>();
+  v->kind_ = Kind::Bpe;
+  v->bpe_ = std::move(tokenizer);
+  return v;
+}
+
+bool TokenVocabulary::encode(const std::string& text, bool bos, std::vector<int>* ids, std::string* error) const {
+  switch (kind_) {
+    case Kind::Bytes: *ids = ByteTokenizer::encode(text, bos); return true;
+    case Kind::Bpe: *ids = bpe_->encode(text, bos && bpe_->bos_id() >= 0); return true;
+    case Kind::Symbols: break;
+  }
+  // Longest match, so a vocabulary with "1" and "17" reads "17" as one token, as the task wrote it.
+  bool has_space = false;
+  for (const std::string& s : symbols_) has_space = has_space || s == " " || s == kVisibleSpace;
+  std::vector<int> out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    int best = -1;
+    size_t best_len = 0;
+    for (size_t id = 0; id < symbols_.size(); ++id) {
+      const std::string& s = symbols_[id];
+      size_t len = 0;
+      if (!s.empty() && text.compare(pos, s.size(), s) == 0)
+        len = s.size();
+      else if (s == kVisibleSpace && text[pos] == ' ')
+        len = 1;
+      if (len > best_len) best = static_cast<int>(id), best_len = len;
+    }
+    if (best < 0 && text[pos] == ' ' && !has_space) {
+      ++pos;  // spaces only separate symbols here
+      continue;
+    }
+    if (best < 0) {
+      std::string list;
+      for (size_t id = 0; id < symbols_.size() && id < 24; ++id) list += (id ? " " : "") + symbols_[id];
+      if (symbols_.size() > 24) list += " ...";
+      *error = "'" + char_at(text, pos) + "' is not in the " + task_ + " vocabulary (" + list + ")";
+      return false;
+    }
+    out.push_back(best);
+    pos += best_len;
+  }
+  *ids = std::move(out);
+  return true;
+}
+
+std::string TokenVocabulary::label(int id) const {
+  switch (kind_) {
+    case Kind::Bytes: return ByteTokenizer::label(id);
+    case Kind::Symbols:
+      if (id >= 0 && id < static_cast<int>(symbols_.size())) return symbols_[static_cast<size_t>(id)];
+      return "<id " + std::to_string(id) + ">";
+    case Kind::Bpe: {
+      std::string l = bpe_->label(id);
+      return l.empty() ? "<id " + std::to_string(id) + ">" : l;
+    }
+  }
+  return {};
+}
+
+int TokenVocabulary::size() const {
+  switch (kind_) {
+    case Kind::Bytes: return ByteTokenizer::kBos + 1;
+    case Kind::Symbols: return static_cast<int>(symbols_.size());
+    case Kind::Bpe: return bpe_->vocab_size();
+  }
+  return 0;
+}
+
+bool TokenVocabulary::has_bos() const { return kind_ == Kind::Bytes || (kind_ == Kind::Bpe && bpe_->bos_id() >= 0); }
+
+std::string TokenVocabulary::describe() const {
+  switch (kind_) {
+    case Kind::Bytes: return "byte tokenizer: every UTF-8 byte is one token";
+    case Kind::Symbols: {
+      std::string list;
+      for (size_t id = 0; id < symbols_.size() && id < 24; ++id) list += (id ? " " : "") + symbols_[id];
+      return task_ + " symbols: " + list + (symbols_.size() > 24 ? " ..." : "");
+    }
+    case Kind::Bpe:
+      return std::string(bpe_->kind() == BpeKind::ByteLevel ? "byte-level" : "SentencePiece-style") + " BPE, " +
+             std::to_string(bpe_->vocab_size()) + " tokens";
+  }
+  return {};
+}
+
+// [SECTION] models
+
+namespace {
+std::string executable_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : exe.parent_path().string();
+}
+
+bool read_text(const fs::path& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream s;
+  s << in.rdbuf();
+  *out = s.str();
+  return true;
+}
+}  // namespace
+
+std::string shipped_models_dir() {
+  std::vector<fs::path> candidates;
+  if (const std::string exe = executable_dir(); !exe.empty()) {
+    candidates.push_back(fs::path(exe) / "assets" / "models");
+    candidates.push_back(fs::path(exe) / ".." / "share" / "transformer-workbench" / "models");
+  }
+#ifdef TW_MODELS_DIR
+  candidates.push_back(TW_MODELS_DIR);
+#endif
+  for (const fs::path& dir : candidates) {
+    std::error_code ec;
+    if (fs::is_directory(dir, ec)) return fs::weakly_canonical(dir, ec).string();
+  }
+  return {};
+}
+
+bool load_task_checkpoint(const std::string& dir, StepperModel* out, std::string* error) {
+  const fs::path d(dir);
+  std::string scene_text;
+  if (!read_text(d / "scene.json", &scene_text)) {
+    *error = dir + ": no scene.json (the training scene names the task and so the vocabulary)";
+    return false;
+  }
+  const nlohmann::json scene = nlohmann::json::parse(scene_text, nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json* values = scene.is_object() && scene.contains("values") ? &scene["values"] : nullptr;
+  if (!values || !values->is_object()) {
+    *error = (d / "scene.json").string() + ": not a scene (no \"values\" object)";
+    return false;
+  }
+  auto get_int = [&](const char* key, int fallback) {
+    const auto it = values->find(key);
+    return it != values->end() && it->is_number_integer() ? it->get<int>() : fallback;
+  };
+  TaskConfig tc;
+  const auto kind = values->find("train.task");
+  const std::string kind_name = kind != values->end() && kind->is_string() ? kind->get<std::string>() : "";
+  bool known = false;
+  for (TaskKind k : {TaskKind::Copy, TaskKind::Sort, TaskKind::Reverse, TaskKind::ModAdd, TaskKind::Text})
+    if (kind_name == to_string(k)) tc.kind = k, known = true;
+  if (!known) {
+    *error = (d / "scene.json").string() + ": unknown train.task '" + kind_name + "'";
+    return false;
+  }
+  tc.length = get_int("train.length", tc.length);
+  tc.alphabet = get_int("train.alphabet", tc.alphabet);
+  tc.modulus = get_int("train.modulus", tc.modulus);
+  tc.context = get_int("train.context", tc.context);
+  if (const auto vp = values->find("train.vary_period"); vp != values->end() && vp->is_boolean())
+    tc.vary_period = vp->get<bool>();
+  if (const auto tx = values->find("train.text"); tx != values->end() && tx->is_string())
+    tc.text = tx->get<std::string>();
+  Task task;
+  if (!Task::create(tc, &task, error)) return false;
+
+  ModelConfig config;
+  if (!load_config((d / "config.json").string(), &config, error)) {
+    *error = (d / "config.json").string() + ": " + *error;
+    return false;
+  }
+  if (const std::string why = task.check_model(config); !why.empty()) {
+    *error = dir + ": " + why;
+    return false;
+  }
+  auto weights = std::make_shared<ModelWeights>();
+  if (!load_weights((d / "model.safetensors").string(), config, weights.get(), error)) return false;
+
+  *out = task_stepper_model(config, std::move(weights), task, "trained " + std::string(to_string(tc.kind)),
+                            "checkpoint " + dir + " (trained on the " + to_string(tc.kind) + " task)");
+  return true;
+}
+
+StepperModel task_stepper_model(const ModelConfig& config, std::shared_ptr<const ModelWeights> weights,
+                                const Task& task, std::string name, std::string source) {
+  StepperModel out;
+  std::vector<std::string> strings;
+  for (int id = 0; id < task.vocab(); ++id) strings.push_back(task.token_string(id));
+  out.name = std::move(name);
+  out.source = std::move(source);
+  out.config = config;
+  out.weights = std::move(weights);
+  out.vocabulary = TokenVocabulary::symbols(std::move(strings), std::string(to_string(task.config().kind)) + " task");
+  // A held-out example without its last token: the model's next-token prediction is that token.
+  const TaskSample probe = task.probe(1);
+  for (size_t i = 0; i + 1 < probe.tokens.size(); ++i) out.example += task.token_string(probe.tokens[i]);
+  return out;
+}
+
+bool load_hf_stepper_model(const std::string& dir, const std::function<bool(double)>& progress, StepperModel* out,
+                           std::string* error) {
+  HfLoadOptions options;
+  options.progress = progress;
+  HfModel hf;
+  if (!load_hf_model(dir, options, &hf, error)) return false;
+  if (!hf.has_tokenizer) {
+    *error = dir + ": " +
+             (hf.tokenizer_warning.empty() ? std::string("no tokenizer.json, so text cannot be turned into ids")
+                                           : hf.tokenizer_warning);
+    return false;
+  }
+  std::error_code ec;
+  const fs::path p = fs::weakly_canonical(dir, ec);
+  out->name = (ec ? fs::path(dir) : p).filename().string();
+  if (out->name.empty()) out->name = dir;
+  out->source = hf.architecture + " from " + dir + " (" + std::to_string(hf.shards) + " safetensors file" +
+                (hf.shards == 1 ? "" : "s") + ")";
+  out->config = hf.config;
+  out->weights = std::make_shared<const ModelWeights>(std::move(hf.weights));
+  out->vocabulary = TokenVocabulary::bpe(std::make_shared<const BpeTokenizer>(std::move(hf.tokenizer)));
+  out->example = "The capital of France is";
+  return true;
+}
+
+}  // namespace tw

@@ -1,0 +1,88 @@
+#pragma once
+// The models the forward stepper runs besides its seeded presets, each with the vocabulary its text goes through:
+//   - a shipped trained checkpoint (assets/models/sort, assets/models/induction): the training task's symbols,
+//   - the model the Training panel holds right now: the same, handed over in memory,
+//   - a Hugging Face folder (config.json + safetensors + tokenizer.json): its BPE tokenizer.
+// A seeded preset keeps the byte tokenizer (every UTF-8 byte is one token).
+//
+//   StepperModel m;  std::string error;
+//   if (!load_task_checkpoint(shipped_models_dir() + "/sort", &m, &error)) show(error);   // previous model stays
+//   std::vector<int> ids;
+//   if (!m.vocabulary->encode("CABCBA", /*bos=*/false, &ids, &error)) show(error);        // "'D' is not ..."
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/model/config.h"
+#include "core/model/weights.h"
+#include "core/tokenizer_bpe.h"
+
+namespace tw {
+
+// [SECTION] vocabulary: text → ids for the stepper, id → the label a token chip shows
+
+class TokenVocabulary {
+ public:
+  enum class Kind { Bytes, Symbols, Bpe };
+  // The byte tokenizer of the toy models (core/tokenizer.h): 256 bytes, then <bos> = 256.
+  static std::shared_ptr<const TokenVocabulary> bytes();
+  // One string per id, as a training task names its tokens ("A", "17", "+", "␣" for a space). `task` names the
+  // vocabulary in messages ("sort task").
+  static std::shared_ptr<const TokenVocabulary> symbols(std::vector<std::string> token_strings, std::string task);
+  static std::shared_ptr<const TokenVocabulary> bpe(std::shared_ptr<const BpeTokenizer> tokenizer);
+
+  // Token ids of `text`. Symbols: the longest token string matching at each place ('␣' also matches a space;
+  // spaces are skipped when no token is a space, so "C A B" and "CAB" are the same prompt). False with one line
+  // in *error naming the first character no token matches. bos: Bytes prepends <bos>; Bpe its BOS when it has
+  // one; Symbols has none (ignored).
+  bool encode(const std::string& text, bool bos, std::vector<int>* ids, std::string* error) const;
+  // What a chip or an axis shows for `id`: the token's own text with visible spaces (␣), never empty.
+  std::string label(int id) const;
+  Kind kind() const { return kind_; }
+  int size() const;  // ids the vocabulary knows (bytes: 257)
+  std::string describe()
+      const;  // one line: "byte tokenizer", "sort task symbols: A B C", "byte-level BPE, 49152 tokens"
+  bool has_bos() const;
+
+ private:
+  Kind kind_ = Kind::Bytes;
+  std::vector<std::string> symbols_;  // Symbols: id → string
+  std::string task_;
+  std::shared_ptr<const BpeTokenizer> bpe_;
+};
+
+// [SECTION] models
+
+struct StepperModel {
+  std::string name;    // short, for the model list: "trained sort", "SmolLM2-135M"
+  std::string source;  // one line: where it came from ("assets/models/sort (trained, 99.8% held out)" ...)
+  ModelConfig config;
+  std::shared_ptr<const ModelWeights> weights;
+  std::shared_ptr<const TokenVocabulary> vocabulary;
+  std::string example;  // a prompt the model makes sense of ("CABCBAAABB" for sort); empty when none
+};
+
+// Where the shipped checkpoints are: next to the executable (assets/models, ../share/transformer-workbench/models),
+// else the source tree's assets/models. "" when none exists.
+std::string shipped_models_dir();
+
+// A checkpoint written by `train` (model.safetensors + config.json + scene.json): the scene's train.* values name
+// the task, so the vocabulary is that task's symbols. False + one line when anything is missing or inconsistent;
+// *out is untouched then.
+bool load_task_checkpoint(const std::string& dir, StepperModel* out, std::string* error);
+
+class Task;
+// A model trained on `task` (the Training panel's current run, or a loaded checkpoint): the task's symbols are its
+// vocabulary and a held-out example without its last token is its example prompt.
+StepperModel task_stepper_model(const ModelConfig& config, std::shared_ptr<const ModelWeights> weights,
+                                const Task& task, std::string name, std::string source);
+
+// A Hugging Face folder (core/io/hf_model.h) with its tokenizer. progress(fraction) may return false to cancel
+// (error "loading cancelled"). A folder without a usable tokenizer.json is refused: the stepper cannot turn text
+// into its ids.
+bool load_hf_stepper_model(const std::string& dir, const std::function<bool(double)>& progress, StepperModel* out,
+                           std::string* error);
+
+}  // namespace tw

@@ -1,0 +1,155 @@
+// Which model the forward stepper runs besides its seeded presets: the shipped trained checkpoints, the model the
+// Training panel hands over, and a Hugging Face folder (loaded on the worker with progress and cancel). A model
+// that cannot be opened leaves the one on screen in place and says why.
+//
+// [SECTION] loading and adopting a model
+// [SECTION] draw: the model's source, folder box and vocabulary
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <utility>
+
+#include "views/forward/forward_panel.h"
+#include "views/model_handoff.h"
+#include "views/widgets.h"
+
+namespace tw {
+
+// [SECTION] loading and adopting a model
+
+std::string ForwardPanel::error() const {
+  for (const std::string* m : {&model_error_, &weights_error_, &input_error_})
+    if (!m->empty()) return *m;
+  return problems_.empty() ? std::string() : problems_.front();
+}
+
+bool ForwardPanel::sync_model() {
+  if (std::optional<StepperModel> posted = take_posted_model(info().id)) {
+    trained_ = std::make_shared<const StepperModel>(std::move(*posted));
+    s_.model = ForwardModel::Training;
+    use_model(trained_, ForwardModel::Training, "");
+  }
+  adopt_load();
+  if (is_seeded_model(s_.model)) return true;
+  if (s_.model == ForwardModel::Training) {
+    if (!trained_) {
+      revert_model_choice(
+          "No model from the Training panel yet: train one there and press \"Open in forward stepper\".");
+      return is_seeded_model(s_.model) || (model_ && model_choice_ == s_.model);
+    }
+    if (model_ != trained_) use_model(trained_, ForwardModel::Training, "");
+    return true;
+  }
+  std::string dir = s_.model_dir;
+  if (s_.model != ForwardModel::Folder) {
+    const std::string shipped = shipped_models_dir();
+    if (shipped.empty()) {
+      revert_model_choice("The shipped checkpoints (assets/models) were not found next to the program.");
+      return is_seeded_model(s_.model) || (model_ && model_choice_ == s_.model);
+    }
+    dir = shipped + (s_.model == ForwardModel::Sort ? "/sort" : "/induction");
+  }
+  if (model_ && model_choice_ == s_.model && model_dir_ == dir) return true;
+  const std::pair<int, std::string> key{s_.model, dir};
+  if (loading_ && *loading_ == key) return false;
+  if (dir.empty()) {  // the folder box is on screen now: the shown model stays until a path is opened
+    model_error_ = "Type the path of a Hugging Face model folder and press Open.";
+    return false;
+  }
+  loading_ = key;
+  // The shipped checkpoints are tens of kB: the UI waits for them. A folder may be gigabytes: the worker loads it.
+  const bool quick = s_.model != ForwardModel::Folder;
+  load_job_.request(quick, background_priority(), [key](Progress& p) {
+    auto out = std::make_shared<ModelLoad>();
+    out->choice = key.first;
+    out->dir = key.second;
+    if (key.first == ForwardModel::Folder)
+      out->ok = load_hf_stepper_model(
+          key.second,
+          [&p](double f) {
+            p.set(static_cast<float>(f));
+            return !p.cancelled();
+          },
+          &out->model, &out->error);
+    else
+      out->ok = load_task_checkpoint(key.second, &out->model, &out->error);
+    return std::shared_ptr<const ModelLoad>(std::move(out));
+  });
+  adopt_load();
+  return model_ && model_choice_ == s_.model && model_dir_ == dir;
+}
+
+void ForwardPanel::adopt_load() {
+  if (!load_job_.take_fresh() || !load_job_.result()) return;
+  const ModelLoad& r = *load_job_.result();
+  if (!loading_ || loading_->first != r.choice || loading_->second != r.dir) return;  // an older request's result
+  loading_.reset();
+  if (!r.ok) {
+    revert_model_choice("Could not open " + r.dir + ": " + r.error);
+    return;
+  }
+  use_model(std::make_shared<const StepperModel>(r.model), r.choice, r.dir);
+}
+
+void ForwardPanel::use_model(std::shared_ptr<const StepperModel> model, ForwardModel choice, const std::string& dir) {
+  const std::shared_ptr<const StepperModel> previous = std::exchange(model_, std::move(model));
+  model_choice_ = choice;
+  model_dir_ = dir;
+  model_error_.clear();
+  // Text typed for another vocabulary (English for a sort model), or another model's stock prompt, becomes the
+  // model's own example prompt; a prompt the user (or a scene) wrote for it stays.
+  const bool stock =
+      s_.text == kSortExample || s_.text == "The cat sat on" || (previous && s_.text == previous->example);
+  std::vector<int> ids;
+  std::string why;
+  if (!model_->example.empty() && (stock || !model_->vocabulary->encode(s_.text, s_.bos, &ids, &why) || ids.empty() ||
+                                   static_cast<int>(ids.size()) > model_->config.max_seq))
+    s_.text = model_->example;
+}
+
+void ForwardPanel::revert_model_choice(std::string why) {
+  model_error_ = std::move(why);
+  loading_.reset();
+  s_.model = shown_choice_;
+  if (shown_choice_ == ForwardModel::Folder) s_.model_dir = shown_dir_;
+}
+
+// [SECTION] draw: the model's source, folder box and vocabulary
+
+void ForwardPanel::draw_model_source() {
+  const Controls& c = controls();
+  draw_control(*c.find("model"));
+  // The folder is taken on Enter or Open, not per keystroke: a half-typed path would be loaded (and refused).
+  if (s_.model == ForwardModel::Folder || shown_choice_ == ForwardModel::Folder || !s_.model_dir.empty()) {
+    if (!folder_editing_) folder_box_ = s_.model_dir;
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.7f);
+    const bool enter = ImGui::InputTextWithHint("##folder", "Hugging Face model folder", &folder_box_,
+                                                ImGuiInputTextFlags_EnterReturnsTrue);
+    folder_editing_ = ImGui::IsItemActive();
+    ImGui::SameLine();
+    if (ImGui::Button("Open") || enter) {
+      s_.model_dir = folder_box_;
+      s_.model = ForwardModel::Folder;
+      model_error_.clear();
+    }
+    help_marker(c.find("model_dir")->help.c_str());
+  }
+  if (loading_ && load_job_.busy()) {
+    if (job_progress(load_job_.progress(), ("loading " + loading_->second + "...").c_str())) {
+      load_job_.cancel();
+      revert_model_choice("Loading cancelled; the previous model stays.");
+    }
+  }
+  if (!model_error_.empty()) warning_text(model_error_.c_str());
+  if (is_seeded_model(shown_choice_) || !result_) return;
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextDisabled("%s", result_->model.source.c_str());
+  ImGui::TextDisabled("vocabulary: %s", result_->request.vocab().describe().c_str());
+  if (model_ && !model_->example.empty() && model_choice_ == shown_choice_) {
+    ImGui::TextDisabled("example prompt: %s", model_->example.c_str());
+    if (s_.text != model_->example && ImGui::SmallButton("use the example prompt")) s_.text = model_->example;
+  }
+  ImGui::PopTextWrapPos();
+}
+
+}  // namespace tw

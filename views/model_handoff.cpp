@@ -1,0 +1,35 @@
+#include "views/model_handoff.h"
+
+#include <map>
+#include <utility>
+
+namespace tw {
+
+namespace {
+struct Mailbox {
+  std::map<std::string, StepperModel> models;  // receiving panel id → the model posted to it
+  std::string focus;
+};
+Mailbox& mailbox() {
+  static Mailbox box;
+  return box;
+}
+}  // namespace
+
+void post_model(const std::string& panel_id, StepperModel model) {
+  mailbox().models[panel_id] = std::move(model);
+  mailbox().focus = panel_id;
+}
+
+std::optional<StepperModel> take_posted_model(const std::string& panel_id) {
+  auto& models = mailbox().models;
+  const auto it = models.find(panel_id);
+  if (it == models.end()) return std::nullopt;
+  StepperModel m = std::move(it->second);
+  models.erase(it);
+  return m;
+}
+
+std::string take_focus_request() { return std::exchange(mailbox().focus, std::string()); }
+
+}  // namespace tw

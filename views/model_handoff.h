@@ -1,0 +1,22 @@
+#pragma once
+// Hand-offs between panels ("Open in forward stepper"): a panel never includes another panel. The sender posts what
+// it hands over under the receiving panel's id; the receiver takes it in its update(); the app opens and focuses the
+// window named by take_focus_request(). UI thread only.
+//
+//   post_model("forward", model);                        // Training panel's button
+//   if (auto m = take_posted_model(info().id)) adopt(*m);  // forward panel's update()
+
+#include <optional>
+#include <string>
+
+#include "core/experiments/stepper_model.h"
+
+namespace tw {
+
+// Replaces any model posted to `panel_id` and not taken yet, and asks the app to show that panel.
+void post_model(const std::string& panel_id, StepperModel model);
+std::optional<StepperModel> take_posted_model(const std::string& panel_id);
+// The id of a panel some hand-off asked to show ("" when none); cleared by the call.
+std::string take_focus_request();
+
+}  // namespace tw
