@@ -26,8 +26,6 @@ class ForwardPanel : public Panel {
   void update() override;
   void draw(const DrawContext& ctx) override;
   std::vector<plot::Figure> figures() override;
-  // Why the stepper shows nothing: the checkpoint that failed to load, else the input that cannot run.
-  std::string error() const override { return !weights_error_.empty() ? weights_error_ : input_error_; }
   bool busy() const override { return job_.busy(); }
   void wait_idle() override {
     load_job_.wait();
