@@ -50,7 +50,7 @@ bool ForwardPanel::sync_model() {
     dir = shipped + (s_.model == ForwardModel::Sort ? "/sort" : "/induction");
   }
   if (model_ && model_choice_ == s_.model && model_dir_ == dir) return true;
-  const std::pair<int, std::string> key{s_.model, dir};
+  const std::pair<ForwardModel, std::string> key{s_.model, dir};
   if (loading_ && *loading_ == key) return false;
   if (dir.empty()) {  // the folder box is on screen now: the shown model stays until a path is opened
     model_error_ = "Type the path of a Hugging Face model folder and press Open.";
