@@ -12,14 +12,7 @@ namespace {
 
 // dim 4, 1 layer, 1 head, vocab 3, hidden 2, ReLU, RMSNorm, no positions, untied head: 116 parameters.
 ModelConfig tiny() {
-  ModelConfig c;
-  c.dim = 4;
-  c.n_layers = 1;
-  c.n_heads = 1;
-  c.n_kv_heads = 1;
-  c.vocab = 3;
-  c.hidden = 2;
-  c.max_seq = 4;
+  ModelConfig c{.dim = 4, .n_layers = 1, .n_heads = 1, .n_kv_heads = 1, .vocab = 3, .hidden = 2, .max_seq = 4};
   c.activation = ActivationKind::ReLU;
   c.positions = PositionType::None;
   return c;
