@@ -116,11 +116,7 @@ TEST(Optimizer, ClippingLeavesSmallGradientsAloneAndScalesLargeToMaxNorm) {
 }
 
 TEST(Optimizer, WarmupThenCosineByHand) {
-  OptimizerConfig o;
-  o.lr = 1.0f;
-  o.warmup_steps = 4;
-  o.total_steps = 10;
-  o.min_lr_ratio = 0.1f;
+  OptimizerConfig o{.lr = 1.0f, .warmup_steps = 4, .total_steps = 10, .min_lr_ratio = 0.1f};
   EXPECT_NEAR(scheduled_lr(o, 0), 0.25, 1e-12);
   EXPECT_NEAR(scheduled_lr(o, 3), 1.0, 1e-12);
   EXPECT_NEAR(scheduled_lr(o, 4), 1.0, 1e-7);         // cosine starts at the peak
