@@ -22,11 +22,12 @@
 
 #include "app/commands.h"
 #include "app/headless_progress.h"
+#include "core/experiments/forward_session.h"
 #include "core/io/atomic_file.h"
 #include "core/io/hf_model.h"
 #include "core/io/npy.h"
 #include "core/model/config.h"
-#include "core/model/forward.h"
+#include "core/model/forward.h"  // check_tokens
 #include "core/model/trace.h"
 #include "core/model/weights.h"
 #include "core/tokenizer.h"
@@ -47,7 +48,7 @@ struct DumpOptions {
   std::string model;  // --model DIR
   std::string dtype = "f32";
   double shard_mb = 0;  // 0: one model.safetensors
-  bool grads = false;  // --grads
+  bool grads = false;   // --grads
 };
 
 int fail(int code, const std::string& message) {
@@ -131,11 +132,11 @@ int run_dump(const DumpOptions& o) {
 
   if (dtype != StorageType::F32) round_weights(weights, config, dtype);  // run the checkpoint that is written
 
-  // [SECTION] forward
+  // [SECTION] forward: the prompt pass of a forward session, the same traced pass the forward panel shows
   progress.step("forward pass");
-  Trace trace;
-  Mat logits;
-  if (!forward(logits, &trace, weights, config, tokens, &error)) return fail(2, error);
+  const ForwardRun run = run_prompt(config, std::make_shared<const ModelWeights>(std::move(weights)), tokens);
+  if (!run.error.empty()) return fail(2, run.error);
+  const Trace& trace = run.trace;
 
   // [SECTION] gradients (--grads): backward pass of the next-token loss over the same tokens
   ModelWeights grads;
@@ -149,7 +150,7 @@ int run_dump(const DumpOptions& o) {
     batch.targets.assign(tokens.begin() + 1, tokens.end());
     batch.targets.push_back(-1);
     TrainState state;
-    if (!train_forward_backward(&grads, state, weights, config, batch, &loss, &error)) return fail(2, error);
+    if (!train_forward_backward(&grads, state, *run.weights, config, batch, &loss, &error)) return fail(2, error);
   }
 
   // [SECTION] files
@@ -184,7 +185,7 @@ int run_dump(const DumpOptions& o) {
   writing("model.safetensors");
   std::vector<std::string> weight_files;
   const HfSaveOptions save_options{dtype, static_cast<int64_t>(o.shard_mb * 1e6)};
-  if (!save_hf_checkpoint(o.out, weights, config, save_options, &weight_files, &error)) return fail_writing(error);
+  if (!save_hf_checkpoint(o.out, *run.weights, config, save_options, &weight_files, &error)) return fail_writing(error);
   written.insert(written.end(), weight_files.begin(), weight_files.end());  // the weight files and config.json
   if (o.grads) {
     writing("grads.safetensors");

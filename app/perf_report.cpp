@@ -112,7 +112,7 @@ void PerfRecorder::measure_recompute(AppState& state) {
     std::vector<double> latencies;
     std::string worst_key;
     double worst = -1;
-    for (const Control& c : panel.controls().all()) {
+    for (Control& c : panel.controls().all()) {
       const auto next = changed_value(c);
       if (!next) continue;
       const nlohmann::json original = c.get();

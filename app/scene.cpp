@@ -257,7 +257,7 @@ void apply_plan(AppState& state, const ScenePlan& plan) {
   for (size_t i = 0; i < state.panels.size(); ++i) {
     PanelSlot& slot = state.panels[i];
     slot.open = plan.open[i];
-    const auto& controls = slot.panel->controls().all();
+    const std::span<Control> controls = slot.panel->controls().all();
     for (size_t k = 0; k < controls.size(); ++k) controls[k].set(plan.values[i][k]);
   }
 }

@@ -26,14 +26,8 @@
 namespace {
 
 tw::ModelConfig smollm2_135m() {
-  tw::ModelConfig c;
-  c.dim = 576;
-  c.n_layers = 30;
-  c.n_heads = 9;
-  c.n_kv_heads = 3;
-  c.hidden = 1536;
-  c.vocab = 49152;
-  c.max_seq = 512;
+  tw::ModelConfig c{
+      .dim = 576, .n_layers = 30, .n_heads = 9, .n_kv_heads = 3, .vocab = 49152, .hidden = 1536, .max_seq = 512};
   c.tie_embeddings = true;
   c.rope_base = 100000.0f;
   c.memory_cap_mb = 16384;
@@ -61,16 +55,24 @@ bool write_checkpoint_in_child(std::string* error) {
   return true;
 }
 
-void BM_LoadAndTracedForward_SmolLM2_135M_BF16(benchmark::State& state) {
+// Writes the checkpoint once per process (skipping the benchmark when that fails), sets one BLAS thread and
+// returns the 32 prompt tokens both benchmarks run; false when the benchmark was skipped.
+bool prepare(benchmark::State& state, std::vector<int>* tokens) {
   static std::string setup_error;
   static const bool written = write_checkpoint_in_child(&setup_error);
   if (!written) {
     state.SkipWithError(setup_error.c_str());
-    return;
+    return false;
   }
   tw::set_matmul_threads(1);
-  std::vector<int> tokens(32);
-  for (int i = 0; i < 32; ++i) tokens[size_t(i)] = (i * 7919) % 49152;
+  tokens->assign(32, 0);
+  for (int i = 0; i < 32; ++i) (*tokens)[size_t(i)] = (i * 7919) % 49152;
+  return true;
+}
+
+void BM_LoadAndTracedForward_SmolLM2_135M_BF16(benchmark::State& state) {
+  std::vector<int> tokens;
+  if (!prepare(state, &tokens)) return;
   std::string error;
   for (auto _ : state) {
     tw::HfModel model;
@@ -97,15 +99,8 @@ BENCHMARK(BM_LoadAndTracedForward_SmolLM2_135M_BF16)->Unit(benchmark::kMilliseco
 
 // The logit lens of the same pass: 31 products (32, 576)·(576, 49152) plus softmaxes, what the lens view recomputes.
 void BM_LogitLens_SmolLM2_135M(benchmark::State& state) {
-  static std::string setup_error;
-  static const bool written = write_checkpoint_in_child(&setup_error);
-  if (!written) {
-    state.SkipWithError(setup_error.c_str());
-    return;
-  }
-  tw::set_matmul_threads(1);
-  std::vector<int> tokens(32);
-  for (int i = 0; i < 32; ++i) tokens[size_t(i)] = (i * 7919) % 49152;
+  std::vector<int> tokens;
+  if (!prepare(state, &tokens)) return;
   std::string error;
   tw::HfModel model;
   tw::Trace trace;

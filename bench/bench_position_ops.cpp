@@ -34,32 +34,21 @@ void set_gflops(benchmark::State& state, double flops_per_iter) {
 
 // [SECTION] RoPE
 // Args: T, H, D. (16, 4, 64) is what the panel draws; (4096, 32, 128) is a LLaMA-7B prompt.
-void BM_RopeApply(benchmark::State& state) {
+void rope_apply_bench(benchmark::State& state, RopeConvention convention) {
   const int T = static_cast<int>(state.range(0)), H = static_cast<int>(state.range(1)),
             D = static_cast<int>(state.range(2));
   const Mat x = random_mat(T, static_cast<Eigen::Index>(H) * D, 1);
   Mat cos, sin, out(T, static_cast<Eigen::Index>(H) * D);
   rope_cos_sin(cos, sin, rope_frequencies(D, 10000.0), 0, T);
   for (auto _ : state) {
-    rope_apply(out, x, cos, sin, RopeConvention::HalfSplit, T, H, D);
+    rope_apply(out, x, cos, sin, convention, T, H, D);
     benchmark::DoNotOptimize(out.data());
   }
   state.SetItemsProcessed(state.iterations() * T * H * (D / 2));
 }
+void BM_RopeApply(benchmark::State& state) { rope_apply_bench(state, RopeConvention::HalfSplit); }
 BENCHMARK(BM_RopeApply)->Args({16, 4, 64})->Args({4096, 32, 128});
-
-void BM_RopeApplyInterleaved(benchmark::State& state) {
-  const int T = static_cast<int>(state.range(0)), H = static_cast<int>(state.range(1)),
-            D = static_cast<int>(state.range(2));
-  const Mat x = random_mat(T, static_cast<Eigen::Index>(H) * D, 1);
-  Mat cos, sin, out(T, static_cast<Eigen::Index>(H) * D);
-  rope_cos_sin(cos, sin, rope_frequencies(D, 10000.0), 0, T);
-  for (auto _ : state) {
-    rope_apply(out, x, cos, sin, RopeConvention::Interleaved, T, H, D);
-    benchmark::DoNotOptimize(out.data());
-  }
-  state.SetItemsProcessed(state.iterations() * T * H * (D / 2));
-}
+void BM_RopeApplyInterleaved(benchmark::State& state) { rope_apply_bench(state, RopeConvention::Interleaved); }
 BENCHMARK(BM_RopeApplyInterleaved)->Args({16, 4, 64})->Args({4096, 32, 128});
 
 // Args: T, D. The tables cost one cos and one sin per (position, pair).

@@ -16,14 +16,9 @@ namespace {
 
 void BM_TrainStep(benchmark::State& state) {
   tw::set_matmul_threads(1);
-  tw::ModelConfig c;
-  c.dim = static_cast<int>(state.range(0));
-  c.hidden = 3 * c.dim;
-  c.n_layers = 2;
-  c.n_heads = 4;
-  c.n_kv_heads = 2;
-  c.vocab = 32;
-  c.max_seq = 64;
+  const int dim = static_cast<int>(state.range(0));
+  const tw::ModelConfig c{
+      .dim = dim, .n_layers = 2, .n_heads = 4, .n_kv_heads = 2, .vocab = 32, .hidden = 3 * dim, .max_seq = 64};
   const int T = static_cast<int>(state.range(1)), B = static_cast<int>(state.range(2));
   const tw::ModelWeights w = tw::init_weights(c, 1);
   tw::Batch batch;

@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 #include <sstream>
 
 #include "core/compare.h"
+#include "core/model/config.h"
 
 namespace tw::testing {
 
@@ -24,6 +26,39 @@ inline ::testing::AssertionResult MatNear(const Mat& actual, const Mat& expected
   if (d <= bound) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << "max |actual - expected| = " << d << " > tol " << tol << " × max(1, "
                                        << magnitude << ") = " << bound;
+}
+
+// A rows × cols matrix of standard normal entries; the same seed gives the same matrix.
+inline Mat random_mat(int rows, int cols, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> n(0.0f, 1.0f);
+  Mat m(rows, cols);
+  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = n(rng);
+  return m;
+}
+
+// tiny_config() with every non-default choice of the other kind: LayerNorm (γ and β), ReLU (no gate), learned
+// positions, post-norm (no final norm), tied embeddings. 99,008 parameters (counted in test_weights.cpp).
+inline ModelConfig layernorm_learned_tied_config() {
+  ModelConfig c = tiny_config();
+  c.norm = NormType::LayerNorm;
+  c.activation = ActivationKind::ReLU;
+  c.positions = PositionType::Learned;
+  c.placement = NormPlacement::Post;
+  c.tie_embeddings = true;
+  return c;
+}
+
+// tiny_config() as GPT-2 and BLOOM differ from LLaMA: ALiBi, post-norm LayerNorm, plain GELU MLP, and MQA
+// (4 query heads over 1 KV head).
+inline ModelConfig alibi_post_mqa_config() {
+  ModelConfig c = tiny_config();
+  c.n_kv_heads = 1;
+  c.positions = PositionType::ALiBi;
+  c.placement = NormPlacement::Post;
+  c.norm = NormType::LayerNorm;
+  c.activation = ActivationKind::GELU;
+  return c;
 }
 
 }  // namespace tw::testing

@@ -3,39 +3,11 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/utf8.h"
+
 namespace tw {
 
 namespace {
-// Scene files are JSON, which holds only valid UTF-8; a text value that is not would make the scene unsavable.
-bool valid_utf8(const std::string& s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    int extra = 0;
-    unsigned int cp = 0;
-    if (c < 0x80)
-      extra = 0, cp = c;
-    else if ((c & 0xE0) == 0xC0)
-      extra = 1, cp = c & 0x1F;
-    else if ((c & 0xF0) == 0xE0)
-      extra = 2, cp = c & 0x0F;
-    else if ((c & 0xF8) == 0xF0)
-      extra = 3, cp = c & 0x07;
-    else
-      return false;
-    if (i + extra >= s.size()) return false;  // truncated sequence
-    for (int k = 1; k <= extra; ++k) {
-      const unsigned char cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (cc & 0x3F);
-    }
-    const unsigned int min_cp[] = {0, 0x80, 0x800, 0x10000};
-    if (cp < min_cp[extra] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;  // overlong, surrogate
-    i += extra + 1;
-  }
-  return true;
-}
-
 std::string fmt_number(double v) {
   std::ostringstream os;
   os << v;
@@ -76,6 +48,7 @@ std::optional<std::string> Control::check(const nlohmann::json& value, const std
       if (!value.is_string()) return full_key + ": expected a string, got " + value.dump();
       if (value.get<std::string>().size() > static_cast<size_t>(max))
         return full_key + ": text longer than " + fmt_number(max) + " bytes";
+      // Scene files are JSON, which holds only valid UTF-8; a text that is not would make the scene unsavable.
       if (!valid_utf8(value.get<std::string>())) return full_key + ": text is not valid UTF-8";
       return std::nullopt;
     case ControlType::IntList: {
@@ -92,7 +65,7 @@ std::optional<std::string> Control::check(const nlohmann::json& value, const std
   return full_key + ": unknown control type";
 }
 
-void Control::set(const nlohmann::json& value) const {
+void Control::set(const nlohmann::json& value) {
   switch (type) {
     case ControlType::Bool: *static_cast<bool*>(target) = value.get<bool>(); break;
     case ControlType::Int: *static_cast<int*>(target) = value.get<int>(); break;
@@ -219,7 +192,7 @@ const Control* Controls::find(const std::string& key) const {
   return nullptr;
 }
 
-Control* Controls::find_mutable(const std::string& key) {
+Control* Controls::find(const std::string& key) {
   for (auto& c : controls_)
     if (c.key == key) return &c;
   return nullptr;
@@ -231,8 +204,8 @@ nlohmann::json Controls::to_json() const {
   return j;
 }
 
-void Controls::reset_to_defaults() const {
-  for (const auto& c : controls_) c.set(c.default_value);
+void Controls::reset_to_defaults() {
+  for (auto& c : controls_) c.set(c.default_value);
 }
 
 }  // namespace tw

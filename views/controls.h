@@ -10,6 +10,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -35,7 +36,7 @@ struct Control {
 
   // Checks a JSON value for this control; returns a message naming the key and the problem, or nothing.
   std::optional<std::string> check(const nlohmann::json& value, const std::string& full_key) const;
-  void set(const nlohmann::json& value) const;  // assumes check() passed
+  void set(const nlohmann::json& value);  // assumes check() passed; writes the bound field, so not const
   nlohmann::json get() const;
   std::string type_name() const;   // "int", "float", "bool", "enum", "text", "int-list"
   std::string range_text() const;  // "1..4096 (log)", "one of: causal|bidirectional", ...
@@ -68,16 +69,19 @@ class Controls {
   }
   Control& add_text(const std::string& key, std::string* v, int max_length, const std::string& label,
                     const std::string& help);
+  // The seed of a panel's random inputs: key and label "seed", 0 … 1,000,000, as every panel names it.
+  Control& add_seed(int* v, const std::string& help) { return add_int("seed", v, 0, 1000000, "seed", help); }
   Control& add_int_list(const std::string& key, std::vector<int>* v, int min, int max, int max_items,
                         const std::string& label, const std::string& help);
 
   const std::string& panel_id() const { return panel_id_; }
   const std::vector<Control>& all() const { return controls_; }
+  std::span<Control> all() { return controls_; }      // to set values: the list itself stays fixed
   const Control* find(const std::string& key) const;  // key without the panel prefix
-  Control* find_mutable(const std::string& key);
+  Control* find(const std::string& key);
 
   nlohmann::json to_json() const;  // {"d_k": 64, ...}
-  void reset_to_defaults() const;
+  void reset_to_defaults();
 
  private:
   Control& add_enum_index(const std::string& key, std::function<int()> get, std::function<void(int)> set,

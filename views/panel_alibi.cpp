@@ -239,7 +239,7 @@ class AlibiPanel final : public RecomputePanel<AlibiState, AlibiResult> {
     c.add_int("eval_len", &s_.eval_len, 2, 8192, "evaluation length", "Keys the last query sees at evaluation time.",
               true);
     c.add_bool("log_slopes", &s_.log_slopes, "log slopes", "Draw the slope bars on a logarithmic axis.");
-    c.add_int("seed", &s_.seed, 0, 1000000, "seed", "Seed of the random scores.");
+    c.add_seed(&s_.seed, "Seed of the random scores.");
   }
 
  private:

@@ -53,59 +53,55 @@ struct TrafficPoint {
 // A typical GPU tile (FlashAttention-2 uses 64 to 128 rows per thread block): the traffic it saves is the point.
 constexpr int kGpuTile = 64;
 
-struct FlashResult {
-  FlashState state;
-  FlashWalkParams params;
-  std::string error;  // validate(params)
+// The walk through the tiles, the step the slider shows, and the traffic curve at this D and these tiles.
+struct FlashAnalysis {
+  int step = 0;
   FlashWalkthrough walk;
-  std::vector<TrafficPoint> traffic;  // over T = 16 … curve_max, at this D and these tiles
+  std::vector<TrafficPoint> traffic;  // over T = 16 … curve_max
 };
+using FlashResult = Checked<FlashWalkParams, FlashAnalysis>;
 using ResultPtr = std::shared_ptr<const FlashResult>;
 
 FlashWalkParams params_of(const FlashState& s) {
-  FlashWalkParams p;
-  p.T = s.T;
-  p.D = s.D;
-  p.tile_q = s.tile_q;
-  p.tile_k = s.tile_k;
-  p.causal = s.causal;
-  p.seed = static_cast<uint64_t>(s.seed);
-  return p;
+  return {.T = s.T,
+          .D = s.D,
+          .tile_q = s.tile_q,
+          .tile_k = s.tile_k,
+          .causal = s.causal,
+          .seed = static_cast<uint64_t>(s.seed)};
 }
 
 ResultPtr compute(const FlashState& s, Progress& progress) {
-  auto r = std::make_shared<FlashResult>();
-  r->state = s;
-  r->params = params_of(s);
-  r->error = validate(r->params);
-  if (!r->error.empty()) return r;
-  r->walk = flash_walkthrough(r->params);
-  progress.set(0.5f);
-  // Powers of two from 16 tokens to the curve's end, plus the walked T, so its counted value sits on the curve.
-  std::vector<int> ts;
-  for (int t = 16; t <= std::max(16, s.curve_max); t *= 2) ts.push_back(t);
-  ts.push_back(s.T);
-  std::sort(ts.begin(), ts.end());
-  ts.erase(std::unique(ts.begin(), ts.end()), ts.end());
-  for (int t : ts) {
-    if (progress.cancelled()) break;
-    const int tq = std::min(s.tile_q, t), tk = std::min(s.tile_k, t);
-    const int g = std::min(kGpuTile, t);
-    r->traffic.push_back({t, standard_attention_floats(t, s.D), tiled_attention_floats(t, s.D, tq, tk, false),
-                          tiled_attention_floats(t, s.D, tq, tk, true), tiled_attention_floats(t, s.D, g, g, true)});
-  }
-  return r;
+  return run_checked(params_of(s), [&s, &progress](const FlashWalkParams& p) {
+    FlashAnalysis a;
+    a.step = s.step;
+    a.walk = flash_walkthrough(p);
+    progress.set(0.5f);
+    // Powers of two from 16 tokens to the curve's end, plus the walked T, so its counted value sits on the curve.
+    std::vector<int> ts;
+    for (int t = 16; t <= std::max(16, s.curve_max); t *= 2) ts.push_back(t);
+    ts.push_back(s.T);
+    std::sort(ts.begin(), ts.end());
+    ts.erase(std::unique(ts.begin(), ts.end()), ts.end());
+    for (int t : ts) {
+      if (progress.cancelled()) break;
+      const int tq = std::min(s.tile_q, t), tk = std::min(s.tile_k, t);
+      const int g = std::min(kGpuTile, t);
+      a.traffic.push_back({t, standard_attention_floats(t, s.D), tiled_attention_floats(t, s.D, tq, tk, false),
+                           tiled_attention_floats(t, s.D, tq, tk, true), tiled_attention_floats(t, s.D, g, g, true)});
+    }
+    return a;
+  });
 }
 
-std::string error_of(const FlashResult& r) { return r.error; }
 // The walk is T² · D multiply-adds plus a few copies per tile, the curve a loop over tiles: T = 256 is milliseconds.
 bool quick(const FlashState& s) { return double(s.T) * s.T * s.D < 4e6 && s.curve_max <= 65536; }
 
 const FlashStep& shown_step(const FlashResult& r) {
-  const int n = static_cast<int>(r.walk.steps.size());
-  return r.walk.steps[static_cast<size_t>(std::clamp(r.state.step, 0, n - 1))];
+  const int n = static_cast<int>(r.a.walk.steps.size());
+  return r.a.walk.steps[static_cast<size_t>(std::clamp(r.a.step, 0, n - 1))];
 }
-int shown_index(const FlashResult& r) { return std::clamp(r.state.step, 0, static_cast<int>(r.walk.steps.size()) - 1); }
+int shown_index(const FlashResult& r) { return std::clamp(r.a.step, 0, static_cast<int>(r.a.walk.steps.size()) - 1); }
 
 // [SECTION] figures
 
@@ -115,15 +111,15 @@ plot::Figure schedule_figure(const FlashResult& r) {
   const FlashStep& st = shown_step(r);
   const int T = r.params.T, now = shown_index(r);
   plot::Figure fig("schedule", "Step " + std::to_string(now) + " (of 0\xE2\x80\x93" +
-                                   std::to_string(r.walk.steps.size() - 1) + "): query rows " + std::to_string(st.q0) +
-                                   "\xE2\x80\x93" + std::to_string(st.q0 + st.nq - 1) + ", keys " +
-                                   std::to_string(st.k0) + "\xE2\x80\x93" + std::to_string(st.k0 + st.nk - 1) +
-                                   (st.skipped ? " (masked: skipped)" : ""));
+                                   std::to_string(r.a.walk.steps.size() - 1) + "): query rows " +
+                                   std::to_string(st.q0) + "\xE2\x80\x93" + std::to_string(st.q0 + st.nq - 1) +
+                                   ", keys " + std::to_string(st.k0) + "\xE2\x80\x93" +
+                                   std::to_string(st.k0 + st.nk - 1) + (st.skipped ? " (masked: skipped)" : ""));
   std::vector<double> cells(static_cast<size_t>(T) * T, 0.0);
   plot::Table& t = fig.table;
   t.header = {"step", "q_tile", "k_tile", "q0", "nq", "k0", "nk", "skipped"};
-  for (size_t i = 0; i < r.walk.steps.size(); ++i) {
-    const FlashStep& s = r.walk.steps[i];
+  for (size_t i = 0; i < r.a.walk.steps.size(); ++i) {
+    const FlashStep& s = r.a.walk.steps[i];
     t.add_row({double(i), double(s.q_tile), double(s.k_tile), double(s.q0), double(s.nq), double(s.k0), double(s.nk),
                double(s.skipped)});
     const double v = s.skipped       ? -std::numeric_limits<double>::infinity()
@@ -133,8 +129,8 @@ plot::Figure schedule_figure(const FlashResult& r) {
     for (int a = s.q0; a < s.q0 + s.nq; ++a)
       for (int b = s.k0; b < s.k0 + s.nk; ++b) cells[static_cast<size_t>(a) * T + b] = v;
   }
-  fig.note = std::to_string(r.walk.stats.tiles_computed) + " tiles computed, " +
-             std::to_string(r.walk.stats.tiles_skipped) + " masked tiles skipped (grey); tile " +
+  fig.note = std::to_string(r.a.walk.stats.tiles_computed) + " tiles computed, " +
+             std::to_string(r.a.walk.stats.tiles_skipped) + " masked tiles skipped (grey); tile " +
              std::to_string(r.params.tile_q) + " queries \xC3\x97 " + std::to_string(r.params.tile_k) + " keys";
   plot::Axes& ax = fig.axes();
   ax.setup("key j", "", "query i", "");
@@ -151,7 +147,7 @@ plot::Figure schedule_figure(const FlashResult& r) {
 plot::Figure stats_figure(const FlashResult& r) {
   const FlashStep& st = shown_step(r);
   const FlashStep* last = &st;
-  for (const FlashStep& s : r.walk.steps)
+  for (const FlashStep& s : r.a.walk.steps)
     if (s.q_tile == st.q_tile) last = &s;
   plot::Figure fig("running", "Running max m and sum \xE2\x84\x93 of query rows " + std::to_string(st.q0) +
                                   "\xE2\x80\x93" + std::to_string(st.q0 + st.nq - 1));
@@ -210,9 +206,9 @@ plot::Figure tile_figure(const FlashResult& r) {
 
 plot::Figure traffic_figure(const FlashResult& r) {
   plot::Figure fig("traffic", "Memory traffic of one head: standard vs tiled attention");
-  fig.note = "T = " + std::to_string(r.params.T) + ": formula " + fmt("%.6g", r.walk.tiled_floats) +
-             " floats, counted from the kernel's tiles " + fmt("%.6g", r.walk.tiled_floats_counted) + "; standard " +
-             fmt("%.6g", r.walk.standard_floats);
+  fig.note = "T = " + std::to_string(r.params.T) + ": formula " + fmt("%.6g", r.a.walk.tiled_floats) +
+             " floats, counted from the kernel's tiles " + fmt("%.6g", r.a.walk.tiled_floats_counted) + "; standard " +
+             fmt("%.6g", r.a.walk.standard_floats);
   plot::Axes& ax = fig.axes();
   ax.setup("tokens T", "", "HBM traffic", "floats");
   ax.x.scale = plot::Scale::Log10;
@@ -220,7 +216,7 @@ plot::Figure traffic_figure(const FlashResult& r) {
   std::vector<double> xs, st, full, causal, gpu;
   plot::Table& t = fig.table;
   t.header = {"T", "standard_floats", "tiled_floats", "tiled_causal_floats", "tiled_causal_64_floats"};
-  for (const TrafficPoint& p : r.traffic) {
+  for (const TrafficPoint& p : r.a.traffic) {
     xs.push_back(p.T);
     st.push_back(p.standard);
     full.push_back(p.tiled_full);
@@ -235,7 +231,7 @@ plot::Figure traffic_figure(const FlashResult& r) {
       "tiled, causal, 64\xC3\x97"
       "64 tiles",
       xs, gpu);
-  ax.scatter("counted (this run)", {double(r.params.T)}, {r.walk.tiled_floats_counted});
+  ax.scatter("counted (this run)", {double(r.params.T)}, {r.a.walk.tiled_floats_counted});
   return fig;
 }
 
@@ -252,7 +248,8 @@ constexpr const char* kExplanation =
     "max m, a running sum \xE2\x84\x93 = \xCE\xA3 exp(S \xE2\x88\x92 m) and an output accumulator. When a new tile "
     "raises m, the old \xE2\x84\x93 and accumulator are multiplied by exp(m_old \xE2\x88\x92 m_new), so the final "
     "acc / \xE2\x84\x93 is exactly softmax(S)\xC2\xB7V. Under a causal mask the tiles above the diagonal are "
-    "skipped. Each query tile reads all of K and V, so tiled traffic is about 2T\xC2\xB2D / tile_q: "
+    "skipped. Each query tile reads all of K and V, so tiled traffic is about 2T\xC2\xB2"
+    "D / tile_q: "
     "it beats 4T\xC2\xB2 only when a tile holds more than D/2 queries, which is why GPUs use 64\xE2\x80\x93"
     "128. "
     "Step through the tiles (\xE2\x86\x90/\xE2\x86\x92 keys) and watch m and \xE2\x84\x93 reach their final "
@@ -264,7 +261,7 @@ const PanelInfo kInfo = {"flash", "FlashAttention tiling", "Attention",
 
 class FlashPanel final : public RecomputePanel<FlashState, FlashResult> {
  public:
-  FlashPanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, error_of, all_figures}) {
+  FlashPanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, checked_error<FlashResult>, all_figures}) {
     figure_rows_ = {{{0, 1}}, {{2, 3}}};
     min_figure_width_ = 380;
   }
@@ -293,10 +290,10 @@ class FlashPanel final : public RecomputePanel<FlashState, FlashResult> {
     const FlashStep& st = shown_step(r);
     ImGui::Text("step %d: query tile %d, key tile %d%s", shown_index(r), st.q_tile, st.k_tile,
                 st.skipped ? " (masked, skipped)" : "");
-    ImGui::Text("max |tiled \xE2\x88\x92 reference| = %.3g", double(r.walk.max_abs_diff));
-    check_mark(r.walk.max_abs_diff < 1e-4f, "the tiled output equals the reference attention");
-    check_mark(r.walk.tiled_floats == r.walk.tiled_floats_counted, "traffic formula = the kernel's own count");
-    ImGui::Text("traffic: standard %.4g, tiled %.4g floats", r.walk.standard_floats, r.walk.tiled_floats);
+    ImGui::Text("max |tiled \xE2\x88\x92 reference| = %.3g", double(r.a.walk.max_abs_diff));
+    check_mark(r.a.walk.max_abs_diff < 1e-4f, "the tiled output equals the reference attention");
+    check_mark(r.a.walk.tiled_floats == r.a.walk.tiled_floats_counted, "traffic formula = the kernel's own count");
+    ImGui::Text("traffic: standard %.4g, tiled %.4g floats", r.a.walk.standard_floats, r.a.walk.tiled_floats);
   }
 
   void bind(Controls& c) override {
@@ -313,7 +310,7 @@ class FlashPanel final : public RecomputePanel<FlashState, FlashResult> {
               "Which (query tile, key tile) step the figures show, in the kernel's order.");
     c.add_int("curve_max", &s_.curve_max, 16, 131072, "traffic curve to T",
               "Right end of the memory-traffic curve, in tokens.", true);
-    c.add_int("seed", &s_.seed, 0, 1000000, "seed", "Seed of the random Q, K and V.");
+    c.add_seed(&s_.seed, "Seed of the random Q, K and V.");
   }
 };
 

@@ -287,7 +287,7 @@ class GqaPanel final : public RecomputePanel<GqaState, GqaResult> {
     c.add_int("group", &s_.group, 0, 127, "group", "Which KV group's query heads the attention maps show.");
     c.add_int("toy_tokens", &s_.toy_tokens, 2, 64, "toy tokens",
               "Sequence length of the toy layer behind the error and the maps.");
-    c.add_int("seed", &s_.seed, 0, 1000000, "seed", "Seed of the toy layer's input and weights.");
+    c.add_seed(&s_.seed, "Seed of the toy layer's input and weights.");
   }
 
  private:

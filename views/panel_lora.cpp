@@ -40,22 +40,20 @@ struct LoraState {
 };
 
 LoraExperimentParams params_of(const LoraState& s) {
-  LoraExperimentParams p;
-  p.d_in = s.d_in;
-  p.d_out = s.d_out;
-  const int k = std::max(1, std::min(s.d_in, s.d_out));
-  p.rank = std::clamp(s.rank, 1, k);
-  p.alpha = s.alpha;
-  p.rslora = s.rslora;
-  p.true_rank = std::clamp(s.true_rank, 1, k);
-  p.decay = s.decay;
-  p.noise = s.noise;
-  p.steps = s.steps;
-  p.lr = s.lr;
-  p.optimizer = s.optimizer;
-  p.train_sweep = s.train_sweep;
-  p.seed = static_cast<uint64_t>(s.seed);
-  return p;
+  const int k = std::max(1, std::min(s.d_in, s.d_out));  // the largest rank of a d_out × d_in matrix
+  return {.d_in = s.d_in,
+          .d_out = s.d_out,
+          .rank = std::clamp(s.rank, 1, k),
+          .alpha = s.alpha,
+          .rslora = s.rslora,
+          .true_rank = std::clamp(s.true_rank, 1, k),
+          .decay = s.decay,
+          .noise = s.noise,
+          .steps = s.steps,
+          .lr = s.lr,
+          .optimizer = s.optimizer,
+          .seed = static_cast<uint64_t>(s.seed),
+          .train_sweep = s.train_sweep};
 }
 
 using LoraResult = Checked<LoraExperimentParams, LoraExperiment>;
@@ -307,7 +305,7 @@ class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
                "Adam (what peft users run) or plain gradient descent.");
     c.add_bool("train_sweep", &s_.train_sweep, "train at every rank",
                "Train one adapter per rank of the error plot (off: only the SVD curve and rank r).");
-    c.add_int("seed", &s_.seed, 0, 1000000, "seed", "Seed of the target and of the adapter's initialisation.");
+    c.add_seed(&s_.seed, "Seed of the target and of the adapter's initialisation.");
   }
 };
 

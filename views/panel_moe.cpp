@@ -43,46 +43,42 @@ struct BiasPoint {
   double bias = 0, balance_loss = 0, dropped_fraction = 0;
 };
 
-struct MoeResult {
-  MoeParams params;
-  std::string error;  // validate(params)
+// The routing at these settings, and the same tokens and router as expert 0's bias grows.
+struct MoeAnalysis {
   MoeRouting routing;
-  std::vector<BiasPoint> sweep;  // the same tokens and router as expert 0's bias grows
+  std::vector<BiasPoint> sweep;
 };
+using MoeResult = Checked<MoeParams, MoeAnalysis>;
 using ResultPtr = std::shared_ptr<const MoeResult>;
 
 MoeParams params_of(const MoeState& s) {
-  MoeParams p;
-  p.tokens = s.tokens;
-  p.dim = s.dim;
-  p.experts = s.experts;
-  p.top_k = s.top_k;
-  p.capacity_factor = s.capacity_factor;
-  p.hidden = s.hidden;
-  p.gated = s.gated;
-  p.router_bias = s.router_bias;
-  p.seed = static_cast<uint64_t>(s.seed);
-  return p;
+  return {.tokens = s.tokens,
+          .dim = s.dim,
+          .experts = s.experts,
+          .top_k = s.top_k,
+          .capacity_factor = s.capacity_factor,
+          .hidden = s.hidden,
+          .gated = s.gated,
+          .router_bias = s.router_bias,
+          .seed = static_cast<uint64_t>(s.seed)};
 }
 
 ResultPtr compute(const MoeState& s, Progress& progress) {
-  auto r = std::make_shared<MoeResult>();
-  r->params = params_of(s);
-  r->error = validate(r->params);
-  if (!r->error.empty()) return r;
-  r->routing = moe_experiment(r->params);
-  for (int i = 0; i <= 20; ++i) {
-    if (progress.cancelled()) break;
-    progress.set(float(i) / 20);
-    MoeParams q = r->params;
-    q.router_bias = 0.25 * i;
-    const MoeRouting m = moe_experiment(q);
-    r->sweep.push_back({q.router_bias, m.balance_loss, double(m.n_dropped) / (double(q.tokens) * q.top_k)});
-  }
-  return r;
+  return run_checked(params_of(s), [&progress](const MoeParams& p) {
+    MoeAnalysis a;
+    a.routing = moe_experiment(p);
+    for (int i = 0; i <= 20; ++i) {
+      if (progress.cancelled()) break;
+      progress.set(float(i) / 20);
+      MoeParams q = p;
+      q.router_bias = 0.25 * i;
+      const MoeRouting m = moe_experiment(q);
+      a.sweep.push_back({q.router_bias, m.balance_loss, double(m.n_dropped) / (double(q.tokens) * q.top_k)});
+    }
+    return a;
+  });
 }
 
-std::string error_of(const MoeResult& r) { return r.error; }
 // 22 routings of N × C × E multiply-adds each.
 bool quick(const MoeState& s) { return 22.0 * s.tokens * s.dim * s.experts < 2e6; }
 
@@ -90,7 +86,7 @@ bool quick(const MoeState& s) { return 22.0 * s.tokens * s.dim * s.experts < 2e6
 
 plot::Figure routing_figure(const MoeResult& r) {
   const MoeParams& p = r.params;
-  const MoeRouting& m = r.routing;
+  const MoeRouting& m = r.a.routing;
   plot::Figure fig("routing", "Router probabilities and combine weights (top-" + std::to_string(p.top_k) + " of " +
                                   std::to_string(p.experts) + ")");
   fig.note = "gates renormalised over the chosen; grey: dropped (capacity " + std::to_string(m.capacity) + ")";
@@ -125,7 +121,7 @@ plot::Figure routing_figure(const MoeResult& r) {
 }
 
 plot::Figure load_figure(const MoeResult& r) {
-  const MoeRouting& m = r.routing;
+  const MoeRouting& m = r.a.routing;
   const int wanted = r.params.tokens * r.params.top_k;
   plot::Figure fig("load", "Load per expert: assignments wanted and accepted");
   fig.note = std::to_string(wanted) + " assignments (N\xC2\xB7k), " + std::to_string(m.n_dropped) +
@@ -156,7 +152,7 @@ plot::Figure balance_figure(const MoeResult& r) {
   std::vector<double> xs, loss, drop;
   plot::Table& t = fig.table;
   t.header = {"router_bias", "balance_loss", "dropped_fraction"};
-  for (const BiasPoint& b : r.sweep) {
+  for (const BiasPoint& b : r.a.sweep) {
     xs.push_back(b.bias);
     loss.push_back(b.balance_loss);
     drop.push_back(b.dropped_fraction);
@@ -177,7 +173,7 @@ plot::Figure balance_figure(const MoeResult& r) {
 }
 
 plot::Figure params_figure(const MoeResult& r) {
-  const MoeRouting& m = r.routing;
+  const MoeRouting& m = r.a.routing;
   plot::Figure fig("params", "Parameters of one MoE layer: stored vs used per token");
   fig.note = "total " + fmt("%.4g", double(m.total_params)) + ", active " + fmt("%.4g", double(m.active_params)) +
              " (" + fmt("%.3g", 100.0 * double(m.active_params) / double(m.total_params)) + " %)";
@@ -216,14 +212,14 @@ const PanelInfo kInfo = {"moe", "Mixture of experts", "Blocks",
 
 class MoePanel final : public RecomputePanel<MoeState, MoeResult> {
  public:
-  MoePanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, error_of, all_figures}) {
+  MoePanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, checked_error<MoeResult>, all_figures}) {
     figure_rows_ = {{{0, 1}}, {{2, 3}}};
     min_figure_width_ = 380;
   }
 
  protected:
   void draw_summary(const MoeResult& r) override {
-    const MoeRouting& m = r.routing;
+    const MoeRouting& m = r.a.routing;
     ImGui::Separator();
     ImGui::Text("capacity %d tokens per expert, %d dropped", m.capacity, m.n_dropped);
     int accepted = 0;
@@ -247,7 +243,7 @@ class MoePanel final : public RecomputePanel<MoeState, MoeResult> {
     c.add_bool("gated", &s_.gated, "gated experts", "SwiGLU experts have 3 matrices, plain MLPs 2.");
     c.add_float("router_bias", &s_.router_bias, 0.0f, 10.0f, "router bias",
                 "Added to expert 0's logit: an unbalanced router whose favourite expert overflows.", false, "%.2f");
-    c.add_int("seed", &s_.seed, 0, 1000000, "seed", "Seed of the random tokens and router weights.");
+    c.add_seed(&s_.seed, "Seed of the random tokens and router weights.");
   }
 };
 

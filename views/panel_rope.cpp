@@ -249,8 +249,7 @@ class RopePanel final : public RecomputePanel<RopeState, RopeResult> {
               "Number of positions (rows) in the angle heatmap.", true);
     c.add_int("max_distance", &s_.max_distance, 8, 16384, "max distance", "Largest distance m - n on the score curves.",
               true);
-    c.add_int("seed", &s_.seed, 0, 1000000, "seed",
-              "Seed of the random q and k; the same seed gives the same vectors.");
+    c.add_seed(&s_.seed, "Seed of the random q and k; the same seed gives the same vectors.");
   }
 };
 

@@ -220,7 +220,7 @@ class SoftmaxPanel final : public RecomputePanel<SoftmaxState, SoftmaxResult> {
         "samples", &s_.samples, 100, 200000, "samples",
         "q\xC2\xB7k pairs in the histogram; the sweep uses a quarter of this many queries per d_k (at most 5000).",
         true);
-    c.add_int("seed", &s_.seed, 0, 1000000, "seed", "Random seed; the same seed gives the same samples.");
+    c.add_seed(&s_.seed, "Random seed; the same seed gives the same samples.");
     c.add_text("logits_a", &s_.logits_a, 256, "logits A", "First row of the worked example, comma-separated.");
     c.add_text("logits_b", &s_.logits_b, 256, "logits B", "Second row of the worked example, comma-separated.");
   }

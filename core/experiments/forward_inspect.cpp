@@ -233,4 +233,14 @@ std::vector<std::string> messages_for_field(const std::vector<std::string>& mess
   return out;
 }
 
+std::vector<std::string> messages_for_field(const std::vector<ConfigProblem>& problems, const std::string& field) {
+  auto has_control = [](const std::string& f) {
+    return std::find(std::begin(kConfigFields), std::end(kConfigFields), f) != std::end(kConfigFields);
+  };
+  std::vector<std::string> out;
+  for (const ConfigProblem& p : problems)
+    if (field.empty() ? !has_control(p.field) : p.field == field) out.push_back(p.message);
+  return out;
+}
+
 }  // namespace tw

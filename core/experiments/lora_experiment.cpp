@@ -1,13 +1,7 @@
-// Eigen's QR triggers the same false -Wmaybe-uninitialized as its SVD, attributed to Eigen's own lines (see
-// core/ops/lora.cpp), so it is silenced for the headers only.
-#pragma GCC diagnostic push
-#if defined(__GNUC__) && !defined(__clang__)  // clang has no such warning (and warns about the name)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+#include "core/eigen_decompositions.h"  // first: Eigen's QR read under its warning pragma
+
 #include "core/experiments/lora_experiment.h"
 
-#include <Eigen/QR>
-#pragma GCC diagnostic pop
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -19,16 +19,14 @@ const std::vector<Device>& device_presets() {
 namespace {
 
 ModelConfig llama_like(int dim, int layers, int heads, int kv_heads, int hidden, int vocab, int max_seq, bool tied) {
-  ModelConfig c;
-  c.dim = dim;
-  c.n_layers = layers;
-  c.n_heads = heads;
-  c.n_kv_heads = kv_heads;
-  c.hidden = hidden;
-  c.vocab = vocab;
-  c.max_seq = max_seq;
-  c.tie_embeddings = tied;
-  return c;
+  return {.dim = dim,
+          .n_layers = layers,
+          .n_heads = heads,
+          .n_kv_heads = kv_heads,
+          .vocab = vocab,
+          .hidden = hidden,
+          .max_seq = max_seq,
+          .tie_embeddings = tied};
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string_view>
 #include <utility>
 
 namespace tw {
@@ -26,15 +27,8 @@ bool ModelConfig::layer_is_sliding(int layer) const {
 ModelConfig tiny_config() { return ModelConfig{}; }
 
 ModelConfig small_config() {
-  ModelConfig c;
-  c.dim = 256;
-  c.n_layers = 4;
-  c.n_heads = 8;
-  c.n_kv_heads = 4;
-  c.vocab = 8192;
-  c.hidden = 768;  // LLaMA rule: int(2 * 4 * 256 / 3) = 682, rounded up to a multiple of 256
-  c.max_seq = 256;
-  return c;
+  // hidden 768, the LLaMA rule: int(2 * 4 * 256 / 3) = 682, rounded up to a multiple of 256.
+  return {.dim = 256, .n_layers = 4, .n_heads = 8, .n_kv_heads = 4, .vocab = 8192, .hidden = 768, .max_seq = 256};
 }
 
 RopeConfig rope_config(const ModelConfig& c) {
@@ -82,10 +76,16 @@ double estimated_memory_bytes(const ModelConfig& c) {
   return 4.0 * floats + kProcessBaseBytes;
 }
 
-std::vector<std::string> validate(const ModelConfig& c) {
-  std::vector<std::string> errors;
-  auto positive = [&](const char* name, int v) {
-    if (v <= 0) errors.push_back(std::string(name) + " must be at least 1 (got " + std::to_string(v) + ")");
+namespace {
+
+// The problems of a config, each message naming fields as name(field) does: the ModelConfig field itself for the
+// panels, the config.json key for a file's errors. The wording is written once for both.
+std::vector<ConfigProblem> config_problems(const ModelConfig& c, const char* (*name)(const char* field)) {
+  std::vector<ConfigProblem> errors;
+  auto add = [&](const char* field, std::string message) { errors.push_back({field, std::move(message)}); };
+  auto n = [&](const char* field) { return std::string(name(field)); };
+  auto positive = [&](const char* field, int v) {
+    if (v <= 0) add(field, n(field) + " must be at least 1 (got " + std::to_string(v) + ")");
     return v > 0;
   };
   const bool dims_ok = positive("dim", c.dim);
@@ -94,62 +94,97 @@ std::vector<std::string> validate(const ModelConfig& c) {
   const bool kv_ok = positive("n_kv_heads", c.n_kv_heads);
   positive("vocab", c.vocab);
   positive("hidden", c.hidden);
-  const bool seq_ok = positive("max_seq", c.max_seq);
+  positive("max_seq", c.max_seq);
 
   if (dims_ok && heads_ok && c.dim % c.n_heads != 0)
-    errors.push_back("dim (" + std::to_string(c.dim) + ") must be divisible by n_heads (" + std::to_string(c.n_heads) +
-                     ") so every head gets the same head_dim");
+    add("dim", n("dim") + " (" + std::to_string(c.dim) + ") must be divisible by " + n("n_heads") + " (" +
+                   std::to_string(c.n_heads) + ") so every head gets the same head_dim");
   if (heads_ok && kv_ok) {
     if (c.n_kv_heads > c.n_heads)
-      errors.push_back("n_kv_heads (" + std::to_string(c.n_kv_heads) + ") cannot exceed n_heads (" +
-                       std::to_string(c.n_heads) + ")");
+      add("n_kv_heads", n("n_kv_heads") + " (" + std::to_string(c.n_kv_heads) + ") cannot exceed " + n("n_heads") +
+                            " (" + std::to_string(c.n_heads) + ")");
     else if (c.n_heads % c.n_kv_heads != 0)
-      errors.push_back("n_heads (" + std::to_string(c.n_heads) + ") must be divisible by n_kv_heads (" +
-                       std::to_string(c.n_kv_heads) + ") so each KV head serves the same number of query heads");
+      add("n_kv_heads", n("n_heads") + " (" + std::to_string(c.n_heads) + ") must be divisible by " + n("n_kv_heads") +
+                            " (" + std::to_string(c.n_kv_heads) +
+                            ") so each KV head serves the same number of query heads");
   }
   if (c.positions == PositionType::RoPE && dims_ok && heads_ok && c.dim % c.n_heads == 0 && c.head_dim() % 2 != 0)
-    errors.push_back("RoPE rotates pairs of dimensions, so head_dim must be even (got " + std::to_string(c.head_dim()) +
-                     " = dim " + std::to_string(c.dim) + " / n_heads " + std::to_string(c.n_heads) + ")");
+    add("dim", "RoPE rotates pairs of dimensions, so head_dim must be even (got " + std::to_string(c.head_dim()) +
+                   " = " + n("dim") + " " + std::to_string(c.dim) + " / " + n("n_heads") + " " +
+                   std::to_string(c.n_heads) + ")");
   if (c.positions == PositionType::RoPE && !(c.rope_base > 1.0f && std::isfinite(c.rope_base)))
-    errors.push_back("rope_base must be a finite number greater than 1 (got " + std::to_string(c.rope_base) + ")");
+    add("rope_base",
+        n("rope_base") + " must be a finite number greater than 1 (got " + std::to_string(c.rope_base) + ")");
   if (c.positions == PositionType::RoPE && c.rope_scaling != RopeScaling::None && dims_ok && heads_ok &&
       c.dim % c.n_heads == 0 && c.head_dim() % 2 == 0) {
     if (const std::string problem = validate(rope_config(c)); !problem.empty())
-      errors.push_back("rope_scaling: " + problem);
+      add("rope_scaling", "rope_scaling: " + problem);
   }
   if (c.positions == PositionType::Sinusoidal && dims_ok && c.dim % 2 != 0)
-    errors.push_back("sinusoidal positions pair a sine with a cosine, so dim must be even (got " +
-                     std::to_string(c.dim) + ")");
+    add("dim", "sinusoidal positions pair a sine with a cosine, so " + n("dim") + " must be even (got " +
+                   std::to_string(c.dim) + ")");
   if (c.attention == AttentionPattern::Sliding && c.window <= 0)
-    errors.push_back("sliding attention needs window >= 1 (got " + std::to_string(c.window) + ")");
+    add("window", "sliding attention needs " + n("window") + " >= 1 (got " + std::to_string(c.window) + ")");
   if (c.full_every < 0)
-    errors.push_back("full_every must be 0 (no full layers) or a period >= 1 (got " + std::to_string(c.full_every) +
-                     ")");
+    add("full_every",
+        n("full_every") + " must be 0 (no full layers) or a period >= 1 (got " + std::to_string(c.full_every) + ")");
   if (c.attention == AttentionPattern::Full && c.full_every > 0)
-    errors.push_back(
-        "full_every interleaves full layers into sliding attention; set attention to sliding or "
-        "full_every to 0");
+    add("full_every", n("full_every") +
+                          " interleaves full layers into sliding attention; set attention to sliding or " +
+                          n("full_every") + " to 0");
   if (c.attn_scale == ScaleMode::Custom)
-    errors.push_back("attention scale must be 1/sqrt(d_k), none or 1/d_k (a custom factor is not a model choice)");
+    add("attn_scale", "attention scale must be 1/sqrt(d_k), none or 1/d_k (a custom factor is not a model choice)");
   if (!(c.attn_softcap >= 0.0f && std::isfinite(c.attn_softcap)))
-    errors.push_back("attention soft-cap must be 0 (off) or a positive number (got " + std::to_string(c.attn_softcap) +
-                     ")");
+    add("attn_softcap",
+        "attention soft-cap must be 0 (off) or a positive number (got " + std::to_string(c.attn_softcap) + ")");
   if (!(c.eps > 0.0f && std::isfinite(c.eps)))
-    errors.push_back("eps must be a small positive number (got " + std::to_string(c.eps) + ")");
+    add("eps", n("eps") + " must be a small positive number (got " + std::to_string(c.eps) + ")");
   if (!(c.memory_cap_mb > 0.0 && std::isfinite(c.memory_cap_mb)))
-    errors.push_back("memory_cap_mb must be positive (got " + std::to_string(c.memory_cap_mb) + ")");
+    add("memory_cap_mb", n("memory_cap_mb") + " must be positive (got " + std::to_string(c.memory_cap_mb) + ")");
   else if (errors.empty()) {
     const double mb = estimated_memory_bytes(c) / (1024.0 * 1024.0);
     if (mb > c.memory_cap_mb) {
       std::ostringstream s;
       s.precision(0);
-      s << std::fixed << "this model needs about " << mb << " MiB (weights + traced activations at max_seq "
-        << c.max_seq << "), above the cap of " << c.memory_cap_mb << " MiB";
-      errors.push_back(s.str());
+      s << std::fixed << "this model needs about " << mb << " MiB (weights + traced activations at " << n("max_seq")
+        << " " << c.max_seq << "), above the cap of " << c.memory_cap_mb << " MiB";
+      add("memory_cap_mb", s.str());
     }
   }
-  (void)seq_ok;
   return errors;
+}
+
+const char* field_name(const char* field) { return field; }
+
+// A user who wrote config.json knows the keys they typed, so its messages name those: hidden_size, not dim.
+const char* config_json_key(const char* field) {
+  static const std::pair<std::string_view, const char*> keys[] = {
+      {"dim", "hidden_size"},
+      {"n_layers", "num_hidden_layers"},
+      {"n_heads", "num_attention_heads"},
+      {"n_kv_heads", "num_key_value_heads"},
+      {"vocab", "vocab_size"},
+      {"hidden", "intermediate_size"},
+      {"max_seq", "max_position_embeddings"},
+      {"window", "sliding_window"},
+      {"eps", "rms_norm_eps"},
+      {"rope_base", "rope_theta"},
+      {"full_every", "tw_full_every"},
+      {"memory_cap_mb", "tw_memory_cap_mb"},
+  };
+  for (const auto& [f, key] : keys)
+    if (f == field) return key;
+  return field;
+}
+
+}  // namespace
+
+std::vector<ConfigProblem> validate_fields(const ModelConfig& c) { return config_problems(c, field_name); }
+
+std::vector<std::string> validate(const ModelConfig& c) {
+  std::vector<std::string> messages;
+  for (ConfigProblem& p : validate_fields(c)) messages.push_back(std::move(p.message));
+  return messages;
 }
 
 // [SECTION] names
@@ -298,42 +333,6 @@ bool parse_hf_extras(const json& j, ModelConfig* c, std::string* error) {
          parse_number(r, "high_freq_factor", &c->rope_high_freq, error);
 }
 
-// validate() names ModelConfig fields (the forward panel shows each message beside its field); a user who wrote
-// config.json knows the keys they typed, so its messages name those instead: hidden_size, not dim.
-std::string with_config_json_keys(const std::string& message) {
-  static const std::pair<const char*, const char*> keys[] = {
-      {"dim", "hidden_size"},
-      {"n_layers", "num_hidden_layers"},
-      {"n_heads", "num_attention_heads"},
-      {"n_kv_heads", "num_key_value_heads"},
-      {"vocab", "vocab_size"},
-      {"hidden", "intermediate_size"},
-      {"max_seq", "max_position_embeddings"},
-      {"window", "sliding_window"},
-      {"eps", "rms_norm_eps"},
-      {"rope_base", "rope_theta"},
-      {"full_every", "tw_full_every"},
-      {"memory_cap_mb", "tw_memory_cap_mb"},
-  };
-  auto is_word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
-  std::string out;
-  for (size_t i = 0; i < message.size();) {
-    if (!is_word(message[i])) {
-      out += message[i++];
-      continue;
-    }
-    size_t end = i;
-    while (end < message.size() && is_word(message[end])) ++end;
-    const std::string word = message.substr(i, end - i);
-    const char* replaced = nullptr;
-    for (const auto& [field, key] : keys)
-      if (word == field) replaced = key;
-    out += replaced ? replaced : word;
-    i = end;
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string config_to_json(const ModelConfig& c) {
@@ -474,9 +473,9 @@ bool config_from_json(const std::string& text, ModelConfig* out, std::string* er
       return false;
     }
   }
-  const std::vector<std::string> problems = validate(c);
+  const std::vector<ConfigProblem> problems = config_problems(c, config_json_key);
   if (!problems.empty()) {
-    *error = "config.json: " + with_config_json_keys(problems.front());
+    *error = "config.json: " + problems.front().message;
     return false;
   }
   *out = c;

@@ -66,7 +66,16 @@ ModelConfig small_config();  // the classic Small: dim 256, 4 layers, 8 heads, 4
 RopeConfig rope_config(const ModelConfig& config);
 
 // [SECTION] validation
-// One readable message per problem; empty when the config is valid.
+// One problem of a config: the field to change and one readable sentence. The field lets an editor put the
+// message beside that field's control without reading the sentence; config.json errors name the file's keys.
+struct ConfigProblem {
+  std::string field;    // a ModelConfig field name: "dim", "n_kv_heads", "rope_scaling", "memory_cap_mb", ...
+  std::string message;  // names ModelConfig fields, e.g. "dim (9) must be divisible by n_heads (2) so ..."
+  bool operator==(const ConfigProblem&) const = default;
+};
+// Every problem, in a fixed order; empty when the config is valid.
+std::vector<ConfigProblem> validate_fields(const ModelConfig& config);
+// The messages of validate_fields alone, for callers that show one line (the CLI, the trainer).
 std::vector<std::string> validate(const ModelConfig& config);
 // An upper bound of the peak memory of the program running this model: weights, every buffer of a traced forward
 // pass of max_seq tokens (Trace steps, working buffers, KV cache, logits) and the forward panel's figures of it

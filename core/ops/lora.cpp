@@ -1,13 +1,7 @@
-// GCC 12 reports a false -Wmaybe-uninitialized inside Eigen's triangular products used by BDCSVD; the
-// warning is attributed to Eigen's own lines, so silence it only for the headers included here.
-#pragma GCC diagnostic push
-#if defined(__GNUC__) && !defined(__clang__)  // clang has no such warning (and warns about the name)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+#include "core/eigen_decompositions.h"  // first: Eigen's SVD read under its warning pragma
+
 #include "core/ops/lora.h"
 
-#include <Eigen/SVD>
-#pragma GCC diagnostic pop
 #include <algorithm>
 #include <cassert>
 #include <cmath>

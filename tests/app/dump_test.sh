@@ -2,21 +2,9 @@
 # The `dump` subcommand: files written, determinism, reload, and one clear line for every bad argument.
 # Usage: dump_test.sh APP SOURCE_DIR WORK_DIR
 set -uo pipefail
-# A private config folder: the user's saved session (and its warnings) never reaches these checks.
-export XDG_CONFIG_HOME=$(mktemp -d)
-trap 'rm -rf "$XDG_CONFIG_HOME"' EXIT
+source "$(dirname "$0")/check_lib.sh"  # private config folder, fail=0, check()
 app=$1 src=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
-fail=0
-check() {  # check NAME EXPECTED_EXIT GREP_PATTERN -- command...
-  local name=$1 want=$2 pattern=$3; shift 4
-  local out; out=$("$@" 2>&1); local got=$?
-  if [ "$got" -ne "$want" ] || ! grep -qE -- "$pattern" <<<"$out"; then
-    echo "FAIL $name: exit $got (want $want), output: $out"; fail=1
-  else
-    echo "ok   $name"
-  fi
-}
 one_line_error() {  # one_line_error NAME PATTERN -- command...: exit 2 and exactly one line on stderr
   local name=$1 pattern=$2; shift 3
   local err; err=$("$@" 2>&1 >/dev/null); local got=$?

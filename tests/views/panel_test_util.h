@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "views/panel.h"
@@ -13,7 +14,7 @@ namespace tw::testing {
 
 // Sets `key` as a scene file or --set would: the value must pass the control's check first.
 inline void set(Panel& p, const std::string& key, const nlohmann::json& value) {
-  const Control* c = p.controls().find(key);
+  Control* c = p.controls().find(key);
   ASSERT_NE(c, nullptr) << key;
   ASSERT_FALSE(c->check(value, p.info().id + "." + key).has_value()) << key << " = " << value;
   c->set(value);
@@ -35,5 +36,16 @@ inline std::vector<plot::Figure> run(Panel& p) {
   p.wait_idle();
   return p.figures();
 }
+
+// The figure with this id, or null.
+inline const plot::Figure* by_id(const std::vector<plot::Figure>& figs, const std::string& id) {
+  for (const auto& f : figs)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+// A table cell as the number or the text it holds (throws std::bad_variant_access, a test failure, otherwise).
+inline double num(const plot::Cell& c) { return std::get<double>(c); }
+inline std::string str(const plot::Cell& c) { return std::get<std::string>(c); }
 
 }  // namespace tw::testing

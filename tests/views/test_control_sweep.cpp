@@ -133,7 +133,7 @@ TEST_P(ControlSweep, EveryControlAtItsExtremesAndRandomValuesGivesFiniteFigures)
   ASSERT_NE(panel, nullptr);
   expect_clean_figures(*panel, GetParam() + " at defaults");
   std::mt19937 rng(1234);
-  for (const Control& c : panel->controls().all()) {
+  for (Control& c : panel->controls().all()) {
     const std::string key = GetParam() + "." + c.key;
     const auto values = sweep_values(c, rng);
     EXPECT_FALSE(values.empty()) << key << ": no value passed the control's own check";

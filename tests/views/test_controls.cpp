@@ -73,7 +73,7 @@ TEST(Controls, EnumClassFieldsBindByOptionName) {
   enum class Shape { Circle, Square, Star };
   Shape shape = Shape::Square;
   Controls controls{"demo"};
-  const Control& c = controls.add_enum("shape", &shape, {"circle", "square", "star"}, "shape", "A shape.");
+  Control& c = controls.add_enum("shape", &shape, {"circle", "square", "star"}, "shape", "A shape.");
   EXPECT_EQ(c.default_value, "square");
   EXPECT_FALSE(c.check("star", "demo.shape").has_value());
   c.set("star");

@@ -63,13 +63,8 @@ TEST(PanelTrain, PinnedRunsAreOverlaidOnTheCurves) {
   TrainSnapshot snap;
   Trainer t;
   TrainSettings s;
-  s.model.dim = 16;
-  s.model.n_layers = 1;
-  s.model.n_heads = 2;
-  s.model.n_kv_heads = 2;
-  s.model.hidden = 32;
-  s.model.vocab = 3;
-  s.model.max_seq = 12;
+  s.model =
+      ModelConfig{.dim = 16, .n_layers = 1, .n_heads = 2, .n_kv_heads = 2, .vocab = 3, .hidden = 32, .max_seq = 12};
   s.batch = 4;
   std::string error;
   ASSERT_TRUE(t.init(s, &error)) << error;

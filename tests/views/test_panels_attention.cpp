@@ -13,16 +13,7 @@
 namespace tw {
 namespace {
 
-using testing::run;
-using testing::set;
-
-const plot::Figure* by_id(const std::vector<plot::Figure>& figs, const std::string& id) {
-  for (const auto& f : figs)
-    if (f.id == id) return &f;
-  return nullptr;
-}
-
-double num(const plot::Cell& c) { return std::get<double>(c); }
+using namespace testing;  // by_id, num, run, set
 
 TEST(PanelSoftmax, SweepCsvColumnsAndValuesFromCore) {
   auto p = make_panel("softmax");

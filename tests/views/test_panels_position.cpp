@@ -14,8 +14,7 @@
 namespace tw {
 namespace {
 
-using testing::run;
-using testing::set;
+using namespace testing;  // run, set, num
 
 plot::Table table_of(const std::vector<plot::Figure>& figs, const std::string& id) {
   for (const auto& f : figs)
@@ -23,8 +22,6 @@ plot::Table table_of(const std::vector<plot::Figure>& figs, const std::string& i
   ADD_FAILURE() << "no figure " << id;
   return {};
 }
-
-double num(const plot::Cell& c) { return std::get<double>(c); }
 
 TEST(RopePanel, CsvColumnsAndFrequencies) {
   auto p = make_panel("rope");

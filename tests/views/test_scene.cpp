@@ -120,7 +120,7 @@ TEST(Scene, EveryControlOfEveryPanelRoundTrips) {
   int changed = 0;
   for (auto& slot : saved.panels) {
     slot.open = true;
-    for (const Control& c : slot.panel->controls().all()) {
+    for (Control& c : slot.panel->controls().all()) {
       const nlohmann::json v = other_value(c);
       ASSERT_FALSE(c.check(v, c.key)) << slot.info.id << "." << c.key << " " << v;
       c.set(v);

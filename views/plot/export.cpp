@@ -13,6 +13,16 @@
 
 namespace tw::plot {
 
+Layout layout_for_export(const Figure& fig, const ExportOptions& options) {
+  LayoutOptions lo;
+  const Vec2 size = default_figure_size(fig);
+  lo.width = options.width > 0 ? options.width : size.x;
+  lo.height = options.height > 0 ? options.height : size.y;
+  lo.theme = options.theme;
+  lo.views = options.views;
+  return layout_figure(fig, lo);
+}
+
 std::string write_file_atomic(const std::string& path, const std::string& bytes) {
   std::string error;
   return tw::write_file_atomic(path, bytes, &error) ? std::string() : error;

@@ -24,6 +24,8 @@ struct ExportOptions {
 };
 
 // [SECTION] in-memory renderers (tests and callers that do not want files)
+// The layout both renderers draw: the options' size (or the figure's default size), theme and zoom.
+Layout layout_for_export(const Figure& fig, const ExportOptions& options);
 std::string render_svg(const Figure& fig, const ExportOptions& options);
 struct RenderedPng {
   std::string error;          // empty on success

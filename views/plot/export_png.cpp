@@ -387,13 +387,7 @@ RenderedPng render_png(const Figure& fig, const ExportOptions& options) {
     out.error = "PNG scale must be between 1 and 4";
     return out;
   }
-  LayoutOptions lo;
-  const Vec2 size = default_figure_size(fig);
-  lo.width = options.width > 0 ? options.width : size.x;
-  lo.height = options.height > 0 ? options.height : size.y;
-  lo.theme = options.theme;
-  lo.views = options.views;
-  const Layout l = layout_figure(fig, lo);
+  const Layout l = layout_for_export(fig, options);
   const float s = options.scale;
   Canvas c;
   c.w = static_cast<int>(std::lround(l.width * s));

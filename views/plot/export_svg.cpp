@@ -102,13 +102,7 @@ std::string vector_cells(const Pixels& px, const Rect& r) {
 }  // namespace
 
 std::string render_svg(const Figure& fig, const ExportOptions& options) {
-  LayoutOptions lo;
-  const Vec2 size = default_figure_size(fig);
-  lo.width = options.width > 0 ? options.width : size.x;
-  lo.height = options.height > 0 ? options.height : size.y;
-  lo.theme = options.theme;
-  lo.views = options.views;
-  const Layout l = layout_figure(fig, lo);
+  const Layout l = layout_for_export(fig, options);
 
   std::string out;
   out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";

@@ -14,10 +14,7 @@ namespace {
 
 TEST(AlibiAnalysis, LastQueryUniformMatchesNumpy) {
   // H = 2 → slopes 1/16, 1/256. numpy: p ∝ exp(−(1/16)·[2, 1, 0]).
-  AlibiParams p;
-  p.n_heads = 2;
-  p.eval_len = 3;
-  p.train_len = 2;
+  const AlibiParams p{.n_heads = 2, .train_len = 2, .eval_len = 3};
   const AlibiAnalysis a = analyze_alibi(p);
   ASSERT_EQ(a.error, "");
   EXPECT_NEAR(a.last_query_probs(0, 0), 0.312730354, 1e-6);
@@ -64,12 +61,7 @@ TEST(AlibiAnalysis, AddMjShortcutEqualsCausalBiasButNotSymmetric) {
 }
 
 TEST(AlibiAnalysis, MatricesShapesAndDeterminism) {
-  AlibiParams p;
-  p.n_heads = 5;
-  p.T = 20;
-  p.head = 4;
-  p.thumb_T = 8;
-  p.random_scores = true;
+  const AlibiParams p{.n_heads = 5, .T = 20, .head = 4, .random_scores = true, .thumb_T = 8};
   const AlibiAnalysis a = analyze_alibi(p), b = analyze_alibi(p);
   Mat expected;
   alibi_bias(expected, alibi_slopes(5)[4], 20, 20, 0, false);

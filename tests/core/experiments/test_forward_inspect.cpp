@@ -185,5 +185,20 @@ TEST(ConfigEditor, MessagesRoutedToTheirField) {
   EXPECT_TRUE(messages_for_field(errors, "").empty());
 }
 
+TEST(ConfigEditor, TypedProblemsRoutedByTheirFieldNotTheirText) {
+  ModelConfig bad = tiny_config();  // 4 heads
+  bad.n_kv_heads = 3;               // the message names n_heads too, but belongs to n_kv_heads
+  bad.attn_softcap = -1.0f;         // no editor field: shown under the editor
+  const std::vector<ConfigProblem> problems = validate_fields(bad);
+  ASSERT_EQ(problems.size(), 2u);
+  const auto kv = messages_for_field(problems, "n_kv_heads");
+  ASSERT_EQ(kv.size(), 1u);
+  EXPECT_EQ(kv[0], problems[0].message);
+  EXPECT_TRUE(messages_for_field(problems, "n_heads").empty());
+  const auto rest = messages_for_field(problems, "");
+  ASSERT_EQ(rest.size(), 1u);
+  EXPECT_EQ(rest[0], problems[1].message);
+}
+
 }  // namespace
 }  // namespace tw

@@ -44,12 +44,7 @@ TEST(GqaAnalysis, ProjectionParameterCounts) {
 }
 
 TEST(GqaAnalysis, CurvesAndMappingFollowTheParams) {
-  GqaParams p;
-  p.n_heads = 8;
-  p.n_kv_heads = 2;
-  p.layers = 4;
-  p.head_dim = 64;
-  p.seq_len = 1024;
+  const GqaParams p{.n_heads = 8, .n_kv_heads = 2, .head_dim = 64, .layers = 4, .seq_len = 1024};
   ASSERT_EQ(validate(p), "");
   const auto r = analyze_gqa(p);
   EXPECT_EQ(r.n_rep, 4);
@@ -83,11 +78,7 @@ TEST(GqaAnalysis, ConversionErrorIsZeroForMhaAndGrowsWithSharing) {
 }
 
 TEST(GqaAnalysis, GroupMapsShareKeysButNotQueries) {
-  GqaParams p;
-  p.n_heads = 6;
-  p.n_kv_heads = 2;
-  p.group = 1;
-  p.toy_tokens = 5;
+  const GqaParams p{.n_heads = 6, .n_kv_heads = 2, .toy_tokens = 5, .group = 1};
   const auto r = analyze_gqa(p);
   EXPECT_EQ(r.group_heads, (std::vector<int>{3, 4, 5}));
   ASSERT_EQ(r.group_probs.rows(), 15);

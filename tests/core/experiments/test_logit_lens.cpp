@@ -11,13 +11,7 @@ namespace tw {
 namespace {
 
 ModelConfig lens_config(NormPlacement placement, bool tied) {
-  ModelConfig c;
-  c.dim = 32;
-  c.n_layers = 3;
-  c.n_heads = 4;
-  c.n_kv_heads = 2;
-  c.vocab = 50;
-  c.hidden = 64;
+  ModelConfig c{.dim = 32, .n_layers = 3, .n_heads = 4, .n_kv_heads = 2, .vocab = 50, .hidden = 64};
   c.placement = placement;
   c.tie_embeddings = tied;
   return c;

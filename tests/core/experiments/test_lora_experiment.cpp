@@ -10,16 +10,14 @@ namespace tw {
 namespace {
 
 LoraExperimentParams small() {
-  LoraExperimentParams p;
-  p.d_in = 32;
-  p.d_out = 24;
-  p.rank = 2;
-  p.true_rank = 3;
-  p.decay = 0.5;
-  p.noise = 0.0;
-  p.steps = 200;
-  p.max_sweep_rank = 8;
-  return p;
+  return {.d_in = 32,
+          .d_out = 24,
+          .rank = 2,
+          .true_rank = 3,
+          .decay = 0.5,
+          .noise = 0.0,
+          .steps = 200,
+          .max_sweep_rank = 8};
 }
 
 TEST(LoraExperiment, ParamPercentMatchesTheClassicExample) {

@@ -18,14 +18,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 ModelConfig small_llama(bool tied) {
-  ModelConfig c;
-  c.dim = 32;
-  c.n_layers = 2;
-  c.n_heads = 4;
-  c.n_kv_heads = 2;
-  c.vocab = 300;
-  c.hidden = 48;
-  c.max_seq = 64;
+  ModelConfig c{.dim = 32, .n_layers = 2, .n_heads = 4, .n_kv_heads = 2, .vocab = 300, .hidden = 48, .max_seq = 64};
   c.tie_embeddings = tied;
   return c;
 }

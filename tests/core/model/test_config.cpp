@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 namespace tw {
 namespace {
 
@@ -153,12 +155,7 @@ TEST(Config, MemoryEstimateCountsLayerNormPositionsAndTying) {
   //   per layer 49152 + 24576 + 12288 + 131072 + 73728 + 8192 = 299008, × 2 layers = 598016
   //   working 40960 + 16384 + 8192 + 131072 + 73728 + 16384 = 286720; around 24576 + 66304;
   //   shown 2 · H·T² (131072) + 2 · (299008 − 8192) = 712704.
-  ModelConfig c = tiny_config();
-  c.norm = NormType::LayerNorm;
-  c.activation = ActivationKind::ReLU;
-  c.positions = PositionType::Learned;
-  c.placement = NormPlacement::Post;
-  c.tie_embeddings = true;
+  const ModelConfig c = testing::layernorm_learned_tied_config();
   EXPECT_DOUBLE_EQ(estimated_memory_bytes(c),
                    4.0 * (99008 + 598016 + 286720 + 24576 + 66304 + 712704) + kProcessBaseBytes);
 }
@@ -186,6 +183,36 @@ TEST(Config, SeveralProblemsAreAllReported) {
   c.hidden = -1;
   c.eps = -1.0f;
   EXPECT_EQ(validate(c).size(), 3u);
+}
+
+// Each problem carries the field to change, so an editor needs no text search; validate() is its messages.
+TEST(Config, ProblemsNameTheirField) {
+  ModelConfig c = tiny_config();  // dim 64, 4 heads
+  c.vocab = 0;
+  c.n_kv_heads = 3;
+  c.eps = -1.0f;
+  c.attn_softcap = -2.0f;
+  const std::vector<ConfigProblem> problems = validate_fields(c);
+  ASSERT_EQ(problems.size(), 4u);
+  EXPECT_EQ(problems[0], (ConfigProblem{"vocab", "vocab must be at least 1 (got 0)"}));
+  EXPECT_EQ(problems[1], (ConfigProblem{"n_kv_heads",
+                                        "n_heads (4) must be divisible by n_kv_heads (3) so each KV head serves the "
+                                        "same number of query heads"}));
+  EXPECT_EQ(problems[2].field, "attn_softcap");
+  EXPECT_EQ(problems[3].field, "eps");
+  const std::vector<std::string> messages = validate(c);
+  ASSERT_EQ(messages.size(), problems.size());
+  for (size_t i = 0; i < messages.size(); ++i) EXPECT_EQ(messages[i], problems[i].message);
+
+  ModelConfig odd = tiny_config();
+  odd.dim = 12;  // 4 heads of 3: RoPE needs pairs
+  ASSERT_EQ(validate_fields(odd).size(), 1u);
+  EXPECT_EQ(validate_fields(odd)[0].field, "dim");
+  odd = tiny_config();
+  odd.memory_cap_mb = 0.001;
+  ASSERT_EQ(validate_fields(odd).size(), 1u);
+  EXPECT_EQ(validate_fields(odd)[0].field, "memory_cap_mb");
+  EXPECT_TRUE(validate_fields(tiny_config()).empty());
 }
 
 TEST(Config, JsonRoundTrip) {

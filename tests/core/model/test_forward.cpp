@@ -15,15 +15,7 @@ namespace {
 ModelConfig config_a() { return tiny_config(); }
 
 // Config B: ALiBi, post-norm LayerNorm, plain GELU MLP, MQA (4 query heads, 1 KV head).
-ModelConfig config_b() {
-  ModelConfig c = tiny_config();
-  c.n_kv_heads = 1;
-  c.positions = PositionType::ALiBi;
-  c.placement = NormPlacement::Post;
-  c.norm = NormType::LayerNorm;
-  c.activation = ActivationKind::GELU;
-  return c;
-}
+ModelConfig config_b() { return testing::alibi_post_mqa_config(); }
 
 // Config C: the attention-stability choices: QK-norm (learned γ), soft-cap c = 5, scale 1/D.
 ModelConfig config_c() {

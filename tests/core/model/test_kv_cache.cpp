@@ -11,13 +11,7 @@ namespace {
 std::vector<ModelConfig> configs() {
   std::vector<ModelConfig> out;
   out.push_back(tiny_config());  // GQA + RoPE + pre-norm
-  ModelConfig alibi = tiny_config();
-  alibi.n_kv_heads = 1;
-  alibi.positions = PositionType::ALiBi;
-  alibi.placement = NormPlacement::Post;
-  alibi.norm = NormType::LayerNorm;
-  alibi.activation = ActivationKind::GELU;
-  out.push_back(alibi);
+  out.push_back(testing::alibi_post_mqa_config());
   ModelConfig sliding = tiny_config();
   sliding.n_layers = 3;
   sliding.positions = PositionType::Sinusoidal;

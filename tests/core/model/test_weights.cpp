@@ -8,6 +8,8 @@
 #include <fstream>
 #include <limits>
 
+#include "test_util.h"
+
 namespace tw {
 namespace {
 
@@ -52,12 +54,7 @@ TEST(Weights, LayerNormLearnedPositionsPlainMlpCount) {
   //   block: norms 2·2·64 = 256; q 64·64 = 4,096; k, v 2·64·32 = 4,096; o 4,096; up, down 2·64·192 = 24,576
   //          = 37,120; × 2 = 74,240
   //   total = 16,576 + 8,192 + 74,240 = 99,008
-  ModelConfig c = tiny_config();
-  c.norm = NormType::LayerNorm;
-  c.activation = ActivationKind::ReLU;
-  c.positions = PositionType::Learned;
-  c.placement = NormPlacement::Post;
-  c.tie_embeddings = true;
+  const ModelConfig c = testing::layernorm_learned_tied_config();
   EXPECT_EQ(parameter_count(c), 99008);
   EXPECT_EQ(parameter_count(init_weights(c, 3)), 99008);
 }

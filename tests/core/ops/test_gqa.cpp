@@ -11,13 +11,7 @@
 namespace tw {
 namespace {
 
-Mat random_mat(int rows, int cols, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> n(0.0f, 1.0f);
-  Mat m(rows, cols);
-  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = n(rng);
-  return m;
-}
+using testing::random_mat;
 
 // Plain per-head softmax attention written independently of core/ops/attention (no mask, 1/√D scale).
 Mat naive_mha(const Mat& q, const Mat& k, const Mat& v, int H, int D) {

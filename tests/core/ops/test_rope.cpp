@@ -10,13 +10,7 @@
 namespace tw {
 namespace {
 
-Mat random_mat(int rows, int cols, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> n(0.0f, 1.0f);
-  Mat m(rows, cols);
-  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = n(rng);
-  return m;
-}
+using testing::random_mat;
 
 void expect_freqs(const std::vector<double>& got, const std::vector<double>& want, double rel) {
   ASSERT_EQ(got.size(), want.size());

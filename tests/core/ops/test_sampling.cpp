@@ -9,16 +9,21 @@
 namespace tw {
 namespace {
 
+// Every filter of a config that must be valid.
+SamplingTrace filtered(const std::vector<float>& logits, const SamplingConfig& cfg) {
+  EXPECT_EQ(validate(cfg), "");
+  SamplingTrace t;
+  sampling_filter(t, logits, cfg);
+  return t;
+}
+
 SamplingTrace run(const std::vector<float>& logits, float temperature, int top_k, float top_p, int keep = 1) {
   SamplingConfig cfg;
   cfg.temperature = temperature;
   cfg.top_k = top_k;
   cfg.top_p = top_p;
   cfg.min_tokens_to_keep = keep;
-  EXPECT_EQ(validate(cfg), "");
-  SamplingTrace t;
-  sampling_filter(t, logits, cfg);
-  return t;
+  return filtered(logits, cfg);
 }
 
 void expect_probs(const std::vector<float>& got, const std::vector<double>& want) {
@@ -53,10 +58,7 @@ SamplingTrace run_min_p(const std::vector<float>& logits, float min_p, float top
   cfg.min_p = min_p;
   cfg.top_p = top_p;
   cfg.min_tokens_to_keep = keep;
-  EXPECT_EQ(validate(cfg), "");
-  SamplingTrace t;
-  sampling_filter(t, logits, cfg);
-  return t;
+  return filtered(logits, cfg);
 }
 
 // min-p keeps p_i ≥ min_p · p_max, i.e. s_i ≥ s_max + ln(min_p): for logits [2, 1, 0, −1] the cut is

@@ -18,15 +18,7 @@ namespace {
 
 // A small model every variant starts from: 2 layers, 4 query heads over 2 KV heads, head_dim 4.
 ModelConfig small() {
-  ModelConfig c;
-  c.dim = 16;
-  c.n_layers = 2;
-  c.n_heads = 4;
-  c.n_kv_heads = 2;
-  c.vocab = 13;
-  c.hidden = 24;
-  c.max_seq = 12;
-  return c;
+  return ModelConfig{.dim = 16, .n_layers = 2, .n_heads = 4, .n_kv_heads = 2, .vocab = 13, .hidden = 24, .max_seq = 12};
 }
 
 // B sequences of T tokens with next-token targets inside each sequence (last position −1).

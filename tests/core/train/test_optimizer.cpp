@@ -12,14 +12,7 @@ namespace {
 
 // dim 4, 1 layer, 1 head, vocab 3, hidden 2, ReLU, RMSNorm, no positions, untied head: 116 parameters.
 ModelConfig tiny() {
-  ModelConfig c;
-  c.dim = 4;
-  c.n_layers = 1;
-  c.n_heads = 1;
-  c.n_kv_heads = 1;
-  c.vocab = 3;
-  c.hidden = 2;
-  c.max_seq = 4;
+  ModelConfig c{.dim = 4, .n_layers = 1, .n_heads = 1, .n_kv_heads = 1, .vocab = 3, .hidden = 2, .max_seq = 4};
   c.activation = ActivationKind::ReLU;
   c.positions = PositionType::None;
   return c;
@@ -123,11 +116,7 @@ TEST(Optimizer, ClippingLeavesSmallGradientsAloneAndScalesLargeToMaxNorm) {
 }
 
 TEST(Optimizer, WarmupThenCosineByHand) {
-  OptimizerConfig o;
-  o.lr = 1.0f;
-  o.warmup_steps = 4;
-  o.total_steps = 10;
-  o.min_lr_ratio = 0.1f;
+  OptimizerConfig o{.lr = 1.0f, .warmup_steps = 4, .total_steps = 10, .min_lr_ratio = 0.1f};
   EXPECT_NEAR(scheduled_lr(o, 0), 0.25, 1e-12);
   EXPECT_NEAR(scheduled_lr(o, 3), 1.0, 1e-12);
   EXPECT_NEAR(scheduled_lr(o, 4), 1.0, 1e-7);         // cosine starts at the peak

@@ -11,13 +11,8 @@ namespace {
 
 TrainSettings copy_settings() {
   TrainSettings s;
-  s.model.dim = 32;
-  s.model.n_layers = 2;
-  s.model.n_heads = 2;
-  s.model.n_kv_heads = 2;
-  s.model.hidden = 64;
-  s.model.vocab = 8;
-  s.model.max_seq = 16;
+  s.model =
+      ModelConfig{.dim = 32, .n_layers = 2, .n_heads = 2, .n_kv_heads = 2, .vocab = 8, .hidden = 64, .max_seq = 16};
   s.task.kind = TaskKind::Copy;
   s.task.length = 5;
   s.task.alphabet = 8;

@@ -8,13 +8,8 @@ namespace {
 
 TrainSettings small() {
   TrainSettings s;
-  s.model.dim = 16;
-  s.model.n_layers = 1;
-  s.model.n_heads = 2;
-  s.model.n_kv_heads = 1;
-  s.model.hidden = 32;
-  s.model.vocab = 4;
-  s.model.max_seq = 8;
+  s.model =
+      ModelConfig{.dim = 16, .n_layers = 1, .n_heads = 2, .n_kv_heads = 1, .vocab = 4, .hidden = 32, .max_seq = 8};
   s.task.kind = TaskKind::Sort;
   s.task.length = 3;
   s.task.alphabet = 4;
