@@ -21,7 +21,7 @@ inline void set(Panel& p, const std::string& key, const nlohmann::json& value) {
 }
 
 // The figure with `id` (a test failure, and the first figure, when there is none).
-inline const plot::Figure& by_id(const std::vector<plot::Figure>& figs, const std::string& id) {
+inline const plot::Figure& figure_by_id(const std::vector<plot::Figure>& figs, const std::string& id) {
   for (const auto& f : figs)
     if (f.id == id) return f;
   ADD_FAILURE() << "no figure " << id;

@@ -51,7 +51,7 @@ TEST(PanelForward, TinyFiguresMatchCore) {
   const ForwardRun ref = core_run(tiny_config(), "The cat sat on");
   const TraceStep* probs = ref.trace.find("layers.0.attn.probs");
   ASSERT_NE(probs, nullptr);
-  const plot::Figure& step = by_id(figs, "step");
+  const plot::Figure& step = figure_by_id(figs, "step");
   const int T = 14, H = 4;
   ASSERT_EQ(step.grid.size(), size_t(H));  // one map per query head
   EXPECT_EQ(step.grid[0].title, "head 0 · kv 0");
@@ -67,7 +67,7 @@ TEST(PanelForward, TinyFiguresMatchCore) {
 
   // Residual stream: one line per token, the norms core computes.
   const ResidualNorms norms = residual_norms(ref.trace, NormPlacement::Pre);
-  const plot::Figure& res = by_id(figs, "residual");
+  const plot::Figure& res = figure_by_id(figs, "residual");
   int lines = 0;
   for (const auto& item : res.grid.at(0).items)
     if (const auto* line = std::get_if<plot::LineItem>(&item)) {
@@ -79,7 +79,7 @@ TEST(PanelForward, TinyFiguresMatchCore) {
   EXPECT_EQ(lines, T);
 
   // Parameter table: the tiny config's total.
-  const plot::Figure& params = by_id(figs, "params");
+  const plot::Figure& params = figure_by_id(figs, "params");
   ASSERT_FALSE(params.table.rows.empty());
   EXPECT_EQ(std::get<double>(params.table.rows.back().back()), double(parameter_count(tiny_config())));
 }
@@ -107,7 +107,7 @@ void walk_every_step(Panel& p, const ModelConfig& c, int T) {
       set(p, "step", s.name);
       const auto figs = run(p);
       EXPECT_EQ(p.controls().find("step")->get(), s.name);  // the name exists, so the panel stays on it
-      const plot::Figure& fig = by_id(figs, "step");
+      const plot::Figure& fig = figure_by_id(figs, "step");
       EXPECT_NE(fig.title.find(s.name), std::string::npos);
       EXPECT_NE(fig.note.find(s.formula), std::string::npos);
       ++visited;
@@ -176,18 +176,18 @@ TEST(PanelForward, InvalidConfigKeepsTheLastValidModel) {
   set(*p, "n_heads", 3);  // 64 is not divisible by 3
   const auto during = run(*p);
   ASSERT_EQ(during.size(), before.size());
-  EXPECT_EQ(by_id(during, "step").grid.size(), 4u);  // still the 4-head model
-  EXPECT_EQ(heatmap(by_id(during, "step").grid[0]).data, heatmap(by_id(before, "step").grid[0]).data);
+  EXPECT_EQ(figure_by_id(during, "step").grid.size(), 4u);  // still the 4-head model
+  EXPECT_EQ(heatmap(figure_by_id(during, "step").grid[0]).data, heatmap(figure_by_id(before, "step").grid[0]).data);
   set(*p, "n_heads", 8);
   set(*p, "gqa_ratio", 4);
   const auto after = run(*p);
-  EXPECT_EQ(by_id(after, "step").grid.size(), 8u);
+  EXPECT_EQ(figure_by_id(after, "step").grid.size(), 8u);
   // Text the model cannot take (longer than max_seq) also keeps the shown run.
   set(*p, "max_seq", 4);
   set(*p, "text", "too long for four");
   const auto too_long = run(*p);
-  EXPECT_EQ(by_id(too_long, "step").grid.size(), 8u);
-  EXPECT_EQ(heatmap(by_id(too_long, "step").grid[0]).rows, 14);
+  EXPECT_EQ(figure_by_id(too_long, "step").grid.size(), 8u);
+  EXPECT_EQ(heatmap(figure_by_id(too_long, "step").grid[0]).rows, 14);
 }
 
 TEST(PanelForward, MissingCheckpointIsAMessageNotACrash) {
@@ -196,7 +196,7 @@ TEST(PanelForward, MissingCheckpointIsAMessageNotACrash) {
   set(*p, "weights", "checkpoint");
   set(*p, "checkpoint", "/nonexistent/model.safetensors");
   const auto figs = run(*p);
-  EXPECT_EQ(by_id(figs, "step").grid.size(), 4u);  // the seeded model stays
+  EXPECT_EQ(figure_by_id(figs, "step").grid.size(), 4u);  // the seeded model stays
 }
 
 TEST(PanelForward, AppendAndContinueUsesTheKvCache) {
@@ -209,7 +209,7 @@ TEST(PanelForward, AppendAndContinueUsesTheKvCache) {
   const auto first = run(*p);
   // The sampled token shown now is the one the next append adds.
   int shown = -1;
-  for (const auto& row : by_id(first, "next").table.rows)
+  for (const auto& row : figure_by_id(first, "next").table.rows)
     if (std::get<double>(row.back()) == 1.0) shown = static_cast<int>(std::get<double>(row.front()));
   ASSERT_GE(shown, 0);
   set(*p, "generated", 2);
@@ -231,7 +231,7 @@ TEST(PanelForward, AppendAndContinueUsesTheKvCache) {
     ref = run_append(ref, next.sampled);
   }
   EXPECT_EQ(appended.front(), shown);
-  const plot::Figure& step = by_id(figs, "step");
+  const plot::Figure& step = figure_by_id(figs, "step");
   ASSERT_EQ(step.grid.size(), 4u);
   EXPECT_EQ(heatmap(step.grid[0]).rows, 1);  // only the newest token is a query
   EXPECT_EQ(heatmap(step.grid[0]).cols, 4);  // it attends to the prompt and both appended tokens
@@ -260,10 +260,10 @@ TEST(PanelForward, SmallConfigAndExportedStrip) {
   set(*p, "text", "Hi");
   set(*p, "strip_layer", 3);
   const auto figs = run(*p);
-  const plot::Figure& params = by_id(figs, "params");
+  const plot::Figure& params = figure_by_id(figs, "params");
   EXPECT_EQ(std::get<double>(params.table.rows.back().back()), double(parameter_count(small_config())));
   EXPECT_EQ(parameter_count(small_config()), 7342336);  // 2·8192·256 + 4·786944 + 256
-  const plot::Figure& strip = by_id(figs, "strip");
+  const plot::Figure& strip = figure_by_id(figs, "strip");
   EXPECT_EQ(strip.title, "Layer 3, step by step");
   // Pre-norm RoPE SwiGLU block: 17 steps (norm, q, k, v, 2 rope, scores, probs, out, proj, add, norm, gate, up,
   // act, down, add).

@@ -62,7 +62,7 @@ TEST(PanelForwardModels, OpensOnTheTrainedSortModelWhichSorts) {
   EXPECT_EQ(p->error(), "");
   // The default prompt is the sorted answer minus its last letter: the panel's most likely next token is "C", and
   // the maps are core's for the same checkpoint and tokens.
-  const plot::Figure& next = by_id(figs, "next");
+  const plot::Figure& next = figure_by_id(figs, "next");
   ASSERT_GE(next.table.rows.size(), 3u);
   EXPECT_EQ(std::get<std::string>(next.table.rows[0][1]), "C");
   std::vector<int> ids;
@@ -71,7 +71,7 @@ TEST(PanelForwardModels, OpensOnTheTrainedSortModelWhichSorts) {
   ASSERT_TRUE(sort.vocabulary->encode("BAAABCAAABB", false, &ids, &error));
   const ForwardRun ref = run_prompt(sort.config, sort.weights, ids);
   EXPECT_EQ(sort.vocabulary->label(argmax(ref.next_logits())), "C");
-  const plot::Figure& step = by_id(figs, "step");
+  const plot::Figure& step = figure_by_id(figs, "step");
   ASSERT_EQ(step.grid.size(), size_t(sort.config.n_heads));
   const TraceStep* probs = ref.trace.find("layers.0.attn.probs");
   ASSERT_NE(probs, nullptr);
@@ -88,7 +88,7 @@ TEST(PanelForwardModels, OpensOnTheTrainedSortModelWhichSorts) {
   set(*p, "top_k", 1);
   set(*p, "generated", 6);
   const auto gen = run(*p);
-  const auto& keys = heatmap(by_id(gen, "step").grid[0]).options.col_labels;
+  const auto& keys = heatmap(figure_by_id(gen, "step").grid[0]).options.col_labels;
   ASSERT_EQ(keys.size(), 12u);
   EXPECT_EQ(keys[6] + keys[7] + keys[8] + keys[9] + keys[10] + keys[11], "6:A7:A8:B9:B10:C11:C");
 }
@@ -99,7 +99,7 @@ TEST(PanelForwardModels, ALetterOutsideTheTaskVocabularyIsRefusedByName) {
   set(*p, "text", "ABD");
   const auto after = run(*p);
   EXPECT_NE(p->error().find("'D' is not in the sort task vocabulary (A B C)"), std::string::npos) << p->error();
-  EXPECT_EQ(heatmap(by_id(after, "step").grid[0]).data, heatmap(by_id(before, "step").grid[0]).data);
+  EXPECT_EQ(heatmap(figure_by_id(after, "step").grid[0]).data, heatmap(figure_by_id(before, "step").grid[0]).data);
   set(*p, "text", "C A B");  // spaces separate symbols
   run(*p);
   EXPECT_EQ(p->error(), "");
@@ -149,7 +149,7 @@ TEST(PanelForwardModels, AHuggingFaceFolderRunsThroughItsTokenizer) {
   set(*p, "step", "layers.2.attn.probs");
   const auto figs = run(*p);
   EXPECT_EQ(p->error(), "");
-  const plot::Figure& step = by_id(figs, "step");
+  const plot::Figure& step = figure_by_id(figs, "step");
   ASSERT_EQ(step.grid.size(), 4u);
   EXPECT_EQ(step.grid[3].title, "head 3 · kv 1");
   const auto& keys = heatmap(step.grid[0]).options.col_labels;
@@ -162,7 +162,7 @@ TEST(PanelForwardModels, AHuggingFaceFolderRunsThroughItsTokenizer) {
   const plot::HeatmapItem& m = heatmap(step.grid[2]);
   for (int i = 0; i < 9; ++i)
     for (int j = 0; j < 9; ++j) EXPECT_FLOAT_EQ(float(m.data[size_t(i * 9 + j)]), probs->value(2 * 9 + i, j));
-  const plot::Figure& lens = by_id(figs, "lens");
+  const plot::Figure& lens = figure_by_id(figs, "lens");
   ASSERT_EQ(lens.grid.size(), 2u);
   EXPECT_EQ(heatmap(lens.grid[0]).rows, 4);
   EXPECT_EQ(heatmap(lens.grid[0]).cols, 9);
@@ -170,7 +170,7 @@ TEST(PanelForwardModels, AHuggingFaceFolderRunsThroughItsTokenizer) {
   const auto& texts = lens.grid[0].items;
   const plot::TextItem& last = std::get<plot::TextItem>(texts.at(1 + 3 * 9 + 8));
   EXPECT_EQ(last.text, ref.vocabulary->label(argmax(core.next_logits())));
-  const plot::Figure& next = by_id(figs, "next");
+  const plot::Figure& next = figure_by_id(figs, "next");
   EXPECT_EQ(std::get<std::string>(next.table.rows[0][1]), ref.vocabulary->label(argmax(core.next_logits())));
 }
 
@@ -184,7 +184,7 @@ TEST(PanelForwardModels, ABrokenFolderKeepsThePreviousModelAndSaysWhy) {
   const auto after = run(*p);
   EXPECT_NE(p->error().find("Could not open " + dir), std::string::npos) << p->error();
   EXPECT_EQ(model_choice(*p), "sort");
-  EXPECT_EQ(heatmap(by_id(after, "step").grid[0]).data, heatmap(by_id(before, "step").grid[0]).data);
+  EXPECT_EQ(heatmap(figure_by_id(after, "step").grid[0]).data, heatmap(figure_by_id(before, "step").grid[0]).data);
   set(*p, "model_dir", ::testing::TempDir() + "/no_such_folder");
   set(*p, "model", "folder");
   run(*p);
@@ -221,8 +221,8 @@ TEST(PanelForwardModels, TheTrainingPanelsModelArrivesThroughTheHandOff) {
   const StepperModel m = task_stepper_model(c, weights, task, "", "");
   ASSERT_TRUE(m.vocabulary->encode(p->controls().to_json()["text"].get<std::string>(), false, &ids, &error));
   const ForwardRun ref = run_prompt(c, weights, ids);
-  EXPECT_EQ(heatmap(by_id(figs, "step").grid[0]).rows, static_cast<int>(ids.size()));
-  EXPECT_EQ(std::get<std::string>(by_id(figs, "next").table.rows[0][1]),
+  EXPECT_EQ(heatmap(figure_by_id(figs, "step").grid[0]).rows, static_cast<int>(ids.size()));
+  EXPECT_EQ(std::get<std::string>(figure_by_id(figs, "next").table.rows[0][1]),
             m.vocabulary->label(argmax(ref.next_logits())));
 }
 
