@@ -19,7 +19,7 @@
 namespace tw {
 namespace {
 
-using testing::by_id;
+using testing::figure_by_id;
 using testing::heatmap;
 using testing::run;
 using testing::set;

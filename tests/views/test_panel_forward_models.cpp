@@ -22,7 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-using testing::by_id;
+using testing::figure_by_id;
 using testing::heatmap;
 using testing::run;
 using testing::set;
