@@ -132,10 +132,10 @@ plot::Figure similarity_figure(const PositionsResult& r) {
   plot::Figure fig("similarity", "How alike are the codes of positions p and p + d?");
   fig.note = "p = " + std::to_string(r.state.start) +
              " (dashed: p + 100, the same curve when the code is relative); "
-             "learned = a table at initialisation";
+             "learned = a table at initialisation; similarity = cosine of the added codes, RoPE's normalised q·k";
   fig.grid_cols = 2;
   plot::Axes& a = fig.add_axes("added codes and RoPE");
-  a.setup("distance d", "", "cosine / normalised score", "");
+  a.setup("distance d", "", "similarity", "");  // cosine of added codes; RoPE: normalised q·k (caption)
   a.flags |= plot::AxesFlags_LegendOutside;
   a.line("none", m.distance, m.none);
   a.line("learned (init)", m.distance, m.learned);
