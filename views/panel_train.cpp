@@ -33,12 +33,6 @@ void section(const char* label) {
   ImGui::TextDisabled("%s", label);
 }
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
 }  // namespace
 
 // [SECTION] panel
@@ -240,7 +234,7 @@ class TrainPanel final : public Panel {
   std::string run_label() const {
     static const char* scales[] = {"1/sqrt(d_k)", "no scale", "1/d_k"};
     return std::string(s_.placement == 0 ? "pre" : "post") + ", " + scales[std::clamp(s_.attn_scale, 0, 2)] +
-           (s_.qk_norm ? ", QK-norm" : "") + ", lr " + fmt("%.3g", s_.lr);
+           (s_.qk_norm ? ", QK-norm" : "") + ", lr " + plot::fmt("%.3g", s_.lr);
   }
 
   void draw_checkpoint(const TrainSnapshot& snap) {

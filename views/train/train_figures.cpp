@@ -12,12 +12,6 @@ namespace tw {
 
 namespace {
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
 // [SECTION] figures
 
 // Pinned runs are drawn faded in these colours (the current run uses the palette's first colours).
@@ -55,7 +49,7 @@ std::string run_note(const TrainSnapshot& s) {
          std::to_string(t.model.dim) + ", " + std::to_string(t.model.n_heads) + " heads, " +
          to_string(t.model.placement) + "-" + to_string(t.model.norm) + ", scale " +
          scale_mode_name(t.model.attn_scale) + (t.model.qk_norm ? ", QK-norm" : "") + "; " +
-         (t.optimizer.kind == OptimizerKind::AdamW ? "AdamW" : "SGD") + " lr " + fmt("%.3g", t.optimizer.lr) +
+         (t.optimizer.kind == OptimizerKind::AdamW ? "AdamW" : "SGD") + " lr " + plot::fmt("%.3g", t.optimizer.lr) +
          ", batch " + std::to_string(t.batch) + ", seed " + std::to_string(t.seed);
 }
 
@@ -96,7 +90,7 @@ plot::Figure accuracy_figure(const TrainSnapshot& s) {
 plot::Figure grad_figure(const TrainSnapshot& s) {
   plot::Figure fig("grad_norm", "Gradient norm per layer (before clipping)");
   fig.note = "\xE2\x80\x96g\xE2\x80\x96\xE2\x82\x82 of each block's weights and of all weights; clipping at " +
-             fmt("%.3g", s.settings.optimizer.clip_norm) + " (0 = off)";
+             plot::fmt("%.3g", s.settings.optimizer.clip_norm) + " (0 = off)";
   plot::Axes& ax = fig.axes();
   ax.setup("step", "", "gradient norm", "");
   ax.y.scale = plot::Scale::Log10;
@@ -125,7 +119,7 @@ plot::Figure lr_figure(const TrainSnapshot& s, int total_steps) {
   plot::Figure fig("lr", "Learning-rate schedule");
   const OptimizerConfig& o = s.settings.optimizer;
   fig.note = "linear warmup over " + std::to_string(o.warmup_steps) + " steps, then cosine decay to " +
-             fmt("%.3g", o.min_lr_ratio) + "\xC2\xB7lr at step " + std::to_string(o.total_steps);
+             plot::fmt("%.3g", o.min_lr_ratio) + "\xC2\xB7lr at step " + std::to_string(o.total_steps);
   plot::Axes& ax = fig.axes();
   ax.setup("step", "", "learning rate", "");
   ax.flags |= plot::AxesFlags_NoLegend;
