@@ -63,8 +63,9 @@ bool AtomicFileWriter::open(const std::string& path, std::string* error) {
   // writers (export threads) from sharing a temporary name.
   static std::atomic<unsigned> counter{0};
   const fs::path target(path);
-  const std::string name = "." + target.filename().string() + std::string(kMarker) + std::to_string(::getpid()) + "-" +
-                           std::to_string(counter++);
+  std::string name = ".";  // appended rather than a + chain: GCC 12 warns falsely (-Wrestrict) on the chain
+  name.append(target.filename().string()).append(kMarker).append(std::to_string(::getpid())).append("-");
+  name.append(std::to_string(counter++));
   tmp_ = (target.parent_path() / name).string();
   file_ = std::fopen(tmp_.c_str(), "wb");
   if (!file_) {
