@@ -61,10 +61,10 @@ std::string num(double v) {
 }
 
 std::string metrics_csv(const std::vector<MetricsRow>& rows) {
-  std::string out = "step,train_loss,val_loss,accuracy,grad_norm,lr\n";
+  std::string out = "step,train_loss,val_loss,accuracy,grad_norm,lr,log_z\n";
   for (const MetricsRow& r : rows)
     out += std::to_string(r.step) + "," + num(r.train_loss) + "," + num(r.val_loss) + "," + num(r.accuracy) + "," +
-           num(r.grad_norm) + "," + num(r.lr) + "\n";
+           num(r.grad_norm) + "," + num(r.lr) + "," + num(r.log_z) + "\n";
   return out;
 }
 

@@ -67,7 +67,7 @@ std::string check_settings(const TrainSettings& s) {
 
 Evaluation score_logits(const Mat& logits, const std::vector<int>& targets) {
   // logits (B*T, V), targets (B*T)
-  double loss = 0;
+  double loss = 0, log_z = 0;
   int64_t n = 0, correct = 0;
   for (Eigen::Index r = 0; r < logits.rows(); ++r) {
     const int y = targets[static_cast<size_t>(r)];
@@ -78,11 +78,12 @@ Evaluation score_logits(const Mat& logits, const std::vector<int>& targets) {
     double z = 0;
     for (Eigen::Index v = 0; v < row.size(); ++v) z += std::exp(double(row[v]) - mx);
     loss += std::log(z) - (double(row[y]) - mx);
+    log_z += double(mx) + std::log(z);
     correct += best == y;
     ++n;
   }
   if (n == 0) return {};
-  return {loss / double(n), double(correct) / double(n)};
+  return {loss / double(n), double(correct) / double(n), log_z / double(n)};
 }
 
 void head_scores_of_layer(const Mat& probs, int heads, int n, double* previous_token, double* induction) {
@@ -199,6 +200,7 @@ Evaluation Trainer::evaluate() {
   if (!history_.empty()) {
     history_.back().val_loss = e.loss;
     history_.back().accuracy = e.accuracy;
+    history_.back().log_z = e.log_z;
   }
   return e;
 }

@@ -45,6 +45,8 @@ struct MetricsRow {
   double train_loss = kNoValue;         // loss of this step's batch (before its update)
   double val_loss = kNoValue;           // held-out loss on answer tokens (NaN on rows without an evaluation)
   double accuracy = kNoValue;           // held-out answer-token accuracy in [0, 1] (NaN without an evaluation)
+  double log_z = kNoValue;              // held-out mean log Z = log Σ_v exp(logit_v) over answer positions (NaN
+                                        // without an evaluation): what z-loss keeps near 0
   double grad_norm = kNoValue;          // ‖g‖₂ over every parameter, before clipping
   double lr = kNoValue;                 // learning rate this step used
   std::vector<double> layer_grad_norm;  // (n_layers) ‖g‖₂ of each block's parameters, before clipping
@@ -53,6 +55,7 @@ struct MetricsRow {
 struct Evaluation {
   double loss = kNoValue;      // mean −log p(answer) over the held-out answer tokens
   double accuracy = kNoValue;  // fraction of held-out answer tokens whose arg-max prediction is right
+  double log_z = kNoValue;     // mean log Σ_v exp(logit_v) over the same tokens (the softmax normaliser)
 };
 
 // What each head does, measured on a repeated random sequence r₁…rₙ r₁…rₙ (the induction probe).
@@ -116,7 +119,7 @@ class Trainer {
 };
 
 // [SECTION] measurements on any forward pass (exposed for tests)
-// Mean loss and arg-max accuracy over the positions with target ≥ 0, from logits (B*T, V).
+// Mean loss, arg-max accuracy and mean log Z over the positions with target ≥ 0, from logits (B*T, V).
 Evaluation score_logits(const Mat& logits, const std::vector<int>& targets);
 // Head scores from one layer's attention (H*T, T) on a sequence r₁…rₙ r₁…rₙ (T = 2n).
 void head_scores_of_layer(const Mat& probs, int heads, int n, double* previous_token, double* induction);

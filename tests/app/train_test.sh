@@ -25,7 +25,7 @@ for f in model.safetensors config.json metrics.csv run.json scene.json train-los
          train-grad_norm.csv train-lr.csv train-attention.csv train-head_scores.csv; do
   [ -s "$work/a/$f" ] || bad "file-$f" "missing"
 done
-[ "$(head -1 "$work/a/metrics.csv")" = "step,train_loss,val_loss,accuracy,grad_norm,lr" ] && ok metrics-header \
+[ "$(head -1 "$work/a/metrics.csv")" = "step,train_loss,val_loss,accuracy,grad_norm,lr,log_z" ] && ok metrics-header \
   || bad metrics-header "$(head -1 "$work/a/metrics.csv")"
 [ "$(wc -l <"$work/a/metrics.csv")" -eq 31 ] && ok metrics-rows || bad metrics-rows "$(wc -l <"$work/a/metrics.csv")"
 tail -1 "$work/a.out" | grep -qE '^[0-9]+\.[0-9]+$' && ok last-line-ms || bad last-line-ms "$(tail -1 "$work/a.out")"

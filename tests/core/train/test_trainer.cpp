@@ -40,6 +40,8 @@ TEST(TrainerMeasures, ScoreLogitsByHand) {
   const double l1 = std::log(3.0), l2 = std::log(std::exp(2.0) + std::exp(1.0) + 1.0) - 2.0;
   EXPECT_NEAR(e.loss, (l1 + l2) / 2, 1e-9);
   EXPECT_DOUBLE_EQ(e.accuracy, 0.5);  // row 0 predicts 0 ≠ 1, row 1 predicts 0 = 0
+  // log Z of the two scored rows: ln 3 and ln(e² + e + 1) (row 2 has no target and is left out).
+  EXPECT_NEAR(e.log_z, (std::log(3.0) + std::log(std::exp(2.0) + std::exp(1.0) + 1.0)) / 2, 1e-9);
 }
 
 TEST(TrainerMeasures, HeadScoresOfIdealHeads) {
