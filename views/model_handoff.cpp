@@ -18,8 +18,10 @@ Mailbox& mailbox() {
 
 void post_model(const std::string& panel_id, StepperModel model) {
   mailbox().models[panel_id] = std::move(model);
-  mailbox().focus = panel_id;
+  request_focus(panel_id);
 }
+
+void request_focus(const std::string& panel_id) { mailbox().focus = panel_id; }
 
 std::optional<StepperModel> take_posted_model(const std::string& panel_id) {
   auto& models = mailbox().models;

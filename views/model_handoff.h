@@ -16,6 +16,8 @@ namespace tw {
 // Replaces any model posted to `panel_id` and not taken yet, and asks the app to show that panel.
 void post_model(const std::string& panel_id, StepperModel model);
 std::optional<StepperModel> take_posted_model(const std::string& panel_id);
+// Asks the app to open and focus `panel_id` (other hand-offs, e.g. views/train_handoff.h, use it too).
+void request_focus(const std::string& panel_id);
 // The id of a panel some hand-off asked to show ("" when none); cleared by the call.
 std::string take_focus_request();
 

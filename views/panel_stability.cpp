@@ -1,8 +1,11 @@
 // Stability tricks: logit soft-capping, QK-norm and z-loss, each as a curve and as a training comparison at a
-// high learning rate with and without the trick (two Trainer runs on this panel's worker, progress + cancel).
+// high learning rate with and without the trick. The live comparison runs in the Training panel (handed over
+// through views/train_handoff.h: baseline, pin, variant, with its progress, Pause and Cancel); a preview of the
+// same pair can also train on this panel's worker.
 //
 // [SECTION] state
 // [SECTION] result and compute (core/experiments/stability_tricks)
+// [SECTION] the comparison handed to the Training panel
 // [SECTION] figures
 // [SECTION] panel: controls, summary, registration
 #include <imgui.h>
@@ -16,6 +19,7 @@
 #include "core/experiments/stability_tricks.h"
 #include "views/plot/plot_imgui.h"
 #include "views/recompute.h"
+#include "views/train_handoff.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -25,14 +29,15 @@ namespace {
 // [SECTION] state
 
 struct StabilityState {
-  float cap = 5.0f;       // c of the soft-cap curve and of the soft-capped training run
-  float x_range = 20.0f;  // the soft-cap curve covers [−range, range]
-  int head_dim = 64;      // D of the QK-norm experiment
-  int n_keys = 16;        // keys one query attends over
-  float z_loss = 1e-4f;   // z-loss coefficient (curve and run)
-  int trick = 1;          // StabilityTrick of the training comparison
-  bool train = false;     // run the comparison (seconds); off: the curves only, instantly
-  float lr = 0.03f;       // deliberately high
+  float cap = 5.0f;          // c of the soft-cap curve and of the soft-capped training run
+  float x_range = 20.0f;     // the soft-cap curve covers [−range, range]
+  int head_dim = 64;         // D of the QK-norm experiment
+  int n_keys = 16;           // keys one query attends over
+  float z_loss = 1e-4f;      // z-loss coefficient (curve and run)
+  int trick = 1;             // StabilityTrick of the training comparison
+  bool in_training = false;  // action: hand the comparison to the Training panel (then reads back false)
+  bool train = false;        // preview the comparison on this panel (seconds); off: the curves only, instantly
+  float lr = 0.03f;          // deliberately high
   int steps = 200;
   int warmup = 0;
   int layers = 2;
@@ -92,6 +97,30 @@ ResultPtr compute(const StabilityState& s, Progress& progress) {
 }
 
 bool quick(const StabilityState& s) { return !s.train; }
+
+// [SECTION] the comparison handed to the Training panel
+
+// The Training panel's controls for both runs: the settings compare_training uses (sort task, no clipping, the
+// same seed), evaluated ~40 times per run so the pinned held-out curves have points.
+TrainComparison training_comparison_of(const StabilityState& s) {
+  const ComparisonParams p = comparison_of(s);
+  const auto trick = static_cast<StabilityTrick>(s.trick);
+  auto state = [&](bool with_trick) {
+    TrainPanelState t = train_state_of_settings(comparison_settings(p, with_trick), p.steps);
+    t.eval_every = std::max(1, p.steps / 40);
+    return t;
+  };
+  TrainComparison c;
+  c.baseline = state(false);
+  c.variant = state(true);
+  c.baseline_label = std::string("without ") + to_string(trick);
+  c.variant_label = std::string("with ") + to_string(trick);
+  if (trick == StabilityTrick::Softcap) c.variant_label += " (c = " + plot::fmt("%.3g", s.cap) + ")";
+  if (trick == StabilityTrick::ZLoss) c.variant_label += " (coef " + plot::fmt("%.3g", s.z_loss) + ")";
+  c.title = std::string(to_string(trick)) + " at lr " + plot::fmt("%.3g", s.lr) + ", " + std::to_string(p.steps) +
+            " steps each, no clipping, seed " + std::to_string(s.seed) + " (from the Stability panel)";
+  return c;
+}
 std::string error_of(const StabilityResult& r) { return r.error; }
 
 using plot::fmt;
@@ -180,7 +209,9 @@ plot::Figure training_figure(const StabilityResult& r) {
   plot::Table& t = fig.table;
   t.header = {"run", "step", "train_loss", "grad_norm"};
   if (!r.trained) {
-    fig.note = "Tick 'run training' to train both models on the sort task (a few seconds, with progress and Cancel).";
+    fig.note =
+        "'Compare in the Training panel' runs both live there; tick 'preview here' to train both on this panel "
+        "(a few seconds, with progress and Cancel).";
     ax.text("not run yet", 0.5, 0.5);
     ax.set_x_range(0, 1).set_y_range(0, 1);
     return fig;
@@ -214,14 +245,12 @@ constexpr const char* kExplanation =
     "cheap tricks bound them. Soft-capping squashes scores smoothly with c\xC2\xB7tanh(s/c) (Gemma 2). QK-norm "
     "RMS-normalises q and k per head before the dot product, so growing weights cannot grow the scores (OLMo 2, "
     "Qwen3). z-loss adds coef\xC2\xB7log\xC2\xB2 Z to the loss so the softmax normaliser stays near 1 (PaLM). Each "
-    "is drawn as a curve, and 'run training' trains the same tiny model twice at a high learning rate without "
-    "clipping, once without and once with the chosen trick, from the same seed.";
+    "is drawn as a curve. 'Compare in the Training panel' trains the same tiny model twice there at a high "
+    "learning rate without clipping, once without and once with the trick, from the same seed, and overlays the "
+    "two runs' loss and log Z; 'preview here' trains the same pair on this panel.";
 
 const PanelInfo kInfo = {"stability", "Stability tricks", "Training",
                          "Logit soft-capping, QK-norm and z-loss: curves and training with vs without"};
-
-// Controls that only matter when the comparison runs; hidden otherwise.
-constexpr const char* kTrainingKeys[] = {"lr", "steps", "warmup", "layers", "dim"};
 
 class StabilityPanel final : public RecomputePanel<StabilityState, StabilityResult> {
  public:
@@ -241,8 +270,11 @@ class StabilityPanel final : public RecomputePanel<StabilityState, StabilityResu
                 "Weight of log^2 Z in the loss (PaLM used 1e-4); the curve and the z-loss run use it.", true, "%.3g");
     c.add_enum("trick", &s_.trick, {"soft-cap", "QK-norm", "z-loss"}, "trick to compare",
                "Which trick the training comparison turns on in its second run.");
-    c.add_bool("train", &s_.train, "run training",
-               "Train both models now (seconds; progress and Cancel below). Off: only the curves.");
+    c.add_bool("in_training", &s_.in_training, "compare in the Training panel",
+               "Hands the comparison of the chosen trick to the Training panel once (baseline, pinned, then with the "
+               "trick) and reads back false; the buttons under 'trick to compare' do the same.");
+    c.add_bool("train", &s_.train, "preview here",
+               "Also train both models on this panel (seconds; progress and Cancel below). Off: only the curves.");
     c.add_float("lr", &s_.lr, 1e-4f, 1.0f, "learning rate", "AdamW peak learning rate of both runs; high on purpose.",
                 true, "%.3g");
     c.add_int("steps", &s_.steps, 1, 2000, "steps", "Optimizer steps of each run.", true);
@@ -252,11 +284,40 @@ class StabilityPanel final : public RecomputePanel<StabilityState, StabilityResu
     c.add_int("seed", &s_.seed, 0, 1000000, "seed", "The same seed gives both runs the same weights and batches.");
   }
 
-  bool control_visible(const Control& c) const override {
-    if (!s_.train)
-      for (const char* k : kTrainingKeys)
-        if (c.key == k) return false;
-    return true;
+  // A scene's (or a button's) in_training = true hands the comparison over once, before change detection.
+  void prepare() override {
+    if (!s_.in_training) return;
+    s_.in_training = false;
+    const ComparisonParams p = comparison_of(s_);
+    if (std::string e = validate(p); !e.empty()) {
+      sent_ = "Not sent to the Training panel: " + e;
+      return;
+    }
+    TrainComparison c = training_comparison_of(s_);
+    sent_ = "Sent to the Training panel: " + c.title + ".";
+    post_train_comparison(std::move(c));
+  }
+
+  bool control_visible(const Control& c) const override { return c.key != "in_training"; }  // buttons instead
+
+  void after_control(const Control& c) override {
+    if (c.key != "trick") return;
+    ImGui::TextUnformatted("Compare in the Training panel:");
+    for (int i = 0; i < 3; ++i) {
+      if (i > 0) ImGui::SameLine();
+      ImGui::PushID(i);
+      if (ImGui::Button(to_string(static_cast<StabilityTrick>(i)))) {
+        s_.trick = i;
+        s_.in_training = true;  // the next update() hands it over
+      }
+      ImGui::PopID();
+    }
+    ImGui::SameLine();
+    help_marker(
+        "Opens the Training panel with the learning rate, steps and model below: it trains without the trick, "
+        "pins that run, then trains with it from the same seed; its loss and log Z figures overlay both (progress, "
+        "Pause and Cancel there).");
+    if (!sent_.empty()) ImGui::TextWrapped("%s", sent_.c_str());
   }
 
   void draw_summary(const StabilityResult& r) override {
@@ -273,6 +334,9 @@ class StabilityPanel final : public RecomputePanel<StabilityState, StabilityResu
     line("without", r.runs.without);
     line("with", r.runs.with);
   }
+
+ private:
+  std::string sent_;  // what the last hand-over to the Training panel was, or why it was refused
 };
 
 }  // namespace

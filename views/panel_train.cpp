@@ -14,11 +14,13 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 
 #include "views/model_handoff.h"
 #include "views/plot/plot_imgui.h"
+#include "views/train_handoff.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -54,22 +56,18 @@ class TrainPanel final : public Panel {
   std::shared_ptr<const TrainSnapshot> snapshot() const { return session_.snapshot(); }
 
   void update() override {
-    session_.set_steps_per_publish(s_.steps_per_frame);
-    nlohmann::json j = controls().to_json();
-    j.erase("steps_per_frame");  // speed changes keep the run
-    std::string now = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    if (now == last_settings_) return;
-    last_settings_ = std::move(now);
-    TrainSettings t;
-    std::string error;
-    if (train_settings_of_state(s_, &t, &error) && session_.reset(t, &error)) {
-      error_.clear();
-      session_.set_max_steps(s_.steps);
-    } else {
-      error_ = error;  // the previous run (if any) stays as it was
-    }
+    if (std::optional<TrainComparison> c = take_train_comparison()) start_comparison(std::move(*c));
+    // A setting the user changed starts a run that is no longer the comparison's.
+    if (apply_settings()) compare_.phase = ComparePhase::None;
+    advance_comparison();
+    publish_training_run(session_.snapshot());
   }
-  void wait_idle() override { session_.wait_idle(); }
+  // Headless (export, tests): a posted comparison runs to its end, both runs.
+  void wait_idle() override {
+    session_.wait_idle();
+    while (advance_comparison()) session_.wait_idle();
+    publish_training_run(session_.snapshot());
+  }
   bool busy() const override { return session_.running(); }  // curves and maps move while it plays
 
   std::vector<plot::Figure> figures() override { return train_figures(*session_.snapshot(), s_.steps); }
@@ -85,6 +83,7 @@ class TrainPanel final : public Panel {
     const std::shared_ptr<const TrainSnapshot> snap = session_.snapshot();
     ImGui::BeginChild("controls", ImVec2(340 * ctx.dpi_scale, 0), true);
     draw_toolbar(*snap);
+    draw_comparison(*snap);
     ImGui::Separator();
     for (const Control& c : controls().all()) {
       if (c.key == "task") section("Task");
@@ -113,7 +112,7 @@ class TrainPanel final : public Panel {
     const float avail = ImGui::GetContentRegionAvail().x;
     const int cols = std::clamp(int((avail + spacing) / (280.0f * ctx.dpi_scale + spacing)), 1, 3);
     const float w = (avail - spacing * float(cols - 1)) / float(cols);
-    const size_t order[] = {0, 1, 2, 3, 5};  // loss, accuracy, grad norm, lr, head scores
+    const size_t order[] = {0, 1, 2, 3, 6, 5};  // loss, accuracy, grad norm, lr, log Z, head scores
     for (size_t i = 0; i < std::size(order); ++i) {
       if (i % size_t(cols) != 0) ImGui::SameLine();
       plot::draw_figure(figs[order[i]], ctx, "train", ImVec2(w, w * 0.7f));
@@ -178,6 +177,10 @@ class TrainPanel final : public Panel {
                "Also apply weight decay to norm gains/biases and embeddings (usually left out).");
     c.add_float("clip", &s_.clip, 0.0f, 100.0f, "clip grad norm", "Scale gradients down to this global norm; 0 = off.",
                 false, "%.3g");
+    c.add_float("z_loss", &s_.z_loss, 0.0f, 1.0f, "z-loss coef",
+                "Adds coef\xC2\xB7log\xC2\xB2 Z to the loss, pulling the softmax normaliser toward 1 (PaLM: 1e-4); "
+                "0 = off.",
+                false, "%.3g");
     c.add_int("seed", &s_.seed, 0, 1000000, "seed", "Seeds the weights, batches, held-out set and probe.");
     c.add_int("eval_every", &s_.eval_every, 1, 1000, "evaluate every", "Steps between held-out evaluations.", true);
     c.add_int("steps_per_frame", &s_.steps_per_frame, 1, 1000, "steps per frame",
@@ -185,6 +188,88 @@ class TrainPanel final : public Panel {
   }
 
  private:
+  // Starts a new run when the controls (speed aside) changed since the current run began; true when it did.
+  // Invalid settings keep the previous run and show why.
+  bool apply_settings() {
+    session_.set_steps_per_publish(s_.steps_per_frame);
+    nlohmann::json j = controls().to_json();
+    j.erase("steps_per_frame");  // speed changes keep the run
+    std::string now = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (now == last_settings_) return false;
+    last_settings_ = std::move(now);
+    TrainSettings t;
+    std::string error;
+    if (train_settings_of_state(s_, &t, &error) && session_.reset(t, &error)) {
+      error_.clear();
+      session_.set_max_steps(s_.steps);
+      return true;
+    }
+    error_ = error;  // the previous run (if any) stays as it was
+    return false;
+  }
+
+  // [SECTION] compare runs handed over by another panel (views/train_handoff.h)
+  // The baseline trains to its last step (or until it diverges), is pinned, then the variant trains: the loss
+  // figure shows both. Pause holds the comparison, Play continues it; changing a setting ends it.
+
+  void start_comparison(TrainComparison c) {
+    compare_ = {std::move(c), ComparePhase::Baseline};
+    session_.clear_pins();
+    begin_run(compare_.c.baseline);
+  }
+
+  void begin_run(const TrainPanelState& state) {
+    const int speed = s_.steps_per_frame;  // the user's speed stays
+    s_ = state;
+    s_.steps_per_frame = speed;
+    last_settings_.clear();
+    if (apply_settings()) {
+      session_.play();
+    } else {
+      compare_.phase = ComparePhase::None;  // error_ says why
+    }
+  }
+
+  // Moves the comparison on when the current run has finished; true when it started the variant.
+  bool advance_comparison() {
+    if ((compare_.phase != ComparePhase::Baseline && compare_.phase != ComparePhase::Variant) || session_.running())
+      return false;
+    const std::shared_ptr<const TrainSnapshot> snap = session_.snapshot();
+    if (snap->step < s_.steps && snap->message.empty()) return false;  // paused: Play continues it
+    if (compare_.phase == ComparePhase::Variant) {
+      compare_.phase = ComparePhase::Done;
+      return false;
+    }
+    std::string label = compare_.c.baseline_label;
+    if (!snap->message.empty()) label += " (diverged after step " + std::to_string(snap->step) + ")";
+    session_.pin_current(label);
+    compare_.phase = ComparePhase::Variant;
+    begin_run(compare_.c.variant);
+    return compare_.phase == ComparePhase::Variant;
+  }
+
+  void draw_comparison(const TrainSnapshot& snap) {
+    if (compare_.phase == ComparePhase::None) return;
+    ImGui::Separator();
+    ImGui::TextWrapped("Comparison: %s", compare_.c.title.c_str());
+    if (compare_.phase == ComparePhase::Done) {
+      ImGui::TextWrapped("pinned: %s; current run: %s", compare_.c.baseline_label.c_str(),
+                         compare_.c.variant_label.c_str());
+      if (ImGui::SmallButton("Dismiss")) compare_.phase = ComparePhase::None;
+      return;
+    }
+    const bool first = compare_.phase == ComparePhase::Baseline;
+    const float total = 2.0f * float(std::max(s_.steps, 1));
+    const float done = float(snap.step) + (first ? 0.0f : float(s_.steps));
+    const std::string label = std::string(first ? "run 1 of 2: " : "run 2 of 2: ") +
+                              (first ? compare_.c.baseline_label : compare_.c.variant_label);
+    if (job_progress(std::min(done / total, 1.0f), label.c_str())) {
+      session_.pause();
+      compare_.phase = ComparePhase::None;
+    }
+    if (!session_.running()) ImGui::TextDisabled("paused: Play continues the comparison");
+  }
+
   bool visible(const std::string& key) const {
     const auto kind = static_cast<TaskKind>(s_.task);
     const bool symbolic = kind == TaskKind::Copy || kind == TaskKind::Sort || kind == TaskKind::Reverse;
@@ -234,7 +319,8 @@ class TrainPanel final : public Panel {
   std::string run_label() const {
     static const char* scales[] = {"1/sqrt(d_k)", "no scale", "1/d_k"};
     return std::string(s_.placement == 0 ? "pre" : "post") + ", " + scales[std::clamp(s_.attn_scale, 0, 2)] +
-           (s_.qk_norm ? ", QK-norm" : "") + ", lr " + plot::fmt("%.3g", s_.lr);
+           (s_.qk_norm ? ", QK-norm" : "") + (s_.softcap > 0 ? ", soft-cap " + plot::fmt("%.3g", s_.softcap) : "") +
+           (s_.z_loss > 0 ? ", z-loss " + plot::fmt("%.3g", s_.z_loss) : "") + ", lr " + plot::fmt("%.3g", s_.lr);
   }
 
   void draw_checkpoint(const TrainSnapshot& snap) {
@@ -297,6 +383,11 @@ class TrainPanel final : public Panel {
   char checkpoint_dir_[512] = "checkpoints/train";
   std::string checkpoint_status_;
   int pin_counter_ = 0;
+  enum class ComparePhase { None, Baseline, Variant, Done };
+  struct Comparison {
+    TrainComparison c;
+    ComparePhase phase = ComparePhase::None;
+  } compare_;
   FigureCache<std::shared_ptr<const TrainSnapshot>> shown_;
   TrainerSession session_;  // declared last: its worker joins before the members above go away
 };

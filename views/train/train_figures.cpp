@@ -48,7 +48,9 @@ std::string run_note(const TrainSnapshot& s) {
   return std::string(to_string(t.task.kind)) + " task; " + std::to_string(t.model.n_layers) + " layers, dim " +
          std::to_string(t.model.dim) + ", " + std::to_string(t.model.n_heads) + " heads, " +
          to_string(t.model.placement) + "-" + to_string(t.model.norm) + ", scale " +
-         scale_mode_name(t.model.attn_scale) + (t.model.qk_norm ? ", QK-norm" : "") + "; " +
+         scale_mode_name(t.model.attn_scale) + (t.model.qk_norm ? ", QK-norm" : "") +
+         (t.model.attn_softcap > 0 ? ", soft-cap " + plot::fmt("%.3g", t.model.attn_softcap) : "") +
+         (t.z_loss > 0 ? ", z-loss " + plot::fmt("%.3g", t.z_loss) : "") + "; " +
          (t.optimizer.kind == OptimizerKind::AdamW ? "AdamW" : "SGD") + " lr " + plot::fmt("%.3g", t.optimizer.lr) +
          ", batch " + std::to_string(t.batch) + ", seed " + std::to_string(t.seed);
 }
@@ -136,6 +138,24 @@ plot::Figure lr_figure(const TrainSnapshot& s, int total_steps) {
   return fig;
 }
 
+// What z-loss acts on: the held-out mean log Z; pinned runs overlaid, so a comparison shows where each run's
+// softmax normaliser went.
+plot::Figure log_z_figure(const TrainSnapshot& s) {
+  plot::Figure fig("log_z", "Held-out log Z (the softmax normaliser)");
+  fig.note = "mean log \xCE\xA3 exp(logits) over the held-out answer tokens; z-loss (coef " +
+             plot::fmt("%.3g", s.settings.z_loss) + ", 0 = off) adds coef\xC2\xB7log\xC2\xB2 Z, pulling it to 0";
+  plot::Axes& ax = fig.axes();
+  ax.setup("step", "", "log Z", "nats");
+  add_pinned(ax, s, &MetricsRow::log_z, 1.0);
+  std::vector<double> xs, ys;
+  curve(s.history, &MetricsRow::log_z, 1.0, &xs, &ys);
+  plot::LineItem& l = ax.line("current run", xs, ys);
+  l.color = kValColor;
+  l.style = plot::LineStyle::LineAndMarkers;
+  ax.hline("log Z = 0", 0.0);
+  return fig;
+}
+
 plot::Figure attention_figure(const TrainSnapshot& s) {
   plot::Figure fig("attention", "Attention of every head on the probe example");
   fig.note =
@@ -190,7 +210,7 @@ plot::Figure scores_figure(const TrainSnapshot& s) {
 
 std::vector<plot::Figure> train_figures(const TrainSnapshot& s, int total_steps) {
   return {loss_figure(s),      accuracy_figure(s), grad_figure(s), lr_figure(s, total_steps),
-          attention_figure(s), scores_figure(s)};
+          attention_figure(s), scores_figure(s),   log_z_figure(s)};
 }
 
 }  // namespace tw

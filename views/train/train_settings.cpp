@@ -81,6 +81,7 @@ bool train_settings_of_state(const TrainPanelState& s, TrainSettings* out, std::
   o.weight_decay = s.weight_decay;
   o.decay_norms = o.decay_embeddings = s.decay_all;
   o.clip_norm = s.clip;
+  t.z_loss = s.z_loss;
   t.batch = s.batch;
   t.seed = static_cast<uint64_t>(s.seed);
   t.eval_every = s.eval_every;

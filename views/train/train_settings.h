@@ -44,6 +44,7 @@ struct TrainPanelState {
   float weight_decay = 0.01f;
   bool decay_all = false;  // also decay norms and embeddings
   float clip = 1.0f;
+  float z_loss = 0.0f;  // coef of z-loss (coef·log² Z added to the loss); 0 = off
   int seed = 1;
   int eval_every = 25;
   // speed (does not restart the run)
