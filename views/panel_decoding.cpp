@@ -1,5 +1,6 @@
 // Decoding and information: entropy, cross-entropy and KL of two distributions the user shapes; temperature,
-// top-k, top-p and min-p on one distribution in Hugging Face's order; perplexity as exp(cross-entropy).
+// top-k, top-p and min-p on one distribution in Hugging Face's order; perplexity as exp(cross-entropy), read from
+// the Training panel's latest run when one exists (views/train_handoff.h), else from a typed loss.
 //
 // [SECTION] state
 // [SECTION] result and compute (core/experiments/information, core/ops/sampling)
@@ -19,6 +20,7 @@
 #include "core/ops/sampling.h"
 #include "views/plot/plot_imgui.h"
 #include "views/recompute.h"
+#include "views/train_handoff.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -26,6 +28,33 @@ namespace tw {
 namespace {
 
 // [SECTION] state
+
+// What the perplexity figure takes from the Training panel's latest run (views/train_handoff.h).
+struct TrainingLink {
+  bool run = false;                          // the Training panel has a run
+  RunLoss loss;                              // its latest loss (loss.found false before the first step)
+  int steps = 0;                             // steps taken
+  int vocab = 0;                             // V of the model's softmax
+  std::string task;                          // "sort", "copy", ...
+  std::vector<double> eval_step, eval_loss;  // every held-out evaluation so far
+  bool operator==(const TrainingLink&) const = default;
+};
+
+TrainingLink link_of(const TrainSnapshot* run) {
+  TrainingLink l;
+  if (!run || !run->ready) return l;
+  l.run = true;
+  l.loss = latest_run_loss(run->history);
+  l.steps = run->step;
+  l.vocab = run->settings.model.vocab;
+  l.task = to_string(run->settings.task.kind);
+  for (const MetricsRow& m : run->history)
+    if (std::isfinite(m.val_loss)) {
+      l.eval_step.push_back(m.step);
+      l.eval_loss.push_back(m.val_loss);
+    }
+  return l;
+}
 
 struct DecodingState {
   std::string logits_p = "3, 2, 1.5, 1, 0.5, 0, -0.5, -1";  // the data (or a confident model): p = softmax
@@ -37,7 +66,9 @@ struct DecodingState {
   float top_p = 0.9f;        // 1 = off
   float min_p = 0.05f;       // 0 = off
   int min_keep = 1;          // min_tokens_to_keep
-  float loss = 1.2f;         // a training loss in nats (e.g. the train panel's final loss)
+  float loss = 1.2f;         // a typed training loss in nats: used when no training run is linked
+  bool use_training = true;  // read the loss from the Training panel's run when one exists
+  TrainingLink link;         // that run, refreshed before each update (not a control)
 };
 
 // [SECTION] result and compute
@@ -49,8 +80,12 @@ struct DecodingResult {
   InformationMeasures info;
   std::vector<double> sweep_t, sweep_ce, sweep_kl_pq, sweep_kl_qp;  // q's temperature swept (finite points only)
   SamplingTrace trace;
-  std::vector<int> order;  // token ids by descending scaled logit (ties by id): the order filters cut in
-  double perplexity = 0;   // exp(loss)
+  std::vector<int> order;              // token ids by descending scaled logit (ties by id): the order filters cut in
+  bool linked = false;                 // the loss is the Training panel's (else the typed one)
+  double loss = 0;                     // nats: the loss the perplexity is of
+  int vocab = 0;                       // V of the uniform baseline: the run's vocabulary, else p's length
+  double perplexity = 0;               // exp(loss)
+  std::vector<double> run_perplexity;  // (evaluations) exp(held-out loss) of the linked run
 };
 using ResultPtr = std::shared_ptr<const DecodingResult>;
 
@@ -109,7 +144,12 @@ ResultPtr compute(const DecodingState& s, Progress&) {
   r->order.resize(logits.size());
   std::iota(r->order.begin(), r->order.end(), 0);
   std::stable_sort(r->order.begin(), r->order.end(), [&](int a, int b) { return logits[a] > logits[b]; });
-  r->perplexity = perplexity_from_loss(s.loss);
+  r->linked = s.use_training && s.link.loss.found;
+  r->loss = r->linked ? s.link.loss.loss : double(s.loss);
+  r->vocab = r->linked ? s.link.vocab : static_cast<int>(r->p.size());
+  r->perplexity = perplexity_from_loss(r->loss);
+  if (r->linked)
+    for (double l : s.link.eval_loss) r->run_perplexity.push_back(perplexity_from_loss(l));
   return r;
 }
 
@@ -188,27 +228,49 @@ plot::Figure filters_figure(const DecodingResult& r) {
   return fig;
 }
 
+// Where the loss came from, in words: the Training panel's run, or the typed loss.
+std::string loss_source(const DecodingResult& r) {
+  const TrainingLink& l = r.state.link;
+  if (r.linked)
+    return std::string("the Training panel's ") + (l.loss.held_out ? "held-out" : "training-batch") + " loss at step " +
+           std::to_string(l.loss.step) + " (" + l.task + " task)";
+  if (!r.state.use_training) return "the typed loss";
+  if (l.run) return "the typed loss (the Training panel's run has no loss yet: press Play there)";
+  return "the typed loss (no training run yet: train in the Training panel to use its loss)";
+}
+
 plot::Figure perplexity_figure(const DecodingResult& r) {
-  const double V = static_cast<double>(r.p.size());
+  const double V = static_cast<double>(r.vocab);
+  const std::string v = std::to_string(r.vocab);
   plot::Figure fig("perplexity", "Perplexity = exp(cross-entropy in nats)");
-  fig.note = "loss " + fmt("%.4g", r.state.loss) + " nats \xE2\x86\x92 perplexity " + fmt("%.4g", r.perplexity) +
-             ": as unsure as a uniform choice among that many tokens (uniform over " + std::to_string(int(V)) +
-             " gives loss ln " + std::to_string(int(V)) + " = " + fmt("%.3g", std::log(V)) + ")";
+  fig.note = loss_source(r) + ": " + fmt("%.4g", r.loss) + " nats \xE2\x86\x92 perplexity " +
+             fmt("%.4g", r.perplexity) + ", as unsure as a uniform choice among that many tokens (uniform over " + v +
+             " gives loss ln " + v + " = " + fmt("%.3g", std::log(V)) + ")";
   plot::Axes& ax = fig.axes();
   ax.setup("mean loss", "nats", "perplexity", "");
   ax.y.scale = plot::Scale::Log10;
   std::vector<double> xs, ys;
-  const double hi = std::max(std::log(V) + 1.0, r.state.loss + 0.5);
+  const double hi = std::max(std::log(V) + 1.0, r.loss + 0.5);
   for (int i = 0; i <= 100; ++i) {
     xs.push_back(hi * i / 100.0);
     ys.push_back(perplexity_from_loss(xs.back()));
   }
   ax.line("exp(loss)", xs, ys);
-  ax.scatter("this loss", {double(r.state.loss)}, {r.perplexity});
-  ax.hline("uniform over the " + std::to_string(int(V)) + " tokens", V);
+  ax.scatter(r.linked ? "the run's loss" : "this loss", {r.loss}, {r.perplexity});
+  ax.hline("uniform over the " + v + " tokens", V);
   plot::Table& t = fig.table;
   t.header = {"loss_nats", "perplexity"};
   for (size_t i = 0; i < xs.size(); ++i) t.add_row({xs[i], ys[i]});
+  if (r.linked && !r.run_perplexity.empty()) {
+    fig.grid_cols = 2;
+    fig.grid.front().title = "exp(loss)";
+    plot::Axes& run = fig.add_axes("the Training panel's run");
+    run.setup("step", "", "held-out perplexity", "");
+    run.y.scale = plot::Scale::Log10;
+    plot::LineItem& l = run.line("exp(held-out loss)", r.state.link.eval_step, r.run_perplexity);
+    l.style = plot::LineStyle::LineAndMarkers;
+    run.hline("uniform over " + v, V);
+  }
   return fig;
 }
 
@@ -225,7 +287,7 @@ constexpr const char* kExplanation =
     "temperatures. Decoding then reshapes one distribution before drawing a token: temperature divides the logits, "
     "top-k keeps the k most likely, top-p the smallest set reaching mass p, min-p drops tokens below min_p times "
     "the top probability, and what survives is renormalised. Perplexity exp(loss) turns a loss into an effective "
-    "number of choices: enter the loss the training panel reached.";
+    "number of choices: it follows the Training panel's run when there is one, else the loss you type.";
 
 const PanelInfo kInfo = {"decoding", "Decoding and information", "Inference",
                          "Entropy, cross-entropy, KL; temperature, top-k, top-p, min-p; perplexity"};
@@ -256,8 +318,28 @@ class DecodingPanel final : public RecomputePanel<DecodingState, DecodingResult>
                 "Drop tokens whose probability is below min_p times the largest; 0 = off.", false, "%.3g");
     c.add_int("min_keep", &s_.min_keep, 1, 32, "min tokens to keep", "No filter removes the most likely this many.");
     c.add_float("loss", &s_.loss, 0.0f, 12.0f, "training loss (nats)",
-                "A mean next-token loss, e.g. where the training panel's run ended; perplexity = exp(loss).", false,
-                "%.4g");
+                "A mean next-token loss to turn into a perplexity = exp(loss), used when no training run is linked.",
+                false, "%.4g");
+    c.add_bool("use_training", &s_.use_training, "use the Training panel's loss",
+               "Read the loss from the Training panel's current or last run (its latest held-out loss, and its "
+               "vocabulary for the uniform line); it follows the run as it trains. Off, or without a run: the "
+               "typed loss.");
+  }
+
+  // The Training panel's latest run, read before change detection: a new snapshot with other numbers recomputes.
+  void prepare() override {
+    const std::shared_ptr<const TrainSnapshot> run = latest_training_run();
+    if (run == seen_run_) return;
+    seen_run_ = run;
+    TrainingLink l = link_of(run.get());
+    if (l == s_.link) return;
+    s_.link = std::move(l);
+    request_recompute();
+  }
+
+  // The typed loss only matters while no run's loss is used.
+  bool control_visible(const Control& c) const override {
+    return c.key != "loss" || !(s_.use_training && s_.link.loss.found);
   }
 
   void draw_summary(const DecodingResult& r) override {
@@ -270,7 +352,12 @@ class DecodingPanel final : public RecomputePanel<DecodingState, DecodingResult>
     ImGui::Text("perplexity of q on p: %.4g", m.perplexity);
     ImGui::Text("survivors: %d -> %d -> %d -> %d", static_cast<int>(r.trace.probs.size()), r.trace.n_top_k,
                 r.trace.n_top_p, r.trace.n_final);
+    ImGui::Separator();
+    ImGui::TextWrapped("Perplexity from %s: %.4g nats -> %.4g", loss_source(r).c_str(), r.loss, r.perplexity);
   }
+
+ private:
+  std::shared_ptr<const TrainSnapshot> seen_run_;  // the run prepare() last read
 };
 
 }  // namespace

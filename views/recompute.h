@@ -145,7 +145,8 @@ class RecomputePanel : public Panel {
 
   void update() final {
     prepare();
-    if (controls_changed()) {
+    const bool changed = controls_changed();  // always called: it records the controls for the next frame
+    if (changed || std::exchange(recompute_requested_, false)) {
       const State s = s_;
       job_.request(!hooks_.quick || hooks_.quick(s), background_priority(),
                    [s, compute = hooks_.compute](Progress& p) { return compute(s, p); });
@@ -170,6 +171,8 @@ class RecomputePanel : public Panel {
  protected:
   // Optional hooks for what a panel draws beyond its controls and figures.
   virtual void prepare() {}  // adjusts the state before change detection (e.g. clamps to T)
+  // From prepare(): the state changed outside the controls (e.g. another panel's run it links to), so recompute.
+  void request_recompute() { recompute_requested_ = true; }
   virtual bool control_visible(const Control&) const { return true; }
   virtual void after_control(const Control&) {}        // extra buttons under one control
   virtual void draw_controls(const DrawContext& ctx);  // default: every visible control, then after_control
@@ -192,6 +195,7 @@ class RecomputePanel : public Panel {
   PanelInfo info_;
   const char* explanation_;
   Hooks hooks_;
+  bool recompute_requested_ = false;
   Recompute<Result> job_;  // declared last: its worker joins before the members above go away
 };
 

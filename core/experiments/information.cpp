@@ -66,4 +66,14 @@ std::vector<double> softmax_distribution(const std::vector<double>& logits, doub
 
 double perplexity_from_loss(double mean_loss_nats) { return std::exp(mean_loss_nats); }
 
+// [SECTION] the loss of a training run
+
+RunLoss latest_run_loss(const std::vector<MetricsRow>& history) {
+  for (auto it = history.rbegin(); it != history.rend(); ++it)
+    if (std::isfinite(it->val_loss)) return {true, it->val_loss, true, it->step};
+  for (auto it = history.rbegin(); it != history.rend(); ++it)
+    if (std::isfinite(it->train_loss)) return {true, it->train_loss, false, it->step};
+  return {};
+}
+
 }  // namespace tw

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/train/trainer.h"
+
 namespace tw {
 
 struct InformationMeasures {
@@ -32,5 +34,17 @@ std::vector<double> softmax_distribution(const std::vector<double>& logits, doub
 
 // Perplexity of a mean next-token loss in nats (what training reports): exp(loss).
 double perplexity_from_loss(double mean_loss_nats);
+
+// [SECTION] the loss of a training run
+// Which loss of a run a perplexity is read from: the latest held-out loss (a fixed set, evaluated every few steps),
+// else, before the first evaluation, the latest training-batch loss.
+struct RunLoss {
+  bool found = false;     // the history has a finite loss of either kind
+  double loss = 0;        // nats
+  bool held_out = false;  // true: held-out answer tokens; false: the last training batch
+  int step = 0;           // the step that loss was measured at
+  bool operator==(const RunLoss&) const = default;
+};
+RunLoss latest_run_loss(const std::vector<MetricsRow>& history);
 
 }  // namespace tw
