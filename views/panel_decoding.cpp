@@ -257,7 +257,7 @@ plot::Figure perplexity_figure(const DecodingResult& r) {
   }
   ax.line("exp(loss)", xs, ys);
   ax.scatter(r.linked ? "the run's loss" : "this loss", {r.loss}, {r.perplexity});
-  ax.hline("uniform over the " + v + " tokens", V);
+  ax.hline("uniform over " + v, V);
   plot::Table& t = fig.table;
   t.header = {"loss_nats", "perplexity"};
   for (size_t i = 0; i < xs.size(); ++i) t.add_row({xs[i], ys[i]});
@@ -267,6 +267,7 @@ plot::Figure perplexity_figure(const DecodingResult& r) {
     plot::Axes& run = fig.add_axes("the Training panel's run");
     run.setup("step", "", "held-out perplexity", "");
     run.y.scale = plot::Scale::Log10;
+    run.flags |= plot::AxesFlags_NoLegend;  // one curve, named by the axes title
     plot::LineItem& l = run.line("exp(held-out loss)", r.state.link.eval_step, r.run_perplexity);
     l.style = plot::LineStyle::LineAndMarkers;
     run.hline("uniform over " + v, V);
@@ -353,7 +354,15 @@ class DecodingPanel final : public RecomputePanel<DecodingState, DecodingResult>
     ImGui::Text("survivors: %d -> %d -> %d -> %d", static_cast<int>(r.trace.probs.size()), r.trace.n_top_k,
                 r.trace.n_top_p, r.trace.n_final);
     ImGui::Separator();
-    ImGui::TextWrapped("Perplexity from %s: %.4g nats -> %.4g", loss_source(r).c_str(), r.loss, r.perplexity);
+    ImGui::TextWrapped("Perplexity from %s:", loss_source(r).c_str());
+    ImGui::Text("exp(%.4g nats) = %.4g", r.loss, r.perplexity);
+  }
+
+  // The perplexity figure takes the full width when it has the run's curve beside the exp(loss) curve.
+  void draw_figures(const DrawContext& ctx, const std::vector<plot::Figure>& figs) override {
+    const bool two = figs.size() > 3 && figs[3].grid.size() > 1;
+    figure_rows_.back() = two ? FigureRow{{3}, 0.9f, false} : FigureRow{{3}, 0.9f, true};
+    RecomputePanel::draw_figures(ctx, figs);
   }
 
  private:

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <ostream>
 #include <string>
 
@@ -17,7 +18,9 @@
 #include "core/experiments/stability_tricks.h"
 #include "views/panel.h"
 #include "views/panel_test_util.h"
+#include "views/plot/export.h"
 #include "views/plot/figure.h"
+#include "views/plot/layout.h"
 #include "views/train_handoff.h"
 
 namespace tw {
@@ -322,6 +325,21 @@ TEST(DecodingLink, PerplexityFollowsTheTrainingRun) {
     EXPECT_NE(s.note.find("held-out loss at step " + std::to_string(steps - steps % 5)), std::string::npos) << s.note;
     EXPECT_NE(s.loss, previous) << "the figure follows the run";
     previous = s.loss;
+  }
+  // Linked, the figure holds a second axes (the run's held-out perplexity per evaluation): it lays out cleanly.
+  const std::vector<plot::Figure> figs = run(*decoding);
+  const plot::Figure& f = figure_by_id(figs, "perplexity");
+  ASSERT_EQ(f.grid.size(), 2u);
+  const plot::Vec2 size = plot::default_figure_size(f);
+  for (const plot::Theme theme : {plot::Theme::Dark, plot::Theme::Print}) {
+    const plot::Layout l = plot::layout_figure(f, {.width = size.x, .height = size.y, .theme = theme});
+    std::string all;
+    for (const std::string& p : l.problems) all += p + "; ";
+    EXPECT_TRUE(l.problems.empty()) << all;
+  }
+  if (const char* dir = std::getenv("TW_TEST_FIGURE_DIR")) {  // to look at it: the print-theme PNG
+    std::vector<std::string> written;
+    EXPECT_EQ(plot::export_figure(f, dir, "decoding", plot::ExportFormat_Png, {}, &written), "");
   }
   // Unticked: the typed loss again, the run notwithstanding.
   set(*decoding, "use_training", false);
