@@ -252,6 +252,36 @@ INSTANTIATE_TEST_SUITE_P(
       return n;
     });
 
+// A baseline that diverges is pinned up to its last good step with the divergence in its label, and the variant
+// still runs: the comparison shows the blow-up beside the run that survives.
+TEST(TrainingComparison, ADivergedBaselineIsPinnedAndTheVariantRuns) {
+  (void)take_train_comparison();
+  TrainPanelState bad;
+  bad.optimizer = 1;  // SGD with momentum at a learning rate no model survives
+  bad.lr = 10.0f;
+  bad.clip = 0.0f;
+  bad.warmup = 0;
+  bad.steps = 40;
+  bad.eval_every = 5;
+  TrainPanelState good = bad;
+  good.optimizer = 0;
+  good.lr = 3e-3f;
+  post_train_comparison({"test", bad, good, "SGD at lr 10", "AdamW at lr 0.003"});
+  auto train = make_panel("train");
+  train->update();
+  train->wait_idle();
+  const auto snap = latest_training_run();
+  ASSERT_TRUE(snap && snap->ready);
+  ASSERT_EQ(snap->pinned.size(), 1u);
+  const PinnedRun& b = snap->pinned[0];
+  EXPECT_NE(b.label.find("diverged after step"), std::string::npos) << b.label;
+  EXPECT_LT(int(b.history.size()), 40);
+  for (const MetricsRow& r : b.history) EXPECT_TRUE(std::isfinite(r.train_loss)) << "step " << r.step;
+  EXPECT_EQ(snap->step, 40);
+  EXPECT_TRUE(snap->message.empty()) << snap->message;
+  EXPECT_EQ(snap->settings.optimizer.kind, OptimizerKind::AdamW);
+}
+
 // [SECTION] the decoding panel follows the Training panel's run
 
 // The perplexity figure's "this loss" point and its uniform line.
