@@ -97,6 +97,7 @@ ResultPtr compute(const StabilityState& s, Progress& progress) {
 }
 
 bool quick(const StabilityState& s) { return !s.train; }
+std::string error_of(const StabilityResult& r) { return r.error; }
 
 // [SECTION] the comparison handed to the Training panel
 
@@ -121,7 +122,6 @@ TrainComparison training_comparison_of(const StabilityState& s) {
             " steps each, no clipping, seed " + std::to_string(s.seed) + " (from the Stability panel)";
   return c;
 }
-std::string error_of(const StabilityResult& r) { return r.error; }
 
 using plot::fmt;
 
