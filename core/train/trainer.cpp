@@ -24,7 +24,8 @@ double layer_grad_norm(const LayerWeights& g) {
   double s = sum_squares(g.attn_norm.weight) + sum_squares(g.attn_norm.bias) + sum_squares(g.wq) + sum_squares(g.wk) +
              sum_squares(g.wv) + sum_squares(g.wo) + sum_squares(g.q_norm) + sum_squares(g.k_norm) +
              sum_squares(g.mlp_norm.weight) + sum_squares(g.mlp_norm.bias) + sum_squares(g.mlp.gate) +
-             sum_squares(g.mlp.up) + sum_squares(g.mlp.down);
+             sum_squares(g.mlp.up) + sum_squares(g.mlp.down) + sum_squares(g.router);
+  for (const MlpWeights& e : g.experts) s += sum_squares(e.gate) + sum_squares(e.up) + sum_squares(e.down);
   return std::sqrt(s);
 }
 
