@@ -167,6 +167,11 @@ bool Trainer::step(std::string* error) {
   row.step = steps_ + 1;
   row.train_loss = loss;
   row.lr = scheduled_lr(settings_.optimizer, steps_);
+  if (c.moe()) {
+    const MoeStats moe = train_moe_stats(train_state_);
+    row.balance_loss = moe.balance;
+    for (const MoeLayerStats& l : moe.layers) row.dropped += l.dropped;
+  }
   for (const LayerWeights& l : grads_.layers) row.layer_grad_norm.push_back(layer_grad_norm(l));
   row.grad_norm = clip_grad_norm(grads_, c, settings_.optimizer.clip_norm);
   const char* bad = !std::isfinite(loss) ? "the loss" : !std::isfinite(row.grad_norm) ? "the gradient" : nullptr;

@@ -209,5 +209,61 @@ TEST(MoeFfn, BalanceLossAndTieRuleByHand) {
   EXPECT_EQ(a.route.choice, (std::vector<int>{0, 1, 0, 1}));
 }
 
+// The numbers bench/pytorch_moe_ref.py prints (PyTorch autograd in float64 over Mixtral's topk + renormalisation,
+// Switch's capacity and transformers' load_balancing_loss_func), for tensors filled by the same formula:
+// amp · sin(0.7·i + 1.1·t + 0.3). 10 tokens, C 6, 4 SwiGLU experts of F 5, top-2, capacity factor 0.75 (6 drops).
+TEST(MoeFfn, MatchesPyTorchReference) {
+  const int N = 10, C = 6, E = 4, k = 2, F = 5;
+  auto filled = [](int rows, int cols, int t, double amp) {
+    MatD m(rows, cols);
+    for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = amp * std::sin(0.7 * double(i) + 1.1 * t + 0.3);
+    return m;
+  };
+  Layer L{N,
+          C,
+          E,
+          k,
+          F,
+          MlpKind::SwiGLU,
+          Activation::SiLU,
+          0.75,
+          filled(N, C, 0, 1.0),
+          filled(E, C, 1, 1.5),
+          filled(N, C, 2, 1.0),
+          {},
+          {},
+          {}};
+  for (int e = 0; e < E; ++e) {
+    L.gate.push_back(filled(F, C, 3 + 3 * e, 0.6));
+    L.up.push_back(filled(F, C, 4 + 3 * e, 0.6));
+    L.down.push_back(filled(C, F, 5 + 3 * e, 0.6));
+  }
+  MoeActs<double> a;
+  const double loss = loss_of(L, &a);
+  EXPECT_EQ(a.route.load, (std::vector<int>{4, 3, 3, 4}));
+  EXPECT_EQ(a.route.n_dropped, 6);
+  auto near = [](double ours, double torch) { EXPECT_NEAR(ours, torch, 1e-12 * std::max(1.0, std::abs(torch))); };
+  near(loss, 1.2975877671383005);
+  near(a.balance, 2.2038068879220059);
+  MatD dx = MatD::Zero(N, C), drouter = MatD::Zero(E, C);
+  std::vector<MatD> dgate(E, MatD::Zero(F, C)), dup(E, MatD::Zero(F, C)), ddown(E, MatD::Zero(C, F));
+  std::vector<ExpertGradRef<double>> grefs;
+  for (int e = 0; e < E; ++e)
+    grefs.push_back({&dgate[static_cast<size_t>(e)], &dup[static_cast<size_t>(e)], &ddown[static_cast<size_t>(e)]});
+  moe_ffn_backward<double>(dx, drouter, grefs, a, L.readout, L.x, L.router, L.refs(), L.kind, L.act, kBeta);
+  near(dx(3, 2), 0.025746761674688902);
+  near(dx.norm(), 0.76469784321249312);
+  near(drouter(1, 4), -0.22630440175031738);
+  near(drouter.norm(), 0.71809395361930672);
+  const double w1[E] = {0.93753883648928094, 0.34701588477793682, 2.0755136480053564, 0.6132207588216384};
+  const double w3[E] = {0.6647459739973397, 1.541356852018164, 1.5643392301485901, 0.54235905390052819};
+  const double w2[E] = {3.6951491284298101, 2.9264736200399755, 12.000369263369748, 2.763440449891748};
+  for (int e = 0; e < E; ++e) {
+    near(dgate[static_cast<size_t>(e)].norm(), w1[e]);
+    near(dup[static_cast<size_t>(e)].norm(), w3[e]);
+    near(ddown[static_cast<size_t>(e)].norm(), w2[e]);
+  }
+}
+
 }  // namespace
 }  // namespace tw
