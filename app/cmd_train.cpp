@@ -2,12 +2,14 @@
 // trains the Training panel's settings of a scene headless, on one thread, and writes
 //   DIR/model.safetensors + DIR/config.json   the trained model (Hugging Face names; the stepper and
 //                                              bench/pytorch_forward.py load it)
-//   DIR/metrics.csv                           step, train_loss, val_loss, accuracy, grad_norm, lr (one row per step;
-//                                              val_loss/accuracy empty on steps without an evaluation)
+//   DIR/metrics.csv                           step, train_loss, val_loss, accuracy, grad_norm, lr, log_z (a row a step;
+//                                              val_loss/accuracy empty on steps without an evaluation); MoE runs
+//                                              add balance_loss and dropped
 //   DIR/run.json                              task, steps, batch, seq_len, seconds, ms_per_step_median,
 //                                              final_accuracy, plus cpu_ms_per_step_median (this thread's CPU
 //                                              time, immune to other programs on the core), seconds_to_99 (null
-//                                              when never reached) and the parameter count
+//                                              when never reached) and the parameter count (MoE: experts,
+//                                              top_k, active_parameters)
 //   DIR/scene.json                            the scene as trained (with --set applied): retrains the same bits
 //   DIR/train-<figure>.<ext>                  the panel's figures after the last step
 // Progress goes to stderr; the last line on stdout is the median milliseconds per step.
@@ -60,11 +62,17 @@ std::string num(double v) {
   return buf;
 }
 
-std::string metrics_csv(const std::vector<MetricsRow>& rows) {
-  std::string out = "step,train_loss,val_loss,accuracy,grad_norm,lr,log_z\n";
-  for (const MetricsRow& r : rows)
+// MoE runs add balance_loss (mean over layers of E·Σ f_e P̄_e) and dropped (assignments past a full expert, summed
+// over layers); dense runs keep the seven columns.
+std::string metrics_csv(const std::vector<MetricsRow>& rows, bool moe) {
+  std::string out =
+      std::string("step,train_loss,val_loss,accuracy,grad_norm,lr,log_z") + (moe ? ",balance_loss,dropped" : "") + "\n";
+  for (const MetricsRow& r : rows) {
     out += std::to_string(r.step) + "," + num(r.train_loss) + "," + num(r.val_loss) + "," + num(r.accuracy) + "," +
-           num(r.grad_norm) + "," + num(r.lr) + "," + num(r.log_z) + "\n";
+           num(r.grad_norm) + "," + num(r.lr) + "," + num(r.log_z);
+    if (moe) out += "," + num(r.balance_loss) + "," + std::to_string(r.dropped);
+    out += "\n";
+  }
   return out;
 }
 
@@ -161,7 +169,7 @@ int run_train(const TrainCommandOptions& o) {
     std::string e;
     if (!write_file_atomic((dir / name).string(), bytes, &e)) errors.push_back(e);
   };
-  write("metrics.csv", metrics_csv(trainer.history()));
+  write("metrics.csv", metrics_csv(trainer.history(), settings.model.moe()));
   nlohmann::ordered_json run;
   run["task"] = to_string(settings.task.kind);
   run["steps"] = trainer.steps_done();
@@ -175,6 +183,11 @@ int run_train(const TrainCommandOptions& o) {
   run["final_val_loss"] = std::isfinite(final_eval.loss) ? nlohmann::json(final_eval.loss) : nullptr;
   run["seconds_to_99"] = std::isfinite(seconds_to_99) ? nlohmann::json(seconds_to_99) : nullptr;
   run["parameters"] = parameter_count(settings.model);
+  if (settings.model.moe()) {
+    run["experts"] = settings.model.experts;
+    run["top_k"] = settings.model.top_k;
+    run["active_parameters"] = active_parameter_count(settings.model);
+  }
   if (trainer.stopped()) run["stopped"] = trainer.stop_message();
   write("run.json", run.dump(2) + "\n");
   write("scene.json", scene_to_text(state));

@@ -7,7 +7,8 @@ namespace tw {
 
 namespace {
 struct Mailbox {
-  std::map<std::string, StepperModel> models;  // receiving panel id → the model posted to it
+  std::map<std::string, StepperModel> models;    // receiving panel id → the model posted to it
+  std::map<std::string, nlohmann::json> values;  // receiving panel id → control values posted to it
   std::string focus;
 };
 Mailbox& mailbox() {
@@ -30,6 +31,20 @@ std::optional<StepperModel> take_posted_model(const std::string& panel_id) {
   StepperModel m = std::move(it->second);
   models.erase(it);
   return m;
+}
+
+void post_values(const std::string& panel_id, nlohmann::json values) {
+  mailbox().values[panel_id] = std::move(values);
+  mailbox().focus = panel_id;
+}
+
+std::optional<nlohmann::json> take_posted_values(const std::string& panel_id) {
+  auto& values = mailbox().values;
+  const auto it = values.find(panel_id);
+  if (it == values.end()) return std::nullopt;
+  nlohmann::json v = std::move(it->second);
+  values.erase(it);
+  return v;
 }
 
 std::string take_focus_request() { return std::exchange(mailbox().focus, std::string()); }

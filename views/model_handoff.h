@@ -6,6 +6,7 @@
 //   post_model("forward", model);                        // Training panel's button
 //   if (auto m = take_posted_model(info().id)) adopt(*m);  // forward panel's update()
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -18,6 +19,11 @@ void post_model(const std::string& panel_id, StepperModel model);
 std::optional<StepperModel> take_posted_model(const std::string& panel_id);
 // Asks the app to open and focus `panel_id` (other hand-offs, e.g. views/train_handoff.h, use it too).
 void request_focus(const std::string& panel_id);
+// Control values handed to a panel ("Train this in the Training panel"): {"experts": 4, ...}, keys without the panel
+// prefix. The receiver applies those its controls accept (Control::check) and leaves the others as they were.
+void post_values(const std::string& panel_id, nlohmann::json values);
+std::optional<nlohmann::json> take_posted_values(const std::string& panel_id);
+
 // The id of a panel some hand-off asked to show ("" when none); cleared by the call.
 std::string take_focus_request();
 

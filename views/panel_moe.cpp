@@ -14,6 +14,7 @@
 #include <string>
 
 #include "core/experiments/moe_routing.h"
+#include "views/model_handoff.h"
 #include "views/recompute.h"
 #include "views/widgets.h"
 
@@ -229,6 +230,17 @@ class MoePanel final : public RecomputePanel<MoeState, MoeResult> {
     ImGui::Text("balance loss %.4g", m.balance_loss);
     ImGui::Text("parameters: %lld active of %lld", static_cast<long long>(m.active_params),
                 static_cast<long long>(m.total_params));
+    // The same layer, trained: the Training panel's sort task with these experts, top-k and capacity.
+    if (ImGui::Button("Train this in the Training panel"))
+      post_values("train", {{"task", "sort"},
+                            {"experts", s_.experts},
+                            {"top_k", s_.top_k},
+                            {"capacity_factor", s_.capacity_factor},
+                            {"activation", s_.gated ? "swiglu" : "gelu"}});
+    ImGui::SameLine();
+    help_marker(
+        "Opens the Training panel on the sort task with a mixture of these experts in every block (as the "
+        "train-moe preset): watch the load per expert and the balance loss while it learns.");
   }
 
   void bind(Controls& c) override {

@@ -56,6 +56,7 @@ class TrainPanel final : public Panel {
   std::shared_ptr<const TrainSnapshot> snapshot() const { return session_.snapshot(); }
 
   void update() override {
+    if (auto posted = take_posted_values(info().id)) apply_posted(*posted);
     if (std::optional<TrainComparison> c = take_train_comparison()) start_comparison(std::move(*c));
     // A setting the user changed starts a run that is no longer the comparison's.
     if (apply_settings()) compare_.phase = ComparePhase::None;
@@ -88,11 +89,13 @@ class TrainPanel final : public Panel {
     for (const Control& c : controls().all()) {
       if (c.key == "task") section("Task");
       if (c.key == "layers") section("Model");
+      if (c.key == "experts") section("Mixture of experts");
       if (c.key == "optimizer") section("Optimization");
       if (c.key == "steps_per_frame") section("Speed");
       if (!visible(c.key)) continue;
       ImGui::SetNextItemWidth(150 * ctx.dpi_scale);
       draw_control(c);
+      if (c.key == "aux_coef" || (c.key == "experts" && s_.experts < 2)) draw_parameter_estimate(*snap);
     }
     section("Checkpoint");
     draw_checkpoint(*snap);
@@ -120,6 +123,10 @@ class TrainPanel final : public Panel {
     const int L = snap->settings.model.n_layers, H = snap->settings.model.n_heads;
     const float cell = std::min(avail / float(H), 260.0f * ctx.dpi_scale);
     plot::draw_figure(figs[4], ctx, "train", ImVec2(cell * float(H), cell * float(L) + 60 * ctx.dpi_scale));
+    for (size_t i = 6; i < figs.size(); ++i) {  // MoE: load per expert, balance loss
+      if ((i - 6) % size_t(cols) != 0) ImGui::SameLine();
+      plot::draw_figure(figs[i], ctx, "train", ImVec2(w, w * 0.7f));
+    }
     ImGui::EndChild();
   }
 
@@ -163,6 +170,22 @@ class TrainPanel final : public Panel {
     c.add_float("softcap", &s_.softcap, 0.0f, 100.0f, "soft-cap", "Scores become c\xC2\xB7tanh(S/c); 0 = off.", false,
                 "%.3g");
     c.add_bool("tie", &s_.tie, "tie embeddings", "The LM head reuses the token embedding matrix.");
+    c.add_int("experts", &s_.experts, 0, kMaxExperts, "experts E",
+              "Mixture of experts: each block's MLP becomes E expert MLPs (hidden F each) behind a router; "
+              "0 or 1 = one dense MLP.");
+    c.add_int("top_k", &s_.top_k, 1, kMaxExperts, "top-k",
+              "Experts each token is sent to; their outputs are mixed with the router probabilities renormalised "
+              "over the k (Mixtral). With k = 1 the gate is always 1, so only the balance loss trains the router.");
+    c.add_float("capacity_factor", &s_.capacity_factor, 0.0f, 8.0f, "capacity factor",
+                "Each expert takes at most \xE2\x8C\x88"
+                "factor\xC2\xB7N\xC2\xB7k / E\xE2\x8C\x89 of a batch's N "
+                "tokens; the rest skip the MLP on the residual stream (Switch). 0 = no limit.",
+                false, "%.3g");
+    c.add_float("aux_coef", &s_.aux_coef, 0.0f, 1.0f, "balance loss coef",
+                "\xCE\xB1 of the load-balancing loss \xCE\xB1\xC2\xB7"
+                "E\xC2\xB7\xCE\xA3 f_e\xC2\xB7P_e added to the "
+                "training loss (Switch: 0.01); it is k when the load is even.",
+                false, "%.3g");
     c.add_enum("optimizer", &s_.optimizer, {"adamw", "sgd"}, "optimizer",
                "AdamW (as torch.optim.AdamW) or SGD with momentum 0.9.");
     c.add_float("lr", &s_.lr, 1e-5f, 10.0f, "learning rate", "Peak learning rate; too high and training diverges.",
@@ -277,6 +300,7 @@ class TrainPanel final : public Panel {
     if (key == "vary_period") return kind == TaskKind::Copy;
     if (key == "modulus") return kind == TaskKind::ModAdd;
     if (key == "text" || key == "text_file" || key == "context") return kind == TaskKind::Text;
+    if (key == "top_k" || key == "capacity_factor" || key == "aux_coef") return s_.experts >= 2;
     return true;
   }
 
@@ -316,6 +340,27 @@ class TrainPanel final : public Panel {
     if (!snap.message.empty()) warning_text(snap.message.c_str());
   }
 
+  // Values another panel handed over (the MoE panel's "Train this" button): applied when this panel accepts them.
+  void apply_posted(const nlohmann::json& values) {
+    if (!values.is_object()) return;
+    for (const auto& [key, value] : values.items())
+      if (Control* c = controls().find(key); c && !c->check(value, info().id + "." + key)) c->set(value);
+  }
+
+  // Parameters of the current run (total; a MoE model also its active ones) and what they cost to train.
+  void draw_parameter_estimate(const TrainSnapshot& snap) {
+    if (!snap.ready) return;
+    const ModelConfig& m = snap.settings.model;
+    const double total = double(parameter_count(m)), active = double(active_parameter_count(m));
+    // Training holds each parameter four times in float32: weights, gradients and AdamW's two moments.
+    const double mib = 4.0 * 4.0 * total / (1024.0 * 1024.0);
+    if (m.moe())
+      ImGui::TextWrapped("parameters %.0f, active per token %.0f (%.0f%%); weights + grads + AdamW %.2f MiB", total,
+                         active, 100 * active / total, mib);
+    else
+      ImGui::TextWrapped("parameters %.0f; weights + grads + AdamW %.2f MiB", total, mib);
+  }
+
   std::string run_label() const {
     static const char* scales[] = {"1/sqrt(d_k)", "no scale", "1/d_k"};
     return std::string(s_.placement == 0 ? "pre" : "post") + ", " + scales[std::clamp(s_.attn_scale, 0, 2)] +
@@ -347,10 +392,15 @@ class TrainPanel final : public Panel {
           session_.load_checkpoint(checkpoint_dir_, &error) ? std::string("loaded ") + checkpoint_dir_ : error;
     }
     ImGui::SameLine();
-    if (ImGui::Button("Open in forward stepper") && snap.ready)
-      post_model("forward", task_stepper_model(snap.settings.model, std::make_shared<const ModelWeights>(snap.weights),
-                                               snap.task, "Training panel model",
-                                               "the Training panel's model at step " + std::to_string(snap.step)));
+    if (ImGui::Button("Open in forward stepper") && snap.ready) {
+      if (snap.settings.model.moe())  // its inference pass has one dense MLP per block
+        checkpoint_status_ = "the forward stepper runs dense models only: set experts to 0 to open a run there";
+      else
+        post_model("forward",
+                   task_stepper_model(snap.settings.model, std::make_shared<const ModelWeights>(snap.weights),
+                                      snap.task, "Training panel model",
+                                      "the Training panel's model at step " + std::to_string(snap.step)));
+    }
     help_marker("Hands a copy of the current weights to the Forward pass stepper (training goes on here).");
     if (!checkpoint_status_.empty()) ImGui::TextWrapped("%s", checkpoint_status_.c_str());
   }

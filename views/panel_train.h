@@ -20,7 +20,8 @@ bool train_settings_of_panel(Panel& panel, TrainSettings* out, int* steps, std::
 bool trained_model_of_panel(Panel& panel, ModelConfig* config, ModelWeights* weights);
 
 // Every figure of the Training panel for a snapshot: loss, accuracy, gradient norms, learning rate, attention
-// maps on the probe example, per-head scores. `total_steps` sets the schedule figure's x range.
+// maps on the probe example, per-head scores; MoE models add the load per expert and the balance-loss curve.
+// `total_steps` sets the schedule figure's x range.
 std::vector<plot::Figure> train_figures(const TrainSnapshot& snap, int total_steps);
 
 }  // namespace tw

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <random>
 
+#include "core/ops/moe_ffn.h"
 #include "core/ops/softmax.h"
 
 namespace tw {
@@ -28,31 +28,15 @@ MoeRouting route_tokens(const Mat& x, const Mat& router, const MoeParams& p) {
   logits.col(0).array() += static_cast<float>(p.router_bias);
   softmax_rows(r.probs, logits);
 
-  // Top-k per token (one token = one independent work item).
-  r.choice.assign(static_cast<size_t>(N) * k, 0);
-  std::vector<int> order(static_cast<size_t>(E));
-  for (int t = 0; t < N; ++t) {
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return r.probs(t, a) > r.probs(t, b); });
-    for (int j = 0; j < k; ++j) r.choice[static_cast<size_t>(t) * k + j] = order[static_cast<size_t>(j)];
-  }
-
-  // Capacity, served rank by rank so first choices win over second choices.
-  r.capacity = static_cast<int>(std::ceil(p.capacity_factor * N * k / E));
-  r.wanted.assign(static_cast<size_t>(E), 0);
-  r.load.assign(static_cast<size_t>(E), 0);
-  r.dropped.assign(r.choice.size(), 0);
-  for (int j = 0; j < k; ++j)
-    for (int t = 0; t < N; ++t) {
-      const size_t a = static_cast<size_t>(t) * k + j;
-      const size_t e = static_cast<size_t>(r.choice[a]);
-      ++r.wanted[e];
-      if (r.load[e] < r.capacity)
-        ++r.load[e];
-      else
-        r.dropped[a] = 1;
-    }
-  r.n_dropped = static_cast<int>(std::count(r.dropped.begin(), r.dropped.end(), 1));
+  // Top-k and capacity: the same routing the training model's MoE layer uses (core/ops/moe_ffn.h).
+  MoeRoute route;
+  moe_route<float>(route, r.probs, k, p.capacity_factor);
+  r.choice = std::move(route.choice);
+  r.dropped = std::move(route.dropped);
+  r.wanted = std::move(route.wanted);
+  r.load = std::move(route.load);
+  r.capacity = route.capacity;
+  r.n_dropped = route.n_dropped;
 
   // Gates: the chosen probabilities renormalised over the k chosen; dropped assignments contribute nothing.
   r.gates = Mat::Zero(N, E);

@@ -52,8 +52,9 @@ double estimated_memory_bytes(const ModelConfig& c) {
   const double HD = H * D, KVD = KV * D;
   // The parameter_table formulas again, in double: int64 products of hostile sizes could overflow.
   const double norm = c.norm == NormType::LayerNorm ? 2 * C : C;
-  const double per_block = 2 * norm + C * (HD + 2 * KVD) + HD * C + (c.gated() ? 3 : 2) * C * F +
-                           (c.qk_norm ? 2 * D : 0) + (c.attn_bias ? HD + 2 * KVD : 0);
+  const double E = c.moe() ? c.experts : 1;  // MoE: E expert MLPs and a router (E, C) per block
+  const double per_block = 2 * norm + C * (HD + 2 * KVD) + HD * C + E * (c.gated() ? 3 : 2) * C * F +
+                           (c.moe() ? E * C : 0) + (c.qk_norm ? 2 * D : 0) + (c.attn_bias ? HD + 2 * KVD : 0);
   const double params = V * C + (c.positions == PositionType::Learned ? T * C : 0) + L * per_block +
                         (c.has_final_norm() ? norm : 0) + (c.tie_embeddings ? 0 : V * C);
   // A traced forward of max_seq tokens (what dump and the forward panel run), counted from forward.cpp:
@@ -137,6 +138,16 @@ std::vector<ConfigProblem> config_problems(const ModelConfig& c, const char* (*n
   if (!(c.attn_softcap >= 0.0f && std::isfinite(c.attn_softcap)))
     add("attn_softcap",
         "attention soft-cap must be 0 (off) or a positive number (got " + std::to_string(c.attn_softcap) + ")");
+  if (c.experts < 0 || c.experts > kMaxExperts)
+    add("experts", n("experts") + " must be between 0 (dense) and " + std::to_string(kMaxExperts) + " (got " +
+                       std::to_string(c.experts) + ")");
+  else if (c.moe() && (c.top_k < 1 || c.top_k > c.experts))
+    add("top_k", n("top_k") + " must be between 1 and " + n("experts") + " (" + std::to_string(c.experts) + "), got " +
+                     std::to_string(c.top_k));
+  if (c.moe() && !(c.capacity_factor >= 0.0 && std::isfinite(c.capacity_factor)))
+    add("capacity_factor", n("capacity_factor") + " must be 0 (no limit) or a positive number");
+  if (c.moe() && !(c.aux_loss_coef >= 0.0 && std::isfinite(c.aux_loss_coef)))
+    add("aux_loss_coef", n("aux_loss_coef") + " must be 0 (off) or a positive number");
   if (!(c.eps > 0.0f && std::isfinite(c.eps)))
     add("eps", n("eps") + " must be a small positive number (got " + std::to_string(c.eps) + ")");
   if (!(c.memory_cap_mb > 0.0 && std::isfinite(c.memory_cap_mb)))
@@ -171,6 +182,10 @@ const char* config_json_key(const char* field) {
       {"rope_base", "rope_theta"},
       {"full_every", "tw_full_every"},
       {"memory_cap_mb", "tw_memory_cap_mb"},
+      {"experts", "num_local_experts"},
+      {"top_k", "num_experts_per_tok"},
+      {"capacity_factor", "tw_capacity_factor"},
+      {"aux_loss_coef", "router_aux_loss_coef"},
   };
   for (const auto& [f, key] : keys)
     if (f == field) return key;
@@ -389,6 +404,12 @@ std::string config_to_json(const ModelConfig& c) {
   // Gemma 2's key for the same c·tanh(S/c); null when off, as in its config.json.
   j["attn_logit_softcapping"] = c.attn_softcap > 0 ? json(c.attn_softcap) : json(nullptr);
   j["tw_memory_cap_mb"] = c.memory_cap_mb;
+  if (c.moe()) {  // Mixtral's keys; written only for MoE so dense config.json files stay as they were
+    j["num_local_experts"] = c.experts;
+    j["num_experts_per_tok"] = c.top_k;
+    j["router_aux_loss_coef"] = c.aux_loss_coef;
+    j["tw_capacity_factor"] = c.capacity_factor;
+  }
   return j.dump(2) + "\n";
 }
 
@@ -442,7 +463,10 @@ bool config_from_json(const std::string& text, ModelConfig* out, std::string* er
       parse_enum(j, "tw_activation", activations, &c.activation, error) &&
       parse_enum(j, "tw_attention", patterns, &c.attention, error) &&
       parse_int(j, "tw_full_every", &c.full_every, error) && parse_bool(j, "tw_qk_norm", &c.qk_norm, error) &&
-      parse_number(j, "tw_memory_cap_mb", &c.memory_cap_mb, error);
+      parse_number(j, "tw_memory_cap_mb", &c.memory_cap_mb, error) &&
+      parse_int(j, "num_local_experts", &c.experts, error) && parse_int(j, "num_experts_per_tok", &c.top_k, error) &&
+      parse_number(j, "router_aux_loss_coef", &c.aux_loss_coef, error) &&
+      parse_number(j, "tw_capacity_factor", &c.capacity_factor, error);
   if (!ok) return false;
   if (j.contains("tw_attn_scale")) {
     const json& v = j["tw_attn_scale"];

@@ -49,16 +49,26 @@ struct ModelConfig {
   int rope_original_context = 0;                 // trained context L (original_max_position_embeddings); 0 = max_seq
   float rope_low_freq = 1.0f;                    // rope_scaling.low_freq_factor (llama3)
   float rope_high_freq = 4.0f;                   // rope_scaling.high_freq_factor (llama3)
+  // Mixture of experts (training path only; core/ops/moe_ffn.h): the MLP of every block becomes E expert MLPs of
+  // hidden size F behind a router. Dense configs leave experts at 0 and every other field below is ignored.
+  int experts = 0;               // E: 0 or 1 = one dense MLP; ≥ 2 = MoE feed-forward (Mixtral's block_sparse_moe)
+  int top_k = 2;                 // k: experts each token is sent to (1 ≤ k ≤ E), gates renormalised over the k
+  double capacity_factor = 0.0;  // > 0: an expert takes at most ⌈cf · N·k / E⌉ of a batch's N tokens, the rest
+                                 // pass through on the residual stream (Switch); 0 = no limit
+  double aux_loss_coef = 0.01;  // α of the load-balancing loss α · E Σ_e f_e P̄_e added to training (Switch: 0.01)
 
   int head_dim() const { return n_heads > 0 ? dim / n_heads : 0; }
   int n_rep() const { return n_kv_heads > 0 ? n_heads / n_kv_heads : 0; }  // query heads per KV head
   bool gated() const { return activation == ActivationKind::SwiGLU || activation == ActivationKind::GeGLU; }
   bool layer_is_sliding(int layer) const;                                  // sliding vs full attention for this layer
   bool has_final_norm() const { return placement == NormPlacement::Pre; }  // post-norm output is already normed
+  bool moe() const { return experts >= 2; }                                // the blocks' MLP is a mixture of experts
   bool operator==(const ModelConfig&) const = default;  // every field: equal configs build equal models
 };
 
 // [SECTION] presets
+inline constexpr int kMaxExperts = 64;  // largest E a config accepts
+
 ModelConfig tiny_config();   // dim 64, 2 layers, 4 heads, 2 KV heads, byte vocabulary: recomputes instantly
 ModelConfig small_config();  // the classic Small: dim 256, 4 layers, 8 heads, 4 KV heads, vocab 8192, F 768
 

@@ -187,6 +187,10 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
     *error = problem;
     return false;
   }
+  if (c.moe()) {  // the traced inference pass has one dense MLP per block; the MoE layer lives in training only
+    *error = "the forward stepper does not run mixture-of-experts models yet (the Training panel does)";
+    return false;
+  }
   if (static_cast<int>(cache.k.size()) != c.n_layers) cache.reset(c);
   const StepSizes sizes{T, Tk, C, H, KV, D, F, V};
   const Recorder model_rec{trace, -1, "", sizes};

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <random>
@@ -81,6 +82,18 @@ void for_each_tensor(W& w, const ModelConfig& c, F&& f) {
       f(p + "self_attn.k_norm.weight", l.k_norm, std::vector<int64_t>{c.head_dim()});
     }
     norm(l.mlp_norm, p + "post_attention_layernorm");
+    if (c.moe()) {
+      f(p + "block_sparse_moe.gate.weight", l.router, std::vector<int64_t>{c.experts, C});
+      if constexpr (!std::is_const_v<W>) l.experts.resize(static_cast<size_t>(c.experts));
+      for (int e = 0; e < c.experts; ++e) {
+        auto& x = l.experts[static_cast<size_t>(e)];
+        const std::string q = p + "block_sparse_moe.experts." + std::to_string(e) + ".";
+        if (c.gated()) f(q + "w1.weight", x.gate, std::vector<int64_t>{F_, C});
+        f(q + (c.gated() ? "w3.weight" : "w1.weight"), x.up, std::vector<int64_t>{F_, C});
+        f(q + "w2.weight", x.down, std::vector<int64_t>{C, F_});
+      }
+      continue;
+    }
     if (c.gated()) f(p + "mlp.gate_proj.weight", l.mlp.gate, std::vector<int64_t>{F_, C});
     f(p + "mlp.up_proj.weight", l.mlp.up, std::vector<int64_t>{F_, C});
     f(p + "mlp.down_proj.weight", l.mlp.down, std::vector<int64_t>{C, F_});
@@ -120,6 +133,16 @@ ModelWeights init_weights(const ModelConfig& c, uint64_t seed) {
       l.bv = gaussian(g, KVD, 1, 0.5);
     }
     l.mlp_norm = unit_norm(c);
+    if (c.moe()) {  // the router and every expert drawn like the dense MLP's matrices
+      l.router = gaussian(g, c.experts, C, 1.0 / std::sqrt(double(C)));
+      l.experts.resize(static_cast<size_t>(c.experts));
+      for (MlpWeights& x : l.experts) {
+        if (c.gated()) x.gate = gaussian(g, F, C, 1.0 / std::sqrt(double(C)));
+        x.up = gaussian(g, F, C, 1.0 / std::sqrt(double(C)));
+        x.down = gaussian(g, C, F, 1.0 / std::sqrt(double(F)));
+      }
+      continue;
+    }
     if (c.gated()) l.mlp.gate = gaussian(g, F, C, 1.0 / std::sqrt(double(C)));
     l.mlp.up = gaussian(g, F, C, 1.0 / std::sqrt(double(C)));
     l.mlp.down = gaussian(g, C, F, 1.0 / std::sqrt(double(F)));
@@ -151,9 +174,19 @@ std::vector<ParamGroup> parameter_table(const ModelConfig& c) {
   if (c.attn_bias)
     rows.push_back({"q/k/v biases", "(H + 2·KV) · D = " + n(H + 2 * KV) + " · " + n(D), (H + 2 * KV) * D, L});
   rows.push_back({"MLP norm", norm_formula, norm_count, L});
-  if (c.gated()) rows.push_back({"W_gate (gate_proj)", "C · F = " + n(C) + " · " + n(F), C * F, L});
-  rows.push_back({"W_up (up_proj)", "C · F = " + n(C) + " · " + n(F), C * F, L});
-  rows.push_back({"W_down (down_proj)", "F · C = " + n(F) + " · " + n(C), F * C, L});
+  if (c.moe()) {
+    const int64_t E = c.experts;
+    rows.push_back({"Router (block_sparse_moe.gate)", "E · C = " + n(E) + " · " + n(C), E * C, L});
+    if (c.gated())
+      rows.push_back({"Experts' W_gate (w1)", "E · C · F = " + n(E) + " · " + n(C) + " · " + n(F), E * C * F, L});
+    rows.push_back({c.gated() ? "Experts' W_up (w3)" : "Experts' W_up (w1)",
+                    "E · C · F = " + n(E) + " · " + n(C) + " · " + n(F), E * C * F, L});
+    rows.push_back({"Experts' W_down (w2)", "E · F · C = " + n(E) + " · " + n(F) + " · " + n(C), E * F * C, L});
+  } else {
+    if (c.gated()) rows.push_back({"W_gate (gate_proj)", "C · F = " + n(C) + " · " + n(F), C * F, L});
+    rows.push_back({"W_up (up_proj)", "C · F = " + n(C) + " · " + n(F), C * F, L});
+    rows.push_back({"W_down (down_proj)", "F · C = " + n(F) + " · " + n(C), F * C, L});
+  }
   if (c.has_final_norm()) rows.push_back({"Final norm", norm_formula, norm_count, 1});
   if (c.tie_embeddings)
     rows.push_back({"LM head", "tied: reuses the token embedding", 0, 1});
@@ -171,12 +204,32 @@ int64_t parameter_count(const ModelConfig& c) {
 int64_t parameter_count(const ModelWeights& w) {
   int64_t total =
       w.embed.size() + w.pos_embed.size() + w.lm_head.size() + w.final_norm.weight.size() + w.final_norm.bias.size();
-  for (const LayerWeights& l : w.layers)
+  for (const LayerWeights& l : w.layers) {
     total += l.attn_norm.weight.size() + l.attn_norm.bias.size() + l.wq.size() + l.wk.size() + l.wv.size() +
              l.wo.size() + l.q_norm.size() + l.k_norm.size() + l.bq.size() + l.bk.size() + l.bv.size() +
              l.mlp_norm.weight.size() + l.mlp_norm.bias.size() + l.mlp.gate.size() + l.mlp.up.size() +
-             l.mlp.down.size();
+             l.mlp.down.size() + l.router.size();
+    for (const MlpWeights& x : l.experts) total += x.gate.size() + x.up.size() + x.down.size();
+  }
   return total;
+}
+
+int64_t active_parameter_count(const ModelConfig& c) {
+  if (!c.moe()) return parameter_count(c);
+  const int64_t expert = (c.gated() ? 3 : 2) * int64_t(c.dim) * c.hidden;  // one expert's matrices
+  return parameter_count(c) - int64_t(c.experts - c.top_k) * expert * c.n_layers;
+}
+
+int checkpoint_experts(const std::vector<std::string>& names) {
+  static const std::string kKey = ".block_sparse_moe.experts.";
+  int experts = 0;
+  for (const std::string& name : names) {
+    const size_t at = name.find(kKey);
+    if (at == std::string::npos) continue;
+    const int e = std::atoi(name.c_str() + at + kKey.size());
+    experts = std::max(experts, e + 1);
+  }
+  return experts;
 }
 
 // [SECTION] parameter visitor
@@ -226,6 +279,16 @@ SafeTensors to_safetensors(const ModelWeights& w, const ModelConfig& c) {
 }
 
 bool from_safetensors(const SafeTensors& file, const ModelConfig& c, ModelWeights* out, std::string* error) {
+  // An expert count that differs from the config's is named as such, before any "missing tensor" message.
+  std::vector<std::string> names;
+  for (const NamedTensor& t : file.tensors) names.push_back(t.name);
+  const int have = checkpoint_experts(names), want = c.moe() ? c.experts : 0;
+  if (have != want) {
+    auto say = [](int e) { return e == 0 ? std::string("a dense MLP") : std::to_string(e) + " experts"; };
+    *error = "checkpoint has " + say(have) + " per layer but this config has " + say(want) +
+             " (experts = " + std::to_string(c.experts) + ")";
+    return false;
+  }
   ModelWeights w;
   w.layers.resize(static_cast<size_t>(c.n_layers));
   std::vector<std::string> expected;

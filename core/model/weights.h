@@ -33,7 +33,12 @@ struct LayerWeights {
   Vec bq;                 // (H*D)     q_proj.bias, attn_bias configs only (Qwen2)
   Vec bk, bv;             // (KV*D)    k_proj.bias, v_proj.bias, attn_bias configs only
   NormWeights mlp_norm;   // post_attention_layernorm: before the MLP (pre-norm) or after the MLP residual (post)
-  MlpWeights mlp;         // gate (F, C) for SwiGLU/GeGLU only, up (F, C), down (C, F)
+  MlpWeights mlp;         // gate (F, C) for SwiGLU/GeGLU only, up (F, C), down (C, F); dense configs only
+  // Mixture of experts (config.moe()), Mixtral's names: block_sparse_moe.gate.weight is the router, expert e's
+  // block_sparse_moe.experts.{e}.w1 / w3 / w2 are its gate / up / down (a plain MLP's up is w1: the matrix whose
+  // output goes through the activation).
+  Mat router;                       // (E, C) router logits x · W_rᵀ
+  std::vector<MlpWeights> experts;  // E expert MLPs shaped like `mlp`
 };
 
 struct ModelWeights {
@@ -66,6 +71,11 @@ struct ParamGroup {
 std::vector<ParamGroup> parameter_table(const ModelConfig& config);
 int64_t parameter_count(const ModelConfig& config);    // sum of parameter_table totals
 int64_t parameter_count(const ModelWeights& weights);  // values actually held (for checking the table)
+// Parameters one token passes through: a MoE block counts its router and k of its E experts; dense = the total.
+int64_t active_parameter_count(const ModelConfig& config);
+// Experts per layer of a checkpoint from its tensor names (1 + the largest expert index of block_sparse_moe tensors;
+// 0 when it has none, a dense checkpoint).
+int checkpoint_experts(const std::vector<std::string>& tensor_names);
 
 // [SECTION] parameter visitor
 // What an optimizer needs to know of a tensor: AdamW decays Matrix tensors (projections, lm_head) by default and

@@ -12,6 +12,7 @@
 #include "core/ops/linear.h"
 #include "core/ops/mask.h"
 #include "core/ops/mlp.h"
+#include "core/ops/moe_ffn.h"
 #include "core/ops/norm.h"
 #include "core/ops/residual.h"
 #include "core/ops/rope.h"
@@ -28,18 +29,21 @@ constexpr float kQkNormEps = 1e-6f;  // AttentionOptions::qk_norm_eps, the ε th
 
 template <class S>
 struct LayerActs {
-  MatT<S> ln1;                 // (N, C)     pre: Norm(x) (attention input); post: Norm(x + attn) (MLP input)
-  VecT<S> ln1_mean, ln1_rstd;  // (N)        its statistics (mean: LayerNorm only)
-  MatT<S> q, k, v;             // (N, H*D), (N, KV*D), (N, KV*D)  projections, q and k after RoPE
-  MatT<S> qn, kn;              // QK-norm outputs (qk_norm configs only)
-  VecT<S> qn_rstd, kn_rstd;    // (N*H), (N*KV)
-  MatT<S> capped, probs;       // (B*H*T, T) soft-capped scores (softcap configs only), probabilities
-  MatT<S> att;                 // (N, H*D)   P V per head
-  MatT<S> h;                   // (N, C)     x + attention output (before the post-norm)
-  MatT<S> ln2;                 // (N, C)     pre: Norm(h) (MLP input); unused in post-norm
-  VecT<S> ln2_mean, ln2_rstd;  // (N)        statistics of the second norm (pre: of h; post: of res2)
-  MatT<S> gate, up, hid;       // (N, F)     gate (GLU only), up, act(gate)⊙up or act(up)
-  MatT<S> res2;                // (N, C)     post-norm only: Norm(h) + MLP, the input of the second norm
+  MatT<S> ln1;                        // (N, C)     pre: Norm(x) (attention input); post: Norm(x + attn) (MLP input)
+  VecT<S> ln1_mean, ln1_rstd;         // (N)        its statistics (mean: LayerNorm only)
+  MatT<S> q, k, v;                    // (N, H*D), (N, KV*D), (N, KV*D)  projections, q and k after RoPE
+  MatT<S> qn, kn;                     // QK-norm outputs (qk_norm configs only)
+  VecT<S> qn_rstd, kn_rstd;           // (N*H), (N*KV)
+  MatT<S> capped, probs;              // (B*H*T, T) soft-capped scores (softcap configs only), probabilities
+  MatT<S> att;                        // (N, H*D)   P V per head
+  MatT<S> h;                          // (N, C)     x + attention output (before the post-norm)
+  MatT<S> ln2;                        // (N, C)     pre: Norm(h) (MLP input); unused in post-norm
+  VecT<S> ln2_mean, ln2_rstd;         // (N)        statistics of the second norm (pre: of h; post: of res2)
+  MatT<S> gate, up, hid;              // (N, F)     gate (GLU only), up, act(gate)⊙up or act(up)
+  MatT<S> res2;                       // (N, C)     post-norm only: Norm(h) + MLP, the input of the second norm
+  MoeActs<S> moe;                     // MoE configs: router probs, routing, each expert's rows (core/ops/moe_ffn.h)
+  std::vector<ExpertRef<S>> experts;  // (E) this layer's expert weights, as the MoE op takes them
+  std::vector<ExpertGradRef<S>> expert_grads;  // (E) and their gradients
 };
 
 template <class S>
@@ -59,6 +63,8 @@ struct Acts {
   MatT<S> logits, probs;   // (N, V)
   VecT<S> logz;            // (N) log Z of each row (z-loss only)
   double z_coef = 0;       // z-loss coefficient of the current pass; 0 = off
+  bool moe = false;        // the last pass ran MoE layers (their stats in layers[l].moe)
+  double balance = 0;      // MoE: mean over layers of each layer's balance loss E·Σ f_e P̄_e (0 when dense)
   // Backward scratch, shared by every layer (only the current layer's gradients are alive at a time).
   MatT<S> dres, dtmp, dnorm;  // (N, C)
   MatT<S> dhid, dgate, dup;   // (N, F)
@@ -172,6 +178,18 @@ void norm_bwd(MatT<S>& dx, NG& g, const MatT<S>& dout, const MatT<S>& x, const N
                                mean.data(), rstd.data(), N, C);
 }
 
+// The MoE op borrows each expert's matrices (float or double weights alike) and their gradients.
+template <class S, class LW>
+void expert_refs(std::vector<ExpertRef<S>>& out, const LW& lw) {
+  out.resize(lw.experts.size());
+  for (size_t e = 0; e < out.size(); ++e) out[e] = {&lw.experts[e].gate, &lw.experts[e].up, &lw.experts[e].down};
+}
+template <class S, class LG>
+void expert_grad_refs(std::vector<ExpertGradRef<S>>& out, LG& lg) {
+  out.resize(lg.experts.size());
+  for (size_t e = 0; e < out.size(); ++e) out[e] = {&lg.experts[e].gate, &lg.experts[e].up, &lg.experts[e].down};
+}
+
 // [SECTION] forward
 
 template <class S, class W>
@@ -184,6 +202,8 @@ double forward_t(Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batc
 
   // x0 = E[tokens] (+ positions).  (N, C)
   MatT<S>& x0 = a.xs[0];
+  a.balance = 0;
+  a.moe = c.moe();
   embedding_forward<S>(x0, w.embed, batch.tokens.data(), N);
   if (c.positions == PositionType::Learned)
     for (int i = 0; i < N; ++i) x0.row(i) += w.pos_embed.row(a.pos_ids[static_cast<size_t>(i)]);
@@ -221,6 +241,16 @@ double forward_t(Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batc
     else
       norm_fwd<S>(L.ln1, L.ln1_mean, L.ln1_rstd, L.h, lw.attn_norm, c);
     const MatT<S>& m = pre ? L.ln2 : L.ln1;
+    MatT<S>& out = a.xs[static_cast<size_t>(l + 1)];
+    if (c.moe()) {  // the MLP's place: a router and E experts (dropped tokens only take the residual path)
+      expert_refs<S>(L.experts, lw);
+      MatT<S>& y = pre ? out : L.res2;
+      moe_ffn_forward<S>(y, L.moe, m, lw.router, L.experts, kind, act, c.top_k, c.capacity_factor);
+      residual_forward<S>(y, y, pre ? L.h : L.ln1);
+      if (!pre) norm_fwd<S>(out, L.ln2_mean, L.ln2_rstd, L.res2, lw.mlp_norm, c);
+      a.balance += L.moe.balance / c.n_layers;
+      continue;
+    }
     linear_forward<S>(L.up, m, lw.mlp.up);
     if (kind != MlpKind::Plain) {
       linear_forward<S>(L.gate, m, lw.mlp.gate);
@@ -228,7 +258,6 @@ double forward_t(Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batc
     } else {
       activation_forward_t<S>(L.hid, L.up, act);
     }
-    MatT<S>& out = a.xs[static_cast<size_t>(l + 1)];
     if (pre) {
       linear_forward<S>(out, L.hid, lw.mlp.down);
       residual_forward<S>(out, out, L.h);  // x' = h + MLP
@@ -242,9 +271,11 @@ double forward_t(Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batc
   const MatT<S>& last = a.xs[static_cast<size_t>(c.n_layers)];
   if (c.has_final_norm()) norm_fwd<S>(a.xf, a.f_mean, a.f_rstd, last, w.final_norm, c);
   linear_forward<S>(a.logits, c.has_final_norm() ? a.xf : last, w.head());
-  const double ce = cross_entropy_forward<S>(a.probs, a.logits, batch.targets.data(), N);
-  if (a.z_coef == 0) return ce;
-  return ce + z_loss_forward<S>(a.logz, a.logits, batch.targets.data(), N, a.z_coef);  // PaLM's auxiliary term
+  double loss = cross_entropy_forward<S>(a.probs, a.logits, batch.targets.data(), N);
+  if (a.z_coef != 0)
+    loss += z_loss_forward<S>(a.logz, a.logits, batch.targets.data(), N, a.z_coef);  // PaLM's auxiliary term
+  if (c.moe()) loss += c.aux_loss_coef * a.balance;  // Switch's load-balancing term, mean over the layers
+  return loss;
 }
 
 // [SECTION] backward
@@ -281,10 +312,16 @@ void backward_t(G& g, Acts<S>& a, const W& w, const ModelConfig& c, const Batch&
     LayerActs<S>& L = a.layers[static_cast<size_t>(l)];
     const MatT<S>& x = a.xs[static_cast<size_t>(l)];
 
-    // MLP backward: dd = gradient of the down projection's output, m its input; dm (+=) receives ∂/∂m.
     // MLP backward: dd = gradient of the down projection's output, m its input; ∂/∂m goes to dm (+= when
     // dm_accumulate, else overwritten). The first writer of each scratch buffer overwrites it (no zeroing pass).
     auto mlp_back = [&](const MatT<S>& dd, const MatT<S>& m, MatT<S>& dm, bool dm_accumulate) {
+      if (c.moe()) {  // the MoE op accumulates into dm; the balance term enters the loss as coef / L per layer
+        if (!dm_accumulate) dm.setZero();
+        expert_grad_refs<S>(L.expert_grads, lg);
+        moe_ffn_backward<S>(dm, lg.router, L.expert_grads, L.moe, dd, m, lw.router, L.experts, kind, act,
+                            c.aux_loss_coef / c.n_layers);
+        return;
+      }
       linear_backward<S>(&a.dhid, lg.mlp.down, dd, L.hid, lw.mlp.down, false);
       if (kind != MlpKind::Plain) {
         glu_backward<S>(a.dgate, a.dup, a.dhid, L.gate, L.up, act, false);
@@ -359,7 +396,7 @@ void backward_t(G& g, Acts<S>& a, const W& w, const ModelConfig& c, const Batch&
 // [SECTION] checks shared by both precisions
 
 // Every tensor of `config` with the shape it must have (rows, cols; cols = 1 for γ/β vectors), in tensor_specs order.
-// No names, so the per-step shape checks allocate nothing. The caller checks the layer count first.
+// No names, so the per-step shape checks allocate nothing. The caller checks the layer and expert counts first.
 template <class W, class F>
 void each_array(W& w, const ModelConfig& c, F&& f) {
   const int C = c.dim, V = c.vocab, Fh = c.hidden, HD = c.n_heads * c.head_dim(), KVD = c.n_kv_heads * c.head_dim();
@@ -380,6 +417,15 @@ void each_array(W& w, const ModelConfig& c, F&& f) {
       f(l.k_norm, c.head_dim(), 1);
     }
     norm(l.mlp_norm);
+    if (c.moe()) {
+      f(l.router, c.experts, C);
+      for (auto& x : l.experts) {
+        if (c.gated()) f(x.gate, Fh, C);
+        f(x.up, Fh, C);
+        f(x.down, C, Fh);
+      }
+      continue;
+    }
     if (c.gated()) f(l.mlp.gate, Fh, C);
     f(l.mlp.up, Fh, C);
     f(l.mlp.down, C, Fh);
@@ -392,6 +438,8 @@ void each_array(W& w, const ModelConfig& c, F&& f) {
 template <class W>
 bool shapes_match(W& w, const ModelConfig& c) {
   if (static_cast<int>(w.layers.size()) != c.n_layers) return false;
+  for (auto& l : w.layers)  // each_array walks c.experts experts per layer
+    if (static_cast<int>(l.experts.size()) != (c.moe() ? c.experts : static_cast<int>(l.experts.size()))) return false;
   bool ok = true;
   each_array(w, c, [&](auto& m, int rows, int cols) { ok = ok && m.rows() == rows && m.cols() == cols; });
   return ok;
@@ -447,6 +495,17 @@ void each_tensor(W& w, const ModelConfig& c, F&& f) {
       f(p + "self_attn.k_norm.weight", l.k_norm);
     }
     norm(l.mlp_norm, p + "post_attention_layernorm");
+    if (c.moe()) {
+      f(p + "block_sparse_moe.gate.weight", l.router);
+      for (int e = 0; e < c.experts; ++e) {
+        auto& x = l.experts[static_cast<size_t>(e)];
+        const std::string q = p + "block_sparse_moe.experts." + std::to_string(e) + ".";
+        if (c.gated()) f(q + "w1.weight", x.gate);
+        f(q + (c.gated() ? "w3.weight" : "w1.weight"), x.up);
+        f(q + "w2.weight", x.down);
+      }
+      continue;
+    }
     if (c.gated()) f(p + "mlp.gate_proj.weight", l.mlp.gate);
     f(p + "mlp.up_proj.weight", l.mlp.up);
     f(p + "mlp.down_proj.weight", l.mlp.down);
@@ -534,6 +593,20 @@ Mat train_attention_probs(const TrainState& state, int layer, int b) {
   return p.middleRows(static_cast<Eigen::Index>(b) * rows, rows);
 }
 
+MoeStats train_moe_stats(const TrainState& state) {
+  MoeStats s;
+  if (!state.acts || !state.acts->f.moe) return s;
+  const Acts<float>& a = state.acts->f;
+  s.tokens = a.B * a.T;
+  s.balance = a.balance;
+  for (const LayerActs<float>& L : a.layers) {
+    const MoeRoute& r = L.moe.route;
+    s.top_k = r.k;
+    s.layers.push_back({r.load, r.wanted, r.n_dropped, r.capacity, L.moe.balance});
+  }
+  return s;
+}
+
 // [SECTION] double precision
 
 ModelWeightsD to_double(const ModelWeights& w) {
@@ -552,6 +625,9 @@ ModelWeightsD to_double(const ModelWeights& w) {
     x.k_norm = l.k_norm.cast<double>();
     x.mlp_norm = norm(l.mlp_norm);
     x.mlp = {l.mlp.gate.cast<double>(), l.mlp.up.cast<double>(), l.mlp.down.cast<double>()};
+    x.router = l.router.cast<double>();
+    for (const MlpWeights& e : l.experts)
+      x.experts.push_back({e.gate.cast<double>(), e.up.cast<double>(), e.down.cast<double>()});
     d.layers.push_back(std::move(x));
   }
   d.final_norm = norm(w.final_norm);

@@ -7,8 +7,8 @@
 // Key: B = batch, T = time, C = channels, H = heads, KV = kv heads, D = head dim, F = MLP hidden, V = vocab.
 //
 // Loss = mean over every (b, t) with targets[b*T + t] >= 0 of −log softmax(logits[b, t])[target]
-// (F.cross_entropy with ignore_index = -1). For plain next-token training of a sequence, position t predicts
-// token t + 1 and the last position has target -1.
+// (F.cross_entropy with ignore_index = -1), plus the z-loss and the MoE balance loss when they are on. For plain
+// next-token training of a sequence, position t predicts token t + 1 and the last position has target -1.
 //
 // The same model computed by forward() (core/model/forward.h, the inference path the stepper traces) gives the
 // same logits as train_forward() on one sequence; a test checks this.
@@ -67,6 +67,24 @@ const Mat& train_logits(const TrainState& state);  // (B*T, V)
 // out of range).
 Mat train_attention_probs(const TrainState& state, int layer, int b);
 
+// [SECTION] mixture of experts (config.moe(), core/ops/moe_ffn.h)
+// The loss of an MoE model adds aux_loss_coef · (mean over layers of each layer's balance loss E · Σ_e f_e P̄_e).
+// What the last pass routed, per layer (empty for a dense model):
+struct MoeLayerStats {
+  std::vector<int> load;    // (E) tokens each expert processed (assignments accepted)
+  std::vector<int> wanted;  // (E) assignments the router sent it (Σ = tokens · k)
+  int dropped = 0;          // assignments that found their expert full (Σ wanted − Σ load)
+  int capacity = 0;         // per expert; 0 = no limit
+  double balance = 0;       // E · Σ_e f_e P̄_e of this layer (k when the router is uniform)
+};
+struct MoeStats {
+  int tokens = 0;      // N = B·T routed per layer
+  int top_k = 0;       // k
+  double balance = 0;  // mean of the layers' balance losses: the term aux_loss_coef multiplies
+  std::vector<MoeLayerStats> layers;
+};
+MoeStats train_moe_stats(const TrainState& state);
+
 // [SECTION] double precision (finite-difference checks)
 // The same forward and backward, instantiated in double: the gradient tests perturb one weight at a time by ±h and
 // compare (L(w+h) − L(w−h)) / 2h with the analytic gradient, which only works at tight tolerance in double.
@@ -83,6 +101,8 @@ struct LayerWeightsD {
   VecD q_norm, k_norm;
   NormWeightsD mlp_norm;
   MlpWeightsD mlp;
+  MatD router;                       // MoE configs: (E, C)
+  std::vector<MlpWeightsD> experts;  // MoE configs: E experts
 };
 struct ModelWeightsD {
   MatD embed, pos_embed;

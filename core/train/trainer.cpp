@@ -24,7 +24,8 @@ double layer_grad_norm(const LayerWeights& g) {
   double s = sum_squares(g.attn_norm.weight) + sum_squares(g.attn_norm.bias) + sum_squares(g.wq) + sum_squares(g.wk) +
              sum_squares(g.wv) + sum_squares(g.wo) + sum_squares(g.q_norm) + sum_squares(g.k_norm) +
              sum_squares(g.mlp_norm.weight) + sum_squares(g.mlp_norm.bias) + sum_squares(g.mlp.gate) +
-             sum_squares(g.mlp.up) + sum_squares(g.mlp.down);
+             sum_squares(g.mlp.up) + sum_squares(g.mlp.down) + sum_squares(g.router);
+  for (const MlpWeights& e : g.experts) s += sum_squares(e.gate) + sum_squares(e.up) + sum_squares(e.down);
   return std::sqrt(s);
 }
 
@@ -167,6 +168,11 @@ bool Trainer::step(std::string* error) {
   row.step = steps_ + 1;
   row.train_loss = loss;
   row.lr = scheduled_lr(settings_.optimizer, steps_);
+  if (c.moe()) {
+    const MoeStats moe = train_moe_stats(train_state_);
+    row.balance_loss = moe.balance;
+    for (const MoeLayerStats& l : moe.layers) row.dropped += l.dropped;
+  }
   for (const LayerWeights& l : grads_.layers) row.layer_grad_norm.push_back(layer_grad_norm(l));
   row.grad_norm = clip_grad_norm(grads_, c, settings_.optimizer.clip_norm);
   const char* bad = !std::isfinite(loss) ? "the loss" : !std::isfinite(row.grad_norm) ? "the gradient" : nullptr;

@@ -50,6 +50,8 @@ struct MetricsRow {
   double grad_norm = kNoValue;          // ‖g‖₂ over every parameter, before clipping
   double lr = kNoValue;                 // learning rate this step used
   std::vector<double> layer_grad_norm;  // (n_layers) ‖g‖₂ of each block's parameters, before clipping
+  double balance_loss = kNoValue;       // MoE: mean over layers of E·Σ f_e P̄_e on this batch (NaN when dense)
+  int dropped = 0;                      // MoE: assignments past a full expert on this batch, summed over layers
 };
 
 struct Evaluation {
@@ -86,6 +88,8 @@ class Trainer {
   const ModelConfig& model_config() const { return settings_.model; }
   const ModelWeights& weights() const { return weights_; }
   const Task& task() const { return task_; }
+  // MoE models: what the last training batch routed (load per expert and layer, drops); empty when dense.
+  MoeStats moe_stats() const { return train_moe_stats(train_state_); }
 
   // The fixed probe example of the task and the attention maps of every layer on it: (H*T, T) per layer.
   const TaskSample& probe() const { return probe_; }

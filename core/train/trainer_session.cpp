@@ -26,6 +26,7 @@ TrainSnapshot make_snapshot(Trainer& t) {
   s.probe_predictions = t.probe_predictions();
   s.attention = t.probe_attention();
   s.scores = t.head_scores();
+  s.moe = t.moe_stats();
   s.weights = t.weights();
   return s;
 }

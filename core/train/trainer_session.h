@@ -41,6 +41,7 @@ struct TrainSnapshot {
   std::vector<int> probe_predictions;  // (T) arg-max prediction at each probe position
   std::vector<Mat> attention;          // (n_layers) × (H*T, T) attention on the probe
   HeadScores scores;                   // previous-token / induction score per head
+  MoeStats moe;                        // MoE: routing of the last training batch (empty when dense)
   ModelWeights weights;                // copy of the current weights (save, open in the stepper)
   std::vector<PinnedRun> pinned;       // up to kMaxPinnedRuns earlier runs
   double ms_per_step = 0;              // median wall time of the last 64 steps

@@ -83,6 +83,23 @@ one_line_error vocab-too-small "vocabulary of 3 tokens but the model has 2" -- "
 one_line_error bad-steps "train.steps" -- "$app" train --scene train-sort --steps 0 --out "$work/x"
 [ ! -e "$work/x" ] && ok rejected-writes-nothing || bad rejected-writes-nothing "$work/x exists"
 
+# [SECTION] mixture of experts: the extra columns, run.json fields and figures; a checkpoint with another expert
+# count is refused in one line; the MoE run retrains to the same bits
+"$app" train --scene train-moe --steps 10 --out "$work/moe" --format csv >/dev/null 2>"$work/moe.err" \
+  && ok moe-exit-0 || bad moe-exit-0 "$(tail -2 "$work/moe.err")"
+[ "$(head -1 "$work/moe/metrics.csv")" = "step,train_loss,val_loss,accuracy,grad_norm,lr,log_z,balance_loss,dropped" ] \
+  && ok moe-metrics-header || bad moe-metrics-header "$(head -1 "$work/moe/metrics.csv")"
+for k in experts top_k active_parameters; do
+  grep -q "\"$k\"" "$work/moe/run.json" || bad "moe-run-json-$k" "missing"
+done
+for f in train-expert_load.csv train-balance_loss.csv; do [ -s "$work/moe/$f" ] || bad "moe-file-$f" "missing"; done
+grep -q '"num_local_experts": 4' "$work/moe/config.json" && ok moe-config-json || bad moe-config-json "no experts key"
+"$app" train --scene train-moe --steps 10 --out "$work/moe2" --format none >/dev/null 2>&1
+cmp -s "$work/moe/model.safetensors" "$work/moe2/model.safetensors" && ok moe-same-bits || bad moe-same-bits "differ"
+sed 's/"num_local_experts": 4/"num_local_experts": 8/' "$work/moe/config.json" >"$work/moe/config8.json"
+one_line_error moe-expert-count "checkpoint has 4 experts per layer but this config has 8 experts" -- \
+  "$app" dump --config "$work/moe/config8.json" --weights "$work/moe/model.safetensors" --tokens 1,2 --out "$work/x"
+
 # [SECTION] divergence: stops with a message, exit 1, the saved weights are finite (the last good step)
 "$app" train --scene train-sort --steps 20 --set train.optimizer=sgd --set train.lr=10 --set train.clip=0 \
   --set train.attn_scale=none --set train.placement=post --out "$work/div" --format none >/dev/null 2>"$work/div.err"

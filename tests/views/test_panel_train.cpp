@@ -2,6 +2,7 @@
 // pinned runs appear as overlays, and the trained model is handed out with its config.
 #include <gtest/gtest.h>
 
+#include "views/model_handoff.h"
 #include "views/panel_test_util.h"
 #include "views/panel_train.h"
 
@@ -83,6 +84,67 @@ TEST(PanelTrain, PinnedRunsAreOverlaidOnTheCurves) {
     }
   EXPECT_EQ(pinned, 2);
   EXPECT_EQ(train_points, 3);  // one point per step
+}
+
+// MoE: the load figure's bars are the last batch's routing (Σ load = tokens·k − dropped per layer), the balance
+// curve has one point per step, and values another panel posts (the MoE panel's button) become this panel's run.
+TEST(PanelTrain, MixtureOfExpertsFiguresAndHandOff) {
+  Trainer t;
+  TrainSettings s;
+  s.model = ModelConfig{.dim = 16,
+                        .n_layers = 2,
+                        .n_heads = 2,
+                        .n_kv_heads = 2,
+                        .vocab = 3,
+                        .hidden = 32,
+                        .max_seq = 12,
+                        .experts = 4,
+                        .top_k = 2,
+                        .capacity_factor = 1.0};
+  s.batch = 4;
+  std::string error;
+  ASSERT_TRUE(t.init(s, &error)) << error;
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(t.step(&error)) << error;
+  const TrainSnapshot snap = make_snapshot(t);
+  const std::vector<plot::Figure> figs = train_figures(snap, 10);
+  const plot::Figure* load = find(figs, "expert_load");
+  ASSERT_NE(load, nullptr);
+  const auto* bars = std::get_if<plot::BarsItem>(&load->grid[0].items.at(0));
+  ASSERT_NE(bars, nullptr);
+  ASSERT_EQ(bars->values.size(), 2u);  // one series per layer
+  ASSERT_EQ(bars->groups.size(), 5u);  // 4 experts + dropped
+  const int tokens = 4 * 12, k = 2;
+  for (const std::vector<double>& v : bars->values) {
+    double accepted = 0;
+    for (int e = 0; e < 4; ++e) accepted += v[size_t(e)];
+    EXPECT_EQ(accepted, tokens * k - v[4]);
+  }
+  const plot::Figure* balance = find(figs, "balance_loss");
+  ASSERT_NE(balance, nullptr);
+  const auto* curve = std::get_if<plot::LineItem>(&balance->grid[0].items.at(0));
+  ASSERT_NE(curve, nullptr);
+  EXPECT_EQ(curve->ys.size(), 3u);
+  for (double b : curve->ys) EXPECT_GE(b, 1.0);  // E·Σ f·P̄ with Σ f = k = 2 is at least about 1
+  s.model.experts = 0;                           // a dense run has neither figure
+  ASSERT_TRUE(t.init(s, &error)) << error;
+  EXPECT_EQ(find(train_figures(make_snapshot(t), 10), "expert_load"), nullptr);
+
+  auto p = make_panel("train");
+  ASSERT_NE(p, nullptr);
+  post_values("train",
+              {{"experts", 4}, {"top_k", 2}, {"capacity_factor", 1.25}, {"activation", "swiglu"}, {"top_k_typo", 3}});
+  run(*p);
+  ModelConfig config;
+  ModelWeights weights;
+  ASSERT_TRUE(trained_model_of_panel(*p, &config, &weights));
+  EXPECT_EQ(config.experts, 4);
+  EXPECT_EQ(config.top_k, 2);
+  EXPECT_EQ(config.capacity_factor, 1.25);
+  EXPECT_EQ(weights.layers[0].experts.size(), 4u);
+  post_values("train", {{"experts", 1000}});  // out of range: refused, the run stays
+  run(*p);
+  ASSERT_TRUE(trained_model_of_panel(*p, &config, &weights));
+  EXPECT_EQ(config.experts, 4);
 }
 
 }  // namespace

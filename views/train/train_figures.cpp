@@ -206,11 +206,66 @@ plot::Figure scores_figure(const TrainSnapshot& s) {
   return fig;
 }
 
+// MoE: tokens each expert processed on the last training batch, per layer, and the assignments dropped.
+plot::Figure expert_load_figure(const TrainSnapshot& s) {
+  plot::Figure fig("expert_load", "Load per expert on the last training batch");
+  const ModelConfig& m = s.settings.model;
+  const MoeStats& moe = s.moe;
+  fig.note = std::to_string(moe.tokens) + " tokens \xC3\x97 top-" + std::to_string(m.top_k) + " of " +
+             std::to_string(m.experts) +
+             " experts per layer; even share N\xC2\xB7k/E; 'dropped': assignments past a "
+             "full expert (they skip the MLP on the residual stream); step " +
+             std::to_string(s.step);
+  plot::Axes& ax = fig.axes();
+  ax.setup("expert", "", "assignments", "tokens");
+  ax.flags |= plot::AxesFlags_LegendOutside;  // inside, it would cover the last expert's bars
+  if (moe.layers.empty()) return fig;
+  std::vector<std::string> groups, series;
+  for (int e = 0; e < m.experts; ++e) groups.push_back("E" + std::to_string(e));
+  groups.push_back("dropped");
+  std::vector<std::vector<double>> values;
+  for (size_t l = 0; l < moe.layers.size(); ++l) {
+    series.push_back("layer " + std::to_string(l));
+    std::vector<double> v(moe.layers[l].load.begin(), moe.layers[l].load.end());
+    v.push_back(moe.layers[l].dropped);
+    values.push_back(std::move(v));
+  }
+  ax.bars(groups, series, values);
+  double top = moe.layers[0].capacity;  // room above the tallest bar and the capacity line for their labels
+  for (const auto& v : values) top = std::max(top, *std::max_element(v.begin(), v.end()));
+  ax.set_y_range(0, 1.15 * top);
+  ax.hline("even share", double(moe.tokens) * m.top_k / m.experts);
+  if (moe.layers[0].capacity > 0) ax.hline("capacity", moe.layers[0].capacity);
+  return fig;
+}
+
+plot::Figure balance_figure(const TrainSnapshot& s) {
+  plot::Figure fig("balance_loss", "Load-balancing loss per step");
+  const ModelConfig& m = s.settings.model;
+  fig.note =
+      "E\xC2\xB7\xCE\xA3_e f_e\xC2\xB7P_e (mean over layers; f: share of assignments, P: mean router "
+      "probability); k = " +
+      std::to_string(m.top_k) + " when balanced; added to the loss \xC3\x97 " + plot::fmt("%.3g", m.aux_loss_coef);
+  plot::Axes& ax = fig.axes();
+  ax.setup("step", "", "balance loss", "");
+  add_pinned(ax, s, &MetricsRow::balance_loss, 1.0);
+  std::vector<double> xs, ys;
+  curve(s.history, &MetricsRow::balance_loss, 1.0, &xs, &ys);
+  ax.line("current run", xs, ys).color = kTrainColor;
+  ax.hline("k (uniform router)", m.top_k);
+  return fig;
+}
+
 }  // namespace
 
 std::vector<plot::Figure> train_figures(const TrainSnapshot& s, int total_steps) {
-  return {loss_figure(s),      accuracy_figure(s), grad_figure(s), lr_figure(s, total_steps),
-          attention_figure(s), scores_figure(s),   log_z_figure(s)};
+  std::vector<plot::Figure> figs = {loss_figure(s),      accuracy_figure(s), grad_figure(s), lr_figure(s, total_steps),
+                                    attention_figure(s), scores_figure(s),   log_z_figure(s)};
+  if (s.ready && s.settings.model.moe()) {  // appended, so the dense figures keep their indices
+    figs.push_back(expert_load_figure(s));
+    figs.push_back(balance_figure(s));
+  }
+  return figs;
 }
 
 }  // namespace tw

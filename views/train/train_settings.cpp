@@ -73,6 +73,10 @@ bool train_settings_of_state(const TrainPanelState& s, TrainSettings* out, std::
   m.qk_norm = s.qk_norm;
   m.attn_softcap = s.softcap;
   m.tie_embeddings = s.tie;
+  m.experts = s.experts;
+  m.top_k = s.top_k;
+  m.capacity_factor = s.capacity_factor;
+  m.aux_loss_coef = s.aux_coef;
   OptimizerConfig& o = t.optimizer;
   o.kind = static_cast<OptimizerKind>(s.optimizer);
   o.lr = s.lr;

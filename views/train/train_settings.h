@@ -35,6 +35,11 @@ struct TrainPanelState {
   bool qk_norm = false;
   float softcap = 0.0f;
   bool tie = false;
+  // mixture of experts (experts < 2: the dense MLP)
+  int experts = 0;               // E expert MLPs per block, each of hidden size F
+  int top_k = 2;                 // experts each token goes to
+  float capacity_factor = 0.0f;  // 0 = no limit
+  float aux_coef = 0.01f;        // coefficient of the load-balancing loss
   // optimization
   int optimizer = 0;  // OptimizerKind: adamw, sgd
   float lr = 3e-3f;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <numeric>
 
 #include "core/compare.h"
 #include "core/model/forward.h"
@@ -360,6 +361,97 @@ TEST(ModelTrain, GradientBuffersAreReshapedForAnotherConfig) {
   EXPECT_EQ(g.layers[0].mlp.up.rows(), 20);
   EXPECT_EQ(g.lm_head.size(), 0);
   EXPECT_GT(g.embed.norm(), 0.0f);
+}
+
+// [SECTION] mixture of experts
+
+ModelConfig moe_config() {
+  ModelConfig c = small();
+  c.experts = 4;
+  c.top_k = 2;
+  c.aux_loss_coef = 0.1;  // large, so the balance term's gradient is visible next to the cross-entropy's
+  return c;
+}
+
+TEST(ModelTrainGrad, MoeSwiGLUTopTwo) { expect_gradients(moe_config()); }
+
+TEST(ModelTrainGrad, MoeGeluPostNormWithCapacityDrops) {
+  ModelConfig c = moe_config();
+  c.activation = ActivationKind::GELU;
+  c.placement = NormPlacement::Post;
+  c.experts = 3;
+  c.capacity_factor = 0.8;
+  // The check is only meaningful when the capacity drops something.
+  ModelWeights w = init_weights(c, 7);
+  TrainState st;
+  double loss = 0;
+  std::string error;
+  ASSERT_TRUE(train_forward(st, w, c, make_batch(c, 2, 7, 99), &loss, &error)) << error;
+  int dropped = 0;
+  for (const MoeLayerStats& l : train_moe_stats(st).layers) dropped += l.dropped;
+  EXPECT_GT(dropped, 0);
+  expect_gradients(c);
+}
+
+TEST(ModelTrain, MoeStatsAndLossTerms) {
+  const ModelConfig c = moe_config();
+  const ModelWeights w = init_weights(c, 3);
+  const Batch b = make_batch(c, 3, 8, 5);
+  TrainState st;
+  double loss = 0;
+  std::string error;
+  ASSERT_TRUE(train_forward(st, w, c, b, &loss, &error)) << error;
+  const MoeStats s = train_moe_stats(st);
+  ASSERT_EQ(s.layers.size(), 2u);
+  EXPECT_EQ(s.tokens, 24);
+  EXPECT_EQ(s.top_k, 2);
+  double mean_balance = 0;
+  for (const MoeLayerStats& l : s.layers) {
+    EXPECT_EQ(std::accumulate(l.load.begin(), l.load.end(), 0), s.tokens * s.top_k - l.dropped);
+    EXPECT_EQ(std::accumulate(l.wanted.begin(), l.wanted.end(), 0), s.tokens * s.top_k);
+    EXPECT_GE(l.balance, 1.0);  // E Σ f P̄ ≥ ... with Σ f = k it is at least about 1 (k/E·E·Σ P̄ when balanced)
+    mean_balance += l.balance / 2;
+  }
+  EXPECT_DOUBLE_EQ(s.balance, mean_balance);
+  // The loss is the cross-entropy plus coef · balance: with coef 0 it drops by exactly that term.
+  ModelConfig c0 = c;
+  c0.aux_loss_coef = 0;
+  double ce = 0;
+  TrainState st0;
+  ASSERT_TRUE(train_forward(st0, w, c0, b, &ce, &error)) << error;
+  EXPECT_NEAR(loss - ce, c.aux_loss_coef * s.balance, 1e-6 * loss);
+  // A dense model reports no MoE stats.
+  TrainState dense;
+  ASSERT_TRUE(train_forward(dense, init_weights(small(), 3), small(), b, &loss, &error)) << error;
+  EXPECT_TRUE(train_moe_stats(dense).layers.empty());
+}
+
+TEST(ModelTrain, MoeCheckpointRoundTripAndExpertCountRefusal) {
+  const ModelConfig c = moe_config();
+  const ModelWeights w = init_weights(c, 4);
+  EXPECT_EQ(parameter_count(w), parameter_count(c));
+  const SafeTensors file = to_safetensors(w, c);
+  EXPECT_NE(file.find("model.layers.1.block_sparse_moe.gate.weight"), nullptr);
+  EXPECT_NE(file.find("model.layers.0.block_sparse_moe.experts.3.w2.weight"), nullptr);
+  EXPECT_EQ(file.find("model.layers.0.mlp.up_proj.weight"), nullptr);
+  ModelWeights back;
+  std::string error;
+  ASSERT_TRUE(from_safetensors(file, c, &back, &error)) << error;
+  EXPECT_TRUE(back.layers[1].experts[2].up == w.layers[1].experts[2].up);
+  EXPECT_TRUE(back.layers[0].router == w.layers[0].router);
+  ModelConfig other = c;
+  other.experts = 8;
+  EXPECT_FALSE(from_safetensors(file, other, &back, &error));
+  EXPECT_EQ(error, "checkpoint has 4 experts per layer but this config has 8 experts (experts = 8)");
+  EXPECT_FALSE(from_safetensors(file, small(), &back, &error));
+  EXPECT_EQ(error, "checkpoint has 4 experts per layer but this config has a dense MLP (experts = 0)");
+  // Active parameters: the router and k of the E experts of each block.
+  const int64_t expert = 3 * int64_t(c.dim) * c.hidden;
+  EXPECT_EQ(parameter_count(c) - active_parameter_count(c), 2 * expert * c.n_layers);
+  // The stepper's inference pass refuses MoE with a message instead of running the wrong model.
+  Mat logits;
+  EXPECT_FALSE(forward(logits, nullptr, w, c, {1, 2, 3}, &error));
+  EXPECT_NE(error.find("mixture-of-experts"), std::string::npos);
 }
 
 }  // namespace
