@@ -123,8 +123,8 @@ class TrainPanel final : public Panel {
     const int L = snap->settings.model.n_layers, H = snap->settings.model.n_heads;
     const float cell = std::min(avail / float(H), 260.0f * ctx.dpi_scale);
     plot::draw_figure(figs[4], ctx, "train", ImVec2(cell * float(H), cell * float(L) + 60 * ctx.dpi_scale));
-    for (size_t i = 6; i < figs.size(); ++i) {  // MoE: load per expert, balance loss
-      if ((i - 6) % size_t(cols) != 0) ImGui::SameLine();
+    for (size_t i = 7; i < figs.size(); ++i) {  // MoE: load per expert, balance loss
+      if ((i - 7) % size_t(cols) != 0) ImGui::SameLine();
       plot::draw_figure(figs[i], ctx, "train", ImVec2(w, w * 0.7f));
     }
     ImGui::EndChild();
