@@ -26,7 +26,7 @@ using testing::set;
 
 // The same model the panel should be running, computed directly in core.
 ForwardRun core_run(const ModelConfig& c, const std::string& text, uint64_t seed = 1) {
-  const LoadedModel m = load_model(c, {seed, ""});
+  const LoadedModel m = load_model(c, {.seed = seed});
   EXPECT_TRUE(m.error.empty()) << m.error;
   return run_prompt(c, m.weights, ByteTokenizer::encode(text));
 }
@@ -217,7 +217,7 @@ TEST(PanelForward, AppendAndContinueUsesTheKvCache) {
 
   // Independently: prompt, then two sampled tokens through the cache with the same settings.
   const ModelConfig c = tiny_config();
-  const LoadedModel m = load_model(c, {1, ""});
+  const LoadedModel m = load_model(c, {.seed = 1});
   ForwardRun ref = run_prompt(c, m.weights, ByteTokenizer::encode("ab"));
   SamplingConfig sc;
   sc.temperature = 0.7f;
