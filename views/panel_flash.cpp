@@ -241,27 +241,13 @@ std::vector<plot::Figure> all_figures(const FlashResult& r) {
 
 // [SECTION] panel
 
-constexpr const char* kExplanation =
-    "Standard attention writes the T\xC3\x97T score matrix S to main memory (HBM), reads it back for the softmax, "
-    "writes P, and reads P again for P\xC2\xB7V: 4TD + 4T\xC2\xB2 floats per head, quadratic in T. FlashAttention "
-    "never stores S: it loads a tile of queries, streams the key/value tiles past it, and keeps per row a running "
-    "max m, a running sum \xE2\x84\x93 = \xCE\xA3 exp(S \xE2\x88\x92 m) and an output accumulator. When a new tile "
-    "raises m, the old \xE2\x84\x93 and accumulator are multiplied by exp(m_old \xE2\x88\x92 m_new), so the final "
-    "acc / \xE2\x84\x93 is exactly softmax(S)\xC2\xB7V. Under a causal mask the tiles above the diagonal are "
-    "skipped. Each query tile reads all of K and V, so tiled traffic is about 2T\xC2\xB2"
-    "D / tile_q: "
-    "it beats 4T\xC2\xB2 only when a tile holds more than D/2 queries, which is why GPUs use 64\xE2\x80\x93"
-    "128. "
-    "Step through the tiles (\xE2\x86\x90/\xE2\x86\x92 keys) and watch m and \xE2\x84\x93 reach their final "
-    "values.";
-
 const PanelInfo kInfo = {"flash", "FlashAttention tiling", "Attention",
                          "The tiled attention kernel step by step: running max, running sum, rescaled accumulator, "
                          "memory traffic"};
 
 class FlashPanel final : public RecomputePanel<FlashState, FlashResult> {
  public:
-  FlashPanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, checked_error<FlashResult>, all_figures}) {
+  FlashPanel() : RecomputePanel(kInfo, {compute, quick, checked_error<FlashResult>, all_figures}) {
     figure_rows_ = {{{0, 1}}, {{2, 3}}};
     min_figure_width_ = 380;
   }
