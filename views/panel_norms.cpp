@@ -69,15 +69,10 @@ ResultPtr compute(const NormsState& s, Progress& progress) {
     r->error = "vector: " + e;
     return r;
   }
-  if (std::string e = check_norm_input(x, s.batch, s.eps); !e.empty()) {
-    r->error = e;
-    return r;
-  }
   const PlacementParams pp = placement_params(s);
-  if (std::string e = validate(pp); !e.empty()) {
-    r->error = e;
-    return r;
-  }
+  r->error = check_norm_input(x, s.batch, s.eps);
+  if (r->error.empty()) r->error = validate(pp);
+  if (!r->error.empty()) return r;
   r->norms = compare_norms(x, s.batch, s.eps, static_cast<uint64_t>(s.seed));
   r->curves = activation_curves(-s.x_range, s.x_range, 401);
   r->glu = glu_surface(s.glu == 1 ? Activation::GeluExact : Activation::SiLU, s.x_range, 41);

@@ -95,15 +95,10 @@ ResultPtr compute(const PositionsState& s, Progress& progress) {
   auto r = std::make_shared<PositionsResult>();
   r->state = s;
   const SimilarityParams sp = similarity_of(s);
-  if (std::string e = validate(sp); !e.empty()) {
-    r->error = e;
-    return r;
-  }
   const ExtrapolationParams ep = extrapolation_of(s);
-  if (std::string e = validate(ep); !e.empty()) {
-    r->error = e;
-    return r;
-  }
+  r->error = validate(sp);
+  if (r->error.empty()) r->error = validate(ep);
+  if (!r->error.empty()) return r;
   r->sim = position_similarity(sp);
   if (!s.run) {
     load_cached(*r);

@@ -124,15 +124,16 @@ TrainSettings comparison_settings(const ComparisonParams& p, bool with_trick) {
   Task task;
   std::string error;
   Task::create(t.task, &task, &error);
+  // MHA with a plain 4·C ReLU MLP, sized for the task.
   ModelConfig& m = t.model;
-  m.n_layers = p.layers;
-  m.dim = p.dim;
-  m.n_heads = p.heads;
-  m.n_kv_heads = p.heads;
-  m.hidden = 4 * p.dim;
-  m.activation = ActivationKind::ReLU;
-  m.vocab = task.vocab();
-  m.max_seq = task.seq_len();
+  m = {.dim = p.dim,
+       .n_layers = p.layers,
+       .n_heads = p.heads,
+       .n_kv_heads = p.heads,
+       .vocab = task.vocab(),
+       .hidden = 4 * p.dim,
+       .max_seq = task.seq_len(),
+       .activation = ActivationKind::ReLU};
   t.optimizer.lr = p.lr;
   t.optimizer.warmup_steps = p.warmup;
   t.optimizer.clip_norm = 0.0f;  // no clipping: clipping is a stability trick of its own
