@@ -201,10 +201,11 @@ NotesParamCheck check_notes_small_table() {
 // [SECTION] custom config editor
 
 namespace {
-// ModelConfig fields the config editor has a control for.
-constexpr const char* kConfigFields[] = {"dim",        "n_layers", "n_heads",   "n_kv_heads",
-                                         "vocab",      "hidden",   "max_seq",   "window",
-                                         "full_every", "eps",      "rope_base", "memory_cap_mb"};
+// The fields the config editor shows messages beside: ModelConfig fields, and gqa_ratio, the editor's control
+// that sets n_kv_heads.
+constexpr const char* kConfigFields[] = {"dim",       "n_layers",      "n_heads",  "n_kv_heads", "vocab",
+                                         "hidden",    "max_seq",       "window",   "full_every", "eps",
+                                         "rope_base", "memory_cap_mb", "gqa_ratio"};
 }  // namespace
 
 std::vector<std::string> messages_for_field(const std::vector<ConfigProblem>& problems, const std::string& field) {

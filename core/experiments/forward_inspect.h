@@ -91,9 +91,9 @@ NotesParamCheck check_notes_small_table();
 
 // [SECTION] custom config editor
 
-// The validate_fields() messages whose field is `field` (a ModelConfig field name such as "n_kv_heads"), read
-// from the field, not the text. Field "" gives the problems of fields the editor has no control beside
-// (attention scale, rope_scaling, ...).
+// The validate_fields() messages whose field is `field` (a ModelConfig field name such as "n_kv_heads", or the
+// editor's "gqa_ratio"), read from the field, not the text. Field "" gives the problems of fields the editor has no
+// control beside (attention scale, rope_scaling, ...).
 std::vector<std::string> messages_for_field(const std::vector<ConfigProblem>& problems, const std::string& field);
 
 }  // namespace tw

@@ -3,7 +3,6 @@
 #include <imgui.h>
 
 #include <algorithm>
-#include <string_view>
 
 #include "core/tokenizer.h"
 #include "views/forward/forward_draw.h"
@@ -57,18 +56,8 @@ void ForwardPanel::draw_left(const DrawContext& ctx) {
   ImGui::PopItemWidth();
 }
 
-// The fields the editor draws messages beside; a problem of any other field is listed under the Model section.
-constexpr const char* kFieldsWithMessages[] = {"dim",       "n_layers",   "n_heads",      "hidden",     "vocab",
-                                               "max_seq",   "n_kv_heads", "window",       "full_every", "gqa_ratio",
-                                               "rope_base", "eps",        "memory_cap_mb"};
-
 void ForwardPanel::draw_messages(const char* field) {
-  const std::string_view f = field;
-  for (const ConfigProblem& p : problems_) {
-    const bool beside_a_control = std::find(std::begin(kFieldsWithMessages), std::end(kFieldsWithMessages),
-                                            std::string_view(p.field)) != std::end(kFieldsWithMessages);
-    if (f.empty() ? !beside_a_control : p.field == f) warning_text(p.message.c_str());
-  }
+  for (const std::string& m : messages_for_field(problems_, field)) warning_text(m.c_str());
 }
 
 void ForwardPanel::draw_model_editor() {
