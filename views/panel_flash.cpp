@@ -26,11 +26,7 @@ using plot::fmt;
 // [SECTION] state
 
 struct FlashState {
-  int T = 16;            // tokens (queries = keys)
-  int D = 8;             // head dim
-  int tile_q = 4;        // query rows per tile
-  int tile_k = 4;        // keys per tile
-  bool causal = true;    // causal mask: tiles above the diagonal are skipped
+  FlashWalkParams walk;  // T, D, the two tile sizes and the causal mask (the seed is the panel's, below)
   int step = 5;          // which (query tile, key tile) step the figures show
   int curve_max = 8192;  // right end of the traffic curve (tokens)
   int seed = 1;
@@ -38,9 +34,9 @@ struct FlashState {
 
 // Steps of the kernel: every (query tile, key tile) pair, skipped ones included.
 int step_count(const FlashState& s) {
-  const int t = std::max(1, s.T);
-  return ((t + std::max(1, s.tile_q) - 1) / std::max(1, s.tile_q)) *
-         ((t + std::max(1, s.tile_k) - 1) / std::max(1, s.tile_k));
+  const int t = std::max(1, s.walk.T);
+  return ((t + std::max(1, s.walk.tile_q) - 1) / std::max(1, s.walk.tile_q)) *
+         ((t + std::max(1, s.walk.tile_k) - 1) / std::max(1, s.walk.tile_k));
 }
 
 // [SECTION] result and compute
@@ -63,12 +59,9 @@ using FlashResult = Checked<FlashWalkParams, FlashAnalysis>;
 using ResultPtr = std::shared_ptr<const FlashResult>;
 
 FlashWalkParams params_of(const FlashState& s) {
-  return {.T = s.T,
-          .D = s.D,
-          .tile_q = s.tile_q,
-          .tile_k = s.tile_k,
-          .causal = s.causal,
-          .seed = static_cast<uint64_t>(s.seed)};
+  FlashWalkParams p = s.walk;
+  p.seed = static_cast<uint64_t>(s.seed);
+  return p;
 }
 
 ResultPtr compute(const FlashState& s, Progress& progress) {
@@ -80,22 +73,23 @@ ResultPtr compute(const FlashState& s, Progress& progress) {
     // Powers of two from 16 tokens to the curve's end, plus the walked T, so its counted value sits on the curve.
     std::vector<int> ts;
     for (int t = 16; t <= std::max(16, s.curve_max); t *= 2) ts.push_back(t);
-    ts.push_back(s.T);
+    ts.push_back(s.walk.T);
     std::sort(ts.begin(), ts.end());
     ts.erase(std::unique(ts.begin(), ts.end()), ts.end());
     for (int t : ts) {
       if (progress.cancelled()) break;
-      const int tq = std::min(s.tile_q, t), tk = std::min(s.tile_k, t);
+      const int tq = std::min(s.walk.tile_q, t), tk = std::min(s.walk.tile_k, t);
       const int g = std::min(kGpuTile, t);
-      a.traffic.push_back({t, standard_attention_floats(t, s.D), tiled_attention_floats(t, s.D, tq, tk, false),
-                           tiled_attention_floats(t, s.D, tq, tk, true), tiled_attention_floats(t, s.D, g, g, true)});
+      a.traffic.push_back(
+          {t, standard_attention_floats(t, s.walk.D), tiled_attention_floats(t, s.walk.D, tq, tk, false),
+           tiled_attention_floats(t, s.walk.D, tq, tk, true), tiled_attention_floats(t, s.walk.D, g, g, true)});
     }
     return a;
   });
 }
 
 // The walk is T² · D multiply-adds plus a few copies per tile, the curve a loop over tiles: T = 256 is milliseconds.
-bool quick(const FlashState& s) { return double(s.T) * s.T * s.D < 4e6 && s.curve_max <= 65536; }
+bool quick(const FlashState& s) { return double(s.walk.T) * s.walk.T * s.walk.D < 4e6 && s.curve_max <= 65536; }
 
 const FlashStep& shown_step(const FlashResult& r) {
   const int n = static_cast<int>(r.a.walk.steps.size());
@@ -283,14 +277,14 @@ class FlashPanel final : public RecomputePanel<FlashState, FlashResult> {
   }
 
   void bind(Controls& c) override {
-    c.add_int("T", &s_.T, 1, 256, "tokens T", "Queries and keys of the walked head (the traffic curve goes further).",
-              true);
-    c.add_int("D", &s_.D, 1, 128, "head dim D", "Size of each query, key and value vector.", true);
-    c.add_int("tile_q", &s_.tile_q, 1, 256, "query tile",
+    c.add_int("T", &s_.walk.T, 1, 256, "tokens T",
+              "Queries and keys of the walked head (the traffic curve goes further).", true);
+    c.add_int("D", &s_.walk.D, 1, 128, "head dim D", "Size of each query, key and value vector.", true);
+    c.add_int("tile_q", &s_.walk.tile_q, 1, 256, "query tile",
               "Query rows loaded together; on a GPU, what one thread block keeps on chip (must be at most T).", true);
-    c.add_int("tile_k", &s_.tile_k, 1, 256, "key tile",
+    c.add_int("tile_k", &s_.walk.tile_k, 1, 256, "key tile",
               "Keys (and values) streamed past the query tile at a time (must be at most T).", true);
-    c.add_bool("causal", &s_.causal, "causal mask",
+    c.add_bool("causal", &s_.walk.causal, "causal mask",
                "Query i sees keys j \xE2\x89\xA4 i; fully masked tiles are skipped.");
     c.add_int("step", &s_.step, 0, 65535, "step",
               "Which (query tile, key tile) step the figures show, in the kernel's order.");
