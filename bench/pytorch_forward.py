@@ -84,19 +84,26 @@ def alibi_slopes(n):
     return power_of_2(p) + alibi_slopes(2 * p)[0::2][: n - p]
 
 
+def read_architecture(model, cfg):
+    """Sets on `model` the sizes and block choices that both reference models (this one and pytorch_train.py's)
+    read from config.json: C, H, KV, D, L, eps and the tw_* keys the app writes (norm, placement, positions,
+    activation), with LLaMA's defaults where a key is absent."""
+    model.C = cfg["hidden_size"]
+    model.H = cfg["num_attention_heads"]
+    model.KV = cfg.get("num_key_value_heads", model.H)
+    model.D = cfg.get("head_dim") or model.C // model.H
+    model.L = cfg["num_hidden_layers"]
+    model.eps = cfg["rms_norm_eps"]
+    model.norm_kind = cfg.get("tw_norm", "rmsnorm")
+    model.pre = cfg.get("tw_norm_placement", "pre") == "pre"
+    model.positions = cfg.get("tw_positions", "rope")
+    model.act = cfg.get("tw_activation", "swiglu")
+
+
 class Reference:
     def __init__(self, cfg, w):
         self.cfg, self.w = cfg, w
-        self.C = cfg["hidden_size"]
-        self.H = cfg["num_attention_heads"]
-        self.KV = cfg.get("num_key_value_heads", self.H)
-        self.D = cfg.get("head_dim") or self.C // self.H
-        self.L = cfg["num_hidden_layers"]
-        self.eps = cfg["rms_norm_eps"]
-        self.norm_kind = cfg.get("tw_norm", "rmsnorm")
-        self.pre = cfg.get("tw_norm_placement", "pre") == "pre"
-        self.positions = cfg.get("tw_positions", "rope")
-        self.act = cfg.get("tw_activation", "swiglu")
+        read_architecture(self, cfg)
         self.sliding = cfg.get("tw_attention", "full") == "sliding"
         self.window = cfg.get("sliding_window") or 0
         self.full_every = cfg.get("tw_full_every", 0)

@@ -23,22 +23,13 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pytorch_forward import alibi_slopes, read_safetensors, set_blas_threads  # noqa: E402
+from pytorch_forward import alibi_slopes, read_architecture, read_safetensors, set_blas_threads  # noqa: E402
 
 
 class Model(torch.nn.Module):
     def __init__(self, cfg, weights):
         super().__init__()
-        self.C = cfg["hidden_size"]
-        self.H = cfg["num_attention_heads"]
-        self.KV = cfg.get("num_key_value_heads", self.H)
-        self.D = cfg.get("head_dim") or self.C // self.H
-        self.L = cfg["num_hidden_layers"]
-        self.eps = cfg["rms_norm_eps"]
-        self.norm_kind = cfg.get("tw_norm", "rmsnorm")
-        self.pre = cfg.get("tw_norm_placement", "pre") == "pre"
-        self.positions = cfg.get("tw_positions", "rope")
-        self.act = cfg.get("tw_activation", "swiglu")
+        read_architecture(self, cfg)
         self.scale = {"1/sqrt(d_k)": 1 / math.sqrt(self.D), "none": 1.0, "1/d_k": 1.0 / self.D}[
             cfg.get("tw_attn_scale", "1/sqrt(d_k)")]
         self.qk_norm = cfg.get("tw_qk_norm", False)

@@ -201,23 +201,13 @@ std::vector<plot::Figure> all_figures(const AlibiResult& r) {
   return {slopes_figure(r), bias_figure(r), heads_figure(r), decay_figure(r), span_figure(r)};
 }
 
-constexpr const char* kExplanation =
-    "ALiBi adds no position vectors. Each head h adds a fixed penalty to its attention scores that grows "
-    "linearly with distance: S_ij = q_i\xC2\xB7k_j / sqrt(d_k) - m_h (i - j) for j \xE2\x89\xA4 i (the bias is "
-    "not divided by sqrt(d_k)). The slopes form a geometric sequence, m_k = 2^(-8k/n) for n heads, so some "
-    "heads "
-    "look only at the last few tokens and others far back. Because the penalty is defined for any distance, a "
-    "model trained on short texts can be evaluated on longer ones: distant keys just get a larger penalty. "
-    "Reference code adds m\xC2\xB7j instead of -m(i - j); the two differ by m\xC2\xB7i, a constant along each "
-    "query row, which softmax ignores.";
-
 const PanelInfo kInfo = {"alibi", "ALiBi", "Positions",
                          "Linear distance biases per head: slopes for any head count, bias matrices, extrapolation"};
 
 class AlibiPanel final : public RecomputePanel<AlibiState, AlibiResult> {
  public:
   AlibiPanel()
-      : RecomputePanel(kInfo, kExplanation,
+      : RecomputePanel(kInfo,
                        {[](const AlibiState& s, Progress&) { return compute(s); }, quick, error_of, all_figures}) {
     item_width_ = 140;
     figure_rows_ = {{{0, 1}}, {{3, 4}}};  // then the small multiples, sized by their grid (draw_figures)

@@ -281,21 +281,12 @@ std::vector<plot::Figure> all_figures(const DecodingResult& r) {
 
 // [SECTION] panel
 
-constexpr const char* kExplanation =
-    "A language model's loss is a cross-entropy: H(p, q) = -\xCE\xA3 p_i log q_i, the bits q spends per token of "
-    "data drawn from p. It splits into H(p), what no model can remove, plus KL(p\xE2\x80\x96q) \xE2\x89\xA5 0, what "
-    "the model still gets wrong; KL is 0 only when q = p and is not symmetric. Shape p and q with their logits and "
-    "temperatures. Decoding then reshapes one distribution before drawing a token: temperature divides the logits, "
-    "top-k keeps the k most likely, top-p the smallest set reaching mass p, min-p drops tokens below min_p times "
-    "the top probability, and what survives is renormalised. Perplexity exp(loss) turns a loss into an effective "
-    "number of choices: it follows the Training panel's run when there is one, else the loss you type.";
-
 const PanelInfo kInfo = {"decoding", "Decoding and information", "Inference",
                          "Entropy, cross-entropy, KL; temperature, top-k, top-p, min-p; perplexity"};
 
 class DecodingPanel final : public RecomputePanel<DecodingState, DecodingResult> {
  public:
-  DecodingPanel() : RecomputePanel(kInfo, kExplanation, {compute, nullptr, error_of, all_figures}) {
+  DecodingPanel() : RecomputePanel(kInfo, {compute, nullptr, error_of, all_figures}) {
     figure_rows_ = {{{0, 1}, 0.8f}, {{2}, 0.9f}, {{3}, 0.9f, true}};
   }
 

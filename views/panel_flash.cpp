@@ -26,11 +26,7 @@ using plot::fmt;
 // [SECTION] state
 
 struct FlashState {
-  int T = 16;            // tokens (queries = keys)
-  int D = 8;             // head dim
-  int tile_q = 4;        // query rows per tile
-  int tile_k = 4;        // keys per tile
-  bool causal = true;    // causal mask: tiles above the diagonal are skipped
+  FlashWalkParams walk;  // T, D, the two tile sizes and the causal mask (the seed is the panel's, below)
   int step = 5;          // which (query tile, key tile) step the figures show
   int curve_max = 8192;  // right end of the traffic curve (tokens)
   int seed = 1;
@@ -38,9 +34,9 @@ struct FlashState {
 
 // Steps of the kernel: every (query tile, key tile) pair, skipped ones included.
 int step_count(const FlashState& s) {
-  const int t = std::max(1, s.T);
-  return ((t + std::max(1, s.tile_q) - 1) / std::max(1, s.tile_q)) *
-         ((t + std::max(1, s.tile_k) - 1) / std::max(1, s.tile_k));
+  const int t = std::max(1, s.walk.T);
+  return ((t + std::max(1, s.walk.tile_q) - 1) / std::max(1, s.walk.tile_q)) *
+         ((t + std::max(1, s.walk.tile_k) - 1) / std::max(1, s.walk.tile_k));
 }
 
 // [SECTION] result and compute
@@ -63,12 +59,9 @@ using FlashResult = Checked<FlashWalkParams, FlashAnalysis>;
 using ResultPtr = std::shared_ptr<const FlashResult>;
 
 FlashWalkParams params_of(const FlashState& s) {
-  return {.T = s.T,
-          .D = s.D,
-          .tile_q = s.tile_q,
-          .tile_k = s.tile_k,
-          .causal = s.causal,
-          .seed = static_cast<uint64_t>(s.seed)};
+  FlashWalkParams p = s.walk;
+  p.seed = static_cast<uint64_t>(s.seed);
+  return p;
 }
 
 ResultPtr compute(const FlashState& s, Progress& progress) {
@@ -80,22 +73,23 @@ ResultPtr compute(const FlashState& s, Progress& progress) {
     // Powers of two from 16 tokens to the curve's end, plus the walked T, so its counted value sits on the curve.
     std::vector<int> ts;
     for (int t = 16; t <= std::max(16, s.curve_max); t *= 2) ts.push_back(t);
-    ts.push_back(s.T);
+    ts.push_back(s.walk.T);
     std::sort(ts.begin(), ts.end());
     ts.erase(std::unique(ts.begin(), ts.end()), ts.end());
     for (int t : ts) {
       if (progress.cancelled()) break;
-      const int tq = std::min(s.tile_q, t), tk = std::min(s.tile_k, t);
+      const int tq = std::min(s.walk.tile_q, t), tk = std::min(s.walk.tile_k, t);
       const int g = std::min(kGpuTile, t);
-      a.traffic.push_back({t, standard_attention_floats(t, s.D), tiled_attention_floats(t, s.D, tq, tk, false),
-                           tiled_attention_floats(t, s.D, tq, tk, true), tiled_attention_floats(t, s.D, g, g, true)});
+      a.traffic.push_back(
+          {t, standard_attention_floats(t, s.walk.D), tiled_attention_floats(t, s.walk.D, tq, tk, false),
+           tiled_attention_floats(t, s.walk.D, tq, tk, true), tiled_attention_floats(t, s.walk.D, g, g, true)});
     }
     return a;
   });
 }
 
 // The walk is T² · D multiply-adds plus a few copies per tile, the curve a loop over tiles: T = 256 is milliseconds.
-bool quick(const FlashState& s) { return double(s.T) * s.T * s.D < 4e6 && s.curve_max <= 65536; }
+bool quick(const FlashState& s) { return double(s.walk.T) * s.walk.T * s.walk.D < 4e6 && s.curve_max <= 65536; }
 
 const FlashStep& shown_step(const FlashResult& r) {
   const int n = static_cast<int>(r.a.walk.steps.size());
@@ -241,27 +235,13 @@ std::vector<plot::Figure> all_figures(const FlashResult& r) {
 
 // [SECTION] panel
 
-constexpr const char* kExplanation =
-    "Standard attention writes the T\xC3\x97T score matrix S to main memory (HBM), reads it back for the softmax, "
-    "writes P, and reads P again for P\xC2\xB7V: 4TD + 4T\xC2\xB2 floats per head, quadratic in T. FlashAttention "
-    "never stores S: it loads a tile of queries, streams the key/value tiles past it, and keeps per row a running "
-    "max m, a running sum \xE2\x84\x93 = \xCE\xA3 exp(S \xE2\x88\x92 m) and an output accumulator. When a new tile "
-    "raises m, the old \xE2\x84\x93 and accumulator are multiplied by exp(m_old \xE2\x88\x92 m_new), so the final "
-    "acc / \xE2\x84\x93 is exactly softmax(S)\xC2\xB7V. Under a causal mask the tiles above the diagonal are "
-    "skipped. Each query tile reads all of K and V, so tiled traffic is about 2T\xC2\xB2"
-    "D / tile_q: "
-    "it beats 4T\xC2\xB2 only when a tile holds more than D/2 queries, which is why GPUs use 64\xE2\x80\x93"
-    "128. "
-    "Step through the tiles (\xE2\x86\x90/\xE2\x86\x92 keys) and watch m and \xE2\x84\x93 reach their final "
-    "values.";
-
 const PanelInfo kInfo = {"flash", "FlashAttention tiling", "Attention",
                          "The tiled attention kernel step by step: running max, running sum, rescaled accumulator, "
                          "memory traffic"};
 
 class FlashPanel final : public RecomputePanel<FlashState, FlashResult> {
  public:
-  FlashPanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, checked_error<FlashResult>, all_figures}) {
+  FlashPanel() : RecomputePanel(kInfo, {compute, quick, checked_error<FlashResult>, all_figures}) {
     figure_rows_ = {{{0, 1}}, {{2, 3}}};
     min_figure_width_ = 380;
   }
@@ -297,14 +277,14 @@ class FlashPanel final : public RecomputePanel<FlashState, FlashResult> {
   }
 
   void bind(Controls& c) override {
-    c.add_int("T", &s_.T, 1, 256, "tokens T", "Queries and keys of the walked head (the traffic curve goes further).",
-              true);
-    c.add_int("D", &s_.D, 1, 128, "head dim D", "Size of each query, key and value vector.", true);
-    c.add_int("tile_q", &s_.tile_q, 1, 256, "query tile",
+    c.add_int("T", &s_.walk.T, 1, 256, "tokens T",
+              "Queries and keys of the walked head (the traffic curve goes further).", true);
+    c.add_int("D", &s_.walk.D, 1, 128, "head dim D", "Size of each query, key and value vector.", true);
+    c.add_int("tile_q", &s_.walk.tile_q, 1, 256, "query tile",
               "Query rows loaded together; on a GPU, what one thread block keeps on chip (must be at most T).", true);
-    c.add_int("tile_k", &s_.tile_k, 1, 256, "key tile",
+    c.add_int("tile_k", &s_.walk.tile_k, 1, 256, "key tile",
               "Keys (and values) streamed past the query tile at a time (must be at most T).", true);
-    c.add_bool("causal", &s_.causal, "causal mask",
+    c.add_bool("causal", &s_.walk.causal, "causal mask",
                "Query i sees keys j \xE2\x89\xA4 i; fully masked tiles are skipped.");
     c.add_int("step", &s_.step, 0, 65535, "step",
               "Which (query tile, key tile) step the figures show, in the kernel's order.");

@@ -22,6 +22,7 @@
 #include "views/plot/layout.h"
 #include "views/plot/plot_imgui.h"
 #include "views/recompute.h"
+#include "views/text/panel_text.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -137,11 +138,7 @@ std::vector<plot::Figure> ForwardPanel::figures() {
 // [SECTION] draw: left column
 
 void ForwardPanel::draw(const DrawContext& ctx) {
-  panel_explanation(
-      "A LLaMA-style Transformer runs on your text. Every step it computes is recorded with a name, a formula and a "
-      "shape; step through them with the buttons, the arrow keys, the layer slider or the tree. The trained sort "
-      "model (first shown) has learned its task, so its attention maps show where each answer position looks; the "
-      "random presets show the mechanics, and a Hugging Face folder (File > Open model folder) a real model.");
+  panel_explanation(panel_text(info().id));
   const float s = ctx.dpi_scale;
   const float left_w = std::min(340.0f * s, ImGui::GetContentRegionAvail().x * 0.4f);
   if (ImGui::BeginChild("left", ImVec2(left_w, 0), true)) draw_left(ctx);

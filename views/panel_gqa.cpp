@@ -210,17 +210,6 @@ std::vector<plot::Figure> all_figures(const GqaResult& r) {
           group_figure(p, r.a)};
 }
 
-constexpr const char* kExplanation =
-    "Multi-head attention keeps H key/value heads per layer, and decoding stores all of them for every past "
-    "token: KV cache = 2\xC2\xB7layers\xC2\xB7kv_heads\xC2\xB7head_dim\xC2\xB7seq\xC2\xB7"
-    "batch\xC2\xB7"
-    "bytes. "
-    "Grouped-query attention lets n_rep = H / KV query heads share one K/V head: query head h reads KV head "
-    "h / n_rep (contiguous groups, as repeat_interleave). KV = H is MHA, KV = 1 is MQA. Fewer KV heads shrink "
-    "the cache and the k_proj/v_proj weights by H/KV; the query heads of a group still attend differently "
-    "because their queries differ. Ainslie et al. (2023) convert an MHA checkpoint by mean-pooling the K/V "
-    "heads of each group, then uptrain briefly; the error plot shows what pooling alone costs on a toy layer.";
-
 const PanelInfo kInfo = {"gqa", "GQA / MQA head sharing", "Attention",
                          "Grouped-query attention: which KV head each query head reads, KV-cache memory, MHA to GQA "
                          "conversion"};
@@ -228,9 +217,8 @@ const PanelInfo kInfo = {"gqa", "GQA / MQA head sharing", "Attention",
 class GqaPanel final : public RecomputePanel<GqaState, GqaResult> {
  public:
   GqaPanel()
-      : RecomputePanel(
-            kInfo, kExplanation,
-            {compute_checked<GqaState, params_of, analyze_gqa>, nullptr, checked_error<GqaResult>, all_figures}) {
+      : RecomputePanel(kInfo, {compute_checked<GqaState, params_of, analyze_gqa>, nullptr, checked_error<GqaResult>,
+                               all_figures}) {
     figure_rows_ = {{{0}, 0.55f}, {{1, 2}}, {{3, 4}}};
     min_figure_width_ = 360;
   }

@@ -236,32 +236,13 @@ std::vector<plot::Figure> all_figures(const LoraResult& r) {
   return {spectrum_figure(r), error_figure(r), params_figure(r), loss_figure(r), heatmaps_figure(r), scale_figure(r)};
 }
 
-constexpr const char* kExplanation =
-    "LoRA freezes W\xE2\x82\x80 and learns a low-rank update: W' = W\xE2\x82\x80 + s\xC2\xB7"
-    "B A with A (r \xC3\x97 d_in) "
-    "drawn uniform in \xC2\xB1"
-    "1/\xE2\x88\x9A"
-    "d_in and B (d_out \xC3\x97 r) set to zero, so at step 0 the adapted layer "
-    "is exactly the base layer. Only r(d_in + d_out) weights train instead of d_in\xC2\xB7"
-    "d_out. No rank-r matrix "
-    "gets closer to a target \xCE\x94W than its truncated SVD (Eckart\xE2\x80\x93Young): the error is "
-    "\xE2\x88\x9A(\xCE\xA3_{i\xE2\x89\xA5r} \xCF\x83_i\xC2\xB2), so the spectrum of \xCE\x94W decides which "
-    "rank "
-    "is enough. "
-    "Here LoRA is fitted to \xCE\x94W directly (whitened inputs) and lands on or just above that floor. The "
-    "scale s = \xCE\xB1/r shrinks the update as r grows; rsLoRA's \xCE\xB1/\xE2\x88\x9Ar keeps it steady. "
-    "Merging "
-    "adds "
-    "s\xC2\xB7"
-    "BA into W\xE2\x82\x80, giving the same outputs with no extra cost at inference.";
-
 const PanelInfo kInfo = {"lora", "LoRA rank effects", "Fine-tuning",
                          "Low-rank adapters: SVD optimum vs trained LoRA per rank, parameter budget, alpha/r vs "
                          "alpha/sqrt(r)"};
 
 class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
  public:
-  LoraPanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, error_of, all_figures}) {
+  LoraPanel() : RecomputePanel(kInfo, {compute, quick, error_of, all_figures}) {
     figure_rows_ = {{{0, 1}}, {{3, 5}}, {{4}, 0.7f}, {{2}, 0.62f, true}};
     min_figure_width_ = 360;
     computing_text_ = "Training the first adapters...";

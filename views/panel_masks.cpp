@@ -173,18 +173,6 @@ plot::Figure uniform_figure(const MasksResult& r) {
 
 // [SECTION] panel
 
-constexpr const char* kExplanation =
-    "A mask decides which keys j each query i may read: blocked scores become -\xE2\x88\x9E before softmax, so "
-    "they get probability exactly 0. Causal: j \xE2\x89\xA4 i. Prefix-LM: the first P tokens see each other, "
-    "the "
-    "rest is causal. Sliding window (Hugging Face): 0 \xE2\x89\xA4 i - j < W, W keys including the query itself "
-    "(Mistral's reference code wrote i - j \xE2\x89\xA4 W, one key more). Padding hides pad keys; document "
-    "packing keeps each packed document causal and separate; dilation keeps every s-th key; global/sink tokens "
-    "see and are seen by everyone, overriding the window and the dilation. Terms are combined with AND. A query "
-    "whose keys are all blocked has no distribution: its output is defined as zeros. Stacked windowed layers "
-    "pass information further each layer (the residual stream keeps what a token already heard); an occasional "
-    "full-attention layer, as in Gemma 2, Gemma 3 and Cohere's models, reaches the whole context at once.";
-
 const PanelInfo kInfo = {
     "masks", "Attention masks", "Attention",
     "Causal, prefix-LM, sliding-window, padding, packing, dilated and global masks; receptive fields"};
@@ -198,7 +186,7 @@ std::vector<plot::Figure> all_figures(const MasksResult& r) {
 
 class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
  public:
-  MasksPanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, error_of, all_figures}) {
+  MasksPanel() : RecomputePanel(kInfo, {compute, quick, error_of, all_figures}) {
     controls_width_ = 340;
     item_width_ = 140;
     computing_text_ = "Computing the first mask...";

@@ -196,24 +196,13 @@ std::vector<plot::Figure> all_figures(const MoeResult& r) {
 
 // [SECTION] panel
 
-constexpr const char* kExplanation =
-    "A mixture-of-experts layer replaces one MLP by E expert MLPs and a router. The router scores each token "
-    "against every expert (softmax of x\xC2\xB7W_r\xE1\xB5\x80), the token goes to its top-k experts, and their "
-    "outputs are mixed with the chosen probabilities renormalised to sum to 1 (Mixtral). Each expert accepts at "
-    "most capacity = \xE2\x8C\x88"
-    "factor\xC2\xB7N\xC2\xB7k / E\xE2\x8C\x89 tokens (Switch, GShard); the rest are "
-    "dropped and pass through on the residual stream. The auxiliary loss E\xC2\xB7\xCE\xA3_e f_e\xC2\xB7P_e "
-    "(f: share of assignments, P_e: mean router probability) is smallest when the load is even. Only k experts "
-    "run per token: the active parameters are a fraction of the stored ones. Raise the router bias to make expert 0 "
-    "popular and watch tokens drop.";
-
 const PanelInfo kInfo = {"moe", "Mixture of experts", "Blocks",
                          "Top-k routing over experts: load, capacity and dropped tokens, balance loss, active vs "
                          "total parameters"};
 
 class MoePanel final : public RecomputePanel<MoeState, MoeResult> {
  public:
-  MoePanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, checked_error<MoeResult>, all_figures}) {
+  MoePanel() : RecomputePanel(kInfo, {compute, quick, checked_error<MoeResult>, all_figures}) {
     figure_rows_ = {{{0, 1}}, {{2, 3}}};
     min_figure_width_ = 380;
   }

@@ -69,15 +69,10 @@ ResultPtr compute(const NormsState& s, Progress& progress) {
     r->error = "vector: " + e;
     return r;
   }
-  if (std::string e = check_norm_input(x, s.batch, s.eps); !e.empty()) {
-    r->error = e;
-    return r;
-  }
   const PlacementParams pp = placement_params(s);
-  if (std::string e = validate(pp); !e.empty()) {
-    r->error = e;
-    return r;
-  }
+  r->error = check_norm_input(x, s.batch, s.eps);
+  if (r->error.empty()) r->error = validate(pp);
+  if (!r->error.empty()) return r;
   r->norms = compare_norms(x, s.batch, s.eps, static_cast<uint64_t>(s.seed));
   r->curves = activation_curves(-s.x_range, s.x_range, 401);
   r->glu = glu_surface(s.glu == 1 ? Activation::GeluExact : Activation::SiLU, s.x_range, 41);
@@ -232,24 +227,12 @@ std::vector<plot::Figure> all_figures(const NormsResult& r) {
 
 // [SECTION] panel
 
-constexpr const char* kExplanation =
-    "A norm divides out a statistic so the next layer sees numbers of a fixed scale. LayerNorm subtracts the "
-    "token's mean and divides by its standard deviation (adding a constant or scaling the row changes nothing); "
-    "RMSNorm only divides by the root mean square (scaling changes nothing, a shift does); BatchNorm normalises "
-    "each feature over the tokens of a batch, so one token's output depends on its neighbours, which is why "
-    "Transformers do not use it. Below: the activations the MLP uses with the derivatives its backward pass uses, a "
-    "gated unit as a surface, the 2/3 rule behind LLaMA's 11008, and the gradient each layer gets at "
-    "initialisation. Post-norm sends the gradient through every norm above a layer: its gradients are larger and "
-    "uneven, and stay large near the output however deep the stack, so the first steps need a small learning rate "
-    "(warmup). Pre-norm's identity residual path keeps them smooth, shrinking like 1/sqrt(depth) (Xiong et al., "
-    "2020).";
-
 const PanelInfo kInfo = {"norms", "Norms and activations", "Blocks",
                          "LayerNorm vs RMSNorm vs BatchNorm, activation curves, the 2/3 rule, pre- vs post-norm"};
 
 class NormsPanel final : public RecomputePanel<NormsState, NormsResult> {
  public:
-  NormsPanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, error_of, all_figures}) {
+  NormsPanel() : RecomputePanel(kInfo, {compute, quick, error_of, all_figures}) {
     figure_rows_ = {{{0}, 0.55f}, {{1}, 0.75f}, {{2, 3}, 0.9f}, {{4}, 0.75f}};
   }
 

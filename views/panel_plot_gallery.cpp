@@ -8,6 +8,7 @@
 #include "core/ops/rope.h"
 #include "views/panel.h"
 #include "views/plot/plot_imgui.h"
+#include "views/text/panel_text.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -226,10 +227,7 @@ class PlotGalleryPanel final : public Panel {
   }
 
   void draw(const DrawContext& ctx) override {
-    panel_explanation(
-        "Every figure kind of the plot layer. Hover a figure for the exact value under the cursor, scroll to zoom, "
-        "drag to pan, double-click to reset, right-click to export PNG, SVG or CSV. Raise the heatmap size to 1024 "
-        "to check that large maps stay smooth.");
+    panel_explanation(panel_text(info().id));
     for (const Control& c : controls().all()) draw_control(c);
     ImGui::Separator();
     // Rebuild only when a control changed: the 1024 × 1024 heatmap costs a million exp() calls.

@@ -95,15 +95,10 @@ ResultPtr compute(const PositionsState& s, Progress& progress) {
   auto r = std::make_shared<PositionsResult>();
   r->state = s;
   const SimilarityParams sp = similarity_of(s);
-  if (std::string e = validate(sp); !e.empty()) {
-    r->error = e;
-    return r;
-  }
   const ExtrapolationParams ep = extrapolation_of(s);
-  if (std::string e = validate(ep); !e.empty()) {
-    r->error = e;
-    return r;
-  }
+  r->error = validate(sp);
+  if (r->error.empty()) r->error = validate(ep);
+  if (!r->error.empty()) return r;
   r->sim = position_similarity(sp);
   if (!s.run) {
     load_cached(*r);
@@ -209,22 +204,12 @@ std::vector<plot::Figure> all_figures(const PositionsResult& r) {
 
 // [SECTION] panel
 
-constexpr const char* kExplanation =
-    "Attention alone is blind to order, so every model adds position somewhere. Learned and sinusoidal codes are "
-    "added to the token vectors: the sinusoidal similarity of p and p + d depends on d alone, while a learned table "
-    "starts random and has no row past its length. RoPE rotates q and k so their dot product sees only the "
-    "distance; ALiBi adds -m\xC2\xB7"
-    "distance to the score and has no code at all. Which of them works past the "
-    "training length is measured below: the same small model learns a task that needs relative position (a random "
-    "block repeats: token t equals token t - period) on length L, and its loss is measured at every position up to "
-    "4L. Learned positions cannot even run past L.";
-
 const PanelInfo kInfo = {"positions", "Positions compared", "Positions",
                          "None, learned, sinusoidal, RoPE, ALiBi: similarity vs distance and extrapolation measured"};
 
 class PositionsPanel final : public RecomputePanel<PositionsState, PositionsResult> {
  public:
-  PositionsPanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, error_of, all_figures}) {
+  PositionsPanel() : RecomputePanel(kInfo, {compute, quick, error_of, all_figures}) {
     figure_rows_ = {{{0}, 0.85f}, {{1}, 0.8f}};
   }
 

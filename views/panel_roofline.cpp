@@ -327,23 +327,13 @@ std::vector<plot::Figure> all_figures(const RooflineResult& r) {
 
 // [SECTION] panel
 
-constexpr const char* kExplanation =
-    "A kernel doing F FLOPs while moving Q bytes has arithmetic intensity I = F / Q. A device with peak P FLOP/s "
-    "and bandwidth W bytes/s runs it at most at min(P, I\xC2\xB7W): the roofline, bent at the ridge I* = P / W. "
-    "Prefill multiplies all prompt tokens by each weight at once (a GEMM, intensity grows with tokens) and sits "
-    "right of the ridge: compute-bound. Decoding multiplies each weight by only the batch's new tokens (a GEMV, "
-    "about 1 FLOP per byte in bf16 at batch 1): memory-bound, so tokens/s \xE2\x89\x88 bandwidth / bytes read per "
-    "step. Smaller weights (int8, int4) read fewer bytes and decode faster, until the KV cache, which grows with "
-    "context and batch, dominates what each step reads. The last figure puts the estimate for this machine beside "
-    "the speed of our own forward pass.";
-
 const PanelInfo kInfo = {"roofline", "Roofline of inference", "Inference",
                          "Why prefill is compute-bound and decoding memory-bound; quantization, KV cache, measured "
                          "tokens/s"};
 
 class RooflinePanel final : public RecomputePanel<RooflineState, RooflineResult> {
  public:
-  RooflinePanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, error_of, all_figures}) {
+  RooflinePanel() : RecomputePanel(kInfo, {compute, quick, error_of, all_figures}) {
     figure_rows_ = {{{0, 1}}, {{2, 3}}};
     min_figure_width_ = 380;
     computing_text_ = "Measuring this machine (about two seconds)...";

@@ -169,25 +169,6 @@ std::vector<plot::Figure> all_figures(const RopeResult& r) {
   return {plane_figure(p, r.a), angle_figure(p, r.a), freqs_figure(p, r.a), distance_figure(p, r.a)};
 }
 
-constexpr const char* kExplanation =
-    "RoPE splits each head vector into D/2 pairs and rotates pair k by the angle m\xC2\xB7\xCE\xB8_k at "
-    "position "
-    "m, with \xCE\xB8_k = base^(\xE2\x88\x92"
-    "2k/D). Rotations keep lengths, and R(m\xCE\xB8)\xE1\xB5\x80R(n\xCE\xB8) = "
-    "R((n\xE2\x88\x92m)\xCE\xB8), so q_m\xC2\xB7k_n depends only on the distance m\xE2\x88\x92n. Early pairs "
-    "spin "
-    "fast "
-    "(wavelength 2\xCF\x80/\xCE\xB8_0 \xE2\x89\x88 6 tokens), late pairs barely move. Hugging Face pairs x[k] "
-    "with "
-    "x[k+D/2] (rotate_half); Meta pairs x[2k] with x[2k+1]; permuting the q/k weights turns one into the other "
-    "with identical scores. To run past the trained length L: linear interpolation divides every \xCE\xB8 by "
-    "the "
-    "factor s; NTK-aware raises the base to base\xC2\xB7s^(D/(D\xE2\x88\x92"
-    "2)) (high frequencies almost kept); dynamic "
-    "NTK does that only once the sequence exceeds L (HF formula, shown here at length s\xC2\xB7L); Llama 3 "
-    "keeps "
-    "wavelengths below L/high_freq_factor, divides those above L/low_freq_factor by s and blends in between.";
-
 const PanelInfo kInfo = {"rope", "RoPE rotations", "Positions",
                          "Rotary position embedding: frequencies, rotations, relative-distance scores and context "
                          "scaling"};
@@ -195,9 +176,8 @@ const PanelInfo kInfo = {"rope", "RoPE rotations", "Positions",
 class RopePanel final : public RecomputePanel<RopeState, RopeResult> {
  public:
   RopePanel()
-      : RecomputePanel(
-            kInfo, kExplanation,
-            {compute_checked<RopeState, params_of, analyze_rope>, nullptr, checked_error<RopeResult>, all_figures}) {
+      : RecomputePanel(kInfo, {compute_checked<RopeState, params_of, analyze_rope>, nullptr, checked_error<RopeResult>,
+                               all_figures}) {
     figure_rows_ = {{{0, 1}, 0.75f}, {{2, 3}}};
     min_figure_width_ = 360;
   }

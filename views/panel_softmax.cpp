@@ -172,22 +172,13 @@ std::vector<plot::Figure> all_figures(const SoftmaxResult& r) {
   return {histogram_figure(r), query_figure(r), sweep_figure(r), worked_figure(r)};
 }
 
-constexpr const char* kExplanation =
-    "Attention scores are S = q\xC2\xB7k \xC2\xB7 scale. For q, k with independent N(0, 1) entries, q\xC2\xB7k "
-    "is a sum of d_k products of variance 1, so Var(q\xC2\xB7k) = d_k and raw scores spread like sqrt(d_k). "
-    "Softmax S_i = exp(x_i / \xCF\x84) / \xCE\xA3_j exp(x_j / \xCF\x84) of widely spread scores puts almost "
-    "all mass on one key, and its gradient dS_i/dx_i = S_i(1 - S_i) goes to 0 when S_i is near 0 or 1: the "
-    "model stops learning. Multiplying by 1/sqrt(d_k) brings the variance back to 1 at every d_k. Drag d_k and "
-    "watch the unscaled curves saturate while the scaled ones stay flat. (A commonly quoted table gives softmax[1.0, "
-    "0.5, -0.5] as [0.47, 0.29, 0.11], which does not sum to 1; the exact values are in figure 4.)";
-
 const PanelInfo kInfo = {
     "softmax", "Softmax saturation", "Attention",
     "Why scores are divided by sqrt(d_k): variance of q\xC2\xB7k, saturation and vanishing gradients"};
 
 class SoftmaxPanel final : public RecomputePanel<SoftmaxState, SoftmaxResult> {
  public:
-  SoftmaxPanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, no_error, all_figures}) {
+  SoftmaxPanel() : RecomputePanel(kInfo, {compute, quick, no_error, all_figures}) {
     figure_rows_ = {{{0, 1}}, {{2}}, {{3}, 0.5f}};
   }
 

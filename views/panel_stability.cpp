@@ -240,21 +240,12 @@ std::vector<plot::Figure> all_figures(const StabilityResult& r) {
 
 // [SECTION] panel
 
-constexpr const char* kExplanation =
-    "Large logits break training: softmax saturates, its gradient vanishes and a single step can blow up. Three "
-    "cheap tricks bound them. Soft-capping squashes scores smoothly with c\xC2\xB7tanh(s/c) (Gemma 2). QK-norm "
-    "RMS-normalises q and k per head before the dot product, so growing weights cannot grow the scores (OLMo 2, "
-    "Qwen3). z-loss adds coef\xC2\xB7log\xC2\xB2 Z to the loss so the softmax normaliser stays near 1 (PaLM). Each "
-    "is drawn as a curve. 'Compare in the Training panel' trains the same tiny model twice there at a high "
-    "learning rate without clipping, once without and once with the trick, from the same seed, and overlays the "
-    "two runs' loss and log Z; 'preview here' trains the same pair on this panel.";
-
 const PanelInfo kInfo = {"stability", "Stability tricks", "Training",
                          "Logit soft-capping, QK-norm and z-loss: curves and training with vs without"};
 
 class StabilityPanel final : public RecomputePanel<StabilityState, StabilityResult> {
  public:
-  StabilityPanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, error_of, all_figures}) {
+  StabilityPanel() : RecomputePanel(kInfo, {compute, quick, error_of, all_figures}) {
     figure_rows_ = {{{0}, 0.8f}, {{1}, 0.8f}, {{3}, 0.9f}, {{2}, 0.8f}};
   }
 

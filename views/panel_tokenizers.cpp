@@ -153,7 +153,8 @@ std::vector<std::string> wrap_tokens(const std::vector<std::string>& tokens, int
   std::vector<std::string> lines(1);
   int used = 0;
   for (size_t k = 0; k < tokens.size(); ++k) {
-    const std::string t = (k ? "|" : "") + visible(tokens[k]);
+    std::string t = k ? "|" : "";  // appended, not `+`: GCC 12 reports a false -Wrestrict on the + form
+    t += visible(tokens[k]);
     int chars = 0;
     for (unsigned char c : t) chars += (c & 0xC0) != 0x80;
     if (used > 0 && used + chars > width) {
@@ -282,23 +283,12 @@ std::vector<plot::Figure> all_figures(const TokenizerResult& r) {
 
 // [SECTION] panel
 
-constexpr const char* kExplanation =
-    "Models read tokens, not characters. Byte-level BPE (GPT-2, Llama 3) starts from the 256 bytes and repeatedly "
-    "merges the most frequent adjacent pair into a new symbol: frequent words and suffixes become single tokens, "
-    "rare words stay in pieces, and any byte string can still be written. WordPiece (BERT) merges the pair whose "
-    "count is largest relative to its parts' counts, count(ab) / (count(a)\xC2\xB7"
-    "count(b)), and marks "
-    "word-internal pieces with ##. Unigram (SentencePiece) starts from many substrings and prunes the ones whose "
-    "loss hurts the text's likelihood least; it cuts a word into its most probable pieces. Step through the BPE "
-    "merges (\xE2\x86\x90/\xE2\x86\x92 keys) and compare how the three cut a sentence: fewer tokens per word means "
-    "shorter sequences and cheaper attention.";
-
 const PanelInfo kInfo = {"tokenizers", "Tokenizers: BPE, WordPiece, Unigram", "Text",
                          "Train byte-level BPE merge by merge and compare BPE, WordPiece and Unigram on a sentence"};
 
 class TokenizersPanel final : public RecomputePanel<TokenizerState, TokenizerResult> {
  public:
-  TokenizersPanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, error_of, all_figures}) {
+  TokenizersPanel() : RecomputePanel(kInfo, {compute, quick, error_of, all_figures}) {
     figure_rows_ = {{{0, 1}}, {{2, 3}}};
     min_figure_width_ = 380;
   }

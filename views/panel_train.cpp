@@ -20,6 +20,7 @@
 
 #include "views/model_handoff.h"
 #include "views/plot/plot_imgui.h"
+#include "views/text/panel_text.h"
 #include "views/train_handoff.h"
 #include "views/widgets.h"
 
@@ -74,13 +75,7 @@ class TrainPanel final : public Panel {
   std::vector<plot::Figure> figures() override { return train_figures(*session_.snapshot(), s_.steps); }
 
   void draw(const DrawContext& ctx) override {
-    panel_explanation(
-        "A small LLaMA-style Transformer learns a toy task while you watch. Each step draws a batch, runs the "
-        "forward pass, back-propagates the cross-entropy loss of the answer tokens, clips the gradient norm and "
-        "takes an AdamW step (as torch.optim.AdamW). Copy/induction can only be solved by looking back: watch a "
-        "previous-token head appear in one layer and an induction head in the next. Pin a run, change one setting "
-        "(\xE2\x88\x9A"
-        "d_k scale, pre vs post norm, QK-norm) and train again to compare the curves.");
+    panel_explanation(panel_text(info().id));
     const std::shared_ptr<const TrainSnapshot> snap = session_.snapshot();
     ImGui::BeginChild("controls", ImVec2(340 * ctx.dpi_scale, 0), true);
     draw_toolbar(*snap);

@@ -4,8 +4,9 @@
 // [SECTION] Recompute<Result>: the job, the shown result, the figure cache, progress and cancel
 // [SECTION] RecomputePanel<State, Result>: update / wait_idle / figures / draw written once for every panel
 //
-// A concept panel (softmax, ALiBi, masks, GQA, RoPE, LoRA) derives from RecomputePanel and writes only what is
-// its own: the state struct, a compute function, a cost estimate, its figures and their layout on screen.
+// Every concept panel (softmax, ALiBi, masks, GQA, RoPE, LoRA, ...) derives from RecomputePanel and writes only
+// what is its own: the state struct, a compute function, a cost estimate, its figures and their layout on screen
+// (its explanation is prose in views/text/<id>.txt).
 // docs/adding-a-panel.md walks through one.
 
 #include <memory>
@@ -17,6 +18,7 @@
 #include "views/controls.h"
 #include "views/panel.h"
 #include "views/plot/figure.h"
+#include "views/text/panel_text.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -138,8 +140,8 @@ class RecomputePanel : public Panel {
     std::vector<plot::Figure> (*figures)(const Result&);  // every figure, in the order shown
   };
 
-  RecomputePanel(PanelInfo info, const char* explanation, Hooks hooks)
-      : info_(std::move(info)), explanation_(explanation), hooks_(hooks) {}
+  // The explanation on top is views/text/<info.id>.txt (panel_text).
+  RecomputePanel(PanelInfo info, Hooks hooks) : info_(std::move(info)), hooks_(hooks) {}
 
   PanelInfo info() const final { return info_; }
 
@@ -193,7 +195,6 @@ class RecomputePanel : public Panel {
 
  private:
   PanelInfo info_;
-  const char* explanation_;
   Hooks hooks_;
   bool recompute_requested_ = false;
   Recompute<Result> job_;  // declared last: its worker joins before the members above go away
@@ -210,7 +211,7 @@ void RecomputePanel<State, Result>::draw_controls(const DrawContext& ctx) {
 
 template <class State, class Result>
 void RecomputePanel<State, Result>::draw(const DrawContext& ctx) {
-  panel_explanation(explanation_);
+  panel_explanation(panel_text(info_.id));
   begin_controls_column(ctx, controls_width_);
   draw_controls(ctx);
   if (job_.busy() && job_progress(job_.progress(), "computing")) job_.cancel();

@@ -201,37 +201,12 @@ NotesParamCheck check_notes_small_table() {
 // [SECTION] custom config editor
 
 namespace {
-// ModelConfig fields that validate() messages name.
-constexpr const char* kConfigFields[] = {"dim",        "n_layers", "n_heads",   "n_kv_heads",
-                                         "vocab",      "hidden",   "max_seq",   "window",
-                                         "full_every", "eps",      "rope_base", "memory_cap_mb"};
+// The fields the config editor shows messages beside: ModelConfig fields, and gqa_ratio, the editor's control
+// that sets n_kv_heads.
+constexpr const char* kConfigFields[] = {"dim",       "n_layers",      "n_heads",  "n_kv_heads", "vocab",
+                                         "hidden",    "max_seq",       "window",   "full_every", "eps",
+                                         "rope_base", "memory_cap_mb", "gqa_ratio"};
 }  // namespace
-
-std::vector<std::string> messages_for_field(const std::vector<std::string>& messages, const std::string& field) {
-  auto is_word_char = [](char ch) {
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
-  };
-  auto names = [&](const std::string& msg, const std::string& word) {
-    for (size_t pos = msg.find(word); pos != std::string::npos; pos = msg.find(word, pos + 1)) {
-      const bool left = pos == 0 || !is_word_char(msg[pos - 1]);
-      const size_t end = pos + word.size();
-      const bool right = end >= msg.size() || !is_word_char(msg[end]);
-      if (left && right) return true;
-    }
-    return false;
-  };
-  std::vector<std::string> out;
-  for (const std::string& msg : messages) {
-    if (!field.empty()) {
-      if (names(msg, field)) out.push_back(msg);
-      continue;
-    }
-    bool any = false;
-    for (const char* f : kConfigFields) any = any || names(msg, f);
-    if (!any) out.push_back(msg);
-  }
-  return out;
-}
 
 std::vector<std::string> messages_for_field(const std::vector<ConfigProblem>& problems, const std::string& field) {
   auto has_control = [](const std::string& f) {

@@ -91,11 +91,9 @@ NotesParamCheck check_notes_small_table();
 
 // [SECTION] custom config editor
 
-// The validate() messages that concern `field` (a ModelConfig field name such as "n_kv_heads"): those that
-// name it as a word. Messages naming no known field are returned for field "" (shown under the editor).
-std::vector<std::string> messages_for_field(const std::vector<std::string>& messages, const std::string& field);
-// The same from validate_fields(): the messages whose field is `field`, read from the field, not the text.
-// Field "" gives the problems of fields the editor has no control beside (attention scale, rope_scaling, ...).
+// The validate_fields() messages whose field is `field` (a ModelConfig field name such as "n_kv_heads", or the
+// editor's "gqa_ratio"), read from the field, not the text. Field "" gives the problems of fields the editor has no
+// control beside (attention scale, rope_scaling, ...).
 std::vector<std::string> messages_for_field(const std::vector<ConfigProblem>& problems, const std::string& field);
 
 }  // namespace tw

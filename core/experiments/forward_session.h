@@ -30,13 +30,13 @@
 
 namespace tw {
 
-// Where the weights come from.
+// Where the weights come from. Every field has an initializer, so `{.seed = 7}` names only what it sets.
 struct WeightsSource {
-  uint64_t seed = 1;       // seeded init (used when checkpoint is empty)
-  std::string checkpoint;  // path to a .safetensors file written by `dump`; empty = seeded init
+  uint64_t seed = 1;         // seeded init (used when checkpoint is empty)
+  std::string checkpoint{};  // path to a .safetensors file written by `dump`; empty = seeded init
   // Weights already in memory (a trained or Hugging Face model): used with the request's config as they are.
-  std::shared_ptr<const ModelWeights> weights;
-  std::string name;  // what `weights` are, for LoadedModel::source
+  std::shared_ptr<const ModelWeights> weights{};
+  std::string name{};  // what `weights` are, for LoadedModel::source
   bool operator==(const WeightsSource&) const = default;
 };
 

@@ -1,12 +1,12 @@
 #include "core/experiments/gqa_analysis.h"
 
 #include <cmath>
-#include <numbers>
 #include <random>
 
 #include "core/ops/attention.h"
 #include "core/ops/gqa.h"
 #include "core/ops/mask.h"
+#include "core/random.h"
 
 namespace tw {
 
@@ -58,11 +58,7 @@ namespace {
 
 Mat gaussian(int rows, int cols, std::mt19937_64& rng) {
   Mat m(rows, cols);
-  for (Eigen::Index i = 0; i < m.size(); ++i) {
-    const double u1 = (static_cast<double>(rng() >> 11) + 1.0) * 0x1.0p-53;
-    const double u2 = static_cast<double>(rng() >> 11) * 0x1.0p-53;
-    m.data()[i] = static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2));
-  }
+  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = static_cast<float>(standard_normal(rng));
   return m;
 }
 

@@ -5,8 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numbers>
 #include <random>
+
+#include "core/random.h"
 
 namespace tw {
 
@@ -32,11 +33,7 @@ namespace {
 
 MatD gaussian(int rows, int cols, std::mt19937_64& rng) {
   MatD m(rows, cols);
-  for (Eigen::Index i = 0; i < m.size(); ++i) {
-    const double u1 = (static_cast<double>(rng() >> 11) + 1.0) * 0x1.0p-53;
-    const double u2 = static_cast<double>(rng() >> 11) * 0x1.0p-53;
-    m.data()[i] = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
-  }
+  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = standard_normal(rng);
   return m;
 }
 

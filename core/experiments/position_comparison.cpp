@@ -115,17 +115,16 @@ double extrapolation_work(const ExtrapolationParams& p) {
 }
 
 ModelConfig extrapolation_config(const ExtrapolationParams& p, PositionType type) {
-  ModelConfig c = tiny_config();
-  c.dim = p.dim;
-  c.n_layers = p.layers;
-  c.n_heads = p.heads;
-  c.n_kv_heads = p.heads;
-  c.hidden = 4 * p.dim;
-  c.activation = ActivationKind::GELU;
-  c.vocab = p.vocab;
-  c.positions = type;
-  c.max_seq = type == PositionType::Learned ? p.train_length : 4 * p.train_length;
-  return c;
+  // MHA with a plain 4·C GELU MLP; learned positions have rows up to L only, every other type is evaluated to 4L.
+  return {.dim = p.dim,
+          .n_layers = p.layers,
+          .n_heads = p.heads,
+          .n_kv_heads = p.heads,
+          .vocab = p.vocab,
+          .hidden = 4 * p.dim,
+          .max_seq = type == PositionType::Learned ? p.train_length : 4 * p.train_length,
+          .positions = type,
+          .activation = ActivationKind::GELU};
 }
 
 namespace {

@@ -7,6 +7,7 @@
 #include "core/ops/attention.h"
 #include "core/ops/softmax.h"
 #include "core/ops/z_loss.h"
+#include "core/random.h"
 
 namespace tw {
 
@@ -27,21 +28,12 @@ SoftcapCurve softcap_curve(double cap, double lo, double hi, int n) {
 
 // [SECTION] QK-norm
 
-namespace {
-// Box–Muller on a 64-bit engine: the same numbers on every platform (no std:: distributions).
-double gaussian(std::mt19937_64& rng) {
-  const double u1 = (static_cast<double>(rng() >> 11) + 1.0) * 0x1.0p-53;
-  const double u2 = static_cast<double>(rng() >> 11) * 0x1.0p-53;
-  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * 3.14159265358979323846 * u2);
-}
-}  // namespace
-
 std::vector<QkNormPoint> qk_norm_sweep(int head_dim, int n_keys, const std::vector<double>& scales, uint64_t seed) {
   std::mt19937_64 rng(seed);
   Mat q(1, head_dim), k(n_keys, head_dim);
-  for (int d = 0; d < head_dim; ++d) q(0, d) = static_cast<float>(gaussian(rng));
+  for (int d = 0; d < head_dim; ++d) q(0, d) = static_cast<float>(standard_normal(rng));
   for (int j = 0; j < n_keys; ++j)
-    for (int d = 0; d < head_dim; ++d) k(j, d) = static_cast<float>(gaussian(rng));
+    for (int d = 0; d < head_dim; ++d) k(j, d) = static_cast<float>(standard_normal(rng));
   const float inv = 1.0f / std::sqrt(static_cast<float>(head_dim));
   std::vector<QkNormPoint> out;
   for (double s : scales) {
@@ -124,15 +116,16 @@ TrainSettings comparison_settings(const ComparisonParams& p, bool with_trick) {
   Task task;
   std::string error;
   Task::create(t.task, &task, &error);
+  // MHA with a plain 4·C ReLU MLP, sized for the task.
   ModelConfig& m = t.model;
-  m.n_layers = p.layers;
-  m.dim = p.dim;
-  m.n_heads = p.heads;
-  m.n_kv_heads = p.heads;
-  m.hidden = 4 * p.dim;
-  m.activation = ActivationKind::ReLU;
-  m.vocab = task.vocab();
-  m.max_seq = task.seq_len();
+  m = {.dim = p.dim,
+       .n_layers = p.layers,
+       .n_heads = p.heads,
+       .n_kv_heads = p.heads,
+       .vocab = task.vocab(),
+       .hidden = 4 * p.dim,
+       .max_seq = task.seq_len(),
+       .activation = ActivationKind::ReLU};
   t.optimizer.lr = p.lr;
   t.optimizer.warmup_steps = p.warmup;
   t.optimizer.clip_norm = 0.0f;  // no clipping: clipping is a stability trick of its own

@@ -1,11 +1,10 @@
 #include "core/experiments/stepper_model.h"
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "core/io/hf_model.h"
+#include "core/io/read_file.h"
 #include "core/tokenizer.h"
 #include "core/train/tasks.h"
 
@@ -142,15 +141,6 @@ std::string executable_dir() {
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   return ec ? std::string() : exe.parent_path().string();
 }
-
-bool read_text(const fs::path& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream s;
-  s << in.rdbuf();
-  *out = s.str();
-  return true;
-}
 }  // namespace
 
 std::string shipped_models_dir() {
@@ -172,7 +162,7 @@ std::string shipped_models_dir() {
 bool load_task_checkpoint(const std::string& dir, StepperModel* out, std::string* error) {
   const fs::path d(dir);
   std::string scene_text;
-  if (!read_text(d / "scene.json", &scene_text)) {
+  if (std::string why; !read_file_bounded((d / "scene.json").string(), kMaxConfigBytes, &scene_text, &why)) {
     *error = dir + ": no scene.json (the training scene names the task and so the vocabulary)";
     return false;
   }

@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "core/io/atomic_file.h"
+#include "core/io/read_file.h"
 
 namespace tw {
 
@@ -21,13 +20,12 @@ bool fail(std::string* error, std::string message) {
   return false;
 }
 
-bool read_text(const fs::path& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream text;
-  text << in.rdbuf();
-  *out = text.str();
-  return true;
+// A JSON file of the folder (config, index, tokenizer_config): through the bounded reader, as every file a user
+// points at, so a FIFO or a huge file named config.json is refused instead of read. Why it failed is dropped: the
+// callers name the file in their own message.
+bool read_json_text(const fs::path& path, std::string* out) {
+  std::string why;
+  return read_file_bounded(path.string(), kMaxConfigBytes, out, &why);
 }
 
 std::string shape_str(const std::vector<int64_t>& shape) {
@@ -114,7 +112,7 @@ bool open_sources(const fs::path& dir, TensorSource* src, std::string* error) {
   std::error_code ec;
   if (fs::exists(index, ec)) {
     std::string text;
-    if (!read_text(index, &text)) return fail(error, "cannot read '" + index.string() + "'");
+    if (!read_json_text(index, &text)) return fail(error, "cannot read '" + index.string() + "'");
     const json j = json::parse(text, nullptr, false);
     if (j.is_discarded() || !j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
       return fail(error, index.string() + ": expected an object with a 'weight_map' of tensor name → shard file");
@@ -158,7 +156,7 @@ bool load_hf_model(const std::string& dir_name, const HfLoadOptions& options, Hf
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return fail(error, "'" + dir_name + "' is not a folder");
   std::string text;
-  if (!read_text(dir / "config.json", &text)) return fail(error, "'" + dir_name + "' has no readable config.json");
+  if (!read_json_text(dir / "config.json", &text)) return fail(error, "'" + dir_name + "' has no readable config.json");
   HfModel m;
   m.dir = dir_name;
   if (!hf_config_from_json(text, options, &m.config, &m.architecture, error)) {
@@ -229,7 +227,7 @@ bool load_hf_model(const std::string& dir_name, const HfLoadOptions& options, Hf
       if (bos < 0 && cfg.contains("bos_token_id") && cfg["bos_token_id"].is_number_integer())
         bos = cfg["bos_token_id"].get<int>();
       std::string tc;
-      if (read_text(dir / "tokenizer_config.json", &tc)) {
+      if (read_json_text(dir / "tokenizer_config.json", &tc)) {
         const json t = json::parse(tc, nullptr, false);
         if (t.is_object() && t.contains("add_bos_token") && t["add_bos_token"].is_boolean())
           add = t["add_bos_token"].get<bool>();

@@ -14,6 +14,7 @@
 #include <random>
 #include <string>
 
+#include "core/random.h"
 #include "core/tensor.h"
 
 namespace tw {
@@ -58,8 +59,5 @@ Svd svd_decompose(const Mat& M);
 void svd_truncate(Mat& out, const Svd& s, int r);
 // Eckart–Young error of the rank-r truncation: √(Σ_{i ≥ r} σ_i²).
 double svd_tail_error(const VecD& sigma, int r);
-
-// A uniform double in [0, 1) from the top 53 bits, identical on every platform (std distributions are not).
-inline double uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
 }  // namespace tw

@@ -176,18 +176,22 @@ void materialize_mask(MatB& out, const Mask& mask, int T_q, int T_k, int q_offse
     for (int j = 0; j < T_k; ++j) out(r, j) = mask.allows(q_offset + r, j);
 }
 
+namespace {
+// "" when 0 <= count <= T (a number of the T positions), else "<what> must be in 0..T, got <count>".
+std::string count_error(const char* what, int count, int T) {
+  if (count >= 0 && count <= T) return "";
+  return std::string(what) + " must be in 0.." + std::to_string(T) + ", got " + std::to_string(count);
+}
+}  // namespace
+
 std::string validate_mask_term(const MaskTerm& t, int T) {
   switch (t.kind) {
-    case MaskKind::PrefixLM:
-      if (t.size < 0 || t.size > T)
-        return "prefix-LM prefix length must be in 0.." + std::to_string(T) + ", got " + std::to_string(t.size);
-      break;
+    case MaskKind::PrefixLM: return count_error("prefix-LM prefix length", t.size, T);
     case MaskKind::SlidingWindow:
       if (t.size < 1) return "sliding window W must be >= 1, got " + std::to_string(t.size);
       break;
     case MaskKind::Padding:
-      if (t.size < 0 || t.size > T)
-        return "padding count must be in 0.." + std::to_string(T) + ", got " + std::to_string(t.size);
+      if (std::string e = count_error("padding count", t.size, T); !e.empty()) return e;
       if (!t.pad_left && t.length != T)
         return "right padding needs the sequence length " + std::to_string(T) + ", got " + std::to_string(t.length);
       break;
@@ -199,10 +203,7 @@ std::string validate_mask_term(const MaskTerm& t, int T) {
     case MaskKind::Dilated:
       if (t.size < 1) return "dilation stride must be >= 1, got " + std::to_string(t.size);
       break;
-    case MaskKind::Global:
-      if (t.size < 0 || t.size > T)
-        return "global token count must be in 0.." + std::to_string(T) + ", got " + std::to_string(t.size);
-      break;
+    case MaskKind::Global: return count_error("global token count", t.size, T);
     default: break;
   }
   return "";

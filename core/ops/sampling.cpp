@@ -5,6 +5,8 @@
 #include <functional>
 #include <numeric>
 
+#include "core/random.h"
+
 namespace tw {
 
 std::string validate(const SamplingConfig& cfg) {
@@ -20,7 +22,6 @@ std::string validate(const SamplingConfig& cfg) {
 namespace {
 
 // A uniform double in [0, 1) from the engine's top 53 bits: the same on every platform, unlike std distributions.
-double uniform01_from(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
 // Softmax over the entries where keep[i] is set (all when keep is empty), in double for the cumulative sums.
 void masked_softmax(std::vector<float>& probs, const std::vector<float>& logits, const std::vector<char>& keep) {
@@ -103,7 +104,7 @@ void sampling_filter(SamplingTrace& out, const std::vector<float>& logits, const
 }
 
 int sample_token(const std::vector<float>& probs, std::mt19937_64& rng) {
-  const double u = uniform01_from(rng);
+  const double u = uniform01(rng);
   double total = 0.0;
   for (float p : probs) total += p;
   double cum = 0.0;

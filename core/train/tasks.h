@@ -48,7 +48,7 @@ struct TaskConfig {
                              // sample and only content (previous-token + induction heads) can find it; the loss is on
                              // copy tokens 2 … m (the first one cannot be known: nothing says where the repeat starts)
   int modulus = 23;        // p for modadd: tokens 0 … p−1, then '+' and '='
-  std::string text;        // text task: the training text (bytes; its distinct characters are the vocabulary)
+  std::string text{};      // text task: the training text (bytes; its distinct characters are the vocabulary)
   int context = 32;        // text task: tokens per training window
   int val_examples = 256;  // size of the fixed held-out set
 };

@@ -48,6 +48,15 @@ Batch single(const TaskSample& s) {
   return b;
 }
 
+// The forward pass of a probe (one sample) into `state`, for the maps and predictions read from it afterwards;
+// false when it failed (the probes then show nothing).
+bool probe_forward(TrainState& state, const ModelWeights& weights, const ModelConfig& config,
+                   const TaskSample& sample) {
+  double loss = 0;
+  std::string error;
+  return train_forward(state, weights, config, single(sample), &loss, &error);
+}
+
 }  // namespace
 
 std::string check_settings(const TrainSettings& s) {
@@ -215,20 +224,14 @@ Evaluation Trainer::evaluate() {
 
 std::vector<Mat> Trainer::probe_attention() {
   std::vector<Mat> maps;
-  if (!ready_) return maps;
-  double loss = 0;
-  std::string error;
-  if (!train_forward(probe_state_, weights_, settings_.model, single(probe_), &loss, &error)) return maps;
+  if (!ready_ || !probe_forward(probe_state_, weights_, settings_.model, probe_)) return maps;
   for (int l = 0; l < settings_.model.n_layers; ++l) maps.push_back(train_attention_probs(probe_state_, l, 0));
   return maps;
 }
 
 std::vector<int> Trainer::probe_predictions() {
   std::vector<int> out;
-  if (!ready_) return out;
-  double loss = 0;
-  std::string error;
-  if (!train_forward(probe_state_, weights_, settings_.model, single(probe_), &loss, &error)) return out;
+  if (!ready_ || !probe_forward(probe_state_, weights_, settings_.model, probe_)) return out;
   const Mat& logits = train_logits(probe_state_);
   for (Eigen::Index r = 0; r < logits.rows(); ++r) {
     Eigen::Index best = 0;
@@ -240,11 +243,8 @@ std::vector<int> Trainer::probe_predictions() {
 
 HeadScores Trainer::head_scores() {
   HeadScores s;
-  if (!ready_) return s;
   const ModelConfig& c = settings_.model;
-  double loss = 0;
-  std::string error;
-  if (!train_forward(probe_state_, weights_, c, single(induction_probe_), &loss, &error)) return s;
+  if (!ready_ || !probe_forward(probe_state_, weights_, c, induction_probe_)) return s;
   s.layers = c.n_layers;
   s.heads = c.n_heads;
   s.previous_token.resize(size_t(c.n_layers * c.n_heads));

@@ -3,7 +3,11 @@
 // headless contract (update → wait_idle → figures).
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <initializer_list>
+#include <memory>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -18,6 +22,36 @@ inline void set(Panel& p, const std::string& key, const nlohmann::json& value) {
   ASSERT_NE(c, nullptr) << key;
   ASSERT_FALSE(c->check(value, p.info().id + "." + key).has_value()) << key << " = " << value;
   c->set(value);
+}
+
+// Every registered panel's id, in menu order: the parameters of the tests that cover every panel.
+inline std::vector<std::string> registered_ids() {
+  std::vector<std::string> ids;
+  for (const PanelInfo& info : panel_infos()) ids.push_back(info.id);
+  return ids;
+}
+// A panel id as a GoogleTest parameter name (letters, digits and '_' only).
+inline std::string panel_param_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param;
+  for (char& ch : name)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return name;
+}
+
+// The panel `id` with these controls set in order, each through its own check as `set` does; null (after a
+// test failure) when there is no such panel or a value is refused.
+inline std::unique_ptr<Panel> panel_with(const std::string& id,
+                                         std::initializer_list<std::pair<const char*, nlohmann::json>> values) {
+  std::unique_ptr<Panel> p = make_panel(id);
+  if (!p) {
+    ADD_FAILURE() << "no panel " << id;
+    return nullptr;
+  }
+  for (const auto& [key, value] : values) {
+    set(*p, key, value);
+    if (::testing::Test::HasFatalFailure()) return nullptr;
+  }
+  return p;
 }
 
 // The figure with `id` (a test failure, and the first figure, when there is none).

@@ -5,13 +5,13 @@
 // A new panel is swept automatically because the list comes from the registry.
 #include <gtest/gtest.h>
 
-#include <cctype>
 #include <cmath>
 #include <random>
 #include <set>
 #include <sstream>
 
 #include "views/panel.h"
+#include "views/panel_test_util.h"
 #include "views/plot/figure.h"
 #include "views/plot/layout.h"
 
@@ -148,21 +148,11 @@ TEST_P(ControlSweep, EveryControlAtItsExtremesAndRandomValuesGivesFiniteFigures)
   expect_clean_figures(*panel, GetParam() + " back at defaults");
 }
 
-std::vector<std::string> registered_ids() {
-  std::vector<std::string> ids;
-  for (const PanelInfo& info : panel_infos()) ids.push_back(info.id);
-  return ids;
-}
-
-INSTANTIATE_TEST_SUITE_P(AllPanels, ControlSweep, ::testing::ValuesIn(registered_ids()), [](const auto& info) {
-  std::string name = info.param;
-  for (char& ch : name)
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return name;
-});
+INSTANTIATE_TEST_SUITE_P(AllPanels, ControlSweep, ::testing::ValuesIn(testing::registered_ids()),
+                         testing::panel_param_name);
 
 TEST(ControlSweep, EveryPanelIsRegisteredWithUniqueId) {
-  const auto ids = registered_ids();
+  const auto ids = testing::registered_ids();
   ASSERT_FALSE(ids.empty());
   std::set<std::string> unique(ids.begin(), ids.end());
   EXPECT_EQ(unique.size(), ids.size());

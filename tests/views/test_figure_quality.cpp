@@ -5,10 +5,10 @@
 // automatically through the registry.
 #include <gtest/gtest.h>
 
-#include <cctype>
 #include <cmath>
 
 #include "views/panel.h"
+#include "views/panel_test_util.h"
 #include "views/plot/figure.h"
 #include "views/plot/layout.h"
 #include "views/plot/theme.h"
@@ -70,18 +70,8 @@ TEST_P(FigureQuality, EveryFigureReadsWholeAtExportSizeAndAtItsSmallestOnScreenS
   }
 }
 
-std::vector<std::string> registered_ids() {
-  std::vector<std::string> ids;
-  for (const PanelInfo& info : panel_infos()) ids.push_back(info.id);
-  return ids;
-}
-
-INSTANTIATE_TEST_SUITE_P(AllPanels, FigureQuality, ::testing::ValuesIn(registered_ids()), [](const auto& info) {
-  std::string name = info.param;
-  for (char& ch : name)
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return name;
-});
+INSTANTIATE_TEST_SUITE_P(AllPanels, FigureQuality, ::testing::ValuesIn(testing::registered_ids()),
+                         testing::panel_param_name);
 
 }  // namespace
 }  // namespace tw

@@ -13,6 +13,7 @@
 #include "core/experiments/forward_session.h"
 #include "core/model/weights.h"
 #include "core/tokenizer.h"
+#include "views/forward/forward_state.h"
 #include "views/panel.h"
 #include "views/plot/export.h"
 
@@ -26,7 +27,7 @@ using testing::set;
 
 // The same model the panel should be running, computed directly in core.
 ForwardRun core_run(const ModelConfig& c, const std::string& text, uint64_t seed = 1) {
-  const LoadedModel m = load_model(c, {seed, ""});
+  const LoadedModel m = load_model(c, {.seed = seed});
   EXPECT_TRUE(m.error.empty()) << m.error;
   return run_prompt(c, m.weights, ByteTokenizer::encode(text));
 }
@@ -190,6 +191,30 @@ TEST(PanelForward, InvalidConfigKeepsTheLastValidModel) {
   EXPECT_EQ(heatmap(figure_by_id(too_long, "step").grid[0]).rows, 14);
 }
 
+TEST(PanelForward, EachConfigProblemIsDrawnBesideItsOwnField) {
+  ForwardState s;
+  s.model = ForwardModel::Custom;
+  s.n_heads = 6;    // dim 64 / 6 heads: not a whole head_dim
+  s.gqa_ratio = 4;  // does not divide 6 (the message names n_heads too, but belongs to the ratio slider)
+  s.pattern = ForwardPattern::Interleaved;
+  s.full_every = 0;
+  std::vector<ConfigProblem> problems;
+  forward_config(s, &problems);
+  ASSERT_GE(problems.size(), 3u);
+  const auto ratio = messages_for_field(problems, "gqa_ratio");
+  ASSERT_EQ(ratio.size(), 1u);
+  EXPECT_NE(ratio[0].find("gqa_ratio 4 must divide n_heads 6"), std::string::npos) << ratio[0];
+  EXPECT_EQ(messages_for_field(problems, "full_every").size(), 1u);
+  for (const std::string& m : messages_for_field(problems, "n_heads"))
+    EXPECT_EQ(m.find("gqa_ratio"), std::string::npos);
+  EXPECT_TRUE(messages_for_field(problems, "").empty());  // every one of them has a control to stand beside
+  ForwardState tiny;
+  tiny.model = ForwardModel::Tiny;
+  std::vector<ConfigProblem> none;
+  forward_config(tiny, &none);
+  EXPECT_TRUE(none.empty());
+}
+
 TEST(PanelForward, MissingCheckpointIsAMessageNotACrash) {
   auto p = tiny_panel();
   run(*p);
@@ -217,7 +242,7 @@ TEST(PanelForward, AppendAndContinueUsesTheKvCache) {
 
   // Independently: prompt, then two sampled tokens through the cache with the same settings.
   const ModelConfig c = tiny_config();
-  const LoadedModel m = load_model(c, {1, ""});
+  const LoadedModel m = load_model(c, {.seed = 1});
   ForwardRun ref = run_prompt(c, m.weights, ByteTokenizer::encode("ab"));
   SamplingConfig sc;
   sc.temperature = 0.7f;

@@ -49,11 +49,8 @@ TEST(PanelSoftmax, BadLogitsGiveAnEmptyAxesNotACrash) {
 }
 
 TEST(PanelMasks, CsvShapesAndEmptyRows) {
-  auto p = make_panel("masks");
+  auto p = panel_with("masks", {{"T", 10}, {"padding", true}, {"pad_count", 2}});
   ASSERT_NE(p, nullptr);
-  set(*p, "T", 10);
-  set(*p, "padding", true);
-  set(*p, "pad_count", 2);
   const auto figs = run(*p);
   const plot::Figure* mask = by_id(figs, "mask");
   const plot::Figure* visible = by_id(figs, "visible");
@@ -78,11 +75,8 @@ TEST(PanelMasks, InvalidTermShowsNoFigures) {
 }
 
 TEST(PanelAlibi, SlopesAndBiasCsv) {
-  auto p = make_panel("alibi");
+  auto p = panel_with("alibi", {{"n_heads", 12}, {"T", 6}, {"head", 9}});
   ASSERT_NE(p, nullptr);
-  set(*p, "n_heads", 12);
-  set(*p, "T", 6);
-  set(*p, "head", 9);
   const auto figs = run(*p);
   const plot::Figure* slopes = by_id(figs, "slopes");
   const plot::Figure* bias = by_id(figs, "bias");

@@ -24,11 +24,8 @@ plot::Table table_of(const std::vector<plot::Figure>& figs, const std::string& i
 }
 
 TEST(RopePanel, CsvColumnsAndFrequencies) {
-  auto p = make_panel("rope");
+  auto p = panel_with("rope", {{"head_dim", 16}, {"scaling", "linear"}, {"factor", 4.0}});
   ASSERT_NE(p, nullptr);
-  set(*p, "head_dim", 16);
-  set(*p, "scaling", "linear");
-  set(*p, "factor", 4.0);
   const auto figs = run(*p);
   const plot::Table f = table_of(figs, "freqs");
   EXPECT_EQ(f.header, (std::vector<std::string>{"pair", "theta", "wavelength", "theta_scaled"}));
@@ -54,10 +51,8 @@ TEST(RopePanel, InvalidConfigGivesNoFiguresAndTheMessageNotACrash) {
 }
 
 TEST(GqaPanel, CsvColumnsMappingAndKvCache) {
-  auto p = make_panel("gqa");
+  auto p = panel_with("gqa", {{"model", "LLaMA-2-70B"}, {"seq_len", 4096}});
   ASSERT_NE(p, nullptr);
-  set(*p, "model", "LLaMA-2-70B");
-  set(*p, "seq_len", 4096);
   const auto figs = run(*p);
   const plot::Table m = table_of(figs, "mapping");
   EXPECT_EQ(m.header, (std::vector<std::string>{"query_head", "kv_head"}));
@@ -81,11 +76,8 @@ TEST(GqaPanel, NonDivisorKvSnapsDown) {
 }
 
 TEST(LoraPanel, CsvColumnsAgainstCore) {
-  auto p = make_panel("lora");
+  auto p = panel_with("lora", {{"d_in", 32}, {"d_out", 32}, {"steps", 50}});
   ASSERT_NE(p, nullptr);
-  set(*p, "d_in", 32);
-  set(*p, "d_out", 32);
-  set(*p, "steps", 50);
   const plot::Table e = table_of(run(*p), "error");
   EXPECT_EQ(e.header, (std::vector<std::string>{"rank", "svd_error", "lora_error", "params"}));
   LoraExperimentParams q;

@@ -23,17 +23,11 @@ using namespace testing;  // by_id, num, run, set, str
 // [SECTION] flash
 
 TEST(PanelFlash, RunningStateAndTrafficFromCore) {
-  auto p = make_panel("flash");
+  auto p = panel_with("flash", {{"T", 12}, {"tile_q", 4}, {"tile_k", 3}, {"step", 6}, {"seed", 3}});
   ASSERT_NE(p, nullptr);
-  set(*p, "T", 12);
-  set(*p, "tile_q", 4);
-  set(*p, "tile_k", 3);
-  set(*p, "step", 6);
-  set(*p, "seed", 3);
   const auto figs = run(*p);
   ASSERT_EQ(p->error(), "");
-  FlashWalkParams q;
-  q.T = 12, q.D = 8, q.tile_q = 4, q.tile_k = 3, q.causal = true, q.seed = 3;
+  const FlashWalkParams q{.T = 12, .D = 8, .tile_q = 4, .tile_k = 3, .causal = true, .seed = 3};
   const FlashWalkthrough w = flash_walkthrough(q);
   // The schedule lists every step of the kernel; the running figure shows step 6's m and ℓ.
   const plot::Figure* sched = by_id(figs, "schedule");
@@ -96,12 +90,10 @@ TEST(PanelFlash, TileLargerThanTIsAnErrorWithoutFigures) {
 // [SECTION] roofline
 
 TEST(PanelRoofline, DecodeCurveFromCore) {
-  auto p = make_panel("roofline");
+  auto p = panel_with(
+      "roofline",
+      {{"measure", false}, {"model", "Llama-3-8B"}, {"device", "NVIDIA A100 SXM 80GB (bf16)"}, {"batch", 4}});
   ASSERT_NE(p, nullptr);
-  set(*p, "measure", false);
-  set(*p, "model", "Llama-3-8B");
-  set(*p, "device", "NVIDIA A100 SXM 80GB (bf16)");
-  set(*p, "batch", 4);
   const auto figs = run(*p);
   ASSERT_EQ(p->error(), "");
   const plot::Figure* decode = by_id(figs, "decode");
@@ -161,16 +153,19 @@ TEST(PanelRoofline, MeasuredNumbersAreFinitePositive) {
 // [SECTION] moe
 
 TEST(PanelMoe, LoadsSumToTokensTimesKMinusDrops) {
-  auto p = make_panel("moe");
+  auto p = panel_with("moe", {{"tokens", 40}, {"router_bias", 2.0}, {"capacity_factor", 1.0}});
   ASSERT_NE(p, nullptr);
-  set(*p, "tokens", 40);
-  set(*p, "router_bias", 2.0);
-  set(*p, "capacity_factor", 1.0);
   const auto figs = run(*p);
   ASSERT_EQ(p->error(), "");
-  MoeParams q;
-  q.tokens = 40, q.dim = 16, q.experts = 8, q.top_k = 2, q.capacity_factor = 1.0, q.hidden = 64, q.gated = true;
-  q.router_bias = 2.0, q.seed = 1;
+  const MoeParams q{.tokens = 40,
+                    .dim = 16,
+                    .experts = 8,
+                    .top_k = 2,
+                    .capacity_factor = 1.0,
+                    .hidden = 64,
+                    .gated = true,
+                    .router_bias = 2.0,
+                    .seed = 1};
   const MoeRouting m = moe_experiment(q);
   const plot::Figure* load = by_id(figs, "load");
   ASSERT_NE(load, nullptr);

@@ -1,7 +1,6 @@
 // Scene files: round trip, validation before apply, warnings, --set parsing, last session.
 // A test-only panel (registered here, so it exists in this executable only) covers every control type.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -9,6 +8,7 @@
 #include <sstream>
 
 #include "app/scene.h"
+#include "scratch_dir.h"
 
 namespace tw {
 namespace {
@@ -63,22 +63,7 @@ AppState changed_state() {
   return app;
 }
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/tw-scene-test-XXXXXX";
-    path_ = ::mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using testing::ScratchDir;
 
 TEST(Scene, RoundTripRestoresEveryValueOpenPanelAndTheme) {
   AppState saved = changed_state();
@@ -154,7 +139,7 @@ TEST(Scene, SavedTextIsReadableAndDeterministic) {
 }
 
 TEST(Scene, FileRoundTripIsAtomicAndLeavesNoTemporaryFile) {
-  TempDir dir;
+  ScratchDir dir("tw-scene-test");
   const AppState saved = changed_state();
   std::string error;
   ASSERT_TRUE(save_scene_file(saved, dir / "a.json", &error)) << error;
@@ -172,7 +157,7 @@ TEST(Scene, FileRoundTripIsAtomicAndLeavesNoTemporaryFile) {
 }
 
 TEST(Scene, UnwritablePathIsAMessageNotACrash) {
-  TempDir dir;
+  ScratchDir dir("tw-scene-test");
   const AppState app = make_app_state();
   std::string error;
   EXPECT_FALSE(save_scene_file(app, dir / "no/such/dir/a.json", &error));
@@ -396,7 +381,7 @@ TEST(Scene, OverridesWinOverTheSceneAndUnknownOverridesAreErrors) {
 }
 
 TEST(Scene, MissingAndDirectoryFilesAreMessages) {
-  TempDir dir;
+  ScratchDir dir("tw-scene-test");
   AppState app = changed_state();
   const std::string before = scene_to_text(app);
   SceneLoad r = load_scene_file(app, dir / "absent.json");
@@ -428,7 +413,7 @@ class ScopedEnv {
 };
 
 TEST(Scene, LastSessionSavesAndRestoresUnderXdgConfigHome) {
-  TempDir dir;
+  ScratchDir dir("tw-scene-test");
   ScopedEnv xdg("XDG_CONFIG_HOME", dir.path());
   EXPECT_EQ(last_session_path(), dir / "transformer-workbench/last-session.json");
 
@@ -450,7 +435,7 @@ TEST(Scene, LastSessionSavesAndRestoresUnderXdgConfigHome) {
 }
 
 TEST(Scene, BrokenLastSessionIsAWarningAndTheStateStaysDefault) {
-  TempDir dir;
+  ScratchDir dir("tw-scene-test");
   ScopedEnv xdg("XDG_CONFIG_HOME", dir.path());
   std::filesystem::create_directories(dir / "transformer-workbench");
   std::ofstream(dir / "transformer-workbench/last-session.json") << "{\"version\": 1, \"values\": {";
@@ -477,7 +462,7 @@ TEST(Scene, FailedLastSessionIsKeptAsBadAndTheUserIsToldWhere) {
       "{\"version\": 1, \"values\": {\"scenetest.heads\": 100000}}",  // one bad value
   };
   for (const std::string& text : broken) {
-    TempDir dir;
+    ScratchDir dir("tw-scene-test");
     ScopedEnv xdg("XDG_CONFIG_HOME", dir.path());
     const std::string path = last_session_path();
     std::filesystem::create_directories(std::filesystem::path(path).parent_path());
@@ -494,7 +479,7 @@ TEST(Scene, FailedLastSessionIsKeptAsBadAndTheUserIsToldWhere) {
 }
 
 TEST(Scene, UnreadableLastSessionIsKeptToo) {
-  TempDir dir;
+  ScratchDir dir("tw-scene-test");
   ScopedEnv xdg("XDG_CONFIG_HOME", dir.path());
   const std::string path = last_session_path();
   std::filesystem::create_directories(path);  // a directory where the file should be: it cannot be read
@@ -506,7 +491,7 @@ TEST(Scene, UnreadableLastSessionIsKeptToo) {
 }
 
 TEST(Scene, FreshDoesNotOverwriteTheSavedSessionUnlessSomethingChanges) {
-  TempDir dir;
+  ScratchDir dir("tw-scene-test");
   ScopedEnv xdg("XDG_CONFIG_HOME", dir.path());
   std::string error;
   ASSERT_TRUE(save_last_session(changed_state(), &error)) << error;
@@ -525,7 +510,7 @@ TEST(Scene, FreshDoesNotOverwriteTheSavedSessionUnlessSomethingChanges) {
 }
 
 TEST(Scene, UnusableConfigDirectoryWarnsAtRestore) {
-  TempDir dir;
+  ScratchDir dir("tw-scene-test");
   ScopedEnv xdg("XDG_CONFIG_HOME", dir.path());
   std::ofstream(dir / "transformer-workbench") << "a file where the directory should be";
   EXPECT_NE(session_dir_problem().find("is not a directory"), std::string::npos) << session_dir_problem();

@@ -1,7 +1,6 @@
 // export_open_panel_figures: the code behind File > Export figures… and `transformer-workbench export`.
 // A test-only panel (registered here, so it exists in this executable only) records the call contract.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -10,6 +9,7 @@
 
 #include "app/export_figures.h"
 #include "app/scene.h"
+#include "scratch_dir.h"
 
 namespace tw {
 namespace {
@@ -63,21 +63,7 @@ ExportTestPanel& test_panel(AppState& app) {
   return *static_cast<ExportTestPanel*>(app.find("exporttest")->panel.get());
 }
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/tw-scene-export-XXXXXX";
-    path_ = ::mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+using testing::ScratchDir;
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -105,7 +91,7 @@ AppState scene_with_slope(int slope) {
 }
 
 TEST(SceneExport, WritesEachFormatOfEachFigureOfOpenPanelsOnly) {
-  TempDir dir;
+  ScratchDir dir("tw-scene-export");
   AppState app = scene_with_slope(3);
   FigureExportRequest request;
   request.out_dir = dir / "out";
@@ -121,7 +107,7 @@ TEST(SceneExport, WritesEachFormatOfEachFigureOfOpenPanelsOnly) {
 }
 
 TEST(SceneExport, CallsUpdateAndWaitIdleBeforeFiguresSoCsvHoldsTheSceneValues) {
-  TempDir dir;
+  ScratchDir dir("tw-scene-export");
   AppState app = scene_with_slope(-7);
   FigureExportRequest request;
   request.out_dir = dir / "out";
@@ -134,7 +120,7 @@ TEST(SceneExport, CallsUpdateAndWaitIdleBeforeFiguresSoCsvHoldsTheSceneValues) {
 }
 
 TEST(SceneExport, SameStateGivesByteIdenticalFiles) {
-  TempDir dir;
+  ScratchDir dir("tw-scene-export");
   FigureExportRequest request;
   for (const char* sub : {"a", "b"}) {
     AppState app = scene_with_slope(5);
@@ -147,7 +133,7 @@ TEST(SceneExport, SameStateGivesByteIdenticalFiles) {
 }
 
 TEST(SceneExport, PngWidthFollowsTheScale) {
-  TempDir dir;
+  ScratchDir dir("tw-scene-export");
   std::string png[2];
   for (int scale : {1, 2}) {
     AppState app = scene_with_slope(1);
@@ -166,7 +152,7 @@ TEST(SceneExport, PngWidthFollowsTheScale) {
 }
 
 TEST(SceneExport, ProblemsAreMessagesNotCrashes) {
-  TempDir dir;
+  ScratchDir dir("tw-scene-export");
   {
     AppState app = make_app_state();  // nothing open
     FigureExportRequest request;
@@ -202,7 +188,7 @@ TEST(SceneExport, ProblemsAreMessagesNotCrashes) {
 }
 
 TEST(SceneExport, DuplicateFigureIdsAreReportedAndTheFirstIsKept) {
-  TempDir dir;
+  ScratchDir dir("tw-scene-export");
   AppState app = scene_with_slope(1);
   test_panel(app).s.duplicate_id = true;
   FigureExportRequest request;

@@ -25,8 +25,7 @@ void ForwardPanel::draw_left(const DrawContext& ctx) {
     if (result_)
       draw_token_chips(result_->request.vocab(), result_->run.tokens, static_cast<int>(result_->appended.size()), ctx);
   }
-  std::vector<std::string> shown;  // each config message appears once, beside the first field it names
-  if (ImGui::CollapsingHeader("Model", ImGuiTreeNodeFlags_DefaultOpen)) draw_model_editor(shown);
+  if (ImGui::CollapsingHeader("Model", ImGuiTreeNodeFlags_DefaultOpen)) draw_model_editor();
   // Trained and real models bring their own architecture and weights: only the seeded presets are edited here.
   const bool seeded = is_seeded_model(s_.model);
   if (seeded && ImGui::CollapsingHeader("Architecture", ImGuiTreeNodeFlags_DefaultOpen)) {
@@ -34,7 +33,7 @@ void ForwardPanel::draw_left(const DrawContext& ctx) {
     if (s_.pattern != ForwardPattern::Full) draw_control(*c.find("window"));
     if (s_.pattern == ForwardPattern::Interleaved) draw_control(*c.find("full_every"));
     draw_control(*c.find("gqa_ratio"));
-    for (const char* field : {"window", "full_every", "gqa_ratio", "rope_base", "eps"}) draw_messages(field, shown);
+    for (const char* field : {"window", "full_every", "gqa_ratio", "rope_base", "eps"}) draw_messages(field);
   }
   if (seeded && ImGui::CollapsingHeader("Weights", ImGuiTreeNodeFlags_DefaultOpen)) {
     draw_control(*c.find("weights"));
@@ -57,17 +56,11 @@ void ForwardPanel::draw_left(const DrawContext& ctx) {
   ImGui::PopItemWidth();
 }
 
-void ForwardPanel::draw_messages(const char* field, std::vector<std::string>& shown) {
-  for (const std::string& m : messages_for_field(problems_, field)) {
-    if (std::find(shown.begin(), shown.end(), m) != shown.end()) continue;
-    // A GQA-ratio message also names n_heads, but belongs beside the ratio slider the user just moved.
-    if (std::string(field) != "gqa_ratio" && !messages_for_field({m}, "gqa_ratio").empty()) continue;
-    warning_text(m.c_str());
-    shown.push_back(m);
-  }
+void ForwardPanel::draw_messages(const char* field) {
+  for (const std::string& m : messages_for_field(problems_, field)) warning_text(m.c_str());
 }
 
-void ForwardPanel::draw_model_editor(std::vector<std::string>& shown) {
+void ForwardPanel::draw_model_editor() {
   const Controls& c = controls();
   draw_model_source();
   // The sizes of the model on screen (trained and real models bring their own; only the seeded ones are edited).
@@ -84,12 +77,12 @@ void ForwardPanel::draw_model_editor(std::vector<std::string>& shown) {
   if (!custom) ImGui::BeginDisabled();
   for (const char* key : {"dim", "n_layers", "n_heads", "hidden", "vocab", "max_seq"}) {
     draw_control(*c.find(key));
-    draw_messages(key, shown);
+    draw_messages(key);
   }
   if (!custom) ImGui::EndDisabled();
-  draw_messages("n_kv_heads", shown);
-  draw_messages("memory_cap_mb", shown);
-  draw_messages("", shown);
+  draw_messages("n_kv_heads");
+  draw_messages("memory_cap_mb");
+  draw_messages("");
   if (!problems_.empty()) {
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextDisabled("%s", result_ ? "Showing the last valid model until the config is fixed."

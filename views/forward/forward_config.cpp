@@ -88,7 +88,7 @@ void show_preset_sizes(ForwardState& s) {
   each_size(s, preset, [](int& field, const int& size) { field = size; });
 }
 
-ModelConfig forward_config(const ForwardState& s, std::vector<std::string>* problems) {
+ModelConfig forward_config(const ForwardState& s, std::vector<ConfigProblem>* problems) {
   ModelConfig c = preset_config(s.model);
   if (s.model == ForwardModel::Custom) each_size(s, c, [](const int& field, int& size) { size = field; });
   c.norm = s.norm;
@@ -99,7 +99,7 @@ ModelConfig forward_config(const ForwardState& s, std::vector<std::string>* prob
   c.window = s.pattern == ForwardPattern::Full ? 0 : s.window;
   c.full_every = s.pattern == ForwardPattern::Interleaved ? s.full_every : 0;
 
-  std::vector<std::string> messages;
+  std::vector<ConfigProblem> found;
   // The ratio is the control; n_kv_heads follows from it. A ratio that does not divide n_heads would silently
   // round, so it is refused with the ratios that work.
   if (s.gqa_ratio >= 1 && c.n_heads >= 1 && c.n_heads % s.gqa_ratio == 0) {
@@ -108,14 +108,15 @@ ModelConfig forward_config(const ForwardState& s, std::vector<std::string>* prob
     std::string valid;
     for (int kv : valid_kv_head_counts(c.n_heads))
       valid += (valid.empty() ? "" : ", ") + std::to_string(c.n_heads / kv);
-    messages.push_back("gqa_ratio " + std::to_string(s.gqa_ratio) + " must divide n_heads " +
-                       std::to_string(c.n_heads) + (valid.empty() ? "" : " (possible: " + valid + ")"));
+    found.push_back({"gqa_ratio", "gqa_ratio " + std::to_string(s.gqa_ratio) + " must divide n_heads " +
+                                      std::to_string(c.n_heads) + (valid.empty() ? "" : " (possible: " + valid + ")")});
     c.n_kv_heads = 1;
   }
   if (s.pattern == ForwardPattern::Interleaved && s.full_every < 1)
-    messages.push_back("full_every must be at least 1 for interleaved attention (every P-th layer is full)");
-  for (std::string& m : validate(c)) messages.push_back(std::move(m));
-  if (problems) *problems = std::move(messages);
+    found.push_back(
+        {"full_every", "full_every must be at least 1 for interleaved attention (every P-th layer is full)"});
+  for (ConfigProblem& p : validate_fields(c)) found.push_back(std::move(p));
+  if (problems) *problems = std::move(found);
   return c;
 }
 

@@ -20,7 +20,7 @@ namespace tw {
 std::string ForwardPanel::error() const {
   for (const std::string* m : {&model_error_, &weights_error_, &input_error_})
     if (!m->empty()) return *m;
-  return problems_.empty() ? std::string() : problems_.front();
+  return problems_.empty() ? std::string() : problems_.front().message;
 }
 
 bool ForwardPanel::sync_model() {

@@ -54,9 +54,9 @@ class ForwardPanel : public Panel {
   void resolve_step();                        // s_.step (a name) → step_ index in the shown trace
   void go_to(int index);                      // moves the current step and its name
   void draw_left(const DrawContext& ctx);
-  void draw_model_editor(std::vector<std::string>& shown);
+  void draw_model_editor();
   // The config messages naming `field` that have not been shown beside an earlier field this frame.
-  void draw_messages(const char* field, std::vector<std::string>& shown);
+  void draw_messages(const char* field);  // "" = the problems of fields with no control here
   void draw_right(const DrawContext& ctx);
   void draw_right_body(const DrawContext& ctx);
   void draw_transport();
@@ -87,7 +87,7 @@ class ForwardPanel : public Panel {
   std::string model_error_;                  // why the model asked for could not be opened
   std::string folder_box_;                   // the folder path being typed (taken on Enter or Open)
   bool folder_editing_ = false;              // the folder box has the keyboard
-  std::vector<std::string> problems_;        // why the config in the controls is invalid; the shown model stays
+  std::vector<ConfigProblem> problems_;      // why the config in the controls is invalid; the shown model stays
   std::string input_error_;                  // why the text cannot run (too long, outside the vocabulary)
   std::string weights_error_;                // why the checkpoint could not be loaded
   std::optional<ForwardRequest> requested_;  // the newest request sent to the worker

@@ -77,9 +77,9 @@ ModelConfig preset_config(ForwardModel model);
 // Copies the preset's sizes into the custom fields, so the greyed editor shows the model that runs and switching
 // to custom starts from it.
 void show_preset_sizes(ForwardState& s);
-// The config the state describes, and every reason it is invalid (empty when valid). Field-specific messages
-// name the ModelConfig field (see messages_for_field); "gqa_ratio" messages name that control.
-ModelConfig forward_config(const ForwardState& s, std::vector<std::string>* problems);
+// The config the state describes, and every reason it is invalid (empty when valid), each with the field it is
+// about: a ModelConfig field (validate_fields), or the controls "gqa_ratio" and "full_every".
+ModelConfig forward_config(const ForwardState& s, std::vector<ConfigProblem>* problems);
 // The sampling controls as core's sampling settings.
 SamplingConfig sampling_config(const ForwardState& s);
 // What the state asks the session to run with `config` (forward_config's result): a seeded preset, byte tokenizer.

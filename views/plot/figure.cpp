@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 namespace tw::plot {
 
@@ -16,6 +17,13 @@ Axes& Axes::setup(std::string x_label, std::string x_unit, std::string y_label, 
 }
 
 namespace {
+// Appends `item` and returns it where it now lives, so the caller can go on styling it (`.dashed = true`).
+template <class T>
+T& push(std::vector<Item>& items, T item) {
+  items.emplace_back(std::move(item));
+  return std::get<T>(items.back());
+}
+
 LineItem& add_line(std::vector<Item>& items, std::string label, std::vector<double> xs, std::vector<double> ys,
                    LineStyle style) {
   LineItem l;
@@ -26,8 +34,7 @@ LineItem& add_line(std::vector<Item>& items, std::string label, std::vector<doub
   l.xs = std::move(xs);
   l.ys = std::move(ys);
   l.style = style;
-  items.emplace_back(std::move(l));
-  return std::get<LineItem>(items.back());
+  return push(items, std::move(l));
 }
 }  // namespace
 
@@ -50,70 +57,38 @@ BarsItem& Axes::bars(std::vector<std::string> groups, std::vector<std::string> s
   b.series = std::move(series);
   b.values = std::move(values);
   x.categories = b.groups;
-  items.emplace_back(std::move(b));
-  return std::get<BarsItem>(items.back());
+  return push(items, std::move(b));
 }
 
 HistogramItem& Axes::histogram(std::string label, std::vector<double> values, int bins) {
-  HistogramItem h;
-  h.label = std::move(label);
-  h.values = std::move(values);
-  h.bins = std::clamp(bins, 1, 10000);
-  items.emplace_back(std::move(h));
-  return std::get<HistogramItem>(items.back());
+  return push(
+      items, HistogramItem{.label = std::move(label), .values = std::move(values), .bins = std::clamp(bins, 1, 10000)});
 }
 
 HeatmapItem& Axes::add_heatmap(HeatmapItem item) {
   y.invert = true;  // row 0 at the top, as the matrix is written
-  items.emplace_back(std::move(item));
-  return std::get<HeatmapItem>(items.back());
+  return push(items, std::move(item));
 }
 
 ArrowItem& Axes::arrow(std::string label, double x0, double y0, double x1, double y1, uint32_t color) {
-  items.emplace_back(ArrowItem{std::move(label), x0, y0, x1, y1, color});
-  return std::get<ArrowItem>(items.back());
+  return push(items, ArrowItem{.label = std::move(label), .x0 = x0, .y0 = y0, .x1 = x1, .y1 = y1, .color = color});
 }
 
-CircleItem& Axes::circle(double cx, double cy, double r) {
-  CircleItem c;
-  c.cx = cx;
-  c.cy = cy;
-  c.r = r;
-  items.emplace_back(c);
-  return std::get<CircleItem>(items.back());
-}
+CircleItem& Axes::circle(double cx, double cy, double r) { return push(items, CircleItem{.cx = cx, .cy = cy, .r = r}); }
 
 ArcItem& Axes::arc(std::string label, double cx, double cy, double r, double a0, double a1) {
-  ArcItem a;
-  a.label = std::move(label);
-  a.cx = cx;
-  a.cy = cy;
-  a.r = r;
-  a.a0 = a0;
-  a.a1 = a1;
-  items.emplace_back(std::move(a));
-  return std::get<ArcItem>(items.back());
+  return push(items, ArcItem{.label = std::move(label), .cx = cx, .cy = cy, .r = r, .a0 = a0, .a1 = a1});
 }
 
 TextItem& Axes::text(std::string text, double x_, double y_) {
-  TextItem t;
-  t.text = std::move(text);
-  t.x = x_;
-  t.y = y_;
-  items.emplace_back(std::move(t));
-  return std::get<TextItem>(items.back());
+  return push(items, TextItem{.text = std::move(text), .x = x_, .y = y_});
 }
 
 MarkerLineItem& Axes::vline(std::string label, double x_) { return marker_line(std::move(label), x_, true); }
 MarkerLineItem& Axes::hline(std::string label, double y_) { return marker_line(std::move(label), y_, false); }
 
 MarkerLineItem& Axes::marker_line(std::string label, double value, bool vertical) {
-  MarkerLineItem m;
-  m.label = std::move(label);
-  m.value = value;
-  m.vertical = vertical;
-  items.emplace_back(std::move(m));
-  return std::get<MarkerLineItem>(items.back());
+  return push(items, MarkerLineItem{.label = std::move(label), .value = value, .vertical = vertical});
 }
 
 // [SECTION] Figure
@@ -181,6 +156,17 @@ namespace {
 
 std::string column_name(const Axis& a, const char* fallback) { return a.label.empty() ? fallback : a.title(); }
 
+// The x and y column names: the axes' labels when every axes agrees and they differ (the usual case), else x and y.
+// (Returned fresh rather than assigned over: GCC 12 reports a false -Wrestrict on `name = "x"` here.)
+std::pair<std::string, std::string> xy_column_names(const Figure& fig) {
+  if (fig.grid.empty()) return {"x", "y"};
+  std::string x = column_name(fig.grid[0].x, "x"), y = column_name(fig.grid[0].y, "y");
+  for (const Axes& a : fig.grid)
+    if (column_name(a.x, "x") != x || column_name(a.y, "y") != y) return {"x", "y"};
+  if (x == y) return {"x", "y"};
+  return {std::move(x), std::move(y)};
+}
+
 }  // namespace
 
 void for_each_table_row(const Figure& fig, const std::function<void(std::span<const CellRef>)>& header,
@@ -202,15 +188,7 @@ void for_each_table_row(const Figure& fig, const std::function<void(std::span<co
     return;
   }
   const bool multi = fig.grid.size() > 1;
-  // Name the x/y columns after the first axes' labels when every axes agrees (the usual case).
-  std::string xname = "x", yname = "y";
-  if (!fig.grid.empty()) {
-    xname = column_name(fig.grid[0].x, "x");
-    yname = column_name(fig.grid[0].y, "y");
-    for (const Axes& a : fig.grid)
-      if (column_name(a.x, "x") != xname || column_name(a.y, "y") != yname) xname = "x", yname = "y";
-  }
-  if (xname == yname) xname = "x", yname = "y";
+  const auto [xname, yname] = xy_column_names(fig);
   const CellRef head[] = {std::string_view("axes"), std::string_view("item"), std::string_view("kind"),
                           std::string_view(xname),  std::string_view(yname),  std::string_view("value")};
   header(head);

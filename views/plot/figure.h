@@ -42,7 +42,12 @@ struct Axis {
   std::vector<std::string> categories;  // non-empty: ticks at 0, 1, ... labelled with these (tokens, bar groups)
   bool hide = false;                    // no ticks, no tick labels, no axis label (e.g. the plane of arrows)
 
-  std::string title() const { return unit.empty() ? label : label + " [" + unit + "]"; }
+  // "label [unit]", built by appending (GCC 12 reports a false -Wrestrict on a `+` chain here).
+  std::string title() const {
+    std::string t = label;
+    if (!unit.empty()) t.append(" [").append(unit).append("]");
+    return t;
+  }
 };
 
 // [SECTION] Items

@@ -129,7 +129,7 @@ TEST(ForwardSession, EveryStepShapeGqaRope) {
 TEST(ForwardSession, EveryStepShapeAlibiPostNorm) {
   const ModelConfig c = alibi_post_config();
   ASSERT_TRUE(validate(c).empty()) << validate(c).front();
-  const LoadedModel m = load_model(c, {7, ""});
+  const LoadedModel m = load_model(c, {.seed = 7});
   ASSERT_TRUE(m.error.empty()) << m.error;
   const ForwardRun run = run_prompt(c, m.weights, ByteTokenizer::encode("héllo"));  // é is two bytes
   ASSERT_TRUE(run.ok()) << run.error;
@@ -144,7 +144,7 @@ TEST(ForwardSession, EveryStepShapeAlibiPostNorm) {
 
 TEST(ForwardSession, AppendThroughCacheMatchesFullPass) {
   const ModelConfig c = gqa_rope_config();
-  const LoadedModel m = load_model(c, {3, ""});
+  const LoadedModel m = load_model(c, {.seed = 3});
   ForwardRun run = run_prompt(c, m.weights, ByteTokenizer::encode("abc"));
   ASSERT_TRUE(run.ok());
   run = run_append(run, 'd');
@@ -201,23 +201,23 @@ TEST(ForwardSession, CheckpointRoundTripAndConfigBesideIt) {
   ASSERT_TRUE(save_weights(path, w, c, &error)) << error;
 
   // No config.json: the panel's config must match the checkpoint.
-  const LoadedModel same = load_model(c, {1, path});
+  const LoadedModel same = load_model(c, {.seed = 1, .checkpoint = path});
   ASSERT_TRUE(same.error.empty()) << same.error;
   EXPECT_EQ(parameter_count(*same.weights), parameter_count(c));
   const auto tokens = ByteTokenizer::encode("hi");
   EXPECT_MAT_NEAR(run_prompt(c, same.weights, tokens).logits,
                   run_prompt(c, std::make_shared<const ModelWeights>(w), tokens).logits, 0.0f);
-  const LoadedModel mismatch = load_model(tiny_config(), {1, path});
+  const LoadedModel mismatch = load_model(tiny_config(), {.seed = 1, .checkpoint = path});
   EXPECT_FALSE(mismatch.error.empty());
 
   // With config.json beside it, that config wins over the panel's.
   ASSERT_TRUE(save_config((dir / "config.json").string(), c, &error)) << error;
-  const LoadedModel with_config = load_model(tiny_config(), {1, path});
+  const LoadedModel with_config = load_model(tiny_config(), {.seed = 1, .checkpoint = path});
   ASSERT_TRUE(with_config.error.empty()) << with_config.error;
   EXPECT_EQ(with_config.config.placement, NormPlacement::Post);
   EXPECT_EQ(with_config.config.positions, PositionType::ALiBi);
 
-  EXPECT_FALSE(load_model(c, {1, (dir / "missing.safetensors").string()}).error.empty());
+  EXPECT_FALSE(load_model(c, {.seed = 1, .checkpoint = (dir / "missing.safetensors").string()}).error.empty());
   std::filesystem::remove_all(dir);
 }
 
@@ -229,10 +229,10 @@ TEST(ForwardSession, ContinuingEqualsAFreshRunAndChecksOnlyTheLastAppend) {
   sampling.temperature = 0.8f;
   sampling.top_k = 20;
   const std::vector<int> prompt = ByteTokenizer::encode("abc");
-  const ForwardRequest two = make_forward_request(c, {3, ""}, prompt, 2, sampling, 7);
-  const ForwardRequest four = make_forward_request(c, {3, ""}, prompt, 4, sampling, 7);
+  const ForwardRequest two = make_forward_request(c, {.seed = 3}, prompt, 2, sampling, 7);
+  const ForwardRequest four = make_forward_request(c, {.seed = 3}, prompt, 4, sampling, 7);
   EXPECT_FALSE(two == four);
-  EXPECT_TRUE(four == make_forward_request(c, {3, ""}, prompt, 4, sampling, 7));
+  EXPECT_TRUE(four == make_forward_request(c, {.seed = 3}, prompt, 4, sampling, 7));
 
   const ForwardSession first = run_forward_session(two);
   ASSERT_TRUE(first.run.ok()) << first.run.error << first.model.error;
@@ -256,13 +256,15 @@ TEST(ForwardSession, SamplingIsPartOfTheRequestOnlyWhenTokensAreAppended) {
   SamplingConfig a, b;
   b.temperature = 0.5f;
   const std::vector<int> prompt = ByteTokenizer::encode("ab");
-  EXPECT_TRUE(make_forward_request(c, {1, ""}, prompt, 0, a, 1) == make_forward_request(c, {1, ""}, prompt, 0, b, 2));
-  EXPECT_FALSE(make_forward_request(c, {1, ""}, prompt, 1, a, 1) == make_forward_request(c, {1, ""}, prompt, 1, b, 1));
+  EXPECT_TRUE(make_forward_request(c, {.seed = 1}, prompt, 0, a, 1) ==
+              make_forward_request(c, {.seed = 1}, prompt, 0, b, 2));
+  EXPECT_FALSE(make_forward_request(c, {.seed = 1}, prompt, 1, a, 1) ==
+               make_forward_request(c, {.seed = 1}, prompt, 1, b, 1));
 }
 
 // A cancelled session stops and says so.
 TEST(ForwardSession, ProgressCanCancel) {
-  const ForwardRequest r = make_forward_request(gqa_rope_config(), {1, ""}, ByteTokenizer::encode("ab"), 3, {}, 1);
+  const ForwardRequest r = make_forward_request(gqa_rope_config(), {.seed = 1}, ByteTokenizer::encode("ab"), 3, {}, 1);
   const ForwardSession s = run_forward_session(r, nullptr, [](float f) { return f < 0.35f; });
   EXPECT_TRUE(s.cancelled);
   EXPECT_LT(s.appended.size(), 3u);

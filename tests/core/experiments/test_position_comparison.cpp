@@ -38,14 +38,7 @@ TEST(PositionSimilarity, SinusoidalAndRopeDependOnDistanceOnly) {
 }
 
 ExtrapolationParams small() {
-  ExtrapolationParams p;
-  p.train_length = 8;
-  p.period = 2;
-  p.dim = 16;
-  p.steps = 20;
-  p.batch = 4;
-  p.eval_batch = 4;
-  return p;
+  return {.train_length = 8, .period = 2, .dim = 16, .steps = 20, .batch = 4, .eval_batch = 4};
 }
 
 TEST(Extrapolation, DeterministicAndLearnedHasNoValuesPastL) {

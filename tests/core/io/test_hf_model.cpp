@@ -1,6 +1,7 @@
 #include "core/io/hf_model.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cmath>
 #include <filesystem>
@@ -252,6 +253,12 @@ TEST(HfModel, BadFoldersGiveOneLineAndKeepThePreviousModel) {
     EXPECT_EQ(m.dir, good);  // untouched
   };
   expect_refused(good + "/nope", "is not a folder");
+
+  // config.json that is a FIFO is refused by the bounded reader instead of blocking the load forever.
+  const std::string fifo = fresh_dir("fifo_config");
+  fs::create_directories(fifo);
+  ASSERT_EQ(::mkfifo((fifo + "/config.json").c_str(), 0600), 0);
+  expect_refused(fifo, "has no readable config.json");
 
   // A shard named by the index is missing.
   const std::string missing_shard = fresh_dir("missing_shard");

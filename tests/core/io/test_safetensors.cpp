@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <random>
+#include <span>
 
 namespace tw {
 namespace {
@@ -82,40 +83,52 @@ TEST(Safetensors, RejectsTruncatedFiles) {
   EXPECT_NE(parse_error(header_cut).find("file is truncated: the header says"), std::string::npos);
 }
 
+// A file whose header is `header` followed by `data_bytes` zero bytes, and the one-line error parsing must give.
+struct BadHeader {
+  const char* header;
+  size_t data_bytes;
+  const char* error;
+};
+
+void expect_errors(std::span<const BadHeader> cases) {
+  for (const BadHeader& c : cases) EXPECT_EQ(parse_error(make_file(c.header, c.data_bytes)), c.error) << c.header;
+}
+
+constexpr BadHeader kMalformedHeaders[] = {
+    {"{oops", 0, "header is not valid JSON"},
+    {"[]", 0, "header must be a JSON object mapping tensor names to their info"},
+    {R"({"w": 3})", 0, "tensor 'w': info must be an object with dtype, shape, data_offsets"},
+    {R"({"w": {"shape": [1], "data_offsets": [0, 4]}})", 4, "tensor 'w': missing string 'dtype'"},
+    {R"({"w": {"dtype": "F32", "data_offsets": [0, 4]}})", 4, "tensor 'w': missing array 'shape'"},
+    {R"({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0]}})", 4,
+     "tensor 'w': 'data_offsets' must be an array [begin, end]"},
+    {R"({"w": {"dtype": "F32", "shape": [-1], "data_offsets": [0, 4]}})", 4,
+     "tensor 'w': shape entries must be non-negative integers"},
+    {R"({"w": {"dtype": "F32", "shape": [1], "data_offsets": [4, 0]}})", 4, "tensor 'w': data_offsets begin > end"},
+    {R"({"__metadata__": {"a": 1}})", 0, "__metadata__ value 'a' must be a string"},
+};
+
 TEST(Safetensors, RejectsMalformedHeaders) {
-  EXPECT_EQ(parse_error(make_file("{oops", 0)), "header is not valid JSON");
-  EXPECT_EQ(parse_error(make_file("[]", 0)), "header must be a JSON object mapping tensor names to their info");
-  EXPECT_EQ(parse_error(make_file(R"({"w": 3})", 0)),
-            "tensor 'w': info must be an object with dtype, shape, data_offsets");
-  EXPECT_EQ(parse_error(make_file(R"({"w": {"shape": [1], "data_offsets": [0, 4]}})", 4)),
-            "tensor 'w': missing string 'dtype'");
-  EXPECT_EQ(parse_error(make_file(R"({"w": {"dtype": "F32", "data_offsets": [0, 4]}})", 4)),
-            "tensor 'w': missing array 'shape'");
-  EXPECT_EQ(parse_error(make_file(R"({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0]}})", 4)),
-            "tensor 'w': 'data_offsets' must be an array [begin, end]");
-  EXPECT_EQ(parse_error(make_file(R"({"w": {"dtype": "F32", "shape": [-1], "data_offsets": [0, 4]}})", 4)),
-            "tensor 'w': shape entries must be non-negative integers");
-  EXPECT_EQ(parse_error(make_file(R"({"w": {"dtype": "F32", "shape": [1], "data_offsets": [4, 0]}})", 4)),
-            "tensor 'w': data_offsets begin > end");
-  EXPECT_EQ(parse_error(make_file(R"({"__metadata__": {"a": 1}})", 0)), "__metadata__ value 'a' must be a string");
+  expect_errors(kMalformedHeaders);
   // A length that would need a huge allocation is refused before reading anything.
   std::vector<uint8_t> huge = make_file("{}", 0);
   huge[7] = 0x7f;
   EXPECT_NE(parse_error(huge).find("implausibly large"), std::string::npos);
 }
 
-TEST(Safetensors, RejectsWrongDtypeAndShape) {
-  EXPECT_EQ(parse_error(make_file(R"({"w": {"dtype": "I8", "shape": [4], "data_offsets": [0, 4]}})", 4)),
-            "tensor 'w': dtype is I8; only F32, F16 and BF16 are supported (quantized or integer checkpoints are not)");
-  EXPECT_EQ(parse_error(make_file(R"({"w": {"dtype": "BF16", "shape": [3], "data_offsets": [0, 4]}})", 4)),
-            "tensor 'w': data_offsets span 4 bytes but shape needs 6 (BF16)");
-  EXPECT_EQ(parse_error(make_file(R"({"w": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}})", 8)),
-            "tensor 'w': data_offsets span 8 bytes but shape needs 12 (F32)");
-  // Dimensions whose product overflows 64 bits are caught by the size bound, not wrapped around.
-  EXPECT_EQ(parse_error(make_file(
-                R"({"w": {"dtype": "F32", "shape": [4294967296, 4294967296, 4], "data_offsets": [0, 0]}})", 0)),
-            "tensor 'w': shape is larger than the file's data");
-}
+constexpr BadHeader kWrongDtypesAndShapes[] = {
+    {R"({"w": {"dtype": "I8", "shape": [4], "data_offsets": [0, 4]}})", 4,
+     "tensor 'w': dtype is I8; only F32, F16 and BF16 are supported (quantized or integer checkpoints are not)"},
+    {R"({"w": {"dtype": "BF16", "shape": [3], "data_offsets": [0, 4]}})", 4,
+     "tensor 'w': data_offsets span 4 bytes but shape needs 6 (BF16)"},
+    {R"({"w": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}})", 8,
+     "tensor 'w': data_offsets span 8 bytes but shape needs 12 (F32)"},
+    // Dimensions whose product overflows 64 bits are caught by the size bound, not wrapped around.
+    {R"({"w": {"dtype": "F32", "shape": [4294967296, 4294967296, 4], "data_offsets": [0, 0]}})", 0,
+     "tensor 'w': shape is larger than the file's data"},
+};
+
+TEST(Safetensors, RejectsWrongDtypeAndShape) { expect_errors(kWrongDtypesAndShapes); }
 
 TEST(Safetensors, RejectsOverlapsAndHoles) {
   EXPECT_EQ(parse_error(make_file(R"({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},

@@ -31,27 +31,22 @@ TEST(Config, PresetsAreValid) {
 TEST(Config, NonPositiveSizesAreNamed) {
   const struct {
     int ModelConfig::*field;
+    int value;
     const char* message;
   } cases[] = {
-      {&ModelConfig::n_layers, "n_layers must be at least 1 (got 0)"},
-      {&ModelConfig::vocab, "vocab must be at least 1 (got 0)"},
-      {&ModelConfig::hidden, "hidden must be at least 1 (got 0)"},
-      {&ModelConfig::max_seq, "max_seq must be at least 1 (got 0)"},
+      {&ModelConfig::n_layers, 0, "n_layers must be at least 1 (got 0)"},
+      {&ModelConfig::vocab, 0, "vocab must be at least 1 (got 0)"},
+      {&ModelConfig::hidden, 0, "hidden must be at least 1 (got 0)"},
+      {&ModelConfig::max_seq, 0, "max_seq must be at least 1 (got 0)"},
+      {&ModelConfig::dim, -4, "dim must be at least 1 (got -4)"},
+      {&ModelConfig::n_heads, 0, "n_heads must be at least 1 (got 0)"},
+      {&ModelConfig::n_kv_heads, 0, "n_kv_heads must be at least 1 (got 0)"},
   };
   for (const auto& tc : cases) {
     ModelConfig c = tiny_config();
-    c.*tc.field = 0;
+    c.*tc.field = tc.value;
     EXPECT_EQ(only_error(c), tc.message);
   }
-  ModelConfig c = tiny_config();
-  c.dim = -4;
-  EXPECT_EQ(only_error(c), "dim must be at least 1 (got -4)");
-  c = tiny_config();
-  c.n_heads = 0;
-  EXPECT_EQ(only_error(c), "n_heads must be at least 1 (got 0)");
-  c = tiny_config();
-  c.n_kv_heads = 0;
-  EXPECT_EQ(only_error(c), "n_kv_heads must be at least 1 (got 0)");
 }
 
 TEST(Config, HeadDivisibility) {

@@ -100,6 +100,12 @@ TEST(Mask, ValidationMessages) {
   EXPECT_NE(validate_mask_term(document_mask({2, 0}).term, 8), "");
   EXPECT_NE(validate_mask_term(padding_mask(9, true, 8).term, 8), "");
   EXPECT_NE(validate_mask_term(padding_mask(1, false, 7).term, 8), "");
+  // Counts of positions are checked against 0..T, both ends included.
+  EXPECT_EQ(validate_mask_term(prefix_lm_mask(8).term, 8), "");
+  EXPECT_EQ(validate_mask_term(prefix_lm_mask(9).term, 8), "prefix-LM prefix length must be in 0..8, got 9");
+  EXPECT_EQ(validate_mask_term(padding_mask(9, true, 8).term, 8), "padding count must be in 0..8, got 9");
+  EXPECT_EQ(validate_mask_term(global_mask(0).term, 8), "");
+  EXPECT_EQ(validate_mask_term(global_mask(-1).term, 8), "global token count must be in 0..8, got -1");
 }
 
 }  // namespace

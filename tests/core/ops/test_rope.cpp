@@ -32,10 +32,7 @@ TEST(RopeFrequencies, MatchBasePowerLaw) {
 }
 
 TEST(RopeFrequencies, LinearDividesByFactor) {
-  RopeConfig cfg;
-  cfg.head_dim = 16;
-  cfg.scaling = RopeScaling::Linear;
-  cfg.factor = 4.0;
+  const RopeConfig cfg{.head_dim = 16, .scaling = RopeScaling::Linear, .factor = 4.0};
   expect_freqs(
       rope_scaled_frequencies(cfg, 100),
       {2.5e-01, 7.9056941504e-02, 2.5e-02, 7.9056941504e-03, 2.5e-03, 7.9056941504e-04, 2.5e-04, 7.9056941504e-05},
@@ -43,10 +40,7 @@ TEST(RopeFrequencies, LinearDividesByFactor) {
 }
 
 TEST(RopeFrequencies, NtkAwareRaisesBase) {
-  RopeConfig cfg;
-  cfg.head_dim = 16;
-  cfg.scaling = RopeScaling::NtkAware;
-  cfg.factor = 4.0;
+  const RopeConfig cfg{.head_dim = 16, .scaling = RopeScaling::NtkAware, .factor = 4.0};
   const auto theta = rope_scaled_frequencies(cfg, 100);
   expect_freqs(theta,
                {1.0, 2.5941281701e-01, 6.7295009632e-02, 1.7457188020e-02, 4.5286183213e-03, 1.1747816359e-03,
@@ -57,11 +51,7 @@ TEST(RopeFrequencies, NtkAwareRaisesBase) {
 }
 
 TEST(RopeFrequencies, DynamicNtkOnlyChangesPastTrainedLength) {
-  RopeConfig cfg;
-  cfg.head_dim = 16;
-  cfg.scaling = RopeScaling::DynamicNtk;
-  cfg.factor = 2.0;
-  cfg.original_context = 2048;
+  const RopeConfig cfg{.head_dim = 16, .scaling = RopeScaling::DynamicNtk, .factor = 2.0, .original_context = 2048};
   const auto plain = rope_frequencies(16, 10000.0);
   expect_freqs(rope_scaled_frequencies(cfg, 1000), plain, 1e-12);
   expect_freqs(rope_scaled_frequencies(cfg, 2048), plain, 1e-12);
@@ -73,14 +63,13 @@ TEST(RopeFrequencies, DynamicNtkOnlyChangesPastTrainedLength) {
 }
 
 TEST(RopeFrequencies, Llama3MatchesHuggingFaceRule) {
-  RopeConfig cfg;
-  cfg.head_dim = 128;
-  cfg.base = 500000.0;
-  cfg.scaling = RopeScaling::Llama3;
-  cfg.factor = 8.0;
-  cfg.low_freq_factor = 1.0;
-  cfg.high_freq_factor = 4.0;
-  cfg.original_context = 8192;
+  const RopeConfig cfg{.head_dim = 128,
+                       .base = 500000.0,
+                       .scaling = RopeScaling::Llama3,
+                       .factor = 8.0,
+                       .original_context = 8192,
+                       .low_freq_factor = 1.0,
+                       .high_freq_factor = 4.0};
   const auto theta = rope_scaled_frequencies(cfg, 100);
   ASSERT_EQ(theta.size(), 64u);
   EXPECT_NEAR(theta[0], 1.0, 1e-15);                      // high frequency: kept
@@ -125,10 +114,7 @@ TEST(RopeApply, InterleavedMatchesComplexMultiply) {
   // numpy: z = x[0::2] + 1j*x[1::2]; z * exp(1j*m*theta), interleaved back.
   Mat x(1, 4);
   x << 1, 2, 3, 4;
-  RopeConfig cfg;
-  cfg.head_dim = 4;
-  cfg.base = 100.0;
-  cfg.convention = RopeConvention::Interleaved;
+  const RopeConfig cfg{.head_dim = 4, .base = 100.0, .convention = RopeConvention::Interleaved};
   Mat out;
   rope_apply(out, x, cfg, 1, 3);
   Mat want(1, 4);

@@ -70,14 +70,7 @@ TEST(ZLoss, BackwardMatchesFiniteDifferences) {
 }
 
 TEST(ZLoss, ModelGradientWithZLossMatchesFiniteDifferences) {
-  ModelConfig c = tiny_config();
-  c.dim = 16;
-  c.n_heads = 2;
-  c.n_kv_heads = 2;
-  c.hidden = 32;
-  c.vocab = 11;
-  c.max_seq = 6;
-  c.n_layers = 1;
+  const ModelConfig c{.dim = 16, .n_layers = 1, .n_heads = 2, .n_kv_heads = 2, .vocab = 11, .hidden = 32, .max_seq = 6};
   ModelWeightsD w = to_double(init_weights(c, 4));
   Batch b;
   b.B = 1;

@@ -11,12 +11,8 @@ namespace {
 
 TrainSettings copy_settings() {
   TrainSettings s;
-  s.model =
-      ModelConfig{.dim = 32, .n_layers = 2, .n_heads = 2, .n_kv_heads = 2, .vocab = 8, .hidden = 64, .max_seq = 16};
-  s.task.kind = TaskKind::Copy;
-  s.task.length = 5;
-  s.task.alphabet = 8;
-  s.task.val_examples = 64;
+  s.model = {.dim = 32, .n_layers = 2, .n_heads = 2, .n_kv_heads = 2, .vocab = 8, .hidden = 64, .max_seq = 16};
+  s.task = {.kind = TaskKind::Copy, .length = 5, .alphabet = 8, .val_examples = 64};
   s.optimizer.lr = 3e-3f;
   s.batch = 16;
   s.seed = 11;

@@ -8,12 +8,8 @@ namespace {
 
 TrainSettings small() {
   TrainSettings s;
-  s.model =
-      ModelConfig{.dim = 16, .n_layers = 1, .n_heads = 2, .n_kv_heads = 1, .vocab = 4, .hidden = 32, .max_seq = 8};
-  s.task.kind = TaskKind::Sort;
-  s.task.length = 3;
-  s.task.alphabet = 4;
-  s.task.val_examples = 16;
+  s.model = {.dim = 16, .n_layers = 1, .n_heads = 2, .n_kv_heads = 1, .vocab = 4, .hidden = 32, .max_seq = 8};
+  s.task = {.kind = TaskKind::Sort, .length = 3, .alphabet = 4, .val_examples = 16};
   s.batch = 4;
   return s;
 }

@@ -1,0 +1,32 @@
+#pragma once
+// A fresh directory under /tmp for one test, removed with everything in it when the test ends.
+#include <stdlib.h>
+
+#include <filesystem>
+#include <string>
+#include <system_error>
+
+namespace tw::testing {
+
+class ScratchDir {
+ public:
+  // /tmp/<prefix>-XXXXXX: a directory left behind by a crash says which tests made it.
+  explicit ScratchDir(const std::string& prefix = "tw-test") {
+    std::string tmpl = "/tmp/" + prefix + "-XXXXXX";
+    if (::mkdtemp(tmpl.data())) path_ = tmpl;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+
+  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace tw::testing
