@@ -83,7 +83,7 @@ class TrainPanel final : public Panel {
         "(\xE2\x88\x9A"
         "d_k scale, pre vs post norm, QK-norm) and train again to compare the curves.");
     const std::shared_ptr<const TrainSnapshot> snap = session_.snapshot();
-    ImGui::BeginChild("controls", ImVec2(340 * ctx.dpi_scale, 0), true);
+    begin_controls_column(ctx, 340);
     draw_toolbar(*snap);
     ImGui::Separator();
     for (const Control& c : controls().all()) {
@@ -97,9 +97,7 @@ class TrainPanel final : public Panel {
     }
     section("Checkpoint");
     draw_checkpoint(*snap);
-    ImGui::EndChild();
-    ImGui::SameLine();
-    ImGui::BeginChild("figures", ImVec2(0, 0), false);
+    begin_figures_column();
     if (!error_.empty()) warning_text(error_.c_str());
     if (!snap->ready) {
       empty_state(error_.empty() ? "Preparing the first run..." : "Fix the setting above to start a run.");

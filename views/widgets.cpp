@@ -66,12 +66,32 @@ void warning_text(const char* text) {
 // [SECTION] two-column panel layout
 
 void begin_controls_column(const DrawContext& ctx, float width) {
+  bool* collapsed = ctx.controls_collapsed;
+  if (collapsed && *collapsed) {
+    const float strip = ImGui::GetFrameHeight() + 2 * ImGui::GetStyle().WindowPadding.x;
+    ImGui::BeginChild("controls_strip", ImVec2(strip, 0), true);
+    if (ImGui::Button("\xC2\xBB")) *collapsed = false;  // »
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show the controls (Ctrl+B)");
+    ImGui::EndChild();
+    ImGui::SameLine();
+    // A child too small to show or hit anything: the controls run but the figures get the width.
+    ImGui::BeginChild("controls", ImVec2(1, 1), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoInputs);
+    return;
+  }
   ImGui::BeginChild("controls", ImVec2(width * ctx.dpi_scale, 0), true);
+  if (collapsed) {
+    const char* label = "\xC2\xAB hide controls";  // «
+    const float w = ImGui::CalcTextSize(label).x + 2 * ImGui::GetStyle().FramePadding.x;
+    ImGui::SetCursorPosX(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - w));
+    if (ImGui::SmallButton(label)) *collapsed = true;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Give the figures the full width (Ctrl+B)");
+  }
 }
 
 void begin_figures_column() {
+  const bool hidden_controls = ImGui::GetWindowWidth() < 2;  // the collapsed column's 1-pixel child
   ImGui::EndChild();
-  ImGui::SameLine();
+  ImGui::SameLine(0, hidden_controls ? 0.0f : -1.0f);
   ImGui::BeginChild("figures", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
 }
 

@@ -27,6 +27,8 @@ void role_text(plot::UiRole role, const char* text);
 
 // [SECTION] the two-column panel layout: controls on the left, figures on the right
 //   begin_controls_column(ctx, 330); draw_controls_column(...); ...; begin_figures_column(); ...; end_figures_column();
+// With ctx.controls_collapsed set, the column has a "hide" button and, collapsed, is a slim strip with a "show"
+// button; the controls are still submitted then (their values and jobs stay live) but draw nothing.
 void begin_controls_column(const DrawContext& ctx, float width);
 void begin_figures_column();  // ends the controls column
 void end_figures_column();
