@@ -226,7 +226,7 @@ constexpr const char* kTrainingKeys[] = {"lr", "steps", "warmup", "layers", "dim
 class StabilityPanel final : public RecomputePanel<StabilityState, StabilityResult> {
  public:
   StabilityPanel() : RecomputePanel(kInfo, kExplanation, {compute, quick, error_of, all_figures}) {
-    figure_rows_ = {{{0}, 0.8f}, {{1}, 0.8f}, {{3}, 0.9f}, {{2}, 0.8f}};
+    figure_rows_ = {{{0}, 0.8f}, {{1}, 1.1f}, {{3}, 0.9f}, {{2}, 0.8f}};  // QK-norm (1): room for its y label
   }
 
  protected:

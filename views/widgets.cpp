@@ -111,12 +111,22 @@ void draw_controls_column(const Controls& controls, const DrawContext& ctx, floa
 void draw_figure_rows(const std::vector<plot::Figure>& figs, const DrawContext& ctx, const char* panel_id,
                       const std::vector<FigureRow>& rows, float min_width) {
   const float spacing = ImGui::GetStyle().ItemSpacing.x;
-  const float w = std::max(min_width * ctx.dpi_scale, (ImGui::GetContentRegionAvail().x - spacing) / 2);
+  const float avail = ImGui::GetContentRegionAvail().x;
+  // Side by side only when each figure still gets a readable width; otherwise one figure per row at the column's
+  // width, which reads better than a sideways scroll (that is left for a column narrower than one figure).
+  const float readable = std::max(min_width, kReadableFigureWidth) * ctx.dpi_scale;
+  const bool stack = (avail - spacing) / 2 < readable;
+  const float w = stack ? std::max(min_width * ctx.dpi_scale, avail) : (avail - spacing) / 2;
   for (const FigureRow& row : rows) {
     const bool wide = row.figures.size() == 1 && !row.half;
     for (size_t k = 0; k < row.figures.size(); ++k) {
       const size_t i = static_cast<size_t>(row.figures[k]);
       if (i >= figs.size()) continue;
+      if (stack) {
+        // Keep each figure's shape: in a shared row it was w/2 wide and w/2 · aspect tall.
+        plot::draw_figure(figs[i], ctx, panel_id, ImVec2(w, w * row.aspect * (wide ? 0.5f : 1.0f)));
+        continue;
+      }
       if (k > 0) ImGui::SameLine();
       plot::draw_figure(figs[i], ctx, panel_id, ImVec2(wide ? 2 * w + spacing : w, w * row.aspect));
     }

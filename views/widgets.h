@@ -44,7 +44,10 @@ struct FigureRow {
   float aspect = 0.62f;
   bool half = false;  // a single figure drawn half the column wide
 };
-// Draws `rows` of `figs`; a column narrower than twice `min_width` (logical pixels) scrolls sideways.
+// Draws `rows` of `figs`. Figures share a row only when each gets at least max(`min_width`, kReadableFigureWidth)
+// logical pixels; in a narrower column each gets a row of its own, and a column narrower than `min_width` scrolls
+// sideways.
+inline constexpr float kReadableFigureWidth = 360;
 void draw_figure_rows(const std::vector<plot::Figure>& figs, const DrawContext& ctx, const char* panel_id,
                       const std::vector<FigureRow>& rows, float min_width = 0);
 

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "views/plot/figure.h"
 #include "views/plot/theme.h"
@@ -35,6 +36,16 @@ using FigureDrawFlags = int;
 // Returns true while the figure is hovered.
 bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id, ImVec2 size = ImVec2(0, 0),
                  FigureDrawFlags flags = FigureDrawFlags_None);
+
+// [SECTION] layout report
+// What the layouts drawn since the last call made of their figures: how many were laid out, and every problem they
+// reported (plot::Layout::problems: a title or label cut short, tick labels touching), each prefixed by the figure
+// id and the size it got. Forgets both. Tests draw panels through the GUI path at a zoom and require no problems.
+struct LayoutReport {
+  int layouts = 0;
+  std::vector<std::string> problems;
+};
+LayoutReport take_layout_report();
 
 // [SECTION] texture backend
 // The plot layer never includes GL: app/ installs these (app/texture_gl.cpp) so heatmaps draw as one texture.
