@@ -37,6 +37,7 @@ void AppState::toggle_focus(const std::string& id) {
   if (id.empty() || id == focused) {
     // Back to the layout from before: the panel's window returns to where it was (its layout kept that place).
     if (PanelSlot* was = find(focused); was && was->layout.known) was->place_next_frame = true;
+    unfocused = focused;
     focused.clear();
     return;
   }

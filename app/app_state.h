@@ -65,6 +65,7 @@ struct AppState {
   float zoom = 1.0f;
   std::string focused;      // id of the panel filling the window, "" for the normal layout
   std::string last_active;  // id of the panel window that last had keyboard focus (F11 focuses it)
+  std::string unfocused;    // the panel that just left focus: the frame after, it returns to its place in front
   WindowLayout overview_layout;
   bool place_overview_next_frame = false;
   // Screen pixels per logical pixel for everything drawn: the monitor's scale times the zoom.

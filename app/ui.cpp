@@ -57,7 +57,7 @@ void draw_presentation_menu_items(AppState& state) {
 
 // Before Begin: a window a scene placed goes there this frame, pulled onto a screen smaller than the one it was
 // saved on (with a message, so the lecturer knows why it moved).
-void place_window(AppState& state, WindowLayout& l, bool* place, const char* name) {
+void place_window(AppState& state, WindowLayout& l, bool* place, const std::string& name, const std::string& id) {
   if (!*place) return;
   *place = false;
   if (!l.known) return;
@@ -67,9 +67,12 @@ void place_window(AppState& state, WindowLayout& l, bool* place, const char* nam
   const ImVec2 size(std::min(l.w * s, room.x), std::min(l.h * s, room.y));
   const ImVec2 pos(std::clamp(vp->Pos.x + l.x * s, lo.x, lo.x + room.x - size.x),
                    std::clamp(vp->Pos.y + l.y * s, lo.y, lo.y + room.y - size.y));
-  if (size.x < l.w * s - 0.5f || size.y < l.h * s - 0.5f || std::abs(pos.x - (vp->Pos.x + l.x * s)) > 0.5f ||
-      std::abs(pos.y - (vp->Pos.y + l.y * s)) > 0.5f)
-    state.status = std::string(name) + ": its saved place was off this screen, so it was moved onto it";
+  // Said when the screen is really smaller than the saved one; a nudge below a taller (zoomed) menu bar is not news.
+  const float dx = l.w * s * 0.1f, dy = l.h * s * 0.1f;
+  if (id != state.unfocused &&
+      (size.x < l.w * s - dx || size.y < l.h * s - dy || std::abs(pos.x - (vp->Pos.x + l.x * s)) > dx ||
+       std::abs(pos.y - (vp->Pos.y + l.y * s)) > dy))
+    state.status = name + ": its saved place was off this screen, so it was moved onto it";
   ImGui::SetNextWindowPos(pos, ImGuiCond_Always);
   ImGui::SetNextWindowSize(size, ImGuiCond_Always);
   ImGui::SetNextWindowCollapsed(l.collapsed, ImGuiCond_Always);
@@ -181,8 +184,10 @@ static void draw_overview(AppState& state) {
   const float s = state.dpi_scale;
   ImGui::SetNextWindowPos(ImVec2(20 * s, 40 * s), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(ImVec2(520 * s, 560 * s), ImGuiCond_FirstUseEver);
-  place_window(state, state.overview_layout, &state.place_overview_next_frame, "Overview");
-  const bool expanded = ImGui::Begin("Overview", &state.show_overview);
+  place_window(state, state.overview_layout, &state.place_overview_next_frame, "Overview", "overview");
+  // Reappearing after a focus ended, it stays behind the panel that was focused.
+  const bool expanded =
+      ImGui::Begin("Overview", &state.show_overview, state.unfocused.empty() ? 0 : ImGuiWindowFlags_NoFocusOnAppearing);
   record_window(state, state.overview_layout);
   if (!expanded) {
     ImGui::End();
@@ -291,8 +296,9 @@ void draw_windows(AppState& state) {
     pos.y = std::max(20 * s, std::min(pos.y, work.y - size.y - 10 * s));
     ImGui::SetNextWindowPos(pos, ImGuiCond_FirstUseEver);
     ImGui::SetNextWindowSize(size, ImGuiCond_FirstUseEver);
-    if (!draw_panel_window(state, slot, ctx)) break;  // focus changed: the next frame draws the new layout
+    if (!draw_panel_window(state, slot, ctx)) return;  // focus changed: the next frame draws the new layout
   }
+  state.unfocused.clear();
 }
 
 // One panel's window: placed by a scene or filling the viewport in focus, the focus button in its title bar, its
@@ -307,7 +313,10 @@ bool draw_panel_window(AppState& state, PanelSlot& slot, DrawContext ctx) {
     ImGui::SetNextWindowCollapsed(false, ImGuiCond_Always);
     flags = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse;
   } else {
-    place_window(state, slot.layout, &slot.place_next_frame, slot.info.name.c_str());
+    place_window(state, slot.layout, &slot.place_next_frame, slot.info.name, slot.info.id);
+    // The frame focus ended: the panel that was focused stays in front of the windows that reappear.
+    if (state.unfocused == slot.info.id) ImGui::SetNextWindowFocus();
+    if (!state.unfocused.empty()) flags |= ImGuiWindowFlags_NoFocusOnAppearing;
   }
   const bool expanded = ImGui::Begin(slot.info.name.c_str(), &slot.open, flags);
   if (!focused) record_window(state, slot.layout);  // in focus it keeps the place to return to

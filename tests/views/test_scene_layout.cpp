@@ -208,6 +208,8 @@ TEST_F(SceneLayoutFrame, ASavedPresentationReopensIdentically) {
   EXPECT_FLOAT_EQ(w->SizeFull.x, 900.0f);
   EXPECT_FLOAT_EQ(w->SizeFull.y, 640.0f);
   EXPECT_TRUE(probe_panel(app).probe.controls_collapsed);  // collapsed controls stay a strip until shown again
+  EXPECT_EQ(ImGui::GetCurrentContext()->NavWindow, w);     // in front of the overview that reappeared
+  EXPECT_EQ(app.status, "");                               // returning to its own place is not news
   ASSERT_NE(overview = ImGui::FindWindowByName("Overview"), nullptr);
   EXPECT_TRUE(overview->Collapsed);
   EXPECT_FLOAT_EQ(overview->Pos.x, 10.0f);
