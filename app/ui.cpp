@@ -9,7 +9,7 @@
 #include <imgui_internal.h>  // the window's title bar rectangle, for the focus button in it
 
 #include <algorithm>
-#include <cstdio>
+#include <cmath>
 
 #include <map>
 
@@ -43,15 +43,23 @@ constexpr Shortcut kShortcuts[] = {
 };
 
 // [SECTION] presentation
+// The panel F11 and Ctrl+B act on: the focused one, else the one last used, else the first open one.
+PanelSlot* focus_target(AppState& state) {
+  for (const std::string& id : {state.focused, state.last_active})
+    if (PanelSlot* slot = state.find(id); slot && slot->open) return slot;
+  for (PanelSlot& slot : state.panels)
+    if (slot.open) return &slot;
+  return nullptr;
+}
+
 void draw_presentation_menu_items(AppState& state) {
   if (ImGui::MenuItem("Zoom in", "Ctrl+=", false, state.zoom < kZoomMax)) state.zoom = next_zoom(state.zoom, +1);
   if (ImGui::MenuItem("Zoom out", "Ctrl+-", false, state.zoom > kZoomMin)) state.zoom = next_zoom(state.zoom, -1);
   if (ImGui::MenuItem("Actual size (100%)", "Ctrl+0", false, state.zoom != 1.0f)) state.zoom = 1.0f;
-  const std::string target = state.focused.empty() ? state.last_active : state.focused;
-  if (ImGui::MenuItem("Focus the active panel", "F11", !state.focused.empty(), !target.empty()))
-    state.toggle_focus(target);
-  PanelSlot* slot = state.find(state.focused);
-  if (ImGui::MenuItem("Collapse the controls", "Ctrl+B", slot && slot->controls_collapsed, slot != nullptr))
+  PanelSlot* slot = focus_target(state);
+  if (ImGui::MenuItem("Focus the active panel", "F11", !state.focused.empty(), slot != nullptr))
+    state.toggle_focus(slot->info.id);
+  if (ImGui::MenuItem("Collapse its controls", "Ctrl+B", slot && slot->controls_collapsed, slot != nullptr))
     slot->controls_collapsed = !slot->controls_collapsed;
 }
 
@@ -347,14 +355,14 @@ void handle_presentation_shortcuts(AppState& state) {
   if (io.KeyCtrl && (ImGui::IsKeyPressed(kKeyMinus) || ImGui::IsKeyPressed(kKeyKpSubtract)))
     state.zoom = next_zoom(state.zoom, -1);
   if (io.KeyCtrl && (ImGui::IsKeyPressed(kKey0, false) || ImGui::IsKeyPressed(kKeyKp0, false))) state.zoom = 1.0f;
-  if (ImGui::IsKeyPressed(kKeyF11, false)) state.toggle_focus(state.focused.empty() ? state.last_active : "");
+  if (ImGui::IsKeyPressed(kKeyF11, false))
+    if (PanelSlot* slot = focus_target(state)) state.toggle_focus(slot->info.id);  // focus, or leave it
   // Esc leaves focus unless something else wants it (a popup, a text field being edited).
   if (!state.focused.empty() && ImGui::IsKeyPressed(kKeyEscape, false) && !ImGui::IsAnyItemActive() &&
       !ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId))
     state.toggle_focus("");
   if (io.KeyCtrl && !io.KeyShift && ImGui::IsKeyPressed('B', false))
-    if (PanelSlot* slot = state.find(state.focused.empty() ? state.last_active : state.focused))
-      slot->controls_collapsed = !slot->controls_collapsed;
+    if (PanelSlot* slot = focus_target(state)) slot->controls_collapsed = !slot->controls_collapsed;
 }
 }  // namespace
 
