@@ -572,6 +572,8 @@ void note_layout(LayoutReport& report, const Figure& fig, const Layout& layout, 
 LayoutReport take_layout_report() { return std::exchange(context().report, LayoutReport{}); }
 
 // [SECTION] draw_figure
+constexpr float kMinReadableWidth = 480;  // logical pixels: 0.75 of a one-axes figure's export width
+
 bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id, ImVec2 size, FigureDrawFlags flags) {
   PlotContext& pc = context();
   if (ImGui::GetFrameCount() != pc.frame) {
@@ -585,6 +587,15 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
   w = std::max(w, 120.0f * s);
   float h = size.y > 0 ? size.y : (size.y < 0 ? avail.y + size.y : w * natural.y / natural.x);
   h = std::max(h, 90.0f * s);
+  // Never squeezed below a readable size (the figure-quality test checks kMinReadableFraction of the export size):
+  // a narrow column (a zoom without a larger window) grows the figure in its own proportions and scrolls instead.
+  if (!(flags & FigureDrawFlags_NoMinSize)) {
+    // Capped for wide grids of small multiples, whose cells read at a smaller share of their export width.
+    const float min_w = std::min(kMinReadableFraction * natural.x, kMinReadableWidth);
+    const float grow = std::max(1.0f, min_w * s / w);
+    w *= grow;
+    h *= grow;
+  }
 
   ImGui::PushID(fig.id.c_str());
   const ImGuiID id = ImGui::GetID("##figure");

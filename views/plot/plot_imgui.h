@@ -28,11 +28,14 @@ enum FigureDrawFlags_ {
   FigureDrawFlags_NoInteraction = 1 << 0,  // no zoom/pan (hover and the export menu still work)
   FigureDrawFlags_NoExportMenu = 1 << 1,   // no right-click export menu
   FigureDrawFlags_NoBackground = 1 << 2,   // let the window background show through
+  FigureDrawFlags_NoMinSize = 1 << 3,      // draw at `size` even below the readable minimum (thumbnails)
 };
 using FigureDrawFlags = int;
 
 // Draws `fig` at the cursor and advances it. `size` in screen pixels; 0 for a component means "fill the
-// available width" / "height from the figure's aspect". `panel_id` prefixes exported file names.
+// available width" / "height from the figure's aspect". A figure narrower than kMinReadableFraction of its export
+// width (plot/layout.h) is grown in proportion instead, so the column scrolls rather than cut its labels short.
+// `panel_id` prefixes exported file names.
 // Returns true while the figure is hovered.
 bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id, ImVec2 size = ImVec2(0, 0),
                  FigureDrawFlags flags = FigureDrawFlags_None);
