@@ -220,7 +220,7 @@ static void draw_overview(AppState& state) {
     ImGui::Separator();
     for (PanelSlot* slot : slots) {
       ImGui::PushID(slot->info.id.c_str());
-      if (ImGui::Button(slot->open ? "Focus" : "Open")) {
+      if (ImGui::Button(slot->open ? "Show" : "Open")) {  // "Focus" is the title-bar action
         slot->open = true;
         ImGui::SetWindowFocus(slot->info.name.c_str());
       }
