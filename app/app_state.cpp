@@ -21,6 +21,32 @@ bool AppState::open_panel(const std::string& id) {
   return true;
 }
 
+float next_zoom(float zoom, int direction) {
+  if (direction > 0) {
+    for (float z : kZoomSteps)
+      if (z > zoom + 1e-3f) return z;
+    return kZoomMax;
+  }
+  float below = kZoomMin;
+  for (float z : kZoomSteps)
+    if (z < zoom - 1e-3f) below = z;
+  return below;
+}
+
+void AppState::toggle_focus(const std::string& id) {
+  if (id.empty() || id == focused) {
+    // Back to the layout from before: the panel's window returns to where it was (its layout kept that place).
+    if (PanelSlot* was = find(focused); was && was->layout.known) was->place_next_frame = true;
+    unfocused = focused;
+    focused.clear();
+    return;
+  }
+  PanelSlot* slot = find(id);
+  if (!slot) return;
+  slot->open = true;
+  focused = id;
+}
+
 AppState make_app_state() {
   AppState state;
   for (auto& p : make_all_panels()) {

@@ -14,10 +14,31 @@
 
 namespace tw {
 
+// [SECTION] presentation: window layout, zoom, focus (saved in scenes and the last session, app/scene.h)
+
+// Where a window was on screen, in logical pixels (screen pixels / dpi_scale) so a scene reopens the same on a
+// monitor with another DPI. Zoom does not change it: zooming grows the text inside the windows, not the windows.
+struct WindowLayout {
+  bool known = false;  // false: the window was never placed; the first-use placement applies
+  float x = 0, y = 0;  // top-left corner, relative to the main viewport
+  float w = 0, h = 0;
+  bool collapsed = false;  // title bar only
+};
+
+// The ImGui zoom steps: Ctrl+= and Ctrl+- walk them, Ctrl+0 returns to 1.
+inline constexpr float kZoomSteps[] = {0.75f, 0.9f, 1.0f, 1.1f, 1.25f, 1.5f, 1.75f, 2.0f, 2.5f, 3.0f};
+inline constexpr float kZoomMin = 0.75f, kZoomMax = 3.0f;
+inline constexpr float kMinWindowSize = 100.0f;  // logical pixels; smaller saved sizes are clamped up
+// The next step above (direction > 0) or below `zoom`; the end step when already there.
+float next_zoom(float zoom, int direction);
+
 struct PanelSlot {
   std::unique_ptr<Panel> panel;
   PanelInfo info;
   bool open = false;
+  WindowLayout layout;              // last seen on screen (the pre-focus place while the panel is focused)
+  bool place_next_frame = false;    // a scene set `layout`: the next frame moves the window there
+  bool controls_collapsed = false;  // the controls column is a slim strip (Ctrl+B), giving figures the width
 };
 
 struct AppState {
@@ -38,6 +59,19 @@ struct AppState {
   FileDialogs file_dialogs;  // File menu popups: open/save scene, export figures (app/file_menu.cpp)
   ExportSettings exports;    // where and how figures are exported: File > Export and every figure's menu
   std::string model_dir;     // --model DIR: a Hugging Face model folder to open at start-up (empty: none)
+
+  // Presentation mode: zoom scales text, controls and figure text (fonts rebuilt at the new size between frames);
+  // the focused panel fills the window below the menu bar while the others stay as they were.
+  float zoom = 1.0f;
+  std::string focused;      // id of the panel filling the window, "" for the normal layout
+  std::string last_active;  // id of the panel window that last had keyboard focus (F11 focuses it)
+  std::string unfocused;    // the panel that just left focus: the frame after, it returns to its place in front
+  WindowLayout overview_layout;
+  bool place_overview_next_frame = false;
+  // Screen pixels per logical pixel for everything drawn: the monitor's scale times the zoom.
+  float ui_scale() const { return dpi_scale * zoom; }
+  // Focus on a panel (opening it) or leave focus ("" or the focused id again). Unknown ids are ignored.
+  void toggle_focus(const std::string& id);
 
   PanelSlot* find(const std::string& id);
   // Opens a panel by id; returns false (and leaves state unchanged) if no panel has that id.

@@ -14,6 +14,7 @@ struct GuiOptions {
   std::string theme = "dark";       // dark | print
   std::string perf_report;          // write frame-time statistics to this JSON file
   int width = 1600, height = 1000;  // initial window size
+  float zoom = 0;                   // presentation zoom (0.75 … 3); 0: the last session's (or 1)
   std::string model;                // a Hugging Face model folder to open (config.json + safetensors + tokenizer)
 };
 

@@ -35,7 +35,7 @@ std::string add_fonts(ImFontAtlas& atlas, const std::string& font_dir, float pix
            "(install fonts-dejavu-core).";
   }
   ImFontConfig config;
-  config.OversampleH = 2;
+  config.OversampleH = pixel_size < 30 ? 2 : 1;  // large zoomed glyphs need no sub-pixel copies (a smaller atlas)
   config.OversampleV = 1;
   ImFont* font = atlas.AddFontFromFileTTF(sans.string().c_str(), pixel_size, &config, workbench_glyph_ranges());
   if (!font) {

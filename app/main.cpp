@@ -69,6 +69,8 @@ int run(int argc, char** argv) {
   cli.add_option("--height", gui.height, "Initial window height in pixels")->check(CLI::Range(240, 8192));
   cli.add_option("--model", gui.model, "Open a Hugging Face model folder (config.json, *.safetensors, tokenizer.json)")
       ->check(CLI::ExistingDirectory);
+  cli.add_option("--zoom", gui.zoom, "Presentation zoom of text, controls and figures (0.75 to 3; Ctrl+= / Ctrl+-)")
+      ->check(CLI::Range(tw::kZoomMin, tw::kZoomMax));
   bool fresh = false;
   cli.add_flag("--fresh", fresh, "Start from defaults instead of restoring the last session");
   std::vector<std::pair<CLI::App*, tw::CommandAction>> actions;
@@ -93,6 +95,7 @@ int run(int argc, char** argv) {
     for (auto& slot : state.panels) slot.open = true;
   state.model_dir = gui.model;
   if (!gui.model.empty()) tw::open_model_folder(state, gui.model);  // the forward stepper loads it with progress
+  if (gui.zoom > 0) state.zoom = gui.zoom;
   if (cli.count("--theme")) state.theme = gui.theme == "print" ? tw::Theme::Print : tw::Theme::Dark;
   // Long recomputes (LoRA training, the softmax sweep, the Small model) yield the cores to the UI and the renderer.
   for (auto& slot : state.panels) slot.panel->set_background_priority(true);
@@ -116,7 +119,9 @@ int run(int argc, char** argv) {
   // are created, the slowest step of start-up (app_state.h: StartupWork).
   const float expected_scale = window.display_content_scale();
   tw::StartupWork startup;
-  std::thread startup_thread([&] { startup = tw::prepare_startup(state, TW_FONT_DIR, 15.0f * expected_scale); });
+  const float zoom_at_start = state.zoom;  // the fonts are built at the zoomed size from the first frame
+  std::thread startup_thread(
+      [&] { startup = tw::prepare_startup(state, TW_FONT_DIR, 15.0f * expected_scale * zoom_at_start); });
   const bool created = window.create({.width = gui.width, .height = gui.height}, &error);
   perf.mark("window_and_gl_context");
   startup_thread.join();
@@ -132,11 +137,12 @@ int run(int argc, char** argv) {
   state.dpi_scale = window.content_scale();
   state.font_warning = startup.font_warning;
   if (state.dpi_scale != expected_scale)  // the window opened on a monitor with another scale
-    startup.fonts = tw::build_font_atlas(TW_FONT_DIR, 15.0f * state.dpi_scale, &state.font_warning);
+    startup.fonts = tw::build_font_atlas(TW_FONT_DIR, 15.0f * state.ui_scale(), &state.font_warning);
   window.init_imgui(std::move(startup.fonts));
   if (!state.font_warning.empty()) std::fprintf(stderr, "transformer-workbench: %s\n", state.font_warning.c_str());
   tw::Theme applied_theme = state.theme;
-  tw::apply_theme(applied_theme, state.dpi_scale);
+  float applied_zoom = state.zoom;
+  tw::apply_theme(applied_theme, state.ui_scale());
   tw::install_gl_texture_backend();  // heatmaps draw as GL textures
   perf.mark("imgui_and_theme");
 
@@ -155,7 +161,15 @@ int run(int argc, char** argv) {
   auto idle_wait = [&] { return settle > 0 || gui.frames > 0 || any_panel_busy() ? 0.0 : kIdleWait; };
   while (!window.should_close() && !state.quit_requested) {
     settle = window.poll_events_or_wait(idle_wait()) ? kSettleFrames : std::max(settle - 1, 0);
-    if (state.theme != applied_theme) tw::apply_theme(applied_theme = state.theme, state.dpi_scale);
+    if (state.zoom != applied_zoom) {  // between frames: the font texture is replaced before the next one uses it
+      const std::string warning = window.rebuild_fonts(TW_FONT_DIR, 15.0f * state.ui_scale());
+      if (!warning.empty()) state.status = warning;
+      applied_zoom = state.zoom;
+      applied_theme = state.theme;
+      tw::apply_theme(applied_theme, state.ui_scale());
+      settle = kSettleFrames;  // lay the windows out again at the new size
+    }
+    if (state.theme != applied_theme) tw::apply_theme(applied_theme = state.theme, state.ui_scale());
     perf.begin_ui();
     window.begin_frame();
     tw::handle_shortcuts(state);

@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -109,6 +110,9 @@ nlohmann::json as_control_value(const Control& c, const nlohmann::json& value) {
   return static_cast<double>(static_cast<float>(d));
 }
 
+// The shortest decimal text that reads back as `f` (0.1, not 0.10000000149011612), as a JSON number.
+double shortest_float(float f);
+
 void finish(SceneLoad& result) {
   result.ok = result.errors.empty();
   if (result.ok) return;
@@ -116,6 +120,17 @@ void finish(SceneLoad& result) {
   if (result.errors.size() > 1) result.error += " (and " + std::to_string(result.errors.size() - 1) + " more)";
 }
 
+}  // namespace
+
+namespace {
+double shortest_float(float f) {
+  char buf[64];
+  const auto res = std::to_chars(buf, buf + sizeof(buf), f);  // shortest text that reads back as f
+  if (res.ec != std::errc()) return f;
+  double d = 0.0;
+  std::from_chars(buf, res.ptr, d);
+  return d;
+}
 }  // namespace
 
 nlohmann::json scene_value(const Control& control, const nlohmann::json& value) {
@@ -130,10 +145,39 @@ nlohmann::json scene_value(const Control& control, const nlohmann::json& value) 
 }
 
 // [SECTION] save
+namespace {
+
+// The zoom, the focused panel and every window placed on screen (fields documented in scene.h).
+void write_presentation(const AppState& state, nlohmann::ordered_json& scene) {
+  scene["zoom"] = shortest_float(state.zoom);
+  if (!state.focused.empty()) scene["focus"] = state.focused;
+  nlohmann::ordered_json windows = nlohmann::ordered_json::object();
+  auto entry = [](const WindowLayout& l) {
+    nlohmann::ordered_json w = nlohmann::ordered_json::object();
+    w["x"] = std::lround(l.x);  // whole logical pixels keep the file readable
+    w["y"] = std::lround(l.y);
+    w["w"] = std::lround(l.w);
+    w["h"] = std::lround(l.h);
+    w["collapsed"] = l.collapsed;
+    return w;
+  };
+  if (state.overview_layout.known) windows["overview"] = entry(state.overview_layout);
+  for (const auto& slot : state.panels) {
+    if (!slot.layout.known && !slot.controls_collapsed) continue;
+    nlohmann::ordered_json w = slot.layout.known ? entry(slot.layout) : nlohmann::ordered_json::object();
+    w["controls_collapsed"] = slot.controls_collapsed;
+    windows[slot.info.id] = std::move(w);
+  }
+  if (!windows.empty()) scene["windows"] = std::move(windows);
+}
+
+}  // namespace
+
 nlohmann::ordered_json scene_to_json(const AppState& state) {
   nlohmann::ordered_json scene;
   scene["version"] = kSceneVersion;
   scene["theme"] = theme_name(state.theme);
+  write_presentation(state, scene);
   scene["open"] = nlohmann::ordered_json::array();
   for (const auto& slot : state.panels)
     if (slot.open) scene["open"].push_back(slot.info.id);
@@ -158,9 +202,103 @@ namespace {
 // Everything a valid scene sets, checked and ready; applying it cannot fail.
 struct ScenePlan {
   Theme theme = Theme::Dark;
-  std::vector<bool> open;                           // per state.panels slot
-  std::vector<std::vector<nlohmann::json>> values;  // per slot, per control, declaration order
+  std::optional<float> zoom;                         // absent: unchanged
+  std::string focus;                                 // "" : no panel focused
+  std::optional<WindowLayout> overview;              // absent: unchanged
+  std::vector<std::optional<WindowLayout>> windows;  // per slot; absent: unchanged
+  std::vector<bool> controls_collapsed;              // per slot
+  std::vector<bool> open;                            // per state.panels slot
+  std::vector<std::vector<nlohmann::json>> values;   // per slot, per control, declaration order
 };
+
+// A number in [lo, hi]: out of range is clamped with a warning (a hand-edited or old layout must still open);
+// not a number is an error naming the key.
+std::optional<float> clamped_number(const nlohmann::json& v, const std::string& key, double lo, double hi,
+                                    SceneLoad* result) {
+  if (!v.is_number() || !std::isfinite(v.get<double>())) {
+    result->errors.push_back(key + ": expected a number, got " + dump_value(v));
+    return std::nullopt;
+  }
+  const double d = v.get<double>();
+  const double c = std::clamp(d, lo, hi);
+  if (c != d)
+    result->warnings.push_back(key + ": " + dump_value(v) + " is outside [" + dump_value(lo) + ", " + dump_value(hi) +
+                               "], using " + dump_value(c));
+  return static_cast<float>(c);
+}
+
+// One "windows" entry: place, size, collapsed title bar and (panels only) the collapsed controls column.
+void plan_window(const std::string& key, const nlohmann::json& v, bool panel, std::optional<WindowLayout>* layout,
+                 bool* controls_collapsed, SceneLoad* result) {
+  if (!v.is_object()) {
+    result->errors.push_back(key + ": expected an object with x, y, w, h, got " + dump_value(v));
+    return;
+  }
+  constexpr double kMaxCoordinate = 16384;  // larger than any screen; a window is pulled on screen when shown
+  WindowLayout l;
+  int have = 0;
+  for (const auto& [field, value] : v.items()) {
+    const std::string k = key + "." + field;
+    std::optional<float> n;
+    if (field == "x" || field == "y")
+      n = clamped_number(value, k, 0, kMaxCoordinate, result);
+    else if (field == "w" || field == "h")
+      n = clamped_number(value, k, kMinWindowSize, kMaxCoordinate, result);
+    if (n) {
+      (field == "x" ? l.x : field == "y" ? l.y : field == "w" ? l.w : l.h) = *n;
+      ++have;
+    } else if (field == "collapsed" || (panel && field == "controls_collapsed")) {
+      if (!value.is_boolean())
+        result->errors.push_back(k + ": expected true or false, got " + dump_value(value));
+      else
+        (field == "collapsed" ? l.collapsed : *controls_collapsed) = value.get<bool>();
+    } else if (field != "x" && field != "y" && field != "w" && field != "h") {
+      result->warnings.push_back("unknown field '" + clip(k, 60) + "' ignored");
+    }
+  }
+  if (have == 4) {
+    l.known = true;
+    *layout = l;
+  } else if (have > 0) {
+    result->warnings.push_back(key + ": a place needs all of x, y, w and h; the window stays where it is");
+  }
+}
+
+void plan_presentation(const AppState& state, const std::string& field, const nlohmann::json& value, ScenePlan* plan,
+                       SceneLoad* result) {
+  if (field == "zoom") {
+    plan->zoom = clamped_number(value, "zoom", kZoomMin, kZoomMax, result);
+  } else if (field == "focus") {
+    if (!value.is_string())
+      result->errors.push_back("focus: expected a panel id, got " + dump_value(value));
+    else if (!find_slot(state, value.get<std::string>()))
+      result->warnings.push_back("focus: no panel with id '" + clip(value.get<std::string>(), 60) + "', ignored");
+    else
+      plan->focus = value.get<std::string>();
+  } else if (field == "windows") {
+    if (!value.is_object()) {
+      result->errors.push_back("windows: expected an object of window places, got " + dump_value(value));
+      return;
+    }
+    for (const auto& [id, entry] : value.items()) {
+      const std::string key = "windows." + clip(id, 60);
+      if (id == "overview") {
+        bool unused = false;
+        plan_window(key, entry, false, &plan->overview, &unused, result);
+        continue;
+      }
+      size_t i = 0;
+      while (i < state.panels.size() && state.panels[i].info.id != id) ++i;
+      if (i == state.panels.size()) {
+        result->warnings.push_back("windows: no panel with id '" + clip(id, 60) + "', ignored");
+        continue;
+      }
+      bool collapsed = false;
+      plan_window(key, entry, true, &plan->windows[i], &collapsed, result);
+      plan->controls_collapsed[i] = collapsed;
+    }
+  }
+}
 
 void plan_scene(const AppState& state, const nlohmann::json& scene, const std::vector<SceneOverride>& overrides,
                 ScenePlan* plan, SceneLoad* result) {
@@ -209,6 +347,8 @@ void plan_scene(const AppState& state, const nlohmann::json& scene, const std::v
           if (state.panels[i].info.id == id.get<std::string>()) plan->open[i] = found = true;
         if (!found) errors.push_back("open: no panel with id '" + clip(id.get<std::string>(), 60) + "'");
       }
+    } else if (field == "zoom" || field == "focus" || field == "windows") {
+      plan_presentation(state, field, value, plan, result);
     } else if (field != "values") {
       warnings.push_back("unknown field '" + clip(field, 60) + "' ignored");
     }
@@ -254,9 +394,20 @@ void plan_scene(const AppState& state, const nlohmann::json& scene, const std::v
 
 void apply_plan(AppState& state, const ScenePlan& plan) {
   state.theme = plan.theme;
+  if (plan.zoom) state.zoom = *plan.zoom;
+  if (plan.overview) {
+    state.overview_layout = *plan.overview;
+    state.place_overview_next_frame = true;
+  }
+  state.focused = plan.focus;
   for (size_t i = 0; i < state.panels.size(); ++i) {
     PanelSlot& slot = state.panels[i];
-    slot.open = plan.open[i];
+    slot.open = plan.open[i] || slot.info.id == plan.focus;  // a focused panel is open
+    if (plan.windows[i]) {
+      slot.layout = *plan.windows[i];
+      slot.place_next_frame = true;
+    }
+    slot.controls_collapsed = plan.controls_collapsed[i];
     const std::span<Control> controls = slot.panel->controls().all();
     for (size_t k = 0; k < controls.size(); ++k) controls[k].set(plan.values[i][k]);
   }
@@ -282,6 +433,8 @@ SceneLoad load_scene_text(AppState& state, std::string_view text, const std::vec
         ScenePlan plan;
         plan.open.assign(state.panels.size(), false);
         plan.values.resize(state.panels.size());
+        plan.windows.resize(state.panels.size());
+        plan.controls_collapsed.assign(state.panels.size(), false);
         plan_scene(state, scene, overrides, &plan, &result);
         if (result.errors.empty()) apply_plan(state, plan);
       }
@@ -328,6 +481,16 @@ std::optional<std::string> parse_set_argument(const AppState& state, std::string
 }
 
 // [SECTION] session
+namespace {
+// What decides whether a --fresh run changed something worth saving: the scene without window places, which the
+// first frames set by themselves (a screenshot run must not replace the user's session).
+std::string session_change_text(const AppState& state) {
+  nlohmann::ordered_json scene = scene_to_json(state);
+  scene.erase("windows");
+  return scene.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+}  // namespace
+
 std::string last_session_path() {
   const char* xdg = std::getenv("XDG_CONFIG_HOME");
   fs::path dir;
@@ -406,7 +569,7 @@ void restore_session_at_startup(AppState& state, bool fresh) {
   }
   if (fresh) {
     // --fresh starts from defaults without discarding the saved session: only a change made in this run replaces it.
-    state.fresh_session_baseline = scene_to_text(state);
+    state.fresh_session_baseline = session_change_text(state);
     return;
   }
   const SceneLoad restored = restore_last_session(state);
@@ -432,7 +595,7 @@ void restore_session_at_startup(AppState& state, bool fresh) {
 
 void save_session_at_exit(const AppState& state) {
   if (state.keep_last_session) return;
-  if (!state.fresh_session_baseline.empty() && scene_to_text(state) == state.fresh_session_baseline) return;
+  if (!state.fresh_session_baseline.empty() && session_change_text(state) == state.fresh_session_baseline) return;
   std::string error;
   if (!save_last_session(state, &error))
     std::fprintf(stderr, "transformer-workbench: last session not saved: %s\n", error.c_str());

@@ -5,6 +5,12 @@
 //     "version": 1,                        // required; this build reads kSceneVersion only
 //     "description": "Why this preset",    // optional, shown in File > Open
 //     "theme": "print",                    // optional: dark | print (default dark)
+//     "zoom": 2,                           // optional: 0.75 … 3 (absent: the zoom stays as it is)
+//     "focus": "softmax",                  // optional: the panel filling the window (absent: none)
+//     "windows": {                         // optional: where windows were (absent ones stay where they are)
+//       "softmax": {"x": 560, "y": 40, "w": 1000, "h": 700, "collapsed": false, "controls_collapsed": true},
+//       "overview": {"x": 20, "y": 40, "w": 520, "h": 560}
+//     },
 //     "open": ["softmax", "masks"],        // optional: ids of the panel windows that are open
 //     "values": {                          // optional: dotted <panel>.<control> keys (see `scene-keys`)
 //       "softmax.d_k": 64
@@ -17,7 +23,9 @@
 // Loading validates everything first and applies only when every value passed, so a rejected scene leaves
 // the state exactly as it was. Unknown keys and fields are warnings (the rest is applied); bad JSON, a wrong
 // or missing version, an unknown panel in "open", a wrong type or an out-of-range value are errors naming
-// the key. Any input bytes are safe to load (load_scene_text is the fuzzing entry point).
+// the key. Any input bytes are safe to load (load_scene_text is the fuzzing entry point). Window places and the zoom
+// are presentation, not content: a preset without them leaves the screen as it is; out-of-range ones (a negative
+// size, a zoom of 10) are clamped with a warning; the GUI also pulls windows back onto a smaller screen.
 // docs/scene-format.md says the same for people writing presets; docs/scenes.md lists every key.
 
 #include <nlohmann/json.hpp>

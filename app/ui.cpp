@@ -2,11 +2,14 @@
 //   menus     : File / View / Help
 //   overview  : the list of panels with their one-line descriptions
 //   help      : About and Keyboard shortcuts windows
+//   presentation : zoom menu, window places from scenes, focus button, focus layout
 //   panels    : one window per open panel, dispatched in one loop
 //   shortcuts : global keys
 #include <imgui.h>
+#include <imgui_internal.h>  // the window's title bar rectangle, for the focus button in it
 
 #include <algorithm>
+#include <cmath>
 
 #include <map>
 
@@ -30,11 +33,99 @@ constexpr Shortcut kShortcuts[] = {
     {"Ctrl+E", "Export every figure of the open panels (PNG, SVG, CSV)"},
     {"Ctrl+T", "Switch between dark and print theme"},
     {"F1", "Show this list of keyboard shortcuts"},
+    {"Ctrl+= / Ctrl+- / Ctrl+0", "Zoom text, controls and figures in / out / back to 100% (keypad + and - too)"},
+    {"F11", "Focus: the active panel fills the window; F11 or Esc restores the layout"},
+    {"Ctrl+B", "Collapse or show the focused panel's controls column"},
     {"Ctrl+Shift+O", "Show the panel overview"},
     {"Ctrl+click on a slider", "Type an exact value"},
     {"Mouse wheel over a figure", "Zoom; drag to pan; double-click to reset"},
     {"Left / Right arrow", "Previous / next step in the forward-pass stepper"},
 };
+
+// [SECTION] presentation
+// The panel F11 and Ctrl+B act on: the focused one, else the one last used, else the first open one.
+PanelSlot* focus_target(AppState& state) {
+  for (const std::string& id : {state.focused, state.last_active})
+    if (PanelSlot* slot = state.find(id); slot && slot->open) return slot;
+  for (PanelSlot& slot : state.panels)
+    if (slot.open) return &slot;
+  return nullptr;
+}
+
+void draw_presentation_menu_items(AppState& state) {
+  if (ImGui::MenuItem("Zoom in", "Ctrl+=", false, state.zoom < kZoomMax)) state.zoom = next_zoom(state.zoom, +1);
+  if (ImGui::MenuItem("Zoom out", "Ctrl+-", false, state.zoom > kZoomMin)) state.zoom = next_zoom(state.zoom, -1);
+  if (ImGui::MenuItem("Actual size (100%)", "Ctrl+0", false, state.zoom != 1.0f)) state.zoom = 1.0f;
+  PanelSlot* slot = focus_target(state);
+  if (ImGui::MenuItem("Focus the active panel", "F11", !state.focused.empty(), slot != nullptr))
+    state.toggle_focus(slot->info.id);
+  if (ImGui::MenuItem("Collapse its controls", "Ctrl+B", slot && slot->controls_collapsed, slot != nullptr))
+    slot->controls_collapsed = !slot->controls_collapsed;
+}
+
+// Before Begin: a window a scene placed goes there this frame, pulled onto a screen smaller than the one it was
+// saved on (with a message, so the lecturer knows why it moved).
+void place_window(AppState& state, WindowLayout& l, bool* place, const std::string& name, const std::string& id) {
+  if (!*place) return;
+  *place = false;
+  if (!l.known) return;
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const float s = state.dpi_scale;
+  const ImVec2 lo = vp->WorkPos, room = vp->WorkSize;
+  const ImVec2 size(std::min(l.w * s, room.x), std::min(l.h * s, room.y));
+  const ImVec2 pos(std::clamp(vp->Pos.x + l.x * s, lo.x, lo.x + room.x - size.x),
+                   std::clamp(vp->Pos.y + l.y * s, lo.y, lo.y + room.y - size.y));
+  // Said when the screen is really smaller than the saved one; a nudge below a taller (zoomed) menu bar is not news.
+  const float dx = l.w * s * 0.1f, dy = l.h * s * 0.1f;
+  if (id != state.unfocused &&
+      (size.x < l.w * s - dx || size.y < l.h * s - dy || std::abs(pos.x - (vp->Pos.x + l.x * s)) > dx ||
+       std::abs(pos.y - (vp->Pos.y + l.y * s)) > dy))
+    state.status = name + ": its saved place was off this screen, so it was moved onto it";
+  ImGui::SetNextWindowPos(pos, ImGuiCond_Always);
+  ImGui::SetNextWindowSize(size, ImGuiCond_Always);
+  ImGui::SetNextWindowCollapsed(l.collapsed, ImGuiCond_Always);
+}
+
+// After Begin: where the current window is now, for the session and the next scene saved.
+void record_window(const AppState& state, WindowLayout& l) {
+  const ImGuiWindow* w = ImGui::GetCurrentWindow();
+  const ImVec2 origin = ImGui::GetMainViewport()->Pos;
+  const float s = state.dpi_scale;
+  l.known = true;
+  l.x = (w->Pos.x - origin.x) / s;
+  l.y = (w->Pos.y - origin.y) / s;
+  l.w = w->SizeFull.x / s;  // the size it has when expanded, also while collapsed to its title bar
+  l.h = w->SizeFull.y / s;
+  l.collapsed = w->Collapsed;
+}
+
+// A small button in the current window's title bar, left of its close button. Returns true when clicked.
+bool title_bar_button(const char* label, const char* tooltip) {
+  ImGuiWindow* w = ImGui::GetCurrentWindow();
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const ImRect title = w->TitleBarRect();
+  const ImVec2 text = ImGui::CalcTextSize(label);
+  const float close = ImGui::GetFontSize() + style.ItemInnerSpacing.x;  // the close button ImGui draws
+  const float width = text.x + 2 * style.FramePadding.x;
+  const ImVec2 max(title.Max.x - style.FramePadding.x - close - style.ItemInnerSpacing.x, title.Max.y - 2.0f);
+  const ImRect bb(ImVec2(max.x - width, title.Min.y + 2.0f), max);
+  if (bb.Min.x < title.Min.x + title.GetHeight() * 3) return false;  // no room: a very narrow window
+  const ImGuiID id = w->GetID(label);
+  ImGui::PushClipRect(title.Min, title.Max, false);
+  bool clicked = false;
+  if (ImGui::ItemAdd(bb, id)) {
+    bool hovered = false, held = false;
+    clicked = ImGui::ButtonBehavior(bb, id, &hovered, &held);
+    const ImU32 col = ImGui::GetColorU32(held      ? ImGuiCol_ButtonActive
+                                         : hovered ? ImGuiCol_ButtonHovered
+                                                   : ImGuiCol_Button);
+    ImGui::RenderFrame(bb.Min, bb.Max, col, false, style.FrameRounding);
+    ImGui::RenderTextClipped(bb.Min, bb.Max, label, nullptr, &text, ImVec2(0.5f, 0.5f), &bb);
+    if (hovered) ImGui::SetTooltip("%s", tooltip);
+  }
+  ImGui::PopClipRect();
+  return clicked;
+}
 
 std::map<std::string, std::vector<PanelSlot*>> panels_by_category(AppState& state) {
   std::map<std::string, std::vector<PanelSlot*>> groups;
@@ -43,6 +134,8 @@ std::map<std::string, std::vector<PanelSlot*>> panels_by_category(AppState& stat
 }
 
 }  // namespace
+
+bool draw_panel_window(AppState& state, PanelSlot& slot, DrawContext ctx);
 
 // [SECTION] menus
 void draw_main_menu(AppState& state) {
@@ -69,6 +162,8 @@ void draw_main_menu(AppState& state) {
     if (ImGui::MenuItem("Close all panels"))
       for (auto& slot : state.panels) slot.open = false;
     ImGui::Separator();
+    draw_presentation_menu_items(state);
+    ImGui::Separator();
     if (ImGui::BeginMenu("Theme")) {
       if (ImGui::MenuItem("Dark (screen)", "Ctrl+T", state.theme == Theme::Dark)) state.theme = Theme::Dark;
       if (ImGui::MenuItem("Print (white background)", "Ctrl+T", state.theme == Theme::Print))
@@ -82,6 +177,9 @@ void draw_main_menu(AppState& state) {
     ImGui::MenuItem("About Transformer Workbench", nullptr, &state.show_about);
     ImGui::EndMenu();
   }
+  ImGui::Separator();
+  ImGui::TextDisabled("%d%%", static_cast<int>(std::lround(state.zoom * 100)));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Zoom (Ctrl+= / Ctrl+- / Ctrl+0)");
   if (!state.status.empty()) {
     ImGui::Separator();
     ImGui::TextUnformatted(state.status.c_str());
@@ -94,7 +192,12 @@ static void draw_overview(AppState& state) {
   const float s = state.dpi_scale;
   ImGui::SetNextWindowPos(ImVec2(20 * s, 40 * s), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(ImVec2(520 * s, 560 * s), ImGuiCond_FirstUseEver);
-  if (!ImGui::Begin("Overview", &state.show_overview)) {
+  place_window(state, state.overview_layout, &state.place_overview_next_frame, "Overview", "overview");
+  // Reappearing after a focus ended, it stays behind the panel that was focused.
+  const bool expanded =
+      ImGui::Begin("Overview", &state.show_overview, state.unfocused.empty() ? 0 : ImGuiWindowFlags_NoFocusOnAppearing);
+  record_window(state, state.overview_layout);
+  if (!expanded) {
     ImGui::End();
     return;
   }
@@ -117,7 +220,7 @@ static void draw_overview(AppState& state) {
     ImGui::Separator();
     for (PanelSlot* slot : slots) {
       ImGui::PushID(slot->info.id.c_str());
-      if (ImGui::Button(slot->open ? "Focus" : "Open")) {
+      if (ImGui::Button(slot->open ? "Show" : "Open")) {  // "Focus" is the title-bar action
         slot->open = true;
         ImGui::SetWindowFocus(slot->info.name.c_str());
       }
@@ -164,20 +267,30 @@ static void draw_shortcuts(AppState& state) {
 
 // [SECTION] panels
 void draw_windows(AppState& state) {
-  if (state.show_overview) draw_overview(state);
+  PanelSlot* focused = state.focused.empty() ? nullptr : state.find(state.focused);
+  if (focused && !focused->open) {  // closed with its X while focused: back to the layout
+    state.toggle_focus(state.focused);
+    focused = nullptr;
+  }
+  if (state.show_overview && !focused) draw_overview(state);
   if (state.show_about) draw_about(state);
   if (state.show_shortcuts) draw_shortcuts(state);
   draw_file_dialogs(state);
 
-  const DrawContext ctx{.theme = state.theme, .dpi_scale = state.dpi_scale, .exports = &state.exports};
+  DrawContext ctx{.theme = state.theme, .dpi_scale = state.ui_scale(), .exports = &state.exports};
   const float s = state.dpi_scale;
   int index = 0;
   // A panel handed something to another ("Open in forward stepper"): show the receiver in front.
   const std::string focus = take_focus_request();
-  if (PanelSlot* target = focus.empty() ? nullptr : state.find(focus)) target->open = true;
+  if (PanelSlot* target = focus.empty() ? nullptr : state.find(focus)) {
+    target->open = true;
+    if (focused && target != focused) state.toggle_focus(target->info.id);  // the focus follows the hand-over
+  }
+  focused = state.focused.empty() ? nullptr : state.find(state.focused);
   for (auto& slot : state.panels) {
     ++index;
     if (!slot.open) continue;
+    if (focused && &slot != focused) continue;  // the others keep their places for when focus ends
     if (slot.info.id == focus) ImGui::SetNextWindowFocus();
     slot.panel->update();
     // Cascade first-time positions so a fresh "all panels" layout is not one stack.
@@ -191,12 +304,68 @@ void draw_windows(AppState& state) {
     pos.y = std::max(20 * s, std::min(pos.y, work.y - size.y - 10 * s));
     ImGui::SetNextWindowPos(pos, ImGuiCond_FirstUseEver);
     ImGui::SetNextWindowSize(size, ImGuiCond_FirstUseEver);
-    if (ImGui::Begin(slot.info.name.c_str(), &slot.open)) slot.panel->draw(ctx);
-    ImGui::End();
+    if (!draw_panel_window(state, slot, ctx)) return;  // focus changed: the next frame draws the new layout
   }
+  state.unfocused.clear();
+}
+
+// One panel's window: placed by a scene or filling the viewport in focus, the focus button in its title bar, its
+// place recorded; the body is the panel's own draw. Returns false when the focus changed (the caller stops).
+bool draw_panel_window(AppState& state, PanelSlot& slot, DrawContext ctx) {
+  const bool focused = state.focused == slot.info.id;
+  ImGuiWindowFlags flags = 0;
+  if (focused) {
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(vp->WorkPos, ImGuiCond_Always);
+    ImGui::SetNextWindowSize(vp->WorkSize, ImGuiCond_Always);
+    ImGui::SetNextWindowCollapsed(false, ImGuiCond_Always);
+    flags = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse;
+  } else {
+    place_window(state, slot.layout, &slot.place_next_frame, slot.info.name, slot.info.id);
+    // The frame focus ended: the panel that was focused stays in front of the windows that reappear.
+    if (state.unfocused == slot.info.id) ImGui::SetNextWindowFocus();
+    if (!state.unfocused.empty()) flags |= ImGuiWindowFlags_NoFocusOnAppearing;
+  }
+  const bool expanded = ImGui::Begin(slot.info.name.c_str(), &slot.open, flags);
+  if (!focused) record_window(state, slot.layout);  // in focus it keeps the place to return to
+  if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows)) state.last_active = slot.info.id;
+  bool same_focus = true;
+  if (expanded && title_bar_button(focused ? "Restore" : "Focus",
+                                   focused ? "Back to the layout of all windows (F11 or Esc)"
+                                           : "Fill the window with this panel, for projecting (F11)")) {
+    state.toggle_focus(slot.info.id);
+    same_focus = false;
+  }
+  // The controls column collapses to a strip in focus; a column collapsed then stays a strip outside focus.
+  ctx.controls_collapsed = focused || slot.controls_collapsed ? &slot.controls_collapsed : nullptr;
+  if (expanded) slot.panel->draw(ctx);
+  ImGui::End();
+  return same_focus;
 }
 
 // [SECTION] shortcuts
+namespace {
+void handle_presentation_shortcuts(AppState& state) {
+  const ImGuiIO& io = ImGui::GetIO();
+  // GLFW key codes ('=' and '-' are the keys left of Backspace, + and - on the keypad too).
+  constexpr int kKeyEqual = 61, kKeyMinus = 45, kKey0 = 48, kKeyKp0 = 320, kKeyKpSubtract = 333, kKeyKpAdd = 334;
+  constexpr int kKeyEscape = 256, kKeyF11 = 300;
+  if (io.KeyCtrl && (ImGui::IsKeyPressed(kKeyEqual) || ImGui::IsKeyPressed(kKeyKpAdd)))
+    state.zoom = next_zoom(state.zoom, +1);
+  if (io.KeyCtrl && (ImGui::IsKeyPressed(kKeyMinus) || ImGui::IsKeyPressed(kKeyKpSubtract)))
+    state.zoom = next_zoom(state.zoom, -1);
+  if (io.KeyCtrl && (ImGui::IsKeyPressed(kKey0, false) || ImGui::IsKeyPressed(kKeyKp0, false))) state.zoom = 1.0f;
+  if (ImGui::IsKeyPressed(kKeyF11, false))
+    if (PanelSlot* slot = focus_target(state)) state.toggle_focus(slot->info.id);  // focus, or leave it
+  // Esc leaves focus unless something else wants it (a popup, a text field being edited).
+  if (!state.focused.empty() && ImGui::IsKeyPressed(kKeyEscape, false) && !ImGui::IsAnyItemActive() &&
+      !ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId))
+    state.toggle_focus("");
+  if (io.KeyCtrl && !io.KeyShift && ImGui::IsKeyPressed('B', false))
+    if (PanelSlot* slot = focus_target(state)) slot->controls_collapsed = !slot->controls_collapsed;
+}
+}  // namespace
+
 void handle_shortcuts(AppState& state) {
   const ImGuiIO& io = ImGui::GetIO();
   // GLFW key codes for letters are their ASCII capitals; F1 via ImGui's key map is not available in 1.86,
@@ -207,6 +376,7 @@ void handle_shortcuts(AppState& state) {
     state.theme = state.theme == Theme::Dark ? Theme::Print : Theme::Dark;
   if (io.KeyCtrl && io.KeyShift && ImGui::IsKeyPressed('O', false)) state.show_overview = true;
   if (ImGui::IsKeyPressed(kKeyF1, false)) state.show_shortcuts = !state.show_shortcuts;
+  handle_presentation_shortcuts(state);
   handle_file_shortcuts(state);  // Ctrl+O, Ctrl+S, Ctrl+E
 }
 

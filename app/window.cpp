@@ -8,6 +8,8 @@
 #include <imgui.h>
 #include <stb_image_write.h>
 
+#include "app/fonts.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <vector>
@@ -89,6 +91,18 @@ void Window::init_imgui(std::unique_ptr<ImFontAtlas> fonts) {
   ImGui_ImplGlfw_InitForOpenGL(window_, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
   imgui_ = true;
+}
+
+std::string Window::rebuild_fonts(const std::string& font_dir, float pixel_size) {
+  ImFontAtlas& atlas = *ImGui::GetIO().Fonts;  // fonts_ when init_imgui got one, else the context's own
+  atlas.Clear();
+  std::string warning = add_fonts(atlas, font_dir, pixel_size);
+  unsigned char* pixels = nullptr;
+  int width = 0, height = 0;
+  atlas.GetTexDataAsRGBA32(&pixels, &width, &height);
+  ImGui_ImplOpenGL3_DestroyFontsTexture();
+  ImGui_ImplOpenGL3_CreateFontsTexture();
+  return warning;
 }
 
 void Window::shutdown() {

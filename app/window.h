@@ -33,6 +33,10 @@ class Window {
   // until shutdown) and starts the GLFW and OpenGL3 backends. Call once, after create().
   void init_imgui(std::unique_ptr<ImFontAtlas> fonts);
   void shutdown();
+  // Rebuilds the font atlas at `pixel_size` (presentation zoom: real glyphs at the new size, not a blurred scale)
+  // and uploads it as the OpenGL font texture. Call between frames, never inside begin_frame/end_frame. Returns
+  // the font warning as add_fonts (app/fonts.h); on failure ImGui's built-in font is used.
+  std::string rebuild_fonts(const std::string& font_dir, float pixel_size);
 
   // Before create(): the content scale a new window is expected to get (the primary monitor's; on X11 every window
   // has the display-wide scale). After create(), content_scale() is the window's own.

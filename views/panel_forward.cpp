@@ -141,11 +141,11 @@ void ForwardPanel::draw(const DrawContext& ctx) {
   panel_explanation(panel_text(info().id));
   const float s = ctx.dpi_scale;
   const float left_w = std::min(340.0f * s, ImGui::GetContentRegionAvail().x * 0.4f);
-  if (ImGui::BeginChild("left", ImVec2(left_w, 0), true)) draw_left(ctx);
-  ImGui::EndChild();
-  ImGui::SameLine();
-  if (ImGui::BeginChild("right", ImVec2(0, 0), false)) draw_right(ctx);
-  ImGui::EndChild();
+  begin_controls_column(ctx, left_w / s);  // collapsible in focus, like every panel's controls
+  draw_left(ctx);
+  begin_figures_column();
+  draw_right(ctx);
+  end_figures_column();
 }
 
 // [SECTION] draw: right column

@@ -300,16 +300,19 @@ class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
                        .c_str());
     }
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
-    const float w = (ImGui::GetContentRegionAvail().x - spacing) / 2;
+    const float avail = ImGui::GetContentRegionAvail().x;
+    // Two per row when each stays readable, else one per row (as draw_figure_rows does).
+    const bool two = (avail - spacing) / 2 >= kReadableFigureWidth * ctx.dpi_scale;
+    const float w = two ? (avail - spacing) / 2 : avail;
     const ImVec2 size(w, w * 0.8f);
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     // No zoom on the mask heatmap, so the cell under the mouse can be found from the default layout below.
     const bool hovered = plot::draw_figure(figs[0], ctx, "masks", size, plot::FigureDrawFlags_NoInteraction);
     if (hovered) blocked_tooltip(figs[0], ctx, origin, size);
-    ImGui::SameLine();
+    if (two) ImGui::SameLine();
     plot::draw_figure(figs[3], ctx, "masks", size);
     plot::draw_figure(figs[1], ctx, "masks", ImVec2(w, w * 0.6f));
-    ImGui::SameLine();
+    if (two) ImGui::SameLine();
     plot::draw_figure(figs[2], ctx, "masks", ImVec2(w, w * 0.6f));
   }
 

@@ -234,12 +234,16 @@ class PlotGalleryPanel final : public Panel {
     if (controls_changed() || cached_figures_.empty()) cached_figures_ = figures();
     const std::vector<plot::Figure>& figs = cached_figures_;
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
-    const float w = (ImGui::GetContentRegionAvail().x - spacing) / 2;
+    const float avail = ImGui::GetContentRegionAvail().x;
+    // Two per row when each stays readable, else one per row (as draw_figure_rows does).
+    const bool two = (avail - spacing) / 2 >= kReadableFigureWidth * ctx.dpi_scale;
+    const float w = two ? (avail - spacing) / 2 : avail;
     for (size_t i = 0; i < figs.size(); ++i) {
       const bool wide = figs[i].id == "heads";  // small multiples get the full row
-      if (wide && i % 2 == 1) ImGui::NewLine();
-      plot::draw_figure(figs[i], ctx, "gallery", ImVec2(wide ? 2 * w + spacing : w, wide ? w * 0.45f : w * 0.66f));
-      if (!wide && i % 2 == 0 && i + 1 < figs.size() && figs[i + 1].id != "heads") ImGui::SameLine();
+      if (two && wide && i % 2 == 1) ImGui::NewLine();
+      const float fw = wide && two ? 2 * w + spacing : w;
+      plot::draw_figure(figs[i], ctx, "gallery", ImVec2(fw, wide ? fw * 0.45f / (two ? 2 : 1) : w * 0.66f));
+      if (two && !wide && i % 2 == 0 && i + 1 < figs.size() && figs[i + 1].id != "heads") ImGui::SameLine();
     }
   }
 

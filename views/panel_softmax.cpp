@@ -179,7 +179,8 @@ const PanelInfo kInfo = {
 class SoftmaxPanel final : public RecomputePanel<SoftmaxState, SoftmaxResult> {
  public:
   SoftmaxPanel() : RecomputePanel(kInfo, {compute, quick, no_error, all_figures}) {
-    figure_rows_ = {{{0, 1}}, {{2}}, {{3}, 0.5f}};
+    // The small multiples and the worked example need height for their y labels when the column is narrow.
+    figure_rows_ = {{{0, 1}}, {{2}, 0.8f}, {{3}, 0.7f}};
   }
 
   // A logits row that is not a list of numbers is shown in place and reported by export, not silently dropped.

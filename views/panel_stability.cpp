@@ -246,7 +246,7 @@ const PanelInfo kInfo = {"stability", "Stability tricks", "Training",
 class StabilityPanel final : public RecomputePanel<StabilityState, StabilityResult> {
  public:
   StabilityPanel() : RecomputePanel(kInfo, {compute, quick, error_of, all_figures}) {
-    figure_rows_ = {{{0}, 0.8f}, {{1}, 0.8f}, {{3}, 0.9f}, {{2}, 0.8f}};
+    figure_rows_ = {{{0}, 0.8f}, {{1}, 1.1f}, {{3}, 0.9f}, {{2}, 0.8f}};  // QK-norm (1): room for its y label
   }
 
  protected:

@@ -77,7 +77,7 @@ class TrainPanel final : public Panel {
   void draw(const DrawContext& ctx) override {
     panel_explanation(panel_text(info().id));
     const std::shared_ptr<const TrainSnapshot> snap = session_.snapshot();
-    ImGui::BeginChild("controls", ImVec2(340 * ctx.dpi_scale, 0), true);
+    begin_controls_column(ctx, 340);
     draw_toolbar(*snap);
     draw_comparison(*snap);
     ImGui::Separator();
@@ -94,9 +94,7 @@ class TrainPanel final : public Panel {
     }
     section("Checkpoint");
     draw_checkpoint(*snap);
-    ImGui::EndChild();
-    ImGui::SameLine();
-    ImGui::BeginChild("figures", ImVec2(0, 0), false);
+    begin_figures_column();
     if (!error_.empty()) warning_text(error_.c_str());
     if (!snap->ready) {
       empty_state(error_.empty() ? "Preparing the first run..." : "Fix the setting above to start a run.");

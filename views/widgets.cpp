@@ -66,12 +66,32 @@ void warning_text(const char* text) {
 // [SECTION] two-column panel layout
 
 void begin_controls_column(const DrawContext& ctx, float width) {
+  bool* collapsed = ctx.controls_collapsed;
+  if (collapsed && *collapsed) {
+    const float strip = ImGui::GetFrameHeight() + 2 * ImGui::GetStyle().WindowPadding.x;
+    ImGui::BeginChild("controls_strip", ImVec2(strip, 0), true);
+    if (ImGui::Button("\xC2\xBB")) *collapsed = false;  // »
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show the controls (Ctrl+B)");
+    ImGui::EndChild();
+    ImGui::SameLine();
+    // A child too small to show or hit anything: the controls run but the figures get the width.
+    ImGui::BeginChild("controls", ImVec2(1, 1), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoInputs);
+    return;
+  }
   ImGui::BeginChild("controls", ImVec2(width * ctx.dpi_scale, 0), true);
+  if (collapsed) {
+    const char* label = "\xC2\xAB hide controls";  // «
+    const float w = ImGui::CalcTextSize(label).x + 2 * ImGui::GetStyle().FramePadding.x;
+    ImGui::SetCursorPosX(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - w));
+    if (ImGui::SmallButton(label)) *collapsed = true;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Give the figures the full width (Ctrl+B)");
+  }
 }
 
 void begin_figures_column() {
+  const bool hidden_controls = ImGui::GetWindowWidth() < 2;  // the collapsed column's 1-pixel child
   ImGui::EndChild();
-  ImGui::SameLine();
+  ImGui::SameLine(0, hidden_controls ? 0.0f : -1.0f);
   ImGui::BeginChild("figures", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
 }
 
@@ -91,12 +111,22 @@ void draw_controls_column(const Controls& controls, const DrawContext& ctx, floa
 void draw_figure_rows(const std::vector<plot::Figure>& figs, const DrawContext& ctx, const char* panel_id,
                       const std::vector<FigureRow>& rows, float min_width) {
   const float spacing = ImGui::GetStyle().ItemSpacing.x;
-  const float w = std::max(min_width * ctx.dpi_scale, (ImGui::GetContentRegionAvail().x - spacing) / 2);
+  const float avail = ImGui::GetContentRegionAvail().x;
+  // Side by side only when each figure still gets a readable width; otherwise one figure per row at the column's
+  // width, which reads better than a sideways scroll (that is left for a column narrower than one figure).
+  const float readable = std::max(min_width, kReadableFigureWidth) * ctx.dpi_scale;
+  const bool stack = (avail - spacing) / 2 < readable;
+  const float w = stack ? std::max(min_width * ctx.dpi_scale, avail) : (avail - spacing) / 2;
   for (const FigureRow& row : rows) {
     const bool wide = row.figures.size() == 1 && !row.half;
     for (size_t k = 0; k < row.figures.size(); ++k) {
       const size_t i = static_cast<size_t>(row.figures[k]);
       if (i >= figs.size()) continue;
+      if (stack) {
+        // Keep each figure's shape: in a shared row it was w/2 wide and w/2 · aspect tall.
+        plot::draw_figure(figs[i], ctx, panel_id, ImVec2(w, w * row.aspect * (wide ? 0.5f : 1.0f)));
+        continue;
+      }
       if (k > 0) ImGui::SameLine();
       plot::draw_figure(figs[i], ctx, panel_id, ImVec2(wide ? 2 * w + spacing : w, w * row.aspect));
     }

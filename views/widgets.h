@@ -27,6 +27,8 @@ void role_text(plot::UiRole role, const char* text);
 
 // [SECTION] the two-column panel layout: controls on the left, figures on the right
 //   begin_controls_column(ctx, 330); draw_controls_column(...); ...; begin_figures_column(); ...; end_figures_column();
+// With ctx.controls_collapsed set, the column has a "hide" button and, collapsed, is a slim strip with a "show"
+// button; the controls are still submitted then (their values and jobs stay live) but draw nothing.
 void begin_controls_column(const DrawContext& ctx, float width);
 void begin_figures_column();  // ends the controls column
 void end_figures_column();
@@ -42,7 +44,10 @@ struct FigureRow {
   float aspect = 0.62f;
   bool half = false;  // a single figure drawn half the column wide
 };
-// Draws `rows` of `figs`; a column narrower than twice `min_width` (logical pixels) scrolls sideways.
+// Draws `rows` of `figs`. Figures share a row only when each gets at least max(`min_width`, kReadableFigureWidth)
+// logical pixels; in a narrower column each gets a row of its own, and a column narrower than `min_width` scrolls
+// sideways.
+inline constexpr float kReadableFigureWidth = 360;
 void draw_figure_rows(const std::vector<plot::Figure>& figs, const DrawContext& ctx, const char* panel_id,
                       const std::vector<FigureRow>& rows, float min_width = 0);
 

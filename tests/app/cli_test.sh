@@ -9,4 +9,5 @@ check no-display 3 "no display.*export" -- env -u DISPLAY -u WAYLAND_DISPLAY "$a
 check one-line-no-display 0 "^1$" -- bash -c "env -u DISPLAY -u WAYLAND_DISPLAY '$app' --frames 1 2>&1 | wc -l"
 check unknown-panel 2 "no panel with id 'nope'" -- "$app" --open nope
 check bad-frames 105 "frames" -- "$app" --frames -3
+check bad-zoom 105 "zoom.*not in range 0.75" -- "$app" --zoom 5
 exit $fail

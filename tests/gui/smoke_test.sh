@@ -7,7 +7,7 @@ mkdir -p "$out"
 # Under the sanitizer build: Mesa's dlopen'ed GL driver leaks a few bytes and is unloaded before LeakSanitizer
 # reports, so its frames cannot be suppressed by name. Leak checking stays on for every other test.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-rm -f "$out/all-panels.png" "$out/print.png"
+rm -f "$out/all-panels.png" "$out/print.png" "$out/zoom2-focus.png"
 # A private config dir: the run neither reads nor overwrites the developer's last session.
 export XDG_CONFIG_HOME="$out/config"
 rm -rf "$XDG_CONFIG_HOME"
@@ -15,4 +15,13 @@ xvfb-run -a -s "-screen 0 1600x1000x24" "$app" --all-panels --frames 30 --screen
 "$checker" "$out/all-panels.png"
 xvfb-run -a -s "-screen 0 1600x1000x24" "$app" --all-panels --theme print --frames 10 --screenshot "$out/print.png"
 "$checker" "$out/print.png"
+# Presentation mode: a session saved zoomed with a focused panel and collapsed controls reopens that way
+# (fonts built at 2x before the first frame).
+mkdir -p "$XDG_CONFIG_HOME/transformer-workbench"
+printf '{"version": 1, "zoom": 2, "focus": "softmax", "open": ["softmax"], "windows": {"softmax": {"x": 50, "y": 50, "w": 900, "h": 700, "controls_collapsed": true}}}\n' \
+  >"$XDG_CONFIG_HOME/transformer-workbench/last-session.json"
+xvfb-run -a -s "-screen 0 1600x1000x24" "$app" --frames 30 --screenshot "$out/zoom2-focus.png"
+"$checker" "$out/zoom2-focus.png"
+grep -q '"zoom": 2' "$XDG_CONFIG_HOME/transformer-workbench/last-session.json"
+grep -q '"focus": "softmax"' "$XDG_CONFIG_HOME/transformer-workbench/last-session.json"
 echo "gui smoke: screenshots in $out"

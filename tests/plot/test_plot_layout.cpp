@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <tuple>
 
 #include "views/plot/colormap.h"
@@ -231,6 +232,45 @@ TEST(Layout, LogAxisIgnoresNonPositiveValues) {
   EXPECT_GT(l.frames[0].y0, 0.0);
   EXPECT_LT(l.frames[0].y0, 1e-2);
   EXPECT_GT(l.frames[0].y1, 1e3);
+}
+
+// Log axes are chosen from the data: the smallest and the largest value plotted must lie inside the visible range
+// (ALiBi's 2⁻⁸ slope, a 64-parameter norm beside millions), for bars as for lines and on either axis, at any size.
+TEST(Layout, LogAxesShowEveryPlottedValue) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> decade(-9.0, 7.0);
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<double> xs, ys;
+    for (int i = 0; i < 2 + trial % 9; ++i)
+      xs.push_back(std::pow(10.0, decade(rng))), ys.push_back(std::pow(10.0, decade(rng)));
+    Figure fig("l", "");
+    Axes& ax = fig.axes();
+    ax.x.scale = Scale::Log10;
+    ax.y.scale = Scale::Log10;
+    ax.line("", xs, ys);
+    for (float w : {640.0f, 240.0f}) {
+      const Layout l = layout_figure(fig, {.width = w, .height = w * 0.6f});
+      const AxesFrame& f = l.frames[0];
+      for (size_t i = 0; i < xs.size(); ++i) {
+        EXPECT_LE(std::min(f.x0, f.x1), xs[i]) << trial;
+        EXPECT_GE(std::max(f.x0, f.x1), xs[i]) << trial;
+        EXPECT_LE(std::min(f.y0, f.y1), ys[i]) << trial;
+        EXPECT_GE(std::max(f.y0, f.y1), ys[i]) << trial;
+      }
+    }
+  }
+  // Bars: the smallest bar keeps a visible height above the axis floor.
+  const std::vector<double> slopes = {1.0 / 256, 1.0 / 16, 0.25, 0.5};
+  Figure bars("b", "");
+  Axes& ax = bars.axes();
+  ax.y.scale = Scale::Log10;
+  ax.bars({"1", "2", "3", "4"}, {"slope"}, {slopes});
+  const Layout l = layout_figure(bars, {});
+  const AxesFrame& f = l.frames[0];
+  EXPECT_LT(std::min(f.y0, f.y1), slopes[0]);
+  EXPECT_GE(std::max(f.y0, f.y1), slopes[3]);
+  const float floor_px = f.to_pixel(0.5, std::min(f.y0, f.y1)).y, smallest_px = f.to_pixel(0.5, slopes[0]).y;
+  EXPECT_GT(floor_px - smallest_px, 2.0f);  // y grows downwards: the bar top is above the floor
 }
 
 TEST(Layout, ExplicitRangesAreKept) {

@@ -16,10 +16,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <tuple>
 #include <type_traits>
 #include <unordered_map>
+#include <utility>
 #include <variant>
 
 #include "views/plot/export.h"
@@ -89,6 +91,7 @@ struct PlotContext {
   std::unordered_map<uint64_t, TextureEntry> textures;  // keyed by figure ImGui id and image slot
   int frame = 0;
   int last_gc_frame = 0;
+  LayoutReport report;  // since the last take_layout_report()
 };
 
 PlotContext& context() {
@@ -551,7 +554,26 @@ void export_menu(const Figure& fig, const Layout& l, FigureState& st, const Draw
 
 }  // namespace
 
+// [SECTION] layout report
+namespace {
+void note_layout(LayoutReport& report, const Figure& fig, const Layout& layout, float scale) {
+  constexpr size_t kMaxProblems = 256;  // the app never takes the report: keep it small
+  ++report.layouts;
+  for (const std::string& p : layout.problems) {
+    if (report.problems.size() >= kMaxProblems) break;
+    char size[64];
+    std::snprintf(size, sizeof(size), "%.0f \xC3\x97 %.0f logical px at scale %.2f", layout.width, layout.height,
+                  scale);
+    report.problems.push_back("figure '" + fig.id + "' (" + size + "): " + p);
+  }
+}
+}  // namespace
+
+LayoutReport take_layout_report() { return std::exchange(context().report, LayoutReport{}); }
+
 // [SECTION] draw_figure
+constexpr float kMinReadableWidth = 480;  // logical pixels: 0.75 of a one-axes figure's export width
+
 bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id, ImVec2 size, FigureDrawFlags flags) {
   PlotContext& pc = context();
   if (ImGui::GetFrameCount() != pc.frame) {
@@ -565,6 +587,15 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
   w = std::max(w, 120.0f * s);
   float h = size.y > 0 ? size.y : (size.y < 0 ? avail.y + size.y : w * natural.y / natural.x);
   h = std::max(h, 90.0f * s);
+  // Never squeezed below a readable size (the figure-quality test checks kMinReadableFraction of the export size):
+  // a narrow column (a zoom without a larger window) grows the figure in its own proportions and scrolls instead.
+  if (!(flags & FigureDrawFlags_NoMinSize)) {
+    // Capped for wide grids of small multiples, whose cells read at a smaller share of their export width.
+    const float min_w = std::min(kMinReadableFraction * natural.x, kMinReadableWidth);
+    const float grow = std::max(1.0f, min_w * s / w);
+    w *= grow;
+    h *= grow;
+  }
 
   ImGui::PushID(fig.id.c_str());
   const ImGuiID id = ImGui::GetID("##figure");
@@ -594,6 +625,7 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
     st.layout = layout_figure(st.shown, st.shown_options);
     st.has_layout = true;
     ++st.layout_generation;
+    note_layout(pc.report, fig, st.layout, s);
   }
   const Layout& layout = st.layout;
 

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "views/plot/figure.h"
 #include "views/plot/theme.h"
@@ -27,14 +28,27 @@ enum FigureDrawFlags_ {
   FigureDrawFlags_NoInteraction = 1 << 0,  // no zoom/pan (hover and the export menu still work)
   FigureDrawFlags_NoExportMenu = 1 << 1,   // no right-click export menu
   FigureDrawFlags_NoBackground = 1 << 2,   // let the window background show through
+  FigureDrawFlags_NoMinSize = 1 << 3,      // draw at `size` even below the readable minimum (thumbnails)
 };
 using FigureDrawFlags = int;
 
 // Draws `fig` at the cursor and advances it. `size` in screen pixels; 0 for a component means "fill the
-// available width" / "height from the figure's aspect". `panel_id` prefixes exported file names.
+// available width" / "height from the figure's aspect". A figure narrower than kMinReadableFraction of its export
+// width (plot/layout.h) is grown in proportion instead, so the column scrolls rather than cut its labels short.
+// `panel_id` prefixes exported file names.
 // Returns true while the figure is hovered.
 bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id, ImVec2 size = ImVec2(0, 0),
                  FigureDrawFlags flags = FigureDrawFlags_None);
+
+// [SECTION] layout report
+// What the layouts drawn since the last call made of their figures: how many were laid out, and every problem they
+// reported (plot::Layout::problems: a title or label cut short, tick labels touching), each prefixed by the figure
+// id and the size it got. Forgets both. Tests draw panels through the GUI path at a zoom and require no problems.
+struct LayoutReport {
+  int layouts = 0;
+  std::vector<std::string> problems;
+};
+LayoutReport take_layout_report();
 
 // [SECTION] texture backend
 // The plot layer never includes GL: app/ installs these (app/texture_gl.cpp) so heatmaps draw as one texture.

@@ -23,6 +23,9 @@ struct DrawContext {
   Theme theme = Theme::Dark;
   float dpi_scale = 1.0f;
   ExportSettings* exports = nullptr;  // the app's export settings; null: the plot layer's own defaults
+  // The panel's "controls column collapsed" flag when the app offers collapsing (in focus, or once collapsed);
+  // null: the column is always shown and offers no collapse button (views/widgets.h: begin_controls_column).
+  bool* controls_collapsed = nullptr;
 };
 
 struct FigureTheme {
