@@ -152,7 +152,9 @@ TEST_P(FigureQuality, EveryFigureReadsWholeOnScreenAtOneAndTwoTimesZoom) {
     int layouts = 0;
     for (const std::string& p : problems_on_screen(*panel, zoom, window_scale, &layouts))
       ADD_FAILURE() << GetParam() << " at " << zoom * 100 << "% zoom, window " << window_scale << "x: " << p;
-    if (has_figures) EXPECT_GT(layouts, 0) << GetParam() << " drew no figure at " << zoom * 100 << "% zoom";
+    if (has_figures) {
+      EXPECT_GT(layouts, 0) << GetParam() << " drew no figure at " << zoom * 100 << "% zoom";
+    }
   }
 }
 

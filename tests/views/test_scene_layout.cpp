@@ -85,8 +85,11 @@ TEST(SceneLayout, ZoomFocusCollapsedControlsAndWindowPlacesRoundTrip) {
   expect_same_layout(loaded.overview_layout, saved.overview_layout);
   EXPECT_TRUE(loaded.place_overview_next_frame);
   // Panels the scene gave no place keep none (first-use placement applies).
-  for (const PanelSlot& other : loaded.panels)
-    if (other.info.id != "layouttest") EXPECT_FALSE(other.layout.known || other.controls_collapsed) << other.info.id;
+  for (const PanelSlot& other : loaded.panels) {
+    if (other.info.id != "layouttest") {
+      EXPECT_FALSE(other.layout.known || other.controls_collapsed) << other.info.id;
+    }
+  }
   EXPECT_EQ(scene_to_text(loaded), text);
 }
 
