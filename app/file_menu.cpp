@@ -61,6 +61,8 @@ bool load_into_state(AppState& state, const std::string& path) {
 
 }  // namespace
 
+bool load_scene_into_state(AppState& state, const std::string& path) { return load_into_state(state, path); }
+
 // [SECTION] menu
 void draw_file_menu_items(AppState& state) {
   FileDialogs& d = state.file_dialogs;

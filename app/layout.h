@@ -12,6 +12,7 @@
 //   const TilePlan plan = tile_panels(w.panels, 17, min_panel_cell(1.0f), gap);
 //   for (int i = 0; i < 17; ++i) place(window i, plan.cells[i]);
 
+#include <string>
 #include <vector>
 
 namespace tw {
@@ -49,5 +50,13 @@ struct TilePlan {
 TilePlan tile_panels(const WinRect& area, int count, const WinRect& min_cell, float gap);
 // The smallest readable panel cell at a UI scale: a controls column plus one figure at its minimum readable width.
 WinRect min_panel_cell(float scale);
+
+// [SECTION] UI state (plain data, in AppState)
+struct WindowTiling {
+  std::vector<std::string> placed;       // panels whose window has been given its first position
+  bool retile = false;                   // View > Tile open panels: place every open panel again next frame
+  bool start_page_was_open = false;      // to bring the start page to the front when it opens
+  std::vector<std::string> bring_front;  // window names to focus next frame (the first page of a new grid)
+};
 
 }  // namespace tw

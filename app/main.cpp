@@ -2,6 +2,7 @@
 // Subcommands (export, dump, scene-keys, ...) run without a window; see app/commands.h.
 #include <imgui.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -91,6 +92,8 @@ int run(int argc, char** argv) {
   }
   if (gui.all_panels)
     for (auto& slot : state.panels) slot.open = true;
+  // A first run (or a session with nothing open) starts on the lecture presets rather than an empty desk.
+  state.show_start_page = std::none_of(state.panels.begin(), state.panels.end(), [](const auto& s) { return s.open; });
   state.model_dir = gui.model;
   if (!gui.model.empty()) tw::open_model_folder(state, gui.model);  // the forward stepper loads it with progress
   if (cli.count("--theme")) state.theme = gui.theme == "print" ? tw::Theme::Print : tw::Theme::Dark;

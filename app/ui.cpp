@@ -2,6 +2,8 @@
 //   menus     : File / View / Help
 //   overview  : the list of panels with their one-line descriptions
 //   help      : About and Keyboard shortcuts windows
+//   start     : the start page (lecture presets as cards)
+//   tiling    : first positions of the panel windows (app/layout.h)
 //   panels    : one window per open panel, dispatched in one loop
 //   shortcuts : global keys
 #include <imgui.h>
@@ -12,7 +14,11 @@
 
 #include "app/app_state.h"
 #include "app/file_menu.h"
+#include "app/layout.h"
+#include "app/start_presets.h"
+#include "app/texture_gl.h"
 #include "views/model_handoff.h"
+#include "views/start_page.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -68,6 +74,7 @@ void draw_main_menu(AppState& state) {
       for (auto& slot : state.panels) slot.open = true;
     if (ImGui::MenuItem("Close all panels"))
       for (auto& slot : state.panels) slot.open = false;
+    if (ImGui::MenuItem("Tile open panels")) state.tiling.retile = true;
     ImGui::Separator();
     if (ImGui::BeginMenu("Theme")) {
       if (ImGui::MenuItem("Dark (screen)", "Ctrl+T", state.theme == Theme::Dark)) state.theme = Theme::Dark;
@@ -78,6 +85,7 @@ void draw_main_menu(AppState& state) {
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Help")) {
+    ImGui::MenuItem("Start page", nullptr, &state.show_start_page);
     ImGui::MenuItem("Keyboard shortcuts", "F1", &state.show_shortcuts);
     ImGui::MenuItem("About Transformer Workbench", nullptr, &state.show_about);
     ImGui::EndMenu();
@@ -90,10 +98,20 @@ void draw_main_menu(AppState& state) {
 }
 
 // [SECTION] overview
+static WorkLayout work_layout(const AppState& state) {
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  (void)state;
+  return split_work_area({vp->WorkPos.x, vp->WorkPos.y, vp->WorkSize.x, vp->WorkSize.y},
+                         ImGui::GetFontSize() / plot::kBaseFontSize);
+}
+
+static void set_next_window_rect(const WinRect& r, ImGuiCond cond) {
+  ImGui::SetNextWindowPos(ImVec2(r.x, r.y), cond);
+  ImGui::SetNextWindowSize(ImVec2(r.w, r.h), cond);
+}
+
 static void draw_overview(AppState& state) {
-  const float s = state.dpi_scale;
-  ImGui::SetNextWindowPos(ImVec2(20 * s, 40 * s), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(520 * s, 560 * s), ImGuiCond_FirstUseEver);
+  set_next_window_rect(work_layout(state).side, ImGuiCond_FirstUseEver);
   if (!ImGui::Begin("Overview", &state.show_overview)) {
     ImGui::End();
     return;
@@ -123,8 +141,12 @@ static void draw_overview(AppState& state) {
       }
       ImGui::SameLine();
       ImGui::TextUnformatted(slot->info.name.c_str());
-      ImGui::SameLine();
-      ImGui::TextDisabled("\u2014 %s", slot->info.description.c_str());
+      // On its own wrapped line under the name, so a narrow overview column never cuts a description off.
+      ImGui::Indent(ImGui::GetFontSize() * 1.5f);
+      ImGui::PushTextWrapPos(0.0f);
+      ImGui::TextDisabled("%s", slot->info.description.c_str());
+      ImGui::PopTextWrapPos();
+      ImGui::Unindent(ImGui::GetFontSize() * 1.5f);
       ImGui::PopID();
     }
   }
@@ -162,6 +184,63 @@ static void draw_shortcuts(AppState& state) {
   ImGui::End();
 }
 
+// [SECTION] start
+// The start page takes the panel area beside the overview and comes to the front whenever it is opened.
+static void draw_start_page(AppState& state, const DrawContext& ctx) {
+  if (!state.start_presets) state.start_presets = std::make_shared<StartPresets>();
+  StartPresets& sp = *state.start_presets;
+  sp.refresh();
+  sp.take_thumbnails(create_picture_texture);
+  if (!state.tiling.start_page_was_open) {  // just opened (start-up, Help > Start page): in front, in place
+    set_next_window_rect(work_layout(state).panels, ImGuiCond_Always);
+    ImGui::SetNextWindowFocus();
+  }
+  if (!ImGui::Begin("Start", &state.show_start_page)) {
+    ImGui::End();
+    return;
+  }
+  const int clicked = draw_start_cards(sp.cards(), sp.dir(), ctx);
+  ImGui::End();
+  if (clicked >= 0 && size_t(clicked) < sp.presets().size() &&
+      load_scene_into_state(state, sp.presets()[size_t(clicked)].path))
+    state.show_start_page = false;  // the lecture's panels take its place
+}
+
+// [SECTION] tiling
+// A panel seen for the first time gets a cell of the panel area: panels opened together (start-up, a scene, "Open
+// all panels") share a grid of equal cells, repeated as pages when there are more than fit (app/layout.h); one
+// panel gets the whole area. Windows restored by a scene or moved by the user keep their place (FirstUseEver),
+// except after View > Tile open panels, which places every open panel again.
+struct Placement {
+  WinRect rect;
+  ImGuiCond cond = ImGuiCond_FirstUseEver;
+};
+static std::map<std::string, Placement> place_panels(AppState& state) {
+  WindowTiling& t = state.tiling;
+  // Page 1 in front: windows created this frame stack in panel order, so the front page is focused a frame later.
+  for (const std::string& name : t.bring_front) ImGui::SetWindowFocus(name.c_str());
+  t.bring_front.clear();
+  std::vector<PanelSlot*> batch;
+  for (auto& slot : state.panels) {
+    if (!slot.open) continue;
+    const bool seen = std::find(t.placed.begin(), t.placed.end(), slot.info.id) != t.placed.end();
+    if (t.retile || !seen) batch.push_back(&slot);
+    if (!seen) t.placed.push_back(slot.info.id);
+  }
+  const ImGuiCond cond = t.retile ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
+  t.retile = false;
+  std::map<std::string, Placement> out;
+  if (batch.empty()) return out;
+  const float scale = ImGui::GetFontSize() / plot::kBaseFontSize;
+  const TilePlan plan = tile_panels(work_layout(state).panels, static_cast<int>(batch.size()), min_panel_cell(scale),
+                                    ImGui::GetStyle().ItemSpacing.x * 0.5f);
+  for (size_t i = 0; i < batch.size(); ++i) {
+    out[batch[i]->info.id] = {plan.cells[i], cond};
+    if (plan.page_of[i] == 0 && plan.pages > 1) t.bring_front.push_back(batch[i]->info.name);
+  }
+  return out;
+}
+
 // [SECTION] panels
 void draw_windows(AppState& state) {
   if (state.show_overview) draw_overview(state);
@@ -170,27 +249,18 @@ void draw_windows(AppState& state) {
   draw_file_dialogs(state);
 
   const DrawContext ctx{.theme = state.theme, .dpi_scale = state.dpi_scale, .exports = &state.exports};
-  const float s = state.dpi_scale;
-  int index = 0;
+  if (state.show_start_page) draw_start_page(state, ctx);
+  state.tiling.start_page_was_open = state.show_start_page;
+  const std::map<std::string, Placement> placements = place_panels(state);
   // A panel handed something to another ("Open in forward stepper"): show the receiver in front.
   const std::string focus = take_focus_request();
   if (PanelSlot* target = focus.empty() ? nullptr : state.find(focus)) target->open = true;
   for (auto& slot : state.panels) {
-    ++index;
     if (!slot.open) continue;
     if (slot.info.id == focus) ImGui::SetNextWindowFocus();
     slot.panel->update();
-    // Cascade first-time positions so a fresh "all panels" layout is not one stack.
-    // First-time placement: right of the overview, cascaded, and filling the rest of the screen so figures
-    // are not squeezed (at least 900 × 700 when the screen is small).
-    ImVec2 pos((560 + 30 * (index % 8)) * s, (40 + 30 * (index % 8)) * s);
-    const ImVec2 work = ImGui::GetMainViewport()->WorkSize;
-    const ImVec2 size(std::max(900 * s, work.x - pos.x - 10 * s), std::max(700 * s, work.y - pos.y - 10 * s));
-    // The minimum size must not push the window off screen: slide it left/up instead (never past the corner).
-    pos.x = std::max(0.0f, std::min(pos.x, work.x - size.x - 10 * s));
-    pos.y = std::max(20 * s, std::min(pos.y, work.y - size.y - 10 * s));
-    ImGui::SetNextWindowPos(pos, ImGuiCond_FirstUseEver);
-    ImGui::SetNextWindowSize(size, ImGuiCond_FirstUseEver);
+    if (const auto it = placements.find(slot.info.id); it != placements.end())
+      set_next_window_rect(it->second.rect, it->second.cond);
     if (ImGui::Begin(slot.info.name.c_str(), &slot.open)) slot.panel->draw(ctx);
     ImGui::End();
   }
