@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <memory>
 #include <new>
 #include <string>
@@ -13,6 +14,7 @@
 #include "app/app_state.h"
 #include "app/cli.h"
 #include "app/commands.h"
+#include "app/export_figures.h"
 #include "app/file_menu.h"
 #include "app/fonts.h"
 #include "app/perf_report.h"
@@ -84,6 +86,7 @@ int run(int argc, char** argv) {
   // [SECTION] init
   tw::AppState state = tw::make_app_state();
   tw::restore_session_at_startup(state, fresh);  // first, so command-line options override the last session
+  if (!std::filesystem::path(state.exports.dir).is_absolute()) state.exports.dir = tw::default_export_dir();
   for (const std::string& id : gui.open) {
     if (!state.open_panel(id)) {
       std::fprintf(stderr, "transformer-workbench: no panel with id '%s' (see the View menu or --help)\n", id.c_str());
