@@ -19,13 +19,18 @@ bool contains(const WinRect& outer, const WinRect& inner) {
 }
 
 // [SECTION] side column + panel area
-WorkLayout split_work_area(const WinRect& work, float scale) {
+WorkLayout split_work_area(const WinRect& work, float scale, float min_panel_width) {
   const float s = std::max(scale, 0.25f);
   // Wide enough for the overview's "Open  Name — description" rows to read, narrow enough to leave the panels
   // the larger part of a laptop screen.
   float side = std::clamp(work.w * 0.28f, 300.0f * s, 520.0f * s);
   side = std::min(side, work.w * 0.5f);
   WorkLayout out;
+  if (work.w - std::floor(side) < min_panel_width) {
+    out.side = out.panels = work;
+    out.stacked = true;
+    return out;
+  }
   out.side = {work.x, work.y, std::floor(side), work.h};
   out.panels = {work.x + out.side.w, work.y, work.w - out.side.w, work.h};
   return out;
@@ -34,8 +39,7 @@ WorkLayout split_work_area(const WinRect& work, float scale) {
 // [SECTION] tiling
 WinRect min_panel_cell(float scale) {
   const float s = std::max(scale, 0.25f);
-  // A controls column (~300 px) beside one figure at its smallest readable width (0.75 × 640 px), plus padding.
-  return {0, 0, 860.0f * s, 560.0f * s};
+  return {0, 0, 1140.0f * s, 560.0f * s};
 }
 
 TilePlan tile_panels(const WinRect& area, int count, const WinRect& min_cell, float gap) {

@@ -30,12 +30,15 @@ bool contains(const WinRect& outer, const WinRect& inner);
 
 // [SECTION] side column + panel area
 struct WorkLayout {
-  WinRect side;    // the overview: the full height of the work area on the left
-  WinRect panels;  // the rest: the start page and the panel windows
+  WinRect side;          // the overview: the full height of the work area on the left
+  WinRect panels;        // the rest: the start page and the panel windows
+  bool stacked = false;  // too narrow for both: side and panels are the whole work area (pages of one stack)
 };
 // `scale` is the UI scale (DPI × zoom): the side column is 28% of the width, between 300 and 520 logical pixels,
-// and never more than half the work area.
-WorkLayout split_work_area(const WinRect& work, float scale);
+// and never more than half the work area. When what is left is narrower than `min_panel_width` (a panel's
+// controls and two figures side by side), the overview gets no column of its own: it and the panels each take
+// the whole work area, so they cover one another exactly instead of squeezing the panel into a sideways scroll.
+WorkLayout split_work_area(const WinRect& work, float scale, float min_panel_width = 0);
 
 // [SECTION] tiling
 struct TilePlan {
@@ -48,7 +51,8 @@ struct TilePlan {
 // but no more cells than panels (one panel gets the whole area); `gap` pixels between cells. When the area is
 // smaller than `min_cell` the one cell is the whole area (a window never sticks out of the screen).
 TilePlan tile_panels(const WinRect& area, int count, const WinRect& min_cell, float gap);
-// The smallest readable panel cell at a UI scale: a controls column plus one figure at its minimum readable width.
+// The smallest readable panel cell at a UI scale: the controls column (330 px) beside two figures at the widest
+// minimum figure width a panel asks for (380 px each), with padding: no panel scrolls sideways in it.
 WinRect min_panel_cell(float scale);
 
 // [SECTION] UI state (plain data, in AppState)

@@ -101,8 +101,9 @@ void draw_main_menu(AppState& state) {
 static WorkLayout work_layout(const AppState& state) {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   (void)state;
-  return split_work_area({vp->WorkPos.x, vp->WorkPos.y, vp->WorkSize.x, vp->WorkSize.y},
-                         ImGui::GetFontSize() / plot::kBaseFontSize);
+  const float scale = ImGui::GetFontSize() / plot::kBaseFontSize;
+  return split_work_area({vp->WorkPos.x, vp->WorkPos.y, vp->WorkSize.x, vp->WorkSize.y}, scale,
+                         min_panel_cell(scale).w);
 }
 
 static void set_next_window_rect(const WinRect& r, ImGuiCond cond) {
@@ -275,7 +276,10 @@ void handle_shortcuts(AppState& state) {
   if (io.KeyCtrl && ImGui::IsKeyPressed('Q', false)) state.quit_requested = true;
   if (io.KeyCtrl && !io.KeyShift && ImGui::IsKeyPressed('T', false))
     state.theme = state.theme == Theme::Dark ? Theme::Print : Theme::Dark;
-  if (io.KeyCtrl && io.KeyShift && ImGui::IsKeyPressed('O', false)) state.show_overview = true;
+  if (io.KeyCtrl && io.KeyShift && ImGui::IsKeyPressed('O', false)) {
+    state.show_overview = true;
+    ImGui::SetWindowFocus("Overview");  // on a narrow screen it shares the panels' place: bring it in front
+  }
   if (ImGui::IsKeyPressed(kKeyF1, false)) state.show_shortcuts = !state.show_shortcuts;
   handle_file_shortcuts(state);  // Ctrl+O, Ctrl+S, Ctrl+E
 }

@@ -38,13 +38,19 @@ constexpr Screen kScreens[] = {{1280, 720, 1}, {1920, 1080, 1}, {1600, 1000, 1},
 TEST(WindowLayout, EveryWindowInsideTheWorkAreaAndNoPartialOverlap) {
   for (const Screen& sc : kScreens) {
     const WinRect work{0, 20 * sc.scale, sc.w, sc.h - 20 * sc.scale};
-    const WorkLayout wl = split_work_area(work, sc.scale);
+    const WinRect min = min_panel_cell(sc.scale);
+    const WorkLayout wl = split_work_area(work, sc.scale, min.w);
     ASSERT_TRUE(contains(work, wl.side)) << str(wl.side);
     ASSERT_TRUE(contains(work, wl.panels)) << str(wl.panels);
-    EXPECT_FALSE(overlaps(wl.side, wl.panels));
-    EXPECT_NEAR(wl.side.w + wl.panels.w, work.w, 0.01f);  // together they use the full width
-    EXPECT_GE(wl.panels.w, work.w * 0.5f - 0.01f);        // the panels get the larger part
-    const WinRect min = min_panel_cell(sc.scale);
+    if (wl.stacked) {  // narrow: one stack of whole-area pages, never side by side partially
+      EXPECT_TRUE(same_rect(wl.side, work) && same_rect(wl.panels, work));
+      EXPECT_LT(work.w - 300 * sc.scale, min.w);  // only when a panel would not fit beside the narrowest column
+    } else {
+      EXPECT_FALSE(overlaps(wl.side, wl.panels));
+      EXPECT_NEAR(wl.side.w + wl.panels.w, work.w, 0.01f);  // together they use the full width
+      EXPECT_GE(wl.panels.w, work.w * 0.5f - 0.01f);        // the panels get the larger part
+      EXPECT_GE(wl.panels.w, min.w - 0.01f);                // and never less than a readable panel
+    }
     const float gap = 4 * sc.scale;
     for (int count = 1; count <= 20; ++count) {
       const TilePlan plan = tile_panels(wl.panels, count, min, gap);
@@ -57,7 +63,7 @@ TEST(WindowLayout, EveryWindowInsideTheWorkAreaAndNoPartialOverlap) {
       for (int i = 0; i < count; ++i) {
         const WinRect& a = plan.cells[size_t(i)];
         EXPECT_TRUE(contains(wl.panels, a)) << where << ": cell " << i << " " << str(a);
-        EXPECT_FALSE(overlaps(a, wl.side)) << where << ": cell " << i << " covers the overview";
+        if (!wl.stacked) EXPECT_FALSE(overlaps(a, wl.side)) << where << ": cell " << i << " covers the overview";
         // Readable: at least the minimum cell whenever the area itself is that big.
         if (wl.panels.w >= min.w) {
           EXPECT_GE(a.w, min.w - 0.01f) << where;
@@ -78,9 +84,20 @@ TEST(WindowLayout, EveryWindowInsideTheWorkAreaAndNoPartialOverlap) {
   }
 }
 
+TEST(WindowLayout, At1280TheOverviewAndThePanelsStackAt1920TheySitSideBySide) {
+  const WinRect min = min_panel_cell(1);
+  const WorkLayout small = split_work_area({0, 20, 1280, 700}, 1, min.w);
+  EXPECT_TRUE(small.stacked);
+  EXPECT_TRUE(same_rect(small.panels, {0, 20, 1280, 700}));
+  const WorkLayout large = split_work_area({0, 20, 1920, 1060}, 1, min.w);
+  EXPECT_FALSE(large.stacked);
+  EXPECT_NEAR(large.side.w, 520, 0.01f);
+  EXPECT_NEAR(large.panels.x, 520, 0.01f);
+}
+
 TEST(WindowLayout, OnePanelGetsTheWholeAreaBesideTheOverview) {
   const WinRect area{400, 20, 880, 700};
-  const TilePlan plan = tile_panels(area, 1, min_panel_cell(1), 4);
+  const TilePlan plan = tile_panels(area, 1, min_panel_cell(1), 4);  // narrower than the minimum: still inside
   ASSERT_EQ(plan.cells.size(), 1u);
   EXPECT_TRUE(same_rect(plan.cells[0], area)) << str(plan.cells[0]);
 }
