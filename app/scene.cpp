@@ -359,7 +359,7 @@ SceneLoad restore_last_session(AppState& state) {
     return unreadable;
   }
   SceneLoad loaded = load_scene_file(state, path);
-  if (loaded.ok) session_exports_from_file(path, &state.exports);
+  if (loaded.ok) session_exports_from_file(session_exports_path(), &state.exports);
   return loaded;
 }
 
@@ -399,10 +399,15 @@ bool save_last_session(const AppState& state, std::string* error) {
     *error = "cannot create " + fs::path(path).parent_path().string() + ": " + ec.message();
     return false;
   }
-  nlohmann::ordered_json session = scene_to_json(state);
-  session_exports_to_json(state.exports, &session);
-  return write_file_atomic(path, session.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n",
-                           error);
+  if (!save_scene_file(state, path, error)) return false;
+  // Beside the session scene (which stays a plain scene file): the export settings. Losing them is not worth an
+  // error at exit; the next export asks for the folder again.
+  nlohmann::ordered_json exports;
+  session_exports_to_json(state.exports, &exports);
+  std::string ignored;
+  write_file_atomic(session_exports_path(),
+                    exports.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n", &ignored);
+  return true;
 }
 
 void restore_session_at_startup(AppState& state, bool fresh) {
@@ -446,8 +451,14 @@ void save_session_at_exit(const AppState& state) {
 }
 
 // [SECTION] session: export settings
-// The GUI's export settings live in the session only (a lecture's scene says what to show, not where this machine
-// keeps its figures). A value of the wrong type or a relative folder is ignored: the default stays.
+// The GUI's export settings live with the session, in export-settings.json beside last-session.json (a lecture's
+// scene says what to show, not where this machine keeps its figures). A value of the wrong type or a relative folder is
+// ignored: the default stays.
+std::string session_exports_path() {
+  const std::string session = last_session_path();
+  return session.empty() ? std::string() : (fs::path(session).parent_path() / "export-settings.json").string();
+}
+
 void session_exports_to_json(const ExportSettings& ex, nlohmann::ordered_json* session) {
   (*session)["exports"] = {{"dir", ex.dir},
                            {"png", ex.png},
@@ -472,6 +483,7 @@ void session_exports_from_json(const nlohmann::json& session, ExportSettings* ex
 
 void session_exports_from_file(const std::string& path, ExportSettings* ex) {
   std::string text, error;
+  if (path.empty()) return;
   if (!read_file_bounded(path, kSceneMaxBytes, &text, &error)) return;
   session_exports_from_json(nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false), ex);
 }

@@ -3,6 +3,7 @@
 // the export settings surviving a session round trip.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -116,6 +117,29 @@ TEST(ExportSettingsRules, SessionRoundTripKeepsTheSettingsAndIgnoresBadValues) {
   EXPECT_EQ(c.dir, defaults.dir);
   EXPECT_EQ(c.png_scale, defaults.png_scale);
   EXPECT_EQ(c.png, defaults.png);
+}
+
+TEST(ExportSettingsRules, TheSessionRemembersTheExportFolder) {
+  const fs::path config = fs::temp_directory_path() / ("tw_export_session_" + std::to_string(::getpid()));
+  fs::remove_all(config);
+  const char* old = std::getenv("XDG_CONFIG_HOME");
+  const std::string saved = old ? old : "";
+  ::setenv("XDG_CONFIG_HOME", config.c_str(), 1);
+  AppState a = make_app_state();
+  a.exports.dir = "/srv/lecture/figures";
+  a.exports.png_scale = 4;
+  std::string error;
+  ASSERT_TRUE(save_last_session(a, &error)) << error;
+  AppState b = make_app_state();
+  const SceneLoad r = restore_last_session(b);
+  if (old)
+    ::setenv("XDG_CONFIG_HOME", saved.c_str(), 1);
+  else
+    ::unsetenv("XDG_CONFIG_HOME");
+  fs::remove_all(config);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(b.exports.dir, "/srv/lecture/figures");
+  EXPECT_EQ(b.exports.png_scale, 4);
 }
 
 TEST(ExportSettingsRules, ASceneWithExportsLoadsWithoutWarnings) {

@@ -576,12 +576,21 @@ AxesFrame layout_axes(Builder& b, const Axes& axes_in, Rect cell, const ViewRang
   bool covers = false;
   const AxesFrame f = layout_axes_once(b, axes_in, cell, view, own_colorbar, false, &covers);
   if (!covers) return f;
-  out.prims.resize(prims);
-  out.clips.resize(clips);
-  out.images.resize(images);
-  out.problems.resize(problems);
-  out.legends.resize(legends);
-  return layout_axes_once(b, axes_in, cell, view, own_colorbar, true, nullptr);
+  const size_t inside_problems = out.problems.size() - problems;
+  auto roll_back = [&] {
+    out.prims.resize(prims);
+    out.clips.resize(clips);
+    out.images.resize(images);
+    out.problems.resize(problems);
+    out.legends.resize(legends);
+  };
+  roll_back();
+  const AxesFrame beside = layout_axes_once(b, axes_in, cell, view, own_colorbar, true, nullptr);
+  if (out.problems.size() - problems <= inside_problems) return beside;
+  // Too narrow for a legend beside the plot (labels would be cut or ticks collide): the emptiest inside corner is
+  // the lesser evil at this size.
+  roll_back();
+  return layout_axes_once(b, axes_in, cell, view, own_colorbar, false, nullptr);
 }
 
 }  // namespace
