@@ -102,8 +102,12 @@ static WorkLayout work_layout(const AppState& state) {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   (void)state;
   const float scale = ImGui::GetFontSize() / plot::kBaseFontSize;
-  return split_work_area({vp->WorkPos.x, vp->WorkPos.y, vp->WorkSize.x, vp->WorkSize.y}, scale,
-                         min_panel_cell(scale).w);
+  // The work area leaves out the main menu bar only from the frame after it was first drawn: on the first frame,
+  // take the bar's height off by hand so no window opens under it.
+  const float bar = ImGui::GetFrameHeight();
+  const float top = std::max(vp->WorkPos.y, vp->Pos.y + bar);
+  const float height = vp->WorkSize.y - (top - vp->WorkPos.y);
+  return split_work_area({vp->WorkPos.x, top, vp->WorkSize.x, height}, scale, min_panel_cell(scale).w);
 }
 
 static void set_next_window_rect(const WinRect& r, ImGuiCond cond) {
