@@ -75,6 +75,13 @@ StartupWork prepare_startup(AppState& state, const std::string& font_dir, float 
   return work;
 }
 
+// Windows overlap (a panel in front of the start page, a popup over a figure): a translucent background would let
+// the text behind ghost through, so every window, child and popup background is fully opaque in both themes.
+static void make_backgrounds_opaque(ImGuiStyle& style) {
+  for (ImGuiCol_ c : {ImGuiCol_WindowBg, ImGuiCol_ChildBg, ImGuiCol_PopupBg, ImGuiCol_MenuBarBg})
+    if (style.Colors[c].w > 0) style.Colors[c].w = 1.0f;
+}
+
 void apply_theme(Theme theme, float dpi_scale) {
   ImGuiStyle style;  // start from defaults so switching themes twice does not compound scaling
   if (theme == Theme::Dark) {
@@ -87,6 +94,7 @@ void apply_theme(Theme theme, float dpi_scale) {
     style.WindowBorderSize = 1.0f;
     style.FrameBorderSize = 1.0f;
   }
+  make_backgrounds_opaque(style);
   style.WindowRounding = 4.0f;
   style.FrameRounding = 3.0f;
   style.ScaleAllSizes(dpi_scale);

@@ -10,9 +10,12 @@
 
 #include "app/file_dialogs.h"
 #include "app/fonts.h"
+#include "app/layout.h"
 #include "views/panel.h"
 
 namespace tw {
+
+class StartPresets;  // app/start_presets.h
 
 // [SECTION] presentation: window layout, zoom, focus (saved in scenes and the last session, app/scene.h)
 
@@ -46,6 +49,9 @@ struct AppState {
   bool show_overview = true;
   bool show_about = false;
   bool show_shortcuts = false;
+  bool show_start_page = false;                 // the lecture presets as cards: fresh start and Help > Start page
+  std::shared_ptr<StartPresets> start_presets;  // created when the start page first shows (thumbnail worker)
+  WindowTiling tiling;                          // first positions of the panel windows (app/layout.h)
   Theme theme = Theme::Dark;
   float dpi_scale = 1.0f;
   std::string font_warning;  // non-empty when the bundled font could not be loaded

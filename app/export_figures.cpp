@@ -2,9 +2,11 @@
 
 #include <cmath>
 #include <exception>
+#include <filesystem>
 #include <set>
 
 #include "core/io/atomic_file.h"
+#include "views/plot/export_naming.h"
 
 namespace tw {
 
@@ -42,6 +44,14 @@ FigureExportResult export_open_panel_figures(AppState& state, const FigureExport
     if (request.on_step) request.on_step(text);
   };
 
+  // With the GUI's Ask rule, every figure is computed and named first; if any file exists nothing is written and
+  // the caller asks the user (overwrite / keep both / cancel), then calls again with the answer.
+  struct Job {
+    std::string panel;
+    plot::Figure figure;
+    std::string stem;
+  };
+  std::vector<Job> jobs;
   for (PanelSlot& slot : state.panels) {
     if (!slot.open) continue;
     ++result.panels;
@@ -53,27 +63,64 @@ FigureExportResult export_open_panel_figures(AppState& state, const FigureExport
       // The panel's own reason (invalid input, a checkpoint that failed to load) rather than a bare "nothing".
       if (const std::string problem = slot.panel->problem(); !problem.empty())
         result.errors.push_back(id + ": " + problem);
-      const std::vector<plot::Figure> figures = slot.panel->figures();
+      std::vector<plot::Figure> figures = slot.panel->figures();
       if (figures.empty() && slot.panel->problem().empty())
         result.errors.push_back(id + ": the panel has no figures to export");
       std::set<std::string> seen;  // two figures with one id would silently overwrite each other's files
-      for (const plot::Figure& fig : figures) {
+      for (plot::Figure& fig : figures) {
         ++result.figures;
-        step(id + ": writing " + fig.id);
         if (!seen.insert(fig.id).second) {
           result.errors.push_back(id + ": two figures share the id '" + fig.id + "'; the second was not written");
           continue;
         }
-        const std::string err =
-            plot::export_figure(fig, request.out_dir, id, request.formats, options, &result.written);
-        if (!err.empty()) result.errors.push_back(id + "-" + fig.id + ": " + err);
+        if (!plot::valid_figure_id(fig.id)) {
+          result.errors.push_back(id + "-" + fig.id + ": figure id '" + fig.id +
+                                  "' cannot be used in a file name (letters, digits, '-', '_' and '.' only)");
+          continue;
+        }
+        std::string stem = request.descriptive_names ? plot::figure_file_stem(id, fig) : id + "-" + fig.id;
+        jobs.push_back({id, std::move(fig), std::move(stem)});
       }
     } catch (const std::exception& e) {
       // A panel's computation failing (e.g. out of memory) costs its figures, not the whole export.
       result.errors.push_back(id + ": " + e.what());
     }
   }
+  if (request.existing == FigureExportRequest::Existing::Ask) {
+    for (const Job& job : jobs)
+      for (std::string& path : plot::existing_export_files(request.out_dir, job.stem, request.formats))
+        result.existing.push_back(std::move(path));
+    if (!result.existing.empty()) return result;
+  }
+  for (const Job& job : jobs) {
+    step(job.panel + ": writing " + job.figure.id);
+    try {
+      const std::string stem = request.existing == FigureExportRequest::Existing::KeepBoth
+                                   ? plot::free_export_stem(request.out_dir, job.stem, request.formats)
+                                   : job.stem;
+      const std::string err =
+          plot::export_figure_as(job.figure, request.out_dir, stem, request.formats, options, &result.written);
+      if (!err.empty()) result.errors.push_back(job.panel + "-" + job.figure.id + ": " + err);
+    } catch (const std::exception& e) {
+      result.errors.push_back(job.panel + "-" + job.figure.id + ": " + e.what());
+    }
+  }
   return result;
+}
+
+std::string export_dir_problem(const std::string& dir) {
+  namespace fs = std::filesystem;
+  if (dir.empty()) return "Choose a folder to export into";
+  if (!fs::path(dir).is_absolute()) return "Use an absolute folder (starting with /), e.g. " + default_export_dir();
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) return dir + " exists and is not a folder";
+  return "";
+}
+
+std::string default_export_dir() {
+  std::error_code ec;
+  const std::filesystem::path cwd = std::filesystem::current_path(ec);
+  return ((ec ? std::filesystem::path("/tmp") : cwd) / "figures").string();
 }
 
 std::optional<std::string> parse_export_formats(std::string_view text, plot::ExportFormats* out) {

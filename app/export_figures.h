@@ -21,6 +21,10 @@ struct FigureExportRequest {
   plot::ExportFormats formats = plot::ExportFormat_All;  // any of png, svg, csv
   float png_scale = 2.0f;                                // PNG pixels per logical pixel, kMinPngScale..kMaxPngScale
   Theme theme = Theme::Print;
+  // The GUI's rules (File > Export): descriptive names `<panel>-<id>-<subject>` (views/plot/export_naming.h) and
+  // what to do when a file exists. Headless `export` keeps `<panel>-<id>` names and overwrites.
+  bool descriptive_names = false;
+  enum class Existing { Overwrite, Ask, KeepBoth } existing = Existing::Overwrite;
   // Called before each step ("softmax: computing", "softmax: writing scores"); headless export prints it to
   // stderr when the export takes more than a second. May be empty.
   std::function<void(const std::string&)> on_step = {};
@@ -30,16 +34,23 @@ constexpr float kMinPngScale = 1.0f;
 constexpr float kMaxPngScale = 4.0f;
 
 struct FigureExportResult {
-  std::vector<std::string> written;  // paths, in the order written
-  std::vector<std::string> errors;   // one line each; the other figures are still written
-  std::vector<std::string> removed;  // temporary files of an interrupted earlier export, removed from out_dir
-  int panels = 0;                    // open panels visited
-  int figures = 0;                   // figures found on them
+  std::vector<std::string> written;   // paths, in the order written
+  std::vector<std::string> errors;    // one line each; the other figures are still written
+  std::vector<std::string> removed;   // temporary files of an interrupted earlier export, removed from out_dir
+  std::vector<std::string> existing;  // with Existing::Ask: files that exist (then nothing was written)
+  int panels = 0;                     // open panels visited
+  int figures = 0;                    // figures found on them
   bool ok() const { return errors.empty() && !written.empty(); }
   std::string summary() const;  // one line for the status bar
 };
 
 FigureExportResult export_open_panel_figures(AppState& state, const FigureExportRequest& request);
+
+// What is wrong with a GUI export folder ("" when usable): it must be an absolute path, and an existing path
+// must be a folder.
+std::string export_dir_problem(const std::string& dir);
+// The GUI's export folder when none was chosen: <current directory>/figures, absolute.
+std::string default_export_dir();
 
 // "png,svg" → formats. Returns an error line naming the bad entry, or nothing.
 std::optional<std::string> parse_export_formats(std::string_view text, plot::ExportFormats* out);

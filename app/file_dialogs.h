@@ -16,6 +16,7 @@ struct FileDialogs {
   std::vector<ScenePreset> presets;         // re-read each time the Open popup opens
   std::string presets_dir;                  // where they were found (shown, so a missing folder is visible)
   std::string model_dir;                    // Open model folder: a Hugging Face folder
+  std::vector<std::string> existing;        // Export: files that would be overwritten (the popup asks)
   std::string message;                      // the last error or result, shown inside the open popup
   bool message_is_error = false;
 };

@@ -61,6 +61,8 @@ bool load_into_state(AppState& state, const std::string& path) {
 
 }  // namespace
 
+bool load_scene_into_state(AppState& state, const std::string& path) { return load_into_state(state, path); }
+
 // [SECTION] menu
 void draw_file_menu_items(AppState& state) {
   FileDialogs& d = state.file_dialogs;
@@ -181,13 +183,44 @@ static void draw_model_popup(AppState& state) {
 }
 
 // [SECTION] export
+// Runs File > Export with the app's settings; `existing` is the answer to "these files exist" (Ask the first time).
+static void run_export(AppState& state, FigureExportRequest::Existing existing) {
+  FileDialogs& d = state.file_dialogs;
+  const ExportSettings& ex = state.exports;
+  FigureExportRequest request;
+  request.out_dir = ex.dir;
+  request.formats = (ex.png ? plot::ExportFormat_Png : 0) | (ex.svg ? plot::ExportFormat_Svg : 0) |
+                    (ex.csv ? plot::ExportFormat_Csv : 0);
+  request.png_scale = static_cast<float>(ex.png_scale);
+  request.theme = ex.print_theme ? Theme::Print : Theme::Dark;
+  request.descriptive_names = true;
+  request.existing = existing;
+  const FigureExportResult result = export_open_panel_figures(state, request);
+  d.existing = result.existing;
+  if (!result.existing.empty()) {
+    set_message(d, "", false);
+    return;  // the popup asks: overwrite / keep both / cancel
+  }
+  const std::string summary =
+      result.written.empty() && !result.errors.empty() ? "Export failed: " + result.errors.front() : result.summary();
+  state.status = summary + (result.written.empty() ? "" : " into " + ex.dir);
+  if (result.ok())
+    ImGui::CloseCurrentPopup();
+  else
+    set_message(d, summary, true);
+}
+
 static void draw_export_popup(AppState& state) {
   FileDialogs& d = state.file_dialogs;
   ExportSettings& ex = state.exports;
   if (!ImGui::BeginPopupModal(kExportPopup, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
-  ImGui::TextUnformatted("Every figure of every open panel, as <panel>-<figure>.<ext>, into:");
+  if (ImGui::IsWindowAppearing()) d.existing.clear();
+  ImGui::TextUnformatted("Every figure of every open panel, named <panel>-<figure>-<what it shows>.<ext>, into:");
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30.0f);
-  ImGui::InputText("##export_dir", &ex.dir);
+  ImGui::InputText("Folder", &ex.dir);
+  const std::string dir_problem = export_dir_problem(ex.dir);
+  if (!dir_problem.empty()) role_text(plot::UiRole::Bad, dir_problem.c_str());
+  ImGui::TextDisabled("The same settings apply to every figure's right-click menu; the folder is remembered.");
   ImGui::Checkbox("PNG", &ex.png);
   ImGui::SameLine();
   ImGui::Checkbox("SVG", &ex.svg);
@@ -202,26 +235,24 @@ static void draw_export_popup(AppState& state) {
   ImGui::SameLine();
   if (ImGui::RadioButton("Dark (screen)", !ex.print_theme)) ex.print_theme = false;
 
-  if (ImGui::Button("Export")) {
-    FigureExportRequest request;
-    request.out_dir = ex.dir;
-    request.formats = (ex.png ? plot::ExportFormat_Png : 0) | (ex.svg ? plot::ExportFormat_Svg : 0) |
-                      (ex.csv ? plot::ExportFormat_Csv : 0);
-    request.png_scale = static_cast<float>(ex.png_scale);
-    request.theme = ex.print_theme ? Theme::Print : Theme::Dark;
-    const FigureExportResult result = export_open_panel_figures(state, request);
-    const std::string summary =
-        result.written.empty() && !result.errors.empty() ? "Export failed: " + result.errors.front() : result.summary();
-    std::error_code ec;
-    const std::string where = std::filesystem::absolute(ex.dir, ec).lexically_normal().string();
-    state.status = summary + (result.written.empty() ? "" : " into " + (ec ? ex.dir : where));
-    if (result.ok())
-      ImGui::CloseCurrentPopup();
-    else
-      set_message(d, summary, true);
+  if (!d.existing.empty()) {  // an earlier click found files in the way: never overwrite without asking
+    ImGui::Separator();
+    role_text(plot::UiRole::Warning,
+              (std::to_string(d.existing.size()) + (d.existing.size() == 1 ? " file exists" : " files exist") +
+               " in the folder, e.g. " + d.existing.front())
+                  .c_str());
+    if (ImGui::Button("Overwrite")) run_export(state, FigureExportRequest::Existing::Overwrite);
+    ImGui::SameLine();
+    if (ImGui::Button("Keep both (add -2)")) run_export(state, FigureExportRequest::Existing::KeepBoth);
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel##existing")) d.existing.clear();
+  } else {
+    ImGui::BeginDisabled(!dir_problem.empty());
+    if (ImGui::Button("Export")) run_export(state, FigureExportRequest::Existing::Ask);
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    if (cancel_pressed()) ImGui::CloseCurrentPopup();
   }
-  ImGui::SameLine();
-  if (cancel_pressed()) ImGui::CloseCurrentPopup();
   show_message(d);
   ImGui::EndPopup();
 }

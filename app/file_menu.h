@@ -13,6 +13,9 @@ void draw_file_dialogs(AppState& state);
 // Opens the forward stepper on a Hugging Face folder (File > Open model folder, --model DIR): the panel loads it
 // on its worker with progress and keeps its previous model if the folder cannot be opened.
 void open_model_folder(AppState& state, const std::string& dir);
+// Loads a scene file into the state (File > Open, the start page's cards). On failure the state is unchanged and
+// the status line says why; returns whether it loaded.
+bool load_scene_into_state(AppState& state, const std::string& path);
 // Ctrl+O, Ctrl+S, Ctrl+E.
 void handle_file_shortcuts(AppState& state);
 

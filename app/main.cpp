@@ -2,8 +2,10 @@
 // Subcommands (export, dump, scene-keys, ...) run without a window; see app/commands.h.
 #include <imgui.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <memory>
 #include <new>
 #include <string>
@@ -12,6 +14,7 @@
 #include "app/app_state.h"
 #include "app/cli.h"
 #include "app/commands.h"
+#include "app/export_figures.h"
 #include "app/file_menu.h"
 #include "app/fonts.h"
 #include "app/perf_report.h"
@@ -85,6 +88,7 @@ int run(int argc, char** argv) {
   // [SECTION] init
   tw::AppState state = tw::make_app_state();
   tw::restore_session_at_startup(state, fresh);  // first, so command-line options override the last session
+  if (!std::filesystem::path(state.exports.dir).is_absolute()) state.exports.dir = tw::default_export_dir();
   for (const std::string& id : gui.open) {
     if (!state.open_panel(id)) {
       std::fprintf(stderr, "transformer-workbench: no panel with id '%s' (see the View menu or --help)\n", id.c_str());
@@ -93,6 +97,8 @@ int run(int argc, char** argv) {
   }
   if (gui.all_panels)
     for (auto& slot : state.panels) slot.open = true;
+  // A first run (or a session with nothing open) starts on the lecture presets rather than an empty desk.
+  state.show_start_page = std::none_of(state.panels.begin(), state.panels.end(), [](const auto& s) { return s.open; });
   state.model_dir = gui.model;
   if (!gui.model.empty()) tw::open_model_folder(state, gui.model);  // the forward stepper loads it with progress
   if (gui.zoom > 0) state.zoom = gui.zoom;

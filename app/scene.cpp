@@ -349,6 +349,8 @@ void plan_scene(const AppState& state, const nlohmann::json& scene, const std::v
       }
     } else if (field == "zoom" || field == "focus" || field == "windows") {
       plan_presentation(state, field, value, plan, result);
+    } else if (field == "exports") {
+      // The session's export settings (session_exports_* below); a scene file's are ignored.
     } else if (field != "values") {
       warnings.push_back("unknown field '" + clip(field, 60) + "' ignored");
     }
@@ -519,7 +521,9 @@ SceneLoad restore_last_session(AppState& state) {
     finish(unreadable);
     return unreadable;
   }
-  return load_scene_file(state, path);
+  SceneLoad loaded = load_scene_file(state, path);
+  if (loaded.ok) session_exports_from_file(session_exports_path(), &state.exports);
+  return loaded;
 }
 
 std::string session_dir_problem() {
@@ -558,7 +562,15 @@ bool save_last_session(const AppState& state, std::string* error) {
     *error = "cannot create " + fs::path(path).parent_path().string() + ": " + ec.message();
     return false;
   }
-  return save_scene_file(state, path, error);
+  if (!save_scene_file(state, path, error)) return false;
+  // Beside the session scene (which stays a plain scene file): the export settings. Losing them is not worth an
+  // error at exit; the next export asks for the folder again.
+  nlohmann::ordered_json exports;
+  session_exports_to_json(state.exports, &exports);
+  std::string ignored;
+  write_file_atomic(session_exports_path(),
+                    exports.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n", &ignored);
+  return true;
 }
 
 void restore_session_at_startup(AppState& state, bool fresh) {
@@ -599,6 +611,44 @@ void save_session_at_exit(const AppState& state) {
   std::string error;
   if (!save_last_session(state, &error))
     std::fprintf(stderr, "transformer-workbench: last session not saved: %s\n", error.c_str());
+}
+
+// [SECTION] session: export settings
+// The GUI's export settings live with the session, in export-settings.json beside last-session.json (a lecture's
+// scene says what to show, not where this machine keeps its figures). A value of the wrong type or a relative folder is
+// ignored: the default stays.
+std::string session_exports_path() {
+  const std::string session = last_session_path();
+  return session.empty() ? std::string() : (fs::path(session).parent_path() / "export-settings.json").string();
+}
+
+void session_exports_to_json(const ExportSettings& ex, nlohmann::ordered_json* session) {
+  (*session)["exports"] = {{"dir", ex.dir},
+                           {"png", ex.png},
+                           {"svg", ex.svg},
+                           {"csv", ex.csv},
+                           {"png_scale", ex.png_scale},
+                           {"print_theme", ex.print_theme}};
+}
+
+void session_exports_from_json(const nlohmann::json& session, ExportSettings* ex) {
+  const auto it = session.is_object() ? session.find("exports") : session.end();
+  if (it == session.end() || !it->is_object()) return;
+  const nlohmann::json& e = *it;
+  if (const auto d = e.find("dir"); d != e.end() && d->is_string() && fs::path(d->get<std::string>()).is_absolute())
+    ex->dir = d->get<std::string>();
+  for (auto [key, flag] :
+       {std::pair{"png", &ex->png}, {"svg", &ex->svg}, {"csv", &ex->csv}, {"print_theme", &ex->print_theme}})
+    if (const auto v = e.find(key); v != e.end() && v->is_boolean()) *flag = v->get<bool>();
+  if (const auto v = e.find("png_scale"); v != e.end() && v->is_number_integer() && *v >= 1 && *v <= 4)
+    ex->png_scale = v->get<int>();
+}
+
+void session_exports_from_file(const std::string& path, ExportSettings* ex) {
+  std::string text, error;
+  if (path.empty()) return;
+  if (!read_file_bounded(path, kSceneMaxBytes, &text, &error)) return;
+  session_exports_from_json(nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false), ex);
 }
 
 }  // namespace tw

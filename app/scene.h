@@ -83,6 +83,13 @@ std::string session_dir_problem();
 // line each and never stop the app. A session file that fails to load is renamed to last-session.json.bad (the
 // message says where); with --fresh the saved session is rewritten at exit only if the state was changed.
 void restore_session_at_startup(AppState& state, bool fresh);
+// The export settings (folder, formats, scale, theme) are saved with the session as {"exports": {...}} in
+// session_exports_path() (export-settings.json beside last-session.json) and read back with it; scene files do not
+// carry them (an "exports" field in a scene is accepted and ignored).
+std::string session_exports_path();
+void session_exports_to_json(const ExportSettings& ex, nlohmann::ordered_json* session);
+void session_exports_from_json(const nlohmann::json& session, ExportSettings* ex);
+void session_exports_from_file(const std::string& path, ExportSettings* ex);
 void save_session_at_exit(const AppState& state);
 
 }  // namespace tw

@@ -58,6 +58,18 @@ void destroy_texture(ImTextureID id) {
 
 }  // namespace
 
+ImTextureID create_picture_texture(int width, int height, const uint8_t* rgba) {
+  const ImTextureID id = create_texture(width, height, rgba);
+  if (!id) return nullptr;
+  GLint previous = 0;
+  glGetIntegerv(GL_TEXTURE_BINDING_2D, &previous);
+  glBindTexture(GL_TEXTURE_2D, to_gl(id));
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+  glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(previous));
+  return id;
+}
+
 void install_gl_texture_backend() {
   plot::TextureBackend backend;
   backend.create = create_texture;

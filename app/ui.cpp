@@ -3,6 +3,8 @@
 //   overview  : the list of panels with their one-line descriptions
 //   help      : About and Keyboard shortcuts windows
 //   presentation : zoom menu, window places from scenes, focus button, focus layout
+//   start     : the start page (lecture presets as cards)
+//   tiling    : first positions of the panel windows (app/layout.h)
 //   panels    : one window per open panel, dispatched in one loop
 //   shortcuts : global keys
 #include <imgui.h>
@@ -15,7 +17,11 @@
 
 #include "app/app_state.h"
 #include "app/file_menu.h"
+#include "app/layout.h"
+#include "app/start_presets.h"
+#include "app/texture_gl.h"
 #include "views/model_handoff.h"
+#include "views/start_page.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -161,6 +167,7 @@ void draw_main_menu(AppState& state) {
       for (auto& slot : state.panels) slot.open = true;
     if (ImGui::MenuItem("Close all panels"))
       for (auto& slot : state.panels) slot.open = false;
+    if (ImGui::MenuItem("Tile open panels")) state.tiling.retile = true;
     ImGui::Separator();
     draw_presentation_menu_items(state);
     ImGui::Separator();
@@ -173,6 +180,7 @@ void draw_main_menu(AppState& state) {
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Help")) {
+    ImGui::MenuItem("Start page", nullptr, &state.show_start_page);
     ImGui::MenuItem("Keyboard shortcuts", "F1", &state.show_shortcuts);
     ImGui::MenuItem("About Transformer Workbench", nullptr, &state.show_about);
     ImGui::EndMenu();
@@ -188,10 +196,25 @@ void draw_main_menu(AppState& state) {
 }
 
 // [SECTION] overview
+static WorkLayout work_layout(const AppState& state) {
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  (void)state;
+  const float scale = ImGui::GetFontSize() / plot::kBaseFontSize;
+  // The work area leaves out the main menu bar only from the frame after it was first drawn: on the first frame,
+  // take the bar's height off by hand so no window opens under it.
+  const float bar = ImGui::GetFrameHeight();
+  const float top = std::max(vp->WorkPos.y, vp->Pos.y + bar);
+  const float height = vp->WorkSize.y - (top - vp->WorkPos.y);
+  return split_work_area({vp->WorkPos.x, top, vp->WorkSize.x, height}, scale, min_panel_cell(scale).w);
+}
+
+static void set_next_window_rect(const WinRect& r, ImGuiCond cond) {
+  ImGui::SetNextWindowPos(ImVec2(r.x, r.y), cond);
+  ImGui::SetNextWindowSize(ImVec2(r.w, r.h), cond);
+}
+
 static void draw_overview(AppState& state) {
-  const float s = state.dpi_scale;
-  ImGui::SetNextWindowPos(ImVec2(20 * s, 40 * s), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(520 * s, 560 * s), ImGuiCond_FirstUseEver);
+  set_next_window_rect(work_layout(state).side, ImGuiCond_FirstUseEver);
   place_window(state, state.overview_layout, &state.place_overview_next_frame, "Overview", "overview");
   // Reappearing after a focus ended, it stays behind the panel that was focused.
   const bool expanded =
@@ -226,8 +249,12 @@ static void draw_overview(AppState& state) {
       }
       ImGui::SameLine();
       ImGui::TextUnformatted(slot->info.name.c_str());
-      ImGui::SameLine();
-      ImGui::TextDisabled("\u2014 %s", slot->info.description.c_str());
+      // On its own wrapped line under the name, so a narrow overview column never cuts a description off.
+      ImGui::Indent(ImGui::GetFontSize() * 1.5f);
+      ImGui::PushTextWrapPos(0.0f);
+      ImGui::TextDisabled("%s", slot->info.description.c_str());
+      ImGui::PopTextWrapPos();
+      ImGui::Unindent(ImGui::GetFontSize() * 1.5f);
       ImGui::PopID();
     }
   }
@@ -265,6 +292,63 @@ static void draw_shortcuts(AppState& state) {
   ImGui::End();
 }
 
+// [SECTION] start
+// The start page takes the panel area beside the overview and comes to the front whenever it is opened.
+static void draw_start_page(AppState& state, const DrawContext& ctx) {
+  if (!state.start_presets) state.start_presets = std::make_shared<StartPresets>();
+  StartPresets& sp = *state.start_presets;
+  sp.refresh();
+  sp.take_thumbnails(create_picture_texture);
+  if (!state.tiling.start_page_was_open) {  // just opened (start-up, Help > Start page): in front, in place
+    set_next_window_rect(work_layout(state).panels, ImGuiCond_Always);
+    ImGui::SetNextWindowFocus();
+  }
+  if (!ImGui::Begin("Start", &state.show_start_page)) {
+    ImGui::End();
+    return;
+  }
+  const int clicked = draw_start_cards(sp.cards(), sp.dir(), ctx);
+  ImGui::End();
+  if (clicked >= 0 && size_t(clicked) < sp.presets().size() &&
+      load_scene_into_state(state, sp.presets()[size_t(clicked)].path))
+    state.show_start_page = false;  // the lecture's panels take its place
+}
+
+// [SECTION] tiling
+// A panel seen for the first time gets a cell of the panel area: panels opened together (start-up, a scene, "Open
+// all panels") share a grid of equal cells, repeated as pages when there are more than fit (app/layout.h); one
+// panel gets the whole area. Windows restored by a scene or moved by the user keep their place (FirstUseEver),
+// except after View > Tile open panels, which places every open panel again.
+struct Placement {
+  WinRect rect;
+  ImGuiCond cond = ImGuiCond_FirstUseEver;
+};
+static std::map<std::string, Placement> place_panels(AppState& state) {
+  WindowTiling& t = state.tiling;
+  // Page 1 in front: windows created this frame stack in panel order, so the front page is focused a frame later.
+  for (const std::string& name : t.bring_front) ImGui::SetWindowFocus(name.c_str());
+  t.bring_front.clear();
+  std::vector<PanelSlot*> batch;
+  for (auto& slot : state.panels) {
+    if (!slot.open) continue;
+    const bool seen = std::find(t.placed.begin(), t.placed.end(), slot.info.id) != t.placed.end();
+    if (t.retile || !seen) batch.push_back(&slot);
+    if (!seen) t.placed.push_back(slot.info.id);
+  }
+  const ImGuiCond cond = t.retile ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
+  t.retile = false;
+  std::map<std::string, Placement> out;
+  if (batch.empty()) return out;
+  const float scale = ImGui::GetFontSize() / plot::kBaseFontSize;
+  const TilePlan plan = tile_panels(work_layout(state).panels, static_cast<int>(batch.size()), min_panel_cell(scale),
+                                    ImGui::GetStyle().ItemSpacing.x * 0.5f);
+  for (size_t i = 0; i < batch.size(); ++i) {
+    out[batch[i]->info.id] = {plan.cells[i], cond};
+    if (plan.page_of[i] == 0 && plan.pages > 1) t.bring_front.push_back(batch[i]->info.name);
+  }
+  return out;
+}
+
 // [SECTION] panels
 void draw_windows(AppState& state) {
   PanelSlot* focused = state.focused.empty() ? nullptr : state.find(state.focused);
@@ -277,9 +361,10 @@ void draw_windows(AppState& state) {
   if (state.show_shortcuts) draw_shortcuts(state);
   draw_file_dialogs(state);
 
-  DrawContext ctx{.theme = state.theme, .dpi_scale = state.ui_scale(), .exports = &state.exports};
-  const float s = state.dpi_scale;
-  int index = 0;
+  const DrawContext ctx{.theme = state.theme, .dpi_scale = state.ui_scale(), .exports = &state.exports};
+  if (state.show_start_page && !focused) draw_start_page(state, ctx);
+  state.tiling.start_page_was_open = state.show_start_page;
+  const std::map<std::string, Placement> placements = place_panels(state);
   // A panel handed something to another ("Open in forward stepper"): show the receiver in front.
   const std::string focus = take_focus_request();
   if (PanelSlot* target = focus.empty() ? nullptr : state.find(focus)) {
@@ -288,22 +373,13 @@ void draw_windows(AppState& state) {
   }
   focused = state.focused.empty() ? nullptr : state.find(state.focused);
   for (auto& slot : state.panels) {
-    ++index;
     if (!slot.open) continue;
     if (focused && &slot != focused) continue;  // the others keep their places for when focus ends
     if (slot.info.id == focus) ImGui::SetNextWindowFocus();
     slot.panel->update();
-    // Cascade first-time positions so a fresh "all panels" layout is not one stack.
-    // First-time placement: right of the overview, cascaded, and filling the rest of the screen so figures
-    // are not squeezed (at least 900 × 700 when the screen is small).
-    ImVec2 pos((560 + 30 * (index % 8)) * s, (40 + 30 * (index % 8)) * s);
-    const ImVec2 work = ImGui::GetMainViewport()->WorkSize;
-    const ImVec2 size(std::max(900 * s, work.x - pos.x - 10 * s), std::max(700 * s, work.y - pos.y - 10 * s));
-    // The minimum size must not push the window off screen: slide it left/up instead (never past the corner).
-    pos.x = std::max(0.0f, std::min(pos.x, work.x - size.x - 10 * s));
-    pos.y = std::max(20 * s, std::min(pos.y, work.y - size.y - 10 * s));
-    ImGui::SetNextWindowPos(pos, ImGuiCond_FirstUseEver);
-    ImGui::SetNextWindowSize(size, ImGuiCond_FirstUseEver);
+    // First placement (app/layout.h tiling); a scene's saved place or the focus layout overrides it.
+    if (const auto it = placements.find(slot.info.id); it != placements.end())
+      set_next_window_rect(it->second.rect, it->second.cond);
     if (!draw_panel_window(state, slot, ctx)) return;  // focus changed: the next frame draws the new layout
   }
   state.unfocused.clear();
@@ -374,7 +450,10 @@ void handle_shortcuts(AppState& state) {
   if (io.KeyCtrl && ImGui::IsKeyPressed('Q', false)) state.quit_requested = true;
   if (io.KeyCtrl && !io.KeyShift && ImGui::IsKeyPressed('T', false))
     state.theme = state.theme == Theme::Dark ? Theme::Print : Theme::Dark;
-  if (io.KeyCtrl && io.KeyShift && ImGui::IsKeyPressed('O', false)) state.show_overview = true;
+  if (io.KeyCtrl && io.KeyShift && ImGui::IsKeyPressed('O', false)) {
+    state.show_overview = true;
+    ImGui::SetWindowFocus("Overview");  // on a narrow screen it shares the panels' place: bring it in front
+  }
   if (ImGui::IsKeyPressed(kKeyF1, false)) state.show_shortcuts = !state.show_shortcuts;
   handle_presentation_shortcuts(state);
   handle_file_shortcuts(state);  // Ctrl+O, Ctrl+S, Ctrl+E

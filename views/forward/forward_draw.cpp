@@ -10,6 +10,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cstdio>
 
 #include "core/model/weights.h"
@@ -237,14 +238,33 @@ void draw_step_header(const ForwardResult& r, int step_index) {
 
 // [SECTION] parameter tables
 
+namespace {
+
+// A number right-aligned in its table cell (digits line up; a fixed column fits the widest, so none wraps).
+void number_cell(const std::string& text) {
+  const float pad = ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize(text.c_str()).x;
+  if (pad > 0) ImGui::SetCursorPosX(ImGui::GetCursorPosX() + pad);
+  ImGui::TextUnformatted(text.c_str());
+}
+
+// The tables span the panel's width: names and numbers in columns fitted to their widest entry, the formula column
+// taking the rest.
+constexpr ImGuiTableFlags kFullWidthTable =
+    ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+
+}  // namespace
+
 void draw_parameter_tables(const ModelConfig& config) {
   const auto rows = parameter_table(config);
-  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
-  if (ImGui::BeginTable("params", 4, flags)) {
-    ImGui::TableSetupColumn("component");
-    ImGui::TableSetupColumn("formula");
-    ImGui::TableSetupColumn("per instance");
-    ImGui::TableSetupColumn("total");
+  const ImGuiTableFlags flags = kFullWidthTable;
+  // The panel wraps its text; inside the tables no cell may wrap (a fixed column would then fit the wrapped width
+  // and break "2,097,152" over three lines).
+  ImGui::PushTextWrapPos(-1.0f);
+  if (ImGui::BeginTable("params", 4, flags, ImVec2(-FLT_MIN, 0))) {
+    ImGui::TableSetupColumn("component", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn("formula", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("per instance", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn("total", ImGuiTableColumnFlags_WidthFixed);
     ImGui::TableHeadersRow();
     for (const ParamGroup& g : rows) {
       ImGui::TableNextRow();
@@ -253,18 +273,18 @@ void draw_parameter_tables(const ModelConfig& config) {
       ImGui::TableSetColumnIndex(1);
       ImGui::TextUnformatted(g.formula.c_str());
       ImGui::TableSetColumnIndex(2);
-      ImGui::Text("%s%s", group_digits(g.count).c_str(),
-                  g.instances > 1 ? (" × " + std::to_string(g.instances)).c_str() : "");
+      number_cell(group_digits(g.count) + (g.instances > 1 ? " \u00D7 " + std::to_string(g.instances) : ""));
       ImGui::TableSetColumnIndex(3);
-      ImGui::TextUnformatted(group_digits(g.total()).c_str());
+      number_cell(group_digits(g.total()));
     }
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
     ImGui::TextUnformatted("Total");
     ImGui::TableSetColumnIndex(3);
-    ImGui::TextUnformatted(group_digits(parameter_count(config)).c_str());
+    number_cell(group_digits(parameter_count(config)));
     ImGui::EndTable();
   }
+  ImGui::PopTextWrapPos();
 
   const bool notes_sizes = config.dim == 256 && config.n_layers == 4 && config.n_heads == 8 && config.n_kv_heads == 4 &&
                            config.vocab == 8192;
@@ -276,12 +296,13 @@ void draw_parameter_tables(const ModelConfig& config) {
   ImGui::Spacing();
   ImGui::TextWrapped("A commonly quoted Small table, checked against its own formulas (F = int(2·4·256/3) = %d):",
                      check.notes_hidden);
-  if (ImGui::BeginTable("notes", 5, flags)) {
-    ImGui::TableSetupColumn("component");
-    ImGui::TableSetupColumn("table says");
-    ImGui::TableSetupColumn("formula");
-    ImGui::TableSetupColumn("exact");
-    ImGui::TableSetupColumn("");
+  ImGui::PushTextWrapPos(-1.0f);
+  if (ImGui::BeginTable("notes", 5, flags, ImVec2(-FLT_MIN, 0))) {
+    ImGui::TableSetupColumn("component", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn("table says", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn("formula", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("exact", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed);
     ImGui::TableHeadersRow();
     for (size_t i = 0; i < check.rows.size(); ++i) {
       const NotesParamRow& r = check.rows[i];
@@ -294,7 +315,7 @@ void draw_parameter_tables(const ModelConfig& config) {
       ImGui::TableSetColumnIndex(2);
       ImGui::TextUnformatted(r.formula.c_str());
       ImGui::TableSetColumnIndex(3);
-      ImGui::TextUnformatted(group_digits(r.computed).c_str());
+      number_cell(group_digits(r.computed));
       ImGui::TableSetColumnIndex(4);
       check_mark(r.agrees, r.agrees ? "" : "slip");
       if (!r.remark.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.remark.c_str());
@@ -302,6 +323,7 @@ void draw_parameter_tables(const ModelConfig& config) {
     }
     ImGui::EndTable();
   }
+  ImGui::PopTextWrapPos();
   char buf[640];
   std::snprintf(buf, sizeof buf,
                 "%d rows of that table do not follow from its formulas: each MLP matrix is 256 x %d = %s, not 87K, "

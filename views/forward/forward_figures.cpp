@@ -101,6 +101,7 @@ plot::Figure step_figure(const ForwardResult& r, int step_index) {
   const TraceStep& s = steps[static_cast<size_t>(step_index)];
   const PassTokens tok = pass_tokens(r);
   fig.title = s.title + "  (" + s.name + ")";
+  fig.subject = s.name;  // exported as forward-step-layers.1.attn.probs.png
   fig.note = s.formula + "  →  " + compact_shape(s) + "  ·  " + cost_note(s);
 
   if (is_attention_map(s)) {

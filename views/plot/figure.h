@@ -192,6 +192,8 @@ struct Figure {
   std::string id;                // file-name part: `<panel>-<id>.<ext>`; letters, digits, '-' and '_'
   std::string title;             // drawn above the axes
   std::string note;              // optional one-line caption drawn under the figure (e.g. the parameters used)
+  std::string subject;           // GUI export file-name words (export_naming.h), e.g. "layers.1.attn.probs"; empty:
+                                 // taken from the title
   std::vector<Axes> grid;        // one entry for a single plot; several for small multiples
   int grid_cols = 0;             // small multiples per row; 0 = choose (about square)
   bool shared_colorbar = false;  // small multiples on one colour scale: one bar at the figure's right edge, from

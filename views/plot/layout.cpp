@@ -364,7 +364,10 @@ AxisTicks make_ticks(const Axis& axis, double lo, double hi, float length, bool 
 // [SECTION] One axes
 // Lays out one axes inside `cell`: caption, axis labels, tick labels, colour bar and legend around the plot area.
 // `own_colorbar`: false when the figure draws one shared colour bar instead.
-AxesFrame layout_axes(Builder& b, const Axes& axes_in, Rect cell, const ViewRange& view, bool own_colorbar) {
+// `legend_outside_anyway`: the legend goes beside the plot area even without AxesFlags_LegendOutside (the second
+// try of layout_axes below). `legend_covers`, when given, is set when the inside legend hides part of the items.
+AxesFrame layout_axes_once(Builder& b, const Axes& axes_in, Rect cell, const ViewRange& view, bool own_colorbar,
+                           bool legend_outside_anyway, bool* legend_covers) {
   const FigureTheme& th = b.th;
   Axis xa = axes_in.x, ya = axes_in.y;
   const HeatmapItem* first_heatmap = nullptr;
@@ -412,7 +415,7 @@ AxesFrame layout_axes(Builder& b, const Axes& axes_in, Rect cell, const ViewRang
     for (const Tick& t : cb.ticks) cb.tick_width = std::max(cb.tick_width, text_width(t.label, th.tick_size));
     right_reserve = colorbar_block_width(th, cb);
   }
-  const bool legend_outside = any_legend && (axes_in.flags & AxesFlags_LegendOutside);
+  const bool legend_outside = any_legend && (legend_outside_anyway || (axes_in.flags & AxesFlags_LegendOutside));
 
   const float label_h = th.label_size * 1.35f;
   const float top = cell.y0 + (axes_in.title.empty() ? th.tick_size * 0.6f : th.tick_size * 1.6f);
@@ -496,6 +499,7 @@ AxesFrame layout_axes(Builder& b, const Axes& axes_in, Rect cell, const ViewRang
                          : legend_inside ? place_legend(b.out, items_begin, b.out.prims.size(), plot, lsize)
                                          : Vec2{};
   const Rect legend_box{legend_at.x, legend_at.y, legend_at.x + lsize.x, legend_at.y + lsize.y};
+  if (legend_covers && legend_inside) *legend_covers = covers_items(b.out, items_begin, b.out.prims.size(), legend_box);
   for (const MarkerLabel& m : marker_labels)
     draw_marker_label(b, f, items_begin, m, legend_inside ? &legend_box : nullptr);
   b.clip = saved_clip;
@@ -556,8 +560,37 @@ AxesFrame layout_axes(Builder& b, const Axes& axes_in, Rect cell, const ViewRang
   }
 
   if (cb.heatmap) draw_colorbar(b, cb, plot);
-  if (any_legend) draw_legend(b, legend, legend_at);
+  if (any_legend && !legend.empty()) {
+    draw_legend(b, legend, legend_at);
+    b.out.legends.push_back(legend_box);
+  }
   return f;
+}
+
+// Lays out one axes; when the legend would hide data in every inside corner, lays it out again with the legend
+// beside the plot area (a legend must never cover a plotted point).
+AxesFrame layout_axes(Builder& b, const Axes& axes_in, Rect cell, const ViewRange& view, bool own_colorbar) {
+  Layout& out = b.out;
+  const size_t prims = out.prims.size(), clips = out.clips.size(), images = out.images.size(),
+               problems = out.problems.size(), legends = out.legends.size();
+  bool covers = false;
+  const AxesFrame f = layout_axes_once(b, axes_in, cell, view, own_colorbar, false, &covers);
+  if (!covers) return f;
+  const size_t inside_problems = out.problems.size() - problems;
+  auto roll_back = [&] {
+    out.prims.resize(prims);
+    out.clips.resize(clips);
+    out.images.resize(images);
+    out.problems.resize(problems);
+    out.legends.resize(legends);
+  };
+  roll_back();
+  const AxesFrame beside = layout_axes_once(b, axes_in, cell, view, own_colorbar, true, nullptr);
+  if (out.problems.size() - problems <= inside_problems) return beside;
+  // Too narrow for a legend beside the plot (labels would be cut or ticks collide): the emptiest inside corner is
+  // the lesser evil at this size.
+  roll_back();
+  return layout_axes_once(b, axes_in, cell, view, own_colorbar, false, nullptr);
 }
 
 }  // namespace

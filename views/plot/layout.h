@@ -106,6 +106,9 @@ struct Layout {
   std::vector<Rect> clips;
   std::vector<ImageRef> images;
   std::vector<AxesFrame> frames;  // one per axes of the figure, same order
+  // Every legend box drawn (inside or beside a plot area), for tests: a legend inside the axes covers no plotted
+  // point (layout_axes moves it outside when every corner would).
+  std::vector<Rect> legends;
   const Figure* figure = nullptr;
   // What the layout could not show as asked, one sentence each: a title, axis label or caption cut short ("…")
   // even at the smallest readable size, tick labels that still touch. Empty for a figure that reads well at this

@@ -189,6 +189,9 @@ void draw_legend(Builder& b, const std::vector<LegendEntry>& entries, Vec2 top_l
 // The inside corner of `plot` (top-right, top-left, bottom-right, bottom-left; first wins a tie) where a legend box of
 // `size` hides the least of the items drawn as prims[begin, end): lines, markers, bars, labels.
 Vec2 place_legend(const Layout& out, size_t begin, size_t end, const Rect& plot, Vec2 size);
+// True when `box` hides part of the items drawn as prims [begin, end): a vertex or a point along a stroked line, a
+// filled shape or a text (heatmap images excepted: they fill every corner alike).
+bool covers_items(const Layout& out, size_t begin, size_t end, const Rect& box);
 float colorbar_block_width(const FigureTheme& th, const ColorBarSpec& cb);
 void draw_colorbar(Builder& b, const ColorBarSpec& cb, const Rect& plot);
 

@@ -315,6 +315,17 @@ void draw_legend(Builder& b, const std::vector<LegendEntry>& entries, Vec2 top_l
   }
 }
 
+bool covers_items(const Layout& out, size_t begin, size_t end, const Rect& box) {
+  for (size_t i = begin; i < end; ++i) {
+    const Primitive& p = out.prims[i];
+    if (p.kind == PrimKind::Image) continue;
+    Layout one;
+    one.prims.push_back(p);
+    if (clutter(one, 0, 1, box) > 0) return true;
+  }
+  return false;
+}
+
 Vec2 place_legend(const Layout& out, size_t begin, size_t end, const Rect& plot, Vec2 size) {
   const float m = 6;  // margin from the frame
   const Vec2 corners[] = {{plot.x1 - m - size.x, plot.y0 + m},

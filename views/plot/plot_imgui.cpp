@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <tuple>
 #include <type_traits>
 #include <unordered_map>
@@ -25,6 +26,7 @@
 #include <variant>
 
 #include "views/plot/export.h"
+#include "views/plot/export_naming.h"
 #include "views/plot/layout.h"
 #include "views/plot/text.h"
 
@@ -64,6 +66,7 @@ struct FigureState {
   std::string message;           // result of the last export, shown under the figure
   bool message_error = false;
   double message_time = -1e9;
+  ExportFormats pending_export = 0;  // an export waiting for the user: its files exist (overwrite / keep both)
   int last_frame = 0;
   // Layout cache: the layout of `shown` (a copy of the last figure drawn, which the layout points into) for
   // `shown_options`. Laying out is the most expensive step of a frame (text measurement, ticks, legends), and
@@ -214,8 +217,8 @@ auto fields(const Table& v) {
   return std::tie(header, rows);
 }
 auto fields(const Figure& v) {
-  const auto& [id, title, note, grid, grid_cols, shared_colorbar, table, aspect] = v;
-  return std::tie(id, title, note, grid_cols, shared_colorbar, aspect, grid, table);
+  const auto& [id, title, note, subject, grid, grid_cols, shared_colorbar, table, aspect] = v;
+  return std::tie(id, title, note, subject, grid_cols, shared_colorbar, aspect, grid, table);
 }
 auto fields(const ViewRange& v) {
   const auto& [set, x0, x1, y0, y1] = v;
@@ -523,11 +526,18 @@ void set_message(FigureState& st, const std::string& error, const std::vector<st
   for (const std::string& w : written) st.message += " " + w;
 }
 
+// The one export settings object (the app's, through ctx) and the GUI's naming: `<panel>-<id>-<subject>` files in
+// an absolute folder; an existing file is never overwritten without asking (views/plot/export_naming.h).
 void export_menu(const Figure& fig, const Layout& l, FigureState& st, const DrawContext& ctx, const char* panel_id) {
+  namespace fs = std::filesystem;
   ExportSettings& ex = ctx.exports ? *ctx.exports : context().exports;
-  ImGui::TextDisabled("Export %s-%s.png/.svg/.csv", panel_id, fig.id.c_str());
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
-  ImGui::InputText("Directory", &ex.dir);
+  if (ImGui::IsWindowAppearing()) st.pending_export = 0;  // a question left open last time is not answered now
+  const std::string stem = figure_file_stem(panel_id, fig);
+  ImGui::TextDisabled("Export %s.png/.svg/.csv", stem.c_str());
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 20);
+  ImGui::InputText("Folder", &ex.dir);
+  const bool absolute = fs::path(ex.dir).is_absolute();
+  if (!absolute) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.35f, 1.0f), "Use an absolute folder (starting with /)");
   ImGui::Checkbox("Print theme (white background)", &ex.print_theme);
   ImGui::Separator();
   ExportOptions opt;
@@ -538,16 +548,42 @@ void export_menu(const Figure& fig, const Layout& l, FigureState& st, const Draw
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
   ImGui::SliderInt("PNG scale", &ex.png_scale, 1, 4, "%d\xC3\x97");
   opt.scale = static_cast<float>(std::clamp(ex.png_scale, 1, 4));
-  std::vector<std::string> written;
-  auto run = [&](ExportFormats formats) {
-    written.clear();
-    const std::string err = export_figure(fig, ex.dir, panel_id, formats, opt, &written);
+  auto run = [&](ExportFormats formats, const std::string& as) {
+    std::vector<std::string> written;
+    const std::string err = export_figure_as(fig, ex.dir, as, formats, opt, &written);
     set_message(st, err, written);
+    st.pending_export = 0;
+    ImGui::CloseCurrentPopup();
   };
-  if (ImGui::MenuItem("PNG")) run(ExportFormat_Png);
-  if (ImGui::MenuItem("SVG (vector)")) run(ExportFormat_Svg);
-  if (ImGui::MenuItem("CSV (data)")) run(ExportFormat_Csv);
-  if (ImGui::MenuItem("All three")) run(ExportFormat_All);
+  if (st.pending_export) {  // the files exist: ask
+    const auto existing = existing_export_files(ex.dir, stem, st.pending_export);
+    ImGui::TextUnformatted(existing.size() == 1 ? "This file exists:" : "These files exist:");
+    for (const std::string& e : existing) ImGui::TextDisabled("%s", e.c_str());
+    if (ImGui::Button("Overwrite")) run(st.pending_export, stem);
+    ImGui::SameLine();
+    const std::string other = free_export_stem(ex.dir, stem, st.pending_export);
+    if (ImGui::Button("Keep both")) run(st.pending_export, other);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Write %s.* beside it", other.c_str());
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) {
+      st.pending_export = 0;
+      ImGui::CloseCurrentPopup();
+    }
+    return;
+  }
+  auto item = [&](const char* label, ExportFormats formats) {
+    if (!ImGui::Selectable(label, false, ImGuiSelectableFlags_DontClosePopups) || !absolute) return;
+    if (existing_export_files(ex.dir, stem, formats).empty())
+      run(formats, stem);
+    else
+      st.pending_export = formats;
+  };
+  ImGui::BeginDisabled(!absolute);
+  item("PNG", ExportFormat_Png);
+  item("SVG (vector)", ExportFormat_Svg);
+  item("CSV (data)", ExportFormat_Csv);
+  item("All three", ExportFormat_All);
+  ImGui::EndDisabled();
   ImGui::Separator();
   if (ImGui::MenuItem("Reset view", "double-click")) st.views.assign(fig.grid.size(), ViewRange{});
 }

@@ -1,0 +1,179 @@
+// Start page data and thumbnails (see start_presets.h).
+#include "app/start_presets.h"
+
+#include <cctype>
+#include <exception>
+#include <utility>
+
+#include "app/app_state.h"
+#include "app/scene.h"
+#include "views/plot/export.h"
+
+namespace tw {
+
+// [SECTION] pure helpers
+std::string preset_title(const std::string& name) {
+  // Words spelled as the field spells them; the rest get a capital first letter when they start the title.
+  static constexpr std::pair<const char*, const char*> kSpelling[] = {
+      {"alibi", "ALiBi"}, {"gqa", "GQA"},      {"lora", "LoRA"},           {"moe", "MoE"},
+      {"rope", "RoPE"},   {"zloss", "z-loss"}, {"softcap", "soft-capping"}};
+  std::string out, word;
+  int words = 0;
+  auto flush = [&] {
+    if (word.empty()) return;
+    std::string w = word;
+    bool spelled = false;
+    for (const auto& [from, to] : kSpelling)
+      if (w == from) w = to, spelled = true;
+    if (!spelled && words == 0) w[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(w[0])));
+    out += w;
+    word.clear();
+    ++words;
+  };
+  bool first_dash = true;
+  for (const char c : name) {
+    if (c == '-' || c == '_') {
+      flush();
+      out += c == '-' && first_dash ? ": " : " ";
+      if (c == '-') first_dash = false;
+    } else {
+      word += c;
+    }
+  }
+  flush();
+  return out;
+}
+
+std::string preset_summary(const std::string& description, size_t max_chars) {
+  std::string text = description;
+  for (const char* prefix : {"Lecture: ", "Lecture:"})
+    if (text.rfind(prefix, 0) == 0) {
+      text.erase(0, std::string(prefix).size());
+      break;
+    }
+  // First sentence: up to ". " (a decimal point such as "0.5" has no space after it) or the end.
+  // An ellipsis ("[1 ... 9]") is not a full stop: the next word must start with a capital letter.
+  for (size_t at = text.find(". "); at != std::string::npos; at = text.find(". ", at + 1)) {
+    const bool ellipsis = at > 0 && text[at - 1] == '.';
+    if (!ellipsis && at + 2 < text.size() && std::isupper(static_cast<unsigned char>(text[at + 2]))) {
+      text.resize(at + 1);
+      break;
+    }
+  }
+  if (text.size() > max_chars) {
+    size_t cut = text.rfind(' ', max_chars);
+    if (cut == std::string::npos || cut < max_chars / 2) cut = max_chars;
+    // Never cut inside a UTF-8 sequence.
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    text.resize(cut);
+    while (!text.empty() && (text.back() == ',' || text.back() == ' ' || text.back() == ';')) text.pop_back();
+    text += " \xE2\x80\xA6";  // the card's tooltip has the whole description
+  }
+  return text;
+}
+
+std::vector<uint8_t> halve_rgba(const std::vector<uint8_t>& rgba, int w, int h, int* out_w, int* out_h) {
+  const int hw = w / 2, hh = h / 2;
+  std::vector<uint8_t> out(size_t(hw) * size_t(hh) * 4);
+  for (int y = 0; y < hh; ++y)
+    for (int x = 0; x < hw; ++x)
+      for (int k = 0; k < 4; ++k) {
+        auto at = [&](int yy, int xx) { return int(rgba[(size_t(yy) * size_t(w) + size_t(xx)) * 4 + size_t(k)]); };
+        const int sum = at(2 * y, 2 * x) + at(2 * y, 2 * x + 1) + at(2 * y + 1, 2 * x) + at(2 * y + 1, 2 * x + 1);
+        out[(size_t(y) * size_t(hw) + size_t(x)) * 4 + size_t(k)] = static_cast<uint8_t>((sum + 2) / 4);
+      }
+  *out_w = hw;
+  *out_h = hh;
+  return out;
+}
+
+PresetThumbnail render_preset_thumbnail(AppState& scratch, const ScenePreset& preset) {
+  PresetThumbnail t;
+  t.name = preset.name;
+  try {
+    const SceneLoad load = load_scene_file(scratch, preset.path);
+    if (!load.ok) {
+      t.error = load.error;
+      return t;
+    }
+    for (PanelSlot& slot : scratch.panels) {
+      if (!slot.open) continue;
+      slot.panel->update();
+      slot.panel->wait_idle();
+      const std::vector<plot::Figure> figures = slot.panel->figures();
+      if (figures.empty()) continue;
+      plot::ExportOptions options;
+      options.theme = Theme::Print;
+      options.scale = 1;
+      const plot::RenderedPng png = plot::render_png(figures.front(), options);
+      if (!png.error.empty()) continue;
+      t.rgba = halve_rgba(png.rgba, png.width, png.height, &t.width, &t.height);
+      return t;
+    }
+  } catch (const std::exception& e) {
+    t.error = std::string("cannot compute the preset: ") + e.what();
+  }
+  return t;
+}
+
+// [SECTION] the start page model
+StartPresets::~StartPresets() { stop(); }
+
+void StartPresets::stop() {
+  cancel_ = true;
+  if (worker_.joinable()) worker_.join();
+  cancel_ = false;
+}
+
+void StartPresets::refresh() {
+  const std::string dir = presets_dir();
+  if (listed_ && dir == dir_) return;
+  stop();
+  listed_ = true;
+  dir_ = dir;
+  presets_ = list_presets();
+  cards_.clear();
+  for (const ScenePreset& p : presets_) {
+    StartCard card;
+    card.name = p.name;
+    card.title = preset_title(p.name);
+    card.description = p.description;
+    card.summary = p.description.empty() ? "(no description)" : preset_summary(p.description);
+    cards_.push_back(std::move(card));
+  }
+  if (presets_.empty()) return;
+  running_ = true;
+  worker_ = std::thread([this, presets = presets_] {
+    // One scratch state for every preset: a scene is the whole state, so each load resets what the last one set.
+    AppState scratch = make_app_state();
+    for (PanelSlot& slot : scratch.panels) slot.panel->set_background_priority(true);  // the UI thread comes first
+    for (const ScenePreset& p : presets) {
+      if (cancel_) break;
+      PresetThumbnail t = render_preset_thumbnail(scratch, p);
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_.push_back(std::move(t));
+    }
+    running_ = false;
+  });
+}
+
+void StartPresets::take_thumbnails(const std::function<ImTextureID(int w, int h, const uint8_t* rgba)>& upload) {
+  std::vector<PresetThumbnail> done;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    done.swap(done_);
+  }
+  for (PresetThumbnail& t : done)
+    for (StartCard& card : cards_) {
+      if (card.name != t.name) continue;
+      card.thumbnail_done = true;
+      card.error = t.error;
+      if (t.width > 0 && t.height > 0) {
+        card.thumbnail = upload(t.width, t.height, t.rgba.data());
+        card.thumb_w = t.width;
+        card.thumb_h = t.height;
+      }
+    }
+}
+
+}  // namespace tw

@@ -1,0 +1,92 @@
+// Legends never cover data: for every figure of every registered panel, at its export size and at the smallest size
+// a panel draws it (kMinReadableFraction), no plotted point of a line or scatter item, and no bar top, lies inside
+// a legend box. The points are mapped through the axes' own frames here, independently of how the layout chose the
+// legend's place. New panels are covered automatically through the registry.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "views/panel.h"
+#include "views/plot/figure.h"
+#include "views/plot/layout.h"
+
+namespace tw {
+namespace {
+
+using plot::Figure;
+
+// Points inside a legend box ("" when none), with the offending point named.
+std::string legend_hides(const Figure& fig, const plot::Layout& l) {
+  auto check = [&](const plot::AxesFrame& f, double x, double y, const char* what) -> std::string {
+    if (!std::isfinite(x) || !std::isfinite(y)) return "";
+    if (f.x_scale == plot::Scale::Log10 && !(x > 0)) return "";
+    if (f.y_scale == plot::Scale::Log10 && !(y > 0)) return "";
+    const plot::Vec2 p = f.to_pixel(x, y);
+    if (!f.plot.contains(p)) return "";  // clipped away: not plotted
+    for (const plot::Rect& box : l.legends)
+      if (box.contains(p))
+        return "figure '" + fig.id + "': " + what + " (" + std::to_string(x) + ", " + std::to_string(y) +
+               ") lies under the legend";
+    return "";
+  };
+  for (size_t a = 0; a < fig.grid.size() && a < l.frames.size(); ++a) {
+    const plot::AxesFrame& f = l.frames[a];
+    for (const plot::Item& item : fig.grid[a].items) {
+      if (const auto* line = std::get_if<plot::LineItem>(&item)) {
+        for (size_t i = 0; i < line->xs.size() && i < line->ys.size(); ++i)
+          if (std::string bad = check(f, line->xs[i], line->ys[i], "point"); !bad.empty()) return bad;
+      } else if (const auto* bars = std::get_if<plot::BarsItem>(&item)) {
+        // The top of each group's bars, at the group's category position.
+        for (const auto& series : bars->values)
+          for (size_t g = 0; g < series.size(); ++g)
+            if (std::string bad = check(f, double(g), series[g], "bar top"); !bad.empty()) return bad;
+      }
+    }
+  }
+  return "";
+}
+
+class FigureLegends : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FigureLegends, NoLegendCoversAPlottedPoint) {
+  std::unique_ptr<Panel> panel = make_panel(GetParam());
+  ASSERT_NE(panel, nullptr);
+  panel->update();
+  panel->wait_idle();
+  for (const Figure& fig : panel->figures()) {
+    const plot::Vec2 size = plot::default_figure_size(fig);
+    for (float fraction : {1.0f, plot::kMinReadableFraction}) {
+      const plot::Layout l = plot::layout_figure(fig, {.width = size.x * fraction, .height = size.y * fraction});
+      EXPECT_EQ(legend_hides(fig, l), "") << GetParam() << " at " << fraction << " of the export size";
+    }
+  }
+}
+
+TEST(FigureLegendsLayout, ALegendThatWouldCoverDataInEveryCornerGoesOutside) {
+  // Points in all four corners and the middle: no inside corner is free.
+  Figure fig("corners", "Every corner taken");
+  std::vector<double> xs, ys;
+  for (int i = 0; i <= 20; ++i)
+    for (int j = 0; j <= 20; ++j) xs.push_back(i), ys.push_back(j);
+  auto& line = fig.axes().line("a grid of points", xs, ys);
+  line.style = plot::LineStyle::Scatter;
+  fig.axes().line("second series", {0, 20}, {10, 10});
+  const plot::Layout l = plot::layout_figure(fig, {.width = 640, .height = 400});
+  ASSERT_EQ(l.legends.size(), 1u);
+  ASSERT_EQ(l.frames.size(), 1u);
+  const plot::Rect& box = l.legends[0];
+  EXPECT_GE(box.x0, l.frames[0].plot.x1) << "the legend stayed inside the plot area";
+  EXPECT_EQ(legend_hides(fig, l), "");
+}
+
+std::vector<std::string> registered_ids() {
+  std::vector<std::string> ids;
+  for (const PanelInfo& info : panel_infos()) ids.push_back(info.id);
+  return ids;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllPanels, FigureLegends, ::testing::ValuesIn(registered_ids()),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace tw

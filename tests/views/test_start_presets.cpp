@@ -1,0 +1,79 @@
+// Start page data (app/start_presets.h): card titles and one-line summaries, the thumbnail's box filter, a real
+// preset's thumbnail (the first figure of its first panel, not blank) and a broken preset's error for its card.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "app/app_state.h"
+#include "app/start_presets.h"
+
+namespace tw {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(StartPresets, TitlesSpellTheFieldsNames) {
+  EXPECT_EQ(preset_title("softmax"), "Softmax");
+  EXPECT_EQ(preset_title("train-pre-vs-post"), "Train: pre vs post");
+  EXPECT_EQ(preset_title("stability-zloss"), "Stability: z-loss");
+  EXPECT_EQ(preset_title("gqa"), "GQA");
+  EXPECT_EQ(preset_title("rope"), "RoPE");
+}
+
+TEST(StartPresets, SummaryIsTheFirstSentence) {
+  EXPECT_EQ(preset_summary("Lecture: one thing. Another thing."), "one thing.");
+  // A decimal point and an ellipsis are not sentence ends.
+  EXPECT_EQ(preset_summary("LayerNorm of [1 ... 9] is 0.5 wide. Then more."), "LayerNorm of [1 ... 9] is 0.5 wide.");
+  const std::string longer = preset_summary(std::string(300, 'a') + " end.", 50);
+  EXPECT_LE(longer.size(), 50u + 4u);  // cut, then " …"
+  EXPECT_EQ(longer.substr(longer.size() - 3), "\xE2\x80\xA6");
+}
+
+TEST(StartPresets, HalvingAveragesTwoByTwoBlocks) {
+  // 4 × 2 pixels → 2 × 1: each output is the rounded mean of a 2 × 2 block, channel by channel.
+  std::vector<uint8_t> rgba(4 * 2 * 4);
+  for (size_t i = 0; i < rgba.size(); ++i) rgba[i] = static_cast<uint8_t>(i * 7 % 256);
+  int w = 0, h = 0;
+  const std::vector<uint8_t> half = halve_rgba(rgba, 4, 2, &w, &h);
+  ASSERT_EQ(w, 2);
+  ASSERT_EQ(h, 1);
+  for (int x = 0; x < 2; ++x)
+    for (int k = 0; k < 4; ++k) {
+      auto at = [&](int yy, int xx) { return int(rgba[size_t((yy * 4 + xx) * 4 + k)]); };
+      const int expected = (at(0, 2 * x) + at(0, 2 * x + 1) + at(1, 2 * x) + at(1, 2 * x + 1) + 2) / 4;
+      EXPECT_EQ(int(half[size_t(x * 4 + k)]), expected);
+    }
+}
+
+TEST(StartPresets, EveryShippedPresetHasACardAndTheSoftmaxThumbnailShowsAFigure) {
+  const std::vector<ScenePreset> presets = list_presets();
+  ASSERT_FALSE(presets.empty()) << "no presets found in " << presets_dir();
+  const auto it = std::find_if(presets.begin(), presets.end(), [](const auto& p) { return p.name == "softmax"; });
+  ASSERT_NE(it, presets.end());
+  AppState scratch = make_app_state();
+  const PresetThumbnail t = render_preset_thumbnail(scratch, *it);
+  EXPECT_EQ(t.error, "");
+  // Half the figure's export size (640 × 400 logical at scale 1 for one axes; small multiples are larger).
+  EXPECT_GE(t.width, 320);
+  EXPECT_GE(t.height, 150);
+  ASSERT_EQ(t.rgba.size(), size_t(t.width) * size_t(t.height) * 4);
+  std::set<uint32_t> colours;
+  for (size_t i = 0; i + 3 < t.rgba.size(); i += 4)
+    colours.insert(uint32_t(t.rgba[i]) << 16 | uint32_t(t.rgba[i + 1]) << 8 | t.rgba[i + 2]);
+  EXPECT_GT(colours.size(), 20u) << "the thumbnail is (nearly) blank";
+}
+
+TEST(StartPresets, ABrokenPresetGivesItsCardAnError) {
+  const fs::path bad = fs::temp_directory_path() / ("tw_bad_preset_" + std::to_string(::getpid()) + ".json");
+  { std::ofstream(bad) << R"({"version": 1, "open": ["no_such_panel"]})"; }
+  AppState scratch = make_app_state();
+  const PresetThumbnail t = render_preset_thumbnail(scratch, {"bad", bad.string(), ""});
+  fs::remove(bad);
+  EXPECT_NE(t.error.find("no_such_panel"), std::string::npos) << t.error;
+  EXPECT_EQ(t.width, 0);
+}
+
+}  // namespace
+}  // namespace tw
