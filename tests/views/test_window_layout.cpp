@@ -63,7 +63,9 @@ TEST(WindowLayout, EveryWindowInsideTheWorkAreaAndNoPartialOverlap) {
       for (int i = 0; i < count; ++i) {
         const WinRect& a = plan.cells[size_t(i)];
         EXPECT_TRUE(contains(wl.panels, a)) << where << ": cell " << i << " " << str(a);
-        if (!wl.stacked) EXPECT_FALSE(overlaps(a, wl.side)) << where << ": cell " << i << " covers the overview";
+        if (!wl.stacked) {
+          EXPECT_FALSE(overlaps(a, wl.side)) << where << ": cell " << i << " covers the overview";
+        }
         // Readable: at least the minimum cell whenever the area itself is that big.
         if (wl.panels.w >= min.w) {
           EXPECT_GE(a.w, min.w - 0.01f) << where;
