@@ -103,10 +103,11 @@ class TrainPanel final : public Panel {
     }
     draw_sample(*snap);
     const std::vector<plot::Figure>& figs = shown_.get(snap, [&] { return train_figures(*snap, s_.steps); });
-    // Curves flow in as many columns as fit (at least 280 px each); the attention grid gets the full width.
+    // Curves flow in as many columns as fit (at least kReadableFigureWidth each); the attention grid gets the full
+    // width.
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
     const float avail = ImGui::GetContentRegionAvail().x;
-    const int cols = std::clamp(int((avail + spacing) / (280.0f * ctx.dpi_scale + spacing)), 1, 3);
+    const int cols = std::clamp(int((avail + spacing) / (kReadableFigureWidth * ctx.dpi_scale + spacing)), 1, 3);
     const float w = (avail - spacing * float(cols - 1)) / float(cols);
     const size_t order[] = {0, 1, 2, 3, 6, 5};  // loss, accuracy, grad norm, lr, log Z, head scores
     for (size_t i = 0; i < std::size(order); ++i) {

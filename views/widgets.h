@@ -7,6 +7,7 @@
 
 #include "views/controls.h"
 #include "views/plot/figure.h"
+#include "views/plot/layout.h"
 #include "views/plot/theme.h"
 
 namespace tw {
@@ -47,7 +48,7 @@ struct FigureRow {
 // Draws `rows` of `figs`. Figures share a row only when each gets at least max(`min_width`, kReadableFigureWidth)
 // logical pixels; in a narrower column each gets a row of its own, and a column narrower than `min_width` scrolls
 // sideways.
-inline constexpr float kReadableFigureWidth = 360;
+inline constexpr float kReadableFigureWidth = plot::kMinReadableWidth;  // draw_figure never goes narrower
 void draw_figure_rows(const std::vector<plot::Figure>& figs, const DrawContext& ctx, const char* panel_id,
                       const std::vector<FigureRow>& rows, float min_width = 0);
 

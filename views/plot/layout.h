@@ -123,6 +123,10 @@ Vec2 default_figure_size(const Figure& fig);
 // On screen a figure is never laid out smaller than this fraction of its export size (a narrower window scrolls
 // instead), so the figure-quality test checks both sizes.
 inline constexpr float kMinReadableFraction = 0.75f;
+// The cap on that minimum for wide figures (logical pixels): on screen a figure is never drawn narrower than
+// min(kMinReadableFraction × export width, kMinReadableWidth), and panels put two figures in a row only when each
+// gets this much, so the minimum never pushes a row past its column.
+inline constexpr float kMinReadableWidth = 480;
 
 // [SECTION] Ticks
 struct Tick {

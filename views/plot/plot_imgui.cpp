@@ -608,7 +608,6 @@ void note_layout(LayoutReport& report, const Figure& fig, const Layout& layout, 
 LayoutReport take_layout_report() { return std::exchange(context().report, LayoutReport{}); }
 
 // [SECTION] draw_figure
-constexpr float kMinReadableWidth = 480;  // logical pixels: 0.75 of a one-axes figure's export width
 
 bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id, ImVec2 size, FigureDrawFlags flags) {
   PlotContext& pc = context();
