@@ -109,7 +109,8 @@ TEST(PanelForwardModels, ALetterOutsideTheTaskVocabularyIsRefusedByName) {
 std::string write_hf_folder(const std::string& name) {
   const std::string dir = ::testing::TempDir() + "/fwd_models_" + name;
   fs::remove_all(dir);
-  const ModelConfig c{.dim = 32, .n_layers = 3, .n_heads = 4, .n_kv_heads = 2, .vocab = 300, .hidden = 48, .max_seq = 64};
+  const ModelConfig c{
+      .dim = 32, .n_layers = 3, .n_heads = 4, .n_kv_heads = 2, .vocab = 300, .hidden = 48, .max_seq = 64};
   std::vector<std::string> files;
   std::string error;
   EXPECT_TRUE(save_hf_checkpoint(dir, init_weights(c, 5), c, {}, &files, &error)) << error;
