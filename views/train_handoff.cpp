@@ -63,6 +63,10 @@ TrainPanelState train_state_of_settings(const TrainSettings& t, int steps) {
   s.qk_norm = m.qk_norm;
   s.softcap = m.attn_softcap;
   s.tie = m.tie_embeddings;
+  s.experts = m.experts;
+  s.top_k = m.top_k;
+  s.capacity_factor = static_cast<float>(m.capacity_factor);
+  s.aux_coef = static_cast<float>(m.aux_loss_coef);
   const OptimizerConfig& o = t.optimizer;
   s.optimizer = static_cast<int>(o.kind);
   s.lr = o.lr;

@@ -135,6 +135,10 @@ TEST(TrainStateOfSettings, RoundTripsThroughTheTrainingPanelsSettings) {
   s.qk_norm = true;
   s.softcap = 7.5f;
   s.tie = true;
+  s.experts = 4;
+  s.top_k = 2;
+  s.capacity_factor = 1.25f;
+  s.aux_coef = 0.02f;
   s.optimizer = 1;
   s.lr = 0.02f;
   s.steps = 77;
@@ -168,6 +172,10 @@ TEST(TrainStateOfSettings, RoundTripsThroughTheTrainingPanelsSettings) {
   EXPECT_EQ(t2.model.hidden, t.model.hidden);
   EXPECT_EQ(t2.model.tie_embeddings, true);
   EXPECT_EQ(t2.model.placement, t.model.placement);
+  EXPECT_EQ(t2.model.experts, 4);
+  EXPECT_EQ(t2.model.top_k, 2);
+  EXPECT_EQ(t2.model.capacity_factor, t.model.capacity_factor);
+  EXPECT_EQ(t2.model.aux_loss_coef, t.model.aux_loss_coef);
   EXPECT_EQ(t2.optimizer.total_steps, 77);
   EXPECT_EQ(t2.optimizer.weight_decay, t.optimizer.weight_decay);
   EXPECT_EQ(t2.optimizer.clip_norm, t.optimizer.clip_norm);
