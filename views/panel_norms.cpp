@@ -27,16 +27,18 @@ namespace {
 
 // [SECTION] state
 
+enum class GatedUnit { SwiGLU, GeGLU };  // the gate's activation: SiLU or GELU (exact)
+
 struct NormsState {
   std::string vector = "1, 2, 3, 4, 5, 6, 7, 8, 9";  // the row the three norms see
   int batch = 8;                                     // tokens in BatchNorm's batch (row 0 is the vector)
   float eps = 1e-5f;                                 // ε inside every norm
   float x_range = 4.0f;                              // activations drawn over [−range, range]
-  int glu = 0;                                       // 0: SwiGLU (SiLU gate), 1: GeGLU (GELU gate)
+  GatedUnit glu = GatedUnit::SwiGLU;                 // the gated unit drawn as a surface
   std::vector<int> dims = {512, 1024, 2048, 4096};   // C values of the 2/3-rule table
   int multiple_of = 256;                             // LLaMA rounds the hidden size up to a multiple of this
   std::vector<int> depths = {2, 4, 8, 16, 32, 48};   // stacks compared pre vs post
-  int norm_kind = 0;                                 // 0: RMSNorm, 1: LayerNorm in the depth experiment
+  NormType norm_kind = NormType::RMSNorm;            // the norm of the depth experiment
   int seed = 1;
 };
 
@@ -57,7 +59,7 @@ PlacementParams placement_params(const NormsState& s) {
   PlacementParams p;
   p.depths = s.depths;
   p.seed = static_cast<uint64_t>(s.seed);
-  p.norm = s.norm_kind == 1 ? NormType::LayerNorm : NormType::RMSNorm;
+  p.norm = s.norm_kind;
   return p;
 }
 
@@ -75,7 +77,7 @@ ResultPtr compute(const NormsState& s, Progress& progress) {
   if (!r->error.empty()) return r;
   r->norms = compare_norms(x, s.batch, s.eps, static_cast<uint64_t>(s.seed));
   r->curves = activation_curves(-s.x_range, s.x_range, 401);
-  r->glu = glu_surface(s.glu == 1 ? Activation::GeluExact : Activation::SiLU, s.x_range, 41);
+  r->glu = glu_surface(s.glu == GatedUnit::GeGLU ? Activation::GeluExact : Activation::SiLU, s.x_range, 41);
   r->hidden = hidden_size_table(s.dims, s.multiple_of);
   progress.set(0.1f);
   r->placement = placement_gradients(pp, [&](float f) {
@@ -191,7 +193,7 @@ plot::Figure hidden_figure(const NormsResult& r) {
 
 plot::Figure placement_figure(const NormsResult& r) {
   plot::Figure fig("placement", "Gradient norm per layer at initialisation: pre-norm vs post-norm");
-  fig.note = std::string(r.state.norm_kind == 1 ? "LayerNorm" : "RMSNorm") +
+  fig.note = std::string(r.state.norm_kind == NormType::LayerNorm ? "LayerNorm" : "RMSNorm") +
              ", C = 32, one backward pass on random tokens; each line is one depth; both axes share one y range";
   fig.grid_cols = 2;
   for (const char* title : {"pre-norm: x + f(Norm(x))", "post-norm: Norm(x + f(x))"}) {

@@ -41,19 +41,16 @@ struct MeasureCache {
 };
 
 struct RooflineState {
-  int model = 0;      // index into inference_model_presets()
-  int device = 2;     // 0 = this machine (measured), else 1 + index into device_presets()
-  int weights = 1;    // WeightFormat: fp32, bf16, int8, int4
-  int kv_format = 0;  // 0 = bf16 (2 bytes), 1 = fp8 (1 byte), 2 = fp32 (4 bytes)
+  int model = 0;   // index into inference_model_presets()
+  int device = 2;  // 0 = this machine (measured), else 1 + index into device_presets()
+  WeightFormat weights = WeightFormat::BF16;
+  KvFormat kv_format = KvFormat::BF16;
   int batch = 1;
   int prompt = 512;
   int context = 4096;
   bool measure = false;  // probe this machine and time our own forward pass (off at first: the panel opens at once)
   std::shared_ptr<MeasureCache> cache = std::make_shared<MeasureCache>();
 };
-
-double kv_bytes_of(int f) { return f == 1 ? 1.0 : f == 2 ? 4.0 : 2.0; }
-const char* kv_name(int f) { return f == 1 ? "fp8" : f == 2 ? "fp32" : "bf16"; }
 
 // Our forward pass runs in fp32 on the CPU: a model of more than ~30 M matmul weights would take too long to
 // time, so the measurement uses the Small preset then (and says so).
@@ -178,8 +175,8 @@ ResultPtr compute(const RooflineState& s, Progress& progress) {
   sh.batch = s.batch;
   sh.prompt = s.prompt;
   sh.context = s.context;
-  sh.weights = static_cast<WeightFormat>(std::clamp(s.weights, 0, 3));
-  sh.kv_bytes = kv_bytes_of(s.kv_format);
+  sh.weights = s.weights;
+  sh.kv_bytes = bytes_per_value(s.kv_format);
   r->prefill = prefill_cost(sh, dev);
   r->decode = decode_cost(sh, dev);
 
@@ -276,9 +273,9 @@ plot::Figure gemm_figure(const RooflineResult& r) {
 plot::Figure decode_figure(const RooflineResult& r) {
   plot::Figure fig("decode", "Decode speed against context: weight formats and the KV cache");
   const double gib = 1024.0 * 1024.0 * 1024.0;
-  fig.note = r.model.name + ", batch " + std::to_string(r.shape.batch) + ", KV cache in " + kv_name(r.state.kv_format) +
-             ": " + fmt("%.3g", kv_cache_bytes(r.shape, r.shape.context) / gib) + " GiB at " +
-             std::to_string(r.shape.context) + " tokens; weights " +
+  fig.note = r.model.name + ", batch " + std::to_string(r.shape.batch) + ", KV cache in " +
+             to_string(r.state.kv_format) + ": " + fmt("%.3g", kv_cache_bytes(r.shape, r.shape.context) / gib) +
+             " GiB at " + std::to_string(r.shape.context) + " tokens; weights " +
              fmt("%.3g", matmul_parameters(r.model.config) * bytes_per_weight(r.shape.weights) / gib) + " GiB";
   plot::Axes& ax = fig.axes();
   ax.setup("context", "tokens", "decode", "tokens/s");
@@ -362,7 +359,8 @@ class RooflinePanel final : public RecomputePanel<RooflineState, RooflineResult>
     c.add_enum("device", &s_.device, devices, "device",
                "Peak FLOP/s and memory bandwidth: this machine as measured, or a GPU from its datasheet.");
     c.add_enum("weights", &s_.weights, formats, "weights", "Storage of the weight matrices: bytes read per weight.");
-    c.add_enum("kv_format", &s_.kv_format, {"bf16", "fp8", "fp32"}, "KV cache",
+    c.add_enum("kv_format", &s_.kv_format,
+               {to_string(KvFormat::BF16), to_string(KvFormat::FP8), to_string(KvFormat::FP32)}, "KV cache",
                "Storage of each cached key and value number.");
     c.add_int("batch", &s_.batch, 1, 1024, "batch B", "Sequences decoded together: each weight read serves B tokens.",
               true);

@@ -29,12 +29,12 @@ namespace {
 // [SECTION] state
 
 struct StabilityState {
-  float cap = 5.0f;          // c of the soft-cap curve and of the soft-capped training run
-  float x_range = 20.0f;     // the soft-cap curve covers [−range, range]
-  int head_dim = 64;         // D of the QK-norm experiment
-  int n_keys = 16;           // keys one query attends over
-  float z_loss = 1e-4f;      // z-loss coefficient (curve and run)
-  int trick = 1;             // StabilityTrick of the training comparison
+  float cap = 5.0f;                               // c of the soft-cap curve and of the soft-capped training run
+  float x_range = 20.0f;                          // the soft-cap curve covers [−range, range]
+  int head_dim = 64;                              // D of the QK-norm experiment
+  int n_keys = 16;                                // keys one query attends over
+  float z_loss = 1e-4f;                           // z-loss coefficient (curve and run)
+  StabilityTrick trick = StabilityTrick::QkNorm;  // the trick the training comparison turns on
   bool in_training = false;  // action: hand the comparison to the Training panel (then reads back false)
   bool train = false;        // preview the comparison on this panel (seconds); off: the curves only, instantly
   float lr = 0.03f;          // deliberately high
@@ -60,7 +60,7 @@ using ResultPtr = std::shared_ptr<const StabilityResult>;
 
 ComparisonParams comparison_of(const StabilityState& s) {
   ComparisonParams p;
-  p.trick = static_cast<StabilityTrick>(s.trick);
+  p.trick = s.trick;
   p.lr = s.lr;
   p.steps = s.steps;
   p.warmup = std::min(s.warmup, s.steps);
@@ -105,7 +105,7 @@ std::string error_of(const StabilityResult& r) { return r.error; }
 // same seed), evaluated ~40 times per run so the pinned held-out curves have points.
 TrainComparison training_comparison_of(const StabilityState& s) {
   const ComparisonParams p = comparison_of(s);
-  const auto trick = static_cast<StabilityTrick>(s.trick);
+  const StabilityTrick trick = s.trick;
   auto state = [&](bool with_trick) {
     TrainPanelState t = train_state_of_settings(comparison_settings(p, with_trick), p.steps);
     t.eval_every = std::max(1, p.steps / 40);
@@ -202,7 +202,7 @@ plot::Figure zloss_figure(const StabilityResult& r) {
 }
 
 plot::Figure training_figure(const StabilityResult& r) {
-  const char* trick = to_string(static_cast<StabilityTrick>(r.state.trick));
+  const char* trick = to_string(r.state.trick);
   plot::Figure fig("training", std::string("Training at lr ") + fmt("%.3g", r.state.lr) + ": without vs with " + trick);
   plot::Axes& ax = fig.axes();
   ax.setup("step", "", "training loss", "nats");
@@ -259,8 +259,10 @@ class StabilityPanel final : public RecomputePanel<StabilityState, StabilityResu
     c.add_int("n_keys", &s_.n_keys, 2, 256, "keys", "Keys one query attends over in the QK-norm experiment.", true);
     c.add_float("z_loss", &s_.z_loss, 1e-6f, 1.0f, "z-loss coef",
                 "Weight of log^2 Z in the loss (PaLM used 1e-4); the curve and the z-loss run use it.", true, "%.3g");
-    c.add_enum("trick", &s_.trick, {"soft-cap", "QK-norm", "z-loss"}, "trick to compare",
-               "Which trick the training comparison turns on in its second run.");
+    c.add_enum(
+        "trick", &s_.trick,
+        {to_string(StabilityTrick::Softcap), to_string(StabilityTrick::QkNorm), to_string(StabilityTrick::ZLoss)},
+        "trick to compare", "Which trick the training comparison turns on in its second run.");
     c.add_bool("in_training", &s_.in_training, "compare in the Training panel",
                "Hands the comparison of the chosen trick to the Training panel once (baseline, pinned, then with the "
                "trick) and reads back false; the buttons under 'trick to compare' do the same.");
@@ -295,10 +297,11 @@ class StabilityPanel final : public RecomputePanel<StabilityState, StabilityResu
     if (c.key != "trick") return;
     ImGui::TextUnformatted("Compare in the Training panel:");
     for (int i = 0; i < 3; ++i) {
+      const auto trick = static_cast<StabilityTrick>(i);
       if (i > 0) ImGui::SameLine();
       ImGui::PushID(i);
-      if (ImGui::Button(to_string(static_cast<StabilityTrick>(i)))) {
-        s_.trick = i;
+      if (ImGui::Button(to_string(trick))) {
+        s_.trick = trick;
         s_.in_training = true;  // the next update() hands it over
       }
       ImGui::PopID();

@@ -111,6 +111,16 @@ PhaseCost prefill_cost(const InferenceShape& s, const Device& d) {
   return finish(p, tokens, d);
 }
 
+const char* to_string(KvFormat f) {
+  switch (f) {
+    case KvFormat::BF16: return "bf16";
+    case KvFormat::FP8: return "fp8";
+    case KvFormat::FP32: return "fp32";
+  }
+  return "?";
+}
+double bytes_per_value(KvFormat f) { return f == KvFormat::FP8 ? 1.0 : f == KvFormat::FP32 ? 4.0 : 2.0; }
+
 PhaseCost decode_cost(const InferenceShape& s, const Device& d) {
   const ModelConfig& c = s.model;
   PhaseCost p;

@@ -40,6 +40,11 @@ enum class WeightFormat { F32, BF16, Int8, Int4 };
 const char* to_string(WeightFormat f);
 double bytes_per_weight(WeightFormat f);  // 4, 2, 1, 0.5
 
+// Storage of each cached key and value number.
+enum class KvFormat { BF16, FP8, FP32 };
+const char* to_string(KvFormat f);   // "bf16", "fp8", "fp32"
+double bytes_per_value(KvFormat f);  // 2, 1, 4
+
 struct InferenceShape {
   ModelConfig model;                          // sizes of the model (parameter counts, KV heads, head dim)
   int batch = 1;                              // B sequences decoded together

@@ -71,3 +71,19 @@ TEST(Roofline, BatchRaisesDecodeIntensityUntilTheKvCacheDominates) {
 
 }  // namespace
 }  // namespace tw
+
+namespace tw {
+namespace {
+
+// The KV cache formats the roofline panel offers: the bytes per cached number and the names its control shows.
+TEST(Roofline, KvFormatsNameTheirBytesPerValue) {
+  EXPECT_EQ(bytes_per_value(KvFormat::BF16), 2.0);
+  EXPECT_EQ(bytes_per_value(KvFormat::FP8), 1.0);
+  EXPECT_EQ(bytes_per_value(KvFormat::FP32), 4.0);
+  EXPECT_STREQ(to_string(KvFormat::BF16), "bf16");
+  EXPECT_STREQ(to_string(KvFormat::FP8), "fp8");
+  EXPECT_STREQ(to_string(KvFormat::FP32), "fp32");
+}
+
+}  // namespace
+}  // namespace tw
