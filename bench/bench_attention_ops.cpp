@@ -37,6 +37,11 @@ void note_alloc(void* p) {
 void note_free(void* p) {
   if (p) g_in_use.fetch_sub(static_cast<long long>(malloc_usable_size(p)));
 }
+// note_alloc, then the pointer: what each allocation entry point below returns.
+void* noted(void* p) {
+  note_alloc(p);
+  return p;
+}
 }  // namespace
 
 extern "C" {
@@ -46,16 +51,8 @@ void* __libc_realloc(void*, size_t);
 void* __libc_memalign(size_t, size_t);
 void __libc_free(void*);
 
-void* malloc(size_t n) {
-  void* p = __libc_malloc(n);
-  note_alloc(p);
-  return p;
-}
-void* calloc(size_t n, size_t s) {
-  void* p = __libc_calloc(n, s);
-  note_alloc(p);
-  return p;
-}
+void* malloc(size_t n) { return noted(__libc_malloc(n)); }
+void* calloc(size_t n, size_t s) { return noted(__libc_calloc(n, s)); }
 void* realloc(void* old, size_t n) {
   note_free(old);
   void* p = __libc_realloc(old, n);
@@ -66,16 +63,8 @@ void free(void* p) {
   note_free(p);
   __libc_free(p);
 }
-void* aligned_alloc(size_t a, size_t n) {
-  void* p = __libc_memalign(a, n);
-  note_alloc(p);
-  return p;
-}
-void* memalign(size_t a, size_t n) {
-  void* p = __libc_memalign(a, n);
-  note_alloc(p);
-  return p;
-}
+void* aligned_alloc(size_t a, size_t n) { return noted(__libc_memalign(a, n)); }
+void* memalign(size_t a, size_t n) { return noted(__libc_memalign(a, n)); }
 int posix_memalign(void** out, size_t a, size_t n) {
   void* p = __libc_memalign(a, n);
   if (!p) return 12;  // ENOMEM
@@ -102,40 +91,36 @@ tw::Mat randn(int r, int c, unsigned seed) {
   return m;
 }
 
-// [SECTION] Norms: args T, C
-void BM_RmsNorm(benchmark::State& state) {
-  const int T = static_cast<int>(state.range(0)), C = static_cast<int>(state.range(1));
-  tw::Mat x = randn(T, C, 1), y(T, C);
-  tw::Vec w = tw::Vec::Ones(C);
+// Times op(y, x) on a random (rows, cols) x from args {rows, cols}, one item per entry: the shape of the norm and
+// softmax benchmarks below.
+template <class Op>
+void bench_row_op(benchmark::State& state, unsigned seed, Op op) {
+  const int R = static_cast<int>(state.range(0)), C = static_cast<int>(state.range(1));
+  const tw::Mat x = randn(R, C, seed);
+  tw::Mat y(R, C);
   for (auto _ : state) {
-    tw::rmsnorm_forward(y, x, w, 1e-6f);
+    op(y, x);
     benchmark::DoNotOptimize(y.data());
   }
-  state.SetItemsProcessed(state.iterations() * T * C);
+  state.SetItemsProcessed(state.iterations() * R * C);
+}
+
+// [SECTION] Norms: args T, C
+void BM_RmsNorm(benchmark::State& state) {
+  const tw::Vec w = tw::Vec::Ones(state.range(1));
+  bench_row_op(state, 1, [&](tw::Mat& y, const tw::Mat& x) { tw::rmsnorm_forward(y, x, w, 1e-6f); });
 }
 BENCHMARK(BM_RmsNorm)->Args({16, 64})->Args({512, 4096});
 
 void BM_LayerNorm(benchmark::State& state) {
-  const int T = static_cast<int>(state.range(0)), C = static_cast<int>(state.range(1));
-  tw::Mat x = randn(T, C, 2), y(T, C);
-  tw::Vec w = tw::Vec::Ones(C), b = tw::Vec::Zero(C);
-  for (auto _ : state) {
-    tw::layernorm_forward(y, x, w, b, 1e-5f);
-    benchmark::DoNotOptimize(y.data());
-  }
-  state.SetItemsProcessed(state.iterations() * T * C);
+  const tw::Vec w = tw::Vec::Ones(state.range(1)), b = tw::Vec::Zero(state.range(1));
+  bench_row_op(state, 2, [&](tw::Mat& y, const tw::Mat& x) { tw::layernorm_forward(y, x, w, b, 1e-5f); });
 }
 BENCHMARK(BM_LayerNorm)->Args({16, 64})->Args({512, 4096});
 
 // [SECTION] Softmax: args rows, n (panel: 64×64 scores; model: 32 rows over a 32000-token vocabulary)
 void BM_Softmax(benchmark::State& state) {
-  const int R = static_cast<int>(state.range(0)), N = static_cast<int>(state.range(1));
-  tw::Mat x = randn(R, N, 3), p(R, N);
-  for (auto _ : state) {
-    tw::softmax_rows(p, x, 0.8f);
-    benchmark::DoNotOptimize(p.data());
-  }
-  state.SetItemsProcessed(state.iterations() * R * N);
+  bench_row_op(state, 3, [](tw::Mat& p, const tw::Mat& x) { tw::softmax_rows(p, x, 0.8f); });
 }
 BENCHMARK(BM_Softmax)->Args({64, 64})->Args({32, 32000});
 
@@ -166,53 +151,65 @@ void BM_AlibiBias(benchmark::State& state) {
 BENCHMARK(BM_AlibiBias)->Arg(32)->Arg(512);
 
 // [SECTION] Attention: args T, H, KV, D (+ tile for the tiled kernel); causal mask, ALiBi off
-void set_attention_counters(benchmark::State& state, int T, int H, int D, long long peak) {
-  const double flops = 4.0 * H * static_cast<double>(T) * T * D;
-  state.counters["GFLOP/s"] =
-      benchmark::Counter(flops * 1e-9 * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
-  state.counters["peak_bytes"] = static_cast<double>(peak);
-  state.SetItemsProcessed(state.iterations() * T);  // query tokens per second
-}
 
-void BM_AttentionReference(benchmark::State& state) {
-  const int T = static_cast<int>(state.range(0)), H = static_cast<int>(state.range(1));
-  const int KV = static_cast<int>(state.range(2)), D = static_cast<int>(state.range(3));
-  tw::Mat q = randn(T, H * D, 4), k = randn(T, KV * D, 5), v = randn(T, KV * D, 6);
-  const tw::Mask causal = tw::causal_mask();
+// Random q, k, v for args T, H, KV, D under a causal mask (opt points at it, so the struct stays in place).
+struct AttentionInputs {
+  int T, H, KV, D;
+  tw::Mat q, k, v;
+  tw::Mask causal = tw::causal_mask();
   tw::AttentionOptions opt;
-  opt.mask = &causal;
+
+  explicit AttentionInputs(const benchmark::State& state)
+      : T(static_cast<int>(state.range(0))),
+        H(static_cast<int>(state.range(1))),
+        KV(static_cast<int>(state.range(2))),
+        D(static_cast<int>(state.range(3))),
+        q(randn(T, H * D, 4)),
+        k(randn(T, KV * D, 5)),
+        v(randn(T, KV * D, 6)) {
+    opt.mask = &causal;
+  }
+  AttentionInputs(const AttentionInputs&) = delete;
+  AttentionInputs& operator=(const AttentionInputs&) = delete;
+};
+
+// Times attend(out) into a fresh output each call, so every buffer the call allocates counts in peak_bytes; then
+// GFLOP/s and query tokens per second.
+template <class Attend>
+void time_attention(benchmark::State& state, const AttentionInputs& in, Attend attend) {
   long long peak = 0;
   for (auto _ : state) {
     PeakScope scope;
-    tw::Mat out, scores, probs;  // fresh outputs each call, so their (H, T, T) buffers count in the peak
-    std::vector<char> empty;
-    tw::attention_forward(out, scores, probs, empty, q, k, v, opt, H, KV, D);
+    tw::Mat out;
+    attend(out);
     benchmark::DoNotOptimize(out.data());
     peak = std::max(peak, scope.peak());
   }
-  set_attention_counters(state, T, H, D, peak);
+  const double flops = 4.0 * in.H * static_cast<double>(in.T) * in.T * in.D;
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(flops * 1e-9 * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["peak_bytes"] = static_cast<double>(peak);
+  state.SetItemsProcessed(state.iterations() * in.T);  // query tokens per second
+}
+
+void BM_AttentionReference(benchmark::State& state) {
+  const AttentionInputs in(state);
+  time_attention(state, in, [&](tw::Mat& out) {
+    tw::Mat scores, probs;  // fresh each call too: their (H, T, T) buffers count in the peak
+    std::vector<char> empty;
+    tw::attention_forward(out, scores, probs, empty, in.q, in.k, in.v, in.opt, in.H, in.KV, in.D);
+  });
 }
 BENCHMARK(BM_AttentionReference)->Args({64, 4, 4, 16})->Args({512, 8, 2, 64})->Unit(benchmark::kMillisecond);
 
 void BM_AttentionTiled(benchmark::State& state) {
-  const int T = static_cast<int>(state.range(0)), H = static_cast<int>(state.range(1));
-  const int KV = static_cast<int>(state.range(2)), D = static_cast<int>(state.range(3));
+  const AttentionInputs in(state);
   const int tile = static_cast<int>(state.range(4));
-  tw::Mat q = randn(T, H * D, 4), k = randn(T, KV * D, 5), v = randn(T, KV * D, 6);
-  const tw::Mask causal = tw::causal_mask();
-  tw::AttentionOptions opt;
-  opt.mask = &causal;
-  long long peak = 0;
   tw::FlashStats stats;
-  for (auto _ : state) {
-    PeakScope scope;
-    tw::Mat out;
+  time_attention(state, in, [&](tw::Mat& out) {
     std::vector<char> empty;
-    tw::flash_attention_forward(out, empty, q, k, v, opt, H, KV, D, tile, tile, &stats);
-    benchmark::DoNotOptimize(out.data());
-    peak = std::max(peak, scope.peak());
-  }
-  set_attention_counters(state, T, H, D, peak);
+    tw::flash_attention_forward(out, empty, in.q, in.k, in.v, in.opt, in.H, in.KV, in.D, tile, tile, &stats);
+  });
   // The kernel's own working memory (tiles + row statistics), which must not depend on T at all.
   state.counters["scratch_bytes"] = static_cast<double>(stats.scratch_bytes);
 }
@@ -226,9 +223,7 @@ BENCHMARK(BM_AttentionReference)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AttentionTiled)
     ->Name("BM_AttentionTiled/Small")
-    ->Args({256, 8, 4, 32, 32})
-    ->Args({256, 8, 4, 32, 64})
-    ->Args({256, 8, 4, 32, 128})
+    ->ArgsProduct({{256}, {8}, {4}, {32}, {32, 64, 128}})
     ->Unit(benchmark::kMillisecond);
 
 // T = 4096, one head of D = 64: the reference holds two 4096×4096 float maps (128 MiB); the tiled kernel holds
@@ -240,9 +235,7 @@ BENCHMARK(BM_AttentionReference)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AttentionTiled)
     ->Name("BM_AttentionTiled/T4096")
-    ->Args({1024, 1, 1, 64, 64})
-    ->Args({2048, 1, 1, 64, 64})
-    ->Args({4096, 1, 1, 64, 64})
+    ->ArgsProduct({{1024, 2048, 4096}, {1}, {1}, {64}, {64}})
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 

@@ -9,16 +9,9 @@
 namespace tw {
 namespace {
 
-LoraExperimentParams small() {
-  return {.d_in = 32,
-          .d_out = 24,
-          .rank = 2,
-          .true_rank = 3,
-          .decay = 0.5,
-          .noise = 0.0,
-          .steps = 200,
-          .max_sweep_rank = 8};
-}
+// ΔW of 24 × 32 with σ = 1, 0.5, 0.25 and no noise; a rank-2 adapter, 200 steps, the sweep up to rank 8.
+const LoraExperimentParams kSmall{
+    .d_in = 32, .d_out = 24, .rank = 2, .true_rank = 3, .decay = 0.5, .noise = 0.0, .steps = 200, .max_sweep_rank = 8};
 
 TEST(LoraExperiment, ParamPercentMatchesTheClassicExample) {
   EXPECT_DOUBLE_EQ(lora_param_percent(4096, 4096, 8), 0.390625);  // 2·4096·8 / 4096²
@@ -40,7 +33,7 @@ TEST(LoraExperiment, TargetHasTheRequestedSpectrum) {
 
 TEST(LoraExperiment, SvdErrorIsTheTailOfTheSpectrum) {
   // σ = 1, 0.5, 0.25: ‖ΔW‖² = 1.3125; rank 1 leaves √(0.3125/1.3125) = 0.48795, rank 2 √(0.0625/1.3125) = 0.21822.
-  const auto e = run_lora_experiment(small());
+  const auto e = run_lora_experiment(kSmall);
   ASSERT_EQ(e.ranks, (std::vector<int>{1, 2, 3, 4, 6, 8}));
   EXPECT_NEAR(e.svd_error[0], 0.48795, 1e-4);
   EXPECT_NEAR(e.svd_error[1], 0.21822, 1e-4);
@@ -51,7 +44,7 @@ TEST(LoraExperiment, SvdErrorIsTheTailOfTheSpectrum) {
 }
 
 TEST(LoraExperiment, TrainedLoraApproachesButNeverBeatsTheOptimum) {
-  const auto e = run_lora_experiment(small());
+  const auto e = run_lora_experiment(kSmall);
   for (size_t i = 0; i < e.ranks.size(); ++i) {
     EXPECT_GE(e.lora_error[i], e.svd_error[i] - 1e-4) << "rank " << e.ranks[i];
     EXPECT_LT(e.lora_error[i], e.svd_error[i] + 0.02) << "rank " << e.ranks[i];
@@ -61,7 +54,7 @@ TEST(LoraExperiment, TrainedLoraApproachesButNeverBeatsTheOptimum) {
 }
 
 TEST(LoraExperiment, LossStartsAtOneAndFalls) {
-  auto p = small();
+  auto p = kSmall;
   const auto e = run_lora_experiment(p);
   ASSERT_EQ(e.loss.size(), static_cast<size_t>(p.steps + 1));
   EXPECT_DOUBLE_EQ(e.loss[0], 1.0);  // B = 0: the whole of ΔW is residual
@@ -76,7 +69,7 @@ TEST(LoraExperiment, LossStartsAtOneAndFalls) {
 }
 
 TEST(LoraExperiment, DivergenceIsReportedNotNaN) {
-  auto p = small();
+  auto p = kSmall;
   p.optimizer = LoraOptimizer::Sgd;
   p.lr = 5.0;  // far beyond 2 / curvature
   const auto e = run_lora_experiment(p);
@@ -86,14 +79,14 @@ TEST(LoraExperiment, DivergenceIsReportedNotNaN) {
 }
 
 TEST(LoraExperiment, ChecksHold) {
-  const auto e = run_lora_experiment(small());
+  const auto e = run_lora_experiment(kSmall);
   EXPECT_TRUE(e.step0_equals_base);
   EXPECT_EQ(e.step0_error, 0.0);
   EXPECT_TRUE(e.merged_equals_unmerged) << e.merge_error;
 }
 
 TEST(LoraExperiment, RsLoraKeepsTheUpdateSizeFlat) {
-  const auto e = run_lora_experiment(small());
+  const auto e = run_lora_experiment(kSmall);
   ASSERT_EQ(e.scale_ranks.size(), 64u);
   for (int r : {1, 4, 16, 64}) {
     const size_t i = static_cast<size_t>(r - 1);
@@ -106,27 +99,27 @@ TEST(LoraExperiment, RsLoraKeepsTheUpdateSizeFlat) {
 }
 
 TEST(LoraExperiment, DeterministicAndCancellable) {
-  const auto a = run_lora_experiment(small()), b = run_lora_experiment(small());
+  const auto a = run_lora_experiment(kSmall), b = run_lora_experiment(kSmall);
   EXPECT_EQ(a.loss, b.loss);
   EXPECT_EQ(a.lora_error, b.lora_error);
   int calls = 0;
-  const auto c = run_lora_experiment(small(), [&](float) { return ++calls < 10; });
+  const auto c = run_lora_experiment(kSmall, [&](float) { return ++calls < 10; });
   EXPECT_TRUE(c.cancelled);
   EXPECT_EQ(calls, 10);
 }
 
 TEST(LoraExperiment, ValidateNamesTheProblem) {
-  auto p = small();
+  auto p = kSmall;
   EXPECT_EQ(validate(p), "");
   p.rank = 25;
   EXPECT_EQ(validate(p), "LoRA rank (25) cannot exceed min(d_in, d_out) = 24");
-  p = small();
+  p = kSmall;
   p.d_in = 2048;
   EXPECT_NE(validate(p).find("1024"), std::string::npos);
-  p = small();
+  p = kSmall;
   p.decay = 0.0;
   EXPECT_NE(validate(p), "");
-  p = small();
+  p = kSmall;
   p.true_rank = 30;
   EXPECT_NE(validate(p).find("true rank"), std::string::npos);
 }

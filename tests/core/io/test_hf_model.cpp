@@ -32,6 +32,33 @@ std::string fresh_dir(const std::string& name) {
 
 void write_text(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
+// Where a test wrote its checkpoint.
+struct Saved {
+  std::string dir;
+  std::vector<std::string> files;  // the file names save_hf_checkpoint wrote
+};
+
+// Saves (w, c) as a Hugging Face checkpoint into a fresh temp folder hf_<name>.
+::testing::AssertionResult save_fresh(Saved* out, const std::string& name, const ModelWeights& w, const ModelConfig& c,
+                                      const HfSaveOptions& options) {
+  out->dir = fresh_dir(name);
+  std::string error;
+  if (!save_hf_checkpoint(out->dir, w, c, options, &out->files, &error)) {
+    return ::testing::AssertionFailure() << "save_hf_checkpoint: " << error;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// save_fresh, then the checkpoint loaded back into *m: where every round trip starts.
+::testing::AssertionResult save_and_load(Saved* out, HfModel* m, const std::string& name, const ModelWeights& w,
+                                         const ModelConfig& c, const HfSaveOptions& save,
+                                         const HfLoadOptions& load = {}) {
+  if (::testing::AssertionResult saved = save_fresh(out, name, w, c, save); !saved) return saved;
+  std::string error;
+  if (!load_hf_model(out->dir, load, m, &error)) return ::testing::AssertionFailure() << "load_hf_model: " << error;
+  return ::testing::AssertionSuccess();
+}
+
 // Every float the loader produced equals the original rounded to the stored type, bit for bit.
 void expect_rounded_copy(const ModelWeights& got, ModelWeights want, const ModelConfig& c, StorageType t) {
   round_weights(want, c, t);
@@ -53,16 +80,6 @@ void expect_rounded_copy(const ModelWeights& got, ModelWeights want, const Model
 TEST(HfModel, Bf16ShardedTiedCheckpointLoadsExactly) {
   const ModelConfig c = small_llama(/*tied=*/true);
   const ModelWeights w = init_weights(c, 7);
-  const std::string dir = fresh_dir("bf16_sharded");
-  std::vector<std::string> files;
-  std::string error;
-  // 8 KB shards: the 300×32 embedding alone is 19 KB in BF16, so the checkpoint spreads over several files.
-  ASSERT_TRUE(save_hf_checkpoint(dir, w, c, {StorageType::BF16, 8192}, &files, &error)) << error;
-  EXPECT_GT(files.size(), 4u);
-  EXPECT_TRUE(fs::exists(dir + "/model.safetensors.index.json"));
-  EXPECT_FALSE(fs::exists(dir + "/model.safetensors"));
-
-  HfModel m;
   double last_progress = 0;
   HfLoadOptions opt;
   opt.progress = [&](double f) {
@@ -70,10 +87,17 @@ TEST(HfModel, Bf16ShardedTiedCheckpointLoadsExactly) {
     last_progress = f;
     return true;
   };
-  ASSERT_TRUE(load_hf_model(dir, opt, &m, &error)) << error;
+  Saved saved;
+  HfModel m;
+  // 8 KB shards: the 300×32 embedding alone is 19 KB in BF16, so the checkpoint spreads over several files.
+  ASSERT_TRUE(save_and_load(&saved, &m, "bf16_sharded", w, c, {StorageType::BF16, 8192}, opt));
+  EXPECT_GT(saved.files.size(), 4u);
+  EXPECT_TRUE(fs::exists(saved.dir + "/model.safetensors.index.json"));
+  EXPECT_FALSE(fs::exists(saved.dir + "/model.safetensors"));
+
   EXPECT_EQ(m.architecture, "LlamaForCausalLM");
   EXPECT_EQ(m.stored_dtype, StorageType::BF16);
-  EXPECT_EQ(m.shards, static_cast<int>(files.size()) - 2);  // minus config.json and the index
+  EXPECT_EQ(m.shards, static_cast<int>(saved.files.size()) - 2);  // minus config.json and the index
   EXPECT_DOUBLE_EQ(last_progress, 1.0);
   EXPECT_TRUE(m.config.tie_embeddings);
   EXPECT_EQ(m.weights.lm_head.size(), 0);
@@ -85,13 +109,10 @@ TEST(HfModel, Bf16ShardedTiedCheckpointLoadsExactly) {
 TEST(HfModel, F16UntiedSingleFile) {
   const ModelConfig c = small_llama(/*tied=*/false);
   const ModelWeights w = init_weights(c, 8);
-  const std::string dir = fresh_dir("f16");
-  std::vector<std::string> files;
-  std::string error;
-  ASSERT_TRUE(save_hf_checkpoint(dir, w, c, {StorageType::F16, 0}, &files, &error)) << error;
-  EXPECT_EQ(files, (std::vector<std::string>{"config.json", "model.safetensors"}));
+  Saved saved;
   HfModel m;
-  ASSERT_TRUE(load_hf_model(dir, {}, &m, &error)) << error;
+  ASSERT_TRUE(save_and_load(&saved, &m, "f16", w, c, {StorageType::F16, 0}));
+  EXPECT_EQ(saved.files, (std::vector<std::string>{"config.json", "model.safetensors"}));
   EXPECT_EQ(m.stored_dtype, StorageType::F16);
   EXPECT_EQ(m.weights.lm_head.rows(), c.vocab);
   expect_rounded_copy(m.weights, w, c, StorageType::F16);
@@ -99,6 +120,7 @@ TEST(HfModel, F16UntiedSingleFile) {
   ModelWeights rounded = w;
   round_weights(rounded, c, StorageType::F16);
   Mat a, b;
+  std::string error;
   ASSERT_TRUE(forward(a, nullptr, m.weights, m.config, {1, 5, 9, 299}, &error)) << error;
   ASSERT_TRUE(forward(b, nullptr, rounded, c, {1, 5, 9, 299}, &error)) << error;
   EXPECT_LT(max_rel_diff(a, b), 1e-6);
@@ -109,12 +131,9 @@ TEST(HfModel, Qwen2BiasesAreLoadedAndAdded) {
   c.attn_bias = true;
   const ModelWeights w = init_weights(c, 9);
   ASSERT_EQ(w.layers[0].bq.size(), c.n_heads * c.head_dim());
-  const std::string dir = fresh_dir("qwen2");
-  std::vector<std::string> files;
-  std::string error;
-  ASSERT_TRUE(save_hf_checkpoint(dir, w, c, {StorageType::F32, 0}, &files, &error)) << error;
+  Saved saved;
   HfModel m;
-  ASSERT_TRUE(load_hf_model(dir, {}, &m, &error)) << error;
+  ASSERT_TRUE(save_and_load(&saved, &m, "qwen2", w, c, {StorageType::F32, 0}));
   EXPECT_EQ(m.architecture, "Qwen2ForCausalLM");
   ASSERT_TRUE(m.config.attn_bias);
   expect_rounded_copy(m.weights, w, c, StorageType::F32);
@@ -122,6 +141,7 @@ TEST(HfModel, Qwen2BiasesAreLoadedAndAdded) {
   // q = a·W_qᵀ + b_q, k and v alike, computed here in double from the traced norm output.
   Trace trace;
   Mat logits;
+  std::string error;
   ASSERT_TRUE(forward(logits, &trace, m.weights, m.config, {3, 1, 4, 1, 5}, &error)) << error;
   const MatD a = trace.find("layers.1.attn_norm")->value.cast<double>();
   const LayerWeights& l = m.weights.layers[1];
@@ -237,12 +257,11 @@ TEST(HfModel, ConfigKeysOfRealCheckpoints) {
 TEST(HfModel, BadFoldersGiveOneLineAndKeepThePreviousModel) {
   const ModelConfig c = small_llama(true);
   const ModelWeights w = init_weights(c, 1);
-  const std::string good = fresh_dir("good");
-  std::vector<std::string> files;
-  std::string error;
-  ASSERT_TRUE(save_hf_checkpoint(good, w, c, {StorageType::BF16, 4096}, &files, &error)) << error;
+  Saved saved;
   HfModel previous;
-  ASSERT_TRUE(load_hf_model(good, {}, &previous, &error)) << error;
+  ASSERT_TRUE(save_and_load(&saved, &previous, "good", w, c, {StorageType::BF16, 4096}));
+  const std::string& good = saved.dir;
+  std::string error;
 
   const auto expect_refused = [&](const std::string& dir, const std::string& needle) {
     HfModel m = previous;
@@ -263,7 +282,7 @@ TEST(HfModel, BadFoldersGiveOneLineAndKeepThePreviousModel) {
   // A shard named by the index is missing.
   const std::string missing_shard = fresh_dir("missing_shard");
   fs::copy(good, missing_shard);
-  fs::remove(missing_shard + "/" + files[2]);
+  fs::remove(missing_shard + "/" + saved.files[2]);
   expect_refused(missing_shard, "cannot open");
 
   // A tensor is missing / has the wrong shape / the dtype is quantized.
@@ -305,10 +324,9 @@ TEST(HfModel, BadFoldersGiveOneLineAndKeepThePreviousModel) {
 
 TEST(HfModel, TokenizerAndBosFromTheFolder) {
   const ModelConfig c = small_llama(true);
-  const std::string dir = fresh_dir("tok");
-  std::vector<std::string> files;
-  std::string error;
-  ASSERT_TRUE(save_hf_checkpoint(dir, init_weights(c, 2), c, {}, &files, &error)) << error;
+  Saved saved;
+  ASSERT_TRUE(save_fresh(&saved, "tok", init_weights(c, 2), c, {}));
+  const std::string& dir = saved.dir;
   // A byte-level vocabulary of 256 bytes + <|endoftext|> = 256 (fits the 300-token model).
   json vocab = json::object();
   for (int b = 0; b < 256; ++b) vocab[byte_level_alphabet()[size_t(b)]] = b;
@@ -321,6 +339,7 @@ TEST(HfModel, TokenizerAndBosFromTheFolder) {
   write_text(dir + "/config.json", cfg.dump());
   write_text(dir + "/tokenizer_config.json", R"({"add_bos_token": true})");
   HfModel m;
+  std::string error;
   ASSERT_TRUE(load_hf_model(dir, {}, &m, &error)) << error;
   ASSERT_TRUE(m.has_tokenizer) << m.tokenizer_warning;
   EXPECT_EQ(m.tokenizer.encode("hi"), (std::vector<int>{256, 'h', 'i'}));

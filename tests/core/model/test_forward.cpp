@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <limits>
 #include <map>
 
@@ -82,7 +83,14 @@ std::vector<std::pair<std::string, int64_t>> expected_shape(const std::string& n
   return {{"T", T}, {"C", C}};
 }
 
-void expect_steps(const Trace& trace, const ModelConfig& c, const std::vector<std::string>& names) {
+// The trace holds "embed", then the `per_layer` steps under "layers.<l>." for every layer in order, then `tail`,
+// each with the shape the config gives it.
+void expect_steps(const Trace& trace, const ModelConfig& c, std::initializer_list<const char*> per_layer,
+                  std::initializer_list<const char*> tail) {
+  std::vector<std::string> names = {"embed"};
+  for (int l = 0; l < c.n_layers; ++l)
+    for (const char* step : per_layer) names.push_back("layers." + std::to_string(l) + "." + step);
+  names.insert(names.end(), tail.begin(), tail.end());
   ASSERT_EQ(trace.steps().size(), names.size());
   const int T = static_cast<int>(kTokens.size());
   for (size_t i = 0; i < names.size(); ++i) {
@@ -114,15 +122,11 @@ TEST(Forward, TraceOfGqaRopePreNorm) {
   const ModelConfig c = config_a();
   Trace trace;
   run(c, 1, &trace);
-  std::vector<std::string> names = {"embed"};
-  for (int l = 0; l < c.n_layers; ++l)
-    for (const char* step : {"attn_norm", "attn.q", "attn.k", "attn.v", "attn.q_rope", "attn.k_rope", "attn.scores",
-                             "attn.probs", "attn.out", "attn.proj", "attn.residual", "mlp_norm", "mlp.gate", "mlp.up",
-                             "mlp.hidden", "mlp.down", "mlp.residual"})
-      names.push_back("layers." + std::to_string(l) + "." + step);
-  names.push_back("final_norm");
-  names.push_back("logits");
-  expect_steps(trace, c, names);
+  expect_steps(
+      trace, c,
+      {"attn_norm", "attn.q", "attn.k", "attn.v", "attn.q_rope", "attn.k_rope", "attn.scores", "attn.probs", "attn.out",
+       "attn.proj", "attn.residual", "mlp_norm", "mlp.gate", "mlp.up", "mlp.hidden", "mlp.down", "mlp.residual"},
+      {"final_norm", "logits"});
   // GQA: K is (T, 2 KV heads, 16), half the width of Q (T, 4 heads, 16).
   EXPECT_EQ(trace.find("layers.0.attn.k")->value.cols(), 32);
   EXPECT_EQ(trace.find("layers.0.attn.q")->value.cols(), 64);
@@ -136,14 +140,11 @@ TEST(Forward, TraceOfAlibiPostNorm) {
   const ModelConfig c = config_b();
   Trace trace;
   run(c, 2, &trace);
-  std::vector<std::string> names = {"embed"};
-  for (int l = 0; l < c.n_layers; ++l)
-    for (const char* step :
-         {"attn.q", "attn.k", "attn.v", "attn.scores", "attn.probs", "attn.out", "attn.proj", "attn.residual",
-          "attn_norm", "mlp.up", "mlp.hidden", "mlp.down", "mlp.residual", "mlp_norm"})
-      names.push_back("layers." + std::to_string(l) + "." + step);
-  names.push_back("logits");
-  expect_steps(trace, c, names);
+  // Post-norm: each norm follows its residual add, and there is no final norm.
+  expect_steps(trace, c,
+               {"attn.q", "attn.k", "attn.v", "attn.scores", "attn.probs", "attn.out", "attn.proj", "attn.residual",
+                "attn_norm", "mlp.up", "mlp.hidden", "mlp.down", "mlp.residual", "mlp_norm"},
+               {"logits"});
   EXPECT_EQ(trace.find("layers.1.attn.q")->inputs,
             (std::vector<std::string>{"layers.0.mlp_norm", "model.layers.1.self_attn.q_proj.weight"}));
   // ALiBi scores: head 0's slope is 2^(−8/4) = 0.25; the future is −∞.

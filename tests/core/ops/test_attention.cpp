@@ -7,6 +7,7 @@
 
 #include <random>
 
+#include "attention_setup.h"
 #include "core/ops/alibi.h"
 #include "test_util.h"
 
@@ -22,13 +23,6 @@ struct Small {
     v << 1, 0, 0, 1, 2, -1;
   }
 };
-
-Mat randn(int r, int c, std::mt19937& rng) {
-  std::normal_distribution<float> n;
-  Mat m(r, c);
-  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = n(rng);
-  return m;
-}
 
 TEST(Attention, CausalGqaMatchesNumpy) {
   Small s;
@@ -139,17 +133,12 @@ TEST(Attention, GqaEqualsMhaOnRepeatedKeysAndValues) {
 TEST(Attention, KvCacheStepEqualsLastRowsOfFullPass) {
   std::mt19937 rng(4);
   const int T = 7, H = 2, D = 4, T_new = 2;
-  Mat q = randn(T, H * D, rng), k = randn(T, H * D, rng), v = randn(T, H * D, rng);
-  const Mask m = mask_and({causal_mask(), sliding_window_mask(4)});
-  AttentionOptions opt;
-  opt.mask = &m;
-  opt.bias.kind = AttentionBias::Kind::Alibi;
-  opt.bias.slopes = alibi_slopes(H);
+  SlidingAlibiInputs in(rng, T, T, H, D, /*window=*/4);
   Mat of, sf, pf, os, ss, ps;
   std::vector<char> e;
-  attention_forward(of, sf, pf, e, q, k, v, opt, H, H, D);
-  opt.q_offset = T - T_new;
-  attention_forward(os, ss, ps, e, Mat(q.bottomRows(T_new)), k, v, opt, H, H, D);
+  attention_forward(of, sf, pf, e, in.q, in.k, in.v, in.opt, H, H, D);
+  in.opt.q_offset = T - T_new;
+  attention_forward(os, ss, ps, e, Mat(in.q.bottomRows(T_new)), in.k, in.v, in.opt, H, H, D);
   EXPECT_MAT_NEAR(os, Mat(of.bottomRows(T_new)), 1e-6f);
   for (int h = 0; h < H; ++h)
     EXPECT_MAT_NEAR(Mat(ps.middleRows(h * T_new, T_new)), Mat(pf.middleRows(h * T + T - T_new, T_new)), 1e-6f);

@@ -7,18 +7,12 @@
 
 #include <random>
 
+#include "attention_setup.h"
 #include "core/ops/alibi.h"
 #include "test_util.h"
 
 namespace tw {
 namespace {
-
-Mat randn(int r, int c, std::mt19937& rng, float scale = 1.0f) {
-  std::normal_distribution<float> n(0.0f, scale);
-  Mat m(r, c);
-  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = n(rng);
-  return m;
-}
 
 struct Case {
   std::string name;
@@ -114,14 +108,9 @@ TEST(FlashAttention, EqualsReferenceForEveryBiasKindWithSoftcapAndQkNorm) {
 TEST(FlashAttention, KvCacheOffsetEqualsReference) {
   std::mt19937 rng(9);
   const int T_k = 23, T_new = 3, H = 2, D = 4;
-  Mat q = randn(T_new, H * D, rng), k = randn(T_k, H * D, rng), v = randn(T_k, H * D, rng);
-  const Mask m = mask_and({causal_mask(), sliding_window_mask(5)});
-  AttentionOptions opt;
-  opt.mask = &m;
-  opt.q_offset = T_k - T_new;
-  opt.bias.kind = AttentionBias::Kind::Alibi;
-  opt.bias.slopes = alibi_slopes(H);
-  expect_same(q, k, v, opt, H, H, D, 2, 4, "kv-cache");
+  SlidingAlibiInputs in(rng, T_new, T_k, H, D, /*window=*/5);
+  in.opt.q_offset = T_k - T_new;
+  expect_same(in.q, in.k, in.v, in.opt, H, H, D, 2, 4, "kv-cache");
 }
 
 TEST(FlashAttention, NoMaskAtAllAndMoreKeysThanQueries) {

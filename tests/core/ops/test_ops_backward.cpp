@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <functional>
+#include <initializer_list>
+#include <string>
 
 #include "core/compare.h"
 #include "core/ops/alibi.h"
@@ -63,17 +65,34 @@ double dot(const MatD& a, const MatD& b) { return (a.array() * b.array()).sum();
 
 constexpr double kTol = 1e-7;
 
+// One input the check perturbs in place, and the gradient the backward wrote for it.
+struct FdInput {
+  template <class Dense>
+  FdInput(Dense& input, const Dense& grad, const char* what = "")
+      : x(input.data()), n(input.size()), dx(grad.data()), label(what) {}
+  double* x;
+  Eigen::Index n;
+  const double* dx;
+  const char* label;  // appended to the failure message
+};
+
+// L = Σ R ⊙ out with `out` written by `forward`: each input's analytic gradient against central differences of L.
+void expect_fd_matches(const std::function<void()>& forward, const MatD& out, const MatD& R,
+                       std::initializer_list<FdInput> inputs, const std::string& context = "") {
+  const auto loss = [&] {
+    forward();
+    return dot(out, R);
+  };
+  for (const FdInput& in : inputs) EXPECT_LT(fd_rel_error(loss, in.x, in.n, in.dx), kTol) << context << in.label;
+}
+
 TEST(OpsBackward, Embedding) {
   MatD table = rnd(5, 3, 1);
   const std::vector<int> ids = {2, 0, 2, 4};  // id 2 twice: its row collects both gradients
   const MatD R = rnd(4, 3, 2);
   MatD out, dtable = MatD::Zero(5, 3);
   embedding_backward<double>(dtable, R, ids.data(), 4);
-  auto loss = [&] {
-    embedding_forward<double>(out, table, ids.data(), 4);
-    return dot(out, R);
-  };
-  EXPECT_LT(fd_rel_error(loss, table.data(), table.size(), dtable.data()), kTol);
+  expect_fd_matches([&] { embedding_forward<double>(out, table, ids.data(), 4); }, out, R, {{table, dtable}});
   EXPECT_EQ(dtable.row(1).norm(), 0.0);  // unused rows get nothing
 }
 
@@ -85,12 +104,8 @@ TEST(OpsBackward, RmsNorm) {
   VecD rstd(4), dw = VecD::Zero(6);
   rmsnorm_rows_forward<double>(out.data(), rstd.data(), x.data(), w.data(), 4, 6, 1e-5f);
   rmsnorm_rows_backward<double>(dx.data(), dw.data(), R.data(), x.data(), w.data(), rstd.data(), 4, 6);
-  auto loss = [&] {
-    rmsnorm_rows_forward<double>(out.data(), rstd.data(), x.data(), w.data(), 4, 6, 1e-5f);
-    return dot(out, R);
-  };
-  EXPECT_LT(fd_rel_error(loss, x.data(), x.size(), dx.data()), kTol);
-  EXPECT_LT(fd_rel_error(loss, w.data(), w.size(), dw.data()), kTol);
+  expect_fd_matches([&] { rmsnorm_rows_forward<double>(out.data(), rstd.data(), x.data(), w.data(), 4, 6, 1e-5f); },
+                    out, R, {{x, dx}, {w, dw}});
 }
 
 TEST(OpsBackward, RmsNormFloatForwardMatchesInferenceKernel) {
@@ -114,13 +129,11 @@ TEST(OpsBackward, LayerNorm) {
   layernorm_rows_forward<double>(out.data(), mean.data(), rstd.data(), x.data(), w.data(), b.data(), 4, 6, 1e-5f);
   layernorm_rows_backward<double>(dx.data(), dw.data(), db.data(), R.data(), x.data(), w.data(), mean.data(),
                                   rstd.data(), 4, 6);
-  auto loss = [&] {
-    layernorm_rows_forward<double>(out.data(), mean.data(), rstd.data(), x.data(), w.data(), b.data(), 4, 6, 1e-5f);
-    return dot(out, R);
-  };
-  EXPECT_LT(fd_rel_error(loss, x.data(), x.size(), dx.data()), kTol);
-  EXPECT_LT(fd_rel_error(loss, w.data(), w.size(), dw.data()), kTol);
-  EXPECT_LT(fd_rel_error(loss, b.data(), b.size(), db.data()), kTol);
+  expect_fd_matches(
+      [&] {
+        layernorm_rows_forward<double>(out.data(), mean.data(), rstd.data(), x.data(), w.data(), b.data(), 4, 6, 1e-5f);
+      },
+      out, R, {{x, dx}, {w, dw}, {b, db}});
 }
 
 TEST(OpsBackward, Linear) {
@@ -130,12 +143,7 @@ TEST(OpsBackward, Linear) {
   linear_forward<double>(out, x, w);
   EXPECT_LT((out - x * w.transpose()).cwiseAbs().maxCoeff(), 1e-14);
   linear_backward<double>(&dx, dw, R, x, w);
-  auto loss = [&] {
-    linear_forward<double>(out, x, w);
-    return dot(out, R);
-  };
-  EXPECT_LT(fd_rel_error(loss, x.data(), x.size(), dx.data()), kTol);
-  EXPECT_LT(fd_rel_error(loss, w.data(), w.size(), dw.data()), kTol);
+  expect_fd_matches([&] { linear_forward<double>(out, x, w); }, out, R, {{x, dx}, {w, dw}});
 }
 
 TEST(OpsBackward, Residual) {
@@ -143,12 +151,7 @@ TEST(OpsBackward, Residual) {
   const MatD R = rnd(3, 4, 17);
   MatD out, da = MatD::Zero(3, 4), db = MatD::Zero(3, 4);
   residual_backward<double>(&da, &db, R);
-  auto loss = [&] {
-    residual_forward<double>(out, a, b);
-    return dot(out, R);
-  };
-  EXPECT_LT(fd_rel_error(loss, a.data(), a.size(), da.data()), kTol);
-  EXPECT_LT(fd_rel_error(loss, b.data(), b.size(), db.data()), kTol);
+  expect_fd_matches([&] { residual_forward<double>(out, a, b); }, out, R, {{a, da}, {b, db}});
 }
 
 TEST(OpsBackward, RopeBothConventions) {
@@ -161,11 +164,7 @@ TEST(OpsBackward, RopeBothConventions) {
     const MatD R = rnd(N, H * D, 19);
     MatD out, dx = MatD::Zero(N, H * D);
     rope_backward<double>(dx, R, c, s, conv, N, H, D);
-    auto loss = [&] {
-      rope_forward<double>(out, x, c, s, conv, N, H, D);
-      return dot(out, R);
-    };
-    EXPECT_LT(fd_rel_error(loss, x.data(), x.size(), dx.data()), kTol) << to_string(conv);
+    expect_fd_matches([&] { rope_forward<double>(out, x, c, s, conv, N, H, D); }, out, R, {{x, dx}}, to_string(conv));
     // Float forward = the inference kernel; backward = rotation by −angle (inverse of the forward rotation).
     const Mat xf = x.cast<float>();
     Mat ref, got, back = Mat::Zero(N, H * D);
@@ -183,11 +182,7 @@ TEST(OpsBackward, Activations) {
     const MatD R = rnd(4, 5, 21);
     MatD out, dx = MatD::Zero(4, 5);
     activation_backward<double>(dx, R, x, a);
-    auto loss = [&] {
-      activation_forward_t<double>(out, x, a);
-      return dot(out, R);
-    };
-    EXPECT_LT(fd_rel_error(loss, x.data(), x.size(), dx.data()), kTol) << to_string(a);
+    expect_fd_matches([&] { activation_forward_t<double>(out, x, a); }, out, R, {{x, dx}}, to_string(a));
     for (float v : {-2.5f, -0.3f, 0.0f, 0.7f, 3.0f})
       EXPECT_EQ(activation_value<float>(a, v), activate(a, v)) << to_string(a) << " at " << v;
   }
@@ -199,12 +194,7 @@ TEST(OpsBackward, GluVariants) {
     const MatD R = rnd(3, 5, 24);
     MatD out, dgate = MatD::Zero(3, 5), dup = MatD::Zero(3, 5);
     glu_backward<double>(dgate, dup, R, gate, up, a);
-    auto loss = [&] {
-      glu_forward<double>(out, gate, up, a);
-      return dot(out, R);
-    };
-    EXPECT_LT(fd_rel_error(loss, gate.data(), gate.size(), dgate.data()), kTol) << to_string(a);
-    EXPECT_LT(fd_rel_error(loss, up.data(), up.size(), dup.data()), kTol) << to_string(a);
+    expect_fd_matches([&] { glu_forward<double>(out, gate, up, a); }, out, R, {{gate, dgate}, {up, dup}}, to_string(a));
   }
 }
 
@@ -290,13 +280,8 @@ void check_attention(const AttnCase& k, const MatB* mask_matrix = nullptr) {
   MatD dq = MatD::Zero(B * T, k.H * D), dk = MatD::Zero(B * T, k.KV * D), dv = MatD::Zero(B * T, k.KV * D);
   attention_batched_forward<double>(out, capped, probs, q, kk, v, opt, B, T, k.H, k.KV, D);
   attention_batched_backward<double>(dq, dk, dv, scratch, R, capped, probs, q, kk, v, opt, B, T, k.H, k.KV, D);
-  auto loss = [&] {
-    attention_batched_forward<double>(out, capped, probs, q, kk, v, opt, B, T, k.H, k.KV, D);
-    return dot(out, R);
-  };
-  EXPECT_LT(fd_rel_error(loss, q.data(), q.size(), dq.data()), kTol) << k.name << " dq";
-  EXPECT_LT(fd_rel_error(loss, kk.data(), kk.size(), dk.data()), kTol) << k.name << " dk";
-  EXPECT_LT(fd_rel_error(loss, v.data(), v.size(), dv.data()), kTol) << k.name << " dv";
+  expect_fd_matches([&] { attention_batched_forward<double>(out, capped, probs, q, kk, v, opt, B, T, k.H, k.KV, D); },
+                    out, R, {{q, dq, " dq"}, {kk, dk, " dk"}, {v, dv, " dv"}}, k.name);
 
   // The float kernel equals the inference reference on each sequence, and its backward the double one.
   const Mat qf = q.cast<float>(), kf = kk.cast<float>(), vf = v.cast<float>();
@@ -353,12 +338,7 @@ TEST(OpsBackward, QkNorm) {
   VecD rstd, dw = VecD::Zero(D);
   qk_norm_forward<double>(out, rstd, x, w, 1e-6f, n, D);
   qk_norm_backward<double>(dx, dw, R, x, w, rstd, n, D);
-  auto loss = [&] {
-    qk_norm_forward<double>(out, rstd, x, w, 1e-6f, n, D);
-    return dot(out, R);
-  };
-  EXPECT_LT(fd_rel_error(loss, x.data(), x.size(), dx.data()), kTol);
-  EXPECT_LT(fd_rel_error(loss, w.data(), w.size(), dw.data()), kTol);
+  expect_fd_matches([&] { qk_norm_forward<double>(out, rstd, x, w, 1e-6f, n, D); }, out, R, {{x, dx}, {w, dw}});
   // Float forward = the inference helper.
   const Mat xf = x.cast<float>();
   const Vec wf = w.cast<float>();

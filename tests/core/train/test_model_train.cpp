@@ -17,9 +17,16 @@
 namespace tw {
 namespace {
 
-// A small model every variant starts from: 2 layers, 4 query heads over 2 KV heads, head_dim 4.
-ModelConfig small() {
-  return ModelConfig{.dim = 16, .n_layers = 2, .n_heads = 4, .n_kv_heads = 2, .vocab = 13, .hidden = 24, .max_seq = 12};
+// A small model every variant starts from: 2 layers, 4 query heads over 2 KV heads (ModelConfig's defaults),
+// head_dim 4; `arch` names the architecture choices (defaults: RoPE, RMSNorm, pre-norm, SwiGLU) and may change the
+// KV heads.
+ModelConfig small(ModelConfig arch = {}) {
+  static_assert(ModelConfig{}.n_layers == 2 && ModelConfig{}.n_heads == 4 && ModelConfig{}.n_kv_heads == 2);
+  arch.dim = 16;
+  arch.vocab = 13;
+  arch.hidden = 24;
+  arch.max_seq = 12;
+  return arch;
 }
 
 // B sequences of T tokens with next-token targets inside each sequence (last position −1).
@@ -103,93 +110,58 @@ void expect_gradients(const ModelConfig& c, int B = 2, int T = 7) {
   std::printf("worst relative error %.3g (%s)\n", r.worst_rel, r.worst_name.c_str());
 }
 
-// [SECTION] finite differences, one test per family of config choices
+// [SECTION] finite differences, one config per family of choices
 
-TEST(ModelTrainGrad, RopeGqaRmsPreSwiGLU) { expect_gradients(small()); }
+struct GradCase {
+  const char* name;  // the test's name: the choices it covers
+  ModelConfig config;
+};
 
-TEST(ModelTrainGrad, AlibiPostNormMqa) {
-  ModelConfig c = small();
-  c.positions = PositionType::ALiBi;
-  c.placement = NormPlacement::Post;
-  c.n_kv_heads = 1;
-  expect_gradients(c);
-}
+const GradCase kGradCases[] = {
+    {"RopeGqaRmsPreSwiGLU", small()},
+    {"AlibiPostNormMqa", small({.n_kv_heads = 1, .placement = NormPlacement::Post, .positions = PositionType::ALiBi})},
+    {"LayerNormGeluLearnedPositions",
+     small({.norm = NormType::LayerNorm, .positions = PositionType::Learned, .activation = ActivationKind::GELU})},
+    {"LayerNormPostNormSinusoidalGeGLU", small({.norm = NormType::LayerNorm,
+                                                .placement = NormPlacement::Post,
+                                                .positions = PositionType::Sinusoidal,
+                                                .activation = ActivationKind::GeGLU})},
+    {"TiedEmbeddingsNoPositionsReLU",  // 4 KV heads: MHA
+     small({.n_kv_heads = 4,
+            .positions = PositionType::None,
+            .activation = ActivationKind::ReLU,
+            .tie_embeddings = true})},
+    {"QkNormSoftcapInvDk",  // soft-cap 1.5: small enough that tanh bends the scores
+     small({.attn_scale = ScaleMode::InvDk, .qk_norm = true, .attn_softcap = 1.5f})},
+    {"NoScaleSlidingInterleaved",  // full_every 2: layer 0 sliding, layer 1 full
+     small({.attention = AttentionPattern::Sliding, .window = 3, .full_every = 2, .attn_scale = ScaleMode::None})},
+};
 
-TEST(ModelTrainGrad, LayerNormGeluLearnedPositions) {
-  ModelConfig c = small();
-  c.norm = NormType::LayerNorm;
-  c.activation = ActivationKind::GELU;
-  c.positions = PositionType::Learned;
-  expect_gradients(c);
-}
+class ModelTrainGrad : public ::testing::TestWithParam<GradCase> {};
 
-TEST(ModelTrainGrad, LayerNormPostNormSinusoidalGeGLU) {
-  ModelConfig c = small();
-  c.norm = NormType::LayerNorm;
-  c.placement = NormPlacement::Post;
-  c.activation = ActivationKind::GeGLU;
-  c.positions = PositionType::Sinusoidal;
-  expect_gradients(c);
-}
+TEST_P(ModelTrainGrad, FiniteDifferences) { expect_gradients(GetParam().config); }
 
-TEST(ModelTrainGrad, TiedEmbeddingsNoPositionsReLU) {
-  ModelConfig c = small();
-  c.tie_embeddings = true;
-  c.positions = PositionType::None;
-  c.activation = ActivationKind::ReLU;
-  c.n_kv_heads = 4;  // MHA
-  expect_gradients(c);
-}
-
-TEST(ModelTrainGrad, QkNormSoftcapInvDk) {
-  ModelConfig c = small();
-  c.qk_norm = true;
-  c.attn_softcap = 1.5f;  // small enough that tanh bends the scores
-  c.attn_scale = ScaleMode::InvDk;
-  expect_gradients(c);
-}
-
-TEST(ModelTrainGrad, NoScaleSlidingInterleaved) {
-  ModelConfig c = small();
-  c.attn_scale = ScaleMode::None;
-  c.attention = AttentionPattern::Sliding;
-  c.window = 3;
-  c.full_every = 2;  // layer 0 sliding, layer 1 full
-  expect_gradients(c);
-}
+INSTANTIATE_TEST_SUITE_P(Config, ModelTrainGrad, ::testing::ValuesIn(kGradCases),
+                         [](const ::testing::TestParamInfo<GradCase>& info) { return std::string(info.param.name); });
 
 // [SECTION] agreement with the inference path and between precisions
 
-ModelConfig variant(int i) {
-  ModelConfig c = small();
-  switch (i) {
-    case 1:
-      c.positions = PositionType::ALiBi;
-      c.placement = NormPlacement::Post;
-      c.norm = NormType::LayerNorm;
-      c.activation = ActivationKind::GELU;
-      break;
-    case 2:
-      c.qk_norm = true;
-      c.attn_softcap = 2.0f;
-      c.attn_scale = ScaleMode::InvDk;
-      c.tie_embeddings = true;
-      break;
-    case 3:
-      c.positions = PositionType::Learned;
-      c.attention = AttentionPattern::Sliding;
-      c.window = 2;
-      c.activation = ActivationKind::GeGLU;
-      break;
-    case 4:
-      c.positions = PositionType::Sinusoidal;
-      c.activation = ActivationKind::ReLU;
-      c.attn_scale = ScaleMode::None;
-      break;
-    default: break;
-  }
-  return c;
-}
+// Five configs that mix the choices (the finite-difference cases above take them one family at a time).
+const ModelConfig kVariants[] = {
+    small(),
+    small({.norm = NormType::LayerNorm,
+           .placement = NormPlacement::Post,
+           .positions = PositionType::ALiBi,
+           .activation = ActivationKind::GELU}),
+    small({.tie_embeddings = true, .attn_scale = ScaleMode::InvDk, .qk_norm = true, .attn_softcap = 2.0f}),
+    small({.positions = PositionType::Learned,
+           .activation = ActivationKind::GeGLU,
+           .attention = AttentionPattern::Sliding,
+           .window = 2}),
+    small({.positions = PositionType::Sinusoidal, .activation = ActivationKind::ReLU, .attn_scale = ScaleMode::None}),
+};
+
+ModelConfig variant(int i) { return kVariants[i]; }
 
 TEST(ModelTrain, LogitsMatchInferenceForward) {
   for (int i = 0; i < 5; ++i) {
@@ -197,9 +169,8 @@ TEST(ModelTrain, LogitsMatchInferenceForward) {
     const ModelWeights w = init_weights(c, 3);
     const Batch b = make_batch(c, 3, 9, 5);
     TrainState state;
-    double loss = 0;
     std::string error;
-    ASSERT_TRUE(train_forward(state, w, c, b, &loss, &error)) << error;
+    ASSERT_TRUE(train_forward(state, w, c, b, nullptr, &error)) << error;
     for (int s = 0; s < b.B; ++s) {
       const std::vector<int> tokens(b.tokens.begin() + s * b.T, b.tokens.begin() + (s + 1) * b.T);
       Mat ref;

@@ -10,13 +10,11 @@ namespace tw {
 namespace {
 
 TrainSettings copy_settings() {
-  TrainSettings s;
-  s.model = {.dim = 32, .n_layers = 2, .n_heads = 2, .n_kv_heads = 2, .vocab = 8, .hidden = 64, .max_seq = 16};
-  s.task = {.kind = TaskKind::Copy, .length = 5, .alphabet = 8, .val_examples = 64};
-  s.optimizer.lr = 3e-3f;
-  s.batch = 16;
-  s.seed = 11;
-  return s;
+  return {.model = {.dim = 32, .n_layers = 2, .n_heads = 2, .n_kv_heads = 2, .vocab = 8, .hidden = 64, .max_seq = 16},
+          .task = {.kind = TaskKind::Copy, .length = 5, .alphabet = 8, .val_examples = 64},
+          .optimizer = {.lr = 3e-3f},
+          .batch = 16,
+          .seed = 11};
 }
 
 std::vector<float> flat(const Trainer& t) {

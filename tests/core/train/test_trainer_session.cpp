@@ -7,11 +7,10 @@ namespace tw {
 namespace {
 
 TrainSettings small() {
-  TrainSettings s;
-  s.model = {.dim = 16, .n_layers = 1, .n_heads = 2, .n_kv_heads = 1, .vocab = 4, .hidden = 32, .max_seq = 8};
-  s.task = {.kind = TaskKind::Sort, .length = 3, .alphabet = 4, .val_examples = 16};
-  s.batch = 4;
-  return s;
+  return {.model = {.dim = 16, .n_layers = 1, .n_heads = 2, .n_kv_heads = 1, .vocab = 4, .hidden = 32, .max_seq = 8},
+          .task = {.kind = TaskKind::Sort, .length = 3, .alphabet = 4, .val_examples = 16},
+          .optimizer = {},  // OptimizerConfig's defaults
+          .batch = 4};
 }
 
 TEST(TrainerSession, StepsPlayToLimitAndKeepRunOnBadReset) {
