@@ -183,12 +183,15 @@ plot::Figure attention_figure(const TrainSnapshot& s) {
   return fig;
 }
 
+// How the head scores are measured (Trainer::head_scores), said under their figure.
+constexpr const char* kHeadScoresNote =
+    "on a repeated random sequence r\xE2\x82\x81\xE2\x80\xA6r\xE2\x82\x99 r\xE2\x82\x81\xE2\x80\xA6r\xE2\x82\x99: "
+    "previous-token = mean attention to t\xE2\x88\x92"
+    "1; induction = mean attention of the second copy to the token after the first occurrence (t\xE2\x88\x92n+1)";
+
 plot::Figure scores_figure(const TrainSnapshot& s) {
   plot::Figure fig("head_scores", "What each head does");
-  fig.note =
-      "on a repeated random sequence r\xE2\x82\x81\xE2\x80\xA6r\xE2\x82\x99 r\xE2\x82\x81\xE2\x80\xA6r\xE2\x82\x99: "
-      "previous-token = mean attention to t\xE2\x88\x92"
-      "1; induction = mean attention of the second copy to the token after the first occurrence (t\xE2\x88\x92n+1)";
+  fig.note = kHeadScoresNote;
   plot::Axes& ax = fig.axes();
   ax.setup("head", "", "mean attention", "");
   ax.set_y_range(0, 1.05);
