@@ -52,13 +52,15 @@ bool train_settings_of_state(const TrainPanelState& s, TrainSettings* out, std::
     *error = "task: " + *error;
     return false;
   }
-  ModelConfig& m = t.model = s.model;
+  t.model = s.model;
+  ModelConfig& m = t.model;
   m.hidden = s.hidden > 0 ? s.hidden : 4 * m.dim;
   m.vocab = s.vocab > 0 ? s.vocab : task.vocab();
   m.max_seq = task.seq_len();
   m.capacity_factor = s.capacity_factor;
   m.aux_loss_coef = s.aux_coef;
-  OptimizerConfig& o = t.optimizer = s.optimizer;
+  t.optimizer = s.optimizer;
+  OptimizerConfig& o = t.optimizer;
   o.total_steps = s.steps;
   o.decay_norms = o.decay_embeddings = s.decay_all;
   t.batch = s.batch;

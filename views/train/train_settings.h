@@ -10,7 +10,8 @@
 namespace tw {
 
 // What the Training panel's controls hold: the core's configs themselves, each control bound to its field, and
-// beside them the panel's own settings. A field a control has no say in keeps the core's default.
+// beside them the panel's own settings. A config field no control sets keeps its value: the core's default, or
+// what train_state_of_settings was given.
 struct TrainPanelState {
   TaskConfig task;        // what to learn (task.text: the typed text)
   std::string text_file;  // text task: a file to read instead of the typed text (when set)
