@@ -1,34 +1,32 @@
 // Training panel: train a small Transformer live on a toy task and watch its loss, accuracy, gradients and
-// attention maps change. All training runs in core (TrainerSession on a worker thread); this file turns controls
-// into TrainSettings and draws; the figures are built in views/train/train_figures.cpp.
+// attention maps change. All training runs in core (TrainerSession on a worker thread); this file runs the session
+// from the controls, compares runs handed over by another panel, and draws. Its pieces live in views/train/: the
+// state and its TrainSettings (train_settings), the controls (train_controls), the figures (train_figures) and the
+// checkpoint row (train_checkpoint).
 //
 // [SECTION] panel: controls, toolbar, sample, figures
 #include "views/panel_train.h"
-#include "views/train/train_settings.h"
 
 #include <imgui.h>
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 
 #include "views/model_handoff.h"
 #include "views/plot/plot_imgui.h"
 #include "views/text/panel_text.h"
+#include "views/train/train_checkpoint.h"
+#include "views/train/train_controls.h"
+#include "views/train/train_settings.h"
 #include "views/train_handoff.h"
 #include "views/widgets.h"
 
 namespace tw {
 
 namespace {
-
-const std::vector<std::string> kTaskNames = {"copy", "sort", "reverse", "modadd", "text"};
 
 // A labelled divider between groups of controls (ImGui 1.86 has no SeparatorText).
 void section(const char* label) {
@@ -82,18 +80,14 @@ class TrainPanel final : public Panel {
     draw_comparison(*snap);
     ImGui::Separator();
     for (const Control& c : controls().all()) {
-      if (c.key == "task") section("Task");
-      if (c.key == "layers") section("Model");
-      if (c.key == "experts") section("Mixture of experts");
-      if (c.key == "optimizer") section("Optimization");
-      if (c.key == "steps_per_frame") section("Speed");
-      if (!visible(c.key)) continue;
+      if (const char* heading = train_group_starting_at(c.key)) section(heading);
+      if (!train_control_shown(s_, c.key)) continue;
       ImGui::SetNextItemWidth(150 * ctx.dpi_scale);
       draw_control(c);
-      if (c.key == "aux_coef" || (c.key == "experts" && s_.experts < 2)) draw_parameter_estimate(*snap);
+      if (c.key == "aux_coef" || (c.key == "experts" && !s_.model.moe())) draw_parameter_estimate(*snap);
     }
     section("Checkpoint");
-    draw_checkpoint(*snap);
+    checkpoint_.draw(*snap, session_);
     begin_figures_column();
     if (!error_.empty()) warning_text(error_.c_str());
     if (!snap->ready) {
@@ -125,84 +119,7 @@ class TrainPanel final : public Panel {
   }
 
  protected:
-  void bind(Controls& c) override {
-    c.add_enum("task", &s_.task, kTaskNames, "task",
-               "copy: a random sequence then the same again (needs an induction head); sort / reverse: the prompt "
-               "sorted or reversed; modadd: a + b mod p; text: next character of your text.");
-    c.add_int("length", &s_.length, 1, 64, "prompt length n", "Symbols in the prompt (copy, sort, reverse).");
-    c.add_int("alphabet", &s_.alphabet, 2, 64, "alphabet", "Distinct symbols the prompt draws from (A, B, C, ...).");
-    c.add_bool("vary_period", &s_.vary_period, "vary the period",
-               "copy: the repeat starts after a random filler, so its offset changes every sample and only "
-               "content-based attention (an induction head) can find it.");
-    c.add_int("modulus", &s_.modulus, 2, 211, "modulus p", "modadd: answers (a + b) mod p; vocabulary p + 2.");
-    c.add_text("text", &s_.text, 65536, "text", "Text for the text task (its characters are the vocabulary).");
-    c.add_text("text_file", &s_.text_file, 4096, "text file",
-               "Path of a text file to train on instead of the typed text (text task).");
-    c.add_int("context", &s_.context, 2, 256, "context", "Characters per training window (text task).");
-    c.add_int("val_examples", &s_.val_examples, 16, 2048, "held-out examples",
-              "Size of the fixed held-out set the accuracy is measured on.", true);
-    c.add_int("layers", &s_.layers, 1, 8, "layers", "Transformer blocks.");
-    c.add_int("dim", &s_.dim, 8, 512, "dim C", "Width of the residual stream.", true);
-    c.add_int("heads", &s_.heads, 1, 16, "heads H", "Query heads; head dim D = C / H.");
-    c.add_int("kv_heads", &s_.kv_heads, 1, 16, "KV heads",
-              "Key/value heads: = H is MHA, 1 is MQA, between is GQA (must divide H).");
-    c.add_int("hidden", &s_.hidden, 0, 4096, "MLP hidden F", "MLP hidden size; 0 = 4 \xC3\x97 dim.");
-    c.add_int("vocab", &s_.vocab, 0, 65536, "model vocabulary",
-              "Model vocabulary size; 0 = exactly the task's. Smaller than the task's is refused.");
-    c.add_enum("positions", &s_.positions, {"none", "learned", "sinusoidal", "rope", "alibi"}, "positions",
-               "How the model knows token order.");
-    c.add_enum("norm", &s_.norm, {"rmsnorm", "layernorm"}, "norm", "RMSNorm (LLaMA) or LayerNorm (GPT-2).");
-    c.add_enum("placement", &s_.placement, {"pre", "post"}, "norm placement",
-               "pre: x + f(Norm(x)) (LLaMA); post: Norm(x + f(x)) (2017), unstable at high learning rates.");
-    c.add_enum("activation", &s_.activation, {"relu", "gelu", "swiglu", "geglu"}, "MLP activation",
-               "MLP non-linearity; SwiGLU/GeGLU add a gate matrix.");
-    c.add_enum("attn_scale", &s_.attn_scale, {"1/sqrt(d_k)", "none", "1/d_k"}, "attention scale",
-               "Factor on q\xC2\xB7k: without 1/\xE2\x88\x9A"
-               "d_k the softmax saturates and learning slows.");
-    c.add_bool("qk_norm", &s_.qk_norm, "QK-norm",
-               "RMS-normalise q and k per head (learned \xCE\xB3) before q\xC2\xB7k.");
-    c.add_float("softcap", &s_.softcap, 0.0f, 100.0f, "soft-cap", "Scores become c\xC2\xB7tanh(S/c); 0 = off.", false,
-                "%.3g");
-    c.add_bool("tie", &s_.tie, "tie embeddings", "The LM head reuses the token embedding matrix.");
-    c.add_int("experts", &s_.experts, 0, kMaxExperts, "experts E",
-              "Mixture of experts: each block's MLP becomes E expert MLPs (hidden F each) behind a router; "
-              "0 or 1 = one dense MLP.");
-    c.add_int("top_k", &s_.top_k, 1, kMaxExperts, "top-k",
-              "Experts each token is sent to; their outputs are mixed with the router probabilities renormalised "
-              "over the k (Mixtral). With k = 1 the gate is always 1, so only the balance loss trains the router.");
-    c.add_float("capacity_factor", &s_.capacity_factor, 0.0f, 8.0f, "capacity factor",
-                "Each expert takes at most \xE2\x8C\x88"
-                "factor\xC2\xB7N\xC2\xB7k / E\xE2\x8C\x89 of a batch's N "
-                "tokens; the rest skip the MLP on the residual stream (Switch). 0 = no limit.",
-                false, "%.3g");
-    c.add_float("aux_coef", &s_.aux_coef, 0.0f, 1.0f, "balance loss coef",
-                "\xCE\xB1 of the load-balancing loss \xCE\xB1\xC2\xB7"
-                "E\xC2\xB7\xCE\xA3 f_e\xC2\xB7P_e added to the "
-                "training loss (Switch: 0.01); it is k when the load is even.",
-                false, "%.3g");
-    c.add_enum("optimizer", &s_.optimizer, {"adamw", "sgd"}, "optimizer",
-               "AdamW (as torch.optim.AdamW) or SGD with momentum 0.9.");
-    c.add_float("lr", &s_.lr, 1e-5f, 10.0f, "learning rate", "Peak learning rate; too high and training diverges.",
-                true, "%.4g");
-    c.add_int("batch", &s_.batch, 1, 512, "batch", "Sequences per step.", true);
-    c.add_int("steps", &s_.steps, 1, 100000, "steps", "Length of the run: play stops here; the cosine ends here.",
-              true);
-    c.add_int("warmup", &s_.warmup, 0, 10000, "warmup steps", "Linear warmup from lr/W to lr over W steps.");
-    c.add_float("weight_decay", &s_.weight_decay, 0.0f, 1.0f, "weight decay",
-                "Decoupled decay of the weight matrices (not norms or embeddings).", false, "%.3g");
-    c.add_bool("decay_all", &s_.decay_all, "decay norms + embeddings",
-               "Also apply weight decay to norm gains/biases and embeddings (usually left out).");
-    c.add_float("clip", &s_.clip, 0.0f, 100.0f, "clip grad norm", "Scale gradients down to this global norm; 0 = off.",
-                false, "%.3g");
-    c.add_float("z_loss", &s_.z_loss, 0.0f, 1.0f, "z-loss coef",
-                "Adds coef\xC2\xB7log\xC2\xB2 Z to the loss, pulling the softmax normaliser toward 1 (PaLM: 1e-4); "
-                "0 = off.",
-                false, "%.3g");
-    c.add_int("seed", &s_.seed, 0, 1000000, "seed", "Seeds the weights, batches, held-out set and probe.");
-    c.add_int("eval_every", &s_.eval_every, 1, 1000, "evaluate every", "Steps between held-out evaluations.", true);
-    c.add_int("steps_per_frame", &s_.steps_per_frame, 1, 1000, "steps per frame",
-              "Training steps between screen updates (changing it keeps the run).", true);
-  }
+  void bind(Controls& c) override { bind_train_controls(c, s_); }
 
  private:
   // Starts a new run when the controls (speed aside) changed since the current run began; true when it did.
@@ -287,17 +204,6 @@ class TrainPanel final : public Panel {
     if (!session_.running()) ImGui::TextDisabled("paused: Play continues the comparison");
   }
 
-  bool visible(const std::string& key) const {
-    const auto kind = static_cast<TaskKind>(s_.task);
-    const bool symbolic = kind == TaskKind::Copy || kind == TaskKind::Sort || kind == TaskKind::Reverse;
-    if (key == "length" || key == "alphabet") return symbolic;
-    if (key == "vary_period") return kind == TaskKind::Copy;
-    if (key == "modulus") return kind == TaskKind::ModAdd;
-    if (key == "text" || key == "text_file" || key == "context") return kind == TaskKind::Text;
-    if (key == "top_k" || key == "capacity_factor" || key == "aux_coef") return s_.experts >= 2;
-    return true;
-  }
-
   void draw_toolbar(const TrainSnapshot& snap) {
     const bool running = session_.running();
     if (ImGui::Button(running ? "Pause" : "Play")) running ? session_.pause() : session_.play();
@@ -357,46 +263,12 @@ class TrainPanel final : public Panel {
 
   std::string run_label() const {
     static const char* scales[] = {"1/sqrt(d_k)", "no scale", "1/d_k"};
-    return std::string(s_.placement == 0 ? "pre" : "post") + ", " + scales[std::clamp(s_.attn_scale, 0, 2)] +
-           (s_.qk_norm ? ", QK-norm" : "") + (s_.softcap > 0 ? ", soft-cap " + plot::fmt("%.3g", s_.softcap) : "") +
-           (s_.z_loss > 0 ? ", z-loss " + plot::fmt("%.3g", s_.z_loss) : "") + ", lr " + plot::fmt("%.3g", s_.lr);
-  }
-
-  void draw_checkpoint(const TrainSnapshot& snap) {
-    ImGui::SetNextItemWidth(200);
-    ImGui::InputText("##dir", checkpoint_dir_, sizeof checkpoint_dir_);
-    ImGui::SameLine();
-    help_marker(
-        "Directory for model.safetensors + config.json (Hugging Face names; bench/pytorch_forward.py loads it).");
-    if (ImGui::Button("Save") && snap.ready) {
-      std::error_code ec;
-      std::filesystem::create_directories(checkpoint_dir_, ec);
-      const std::filesystem::path d(checkpoint_dir_);
-      std::string error;
-      if (!ec && save_weights((d / "model.safetensors").string(), snap.weights, snap.settings.model, &error) &&
-          save_config((d / "config.json").string(), snap.settings.model, &error))
-        checkpoint_status_ = "saved step " + std::to_string(snap.step) + " to " + d.string();
-      else
-        checkpoint_status_ = ec ? "cannot create " + d.string() + ": " + ec.message() : error;
-    }
-    ImGui::SameLine();
-    if (ImGui::Button("Load")) {
-      std::string error;
-      checkpoint_status_ =
-          session_.load_checkpoint(checkpoint_dir_, &error) ? std::string("loaded ") + checkpoint_dir_ : error;
-    }
-    ImGui::SameLine();
-    if (ImGui::Button("Open in forward stepper") && snap.ready) {
-      if (snap.settings.model.moe())  // its inference pass has one dense MLP per block
-        checkpoint_status_ = "the forward stepper runs dense models only: set experts to 0 to open a run there";
-      else
-        post_model("forward",
-                   task_stepper_model(snap.settings.model, std::make_shared<const ModelWeights>(snap.weights),
-                                      snap.task, "Training panel model",
-                                      "the Training panel's model at step " + std::to_string(snap.step)));
-    }
-    help_marker("Hands a copy of the current weights to the Forward pass stepper (training goes on here).");
-    if (!checkpoint_status_.empty()) ImGui::TextWrapped("%s", checkpoint_status_.c_str());
+    const ModelConfig& m = s_.model;
+    return std::string(m.placement == NormPlacement::Pre ? "pre" : "post") + ", " +
+           scales[std::clamp(static_cast<int>(m.attn_scale), 0, 2)] + (m.qk_norm ? ", QK-norm" : "") +
+           (m.attn_softcap > 0 ? ", soft-cap " + plot::fmt("%.3g", m.attn_softcap) : "") +
+           (s_.z_loss > 0 ? ", z-loss " + plot::fmt("%.3g", s_.z_loss) : "") + ", lr " +
+           plot::fmt("%.3g", s_.optimizer.lr);
   }
 
   // The probe example: prompt tokens grey, answer tokens green when predicted right, red when wrong.
@@ -424,8 +296,7 @@ class TrainPanel final : public Panel {
   TrainPanelState s_;
   std::string last_settings_;  // controls (without speed) of the current run, as JSON text
   std::string error_;          // why the current settings cannot train (the previous run stays)
-  char checkpoint_dir_[512] = "checkpoints/train";
-  std::string checkpoint_status_;
+  TrainCheckpoint checkpoint_;
   int pin_counter_ = 0;
   enum class ComparePhase { None, Baseline, Variant, Done };
   struct Comparison {

@@ -45,9 +45,10 @@ std::shared_ptr<const TrainSnapshot> latest_training_run();
 
 // [SECTION] Training panel state from settings
 
-// The Training panel's controls that describe `t` for a run of `steps` steps (the inverse of
-// train_settings_of_state for every setting the panel has a control for; a text task's text is typed, not a file).
-// The panel's runs always decay the learning rate to `steps` (cosine), whatever t.optimizer.total_steps says.
+// The Training panel's state that describes `t` for a run of `steps` steps: the inverse of train_settings_of_state
+// (t's task, model and optimizer configs are the state's; a text task's text is typed, not a file). The panel's runs
+// always decay the learning rate to `steps` (cosine), whatever t.optimizer.total_steps says.
+// Defined beside its inverse in views/train/train_settings.cpp.
 TrainPanelState train_state_of_settings(const TrainSettings& t, int steps);
 
 }  // namespace tw

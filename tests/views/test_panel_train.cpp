@@ -18,6 +18,14 @@ const plot::Figure* find(const std::vector<plot::Figure>& figs, const std::strin
   return nullptr;
 }
 
+// A run small enough to take a few steps in a test: the default sort task (vocabulary 3, 12 tokens), width 16.
+TrainSettings small_run(int layers) {
+  TrainSettings s;
+  s.model = {.dim = 16, .n_layers = layers, .n_heads = 2, .n_kv_heads = 2, .vocab = 3, .hidden = 32, .max_seq = 12};
+  s.batch = 4;
+  return s;
+}
+
 TEST(PanelTrain, FiguresFollowTheRunAndBadSettingsKeepIt) {
   auto p = make_panel("train");
   ASSERT_NE(p, nullptr);
@@ -63,10 +71,7 @@ TEST(PanelTrain, FiguresFollowTheRunAndBadSettingsKeepIt) {
 TEST(PanelTrain, PinnedRunsAreOverlaidOnTheCurves) {
   TrainSnapshot snap;
   Trainer t;
-  TrainSettings s;
-  s.model =
-      ModelConfig{.dim = 16, .n_layers = 1, .n_heads = 2, .n_kv_heads = 2, .vocab = 3, .hidden = 32, .max_seq = 12};
-  s.batch = 4;
+  const TrainSettings s = small_run(1);
   std::string error;
   ASSERT_TRUE(t.init(s, &error)) << error;
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(t.step(&error)) << error;
@@ -90,18 +95,10 @@ TEST(PanelTrain, PinnedRunsAreOverlaidOnTheCurves) {
 // curve has one point per step, and values another panel posts (the MoE panel's button) become this panel's run.
 TEST(PanelTrain, MixtureOfExpertsFiguresAndHandOff) {
   Trainer t;
-  TrainSettings s;
-  s.model = ModelConfig{.dim = 16,
-                        .n_layers = 2,
-                        .n_heads = 2,
-                        .n_kv_heads = 2,
-                        .vocab = 3,
-                        .hidden = 32,
-                        .max_seq = 12,
-                        .experts = 4,
-                        .top_k = 2,
-                        .capacity_factor = 1.0};
-  s.batch = 4;
+  TrainSettings s = small_run(2);
+  s.model.experts = 4;
+  s.model.top_k = 2;
+  s.model.capacity_factor = 1.0;
   std::string error;
   ASSERT_TRUE(t.init(s, &error)) << error;
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(t.step(&error)) << error;

@@ -21,6 +21,7 @@
 #include "views/plot/export.h"
 #include "views/plot/figure.h"
 #include "views/plot/layout.h"
+#include "views/train/train_controls.h"
 #include "views/train_handoff.h"
 
 namespace tw {
@@ -90,13 +91,14 @@ TEST_P(StabilityHandoff, BothRunsAreTheCoreComparisonsSettings) {
   }
   // Exactly the trick separates the two runs.
   TrainPanelState v = c->variant;
-  v.qk_norm = c->baseline.qk_norm;
-  v.softcap = c->baseline.softcap;
+  v.model.qk_norm = c->baseline.model.qk_norm;
+  v.model.attn_softcap = c->baseline.model.attn_softcap;
   v.z_loss = c->baseline.z_loss;
-  EXPECT_EQ(v.lr, c->baseline.lr);
+  EXPECT_EQ(v.optimizer.lr, c->baseline.optimizer.lr);
   EXPECT_EQ(v.steps, 120);
   EXPECT_EQ(c->baseline.steps, 120);
-  const bool differs = c->variant.qk_norm != c->baseline.qk_norm || c->variant.softcap != c->baseline.softcap ||
+  const bool differs = c->variant.model.qk_norm != c->baseline.model.qk_norm ||
+                       c->variant.model.attn_softcap != c->baseline.model.attn_softcap ||
                        c->variant.z_loss != c->baseline.z_loss;
   EXPECT_TRUE(differs);
   EXPECT_NE(c->baseline_label.find("without"), std::string::npos) << c->baseline_label;
@@ -117,54 +119,38 @@ TEST(StabilityHandoff, InvalidSettingsAreNotSent) {
 }
 
 TEST(TrainStateOfSettings, RoundTripsThroughTheTrainingPanelsSettings) {
+  // Every setting away from the panel's default (the text task's aside), set by its scene key as a scene would.
+  const auto changed = nlohmann::json::parse(R"({
+    "task": "copy", "length": 5, "alphabet": 7, "vary_period": true,
+    "layers": 3, "dim": 24, "heads": 2, "kv_heads": 1, "hidden": 40, "positions": "alibi", "norm": "layernorm",
+    "placement": "post", "activation": "swiglu", "attn_scale": "1/d_k", "qk_norm": true, "softcap": 7.5, "tie": true,
+    "experts": 4, "top_k": 2, "capacity_factor": 1.25, "aux_coef": 0.02,
+    "optimizer": "sgd", "lr": 0.02, "steps": 77, "warmup": 5, "weight_decay": 0.2, "decay_all": true, "clip": 0.5,
+    "z_loss": 0.01, "batch": 9, "seed": 42, "eval_every": 3})");
   TrainPanelState s;
-  s.task = 0;  // copy
-  s.length = 5;
-  s.alphabet = 7;
-  s.vary_period = true;
-  s.layers = 3;
-  s.dim = 24;
-  s.heads = 2;
-  s.kv_heads = 1;
-  s.hidden = 40;
-  s.positions = 4;
-  s.norm = 1;
-  s.placement = 1;
-  s.activation = 2;
-  s.attn_scale = 2;
-  s.qk_norm = true;
-  s.softcap = 7.5f;
-  s.tie = true;
-  s.experts = 4;
-  s.top_k = 2;
-  s.capacity_factor = 1.25f;
-  s.aux_coef = 0.02f;
-  s.optimizer = 1;
-  s.lr = 0.02f;
-  s.steps = 77;
-  s.warmup = 5;
-  s.weight_decay = 0.2f;
-  s.decay_all = true;
-  s.clip = 0.5f;
-  s.z_loss = 0.01f;
-  s.batch = 9;
-  s.seed = 42;
-  s.eval_every = 3;
+  Controls controls("train");
+  bind_train_controls(controls, s);
+  for (const auto& [key, value] : changed.items()) {
+    Control* c = controls.find(key);
+    ASSERT_NE(c, nullptr) << key;
+    ASSERT_FALSE(c->check(value, key).has_value()) << key;
+    c->set(value);
+  }
   TrainSettings t;
   std::string error;
   ASSERT_TRUE(train_settings_of_state(s, &t, &error)) << error;
   const TrainPanelState back = train_state_of_settings(t, s.steps);
   TrainSettings t2;
   ASSERT_TRUE(train_settings_of_state(back, &t2, &error)) << error;
-  EXPECT_EQ(back.task, s.task);
-  EXPECT_EQ(back.vary_period, true);
+  EXPECT_EQ(back.task.kind, s.task.kind);
+  EXPECT_EQ(back.task.vary_period, true);
   EXPECT_EQ(back.vocab, 0) << "the task's own vocabulary reads back as 0";
-  EXPECT_EQ(back.kv_heads, 1);
-  EXPECT_EQ(back.positions, 4);
-  EXPECT_EQ(back.activation, 2);
-  EXPECT_EQ(back.attn_scale, 2);
-  EXPECT_EQ(back.softcap, 7.5f);
-  EXPECT_EQ(back.optimizer, 1);
+  EXPECT_EQ(back.model.n_kv_heads, 1);
+  EXPECT_EQ(back.model.positions, PositionType::ALiBi);
+  EXPECT_EQ(back.model.activation, ActivationKind::SwiGLU);
+  EXPECT_EQ(back.model.attn_scale, ScaleMode::InvDk);
+  EXPECT_EQ(back.model.attn_softcap, 7.5f);
+  EXPECT_EQ(back.optimizer.kind, OptimizerKind::SGD);
   EXPECT_EQ(back.decay_all, true);
   EXPECT_EQ(back.z_loss, 0.01f);
   EXPECT_EQ(back.eval_every, 3);
@@ -264,16 +250,13 @@ INSTANTIATE_TEST_SUITE_P(
 // still runs: the comparison shows the blow-up beside the run that survives.
 TEST(TrainingComparison, ADivergedBaselineIsPinnedAndTheVariantRuns) {
   (void)take_train_comparison();
-  TrainPanelState bad;
-  bad.optimizer = 1;  // SGD with momentum at a learning rate no model survives
-  bad.lr = 10.0f;
-  bad.clip = 0.0f;
-  bad.warmup = 0;
+  TrainPanelState bad;  // SGD with momentum at a learning rate no model survives (unclipped)
+  bad.optimizer = {.kind = OptimizerKind::SGD, .lr = 10.0f, .weight_decay = 0.01f, .clip_norm = 0.0f};
   bad.steps = 40;
   bad.eval_every = 5;
   TrainPanelState good = bad;
-  good.optimizer = 0;
-  good.lr = 3e-3f;
+  good.optimizer.kind = OptimizerKind::AdamW;
+  good.optimizer.lr = 3e-3f;
   post_train_comparison({"test", bad, good, "SGD at lr 10", "AdamW at lr 0.003"});
   auto train = make_panel("train");
   train->update();
@@ -323,9 +306,7 @@ TEST(DecodingLink, PerplexityFollowsTheTrainingRun) {
 
   // A short run of the Training panel's own session type, published as the panel publishes it.
   TrainSettings t;
-  t.task.kind = TaskKind::Sort;
-  t.task.length = 4;
-  t.task.alphabet = 5;
+  t.task = {.kind = TaskKind::Sort, .length = 4, .alphabet = 5};
   Task task;
   std::string error;
   ASSERT_TRUE(Task::create(t.task, &task, &error)) << error;

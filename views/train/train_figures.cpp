@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "views/panel_train.h"
 
@@ -34,13 +35,33 @@ void curve(const std::vector<MetricsRow>& h, double MetricsRow::*field, double s
   }
 }
 
-void add_pinned(plot::Axes& ax, const TrainSnapshot& s, double MetricsRow::*field, double scale) {
-  for (size_t p = 0; p < s.pinned.size(); ++p) {
-    std::vector<double> xs, ys;
-    curve(s.pinned[p].history, field, scale, &xs, &ys);
-    plot::LineItem& l = ax.line("pinned: " + s.pinned[p].label, xs, ys);
-    l.color = kPinnedColors[p];
-  }
+// One metric of a run's history as a line over steps.
+plot::LineItem& metric_line(plot::Axes& ax, std::string label, const std::vector<MetricsRow>& h,
+                            double MetricsRow::*field, double scale = 1.0) {
+  std::vector<double> xs, ys;
+  curve(h, field, scale, &xs, &ys);
+  return ax.line(std::move(label), std::move(xs), std::move(ys));
+}
+
+// The metric of every pinned run, faded; drawn first, so the current run's curves lie on top.
+void add_pinned(plot::Axes& ax, const TrainSnapshot& s, double MetricsRow::*field, double scale = 1.0) {
+  for (size_t p = 0; p < s.pinned.size(); ++p)
+    metric_line(ax, "pinned: " + s.pinned[p].label, s.pinned[p].history, field, scale).color = kPinnedColors[p];
+}
+
+// A held-out measure of the current run: it is evaluated every few steps, so markers show where.
+void add_held_out(plot::Axes& ax, std::string label, const TrainSnapshot& s, double MetricsRow::*field,
+                  double scale = 1.0) {
+  plot::LineItem& l = metric_line(ax, std::move(label), s.history, field, scale);
+  l.color = kValColor;
+  l.style = plot::LineStyle::LineAndMarkers;
+}
+
+// The axes of a curve over training steps: every figure here but the attention maps, head scores and expert load.
+plot::Axes& step_axes(plot::Figure& fig, const char* y_label, const char* unit) {
+  plot::Axes& ax = fig.axes();
+  ax.setup("step", "", y_label, unit);
+  return ax;
 }
 
 std::string run_note(const TrainSnapshot& s) {
@@ -58,17 +79,11 @@ std::string run_note(const TrainSnapshot& s) {
 plot::Figure loss_figure(const TrainSnapshot& s) {
   plot::Figure fig("loss", "Loss: training batch and held-out answers");
   fig.note = run_note(s);
-  plot::Axes& ax = fig.axes();
-  ax.setup("step", "", "cross-entropy loss", "nats");
+  plot::Axes& ax = step_axes(fig, "cross-entropy loss", "nats");
   ax.y.scale = plot::Scale::Log10;
-  add_pinned(ax, s, &MetricsRow::val_loss, 1.0);
-  std::vector<double> xs, ys, vx, vy;
-  curve(s.history, &MetricsRow::train_loss, 1.0, &xs, &ys);
-  curve(s.history, &MetricsRow::val_loss, 1.0, &vx, &vy);
-  ax.line("train", xs, ys).color = kTrainColor;
-  plot::LineItem& v = ax.line("held-out", vx, vy);
-  v.color = kValColor;
-  v.style = plot::LineStyle::LineAndMarkers;
+  add_pinned(ax, s, &MetricsRow::val_loss);
+  metric_line(ax, "train", s.history, &MetricsRow::train_loss).color = kTrainColor;
+  add_held_out(ax, "held-out", s, &MetricsRow::val_loss);
   if (s.ready) ax.hline("uniform guess ln V", std::log(double(s.task.vocab())));
   return fig;
 }
@@ -76,15 +91,10 @@ plot::Figure loss_figure(const TrainSnapshot& s) {
 plot::Figure accuracy_figure(const TrainSnapshot& s) {
   plot::Figure fig("accuracy", "Held-out answer accuracy");
   fig.note = "arg-max prediction of every answer token of the fixed held-out set; faded: pinned runs";
-  plot::Axes& ax = fig.axes();
-  ax.setup("step", "", "accuracy", "%");
+  plot::Axes& ax = step_axes(fig, "accuracy", "%");
   ax.set_y_range(0, 101);
   add_pinned(ax, s, &MetricsRow::accuracy, 100.0);
-  std::vector<double> xs, ys;
-  curve(s.history, &MetricsRow::accuracy, 100.0, &xs, &ys);
-  plot::LineItem& l = ax.line("current run", xs, ys);
-  l.color = kValColor;
-  l.style = plot::LineStyle::LineAndMarkers;
+  add_held_out(ax, "current run", s, &MetricsRow::accuracy, 100.0);
   ax.hline("99%", 99.0);
   return fig;
 }
@@ -93,12 +103,9 @@ plot::Figure grad_figure(const TrainSnapshot& s) {
   plot::Figure fig("grad_norm", "Gradient norm per layer (before clipping)");
   fig.note = "\xE2\x80\x96g\xE2\x80\x96\xE2\x82\x82 of each block's weights and of all weights; clipping at " +
              plot::fmt("%.3g", s.settings.optimizer.clip_norm) + " (0 = off)";
-  plot::Axes& ax = fig.axes();
-  ax.setup("step", "", "gradient norm", "");
+  plot::Axes& ax = step_axes(fig, "gradient norm", "");
   ax.y.scale = plot::Scale::Log10;
-  std::vector<double> xs, ys;
-  curve(s.history, &MetricsRow::grad_norm, 1.0, &xs, &ys);
-  ax.line("all weights", xs, ys).color = 0x333333FF;
+  metric_line(ax, "all weights", s.history, &MetricsRow::grad_norm).color = 0x333333FF;
   const int L = s.ready ? s.settings.model.n_layers : 0;
   for (int l = 0; l < L; ++l) {
     std::vector<MetricsRow> rows;
@@ -109,9 +116,7 @@ plot::Figure grad_figure(const TrainSnapshot& s) {
       x.grad_norm = size_t(l) < r.layer_grad_norm.size() ? r.layer_grad_norm[size_t(l)] : kNoValue;
       rows.push_back(x);
     }
-    std::vector<double> lx, ly;
-    curve(rows, &MetricsRow::grad_norm, 1.0, &lx, &ly);
-    ax.line("layer " + std::to_string(l), lx, ly);
+    metric_line(ax, "layer " + std::to_string(l), rows, &MetricsRow::grad_norm);
   }
   if (s.settings.optimizer.clip_norm > 0) ax.hline("clip", s.settings.optimizer.clip_norm);
   return fig;
@@ -122,8 +127,7 @@ plot::Figure lr_figure(const TrainSnapshot& s, int total_steps) {
   const OptimizerConfig& o = s.settings.optimizer;
   fig.note = "linear warmup over " + std::to_string(o.warmup_steps) + " steps, then cosine decay to " +
              plot::fmt("%.3g", o.min_lr_ratio) + "\xC2\xB7lr at step " + std::to_string(o.total_steps);
-  plot::Axes& ax = fig.axes();
-  ax.setup("step", "", "learning rate", "");
+  plot::Axes& ax = step_axes(fig, "learning rate", "");
   ax.flags |= plot::AxesFlags_NoLegend;
   if (!s.ready) return fig;
   const int n = std::max({total_steps, o.total_steps, s.step, 1});
@@ -144,14 +148,9 @@ plot::Figure log_z_figure(const TrainSnapshot& s) {
   plot::Figure fig("log_z", "Held-out log Z (the softmax normaliser)");
   fig.note = "mean log \xCE\xA3 exp(logits) over the held-out answer tokens; z-loss (coef " +
              plot::fmt("%.3g", s.settings.z_loss) + ", 0 = off) adds coef\xC2\xB7log\xC2\xB2 Z, pulling it to 0";
-  plot::Axes& ax = fig.axes();
-  ax.setup("step", "", "log Z", "nats");
-  add_pinned(ax, s, &MetricsRow::log_z, 1.0);
-  std::vector<double> xs, ys;
-  curve(s.history, &MetricsRow::log_z, 1.0, &xs, &ys);
-  plot::LineItem& l = ax.line("current run", xs, ys);
-  l.color = kValColor;
-  l.style = plot::LineStyle::LineAndMarkers;
+  plot::Axes& ax = step_axes(fig, "log Z", "nats");
+  add_pinned(ax, s, &MetricsRow::log_z);
+  add_held_out(ax, "current run", s, &MetricsRow::log_z);
   ax.hline("log Z = 0", 0.0);
   return fig;
 }
@@ -184,12 +183,15 @@ plot::Figure attention_figure(const TrainSnapshot& s) {
   return fig;
 }
 
+// How the head scores are measured (Trainer::head_scores), said under their figure.
+constexpr const char* kHeadScoresNote =
+    "on a repeated random sequence r\xE2\x82\x81\xE2\x80\xA6r\xE2\x82\x99 r\xE2\x82\x81\xE2\x80\xA6r\xE2\x82\x99: "
+    "previous-token = mean attention to t\xE2\x88\x92"
+    "1; induction = mean attention of the second copy to the token after the first occurrence (t\xE2\x88\x92n+1)";
+
 plot::Figure scores_figure(const TrainSnapshot& s) {
   plot::Figure fig("head_scores", "What each head does");
-  fig.note =
-      "on a repeated random sequence r\xE2\x82\x81\xE2\x80\xA6r\xE2\x82\x99 r\xE2\x82\x81\xE2\x80\xA6r\xE2\x82\x99: "
-      "previous-token = mean attention to t\xE2\x88\x92"
-      "1; induction = mean attention of the second copy to the token after the first occurrence (t\xE2\x88\x92n+1)";
+  fig.note = kHeadScoresNote;
   plot::Axes& ax = fig.axes();
   ax.setup("head", "", "mean attention", "");
   ax.set_y_range(0, 1.05);
@@ -221,7 +223,7 @@ plot::Figure expert_load_figure(const TrainSnapshot& s) {
   ax.flags |= plot::AxesFlags_LegendOutside;  // inside, it would cover the last expert's bars
   if (moe.layers.empty()) return fig;
   std::vector<std::string> groups, series;
-  for (int e = 0; e < m.experts; ++e) groups.push_back("E" + std::to_string(e));
+  for (int e = 0; e < m.experts; ++e) groups.push_back(plot::fmt("E%.0f", e));
   groups.push_back("dropped");
   std::vector<std::vector<double>> values;
   for (size_t l = 0; l < moe.layers.size(); ++l) {
@@ -246,12 +248,9 @@ plot::Figure balance_figure(const TrainSnapshot& s) {
       "E\xC2\xB7\xCE\xA3_e f_e\xC2\xB7P_e (mean over layers; f: share of assignments, P: mean router "
       "probability); k = " +
       std::to_string(m.top_k) + " when balanced; added to the loss \xC3\x97 " + plot::fmt("%.3g", m.aux_loss_coef);
-  plot::Axes& ax = fig.axes();
-  ax.setup("step", "", "balance loss", "");
-  add_pinned(ax, s, &MetricsRow::balance_loss, 1.0);
-  std::vector<double> xs, ys;
-  curve(s.history, &MetricsRow::balance_loss, 1.0, &xs, &ys);
-  ax.line("current run", xs, ys).color = kTrainColor;
+  plot::Axes& ax = step_axes(fig, "balance loss", "");
+  add_pinned(ax, s, &MetricsRow::balance_loss);
+  metric_line(ax, "current run", s.history, &MetricsRow::balance_loss).color = kTrainColor;
   ax.hline("k (uniform router)", m.top_k);
   return fig;
 }

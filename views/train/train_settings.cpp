@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "views/train_handoff.h"
+
 namespace tw {
 
 namespace {
@@ -36,65 +38,64 @@ bool read_text_file(const std::string& path, std::string* out, std::string* erro
 
 }  // namespace
 
+// [SECTION] state → settings
+
 bool train_settings_of_state(const TrainPanelState& s, TrainSettings* out, std::string* error) {
   TrainSettings t;
-  t.task.kind = static_cast<TaskKind>(s.task);
-  t.task.length = s.length;
-  t.task.alphabet = s.alphabet;
-  t.task.vary_period = s.vary_period;
-  t.task.modulus = s.modulus;
-  t.task.context = s.context;
-  t.task.val_examples = s.val_examples;
-  if (t.task.kind == TaskKind::Text) {
-    if (!s.text_file.empty()) {
-      if (!read_text_file(s.text_file, &t.task.text, error)) return false;
-    } else {
-      t.task.text = s.text;
-    }
-  }
+  t.task = s.task;
+  if (t.task.kind != TaskKind::Text)
+    t.task.text.clear();  // the typed text belongs to the text task alone
+  else if (!s.text_file.empty() && !read_text_file(s.text_file, &t.task.text, error))
+    return false;
   Task task;
   if (!Task::create(t.task, &task, error)) {
     *error = "task: " + *error;
     return false;
   }
+  t.model = s.model;
   ModelConfig& m = t.model;
-  m.n_layers = s.layers;
-  m.dim = s.dim;
-  m.n_heads = s.heads;
-  m.n_kv_heads = s.kv_heads;
-  m.hidden = s.hidden > 0 ? s.hidden : 4 * s.dim;
+  m.hidden = s.hidden > 0 ? s.hidden : 4 * m.dim;
   m.vocab = s.vocab > 0 ? s.vocab : task.vocab();
   m.max_seq = task.seq_len();
-  m.positions = static_cast<PositionType>(s.positions);
-  m.norm = static_cast<NormType>(s.norm);
-  m.placement = static_cast<NormPlacement>(s.placement);
-  m.activation = static_cast<ActivationKind>(s.activation);
-  m.attn_scale = static_cast<ScaleMode>(s.attn_scale);
-  m.qk_norm = s.qk_norm;
-  m.attn_softcap = s.softcap;
-  m.tie_embeddings = s.tie;
-  m.experts = s.experts;
-  m.top_k = s.top_k;
   m.capacity_factor = s.capacity_factor;
   m.aux_loss_coef = s.aux_coef;
+  t.optimizer = s.optimizer;
   OptimizerConfig& o = t.optimizer;
-  o.kind = static_cast<OptimizerKind>(s.optimizer);
-  o.lr = s.lr;
-  o.warmup_steps = s.warmup;
   o.total_steps = s.steps;
-  o.weight_decay = s.weight_decay;
   o.decay_norms = o.decay_embeddings = s.decay_all;
-  o.clip_norm = s.clip;
-  t.z_loss = s.z_loss;
   t.batch = s.batch;
   t.seed = static_cast<uint64_t>(s.seed);
   t.eval_every = s.eval_every;
+  t.z_loss = s.z_loss;
   if (std::string e = check_settings(t); !e.empty()) {
     *error = e;
     return false;
   }
   *out = std::move(t);
   return true;
+}
+
+// [SECTION] settings → state (views/train_handoff.h)
+
+TrainPanelState train_state_of_settings(const TrainSettings& t, int steps) {
+  TrainPanelState s;
+  s.task = t.task;
+  s.model = t.model;
+  s.hidden = t.model.hidden;
+  Task task;
+  std::string error;
+  // 0 = "exactly the task's vocabulary", so a run whose vocabulary is the task's reads back the same way.
+  s.vocab = Task::create(t.task, &task, &error) && task.vocab() == t.model.vocab ? 0 : t.model.vocab;
+  s.capacity_factor = static_cast<float>(t.model.capacity_factor);
+  s.aux_coef = static_cast<float>(t.model.aux_loss_coef);
+  s.optimizer = t.optimizer;
+  s.decay_all = t.optimizer.decay_norms && t.optimizer.decay_embeddings;
+  s.steps = steps;
+  s.batch = t.batch;
+  s.seed = static_cast<int>(t.seed);
+  s.eval_every = t.eval_every;
+  s.z_loss = static_cast<float>(t.z_loss);
+  return s;
 }
 
 }  // namespace tw

@@ -1,6 +1,7 @@
 #pragma once
-// The Training panel's state (one field per control) and how it becomes TrainSettings for the core trainer;
-// shared by views/panel_train.cpp and `transformer-workbench train` (through views/panel_train.h).
+// The Training panel's state and how it becomes TrainSettings for the core trainer (and back: train_state_of_settings,
+// declared in views/train_handoff.h); shared by views/panel_train.cpp and `transformer-workbench train` (through
+// views/panel_train.h).
 
 #include <string>
 
@@ -8,47 +9,26 @@
 
 namespace tw {
 
-// What the Training panel's controls hold.
+// What the Training panel's controls hold: the core's configs themselves, each control bound to its field, and
+// beside them the panel's own settings. A config field no control sets keeps its value: the core's default, or
+// what train_state_of_settings was given.
 struct TrainPanelState {
-  // task
-  int task = 1;              // TaskKind: copy, sort, reverse, modadd, text
-  int length = 6;            // symbols in the prompt
-  int alphabet = 3;          // symbols to draw from
-  bool vary_period = false;  // copy: random period, so only an induction head solves it
-  int modulus = 23;          // p of modadd
-  std::string text;          // text task: typed text
-  std::string text_file;     // text task: file to read instead (when set)
-  int context = 32;          // text task: window length
-  int val_examples = 256;
-  // model
-  int layers = 2;
-  int dim = 48;
-  int heads = 3;
-  int kv_heads = 3;
-  int hidden = 96;     // 0: 4·dim
-  int vocab = 0;       // 0: the task's vocabulary
-  int positions = 3;   // PositionType: none, learned, sinusoidal, rope, alibi
-  int norm = 0;        // NormType: rmsnorm, layernorm
-  int placement = 0;   // NormPlacement: pre, post
-  int activation = 0;  // ActivationKind: relu, gelu, swiglu, geglu
-  int attn_scale = 0;  // ScaleMode: 1/sqrt(d_k), none, 1/d_k
-  bool qk_norm = false;
-  float softcap = 0.0f;
-  bool tie = false;
-  // mixture of experts (experts < 2: the dense MLP)
-  int experts = 0;               // E expert MLPs per block, each of hidden size F
-  int top_k = 2;                 // experts each token goes to
+  TaskConfig task;        // what to learn (task.text: the typed text)
+  std::string text_file;  // text task: a file to read instead of the typed text (when set)
+  // The model. Its hidden, vocab, capacity_factor and aux_loss_coef are the four fields below; max_seq is the
+  // task's sequence length.
+  ModelConfig model{.dim = 48, .n_layers = 2, .n_heads = 3, .n_kv_heads = 3, .activation = ActivationKind::ReLU};
+  int hidden = 96;  // 0: 4·dim
+  int vocab = 0;    // 0: exactly the task's vocabulary
+  // The MoE floats are float controls, and the run uses exactly the float a control shows (the core's are double).
   float capacity_factor = 0.0f;  // 0 = no limit
   float aux_coef = 0.01f;        // coefficient of the load-balancing loss
-  // optimization
-  int optimizer = 0;  // OptimizerKind: adamw, sgd
-  float lr = 3e-3f;
-  int batch = 32;
+  // The optimizer. Its total_steps is `steps` (the cosine ends where the run does); decay_all sets both
+  // decay_norms and decay_embeddings.
+  OptimizerConfig optimizer{.lr = 3e-3f, .weight_decay = 0.01f, .warmup_steps = 20};
+  bool decay_all = false;
   int steps = 600;
-  int warmup = 20;
-  float weight_decay = 0.01f;
-  bool decay_all = false;  // also decay norms and embeddings
-  float clip = 1.0f;
+  int batch = 32;
   float z_loss = 0.0f;  // coef of z-loss (coef·log² Z added to the loss); 0 = off
   int seed = 1;
   int eval_every = 25;

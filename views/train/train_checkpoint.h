@@ -1,0 +1,19 @@
+#pragma once
+// The Training panel's checkpoint row: save the current run's model (model.safetensors + config.json, Hugging Face
+// names), load one into the session, or hand a copy of the weights to the forward stepper. UI thread only.
+
+#include <string>
+
+#include "core/train/trainer_session.h"
+
+namespace tw {
+
+struct TrainCheckpoint {
+  char dir[512] = "checkpoints/train";  // where Save writes and Load reads
+  std::string status;                   // what the last button did, or why it could not
+
+  // The directory field and the Save / Load / Open in forward stepper buttons, then the status line.
+  void draw(const TrainSnapshot& snap, TrainerSession& session);
+};
+
+}  // namespace tw
