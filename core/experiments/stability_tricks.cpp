@@ -4,6 +4,7 @@
 #include <cmath>
 #include <random>
 
+#include "core/enum_names.h"
 #include "core/ops/attention.h"
 #include "core/ops/softmax.h"
 #include "core/ops/z_loss.h"
@@ -86,14 +87,12 @@ ZLossCurve z_loss_curve(double coef, double lo, double hi, int n) {
 
 // [SECTION] training comparison
 
-const char* to_string(StabilityTrick t) {
-  switch (t) {
-    case StabilityTrick::Softcap: return "soft-cap";
-    case StabilityTrick::QkNorm: return "QK-norm";
-    case StabilityTrick::ZLoss: return "z-loss";
-  }
-  return "?";
-}
+namespace {
+constexpr const char* kStabilityTrickNames[] = {"soft-cap", "QK-norm", "z-loss"};
+static_assert(names_every(kStabilityTrickNames, StabilityTrick::ZLoss));
+}  // namespace
+
+const char* to_string(StabilityTrick t) { return enum_name(kStabilityTrickNames, t); }
 
 std::string validate(const ComparisonParams& p) {
   if (!(p.lr > 0.0f && p.lr <= 1.0f)) return "lr must be in (0, 1]";

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "core/enum_names.h"
+
 namespace tw {
 
 namespace {
@@ -33,19 +35,13 @@ bool MaskTerm::allows(int i, int j) const {
   return false;
 }
 
-const char* mask_kind_name(MaskKind k) {
-  switch (k) {
-    case MaskKind::Causal: return "causal";
-    case MaskKind::Bidirectional: return "bidirectional";
-    case MaskKind::PrefixLM: return "prefix-LM";
-    case MaskKind::SlidingWindow: return "sliding window";
-    case MaskKind::Padding: return "padding";
-    case MaskKind::Document: return "document packing";
-    case MaskKind::Dilated: return "dilated";
-    case MaskKind::Global: return "global/sink";
-  }
-  return "?";
-}
+namespace {
+constexpr const char* kMaskKindNames[] = {"causal",  "bidirectional",    "prefix-LM", "sliding window",
+                                          "padding", "document packing", "dilated",   "global/sink"};
+static_assert(names_every(kMaskKindNames, MaskKind::Global));
+}  // namespace
+
+const char* mask_kind_name(MaskKind k) { return enum_name(kMaskKindNames, k); }
 
 std::string mask_term_name(const MaskTerm& t) {
   std::string s = mask_kind_name(t.kind);

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "core/enum_names.h"
+
 namespace tw {
 
 std::string validate(const RopeConfig& cfg) {
@@ -27,24 +29,15 @@ std::string validate(const RopeConfig& cfg) {
   return "";
 }
 
-const char* to_string(RopeConvention c) {
-  switch (c) {
-    case RopeConvention::HalfSplit: return "half-split (HF rotate_half)";
-    case RopeConvention::Interleaved: return "interleaved (Meta)";
-  }
-  return "?";
-}
+namespace {
+constexpr const char* kRopeConventionNames[] = {"half-split (HF rotate_half)", "interleaved (Meta)"};
+constexpr const char* kRopeScalingNames[] = {"none", "linear", "NTK-aware", "dynamic NTK", "Llama 3"};
+static_assert(names_every(kRopeConventionNames, RopeConvention::Interleaved));
+static_assert(names_every(kRopeScalingNames, RopeScaling::Llama3));
+}  // namespace
 
-const char* to_string(RopeScaling s) {
-  switch (s) {
-    case RopeScaling::None: return "none";
-    case RopeScaling::Linear: return "linear";
-    case RopeScaling::NtkAware: return "NTK-aware";
-    case RopeScaling::DynamicNtk: return "dynamic NTK";
-    case RopeScaling::Llama3: return "Llama 3";
-  }
-  return "?";
-}
+const char* to_string(RopeConvention c) { return enum_name(kRopeConventionNames, c); }
+const char* to_string(RopeScaling s) { return enum_name(kRopeScalingNames, s); }
 
 std::vector<double> rope_frequencies(int head_dim, double base) {
   const int half = head_dim / 2;
