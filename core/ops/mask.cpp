@@ -92,37 +92,20 @@ const MaskTerm* Mask::blocking_term(int i, int j) const {
   return nullptr;
 }
 
-Mask mask_term(MaskTerm t) {
-  Mask m;
-  m.op = Mask::Op::Term;
-  m.term = std::move(t);
-  return m;
-}
-namespace {
-MaskTerm make_term(MaskKind kind, int size = 0, bool pad_left = true, int length = 0) {
-  MaskTerm t;
-  t.kind = kind;
-  t.size = size;
-  t.pad_left = pad_left;
-  t.length = length;
-  return t;
-}
-}  // namespace
+Mask mask_term(MaskTerm t) { return {.op = Mask::Op::Term, .term = std::move(t)}; }
 
-Mask causal_mask() { return mask_term(make_term(MaskKind::Causal)); }
-Mask bidirectional_mask() { return mask_term(make_term(MaskKind::Bidirectional)); }
-Mask prefix_lm_mask(int prefix) { return mask_term(make_term(MaskKind::PrefixLM, prefix)); }
-Mask sliding_window_mask(int window) { return mask_term(make_term(MaskKind::SlidingWindow, window)); }
+Mask causal_mask() { return mask_term({.kind = MaskKind::Causal}); }
+Mask bidirectional_mask() { return mask_term({.kind = MaskKind::Bidirectional}); }
+Mask prefix_lm_mask(int prefix) { return mask_term({.kind = MaskKind::PrefixLM, .size = prefix}); }
+Mask sliding_window_mask(int window) { return mask_term({.kind = MaskKind::SlidingWindow, .size = window}); }
 Mask padding_mask(int count, bool left, int length) {
-  return mask_term(make_term(MaskKind::Padding, count, left, length));
+  return mask_term({.kind = MaskKind::Padding, .size = count, .pad_left = left, .length = length});
 }
 Mask document_mask(std::vector<int> lengths) {
-  MaskTerm t = make_term(MaskKind::Document);
-  t.doc_lengths = std::move(lengths);
-  return mask_term(std::move(t));
+  return mask_term({.kind = MaskKind::Document, .doc_lengths = std::move(lengths)});
 }
-Mask dilated_mask(int stride) { return mask_term(make_term(MaskKind::Dilated, stride)); }
-Mask global_mask(int count) { return mask_term(make_term(MaskKind::Global, count)); }
+Mask dilated_mask(int stride) { return mask_term({.kind = MaskKind::Dilated, .size = stride}); }
+Mask global_mask(int count) { return mask_term({.kind = MaskKind::Global, .size = count}); }
 
 Mask mask_and(std::vector<Mask> parts) {
   Mask m;
