@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/assets.h"
 #include "core/io/read_file.h"
 
 namespace tw {
@@ -13,12 +14,6 @@ namespace tw {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string executable_dir() {
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string() : exe.parent_path().string();
-}
 
 std::string read_description(const std::string& path) {
   std::string text, error;
@@ -31,21 +26,7 @@ std::string read_description(const std::string& path) {
 
 }  // namespace
 
-std::string presets_dir() {
-  std::vector<fs::path> candidates;
-  if (const std::string exe = executable_dir(); !exe.empty()) {
-    candidates.push_back(fs::path(exe) / "assets" / "scenes");
-    candidates.push_back(fs::path(exe) / ".." / "share" / "transformer-workbench" / "scenes");
-  }
-#ifdef TW_SCENES_DIR
-  candidates.push_back(TW_SCENES_DIR);
-#endif
-  for (const fs::path& dir : candidates) {
-    std::error_code ec;
-    if (fs::is_directory(dir, ec)) return fs::weakly_canonical(dir, ec).string();
-  }
-  return {};
-}
+std::string presets_dir() { return find_asset_dir("scenes"); }
 
 std::vector<ScenePreset> list_presets() {
   std::vector<ScenePreset> presets;

@@ -1,10 +1,7 @@
 #pragma once
 // Shipped lecture presets: assets/scenes/*.json, listed in File > Open and accepted by `export --scene NAME`.
 //
-// Where the presets are found, first existing directory wins:
-//   1. <directory of the executable>/assets/scenes            (a copied or packaged app carries its assets)
-//   2. <directory of the executable>/../share/transformer-workbench/scenes   (an installed layout)
-//   3. TW_SCENES_DIR, the source tree's assets/scenes, compiled in by CMake (a build directory anywhere)
+// The presets are the "scenes" folder of the shipped assets, found as core/assets.h finds every asset folder.
 
 #include <cstddef>
 #include <string>

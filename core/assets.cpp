@@ -5,8 +5,10 @@
 
 namespace tw {
 
-std::string find_asset(const std::string& relative) {
-  namespace fs = std::filesystem;
+namespace fs = std::filesystem;
+
+namespace {
+std::vector<fs::path> asset_roots() {
   std::vector<fs::path> roots;
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);  // Linux; elsewhere only the source tree is tried
@@ -17,9 +19,24 @@ std::string find_asset(const std::string& relative) {
 #ifdef TW_ASSETS_DIR
   roots.push_back(TW_ASSETS_DIR);
 #endif
-  for (const fs::path& root : roots) {
+  return roots;
+}
+}  // namespace
+
+std::string find_asset(const std::string& relative) {
+  std::error_code ec;
+  for (const fs::path& root : asset_roots()) {
     const fs::path p = root / relative;
     if (fs::is_regular_file(p, ec)) return p.string();
+  }
+  return "";
+}
+
+std::string find_asset_dir(const std::string& folder) {
+  std::error_code ec;
+  for (const fs::path& root : asset_roots()) {
+    const fs::path dir = root / folder;
+    if (fs::is_directory(dir, ec)) return fs::weakly_canonical(dir, ec).string();
   }
   return "";
 }

@@ -1,12 +1,21 @@
 #pragma once
 // Where the data files the app ships (assets/) are found at run time: next to the executable first (an installed
 // or copied build), then the source tree the build came from. Nothing is downloaded.
+//
+// The roots, in order, first match wins:
+//   1. <directory of the executable>/assets                          (a copied or packaged app carries its assets)
+//   2. <directory of the executable>/../share/transformer-workbench  (an installed layout)
+//   3. TW_ASSETS_DIR, the source tree's assets/, compiled in by CMake (a build directory anywhere)
 
 #include <string>
 
 namespace tw {
 
-// The full path of assets/<relative> when that file exists, else "".
+// The full path of <root>/<relative> for the first root where that file exists, else "".
 std::string find_asset(const std::string& relative);
+
+// The canonical path of <root>/<folder> for the first root where that directory exists (e.g. "scenes",
+// "models"), else "".
+std::string find_asset_dir(const std::string& folder);
 
 }  // namespace tw

@@ -498,21 +498,19 @@ const char* kLlama3Pattern =
 const char* kQwen2Pattern =
     R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
 
-struct Parser {
-  BpeTokenizer* t;
-  BpeKind* kind;
-  PreSplit* split;
-  bool* kind_known;
-  std::string* error;
+std::string type_of(const json& j) {
+  return j.is_object() && j.contains("type") && j["type"].is_string() ? j["type"].get<std::string>() : "";
+}
 
-  bool fail(std::string m) {
-    *error = "tokenizer.json: " + std::move(m);
-    return false;
-  }
-  static std::string type_of(const json& j) {
-    return j.is_object() && j.contains("type") && j["type"].is_string() ? j["type"].get<std::string>() : "";
-  }
-};
+// The steps of a pipeline stage (normalizer, pre_tokenizer, post_processor): a {"type": "Sequence", list_key:
+// [...]} gives its list, any other object is the one step, and an absent or null stage has none.
+std::vector<json> stage_steps(const json& j, const char* stage, const char* list_key) {
+  if (!j.contains(stage) || j[stage].is_null()) return {};
+  const json& s = j[stage];
+  if (type_of(s) == "Sequence" && s.contains(list_key) && s[list_key].is_array())
+    return s[list_key].get<std::vector<json>>();
+  return {s};
+}
 
 bool get_bool(const json& j, const char* key, bool fallback) {
   return j.is_object() && j.contains(key) && j[key].is_boolean() ? j[key].get<bool>() : fallback;
@@ -534,7 +532,7 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
   // The model: a BPE vocabulary and merge list.
   if (!j.contains("model") || !j["model"].is_object()) return fail("missing the 'model' object");
   const json& model = j["model"];
-  const std::string model_type = Parser::type_of(model);
+  const std::string model_type = type_of(model);
   if (!model_type.empty() && model_type != "BPE")
     return fail("model type '" + model_type + "' is not supported (only BPE tokenizers are)");
   if (!model.contains("vocab") || !model["vocab"].is_object()) return fail("model.vocab must be an object");
@@ -611,16 +609,8 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
 
   // Normalizer: none, NFC (treated as identity: input text is expected in NFC), or SentencePiece's
   // Prepend("▁") + Replace(" ", "▁").
-  std::vector<json> normalizers;
-  if (j.contains("normalizer") && !j["normalizer"].is_null()) {
-    const json& n = j["normalizer"];
-    if (Parser::type_of(n) == "Sequence" && n.contains("normalizers") && n["normalizers"].is_array())
-      for (const json& x : n["normalizers"]) normalizers.push_back(x);
-    else
-      normalizers.push_back(n);
-  }
-  for (const json& n : normalizers) {
-    const std::string type = Parser::type_of(n);
+  for (const json& n : stage_steps(j, "normalizer", "normalizers")) {
+    const std::string type = type_of(n);
     if (type == "NFC" || type == "Strip") continue;
     if (type == "Prepend") {
       t.kind_ = BpeKind::Metaspace, kind_known = true;
@@ -635,16 +625,8 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
   }
 
   // Pre-tokenizer: Sequence of Split(pattern) / ByteLevel / Digits / Metaspace.
-  std::vector<json> pres;
-  if (j.contains("pre_tokenizer") && !j["pre_tokenizer"].is_null()) {
-    const json& p = j["pre_tokenizer"];
-    if (Parser::type_of(p) == "Sequence" && p.contains("pretokenizers") && p["pretokenizers"].is_array())
-      for (const json& x : p["pretokenizers"]) pres.push_back(x);
-    else
-      pres.push_back(p);
-  }
-  for (const json& p : pres) {
-    const std::string type = Parser::type_of(p);
+  for (const json& p : stage_steps(j, "pre_tokenizer", "pretokenizers")) {
+    const std::string type = type_of(p);
     if (type == "Split") {
       const json pattern = p.contains("pattern") && p["pattern"].is_object() ? p["pattern"] : json();
       const std::string regex =
@@ -680,23 +662,15 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
   }
   if (!kind_known) {
     // No normalizer or pre-tokenizer says: the decoder does, or byte fallback marks SentencePiece.
-    const std::string dec = j.contains("decoder") ? Parser::type_of(j["decoder"]) : "";
+    const std::string dec = j.contains("decoder") ? type_of(j["decoder"]) : "";
     t.kind_ = dec == "ByteLevel" || !t.byte_fallback_ ? BpeKind::ByteLevel : BpeKind::Metaspace;
   }
   if (t.kind_ == BpeKind::Metaspace && t.split_ != PreSplit::None)
     return fail("a Metaspace tokenizer with a Split pattern is not supported");
 
   // BOS: the post-processor's template puts a special token before the text (Llama 2, Llama 3), or none.
-  std::vector<json> posts;
-  if (j.contains("post_processor") && !j["post_processor"].is_null()) {
-    const json& p = j["post_processor"];
-    if (Parser::type_of(p) == "Sequence" && p.contains("processors") && p["processors"].is_array())
-      for (const json& x : p["processors"]) posts.push_back(x);
-    else
-      posts.push_back(p);
-  }
-  for (const json& p : posts) {
-    if (Parser::type_of(p) != "TemplateProcessing" || !p.contains("single") || !p["single"].is_array()) continue;
+  for (const json& p : stage_steps(j, "post_processor", "processors")) {
+    if (type_of(p) != "TemplateProcessing" || !p.contains("single") || !p["single"].is_array()) continue;
     for (const json& item : p["single"]) {
       if (item.contains("Sequence")) break;
       if (item.contains("SpecialToken") && item["SpecialToken"].is_object() && item["SpecialToken"].contains("id") &&

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/enum_names.h"
+
 namespace tw {
 
 const std::vector<Device>& device_presets() {
@@ -44,15 +46,12 @@ const std::vector<InferenceModel>& inference_model_presets() {
   return models;
 }
 
-const char* to_string(WeightFormat f) {
-  switch (f) {
-    case WeightFormat::F32: return "fp32";
-    case WeightFormat::BF16: return "bf16";
-    case WeightFormat::Int8: return "int8";
-    case WeightFormat::Int4: return "int4";
-  }
-  return "?";
-}
+namespace {
+constexpr const char* kWeightFormatNames[] = {"fp32", "bf16", "int8", "int4"};
+static_assert(names_every(kWeightFormatNames, WeightFormat::Int4));
+}  // namespace
+
+const char* to_string(WeightFormat f) { return enum_name(kWeightFormatNames, f); }
 
 double bytes_per_weight(WeightFormat f) {
   switch (f) {

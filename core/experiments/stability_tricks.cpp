@@ -4,6 +4,7 @@
 #include <cmath>
 #include <random>
 
+#include "core/enum_names.h"
 #include "core/ops/attention.h"
 #include "core/ops/softmax.h"
 #include "core/ops/z_loss.h"
@@ -86,14 +87,12 @@ ZLossCurve z_loss_curve(double coef, double lo, double hi, int n) {
 
 // [SECTION] training comparison
 
-const char* to_string(StabilityTrick t) {
-  switch (t) {
-    case StabilityTrick::Softcap: return "soft-cap";
-    case StabilityTrick::QkNorm: return "QK-norm";
-    case StabilityTrick::ZLoss: return "z-loss";
-  }
-  return "?";
-}
+namespace {
+constexpr const char* kStabilityTrickNames[] = {"soft-cap", "QK-norm", "z-loss"};
+static_assert(names_every(kStabilityTrickNames, StabilityTrick::ZLoss));
+}  // namespace
+
+const char* to_string(StabilityTrick t) { return enum_name(kStabilityTrickNames, t); }
 
 std::string validate(const ComparisonParams& p) {
   if (!(p.lr > 0.0f && p.lr <= 1.0f)) return "lr must be in (0, 1]";
@@ -109,33 +108,29 @@ std::string validate(const ComparisonParams& p) {
 }
 
 TrainSettings comparison_settings(const ComparisonParams& p, bool with_trick) {
-  TrainSettings t;
-  t.task.kind = TaskKind::Sort;
-  t.task.length = 6;
-  t.task.alphabet = 3;
+  const TaskConfig sort{.kind = TaskKind::Sort, .length = 6, .alphabet = 3};
   Task task;
   std::string error;
-  Task::create(t.task, &task, &error);
-  // MHA with a plain 4·C ReLU MLP, sized for the task.
-  ModelConfig& m = t.model;
-  m = {.dim = p.dim,
-       .n_layers = p.layers,
-       .n_heads = p.heads,
-       .n_kv_heads = p.heads,
-       .vocab = task.vocab(),
-       .hidden = 4 * p.dim,
-       .max_seq = task.seq_len(),
-       .activation = ActivationKind::ReLU};
-  t.optimizer.lr = p.lr;
-  t.optimizer.warmup_steps = p.warmup;
-  t.optimizer.clip_norm = 0.0f;  // no clipping: clipping is a stability trick of its own
-  t.batch = 32;
-  t.seed = p.seed;
-  t.eval_every = std::max(1, p.steps);
+  Task::create(sort, &task, &error);
+  TrainSettings t{// MHA with a plain 4·C ReLU MLP, sized for the task.
+                  .model = {.dim = p.dim,
+                            .n_layers = p.layers,
+                            .n_heads = p.heads,
+                            .n_kv_heads = p.heads,
+                            .vocab = task.vocab(),
+                            .hidden = 4 * p.dim,
+                            .max_seq = task.seq_len(),
+                            .activation = ActivationKind::ReLU},
+                  .task = sort,
+                  // No clipping: clipping is a stability trick of its own.
+                  .optimizer = {.lr = p.lr, .clip_norm = 0.0f, .warmup_steps = p.warmup},
+                  .batch = 32,
+                  .seed = p.seed,
+                  .eval_every = std::max(1, p.steps)};
   if (with_trick) {
     switch (p.trick) {
-      case StabilityTrick::Softcap: m.attn_softcap = p.softcap; break;
-      case StabilityTrick::QkNorm: m.qk_norm = true; break;
+      case StabilityTrick::Softcap: t.model.attn_softcap = p.softcap; break;
+      case StabilityTrick::QkNorm: t.model.qk_norm = true; break;
       case StabilityTrick::ZLoss: t.z_loss = p.z_loss; break;
     }
   }

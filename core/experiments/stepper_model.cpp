@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "core/assets.h"
 #include "core/io/hf_model.h"
 #include "core/io/read_file.h"
 #include "core/tokenizer.h"
@@ -135,29 +136,7 @@ std::string TokenVocabulary::describe() const {
 
 // [SECTION] models
 
-namespace {
-std::string executable_dir() {
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string() : exe.parent_path().string();
-}
-}  // namespace
-
-std::string shipped_models_dir() {
-  std::vector<fs::path> candidates;
-  if (const std::string exe = executable_dir(); !exe.empty()) {
-    candidates.push_back(fs::path(exe) / "assets" / "models");
-    candidates.push_back(fs::path(exe) / ".." / "share" / "transformer-workbench" / "models");
-  }
-#ifdef TW_MODELS_DIR
-  candidates.push_back(TW_MODELS_DIR);
-#endif
-  for (const fs::path& dir : candidates) {
-    std::error_code ec;
-    if (fs::is_directory(dir, ec)) return fs::weakly_canonical(dir, ec).string();
-  }
-  return {};
-}
+std::string shipped_models_dir() { return find_asset_dir("models"); }
 
 bool load_task_checkpoint(const std::string& dir, StepperModel* out, std::string* error) {
   const fs::path d(dir);

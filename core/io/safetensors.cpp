@@ -1,5 +1,6 @@
 #include "core/io/safetensors.h"
 
+#include "core/enum_names.h"
 #include "core/io/atomic_file.h"
 #include "core/io/read_file.h"
 
@@ -62,14 +63,12 @@ const NamedTensor* SafeTensors::find(const std::string& name) const {
 
 // [SECTION] element types
 
-const char* to_string(StorageType t) {
-  switch (t) {
-    case StorageType::F32: return "F32";
-    case StorageType::F16: return "F16";
-    case StorageType::BF16: return "BF16";
-  }
-  return "?";
-}
+namespace {
+constexpr const char* kStorageTypeNames[] = {"F32", "F16", "BF16"};  // safetensors' dtype strings
+static_assert(names_every(kStorageTypeNames, StorageType::BF16));
+}  // namespace
+
+const char* to_string(StorageType t) { return enum_name(kStorageTypeNames, t); }
 
 bool storage_type_from_string(const std::string& s, StorageType* out) {
   for (StorageType t : {StorageType::F32, StorageType::F16, StorageType::BF16}) {

@@ -1,5 +1,6 @@
 #include "core/model/config.h"
 
+#include "core/enum_names.h"
 #include "core/io/atomic_file.h"
 #include "core/io/read_file.h"
 
@@ -204,28 +205,25 @@ std::vector<std::string> validate(const ModelConfig& c) {
 
 // [SECTION] names
 
-const char* to_string(NormType v) { return v == NormType::RMSNorm ? "rmsnorm" : "layernorm"; }
-const char* to_string(NormPlacement v) { return v == NormPlacement::Pre ? "pre" : "post"; }
-const char* to_string(PositionType v) {
-  switch (v) {
-    case PositionType::None: return "none";
-    case PositionType::Learned: return "learned";
-    case PositionType::Sinusoidal: return "sinusoidal";
-    case PositionType::RoPE: return "rope";
-    case PositionType::ALiBi: return "alibi";
-  }
-  return "?";
-}
-const char* to_string(ActivationKind v) {
-  switch (v) {
-    case ActivationKind::ReLU: return "relu";
-    case ActivationKind::GELU: return "gelu";
-    case ActivationKind::SwiGLU: return "swiglu";
-    case ActivationKind::GeGLU: return "geglu";
-  }
-  return "?";
-}
-const char* to_string(AttentionPattern v) { return v == AttentionPattern::Full ? "full" : "sliding"; }
+namespace {
+// Also the tw_* values of config.json, which config_from_json parses back with these tables.
+constexpr const char* kNormTypeNames[] = {"rmsnorm", "layernorm"};
+constexpr const char* kNormPlacementNames[] = {"pre", "post"};
+constexpr const char* kPositionTypeNames[] = {"none", "learned", "sinusoidal", "rope", "alibi"};
+constexpr const char* kActivationKindNames[] = {"relu", "gelu", "swiglu", "geglu"};
+constexpr const char* kAttentionPatternNames[] = {"full", "sliding"};
+static_assert(names_every(kNormTypeNames, NormType::LayerNorm));
+static_assert(names_every(kNormPlacementNames, NormPlacement::Post));
+static_assert(names_every(kPositionTypeNames, PositionType::ALiBi));
+static_assert(names_every(kActivationKindNames, ActivationKind::GeGLU));
+static_assert(names_every(kAttentionPatternNames, AttentionPattern::Sliding));
+}  // namespace
+
+const char* to_string(NormType v) { return enum_name(kNormTypeNames, v); }
+const char* to_string(NormPlacement v) { return enum_name(kNormPlacementNames, v); }
+const char* to_string(PositionType v) { return enum_name(kPositionTypeNames, v); }
+const char* to_string(ActivationKind v) { return enum_name(kActivationKindNames, v); }
+const char* to_string(AttentionPattern v) { return enum_name(kAttentionPatternNames, v); }
 
 // [SECTION] config.json
 
@@ -245,20 +243,16 @@ const char* hf_hidden_act(ActivationKind a) {
 }
 
 template <class Enum, size_t N>
-bool parse_enum(const json& j, const char* key, const Enum (&values)[N], Enum* out, std::string* error) {
+bool parse_enum(const json& j, const char* key, const char* const (&names)[N], Enum* out, std::string* error) {
   if (!j.contains(key)) return true;
   const json& v = j[key];
   std::string choices;
-  for (Enum e : values) choices += std::string(choices.empty() ? "" : ", ") + to_string(e);
+  for (const char* name : names) choices += std::string(choices.empty() ? "" : ", ") + name;
   if (!v.is_string()) {
     *error = std::string("config.json: '") + key + "' must be a string, one of: " + choices;
     return false;
   }
-  for (Enum e : values)
-    if (v.get<std::string>() == to_string(e)) {
-      *out = e;
-      return true;
-    }
+  if (enum_from_name(names, v.get<std::string>(), out)) return true;
   *error = std::string("config.json: '") + key + "' is '" + v.get<std::string>() + "', expected one of: " + choices;
   return false;
 }
@@ -437,13 +431,6 @@ bool config_from_json(const std::string& text, ModelConfig* out, std::string* er
       return false;
     }
   }
-  const NormType norms[] = {NormType::RMSNorm, NormType::LayerNorm};
-  const NormPlacement placements[] = {NormPlacement::Pre, NormPlacement::Post};
-  const PositionType positions[] = {PositionType::None, PositionType::Learned, PositionType::Sinusoidal,
-                                    PositionType::RoPE, PositionType::ALiBi};
-  const ActivationKind activations[] = {ActivationKind::ReLU, ActivationKind::GELU, ActivationKind::SwiGLU,
-                                        ActivationKind::GeGLU};
-  const AttentionPattern patterns[] = {AttentionPattern::Full, AttentionPattern::Sliding};
   // Qwen2 configs name a window but switch it off with use_sliding_window: false.
   const bool window_off =
       j.contains("use_sliding_window") && j["use_sliding_window"].is_boolean() && !j["use_sliding_window"].get<bool>();
@@ -457,11 +444,11 @@ bool config_from_json(const std::string& text, ModelConfig* out, std::string* er
       parse_int(j, "vocab_size", &c.vocab, error) && parse_int(j, "max_position_embeddings", &c.max_seq, error) &&
       parse_number(j, "rms_norm_eps", &c.eps, error) && parse_number(j, "rope_theta", &c.rope_base, error) &&
       parse_bool(j, "tie_word_embeddings", &c.tie_embeddings, error) &&
-      parse_enum(j, "tw_norm", norms, &c.norm, error) &&
-      parse_enum(j, "tw_norm_placement", placements, &c.placement, error) &&
-      parse_enum(j, "tw_positions", positions, &c.positions, error) &&
-      parse_enum(j, "tw_activation", activations, &c.activation, error) &&
-      parse_enum(j, "tw_attention", patterns, &c.attention, error) &&
+      parse_enum(j, "tw_norm", kNormTypeNames, &c.norm, error) &&
+      parse_enum(j, "tw_norm_placement", kNormPlacementNames, &c.placement, error) &&
+      parse_enum(j, "tw_positions", kPositionTypeNames, &c.positions, error) &&
+      parse_enum(j, "tw_activation", kActivationKindNames, &c.activation, error) &&
+      parse_enum(j, "tw_attention", kAttentionPatternNames, &c.attention, error) &&
       parse_int(j, "tw_full_every", &c.full_every, error) && parse_bool(j, "tw_qk_norm", &c.qk_norm, error) &&
       parse_number(j, "tw_memory_cap_mb", &c.memory_cap_mb, error) &&
       parse_int(j, "num_local_experts", &c.experts, error) && parse_int(j, "num_experts_per_tok", &c.top_k, error) &&

@@ -5,21 +5,19 @@
 #include <cmath>
 #include <limits>
 
+#include "core/enum_names.h"
 #include "core/ops/alibi.h"
 #include "core/ops/norm.h"
 #include "core/ops/softmax.h"
 
 namespace tw {
 
-const char* scale_mode_name(ScaleMode m) {
-  switch (m) {
-    case ScaleMode::InvSqrtDk: return "1/sqrt(d_k)";
-    case ScaleMode::None: return "none";
-    case ScaleMode::InvDk: return "1/d_k";
-    case ScaleMode::Custom: return "custom";
-  }
-  return "?";
-}
+namespace {
+constexpr const char* kScaleModeNames[] = {"1/sqrt(d_k)", "none", "1/d_k", "custom"};
+static_assert(names_every(kScaleModeNames, ScaleMode::Custom));
+}  // namespace
+
+const char* scale_mode_name(ScaleMode m) { return enum_name(kScaleModeNames, m); }
 
 float attention_scale(ScaleMode mode, int head_dim, float custom) {
   switch (mode) {

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "core/enum_names.h"
+
 namespace tw {
 
 namespace {
@@ -33,19 +35,13 @@ bool MaskTerm::allows(int i, int j) const {
   return false;
 }
 
-const char* mask_kind_name(MaskKind k) {
-  switch (k) {
-    case MaskKind::Causal: return "causal";
-    case MaskKind::Bidirectional: return "bidirectional";
-    case MaskKind::PrefixLM: return "prefix-LM";
-    case MaskKind::SlidingWindow: return "sliding window";
-    case MaskKind::Padding: return "padding";
-    case MaskKind::Document: return "document packing";
-    case MaskKind::Dilated: return "dilated";
-    case MaskKind::Global: return "global/sink";
-  }
-  return "?";
-}
+namespace {
+constexpr const char* kMaskKindNames[] = {"causal",  "bidirectional",    "prefix-LM", "sliding window",
+                                          "padding", "document packing", "dilated",   "global/sink"};
+static_assert(names_every(kMaskKindNames, MaskKind::Global));
+}  // namespace
+
+const char* mask_kind_name(MaskKind k) { return enum_name(kMaskKindNames, k); }
 
 std::string mask_term_name(const MaskTerm& t) {
   std::string s = mask_kind_name(t.kind);
@@ -96,37 +92,20 @@ const MaskTerm* Mask::blocking_term(int i, int j) const {
   return nullptr;
 }
 
-Mask mask_term(MaskTerm t) {
-  Mask m;
-  m.op = Mask::Op::Term;
-  m.term = std::move(t);
-  return m;
-}
-namespace {
-MaskTerm make_term(MaskKind kind, int size = 0, bool pad_left = true, int length = 0) {
-  MaskTerm t;
-  t.kind = kind;
-  t.size = size;
-  t.pad_left = pad_left;
-  t.length = length;
-  return t;
-}
-}  // namespace
+Mask mask_term(MaskTerm t) { return {.op = Mask::Op::Term, .term = std::move(t)}; }
 
-Mask causal_mask() { return mask_term(make_term(MaskKind::Causal)); }
-Mask bidirectional_mask() { return mask_term(make_term(MaskKind::Bidirectional)); }
-Mask prefix_lm_mask(int prefix) { return mask_term(make_term(MaskKind::PrefixLM, prefix)); }
-Mask sliding_window_mask(int window) { return mask_term(make_term(MaskKind::SlidingWindow, window)); }
+Mask causal_mask() { return mask_term({.kind = MaskKind::Causal}); }
+Mask bidirectional_mask() { return mask_term({.kind = MaskKind::Bidirectional}); }
+Mask prefix_lm_mask(int prefix) { return mask_term({.kind = MaskKind::PrefixLM, .size = prefix}); }
+Mask sliding_window_mask(int window) { return mask_term({.kind = MaskKind::SlidingWindow, .size = window}); }
 Mask padding_mask(int count, bool left, int length) {
-  return mask_term(make_term(MaskKind::Padding, count, left, length));
+  return mask_term({.kind = MaskKind::Padding, .size = count, .pad_left = left, .length = length});
 }
 Mask document_mask(std::vector<int> lengths) {
-  MaskTerm t = make_term(MaskKind::Document);
-  t.doc_lengths = std::move(lengths);
-  return mask_term(std::move(t));
+  return mask_term({.kind = MaskKind::Document, .doc_lengths = std::move(lengths)});
 }
-Mask dilated_mask(int stride) { return mask_term(make_term(MaskKind::Dilated, stride)); }
-Mask global_mask(int count) { return mask_term(make_term(MaskKind::Global, count)); }
+Mask dilated_mask(int stride) { return mask_term({.kind = MaskKind::Dilated, .size = stride}); }
+Mask global_mask(int count) { return mask_term({.kind = MaskKind::Global, .size = count}); }
 
 Mask mask_and(std::vector<Mask> parts) {
   Mask m;

@@ -32,12 +32,12 @@ enum class MaskKind { Causal, Bidirectional, PrefixLM, SlidingWindow, Padding, D
 // One predicate term. Only the fields its kind uses are read.
 struct MaskTerm {
   MaskKind kind = MaskKind::Causal;
-  int size = 0;                  // prefix length (PrefixLM), W (SlidingWindow), pad count (Padding),
-                                 // stride (Dilated), global token count (Global)
-  bool pad_left = true;          // Padding: pads at the start (true) or the end (false) of the keys
-  int length = 0;                // Padding with pad_left == false: number of keys T_k (pads are the last `size`)
-  std::vector<int> doc_lengths;  // Document: lengths of the packed documents, in order
-  int tag = -1;                  // caller's label, copied through composition (combine_mask_terms: list index)
+  int size = 0;                    // prefix length (PrefixLM), W (SlidingWindow), pad count (Padding),
+                                   // stride (Dilated), global token count (Global)
+  bool pad_left = true;            // Padding: pads at the start (true) or the end (false) of the keys
+  int length = 0;                  // Padding with pad_left == false: number of keys T_k (pads are the last `size`)
+  std::vector<int> doc_lengths{};  // Document: lengths of the packed documents, in order
+  int tag = -1;                    // caller's label, copied through composition (combine_mask_terms: list index)
 
   bool allows(int i, int j) const;  // i = query position, j = key position
 };
@@ -50,8 +50,8 @@ const char* mask_kind_name(MaskKind k);
 struct Mask {
   enum class Op { Term, And, Or };
   Op op = Op::Term;
-  MaskTerm term;               // Op::Term
-  std::vector<Mask> children;  // Op::And / Op::Or
+  MaskTerm term;                 // Op::Term
+  std::vector<Mask> children{};  // Op::And / Op::Or
 
   bool allows(int i, int j) const;
   // For a blocked cell: the first leaf term (depth-first) that blocks it and is not overruled by an OR

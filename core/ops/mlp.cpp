@@ -5,27 +5,19 @@
 #include <cmath>
 #include <numbers>
 
+#include "core/enum_names.h"
+
 namespace tw {
 
-const char* to_string(Activation a) {
-  switch (a) {
-    case Activation::ReLU: return "ReLU";
-    case Activation::GeluExact: return "GELU (erf)";
-    case Activation::GeluTanh: return "GELU (tanh)";
-    case Activation::SiLU: return "SiLU";
-  }
-  return "?";
-}
+namespace {
+constexpr const char* kActivationNames[] = {"ReLU", "GELU (erf)", "GELU (tanh)", "SiLU"};
+constexpr const char* kMlpKindNames[] = {"plain", "SwiGLU", "GeGLU", "ReGLU"};
+static_assert(names_every(kActivationNames, Activation::SiLU));
+static_assert(names_every(kMlpKindNames, MlpKind::ReGLU));
+}  // namespace
 
-const char* to_string(MlpKind k) {
-  switch (k) {
-    case MlpKind::Plain: return "plain";
-    case MlpKind::SwiGLU: return "SwiGLU";
-    case MlpKind::GeGLU: return "GeGLU";
-    case MlpKind::ReGLU: return "ReGLU";
-  }
-  return "?";
-}
+const char* to_string(Activation a) { return enum_name(kActivationNames, a); }
+const char* to_string(MlpKind k) { return enum_name(kMlpKindNames, k); }
 
 float activate(Activation a, float x) {
   switch (a) {

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "core/enum_names.h"
+
 namespace tw {
 
 std::string validate(const RopeConfig& cfg) {
@@ -27,24 +29,15 @@ std::string validate(const RopeConfig& cfg) {
   return "";
 }
 
-const char* to_string(RopeConvention c) {
-  switch (c) {
-    case RopeConvention::HalfSplit: return "half-split (HF rotate_half)";
-    case RopeConvention::Interleaved: return "interleaved (Meta)";
-  }
-  return "?";
-}
+namespace {
+constexpr const char* kRopeConventionNames[] = {"half-split (HF rotate_half)", "interleaved (Meta)"};
+constexpr const char* kRopeScalingNames[] = {"none", "linear", "NTK-aware", "dynamic NTK", "Llama 3"};
+static_assert(names_every(kRopeConventionNames, RopeConvention::Interleaved));
+static_assert(names_every(kRopeScalingNames, RopeScaling::Llama3));
+}  // namespace
 
-const char* to_string(RopeScaling s) {
-  switch (s) {
-    case RopeScaling::None: return "none";
-    case RopeScaling::Linear: return "linear";
-    case RopeScaling::NtkAware: return "NTK-aware";
-    case RopeScaling::DynamicNtk: return "dynamic NTK";
-    case RopeScaling::Llama3: return "Llama 3";
-  }
-  return "?";
-}
+const char* to_string(RopeConvention c) { return enum_name(kRopeConventionNames, c); }
+const char* to_string(RopeScaling s) { return enum_name(kRopeScalingNames, s); }
 
 std::vector<double> rope_frequencies(int head_dim, double base) {
   const int half = head_dim / 2;
@@ -105,29 +98,8 @@ void rope_cos_sin(Mat& cos, Mat& sin, const std::vector<double>& theta, int pos_
 void rope_apply(Mat& out, const Mat& x, const Mat& cos, const Mat& sin, RopeConvention convention, int T, int H,
                 int D) {
   // x, out: (T, H*D)   cos, sin: (T, D/2)
-  assert(x.rows() == T && x.cols() == H * D && D % 2 == 0);
-  assert(cos.rows() == T && cos.cols() == D / 2 && sin.rows() == T && sin.cols() == D / 2);
-  if (&out != &x) out.resize(T, H * D);
-  const int half = D / 2;
-  // Pair k lives at (first + k·step_a, first + k·step_a + offset_b): half-split (k, k + D/2) or
-  // interleaved (2k, 2k + 1).
-  const bool interleaved = convention == RopeConvention::Interleaved;
-  const int stride = interleaved ? 2 : 1;
-  const int partner = interleaved ? 1 : half;
-  for (int t = 0; t < T; ++t) {  // one work item per (token, head): a GPU thread block each
-    const float* c = cos.data() + static_cast<Eigen::Index>(t) * half;
-    const float* s = sin.data() + static_cast<Eigen::Index>(t) * half;
-    for (int h = 0; h < H; ++h) {
-      const float* xi = x.data() + static_cast<Eigen::Index>(t) * H * D + h * D;
-      float* o = out.data() + static_cast<Eigen::Index>(t) * H * D + h * D;
-      for (int k = 0; k < half; ++k) {
-        const int ia = k * stride, ib = k * stride + partner;
-        const float a = xi[ia], b = xi[ib];  // read both before writing: out may alias x
-        o[ia] = a * c[k] - b * s[k];
-        o[ib] = a * s[k] + b * c[k];
-      }
-    }
-  }
+  assert(sin.rows() == T && sin.cols() == D / 2);
+  rope_forward(out, x, cos, sin, convention, T, H, D);
 }
 
 void rope_apply(Mat& out, const Mat& x, const RopeConfig& cfg, int n_heads, int pos_offset) {
@@ -169,29 +141,50 @@ void permute_head_rows(Mat& out, const Mat& w, const std::vector<int>& perm, int
 // [SECTION] training kernels
 namespace tw {
 
+namespace {
+
+// The one rotation kernel: every pair (a, b) of every (row, head) becomes R(direction·angle)·(a, b) with
+// R(θ) = [[cos θ, −sin θ], [sin θ, cos θ]]. The forward turns by +angle; the backward by −angle, since the
+// transpose of a rotation is the rotation back. Accumulate adds into out (dx +=) instead of overwriting it.
+//   in, out: (N, H*D)   cos, sin: (N, D/2). out may alias in (each pair is read before it is written).
+template <bool Accumulate, class S>
+void rotate_pairs(MatT<S>& out, const MatT<S>& in, const MatT<S>& cos, const MatT<S>& sin, RopeConvention convention,
+                  int N, int H, int D, S direction) {
+  const int half = D / 2;
+  // Pair k is (k·stride, k·stride + partner): half-split (k, k + D/2) or interleaved (2k, 2k + 1).
+  const bool interleaved = convention == RopeConvention::Interleaved;
+  const int stride = interleaved ? 2 : 1, partner = interleaved ? 1 : half;
+  for (int t = 0; t < N; ++t) {  // one work item per (row, head): a GPU thread block each
+    const S* c = cos.data() + static_cast<Eigen::Index>(t) * half;
+    const S* s = sin.data() + static_cast<Eigen::Index>(t) * half;
+    for (int h = 0; h < H; ++h) {
+      const S* xi = in.data() + static_cast<Eigen::Index>(t) * H * D + h * D;
+      S* o = out.data() + static_cast<Eigen::Index>(t) * H * D + h * D;
+      for (int k = 0; k < half; ++k) {
+        const int ia = k * stride, ib = k * stride + partner;
+        const S a = xi[ia], b = xi[ib], sk = direction * s[k];  // ±1 · sin is exact
+        const S ra = a * c[k] - b * sk, rb = a * sk + b * c[k];
+        if constexpr (Accumulate) {
+          o[ia] += ra;
+          o[ib] += rb;
+        } else {
+          o[ia] = ra;
+          o[ib] = rb;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
 template <class S>
 void rope_forward(MatT<S>& out, const MatT<S>& x, const MatT<S>& cos, const MatT<S>& sin, RopeConvention convention,
                   int N, int H, int D) {
   // x, out: (N, H*D)   cos, sin: (N, D/2)
   assert(x.rows() == N && x.cols() == H * D && D % 2 == 0 && cos.rows() == N && cos.cols() == D / 2);
   if (&out != &x) out.resize(N, H * D);
-  const int half = D / 2;
-  const bool interleaved = convention == RopeConvention::Interleaved;
-  const int stride = interleaved ? 2 : 1, partner = interleaved ? 1 : half;
-  for (int t = 0; t < N; ++t) {  // one work item per (row, head)
-    const S* c = cos.data() + static_cast<Eigen::Index>(t) * half;
-    const S* s = sin.data() + static_cast<Eigen::Index>(t) * half;
-    for (int h = 0; h < H; ++h) {
-      const S* xi = x.data() + static_cast<Eigen::Index>(t) * H * D + h * D;
-      S* o = out.data() + static_cast<Eigen::Index>(t) * H * D + h * D;
-      for (int k = 0; k < half; ++k) {
-        const int ia = k * stride, ib = k * stride + partner;
-        const S a = xi[ia], b = xi[ib];
-        o[ia] = a * c[k] - b * s[k];
-        o[ib] = a * s[k] + b * c[k];
-      }
-    }
-  }
+  rotate_pairs<false>(out, x, cos, sin, convention, N, H, D, S(1));
 }
 
 template <class S>
@@ -199,23 +192,7 @@ void rope_backward(MatT<S>& dx, const MatT<S>& dout, const MatT<S>& cos, const M
                    int N, int H, int D) {
   // dout, dx: (N, H*D)   cos, sin: (N, D/2)
   assert(dout.rows() == N && dout.cols() == H * D && dx.rows() == N && dx.cols() == H * D);
-  const int half = D / 2;
-  const bool interleaved = convention == RopeConvention::Interleaved;
-  const int stride = interleaved ? 2 : 1, partner = interleaved ? 1 : half;
-  for (int t = 0; t < N; ++t) {
-    const S* c = cos.data() + static_cast<Eigen::Index>(t) * half;
-    const S* s = sin.data() + static_cast<Eigen::Index>(t) * half;
-    for (int h = 0; h < H; ++h) {
-      const S* g = dout.data() + static_cast<Eigen::Index>(t) * H * D + h * D;
-      S* o = dx.data() + static_cast<Eigen::Index>(t) * H * D + h * D;
-      for (int k = 0; k < half; ++k) {
-        const int ia = k * stride, ib = k * stride + partner;
-        const S ga = g[ia], gb = g[ib];
-        o[ia] += ga * c[k] + gb * s[k];  // transpose of [[c, −s], [s, c]]
-        o[ib] += -ga * s[k] + gb * c[k];
-      }
-    }
-  }
+  rotate_pairs<true>(dx, dout, cos, sin, convention, N, H, D, S(-1));
 }
 
 template void rope_forward<float>(Mat&, const Mat&, const Mat&, const Mat&, RopeConvention, int, int, int);

@@ -8,18 +8,16 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/enum_names.h"
+
 namespace tw {
 
-const char* to_string(TaskKind kind) {
-  switch (kind) {
-    case TaskKind::Copy: return "copy";
-    case TaskKind::Sort: return "sort";
-    case TaskKind::Reverse: return "reverse";
-    case TaskKind::ModAdd: return "modadd";
-    case TaskKind::Text: return "text";
-  }
-  return "?";
-}
+namespace {
+constexpr const char* kTaskKindNames[] = {"copy", "sort", "reverse", "modadd", "text"};
+static_assert(names_every(kTaskKindNames, TaskKind::Text));
+}  // namespace
+
+const char* to_string(TaskKind kind) { return enum_name(kTaskKindNames, kind); }
 
 namespace {
 

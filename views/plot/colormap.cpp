@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/enum_names.h"
+
 namespace tw::plot {
 
 namespace {
@@ -35,14 +37,13 @@ uint32_t interpolate(const uint32_t (&anchors)[N], double t) {
 
 }  // namespace
 
-const char* colormap_name(Colormap map) {
-  switch (map) {
-    case Colormap::Viridis: return "viridis";
-    case Colormap::Magma: return "magma";
-    case Colormap::Diverging: return "diverging";
-  }
-  return "viridis";
-}
+namespace {
+constexpr const char* kColormapNames[] = {"viridis", "magma", "diverging"};
+static_assert(names_every(kColormapNames, Colormap::Diverging));
+}  // namespace
+
+// A bad value names the default map, as colormap_at draws it.
+const char* colormap_name(Colormap map) { return enum_name(kColormapNames, map, kColormapNames[0]); }
 
 uint32_t colormap_at(Colormap map, double t) {
   switch (map) {
