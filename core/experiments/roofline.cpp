@@ -49,6 +49,8 @@ const std::vector<InferenceModel>& inference_model_presets() {
 namespace {
 constexpr const char* kWeightFormatNames[] = {"fp32", "bf16", "int8", "int4"};
 static_assert(names_every(kWeightFormatNames, WeightFormat::Int4));
+constexpr const char* kKvFormatNames[] = {"bf16", "fp8", "fp32"};
+static_assert(names_every(kKvFormatNames, KvFormat::FP32));
 }  // namespace
 
 const char* to_string(WeightFormat f) { return enum_name(kWeightFormatNames, f); }
@@ -62,6 +64,9 @@ double bytes_per_weight(WeightFormat f) {
   }
   return 4.0;
 }
+
+const char* to_string(KvFormat f) { return enum_name(kKvFormatNames, f); }
+double bytes_per_value(KvFormat f) { return f == KvFormat::FP8 ? 1.0 : f == KvFormat::FP32 ? 4.0 : 2.0; }
 
 double matmul_parameters(const ModelConfig& c) {
   const double C = c.dim, H = c.n_heads, KV = c.n_kv_heads, D = c.head_dim(), F = c.hidden, V = c.vocab;
@@ -109,16 +114,6 @@ PhaseCost prefill_cost(const InferenceShape& s, const Device& d) {
   p.kv_bytes = kv_cache_bytes(s, s.prompt);  // written once
   return finish(p, tokens, d);
 }
-
-const char* to_string(KvFormat f) {
-  switch (f) {
-    case KvFormat::BF16: return "bf16";
-    case KvFormat::FP8: return "fp8";
-    case KvFormat::FP32: return "fp32";
-  }
-  return "?";
-}
-double bytes_per_value(KvFormat f) { return f == KvFormat::FP8 ? 1.0 : f == KvFormat::FP32 ? 4.0 : 2.0; }
 
 PhaseCost decode_cost(const InferenceShape& s, const Device& d) {
   const ModelConfig& c = s.model;
