@@ -13,6 +13,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <exception>
@@ -55,7 +56,9 @@ auto run_with_priority(bool low_priority, Work&& work) {
   std::optional<decltype(work())> result;
   std::exception_ptr failure;  // rethrown on the caller's thread: an exception leaving a std::thread aborts
   std::thread thread([&] {
-    setpriority(PRIO_PROCESS, 0, 10);  // on failure the work simply runs at the normal priority
+    // 10 above the caller's own nice value (a UI started under `nice` stays above its workers); on failure the
+    // work simply runs at the caller's priority.
+    setpriority(PRIO_PROCESS, 0, std::min(getpriority(PRIO_PROCESS, 0) + 10, 19));
     try {
       result.emplace(work());
     } catch (...) {
