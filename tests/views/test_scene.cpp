@@ -9,6 +9,7 @@
 
 #include "app/scene.h"
 #include "scratch_dir.h"
+#include "views/scene_test_util.h"
 
 namespace tw {
 namespace {
@@ -67,11 +68,7 @@ using testing::read_file_bytes;
 using testing::ScratchDir;
 
 TEST(Scene, RoundTripRestoresEveryValueOpenPanelAndTheme) {
-  AppState saved = changed_state();
-  const std::string text = scene_to_text(saved);
-
-  AppState loaded = make_app_state();
-  const SceneLoad r = load_scene_text(loaded, text);
+  auto [text, loaded, r] = testing::scene_round_trip(changed_state());
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_TRUE(r.warnings.empty());
   const SceneTestState& s = test_state(loaded);
@@ -114,9 +111,7 @@ TEST(Scene, EveryControlOfEveryPanelRoundTrips) {
     }
   }
   EXPECT_GT(changed, 6);
-  const std::string text = scene_to_text(saved);
-  AppState loaded = make_app_state();
-  const SceneLoad r = load_scene_text(loaded, text);
+  auto [text, loaded, r] = testing::scene_round_trip(saved);
   ASSERT_TRUE(r.ok) << r.error;
   for (size_t i = 0; i < saved.panels.size(); ++i) {
     EXPECT_TRUE(loaded.panels[i].open);

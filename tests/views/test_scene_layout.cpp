@@ -8,6 +8,7 @@
 
 #include "app/fonts.h"
 #include "app/scene.h"
+#include "views/scene_test_util.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -68,9 +69,7 @@ AppState presenting_state() {
 
 TEST(SceneLayout, ZoomFocusCollapsedControlsAndWindowPlacesRoundTrip) {
   AppState saved = presenting_state();
-  const std::string text = scene_to_text(saved);
-  AppState loaded = make_app_state();
-  const SceneLoad r = load_scene_text(loaded, text);
+  auto [text, loaded, r] = testing::scene_round_trip(saved);
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_TRUE(r.warnings.empty()) << r.warnings.front();
   EXPECT_EQ(loaded.zoom, 2.0f);
