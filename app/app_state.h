@@ -26,6 +26,8 @@ struct WindowLayout {
   float x = 0, y = 0;  // top-left corner, relative to the main viewport
   float w = 0, h = 0;
   bool collapsed = false;  // title bar only
+
+  bool operator==(const WindowLayout&) const = default;
 };
 
 // The ImGui zoom steps: Ctrl+= and Ctrl+- walk them, Ctrl+0 returns to 1.

@@ -20,14 +20,16 @@ namespace tw {
 
 namespace {
 
-struct ExportCommandOptions {
-  std::string scene;
-  std::vector<std::string> sets;
-  std::string out;
-  std::string formats = "png,svg,csv";
+struct ExportCommandOptions : SceneCommandOptions {
   std::string scale = "2";
   std::string theme;  // empty: the scene's theme
 };
+
+void add_export_options(CLI::App& sub, ExportCommandOptions& o) {
+  add_scene_command_options(sub, o, "softmax", "Directory to write <panel>-<figure>.<ext> into (created if missing)");
+  sub.add_option("--scale", o.scale, "PNG scale, 1 to 4 (default 2)");
+  sub.add_option("--theme", o.theme, "print or dark (default: the scene's theme)");
+}
 
 int fail(const std::string& message) {
   std::fprintf(stderr, "transformer-workbench export: %s\n", message.c_str());
@@ -81,18 +83,8 @@ int run_export(const ExportCommandOptions& o) {
 
 }  // namespace
 
-TW_REGISTER_COMMAND(Command{
-    .name = "export",
-    .description = "Write every figure of a scene's open panels as PNG/SVG/CSV, without a window",
-    .setup = [](CLI::App& sub) -> CommandAction {
-      auto o = std::make_shared<ExportCommandOptions>();
-      sub.add_option("--scene", o->scene, "Scene file, or the name of a shipped preset (e.g. softmax)");
-      sub.add_option("--set", o->sets, "Override a scene key: key=value (repeatable; see scene-keys)");
-      sub.add_option("--out", o->out, "Directory to write <panel>-<figure>.<ext> into (created if missing)");
-      sub.add_option("--format", o->formats, "Comma-separated formats: png,svg,csv (default: all three)");
-      sub.add_option("--scale", o->scale, "PNG scale, 1 to 4 (default 2)");
-      sub.add_option("--theme", o->theme, "print or dark (default: the scene's theme)");
-      return [o] { return run_export(*o); };
-    }});
+TW_REGISTER_COMMAND(options_command<ExportCommandOptions>(
+    "export", "Write every figure of a scene's open panels as PNG/SVG/CSV, without a window", add_export_options,
+    run_export));
 
 }  // namespace tw

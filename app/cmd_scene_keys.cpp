@@ -28,9 +28,13 @@ std::vector<KeyRow> scene_key_rows() {
   return rows;
 }
 
-int print_scene_keys(bool tsv) {
+struct SceneKeysOptions {
+  bool tsv = false;
+};
+
+int print_scene_keys(const SceneKeysOptions& o) {
   const std::vector<KeyRow> rows = scene_key_rows();
-  if (tsv) {
+  if (o.tsv) {
     for (const KeyRow& r : rows)
       std::printf("%s\t%s\t%s\t%s\t%s\n", r.key.c_str(), r.type.c_str(), r.range.c_str(), r.default_text.c_str(),
                   r.help.c_str());
@@ -49,19 +53,14 @@ int print_scene_keys(bool tsv) {
   return 0;
 }
 
-struct SceneKeysOptions {
-  bool tsv = false;
-};
+void add_scene_keys_options(CLI::App& sub, SceneKeysOptions& o) {
+  sub.add_flag("--tsv", o.tsv, "Tab-separated: key, type, range, default, help (for scripts)");
+}
 
 }  // namespace
 
-TW_REGISTER_COMMAND(Command{.name = "scene-keys",
-                            .description = "List every scene key: key, type, range, default (one per line)",
-                            .setup = [](CLI::App& sub) -> CommandAction {
-                              auto options = std::make_shared<SceneKeysOptions>();
-                              sub.add_flag("--tsv", options->tsv,
-                                           "Tab-separated: key, type, range, default, help (for scripts)");
-                              return [options] { return print_scene_keys(options->tsv); };
-                            }});
+TW_REGISTER_COMMAND(options_command<SceneKeysOptions>("scene-keys",
+                                                      "List every scene key: key, type, range, default (one per line)",
+                                                      add_scene_keys_options, print_scene_keys));
 
 }  // namespace tw

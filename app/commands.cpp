@@ -16,4 +16,12 @@ bool register_command(Command command) {
 
 const std::vector<Command>& registered_commands() { return commands(); }
 
+void add_scene_command_options(CLI::App& sub, SceneCommandOptions& o, const std::string& preset_example,
+                               const std::string& out_help) {
+  sub.add_option("--scene", o.scene, "Scene file, or the name of a shipped preset (e.g. " + preset_example + ")");
+  sub.add_option("--set", o.sets, "Override a scene key: key=value (repeatable; see scene-keys)");
+  sub.add_option("--out", o.out, out_help);
+  sub.add_option("--format", o.formats, "Comma-separated formats: png,svg,csv (default: all three)");
+}
+
 }  // namespace tw

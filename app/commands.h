@@ -6,7 +6,9 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace tw {
 
@@ -21,6 +23,31 @@ struct Command {
 
 bool register_command(Command command);
 const std::vector<Command>& registered_commands();
+
+// A command whose options are the fields of one struct: `add_options` binds them to the subcommand, `run` reads
+// them once the command line is parsed.
+template <class Options>
+Command options_command(std::string name, std::string description, void (*add_options)(CLI::App&, Options&),
+                        int (*run)(const Options&)) {
+  return {.name = std::move(name),
+          .description = std::move(description),
+          .setup = [add_options, run](CLI::App& sub) -> CommandAction {
+            auto o = std::make_shared<Options>();
+            add_options(sub, *o);
+            return [o, run] { return run(*o); };
+          }};
+}
+
+// What every command that loads a scene headless (export, train) takes: --scene, --set, --out, --format.
+struct SceneCommandOptions {
+  std::string scene;                    // a scene file or the name of a shipped preset
+  std::vector<std::string> sets;        // key=value overrides, applied in order
+  std::string out;                      // the directory to write into
+  std::string formats = "png,svg,csv";  // figure formats
+};
+// Adds those four options; --scene's help names `preset_example`, --out's help is `out_help`.
+void add_scene_command_options(CLI::App& sub, SceneCommandOptions& o, const std::string& preset_example,
+                               const std::string& out_help);
 
 #define TW_REGISTER_COMMAND(...) \
   static const bool TW_CMD_CONCAT(tw_registered_command_, __LINE__) = ::tw::register_command(__VA_ARGS__)

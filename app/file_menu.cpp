@@ -43,6 +43,23 @@ bool cancel_pressed() {
   return ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
 }
 
+// A popup's path box (focused when the popup appears) with its action button beside it: true when the button is
+// clicked or Enter is pressed in the box.
+bool path_row(const char* id, std::string* path, const char* button) {
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30.0f);
+  if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+  const bool enter = ImGui::InputText(id, path, ImGuiInputTextFlags_EnterReturnsTrue);
+  ImGui::SameLine();
+  return ImGui::Button(button) || enter;
+}
+
+// The foot of the open, save and model popups: the last message, Cancel (or Escape), the end of the popup.
+void end_path_popup(const FileDialogs& d) {
+  show_message(d);
+  if (cancel_pressed()) ImGui::CloseCurrentPopup();
+  ImGui::EndPopup();
+}
+
 // Loads a scene into the state; on failure the state is untouched and the message says why.
 bool load_into_state(AppState& state, const std::string& path) {
   FileDialogs& d = state.file_dialogs;
@@ -88,11 +105,8 @@ static void draw_open_popup(AppState& state) {
   FileDialogs& d = state.file_dialogs;
   if (!ImGui::BeginPopupModal(kOpenPopup, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
   ImGui::TextUnformatted("Scene file (JSON):");
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30.0f);
-  if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
-  const bool enter = ImGui::InputText("##scene_path", &d.scene_path, ImGuiInputTextFlags_EnterReturnsTrue);
-  ImGui::SameLine();
-  if ((ImGui::Button("Open") || enter) && load_into_state(state, d.scene_path)) ImGui::CloseCurrentPopup();
+  if (path_row("##scene_path", &d.scene_path, "Open") && load_into_state(state, d.scene_path))
+    ImGui::CloseCurrentPopup();
 
   ImGui::Separator();
   ImGui::TextUnformatted("Lecture presets");
@@ -120,9 +134,7 @@ static void draw_open_popup(AppState& state) {
     }
   }
   ImGui::Separator();
-  show_message(d);
-  if (cancel_pressed()) ImGui::CloseCurrentPopup();
-  ImGui::EndPopup();
+  end_path_popup(d);
 }
 
 // [SECTION] save
@@ -130,11 +142,7 @@ static void draw_save_popup(AppState& state) {
   FileDialogs& d = state.file_dialogs;
   if (!ImGui::BeginPopupModal(kSavePopup, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
   ImGui::TextUnformatted("Save the open panels, every control and the theme to:");
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30.0f);
-  if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
-  const bool enter = ImGui::InputText("##scene_path", &d.scene_path, ImGuiInputTextFlags_EnterReturnsTrue);
-  ImGui::SameLine();
-  if (ImGui::Button("Save") || enter) {
+  if (path_row("##scene_path", &d.scene_path, "Save")) {
     std::string error;
     if (save_scene_file(state, d.scene_path, &error)) {
       state.status = "Saved scene to " + d.scene_path;
@@ -144,9 +152,7 @@ static void draw_save_popup(AppState& state) {
       state.status = "Scene not saved: " + error;
     }
   }
-  show_message(d);
-  if (cancel_pressed()) ImGui::CloseCurrentPopup();
-  ImGui::EndPopup();
+  end_path_popup(d);
 }
 
 // [SECTION] model
@@ -164,11 +170,7 @@ static void draw_model_popup(AppState& state) {
   if (!ImGui::BeginPopupModal(kModelPopup, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
   ImGui::TextUnformatted("Hugging Face model folder (config.json, model.safetensors or shards, tokenizer.json):");
   ImGui::TextDisabled("LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM; F32, F16 or BF16 tensors.");
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30.0f);
-  if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
-  const bool enter = ImGui::InputText("##model_dir", &d.model_dir, ImGuiInputTextFlags_EnterReturnsTrue);
-  ImGui::SameLine();
-  if (ImGui::Button("Open") || enter) {
+  if (path_row("##model_dir", &d.model_dir, "Open")) {
     std::error_code ec;
     if (!std::filesystem::is_directory(d.model_dir, ec)) {
       set_message(d, "'" + d.model_dir + "' is not a folder", true);
@@ -177,9 +179,7 @@ static void draw_model_popup(AppState& state) {
       ImGui::CloseCurrentPopup();
     }
   }
-  show_message(d);
-  if (cancel_pressed()) ImGui::CloseCurrentPopup();
-  ImGui::EndPopup();
+  end_path_popup(d);
 }
 
 // [SECTION] export

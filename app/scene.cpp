@@ -111,7 +111,14 @@ nlohmann::json as_control_value(const Control& c, const nlohmann::json& value) {
 }
 
 // The shortest decimal text that reads back as `f` (0.1, not 0.10000000149011612), as a JSON number.
-double shortest_float(float f);
+double shortest_float(float f) {
+  char buf[64];
+  const auto res = std::to_chars(buf, buf + sizeof(buf), f);
+  if (res.ec != std::errc()) return f;
+  double d = 0.0;
+  std::from_chars(buf, res.ptr, d);
+  return d;
+}
 
 void finish(SceneLoad& result) {
   result.ok = result.errors.empty();
@@ -122,26 +129,9 @@ void finish(SceneLoad& result) {
 
 }  // namespace
 
-namespace {
-double shortest_float(float f) {
-  char buf[64];
-  const auto res = std::to_chars(buf, buf + sizeof(buf), f);  // shortest text that reads back as f
-  if (res.ec != std::errc()) return f;
-  double d = 0.0;
-  std::from_chars(buf, res.ptr, d);
-  return d;
-}
-}  // namespace
-
 nlohmann::json scene_value(const Control& control, const nlohmann::json& value) {
   if (control.type != ControlType::Float || !value.is_number()) return value;
-  const float f = value.get<float>();
-  char buf[64];
-  const auto res = std::to_chars(buf, buf + sizeof(buf), f);  // shortest text that reads back as f
-  if (res.ec != std::errc()) return value;
-  double d = 0.0;
-  std::from_chars(buf, res.ptr, d);
-  return d;
+  return shortest_float(value.get<float>());
 }
 
 // [SECTION] save

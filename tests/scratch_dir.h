@@ -3,6 +3,8 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <system_error>
 
@@ -28,5 +30,13 @@ class ScratchDir {
  private:
   std::string path_;
 };
+
+// The whole file at `path`, byte for byte ("" when it cannot be read).
+inline std::string read_file_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
 
 }  // namespace tw::testing

@@ -134,15 +134,7 @@ Control& Controls::push(Control c) {
 namespace {
 Control make(const std::string& key, const std::string& label, const std::string& help, ControlType type, void* target,
              double min = 0, double max = 0) {
-  Control c;
-  c.key = key;
-  c.label = label;
-  c.help = help;
-  c.type = type;
-  c.target = target;
-  c.min = min;
-  c.max = max;
-  return c;
+  return {.key = key, .label = label, .help = help, .type = type, .target = target, .min = min, .max = max};
 }
 }  // namespace
 

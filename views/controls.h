@@ -24,15 +24,15 @@ struct Control {
   std::string label;  // widget label shown on screen
   std::string help;   // one sentence for the (?) marker
   ControlType type = ControlType::Int;
-  void* target = nullptr;          // field in the panel's state: bool*, int*, float*, std::string*, std::vector<int>*
-  std::function<int()> get_index;  // Enum: the field's option index (the field is an enum class or an int)
-  std::function<void(int)> set_index;  // Enum: stores option i in the field
-  double min = 0, max = 0;             // Int / Float / IntList element range (inclusive); Text: max length
-  bool log_scale = false;              // Int / Float slider moves logarithmically
-  std::vector<std::string> options;    // Enum: option names, in the order of the field's enum values
-  int max_items = 64;                  // IntList: at most this many entries
-  nlohmann::json default_value;        // captured when bound, so reset and docs use the state struct's defaults
-  const char* format = nullptr;        // printf format for Float sliders (default "%.3g")
+  void* target = nullptr;  // field in the panel's state: bool*, int*, float*, std::string*, std::vector<int>*
+  std::function<int()> get_index = {};      // Enum: the field's option index (the field is an enum class or an int)
+  std::function<void(int)> set_index = {};  // Enum: stores option i in the field
+  double min = 0, max = 0;                  // Int / Float / IntList element range (inclusive); Text: max length
+  bool log_scale = false;                   // Int / Float slider moves logarithmically
+  std::vector<std::string> options = {};    // Enum: option names, in the order of the field's enum values
+  int max_items = 64;                       // IntList: at most this many entries
+  nlohmann::json default_value = {};        // captured when bound, so reset and docs use the state struct's defaults
+  const char* format = nullptr;             // printf format for Float sliders (default "%.3g")
 
   // Checks a JSON value for this control; returns a message naming the key and the problem, or nothing.
   std::optional<std::string> check(const nlohmann::json& value, const std::string& full_key) const;

@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "scratch_dir.h"
 #include "views/plot/export.h"
 #include "views/plot/export_raster.h"
 
@@ -18,6 +19,7 @@ namespace tw::plot {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::read_file_bytes;
 
 // [SECTION] a tiny XML well-formedness checker
 // Enough of XML 1.0 for our SVG: prolog, elements, quoted attributes (no duplicates), entity references,
@@ -165,13 +167,6 @@ fs::path temp_dir(const std::string& name) {
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
-}
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 // [SECTION] SVG
@@ -343,7 +338,8 @@ TEST(Determinism, TwoExportsAreByteIdentical) {
   ASSERT_EQ(export_figure(masked_heatmap(), a.string(), "p", ExportFormat_All, opt, &wa), "");
   ASSERT_EQ(export_figure(masked_heatmap(), b.string(), "p", ExportFormat_All, opt, &wb), "");
   ASSERT_EQ(wa.size(), 3u);
-  for (const char* name : {"p-attn.png", "p-attn.svg", "p-attn.csv"}) EXPECT_EQ(read(a / name), read(b / name)) << name;
+  for (const char* name : {"p-attn.png", "p-attn.svg", "p-attn.csv"})
+    EXPECT_EQ(read_file_bytes(a / name), read_file_bytes(b / name)) << name;
   fs::remove_all(a);
   fs::remove_all(b);
 }
@@ -437,7 +433,7 @@ TEST(Files, ExportWritesNamedFilesAtomically) {
     EXPECT_EQ(e.path().string().find(".tmp"), std::string::npos) << "temporary file left behind: " << e.path();
   }
   EXPECT_EQ(files, 3);
-  EXPECT_EQ(read(dir / "softmax-sample.csv"), to_csv(figure_table(sample_figure())));
+  EXPECT_EQ(read_file_bytes(dir / "softmax-sample.csv"), to_csv(figure_table(sample_figure())));
   fs::remove_all(dir.parent_path());
 }
 
@@ -453,7 +449,7 @@ TEST(Files, StreamedCsvEqualsTheTable) {
   for (const Figure& fig : {sample_figure(), masked_heatmap(), big}) {
     const fs::path path = dir / (fig.id + ".csv");
     ASSERT_EQ(export_csv(fig, path.string()), "");
-    EXPECT_EQ(read(path), to_csv(figure_table(fig))) << fig.id;
+    EXPECT_EQ(read_file_bytes(path), to_csv(figure_table(fig))) << fig.id;
   }
   fs::remove_all(dir.parent_path());
 }

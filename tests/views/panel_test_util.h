@@ -13,6 +13,7 @@
 
 #include "views/panel.h"
 #include "views/plot/figure.h"
+#include "views/plot/layout.h"
 
 namespace tw::testing {
 
@@ -81,5 +82,18 @@ inline const plot::Figure* by_id(const std::vector<plot::Figure>& figs, const st
 // A table cell as the number or the text it holds (throws std::bad_variant_access, a test failure, otherwise).
 inline double num(const plot::Cell& c) { return std::get<double>(c); }
 inline std::string str(const plot::Cell& c) { return std::get<std::string>(c); }
+
+// Lays out every figure of panel `id` (after update → wait_idle) at its export size and at the smallest fraction of
+// it a panel draws it on screen (plot::kMinReadableFraction), calling fn(figure, layout, fraction) for each.
+template <class Fn>
+void for_each_layout(const std::string& id, Fn fn) {
+  std::unique_ptr<Panel> panel = make_panel(id);
+  ASSERT_NE(panel, nullptr) << id;
+  for (const plot::Figure& fig : run(*panel)) {
+    const plot::Vec2 size = plot::default_figure_size(fig);
+    for (float fraction : {1.0f, plot::kMinReadableFraction})
+      fn(fig, plot::layout_figure(fig, {.width = size.x * fraction, .height = size.y * fraction}), fraction);
+  }
+}
 
 }  // namespace tw::testing

@@ -12,6 +12,16 @@
 #include "app/scene.h"
 
 namespace tw {
+
+namespace plot {
+// EXPECT_EQ on export settings prints both as the session file stores them.
+void PrintTo(const ExportSettings& ex, std::ostream* os) {
+  nlohmann::ordered_json session;
+  session_exports_to_json(ex, &session);
+  *os << session.dump();
+}
+}  // namespace plot
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -103,12 +113,7 @@ TEST(ExportSettingsRules, SessionRoundTripKeepsTheSettingsAndIgnoresBadValues) {
   session_exports_to_json(a, &session);
   ExportSettings b;
   session_exports_from_json(nlohmann::json::parse(session.dump()), &b);
-  EXPECT_EQ(b.dir, a.dir);
-  EXPECT_EQ(b.png, a.png);
-  EXPECT_EQ(b.svg, a.svg);
-  EXPECT_EQ(b.csv, a.csv);
-  EXPECT_EQ(b.png_scale, a.png_scale);
-  EXPECT_EQ(b.print_theme, a.print_theme);
+  EXPECT_EQ(b, a);
 
   ExportSettings c;
   const ExportSettings defaults;

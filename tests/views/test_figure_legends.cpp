@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "views/panel.h"
+#include "views/panel_test_util.h"
 #include "views/plot/figure.h"
 #include "views/plot/layout.h"
 
@@ -49,17 +50,9 @@ std::string legend_hides(const Figure& fig, const plot::Layout& l) {
 class FigureLegends : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(FigureLegends, NoLegendCoversAPlottedPoint) {
-  std::unique_ptr<Panel> panel = make_panel(GetParam());
-  ASSERT_NE(panel, nullptr);
-  panel->update();
-  panel->wait_idle();
-  for (const Figure& fig : panel->figures()) {
-    const plot::Vec2 size = plot::default_figure_size(fig);
-    for (float fraction : {1.0f, plot::kMinReadableFraction}) {
-      const plot::Layout l = plot::layout_figure(fig, {.width = size.x * fraction, .height = size.y * fraction});
-      EXPECT_EQ(legend_hides(fig, l), "") << GetParam() << " at " << fraction << " of the export size";
-    }
-  }
+  testing::for_each_layout(GetParam(), [&](const Figure& fig, const plot::Layout& l, float fraction) {
+    EXPECT_EQ(legend_hides(fig, l), "") << GetParam() << " at " << fraction << " of the export size";
+  });
 }
 
 TEST(FigureLegendsLayout, ALegendThatWouldCoverDataInEveryCornerGoesOutside) {
@@ -79,13 +72,7 @@ TEST(FigureLegendsLayout, ALegendThatWouldCoverDataInEveryCornerGoesOutside) {
   EXPECT_EQ(legend_hides(fig, l), "");
 }
 
-std::vector<std::string> registered_ids() {
-  std::vector<std::string> ids;
-  for (const PanelInfo& info : panel_infos()) ids.push_back(info.id);
-  return ids;
-}
-
-INSTANTIATE_TEST_SUITE_P(AllPanels, FigureLegends, ::testing::ValuesIn(registered_ids()),
+INSTANTIATE_TEST_SUITE_P(AllPanels, FigureLegends, ::testing::ValuesIn(testing::registered_ids()),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

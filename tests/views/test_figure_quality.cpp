@@ -65,19 +65,11 @@ std::string log_axis_hides(const Figure& fig, const plot::Layout& l) {
 class FigureQuality : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(FigureQuality, EveryFigureReadsWholeAtExportSizeAndAtItsSmallestOnScreenSize) {
-  std::unique_ptr<Panel> panel = make_panel(GetParam());
-  ASSERT_NE(panel, nullptr);
-  panel->update();
-  panel->wait_idle();
-  for (const Figure& fig : panel->figures()) {
-    const plot::Vec2 size = plot::default_figure_size(fig);
-    for (float fraction : {1.0f, plot::kMinReadableFraction}) {
-      const plot::Layout l = plot::layout_figure(fig, {.width = size.x * fraction, .height = size.y * fraction});
-      for (const std::string& p : l.problems)
-        ADD_FAILURE() << GetParam() << " figure '" << fig.id << "' at " << fraction << " of its export size: " << p;
-      EXPECT_EQ(log_axis_hides(fig, l), "") << GetParam();
-    }
-  }
+  testing::for_each_layout(GetParam(), [&](const Figure& fig, const plot::Layout& l, float fraction) {
+    for (const std::string& p : l.problems)
+      ADD_FAILURE() << GetParam() << " figure '" << fig.id << "' at " << fraction << " of its export size: " << p;
+    EXPECT_EQ(log_axis_hides(fig, l), "") << GetParam();
+  });
 }
 
 // [SECTION] on screen, at 100% and 200% zoom

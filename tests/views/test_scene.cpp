@@ -9,6 +9,7 @@
 
 #include "app/scene.h"
 #include "scratch_dir.h"
+#include "views/scene_test_util.h"
 
 namespace tw {
 namespace {
@@ -63,14 +64,11 @@ AppState changed_state() {
   return app;
 }
 
+using testing::read_file_bytes;
 using testing::ScratchDir;
 
 TEST(Scene, RoundTripRestoresEveryValueOpenPanelAndTheme) {
-  AppState saved = changed_state();
-  const std::string text = scene_to_text(saved);
-
-  AppState loaded = make_app_state();
-  const SceneLoad r = load_scene_text(loaded, text);
+  auto [text, loaded, r] = testing::scene_round_trip(changed_state());
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_TRUE(r.warnings.empty());
   const SceneTestState& s = test_state(loaded);
@@ -113,9 +111,7 @@ TEST(Scene, EveryControlOfEveryPanelRoundTrips) {
     }
   }
   EXPECT_GT(changed, 6);
-  const std::string text = scene_to_text(saved);
-  AppState loaded = make_app_state();
-  const SceneLoad r = load_scene_text(loaded, text);
+  auto [text, loaded, r] = testing::scene_round_trip(saved);
   ASSERT_TRUE(r.ok) << r.error;
   for (size_t i = 0; i < saved.panels.size(); ++i) {
     EXPECT_TRUE(loaded.panels[i].open);
@@ -446,13 +442,6 @@ TEST(Scene, BrokenLastSessionIsAWarningAndTheStateStaysDefault) {
   EXPECT_EQ(scene_to_text(app), scene_to_text(make_app_state()));
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // A session that fails to load is never lost: it is moved to last-session.json.bad, the message says where, and
 // the save at exit writes a new session beside it.
 TEST(Scene, FailedLastSessionIsKeptAsBadAndTheUserIsToldWhere) {
@@ -470,11 +459,11 @@ TEST(Scene, FailedLastSessionIsKeptAsBadAndTheUserIsToldWhere) {
     AppState app = make_app_state();
     restore_session_at_startup(app, /*fresh=*/false);
     EXPECT_NE(app.status.find("kept as " + path + ".bad"), std::string::npos) << app.status;
-    EXPECT_EQ(read_text(path + ".bad"), text);
+    EXPECT_EQ(read_file_bytes(path + ".bad"), text);
     EXPECT_FALSE(std::filesystem::exists(path));
     save_session_at_exit(app);
-    EXPECT_EQ(read_text(path), scene_to_text(app));
-    EXPECT_EQ(read_text(path + ".bad"), text) << "the save at exit must not touch the kept file";
+    EXPECT_EQ(read_file_bytes(path), scene_to_text(app));
+    EXPECT_EQ(read_file_bytes(path + ".bad"), text) << "the save at exit must not touch the kept file";
   }
 }
 
@@ -495,18 +484,18 @@ TEST(Scene, FreshDoesNotOverwriteTheSavedSessionUnlessSomethingChanges) {
   ScopedEnv xdg("XDG_CONFIG_HOME", dir.path());
   std::string error;
   ASSERT_TRUE(save_last_session(changed_state(), &error)) << error;
-  const std::string saved = read_text(last_session_path());
+  const std::string saved = read_file_bytes(last_session_path());
 
   AppState untouched = make_app_state();
   restore_session_at_startup(untouched, /*fresh=*/true);
   save_session_at_exit(untouched);
-  EXPECT_EQ(read_text(last_session_path()), saved) << "--fresh with no change must keep the saved session";
+  EXPECT_EQ(read_file_bytes(last_session_path()), saved) << "--fresh with no change must keep the saved session";
 
   AppState changed = make_app_state();
   restore_session_at_startup(changed, /*fresh=*/true);
   changed.theme = changed.theme == Theme::Print ? Theme::Dark : Theme::Print;
   save_session_at_exit(changed);
-  EXPECT_EQ(read_text(last_session_path()), scene_to_text(changed)) << "a change made after --fresh is saved";
+  EXPECT_EQ(read_file_bytes(last_session_path()), scene_to_text(changed)) << "a change made after --fresh is saved";
 }
 
 TEST(Scene, UnusableConfigDirectoryWarnsAtRestore) {

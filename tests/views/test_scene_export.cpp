@@ -63,14 +63,8 @@ ExportTestPanel& test_panel(AppState& app) {
   return *static_cast<ExportTestPanel*>(app.find("exporttest")->panel.get());
 }
 
+using testing::read_file_bytes;
 using testing::ScratchDir;
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::vector<std::string> files_in(const std::string& dir) {
   std::vector<std::string> names;
@@ -115,7 +109,7 @@ TEST(SceneExport, CallsUpdateAndWaitIdleBeforeFiguresSoCsvHoldsTheSceneValues) {
   ASSERT_TRUE(export_open_panel_figures(app, request).ok());
   EXPECT_GE(test_panel(app).updates, 1);
   EXPECT_TRUE(test_panel(app).figures_saw_update);
-  const std::string csv = read_file(dir / "out/exporttest-line.csv");
+  const std::string csv = read_file_bytes(dir / "out/exporttest-line.csv");
   EXPECT_NE(csv.find("-28"), std::string::npos) << csv;  // y at x = 4 with slope -7
 }
 
@@ -129,7 +123,8 @@ TEST(SceneExport, SameStateGivesByteIdenticalFiles) {
     ASSERT_TRUE(export_open_panel_figures(app, request).ok());
   }
   for (const char* name : {"exporttest-line.png", "exporttest-line.svg", "exporttest-line.csv"})
-    EXPECT_EQ(read_file(dir / ("a/" + std::string(name))), read_file(dir / ("b/" + std::string(name)))) << name;
+    EXPECT_EQ(read_file_bytes(dir / ("a/" + std::string(name))), read_file_bytes(dir / ("b/" + std::string(name))))
+        << name;
 }
 
 TEST(SceneExport, PngWidthFollowsTheScale) {
@@ -142,7 +137,7 @@ TEST(SceneExport, PngWidthFollowsTheScale) {
     request.formats = plot::ExportFormat_Png;
     request.png_scale = static_cast<float>(scale);
     ASSERT_TRUE(export_open_panel_figures(app, request).ok());
-    png[scale - 1] = read_file(dir / (std::to_string(scale) + "/exporttest-line.png"));
+    png[scale - 1] = read_file_bytes(dir / (std::to_string(scale) + "/exporttest-line.png"));
   }
   auto width = [](const std::string& p) {  // IHDR width, big-endian at byte 16
     return (uint8_t(p[16]) << 24) | (uint8_t(p[17]) << 16) | (uint8_t(p[18]) << 8) | uint8_t(p[19]);

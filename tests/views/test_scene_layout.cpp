@@ -8,9 +8,17 @@
 
 #include "app/fonts.h"
 #include "app/scene.h"
+#include "views/scene_test_util.h"
 #include "views/widgets.h"
 
 namespace tw {
+
+// EXPECT_EQ on window places prints every field of both.
+void PrintTo(const WindowLayout& l, std::ostream* os) {
+  *os << "{known " << l.known << ", x " << l.x << ", y " << l.y << ", w " << l.w << ", h " << l.h << ", collapsed "
+      << l.collapsed << "}";
+}
+
 namespace {
 
 // A panel with the shared two-column layout, reporting what the last draw saw.
@@ -59,20 +67,9 @@ AppState presenting_state() {
   return app;
 }
 
-void expect_same_layout(const WindowLayout& a, const WindowLayout& b) {
-  EXPECT_EQ(a.known, b.known);
-  EXPECT_EQ(a.x, b.x);
-  EXPECT_EQ(a.y, b.y);
-  EXPECT_EQ(a.w, b.w);
-  EXPECT_EQ(a.h, b.h);
-  EXPECT_EQ(a.collapsed, b.collapsed);
-}
-
 TEST(SceneLayout, ZoomFocusCollapsedControlsAndWindowPlacesRoundTrip) {
   AppState saved = presenting_state();
-  const std::string text = scene_to_text(saved);
-  AppState loaded = make_app_state();
-  const SceneLoad r = load_scene_text(loaded, text);
+  auto [text, loaded, r] = testing::scene_round_trip(saved);
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_TRUE(r.warnings.empty()) << r.warnings.front();
   EXPECT_EQ(loaded.zoom, 2.0f);
@@ -80,9 +77,9 @@ TEST(SceneLayout, ZoomFocusCollapsedControlsAndWindowPlacesRoundTrip) {
   const PanelSlot& slot = *loaded.find("layouttest");
   EXPECT_TRUE(slot.open);
   EXPECT_TRUE(slot.controls_collapsed);
-  expect_same_layout(slot.layout, saved.find("layouttest")->layout);
+  EXPECT_EQ(slot.layout, saved.find("layouttest")->layout);
   EXPECT_TRUE(slot.place_next_frame);
-  expect_same_layout(loaded.overview_layout, saved.overview_layout);
+  EXPECT_EQ(loaded.overview_layout, saved.overview_layout);
   EXPECT_TRUE(loaded.place_overview_next_frame);
   // Panels the scene gave no place keep none (first-use placement applies).
   for (const PanelSlot& other : loaded.panels) {
@@ -100,7 +97,7 @@ TEST(SceneLayout, OldScenesLoadAndKeepTheScreenAsItIs) {
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_TRUE(r.warnings.empty());
   EXPECT_EQ(app.zoom, 2.0f);  // presentation is not content: a preset keeps the lecturer's zoom and windows
-  expect_same_layout(app.find("layouttest")->layout, before);
+  EXPECT_EQ(app.find("layouttest")->layout, before);
   EXPECT_EQ(app.focused, "");  // a scene without a focus shows the normal layout
   EXPECT_FALSE(app.find("layouttest")->controls_collapsed);
 }

@@ -15,11 +15,12 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(StartPresets, TitlesSpellTheFieldsNames) {
-  EXPECT_EQ(preset_title("softmax"), "Softmax");
-  EXPECT_EQ(preset_title("train-pre-vs-post"), "Train: pre vs post");
-  EXPECT_EQ(preset_title("stability-zloss"), "Stability: z-loss");
-  EXPECT_EQ(preset_title("gqa"), "GQA");
-  EXPECT_EQ(preset_title("rope"), "RoPE");
+  const std::pair<std::string, std::string> preset_titles[] = {{"softmax", "Softmax"},
+                                                               {"train-pre-vs-post", "Train: pre vs post"},
+                                                               {"stability-zloss", "Stability: z-loss"},
+                                                               {"gqa", "GQA"},
+                                                               {"rope", "RoPE"}};
+  for (const auto& [preset, title] : preset_titles) EXPECT_EQ(preset_title(preset), title);
 }
 
 TEST(StartPresets, SummaryIsTheFirstSentence) {

@@ -57,19 +57,19 @@ enum class PrimKind {
 
 struct Primitive {
   PrimKind kind = PrimKind::Rect;
-  uint32_t color = 0;        // 0xRRGGBBAA
-  std::vector<Vec2> points;  // Polyline, Polygon
-  bool closed = false;       // Polyline
-  float width = 1;           // Polyline stroke width
-  Rect rect;                 // Rect, Image
-  std::string text;          // Text (UTF-8)
-  Vec2 pos;                  // Text anchor point
-  float size = 12;           // Text pixel height (DejaVu Sans ascent − descent)
-  float align_x = 0;         // Text: 0 anchor at the left edge, 0.5 centre, 1 right (before rotation)
-  float align_y = 0;         // Text: 0 anchor at the top, 0.5 middle, 1 bottom (before rotation)
-  bool vertical = false;     // Text rotated 90° counter-clockwise (reads bottom to top), about `pos`
-  int image = -1;            // Image: index into Layout::images
-  int clip = -1;             // index into Layout::clips, or -1 for none
+  uint32_t color = 0;             // 0xRRGGBBAA
+  std::vector<Vec2> points = {};  // Polyline, Polygon
+  bool closed = false;            // Polyline
+  float width = 1;                // Polyline stroke width
+  Rect rect = {};                 // Rect, Image
+  std::string text = {};          // Text (UTF-8)
+  Vec2 pos = {};                  // Text anchor point
+  float size = 12;                // Text pixel height (DejaVu Sans ascent − descent)
+  float align_x = 0;              // Text: 0 anchor at the left edge, 0.5 centre, 1 right (before rotation)
+  float align_y = 0;              // Text: 0 anchor at the top, 0.5 middle, 1 bottom (before rotation)
+  bool vertical = false;          // Text rotated 90° counter-clockwise (reads bottom to top), about `pos`
+  int image = -1;                 // Image: index into Layout::images
+  int clip = -1;                  // index into Layout::clips, or -1 for none
 };
 
 // Where one axes ended up, for hover readouts and zoom/pan.

@@ -35,27 +35,18 @@ struct Builder {
     return scans.back().second;
   }
 
-  void rect(Rect r, uint32_t color) {
-    Primitive p;
-    p.kind = PrimKind::Rect;
-    p.rect = r;
-    p.color = color;
+  // Every primitive takes the clip set when it is added.
+  void add(Primitive p) {
     p.clip = clip;
     out.prims.push_back(std::move(p));
   }
+  void rect(Rect r, uint32_t color) { add({.kind = PrimKind::Rect, .color = color, .rect = r}); }
   void outline(Rect r, uint32_t color, float width) {
     polyline({{r.x0, r.y0}, {r.x1, r.y0}, {r.x1, r.y1}, {r.x0, r.y1}}, color, width, true);
   }
   void polyline(std::vector<Vec2> pts, uint32_t color, float width, bool closed = false) {
     if (pts.size() < 2) return;
-    Primitive p;
-    p.kind = PrimKind::Polyline;
-    p.points = std::move(pts);
-    p.color = color;
-    p.width = width;
-    p.closed = closed;
-    p.clip = clip;
-    out.prims.push_back(std::move(p));
+    add({.kind = PrimKind::Polyline, .color = color, .points = std::move(pts), .closed = closed, .width = width});
   }
   void dashed(const std::vector<Vec2>& pts, uint32_t color, float width) {
     const float on = 5.0f * std::max(1.0f, width * 0.7f), off = 3.5f * std::max(1.0f, width * 0.7f);
@@ -95,12 +86,7 @@ struct Builder {
   }
   void polygon(std::vector<Vec2> pts, uint32_t color) {
     if (pts.size() < 3) return;
-    Primitive p;
-    p.kind = PrimKind::Polygon;
-    p.points = std::move(pts);
-    p.color = color;
-    p.clip = clip;
-    out.prims.push_back(std::move(p));
+    add({.kind = PrimKind::Polygon, .color = color, .points = std::move(pts)});
   }
   void disc(Vec2 c, float r, uint32_t color) {
     std::vector<Vec2> pts;
@@ -112,17 +98,14 @@ struct Builder {
   }
   void text(Vec2 pos, std::string s, float size, uint32_t color, float ax = 0, float ay = 0, bool vertical = false) {
     if (s.empty()) return;
-    Primitive p;
-    p.kind = PrimKind::Text;
-    p.pos = pos;
-    p.text = std::move(s);
-    p.size = size;
-    p.color = color;
-    p.align_x = ax;
-    p.align_y = ay;
-    p.vertical = vertical;
-    p.clip = clip;
-    out.prims.push_back(std::move(p));
+    add({.kind = PrimKind::Text,
+         .color = color,
+         .text = std::move(s),
+         .pos = pos,
+         .size = size,
+         .align_x = ax,
+         .align_y = ay,
+         .vertical = vertical});
   }
   // A title, axis label or caption that must be read whole: drawn at `size` when it fits in `max_width`, else at
   // the largest size down to 75% (never below 9 px) that fits; only then shortened with "…", which is reported
@@ -135,12 +118,7 @@ struct Builder {
                       const char* what);
   void image(Rect r, ImageRef ref) {
     out.images.push_back(ref);
-    Primitive p;
-    p.kind = PrimKind::Image;
-    p.rect = r;
-    p.image = static_cast<int>(out.images.size()) - 1;
-    p.clip = clip;
-    out.prims.push_back(std::move(p));
+    add({.kind = PrimKind::Image, .rect = r, .image = static_cast<int>(out.images.size()) - 1});
   }
 };
 

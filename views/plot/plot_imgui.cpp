@@ -162,71 +162,58 @@ void release_textures() {
 // [SECTION] Figure equality (what the layout cache compares)
 namespace {
 
-// Every field of each figure type, as a tuple of references. A structured binding must name every member, so
-// adding a field to one of these types stops the build here until it is listed, and so compared by same().
-auto fields(const Axis& v) {
-  const auto& [label, unit, scale, min, max, invert, categories, hide] = v;
-  return std::tie(label, unit, scale, min, max, invert, categories, hide);
+// Converts to any member type: initialising an aggregate from more and more of these finds how many members it has.
+struct AnyMember {
+  template <class U>
+  operator U() const;  // only named in requires-expressions, never called
+};
+template <class T, class... Members>
+constexpr size_t member_count() {
+  if constexpr (requires { T{Members{}..., AnyMember{}}; })
+    return member_count<T, Members..., AnyMember>();
+  else
+    return sizeof...(Members);
 }
-auto fields(const LineItem& v) {
-  const auto& [label, xs, ys, style, color, width, dashed] = v;
-  return std::tie(label, xs, ys, style, color, width, dashed);
+
+// Every member of an aggregate figure type as a tuple of references, in declaration order. Nothing lists them, so a
+// member added to one of these types is compared by same() with no change here.
+template <class T>
+auto members(const T& v) {
+  constexpr size_t n = member_count<T>();
+  static_assert(n >= 1 && n <= 8, "members() binds aggregates of 1 to 8 members");
+  if constexpr (n == 1) {
+    const auto& [a] = v;
+    return std::tie(a);
+  } else if constexpr (n == 2) {
+    const auto& [a, b] = v;
+    return std::tie(a, b);
+  } else if constexpr (n == 3) {
+    const auto& [a, b, c] = v;
+    return std::tie(a, b, c);
+  } else if constexpr (n == 4) {
+    const auto& [a, b, c, d] = v;
+    return std::tie(a, b, c, d);
+  } else if constexpr (n == 5) {
+    const auto& [a, b, c, d, e] = v;
+    return std::tie(a, b, c, d, e);
+  } else if constexpr (n == 6) {
+    const auto& [a, b, c, d, e, f] = v;
+    return std::tie(a, b, c, d, e, f);
+  } else if constexpr (n == 7) {
+    const auto& [a, b, c, d, e, f, g] = v;
+    return std::tie(a, b, c, d, e, f, g);
+  } else {
+    const auto& [a, b, c, d, e, f, g, h] = v;
+    return std::tie(a, b, c, d, e, f, g, h);
+  }
 }
-auto fields(const BarsItem& v) {
-  const auto& [groups, series, values] = v;
-  return std::tie(groups, series, values);
-}
-auto fields(const HistogramItem& v) {
-  const auto& [label, values, bins, min, max, density, color] = v;
-  return std::tie(label, values, bins, min, max, density, color);
-}
-auto fields(const HeatmapOptions& v) {
-  const auto& [colormap, vmin, vmax, value_label, row_labels, col_labels, levels] = v;
-  return std::tie(colormap, vmin, vmax, value_label, row_labels, col_labels, levels);
-}
-auto fields(const HeatmapItem& v) {
-  const auto& [label, data, rows, cols, options, version] = v;
-  return std::tie(label, rows, cols, version, options, data);  // the data last: the longest to compare
-}
-auto fields(const ArrowItem& v) {
-  const auto& [label, x0, y0, x1, y1, color] = v;
-  return std::tie(label, x0, y0, x1, y1, color);
-}
-auto fields(const CircleItem& v) {
-  const auto& [cx, cy, r, color, dashed] = v;
-  return std::tie(cx, cy, r, color, dashed);
-}
-auto fields(const ArcItem& v) {
-  const auto& [label, cx, cy, r, a0, a1, color] = v;
-  return std::tie(label, cx, cy, r, a0, a1, color);
-}
-auto fields(const TextItem& v) {
-  const auto& [text, x, y, align_x, align_y, color] = v;
-  return std::tie(text, x, y, align_x, align_y, color);
-}
-auto fields(const MarkerLineItem& v) {
-  const auto& [label, value, vertical, color, dashed] = v;
-  return std::tie(label, value, vertical, color, dashed);
-}
-auto fields(const Axes& v) {
-  const auto& [title, x, y, flags, items] = v;
-  return std::tie(title, x, y, flags, items);
-}
-auto fields(const Table& v) {
-  const auto& [header, rows] = v;
-  return std::tie(header, rows);
-}
-auto fields(const Figure& v) {
+
+// Figure has a constructor, so it is not an aggregate: its members are named here. A structured binding must name
+// every member, so adding one to Figure stops the build here until it is listed. The axes and the table, the
+// longest to compare, come last.
+auto members(const Figure& v) {
   const auto& [id, title, note, subject, grid, grid_cols, shared_colorbar, table, aspect] = v;
   return std::tie(id, title, note, subject, grid_cols, shared_colorbar, aspect, grid, table);
-}
-auto fields(const ViewRange& v) {
-  const auto& [set, x0, x1, y0, y1] = v;
-  return std::tie(set, x0, x1, y0, y1);
-}
-auto fields(const LayoutOptions& v) {
-  const auto& [width, height, theme, views, background] = v;
-  return std::tie(width, height, theme, background, views);
 }
 
 template <class T>
@@ -256,7 +243,7 @@ bool same(const T& a, const T& b) {
     return a.index() == b.index() &&
            std::visit([&b](const auto& x) { return same(x, std::get<std::decay_t<decltype(x)>>(b)); }, a);
   } else {
-    const auto fa = fields(a), fb = fields(b);
+    const auto fa = members(a), fb = members(b);
     return std::apply(
         [&fb](const auto&... x) { return std::apply([&x...](const auto&... y) { return (same(x, y) && ...); }, fb); },
         fa);

@@ -21,7 +21,9 @@ std::string format_number(double v) {
 }
 
 namespace {
-void append_text(std::string& out, std::string_view s) {
+void append_cell(std::string& out, double v) { out += format_number(v); }
+
+void append_cell(std::string& out, std::string_view s) {
   const bool quote =
       s.find_first_of(",\"\n\r") != std::string::npos || (!s.empty() && (s.front() == ' ' || s.back() == ' '));
   if (!quote) {
@@ -35,36 +37,30 @@ void append_text(std::string& out, std::string_view s) {
   }
   out += '"';
 }
-}  // namespace
 
-void append_csv_line(std::string& out, std::span<const CellRef> cells) {
+// A Cell (owned text) or a CellRef (borrowed text).
+template <class... Kinds>
+void append_cell(std::string& out, const std::variant<Kinds...>& cell) {
+  std::visit([&out](const auto& v) { append_cell(out, v); }, cell);
+}
+
+// One CSV line of header names, Cells or CellRefs: joined by ',', ended by '\n'.
+template <class Cells>
+void append_line(std::string& out, const Cells& cells) {
   for (size_t i = 0; i < cells.size(); ++i) {
     if (i) out += ',';
-    if (const double* d = std::get_if<double>(&cells[i]))
-      out += format_number(*d);
-    else
-      append_text(out, std::get<std::string_view>(cells[i]));
+    append_cell(out, cells[i]);
   }
   out += '\n';
 }
+}  // namespace
+
+void append_csv_line(std::string& out, std::span<const CellRef> cells) { append_line(out, cells); }
 
 std::string to_csv(const Table& table) {
   std::string out;
-  for (size_t i = 0; i < table.header.size(); ++i) {
-    if (i) out += ',';
-    append_text(out, table.header[i]);
-  }
-  out += '\n';
-  for (const auto& row : table.rows) {
-    for (size_t i = 0; i < row.size(); ++i) {
-      if (i) out += ',';
-      if (const double* d = std::get_if<double>(&row[i]))
-        out += format_number(*d);
-      else
-        append_text(out, std::get<std::string>(row[i]));
-    }
-    out += '\n';
-  }
+  append_line(out, table.header);
+  for (const auto& row : table.rows) append_line(out, row);
   return out;
 }
 

@@ -8,44 +8,31 @@
 namespace tw::plot {
 
 FigureTheme figure_theme(Theme kind) {
-  FigureTheme t;
-  t.kind = kind;
-  t.title_size = kBaseFontSize;
-  t.label_size = 14.0f;
-  t.tick_size = 12.5f;
-  t.marker_size = 3.0f;
-  t.padding = 8.0f;
-  t.tick_length = 4.0f;
-  t.colorbar_width = 14.0f;
-  if (kind == Theme::Dark) {
-    // Matches ImGui's dark window colours so a figure sits inside a panel without a visible seam.
-    t.background = rgba(21, 22, 26);
-    t.plot_background = rgba(30, 32, 38);
-    t.frame = rgba(150, 154, 162);
-    t.grid = rgba(58, 61, 70);
-    t.text = rgba(225, 227, 232);
-    t.faint = rgba(120, 124, 132);
-    t.marker = rgba(235, 235, 235);
-    t.legend_background = rgba(21, 22, 26, 215);
-    t.line_width = 1.6f;
-    t.frame_width = 1.0f;
-    t.grid_width = 1.0f;
-  } else {
-    // Print: white paper, near-black ink, lines thick enough to survive scaling down in a PDF.
-    t.background = rgba(255, 255, 255);
-    t.plot_background = rgba(255, 255, 255);
-    t.frame = rgba(40, 40, 40);
-    t.grid = rgba(222, 222, 222);
-    t.text = rgba(20, 20, 20);
-    t.faint = rgba(140, 140, 140);
-    t.marker = rgba(60, 60, 60);
-    t.legend_background = rgba(255, 255, 255, 230);
-    t.line_width = 2.2f;
-    t.frame_width = 1.3f;
-    t.grid_width = 0.8f;
-    t.marker_size = 3.5f;
-  }
-  return t;
+  // Each field once, its dark value first. Dark matches ImGui's dark window colours so a figure sits inside a panel
+  // without a visible seam; print is white paper and near-black ink, with lines thick enough to survive scaling
+  // down in a PDF.
+  const bool dark = kind == Theme::Dark;
+  return {
+      .kind = kind,
+      .background = dark ? rgba(21, 22, 26) : rgba(255, 255, 255),
+      .plot_background = dark ? rgba(30, 32, 38) : rgba(255, 255, 255),
+      .frame = dark ? rgba(150, 154, 162) : rgba(40, 40, 40),
+      .grid = dark ? rgba(58, 61, 70) : rgba(222, 222, 222),
+      .text = dark ? rgba(225, 227, 232) : rgba(20, 20, 20),
+      .faint = dark ? rgba(120, 124, 132) : rgba(140, 140, 140),
+      .marker = dark ? rgba(235, 235, 235) : rgba(60, 60, 60),
+      .legend_background = dark ? rgba(21, 22, 26, 215) : rgba(255, 255, 255, 230),
+      .title_size = kBaseFontSize,
+      .label_size = 14.0f,
+      .tick_size = 12.5f,
+      .line_width = dark ? 1.6f : 2.2f,
+      .frame_width = dark ? 1.0f : 1.3f,
+      .grid_width = dark ? 1.0f : 0.8f,
+      .marker_size = dark ? 3.0f : 3.5f,
+      .padding = 8.0f,
+      .tick_length = 4.0f,
+      .colorbar_width = 14.0f,
+  };
 }
 
 uint32_t ui_background(Theme theme) { return theme == Theme::Print ? 0xFFFFFFFFu : 0x0F0F0FFFu; }

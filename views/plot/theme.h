@@ -16,6 +16,8 @@ struct ExportSettings {
   bool png = true, svg = true, csv = true;  // File > Export: which formats
   int png_scale = 2;                        // 1..4 PNG pixels per logical pixel
   bool print_theme = true;                  // export in the print theme whatever the screen shows
+
+  bool operator==(const ExportSettings&) const = default;
 };
 
 // What a panel needs from the app while drawing.
