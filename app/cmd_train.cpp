@@ -42,12 +42,8 @@ namespace tw {
 
 namespace {
 
-struct TrainCommandOptions {
-  std::string scene;
-  std::vector<std::string> sets;
-  std::string steps;
-  std::string out;
-  std::string formats = "png,svg,csv";
+struct TrainCommandOptions : SceneCommandOptions {
+  std::string steps;  // same as --set train.steps=N
 };
 
 int fail(int code, const std::string& message) {
@@ -207,19 +203,17 @@ int run_train(const TrainCommandOptions& o) {
   return errors.empty() ? exit_code : 1;
 }
 
+void add_train_options(CLI::App& sub, TrainCommandOptions& o) {
+  add_scene_command_options(sub, o, "train-sort, train-induction",
+                            "Directory for model.safetensors, config.json, metrics.csv, run.json, figures");
+  sub.get_option("--format")->description("Figure formats: png,svg,csv or none (default: all three)");
+  sub.add_option("--steps", o.steps, "Training steps (same as --set train.steps=N)");
+}
+
 }  // namespace
 
-TW_REGISTER_COMMAND(Command{
-    .name = "train",
-    .description = "Train the Training panel's model of a scene headless; write the checkpoint, metrics and figures",
-    .setup = [](CLI::App& sub) -> CommandAction {
-      auto o = std::make_shared<TrainCommandOptions>();
-      sub.add_option("--scene", o->scene, "Scene file, or a shipped preset name (e.g. train-sort, train-induction)");
-      sub.add_option("--set", o->sets, "Override a scene key: key=value (repeatable; e.g. train.lr=0.01)");
-      sub.add_option("--steps", o->steps, "Training steps (same as --set train.steps=N)");
-      sub.add_option("--out", o->out, "Directory for model.safetensors, config.json, metrics.csv, run.json, figures");
-      sub.add_option("--format", o->formats, "Figure formats: png,svg,csv or none (default: all three)");
-      return [o] { return run_train(*o); };
-    }});
+TW_REGISTER_COMMAND(options_command<TrainCommandOptions>(
+    "train", "Train the Training panel's model of a scene headless; write the checkpoint, metrics and figures",
+    add_train_options, run_train));
 
 }  // namespace tw

@@ -7,6 +7,7 @@
 
 #include "app/app_state.h"
 #include "app/scene.h"
+#include "views/model_handoff.h"
 #include "views/plot/export.h"
 
 namespace tw {
@@ -88,6 +89,7 @@ std::vector<uint8_t> halve_rgba(const std::vector<uint8_t>& rgba, int w, int h, 
 }
 
 PresetThumbnail render_preset_thumbnail(AppState& scratch, const ScenePreset& preset) {
+  const DetachedFromHandoffs preview;  // a thumbnail never hands anything to the user's panels
   PresetThumbnail t;
   t.name = preset.name;
   try {

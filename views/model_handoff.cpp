@@ -15,16 +15,25 @@ Mailbox& mailbox() {
   static Mailbox box;
   return box;
 }
+thread_local int detached_depth = 0;
 }  // namespace
 
+DetachedFromHandoffs::DetachedFromHandoffs() { ++detached_depth; }
+DetachedFromHandoffs::~DetachedFromHandoffs() { --detached_depth; }
+bool handoffs_detached() { return detached_depth > 0; }
+
 void post_model(const std::string& panel_id, StepperModel model) {
+  if (handoffs_detached()) return;
   mailbox().models[panel_id] = std::move(model);
   request_focus(panel_id);
 }
 
-void request_focus(const std::string& panel_id) { mailbox().focus = panel_id; }
+void request_focus(const std::string& panel_id) {
+  if (!handoffs_detached()) mailbox().focus = panel_id;
+}
 
 std::optional<StepperModel> take_posted_model(const std::string& panel_id) {
+  if (handoffs_detached()) return std::nullopt;
   auto& models = mailbox().models;
   const auto it = models.find(panel_id);
   if (it == models.end()) return std::nullopt;
@@ -34,11 +43,13 @@ std::optional<StepperModel> take_posted_model(const std::string& panel_id) {
 }
 
 void post_values(const std::string& panel_id, nlohmann::json values) {
+  if (handoffs_detached()) return;
   mailbox().values[panel_id] = std::move(values);
-  mailbox().focus = panel_id;
+  request_focus(panel_id);
 }
 
 std::optional<nlohmann::json> take_posted_values(const std::string& panel_id) {
+  if (handoffs_detached()) return std::nullopt;
   auto& values = mailbox().values;
   const auto it = values.find(panel_id);
   if (it == values.end()) return std::nullopt;

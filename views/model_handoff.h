@@ -27,4 +27,17 @@ std::optional<nlohmann::json> take_posted_values(const std::string& panel_id);
 // The id of a panel some hand-off asked to show ("" when none); cleared by the call.
 std::string take_focus_request();
 
+// Hand-offs belong to the panels the user works with. A thread that runs panels for something else (the start
+// page's thumbnails) holds a DetachedFromHandoffs while it does: on that thread every post and focus request is
+// dropped, every take finds nothing and no training run is seen, so a preview neither steers the user's window nor
+// steals what was handed to it (views/train_handoff.h obeys the same switch).
+class DetachedFromHandoffs {
+ public:
+  DetachedFromHandoffs();
+  ~DetachedFromHandoffs();
+  DetachedFromHandoffs(const DetachedFromHandoffs&) = delete;
+  DetachedFromHandoffs& operator=(const DetachedFromHandoffs&) = delete;
+};
+bool handoffs_detached();  // on this thread
+
 }  // namespace tw

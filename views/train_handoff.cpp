@@ -20,15 +20,21 @@ Board& board() {
 // [SECTION] comparison hand-off
 
 void post_train_comparison(TrainComparison c) {
+  if (handoffs_detached()) return;
   board().comparison = std::move(c);
   request_focus("train");
 }
 
-std::optional<TrainComparison> take_train_comparison() { return std::exchange(board().comparison, std::nullopt); }
+std::optional<TrainComparison> take_train_comparison() {
+  if (handoffs_detached()) return std::nullopt;
+  return std::exchange(board().comparison, std::nullopt);
+}
 
 // [SECTION] the latest run
 
-void publish_training_run(std::shared_ptr<const TrainSnapshot> snapshot) { board().run = std::move(snapshot); }
-std::shared_ptr<const TrainSnapshot> latest_training_run() { return board().run; }
+void publish_training_run(std::shared_ptr<const TrainSnapshot> snapshot) {
+  if (!handoffs_detached()) board().run = std::move(snapshot);
+}
+std::shared_ptr<const TrainSnapshot> latest_training_run() { return handoffs_detached() ? nullptr : board().run; }
 
 }  // namespace tw

@@ -2,12 +2,15 @@
 // preset's thumbnail (the first figure of its first panel, not blank) and a broken preset's error for its card.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
 
 #include "app/app_state.h"
 #include "app/start_presets.h"
+#include "views/model_handoff.h"
+#include "views/train_handoff.h"
 
 namespace tw {
 namespace {
@@ -64,6 +67,25 @@ TEST(StartPresets, EveryShippedPresetHasACardAndTheSoftmaxThumbnailShowsAFigure)
   for (size_t i = 0; i + 3 < t.rgba.size(); i += 4)
     colours.insert(uint32_t(t.rgba[i]) << 16 | uint32_t(t.rgba[i + 1]) << 8 | t.rgba[i + 2]);
   EXPECT_GT(colours.size(), 20u) << "the thumbnail is (nearly) blank";
+}
+
+// A thumbnail is a preview: rendering a preset that hands a comparison to the Training panel (a Stability
+// "compare" scene) must neither post it nor ask the app to focus a panel, or the start page would switch the user's
+// window to a training run nobody started.
+TEST(StartPresets, AThumbnailNeverHandsAnythingToTheUsersPanels) {
+  const std::vector<ScenePreset> presets = list_presets();
+  const auto it =
+      std::find_if(presets.begin(), presets.end(), [](const auto& p) { return p.name == "stability-zloss-compare"; });
+  ASSERT_NE(it, presets.end());
+  take_focus_request();  // start from an empty mailbox
+  take_train_comparison();
+  AppState scratch = make_app_state();
+  const PresetThumbnail t = render_preset_thumbnail(scratch, *it);
+  EXPECT_EQ(t.error, "");
+  EXPECT_GT(t.width, 0);
+  EXPECT_EQ(take_focus_request(), "");
+  EXPECT_FALSE(take_train_comparison().has_value());
+  EXPECT_EQ(latest_training_run(), nullptr);
 }
 
 TEST(StartPresets, ABrokenPresetGivesItsCardAnError) {
