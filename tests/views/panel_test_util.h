@@ -82,4 +82,12 @@ inline const plot::Figure* by_id(const std::vector<plot::Figure>& figs, const st
 inline double num(const plot::Cell& c) { return std::get<double>(c); }
 inline std::string str(const plot::Cell& c) { return std::get<std::string>(c); }
 
+// With the controls set so far (panel_with), `p` shows no figures and an error containing `part`, e.g. the field
+// it names.
+inline void expect_error_without_figures(const std::unique_ptr<Panel>& p, const std::string& part) {
+  ASSERT_NE(p, nullptr);
+  EXPECT_TRUE(run(*p).empty());
+  EXPECT_NE(p->error().find(part), std::string::npos) << p->error();
+}
+
 }  // namespace tw::testing
