@@ -174,7 +174,7 @@ class RecomputePanel : public Panel {
   void draw(const DrawContext& ctx) override;  // explanation, controls column, figures (below)
 
  protected:
-  // Optional hooks for what a panel draws beyond its controls and figures.
+  // Optional overrides, for what a panel adjusts or draws beyond its controls and figures.
   virtual void prepare() {}  // adjusts the state before change detection (e.g. clamps to T)
   // From prepare(): the state changed outside the controls (e.g. another panel's run it links to), so recompute.
   void request_recompute() { recompute_requested_ = true; }
