@@ -20,6 +20,9 @@ namespace tw {
 
 namespace {
 
+const PanelInfo kInfo = {"alibi", "ALiBi", "Positions",
+                         "Linear distance biases per head: slopes for any head count, bias matrices, extrapolation"};
+
 // [SECTION] state
 
 // Scores before the bias, for the last query's distribution.
@@ -197,20 +200,16 @@ plot::Figure span_figure(const AlibiResult& r) {
 // The default sizes take about a millisecond; wait so the figures follow the slider in the same frame.
 bool quick(const AlibiState& s) { return alibi_work(s.n_heads, s.T, s.eval_len) < 5e5; }
 std::string error_of(const AlibiResult& r) { return r.a.error; }
-std::vector<plot::Figure> all_figures(const AlibiResult& r) {
-  return {slopes_figure(r), bias_figure(r), heads_figure(r), decay_figure(r), span_figure(r)};
-}
-
-const PanelInfo kInfo = {"alibi", "ALiBi", "Positions",
-                         "Linear distance biases per head: slopes for any head count, bias matrices, extrapolation"};
-
 class AlibiPanel final : public RecomputePanel<AlibiState, AlibiResult> {
  public:
+  // The layout's rows, then the small multiples (figure 2), sized by their grid (draw_figures).
   AlibiPanel()
-      : RecomputePanel(kInfo,
-                       {[](const AlibiState& s, Progress&) { return compute(s); }, quick, error_of, all_figures}) {
+      : RecomputePanel(kInfo, {.rows = {{{0, 1}}, {{3, 4}}}},
+                       {[](const AlibiState& s, Progress&) { return compute(s); },
+                        error_of,
+                        {slopes_figure, bias_figure, heads_figure, decay_figure, span_figure},
+                        quick}) {
     item_width_ = 140;
-    figure_rows_ = {{{0, 1}}, {{3, 4}}};  // then the small multiples, sized by their grid (draw_figures)
   }
 
  protected:
@@ -250,7 +249,7 @@ class AlibiPanel final : public RecomputePanel<AlibiState, AlibiResult> {
   }
 
   void draw_figures(const DrawContext& ctx, const std::vector<plot::Figure>& figs) override {
-    draw_figure_rows(figs, ctx, "alibi", figure_rows_);
+    draw_figure_rows(figs, ctx, "alibi", layout_.rows);
     const float full = ImGui::GetContentRegionAvail().x;
     // Small multiples: four per row, each cell about as tall as it is wide (its colour bar takes some width).
     const int cols = std::max(1, figs[2].grid_cols), rows = (static_cast<int>(figs[2].grid.size()) + cols - 1) / cols;

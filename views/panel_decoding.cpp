@@ -27,6 +27,9 @@ namespace tw {
 
 namespace {
 
+const PanelInfo kInfo = {"decoding", "Decoding and information", "Inference",
+                         "Entropy, cross-entropy, KL; temperature, top-k, top-p, min-p; perplexity"};
+
 // [SECTION] state
 
 // What the perplexity figure takes from the Training panel's latest run (views/train_handoff.h).
@@ -61,11 +64,7 @@ struct DecodingState {
   float temp_p = 1.0f;
   std::string logits_q = "2, 2, 1.5, 1, 1, 0.5, 0, 0";  // the model q = softmax(logits_q / temp_q)
   float temp_q = 1.0f;
-  float temperature = 1.0f;  // sampling: applied to logits_p first
-  int top_k = 5;             // 0 = off
-  float top_p = 0.9f;        // 1 = off
-  float min_p = 0.05f;       // 0 = off
-  int min_keep = 1;          // min_tokens_to_keep
+  SamplingConfig sampling{.top_k = 5, .top_p = 0.9f, .min_p = 0.05f};  // applied to logits_p (temperature first)
   float loss = 1.2f;         // a typed training loss in nats: used when no training run is linked
   bool use_training = true;  // read the loss from the Training panel's run when one exists
   TrainingLink link;         // that run, refreshed before each update (not a control)
@@ -88,14 +87,6 @@ struct DecodingResult {
   std::vector<double> run_perplexity;  // (evaluations) exp(held-out loss) of the linked run
 };
 using ResultPtr = std::shared_ptr<const DecodingResult>;
-
-SamplingConfig sampling_of(const DecodingState& s) {
-  return {.temperature = s.temperature,
-          .top_k = s.top_k,
-          .top_p = s.top_p,
-          .min_p = s.min_p,
-          .min_tokens_to_keep = s.min_keep};
-}
 
 ResultPtr compute(const DecodingState& s, Progress&) {
   auto r = std::make_shared<DecodingResult>();
@@ -123,8 +114,7 @@ ResultPtr compute(const DecodingState& s, Progress&) {
       r->error =
           "logits must be within \xC2\xB1"
           "1e4";
-  const SamplingConfig cfg = sampling_of(s);
-  if (r->error.empty()) r->error = validate(cfg);
+  if (r->error.empty()) r->error = validate(s.sampling);
   if (!r->error.empty()) return r;
 
   r->p = softmax_distribution(r->logits_p, s.temp_p);
@@ -140,7 +130,7 @@ ResultPtr compute(const DecodingState& s, Progress&) {
     r->sweep_kl_qp.push_back(m.kl_qp);
   }
   std::vector<float> logits(r->logits_p.begin(), r->logits_p.end());
-  sampling_filter(r->trace, logits, cfg);
+  sampling_filter(r->trace, logits, s.sampling);
   r->order.resize(logits.size());
   std::iota(r->order.begin(), r->order.end(), 0);
   std::stable_sort(r->order.begin(), r->order.end(), [&](int a, int b) { return logits[a] > logits[b]; });
@@ -275,20 +265,13 @@ plot::Figure perplexity_figure(const DecodingResult& r) {
   return fig;
 }
 
-std::vector<plot::Figure> all_figures(const DecodingResult& r) {
-  return {distributions_figure(r), kl_figure(r), filters_figure(r), perplexity_figure(r)};
-}
-
 // [SECTION] panel
-
-const PanelInfo kInfo = {"decoding", "Decoding and information", "Inference",
-                         "Entropy, cross-entropy, KL; temperature, top-k, top-p, min-p; perplexity"};
 
 class DecodingPanel final : public RecomputePanel<DecodingState, DecodingResult> {
  public:
-  DecodingPanel() : RecomputePanel(kInfo, {compute, nullptr, error_of, all_figures}) {
-    figure_rows_ = {{{0, 1}, 0.8f}, {{2}, 0.9f}, {{3}, 0.9f, true}};
-  }
+  DecodingPanel()
+      : RecomputePanel(kInfo, {.rows = {{{0, 1}, 0.8f}, {{2}, 0.9f}, {{3}, 0.9f, true}}},
+                       {compute, error_of, {distributions_figure, kl_figure, filters_figure, perplexity_figure}}) {}
 
  protected:
   void bind(Controls& c) override {
@@ -300,15 +283,17 @@ class DecodingPanel final : public RecomputePanel<DecodingState, DecodingResult>
                "Comma-separated logits of the model distribution q, as many as p's.");
     c.add_float("temp_q", &s_.temp_q, 0.05f, 20.0f, "temperature of q", "q = softmax(logits_q / temperature).", true,
                 "%.3g");
-    c.add_float("temperature", &s_.temperature, 0.05f, 20.0f, "sampling temperature",
+    c.add_float("temperature", &s_.sampling.temperature, 0.05f, 20.0f, "sampling temperature",
                 "Divides p's logits before the filters: below 1 sharpens, above 1 flattens.", true, "%.3g");
-    c.add_int("top_k", &s_.top_k, 0, 32, "top-k", "Keep the k most likely tokens (ties at the k-th survive); 0 = off.");
-    c.add_float("top_p", &s_.top_p, 0.01f, 1.0f, "top-p",
+    c.add_int("top_k", &s_.sampling.top_k, 0, 32, "top-k",
+              "Keep the k most likely tokens (ties at the k-th survive); 0 = off.");
+    c.add_float("top_p", &s_.sampling.top_p, 0.01f, 1.0f, "top-p",
                 "Keep the smallest most-likely set whose mass reaches p (the crossing token included); 1 = off.", false,
                 "%.3g");
-    c.add_float("min_p", &s_.min_p, 0.0f, 1.0f, "min-p",
+    c.add_float("min_p", &s_.sampling.min_p, 0.0f, 1.0f, "min-p",
                 "Drop tokens whose probability is below min_p times the largest; 0 = off.", false, "%.3g");
-    c.add_int("min_keep", &s_.min_keep, 1, 32, "min tokens to keep", "No filter removes the most likely this many.");
+    c.add_int("min_keep", &s_.sampling.min_tokens_to_keep, 1, 32, "min tokens to keep",
+              "No filter removes the most likely this many.");
     c.add_float("loss", &s_.loss, 0.0f, 12.0f, "training loss (nats)",
                 "A mean next-token loss to turn into a perplexity = exp(loss), used when no training run is linked.",
                 false, "%.4g");
@@ -352,7 +337,7 @@ class DecodingPanel final : public RecomputePanel<DecodingState, DecodingResult>
   // The perplexity figure takes the full width when it has the run's curve beside the exp(loss) curve.
   void draw_figures(const DrawContext& ctx, const std::vector<plot::Figure>& figs) override {
     const bool two = figs.size() > 3 && figs[3].grid.size() > 1;
-    figure_rows_.back() = two ? FigureRow{{3}, 0.9f, false} : FigureRow{{3}, 0.9f, true};
+    layout_.rows.back() = two ? FigureRow{{3}, 0.9f, false} : FigureRow{{3}, 0.9f, true};
     RecomputePanel::draw_figures(ctx, figs);
   }
 

@@ -21,6 +21,10 @@ namespace tw {
 
 namespace {
 
+const PanelInfo kInfo = {"flash", "FlashAttention tiling", "Attention",
+                         "The tiled attention kernel step by step: running max, running sum, rescaled accumulator, "
+                         "memory traffic"};
+
 using plot::fmt;
 
 // [SECTION] state
@@ -89,7 +93,7 @@ ResultPtr compute(const FlashState& s, Progress& progress) {
 }
 
 // The walk is T² · D multiply-adds plus a few copies per tile, the curve a loop over tiles: T = 256 is milliseconds.
-bool quick(const FlashState& s) { return double(s.walk.T) * s.walk.T * s.walk.D < 4e6 && s.curve_max <= 65536; }
+bool quick(const FlashState& s) { return flash_walkthrough_work(s.walk) < 4e6 && s.curve_max <= 65536; }
 
 const FlashStep& shown_step(const FlashResult& r) {
   const int n = static_cast<int>(r.a.walk.steps.size());
@@ -229,22 +233,16 @@ plot::Figure traffic_figure(const FlashResult& r) {
   return fig;
 }
 
-std::vector<plot::Figure> all_figures(const FlashResult& r) {
-  return {schedule_figure(r), stats_figure(r), tile_figure(r), traffic_figure(r)};
-}
-
 // [SECTION] panel
-
-const PanelInfo kInfo = {"flash", "FlashAttention tiling", "Attention",
-                         "The tiled attention kernel step by step: running max, running sum, rescaled accumulator, "
-                         "memory traffic"};
 
 class FlashPanel final : public RecomputePanel<FlashState, FlashResult> {
  public:
-  FlashPanel() : RecomputePanel(kInfo, {compute, quick, checked_error<FlashResult>, all_figures}) {
-    figure_rows_ = {{{0, 1}}, {{2, 3}}};
-    min_figure_width_ = 380;
-  }
+  FlashPanel()
+      : RecomputePanel(kInfo, kTwoByTwo,
+                       {compute,
+                        checked_error<FlashResult>,
+                        {schedule_figure, stats_figure, tile_figure, traffic_figure},
+                        quick}) {}
 
  protected:
   void prepare() override { s_.step = std::clamp(s_.step, 0, step_count(s_) - 1); }

@@ -20,6 +20,10 @@ namespace tw {
 
 namespace {
 
+const PanelInfo kInfo = {"gqa", "GQA / MQA head sharing", "Attention",
+                         "Grouped-query attention: which KV head each query head reads, KV-cache memory, MHA to GQA "
+                         "conversion"};
+
 // [SECTION] state
 
 struct GqaState {
@@ -204,24 +208,12 @@ plot::Figure group_figure(const GqaParams& p, const GqaAnalysis& r) {
 // [SECTION] panel
 
 // No quick hook: the toy layer takes milliseconds even at the largest setting, so update() always waits for it.
-std::vector<plot::Figure> all_figures(const GqaResult& r) {
-  const GqaParams& p = r.params;
-  return {mapping_figure(p, r.a), kvcache_figure(p, r.a), params_figure(p, r.a), conversion_figure(p, r.a),
-          group_figure(p, r.a)};
-}
-
-const PanelInfo kInfo = {"gqa", "GQA / MQA head sharing", "Attention",
-                         "Grouped-query attention: which KV head each query head reads, KV-cache memory, MHA to GQA "
-                         "conversion"};
-
 class GqaPanel final : public RecomputePanel<GqaState, GqaResult> {
  public:
   GqaPanel()
-      : RecomputePanel(kInfo, {compute_checked<GqaState, params_of, analyze_gqa>, nullptr, checked_error<GqaResult>,
-                               all_figures}) {
-    figure_rows_ = {{{0}, 0.55f}, {{1, 2}}, {{3, 4}}};
-    min_figure_width_ = 360;
-  }
+      : RecomputePanel(kInfo, {.rows = {{{0}, 0.55f}, {{1, 2}}, {{3, 4}}}, .min_width = 360},
+                       checked_hooks<GqaState, params_of, analyze_gqa>(
+                           {mapping_figure, kvcache_figure, params_figure, conversion_figure, group_figure})) {}
 
  protected:
   // A preset model fixes the shape: its sliders are hidden.

@@ -21,6 +21,10 @@ namespace tw {
 
 namespace {
 
+const PanelInfo kInfo = {"lora", "LoRA rank effects", "Fine-tuning",
+                         "Low-rank adapters: SVD optimum vs trained LoRA per rank, parameter budget, alpha/r vs "
+                         "alpha/sqrt(r)"};
+
 // [SECTION] state
 
 struct LoraState {
@@ -232,19 +236,14 @@ plot::Figure scale_figure(const LoraResult& r) {
 // on the worker with a progress bar and a Cancel button.
 bool quick(const LoraState& s) { return lora_experiment_work(params_of(s)) < 3e7; }
 std::string error_of(const LoraResult& r) { return r.a.cancelled ? "Cancelled." : r.error; }
-std::vector<plot::Figure> all_figures(const LoraResult& r) {
-  return {spectrum_figure(r), error_figure(r), params_figure(r), loss_figure(r), heatmaps_figure(r), scale_figure(r)};
-}
-
-const PanelInfo kInfo = {"lora", "LoRA rank effects", "Fine-tuning",
-                         "Low-rank adapters: SVD optimum vs trained LoRA per rank, parameter budget, alpha/r vs "
-                         "alpha/sqrt(r)"};
-
 class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
  public:
-  LoraPanel() : RecomputePanel(kInfo, {compute, quick, error_of, all_figures}) {
-    figure_rows_ = {{{0, 1}}, {{3, 5}}, {{4}, 0.7f}, {{2}, 0.62f, true}};
-    min_figure_width_ = 360;
+  LoraPanel()
+      : RecomputePanel(kInfo, {.rows = {{{0, 1}}, {{3, 5}}, {{4}, 0.7f}, {{2}, 0.62f, true}}, .min_width = 360},
+                       {compute,
+                        error_of,
+                        {spectrum_figure, error_figure, params_figure, loss_figure, heatmaps_figure, scale_figure},
+                        quick}) {
     computing_text_ = "Training the first adapters...";
   }
 

@@ -21,6 +21,10 @@ namespace tw {
 
 namespace {
 
+const PanelInfo kInfo = {
+    "masks", "Attention masks", "Attention",
+    "Causal, prefix-LM, sliding-window, padding, packing, dilated and global masks; receptive fields"};
+
 // [SECTION] state
 
 enum class MaskBase { Causal, Bidirectional, PrefixLM };
@@ -173,20 +177,14 @@ plot::Figure uniform_figure(const MasksResult& r) {
 
 // [SECTION] panel
 
-const PanelInfo kInfo = {
-    "masks", "Attention masks", "Attention",
-    "Causal, prefix-LM, sliding-window, padding, packing, dilated and global masks; receptive fields"};
-
 // T ≤ 128 with a few layers takes well under a millisecond: wait so the heatmap follows the slider.
 bool quick(const MasksState& s) { return mask_work(s.T, s.layers) < 5e5; }
 std::string error_of(const MasksResult& r) { return r.mask.error; }
-std::vector<plot::Figure> all_figures(const MasksResult& r) {
-  return {mask_figure(r), visible_figure(r), receptive_figure(r), uniform_figure(r)};
-}
-
 class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
  public:
-  MasksPanel() : RecomputePanel(kInfo, {compute, quick, error_of, all_figures}) {
+  MasksPanel()
+      : RecomputePanel(kInfo,
+                       {compute, error_of, {mask_figure, visible_figure, receptive_figure, uniform_figure}, quick}) {
     controls_width_ = 340;
     item_width_ = 140;
     computing_text_ = "Computing the first mask...";

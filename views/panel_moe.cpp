@@ -22,18 +22,18 @@ namespace tw {
 
 namespace {
 
+const PanelInfo kInfo = {"moe", "Mixture of experts", "Blocks",
+                         "Top-k routing over experts: load, capacity and dropped tokens, balance loss, active vs "
+                         "total parameters"};
+
 using plot::fmt;
 
 // [SECTION] state
 
 struct MoeState {
-  int tokens = 16;               // N
-  int dim = 16;                  // C
-  int experts = 8;               // E
-  int top_k = 2;                 // k
+  MoeParams params;  // N, C, E, k, F and gated, bound as they are
+  // Bound beside params (sliders are floats, the seed an int; the core keeps doubles and a uint64): params_of.
   float capacity_factor = 1.0f;  // capacity = ⌈factor · N · k / E⌉
-  int hidden = 64;               // F of each expert (parameter counts)
-  bool gated = true;             // SwiGLU experts
   float router_bias = 1.0f;      // on expert 0's logit: a popular expert, to show drops
   int seed = 1;
 };
@@ -53,15 +53,11 @@ using MoeResult = Checked<MoeParams, MoeAnalysis>;
 using ResultPtr = std::shared_ptr<const MoeResult>;
 
 MoeParams params_of(const MoeState& s) {
-  return {.tokens = s.tokens,
-          .dim = s.dim,
-          .experts = s.experts,
-          .top_k = s.top_k,
-          .capacity_factor = s.capacity_factor,
-          .hidden = s.hidden,
-          .gated = s.gated,
-          .router_bias = s.router_bias,
-          .seed = static_cast<uint64_t>(s.seed)};
+  MoeParams p = s.params;
+  p.capacity_factor = s.capacity_factor;
+  p.router_bias = s.router_bias;
+  p.seed = static_cast<uint64_t>(s.seed);
+  return p;
 }
 
 ResultPtr compute(const MoeState& s, Progress& progress) {
@@ -80,8 +76,8 @@ ResultPtr compute(const MoeState& s, Progress& progress) {
   });
 }
 
-// 22 routings of N × C × E multiply-adds each.
-bool quick(const MoeState& s) { return 22.0 * s.tokens * s.dim * s.experts < 2e6; }
+// The routing at these settings and 21 more along the bias sweep.
+bool quick(const MoeState& s) { return 22.0 * moe_experiment_work(s.params) < 2e6; }
 
 // [SECTION] figures
 
@@ -190,22 +186,14 @@ plot::Figure params_figure(const MoeResult& r) {
   return fig;
 }
 
-std::vector<plot::Figure> all_figures(const MoeResult& r) {
-  return {routing_figure(r), load_figure(r), balance_figure(r), params_figure(r)};
-}
-
 // [SECTION] panel
-
-const PanelInfo kInfo = {"moe", "Mixture of experts", "Blocks",
-                         "Top-k routing over experts: load, capacity and dropped tokens, balance loss, active vs "
-                         "total parameters"};
 
 class MoePanel final : public RecomputePanel<MoeState, MoeResult> {
  public:
-  MoePanel() : RecomputePanel(kInfo, {compute, quick, checked_error<MoeResult>, all_figures}) {
-    figure_rows_ = {{{0, 1}}, {{2, 3}}};
-    min_figure_width_ = 380;
-  }
+  MoePanel()
+      : RecomputePanel(
+            kInfo, kTwoByTwo,
+            {compute, checked_error<MoeResult>, {routing_figure, load_figure, balance_figure, params_figure}, quick}) {}
 
  protected:
   void draw_summary(const MoeResult& r) override {
@@ -222,10 +210,10 @@ class MoePanel final : public RecomputePanel<MoeState, MoeResult> {
     // The same layer, trained: the Training panel's sort task with these experts, top-k and capacity.
     if (ImGui::Button("Train this in the Training panel"))
       post_values("train", {{"task", "sort"},
-                            {"experts", s_.experts},
-                            {"top_k", s_.top_k},
+                            {"experts", s_.params.experts},
+                            {"top_k", s_.params.top_k},
                             {"capacity_factor", s_.capacity_factor},
-                            {"activation", s_.gated ? "swiglu" : "gelu"}});
+                            {"activation", s_.params.gated ? "swiglu" : "gelu"}});
     ImGui::SameLine();
     help_marker(
         "Opens the Training panel on the sort task with a mixture of these experts in every block (as the "
@@ -233,15 +221,16 @@ class MoePanel final : public RecomputePanel<MoeState, MoeResult> {
   }
 
   void bind(Controls& c) override {
-    c.add_int("tokens", &s_.tokens, 1, 512, "tokens N", "Tokens in the batch the router sees.", true);
-    c.add_int("dim", &s_.dim, 1, 1024, "dim C", "Width of each token vector (and of the router's rows).", true);
-    c.add_int("experts", &s_.experts, 1, 64, "experts E", "Number of expert MLPs in the layer.");
-    c.add_int("top_k", &s_.top_k, 1, 64, "top-k", "Experts each token is sent to (at most E; Mixtral uses 2 of 8).");
+    c.add_int("tokens", &s_.params.tokens, 1, 512, "tokens N", "Tokens in the batch the router sees.", true);
+    c.add_int("dim", &s_.params.dim, 1, 1024, "dim C", "Width of each token vector (and of the router's rows).", true);
+    c.add_int("experts", &s_.params.experts, 1, 64, "experts E", "Number of expert MLPs in the layer.");
+    c.add_int("top_k", &s_.params.top_k, 1, 64, "top-k",
+              "Experts each token is sent to (at most E; Mixtral uses 2 of 8).");
     c.add_float("capacity_factor", &s_.capacity_factor, 0.05f, 8.0f, "capacity factor",
                 "Slack on the even share N\xC2\xB7k / E; below 1 some tokens are always dropped.", true, "%.3g");
-    c.add_int("hidden", &s_.hidden, 1, 65536, "expert hidden F", "Hidden size of each expert MLP (parameter counts).",
-              true);
-    c.add_bool("gated", &s_.gated, "gated experts", "SwiGLU experts have 3 matrices, plain MLPs 2.");
+    c.add_int("hidden", &s_.params.hidden, 1, 65536, "expert hidden F",
+              "Hidden size of each expert MLP (parameter counts).", true);
+    c.add_bool("gated", &s_.params.gated, "gated experts", "SwiGLU experts have 3 matrices, plain MLPs 2.");
     c.add_float("router_bias", &s_.router_bias, 0.0f, 10.0f, "router bias",
                 "Added to expert 0's logit: an unbalanced router whose favourite expert overflows.", false, "%.2f");
     c.add_seed(&s_.seed, "Seed of the random tokens and router weights.");

@@ -25,6 +25,9 @@ namespace tw {
 
 namespace {
 
+const PanelInfo kInfo = {"norms", "Norms and activations", "Blocks",
+                         "LayerNorm vs RMSNorm vs BatchNorm, activation curves, the 2/3 rule, pre- vs post-norm"};
+
 // [SECTION] state
 
 enum class GatedUnit { SwiGLU, GeGLU };  // the gate's activation: SiLU or GELU (exact)
@@ -223,20 +226,16 @@ plot::Figure placement_figure(const NormsResult& r) {
   return fig;
 }
 
-std::vector<plot::Figure> all_figures(const NormsResult& r) {
-  return {norms_figure(r), activations_figure(r), glu_figure(r), hidden_figure(r), placement_figure(r)};
-}
-
 // [SECTION] panel
-
-const PanelInfo kInfo = {"norms", "Norms and activations", "Blocks",
-                         "LayerNorm vs RMSNorm vs BatchNorm, activation curves, the 2/3 rule, pre- vs post-norm"};
 
 class NormsPanel final : public RecomputePanel<NormsState, NormsResult> {
  public:
-  NormsPanel() : RecomputePanel(kInfo, {compute, quick, error_of, all_figures}) {
-    figure_rows_ = {{{0}, 0.55f}, {{1}, 0.75f}, {{2, 3}, 0.9f}, {{4}, 0.75f}};
-  }
+  NormsPanel()
+      : RecomputePanel(kInfo, {.rows = {{{0}, 0.55f}, {{1}, 0.75f}, {{2, 3}, 0.9f}, {{4}, 0.75f}}},
+                       {compute,
+                        error_of,
+                        {norms_figure, activations_figure, glu_figure, hidden_figure, placement_figure},
+                        quick}) {}
 
  protected:
   void bind(Controls& c) override {

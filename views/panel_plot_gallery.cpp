@@ -2,6 +2,7 @@
 // It documents the API by example and is the visual test bed for the screen, PNG and SVG renderers.
 #include <imgui.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 
@@ -36,12 +37,10 @@ struct Lcg {
   double normal() { return std::sqrt(-2 * std::log(uniform())) * std::cos(2 * kPi * uniform()); }
 };
 
-// [SECTION] one function per figure
+// [SECTION] one function per figure: each draws into a figure whose one axes the catalogue below has labelled
 
-plot::Figure lines_figure(const GalleryState& s) {
-  plot::Figure fig("lines", "Line and step plots");
+void lines_plot(plot::Figure& fig, const GalleryState& s) {
   plot::Axes& ax = fig.axes();
-  ax.setup("time", "s", "amplitude", "V");
   std::vector<double> xs, sin_y, cos_y, sx, sy;
   for (int i = 0; i < s.points; ++i) {
     const double x = 4 * kPi * i / std::max(1, s.points - 1);
@@ -53,13 +52,10 @@ plot::Figure lines_figure(const GalleryState& s) {
   ax.line("sin t", xs, sin_y);
   ax.line("0.6 cos t", xs, cos_y).dashed = true;
   ax.step("quantised", sx, sy);
-  return fig;
 }
 
-plot::Figure scatter_figure(const GalleryState&) {
-  plot::Figure fig("scatter", "Scatter");
+void scatter_plot(plot::Figure& fig, const GalleryState&) {
   plot::Axes& ax = fig.axes();
-  ax.setup("x", "", "y", "");
   Lcg rng{42};
   std::vector<double> x1, y1, x2, y2;
   for (int i = 0; i < 80; ++i) {
@@ -68,33 +64,24 @@ plot::Figure scatter_figure(const GalleryState&) {
   }
   ax.scatter("cluster A", x1, y1);
   ax.scatter("cluster B", x2, y2);
-  return fig;
 }
 
-plot::Figure bars_figure(const GalleryState&) {
-  plot::Figure fig("bars", "Grouped bars");
+void bars_plot(plot::Figure& fig, const GalleryState&) {
   plot::Axes& ax = fig.axes();
-  ax.setup("model", "", "memory", "MiB");
   ax.bars({"MHA", "GQA-4", "MQA"}, {"K cache", "V cache"}, {{64, 16, 4}, {64, 16, 4.5}});
-  return fig;
 }
 
-plot::Figure histogram_figure(const GalleryState& s) {
-  plot::Figure fig("histogram", "Histogram of N(0, 1) samples");
+void histogram_plot(plot::Figure& fig, const GalleryState& s) {
   plot::Axes& ax = fig.axes();
-  ax.setup("value", "", "count", "");
   Lcg rng{7};
   std::vector<double> v(size_t(s.samples));
   for (double& x : v) x = rng.normal();
   ax.histogram("samples", v, 40);
   ax.vline("mean 0", 0);
-  return fig;
 }
 
-plot::Figure heatmap_figure(const GalleryState& s) {
-  plot::Figure fig("heatmap", "Causal attention probabilities");
+void heatmap_plot(plot::Figure& fig, const GalleryState& s) {
   plot::Axes& ax = fig.axes();
-  ax.setup("key position j", "", "query position i", "");
   const int n = s.heatmap_size;
   std::vector<double> p(size_t(n) * size_t(n));
   for (int i = 0; i < n; ++i) {
@@ -118,13 +105,10 @@ plot::Figure heatmap_figure(const GalleryState& s) {
     for (int i = 0; i < n; ++i) o.row_labels.push_back(words[i]), o.col_labels.push_back(words[i]);
   }
   ax.heatmap("P", p.data(), n, n, o);
-  return fig;
 }
 
-plot::Figure diverging_figure(const GalleryState&) {
-  plot::Figure fig("diverging", "Signed scores (diverging map)");
+void diverging_plot(plot::Figure& fig, const GalleryState&) {
   plot::Axes& ax = fig.axes();
-  ax.setup("dimension", "", "token", "");
   const int rows = 8, cols = 16;
   std::vector<float> v(size_t(rows * cols));
   for (int i = 0; i < rows; ++i)
@@ -133,13 +117,10 @@ plot::Figure diverging_figure(const GalleryState&) {
   o.colormap = plot::Colormap::Diverging;
   o.value_label = "score";
   ax.heatmap("scores", v.data(), rows, cols, o);
-  return fig;
 }
 
-plot::Figure vectors_figure(const GalleryState& s) {
-  plot::Figure fig("vectors", "Rotation on the unit circle");
+void vectors_plot(plot::Figure& fig, const GalleryState& s) {
   plot::Axes& ax = fig.axes();
-  ax.setup("x\xE2\x82\x80", "", "x\xE2\x82\x81", "");  // x₀, x₁
   ax.flags |= plot::AxesFlags_EqualAspect;
   ax.set_x_range(-1.3, 1.3).set_y_range(-1.3, 1.3);
   ax.circle(0, 0, 1);
@@ -150,13 +131,10 @@ plot::Figure vectors_figure(const GalleryState& s) {
   char label[64];
   std::snprintf(label, sizeof label, "\xCE\xB8 = %.2f rad", double(s.angle));
   ax.arc(label, 0, 0, 0.35, a, a + s.angle);
-  return fig;
 }
 
-plot::Figure log_figure(const GalleryState&) {
-  plot::Figure fig("log", "Log axes: RoPE frequencies");
+void log_plot(plot::Figure& fig, const GalleryState&) {
   plot::Axes& ax = fig.axes();
-  ax.setup("pair index k", "", "\xCE\xB8\xE2\x82\x96", "rad/token");  // θₖ
   ax.y.scale = plot::Scale::Log10;
   // The frequencies come from core (D = 64): unscaled, and NTK-aware with factor 4 (base · 4^(64/62)).
   RopeConfig ntk;
@@ -167,24 +145,19 @@ plot::Figure log_figure(const GalleryState&) {
   for (size_t i = 0; i < theta.size(); ++i) k.push_back(static_cast<double>(i));
   ax.line("base 10000", k, theta).style = plot::LineStyle::LineAndMarkers;
   ax.line("NTK \xCE\xB1 = 4", k, theta_ntk);
-  return fig;
 }
 
-plot::Figure annotations_figure(const GalleryState&) {
-  plot::Figure fig("annotations", "Markers and text");
+void annotations_plot(plot::Figure& fig, const GalleryState&) {
   plot::Axes& ax = fig.axes();
-  ax.setup("logit", "", "probability", "");
   std::vector<double> x, y;
   for (int i = 0; i <= 100; ++i) x.push_back(-6 + 12.0 * i / 100), y.push_back(1 / (1 + std::exp(-x.back())));
   ax.line("\xCF\x83(x)", x, y);
   ax.hline("p = 0.9", 0.9);
   ax.vline("x = 0", 0);
   ax.text("saturates \xE2\x86\x92", 2.5, 0.6).align_x = 0;
-  return fig;
 }
 
-plot::Figure multiples_figure(const GalleryState& s) {
-  plot::Figure fig("heads", "Small multiples: four heads, one colour scale");
+void multiples_plot(plot::Figure& fig, const GalleryState& s) {
   fig.grid_cols = 4;
   fig.shared_colorbar = true;
   const int n = 8;
@@ -201,14 +174,30 @@ plot::Figure multiples_figure(const GalleryState& s) {
     o.vmin = 0, o.vmax = 1;
     ax.heatmap("P", p.data(), n, n, o);
   }
-  return fig;
 }
 
-plot::Figure empty_figure(const GalleryState&) {
-  plot::Figure fig("empty", "Empty state (no data yet)");
-  fig.axes().setup("x", "", "y", "");
-  return fig;
-}
+// [SECTION] the catalogue: every figure in the order shown
+
+struct GalleryFigure {
+  const char* id;
+  const char* title;
+  std::array<const char*, 4> axes;  // x label, x unit, y label, y unit of its one axes; {}: it lays out its own
+  void (*draw)(plot::Figure&, const GalleryState&);  // nullptr: the labelled axes alone
+};
+
+const GalleryFigure kGallery[] = {
+    {"heatmap", "Causal attention probabilities", {"key position j", "", "query position i", ""}, heatmap_plot},
+    {"diverging", "Signed scores (diverging map)", {"dimension", "", "token", ""}, diverging_plot},
+    {"lines", "Line and step plots", {"time", "s", "amplitude", "V"}, lines_plot},
+    {"scatter", "Scatter", {"x", "", "y", ""}, scatter_plot},
+    {"bars", "Grouped bars", {"model", "", "memory", "MiB"}, bars_plot},
+    {"histogram", "Histogram of N(0, 1) samples", {"value", "", "count", ""}, histogram_plot},
+    {"vectors", "Rotation on the unit circle", {"x\xE2\x82\x80", "", "x\xE2\x82\x81", ""}, vectors_plot},  // x₀, x₁
+    {"log", "Log axes: RoPE frequencies", {"pair index k", "", "\xCE\xB8\xE2\x82\x96", "rad/token"}, log_plot},  // θₖ
+    {"annotations", "Markers and text", {"logit", "", "probability", ""}, annotations_plot},
+    {"heads", "Small multiples: four heads, one colour scale", {}, multiples_plot},
+    {"empty", "Empty state (no data yet)", {"x", "", "y", ""}, nullptr},
+};
 
 }  // namespace
 
@@ -221,9 +210,13 @@ class PlotGalleryPanel final : public Panel {
   }
 
   std::vector<plot::Figure> figures() override {
-    return {heatmap_figure(s_),     diverging_figure(s_), lines_figure(s_),   scatter_figure(s_),
-            bars_figure(s_),        histogram_figure(s_), vectors_figure(s_), log_figure(s_),
-            annotations_figure(s_), multiples_figure(s_), empty_figure(s_)};
+    std::vector<plot::Figure> figs;
+    for (const GalleryFigure& g : kGallery) {
+      plot::Figure& fig = figs.emplace_back(g.id, g.title);
+      if (g.axes[0]) fig.axes().setup(g.axes[0], g.axes[1], g.axes[2], g.axes[3]);
+      if (g.draw) g.draw(fig, s_);
+    }
+    return figs;
   }
 
   void draw(const DrawContext& ctx) override {

@@ -25,19 +25,17 @@ namespace tw {
 
 namespace {
 
+const PanelInfo kInfo = {"positions", "Positions compared", "Positions",
+                         "None, learned, sinusoidal, RoPE, ALiBi: similarity vs distance and extrapolation measured"};
+
 // [SECTION] state
 
 struct PositionsState {
-  int dim = 64;             // C of the absolute codes and D of RoPE
-  int max_distance = 64;    // similarity plotted for d = 0 … this
-  int start = 10;           // p0: the first position of each pair
-  int alibi_heads = 8;      // heads whose ALiBi slopes are drawn
-  float rope_base = 10000;  // RoPE θ base
-  bool run = false;         // train the five models now instead of showing the cached results
-  int train_length = ExtrapolationParams{}.train_length;
-  int period = ExtrapolationParams{}.period;
-  int steps = ExtrapolationParams{}.steps;
-  int seed = 1;
+  SimilarityParams similarity;        // C (D of RoPE), the largest distance, p0 and the ALiBi heads, bound as they are
+  ExtrapolationParams extrapolation;  // L, the period and the steps bound; the rest as the cached run
+  float rope_base = 10000;            // similarity's RoPE θ base, as a float slider (the core keeps a double)
+  bool run = false;                   // train the five models now instead of showing the cached results
+  int seed = 1;                       // of both (the core keeps a uint64)
 };
 
 // [SECTION] result and compute
@@ -54,19 +52,14 @@ struct PositionsResult {
 using ResultPtr = std::shared_ptr<const PositionsResult>;
 
 SimilarityParams similarity_of(const PositionsState& s) {
-  return {.dim = s.dim,
-          .max_distance = s.max_distance,
-          .start = s.start,
-          .alibi_heads = s.alibi_heads,
-          .rope_base = s.rope_base,
-          .seed = static_cast<uint64_t>(s.seed)};
+  SimilarityParams p = s.similarity;
+  p.rope_base = s.rope_base;
+  p.seed = static_cast<uint64_t>(s.seed);
+  return p;
 }
 
 ExtrapolationParams extrapolation_of(const PositionsState& s) {
-  ExtrapolationParams p;
-  p.train_length = s.train_length;
-  p.period = s.period;
-  p.steps = s.steps;
+  ExtrapolationParams p = s.extrapolation;
   p.seed = static_cast<uint64_t>(s.seed);
   return p;
 }
@@ -125,7 +118,7 @@ using plot::fmt;
 plot::Figure similarity_figure(const PositionsResult& r) {
   const PositionSimilarity& m = r.sim;
   plot::Figure fig("similarity", "How alike are the codes of positions p and p + d?");
-  fig.note = "p = " + std::to_string(r.state.start) +
+  fig.note = "p = " + std::to_string(r.state.similarity.start) +
              " (dashed: p + 100, the same curve when the code is relative); "
              "learned = a table at initialisation; similarity = cosine of the added codes, RoPE's normalised q·k";
   fig.grid_cols = 2;
@@ -198,36 +191,31 @@ plot::Figure extrapolation_figure(const PositionsResult& r) {
   return fig;
 }
 
-std::vector<plot::Figure> all_figures(const PositionsResult& r) {
-  return {similarity_figure(r), extrapolation_figure(r)};
-}
-
 // [SECTION] panel
-
-const PanelInfo kInfo = {"positions", "Positions compared", "Positions",
-                         "None, learned, sinusoidal, RoPE, ALiBi: similarity vs distance and extrapolation measured"};
 
 class PositionsPanel final : public RecomputePanel<PositionsState, PositionsResult> {
  public:
-  PositionsPanel() : RecomputePanel(kInfo, {compute, quick, error_of, all_figures}) {
-    figure_rows_ = {{{0}, 0.85f}, {{1}, 0.8f}};
-  }
+  PositionsPanel()
+      : RecomputePanel(kInfo, {.rows = {{{0}, 0.85f}, {{1}, 0.8f}}},
+                       {compute, error_of, {similarity_figure, extrapolation_figure}, quick}) {}
 
  protected:
   void bind(Controls& c) override {
-    c.add_int("dim", &s_.dim, 4, 512, "dim", "Width of the added codes and of the RoPE head (even).", true);
-    c.add_int("max_distance", &s_.max_distance, 1, 4096, "max distance", "Similarity is drawn for d = 0 ... this.",
-              true);
-    c.add_int("start", &s_.start, 0, 100000, "start position p", "First position of each compared pair.");
-    c.add_int("alibi_heads", &s_.alibi_heads, 1, 64, "ALiBi heads", "Heads whose slopes m = 2^(-8k/n) are used.");
+    c.add_int("dim", &s_.similarity.dim, 4, 512, "dim", "Width of the added codes and of the RoPE head (even).", true);
+    c.add_int("max_distance", &s_.similarity.max_distance, 1, 4096, "max distance",
+              "Similarity is drawn for d = 0 ... this.", true);
+    c.add_int("start", &s_.similarity.start, 0, 100000, "start position p", "First position of each compared pair.");
+    c.add_int("alibi_heads", &s_.similarity.alibi_heads, 1, 64, "ALiBi heads",
+              "Heads whose slopes m = 2^(-8k/n) are used.");
     c.add_float("rope_base", &s_.rope_base, 10.0f, 1e7f, "RoPE base", "theta_k = base^(-2k/D).", true, "%.6g");
     c.add_bool("run", &s_.run, "run live",
                "Train the five models now (about half a minute, progress and Cancel below) instead of the cached run.");
-    c.add_int("train_length", &s_.train_length, 4, 64, "train length L",
+    c.add_int("train_length", &s_.extrapolation.train_length, 4, 64, "train length L",
               "Sequence length the models train on; evaluated out to 4L.");
-    c.add_int("period", &s_.period, 2, 32, "period", "Length of the repeated random block (at most L/2).");
-    c.add_int("steps", &s_.steps, 1, 5000, "steps", "Optimizer steps per position type.", true);
-    c.add_int("seed", &s_.seed, 0, 1000000, "seed", "Seed of the weights, batches and the random codes.");
+    c.add_int("period", &s_.extrapolation.period, 2, 32, "period",
+              "Length of the repeated random block (at most L/2).");
+    c.add_int("steps", &s_.extrapolation.steps, 1, 5000, "steps", "Optimizer steps per position type.", true);
+    c.add_seed(&s_.seed, "Seed of the weights, batches and the random codes.");
   }
 
   bool control_visible(const Control& c) const override {

@@ -28,6 +28,10 @@ namespace tw {
 
 namespace {
 
+const PanelInfo kInfo = {"roofline", "Roofline of inference", "Inference",
+                         "Why prefill is compute-bound and decoding memory-bound; quantization, KV cache, measured "
+                         "tokens/s"};
+
 using plot::fmt;
 
 // [SECTION] state and the measurement cache
@@ -318,21 +322,13 @@ plot::Figure measured_figure(const RooflineResult& r) {
   return fig;
 }
 
-std::vector<plot::Figure> all_figures(const RooflineResult& r) {
-  return {roofline_figure(r), gemm_figure(r), decode_figure(r), measured_figure(r)};
-}
-
 // [SECTION] panel
-
-const PanelInfo kInfo = {"roofline", "Roofline of inference", "Inference",
-                         "Why prefill is compute-bound and decoding memory-bound; quantization, KV cache, measured "
-                         "tokens/s"};
 
 class RooflinePanel final : public RecomputePanel<RooflineState, RooflineResult> {
  public:
-  RooflinePanel() : RecomputePanel(kInfo, {compute, quick, error_of, all_figures}) {
-    figure_rows_ = {{{0, 1}}, {{2, 3}}};
-    min_figure_width_ = 380;
+  RooflinePanel()
+      : RecomputePanel(kInfo, kTwoByTwo,
+                       {compute, error_of, {roofline_figure, gemm_figure, decode_figure, measured_figure}, quick}) {
     computing_text_ = "Measuring this machine (about two seconds)...";
   }
 

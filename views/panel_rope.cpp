@@ -21,42 +21,35 @@ namespace tw {
 
 namespace {
 
+const PanelInfo kInfo = {"rope", "RoPE rotations", "Positions",
+                         "Rotary position embedding: frequencies, rotations, relative-distance scores and context "
+                         "scaling"};
+
 // [SECTION] state
 
 struct RopeState {
-  int head_dim = 64;      // D (odd values round down to even)
-  float base = 10000.0f;  // θ base
-  int query_pos = 12;     // m
-  int key_pos = 4;        // n
-  int pair = 0;           // k (clamped to D/2 − 1)
-  RopeConvention convention = RopeConvention::HalfSplit;
-  RopeScaling scaling = RopeScaling::None;
+  // D (odd values round down to even), convention, scaling and trained length L; m, n, the pair k (clamped to
+  // D/2 − 1), the heatmap's rows and the distance curves' x range: bound as they are.
+  RopeAnalysisParams params{.rope = {}, .max_distance = 256};
+  // Bound beside params (sliders are floats, the seed an int; the core keeps doubles and a uint64): params_of.
+  float base = 10000.0f;          // θ base
   float factor = 4.0f;            // scaling factor
-  int trained_context = 2048;     // original context length L
   float low_freq_factor = 1.0f;   // Llama 3
   float high_freq_factor = 4.0f;  // Llama 3
-  int positions = 128;            // rows of the angle heatmap
-  int max_distance = 256;         // x range of the distance curves
   int seed = 1;
 };
 
 RopeAnalysisParams params_of(const RopeState& s) {
-  RopeAnalysisParams p;
-  p.rope.head_dim = std::max(2, s.head_dim - s.head_dim % 2);
-  p.rope.base = s.base;
-  p.rope.convention = s.convention;
-  p.rope.scaling = s.scaling;
-  p.rope.factor = s.factor;
-  p.rope.original_context = s.trained_context;
-  p.rope.low_freq_factor = s.low_freq_factor;
-  p.rope.high_freq_factor = s.high_freq_factor;
+  RopeAnalysisParams p = s.params;
+  RopeConfig& rope = p.rope;
+  rope.head_dim = std::max(2, rope.head_dim - rope.head_dim % 2);
+  rope.base = s.base;
+  rope.factor = s.factor;
+  rope.low_freq_factor = s.low_freq_factor;
+  rope.high_freq_factor = s.high_freq_factor;
   // Scaled frequencies are shown for the extended length factor·L (dynamic NTK depends on it).
-  p.seq_len = static_cast<int>(std::min(1e9, std::ceil(static_cast<double>(s.factor) * s.trained_context)));
-  p.positions = s.positions;
-  p.query_pos = s.query_pos;
-  p.key_pos = s.key_pos;
-  p.pair = std::clamp(s.pair, 0, p.rope.head_dim / 2 - 1);
-  p.max_distance = s.max_distance;
+  p.seq_len = static_cast<int>(std::min(1e9, std::ceil(static_cast<double>(s.factor) * rope.original_context)));
+  p.pair = std::clamp(p.pair, 0, rope.head_dim / 2 - 1);
   p.seed = static_cast<uint64_t>(s.seed);
   return p;
 }
@@ -164,29 +157,18 @@ plot::Figure distance_figure(const RopeAnalysisParams& p, const RopeAnalysis& r)
 // [SECTION] panel
 
 // No quick hook: a few thousand rotations stay well under a frame, so update() always waits for them.
-std::vector<plot::Figure> all_figures(const RopeResult& r) {
-  const RopeAnalysisParams& p = r.params;
-  return {plane_figure(p, r.a), angle_figure(p, r.a), freqs_figure(p, r.a), distance_figure(p, r.a)};
-}
-
-const PanelInfo kInfo = {"rope", "RoPE rotations", "Positions",
-                         "Rotary position embedding: frequencies, rotations, relative-distance scores and context "
-                         "scaling"};
-
 class RopePanel final : public RecomputePanel<RopeState, RopeResult> {
  public:
   RopePanel()
-      : RecomputePanel(kInfo, {compute_checked<RopeState, params_of, analyze_rope>, nullptr, checked_error<RopeResult>,
-                               all_figures}) {
-    figure_rows_ = {{{0, 1}, 0.75f}, {{2, 3}}};
-    min_figure_width_ = 360;
-  }
+      : RecomputePanel(kInfo, {.rows = {{{0, 1}, 0.75f}, {{2, 3}}}, .min_width = 360},
+                       checked_hooks<RopeState, params_of, analyze_rope>(
+                           {plane_figure, angle_figure, freqs_figure, distance_figure})) {}
 
  protected:
   bool control_visible(const Control& c) const override {
-    const bool llama3 = s_.scaling == RopeScaling::Llama3;
+    const bool llama3 = s_.params.rope.scaling == RopeScaling::Llama3;
     if ((c.key == "low_freq_factor" || c.key == "high_freq_factor") && !llama3) return false;
-    return c.key != "factor" || s_.scaling != RopeScaling::None;
+    return c.key != "factor" || s_.params.rope.scaling != RopeScaling::None;
   }
   void draw_summary(const RopeResult& r) override {
     ImGui::Separator();
@@ -199,36 +181,37 @@ class RopePanel final : public RecomputePanel<RopeState, RopeResult> {
     check_mark(
         r.a.conventions_agree,
         ("other convention, permuted dims: same score (rel. error " + fmt("%.1e", r.a.convention_error) + ")").c_str());
-    if (r.params.pair != s_.pair) warning_text(("pair index clamped to " + std::to_string(r.params.pair)).c_str());
-    if (r.params.rope.head_dim != s_.head_dim)
+    if (r.params.pair != s_.params.pair)
+      warning_text(("pair index clamped to " + std::to_string(r.params.pair)).c_str());
+    if (r.params.rope.head_dim != s_.params.rope.head_dim)
       warning_text(("head_dim rounded to " + std::to_string(r.params.rope.head_dim)).c_str());
   }
   void bind(Controls& c) override {
-    c.add_int("head_dim", &s_.head_dim, 2, 256, "head_dim D",
+    c.add_int("head_dim", &s_.params.rope.head_dim, 2, 256, "head_dim D",
               "Size of one head vector; it holds D/2 rotating pairs (odd values round down).");
     c.add_float("base", &s_.base, 100.0f, 1e6f, "base \xCE\xB8",
                 "Base of the frequencies \xCE\xB8_k = base^(-2k/D); larger bases make the slow pairs slower.", true,
                 "%.0f");
-    c.add_int("query_pos", &s_.query_pos, 0, 100000, "query position m", "Position of the query token.", true);
-    c.add_int("key_pos", &s_.key_pos, 0, 100000, "key position n", "Position of the key token.", true);
-    c.add_int("pair", &s_.pair, 0, 127, "pair k",
+    c.add_int("query_pos", &s_.params.query_pos, 0, 100000, "query position m", "Position of the query token.", true);
+    c.add_int("key_pos", &s_.params.key_pos, 0, 100000, "key position n", "Position of the key token.", true);
+    c.add_int("pair", &s_.params.pair, 0, 127, "pair k",
               "Which pair of dimensions the plane figure shows (0 is the fastest).");
-    c.add_enum("convention", &s_.convention, {"half-split", "interleaved"}, "convention",
+    c.add_enum("convention", &s_.params.rope.convention, {"half-split", "interleaved"}, "convention",
                "Hugging Face pairs x[k] with x[k+D/2]; Meta's original code pairs x[2k] with x[2k+1].");
-    c.add_enum("scaling", &s_.scaling, {"none", "linear", "ntk", "dynamic-ntk", "llama3"}, "scaling",
+    c.add_enum("scaling", &s_.params.rope.scaling, {"none", "linear", "ntk", "dynamic-ntk", "llama3"}, "scaling",
                "How the frequencies are changed to run past the trained context length.");
     c.add_float("factor", &s_.factor, 1.0f, 64.0f, "factor s",
                 "Context extension factor: the target length is s times the trained length.", true, "%.3g");
-    c.add_int("trained_context", &s_.trained_context, 16, 131072, "trained length L",
+    c.add_int("trained_context", &s_.params.rope.original_context, 16, 131072, "trained length L",
               "Context length the model was trained on (original_max_position_embeddings).", true);
     c.add_float("low_freq_factor", &s_.low_freq_factor, 0.5f, 16.0f, "low_freq_factor",
                 "Llama 3: wavelengths above L / low_freq_factor are divided by s.", false, "%.3g");
     c.add_float("high_freq_factor", &s_.high_freq_factor, 0.5f, 64.0f, "high_freq_factor",
                 "Llama 3: wavelengths below L / high_freq_factor are kept unchanged.", false, "%.3g");
-    c.add_int("positions", &s_.positions, 8, 4096, "heatmap positions",
+    c.add_int("positions", &s_.params.positions, 8, 4096, "heatmap positions",
               "Number of positions (rows) in the angle heatmap.", true);
-    c.add_int("max_distance", &s_.max_distance, 8, 16384, "max distance", "Largest distance m - n on the score curves.",
-              true);
+    c.add_int("max_distance", &s_.params.max_distance, 8, 16384, "max distance",
+              "Largest distance m - n on the score curves.", true);
     c.add_seed(&s_.seed, "Seed of the random q and k; the same seed gives the same vectors.");
   }
 };

@@ -21,6 +21,10 @@ namespace tw {
 
 namespace {
 
+const PanelInfo kInfo = {
+    "softmax", "Softmax saturation", "Attention",
+    "Why scores are divided by sqrt(d_k): variance of q\xC2\xB7k, saturation and vanishing gradients"};
+
 // [SECTION] state
 
 struct SoftmaxState {
@@ -168,20 +172,12 @@ plot::Figure worked_figure(const SoftmaxResult& r) {
 // the default sweep (26 d_k values × 1000 queries, ~10 ms) runs on the worker while the last result stays.
 bool quick(const SoftmaxState& s) { return saturation_work(s.samples, s.n_keys) < 1e5; }
 std::string no_error(const SoftmaxResult&) { return ""; }  // bad logits are shown in place, per row
-std::vector<plot::Figure> all_figures(const SoftmaxResult& r) {
-  return {histogram_figure(r), query_figure(r), sweep_figure(r), worked_figure(r)};
-}
-
-const PanelInfo kInfo = {
-    "softmax", "Softmax saturation", "Attention",
-    "Why scores are divided by sqrt(d_k): variance of q\xC2\xB7k, saturation and vanishing gradients"};
-
 class SoftmaxPanel final : public RecomputePanel<SoftmaxState, SoftmaxResult> {
  public:
-  SoftmaxPanel() : RecomputePanel(kInfo, {compute, quick, no_error, all_figures}) {
-    // The small multiples and the worked example need height for their y labels when the column is narrow.
-    figure_rows_ = {{{0, 1}}, {{2}, 0.8f}, {{3}, 0.7f}};
-  }
+  // The small multiples and the worked example need height for their y labels when the column is narrow.
+  SoftmaxPanel()
+      : RecomputePanel(kInfo, {.rows = {{{0, 1}}, {{2}, 0.8f}, {{3}, 0.7f}}},
+                       {compute, no_error, {histogram_figure, query_figure, sweep_figure, worked_figure}, quick}) {}
 
   // A logits row that is not a list of numbers is shown in place and reported by export, not silently dropped.
   std::string problem() const override {

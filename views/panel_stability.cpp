@@ -26,6 +26,9 @@ namespace tw {
 
 namespace {
 
+const PanelInfo kInfo = {"stability", "Stability tricks", "Training",
+                         "Logit soft-capping, QK-norm and z-loss: curves and training with vs without"};
+
 // [SECTION] state
 
 struct StabilityState {
@@ -127,25 +130,42 @@ using plot::fmt;
 
 // [SECTION] figures
 
+// One curve of a function-and-gradient figure: its plot's title, y label, legend entry and values.
+struct CurvePlot {
+  const char* title;
+  const char* y_label;
+  const char* legend;
+  const std::vector<double>& ys;
+};
+
+// A function of x beside its gradient, one plot each, and both in the table (x, value, gradient): soft-capping and
+// z-loss are each shown so.
+void add_function_and_gradient(plot::Figure& fig, const char* x_label, const std::vector<double>& xs,
+                               const CurvePlot& value, const CurvePlot& gradient, std::vector<std::string> header) {
+  fig.grid_cols = 2;
+  for (const CurvePlot* c : {&value, &gradient}) {
+    plot::Axes& a = fig.add_axes(c->title);
+    a.setup(x_label, "", c->y_label, "");
+    a.line(c->legend, xs, c->ys);
+  }
+  plot::Table& t = fig.table;
+  t.header = std::move(header);
+  for (size_t i = 0; i < xs.size(); ++i) t.add_row({xs[i], value.ys[i], gradient.ys[i]});
+}
+
 plot::Figure softcap_figure(const StabilityResult& r) {
   const SoftcapCurve& c = r.softcap;
   plot::Figure fig("softcap", "Soft-capping: s \xE2\x86\x92 c\xC2\xB7tanh(s/c), c = " + fmt("%.3g", c.cap));
   fig.note =
       "Gemma 2 caps attention scores at 50 and final logits at 30; the gradient 1 - tanh\xC2\xB2(s/c) "
       "fades beyond |s| \xE2\x89\x88 c";
-  fig.grid_cols = 2;
-  plot::Axes& v = fig.add_axes("capped score");
-  v.setup("raw score s", "", "capped", "");
-  v.line("c\xC2\xB7tanh(s/c)", c.x, c.capped);
+  add_function_and_gradient(fig, "raw score s", c.x, {"capped score", "capped", "c\xC2\xB7tanh(s/c)", c.capped},
+                            {"gradient", "d capped / ds", "1 - tanh\xC2\xB2(s/c)", c.derivative},
+                            {"x", "capped", "derivative"});
+  plot::Axes& v = fig.grid[0];
   v.line("identity", c.x, c.x).dashed = true;
   v.set_y_range(-std::max(1.5 * c.cap, 1.0), std::max(1.5 * c.cap, 1.0));
-  plot::Axes& d = fig.add_axes("gradient");
-  d.setup("raw score s", "", "d capped / ds", "");
-  d.line("1 - tanh\xC2\xB2(s/c)", c.x, c.derivative);
-  d.set_y_range(0, 1.05);
-  plot::Table& t = fig.table;
-  t.header = {"x", "capped", "derivative"};
-  for (size_t i = 0; i < c.x.size(); ++i) t.add_row({c.x[i], c.capped[i], c.derivative[i]});
+  fig.grid[1].set_y_range(0, 1.05);
   return fig;
 }
 
@@ -185,19 +205,12 @@ plot::Figure zloss_figure(const StabilityResult& r) {
       "Z = \xCE\xA3 exp(logits); the term's gradient 2\xC2\xB7"
       "coef\xC2\xB7log Z \xC2\xB7 softmax pulls "
       "every logit toward log Z = 0";
-  fig.grid_cols = 2;
-  plot::Axes& a = fig.add_axes("added loss");
-  a.setup("log Z", "", "coef \xC2\xB7 log\xC2\xB2 Z", "");
-  a.line("z-loss", z.log_z, z.term);
-  plot::Axes& b = fig.add_axes("gradient on the logits (sum)");
-  b.setup("log Z", "", "\xCE\xA3_v \xE2\x88\x82/\xE2\x88\x82logit_v", "");
-  b.line(
-      "2\xC2\xB7"
-      "coef\xC2\xB7log Z",
-      z.log_z, z.grad_sum);
-  plot::Table& t = fig.table;
-  t.header = {"log_z", "z_loss", "grad_sum"};
-  for (size_t i = 0; i < z.log_z.size(); ++i) t.add_row({z.log_z[i], z.term[i], z.grad_sum[i]});
+  add_function_and_gradient(fig, "log Z", z.log_z, {"added loss", "coef \xC2\xB7 log\xC2\xB2 Z", "z-loss", z.term},
+                            {"gradient on the logits (sum)", "\xCE\xA3_v \xE2\x88\x82/\xE2\x88\x82logit_v",
+                             "2\xC2\xB7"
+                             "coef\xC2\xB7log Z",
+                             z.grad_sum},
+                            {"log_z", "z_loss", "grad_sum"});
   return fig;
 }
 
@@ -234,20 +247,14 @@ plot::Figure training_figure(const StabilityResult& r) {
   return fig;
 }
 
-std::vector<plot::Figure> all_figures(const StabilityResult& r) {
-  return {softcap_figure(r), qk_figure(r), zloss_figure(r), training_figure(r)};
-}
-
 // [SECTION] panel
-
-const PanelInfo kInfo = {"stability", "Stability tricks", "Training",
-                         "Logit soft-capping, QK-norm and z-loss: curves and training with vs without"};
 
 class StabilityPanel final : public RecomputePanel<StabilityState, StabilityResult> {
  public:
-  StabilityPanel() : RecomputePanel(kInfo, {compute, quick, error_of, all_figures}) {
-    figure_rows_ = {{{0}, 0.8f}, {{1}, 1.1f}, {{3}, 0.9f}, {{2}, 0.8f}};  // QK-norm (1): room for its y label
-  }
+  // QK-norm (figure 1) gets the tallest row: room for its y label.
+  StabilityPanel()
+      : RecomputePanel(kInfo, {.rows = {{{0}, 0.8f}, {{1}, 1.1f}, {{3}, 0.9f}, {{2}, 0.8f}}},
+                       {compute, error_of, {softcap_figure, qk_figure, zloss_figure, training_figure}, quick}) {}
 
  protected:
   void bind(Controls& c) override {

@@ -22,6 +22,9 @@ namespace tw {
 
 namespace {
 
+const PanelInfo kInfo = {"tokenizers", "Tokenizers: BPE, WordPiece, Unigram", "Text",
+                         "Train byte-level BPE merge by merge and compare BPE, WordPiece and Unigram on a sentence"};
+
 using plot::fmt;
 
 // [SECTION] state
@@ -108,7 +111,7 @@ ResultPtr compute(const TokenizerState& s, Progress& progress) {
   }
   r->cuts.push_back({"BPE, " + std::to_string(r->bpe.merges.size()) + " merges", "BPE",
                      bpe_cut(r->bpe.tokenizer_json, s.sentence, &error)});
-  r->cuts.push_back({"BPE after " + std::to_string(step) + " merges", "BPE@" + std::to_string(step),
+  r->cuts.push_back({"BPE after " + std::to_string(step) + " merges", "BPE," + std::to_string(step),
                      bpe_cut(partial.tokenizer_json, s.sentence, &error)});
   if (!error.empty()) {
     r->error = "BPE tokenizer: " + error;
@@ -122,8 +125,10 @@ ResultPtr compute(const TokenizerState& s, Progress& progress) {
 }
 
 std::string error_of(const TokenizerResult& r) { return r.error; }
-// Training cost grows with the text and the merges; the default (a paragraph, 60 merges) is milliseconds.
-bool quick(const TokenizerState& s) { return s.file.empty() && double(s.text.size()) * (s.merges + s.vocab) < 1e6; }
+// A file may be large: read it on the worker. The default text (a paragraph, 60 merges) is milliseconds.
+bool quick(const TokenizerState& s) {
+  return s.file.empty() && tokenizer_training_work(s.text.size(), s.merges, s.vocab) < 1e6;
+}
 
 const MergeStep* shown_merge(const TokenizerResult& r) {
   if (r.bpe.merges.empty()) return nullptr;
@@ -277,21 +282,14 @@ plot::Figure segmentation_figure(const TokenizerResult& r) {
   return fig;
 }
 
-std::vector<plot::Figure> all_figures(const TokenizerResult& r) {
-  return {candidates_figure(r), growth_figure(r), counts_figure(r), segmentation_figure(r)};
-}
-
 // [SECTION] panel
-
-const PanelInfo kInfo = {"tokenizers", "Tokenizers: BPE, WordPiece, Unigram", "Text",
-                         "Train byte-level BPE merge by merge and compare BPE, WordPiece and Unigram on a sentence"};
 
 class TokenizersPanel final : public RecomputePanel<TokenizerState, TokenizerResult> {
  public:
-  TokenizersPanel() : RecomputePanel(kInfo, {compute, quick, error_of, all_figures}) {
-    figure_rows_ = {{{0, 1}}, {{2, 3}}};
-    min_figure_width_ = 380;
-  }
+  TokenizersPanel()
+      : RecomputePanel(
+            kInfo, kTwoByTwo,
+            {compute, error_of, {candidates_figure, growth_figure, counts_figure, segmentation_figure}, quick}) {}
 
  protected:
   void prepare() override { s_.step = std::clamp(s_.step, 1, std::max(1, s_.merges)); }

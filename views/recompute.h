@@ -9,8 +9,10 @@
 // (its explanation is prose in views/text/<id>.txt).
 // docs/adding-a-panel.md walks through one.
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -40,12 +42,6 @@ auto run_checked(const Params& p, Analyze&& analyze) {
   r->error = validate(p);
   if (r->error.empty()) r->a = analyze(p);
   return std::shared_ptr<const Checked<Params, decltype(analyze(p))>>(std::move(r));
-}
-
-// The compute hook of a panel whose result is Checked: params_of(state), validated, then analyze(params).
-template <class State, auto params_of, auto analyze>
-auto compute_checked(const State& s, Progress&) {
-  return run_checked(params_of(s), analyze);
 }
 
 // The error_of hook of a Checked result: validate()'s message.
@@ -131,17 +127,24 @@ class RecomputePanel : public Panel {
   // Runs on the worker thread with a copy of the state; looks at Progress::cancelled() in long loops.
   using Compute = Ptr (*)(const State&, Progress&);
 
+  // One figure of the panel, built from a result (plain data: the screen and every export draw the same).
+  using FigureBuilder = std::function<plot::Figure(const Result&)>;
+
   // What the panel computes, as plain functions of its state and result (the panel file defines them beside its
   // figures, so the class holds only what it draws).
   struct Hooks {
     Compute compute;                         // runs on the worker with a copy of the state
-    bool (*quick)(const State&);             // about a millisecond? update() then waits for it (nullptr: always)
     std::string (*error_of)(const Result&);  // "" when the result can be shown
-    std::vector<plot::Figure> (*figures)(const Result&);  // every figure, in the order shown
+    std::vector<FigureBuilder> figures;      // figures() in the order shown: figures[i](result) is figures()[i]
+    bool (*quick)(const State&) = nullptr;   // about a millisecond? update() then waits for it (nullptr: always)
   };
 
-  // The explanation on top is views/text/<info.id>.txt (panel_text).
-  RecomputePanel(PanelInfo info, Hooks hooks) : info_(std::move(info)), hooks_(hooks) {}
+  // `info`: id, window title, menu category, one-line description; the explanation on top is
+  // views/text/<info.id>.txt (panel_text). `layout`: where figures() go on screen (the default draw_figures).
+  RecomputePanel(PanelInfo info, FigureLayout layout, Hooks hooks)
+      : layout_(std::move(layout)), info_(std::move(info)), hooks_(std::move(hooks)) {}
+  // A panel that lays out its figures itself (draw_figures).
+  RecomputePanel(PanelInfo info, Hooks hooks) : RecomputePanel(std::move(info), {}, std::move(hooks)) {}
 
   PanelInfo info() const final { return info_; }
 
@@ -161,7 +164,7 @@ class RecomputePanel : public Panel {
   std::vector<plot::Figure> figures() final {
     const Ptr& r = job_.result();
     if (!r || !hooks_.error_of(*r).empty()) return {};
-    return hooks_.figures(*r);
+    return build_figures(*r);
   }
   std::string error() const final {
     const Ptr& r = job_.result();
@@ -171,7 +174,7 @@ class RecomputePanel : public Panel {
   void draw(const DrawContext& ctx) override;  // explanation, controls column, figures (below)
 
  protected:
-  // Optional hooks for what a panel draws beyond its controls and figures.
+  // Optional overrides, for what a panel adjusts or draws beyond its controls and figures.
   virtual void prepare() {}  // adjusts the state before change detection (e.g. clamps to T)
   // From prepare(): the state changed outside the controls (e.g. another panel's run it links to), so recompute.
   void request_recompute() { recompute_requested_ = true; }
@@ -179,26 +182,45 @@ class RecomputePanel : public Panel {
   virtual void after_control(const Control&) {}        // extra buttons under one control
   virtual void draw_controls(const DrawContext& ctx);  // default: every visible control, then after_control
   virtual void draw_summary(const Result&) {}          // live checks under the controls, when the result is usable
-  // Lays out figures() on screen; the default draws figure_rows_.
+  // Lays out figures() on screen; the default draws layout_.
   virtual void draw_figures(const DrawContext& ctx, const std::vector<plot::Figure>& figs) {
-    draw_figure_rows(figs, ctx, info_.id.c_str(), figure_rows_, min_figure_width_);
+    draw_figure_rows(figs, ctx, info_.id.c_str(), layout_.rows, layout_.min_width);
   }
 
   const Ptr& result() const { return job_.result(); }
 
   State s_;
-  float controls_width_ = 330;          // logical pixels; the column of controls left of the figures
-  float item_width_ = 150;              // width of each control's widget
-  std::vector<FigureRow> figure_rows_;  // the default layout of figures() on screen
-  float min_figure_width_ = 0;          // logical pixels; narrower windows scroll sideways
+  float controls_width_ = 330;  // logical pixels; the column of controls left of the figures
+  float item_width_ = 150;      // width of each control's widget
+  FigureLayout layout_;         // the default layout of figures() on screen
   const char* computing_text_ = "Computing the first results...";  // before the first result
 
  private:
+  std::vector<plot::Figure> build_figures(const Result& r) const {
+    std::vector<plot::Figure> figs;
+    for (const FigureBuilder& build : hooks_.figures) figs.push_back(build(r));
+    return figs;
+  }
+
   PanelInfo info_;
   Hooks hooks_;
   bool recompute_requested_ = false;
   Recompute<Result> job_;  // declared last: its worker joins before the members above go away
 };
+
+// The hooks of a panel whose whole computation is "validate, then analyze": params_of(state) is validated, then
+// analyze(params) runs (no progress, no quick estimate: update() always waits); each figure is drawn from
+// (params, analysis).
+template <class State, auto params_of, auto analyze,
+          class Params = std::decay_t<decltype(params_of(std::declval<const State&>()))>,
+          class Analysis = std::decay_t<decltype(analyze(std::declval<const Params&>()))>>
+auto checked_hooks(const std::vector<plot::Figure (*)(const Params&, const Analysis&)>& figures) {
+  using Result = Checked<Params, Analysis>;
+  typename RecomputePanel<State, Result>::Hooks hooks{
+      [](const State& s, Progress&) { return run_checked(params_of(s), analyze); }, checked_error<Result>, {}};
+  for (auto build : figures) hooks.figures.push_back([build](const Result& r) { return build(r.params, r.a); });
+  return hooks;
+}
 
 // [SECTION] RecomputePanel: the default draw (no ImGui calls here: the widgets live in views/widgets.cpp)
 
@@ -224,7 +246,7 @@ void RecomputePanel<State, Result>::draw(const DrawContext& ctx) {
   } else if (const std::string e = hooks_.error_of(*r); !e.empty()) {
     warning_text(e.c_str());
   } else {
-    draw_figures(ctx, job_.figures([&] { return hooks_.figures(*r); }));
+    draw_figures(ctx, job_.figures([&] { return build_figures(*r); }));
   }
   end_figures_column();
 }

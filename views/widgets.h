@@ -45,6 +45,13 @@ struct FigureRow {
   float aspect = 0.62f;
   bool half = false;  // a single figure drawn half the column wide
 };
+// Where a panel's figures go on screen.
+struct FigureLayout {
+  std::vector<FigureRow> rows;
+  float min_width = 0;  // logical pixels; a narrower column scrolls sideways
+};
+// Four figures in two rows of two, as most panels show them.
+inline const FigureLayout kTwoByTwo = {{{{0, 1}}, {{2, 3}}}, 380};
 // Draws `rows` of `figs`. Figures share a row only when each gets at least max(`min_width`, kReadableFigureWidth)
 // logical pixels; in a narrower column each gets a row of its own, and a column narrower than `min_width` scrolls
 // sideways.

@@ -85,4 +85,6 @@ FlashWalkthrough flash_walkthrough(const FlashWalkParams& p) {
   return w;
 }
 
+double flash_walkthrough_work(const FlashWalkParams& params) { return double(params.T) * params.T * params.D; }
+
 }  // namespace tw

@@ -57,4 +57,8 @@ FlashWalkthrough flash_walkthrough(const FlashWalkParams& params);
 double standard_attention_floats(int T, int D);
 double tiled_attention_floats(int T, int D, int tile_q, int tile_k, bool causal);
 
+// Work of flash_walkthrough in multiply-adds (T² · D, plus a few copies per tile): the panel waits for a result
+// only when this is small (4e6 is a few milliseconds).
+double flash_walkthrough_work(const FlashWalkParams& params);
+
 }  // namespace tw

@@ -79,4 +79,6 @@ MoeRouting moe_experiment(const MoeParams& p) {
   return route_tokens(x, w, p);
 }
 
+double moe_experiment_work(const MoeParams& params) { return double(params.tokens) * params.dim * params.experts; }
+
 }  // namespace tw

@@ -56,4 +56,7 @@ MoeRouting route_tokens(const Mat& x, const Mat& router, const MoeParams& params
 // The panel's experiment: seeded Gaussian tokens and router (std 1/√C), plus router_bias on expert 0.
 MoeRouting moe_experiment(const MoeParams& params);
 
+// Work of one moe_experiment in multiply-adds: the router's N × C × E scores (the rest is O(N · E)).
+double moe_experiment_work(const MoeParams& params);
+
 }  // namespace tw

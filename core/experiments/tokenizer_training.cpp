@@ -494,4 +494,8 @@ std::vector<std::string> unigram_encode(const UnigramTraining& model, const std:
   return tokens;
 }
 
+double tokenizer_training_work(size_t text_bytes, int merges, int vocab_size) {
+  return double(text_bytes) * (merges + vocab_size);
+}
+
 }  // namespace tw

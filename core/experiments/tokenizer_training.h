@@ -71,4 +71,8 @@ std::vector<std::string> unigram_encode(const UnigramTraining& model, const std:
 // Words (whitespace-separated) and UTF-8 bytes of a sentence: the denominators of tokens per word / per byte.
 int count_words(const std::string& text);
 
+// Work of training BPE with `merges` merges and WordPiece and Unigram to `vocab_size` on `text_bytes` of text,
+// roughly: every merge or vocabulary step rescans the text. A paragraph with 60 merges is milliseconds.
+double tokenizer_training_work(size_t text_bytes, int merges, int vocab_size);
+
 }  // namespace tw

@@ -96,4 +96,12 @@ void for_each_layout(const std::string& id, Fn fn) {
   }
 }
 
+// With the controls set so far (panel_with), `p` shows no figures and an error containing `part`, e.g. the field
+// it names.
+inline void expect_error_without_figures(const std::unique_ptr<Panel>& p, const std::string& part) {
+  ASSERT_NE(p, nullptr);
+  EXPECT_TRUE(run(*p).empty());
+  EXPECT_NE(p->error().find(part), std::string::npos) << p->error();
+}
+
 }  // namespace tw::testing

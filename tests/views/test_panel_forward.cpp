@@ -194,8 +194,8 @@ TEST(PanelForward, InvalidConfigKeepsTheLastValidModel) {
 TEST(PanelForward, EachConfigProblemIsDrawnBesideItsOwnField) {
   ForwardState s;
   s.model = ForwardModel::Custom;
-  s.n_heads = 6;    // dim 64 / 6 heads: not a whole head_dim
-  s.gqa_ratio = 4;  // does not divide 6 (the message names n_heads too, but belongs to the ratio slider)
+  s.config.n_heads = 6;  // dim 64 / 6 heads: not a whole head_dim
+  s.gqa_ratio = 4;       // does not divide 6 (the message names n_heads too, but belongs to the ratio slider)
   s.pattern = ForwardPattern::Interleaved;
   s.full_every = 0;
   std::vector<ConfigProblem> problems;

@@ -17,6 +17,8 @@
 namespace tw {
 namespace {
 
+using testing::expect_error_without_figures;
+using testing::panel_with;
 using testing::run;
 using testing::set;
 
@@ -64,10 +66,7 @@ TEST(NormsPanel, ExactValuesOfOneToNine) {
 }
 
 TEST(NormsPanel, BadVectorIsAnErrorNotACrash) {
-  auto p = make_panel("norms");
-  set(*p, "vector", "1, two");
-  EXPECT_TRUE(run(*p).empty());
-  EXPECT_NE(p->error().find("vector"), std::string::npos);
+  expect_error_without_figures(panel_with("norms", {{"vector", "1, two"}}), "vector");
 }
 
 TEST(DecodingPanel, FilterTableMatchesSamplingFilter) {
@@ -93,10 +92,7 @@ TEST(DecodingPanel, FilterTableMatchesSamplingFilter) {
 }
 
 TEST(DecodingPanel, MismatchedLengthsAreAnError) {
-  auto p = make_panel("decoding");
-  set(*p, "logits_q", "1, 2");
-  EXPECT_TRUE(run(*p).empty());
-  EXPECT_NE(p->error().find("same number"), std::string::npos);
+  expect_error_without_figures(panel_with("decoding", {{"logits_q", "1, 2"}}), "same number");
 }
 
 TEST(StabilityPanel, SoftcapTableAndTrainingRunsOnlyWhenAsked) {

@@ -77,11 +77,8 @@ TEST(PanelFlash, TrafficCurveMatchesCountedTilesForOddSizes) {
 }
 
 TEST(PanelFlash, TileLargerThanTIsAnErrorWithoutFigures) {
-  auto p = make_panel("flash");
-  set(*p, "T", 8);
-  set(*p, "tile_q", 16);
-  EXPECT_TRUE(run(*p).empty());
-  EXPECT_NE(p->error().find("query tile"), std::string::npos) << p->error();
+  auto p = panel_with("flash", {{"T", 8}, {"tile_q", 16}});
+  expect_error_without_figures(p, "query tile");
   set(*p, "tile_q", 4);
   EXPECT_FALSE(run(*p).empty());
   EXPECT_EQ(p->error(), "");
@@ -188,11 +185,7 @@ TEST(PanelMoe, LoadsSumToTokensTimesKMinusDrops) {
 }
 
 TEST(PanelMoe, TopKAboveExpertsIsAnError) {
-  auto p = make_panel("moe");
-  set(*p, "experts", 4);
-  set(*p, "top_k", 6);
-  EXPECT_TRUE(run(*p).empty());
-  EXPECT_NE(p->error().find("top_k"), std::string::npos) << p->error();
+  expect_error_without_figures(panel_with("moe", {{"experts", 4}, {"top_k", 6}}), "top_k");
 }
 
 // [SECTION] tokenizers
@@ -241,10 +234,8 @@ TEST(PanelTokenizers, MergesAndCountsFromCore) {
 }
 
 TEST(PanelTokenizers, MissingFileAndEmptyTextAreErrors) {
-  auto p = make_panel("tokenizers");
-  set(*p, "file", "/nonexistent/corpus.txt");
-  EXPECT_TRUE(run(*p).empty());
-  EXPECT_NE(p->error().find("Cannot open"), std::string::npos) << p->error();
+  auto p = panel_with("tokenizers", {{"file", "/nonexistent/corpus.txt"}});
+  expect_error_without_figures(p, "Cannot open");
   set(*p, "file", "");
   set(*p, "text", "   ");
   EXPECT_TRUE(run(*p).empty());
@@ -256,7 +247,7 @@ TEST(PanelTokenizers, MissingFileAndEmptyTextAreErrors) {
 // [SECTION] figure quality
 
 // On screen each of these panels draws two figures per row at width w and height 0.62·w; w is at least 380 logical
-// pixels (min_figure_width_: narrower windows scroll sideways) and about 620 in a maximised 1600-wide window.
+// pixels (FigureLayout::min_width: narrower windows scroll sideways) and about 620 in a maximised 1600-wide window.
 // Exports use default_figure_size.
 TEST(PanelSystemsLayout, NoProblemsOnScreenOrExported) {
   for (const char* id : {"flash", "roofline", "moe", "tokenizers"}) {

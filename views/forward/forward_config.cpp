@@ -13,23 +13,25 @@ void bind_forward_controls(Controls& c, ForwardState& s) {
              "assets/models; training: the model the Training panel handed over; folder: a Hugging Face model folder.");
   c.add_text("model_dir", &s.model_dir, 4096, "model folder",
              "A Hugging Face folder: config.json, model.safetensors (or an index and shards) and tokenizer.json.");
-  c.add_int("dim", &s.dim, 1, 1024, "dim C", "Width of the residual stream (custom model only).");
-  c.add_int("n_layers", &s.n_layers, 1, 16, "layers", "Number of Transformer blocks (custom model only).");
-  c.add_int("n_heads", &s.n_heads, 1, 32, "query heads H", "Query heads; head_dim = dim / H (custom model only).");
-  c.add_int("hidden", &s.hidden, 1, 4096, "MLP hidden F", "MLP hidden size (custom model only).");
-  c.add_int("vocab", &s.vocab, 1, 32768, "vocab V",
+  c.add_int("dim", &s.config.dim, 1, 1024, "dim C", "Width of the residual stream (custom model only).");
+  c.add_int("n_layers", &s.config.n_layers, 1, 16, "layers", "Number of Transformer blocks (custom model only).");
+  c.add_int("n_heads", &s.config.n_heads, 1, 32, "query heads H",
+            "Query heads; head_dim = dim / H (custom model only).");
+  c.add_int("hidden", &s.config.hidden, 1, 4096, "MLP hidden F", "MLP hidden size (custom model only).");
+  c.add_int("vocab", &s.config.vocab, 1, 32768, "vocab V",
             "Vocabulary size; the byte tokenizer needs at least 256 (custom model only).");
-  c.add_int("max_seq", &s.max_seq, 1, 1024, "max_seq", "Longest sequence the model accepts (custom model only).");
+  c.add_int("max_seq", &s.config.max_seq, 1, 1024, "max_seq",
+            "Longest sequence the model accepts (custom model only).");
   c.add_int("gqa_ratio", &s.gqa_ratio, 1, 32, "GQA ratio",
             "Query heads per key/value head: 1 is MHA, H is MQA; n_kv_heads = H / ratio.");
-  c.add_enum("norm", &s.norm, {"rmsnorm", "layernorm"}, "Norm",
+  c.add_enum("norm", &s.config.norm, {"rmsnorm", "layernorm"}, "Norm",
              "RMSNorm (LLaMA) rescales by the root mean square; LayerNorm (GPT-2) also subtracts the mean and adds β.");
-  c.add_enum("placement", &s.placement, {"pre", "post"}, "Norm placement",
+  c.add_enum("placement", &s.config.placement, {"pre", "post"}, "Norm placement",
              "Pre-norm normalises the input of each sub-block; post-norm (2017 Transformer) normalises after the add.");
-  c.add_enum("positions", &s.positions, {"none", "learned", "sinusoidal", "rope", "alibi"}, "Positions",
+  c.add_enum("positions", &s.config.positions, {"none", "learned", "sinusoidal", "rope", "alibi"}, "Positions",
              "How the model knows token order: added vectors (learned, sinusoidal), rotated q/k (RoPE) or a distance "
              "bias on the scores (ALiBi).");
-  c.add_enum("activation", &s.activation, {"relu", "gelu", "swiglu", "geglu"}, "MLP activation",
+  c.add_enum("activation", &s.config.activation, {"relu", "gelu", "swiglu", "geglu"}, "MLP activation",
              "SwiGLU and GeGLU multiply an activated gate with a second projection; ReLU and GELU have no gate.");
   c.add_enum("pattern", &s.pattern, {"full", "sliding", "interleaved"}, "Attention pattern",
              "full: every earlier token; sliding: the last W tokens (HF: 0 <= i - j < W); interleaved: sliding with "
@@ -70,31 +72,25 @@ void bind_forward_controls(Controls& c, ForwardState& s) {
 ModelConfig preset_config(ForwardModel model) { return model == ForwardModel::Small ? small_config() : tiny_config(); }
 
 namespace {
-// The six sizes the model editor shows, as (state field, config field) pairs: the one list both directions use.
-template <class State, class Config, class Copy>
-void each_size(State& s, Config& c, Copy copy) {
-  copy(s.dim, c.dim);
-  copy(s.n_layers, c.n_layers);
-  copy(s.n_heads, c.n_heads);
-  copy(s.hidden, c.hidden);
-  copy(s.vocab, c.vocab);
-  copy(s.max_seq, c.max_seq);
+// Sets the architecture toggles of `c` to those of `from` (a preset fixes only the sizes).
+void take_toggles(ModelConfig& c, const ModelConfig& from) {
+  c.norm = from.norm;
+  c.placement = from.placement;
+  c.positions = from.positions;
+  c.activation = from.activation;
 }
 }  // namespace
 
 void show_preset_sizes(ForwardState& s) {
   if (s.model == ForwardModel::Custom || !is_seeded_model(s.model)) return;
-  const ModelConfig preset = preset_config(s.model);
-  each_size(s, preset, [](int& field, const int& size) { field = size; });
+  ModelConfig shown = preset_config(s.model);
+  take_toggles(shown, s.config);
+  s.config = shown;
 }
 
 ModelConfig forward_config(const ForwardState& s, std::vector<ConfigProblem>* problems) {
-  ModelConfig c = preset_config(s.model);
-  if (s.model == ForwardModel::Custom) each_size(s, c, [](const int& field, int& size) { size = field; });
-  c.norm = s.norm;
-  c.placement = s.placement;
-  c.positions = s.positions;
-  c.activation = s.activation;
+  ModelConfig c = s.model == ForwardModel::Custom ? s.config : preset_config(s.model);
+  take_toggles(c, s.config);
   c.attention = s.pattern == ForwardPattern::Full ? AttentionPattern::Full : AttentionPattern::Sliding;
   c.window = s.pattern == ForwardPattern::Full ? 0 : s.window;
   c.full_every = s.pattern == ForwardPattern::Interleaved ? s.full_every : 0;

@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cfloat>
 #include <cstdio>
+#include <initializer_list>
+#include <string_view>
 
 #include "core/model/weights.h"
 #include "core/tokenizer.h"
@@ -240,8 +242,15 @@ void draw_step_header(const ForwardResult& r, int step_index) {
 
 namespace {
 
-// A number right-aligned in its table cell (digits line up; a fixed column fits the widest, so none wraps).
-void number_cell(const std::string& text) {
+// Text in cell `column` of the current table row.
+void text_cell(int column, const std::string& text) {
+  ImGui::TableSetColumnIndex(column);
+  ImGui::TextUnformatted(text.c_str());
+}
+
+// A number right-aligned in cell `column` (digits line up; a fixed column fits the widest, so none wraps).
+void number_cell(int column, const std::string& text) {
+  ImGui::TableSetColumnIndex(column);
   const float pad = ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize(text.c_str()).x;
   if (pad > 0) ImGui::SetCursorPosX(ImGui::GetCursorPosX() + pad);
   ImGui::TextUnformatted(text.c_str());
@@ -252,36 +261,34 @@ void number_cell(const std::string& text) {
 constexpr ImGuiTableFlags kFullWidthTable =
     ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
 
+// Begins such a table and draws its header row; false when it is not drawn (then no EndTable).
+bool begin_full_width_table(const char* id, std::initializer_list<const char*> columns, const char* stretched) {
+  if (!ImGui::BeginTable(id, static_cast<int>(columns.size()), kFullWidthTable, ImVec2(-FLT_MIN, 0))) return false;
+  for (const char* c : columns)
+    ImGui::TableSetupColumn(
+        c, std::string_view(c) == stretched ? ImGuiTableColumnFlags_WidthStretch : ImGuiTableColumnFlags_WidthFixed);
+  ImGui::TableHeadersRow();
+  return true;
+}
+
 }  // namespace
 
 void draw_parameter_tables(const ModelConfig& config) {
   const auto rows = parameter_table(config);
-  const ImGuiTableFlags flags = kFullWidthTable;
   // The panel wraps its text; inside the tables no cell may wrap (a fixed column would then fit the wrapped width
   // and break "2,097,152" over three lines).
   ImGui::PushTextWrapPos(-1.0f);
-  if (ImGui::BeginTable("params", 4, flags, ImVec2(-FLT_MIN, 0))) {
-    ImGui::TableSetupColumn("component", ImGuiTableColumnFlags_WidthFixed);
-    ImGui::TableSetupColumn("formula", ImGuiTableColumnFlags_WidthStretch);
-    ImGui::TableSetupColumn("per instance", ImGuiTableColumnFlags_WidthFixed);
-    ImGui::TableSetupColumn("total", ImGuiTableColumnFlags_WidthFixed);
-    ImGui::TableHeadersRow();
+  if (begin_full_width_table("params", {"component", "formula", "per instance", "total"}, "formula")) {
     for (const ParamGroup& g : rows) {
       ImGui::TableNextRow();
-      ImGui::TableSetColumnIndex(0);
-      ImGui::TextUnformatted(g.name.c_str());
-      ImGui::TableSetColumnIndex(1);
-      ImGui::TextUnformatted(g.formula.c_str());
-      ImGui::TableSetColumnIndex(2);
-      number_cell(group_digits(g.count) + (g.instances > 1 ? " \u00D7 " + std::to_string(g.instances) : ""));
-      ImGui::TableSetColumnIndex(3);
-      number_cell(group_digits(g.total()));
+      text_cell(0, g.name);
+      text_cell(1, g.formula);
+      number_cell(2, group_digits(g.count) + (g.instances > 1 ? " \u00D7 " + std::to_string(g.instances) : ""));
+      number_cell(3, group_digits(g.total()));
     }
     ImGui::TableNextRow();
-    ImGui::TableSetColumnIndex(0);
-    ImGui::TextUnformatted("Total");
-    ImGui::TableSetColumnIndex(3);
-    number_cell(group_digits(parameter_count(config)));
+    text_cell(0, "Total");
+    number_cell(3, group_digits(parameter_count(config)));
     ImGui::EndTable();
   }
   ImGui::PopTextWrapPos();
@@ -297,25 +304,15 @@ void draw_parameter_tables(const ModelConfig& config) {
   ImGui::TextWrapped("A commonly quoted Small table, checked against its own formulas (F = int(2·4·256/3) = %d):",
                      check.notes_hidden);
   ImGui::PushTextWrapPos(-1.0f);
-  if (ImGui::BeginTable("notes", 5, flags, ImVec2(-FLT_MIN, 0))) {
-    ImGui::TableSetupColumn("component", ImGuiTableColumnFlags_WidthFixed);
-    ImGui::TableSetupColumn("table says", ImGuiTableColumnFlags_WidthFixed);
-    ImGui::TableSetupColumn("formula", ImGuiTableColumnFlags_WidthStretch);
-    ImGui::TableSetupColumn("exact", ImGuiTableColumnFlags_WidthFixed);
-    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed);
-    ImGui::TableHeadersRow();
+  if (begin_full_width_table("notes", {"component", "table says", "formula", "exact", ""}, "formula")) {
     for (size_t i = 0; i < check.rows.size(); ++i) {
       const NotesParamRow& r = check.rows[i];
       ImGui::PushID(static_cast<int>(i));
       ImGui::TableNextRow();
-      ImGui::TableSetColumnIndex(0);
-      ImGui::TextUnformatted(r.component.c_str());
-      ImGui::TableSetColumnIndex(1);
-      ImGui::TextUnformatted(r.notes_text.c_str());
-      ImGui::TableSetColumnIndex(2);
-      ImGui::TextUnformatted(r.formula.c_str());
-      ImGui::TableSetColumnIndex(3);
-      number_cell(group_digits(r.computed));
+      text_cell(0, r.component);
+      text_cell(1, r.notes_text);
+      text_cell(2, r.formula);
+      number_cell(3, group_digits(r.computed));
       ImGui::TableSetColumnIndex(4);
       check_mark(r.agrees, r.agrees ? "" : "slip");
       if (!r.remark.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.remark.c_str());

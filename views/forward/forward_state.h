@@ -36,16 +36,13 @@ enum class ForwardTab { Step, Strip, Residual, Next, Params, Lens };
 inline constexpr const char* kSortExample = "BAAABCAAABB";
 
 struct ForwardState {
-  // Model: a preset or the custom sizes below (the custom fields are used only when model == Custom).
+  // Model: a preset or the custom sizes below (the sizes are used only when model == Custom).
   ForwardModel model = ForwardModel::Sort;  // opens on a trained model, so its maps and predictions mean something
   std::string model_dir;                    // the Hugging Face folder of ForwardModel::Folder
-  int dim = 64, n_layers = 2, n_heads = 4, hidden = 192, vocab = 259, max_seq = 128;
+  // The seeded model: the controls bind its sizes (C, layers, H, F, V, max_seq) and its architecture toggles (norm,
+  // placement, positions, activation); forward_config derives the rest.
+  ModelConfig config;
   int gqa_ratio = 2;  // query heads per KV head: n_kv_heads = n_heads / gqa_ratio
-  // Architecture toggles (the enums of core/model/config.h).
-  NormType norm = NormType::RMSNorm;
-  NormPlacement placement = NormPlacement::Pre;
-  PositionType positions = PositionType::RoPE;
-  ActivationKind activation = ActivationKind::SwiGLU;
   ForwardPattern pattern = ForwardPattern::Full;
   int window = 4;      // W of sliding layers
   int full_every = 2;  // interleaved: every P-th layer is full
