@@ -111,7 +111,7 @@ ResultPtr compute(const TokenizerState& s, Progress& progress) {
   }
   r->cuts.push_back({"BPE, " + std::to_string(r->bpe.merges.size()) + " merges", "BPE",
                      bpe_cut(r->bpe.tokenizer_json, s.sentence, &error)});
-  r->cuts.push_back({"BPE after " + std::to_string(step) + " merges", "BPE," + std::to_string(step),
+  r->cuts.push_back({"BPE after " + std::to_string(step) + " merges", "BPE@" + std::to_string(step),
                      bpe_cut(partial.tokenizer_json, s.sentence, &error)});
   if (!error.empty()) {
     r->error = "BPE tokenizer: " + error;
