@@ -235,12 +235,12 @@ plot::Figure perplexity_figure(const DecodingResult& r) {
   plot::Figure fig("perplexity", "Perplexity = exp(cross-entropy in nats)");
   fig.note = loss_source(r) + ": " + fmt("%.4g", r.loss) + " nats \xE2\x86\x92 perplexity " +
              fmt("%.4g", r.perplexity) + ", as unsure as a uniform choice among that many tokens (uniform over " + v +
-             " gives loss ln " + v + " = " + fmt("%.3g", std::log(V)) + ")";
+             " gives loss ln " + v + " = " + fmt("%.3g", uniform_loss_nats(r.vocab)) + ")";
   plot::Axes& ax = fig.axes();
   ax.setup("mean loss", "nats", "perplexity", "");
   ax.y.scale = plot::Scale::Log10;
   std::vector<double> xs, ys;
-  const double hi = std::max(std::log(V) + 1.0, r.loss + 0.5);
+  const double hi = std::max(uniform_loss_nats(r.vocab) + 1.0, r.loss + 0.5);
   for (int i = 0; i <= 100; ++i) {
     xs.push_back(hi * i / 100.0);
     ys.push_back(perplexity_from_loss(xs.back()));

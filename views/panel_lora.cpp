@@ -188,8 +188,7 @@ plot::Figure heatmaps_figure(const LoraResult& r) {
   plot::HeatmapOptions opt;
   opt.colormap = plot::Colormap::Diverging;
   // ±3 RMS of ΔW: a few large entries would otherwise wash out the structure (larger values saturate).
-  const double rms = r.a.target.size() > 0 ? r.a.target_norm / std::sqrt(static_cast<double>(r.a.target.size())) : 0.0;
-  const double m = std::max(1e-12, 3.0 * rms);
+  const double m = std::max(1e-12, 3.0 * r.a.target_rms);
   opt.vmin = -m;
   opt.vmax = m;
   opt.value_label = "value";

@@ -98,7 +98,7 @@ plot::Figure query_figure(const SoftmaxResult& r) {
   const QuerySoftmax& q = r.query;
   plot::Figure fig("query", "One query's softmax over " + std::to_string(r.state.n_keys) + " keys (sorted)");
   fig.note = "scale " + fmt("%.4g", q.scale) + ": entropy " + fmt("%.3g", q.entropy_scaled) + " bits scaled, " +
-             fmt("%.3g", q.entropy_unscaled) + " bits unscaled (max " + fmt("%.3g", std::log2(r.state.n_keys)) + ")";
+             fmt("%.3g", q.entropy_unscaled) + " bits unscaled (max " + fmt("%.3g", q.entropy_max) + ")";
   plot::Axes& ax = fig.axes();
   ax.setup("key rank", "", "probability", "");
   std::vector<std::string> groups;

@@ -65,6 +65,7 @@ std::vector<double> softmax_distribution(const std::vector<double>& logits, doub
 }
 
 double perplexity_from_loss(double mean_loss_nats) { return std::exp(mean_loss_nats); }
+double uniform_loss_nats(int vocab) { return std::log(static_cast<double>(vocab)); }
 
 // [SECTION] the loss of a training run
 

@@ -34,6 +34,9 @@ std::vector<double> softmax_distribution(const std::vector<double>& logits, doub
 
 // Perplexity of a mean next-token loss in nats (what training reports): exp(loss).
 double perplexity_from_loss(double mean_loss_nats);
+// The loss of a uniform guess over `vocab` tokens, in nats: ln V (its perplexity is V). The baseline a model
+// that has learned nothing sits at.
+double uniform_loss_nats(int vocab);
 
 // [SECTION] the loss of a training run
 // Which loss of a run a perplexity is read from: the latest held-out loss (a fixed set, evaluated every few steps),

@@ -113,6 +113,7 @@ LoraExperiment run_lora_experiment(const LoraExperimentParams& p, const std::fun
   LoraExperiment e;
   e.target = lora_target_update(p.d_in, p.d_out, p.true_rank, p.decay, p.noise, p.seed);
   e.target_norm = e.target.cast<double>().norm();
+  e.target_rms = e.target.size() > 0 ? e.target_norm / std::sqrt(static_cast<double>(e.target.size())) : 0.0;
   const Svd svd = svd_decompose(e.target);
   e.sigma = svd.sigma;
   const int k = std::min(p.d_in, p.d_out);

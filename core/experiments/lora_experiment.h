@@ -44,6 +44,7 @@ struct LoraExperiment {
   Mat target;              // (d_out, d_in) ΔW
   VecD sigma;              // (min(d_in, d_out)) singular values of ΔW, descending
   double target_norm = 0;  // ‖ΔW‖_F
+  double target_rms = 0;   // root mean square of ΔW's entries: ‖ΔW‖_F / √(d_out·d_in)
 
   std::vector<int> ranks;          // sweep ranks (always includes params.rank)
   std::vector<double> svd_error;   // ‖ΔW − best rank r‖_F / ‖ΔW‖_F

@@ -90,6 +90,7 @@ QuerySoftmax one_query_softmax(int d_k, int n_keys, ScaleMode mode, float custom
   scaled_softmax(r.probs_unscaled, r.raw_scores, 1.0f, temperature);
   r.entropy_scaled = entropy_bits(r.probs_scaled.data(), n_keys);
   r.entropy_unscaled = entropy_bits(r.probs_unscaled.data(), n_keys);
+  r.entropy_max = std::log2(static_cast<double>(n_keys));
   // softmax is monotone, so sorting each vector descending keeps key j at the same rank in all three.
   for (auto* v : {&r.raw_scores, &r.probs_scaled, &r.probs_unscaled}) std::sort(v->begin(), v->end(), std::greater<>());
   return r;

@@ -43,6 +43,7 @@ struct QuerySoftmax {
   std::vector<float> probs_scaled;                      // (n) softmax(scale · q·k / τ), sorted descending
   std::vector<float> probs_unscaled;                    // (n) softmax(q·k / τ), sorted descending
   double entropy_scaled = 0.0, entropy_unscaled = 0.0;  // bits
+  double entropy_max = 0.0;                             // bits: log2 n, the entropy of a uniform softmax
 };
 QuerySoftmax one_query_softmax(int d_k, int n_keys, ScaleMode mode, float custom_scale, float temperature,
                                std::uint64_t seed);

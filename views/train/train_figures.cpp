@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "core/experiments/information.h"
 #include "views/panel_train.h"
 
 namespace tw {
@@ -84,7 +85,7 @@ plot::Figure loss_figure(const TrainSnapshot& s) {
   add_pinned(ax, s, &MetricsRow::val_loss);
   metric_line(ax, "train", s.history, &MetricsRow::train_loss).color = kTrainColor;
   add_held_out(ax, "held-out", s, &MetricsRow::val_loss);
-  if (s.ready) ax.hline("uniform guess ln V", std::log(double(s.task.vocab())));
+  if (s.ready) ax.hline("uniform guess ln V", uniform_loss_nats(s.task.vocab()));
   return fig;
 }
 

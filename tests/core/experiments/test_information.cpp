@@ -21,6 +21,13 @@ TEST(Information, HandWorkedEntropyCrossEntropyAndKl) {
   EXPECT_NEAR(m.perplexity, std::pow(2.0, 1.75), 1e-12);
 }
 
+// A uniform guess over V tokens: cross-entropy ln V nats against any target, perplexity V (ln 256 = 5.545177...).
+TEST(Information, UniformGuessLossIsLnVAndItsPerplexityIsV) {
+  EXPECT_NEAR(uniform_loss_nats(256), 5.545177444479562, 1e-12);
+  EXPECT_EQ(uniform_loss_nats(1), 0.0);
+  for (int v : {2, 3, 50257}) EXPECT_NEAR(perplexity_from_loss(uniform_loss_nats(v)), v, 1e-9 * v);
+}
+
 // KL is not symmetric: p = [0.9, 0.1], q = [0.5, 0.5].
 //   KL(p‖q) = 0.9 log2(1.8) + 0.1 log2(0.2) = 0.531004...;  KL(q‖p) = 0.5 log2(0.5/0.9) + 0.5 log2(5) = 0.736966...
 TEST(Information, KlIsNotSymmetric) {

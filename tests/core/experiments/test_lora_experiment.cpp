@@ -31,6 +31,16 @@ TEST(LoraExperiment, TargetHasTheRequestedSpectrum) {
   EXPECT_GT(svd_decompose(lora_target_update(32, 24, 3, 0.5, 0.1, 9)).sigma[3], 0.01);
 }
 
+// The RMS the heatmaps' colour range is set from: the root mean square of ΔW's entries, summed here directly.
+TEST(LoraExperiment, TargetRmsIsTheRootMeanSquareOfTheEntries) {
+  const auto e = run_lora_experiment(kSmall);
+  double sum = 0;
+  for (Eigen::Index i = 0; i < e.target.size(); ++i) sum += double(e.target.data()[i]) * e.target.data()[i];
+  EXPECT_NEAR(e.target_rms, std::sqrt(sum / double(e.target.size())), 1e-9);
+  // σ = 1, 0.5, 0.25 over 24 · 32 entries: ‖ΔW‖_F = √1.3125, so RMS = √(1.3125 / 768).
+  EXPECT_NEAR(e.target_rms, std::sqrt(1.3125 / 768), 1e-6);
+}
+
 TEST(LoraExperiment, SvdErrorIsTheTailOfTheSpectrum) {
   // σ = 1, 0.5, 0.25: ‖ΔW‖² = 1.3125; rank 1 leaves √(0.3125/1.3125) = 0.48795, rank 2 √(0.0625/1.3125) = 0.21822.
   const auto e = run_lora_experiment(kSmall);

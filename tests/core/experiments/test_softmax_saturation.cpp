@@ -105,6 +105,9 @@ TEST(SoftmaxSaturation, OneQuerySortedAndDeterministic) {
   EXPECT_NEAR(sum, 1.0, 1e-6);
   // Scaling by 1/8 flattens the distribution: more entropy than unscaled.
   EXPECT_GT(a.entropy_scaled, a.entropy_unscaled);
+  // Neither exceeds the uniform distribution's log2(10) = 3.321928... bits, the maximum shown beside them.
+  EXPECT_NEAR(a.entropy_max, 3.321928094887362, 1e-12);
+  EXPECT_LE(a.entropy_scaled, a.entropy_max + 1e-9);
   // Exact check of one bar: probs_unscaled[0] = 1 / Σ exp(s_j − s_0).
   double z = 0;
   for (float s : a.raw_scores) z += std::exp(double(s) - a.raw_scores[0]);
