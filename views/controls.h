@@ -61,6 +61,14 @@ class Controls {
         key, [v] { return static_cast<int>(*v); }, [v](int i) { *v = static_cast<E>(i); }, std::move(options), label,
         help);
   }
+  // An enum class whose names core keeps (`to_string(E)`, one table per enum: core/enum_names.h): the options are
+  // those names from the first enumerator to `last`, so scene files, the UI and config.json spell them one way.
+  template <class E>
+  Control& add_enum(const std::string& key, E* v, E last, const std::string& label, const std::string& help) {
+    std::vector<std::string> options;
+    for (int i = 0; i <= static_cast<int>(last); ++i) options.emplace_back(to_string(static_cast<E>(i)));
+    return add_enum(key, v, std::move(options), label, help);
+  }
   // An int index into `options` (e.g. a preset list that is data, not an enum).
   Control& add_enum(const std::string& key, int* v, std::vector<std::string> options, const std::string& label,
                     const std::string& help) {

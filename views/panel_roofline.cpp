@@ -347,17 +347,15 @@ class RooflinePanel final : public RecomputePanel<RooflineState, RooflineResult>
   }
 
   void bind(Controls& c) override {
-    std::vector<std::string> models, devices = {"this machine (measured)"}, formats;
+    std::vector<std::string> models, devices = {"this machine (measured)"};
     for (const InferenceModel& m : inference_model_presets()) models.push_back(m.name);
     for (const Device& d : device_presets()) devices.push_back(d.name);
-    for (int f = 0; f < 4; ++f) formats.push_back(to_string(static_cast<WeightFormat>(f)));
     c.add_enum("model", &s_.model, models, "model", "The model whose matrix sizes set FLOPs and bytes (config.json).");
     c.add_enum("device", &s_.device, devices, "device",
                "Peak FLOP/s and memory bandwidth: this machine as measured, or a GPU from its datasheet.");
-    c.add_enum("weights", &s_.weights, formats, "weights", "Storage of the weight matrices: bytes read per weight.");
-    c.add_enum("kv_format", &s_.kv_format,
-               {to_string(KvFormat::BF16), to_string(KvFormat::FP8), to_string(KvFormat::FP32)}, "KV cache",
-               "Storage of each cached key and value number.");
+    c.add_enum("weights", &s_.weights, WeightFormat::Int4, "weights",
+               "Storage of the weight matrices: bytes read per weight.");
+    c.add_enum("kv_format", &s_.kv_format, KvFormat::FP32, "KV cache", "Storage of each cached key and value number.");
     c.add_int("batch", &s_.batch, 1, 1024, "batch B", "Sequences decoded together: each weight read serves B tokens.",
               true);
     c.add_int("prompt", &s_.prompt, 1, 131072, "prompt T", "Tokens per sequence processed in the prefill.", true);

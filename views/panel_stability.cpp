@@ -266,10 +266,8 @@ class StabilityPanel final : public RecomputePanel<StabilityState, StabilityResu
     c.add_int("n_keys", &s_.n_keys, 2, 256, "keys", "Keys one query attends over in the QK-norm experiment.", true);
     c.add_float("z_loss", &s_.z_loss, 1e-6f, 1.0f, "z-loss coef",
                 "Weight of log^2 Z in the loss (PaLM used 1e-4); the curve and the z-loss run use it.", true, "%.3g");
-    c.add_enum(
-        "trick", &s_.trick,
-        {to_string(StabilityTrick::Softcap), to_string(StabilityTrick::QkNorm), to_string(StabilityTrick::ZLoss)},
-        "trick to compare", "Which trick the training comparison turns on in its second run.");
+    c.add_enum("trick", &s_.trick, StabilityTrick::ZLoss, "trick to compare",
+               "Which trick the training comparison turns on in its second run.");
     c.add_bool("in_training", &s_.in_training, "compare in the Training panel",
                "Hands the comparison of the chosen trick to the Training panel once (baseline, pinned, then with the "
                "trick) and reads back false; the buttons under 'trick to compare' do the same.");

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/model/config.h"
+
 namespace tw {
 
 struct DemoState {
@@ -83,6 +85,17 @@ TEST(Controls, EnumClassFieldsBindByOptionName) {
   EXPECT_NE(c.check("hexagon", "demo.shape")->find("demo.shape"), std::string::npos);
   controls.reset_to_defaults();
   EXPECT_EQ(shape, Shape::Square);
+}
+
+// Bound with its last enumerator, an enum control offers core's names for it (to_string), in the enum's order.
+TEST(Controls, EnumWithCoreNamesOffersThem) {
+  PositionType positions = PositionType::RoPE;
+  Controls controls{"demo"};
+  Control& c = controls.add_enum("positions", &positions, PositionType::ALiBi, "positions", "How order is known.");
+  EXPECT_EQ(c.options, (std::vector<std::string>{"none", "learned", "sinusoidal", "rope", "alibi"}));
+  EXPECT_EQ(c.default_value, "rope");
+  c.set("learned");
+  EXPECT_EQ(positions, PositionType::Learned);
 }
 
 }  // namespace tw

@@ -24,14 +24,14 @@ void bind_forward_controls(Controls& c, ForwardState& s) {
             "Longest sequence the model accepts (custom model only).");
   c.add_int("gqa_ratio", &s.gqa_ratio, 1, 32, "GQA ratio",
             "Query heads per key/value head: 1 is MHA, H is MQA; n_kv_heads = H / ratio.");
-  c.add_enum("norm", &s.config.norm, {"rmsnorm", "layernorm"}, "Norm",
+  c.add_enum("norm", &s.config.norm, NormType::LayerNorm, "Norm",
              "RMSNorm (LLaMA) rescales by the root mean square; LayerNorm (GPT-2) also subtracts the mean and adds β.");
-  c.add_enum("placement", &s.config.placement, {"pre", "post"}, "Norm placement",
+  c.add_enum("placement", &s.config.placement, NormPlacement::Post, "Norm placement",
              "Pre-norm normalises the input of each sub-block; post-norm (2017 Transformer) normalises after the add.");
-  c.add_enum("positions", &s.config.positions, {"none", "learned", "sinusoidal", "rope", "alibi"}, "Positions",
+  c.add_enum("positions", &s.config.positions, PositionType::ALiBi, "Positions",
              "How the model knows token order: added vectors (learned, sinusoidal), rotated q/k (RoPE) or a distance "
              "bias on the scores (ALiBi).");
-  c.add_enum("activation", &s.config.activation, {"relu", "gelu", "swiglu", "geglu"}, "MLP activation",
+  c.add_enum("activation", &s.config.activation, ActivationKind::GeGLU, "MLP activation",
              "SwiGLU and GeGLU multiply an activated gate with a second projection; ReLU and GELU have no gate.");
   c.add_enum("pattern", &s.pattern, {"full", "sliding", "interleaved"}, "Attention pattern",
              "full: every earlier token; sliding: the last W tokens (HF: 0 <= i - j < W); interleaved: sliding with "

@@ -6,7 +6,7 @@
 namespace tw {
 
 void bind_train_controls(Controls& c, TrainPanelState& s) {
-  c.add_enum("task", &s.task.kind, {"copy", "sort", "reverse", "modadd", "text"}, "task",
+  c.add_enum("task", &s.task.kind, TaskKind::Text, "task",
              "copy: a random sequence then the same again (needs an induction head); sort / reverse: the prompt "
              "sorted or reversed; modadd: a + b mod p; text: next character of your text.");
   c.add_int("length", &s.task.length, 1, 64, "prompt length n", "Symbols in the prompt (copy, sort, reverse).");
@@ -29,12 +29,11 @@ void bind_train_controls(Controls& c, TrainPanelState& s) {
   c.add_int("hidden", &s.hidden, 0, 4096, "MLP hidden F", "MLP hidden size; 0 = 4 \xC3\x97 dim.");
   c.add_int("vocab", &s.vocab, 0, 65536, "model vocabulary",
             "Model vocabulary size; 0 = exactly the task's. Smaller than the task's is refused.");
-  c.add_enum("positions", &s.model.positions, {"none", "learned", "sinusoidal", "rope", "alibi"}, "positions",
-             "How the model knows token order.");
-  c.add_enum("norm", &s.model.norm, {"rmsnorm", "layernorm"}, "norm", "RMSNorm (LLaMA) or LayerNorm (GPT-2).");
-  c.add_enum("placement", &s.model.placement, {"pre", "post"}, "norm placement",
+  c.add_enum("positions", &s.model.positions, PositionType::ALiBi, "positions", "How the model knows token order.");
+  c.add_enum("norm", &s.model.norm, NormType::LayerNorm, "norm", "RMSNorm (LLaMA) or LayerNorm (GPT-2).");
+  c.add_enum("placement", &s.model.placement, NormPlacement::Post, "norm placement",
              "pre: x + f(Norm(x)) (LLaMA); post: Norm(x + f(x)) (2017), unstable at high learning rates.");
-  c.add_enum("activation", &s.model.activation, {"relu", "gelu", "swiglu", "geglu"}, "MLP activation",
+  c.add_enum("activation", &s.model.activation, ActivationKind::GeGLU, "MLP activation",
              "MLP non-linearity; SwiGLU/GeGLU add a gate matrix.");
   c.add_enum("attn_scale", &s.model.attn_scale, {"1/sqrt(d_k)", "none", "1/d_k"}, "attention scale",
              "Factor on q\xC2\xB7k: without 1/\xE2\x88\x9A"
