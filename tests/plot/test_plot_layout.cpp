@@ -428,5 +428,14 @@ TEST(Text, WidthGrowsWithTheString) {
   EXPECT_NEAR(text_width("aa", 30), 2 * aa, 0.01f);  // linear in the pixel size, as ImGui scales glyphs
 }
 
+// An SVG's font-size is the em, not our pixel height: DejaVu Sans has 2048 units per em and ascent − descent =
+// 1901 + 483 = 2384 units (its hhea table), so pixel height 12.5 is font-size 12.5 · 2048 / 2384 = 10.738. Written
+// as 12.5, renderers that ignore textLength (rsvg-convert 2.54) drew every label 16% wider than the layout.
+TEST(Text, SvgEmSizeIsThePixelHeightTimesUnitsPerEmOverAscentMinusDescent) {
+  ASSERT_EQ(figure_font_error(), "");
+  EXPECT_NEAR(text_em_size(12.5f), 12.5f * 2048.0f / 2384.0f, 1e-4f);
+  EXPECT_NEAR(text_em_size(40.0f), 40.0f * 2048.0f / 2384.0f, 1e-4f);
+}
+
 }  // namespace
 }  // namespace tw::plot

@@ -149,8 +149,8 @@ std::string render_svg(const Figure& fig, const ExportOptions& options) {
         const float x = p.align_x == 0.5f || p.align_x == 1.0f ? p.pos.x : p.pos.x - p.align_x * w;
         // textLength holds the text to the width the layout measured with DejaVu Sans, so a renderer that
         // substitutes another font still fits the boxes, legends and margins sized for it.
-        out += "<text x=\"" + num(x) + "\" y=\"" + num(baseline) + "\" font-size=\"" + num(p.size) + "\"" +
-               paint("fill", p.color) + (p.align_x == 0 ? "" : std::string(" text-anchor=\"") + anchor + "\"") +
+        out += "<text x=\"" + num(x) + "\" y=\"" + num(baseline) + "\" font-size=\"" + num(text_em_size(p.size)) +
+               "\"" + paint("fill", p.color) + (p.align_x == 0 ? "" : std::string(" text-anchor=\"") + anchor + "\"") +
                " textLength=\"" + num(w) + "\" lengthAdjust=\"spacingAndGlyphs\"";
         if (p.vertical) out += " transform=\"rotate(-90 " + num(p.pos.x) + " " + num(p.pos.y) + ")\"";
         out += ">" + escape_xml(p.text) + "</text>\n";

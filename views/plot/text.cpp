@@ -108,6 +108,12 @@ float text_baseline(float size) {
   return std::floor(static_cast<float>(f.ascent) * scale + 1.0f);
 }
 
+float text_em_size(float size) {
+  const FontData& f = font();
+  if (!f.ok) return size;
+  return stbtt_ScaleForPixelHeight(&f.info, size) / stbtt_ScaleForMappingEmToPixels(&f.info, 1.0f);
+}
+
 TextBitmap render_text(const std::string& utf8, float size, float x_offset) {
   TextBitmap bmp;
   const FontData& f = font();

@@ -18,6 +18,10 @@ const std::string& figure_font_error();
 float text_width(const std::string& utf8, float size);
 // Distance from the top of the text box to the baseline at pixel height `size` (as ImGui places it).
 float text_baseline(float size);
+// The CSS/SVG font-size (the em) that draws glyphs as large as pixel height `size` does here. `size` is the font's
+// ascent − descent (stb_truetype's and ImGui's convention); an em is smaller (DejaVu Sans: 0.859 of it), so writing
+// `size` as font-size drew SVG text about 16% too wide.
+float text_em_size(float size);
 
 // An 8-bit coverage bitmap of one line of text, the box's top-left at (0, 0), box height ≈ size.
 struct TextBitmap {
