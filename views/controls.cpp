@@ -3,7 +3,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "core/utf8.h"
+#include "core/text/utf8.h"
 
 namespace tw {
 

@@ -9,7 +9,7 @@
 #include <unordered_set>
 
 #include "core/tokenizer_bpe.h"
-#include "core/utf8.h"
+#include "core/text/utf8.h"
 
 namespace tw {
 

@@ -3,6 +3,7 @@
 // Index of this file:
 // [SECTION] Plot context (view state, textures, export settings)
 // [SECTION] Figure equality (what the layout cache compares)
+// [SECTION] Screen fonts
 // [SECTION] Rendering primitives
 // [SECTION] Draw cache (replaying an unchanged figure's vertices)
 // [SECTION] Interaction
@@ -251,6 +252,17 @@ bool same(const T& a, const T& b) {
 }
 
 }  // namespace
+
+// [SECTION] Screen fonts
+namespace {
+ImFont* g_screen_fonts[4] = {};  // per FontStyle; owned by the atlas app/ builds
+}  // namespace
+
+void set_screen_font(FontStyle style, ImFont* font) { g_screen_fonts[static_cast<int>(style)] = font; }
+ImFont* screen_font(FontStyle style) {
+  ImFont* f = g_screen_fonts[static_cast<int>(style)];
+  return f ? f : ImGui::GetFont();
+}
 
 // [SECTION] Rendering primitives
 namespace {

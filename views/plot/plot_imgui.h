@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "views/plot/figure.h"
+#include "views/plot/text.h"
 #include "views/plot/theme.h"
 
 namespace tw::plot {
@@ -39,6 +40,12 @@ using FigureDrawFlags = int;
 // Returns true while the figure is hovered.
 bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id, ImVec2 size = ImVec2(0, 0),
                  FigureDrawFlags flags = FigureDrawFlags_None);
+
+// [SECTION] screen fonts
+// The ImGui font of each face of the font chain, installed by app/ whenever it builds the atlas (app/fonts.cpp).
+// A face that was not installed draws with ImGui::GetFont().
+void set_screen_font(FontStyle style, ImFont* font);
+ImFont* screen_font(FontStyle style);
 
 // [SECTION] layout report
 // What the layouts drawn since the last call made of their figures: how many were laid out, and every problem they

@@ -62,31 +62,7 @@ std::string figure_font_path() { return std::string(TW_FONT_DIR) + "/DejaVuSans.
 
 const std::string& figure_font_error() { return font().error; }
 
-std::vector<uint32_t> decode_utf8(const std::string& s) {
-  std::vector<uint32_t> out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size();) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (len == 0 || i + len > s.size()) {
-      out.push_back(0xFFFD);
-      ++i;
-      continue;
-    }
-    uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1F) : len == 3 ? (c & 0x0F) : (c & 0x07);
-    bool ok = true;
-    for (int k = 1; k < len; ++k) {
-      const unsigned char cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc >> 6) != 2) ok = false;
-      cp = (cp << 6) | (cc & 0x3F);
-    }
-    out.push_back(ok ? cp : 0xFFFD);
-    i += ok ? len : 1;
-  }
-  return out;
-}
-
-float text_width(const std::string& utf8, float size) {
+float text_width(const std::string& utf8, float size, FontStyle /*style: one face until the font chain lands*/) {
   const FontData& f = font();
   const std::vector<uint32_t> cps = decode_utf8(utf8);
   if (!f.ok) return 0.55f * size * static_cast<float>(cps.size());
@@ -114,7 +90,7 @@ float text_em_size(float size) {
   return stbtt_ScaleForPixelHeight(&f.info, size) / stbtt_ScaleForMappingEmToPixels(&f.info, 1.0f);
 }
 
-TextBitmap render_text(const std::string& utf8, float size, float x_offset) {
+TextBitmap render_text(const std::string& utf8, float size, float x_offset, FontStyle /*style*/) {
   TextBitmap bmp;
   const FontData& f = font();
   if (!f.ok || size <= 0) return bmp;

@@ -6,7 +6,7 @@
 #include <functional>
 
 #include "core/tokenizer_bpe.h"
-#include "core/utf8.h"
+#include "core/text/utf8.h"
 
 namespace tw {
 namespace {

@@ -1,4 +1,4 @@
-#include "core/utf8.h"
+#include "core/text/utf8.h"
 
 namespace tw {
 
@@ -30,6 +30,13 @@ size_t sequence_length(std::string_view s, size_t i) {
   return extra + 1;
 }
 
+uint32_t code_point(std::string_view s, size_t i, size_t n) {
+  const unsigned char c = static_cast<unsigned char>(s[i]);
+  uint32_t cp = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
+  for (size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+  return cp;
+}
+
 }  // namespace
 
 bool valid_utf8(std::string_view s) {
@@ -49,6 +56,26 @@ std::vector<std::string> utf8_chars(std::string_view s) {
     i += n ? n : 1;
   }
   return out;
+}
+
+std::vector<uint32_t> decode_utf8(std::string_view s) {
+  std::vector<uint32_t> out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = sequence_length(s, i);
+    out.push_back(n ? code_point(s, i, n) : 0xFFFD);
+    i += n ? n : 1;
+  }
+  return out;
+}
+
+size_t first_invalid_utf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = sequence_length(s, i);
+    if (n == 0) return i;
+    i += n;
+  }
+  return std::string_view::npos;
 }
 
 }  // namespace tw

@@ -1,0 +1,35 @@
+#include "core/text/utf8.h"
+
+#include <gtest/gtest.h>
+
+namespace tw {
+namespace {
+
+TEST(Utf8, DecodesEveryLengthOfSequence) {
+  // A, é (2 bytes), 注 (3 bytes), 🙂 (4 bytes)
+  const std::vector<uint32_t> want = {0x41, 0xE9, 0x6CE8, 0x1F642};
+  EXPECT_EQ(decode_utf8("A\xC3\xA9\xE6\xB3\xA8\xF0\x9F\x99\x82"), want);
+}
+
+TEST(Utf8, EachInvalidByteIsOneReplacementCharacter) {
+  // A lone continuation byte, a truncated 3-byte sequence at the end, an overlong '/', a surrogate.
+  EXPECT_EQ(decode_utf8("\x80"), (std::vector<uint32_t>{0xFFFD}));
+  EXPECT_EQ(decode_utf8("a\xE6\xB3"), (std::vector<uint32_t>{'a', 0xFFFD, 0xFFFD}));
+  EXPECT_EQ(decode_utf8("\xC0\xAF"), (std::vector<uint32_t>{0xFFFD, 0xFFFD}));
+  EXPECT_EQ(decode_utf8("\xED\xA0\x80"), (std::vector<uint32_t>{0xFFFD, 0xFFFD, 0xFFFD}));
+}
+
+TEST(Utf8, FirstInvalidByteOffset) {
+  EXPECT_EQ(first_invalid_utf8("\xE6\xB3\xA8\xE6\x84\x8F"), std::string_view::npos);
+  EXPECT_EQ(first_invalid_utf8("ab\xE6\xB3\xA8\xFFx"), 5u);
+  EXPECT_EQ(first_invalid_utf8("\xE6\xB3"), 0u);
+}
+
+TEST(Utf8, AgreesWithValidAndChars) {
+  const std::string s = "x\xE6\xB3\xA8\xFF";
+  EXPECT_FALSE(valid_utf8(s));
+  EXPECT_EQ(utf8_chars(s).size(), decode_utf8(s).size());
+}
+
+}  // namespace
+}  // namespace tw
