@@ -20,6 +20,7 @@
 #include "app/perf_report.h"
 #include "app/scene.h"
 #include "app/texture_gl.h"
+#include "app/version_info.h"
 #include "app/window.h"
 #include "core/matmul_threads.h"
 
@@ -60,7 +61,7 @@ int run(int argc, char** argv) {
   // [SECTION] command line
   tw::GuiOptions gui;
   CLI::App cli{"Transformer Workbench: explore the math inside modern LLMs"};
-  cli.set_version_flag("--version", std::string("transformer-workbench ") + TW_VERSION);
+  cli.set_version_flag("--version", [] { return tw::version_report(); });
   cli.add_option("--frames", gui.frames, "Run this many frames, then exit 0 (0: until the window closes)")
       ->check(CLI::NonNegativeNumber);
   cli.add_option("--screenshot", gui.screenshot, "Write the last rendered frame to this PNG file");
@@ -74,6 +75,8 @@ int run(int argc, char** argv) {
       ->check(CLI::ExistingDirectory);
   cli.add_option("--zoom", gui.zoom, "Presentation zoom of text, controls and figures (0.75 to 3; Ctrl+= / Ctrl+-)")
       ->check(CLI::Range(tw::kZoomMin, tw::kZoomMax));
+  cli.add_option("scene", gui.scene, "A scene file to open, as File > Open scene does (*.twscene.json or *.json)")
+      ->check(CLI::ExistingFile);
   bool fresh = false;
   cli.add_flag("--fresh", fresh, "Start from defaults instead of restoring the last session");
   std::vector<std::pair<CLI::App*, tw::CommandAction>> actions;
@@ -89,6 +92,8 @@ int run(int argc, char** argv) {
   tw::AppState state = tw::make_app_state();
   tw::restore_session_at_startup(state, fresh);  // first, so command-line options override the last session
   if (!std::filesystem::path(state.exports.dir).is_absolute()) state.exports.dir = tw::default_export_dir();
+  if (!gui.scene.empty() && !tw::load_scene_into_state(state, gui.scene))
+    std::fprintf(stderr, "transformer-workbench: %s\n", state.status.c_str());  // the window opens with the session
   for (const std::string& id : gui.open) {
     if (!state.open_panel(id)) {
       std::fprintf(stderr, "transformer-workbench: no panel with id '%s' (see the View menu or --help)\n", id.c_str());

@@ -1,6 +1,8 @@
 #include "core/assets.h"
 
+#include <cstdlib>
 #include <filesystem>
+#include <string_view>
 #include <vector>
 
 namespace tw {
@@ -19,6 +21,15 @@ std::vector<fs::path> asset_roots() {
 #ifdef TW_ASSETS_DIR
   roots.push_back(TW_ASSETS_DIR);
 #endif
+  // The XDG base directory spec: an unset or empty XDG_DATA_DIRS means /usr/local/share:/usr/share.
+  const char* xdg = std::getenv("XDG_DATA_DIRS");
+  std::string_view dirs = xdg && *xdg ? xdg : "/usr/local/share:/usr/share";
+  while (!dirs.empty()) {
+    const size_t colon = dirs.find(':');
+    const std::string_view dir = dirs.substr(0, colon);
+    if (!dir.empty() && dir.front() == '/') roots.push_back(fs::path(dir) / "transformer-workbench");  // relative: ignored
+    dirs = colon == std::string_view::npos ? std::string_view() : dirs.substr(colon + 1);
+  }
   return roots;
 }
 }  // namespace

@@ -4,8 +4,11 @@
 //
 // The roots, in order, first match wins:
 //   1. <directory of the executable>/assets                          (a copied or packaged app carries its assets)
-//   2. <directory of the executable>/../share/transformer-workbench  (an installed layout)
-//   3. TW_ASSETS_DIR, the source tree's assets/, compiled in by CMake (a build directory anywhere)
+//   2. <directory of the executable>/../share/transformer-workbench  (an installed layout, wherever it was moved)
+//   3. TW_ASSETS_DIR, the source tree's assets/, compiled in by CMake (a build directory anywhere; before the system
+//      folders, so a developer's build never reads an installed package's older data)
+//   4. <each directory of $XDG_DATA_DIRS>/transformer-workbench       (default /usr/local/share:/usr/share; a binary
+//      copied without its data)
 
 #include <string>
 

@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
   xvfb xauth libgl1-mesa-dri
   time
+  help2man librsvg2-bin dpkg-dev file desktop-file-utils appstream lintian
   clang libclang-rt-14-dev clang-format
 )
 
