@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "core/experiments/architectures.h"
 #include "core/experiments/high_dim_geometry.h"
 #include "views/panel.h"
 #include "views/panel_test_util.h"
@@ -38,7 +39,7 @@ TEST_P(FoundationPanels, EveryFigureLaysOutWithoutProblems) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(All, FoundationPanels, ::testing::Values("geometry"));
+INSTANTIATE_TEST_SUITE_P(All, FoundationPanels, ::testing::Values("geometry", "architectures"));
 
 TEST(GeometryPanel, TablesHoldTheCoreNumbers) {
   auto p = panel_with("geometry", {{"d", 256}, {"matrix", "random"}, {"size", 32}, {"rank_r", 5}, {"seed", 7}});
@@ -83,6 +84,32 @@ TEST(GeometryPanel, BadValueIsAnErrorNotACrash) {
   const auto figs = run(*p);
   EXPECT_EQ(p->error(), "");
   EXPECT_NE(figure_by_id(figs, "spectrum").title.find("sort model"), std::string::npos);
+}
+
+TEST(ArchitecturesPanel, OwnModelCountedLikeTheTable) {
+  auto p = panel_with("architectures", {{"d_model", 4096},
+                                        {"layers", 32},
+                                        {"heads", 32},
+                                        {"kv_heads", 8},
+                                        {"d_ff", 14336},
+                                        {"vocab", 32000},
+                                        {"gated", true},
+                                        {"tied", false}});
+  ASSERT_NE(p, nullptr);
+  const auto figs = run(*p);
+  ASSERT_EQ(p->error(), "");
+  // Mistral 7B's shape: the breakdown's bars add up to its published 7,241,732,096.
+  const plot::Table t = plot::figure_table(figure_by_id(figs, "breakdown"));
+  double total = 0;
+  for (const auto& row : t.rows) total += num(row.back());
+  EXPECT_EQ(total, 7241732096.0);
+  const plot::Table models = plot::figure_table(figure_by_id(figs, "ratios"));
+  EXPECT_EQ(models.rows.size(), published_architectures().size());
+  EXPECT_EQ(models.header.back(), "source");
+}
+
+TEST(ArchitecturesPanel, HeadsNotAMultipleIsAnError) {
+  testing::expect_error_without_figures(panel_with("architectures", {{"heads", 12}, {"kv_heads", 5}}), "heads");
 }
 
 }  // namespace
