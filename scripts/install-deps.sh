@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
   xvfb xauth libgl1-mesa-dri
   time
+  fortunes-zh fortunes
   clang libclang-rt-14-dev clang-format
 )
 

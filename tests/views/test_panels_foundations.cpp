@@ -6,6 +6,8 @@
 
 #include "core/experiments/architectures.h"
 #include "core/experiments/high_dim_geometry.h"
+#include "core/experiments/ngram.h"
+#include "core/text/corpus.h"
 #include "views/panel.h"
 #include "views/panel_test_util.h"
 #include "views/plot/figure.h"
@@ -39,7 +41,7 @@ TEST_P(FoundationPanels, EveryFigureLaysOutWithoutProblems) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(All, FoundationPanels, ::testing::Values("geometry", "architectures"));
+INSTANTIATE_TEST_SUITE_P(All, FoundationPanels, ::testing::Values("geometry", "architectures", "ngram"));
 
 TEST(GeometryPanel, TablesHoldTheCoreNumbers) {
   auto p = panel_with("geometry", {{"d", 256}, {"matrix", "random"}, {"size", 32}, {"rank_r", 5}, {"seed", 7}});
@@ -110,6 +112,26 @@ TEST(ArchitecturesPanel, OwnModelCountedLikeTheTable) {
 
 TEST(ArchitecturesPanel, HeadsNotAMultipleIsAnError) {
   testing::expect_error_without_figures(panel_with("architectures", {{"heads", 12}, {"kv_heads", 5}}), "heads");
+}
+
+TEST(NgramPanel, HeldOutBitsAreTheModelsOwn) {
+  auto p = panel_with("ngram", {{"corpus", "tang300"}, {"k", 0.05}});
+  ASSERT_NE(p, nullptr);
+  const auto figs = run(*p);
+  ASSERT_EQ(p->error(), "");
+  Corpus c;
+  ASSERT_EQ(load_corpus(CorpusId::TangPoems, &c), "");
+  const plot::Table t = plot::figure_table(figure_by_id(figs, "bits"));
+  ASSERT_EQ(t.rows.size(), 5u);
+  const NgramModel bigram(c.train, 2, NgramSmoothing::WittenBell);
+  const NgramModel addk(c.train, 3, NgramSmoothing::AddK, 0.05f);  // the slider holds a float
+  EXPECT_DOUBLE_EQ(num(t.rows[1][1]), bigram.bits_per_symbol(c.heldout));
+  EXPECT_DOUBLE_EQ(num(t.rows[2][2]), addk.bits_per_symbol(c.heldout));
+  // Counting helps from unigram to bigram on held-out text, and the training text is memorised as n grows.
+  EXPECT_LT(num(t.rows[1][1]), num(t.rows[0][1]));
+  EXPECT_LT(num(t.rows[4][3]), 1.0);
+  const plot::Table sparsity = plot::figure_table(figure_by_id(figs, "sparsity"));
+  EXPECT_GT(num(sparsity.rows[4][2]), 0.9);  // almost every held-out 5-gram is new
 }
 
 }  // namespace
