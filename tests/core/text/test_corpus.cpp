@@ -27,7 +27,7 @@ TEST(Corpus, HeadingsAndEscapesAreRemoved) {
 
 TEST(Corpus, EveryTenthRecordIsHeldOut) {
   std::vector<std::string> records;
-  for (int i = 0; i < 25; ++i) records.push_back("r" + std::to_string(i));
+  for (int i = 0; i < 25; ++i) records.push_back(std::string("r").append(std::to_string(i)));  // GCC 12: no "r" + s
   const Corpus c = split_corpus(CorpusId::EnglishQuotes, records);
   ASSERT_EQ(c.heldout.size(), 2u);
   EXPECT_EQ(c.heldout[0], "r9");
