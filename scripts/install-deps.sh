@@ -11,6 +11,7 @@ packages=(
   xvfb xauth libgl1-mesa-dri
   time
   help2man librsvg2-bin dpkg-dev file desktop-file-utils appstream lintian
+  fortunes-zh fortunes
   clang libclang-rt-14-dev clang-format
 )
 

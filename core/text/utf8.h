@@ -18,6 +18,9 @@ std::vector<std::string> utf8_chars(std::string_view s);
 // The code points of s; each byte that does not start a well-formed sequence becomes U+FFFD.
 std::vector<uint32_t> decode_utf8(std::string_view s);
 
+// The UTF-8 bytes of one code point (U+FFFD for a surrogate or anything above U+10FFFF).
+std::string encode_utf8(uint32_t cp);
+
 // Byte offset of the first byte that does not start a well-formed sequence, or std::string_view::npos.
 size_t first_invalid_utf8(std::string_view s);
 

@@ -25,6 +25,12 @@ TEST(Utf8, FirstInvalidByteOffset) {
   EXPECT_EQ(first_invalid_utf8("\xE6\xB3"), 0u);
 }
 
+TEST(Utf8, EncodeIsTheInverseOfDecode) {
+  for (uint32_t cp : {0x41u, 0xE9u, 0x6CE8u, 0x1F642u, 0x10FFFFu})
+    EXPECT_EQ(decode_utf8(encode_utf8(cp)), std::vector<uint32_t>{cp});
+  EXPECT_EQ(encode_utf8(0xD800), "\xEF\xBF\xBD");  // a surrogate is not a character: U+FFFD
+}
+
 TEST(Utf8, AgreesWithValidAndChars) {
   const std::string s = "x\xE6\xB3\xA8\xFF";
   EXPECT_FALSE(valid_utf8(s));

@@ -1,0 +1,138 @@
+// The panels of the lessons' foundations (high-dimensional geometry) headless: every figure laid out without
+// problems, the CSV columns README names, and the numbers in them against an independent core call.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/experiments/architectures.h"
+#include "core/experiments/high_dim_geometry.h"
+#include "core/experiments/ngram.h"
+#include "core/text/corpus.h"
+#include "views/panel.h"
+#include "views/panel_test_util.h"
+#include "views/plot/figure.h"
+#include "views/plot/layout.h"
+
+namespace tw {
+namespace {
+
+using testing::figure_by_id;
+using testing::panel_with;
+using testing::run;
+
+double num(const plot::Cell& c) { return std::get<double>(c); }
+
+class FoundationPanels : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FoundationPanels, EveryFigureLaysOutWithoutProblems) {
+  auto p = make_panel(GetParam());
+  ASSERT_NE(p, nullptr);
+  const auto figs = run(*p);
+  ASSERT_FALSE(figs.empty()) << p->error();
+  for (const plot::Figure& f : figs) {
+    EXPECT_FALSE(plot::figure_table(f).header.empty()) << f.id;
+    const plot::Vec2 size = plot::default_figure_size(f);
+    for (const plot::Theme theme : {plot::Theme::Dark, plot::Theme::Print}) {
+      const plot::Layout l = plot::layout_figure(f, {.width = size.x, .height = size.y, .theme = theme});
+      std::string all;
+      for (const std::string& s : l.problems) all += s + "; ";
+      EXPECT_TRUE(l.problems.empty()) << GetParam() << "-" << f.id << ": " << all;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, FoundationPanels, ::testing::Values("geometry", "architectures", "ngram"));
+
+TEST(GeometryPanel, TablesHoldTheCoreNumbers) {
+  auto p = panel_with("geometry", {{"d", 256}, {"matrix", "random"}, {"size", 32}, {"rank_r", 5}, {"seed", 7}});
+  ASSERT_NE(p, nullptr);
+  const auto figs = run(*p);
+  ASSERT_EQ(p->error(), "");
+  GeometryParams g;
+  g.d = 256;
+  g.matrix = GeometryMatrix::Random;
+  g.size = 32;
+  g.rank_r = 5;
+  g.seed = 7;
+  const GeometryAnalysis a = analyze_geometry(g);
+
+  const plot::Table sweep = plot::figure_table(figure_by_id(figs, "sweep"));
+  EXPECT_EQ(sweep.header, (std::vector<std::string>{"d", "norm_over_sqrt_d", "norm_rel_std", "cos_std", "angle_std_deg",
+                                                    "far_near_ratio"}));
+  ASSERT_EQ(sweep.rows.size(), a.sweep.size());
+  EXPECT_EQ(num(sweep.rows.back()[0]), 4096);
+  EXPECT_DOUBLE_EQ(num(sweep.rows.back()[5]), a.sweep.back().far_near_ratio);
+
+  const plot::Table spectrum = plot::figure_table(figure_by_id(figs, "spectrum"));
+  EXPECT_EQ(spectrum.header, (std::vector<std::string>{"rank", "singular_value", "energy_kept", "tail_error"}));
+  ASSERT_EQ(spectrum.rows.size(), 33u);  // ranks 0 … 32
+  // Eckart–Young in the exported numbers: the tail error at r is the sum of the squared singular values after r.
+  double tail = 0;
+  for (size_t i = 6; i < spectrum.rows.size(); ++i) tail += std::pow(num(spectrum.rows[i][1]), 2);
+  EXPECT_NEAR(num(spectrum.rows[5][3]), tail, 1e-9 * a.spectrum.frobenius2);
+
+  const plot::Table keys = plot::figure_table(figure_by_id(figs, "keys"));
+  EXPECT_EQ(keys.header,
+            (std::vector<std::string>{"key", "norm", "cosine", "score_dot", "p_dot", "score_cos", "p_cos"}));
+  EXPECT_NEAR(num(keys.rows[0][2]), 0.3, 1e-12);
+}
+
+TEST(GeometryPanel, BadValueIsAnErrorNotACrash) {
+  auto p = make_panel("geometry");
+  ASSERT_NE(p, nullptr);
+  // The controls refuse out-of-range values; a layer past the sort model's two is refused by core.
+  testing::set(*p, "matrix", "sort model");
+  testing::set(*p, "layer", 1);
+  const auto figs = run(*p);
+  EXPECT_EQ(p->error(), "");
+  EXPECT_NE(figure_by_id(figs, "spectrum").title.find("sort model"), std::string::npos);
+}
+
+TEST(ArchitecturesPanel, OwnModelCountedLikeTheTable) {
+  auto p = panel_with("architectures", {{"d_model", 4096},
+                                        {"layers", 32},
+                                        {"heads", 32},
+                                        {"kv_heads", 8},
+                                        {"d_ff", 14336},
+                                        {"vocab", 32000},
+                                        {"gated", true},
+                                        {"tied", false}});
+  ASSERT_NE(p, nullptr);
+  const auto figs = run(*p);
+  ASSERT_EQ(p->error(), "");
+  // Mistral 7B's shape: the breakdown's bars add up to its published 7,241,732,096.
+  const plot::Table t = plot::figure_table(figure_by_id(figs, "breakdown"));
+  double total = 0;
+  for (const auto& row : t.rows) total += num(row.back());
+  EXPECT_EQ(total, 7241732096.0);
+  const plot::Table models = plot::figure_table(figure_by_id(figs, "ratios"));
+  EXPECT_EQ(models.rows.size(), published_architectures().size());
+  EXPECT_EQ(models.header.back(), "source");
+}
+
+TEST(ArchitecturesPanel, HeadsNotAMultipleIsAnError) {
+  testing::expect_error_without_figures(panel_with("architectures", {{"heads", 12}, {"kv_heads", 5}}), "heads");
+}
+
+TEST(NgramPanel, HeldOutBitsAreTheModelsOwn) {
+  auto p = panel_with("ngram", {{"corpus", "tang300"}, {"k", 0.05}});
+  ASSERT_NE(p, nullptr);
+  const auto figs = run(*p);
+  ASSERT_EQ(p->error(), "");
+  Corpus c;
+  ASSERT_EQ(load_corpus(CorpusId::TangPoems, &c), "");
+  const plot::Table t = plot::figure_table(figure_by_id(figs, "bits"));
+  ASSERT_EQ(t.rows.size(), 5u);
+  const NgramModel bigram(c.train, 2, NgramSmoothing::WittenBell);
+  const NgramModel addk(c.train, 3, NgramSmoothing::AddK, 0.05f);  // the slider holds a float
+  EXPECT_DOUBLE_EQ(num(t.rows[1][1]), bigram.bits_per_symbol(c.heldout));
+  EXPECT_DOUBLE_EQ(num(t.rows[2][2]), addk.bits_per_symbol(c.heldout));
+  // Counting helps from unigram to bigram on held-out text, and the training text is memorised as n grows.
+  EXPECT_LT(num(t.rows[1][1]), num(t.rows[0][1]));
+  EXPECT_LT(num(t.rows[4][3]), 1.0);
+  const plot::Table sparsity = plot::figure_table(figure_by_id(figs, "sparsity"));
+  EXPECT_GT(num(sparsity.rows[4][2]), 0.9);  // almost every held-out 5-gram is new
+}
+
+}  // namespace
+}  // namespace tw

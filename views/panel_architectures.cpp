@@ -1,0 +1,239 @@
+// Architectures and hyperparameters: what published models chose (width, depth, heads, MLP ratio, vocabulary),
+// their parameter counts computed from the configuration beside the published ones, and your own configuration
+// placed among them.
+//
+// [SECTION] state
+// [SECTION] compute
+// [SECTION] figures (built from core/experiments/architectures)
+// [SECTION] panel: controls, the table of models
+#include <imgui.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "core/experiments/architectures.h"
+#include "core/text/i18n.h"
+#include "views/recompute.h"
+
+namespace tw {
+
+namespace {
+
+const PanelInfo kInfo = {"architectures", N_("Architectures and hyperparameters"), N_("Foundations"),
+                         N_("What real models choose: MLP ratio, head dimension, depth vs width, vocabulary; parameter "
+                            "counts from their configurations")};
+
+// [SECTION] state
+
+struct ArchitecturesState {
+  // Your own configuration, placed on every plot.
+  int d_model = 2048, layers = 24, heads = 16, kv_heads = 4, d_ff = 5632, vocab = 32000;
+  bool gated = true, tied = false;
+};
+
+ArchitectureConfig own_config(const ArchitecturesState& s) {
+  ArchitectureConfig c;
+  c.name = tr("your model");
+  c.d_model = s.d_model, c.layers = s.layers, c.heads = s.heads, c.kv_heads = s.kv_heads;
+  c.head_dim = s.heads > 0 ? s.d_model / s.heads : 0;
+  c.d_ff = s.d_ff, c.gated = s.gated, c.tied = s.tied, c.vocab = s.vocab, c.context = 4096;
+  return c;
+}
+
+// [SECTION] compute
+
+struct Row {
+  ArchitectureConfig config;
+  ParameterBreakdown count;
+};
+struct ArchitecturesResult {
+  std::vector<Row> rows;  // the published models
+  Row own;
+  std::string error;  // validate(own)
+};
+using ResultPtr = std::shared_ptr<const ArchitecturesResult>;
+
+ResultPtr compute(const ArchitecturesState& s, Progress&) {
+  auto r = std::make_shared<ArchitecturesResult>();
+  for (const ArchitectureConfig& c : published_architectures()) r->rows.push_back({c, count_parameters(c)});
+  r->own.config = own_config(s);
+  r->error = validate(r->own.config);
+  if (r->error.empty()) r->own.count = count_parameters(r->own.config);
+  return r;
+}
+bool quick(const ArchitecturesState&) { return true; }  // a few hundred multiplications
+std::string error_of(const ArchitecturesResult& r) { return r.error; }
+
+// [SECTION] figures
+
+// One scatter of a ratio against the parameter count: plain MLPs, gated MLPs, and your model, with reference lines.
+void ratio_axes(plot::Figure& fig, const ArchitecturesResult& r, const std::string& title, const std::string& y_label,
+                double (*ratio)(const ArchitectureConfig&), std::initializer_list<std::pair<std::string, double>> refs,
+                bool log_y) {
+  plot::Axes& ax = fig.add_axes(title);
+  ax.setup(tr("parameters"), "", y_label, "");
+  ax.x.scale = plot::Scale::Log10;
+  if (log_y) ax.y.scale = plot::Scale::Log10;
+  std::vector<double> px, py, gx, gy;
+  for (const Row& row : r.rows) {
+    const double n = static_cast<double>(row.count.total), v = ratio(row.config);
+    (row.config.gated ? gx : px).push_back(n);
+    (row.config.gated ? gy : py).push_back(v);
+  }
+  ax.scatter(tr("plain MLP"), px, py);
+  ax.scatter(tr("gated MLP (GLU)"), gx, gy);
+  ax.scatter(tr("your model"), {double(r.own.count.total)}, {ratio(r.own.config)});
+  for (const auto& [label, value] : refs) ax.hline(label, value);
+}
+
+plot::Figure ratios_figure(const ArchitecturesResult& r) {
+  plot::Figure fig("ratios", tr("What published models choose, against their size"));
+  // No legend: beside a small multiple it squeezes it, and every corner here holds points. The note names the colours.
+  fig.note =
+      tr("each point a published model: blue a plain MLP, orange a gated MLP (GLU), green your model; dashed "
+         "lines are the conventional choices");
+  fig.grid_cols = 2;
+  fig.aspect = 0.8f;  // four scatter plots: each needs height to separate the points
+  ratio_axes(
+      fig, r, tr("MLP ratio $d_{ff}/d_{model}$"), tr("$d_{ff}/d_{model}$"),
+      [](const ArchitectureConfig& c) { return double(c.d_ff) / double(c.d_model); },
+      {{tr("4 (plain)"), 4.0}, {tr("$8/3$ (GLU)"), 8.0 / 3.0}}, false);
+  ratio_axes(
+      fig, r, tr("head dimension $d_{model}/H$"), tr("$d_h$"),
+      [](const ArchitectureConfig& c) { return double(c.head_dim); }, {{tr("128"), 128.0}}, false);
+  ratio_axes(
+      fig, r, tr("aspect ratio $d_{model}/L$"), tr("$d_{model}/L$"),
+      [](const ArchitectureConfig& c) { return double(c.d_model) / c.layers; }, {{tr("100–200"), 128.0}}, true);
+  ratio_axes(
+      fig, r, tr("vocabulary size"), tr("tokens"), [](const ArchitectureConfig& c) { return double(c.vocab); },
+      {{tr("32k"), 32000.0}}, true);
+  for (plot::Axes& ax : fig.grid) ax.flags |= plot::AxesFlags_NoLegend;
+  // The CSV: every model's configuration and counts.
+  plot::Table& t = fig.table;
+  t.header = {"model",           "year",
+              "d_model",         "layers",
+              "heads",           "kv_heads",
+              "head_dim",        "d_ff",
+              "activation",      "vocab",
+              "context",         "params_computed",
+              "params_active",   "params_published",
+              "published_exact", "source"};
+  for (const Row& row : r.rows) {
+    const ArchitectureConfig& c = row.config;
+    t.add_row({c.name, double(c.year), double(c.d_model), double(c.layers), double(c.heads), double(c.kv_heads),
+               double(c.head_dim), double(c.d_ff), c.activation, double(c.vocab), double(c.context),
+               double(row.count.total), double(row.count.active), c.published_params, c.published_exact ? "yes" : "no",
+               c.source});
+  }
+  return fig;
+}
+
+plot::Figure counts_figure(const ArchitecturesResult& r) {
+  plot::Figure fig("counts", tr("Parameters computed from the configuration vs published"));
+  fig.note =
+      tr("on the diagonal: the configuration accounts for every published parameter; rounded published sizes "
+         "(\"70B\") sit a little off it");
+  plot::Axes& ax = fig.axes();
+  ax.setup(tr("published"), tr("parameters"), tr("computed"), tr("parameters"));
+  ax.x.scale = ax.y.scale = plot::Scale::Log10;
+  std::vector<double> ex, ey, rx, ry;
+  for (const Row& row : r.rows) {
+    (row.config.published_exact ? ex : rx).push_back(row.config.published_params);
+    (row.config.published_exact ? ey : ry).push_back(double(row.count.total));
+  }
+  ax.line(tr("computed = published"), {5e7, 1e12}, {5e7, 1e12}).dashed = true;
+  ax.scatter(tr("exact count published"), ex, ey);
+  ax.scatter(tr("rounded size published"), rx, ry);
+  return fig;
+}
+
+plot::Figure breakdown_figure(const ArchitecturesResult& r) {
+  const ParameterBreakdown& b = r.own.count;
+  plot::Figure fig("breakdown", subst(tr("Your model: {0} parameters"), {plot::fmt("%.4g", double(b.total))}));
+  fig.note = tr("embedding, attention (GQA shrinks $k$ and $v$), MLP, norms and the output head");
+  plot::Axes& ax = fig.axes();
+  ax.setup(tr("part"), "", tr("parameters"), "");
+  ax.bars({tr("embedding"), tr("attention"), tr("MLP"), tr("norms"), tr("head")}, {tr("parameters")},
+          {{double(b.embedding), double(b.attention), double(b.mlp), double(b.norms), double(b.head)}});
+  ax.flags |= plot::AxesFlags_NoLegend;
+  return fig;
+}
+
+std::string grouped(double n) {
+  if (n >= 1e9) return plot::fmt("%.2fB", n / 1e9);
+  if (n >= 1e6) return plot::fmt("%.1fM", n / 1e6);
+  return plot::fmt("%.0f", n);
+}
+
+// [SECTION] panel
+
+class ArchitecturesPanel : public RecomputePanel<ArchitecturesState, ArchitecturesResult> {
+ public:
+  ArchitecturesPanel()
+      : RecomputePanel(kInfo, {.rows = {{{0}}, {{1, 2}}}},
+                       {compute, error_of, {ratios_figure, counts_figure, breakdown_figure}, quick}) {}
+
+ protected:
+  void bind(Controls& c) override {
+    c.add_int("d_model", &s_.d_model, 16, 65536, tr("$d_{model}$"), tr("Width of your model's residual stream."), true);
+    c.add_int("layers", &s_.layers, 1, 200, tr("layers $L$"), tr("Number of blocks."));
+    c.add_int("heads", &s_.heads, 1, 256, tr("query heads $H$"), tr("Head dimension is $d_{model}/H$."));
+    c.add_int("kv_heads", &s_.kv_heads, 1, 256, tr("KV heads"),
+              tr("Key/value heads: $H$ for multi-head, 1 for multi-query, in between for grouped-query attention."));
+    c.add_int("d_ff", &s_.d_ff, 16, 262144, tr("MLP width $d_{ff}$"),
+              tr("Hidden width of the MLP: $4 d_{model}$ is the classic choice, about $\\frac{8}{3} d_{model}$ for a "
+                 "gated unit with the same parameters."),
+              true);
+    c.add_int("vocab", &s_.vocab, 2, 1000000, tr("vocabulary"), tr("Tokens in the vocabulary."), true);
+    c.add_bool("gated", &s_.gated, tr("gated MLP (SwiGLU)"), tr("Three MLP matrices instead of two."));
+    c.add_bool("tied", &s_.tied, tr("tied output head"), tr("The output head shares the embedding matrix."));
+  }
+
+  void draw_figures(const DrawContext& ctx, const std::vector<plot::Figure>& figs) override {
+    RecomputePanel::draw_figures(ctx, figs);
+    const ResultPtr& r = result();
+    if (!r) return;
+    ImGui::Separator();
+    ImGui::TextUnformatted(tr("Published configurations"));
+    constexpr ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                      ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX;
+    const char* columns[] = {N_("model"),   N_("year"),     N_("d_model"),   N_("layers"), N_("heads"),
+                             N_("KV"),      N_("d_head"),   N_("d_ff"),      N_("MLP"),    N_("vocab"),
+                             N_("context"), N_("computed"), N_("published"), N_("source")};
+    if (!ImGui::BeginTable("models", IM_ARRAYSIZE(columns), flags)) return;
+    for (const char* col : columns) ImGui::TableSetupColumn(tr(col));
+    ImGui::TableHeadersRow();
+    for (const Row& row : r->rows) {
+      const ArchitectureConfig& c = row.config;
+      ImGui::TableNextRow();
+      int col = 0;
+      auto cell = [&](const std::string& text) {
+        ImGui::TableSetColumnIndex(col++);
+        ImGui::TextUnformatted(text.c_str());
+      };
+      cell(c.name);
+      cell(std::to_string(c.year));
+      cell(std::to_string(c.d_model));
+      cell(std::to_string(c.layers));
+      cell(std::to_string(c.heads));
+      cell(std::to_string(c.kv_heads));
+      cell(std::to_string(c.head_dim));
+      cell(std::to_string(c.d_ff));
+      cell(c.activation);
+      cell(std::to_string(c.vocab));
+      cell(std::to_string(c.context));
+      cell(grouped(double(row.count.total)) +
+           (c.experts > 1 ? subst(tr(" ({0} active)"), {grouped(double(row.count.active))}) : std::string()));
+      cell((c.published_exact ? plot::fmt("%.0f", c.published_params) : grouped(c.published_params)));
+      cell(c.source);
+    }
+    ImGui::EndTable();
+  }
+};
+
+}  // namespace
+
+TW_REGISTER_PANEL(ArchitecturesPanel);
+
+}  // namespace tw

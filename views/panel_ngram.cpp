@@ -1,0 +1,245 @@
+// Language-model baselines: character n-gram models on real text (Tang poems, Song ci, English quotations), their
+// held-out bits per character as n grows, why counting runs out (sparse tables), samples from each, and what a causal
+// model and a bidirectional (masked) one can each predict.
+//
+// [SECTION] state
+// [SECTION] compute
+// [SECTION] figures (built from core/experiments/ngram and core/text/corpus)
+// [SECTION] panel: controls
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "core/experiments/ngram.h"
+#include "core/text/corpus.h"
+#include "core/text/i18n.h"
+#include "core/text/utf8.h"
+#include "views/recompute.h"
+
+namespace tw {
+
+namespace {
+
+const PanelInfo kInfo = {"ngram", N_("Language-model baselines"), N_("Foundations"),
+                         N_("Character n-gram models on real text: held-out bits per character, sparse counts, "
+                            "samples; causal vs bidirectional prediction")};
+
+constexpr int kMaxOrder = 5;
+
+// [SECTION] state
+
+struct NgramState {
+  CorpusId corpus = CorpusId::TangPoems;
+  float k = 0.01f;  // add-k's pseudo-count
+  int record = 0;   // held-out record for the causal vs bidirectional comparison
+  int seed = 1;
+};
+
+// [SECTION] compute
+
+struct OrderResult {
+  int n = 0;
+  double heldout_wb = 0, heldout_addk = 0, train_wb = 0;  // bits per character
+  size_t distinct = 0;                                    // distinct n-grams in training
+  double unseen = 0;                                      // fraction of held-out n-grams never seen
+  std::string sample;
+};
+struct NgramResult {
+  NgramState state;
+  std::string error;
+  size_t train_chars = 0, heldout_chars = 0, train_records = 0, heldout_records = 0;
+  int vocab = 0;
+  std::vector<OrderResult> orders;
+  std::string record;  // the held-out record compared, its first line
+  MaskedComparison masked;
+};
+using ResultPtr = std::shared_ptr<const NgramResult>;
+
+ResultPtr compute(const NgramState& s, Progress& progress) {
+  auto r = std::make_shared<NgramResult>();
+  r->state = s;
+  Corpus c;
+  r->error = load_corpus(s.corpus, &c);
+  if (!r->error.empty()) return r;
+  r->train_chars = c.train_chars, r->heldout_chars = c.heldout_chars;
+  r->train_records = c.train.size(), r->heldout_records = c.heldout.size();
+  for (int n = 1; n <= kMaxOrder; ++n) {
+    if (progress.cancelled()) return r;
+    const NgramModel wb(c.train, n, NgramSmoothing::WittenBell);
+    const NgramModel addk(c.train, n, NgramSmoothing::AddK, s.k);
+    r->vocab = wb.vocab_size();
+    OrderResult o;
+    o.n = n;
+    o.heldout_wb = wb.bits_per_symbol(c.heldout);
+    o.heldout_addk = addk.bits_per_symbol(c.heldout);
+    o.train_wb = wb.bits_per_symbol(c.train);
+    o.distinct = wb.distinct(n);
+    o.unseen = wb.unseen_fraction(c.heldout, n);
+    o.sample = wb.sample(static_cast<uint64_t>(s.seed), 60);
+    r->orders.push_back(std::move(o));
+    progress.set(float(n) / (kMaxOrder + 1));
+  }
+  const std::string& rec = c.heldout[size_t(std::clamp(s.record, 0, int(c.heldout.size()) - 1))];
+  r->record = rec.substr(0, rec.find('\n'));
+  r->masked = compare_causal_bidirectional(c.train, r->record);
+  return r;
+}
+// Five orders of counts over the corpus, twice: tens of milliseconds, on the worker.
+bool quick(const NgramState&) { return false; }
+std::string error_of(const NgramResult& r) { return r.error; }
+
+// [SECTION] figures
+
+plot::Figure bits_figure(const NgramResult& r) {
+  plot::Figure fig("bits", subst(tr("Held-out bits per character of {0}"), {tr(corpus_info(r.state.corpus).title)}));
+  fig.note = subst(tr("{0} training and {1} held-out characters (every tenth record held out); {2} symbols"),
+                   {std::to_string(r.train_chars), std::to_string(r.heldout_chars), std::to_string(r.vocab)});
+  plot::Axes& ax = fig.axes();
+  ax.setup(tr("order $n$"), "", tr("bits per character"), "");
+  std::vector<double> ns, wb, addk, train;
+  for (const OrderResult& o : r.orders) {
+    ns.push_back(o.n);
+    wb.push_back(o.heldout_wb);
+    addk.push_back(o.heldout_addk);
+    train.push_back(o.train_wb);
+  }
+  ax.line(tr("held-out, Witten–Bell interpolation"), ns, wb).style = plot::LineStyle::LineAndMarkers;
+  ax.line(subst(tr("held-out, add-$k$ ($k$ = {0})"), {plot::fmt("%.3g", r.state.k)}), ns, addk).style =
+      plot::LineStyle::LineAndMarkers;
+  ax.line(tr("training text, Witten–Bell"), ns, train).dashed = true;
+  ax.hline(subst(tr("uniform: $\\log_2 V$ = {0}"), {plot::fmt("%.2f", std::log2(double(r.vocab)))}),
+           std::log2(double(r.vocab)));
+  plot::Table& t = fig.table;
+  t.header = {"n", "heldout_bits_witten_bell", "heldout_bits_add_k", "train_bits_witten_bell",
+              "heldout_perplexity_witten_bell"};
+  for (const OrderResult& o : r.orders)
+    t.add_row({double(o.n), o.heldout_wb, o.heldout_addk, o.train_wb, std::exp2(o.heldout_wb)});
+  return fig;
+}
+
+plot::Figure sparsity_figure(const NgramResult& r) {
+  plot::Figure fig("sparsity", tr("Why counting runs out: the table gets sparse"));
+  fig.note = tr("a neural model shares what it learns between similar contexts; a count table cannot");
+  fig.grid_cols = 2;
+  std::vector<double> ns, unseen, distinct;
+  for (const OrderResult& o : r.orders) {
+    ns.push_back(o.n);
+    unseen.push_back(o.unseen);
+    distinct.push_back(double(o.distinct));
+  }
+  plot::Axes& a = fig.add_axes(tr("held-out $n$-grams never seen in training"));
+  a.setup(tr("order $n$"), "", tr("fraction"), "");
+  a.set_y_range(0, 1);
+  a.line(tr("unseen"), ns, unseen).style = plot::LineStyle::LineAndMarkers;
+  a.flags |= plot::AxesFlags_NoLegend;
+  plot::Axes& b = fig.add_axes(tr("distinct $n$-grams in training"));
+  b.setup(tr("order $n$"), "", tr("count"), "");
+  b.y.scale = plot::Scale::Log10;
+  b.line(tr("distinct"), ns, distinct).style = plot::LineStyle::LineAndMarkers;
+  b.flags |= plot::AxesFlags_NoLegend;
+  plot::Table& t = fig.table;
+  t.header = {"n", "distinct_ngrams", "heldout_unseen_fraction"};
+  for (const OrderResult& o : r.orders) t.add_row({double(o.n), double(o.distinct), o.unseen});
+  return fig;
+}
+
+// A sample on one line: line breaks shown as " / ".
+std::string one_line(const std::string& s) {
+  std::string out;
+  for (char c : s) out += c == '\n' ? std::string(" / ") : std::string(1, c);
+  return out;
+}
+
+plot::Figure samples_figure(const NgramResult& r) {
+  plot::Figure fig("samples", tr("Samples from each order (Witten–Bell, temperature 1)"));
+  fig.note = subst(tr("seed {0}; the first 60 characters; \" / \" is a line break"), {std::to_string(r.state.seed)});
+  plot::Axes& ax = fig.axes();
+  ax.x.hide = ax.y.hide = true;
+  ax.flags |= plot::AxesFlags_NoGrid | plot::AxesFlags_NoLegend;
+  ax.set_x_range(0, 1).set_y_range(0, double(r.orders.size()) + 0.5);
+  plot::Table& t = fig.table;
+  t.header = {"n", "sample"};
+  for (const OrderResult& o : r.orders) {
+    const double y = double(r.orders.size()) - o.n + 1;
+    ax.text(subst(tr("$n = {0}$: {1}"), {std::to_string(o.n), one_line(o.sample)}), 0.01, y);
+    t.add_row({double(o.n), o.sample});
+  }
+  return fig;
+}
+
+plot::Figure masked_figure(const NgramResult& r) {
+  const MaskedComparison& m = r.masked;
+  plot::Figure fig("masked", tr("Causal vs bidirectional: probability of each true character"));
+  fig.note =
+      tr("causal: two characters before (it can generate); bidirectional: one before and one after, as a "
+         "masked model like BERT sees them (it cannot generate)");
+  plot::Axes& ax = fig.axes();
+  ax.setup(tr("position"), "", tr("probability of the true character"), "");
+  ax.set_y_range(0, 1);
+  ax.x.categories = m.chars;
+  std::vector<double> xs;
+  for (size_t i = 0; i < m.chars.size(); ++i) xs.push_back(double(i));
+  ax.line(tr("causal (trigram)"), xs, m.p_causal).style = plot::LineStyle::LineAndMarkers;
+  ax.line(tr("bidirectional (masked)"), xs, m.p_bidirectional).style = plot::LineStyle::LineAndMarkers;
+  plot::Table& t = fig.table;
+  t.header = {"position", "char", "p_causal", "p_bidirectional"};
+  for (size_t i = 0; i < m.chars.size(); ++i) t.add_row({double(i), m.chars[i], m.p_causal[i], m.p_bidirectional[i]});
+  return fig;
+}
+
+plot::Figure masks_figure(const NgramResult& r) {
+  const std::vector<std::string>& chars = r.masked.chars;
+  const int T = static_cast<int>(chars.size());
+  plot::Figure fig("masks", tr("Which characters each position may look at"));
+  fig.note =
+      tr("decoder-only (causal): the past only; encoder-only (bidirectional): everything but itself, which is "
+         "masked out as the prediction target");
+  fig.grid_cols = 2;
+  for (int bidirectional = 0; bidirectional < 2; ++bidirectional) {
+    plot::Axes& ax = fig.add_axes(bidirectional ? tr("bidirectional (BERT)") : tr("causal (GPT, LLaMA)"));
+    ax.setup(tr("key"), "", tr("predicting"), "");
+    std::vector<double> v(size_t(T) * T);
+    for (int i = 0; i < T; ++i)
+      for (int j = 0; j < T; ++j) v[size_t(i) * T + j] = bidirectional ? (i != j) : (j < i);
+    ax.heatmap(tr("visible"), v.data(), T, T,
+               {.colormap = plot::Colormap::Viridis,
+                .vmin = 0,
+                .vmax = 1,
+                .value_label = tr("visible"),
+                .row_labels = chars,
+                .col_labels = chars,
+                .levels = {tr("hidden"), tr("visible")}});
+  }
+  return fig;
+}
+
+// [SECTION] panel
+
+class NgramPanel : public RecomputePanel<NgramState, NgramResult> {
+ public:
+  NgramPanel()
+      : RecomputePanel(
+            kInfo, {.rows = {{{0, 1}}, {{2}}, {{3}}, {{4}, 0.7f}}},
+            {compute, error_of, {bits_figure, sparsity_figure, samples_figure, masked_figure, masks_figure}, quick}) {}
+
+ protected:
+  void bind(Controls& c) override {
+    std::vector<std::string> corpora;
+    for (const CorpusInfo& info : corpus_catalogue()) corpora.emplace_back(info.name);
+    c.add_enum("corpus", &s_.corpus, corpora, tr("corpus"),
+               tr("Text from Debian's fortune packages: Tang poems and Song ci (fortunes-zh), English quotations "
+                  "(fortunes)."));
+    c.add_float("k", &s_.k, 1e-4f, 1.0f, tr("add-$k$"),
+                tr("Pseudo-count added to every count: large $k$ flattens, small $k$ trusts sparse counts."), true,
+                "%.3g");
+    c.add_int("record", &s_.record, 0, 200, tr("held-out record"),
+              tr("Which held-out record's first line the causal and bidirectional models predict."));
+    c.add_seed(&s_.seed, tr("Seed of the samples."));
+  }
+};
+
+}  // namespace
+
+TW_REGISTER_PANEL(NgramPanel);
+
+}  // namespace tw
