@@ -67,11 +67,13 @@ std::string error_of(const ArchitecturesResult& r) { return r.error; }
 
 // [SECTION] figures
 
-// One scatter of a ratio against the parameter count: plain MLPs, gated MLPs, and your model, with reference lines.
-void ratio_axes(plot::Figure& fig, const ArchitecturesResult& r, const std::string& title, const std::string& y_label,
-                double (*ratio)(const ArchitectureConfig&), std::initializer_list<std::pair<std::string, double>> refs,
-                bool log_y) {
-  plot::Axes& ax = fig.add_axes(title);
+// One ratio against the parameter count: plain MLPs, gated MLPs and your model, with the conventional values.
+plot::Figure ratio_figure(const ArchitecturesResult& r, const char* id, const std::string& title,
+                          const std::string& y_label, double (*ratio)(const ArchitectureConfig&),
+                          std::initializer_list<std::pair<std::string, double>> refs, bool log_y) {
+  plot::Figure fig(id, title);
+  fig.note = tr("each point a published model; dashed lines are the conventional choices");
+  plot::Axes& ax = fig.axes();
   ax.setup(tr("parameters"), "", y_label, "");
   ax.x.scale = plot::Scale::Log10;
   if (log_y) ax.y.scale = plot::Scale::Log10;
@@ -85,48 +87,33 @@ void ratio_axes(plot::Figure& fig, const ArchitecturesResult& r, const std::stri
   ax.scatter(tr("gated MLP (GLU)"), gx, gy);
   ax.scatter(tr("your model"), {double(r.own.count.total)}, {ratio(r.own.config)});
   for (const auto& [label, value] : refs) ax.hline(label, value);
+  plot::Table& t = fig.table;
+  t.header = {"model", "params_computed", "value"};
+  for (const Row& row : r.rows) t.add_row({row.config.name, double(row.count.total), ratio(row.config)});
+  t.add_row({"your model", double(r.own.count.total), ratio(r.own.config)});
+  return fig;
 }
 
-plot::Figure ratios_figure(const ArchitecturesResult& r) {
-  plot::Figure fig("ratios", tr("What published models choose, against their size"));
-  // No legend: beside a small multiple it squeezes it, and every corner here holds points. The note names the colours.
-  fig.note =
-      tr("each point a published model: blue a plain MLP, orange a gated MLP (GLU), green your model; dashed "
-         "lines are the conventional choices");
-  fig.grid_cols = 2;
-  fig.aspect = 0.8f;  // four scatter plots: each needs height to separate the points
-  ratio_axes(
-      fig, r, tr("MLP ratio $d_{ff}/d_{model}$"), tr("$d_{ff}/d_{model}$"),
+plot::Figure mlp_ratio_figure(const ArchitecturesResult& r) {
+  return ratio_figure(
+      r, "mlp_ratio", tr("MLP ratio $d_{ff}/d_{model}$ against size"), tr("$d_{ff}/d_{model}$"),
       [](const ArchitectureConfig& c) { return double(c.d_ff) / double(c.d_model); },
       {{tr("4 (plain)"), 4.0}, {tr("$8/3$ (GLU)"), 8.0 / 3.0}}, false);
-  ratio_axes(
-      fig, r, tr("head dimension $d_{model}/H$"), tr("$d_h$"),
+}
+plot::Figure head_dim_figure(const ArchitecturesResult& r) {
+  return ratio_figure(
+      r, "head_dim", tr("Head dimension $d_{model}/H$ against size"), tr("$d_h$"),
       [](const ArchitectureConfig& c) { return double(c.head_dim); }, {{tr("128"), 128.0}}, false);
-  ratio_axes(
-      fig, r, tr("aspect ratio $d_{model}/L$"), tr("$d_{model}/L$"),
-      [](const ArchitectureConfig& c) { return double(c.d_model) / c.layers; }, {{tr("100–200"), 128.0}}, true);
-  ratio_axes(
-      fig, r, tr("vocabulary size"), tr("tokens"), [](const ArchitectureConfig& c) { return double(c.vocab); },
-      {{tr("32k"), 32000.0}}, true);
-  for (plot::Axes& ax : fig.grid) ax.flags |= plot::AxesFlags_NoLegend;
-  // The CSV: every model's configuration and counts.
-  plot::Table& t = fig.table;
-  t.header = {"model",           "year",
-              "d_model",         "layers",
-              "heads",           "kv_heads",
-              "head_dim",        "d_ff",
-              "activation",      "vocab",
-              "context",         "params_computed",
-              "params_active",   "params_published",
-              "published_exact", "source"};
-  for (const Row& row : r.rows) {
-    const ArchitectureConfig& c = row.config;
-    t.add_row({c.name, double(c.year), double(c.d_model), double(c.layers), double(c.heads), double(c.kv_heads),
-               double(c.head_dim), double(c.d_ff), c.activation, double(c.vocab), double(c.context),
-               double(row.count.total), double(row.count.active), c.published_params, c.published_exact ? "yes" : "no",
-               c.source});
-  }
-  return fig;
+}
+plot::Figure aspect_figure(const ArchitecturesResult& r) {
+  return ratio_figure(
+      r, "aspect", tr("Width per layer $d_{model}/L$ against size"), tr("$d_{model}/L$"),
+      [](const ArchitectureConfig& c) { return double(c.d_model) / c.layers; }, {{tr("128"), 128.0}}, true);
+}
+plot::Figure vocab_figure(const ArchitecturesResult& r) {
+  return ratio_figure(
+      r, "vocab", tr("Vocabulary against size"), tr("tokens"),
+      [](const ArchitectureConfig& c) { return double(c.vocab); }, {{tr("32k"), 32000.0}}, true);
 }
 
 plot::Figure counts_figure(const ArchitecturesResult& r) {
@@ -145,6 +132,23 @@ plot::Figure counts_figure(const ArchitecturesResult& r) {
   ax.line(tr("computed = published"), {5e7, 1e12}, {5e7, 1e12}).dashed = true;
   ax.scatter(tr("exact count published"), ex, ey);
   ax.scatter(tr("rounded size published"), rx, ry);
+  // The CSV: every model's configuration and counts, with its source.
+  plot::Table& t = fig.table;
+  t.header = {"model",           "year",
+              "d_model",         "layers",
+              "heads",           "kv_heads",
+              "head_dim",        "d_ff",
+              "activation",      "vocab",
+              "context",         "params_computed",
+              "params_active",   "params_published",
+              "published_exact", "source"};
+  for (const Row& row : r.rows) {
+    const ArchitectureConfig& c = row.config;
+    t.add_row({c.name, double(c.year), double(c.d_model), double(c.layers), double(c.heads), double(c.kv_heads),
+               double(c.head_dim), double(c.d_ff), c.activation, double(c.vocab), double(c.context),
+               double(row.count.total), double(row.count.active), c.published_params, c.published_exact ? "yes" : "no",
+               c.source});
+  }
   return fig;
 }
 
@@ -171,8 +175,12 @@ std::string grouped(double n) {
 class ArchitecturesPanel : public RecomputePanel<ArchitecturesState, ArchitecturesResult> {
  public:
   ArchitecturesPanel()
-      : RecomputePanel(kInfo, {.rows = {{{0}}, {{1, 2}}}},
-                       {compute, error_of, {ratios_figure, counts_figure, breakdown_figure}, quick}) {}
+      : RecomputePanel(
+            kInfo, {.rows = {{{0, 1}}, {{2, 3}}, {{4, 5}}}},
+            {compute,
+             error_of,
+             {mlp_ratio_figure, head_dim_figure, aspect_figure, vocab_figure, counts_figure, breakdown_figure},
+             quick}) {}
 
  protected:
   void bind(Controls& c) override {
@@ -213,6 +221,7 @@ class ArchitecturesPanel : public RecomputePanel<ArchitecturesState, Architectur
         ImGui::TextUnformatted(text.c_str());
       };
       cell(c.name);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", c.source.c_str());
       cell(std::to_string(c.year));
       cell(std::to_string(c.d_model));
       cell(std::to_string(c.layers));
@@ -226,7 +235,6 @@ class ArchitecturesPanel : public RecomputePanel<ArchitecturesState, Architectur
       cell(grouped(double(row.count.total)) +
            (c.experts > 1 ? subst(tr(" ({0} active)"), {grouped(double(row.count.active))}) : std::string()));
       cell((c.published_exact ? plot::fmt("%.0f", c.published_params) : grouped(c.published_params)));
-      cell(c.source);
     }
     ImGui::EndTable();
   }

@@ -169,7 +169,7 @@ plot::Figure spectrum_figure(const GeometryResult& r) {
   // No legend: beside a small multiple it would squeeze it; the title names the two lines.
   plot::Axes& en = fig.add_axes(tr("kept (solid) and error (dashed) at rank $r$"));
   en.flags |= plot::AxesFlags_NoLegend;
-  en.setup(tr("rank $r$"), "", tr("fraction of $‖W‖_F^2$"), "");
+  en.setup(tr("rank $r$"), "", tr("fraction"), "");
   en.set_y_range(0, 1);
   std::vector<double> rs, kept, err;
   for (size_t i = 0; i < s.energy.size(); ++i) {

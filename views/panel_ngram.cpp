@@ -174,13 +174,18 @@ plot::Figure masked_figure(const NgramResult& r) {
       tr("causal: two characters before (it can generate); bidirectional: one before and one after, as a "
          "masked model like BERT sees them (it cannot generate)");
   plot::Axes& ax = fig.axes();
-  ax.setup(tr("position"), "", tr("probability of the true character"), "");
+  fig.aspect = 0.55f;
+  ax.setup(tr("character"), "", tr("probability"), "");
   ax.set_y_range(0, 1);
   ax.x.categories = m.chars;
   std::vector<double> xs;
   for (size_t i = 0; i < m.chars.size(); ++i) xs.push_back(double(i));
   ax.line(tr("causal (trigram)"), xs, m.p_causal).style = plot::LineStyle::LineAndMarkers;
-  ax.line(tr("bidirectional (masked)"), xs, m.p_bidirectional).style = plot::LineStyle::LineAndMarkers;
+  // The bidirectional model has no right neighbour at END: its line stops one position earlier.
+  const size_t inner = m.chars.empty() ? 0 : m.chars.size() - 1;
+  ax.line(tr("bidirectional (masked)"), std::vector<double>(xs.begin(), xs.begin() + long(inner)),
+          std::vector<double>(m.p_bidirectional.begin(), m.p_bidirectional.begin() + long(inner)))
+      .style = plot::LineStyle::LineAndMarkers;
   plot::Table& t = fig.table;
   t.header = {"position", "char", "p_causal", "p_bidirectional"};
   for (size_t i = 0; i < m.chars.size(); ++i) t.add_row({double(i), m.chars[i], m.p_causal[i], m.p_bidirectional[i]});
@@ -195,6 +200,7 @@ plot::Figure masks_figure(const NgramResult& r) {
       tr("decoder-only (causal): the past only; encoder-only (bidirectional): everything but itself, which is "
          "masked out as the prediction target");
   fig.grid_cols = 2;
+  fig.aspect = 0.6f;
   for (int bidirectional = 0; bidirectional < 2; ++bidirectional) {
     plot::Axes& ax = fig.add_axes(bidirectional ? tr("bidirectional (BERT)") : tr("causal (GPT, LLaMA)"));
     ax.setup(tr("key"), "", tr("predicting"), "");
@@ -219,7 +225,7 @@ class NgramPanel : public RecomputePanel<NgramState, NgramResult> {
  public:
   NgramPanel()
       : RecomputePanel(
-            kInfo, {.rows = {{{0, 1}}, {{2}}, {{3}}, {{4}, 0.7f}}},
+            kInfo, {.rows = {{{0, 1}}, {{2}}, {{3}, 1.0f}, {{4}, 1.2f}}},
             {compute, error_of, {bits_figure, sparsity_figure, samples_figure, masked_figure, masks_figure}, quick}) {}
 
  protected:

@@ -105,7 +105,7 @@ TEST(ArchitecturesPanel, OwnModelCountedLikeTheTable) {
   double total = 0;
   for (const auto& row : t.rows) total += num(row.back());
   EXPECT_EQ(total, 7241732096.0);
-  const plot::Table models = plot::figure_table(figure_by_id(figs, "ratios"));
+  const plot::Table models = plot::figure_table(figure_by_id(figs, "counts"));
   EXPECT_EQ(models.rows.size(), published_architectures().size());
   EXPECT_EQ(models.header.back(), "source");
 }
