@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 
+#include "core/text/i18n.h"
 #include "core/text/text_in_use.h"
 #include "views/plot/plot_imgui.h"
 #include "views/plot/text.h"
@@ -105,8 +106,8 @@ std::string add_fonts(ImFontAtlas& atlas, const std::string& /*font_dir*/, float
   }
   if (!fonts[0]) {
     atlas.AddFontDefault();
-    warning = plot::figure_font_error() +
-              ": using ImGui's built-in font, so Greek letters, math symbols and Chinese show as placeholders.";
+    warning = subst(tr("{0}: using ImGui's built-in font, so Greek letters, math symbols and Chinese do not show"),
+                    {plot::figure_font_error()});
   }
   atlas.Build();
   // imgui_freetype rounds every advance up to whole pixels; the layout and the exporters use unrounded advances.

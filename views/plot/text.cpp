@@ -1,5 +1,7 @@
 #include "views/plot/text.h"
 
+#include "core/text/i18n.h"
+
 #include <fcntl.h>
 #include <ft2build.h>
 #include <sys/mman.h>
@@ -135,7 +137,7 @@ Fonts& fonts() {
   static std::once_flag once;
   std::call_once(once, [] {
     if (FT_Init_FreeType(&data.lib) != 0) {
-      data.error = "FreeType could not start: figures cannot draw text";
+      data.error = tr("FreeType could not start: figures cannot draw text");
       return;
     }
     std::vector<std::string> missing;
@@ -158,7 +160,7 @@ Fonts& fonts() {
       file.upem = static_cast<float>(file.face->units_per_EM);
     }
     if (!data.files[kSans].face) {
-      data.error = "figure font " + data.files[kSans].info.path + " not found (install fonts-dejavu-core)";
+      data.error = subst(tr("figure font {0} not found (install fonts-dejavu-core)"), {data.files[kSans].info.path});
       return;
     }
     const LoadedFile& sans = data.files[kSans];
@@ -182,11 +184,11 @@ Fonts& fonts() {
       for (uint32_t cp = 0; cp < 128; ++cp) c.ascii[cp] = find_glyph(data, c, cp);
     }
     if (!missing.empty()) {
-      data.warning = "Fonts missing:";
-      for (size_t i = 0; i < missing.size(); ++i) data.warning += (i ? ", " : " ") + missing[i];
-      data.warning +=
-          ". Characters they draw (Chinese, Japanese, Korean; italic, bold or math symbols) show as "
-          "U+XXXX placeholders; install the packages named.";
+      std::string list;
+      for (size_t i = 0; i < missing.size(); ++i) list += (i ? ", " : "") + missing[i];
+      data.warning = subst(tr("Fonts missing: {0}. Characters only they draw (Chinese, Japanese, Korean; italic, "
+                              "bold or math symbols) show as U+XXXX placeholders; install the packages named."),
+                           {list});
     }
     data.ok = true;
   });
