@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <mutex>
 
@@ -23,12 +24,39 @@ std::atomic<uint64_t> g_built_generation{0};
 
 // ImGui reads an ImFontConfig's glyph ranges when the atlas is built (and again if it is rebuilt without Clear),
 // so each atlas keeps its ranges until its next add_fonts.
+struct AtlasRanges {
+  std::vector<ImWchar> regular, others;
+};
 std::mutex g_ranges_mutex;
-std::map<const ImFontAtlas*, std::vector<ImWchar>> g_ranges;  // process-wide: one entry per live atlas
+std::map<const ImFontAtlas*, AtlasRanges> g_ranges;  // process-wide: one entry per live atlas
 
-// Light hinting (vertical only): glyphs keep their shapes at the fractional positions unrounded advances give, and
-// text.cpp renders PNG glyphs with the same flag.
-constexpr unsigned kBuilderFlags = ImGuiFreeTypeBuilderFlags_LightHinting;
+// No hinting, as stb_truetype drew before and text.cpp draws PNG glyphs: shapes stay true at the fractional
+// positions unrounded advances give, and the atlas builds twice as fast as with FreeType's light auto-hinter.
+constexpr unsigned kBuilderFlags = ImGuiFreeTypeBuilderFlags_NoHinting;
+
+// What the Italic, Bold and Math faces rasterise themselves: the letters, digits and operators formulas set in
+// them. Every other glyph they need they share with Regular (copy_missing_glyphs), which keeps start-up fast.
+constexpr ImWchar kMathFaceRanges[] = {
+    0x0020, 0x00FF,  // Basic Latin + Latin-1
+    0x0370, 0x03FF,  // Greek
+    0x2100, 0x214F,  // letterlike symbols (ℓ, ℝ)
+    0x2190, 0x21FF,  // arrows
+    0x2200, 0x22FF,  // mathematical operators
+    0x27E6, 0x27EF,  // mathematical brackets
+    0,
+};
+
+// Gives `face` every glyph of `regular` it lacks, drawn from the same atlas pixels (CJK, dingbats, …), on its own
+// baseline and with the advance its chain measures (text.cpp's chains fall back to the same fonts).
+void copy_missing_glyphs(ImFont* face, plot::FontStyle style, const ImFont* regular) {
+  const float dy = std::round(face->Ascent) - std::round(regular->Ascent);
+  const float scale = face->FontSize / regular->FontSize;
+  for (const ImFontGlyph& g : regular->Glyphs) {
+    if (g.Codepoint == '\t' || face->FindGlyphNoFallback(static_cast<ImWchar>(g.Codepoint))) continue;
+    face->AddGlyph(nullptr, static_cast<ImWchar>(g.Codepoint), g.X0 * scale, g.Y0 * scale + dy, g.X1 * scale,
+                   g.Y1 * scale + dy, g.U0, g.V0, g.U1, g.V1, plot::glyph_advance(g.Codepoint, face->FontSize, style));
+  }
+}
 
 }  // namespace
 
@@ -61,8 +89,8 @@ std::vector<unsigned short> glyph_ranges_in_use() {
   for (const ImWchar* r = workbench_glyph_ranges(); *r; ++r) out.push_back(*r);
   for (uint32_t cp : characters_in_use()) {
     if (cp > 0xFFFF) break;  // sorted; Debian's ImGui has 16-bit ImWchar (plot::displayable_text shows U+XXXXX)
-    if (out.size() >= 2 && out.back() + 1u == cp && out.back() >= 0x3400)
-      out.back() = static_cast<ImWchar>(cp);  // extend the previous run of CJK characters
+    if (out.size() >= 2 && out.back() + 1u == cp)
+      out.back() = static_cast<ImWchar>(cp);  // extend the previous run
     else
       out.push_back(static_cast<ImWchar>(cp)), out.push_back(static_cast<ImWchar>(cp));
   }
@@ -73,12 +101,18 @@ std::vector<unsigned short> glyph_ranges_in_use() {
 std::string add_fonts(ImFontAtlas& atlas, const std::string& /*font_dir*/, float pixel_size) {
   // Before reading the characters: one noted meanwhile makes the next out-of-date check true.
   g_built_generation.store(text_in_use_generation());
-  const ImWchar* ranges = nullptr;
+  const ImWchar* ranges = nullptr;        // Regular: the base ranges and every character in use
+  const ImWchar* other_ranges = nullptr;  // Italic, Bold, Math: formula characters, and those in use outside CJK
   {
     std::lock_guard<std::mutex> lock(g_ranges_mutex);
-    std::vector<ImWchar>& r = g_ranges[&atlas];
-    r = glyph_ranges_in_use();
-    ranges = r.data();
+    AtlasRanges& r = g_ranges[&atlas];
+    r.regular = glyph_ranges_in_use();
+    r.others.assign(std::begin(kMathFaceRanges), std::end(kMathFaceRanges) - 1);
+    for (uint32_t cp : characters_in_use())
+      if (cp < 0x2E80) r.others.push_back(static_cast<ImWchar>(cp)), r.others.push_back(static_cast<ImWchar>(cp));
+    r.others.push_back(0);
+    ranges = r.regular.data();
+    other_ranges = r.others.data();
   }
   atlas.FontBuilderIO = ImGuiFreeType::GetBuilderForFreeType();  // Debian builds imgui without IMGUI_ENABLE_FREETYPE
   atlas.FontBuilderFlags = kBuilderFlags;
@@ -92,16 +126,18 @@ std::string add_fonts(ImFontAtlas& atlas, const std::string& /*font_dir*/, float
     const std::vector<plot::ChainFont>& chain = plot::font_chain(kStyles[s]);
     for (size_t k = 0; k < chain.size(); ++k) {
       const plot::ChainFont& f = chain[k];
+      if (s > 0 && f.cjk) continue;  // shared from Regular below: one CJK face to load and rasterise, not four
       ImFontConfig config;
       config.FontDataOwnedByAtlas = false;  // memory-mapped once by the text layer for the life of the process
       config.FontNo = f.face_index;
-      config.MergeMode = k > 0;
+      config.MergeMode = fonts[s] != nullptr;
       config.FontBuilderFlags = kBuilderFlags;
       config.OversampleH = config.OversampleV = 1;  // imgui_freetype does not oversample
       std::snprintf(config.Name, sizeof config.Name, "%s", f.path.c_str() + f.path.rfind('/') + 1);
       ImFont* font = atlas.AddFontFromMemoryTTF(const_cast<unsigned char*>(f.data), static_cast<int>(f.size),
-                                                std::max(1.0f, std::round(px * f.size_factor)), &config, ranges);
-      if (k == 0) fonts[s] = font;
+                                                std::max(1.0f, std::round(px * f.size_factor)), &config,
+                                                s == 0 ? ranges : other_ranges);
+      if (!fonts[s]) fonts[s] = font;
     }
   }
   if (!fonts[0]) {
@@ -117,6 +153,7 @@ std::string add_fonts(ImFontAtlas& atlas, const std::string& /*font_dir*/, float
     if (!fonts[s]) continue;
     for (ImFontGlyph& g : fonts[s]->Glyphs)
       if (g.Codepoint != '\t') g.AdvanceX = plot::glyph_advance(g.Codepoint, fonts[s]->FontSize, kStyles[s]);
+    if (s > 0 && fonts[0]) copy_missing_glyphs(fonts[s], kStyles[s], fonts[0]);
     fonts[s]->BuildLookupTable();
   }
   // Faces whose font is missing draw with Regular (screen_font falls back to ImGui's current font).

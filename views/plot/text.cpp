@@ -31,9 +31,10 @@ namespace {
 // (the SC face gives Chinese readers the mainland glyph forms); it comes after DejaVu so Latin, digits and symbols
 // inside Chinese sentences keep DejaVu's shapes and widths. DejaVu Math TeX Gyre last: it adds the mathematical
 // alphanumerics and operators DejaVu Sans lacks (⟦, ⨁, …). The Italic and Bold faces fall back to DejaVu Sans before
-// Noto (the oblique and bold cuts lack some symbol blocks), Bold to Noto's bold cut first. Emoji: no Debian emoji font
-// is outline-only, and Debian's ImGui stores characters in 16 bits, so characters beyond U+FFFF show as "U+1F642".
-enum FileId { kSans, kOblique, kBold, kMathFont, kCjk, kCjkBold, kFileCount };
+// Noto (the oblique and bold cuts lack some symbol blocks); CJK is set in Noto's regular weight in every face, as the
+// screen shares Regular's CJK glyphs with the other faces (app/fonts.cpp). Emoji: no Debian emoji font is
+// outline-only, and Debian's ImGui stores characters in 16 bits, so characters beyond U+FFFF show as "U+1F642".
+enum FileId { kSans, kOblique, kBold, kMathFont, kCjk, kFileCount };
 
 struct FileSpec {
   bool cjk_dir;  // in TW_CJK_FONT_DIR, else TW_FONT_DIR
@@ -49,16 +50,15 @@ constexpr FileSpec kFiles[kFileCount] = {
     {false, "DejaVuSans-Bold.ttf", 0, "DejaVu Sans", "fonts-dejavu-core"},
     {false, "DejaVuMathTeXGyre.ttf", 0, "DejaVu Math TeX Gyre", "fonts-dejavu-extra"},
     {true, "NotoSansCJK-Regular.ttc", 2, "Noto Sans CJK SC", "fonts-noto-cjk"},  // face 2 of 10: SC
-    {true, "NotoSansCJK-Bold.ttc", 2, "Noto Sans CJK SC", "fonts-noto-cjk"},
 };
 
 // The chain of each FontStyle, in fallback order.
 const std::vector<FileId>& chain_files(FontStyle style) {
   static const std::vector<FileId> chains[4] = {
-      {kSans, kCjk, kMathFont},                   // Regular
-      {kOblique, kSans, kCjk, kMathFont},         // Italic
-      {kBold, kSans, kCjkBold, kCjk, kMathFont},  // Bold
-      {kMathFont, kSans, kCjk},                   // Math
+      {kSans, kCjk, kMathFont},            // Regular
+      {kOblique, kSans, kCjk, kMathFont},  // Italic
+      {kBold, kSans, kCjk, kMathFont},     // Bold
+      {kMathFont, kSans, kCjk},            // Math
   };
   return chains[static_cast<int>(style)];
 }
@@ -147,6 +147,7 @@ Fonts& fonts() {
       file.info.path = font_dir(spec.cjk_dir) + "/" + spec.file;
       file.info.face_index = spec.face_index;
       file.info.family = spec.family;
+      file.info.cjk = spec.cjk_dir;
       if (!map_file(file.info.path, &file.info.data, &file.info.size) ||
           FT_New_Memory_Face(data.lib, file.info.data, static_cast<FT_Long>(file.info.size), spec.face_index,
                              &file.face) != 0 ||
@@ -347,8 +348,8 @@ TextBitmap render_text(const std::string& utf8, float size, float x_offset, Font
     }
     const float gx = std::floor(pen);
     const float shift = pen - gx;
-    // Light hinting as on screen (app/fonts.cpp): vertical only, so glyphs keep their shapes at sub-pixel offsets.
-    if (FT_Load_Glyph(file.face, g.index, FT_LOAD_TARGET_LIGHT | FT_LOAD_NO_BITMAP) == 0) {
+    // Unhinted as on screen (app/fonts.cpp): glyphs keep their shapes at sub-pixel offsets.
+    if (FT_Load_Glyph(file.face, g.index, FT_LOAD_NO_HINTING | FT_LOAD_NO_BITMAP) == 0) {
       FT_GlyphSlot slot = file.face->glyph;
       if (slot->format == FT_GLYPH_FORMAT_OUTLINE) FT_Outline_Translate(&slot->outline, std::lround(shift * 64), 0);
       if (FT_Render_Glyph(slot, FT_RENDER_MODE_NORMAL) == 0) {

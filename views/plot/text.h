@@ -38,6 +38,7 @@ struct ChainFont {
   std::string path;
   int face_index = 0;  // the face within a collection (.ttc): Noto Sans CJK SC is face 2
   std::string family;  // for SVG's font-family list
+  bool cjk = false;    // a CJK collection (thousands of glyphs): the screen rasterises it for Regular only
   const unsigned char* data = nullptr;
   size_t size = 0;
   // Pixel height (ascent − descent, FreeType's REAL_DIM and ImGui's convention) to request from this font so its
