@@ -172,7 +172,9 @@ int run(int argc, char** argv) {
   auto idle_wait = [&] { return settle > 0 || gui.frames > 0 || any_panel_busy() ? 0.0 : kIdleWait; };
   while (!window.should_close() && !state.quit_requested) {
     settle = window.poll_events_or_wait(idle_wait()) ? kSettleFrames : std::max(settle - 1, 0);
-    if (state.zoom != applied_zoom) {  // between frames: the font texture is replaced before the next one uses it
+    // Between frames: the font texture is replaced before the next one uses it (new zoom, or new characters typed,
+    // pasted, loaded or translated: app/fonts.h).
+    if (state.zoom != applied_zoom || tw::font_atlas_out_of_date()) {
       const std::string warning = window.rebuild_fonts(TW_FONT_DIR, 15.0f * state.ui_scale());
       if (!warning.empty()) state.status = warning;
       applied_zoom = state.zoom;

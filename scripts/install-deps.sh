@@ -6,9 +6,10 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libimgui-dev libglfw3-dev libgl-dev libeigen3-dev libstb-dev zlib1g-dev fonts-dejavu-core
+  fonts-dejavu-extra fonts-noto-cjk libfreetype-dev
   libopenblas-dev libicu-dev
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
-  xvfb xauth libgl1-mesa-dri
+  xvfb xauth libgl1-mesa-dri xdotool xclip
   time
   help2man librsvg2-bin dpkg-dev file desktop-file-utils appstream lintian
   fortunes-zh fortunes

@@ -49,7 +49,7 @@ std::optional<std::string> Control::check(const nlohmann::json& value, const std
       if (value.get<std::string>().size() > static_cast<size_t>(max))
         return full_key + ": text longer than " + fmt_number(max) + " bytes";
       // Scene files are JSON, which holds only valid UTF-8; a text that is not would make the scene unsavable.
-      if (!valid_utf8(value.get<std::string>())) return full_key + ": text is not valid UTF-8";
+      if (std::string bad = utf8_error(value.get<std::string>(), full_key); !bad.empty()) return bad;
       return std::nullopt;
     case ControlType::IntList: {
       if (!value.is_array()) return full_key + ": expected an array of integers, got " + value.dump();

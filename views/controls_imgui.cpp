@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "core/text/text_in_use.h"
 #include "views/controls.h"
 #include "views/widgets.h"
 
@@ -70,6 +71,7 @@ bool draw_control(const Control& c) {
     }
     case ControlType::Text: {
       auto* s = static_cast<std::string*>(c.target);
+      note_text_in_use(*s);  // text from a scene or preset: the font atlas gains its characters (app/fonts.h)
       std::string edit = *s;
       if (ImGui::InputText(c.label.c_str(), &edit) && edit.size() <= size_t(c.max)) {
         *s = edit;

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "core/experiments/tokenizer_training.h"
+#include "core/text/utf8.h"
 #include "core/tokenizer_bpe.h"
 #include "views/recompute.h"
 #include "views/widgets.h"
@@ -83,6 +84,10 @@ ResultPtr compute(const TokenizerState& s, Progress& progress) {
     std::ostringstream buf;
     buf << in.rdbuf();
     text = buf.str();
+    if (std::string bad = utf8_error(text, "\"" + s.file + "\""); !bad.empty()) {
+      r->error = bad;
+      return r;
+    }
   }
   r->state.text = text;
   const std::atomic<bool>* cancel = progress.cancel_flag();

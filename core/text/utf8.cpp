@@ -1,5 +1,9 @@
 #include "core/text/utf8.h"
 
+#include <cstdio>
+
+#include "core/text/i18n.h"
+
 namespace tw {
 
 namespace {
@@ -97,6 +101,15 @@ size_t first_invalid_utf8(std::string_view s) {
     i += n;
   }
   return std::string_view::npos;
+}
+
+std::string utf8_error(std::string_view s, std::string_view what) {
+  const size_t bad = first_invalid_utf8(s);
+  if (bad == std::string_view::npos) return "";
+  char byte[8];
+  std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(s[bad]));
+  return subst(tr("{0} is not valid UTF-8: byte {1} at offset {2} does not start a character (save it as UTF-8)"),
+               {what, byte, std::to_string(bad)});
 }
 
 }  // namespace tw

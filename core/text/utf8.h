@@ -24,4 +24,8 @@ std::string encode_utf8(uint32_t cp);
 // Byte offset of the first byte that does not start a well-formed sequence, or std::string_view::npos.
 size_t first_invalid_utf8(std::string_view s);
 
+// "" when s is well-formed UTF-8; otherwise one translated line naming `what` (a file name, "the training text"),
+// the byte offset of the first bad byte and its value, so text read from a file is reported, not shown as garbage.
+std::string utf8_error(std::string_view s, std::string_view what);
+
 }  // namespace tw

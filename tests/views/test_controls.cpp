@@ -53,7 +53,8 @@ TEST_F(ControlsTest, CheckNamesTheKeyAndTheProblem) {
 TEST_F(ControlsTest, TextMustBeValidUtf8) {
   const Control& text = *c.find("text");
   EXPECT_FALSE(text.check("\u221A\u03B8 ok", "demo.text").has_value());
-  EXPECT_EQ(*text.check(std::string("a\xff"), "demo.text"), "demo.text: text is not valid UTF-8");
+  EXPECT_EQ(*text.check(std::string("a\xff"), "demo.text"),
+            "demo.text is not valid UTF-8: byte 0xFF at offset 1 does not start a character (save it as UTF-8)");
   EXPECT_TRUE(text.check(std::string("\xe2\x88"), "demo.text").has_value());      // truncated sequence
   EXPECT_TRUE(text.check(std::string("\xc0\xaf"), "demo.text").has_value());      // overlong '/'
   EXPECT_TRUE(text.check(std::string("\xed\xa0\x80"), "demo.text").has_value());  // UTF-16 surrogate

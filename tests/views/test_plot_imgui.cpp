@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/fonts.h"
+#include "core/text/text_in_use.h"
 #include "views/plot/plot_imgui.h"
 #include "views/plot/text.h"
 #include "views/plot/theme.h"
@@ -45,6 +46,28 @@ TEST_F(ImGuiFrame, TextWidthsMatchTheExporters) {
       const float imgui = font->CalcTextSizeA(size, FLT_MAX, 0.0f, s).x;
       EXPECT_NEAR(imgui, text_width(s, size), 0.01f) << s << " at " << size << " px";
     }
+  }
+}
+
+// Characters come into use (typed, translated, drawn in a figure): the atlas is out of date until rebuilt, then
+// every face has their glyphs (Italic, Bold and Math share Regular's CJK glyphs) at the exporters' widths.
+TEST_F(ImGuiFrame, CharactersInUseGetGlyphsInEveryFaceAtTheExportersWidths) {
+  ASSERT_EQ(font_warning_, "");
+  const std::string text = "\xE5\xBA\x8A\xE5\x89\x8D\xE6\x98\x8E\xE6\x9C\x88 \xCE\xB1";  // 床前明月 α
+  ASSERT_EQ(screen_font(FontStyle::Regular)->FindGlyphNoFallback(0x5E8A), nullptr);      // 床: not in use yet
+  note_text_in_use(text);
+  EXPECT_TRUE(font_atlas_out_of_date());
+  ImGui::GetIO().Fonts->Clear();
+  ASSERT_EQ(load_fonts(TW_FONT_DIR, kBaseFontSize), "");
+  EXPECT_FALSE(font_atlas_out_of_date());
+  for (FontStyle style : {FontStyle::Regular, FontStyle::Italic, FontStyle::Bold, FontStyle::Math}) {
+    ImFont* font = screen_font(style);
+    ASSERT_NE(font, nullptr);
+    for (ImWchar c : {0x5E8A, 0x524D, 0x660E, 0x6708, 0x03B1})
+      EXPECT_NE(font->FindGlyphNoFallback(c), nullptr) << int(style) << " U+" << std::hex << c;
+    for (float size : {15.0f, 22.5f})
+      EXPECT_NEAR(font->CalcTextSizeA(size, FLT_MAX, 0.0f, text.c_str()).x, text_width(text, size, style), 0.01f)
+          << int(style);
   }
 }
 

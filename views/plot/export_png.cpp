@@ -1,7 +1,7 @@
 // PNG export: a small software rasteriser (no OpenGL, no display) over the layout primitives.
 // Fills use the non-zero winding rule with exact horizontal coverage and 5 sub-scanlines per pixel row, which
 // anti-aliases edges; a stroked polyline is filled as one path (segment quads + round joins), so overlapping
-// pieces of the same line never double-blend. Text comes from stb_truetype with the same font as the screen.
+// pieces of the same line never double-blend. Text comes from FreeType with the font chain the screen uses (text.h).
 // The PNG file is written here too, compressed by zlib (encode_png says why not by stb_image_write).
 //
 // Index of this file:

@@ -110,7 +110,7 @@ std::string render_svg(const Figure& fig, const ExportOptions& options) {
       "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" version=\"1.1\" "
       "width=\"" +
       num(l.width) + "\" height=\"" + num(l.height) + "\" viewBox=\"0 0 " + num(l.width) + " " + num(l.height) +
-      "\" font-family=\"DejaVu Sans, Verdana, sans-serif\">\n";
+      "\" font-family=\"" + escape_xml(svg_font_family()) + "\">\n";  // the screen's font chain, then look-alikes
   out += "<title>" + escape_xml(fig.title.empty() ? fig.id : fig.title) + "</title>\n";
   if (!l.clips.empty()) {
     out += "<defs>\n";
@@ -147,13 +147,14 @@ std::string render_svg(const Figure& fig, const ExportOptions& options) {
         const float baseline = p.pos.y - p.align_y * p.size + text_baseline(p.size);
         const char* anchor = p.align_x == 0.5f ? "middle" : p.align_x == 1.0f ? "end" : "start";
         const float x = p.align_x == 0.5f || p.align_x == 1.0f ? p.pos.x : p.pos.x - p.align_x * w;
-        // textLength holds the text to the width the layout measured with DejaVu Sans, so a renderer that
-        // substitutes another font still fits the boxes, legends and margins sized for it.
+        // textLength holds the text to the width the layout measured with the font chain, so a renderer that
+        // substitutes another font still fits the boxes, legends and margins sized for it. Characters the chain
+        // cannot draw are written as the placeholders the layout measured (U+1F642), as the screen shows them.
         out += "<text x=\"" + num(x) + "\" y=\"" + num(baseline) + "\" font-size=\"" + num(text_em_size(p.size)) +
                "\"" + paint("fill", p.color) + (p.align_x == 0 ? "" : std::string(" text-anchor=\"") + anchor + "\"") +
                " textLength=\"" + num(w) + "\" lengthAdjust=\"spacingAndGlyphs\"";
         if (p.vertical) out += " transform=\"rotate(-90 " + num(p.pos.x) + " " + num(p.pos.y) + ")\"";
-        out += ">" + escape_xml(p.text) + "</text>\n";
+        out += ">" + escape_xml(displayable_text(p.text)) + "</text>\n";
         break;
       }
       case PrimKind::Image: {

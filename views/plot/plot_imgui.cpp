@@ -26,6 +26,7 @@
 #include <utility>
 #include <variant>
 
+#include "core/text/text_in_use.h"
 #include "views/plot/export.h"
 #include "views/plot/export_naming.h"
 #include "views/plot/layout.h"
@@ -275,13 +276,15 @@ struct Painter {
 };
 
 void draw_text(const Painter& pt, const Primitive& p) {
-  ImFont* font = ImGui::GetFont();
+  ImFont* font = screen_font(FontStyle::Regular);
+  note_text_in_use(p.text);  // the atlas gains glyphs for new characters before the next frame (app/fonts.cpp)
+  const std::string text = displayable_text(p.text);  // U+1F642 for what no font draws, as PNG and SVG show it
   const float size = p.size * pt.s;
   const float w = text_width(p.text, p.size) * pt.s, h = size;
   const ImVec2 anchor = pt.at(p.pos);
   const ImVec2 top_left(anchor.x - p.align_x * w, anchor.y - p.align_y * h);
   if (!p.vertical) {
-    pt.dl->AddText(font, size, top_left, to_imgui(p.color), p.text.c_str(), p.text.c_str() + p.text.size());
+    pt.dl->AddText(font, size, top_left, to_imgui(p.color), text.c_str(), text.c_str() + text.size());
     return;
   }
   // AddText culls glyphs against the clip rect before we rotate them, so lay the text out with an unbounded
@@ -289,8 +292,7 @@ void draw_text(const Painter& pt, const Primitive& p) {
   // rotated label is still clipped to the window (a full-screen clip rect would leak below scrolled children).
   const int first = pt.dl->VtxBuffer.Size;
   const ImVec4 no_culling(-1e30f, -1e30f, 1e30f, 1e30f);
-  font->RenderText(pt.dl, size, top_left, to_imgui(p.color), no_culling, p.text.c_str(),
-                   p.text.c_str() + p.text.size());
+  font->RenderText(pt.dl, size, top_left, to_imgui(p.color), no_culling, text.c_str(), text.c_str() + text.size());
   // Rotate the glyph quads just emitted by 90° counter-clockwise about the anchor (reads bottom to top).
   for (int i = first; i < pt.dl->VtxBuffer.Size; ++i) {
     ImVec2& v = pt.dl->VtxBuffer[i].pos;

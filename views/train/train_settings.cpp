@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/text/utf8.h"
 #include "views/train_handoff.h"
 
 namespace tw {
@@ -29,6 +30,10 @@ bool read_text_file(const std::string& path, std::string* out, std::string* erro
     return false;
   }
   *out = ss.str();
+  if (std::string bad = utf8_error(*out, "text file " + path); !bad.empty()) {
+    *error = bad;
+    return false;
+  }
   if (out->empty()) {
     *error = "text file " + path + " is empty: a text task needs some text";
     return false;

@@ -31,6 +31,13 @@ TEST(Utf8, EncodeIsTheInverseOfDecode) {
   EXPECT_EQ(encode_utf8(0xD800), "\xEF\xBF\xBD");  // a surrogate is not a character: U+FFFD
 }
 
+// A text file in another encoding (GBK: 力 is C1 A6) is reported with the offset of its first bad byte.
+TEST(Utf8, ErrorNamesTheByteAndItsOffset) {
+  EXPECT_EQ(utf8_error("\xE6\xB3\xA8 ok", "notes.txt"), "");
+  EXPECT_EQ(utf8_error("ab\xE6\xB3\xA8\xC1\xA6", "\"notes.txt\""),
+            "\"notes.txt\" is not valid UTF-8: byte 0xC1 at offset 5 does not start a character (save it as UTF-8)");
+}
+
 TEST(Utf8, AgreesWithValidAndChars) {
   const std::string s = "x\xE6\xB3\xA8\xFF";
   EXPECT_FALSE(valid_utf8(s));
