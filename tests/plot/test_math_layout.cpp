@@ -45,7 +45,7 @@ TEST(MathLayout, SuperscriptAboveSubscriptBelowTheBaseline) {
   const Case cases[] = {
       {"$x_i^2$", "x", "2", "i"},     {"$x^2$", "x", "2", ""},         {"$\\theta_k$", "θ", "", "k"},
       {"$W_{Q}$", "W", "", "Q"},      {"$e^{-m}$", "e", "m", ""},      {"$\\hat{v}_t$", "v", "", "t"},
-      {"$S_j^{(i)}$", "S", "i", "j"}, {"$\\beta_1^t$", "β", "t", "1"},
+      {"$S_j^{(n)}$", "S", "(", "j"}, {"$\\beta_1^t$", "β", "t", "1"},
   };
   for (const Case& c : cases) {
     const MathLayout m = layout_math_uncached(c.src, kSize);
