@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <random>
 
+#include "views/plot/export.h"
+#include "views/plot/layout_internal.h"
 #include "views/plot/math.h"
 
 namespace tw::plot {
@@ -341,6 +344,85 @@ TEST(MathLayout, MalformedSourceNeverCrashesAndLosesNothingVisible) {
     for (int j = 0; j < n; ++j) s += alphabet[rng() % alphabet.size()];
     const MathLayout m = layout_math_uncached(s, kSize);
     ASSERT_TRUE(std::isfinite(m.width)) << s;
+  }
+}
+
+// [SECTION] Typeset labels in figures and exports
+
+Figure typeset_figure() {
+  Figure fig("typeset", "Softmax $S_i = \\frac{e^{x_i/\\tau}}{\\sum_j e^{x_j/\\tau}}$");
+  fig.axes().setup("dimension pair $k$", "", "$\\theta_k = b^{-2k/d}$", "");
+  fig.axes().line("$\\sqrt{d_k}$", {0, 1, 2}, {1, 2, 3});
+  fig.note = "$\\tau = 0.5$, $\\mathcal{N}(0, 1)$ logits";
+  return fig;
+}
+
+// The character data of every <text> element (tspans concatenated), entities decoded.
+std::vector<std::string> svg_texts(const std::string& svg) {
+  std::vector<std::string> out;
+  for (size_t at = svg.find("<text"); at != std::string::npos; at = svg.find("<text", at + 1)) {
+    const size_t end = svg.find("</text>", at);
+    std::string content;
+    bool tag = false;
+    for (size_t k = svg.find('>', at) + 1; k < end; ++k) {
+      if (svg[k] == '<') tag = true;
+      if (!tag) content += svg[k];
+      if (svg[k] == '>') tag = false;
+    }
+    for (const auto& [ent, ch] : std::vector<std::pair<std::string, std::string>>{
+             {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&apos;", "'"}, {"&amp;", "&"}})
+      for (size_t k = content.find(ent); k != std::string::npos; k = content.find(ent, k))
+        content.replace(k, ent.size(), ch);
+    out.push_back(content);
+  }
+  return out;
+}
+
+TEST(MathInFigures, SvgOfATypesetTitleHasEachGlyphOnceInReadingOrder) {
+  const std::string svg = render_svg(typeset_figure(), {});
+  const std::vector<std::string> texts = svg_texts(svg);
+  // Written out by hand from the formula: S, subscript i, =, the numerator e x i / τ, the denominator ∑ j e x j / τ.
+  const std::string title = "Softmax Si=exi/τ∑jexj/τ";
+  EXPECT_EQ(std::count(texts.begin(), texts.end(), title), 1) << ::testing::PrintToString(texts);
+  EXPECT_EQ(std::count(texts.begin(), texts.end(), "θk=b−2k/d"), 1) << ::testing::PrintToString(texts);
+  EXPECT_EQ(std::count(texts.begin(), texts.end(), "dimension pair k"), 1) << ::testing::PrintToString(texts);
+  EXPECT_EQ(std::count(texts.begin(), texts.end(), "τ=0.5, 𝒩(0,1) logits"), 1) << ::testing::PrintToString(texts);
+  for (const std::string& t : texts) EXPECT_EQ(t.find('$'), std::string::npos) << "TeX source drawn raw: " << t;
+  // One <text> per label, a <tspan> per run: italic variables say so; the fraction bar is a <rect>.
+  EXPECT_NE(svg.find("font-style=\"italic\">S</tspan>"), std::string::npos);
+  EXPECT_NE(svg.find("<tspan"), std::string::npos);
+}
+
+TEST(MathInFigures, LayoutTypesetsEveryLabelAndNeverSplitsAFormula) {
+  const Figure fig = typeset_figure();
+  for (float width : {640.0f, 420.0f, 300.0f}) {
+    const Layout l = layout_figure(fig, {.width = width, .height = 400, .theme = Theme::Print});
+    bool vertical_group = false, rule = false;
+    for (const Primitive& p : l.prims) {
+      if (p.kind == PrimKind::Text) EXPECT_EQ(p.text.find('$'), std::string::npos) << width << ": " << p.text;
+      vertical_group |= p.kind == PrimKind::Text && p.group >= 0 && p.vertical;  // the y label
+      rule |= p.kind == PrimKind::Rect && p.group >= 0;                          // the title's fraction bar
+    }
+    EXPECT_TRUE(vertical_group) << width;
+    EXPECT_TRUE(rule) << width;
+  }
+  // A shortened label drops whole formulas, never half of one.
+  const std::string cut = detail::fit_text("scores $\\frac{q \\cdot k}{\\sqrt{d_k}}$ and $x_i^2$ more", 12, 90);
+  EXPECT_EQ(std::count(cut.begin(), cut.end(), '$') % 2, 0) << cut;
+}
+
+TEST(MathInFigures, PngDrawsTheTypesetTitle) {
+  const RenderedPng png = render_png(typeset_figure(), {.scale = 1});
+  ASSERT_TRUE(png.error.empty()) << png.error;
+  // Some dark ink in the title band (the top 15% of the figure).
+  int dark = 0;
+  for (int y = 0; y < png.height * 15 / 100; ++y)
+    for (int x = 0; x < png.width; ++x) dark += png.rgba[(size_t(y) * png.width + x) * 4] < 100;
+  EXPECT_GT(dark, 100);
+  // TW_MATH_DUMP=dir writes the figure as PNG and SVG to look at (not part of the check).
+  if (const char* dir = std::getenv("TW_MATH_DUMP")) {
+    export_png(typeset_figure(), std::string(dir) + "/typeset.png", {.scale = 2});
+    export_svg(typeset_figure(), std::string(dir) + "/typeset.svg", {});
   }
 }
 

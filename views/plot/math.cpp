@@ -1227,6 +1227,18 @@ bool inside_math(const std::string& s, size_t pos) {
   return in;
 }
 
+std::vector<std::string> label_units(const std::string& s) {
+  std::vector<std::string> out;
+  for (const auto& [math, text] : spans(s)) {
+    if (math) {
+      out.push_back("$" + text + "$");
+      continue;
+    }
+    for (std::string& c : utf8_chars(text)) out.push_back(c == "$" ? "\\$" : std::move(c));
+  }
+  return out;
+}
+
 MathLayout layout_math_uncached(const std::string& s, float size, MathOptions options) {
   MathLayout out;
   const Typesetter ts{size};

@@ -82,6 +82,9 @@ float label_width(const std::string& s, float size);
 // what a search or a screen reader should see, and what an SVG's text content is.
 std::string math_plain_text(const std::string& s);
 
+// The units a label may be shortened by: each character outside math, each $…$ span whole.
+std::vector<std::string> label_units(const std::string& s);
+
 // The positions in `s` outside any $…$ span ("split a label at a space" must not split inside a formula).
 bool inside_math(const std::string& s, size_t pos);
 

@@ -275,9 +275,9 @@ struct Painter {
 };
 
 void draw_text(const Painter& pt, const Primitive& p) {
-  ImFont* font = ImGui::GetFont();
+  ImFont* font = screen_font(p.style);
   const float size = p.size * pt.s;
-  const float w = text_width(p.text, p.size) * pt.s, h = size;
+  const float w = text_width(p.text, p.size, p.style) * pt.s, h = size;
   const ImVec2 anchor = pt.at(p.pos);
   const ImVec2 top_left(anchor.x - p.align_x * w, anchor.y - p.align_y * h);
   if (!p.vertical) {
