@@ -423,6 +423,27 @@ TEST(MathInFigures, PngDrawsTheTypesetTitle) {
   if (const char* dir = std::getenv("TW_MATH_DUMP")) {
     export_png(typeset_figure(), std::string(dir) + "/typeset.png", {.scale = 2});
     export_svg(typeset_figure(), std::string(dir) + "/typeset.svg", {});
+    // The README's before/after pair: one softmax figure labelled in ASCII, then typeset.
+    for (const bool typeset : {false, true}) {
+      Figure fig("softmax", typeset ? "Softmax $S_i = \\frac{e^{x_i/\\tau}}{\\sum_j e^{x_j/\\tau}}$ over 8 logits"
+                                    : "Softmax S_i = exp(x_i / τ) / Σ_j exp(x_j / τ) over 8 logits");
+      std::vector<double> tau, top, second;
+      for (int k = 0; k <= 40; ++k) {
+        const double t = std::pow(10.0, -1 + k * 0.05);
+        double z = 0;
+        for (int i = 0; i < 8; ++i) z += std::exp(-i * 0.5 / t);
+        tau.push_back(t), top.push_back(1 / z), second.push_back(std::exp(-0.5 / t) / z);
+      }
+      fig.axes().setup(typeset ? "temperature $\\tau$" : "temperature τ", "", typeset ? "$\\max_j S_j$" : "max_j S_j",
+                       "");
+      fig.axes().x.scale = Scale::Log10;
+      fig.axes().line(typeset ? "$S_1$ (largest logit)" : "S_1 (largest logit)", tau, top);
+      fig.axes().line(typeset ? "$S_2$" : "S_2", tau, second);
+      fig.note = typeset ? "logits $x_i = -0.5\\,i$; gradient $\\partial S_i / \\partial x_i = S_i(1 - S_i)$"
+                         : "logits x_i = -0.5 i; gradient dS_i/dx_i = S_i(1 - S_i)";
+      export_png(fig, std::string(dir) + (typeset ? "/math-after.png" : "/math-before.png"), {.scale = 2});
+      export_svg(fig, std::string(dir) + (typeset ? "/math-after.svg" : "/math-before.svg"), {});
+    }
   }
 }
 

@@ -104,7 +104,8 @@ std::string vector_cells(const Pixels& px, const Rect& r) {
 std::string math_text(const std::vector<Primitive>& prims, size_t begin, size_t end) {
   const Primitive& first = prims[begin];
   const Vec2 c = first.pos;
-  std::string out = "<text" + paint("fill", first.color);
+  // xml:space keeps the spaces that begin or end a run ("Softmax ", " over 8 logits"): each tspan is placed alone.
+  std::string out = "<text xml:space=\"preserve\"" + paint("fill", first.color);
   if (first.vertical) out += " transform=\"rotate(-90 " + num(c.x) + " " + num(c.y) + ")\"";
   out += ">";
   for (size_t k = begin; k < end; ++k) {
