@@ -411,6 +411,39 @@ TEST(MathInFigures, LayoutTypesetsEveryLabelAndNeverSplitsAFormula) {
   EXPECT_EQ(std::count(cut.begin(), cut.end(), '$') % 2, 0) << cut;
 }
 
+TEST(MathInFigures, TallFormulasGetTallerLinesAndStayInsideTheFigure) {
+  Figure fig("tall", "$\\left(\\frac{\\partial L}{\\partial x_i}\\right)^2$ over $\\frac{1}{\\sqrt{d_k}}$ scales");
+  fig.axes().setup("$\\frac{i - j}{\\sqrt{d}}$", "", "$\\frac{e^{x}}{\\sum_j e^{x_j}}$", "");
+  fig.axes().line("a", {0, 1}, {0, 1});
+  const Layout l = layout_figure(fig, {.width = 640, .height = 400, .theme = Theme::Print});
+  EXPECT_TRUE(l.problems.empty()) << ::testing::PrintToString(l.problems);
+  const Rect plot = l.frames.at(0).plot;
+  // Every glyph run of a typeset label lies inside the figure, and none inside the plot area.
+  int runs = 0;
+  for (const Primitive& p : l.prims) {
+    if (p.kind != PrimKind::Text || p.group < 0) continue;
+    ++runs;
+    const float w = text_width(p.text, p.size, p.style);
+    const Rect box = p.vertical ? Rect{p.pos.x, p.pos.y - w, p.pos.x + p.size, p.pos.y}
+                                : Rect{p.pos.x, p.pos.y, p.pos.x + w, p.pos.y + p.size};
+    EXPECT_GE(box.x0, -0.5f) << p.text;
+    EXPECT_GE(box.y0, -0.5f) << p.text;
+    EXPECT_LE(box.x1, l.width + 0.5f) << p.text;
+    EXPECT_LE(box.y1, l.height + 0.5f) << p.text;
+    const bool in_plot = box.x0 > plot.x0 && box.x1 < plot.x1 && box.y0 > plot.y0 && box.y1 < plot.y1;
+    EXPECT_FALSE(in_plot) << p.text;
+  }
+  EXPECT_GT(runs, 20);
+  // The plot area shrank to make room, compared with the same figure labelled in one plain line.
+  Figure plain = fig;
+  plain.title = "plain title";
+  plain.grid[0].setup("x", "", "y", "");
+  const Rect plain_plot = layout_figure(plain, {.width = 640, .height = 400, .theme = Theme::Print}).frames.at(0).plot;
+  EXPECT_GT(plot.y0, plain_plot.y0);
+  EXPECT_LT(plot.y1, plain_plot.y1);
+  EXPECT_GT(plot.x0, plain_plot.x0);
+}
+
 TEST(MathInFigures, PngDrawsTheTypesetTitle) {
   const RenderedPng png = render_png(typeset_figure(), {.scale = 1});
   ASSERT_TRUE(png.error.empty()) << png.error;

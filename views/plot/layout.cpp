@@ -134,8 +134,8 @@ std::pair<std::string, std::string> split_in_two(const std::string& s, float siz
 
 float Builder::wrapped_label(Vec2 pos, const std::string& s, float size, float max_width, uint32_t color, float ax,
                              float ay, const char* what) {
-  const float line = size * 1.25f;
   if (s.empty()) return 0;
+  const float line = std::max(size * 1.25f, label_height(s, size) + size * 0.25f);  // taller for a fraction
   if (label_width(s, size) <= max_width) {
     text(pos, s, size, color, ax, ay);
     return line;
@@ -409,10 +409,11 @@ AxesFrame layout_axes_once(Builder& b, const Axes& axes_in, Rect cell, const Vie
   }
   const bool legend_outside = any_legend && (legend_outside_anyway || (axes_in.flags & AxesFlags_LegendOutside));
 
-  const float label_h = th.label_size * 1.35f;
+  // Room for an axis label: its line, taller when it holds a fraction or stacked scripts.
+  auto label_h = [&](const Axis& a) { return th.label_size * 0.35f + label_height(a.title(), th.label_size); };
   const float top = cell.y0 + (axes_in.title.empty() ? th.tick_size * 0.6f : th.tick_size * 1.6f);
-  float left_label = (!ya.hide && !ya.label.empty()) ? label_h : 0;
-  float bottom_label = (!xa.hide && !xa.label.empty()) ? label_h : 0;
+  float left_label = (!ya.hide && !ya.label.empty()) ? label_h(ya) : 0;
+  float bottom_label = (!xa.hide && !xa.label.empty()) ? label_h(xa) : 0;
 
   // Two passes: tick density depends on the plot size, which depends on the tick label sizes.
   Rect plot{cell.x0 + left_label + 40, top, cell.x1 - right_reserve - 8, cell.y1 - bottom_label - th.tick_size * 1.5f};

@@ -1321,6 +1321,12 @@ float label_width(const std::string& s, float size) {
   return layout_math(s, size)->width;
 }
 
+float label_height(const std::string& s, float size) {
+  if (s.find('$') == std::string::npos) return size;
+  const MathLayoutPtr m = layout_math(s, size);
+  return std::max(size, m->ascent + m->descent);
+}
+
 std::string math_plain_text(const std::string& s) {
   if (!has_math(s)) return s;
   std::string out;

@@ -78,6 +78,10 @@ void clear_math_cache();
 // Width in pixels of a label as it is drawn: text_width for plain text, the math layout's width otherwise.
 float label_width(const std::string& s, float size);
 
+// Height in pixels of a label's box as it is drawn: `size` for plain text, ascent + descent of the math layout
+// otherwise (a fraction in a title needs a taller line).
+float label_height(const std::string& s, float size);
+
 // `s` with the math spans replaced by the characters they draw, separated as they read ("$x_i^2$" → "xi2"):
 // what a search or a screen reader should see, and what an SVG's text content is.
 std::string math_plain_text(const std::string& s);
