@@ -63,24 +63,6 @@ void check_mark(bool ok, const char* label) {
 // [SECTION] text with formulas
 namespace {
 
-// Draws one typeset line with its baseline at `baseline`, left edge at x.
-void draw_math_line(ImDrawList* dl, const plot::MathLayout& m, float x, float baseline, ImU32 color) {
-  const ImU32 warn = ImGui::ColorConvertFloat4ToU32(role_color(plot::UiRole::Warning));
-  for (const plot::MathRun& r : m.runs) {
-    ImFont* font = plot::screen_font(r.style);
-    const float ascent = font->Ascent * r.size / font->FontSize;  // where ImGui puts this face's baseline
-    dl->AddText(font, r.size, ImVec2(x + r.x, baseline + r.y - ascent), r.warning ? warn : color, r.text.c_str(),
-                r.text.c_str() + r.text.size());
-  }
-  for (const plot::MathRule& r : m.rules)
-    dl->AddRectFilled(ImVec2(x + r.x0, baseline + r.y0), ImVec2(x + r.x1, baseline + r.y1), color);
-  for (const plot::MathStroke& st : m.strokes) {
-    std::vector<ImVec2> pts;
-    for (const plot::MathPoint& p : st.points) pts.emplace_back(x + p.x, baseline + p.y);
-    dl->AddPolyline(pts.data(), static_cast<int>(pts.size()), color, ImDrawFlags_None, st.width);
-  }
-}
-
 // The words of a paragraph: split at spaces outside formulas, each keeping its trailing space.
 std::vector<std::string> math_words(const std::string& para) {
   std::vector<std::string> words;
@@ -110,9 +92,10 @@ void math_text(const char* text, float wrap_pos_x, bool display, uint32_t color)
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float wrap_x = wrap_pos_x < 0    ? INFINITY
                        : wrap_pos_x == 0 ? ImGui::GetWindowPos().x + ImGui::GetContentRegionMax().x
-                                         : ImGui::GetWindowPos().x + wrap_pos_x;
+                                         : ImGui::GetWindowPos().x - ImGui::GetScrollX() + wrap_pos_x;
   const float max_w = std::max(size * 4, wrap_x - origin.x);
   ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImU32 warn = ImGui::ColorConvertFloat4ToU32(role_color(plot::UiRole::Warning));
   const plot::MathOptions opt{.display = display};
   float y = 0, widest = 0;
   const std::string all(text);
@@ -141,7 +124,7 @@ void math_text(const char* text, float wrap_pos_x, bool display, uint32_t color)
       }
       while (!line.empty() && line.back() == ' ') line.pop_back();
       const plot::MathLayoutPtr m = plot::layout_math(line, size, opt);
-      draw_math_line(dl, *m, origin.x, origin.y + y + m->ascent, col);
+      plot::draw_math(dl, *m, ImVec2(origin.x, origin.y + y + m->ascent), col, warn);
       y += std::max(m->ascent + m->descent, ImGui::GetTextLineHeight());
       widest = std::max(widest, m->width);
       k = j;
