@@ -442,6 +442,7 @@ TEST(MathInFigures, TallFormulasGetTallerLinesAndStayInsideTheFigure) {
   EXPECT_GT(plot.y0, plain_plot.y0);
   EXPECT_LT(plot.y1, plain_plot.y1);
   EXPECT_GT(plot.x0, plain_plot.x0);
+  if (const char* dir = std::getenv("TW_MATH_DUMP")) export_png(fig, std::string(dir) + "/tall.png", {.scale = 2});
 }
 
 TEST(MathInFigures, PngDrawsTheTypesetTitle) {
