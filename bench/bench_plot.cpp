@@ -6,6 +6,7 @@
 
 #include "views/plot/export.h"
 #include "views/plot/layout.h"
+#include "views/plot/math.h"
 
 namespace {
 
@@ -84,6 +85,58 @@ void BM_Svg(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(render_svg(fig, {}).size());
 }
 BENCHMARK(BM_Svg)->Unit(benchmark::kMillisecond);
+
+// [SECTION] math labels
+// The labels of a screenful of panels' figures (titles, axis labels, legends, notes), 400 in all (≈ 17 panels ×
+// 4 figures × 6 labels): formulas of the shapes the panels use, each made distinct by a number so none is shared.
+std::vector<std::string> math_labels() {
+  const char* shapes[] = {
+      "Softmax $S_i = \\frac{e^{x_i/\\tau}}{\\sum_j e^{x_j/\\tau}}$ at $\\tau = {}$",
+      "scores $\\frac{q \\cdot k}{\\sqrt{d_k}}$, $d_k = {}$",
+      "$\\theta_k = b^{-2k/d}$, $b = {}$",
+      "ALiBi bias $-m_h (i - j)$, head {}",
+      "$\\max_j S_j$ over {} rows",
+      "RMSNorm $\\frac{x}{\\sqrt{\\frac{1}{d}\\sum_i x_i^2 + \\epsilon}} \\odot \\gamma$ ({})",
+      "$\\left(\\frac{a}{b}\\right)^2$ step {}",
+      "$\\mathcal{N}(0, \\sigma^2)$ logits, $\\sigma = {}$",
+  };
+  std::vector<std::string> out;
+  for (int i = 0; i < 400; ++i) {
+    std::string s = shapes[i % 8];
+    s.replace(s.find("{}"), 2, std::to_string(i));
+    out.push_back(s);
+  }
+  return out;
+}
+
+// Every label laid out from scratch: what the first frame (or a zoom change) costs.
+void BM_MathLayoutCold(benchmark::State& state) {
+  const std::vector<std::string> labels = math_labels();
+  for (auto _ : state)
+    for (const std::string& s : labels) benchmark::DoNotOptimize(layout_math_uncached(s, 15));
+  state.SetLabel("400 labels");
+}
+BENCHMARK(BM_MathLayoutCold)->Unit(benchmark::kMillisecond);
+
+// The same 400 labels through the cache, as every later frame lays them out: the per-frame cost (< 2 ms).
+void BM_MathLayoutPerFrame(benchmark::State& state) {
+  const std::vector<std::string> labels = math_labels();
+  for (const std::string& s : labels) layout_math(s, 15);
+  for (auto _ : state)
+    for (const std::string& s : labels) benchmark::DoNotOptimize(layout_math(s, 15));
+  state.SetLabel("400 labels");
+}
+BENCHMARK(BM_MathLayoutPerFrame)->Unit(benchmark::kMillisecond);
+
+// A figure with a typeset title, axis labels, legend and note, laid out as the screen does every frame.
+void BM_LayoutTypesetFigure(benchmark::State& state) {
+  Figure fig = lines_figure(200);
+  fig.title = "Softmax $S_i = \\frac{e^{x_i/\\tau}}{\\sum_j e^{x_j/\\tau}}$";
+  fig.grid[0].setup("$\\theta_k$", "rad", "$\\max_j S_j$", "");
+  fig.note = "$\\tau = 0.5$, scale $\\frac{1}{\\sqrt{d_k}}$";
+  for (auto _ : state) benchmark::DoNotOptimize(layout_figure(fig, {.width = 640, .height = 400}));
+}
+BENCHMARK(BM_LayoutTypesetFigure)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -7,17 +7,18 @@
 
 #include "core/text/text_in_use.h"
 #include "views/controls.h"
+#include "views/plot/math.h"
 #include "views/widgets.h"
 
 namespace tw {
 
 namespace {
 
-bool draw_int_list(const Control& c) {
+bool draw_int_list(const Control& c, const char* label) {
   auto& values = *static_cast<std::vector<int>*>(c.target);
   std::string text;
   for (size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + std::to_string(values[i]);
-  if (!ImGui::InputText(c.label.c_str(), &text, ImGuiInputTextFlags_EnterReturnsTrue)) return false;
+  if (!ImGui::InputText(label, &text, ImGuiInputTextFlags_EnterReturnsTrue)) return false;
   // Parse "3, 5, 2": keep only entries in range; a malformed entry leaves the list unchanged.
   std::vector<int> parsed;
   const char* p = text.c_str();
@@ -40,25 +41,28 @@ bool draw_int_list(const Control& c) {
 bool draw_control(const Control& c) {
   bool changed = false;
   ImGui::PushID(c.key.c_str());
+  // A label with a formula is drawn typeset after the widget (ImGui would show its source).
+  const bool math = plot::has_math(c.label);
+  const char* label = math ? "##control" : c.label.c_str();
   switch (c.type) {
-    case ControlType::Bool: changed = ImGui::Checkbox(c.label.c_str(), static_cast<bool*>(c.target)); break;
+    case ControlType::Bool: changed = ImGui::Checkbox(label, static_cast<bool*>(c.target)); break;
     case ControlType::Int: {
       const ImGuiSliderFlags flags =
           ImGuiSliderFlags_AlwaysClamp | (c.log_scale ? ImGuiSliderFlags_Logarithmic : ImGuiSliderFlags_None);
-      changed = ImGui::SliderInt(c.label.c_str(), static_cast<int*>(c.target), int(c.min), int(c.max), "%d", flags);
+      changed = ImGui::SliderInt(label, static_cast<int*>(c.target), int(c.min), int(c.max), "%d", flags);
       break;
     }
     case ControlType::Float: {
       const ImGuiSliderFlags flags =
           ImGuiSliderFlags_AlwaysClamp | (c.log_scale ? ImGuiSliderFlags_Logarithmic : ImGuiSliderFlags_None);
-      changed = ImGui::SliderFloat(c.label.c_str(), static_cast<float*>(c.target), float(c.min), float(c.max),
+      changed = ImGui::SliderFloat(label, static_cast<float*>(c.target), float(c.min), float(c.max),
                                    c.format ? c.format : "%.3g", flags);
       break;
     }
     case ControlType::Enum: {
       const int v = c.get_index();
       const char* preview = (v >= 0 && v < int(c.options.size())) ? c.options[v].c_str() : "?";
-      if (ImGui::BeginCombo(c.label.c_str(), preview)) {
+      if (ImGui::BeginCombo(label, preview)) {
         for (int i = 0; i < int(c.options.size()); ++i) {
           if (ImGui::Selectable(c.options[i].c_str(), i == v)) {
             changed = (v != i);
@@ -73,14 +77,15 @@ bool draw_control(const Control& c) {
       auto* s = static_cast<std::string*>(c.target);
       note_text_in_use(*s);  // text from a scene or preset: the font atlas gains its characters (app/fonts.h)
       std::string edit = *s;
-      if (ImGui::InputText(c.label.c_str(), &edit) && edit.size() <= size_t(c.max)) {
+      if (ImGui::InputText(label, &edit) && edit.size() <= size_t(c.max)) {
         *s = edit;
         changed = true;
       }
       break;
     }
-    case ControlType::IntList: changed = draw_int_list(c); break;
+    case ControlType::IntList: changed = draw_int_list(c, label); break;
   }
+  if (math) math_label(c.label.c_str());
   if (!c.help.empty()) help_marker(c.help.c_str());
   ImGui::PopID();
   return changed;

@@ -49,12 +49,13 @@ void draw_card(const StartCard& card, float w, float s, bool* clicked) {
   const float text_x = top.x + pad, text_w = w - 2 * pad;
   ImGui::SetCursorScreenPos(ImVec2(text_x, t1.y + pad));
   ImGui::PushClipRect(ImVec2(top.x, top.y), ImVec2(top.x + w, top.y + h), true);
-  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + text_w);
+  const float wrap_x = ImGui::GetCursorPosX() + text_w;
+  ImGui::PushTextWrapPos(wrap_x);
   ImGui::TextUnformatted(card.title.c_str());
   if (!card.error.empty())
     role_text(plot::UiRole::Bad, card.error.c_str());
   else
-    ImGui::TextDisabled("%s", card.summary.c_str());
+    math_text(card.summary.c_str(), wrap_x, false, ImGui::GetColorU32(ImGuiCol_TextDisabled));
   ImGui::PopTextWrapPos();
   ImGui::PopClipRect();
   ImGui::SetCursorScreenPos(ImVec2(top.x, top.y + h));
@@ -62,9 +63,7 @@ void draw_card(const StartCard& card, float w, float s, bool* clicked) {
   ImGui::EndGroup();
   if (hovered && !card.description.empty()) {
     ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
-    ImGui::TextUnformatted(card.error.empty() ? card.description.c_str() : card.error.c_str());
-    ImGui::PopTextWrapPos();
+    math_text(card.error.empty() ? card.description.c_str() : card.error.c_str(), ImGui::GetFontSize() * 32.0f);
     ImGui::EndTooltip();
   }
 }

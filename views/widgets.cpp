@@ -3,7 +3,11 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
 
+#include "views/plot/math.h"
 #include "views/plot/plot_imgui.h"
 
 namespace tw {
@@ -13,18 +17,14 @@ void help_marker(const char* text) {
   ImGui::TextDisabled("(?)");
   if (ImGui::IsItemHovered()) {
     ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
-    ImGui::TextUnformatted(text);
-    ImGui::PopTextWrapPos();
+    math_text(text, ImGui::GetFontSize() * 32.0f);
     ImGui::EndTooltip();
   }
 }
 
 void panel_explanation(const char* text) {
   if (ImGui::CollapsingHeader("About this panel", ImGuiTreeNodeFlags_DefaultOpen)) {
-    ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextUnformatted(text);
-    ImGui::PopTextWrapPos();
+    math_text(text);
     ImGui::Spacing();
   }
 }
@@ -48,13 +48,102 @@ ImVec4 role_color(plot::UiRole role) {
 }
 }  // namespace
 
-void role_text(plot::UiRole role, const char* text) { ImGui::TextColored(role_color(role), "%s", text); }
+void role_text(plot::UiRole role, const char* text) {
+  if (plot::has_math(text)) return math_text(text, -1.0f, false, ImGui::ColorConvertFloat4ToU32(role_color(role)));
+  ImGui::TextColored(role_color(role), "%s", text);
+}
 
 void check_mark(bool ok, const char* label) {
   const ImVec4 color = role_color(ok ? plot::UiRole::Good : plot::UiRole::Bad);
   ImGui::TextColored(color, "%s", ok ? "\u2713" : "\u2717");
   ImGui::SameLine();
   ImGui::TextUnformatted(label);
+}
+
+// [SECTION] text with formulas
+namespace {
+
+// The words of a paragraph: split at spaces outside formulas, each keeping its trailing space.
+std::vector<std::string> math_words(const std::string& para) {
+  std::vector<std::string> words;
+  size_t start = 0;
+  for (size_t i = 0; i < para.size(); ++i)
+    if (para[i] == ' ' && !plot::inside_math(para, i)) {
+      words.push_back(para.substr(start, i + 1 - start));
+      start = i + 1;
+    }
+  if (start < para.size()) words.push_back(para.substr(start));
+  return words;
+}
+
+}  // namespace
+
+void math_text(const char* text, float wrap_pos_x, bool display, uint32_t color) {
+  const ImU32 col = color ? color : ImGui::GetColorU32(ImGuiCol_Text);
+  if (!plot::has_math(text)) {  // plain text: exactly as ImGui draws it
+    ImGui::PushStyleColor(ImGuiCol_Text, col);
+    ImGui::PushTextWrapPos(wrap_pos_x);
+    ImGui::TextUnformatted(text);
+    ImGui::PopTextWrapPos();
+    ImGui::PopStyleColor();
+    return;
+  }
+  const float size = ImGui::GetFontSize();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float wrap_x = wrap_pos_x < 0    ? INFINITY
+                       : wrap_pos_x == 0 ? ImGui::GetWindowPos().x + ImGui::GetContentRegionMax().x
+                                         : ImGui::GetWindowPos().x - ImGui::GetScrollX() + wrap_pos_x;
+  const float max_w = std::max(size * 4, wrap_x - origin.x);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImU32 warn = ImGui::ColorConvertFloat4ToU32(role_color(plot::UiRole::Warning));
+  const plot::MathOptions opt{.display = display};
+  float y = 0, widest = 0;
+  const std::string all(text);
+  size_t from = 0;
+  while (from <= all.size()) {  // paragraphs
+    size_t nl = all.find('\n', from);
+    if (nl == std::string::npos) nl = all.size();
+    const std::vector<std::string> words = math_words(all.substr(from, nl - from));
+    // Words are independent boxes, so a line is as wide as its words (no kerning, formulas whole).
+    std::vector<float> full(words.size()), bare(words.size());
+    for (size_t w = 0; w < words.size(); ++w) {
+      std::string t = words[w];
+      while (!t.empty() && t.back() == ' ') t.pop_back();
+      bare[w] = plot::label_width(t, size);
+      full[w] = bare[w] + (t.size() < words[w].size() ? plot::text_width(words[w].substr(t.size()), size) : 0.0f);
+    }
+    size_t k = 0;
+    do {  // lines: as many words as fit (at least one)
+      std::string line;
+      size_t j = k;
+      float pen = 0;
+      while (j < words.size()) {
+        if (j > k && pen + bare[j] > max_w) break;
+        pen += full[j];
+        line += words[j++];
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      const plot::MathLayoutPtr m = plot::layout_math(line, size, opt);
+      plot::draw_math(dl, *m, ImVec2(origin.x, origin.y + y + m->ascent), col, warn);
+      y += std::max(m->ascent + m->descent, ImGui::GetTextLineHeight());
+      widest = std::max(widest, m->width);
+      k = j;
+    } while (k < words.size());
+    from = nl + 1;
+  }
+  ImGui::Dummy(ImVec2(widest, y));
+}
+
+void formula_line(const char* text) {
+  math_text(text, 0.0f, true, ImGui::ColorConvertFloat4ToU32(role_color(plot::UiRole::Formula)));
+}
+
+void math_label(const char* text) {
+  ImGui::SameLine(0.0f, ImGui::GetStyle().ItemInnerSpacing.x);
+  ImGui::AlignTextToFramePadding();
+  if (!plot::has_math(text)) return ImGui::TextUnformatted(text);
+  ImGui::SetCursorPosY(ImGui::GetCursorPosY() + ImGui::GetStyle().FramePadding.y);
+  math_text(text, -1.0f);
 }
 
 void warning_text(const char* text) {

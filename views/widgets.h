@@ -26,6 +26,17 @@ void warning_text(const char* text);
 // so formulas, marks and warnings keep AA contrast on the print theme's white as on the dark one.
 void role_text(plot::UiRole role, const char* text);
 
+// [SECTION] text with formulas
+// Text with $…$ math (plot/math.h) typeset with the figure layout's runs and drawn with ImDrawList in the faces of
+// the font chain; plain text goes through ImGui unchanged. Wrapped at `wrap_pos_x` as ImGui::PushTextWrapPos takes
+// it (0: the window's right edge; < 0: no wrapping); a formula is never split across lines. `display`: fractions
+// and sums at display size (a formula line), else inline. `color` 0: ImGuiCol_Text.
+void math_text(const char* text, float wrap_pos_x = 0.0f, bool display = false, uint32_t color = 0);
+// A formula line (the stepper's): display-size math in the Formula role colour, wrapped at the window edge.
+void formula_line(const char* text);
+// One line of text with math after a widget on the same line (a control's label), aligned with the frame's text.
+void math_label(const char* text);
+
 // [SECTION] the two-column panel layout: controls on the left, figures on the right
 //   begin_controls_column(ctx, 330); draw_controls_column(...); ...; begin_figures_column(); ...; end_figures_column();
 // With ctx.controls_collapsed set, the column has a "hide" button and, collapsed, is a slim strip with a "show"

@@ -15,6 +15,10 @@ namespace fs = std::filesystem;
 TEST(ExportNaming, SlugKeepsWordsDotsAndUnderscoresAndDropsParentheses) {
   EXPECT_EQ(title_slug("Saturation as d_k grows (64 keys, 200 draws)"), "saturation-as-d_k-grows");
   EXPECT_EQ(title_slug("layers.1.attn.probs"), "layers.1.attn.probs");
+  // Typeset formulas name files by their words, not their TeX.
+  EXPECT_EQ(title_slug("Saturation as $d_k$ grows"), "saturation-as-d_k-grows");
+  EXPECT_EQ(title_slug("Wavelength $2\\pi/\\theta_k$ per pair"), "wavelength-2-pi-theta_k-per-pair");
+  EXPECT_EQ(title_slug("Scale $\\frac{1}{\\sqrt{d_k}}$ vs $\\mathbf{W}_Q$"), "scale-1-sqrt-d_k-vs-w_q");
   EXPECT_EQ(title_slug("Gradient norm per layer (before clipping)"), "gradient-norm-per-layer");
   // Greek letters and math signs are spelled out; other symbols become word breaks.
   EXPECT_EQ(title_slug("Wavelength 2\xCF\x80/\xCE\xB8_k per pair"), "wavelength-2-pi-theta-_k-per-pair");

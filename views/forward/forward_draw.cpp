@@ -207,7 +207,7 @@ void draw_step_header(const ForwardResult& r, int step_index) {
   ImGui::Text("%s", st.title.c_str());
   ImGui::SameLine();
   ImGui::TextDisabled("%s", st.name.c_str());
-  role_text(plot::UiRole::Formula, st.formula.c_str());
+  formula_line(st.formula.c_str());
 
   // Inputs: earlier steps (with their shapes), parameters (with their checkpoint shapes), or the token ids.
   const auto specs = tensor_specs(r.run.config);

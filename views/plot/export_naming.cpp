@@ -3,8 +3,11 @@
 
 #include <cctype>
 #include <filesystem>
+#include <set>
 #include <string_view>
 #include <utility>
+
+#include "views/plot/math.h"
 
 namespace tw::plot {
 
@@ -29,7 +32,38 @@ bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c
 
 }  // namespace
 
-std::string title_slug(const std::string& text, size_t max_len) {
+// Formulas ($…$) read as their words in a file name: layout commands (\frac, \left, \mathbf …) and braces go,
+// other commands keep their names ("$\frac{1}{\sqrt{d_k}}$" → "1 sqrt d_k", "$\theta_k$" → "theta_k").
+static std::string slug_source(const std::string& text) {
+  if (!has_math(text)) return text;
+  static const std::set<std::string> kDropped = {"frac",     "dfrac",  "tfrac",  "left",   "right",      "mathbf",
+                                                 "mathcal",  "mathrm", "mathit", "mathbb", "boldsymbol", "operatorname",
+                                                 "text",     "hat",    "bar",    "tilde",  "vec",        "dot",
+                                                 "overline", "cdot",   "quad",   "big",    "Big"};
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const bool in = inside_math(text, i + 1) || inside_math(text, i);
+    if (!in || (c != '\\' && c != '{' && c != '}' && c != '$')) {
+      out += c;
+      continue;
+    }
+    if (c != '\\') {  // a brace joins what it groups to its scripts ("\mathbf{W}_Q" → "W_Q"); "}{" breaks words
+      const bool script_follows = i + 1 < text.size() && (text[i + 1] == '_' || text[i + 1] == '^');
+      if (c != '}' || !script_follows) out += ' ';
+      continue;
+    }
+    size_t j = i + 1;
+    while (j < text.size() && std::isalpha(static_cast<unsigned char>(text[j]))) ++j;
+    const std::string name = text.substr(i + 1, j - i - 1);
+    out += kDropped.count(name) ? " " : " " + name;
+    i = j - 1;
+  }
+  return out;
+}
+
+std::string title_slug(const std::string& source, size_t max_len) {
+  const std::string text = slug_source(source);
   std::string raw;  // words and '-' breaks; '.' kept for now
   int depth = 0;
   for (size_t i = 0; i < text.size();) {

@@ -243,10 +243,10 @@ void stroke(Canvas& c, const std::vector<Vec2>& pts_in, bool closed, float width
 
 void draw_text(Canvas& c, const Primitive& p, float scale, IRect clip) {
   const float size = p.size * scale;
-  const float w = text_width(p.text, size);
+  const float w = text_width(p.text, size, p.style);
   const Vec2 anchor{p.pos.x * scale, p.pos.y * scale};
   const float left = anchor.x - p.align_x * w, top = std::round(anchor.y - p.align_y * size);
-  const TextBitmap bmp = render_text(p.text, size, left);
+  const TextBitmap bmp = render_text(p.text, size, left, p.style);
   const int ox = static_cast<int>(std::floor(left)), oy = static_cast<int>(top);
   for (int by = 0; by < bmp.height; ++by)
     for (int bx = 0; bx < bmp.width; ++bx) {

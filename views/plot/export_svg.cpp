@@ -99,6 +99,30 @@ std::string vector_cells(const Pixels& px, const Rect& r) {
   return out + "</g>\n";
 }
 
+// The runs [begin, end) of one typeset label as one <text> with a <tspan> per run, so an editor (Inkscape) keeps
+// the label one object. A vertical label is written unrotated and turned as a whole about its first run.
+std::string math_text(const std::vector<Primitive>& prims, size_t begin, size_t end) {
+  const Primitive& first = prims[begin];
+  const Vec2 c = first.pos;
+  // xml:space keeps the spaces that begin or end a run ("Softmax ", " over 8 logits"): each tspan is placed alone.
+  std::string out = "<text xml:space=\"preserve\"" + paint("fill", first.color);
+  if (first.vertical) out += " transform=\"rotate(-90 " + num(c.x) + " " + num(c.y) + ")\"";
+  out += ">";
+  for (size_t k = begin; k < end; ++k) {
+    const Primitive& r = prims[k];
+    // Un-rotate the run's corner about the same point (the inverse of layout's turn).
+    const Vec2 q = first.vertical ? Vec2{c.x - (r.pos.y - c.y), c.y + (r.pos.x - c.x)} : r.pos;
+    out += "<tspan x=\"" + num(q.x) + "\" y=\"" + num(q.y + text_baseline(r.size)) + "\" font-size=\"" +
+           num(text_em_size(r.size)) + "\"";
+    if (r.style == FontStyle::Italic) out += " font-style=\"italic\"";
+    if (r.style == FontStyle::Bold) out += " font-weight=\"bold\"";
+    if (r.style == FontStyle::Math) out += " font-family=\"DejaVu Math TeX Gyre, DejaVu Sans, serif\"";
+    if (r.color != first.color) out += paint("fill", r.color);
+    out += ">" + escape_xml(r.text) + "</tspan>";
+  }
+  return out + "</text>\n";
+}
+
 }  // namespace
 
 std::string render_svg(const Figure& fig, const ExportOptions& options) {
@@ -122,7 +146,8 @@ std::string render_svg(const Figure& fig, const ExportOptions& options) {
     out += "</defs>\n";
   }
   int current_clip = -1;
-  for (const Primitive& p : l.prims) {
+  for (size_t index = 0; index < l.prims.size(); ++index) {
+    const Primitive& p = l.prims[index];
     if (p.clip != current_clip) {
       if (current_clip >= 0) out += "</g>\n";
       if (p.clip >= 0) out += "<g clip-path=\"url(#clip" + std::to_string(p.clip) + ")\">\n";
@@ -142,6 +167,13 @@ std::string render_svg(const Figure& fig, const ExportOptions& options) {
         out += "<polygon points=\"" + points(p.points) + "\"" + paint("fill", p.color) + "/>\n";
         break;
       case PrimKind::Text: {
+        if (p.group >= 0) {  // a typeset label: one <text>, a <tspan> per run
+          size_t end = index;
+          while (end < l.prims.size() && l.prims[end].kind == PrimKind::Text && l.prims[end].group == p.group) ++end;
+          out += math_text(l.prims, index, end);
+          index = end - 1;
+          break;
+        }
         // Same placement as the screen: the box's top-left is the anchor minus the alignment; y is the baseline.
         const float w = text_width(p.text, p.size);
         const float baseline = p.pos.y - p.align_y * p.size + text_baseline(p.size);

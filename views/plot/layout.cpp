@@ -89,25 +89,16 @@ HeatmapScan scan_heatmap(const HeatmapItem& h) {
 }
 
 std::string fit_text(const std::string& s, float size, float max_width) {
-  if (text_width(s, size) <= max_width) return s;
-  std::vector<uint32_t> cps = decode_utf8(s);
+  if (label_width(s, size) <= max_width) return s;
+  // Shortened a character at a time, a formula ($…$) as a whole: half a formula would not typeset.
+  std::vector<std::string> units = label_units(s);
   std::string out;
-  while (!cps.empty()) {
-    cps.pop_back();
+  while (!units.empty()) {
+    units.pop_back();
     out.clear();
-    for (uint32_t cp : cps) {
-      if (cp < 0x80)
-        out += char(cp);
-      else if (cp < 0x800)
-        out += char(0xC0 | (cp >> 6)), out += char(0x80 | (cp & 0x3F));
-      else if (cp < 0x10000)
-        out += char(0xE0 | (cp >> 12)), out += char(0x80 | ((cp >> 6) & 0x3F)), out += char(0x80 | (cp & 0x3F));
-      else
-        out += char(0xF0 | (cp >> 18)), out += char(0x80 | ((cp >> 12) & 0x3F)), out += char(0x80 | ((cp >> 6) & 0x3F)),
-            out += char(0x80 | (cp & 0x3F));
-    }
+    for (const std::string& u : units) out += u;
     out += "\xE2\x80\xA6";  // …
-    if (text_width(out, size) <= max_width) return out;
+    if (label_width(out, size) <= max_width) return out;
   }
   return "\xE2\x80\xA6";
 }
@@ -115,7 +106,7 @@ std::string fit_text(const std::string& s, float size, float max_width) {
 void Builder::label(Vec2 pos, const std::string& s, float size, float max_width, uint32_t color, float ax, float ay,
                     bool vertical, const char* what) {
   if (s.empty()) return;
-  const float width = text_width(s, size);
+  const float width = label_width(s, size);
   if (width <= max_width) return text(pos, s, size, color, ax, ay, vertical);
   const float smallest = std::min(size, std::max(9.0f, size * 0.75f));
   const float fitted = size * max_width / width;  // text width is linear in the pixel size
@@ -131,9 +122,10 @@ void Builder::label(Vec2 pos, const std::string& s, float size, float max_width,
 std::pair<std::string, std::string> split_in_two(const std::string& s, float size) {
   size_t best = std::string::npos;
   float best_gap = INFINITY;
-  const float total = text_width(s, size);
+  const float total = label_width(s, size);
   for (size_t i = s.find(' '); i != std::string::npos; i = s.find(' ', i + 1)) {
-    const float gap = std::fabs(text_width(s.substr(0, i), size) - total / 2);
+    if (inside_math(s, i)) continue;  // never split a formula
+    const float gap = std::fabs(label_width(s.substr(0, i), size) - total / 2);
     if (gap < best_gap) best_gap = gap, best = i;
   }
   if (best == std::string::npos) return {s, ""};
@@ -142,9 +134,9 @@ std::pair<std::string, std::string> split_in_two(const std::string& s, float siz
 
 float Builder::wrapped_label(Vec2 pos, const std::string& s, float size, float max_width, uint32_t color, float ax,
                              float ay, const char* what) {
-  const float line = size * 1.25f;
   if (s.empty()) return 0;
-  if (text_width(s, size) <= max_width) {
+  const float line = std::max(size * 1.25f, label_height(s, size) + size * 0.25f);  // taller for a fraction
+  if (label_width(s, size) <= max_width) {
     text(pos, s, size, color, ax, ay);
     return line;
   }
@@ -307,7 +299,7 @@ AxisTicks make_ticks(const Axis& axis, double lo, double hi, float length, bool 
     const int last = std::min(static_cast<int>(axis.categories.size()) - 1, static_cast<int>(std::floor(b + 1e-9)));
     const float spacing = (b > a) ? float(length / (b - a)) : length;
     float widest = 0;
-    for (int i = first; i <= last; ++i) widest = std::max(widest, text_width(axis.categories[size_t(i)], font));
+    for (int i = first; i <= last; ++i) widest = std::max(widest, label_width(axis.categories[size_t(i)], font));
     widest = std::min(widest, 140.0f);
     int every = 1;
     if (horizontal) {
@@ -331,7 +323,7 @@ AxisTicks make_ticks(const Axis& axis, double lo, double hi, float length, bool 
     const double u = log ? (std::log10(v) - std::log10(a)) / (std::log10(b) - std::log10(a)) : (v - a) / (b - a);
     return static_cast<float>(u * length);
   };
-  auto half_extent = [&](const Tick& k) { return horizontal ? text_width(k.label, font) / 2 : font * 0.55f; };
+  auto half_extent = [&](const Tick& k) { return horizontal ? label_width(k.label, font) / 2 : font * 0.55f; };
   auto thin = [&](bool decades_only) {
     std::vector<Tick> kept;
     float last_edge = -INFINITY;
@@ -355,7 +347,7 @@ AxisTicks make_ticks(const Axis& axis, double lo, double hi, float length, bool 
   if (horizontal) {
     t.extent = font * 1.2f;
   } else {
-    for (const Tick& k : t.ticks) t.extent = std::max(t.extent, text_width(k.label, font));
+    for (const Tick& k : t.ticks) t.extent = std::max(t.extent, label_width(k.label, font));
   }
   return t;
 }
@@ -412,15 +404,16 @@ AxesFrame layout_axes_once(Builder& b, const Axes& axes_in, Rect cell, const Vie
     heatmap_range(*first_heatmap, scan, &cb.vmin, &cb.vmax);
     cb.masked = scan.masked;
     cb.ticks = nice_ticks(cb.vmin, cb.vmax, std::max(2, static_cast<int>(cell.height() / 50)));
-    for (const Tick& t : cb.ticks) cb.tick_width = std::max(cb.tick_width, text_width(t.label, th.tick_size));
+    for (const Tick& t : cb.ticks) cb.tick_width = std::max(cb.tick_width, label_width(t.label, th.tick_size));
     right_reserve = colorbar_block_width(th, cb);
   }
   const bool legend_outside = any_legend && (legend_outside_anyway || (axes_in.flags & AxesFlags_LegendOutside));
 
-  const float label_h = th.label_size * 1.35f;
+  // Room for an axis label: its line, taller when it holds a fraction or stacked scripts.
+  auto label_h = [&](const Axis& a) { return th.label_size * 0.35f + label_height(a.title(), th.label_size); };
   const float top = cell.y0 + (axes_in.title.empty() ? th.tick_size * 0.6f : th.tick_size * 1.6f);
-  float left_label = (!ya.hide && !ya.label.empty()) ? label_h : 0;
-  float bottom_label = (!xa.hide && !xa.label.empty()) ? label_h : 0;
+  float left_label = (!ya.hide && !ya.label.empty()) ? label_h(ya) : 0;
+  float bottom_label = (!xa.hide && !xa.label.empty()) ? label_h(xa) : 0;
 
   // Two passes: tick density depends on the plot size, which depends on the tick label sizes.
   Rect plot{cell.x0 + left_label + 40, top, cell.x1 - right_reserve - 8, cell.y1 - bottom_label - th.tick_size * 1.5f};
@@ -519,7 +512,7 @@ AxesFrame layout_axes_once(Builder& b, const Axes& axes_in, Rect cell, const Vie
     std::vector<std::pair<float, float>> spans;  // label extents along x, sorted (the axis may be inverted)
     for (const Tick& t : xt.ticks) {
       const float x = f.to_pixel(t.value, f.y0).x;
-      const float half = xt.vertical_labels ? th.tick_size * 0.5f : text_width(t.label, th.tick_size) / 2;
+      const float half = xt.vertical_labels ? th.tick_size * 0.5f : label_width(t.label, th.tick_size) / 2;
       if (x >= plot.x0 - 0.5f && x <= plot.x1 + 0.5f) spans.push_back({x - half, x + half});
     }
     std::sort(spans.begin(), spans.end());
@@ -645,7 +638,7 @@ Layout layout_figure(const Figure& fig, const LayoutOptions& options) {
               if (const auto* h2 = std::get_if<HeatmapItem>(&o)) shared.masked |= b.scan(*h2).masked;
           shared.ticks = nice_ticks(shared.vmin, shared.vmax, std::max(2, static_cast<int>((bottom - top) / 50)));
           for (const Tick& t : shared.ticks)
-            shared.tick_width = std::max(shared.tick_width, text_width(t.label, th.tick_size));
+            shared.tick_width = std::max(shared.tick_width, label_width(t.label, th.tick_size));
           shared_width = colorbar_block_width(th, shared);
         }
 

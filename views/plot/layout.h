@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "views/plot/figure.h"
+#include "views/plot/text.h"
 #include "views/plot/theme.h"
 
 namespace tw::plot {
@@ -57,20 +58,30 @@ enum class PrimKind {
 
 struct Primitive {
   PrimKind kind = PrimKind::Rect;
-  uint32_t color = 0;             // 0xRRGGBBAA
-  std::vector<Vec2> points = {};  // Polyline, Polygon
-  bool closed = false;            // Polyline
-  float width = 1;                // Polyline stroke width
-  Rect rect = {};                 // Rect, Image
-  std::string text = {};          // Text (UTF-8)
-  Vec2 pos = {};                  // Text anchor point
-  float size = 12;                // Text pixel height (DejaVu Sans ascent − descent)
-  float align_x = 0;              // Text: 0 anchor at the left edge, 0.5 centre, 1 right (before rotation)
-  float align_y = 0;              // Text: 0 anchor at the top, 0.5 middle, 1 bottom (before rotation)
-  bool vertical = false;          // Text rotated 90° counter-clockwise (reads bottom to top), about `pos`
-  int image = -1;                 // Image: index into Layout::images
-  int clip = -1;                  // index into Layout::clips, or -1 for none
+  uint32_t color = 0;                    // 0xRRGGBBAA
+  std::vector<Vec2> points = {};         // Polyline, Polygon
+  bool closed = false;                   // Polyline
+  float width = 1;                       // Polyline stroke width
+  Rect rect = {};                        // Rect, Image
+  std::string text = {};                 // Text (UTF-8)
+  Vec2 pos = {};                         // Text anchor point
+  float size = 12;                       // Text pixel height (DejaVu Sans ascent − descent)
+  float align_x = 0;                     // Text: 0 anchor at the left edge, 0.5 centre, 1 right (before rotation)
+  float align_y = 0;                     // Text: 0 anchor at the top, 0.5 middle, 1 bottom (before rotation)
+  bool vertical = false;                 // Text rotated 90° counter-clockwise (reads bottom to top), about `pos`
+  int image = -1;                        // Image: index into Layout::images
+  int clip = -1;                         // index into Layout::clips, or -1 for none
+  FontStyle style = FontStyle::Regular;  // Text: the face (math runs: italic variables, bold vectors, …)
+  int group = -1;  // Text, Rect, Polyline of one typeset label ($…$): the index of its first primitive, else -1
 };
+
+// [SECTION] Math text
+// A label with $…$ math (plot/math.h) becomes primitives in the layout itself, so the screen, PNG and SVG draw the
+// same glyph runs: one Text per run (its face and size, aligned top-left; rotated with the label when vertical),
+// then the rules (fraction bars, vinculums) as Rects and the strokes (radicals, grown delimiters) as Polylines, all
+// with `group` set to the index of the first. An unsupported command's source is drawn in `warning_color`.
+// The label's box is its width × (ascent + descent) of the math layout, placed by align_x/align_y like plain text.
+void append_math_text(std::vector<Primitive>& prims, const Primitive& label, uint32_t warning_color);
 
 // Where one axes ended up, for hover readouts and zoom/pan.
 struct AxesFrame {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "views/plot/layout.h"
+#include "views/plot/math.h"
 
 namespace tw::plot::detail {
 
@@ -96,16 +97,20 @@ struct Builder {
     }
     polygon(std::move(pts), color);
   }
+  // Text with $…$ math becomes its glyph runs, rules and strokes (append_math_text).
   void text(Vec2 pos, std::string s, float size, uint32_t color, float ax = 0, float ay = 0, bool vertical = false) {
     if (s.empty()) return;
-    add({.kind = PrimKind::Text,
-         .color = color,
-         .text = std::move(s),
-         .pos = pos,
-         .size = size,
-         .align_x = ax,
-         .align_y = ay,
-         .vertical = vertical});
+    Primitive p{.kind = PrimKind::Text,
+                .color = color,
+                .text = std::move(s),
+                .pos = pos,
+                .size = size,
+                .align_x = ax,
+                .align_y = ay,
+                .vertical = vertical,
+                .clip = clip};
+    if (has_math(p.text)) return append_math_text(out.prims, p, ui_color(th.kind, UiRole::Warning));
+    out.prims.push_back(std::move(p));
   }
   // A title, axis label or caption that must be read whole: drawn at `size` when it fits in `max_width`, else at
   // the largest size down to 75% (never below 9 px) that fits; only then shortened with "…", which is reported

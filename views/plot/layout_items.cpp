@@ -45,7 +45,7 @@ float clutter(const Layout& out, size_t begin, size_t end, const Rect& box) {
       }
       case PrimKind::Rect: score += overlap_area(p.rect, box); break;
       case PrimKind::Text: {
-        const float w = text_width(p.text, p.size), h = p.size;
+        const float w = label_width(p.text, p.size), h = p.size;
         const float x0 = p.vertical ? p.pos.x - h * p.align_y : p.pos.x - w * p.align_x;
         const float y0 = p.vertical ? p.pos.y - w * (1 - p.align_x) : p.pos.y - h * p.align_y;
         score += 2 * overlap_area(p.vertical ? Rect{x0, y0, x0 + h, y0 + w} : Rect{x0, y0, x0 + w, y0 + h}, box);
@@ -207,7 +207,7 @@ std::vector<Vec2> arc_points(const AxesFrame& f, double cx, double cy, double r,
 void draw_marker_label(Builder& b, const AxesFrame& f, size_t items_begin, const MarkerLabel& m, const Rect* avoid) {
   const float x = m.x;
   const std::string& label = m.label;
-  const float fs = b.th.tick_size, w = text_width(label, fs), pad = 2;
+  const float fs = b.th.tick_size, w = label_width(label, fs), pad = 2;
   struct Spot {
     float x0, y0;
   };
@@ -290,7 +290,7 @@ void draw_items(Builder& b, const AxesFrame& f, const Axes& axes, std::vector<Le
 Vec2 legend_size(const FigureTheme& th, const std::vector<LegendEntry>& entries) {
   const float fs = th.tick_size, row = fs * 1.45f, swatch = 20, pad = 6;
   float widest = 0;
-  for (const auto& e : entries) widest = std::max(widest, text_width(e.label, fs));
+  for (const auto& e : entries) widest = std::max(widest, label_width(e.label, fs));
   return {pad * 2 + swatch + 6 + widest, pad * 2 + row * float(entries.size()) - (row - fs)};
 }
 
@@ -345,14 +345,14 @@ const char* const kMaskedLabel = "\xE2\x88\x92\xE2\x88\x9E masked";  // "−∞ 
 
 float colorbar_block_width(const FigureTheme& th, const ColorBarSpec& cb) {
   if (!cb.heatmap->options.levels.empty()) {  // a swatch and its name per level
-    float widest = cb.masked ? text_width(kMaskedLabel, th.tick_size) : 0;
+    float widest = cb.masked ? label_width(kMaskedLabel, th.tick_size) : 0;
     for (const std::string& name : cb.heatmap->options.levels)
-      widest = std::max(widest, text_width(name, th.tick_size));
+      widest = std::max(widest, label_width(name, th.tick_size));
     return 12 + th.colorbar_width + 5 + widest;
   }
   float w = 12 + th.colorbar_width + th.tick_length + 3 + cb.tick_width;
   if (!cb.heatmap->options.value_label.empty()) w += th.label_size * 1.3f;
-  if (cb.masked) w = std::max(w, 12 + th.colorbar_width + 5 + text_width(kMaskedLabel, th.tick_size));
+  if (cb.masked) w = std::max(w, 12 + th.colorbar_width + 5 + label_width(kMaskedLabel, th.tick_size));
   return w;
 }
 

@@ -4,6 +4,7 @@
 // [SECTION] Plot context (view state, textures, export settings)
 // [SECTION] Figure equality (what the layout cache compares)
 // [SECTION] Screen fonts
+// [SECTION] Math text (typeset lines and tooltips)
 // [SECTION] Rendering primitives
 // [SECTION] Draw cache (replaying an unchanged figure's vertices)
 // [SECTION] Interaction
@@ -265,6 +266,45 @@ ImFont* screen_font(FontStyle style) {
   return f ? f : ImGui::GetFont();
 }
 
+// [SECTION] Math text (typeset lines and tooltips)
+void draw_math(ImDrawList* dl, const MathLayout& m, ImVec2 origin, ImU32 color, ImU32 warning) {
+  for (const MathRun& r : m.runs) {
+    ImFont* font = screen_font(r.style);
+    const float ascent = font->Ascent * r.size / font->FontSize;  // where ImGui puts this face's baseline
+    note_text_in_use(r.text);  // typeset explanations and tooltips bring their characters into the atlas too
+    const std::string text = displayable_text(r.text);
+    dl->AddText(font, r.size, ImVec2(origin.x + r.x, origin.y + r.y - ascent), r.warning ? warning : color,
+                text.c_str(), text.c_str() + text.size());
+  }
+  for (const MathRule& r : m.rules)
+    dl->AddRectFilled(ImVec2(origin.x + r.x0, origin.y + r.y0), ImVec2(origin.x + r.x1, origin.y + r.y1), color);
+  for (const MathStroke& st : m.strokes) {
+    std::vector<ImVec2> pts;
+    pts.reserve(st.points.size());
+    for (const MathPoint& p : st.points) pts.emplace_back(origin.x + p.x, origin.y + p.y);
+    dl->AddPolyline(pts.data(), static_cast<int>(pts.size()), color, ImDrawFlags_None, st.width);
+  }
+}
+
+void math_tooltip(const std::string& text) {
+  if (!has_math(text)) return ImGui::SetTooltip("%s", text.c_str());
+  ImGui::BeginTooltip();
+  const ImU32 color = ImGui::GetColorU32(ImGuiCol_Text);
+  const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+  const ImU32 warning = to_imgui(ui_color(bg.x + bg.y + bg.z > 1.5f ? Theme::Print : Theme::Dark, UiRole::Warning));
+  size_t from = 0;
+  while (from <= text.size()) {
+    size_t nl = text.find('\n', from);
+    if (nl == std::string::npos) nl = text.size();
+    const MathLayoutPtr m = layout_math(text.substr(from, nl - from), ImGui::GetFontSize());
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    draw_math(ImGui::GetWindowDrawList(), *m, ImVec2(at.x, at.y + m->ascent), color, warning);
+    ImGui::Dummy(ImVec2(m->width, std::max(m->ascent + m->descent, ImGui::GetTextLineHeight())));
+    from = nl + 1;
+  }
+  ImGui::EndTooltip();
+}
+
 // [SECTION] Rendering primitives
 namespace {
 
@@ -276,11 +316,11 @@ struct Painter {
 };
 
 void draw_text(const Painter& pt, const Primitive& p) {
-  ImFont* font = screen_font(FontStyle::Regular);
+  ImFont* font = screen_font(p.style);
   note_text_in_use(p.text);  // the atlas gains glyphs for new characters before the next frame (app/fonts.cpp)
   const std::string text = displayable_text(p.text);  // U+1F642 for what no font draws, as PNG and SVG show it
   const float size = p.size * pt.s;
-  const float w = text_width(p.text, p.size) * pt.s, h = size;
+  const float w = text_width(p.text, p.size, p.style) * pt.s, h = size;
   const ImVec2 anchor = pt.at(p.pos);
   const ImVec2 top_left(anchor.x - p.align_x * w, anchor.y - p.align_y * h);
   if (!p.vertical) {
@@ -691,7 +731,7 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
     if (info.has_point) dl->AddCircle(pt.at(info.point), 5.0f * s, highlight, 16, 1.5f * s);
     if (info.has_cell)
       dl->AddRect(pt.at({info.cell.x0, info.cell.y0}), pt.at({info.cell.x1, info.cell.y1}), highlight, 0, 0, 1.5f * s);
-    if (!info.text.empty()) ImGui::SetTooltip("%s", info.text.c_str());
+    if (!info.text.empty()) math_tooltip(info.text);
   }
   dl->PopClipRect();
 

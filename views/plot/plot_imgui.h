@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "views/plot/figure.h"
+#include "views/plot/math.h"
 #include "views/plot/text.h"
 #include "views/plot/theme.h"
 
@@ -46,6 +47,13 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
 // A face that was not installed draws with ImGui::GetFont().
 void set_screen_font(FontStyle style, ImFont* font);
 ImFont* screen_font(FontStyle style);
+
+// [SECTION] math text
+// Draws a typeset line (plot/math.h) with its baseline's left end at `origin`, each run in its screen face;
+// unsupported commands' source in `warning`. Panels use views/widgets.h math_text, which wraps and advances.
+void draw_math(ImDrawList* dl, const MathLayout& m, ImVec2 origin, ImU32 color, ImU32 warning);
+// A tooltip with `text`, its formulas typeset (one line per '\n').
+void math_tooltip(const std::string& text);
 
 // [SECTION] layout report
 // What the layouts drawn since the last call made of their figures: how many were laid out, and every problem they
