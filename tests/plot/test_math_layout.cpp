@@ -399,7 +399,9 @@ TEST(MathInFigures, LayoutTypesetsEveryLabelAndNeverSplitsAFormula) {
     const Layout l = layout_figure(fig, {.width = width, .height = 400, .theme = Theme::Print});
     bool vertical_group = false, rule = false;
     for (const Primitive& p : l.prims) {
-      if (p.kind == PrimKind::Text) EXPECT_EQ(p.text.find('$'), std::string::npos) << width << ": " << p.text;
+      if (p.kind == PrimKind::Text) {
+        EXPECT_EQ(p.text.find('$'), std::string::npos) << width << ": " << p.text;
+      }
       vertical_group |= p.kind == PrimKind::Text && p.group >= 0 && p.vertical;  // the y label
       rule |= p.kind == PrimKind::Rect && p.group >= 0;                          // the title's fraction bar
     }

@@ -118,7 +118,9 @@ std::string math_text(const std::vector<Primitive>& prims, size_t begin, size_t 
     if (r.style == FontStyle::Bold) out += " font-weight=\"bold\"";
     if (r.style == FontStyle::Math) out += " font-family=\"DejaVu Math TeX Gyre, DejaVu Sans, serif\"";
     if (r.color != first.color) out += paint("fill", r.color);
-    out += ">" + escape_xml(r.text) + "</tspan>";
+    out += '>';  // appended piece by piece: GCC 12 warns falsely (-Wrestrict) on ">" + std::string
+    out += escape_xml(r.text);
+    out += "</tspan>";
   }
   return out + "</text>\n";
 }

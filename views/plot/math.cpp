@@ -1123,7 +1123,7 @@ struct Typesetter {
 
   // TeX rule 19: \left and \right grow to cover the body symmetrically about the axis.
   Box left_right(const Node& n, int st, bool cramped) const {
-    const float size = sz(st), e = em(size);
+    const float size = sz(st);
     const Box body = hlist(n.a, st, cramped);
     const float a = axis(size);
     const float delta = std::max(body.h - a, body.d + a);
