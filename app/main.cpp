@@ -150,6 +150,7 @@ int run(int argc, char** argv) {
   float applied_zoom = state.zoom;
   tw::apply_theme(applied_theme, state.ui_scale());
   tw::install_gl_texture_backend();  // heatmaps draw as GL textures
+  perf.set_renderer(window.renderer());
   perf.mark("imgui_and_theme");
 
   // [SECTION] loop

@@ -31,6 +31,11 @@ FrameStats summarize_frames(std::vector<double> samples_ms);
 //                           Wall-clock time of that span, so time the thread waited for a core counts too.
 //   ui_frame_thread_cpu_ms  the same span in CPU time of the UI thread (CLOCK_THREAD_CPUTIME_ID): the work itself,
 //                           without the waits a busy machine adds.
+//   frame_wall_ms           per drawn frame, from its start (events handled) to the return of its swap: building,
+//                           rendering and presenting, what the user waits for.
+//   frame_process_cpu_ms    the same span in CPU time of the whole process (getrusage RUSAGE_SELF: every thread,
+//                           the GL driver's render threads included; llvmpipe rasterizes on them).
+//   renderer                glGetString(GL_RENDERER) of the window's context (e.g. "llvmpipe (LLVM 15.0.6, 256 bits)").
 class PerfRecorder {
  public:
   explicit PerfRecorder(PerfClock::time_point process_start) : start_(process_start), last_mark_(process_start) {}
@@ -43,6 +48,7 @@ class PerfRecorder {
   void end_ui();
   void frame_rendered();   // after Window::end_frame(): the first call times the first frame's rendering
   void frame_presented();  // after swap: the first call fixes time to first frame
+  void set_renderer(std::string renderer) { renderer_ = std::move(renderer); }
 
   // Changes every control of every open panel once, timing update() + wait_idle() for each change, then
   // restores the control. Run after the frame loop so it does not disturb the frame statistics.
@@ -65,12 +71,13 @@ class PerfRecorder {
   }
   static double thread_cpu_ms();
   PerfClock::time_point start_, last_mark_, ui_begin_;
-  double ui_begin_cpu_ = 0;
+  double ui_begin_cpu_ = 0, frame_begin_process_cpu_ms_ = 0;
+  std::string renderer_;
   double first_frame_ms_ = -1;
   PerfClock::time_point idle_begin_;
   double idle_begin_cpu_s_ = 0, idle_cpu_percent_ = -1, idle_seconds_ = 0;
   std::vector<Step> steps_, background_;
-  std::vector<double> ui_ms_, ui_cpu_ms_;
+  std::vector<double> ui_ms_, ui_cpu_ms_, frame_wall_ms_, frame_cpu_ms_;
   nlohmann::json panels_ = nlohmann::json::object();
 };
 

@@ -179,6 +179,11 @@ bool Window::save_screenshot(const std::string& path, std::string* error) const 
   return true;
 }
 
+std::string Window::renderer() const {
+  const auto* name = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+  return name ? name : "";
+}
+
 void Window::swap() { glfwSwapBuffers(window_); }
 
 }  // namespace tw

@@ -58,6 +58,9 @@ class Window {
   bool save_screenshot(const std::string& path, std::string* error) const;
   void swap();
 
+  // glGetString(GL_RENDERER) of the window's context ("llvmpipe (LLVM ...)" on Mesa's software renderer).
+  std::string renderer() const;
+
   GLFWwindow* handle() const { return window_; }
 
  private:
