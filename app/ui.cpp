@@ -20,6 +20,7 @@
 #include "app/layout.h"
 #include "app/start_presets.h"
 #include "app/texture_gl.h"
+#include "app/window_culling.h"
 #include "views/model_handoff.h"
 #include "views/start_page.h"
 #include "views/widgets.h"
@@ -303,6 +304,7 @@ static void draw_start_page(AppState& state, const DrawContext& ctx) {
     set_next_window_rect(work_layout(state).panels, ImGuiCond_Always);
     ImGui::SetNextWindowFocus();
   }
+  hide_window_if_covered("Start");
   if (!ImGui::Begin("Start", &state.show_start_page)) {
     ImGui::End();
     return;
@@ -402,6 +404,7 @@ bool draw_panel_window(AppState& state, PanelSlot& slot, DrawContext ctx) {
     if (state.unfocused == slot.info.id) ImGui::SetNextWindowFocus();
     if (!state.unfocused.empty()) flags |= ImGuiWindowFlags_NoFocusOnAppearing;
   }
+  hide_window_if_covered(slot.info.name.c_str());  // behind another window: Begin returns false, nothing is built
   const bool expanded = ImGui::Begin(slot.info.name.c_str(), &slot.open, flags);
   if (!focused) record_window(state, slot.layout);  // in focus it keeps the place to return to
   if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows)) state.last_active = slot.info.id;

@@ -28,6 +28,17 @@
 
 namespace tw {
 
+// Called on a worker thread whenever it has something new to show (a job finished, a training step published, a
+// thumbnail rendered). The GUI points it at Window::wake, so a main loop that blocks waiting for events draws the
+// result at once; headless, it stays unset and nothing happens.
+inline std::atomic<void (*)()>& result_ready_hook() {
+  static std::atomic<void (*)()> hook{nullptr};
+  return hook;
+}
+inline void notify_result_ready() {
+  if (void (*hook)() = result_ready_hook().load()) hook();
+}
+
 class Progress {
  public:
   void set(float fraction) { fraction_.store(fraction, std::memory_order_relaxed); }
@@ -179,6 +190,7 @@ class AsyncJob {
         progress_.fraction_ = 1.0f;
       }
       done_.notify_all();
+      notify_result_ready();  // a loop waiting for events draws the result (or the failure, or "not busy")
     }
   }
 
