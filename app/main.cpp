@@ -217,9 +217,9 @@ int run(int argc, char** argv) {
       std::fprintf(stderr, "transformer-workbench: %s\n", error.c_str());
       exit_code = 1;
     }
+    if (frame == 1) window.show();  // created hidden: it appears with its first frame drawn
     window.swap();
     perf.frame_presented();
-    if (frame == 1) window.show();  // the first frame is drawn before the window appears
     if (last_scripted) {
       if (gui.perf_report.empty()) break;
       // Idle CPU of this same loop: every panel left as it is, no input, for gui.perf_idle_seconds.

@@ -3,9 +3,16 @@
 #include <imgui.h>
 #include <imgui_internal.h>  // the windows' display order, rectangles and hidden-frame counters
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 namespace tw {
 
 namespace {
+
+std::vector<std::string> g_behind;  // keep_window_behind_this_frame (UI thread)
+int g_behind_frame = -1;
 
 bool covers(const ImGuiWindow& front, const ImRect& back) {
   if (front.ParentWindow || front.Collapsed || !(front.Active || front.WasActive)) return false;
@@ -39,6 +46,27 @@ bool hide_window_if_covered(const char* name) {
       return true;
     }
   }
+  return false;
+}
+
+void keep_window_behind_this_frame(const char* name) {
+  if (g_behind_frame != ImGui::GetFrameCount()) g_behind.clear();
+  g_behind_frame = ImGui::GetFrameCount();
+  g_behind.emplace_back(name);
+}
+
+bool begin_window_unless_covered(const char* name, bool* p_open, int flags) {
+  hide_window_if_covered(name);
+  const bool expanded = ImGui::Begin(name, p_open, flags);
+  if (!expanded || g_behind_frame != ImGui::GetFrameCount()) return expanded;
+  const auto it = std::find(g_behind.begin(), g_behind.end(), name);
+  if (it == g_behind.end()) return expanded;
+  g_behind.erase(it);
+  // Created or placed this frame, but behind the page that comes to the front next frame: nothing to build or
+  // draw. Hidden now, after Begin, because a window created this frame has no counter to set beforehand.
+  ImGuiWindow* window = ImGui::GetCurrentWindow();
+  window->Hidden = true;
+  window->SkipItems = true;
   return false;
 }
 
