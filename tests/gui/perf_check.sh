@@ -18,7 +18,7 @@ field() {  # field SECTION KEY
   sed -n "/\"$1\": {/,/}/p" "$out/perf.json" | sed -n "s/^ *\"$2\": \([-0-9.e+]*\).*/\1/p" | head -1
 }
 renderer=$(sed -n 's/^ *"renderer": "\(.*\)",*$/\1/p' "$out/perf.json")
-ttff=$(sed -n 's/^ *"time_to_first_frame_ms": \([-0-9.e+]*\).*/\1/p' "$out/perf.json")
+ttff=$(sed -n 's/^  "time_to_first_frame_ms": \([-0-9.e+]*\).*/\1/p' "$out/perf.json")  # top level: two spaces
 idle=$(field idle cpu_percent_of_one_core)
 echo "perf: renderer: $renderer"
 echo "perf: all panels, 1920x1080: frame wall p50 $(field frame_wall_ms p50) ms, p99 $(field frame_wall_ms p99) ms;" \
