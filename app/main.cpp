@@ -3,6 +3,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -162,7 +163,8 @@ int run(int argc, char** argv) {
   // [SECTION] loop
   // A frame is drawn only when it may differ from the last one: after input (and kSettleFrames more, in which ImGui
   // settles hover and layout), after a worker's result (Window::wake through notify_result_ready), while an open
-  // panel is busy (a job's progress bar, training playing; paced at kBusyFrameSeconds) and for each of --frames.
+  // panel is busy (a job's progress bar, training playing; paced at kBusyFrameSeconds), when a timer asked for by
+  // something visible runs out (request_frame_after: a message that expires) and for each of --frames.
   // Otherwise the loop blocks in glfwWaitEvents with no time-out, so an idle window costs nothing; a wake that
   // brings nothing new (a deadline) draws nothing.
   constexpr int kSettleFrames = 3;
@@ -186,7 +188,17 @@ int run(int argc, char** argv) {
       timeout = 0;
     else if (busy)
       timeout = std::max(0.0, last_frame_start + kBusyFrameSeconds - perf.seconds_since_start());
+    const auto frame_at = tw::requested_frame_time();  // a timer something visible asked for (request_frame_after)
+    const bool timer = frame_at != std::chrono::steady_clock::time_point::max();
+    if (timer) {
+      const double until = std::chrono::duration<double>(frame_at - std::chrono::steady_clock::now()).count();
+      timeout = timeout < 0 ? std::max(0.0, until) : std::min(timeout, std::max(0.0, until));
+    }
     const tw::Window::Events events = window.handle_events(timeout);
+    if (timer && std::chrono::steady_clock::now() >= frame_at) {
+      tw::requested_frame_time() = std::chrono::steady_clock::time_point::max();
+      settle = std::max(settle, 1);
+    }
     if (idle_deadline.passed()) break;
     if (events.input) settle = kSettleFrames;
     if (events.woken) settle = std::max(settle, kSettleFramesAfterResult);

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <functional>
@@ -37,6 +38,18 @@ inline std::atomic<void (*)()>& result_ready_hook() {
 }
 inline void notify_result_ready() {
   if (void (*hook)() = result_ready_hook().load()) hook();
+}
+
+// A visible thing that changes at a known time (a message that expires) asks for a frame then, so a window that
+// otherwise waits for input still redraws at that moment. UI thread only; the main loop reads the earliest request.
+inline std::chrono::steady_clock::time_point& requested_frame_time() {
+  static std::chrono::steady_clock::time_point at = std::chrono::steady_clock::time_point::max();
+  return at;
+}
+inline void request_frame_after(double seconds) {
+  const auto at = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                         std::chrono::duration<double>(seconds));
+  requested_frame_time() = std::min(requested_frame_time(), at);
 }
 
 class Progress {
