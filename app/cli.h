@@ -13,6 +13,7 @@ struct GuiOptions {
   bool all_panels = false;          // open every panel
   std::string theme = "dark";       // dark | print
   std::string perf_report;          // write frame-time statistics to this JSON file
+  double perf_idle_seconds = 10;    // with perf_report and frames: idle measured after the frames
   int width = 1600, height = 1000;  // initial window size
   float zoom = 0;                   // presentation zoom (0.75 … 3); 0: the last session's (or 1)
   std::string model;                // a Hugging Face model folder to open (config.json + safetensors + tokenizer)

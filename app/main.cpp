@@ -3,6 +3,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -23,6 +24,8 @@
 #include "app/version_info.h"
 #include "app/window.h"
 #include "core/matmul_threads.h"
+#include "core/text/i18n.h"
+#include "views/async_job.h"
 
 namespace {
 
@@ -69,6 +72,9 @@ int run(int argc, char** argv) {
   cli.add_flag("--all-panels", gui.all_panels, "Open every panel");
   cli.add_option("--theme", gui.theme, "Start with this theme")->check(CLI::IsMember({"dark", "print"}));
   cli.add_option("--perf-report", gui.perf_report, "Write frame-time statistics to this JSON file");
+  cli.add_option("--perf-idle-seconds", gui.perf_idle_seconds,
+                 tw::tr("With --perf-report and --frames: seconds of idle (no input) measured after the frames"))
+      ->check(CLI::Range(0.0, 600.0));
   cli.add_option("--width", gui.width, "Initial window width in pixels")->check(CLI::Range(320, 8192));
   cli.add_option("--height", gui.height, "Initial window height in pixels")->check(CLI::Range(240, 8192));
   cli.add_option("--model", gui.model, "Open a Hugging Face model folder (config.json, *.safetensors, tokenizer.json)")
@@ -133,7 +139,8 @@ int run(int argc, char** argv) {
   const float zoom_at_start = state.zoom;  // the fonts are built at the zoomed size from the first frame
   std::thread startup_thread(
       [&] { startup = tw::prepare_startup(state, TW_FONT_DIR, 15.0f * expected_scale * zoom_at_start); });
-  const bool created = window.create({.width = gui.width, .height = gui.height}, &error);
+  // Hidden until its first frame is drawn (shown after the first swap).
+  const bool created = window.create({.width = gui.width, .height = gui.height, .visible = false}, &error);
   perf.mark("window_and_gl_context");
   startup_thread.join();
   perf.mark("wait_for_startup_thread");
@@ -155,25 +162,53 @@ int run(int argc, char** argv) {
   float applied_zoom = state.zoom;
   tw::apply_theme(applied_theme, state.ui_scale());
   tw::install_gl_texture_backend();  // heatmaps draw as GL textures
+  perf.set_renderer(window.renderer());
   perf.mark("imgui_and_theme");
 
   // [SECTION] loop
-  // Idle costs nothing: with no input for a few frames (ImGui settles hover and layout in those), no job running and
-  // nothing animating, the loop waits for the next event instead of redrawing.
+  // A frame is drawn only when it may differ from the last one: after input (and kSettleFrames more, in which ImGui
+  // settles hover and layout), after a worker's result (Window::wake through notify_result_ready), while an open
+  // panel is busy (a job's progress bar, training playing; paced at kBusyFrameSeconds), when a timer asked for by
+  // something visible runs out (request_frame_after: a message that expires) and for each of --frames.
+  // Otherwise the loop blocks in glfwWaitEvents with no time-out, so an idle window costs nothing; a wake that
+  // brings nothing new (a deadline) draws nothing.
   constexpr int kSettleFrames = 3;
-  constexpr double kIdleWait = 0.5;  // seconds; also the slowest a finished background result can take to show
+  constexpr int kSettleFramesAfterResult = 2;  // a result may change a window's size: one frame to lay it out again
+  constexpr double kBusyFrameSeconds = 1.0 / 60.0;
+  tw::result_ready_hook().store(&tw::Window::wake);
   int frame = 0, settle = kSettleFrames;
   int exit_code = 0;
+  double last_frame_start = -1;
+  tw::IdleDeadline idle_deadline;  // --perf-report: the idle measurement after the --frames run
   auto any_panel_busy = [&] {
     for (const auto& slot : state.panels)
       if (slot.open && slot.panel->busy()) return true;
     return false;
   };
-  auto idle_wait = [&] { return settle > 0 || gui.frames > 0 || any_panel_busy() ? 0.0 : kIdleWait; };
   while (!window.should_close() && !state.quit_requested) {
-    settle = window.poll_events_or_wait(idle_wait()) ? kSettleFrames : std::max(settle - 1, 0);
-    // Between frames: the font texture is replaced before the next one uses it (new zoom, or new characters typed,
-    // pasted, loaded or translated: app/fonts.h).
+    const bool scripted = gui.frames > 0 && frame < gui.frames;  // --frames: every frame is drawn
+    const bool busy = any_panel_busy();
+    double timeout = -1;  // nothing moves: block until an event
+    if (settle > 0 || scripted)
+      timeout = 0;
+    else if (busy)
+      timeout = std::max(0.0, last_frame_start + kBusyFrameSeconds - perf.seconds_since_start());
+    const auto frame_at = tw::requested_frame_time();  // a timer something visible asked for (request_frame_after)
+    const bool timer = frame_at != std::chrono::steady_clock::time_point::max();
+    if (timer) {
+      const double until = std::chrono::duration<double>(frame_at - std::chrono::steady_clock::now()).count();
+      timeout = timeout < 0 ? std::max(0.0, until) : std::min(timeout, std::max(0.0, until));
+    }
+    const tw::Window::Events events = window.handle_events(timeout);
+    if (timer && std::chrono::steady_clock::now() >= frame_at) {
+      tw::requested_frame_time() = std::chrono::steady_clock::time_point::max();
+      settle = std::max(settle, 1);
+    }
+    if (idle_deadline.passed()) break;
+    if (events.input) settle = kSettleFrames;
+    if (events.woken) settle = std::max(settle, kSettleFramesAfterResult);
+    // Between frames: work that must not happen inside one: the font texture is replaced before the next frame uses
+    // it (new zoom, or new characters typed, pasted, loaded or translated: app/fonts.h).
     if (state.zoom != applied_zoom || tw::font_atlas_out_of_date()) {
       const std::string warning = window.rebuild_fonts(TW_FONT_DIR, 15.0f * state.ui_scale());
       if (!warning.empty()) state.status = warning;
@@ -183,6 +218,9 @@ int run(int argc, char** argv) {
       settle = kSettleFrames;  // lay the windows out again at the new size
     }
     if (state.theme != applied_theme) tw::apply_theme(applied_theme = state.theme, state.ui_scale());
+    if (settle == 0 && !scripted && !busy) continue;  // woken for nothing new: no frame
+    settle = std::max(settle - 1, 0);
+    last_frame_start = perf.seconds_since_start();
     perf.begin_ui();
     window.begin_frame();
     tw::handle_shortcuts(state);
@@ -192,29 +230,23 @@ int run(int argc, char** argv) {
     window.end_frame();
     perf.frame_rendered();
     ++frame;
-    const bool last_frame = gui.frames > 0 && frame >= gui.frames;
-    if (last_frame && !gui.screenshot.empty() && !window.save_screenshot(gui.screenshot, &error)) {
+    const bool last_scripted = gui.frames > 0 && frame == gui.frames;
+    if (last_scripted && !gui.screenshot.empty() && !window.save_screenshot(gui.screenshot, &error)) {
       std::fprintf(stderr, "transformer-workbench: %s\n", error.c_str());
       exit_code = 1;
     }
+    if (frame == 1) window.show();  // created hidden: it appears with its first frame drawn
     window.swap();
     perf.frame_presented();
-    if (last_frame) break;
-  }
-  if (!gui.perf_report.empty()) {
-    // Idle CPU: every panel left as it is, no input, for a few seconds of the idle loop above.
-    perf.begin_idle();
-    const double idle_until = perf.seconds_since_idle_began() + 3.0;
-    settle = 0;
-    while (perf.seconds_since_idle_began() < idle_until && !window.should_close()) {
-      if (window.poll_events_or_wait(any_panel_busy() ? 0.0 : kIdleWait)) continue;
-      if (!any_panel_busy()) continue;  // nothing moves: no frame to draw
-      window.begin_frame();
-      tw::draw_main_menu(state);
-      tw::draw_windows(state);
-      window.end_frame();
-      window.swap();
+    if (last_scripted) {
+      if (gui.perf_report.empty()) break;
+      // Idle CPU of this same loop: every panel left as it is, no input, for gui.perf_idle_seconds.
+      perf.begin_idle();
+      idle_deadline.start(gui.perf_idle_seconds, &tw::Window::interrupt);
     }
+  }
+  tw::result_ready_hook().store(nullptr);  // workers still finishing must not post events to a closed display
+  if (!gui.perf_report.empty()) {
     perf.end_idle();
     perf.measure_recompute(state);
     if (!perf.write(gui.perf_report, &error)) {

@@ -7,6 +7,7 @@
 
 #include "app/app_state.h"
 #include "app/scene.h"
+#include "views/async_job.h"
 #include "views/model_handoff.h"
 #include "views/plot/export.h"
 
@@ -152,8 +153,11 @@ void StartPresets::refresh() {
     for (const ScenePreset& p : presets) {
       if (cancel_) break;
       PresetThumbnail t = render_preset_thumbnail(scratch, p);
-      std::lock_guard<std::mutex> lock(mutex_);
-      done_.push_back(std::move(t));
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        done_.push_back(std::move(t));
+      }
+      notify_result_ready();  // an idle window wakes to show the thumbnail
     }
     running_ = false;
   });

@@ -20,6 +20,7 @@
 #include "app/layout.h"
 #include "app/start_presets.h"
 #include "app/texture_gl.h"
+#include "app/window_culling.h"
 #include "views/model_handoff.h"
 #include "views/start_page.h"
 #include "views/widgets.h"
@@ -303,6 +304,7 @@ static void draw_start_page(AppState& state, const DrawContext& ctx) {
     set_next_window_rect(work_layout(state).panels, ImGuiCond_Always);
     ImGui::SetNextWindowFocus();
   }
+  hide_window_if_covered("Start");
   if (!ImGui::Begin("Start", &state.show_start_page)) {
     ImGui::End();
     return;
@@ -345,6 +347,7 @@ static std::map<std::string, Placement> place_panels(AppState& state) {
   for (size_t i = 0; i < batch.size(); ++i) {
     out[batch[i]->info.id] = {plan.cells[i], cond};
     if (plan.page_of[i] == 0 && plan.pages > 1) t.bring_front.push_back(batch[i]->info.name);
+    if (plan.page_of[i] > 0) keep_window_behind_this_frame(batch[i]->info.name.c_str());  // not built or drawn
   }
   return out;
 }
@@ -402,7 +405,8 @@ bool draw_panel_window(AppState& state, PanelSlot& slot, DrawContext ctx) {
     if (state.unfocused == slot.info.id) ImGui::SetNextWindowFocus();
     if (!state.unfocused.empty()) flags |= ImGuiWindowFlags_NoFocusOnAppearing;
   }
-  const bool expanded = ImGui::Begin(slot.info.name.c_str(), &slot.open, flags);
+  // Behind another window: Begin returns false, nothing is built or drawn (app/window_culling.h).
+  const bool expanded = begin_window_unless_covered(slot.info.name.c_str(), &slot.open, flags);
   if (!focused) record_window(state, slot.layout);  // in focus it keeps the place to return to
   if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows)) state.last_active = slot.info.id;
   bool same_focus = true;

@@ -11,13 +11,35 @@
 #include "app/fonts.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
+#include <utility>
 #include <vector>
 
 namespace tw {
 
 namespace {
 std::string g_last_glfw_error;
+std::atomic<unsigned long long> g_wakes{0};  // Window::wake() calls, from any thread
+bool g_input = false;                        // an input or window event since the last handle_events (UI thread)
+
+// Installed before ImGui's GLFW backend, which chains to them: any of these means the next frame may differ.
+void note_input() { g_input = true; }
+void install_input_callbacks(GLFWwindow* w) {
+  glfwSetCursorPosCallback(w, [](GLFWwindow*, double, double) { note_input(); });
+  glfwSetMouseButtonCallback(w, [](GLFWwindow*, int, int, int) { note_input(); });
+  glfwSetScrollCallback(w, [](GLFWwindow*, double, double) { note_input(); });
+  glfwSetKeyCallback(w, [](GLFWwindow*, int, int, int, int) { note_input(); });
+  glfwSetCharCallback(w, [](GLFWwindow*, unsigned int) { note_input(); });
+  glfwSetCursorEnterCallback(w, [](GLFWwindow*, int) { note_input(); });
+  glfwSetWindowFocusCallback(w, [](GLFWwindow*, int) { note_input(); });
+  glfwSetWindowSizeCallback(w, [](GLFWwindow*, int, int) { note_input(); });
+  glfwSetFramebufferSizeCallback(w, [](GLFWwindow*, int, int) { note_input(); });
+  glfwSetWindowRefreshCallback(w, [](GLFWwindow*) { note_input(); });  // exposed: its pixels must be drawn again
+  glfwSetWindowIconifyCallback(w, [](GLFWwindow*, int) { note_input(); });
+  glfwSetWindowContentScaleCallback(w, [](GLFWwindow*, float, float) { note_input(); });
+  glfwSetDropCallback(w, [](GLFWwindow*, int, const char**) { note_input(); });
+}
 void on_glfw_error(int code, const char* description) {
   g_last_glfw_error = "GLFW error " + std::to_string(code) + ": " + (description ? description : "");
 }
@@ -73,6 +95,7 @@ bool Window::create(const WindowOptions& options, std::string* error) {
                      wy + std::max(0, (wh - std::min(ah, wh)) / 2));
   }
   if (options.visible) glfwShowWindow(window_);
+  install_input_callbacks(window_);
   glfwMakeContextCurrent(window_);
   glfwSwapInterval(1);
   float sx = 1.0f, sy = 1.0f;
@@ -123,20 +146,32 @@ bool Window::should_close() const { return glfwWindowShouldClose(window_); }
 void Window::request_close() { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
 bool Window::minimized() const { return glfwGetWindowAttrib(window_, GLFW_ICONIFIED) != 0; }
 
-bool Window::poll_events_or_wait(double idle_wait) {
-  bool woke = false;
-  if (idle_wait > 0) {
-    const double t0 = glfwGetTime();
-    glfwWaitEventsTimeout(idle_wait);
-    woke = glfwGetTime() - t0 < 0.9 * idle_wait;  // GLFW does not say why it returned: early means an event
-  } else {
+Window::Events Window::handle_events(double timeout) {
+  if (timeout < 0)
+    glfwWaitEvents();
+  else if (timeout > 0)
+    glfwWaitEventsTimeout(timeout);
+  else
     glfwPollEvents();
-  }
-  while (minimized() && !should_close()) glfwWaitEventsTimeout(0.1);
-  return woke;
+  while (minimized() && !should_close()) glfwWaitEvents();  // restoring it is an event (iconify callback)
+  Events events;
+  events.input = std::exchange(g_input, false);
+  const unsigned long long wakes = g_wakes.load();
+  events.woken = wakes != wakes_seen_;
+  wakes_seen_ = wakes;
+  return events;
 }
 
-void Window::wake() { glfwPostEmptyEvent(); }
+void Window::wake() {
+  g_wakes.fetch_add(1);
+  glfwPostEmptyEvent();
+}
+
+void Window::interrupt() { glfwPostEmptyEvent(); }
+
+void Window::show() {
+  if (window_ && !glfwGetWindowAttrib(window_, GLFW_VISIBLE)) glfwShowWindow(window_);
+}
 
 void Window::begin_frame() {
   ImGui_ImplOpenGL3_NewFrame();
@@ -177,6 +212,11 @@ bool Window::save_screenshot(const std::string& path, std::string* error) const 
     return false;
   }
   return true;
+}
+
+std::string Window::renderer() const {
+  const auto* name = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+  return name ? name : "";
 }
 
 void Window::swap() { glfwSwapBuffers(window_); }

@@ -21,7 +21,7 @@ struct WindowOptions {
   int width = 1600;  // shrunk to the monitor's work area when larger (never opens past the screen's edge)
   int height = 1000;
   std::string title = "Transformer Workbench";
-  bool visible = true;
+  bool visible = true;  // false: stays hidden until show() (the first frame is drawn before the window appears)
 };
 
 class Window {
@@ -33,6 +33,7 @@ class Window {
   // until shutdown) and starts the GLFW and OpenGL3 backends. Call once, after create().
   void init_imgui(std::unique_ptr<ImFontAtlas> fonts);
   void shutdown();
+  void show();
   // Rebuilds the font atlas at `pixel_size` (presentation zoom: real glyphs at the new size, not a blurred scale)
   // and uploads it as the OpenGL font texture. Call between frames, never inside begin_frame/end_frame. Returns
   // the font warning as add_fonts (app/fonts.h); on failure ImGui's built-in font is used.
@@ -46,17 +47,26 @@ class Window {
   bool should_close() const;
   void request_close();
   bool minimized() const;
-  // Handles pending input; sleeps while minimized instead of spinning. With idle_wait > 0 (nothing moving: no
-  // input, job or animation) it first waits up to that many seconds for an event, so an idle window costs nothing.
-  // Returns true when it woke for an event before idle_wait ran out (false after a plain poll or a time-out).
-  bool poll_events_or_wait(double idle_wait = 0.0);
-  // Wakes a poll_events_or_wait that is waiting; safe from any thread (a worker that finished a result).
+  // What handle_events() saw since its previous call.
+  struct Events {
+    bool input = false;  // the user did something, or the window changed (resized, exposed, focus, restored)
+    bool woken = false;  // a worker called wake(): it has a result to show
+  };
+  // Handles pending events. timeout < 0: blocks until an event arrives (the idle loop: no time-out, so an idle
+  // window costs nothing); 0: only polls; > 0: waits at most that many seconds. Sleeps while minimized.
+  Events handle_events(double timeout);
+  // Wakes a handle_events that is waiting and tells it a result is ready; safe from any thread.
   static void wake();
+  // Wakes a handle_events that is waiting without claiming anything changed (a deadline); safe from any thread.
+  static void interrupt();
   void begin_frame();
   void end_frame();  // renders ImGui into the back buffer (does not swap yet)
   // Reads the back buffer (the frame just rendered) into a PNG. Call between end_frame() and swap().
   bool save_screenshot(const std::string& path, std::string* error) const;
   void swap();
+
+  // glGetString(GL_RENDERER) of the window's context ("llvmpipe (LLVM ...)" on Mesa's software renderer).
+  std::string renderer() const;
 
   GLFWwindow* handle() const { return window_; }
 
@@ -66,6 +76,7 @@ class Window {
   bool imgui_ = false;
   std::unique_ptr<ImFontAtlas> fonts_;  // shared with the ImGui context, which does not own it
   float content_scale_ = 1.0f;
+  unsigned long long wakes_seen_ = 0;
 };
 
 // True when a display server looks reachable (X11 or Wayland); checked before glfwInit to give a clean message.

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <functional>
@@ -27,6 +28,29 @@
 #include <thread>
 
 namespace tw {
+
+// Called on a worker thread whenever it has something new to show (a job finished, a training step published, a
+// thumbnail rendered). The GUI points it at Window::wake, so a main loop that blocks waiting for events draws the
+// result at once; headless, it stays unset and nothing happens.
+inline std::atomic<void (*)()>& result_ready_hook() {
+  static std::atomic<void (*)()> hook{nullptr};
+  return hook;
+}
+inline void notify_result_ready() {
+  if (void (*hook)() = result_ready_hook().load()) hook();
+}
+
+// A visible thing that changes at a known time (a message that expires) asks for a frame then, so a window that
+// otherwise waits for input still redraws at that moment. UI thread only; the main loop reads the earliest request.
+inline std::chrono::steady_clock::time_point& requested_frame_time() {
+  static std::chrono::steady_clock::time_point at = std::chrono::steady_clock::time_point::max();
+  return at;
+}
+inline void request_frame_after(double seconds) {
+  const auto at = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                         std::chrono::duration<double>(seconds));
+  requested_frame_time() = std::min(requested_frame_time(), at);
+}
 
 class Progress {
  public:
@@ -179,6 +203,7 @@ class AsyncJob {
         progress_.fraction_ = 1.0f;
       }
       done_.notify_all();
+      notify_result_ready();  // a loop waiting for events draws the result (or the failure, or "not busy")
     }
   }
 

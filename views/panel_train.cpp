@@ -42,6 +42,8 @@ namespace {
 
 class TrainPanel final : public Panel {
  public:
+  TrainPanel() { session_.set_on_publish(&notify_result_ready); }  // a new point wakes an idle window
+
   PanelInfo info() const override {
     return {"train", "Training", "Training",
             "Train a small Transformer live on copy/sort/reverse/modular addition/text; watch loss and attention"};

@@ -127,9 +127,12 @@ void TrainerSession::publish_locked() {
     std::nth_element(ms.begin(), ms.begin() + long(ms.size() / 2), ms.end());
     s->ms_per_step = ms[ms.size() / 2];
   }
-  std::lock_guard<std::mutex> lock(snapshot_mutex_);
-  s->version = ++version_;
-  snapshot_ = std::move(s);
+  {
+    std::lock_guard<std::mutex> lock(snapshot_mutex_);
+    s->version = ++version_;
+    snapshot_ = std::move(s);
+  }
+  if (void (*on_publish)() = on_publish_.load()) on_publish();
 }
 
 void TrainerSession::worker_loop() {

@@ -73,6 +73,8 @@ class TrainerSession {
   bool load_checkpoint(const std::string& dir, std::string* error);
 
   std::shared_ptr<const TrainSnapshot> snapshot() const;
+  // Called on the worker thread after each new snapshot (the GUI wakes its main loop to draw it); may be null.
+  void set_on_publish(void (*on_publish)()) { on_publish_.store(on_publish); }
   bool running() const { return playing_.load(); }
   // Blocks until the worker is idle (tests, headless use).
   void wait_idle();
@@ -93,6 +95,7 @@ class TrainerSession {
   std::atomic<bool> playing_{false};
   std::atomic<int> steps_per_publish_{1};
   std::atomic<int> max_steps_{0};
+  std::atomic<void (*)()> on_publish_{nullptr};
 
   mutable std::mutex snapshot_mutex_;
   std::shared_ptr<const TrainSnapshot> snapshot_;

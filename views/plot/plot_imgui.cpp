@@ -28,6 +28,7 @@
 #include <variant>
 
 #include "core/text/text_in_use.h"
+#include "views/async_job.h"
 #include "views/plot/export.h"
 #include "views/plot/export_naming.h"
 #include "views/plot/layout.h"
@@ -740,6 +741,7 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
     ImGui::EndPopup();
   }
   if (!st.message.empty() && ImGui::GetTime() - st.message_time < 8.0) {
+    request_frame_after(8.0 - (ImGui::GetTime() - st.message_time));  // a frame to take the message away
     const ImVec4 color = st.message_error ? ImVec4(1.0f, 0.45f, 0.35f, 1.0f) : ImVec4(0.45f, 0.85f, 0.5f, 1.0f);
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w);
     ImGui::TextColored(color, "%s", st.message.c_str());
