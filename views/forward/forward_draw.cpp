@@ -191,7 +191,7 @@ int draw_step_tree(const Trace& trace, int current, bool reveal) {
         const TraceStep& st = trace.steps()[static_cast<size_t>(i)];
         const std::string label = sub_step_name(st.name);
         if (ImGui::Selectable(label.c_str(), i == current)) clicked = i;
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%s", st.title.c_str(), st.shape_string().c_str());
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%s", tr(st.title.c_str()), st.shape_string().c_str());
         if (reveal && i == current) ImGui::SetScrollHereY(0.5f);
         ImGui::PopID();
       }
@@ -209,7 +209,7 @@ void draw_step_header(const ForwardResult& r, int step_index) {
   const auto& steps = r.run.trace.steps();
   if (step_index < 0 || step_index >= static_cast<int>(steps.size())) return;
   const TraceStep& st = steps[static_cast<size_t>(step_index)];
-  ImGui::Text("%s", st.title.c_str());
+  ImGui::TextUnformatted(tr(st.title.c_str()));  // titles are msgids (core/model/forward_steps.h)
   ImGui::SameLine();
   ImGui::TextDisabled("%s", st.name.c_str());
   role_text(plot::UiRole::Formula, st.formula.c_str());

@@ -101,7 +101,7 @@ plot::Figure step_figure(const ForwardResult& r, int step_index) {
   if (step_index < 0 || step_index >= static_cast<int>(steps.size())) return fig;
   const TraceStep& s = steps[static_cast<size_t>(step_index)];
   const PassTokens tok = pass_tokens(r);
-  fig.title = s.title + "  (" + s.name + ")";
+  fig.title = std::string(tr(s.title.c_str())) + "  (" + s.name + ")";
   fig.subject = s.name;  // exported as forward-step-layers.1.attn.probs.png
   fig.note = s.formula + "  →  " + compact_shape(s) + "  ·  " + cost_note(s);
 
