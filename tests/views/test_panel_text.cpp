@@ -148,5 +148,31 @@ TEST(PanelText, EveryParagraphHasAChineseTranslationKeepingItsFormulas) {
   EXPECT_GE(checked, 17);
 }
 
+// The placeholders {k} of a pattern, sorted and without repeats.
+std::vector<std::string> placeholders(const std::string& s) {
+  std::vector<std::string> out;
+  for (size_t a = s.find('{'); a != std::string::npos; a = s.find('{', a + 1)) {
+    size_t b = a + 1;
+    while (b < s.size() && s[b] >= '0' && s[b] <= '9') ++b;
+    if (b > a + 1 && b < s.size() && s[b] == '}') out.push_back(s.substr(a, b - a + 1));
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// Every entry of this fragment (panel text, stepper, Training panel, core messages): translated, the same
+// formulas and placeholders as its source, and the "config.json: " prefix load_config() rewrites kept.
+TEST(PanelText, EveryFragmentEntryKeepsFormulasAndPlaceholders) {
+  const std::map<std::string, std::string> zh = read_po(kSource / "po/fragments/i18ntext.po");
+  ASSERT_GT(zh.size(), 300u);
+  for (const auto& [id, str] : zh) {
+    EXPECT_FALSE(str.empty()) << id;
+    EXPECT_EQ(math_spans(str), math_spans(id)) << id;
+    EXPECT_EQ(placeholders(str), placeholders(id)) << id;
+    if (id.rfind("config.json: ", 0) == 0) EXPECT_EQ(str.rfind("config.json: ", 0), 0u) << str;
+  }
+}
+
 }  // namespace
 }  // namespace tw
