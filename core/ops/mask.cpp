@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/enum_names.h"
+#include "core/text/i18n.h"
 
 namespace tw {
 
@@ -175,7 +176,7 @@ std::string validate_mask_term(const MaskTerm& t, int T) {
         return "right padding needs the sequence length " + std::to_string(T) + ", got " + std::to_string(t.length);
       break;
     case MaskKind::Document:
-      if (t.doc_lengths.empty()) return "document packing needs at least one document length";
+      if (t.doc_lengths.empty()) return tr("document packing needs at least one document length");
       for (int len : t.doc_lengths)
         if (len < 1) return "document lengths must be >= 1, got " + std::to_string(len);
       break;
