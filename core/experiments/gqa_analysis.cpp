@@ -38,7 +38,7 @@ std::string validate(const GqaParams& p) {
   if (p.toy_head_dim < 1 || p.toy_head_dim > 64) return tr("toy head_dim must be between 1 and 64");
   if (!(p.head_similarity >= 0.0 && p.head_similarity <= 1.0)) return tr("head similarity must be in [0, 1]");
   if (p.group < 0 || p.group >= p.n_kv_heads)
-    return "group must be between 0 and n_kv_heads − 1 (" + std::to_string(p.n_kv_heads - 1) + ")";
+    return subst(tr("group must be between 0 and n_kv_heads − 1 ({0})"), {std::to_string(p.n_kv_heads - 1)});
   return "";
 }
 

@@ -11,7 +11,7 @@ namespace tw {
 
 std::string validate(const RopeConfig& cfg) {
   if (cfg.head_dim < 2 || cfg.head_dim % 2 != 0)
-    return "RoPE head_dim must be an even number ≥ 2 (got " + std::to_string(cfg.head_dim) + ")";
+    return subst(tr("RoPE head_dim must be an even number ≥ 2 (got {0})"), {std::to_string(cfg.head_dim)});
   if (!(cfg.base > 1.0) || !std::isfinite(cfg.base)) return tr("RoPE base must be a finite number > 1");
   if (cfg.scaling == RopeScaling::None) return "";
   if (!(cfg.factor > 0.0) || !std::isfinite(cfg.factor)) return tr("RoPE scaling factor must be a finite number > 0");
