@@ -49,14 +49,14 @@ std::vector<TraceDim> step_shape(const StepRow& row, const StepSizes& z) {
   std::vector<TraceDim> dims;
   std::istringstream symbols(row.shape);
   for (std::string s; symbols >> s;) {
-    if (s == "T") dims.push_back({s, z.T, "tokens"});
-    if (s == "T_k") dims.push_back({s, z.T_k, "keys"});
-    if (s == "C") dims.push_back({s, z.C, "channels"});
-    if (s == "H") dims.push_back({s, z.H, "query heads"});
-    if (s == "KV") dims.push_back({s, z.KV, "kv heads"});
-    if (s == "D") dims.push_back({s, z.D, "head dim"});
-    if (s == "F") dims.push_back({s, z.F, "hidden"});
-    if (s == "V") dims.push_back({s, z.V, "vocab"});
+    if (s == "T") dims.push_back({s, z.T, N_("tokens")});
+    if (s == "T_k") dims.push_back({s, z.T_k, N_("keys")});
+    if (s == "C") dims.push_back({s, z.C, N_("channels")});
+    if (s == "H") dims.push_back({s, z.H, N_("query heads")});
+    if (s == "KV") dims.push_back({s, z.KV, N_("kv heads")});
+    if (s == "D") dims.push_back({s, z.D, N_("head dim")});
+    if (s == "F") dims.push_back({s, z.F, N_("hidden")});
+    if (s == "V") dims.push_back({s, z.V, N_("vocab")});
   }
   return dims;
 }

@@ -32,7 +32,7 @@ std::string column_axis_label(const TraceStep& s) {
   if (sym == "C") return tr("channel");
   if (sym == "F") return tr("hidden unit");
   if (sym == "V") return tr("token id (next-token logit)");
-  return s.shape.back().meaning;
+  return tr(s.shape.back().meaning.c_str());
 }
 
 bool is_probs(const TraceStep& s) {
