@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "core/text/i18n.h"
+
 namespace tw {
 
 std::string parse_number_list(const std::string& text, std::vector<double>* out, size_t min_count, size_t max_count) {
@@ -13,13 +15,14 @@ std::string parse_number_list(const std::string& text, std::vector<double>* out,
     if (!*p) break;
     char* end = nullptr;
     const double v = std::strtod(p, &end);
-    if (end == p) return std::string("cannot read a number at \"") + std::string(p).substr(0, 12) + "\"";
-    if (!std::isfinite(v)) return "every number must be finite";
+    if (end == p) return subst(tr("cannot read a number at \"{0}\""), {std::string(p).substr(0, 12)});
+    if (!std::isfinite(v)) return tr("every number must be finite");
     out->push_back(v);
-    if (out->size() > max_count) return "at most " + std::to_string(max_count) + " numbers";
+    if (out->size() > max_count) return subst(tr("at most {0} numbers"), {std::to_string(max_count)});
     p = end;
   }
-  if (out->size() < min_count) return "enter at least " + std::to_string(min_count) + " numbers, comma-separated";
+  if (out->size() < min_count)
+    return subst(tr("enter at least {0} numbers, comma-separated"), {std::to_string(min_count)});
   return "";
 }
 

@@ -14,6 +14,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/text/i18n.h"
+
 namespace tw {
 
 namespace {
@@ -520,29 +522,30 @@ bool get_bool(const json& j, const char* key, bool fallback) {
 
 bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::string* error) {
   const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  const auto fail = [&](const std::string& m) {
+  const auto fail = [&](const std::string& m) {  // m is translated; the prefix stays ASCII (load_bpe_tokenizer)
     *error = "tokenizer.json: " + m;
     return false;
   };
-  if (j.is_discarded() || !j.is_object()) return fail("not a JSON object");
+  if (j.is_discarded() || !j.is_object()) return fail(tr("not a JSON object"));
   BpeTokenizer t;
   std::fill(std::begin(t.byte_token_), std::end(t.byte_token_), -1);
   bool kind_known = false;
 
   // The model: a BPE vocabulary and merge list.
-  if (!j.contains("model") || !j["model"].is_object()) return fail("missing the 'model' object");
+  if (!j.contains("model") || !j["model"].is_object()) return fail(tr("missing the 'model' object"));
   const json& model = j["model"];
   const std::string model_type = type_of(model);
   if (!model_type.empty() && model_type != "BPE")
-    return fail("model type '" + model_type + "' is not supported (only BPE tokenizers are)");
-  if (!model.contains("vocab") || !model["vocab"].is_object()) return fail("model.vocab must be an object");
+    return fail(subst(tr("model type '{0}' is not supported (only BPE tokenizers are)"), {model_type}));
+  if (!model.contains("vocab") || !model["vocab"].is_object()) return fail(tr("model.vocab must be an object"));
   for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"})
     if (model.contains(key) && model[key].is_string() && !model[key].get<std::string>().empty())
-      return fail(std::string("model.") + key + " is not supported (WordPiece-style BPE)");
+      return fail(subst(tr("model.{0} is not supported (WordPiece-style BPE)"), {key}));
   int max_id = -1;
   for (auto it = model["vocab"].begin(); it != model["vocab"].end(); ++it) {
     if (!it.value().is_number_integer() || it.value().get<int64_t>() < 0 || it.value().get<int64_t>() >= kMaxVocab)
-      return fail("vocab id of '" + it.key() + "' must be an integer in 0.." + std::to_string(kMaxVocab - 1));
+      return fail(
+          subst(tr("vocab id of '{0}' must be an integer in 0..{1}"), {it.key(), std::to_string(kMaxVocab - 1)}));
     const int id = it.value().get<int>();
     t.vocab_[it.key()] = id;
     max_id = std::max(max_id, id);
@@ -552,9 +555,9 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
     for (const json& a : j["added_tokens"]) {
       if (!a.is_object() || !a.contains("id") || !a["id"].is_number_integer() || !a.contains("content") ||
           !a["content"].is_string())
-        return fail("every added_tokens entry needs an integer 'id' and a string 'content'");
+        return fail(tr("every added_tokens entry needs an integer 'id' and a string 'content'"));
       const int64_t id = a["id"].get<int64_t>();
-      if (id < 0 || id >= kMaxVocab) return fail("added token id " + std::to_string(id) + " is out of range");
+      if (id < 0 || id >= kMaxVocab) return fail(subst(tr("added token id {0} is out of range"), {std::to_string(id)}));
       added.push_back({a["content"].get<std::string>(), static_cast<int>(id), get_bool(a, "special", false)});
       max_id = std::max(max_id, static_cast<int>(id));
     }
@@ -582,26 +585,27 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
   if (model.contains("unk_token") && model["unk_token"].is_string())
     t.unk_id_ = t.token_id(model["unk_token"].get<std::string>());
   if (model.contains("merges")) {
-    if (!model["merges"].is_array()) return fail("model.merges must be an array");
+    if (!model["merges"].is_array()) return fail(tr("model.merges must be an array"));
     int rank = 0;
     for (const json& m : model["merges"]) {
       std::string a, b;
       if (m.is_string()) {  // "a b"
         const std::string s = m.get<std::string>();
         const size_t space = s.find(' ', 1);
-        if (space == std::string::npos) return fail("merge '" + s + "' is not two tokens separated by a space");
+        if (space == std::string::npos)
+          return fail(subst(tr("merge '{0}' is not two tokens separated by a space"), {s}));
         a = s.substr(0, space);
         b = s.substr(space + 1);
       } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {  // ["a", "b"]
         a = m[0].get<std::string>();
         b = m[1].get<std::string>();
       } else {
-        return fail("merges must be strings \"a b\" or pairs [\"a\", \"b\"]");
+        return fail(tr("merges must be strings \"a b\" or pairs [\"a\", \"b\"]"));
       }
       const int ia = t.token_id(a), ib = t.token_id(b), im = t.token_id(a + b);
       if (ia < 0 || ib < 0 || im < 0)
-        return fail("merge #" + std::to_string(rank) + " ('" + a + "' + '" + b +
-                    "') names a token that is not in the vocabulary");
+        return fail(subst(tr("merge #{0} ('{1}' + '{2}') names a token that is not in the vocabulary"),
+                          {std::to_string(rank), a, b}));
       t.merges_.emplace(bpe_pair_key(ia, ib), std::make_pair(rank, im));  // the first (lowest) rank wins
       ++rank;
     }
@@ -621,7 +625,7 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
       t.kind_ = BpeKind::Metaspace, kind_known = true;
       continue;
     }
-    return fail("normalizer '" + type + "' is not supported (NFC, Prepend and Replace are)");
+    return fail(subst(tr("normalizer '{0}' is not supported (NFC, Prepend and Replace are)"), {type}));
   }
 
   // Pre-tokenizer: Sequence of Split(pattern) / ByteLevel / Digits / Metaspace.
@@ -639,8 +643,8 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
         t.split_ = PreSplit::Qwen2;
       else
         return fail(
-            "the Split pre-tokenizer's pattern is not one of the GPT-2, Llama 3 or Qwen2 patterns this "
-            "tokenizer implements");
+            tr("the Split pre-tokenizer's pattern is not one of the GPT-2, Llama 3 or Qwen2 patterns this "
+               "tokenizer implements"));
     } else if (type == "ByteLevel") {
       t.kind_ = BpeKind::ByteLevel, kind_known = true;
       t.add_prefix_space_ = get_bool(p, "add_prefix_space", false);
@@ -657,7 +661,8 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
       t.prepend_always_ = scheme == "always";
       t.metaspace_split_ = get_bool(p, "split", true);
     } else {
-      return fail("pre-tokenizer '" + type + "' is not supported (Split, ByteLevel, Digits and Metaspace are)");
+      return fail(
+          subst(tr("pre-tokenizer '{0}' is not supported (Split, ByteLevel, Digits and Metaspace are)"), {type}));
     }
   }
   if (!kind_known) {
@@ -666,7 +671,7 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
     t.kind_ = dec == "ByteLevel" || !t.byte_fallback_ ? BpeKind::ByteLevel : BpeKind::Metaspace;
   }
   if (t.kind_ == BpeKind::Metaspace && t.split_ != PreSplit::None)
-    return fail("a Metaspace tokenizer with a Split pattern is not supported");
+    return fail(tr("a Metaspace tokenizer with a Split pattern is not supported"));
 
   // BOS: the post-processor's template puts a special token before the text (Llama 2, Llama 3), or none.
   for (const json& p : stage_steps(j, "post_processor", "processors")) {
@@ -688,7 +693,7 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
 bool load_bpe_tokenizer(const std::string& path, BpeTokenizer* out, std::string* error) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    *error = "cannot open '" + path + "'";
+    *error = subst(tr("cannot open '{0}'"), {path});
     return false;
   }
   std::ostringstream text;

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "core/model/weights.h"
+#include "core/text/i18n.h"
 
 namespace tw {
 
@@ -42,10 +43,10 @@ std::vector<StepGroup> step_groups(const Trace& trace) {
     const int layer = parse_layer(steps[i].name, nullptr);
     std::string label;
     if (layer >= 0) {
-      label = "layer " + std::to_string(layer);
+      label = subst(tr("layer {0}"), {std::to_string(layer)});
       seen_layer = true;
     } else {
-      label = seen_layer ? "output" : "input";
+      label = seen_layer ? tr("output") : tr("input");
     }
     if (groups.empty() || groups.back().label != label) groups.push_back({label, layer, {}});
     groups.back().steps.push_back(static_cast<int>(i));
@@ -165,35 +166,34 @@ NotesParamCheck check_notes_small_table() {
   const int64_t w1 = C * F, w2 = F * C, w3 = C * F;
   const int64_t block = norms + q + k + v + o + w1 + w2 + w3;
   const int64_t head = C * V;
-  add("Token embedding", "V · C", "2.1M", 2.1e6, embed);
-  add("RMSNorm (×2)", "2 · C", "512", 512, norms);
-  add("Attention Q", "C · H·D", "65K", 65e3, q);
-  add("Attention K", "C · KV·D", "33K", 33e3, k);
-  add("Attention V", "C · KV·D", "33K", 33e3, v);
-  add("Attention Out", "H·D · C", "65K", 65e3, o);
-  const size_t r_w1 = add("MLP W1 (gate)", "C · F", "87K", 87e3, w1);
-  const size_t r_w2 = add("MLP W2 (down)", "F · C", "87K", 87e3, w2);
-  const size_t r_w3 = add("MLP W3 (up)", "C · F", "87K", 87e3, w3);
-  const size_t r_block = add("Block total", "sum of rows", "458K", 458e3, block);
-  const size_t r_blocks = add("4 blocks", "L · block", "1.83M", 1.83e6, L * block);
-  add("Output layer", "C · V", "2.1M", 2.1e6, head);
+  add(tr("Token embedding"), "V · C", "2.1M", 2.1e6, embed);
+  add(tr("RMSNorm (×2)"), "2 · C", "512", 512, norms);
+  add(tr("Attention Q"), "C · H·D", "65K", 65e3, q);
+  add(tr("Attention K"), "C · KV·D", "33K", 33e3, k);
+  add(tr("Attention V"), "C · KV·D", "33K", 33e3, v);
+  add(tr("Attention Out"), "H·D · C", "65K", 65e3, o);
+  const size_t r_w1 = add(tr("MLP W1 (gate)"), "C · F", "87K", 87e3, w1);
+  const size_t r_w2 = add(tr("MLP W2 (down)"), "F · C", "87K", 87e3, w2);
+  const size_t r_w3 = add(tr("MLP W3 (up)"), "C · F", "87K", 87e3, w3);
+  const size_t r_block = add(tr("Block total"), tr("sum of rows"), "458K", 458e3, block);
+  const size_t r_blocks = add(tr("4 blocks"), "L · block", "1.83M", 1.83e6, L * block);
+  add(tr("Output layer"), "C · V", "2.1M", 2.1e6, head);
   // The table's total leaves out the final RMSNorm (C parameters); the model has it, so the computed total does.
   out.computed_total = embed + L * block + C + head;
-  const size_t r_total = add("Total", "embed + L·block + norm + head", "~2.08M", 2.08e6, out.computed_total);
+  const size_t r_total = add(tr("Total"), "embed + L·block + norm + head", "~2.08M", 2.08e6, out.computed_total);
   out.notes_rows_sum = 2.1e6 + 1.83e6 + 2.1e6;
 
-  const std::string mlp_remark = "C · F = 256 · " + std::to_string(F) + " = " + std::to_string(C * F) +
-                                 "; 87K is 256 · 341, half of the table's own F = " + std::to_string(F);
+  const std::string mlp_remark = subst(tr("C · F = 256 · {0} = {1}; 87K is 256 · 341, half of the table's own F = {0}"),
+                                       {std::to_string(F), std::to_string(C * F)});
   for (size_t r : {r_w1, r_w2, r_w3}) out.rows[r].remark = mlp_remark;
-  out.rows[r_block].remark =
-      "follows from the table's MLP rows (512 + 2·65K + 2·33K + 3·87K ≈ 458K), so it inherits "
-      "their slip; with F = " +
-      std::to_string(F) + " the block has " + std::to_string(block);
-  out.rows[r_blocks].remark = "4 · 458K as printed; 4 · " + std::to_string(block) + " = " + std::to_string(L * block);
-  out.rows[r_total].remark =
-      "does not follow even from the table's own rows (2.1M + 1.83M + 2.1M = 6.03M); the "
-      "exact total is " +
-      std::to_string(out.computed_total);
+  out.rows[r_block].remark = subst(tr("follows from the table's MLP rows (512 + 2·65K + 2·33K + 3·87K ≈ 458K), so it "
+                                      "inherits their slip; with F = {0} the block has {1}"),
+                                   {std::to_string(F), std::to_string(block)});
+  out.rows[r_blocks].remark =
+      subst(tr("4 · 458K as printed; 4 · {0} = {1}"), {std::to_string(block), std::to_string(L * block)});
+  out.rows[r_total].remark = subst(tr("does not follow even from the table's own rows (2.1M + 1.83M + 2.1M = 6.03M); "
+                                      "the exact total is {0}"),
+                                   {std::to_string(out.computed_total)});
   for (const NotesParamRow& r : out.rows) out.disagreements += r.agrees ? 0 : 1;
   return out;
 }

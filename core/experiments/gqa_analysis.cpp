@@ -7,6 +7,7 @@
 #include "core/ops/gqa.h"
 #include "core/ops/mask.h"
 #include "core/random.h"
+#include "core/text/i18n.h"
 
 namespace tw {
 
@@ -26,18 +27,18 @@ const std::vector<GqaModelPreset>& gqa_model_presets() {
 
 std::string validate(const GqaParams& p) {
   if (std::string e = check_gqa(p.n_heads, p.n_kv_heads); !e.empty()) return e;
-  if (p.n_heads > 256) return "n_heads must be at most 256";
-  if (p.head_dim < 1 || p.head_dim > 1024) return "head_dim must be between 1 and 1024";
-  if (p.hidden < 0) return "hidden size must be ≥ 0 (0 means n_heads · head_dim)";
-  if (p.layers < 1) return "layers must be at least 1";
-  if (p.seq_len < 1) return "sequence length must be at least 1";
-  if (p.batch < 1) return "batch must be at least 1";
-  if (p.bytes_per_value < 1 || p.bytes_per_value > 8) return "bytes per value must be between 1 and 8";
-  if (p.toy_tokens < 1 || p.toy_tokens > 256) return "toy tokens must be between 1 and 256";
-  if (p.toy_head_dim < 1 || p.toy_head_dim > 64) return "toy head_dim must be between 1 and 64";
-  if (!(p.head_similarity >= 0.0 && p.head_similarity <= 1.0)) return "head similarity must be in [0, 1]";
+  if (p.n_heads > 256) return tr("n_heads must be at most 256");
+  if (p.head_dim < 1 || p.head_dim > 1024) return tr("head_dim must be between 1 and 1024");
+  if (p.hidden < 0) return tr("hidden size must be ≥ 0 (0 means n_heads · head_dim)");
+  if (p.layers < 1) return tr("layers must be at least 1");
+  if (p.seq_len < 1) return tr("sequence length must be at least 1");
+  if (p.batch < 1) return tr("batch must be at least 1");
+  if (p.bytes_per_value < 1 || p.bytes_per_value > 8) return tr("bytes per value must be between 1 and 8");
+  if (p.toy_tokens < 1 || p.toy_tokens > 256) return tr("toy tokens must be between 1 and 256");
+  if (p.toy_head_dim < 1 || p.toy_head_dim > 64) return tr("toy head_dim must be between 1 and 64");
+  if (!(p.head_similarity >= 0.0 && p.head_similarity <= 1.0)) return tr("head similarity must be in [0, 1]");
   if (p.group < 0 || p.group >= p.n_kv_heads)
-    return "group must be between 0 and n_kv_heads − 1 (" + std::to_string(p.n_kv_heads - 1) + ")";
+    return subst(tr("group must be between 0 and n_kv_heads − 1 ({0})"), {std::to_string(p.n_kv_heads - 1)});
   return "";
 }
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/text/i18n.h"
+
 namespace tw {
 
 namespace {
@@ -36,10 +38,11 @@ std::string check_distribution(const std::vector<double>& p) {
   if (p.empty()) return "the distribution is empty";
   double sum = 0.0;
   for (double v : p) {
-    if (!std::isfinite(v) || v < 0.0) return "probabilities must be finite and non-negative";
+    if (!std::isfinite(v) || v < 0.0) return tr("probabilities must be finite and non-negative");
     sum += v;
   }
-  if (std::abs(sum - 1.0) > 1e-6) return "probabilities must sum to 1 (they sum to " + std::to_string(sum) + ")";
+  if (std::abs(sum - 1.0) > 1e-6)
+    return subst(tr("probabilities must sum to 1 (they sum to {0})"), {std::to_string(sum)});
   return "";
 }
 

@@ -8,20 +8,23 @@
 #include <random>
 
 #include "core/random.h"
+#include "core/text/i18n.h"
 
 namespace tw {
 
 std::string validate(const LoraExperimentParams& p) {
-  if (p.d_in < 1 || p.d_in > 1024 || p.d_out < 1 || p.d_out > 1024) return "d_in and d_out must be between 1 and 1024";
+  if (p.d_in < 1 || p.d_in > 1024 || p.d_out < 1 || p.d_out > 1024)
+    return tr("d_in and d_out must be between 1 and 1024");
   if (std::string e = check_lora(p.d_in, p.d_out, p.rank); !e.empty()) return e;
   if (p.true_rank < 1 || p.true_rank > std::min(p.d_in, p.d_out))
-    return "true rank must be between 1 and min(d_in, d_out) = " + std::to_string(std::min(p.d_in, p.d_out));
-  if (!(p.decay > 0.0 && p.decay <= 1.0)) return "singular-value decay must be in (0, 1]";
-  if (!(p.noise >= 0.0) || !std::isfinite(p.noise)) return "noise must be ≥ 0";
-  if (p.steps < 0 || p.steps > 100000) return "steps must be between 0 and 100000";
-  if (!(p.lr > 0.0) || !std::isfinite(p.lr)) return "learning rate must be > 0";
-  if (!(p.alpha > 0.0f) || !std::isfinite(p.alpha)) return "alpha must be > 0";
-  if (p.max_sweep_rank < 1) return "max sweep rank must be at least 1";
+    return subst(tr("true rank must be between 1 and min(d_in, d_out) = {0}"),
+                 {std::to_string(std::min(p.d_in, p.d_out))});
+  if (!(p.decay > 0.0 && p.decay <= 1.0)) return tr("singular-value decay must be in (0, 1]");
+  if (!(p.noise >= 0.0) || !std::isfinite(p.noise)) return tr("noise must be ≥ 0");
+  if (p.steps < 0 || p.steps > 100000) return tr("steps must be between 0 and 100000");
+  if (!(p.lr > 0.0) || !std::isfinite(p.lr)) return tr("learning rate must be > 0");
+  if (!(p.alpha > 0.0f) || !std::isfinite(p.alpha)) return tr("alpha must be > 0");
+  if (p.max_sweep_rank < 1) return tr("max sweep rank must be at least 1");
   return "";
 }
 

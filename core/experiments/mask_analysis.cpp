@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "core/ops/softmax.h"
+#include "core/text/i18n.h"
 
 namespace tw {
 
@@ -11,7 +12,7 @@ constexpr int kMaxT = 4096;
 
 std::string validate(const std::vector<MaskTerm>& terms, int T) {
   if (T < 1 || T > kMaxT)
-    return "sequence length T must be in 1.." + std::to_string(kMaxT) + ", got " + std::to_string(T);
+    return subst(tr("sequence length T must be in 1..{0}, got {1}"), {std::to_string(kMaxT), std::to_string(T)});
   for (const MaskTerm& t : terms) {
     const std::string e = validate_mask_term(t, T);
     if (!e.empty()) return e;

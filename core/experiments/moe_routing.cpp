@@ -6,17 +6,18 @@
 
 #include "core/ops/moe_ffn.h"
 #include "core/ops/softmax.h"
+#include "core/text/i18n.h"
 
 namespace tw {
 
 std::string validate(const MoeParams& p) {
-  if (p.tokens < 1 || p.tokens > 4096) return "tokens must be between 1 and 4096";
-  if (p.dim < 1 || p.dim > 1024) return "dim must be between 1 and 1024";
-  if (p.experts < 1 || p.experts > 256) return "experts must be between 1 and 256";
-  if (p.top_k < 1 || p.top_k > p.experts) return "top_k must be between 1 and the number of experts";
-  if (!(p.capacity_factor > 0.0) || !std::isfinite(p.capacity_factor)) return "capacity factor must be positive";
-  if (p.hidden < 1) return "hidden must be at least 1";
-  if (!std::isfinite(p.router_bias)) return "router bias must be a finite number";
+  if (p.tokens < 1 || p.tokens > 4096) return tr("tokens must be between 1 and 4096");
+  if (p.dim < 1 || p.dim > 1024) return tr("dim must be between 1 and 1024");
+  if (p.experts < 1 || p.experts > 256) return tr("experts must be between 1 and 256");
+  if (p.top_k < 1 || p.top_k > p.experts) return tr("top_k must be between 1 and the number of experts");
+  if (!(p.capacity_factor > 0.0) || !std::isfinite(p.capacity_factor)) return tr("capacity factor must be positive");
+  if (p.hidden < 1) return tr("hidden must be at least 1");
+  if (!std::isfinite(p.router_bias)) return tr("router bias must be a finite number");
   return "";
 }
 

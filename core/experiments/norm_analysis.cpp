@@ -6,15 +6,16 @@
 
 #include "core/ops/mlp.h"
 #include "core/ops/norm.h"
+#include "core/text/i18n.h"
 
 namespace tw {
 
 std::string check_norm_input(const std::vector<double>& x, int batch, double eps) {
-  if (x.size() < 2 || x.size() > 64) return "the vector needs between 2 and 64 numbers";
+  if (x.size() < 2 || x.size() > 64) return tr("the vector needs between 2 and 64 numbers");
   for (double v : x)
-    if (!std::isfinite(v) || std::abs(v) > 1e6) return "every number must be finite and at most 1e6 in size";
-  if (batch < 2 || batch > 64) return "the batch must hold between 2 and 64 tokens";
-  if (!(eps > 0.0) || eps > 1.0) return "eps must be in (0, 1]";
+    if (!std::isfinite(v) || std::abs(v) > 1e6) return tr("every number must be finite and at most 1e6 in size");
+  if (batch < 2 || batch > 64) return tr("the batch must hold between 2 and 64 tokens");
+  if (!(eps > 0.0) || eps > 1.0) return tr("eps must be in (0, 1]");
   return "";
 }
 

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "core/model/weights.h"
+#include "core/text/i18n.h"
 #include "core/train/model_train.h"
 
 namespace tw {
@@ -11,10 +12,10 @@ namespace tw {
 std::string validate(const PlacementParams& p) {
   if (p.depths.empty() || p.depths.size() > 16) return "depths: give between 1 and 16 depths";
   for (int d : p.depths)
-    if (d < 1 || d > 64) return "depths: each depth must be between 1 and 64";
-  if (p.dim < 8 || p.dim > 128 || p.dim % 4 != 0) return "dim must be a multiple of 4 between 8 and 128";
-  if (p.seq < 2 || p.seq > 64) return "seq must be between 2 and 64";
-  if (p.batch < 1 || p.batch > 32) return "batch must be between 1 and 32";
+    if (d < 1 || d > 64) return tr("depths: each depth must be between 1 and 64");
+  if (p.dim < 8 || p.dim > 128 || p.dim % 4 != 0) return tr("dim must be a multiple of 4 between 8 and 128");
+  if (p.seq < 2 || p.seq > 64) return tr("seq must be between 2 and 64");
+  if (p.batch < 1 || p.batch > 32) return tr("batch must be between 1 and 32");
   return "";
 }
 

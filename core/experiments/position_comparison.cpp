@@ -11,6 +11,7 @@
 #include "core/model/weights.h"
 #include "core/ops/alibi.h"
 #include "core/ops/rope.h"
+#include "core/text/i18n.h"
 #include "core/train/model_train.h"
 #include "core/train/optimizer.h"
 
@@ -19,11 +20,11 @@ namespace tw {
 // [SECTION] similarity vs distance
 
 std::string validate(const SimilarityParams& p) {
-  if (p.dim < 4 || p.dim > 512 || p.dim % 2 != 0) return "dim must be even, between 4 and 512";
-  if (p.max_distance < 1 || p.max_distance > 4096) return "max distance must be between 1 and 4096";
-  if (p.start < 0 || p.start > 100000) return "start position must be between 0 and 100000";
-  if (p.alibi_heads < 1 || p.alibi_heads > 64) return "ALiBi heads must be between 1 and 64";
-  if (!(p.rope_base > 1.0 && p.rope_base <= 1e7)) return "RoPE base must be in (1, 1e7]";
+  if (p.dim < 4 || p.dim > 512 || p.dim % 2 != 0) return tr("dim must be even, between 4 and 512");
+  if (p.max_distance < 1 || p.max_distance > 4096) return tr("max distance must be between 1 and 4096");
+  if (p.start < 0 || p.start > 100000) return tr("start position must be between 0 and 100000");
+  if (p.alibi_heads < 1 || p.alibi_heads > 64) return tr("ALiBi heads must be between 1 and 64");
+  if (!(p.rope_base > 1.0 && p.rope_base <= 1e7)) return tr("RoPE base must be in (1, 1e7]");
   return "";
 }
 
@@ -95,17 +96,17 @@ PositionSimilarity position_similarity(const SimilarityParams& p) {
 // [SECTION] extrapolation
 
 std::string validate(const ExtrapolationParams& p) {
-  if (p.train_length < 4 || p.train_length > 64) return "train length L must be between 4 and 64";
-  if (p.period < 2 || p.period > p.train_length / 2) return "period must be between 2 and L/2";
-  if (p.vocab < 4 || p.vocab > 64) return "vocab must be between 4 and 64";
+  if (p.train_length < 4 || p.train_length > 64) return tr("train length L must be between 4 and 64");
+  if (p.period < 2 || p.period > p.train_length / 2) return tr("period must be between 2 and L/2");
+  if (p.vocab < 4 || p.vocab > 64) return tr("vocab must be between 4 and 64");
   if (p.heads < 1 || p.dim % p.heads != 0 || (p.dim / p.heads) % 2 != 0)
-    return "dim must be a multiple of 2 x heads (RoPE rotates pairs)";
-  if (p.dim < 8 || p.dim > 128) return "dim must be between 8 and 128";
-  if (p.layers < 1 || p.layers > 4) return "layers must be between 1 and 4";
-  if (p.steps < 1 || p.steps > 5000) return "steps must be between 1 and 5000";
-  if (p.batch < 1 || p.batch > 128) return "batch must be between 1 and 128";
-  if (p.eval_batch < 1 || p.eval_batch > 512) return "eval batch must be between 1 and 512";
-  if (!(p.lr > 0.0f && p.lr <= 0.1f)) return "lr must be in (0, 0.1]";
+    return tr("dim must be a multiple of 2 x heads (RoPE rotates pairs)");
+  if (p.dim < 8 || p.dim > 128) return tr("dim must be between 8 and 128");
+  if (p.layers < 1 || p.layers > 4) return tr("layers must be between 1 and 4");
+  if (p.steps < 1 || p.steps > 5000) return tr("steps must be between 1 and 5000");
+  if (p.batch < 1 || p.batch > 128) return tr("batch must be between 1 and 128");
+  if (p.eval_batch < 1 || p.eval_batch > 512) return tr("eval batch must be between 1 and 512");
+  if (!(p.lr > 0.0f && p.lr <= 0.1f)) return tr("lr must be in (0, 0.1]");
   return "";
 }
 

@@ -4,17 +4,20 @@
 #include <numbers>
 #include <random>
 
+#include "core/text/i18n.h"
+
 namespace tw {
 
 std::string validate(const RopeAnalysisParams& p) {
   if (std::string e = validate(p.rope); !e.empty()) return e;
-  if (p.seq_len < 1) return "sequence length must be at least 1";
-  if (p.positions < 1 || p.positions > 65536) return "positions must be between 1 and 65536";
-  if (p.query_pos < 0 || p.key_pos < 0) return "positions m and n must be ≥ 0";
+  if (p.seq_len < 1) return tr("sequence length must be at least 1");
+  if (p.positions < 1 || p.positions > 65536) return tr("positions must be between 1 and 65536");
+  if (p.query_pos < 0 || p.key_pos < 0) return tr("positions m and n must be ≥ 0");
   if (p.pair < 0 || p.pair >= p.rope.head_dim / 2)
-    return "pair index must be between 0 and head_dim/2 − 1 (" + std::to_string(p.rope.head_dim / 2 - 1) + ")";
-  if (p.max_distance < 0 || p.max_distance > 1000000) return "max distance must be between 0 and 1000000";
-  if (p.shift < 0) return "shift must be ≥ 0";
+    return subst(tr("pair index must be between 0 and head_dim/2 − 1 ({0})"),
+                 {std::to_string(p.rope.head_dim / 2 - 1)});
+  if (p.max_distance < 0 || p.max_distance > 1000000) return tr("max distance must be between 0 and 1000000");
+  if (p.shift < 0) return tr("shift must be ≥ 0");
   return "";
 }
 

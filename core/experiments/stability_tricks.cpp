@@ -9,6 +9,7 @@
 #include "core/ops/softmax.h"
 #include "core/ops/z_loss.h"
 #include "core/random.h"
+#include "core/text/i18n.h"
 
 namespace tw {
 
@@ -95,15 +96,15 @@ static_assert(names_every(kStabilityTrickNames, StabilityTrick::ZLoss));
 const char* to_string(StabilityTrick t) { return enum_name(kStabilityTrickNames, t); }
 
 std::string validate(const ComparisonParams& p) {
-  if (!(p.lr > 0.0f && p.lr <= 1.0f)) return "lr must be in (0, 1]";
-  if (p.steps < 1 || p.steps > 2000) return "steps must be between 1 and 2000";
-  if (p.layers < 1 || p.layers > 8) return "layers must be between 1 and 8";
+  if (!(p.lr > 0.0f && p.lr <= 1.0f)) return tr("lr must be in (0, 1]");
+  if (p.steps < 1 || p.steps > 2000) return tr("steps must be between 1 and 2000");
+  if (p.layers < 1 || p.layers > 8) return tr("layers must be between 1 and 8");
   if (p.heads < 1 || p.dim % p.heads != 0 || (p.dim / p.heads) % 2 != 0)
-    return "dim must be a multiple of 2 x heads (RoPE rotates pairs)";
-  if (p.dim < 8 || p.dim > 256) return "dim must be between 8 and 256";
-  if (!(p.softcap > 0.0f && p.softcap <= 1000.0f)) return "softcap must be in (0, 1000]";
-  if (!(p.z_loss > 0.0 && p.z_loss <= 1.0)) return "z_loss must be in (0, 1]";
-  if (p.warmup < 0 || p.warmup > p.steps) return "warmup must be between 0 and steps";
+    return tr("dim must be a multiple of 2 x heads (RoPE rotates pairs)");
+  if (p.dim < 8 || p.dim > 256) return tr("dim must be between 8 and 256");
+  if (!(p.softcap > 0.0f && p.softcap <= 1000.0f)) return tr("softcap must be in (0, 1000]");
+  if (!(p.z_loss > 0.0 && p.z_loss <= 1.0)) return tr("z_loss must be in (0, 1]");
+  if (p.warmup < 0 || p.warmup > p.steps) return tr("warmup must be between 0 and steps");
   return "";
 }
 

@@ -6,6 +6,7 @@
 #include "core/assets.h"
 #include "core/io/hf_model.h"
 #include "core/io/read_file.h"
+#include "core/text/i18n.h"
 #include "core/tokenizer.h"
 #include "core/train/tasks.h"
 
@@ -84,7 +85,7 @@ bool TokenVocabulary::encode(const std::string& text, bool bos, std::vector<int>
       std::string list;
       for (size_t id = 0; id < symbols_.size() && id < 24; ++id) list += (id ? " " : "") + symbols_[id];
       if (symbols_.size() > 24) list += " ...";
-      *error = "'" + char_at(text, pos) + "' is not in the " + task_ + " vocabulary (" + list + ")";
+      *error = subst(tr("'{0}' is not in the {1} vocabulary ({2})"), {char_at(text, pos), task_, list});
       return false;
     }
     out.push_back(best);
@@ -121,15 +122,16 @@ bool TokenVocabulary::has_bos() const { return kind_ == Kind::Bytes || (kind_ ==
 
 std::string TokenVocabulary::describe() const {
   switch (kind_) {
-    case Kind::Bytes: return "byte tokenizer: every UTF-8 byte is one token";
+    case Kind::Bytes: return tr("byte tokenizer: every UTF-8 byte is one token");
     case Kind::Symbols: {
       std::string list;
       for (size_t id = 0; id < symbols_.size() && id < 24; ++id) list += (id ? " " : "") + symbols_[id];
-      return task_ + " symbols: " + list + (symbols_.size() > 24 ? " ..." : "");
+      return subst(tr("{0} symbols: {1}"), {task_, list + (symbols_.size() > 24 ? " ..." : "")});
     }
     case Kind::Bpe:
-      return std::string(bpe_->kind() == BpeKind::ByteLevel ? "byte-level" : "SentencePiece-style") + " BPE, " +
-             std::to_string(bpe_->vocab_size()) + " tokens";
+      return subst(bpe_->kind() == BpeKind::ByteLevel ? tr("byte-level BPE, {0} tokens")
+                                                      : tr("SentencePiece-style BPE, {0} tokens"),
+                   {std::to_string(bpe_->vocab_size())});
   }
   return {};
 }
@@ -142,13 +144,13 @@ bool load_task_checkpoint(const std::string& dir, StepperModel* out, std::string
   const fs::path d(dir);
   std::string scene_text;
   if (std::string why; !read_file_bounded((d / "scene.json").string(), kMaxConfigBytes, &scene_text, &why)) {
-    *error = dir + ": no scene.json (the training scene names the task and so the vocabulary)";
+    *error = dir + ": " + tr("no scene.json (the training scene names the task and so the vocabulary)");
     return false;
   }
   const nlohmann::json scene = nlohmann::json::parse(scene_text, nullptr, /*allow_exceptions=*/false);
   const nlohmann::json* values = scene.is_object() && scene.contains("values") ? &scene["values"] : nullptr;
   if (!values || !values->is_object()) {
-    *error = (d / "scene.json").string() + ": not a scene (no \"values\" object)";
+    *error = (d / "scene.json").string() + ": " + tr("not a scene (no \"values\" object)");
     return false;
   }
   auto get_int = [&](const char* key, int fallback) {
@@ -162,7 +164,7 @@ bool load_task_checkpoint(const std::string& dir, StepperModel* out, std::string
   for (TaskKind k : {TaskKind::Copy, TaskKind::Sort, TaskKind::Reverse, TaskKind::ModAdd, TaskKind::Text})
     if (kind_name == to_string(k)) tc.kind = k, known = true;
   if (!known) {
-    *error = (d / "scene.json").string() + ": unknown train.task '" + kind_name + "'";
+    *error = (d / "scene.json").string() + ": " + subst(tr("unknown train.task '{0}'"), {kind_name});
     return false;
   }
   tc.length = get_int("train.length", tc.length);
@@ -188,8 +190,8 @@ bool load_task_checkpoint(const std::string& dir, StepperModel* out, std::string
   auto weights = std::make_shared<ModelWeights>();
   if (!load_weights((d / "model.safetensors").string(), config, weights.get(), error)) return false;
 
-  *out = task_stepper_model(config, std::move(weights), task, "trained " + std::string(to_string(tc.kind)),
-                            "checkpoint " + dir + " (trained on the " + to_string(tc.kind) + " task)");
+  *out = task_stepper_model(config, std::move(weights), task, subst(tr("trained {0}"), {to_string(tc.kind)}),
+                            subst(tr("checkpoint {0} (trained on the {1} task)"), {dir, to_string(tc.kind)}));
   return true;
 }
 
@@ -202,7 +204,7 @@ StepperModel task_stepper_model(const ModelConfig& config, std::shared_ptr<const
   out.source = std::move(source);
   out.config = config;
   out.weights = std::move(weights);
-  out.vocabulary = TokenVocabulary::symbols(std::move(strings), std::string(to_string(task.config().kind)) + " task");
+  out.vocabulary = TokenVocabulary::symbols(std::move(strings), subst(tr("{0} task"), {to_string(task.config().kind)}));
   // A held-out example without its last token: the model's next-token prediction is that token.
   const TaskSample probe = task.probe(1);
   for (size_t i = 0; i + 1 < probe.tokens.size(); ++i) out.example += task.token_string(probe.tokens[i]);
@@ -217,7 +219,7 @@ bool load_hf_stepper_model(const std::string& dir, const std::function<bool(doub
   if (!load_hf_model(dir, options, &hf, error)) return false;
   if (!hf.has_tokenizer) {
     *error = dir + ": " +
-             (hf.tokenizer_warning.empty() ? std::string("no tokenizer.json, so text cannot be turned into ids")
+             (hf.tokenizer_warning.empty() ? std::string(tr("no tokenizer.json, so text cannot be turned into ids"))
                                            : hf.tokenizer_warning);
     return false;
   }
@@ -225,8 +227,9 @@ bool load_hf_stepper_model(const std::string& dir, const std::function<bool(doub
   const fs::path p = fs::weakly_canonical(dir, ec);
   out->name = (ec ? fs::path(dir) : p).filename().string();
   if (out->name.empty()) out->name = dir;
-  out->source = hf.architecture + " from " + dir + " (" + std::to_string(hf.shards) + " safetensors file" +
-                (hf.shards == 1 ? "" : "s") + ")";
+  out->source =
+      subst(hf.shards == 1 ? tr("{0} from {1} (1 safetensors file)") : tr("{0} from {1} ({2} safetensors files)"),
+            {hf.architecture, dir, std::to_string(hf.shards)});
   out->config = hf.config;
   out->weights = std::make_shared<const ModelWeights>(std::move(hf.weights));
   out->vocabulary = TokenVocabulary::bpe(std::make_shared<const BpeTokenizer>(std::move(hf.tokenizer)));

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/text/i18n.h"
 #include "core/text/utf8.h"
 #include "core/tokenizer_bpe.h"
 
@@ -108,8 +109,8 @@ std::map<std::string, int64_t> count_words_in(const std::string& text, bool punc
 std::string check_training_text(const std::string& text) {
   if (text.empty()) return "the training text is empty";
   if (text.size() > kMaxTextBytes)
-    return "the training text has " + std::to_string(text.size()) + " bytes; at most 256 KiB is trained on";
-  if (std::string bad = utf8_error(text, "the training text"); !bad.empty()) return bad;
+    return subst(tr("the training text has {0} bytes; at most 256 KiB is trained on"), {std::to_string(text.size())});
+  if (std::string bad = utf8_error(text, tr("the training text")); !bad.empty()) return bad;
   if (count_words_in(text, false).empty()) return "the training text has no words (only whitespace)";
   return "";
 }

@@ -7,6 +7,7 @@
 
 #include "core/io/atomic_file.h"
 #include "core/io/read_file.h"
+#include "core/text/i18n.h"
 
 namespace tw {
 
@@ -43,7 +44,7 @@ const char* kArchitectures[] = {"LlamaForCausalLM", "MistralForCausalLM", "Qwen2
 bool hf_config_from_json(const std::string& text, const HfLoadOptions& options, ModelConfig* out,
                          std::string* architecture, std::string* error) {
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return fail(error, "config.json: not a JSON object");
+  if (j.is_discarded() || !j.is_object()) return fail(error, tr("config.json: not a JSON object"));
   std::string arch;
   if (j.contains("architectures") && j["architectures"].is_array() && !j["architectures"].empty() &&
       j["architectures"][0].is_string())
@@ -58,21 +59,21 @@ bool hf_config_from_json(const std::string& text, const HfLoadOptions& options, 
   const bool known =
       std::any_of(std::begin(kArchitectures), std::end(kArchitectures), [&](const char* a) { return arch == a; });
   if (!known)
-    return fail(error, "config.json: architecture '" + (arch.empty() ? std::string("(none given)") : arch) +
-                           "' is not supported (LlamaForCausalLM, MistralForCausalLM or Qwen2ForCausalLM)");
+    return fail(error, subst(tr("config.json: architecture '{0}' is not supported (LlamaForCausalLM, "
+                                "MistralForCausalLM or Qwen2ForCausalLM)"),
+                             {arch.empty() ? std::string(tr("(none given)")) : arch}));
   if (j.contains("quantization_config"))
-    return fail(error,
-                "config.json: quantized checkpoints (quantization_config) are not supported; use an F32, "
-                "F16 or BF16 export");
+    return fail(error, tr("config.json: quantized checkpoints (quantization_config) are not supported; use an F32, "
+                          "F16 or BF16 export"));
   if (j.contains("mlp_bias") && j["mlp_bias"].is_boolean() && j["mlp_bias"].get<bool>())
-    return fail(error, "config.json: mlp_bias (biases in the MLP projections) is not supported");
+    return fail(error, tr("config.json: mlp_bias (biases in the MLP projections) is not supported"));
   // Hugging Face's defaults for these three classes where ours differ.
   if (!j.contains("rms_norm_eps")) j["rms_norm_eps"] = 1e-6;
   if (!j.contains("tie_word_embeddings")) j["tie_word_embeddings"] = false;
   if (!j.contains("architectures") || !j["architectures"].is_array()) j["architectures"] = json::array({arch});
   if (j.contains("hidden_act") && j["hidden_act"].is_string() && j["hidden_act"].get<std::string>() != "silu")
-    return fail(error, "config.json: hidden_act '" + j["hidden_act"].get<std::string>() + "' is not supported for " +
-                           arch + " (silu)");
+    return fail(error, subst(tr("config.json: hidden_act '{0}' is not supported for {1} (silu)"),
+                             {j["hidden_act"].get<std::string>(), arch}));
   // The trained context stays what the file says (rope scaling measures against it); the workbench runs at most
   // options.max_seq tokens.
   int trained = 2048;
@@ -112,17 +113,20 @@ bool open_sources(const fs::path& dir, TensorSource* src, std::string* error) {
   std::error_code ec;
   if (fs::exists(index, ec)) {
     std::string text;
-    if (!read_json_text(index, &text)) return fail(error, "cannot read '" + index.string() + "'");
+    if (!read_json_text(index, &text)) return fail(error, subst(tr("cannot read '{0}'"), {index.string()}));
     const json j = json::parse(text, nullptr, false);
     if (j.is_discarded() || !j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
-      return fail(error, index.string() + ": expected an object with a 'weight_map' of tensor name → shard file");
+      return fail(error,
+                  index.string() + ": " + tr("expected an object with a 'weight_map' of tensor name → shard file"));
     for (auto it = j["weight_map"].begin(); it != j["weight_map"].end(); ++it) {
-      if (!it.value().is_string()) return fail(error, index.string() + ": weight_map values must be file names");
+      if (!it.value().is_string())
+        return fail(error, index.string() + ": " + tr("weight_map values must be file names"));
       const std::string file = it.value().get<std::string>();
       // Shards live beside the index: a path elsewhere is refused rather than followed.
       if (file.empty() || file.find('/') != std::string::npos || file.find('\\') != std::string::npos || file == "." ||
           file == "..")
-        return fail(error, index.string() + ": shard name '" + file + "' must be a plain file name in the folder");
+        return fail(error, index.string() + ": " +
+                               subst(tr("shard name '{0}' must be a plain file name in the folder"), {file}));
       weight_map[it.key()] = file;
       if (std::find(names.begin(), names.end(), file) == names.end()) names.push_back(file);
     }
@@ -130,7 +134,7 @@ bool open_sources(const fs::path& dir, TensorSource* src, std::string* error) {
     names.push_back("model.safetensors");
   } else {
     return fail(error,
-                std::string("'") + dir.string() + "' has neither model.safetensors nor model.safetensors.index.json");
+                subst(tr("'{0}' has neither model.safetensors nor model.safetensors.index.json"), {dir.string()}));
   }
   src->files.resize(names.size());
   for (size_t i = 0; i < names.size(); ++i)
@@ -145,7 +149,8 @@ bool open_sources(const fs::path& dir, TensorSource* src, std::string* error) {
     }
   for (const auto& [name, file] : weight_map)
     if (!src->tensors.count(name))
-      return fail(error, "model.safetensors.index.json puts '" + name + "' in " + file + ", which does not hold it");
+      return fail(error,
+                  subst(tr("model.safetensors.index.json puts '{0}' in {1}, which does not hold it"), {name, file}));
   return true;
 }
 
@@ -154,9 +159,10 @@ bool open_sources(const fs::path& dir, TensorSource* src, std::string* error) {
 bool load_hf_model(const std::string& dir_name, const HfLoadOptions& options, HfModel* out, std::string* error) {
   const fs::path dir(dir_name);
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return fail(error, "'" + dir_name + "' is not a folder");
+  if (!fs::is_directory(dir, ec)) return fail(error, subst(tr("'{0}' is not a folder"), {dir_name}));
   std::string text;
-  if (!read_json_text(dir / "config.json", &text)) return fail(error, "'" + dir_name + "' has no readable config.json");
+  if (!read_json_text(dir / "config.json", &text))
+    return fail(error, subst(tr("'{0}' has no readable config.json"), {dir_name}));
   HfModel m;
   m.dir = dir_name;
   if (!hf_config_from_json(text, options, &m.config, &m.architecture, error)) {
@@ -176,8 +182,8 @@ bool load_hf_model(const std::string& dir_name, const HfLoadOptions& options, Hf
     const bool ignorable =
         (name == "lm_head.weight" && m.config.tie_embeddings) || name.find("rotary_emb.inv_freq") != std::string::npos;
     if (!used && !ignorable)
-      return fail(error, "checkpoint has tensor '" + name + "' that a " + m.architecture +
-                             " with this config.json does not use");
+      return fail(error, subst(tr("checkpoint has tensor '{0}' that a {1} with this config.json does not use"),
+                               {name, m.architecture}));
     if (used) total_bytes += static_cast<int64_t>(where.second->end - where.second->begin);
   }
   // Every needed tensor is present with the right shape before a single float is allocated or read, so a wrong
@@ -185,11 +191,11 @@ bool load_hf_model(const std::string& dir_name, const HfLoadOptions& options, Hf
   for (const TensorSpec& spec : specs) {
     auto it = src.tensors.find(spec.name);
     if (it == src.tensors.end())
-      return fail(error, "checkpoint has no tensor '" + spec.name + "' (shape " + shape_str(spec.shape) +
-                             ") that config.json needs");
+      return fail(error, subst(tr("checkpoint has no tensor '{0}' (shape {1}) that config.json needs"),
+                               {spec.name, shape_str(spec.shape)}));
     if (it->second.second->shape != spec.shape)
-      return fail(error, "tensor '" + spec.name + "' has shape " + shape_str(it->second.second->shape) +
-                             " but config.json needs " + shape_str(spec.shape));
+      return fail(error, subst(tr("tensor '{0}' has shape {1} but config.json needs {2}"),
+                               {spec.name, shape_str(it->second.second->shape), shape_str(spec.shape)}));
   }
   if (!src.tensors.empty()) m.stored_dtype = src.tensors.begin()->second.second->dtype;
   int64_t done_bytes = 0;
@@ -197,16 +203,16 @@ bool load_hf_model(const std::string& dir_name, const HfLoadOptions& options, Hf
                                 std::string* err) {
     auto it = src.tensors.find(name);
     if (it == src.tensors.end())
-      return fail(err,
-                  "checkpoint has no tensor '" + name + "' (shape " + shape_str(shape) + ") that config.json needs");
+      return fail(err, subst(tr("checkpoint has no tensor '{0}' (shape {1}) that config.json needs"),
+                             {name, shape_str(shape)}));
     const auto& [file, entry] = it->second;
     if (entry->shape != shape)
-      return fail(err, "tensor '" + name + "' has shape " + shape_str(entry->shape) + " but config.json needs " +
-                           shape_str(shape));
+      return fail(err, subst(tr("tensor '{0}' has shape {1} but config.json needs {2}"),
+                             {name, shape_str(entry->shape), shape_str(shape)}));
     if (!src.files[file].read(*entry, dst, err)) return false;
     done_bytes += static_cast<int64_t>(entry->end - entry->begin);
     if (options.progress && !options.progress(total_bytes > 0 ? double(done_bytes) / double(total_bytes) : 1.0))
-      return fail(err, "loading cancelled");
+      return fail(err, tr("loading cancelled"));
     return true;
   };
   if (!weights_from_reader(m.config, read, &m.weights, error)) return false;
@@ -252,7 +258,7 @@ bool save_hf_checkpoint(const std::string& dir_name, const ModelWeights& weights
   const fs::path dir(dir_name);
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) return fail(error, "cannot create '" + dir_name + "': " + ec.message());
+  if (ec) return fail(error, subst(tr("cannot create '{0}': {1}"), {dir_name, ec.message()}));
   files->clear();
   if (!save_config((dir / "config.json").string(), config, error)) return false;
   files->push_back("config.json");

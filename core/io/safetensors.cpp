@@ -3,6 +3,7 @@
 #include "core/enum_names.h"
 #include "core/io/atomic_file.h"
 #include "core/io/read_file.h"
+#include "core/text/i18n.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -174,19 +175,21 @@ const TensorEntry* SafeTensorsHeader::find(const std::string& name) const {
 bool parse_safetensors_header(const uint8_t* bytes, size_t available, uint64_t size, SafeTensorsHeader* out,
                               std::string* error) {
   if (size < 8)
-    return fail(error, "file is too short (" + std::to_string(size) + " bytes) to hold the 8-byte header length");
-  if (available < 8) return fail(error, "the first 8 bytes of the file could not be read");
+    return fail(error,
+                subst(tr("file is too short ({0} bytes) to hold the 8-byte header length"), {std::to_string(size)}));
+  if (available < 8) return fail(error, tr("the first 8 bytes of the file could not be read"));
   const uint64_t header_len = read_u64_le(bytes);
   if (header_len > kMaxHeaderBytes)
-    return fail(error, "header length " + std::to_string(header_len) + " bytes is implausibly large (corrupt file?)");
+    return fail(
+        error, subst(tr("header length {0} bytes is implausibly large (corrupt file?)"), {std::to_string(header_len)}));
   if (header_len > size - 8)
-    return fail(error, "file is truncated: the header says " + std::to_string(header_len) + " bytes but only " +
-                           std::to_string(size - 8) + " follow");
-  if (header_len > available - 8) return fail(error, "the header could not be read completely");
+    return fail(error, subst(tr("file is truncated: the header says {0} bytes but only {1} follow"),
+                             {std::to_string(header_len), std::to_string(size - 8)}));
+  if (header_len > available - 8) return fail(error, tr("the header could not be read completely"));
   const char* header_begin = reinterpret_cast<const char*>(bytes + 8);
   const json header = json::parse(header_begin, header_begin + header_len, nullptr, /*allow_exceptions=*/false);
-  if (header.is_discarded()) return fail(error, "header is not valid JSON");
-  if (!header.is_object()) return fail(error, "header must be a JSON object mapping tensor names to their info");
+  if (header.is_discarded()) return fail(error, tr("header is not valid JSON"));
+  if (!header.is_object()) return fail(error, tr("header must be a JSON object mapping tensor names to their info"));
 
   const uint64_t data_size = size - 8 - header_len;
   SafeTensorsHeader result;
@@ -196,48 +199,51 @@ bool parse_safetensors_header(const uint8_t* bytes, size_t available, uint64_t s
     const std::string& name = it.key();
     const json& info = it.value();
     if (name == "__metadata__") {
-      if (!info.is_object()) return fail(error, "__metadata__ must be an object of strings");
+      if (!info.is_object()) return fail(error, tr("__metadata__ must be an object of strings"));
       for (auto m = info.begin(); m != info.end(); ++m) {
-        if (!m.value().is_string()) return fail(error, "__metadata__ value '" + m.key() + "' must be a string");
+        if (!m.value().is_string())
+          return fail(error, subst(tr("__metadata__ value '{0}' must be a string"), {m.key()}));
         result.metadata[m.key()] = m.value().get<std::string>();
       }
       continue;
     }
-    const std::string where = "tensor '" + name + "': ";
-    if (!info.is_object()) return fail(error, where + "info must be an object with dtype, shape, data_offsets");
-    if (!info.contains("dtype") || !info["dtype"].is_string()) return fail(error, where + "missing string 'dtype'");
+    const std::string where = subst(tr("tensor '{0}': "), {name});
+    if (!info.is_object()) return fail(error, where + tr("info must be an object with dtype, shape, data_offsets"));
+    if (!info.contains("dtype") || !info["dtype"].is_string()) return fail(error, where + tr("missing string 'dtype'"));
     const std::string dtype = info["dtype"].get<std::string>();
     TensorEntry e;
     if (dtype != "F32" && dtype != "F16" && dtype != "BF16")
-      return fail(error, where + "dtype is " + dtype +
-                             "; only F32, F16 and BF16 are supported (quantized or integer checkpoints are not)");
+      return fail(error, where + subst(tr("dtype is {0}; only F32, F16 and BF16 are supported (quantized or integer "
+                                          "checkpoints are not)"),
+                                       {dtype}));
     storage_type_from_string(dtype, &e.dtype);
     const uint64_t es = static_cast<uint64_t>(storage_bytes(e.dtype));
-    if (!info.contains("shape") || !info["shape"].is_array()) return fail(error, where + "missing array 'shape'");
+    if (!info.contains("shape") || !info["shape"].is_array()) return fail(error, where + tr("missing array 'shape'"));
     if (!info.contains("data_offsets") || !info["data_offsets"].is_array() || info["data_offsets"].size() != 2)
-      return fail(error, where + "'data_offsets' must be an array [begin, end]");
+      return fail(error, where + tr("'data_offsets' must be an array [begin, end]"));
     e.name = name;
-    if (info["shape"].size() > kMaxRank) return fail(error, where + "shape has more than 8 dimensions");
+    if (info["shape"].size() > kMaxRank) return fail(error, where + tr("shape has more than 8 dimensions"));
     // Element count with an overflow guard: every dimension is bounded by the data size it must fit in.
     uint64_t count = 1;
     for (const json& d : info["shape"]) {
       uint64_t dim = 0;
-      if (!as_u64(d, &dim)) return fail(error, where + "shape entries must be non-negative integers");
-      if (dim > data_size / es + 1) return fail(error, where + "shape is larger than the file's data");
+      if (!as_u64(d, &dim)) return fail(error, where + tr("shape entries must be non-negative integers"));
+      if (dim > data_size / es + 1) return fail(error, where + tr("shape is larger than the file's data"));
       if (dim != 0 && count > (data_size / es + 1) / dim)
-        return fail(error, where + "shape is larger than the file's data");
+        return fail(error, where + tr("shape is larger than the file's data"));
       count *= dim;
       e.shape.push_back(static_cast<int64_t>(dim));
     }
     if (!as_u64(info["data_offsets"][0], &e.begin) || !as_u64(info["data_offsets"][1], &e.end))
-      return fail(error, where + "data_offsets must be non-negative integers");
-    if (e.begin > e.end) return fail(error, where + "data_offsets begin > end");
+      return fail(error, where + tr("data_offsets must be non-negative integers"));
+    if (e.begin > e.end) return fail(error, where + tr("data_offsets begin > end"));
     if (e.end > data_size)
-      return fail(error, where + "file is truncated: data ends at byte " + std::to_string(e.end) +
-                             " of the buffer but only " + std::to_string(data_size) + " bytes are present");
+      return fail(error, where + subst(tr("file is truncated: data ends at byte {0} of the buffer but only {1} bytes "
+                                          "are present"),
+                                       {std::to_string(e.end), std::to_string(data_size)}));
     if (e.end - e.begin != count * es)
-      return fail(error, where + "data_offsets span " + std::to_string(e.end - e.begin) + " bytes but shape needs " +
-                             std::to_string(count * es) + " (" + dtype + ")");
+      return fail(error, where + subst(tr("data_offsets span {0} bytes but shape needs {1} ({2})"),
+                                       {std::to_string(e.end - e.begin), std::to_string(count * es), dtype}));
     entries.push_back(std::move(e));
   }
   // The format requires the data buffer to be covered exactly once: no overlaps, no holes.
@@ -248,15 +254,16 @@ bool parse_safetensors_header(const uint8_t* bytes, size_t available, uint64_t s
   for (size_t i = 0; i < entries.size(); ++i) {
     const TensorEntry& e = entries[i];
     if (e.begin < cursor)
-      return fail(error, "tensors '" + entries[i - 1].name + "' and '" + e.name + "' overlap in the data buffer");
+      return fail(error,
+                  subst(tr("tensors '{0}' and '{1}' overlap in the data buffer"), {entries[i - 1].name, e.name}));
     if (e.begin > cursor)
-      return fail(error, "data buffer has a hole before tensor '" + e.name + "' (bytes " + std::to_string(cursor) +
-                             ".." + std::to_string(e.begin) + " belong to no tensor)");
+      return fail(error, subst(tr("data buffer has a hole before tensor '{0}' (bytes {1}..{2} belong to no tensor)"),
+                               {e.name, std::to_string(cursor), std::to_string(e.begin)}));
     cursor = e.end;
   }
   if (cursor != data_size)
-    return fail(error,
-                "data buffer has " + std::to_string(data_size - cursor) + " trailing bytes that belong to no tensor");
+    return fail(error, subst(tr("data buffer has {0} trailing bytes that belong to no tensor"),
+                             {std::to_string(data_size - cursor)}));
   *out = std::move(result);
   return true;
 }
@@ -301,15 +308,15 @@ bool safetensors_header(const std::vector<TensorView>& tensors, const std::map<s
   uint64_t offset = 0;
   for (const TensorView& t : tensors) {
     if (t.name == "__metadata__" || !names.insert(t.name).second)
-      return fail(error, "tensor name '" + t.name + "' is reserved or repeated");
+      return fail(error, subst(tr("tensor name '{0}' is reserved or repeated"), {t.name}));
     uint64_t count = 1;
     for (int64_t d : t.shape) {
-      if (d < 0) return fail(error, "tensor '" + t.name + "' has a negative dimension");
+      if (d < 0) return fail(error, subst(tr("tensor '{0}' has a negative dimension"), {t.name}));
       count *= static_cast<uint64_t>(d);
     }
     if (count != t.count)
-      return fail(error, "tensor '" + t.name + "' has " + std::to_string(t.count) + " values but its shape needs " +
-                             std::to_string(count));
+      return fail(error, subst(tr("tensor '{0}' has {1} values but its shape needs {2}"),
+                               {t.name, std::to_string(t.count), std::to_string(count)}));
     header[t.name] = {{"dtype", to_string(dtype)}, {"shape", t.shape}, {"data_offsets", {offset, offset + count * es}}};
     offset += count * es;
   }
@@ -418,11 +425,11 @@ SafeTensorsFile& SafeTensorsFile::operator=(SafeTensorsFile&& o) noexcept {
 
 bool SafeTensorsFile::open(const std::string& path, std::string* error) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return fail(error, "cannot open '" + path + "'");
+  if (fd < 0) return fail(error, subst(tr("cannot open '{0}'"), {path}));
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    return fail(error, "'" + path + "' is not a regular file");
+    return fail(error, subst(tr("'{0}' is not a regular file"), {path}));
   }
   const uint64_t size = static_cast<uint64_t>(st.st_size);
   std::vector<uint8_t> head(static_cast<size_t>(std::min<uint64_t>(size, 8)));
@@ -449,7 +456,7 @@ bool SafeTensorsFile::open(const std::string& path, std::string* error) {
 }
 
 bool SafeTensorsFile::read(const TensorEntry& e, float* dst, std::string* error) const {
-  if (fd_ < 0) return fail(error, "no checkpoint file is open");
+  if (fd_ < 0) return fail(error, tr("no checkpoint file is open"));
   // 4 MiB of file bytes at a time: big enough for few syscalls, small enough to be noise next to the model.
   constexpr size_t kChunkElems = size_t(1) << 21;
   const size_t es = static_cast<size_t>(storage_bytes(e.dtype));
@@ -458,7 +465,8 @@ bool SafeTensorsFile::read(const TensorEntry& e, float* dst, std::string* error)
   for (size_t done = 0; done < total;) {
     const size_t n = std::min(kChunkElems, total - done);
     if (!pread_all(fd_, buffer.data(), n * es, header_.data_start + e.begin + done * es))
-      return fail(error, path_ + ": tensor '" + e.name + "' could not be read (file changed or truncated?)");
+      return fail(error,
+                  path_ + ": " + subst(tr("tensor '{0}' could not be read (file changed or truncated?)"), {e.name}));
     convert_to_float(dst + done, buffer.data(), n, e.dtype);
     done += n;
   }

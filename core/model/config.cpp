@@ -3,6 +3,7 @@
 #include "core/enum_names.h"
 #include "core/io/atomic_file.h"
 #include "core/io/read_file.h"
+#include "core/text/i18n.h"
 
 #include <algorithm>
 #include <cctype>
@@ -87,7 +88,7 @@ std::vector<ConfigProblem> config_problems(const ModelConfig& c, const char* (*n
   auto add = [&](const char* field, std::string message) { errors.push_back({field, std::move(message)}); };
   auto n = [&](const char* field) { return std::string(name(field)); };
   auto positive = [&](const char* field, int v) {
-    if (v <= 0) add(field, n(field) + " must be at least 1 (got " + std::to_string(v) + ")");
+    if (v <= 0) add(field, subst(tr("{0} must be at least 1 (got {1})"), {n(field), std::to_string(v)}));
     return v > 0;
   };
   const bool dims_ok = positive("dim", c.dim);
@@ -99,68 +100,74 @@ std::vector<ConfigProblem> config_problems(const ModelConfig& c, const char* (*n
   positive("max_seq", c.max_seq);
 
   if (dims_ok && heads_ok && c.dim % c.n_heads != 0)
-    add("dim", n("dim") + " (" + std::to_string(c.dim) + ") must be divisible by " + n("n_heads") + " (" +
-                   std::to_string(c.n_heads) + ") so every head gets the same head_dim");
+    add("dim", subst(tr("{0} ({1}) must be divisible by {2} ({3}) so every head gets the same head_dim"),
+                     {n("dim"), std::to_string(c.dim), n("n_heads"), std::to_string(c.n_heads)}));
   if (heads_ok && kv_ok) {
     if (c.n_kv_heads > c.n_heads)
-      add("n_kv_heads", n("n_kv_heads") + " (" + std::to_string(c.n_kv_heads) + ") cannot exceed " + n("n_heads") +
-                            " (" + std::to_string(c.n_heads) + ")");
+      add("n_kv_heads", subst(tr("{0} ({1}) cannot exceed {2} ({3})"), {n("n_kv_heads"), std::to_string(c.n_kv_heads),
+                                                                        n("n_heads"), std::to_string(c.n_heads)}));
     else if (c.n_heads % c.n_kv_heads != 0)
-      add("n_kv_heads", n("n_heads") + " (" + std::to_string(c.n_heads) + ") must be divisible by " + n("n_kv_heads") +
-                            " (" + std::to_string(c.n_kv_heads) +
-                            ") so each KV head serves the same number of query heads");
+      add("n_kv_heads",
+          subst(tr("{0} ({1}) must be divisible by {2} ({3}) so each KV head serves the same number of query heads"),
+                {n("n_heads"), std::to_string(c.n_heads), n("n_kv_heads"), std::to_string(c.n_kv_heads)}));
   }
   if (c.positions == PositionType::RoPE && dims_ok && heads_ok && c.dim % c.n_heads == 0 && c.head_dim() % 2 != 0)
-    add("dim", "RoPE rotates pairs of dimensions, so head_dim must be even (got " + std::to_string(c.head_dim()) +
-                   " = " + n("dim") + " " + std::to_string(c.dim) + " / " + n("n_heads") + " " +
-                   std::to_string(c.n_heads) + ")");
+    add("dim", subst(tr("RoPE rotates pairs of dimensions, so head_dim must be even (got {0} = {1} {2} / {3} {4})"),
+                     {std::to_string(c.head_dim()), n("dim"), std::to_string(c.dim), n("n_heads"),
+                      std::to_string(c.n_heads)}));
   if (c.positions == PositionType::RoPE && !(c.rope_base > 1.0f && std::isfinite(c.rope_base)))
-    add("rope_base",
-        n("rope_base") + " must be a finite number greater than 1 (got " + std::to_string(c.rope_base) + ")");
+    add("rope_base", subst(tr("{0} must be a finite number greater than 1 (got {1})"),
+                           {n("rope_base"), std::to_string(c.rope_base)}));
   if (c.positions == PositionType::RoPE && c.rope_scaling != RopeScaling::None && dims_ok && heads_ok &&
       c.dim % c.n_heads == 0 && c.head_dim() % 2 == 0) {
     if (const std::string problem = validate(rope_config(c)); !problem.empty())
       add("rope_scaling", "rope_scaling: " + problem);
   }
   if (c.positions == PositionType::Sinusoidal && dims_ok && c.dim % 2 != 0)
-    add("dim", "sinusoidal positions pair a sine with a cosine, so " + n("dim") + " must be even (got " +
-                   std::to_string(c.dim) + ")");
+    add("dim", subst(tr("sinusoidal positions pair a sine with a cosine, so {0} must be even (got {1})"),
+                     {n("dim"), std::to_string(c.dim)}));
   if (c.attention == AttentionPattern::Sliding && c.window <= 0)
-    add("window", "sliding attention needs " + n("window") + " >= 1 (got " + std::to_string(c.window) + ")");
+    add("window", subst(tr("sliding attention needs {0} >= 1 (got {1})"), {n("window"), std::to_string(c.window)}));
   if (c.full_every < 0)
-    add("full_every",
-        n("full_every") + " must be 0 (no full layers) or a period >= 1 (got " + std::to_string(c.full_every) + ")");
+    add("full_every", subst(tr("{0} must be 0 (no full layers) or a period >= 1 (got {1})"),
+                            {n("full_every"), std::to_string(c.full_every)}));
   if (c.attention == AttentionPattern::Full && c.full_every > 0)
-    add("full_every", n("full_every") +
-                          " interleaves full layers into sliding attention; set attention to sliding or " +
-                          n("full_every") + " to 0");
+    add("full_every",
+        subst(tr("{0} interleaves full layers into sliding attention; set attention to sliding or {0} to 0"),
+              {n("full_every")}));
   if (c.attn_scale == ScaleMode::Custom)
-    add("attn_scale", "attention scale must be 1/sqrt(d_k), none or 1/d_k (a custom factor is not a model choice)");
+    add("attn_scale", tr("attention scale must be 1/sqrt(d_k), none or 1/d_k (a custom factor is not a model choice)"));
   if (!(c.attn_softcap >= 0.0f && std::isfinite(c.attn_softcap)))
-    add("attn_softcap",
-        "attention soft-cap must be 0 (off) or a positive number (got " + std::to_string(c.attn_softcap) + ")");
+    add("attn_softcap", subst(tr("attention soft-cap must be 0 (off) or a positive number (got {0})"),
+                              {std::to_string(c.attn_softcap)}));
   if (c.experts < 0 || c.experts > kMaxExperts)
-    add("experts", n("experts") + " must be between 0 (dense) and " + std::to_string(kMaxExperts) + " (got " +
-                       std::to_string(c.experts) + ")");
+    add("experts", subst(tr("{0} must be between 0 (dense) and {1} (got {2})"),
+                         {n("experts"), std::to_string(kMaxExperts), std::to_string(c.experts)}));
   else if (c.moe() && (c.top_k < 1 || c.top_k > c.experts))
-    add("top_k", n("top_k") + " must be between 1 and " + n("experts") + " (" + std::to_string(c.experts) + "), got " +
-                     std::to_string(c.top_k));
+    add("top_k", subst(tr("{0} must be between 1 and {1} ({2}), got {3}"),
+                       {n("top_k"), n("experts"), std::to_string(c.experts), std::to_string(c.top_k)}));
   if (c.moe() && !(c.capacity_factor >= 0.0 && std::isfinite(c.capacity_factor)))
-    add("capacity_factor", n("capacity_factor") + " must be 0 (no limit) or a positive number");
+    add("capacity_factor", subst(tr("{0} must be 0 (no limit) or a positive number"), {n("capacity_factor")}));
   if (c.moe() && !(c.aux_loss_coef >= 0.0 && std::isfinite(c.aux_loss_coef)))
-    add("aux_loss_coef", n("aux_loss_coef") + " must be 0 (off) or a positive number");
+    add("aux_loss_coef", subst(tr("{0} must be 0 (off) or a positive number"), {n("aux_loss_coef")}));
   if (!(c.eps > 0.0f && std::isfinite(c.eps)))
-    add("eps", n("eps") + " must be a small positive number (got " + std::to_string(c.eps) + ")");
+    add("eps", subst(tr("{0} must be a small positive number (got {1})"), {n("eps"), std::to_string(c.eps)}));
   if (!(c.memory_cap_mb > 0.0 && std::isfinite(c.memory_cap_mb)))
-    add("memory_cap_mb", n("memory_cap_mb") + " must be positive (got " + std::to_string(c.memory_cap_mb) + ")");
+    add("memory_cap_mb",
+        subst(tr("{0} must be positive (got {1})"), {n("memory_cap_mb"), std::to_string(c.memory_cap_mb)}));
   else if (errors.empty()) {
     const double mb = estimated_memory_bytes(c) / (1024.0 * 1024.0);
     if (mb > c.memory_cap_mb) {
-      std::ostringstream s;
-      s.precision(0);
-      s << std::fixed << "this model needs about " << mb << " MiB (weights + traced activations at " << n("max_seq")
-        << " " << c.max_seq << "), above the cap of " << c.memory_cap_mb << " MiB";
-      add("memory_cap_mb", s.str());
+      auto mib = [](double v) {
+        std::ostringstream s;
+        s.precision(0);
+        s << std::fixed << v;
+        return s.str();
+      };
+      add("memory_cap_mb",
+          subst(
+              tr("this model needs about {0} MiB (weights + traced activations at {1} {2}), above the cap of {3} MiB"),
+              {mib(mb), n("max_seq"), std::to_string(c.max_seq), mib(c.memory_cap_mb)}));
     }
   }
   return errors;
@@ -249,11 +256,11 @@ bool parse_enum(const json& j, const char* key, const char* const (&names)[N], E
   std::string choices;
   for (const char* name : names) choices += std::string(choices.empty() ? "" : ", ") + name;
   if (!v.is_string()) {
-    *error = std::string("config.json: '") + key + "' must be a string, one of: " + choices;
+    *error = subst(tr("config.json: '{0}' must be a string, one of: {1}"), {key, choices});
     return false;
   }
   if (enum_from_name(names, v.get<std::string>(), out)) return true;
-  *error = std::string("config.json: '") + key + "' is '" + v.get<std::string>() + "', expected one of: " + choices;
+  *error = subst(tr("config.json: '{0}' is '{1}', expected one of: {2}"), {key, v.get<std::string>(), choices});
   return false;
 }
 
@@ -261,14 +268,14 @@ bool parse_int(const json& j, const char* key, int* out, std::string* error) {
   if (!j.contains(key)) return true;
   const json& v = j[key];
   if (!v.is_number_integer()) {
-    *error = std::string("config.json: '") + key + "' must be an integer";
+    *error = subst(tr("config.json: '{0}' must be an integer"), {key});
     return false;
   }
   const int64_t x = v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max())
                         ? std::numeric_limits<int64_t>::max()
                         : v.get<int64_t>();
   if (x < std::numeric_limits<int>::min() || x > std::numeric_limits<int>::max()) {
-    *error = std::string("config.json: '") + key + "' is out of range";
+    *error = subst(tr("config.json: '{0}' is out of range"), {key});
     return false;
   }
   *out = static_cast<int>(x);
@@ -280,7 +287,7 @@ bool parse_number(const json& j, const char* key, Float* out, std::string* error
   if (!j.contains(key)) return true;
   const json& v = j[key];
   if (!v.is_number()) {
-    *error = std::string("config.json: '") + key + "' must be a number";
+    *error = subst(tr("config.json: '{0}' must be a number"), {key});
     return false;
   }
   *out = static_cast<Float>(v.get<double>());
@@ -290,7 +297,7 @@ bool parse_number(const json& j, const char* key, Float* out, std::string* error
 bool parse_bool(const json& j, const char* key, bool* out, std::string* error) {
   if (!j.contains(key)) return true;
   if (!j[key].is_boolean()) {
-    *error = std::string("config.json: '") + key + "' must be true or false";
+    *error = subst(tr("config.json: '{0}' must be true or false"), {key});
     return false;
   }
   *out = j[key].get<bool>();
@@ -310,15 +317,15 @@ bool parse_hf_extras(const json& j, ModelConfig* c, std::string* error) {
     if (!parse_bool(j, "attention_bias", &bias, error)) return false;
     if (bias) {
       *error =
-          "config.json: attention_bias with an o_proj bias (LLaMA style) is not supported; only Qwen2's q/k/v biases "
-          "are";
+          tr("config.json: attention_bias with an o_proj bias (LLaMA style) is not supported; only Qwen2's q/k/v "
+             "biases are");
       return false;
     }
   }
   if (!j.contains("rope_scaling") || j["rope_scaling"].is_null()) return true;
   const json& r = j["rope_scaling"];
   if (!r.is_object()) {
-    *error = "config.json: 'rope_scaling' must be an object or null";
+    *error = tr("config.json: 'rope_scaling' must be an object or null");
     return false;
   }
   const json& kind = r.contains("rope_type") ? r["rope_type"] : r.contains("type") ? r["type"] : json();
@@ -331,7 +338,7 @@ bool parse_hf_extras(const json& j, ModelConfig* c, std::string* error) {
   else if (name == "llama3")
     c->rope_scaling = RopeScaling::Llama3;
   else {
-    *error = "config.json: rope_scaling type '" + name + "' is not supported (linear, dynamic or llama3)";
+    *error = subst(tr("config.json: rope_scaling type '{0}' is not supported (linear, dynamic or llama3)"), {name});
     return false;
   }
   // HF's dynamic scaling measures against max_position_embeddings; llama3 names its own original length.
@@ -410,11 +417,11 @@ std::string config_to_json(const ModelConfig& c) {
 bool config_from_json(const std::string& text, ModelConfig* out, std::string* error) {
   const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
-    *error = "config.json: not valid JSON";
+    *error = tr("config.json: not valid JSON");
     return false;
   }
   if (!j.is_object()) {
-    *error = "config.json: expected a JSON object at the top level";
+    *error = tr("config.json: expected a JSON object at the top level");
     return false;
   }
   ModelConfig c;
@@ -427,7 +434,7 @@ bool config_from_json(const std::string& text, ModelConfig* out, std::string* er
     else if (name == "gelu")
       c.activation = ActivationKind::GeGLU;  // exact GELU; the tanh forms are not offered
     else {
-      *error = "config.json: hidden_act '" + name + "' is not supported (silu or gelu, or set tw_activation)";
+      *error = subst(tr("config.json: hidden_act '{0}' is not supported (silu or gelu, or set tw_activation)"), {name});
       return false;
     }
   }
@@ -462,7 +469,7 @@ bool config_from_json(const std::string& text, ModelConfig* out, std::string* er
     for (ScaleMode m : {ScaleMode::InvSqrtDk, ScaleMode::None, ScaleMode::InvDk})
       if (name == scale_mode_name(m)) c.attn_scale = m, found = true;
     if (!found) {
-      *error = "config.json: 'tw_attn_scale' must be one of 1/sqrt(d_k), none, 1/d_k";
+      *error = tr("config.json: 'tw_attn_scale' must be one of 1/sqrt(d_k), none, 1/d_k");
       return false;
     }
   }
@@ -477,10 +484,9 @@ bool config_from_json(const std::string& text, ModelConfig* out, std::string* er
     int head_dim = 0;
     if (!parse_int(j, "head_dim", &head_dim, error)) return false;
     if (c.n_heads > 0 && head_dim != c.dim / c.n_heads) {
-      *error = "config.json: head_dim " + std::to_string(head_dim) +
-               " differs from hidden_size / num_attention_heads (" +
-               std::to_string(c.n_heads > 0 ? c.dim / c.n_heads : 0) +
-               "); only head_dim = hidden_size / num_attention_heads is supported";
+      *error = subst(tr("config.json: head_dim {0} differs from hidden_size / num_attention_heads ({1}); only "
+                        "head_dim = hidden_size / num_attention_heads is supported"),
+                     {std::to_string(head_dim), std::to_string(c.n_heads > 0 ? c.dim / c.n_heads : 0)});
       return false;
     }
   }
@@ -499,10 +505,11 @@ bool load_config(const std::string& path, ModelConfig* out, std::string* error) 
     // A Hugging Face model is a directory; its config is the config.json inside.
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec) && std::filesystem::is_regular_file(path + "/config.json", ec))
-      *error += " (did you mean " + path + "/config.json?)";
+      *error += subst(tr(" (did you mean {0}/config.json?)"), {path});
     return false;
   }
   if (!config_from_json(text, out, error)) {
+    // Every message of config_from_json starts "config.json: " in every language (po/fragments keep the prefix).
     *error = path + ": " + error->substr(error->find(':') + 2);
     return false;
   }

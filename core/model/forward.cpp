@@ -11,6 +11,7 @@
 #include "core/ops/mlp.h"
 #include "core/ops/norm.h"
 #include "core/ops/rope.h"
+#include "core/text/i18n.h"
 
 namespace tw {
 
@@ -89,7 +90,19 @@ struct Recorder {
   }
 };
 
-const char* norm_name(const ModelConfig& c) { return c.norm == NormType::RMSNorm ? "RMSNorm" : "LayerNorm"; }
+// Step titles that name the norm kind: whole literals, so each is one catalogue entry (views show tr(title)).
+enum class NormStep { Attention, PostAttention, Mlp, PostMlp, Final };
+const char* norm_title(const ModelConfig& c, NormStep step) {
+  const bool rms = c.norm == NormType::RMSNorm;
+  switch (step) {
+    case NormStep::Attention: return rms ? N_("Attention RMSNorm") : N_("Attention LayerNorm");
+    case NormStep::PostAttention: return rms ? N_("Post-attention RMSNorm") : N_("Post-attention LayerNorm");
+    case NormStep::Mlp: return rms ? N_("MLP RMSNorm") : N_("MLP LayerNorm");
+    case NormStep::PostMlp: return rms ? N_("Post-MLP RMSNorm") : N_("Post-MLP LayerNorm");
+    case NormStep::Final: return rms ? N_("Final RMSNorm") : N_("Final LayerNorm");
+  }
+  return "";
+}
 
 void apply_norm(Mat& out, const Mat& x, const NormWeights& n, const ModelConfig& c) {
   if (c.norm == NormType::RMSNorm)
@@ -99,8 +112,10 @@ void apply_norm(Mat& out, const Mat& x, const NormWeights& n, const ModelConfig&
 }
 
 std::string norm_formula(const ModelConfig& c, const std::string& out, const std::string& in) {
-  return c.norm == NormType::RMSNorm ? out + " = " + in + " / sqrt(mean(" + in + "²) + ε) · γ"
-                                     : out + " = (" + in + " − mean) / sqrt(var + ε) · γ + β";
+  return c.norm == NormType::RMSNorm
+             ? "$" + out + " = " + in + " / \\sqrt{\\mathrm{mean}(" + in + "^2) + \\varepsilon} \\cdot \\gamma$"
+             : "$" + out + " = (" + in +
+                   " - \\mathrm{mean}) / \\sqrt{\\mathrm{var} + \\varepsilon} \\cdot \\gamma + \\beta$";
 }
 
 // The activations of one block, allocated once per forward pass and reused by every layer (no allocation
@@ -139,13 +154,14 @@ Activation mlp_act(ActivationKind a) {
 // [SECTION] argument checks
 
 std::string check_tokens(const ModelConfig& c, const std::vector<int>& tokens, int already_cached) {
-  if (tokens.empty()) return "no tokens to run (the input is empty)";
+  if (tokens.empty()) return tr("no tokens to run (the input is empty)");
   for (size_t i = 0; i < tokens.size(); ++i)
     if (tokens[i] < 0 || tokens[i] >= c.vocab)
-      return "token " + std::to_string(tokens[i]) + " at position " + std::to_string(i) +
-             " is outside the vocabulary 0.." + std::to_string(c.vocab - 1);
+      return subst(tr("token {0} at position {1} is outside the vocabulary 0..{2}"),
+                   {std::to_string(tokens[i]), std::to_string(i), std::to_string(c.vocab - 1)});
   if (already_cached + static_cast<int64_t>(tokens.size()) > c.max_seq)
-    return std::to_string(already_cached + tokens.size()) + " tokens exceed max_seq " + std::to_string(c.max_seq);
+    return subst(tr("{0} tokens exceed max_seq {1}"),
+                 {std::to_string(already_cached + tokens.size()), std::to_string(c.max_seq)});
   return "";
 }
 
@@ -161,8 +177,9 @@ bool finite_or_report(const Mat& m, const std::string& step, std::string* error)
   if (m.allFinite()) return true;
   Eigen::Index row = 0;
   while (row < m.rows() && m.row(row).allFinite()) ++row;
-  *error = "the forward pass overflowed float32: " + step + " has NaN or inf values at token " + std::to_string(row) +
-           " (weights or activations too large)";
+  *error = subst(tr("the forward pass overflowed float32: {0} has NaN or inf values at token {1} (weights or "
+                    "activations too large)"),
+                 {step, std::to_string(row)});
   return false;
 }
 
@@ -188,7 +205,7 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
     return false;
   }
   if (c.moe()) {  // the traced inference pass has one dense MLP per block; the MoE layer lives in training only
-    *error = "the forward stepper does not run mixture-of-experts models yet (the Training panel does)";
+    *error = tr("the forward stepper does not run mixture-of-experts models yet (the Training panel does)");
     return false;
   }
   if (static_cast<int>(cache.k.size()) != c.n_layers) cache.reset(c);
@@ -224,8 +241,10 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
     if (!learned) sinusoidal_positions(sinusoid, pos0, T, C);
     x += learned ? Mat(w.pos_embed.middleRows(pos0, T)) : sinusoid;
     model_rec(StepId::PosEmbed, {"embed", learned ? "model.embed_positions.weight" : "PE"}, x,
-              {double(T) * C, kF * 3.0 * T * C}, learned ? "" : "Add sinusoidal positions",
-              learned ? "" : "x = x + PE(pos), PE(p, 2i) = sin(p / 10000^(2i/C)), PE(p, 2i+1) = cos(…)");
+              {double(T) * C, kF * 3.0 * T * C}, learned ? "" : N_("Add sinusoidal positions"),
+              learned ? ""
+                      : "$x = x + PE(\\mathrm{pos})$, $PE(p, 2i) = \\sin(p / 10000^{2i/C})$, "
+                        "$PE(p, 2i+1) = \\cos(p / 10000^{2i/C})$");
   }
 
   BlockState s;
@@ -240,7 +259,7 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
     if (pre) {
       apply_norm(s.normed, x, lw.attn_norm, c);
       rec(StepId::AttnNorm, {x_name, p + "input_layernorm.weight"}, s.normed, cost.norm,
-          "Attention " + std::string(norm_name(c)), norm_formula(c, "a", "x"));
+          norm_title(c, NormStep::Attention), norm_formula(c, "a", "x"));
     }
     const Mat& a = pre ? s.normed : x;
     const std::string a_name = pre ? rec.name(StepId::AttnNorm) : x_name;
@@ -289,19 +308,23 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
     // overflowed to −∞ or NaN, not a mask.
     for (size_t r = 0; r < s.empty_rows.size(); ++r)
       if (s.empty_rows[r]) {
-        *error = "the forward pass overflowed float32: " + rec.name(StepId::Scores) + " row " + std::to_string(r) +
-                 " has no finite score (weights or activations too large)";
+        *error = subst(tr("the forward pass overflowed float32: {0} row {1} has no finite score (weights or "
+                          "activations too large)"),
+                       {rec.name(StepId::Scores), std::to_string(r)});
         return false;
       }
-    std::string score_formula = c.attn_scale == ScaleMode::InvSqrtDk ? "S = q · kᵀ / √D"
-                                : c.attn_scale == ScaleMode::InvDk   ? "S = q · kᵀ / D"
-                                                                     : "S = q · kᵀ";
-    if (c.qk_norm) score_formula += " (q, k RMS-normalised per head)";
-    if (c.attn_softcap > 0) score_formula += ", S = c · tanh(S / c)";
-    if (c.positions == PositionType::ALiBi) score_formula += " − m_h · (i − j)";
-    score_formula += sliding_layer ? ", −∞ unless 0 ≤ i − j < " + std::to_string(c.window) : ", −∞ where j > i";
+    // As math, the same in every language: QK-norm, the scale, soft-capping, ALiBi's bias, then the mask.
+    std::string score_formula = c.qk_norm ? "\\mathrm{RMSNorm}(q) \\, \\mathrm{RMSNorm}(k)^\\top" : "q k^\\top";
+    score_formula += c.attn_scale == ScaleMode::InvSqrtDk ? " / \\sqrt{D}"
+                     : c.attn_scale == ScaleMode::InvDk   ? " / D"
+                                                          : "";
+    if (c.attn_softcap > 0) score_formula = "c \\tanh((" + score_formula + ") / c)";
+    if (c.positions == PositionType::ALiBi) score_formula += " - m_h (i - j)";
+    score_formula = "$S = " + score_formula + "$, ";
+    score_formula += sliding_layer ? "$S_{ij} = -\\infty$ $(i - j \\notin [0, " + std::to_string(c.window) + "))$"
+                                   : "$S_{ij} = -\\infty$ $(j > i)$";
     rec(StepId::Scores, {q_name, k_name}, s.scores, cost.scores,
-        sliding_layer ? "Attention scores (sliding window)" : "", score_formula);
+        sliding_layer ? N_("Attention scores (sliding window)") : "", score_formula);
     rec(StepId::Probs, {rec.name(StepId::Scores)}, s.probs, cost.probs);
     rec(StepId::AttnOut, {rec.name(StepId::Probs), rec.name(StepId::V)}, s.attn, cost.out);
     s.proj.noalias() = s.attn * lw.wo.transpose();
@@ -314,7 +337,7 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
     if (!pre) {
       apply_norm(s.h, s.h, lw.attn_norm, c);
       rec(StepId::AttnNorm, {h_name, p + "input_layernorm.weight"}, s.h, cost.norm,
-          "Post-attention " + std::string(norm_name(c)), norm_formula(c, "h", "(x + y)"));
+          norm_title(c, NormStep::PostAttention), norm_formula(c, "h", "(x + y)"));
       h_name = rec.name(StepId::AttnNorm);
     }
 
@@ -322,7 +345,7 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
     if (pre) {
       apply_norm(s.normed, s.h, lw.mlp_norm, c);
       rec(StepId::MlpNorm, {h_name, p + "post_attention_layernorm.weight"}, s.normed, cost.norm,
-          "MLP " + std::string(norm_name(c)), norm_formula(c, "m", "h"));
+          norm_title(c, NormStep::Mlp), norm_formula(c, "m", "h"));
     }
     const Mat& m = pre ? s.normed : s.h;
     const std::string m_name = pre ? rec.name(StepId::MlpNorm) : h_name;
@@ -331,14 +354,20 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
     mlp_forward(s.mlp_out, s.mlp, m, lw.mlp, mlp_kind(c.activation), mlp_act(c.activation), T, C, F);
     if (c.gated()) rec(StepId::Gate, {m_name, p + "mlp.gate_proj.weight"}, s.mlp.gate, cost.gate);
     rec(StepId::Up, {m_name, p + "mlp.up_proj.weight"}, s.mlp.up, cost.up);
-    const char* act_formula = c.activation == ActivationKind::SwiGLU  ? "z = silu(g) ⊙ u, silu(g) = g · σ(g)"
-                              : c.activation == ActivationKind::GeGLU ? "z = gelu(g) ⊙ u, gelu(g) = g · Φ(g)"
-                              : c.activation == ActivationKind::GELU  ? "z = gelu(u) = u · Φ(u)"
-                                                                      : "z = max(0, u)";
+    const char* act_formula = c.activation == ActivationKind::SwiGLU
+                                  ? "$z = \\mathrm{silu}(g) \\odot u$, $\\mathrm{silu}(g) = g \\, \\sigma(g)$"
+                              : c.activation == ActivationKind::GeGLU
+                                  ? "$z = \\mathrm{gelu}(g) \\odot u$, $\\mathrm{gelu}(g) = g \\, \\Phi(g)$"
+                              : c.activation == ActivationKind::GELU ? "$z = \\mathrm{gelu}(u) = u \\, \\Phi(u)$"
+                                                                     : "$z = \\max(0, u)$";
+    const char* act_title = c.activation == ActivationKind::SwiGLU  ? N_("Activation (swiglu)")
+                            : c.activation == ActivationKind::GeGLU ? N_("Activation (geglu)")
+                            : c.activation == ActivationKind::GELU  ? N_("Activation (gelu)")
+                                                                    : N_("Activation (relu)");
     rec(StepId::Hidden,
         c.gated() ? std::vector<std::string>{rec.name(StepId::Gate), rec.name(StepId::Up)}
                   : std::vector<std::string>{rec.name(StepId::Up)},
-        s.mlp.hidden, cost.act, std::string("Activation (") + to_string(c.activation) + ")", act_formula);
+        s.mlp.hidden, cost.act, act_title, act_formula);
     rec(StepId::Down, {rec.name(StepId::Hidden), p + "mlp.down_proj.weight"}, s.mlp_out, cost.down);
 
     // Residual: x = h + d (post-norm then normalises x).
@@ -348,7 +377,7 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
     if (!pre) {
       apply_norm(x, x, lw.mlp_norm, c);
       rec(StepId::MlpNorm, {rec.name(StepId::MlpResidual), p + "post_attention_layernorm.weight"}, x, cost.norm,
-          "Post-MLP " + std::string(norm_name(c)), norm_formula(c, "x", "(h + d)"));
+          norm_title(c, NormStep::PostMlp), norm_formula(c, "x", "(h + d)"));
     }
   }
   cache.advance(T);
@@ -358,7 +387,7 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
   if (c.has_final_norm()) {
     apply_norm(x, x, w.final_norm, c);
     model_rec(StepId::FinalNorm, {last, "model.norm.weight"}, x, {norm_flops(c, T), norm_bytes(c, T)},
-              std::string("Final ") + norm_name(c), norm_formula(c, "x_f", "x"));
+              norm_title(c, NormStep::Final), norm_formula(c, "x_f", "x"));
   }
 
   // Logits: one score per vocabulary entry, x_f · E_headᵀ.  (T, V)
@@ -367,7 +396,7 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
       StepId::Logits,
       {c.has_final_norm() ? "final_norm" : last, c.tie_embeddings ? "model.embed_tokens.weight" : "lm_head.weight"},
       logits, {linear_flops(T, C, V), linear_bytes(T, C, V)}, "",
-      c.tie_embeddings ? "logits = x_f · Eᵀ (tied to the embedding)" : "");
+      c.tie_embeddings ? "$\\mathrm{logits} = x_f E^\\top$ $(W_{head} = E)$" : "");
   return finite_or_report(logits, "logits", error);
 }
 

@@ -2,34 +2,42 @@
 
 #include <sstream>
 
+#include "core/text/i18n.h"
+
 namespace tw {
 
 const std::vector<StepRow>& forward_step_table() {
   // clang-format off
   static const std::vector<StepRow> rows = {
-    {StepId::Embed,        "embed",         false, "Token embedding",          "x = E[tokens]",                  "T C"},
-    {StepId::PosEmbed,     "pos_embed",     false, "Add learned positions",    "x = x + P[pos]",                 "T C"},
-    {StepId::AttnNorm,     "attn_norm",     true,  "Attention RMSNorm",        "a = x / sqrt(mean(x²) + ε) · γ", "T C"},
-    {StepId::Q,            "attn.q",        true,  "Query projection",         "q = a · W_qᵀ",                   "T H D"},
-    {StepId::K,            "attn.k",        true,  "Key projection",           "k = a · W_kᵀ",                   "T KV D"},
-    {StepId::V,            "attn.v",        true,  "Value projection",         "v = a · W_vᵀ",                   "T KV D"},
-    {StepId::QRope,        "attn.q_rope",   true,  "Rotate queries (RoPE)",
-     "q'[k], q'[k+D/2] = rotate(q[k], q[k+D/2]; pos · θ_k), θ_k = base^(−2k/D)",                              "T H D"},
-    {StepId::KRope,        "attn.k_rope",   true,  "Rotate keys (RoPE)",
-     "k'[k], k'[k+D/2] = rotate(k[k], k[k+D/2]; pos · θ_k)",                                                   "T KV D"},
-    {StepId::Scores,       "attn.scores",   true,  "Attention scores",         "S = q · kᵀ / √D, −∞ where j > i", "H T T_k"},
-    {StepId::Probs,        "attn.probs",    true,  "Attention probabilities",  "P = softmax(S) over each row",   "H T T_k"},
-    {StepId::AttnOut,      "attn.out",      true,  "Weighted values",          "o_h = P_h · v_(h / n_rep)",      "T H D"},
-    {StepId::Proj,         "attn.proj",     true,  "Output projection",        "y = o · W_oᵀ",                   "T C"},
-    {StepId::AttnResidual, "attn.residual", true,  "Residual add (attention)", "h = x + y",                      "T C"},
-    {StepId::MlpNorm,      "mlp_norm",      true,  "MLP RMSNorm",              "m = h / sqrt(mean(h²) + ε) · γ", "T C"},
-    {StepId::Gate,         "mlp.gate",      true,  "Gate projection",          "g = m · W_gateᵀ",                "T F"},
-    {StepId::Up,           "mlp.up",        true,  "Up projection",            "u = m · W_upᵀ",                  "T F"},
-    {StepId::Hidden,       "mlp.hidden",    true,  "Activation (swiglu)",      "z = silu(g) ⊙ u, silu(g) = g · σ(g)", "T F"},
-    {StepId::Down,         "mlp.down",      true,  "Down projection",          "d = z · W_downᵀ",                "T C"},
-    {StepId::MlpResidual,  "mlp.residual",  true,  "Residual add (MLP)",       "x = h + d",                      "T C"},
-    {StepId::FinalNorm,    "final_norm",    false, "Final RMSNorm",            "x_f = x / sqrt(mean(x²) + ε) · γ", "T C"},
-    {StepId::Logits,       "logits",        false, "Logits",                   "logits = x_f · W_headᵀ",         "T V"},
+    {StepId::Embed,        "embed",         false, N_("Token embedding"),          "$x = E[\\mathrm{tokens}]$",                             "T C"},
+    {StepId::PosEmbed,     "pos_embed",     false, N_("Add learned positions"),    "$x = x + P[\\mathrm{pos}]$",                            "T C"},
+    {StepId::AttnNorm,     "attn_norm",     true,  N_("Attention RMSNorm"),
+     "$a = x / \\sqrt{\\mathrm{mean}(x^2) + \\varepsilon} \\cdot \\gamma$",                                                 "T C"},
+    {StepId::Q,            "attn.q",        true,  N_("Query projection"),         "$q = a W_q^\\top$",                                     "T H D"},
+    {StepId::K,            "attn.k",        true,  N_("Key projection"),           "$k = a W_k^\\top$",                                     "T KV D"},
+    {StepId::V,            "attn.v",        true,  N_("Value projection"),         "$v = a W_v^\\top$",                                     "T KV D"},
+    {StepId::QRope,        "attn.q_rope",   true,  N_("Rotate queries (RoPE)"),
+     "$(q'_k, q'_{k+D/2}) = \\mathrm{rotate}(q_k, q_{k+D/2};\\, \\mathrm{pos} \\cdot \\theta_k)$, "
+     "$\\theta_k = \\mathrm{base}^{-2k/D}$",                                                                                "T H D"},
+    {StepId::KRope,        "attn.k_rope",   true,  N_("Rotate keys (RoPE)"),
+     "$(k'_k, k'_{k+D/2}) = \\mathrm{rotate}(k_k, k_{k+D/2};\\, \\mathrm{pos} \\cdot \\theta_k)$",                          "T KV D"},
+    {StepId::Scores,       "attn.scores",   true,  N_("Attention scores"),
+     "$S = q k^\\top / \\sqrt{D}$, $S_{ij} = -\\infty$ $(j > i)$",                                                          "H T T_k"},
+    {StepId::Probs,        "attn.probs",    true,  N_("Attention probabilities"),  "$P_{i,:} = \\mathrm{softmax}(S_{i,:})$",                "H T T_k"},
+    {StepId::AttnOut,      "attn.out",      true,  N_("Weighted values"),          "$o_h = P_h v_{\\lfloor h / n_{rep} \\rfloor}$",         "T H D"},
+    {StepId::Proj,         "attn.proj",     true,  N_("Output projection"),        "$y = o W_o^\\top$",                                     "T C"},
+    {StepId::AttnResidual, "attn.residual", true,  N_("Residual add (attention)"), "$h = x + y$",                                          "T C"},
+    {StepId::MlpNorm,      "mlp_norm",      true,  N_("MLP RMSNorm"),
+     "$m = h / \\sqrt{\\mathrm{mean}(h^2) + \\varepsilon} \\cdot \\gamma$",                                                 "T C"},
+    {StepId::Gate,         "mlp.gate",      true,  N_("Gate projection"),          "$g = m W_{gate}^\\top$",                                "T F"},
+    {StepId::Up,           "mlp.up",        true,  N_("Up projection"),            "$u = m W_{up}^\\top$",                                  "T F"},
+    {StepId::Hidden,       "mlp.hidden",    true,  N_("Activation (swiglu)"),
+     "$z = \\mathrm{silu}(g) \\odot u$, $\\mathrm{silu}(g) = g \\, \\sigma(g)$",                                             "T F"},
+    {StepId::Down,         "mlp.down",      true,  N_("Down projection"),          "$d = z W_{down}^\\top$",                                "T C"},
+    {StepId::MlpResidual,  "mlp.residual",  true,  N_("Residual add (MLP)"),       "$x = h + d$",                                          "T C"},
+    {StepId::FinalNorm,    "final_norm",    false, N_("Final RMSNorm"),
+     "$x_f = x / \\sqrt{\\mathrm{mean}(x^2) + \\varepsilon} \\cdot \\gamma$",                                               "T C"},
+    {StepId::Logits,       "logits",        false, N_("Logits"),                   "$\\mathrm{logits} = x_f W_{head}^\\top$",               "T V"},
   };
   // clang-format on
   return rows;
@@ -41,14 +49,14 @@ std::vector<TraceDim> step_shape(const StepRow& row, const StepSizes& z) {
   std::vector<TraceDim> dims;
   std::istringstream symbols(row.shape);
   for (std::string s; symbols >> s;) {
-    if (s == "T") dims.push_back({s, z.T, "tokens"});
-    if (s == "T_k") dims.push_back({s, z.T_k, "keys"});
-    if (s == "C") dims.push_back({s, z.C, "channels"});
-    if (s == "H") dims.push_back({s, z.H, "query heads"});
-    if (s == "KV") dims.push_back({s, z.KV, "kv heads"});
-    if (s == "D") dims.push_back({s, z.D, "head dim"});
-    if (s == "F") dims.push_back({s, z.F, "hidden"});
-    if (s == "V") dims.push_back({s, z.V, "vocab"});
+    if (s == "T") dims.push_back({s, z.T, N_("tokens")});
+    if (s == "T_k") dims.push_back({s, z.T_k, N_("keys")});
+    if (s == "C") dims.push_back({s, z.C, N_("channels")});
+    if (s == "H") dims.push_back({s, z.H, N_("query heads")});
+    if (s == "KV") dims.push_back({s, z.KV, N_("kv heads")});
+    if (s == "D") dims.push_back({s, z.D, N_("head dim")});
+    if (s == "F") dims.push_back({s, z.F, N_("hidden")});
+    if (s == "V") dims.push_back({s, z.V, N_("vocab")});
   }
   return dims;
 }

@@ -30,8 +30,8 @@ struct StepRow {
   StepId id;
   const char* name;     // stable trace name; block steps are recorded as "layers.<L>." + name
   bool in_block;        // recorded once per layer
-  const char* title;    // one line for a heading (the default variant)
-  const char* formula;  // what is computed (the default variant)
+  const char* title;    // one line for a heading (the default variant); an English msgid, views show tr(title)
+  const char* formula;  // what is computed (the default variant), as $…$ math: the same in every language
   const char* shape;    // logical shape as space-separated symbols, e.g. "T H D"
 };
 

@@ -1,12 +1,14 @@
 #include "core/model/trace.h"
 
+#include "core/text/i18n.h"
+
 namespace tw {
 
 std::string TraceStep::shape_string() const {
   std::string s = "(";
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i) s += ", ";
-    s += shape[i].symbol + "=" + std::to_string(shape[i].size) + " " + shape[i].meaning;
+    s += shape[i].symbol + "=" + std::to_string(shape[i].size) + " " + tr(shape[i].meaning.c_str());  // a msgid
   }
   return s + ")";
 }

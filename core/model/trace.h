@@ -17,7 +17,7 @@ namespace tw {
 struct TraceDim {
   std::string symbol;   // key letter from core/tensor.h: "T", "C", "H", "KV", "D", "F", "V"
   int64_t size = 0;     // extent of this dimension
-  std::string meaning;  // "tokens", "query heads", ...
+  std::string meaning;  // "tokens", "query heads", ... (English, a msgid: shape_string() translates it)
 };
 
 struct TraceStep {

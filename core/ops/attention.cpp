@@ -9,6 +9,7 @@
 #include "core/ops/alibi.h"
 #include "core/ops/norm.h"
 #include "core/ops/softmax.h"
+#include "core/text/i18n.h"
 
 namespace tw {
 
@@ -43,7 +44,7 @@ float AttentionBias::at(int h, int r, int i, int j, int T_q) const {
 std::string check_attention_args(const Mat& q, const Mat& k, const Mat& v, const AttentionOptions& opt, int n_heads,
                                  int n_kv_heads, int head_dim) {
   auto s = [](Eigen::Index x) { return std::to_string(x); };
-  if (n_heads < 1 || n_kv_heads < 1 || head_dim < 1) return "n_heads, n_kv_heads and head_dim must be >= 1";
+  if (n_heads < 1 || n_kv_heads < 1 || head_dim < 1) return tr("n_heads, n_kv_heads and head_dim must be >= 1");
   if (n_heads % n_kv_heads != 0)
     return "n_heads (" + s(n_heads) + ") must be a multiple of n_kv_heads (" + s(n_kv_heads) + ")";
   if (q.cols() != static_cast<Eigen::Index>(n_heads) * head_dim)
@@ -52,9 +53,9 @@ std::string check_attention_args(const Mat& q, const Mat& k, const Mat& v, const
     return "k and v need n_kv_heads*head_dim = " + s(n_kv_heads * head_dim) + " columns, got " + s(k.cols()) + " and " +
            s(v.cols());
   if (k.rows() != v.rows()) return "k has " + s(k.rows()) + " rows but v has " + s(v.rows());
-  if (opt.q_offset < 0) return "q_offset must be >= 0";
-  if (opt.softcap < 0.0f) return "softcap must be >= 0 (0 disables it)";
-  if (opt.scale_mode == ScaleMode::Custom && !std::isfinite(opt.custom_scale)) return "custom scale must be finite";
+  if (opt.q_offset < 0) return tr("q_offset must be >= 0");
+  if (opt.softcap < 0.0f) return tr("softcap must be >= 0 (0 disables it)");
+  if (opt.scale_mode == ScaleMode::Custom && !std::isfinite(opt.custom_scale)) return tr("custom scale must be finite");
   if (opt.mask_matrix && (opt.mask_matrix->rows() != q.rows() || opt.mask_matrix->cols() != k.rows()))
     return "mask matrix must be (T_q, T_k) = (" + s(q.rows()) + ", " + s(k.rows()) + ")";
   if ((opt.q_norm_weight && opt.q_norm_weight->size() != head_dim) ||
@@ -67,7 +68,7 @@ std::string check_attention_args(const Mat& q, const Mat& k, const Mat& v, const
   if (b.kind == AttentionBias::Kind::Dense &&
       (!b.dense || b.dense->cols() != k.rows() ||
        (b.dense->rows() != q.rows() && b.dense->rows() != static_cast<Eigen::Index>(n_heads) * q.rows())))
-    return "dense bias must be (T_q, T_k) or (H*T_q, T_k)";
+    return tr("dense bias must be (T_q, T_k) or (H*T_q, T_k)");
   return "";
 }
 

@@ -2,14 +2,16 @@
 
 #include <cassert>
 
+#include "core/text/i18n.h"
+
 namespace tw {
 
 std::string check_gqa(int n_heads, int n_kv_heads) {
-  if (n_heads < 1) return "n_heads must be at least 1 (got " + std::to_string(n_heads) + ")";
-  if (n_kv_heads < 1) return "n_kv_heads must be at least 1 (got " + std::to_string(n_kv_heads) + ")";
+  if (n_heads < 1) return subst(tr("n_heads must be at least 1 (got {0})"), {std::to_string(n_heads)});
+  if (n_kv_heads < 1) return subst(tr("n_kv_heads must be at least 1 (got {0})"), {std::to_string(n_kv_heads)});
   if (n_heads % n_kv_heads != 0)
-    return "n_heads (" + std::to_string(n_heads) + ") must be a multiple of n_kv_heads (" + std::to_string(n_kv_heads) +
-           ")";
+    return subst(tr("n_heads ({0}) must be a multiple of n_kv_heads ({1})"),
+                 {std::to_string(n_heads), std::to_string(n_kv_heads)});
   return "";
 }
 

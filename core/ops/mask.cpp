@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/enum_names.h"
+#include "core/text/i18n.h"
 
 namespace tw {
 
@@ -159,30 +160,31 @@ namespace {
 // "" when 0 <= count <= T (a number of the T positions), else "<what> must be in 0..T, got <count>".
 std::string count_error(const char* what, int count, int T) {
   if (count >= 0 && count <= T) return "";
-  return std::string(what) + " must be in 0.." + std::to_string(T) + ", got " + std::to_string(count);
+  return subst(tr("{0} must be in 0..{1}, got {2}"), {tr(what), std::to_string(T), std::to_string(count)});
 }
 }  // namespace
 
 std::string validate_mask_term(const MaskTerm& t, int T) {
   switch (t.kind) {
-    case MaskKind::PrefixLM: return count_error("prefix-LM prefix length", t.size, T);
+    case MaskKind::PrefixLM: return count_error(N_("prefix-LM prefix length"), t.size, T);
     case MaskKind::SlidingWindow:
-      if (t.size < 1) return "sliding window W must be >= 1, got " + std::to_string(t.size);
+      if (t.size < 1) return subst(tr("sliding window W must be >= 1, got {0}"), {std::to_string(t.size)});
       break;
     case MaskKind::Padding:
-      if (std::string e = count_error("padding count", t.size, T); !e.empty()) return e;
+      if (std::string e = count_error(N_("padding count"), t.size, T); !e.empty()) return e;
       if (!t.pad_left && t.length != T)
-        return "right padding needs the sequence length " + std::to_string(T) + ", got " + std::to_string(t.length);
+        return subst(tr("right padding needs the sequence length {0}, got {1}"),
+                     {std::to_string(T), std::to_string(t.length)});
       break;
     case MaskKind::Document:
-      if (t.doc_lengths.empty()) return "document packing needs at least one document length";
+      if (t.doc_lengths.empty()) return tr("document packing needs at least one document length");
       for (int len : t.doc_lengths)
-        if (len < 1) return "document lengths must be >= 1, got " + std::to_string(len);
+        if (len < 1) return subst(tr("document lengths must be >= 1, got {0}"), {std::to_string(len)});
       break;
     case MaskKind::Dilated:
-      if (t.size < 1) return "dilation stride must be >= 1, got " + std::to_string(t.size);
+      if (t.size < 1) return subst(tr("dilation stride must be >= 1, got {0}"), {std::to_string(t.size)});
       break;
-    case MaskKind::Global: return count_error("global token count", t.size, T);
+    case MaskKind::Global: return count_error(N_("global token count"), t.size, T);
     default: break;
   }
   return "";

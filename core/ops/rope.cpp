@@ -5,26 +5,27 @@
 #include <numbers>
 
 #include "core/enum_names.h"
+#include "core/text/i18n.h"
 
 namespace tw {
 
 std::string validate(const RopeConfig& cfg) {
   if (cfg.head_dim < 2 || cfg.head_dim % 2 != 0)
-    return "RoPE head_dim must be an even number ≥ 2 (got " + std::to_string(cfg.head_dim) + ")";
-  if (!(cfg.base > 1.0) || !std::isfinite(cfg.base)) return "RoPE base must be a finite number > 1";
+    return subst(tr("RoPE head_dim must be an even number ≥ 2 (got {0})"), {std::to_string(cfg.head_dim)});
+  if (!(cfg.base > 1.0) || !std::isfinite(cfg.base)) return tr("RoPE base must be a finite number > 1");
   if (cfg.scaling == RopeScaling::None) return "";
-  if (!(cfg.factor > 0.0) || !std::isfinite(cfg.factor)) return "RoPE scaling factor must be a finite number > 0";
+  if (!(cfg.factor > 0.0) || !std::isfinite(cfg.factor)) return tr("RoPE scaling factor must be a finite number > 0");
   if (cfg.scaling == RopeScaling::NtkAware || cfg.scaling == RopeScaling::DynamicNtk) {
     // The exponent D/(D−2) is undefined for D = 2.
-    if (cfg.head_dim < 4) return "NTK scaling needs head_dim ≥ 4 (the exponent is D/(D−2))";
+    if (cfg.head_dim < 4) return tr("NTK scaling needs head_dim ≥ 4 (the exponent is D/(D−2))");
   }
   if (cfg.scaling == RopeScaling::DynamicNtk || cfg.scaling == RopeScaling::Llama3) {
-    if (cfg.original_context < 1) return "RoPE original (trained) context length must be ≥ 1";
+    if (cfg.original_context < 1) return tr("RoPE original (trained) context length must be ≥ 1");
   }
   if (cfg.scaling == RopeScaling::Llama3) {
-    if (!(cfg.low_freq_factor > 0.0)) return "Llama 3 low_freq_factor must be > 0";
+    if (!(cfg.low_freq_factor > 0.0)) return tr("Llama 3 low_freq_factor must be > 0");
     if (!(cfg.high_freq_factor > cfg.low_freq_factor))
-      return "Llama 3 high_freq_factor must be larger than low_freq_factor";
+      return tr("Llama 3 high_freq_factor must be larger than low_freq_factor");
   }
   return "";
 }

@@ -6,16 +6,17 @@
 #include <numeric>
 
 #include "core/random.h"
+#include "core/text/i18n.h"
 
 namespace tw {
 
 std::string validate(const SamplingConfig& cfg) {
   if (!(cfg.temperature > 0.0f) || !std::isfinite(cfg.temperature))
-    return "temperature must be a finite number > 0 (use greedy decoding for temperature 0)";
-  if (cfg.top_k < 0) return "top_k must be ≥ 0 (0 disables it)";
-  if (!(cfg.top_p > 0.0f && cfg.top_p <= 1.0f)) return "top_p must be in (0, 1] (1 disables it)";
-  if (!(cfg.min_p >= 0.0f && cfg.min_p <= 1.0f)) return "min_p must be in [0, 1] (0 disables it)";
-  if (cfg.min_tokens_to_keep < 1) return "min_tokens_to_keep must be at least 1";
+    return tr("temperature must be a finite number > 0 (use greedy decoding for temperature 0)");
+  if (cfg.top_k < 0) return tr("top_k must be ≥ 0 (0 disables it)");
+  if (!(cfg.top_p > 0.0f && cfg.top_p <= 1.0f)) return tr("top_p must be in (0, 1] (1 disables it)");
+  if (!(cfg.min_p >= 0.0f && cfg.min_p <= 1.0f)) return tr("min_p must be in [0, 1] (0 disables it)");
+  if (cfg.min_tokens_to_keep < 1) return tr("min_tokens_to_keep must be at least 1");
   return "";
 }
 

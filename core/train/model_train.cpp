@@ -17,6 +17,7 @@
 #include "core/ops/residual.h"
 #include "core/ops/rope.h"
 #include "core/ops/z_loss.h"
+#include "core/text/i18n.h"
 
 namespace tw {
 
@@ -466,8 +467,9 @@ bool run_forward(Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batc
   if (loss) *loss = l;
   if (!std::isfinite(l)) {  // diverged weights: say so instead of handing NaN gradients to the optimizer
     if (error)
-      *error = std::string("the loss is ") + (std::isnan(l) ? "NaN" : "infinite") +
-               ": the weights or activations overflowed (learning rate too high?)";
+      *error = std::isnan(l) ? tr("the loss is NaN: the weights or activations overflowed (learning rate too high?)")
+                             : tr("the loss is infinite: the weights or activations overflowed (learning rate too "
+                                  "high?)");
     return false;
   }
   return true;

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "core/text/i18n.h"
+
 namespace tw {
 
 namespace {
@@ -36,16 +38,16 @@ bool decays(const OptimizerConfig& o, ParamKind kind) {
 
 std::string check_optimizer(const OptimizerConfig& o) {
   auto bad = [](float v) { return !std::isfinite(v); };
-  if (bad(o.lr) || o.lr <= 0) return "learning rate must be a positive number";
-  if (bad(o.beta1) || o.beta1 < 0 || o.beta1 >= 1) return "beta1 must be in [0, 1)";
-  if (bad(o.beta2) || o.beta2 < 0 || o.beta2 >= 1) return "beta2 must be in [0, 1)";
-  if (bad(o.eps) || o.eps < 0) return "epsilon must be ≥ 0";
-  if (bad(o.weight_decay) || o.weight_decay < 0) return "weight decay must be ≥ 0";
-  if (bad(o.momentum) || o.momentum < 0 || o.momentum >= 1) return "momentum must be in [0, 1)";
-  if (bad(o.clip_norm) || o.clip_norm < 0) return "gradient clip norm must be ≥ 0 (0 = off)";
-  if (o.warmup_steps < 0) return "warmup steps must be ≥ 0";
-  if (o.total_steps < 0) return "total steps must be ≥ 0";
-  if (bad(o.min_lr_ratio) || o.min_lr_ratio < 0 || o.min_lr_ratio > 1) return "minimum lr ratio must be in [0, 1]";
+  if (bad(o.lr) || o.lr <= 0) return tr("learning rate must be a positive number");
+  if (bad(o.beta1) || o.beta1 < 0 || o.beta1 >= 1) return tr("beta1 must be in [0, 1)");
+  if (bad(o.beta2) || o.beta2 < 0 || o.beta2 >= 1) return tr("beta2 must be in [0, 1)");
+  if (bad(o.eps) || o.eps < 0) return tr("epsilon must be ≥ 0");
+  if (bad(o.weight_decay) || o.weight_decay < 0) return tr("weight decay must be ≥ 0");
+  if (bad(o.momentum) || o.momentum < 0 || o.momentum >= 1) return tr("momentum must be in [0, 1)");
+  if (bad(o.clip_norm) || o.clip_norm < 0) return tr("gradient clip norm must be ≥ 0 (0 = off)");
+  if (o.warmup_steps < 0) return tr("warmup steps must be ≥ 0");
+  if (o.total_steps < 0) return tr("total steps must be ≥ 0");
+  if (bad(o.min_lr_ratio) || o.min_lr_ratio < 0 || o.min_lr_ratio > 1) return tr("minimum lr ratio must be in [0, 1]");
   return "";
 }
 

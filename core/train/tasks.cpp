@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "core/enum_names.h"
+#include "core/text/i18n.h"
 
 namespace tw {
 
@@ -35,23 +36,25 @@ bool Task::create(const TaskConfig& c, Task* out, std::string* error) {
     *error = m;
     return false;
   };
-  if (c.val_examples < 1 || c.val_examples > 4096) return fail("held-out examples must be 1 … 4096");
+  if (c.val_examples < 1 || c.val_examples > 4096) return fail(tr("held-out examples must be 1 … 4096"));
   Task t;
   t.config_ = c;
   if (symbolic(c.kind)) {
-    if (c.length < 1 || c.length > 256) return fail("task length must be 1 … 256 symbols");
-    if (c.alphabet < 2 || c.alphabet > 4096) return fail("task alphabet must be 2 … 4096 symbols");
+    if (c.length < 1 || c.length > 256) return fail(tr("task length must be 1 … 256 symbols"));
+    if (c.alphabet < 2 || c.alphabet > 4096) return fail(tr("task alphabet must be 2 … 4096 symbols"));
     if (c.kind == TaskKind::Copy && c.vary_period && c.alphabet <= c.length)
-      return fail("copy with a varying period needs an alphabet larger than the length (distinct symbols + filler)");
+      return fail(
+          tr("copy with a varying period needs an alphabet larger than the length (distinct symbols + filler)"));
   } else if (c.kind == TaskKind::ModAdd) {
-    if (c.modulus < 2 || c.modulus > 4093) return fail("modulus p must be 2 … 4093");
+    if (c.modulus < 2 || c.modulus > 4093) return fail(tr("modulus p must be 2 … 4093"));
   } else {
-    if (c.context < 2 || c.context > 4096) return fail("text context must be 2 … 4096 characters");
-    if (c.text.empty()) return fail("the training text is empty: type some text or load a text file");
+    if (c.context < 2 || c.context > 4096) return fail(tr("text context must be 2 … 4096 characters"));
+    if (c.text.empty()) return fail(tr("the training text is empty: type some text or load a text file"));
     const int n = static_cast<int>(c.text.size());
     if (n < 2 * (c.context + 1))
-      return fail("the training text has " + std::to_string(n) + " characters; context " + std::to_string(c.context) +
-                  " needs at least " + std::to_string(2 * (c.context + 1)) + " (training and held-out windows)");
+      return fail(subst(tr("the training text has {0} characters; context {1} needs at least {2} (training and "
+                           "held-out windows)"),
+                        {std::to_string(n), std::to_string(c.context), std::to_string(2 * (c.context + 1))}));
     bool seen[256] = {};
     for (unsigned char ch : c.text) seen[ch] = true;
     int id_of[256];
@@ -111,11 +114,11 @@ std::string Task::token_string(int id) const {
 
 std::string Task::check_model(const ModelConfig& m) const {
   if (vocab() > m.vocab)
-    return std::string("the ") + to_string(config_.kind) + " task needs a vocabulary of " + std::to_string(vocab()) +
-           " tokens but the model has " + std::to_string(m.vocab);
+    return subst(tr("the {0} task needs a vocabulary of {1} tokens but the model has {2}"),
+                 {to_string(config_.kind), std::to_string(vocab()), std::to_string(m.vocab)});
   if (seq_len() > m.max_seq)
-    return std::string("the ") + to_string(config_.kind) + " task needs sequences of " + std::to_string(seq_len()) +
-           " tokens but the model's maximum is " + std::to_string(m.max_seq);
+    return subst(tr("the {0} task needs sequences of {1} tokens but the model's maximum is {2}"),
+                 {to_string(config_.kind), std::to_string(seq_len()), std::to_string(m.max_seq)});
   return "";
 }
 

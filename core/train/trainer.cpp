@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "core/text/i18n.h"
+
 namespace tw {
 
 namespace {
@@ -61,14 +63,14 @@ bool probe_forward(TrainState& state, const ModelWeights& weights, const ModelCo
 
 std::string check_settings(const TrainSettings& s) {
   const std::vector<std::string> problems = validate(s.model);
-  if (!problems.empty()) return "model: " + problems.front();
-  if (std::string e = check_optimizer(s.optimizer); !e.empty()) return "optimizer: " + e;
-  if (s.batch < 1 || s.batch > 4096) return "batch must be 1 … 4096 sequences";
-  if (s.eval_every < 1) return "evaluation interval must be ≥ 1 step";
-  if (!(s.z_loss >= 0.0 && s.z_loss <= 1.0)) return "z-loss coefficient must be in [0, 1]";
+  if (!problems.empty()) return subst(tr("model: {0}"), {problems.front()});
+  if (std::string e = check_optimizer(s.optimizer); !e.empty()) return subst(tr("optimizer: {0}"), {e});
+  if (s.batch < 1 || s.batch > 4096) return tr("batch must be 1 … 4096 sequences");
+  if (s.eval_every < 1) return tr("evaluation interval must be ≥ 1 step");
+  if (!(s.z_loss >= 0.0 && s.z_loss <= 1.0)) return tr("z-loss coefficient must be in [0, 1]");
   Task task;
   std::string error;
-  if (!Task::create(s.task, &task, &error)) return "task: " + error;
+  if (!Task::create(s.task, &task, &error)) return subst(tr("task: {0}"), {error});
   if (std::string e = task.check_model(s.model); !e.empty()) return e;
   return "";
 }
@@ -154,7 +156,7 @@ bool Trainer::init(const TrainSettings& s, std::string* error) {
 
 bool Trainer::step(std::string* error) {
   if (!ready_) {
-    *error = "no training run: choose settings first";
+    *error = tr("no training run: choose settings first");
     return false;
   }
   if (stopped()) {
@@ -260,13 +262,13 @@ HeadScores Trainer::head_scores() {
 
 bool Trainer::save_checkpoint(const std::string& dir, std::string* error) const {
   if (!ready_) {
-    *error = "no trained model to save";
+    *error = tr("no trained model to save");
     return false;
   }
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
-    *error = "cannot create directory " + dir + ": " + ec.message();
+    *error = subst(tr("cannot create directory {0}: {1}"), {dir, ec.message()});
     return false;
   }
   const std::filesystem::path d(dir);
@@ -276,7 +278,7 @@ bool Trainer::save_checkpoint(const std::string& dir, std::string* error) const 
 
 bool Trainer::load_checkpoint(const std::string& dir, std::string* error) {
   if (!ready_) {
-    *error = "choose the task and settings before loading a checkpoint";
+    *error = tr("choose the task and settings before loading a checkpoint");
     return false;
   }
   const std::filesystem::path d(dir);

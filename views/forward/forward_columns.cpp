@@ -3,11 +3,14 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <string>
 
+#include "core/text/i18n.h"
 #include "core/tokenizer.h"
 #include "views/forward/forward_draw.h"
 #include "views/forward/forward_panel.h"
 #include "views/plot/plot_imgui.h"
+#include "views/text/imgui_label.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -18,24 +21,27 @@ void ForwardPanel::draw_left(const DrawContext& ctx) {
   const Controls& c = controls();
   // Narrow widgets leave room for the labels and (?) markers in a column this width.
   ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.5f);
-  if (ImGui::CollapsingHeader("Input", ImGuiTreeNodeFlags_DefaultOpen)) {
+  if (ImGui::CollapsingHeader(imgui_label(tr("Input"), "input").c_str(), ImGuiTreeNodeFlags_DefaultOpen)) {
     draw_control(*c.find("text"));
     if (!result_ || result_->request.vocab().has_bos()) draw_control(*c.find("bos"));
     if (!input_error_.empty()) warning_text(input_error_.c_str());
     if (result_)
       draw_token_chips(result_->request.vocab(), result_->run.tokens, static_cast<int>(result_->appended.size()), ctx);
   }
-  if (ImGui::CollapsingHeader("Model", ImGuiTreeNodeFlags_DefaultOpen)) draw_model_editor();
+  if (ImGui::CollapsingHeader(imgui_label(tr("Model"), "model").c_str(), ImGuiTreeNodeFlags_DefaultOpen))
+    draw_model_editor();
   // Trained and real models bring their own architecture and weights: only the seeded presets are edited here.
   const bool seeded = is_seeded_model(s_.model);
-  if (seeded && ImGui::CollapsingHeader("Architecture", ImGuiTreeNodeFlags_DefaultOpen)) {
+  if (seeded && ImGui::CollapsingHeader(imgui_label(tr("Architecture"), "architecture").c_str(),
+                                        ImGuiTreeNodeFlags_DefaultOpen)) {
     for (const char* key : {"norm", "placement", "positions", "activation", "pattern"}) draw_control(*c.find(key));
     if (s_.pattern != ForwardPattern::Full) draw_control(*c.find("window"));
     if (s_.pattern == ForwardPattern::Interleaved) draw_control(*c.find("full_every"));
     draw_control(*c.find("gqa_ratio"));
     for (const char* field : {"window", "full_every", "gqa_ratio", "rope_base", "eps"}) draw_messages(field);
   }
-  if (seeded && ImGui::CollapsingHeader("Weights", ImGuiTreeNodeFlags_DefaultOpen)) {
+  if (seeded &&
+      ImGui::CollapsingHeader(imgui_label(tr("Weights"), "weights").c_str(), ImGuiTreeNodeFlags_DefaultOpen)) {
     draw_control(*c.find("weights"));
     if (s_.weights == ForwardWeights::Seeded)
       draw_control(*c.find("seed"));
@@ -44,9 +50,9 @@ void ForwardPanel::draw_left(const DrawContext& ctx) {
     if (!weights_error_.empty()) warning_text(weights_error_.c_str());
     if (result_) ImGui::TextDisabled("%s", result_->model.source.c_str());
   }
-  if (ImGui::CollapsingHeader("Steps", ImGuiTreeNodeFlags_DefaultOpen)) {
+  if (ImGui::CollapsingHeader(imgui_label(tr("Steps"), "steps").c_str(), ImGuiTreeNodeFlags_DefaultOpen)) {
     if (!result_) {
-      ImGui::TextDisabled("No trace yet.");
+      ImGui::TextDisabled("%s", tr("No trace yet."));
     } else {
       const int clicked = draw_step_tree(result_->run.trace, step_, reveal_step_);
       reveal_step_ = false;
@@ -68,8 +74,11 @@ void ForwardPanel::draw_model_editor() {
     if (!result_) return;
     const ModelConfig& m = result_->run.config;
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("running: C %d, %d layers, H %d, KV %d, D %d, F %d, V %d, max_seq %d", m.dim, m.n_layers,
-                        m.n_heads, m.n_kv_heads, m.head_dim(), m.hidden, m.vocab, m.max_seq);
+    const auto n = [](int v) { return std::to_string(v); };
+    ImGui::TextDisabled("%s", subst(tr("running: C {0}, {1} layers, H {2}, KV {3}, D {4}, F {5}, V {6}, max_seq {7}"),
+                                    {n(m.dim), n(m.n_layers), n(m.n_heads), n(m.n_kv_heads), n(m.head_dim()),
+                                     n(m.hidden), n(m.vocab), n(m.max_seq)})
+                                  .c_str());
     ImGui::PopTextWrapPos();
   };
   if (!is_seeded_model(s_.model)) return running();
@@ -85,8 +94,8 @@ void ForwardPanel::draw_model_editor() {
   draw_messages("");
   if (!problems_.empty()) {
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("%s", result_ ? "Showing the last valid model until the config is fixed."
-                                      : "No valid model yet: fix the config above.");
+    ImGui::TextDisabled("%s", result_ ? tr("Showing the last valid model until the config is fixed.")
+                                      : tr("No valid model yet: fix the config above."));
     ImGui::PopTextWrapPos();
   }
   running();
@@ -109,20 +118,25 @@ void ForwardPanel::draw_next_token(const DrawContext& ctx) {
     return;
   }
   const int V = static_cast<int>(next.filter.probs.size());
-  ImGui::Text("Of %d tokens, %d have p > 0 after temperature, %d survive top-k, %d survive top-p.", V, next.n_positive,
-              next.filter.n_top_k, next.filter.n_final);
-  ImGui::Text("Sampled: id %d  \"%s\"  (p = %.4g after the filters)", next.sampled,
-              r.request.vocab().label(next.sampled).c_str(), static_cast<double>(next.probability));
-  if (ImGui::Button("Append and continue")) ++s_.generated;
+  const auto n = [](int v) { return std::to_string(v); };
+  ImGui::TextUnformatted(
+      subst(tr("Of {0} tokens, {1} have $p > 0$ after temperature, {2} survive top-k, {3} survive top-p."),
+            {n(V), n(next.n_positive), n(next.filter.n_top_k), n(next.filter.n_final)})
+          .c_str());
+  ImGui::TextUnformatted(subst(tr("Sampled: id {0}  \"{1}\"  ($p = {2}$ after the filters)"),
+                               {n(next.sampled), r.request.vocab().label(next.sampled),
+                                plot::fmt("%.4g", static_cast<double>(next.probability))})
+                             .c_str());
+  if (ImGui::Button(imgui_label(tr("Append and continue"), "append").c_str())) ++s_.generated;
   help_marker(
-      "Appends the sampled token and runs only that token through the model, reading the other tokens' keys "
-      "and values from the KV cache.");
+      tr("Appends the sampled token and runs only that token through the model, reading the other tokens' keys "
+         "and values from the KV cache."));
   ImGui::SameLine();
-  if (s_.generated > 0 && ImGui::Button("Back to the prompt")) s_.generated = 0;
+  if (s_.generated > 0 && ImGui::Button(imgui_label(tr("Back to the prompt"), "back").c_str())) s_.generated = 0;
   if (r.run.cache_check >= 0) {
-    char buf[128];
-    std::snprintf(buf, sizeof buf, "KV-cache logits equal a full recompute (max |difference| %.2g)", r.run.cache_check);
-    check_mark(r.run.cache_check < 1e-3, buf);
+    const std::string text = subst(tr("KV-cache logits equal a full recompute (max |difference| {0})"),
+                                   {plot::fmt("%.2g", r.run.cache_check)});
+    check_mark(r.run.cache_check < 1e-3, text.c_str());
   }
   const plot::Figure& fig = figs[0];
   plot::draw_figure(fig, ctx, "forward");

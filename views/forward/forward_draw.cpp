@@ -16,7 +16,9 @@
 #include <string_view>
 
 #include "core/model/weights.h"
+#include "core/text/i18n.h"
 #include "core/tokenizer.h"
+#include "views/plot/figure.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -42,9 +44,9 @@ std::string stage_label(BlockStage st, const ModelConfig& c) {
     case BlockStage::Norm1:
     case BlockStage::Norm2: return norm;
     case BlockStage::Residual1:
-    case BlockStage::Residual2: return "+ residual";
+    case BlockStage::Residual2: return tr("+ residual");
     case BlockStage::Attention: {
-      std::string s = "Attention";
+      std::string s = tr("Attention");
       if (c.positions == PositionType::RoPE)
         s += "\n+ RoPE";
       else if (c.positions == PositionType::ALiBi)
@@ -130,7 +132,7 @@ void draw_block_diagram(const ModelConfig& config, const std::string& step_name,
     x += arrow;
   }
   ImGui::Dummy(ImVec2(width, skip_h + box_h + 4.0f * s));
-  if (current < 0) ImGui::TextDisabled("The current step is outside the blocks (embedding or output head).");
+  if (current < 0) ImGui::TextDisabled("%s", tr("The current step is outside the blocks (embedding or output head)."));
 }
 
 // [SECTION] token chips
@@ -163,8 +165,11 @@ void draw_token_chips(const TokenVocabulary& vocab, const std::vector<int>& toke
     dl->AddText(ImVec2(p.x + (w - ImGui::CalcTextSize(label.c_str()).x) * 0.5f, p.y + pad), text, label.c_str());
     dl->AddText(ImVec2(p.x + (w - ImGui::CalcTextSize(id.c_str()).x) * 0.5f, p.y + pad + line), dim, id.c_str());
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("position %d, token id %d%s", i, tokens[static_cast<size_t>(i)],
-                        appended ? " (sampled and appended through the KV cache)" : "");
+      ImGui::SetTooltip("%s",
+                        subst(appended ? tr("position {0}, token id {1} (sampled and appended through the KV cache)")
+                                       : tr("position {0}, token id {1}"),
+                              {std::to_string(i), std::to_string(tokens[static_cast<size_t>(i)])})
+                            .c_str());
     ImGui::PopID();
   }
 }
@@ -174,7 +179,7 @@ void draw_token_chips(const TokenVocabulary& vocab, const std::vector<int>& toke
 int draw_step_tree(const Trace& trace, int current, bool reveal) {
   int clicked = -1;
   const auto groups = step_groups(trace);
-  if (!ImGui::TreeNodeEx("model", ImGuiTreeNodeFlags_DefaultOpen)) return -1;
+  if (!ImGui::TreeNodeEx("model", ImGuiTreeNodeFlags_DefaultOpen, "%s", tr("model"))) return -1;
   for (size_t g = 0; g < groups.size(); ++g) {
     const StepGroup& group = groups[g];
     ImGui::PushID(static_cast<int>(g));
@@ -186,7 +191,7 @@ int draw_step_tree(const Trace& trace, int current, bool reveal) {
         const TraceStep& st = trace.steps()[static_cast<size_t>(i)];
         const std::string label = sub_step_name(st.name);
         if (ImGui::Selectable(label.c_str(), i == current)) clicked = i;
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%s", st.title.c_str(), st.shape_string().c_str());
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%s", tr(st.title.c_str()), st.shape_string().c_str());
         if (reveal && i == current) ImGui::SetScrollHereY(0.5f);
         ImGui::PopID();
       }
@@ -204,7 +209,7 @@ void draw_step_header(const ForwardResult& r, int step_index) {
   const auto& steps = r.run.trace.steps();
   if (step_index < 0 || step_index >= static_cast<int>(steps.size())) return;
   const TraceStep& st = steps[static_cast<size_t>(step_index)];
-  ImGui::Text("%s", st.title.c_str());
+  ImGui::TextUnformatted(tr(st.title.c_str()));  // titles are msgids (core/model/forward_steps.h)
   ImGui::SameLine();
   ImGui::TextDisabled("%s", st.name.c_str());
   formula_line(st.formula.c_str());
@@ -216,26 +221,30 @@ void draw_step_header(const ForwardResult& r, int step_index) {
     if (const TraceStep* prev = r.run.trace.find(in)) {
       shape = prev->shape_string();
     } else if (in == "tokens") {
-      shape = "(T=" + std::to_string(st.value.rows()) + " tokens) ids";
+      shape = subst(tr("($T = {0}$ tokens) ids"), {std::to_string(st.value.rows())});
     } else {
       for (const TensorSpec& spec : specs)
         if (spec.name == in) {
           // Built in a fresh string: assigning a literal to `shape` trips a false -Wrestrict in GCC 12.
           std::string dims("(");
           for (size_t d = 0; d < spec.shape.size(); ++d) dims += (d ? ", " : "") + std::to_string(spec.shape[d]);
-          dims += spec.shape.size() == 2 ? ") (out_features, in_features) parameter" : ") parameter";
+          dims += ") ";
+          dims += spec.shape.size() == 2 ? tr("(out_features, in_features) parameter") : tr("parameter");
           shape = std::move(dims);
         }
-      if (shape.empty() && r.run.incremental) shape = "(earlier tokens: read from the KV cache)";
+      if (shape.empty() && r.run.incremental) shape = tr("(earlier tokens: read from the KV cache)");
     }
-    ImGui::BulletText("in  %s  %s", in.c_str(), shape.c_str());
+    ImGui::BulletText("%s", subst(tr("in  {0}  {1}"), {in, shape}).c_str());
   }
-  ImGui::BulletText("out %s", st.shape_string().c_str());
-  ImGui::Text("FLOPs %.4g   bytes %.4g   arithmetic intensity %.3g FLOP/byte", st.flops, st.bytes, st.intensity());
+  ImGui::BulletText("%s", subst(tr("out {0}"), {st.shape_string()}).c_str());
+  ImGui::TextUnformatted(
+      subst(tr("FLOPs {0}   bytes {1}   arithmetic intensity {2} FLOP/byte"),
+            {plot::fmt("%.4g", st.flops), plot::fmt("%.4g", st.bytes), plot::fmt("%.3g", st.intensity())})
+          .c_str());
   help_marker(
-      "FLOPs count a multiply-add as 2. Bytes assume every input, weight and output is touched once as "
-      "float32. Intensity = FLOPs / bytes: below roughly 10-100 FLOP/byte (depending on the chip) a step "
-      "is limited by memory bandwidth, not arithmetic.");
+      tr("FLOPs count a multiply-add as 2. Bytes assume every input, weight and output is touched once as "
+         "float32. Intensity = FLOPs / bytes: below roughly 10-100 FLOP/byte (depending on the chip) a step "
+         "is limited by memory bandwidth, not arithmetic."));
 }
 
 // [SECTION] parameter tables
@@ -278,7 +287,8 @@ void draw_parameter_tables(const ModelConfig& config) {
   // The panel wraps its text; inside the tables no cell may wrap (a fixed column would then fit the wrapped width
   // and break "2,097,152" over three lines).
   ImGui::PushTextWrapPos(-1.0f);
-  if (begin_full_width_table("params", {"component", "formula", "per instance", "total"}, "formula")) {
+  if (begin_full_width_table("params", {tr("component"), tr("formula"), tr("per instance"), tr("total")},
+                             tr("formula"))) {
     for (const ParamGroup& g : rows) {
       ImGui::TableNextRow();
       text_cell(0, g.name);
@@ -287,7 +297,7 @@ void draw_parameter_tables(const ModelConfig& config) {
       number_cell(3, group_digits(g.total()));
     }
     ImGui::TableNextRow();
-    text_cell(0, "Total");
+    text_cell(0, tr("Total"));
     number_cell(3, group_digits(parameter_count(config)));
     ImGui::EndTable();
   }
@@ -296,15 +306,19 @@ void draw_parameter_tables(const ModelConfig& config) {
   const bool notes_sizes = config.dim == 256 && config.n_layers == 4 && config.n_heads == 8 && config.n_kv_heads == 4 &&
                            config.vocab == 8192;
   if (!notes_sizes) {
-    ImGui::TextDisabled("Choose the Small model to compare with a commonly quoted parameter table of it.");
+    ImGui::TextDisabled("%s", tr("Choose the Small model to compare with a commonly quoted parameter table of it."));
     return;
   }
   const NotesParamCheck check = check_notes_small_table();
   ImGui::Spacing();
-  ImGui::TextWrapped("A commonly quoted Small table, checked against its own formulas (F = int(2·4·256/3) = %d):",
-                     check.notes_hidden);
+  ImGui::TextWrapped(
+      "%s", subst(tr("A commonly quoted Small table, checked against its own formulas ($F = \\mathrm{int}(2 \\cdot 4 "
+                     "\\cdot 256/3) = {0}$):"),
+                  {std::to_string(check.notes_hidden)})
+                .c_str());
   ImGui::PushTextWrapPos(-1.0f);
-  if (begin_full_width_table("notes", {"component", "table says", "formula", "exact", ""}, "formula")) {
+  if (begin_full_width_table("notes", {tr("component"), tr("table says"), tr("formula"), tr("exact"), ""},
+                             tr("formula"))) {
     for (size_t i = 0; i < check.rows.size(); ++i) {
       const NotesParamRow& r = check.rows[i];
       ImGui::PushID(static_cast<int>(i));
@@ -314,21 +328,22 @@ void draw_parameter_tables(const ModelConfig& config) {
       text_cell(2, r.formula);
       number_cell(3, group_digits(r.computed));
       ImGui::TableSetColumnIndex(4);
-      check_mark(r.agrees, r.agrees ? "" : "slip");
+      check_mark(r.agrees, r.agrees ? "" : tr("slip"));
       if (!r.remark.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.remark.c_str());
       ImGui::PopID();
     }
     ImGui::EndTable();
   }
   ImGui::PopTextWrapPos();
-  char buf[640];
-  std::snprintf(buf, sizeof buf,
-                "%d rows of that table do not follow from its formulas: each MLP matrix is 256 x %d = %s, not 87K, "
-                "and the total is %s, not ~2.08M (their own rows add up to 6.03M). The model above uses F = %d "
-                "(LLaMA rounds int(2·4·C/3) up to a multiple of 256), so its table differs from both.",
-                check.disagreements, check.notes_hidden, group_digits(int64_t(256) * check.notes_hidden).c_str(),
-                group_digits(check.computed_total).c_str(), config.hidden);
-  warning_text(buf);
+  const std::string text = subst(
+      tr("{0} rows of that table do not follow from its formulas: each MLP matrix is $256 \\times {1}$ = {2}, not "
+         "87K, and the total is {3}, not ~2.08M (their own rows add up to 6.03M). The model above uses $F = {4}$ "
+         "(LLaMA rounds $\\mathrm{int}(2 \\cdot 4 \\cdot C/3)$ up to a multiple of 256), so its table differs from "
+         "both."),
+      {std::to_string(check.disagreements), std::to_string(check.notes_hidden),
+       group_digits(int64_t(256) * check.notes_hidden), group_digits(check.computed_total),
+       std::to_string(config.hidden)});
+  warning_text(text.c_str());
 }
 
 void draw_next_token_table(const NextTokenChoice& next, const TokenVocabulary& vocab) {
@@ -338,14 +353,15 @@ void draw_next_token_table(const NextTokenChoice& next, const TokenVocabulary& v
   if (shown.empty() || !ImGui::BeginTable("filters", 6, flags)) return;
   // Fixed-fit columns size to their text: the column's wrap position would break "0.9999" and "(sampled)".
   ImGui::PushTextWrapPos(-1.0f);
-  for (const char* h : {"token", "id", "p after temperature", "top-k", "top-p", "p final"}) ImGui::TableSetupColumn(h);
+  for (const char* h : {tr("token"), tr("id"), tr("p after temperature"), "top-k", "top-p", tr("p final")})
+    ImGui::TableSetupColumn(h);
   ImGui::TableHeadersRow();
   for (const int id : shown) {
     const size_t i = static_cast<size_t>(id);
     ImGui::PushID(id);
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
-    ImGui::Text("%s%s", vocab.label(id).c_str(), id == next.sampled ? "  (sampled)" : "");
+    ImGui::Text("%s%s", vocab.label(id).c_str(), id == next.sampled ? tr("  (sampled)") : "");
     ImGui::TableSetColumnIndex(1);
     ImGui::Text("%d", id);
     ImGui::TableSetColumnIndex(2);

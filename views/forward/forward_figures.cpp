@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/model/weights.h"
+#include "core/text/i18n.h"
 #include "views/forward/forward_state.h"
 
 namespace tw {
@@ -25,13 +26,13 @@ std::string si(double v) {
 
 // The symbol of the last logical dimension tells what a column of a (T, ·) heatmap is.
 std::string column_axis_label(const TraceStep& s) {
-  if (s.shape.size() == 3) return "head · dim  (column h·D + d)";
-  if (s.shape.empty()) return "column";
+  if (s.shape.size() == 3) return tr("head · dim  (column $h D + d$)");
+  if (s.shape.empty()) return tr("column");
   const std::string& sym = s.shape.back().symbol;
-  if (sym == "C") return "channel";
-  if (sym == "F") return "hidden unit";
-  if (sym == "V") return "token id (next-token logit)";
-  return s.shape.back().meaning;
+  if (sym == "C") return tr("channel");
+  if (sym == "F") return tr("hidden unit");
+  if (sym == "V") return tr("token id (next-token logit)");
+  return tr(s.shape.back().meaning.c_str());
 }
 
 bool is_probs(const TraceStep& s) {
@@ -44,13 +45,13 @@ plot::HeatmapOptions map_options(const TraceStep& s) {
     o.colormap = plot::Colormap::Viridis;
     o.vmin = 0;
     o.vmax = 1;
-    o.value_label = "probability";
+    o.value_label = tr("probability");
   } else if (is_attention_map(s)) {
     o.colormap = plot::Colormap::Diverging;
-    o.value_label = "score";
+    o.value_label = tr("score");
   } else {
     o.colormap = plot::Colormap::Diverging;
-    o.value_label = "value";
+    o.value_label = tr("value");
   }
   return o;
 }
@@ -95,12 +96,12 @@ std::vector<std::string> token_axis_labels(const TokenVocabulary& vocab, const s
 }
 
 plot::Figure step_figure(const ForwardResult& r, int step_index) {
-  plot::Figure fig("step", "Current step");
+  plot::Figure fig("step", tr("Current step"));
   const auto& steps = r.run.trace.steps();
   if (step_index < 0 || step_index >= static_cast<int>(steps.size())) return fig;
   const TraceStep& s = steps[static_cast<size_t>(step_index)];
   const PassTokens tok = pass_tokens(r);
-  fig.title = s.title + "  (" + s.name + ")";
+  fig.title = std::string(tr(s.title.c_str())) + "  (" + s.name + ")";
   fig.subject = s.name;  // exported as forward-step-layers.1.attn.probs.png
   fig.note = s.formula + "  →  " + compact_shape(s) + "  ·  " + cost_note(s);
 
@@ -119,15 +120,15 @@ plot::Figure step_figure(const ForwardResult& r, int step_index) {
     if (cols == static_cast<int>(tok.keys.size())) o.col_labels = tok.keys;
     for (size_t g = 0; g < groups.size(); ++g)
       for (int h : groups[g]) {
-        plot::Axes& ax = fig.add_axes("head " + std::to_string(h) + " · kv " + std::to_string(g));
-        ax.setup("key position j", "", "query position i", "");
+        plot::Axes& ax = fig.add_axes(subst(tr("head {0} · kv {1}"), {std::to_string(h), std::to_string(g)}));
+        ax.setup(tr("key position j"), "", tr("query position i"), "");
         ax.heatmap("", s.value.data() + static_cast<size_t>(h) * rows * cols, rows, cols, o);
       }
     return fig;
   }
 
   plot::Axes& ax = fig.axes();
-  ax.setup(column_axis_label(s), "", "token (position:label)", "");
+  ax.setup(column_axis_label(s), "", tr("token (position:label)"), "");
   plot::HeatmapOptions o = map_options(s);
   if (s.value.rows() == static_cast<Eigen::Index>(tok.queries.size())) o.row_labels = tok.queries;
   ax.heatmap(s.name, s.value.data(), static_cast<int>(s.value.rows()), static_cast<int>(s.value.cols()), o);
@@ -135,7 +136,7 @@ plot::Figure step_figure(const ForwardResult& r, int step_index) {
 }
 
 plot::Figure strip_figure(const ForwardResult& r, int layer) {
-  plot::Figure fig("strip", "Layer " + std::to_string(layer) + ", step by step");
+  plot::Figure fig("strip", subst(tr("Layer {0}, step by step"), {std::to_string(layer)}));
   const auto& steps = r.run.trace.steps();
   int count = 0;
   for (const TraceStep& s : steps) {
@@ -143,24 +144,25 @@ plot::Figure strip_figure(const ForwardResult& r, int layer) {
     ++count;
     plot::Axes& ax = fig.add_axes(sub_step_name(s.name));
     const bool map = is_attention_map(s);
-    ax.setup(map ? "key j" : column_axis_label(s), "", map ? "head · query" : "token", "");
+    ax.setup(map ? tr("key j") : column_axis_label(s), "", map ? tr("head · query") : tr("token"), "");
     plot::HeatmapOptions o = map_options(s);
     ax.heatmap("", s.value.data(), static_cast<int>(s.value.rows()), static_cast<int>(s.value.cols()), o);
   }
   fig.grid_cols = count > 12 ? 5 : 4;
   const ModelConfig& c = r.run.config;
-  fig.note = std::string(to_string(c.norm)) + ", " + to_string(c.placement) + "-norm, " + to_string(c.positions) +
-             ", " + to_string(c.activation) + ", H " + std::to_string(c.n_heads) + " / KV " +
-             std::to_string(c.n_kv_heads) + "; attention maps stack the heads vertically (H·T rows)";
+  fig.note = subst(tr("{0}, {1}-norm, {2}, {3}, H {4} / KV {5}; attention maps stack the heads vertically "
+                      "($H \\cdot T$ rows)"),
+                   {to_string(c.norm), to_string(c.placement), to_string(c.positions), to_string(c.activation),
+                    std::to_string(c.n_heads), std::to_string(c.n_kv_heads)});
   return fig;
 }
 
 plot::Figure residual_figure(const ForwardResult& r, int step_index) {
-  plot::Figure fig("residual", "Residual stream: norm of each token's vector");
+  plot::Figure fig("residual", tr("Residual stream: norm of each token's vector"));
   const ResidualNorms& n = r.residual;
   if (n.steps.empty()) return fig;
   plot::Axes& ax = fig.axes();
-  ax.setup("step on the residual stream", "", "‖x_t‖₂", "");
+  ax.setup(tr("step on the residual stream"), "", "$\\|x_t\\|_2$", "");
   ax.x.categories = n.labels;
   const PassTokens tok = pass_tokens(r);
   std::vector<double> xs(n.steps.size());
@@ -168,8 +170,9 @@ plot::Figure residual_figure(const ForwardResult& r, int step_index) {
   for (Eigen::Index t = 0; t < n.norms.cols(); ++t) {
     std::vector<double> ys(n.steps.size());
     for (size_t i = 0; i < ys.size(); ++i) ys[i] = n.norms(static_cast<Eigen::Index>(i), t);
-    const std::string label = t < static_cast<Eigen::Index>(tok.queries.size()) ? tok.queries[static_cast<size_t>(t)]
-                                                                                : "token " + std::to_string(t);
+    const std::string label = t < static_cast<Eigen::Index>(tok.queries.size())
+                                  ? tok.queries[static_cast<size_t>(t)]
+                                  : subst(tr("token {0}"), {std::to_string(t)});
     ax.line(label, xs, ys).style = plot::LineStyle::LineAndMarkers;
   }
   if (n.norms.cols() > 12)
@@ -180,15 +183,16 @@ plot::Figure residual_figure(const ForwardResult& r, int step_index) {
   int marker = -1;
   for (size_t i = 0; i < n.steps.size(); ++i)
     if (n.steps[i] <= step_index) marker = static_cast<int>(i);
-  if (marker >= 0) ax.vline("current step", marker);
-  fig.note = r.run.config.placement == NormPlacement::Pre
-                 ? "pre-norm: the stream is never normalised, so its norm can grow layer after layer"
-                 : "post-norm: the stream is normalised after every residual add, so its norm stays near √C";
+  if (marker >= 0) ax.vline(tr("current step"), marker);
+  fig.note =
+      r.run.config.placement == NormPlacement::Pre
+          ? tr("pre-norm: the stream is never normalised, so its norm can grow layer after layer")
+          : tr("post-norm: the stream is normalised after every residual add, so its norm stays near $\\sqrt{C}$");
   return fig;
 }
 
 plot::Figure next_token_figure(const ForwardResult& r, const NextTokenChoice& choice) {
-  plot::Figure fig("next", "Next-token distribution");
+  plot::Figure fig("next", tr("Next-token distribution"));
   const SamplingTrace& f = choice.filter;
   const int V = static_cast<int>(f.probs_before.size());
   if (!choice.error.empty() || V == 0) return fig;
@@ -213,18 +217,17 @@ plot::Figure next_token_figure(const ForwardResult& r, const NextTokenChoice& ch
                    id == choice.sampled ? 1.0 : 0.0});
   }
   plot::Axes& ax = fig.axes();
-  ax.setup("token (* = sampled)", "", "probability", "");
-  ax.bars(groups, {"softmax(logits / temperature)", "after top-k and top-p (renormalised)"}, {before, after});
+  ax.setup(tr("token (* = sampled)"), "", tr("probability"), "");
+  ax.bars(groups, {tr("softmax(logits / temperature)"), tr("after top-k and top-p (renormalised)")}, {before, after});
   fig.table = std::move(table);
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "%d of %d tokens survive top-k, %d survive top-p; sampled id %d (p = %.3g)", f.n_top_k,
-                V, f.n_final, choice.sampled, static_cast<double>(choice.probability));
-  fig.note = buf;
+  fig.note = subst(tr("{0} of {1} tokens survive top-k, {2} survive top-p; sampled id {3} ($p = {4}$)"),
+                   {std::to_string(f.n_top_k), std::to_string(V), std::to_string(f.n_final),
+                    std::to_string(choice.sampled), plot::fmt("%.3g", static_cast<double>(choice.probability))});
   return fig;
 }
 
 plot::Figure params_figure(const ModelConfig& config) {
-  plot::Figure fig("params", "Parameters per component");
+  plot::Figure fig("params", tr("Parameters per component"));
   const auto rows = parameter_table(config);
   std::vector<std::string> groups;
   std::vector<double> totals;
@@ -238,11 +241,11 @@ plot::Figure params_figure(const ModelConfig& config) {
   }
   table.add_row({std::string("Total"), std::string(""), 0.0, 1.0, static_cast<double>(parameter_count(config))});
   plot::Axes& ax = fig.axes();
-  ax.setup("component", "", "parameters", "");
+  ax.setup(tr("component"), "", tr("parameters"), "");
   ax.y.scale = plot::Scale::Log10;
-  ax.bars(groups, {"parameters (all layers)"}, {totals});
+  ax.bars(groups, {tr("parameters (all layers)")}, {totals});
   fig.table = std::move(table);
-  fig.note = "total " + std::to_string(parameter_count(config)) + " parameters";
+  fig.note = subst(tr("total {0} parameters"), {std::to_string(parameter_count(config))});
   return fig;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/text/i18n.h"
 #include "views/forward/forward_state.h"
 
 namespace tw {
@@ -15,7 +16,7 @@ constexpr uint32_t kDarkText = 0x101010FF, kLightText = 0xF4F4F4FF;
 }  // namespace
 
 plot::Figure lens_figure(const ForwardResult& r) {
-  plot::Figure fig("lens", "Logit lens: what each layer would predict");
+  plot::Figure fig("lens", tr("Logit lens: what each layer would predict"));
   const LogitLens& lens = r.lens;
   const int R = static_cast<int>(lens.rows.size()), T = lens.T;
   if (R == 0 || T == 0) return fig;
@@ -24,15 +25,15 @@ plot::Figure lens_figure(const ForwardResult& r) {
   const std::vector<std::string> positions = token_axis_labels(vocab, r.run.tokens, first, T);
 
   // Top token per (layer, position): colour = its probability, text = the token.
-  plot::Axes& map = fig.add_axes("top token per position and layer (colour: its probability)");
-  map.setup("position:token read", "", "residual stream after", "");
+  plot::Axes& map = fig.add_axes(tr("top token per position and layer (colour: its probability)"));
+  map.setup(tr("position:token read"), "", tr("residual stream after"), "");
   plot::HeatmapOptions o;
   o.vmin = 0;
   o.vmax = 1;
-  o.value_label = "p(top token)";
+  o.value_label = tr("p(top token)");
   o.row_labels = lens.rows;
   if (static_cast<int>(positions.size()) == T) o.col_labels = positions;
-  map.heatmap("p(top token)", lens.top_prob.data(), R, T, o);
+  map.heatmap(tr("p(top token)"), lens.top_prob.data(), R, T, o);
   if (R * T <= kMaxLabelledCells)
     for (int row = 0; row < R; ++row)
       for (int t = 0; t < T; ++t) {
@@ -43,8 +44,8 @@ plot::Figure lens_figure(const ForwardResult& r) {
       }
 
   // Probability of the final prediction, layer by layer: at the last position, and averaged over positions.
-  plot::Axes& lines = fig.add_axes("probability of the final prediction per layer");
-  lines.setup("residual stream after", "", "p(final prediction)", "");
+  plot::Axes& lines = fig.add_axes(tr("probability of the final prediction per layer"));
+  lines.setup(tr("residual stream after"), "", tr("p(final prediction)"), "");
   lines.x.categories = lens.rows;
   lines.set_y_range(0, 1);
   std::vector<double> xs(static_cast<size_t>(R)), last(static_cast<size_t>(R)), mean(static_cast<size_t>(R));
@@ -54,8 +55,8 @@ plot::Figure lens_figure(const ForwardResult& r) {
     mean[static_cast<size_t>(row)] = lens.final_prob.row(row).mean();
   }
   const std::string predicted = vocab.label(lens.final_token[static_cast<size_t>(T - 1)]);
-  lines.line("last position → \"" + predicted + "\"", xs, last).style = plot::LineStyle::LineAndMarkers;
-  lines.line("mean over the " + std::to_string(T) + " positions", xs, mean).dashed = true;
+  lines.line(subst(tr("last position → \"{0}\""), {predicted}), xs, last).style = plot::LineStyle::LineAndMarkers;
+  lines.line(subst(tr("mean over the {0} positions"), {std::to_string(T)}), xs, mean).dashed = true;
   lines.flags |= plot::AxesFlags_LegendOutside;
   fig.grid_cols = 1;
   fig.aspect = 1.1f;
@@ -70,9 +71,9 @@ plot::Figure lens_figure(const ForwardResult& r) {
                      vocab.label(lens.final_token[static_cast<size_t>(t)]), lens.final_prob(row, t)});
   fig.table = std::move(table);
   fig.note =
-      "each row: the residual stream after that layer through the final norm and the LM head; the last row "
-      "is the model's own output";
-  if (R * T > kMaxLabelledCells) fig.note += " (the tokens are in the CSV)";
+      tr("each row: the residual stream after that layer through the final norm and the LM head; the last row "
+         "is the model's own output");
+  if (R * T > kMaxLabelledCells) fig.note += tr(" (the tokens are in the CSV)");
   return fig;
 }
 

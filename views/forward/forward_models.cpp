@@ -9,8 +9,10 @@
 
 #include <utility>
 
+#include "core/text/i18n.h"
 #include "views/forward/forward_panel.h"
 #include "views/model_handoff.h"
+#include "views/text/imgui_label.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -34,7 +36,7 @@ bool ForwardPanel::sync_model() {
   if (s_.model == ForwardModel::Training) {
     if (!trained_) {
       revert_model_choice(
-          "No model from the Training panel yet: train one there and press \"Open in forward stepper\".");
+          tr("No model from the Training panel yet: train one there and press \"Open in forward stepper\"."));
       return is_seeded_model(s_.model) || (model_ && model_choice_ == s_.model);
     }
     if (model_ != trained_) use_model(trained_, ForwardModel::Training, "");
@@ -44,7 +46,7 @@ bool ForwardPanel::sync_model() {
   if (s_.model != ForwardModel::Folder) {
     const std::string shipped = shipped_models_dir();
     if (shipped.empty()) {
-      revert_model_choice("The shipped checkpoints (assets/models) were not found next to the program.");
+      revert_model_choice(tr("The shipped checkpoints (assets/models) were not found next to the program."));
       return is_seeded_model(s_.model) || (model_ && model_choice_ == s_.model);
     }
     dir = shipped + (s_.model == ForwardModel::Sort ? "/sort" : "/induction");
@@ -53,7 +55,7 @@ bool ForwardPanel::sync_model() {
   const std::pair<ForwardModel, std::string> key{s_.model, dir};
   if (loading_ && *loading_ == key) return false;
   if (dir.empty()) {  // the folder box is on screen now: the shown model stays until a path is opened
-    model_error_ = "Type the path of a Hugging Face model folder and press Open.";
+    model_error_ = tr("Type the path of a Hugging Face model folder and press Open.");
     return false;
   }
   loading_ = key;
@@ -85,7 +87,7 @@ void ForwardPanel::adopt_load() {
   if (!loading_ || loading_->first != r.choice || loading_->second != r.dir) return;  // an older request's result
   loading_.reset();
   if (!r.ok) {
-    revert_model_choice("Could not open " + r.dir + ": " + r.error);
+    revert_model_choice(subst(tr("Could not open {0}: {1}"), {r.dir, r.error}));
     return;
   }
   use_model(std::make_shared<const StepperModel>(r.model), r.choice, r.dir);
@@ -123,31 +125,33 @@ void ForwardPanel::draw_model_source() {
   if (s_.model == ForwardModel::Folder || shown_choice_ == ForwardModel::Folder || !s_.model_dir.empty()) {
     if (!folder_editing_) folder_box_ = s_.model_dir;
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.7f);
-    const bool enter = ImGui::InputTextWithHint("##folder", "Hugging Face model folder", &folder_box_,
+    const bool enter = ImGui::InputTextWithHint("##folder", tr("Hugging Face model folder"), &folder_box_,
                                                 ImGuiInputTextFlags_EnterReturnsTrue);
     folder_editing_ = ImGui::IsItemActive();
     ImGui::SameLine();
-    if (ImGui::Button("Open") || enter) {
+    if (ImGui::Button(imgui_label(tr("Open"), "open").c_str()) || enter) {
       s_.model_dir = folder_box_;
       s_.model = ForwardModel::Folder;
       model_error_.clear();
     }
-    help_marker(c.find("model_dir")->help.c_str());
+    help_marker(tr(c.find("model_dir")->help.c_str()));
   }
   if (loading_ && load_job_.busy()) {
-    if (job_progress(load_job_.progress(), ("loading " + loading_->second + "...").c_str())) {
+    if (job_progress(load_job_.progress(), subst(tr("loading {0}..."), {loading_->second}).c_str())) {
       load_job_.cancel();
-      revert_model_choice("Loading cancelled; the previous model stays.");
+      revert_model_choice(tr("Loading cancelled; the previous model stays."));
     }
   }
   if (!model_error_.empty()) warning_text(model_error_.c_str());
   if (is_seeded_model(shown_choice_) || !result_) return;
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextDisabled("%s", result_->model.source.c_str());
-  ImGui::TextDisabled("vocabulary: %s", result_->request.vocab().describe().c_str());
+  ImGui::TextDisabled("%s", subst(tr("vocabulary: {0}"), {result_->request.vocab().describe()}).c_str());
   if (model_ && !model_->example.empty() && model_choice_ == shown_choice_) {
-    ImGui::TextDisabled("example prompt: %s", model_->example.c_str());
-    if (s_.text != model_->example && ImGui::SmallButton("use the example prompt")) s_.text = model_->example;
+    ImGui::TextDisabled("%s", subst(tr("example prompt: {0}"), {model_->example}).c_str());
+    if (s_.text != model_->example &&
+        ImGui::SmallButton(imgui_label(tr("use the example prompt"), "use_example").c_str()))
+      s_.text = model_->example;
   }
   ImGui::PopTextWrapPos();
 }

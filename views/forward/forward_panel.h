@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/text/i18n.h"
 #include "views/forward/forward_state.h"
 #include "views/panel.h"
 #include "views/recompute.h"
@@ -20,8 +21,8 @@ using ForwardResultPtr = std::shared_ptr<const ForwardResult>;
 class ForwardPanel : public Panel {
  public:
   PanelInfo info() const override {
-    return {"forward", "Forward pass stepper", "Model",
-            "Step through every named step of a LLaMA-style forward pass on text you type"};
+    return {"forward", N_("Forward pass stepper"), N_("Model"),
+            N_("Step through every named step of a LLaMA-style forward pass on text you type")};
   }
   void update() override;
   void draw(const DrawContext& ctx) override;

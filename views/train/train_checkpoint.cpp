@@ -9,7 +9,9 @@
 #include "core/experiments/stepper_model.h"
 #include "core/model/config.h"
 #include "core/model/weights.h"
+#include "core/text/i18n.h"
 #include "views/model_handoff.h"
+#include "views/text/imgui_label.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -18,33 +20,35 @@ void TrainCheckpoint::draw(const TrainSnapshot& snap, TrainerSession& session) {
   ImGui::SetNextItemWidth(200);
   ImGui::InputText("##dir", dir, sizeof dir);
   ImGui::SameLine();
-  help_marker("Directory for model.safetensors + config.json (Hugging Face names; bench/pytorch_forward.py loads it).");
-  if (ImGui::Button("Save") && snap.ready) {
+  help_marker(
+      tr("Directory for model.safetensors + config.json (Hugging Face names; bench/pytorch_forward.py loads it)."));
+  if (ImGui::Button(imgui_label(tr("Save"), "save").c_str()) && snap.ready) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     const std::filesystem::path d(dir);
     std::string error;
     if (!ec && save_weights((d / "model.safetensors").string(), snap.weights, snap.settings.model, &error) &&
         save_config((d / "config.json").string(), snap.settings.model, &error))
-      status = "saved step " + std::to_string(snap.step) + " to " + d.string();
+      status = subst(tr("saved step {0} to {1}"), {std::to_string(snap.step), d.string()});
     else
-      status = ec ? "cannot create " + d.string() + ": " + ec.message() : error;
+      status = ec ? subst(tr("cannot create {0}: {1}"), {d.string(), ec.message()}) : error;
   }
   ImGui::SameLine();
-  if (ImGui::Button("Load")) {
+  if (ImGui::Button(imgui_label(tr("Load"), "load").c_str())) {
     std::string error;
-    status = session.load_checkpoint(dir, &error) ? std::string("loaded ") + dir : error;
+    status = session.load_checkpoint(dir, &error) ? subst(tr("loaded {0}"), {dir}) : error;
   }
   ImGui::SameLine();
-  if (ImGui::Button("Open in forward stepper") && snap.ready) {
+  if (ImGui::Button(imgui_label(tr("Open in forward stepper"), "open_forward").c_str()) && snap.ready) {
     if (snap.settings.model.moe())  // its inference pass has one dense MLP per block
-      status = "the forward stepper runs dense models only: set experts to 0 to open a run there";
+      status = tr("the forward stepper runs dense models only: set experts to 0 to open a run there");
     else
-      post_model("forward", task_stepper_model(snap.settings.model, std::make_shared<const ModelWeights>(snap.weights),
-                                               snap.task, "Training panel model",
-                                               "the Training panel's model at step " + std::to_string(snap.step)));
+      post_model("forward",
+                 task_stepper_model(snap.settings.model, std::make_shared<const ModelWeights>(snap.weights), snap.task,
+                                    tr("Training panel model"),
+                                    subst(tr("the Training panel's model at step {0}"), {std::to_string(snap.step)})));
   }
-  help_marker("Hands a copy of the current weights to the Forward pass stepper (training goes on here).");
+  help_marker(tr("Hands a copy of the current weights to the Forward pass stepper (training goes on here)."));
   if (!status.empty()) ImGui::TextWrapped("%s", status.c_str());
 }
 

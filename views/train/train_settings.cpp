@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/text/utf8.h"
+#include "core/text/i18n.h"
 #include "views/train_handoff.h"
 
 namespace tw {
@@ -15,18 +16,18 @@ bool read_text_file(const std::string& path, std::string* out, std::string* erro
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
   if (ec) {
-    *error = "cannot read text file " + path + ": " + ec.message();
+    *error = subst(tr("cannot read text file {0}: {1}"), {path, ec.message()});
     return false;
   }
   if (size > (size_t{16} << 20)) {
-    *error = "text file " + path + " is larger than 16 MB";
+    *error = subst(tr("text file {0} is larger than 16 MB"), {path});
     return false;
   }
   std::ifstream in(path, std::ios::binary);
   std::ostringstream ss;
   ss << in.rdbuf();
   if (!in && !in.eof()) {
-    *error = "cannot read text file " + path;
+    *error = subst(tr("cannot read text file {0}"), {path});
     return false;
   }
   *out = ss.str();
@@ -35,7 +36,7 @@ bool read_text_file(const std::string& path, std::string* out, std::string* erro
     return false;
   }
   if (out->empty()) {
-    *error = "text file " + path + " is empty: a text task needs some text";
+    *error = subst(tr("text file {0} is empty: a text task needs some text"), {path});
     return false;
   }
   return true;
@@ -54,7 +55,7 @@ bool train_settings_of_state(const TrainPanelState& s, TrainSettings* out, std::
     return false;
   Task task;
   if (!Task::create(t.task, &task, error)) {
-    *error = "task: " + *error;
+    *error = subst(tr("task: {0}"), {*error});
     return false;
   }
   t.model = s.model;
