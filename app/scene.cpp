@@ -7,6 +7,7 @@
 #include "app/scene.h"
 
 #include "core/io/atomic_file.h"
+#include "core/io/json_parse.h"
 #include "core/io/read_file.h"
 
 #include <unistd.h>
@@ -44,42 +45,6 @@ std::string clip(std::string s, size_t max_len = 120) {
 
 std::string dump_value(const nlohmann::json& v) {
   return clip(v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), 60);
-}
-
-// nlohmann's parser is iterative, but dump() and comparisons recurse; refusing deep nesting up front keeps
-// a hostile file from exhausting the stack anywhere later.
-bool nesting_within(std::string_view text, int max_depth) {
-  int depth = 0;
-  bool in_string = false, escaped = false;
-  for (char ch : text) {
-    if (in_string) {
-      if (escaped)
-        escaped = false;
-      else if (ch == '\\')
-        escaped = true;
-      else if (ch == '"')
-        in_string = false;
-      continue;
-    }
-    if (ch == '"')
-      in_string = true;
-    else if (ch == '[' || ch == '{') {
-      if (++depth > max_depth) return false;
-    } else if (ch == ']' || ch == '}') {
-      --depth;
-    }
-  }
-  return true;
-}
-
-// "[json.exception.parse_error.101] parse error at line 1, ..." → "parse error at line 1, ..."
-std::string parse_error_text(const std::exception& e) {
-  std::string s = e.what();
-  if (!s.empty() && s[0] == '[') {
-    const size_t close = s.find("] ");
-    if (close != std::string::npos) s = s.substr(close + 2);
-  }
-  return clip(s, 160);
 }
 
 const PanelSlot* find_slot(const AppState& state, std::string_view id) {
@@ -412,15 +377,10 @@ SceneLoad load_scene_text(AppState& state, std::string_view text, const std::vec
   try {
     if (text.size() > kSceneMaxBytes) {
       result.errors.push_back("scene file is larger than " + std::to_string(kSceneMaxBytes >> 20) + " MiB");
-    } else if (!nesting_within(text, kSceneMaxDepth)) {
-      result.errors.push_back("scene nests deeper than " + std::to_string(kSceneMaxDepth) + " levels");
     } else {
       nlohmann::json scene;
-      try {
-        scene = nlohmann::json::parse(text.begin(), text.end());
-      } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e400
-        result.errors.push_back("not valid JSON: " + parse_error_text(e));
-      }
+      if (std::string why; !parse_json(text, &scene, &why, kSceneMaxDepth))
+        result.errors.push_back(why.rfind("nests", 0) == 0 ? "scene " + why : clip(why, 180));
       if (result.errors.empty()) {
         ScenePlan plan;
         plan.open.assign(state.panels.size(), false);
@@ -463,7 +423,9 @@ std::optional<std::string> parse_set_argument(const AppState& state, std::string
   const std::string text(argument.substr(eq + 1));
   const Control* c = find_control(state, key);
   if (!c) return "--set " + clip(key, 60) + ": no such key (transformer-workbench scene-keys lists them)";
-  nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!json_nesting_within(text))
+    return "--set " + clip(key, 60) + ": the value nests deeper than " + std::to_string(kJsonMaxDepth) + " levels";
+  nlohmann::json value = parse_json_or_discarded(text);
   const bool wants_string = c->type == ControlType::Enum || c->type == ControlType::Text;
   if (value.is_discarded() || (wants_string && !value.is_string())) value = text;
   value = as_control_value(*c, value);
@@ -638,7 +600,7 @@ void session_exports_from_file(const std::string& path, ExportSettings* ex) {
   std::string text, error;
   if (path.empty()) return;
   if (!read_file_bounded(path, kSceneMaxBytes, &text, &error)) return;
-  session_exports_from_json(nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false), ex);
+  session_exports_from_json(parse_json_or_discarded(text), ex);
 }
 
 }  // namespace tw

@@ -1,4 +1,5 @@
 #include "core/experiments/stepper_model.h"
+#include "core/io/json_parse.h"
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -145,7 +146,7 @@ bool load_task_checkpoint(const std::string& dir, StepperModel* out, std::string
     *error = dir + ": no scene.json (the training scene names the task and so the vocabulary)";
     return false;
   }
-  const nlohmann::json scene = nlohmann::json::parse(scene_text, nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json scene = parse_json_or_discarded(scene_text);
   const nlohmann::json* values = scene.is_object() && scene.contains("values") ? &scene["values"] : nullptr;
   if (!values || !values->is_object()) {
     *error = (d / "scene.json").string() + ": not a scene (no \"values\" object)";

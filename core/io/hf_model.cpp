@@ -1,4 +1,5 @@
 #include "core/io/hf_model.h"
+#include "core/io/json_parse.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -42,8 +43,9 @@ const char* kArchitectures[] = {"LlamaForCausalLM", "MistralForCausalLM", "Qwen2
 
 bool hf_config_from_json(const std::string& text, const HfLoadOptions& options, ModelConfig* out,
                          std::string* architecture, std::string* error) {
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return fail(error, "config.json: not a JSON object");
+  json j;
+  if (std::string why; !parse_json(text, &j, &why)) return fail(error, "config.json: " + why.substr(0, 200));
+  if (!j.is_object()) return fail(error, "config.json: not a JSON object");
   std::string arch;
   if (j.contains("architectures") && j["architectures"].is_array() && !j["architectures"].empty() &&
       j["architectures"][0].is_string())
@@ -113,7 +115,7 @@ bool open_sources(const fs::path& dir, TensorSource* src, std::string* error) {
   if (fs::exists(index, ec)) {
     std::string text;
     if (!read_json_text(index, &text)) return fail(error, "cannot read '" + index.string() + "'");
-    const json j = json::parse(text, nullptr, false);
+    const json j = parse_json_or_discarded(text);
     if (j.is_discarded() || !j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
       return fail(error, index.string() + ": expected an object with a 'weight_map' of tensor name → shard file");
     for (auto it = j["weight_map"].begin(); it != j["weight_map"].end(); ++it) {
@@ -221,14 +223,14 @@ bool load_hf_model(const std::string& dir_name, const HfLoadOptions& options, Hf
       m.has_tokenizer = true;
       // "bos as the config says": tokenizer_config.json's add_bos_token overrides the template, and
       // config.json's bos_token_id names the token when the template does not.
-      const json cfg = json::parse(text, nullptr, false);
+      const json cfg = parse_json_or_discarded(text);
       int bos = m.tokenizer.bos_id();
       bool add = m.tokenizer.adds_bos();
       if (bos < 0 && cfg.contains("bos_token_id") && cfg["bos_token_id"].is_number_integer())
         bos = cfg["bos_token_id"].get<int>();
       std::string tc;
       if (read_json_text(dir / "tokenizer_config.json", &tc)) {
-        const json t = json::parse(tc, nullptr, false);
+        const json t = parse_json_or_discarded(tc);
         if (t.is_object() && t.contains("add_bos_token") && t["add_bos_token"].is_boolean())
           add = t["add_bos_token"].get<bool>();
       }

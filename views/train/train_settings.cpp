@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/io/read_file.h"
 #include "views/train_handoff.h"
 
 namespace tw {
@@ -11,24 +12,8 @@ namespace tw {
 namespace {
 
 bool read_text_file(const std::string& path, std::string* out, std::string* error) {
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) {
-    *error = "cannot read text file " + path + ": " + ec.message();
-    return false;
-  }
-  if (size > (size_t{16} << 20)) {
-    *error = "text file " + path + " is larger than 16 MB";
-    return false;
-  }
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (!in && !in.eof()) {
-    *error = "cannot read text file " + path;
-    return false;
-  }
-  *out = ss.str();
+  // The bounded reader: a FIFO or device is refused at once, a file over 16 MiB before a byte is read.
+  if (!read_file_bounded(path, size_t{16} << 20, out, error)) return false;
   if (out->empty()) {
     *error = "text file " + path + " is empty: a text task needs some text";
     return false;
