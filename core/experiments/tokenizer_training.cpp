@@ -8,8 +8,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "core/tokenizer_bpe.h"
 #include "core/text/utf8.h"
+#include "core/tokenizer_bpe.h"
 
 namespace tw {
 
