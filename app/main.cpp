@@ -19,6 +19,7 @@
 #include "app/fonts.h"
 #include "app/perf_report.h"
 #include "app/scene.h"
+#include "app/session_guard.h"
 #include "app/texture_gl.h"
 #include "app/window.h"
 #include "core/matmul_threads.h"
@@ -165,7 +166,9 @@ int run(int argc, char** argv) {
     return false;
   };
   auto idle_wait = [&] { return settle > 0 || gui.frames > 0 || any_panel_busy() ? 0.0 : kIdleWait; };
+  tw::SessionGuard session_guard(&tw::Window::wake);  // SIGTERM/SIGINT/SIGHUP save and exit; a save every 30 s
   while (!window.should_close() && !state.quit_requested) {
+    if (session_guard.tick(state)) break;
     settle = window.poll_events_or_wait(idle_wait()) ? kSettleFrames : std::max(settle - 1, 0);
     if (state.zoom != applied_zoom) {  // between frames: the font texture is replaced before the next one uses it
       const std::string warning = window.rebuild_fonts(TW_FONT_DIR, 15.0f * state.ui_scale());
@@ -218,6 +221,7 @@ int run(int argc, char** argv) {
 
   // [SECTION] shutdown
   tw::save_session_at_exit(state);
+  tw::exit_anyway_after(10.0, exit_code);  // the panels' workers are joined below; one stuck must not hang the exit
   window.shutdown();
   return exit_code;
 }

@@ -9,6 +9,7 @@
 #include "core/io/atomic_file.h"
 #include "core/io/json_parse.h"
 #include "core/io/read_file.h"
+#include "core/text/i18n.h"
 
 #include <unistd.h>
 
@@ -435,15 +436,25 @@ std::optional<std::string> parse_set_argument(const AppState& state, std::string
 }
 
 // [SECTION] session
-namespace {
-// What decides whether a --fresh run changed something worth saving: the scene without window places, which the
-// first frames set by themselves (a screenshot run must not replace the user's session).
 std::string session_change_text(const AppState& state) {
   nlohmann::ordered_json scene = scene_to_json(state);
   scene.erase("windows");
   return scene.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
-}  // namespace
+
+std::string keep_aside_as_bad(const std::string& path, std::string* error) {
+  // The first free name of path.bad, path.bad.2, path.bad.3, ...: an older kept file is never overwritten.
+  std::error_code ec;
+  std::string kept = path + ".bad";
+  for (int n = 2; n <= 1000 && fs::symlink_status(kept, ec).type() != fs::file_type::not_found; ++n)
+    kept = path + ".bad." + std::to_string(n);
+  fs::rename(path, kept, ec);
+  if (ec) {
+    *error = ec.message();
+    return {};
+  }
+  return kept;
+}
 
 std::string last_session_path() {
   const char* xdg = std::getenv("XDG_CONFIG_HOME");
@@ -474,7 +485,9 @@ SceneLoad restore_last_session(AppState& state) {
     return unreadable;
   }
   SceneLoad loaded = load_scene_file(state, path);
-  if (loaded.ok) session_exports_from_file(session_exports_path(), &state.exports);
+  if (loaded.ok)
+    if (std::string problem = session_exports_from_file(session_exports_path(), &state.exports); !problem.empty())
+      loaded.warnings.push_back(problem);
   return loaded;
 }
 
@@ -538,19 +551,21 @@ void restore_session_at_startup(AppState& state, bool fresh) {
   }
   const SceneLoad restored = restore_last_session(state);
   for (const auto& w : restored.warnings) std::fprintf(stderr, "transformer-workbench: last session: %s\n", w.c_str());
-  if (restored.ok) return;
+  if (restored.ok) {
+    if (!restored.warnings.empty()) state.status = tr("Last session: ") + restored.warnings.back();
+    return;
+  }
   // The file that failed (corrupt, from a newer version, one bad value, unreadable) is moved aside, never
   // overwritten by this run's session: the user may want to repair it.
   const std::string path = last_session_path();
-  const std::string kept = path + ".bad";
-  std::error_code ec;
-  fs::rename(path, kept, ec);
+  std::string why;
+  const std::string kept = keep_aside_as_bad(path, &why);
   std::string where;
-  if (!ec) {
+  if (!kept.empty()) {
     where = "; the file was kept as " + kept;
   } else {
     state.keep_last_session = true;
-    where = "; the file was left in place and will not be overwritten (cannot rename it: " + ec.message() + ")";
+    where = "; the file was left in place and will not be overwritten (cannot rename it: " + why + ")";
   }
   state.status = "Last session not restored: " + restored.error + where;
   std::fprintf(stderr, "transformer-workbench: last session not restored (starting fresh): %s%s\n",
@@ -596,11 +611,23 @@ void session_exports_from_json(const nlohmann::json& session, ExportSettings* ex
     ex->png_scale = v->get<int>();
 }
 
-void session_exports_from_file(const std::string& path, ExportSettings* ex) {
+std::string session_exports_from_file(const std::string& path, ExportSettings* ex) {
   std::string text, error;
-  if (path.empty()) return;
-  if (!read_file_bounded(path, kSceneMaxBytes, &text, &error)) return;
-  session_exports_from_json(parse_json_or_discarded(text), ex);
+  std::error_code ec;
+  if (path.empty() || fs::symlink_status(path, ec).type() == fs::file_type::not_found) return {};
+  nlohmann::json settings;
+  if (read_file_bounded(path, kSceneMaxBytes, &text, &error) && parse_json(text, &settings, &error) &&
+      settings.is_object()) {
+    session_exports_from_json(settings, ex);
+    return {};
+  }
+  if (error.empty()) error = tr("not a JSON object");
+  // Broken (cut off mid-write, edited by hand): the defaults stay, and the file is kept for the user, as the session.
+  std::string why;
+  const std::string kept = keep_aside_as_bad(path, &why);
+  return kept.empty() ? subst(tr("{0}: {1}; export settings reset to defaults"), {path, clip(error, 160)})
+                      : subst(tr("{0}: {1}; export settings reset to defaults, the file was kept as {2}"),
+                              {path, clip(error, 160), kept});
 }
 
 }  // namespace tw
