@@ -141,6 +141,13 @@ std::string shipped_models_dir() { return find_asset_dir("models"); }
 
 bool load_task_checkpoint(const std::string& dir, StepperModel* out, std::string* error) {
   const fs::path d(dir);
+  // `train` writes run.json last: a folder it wrote into (metrics.csv) without one is a run that stopped half-way,
+  // whose model may not match its scene. The shipped checkpoints carry no metrics and load as they are.
+  std::error_code ec;
+  if (fs::exists(d / "metrics.csv", ec) && !fs::exists(d / "run.json", ec)) {
+    *error = dir + ": no run.json, so the training run that wrote this folder did not finish; train again";
+    return false;
+  }
   std::string scene_text;
   if (std::string why; !read_file_bounded((d / "scene.json").string(), kMaxConfigBytes, &scene_text, &why)) {
     *error = dir + ": no scene.json (the training scene names the task and so the vocabulary)";

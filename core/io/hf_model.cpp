@@ -157,6 +157,10 @@ bool load_hf_model(const std::string& dir_name, const HfLoadOptions& options, Hf
   const fs::path dir(dir_name);
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return fail(error, "'" + dir_name + "' is not a folder");
+  // `train` writes run.json last: a folder it wrote into (metrics.csv) without one is a run that stopped half-way.
+  if (fs::exists(dir / "metrics.csv", ec) && !fs::exists(dir / "run.json", ec))
+    return fail(error,
+                "'" + dir_name + "' has no run.json, so the training run that wrote it did not finish; train again");
   std::string text;
   if (!read_json_text(dir / "config.json", &text)) return fail(error, "'" + dir_name + "' has no readable config.json");
   HfModel m;

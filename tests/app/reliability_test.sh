@@ -103,4 +103,19 @@ check zero-tokenizers-file 1 "/dev/zero: is a character device" -- $T "$app" exp
   --set "tokenizers.file=/dev/zero" --out "$work/x" --format csv
 rm -f "$work/big.txt"
 
+# [SECTION] 8. train: --out checked before the first step, partial files cleaned, run.json last and required
+: >"$work/a-file"
+one_line_error train-unwritable-out "cannot create" -- $T "$app" train --scene train-sort --steps 100000 \
+  --out "$work/a-file/out" --format none
+mkdir -p "$work/tr" && : >"$work/tr/.model.safetensors.tw-partial-999999999-1"
+check train-cleans-partials 0 "removed 1 temporary file left by an interrupted run" -- \
+  $T "$app" train --scene train-sort --steps 2 --set train.activation=swiglu --set train.positions=rope \
+  --out "$work/tr" --format none
+[ -e "$work/tr/.model.safetensors.tw-partial-999999999-1" ] && { echo "FAIL train-partial-left"; fail=1; }
+check train-run-json-written 0 '"steps": 2' -- cat "$work/tr/run.json"
+check train-folder-loads 0 "wrote" -- $T "$app" dump --model "$work/tr" --tokens 1,2 --out "$work/x-tr"
+rm "$work/tr/run.json"  # as a run killed after writing its model and before run.json leaves it
+one_line_error train-folder-without-run-json "did not finish" -- $T "$app" dump --model "$work/tr" --tokens 1,2 \
+  --out "$work/x-tr"
+
 exit $fail
