@@ -115,8 +115,7 @@ int run_train(const TrainCommandOptions& o) {
   TrainSettings settings;
   int steps = 0;
   std::string error;
-  if (!train_settings_of_panel(*slot->panel, &settings, &steps, &error)) return fail(2, error);
-  if (o.memory_cap_mb > 0) settings.model.memory_cap_mb = o.memory_cap_mb;
+  if (!train_settings_of_panel(*slot->panel, &settings, &steps, &error, o.memory_cap_mb)) return fail(2, error);
   Trainer trainer;
   if (!trainer.init(settings, &error)) return fail(2, error);
 

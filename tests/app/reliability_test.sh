@@ -103,6 +103,18 @@ check zero-tokenizers-file 1 "/dev/zero: is a character device" -- $T "$app" exp
   --set "tokenizers.file=/dev/zero" --out "$work/x" --format csv
 rm -f "$work/big.txt"
 
+# [SECTION] 10. --shard-mb beyond range, and a dump into the folder it reads
+for v in inf 1e300 nan; do
+  one_line_error "shard-mb-$v" "shard-mb must be 0 \(one file\) or a size in MB up to" -- \
+    $T "$app" dump --config "$work/small.json" --tokens 1 --out "$work/x" --shard-mb "$v"
+done
+fresh_model self
+one_line_error dump-into-its-model "is the folder the model is read from" -- \
+  $T "$app" dump --model "$work/self" --tokens 1,2 --out "$work/self"
+cmp -s "$work/self/model.safetensors" "$work/model/model.safetensors" || { echo "FAIL dump-into-its-model: weights changed"; fail=1; }
+one_line_error dump-into-its-weights "is the folder the model is read from" -- \
+  $T "$app" dump --config "$work/small.json" --weights "$work/self/model.safetensors" --tokens 1 --out "$work/self/."
+
 # [SECTION] 8. train: --out checked before the first step, partial files cleaned, run.json last and required
 : >"$work/a-file"
 one_line_error train-unwritable-out "cannot create" -- $T "$app" train --scene train-sort --steps 100000 \
