@@ -149,6 +149,12 @@ std::string scene_to_text(const AppState& state) {
 }
 
 bool save_scene_file(const AppState& state, const std::string& path, std::string* error) {
+  // A name of only spaces writes a file no one can see in a listing: refused, as an empty name is.
+  const std::string name = fs::path(path).filename().string();
+  if (name.find_first_not_of(" \t") == std::string::npos) {
+    *error = subst(tr("'{0}' has no file name; type a name such as scene.json"), {path});
+    return false;
+  }
   return write_file_atomic(path, scene_to_text(state), error);
 }
 

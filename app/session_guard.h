@@ -25,6 +25,7 @@
 
 namespace tw {
 
+// One at a time per process (the signal handlers and their semaphore are process-wide).
 class SessionGuard {
  public:
   using Clock = std::chrono::steady_clock;

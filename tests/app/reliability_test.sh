@@ -103,6 +103,13 @@ check zero-tokenizers-file 1 "/dev/zero: is a character device" -- $T "$app" exp
   --set "tokenizers.file=/dev/zero" --out "$work/x" --format csv
 rm -f "$work/big.txt"
 
+# [SECTION] 9. shards of two writes: a sharded folder, then one shard from another dump of the same shapes
+"$app" dump --config "$work/small.json" --tokens 1 --out "$work/sh1" --shard-mb 0.01 --seed 1 >/dev/null 2>&1
+"$app" dump --config "$work/small.json" --tokens 1 --out "$work/sh2" --shard-mb 0.01 --seed 2 >/dev/null 2>&1
+check sharded-loads 0 "wrote" -- $T "$app" dump --model "$work/sh1" --tokens 1 --out "$work/x-sh"
+cp "$work/sh2/model-00002-of-"*.safetensors "$work/sh1/"  # as a re-dump killed after its second shard
+one_line_error mixed-shards "belongs to another write" -- $T "$app" dump --model "$work/sh1" --tokens 1 --out "$work/x-sh"
+
 # [SECTION] 10. --shard-mb beyond range, and a dump into the folder it reads
 for v in inf 1e300 nan; do
   one_line_error "shard-mb-$v" "shard-mb must be 0 \(one file\) or a size in MB up to" -- \

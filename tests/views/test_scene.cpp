@@ -390,6 +390,20 @@ TEST(Scene, MissingAndDirectoryFilesAreMessages) {
   EXPECT_EQ(scene_to_text(app), before);
 }
 
+// A scene named " " (or with a trailing slash) would be a file no one sees in a listing: refused with a message.
+TEST(Scene, SavingUnderABlankNameIsRefused) {
+  ScratchDir dir("tw-scene-test");
+  AppState app = make_app_state();
+  for (const std::string name : {" ", "   ", "\t", "sub/"}) {
+    std::string error;
+    EXPECT_FALSE(save_scene_file(app, dir / name, &error)) << "'" << name << "'";
+    EXPECT_NE(error.find("has no file name"), std::string::npos) << error;
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+  std::string error;
+  EXPECT_TRUE(save_scene_file(app, dir / "a b.json", &error)) << error;  // spaces inside a name are fine
+}
+
 TEST(Scene, LastSessionSavesAndRestoresUnderXdgConfigHome) {
   ScratchDir dir("tw-scene-test");
   ScopedEnv xdg("XDG_CONFIG_HOME", dir.path());
