@@ -122,6 +122,19 @@ cmp -s "$work/self/model.safetensors" "$work/model/model.safetensors" || { echo 
 one_line_error dump-into-its-weights "is the folder the model is read from" -- \
   $T "$app" dump --config "$work/small.json" --weights "$work/self/model.safetensors" --tokens 1 --out "$work/self/."
 
+# [SECTION] 6. --weights of the wrong model: names checked from the header before 2 GiB of F16 are read
+python3 - "$work/wrong.safetensors" <<'PY'
+import json, struct, sys
+n = 1 << 30  # F16 values: 2 GiB of data, sparse on disk
+h = json.dumps({"wrong.name": {"dtype": "F16", "shape": [n], "data_offsets": [0, 2 * n]}}).encode()
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack("<Q", len(h)) + h)
+    f.truncate(8 + len(h) + 2 * n)
+PY
+one_line_error weights-names-first "no tensor 'model.embed_tokens.weight'" -- sh -c 'ulimit -v 1048576; exec "$@"' - \
+  $T "$app" dump --config "$work/small.json" --weights "$work/wrong.safetensors" --tokens 1 --out "$work/x"
+rm -f "$work/wrong.safetensors"
+
 # [SECTION] 8. train: --out checked before the first step, partial files cleaned, run.json last and required
 : >"$work/a-file"
 one_line_error train-unwritable-out "cannot create" -- $T "$app" train --scene train-sort --steps 100000 \
