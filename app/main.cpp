@@ -63,7 +63,7 @@ int run(int argc, char** argv) {
   CLI::App cli{"Transformer Workbench: explore the math inside modern LLMs"};
   cli.set_version_flag("--version", std::string("transformer-workbench ") + TW_VERSION);
   cli.add_option("--frames", gui.frames, "Run this many frames, then exit 0 (0: until the window closes)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1000000000));
   cli.add_option("--screenshot", gui.screenshot, "Write the last rendered frame to this PNG file");
   cli.add_option("--open", gui.open, "Open a panel by id (repeatable)");
   cli.add_flag("--all-panels", gui.all_panels, "Open every panel");
@@ -82,7 +82,12 @@ int run(int argc, char** argv) {
     CLI::App* sub = cli.add_subcommand(command.name, command.description);
     actions.emplace_back(sub, command.setup(*sub));
   }
-  CLI11_PARSE(cli, argc, argv);
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version exit 0; every bad argument exits 2, as documented (CLI11's own codes are 101..120).
+    return cli.exit(e) == 0 ? 0 : 2;
+  }
   for (auto& [sub, action] : actions)
     if (sub->parsed()) return exit_with_one_line_on_exception("transformer-workbench " + sub->get_name(), action);
 

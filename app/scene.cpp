@@ -87,6 +87,14 @@ double shortest_float(float f) {
 }
 
 void finish(SceneLoad& result) {
+  // A file with 330,000 unknown keys gives 20 warnings and a count, not 330,000 lines.
+  constexpr size_t kMaxWarnings = 20;
+  if (result.warnings.size() > kMaxWarnings + 1) {  // (+ 1: a list already summarised stays as it is)
+    const size_t more = result.warnings.size() - kMaxWarnings;
+    result.warnings.resize(kMaxWarnings);
+    result.warnings.push_back(
+        subst(trn("… and {0} more warning", "… and {0} more warnings", more), {std::to_string(more)}));
+  }
   result.ok = result.errors.empty();
   if (result.ok) return;
   result.error = result.errors.front();

@@ -135,6 +135,16 @@ one_line_error weights-names-first "no tensor 'model.embed_tokens.weight'" -- sh
   $T "$app" dump --config "$work/small.json" --weights "$work/wrong.safetensors" --tokens 1 --out "$work/x"
 rm -f "$work/wrong.safetensors"
 
+# [SECTION] 12. clear messages: bad arguments exit 2; thousands of unknown keys give 20 warnings and a count
+for args in "--frames -1" "--width 5" "--no-such-option" "--theme pink"; do
+  check "bad-argument-exit-2 $args" 2 "" -- $T "$app" $args
+done
+python3 -c "import json; print(json.dumps({'version': 1, 'open': ['softmax'], 'values': {'softmax.x%d' % i: 1 for i in range(5000)}}))" >"$work/many-unknown.json"
+check many-unknown-keys-summarised 0 "and 4980 more warnings" -- $T "$app" export --scene "$work/many-unknown.json" \
+  --out "$work/x-many" --format csv
+[ "$("$app" export --scene "$work/many-unknown.json" --out "$work/x-many" --format csv 2>&1 | wc -l)" -le 30 ] ||
+  { echo "FAIL many-unknown-keys-lines"; fail=1; }
+
 # [SECTION] 8. train: --out checked before the first step, partial files cleaned, run.json last and required
 : >"$work/a-file"
 one_line_error train-unwritable-out "cannot create" -- $T "$app" train --scene train-sort --steps 100000 \
