@@ -11,6 +11,7 @@
 // With --grads also DIR/grads.safetensors (∂loss/∂W under the model.safetensors names) and manifest "loss": the
 // mean next-token cross-entropy of the tokens (positions 0..T−2 predict tokens 1..T−1).
 // Exit codes: 0 written, 1 a file could not be read or written, 2 bad arguments (one line on stderr).
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -30,12 +31,15 @@
 #include "core/model/forward.h"  // check_tokens
 #include "core/model/trace.h"
 #include "core/model/weights.h"
+#include "core/text/i18n.h"
 #include "core/tokenizer.h"
 #include "core/train/model_train.h"
 
 namespace tw {
 
 namespace {
+
+constexpr double kMaxShardMb = 1e6;  // 1 TB: far above any checkpoint, far below where MB · 1e6 leaves int64
 
 struct DumpOptions {
   std::string config;
@@ -93,7 +97,19 @@ int run_dump(const DumpOptions& o) {
   // [SECTION] Hugging Face folder and storage type (--model, --dtype, --shard-mb)
   StorageType dtype = StorageType::F32;
   if (!storage_type_from_string(o.dtype, &dtype)) return fail(2, "--dtype '" + o.dtype + "' must be f32, f16 or bf16");
-  if (!(o.shard_mb >= 0)) return fail(2, "--shard-mb must be 0 (one file) or a positive size in MB");
+  if (!(o.shard_mb >= 0) || !(o.shard_mb <= kMaxShardMb))  // inf and 1e300 too: a float → integer beyond range is UB
+    return fail(2, subst(tr("--shard-mb must be 0 (one file) or a size in MB up to {0}"),
+                         {std::to_string(static_cast<long long>(kMaxShardMb))}));
+  // Writing into the folder being read would replace (and, for shards, delete) the weights mid-run.
+  const std::filesystem::path weights_dir = std::filesystem::path(o.weights).parent_path();
+  for (const std::string& source : {o.model, o.weights.empty()     ? std::string()
+                                             : weights_dir.empty() ? std::string(".")
+                                                                   : weights_dir.string()}) {
+    std::error_code ec;
+    if (!source.empty() && std::filesystem::equivalent(source, o.out, ec))
+      return fail(
+          2, subst(tr("--out '{0}' is the folder the model is read from; write the dump somewhere else"), {o.out}));
+  }
   HfModel hf;
   if (!o.model.empty()) {
     if (!o.config.empty() || !o.weights.empty())
@@ -117,6 +133,18 @@ int run_dump(const DumpOptions& o) {
     return fail(2, problem);
   }
   if (const std::string problem = check_tokens(config, tokens); !problem.empty()) return fail(2, problem);
+  if (o.grads && tokens.size() >= 2) {
+    // The backward pass adds what training keeps for one sequence and the gradients (one more copy of the weights)
+    // to the traced forward the config's cap already covers.
+    const double mb =
+        (estimated_memory_bytes(config) + 4.0 * (static_cast<double>(parameter_count(config)) +
+                                                 train_state_floats(config, 1, static_cast<int>(tokens.size())))) /
+        (1024.0 * 1024.0);
+    if (mb > config.memory_cap_mb)
+      return fail(2, subst(tr("--grads needs about {0} MiB (the traced forward, the activations kept for the "
+                              "backward pass and the gradients), above the cap of {1} MiB"),
+                           {std::to_string(std::llround(mb)), std::to_string(std::llround(config.memory_cap_mb))}));
+  }
 
   HeadlessProgress progress("transformer-workbench dump");
   ModelWeights weights;

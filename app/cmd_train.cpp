@@ -16,10 +16,14 @@
 // --steps N is the same as --set train.steps=N (the run's length and the end of its cosine schedule).
 // Exit codes: 0 trained, 1 training diverged or a file could not be written (what could be written is), 2 bad
 // arguments or a rejected scene.
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <memory>
@@ -33,6 +37,7 @@
 #include "app/scene_presets.h"
 #include "core/io/atomic_file.h"
 #include "core/matmul_threads.h"
+#include "core/text/i18n.h"
 #include "core/train/trainer.h"
 #include "core/train/trainer_session.h"
 #include "views/panel_train.h"
@@ -43,7 +48,8 @@ namespace tw {
 namespace {
 
 struct TrainCommandOptions : SceneCommandOptions {
-  std::string steps;  // same as --set train.steps=N
+  double memory_cap_mb = 0;  // --memory-cap: refuse settings estimated above this (0: the model's own cap)
+  std::string steps;         // same as --set train.steps=N
 };
 
 int fail(int code, const std::string& message) {
@@ -109,13 +115,35 @@ int run_train(const TrainCommandOptions& o) {
   TrainSettings settings;
   int steps = 0;
   std::string error;
-  if (!train_settings_of_panel(*slot->panel, &settings, &steps, &error)) return fail(2, error);
+  if (!train_settings_of_panel(*slot->panel, &settings, &steps, &error, o.memory_cap_mb)) return fail(2, error);
   Trainer trainer;
   if (!trainer.init(settings, &error)) return fail(2, error);
 
-  std::fprintf(stderr, "training %s: %d steps, batch %d, T = %d, %lld parameters\n", to_string(settings.task.kind),
-               steps, settings.batch, trainer.task().seq_len(),
-               static_cast<long long>(parameter_count(settings.model)));
+  // The output folder before the first step: an unwritable --out is found now, not after 100,000 steps.
+  {
+    std::error_code ec;
+    std::filesystem::create_directories(o.out, ec);
+    if (ec) return fail(2, subst(tr("cannot create '{0}': {1}"), {o.out, ec.message()}));
+    if (::access(o.out.c_str(), W_OK | X_OK) != 0)
+      return fail(2, subst(tr("cannot write in '{0}': {1}"), {o.out, std::strerror(errno)}));
+    // Temporaries of a run killed mid-write are hidden files; this run into the same folder removes them.
+    std::vector<std::string> removed;
+    remove_stale_temp_files(o.out, &removed);
+    if (!removed.empty())
+      std::fprintf(stderr, "transformer-workbench train: %s\n",
+                   subst(trn("removed {0} temporary file left by an interrupted run",
+                             "removed {0} temporary files left by an interrupted run", removed.size()),
+                         {std::to_string(removed.size())})
+                       .c_str());
+    // run.json is written last and so marks a complete run: an earlier run's goes first, so a run that stops
+    // half-way never leaves an old run.json beside a new model (load_task_checkpoint refuses such a folder).
+    std::filesystem::remove(std::filesystem::path(o.out) / "run.json", ec);
+  }
+
+  std::fprintf(stderr, "training %s: %d steps, batch %d, T = %d, %lld parameters, at most %.0f MiB\n",
+               to_string(settings.task.kind), steps, settings.batch, trainer.task().seq_len(),
+               static_cast<long long>(parameter_count(settings.model)),
+               estimated_training_bytes(settings, trainer.task().seq_len()) / (1024.0 * 1024.0));
   std::vector<double> step_ms, step_cpu_ms;
   step_ms.reserve(size_t(steps));
   step_cpu_ms.reserve(size_t(steps));
@@ -185,7 +213,6 @@ int run_train(const TrainCommandOptions& o) {
     run["active_parameters"] = active_parameter_count(settings.model);
   }
   if (trainer.stopped()) run["stopped"] = trainer.stop_message();
-  write("run.json", run.dump(2) + "\n");
   write("scene.json", scene_to_text(state));
   if (formats != plot::ExportFormat_None) {
     plot::ExportOptions options;
@@ -196,6 +223,7 @@ int run_train(const TrainCommandOptions& o) {
       if (!e.empty()) errors.push_back("train-" + fig.id + ": " + e);
     }
   }
+  if (errors.empty()) write("run.json", run.dump(2) + "\n");  // last: the folder is complete
   for (const std::string& e : errors) std::fprintf(stderr, "transformer-workbench train: %s\n", e.c_str());
   std::fprintf(stderr, "final held-out accuracy %.2f%%, %.2f s, median %.3f ms/step\n", 100 * final_eval.accuracy,
                seconds, median);
@@ -208,6 +236,9 @@ void add_train_options(CLI::App& sub, TrainCommandOptions& o) {
                             "Directory for model.safetensors, config.json, metrics.csv, run.json, figures");
   sub.get_option("--format")->description("Figure formats: png,svg,csv or none (default: all three)");
   sub.add_option("--steps", o.steps, "Training steps (same as --set train.steps=N)");
+  sub.add_option("--memory-cap", o.memory_cap_mb,
+                 "Refuse settings whose memory estimate exceeds this many MiB (default: the model's cap, 2048)")
+      ->check(CLI::Range(1.0, 1e9));
 }
 
 }  // namespace

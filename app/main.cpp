@@ -20,6 +20,7 @@
 #include "app/fonts.h"
 #include "app/perf_report.h"
 #include "app/scene.h"
+#include "app/session_guard.h"
 #include "app/texture_gl.h"
 #include "app/version_info.h"
 #include "app/window.h"
@@ -66,7 +67,7 @@ int run(int argc, char** argv) {
   CLI::App cli{"Transformer Workbench: explore the math inside modern LLMs"};
   cli.set_version_flag("--version", [] { return tw::version_report(); });
   cli.add_option("--frames", gui.frames, "Run this many frames, then exit 0 (0: until the window closes)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1000000000));
   cli.add_option("--screenshot", gui.screenshot, "Write the last rendered frame to this PNG file");
   cli.add_option("--open", gui.open, "Open a panel by id (repeatable)");
   cli.add_flag("--all-panels", gui.all_panels, "Open every panel");
@@ -90,7 +91,12 @@ int run(int argc, char** argv) {
     CLI::App* sub = cli.add_subcommand(command.name, command.description);
     actions.emplace_back(sub, command.setup(*sub));
   }
-  CLI11_PARSE(cli, argc, argv);
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version exit 0; every bad argument exits 2, as documented (CLI11's own codes are 101..120).
+    return cli.exit(e) == 0 ? 0 : 2;
+  }
   for (auto& [sub, action] : actions)
     if (sub->parsed()) return exit_with_one_line_on_exception("transformer-workbench " + sub->get_name(), action);
 
@@ -185,7 +191,9 @@ int run(int argc, char** argv) {
       if (slot.open && slot.panel->busy()) return true;
     return false;
   };
+  tw::SessionGuard session_guard(&tw::Window::wake);  // SIGTERM/SIGINT/SIGHUP save and exit; a save every 30 s
   while (!window.should_close() && !state.quit_requested) {
+    if (session_guard.tick(state)) break;
     const bool scripted = gui.frames > 0 && frame < gui.frames;  // --frames: every frame is drawn
     const bool busy = any_panel_busy();
     double timeout = -1;  // nothing moves: block until an event
@@ -257,6 +265,7 @@ int run(int argc, char** argv) {
 
   // [SECTION] shutdown
   tw::save_session_at_exit(state);
+  tw::exit_anyway_after(10.0, exit_code);  // the panels' workers are joined below; one stuck must not hang the exit
   window.shutdown();
   return exit_code;
 }

@@ -7,7 +7,9 @@
 #include "app/scene.h"
 
 #include "core/io/atomic_file.h"
+#include "core/io/json_parse.h"
 #include "core/io/read_file.h"
+#include "core/text/i18n.h"
 
 #include <unistd.h>
 
@@ -44,42 +46,6 @@ std::string clip(std::string s, size_t max_len = 120) {
 
 std::string dump_value(const nlohmann::json& v) {
   return clip(v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), 60);
-}
-
-// nlohmann's parser is iterative, but dump() and comparisons recurse; refusing deep nesting up front keeps
-// a hostile file from exhausting the stack anywhere later.
-bool nesting_within(std::string_view text, int max_depth) {
-  int depth = 0;
-  bool in_string = false, escaped = false;
-  for (char ch : text) {
-    if (in_string) {
-      if (escaped)
-        escaped = false;
-      else if (ch == '\\')
-        escaped = true;
-      else if (ch == '"')
-        in_string = false;
-      continue;
-    }
-    if (ch == '"')
-      in_string = true;
-    else if (ch == '[' || ch == '{') {
-      if (++depth > max_depth) return false;
-    } else if (ch == ']' || ch == '}') {
-      --depth;
-    }
-  }
-  return true;
-}
-
-// "[json.exception.parse_error.101] parse error at line 1, ..." → "parse error at line 1, ..."
-std::string parse_error_text(const std::exception& e) {
-  std::string s = e.what();
-  if (!s.empty() && s[0] == '[') {
-    const size_t close = s.find("] ");
-    if (close != std::string::npos) s = s.substr(close + 2);
-  }
-  return clip(s, 160);
 }
 
 const PanelSlot* find_slot(const AppState& state, std::string_view id) {
@@ -121,6 +87,14 @@ double shortest_float(float f) {
 }
 
 void finish(SceneLoad& result) {
+  // A file with 330,000 unknown keys gives 20 warnings and a count, not 330,000 lines.
+  constexpr size_t kMaxWarnings = 20;
+  if (result.warnings.size() > kMaxWarnings + 1) {  // (+ 1: a list already summarised stays as it is)
+    const size_t more = result.warnings.size() - kMaxWarnings;
+    result.warnings.resize(kMaxWarnings);
+    result.warnings.push_back(
+        subst(trn("… and {0} more warning", "… and {0} more warnings", more), {std::to_string(more)}));
+  }
   result.ok = result.errors.empty();
   if (result.ok) return;
   result.error = result.errors.front();
@@ -183,6 +157,12 @@ std::string scene_to_text(const AppState& state) {
 }
 
 bool save_scene_file(const AppState& state, const std::string& path, std::string* error) {
+  // A name of only spaces writes a file no one can see in a listing: refused, as an empty name is.
+  const std::string name = fs::path(path).filename().string();
+  if (name.find_first_not_of(" \t") == std::string::npos) {
+    *error = subst(tr("'{0}' has no file name; type a name such as scene.json"), {path});
+    return false;
+  }
   return write_file_atomic(path, scene_to_text(state), error);
 }
 
@@ -412,15 +392,10 @@ SceneLoad load_scene_text(AppState& state, std::string_view text, const std::vec
   try {
     if (text.size() > kSceneMaxBytes) {
       result.errors.push_back("scene file is larger than " + std::to_string(kSceneMaxBytes >> 20) + " MiB");
-    } else if (!nesting_within(text, kSceneMaxDepth)) {
-      result.errors.push_back("scene nests deeper than " + std::to_string(kSceneMaxDepth) + " levels");
     } else {
       nlohmann::json scene;
-      try {
-        scene = nlohmann::json::parse(text.begin(), text.end());
-      } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e400
-        result.errors.push_back("not valid JSON: " + parse_error_text(e));
-      }
+      if (std::string why; !parse_json(text, &scene, &why, kSceneMaxDepth))
+        result.errors.push_back(why.rfind("nests", 0) == 0 ? "scene " + why : clip(why, 180));
       if (result.errors.empty()) {
         ScenePlan plan;
         plan.open.assign(state.panels.size(), false);
@@ -463,7 +438,9 @@ std::optional<std::string> parse_set_argument(const AppState& state, std::string
   const std::string text(argument.substr(eq + 1));
   const Control* c = find_control(state, key);
   if (!c) return "--set " + clip(key, 60) + ": no such key (transformer-workbench scene-keys lists them)";
-  nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!json_nesting_within(text))
+    return "--set " + clip(key, 60) + ": the value nests deeper than " + std::to_string(kJsonMaxDepth) + " levels";
+  nlohmann::json value = parse_json_or_discarded(text);
   const bool wants_string = c->type == ControlType::Enum || c->type == ControlType::Text;
   if (value.is_discarded() || (wants_string && !value.is_string())) value = text;
   value = as_control_value(*c, value);
@@ -473,15 +450,25 @@ std::optional<std::string> parse_set_argument(const AppState& state, std::string
 }
 
 // [SECTION] session
-namespace {
-// What decides whether a --fresh run changed something worth saving: the scene without window places, which the
-// first frames set by themselves (a screenshot run must not replace the user's session).
 std::string session_change_text(const AppState& state) {
   nlohmann::ordered_json scene = scene_to_json(state);
   scene.erase("windows");
   return scene.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
-}  // namespace
+
+std::string keep_aside_as_bad(const std::string& path, std::string* error) {
+  // The first free name of path.bad, path.bad.2, path.bad.3, ...: an older kept file is never overwritten.
+  std::error_code ec;
+  std::string kept = path + ".bad";
+  for (int n = 2; n <= 1000 && fs::symlink_status(kept, ec).type() != fs::file_type::not_found; ++n)
+    kept = path + ".bad." + std::to_string(n);
+  fs::rename(path, kept, ec);
+  if (ec) {
+    *error = ec.message();
+    return {};
+  }
+  return kept;
+}
 
 std::string last_session_path() {
   const char* xdg = std::getenv("XDG_CONFIG_HOME");
@@ -512,7 +499,9 @@ SceneLoad restore_last_session(AppState& state) {
     return unreadable;
   }
   SceneLoad loaded = load_scene_file(state, path);
-  if (loaded.ok) session_exports_from_file(session_exports_path(), &state.exports);
+  if (loaded.ok)
+    if (std::string problem = session_exports_from_file(session_exports_path(), &state.exports); !problem.empty())
+      loaded.warnings.push_back(problem);
   return loaded;
 }
 
@@ -576,19 +565,21 @@ void restore_session_at_startup(AppState& state, bool fresh) {
   }
   const SceneLoad restored = restore_last_session(state);
   for (const auto& w : restored.warnings) std::fprintf(stderr, "transformer-workbench: last session: %s\n", w.c_str());
-  if (restored.ok) return;
+  if (restored.ok) {
+    if (!restored.warnings.empty()) state.status = tr("Last session: ") + restored.warnings.back();
+    return;
+  }
   // The file that failed (corrupt, from a newer version, one bad value, unreadable) is moved aside, never
   // overwritten by this run's session: the user may want to repair it.
   const std::string path = last_session_path();
-  const std::string kept = path + ".bad";
-  std::error_code ec;
-  fs::rename(path, kept, ec);
+  std::string why;
+  const std::string kept = keep_aside_as_bad(path, &why);
   std::string where;
-  if (!ec) {
+  if (!kept.empty()) {
     where = "; the file was kept as " + kept;
   } else {
     state.keep_last_session = true;
-    where = "; the file was left in place and will not be overwritten (cannot rename it: " + ec.message() + ")";
+    where = "; the file was left in place and will not be overwritten (cannot rename it: " + why + ")";
   }
   state.status = "Last session not restored: " + restored.error + where;
   std::fprintf(stderr, "transformer-workbench: last session not restored (starting fresh): %s%s\n",
@@ -634,11 +625,23 @@ void session_exports_from_json(const nlohmann::json& session, ExportSettings* ex
     ex->png_scale = v->get<int>();
 }
 
-void session_exports_from_file(const std::string& path, ExportSettings* ex) {
+std::string session_exports_from_file(const std::string& path, ExportSettings* ex) {
   std::string text, error;
-  if (path.empty()) return;
-  if (!read_file_bounded(path, kSceneMaxBytes, &text, &error)) return;
-  session_exports_from_json(nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false), ex);
+  std::error_code ec;
+  if (path.empty() || fs::symlink_status(path, ec).type() == fs::file_type::not_found) return {};
+  nlohmann::json settings;
+  if (read_file_bounded(path, kSceneMaxBytes, &text, &error) && parse_json(text, &settings, &error) &&
+      settings.is_object()) {
+    session_exports_from_json(settings, ex);
+    return {};
+  }
+  if (error.empty()) error = tr("not a JSON object");
+  // Broken (cut off mid-write, edited by hand): the defaults stay, and the file is kept for the user, as the session.
+  std::string why;
+  const std::string kept = keep_aside_as_bad(path, &why);
+  return kept.empty() ? subst(tr("{0}: {1}; export settings reset to defaults"), {path, clip(error, 160)})
+                      : subst(tr("{0}: {1}; export settings reset to defaults, the file was kept as {2}"),
+                              {path, clip(error, 160), kept});
 }
 
 }  // namespace tw

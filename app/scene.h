@@ -89,7 +89,15 @@ void restore_session_at_startup(AppState& state, bool fresh);
 std::string session_exports_path();
 void session_exports_to_json(const ExportSettings& ex, nlohmann::ordered_json* session);
 void session_exports_from_json(const nlohmann::json& session, ExportSettings* ex);
-void session_exports_from_file(const std::string& path, ExportSettings* ex);
+// Returns "" when the file is missing or was read; otherwise a line saying what was wrong. A broken file leaves the
+// defaults and is renamed aside with keep_aside_as_bad (the line says where).
+std::string session_exports_from_file(const std::string& path, ExportSettings* ex);
 void save_session_at_exit(const AppState& state);
+// What decides whether the session changed and is worth saving: the scene without window places, which the first
+// frames set by themselves (a screenshot run must not replace the user's session).
+std::string session_change_text(const AppState& state);
+// Renames `path` to the first free name of path.bad, path.bad.2, path.bad.3, ... (an older kept file is never
+// overwritten) and returns that name, or "" with the reason in *error.
+std::string keep_aside_as_bad(const std::string& path, std::string* error);
 
 }  // namespace tw

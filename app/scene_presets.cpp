@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/assets.h"
+#include "core/io/json_parse.h"
 #include "core/io/read_file.h"
 
 namespace tw {
@@ -18,7 +19,7 @@ namespace {
 std::string read_description(const std::string& path) {
   std::string text, error;
   if (!read_file_bounded(path, kSceneMaxBytes, &text, &error)) return {};
-  const nlohmann::json scene = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json scene = parse_json_or_discarded(text);
   if (!scene.is_object()) return {};
   const auto it = scene.find("description");
   return it != scene.end() && it->is_string() ? it->get<std::string>() : std::string();

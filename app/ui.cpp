@@ -353,7 +353,8 @@ static std::map<std::string, Placement> place_panels(AppState& state) {
 }
 
 // [SECTION] panels
-void draw_windows(AppState& state) {
+// Every window but the file dialogs: side windows, the start page, the panels.
+static void draw_desk(AppState& state) {
   PanelSlot* focused = state.focused.empty() ? nullptr : state.find(state.focused);
   if (focused && !focused->open) {  // closed with its X while focused: back to the layout
     state.toggle_focus(state.focused);
@@ -362,7 +363,6 @@ void draw_windows(AppState& state) {
   if (state.show_overview && !focused) draw_overview(state);
   if (state.show_about) draw_about(state);
   if (state.show_shortcuts) draw_shortcuts(state);
-  draw_file_dialogs(state);
 
   const DrawContext ctx{.theme = state.theme, .dpi_scale = state.ui_scale(), .exports = &state.exports};
   if (state.show_start_page && !focused) draw_start_page(state, ctx);
@@ -386,6 +386,15 @@ void draw_windows(AppState& state) {
     if (!draw_panel_window(state, slot, ctx)) return;  // focus changed: the next frame draws the new layout
   }
   state.unfocused.clear();
+}
+
+void draw_windows(AppState& state) {
+  draw_desk(state);
+  // The modals last, and every frame (draw_desk may stop early when the focus changes). ImGui 1.86 aborts
+  // ('blocking_modal != NULL') when a window appears after a modal was begun in the frame the modal first shows: it
+  // finds the modal on top but, not active the frame before, not as the one blocking the new window. Begun after
+  // every window, the modal is never open yet (or already shown last frame) when another window appears.
+  draw_file_dialogs(state);
 }
 
 // One panel's window: placed by a scene or filling the viewport in focus, the focus button in its title bar, its

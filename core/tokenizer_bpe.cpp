@@ -4,6 +4,8 @@
 //   [SECTION] encode / decode
 //   [SECTION] tokenizer.json
 #include "core/tokenizer_bpe.h"
+#include "core/io/json_parse.h"
+#include "core/io/read_file.h"
 
 #include <unicode/uchar.h>
 
@@ -521,12 +523,13 @@ bool get_bool(const json& j, const char* key, bool fallback) {
 }  // namespace
 
 bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::string* error) {
-  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   const auto fail = [&](const std::string& m) {  // m is translated; the prefix stays ASCII (load_bpe_tokenizer)
     *error = "tokenizer.json: " + m;
     return false;
   };
-  if (j.is_discarded() || !j.is_object()) return fail(tr("not a JSON object"));
+  json j;
+  if (std::string why; !parse_json(text, &j, &why)) return fail(why.substr(0, 200));
+  if (!j.is_object()) return fail(tr("not a JSON object"));
   BpeTokenizer t;
   std::fill(std::begin(t.byte_token_), std::end(t.byte_token_), -1);
   bool kind_known = false;
@@ -691,14 +694,10 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
 }
 
 bool load_bpe_tokenizer(const std::string& path, BpeTokenizer* out, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = subst(tr("cannot open '{0}'"), {path});
-    return false;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!bpe_tokenizer_from_json(text.str(), out, error)) {
+  // The bounded reader: a FIFO, /dev/zero or a file over the tokenizer cap is refused before a byte is read.
+  std::string text;
+  if (!read_file_bounded(path, kMaxTokenizerBytes, &text, error)) return false;
+  if (!bpe_tokenizer_from_json(text, out, error)) {
     *error = path + ": " + error->substr(std::string("tokenizer.json: ").size());
     return false;
   }

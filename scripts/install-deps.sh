@@ -9,7 +9,7 @@ packages=(
   fonts-dejavu-extra fonts-noto-cjk libfreetype-dev
   libopenblas-dev libicu-dev
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
-  xvfb xauth libgl1-mesa-dri xdotool xclip
+  xvfb xauth libgl1-mesa-dri xdotool xclip python3
   time
   help2man librsvg2-bin dpkg-dev file desktop-file-utils appstream lintian
   fortunes-zh fortunes

@@ -2,8 +2,10 @@
 // A fresh directory under /tmp for one test, removed with everything in it when the test ends.
 #include <stdlib.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <system_error>
@@ -38,5 +40,24 @@ inline std::string read_file_bytes(const std::filesystem::path& path) {
   s << in.rdbuf();
   return s.str();
 }
+
+// setenv for one test; restores the previous value so test order does not matter.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_)
+      ::setenv(name_, old_->c_str(), 1);
+    else
+      ::unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
 
 }  // namespace tw::testing

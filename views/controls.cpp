@@ -8,7 +8,9 @@
 namespace tw {
 
 namespace {
+// Whole numbers as integers (1048576, not 1.04858e+06); others with six significant digits.
 std::string fmt_number(double v) {
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) return std::to_string(static_cast<long long>(v));
   std::ostringstream os;
   os << v;
   return os.str();

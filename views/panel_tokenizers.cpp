@@ -15,6 +15,8 @@
 
 #include "core/experiments/tokenizer_training.h"
 #include "core/text/utf8.h"
+#include "core/io/read_file.h"
+#include "core/text/i18n.h"
 #include "core/tokenizer_bpe.h"
 #include "views/recompute.h"
 #include "views/widgets.h"
@@ -76,14 +78,11 @@ ResultPtr compute(const TokenizerState& s, Progress& progress) {
   r->state = s;
   std::string text = s.text;
   if (!s.file.empty()) {
-    std::ifstream in(s.file, std::ios::binary);
-    if (!in) {
-      r->error = "Cannot open \"" + s.file + "\": check the path (or clear it to train on the text box).";
+    // The bounded reader: a FIFO is refused at once, and a file over the training cap is refused before reading.
+    if (std::string why; !read_file_bounded(s.file, kMaxTrainingTextBytes, &text, &why)) {
+      r->error = why + tr(" (check the path, or clear it to train on the text box)");
       return r;
     }
-    std::ostringstream buf;
-    buf << in.rdbuf();
-    text = buf.str();
     if (std::string bad = utf8_error(text, "\"" + s.file + "\""); !bad.empty()) {
       r->error = bad;
       return r;

@@ -49,9 +49,12 @@ class TrainPanel final : public Panel {
             "Train a small Transformer live on copy/sort/reverse/modular addition/text; watch loss and attention"};
   }
 
-  bool settings(TrainSettings* out, int* steps, std::string* error) const {
+  bool settings(TrainSettings* out, int* steps, std::string* error, double memory_cap_mb) const {
     if (steps) *steps = s_.steps;
-    return train_settings_of_state(s_, out, error);
+    if (memory_cap_mb <= 0) return train_settings_of_state(s_, out, error);
+    TrainPanelState s = s_;
+    s.model.memory_cap_mb = memory_cap_mb;
+    return train_settings_of_state(s, out, error);
   }
 
   std::shared_ptr<const TrainSnapshot> snapshot() const { return session_.snapshot(); }
@@ -311,13 +314,13 @@ class TrainPanel final : public Panel {
 
 }  // namespace
 
-bool train_settings_of_panel(Panel& panel, TrainSettings* out, int* steps, std::string* error) {
+bool train_settings_of_panel(Panel& panel, TrainSettings* out, int* steps, std::string* error, double memory_cap_mb) {
   auto* p = dynamic_cast<TrainPanel*>(&panel);
   if (!p) {
     *error = "not the Training panel";
     return false;
   }
-  return p->settings(out, steps, error);
+  return p->settings(out, steps, error, memory_cap_mb);
 }
 
 bool trained_model_of_panel(Panel& panel, ModelConfig* config, ModelWeights* weights) {

@@ -13,7 +13,9 @@ namespace tw {
 
 // The settings the "train" panel's controls describe (reads train.text_file when set). False + one-line *error
 // when `panel` is not the Training panel or its settings are invalid.
-bool train_settings_of_panel(Panel& panel, TrainSettings* out, int* steps, std::string* error);
+// memory_cap_mb > 0 replaces the model's memory cap (train --memory-cap).
+bool train_settings_of_panel(Panel& panel, TrainSettings* out, int* steps, std::string* error,
+                             double memory_cap_mb = 0);
 
 // The current run's model, for "open in forward stepper": a copy of the weights and the config of the latest
 // snapshot (the worker keeps training). False when `panel` is not the Training panel or has no run yet.

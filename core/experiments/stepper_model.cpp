@@ -1,4 +1,5 @@
 #include "core/experiments/stepper_model.h"
+#include "core/io/json_parse.h"
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -142,12 +143,19 @@ std::string shipped_models_dir() { return find_asset_dir("models"); }
 
 bool load_task_checkpoint(const std::string& dir, StepperModel* out, std::string* error) {
   const fs::path d(dir);
+  // `train` writes run.json last: a folder it wrote into (metrics.csv) without one is a run that stopped half-way,
+  // whose model may not match its scene. The shipped checkpoints carry no metrics and load as they are.
+  std::error_code ec;
+  if (fs::exists(d / "metrics.csv", ec) && !fs::exists(d / "run.json", ec)) {
+    *error = dir + ": no run.json, so the training run that wrote this folder did not finish; train again";
+    return false;
+  }
   std::string scene_text;
   if (std::string why; !read_file_bounded((d / "scene.json").string(), kMaxConfigBytes, &scene_text, &why)) {
     *error = dir + ": " + tr("no scene.json (the training scene names the task and so the vocabulary)");
     return false;
   }
-  const nlohmann::json scene = nlohmann::json::parse(scene_text, nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json scene = parse_json_or_discarded(scene_text);
   const nlohmann::json* values = scene.is_object() && scene.contains("values") ? &scene["values"] : nullptr;
   if (!values || !values->is_object()) {
     *error = (d / "scene.json").string() + ": " + tr("not a scene (no \"values\" object)");

@@ -16,7 +16,7 @@ namespace tw {
 
 namespace {
 
-constexpr size_t kMaxTextBytes = 256 * 1024;
+constexpr size_t kMaxTextBytes = kMaxTrainingTextBytes;
 constexpr int kMaxVocab = 4096;
 constexpr int kCandidates = 8;
 constexpr int kUnigramMaxLen = 8;  // characters in a seed substring

@@ -56,6 +56,9 @@ struct UnigramTraining {
   int prune_rounds = 0;
 };
 
+// The most training text a tokenizer is trained on (bytes); also the cap when it is read from a file.
+constexpr size_t kMaxTrainingTextBytes = 256 * 1024;
+
 // Limits keep training interactive: text ≤ 256 KiB of UTF-8, 1 ≤ size ≤ 4096. `cancel` (optional) is polled.
 std::string check_training_text(const std::string& text);
 bool train_bpe(const std::string& text, int merges, BpeTraining* out, std::string* error,

@@ -1,6 +1,10 @@
 #include "core/io/hf_model.h"
+#include "core/io/json_parse.h"
+
+#include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -43,8 +47,9 @@ const char* kArchitectures[] = {"LlamaForCausalLM", "MistralForCausalLM", "Qwen2
 
 bool hf_config_from_json(const std::string& text, const HfLoadOptions& options, ModelConfig* out,
                          std::string* architecture, std::string* error) {
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return fail(error, tr("config.json: not a JSON object"));
+  json j;
+  if (std::string why; !parse_json(text, &j, &why)) return fail(error, "config.json: " + why.substr(0, 200));
+  if (!j.is_object()) return fail(error, tr("config.json: not a JSON object"));
   std::string arch;
   if (j.contains("architectures") && j["architectures"].is_array() && !j["architectures"].empty() &&
       j["architectures"][0].is_string())
@@ -110,14 +115,18 @@ bool open_sources(const fs::path& dir, TensorSource* src, std::string* error) {
   const fs::path index = dir / "model.safetensors.index.json";
   std::vector<std::string> names;
   std::map<std::string, std::string> weight_map;
+  std::string write_id;  // metadata.tw_write_id of an index the workbench wrote
   std::error_code ec;
   if (fs::exists(index, ec)) {
     std::string text;
     if (!read_json_text(index, &text)) return fail(error, subst(tr("cannot read '{0}'"), {index.string()}));
-    const json j = json::parse(text, nullptr, false);
+    const json j = parse_json_or_discarded(text);
     if (j.is_discarded() || !j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
       return fail(error,
                   index.string() + ": " + tr("expected an object with a 'weight_map' of tensor name → shard file"));
+    if (j.contains("metadata") && j["metadata"].is_object() && j["metadata"].contains("tw_write_id") &&
+        j["metadata"]["tw_write_id"].is_string())
+      write_id = j["metadata"]["tw_write_id"].get<std::string>();
     for (auto it = j["weight_map"].begin(); it != j["weight_map"].end(); ++it) {
       if (!it.value().is_string())
         return fail(error, index.string() + ": " + tr("weight_map values must be file names"));
@@ -139,6 +148,16 @@ bool open_sources(const fs::path& dir, TensorSource* src, std::string* error) {
   src->files.resize(names.size());
   for (size_t i = 0; i < names.size(); ++i)
     if (!src->files[i].open((dir / names[i]).string(), error)) return false;
+  // An index written by the workbench names its write; every shard it lists must come from that write.
+  if (!write_id.empty())
+    for (size_t i = 0; i < names.size(); ++i) {
+      const auto& meta = src->files[i].header().metadata;
+      const auto it = meta.find("tw_write_id");
+      if (it == meta.end() || it->second != write_id)
+        return fail(error, (dir / names[i]).string() +
+                               " belongs to another write than model.safetensors.index.json (a dump into this folder "
+                               "was interrupted?); write the checkpoint again");
+    }
   for (size_t i = 0; i < names.size(); ++i)
     for (const TensorEntry& e : src->files[i].header().entries) {
       if (!weight_map.empty()) {
@@ -160,6 +179,10 @@ bool load_hf_model(const std::string& dir_name, const HfLoadOptions& options, Hf
   const fs::path dir(dir_name);
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return fail(error, subst(tr("'{0}' is not a folder"), {dir_name}));
+  // `train` writes run.json last: a folder it wrote into (metrics.csv) without one is a run that stopped half-way.
+  if (fs::exists(dir / "metrics.csv", ec) && !fs::exists(dir / "run.json", ec))
+    return fail(error, subst(tr("'{0}' has no run.json, so the training run that wrote it did not finish; train again"),
+                             {dir_name}));
   std::string text;
   if (!read_json_text(dir / "config.json", &text))
     return fail(error, subst(tr("'{0}' has no readable config.json"), {dir_name}));
@@ -227,14 +250,14 @@ bool load_hf_model(const std::string& dir_name, const HfLoadOptions& options, Hf
       m.has_tokenizer = true;
       // "bos as the config says": tokenizer_config.json's add_bos_token overrides the template, and
       // config.json's bos_token_id names the token when the template does not.
-      const json cfg = json::parse(text, nullptr, false);
+      const json cfg = parse_json_or_discarded(text);
       int bos = m.tokenizer.bos_id();
       bool add = m.tokenizer.adds_bos();
       if (bos < 0 && cfg.contains("bos_token_id") && cfg["bos_token_id"].is_number_integer())
         bos = cfg["bos_token_id"].get<int>();
       std::string tc;
       if (read_json_text(dir / "tokenizer_config.json", &tc)) {
-        const json t = json::parse(tc, nullptr, false);
+        const json t = parse_json_or_discarded(tc);
         if (t.is_object() && t.contains("add_bos_token") && t["add_bos_token"].is_boolean())
           add = t["add_bos_token"].get<bool>();
       }
@@ -264,7 +287,11 @@ bool save_hf_checkpoint(const std::string& dir_name, const ModelWeights& weights
   files->push_back("config.json");
   // Streamed from the model's own matrices (no SafeTensors copy, no byte buffer): the memory estimate counts none.
   const std::vector<TensorView> all = tensor_views(weights, config);
-  const std::map<std::string, std::string> metadata = {{"format", "pt"}, {"producer", "transformer-workbench"}};
+  // Every shard and the index carry the id of this write, so a folder mixing shards of two writes (a re-dump killed
+  // half-way) is refused by the loader instead of loading mixed weights.
+  const std::string run_id =
+      std::to_string(std::chrono::system_clock::now().time_since_epoch().count()) + "-" + std::to_string(::getpid());
+  std::map<std::string, std::string> metadata = {{"format", "pt"}, {"producer", "transformer-workbench"}};
   const int64_t es = storage_bytes(options.dtype);
   // Greedy shards in tensor order, as transformers' shard_checkpoint does.
   std::vector<std::vector<TensorView>> shards;
@@ -286,6 +313,10 @@ bool save_hf_checkpoint(const std::string& dir_name, const ModelWeights& weights
     files->push_back("model.safetensors");
     return true;
   }
+  // The index is written last: an earlier write's index goes first, so a write killed half-way leaves no index that
+  // names a mix of old and new shards.
+  fs::remove(index, ec);
+  metadata["tw_write_id"] = run_id;
   json weight_map = json::object();
   int64_t total = 0;
   for (size_t i = 0; i < shards.size(); ++i) {
@@ -298,7 +329,7 @@ bool save_hf_checkpoint(const std::string& dir_name, const ModelWeights& weights
       total += static_cast<int64_t>(t.count) * es;
     }
   }
-  json j = {{"metadata", {{"total_size", total}}}, {"weight_map", weight_map}};
+  json j = {{"metadata", {{"total_size", total}, {"tw_write_id", run_id}}}, {"weight_map", weight_map}};
   if (!write_file_atomic(index.string(), j.dump(2) + "\n", error)) return false;
   fs::remove(single, ec);  // the index is read first anyway; no second copy of the weights lying around
   files->push_back("model.safetensors.index.json");

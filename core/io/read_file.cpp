@@ -30,35 +30,48 @@ struct Fd {
   }
 };
 
-template <class Buffer>
-bool read_bounded(const std::string& path, size_t max_bytes, Buffer* bytes, std::string* error) {
-  bytes->clear();
+}  // namespace
+
+int open_regular_file(const std::string& path, uint64_t* size, std::string* error) {
   if (path.empty()) {
     *error = "no file name given";
-    return false;
+    return -1;
   }
   // stat before open: opening a FIFO for reading blocks until a writer appears.
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     *error = path + ": cannot open (" + std::strerror(errno) + ")";
-    return false;
+    return -1;
   }
   if (!S_ISREG(st.st_mode)) {
     *error = path + ": is " + kind_of(st.st_mode) + ", not a file";
-    return false;
+    return -1;
   }
-  Fd f;
   // O_NONBLOCK: if the path was swapped for a FIFO since stat, open still returns at once (fstat then refuses it).
-  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (f.fd < 0) {
+  // On a regular file the flag changes nothing.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
     *error = path + ": cannot open (" + std::strerror(errno) + ")";
-    return false;
+    return -1;
   }
-  if (::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     *error = path + ": is " + kind_of(st.st_mode) + ", not a file";
-    return false;
+    ::close(fd);
+    return -1;
   }
-  const auto size = static_cast<unsigned long long>(st.st_size);
+  *size = static_cast<uint64_t>(st.st_size);
+  return fd;
+}
+
+namespace {
+
+template <class Buffer>
+bool read_bounded(const std::string& path, size_t max_bytes, Buffer* bytes, std::string* error) {
+  bytes->clear();
+  uint64_t size = 0;
+  Fd f;
+  f.fd = open_regular_file(path, &size, error);
+  if (f.fd < 0) return false;
   if (size > max_bytes) {
     *error = path + ": is " + format_byte_size(static_cast<size_t>(size)) + ", larger than the " +
              format_byte_size(max_bytes) + " this file may have";

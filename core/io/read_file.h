@@ -23,6 +23,12 @@ constexpr size_t kMaxTokenizerBytes = size_t{64} << 20;   // tokenizer.json of a
 bool read_file_bounded(const std::string& path, size_t max_bytes, std::string* bytes, std::string* error);
 bool read_file_bounded(const std::string& path, size_t max_bytes, std::vector<uint8_t>* bytes, std::string* error);
 
+// Opens the regular file at `path` for reading without ever blocking: stat first, then open with O_NONBLOCK (so a
+// FIFO swapped in meanwhile returns at once) and fstat the descriptor. Returns the descriptor (close it yourself)
+// and its size in *size, or -1 with one line in *error naming the path and what it is instead (a FIFO, a device...).
+// Every user-named file is opened through here or through read_file_bounded.
+int open_regular_file(const std::string& path, uint64_t* size, std::string* error);
+
 // "8 MiB", "4 GiB", "512 bytes": how a cap is written in messages.
 std::string format_byte_size(size_t bytes);
 

@@ -2,6 +2,7 @@
 
 #include "core/enum_names.h"
 #include "core/io/atomic_file.h"
+#include "core/io/json_parse.h"
 #include "core/io/read_file.h"
 #include "core/text/i18n.h"
 
@@ -187,8 +188,9 @@ bool parse_safetensors_header(const uint8_t* bytes, size_t available, uint64_t s
                              {std::to_string(header_len), std::to_string(size - 8)}));
   if (header_len > available - 8) return fail(error, tr("the header could not be read completely"));
   const char* header_begin = reinterpret_cast<const char*>(bytes + 8);
-  const json header = json::parse(header_begin, header_begin + header_len, nullptr, /*allow_exceptions=*/false);
-  if (header.is_discarded()) return fail(error, tr("header is not valid JSON"));
+  json header;
+  if (std::string why; !parse_json(std::string_view(header_begin, header_len), &header, &why))
+    return fail(error, "header is " + why.substr(0, 200));
   if (!header.is_object()) return fail(error, tr("header must be a JSON object mapping tensor names to their info"));
 
   const uint64_t data_size = size - 8 - header_len;
@@ -424,14 +426,10 @@ SafeTensorsFile& SafeTensorsFile::operator=(SafeTensorsFile&& o) noexcept {
 }
 
 bool SafeTensorsFile::open(const std::string& path, std::string* error) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return fail(error, subst(tr("cannot open '{0}'"), {path}));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return fail(error, subst(tr("'{0}' is not a regular file"), {path}));
-  }
-  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  // Through the one opener of user-named files: a FIFO or device named model.safetensors is refused, never waited on.
+  uint64_t size = 0;
+  const int fd = open_regular_file(path, &size, error);
+  if (fd < 0) return false;
   std::vector<uint8_t> head(static_cast<size_t>(std::min<uint64_t>(size, 8)));
   if (!pread_all(fd, head.data(), head.size(), 0)) head.clear();
   // Read exactly the header (its length is bounded by kMaxHeaderBytes inside the parser's check).

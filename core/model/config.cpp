@@ -1,4 +1,5 @@
 #include "core/model/config.h"
+#include "core/io/json_parse.h"
 
 #include "core/enum_names.h"
 #include "core/io/atomic_file.h"
@@ -415,9 +416,9 @@ std::string config_to_json(const ModelConfig& c) {
 }
 
 bool config_from_json(const std::string& text, ModelConfig* out, std::string* error) {
-  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) {
-    *error = tr("config.json: not valid JSON");
+  json j;
+  if (std::string why; !parse_json(text, &j, &why)) {
+    *error = "config.json: " + why.substr(0, 200);
     return false;
   }
   if (!j.is_object()) {

@@ -381,6 +381,31 @@ std::vector<TensorView> tensor_views(const ModelWeights& w, const ModelConfig& c
 }
 
 bool load_weights(const std::string& path, const ModelConfig& c, ModelWeights* out, std::string* error) {
+  // The header's names and shapes against the config first: a file of the wrong model is refused in milliseconds,
+  // before gigabytes are read and converted.
+  {
+    SafeTensorsFile head;
+    if (head.open(path, error)) {
+      std::vector<std::string> names;
+      for (const TensorEntry& e : head.header().entries) names.push_back(e.name);
+      const int have = checkpoint_experts(names), want = c.moe() ? c.experts : 0;
+      std::string problem;
+      if (have == want)
+        for (const TensorSpec& spec : tensor_specs(c)) {
+          const TensorEntry* e = head.header().find(spec.name);
+          if (!e)
+            problem = "checkpoint has no tensor '" + spec.name + "' (shape " + shape_str(spec.shape) +
+                      ") that this config needs";
+          else if (e->shape != spec.shape)
+            problem = "tensor '" + spec.name + "' has shape " + shape_str(e->shape) + " but this config needs " +
+                      shape_str(spec.shape);
+          if (!problem.empty()) {
+            *error = path + ": " + problem;
+            return false;
+          }
+        }
+    }  // an unreadable header is reported by the full read below, with its hint
+  }
   SafeTensors file;
   if (!read_safetensors(path, &file, error)) {
     std::error_code ec;

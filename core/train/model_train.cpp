@@ -529,6 +529,23 @@ TrainState::~TrainState() = default;
 TrainState::TrainState(TrainState&&) noexcept = default;
 TrainState& TrainState::operator=(TrainState&&) noexcept = default;
 
+double train_state_floats(const ModelConfig& c, int B, int T) {
+  // In double: hostile sizes must not overflow before they are refused.
+  const double N = double(B) * T, C = c.dim, H = c.n_heads, KV = c.n_kv_heads, F = c.hidden, V = c.vocab,
+               L = c.n_layers, E = c.moe() ? c.experts : 0, K = c.moe() ? c.top_k : 0;
+  const double D = c.n_heads > 0 ? C / H : 0, HD = H * D, KVD = KV * D, maps = double(B) * H * T * T;
+  // LayerActs: ln1 + stats, q, k, v, QK-norm outputs, (capped,) probs, att, h, ln2 + stats, gate/up/hid, res2, and
+  // for MoE the router probabilities and each routed row's input, hidden steps and output.
+  const double per_layer = N * C + 2 * N + N * HD + 2 * N * KVD + (c.qk_norm ? N * (HD + KVD + H + KV) : 0) +
+                           (c.attn_softcap > 0 ? 2 : 1) * maps + N * HD + N * C + N * C + 2 * N + 3 * N * F + N * C +
+                           (c.moe() ? N * E + N * K * (2 * C + 3 * F) : 0);
+  const double stream = (L + 1) * N * C + N * C + 2 * N + 2 * N * V + N;  // xs, xf + stats, logits, probs, logz
+  const double tables = N * (D + C) + 2.0 * T * T + N;                    // RoPE/sinusoid tables, masks, positions
+  const double scratch = 3 * N * C + 3 * N * F + 3 * N * HD + 3 * N * KVD + N * V + double(T) * T;
+  const double temporaries = N * V + V * C + maps;  // one unfused product or softmax backward at a time
+  return L * per_layer + stream + tables + scratch + temporaries;
+}
+
 std::string check_batch(const ModelConfig& c, const Batch& batch) {
   if (const std::vector<std::string> problems = validate(c); !problems.empty()) return problems.front();
   // Loaded-model features the training pass does not differentiate yet: refuse rather than give wrong gradients.

@@ -43,6 +43,12 @@ struct TrainState {
   std::unique_ptr<TrainActivations> acts;
 };
 
+// Floats one TrainState holds after a forward + backward of B sequences of T tokens: everything the backward reads
+// (per layer: norms, q/k/v, the (B·H, T, T) probabilities, the MLP's (N, F) steps; the residual stream; the logits
+// and their probabilities (N, V)), the backward's scratch (including dlogits (N, V)), and the temporaries of one
+// product (an (N, V) logits product and a V × C weight gradient). An upper bound: counted from the Acts layout.
+double train_state_floats(const ModelConfig& config, int B, int T);
+
 // Checks the batch against the config (sizes, ids in range, at least one target); "" when valid.
 std::string check_batch(const ModelConfig& config, const Batch& batch);
 

@@ -1,6 +1,8 @@
 // Trainer: the training loop of one run, step by step.
 #include "core/train/trainer.h"
 
+#include "core/text/i18n.h"
+
 #include <algorithm>
 #include <filesystem>
 
@@ -61,6 +63,19 @@ bool probe_forward(TrainState& state, const ModelWeights& weights, const ModelCo
 
 }  // namespace
 
+double estimated_training_bytes(const TrainSettings& s, int T) {
+  const double params = static_cast<double>(parameter_count(s.model));
+  // weights, gradients, the last good weights (restored after an overflow), the optimizer's moments (AdamW m and v,
+  // SGD one momentum buffer), and one copy handed to the panel or the checkpoint writer
+  const double moments = s.optimizer.kind == OptimizerKind::AdamW ? 2 : 1;
+  const double weights = (4 + moments) * params;
+  // three passes keep their activations: the training batch, the held-out set, the one-sample probe
+  const double acts = train_state_floats(s.model, s.batch, T) +
+                      train_state_floats(s.model, std::max(1, s.task.val_examples), T) +
+                      train_state_floats(s.model, 1, T);
+  return 4.0 * (weights + acts) + kProcessBaseBytes;
+}
+
 std::string check_settings(const TrainSettings& s) {
   const std::vector<std::string> problems = validate(s.model);
   if (!problems.empty()) return subst(tr("model: {0}"), {problems.front()});
@@ -72,6 +87,13 @@ std::string check_settings(const TrainSettings& s) {
   std::string error;
   if (!Task::create(s.task, &task, &error)) return subst(tr("task: {0}"), {error});
   if (std::string e = task.check_model(s.model); !e.empty()) return e;
+  const double mb = estimated_training_bytes(s, task.seq_len()) / (1024.0 * 1024.0);
+  if (mb > s.model.memory_cap_mb)
+    return subst(tr("training needs about {0} MiB (weights, gradients, optimizer moments, and the activations of a "
+                    "batch of {1} × {2} tokens, the held-out set and the logits kept for the backward pass), above "
+                    "the cap of {3} MiB"),
+                 {std::to_string(std::llround(mb)), std::to_string(s.batch), std::to_string(task.seq_len()),
+                  std::to_string(std::llround(s.model.memory_cap_mb))});
   return "";
 }
 

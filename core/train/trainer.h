@@ -35,6 +35,11 @@ struct TrainSettings {
   double z_loss = 0.0;  // coef of the z-loss term coef·mean(log² Z) added to the training loss (PaLM: 1e-4); 0 = off
 };
 
+// An upper bound of the bytes a run of these settings allocates, T being the task's sequence length: the weights
+// with their gradients, backup and optimizer moments, and the activations of the training batch, the held-out set
+// and the probe (train_state_floats). check_settings refuses settings above the model's memory cap.
+double estimated_training_bytes(const TrainSettings& s, int T);
+
 // "" when the settings can train, else the first problem as one line.
 std::string check_settings(const TrainSettings& s);
 

@@ -73,4 +73,60 @@ for family in attention weights; do
   fi
   rm -rf "$work/$family-out" "$work/$family-out2"
 done
+# [SECTION] training and --grads: the estimate bounds the peak of the largest accepted settings.
+# Training (text task, logits dominate: vocab 4096): the largest batch --memory-cap accepts, found by bisection
+# (an accepted run stops at once on an --out under a file), then two steps with a held-out evaluation.
+python3 -c "print('the quick brown fox jumps over the lazy dog; ' * 300)" >"$work/text.txt"
+: >"$work/a-file"
+train_args=(--scene train-sort --set train.task=text --set "train.text_file=$work/text.txt" --set train.vocab=4096
+  --set train.dim=64 --set train.layers=2 --set train.heads=4 --set train.kv_heads=4 --set train.hidden=256
+  --set train.context=64 --set train.val_examples=16 --memory-cap "$cap" --format none)
+train_accepted() {
+  local out; out=$("$app" train "${train_args[@]}" --set "train.batch=$1" --out "$work/a-file/x" 2>&1)
+  ! grep -q "above the cap" <<<"$out"
+}
+lo=1 hi=513
+if train_accepted $lo; then
+  while [ $((hi - lo)) -gt 1 ]; do mid=$(((lo + hi) / 2)); if train_accepted $mid; then lo=$mid; else hi=$mid; fi; done
+  /usr/bin/time -f %M -o "$work/train.rss" "$app" train "${train_args[@]}" --set "train.batch=$lo" --steps 2 \
+    --out "$work/train-out" >/dev/null 2>"$work/train.err"
+  status=$?
+  estimate=$(sed -n 's/.*at most \([0-9]*\) MiB.*/\1/p' "$work/train.err")
+  rss=$(($(tail -1 "$work/train.rss") / 1024))
+  if [ $status -ne 0 ] || [ -z "$estimate" ] || [ "$rss" -gt "$estimate" ] || [ "$estimate" -gt "$cap" ]; then
+    echo "FAIL train: batch $lo, exit $status, peak RSS $rss MiB, estimate ${estimate:-?} MiB, cap $cap MiB; $(tail -2 "$work/train.err")"
+    fail=1
+  else
+    echo "ok   train: largest accepted batch $lo: peak RSS $rss MiB <= estimate $estimate MiB <= cap $cap MiB"
+  fi
+else
+  echo "FAIL train: even batch 1 is refused under $cap MiB"; fail=1
+fi
+# dump --grads: the attention family's largest accepted max_seq with the backward pass.
+grads_accepted() {
+  config attention "$1" "$cap"
+  local out; out=$("$app" dump --config "$work/attention.json" --tokens "$(tokens "$1")" --grads --out "$work/a-file/x" 2>&1)
+  ! grep -q "above the cap" <<<"$out"
+}
+lo=64 hi=4096
+while [ $((hi - lo)) -gt 1 ]; do mid=$(((lo + hi) / 2)); if grads_accepted $mid; then lo=$mid; else hi=$mid; fi; done
+# The estimate as the refusal states it: a cap just above the forward's own estimate lets the forward through and
+# makes --grads say what it needs.
+config attention "$lo" 0.001
+forward=$("$app" dump --config "$work/attention.json" --tokens 1 --out "$work/none" 2>&1 | sed -n 's/.*needs about \([0-9]*\) MiB.*/\1/p')
+config attention "$lo" "$((forward + 1))"
+estimate=$("$app" dump --config "$work/attention.json" --tokens "$(tokens "$lo")" --grads --out "$work/none" 2>&1 |
+  sed -n 's/.*--grads needs about \([0-9]*\) MiB.*/\1/p')
+config attention "$lo" "$cap"
+/usr/bin/time -f %M -o "$work/grads.rss" "$app" dump --config "$work/attention.json" --tokens "$(tokens "$lo")" --grads \
+  --out "$work/grads-out" >/dev/null 2>"$work/grads.err"
+status=$?
+rss=$(($(tail -1 "$work/grads.rss") / 1024))
+if [ $status -ne 0 ] || [ -z "$estimate" ] || [ "$rss" -gt "$estimate" ] || [ "$estimate" -gt "$cap" ]; then
+  echo "FAIL grads: max_seq $lo, exit $status, peak RSS $rss MiB, estimate ${estimate:-?} MiB; $(tail -2 "$work/grads.err")"
+  fail=1
+else
+  echo "ok   grads: largest accepted max_seq $lo: peak RSS $rss MiB <= estimate $estimate MiB <= cap $cap MiB"
+fi
+rm -rf "$work/train-out" "$work/grads-out"
 exit $fail

@@ -304,7 +304,13 @@ TEST(BpeJson, ClearMessagesForUnsupportedFiles) {
   BpeTokenizer t;
   std::string error;
   EXPECT_FALSE(bpe_tokenizer_from_json("not json", &t, &error));
+  EXPECT_EQ(error,
+            "tokenizer.json: not valid JSON: parse error at line 1, column 2: syntax error while parsing value - "
+            "invalid literal; last read: 'no'");
+  EXPECT_FALSE(bpe_tokenizer_from_json("[1]", &t, &error));
   EXPECT_EQ(error, "tokenizer.json: not a JSON object");
+  EXPECT_FALSE(bpe_tokenizer_from_json(std::string(60000, '[') + std::string(60000, ']'), &t, &error));
+  EXPECT_EQ(error, "tokenizer.json: nests deeper than 64 levels");
   json j = byte_level_fixture();
   j["model"]["type"] = "Unigram";
   EXPECT_FALSE(bpe_tokenizer_from_json(j.dump(), &t, &error));
@@ -321,7 +327,7 @@ TEST(BpeJson, ClearMessagesForUnsupportedFiles) {
   EXPECT_FALSE(bpe_tokenizer_from_json(j.dump(), &t, &error));
   EXPECT_NE(error.find("vocab id of 'x'"), std::string::npos) << error;
   EXPECT_FALSE(load_bpe_tokenizer("/nonexistent/tokenizer.json", &t, &error));
-  EXPECT_EQ(error, "cannot open '/nonexistent/tokenizer.json'");
+  EXPECT_EQ(error, "/nonexistent/tokenizer.json: cannot open (No such file or directory)");
 }
 
 }  // namespace

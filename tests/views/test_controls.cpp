@@ -39,6 +39,8 @@ TEST_F(ControlsTest, DefaultsAreCapturedAtBindTime) {
 
 TEST_F(ControlsTest, CheckNamesTheKeyAndTheProblem) {
   EXPECT_EQ(*c.find("n")->check(300, "demo.n"), "demo.n: 300 is out of range 2..256");
+  // Large whole numbers as integers, not 1.04858e+06.
+  EXPECT_EQ(*c.find("n")->check(1048577, "demo.n"), "demo.n: 1048577 is out of range 2..256");
   EXPECT_EQ(*c.find("n")->check(2.5, "demo.n"), "demo.n: expected an integer, got 2.5");
   EXPECT_EQ(*c.find("flag")->check("yes", "demo.flag"), "demo.flag: expected true or false, got \"yes\"");
   EXPECT_EQ(*c.find("mode")->check("cube", "demo.mode"), "demo.mode: \"cube\" is not one of: none|sqrt|linear");

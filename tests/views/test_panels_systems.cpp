@@ -235,7 +235,7 @@ TEST(PanelTokenizers, MergesAndCountsFromCore) {
 
 TEST(PanelTokenizers, MissingFileAndEmptyTextAreErrors) {
   auto p = panel_with("tokenizers", {{"file", "/nonexistent/corpus.txt"}});
-  expect_error_without_figures(p, "Cannot open");
+  expect_error_without_figures(p, "/nonexistent/corpus.txt: cannot open (No such file or directory) (check the path");
   set(*p, "file", "");
   set(*p, "text", "   ");
   EXPECT_TRUE(run(*p).empty());

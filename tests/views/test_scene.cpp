@@ -65,6 +65,7 @@ AppState changed_state() {
 }
 
 using testing::read_file_bytes;
+using testing::ScopedEnv;
 using testing::ScratchDir;
 
 TEST(Scene, RoundTripRestoresEveryValueOpenPanelAndTheme) {
@@ -389,24 +390,19 @@ TEST(Scene, MissingAndDirectoryFilesAreMessages) {
   EXPECT_EQ(scene_to_text(app), before);
 }
 
-// setenv for one test; restores the previous value so test order does not matter.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value.c_str(), 1);
+// A scene named " " (or with a trailing slash) would be a file no one sees in a listing: refused with a message.
+TEST(Scene, SavingUnderABlankNameIsRefused) {
+  ScratchDir dir("tw-scene-test");
+  AppState app = make_app_state();
+  for (const std::string name : {" ", "   ", "\t", "sub/"}) {
+    std::string error;
+    EXPECT_FALSE(save_scene_file(app, dir / name, &error)) << "'" << name << "'";
+    EXPECT_NE(error.find("has no file name"), std::string::npos) << error;
   }
-  ~ScopedEnv() {
-    if (old_)
-      ::setenv(name_, old_->c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+  std::string error;
+  EXPECT_TRUE(save_scene_file(app, dir / "a b.json", &error)) << error;  // spaces inside a name are fine
+}
 
 TEST(Scene, LastSessionSavesAndRestoresUnderXdgConfigHome) {
   ScratchDir dir("tw-scene-test");
@@ -464,6 +460,53 @@ TEST(Scene, FailedLastSessionIsKeptAsBadAndTheUserIsToldWhere) {
     save_session_at_exit(app);
     EXPECT_EQ(read_file_bytes(path), scene_to_text(app));
     EXPECT_EQ(read_file_bytes(path + ".bad"), text) << "the save at exit must not touch the kept file";
+  }
+}
+
+// Each failed session gets its own name: a second broken session never replaces the first one kept.
+TEST(Scene, KeptSessionsAreNumberedNotOverwritten) {
+  ScratchDir dir("tw-scene-test");
+  ScopedEnv xdg("XDG_CONFIG_HOME", dir.path());
+  const std::string path = last_session_path();
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  const std::string kept[] = {path + ".bad", path + ".bad.2", path + ".bad.3"};
+  for (int i = 0; i < 3; ++i) {
+    const std::string text = "{\"version\": 1, \"values\": {" + std::to_string(i);
+    std::ofstream(path) << text;
+    AppState app = make_app_state();
+    restore_session_at_startup(app, /*fresh=*/false);
+    EXPECT_NE(app.status.find("kept as " + kept[i]), std::string::npos) << app.status;
+    EXPECT_EQ(read_file_bytes(kept[i]), text);
+  }
+  EXPECT_EQ(read_file_bytes(kept[0]), "{\"version\": 1, \"values\": {0") << "the oldest kept file is untouched";
+}
+
+// A corrupt export-settings.json is not reset silently: the defaults are used, the file is kept aside, and the
+// status line and stderr say so.
+TEST(Scene, CorruptExportSettingsAreKeptAsBadWithAMessage) {
+  ScratchDir dir("tw-scene-test");
+  ScopedEnv xdg("XDG_CONFIG_HOME", dir.path());
+  std::string error;
+  AppState saved = make_app_state();
+  saved.exports.png_scale = 3;
+  ASSERT_TRUE(save_last_session(saved, &error)) << error;
+  const std::string settings = session_exports_path();
+  AppState good = make_app_state();
+  restore_session_at_startup(good, /*fresh=*/false);
+  EXPECT_EQ(good.exports.png_scale, 3);
+  EXPECT_TRUE(good.status.empty()) << good.status;
+
+  for (const std::string& broken :
+       {std::string("{\"exports\": {\"png_scale\": 3"), std::string("[1, 2]"), std::string(100, '[')}) {
+    std::ofstream(settings, std::ios::trunc) << broken;
+    AppState app = make_app_state();
+    restore_session_at_startup(app, /*fresh=*/false);
+    EXPECT_EQ(app.exports.png_scale, make_app_state().exports.png_scale) << broken;
+    EXPECT_NE(app.status.find("export settings reset to defaults, the file was kept as " + settings + ".bad"),
+              std::string::npos)
+        << app.status;
+    EXPECT_EQ(read_file_bytes(settings + ".bad"), broken);
+    std::filesystem::remove(settings + ".bad");
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/text/utf8.h"
 #include "core/text/i18n.h"
+#include "core/io/read_file.h"
 #include "views/train_handoff.h"
 
 namespace tw {
@@ -13,25 +14,9 @@ namespace tw {
 namespace {
 
 bool read_text_file(const std::string& path, std::string* out, std::string* error) {
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) {
-    *error = subst(tr("cannot read text file {0}: {1}"), {path, ec.message()});
-    return false;
-  }
-  if (size > (size_t{16} << 20)) {
-    *error = subst(tr("text file {0} is larger than 16 MB"), {path});
-    return false;
-  }
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (!in && !in.eof()) {
-    *error = subst(tr("cannot read text file {0}"), {path});
-    return false;
-  }
-  *out = ss.str();
-  if (std::string bad = utf8_error(*out, "text file " + path); !bad.empty()) {
+  // The bounded reader: a FIFO or device is refused at once, a file over 16 MiB before a byte is read.
+  if (!read_file_bounded(path, size_t{16} << 20, out, error)) return false;
+  if (std::string bad = utf8_error(*out, subst(tr("text file {0}"), {path})); !bad.empty()) {
     *error = bad;
     return false;
   }

@@ -95,7 +95,9 @@ void expect_errors(std::span<const BadHeader> cases) {
 }
 
 constexpr BadHeader kMalformedHeaders[] = {
-    {"{oops", 0, "header is not valid JSON"},
+    {"{oops", 0,
+     "header is not valid JSON: parse error at line 1, column 2: syntax error while parsing object key - invalid "
+     "literal; last read: '{o'; expected string literal"},
     {"[]", 0, "header must be a JSON object mapping tensor names to their info"},
     {R"({"w": 3})", 0, "tensor 'w': info must be an object with dtype, shape, data_offsets"},
     {R"({"w": {"shape": [1], "data_offsets": [0, 4]}})", 4, "tensor 'w': missing string 'dtype'"},

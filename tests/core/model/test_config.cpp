@@ -281,7 +281,9 @@ TEST(Config, JsonErrorsAreOneLine) {
     const char* text;
     const char* message;
   } cases[] = {
-      {"{not json", "config.json: not valid JSON"},
+      {"{not json",
+       "config.json: not valid JSON: parse error at line 1, column 3: syntax error while parsing object key - invalid "
+       "literal; last read: '{no'; expected string literal"},
       {"[1, 2]", "config.json: expected a JSON object at the top level"},
       {R"({"hidden_size": "big"})", "config.json: 'hidden_size' must be an integer"},
       {R"({"hidden_size": 1e40})", "config.json: 'hidden_size' must be an integer"},
@@ -307,6 +309,14 @@ TEST(Config, JsonErrorsAreOneLine) {
        "num_attention_heads 32)"},
 
   };
+  // Nesting deep enough to overflow the stack in a recursive copy or dump is refused while parsing.
+  const std::string deep = std::string(60000, '[') + std::string(60000, ']');
+  {
+    ModelConfig c = small_config();
+    std::string error;
+    EXPECT_FALSE(config_from_json(deep, &c, &error));
+    EXPECT_EQ(error, "config.json: nests deeper than 64 levels");
+  }
   for (const auto& tc : cases) {
     ModelConfig c = small_config();
     std::string error;

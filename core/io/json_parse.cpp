@@ -1,0 +1,60 @@
+#include "core/io/json_parse.h"
+
+namespace tw {
+
+bool json_nesting_within(std::string_view text, int max_depth) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (char ch : text) {
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (ch == '\\')
+        escaped = true;
+      else if (ch == '"')
+        in_string = false;
+      continue;
+    }
+    if (ch == '"')
+      in_string = true;
+    else if (ch == '[' || ch == '{') {
+      if (++depth > max_depth) return false;
+    } else if (ch == ']' || ch == '}') {
+      --depth;
+    }
+  }
+  return true;
+}
+
+bool parse_json(std::string_view text, nlohmann::json* out, std::string* error, int max_depth) {
+  *out = nlohmann::json(nlohmann::json::value_t::discarded);
+  if (!json_nesting_within(text, max_depth)) {
+    *error = "nests deeper than " + std::to_string(max_depth) + " levels";
+    return false;
+  }
+  try {
+    *out = nlohmann::json::parse(text.begin(), text.end());
+    return true;
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e400
+    // "[json.exception.parse_error.101] parse error at line 1, ..." → "parse error at line 1, ..."
+    std::string s = e.what();
+    if (!s.empty() && s[0] == '[') {
+      const size_t close = s.find("] ");
+      if (close != std::string::npos) s = s.substr(close + 2);
+    }
+    *error = "not valid JSON: " + s;
+  } catch (const std::exception& e) {  // bad_alloc on a huge document
+    *error = std::string("not valid JSON: ") + e.what();
+  }
+  *out = nlohmann::json(nlohmann::json::value_t::discarded);
+  return false;
+}
+
+nlohmann::json parse_json_or_discarded(std::string_view text, int max_depth) {
+  nlohmann::json value;
+  std::string ignored;
+  parse_json(text, &value, &ignored, max_depth);
+  return value;
+}
+
+}  // namespace tw

@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# Hostile inputs through the real executable: deep nesting, FIFOs, /dev/zero, huge files, killed writes, bad numbers.
+# Every case must end in bounded time with exit 2 (or the stated code) and one line naming the problem; nothing may
+# crash (139/134), hang (timeout's 124) or read without bound. Usage: reliability_test.sh APP WORK_DIR
+set -uo pipefail
+source "$(dirname "$0")/check_lib.sh"
+app=$1 work=$2
+rm -rf "$work" && mkdir -p "$work"
+T="timeout -k 5 20"  # a hang fails the check (exit 124) instead of the whole suite
+
+one_line_error() {  # one_line_error NAME PATTERN -- command...: exit 2 and exactly one line on stderr
+  local name=$1 pattern=$2; shift 3
+  local err; err=$("$@" 2>&1 >/dev/null); local got=$?
+  if [ "$got" -ne 2 ] || [ "$(wc -l <<<"$err")" -ne 1 ] || ! grep -qE -- "$pattern" <<<"$err"; then
+    echo "FAIL $name: exit $got (want 2), stderr: $(head -c 600 <<<"$err")"; fail=1
+  else
+    echo "ok   $name"
+  fi
+}
+nested() { python3 -c "import sys; n=int(sys.argv[1]); sys.stdout.write('['*n + ']'*n)" "$1"; }
+
+# A small Hugging Face folder to break in different ways.
+cat >"$work/small.json" <<'JSON'
+{"architectures": ["LlamaForCausalLM"], "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+ "num_attention_heads": 4, "vocab_size": 300, "max_position_embeddings": 32, "rms_norm_eps": 1e-5,
+ "hidden_act": "silu", "tie_word_embeddings": false}
+JSON
+"$app" dump --config "$work/small.json" --tokens 1,2,3 --out "$work/model" >/dev/null 2>&1 ||
+  { echo "FAIL setup: dump of the small model"; exit 1; }
+fresh_model() { rm -rf "$work/$1" && cp -r "$work/model" "$work/$1"; }
+
+# [SECTION] 1. deep nesting in every JSON: refused while parsing, never a stack overflow
+fresh_model deep
+{ printf '{"x": '; nested 60000; printf ', '; tail -c +2 "$work/model/config.json"; } >"$work/deep/config.json"
+one_line_error deep-config-dump "nests deeper than" -- $T "$app" dump --model "$work/deep" --tokens 1 --out "$work/x"
+check deep-config-export 1 "config.json: nests deeper than" -- $T "$app" export --scene forward --set forward.model=folder \
+  --set "forward.model_dir=$work/deep" --out "$work/x" --format csv
+one_line_error deep-set-export "nests deeper than" -- $T "$app" export --scene softmax --set "softmax.d_k=$(nested 60000)" \
+  --out "$work/x"
+one_line_error deep-set-train "nests deeper than" -- $T "$app" train --scene train-sort --set "train.seed=$(nested 60000)" \
+  --out "$work/x"
+fresh_model deeptok
+nested 60000 >"$work/deeptok/tokenizer.json"
+check deep-tokenizer 2 "tokenizer.json: nests deeper than" -- $T "$app" dump --model "$work/deeptok" --text hi --out "$work/x"
+nested 60000 >"$work/deep-scene.json"
+one_line_error deep-scene "nests deeper than" -- $T "$app" export --scene "$work/deep-scene.json" --out "$work/x"
+fresh_model deepidx
+mv "$work/deepidx/model.safetensors" "$work/deepidx/model-00001-of-00001.safetensors"
+{ printf '{"weight_map": '; nested 60000; printf '}'; } >"$work/deepidx/model.safetensors.index.json"
+one_line_error deep-index "weight_map" -- $T "$app" dump --model "$work/deepidx" --tokens 1 --out "$work/x"
+# A safetensors header nested deeply (the header length says how much JSON follows).
+python3 - "$work/deep.safetensors" <<'PY'
+import struct, sys
+h = b'{"a": ' + b'[' * 60000 + b']' * 60000 + b'}'
+open(sys.argv[1], 'wb').write(struct.pack('<Q', len(h)) + h)
+PY
+one_line_error deep-safetensors-header "nests deeper than" -- \
+  $T "$app" dump --config "$work/small.json" --weights "$work/deep.safetensors" --tokens 1 --out "$work/x"
+# The GUI's session and export settings: a deep file is kept aside, the GUI starts (checked in the GUI soak's setup
+# for the window; here the session path through the same parser): a session is a scene file.
+mkdir -p "$XDG_CONFIG_HOME/transformer-workbench"
+
+# [SECTION] 3. FIFOs and devices named as user files: refused at once, never waited on
+fresh_model fifo
+rm "$work/fifo/model.safetensors" && mkfifo "$work/fifo/model.safetensors"
+one_line_error fifo-safetensors "FIFO" -- $T "$app" dump --model "$work/fifo" --tokens 1 --out "$work/x"
+one_line_error fifo-weights "FIFO" -- \
+  $T "$app" dump --config "$work/small.json" --weights "$work/fifo/model.safetensors" --tokens 1 --out "$work/x"
+fresh_model fifoshard
+mv "$work/fifoshard/model.safetensors" "$work/fifoshard/model-00001-of-00002.safetensors"
+mkfifo "$work/fifoshard/model-00002-of-00002.safetensors"
+python3 - "$work/fifoshard" <<'PY'
+import json, struct, sys
+d = sys.argv[1]
+raw = open(d + '/model-00001-of-00002.safetensors', 'rb').read()
+n = struct.unpack('<Q', raw[:8])[0]
+names = [k for k in json.loads(raw[8:8 + n]) if k != '__metadata__']
+wm = {k: 'model-00001-of-00002.safetensors' for k in names}
+wm['model.norm.weight'] = 'model-00002-of-00002.safetensors'
+json.dump({'weight_map': wm}, open(d + '/model.safetensors.index.json', 'w'))
+PY
+one_line_error fifo-shard "FIFO" -- $T "$app" dump --model "$work/fifoshard" --tokens 1 --out "$work/x"
+fresh_model fifotok
+mkfifo "$work/fifotok/tokenizer.json"
+check fifo-tokenizer 2 "tokenizer.json: is a FIFO" -- $T "$app" dump --model "$work/fifotok" --text hi --out "$work/x"
+mkfifo "$work/fifo.txt"
+check fifo-tokenizers-file 1 "fifo.txt: is a FIFO" -- $T "$app" export --scene tokenizers \
+  --set "tokenizers.file=$work/fifo.txt" --out "$work/x" --format csv
+
+# [SECTION] 4. bounded reads: /dev/zero, and files over their cap refused before reading
+fresh_model zerotok
+ln -s /dev/zero "$work/zerotok/tokenizer.json"
+check zero-tokenizer 2 "tokenizer.json: is a character device" -- \
+  $T "$app" dump --model "$work/zerotok" --text hi --out "$work/x"
+fresh_model bigtok
+truncate -s 200M "$work/bigtok/tokenizer.json"  # sparse: costs no disk
+check big-tokenizer 2 "larger than the 64 MiB" -- sh -c 'ulimit -v 1048576; exec "$@"' - $T "$app" dump --model "$work/bigtok" --text hi --out "$work/x"
+truncate -s 3G "$work/big.txt"
+# Refused by its size before a byte is read: under a 1 GiB address-space limit a full read could not even start.
+check big-tokenizers-file 1 "larger than the 256 KiB" -- sh -c "ulimit -v 1048576; exec $T '$app' export \
+  --scene tokenizers --set 'tokenizers.file=$work/big.txt' --out '$work/x' --format csv"
+check zero-tokenizers-file 1 "/dev/zero: is a character device" -- $T "$app" export --scene tokenizers \
+  --set "tokenizers.file=/dev/zero" --out "$work/x" --format csv
+rm -f "$work/big.txt"
+
+# [SECTION] 9. shards of two writes: a sharded folder, then one shard from another dump of the same shapes
+"$app" dump --config "$work/small.json" --tokens 1 --out "$work/sh1" --shard-mb 0.01 --seed 1 >/dev/null 2>&1
+"$app" dump --config "$work/small.json" --tokens 1 --out "$work/sh2" --shard-mb 0.01 --seed 2 >/dev/null 2>&1
+check sharded-loads 0 "wrote" -- $T "$app" dump --model "$work/sh1" --tokens 1 --out "$work/x-sh"
+cp "$work/sh2/model-00002-of-"*.safetensors "$work/sh1/"  # as a re-dump killed after its second shard
+one_line_error mixed-shards "belongs to another write" -- $T "$app" dump --model "$work/sh1" --tokens 1 --out "$work/x-sh"
+
+# [SECTION] 10. --shard-mb beyond range, and a dump into the folder it reads
+for v in inf 1e300 nan; do
+  one_line_error "shard-mb-$v" "shard-mb must be 0 \(one file\) or a size in MB up to" -- \
+    $T "$app" dump --config "$work/small.json" --tokens 1 --out "$work/x" --shard-mb "$v"
+done
+fresh_model self
+one_line_error dump-into-its-model "is the folder the model is read from" -- \
+  $T "$app" dump --model "$work/self" --tokens 1,2 --out "$work/self"
+cmp -s "$work/self/model.safetensors" "$work/model/model.safetensors" || { echo "FAIL dump-into-its-model: weights changed"; fail=1; }
+one_line_error dump-into-its-weights "is the folder the model is read from" -- \
+  $T "$app" dump --config "$work/small.json" --weights "$work/self/model.safetensors" --tokens 1 --out "$work/self/."
+
+# [SECTION] 6. --weights of the wrong model: names checked from the header before 2 GiB of F16 are read
+python3 - "$work/wrong.safetensors" <<'PY'
+import json, struct, sys
+n = 1 << 30  # F16 values: 2 GiB of data, sparse on disk
+h = json.dumps({"wrong.name": {"dtype": "F16", "shape": [n], "data_offsets": [0, 2 * n]}}).encode()
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack("<Q", len(h)) + h)
+    f.truncate(8 + len(h) + 2 * n)
+PY
+one_line_error weights-names-first "no tensor 'model.embed_tokens.weight'" -- sh -c 'ulimit -v 1048576; exec "$@"' - \
+  $T "$app" dump --config "$work/small.json" --weights "$work/wrong.safetensors" --tokens 1 --out "$work/x"
+rm -f "$work/wrong.safetensors"
+
+# [SECTION] 12. clear messages: bad arguments exit 2; thousands of unknown keys give 20 warnings and a count
+for args in "--frames -1" "--width 5" "--no-such-option" "--theme pink"; do
+  check "bad-argument-exit-2 $args" 2 "" -- $T "$app" $args
+done
+python3 -c "import json; print(json.dumps({'version': 1, 'open': ['softmax'], 'values': {'softmax.x%d' % i: 1 for i in range(5000)}}))" >"$work/many-unknown.json"
+check many-unknown-keys-summarised 0 "and 4980 more warnings" -- $T "$app" export --scene "$work/many-unknown.json" \
+  --out "$work/x-many" --format csv
+[ "$("$app" export --scene "$work/many-unknown.json" --out "$work/x-many" --format csv 2>&1 | wc -l)" -le 30 ] ||
+  { echo "FAIL many-unknown-keys-lines"; fail=1; }
+
+# [SECTION] 8. train: --out checked before the first step, partial files cleaned, run.json last and required
+: >"$work/a-file"
+one_line_error train-unwritable-out "cannot create" -- $T "$app" train --scene train-sort --steps 100000 \
+  --out "$work/a-file/out" --format none
+mkdir -p "$work/tr" && : >"$work/tr/.model.safetensors.tw-partial-999999999-1"
+check train-cleans-partials 0 "removed 1 temporary file left by an interrupted run" -- \
+  $T "$app" train --scene train-sort --steps 2 --set train.activation=swiglu --set train.positions=rope \
+  --out "$work/tr" --format none
+[ -e "$work/tr/.model.safetensors.tw-partial-999999999-1" ] && { echo "FAIL train-partial-left"; fail=1; }
+check train-run-json-written 0 '"steps": 2' -- cat "$work/tr/run.json"
+check train-folder-loads 0 "wrote" -- $T "$app" dump --model "$work/tr" --tokens 1,2 --out "$work/x-tr"
+rm "$work/tr/run.json"  # as a run killed after writing its model and before run.json leaves it
+one_line_error train-folder-without-run-json "did not finish" -- $T "$app" dump --model "$work/tr" --tokens 1,2 \
+  --out "$work/x-tr"
+
+exit $fail
