@@ -9,6 +9,7 @@
 #include <stb_image_write.h>
 
 #include "app/fonts.h"
+#include "app/input_queue.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -20,6 +21,57 @@ namespace {
 std::string g_last_glfw_error;
 void on_glfw_error(int code, const char* description) {
   g_last_glfw_error = "GLFW error " + std::to_string(code) + ": " + (description ? description : "");
+}
+
+// [SECTION] input: every GLFW event goes through the queue (app/input_queue.h), never straight into ImGui's state
+InputQueue g_input;     // one window per process; GLFW callbacks are plain functions
+bool g_keys[512] = {};  // key state as handed to ImGui (io.KeysDown is rewritten from it each frame)
+bool g_buttons[5] = {};
+
+InputEvent at_cursor(GLFWwindow* window, InputEvent e) {
+  double x = 0, y = 0;
+  glfwGetCursorPos(window, &x, &y);
+  e.x = float(x);
+  e.y = float(y);
+  return e;
+}
+void on_key(GLFWwindow*, int key, int, int action, int) {
+  if (action == GLFW_REPEAT || key < 0 || key >= int(std::size(g_keys))) return;  // ImGui repeats held keys itself
+  g_input.push({.kind = InputEvent::Kind::Key, .code = key, .down = action == GLFW_PRESS});
+}
+void on_char(GLFWwindow*, unsigned int c) { g_input.push({.kind = InputEvent::Kind::Char, .code = int(c)}); }
+void on_mouse_button(GLFWwindow* window, int button, int action, int) {
+  if (button < 0 || button >= int(std::size(g_buttons))) return;
+  g_input.push(
+      at_cursor(window, {.kind = InputEvent::Kind::MouseButton, .code = button, .down = action == GLFW_PRESS}));
+}
+void on_scroll(GLFWwindow* window, double dx, double dy) {
+  g_input.push(at_cursor(window, {.kind = InputEvent::Kind::Wheel, .wheel_x = float(dx), .wheel_y = float(dy)}));
+}
+
+// Hands one frame's events to ImGui. Call after the backend's NewFrame (which reads the live mouse buttons and
+// cursor) and before ImGui::NewFrame.
+void apply_queued_input() {
+  ImGuiIO& io = ImGui::GetIO();
+  for (const InputEvent& e : g_input.take_frame()) {
+    switch (e.kind) {
+      case InputEvent::Kind::Key: g_keys[e.code] = e.down; break;
+      case InputEvent::Kind::MouseButton: g_buttons[e.code] = e.down; break;
+      case InputEvent::Kind::Wheel:
+        io.MouseWheelH += e.wheel_x;
+        io.MouseWheel += e.wheel_y;
+        break;
+      case InputEvent::Kind::Char: io.AddInputCharacter(unsigned(e.code)); break;
+    }
+    if (e.kind == InputEvent::Kind::MouseButton || e.kind == InputEvent::Kind::Wheel)
+      io.MousePos = ImVec2(e.x, e.y);  // where the click or wheel step happened, not where the cursor is now
+  }
+  for (size_t k = 0; k < std::size(g_keys) && k < std::size(io.KeysDown); ++k) io.KeysDown[k] = g_keys[k];
+  for (size_t b = 0; b < std::size(g_buttons); ++b) io.MouseDown[b] = g_buttons[b];
+  io.KeyCtrl = g_keys[GLFW_KEY_LEFT_CONTROL] || g_keys[GLFW_KEY_RIGHT_CONTROL];
+  io.KeyShift = g_keys[GLFW_KEY_LEFT_SHIFT] || g_keys[GLFW_KEY_RIGHT_SHIFT];
+  io.KeyAlt = g_keys[GLFW_KEY_LEFT_ALT] || g_keys[GLFW_KEY_RIGHT_ALT];
+  io.KeySuper = g_keys[GLFW_KEY_LEFT_SUPER] || g_keys[GLFW_KEY_RIGHT_SUPER];
 }
 }  // namespace
 
@@ -89,6 +141,11 @@ void Window::init_imgui(std::unique_ptr<ImFontAtlas> fonts) {
   io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
   io.IniFilename = nullptr;  // window layout comes from scenes, not imgui.ini
   ImGui_ImplGlfw_InitForOpenGL(window_, true);
+  // Keys, characters, buttons and the wheel are queued (app/input_queue.h) instead of set by the backend's callbacks.
+  glfwSetKeyCallback(window_, on_key);
+  glfwSetCharCallback(window_, on_char);
+  glfwSetMouseButtonCallback(window_, on_mouse_button);
+  glfwSetScrollCallback(window_, on_scroll);
   ImGui_ImplOpenGL3_Init("#version 330 core");
   imgui_ = true;
 }
@@ -125,7 +182,10 @@ bool Window::minimized() const { return glfwGetWindowAttrib(window_, GLFW_ICONIF
 
 bool Window::poll_events_or_wait(double idle_wait) {
   bool woke = false;
-  if (idle_wait > 0) {
+  if (!g_input.empty()) {  // events left for the next frames: no waiting until each has been handed over
+    glfwPollEvents();
+    woke = true;
+  } else if (idle_wait > 0) {
     const double t0 = glfwGetTime();
     glfwWaitEventsTimeout(idle_wait);
     woke = glfwGetTime() - t0 < 0.9 * idle_wait;  // GLFW does not say why it returned: early means an event
@@ -141,6 +201,7 @@ void Window::wake() { glfwPostEmptyEvent(); }
 void Window::begin_frame() {
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
+  apply_queued_input();
   ImGui::NewFrame();
 }
 

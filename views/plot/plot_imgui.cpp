@@ -26,6 +26,7 @@
 #include <utility>
 #include <variant>
 
+#include "core/text/i18n.h"
 #include "views/plot/export.h"
 #include "views/plot/export_naming.h"
 #include "views/plot/layout.h"
@@ -507,6 +508,34 @@ void pan(ViewRange& v, const AxesFrame& f, Vec2 delta) {
   v.set = true;
 }
 
+bool zoomed(const FigureState& st) {
+  return std::any_of(st.views.begin(), st.views.end(), [](const ViewRange& v) { return v.set; });
+}
+
+// While any axes is zoomed or panned, a "Reset view" button sits in the figure's top-right corner: a zoomed figure
+// always says so, and one click (like a double-click or the figure menu's Reset view) returns to the data's ranges.
+// Drawn and hit-tested by hand, inside the figure's own item, so it never competes with the figure for the mouse.
+struct ResetMarker {
+  ImVec2 min, max;
+  const char* label;
+  bool contains(ImVec2 p) const { return p.x >= min.x && p.x < max.x && p.y >= min.y && p.y < max.y; }
+};
+ResetMarker reset_marker(ImVec2 origin, float w, float s) {
+  const char* label = tr("Reset view");
+  const ImVec2 text = ImGui::CalcTextSize(label);
+  const ImVec2 size(text.x + 12.0f * s, text.y + 6.0f * s);
+  const ImVec2 min(origin.x + w - size.x - 4.0f * s, origin.y + 4.0f * s);
+  return {min, ImVec2(min.x + size.x, min.y + size.y), label};
+}
+void draw_reset_marker(ImDrawList* dl, const ResetMarker& m, bool hot, float s) {
+  const ImGuiStyle& style = ImGui::GetStyle();
+  dl->AddRectFilled(m.min, m.max,
+                    ImGui::GetColorU32(hot ? style.Colors[ImGuiCol_ButtonHovered] : style.Colors[ImGuiCol_Button]),
+                    3.0f * s);
+  dl->AddRect(m.min, m.max, ImGui::GetColorU32(style.Colors[ImGuiCol_Border]), 3.0f * s);
+  dl->AddText(ImVec2(m.min.x + 6.0f * s, m.min.y + 3.0f * s), ImGui::GetColorU32(ImGuiCol_Text), m.label);
+}
+
 int axes_at(const Layout& l, Vec2 p) {
   for (size_t i = 0; i < l.frames.size(); ++i)
     if (l.frames[i].plot.contains(p)) return static_cast<int>(i);
@@ -634,8 +663,12 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
   ImGui::PushID(fig.id.c_str());
   const ImGuiID id = ImGui::GetID("##figure");
   FigureState& st = pc.figures[id];
+  // A zoom belongs to the data it was made on and to the time the figure was on screen: a figure not drawn in the
+  // last frame (its panel closed, reopened later) or whose data changed starts again from its own ranges.
+  const bool was_hidden = st.last_frame != 0 && pc.frame != st.last_frame && pc.frame != st.last_frame + 1;
+  const bool data_changed = st.has_layout && !same(fig, st.shown);
+  if (was_hidden || data_changed || st.views.size() != fig.grid.size()) st.views.assign(fig.grid.size(), ViewRange{});
   st.last_frame = pc.frame;
-  if (st.views.size() != fig.grid.size()) st.views.assign(fig.grid.size(), ViewRange{});
 
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImGui::InvisibleButton("##figure", ImVec2(w, h),
@@ -665,8 +698,13 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
 
   const ImGuiIO& io = ImGui::GetIO();
   const Vec2 mouse{(io.MousePos.x - origin.x) / s, (io.MousePos.y - origin.y) / s};
-  if (!(flags & FigureDrawFlags_NoInteraction)) {
-    if (hovered && io.MouseWheel != 0) {
+  const ResetMarker marker = reset_marker(origin, w, s);
+  const bool on_marker = zoomed(st) && marker.contains(io.MousePos);
+  if (!(flags & FigureDrawFlags_NoInteraction) && on_marker) {
+    if (ImGui::IsItemClicked(ImGuiMouseButton_Left)) st.views.assign(fig.grid.size(), ViewRange{});
+  } else if (!(flags & FigureDrawFlags_NoInteraction)) {
+    // The wheel scrolls the window; Ctrl+wheel zooms the axes under the cursor (ImGui does not scroll with Ctrl).
+    if (hovered && io.MouseWheel != 0 && io.KeyCtrl) {
       const int a = axes_at(layout, mouse);
       if (a >= 0) zoom(st.views[size_t(a)], layout.frames[size_t(a)], mouse, std::pow(0.85f, io.MouseWheel));
     }
@@ -692,6 +730,7 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
     if (!info.text.empty()) ImGui::SetTooltip("%s", info.text.c_str());
   }
   dl->PopClipRect();
+  if (!(flags & FigureDrawFlags_NoInteraction) && zoomed(st)) draw_reset_marker(dl, marker, hovered && on_marker, s);
 
   if (!(flags & FigureDrawFlags_NoExportMenu) && ImGui::BeginPopupContextItem("##figure_menu")) {
     export_menu(fig, layout, st, ctx, panel_id);
