@@ -8,6 +8,12 @@
 
 namespace tw {
 
+std::string AppState::front_panel() const {
+  for (const auto& slot : panels)
+    if (slot.open && slot.info.id == last_active) return last_active;
+  return "";
+}
+
 PanelSlot* AppState::find(const std::string& id) {
   for (auto& slot : panels)
     if (slot.info.id == id) return &slot;

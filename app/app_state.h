@@ -74,6 +74,10 @@ struct AppState {
   std::string focused;      // id of the panel filling the window, "" for the normal layout
   std::string last_active;  // id of the panel window that last had keyboard focus (F11 focuses it)
   std::string unfocused;    // the panel that just left focus: the frame after, it returns to its place in front
+  // A scene's "front" (the panel the user left in front): brought in front once the windows exist and the first
+  // placement (which fronts the first page of tiled panels) is done.
+  std::string front_request;
+  float placed_at_zoom = 1.0f;  // the zoom windows were last placed at (a change places them again, app/ui.cpp)
   WindowLayout overview_layout;
   bool place_overview_next_frame = false;
   // Screen pixels per logical pixel for everything drawn: the monitor's scale times the zoom.
@@ -84,6 +88,8 @@ struct AppState {
   PanelSlot* find(const std::string& id);
   // Opens a panel by id; returns false (and leaves state unchanged) if no panel has that id.
   bool open_panel(const std::string& id);
+  // The panel in front: the one that last had keyboard focus, if still open ("" when none).
+  std::string front_panel() const;
 };
 
 AppState make_app_state();

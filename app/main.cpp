@@ -175,7 +175,10 @@ int run(int argc, char** argv) {
       tw::apply_theme(applied_theme, state.ui_scale());
       settle = kSettleFrames;  // lay the windows out again at the new size
     }
-    if (state.theme != applied_theme) tw::apply_theme(applied_theme = state.theme, state.ui_scale());
+    if (state.theme != applied_theme) {  // a scene or Ctrl+T: chrome and figures change in the same frame
+      tw::apply_theme(applied_theme = state.theme, state.ui_scale());
+      settle = kSettleFrames;
+    }
     perf.begin_ui();
     window.begin_frame();
     tw::handle_shortcuts(state);
