@@ -5,6 +5,7 @@
 #include <imgui.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,13 @@ struct AppState {
   FileDialogs file_dialogs;  // File menu popups: open/save scene, export figures (app/file_menu.cpp)
   ExportSettings exports;    // where and how figures are exported: File > Export and every figure's menu
   std::string model_dir;     // --model DIR: a Hugging Face model folder to open at start-up (empty: none)
+  // A model folder being opened (File > Open model folder, --model): the status line says how it ended.
+  struct ModelOpening {
+    std::string dir;
+    bool from_command_line = false;  // a failure is also printed to the terminal
+    int wait_frames = 1;             // the stepper starts the load in its next update: judged after that
+  };
+  std::optional<ModelOpening> opening_model;
 
   // Presentation mode: zoom scales text, controls and figure text (fonts rebuilt at the new size between frames);
   // the focused panel fills the window below the menu bar while the others stay as they were.
@@ -88,6 +96,8 @@ struct AppState {
   PanelSlot* find(const std::string& id);
   // Opens a panel by id; returns false (and leaves state unchanged) if no panel has that id.
   bool open_panel(const std::string& id);
+  // Opens a panel, expanded and in front of the others (focus moves to it when another panel fills the window).
+  void show_panel(const std::string& id);
   // The panel in front: the one that last had keyboard focus, if still open ("" when none).
   std::string front_panel() const;
 };

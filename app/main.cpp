@@ -100,7 +100,7 @@ int run(int argc, char** argv) {
   // A first run (or a session with nothing open) starts on the lecture presets rather than an empty desk.
   state.show_start_page = std::none_of(state.panels.begin(), state.panels.end(), [](const auto& s) { return s.open; });
   state.model_dir = gui.model;
-  if (!gui.model.empty()) tw::open_model_folder(state, gui.model);  // the forward stepper loads it with progress
+  if (!gui.model.empty()) tw::open_model_folder(state, gui.model, /*from_command_line=*/true);  // the forward stepper loads it with progress
   if (gui.zoom > 0) state.zoom = gui.zoom;
   if (cli.count("--theme")) state.theme = gui.theme == "print" ? tw::Theme::Print : tw::Theme::Dark;
   // Long recomputes (LoRA training, the softmax sweep, the Small model) yield the cores to the UI and the renderer.

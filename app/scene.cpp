@@ -7,6 +7,7 @@
 #include "app/scene.h"
 
 #include "core/io/atomic_file.h"
+#include "core/io/json_text.h"
 #include "core/io/read_file.h"
 
 #include <unistd.h>
@@ -73,14 +74,7 @@ bool nesting_within(std::string_view text, int max_depth) {
 }
 
 // "[json.exception.parse_error.101] parse error at line 1, ..." → "parse error at line 1, ..."
-std::string parse_error_text(const std::exception& e) {
-  std::string s = e.what();
-  if (!s.empty() && s[0] == '[') {
-    const size_t close = s.find("] ");
-    if (close != std::string::npos) s = s.substr(close + 2);
-  }
-  return clip(s, 160);
-}
+std::string parse_error_text(const std::exception& e) { return clip(json_error_text(e), 160); }
 
 const PanelSlot* find_slot(const AppState& state, std::string_view id) {
   for (const auto& slot : state.panels)

@@ -162,14 +162,6 @@ std::map<std::string, std::vector<PanelSlot*>> panels_by_category(AppState& stat
 
 bool draw_panel_window(AppState& state, PanelSlot& slot, DrawContext ctx);
 
-// Opens a panel or brings it in front, expanded; with another panel focused (filling the window) the focus moves to
-// it. Never closes anything.
-static void show_panel(AppState& state, PanelSlot& slot) {
-  slot.open = true;
-  if (!state.focused.empty() && state.focused != slot.info.id) state.toggle_focus(slot.info.id);
-  state.front_request = slot.info.id;  // the window may not exist yet: fronted after it is drawn
-}
-
 // [SECTION] menus
 void draw_main_menu(AppState& state) {
   if (!ImGui::BeginMainMenuBar()) return;
@@ -187,7 +179,7 @@ void draw_main_menu(AppState& state) {
       for (PanelSlot* slot : slots) {
         // An open panel is brought in front (closing is the window's X): in a stacked layout the menu is how a
         // lecturer moves between panels.
-        if (ImGui::MenuItem(slot->info.name.c_str(), nullptr, slot->open)) show_panel(state, *slot);
+        if (ImGui::MenuItem(slot->info.name.c_str(), nullptr, slot->open)) state.show_panel(slot->info.id);
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", slot->info.description.c_str());
       }
     }
@@ -272,7 +264,8 @@ static void draw_overview(AppState& state) {
     ImGui::Separator();
     for (PanelSlot* slot : slots) {
       ImGui::PushID(slot->info.id.c_str());
-      if (ImGui::Button(slot->open ? "Show" : "Open")) show_panel(state, *slot);  // "Focus" is the title-bar action
+      if (ImGui::Button(slot->open ? "Show" : "Open"))
+        state.show_panel(slot->info.id);  // "Focus" is the title-bar action
       ImGui::SameLine();
       ImGui::TextUnformatted(slot->info.name.c_str());
       // On its own wrapped line under the name, so a narrow overview column never cuts a description off.
@@ -399,6 +392,7 @@ static void keep_windows_below_menu_bar() {
 
 void draw_windows(AppState& state) {
   place_again_after_zoom(state);
+  report_model_opening(state);
   PanelSlot* focused = state.focused.empty() ? nullptr : state.find(state.focused);
   if (focused && !focused->open) {  // closed with its X while focused: back to the layout
     state.toggle_focus(state.focused);

@@ -5,6 +5,8 @@
 //   [SECTION] tokenizer.json
 #include "core/tokenizer_bpe.h"
 
+#include "core/io/json_text.h"
+
 #include <unicode/uchar.h>
 
 #include <algorithm>
@@ -519,12 +521,13 @@ bool get_bool(const json& j, const char* key, bool fallback) {
 }  // namespace
 
 bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::string* error) {
-  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   const auto fail = [&](const std::string& m) {
     *error = "tokenizer.json: " + m;
     return false;
   };
-  if (j.is_discarded() || !j.is_object()) return fail("not a JSON object");
+  json j;
+  std::string why;
+  if (!parse_json_object(text, &j, &why)) return fail(why);
   BpeTokenizer t;
   std::fill(std::begin(t.byte_token_), std::end(t.byte_token_), -1);
   bool kind_known = false;

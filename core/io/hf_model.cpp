@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io/atomic_file.h"
+#include "core/io/json_text.h"
 #include "core/io/read_file.h"
 
 namespace tw {
@@ -42,8 +43,9 @@ const char* kArchitectures[] = {"LlamaForCausalLM", "MistralForCausalLM", "Qwen2
 
 bool hf_config_from_json(const std::string& text, const HfLoadOptions& options, ModelConfig* out,
                          std::string* architecture, std::string* error) {
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return fail(error, "config.json: not a JSON object");
+  json j;
+  std::string why;
+  if (!parse_json_object(text, &j, &why)) return fail(error, "config.json: " + why);
   std::string arch;
   if (j.contains("architectures") && j["architectures"].is_array() && !j["architectures"].empty() &&
       j["architectures"][0].is_string())

@@ -304,7 +304,11 @@ TEST(BpeJson, ClearMessagesForUnsupportedFiles) {
   BpeTokenizer t;
   std::string error;
   EXPECT_FALSE(bpe_tokenizer_from_json("not json", &t, &error));
-  EXPECT_EQ(error, "tokenizer.json: not a JSON object");
+  EXPECT_EQ(error,
+            "tokenizer.json: not valid JSON: parse error at line 1, column 2: syntax error while parsing value - "
+            "invalid literal; last read: 'no'");
+  EXPECT_FALSE(bpe_tokenizer_from_json("[1, 2]", &t, &error));
+  EXPECT_EQ(error, "tokenizer.json: expected a JSON object, got an array");
   json j = byte_level_fixture();
   j["model"]["type"] = "Unigram";
   EXPECT_FALSE(bpe_tokenizer_from_json(j.dump(), &t, &error));
