@@ -16,6 +16,7 @@ struct GuiOptions {
   int width = 1600, height = 1000;  // initial window size
   float zoom = 0;                   // presentation zoom (0.75 … 3); 0: the last session's (or 1)
   std::string model;                // a Hugging Face model folder to open (config.json + safetensors + tokenizer)
+  std::string gui_report;           // after every frame, what is on screen as JSON (app/gui_report.h; GUI tests)
 };
 
 }  // namespace tw

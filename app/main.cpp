@@ -17,6 +17,7 @@
 #include "app/export_figures.h"
 #include "app/file_menu.h"
 #include "app/fonts.h"
+#include "app/gui_report.h"
 #include "app/perf_report.h"
 #include "app/scene.h"
 #include "app/texture_gl.h"
@@ -68,6 +69,8 @@ int run(int argc, char** argv) {
   cli.add_flag("--all-panels", gui.all_panels, "Open every panel");
   cli.add_option("--theme", gui.theme, "Start with this theme")->check(CLI::IsMember({"dark", "print"}));
   cli.add_option("--perf-report", gui.perf_report, "Write frame-time statistics to this JSON file");
+  cli.add_option("--gui-report", gui.gui_report,
+                 "After every frame, write what is on screen to this JSON file (tests)");
   cli.add_option("--width", gui.width, "Initial window width in pixels")->check(CLI::Range(320, 8192));
   cli.add_option("--height", gui.height, "Initial window height in pixels")->check(CLI::Range(240, 8192));
   cli.add_option("--model", gui.model, "Open a Hugging Face model folder (config.json, *.safetensors, tokenizer.json)")
@@ -100,7 +103,8 @@ int run(int argc, char** argv) {
   // A first run (or a session with nothing open) starts on the lecture presets rather than an empty desk.
   state.show_start_page = std::none_of(state.panels.begin(), state.panels.end(), [](const auto& s) { return s.open; });
   state.model_dir = gui.model;
-  if (!gui.model.empty()) tw::open_model_folder(state, gui.model, /*from_command_line=*/true);  // the forward stepper loads it with progress
+  if (!gui.model.empty())
+    tw::open_model_folder(state, gui.model, /*from_command_line=*/true);  // the forward stepper loads it with progress
   if (gui.zoom > 0) state.zoom = gui.zoom;
   if (cli.count("--theme")) state.theme = gui.theme == "print" ? tw::Theme::Print : tw::Theme::Dark;
   // Long recomputes (LoRA training, the softmax sweep, the Small model) yield the cores to the UI and the renderer.
@@ -185,6 +189,8 @@ int run(int argc, char** argv) {
     tw::draw_main_menu(state);
     tw::draw_windows(state);
     perf.end_ui();
+    if (!gui.gui_report.empty() && !tw::write_gui_report(state, gui.gui_report, &error))
+      std::fprintf(stderr, "transformer-workbench: %s\n", error.c_str());
     window.end_frame();
     perf.frame_rendered();
     ++frame;

@@ -37,7 +37,9 @@ InputEvent at_cursor(GLFWwindow* window, InputEvent e) {
 }
 void on_key(GLFWwindow*, int key, int, int action, int) {
   if (action == GLFW_REPEAT || key < 0 || key >= int(std::size(g_keys))) return;  // ImGui repeats held keys itself
-  g_input.push({.kind = InputEvent::Kind::Key, .code = key, .down = action == GLFW_PRESS});
+  const bool modifier = (key >= GLFW_KEY_LEFT_SHIFT && key <= GLFW_KEY_LEFT_SUPER) ||
+                        (key >= GLFW_KEY_RIGHT_SHIFT && key <= GLFW_KEY_RIGHT_SUPER);
+  g_input.push({.kind = InputEvent::Kind::Key, .code = key, .down = action == GLFW_PRESS, .modifier = modifier});
 }
 void on_char(GLFWwindow*, unsigned int c) { g_input.push({.kind = InputEvent::Kind::Char, .code = int(c)}); }
 void on_mouse_button(GLFWwindow* window, int button, int action, int) {

@@ -8,7 +8,7 @@ packages=(
   libimgui-dev libglfw3-dev libgl-dev libeigen3-dev libstb-dev zlib1g-dev fonts-dejavu-core
   libopenblas-dev libicu-dev
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
-  xvfb xauth libgl1-mesa-dri
+  xvfb xauth libgl1-mesa-dri xdotool x11-utils imagemagick
   time
   clang libclang-rt-14-dev clang-format
 )

@@ -60,6 +60,23 @@ TEST(InputQueue, DifferentKeysShareAFrameAndOrderIsKept) {
   EXPECT_EQ(second[1].code, 341);
 }
 
+// xdotool's "key ctrl+t" (and a quick hand) lets Ctrl go before T: T's press still sees Ctrl held.
+TEST(InputQueue, AKeyPressSeesTheModifiersReleasedAfterIt) {
+  InputQueue q;
+  q.push({.kind = InputEvent::Kind::Key, .code = 341, .down = true, .modifier = true});
+  q.push(key('T', true));
+  q.push({.kind = InputEvent::Kind::Key, .code = 341, .down = false, .modifier = true});
+  q.push(key('T', false));
+  const auto first = q.take_frame();
+  ASSERT_EQ(first.size(), 2u);  // Ctrl down, T down
+  EXPECT_EQ(first[1].code, 'T');
+  const auto second = q.take_frame();
+  ASSERT_EQ(second.size(), 2u);  // Ctrl up, T up
+  EXPECT_EQ(second[0].code, 341);
+  EXPECT_FALSE(second[0].down);
+  EXPECT_TRUE(q.empty());
+}
+
 TEST(InputQueue, WheelStepsSeeTheModifiersAsTheyWere) {
   InputQueue q;
   q.push(key(341, true));

@@ -70,6 +70,8 @@ struct FigureState {
   double message_time = -1e9;
   ExportFormats pending_export = 0;  // an export waiting for the user: its files exist (overwrite / keep both)
   int last_frame = 0;
+  ImVec2 screen_min, screen_size;  // where it was last drawn (the GUI test's report)
+  float window_scroll_y = 0;
   // Layout cache: the layout of `shown` (a copy of the last figure drawn, which the layout points into) for
   // `shown_options`. Laying out is the most expensive step of a frame (text measurement, ticks, legends), and
   // panels hand over equal figures frame after frame, so it is redone only when the figure or its options change.
@@ -633,6 +635,18 @@ void note_layout(LayoutReport& report, const Figure& fig, const Layout& layout, 
 }
 }  // namespace
 
+std::vector<FigureOnScreen> figures_on_screen() {
+  const PlotContext& pc = context();
+  std::vector<FigureOnScreen> out;
+  for (const auto& [id, st] : pc.figures)
+    if (st.has_layout && pc.frame - st.last_frame <= 1)
+      out.push_back({st.shown.id, st.screen_min.x, st.screen_min.y, st.screen_size.x, st.screen_size.y,
+                     st.window_scroll_y, zoomed(st)});
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return std::tie(a.y, a.x) < std::tie(b.y, b.x); });
+  return out;
+}
+
 LayoutReport take_layout_report() { return std::exchange(context().report, LayoutReport{}); }
 
 // [SECTION] draw_figure
@@ -671,6 +685,9 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
   st.last_frame = pc.frame;
 
   const ImVec2 origin = ImGui::GetCursorScreenPos();
+  st.screen_min = origin;
+  st.screen_size = ImVec2(w, h);
+  st.window_scroll_y = ImGui::GetScrollY();
   ImGui::InvisibleButton("##figure", ImVec2(w, h),
                          ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
   const bool hovered = ImGui::IsItemHovered();
