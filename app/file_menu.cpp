@@ -148,6 +148,9 @@ static void draw_save_popup(AppState& state) {
   ImGui::TextUnformatted("Save the open panels, every control and the theme to:");
   if (path_row("##scene_path", &d.scene_path, "Save")) {
     std::string error;
+    std::error_code ec;  // the default folder (under home) may not exist yet; a failure is reported by the save
+    if (const std::filesystem::path parent = std::filesystem::path(d.scene_path).parent_path(); !parent.empty())
+      std::filesystem::create_directories(parent, ec);
     if (save_scene_file(state, d.scene_path, &error)) {
       state.status = "Saved scene to " + d.scene_path;
       ImGui::CloseCurrentPopup();

@@ -3,16 +3,23 @@
 
 #include <imgui.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 
 #include "core/experiments/stepper_model.h"
+#include "core/io/user_dirs.h"
 #include "core/model/config.h"
 #include "core/model/weights.h"
 #include "views/model_handoff.h"
 #include "views/widgets.h"
 
 namespace tw {
+
+TrainCheckpoint::TrainCheckpoint() {
+  const std::string start = user_work_dir() + "/checkpoints/train";
+  std::snprintf(dir, sizeof dir, "%s", start.c_str());
+}
 
 void TrainCheckpoint::draw(const TrainSnapshot& snap, TrainerSession& session) {
   ImGui::SetNextItemWidth(200);
