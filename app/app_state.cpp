@@ -8,6 +8,20 @@
 
 namespace tw {
 
+void AppState::show_panel(const std::string& id) {
+  PanelSlot* slot = find(id);
+  if (!slot) return;
+  slot->open = true;
+  if (!focused.empty() && focused != id) toggle_focus(id);
+  front_request = id;  // the window may not exist yet: brought in front after it is drawn (app/ui.cpp)
+}
+
+std::string AppState::front_panel() const {
+  for (const auto& slot : panels)
+    if (slot.open && slot.info.id == last_active) return last_active;
+  return "";
+}
+
 PanelSlot* AppState::find(const std::string& id) {
   for (auto& slot : panels)
     if (slot.info.id == id) return &slot;

@@ -5,6 +5,7 @@
 #include <imgui.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,13 @@ struct AppState {
   FileDialogs file_dialogs;  // File menu popups: open/save scene, export figures (app/file_menu.cpp)
   ExportSettings exports;    // where and how figures are exported: File > Export and every figure's menu
   std::string model_dir;     // --model DIR: a Hugging Face model folder to open at start-up (empty: none)
+  // A model folder being opened (File > Open model folder, --model): the status line says how it ended.
+  struct ModelOpening {
+    std::string dir;
+    bool from_command_line = false;  // a failure is also printed to the terminal
+    int wait_frames = 1;             // the stepper starts the load in its next update: judged after that
+  };
+  std::optional<ModelOpening> opening_model;
 
   // Presentation mode: zoom scales text, controls and figure text (fonts rebuilt at the new size between frames);
   // the focused panel fills the window below the menu bar while the others stay as they were.
@@ -74,6 +82,10 @@ struct AppState {
   std::string focused;      // id of the panel filling the window, "" for the normal layout
   std::string last_active;  // id of the panel window that last had keyboard focus (F11 focuses it)
   std::string unfocused;    // the panel that just left focus: the frame after, it returns to its place in front
+  // A scene's "front" (the panel the user left in front): brought in front once the windows exist and the first
+  // placement (which fronts the first page of tiled panels) is done.
+  std::string front_request;
+  float placed_at_zoom = 1.0f;  // the zoom windows were last placed at (a change places them again, app/ui.cpp)
   WindowLayout overview_layout;
   bool place_overview_next_frame = false;
   // Screen pixels per logical pixel for everything drawn: the monitor's scale times the zoom.
@@ -84,6 +96,10 @@ struct AppState {
   PanelSlot* find(const std::string& id);
   // Opens a panel by id; returns false (and leaves state unchanged) if no panel has that id.
   bool open_panel(const std::string& id);
+  // Opens a panel, expanded and in front of the others (focus moves to it when another panel fills the window).
+  void show_panel(const std::string& id);
+  // The panel in front: the one that last had keyboard focus, if still open ("" when none).
+  std::string front_panel() const;
 };
 
 AppState make_app_state();

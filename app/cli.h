@@ -18,6 +18,7 @@ struct GuiOptions {
   float zoom = 0;                   // presentation zoom (0.75 … 3); 0: the last session's (or 1)
   std::string model;                // a Hugging Face model folder to open (config.json + safetensors + tokenizer)
   std::string scene;                // a scene file to open at start (a file manager passes it: the desktop entry's %f)
+  std::string gui_report;           // after every frame, what is on screen as JSON (app/gui_report.h; GUI tests)
 };
 
 }  // namespace tw

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "app/scene_presets.h"  // ScenePreset (scene_presets.cpp does not include scene.h: no include loop)
+#include "core/io/user_dirs.h"
 
 namespace tw {
 
@@ -12,12 +13,12 @@ enum class FileDialog { None, OpenScene, SaveScene, ExportFigures, OpenModel };
 
 struct FileDialogs {
   FileDialog requested = FileDialog::None;  // set by the menu or a shortcut; the popup opens next frame
-  std::string scene_path = "scene.json";    // Open and Save share it, so Save writes where Open read
-  std::vector<ScenePreset> presets;         // re-read each time the Open popup opens
-  std::string presets_dir;                  // where they were found (shown, so a missing folder is visible)
-  std::string model_dir;                    // Open model folder: a Hugging Face folder
-  std::vector<std::string> existing;        // Export: files that would be overwritten (the popup asks)
-  std::string message;                      // the last error or result, shown inside the open popup
+  std::string scene_path = user_work_dir() + "/scene.json";  // Open and Save share it (absolute, under home)
+  std::vector<ScenePreset> presets;                          // re-read each time the Open popup opens
+  std::string presets_dir;            // where they were found (shown, so a missing folder is visible)
+  std::string model_dir;              // Open model folder: a Hugging Face folder
+  std::vector<std::string> existing;  // Export: files that would be overwritten (the popup asks)
+  std::string message;                // the last error or result, shown inside the open popup
   bool message_is_error = false;
 };
 

@@ -9,10 +9,14 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include <cstdio>
 #include <filesystem>
+#include <utility>
 
 #include "app/export_figures.h"
 #include "app/scene.h"
+#include "core/text/i18n.h"
+#include "views/forward/forward_panel.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -144,6 +148,9 @@ static void draw_save_popup(AppState& state) {
   ImGui::TextUnformatted("Save the open panels, every control and the theme to:");
   if (path_row("##scene_path", &d.scene_path, "Save")) {
     std::string error;
+    std::error_code ec;  // the default folder (under home) may not exist yet; a failure is reported by the save
+    if (const std::filesystem::path parent = std::filesystem::path(d.scene_path).parent_path(); !parent.empty())
+      std::filesystem::create_directories(parent, ec);
     if (save_scene_file(state, d.scene_path, &error)) {
       state.status = "Saved scene to " + d.scene_path;
       ImGui::CloseCurrentPopup();
@@ -156,13 +163,37 @@ static void draw_save_popup(AppState& state) {
 }
 
 // [SECTION] model
-void open_model_folder(AppState& state, const std::string& dir) {
+void open_model_folder(AppState& state, const std::string& dir, bool from_command_line) {
   PanelSlot* slot = state.find("forward");
   if (!slot) return;
-  slot->open = true;
+  state.show_panel("forward");  // in front of the Training panel or whatever was there
   slot->panel->controls().find("model_dir")->set(dir);
   slot->panel->controls().find("model")->set("folder");
-  state.status = "Opening model folder " + dir + " in the forward stepper";
+  state.status = subst(tr("Opening model folder {0} in the forward stepper\u2026"), {dir});
+  state.opening_model = AppState::ModelOpening{.dir = dir, .from_command_line = from_command_line};
+}
+
+void report_model_opening(AppState& state) {
+  if (!state.opening_model) return;
+  PanelSlot* slot = state.find("forward");
+  auto* forward = slot ? dynamic_cast<ForwardPanel*>(slot->panel.get()) : nullptr;
+  if (!forward) {
+    state.opening_model.reset();
+    return;
+  }
+  if (state.opening_model->wait_frames-- > 0 || forward->loading_model()) return;  // the panel shows the progress
+  const AppState::ModelOpening opening = *std::exchange(state.opening_model, std::nullopt);
+  if (forward->folder_shown() == opening.dir) {
+    state.status = subst(tr("Opened model folder {0}"), {opening.dir});
+    return;
+  }
+  // Failed or cancelled: the stepper went back to the model it showed; say which one that is.
+  const nlohmann::json shown = slot->panel->controls().find("model")->get();
+  const std::string why = forward->error().empty() ? tr("the folder could not be opened") : forward->error();
+  state.status = subst(tr("{0}; the forward stepper shows the {1} model instead"),
+                       {why, shown.is_string() ? shown.get<std::string>() : shown.dump()});
+  if (opening.from_command_line)
+    std::fprintf(stderr, "transformer-workbench: --model %s: %s\n", opening.dir.c_str(), why.c_str());
 }
 
 static void draw_model_popup(AppState& state) {

@@ -18,6 +18,7 @@
 #include "app/export_figures.h"
 #include "app/file_menu.h"
 #include "app/fonts.h"
+#include "app/gui_report.h"
 #include "app/perf_report.h"
 #include "app/scene.h"
 #include "app/session_guard.h"
@@ -76,6 +77,8 @@ int run(int argc, char** argv) {
   cli.add_option("--perf-idle-seconds", gui.perf_idle_seconds,
                  tw::tr("With --perf-report and --frames: seconds of idle (no input) measured after the frames"))
       ->check(CLI::Range(0.0, 600.0));
+  cli.add_option("--gui-report", gui.gui_report,
+                 tw::tr("After every frame, write what is on screen to this JSON file (tests)"));
   cli.add_option("--width", gui.width, "Initial window width in pixels")->check(CLI::Range(320, 8192));
   cli.add_option("--height", gui.height, "Initial window height in pixels")->check(CLI::Range(240, 8192));
   cli.add_option("--model", gui.model, "Open a Hugging Face model folder (config.json, *.safetensors, tokenizer.json)")
@@ -117,7 +120,8 @@ int run(int argc, char** argv) {
   // A first run (or a session with nothing open) starts on the lecture presets rather than an empty desk.
   state.show_start_page = std::none_of(state.panels.begin(), state.panels.end(), [](const auto& s) { return s.open; });
   state.model_dir = gui.model;
-  if (!gui.model.empty()) tw::open_model_folder(state, gui.model);  // the forward stepper loads it with progress
+  if (!gui.model.empty())
+    tw::open_model_folder(state, gui.model, /*from_command_line=*/true);  // the forward stepper loads it with progress
   if (gui.zoom > 0) state.zoom = gui.zoom;
   if (cli.count("--theme")) state.theme = gui.theme == "print" ? tw::Theme::Print : tw::Theme::Dark;
   // Long recomputes (LoRA training, the softmax sweep, the Small model) yield the cores to the UI and the renderer.
@@ -225,7 +229,10 @@ int run(int argc, char** argv) {
       tw::apply_theme(applied_theme, state.ui_scale());
       settle = kSettleFrames;  // lay the windows out again at the new size
     }
-    if (state.theme != applied_theme) tw::apply_theme(applied_theme = state.theme, state.ui_scale());
+    if (state.theme != applied_theme) {  // a scene or Ctrl+T: chrome and figures change in the same frame
+      tw::apply_theme(applied_theme = state.theme, state.ui_scale());
+      settle = std::max(settle, kSettleFrames);
+    }
     if (settle == 0 && !scripted && !busy) continue;  // woken for nothing new: no frame
     settle = std::max(settle - 1, 0);
     last_frame_start = perf.seconds_since_start();
@@ -235,6 +242,8 @@ int run(int argc, char** argv) {
     tw::draw_main_menu(state);
     tw::draw_windows(state);
     perf.end_ui();
+    if (!gui.gui_report.empty() && !tw::write_gui_report(state, gui.gui_report, &error))
+      std::fprintf(stderr, "transformer-workbench: %s\n", error.c_str());
     window.end_frame();
     perf.frame_rendered();
     ++frame;

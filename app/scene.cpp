@@ -115,6 +115,7 @@ namespace {
 void write_presentation(const AppState& state, nlohmann::ordered_json& scene) {
   scene["zoom"] = shortest_float(state.zoom);
   if (!state.focused.empty()) scene["focus"] = state.focused;
+  if (const std::string front = state.front_panel(); !front.empty()) scene["front"] = front;
   nlohmann::ordered_json windows = nlohmann::ordered_json::object();
   auto entry = [](const WindowLayout& l) {
     nlohmann::ordered_json w = nlohmann::ordered_json::object();
@@ -174,6 +175,7 @@ struct ScenePlan {
   Theme theme = Theme::Dark;
   std::optional<float> zoom;                         // absent: unchanged
   std::string focus;                                 // "" : no panel focused
+  std::string front;                                 // "" : the first placement decides
   std::optional<WindowLayout> overview;              // absent: unchanged
   std::vector<std::optional<WindowLayout>> windows;  // per slot; absent: unchanged
   std::vector<bool> controls_collapsed;              // per slot
@@ -245,6 +247,13 @@ void plan_presentation(const AppState& state, const std::string& field, const nl
       result->warnings.push_back("focus: no panel with id '" + clip(value.get<std::string>(), 60) + "', ignored");
     else
       plan->focus = value.get<std::string>();
+  } else if (field == "front") {
+    if (!value.is_string())
+      result->errors.push_back("front: expected a panel id, got " + dump_value(value));
+    else if (!find_slot(state, value.get<std::string>()))
+      result->warnings.push_back("front: no panel with id '" + clip(value.get<std::string>(), 60) + "', ignored");
+    else
+      plan->front = value.get<std::string>();
   } else if (field == "windows") {
     if (!value.is_object()) {
       result->errors.push_back("windows: expected an object of window places, got " + dump_value(value));
@@ -317,7 +326,7 @@ void plan_scene(const AppState& state, const nlohmann::json& scene, const std::v
           if (state.panels[i].info.id == id.get<std::string>()) plan->open[i] = found = true;
         if (!found) errors.push_back("open: no panel with id '" + clip(id.get<std::string>(), 60) + "'");
       }
-    } else if (field == "zoom" || field == "focus" || field == "windows") {
+    } else if (field == "zoom" || field == "focus" || field == "front" || field == "windows") {
       plan_presentation(state, field, value, plan, result);
     } else if (field == "exports") {
       // The session's export settings (session_exports_* below); a scene file's are ignored.
@@ -372,6 +381,8 @@ void apply_plan(AppState& state, const ScenePlan& plan) {
     state.place_overview_next_frame = true;
   }
   state.focused = plan.focus;
+  state.front_request = plan.front;
+  if (!plan.front.empty()) state.last_active = plan.front;  // saved again as it was, even before a click
   for (size_t i = 0; i < state.panels.size(); ++i) {
     PanelSlot& slot = state.panels[i];
     slot.open = plan.open[i] || slot.info.id == plan.focus;  // a focused panel is open

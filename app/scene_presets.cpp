@@ -5,6 +5,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
+#include <utility>
 
 #include "core/assets.h"
 #include "core/io/json_parse.h"
@@ -40,8 +42,33 @@ std::vector<ScenePreset> list_presets() {
     const std::string path = it->path().string();
     presets.push_back({it->path().stem().string(), path, read_description(path)});
   }
-  std::sort(presets.begin(), presets.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  // Place in the lecture: (lesson, position in it); presets outside every lesson last, by name.
+  auto place = [](const std::string& name) {
+    const auto& lessons = lesson_order();
+    for (size_t l = 0; l < lessons.size(); ++l)
+      for (size_t i = 0; i < lessons[l].presets.size(); ++i)
+        if (name == lessons[l].presets[i]) return std::pair{int(l) + 1, int(i)};
+    return std::pair{int(lessons.size()) + 1, 0};
+  };
+  for (ScenePreset& p : presets) p.lesson = place(p.name).first <= int(lesson_order().size()) ? place(p.name).first : 0;
+  std::sort(presets.begin(), presets.end(), [&](const auto& a, const auto& b) {
+    return std::tuple(place(a.name), a.name) < std::tuple(place(b.name), b.name);
+  });
   return presets;
+}
+
+const std::vector<LessonPresets>& lesson_order() {
+  static const std::vector<LessonPresets> order = {
+      {"High-dimensional intuition", {"softmax", "lora", "roofline"}},
+      {"The parts of a LLaMA model", {"forward", "rope", "gqa", "masks", "norms"}},
+      {"What changed since GPT-2", {"alibi", "positions", "flash", "moe"}},
+      {"Language-modelling basics",
+       {"decoding", "tokenizers", "train-sort", "train-induction", "decoding-after-training", "train-moe"}},
+      {"Architectures and training stability",
+       {"stability", "stability-softcap", "stability-softcap-compare", "stability-zloss", "stability-zloss-compare",
+        "stability-qknorm-compare", "train-pre-vs-post", "train-scale-vs-none"}},
+  };
+  return order;
 }
 
 std::string resolve_scene_argument(const std::string& argument) {

@@ -15,10 +15,19 @@ struct ScenePreset {
   std::string name;         // file name without .json, e.g. "softmax"
   std::string path;         // full path of the file
   std::string description;  // the scene's "description" field; empty when absent or unreadable
+  int lesson = 0;           // 1-based lesson of kLessonOrder it belongs to; 0: not in a lesson (listed last)
 };
 
+// The lecture sequence: lessons in order, and in each the presets in the order they are taught. File > Open and the
+// start page list presets this way (a preset not named here comes after, by name).
+struct LessonPresets {
+  const char* title;
+  std::vector<const char*> presets;  // file names without .json
+};
+const std::vector<LessonPresets>& lesson_order();
+
 std::string presets_dir();                // empty when no candidate directory exists
-std::vector<ScenePreset> list_presets();  // sorted by name; reads each file's description
+std::vector<ScenePreset> list_presets();  // in lesson order (lesson_order()); reads each file's description
 
 // A scene argument as typed: an existing file is used as is; otherwise a bare name ("softmax" or
 // "softmax.json") names a preset. Returns the path to open (the argument itself when nothing matched, so the

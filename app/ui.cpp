@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include <map>
 
@@ -21,6 +22,7 @@
 #include "app/start_presets.h"
 #include "app/texture_gl.h"
 #include "app/window_culling.h"
+#include "core/text/i18n.h"
 #include "views/model_handoff.h"
 #include "views/start_page.h"
 #include "views/widgets.h"
@@ -45,7 +47,7 @@ constexpr Shortcut kShortcuts[] = {
     {"Ctrl+B", "Collapse or show the focused panel's controls column"},
     {"Ctrl+Shift+O", "Show the panel overview"},
     {"Ctrl+click on a slider", "Type an exact value"},
-    {"Mouse wheel over a figure", "Zoom; drag to pan; double-click to reset"},
+    {"Ctrl+wheel over a figure", "Zoom (the wheel alone scrolls); drag to pan; double-click or Reset view to reset"},
     {"Left / Right arrow", "Previous / next step in the forward-pass stepper"},
 };
 
@@ -70,6 +72,14 @@ void draw_presentation_menu_items(AppState& state) {
     slot->controls_collapsed = !slot->controls_collapsed;
 }
 
+// The bottom edge of the main menu bar this frame (its height grows with the zoom); the viewport's top before the
+// bar was first drawn.
+float menu_bar_bottom() {
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const ImGuiWindow* bar = ImGui::FindWindowByName("##MainMenuBar");
+  return bar && bar->Active ? bar->Pos.y + bar->Size.y : vp->Pos.y + ImGui::GetFrameHeight();
+}
+
 // Before Begin: a window a scene placed goes there this frame, pulled onto a screen smaller than the one it was
 // saved on (with a message, so the lecturer knows why it moved).
 void place_window(AppState& state, WindowLayout& l, bool* place, const std::string& name, const std::string& id) {
@@ -78,7 +88,9 @@ void place_window(AppState& state, WindowLayout& l, bool* place, const std::stri
   if (!l.known) return;
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   const float s = state.dpi_scale;
-  const ImVec2 lo = vp->WorkPos, room = vp->WorkSize;
+  // Below the menu bar as drawn this frame (the work area follows a zoomed bar only a frame later).
+  const float top = menu_bar_bottom();
+  const ImVec2 lo(vp->WorkPos.x, top), room(vp->WorkSize.x, vp->Pos.y + vp->Size.y - top);
   const ImVec2 size(std::min(l.w * s, room.x), std::min(l.h * s, room.y));
   const ImVec2 pos(std::clamp(vp->Pos.x + l.x * s, lo.x, lo.x + room.x - size.x),
                    std::clamp(vp->Pos.y + l.y * s, lo.y, lo.y + room.y - size.y));
@@ -93,16 +105,23 @@ void place_window(AppState& state, WindowLayout& l, bool* place, const std::stri
   ImGui::SetNextWindowCollapsed(l.collapsed, ImGuiCond_Always);
 }
 
-// After Begin: where the current window is now, for the session and the next scene saved.
+// After Begin: where the current window is now, for the session and the next scene saved. A window held just
+// below a menu bar that a zoom made taller keeps its place as saved (the push is not the user's): saving at 200%
+// and reopening at 100% gives no offset of one menu bar.
 void record_window(const AppState& state, WindowLayout& l) {
   const ImGuiWindow* w = ImGui::GetCurrentWindow();
   const ImVec2 origin = ImGui::GetMainViewport()->Pos;
   const float s = state.dpi_scale;
+  const bool pushed_by_bar = l.known && std::abs(w->Pos.y - menu_bar_bottom()) < 0.5f && origin.y + l.y * s < w->Pos.y;
+  // ... and the height it lost to reach only the screen's bottom edge from there.
+  const float screen_bottom = ImGui::GetMainViewport()->Pos.y + ImGui::GetMainViewport()->Size.y;
+  const bool shortened_by_bar =
+      pushed_by_bar && std::abs(w->Pos.y + w->SizeFull.y - screen_bottom) < 0.5f && l.h * s > w->SizeFull.y;
   l.known = true;
   l.x = (w->Pos.x - origin.x) / s;
-  l.y = (w->Pos.y - origin.y) / s;
+  if (!pushed_by_bar) l.y = (w->Pos.y - origin.y) / s;
   l.w = w->SizeFull.x / s;  // the size it has when expanded, also while collapsed to its title bar
-  l.h = w->SizeFull.y / s;
+  if (!shortened_by_bar) l.h = w->SizeFull.y / s;
   l.collapsed = w->Collapsed;
 }
 
@@ -159,7 +178,9 @@ void draw_main_menu(AppState& state) {
     for (auto& [category, slots] : panels_by_category(state)) {
       ImGui::TextDisabled("%s", category.c_str());
       for (PanelSlot* slot : slots) {
-        ImGui::MenuItem(slot->info.name.c_str(), nullptr, &slot->open);
+        // An open panel is brought in front (closing is the window's X): in a stacked layout the menu is how a
+        // lecturer moves between panels.
+        if (ImGui::MenuItem(slot->info.name.c_str(), nullptr, slot->open)) state.show_panel(slot->info.id);
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", slot->info.description.c_str());
       }
     }
@@ -244,10 +265,8 @@ static void draw_overview(AppState& state) {
     ImGui::Separator();
     for (PanelSlot* slot : slots) {
       ImGui::PushID(slot->info.id.c_str());
-      if (ImGui::Button(slot->open ? "Show" : "Open")) {  // "Focus" is the title-bar action
-        slot->open = true;
-        ImGui::SetWindowFocus(slot->info.name.c_str());
-      }
+      if (ImGui::Button(slot->open ? "Show" : "Open"))
+        state.show_panel(slot->info.id);  // "Focus" is the title-bar action
       ImGui::SameLine();
       ImGui::TextUnformatted(slot->info.name.c_str());
       // On its own wrapped line under the name, so a narrow overview column never cuts a description off.
@@ -353,8 +372,31 @@ static std::map<std::string, Placement> place_panels(AppState& state) {
 }
 
 // [SECTION] panels
+// No window covers the menu bar, at any zoom: a window whose top is above the bar's bottom edge (placed for a
+// shorter bar, or dragged up) is moved just below it; after a zoom change every window goes back to its saved place
+// (app/ui.cpp record_window keeps that place while the bar pushes a window down).
+static void place_again_after_zoom(AppState& state) {  // before any window records its place this frame
+  if (state.zoom != state.placed_at_zoom) {
+    state.placed_at_zoom = state.zoom;
+    for (auto& slot : state.panels)
+      if (slot.layout.known && state.focused != slot.info.id) slot.place_next_frame = true;
+    if (state.overview_layout.known) state.place_overview_next_frame = true;
+  }
+}
+static void keep_windows_below_menu_bar() {
+  const float top = menu_bar_bottom();
+  for (ImGuiWindow* w : ImGui::GetCurrentContext()->Windows) {
+    constexpr ImGuiWindowFlags kNotPlaced =
+        ImGuiWindowFlags_ChildWindow | ImGuiWindowFlags_Tooltip | ImGuiWindowFlags_Popup | ImGuiWindowFlags_ChildMenu;
+    if (!w->Active || (w->Flags & kNotPlaced) || std::strcmp(w->Name, "##MainMenuBar") == 0) continue;
+    if (w->Pos.y < top - 0.5f) ImGui::SetWindowPos(w, ImVec2(w->Pos.x, top), ImGuiCond_Always);
+  }
+}
+
 // Every window but the file dialogs: side windows, the start page, the panels.
 static void draw_desk(AppState& state) {
+  place_again_after_zoom(state);
+  report_model_opening(state);
   PanelSlot* focused = state.focused.empty() ? nullptr : state.find(state.focused);
   if (focused && !focused->open) {  // closed with its X while focused: back to the layout
     state.toggle_focus(state.focused);
@@ -386,6 +428,17 @@ static void draw_desk(AppState& state) {
     if (!draw_panel_window(state, slot, ctx)) return;  // focus changed: the next frame draws the new layout
   }
   state.unfocused.clear();
+  keep_windows_below_menu_bar();
+  // After the windows exist and after the first placement has fronted its first page (tiling.bring_front runs at
+  // the start of the next frame): a requested panel comes in front, expanded.
+  if (!state.front_request.empty() && state.tiling.bring_front.empty()) {
+    if (PanelSlot* slot = state.find(state.front_request); slot && slot->open) {
+      ImGui::SetWindowCollapsed(slot->info.name.c_str(), false);
+      ImGui::SetWindowFocus(slot->info.name.c_str());
+      state.last_active = slot->info.id;
+    }
+    state.front_request.clear();
+  }
 }
 
 void draw_windows(AppState& state) {

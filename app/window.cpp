@@ -9,6 +9,7 @@
 #include <stb_image_write.h>
 
 #include "app/fonts.h"
+#include "app/input_queue.h"
 
 #include <algorithm>
 #include <atomic>
@@ -21,10 +22,11 @@ namespace tw {
 namespace {
 std::string g_last_glfw_error;
 std::atomic<unsigned long long> g_wakes{0};  // Window::wake() calls, from any thread
-bool g_input = false;                        // an input or window event since the last handle_events (UI thread)
+bool g_input_seen = false;  // an input or window event since the last handle_events (UI thread)
 
-// Installed before ImGui's GLFW backend, which chains to them: any of these means the next frame may differ.
-void note_input() { g_input = true; }
+// Installed before ImGui's GLFW backend, which chains to them: any of these means the next frame may differ. (Keys,
+// characters, buttons and the wheel are then taken over by the input queue below, whose callbacks note it too.)
+void note_input() { g_input_seen = true; }
 void install_input_callbacks(GLFWwindow* w) {
   glfwSetCursorPosCallback(w, [](GLFWwindow*, double, double) { note_input(); });
   glfwSetMouseButtonCallback(w, [](GLFWwindow*, int, int, int) { note_input(); });
@@ -42,6 +44,65 @@ void install_input_callbacks(GLFWwindow* w) {
 }
 void on_glfw_error(int code, const char* description) {
   g_last_glfw_error = "GLFW error " + std::to_string(code) + ": " + (description ? description : "");
+}
+
+// [SECTION] input: every GLFW event goes through the queue (app/input_queue.h), never straight into ImGui's state
+InputQueue g_input;     // one window per process; GLFW callbacks are plain functions
+bool g_keys[512] = {};  // key state as handed to ImGui (io.KeysDown is rewritten from it each frame)
+bool g_buttons[5] = {};
+
+InputEvent at_cursor(GLFWwindow* window, InputEvent e) {
+  double x = 0, y = 0;
+  glfwGetCursorPos(window, &x, &y);
+  e.x = float(x);
+  e.y = float(y);
+  return e;
+}
+void on_key(GLFWwindow*, int key, int, int action, int) {
+  note_input();
+  if (action == GLFW_REPEAT || key < 0 || key >= int(std::size(g_keys))) return;  // ImGui repeats held keys itself
+  const bool modifier = (key >= GLFW_KEY_LEFT_SHIFT && key <= GLFW_KEY_LEFT_SUPER) ||
+                        (key >= GLFW_KEY_RIGHT_SHIFT && key <= GLFW_KEY_RIGHT_SUPER);
+  g_input.push({.kind = InputEvent::Kind::Key, .code = key, .down = action == GLFW_PRESS, .modifier = modifier});
+}
+void on_char(GLFWwindow*, unsigned int c) {
+  note_input();
+  g_input.push({.kind = InputEvent::Kind::Char, .code = int(c)});
+}
+void on_mouse_button(GLFWwindow* window, int button, int action, int) {
+  note_input();
+  if (button < 0 || button >= int(std::size(g_buttons))) return;
+  g_input.push(
+      at_cursor(window, {.kind = InputEvent::Kind::MouseButton, .code = button, .down = action == GLFW_PRESS}));
+}
+void on_scroll(GLFWwindow* window, double dx, double dy) {
+  note_input();
+  g_input.push(at_cursor(window, {.kind = InputEvent::Kind::Wheel, .wheel_x = float(dx), .wheel_y = float(dy)}));
+}
+
+// Hands one frame's events to ImGui. Call after the backend's NewFrame (which reads the live mouse buttons and
+// cursor) and before ImGui::NewFrame.
+void apply_queued_input() {
+  ImGuiIO& io = ImGui::GetIO();
+  for (const InputEvent& e : g_input.take_frame()) {
+    switch (e.kind) {
+      case InputEvent::Kind::Key: g_keys[e.code] = e.down; break;
+      case InputEvent::Kind::MouseButton: g_buttons[e.code] = e.down; break;
+      case InputEvent::Kind::Wheel:
+        io.MouseWheelH += e.wheel_x;
+        io.MouseWheel += e.wheel_y;
+        break;
+      case InputEvent::Kind::Char: io.AddInputCharacter(unsigned(e.code)); break;
+    }
+    if (e.kind == InputEvent::Kind::MouseButton || e.kind == InputEvent::Kind::Wheel)
+      io.MousePos = ImVec2(e.x, e.y);  // where the click or wheel step happened, not where the cursor is now
+  }
+  for (size_t k = 0; k < std::size(g_keys) && k < std::size(io.KeysDown); ++k) io.KeysDown[k] = g_keys[k];
+  for (size_t b = 0; b < std::size(g_buttons); ++b) io.MouseDown[b] = g_buttons[b];
+  io.KeyCtrl = g_keys[GLFW_KEY_LEFT_CONTROL] || g_keys[GLFW_KEY_RIGHT_CONTROL];
+  io.KeyShift = g_keys[GLFW_KEY_LEFT_SHIFT] || g_keys[GLFW_KEY_RIGHT_SHIFT];
+  io.KeyAlt = g_keys[GLFW_KEY_LEFT_ALT] || g_keys[GLFW_KEY_RIGHT_ALT];
+  io.KeySuper = g_keys[GLFW_KEY_LEFT_SUPER] || g_keys[GLFW_KEY_RIGHT_SUPER];
 }
 }  // namespace
 
@@ -112,6 +173,11 @@ void Window::init_imgui(std::unique_ptr<ImFontAtlas> fonts) {
   io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
   io.IniFilename = nullptr;  // window layout comes from scenes, not imgui.ini
   ImGui_ImplGlfw_InitForOpenGL(window_, true);
+  // Keys, characters, buttons and the wheel are queued (app/input_queue.h) instead of set by the backend's callbacks.
+  glfwSetKeyCallback(window_, on_key);
+  glfwSetCharCallback(window_, on_char);
+  glfwSetMouseButtonCallback(window_, on_mouse_button);
+  glfwSetScrollCallback(window_, on_scroll);
   ImGui_ImplOpenGL3_Init("#version 330 core");
   imgui_ = true;
 }
@@ -147,7 +213,9 @@ void Window::request_close() { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
 bool Window::minimized() const { return glfwGetWindowAttrib(window_, GLFW_ICONIFIED) != 0; }
 
 Window::Events Window::handle_events(double timeout) {
-  if (timeout < 0)
+  if (!g_input.empty())  // events queued for the next frames: no waiting until each has been handed over
+    glfwPollEvents();
+  else if (timeout < 0)
     glfwWaitEvents();
   else if (timeout > 0)
     glfwWaitEventsTimeout(timeout);
@@ -155,7 +223,7 @@ Window::Events Window::handle_events(double timeout) {
     glfwPollEvents();
   while (minimized() && !should_close()) glfwWaitEvents();  // restoring it is an event (iconify callback)
   Events events;
-  events.input = std::exchange(g_input, false);
+  events.input = std::exchange(g_input_seen, false) || !g_input.empty();
   const unsigned long long wakes = g_wakes.load();
   events.woken = wakes != wakes_seen_;
   wakes_seen_ = wakes;
@@ -176,6 +244,7 @@ void Window::show() {
 void Window::begin_frame() {
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
+  apply_queued_input();
   ImGui::NewFrame();
 }
 

@@ -7,6 +7,7 @@
 #include "core/io/json_parse.h"
 #include "core/io/read_file.h"
 
+
 #include <unicode/uchar.h>
 
 #include <algorithm>
@@ -528,8 +529,8 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
     return false;
   };
   json j;
-  if (std::string why; !parse_json(text, &j, &why)) return fail(why.substr(0, 200));
-  if (!j.is_object()) return fail(tr("not a JSON object"));
+  std::string why;
+  if (!parse_json_object(text, &j, &why)) return fail(why);
   BpeTokenizer t;
   std::fill(std::begin(t.byte_token_), std::end(t.byte_token_), -1);
   bool kind_known = false;

@@ -10,6 +10,7 @@ packages=(
   libopenblas-dev libicu-dev
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
   xvfb xauth libgl1-mesa-dri xdotool xclip python3
+  xvfb xauth libgl1-mesa-dri xdotool x11-utils imagemagick
   time
   help2man librsvg2-bin dpkg-dev file desktop-file-utils appstream lintian
   fortunes-zh fortunes

@@ -48,8 +48,8 @@ const char* kArchitectures[] = {"LlamaForCausalLM", "MistralForCausalLM", "Qwen2
 bool hf_config_from_json(const std::string& text, const HfLoadOptions& options, ModelConfig* out,
                          std::string* architecture, std::string* error) {
   json j;
-  if (std::string why; !parse_json(text, &j, &why)) return fail(error, "config.json: " + why.substr(0, 200));
-  if (!j.is_object()) return fail(error, tr("config.json: not a JSON object"));
+  std::string why;
+  if (!parse_json_object(text, &j, &why)) return fail(error, "config.json: " + why);
   std::string arch;
   if (j.contains("architectures") && j["architectures"].is_array() && !j["architectures"].empty() &&
       j["architectures"][0].is_string())

@@ -36,16 +36,28 @@ bool parse_json(std::string_view text, nlohmann::json* out, std::string* error, 
     *out = nlohmann::json::parse(text.begin(), text.end());
     return true;
   } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e400
-    // "[json.exception.parse_error.101] parse error at line 1, ..." → "parse error at line 1, ..."
-    std::string s = e.what();
-    if (!s.empty() && s[0] == '[') {
-      const size_t close = s.find("] ");
-      if (close != std::string::npos) s = s.substr(close + 2);
-    }
-    *error = "not valid JSON: " + s;
+    *error = "not valid JSON: " + json_error_text(e);
   } catch (const std::exception& e) {  // bad_alloc on a huge document
     *error = std::string("not valid JSON: ") + e.what();
   }
+  *out = nlohmann::json(nlohmann::json::value_t::discarded);
+  return false;
+}
+
+std::string json_error_text(const std::exception& e) {
+  // "[json.exception.parse_error.101] parse error at line 1, ..." → "parse error at line 1, ..."
+  std::string s = e.what();
+  if (!s.empty() && s[0] == '[') {
+    const size_t close = s.find("] ");
+    if (close != std::string::npos) s = s.substr(close + 2);
+  }
+  return s;
+}
+
+bool parse_json_object(std::string_view text, nlohmann::json* out, std::string* error, int max_depth) {
+  if (!parse_json(text, out, error, max_depth)) return false;
+  if (out->is_object()) return true;
+  *error = std::string("expected a JSON object, got ") + (out->is_array() ? "an array" : out->type_name());
   *out = nlohmann::json(nlohmann::json::value_t::discarded);
   return false;
 }

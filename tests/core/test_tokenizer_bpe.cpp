@@ -307,8 +307,8 @@ TEST(BpeJson, ClearMessagesForUnsupportedFiles) {
   EXPECT_EQ(error,
             "tokenizer.json: not valid JSON: parse error at line 1, column 2: syntax error while parsing value - "
             "invalid literal; last read: 'no'");
-  EXPECT_FALSE(bpe_tokenizer_from_json("[1]", &t, &error));
-  EXPECT_EQ(error, "tokenizer.json: not a JSON object");
+  EXPECT_FALSE(bpe_tokenizer_from_json("[1, 2]", &t, &error));
+  EXPECT_EQ(error, "tokenizer.json: expected a JSON object, got an array");
   EXPECT_FALSE(bpe_tokenizer_from_json(std::string(60000, '[') + std::string(60000, ']'), &t, &error));
   EXPECT_EQ(error, "tokenizer.json: nests deeper than 64 levels");
   json j = byte_level_fixture();

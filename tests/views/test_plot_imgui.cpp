@@ -191,15 +191,115 @@ TEST_F(ImGuiFrame, ZoomRedrawsTheFigureAndDoubleClickRestoresIt) {
   for (int frame = 0; frame < 7; ++frame) {
     io.MousePos = ImVec2(200, 150);  // inside the first axes
     io.MouseWheel = frame == 1 ? 1.0f : 0.0f;
+    io.KeyCtrl = frame == 1;                     // Ctrl+wheel zooms
     io.MouseDown[0] = frame == 3 || frame == 5;  // a double-click: two presses 20 ms apart
     io.DeltaTime = 0.01f;
     ImGui::NewFrame();
     frames.push_back(draw_in_window("zoom", fig, ImVec2(600, 300)));
     ImGui::Render();
   }
-  EXPECT_TRUE(same_vertices(frames[0], frames[1]));   // the wheel applies from the next frame
+  // The axes zoom from the next frame; the Reset view marker shows at once.
+  EXPECT_GT(frames[1].size(), frames[0].size());
   EXPECT_FALSE(same_vertices(frames[0], frames[2]));  // zoomed
   EXPECT_TRUE(same_vertices(frames[0], frames[6])) << "the double-click in frame 5 resets the view";
+}
+
+// One frame of `fig` in a 1200×400 window holding it and a second figure below (so the window can scroll), with
+// the mouse at `mouse`, `wheel` steps and Ctrl as given. Returns the figure's triangles; `scroll_y` the window's.
+std::vector<ImDrawVert> wheel_frame(const Figure& fig, ImVec2 mouse, float wheel, bool ctrl, bool left_down = false,
+                                    float* scroll_y = nullptr) {
+  ImGuiIO& io = ImGui::GetIO();
+  io.MousePos = mouse;
+  io.MouseWheel = wheel;
+  io.KeyCtrl = ctrl;
+  io.MouseDown[0] = left_down;
+  io.DeltaTime = 0.01f;
+  ImGui::NewFrame();
+  ImGui::SetNextWindowPos(ImVec2(0, 0));
+  ImGui::SetNextWindowSize(ImVec2(1200, 400));
+  ImGui::Begin("wheel", nullptr, ImGuiWindowFlags_NoTitleBar);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const int idx0 = dl->IdxBuffer.Size;
+  draw_figure(fig, DrawContext{}, "test", ImVec2(600, 300));
+  std::vector<ImDrawVert> out;
+  for (const ImDrawCmd& cmd : dl->CmdBuffer) {
+    const int begin = std::max(static_cast<int>(cmd.IdxOffset), idx0);
+    for (int k = begin; k < static_cast<int>(cmd.IdxOffset + cmd.ElemCount); ++k)
+      out.push_back(dl->VtxBuffer[static_cast<int>(cmd.VtxOffset + dl->IdxBuffer[k])]);
+  }
+  Figure below("below", "Below");
+  below.axes().line("a", {0, 1, 2}, {1, 2, 3});
+  draw_figure(below, DrawContext{}, "test", ImVec2(600, 300));
+  if (scroll_y) *scroll_y = ImGui::GetScrollY();
+  ImGui::End();
+  ImGui::Render();
+  return out;
+}
+
+TEST_F(ImGuiFrame, WheelScrollsTheWindowAndLeavesTheAxes) {
+  const Figure fig = cached_test_figure(2.0, "Wheel");
+  const ImVec2 inside(200, 150);
+  float scroll = -1;
+  const auto before = wheel_frame(fig, inside, 0, false, false, &scroll);
+  ASSERT_EQ(scroll, 0.0f);
+  wheel_frame(fig, inside, -1.0f, false);  // one step down, no Ctrl
+  wheel_frame(fig, inside, 0, false, false, &scroll);
+  EXPECT_GT(scroll, 0.0f) << "the window scrolled";
+  // Scrolled back, the figure draws exactly as before: the wheel never touched its axes.
+  wheel_frame(fig, inside, 1.0f, false);
+  const auto back = wheel_frame(fig, inside, 0, false, false, &scroll);
+  EXPECT_EQ(scroll, 0.0f);
+  EXPECT_TRUE(same_vertices(before, back));
+}
+
+TEST_F(ImGuiFrame, CtrlWheelZoomsWithoutScrolling) {
+  const Figure fig = cached_test_figure(2.0, "Ctrl wheel");
+  const ImVec2 inside(200, 150);
+  float scroll = -1;
+  const auto before = wheel_frame(fig, inside, 0, false);
+  wheel_frame(fig, inside, 1.0f, true);
+  const auto zoomed = wheel_frame(fig, inside, 0, false, false, &scroll);
+  EXPECT_EQ(scroll, 0.0f);
+  EXPECT_FALSE(same_vertices(before, zoomed));
+}
+
+TEST_F(ImGuiFrame, ChangedDataResetsTheZoom) {
+  const ImVec2 inside(200, 150);
+  const auto new_data_unzoomed = wheel_frame(cached_test_figure(3.0, "Data"), inside, 0, false);
+  wheel_frame(cached_test_figure(2.0, "Data"), inside, 0, false);
+  wheel_frame(cached_test_figure(2.0, "Data"), inside, 1.0f, true);
+  const auto zoomed = wheel_frame(cached_test_figure(2.0, "Data"), inside, 0, false);
+  const auto changed = wheel_frame(cached_test_figure(3.0, "Data"), inside, 0, false);
+  EXPECT_FALSE(same_vertices(zoomed, changed));
+  EXPECT_TRUE(same_vertices(changed, new_data_unzoomed))
+      << "the zoom (and its Reset view marker) went with the old data";
+}
+
+TEST_F(ImGuiFrame, AZoomedFigureShowsResetViewAndOneClickResets) {
+  const Figure fig = cached_test_figure(2.0, "Marker");
+  const ImVec2 inside(200, 150);
+  const auto before = wheel_frame(fig, inside, 0, false);
+  wheel_frame(fig, inside, 1.0f, true);
+  const auto zoomed = wheel_frame(fig, inside, 0, false);
+  EXPECT_GT(zoomed.size(), before.size()) << "the Reset view marker is drawn while zoomed";
+  // The marker sits in the figure's top-right corner: a click there (press, release) resets the view.
+  const ImVec2 corner(600 - 12, 8 + 12);
+  wheel_frame(fig, corner, 0, false, true);
+  wheel_frame(fig, corner, 0, false, false);
+  const auto reset = wheel_frame(fig, inside, 0, false);
+  EXPECT_EQ(reset.size(), before.size());
+  EXPECT_TRUE(same_vertices(before, reset));
+}
+
+TEST_F(ImGuiFrame, AFigureNotDrawnForAFrameForgetsItsZoom) {
+  const Figure fig = cached_test_figure(2.0, "Reopened");
+  const ImVec2 inside(200, 150);
+  const auto before = wheel_frame(fig, inside, 0, false);
+  wheel_frame(fig, inside, 1.0f, true);
+  EXPECT_FALSE(same_vertices(before, wheel_frame(fig, inside, 0, false)));
+  ImGui::NewFrame();  // the panel is closed for a frame
+  ImGui::Render();
+  EXPECT_TRUE(same_vertices(before, wheel_frame(fig, inside, 0, false)));
 }
 
 }  // namespace

@@ -64,6 +64,7 @@ AppState presenting_state() {
   slot.controls_collapsed = true;
   slot.layout = {.known = true, .x = 120, .y = 80, .w = 900, .h = 640, .collapsed = false};
   app.overview_layout = {.known = true, .x = 10, .y = 30, .w = 400, .h = 500, .collapsed = true};
+  app.last_active = "layouttest";  // the panel in front
   return app;
 }
 
@@ -74,6 +75,7 @@ TEST(SceneLayout, ZoomFocusCollapsedControlsAndWindowPlacesRoundTrip) {
   EXPECT_TRUE(r.warnings.empty()) << r.warnings.front();
   EXPECT_EQ(loaded.zoom, 2.0f);
   EXPECT_EQ(loaded.focused, "layouttest");
+  EXPECT_EQ(loaded.front_request, "layouttest");
   const PanelSlot& slot = *loaded.find("layouttest");
   EXPECT_TRUE(slot.open);
   EXPECT_TRUE(slot.controls_collapsed);
@@ -233,5 +235,85 @@ TEST_F(SceneLayoutFrame, PlacesOffTheScreenArePulledOntoItWithAMessage) {
   EXPECT_NE(app.status.find("moved onto it"), std::string::npos) << app.status;
 }
 
+// The window in front: the last root window ImGui draws (g.Windows is back to front).
+std::string front_window() {
+  const ImGuiContext& g = *ImGui::GetCurrentContext();
+  for (int i = g.Windows.Size - 1; i >= 0; --i) {
+    const ImGuiWindow* w = g.Windows[i];
+    if (w->Active && !(w->Flags & (ImGuiWindowFlags_ChildWindow | ImGuiWindowFlags_Tooltip | ImGuiWindowFlags_Popup)) &&
+        w->Name != std::string("##MainMenuBar"))
+      return w->Name;
+  }
+  return "";
+}
+
+TEST_F(SceneLayoutFrame, ASessionReopensWithThePanelTheUserLeftInFront) {
+  AppState app = make_app_state();
+  for (const char* id : {"masks", "softmax", "rope", "layouttest"}) ASSERT_TRUE(app.open_panel(id));
+  zoom_fonts(app);
+  frames(app, 3);
+  const std::string rope = app.find("rope")->info.name;
+  ImGui::SetWindowFocus(rope.c_str());  // the user clicks the RoPE window
+  frames(app, 2);
+  ASSERT_EQ(front_window(), rope);
+  const std::string text = scene_to_text(app);
+  EXPECT_NE(text.find("\"front\": \"rope\""), std::string::npos);
+
+  ImGui::DestroyContext();  // a new process
+  ImGui::CreateContext();
+  ImGui::GetIO().IniFilename = nullptr;
+  ImGui::GetIO().DisplaySize = ImVec2(1600, 1000);
+  ImGui::GetIO().DeltaTime = 1.0f / 60.0f;
+  AppState reopened = make_app_state();
+  ASSERT_TRUE(load_scene_text(reopened, text).ok);
+  zoom_fonts(reopened);
+  frames(reopened, 4);
+  EXPECT_EQ(front_window(), rope) << "not the first panel of the list";
+  EXPECT_EQ(scene_to_text(reopened), text) << "saved again unchanged: same places, no offset";
+}
+
+TEST_F(SceneLayoutFrame, ViewMenuBringsAnOpenPanelForwardAndNeverClosesIt) {
+  AppState app = make_app_state();
+  for (const char* id : {"masks", "softmax"}) ASSERT_TRUE(app.open_panel(id));
+  zoom_fonts(app);
+  frames(app, 3);
+  const std::string masks = app.find("masks")->info.name;
+  ImGui::SetWindowFocus(app.find("softmax")->info.name.c_str());
+  frames(app, 1);
+  ASSERT_NE(front_window(), masks);
+  // What View > Attention masks does for an open panel (the menu's click handler, app/ui.cpp show_panel):
+  app.front_request = "masks";
+  frames(app, 2);
+  EXPECT_TRUE(app.find("masks")->open);
+  EXPECT_EQ(front_window(), masks);
+}
+
+TEST_F(SceneLayoutFrame, AtTwiceTheZoomNoWindowCoversTheMenuBar) {
+  AppState app = make_app_state();
+  for (auto& slot : app.panels) slot.open = true;  // every panel, tiled in pages at 100%
+  zoom_fonts(app);
+  frames(app, 4);
+  const auto places_at_100 = scene_to_json(app)["windows"];
+  app.zoom = 2.0f;  // Ctrl+= up to 200%: a taller menu bar over windows placed for the shorter one
+  zoom_fonts(app);
+  frames(app, 3);
+  EXPECT_EQ(scene_to_json(app)["windows"], places_at_100) << "the push below the taller bar is not saved";
+  const ImGuiContext& g = *ImGui::GetCurrentContext();
+  const ImGuiWindow* bar = ImGui::FindWindowByName("##MainMenuBar");
+  ASSERT_NE(bar, nullptr);
+  const float bar_bottom = bar->Pos.y + bar->Size.y;
+  EXPECT_GE(bar_bottom, ImGui::GetFrameHeight() - 0.5f);
+  for (const ImGuiWindow* w : g.Windows) {
+    if (!w->Active || w == bar || (w->Flags & (ImGuiWindowFlags_ChildWindow | ImGuiWindowFlags_Tooltip))) continue;
+    EXPECT_GE(w->Pos.y, bar_bottom - 0.5f) << w->Name << " covers the menu bar";
+  }
+  app.zoom = 1.0f;  // back to 100%: every window where it was
+  zoom_fonts(app);
+  frames(app, 3);
+  EXPECT_EQ(scene_to_json(app)["windows"], places_at_100);
+  const ImGuiWindow* masks = ImGui::FindWindowByName(app.find("masks")->info.name.c_str());
+  ASSERT_NE(masks, nullptr);
+  EXPECT_FLOAT_EQ(masks->Pos.y, places_at_100["masks"]["y"].get<float>());
+}
 }  // namespace
 }  // namespace tw

@@ -8,6 +8,8 @@
 #include <set>
 
 #include "app/app_state.h"
+#include "app/file_menu.h"
+#include "app/scene_presets.h"
 #include "app/start_presets.h"
 #include "views/model_handoff.h"
 #include "views/train_handoff.h"
@@ -96,6 +98,50 @@ TEST(StartPresets, ABrokenPresetGivesItsCardAnError) {
   fs::remove(bad);
   EXPECT_NE(t.error.find("no_such_panel"), std::string::npos) << t.error;
   EXPECT_EQ(t.width, 0);
+}
+
+}  // namespace
+}  // namespace tw
+
+namespace tw {
+namespace {
+
+// Cards follow the lecture: the first lesson's presets first, every shipped preset in a lesson.
+TEST(StartPresets, PresetsAreInLessonOrder) {
+  const std::vector<ScenePreset> presets = list_presets();
+  ASSERT_GE(presets.size(), 3u);
+  EXPECT_EQ(presets[0].name, "softmax");
+  EXPECT_EQ(presets[1].name, "lora");
+  EXPECT_EQ(presets[2].name, "roofline");
+  int last_lesson = 1;
+  for (const ScenePreset& p : presets) {
+    EXPECT_GE(p.lesson, 1) << p.name << " is in no lesson of lesson_order()";
+    EXPECT_GE(p.lesson, last_lesson) << p.name << " comes after a later lesson";
+    last_lesson = std::max(last_lesson, p.lesson);
+  }
+  const auto at = [&](const char* name) {
+    return std::find_if(presets.begin(), presets.end(), [&](const auto& p) { return p.name == name; }) -
+           presets.begin();
+  };
+  EXPECT_LT(at("forward"), at("alibi"));
+  EXPECT_LT(at("alibi"), at("decoding"));
+  EXPECT_LT(at("decoding"), at("stability"));
+}
+
+// The Forward card opens the shipped trained model (what the stepper's text says is shown first), not random weights.
+TEST(StartPresets, TheForwardCardOpensATrainedModel) {
+  const std::vector<ScenePreset> presets = list_presets();
+  const auto it = std::find_if(presets.begin(), presets.end(), [](const auto& p) { return p.name == "forward"; });
+  ASSERT_NE(it, presets.end());
+  AppState app = make_app_state();
+  ASSERT_TRUE(load_scene_into_state(app, it->path));
+  PanelSlot* slot = app.find("forward");
+  ASSERT_TRUE(slot && slot->open);
+  slot->panel->update();
+  slot->panel->wait_idle();
+  EXPECT_EQ(slot->panel->error(), "");
+  EXPECT_EQ(slot->panel->controls().find("model")->get(), "sort");
+  EXPECT_FALSE(slot->panel->figures().empty());
 }
 
 }  // namespace

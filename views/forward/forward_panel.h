@@ -27,7 +27,11 @@ class ForwardPanel : public Panel {
   void update() override;
   void draw(const DrawContext& ctx) override;
   std::vector<plot::Figure> figures() override;
-  bool busy() const override { return job_.busy(); }
+  bool busy() const override { return job_.busy() || load_job_.busy(); }
+  // A checkpoint or folder is being loaded (the File menu's status waits for the outcome).
+  bool loading_model() const { return loading_.has_value(); }
+  // The folder of the model on screen when it is a Hugging Face folder ("" otherwise).
+  std::string folder_shown() const { return model_ && model_choice_ == ForwardModel::Folder ? model_dir_ : ""; }
   void wait_idle() override {
     load_job_.wait();
     request_if_changed();  // a model that just loaded is run now

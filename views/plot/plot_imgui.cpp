@@ -29,6 +29,7 @@
 
 #include "core/text/text_in_use.h"
 #include "views/async_job.h"
+#include "core/text/i18n.h"
 #include "views/plot/export.h"
 #include "views/plot/export_naming.h"
 #include "views/plot/layout.h"
@@ -72,6 +73,8 @@ struct FigureState {
   double message_time = -1e9;
   ExportFormats pending_export = 0;  // an export waiting for the user: its files exist (overwrite / keep both)
   int last_frame = 0;
+  ImVec2 screen_min, screen_size;  // where it was last drawn (the GUI test's report)
+  float window_scroll_y = 0;
   // Layout cache: the layout of `shown` (a copy of the last figure drawn, which the layout points into) for
   // `shown_options`. Laying out is the most expensive step of a frame (text measurement, ticks, legends), and
   // panels hand over equal figures frame after frame, so it is redone only when the figure or its options change.
@@ -550,6 +553,34 @@ void pan(ViewRange& v, const AxesFrame& f, Vec2 delta) {
   v.set = true;
 }
 
+bool zoomed(const FigureState& st) {
+  return std::any_of(st.views.begin(), st.views.end(), [](const ViewRange& v) { return v.set; });
+}
+
+// While any axes is zoomed or panned, a "Reset view" button sits in the figure's top-right corner: a zoomed figure
+// always says so, and one click (like a double-click or the figure menu's Reset view) returns to the data's ranges.
+// Drawn and hit-tested by hand, inside the figure's own item, so it never competes with the figure for the mouse.
+struct ResetMarker {
+  ImVec2 min, max;
+  const char* label;
+  bool contains(ImVec2 p) const { return p.x >= min.x && p.x < max.x && p.y >= min.y && p.y < max.y; }
+};
+ResetMarker reset_marker(ImVec2 origin, float w, float s) {
+  const char* label = tr("Reset view");
+  const ImVec2 text = ImGui::CalcTextSize(label);
+  const ImVec2 size(text.x + 12.0f * s, text.y + 6.0f * s);
+  const ImVec2 min(origin.x + w - size.x - 4.0f * s, origin.y + 4.0f * s);
+  return {min, ImVec2(min.x + size.x, min.y + size.y), label};
+}
+void draw_reset_marker(ImDrawList* dl, const ResetMarker& m, bool hot, float s) {
+  const ImGuiStyle& style = ImGui::GetStyle();
+  dl->AddRectFilled(m.min, m.max,
+                    ImGui::GetColorU32(hot ? style.Colors[ImGuiCol_ButtonHovered] : style.Colors[ImGuiCol_Button]),
+                    3.0f * s);
+  dl->AddRect(m.min, m.max, ImGui::GetColorU32(style.Colors[ImGuiCol_Border]), 3.0f * s);
+  dl->AddText(ImVec2(m.min.x + 6.0f * s, m.min.y + 3.0f * s), ImGui::GetColorU32(ImGuiCol_Text), m.label);
+}
+
 int axes_at(const Layout& l, Vec2 p) {
   for (size_t i = 0; i < l.frames.size(); ++i)
     if (l.frames[i].plot.contains(p)) return static_cast<int>(i);
@@ -647,6 +678,18 @@ void note_layout(LayoutReport& report, const Figure& fig, const Layout& layout, 
 }
 }  // namespace
 
+std::vector<FigureOnScreen> figures_on_screen() {
+  const PlotContext& pc = context();
+  std::vector<FigureOnScreen> out;
+  for (const auto& [id, st] : pc.figures)
+    if (st.has_layout && pc.frame - st.last_frame <= 1)
+      out.push_back({st.shown.id, st.screen_min.x, st.screen_min.y, st.screen_size.x, st.screen_size.y,
+                     st.window_scroll_y, zoomed(st)});
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return std::tie(a.y, a.x) < std::tie(b.y, b.x); });
+  return out;
+}
+
 LayoutReport take_layout_report() { return std::exchange(context().report, LayoutReport{}); }
 
 // [SECTION] draw_figure
@@ -677,10 +720,17 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
   ImGui::PushID(fig.id.c_str());
   const ImGuiID id = ImGui::GetID("##figure");
   FigureState& st = pc.figures[id];
+  // A zoom belongs to the data it was made on and to the time the figure was on screen: a figure not drawn in the
+  // last frame (its panel closed, reopened later) or whose data changed starts again from its own ranges.
+  const bool was_hidden = st.last_frame != 0 && pc.frame != st.last_frame && pc.frame != st.last_frame + 1;
+  const bool data_changed = st.has_layout && !same(fig, st.shown);
+  if (was_hidden || data_changed || st.views.size() != fig.grid.size()) st.views.assign(fig.grid.size(), ViewRange{});
   st.last_frame = pc.frame;
-  if (st.views.size() != fig.grid.size()) st.views.assign(fig.grid.size(), ViewRange{});
 
   const ImVec2 origin = ImGui::GetCursorScreenPos();
+  st.screen_min = origin;
+  st.screen_size = ImVec2(w, h);
+  st.window_scroll_y = ImGui::GetScrollY();
   ImGui::InvisibleButton("##figure", ImVec2(w, h),
                          ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
   const bool hovered = ImGui::IsItemHovered();
@@ -708,8 +758,13 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
 
   const ImGuiIO& io = ImGui::GetIO();
   const Vec2 mouse{(io.MousePos.x - origin.x) / s, (io.MousePos.y - origin.y) / s};
-  if (!(flags & FigureDrawFlags_NoInteraction)) {
-    if (hovered && io.MouseWheel != 0) {
+  const ResetMarker marker = reset_marker(origin, w, s);
+  const bool on_marker = zoomed(st) && marker.contains(io.MousePos);
+  if (!(flags & FigureDrawFlags_NoInteraction) && on_marker) {
+    if (ImGui::IsItemClicked(ImGuiMouseButton_Left)) st.views.assign(fig.grid.size(), ViewRange{});
+  } else if (!(flags & FigureDrawFlags_NoInteraction)) {
+    // The wheel scrolls the window; Ctrl+wheel zooms the axes under the cursor (ImGui does not scroll with Ctrl).
+    if (hovered && io.MouseWheel != 0 && io.KeyCtrl) {
       const int a = axes_at(layout, mouse);
       if (a >= 0) zoom(st.views[size_t(a)], layout.frames[size_t(a)], mouse, std::pow(0.85f, io.MouseWheel));
     }
@@ -735,6 +790,7 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
     if (!info.text.empty()) math_tooltip(info.text);
   }
   dl->PopClipRect();
+  if (!(flags & FigureDrawFlags_NoInteraction) && zoomed(st)) draw_reset_marker(dl, marker, hovered && on_marker, s);
 
   if (!(flags & FigureDrawFlags_NoExportMenu) && ImGui::BeginPopupContextItem("##figure_menu")) {
     export_menu(fig, layout, st, ctx, panel_id);

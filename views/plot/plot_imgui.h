@@ -65,6 +65,16 @@ struct LayoutReport {
 };
 LayoutReport take_layout_report();
 
+// [SECTION] figures on screen (the GUI test's report, app/gui_report.cpp)
+struct FigureOnScreen {
+  std::string id;                    // the figure's id
+  float x = 0, y = 0, w = 0, h = 0;  // screen rectangle in the frame it was last drawn
+  float window_scroll_y = 0;         // the scroll of the window it is drawn in
+  bool zoomed = false;               // any axes zoomed or panned (the Reset view marker shows)
+};
+// The figures drawn in the current or previous frame.
+std::vector<FigureOnScreen> figures_on_screen();
+
 // [SECTION] texture backend
 // The plot layer never includes GL: app/ installs these (app/texture_gl.cpp) so heatmaps draw as one texture.
 // Pixels are RGBA8, row 0 at the top, `width` · `height` · 4 bytes. Without a backend, heatmaps are drawn as

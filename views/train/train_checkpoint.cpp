@@ -3,10 +3,12 @@
 
 #include <imgui.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 
 #include "core/experiments/stepper_model.h"
+#include "core/io/user_dirs.h"
 #include "core/model/config.h"
 #include "core/model/weights.h"
 #include "core/text/i18n.h"
@@ -15,6 +17,11 @@
 #include "views/widgets.h"
 
 namespace tw {
+
+TrainCheckpoint::TrainCheckpoint() {
+  const std::string start = user_work_dir() + "/checkpoints/train";
+  std::snprintf(dir, sizeof dir, "%s", start.c_str());
+}
 
 void TrainCheckpoint::draw(const TrainSnapshot& snap, TrainerSession& session) {
   ImGui::SetNextItemWidth(200);

@@ -9,9 +9,10 @@
 namespace tw {
 
 struct TrainCheckpoint {
-  char dir[512] = "checkpoints/train";  // where Save writes and Load reads
-  std::string status;                   // what the last button did, or why it could not
+  char dir[512] = {};  // where Save writes and Load reads; starts absolute, under the home folder
+  std::string status;  // what the last button did, or why it could not
 
+  TrainCheckpoint();
   // The directory field and the Save / Load / Open in forward stepper buttons, then the status line.
   void draw(const TrainSnapshot& snap, TrainerSession& session);
 };

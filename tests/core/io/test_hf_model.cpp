@@ -310,6 +310,9 @@ TEST(HfModel, BadFoldersGiveOneLineAndKeepThePreviousModel) {
   expect_refused(broken, "dtype is I8; only F32, F16 and BF16 are supported");
   fs::remove(broken + "/model.safetensors");
   expect_refused(broken, "has neither model.safetensors nor model.safetensors.index.json");
+  // A config.json cut in half says where the JSON ends, not "not an object".
+  write_text(broken + "/config.json", "{\n  \"hidden_size\": 64,\n  \"num_atten");
+  expect_refused(broken, "config.json: not valid JSON: parse error at line 3, column 13:");
   write_text(broken + "/config.json", R"({"architectures": ["BertForMaskedLM"]})");
   expect_refused(broken, "architecture 'BertForMaskedLM' is not supported");
 
