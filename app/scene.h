@@ -90,6 +90,8 @@ std::string session_exports_path();
 void session_exports_to_json(const ExportSettings& ex, nlohmann::ordered_json* session);
 void session_exports_from_json(const nlohmann::json& session, ExportSettings* ex);
 void session_exports_from_file(const std::string& path, ExportSettings* ex);
+// The interface language saved beside the export settings ({"language": "zh"}); sets it when the file names one.
+void session_language_from_file(const std::string& path);
 void save_session_at_exit(const AppState& state);
 
 }  // namespace tw

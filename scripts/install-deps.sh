@@ -9,7 +9,7 @@ packages=(
   libopenblas-dev libicu-dev
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
   xvfb xauth libgl1-mesa-dri
-  time
+  time gettext
   clang libclang-rt-14-dev clang-format
 )
 

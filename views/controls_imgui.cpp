@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "core/text/i18n.h"
 #include "views/controls.h"
 #include "views/widgets.h"
 
@@ -12,11 +13,15 @@ namespace tw {
 
 namespace {
 
+// The label in the interface language, with an ImGui id that does not change with it (the PushID(key) around the
+// widget makes "###control" unique), so switching language keeps a slider's state.
+std::string shown_label(const Control& c) { return std::string(tr(c.label.c_str())) + "###control"; }
+
 bool draw_int_list(const Control& c) {
   auto& values = *static_cast<std::vector<int>*>(c.target);
   std::string text;
   for (size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + std::to_string(values[i]);
-  if (!ImGui::InputText(c.label.c_str(), &text, ImGuiInputTextFlags_EnterReturnsTrue)) return false;
+  if (!ImGui::InputText(shown_label(c).c_str(), &text, ImGuiInputTextFlags_EnterReturnsTrue)) return false;
   // Parse "3, 5, 2": keep only entries in range; a malformed entry leaves the list unchanged.
   std::vector<int> parsed;
   const char* p = text.c_str();
@@ -40,26 +45,31 @@ bool draw_control(const Control& c) {
   bool changed = false;
   ImGui::PushID(c.key.c_str());
   switch (c.type) {
-    case ControlType::Bool: changed = ImGui::Checkbox(c.label.c_str(), static_cast<bool*>(c.target)); break;
+    case ControlType::Bool: changed = ImGui::Checkbox(shown_label(c).c_str(), static_cast<bool*>(c.target)); break;
     case ControlType::Int: {
       const ImGuiSliderFlags flags =
           ImGuiSliderFlags_AlwaysClamp | (c.log_scale ? ImGuiSliderFlags_Logarithmic : ImGuiSliderFlags_None);
-      changed = ImGui::SliderInt(c.label.c_str(), static_cast<int*>(c.target), int(c.min), int(c.max), "%d", flags);
+      changed =
+          ImGui::SliderInt(shown_label(c).c_str(), static_cast<int*>(c.target), int(c.min), int(c.max), "%d", flags);
       break;
     }
     case ControlType::Float: {
       const ImGuiSliderFlags flags =
           ImGuiSliderFlags_AlwaysClamp | (c.log_scale ? ImGuiSliderFlags_Logarithmic : ImGuiSliderFlags_None);
-      changed = ImGui::SliderFloat(c.label.c_str(), static_cast<float*>(c.target), float(c.min), float(c.max),
+      changed = ImGui::SliderFloat(shown_label(c).c_str(), static_cast<float*>(c.target), float(c.min), float(c.max),
                                    c.format ? c.format : "%.3g", flags);
       break;
     }
     case ControlType::Enum: {
       const int v = c.get_index();
-      const char* preview = (v >= 0 && v < int(c.options.size())) ? c.options[v].c_str() : "?";
-      if (ImGui::BeginCombo(c.label.c_str(), preview)) {
+      // Option names stay English in the control (scene files store them); they are translated only here.
+      const char* preview = (v >= 0 && v < int(c.options.size())) ? tr(c.options[v].c_str()) : "?";
+      if (ImGui::BeginCombo(shown_label(c).c_str(), preview)) {
         for (int i = 0; i < int(c.options.size()); ++i) {
-          if (ImGui::Selectable(c.options[i].c_str(), i == v)) {
+          ImGui::PushID(i);
+          const bool picked = ImGui::Selectable(tr(c.options[i].c_str()), i == v);
+          ImGui::PopID();
+          if (picked) {
             changed = (v != i);
             c.set_index(i);
           }
@@ -71,7 +81,7 @@ bool draw_control(const Control& c) {
     case ControlType::Text: {
       auto* s = static_cast<std::string*>(c.target);
       std::string edit = *s;
-      if (ImGui::InputText(c.label.c_str(), &edit) && edit.size() <= size_t(c.max)) {
+      if (ImGui::InputText(shown_label(c).c_str(), &edit) && edit.size() <= size_t(c.max)) {
         *s = edit;
         changed = true;
       }
@@ -79,7 +89,7 @@ bool draw_control(const Control& c) {
     }
     case ControlType::IntList: changed = draw_int_list(c); break;
   }
-  if (!c.help.empty()) help_marker(c.help.c_str());
+  if (!c.help.empty()) help_marker(tr(c.help.c_str()));
   ImGui::PopID();
   return changed;
 }

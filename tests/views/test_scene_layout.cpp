@@ -193,7 +193,7 @@ TEST_F(SceneLayoutFrame, ASavedPresentationReopensIdentically) {
   ASSERT_TRUE(probe.drawn);
   EXPECT_TRUE(probe.controls_collapsed);
   EXPECT_GT(probe.figures_width, 1600 - 4 * ImGui::GetFrameHeight());  // 330 × 2 would leave under 940
-  const ImGuiWindow* overview = ImGui::FindWindowByName("Overview");
+  const ImGuiWindow* overview = ImGui::FindWindowByName("###Overview");
   EXPECT_TRUE(overview == nullptr || !overview->Active);  // hidden while a panel is focused
 
   // Saved again as it is on screen: the same scene (the focused window keeps its place from before focus).
@@ -210,7 +210,7 @@ TEST_F(SceneLayoutFrame, ASavedPresentationReopensIdentically) {
   EXPECT_TRUE(probe_panel(app).probe.controls_collapsed);  // collapsed controls stay a strip until shown again
   EXPECT_EQ(ImGui::GetCurrentContext()->NavWindow, w);     // in front of the overview that reappeared
   EXPECT_EQ(app.status, "");                               // returning to its own place is not news
-  ASSERT_NE(overview = ImGui::FindWindowByName("Overview"), nullptr);
+  ASSERT_NE(overview = ImGui::FindWindowByName("###Overview"), nullptr);
   EXPECT_TRUE(overview->Collapsed);
   EXPECT_FLOAT_EQ(overview->Pos.x, 10.0f);
   EXPECT_FLOAT_EQ(overview->SizeFull.y, 500.0f);
