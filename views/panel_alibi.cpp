@@ -155,7 +155,7 @@ plot::Figure decay_figure(const AlibiResult& r) {
   fig.note = subst(tr("query at position {0}; dashed line: training length {1}"),
                    {std::to_string(n - 1), std::to_string(r.state.train_len)});
   plot::Axes& ax = fig.axes();
-  ax.setup(tr("distance $i - j$"), "", tr("probability"), "");
+  ax.setup(tr("distance $i - j$"), "", tr("probability"), "").csv_columns("distance i - j", "probability");
   ax.y.scale = plot::Scale::Log10;
   ax.set_y_range(1e-8, 1);  // straight lines on a log axis: each head forgets exponentially, at its own rate
   std::vector<double> d;

@@ -159,7 +159,7 @@ plot::Figure params_figure(const GqaParams& p, const GqaAnalysis& r) {
                    {std::to_string(C), fmt("%.4g", r.proj_mha.total() / 1e6), fmt("%.4g", r.proj_gqa.total() / 1e6),
                     fmt("%.4g", r.proj_mqa.total() / 1e6)});
   plot::Axes& ax = fig.axes();
-  ax.setup(tr("projection"), "", tr("weights"), tr("millions"));
+  ax.setup(tr("projection"), "", tr("weights"), tr("millions")).csv_columns("projection", "weights [millions]");
   auto col = [](const ProjectionParams& c) { return std::vector<double>{c.q / 1e6, c.k / 1e6, c.v / 1e6, c.o / 1e6}; };
   ax.bars({"q_proj", "k_proj", "v_proj", "o_proj"}, {"MHA", tr("current"), "MQA"},
           {col(r.proj_mha), col(r.proj_gqa), col(r.proj_mqa)});

@@ -83,7 +83,7 @@ plot::Figure spectrum_figure(const LoraResult& r) {
   fig.note = subst(tr("true rank {0}, decay {1}, noise {2}; the adapter keeps at most the first $r$"),
                    {std::to_string(r.params.true_rank), fmt("%.2f", r.params.decay), fmt("%.3g", r.params.noise)});
   plot::Axes& ax = fig.axes();
-  ax.setup(tr("index $i$"), "", "$\\sigma_i$", "");
+  ax.setup(tr("index $i$"), "", "$\\sigma_i$", "").csv_columns("index i", "\xCF\x83_i");
   ax.y.scale = plot::Scale::Log10;
   ax.flags |= plot::AxesFlags_NoLegend;
   std::vector<double> xs, ys;
@@ -136,7 +136,7 @@ plot::Figure params_figure(const LoraResult& r) {
                    {fmt("%.4g", r.a.param_percent), std::to_string(r.a.full_params),
                     fmt("%.4g", lora_param_percent(4096, 4096, 8))});
   plot::Axes& ax = fig.axes();
-  ax.setup("$d$", "", tr("weights"), "");
+  ax.setup("$d$", "", tr("weights"), "").csv_columns("d", "weights");
   ax.x.scale = plot::Scale::Log10;
   ax.y.scale = plot::Scale::Log10;
   std::vector<double> ds, full, lora;
@@ -155,7 +155,7 @@ plot::Figure loss_figure(const LoraResult& r) {
   plot::Figure fig("loss", subst(tr("Training loss at $r$ = {0}"), {std::to_string(r.params.rank)}));
   fig.note = tr("loss = $\\|\\Delta W - s\\cdot BA\\|^2 / \\|\\Delta W\\|^2$; dashed: the rank-$r$ optimum");
   plot::Axes& ax = fig.axes();
-  ax.setup(tr("step"), "", tr("loss"), "");
+  ax.setup(tr("step"), "", tr("loss"), "").csv_columns("step", "loss");
   ax.y.scale = plot::Scale::Log10;
   ax.flags |= plot::AxesFlags_NoLegend;
   std::vector<double> xs, ys;
@@ -184,7 +184,7 @@ plot::Figure heatmaps_figure(const LoraResult& r) {
   const int rows = static_cast<int>(r.a.target.rows()), cols = static_cast<int>(r.a.target.cols());
   auto add = [&](const char* title, const Mat& mat) {
     plot::Axes& ax = fig.add_axes(tr(title));
-    ax.setup(tr("input $j$"), "", tr("output $i$"), "");
+    ax.setup(tr("input $j$"), "", tr("output $i$"), "").csv_columns("input j", "output i");
     if (mat.rows() == rows && mat.cols() == cols && mat.allFinite()) ax.heatmap(tr(title), mat.data(), rows, cols, opt);
   };
   add("$\\Delta W$", r.a.target);
@@ -200,7 +200,10 @@ plot::Figure scale_figure(const LoraResult& r) {
       tr("$A$, $B$ with fixed entry scale: $\\|BA\\|$ grows like $\\sqrt{r}$, so $\\alpha/r$ shrinks it and "
          "$\\alpha/\\sqrt{r}$ (rsLoRA) keeps it flat");
   plot::Axes& ax = fig.axes();
-  ax.setup(tr("rank $r$"), "", "$\\|s\\cdot BA\\|_F$", "");
+  ax.setup(tr("rank $r$"), "", "$\\|s\\cdot BA\\|_F$", "")
+      .csv_columns("rank r",
+                   "\xE2\x80\x96s\xC2\xB7"
+                   "BA\xE2\x80\x96_F");
   ax.x.scale = plot::Scale::Log10;
   std::vector<double> xs(r.a.scale_ranks.begin(), r.a.scale_ranks.end());
   ax.line("$s = \\alpha/r$", xs, r.a.update_norm_alpha_r);

@@ -165,7 +165,7 @@ plot::Figure uniform_figure(const MasksResult& r) {
   plot::Figure fig("uniform", tr("Attention probabilities when every score is equal"));
   fig.note = tr("1 / (visible keys) on allowed cells; grey = masked; an empty row is all zeros");
   plot::Axes& ax = fig.axes();
-  ax.setup(tr("key position j"), "", tr("query position i"), "");
+  ax.setup(tr("key position $j$"), "", tr("query position $i$"), "").csv_columns("key position j", "query position i");
   std::vector<double> v(static_cast<size_t>(a.T) * a.T);
   for (int i = 0; i < a.T; ++i)
     for (int j = 0; j < a.T; ++j)

@@ -219,7 +219,11 @@ class PlotGalleryPanel final : public Panel {
     std::vector<plot::Figure> figs;
     for (const GalleryFigure& g : kGallery) {
       plot::Figure& fig = figs.emplace_back(g.id, tr(g.title));
-      if (g.axes[0]) fig.axes().setup(tr(g.axes[0]), g.axes[1], tr(g.axes[2]), g.axes[3]);
+      if (g.axes[0]) {  // CSV columns in English whatever the interface language
+        plot::Axis x, y;
+        x.label = g.axes[0], x.unit = g.axes[1], y.label = g.axes[2], y.unit = g.axes[3];
+        fig.axes().setup(tr(g.axes[0]), g.axes[1], tr(g.axes[2]), g.axes[3]).csv_columns(x.title(), y.title());
+      }
       if (g.draw) g.draw(fig, s_);
     }
     return figs;

@@ -101,7 +101,7 @@ plot::Figure angle_figure(const RopeAnalysisParams& p, const RopeAnalysis& r) {
                    {fmt("%.3g", r.wavelength_scaled.front()), std::to_string(r.wavelength_scaled.size() - 1),
                     fmt("%.3g", r.wavelength_scaled.back())});
   plot::Axes& ax = fig.axes();
-  ax.setup(tr("pair $k$"), "", tr("position $m$"), "");
+  ax.setup(tr("pair $k$"), "", tr("position $m$"), "").csv_columns("pair k", "position m");
   plot::HeatmapOptions opt;
   opt.colormap = plot::Colormap::Diverging;
   opt.vmin = -1;
@@ -147,7 +147,7 @@ plot::Figure distance_figure(const RopeAnalysisParams& p, const RopeAnalysis& r)
   a.line("$q\\cdot k$", xs, r.score);
   plot::Axes& b = fig.add_axes(tr("expected self-similarity"));
   b.flags |= plot::AxesFlags_NoLegend;
-  b.setup(tr("distance"), tr("tokens"), "$(2/D)\\cdot\\sum \\cos(\\Delta\\cdot\\theta_k)$", "");
+  b.setup(tr("distance"), tr("tokens"), "(2/D)\xC2\xB7\xCE\xA3 cos(\xCE\x94\xC2\xB7\xCE\xB8_k)", "");
   b.line("$E[x_m\\cdot x_n] / E|x|^2$", xs, r.self_similarity);
   b.set_y_range(-0.5, 1.05);
   plot::Table& t = fig.table;

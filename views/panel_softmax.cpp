@@ -81,7 +81,7 @@ plot::Figure histogram_figure(const SoftmaxResult& r) {
   fig.note = subst(tr("$d_k$ = {0}, empirical variance {1} (theory: $d_k$), {2} samples"),
                    {std::to_string(h.d_k), fmt("%.4g", h.variance), std::to_string(h.samples)});
   plot::Axes& ax = fig.axes();
-  ax.setup("$q\\cdot k$", "", tr("density"), "");
+  ax.setup("$q\\cdot k$", "", tr("density"), "").csv_columns("q\xC2\xB7k", "density");
   std::vector<double> xs(h.edges.begin(), h.edges.end()), ys(h.density.begin(), h.density.end());
   if (!ys.empty()) ys.push_back(ys.back());  // a post-step line needs the right edge of the last bin
   ax.step(tr("empirical"), xs, ys);
@@ -101,7 +101,7 @@ plot::Figure query_figure(const SoftmaxResult& r) {
                    {fmt("%.4g", q.scale), fmt("%.3g", q.entropy_scaled), fmt("%.3g", q.entropy_unscaled),
                     fmt("%.3g", q.entropy_max)});
   plot::Axes& ax = fig.axes();
-  ax.setup(tr("key rank"), "", tr("probability"), "");
+  ax.setup(tr("key rank"), "", tr("probability"), "").csv_columns("key rank", "probability");
   std::vector<std::string> groups;
   for (size_t j = 0; j < q.probs_scaled.size(); ++j) groups.push_back(std::to_string(j + 1));
   std::vector<double> ps(q.probs_scaled.begin(), q.probs_scaled.end()),
@@ -129,9 +129,9 @@ plot::Figure sweep_figure(const SoftmaxResult& r) {
     ax.vline("$d_k$ = " + std::to_string(r.state.d_k), r.state.d_k);
     if (fig.grid.size() > 1) ax.flags |= plot::AxesFlags_NoLegend;  // one legend for the three panels
   };
-  panel(N_("mean max probability"), "$\\max_j S_j$", &SaturationPoint::max_p_scaled, &SaturationPoint::max_p_unscaled);
+  panel(N_("mean max probability"), "max_j S_j", &SaturationPoint::max_p_scaled, &SaturationPoint::max_p_unscaled);
   panel(N_("mean entropy"), N_("bits"), &SaturationPoint::entropy_bits_scaled, &SaturationPoint::entropy_bits_unscaled);
-  panel(N_("top-key gradient $S(1 - S)$"), "$S_{top} (1 - S_{top})$", &SaturationPoint::grad_scaled,
+  panel(N_("top-key gradient $S(1 - S)$"), "S_top (1 - S_top)", &SaturationPoint::grad_scaled,
         &SaturationPoint::grad_unscaled);
   plot::Table& t = fig.table;
   t.header = {"d_k",         "max_p_scaled", "max_p_unscaled", "entropy_bits_scaled", "entropy_bits_unscaled",

@@ -182,7 +182,8 @@ TEST_F(SceneLayoutFrame, ASavedPresentationReopensIdentically) {
 
   // Focused: the window fills the viewport below the menu bar; the controls are a strip, the figures get the rest.
   const ImGuiViewport* vp = ImGui::GetMainViewport();
-  const ImGuiWindow* w = ImGui::FindWindowByName("Layout test panel");
+  // panel_window_title: the window's id is the panel id, the same in every language.
+  const ImGuiWindow* w = ImGui::FindWindowByName("###layouttest");
   ASSERT_NE(w, nullptr);
   EXPECT_EQ(w->Pos.x, vp->WorkPos.x);
   EXPECT_EQ(w->Pos.y, vp->WorkPos.y);
@@ -223,7 +224,8 @@ TEST_F(SceneLayoutFrame, PlacesOffTheScreenArePulledOntoItWithAMessage) {
   ASSERT_TRUE(r.ok) << r.error;
   zoom_fonts(app);
   frames(app, 2);
-  const ImGuiWindow* w = ImGui::FindWindowByName("Layout test panel");
+  // panel_window_title: the window's id is the panel id, the same in every language.
+  const ImGuiWindow* w = ImGui::FindWindowByName("###layouttest");
   ASSERT_NE(w, nullptr);
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   EXPECT_GE(w->Pos.x, vp->WorkPos.x);
