@@ -182,7 +182,7 @@ constexpr size_t member_count() {
 template <class T>
 auto members(const T& v) {
   constexpr size_t n = member_count<T>();
-  static_assert(n >= 1 && n <= 8, "members() binds aggregates of 1 to 8 members");
+  static_assert(n >= 1 && n <= 9, "members() binds aggregates of 1 to 9 members");
   if constexpr (n == 1) {
     const auto& [a] = v;
     return std::tie(a);
@@ -204,9 +204,12 @@ auto members(const T& v) {
   } else if constexpr (n == 7) {
     const auto& [a, b, c, d, e, f, g] = v;
     return std::tie(a, b, c, d, e, f, g);
-  } else {
+  } else if constexpr (n == 8) {
     const auto& [a, b, c, d, e, f, g, h] = v;
     return std::tie(a, b, c, d, e, f, g, h);
+  } else {
+    const auto& [a, b, c, d, e, f, g, h, i] = v;
+    return std::tie(a, b, c, d, e, f, g, h, i);
   }
 }
 
