@@ -84,12 +84,17 @@ ResultPtr compute(const MasksState& s, Progress& progress) {
 
 // [SECTION] figures
 
+// A mask term as the reader sees it: its kind in the interface language, then its parameters ("sliding window (W=8)").
+std::string term_name(const MaskTerm& t) {
+  const std::string_view kind = mask_kind_name(t.kind);
+  return tr(mask_kind_name(t.kind)) + mask_term_name(t).substr(kind.size());
+}
+
 plot::Figure mask_figure(const MasksResult& r) {
   const MaskAnalysis& a = r.mask;
   plot::Figure fig("mask", tr("Mask: allowed (1) / blocked (0)"));
   for (size_t k = 0; k < r.terms.size(); ++k)
-    fig.note += std::string(k ? tr(" AND ") : tr("terms: ")) + tr(mask_kind_name(r.terms[k].kind)) +
-                mask_term_name(r.terms[k]).substr(std::string_view(mask_kind_name(r.terms[k].kind)).size());
+    fig.note += std::string(k ? tr(" AND ") : tr("terms: ")) + term_name(r.terms[k]);
 
   plot::Axes& ax = fig.axes();
   ax.setup(tr("key position $j$"), "", tr("query position $i$"), "");
@@ -340,7 +345,8 @@ class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
     if (tag < 0)
       ImGui::SetTooltip(tr("query i = %d, key j = %d\nallowed"), i, j);
     else
-      ImGui::SetTooltip(tr("query i = %d, key j = %d\nblocked by %s"), i, j, mask_term_name(r.terms[tag]).c_str());
+      ImGui::SetTooltip(tr("query i = %d, key j = %d\nblocked by %s"), i, j,
+                        term_name(r.terms[static_cast<size_t>(tag)]).c_str());
   }
 };
 
