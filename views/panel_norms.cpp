@@ -99,7 +99,7 @@ using plot::fmt;
 
 plot::Figure norms_figure(const NormsResult& r) {
   const NormComparison& n = r.norms;
-  plot::Figure fig("norms", tr("One vector through LayerNorm, RMSNorm and BatchNorm ($\\gamma = 1$, $\\beta = 0$)"));
+  plot::Figure fig("norms", tr("One vector through LayerNorm, RMSNorm and BatchNorm (\xCE\xB3 = 1, \xCE\xB2 = 0)"));
   fig.note = subst(tr("mean {0}, variance {1}, RMS {2}; BatchNorm uses each feature's statistics over {3} tokens"),
                    {fmt("%.4g", n.mean), fmt("%.4g", n.var), fmt("%.4g", n.rms), std::to_string(r.state.batch)});
   plot::Axes& ax = fig.axes();
@@ -107,7 +107,7 @@ plot::Figure norms_figure(const NormsResult& r) {
   ax.flags |= plot::AxesFlags_LegendOutside;
   std::vector<std::string> groups;
   for (size_t i = 0; i < n.x.size(); ++i) groups.push_back(std::to_string(i));
-  ax.bars(groups, {tr("input $x$"), "LayerNorm", "RMSNorm", tr("BatchNorm (row 0)")},
+  ax.bars(groups, {tr("input x"), "LayerNorm", "RMSNorm", tr("BatchNorm (row 0)")},
           {n.x, n.layernorm, n.rmsnorm, n.batchnorm_row0});
   plot::Table& t = fig.table;
   t.header = {"index", "x", "layernorm", "rmsnorm", "batchnorm"};
