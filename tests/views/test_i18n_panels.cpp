@@ -34,7 +34,7 @@ const std::set<std::string> kKeptWords = {
     "fp16",        "int8",    "int4",    "fp8",    "top",       "min",     "max",       "var",     "mean",
     "RMS",         "viridis", "magma",   "Eckart", "Young",     "Hugging", "Face",      "peft",    "mod",
     "sqrt",        "none",    "byte",  // FLOP/byte, a unit
-    "coef",                            // the z-loss coefficient in formulas
+    "act",         "coef",             // formula symbols: act(x), the z-loss coefficient
     "loss",                            // only inside formulas such as exp(loss); prose uses 损失
     "up",          "gate",    "query",   "key",    "queries",   "keys",    "prefill",   "decode",
 };
