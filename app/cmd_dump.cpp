@@ -272,25 +272,25 @@ int run_dump(const DumpOptions& o) {
 }
 
 void add_dump_options(CLI::App& sub, DumpOptions& o) {
-  sub.add_option("--config", o.config, "Model config.json (Hugging Face LlamaConfig keys plus tw_* keys)");
-  sub.add_option("--weights", o.weights, "Load weights from this safetensors file (default: seeded init)");
-  sub.add_option("--text", o.text, "Input text, one byte token per UTF-8 byte")->each([&o](const std::string&) {
+  sub.add_option("--config", o.config, tr("Model config.json (Hugging Face LlamaConfig keys plus tw_* keys)"));
+  sub.add_option("--weights", o.weights, tr("Load weights from this safetensors file (default: seeded init)"));
+  sub.add_option("--text", o.text, tr("Input text, one byte token per UTF-8 byte"))->each([&o](const std::string&) {
     o.text_given = true;
   });
-  sub.add_option("--tokens", o.tokens, "Input token ids, comma-separated (e.g. 1,2,3)");
-  sub.add_option("--out", o.out, "Directory to write into (created if missing)");
-  sub.add_option("--seed", o.seed, "Seed of the weight init when --weights is not given (default 0)");
-  sub.add_option("--model", o.model, "A Hugging Face model folder (config.json, safetensors, tokenizer.json)");
-  sub.add_option("--dtype", o.dtype, "Storage type of the written weights: f32 (default), f16 or bf16");
-  sub.add_option("--shard-mb", o.shard_mb, "Split the written weights into shards of at most this many MB");
+  sub.add_option("--tokens", o.tokens, tr("Input token ids, comma-separated (e.g. 1,2,3)"));
+  sub.add_option("--out", o.out, tr("Directory to write into (created if missing)"));
+  sub.add_option("--seed", o.seed, tr("Seed of the weight init when --weights is not given (default 0)"));
+  sub.add_option("--model", o.model, tr("A Hugging Face model folder (config.json, safetensors, tokenizer.json)"));
+  sub.add_option("--dtype", o.dtype, tr("Storage type of the written weights: f32 (default), f16 or bf16"));
+  sub.add_option("--shard-mb", o.shard_mb, tr("Split the written weights into shards of at most this many MB"));
   sub.add_flag("--grads", o.grads,
-               "Also write grads.safetensors (d loss / d W of the next-token loss) and the loss in manifest.json");
+               tr("Also write grads.safetensors (d loss / d W of the next-token loss) and the loss in manifest.json"));
 }
 
 }  // namespace
 
 TW_REGISTER_COMMAND(options_command<DumpOptions>(
-    "dump", "Run one traced forward pass and write weights, config.json, one .npy per step and a manifest",
+    "dump", N_("Run one traced forward pass and write weights, config.json, one .npy per step and a manifest"),
     add_dump_options, run_dump));
 
 }  // namespace tw

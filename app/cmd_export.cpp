@@ -15,6 +15,7 @@
 #include "app/headless_progress.h"
 #include "app/scene.h"
 #include "app/scene_presets.h"
+#include "core/text/i18n.h"
 
 namespace tw {
 
@@ -26,9 +27,10 @@ struct ExportCommandOptions : SceneCommandOptions {
 };
 
 void add_export_options(CLI::App& sub, ExportCommandOptions& o) {
-  add_scene_command_options(sub, o, "softmax", "Directory to write <panel>-<figure>.<ext> into (created if missing)");
-  sub.add_option("--scale", o.scale, "PNG scale, 1 to 4 (default 2)");
-  sub.add_option("--theme", o.theme, "print or dark (default: the scene's theme)");
+  add_scene_command_options(sub, o, "softmax",
+                            tr("Directory to write <panel>-<figure>.<ext> into (created if missing)"));
+  sub.add_option("--scale", o.scale, tr("PNG scale, 1 to 4 (default 2)"));
+  sub.add_option("--theme", o.theme, tr("print or dark (default: the scene's theme)"));
 }
 
 int fail(const std::string& message) {
@@ -84,7 +86,7 @@ int run_export(const ExportCommandOptions& o) {
 }  // namespace
 
 TW_REGISTER_COMMAND(options_command<ExportCommandOptions>(
-    "export", "Write every figure of a scene's open panels as PNG/SVG/CSV, without a window", add_export_options,
+    "export", N_("Write every figure of a scene's open panels as PNG/SVG/CSV, without a window"), add_export_options,
     run_export));
 
 }  // namespace tw

@@ -8,6 +8,7 @@
 
 #include "app/commands.h"
 #include "app/scene.h"
+#include "core/text/i18n.h"
 
 namespace tw {
 
@@ -54,13 +55,13 @@ int print_scene_keys(const SceneKeysOptions& o) {
 }
 
 void add_scene_keys_options(CLI::App& sub, SceneKeysOptions& o) {
-  sub.add_flag("--tsv", o.tsv, "Tab-separated: key, type, range, default, help (for scripts)");
+  sub.add_flag("--tsv", o.tsv, tr("Tab-separated: key, type, range, default, help (for scripts)"));
 }
 
 }  // namespace
 
-TW_REGISTER_COMMAND(options_command<SceneKeysOptions>("scene-keys",
-                                                      "List every scene key: key, type, range, default (one per line)",
-                                                      add_scene_keys_options, print_scene_keys));
+TW_REGISTER_COMMAND(options_command<SceneKeysOptions>(
+    "scene-keys", N_("List every scene key: key, type, range, default (one per line)"), add_scene_keys_options,
+    print_scene_keys));
 
 }  // namespace tw

@@ -233,18 +233,18 @@ int run_train(const TrainCommandOptions& o) {
 
 void add_train_options(CLI::App& sub, TrainCommandOptions& o) {
   add_scene_command_options(sub, o, "train-sort, train-induction",
-                            "Directory for model.safetensors, config.json, metrics.csv, run.json, figures");
-  sub.get_option("--format")->description("Figure formats: png,svg,csv or none (default: all three)");
-  sub.add_option("--steps", o.steps, "Training steps (same as --set train.steps=N)");
+                            tr("Directory for model.safetensors, config.json, metrics.csv, run.json, figures"));
+  sub.get_option("--format")->description(tr("Figure formats: png,svg,csv or none (default: all three)"));
+  sub.add_option("--steps", o.steps, tr("Training steps (same as --set train.steps=N)"));
   sub.add_option("--memory-cap", o.memory_cap_mb,
-                 "Refuse settings whose memory estimate exceeds this many MiB (default: the model's cap, 2048)")
+                 tr("Refuse settings whose memory estimate exceeds this many MiB (default: the model's cap, 2048)"))
       ->check(CLI::Range(1.0, 1e9));
 }
 
 }  // namespace
 
 TW_REGISTER_COMMAND(options_command<TrainCommandOptions>(
-    "train", "Train the Training panel's model of a scene headless; write the checkpoint, metrics and figures",
+    "train", N_("Train the Training panel's model of a scene headless; write the checkpoint, metrics and figures"),
     add_train_options, run_train));
 
 }  // namespace tw

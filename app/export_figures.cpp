@@ -6,17 +6,20 @@
 #include <set>
 
 #include "core/io/atomic_file.h"
+#include "core/text/i18n.h"
 #include "views/plot/export_naming.h"
 
 namespace tw {
 
 std::string FigureExportResult::summary() const {
   if (panels == 0)
-    return "Nothing exported: no panel is open (open one from the View menu or the scene's \"open\" list)";
-  if (figures == 0) return "Nothing exported: the open panels have no figures yet";
-  std::string s = "Exported " + std::to_string(written.size()) + " file" + (written.size() == 1 ? "" : "s") + " from " +
-                  std::to_string(figures) + " figure" + (figures == 1 ? "" : "s");
-  if (!errors.empty()) s += "; " + std::to_string(errors.size()) + " failed: " + errors.front();
+    return tr("Nothing exported: no panel is open (open one from the View menu or the scene's \"open\" list)");
+  if (figures == 0) return tr("Nothing exported: the open panels have no figures yet");
+  std::string s =
+      subst(trn("Exported {0} file", "Exported {0} files", written.size()), {std::to_string(written.size())}) +
+      subst(trn(" from {0} figure", " from {0} figures", figures), {std::to_string(figures)});
+  if (!errors.empty()) s += subst(tr("; {0} failed: {1}"), {std::to_string(errors.size()), errors.front()});
+
   return s;
 }
 

@@ -23,10 +23,12 @@ namespace tw {
 
 namespace {
 
-constexpr const char* kOpenPopup = "Open scene";
-constexpr const char* kSavePopup = "Save scene";
-constexpr const char* kExportPopup = "Export figures";
-constexpr const char* kModelPopup = "Open model folder";
+constexpr const char* kOpenPopup = N_("Open scene");
+constexpr const char* kSavePopup = N_("Save scene");
+constexpr const char* kExportPopup = N_("Export figures");
+constexpr const char* kModelPopup = N_("Open model folder");
+// A popup's title in the interface language; its ImGui id ("###Open scene") stays the same in every language.
+std::string popup_title(const char* id) { return std::string(tr(id)) + "###" + id; }
 
 void show_message(const FileDialogs& d) {
   if (d.message.empty()) return;
@@ -44,7 +46,7 @@ void set_message(FileDialogs& d, std::string message, bool is_error) {
 }
 
 bool cancel_pressed() {
-  return ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
+  return ImGui::Button(tr("Cancel")) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
 }
 
 // A popup's path box (focused when the popup appears) with its action button beside it: true when the button is
@@ -70,13 +72,13 @@ bool load_into_state(AppState& state, const std::string& path) {
   const SceneLoad r = load_scene_file(state, path);
   if (!r.ok) {
     set_message(d, r.error, true);
-    state.status = "Scene not loaded: " + r.error;
+    state.status = subst(tr("Scene not loaded: {0}"), {r.error});
     return false;
   }
-  state.status = "Loaded " + path;
+  state.status = subst(tr("Loaded {0}"), {path});
   if (!r.warnings.empty())
-    state.status += " (" + std::to_string(r.warnings.size()) + " warning" + (r.warnings.size() == 1 ? "" : "s") + ": " +
-                    r.warnings.front() + ")";
+    state.status += subst(trn(" ({0} warning: {1})", " ({0} warnings: {1})", r.warnings.size()),
+                          {std::to_string(r.warnings.size()), r.warnings.front()});
   return true;
 }
 
@@ -87,10 +89,10 @@ bool load_scene_into_state(AppState& state, const std::string& path) { return lo
 // [SECTION] menu
 void draw_file_menu_items(AppState& state) {
   FileDialogs& d = state.file_dialogs;
-  if (ImGui::MenuItem("Open scene...", "Ctrl+O")) d.requested = FileDialog::OpenScene;
-  if (ImGui::MenuItem("Save scene...", "Ctrl+S")) d.requested = FileDialog::SaveScene;
-  if (ImGui::MenuItem("Open model folder...")) d.requested = FileDialog::OpenModel;
-  if (ImGui::MenuItem("Export figures...", "Ctrl+E")) d.requested = FileDialog::ExportFigures;
+  if (ImGui::MenuItem(tr("Open scene..."), "Ctrl+O")) d.requested = FileDialog::OpenScene;
+  if (ImGui::MenuItem(tr("Save scene..."), "Ctrl+S")) d.requested = FileDialog::SaveScene;
+  if (ImGui::MenuItem(tr("Open model folder..."))) d.requested = FileDialog::OpenModel;
+  if (ImGui::MenuItem(tr("Export figures..."), "Ctrl+E")) d.requested = FileDialog::ExportFigures;
 }
 
 void handle_file_shortcuts(AppState& state) {
@@ -107,16 +109,16 @@ void handle_file_shortcuts(AppState& state) {
 // [SECTION] open
 static void draw_open_popup(AppState& state) {
   FileDialogs& d = state.file_dialogs;
-  if (!ImGui::BeginPopupModal(kOpenPopup, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
-  ImGui::TextUnformatted("Scene file (JSON):");
-  if (path_row("##scene_path", &d.scene_path, "Open") && load_into_state(state, d.scene_path))
+  if (!ImGui::BeginPopupModal(popup_title(kOpenPopup).c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  ImGui::TextUnformatted(tr("Scene file (JSON):"));
+  if (path_row("##scene_path", &d.scene_path, tr("Open")) && load_into_state(state, d.scene_path))
     ImGui::CloseCurrentPopup();
 
   ImGui::Separator();
-  ImGui::TextUnformatted("Lecture presets");
+  ImGui::TextUnformatted(tr("Lecture presets"));
   if (d.presets.empty()) {
-    ImGui::TextDisabled("No presets found%s%s", d.presets_dir.empty() ? " (no assets/scenes folder)" : " in ",
-                        d.presets_dir.c_str());
+    ImGui::TextDisabled("%s", d.presets_dir.empty() ? tr("No presets found (no assets/scenes folder)")
+                                                    : subst(tr("No presets found in {0}"), {d.presets_dir}).c_str());
   } else {
     ImGui::TextDisabled("%s", d.presets_dir.c_str());
     for (const ScenePreset& preset : d.presets) {
@@ -144,19 +146,19 @@ static void draw_open_popup(AppState& state) {
 // [SECTION] save
 static void draw_save_popup(AppState& state) {
   FileDialogs& d = state.file_dialogs;
-  if (!ImGui::BeginPopupModal(kSavePopup, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
-  ImGui::TextUnformatted("Save the open panels, every control and the theme to:");
-  if (path_row("##scene_path", &d.scene_path, "Save")) {
+  if (!ImGui::BeginPopupModal(popup_title(kSavePopup).c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  ImGui::TextUnformatted(tr("Save the open panels, every control and the theme to:"));
+  if (path_row("##scene_path", &d.scene_path, tr("Save"))) {
     std::string error;
     std::error_code ec;  // the default folder (under home) may not exist yet; a failure is reported by the save
     if (const std::filesystem::path parent = std::filesystem::path(d.scene_path).parent_path(); !parent.empty())
       std::filesystem::create_directories(parent, ec);
     if (save_scene_file(state, d.scene_path, &error)) {
-      state.status = "Saved scene to " + d.scene_path;
+      state.status = subst(tr("Saved scene to {0}"), {d.scene_path});
       ImGui::CloseCurrentPopup();
     } else {
       set_message(d, error, true);
-      state.status = "Scene not saved: " + error;
+      state.status = subst(tr("Scene not saved: {0}"), {error});
     }
   }
   end_path_popup(d);
@@ -198,13 +200,13 @@ void report_model_opening(AppState& state) {
 
 static void draw_model_popup(AppState& state) {
   FileDialogs& d = state.file_dialogs;
-  if (!ImGui::BeginPopupModal(kModelPopup, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
-  ImGui::TextUnformatted("Hugging Face model folder (config.json, model.safetensors or shards, tokenizer.json):");
-  ImGui::TextDisabled("LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM; F32, F16 or BF16 tensors.");
-  if (path_row("##model_dir", &d.model_dir, "Open")) {
+  if (!ImGui::BeginPopupModal(popup_title(kModelPopup).c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  ImGui::TextUnformatted(tr("Hugging Face model folder (config.json, model.safetensors or shards, tokenizer.json):"));
+  ImGui::TextDisabled(tr("LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM; F32, F16 or BF16 tensors."));
+  if (path_row("##model_dir", &d.model_dir, tr("Open"))) {
     std::error_code ec;
     if (!std::filesystem::is_directory(d.model_dir, ec)) {
-      set_message(d, "'" + d.model_dir + "' is not a folder", true);
+      set_message(d, subst(tr("'{0}' is not a folder"), {d.model_dir}), true);
     } else {
       open_model_folder(state, d.model_dir);
       ImGui::CloseCurrentPopup();
@@ -232,9 +234,10 @@ static void run_export(AppState& state, FigureExportRequest::Existing existing) 
     set_message(d, "", false);
     return;  // the popup asks: overwrite / keep both / cancel
   }
-  const std::string summary =
-      result.written.empty() && !result.errors.empty() ? "Export failed: " + result.errors.front() : result.summary();
-  state.status = summary + (result.written.empty() ? "" : " into " + ex.dir);
+  const std::string summary = result.written.empty() && !result.errors.empty()
+                                  ? subst(tr("Export failed: {0}"), {result.errors.front()})
+                                  : result.summary();
+  state.status = summary + (result.written.empty() ? "" : subst(tr(" into {0}"), {ex.dir}));
   if (result.ok())
     ImGui::CloseCurrentPopup();
   else
@@ -244,42 +247,44 @@ static void run_export(AppState& state, FigureExportRequest::Existing existing) 
 static void draw_export_popup(AppState& state) {
   FileDialogs& d = state.file_dialogs;
   ExportSettings& ex = state.exports;
-  if (!ImGui::BeginPopupModal(kExportPopup, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  if (!ImGui::BeginPopupModal(popup_title(kExportPopup).c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
   if (ImGui::IsWindowAppearing()) d.existing.clear();
-  ImGui::TextUnformatted("Every figure of every open panel, named <panel>-<figure>-<what it shows>.<ext>, into:");
+  ImGui::TextUnformatted(tr("Every figure of every open panel, named <panel>-<figure>-<what it shows>.<ext>, into:"));
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30.0f);
-  ImGui::InputText("Folder", &ex.dir);
+  ImGui::InputText((std::string(tr("Folder")) + "###Folder").c_str(), &ex.dir);
   const std::string dir_problem = export_dir_problem(ex.dir);
   if (!dir_problem.empty()) role_text(plot::UiRole::Bad, dir_problem.c_str());
-  ImGui::TextDisabled("The same settings apply to every figure's right-click menu; the folder is remembered.");
+  ImGui::TextDisabled(tr("The same settings apply to every figure's right-click menu; the folder is remembered."));
   ImGui::Checkbox("PNG", &ex.png);
   ImGui::SameLine();
   ImGui::Checkbox("SVG", &ex.svg);
   ImGui::SameLine();
   ImGui::Checkbox("CSV", &ex.csv);
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10.0f);
-  ImGui::SliderInt("PNG scale", &ex.png_scale, static_cast<int>(kMinPngScale), static_cast<int>(kMaxPngScale),
-                   "%d\u00D7", ImGuiSliderFlags_AlwaysClamp);
-  ImGui::TextUnformatted("Theme:");
+  ImGui::SliderInt((std::string(tr("PNG scale")) + "###PNG scale").c_str(), &ex.png_scale,
+                   static_cast<int>(kMinPngScale), static_cast<int>(kMaxPngScale), "%d\u00D7",
+                   ImGuiSliderFlags_AlwaysClamp);
+  ImGui::TextUnformatted(tr("Theme:"));
   ImGui::SameLine();
-  if (ImGui::RadioButton("Print (white)", ex.print_theme)) ex.print_theme = true;
+  if (ImGui::RadioButton(tr("Print (white)"), ex.print_theme)) ex.print_theme = true;
   ImGui::SameLine();
-  if (ImGui::RadioButton("Dark (screen)", !ex.print_theme)) ex.print_theme = false;
+  if (ImGui::RadioButton(tr("Dark (screen)"), !ex.print_theme)) ex.print_theme = false;
 
   if (!d.existing.empty()) {  // an earlier click found files in the way: never overwrite without asking
     ImGui::Separator();
-    role_text(plot::UiRole::Warning,
-              (std::to_string(d.existing.size()) + (d.existing.size() == 1 ? " file exists" : " files exist") +
-               " in the folder, e.g. " + d.existing.front())
-                  .c_str());
-    if (ImGui::Button("Overwrite")) run_export(state, FigureExportRequest::Existing::Overwrite);
+    role_text(plot::UiRole::Warning, subst(trn("{0} file exists in the folder, e.g. {1}",
+                                               "{0} files exist in the folder, e.g. {1}", d.existing.size()),
+                                           {std::to_string(d.existing.size()), d.existing.front()})
+                                         .c_str());
+    if (ImGui::Button(tr("Overwrite"))) run_export(state, FigureExportRequest::Existing::Overwrite);
     ImGui::SameLine();
-    if (ImGui::Button("Keep both (add -2)")) run_export(state, FigureExportRequest::Existing::KeepBoth);
+    if (ImGui::Button(tr("Keep both (add -2)"))) run_export(state, FigureExportRequest::Existing::KeepBoth);
     ImGui::SameLine();
-    if (ImGui::Button("Cancel##existing")) d.existing.clear();
+    if (ImGui::Button((std::string(tr("Cancel")) + "##existing").c_str())) d.existing.clear();
+
   } else {
     ImGui::BeginDisabled(!dir_problem.empty());
-    if (ImGui::Button("Export")) run_export(state, FigureExportRequest::Existing::Ask);
+    if (ImGui::Button(tr("Export"))) run_export(state, FigureExportRequest::Existing::Ask);
     ImGui::EndDisabled();
     ImGui::SameLine();
     if (cancel_pressed()) ImGui::CloseCurrentPopup();
@@ -295,11 +300,11 @@ void draw_file_dialogs(AppState& state) {
     case FileDialog::OpenScene:
       d.presets_dir = presets_dir();
       d.presets = list_presets();
-      ImGui::OpenPopup(kOpenPopup);
+      ImGui::OpenPopup(popup_title(kOpenPopup).c_str());
       break;
-    case FileDialog::SaveScene: ImGui::OpenPopup(kSavePopup); break;
-    case FileDialog::ExportFigures: ImGui::OpenPopup(kExportPopup); break;
-    case FileDialog::OpenModel: ImGui::OpenPopup(kModelPopup); break;
+    case FileDialog::SaveScene: ImGui::OpenPopup(popup_title(kSavePopup).c_str()); break;
+    case FileDialog::ExportFigures: ImGui::OpenPopup(popup_title(kExportPopup).c_str()); break;
+    case FileDialog::OpenModel: ImGui::OpenPopup(popup_title(kModelPopup).c_str()); break;
   }
   if (d.requested != FileDialog::None) set_message(d, "", false);
   d.requested = FileDialog::None;

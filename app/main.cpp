@@ -19,6 +19,7 @@
 #include "app/file_menu.h"
 #include "app/fonts.h"
 #include "app/gui_report.h"
+#include "app/language.h"
 #include "app/perf_report.h"
 #include "app/scene.h"
 #include "app/session_guard.h"
@@ -65,33 +66,39 @@ int run(int argc, char** argv) {
   tw::set_matmul_threads(1);
   // [SECTION] command line
   tw::GuiOptions gui;
-  CLI::App cli{"Transformer Workbench: explore the math inside modern LLMs"};
+  const auto lang_argument = tw::apply_language_argument(argc, argv);  // before any help text is built
+  CLI::App cli{tw::tr("Transformer Workbench: explore the math inside modern LLMs")};
   cli.set_version_flag("--version", [] { return tw::version_report(); });
-  cli.add_option("--frames", gui.frames, "Run this many frames, then exit 0 (0: until the window closes)")
+  cli.add_option("--frames", gui.frames, tw::tr("Run this many frames, then exit 0 (0: until the window closes)"))
       ->check(CLI::Range(0, 1000000000));
-  cli.add_option("--screenshot", gui.screenshot, "Write the last rendered frame to this PNG file");
-  cli.add_option("--open", gui.open, "Open a panel by id (repeatable)");
-  cli.add_flag("--all-panels", gui.all_panels, "Open every panel");
-  cli.add_option("--theme", gui.theme, "Start with this theme")->check(CLI::IsMember({"dark", "print"}));
-  cli.add_option("--perf-report", gui.perf_report, "Write frame-time statistics to this JSON file");
+  cli.add_option("--screenshot", gui.screenshot, tw::tr("Write the last rendered frame to this PNG file"));
+  cli.add_option("--open", gui.open, tw::tr("Open a panel by id (repeatable)"));
+  cli.add_flag("--all-panels", gui.all_panels, tw::tr("Open every panel"));
+  cli.add_option("--theme", gui.theme, tw::tr("Start with this theme"))->check(CLI::IsMember({"dark", "print"}));
+  cli.add_option("--perf-report", gui.perf_report, tw::tr("Write frame-time statistics to this JSON file"));
   cli.add_option("--perf-idle-seconds", gui.perf_idle_seconds,
                  tw::tr("With --perf-report and --frames: seconds of idle (no input) measured after the frames"))
       ->check(CLI::Range(0.0, 600.0));
   cli.add_option("--gui-report", gui.gui_report,
                  tw::tr("After every frame, write what is on screen to this JSON file (tests)"));
-  cli.add_option("--width", gui.width, "Initial window width in pixels")->check(CLI::Range(320, 8192));
-  cli.add_option("--height", gui.height, "Initial window height in pixels")->check(CLI::Range(240, 8192));
-  cli.add_option("--model", gui.model, "Open a Hugging Face model folder (config.json, *.safetensors, tokenizer.json)")
+  cli.add_option("--width", gui.width, tw::tr("Initial window width in pixels"))->check(CLI::Range(320, 8192));
+  cli.add_option("--height", gui.height, tw::tr("Initial window height in pixels"))->check(CLI::Range(240, 8192));
+  cli.add_option("--model", gui.model,
+                 tw::tr("Open a Hugging Face model folder (config.json, *.safetensors, tokenizer.json)"))
       ->check(CLI::ExistingDirectory);
-  cli.add_option("--zoom", gui.zoom, "Presentation zoom of text, controls and figures (0.75 to 3; Ctrl+= / Ctrl+-)")
+  cli.add_option("--zoom", gui.zoom,
+                 tw::tr("Presentation zoom of text, controls and figures (0.75 to 3; Ctrl+= / Ctrl+-)"))
       ->check(CLI::Range(tw::kZoomMin, tw::kZoomMax));
-  cli.add_option("scene", gui.scene, "A scene file to open, as File > Open scene does (*.twscene.json or *.json)")
+  cli.add_option("scene", gui.scene, tw::tr("A scene file to open, as File > Open scene does (*.twscene.json or *.json)"))
       ->check(CLI::ExistingFile);
   bool fresh = false;
-  cli.add_flag("--fresh", fresh, "Start from defaults instead of restoring the last session");
+  cli.add_flag("--fresh", fresh, tw::tr("Start from defaults instead of restoring the last session"));
+  std::string lang_value;
+  tw::add_language_option(cli, &lang_value);
   std::vector<std::pair<CLI::App*, tw::CommandAction>> actions;
   for (const tw::Command& command : tw::registered_commands()) {
-    CLI::App* sub = cli.add_subcommand(command.name, command.description);
+    CLI::App* sub = cli.add_subcommand(command.name, tw::tr(command.description.c_str()));
+    tw::add_language_option(*sub, &lang_value);
     actions.emplace_back(sub, command.setup(*sub));
   }
   try {
@@ -106,6 +113,7 @@ int run(int argc, char** argv) {
   // [SECTION] init
   tw::AppState state = tw::make_app_state();
   tw::restore_session_at_startup(state, fresh);  // first, so command-line options override the last session
+  if (lang_argument) tw::set_language(*lang_argument);
   if (!std::filesystem::path(state.exports.dir).is_absolute()) state.exports.dir = tw::default_export_dir();
   if (!gui.scene.empty() && !tw::load_scene_into_state(state, gui.scene))
     std::fprintf(stderr, "transformer-workbench: %s\n", state.status.c_str());  // the window opens with the session

@@ -510,9 +510,11 @@ SceneLoad restore_last_session(AppState& state) {
     return unreadable;
   }
   SceneLoad loaded = load_scene_file(state, path);
-  if (loaded.ok)
+  if (loaded.ok) {
     if (std::string problem = session_exports_from_file(session_exports_path(), &state.exports); !problem.empty())
       loaded.warnings.push_back(problem);
+    session_language_from_file(session_exports_path());
+  }
   return loaded;
 }
 
@@ -557,6 +559,7 @@ bool save_last_session(const AppState& state, std::string* error) {
   // error at exit; the next export asks for the folder again.
   nlohmann::ordered_json exports;
   session_exports_to_json(state.exports, &exports);
+  exports["language"] = language_code(language());
   std::string ignored;
   write_file_atomic(session_exports_path(),
                     exports.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n", &ignored);
@@ -636,6 +639,15 @@ void session_exports_from_json(const nlohmann::json& session, ExportSettings* ex
     ex->png_scale = v->get<int>();
 }
 
+// The interface language is the user's, not the lecture's: it is kept here too, never in a scene file.
+void session_language_from_file(const std::string& path) {
+  std::string text, error;
+  if (path.empty() || !read_file_bounded(path, kSceneMaxBytes, &text, &error)) return;
+  const nlohmann::json j = parse_json_or_discarded(text);
+  if (!j.is_object()) return;
+  if (const auto v = j.find("language"); v != j.end() && v->is_string())
+    if (const auto lang = parse_language(v->get<std::string>())) set_language(*lang);
+}
 std::string session_exports_from_file(const std::string& path, ExportSettings* ex) {
   std::string text, error;
   std::error_code ec;

@@ -92,6 +92,8 @@ void session_exports_from_json(const nlohmann::json& session, ExportSettings* ex
 // Returns "" when the file is missing or was read; otherwise a line saying what was wrong. A broken file leaves the
 // defaults and is renamed aside with keep_aside_as_bad (the line says where).
 std::string session_exports_from_file(const std::string& path, ExportSettings* ex);
+// The interface language saved beside the export settings ({"language": "zh"}); sets it when the file names one.
+void session_language_from_file(const std::string& path);
 void save_session_at_exit(const AppState& state);
 // What decides whether the session changed and is worth saving: the scene without window places, which the first
 // frames set by themselves (a screenshot run must not replace the user's session).

@@ -36,19 +36,20 @@ struct Shortcut {
   const char* action;
 };
 constexpr Shortcut kShortcuts[] = {
-    {"Ctrl+Q", "Quit"},
-    {"Ctrl+O", "Open a scene file or a lecture preset"},
-    {"Ctrl+S", "Save the scene (open panels, every control, theme)"},
-    {"Ctrl+E", "Export every figure of the open panels (PNG, SVG, CSV)"},
-    {"Ctrl+T", "Switch between dark and print theme"},
-    {"F1", "Show this list of keyboard shortcuts"},
-    {"Ctrl+= / Ctrl+- / Ctrl+0", "Zoom text, controls and figures in / out / back to 100% (keypad + and - too)"},
-    {"F11", "Focus: the active panel fills the window; F11 or Esc restores the layout"},
-    {"Ctrl+B", "Collapse or show the focused panel's controls column"},
-    {"Ctrl+Shift+O", "Show the panel overview"},
-    {"Ctrl+click on a slider", "Type an exact value"},
-    {"Ctrl+wheel over a figure", "Zoom (the wheel alone scrolls); drag to pan; double-click or Reset view to reset"},
-    {"Left / Right arrow", "Previous / next step in the forward-pass stepper"},
+    {"Ctrl+Q", N_("Quit")},
+    {"Ctrl+O", N_("Open a scene file or a lecture preset")},
+    {"Ctrl+S", N_("Save the scene (open panels, every control, theme)")},
+    {"Ctrl+E", N_("Export every figure of the open panels (PNG, SVG, CSV)")},
+    {"Ctrl+T", N_("Switch between dark and print theme")},
+    {"F1", N_("Show this list of keyboard shortcuts")},
+    {"Ctrl+= / Ctrl+- / Ctrl+0", N_("Zoom text, controls and figures in / out / back to 100% (keypad + and - too)")},
+    {"F11", N_("Focus: the active panel fills the window; F11 or Esc restores the layout")},
+    {"Ctrl+B", N_("Collapse or show the focused panel's controls column")},
+    {"Ctrl+Shift+O", N_("Show the panel overview")},
+    {N_("Ctrl+click on a slider"), N_("Type an exact value")},
+    {N_("Ctrl+wheel over a figure"),
+     N_("Zoom (the wheel alone scrolls); drag to pan; double-click or Reset view to reset")},
+    {N_("Left / Right arrow"), N_("Previous / next step in the forward-pass stepper")},
 };
 
 // [SECTION] presentation
@@ -62,13 +63,13 @@ PanelSlot* focus_target(AppState& state) {
 }
 
 void draw_presentation_menu_items(AppState& state) {
-  if (ImGui::MenuItem("Zoom in", "Ctrl+=", false, state.zoom < kZoomMax)) state.zoom = next_zoom(state.zoom, +1);
-  if (ImGui::MenuItem("Zoom out", "Ctrl+-", false, state.zoom > kZoomMin)) state.zoom = next_zoom(state.zoom, -1);
-  if (ImGui::MenuItem("Actual size (100%)", "Ctrl+0", false, state.zoom != 1.0f)) state.zoom = 1.0f;
+  if (ImGui::MenuItem(tr("Zoom in"), "Ctrl+=", false, state.zoom < kZoomMax)) state.zoom = next_zoom(state.zoom, +1);
+  if (ImGui::MenuItem(tr("Zoom out"), "Ctrl+-", false, state.zoom > kZoomMin)) state.zoom = next_zoom(state.zoom, -1);
+  if (ImGui::MenuItem(tr("Actual size (100%)"), "Ctrl+0", false, state.zoom != 1.0f)) state.zoom = 1.0f;
   PanelSlot* slot = focus_target(state);
-  if (ImGui::MenuItem("Focus the active panel", "F11", !state.focused.empty(), slot != nullptr))
+  if (ImGui::MenuItem(tr("Focus the active panel"), "F11", !state.focused.empty(), slot != nullptr))
     state.toggle_focus(slot->info.id);
-  if (ImGui::MenuItem("Collapse its controls", "Ctrl+B", slot && slot->controls_collapsed, slot != nullptr))
+  if (ImGui::MenuItem(tr("Collapse its controls"), "Ctrl+B", slot && slot->controls_collapsed, slot != nullptr))
     slot->controls_collapsed = !slot->controls_collapsed;
 }
 
@@ -99,7 +100,7 @@ void place_window(AppState& state, WindowLayout& l, bool* place, const std::stri
   if (id != state.unfocused &&
       (size.x < l.w * s - dx || size.y < l.h * s - dy || std::abs(pos.x - (vp->Pos.x + l.x * s)) > dx ||
        std::abs(pos.y - (vp->Pos.y + l.y * s)) > dy))
-    state.status = name + ": its saved place was off this screen, so it was moved onto it";
+    state.status = subst(tr("{0}: its saved place was off this screen, so it was moved onto it"), {name});
   ImGui::SetNextWindowPos(pos, ImGuiCond_Always);
   ImGui::SetNextWindowSize(size, ImGuiCond_Always);
   ImGui::SetNextWindowCollapsed(l.collapsed, ImGuiCond_Always);
@@ -166,45 +167,52 @@ bool draw_panel_window(AppState& state, PanelSlot& slot, DrawContext ctx);
 // [SECTION] menus
 void draw_main_menu(AppState& state) {
   if (!ImGui::BeginMainMenuBar()) return;
-  if (ImGui::BeginMenu("File")) {
+  if (ImGui::BeginMenu(tr("File"))) {
     draw_file_menu_items(state);  // Open scene / Save scene / Export figures (app/file_menu.cpp)
     ImGui::Separator();
-    if (ImGui::MenuItem("Quit", "Ctrl+Q")) state.quit_requested = true;
+    if (ImGui::MenuItem(tr("Quit"), "Ctrl+Q")) state.quit_requested = true;
     ImGui::EndMenu();
   }
-  if (ImGui::BeginMenu("View")) {
-    ImGui::MenuItem("Overview", "Ctrl+Shift+O", &state.show_overview);
+  if (ImGui::BeginMenu(tr("View"))) {
+    ImGui::MenuItem(tr("Overview"), "Ctrl+Shift+O", &state.show_overview);
     ImGui::Separator();
     for (auto& [category, slots] : panels_by_category(state)) {
-      ImGui::TextDisabled("%s", category.c_str());
+      ImGui::TextDisabled("%s", tr(category.c_str()));
       for (PanelSlot* slot : slots) {
         // An open panel is brought in front (closing is the window's X): in a stacked layout the menu is how a
         // lecturer moves between panels.
-        if (ImGui::MenuItem(slot->info.name.c_str(), nullptr, slot->open)) state.show_panel(slot->info.id);
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", slot->info.description.c_str());
+        if (ImGui::MenuItem(tr(slot->info.name.c_str()), nullptr, slot->open)) state.show_panel(slot->info.id);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(slot->info.description.c_str()));
       }
     }
     ImGui::Separator();
-    if (ImGui::MenuItem("Open all panels"))
+    if (ImGui::MenuItem(tr("Open all panels")))
       for (auto& slot : state.panels) slot.open = true;
-    if (ImGui::MenuItem("Close all panels"))
+    if (ImGui::MenuItem(tr("Close all panels")))
       for (auto& slot : state.panels) slot.open = false;
-    if (ImGui::MenuItem("Tile open panels")) state.tiling.retile = true;
+    if (ImGui::MenuItem(tr("Tile open panels"))) state.tiling.retile = true;
     ImGui::Separator();
     draw_presentation_menu_items(state);
     ImGui::Separator();
-    if (ImGui::BeginMenu("Theme")) {
-      if (ImGui::MenuItem("Dark (screen)", "Ctrl+T", state.theme == Theme::Dark)) state.theme = Theme::Dark;
-      if (ImGui::MenuItem("Print (white background)", "Ctrl+T", state.theme == Theme::Print))
+    if (ImGui::BeginMenu(tr("Theme"))) {
+      if (ImGui::MenuItem(tr("Dark (screen)"), "Ctrl+T", state.theme == Theme::Dark)) state.theme = Theme::Dark;
+      if (ImGui::MenuItem(tr("Print (white background)"), "Ctrl+T", state.theme == Theme::Print))
         state.theme = Theme::Print;
+      ImGui::EndMenu();
+    }
+    // Each language is named in itself; the next frame is drawn in the new one (no restart).
+    if (ImGui::BeginMenu(tr("Language"))) {
+      if (ImGui::MenuItem("English", nullptr, language() == Language::En)) set_language(Language::En);
+      if (ImGui::MenuItem("\xE7\xAE\x80\xE4\xBD\x93\xE4\xB8\xAD\xE6\x96\x87", nullptr, language() == Language::Zh))
+        set_language(Language::Zh);  // 简体中文
       ImGui::EndMenu();
     }
     ImGui::EndMenu();
   }
-  if (ImGui::BeginMenu("Help")) {
-    ImGui::MenuItem("Start page", nullptr, &state.show_start_page);
-    ImGui::MenuItem("Keyboard shortcuts", "F1", &state.show_shortcuts);
-    ImGui::MenuItem("About Transformer Workbench", nullptr, &state.show_about);
+  if (ImGui::BeginMenu(tr("Help"))) {
+    ImGui::MenuItem(tr("Start page"), nullptr, &state.show_start_page);
+    ImGui::MenuItem(tr("Keyboard shortcuts"), "F1", &state.show_shortcuts);
+    ImGui::MenuItem(tr("About Transformer Workbench"), nullptr, &state.show_about);
     ImGui::EndMenu();
   }
   ImGui::Separator();
@@ -237,10 +245,10 @@ static void set_next_window_rect(const WinRect& r, ImGuiCond cond) {
 
 static void draw_overview(AppState& state) {
   set_next_window_rect(work_layout(state).side, ImGuiCond_FirstUseEver);
-  place_window(state, state.overview_layout, &state.place_overview_next_frame, "Overview", "overview");
+  place_window(state, state.overview_layout, &state.place_overview_next_frame, tr("Overview"), "overview");
   // Reappearing after a focus ended, it stays behind the panel that was focused.
-  const bool expanded =
-      ImGui::Begin("Overview", &state.show_overview, state.unfocused.empty() ? 0 : ImGuiWindowFlags_NoFocusOnAppearing);
+  const bool expanded = ImGui::Begin((std::string(tr("Overview")) + "###Overview").c_str(), &state.show_overview,
+                                     state.unfocused.empty() ? 0 : ImGuiWindowFlags_NoFocusOnAppearing);
   record_window(state, state.overview_layout);
   if (!expanded) {
     ImGui::End();
@@ -248,31 +256,32 @@ static void draw_overview(AppState& state) {
   }
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextUnformatted(
-      "Transformer Workbench: the math inside modern LLMs, one slider at a time. "
-      "Softmax(QK\u1D40/\u221Ad\u2096)V, RoPE rotations by m\u00B7\u03B8\u2096, ALiBi slopes m = 2^(\u22128k/n), "
-      "RMSNorm x/\u221A(mean(x\u00B2)+\u03B5)\u00B7\u03B3, SwiGLU W\u2082(silu(W\u2081x) \u2299 W\u2083x).");
+      tr("Transformer Workbench: the math inside modern LLMs, one slider at a time. "
+         "$\\mathrm{softmax}(QK^T/\\sqrt{d_k})V$, RoPE rotations by $m\\theta_k$, ALiBi slopes $m = 2^{-8k/n}$, "
+         "RMSNorm $x/\\sqrt{\\mathrm{mean}(x^2)+\\epsilon}\\cdot\\gamma$, SwiGLU $W_2(\\mathrm{silu}(W_1 x) \\odot W_3 "
+         "x)$."));
   ImGui::PopTextWrapPos();
   if (!state.font_warning.empty()) warning_text(state.font_warning.c_str());
   ImGui::Separator();
   if (state.panels.empty()) {
-    empty_state("No panels are registered in this build.");
+    empty_state(tr("No panels are registered in this build."));
     ImGui::End();
     return;
   }
   for (auto& [category, slots] : panels_by_category(state)) {
     ImGui::Spacing();
-    ImGui::TextDisabled("%s", category.c_str());
+    ImGui::TextDisabled("%s", tr(category.c_str()));
     ImGui::Separator();
     for (PanelSlot* slot : slots) {
       ImGui::PushID(slot->info.id.c_str());
-      if (ImGui::Button(slot->open ? "Show" : "Open"))
+      if (ImGui::Button(slot->open ? tr("Show") : tr("Open")))
         state.show_panel(slot->info.id);  // "Focus" is the title-bar action
       ImGui::SameLine();
-      ImGui::TextUnformatted(slot->info.name.c_str());
+      ImGui::TextUnformatted(tr(slot->info.name.c_str()));
       // On its own wrapped line under the name, so a narrow overview column never cuts a description off.
       ImGui::Indent(ImGui::GetFontSize() * 1.5f);
       ImGui::PushTextWrapPos(0.0f);
-      ImGui::TextDisabled("%s", slot->info.description.c_str());
+      ImGui::TextDisabled("%s", tr(slot->info.description.c_str()));
       ImGui::PopTextWrapPos();
       ImGui::Unindent(ImGui::GetFontSize() * 1.5f);
       ImGui::PopID();
@@ -283,19 +292,21 @@ static void draw_overview(AppState& state) {
 
 // [SECTION] help
 static void draw_about(AppState& state) {
-  if (!ImGui::Begin("About Transformer Workbench", &state.show_about, ImGuiWindowFlags_AlwaysAutoResize)) {
+  if (!ImGui::Begin((std::string(tr("About Transformer Workbench")) + "###About").c_str(), &state.show_about,
+                    ImGuiWindowFlags_AlwaysAutoResize)) {
     ImGui::End();
     return;
   }
   ImGui::Text("Transformer Workbench %s", TW_VERSION);
-  ImGui::TextUnformatted("Explore softmax scaling, RoPE, ALiBi, masks, GQA, LoRA and a LLaMA-style forward pass.");
-  ImGui::TextUnformatted("Offline and deterministic: every figure exports to PNG, SVG and CSV.");
+  ImGui::TextUnformatted(tr("Explore softmax scaling, RoPE, ALiBi, masks, GQA, LoRA and a LLaMA-style forward pass."));
+  ImGui::TextUnformatted(tr("Offline and deterministic: every figure exports to PNG, SVG and CSV."));
   ImGui::Text("Dear ImGui %s", ImGui::GetVersion());
   ImGui::End();
 }
 
 static void draw_shortcuts(AppState& state) {
-  if (!ImGui::Begin("Keyboard shortcuts", &state.show_shortcuts, ImGuiWindowFlags_AlwaysAutoResize)) {
+  if (!ImGui::Begin((std::string(tr("Keyboard shortcuts")) + "###Keyboard shortcuts").c_str(), &state.show_shortcuts,
+                    ImGuiWindowFlags_AlwaysAutoResize)) {
     ImGui::End();
     return;
   }
@@ -303,9 +314,9 @@ static void draw_shortcuts(AppState& state) {
     for (const Shortcut& sc : kShortcuts) {
       ImGui::TableNextRow();
       ImGui::TableSetColumnIndex(0);
-      ImGui::TextUnformatted(sc.keys);
+      ImGui::TextUnformatted(tr(sc.keys));
       ImGui::TableSetColumnIndex(1);
-      ImGui::TextUnformatted(sc.action);
+      ImGui::TextUnformatted(tr(sc.action));
     }
     ImGui::EndTable();
   }
@@ -323,8 +334,9 @@ static void draw_start_page(AppState& state, const DrawContext& ctx) {
     set_next_window_rect(work_layout(state).panels, ImGuiCond_Always);
     ImGui::SetNextWindowFocus();
   }
-  hide_window_if_covered("Start");
-  if (!ImGui::Begin("Start", &state.show_start_page)) {
+  const std::string start_title = std::string(tr("Start")) + "###Start";
+  hide_window_if_covered(start_title.c_str());
+  if (!ImGui::Begin(start_title.c_str(), &state.show_start_page)) {
     ImGui::End();
     return;
   }
@@ -365,8 +377,9 @@ static std::map<std::string, Placement> place_panels(AppState& state) {
                                     ImGui::GetStyle().ItemSpacing.x * 0.5f);
   for (size_t i = 0; i < batch.size(); ++i) {
     out[batch[i]->info.id] = {plan.cells[i], cond};
-    if (plan.page_of[i] == 0 && plan.pages > 1) t.bring_front.push_back(batch[i]->info.name);
-    if (plan.page_of[i] > 0) keep_window_behind_this_frame(batch[i]->info.name.c_str());  // not built or drawn
+    if (plan.page_of[i] == 0 && plan.pages > 1) t.bring_front.push_back(panel_window_title(batch[i]->info));
+    if (plan.page_of[i] > 0)  // not built or drawn
+      keep_window_behind_this_frame(panel_window_title(batch[i]->info).c_str());
   }
   return out;
 }
@@ -433,8 +446,8 @@ static void draw_desk(AppState& state) {
   // the start of the next frame): a requested panel comes in front, expanded.
   if (!state.front_request.empty() && state.tiling.bring_front.empty()) {
     if (PanelSlot* slot = state.find(state.front_request); slot && slot->open) {
-      ImGui::SetWindowCollapsed(slot->info.name.c_str(), false);
-      ImGui::SetWindowFocus(slot->info.name.c_str());
+      ImGui::SetWindowCollapsed(panel_window_title(slot->info).c_str(), false);
+      ImGui::SetWindowFocus(panel_window_title(slot->info).c_str());
       state.last_active = slot->info.id;
     }
     state.front_request.clear();
@@ -462,19 +475,19 @@ bool draw_panel_window(AppState& state, PanelSlot& slot, DrawContext ctx) {
     ImGui::SetNextWindowCollapsed(false, ImGuiCond_Always);
     flags = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse;
   } else {
-    place_window(state, slot.layout, &slot.place_next_frame, slot.info.name, slot.info.id);
+    place_window(state, slot.layout, &slot.place_next_frame, tr(slot.info.name.c_str()), slot.info.id);
     // The frame focus ended: the panel that was focused stays in front of the windows that reappear.
     if (state.unfocused == slot.info.id) ImGui::SetNextWindowFocus();
     if (!state.unfocused.empty()) flags |= ImGuiWindowFlags_NoFocusOnAppearing;
   }
   // Behind another window: Begin returns false, nothing is built or drawn (app/window_culling.h).
-  const bool expanded = begin_window_unless_covered(slot.info.name.c_str(), &slot.open, flags);
+  const bool expanded = begin_window_unless_covered(panel_window_title(slot.info).c_str(), &slot.open, flags);
   if (!focused) record_window(state, slot.layout);  // in focus it keeps the place to return to
   if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows)) state.last_active = slot.info.id;
   bool same_focus = true;
-  if (expanded && title_bar_button(focused ? "Restore" : "Focus",
-                                   focused ? "Back to the layout of all windows (F11 or Esc)"
-                                           : "Fill the window with this panel, for projecting (F11)")) {
+  if (expanded && title_bar_button(focused ? tr("Restore") : tr("Focus"),
+                                   focused ? tr("Back to the layout of all windows (F11 or Esc)")
+                                           : tr("Fill the window with this panel, for projecting (F11)"))) {
     state.toggle_focus(slot.info.id);
     same_focus = false;
   }
@@ -518,7 +531,7 @@ void handle_shortcuts(AppState& state) {
     state.theme = state.theme == Theme::Dark ? Theme::Print : Theme::Dark;
   if (io.KeyCtrl && io.KeyShift && ImGui::IsKeyPressed('O', false)) {
     state.show_overview = true;
-    ImGui::SetWindowFocus("Overview");  // on a narrow screen it shares the panels' place: bring it in front
+    ImGui::SetWindowFocus("###Overview");  // on a narrow screen it shares the panels' place: bring it in front
   }
   if (ImGui::IsKeyPressed(kKeyF1, false)) state.show_shortcuts = !state.show_shortcuts;
   handle_presentation_shortcuts(state);

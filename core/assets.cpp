@@ -1,5 +1,6 @@
 #include "core/assets.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <string_view>
@@ -10,13 +11,18 @@ namespace tw {
 namespace fs = std::filesystem;
 
 namespace {
+// The executable's directory, or empty (Linux only; elsewhere only the compiled-in roots are tried).
+fs::path exe_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : exe.parent_path();
+}
+
 std::vector<fs::path> asset_roots() {
   std::vector<fs::path> roots;
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);  // Linux; elsewhere only the source tree is tried
-  if (!ec) {
-    roots.push_back(exe.parent_path() / "assets");
-    roots.push_back(exe.parent_path() / ".." / "share" / "transformer-workbench");
+  if (const fs::path dir = exe_dir(); !dir.empty()) {
+    roots.push_back(dir / "assets");
+    roots.push_back(dir / ".." / "share" / "transformer-workbench");
   }
 #ifdef TW_ASSETS_DIR
   roots.push_back(TW_ASSETS_DIR);
@@ -48,6 +54,30 @@ std::string find_asset_dir(const std::string& folder) {
   for (const fs::path& root : asset_roots()) {
     const fs::path dir = root / folder;
     if (fs::is_directory(dir, ec)) return fs::weakly_canonical(dir, ec).string();
+  }
+  return "";
+}
+
+std::string find_catalogue(const std::string& lang) {
+  std::vector<fs::path> roots;
+  if (const fs::path dir = exe_dir(); !dir.empty()) {
+    roots.push_back(dir / "locale");
+    roots.push_back(dir / ".." / "share" / "locale");
+  }
+  const char* xdg = std::getenv("XDG_DATA_DIRS");
+  const std::string data_dirs = xdg && *xdg ? xdg : "/usr/local/share:/usr/share";
+  for (size_t at = 0; at <= data_dirs.size();) {
+    const size_t colon = std::min(data_dirs.find(':', at), data_dirs.size());
+    if (colon > at) roots.push_back(fs::path(data_dirs.substr(at, colon - at)) / "locale");
+    at = colon + 1;
+  }
+#ifdef TW_LOCALE_DIR
+  roots.push_back(TW_LOCALE_DIR);
+#endif
+  std::error_code ec;
+  for (const fs::path& root : roots) {
+    const fs::path p = root / lang / "LC_MESSAGES" / "transformer-workbench.mo";
+    if (fs::is_regular_file(p, ec)) return p.string();
   }
   return "";
 }

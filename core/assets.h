@@ -21,4 +21,12 @@ std::string find_asset(const std::string& relative);
 // "models"), else "".
 std::string find_asset_dir(const std::string& folder);
 
+// The compiled message catalogue of language `lang` ("zh"), <root>/<lang>/LC_MESSAGES/transformer-workbench.mo,
+// for the first locale root where it exists, else "". Roots, in order:
+//   1. <directory of the executable>/locale            (the build tree: CMake compiles po/ there)
+//   2. <directory of the executable>/../share/locale   (an installed layout)
+//   3. <dir>/locale for each dir in $XDG_DATA_DIRS      (default /usr/local/share:/usr/share)
+//   4. TW_LOCALE_DIR, the build tree's locale/, compiled in (test programs live in other directories)
+std::string find_catalogue(const std::string& lang);
+
 }  // namespace tw

@@ -14,6 +14,8 @@ packages=(
   time
   help2man librsvg2-bin dpkg-dev file desktop-file-utils appstream lintian
   fortunes-zh fortunes
+  xvfb xauth libgl1-mesa-dri
+  time gettext
   clang libclang-rt-14-dev clang-format
 )
 

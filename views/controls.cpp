@@ -3,6 +3,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/text/i18n.h"
 #include "core/text/utf8.h"
 
 namespace tw {
@@ -20,18 +21,19 @@ std::string fmt_number(double v) {
 std::optional<std::string> Control::check(const nlohmann::json& value, const std::string& full_key) const {
   auto range_msg = [&](double v) -> std::optional<std::string> {
     if (!std::isfinite(v) || v < min || v > max)
-      return full_key + ": " + fmt_number(v) + " is out of range " + fmt_number(min) + ".." + fmt_number(max);
+      return subst(tr("{0}: {1} is out of range {2}..{3}"),
+                   {full_key, fmt_number(v), fmt_number(min), fmt_number(max)});
     return std::nullopt;
   };
   switch (type) {
     case ControlType::Bool:
-      if (!value.is_boolean()) return full_key + ": expected true or false, got " + value.dump();
+      if (!value.is_boolean()) return subst(tr("{0}: expected true or false, got {1}"), {full_key, value.dump()});
       return std::nullopt;
     case ControlType::Int:
-      if (!value.is_number_integer()) return full_key + ": expected an integer, got " + value.dump();
+      if (!value.is_number_integer()) return subst(tr("{0}: expected an integer, got {1}"), {full_key, value.dump()});
       return range_msg(value.get<double>());
     case ControlType::Float:
-      if (!value.is_number()) return full_key + ": expected a number, got " + value.dump();
+      if (!value.is_number()) return subst(tr("{0}: expected a number, got {1}"), {full_key, value.dump()});
       // Compare as the float the field will hold: the bound 0.05f is 0.0500000007 as a double, and a scene
       // that says 0.05 must still be in range.
       if (const double v = value.get<double>(); std::isfinite(v) && std::abs(v) < 3.0e38) {
@@ -41,30 +43,32 @@ std::optional<std::string> Control::check(const nlohmann::json& value, const std
       }
       return range_msg(value.get<double>());
     case ControlType::Enum: {
-      if (!value.is_string()) return full_key + ": expected one of " + range_text() + ", got " + value.dump();
+      if (!value.is_string())
+        return subst(tr("{0}: expected one of {1}, got {2}"), {full_key, range_text(), value.dump()});
       for (const auto& o : options)
         if (o == value.get<std::string>()) return std::nullopt;
-      return full_key + ": \"" + value.get<std::string>() + "\" is not " + range_text();
+      return subst(tr("{0}: \"{1}\" is not {2}"), {full_key, value.get<std::string>(), range_text()});
     }
     case ControlType::Text:
-      if (!value.is_string()) return full_key + ": expected a string, got " + value.dump();
+      if (!value.is_string()) return subst(tr("{0}: expected a string, got {1}"), {full_key, value.dump()});
       if (value.get<std::string>().size() > static_cast<size_t>(max))
-        return full_key + ": text longer than " + fmt_number(max) + " bytes";
+        return subst(tr("{0}: text longer than {1} bytes"), {full_key, fmt_number(max)});
       // Scene files are JSON, which holds only valid UTF-8; a text that is not would make the scene unsavable.
       if (std::string bad = utf8_error(value.get<std::string>(), full_key); !bad.empty()) return bad;
       return std::nullopt;
     case ControlType::IntList: {
-      if (!value.is_array()) return full_key + ": expected an array of integers, got " + value.dump();
+      if (!value.is_array()) return subst(tr("{0}: expected an array of integers, got {1}"), {full_key, value.dump()});
       if (value.size() > static_cast<size_t>(max_items))
-        return full_key + ": more than " + std::to_string(max_items) + " entries";
+        return subst(tr("{0}: more than {1} entries"), {full_key, std::to_string(max_items)});
       for (const auto& e : value) {
-        if (!e.is_number_integer()) return full_key + ": expected an array of integers, got " + value.dump();
+        if (!e.is_number_integer())
+          return subst(tr("{0}: expected an array of integers, got {1}"), {full_key, value.dump()});
         if (auto m = range_msg(e.get<double>())) return m;
       }
       return std::nullopt;
     }
   }
-  return full_key + ": unknown control type";
+  return subst(tr("{0}: unknown control type"), {full_key});
 }
 
 void Control::set(const nlohmann::json& value) {

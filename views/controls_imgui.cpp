@@ -41,9 +41,13 @@ bool draw_int_list(const Control& c, const char* label) {
 bool draw_control(const Control& c) {
   bool changed = false;
   ImGui::PushID(c.key.c_str());
-  // A label with a formula is drawn typeset after the widget (ImGui would show its source).
-  const bool math = plot::has_math(c.label);
-  const char* label = math ? "##control" : c.label.c_str();
+  // The label in the interface language with an ImGui id that does not change with it (PushID(key) above makes
+  // "###control" unique), so switching language keeps a slider's state. A label with a formula is drawn typeset after
+  // the widget (ImGui would show its source).
+  const std::string shown = tr(c.label.c_str());
+  const bool math = plot::has_math(shown);
+  const std::string widget_label = math ? std::string("##control") : shown + "###control";
+  const char* label = widget_label.c_str();
   switch (c.type) {
     case ControlType::Bool: changed = ImGui::Checkbox(label, static_cast<bool*>(c.target)); break;
     case ControlType::Int: {
@@ -61,10 +65,14 @@ bool draw_control(const Control& c) {
     }
     case ControlType::Enum: {
       const int v = c.get_index();
-      const char* preview = (v >= 0 && v < int(c.options.size())) ? c.options[v].c_str() : "?";
+      // Option names stay English in the control (scene files store them); they are translated only here.
+      const char* preview = (v >= 0 && v < int(c.options.size())) ? tr(c.options[v].c_str()) : "?";
       if (ImGui::BeginCombo(label, preview)) {
         for (int i = 0; i < int(c.options.size()); ++i) {
-          if (ImGui::Selectable(c.options[i].c_str(), i == v)) {
+          ImGui::PushID(i);
+          const bool picked = ImGui::Selectable(tr(c.options[i].c_str()), i == v);
+          ImGui::PopID();
+          if (picked) {
             changed = (v != i);
             c.set_index(i);
           }
@@ -85,8 +93,8 @@ bool draw_control(const Control& c) {
     }
     case ControlType::IntList: changed = draw_int_list(c, label); break;
   }
-  if (math) math_label(c.label.c_str());
-  if (!c.help.empty()) help_marker(c.help.c_str());
+  if (math) math_label(shown.c_str());
+  if (!c.help.empty()) help_marker(tr(c.help.c_str()));
   ImGui::PopID();
   return changed;
 }

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "core/text/i18n.h"
 #include "views/async_job.h"
 #include "views/controls.h"
 #include "views/plot/figure.h"
@@ -32,12 +33,19 @@
 
 namespace tw {
 
+// name, category and description are English source strings (marked N_ where declared) translated where shown.
 struct PanelInfo {
   std::string id;           // scene key prefix and export file prefix, e.g. "softmax"
   std::string name;         // window title, e.g. "Softmax saturation"
   std::string category;     // menu grouping, e.g. "Attention"
   std::string description;  // one line for the overview and the View menu
 };
+
+// The panel's window title in the interface language with an ImGui id that stays the same in every language
+// ("Softmax 饱和###softmax"), so switching language keeps the window's place, size and focus.
+inline std::string panel_window_title(const PanelInfo& info) {
+  return std::string(tr(info.name.c_str())) + "###" + info.id;
+}
 
 class Panel {
  public:
@@ -101,14 +109,16 @@ class Panel {
 // frame and building a figure copies every data vector, while results change only when a control does:
 //   const auto& figs = shown_.get(result_, [this] { return figures(); });   // result_: a shared_ptr, a counter, ...
 // `Source` is compared with ==; keep it a value or an owning pointer, so a new result never looks like the old one.
+// Switching the interface language rebuilds them too.
 template <class Source>
 class FigureCache {
  public:
   template <class Build>
   const std::vector<plot::Figure>& get(const Source& source, Build&& build) {
-    if (!valid_ || !(source == source_)) {
+    if (!valid_ || !(source == source_) || language_ != language()) {  // figure text is in the interface language
       figures_ = build();
       source_ = source;
+      language_ = language();
       valid_ = true;
     }
     return figures_;
@@ -124,6 +134,7 @@ class FigureCache {
   Source source_{};
   std::vector<plot::Figure> figures_;
   bool valid_ = false;
+  Language language_ = Language::En;
 };
 
 using PanelFactory = std::function<std::unique_ptr<Panel>()>;

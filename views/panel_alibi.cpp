@@ -20,8 +20,9 @@ namespace tw {
 
 namespace {
 
-const PanelInfo kInfo = {"alibi", "ALiBi", "Positions",
-                         "Linear distance biases per head: slopes for any head count, bias matrices, extrapolation"};
+const PanelInfo kInfo = {
+    "alibi", N_("ALiBi"), N_("Positions"),
+    N_("Linear distance biases per head: slopes for any head count, bias matrices, extrapolation")};
 
 // [SECTION] state
 
@@ -80,17 +81,17 @@ std::vector<double> masked_bias(const Mat& b, bool symmetric) {
 
 plot::Figure slopes_figure(const AlibiResult& r) {
   const AlibiAnalysis& a = r.a;
-  plot::Figure fig("slopes", "Slope m per head (" + std::to_string(a.slopes.size()) + " heads)");
+  plot::Figure fig("slopes", subst(tr("Slope $m$ per head ({0} heads)"), {std::to_string(a.slopes.size())}));
   fig.note =
-      "power of two n: m_k = 2^(-8k/n); otherwise the closest lower power of two's slopes, then every other "
-      "slope of the next one";
+      tr("power of two $n$: $m_k = 2^{-8k/n}$; otherwise the closest lower power of two's slopes, then every other "
+         "slope of the next one");
   plot::Axes& ax = fig.axes();
-  ax.setup("head", "", "slope m", "");
+  ax.setup(tr("head"), "", tr("slope $m$"), "");
   if (r.state.log_slopes) ax.y.scale = plot::Scale::Log10;
   std::vector<std::string> groups;
   std::vector<double> m;
   for (size_t h = 0; h < a.slopes.size(); ++h) groups.push_back(std::to_string(h)), m.push_back(a.slopes[h]);
-  ax.bars(groups, {"slope"}, {m});
+  ax.bars(groups, {tr("slope")}, {m});
   ax.flags |= plot::AxesFlags_NoLegend;
   plot::Table& t = fig.table;
   t.header = {"head", "slope"};
@@ -100,16 +101,18 @@ plot::Figure slopes_figure(const AlibiResult& r) {
 
 plot::Figure bias_figure(const AlibiResult& r) {
   const AlibiAnalysis& a = r.a;
-  plot::Figure fig("bias", "Bias of head " + std::to_string(r.head) + " (m = " + fmt("%.4g", a.slopes[r.head]) + ")");
-  fig.note = r.state.symmetric ? "symmetric: -m |i - j|" : "causal: -m (i - j) for j <= i; grey cells are masked";
+  plot::Figure fig("bias",
+                   subst(tr("Bias of head {0} ($m$ = {1})"), {std::to_string(r.head), fmt("%.4g", a.slopes[r.head])}));
+  fig.note = r.state.symmetric ? tr("symmetric: $-m |i - j|$")
+                               : tr("causal: $-m (i - j)$ for $j \\le i$; grey cells are masked");
   plot::Axes& ax = fig.axes();
-  ax.setup("key position j", "", "query position i", "");
+  ax.setup(tr("key position $j$"), "", tr("query position $i$"), "");
   const std::vector<double> v = masked_bias(a.bias, r.state.symmetric);
   plot::HeatmapOptions o;
   o.colormap = plot::Colormap::Viridis;
   o.vmax = 0;
-  o.value_label = "bias";
-  ax.heatmap("bias", v.data(), int(a.bias.rows()), int(a.bias.cols()), o);
+  o.value_label = tr("bias");
+  ax.heatmap(tr("bias"), v.data(), int(a.bias.rows()), int(a.bias.cols()), o);
   // CSV alibi-bias: the T×T bias as computed (the causal variant stores 0 above the diagonal; the mask owns it).
   plot::Table& t = fig.table;
   for (Eigen::Index j = 0; j < a.bias.cols(); ++j) t.header.push_back(std::to_string(j));
@@ -123,22 +126,22 @@ plot::Figure bias_figure(const AlibiResult& r) {
 
 plot::Figure heads_figure(const AlibiResult& r) {
   const AlibiAnalysis& a = r.a;
-  plot::Figure fig("heads", "Bias of every head (first " + std::to_string(a.thumbs.empty() ? 0 : a.thumbs[0].rows()) +
-                                " positions, common colour scale)");
+  plot::Figure fig("heads", subst(tr("Bias of every head (first {0} positions, common colour scale)"),
+                                  {std::to_string(a.thumbs.empty() ? 0 : a.thumbs[0].rows())}));
   fig.grid_cols = std::min(static_cast<int>(a.thumbs.size()), 4);
   fig.shared_colorbar = true;  // every head uses the scale [lo, 0] below
   double lo = 0;
   for (const Mat& m : a.thumbs) lo = std::min(lo, double(m.minCoeff()));
   for (size_t h = 0; h < a.thumbs.size(); ++h) {
-    plot::Axes& ax = fig.add_axes("head " + std::to_string(h));
+    plot::Axes& ax = fig.add_axes(subst(tr("head {0}"), {std::to_string(h)}));
     ax.x.hide = ax.y.hide = true;
     const std::vector<double> v = masked_bias(a.thumbs[h], r.state.symmetric);
     plot::HeatmapOptions o;
     o.colormap = plot::Colormap::Viridis;
     o.vmin = lo;
     o.vmax = 0;
-    o.value_label = "bias";
-    ax.heatmap("bias", v.data(), int(a.thumbs[h].rows()), int(a.thumbs[h].cols()), o);
+    o.value_label = tr("bias");
+    ax.heatmap(tr("bias"), v.data(), int(a.thumbs[h].rows()), int(a.thumbs[h].cols()), o);
   }
   return fig;
 }
@@ -146,13 +149,13 @@ plot::Figure heads_figure(const AlibiResult& r) {
 plot::Figure decay_figure(const AlibiResult& r) {
   const AlibiAnalysis& a = r.a;
   const int n = r.state.eval_len;
-  plot::Figure fig("decay", std::string("Last query's attention by distance (") +
-                                (r.state.scores == AlibiScores::RandomQk ? "random q\xC2\xB7k" : "uniform scores") +
-                                ")");
-  fig.note = "query at position " + std::to_string(n - 1) + "; dashed line: training length " +
-             std::to_string(r.state.train_len);
+  plot::Figure fig("decay", r.state.scores == AlibiScores::RandomQk
+                                ? tr("Last query's attention by distance (random $q\\cdot k$)")
+                                : tr("Last query's attention by distance (uniform scores)"));
+  fig.note = subst(tr("query at position {0}; dashed line: training length {1}"),
+                   {std::to_string(n - 1), std::to_string(r.state.train_len)});
   plot::Axes& ax = fig.axes();
-  ax.setup("distance i - j", "", "probability", "");
+  ax.setup(tr("distance $i - j$"), "", tr("probability"), "").csv_columns("distance i - j", "probability");
   ax.y.scale = plot::Scale::Log10;
   ax.set_y_range(1e-8, 1);  // straight lines on a log axis: each head forgets exponentially, at its own rate
   std::vector<double> d;
@@ -160,17 +163,17 @@ plot::Figure decay_figure(const AlibiResult& r) {
   for (int h = 0; h < int(a.slopes.size()); ++h) {
     std::vector<double> p(static_cast<size_t>(n));
     for (int k = 0; k < n; ++k) p[static_cast<size_t>(k)] = a.last_query_probs(h, n - 1 - k);
-    ax.line("head " + std::to_string(h), d, p);
+    ax.line(subst(tr("head {0}"), {std::to_string(h)}), d, p);
   }
   // Past 16 heads the legend would be taller than the plot; the span figure names heads on its x axis instead.
   ax.flags |= a.slopes.size() > 16 ? plot::AxesFlags_NoLegend : plot::AxesFlags_LegendOutside;
-  ax.vline("train " + std::to_string(r.state.train_len), r.state.train_len);
+  ax.vline(subst(tr("train {0}"), {std::to_string(r.state.train_len)}), r.state.train_len);
   return fig;
 }
 
 plot::Figure span_figure(const AlibiResult& r) {
   const AlibiAnalysis& a = r.a;
-  plot::Figure fig("span", "How far each head looks (last query)");
+  plot::Figure fig("span", tr("How far each head looks (last query)"));
   fig.grid_cols = 2;
   std::vector<double> h, mean, half, beyond;
   for (size_t k = 0; k < a.slopes.size(); ++k) {
@@ -179,13 +182,13 @@ plot::Figure span_figure(const AlibiResult& r) {
     half.push_back(a.half_mass_distance[k]);
     beyond.push_back(100.0 * a.mass_beyond_train[k]);
   }
-  plot::Axes& dist = fig.add_axes("distance");
-  dist.setup("head", "", "distance", "tokens");
-  dist.line("mean distance", h, mean).style = plot::LineStyle::LineAndMarkers;
-  dist.line("half the mass within", h, half).style = plot::LineStyle::LineAndMarkers;
-  plot::Axes& far = fig.add_axes("beyond the training length");
-  far.setup("head", "", "probability mass", "%");
-  far.line("mass at distance >= training length", h, beyond).style = plot::LineStyle::LineAndMarkers;
+  plot::Axes& dist = fig.add_axes(tr("distance"));
+  dist.setup(tr("head"), "", tr("distance"), tr("tokens"));
+  dist.line(tr("mean distance"), h, mean).style = plot::LineStyle::LineAndMarkers;
+  dist.line(tr("half the mass within"), h, half).style = plot::LineStyle::LineAndMarkers;
+  plot::Axes& far = fig.add_axes(tr("beyond the training length"));
+  far.setup(tr("head"), "", tr("probability mass"), "%");
+  far.line(tr("mass at distance >= training length"), h, beyond).style = plot::LineStyle::LineAndMarkers;
   far.set_y_range(0, 100);
   far.flags |= plot::AxesFlags_NoLegend;
   plot::Table& t = fig.table;
@@ -216,19 +219,20 @@ class AlibiPanel final : public RecomputePanel<AlibiState, AlibiResult> {
   void draw_summary(const AlibiResult& r) override { draw_check(r); }
 
   void bind(Controls& c) override {
-    c.add_int("n_heads", &s_.n_heads, 1, 64, "heads", "Number of heads; any count, not only powers of two.");
-    c.add_int("T", &s_.T, 4, 256, "T", "Size of the bias matrices shown.", true);
-    c.add_int("head", &s_.head, 0, 63, "selected head", "Head whose full bias matrix is shown (0 = steepest slope).");
-    c.add_bool("symmetric", &s_.symmetric, "symmetric",
-               "Use -m|i - j| over all keys (bidirectional models) instead of the causal -m(i - j).");
-    c.add_enum("scores", &s_.scores, {"uniform", "random q.k"}, "score source",
-               "Scores before the bias for the last query: all equal, or q\xC2\xB7k/sqrt(64) with random q, k.");
-    c.add_int("train_len", &s_.train_len, 1, 8192, "training length",
-              "Context length during training; distances beyond it were never seen.", true);
-    c.add_int("eval_len", &s_.eval_len, 2, 8192, "evaluation length", "Keys the last query sees at evaluation time.",
-              true);
-    c.add_bool("log_slopes", &s_.log_slopes, "log slopes", "Draw the slope bars on a logarithmic axis.");
-    c.add_seed(&s_.seed, "Seed of the random scores.");
+    c.add_int("n_heads", &s_.n_heads, 1, 64, N_("heads"), N_("Number of heads; any count, not only powers of two."));
+    c.add_int("T", &s_.T, 4, 256, "T", N_("Size of the bias matrices shown."), true);
+    c.add_int("head", &s_.head, 0, 63, N_("selected head"),
+              N_("Head whose full bias matrix is shown (0 = steepest slope)."));
+    c.add_bool("symmetric", &s_.symmetric, N_("symmetric"),
+               N_("Use -m|i - j| over all keys (bidirectional models) instead of the causal -m(i - j)."));
+    c.add_enum("scores", &s_.scores, {N_("uniform"), N_("random q.k")}, N_("score source"),
+               N_("Scores before the bias for the last query: all equal, or q\xC2\xB7k/sqrt(64) with random q, k."));
+    c.add_int("train_len", &s_.train_len, 1, 8192, N_("training length"),
+              N_("Context length during training; distances beyond it were never seen."), true);
+    c.add_int("eval_len", &s_.eval_len, 2, 8192, N_("evaluation length"),
+              N_("Keys the last query sees at evaluation time."), true);
+    c.add_bool("log_slopes", &s_.log_slopes, N_("log slopes"), N_("Draw the slope bars on a logarithmic axis."));
+    c.add_seed(&s_.seed, N_("Seed of the random scores."));
   }
 
  private:
@@ -237,15 +241,17 @@ class AlibiPanel final : public RecomputePanel<AlibiState, AlibiResult> {
     const AlibiAnalysis& a = r.a;
     if (r.head != r.state.head)
       warning_text(
-          ("There are " + std::to_string(r.state.n_heads) + " heads; showing head " + std::to_string(r.head) + ".")
+          subst(tr("There are {0} heads; showing head {1}."), {std::to_string(r.state.n_heads), std::to_string(r.head)})
               .c_str());
-    const std::string label = "add m\xC2\xB7j = add -m(i-j)? max diff " + fmt("%.2g", a.equivalence_max_diff);
+    const std::string label =
+        subst(tr("add m\xC2\xB7j = add -m(i-j)? max diff {0}"), {fmt("%.2g", a.equivalence_max_diff)});
+
     check_mark(a.equivalence_applies && a.equivalence_max_diff < 1e-5, label.c_str());
-    ImGui::TextWrapped("softmax(S + m j) vs softmax(S - m(i - j)) over %d query rows of all %d heads.", a.equivalence_T,
-                       static_cast<int>(a.slopes.size()));
+    ImGui::TextWrapped(tr("softmax(S + m j) vs softmax(S - m(i - j)) over %d query rows of all %d heads."),
+                       a.equivalence_T, static_cast<int>(a.slopes.size()));
     if (!a.equivalence_applies)
-      ImGui::TextWrapped("The m j shortcut needs the causal variant: -m|i - j| is not m j plus a row constant.");
-    ImGui::Text("Mass beyond training length (head %d): %.3g%%", r.head, 100.0 * a.mass_beyond_train[r.head]);
+      ImGui::TextWrapped(tr("The m j shortcut needs the causal variant: -m|i - j| is not m j plus a row constant."));
+    ImGui::Text(tr("Mass beyond training length (head %d): %.3g%%"), r.head, 100.0 * a.mass_beyond_train[r.head]);
   }
 
   void draw_figures(const DrawContext& ctx, const std::vector<plot::Figure>& figs) override {

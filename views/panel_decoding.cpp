@@ -27,8 +27,8 @@ namespace tw {
 
 namespace {
 
-const PanelInfo kInfo = {"decoding", "Decoding and information", "Inference",
-                         "Entropy, cross-entropy, KL; temperature, top-k, top-p, min-p; perplexity"};
+const PanelInfo kInfo = {"decoding", N_("Decoding and information"), N_("Inference"),
+                         N_("Entropy, cross-entropy, KL; temperature, top-k, top-p, min-p; perplexity")};
 
 // [SECTION] state
 
@@ -92,28 +92,28 @@ ResultPtr compute(const DecodingState& s, Progress&) {
   auto r = std::make_shared<DecodingResult>();
   r->state = s;
   if (std::string e = parse_number_list(s.logits_p, &r->logits_p, 2, 32); !e.empty()) {
-    r->error = "logits p: " + e;
+    r->error = subst(tr("logits p: {0}"), {e});
     return r;
   }
   if (std::string e = parse_number_list(s.logits_q, &r->logits_q, 2, 32); !e.empty()) {
-    r->error = "logits q: " + e;
+    r->error = subst(tr("logits q: {0}"), {e});
     return r;
   }
   if (r->logits_p.size() != r->logits_q.size()) {
-    r->error = "logits p and q need the same number of entries (" + std::to_string(r->logits_p.size()) + " vs " +
-               std::to_string(r->logits_q.size()) + ")";
+    r->error = subst(tr("logits p and q need the same number of entries ({0} vs {1})"),
+                     {std::to_string(r->logits_p.size()), std::to_string(r->logits_q.size())});
     return r;
   }
   for (double v : r->logits_p)
     if (std::abs(v) > 1e4)
       r->error =
-          "logits must be within \xC2\xB1"
-          "1e4";
+          tr("logits must be within \xC2\xB1"
+             "1e4");
   for (double v : r->logits_q)
     if (std::abs(v) > 1e4)
       r->error =
-          "logits must be within \xC2\xB1"
-          "1e4";
+          tr("logits must be within \xC2\xB1"
+             "1e4");
   if (r->error.empty()) r->error = validate(s.sampling);
   if (!r->error.empty()) return r;
 
@@ -147,17 +147,19 @@ std::string error_of(const DecodingResult& r) { return r.error; }
 
 using plot::fmt;
 
-std::string bits(double v) { return std::isfinite(v) ? fmt("%.4g", v) + " bits" : std::string("\xE2\x88\x9E"); }
+std::string bits(double v) {
+  return std::isfinite(v) ? subst(tr("{0} bits"), {fmt("%.4g", v)}) : std::string("\xE2\x88\x9E");
+}
 
 // [SECTION] figures
 
 plot::Figure distributions_figure(const DecodingResult& r) {
   const InformationMeasures& m = r.info;
-  plot::Figure fig("distributions", "Two distributions: p (data) and q (model)");
-  fig.note = "H(p) " + bits(m.entropy_p) + ", H(q) " + bits(m.entropy_q) + ", H(p,q) " + bits(m.cross_entropy) +
-             ", KL(p\xE2\x80\x96q) " + bits(m.kl_pq) + ", KL(q\xE2\x80\x96p) " + bits(m.kl_qp);
+  plot::Figure fig("distributions", tr("Two distributions: $p$ (data) and $q$ (model)"));
+  fig.note = "$H(p)$ " + bits(m.entropy_p) + ", $H(q)$ " + bits(m.entropy_q) + ", $H(p,q)$ " + bits(m.cross_entropy) +
+             ", $\\mathrm{KL}(p\\|q)$ " + bits(m.kl_pq) + ", $\\mathrm{KL}(q\\|p)$ " + bits(m.kl_qp);
   plot::Axes& ax = fig.axes();
-  ax.setup("token", "", "probability", "");
+  ax.setup(tr("token"), "", tr("probability"), "");
   std::vector<std::string> groups;
   for (size_t i = 0; i < r.p.size(); ++i) groups.push_back(std::to_string(i));
   ax.bars(groups, {"p", "q"}, {r.p, r.q});
@@ -169,16 +171,16 @@ plot::Figure distributions_figure(const DecodingResult& r) {
 }
 
 plot::Figure kl_figure(const DecodingResult& r) {
-  plot::Figure fig("kl", "Cross-entropy and KL as q's temperature changes");
-  fig.note = "H(p,q) = H(p) + KL(p\xE2\x80\x96q) \xE2\x89\xA5 H(p); KL \xE2\x89\xA5 0, and 0 only where q = p";
+  plot::Figure fig("kl", tr("Cross-entropy and KL as $q$'s temperature changes"));
+  fig.note = tr("$H(p,q) = H(p) + \\mathrm{KL}(p\\|q) \\ge H(p)$; $\\mathrm{KL} \\ge 0$, and 0 only where $q = p$");
   plot::Axes& ax = fig.axes();
-  ax.setup("temperature of q", "", "bits", "");
+  ax.setup(tr("temperature of $q$"), "", tr("bits"), "");
   ax.x.scale = plot::Scale::Log10;
-  ax.line("H(p, q)", r.sweep_t, r.sweep_ce);
-  ax.line("KL(p\xE2\x80\x96q)", r.sweep_t, r.sweep_kl_pq);
-  ax.line("KL(q\xE2\x80\x96p)", r.sweep_t, r.sweep_kl_qp).dashed = true;
-  ax.hline("H(p)", r.info.entropy_p);
-  ax.vline("current", r.state.temp_q);
+  ax.line("$H(p, q)$", r.sweep_t, r.sweep_ce);
+  ax.line("$\\mathrm{KL}(p\\|q)$", r.sweep_t, r.sweep_kl_pq);
+  ax.line("$\\mathrm{KL}(q\\|p)$", r.sweep_t, r.sweep_kl_qp).dashed = true;
+  ax.hline("$H(p)$", r.info.entropy_p);
+  ax.vline(tr("current"), r.state.temp_q);
   plot::Table& t = fig.table;
   t.header = {"temperature_q", "cross_entropy_bits", "kl_pq_bits", "kl_qp_bits"};
   for (size_t i = 0; i < r.sweep_t.size(); ++i)
@@ -187,15 +189,15 @@ plot::Figure kl_figure(const DecodingResult& r) {
 }
 
 plot::Figure filters_figure(const DecodingResult& r) {
-  const SamplingTrace& tr = r.trace;
-  plot::Figure fig("filters",
-                   "Sampling filters on p, in order: temperature \xE2\x86\x92 top-k \xE2\x86\x92 top-p "
-                   "\xE2\x86\x92 min-p \xE2\x86\x92 renormalise");
-  fig.note = std::to_string(tr.probs.size()) + " tokens \xE2\x86\x92 top-k keeps " + std::to_string(tr.n_top_k) +
-             " \xE2\x86\x92 top-p keeps " + std::to_string(tr.n_top_p) + " \xE2\x86\x92 min-p keeps " +
-             std::to_string(tr.n_final) + " (tokens sorted by logit; removed tokens show 0)";
+  const SamplingTrace& st = r.trace;
+  plot::Figure fig("filters", tr("Sampling filters on $p$, in order: temperature \xE2\x86\x92 top-k \xE2\x86\x92 top-p "
+                                 "\xE2\x86\x92 min-p \xE2\x86\x92 renormalise"));
+  fig.note = subst(tr("{0} tokens \xE2\x86\x92 top-k keeps {1} \xE2\x86\x92 top-p keeps {2} \xE2\x86\x92 min-p keeps "
+                      "{3} (tokens sorted by logit; removed tokens show 0)"),
+                   {std::to_string(st.probs.size()), std::to_string(st.n_top_k), std::to_string(st.n_top_p),
+                    std::to_string(st.n_final)});
   plot::Axes& ax = fig.axes();
-  ax.setup("token (by rank)", "", "probability", "");
+  ax.setup(tr("token (by rank)"), "", tr("probability"), "");
   std::vector<std::string> groups;
   std::vector<double> before, k, p, mp, fin;
   plot::Table& t = fig.table;
@@ -204,15 +206,17 @@ plot::Figure filters_figure(const DecodingResult& r) {
   for (size_t rank = 0; rank < r.order.size(); ++rank) {
     const int i = r.order[rank];
     groups.push_back("#" + std::to_string(i));
-    before.push_back(tr.probs_before[i]);
-    k.push_back(tr.kept_top_k[i] ? tr.probs_before[i] : 0.0);
-    p.push_back(tr.kept_top_p[i] ? tr.probs_before[i] : 0.0);
-    mp.push_back(tr.kept_min_p[i] ? tr.probs_before[i] : 0.0);
-    fin.push_back(tr.probs[i]);
-    t.add_row({double(rank), double(i), double(tr.scaled_logits[i]), double(tr.probs_before[i]),
-               double(tr.kept_top_k[i]), double(tr.kept_top_p[i]), double(tr.kept_min_p[i]), double(tr.probs[i])});
+    before.push_back(st.probs_before[i]);
+    k.push_back(st.kept_top_k[i] ? st.probs_before[i] : 0.0);
+    p.push_back(st.kept_top_p[i] ? st.probs_before[i] : 0.0);
+    mp.push_back(st.kept_min_p[i] ? st.probs_before[i] : 0.0);
+    fin.push_back(st.probs[i]);
+    t.add_row({double(rank), double(i), double(st.scaled_logits[i]), double(st.probs_before[i]),
+               double(st.kept_top_k[i]), double(st.kept_top_p[i]), double(st.kept_min_p[i]), double(st.probs[i])});
   }
-  ax.bars(groups, {"after temperature", "top-k survivors", "top-p survivors", "min-p survivors", "renormalised"},
+  ax.bars(groups,
+          {tr("after temperature"), tr("top-k survivors"), tr("top-p survivors"), tr("min-p survivors"),
+           tr("renormalised")},
           {before, k, p, mp, fin});
   ax.set_y_range(0, 1);
   return fig;
@@ -222,22 +226,24 @@ plot::Figure filters_figure(const DecodingResult& r) {
 std::string loss_source(const DecodingResult& r) {
   const TrainingLink& l = r.state.link;
   if (r.linked)
-    return std::string("the Training panel's ") + (l.loss.held_out ? "held-out" : "training-batch") + " loss at step " +
-           std::to_string(l.loss.step) + " (" + l.task + " task)";
-  if (!r.state.use_training) return "the typed loss";
-  if (l.run) return "the typed loss (the Training panel's run has no loss yet: press Play there)";
-  return "the typed loss (no training run yet: train in the Training panel to use its loss)";
+    return subst(l.loss.held_out ? tr("the Training panel's held-out loss at step {0} ({1} task)")
+                                 : tr("the Training panel's training-batch loss at step {0} ({1} task)"),
+                 {std::to_string(l.loss.step), tr(l.task.c_str())});
+  if (!r.state.use_training) return tr("the typed loss");
+  if (l.run) return tr("the typed loss (the Training panel's run has no loss yet: press Play there)");
+  return tr("the typed loss (no training run yet: train in the Training panel to use its loss)");
 }
 
 plot::Figure perplexity_figure(const DecodingResult& r) {
   const double V = static_cast<double>(r.vocab);
   const std::string v = std::to_string(r.vocab);
-  plot::Figure fig("perplexity", "Perplexity = exp(cross-entropy in nats)");
-  fig.note = loss_source(r) + ": " + fmt("%.4g", r.loss) + " nats \xE2\x86\x92 perplexity " +
-             fmt("%.4g", r.perplexity) + ", as unsure as a uniform choice among that many tokens (uniform over " + v +
-             " gives loss ln " + v + " = " + fmt("%.3g", uniform_loss_nats(r.vocab)) + ")";
+  plot::Figure fig("perplexity", tr("Perplexity = $\\exp$(cross-entropy in nats)"));
+  fig.note = subst(
+      tr("{0}: {1} nats \xE2\x86\x92 perplexity {2}, as unsure as a uniform choice among that many tokens "
+         "(uniform over {3} gives loss $\\ln {3}$ = {4})"),
+      {loss_source(r), fmt("%.4g", r.loss), fmt("%.4g", r.perplexity), v, fmt("%.3g", uniform_loss_nats(r.vocab))});
   plot::Axes& ax = fig.axes();
-  ax.setup("mean loss", "nats", "perplexity", "");
+  ax.setup(tr("mean loss"), tr("nats"), tr("perplexity"), "");
   ax.y.scale = plot::Scale::Log10;
   std::vector<double> xs, ys;
   const double hi = std::max(uniform_loss_nats(r.vocab) + 1.0, r.loss + 0.5);
@@ -245,22 +251,22 @@ plot::Figure perplexity_figure(const DecodingResult& r) {
     xs.push_back(hi * i / 100.0);
     ys.push_back(perplexity_from_loss(xs.back()));
   }
-  ax.line("exp(loss)", xs, ys);
-  ax.scatter(r.linked ? "the run's loss" : "this loss", {r.loss}, {r.perplexity});
-  ax.hline("uniform over " + v, V);
+  ax.line("$\\exp(\\mathrm{loss})$", xs, ys);
+  ax.scatter(r.linked ? tr("the run's loss") : tr("this loss"), {r.loss}, {r.perplexity});
+  ax.hline(subst(tr("uniform over {0}"), {v}), V);
   plot::Table& t = fig.table;
   t.header = {"loss_nats", "perplexity"};
   for (size_t i = 0; i < xs.size(); ++i) t.add_row({xs[i], ys[i]});
   if (r.linked && !r.run_perplexity.empty()) {
     fig.grid_cols = 2;
-    fig.grid.front().title = "exp(loss)";
-    plot::Axes& run = fig.add_axes("the Training panel's run");
-    run.setup("step", "", "held-out perplexity", "");
+    fig.grid.front().title = "$\\exp(\\mathrm{loss})$";
+    plot::Axes& run = fig.add_axes(tr("the Training panel's run"));
+    run.setup(tr("step"), "", tr("held-out perplexity"), "");
     run.y.scale = plot::Scale::Log10;
     run.flags |= plot::AxesFlags_NoLegend;  // one curve, named by the axes title
-    plot::LineItem& l = run.line("exp(held-out loss)", r.state.link.eval_step, r.run_perplexity);
+    plot::LineItem& l = run.line(tr("$\\exp$(held-out loss)"), r.state.link.eval_step, r.run_perplexity);
     l.style = plot::LineStyle::LineAndMarkers;
-    run.hline("uniform over " + v, V);
+    run.hline(subst(tr("uniform over {0}"), {v}), V);
   }
   return fig;
 }
@@ -275,32 +281,33 @@ class DecodingPanel final : public RecomputePanel<DecodingState, DecodingResult>
 
  protected:
   void bind(Controls& c) override {
-    c.add_text("logits_p", &s_.logits_p, 512, "logits of p",
-               "Comma-separated logits (2 to 32) of the data distribution p; also the distribution sampled below.");
-    c.add_float("temp_p", &s_.temp_p, 0.05f, 20.0f, "temperature of p", "p = softmax(logits_p / temperature).", true,
-                "%.3g");
-    c.add_text("logits_q", &s_.logits_q, 512, "logits of q",
-               "Comma-separated logits of the model distribution q, as many as p's.");
-    c.add_float("temp_q", &s_.temp_q, 0.05f, 20.0f, "temperature of q", "q = softmax(logits_q / temperature).", true,
-                "%.3g");
-    c.add_float("temperature", &s_.sampling.temperature, 0.05f, 20.0f, "sampling temperature",
-                "Divides p's logits before the filters: below 1 sharpens, above 1 flattens.", true, "%.3g");
-    c.add_int("top_k", &s_.sampling.top_k, 0, 32, "top-k",
-              "Keep the k most likely tokens (ties at the k-th survive); 0 = off.");
-    c.add_float("top_p", &s_.sampling.top_p, 0.01f, 1.0f, "top-p",
-                "Keep the smallest most-likely set whose mass reaches p (the crossing token included); 1 = off.", false,
-                "%.3g");
-    c.add_float("min_p", &s_.sampling.min_p, 0.0f, 1.0f, "min-p",
-                "Drop tokens whose probability is below min_p times the largest; 0 = off.", false, "%.3g");
-    c.add_int("min_keep", &s_.sampling.min_tokens_to_keep, 1, 32, "min tokens to keep",
-              "No filter removes the most likely this many.");
-    c.add_float("loss", &s_.loss, 0.0f, 12.0f, "training loss (nats)",
-                "A mean next-token loss to turn into a perplexity = exp(loss), used when no training run is linked.",
+    c.add_text("logits_p", &s_.logits_p, 512, N_("logits of p"),
+               N_("Comma-separated logits (2 to 32) of the data distribution p; also the distribution sampled below."));
+    c.add_float("temp_p", &s_.temp_p, 0.05f, 20.0f, N_("temperature of p"), N_("p = softmax(logits_p / temperature)."),
+                true, "%.3g");
+    c.add_text("logits_q", &s_.logits_q, 512, N_("logits of q"),
+               N_("Comma-separated logits of the model distribution q, as many as p's."));
+    c.add_float("temp_q", &s_.temp_q, 0.05f, 20.0f, N_("temperature of q"), N_("q = softmax(logits_q / temperature)."),
+                true, "%.3g");
+    c.add_float("temperature", &s_.sampling.temperature, 0.05f, 20.0f, N_("sampling temperature"),
+                N_("Divides p's logits before the filters: below 1 sharpens, above 1 flattens."), true, "%.3g");
+    c.add_int("top_k", &s_.sampling.top_k, 0, 32, N_("top-k"),
+              N_("Keep the k most likely tokens (ties at the k-th survive); 0 = off."));
+    c.add_float("top_p", &s_.sampling.top_p, 0.01f, 1.0f, N_("top-p"),
+                N_("Keep the smallest most-likely set whose mass reaches p (the crossing token included); 1 = off."),
+                false, "%.3g");
+    c.add_float("min_p", &s_.sampling.min_p, 0.0f, 1.0f, N_("min-p"),
+                N_("Drop tokens whose probability is below min_p times the largest; 0 = off."), false, "%.3g");
+    c.add_int("min_keep", &s_.sampling.min_tokens_to_keep, 1, 32, N_("min tokens to keep"),
+              N_("No filter removes the most likely this many."));
+    c.add_float("loss", &s_.loss, 0.0f, 12.0f, N_("training loss (nats)"),
+                N_("A mean next-token loss to turn into a perplexity = $\\exp(\\mathrm{loss})$, used when no training "
+                   "run is linked."),
                 false, "%.4g");
-    c.add_bool("use_training", &s_.use_training, "use the Training panel's loss",
-               "Read the loss from the Training panel's current or last run (its latest held-out loss, and its "
-               "vocabulary for the uniform line); it follows the run as it trains. Off, or without a run: the "
-               "typed loss.");
+    c.add_bool("use_training", &s_.use_training, N_("use the Training panel's loss"),
+               N_("Read the loss from the Training panel's current or last run (its latest held-out loss, and its "
+                  "vocabulary for the uniform line); it follows the run as it trains. Off, or without a run: the "
+                  "typed loss."));
   }
 
   // The Training panel's latest run, read before change detection: a new snapshot with other numbers recomputes.
@@ -322,16 +329,16 @@ class DecodingPanel final : public RecomputePanel<DecodingState, DecodingResult>
   void draw_summary(const DecodingResult& r) override {
     const InformationMeasures& m = r.info;
     ImGui::Separator();
-    ImGui::TextUnformatted("Live checks");
-    check_mark(m.kl_pq >= 0 && m.kl_qp >= 0, "KL(p||q) >= 0 and KL(q||p) >= 0");
+    ImGui::TextUnformatted(tr("Live checks"));
+    check_mark(m.kl_pq >= 0 && m.kl_qp >= 0, tr("KL(p||q) >= 0 and KL(q||p) >= 0"));
     check_mark(!std::isfinite(m.cross_entropy) || std::abs(m.cross_entropy - m.entropy_p - m.kl_pq) < 1e-9,
                "H(p,q) = H(p) + KL(p||q)");
-    ImGui::Text("perplexity of q on p: %.4g", m.perplexity);
-    ImGui::Text("survivors: %d -> %d -> %d -> %d", static_cast<int>(r.trace.probs.size()), r.trace.n_top_k,
+    ImGui::Text(tr("perplexity of q on p: %.4g"), m.perplexity);
+    ImGui::Text(tr("survivors: %d -> %d -> %d -> %d"), static_cast<int>(r.trace.probs.size()), r.trace.n_top_k,
                 r.trace.n_top_p, r.trace.n_final);
     ImGui::Separator();
-    ImGui::TextWrapped("Perplexity from %s:", loss_source(r).c_str());
-    ImGui::Text("exp(%.4g nats) = %.4g", r.loss, r.perplexity);
+    ImGui::TextWrapped(tr("Perplexity from %s:"), loss_source(r).c_str());
+    ImGui::Text(tr("exp(%.4g nats) = %.4g"), r.loss, r.perplexity);
   }
 
   // The perplexity figure takes the full width when it has the run's curve beside the exp(loss) curve.

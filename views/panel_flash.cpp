@@ -21,9 +21,9 @@ namespace tw {
 
 namespace {
 
-const PanelInfo kInfo = {"flash", "FlashAttention tiling", "Attention",
-                         "The tiled attention kernel step by step: running max, running sum, rescaled accumulator, "
-                         "memory traffic"};
+const PanelInfo kInfo = {"flash", N_("FlashAttention tiling"), N_("Attention"),
+                         N_("The tiled attention kernel step by step: running max, running sum, rescaled accumulator, "
+                            "memory traffic")};
 
 using plot::fmt;
 
@@ -108,11 +108,13 @@ int shown_index(const FlashResult& r) { return std::clamp(r.a.step, 0, static_ca
 plot::Figure schedule_figure(const FlashResult& r) {
   const FlashStep& st = shown_step(r);
   const int T = r.params.T, now = shown_index(r);
-  plot::Figure fig("schedule", "Step " + std::to_string(now) + " (of 0\xE2\x80\x93" +
-                                   std::to_string(r.a.walk.steps.size() - 1) + "): query rows " +
-                                   std::to_string(st.q0) + "\xE2\x80\x93" + std::to_string(st.q0 + st.nq - 1) +
-                                   ", keys " + std::to_string(st.k0) + "\xE2\x80\x93" +
-                                   std::to_string(st.k0 + st.nk - 1) + (st.skipped ? " (masked: skipped)" : ""));
+  plot::Figure fig(
+      "schedule", subst(st.skipped ? tr("Step {0} (of 0\xE2\x80\x93{1}): query rows {2}\xE2\x80\x93{3}, keys "
+                                        "{4}\xE2\x80\x93{5} (masked: skipped)")
+                                   : tr("Step {0} (of 0\xE2\x80\x93{1}): query rows {2}\xE2\x80\x93{3}, keys "
+                                        "{4}\xE2\x80\x93{5}"),
+                        {std::to_string(now), std::to_string(r.a.walk.steps.size() - 1), std::to_string(st.q0),
+                         std::to_string(st.q0 + st.nq - 1), std::to_string(st.k0), std::to_string(st.k0 + st.nk - 1)}));
   std::vector<double> cells(static_cast<size_t>(T) * T, 0.0);
   plot::Table& t = fig.table;
   t.header = {"step", "q_tile", "k_tile", "q0", "nq", "k0", "nk", "skipped"};
@@ -127,16 +129,16 @@ plot::Figure schedule_figure(const FlashResult& r) {
     for (int a = s.q0; a < s.q0 + s.nq; ++a)
       for (int b = s.k0; b < s.k0 + s.nk; ++b) cells[static_cast<size_t>(a) * T + b] = v;
   }
-  fig.note = std::to_string(r.a.walk.stats.tiles_computed) + " tiles computed, " +
-             std::to_string(r.a.walk.stats.tiles_skipped) + " masked tiles skipped (grey); tile " +
-             std::to_string(r.params.tile_q) + " queries \xC3\x97 " + std::to_string(r.params.tile_k) + " keys";
+  fig.note = subst(tr("{0} tiles computed, {1} masked tiles skipped (grey); tile {2} queries \xC3\x97 {3} keys"),
+                   {std::to_string(r.a.walk.stats.tiles_computed), std::to_string(r.a.walk.stats.tiles_skipped),
+                    std::to_string(r.params.tile_q), std::to_string(r.params.tile_k)});
   plot::Axes& ax = fig.axes();
-  ax.setup("key j", "", "query i", "");
+  ax.setup(tr("key $j$"), "", tr("query $i$"), "");
   plot::HeatmapOptions opt;
   opt.vmin = 0;
   opt.vmax = 2;
-  opt.levels = {"to come", "done", "this tile"};
-  ax.heatmap("tile", cells.data(), T, T, opt);
+  opt.levels = {tr("to come"), tr("done"), tr("this tile")};
+  ax.heatmap(tr("tile"), cells.data(), T, T, opt);
   return fig;
 }
 
@@ -147,9 +149,9 @@ plot::Figure stats_figure(const FlashResult& r) {
   const FlashStep* last = &st;
   for (const FlashStep& s : r.a.walk.steps)
     if (s.q_tile == st.q_tile) last = &s;
-  plot::Figure fig("running", "Running max m and sum \xE2\x84\x93 of query rows " + std::to_string(st.q0) +
-                                  "\xE2\x80\x93" + std::to_string(st.q0 + st.nq - 1));
-  fig.note = "after key tile " + std::to_string(st.k_tile) + " vs after the last key tile";
+  plot::Figure fig("running", subst(tr("Running max $m$ and sum $\\ell$ of query rows {0}\xE2\x80\x93{1}"),
+                                    {std::to_string(st.q0), std::to_string(st.q0 + st.nq - 1)}));
+  fig.note = subst(tr("after key tile {0} vs after the last key tile"), {std::to_string(st.k_tile)});
   fig.grid_cols = 2;
   std::vector<std::string> rows;
   std::vector<double> m_now, m_end, l_now, l_end;
@@ -166,13 +168,13 @@ plot::Figure stats_figure(const FlashResult& r) {
     l_end.push_back(last->l[k]);
     t.add_row({double(st.q0 + i), double(st.m[k]), double(st.l[k]), double(last->m[k]), double(last->l[k])});
   }
-  plot::Axes& a = fig.add_axes("running max m");
-  a.setup("query row", "", "m", "");
+  plot::Axes& a = fig.add_axes(tr("running max $m$"));
+  a.setup(tr("query row"), "", "$m$", "");
   a.flags |= plot::AxesFlags_NoLegend;  // one legend, outside the second plot, so no bar hides under it
-  a.bars(rows, {"after this tile", "final"}, {m_now, m_end});
-  plot::Axes& b = fig.add_axes("running sum \xE2\x84\x93");
-  b.setup("query row", "", "\xE2\x84\x93", "");
-  b.bars(rows, {"after this tile", "final"}, {l_now, l_end});
+  a.bars(rows, {tr("after this tile"), tr("final")}, {m_now, m_end});
+  plot::Axes& b = fig.add_axes(tr("running sum $\\ell$"));
+  b.setup(tr("query row"), "", "$\\ell$", "");
+  b.bars(rows, {tr("after this tile"), tr("final")}, {l_now, l_end});
   // Headroom above the tallest bar for the legend (ℓ ≥ 1 once a key is seen: the row max contributes exp(0)).
   b.set_y_range(0, 1.8 * std::max(1.0, *std::max_element(l_end.begin(), l_end.end())));
   return fig;
@@ -181,34 +183,34 @@ plot::Figure stats_figure(const FlashResult& r) {
 // The tile's P = exp(S − m_new) and the unnormalised accumulator after it.
 plot::Figure tile_figure(const FlashResult& r) {
   const FlashStep& st = shown_step(r);
-  plot::Figure fig("tile", "This tile: P = exp(S \xE2\x88\x92 m_new) and the accumulator acc");
-  fig.note = st.skipped ? "masked tile: nothing loaded, m, \xE2\x84\x93 and acc unchanged"
-                        : "acc \xE2\x86\x90 exp(m_old \xE2\x88\x92 m_new)\xC2\xB7"
-                          "acc + P\xC2\xB7V; O = acc / \xE2\x84\x93 at the end";
+  plot::Figure fig("tile", tr("This tile: $P = \\exp(S - m_{new})$ and the accumulator $acc$"));
+  fig.note = st.skipped
+                 ? tr("masked tile: nothing loaded, $m$, $\\ell$ and $acc$ unchanged")
+                 : tr("$acc \\leftarrow \\exp(m_{old} - m_{new})\\cdot acc + P\\cdot V$; $O = acc / \\ell$ at the end");
   fig.grid_cols = 2;
-  plot::Axes& a = fig.add_axes("P (" + std::to_string(st.nq) + " \xC3\x97 " + std::to_string(st.nk) + ")");
-  a.setup("key in tile", "", "query in tile", "");
+  plot::Axes& a = fig.add_axes("$P$ (" + std::to_string(st.nq) + " \xC3\x97 " + std::to_string(st.nk) + ")");
+  a.setup(tr("key in tile"), "", tr("query in tile"), "");
   plot::HeatmapOptions po;
   po.vmin = 0;
   po.vmax = 1;
-  po.value_label = "exp(S \xE2\x88\x92 m)";
+  po.value_label = "$\\exp(S - m)$";
   if (!st.skipped && st.p.size() > 0) a.heatmap("P", st.p.data(), int(st.p.rows()), int(st.p.cols()), po);
-  plot::Axes& b = fig.add_axes("acc (" + std::to_string(st.nq) + " \xC3\x97 D)");
-  b.setup("dimension", "", "query in tile", "");
+  plot::Axes& b = fig.add_axes("$acc$ (" + std::to_string(st.nq) + " \xC3\x97 $D$)");
+  b.setup(tr("dimension"), "", tr("query in tile"), "");
   plot::HeatmapOptions ao;
   ao.colormap = plot::Colormap::Diverging;
-  ao.value_label = "acc";
-  if (st.acc.size() > 0) b.heatmap("acc", st.acc.data(), int(st.acc.rows()), int(st.acc.cols()), ao);
+  ao.value_label = tr("acc");
+  if (st.acc.size() > 0) b.heatmap(tr("acc"), st.acc.data(), int(st.acc.rows()), int(st.acc.cols()), ao);
   return fig;
 }
 
 plot::Figure traffic_figure(const FlashResult& r) {
-  plot::Figure fig("traffic", "Memory traffic of one head: standard vs tiled attention");
-  fig.note = "T = " + std::to_string(r.params.T) + ": formula " + fmt("%.6g", r.a.walk.tiled_floats) +
-             " floats, counted from the kernel's tiles " + fmt("%.6g", r.a.walk.tiled_floats_counted) + "; standard " +
-             fmt("%.6g", r.a.walk.standard_floats);
+  plot::Figure fig("traffic", tr("Memory traffic of one head: standard vs tiled attention"));
+  fig.note = subst(tr("$T$ = {0}: formula {1} floats, counted from the kernel's tiles {2}; standard {3}"),
+                   {std::to_string(r.params.T), fmt("%.6g", r.a.walk.tiled_floats),
+                    fmt("%.6g", r.a.walk.tiled_floats_counted), fmt("%.6g", r.a.walk.standard_floats)});
   plot::Axes& ax = fig.axes();
-  ax.setup("tokens T", "", "HBM traffic", "floats");
+  ax.setup(tr("tokens $T$"), "", tr("HBM traffic"), tr("floats"));
   ax.x.scale = plot::Scale::Log10;
   ax.y.scale = plot::Scale::Log10;
   std::vector<double> xs, st, full, causal, gpu;
@@ -222,14 +224,13 @@ plot::Figure traffic_figure(const FlashResult& r) {
     gpu.push_back(p.tiled_causal_gpu);
     t.add_row({double(p.T), p.standard, p.tiled_full, p.tiled_causal, p.tiled_causal_gpu});
   }
-  ax.line("standard 4TD + 4T\xC2\xB2", xs, st).width = 2.5f;
-  ax.line("tiled", xs, full);
-  ax.line("tiled, causal", xs, causal).dashed = true;
-  ax.line(
-      "tiled, causal, 64\xC3\x97"
-      "64 tiles",
-      xs, gpu);
-  ax.scatter("counted (this run)", {double(r.params.T)}, {r.a.walk.tiled_floats_counted});
+  ax.line(tr("standard $4TD + 4T^2$"), xs, st).width = 2.5f;
+  ax.line(tr("tiled"), xs, full);
+  ax.line(tr("tiled, causal"), xs, causal).dashed = true;
+  ax.line(tr("tiled, causal, 64\xC3\x97"
+             "64 tiles"),
+          xs, gpu);
+  ax.scatter(tr("counted (this run)"), {double(r.params.T)}, {r.a.walk.tiled_floats_counted});
   return fig;
 }
 
@@ -249,12 +250,12 @@ class FlashPanel final : public RecomputePanel<FlashState, FlashResult> {
 
   void after_control(const Control& c) override {
     if (c.key != "step") return;
-    if (ImGui::SmallButton("\xE2\x97\x80 previous")) s_.step = std::max(0, s_.step - 1);
+    if (ImGui::SmallButton(tr("\xE2\x97\x80 previous"))) s_.step = std::max(0, s_.step - 1);
     ImGui::SameLine();
-    if (ImGui::SmallButton("next \xE2\x96\xB6")) s_.step = std::min(step_count(s_) - 1, s_.step + 1);
+    if (ImGui::SmallButton(tr("next \xE2\x96\xB6"))) s_.step = std::min(step_count(s_) - 1, s_.step + 1);
     ImGui::SameLine();
-    help_marker(
-        "One tile back or forward; the \xE2\x86\x90 and \xE2\x86\x92 keys do the same while this window has focus.");
+    help_marker(tr(
+        "One tile back or forward; the \xE2\x86\x90 and \xE2\x86\x92 keys do the same while this window has focus."));
     // Arrow keys step while this panel has focus and no widget is being edited.
     if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && !ImGui::IsAnyItemActive()) {
       if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) s_.step = std::max(0, s_.step - 1);
@@ -266,29 +267,31 @@ class FlashPanel final : public RecomputePanel<FlashState, FlashResult> {
   void draw_summary(const FlashResult& r) override {
     ImGui::Separator();
     const FlashStep& st = shown_step(r);
-    ImGui::Text("step %d: query tile %d, key tile %d%s", shown_index(r), st.q_tile, st.k_tile,
-                st.skipped ? " (masked, skipped)" : "");
-    ImGui::Text("max |tiled \xE2\x88\x92 reference| = %.3g", double(r.a.walk.max_abs_diff));
-    check_mark(r.a.walk.max_abs_diff < 1e-4f, "the tiled output equals the reference attention");
-    check_mark(r.a.walk.tiled_floats == r.a.walk.tiled_floats_counted, "traffic formula = the kernel's own count");
-    ImGui::Text("traffic: standard %.4g, tiled %.4g floats", r.a.walk.standard_floats, r.a.walk.tiled_floats);
+    ImGui::Text(tr("step %d: query tile %d, key tile %d%s"), shown_index(r), st.q_tile, st.k_tile,
+                st.skipped ? tr(" (masked, skipped)") : "");
+    ImGui::Text(tr("max |tiled \xE2\x88\x92 reference| = %.3g"), double(r.a.walk.max_abs_diff));
+    check_mark(r.a.walk.max_abs_diff < 1e-4f, tr("the tiled output equals the reference attention"));
+    check_mark(r.a.walk.tiled_floats == r.a.walk.tiled_floats_counted, tr("traffic formula = the kernel's own count"));
+
+    ImGui::Text(tr("traffic: standard %.4g, tiled %.4g floats"), r.a.walk.standard_floats, r.a.walk.tiled_floats);
   }
 
   void bind(Controls& c) override {
-    c.add_int("T", &s_.walk.T, 1, 256, "tokens T",
-              "Queries and keys of the walked head (the traffic curve goes further).", true);
-    c.add_int("D", &s_.walk.D, 1, 128, "head dim D", "Size of each query, key and value vector.", true);
-    c.add_int("tile_q", &s_.walk.tile_q, 1, 256, "query tile",
-              "Query rows loaded together; on a GPU, what one thread block keeps on chip (must be at most T).", true);
-    c.add_int("tile_k", &s_.walk.tile_k, 1, 256, "key tile",
-              "Keys (and values) streamed past the query tile at a time (must be at most T).", true);
-    c.add_bool("causal", &s_.walk.causal, "causal mask",
-               "Query i sees keys j \xE2\x89\xA4 i; fully masked tiles are skipped.");
-    c.add_int("step", &s_.step, 0, 65535, "step",
-              "Which (query tile, key tile) step the figures show, in the kernel's order.");
-    c.add_int("curve_max", &s_.curve_max, 16, 131072, "traffic curve to T",
-              "Right end of the memory-traffic curve, in tokens.", true);
-    c.add_seed(&s_.seed, "Seed of the random Q, K and V.");
+    c.add_int("T", &s_.walk.T, 1, 256, N_("tokens T"),
+              N_("Queries and keys of the walked head (the traffic curve goes further)."), true);
+    c.add_int("D", &s_.walk.D, 1, 128, N_("head dim D"), N_("Size of each query, key and value vector."), true);
+    c.add_int("tile_q", &s_.walk.tile_q, 1, 256, N_("query tile"),
+              N_("Query rows loaded together; on a GPU, what one thread block keeps on chip (must be at most T)."),
+              true);
+    c.add_int("tile_k", &s_.walk.tile_k, 1, 256, N_("key tile"),
+              N_("Keys (and values) streamed past the query tile at a time (must be at most T)."), true);
+    c.add_bool("causal", &s_.walk.causal, N_("causal mask"),
+               N_("Query i sees keys j \xE2\x89\xA4 i; fully masked tiles are skipped."));
+    c.add_int("step", &s_.step, 0, 65535, N_("step"),
+              N_("Which (query tile, key tile) step the figures show, in the kernel's order."));
+    c.add_int("curve_max", &s_.curve_max, 16, 131072, N_("traffic curve to T"),
+              N_("Right end of the memory-traffic curve, in tokens."), true);
+    c.add_seed(&s_.seed, N_("Seed of the random Q, K and V."));
   }
 };
 

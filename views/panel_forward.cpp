@@ -78,7 +78,7 @@ void ForwardPanel::adopt() {
   }
   weights_error_.clear();
   if (!r->run.ok()) {
-    input_error_ = r->run.error.empty() ? "the forward pass did not finish" : r->run.error;
+    input_error_ = r->run.error.empty() ? tr("the forward pass did not finish") : r->run.error;
     return;
   }
   input_error_ = r->run.append_error;
@@ -160,7 +160,7 @@ void ForwardPanel::draw_transport() {
   ImGui::SameLine();
   if (ImGui::Button(">|")) go_to(n - 1);
   ImGui::SameLine();
-  if (ImGui::Button(s_.play ? "pause" : "play")) {
+  if (ImGui::Button(s_.play ? tr("pause") : "play")) {
     s_.play = !s_.play;
     if (s_.play && step_ >= n - 1) go_to(0);
   }
@@ -168,14 +168,15 @@ void ForwardPanel::draw_transport() {
   ImGui::SetNextItemWidth(120 * ImGui::GetFontSize() / 15.0f);
   draw_control(*controls().find("speed"));
   ImGui::SameLine();
-  ImGui::Text("step %d / %d", step_ + 1, n);
+  ImGui::Text(tr("step %d / %d"), step_ + 1, n);
   // A layer slider instead of a button per layer: a 30-layer model stays one line. It keeps the sub-step.
   const int layers = result_ ? result_->run.config.n_layers : 0;
   if (result_ && layers > 0 && step_ < n) {
     const TraceStep& cur = result_->run.trace.steps()[static_cast<size_t>(step_)];
     int layer = std::max(cur.layer, 0);
     ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x * 0.5f, 320.0f * ImGui::GetFontSize() / 15.0f));
-    if (ImGui::SliderInt("layer", &layer, 0, layers - 1, "layer %d", ImGuiSliderFlags_AlwaysClamp)) {
+    if (ImGui::SliderInt((std::string(tr("layer")) + "###layer").c_str(), &layer, 0, layers - 1, tr("layer %d"),
+                         ImGuiSliderFlags_AlwaysClamp)) {
       const std::string sub = cur.layer >= 0 ? sub_step_name(cur.name) : "attn.probs";
       const int found = result_->run.trace.index_of("layers." + std::to_string(layer) + "." + sub);
       go_to(found >= 0 ? found : result_->run.trace.index_of("layers." + std::to_string(layer) + ".attn.probs"));
@@ -210,10 +211,11 @@ void ForwardPanel::draw_right(const DrawContext& ctx) {
 }
 
 void ForwardPanel::draw_right_body(const DrawContext& ctx) {
-  if (job_.busy() && job_progress(job_.progress(), "recomputing on a worker thread...")) job_.cancel();
-  if (job_.cancelled() && !job_.busy()) warning_text("Cancelled: showing the previous run; change a control to rerun.");
+  if (job_.busy() && job_progress(job_.progress(), tr("recomputing on a worker thread..."))) job_.cancel();
+  if (job_.cancelled() && !job_.busy())
+    warning_text(tr("Cancelled: showing the previous run; change a control to rerun."));
   if (!result_) {
-    empty_state(job_.busy() ? "Running the model..." : "Nothing to show yet: fix the messages on the left.");
+    empty_state(job_.busy() ? tr("Running the model...") : tr("Nothing to show yet: fix the messages on the left."));
     return;
   }
   draw_transport();
@@ -229,21 +231,20 @@ void ForwardPanel::draw_right_body(const DrawContext& ctx) {
   };
   const TraceStep& st = steps[static_cast<size_t>(step_)];
   if (r.run.incremental)
-    ImGui::TextDisabled(
-        "This trace is the pass of the newest token only (T = 1); the keys and values of the other "
-        "%d come from the KV cache.",
-        static_cast<int>(r.run.tokens.size()) - 1);
+    ImGui::TextDisabled(tr("This trace is the pass of the newest token only (T = 1); the keys and values of the other "
+                           "%d come from the KV cache."),
+                        static_cast<int>(r.run.tokens.size()) - 1);
   if (ImGui::BeginTabBar("views")) {
     // A scene (or --set) may pick the tab: select it once, then let clicks drive s_.tab again.
     const bool external = s_.tab != shown_tab_;
     auto tab = [&](ForwardTab id, const char* label) {
       const ImGuiTabItemFlags flags = external && s_.tab == id ? ImGuiTabItemFlags_SetSelected : 0;
-      if (!ImGui::BeginTabItem(label, nullptr, flags)) return false;
+      if (!ImGui::BeginTabItem((std::string(tr(label)) + "###" + label).c_str(), nullptr, flags)) return false;
       if (!external) s_.tab = id;
       return true;
     };
-    if (tab(ForwardTab::Step, "Step")) {
-      if (st.layer >= 0) ImGui::Text("Layer %d of %d", st.layer, r.run.config.n_layers);
+    if (tab(ForwardTab::Step, N_("Step"))) {
+      if (st.layer >= 0) ImGui::Text(tr("Layer %d of %d"), st.layer, r.run.config.n_layers);
       draw_block_diagram(r.run.config, st.name, ctx);
       draw_step_header(r, step_);
       const plot::Figure& fig =
@@ -251,34 +252,34 @@ void ForwardPanel::draw_right_body(const DrawContext& ctx) {
       plot::draw_figure(fig, ctx, "forward", fill(fig));
       ImGui::EndTabItem();
     }
-    if (tab(ForwardTab::Strip, "Strip")) {
+    if (tab(ForwardTab::Strip, N_("Strip"))) {
       draw_control(*controls().find("strip_layer"));
       const int layer = std::clamp(s_.strip_layer, 0, std::max(r.run.config.n_layers - 1, 0));
       if (layer != s_.strip_layer)
-        ImGui::TextDisabled("(showing layer %d: the model has %d)", layer, r.run.config.n_layers);
+        ImGui::TextDisabled(tr("(showing layer %d: the model has %d)"), layer, r.run.config.n_layers);
       plot::draw_figure(shown_strip_.get({result_, layer}, [&] { return std::vector{strip_figure(r, layer)}; })[0], ctx,
                         "forward");
       ImGui::EndTabItem();
     }
-    if (tab(ForwardTab::Residual, "Residual stream")) {
+    if (tab(ForwardTab::Residual, N_("Residual stream"))) {
       plot::draw_figure(
           shown_residual_.get({result_, step_}, [&] { return std::vector{residual_figure(r, step_)}; })[0], ctx,
           "forward");
       ImGui::EndTabItem();
     }
-    if (tab(ForwardTab::Next, "Next token")) {
+    if (tab(ForwardTab::Next, N_("Next token"))) {
       draw_next_token(ctx);
       ImGui::EndTabItem();
     }
-    if (tab(ForwardTab::Lens, "Logit lens")) {
+    if (tab(ForwardTab::Lens, N_("Logit lens"))) {
       if (r.run.incremental)
-        ImGui::TextDisabled("The lens reads the newest pass: after an append, only the appended token.");
+        ImGui::TextDisabled(tr("The lens reads the newest pass: after an append, only the appended token."));
       if (!r.lens_error.empty()) warning_text(r.lens_error.c_str());
       const plot::Figure& fig = shown_lens_.get(result_, [&] { return std::vector{lens_figure(r)}; })[0];
       plot::draw_figure(fig, ctx, "forward", fill(fig));
       ImGui::EndTabItem();
     }
-    if (tab(ForwardTab::Params, "Parameters")) {
+    if (tab(ForwardTab::Params, N_("Parameters"))) {
       draw_parameter_tables(r.run.config);
       plot::draw_figure(shown_params_.get(result_, [&] { return std::vector{params_figure(r.run.config)}; })[0], ctx,
                         "forward");
@@ -287,7 +288,7 @@ void ForwardPanel::draw_right_body(const DrawContext& ctx) {
     shown_tab_ = s_.tab;
     ImGui::EndTabBar();
   }
-  ImGui::TextDisabled("computed in %.1f ms", r.seconds * 1e3);
+  ImGui::TextDisabled(tr("computed in %.1f ms"), r.seconds * 1e3);
 }
 
 TW_REGISTER_PANEL(ForwardPanel);

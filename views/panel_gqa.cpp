@@ -20,9 +20,9 @@ namespace tw {
 
 namespace {
 
-const PanelInfo kInfo = {"gqa", "GQA / MQA head sharing", "Attention",
-                         "Grouped-query attention: which KV head each query head reads, KV-cache memory, MHA to GQA "
-                         "conversion"};
+const PanelInfo kInfo = {"gqa", N_("GQA / MQA head sharing"), N_("Attention"),
+                         N_("Grouped-query attention: which KV head each query head reads, KV-cache memory, MHA to GQA "
+                            "conversion")};
 
 // [SECTION] state
 
@@ -90,14 +90,13 @@ uint32_t group_color(int g) {
 // [SECTION] figures
 
 plot::Figure mapping_figure(const GqaParams& p, const GqaAnalysis& r) {
-  plot::Figure fig("mapping", "Query heads grouped by the KV head they read");
-  fig.note = std::to_string(p.n_heads) + " query heads, " + std::to_string(p.n_kv_heads) +
-             " KV heads: n_rep = " + std::to_string(r.n_rep) + ", query head h reads KV head h / " +
-             std::to_string(r.n_rep);
+  plot::Figure fig("mapping", tr("Query heads grouped by the KV head they read"));
+  fig.note = subst(tr("{0} query heads, {1} KV heads: $n_{rep}$ = {2}, query head $h$ reads KV head $h / {2}$"),
+                   {std::to_string(p.n_heads), std::to_string(p.n_kv_heads), std::to_string(r.n_rep)});
   plot::Axes& ax = fig.axes();
   ax.flags |= plot::AxesFlags_NoGrid | plot::AxesFlags_NoLegend;
   ax.y.hide = true;
-  ax.setup("head index", "", "", "");
+  ax.setup(tr("head index"), "", "", "");
   ax.set_y_range(-0.45, 1.45);
   const double H = p.n_heads;
   for (int g = 0; g < p.n_kv_heads; ++g) {
@@ -116,8 +115,8 @@ plot::Figure mapping_figure(const GqaParams& p, const GqaAnalysis& r) {
     k.color = group_color(g);
     k.width = 3;
   }
-  ax.text("query heads", -0.5, 1.3).align_y = 0.5f;
-  ax.text("KV heads", -0.5, -0.3).align_y = 0.5f;
+  ax.text(tr("query heads"), -0.5, 1.3).align_y = 0.5f;
+  ax.text(tr("KV heads"), -0.5, -0.3).align_y = 0.5f;
   ax.set_x_range(-1, std::max(H, 2.0));
   plot::Table& t = fig.table;
   t.header = {"query_head", "kv_head"};
@@ -127,15 +126,14 @@ plot::Figure mapping_figure(const GqaParams& p, const GqaAnalysis& r) {
 }
 
 plot::Figure kvcache_figure(const GqaParams& p, const GqaAnalysis& r) {
-  plot::Figure fig("kvcache", "KV-cache size against sequence length");
+  plot::Figure fig("kvcache", tr("KV-cache size against sequence length"));
   const double gib = 1024.0 * 1024.0 * 1024.0;
-  fig.note = "at " + std::to_string(p.seq_len) + " tokens: MHA " + fmt("%.3g", r.bytes_mha_at / gib) + " GiB, this " +
-             fmt("%.3g", r.bytes_gqa_at / gib) + " GiB, MQA " + fmt("%.3g", r.bytes_mqa_at / gib) +
-             " GiB (2\xC2\xB7layers\xC2\xB7kv_heads\xC2\xB7head_dim\xC2\xB7seq\xC2\xB7"
-             "batch\xC2\xB7"
-             "bytes)";
+  fig.note = subst(tr("at {0} tokens: MHA {1} GiB, this {2} GiB, MQA {3} GiB "
+                      "($2\\cdot layers\\cdot kv\\_heads\\cdot head\\_dim\\cdot seq\\cdot batch\\cdot bytes$)"),
+                   {std::to_string(p.seq_len), fmt("%.3g", r.bytes_mha_at / gib), fmt("%.3g", r.bytes_gqa_at / gib),
+                    fmt("%.3g", r.bytes_mqa_at / gib)});
   plot::Axes& ax = fig.axes();
-  ax.setup("sequence length", "tokens", "KV cache", "GiB");
+  ax.setup(tr("sequence length"), tr("tokens"), tr("KV cache"), "GiB");
   std::vector<double> xs, mha, gqa, mqa;
   for (size_t i = 0; i < r.seq_len.size(); ++i) {
     xs.push_back(r.seq_len[i]);
@@ -143,8 +141,8 @@ plot::Figure kvcache_figure(const GqaParams& p, const GqaAnalysis& r) {
     gqa.push_back(r.bytes_gqa[i] / gib);
     mqa.push_back(r.bytes_mqa[i] / gib);
   }
-  ax.line("MHA (" + std::to_string(p.n_heads) + " KV heads)", xs, mha);
-  ax.line("current (" + std::to_string(p.n_kv_heads) + ")", xs, gqa).width = 2.5f;
+  ax.line(subst(tr("MHA ({0} KV heads)"), {std::to_string(p.n_heads)}), xs, mha);
+  ax.line(subst(tr("current ({0})"), {std::to_string(p.n_kv_heads)}), xs, gqa).width = 2.5f;
   ax.line("MQA (1)", xs, mqa);
   plot::Table& t = fig.table;
   t.header = {"seq_len", "bytes_mha", "bytes_gqa", "bytes_mqa"};
@@ -155,51 +153,54 @@ plot::Figure kvcache_figure(const GqaParams& p, const GqaAnalysis& r) {
 }
 
 plot::Figure params_figure(const GqaParams& p, const GqaAnalysis& r) {
-  plot::Figure fig("params", "Attention projection weights per layer");
+  plot::Figure fig("params", tr("Attention projection weights per layer"));
   const int C = p.hidden > 0 ? p.hidden : p.n_heads * p.head_dim;
-  fig.note = "model dim C = " + std::to_string(C) + "; total per layer: MHA " + fmt("%.4g", r.proj_mha.total() / 1e6) +
-             " M, this " + fmt("%.4g", r.proj_gqa.total() / 1e6) + " M, MQA " + fmt("%.4g", r.proj_mqa.total() / 1e6) +
-             " M";
+  fig.note = subst(tr("model dim $C$ = {0}; total per layer: MHA {1} M, this {2} M, MQA {3} M"),
+                   {std::to_string(C), fmt("%.4g", r.proj_mha.total() / 1e6), fmt("%.4g", r.proj_gqa.total() / 1e6),
+                    fmt("%.4g", r.proj_mqa.total() / 1e6)});
   plot::Axes& ax = fig.axes();
-  ax.setup("projection", "", "weights", "millions");
+  ax.setup(tr("projection"), "", tr("weights"), tr("millions")).csv_columns("projection", "weights [millions]");
   auto col = [](const ProjectionParams& c) { return std::vector<double>{c.q / 1e6, c.k / 1e6, c.v / 1e6, c.o / 1e6}; };
-  ax.bars({"q_proj", "k_proj", "v_proj", "o_proj"}, {"MHA", "current", "MQA"},
+  ax.bars({"q_proj", "k_proj", "v_proj", "o_proj"}, {"MHA", tr("current"), "MQA"},
           {col(r.proj_mha), col(r.proj_gqa), col(r.proj_mqa)});
   return fig;
 }
 
 plot::Figure conversion_figure(const GqaParams& p, const GqaAnalysis& r) {
-  plot::Figure fig("conversion", "MHA \xE2\x86\x92 GQA by mean-pooling K/V heads: output error");
-  fig.note = "toy layer: " + std::to_string(p.toy_tokens) + " tokens, head_dim " + std::to_string(p.toy_head_dim) +
-             ", causal; head similarity \xCF\x81 = " + fmt("%.2f", p.head_similarity) +
-             " (uptraining would recover much of it)";
+  plot::Figure fig("conversion", tr("MHA \xE2\x86\x92 GQA by mean-pooling K/V heads: output error"));
+  fig.note = subst(tr("toy layer: {0} tokens, head_dim {1}, causal; head similarity $\\rho$ = {2} (uptraining would "
+                      "recover much of it)"),
+                   {std::to_string(p.toy_tokens), std::to_string(p.toy_head_dim), fmt("%.2f", p.head_similarity)});
   plot::Axes& ax = fig.axes();
   ax.setup("n_kv_heads", "", "\xE2\x80\x96O_gqa \xE2\x88\x92 O_mha\xE2\x80\x96 / \xE2\x80\x96O_mha\xE2\x80\x96", "");
   ax.flags |= plot::AxesFlags_NoLegend;
   std::vector<double> xs(r.conversion_kv.begin(), r.conversion_kv.end());
-  ax.line("relative error", xs, r.conversion_error).style = plot::LineStyle::LineAndMarkers;
+  ax.line(tr("relative error"), xs, r.conversion_error).style = plot::LineStyle::LineAndMarkers;
   if (xs.size() > 1) ax.x.scale = plot::Scale::Log10;
-  ax.vline("current " + std::to_string(p.n_kv_heads), p.n_kv_heads);
+  ax.vline(subst(tr("current {0}"), {std::to_string(p.n_kv_heads)}), p.n_kv_heads);
   return fig;
 }
 
 plot::Figure group_figure(const GqaParams& p, const GqaAnalysis& r) {
-  plot::Figure fig("group-maps", "Attention maps of group " + std::to_string(p.group) + " (same K, V; own Q)");
+  plot::Figure fig("group-maps",
+                   subst(tr("Attention maps of group {0} (same $K$, $V$; own $Q$)"), {std::to_string(p.group)}));
   const int T = p.toy_tokens;
   const int shown = std::min<int>(static_cast<int>(r.group_heads.size()), 8);
-  fig.note = "KV head " + std::to_string(p.group) + " is read by query heads " + std::to_string(r.group_heads.front()) +
-             "\xE2\x80\x93" + std::to_string(r.group_heads.back()) +
-             (shown < static_cast<int>(r.group_heads.size()) ? "; the first 8 are shown" : "");
+  fig.note =
+      subst(shown < static_cast<int>(r.group_heads.size())
+                ? tr("KV head {0} is read by query heads {1}\xE2\x80\x93{2}; the first 8 are shown")
+                : tr("KV head {0} is read by query heads {1}\xE2\x80\x93{2}"),
+            {std::to_string(p.group), std::to_string(r.group_heads.front()), std::to_string(r.group_heads.back())});
   fig.grid_cols = std::min(shown, 4);
   fig.shared_colorbar = true;  // probabilities, all on [0, 1]
   plot::HeatmapOptions opt;
   opt.colormap = plot::Colormap::Viridis;
   opt.vmin = 0;
   opt.vmax = 1;
-  opt.value_label = "probability";
+  opt.value_label = tr("probability");
   for (int i = 0; i < shown; ++i) {
-    plot::Axes& ax = fig.add_axes("query head " + std::to_string(r.group_heads[static_cast<size_t>(i)]));
-    ax.setup("key j", "", "query i", "");
+    plot::Axes& ax = fig.add_axes(subst(tr("query head {0}"), {std::to_string(r.group_heads[static_cast<size_t>(i)])}));
+    ax.setup(tr("key $j$"), "", tr("query $i$"), "");
     ax.heatmap("P", r.group_probs.data() + static_cast<Eigen::Index>(i) * T * T, T, T, opt);
   }
   return fig;
@@ -229,45 +230,48 @@ class GqaPanel final : public RecomputePanel<GqaState, GqaResult> {
     ImGui::SameLine();
     if (ImGui::SmallButton("MQA")) s_.n_kv_heads = 1;
     ImGui::SameLine();
-    help_marker("MHA: one KV head per query head. GQA: groups of about 4 query heads. MQA: a single KV head.");
+    help_marker(tr("MHA: one KV head per query head. GQA: groups of about 4 query heads. MQA: a single KV head."));
     const int snapped = snap_kv(std::max(1, s_.n_heads), s_.n_kv_heads);
     if (snapped != s_.n_kv_heads)
-      warning_text(("n_kv_heads must divide n_heads: using " + std::to_string(snapped)).c_str());
+      warning_text(subst(tr("n_kv_heads must divide n_heads: using {0}"), {std::to_string(snapped)}).c_str());
   }
   void draw_summary(const GqaResult& r) override {
     ImGui::Separator();
     if (s_.model != 0) {
       const GqaModelPreset& m = gqa_model_presets()[static_cast<size_t>(s_.model - 1)];
-      ImGui::TextWrapped("%s: %d layers, %d heads, %d KV heads, head_dim %d, hidden %d", m.name, m.layers, m.n_heads,
-                         m.n_kv_heads, m.head_dim, m.hidden);
-      ImGui::TextDisabled("source: %s", m.source);
+      ImGui::TextWrapped(tr("%s: %d layers, %d heads, %d KV heads, head_dim %d, hidden %d"), m.name, m.layers,
+                         m.n_heads, m.n_kv_heads, m.head_dim, m.hidden);
+      ImGui::TextDisabled(tr("source: %s"), m.source);
     }
-    ImGui::Text("n_rep = %d query heads per KV head", r.a.n_rep);
-    check_mark(r.a.conversion_error.back() == 0.0, "KV = H: pooling changes nothing (GQA = MHA)");
-    if (r.params.group != s_.group) warning_text(("group clamped to " + std::to_string(r.params.group)).c_str());
+    ImGui::Text(tr("n_rep = %d query heads per KV head"), r.a.n_rep);
+    check_mark(r.a.conversion_error.back() == 0.0, tr("KV = H: pooling changes nothing (GQA = MHA)"));
+    if (r.params.group != s_.group)
+      warning_text(subst(tr("group clamped to {0}"), {std::to_string(r.params.group)}).c_str());
   }
   void bind(Controls& c) override {
-    std::vector<std::string> models = {"custom"};
+    std::vector<std::string> models = {N_("custom")};
     for (const GqaModelPreset& m : gqa_model_presets()) models.push_back(m.name);
-    c.add_enum("model", &s_.model, models, "model",
-               "A real model's attention shape from its Hugging Face config.json, or custom to use the sliders.");
-    c.add_int("n_heads", &s_.n_heads, 1, 128, "n_heads H", "Number of query heads.");
-    c.add_int("n_kv_heads", &s_.n_kv_heads, 1, 128, "n_kv_heads",
-              "Number of key/value heads; it must divide n_heads, so other values snap down to a divisor.");
-    c.add_int("head_dim", &s_.head_dim, 1, 512, "head_dim D", "Size of each head's key and value vectors.", true);
-    c.add_int("layers", &s_.layers, 1, 128, "layers", "Transformer layers; each keeps its own KV cache.");
-    c.add_int("seq_len", &s_.seq_len, 1, 1048576, "sequence length",
-              "Tokens held in the cache (the right end of the memory plot).", true);
-    c.add_int("batch", &s_.batch, 1, 512, "batch", "Sequences decoded at once; the cache grows linearly with it.",
+    c.add_enum("model", &s_.model, models, N_("model"),
+               N_("A real model's attention shape from its Hugging Face config.json, or custom to use the sliders."));
+    c.add_int("n_heads", &s_.n_heads, 1, 128, N_("n_heads H"), N_("Number of query heads."));
+    c.add_int("n_kv_heads", &s_.n_kv_heads, 1, 128, N_("n_kv_heads"),
+              N_("Number of key/value heads; it must divide n_heads, so other values snap down to a divisor."));
+    c.add_int("head_dim", &s_.head_dim, 1, 512, N_("head_dim D"), N_("Size of each head's key and value vectors."),
               true);
-    c.add_int("bytes_per_value", &s_.bytes_per_value, 1, 4, "bytes per value",
-              "Storage per cached number: 2 for fp16/bf16, 4 for fp32, 1 for int8.");
-    c.add_float("head_similarity", &s_.head_similarity, 0.0f, 1.0f, "head similarity \xCF\x81",
-                "Toy layer: 0 gives independent K/V heads, 1 identical ones (which pool without loss).", false, "%.2f");
-    c.add_int("group", &s_.group, 0, 127, "group", "Which KV group's query heads the attention maps show.");
-    c.add_int("toy_tokens", &s_.toy_tokens, 2, 64, "toy tokens",
-              "Sequence length of the toy layer behind the error and the maps.");
-    c.add_seed(&s_.seed, "Seed of the toy layer's input and weights.");
+    c.add_int("layers", &s_.layers, 1, 128, N_("layers"), N_("Transformer layers; each keeps its own KV cache."));
+    c.add_int("seq_len", &s_.seq_len, 1, 1048576, N_("sequence length"),
+              N_("Tokens held in the cache (the right end of the memory plot)."), true);
+    c.add_int("batch", &s_.batch, 1, 512, N_("batch"),
+              N_("Sequences decoded at once; the cache grows linearly with it."), true);
+    c.add_int("bytes_per_value", &s_.bytes_per_value, 1, 4, N_("bytes per value"),
+              N_("Storage per cached number: 2 for fp16/bf16, 4 for fp32, 1 for int8."));
+    c.add_float("head_similarity", &s_.head_similarity, 0.0f, 1.0f, N_("head similarity \xCF\x81"),
+                N_("Toy layer: 0 gives independent K/V heads, 1 identical ones (which pool without loss)."), false,
+                "%.2f");
+    c.add_int("group", &s_.group, 0, 127, N_("group"), N_("Which KV group's query heads the attention maps show."));
+    c.add_int("toy_tokens", &s_.toy_tokens, 2, 64, N_("toy tokens"),
+              N_("Sequence length of the toy layer behind the error and the maps."));
+    c.add_seed(&s_.seed, N_("Seed of the toy layer's input and weights."));
   }
 
  private:

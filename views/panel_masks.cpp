@@ -22,8 +22,8 @@ namespace tw {
 namespace {
 
 const PanelInfo kInfo = {
-    "masks", "Attention masks", "Attention",
-    "Causal, prefix-LM, sliding-window, padding, packing, dilated and global masks; receptive fields"};
+    "masks", N_("Attention masks"), N_("Attention"),
+    N_("Causal, prefix-LM, sliding-window, padding, packing, dilated and global masks; receptive fields")};
 
 // [SECTION] state
 
@@ -84,12 +84,20 @@ ResultPtr compute(const MasksState& s, Progress& progress) {
 
 // [SECTION] figures
 
+// A mask term as the reader sees it: its kind in the interface language, then its parameters ("sliding window (W=8)").
+std::string term_name(const MaskTerm& t) {
+  const std::string_view kind = mask_kind_name(t.kind);
+  return tr(mask_kind_name(t.kind)) + mask_term_name(t).substr(kind.size());
+}
+
 plot::Figure mask_figure(const MasksResult& r) {
   const MaskAnalysis& a = r.mask;
-  plot::Figure fig("mask", "Mask: allowed (1) / blocked (0)");
-  for (size_t k = 0; k < r.terms.size(); ++k) fig.note += (k ? " AND " : "terms: ") + mask_term_name(r.terms[k]);
+  plot::Figure fig("mask", tr("Mask: allowed (1) / blocked (0)"));
+  for (size_t k = 0; k < r.terms.size(); ++k)
+    fig.note += std::string(k ? tr(" AND ") : tr("terms: ")) + term_name(r.terms[k]);
+
   plot::Axes& ax = fig.axes();
-  ax.setup("key position j", "", "query position i", "");
+  ax.setup(tr("key position $j$"), "", tr("query position $i$"), "");
   std::vector<double> v(static_cast<size_t>(a.T) * a.T);
   for (int i = 0; i < a.T; ++i)
     for (int j = 0; j < a.T; ++j) v[static_cast<size_t>(i) * a.T + j] = a.allowed(i, j) ? 1.0 : 0.0;
@@ -97,9 +105,9 @@ plot::Figure mask_figure(const MasksResult& r) {
   o.colormap = plot::Colormap::Viridis;
   o.vmin = 0;
   o.vmax = 1;
-  o.value_label = "mask";
-  o.levels = {"blocked", "allowed"};  // two colours, no continuous scale: a mask has no in-between
-  ax.heatmap("mask", v.data(), a.T, a.T, o);
+  o.value_label = tr("mask");
+  o.levels = {tr("blocked"), tr("allowed")};  // two colours, no continuous scale: a mask has no in-between
+  ax.heatmap(tr("mask"), v.data(), a.T, a.T, o);
   // CSV masks-mask: T rows × T columns of 0/1, row = query; the header names the key positions.
   plot::Table& t = fig.table;
   for (int j = 0; j < a.T; ++j) t.header.push_back(std::to_string(j));
@@ -113,15 +121,14 @@ plot::Figure mask_figure(const MasksResult& r) {
 
 plot::Figure visible_figure(const MasksResult& r) {
   const MaskAnalysis& a = r.mask;
-  char title[128];
-  std::snprintf(title, sizeof title, "Visible keys per query (%.1f%% of the T\xC3\x97T scores computed)",
-                100.0 * a.fraction_computed);
-  plot::Figure fig("visible", title);
+  // xgettext:no-c-format
+  plot::Figure fig("visible", subst(tr("Visible keys per query ({0}% of the $T\\times T$ scores computed)"),
+                                    {plot::fmt("%.1f", 100.0 * a.fraction_computed)}));
   plot::Axes& ax = fig.axes();
-  ax.setup("query position i", "", "visible keys", "");
+  ax.setup(tr("query position $i$"), "", tr("visible keys"), "");
   std::vector<double> q, n;
   for (int i = 0; i < a.T; ++i) q.push_back(i), n.push_back(a.visible_keys[i]);
-  ax.line("visible keys", q, n).style = plot::LineStyle::LineAndMarkers;
+  ax.line(tr("visible keys"), q, n).style = plot::LineStyle::LineAndMarkers;
   ax.set_y_range(0, a.T);
   ax.flags |= plot::AxesFlags_NoLegend;
   plot::Table& t = fig.table;
@@ -132,11 +139,12 @@ plot::Figure visible_figure(const MasksResult& r) {
 
 plot::Figure receptive_figure(const MasksResult& r) {
   const ReceptiveField& f = r.field;
-  plot::Figure fig("receptive", "Receptive field through stacked layers");
-  fig.note = r.state.global_every > 0 ? "full attention every " + std::to_string(r.state.global_every) + " layers"
-                                      : "every layer uses the mask above";
+  plot::Figure fig("receptive", tr("Receptive field through stacked layers"));
+  fig.note = r.state.global_every > 0
+                 ? subst(tr("full attention every {0} layers"), {std::to_string(r.state.global_every)})
+                 : std::string(tr("every layer uses the mask above"));
   plot::Axes& ax = fig.axes();
-  ax.setup("layer", "", "positions", "");
+  ax.setup(tr("layer"), "", tr("positions"), "");
   std::vector<double> l, reach, mean, gl, gy;
   for (size_t k = 0; k < f.last_query_reach.size(); ++k) {
     l.push_back(double(k + 1));
@@ -144,9 +152,9 @@ plot::Figure receptive_figure(const MasksResult& r) {
     mean.push_back(f.mean_count[k]);
     if (f.layer_global[k]) gl.push_back(double(k + 1)), gy.push_back(f.last_query_reach[k]);
   }
-  ax.line("last query reach", l, reach).style = plot::LineStyle::LineAndMarkers;
-  ax.line("mean positions heard", l, mean).style = plot::LineStyle::LineAndMarkers;
-  if (!gl.empty()) ax.scatter("full-attention layer", gl, gy);
+  ax.line(tr("last query reach"), l, reach).style = plot::LineStyle::LineAndMarkers;
+  ax.line(tr("mean positions heard"), l, mean).style = plot::LineStyle::LineAndMarkers;
+  if (!gl.empty()) ax.scatter(tr("full-attention layer"), gl, gy);
   ax.set_y_range(0, r.state.T);
   ax.flags |= plot::AxesFlags_LegendOutside;
   plot::Table& t = fig.table;
@@ -159,10 +167,10 @@ plot::Figure receptive_figure(const MasksResult& r) {
 
 plot::Figure uniform_figure(const MasksResult& r) {
   const MaskAnalysis& a = r.mask;
-  plot::Figure fig("uniform", "Attention probabilities when every score is equal");
-  fig.note = "1 / (visible keys) on allowed cells; grey = masked; an empty row is all zeros";
+  plot::Figure fig("uniform", tr("Attention probabilities when every score is equal"));
+  fig.note = tr("1 / (visible keys) on allowed cells; grey = masked; an empty row is all zeros");
   plot::Axes& ax = fig.axes();
-  ax.setup("key position j", "", "query position i", "");
+  ax.setup(tr("key position $j$"), "", tr("query position $i$"), "").csv_columns("key position j", "query position i");
   std::vector<double> v(static_cast<size_t>(a.T) * a.T);
   for (int i = 0; i < a.T; ++i)
     for (int j = 0; j < a.T; ++j)
@@ -170,7 +178,7 @@ plot::Figure uniform_figure(const MasksResult& r) {
   plot::HeatmapOptions o;
   o.colormap = plot::Colormap::Viridis;
   o.vmin = 0;
-  o.value_label = "probability";
+  o.value_label = tr("probability");
   ax.heatmap("P", v.data(), a.T, a.T, o);
   return fig;
 }
@@ -187,7 +195,7 @@ class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
                        {compute, error_of, {mask_figure, visible_figure, receptive_figure, uniform_figure}, quick}) {
     controls_width_ = 340;
     item_width_ = 140;
-    computing_text_ = "Computing the first mask...";
+    computing_text_ = N_("Computing the first mask...");
   }
 
  protected:
@@ -199,29 +207,31 @@ class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
   }
 
   void bind(Controls& c) override {
-    c.add_int("T", &s_.T, 4, 512, "T", "Sequence length: number of query and key positions.", true);
-    c.add_enum("base", &s_.base, {"causal", "bidirectional", "prefix-LM"}, "base term",
-               "causal: j \xE2\x89\xA4 i (decoders); bidirectional: every key (encoders); prefix-LM: causal except a "
-               "bidirectional prefix.");
-    c.add_int("prefix", &s_.prefix, 0, 512, "prefix P", "Prefix-LM: the first P tokens attend to each other freely.");
-    c.add_bool("window", &s_.window, "sliding window", "Add the term 0 \xE2\x89\xA4 i - j < W.");
-    c.add_int("window_size", &s_.window_size, 1, 512, "window W", "Keys a query sees, counting itself.", true);
-    c.add_bool("padding", &s_.padding, "padding", "Add a term hiding pad tokens from every query.");
-    c.add_int("pad_count", &s_.pad_count, 0, 512, "pad tokens", "How many positions are padding.");
-    c.add_enum("pad_side", &s_.pad_side, {"left", "right"}, "pad side",
-               "Left padding puts pads first (batched generation); right padding puts them last.");
-    c.add_bool("documents", &s_.documents, "document packing",
-               "Add a block-diagonal causal term: packed documents never see each other.");
-    c.add_int_list("doc_lengths", &s_.doc_lengths, 1, 512, 32, "document lengths",
-                   "Lengths of the packed documents in order, e.g. 8, 6, 10; positions past them form one more.");
-    c.add_bool("dilated", &s_.dilated, "dilated", "Add the term (i - j) mod s = 0: every s-th key.");
-    c.add_int("stride", &s_.stride, 1, 64, "stride s", "Dilation stride.");
-    c.add_bool("global", &s_.global, "global/sink tokens",
-               "The first G tokens see and are seen by everyone, overriding the window and dilation terms.");
-    c.add_int("global_count", &s_.global_count, 0, 512, "global tokens G", "Number of global/sink tokens.");
-    c.add_int("layers", &s_.layers, 1, 64, "layers L", "Stacked attention layers for the receptive-field figure.");
-    c.add_int("global_every", &s_.global_every, 0, 16, "full attention every k",
-              "Layer l uses full attention (no window or dilation) when l is a multiple of k; 0 = never.");
+    c.add_int("T", &s_.T, 4, 512, "T", N_("Sequence length: number of query and key positions."), true);
+    c.add_enum("base", &s_.base, {N_("causal"), N_("bidirectional"), N_("prefix-LM")}, N_("base term"),
+               N_("causal: $j \\le i$ (decoders); bidirectional: every key (encoders); prefix-LM: causal except a "
+                  "bidirectional prefix."));
+    c.add_int("prefix", &s_.prefix, 0, 512, N_("prefix P"),
+              N_("Prefix-LM: the first P tokens attend to each other freely."));
+    c.add_bool("window", &s_.window, N_("sliding window"), N_("Add the term $0 \\le i - j < W$."));
+    c.add_int("window_size", &s_.window_size, 1, 512, N_("window W"), N_("Keys a query sees, counting itself."), true);
+    c.add_bool("padding", &s_.padding, N_("padding"), N_("Add a term hiding pad tokens from every query."));
+    c.add_int("pad_count", &s_.pad_count, 0, 512, N_("pad tokens"), N_("How many positions are padding."));
+    c.add_enum("pad_side", &s_.pad_side, {N_("left"), N_("right")}, N_("pad side"),
+               N_("Left padding puts pads first (batched generation); right padding puts them last."));
+    c.add_bool("documents", &s_.documents, N_("document packing"),
+               N_("Add a block-diagonal causal term: packed documents never see each other."));
+    c.add_int_list("doc_lengths", &s_.doc_lengths, 1, 512, 32, N_("document lengths"),
+                   N_("Lengths of the packed documents in order, e.g. 8, 6, 10; positions past them form one more."));
+    c.add_bool("dilated", &s_.dilated, N_("dilated"), N_("Add the term $(i - j) \\bmod s = 0$: every $s$-th key."));
+    c.add_int("stride", &s_.stride, 1, 64, N_("stride s"), N_("Dilation stride."));
+    c.add_bool("global", &s_.global, N_("global/sink tokens"),
+               N_("The first G tokens see and are seen by everyone, overriding the window and dilation terms."));
+    c.add_int("global_count", &s_.global_count, 0, 512, N_("global tokens G"), N_("Number of global/sink tokens."));
+    c.add_int("layers", &s_.layers, 1, 64, N_("layers L"),
+              N_("Stacked attention layers for the receptive-field figure."));
+    c.add_int("global_every", &s_.global_every, 0, 16, N_("full attention every k"),
+              N_("Layer l uses full attention (no window or dilation) when l is a multiple of k; 0 = never."));
   }
 
  private:
@@ -238,7 +248,7 @@ class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
     ImGui::SetNextItemWidth(140 * ctx.dpi_scale);
     draw_control(*controls().find("T"));
     ImGui::Separator();
-    ImGui::TextUnformatted("Mask terms (combined with AND)");
+    ImGui::TextUnformatted(tr("Mask terms (combined with AND)"));
     ImGui::SetNextItemWidth(140 * ctx.dpi_scale);
     draw_control(*controls().find("base"));
     if (s_.base == MaskBase::PrefixLM) draw_param("prefix", ctx);
@@ -247,35 +257,35 @@ class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
       const char* name;
       std::vector<const char*> params;
     };
-    const Optional optional[] = {{&s_.window, "sliding window", {"window_size"}},
-                                 {&s_.padding, "padding", {"pad_count", "pad_side"}},
-                                 {&s_.documents, "document packing", {"doc_lengths"}},
-                                 {&s_.dilated, "dilated", {"stride"}},
-                                 {&s_.global, "global/sink tokens", {"global_count"}}};
+    const Optional optional[] = {{&s_.window, N_("sliding window"), {"window_size"}},
+                                 {&s_.padding, N_("padding"), {"pad_count", "pad_side"}},
+                                 {&s_.documents, N_("document packing"), {"doc_lengths"}},
+                                 {&s_.dilated, N_("dilated"), {"stride"}},
+                                 {&s_.global, N_("global/sink tokens"), {"global_count"}}};
     for (const Optional& o : optional) {
       if (!*o.on) continue;
       ImGui::PushID(o.name);
       if (ImGui::SmallButton("x")) *o.on = false;
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("Remove this term");
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip(tr("Remove this term"));
       ImGui::SameLine();
-      ImGui::TextUnformatted(o.name);
+      ImGui::TextUnformatted(tr(o.name));
       for (const char* p : o.params) draw_param(p, ctx);
       ImGui::PopID();
     }
     ImGui::SetNextItemWidth(140 * ctx.dpi_scale);
-    if (ImGui::BeginCombo("##add", "add a term...")) {
+    if (ImGui::BeginCombo("##add", tr("add a term..."))) {
       for (const Optional& o : optional)
-        if (!*o.on && ImGui::Selectable(o.name)) *o.on = true;
+        if (!*o.on && ImGui::Selectable((std::string(tr(o.name)) + "###" + o.name).c_str())) *o.on = true;
       ImGui::EndCombo();
     }
-    help_marker("Adds one more term to the AND-list; remove a term with its x button.");
+    help_marker(tr("Adds one more term to the AND-list; remove a term with its x button."));
     ImGui::Separator();
-    ImGui::TextUnformatted("Stacked layers");
+    ImGui::TextUnformatted(tr("Stacked layers"));
     ImGui::SetNextItemWidth(140 * ctx.dpi_scale);
     draw_control(*controls().find("layers"));
     ImGui::SetNextItemWidth(140 * ctx.dpi_scale);
     draw_control(*controls().find("global_every"));
-    ImGui::TextUnformatted("Presets (set k; windows are the models' own):");
+    ImGui::TextUnformatted(tr("Presets (set k; windows are the models' own):"));
     for (const InterleavePreset& p : interleave_presets()) {
       if (ImGui::SmallButton(p.name)) s_.global_every = p.global_period;
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", p.source);
@@ -293,8 +303,8 @@ class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
         rows += std::to_string(r.mask.empty_rows[k]);
       }
       if (r.mask.empty_rows.size() > 40) rows += ", ...";
-      warning_text(("Query rows with no visible key (" + std::to_string(r.mask.empty_rows.size()) + "): " + rows +
-                    ". Their attention output is zeros, not NaN.")
+      warning_text(subst(tr("Query rows with no visible key ({0}): {1}. Their attention output is zeros, not NaN."),
+                         {std::to_string(r.mask.empty_rows.size()), rows})
                        .c_str());
     }
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
@@ -333,9 +343,10 @@ class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
     if (i < 0 || j < 0 || i >= r.mask.T || j >= r.mask.T) return;
     const int tag = r.mask.blocked_by[static_cast<size_t>(i) * r.mask.T + j];
     if (tag < 0)
-      ImGui::SetTooltip("query i = %d, key j = %d\nallowed", i, j);
+      ImGui::SetTooltip(tr("query i = %d, key j = %d\nallowed"), i, j);
     else
-      ImGui::SetTooltip("query i = %d, key j = %d\nblocked by %s", i, j, mask_term_name(r.terms[tag]).c_str());
+      ImGui::SetTooltip(tr("query i = %d, key j = %d\nblocked by %s"), i, j,
+                        term_name(r.terms[static_cast<size_t>(tag)]).c_str());
   }
 };
 

@@ -22,9 +22,9 @@ namespace tw {
 
 namespace {
 
-const PanelInfo kInfo = {"moe", "Mixture of experts", "Blocks",
-                         "Top-k routing over experts: load, capacity and dropped tokens, balance loss, active vs "
-                         "total parameters"};
+const PanelInfo kInfo = {"moe", N_("Mixture of experts"), N_("Blocks"),
+                         N_("Top-k routing over experts: load, capacity and dropped tokens, balance loss, active vs "
+                            "total parameters")};
 
 using plot::fmt;
 
@@ -84,16 +84,17 @@ bool quick(const MoeState& s) { return 22.0 * moe_experiment_work(s.params) < 2e
 plot::Figure routing_figure(const MoeResult& r) {
   const MoeParams& p = r.params;
   const MoeRouting& m = r.a.routing;
-  plot::Figure fig("routing", "Router probabilities and combine weights (top-" + std::to_string(p.top_k) + " of " +
-                                  std::to_string(p.experts) + ")");
-  fig.note = "gates renormalised over the chosen; grey: dropped (capacity " + std::to_string(m.capacity) + ")";
+  plot::Figure fig("routing", subst(tr("Router probabilities and combine weights (top-{0} of {1})"),
+                                    {std::to_string(p.top_k), std::to_string(p.experts)}));
+  fig.note =
+      subst(tr("gates renormalised over the chosen; grey: dropped (capacity {0})"), {std::to_string(m.capacity)});
   fig.grid_cols = 2;
   plot::HeatmapOptions opt;
   opt.vmin = 0;
   opt.vmax = 1;
-  opt.value_label = "weight";
-  plot::Axes& a = fig.add_axes("router softmax P");
-  a.setup("expert", "", "token", "");
+  opt.value_label = tr("weight");
+  plot::Axes& a = fig.add_axes(tr("router softmax $P$"));
+  a.setup(tr("expert"), "", tr("token"), "");
   a.heatmap("P", m.probs.data(), int(m.probs.rows()), int(m.probs.cols()), opt);
   std::vector<double> gates(m.gates.data(), m.gates.data() + m.gates.size());
   for (int t = 0; t < p.tokens; ++t)
@@ -101,8 +102,8 @@ plot::Figure routing_figure(const MoeResult& r) {
       const size_t k = size_t(t) * p.top_k + j;
       if (m.dropped[k]) gates[size_t(t) * p.experts + m.choice[k]] = -std::numeric_limits<double>::infinity();
     }
-  plot::Axes& b = fig.add_axes("combine weights g");
-  b.setup("expert", "", "token", "");
+  plot::Axes& b = fig.add_axes(tr("combine weights $g$"));
+  b.setup(tr("expert"), "", tr("token"), "");
   b.heatmap("g", gates.data(), p.tokens, p.experts, opt);
   fig.shared_colorbar = true;
   plot::Table& t = fig.table;
@@ -120,12 +121,12 @@ plot::Figure routing_figure(const MoeResult& r) {
 plot::Figure load_figure(const MoeResult& r) {
   const MoeRouting& m = r.a.routing;
   const int wanted = r.params.tokens * r.params.top_k;
-  plot::Figure fig("load", "Load per expert: assignments wanted and accepted");
-  fig.note = std::to_string(wanted) + " assignments (N\xC2\xB7k), " + std::to_string(m.n_dropped) +
-             " dropped; balance loss " + fmt("%.4g", m.balance_loss) +
-             " (uniform router: k = " + std::to_string(r.params.top_k) + ")";
+  plot::Figure fig("load", tr("Load per expert: assignments wanted and accepted"));
+  fig.note = subst(tr("{0} assignments ($N\\cdot k$), {1} dropped; balance loss {2} (uniform router: $k$ = {3})"),
+                   {std::to_string(wanted), std::to_string(m.n_dropped), fmt("%.4g", m.balance_loss),
+                    std::to_string(r.params.top_k)});
   plot::Axes& ax = fig.axes();
-  ax.setup("expert", "", "assignments", "tokens");
+  ax.setup(tr("expert"), "", tr("assignments"), tr("tokens"));
   std::vector<std::string> groups;
   std::vector<double> w, l;
   plot::Table& t = fig.table;
@@ -136,15 +137,15 @@ plot::Figure load_figure(const MoeResult& r) {
     l.push_back(m.load[e]);
     t.add_row({double(e), double(m.wanted[e]), double(m.load[e]), double(m.capacity)});
   }
-  ax.bars(groups, {"wanted", "accepted"}, {w, l});
-  ax.hline("capacity " + std::to_string(m.capacity), m.capacity);
+  ax.bars(groups, {tr("wanted"), tr("accepted")}, {w, l});
+  ax.hline(subst(tr("capacity {0}"), {std::to_string(m.capacity)}), m.capacity);
   return fig;
 }
 
 plot::Figure balance_figure(const MoeResult& r) {
-  plot::Figure fig("balance", "A popular expert: balance loss and dropped assignments");
-  fig.note = "same tokens and router, expert 0's logit raised by the bias; capacity factor " +
-             fmt("%.3g", r.params.capacity_factor);
+  plot::Figure fig("balance", tr("A popular expert: balance loss and dropped assignments"));
+  fig.note = subst(tr("same tokens and router, expert 0's logit raised by the bias; capacity factor {0}"),
+                   {fmt("%.3g", r.params.capacity_factor)});
   fig.grid_cols = 2;
   std::vector<double> xs, loss, drop;
   plot::Table& t = fig.table;
@@ -155,29 +156,30 @@ plot::Figure balance_figure(const MoeResult& r) {
     drop.push_back(b.dropped_fraction);
     t.add_row({b.bias, b.balance_loss, b.dropped_fraction});
   }
-  plot::Axes& a = fig.add_axes("balance loss E\xC2\xB7\xCE\xA3 f\xC2\xB7P");
-  a.setup("router bias", "", "loss", "");
+  plot::Axes& a = fig.add_axes(tr("balance loss $E\\cdot\\sum f\\cdot P$"));
+  a.setup(tr("router bias"), "", tr("loss"), "");
   a.flags |= plot::AxesFlags_NoLegend;
-  a.line("loss", xs, loss).style = plot::LineStyle::LineAndMarkers;
-  a.vline("now", r.params.router_bias);
-  plot::Axes& b = fig.add_axes("dropped assignments");
-  b.setup("router bias", "", "fraction", "");
+  a.line(tr("loss"), xs, loss).style = plot::LineStyle::LineAndMarkers;
+  a.vline(tr("now"), r.params.router_bias);
+  plot::Axes& b = fig.add_axes(tr("dropped assignments"));
+  b.setup(tr("router bias"), "", tr("fraction"), "");
   b.flags |= plot::AxesFlags_NoLegend;
-  b.line("dropped", xs, drop).style = plot::LineStyle::LineAndMarkers;
-  b.vline("now", r.params.router_bias);
+  b.line(tr("dropped"), xs, drop).style = plot::LineStyle::LineAndMarkers;
+  b.vline(tr("now"), r.params.router_bias);
   b.set_y_range(0, 1);
   return fig;
 }
 
 plot::Figure params_figure(const MoeResult& r) {
   const MoeRouting& m = r.a.routing;
-  plot::Figure fig("params", "Parameters of one MoE layer: stored vs used per token");
-  fig.note = "total " + fmt("%.4g", double(m.total_params)) + ", active " + fmt("%.4g", double(m.active_params)) +
-             " (" + fmt("%.3g", 100.0 * double(m.active_params) / double(m.total_params)) + " %)";
+  plot::Figure fig("params", tr("Parameters of one MoE layer: stored vs used per token"));
+  fig.note = subst(tr("total {0}, active {1} ({2} %)"),
+                   {fmt("%.4g", double(m.total_params)), fmt("%.4g", double(m.active_params)),
+                    fmt("%.3g", 100.0 * double(m.active_params) / double(m.total_params))});
   plot::Axes& ax = fig.axes();
-  ax.setup("", "", "parameters", "thousands");
+  ax.setup("", "", tr("parameters"), tr("thousands"));
   ax.flags |= plot::AxesFlags_NoLegend;
-  ax.bars({"total (all experts)", "active (k experts)"}, {"parameters"},
+  ax.bars({tr("total (all experts)"), tr("active (k experts)")}, {tr("parameters")},
           {{double(m.total_params) / 1e3, double(m.active_params) / 1e3}});
   plot::Table& t = fig.table;
   t.header = {"kind", "parameters"};
@@ -199,16 +201,17 @@ class MoePanel final : public RecomputePanel<MoeState, MoeResult> {
   void draw_summary(const MoeResult& r) override {
     const MoeRouting& m = r.a.routing;
     ImGui::Separator();
-    ImGui::Text("capacity %d tokens per expert, %d dropped", m.capacity, m.n_dropped);
+    ImGui::Text(tr("capacity %d tokens per expert, %d dropped"), m.capacity, m.n_dropped);
     int accepted = 0;
     for (int l : m.load) accepted += l;
     check_mark(accepted == r.params.tokens * r.params.top_k - m.n_dropped,
-               "\xCE\xA3 load = N\xC2\xB7k \xE2\x88\x92 dropped");
-    ImGui::Text("balance loss %.4g", m.balance_loss);
-    ImGui::Text("parameters: %lld active of %lld", static_cast<long long>(m.active_params),
+               tr("\xCE\xA3 load = N\xC2\xB7k \xE2\x88\x92 dropped"));
+
+    ImGui::Text(tr("balance loss %.4g"), m.balance_loss);
+    ImGui::Text(tr("parameters: %lld active of %lld"), static_cast<long long>(m.active_params),
                 static_cast<long long>(m.total_params));
     // The same layer, trained: the Training panel's sort task with these experts, top-k and capacity.
-    if (ImGui::Button("Train this in the Training panel"))
+    if (ImGui::Button(tr("Train this in the Training panel")))
       post_values("train", {{"task", "sort"},
                             {"experts", s_.params.experts},
                             {"top_k", s_.params.top_k},
@@ -216,24 +219,25 @@ class MoePanel final : public RecomputePanel<MoeState, MoeResult> {
                             {"activation", s_.params.gated ? "swiglu" : "gelu"}});
     ImGui::SameLine();
     help_marker(
-        "Opens the Training panel on the sort task with a mixture of these experts in every block (as the "
-        "train-moe preset): watch the load per expert and the balance loss while it learns.");
+        tr("Opens the Training panel on the sort task with a mixture of these experts in every block (as the "
+           "train-moe preset): watch the load per expert and the balance loss while it learns."));
   }
 
   void bind(Controls& c) override {
-    c.add_int("tokens", &s_.params.tokens, 1, 512, "tokens N", "Tokens in the batch the router sees.", true);
-    c.add_int("dim", &s_.params.dim, 1, 1024, "dim C", "Width of each token vector (and of the router's rows).", true);
-    c.add_int("experts", &s_.params.experts, 1, 64, "experts E", "Number of expert MLPs in the layer.");
-    c.add_int("top_k", &s_.params.top_k, 1, 64, "top-k",
-              "Experts each token is sent to (at most E; Mixtral uses 2 of 8).");
-    c.add_float("capacity_factor", &s_.capacity_factor, 0.05f, 8.0f, "capacity factor",
-                "Slack on the even share N\xC2\xB7k / E; below 1 some tokens are always dropped.", true, "%.3g");
-    c.add_int("hidden", &s_.params.hidden, 1, 65536, "expert hidden F",
-              "Hidden size of each expert MLP (parameter counts).", true);
-    c.add_bool("gated", &s_.params.gated, "gated experts", "SwiGLU experts have 3 matrices, plain MLPs 2.");
-    c.add_float("router_bias", &s_.router_bias, 0.0f, 10.0f, "router bias",
-                "Added to expert 0's logit: an unbalanced router whose favourite expert overflows.", false, "%.2f");
-    c.add_seed(&s_.seed, "Seed of the random tokens and router weights.");
+    c.add_int("tokens", &s_.params.tokens, 1, 512, N_("tokens N"), N_("Tokens in the batch the router sees."), true);
+    c.add_int("dim", &s_.params.dim, 1, 1024, N_("dim C"), N_("Width of each token vector (and of the router's rows)."),
+              true);
+    c.add_int("experts", &s_.params.experts, 1, 64, N_("experts E"), N_("Number of expert MLPs in the layer."));
+    c.add_int("top_k", &s_.params.top_k, 1, 64, N_("top-k"),
+              N_("Experts each token is sent to (at most E; Mixtral uses 2 of 8)."));
+    c.add_float("capacity_factor", &s_.capacity_factor, 0.05f, 8.0f, N_("capacity factor"),
+                N_("Slack on the even share N\xC2\xB7k / E; below 1 some tokens are always dropped."), true, "%.3g");
+    c.add_int("hidden", &s_.params.hidden, 1, 65536, N_("expert hidden F"),
+              N_("Hidden size of each expert MLP (parameter counts)."), true);
+    c.add_bool("gated", &s_.params.gated, N_("gated experts"), N_("SwiGLU experts have 3 matrices, plain MLPs 2."));
+    c.add_float("router_bias", &s_.router_bias, 0.0f, 10.0f, N_("router bias"),
+                N_("Added to expert 0's logit: an unbalanced router whose favourite expert overflows."), false, "%.2f");
+    c.add_seed(&s_.seed, N_("Seed of the random tokens and router weights."));
   }
 };
 

@@ -25,8 +25,8 @@ namespace tw {
 
 namespace {
 
-const PanelInfo kInfo = {"norms", "Norms and activations", "Blocks",
-                         "LayerNorm vs RMSNorm vs BatchNorm, activation curves, the 2/3 rule, pre- vs post-norm"};
+const PanelInfo kInfo = {"norms", N_("Norms and activations"), N_("Blocks"),
+                         N_("LayerNorm vs RMSNorm vs BatchNorm, activation curves, the 2/3 rule, pre- vs post-norm")};
 
 // [SECTION] state
 
@@ -71,7 +71,7 @@ ResultPtr compute(const NormsState& s, Progress& progress) {
   r->state = s;
   std::vector<double> x;
   if (std::string e = parse_number_list(s.vector, &x, 2, 64); !e.empty()) {
-    r->error = "vector: " + e;
+    r->error = subst(tr("vector: {0}"), {e});
     return r;
   }
   const PlacementParams pp = placement_params(s);
@@ -99,15 +99,15 @@ using plot::fmt;
 
 plot::Figure norms_figure(const NormsResult& r) {
   const NormComparison& n = r.norms;
-  plot::Figure fig("norms", "One vector through LayerNorm, RMSNorm and BatchNorm (\xCE\xB3 = 1, \xCE\xB2 = 0)");
-  fig.note = "mean " + fmt("%.4g", n.mean) + ", variance " + fmt("%.4g", n.var) + ", RMS " + fmt("%.4g", n.rms) +
-             "; BatchNorm uses each feature's statistics over " + std::to_string(r.state.batch) + " tokens";
+  plot::Figure fig("norms", tr("One vector through LayerNorm, RMSNorm and BatchNorm (\xCE\xB3 = 1, \xCE\xB2 = 0)"));
+  fig.note = subst(tr("mean {0}, variance {1}, RMS {2}; BatchNorm uses each feature's statistics over {3} tokens"),
+                   {fmt("%.4g", n.mean), fmt("%.4g", n.var), fmt("%.4g", n.rms), std::to_string(r.state.batch)});
   plot::Axes& ax = fig.axes();
-  ax.setup("feature i", "", "value", "");
+  ax.setup(tr("feature $i$"), "", tr("value"), "");
   ax.flags |= plot::AxesFlags_LegendOutside;
   std::vector<std::string> groups;
   for (size_t i = 0; i < n.x.size(); ++i) groups.push_back(std::to_string(i));
-  ax.bars(groups, {"input x", "LayerNorm", "RMSNorm", "BatchNorm (row 0)"},
+  ax.bars(groups, {tr("input x"), "LayerNorm", "RMSNorm", tr("BatchNorm (row 0)")},
           {n.x, n.layernorm, n.rmsnorm, n.batchnorm_row0});
   plot::Table& t = fig.table;
   t.header = {"index", "x", "layernorm", "rmsnorm", "batchnorm"};
@@ -118,8 +118,9 @@ plot::Figure norms_figure(const NormsResult& r) {
 
 plot::Figure activations_figure(const NormsResult& r) {
   const ActivationCurves& c = r.curves;
-  plot::Figure fig("activations", "Activations and their derivatives (from the MLP backward)");
-  fig.note = "GELU tanh vs exact: largest gap " + fmt("%.3g", c.gelu_gap_max) + " at x = " + fmt("%.3g", c.gelu_gap_at);
+  plot::Figure fig("activations", tr("Activations and their derivatives (from the MLP backward)"));
+  fig.note = subst(tr("GELU tanh vs exact: largest gap {0} at $x$ = {1}"),
+                   {fmt("%.3g", c.gelu_gap_max), fmt("%.3g", c.gelu_gap_at)});
   fig.grid_cols = 2;
   const char* names[] = {"ReLU", "GELU (erf)", "GELU (tanh)", "SiLU"};
   {
@@ -147,12 +148,13 @@ plot::Figure activations_figure(const NormsResult& r) {
 plot::Figure glu_figure(const NormsResult& r) {
   const GluSurface& g = r.glu;
   const int n = static_cast<int>(g.axis.size());
-  const char* gate = g.act == Activation::SiLU ? "silu" : "gelu";
-  plot::Figure fig(
-      "glu", std::string(g.act == Activation::SiLU ? "SwiGLU" : "GeGLU") + " unit: h = " + gate + "(gate) \xC2\xB7 up");
-  fig.note = "negative gates close the unit (h \xE2\x89\x88 0) whatever up is; positive gates pass up scaled";
+  const char* gate = g.act == Activation::SiLU ? "\\mathrm{silu}" : "\\mathrm{gelu}";
+  plot::Figure fig("glu", subst(tr("{0} unit: $h = {1}(gate)\\cdot up$"),
+
+                                {g.act == Activation::SiLU ? "SwiGLU" : "GeGLU", gate}));
+  fig.note = tr("negative gates close the unit ($h \\approx 0$) whatever up is; positive gates pass up scaled");
   plot::Axes& ax = fig.axes();
-  ax.setup("gate", "", "up", "");
+  ax.setup(tr("gate"), "", tr("up"), "");
   std::vector<double> data;  // rows top to bottom = up from +range to −range, so up grows upward
   plot::HeatmapOptions o{.colormap = plot::Colormap::Diverging, .value_label = "h"};
   for (int i = n - 1; i >= 0; --i) {
@@ -169,16 +171,13 @@ plot::Figure glu_figure(const NormsResult& r) {
 }
 
 plot::Figure hidden_figure(const NormsResult& r) {
-  plot::Figure fig("hidden", "The 2/3 rule: a gated MLP with F = 8C/3 keeps a plain 4C MLP's weights");
+  plot::Figure fig("hidden", tr("The 2/3 rule: a gated MLP with $F = 8C/3$ keeps a plain $4C$ MLP's weights"));
   fig.note =
-      "plain: 2\xC2\xB7"
-      "C\xC2\xB7"
-      "4C = 8C\xC2\xB2; gated: 3\xC2\xB7"
-      "C\xC2\xB7"
-      "F, F = int(8C/3) rounded up to " +
-      std::to_string(r.state.multiple_of);
+      subst(tr("plain: $2\\cdot C\\cdot 4C = 8C^2$; gated: $3\\cdot C\\cdot F$, $F = \\mathrm{int}(8C/3)$ rounded up "
+               "to {0}"),
+            {std::to_string(r.state.multiple_of)});
   plot::Axes& ax = fig.axes();
-  ax.setup("C (hidden_size)", "", "MLP weights per layer", "millions");
+  ax.setup("$C$ (hidden_size)", "", tr("MLP weights per layer"), tr("millions"));
   std::vector<std::string> groups;
   std::vector<double> plain, gated;
   plot::Table& t = fig.table;
@@ -190,18 +189,19 @@ plot::Figure hidden_figure(const NormsResult& r) {
     t.add_row({double(h.dim), double(h.plain_params), h.exact_hidden, double(h.llama_hidden), double(h.gated_params),
                h.ratio});
   }
-  ax.bars(groups, {"plain, F = 4C", "gated, F = 2/3 \xC2\xB7 4C"}, {plain, gated});
+  ax.bars(groups, {tr("plain, $F = 4C$"), tr("gated, $F = 2/3\\cdot 4C$")}, {plain, gated});
   return fig;
 }
 
 plot::Figure placement_figure(const NormsResult& r) {
-  plot::Figure fig("placement", "Gradient norm per layer at initialisation: pre-norm vs post-norm");
-  fig.note = std::string(r.state.norm_kind == NormType::LayerNorm ? "LayerNorm" : "RMSNorm") +
-             ", C = 32, one backward pass on random tokens; each line is one depth; both axes share one y range";
+  plot::Figure fig("placement", tr("Gradient norm per layer at initialisation: pre-norm vs post-norm"));
+  fig.note = subst(tr("{0}, $C$ = 32, one backward pass on random tokens; each line is one depth; both axes share one "
+                      "y range"),
+                   {r.state.norm_kind == NormType::LayerNorm ? "LayerNorm" : "RMSNorm"});
   fig.grid_cols = 2;
-  for (const char* title : {"pre-norm: x + f(Norm(x))", "post-norm: Norm(x + f(x))"}) {
-    plot::Axes& ax = fig.add_axes(title);  // set up before the next add_axes (which may move the grid)
-    ax.setup("layer (0 = input side)", "", "\xE2\x80\x96\xE2\x88\x82L/\xE2\x88\x82\xCE\xB8_l\xE2\x80\x96", "");
+  for (const char* title : {N_("pre-norm: $x + f(\\mathrm{Norm}(x))$"), N_("post-norm: $\\mathrm{Norm}(x + f(x))$")}) {
+    plot::Axes& ax = fig.add_axes(tr(title));  // set up before the next add_axes (which may move the grid)
+    ax.setup(tr("layer (0 = input side)"), "", "\xE2\x80\x96\xE2\x88\x82L/\xE2\x88\x82\xCE\xB8_l\xE2\x80\x96", "");
     ax.y.scale = plot::Scale::Log10;
   }
   fig.grid[0].flags |= plot::AxesFlags_NoLegend;  // one legend, right of the post-norm axes
@@ -219,8 +219,8 @@ plot::Figure placement_figure(const NormsResult& r) {
   for (const PlacementGradients& g : r.placement) {
     std::vector<double> layers;
     for (int l = 0; l < g.depth; ++l) layers.push_back(l);
-    fig_pre.line("depth " + std::to_string(g.depth), layers, g.pre);
-    fig_post.line("depth " + std::to_string(g.depth), layers, g.post);
+    fig_pre.line(subst(tr("depth {0}"), {std::to_string(g.depth)}), layers, g.pre);
+    fig_post.line(subst(tr("depth {0}"), {std::to_string(g.depth)}), layers, g.post);
     for (int l = 0; l < g.depth; ++l) t.add_row({double(g.depth), double(l), g.pre[size_t(l)], g.post[size_t(l)]});
   }
   return fig;
@@ -239,32 +239,34 @@ class NormsPanel final : public RecomputePanel<NormsState, NormsResult> {
 
  protected:
   void bind(Controls& c) override {
-    c.add_text("vector", &s_.vector, 512, "vector x",
-               "The numbers the three norms see, comma-separated (2 to 64 values); [1 ... 9] is the classic example.");
-    c.add_int("batch", &s_.batch, 2, 64, "batch tokens",
-              "BatchNorm's batch: x is row 0, the other tokens are drawn around x's mean and spread.");
-    c.add_float("eps", &s_.eps, 1e-8f, 1.0f, "eps", "Added to the variance (mean square) before the square root.", true,
-                "%.3g");
-    c.add_float("x_range", &s_.x_range, 0.5f, 20.0f, "x range",
-                "Activations and the gated surface cover [-range, range].", false, "%.3g");
-    c.add_enum("glu", &s_.glu, {"SwiGLU", "GeGLU"}, "gated unit",
-               "Gate activation of the surface: SiLU (LLaMA's SwiGLU) or exact GELU (GeGLU).");
-    c.add_int_list("dims", &s_.dims, 8, 65536, 8, "2/3 rule dims C",
-                   "Model widths for the 2/3-rule table, comma-separated (at most 8).");
-    c.add_int("multiple_of", &s_.multiple_of, 1, 4096, "multiple_of",
-              "LLaMA rounds int(8C/3) up to a multiple of this (256 gives 11008 for C = 4096).", true);
-    c.add_int_list("depths", &s_.depths, 1, 64, 16, "depths",
-                   "Stack depths for the pre- vs post-norm gradient figure, comma-separated (1 to 64 each).");
-    c.add_enum("norm_kind", &s_.norm_kind, {"RMSNorm", "LayerNorm"}, "depth-test norm",
-               "The norm inside the blocks of the pre- vs post-norm experiment.");
-    c.add_int("seed", &s_.seed, 0, 1000000, "seed", "Seed of the batch tokens, the weights and the random inputs.");
+    c.add_text(
+        "vector", &s_.vector, 512, N_("vector x"),
+        N_("The numbers the three norms see, comma-separated (2 to 64 values); [1 ... 9] is the classic example."));
+    c.add_int("batch", &s_.batch, 2, 64, N_("batch tokens"),
+              N_("BatchNorm's batch: x is row 0, the other tokens are drawn around x's mean and spread."));
+    c.add_float("eps", &s_.eps, 1e-8f, 1.0f, N_("eps"),
+                N_("Added to the variance (mean square) before the square root."), true, "%.3g");
+    c.add_float("x_range", &s_.x_range, 0.5f, 20.0f, N_("x range"),
+                N_("Activations and the gated surface cover [-range, range]."), false, "%.3g");
+    c.add_enum("glu", &s_.glu, {N_("SwiGLU"), N_("GeGLU")}, N_("gated unit"),
+               N_("Gate activation of the surface: SiLU (LLaMA's SwiGLU) or exact GELU (GeGLU)."));
+    c.add_int_list("dims", &s_.dims, 8, 65536, 8, N_("2/3 rule dims C"),
+                   N_("Model widths for the 2/3-rule table, comma-separated (at most 8)."));
+    c.add_int("multiple_of", &s_.multiple_of, 1, 4096, N_("multiple_of"),
+              N_("LLaMA rounds int(8C/3) up to a multiple of this (256 gives 11008 for C = 4096)."), true);
+    c.add_int_list("depths", &s_.depths, 1, 64, 16, N_("depths"),
+                   N_("Stack depths for the pre- vs post-norm gradient figure, comma-separated (1 to 64 each)."));
+    c.add_enum("norm_kind", &s_.norm_kind, {N_("RMSNorm"), N_("LayerNorm")}, N_("depth-test norm"),
+               N_("The norm inside the blocks of the pre- vs post-norm experiment."));
+    c.add_int("seed", &s_.seed, 0, 1000000, N_("seed"),
+              N_("Seed of the batch tokens, the weights and the random inputs."));
   }
 
   void draw_summary(const NormsResult& r) override {
     const NormComparison& n = r.norms;
     ImGui::Separator();
-    ImGui::TextUnformatted("Exact values (recomputed live)");
-    ImGui::Text("mean %.6g, var %.6g, RMS %.6g", n.mean, n.var, n.rms);
+    ImGui::TextUnformatted(tr("Exact values (recomputed live)"));
+    ImGui::Text(tr("mean %.6g, var %.6g, RMS %.6g"), n.mean, n.var, n.rms);
     auto list = [](const char* name, const std::vector<double>& v) {
       std::string s;
       for (size_t i = 0; i < v.size() && i < 12; ++i) s += (i ? ", " : "") + fmt("%.4f", v[i]);
@@ -275,13 +277,13 @@ class NormsPanel final : public RecomputePanel<NormsState, NormsResult> {
     list("RMS", n.rmsnorm);
     const double tol = 1e-4;
     check_mark(n.layernorm_shift_change < tol,
-               ("LayerNorm ignores a shift (change " + fmt("%.2g", n.layernorm_shift_change) + ")").c_str());
+               subst(tr("LayerNorm ignores a shift (change {0})"), {fmt("%.2g", n.layernorm_shift_change)}).c_str());
     check_mark(n.layernorm_scale_change < tol,
-               ("LayerNorm ignores a scale (change " + fmt("%.2g", n.layernorm_scale_change) + ")").c_str());
+               subst(tr("LayerNorm ignores a scale (change {0})"), {fmt("%.2g", n.layernorm_scale_change)}).c_str());
     check_mark(n.rmsnorm_scale_change < tol,
-               ("RMSNorm ignores a scale (change " + fmt("%.2g", n.rmsnorm_scale_change) + ")").c_str());
+               subst(tr("RMSNorm ignores a scale (change {0})"), {fmt("%.2g", n.rmsnorm_scale_change)}).c_str());
     check_mark(n.rmsnorm_shift_change >= tol,
-               ("RMSNorm sees a shift (change " + fmt("%.2g", n.rmsnorm_shift_change) + ")").c_str());
+               subst(tr("RMSNorm sees a shift (change {0})"), {fmt("%.2g", n.rmsnorm_shift_change)}).c_str());
   }
 };
 

@@ -49,9 +49,9 @@ void lines_plot(plot::Figure& fig, const GalleryState& s) {
     cos_y.push_back(0.6 * std::cos(x));
   }
   for (int i = 0; i <= 12; ++i) sx.push_back(kPi * i / 3), sy.push_back(std::round(2 * std::sin(kPi * i / 3)) / 2);
-  ax.line("sin t", xs, sin_y);
-  ax.line("0.6 cos t", xs, cos_y).dashed = true;
-  ax.step("quantised", sx, sy);
+  ax.line(tr("sin t"), xs, sin_y);
+  ax.line(tr("0.6 cos t"), xs, cos_y).dashed = true;
+  ax.step(tr("quantised"), sx, sy);
 }
 
 void scatter_plot(plot::Figure& fig, const GalleryState&) {
@@ -62,13 +62,13 @@ void scatter_plot(plot::Figure& fig, const GalleryState&) {
     x1.push_back(rng.normal()), y1.push_back(0.8 * x1.back() + 0.4 * rng.normal());
     x2.push_back(rng.normal() + 2), y2.push_back(-0.5 * x2.back() + 0.5 * rng.normal());
   }
-  ax.scatter("cluster A", x1, y1);
-  ax.scatter("cluster B", x2, y2);
+  ax.scatter(tr("cluster A"), x1, y1);
+  ax.scatter(tr("cluster B"), x2, y2);
 }
 
 void bars_plot(plot::Figure& fig, const GalleryState&) {
   plot::Axes& ax = fig.axes();
-  ax.bars({"MHA", "GQA-4", "MQA"}, {"K cache", "V cache"}, {{64, 16, 4}, {64, 16, 4.5}});
+  ax.bars({tr("MHA"), tr("GQA-4"), tr("MQA")}, {tr("K cache"), tr("V cache")}, {{64, 16, 4}, {64, 16, 4.5}});
 }
 
 void histogram_plot(plot::Figure& fig, const GalleryState& s) {
@@ -76,8 +76,8 @@ void histogram_plot(plot::Figure& fig, const GalleryState& s) {
   Lcg rng{7};
   std::vector<double> v(size_t(s.samples));
   for (double& x : v) x = rng.normal();
-  ax.histogram("samples", v, 40);
-  ax.vline("mean 0", 0);
+  ax.histogram(tr("samples"), v, 40);
+  ax.vline(tr("mean 0"), 0);
 }
 
 void heatmap_plot(plot::Figure& fig, const GalleryState& s) {
@@ -98,7 +98,7 @@ void heatmap_plot(plot::Figure& fig, const GalleryState& s) {
   plot::HeatmapOptions o;
   o.colormap = s.colormap;
   o.vmin = 0;
-  o.value_label = "probability";
+  o.value_label = tr("probability");
   if (n <= 16) {
     static const char* const words[] = {"The", "cat", "sat", "on",  "the", "mat", "and",    "looked",
                                         "at",  "the", "dog", "who", "was", "not", "amused", "."};
@@ -115,8 +115,8 @@ void diverging_plot(plot::Figure& fig, const GalleryState&) {
     for (int j = 0; j < cols; ++j) v[size_t(i * cols + j)] = float(std::sin(0.5 * j + i) * (i + 1) / 4.0);
   plot::HeatmapOptions o;
   o.colormap = plot::Colormap::Diverging;
-  o.value_label = "score";
-  ax.heatmap("scores", v.data(), rows, cols, o);
+  o.value_label = tr("score");
+  ax.heatmap(tr("scores"), v.data(), rows, cols, o);
 }
 
 void vectors_plot(plot::Figure& fig, const GalleryState& s) {
@@ -126,10 +126,10 @@ void vectors_plot(plot::Figure& fig, const GalleryState& s) {
   ax.circle(0, 0, 1);
   ax.arrow("q", 0, 0, 0.9, 0.3);
   const double a = std::atan2(0.3, 0.9);
-  ax.arrow("R(\xCE\xB8) q", 0, 0, std::hypot(0.9, 0.3) * std::cos(a + s.angle),
+  ax.arrow("$R(\\theta) q$", 0, 0, std::hypot(0.9, 0.3) * std::cos(a + s.angle),
            std::hypot(0.9, 0.3) * std::sin(a + s.angle));
   char label[64];
-  std::snprintf(label, sizeof label, "\xCE\xB8 = %.2f rad", double(s.angle));
+  std::snprintf(label, sizeof label, "$\\theta$ = %.2f rad", double(s.angle));
   ax.arc(label, 0, 0, 0.35, a, a + s.angle);
 }
 
@@ -143,18 +143,18 @@ void log_plot(plot::Figure& fig, const GalleryState&) {
   const std::vector<double> theta = rope_frequencies(64, 10000.0), theta_ntk = rope_scaled_frequencies(ntk, 64);
   std::vector<double> k;
   for (size_t i = 0; i < theta.size(); ++i) k.push_back(static_cast<double>(i));
-  ax.line("base 10000", k, theta).style = plot::LineStyle::LineAndMarkers;
-  ax.line("NTK \xCE\xB1 = 4", k, theta_ntk);
+  ax.line(tr("base 10000"), k, theta).style = plot::LineStyle::LineAndMarkers;
+  ax.line("NTK $\\alpha = 4$", k, theta_ntk);
 }
 
 void annotations_plot(plot::Figure& fig, const GalleryState&) {
   plot::Axes& ax = fig.axes();
   std::vector<double> x, y;
   for (int i = 0; i <= 100; ++i) x.push_back(-6 + 12.0 * i / 100), y.push_back(1 / (1 + std::exp(-x.back())));
-  ax.line("\xCF\x83(x)", x, y);
+  ax.line("$\\sigma(x)$", x, y);
   ax.hline("p = 0.9", 0.9);
   ax.vline("x = 0", 0);
-  ax.text("saturates \xE2\x86\x92", 2.5, 0.6).align_x = 0;
+  ax.text(tr("saturates \xE2\x86\x92"), 2.5, 0.6).align_x = 0;
 }
 
 void multiples_plot(plot::Figure& fig, const GalleryState& s) {
@@ -162,7 +162,7 @@ void multiples_plot(plot::Figure& fig, const GalleryState& s) {
   fig.shared_colorbar = true;
   const int n = 8;
   for (int h = 0; h < 4; ++h) {
-    plot::Axes& ax = fig.add_axes("head " + std::to_string(h));
+    plot::Axes& ax = fig.add_axes(subst(tr("head {0}"), {std::to_string(h)}));
     std::vector<double> p(size_t(n * n));
     for (int i = 0; i < n; ++i) {
       double sum = 0;
@@ -186,17 +186,23 @@ struct GalleryFigure {
 };
 
 const GalleryFigure kGallery[] = {
-    {"heatmap", "Causal attention probabilities", {"key position j", "", "query position i", ""}, heatmap_plot},
-    {"diverging", "Signed scores (diverging map)", {"dimension", "", "token", ""}, diverging_plot},
-    {"lines", "Line and step plots", {"time", "s", "amplitude", "V"}, lines_plot},
-    {"scatter", "Scatter", {"x", "", "y", ""}, scatter_plot},
-    {"bars", "Grouped bars", {"model", "", "memory", "MiB"}, bars_plot},
-    {"histogram", "Histogram of N(0, 1) samples", {"value", "", "count", ""}, histogram_plot},
-    {"vectors", "Rotation on the unit circle", {"x\xE2\x82\x80", "", "x\xE2\x82\x81", ""}, vectors_plot},  // x₀, x₁
-    {"log", "Log axes: RoPE frequencies", {"pair index k", "", "\xCE\xB8\xE2\x82\x96", "rad/token"}, log_plot},  // θₖ
-    {"annotations", "Markers and text", {"logit", "", "probability", ""}, annotations_plot},
-    {"heads", "Small multiples: four heads, one colour scale", {}, multiples_plot},
-    {"empty", "Empty state (no data yet)", {"x", "", "y", ""}, nullptr},
+    {"heatmap",
+     N_("Causal attention probabilities"),
+     {N_("key position j"), "", N_("query position i"), ""},
+     heatmap_plot},
+    {"diverging", N_("Signed scores (diverging map)"), {N_("dimension"), "", N_("token"), ""}, diverging_plot},
+    {"lines", N_("Line and step plots"), {N_("time"), "s", N_("amplitude"), "V"}, lines_plot},
+    {"scatter", N_("Scatter"), {"x", "", "y", ""}, scatter_plot},
+    {"bars", N_("Grouped bars"), {N_("model"), "", N_("memory"), "MiB"}, bars_plot},
+    {"histogram", N_("Histogram of N(0, 1) samples"), {N_("value"), "", N_("count"), ""}, histogram_plot},
+    {"vectors", N_("Rotation on the unit circle"), {"x\xE2\x82\x80", "", "x\xE2\x82\x81", ""}, vectors_plot},  // x₀, x₁
+    {"log",
+     N_("Log axes: RoPE frequencies"),
+     {N_("pair index k"), "", "\xCE\xB8\xE2\x82\x96", "rad/token"},
+     log_plot},  // θₖ
+    {"annotations", N_("Markers and text"), {N_("logit"), "", N_("probability"), ""}, annotations_plot},
+    {"heads", N_("Small multiples: four heads, one colour scale"), {}, multiples_plot},
+    {"empty", N_("Empty state (no data yet)"), {"x", "", "y", ""}, nullptr},
 };
 
 }  // namespace
@@ -205,15 +211,19 @@ const GalleryFigure kGallery[] = {
 class PlotGalleryPanel final : public Panel {
  public:
   PanelInfo info() const override {
-    return {"gallery", "Plot gallery", "Reference",
-            "One small figure per plot kind: lines, bars, heatmaps, vectors, log axes."};
+    return {"gallery", N_("Plot gallery"), N_("Reference"),
+            N_("One small figure per plot kind: lines, bars, heatmaps, vectors, log axes.")};
   }
 
   std::vector<plot::Figure> figures() override {
     std::vector<plot::Figure> figs;
     for (const GalleryFigure& g : kGallery) {
-      plot::Figure& fig = figs.emplace_back(g.id, g.title);
-      if (g.axes[0]) fig.axes().setup(g.axes[0], g.axes[1], g.axes[2], g.axes[3]);
+      plot::Figure& fig = figs.emplace_back(g.id, tr(g.title));
+      if (g.axes[0]) {  // CSV columns in English whatever the interface language
+        plot::Axis x, y;
+        x.label = g.axes[0], x.unit = g.axes[1], y.label = g.axes[2], y.unit = g.axes[3];
+        fig.axes().setup(tr(g.axes[0]), g.axes[1], tr(g.axes[2]), g.axes[3]).csv_columns(x.title(), y.title());
+      }
       if (g.draw) g.draw(fig, s_);
     }
     return figs;
@@ -224,7 +234,10 @@ class PlotGalleryPanel final : public Panel {
     for (const Control& c : controls().all()) draw_control(c);
     ImGui::Separator();
     // Rebuild only when a control changed: the 1024 × 1024 heatmap costs a million exp() calls.
-    if (controls_changed() || cached_figures_.empty()) cached_figures_ = figures();
+    if (controls_changed() || cached_figures_.empty() || cached_language_ != language()) {
+      cached_figures_ = figures();
+      cached_language_ = language();
+    }
     const std::vector<plot::Figure>& figs = cached_figures_;
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
     const float avail = ImGui::GetContentRegionAvail().x;
@@ -242,19 +255,22 @@ class PlotGalleryPanel final : public Panel {
 
  protected:
   void bind(Controls& c) override {
-    c.add_int("points", &s_.points, 2, 5000, "Line points", "Samples per line in the line figure.", true);
-    c.add_int("heatmap_size", &s_.heatmap_size, 2, 1024, "Heatmap size",
-              "Rows and columns of the attention-like heatmap; 1024 checks the texture path.", true);
-    c.add_bool("causal_mask", &s_.causal_mask, "Causal mask",
-               "Mask keys after the query with −∞; masked cells are drawn grey with their own legend entry.");
-    c.add_enum("colormap", &s_.colormap, {"viridis", "magma"}, "Colormap", "Sequential colour scale of the heatmaps.");
-    c.add_float("angle", &s_.angle, 0.0f, 6.2832f, "Angle θ", "Rotation angle of the vector figure, in radians.");
-    c.add_int("samples", &s_.samples, 10, 100000, "Histogram samples", "Number of N(0, 1) samples.", true);
+    c.add_int("points", &s_.points, 2, 5000, N_("Line points"), N_("Samples per line in the line figure."), true);
+    c.add_int("heatmap_size", &s_.heatmap_size, 2, 1024, N_("Heatmap size"),
+              N_("Rows and columns of the attention-like heatmap; 1024 checks the texture path."), true);
+    c.add_bool("causal_mask", &s_.causal_mask, N_("Causal mask"),
+               N_("Mask keys after the query with −∞; masked cells are drawn grey with their own legend entry."));
+    c.add_enum("colormap", &s_.colormap, {"viridis", "magma"}, N_("Colormap"),
+               N_("Sequential colour scale of the heatmaps."));
+    c.add_float("angle", &s_.angle, 0.0f, 6.2832f, N_("Angle θ"),
+                N_("Rotation angle of the vector figure, in radians."));
+    c.add_int("samples", &s_.samples, 10, 100000, N_("Histogram samples"), N_("Number of N(0, 1) samples."), true);
   }
 
  private:
   GalleryState s_;
   std::vector<plot::Figure> cached_figures_;
+  Language cached_language_ = Language::En;  // figure text is in the interface language
 };
 
 TW_REGISTER_PANEL(PlotGalleryPanel);

@@ -25,8 +25,9 @@ namespace tw {
 
 namespace {
 
-const PanelInfo kInfo = {"positions", "Positions compared", "Positions",
-                         "None, learned, sinusoidal, RoPE, ALiBi: similarity vs distance and extrapolation measured"};
+const PanelInfo kInfo = {
+    "positions", N_("Positions compared"), N_("Positions"),
+    N_("None, learned, sinusoidal, RoPE, ALiBi: similarity vs distance and extrapolation measured")};
 
 // [SECTION] state
 
@@ -67,7 +68,7 @@ ExtrapolationParams extrapolation_of(const PositionsState& s) {
 void load_cached(PositionsResult& r) {
   const std::string path = find_asset("positions/extrapolation.csv");
   if (path.empty()) {
-    r.extrapolation_note = "No cached results were found (assets/positions/extrapolation.csv); tick 'run live'.";
+    r.extrapolation_note = tr("No cached results were found (assets/positions/extrapolation.csv); tick 'run live'.");
     return;
   }
   std::ifstream in(path, std::ios::binary);
@@ -75,13 +76,15 @@ void load_cached(PositionsResult& r) {
   text << in.rdbuf();
   std::string error;
   if (!parse_extrapolation_csv(text.str(), ExtrapolationParams{}, &r.ex, &error)) {
-    r.extrapolation_note = "Cached results unusable: " + error + ". Tick 'run live'.";
+    r.extrapolation_note = subst(tr("Cached results unusable: {0}. Tick 'run live'."), {error});
     return;
   }
   r.have_extrapolation = true;
   r.cached = true;
-  r.extrapolation_note = "cached results of the default run (L = " + std::to_string(r.ex.params.train_length) + ", " +
-                         std::to_string(r.ex.params.steps) + " steps, seed 1); tick 'run live' to retrain";
+  r.extrapolation_note =
+      subst(tr("cached results of the default run ($L$ = {0}, {1} steps, seed 1); tick 'run live' to "
+               "retrain"),
+            {std::to_string(r.ex.params.train_length), std::to_string(r.ex.params.steps)});
 }
 
 ResultPtr compute(const PositionsState& s, Progress& progress) {
@@ -102,9 +105,9 @@ ResultPtr compute(const PositionsState& s, Progress& progress) {
     return !progress.cancelled();
   });
   r->have_extrapolation = r->ex.curves.size() == std::size(kPositionTypes);
-  r->extrapolation_note = "trained live: L = " + std::to_string(ep.train_length) + ", period " +
-                          std::to_string(ep.period) + ", " + std::to_string(ep.steps) + " steps per type, seed " +
-                          std::to_string(s.seed);
+  r->extrapolation_note = subst(
+      tr("trained live: $L$ = {0}, period {1}, {2} steps per type, seed {3}"),
+      {std::to_string(ep.train_length), std::to_string(ep.period), std::to_string(ep.steps), std::to_string(s.seed)});
   return r;
 }
 
@@ -117,27 +120,27 @@ using plot::fmt;
 
 plot::Figure similarity_figure(const PositionsResult& r) {
   const PositionSimilarity& m = r.sim;
-  plot::Figure fig("similarity", "How alike are the codes of positions p and p + d?");
-  fig.note = "p = " + std::to_string(r.state.similarity.start) +
-             " (dashed: p + 100, the same curve when the code is relative); "
-             "learned = a table at initialisation; similarity = cosine of the added codes, RoPE's normalised q·k";
+  plot::Figure fig("similarity", tr("How alike are the codes of positions $p$ and $p + d$?"));
+  fig.note = subst(tr("$p$ = {0} (dashed: $p + 100$, the same curve when the code is relative); learned = a table at "
+                      "initialisation; similarity = cosine of the added codes, RoPE's normalised $q\\cdot k$"),
+                   {std::to_string(r.state.similarity.start)});
   fig.grid_cols = 2;
-  plot::Axes& a = fig.add_axes("added codes and RoPE");
-  a.setup("distance d", "", "similarity", "");  // cosine of added codes; RoPE: normalised q·k (caption)
+  plot::Axes& a = fig.add_axes(tr("added codes and RoPE"));
+  a.setup(tr("distance $d$"), "", tr("similarity"), "");  // cosine of added codes; RoPE: normalised q·k (caption)
   a.flags |= plot::AxesFlags_LegendOutside;
-  a.line("none", m.distance, m.none);
-  a.line("learned (init)", m.distance, m.learned);
-  a.line("sinusoidal", m.distance, m.sinusoidal);
-  a.line("sinusoidal, p + 100", m.distance, m.sinusoidal_far).dashed = true;
-  a.line("RoPE q\xC2\xB7k", m.distance, m.rope);
-  a.line("RoPE, p + 100", m.distance, m.rope_far).dashed = true;
-  plot::Axes& b = fig.add_axes("ALiBi: bias added to the score");
-  b.setup("distance i - j", "", "bias -m\xC2\xB7(i - j)", "");
+  a.line(tr("none"), m.distance, m.none);
+  a.line(tr("learned (init)"), m.distance, m.learned);
+  a.line(tr("sinusoidal"), m.distance, m.sinusoidal);
+  a.line(tr("sinusoidal, $p + 100$"), m.distance, m.sinusoidal_far).dashed = true;
+  a.line("RoPE $q\\cdot k$", m.distance, m.rope);
+  a.line("RoPE, $p + 100$", m.distance, m.rope_far).dashed = true;
+  plot::Axes& b = fig.add_axes(tr("ALiBi: bias added to the score"));
+  b.setup(tr("distance $i - j$"), "", tr("bias -m\xC2\xB7(i - j)"), "");
   b.flags |= plot::AxesFlags_LegendOutside;
   const size_t heads = m.alibi.size();
   for (size_t h = 0; h < heads; ++h)
     if (h == 0 || h == heads - 1 || h == heads / 2)
-      b.line("m = " + fmt("%.3g", m.alibi_slopes[h]), m.distance, m.alibi[h]);
+      b.line("$m$ = " + fmt("%.3g", m.alibi_slopes[h]), m.distance, m.alibi[h]);
   plot::Table& t = fig.table;
   t.header = {"distance", "none", "learned", "sinusoidal", "sinusoidal_far", "rope", "rope_far"};
   for (size_t h = 0; h < heads; ++h) t.header.push_back("alibi_head" + std::to_string(h));
@@ -152,16 +155,16 @@ plot::Figure similarity_figure(const PositionsResult& r) {
 
 plot::Figure extrapolation_figure(const PositionsResult& r) {
   const int L = r.ex.params.train_length;
-  plot::Figure fig("extrapolation", "Extrapolation: trained on length " + std::to_string(L) +
-                                        ", loss at every position out to " + std::to_string(4 * L));
+  plot::Figure fig("extrapolation", subst(tr("Extrapolation: trained on length {0}, loss at every position out to {1}"),
+                                          {std::to_string(L), std::to_string(4 * L)}));
   fig.note = r.extrapolation_note;
   plot::Axes& ax = fig.axes();
-  ax.setup("position of the predicted token", "", "loss", "nats");
+  ax.setup(tr("position of the predicted token"), "", tr("loss"), tr("nats"));
   ax.flags |= plot::AxesFlags_LegendOutside;
   plot::Table& t = fig.table;
   t.header.assign(std::begin(kExtrapolationColumns), std::end(kExtrapolationColumns));
   if (!r.have_extrapolation) {
-    ax.text("no results", 0.5, 0.5);
+    ax.text(tr("no results"), 0.5, 0.5);
     ax.set_x_range(0, 1).set_y_range(0, 1);
     return fig;
   }
@@ -169,13 +172,13 @@ plot::Figure extrapolation_figure(const PositionsResult& r) {
     std::vector<double> xs, ys;  // finite points only: learned stops at L, nothing is predicted before one period
     for (size_t i = 0; i < c.loss.size(); ++i)
       if (std::isfinite(c.loss[i])) xs.push_back(double(i)), ys.push_back(c.loss[i]);
-    plot::LineItem& line = ax.line(to_string(c.type), xs, ys);
+    plot::LineItem& line = ax.line(tr(to_string(c.type)), xs, ys);
     if (c.type == PositionType::Learned) {  // markers and its own colour: it lies under RoPE's line within L
       line.style = plot::LineStyle::LineAndMarkers;
       line.color = 0x9467BDFF;
     }
   }
-  ax.vline("trained length L", L - 0.5);
+  ax.vline(tr("trained length $L$"), L - 0.5);
   for (int i = 0; i < 4 * L; ++i) {
     std::vector<plot::Cell> row = {double(i)};
     for (const ExtrapolationCurve& c : r.ex.curves) {
@@ -201,21 +204,24 @@ class PositionsPanel final : public RecomputePanel<PositionsState, PositionsResu
 
  protected:
   void bind(Controls& c) override {
-    c.add_int("dim", &s_.similarity.dim, 4, 512, "dim", "Width of the added codes and of the RoPE head (even).", true);
-    c.add_int("max_distance", &s_.similarity.max_distance, 1, 4096, "max distance",
-              "Similarity is drawn for d = 0 ... this.", true);
-    c.add_int("start", &s_.similarity.start, 0, 100000, "start position p", "First position of each compared pair.");
-    c.add_int("alibi_heads", &s_.similarity.alibi_heads, 1, 64, "ALiBi heads",
-              "Heads whose slopes m = 2^(-8k/n) are used.");
-    c.add_float("rope_base", &s_.rope_base, 10.0f, 1e7f, "RoPE base", "theta_k = base^(-2k/D).", true, "%.6g");
-    c.add_bool("run", &s_.run, "run live",
-               "Train the five models now (about half a minute, progress and Cancel below) instead of the cached run.");
-    c.add_int("train_length", &s_.extrapolation.train_length, 4, 64, "train length L",
-              "Sequence length the models train on; evaluated out to 4L.");
-    c.add_int("period", &s_.extrapolation.period, 2, 32, "period",
-              "Length of the repeated random block (at most L/2).");
-    c.add_int("steps", &s_.extrapolation.steps, 1, 5000, "steps", "Optimizer steps per position type.", true);
-    c.add_seed(&s_.seed, "Seed of the weights, batches and the random codes.");
+    c.add_int("dim", &s_.similarity.dim, 4, 512, N_("dim"), N_("Width of the added codes and of the RoPE head (even)."),
+              true);
+    c.add_int("max_distance", &s_.similarity.max_distance, 1, 4096, N_("max distance"),
+              N_("Similarity is drawn for d = 0 ... this."), true);
+    c.add_int("start", &s_.similarity.start, 0, 100000, N_("start position p"),
+              N_("First position of each compared pair."));
+    c.add_int("alibi_heads", &s_.similarity.alibi_heads, 1, 64, N_("ALiBi heads"),
+              N_("Heads whose slopes m = 2^(-8k/n) are used."));
+    c.add_float("rope_base", &s_.rope_base, 10.0f, 1e7f, N_("RoPE base"), N_("theta_k = base^(-2k/D)."), true, "%.6g");
+    c.add_bool(
+        "run", &s_.run, N_("run live"),
+        N_("Train the five models now (about half a minute, progress and Cancel below) instead of the cached run."));
+    c.add_int("train_length", &s_.extrapolation.train_length, 4, 64, N_("train length L"),
+              N_("Sequence length the models train on; evaluated out to 4L."));
+    c.add_int("period", &s_.extrapolation.period, 2, 32, N_("period"),
+              N_("Length of the repeated random block (at most L/2)."));
+    c.add_int("steps", &s_.extrapolation.steps, 1, 5000, N_("steps"), N_("Optimizer steps per position type."), true);
+    c.add_seed(&s_.seed, N_("Seed of the weights, batches and the random codes."));
   }
 
   bool control_visible(const Control& c) const override {
@@ -226,12 +232,12 @@ class PositionsPanel final : public RecomputePanel<PositionsState, PositionsResu
   void draw_summary(const PositionsResult& r) override {
     if (!r.have_extrapolation) return;
     ImGui::Separator();
-    ImGui::TextUnformatted(r.cached ? "Mean loss (cached run)" : "Mean loss (live run)");
+    ImGui::TextUnformatted(r.cached ? tr("Mean loss (cached run)") : tr("Mean loss (live run)"));
     for (const ExtrapolationCurve& c : r.ex.curves) {
       if (std::isfinite(c.mean_out))
-        ImGui::Text("%-10s within L %.3g, beyond L %.3g", to_string(c.type), c.mean_in, c.mean_out);
+        ImGui::Text(tr("%-10s within L %.3g, beyond L %.3g"), tr(to_string(c.type)), c.mean_in, c.mean_out);
       else
-        ImGui::Text("%-10s within L %.3g, beyond L: no code", to_string(c.type), c.mean_in);
+        ImGui::Text(tr("%-10s within L %.3g, beyond L: no code"), tr(to_string(c.type)), c.mean_in);
     }
   }
 };

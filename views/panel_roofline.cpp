@@ -28,9 +28,9 @@ namespace tw {
 
 namespace {
 
-const PanelInfo kInfo = {"roofline", "Roofline of inference", "Inference",
-                         "Why prefill is compute-bound and decoding memory-bound; quantization, KV cache, measured "
-                         "tokens/s"};
+const PanelInfo kInfo = {"roofline", N_("Roofline of inference"), N_("Inference"),
+                         N_("Why prefill is compute-bound and decoding memory-bound; quantization, KV cache, measured "
+                            "tokens/s")};
 
 using plot::fmt;
 
@@ -113,7 +113,7 @@ ResultPtr compute(const RooflineState& s, Progress& progress) {
     if (!probe) {
       MachineProbe p = probe_machine([&](float f) { return keep_going(0.4f * f); });
       if (!p.complete) {
-        r->error = "Measurement cancelled: turn \"measure this machine\" off or change a setting to try again.";
+        r->error = tr("Measurement cancelled: turn \"measure this machine\" off or change a setting to try again.");
         return r;
       }
       std::lock_guard<std::mutex> lock(s.cache->mutex);
@@ -133,11 +133,11 @@ ResultPtr compute(const RooflineState& s, Progress& progress) {
       cap_forward_timing(mm.config, probe->peak_flops, 1.0, &prompt, &steps);
       ForwardTiming t = time_forward(mm.config, prompt, steps, 1, [&](float f) { return keep_going(0.4f + 0.6f * f); });
       if (!t.error.empty()) {
-        r->error = "Cannot time " + mm.name + ": " + t.error;
+        r->error = subst(tr("Cannot time {0}: {1}"), {mm.name, t.error});
         return r;
       }
       if (!t.complete) {
-        r->error = "Measurement cancelled: turn \"measure this machine\" off or change a setting to try again.";
+        r->error = tr("Measurement cancelled: turn \"measure this machine\" off or change a setting to try again.");
         return r;
       }
       std::lock_guard<std::mutex> lock(s.cache->mutex);
@@ -145,11 +145,12 @@ ResultPtr compute(const RooflineState& s, Progress& progress) {
       timing = t;
     }
     r->timing = timing;
-    r->devices.push_back({"this machine (measured, " + std::to_string(matmul_threads()) + " thread" +
-                              (matmul_threads() > 1 ? "s)" : ")"),
+    r->devices.push_back({subst(trn("this machine (measured, {0} thread)", "this machine (measured, {0} threads)",
+                                    static_cast<unsigned long>(matmul_threads())),
+                                {std::to_string(matmul_threads())}),
                           probe->peak_flops, probe->bandwidth,
-                          "built-in probe: " + std::to_string(probe->gemm_n) + "\xC2\xB3 float GEMM and a " +
-                              fmt("%.0f", probe->buffer_bytes / (1 << 20)) + " MiB copy/sum"});
+                          subst(tr("built-in probe: {0}\xC2\xB3 float GEMM and a {1} MiB copy/sum"),
+                                {std::to_string(probe->gemm_n), fmt("%.0f", probe->buffer_bytes / (1 << 20))})});
     // The estimate of exactly what was timed: fp32 weights and cache, batch 1, the timed prompt, and a decode step
     // at the middle of the timed steps.
     InferenceShape ts;
@@ -167,7 +168,8 @@ ResultPtr compute(const RooflineState& s, Progress& progress) {
     r->device = 0;
     if (!s.measure) {
       r->device = presets_start;
-      r->device_note = "this machine is not measured (measurement off): showing " + r->devices[r->device].name;
+      r->device_note =
+          subst(tr("this machine is not measured (measurement off): showing {0}"), {r->devices[r->device].name});
     }
   } else {
     r->device = std::clamp(presets_start + s.device - 1, presets_start, int(r->devices.size()) - 1);
@@ -224,11 +226,12 @@ double roof_bottom(const Device& d) { return attainable_flops(d, 0.125) / 1e12 /
 
 plot::Figure roofline_figure(const RooflineResult& r) {
   const Device& dev = chosen(r);
-  plot::Figure fig("roofline", "Roofline of " + dev.name);
-  fig.note = "peak " + fmt("%.4g", dev.peak_flops / 1e12) + " TFLOP/s, " + fmt("%.4g", dev.bandwidth / 1e9) +
-             " GB/s, ridge " + fmt("%.3g", ridge_point(dev)) + " FLOP/byte";
+  plot::Figure fig("roofline", subst(tr("Roofline of {0}"), {dev.name}));
+  fig.note =
+      subst(tr("peak {0} TFLOP/s, {1} GB/s, ridge {2} FLOP/byte"),
+            {fmt("%.4g", dev.peak_flops / 1e12), fmt("%.4g", dev.bandwidth / 1e9), fmt("%.3g", ridge_point(dev))});
   plot::Axes& ax = fig.axes();
-  ax.setup("arithmetic intensity", "FLOP/byte", "attainable", "TFLOP/s");
+  ax.setup(tr("arithmetic intensity"), "FLOP/byte", tr("attainable"), "TFLOP/s");
   ax.x.scale = plot::Scale::Log10;
   ax.y.scale = plot::Scale::Log10;
   // Headroom above the roof for the legend, so it never covers the prefill point on the flat part.
@@ -242,11 +245,11 @@ plot::Figure roofline_figure(const RooflineResult& r) {
     ys.push_back(attainable_flops(dev, i) / 1e12);
     t.add_row({dev.name, i, attainable_flops(dev, i)});
   }
-  ax.line("roofline", xs, ys).width = 2.5f;
-  ax.vline("ridge", ridge_point(dev));
-  ax.scatter("prefill (" + std::to_string(r.shape.prompt) + " tokens)", {r.prefill.intensity},
+  ax.line(tr("roofline"), xs, ys).width = 2.5f;
+  ax.vline(tr("ridge"), ridge_point(dev));
+  ax.scatter(subst(tr("prefill ({0} tokens)"), {std::to_string(r.shape.prompt)}), {r.prefill.intensity},
              {attainable_flops(dev, r.prefill.intensity) / 1e12});
-  ax.scatter("decode (batch " + std::to_string(r.shape.batch) + ")", {r.decode.intensity},
+  ax.scatter(subst(tr("decode (batch {0})"), {std::to_string(r.shape.batch)}), {r.decode.intensity},
              {attainable_flops(dev, r.decode.intensity) / 1e12});
   t.add_row({std::string("prefill"), r.prefill.intensity, attainable_flops(dev, r.prefill.intensity)});
   t.add_row({std::string("decode"), r.decode.intensity, attainable_flops(dev, r.decode.intensity)});
@@ -255,19 +258,19 @@ plot::Figure roofline_figure(const RooflineResult& r) {
 
 plot::Figure gemm_figure(const RooflineResult& r) {
   const int C = r.model.config.dim;
-  plot::Figure fig("intensity", "GEMM vs GEMV: intensity of a " + std::to_string(C) + "\xC3\x97" + std::to_string(C) +
-                                    " weight against tokens");
-  fig.note = "2MC\xC2\xB2 / (b(2MC + C\xC2\xB2)), b = " + fmt("%g", bytes_per_weight(r.shape.weights)) + " bytes (" +
-             to_string(r.shape.weights) + "); decode: M = batch";
+  plot::Figure fig("intensity",
+                   subst(tr("GEMM vs GEMV: intensity of a {0}\xC3\x97{0} weight against tokens"), {std::to_string(C)}));
+  fig.note = subst(tr("2MC\xC2\xB2 / (b(2MC + C\xC2\xB2)), b = {0} bytes ({1}); decode: M = batch"),
+                   {fmt("%g", bytes_per_weight(r.shape.weights)), to_string(r.shape.weights)});
   plot::Axes& ax = fig.axes();
-  ax.setup("tokens multiplied at once M", "", "intensity", "FLOP/byte");
+  ax.setup(tr("tokens multiplied at once $M$"), "", tr("intensity"), "FLOP/byte");
   ax.x.scale = plot::Scale::Log10;
   ax.y.scale = plot::Scale::Log10;
   ax.flags |= plot::AxesFlags_NoLegend;
-  ax.line("intensity", r.gemm_tokens, r.gemm_intensity_values).width = 2.5f;
-  ax.hline("ridge of " + chosen(r).name.substr(0, chosen(r).name.find(' ', 7)), ridge_point(chosen(r)));
-  ax.vline("decode", std::max(1, r.shape.batch));
-  ax.vline("prefill", double(r.shape.batch) * r.shape.prompt);
+  ax.line(tr("intensity"), r.gemm_tokens, r.gemm_intensity_values).width = 2.5f;
+  ax.hline(subst(tr("ridge of {0}"), {chosen(r).name.substr(0, chosen(r).name.find(' ', 7))}), ridge_point(chosen(r)));
+  ax.vline(tr("decode"), std::max(1, r.shape.batch));
+  ax.vline(tr("prefill"), double(r.shape.batch) * r.shape.prompt);
   plot::Table& t = fig.table;
   t.header = {"tokens", "intensity_flop_per_byte"};
   for (size_t i = 0; i < r.gemm_tokens.size(); ++i) t.add_row({r.gemm_tokens[i], r.gemm_intensity_values[i]});
@@ -275,14 +278,14 @@ plot::Figure gemm_figure(const RooflineResult& r) {
 }
 
 plot::Figure decode_figure(const RooflineResult& r) {
-  plot::Figure fig("decode", "Decode speed against context: weight formats and the KV cache");
+  plot::Figure fig("decode", tr("Decode speed against context: weight formats and the KV cache"));
   const double gib = 1024.0 * 1024.0 * 1024.0;
-  fig.note = r.model.name + ", batch " + std::to_string(r.shape.batch) + ", KV cache in " +
-             to_string(r.state.kv_format) + ": " + fmt("%.3g", kv_cache_bytes(r.shape, r.shape.context) / gib) +
-             " GiB at " + std::to_string(r.shape.context) + " tokens; weights " +
-             fmt("%.3g", matmul_parameters(r.model.config) * bytes_per_weight(r.shape.weights) / gib) + " GiB";
+  fig.note = subst(tr("{0}, batch {1}, KV cache in {2}: {3} GiB at {4} tokens; weights {5} GiB"),
+                   {r.model.name, std::to_string(r.shape.batch), to_string(r.state.kv_format),
+                    fmt("%.3g", kv_cache_bytes(r.shape, r.shape.context) / gib), std::to_string(r.shape.context),
+                    fmt("%.3g", matmul_parameters(r.model.config) * bytes_per_weight(r.shape.weights) / gib)});
   plot::Axes& ax = fig.axes();
-  ax.setup("context", "tokens", "decode", "tokens/s");
+  ax.setup(tr("context"), tr("tokens"), tr("decode"), "tokens/s");
   ax.x.scale = plot::Scale::Log10;
   ax.y.scale = plot::Scale::Log10;
   std::vector<double> xs(r.contexts.begin(), r.contexts.end());
@@ -291,7 +294,7 @@ plot::Figure decode_figure(const RooflineResult& r) {
     l.color = kFormatColors[f];
     if (f == static_cast<int>(r.shape.weights)) l.width = 3;
   }
-  ax.vline("context " + std::to_string(r.shape.context), r.shape.context);
+  ax.vline(subst(tr("context {0}"), {std::to_string(r.shape.context)}), r.shape.context);
   plot::Table& t = fig.table;
   t.header = {"context", "tok_s_fp32", "tok_s_bf16", "tok_s_int8", "tok_s_int4", "kv_cache_bytes"};
   for (size_t i = 0; i < r.contexts.size(); ++i)
@@ -301,21 +304,22 @@ plot::Figure decode_figure(const RooflineResult& r) {
 }
 
 plot::Figure measured_figure(const RooflineResult& r) {
-  plot::Figure fig("measured", "This machine: roofline estimate vs our own forward pass");
+  plot::Figure fig("measured", tr("This machine: roofline estimate vs our own forward pass"));
   plot::Axes& ax = fig.axes();
-  ax.setup("", "", "throughput", "tokens/s");
+  ax.setup("", "", tr("throughput"), "tokens/s");
   ax.y.scale = plot::Scale::Log10;
   plot::Table& t = fig.table;
   t.header = {"phase", "estimate_tokens_per_s", "measured_tokens_per_s"};
   if (!r.timing || !r.probe) {
-    fig.note = "turn on \"measure this machine\" to time the probe and the forward pass";
+    fig.note = tr("turn on \"measure this machine\" to time the probe and the forward pass");
     return fig;
   }
   const ForwardTiming& m = *r.timing;
-  fig.note = r.measured_model_name + " (random weights, fp32, batch 1): prefill " + std::to_string(m.prompt) +
-             " tokens, " + std::to_string(m.decode_steps) + " decode steps" +
-             (r.measured_model_name != r.model.name ? "; " + r.model.name + " is too large to time here" : "");
-  ax.bars({"prefill", "decode"}, {"roofline estimate", "measured"},
+  fig.note =
+      subst(tr("{0} (random weights, fp32, batch 1): prefill {1} tokens, {2} decode steps"),
+            {r.measured_model_name, std::to_string(m.prompt), std::to_string(m.decode_steps)}) +
+      (r.measured_model_name != r.model.name ? subst(tr("; {0} is too large to time here"), {r.model.name}) : "");
+  ax.bars({tr("prefill"), tr("decode")}, {tr("roofline estimate"), tr("measured")},
           {{r.est_prefill.tokens_per_s, r.est_decode.tokens_per_s}, {m.prefill_tokens_per_s, m.decode_tokens_per_s}});
   t.add_row({std::string("prefill"), r.est_prefill.tokens_per_s, m.prefill_tokens_per_s});
   t.add_row({std::string("decode"), r.est_decode.tokens_per_s, m.decode_tokens_per_s});
@@ -329,40 +333,44 @@ class RooflinePanel final : public RecomputePanel<RooflineState, RooflineResult>
   RooflinePanel()
       : RecomputePanel(kInfo, kTwoByTwo,
                        {compute, error_of, {roofline_figure, gemm_figure, decode_figure, measured_figure}, quick}) {
-    computing_text_ = "Measuring this machine (about two seconds)...";
+    computing_text_ = N_("Measuring this machine (about two seconds)...");
   }
 
  protected:
   void draw_summary(const RooflineResult& r) override {
     ImGui::Separator();
     if (!r.device_note.empty()) warning_text(r.device_note.c_str());
-    ImGui::TextWrapped("prefill: %.4g FLOP/byte, %.4g tokens/s (%s-bound)", r.prefill.intensity, r.prefill.tokens_per_s,
-                       r.prefill.memory_bound ? "memory" : "compute");
-    ImGui::TextWrapped("decode: %.4g FLOP/byte, %.4g tokens/s (%s-bound)", r.decode.intensity, r.decode.tokens_per_s,
-                       r.decode.memory_bound ? "memory" : "compute");
+    ImGui::TextWrapped(tr("prefill: %.4g FLOP/byte, %.4g tokens/s (%s-bound)"), r.prefill.intensity,
+                       r.prefill.tokens_per_s, r.prefill.memory_bound ? tr("memory") : tr("compute"));
+    ImGui::TextWrapped(tr("decode: %.4g FLOP/byte, %.4g tokens/s (%s-bound)"), r.decode.intensity,
+                       r.decode.tokens_per_s, r.decode.memory_bound ? tr("memory") : tr("compute"));
     if (r.probe)
-      ImGui::Text("this machine: %.3g GFLOP/s, %.3g GB/s", r.probe->peak_flops / 1e9, r.probe->bandwidth / 1e9);
-    ImGui::TextWrapped("device source: %s", chosen(r).source.c_str());
-    ImGui::TextWrapped("model source: %s", r.model.source.c_str());
+      ImGui::Text(tr("this machine: %.3g GFLOP/s, %.3g GB/s"), r.probe->peak_flops / 1e9, r.probe->bandwidth / 1e9);
+    ImGui::TextWrapped(tr("device source: %s"), chosen(r).source.c_str());
+    ImGui::TextWrapped(tr("model source: %s"), r.model.source.c_str());
   }
 
   void bind(Controls& c) override {
-    std::vector<std::string> models, devices = {"this machine (measured)"};
+    std::vector<std::string> models, devices = {N_("this machine (measured)")};
+
     for (const InferenceModel& m : inference_model_presets()) models.push_back(m.name);
     for (const Device& d : device_presets()) devices.push_back(d.name);
-    c.add_enum("model", &s_.model, models, "model", "The model whose matrix sizes set FLOPs and bytes (config.json).");
-    c.add_enum("device", &s_.device, devices, "device",
-               "Peak FLOP/s and memory bandwidth: this machine as measured, or a GPU from its datasheet.");
-    c.add_enum("weights", &s_.weights, WeightFormat::Int4, "weights",
-               "Storage of the weight matrices: bytes read per weight.");
-    c.add_enum("kv_format", &s_.kv_format, KvFormat::FP32, "KV cache", "Storage of each cached key and value number.");
-    c.add_int("batch", &s_.batch, 1, 1024, "batch B", "Sequences decoded together: each weight read serves B tokens.",
+    c.add_enum("model", &s_.model, models, N_("model"),
+               N_("The model whose matrix sizes set FLOPs and bytes (config.json)."));
+    c.add_enum("device", &s_.device, devices, N_("device"),
+               N_("Peak FLOP/s and memory bandwidth: this machine as measured, or a GPU from its datasheet."));
+    c.add_enum("weights", &s_.weights, WeightFormat::Int4, N_("weights"),
+               N_("Storage of the weight matrices: bytes read per weight."));
+    c.add_enum("kv_format", &s_.kv_format, KvFormat::FP32, N_("KV cache"),
+               N_("Storage of each cached key and value number."));
+    c.add_int("batch", &s_.batch, 1, 1024, N_("batch B"),
+              N_("Sequences decoded together: each weight read serves B tokens."), true);
+    c.add_int("prompt", &s_.prompt, 1, 131072, N_("prompt T"), N_("Tokens per sequence processed in the prefill."),
               true);
-    c.add_int("prompt", &s_.prompt, 1, 131072, "prompt T", "Tokens per sequence processed in the prefill.", true);
-    c.add_int("context", &s_.context, 1, 131072, "context", "Tokens already in the KV cache when the decode step runs.",
-              true);
-    c.add_bool("measure", &s_.measure, "measure this machine",
-               "Probe this computer's FLOP/s and bandwidth and time our forward pass (about 2 s, once).");
+    c.add_int("context", &s_.context, 1, 131072, N_("context"),
+              N_("Tokens already in the KV cache when the decode step runs."), true);
+    c.add_bool("measure", &s_.measure, N_("measure this machine"),
+               N_("Probe this computer's FLOP/s and bandwidth and time our forward pass (about 2 s, once)."));
   }
 };
 

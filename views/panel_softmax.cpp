@@ -22,8 +22,8 @@ namespace tw {
 namespace {
 
 const PanelInfo kInfo = {
-    "softmax", "Softmax saturation", "Attention",
-    "Why scores are divided by sqrt(d_k): variance of q\xC2\xB7k, saturation and vanishing gradients"};
+    "softmax", N_("Softmax saturation"), N_("Attention"),
+    N_("Why scores are divided by $\\sqrt{d_k}$: variance of $q\\cdot k$, saturation and vanishing gradients")};
 
 // [SECTION] state
 
@@ -77,60 +77,61 @@ using plot::fmt;
 
 plot::Figure histogram_figure(const SoftmaxResult& r) {
   const ScoreHistogram& h = r.hist;
-  plot::Figure fig("scores", "Raw scores q\xC2\xB7k for q, k ~ N(0, I)");
-  fig.note = "d_k = " + std::to_string(h.d_k) + ", empirical variance " + fmt("%.4g", h.variance) + " (theory: d_k), " +
-             std::to_string(h.samples) + " samples";
+  plot::Figure fig("scores", tr("Raw scores $q\\cdot k$ for $q, k \\sim N(0, I)$"));
+  fig.note = subst(tr("$d_k$ = {0}, empirical variance {1} (theory: $d_k$), {2} samples"),
+                   {std::to_string(h.d_k), fmt("%.4g", h.variance), std::to_string(h.samples)});
   plot::Axes& ax = fig.axes();
-  ax.setup("q\xC2\xB7k", "", "density", "");
+  ax.setup("$q\\cdot k$", "", tr("density"), "").csv_columns("q\xC2\xB7k", "density");
   std::vector<double> xs(h.edges.begin(), h.edges.end()), ys(h.density.begin(), h.density.end());
   if (!ys.empty()) ys.push_back(ys.back());  // a post-step line needs the right edge of the last bin
-  ax.step("empirical", xs, ys);
+  ax.step(tr("empirical"), xs, ys);
   std::vector<double> cx, pdf;
   for (size_t b = 0; b < h.normal_pdf.size(); ++b) {
     cx.push_back(0.5 * (h.edges[b] + h.edges[b + 1]));
     pdf.push_back(h.normal_pdf[b]);
   }
-  ax.line("N(0, d_k) density", cx, pdf).dashed = true;
+  ax.line(tr("$N(0, d_k)$ density"), cx, pdf).dashed = true;
   return fig;
 }
 
 plot::Figure query_figure(const SoftmaxResult& r) {
   const QuerySoftmax& q = r.query;
-  plot::Figure fig("query", "One query's softmax over " + std::to_string(r.state.n_keys) + " keys (sorted)");
-  fig.note = "scale " + fmt("%.4g", q.scale) + ": entropy " + fmt("%.3g", q.entropy_scaled) + " bits scaled, " +
-             fmt("%.3g", q.entropy_unscaled) + " bits unscaled (max " + fmt("%.3g", q.entropy_max) + ")";
+  plot::Figure fig("query", subst(tr("One query's softmax over {0} keys (sorted)"), {std::to_string(r.state.n_keys)}));
+  fig.note = subst(tr("scale {0}: entropy {1} bits scaled, {2} bits unscaled (max {3})"),
+                   {fmt("%.4g", q.scale), fmt("%.3g", q.entropy_scaled), fmt("%.3g", q.entropy_unscaled),
+                    fmt("%.3g", q.entropy_max)});
   plot::Axes& ax = fig.axes();
-  ax.setup("key rank", "", "probability", "");
+  ax.setup(tr("key rank"), "", tr("probability"), "").csv_columns("key rank", "probability");
   std::vector<std::string> groups;
   for (size_t j = 0; j < q.probs_scaled.size(); ++j) groups.push_back(std::to_string(j + 1));
   std::vector<double> ps(q.probs_scaled.begin(), q.probs_scaled.end()),
       pu(q.probs_unscaled.begin(), q.probs_unscaled.end());
-  ax.bars(groups, {std::string("scaled (") + scale_mode_name(mode_of(r.state)) + ")", "unscaled"}, {ps, pu});
+  ax.bars(groups, {subst(tr("scaled ({0})"), {tr(scale_mode_name(mode_of(r.state)))}), tr("unscaled")}, {ps, pu});
   ax.set_y_range(0, 1);
   return fig;
 }
 
 plot::Figure sweep_figure(const SoftmaxResult& r) {
-  plot::Figure fig("sweep", "Saturation as d_k grows (" + std::to_string(r.state.n_keys) + " keys, " +
-                                std::to_string(sweep_queries(r.state)) + " queries per point)");
+  plot::Figure fig("sweep", subst(tr("Saturation as $d_k$ grows ({0} keys, {1} queries per point)"),
+                                  {std::to_string(r.state.n_keys), std::to_string(sweep_queries(r.state))}));
   fig.grid_cols = 3;
   std::vector<double> dk;
   for (const SaturationPoint& p : r.sweep) dk.push_back(p.d_k);
   auto panel = [&](const char* title, const char* ylabel, double SaturationPoint::*scaled,
                    double SaturationPoint::*unscaled) {
-    plot::Axes& ax = fig.add_axes(title);
-    ax.setup("d_k", "", ylabel, "");
+    plot::Axes& ax = fig.add_axes(tr(title));
+    ax.setup("$d_k$", "", tr(ylabel), "");
     ax.x.scale = plot::Scale::Log10;
     std::vector<double> a, b;
     for (const SaturationPoint& p : r.sweep) a.push_back(p.*scaled), b.push_back(p.*unscaled);
-    ax.line("scaled", dk, a).style = plot::LineStyle::LineAndMarkers;
-    ax.line("unscaled", dk, b).style = plot::LineStyle::LineAndMarkers;
-    ax.vline("d_k = " + std::to_string(r.state.d_k), r.state.d_k);
+    ax.line(tr("scaled"), dk, a).style = plot::LineStyle::LineAndMarkers;
+    ax.line(tr("unscaled"), dk, b).style = plot::LineStyle::LineAndMarkers;
+    ax.vline("$d_k$ = " + std::to_string(r.state.d_k), r.state.d_k);
     if (fig.grid.size() > 1) ax.flags |= plot::AxesFlags_NoLegend;  // one legend for the three panels
   };
-  panel("mean max probability", "max_j S_j", &SaturationPoint::max_p_scaled, &SaturationPoint::max_p_unscaled);
-  panel("mean entropy", "bits", &SaturationPoint::entropy_bits_scaled, &SaturationPoint::entropy_bits_unscaled);
-  panel("top-key gradient S(1 - S)", "S_top (1 - S_top)", &SaturationPoint::grad_scaled,
+  panel(N_("mean max probability"), "max_j S_j", &SaturationPoint::max_p_scaled, &SaturationPoint::max_p_unscaled);
+  panel(N_("mean entropy"), N_("bits"), &SaturationPoint::entropy_bits_scaled, &SaturationPoint::entropy_bits_unscaled);
+  panel(N_("top-key gradient $S(1 - S)$"), "S_top (1 - S_top)", &SaturationPoint::grad_scaled,
         &SaturationPoint::grad_unscaled);
   plot::Table& t = fig.table;
   t.header = {"d_k",         "max_p_scaled", "max_p_unscaled", "entropy_bits_scaled", "entropy_bits_unscaled",
@@ -142,14 +143,14 @@ plot::Figure sweep_figure(const SoftmaxResult& r) {
 }
 
 plot::Figure worked_figure(const SoftmaxResult& r) {
-  plot::Figure fig("worked", "Worked example: softmax and the top key's gradient");
+  plot::Figure fig("worked", tr("Worked example: softmax and the top key's gradient"));
   fig.grid_cols = 2;
   plot::Table& t = fig.table;
   t.header = {"case", "index", "logit", "probability", "top_gradient"};
   auto add = [&](const char* name, const WorkedSoftmax& w, const std::string& error) {
     plot::Axes& ax =
-        fig.add_axes(std::string(name) + (error.empty() ? ": top gradient " + fmt("%.3g", w.top_grad) : ""));
-    ax.setup("logit", "", "probability", "");
+        fig.add_axes(error.empty() ? subst(tr("{0}: top gradient {1}"), {name, fmt("%.3g", w.top_grad)}) : name);
+    ax.setup(tr("logit"), "", tr("probability"), "");
     if (!error.empty() || w.probs.empty()) return;
     std::vector<std::string> groups;
     std::vector<double> p;
@@ -158,7 +159,7 @@ plot::Figure worked_figure(const SoftmaxResult& r) {
       p.push_back(w.probs[j]);
       t.add_row({std::string(name), double(j), double(w.logits[j]), double(w.probs[j]), w.top_grad});
     }
-    ax.bars(groups, {"softmax"}, {p});
+    ax.bars(groups, {tr("softmax")}, {p});
     ax.set_y_range(0, 1);
   };
   add("A", r.worked_a, r.error_a);
@@ -184,8 +185,8 @@ class SoftmaxPanel final : public RecomputePanel<SoftmaxState, SoftmaxResult> {
     const auto& r = result();
     if (!r) return "";
     std::string p;
-    if (!r->error_a.empty()) p = "logits A: " + r->error_a;
-    if (!r->error_b.empty()) p += (p.empty() ? "" : "; ") + std::string("logits B: ") + r->error_b;
+    if (!r->error_a.empty()) p = subst(tr("logits A: {0}"), {r->error_a});
+    if (!r->error_b.empty()) p += (p.empty() ? "" : "; ") + subst(tr("logits B: {0}"), {r->error_b});
     return p;
   }
 
@@ -196,30 +197,33 @@ class SoftmaxPanel final : public RecomputePanel<SoftmaxState, SoftmaxResult> {
   void draw_summary(const SoftmaxResult& r) override { draw_worked_table(r); }
 
   void bind(Controls& c) override {
-    c.add_int("d_k", &s_.d_k, 1, 4096, "d_k", "Dimension of q and k; Var(q\xC2\xB7k) grows linearly with it.", true);
-    c.add_int("n_keys", &s_.n_keys, 2, 256, "keys n", "Number of keys one query spreads its attention over.", true);
-    c.add_enum("scale_mode", &s_.scale_mode, {"1/sqrt(d_k)", "none", "1/d_k", "custom"}, "scale",
-               "Factor applied to q\xC2\xB7k before softmax in the 'scaled' curves; 'unscaled' always uses 1.");
-    c.add_float("custom_scale", &s_.custom_scale, 1e-4f, 10.0f, "custom scale",
-                "The factor used when the scale mode is custom.", true, "%.4g");
-    c.add_float("temperature", &s_.temperature, 0.05f, 20.0f, "temperature \xCF\x84",
-                "Both curves use softmax(x / \xCF\x84): above 1 flattens, below 1 sharpens.", true, "%.3g");
-    c.add_int(
-        "samples", &s_.samples, 100, 200000, "samples",
-        "q\xC2\xB7k pairs in the histogram; the sweep uses a quarter of this many queries per d_k (at most 5000).",
-        true);
-    c.add_seed(&s_.seed, "Random seed; the same seed gives the same samples.");
-    c.add_text("logits_a", &s_.logits_a, 256, "logits A", "First row of the worked example, comma-separated.");
-    c.add_text("logits_b", &s_.logits_b, 256, "logits B", "Second row of the worked example, comma-separated.");
+    c.add_int("d_k", &s_.d_k, 1, 4096, "d_k",
+              N_("Dimension of $q$ and $k$; $\\mathrm{Var}(q\\cdot k)$ grows linearly with it."), true);
+    c.add_int("n_keys", &s_.n_keys, 2, 256, N_("keys n"), N_("Number of keys one query spreads its attention over."),
+              true);
+    c.add_enum("scale_mode", &s_.scale_mode, {"1/sqrt(d_k)", N_("none"), "1/d_k", N_("custom")}, N_("scale"),
+               N_("Factor applied to $q\\cdot k$ before softmax in the 'scaled' curves; 'unscaled' always uses 1."));
+    c.add_float("custom_scale", &s_.custom_scale, 1e-4f, 10.0f, N_("custom scale"),
+                N_("The factor used when the scale mode is custom."), true, "%.4g");
+    c.add_float("temperature", &s_.temperature, 0.05f, 20.0f, N_("temperature \xCF\x84"),
+                N_("Both curves use $\\mathrm{softmax}(x / \\tau)$: above 1 flattens, below 1 sharpens."), true,
+                "%.3g");
+    c.add_int("samples", &s_.samples, 100, 200000, N_("samples"),
+              N_("$q\\cdot k$ pairs in the histogram; the sweep uses a quarter of this many queries per $d_k$ (at most "
+                 "5000)."),
+              true);
+    c.add_seed(&s_.seed, N_("Random seed; the same seed gives the same samples."));
+    c.add_text("logits_a", &s_.logits_a, 256, N_("logits A"), N_("First row of the worked example, comma-separated."));
+    c.add_text("logits_b", &s_.logits_b, 256, N_("logits B"), N_("Second row of the worked example, comma-separated."));
   }
 
  private:
   void draw_worked_table(const SoftmaxResult& r) {
     ImGui::Separator();
-    ImGui::TextUnformatted("Worked example (recomputed live)");
+    ImGui::TextUnformatted(tr("Worked example (recomputed live)"));
     auto row = [](const char* name, const WorkedSoftmax& w, const std::string& error) {
       if (!error.empty()) {
-        warning_text((std::string(name) + ": " + error).c_str());
+        warning_text(subst(tr("{0}: {1}"), {name, error}).c_str());
         return;
       }
       std::string logits, probs;
@@ -229,8 +233,8 @@ class SoftmaxPanel final : public RecomputePanel<SoftmaxState, SoftmaxResult> {
         probs += fmt("%.3g", w.probs[j]);
       }
       ImGui::Text("%s: [%s]", name, logits.c_str());
-      ImGui::Text("  softmax [%s]", probs.c_str());
-      ImGui::Text("  top gradient S(1-S) = %.3g", w.top_grad);
+      ImGui::Text(tr("  softmax [%s]"), probs.c_str());
+      ImGui::Text(tr("  top gradient S(1-S) = %.3g"), w.top_grad);
     };
     row("A", r.worked_a, r.error_a);
     row("B", r.worked_b, r.error_b);

@@ -26,8 +26,8 @@ namespace tw {
 
 namespace {
 
-const PanelInfo kInfo = {"stability", "Stability tricks", "Training",
-                         "Logit soft-capping, QK-norm and z-loss: curves and training with vs without"};
+const PanelInfo kInfo = {"stability", N_("Stability tricks"), N_("Training"),
+                         N_("Logit soft-capping, QK-norm and z-loss: curves and training with vs without")};
 
 // [SECTION] state
 
@@ -117,12 +117,12 @@ TrainComparison training_comparison_of(const StabilityState& s) {
   TrainComparison c;
   c.baseline = state(false);
   c.variant = state(true);
-  c.baseline_label = std::string("without ") + to_string(trick);
-  c.variant_label = std::string("with ") + to_string(trick);
-  if (trick == StabilityTrick::Softcap) c.variant_label += " (c = " + plot::fmt("%.3g", s.cap) + ")";
-  if (trick == StabilityTrick::ZLoss) c.variant_label += " (coef " + plot::fmt("%.3g", s.z_loss) + ")";
-  c.title = std::string(to_string(trick)) + " at lr " + plot::fmt("%.3g", s.lr) + ", " + std::to_string(p.steps) +
-            " steps each, no clipping, seed " + std::to_string(s.seed) + " (from the Stability panel)";
+  c.baseline_label = subst(tr("without {0}"), {tr(to_string(trick))});
+  c.variant_label = subst(tr("with {0}"), {tr(to_string(trick))});
+  if (trick == StabilityTrick::Softcap) c.variant_label += " ($c$ = " + plot::fmt("%.3g", s.cap) + ")";
+  if (trick == StabilityTrick::ZLoss) c.variant_label += subst(tr(" (coef {0})"), {plot::fmt("%.3g", s.z_loss)});
+  c.title = subst(tr("{0} at lr {1}, {2} steps each, no clipping, seed {3} (from the Stability panel)"),
+                  {tr(to_string(trick)), plot::fmt("%.3g", s.lr), std::to_string(p.steps), std::to_string(s.seed)});
   return c;
 }
 
@@ -144,9 +144,9 @@ void add_function_and_gradient(plot::Figure& fig, const char* x_label, const std
                                const CurvePlot& value, const CurvePlot& gradient, std::vector<std::string> header) {
   fig.grid_cols = 2;
   for (const CurvePlot* c : {&value, &gradient}) {
-    plot::Axes& a = fig.add_axes(c->title);
-    a.setup(x_label, "", c->y_label, "");
-    a.line(c->legend, xs, c->ys);
+    plot::Axes& a = fig.add_axes(tr(c->title));
+    a.setup(tr(x_label), "", tr(c->y_label), "");
+    a.line(tr(c->legend), xs, c->ys);
   }
   plot::Table& t = fig.table;
   t.header = std::move(header);
@@ -155,24 +155,25 @@ void add_function_and_gradient(plot::Figure& fig, const char* x_label, const std
 
 plot::Figure softcap_figure(const StabilityResult& r) {
   const SoftcapCurve& c = r.softcap;
-  plot::Figure fig("softcap", "Soft-capping: s \xE2\x86\x92 c\xC2\xB7tanh(s/c), c = " + fmt("%.3g", c.cap));
+  plot::Figure fig("softcap", subst(tr("Soft-capping: $s \\to c\\cdot\\tanh(s/c)$, $c$ = {0}"), {fmt("%.3g", c.cap)}));
   fig.note =
-      "Gemma 2 caps attention scores at 50 and final logits at 30; the gradient 1 - tanh\xC2\xB2(s/c) "
-      "fades beyond |s| \xE2\x89\x88 c";
-  add_function_and_gradient(fig, "raw score s", c.x, {"capped score", "capped", "c\xC2\xB7tanh(s/c)", c.capped},
-                            {"gradient", "d capped / ds", "1 - tanh\xC2\xB2(s/c)", c.derivative},
-                            {"x", "capped", "derivative"});
+      tr("Gemma 2 caps attention scores at 50 and final logits at 30; the gradient $1 - \\tanh^2(s/c)$ fades "
+         "beyond $|s| \\approx c$");
+  add_function_and_gradient(
+      fig, N_("raw score $s$"), c.x, {N_("capped score"), N_("capped"), "$c\\cdot\\tanh(s/c)$", c.capped},
+      {N_("gradient"), N_("d capped / ds"), "$1 - \\tanh^2(s/c)$", c.derivative}, {"x", "capped", "derivative"});
   plot::Axes& v = fig.grid[0];
-  v.line("identity", c.x, c.x).dashed = true;
+  v.line(tr("identity"), c.x, c.x).dashed = true;
   v.set_y_range(-std::max(1.5 * c.cap, 1.0), std::max(1.5 * c.cap, 1.0));
   fig.grid[1].set_y_range(0, 1.05);
   return fig;
 }
 
 plot::Figure qk_figure(const StabilityResult& r) {
-  plot::Figure fig("qknorm", "QK-norm: scores stay bounded as q and k grow");
-  fig.note = "q, k ~ N(0, s\xC2\xB2), D = " + std::to_string(r.state.head_dim) + ", " + std::to_string(r.state.n_keys) +
-             " keys, scores scaled by 1/sqrt(D); with QK-norm (\xCE\xB3 = 1) the scores do not depend on s";
+  plot::Figure fig("qknorm", tr("QK-norm: scores stay bounded as q and k grow"));
+  fig.note = subst(tr("$q, k \\sim N(0, s^2)$, $D$ = {0}, {1} keys, scores scaled by $1/\\sqrt{D}$; with QK-norm "
+                      "($\\gamma = 1$) the scores do not depend on $s$"),
+                   {std::to_string(r.state.head_dim), std::to_string(r.state.n_keys)});
   fig.grid_cols = 2;
   std::vector<double> s, sp, sn, pp, pn;
   plot::Table& t = fig.table;
@@ -182,50 +183,48 @@ plot::Figure qk_figure(const StabilityResult& r) {
     pp.push_back(q.max_prob_plain), pn.push_back(q.max_prob_normed);
     t.add_row({q.scale, q.max_score_plain, q.max_score_normed, q.max_prob_plain, q.max_prob_normed});
   }
-  plot::Axes& a = fig.add_axes("largest |score|");
-  a.setup("weight scale s", "", "max |q\xC2\xB7k| / sqrt(D)", "");
+  plot::Axes& a = fig.add_axes(tr("largest |score|"));
+  a.setup(tr("weight scale $s$"), "", "max |q\xC2\xB7k| / sqrt(D)", "");
   a.x.scale = plot::Scale::Log10;
   a.y.scale = plot::Scale::Log10;
-  a.line("plain", s, sp).style = plot::LineStyle::LineAndMarkers;
-  a.line("QK-norm", s, sn).style = plot::LineStyle::LineAndMarkers;
-  plot::Axes& b = fig.add_axes("largest attention weight");
-  b.setup("weight scale s", "", "max probability", "");
+  a.line(tr("plain"), s, sp).style = plot::LineStyle::LineAndMarkers;
+  a.line(tr("QK-norm"), s, sn).style = plot::LineStyle::LineAndMarkers;
+  plot::Axes& b = fig.add_axes(tr("largest attention weight"));
+  b.setup(tr("weight scale $s$"), "", tr("max probability"), "");
   b.x.scale = plot::Scale::Log10;
   b.flags |= plot::AxesFlags_NoLegend;
-  b.line("plain", s, pp).style = plot::LineStyle::LineAndMarkers;
-  b.line("QK-norm", s, pn).style = plot::LineStyle::LineAndMarkers;
+  b.line(tr("plain"), s, pp).style = plot::LineStyle::LineAndMarkers;
+  b.line(tr("QK-norm"), s, pn).style = plot::LineStyle::LineAndMarkers;
   b.set_y_range(0, 1.05);
   return fig;
 }
 
 plot::Figure zloss_figure(const StabilityResult& r) {
   const ZLossCurve& z = r.zloss;
-  plot::Figure fig("zloss", "z-loss: coef \xC2\xB7 log\xC2\xB2 Z added to the loss, coef = " + fmt("%.3g", z.coef));
+  plot::Figure fig("zloss",
+                   subst(tr("z-loss: $coef\\cdot\\log^2 Z$ added to the loss, coef = {0}"), {fmt("%.3g", z.coef)}));
   fig.note =
-      "Z = \xCE\xA3 exp(logits); the term's gradient 2\xC2\xB7"
-      "coef\xC2\xB7log Z \xC2\xB7 softmax pulls "
-      "every logit toward log Z = 0";
-  add_function_and_gradient(fig, "log Z", z.log_z, {"added loss", "coef \xC2\xB7 log\xC2\xB2 Z", "z-loss", z.term},
-                            {"gradient on the logits (sum)", "\xCE\xA3_v \xE2\x88\x82/\xE2\x88\x82logit_v",
-                             "2\xC2\xB7"
-                             "coef\xC2\xB7log Z",
-                             z.grad_sum},
+      tr("$Z = \\sum \\exp(logits)$; the term's gradient $2\\cdot coef\\cdot\\log Z\\cdot\\mathrm{softmax}$ pulls "
+         "every logit toward $\\log Z = 0$");
+  add_function_and_gradient(fig, "$\\log Z$", z.log_z, {N_("added loss"), "coef \xC2\xB7 log\xC2\xB2 Z", "z-loss", z.term},
+                            {N_("gradient on the logits (sum)"), "\xCE\xA3_v \xE2\x88\x82/\xE2\x88\x82logit_v",
+                             "$2\\cdot coef\\cdot\\log Z$", z.grad_sum},
                             {"log_z", "z_loss", "grad_sum"});
   return fig;
 }
 
 plot::Figure training_figure(const StabilityResult& r) {
-  const char* trick = to_string(r.state.trick);
-  plot::Figure fig("training", std::string("Training at lr ") + fmt("%.3g", r.state.lr) + ": without vs with " + trick);
+  const char* trick = tr(to_string(r.state.trick));
+  plot::Figure fig("training", subst(tr("Training at lr {0}: without vs with {1}"), {fmt("%.3g", r.state.lr), trick}));
   plot::Axes& ax = fig.axes();
-  ax.setup("step", "", "training loss", "nats");
+  ax.setup(tr("step"), "", tr("training loss"), tr("nats"));
   plot::Table& t = fig.table;
   t.header = {"run", "step", "train_loss", "grad_norm"};
   if (!r.trained) {
     fig.note =
-        "'Compare in the Training panel' runs both live there; tick 'preview here' to train both on this panel "
-        "(a few seconds, with progress and Cancel).";
-    ax.text("not run yet", 0.5, 0.5);
+        tr("'Compare in the Training panel' runs both live there; tick 'preview here' to train both on this panel "
+           "(a few seconds, with progress and Cancel).");
+    ax.text(tr("not run yet"), 0.5, 0.5);
     ax.set_x_range(0, 1).set_y_range(0, 1);
     return fig;
   }
@@ -237,13 +236,13 @@ plot::Figure training_figure(const StabilityResult& r) {
     }
     ax.line(name, xs, c.loss);
   };
-  add("without", r.runs.without);
-  add((std::string("with ") + trick).c_str(), r.runs.with);
+  add(tr("without"), r.runs.without);
+  add(subst(tr("with {0}"), {trick}).c_str(), r.runs.with);
   auto end = [](const RunCurve& c) {
-    if (!c.stop_message.empty()) return std::string("diverged: ") + c.stop_message;
-    return "held-out loss " + fmt("%.3g", c.final_val_loss) + ", accuracy " + fmt("%.3g", c.final_accuracy);
+    if (!c.stop_message.empty()) return subst(tr("diverged: {0}"), {c.stop_message});
+    return subst(tr("held-out loss {0}, accuracy {1}"), {fmt("%.3g", c.final_val_loss), fmt("%.3g", c.final_accuracy)});
   };
-  fig.note = "without: " + end(r.runs.without) + "; with: " + end(r.runs.with);
+  fig.note = subst(tr("without: {0}; with: {1}"), {end(r.runs.without), end(r.runs.with)});
   return fig;
 }
 
@@ -258,28 +257,35 @@ class StabilityPanel final : public RecomputePanel<StabilityState, StabilityResu
 
  protected:
   void bind(Controls& c) override {
-    c.add_float("cap", &s_.cap, 0.5f, 100.0f, "soft-cap c",
-                "Scores become c*tanh(s/c): the curve and the soft-capped training run use it.", true, "%.3g");
-    c.add_float("x_range", &s_.x_range, 1.0f, 200.0f, "score range", "The soft-cap curve covers [-range, range].", true,
+    c.add_float("cap", &s_.cap, 0.5f, 100.0f, N_("soft-cap c"),
+                N_("Scores become $c\\cdot\\tanh(s/c)$: the curve and the soft-capped training run use it."), true,
                 "%.3g");
-    c.add_int("head_dim", &s_.head_dim, 2, 512, "head dim D", "Size of q and k in the QK-norm experiment.", true);
-    c.add_int("n_keys", &s_.n_keys, 2, 256, "keys", "Keys one query attends over in the QK-norm experiment.", true);
-    c.add_float("z_loss", &s_.z_loss, 1e-6f, 1.0f, "z-loss coef",
-                "Weight of log^2 Z in the loss (PaLM used 1e-4); the curve and the z-loss run use it.", true, "%.3g");
-    c.add_enum("trick", &s_.trick, StabilityTrick::ZLoss, "trick to compare",
-               "Which trick the training comparison turns on in its second run.");
-    c.add_bool("in_training", &s_.in_training, "compare in the Training panel",
-               "Hands the comparison of the chosen trick to the Training panel once (baseline, pinned, then with the "
-               "trick) and reads back false; the buttons under 'trick to compare' do the same.");
-    c.add_bool("train", &s_.train, "preview here",
-               "Also train both models on this panel (seconds; progress and Cancel below). Off: only the curves.");
-    c.add_float("lr", &s_.lr, 1e-4f, 1.0f, "learning rate", "AdamW peak learning rate of both runs; high on purpose.",
-                true, "%.3g");
-    c.add_int("steps", &s_.steps, 1, 2000, "steps", "Optimizer steps of each run.", true);
-    c.add_int("warmup", &s_.warmup, 0, 2000, "warmup", "Linear warmup steps of both runs (0: none, the harder case).");
-    c.add_int("layers", &s_.layers, 1, 8, "layers", "Blocks of the tiny model both runs train.");
-    c.add_int("dim", &s_.dim, 8, 256, "dim", "Width C of the tiny model (4 heads; C/4 must be even).");
-    c.add_int("seed", &s_.seed, 0, 1000000, "seed", "The same seed gives both runs the same weights and batches.");
+    c.add_float("x_range", &s_.x_range, 1.0f, 200.0f, N_("score range"),
+                N_("The soft-cap curve covers [-range, range]."), true, "%.3g");
+    c.add_int("head_dim", &s_.head_dim, 2, 512, N_("head dim D"), N_("Size of q and k in the QK-norm experiment."),
+              true);
+    c.add_int("n_keys", &s_.n_keys, 2, 256, N_("keys"), N_("Keys one query attends over in the QK-norm experiment."),
+              true);
+    c.add_float("z_loss", &s_.z_loss, 1e-6f, 1.0f, N_("z-loss coef"),
+                N_("Weight of $\\log^2 Z$ in the loss (PaLM used 1e-4); the curve and the z-loss run use it."), true,
+                "%.3g");
+    c.add_enum("trick", &s_.trick, StabilityTrick::ZLoss, N_("trick to compare"),
+               N_("Which trick the training comparison turns on in its second run."));
+    c.add_bool(
+        "in_training", &s_.in_training, N_("compare in the Training panel"),
+        N_("Hands the comparison of the chosen trick to the Training panel once (baseline, pinned, then with the "
+           "trick) and reads back false; the buttons under 'trick to compare' do the same."));
+    c.add_bool("train", &s_.train, N_("preview here"),
+               N_("Also train both models on this panel (seconds; progress and Cancel below). Off: only the curves."));
+    c.add_float("lr", &s_.lr, 1e-4f, 1.0f, N_("learning rate"),
+                N_("AdamW peak learning rate of both runs; high on purpose."), true, "%.3g");
+    c.add_int("steps", &s_.steps, 1, 2000, N_("steps"), N_("Optimizer steps of each run."), true);
+    c.add_int("warmup", &s_.warmup, 0, 2000, N_("warmup"),
+              N_("Linear warmup steps of both runs (0: none, the harder case)."));
+    c.add_int("layers", &s_.layers, 1, 8, N_("layers"), N_("Blocks of the tiny model both runs train."));
+    c.add_int("dim", &s_.dim, 8, 256, N_("dim"), N_("Width C of the tiny model (4 heads; C/4 must be even)."));
+    c.add_int("seed", &s_.seed, 0, 1000000, N_("seed"),
+              N_("The same seed gives both runs the same weights and batches."));
   }
 
   // A scene's (or a button's) in_training = true hands the comparison over once, before change detection.
@@ -288,11 +294,11 @@ class StabilityPanel final : public RecomputePanel<StabilityState, StabilityResu
     s_.in_training = false;
     const ComparisonParams p = comparison_of(s_);
     if (std::string e = validate(p); !e.empty()) {
-      sent_ = "Not sent to the Training panel: " + e;
+      sent_ = subst(tr("Not sent to the Training panel: {0}"), {e});
       return;
     }
     TrainComparison c = training_comparison_of(s_);
-    sent_ = "Sent to the Training panel: " + c.title + ".";
+    sent_ = subst(tr("Sent to the Training panel: {0}."), {c.title});
     post_train_comparison(std::move(c));
   }
 
@@ -300,12 +306,12 @@ class StabilityPanel final : public RecomputePanel<StabilityState, StabilityResu
 
   void after_control(const Control& c) override {
     if (c.key != "trick") return;
-    ImGui::TextUnformatted("Compare in the Training panel:");
+    ImGui::TextUnformatted(tr("Compare in the Training panel:"));
     for (int i = 0; i < 3; ++i) {
       const auto trick = static_cast<StabilityTrick>(i);
       if (i > 0) ImGui::SameLine();
       ImGui::PushID(i);
-      if (ImGui::Button(to_string(trick))) {
+      if (ImGui::Button(tr(to_string(trick)))) {
         s_.trick = trick;
         s_.in_training = true;  // the next update() hands it over
       }
@@ -313,9 +319,9 @@ class StabilityPanel final : public RecomputePanel<StabilityState, StabilityResu
     }
     ImGui::SameLine();
     help_marker(
-        "Opens the Training panel with the learning rate, steps and model below: it trains without the trick, "
-        "pins that run, then trains with it from the same seed; its loss and log Z figures overlay both (progress, "
-        "Pause and Cancel there).");
+        tr("Opens the Training panel with the learning rate, steps and model below: it trains without the trick, "
+           "pins that run, then trains with it from the same seed; its loss and log Z figures overlay both (progress, "
+           "Pause and Cancel there)."));
     if (!sent_.empty()) ImGui::TextWrapped("%s", sent_.c_str());
   }
 
@@ -324,14 +330,15 @@ class StabilityPanel final : public RecomputePanel<StabilityState, StabilityResu
     ImGui::Separator();
     auto line = [](const char* name, const RunCurve& c) {
       if (!c.stop_message.empty()) {
-        warning_text((std::string(name) + ": " + c.stop_message).c_str());
+        warning_text(subst(tr("{0}: {1}"), {name, c.stop_message}).c_str());
+
         return;
       }
-      ImGui::Text("%s: final train loss %.3g, accuracy %.3g", name, c.loss.empty() ? 0.0 : c.loss.back(),
+      ImGui::Text(tr("%s: final train loss %.3g, accuracy %.3g"), name, c.loss.empty() ? 0.0 : c.loss.back(),
                   c.final_accuracy);
     };
-    line("without", r.runs.without);
-    line("with", r.runs.with);
+    line(tr("without"), r.runs.without);
+    line(tr("with"), r.runs.with);
   }
 
  private:

@@ -25,8 +25,9 @@ namespace tw {
 
 namespace {
 
-const PanelInfo kInfo = {"tokenizers", "Tokenizers: BPE, WordPiece, Unigram", "Text",
-                         "Train byte-level BPE merge by merge and compare BPE, WordPiece and Unigram on a sentence"};
+const PanelInfo kInfo = {
+    "tokenizers", N_("Tokenizers: BPE, WordPiece, Unigram"), N_("Text"),
+    N_("Train byte-level BPE merge by merge and compare BPE, WordPiece and Unigram on a sentence")};
 
 using plot::fmt;
 
@@ -92,17 +93,17 @@ ResultPtr compute(const TokenizerState& s, Progress& progress) {
   const std::atomic<bool>* cancel = progress.cancel_flag();
   std::string error;
   if (!train_bpe(text, s.merges, &r->bpe, &error, cancel)) {
-    r->error = progress.cancelled() ? "Training cancelled." : "BPE: " + error;
+    r->error = progress.cancelled() ? tr("Training cancelled.") : "BPE: " + error;
     return r;
   }
   progress.set(0.3f);
   if (!train_wordpiece(text, s.vocab, &r->wordpiece, &error, cancel)) {
-    r->error = progress.cancelled() ? "Training cancelled." : "WordPiece: " + error;
+    r->error = progress.cancelled() ? tr("Training cancelled.") : "WordPiece: " + error;
     return r;
   }
   progress.set(0.5f);
   if (!train_unigram(text, s.vocab, &r->unigram, &error, cancel)) {
-    r->error = progress.cancelled() ? "Training cancelled." : "Unigram: " + error;
+    r->error = progress.cancelled() ? tr("Training cancelled.") : "Unigram: " + error;
     return r;
   }
   progress.set(0.8f);
@@ -110,15 +111,15 @@ ResultPtr compute(const TokenizerState& s, Progress& progress) {
   const int step = std::clamp(s.step, 1, std::max(1, static_cast<int>(r->bpe.merges.size())));
   BpeTraining partial;
   if (!train_bpe(text, step, &partial, &error, cancel)) {
-    r->error = progress.cancelled() ? "Training cancelled." : "BPE: " + error;
+    r->error = progress.cancelled() ? tr("Training cancelled.") : "BPE: " + error;
     return r;
   }
-  r->cuts.push_back({"BPE, " + std::to_string(r->bpe.merges.size()) + " merges", "BPE",
+  r->cuts.push_back({subst(tr("BPE, {0} merges"), {std::to_string(r->bpe.merges.size())}), "BPE",
                      bpe_cut(r->bpe.tokenizer_json, s.sentence, &error)});
-  r->cuts.push_back({"BPE after " + std::to_string(step) + " merges", "BPE@" + std::to_string(step),
+  r->cuts.push_back({subst(tr("BPE after {0} merges"), {std::to_string(step)}), "BPE@" + std::to_string(step),
                      bpe_cut(partial.tokenizer_json, s.sentence, &error)});
   if (!error.empty()) {
-    r->error = "BPE tokenizer: " + error;
+    r->error = subst(tr("BPE tokenizer: {0}"), {error});
     return r;
   }
   r->cuts.push_back({"WordPiece", "WordPiece", wordpiece_encode(r->wordpiece, s.sentence)});
@@ -181,16 +182,16 @@ std::vector<std::string> wrap_tokens(const std::vector<std::string>& tokens, int
 plot::Figure candidates_figure(const TokenizerResult& r) {
   const MergeStep* m = shown_merge(r);
   const int step = std::clamp(r.state.step, 1, std::max(1, static_cast<int>(r.bpe.merges.size())));
-  plot::Figure fig("candidates", "BPE merge " + std::to_string(step) + ": the most frequent adjacent pairs");
+  plot::Figure fig("candidates", subst(tr("BPE merge {0}: the most frequent adjacent pairs"), {std::to_string(step)}));
   plot::Axes& ax = fig.axes();
-  ax.setup("pair", "", "occurrences", "");
+  ax.setup(tr("pair"), "", tr("occurrences"), "");
   ax.flags |= plot::AxesFlags_NoLegend;
   plot::Table& t = fig.table;
   t.header = {"rank", "left", "right", "count"};
   if (!m) return fig;
-  fig.note = "chosen: \"" + visible(m->left) + "\" + \"" + visible(m->right) + "\" \xE2\x86\x92 \"" +
-             visible(m->merged) + "\" (" + std::to_string(m->count) + " times); vocabulary " +
-             std::to_string(m->vocab_size);
+  fig.note = subst(tr("chosen: \"{0}\" + \"{1}\" \xE2\x86\x92 \"{2}\" ({3} times); vocabulary {4}"),
+                   {visible(m->left), visible(m->right), visible(m->merged), std::to_string(m->count),
+                    std::to_string(m->vocab_size)});
   std::vector<std::string> groups;
   std::vector<double> counts;
   for (size_t i = 0; i < m->candidates.size(); ++i) {
@@ -199,13 +200,13 @@ plot::Figure candidates_figure(const TokenizerResult& r) {
     counts.push_back(double(c.count));
     t.add_row({double(i + 1), c.left, c.right, double(c.count)});
   }
-  ax.bars(groups, {"count"}, {counts});
+  ax.bars(groups, {tr("count")}, {counts});
   return fig;
 }
 
 plot::Figure growth_figure(const TokenizerResult& r) {
-  plot::Figure fig("growth", "Merge by merge: the chosen pair's count and the vocabulary");
-  fig.note = "BPE starts from 256 bytes, WordPiece from the text's characters and ## forms";
+  plot::Figure fig("growth", tr("Merge by merge: the chosen pair's count and the vocabulary"));
+  fig.note = tr("BPE starts from 256 bytes, WordPiece from the text's characters and ## forms");
   fig.grid_cols = 2;
   std::vector<double> xs, counts, vocab, wxs, wvocab;
   plot::Table& t = fig.table;
@@ -222,24 +223,24 @@ plot::Figure growth_figure(const TokenizerResult& r) {
     wvocab.push_back(r.wordpiece.merges[i].vocab_size);
   }
   const double step = std::clamp(r.state.step, 1, std::max(1, static_cast<int>(r.bpe.merges.size())));
-  plot::Axes& a = fig.add_axes("count of the merged pair (BPE)");
-  a.setup("merge", "", "occurrences", "");
+  plot::Axes& a = fig.add_axes(tr("count of the merged pair (BPE)"));
+  a.setup(tr("merge"), "", tr("occurrences"), "");
   a.flags |= plot::AxesFlags_NoLegend;
-  a.step("count", xs, counts);
-  a.vline("shown", step);
-  plot::Axes& b = fig.add_axes("vocabulary size");
-  b.setup("merge", "", "tokens", "");
+  a.step(tr("count"), xs, counts);
+  a.vline(tr("shown"), step);
+  plot::Axes& b = fig.add_axes(tr("vocabulary size"));
+  b.setup(tr("merge"), "", tr("tokens"), "");
   b.flags |= plot::AxesFlags_LegendOutside;
   b.line("BPE", xs, vocab).width = 2.5f;
   b.line("WordPiece", wxs, wvocab);
-  b.vline("shown", step);
+  b.vline(tr("shown"), step);
   return fig;
 }
 
 plot::Figure counts_figure(const TokenizerResult& r) {
-  plot::Figure fig("counts", "The sentence under each tokenizer");
-  fig.note = "\"" + r.state.sentence + "\": " + std::to_string(r.words) + " words, " + std::to_string(r.bytes) +
-             " bytes; all trained on the same text";
+  plot::Figure fig("counts", tr("The sentence under each tokenizer"));
+  fig.note = subst(tr("\"{0}\": {1} words, {2} bytes; all trained on the same text"),
+                   {r.state.sentence, std::to_string(r.words), std::to_string(r.bytes)});
   fig.grid_cols = 2;
   std::vector<std::string> names;
   std::vector<double> tokens, per_word, per_byte;
@@ -255,18 +256,18 @@ plot::Figure counts_figure(const TokenizerResult& r) {
     per_byte.push_back(r.bytes > 0 ? n / r.bytes : 0.0);
     t.add_row({c.name, n, per_word.back(), per_byte.back(), joined});
   }
-  plot::Axes& a = fig.add_axes("tokens");
-  a.setup("", "", "tokens", "");
+  plot::Axes& a = fig.add_axes(tr("tokens"));
+  a.setup("", "", tr("tokens"), "");
   a.flags |= plot::AxesFlags_NoLegend;
-  a.bars(names, {"tokens"}, {tokens});
-  plot::Axes& b = fig.add_axes("per word, per byte");
-  b.setup("", "", "ratio", "");
-  b.bars(names, {"per word", "per byte"}, {per_word, per_byte});
+  a.bars(names, {tr("tokens")}, {tokens});
+  plot::Axes& b = fig.add_axes(tr("per word, per byte"));
+  b.setup("", "", tr("ratio"), "");
+  b.bars(names, {tr("per word"), tr("per byte")}, {per_word, per_byte});
   return fig;
 }
 
 plot::Figure segmentation_figure(const TokenizerResult& r) {
-  plot::Figure fig("segmentation", "Segmentation of the sentence (token boundaries as |)");
+  plot::Figure fig("segmentation", tr("Segmentation of the sentence (token boundaries as |)"));
   plot::Axes& ax = fig.axes();
   ax.flags |= plot::AxesFlags_NoGrid | plot::AxesFlags_NoLegend;
   ax.x.hide = true;
@@ -278,7 +279,10 @@ plot::Figure segmentation_figure(const TokenizerResult& r) {
   double y = 0;
   for (const Segmentation& c : r.cuts) {
     for (size_t k = 0; k < c.tokens.size(); ++k) t.add_row({c.name, double(k), c.tokens[k]});
-    ax.text(c.name + " (" + std::to_string(c.tokens.size()) + " tokens):", 0.0, y++).align_y = 0.5f;
+    ax.text(subst(trn("{0} ({1} token):", "{0} ({1} tokens):", c.tokens.size()),
+                  {c.name, std::to_string(c.tokens.size())}),
+            0.0, y++)
+        .align_y = 0.5f;
     for (const std::string& line : wrap_tokens(c.tokens, 34)) ax.text(line, 0.04, y++).align_y = 0.5f;
   }
   ax.set_y_range(-0.7, std::max(1.0, y - 0.3));
@@ -300,12 +304,12 @@ class TokenizersPanel final : public RecomputePanel<TokenizerState, TokenizerRes
 
   void after_control(const Control& c) override {
     if (c.key != "step") return;
-    if (ImGui::SmallButton("\xE2\x97\x80 previous")) s_.step = std::max(1, s_.step - 1);
+    if (ImGui::SmallButton(tr("\xE2\x97\x80 previous"))) s_.step = std::max(1, s_.step - 1);
     ImGui::SameLine();
-    if (ImGui::SmallButton("next \xE2\x96\xB6")) s_.step = std::min(s_.merges, s_.step + 1);
+    if (ImGui::SmallButton(tr("next \xE2\x96\xB6"))) s_.step = std::min(s_.merges, s_.step + 1);
     ImGui::SameLine();
-    help_marker(
-        "One merge back or forward; the \xE2\x86\x90 and \xE2\x86\x92 keys do the same while this window has focus.");
+    help_marker(tr(
+        "One merge back or forward; the \xE2\x86\x90 and \xE2\x86\x92 keys do the same while this window has focus."));
     if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && !ImGui::IsAnyItemActive()) {
       if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) s_.step = std::max(1, s_.step - 1);
       if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) s_.step = std::min(s_.merges, s_.step + 1);
@@ -315,25 +319,27 @@ class TokenizersPanel final : public RecomputePanel<TokenizerState, TokenizerRes
   void draw_summary(const TokenizerResult& r) override {
     ImGui::Separator();
     if (const MergeStep* m = shown_merge(r))
-      ImGui::TextWrapped("merge %d: \"%s\" + \"%s\" \xE2\x86\x92 \"%s\" (%lld times), vocabulary %d",
+      ImGui::TextWrapped(tr("merge %d: \"%s\" + \"%s\" \xE2\x86\x92 \"%s\" (%lld times), vocabulary %d"),
                          std::clamp(r.state.step, 1, int(r.bpe.merges.size())), visible(m->left).c_str(),
                          visible(m->right).c_str(), visible(m->merged).c_str(), static_cast<long long>(m->count),
                          m->vocab_size);
     if (static_cast<int>(r.bpe.merges.size()) < r.state.merges)
-      warning_text(("the text supports only " + std::to_string(r.bpe.merges.size()) + " merges").c_str());
-    ImGui::Text("Unigram: %d tokens kept of %d seed substrings", static_cast<int>(r.unigram.tokens.size()),
+      warning_text(subst(tr("the text supports only {0} merges"), {std::to_string(r.bpe.merges.size())}).c_str());
+
+    ImGui::Text(tr("Unigram: %d tokens kept of %d seed substrings"), static_cast<int>(r.unigram.tokens.size()),
                 r.unigram.seed_size);
   }
 
   void bind(Controls& c) override {
-    c.add_text("text", &s_.text, 8192, "training text", "The text all three tokenizers are trained on.");
-    c.add_text("file", &s_.file, 1024, "or text file",
-               "Path of a UTF-8 text file (at most 256 KiB) to train on instead of the text box; empty = text box.");
-    c.add_int("merges", &s_.merges, 1, 4096, "BPE merges", "How many merges byte-level BPE learns.", true);
-    c.add_int("vocab", &s_.vocab, 1, 4096, "vocabulary (WP, Unigram)",
-              "Target vocabulary size of WordPiece and Unigram (they start from the text's characters).", true);
-    c.add_int("step", &s_.step, 1, 4096, "merge shown", "Which BPE merge the figures show (1 = the first).");
-    c.add_text("sentence", &s_.sentence, 512, "sentence", "The sentence each tokenizer cuts into tokens.");
+    c.add_text("text", &s_.text, 8192, N_("training text"), N_("The text all three tokenizers are trained on."));
+    c.add_text(
+        "file", &s_.file, 1024, N_("or text file"),
+        N_("Path of a UTF-8 text file (at most 256 KiB) to train on instead of the text box; empty = text box."));
+    c.add_int("merges", &s_.merges, 1, 4096, N_("BPE merges"), N_("How many merges byte-level BPE learns."), true);
+    c.add_int("vocab", &s_.vocab, 1, 4096, N_("vocabulary (WP, Unigram)"),
+              N_("Target vocabulary size of WordPiece and Unigram (they start from the text's characters)."), true);
+    c.add_int("step", &s_.step, 1, 4096, N_("merge shown"), N_("Which BPE merge the figures show (1 = the first)."));
+    c.add_text("sentence", &s_.sentence, 512, N_("sentence"), N_("The sentence each tokenizer cuts into tokens."));
   }
 };
 

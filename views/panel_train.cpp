@@ -45,8 +45,8 @@ class TrainPanel final : public Panel {
   TrainPanel() { session_.set_on_publish(&notify_result_ready); }  // a new point wakes an idle window
 
   PanelInfo info() const override {
-    return {"train", "Training", "Training",
-            "Train a small Transformer live on copy/sort/reverse/modular addition/text; watch loss and attention"};
+    return {"train", N_("Training"), N_("Training"),
+            N_("Train a small Transformer live on copy/sort/reverse/modular addition/text; watch loss and attention")};
   }
 
   bool settings(TrainSettings* out, int* steps, std::string* error, double memory_cap_mb) const {
@@ -85,18 +85,18 @@ class TrainPanel final : public Panel {
     draw_comparison(*snap);
     ImGui::Separator();
     for (const Control& c : controls().all()) {
-      if (const char* heading = train_group_starting_at(c.key)) section(heading);
+      if (const char* heading = train_group_starting_at(c.key)) section(tr(heading));
       if (!train_control_shown(s_, c.key)) continue;
       ImGui::SetNextItemWidth(150 * ctx.dpi_scale);
       draw_control(c);
       if (c.key == "aux_coef" || (c.key == "experts" && !s_.model.moe())) draw_parameter_estimate(*snap);
     }
-    section("Checkpoint");
+    section(tr("Checkpoint"));
     checkpoint_.draw(*snap, session_);
     begin_figures_column();
     if (!error_.empty()) warning_text(error_.c_str());
     if (!snap->ready) {
-      empty_state(error_.empty() ? "Preparing the first run..." : "Fix the setting above to start a run.");
+      empty_state(error_.empty() ? tr("Preparing the first run...") : tr("Fix the setting above to start a run."));
       ImGui::EndChild();
       return;
     }
@@ -180,7 +180,7 @@ class TrainPanel final : public Panel {
       return false;
     }
     std::string label = compare_.c.baseline_label;
-    if (!snap->message.empty()) label += " (diverged after step " + std::to_string(snap->step) + ")";
+    if (!snap->message.empty()) label += subst(tr(" (diverged after step {0})"), {std::to_string(snap->step)});
     session_.pin_current(label);
     compare_.phase = ComparePhase::Variant;
     begin_run(compare_.c.variant);
@@ -190,43 +190,43 @@ class TrainPanel final : public Panel {
   void draw_comparison(const TrainSnapshot& snap) {
     if (compare_.phase == ComparePhase::None) return;
     ImGui::Separator();
-    ImGui::TextWrapped("Comparison: %s", compare_.c.title.c_str());
+    ImGui::TextWrapped(tr("Comparison: %s"), compare_.c.title.c_str());
     if (compare_.phase == ComparePhase::Done) {
-      ImGui::TextWrapped("pinned: %s; current run: %s", compare_.c.baseline_label.c_str(),
+      ImGui::TextWrapped(tr("pinned: %s; current run: %s"), compare_.c.baseline_label.c_str(),
                          compare_.c.variant_label.c_str());
-      if (ImGui::SmallButton("Dismiss")) compare_.phase = ComparePhase::None;
+      if (ImGui::SmallButton(tr("Dismiss"))) compare_.phase = ComparePhase::None;
       return;
     }
     const bool first = compare_.phase == ComparePhase::Baseline;
     const float total = 2.0f * float(std::max(s_.steps, 1));
     const float done = float(snap.step) + (first ? 0.0f : float(s_.steps));
-    const std::string label = std::string(first ? "run 1 of 2: " : "run 2 of 2: ") +
-                              (first ? compare_.c.baseline_label : compare_.c.variant_label);
+    const std::string label = subst(first ? tr("run 1 of 2: {0}") : tr("run 2 of 2: {0}"),
+                                    {first ? compare_.c.baseline_label : compare_.c.variant_label});
     if (job_progress(std::min(done / total, 1.0f), label.c_str())) {
       session_.pause();
       compare_.phase = ComparePhase::None;
     }
-    if (!session_.running()) ImGui::TextDisabled("paused: Play continues the comparison");
+    if (!session_.running()) ImGui::TextDisabled(tr("paused: Play continues the comparison"));
   }
 
   void draw_toolbar(const TrainSnapshot& snap) {
     const bool running = session_.running();
-    if (ImGui::Button(running ? "Pause" : "Play")) running ? session_.pause() : session_.play();
+    if (ImGui::Button(running ? tr("Pause") : tr("Play"))) running ? session_.pause() : session_.play();
     ImGui::SameLine();
-    if (ImGui::Button("Step")) session_.step_once();
+    if (ImGui::Button(tr("Step"))) session_.step_once();
     ImGui::SameLine();
-    if (ImGui::Button("Reset")) {
+    if (ImGui::Button(tr("Reset"))) {
       last_settings_.clear();  // update() restarts the run from the current settings
       update();
     }
     ImGui::SameLine();
-    if (ImGui::Button("Pin run")) {
+    if (ImGui::Button(tr("Pin run"))) {
       session_.pin_current(std::to_string(++pin_counter_) + ": " + run_label());
     }
     ImGui::SameLine();
-    help_marker("Pin keeps this run's curves as a faded overlay (up to 4) to compare with the next run.");
+    help_marker(tr("Pin keeps this run's curves as a faded overlay (up to 4) to compare with the next run."));
     if (!snap.pinned.empty()) {
-      if (ImGui::SmallButton("Clear pinned runs")) session_.clear_pins();
+      if (ImGui::SmallButton(tr("Clear pinned runs"))) session_.clear_pins();
     }
     if (!snap.ready) return;
     const MetricsRow* last = snap.history.empty() ? nullptr : &snap.history.back();
@@ -237,10 +237,10 @@ class TrainPanel final : public Panel {
         acc = it->accuracy;
         break;
       }
-    ImGui::Text("step %d / %d%s", snap.step, s_.steps, running ? "  (training)" : "");
+    ImGui::Text(tr("step %d / %d%s"), snap.step, s_.steps, running ? tr("  (training)") : "");
     if (last) {
-      ImGui::Text("train loss %.4f   held-out loss %.4f", last->train_loss, val);
-      ImGui::Text("accuracy %.1f%%   %.2f ms/step", 100 * acc, snap.ms_per_step);
+      ImGui::Text(tr("train loss %.4f   held-out loss %.4f"), last->train_loss, val);
+      ImGui::Text(tr("accuracy %.1f%%   %.2f ms/step"), 100 * acc, snap.ms_per_step);
     }
     if (!snap.message.empty()) warning_text(snap.message.c_str());
   }
@@ -260,17 +260,18 @@ class TrainPanel final : public Panel {
     // Training holds each parameter four times in float32: weights, gradients and AdamW's two moments.
     const double mib = 4.0 * 4.0 * total / (1024.0 * 1024.0);
     if (m.moe())
-      ImGui::TextWrapped("parameters %.0f, active per token %.0f (%.0f%%); weights + grads + AdamW %.2f MiB", total,
+      ImGui::TextWrapped(tr("parameters %.0f, active per token %.0f (%.0f%%); weights + grads + AdamW %.2f MiB"), total,
                          active, 100 * active / total, mib);
     else
-      ImGui::TextWrapped("parameters %.0f; weights + grads + AdamW %.2f MiB", total, mib);
+      ImGui::TextWrapped(tr("parameters %.0f; weights + grads + AdamW %.2f MiB"), total, mib);
   }
 
   std::string run_label() const {
-    static const char* scales[] = {"1/sqrt(d_k)", "no scale", "1/d_k"};
+    static const char* scales[] = {"1/sqrt(d_k)", N_("no scale"), "1/d_k"};
     const ModelConfig& m = s_.model;
-    return std::string(m.placement == NormPlacement::Pre ? "pre" : "post") + ", " +
-           scales[std::clamp(static_cast<int>(m.attn_scale), 0, 2)] + (m.qk_norm ? ", QK-norm" : "") +
+    return std::string(m.placement == NormPlacement::Pre ? tr("pre") : tr("post")) + ", " +
+           tr(scales[std::clamp(static_cast<int>(m.attn_scale), 0, 2)]) + (m.qk_norm ? ", QK-norm" : "") +
+
            (m.attn_softcap > 0 ? ", soft-cap " + plot::fmt("%.3g", m.attn_softcap) : "") +
            (s_.z_loss > 0 ? ", z-loss " + plot::fmt("%.3g", s_.z_loss) : "") + ", lr " +
            plot::fmt("%.3g", s_.optimizer.lr);
@@ -278,7 +279,7 @@ class TrainPanel final : public Panel {
 
   // The probe example: prompt tokens grey, answer tokens green when predicted right, red when wrong.
   void draw_sample(const TrainSnapshot& snap) {
-    ImGui::TextUnformatted("probe:");
+    ImGui::TextUnformatted(tr("probe:"));
     const TaskSample& p = snap.probe;
     for (size_t t = 0; t < p.tokens.size(); ++t) {
       ImGui::SameLine();
@@ -291,11 +292,11 @@ class TrainPanel final : public Panel {
           t >= 1 && t - 1 < snap.probe_predictions.size() && snap.probe_predictions[t - 1] == p.tokens[t];
       role_text(right ? plot::UiRole::Good : plot::UiRole::Bad, tok.c_str());
       if (ImGui::IsItemHovered() && t >= 1 && t - 1 < snap.probe_predictions.size())
-        ImGui::SetTooltip("answer %s, model predicts %s", tok.c_str(),
+        ImGui::SetTooltip(tr("answer %s, model predicts %s"), tok.c_str(),
                           snap.task.token_string(snap.probe_predictions[t - 1]).c_str());
     }
     ImGui::SameLine();
-    help_marker("Grey: prompt. Coloured: answer tokens (green = the model's arg-max prediction is right).");
+    help_marker(tr("Grey: prompt. Coloured: answer tokens (green = the model's arg-max prediction is right)."));
   }
 
   TrainPanelState s_;

@@ -193,7 +193,7 @@ class RecomputePanel : public Panel {
   float controls_width_ = 330;  // logical pixels; the column of controls left of the figures
   float item_width_ = 150;      // width of each control's widget
   FigureLayout layout_;         // the default layout of figures() on screen
-  const char* computing_text_ = "Computing the first results...";  // before the first result
+  const char* computing_text_ = N_("Computing the first results...");  // before the first result (translated shown)
 
  private:
   std::vector<plot::Figure> build_figures(const Result& r) const {
@@ -236,13 +236,14 @@ void RecomputePanel<State, Result>::draw(const DrawContext& ctx) {
   panel_explanation(panel_text(info_.id));
   begin_controls_column(ctx, controls_width_);
   draw_controls(ctx);
-  if (job_.busy() && job_progress(job_.progress(), "computing")) job_.cancel();
-  if (job_.cancelled() && !job_.busy()) warning_text("Cancelled: the figures still show the previous settings.");
+  if (job_.busy() && job_progress(job_.progress(), tr("computing"))) job_.cancel();
+  if (job_.cancelled() && !job_.busy()) warning_text(tr("Cancelled: the figures still show the previous settings."));
   const Ptr r = job_.result();
   if (r && hooks_.error_of(*r).empty()) draw_summary(*r);
   begin_figures_column();
   if (!r) {
-    empty_state(computing_text_);
+    empty_state(tr(computing_text_));
+
   } else if (const std::string e = hooks_.error_of(*r); !e.empty()) {
     warning_text(e.c_str());
   } else {

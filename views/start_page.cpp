@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/text/i18n.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -39,7 +40,9 @@ void draw_card(const StartCard& card, float w, float s, bool* clicked) {
     dl->AddImage(card.thumbnail, i0, ImVec2(i0.x + iw, i0.y + ih));
   } else {
     dl->AddRectFilled(t0, t1, ImGui::GetColorU32(ImGuiCol_FrameBg), 3.0f * s);
-    const char* note = !card.error.empty() ? "Cannot be loaded" : card.thumbnail_done ? "No figure" : "Rendering...";
+    const char* note = !card.error.empty()   ? tr("Cannot be loaded")
+                       : card.thumbnail_done ? tr("No figure")
+                                             : tr("Rendering...");
     const ImVec2 ts = ImGui::CalcTextSize(note);
     dl->AddText(ImVec2((t0.x + t1.x - ts.x) / 2, (t0.y + t1.y - ts.y) / 2), ImGui::GetColorU32(ImGuiCol_TextDisabled),
                 note);
@@ -75,14 +78,16 @@ int draw_start_cards(const std::vector<StartCard>& cards, const std::string& pre
   (void)ctx;
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextUnformatted(
-      "Pick a lecture to start from: each card opens its panels with the settings the lecture uses. Everything "
-      "stays adjustable, and View opens any other panel.");
+      tr("Pick a lecture to start from: each card opens its panels with the settings the lecture uses. Everything "
+         "stays adjustable, and View opens any other panel."));
   ImGui::PopTextWrapPos();
   ImGui::Separator();
   if (cards.empty()) {
-    const std::string msg = presets_dir.empty() ? "No lecture presets were found (no assets/scenes folder next to the "
-                                                  "program or in its install location)."
-                                                : "No lecture presets in " + presets_dir + ".";
+    const std::string msg = presets_dir.empty()
+                                ? tr("No lecture presets were found (no assets/scenes folder next to the "
+                                     "program or in its install location).")
+                                : subst(tr("No lecture presets in {0}."), {presets_dir});
+
     empty_state(msg.c_str());
     return -1;
   }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "views/plot/math.h"
+#include "core/text/i18n.h"
 #include "views/plot/plot_imgui.h"
 
 namespace tw {
@@ -23,7 +24,8 @@ void help_marker(const char* text) {
 }
 
 void panel_explanation(const char* text) {
-  if (ImGui::CollapsingHeader("About this panel", ImGuiTreeNodeFlags_DefaultOpen)) {
+  if (ImGui::CollapsingHeader((std::string(tr("About this panel")) + "###about").c_str(),
+                              ImGuiTreeNodeFlags_DefaultOpen)) {
     math_text(text);
     ImGui::Spacing();
   }
@@ -160,7 +162,7 @@ void begin_controls_column(const DrawContext& ctx, float width) {
     const float strip = ImGui::GetFrameHeight() + 2 * ImGui::GetStyle().WindowPadding.x;
     ImGui::BeginChild("controls_strip", ImVec2(strip, 0), true);
     if (ImGui::Button("\xC2\xBB")) *collapsed = false;  // »
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show the controls (Ctrl+B)");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip(tr("Show the controls (Ctrl+B)"));
     ImGui::EndChild();
     ImGui::SameLine();
     // A child too small to show or hit anything: the controls run but the figures get the width.
@@ -169,11 +171,11 @@ void begin_controls_column(const DrawContext& ctx, float width) {
   }
   ImGui::BeginChild("controls", ImVec2(width * ctx.dpi_scale, 0), true);
   if (collapsed) {
-    const char* label = "\xC2\xAB hide controls";  // «
+    const char* label = tr("\xC2\xAB hide controls");  // «
     const float w = ImGui::CalcTextSize(label).x + 2 * ImGui::GetStyle().FramePadding.x;
     ImGui::SetCursorPosX(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - w));
     if (ImGui::SmallButton(label)) *collapsed = true;
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Give the figures the full width (Ctrl+B)");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip(tr("Give the figures the full width (Ctrl+B)"));
   }
 }
 
@@ -223,11 +225,11 @@ void draw_figure_rows(const std::vector<plot::Figure>& figs, const DrawContext& 
 }
 
 bool job_progress(float fraction, const char* label) {
-  const float button = ImGui::CalcTextSize("Cancel").x + 2 * ImGui::GetStyle().FramePadding.x;
+  const float button = ImGui::CalcTextSize(tr("Cancel")).x + 2 * ImGui::GetStyle().FramePadding.x;
   ImGui::ProgressBar(fraction, ImVec2(-(button + ImGui::GetStyle().ItemSpacing.x), 0), label);
   ImGui::SameLine();
-  const bool cancel = ImGui::Button("Cancel");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Stop this computation; the figures keep the previous settings.");
+  const bool cancel = ImGui::Button(tr("Cancel"));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip(tr("Stop this computation; the figures keep the previous settings."));
   return cancel;
 }
 

@@ -1,4 +1,5 @@
 #include "core/experiments/stability_tricks.h"
+#include "core/text/i18n.h"  // N_: names translated where shown
 
 #include <algorithm>
 #include <cmath>
@@ -89,7 +90,7 @@ ZLossCurve z_loss_curve(double coef, double lo, double hi, int n) {
 // [SECTION] training comparison
 
 namespace {
-constexpr const char* kStabilityTrickNames[] = {"soft-cap", "QK-norm", "z-loss"};
+constexpr const char* kStabilityTrickNames[] = {N_("soft-cap"), N_("QK-norm"), "z-loss"};
 static_assert(names_every(kStabilityTrickNames, StabilityTrick::ZLoss));
 }  // namespace
 

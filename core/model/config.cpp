@@ -1,5 +1,6 @@
 #include "core/model/config.h"
 #include "core/io/json_parse.h"
+#include "core/text/i18n.h"  // N_: names translated where shown
 
 #include "core/enum_names.h"
 #include "core/io/atomic_file.h"
@@ -216,10 +217,10 @@ std::vector<std::string> validate(const ModelConfig& c) {
 namespace {
 // Also the tw_* values of config.json, which config_from_json parses back with these tables.
 constexpr const char* kNormTypeNames[] = {"rmsnorm", "layernorm"};
-constexpr const char* kNormPlacementNames[] = {"pre", "post"};
-constexpr const char* kPositionTypeNames[] = {"none", "learned", "sinusoidal", "rope", "alibi"};
+constexpr const char* kNormPlacementNames[] = {N_("pre"), N_("post")};
+constexpr const char* kPositionTypeNames[] = {N_("none"), N_("learned"), N_("sinusoidal"), N_("rope"), N_("alibi")};
 constexpr const char* kActivationKindNames[] = {"relu", "gelu", "swiglu", "geglu"};
-constexpr const char* kAttentionPatternNames[] = {"full", "sliding"};
+constexpr const char* kAttentionPatternNames[] = {N_("full"), N_("sliding")};
 static_assert(names_every(kNormTypeNames, NormType::LayerNorm));
 static_assert(names_every(kNormPlacementNames, NormPlacement::Post));
 static_assert(names_every(kPositionTypeNames, PositionType::ALiBi));

@@ -1,4 +1,5 @@
 #include "core/ops/attention.h"
+#include "core/text/i18n.h"  // N_: names translated where shown
 
 #include <algorithm>
 #include <cassert>
@@ -14,7 +15,7 @@
 namespace tw {
 
 namespace {
-constexpr const char* kScaleModeNames[] = {"1/sqrt(d_k)", "none", "1/d_k", "custom"};
+constexpr const char* kScaleModeNames[] = {"1/sqrt(d_k)", N_("none"), "1/d_k", N_("custom")};
 static_assert(names_every(kScaleModeNames, ScaleMode::Custom));
 }  // namespace
 

@@ -1,4 +1,5 @@
 #include "core/ops/mask.h"
+#include "core/text/i18n.h"  // N_: names translated where shown
 
 #include <string>
 
@@ -37,8 +38,8 @@ bool MaskTerm::allows(int i, int j) const {
 }
 
 namespace {
-constexpr const char* kMaskKindNames[] = {"causal",  "bidirectional",    "prefix-LM", "sliding window",
-                                          "padding", "document packing", "dilated",   "global/sink"};
+constexpr const char* kMaskKindNames[] = {N_("causal"),  N_("bidirectional"),    "prefix-LM",   N_("sliding window"),
+                                          N_("padding"), N_("document packing"), N_("dilated"), N_("global/sink")};
 static_assert(names_every(kMaskKindNames, MaskKind::Global));
 }  // namespace
 

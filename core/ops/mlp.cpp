@@ -1,4 +1,5 @@
 #include "core/ops/mlp.h"
+#include "core/text/i18n.h"  // N_: names translated where shown
 
 #include <algorithm>
 #include <cassert>
@@ -11,7 +12,7 @@ namespace tw {
 
 namespace {
 constexpr const char* kActivationNames[] = {"ReLU", "GELU (erf)", "GELU (tanh)", "SiLU"};
-constexpr const char* kMlpKindNames[] = {"plain", "SwiGLU", "GeGLU", "ReGLU"};
+constexpr const char* kMlpKindNames[] = {N_("plain"), "SwiGLU", "GeGLU", "ReGLU"};
 static_assert(names_every(kActivationNames, Activation::SiLU));
 static_assert(names_every(kMlpKindNames, MlpKind::ReGLU));
 }  // namespace

@@ -1,4 +1,5 @@
 #include "core/ops/rope.h"
+#include "core/text/i18n.h"  // N_: names translated where shown
 
 #include <cassert>
 #include <cmath>
@@ -31,8 +32,8 @@ std::string validate(const RopeConfig& cfg) {
 }
 
 namespace {
-constexpr const char* kRopeConventionNames[] = {"half-split (HF rotate_half)", "interleaved (Meta)"};
-constexpr const char* kRopeScalingNames[] = {"none", "linear", "NTK-aware", "dynamic NTK", "Llama 3"};
+constexpr const char* kRopeConventionNames[] = {N_("half-split (HF rotate_half)"), N_("interleaved (Meta)")};
+constexpr const char* kRopeScalingNames[] = {N_("none"), N_("linear"), "NTK-aware", N_("dynamic NTK"), "Llama 3"};
 static_assert(names_every(kRopeConventionNames, RopeConvention::Interleaved));
 static_assert(names_every(kRopeScalingNames, RopeScaling::Llama3));
 }  // namespace

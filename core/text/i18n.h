@@ -11,6 +11,7 @@
 // decimal point in every language. Scenes, CSV column names and export file names never pass the catalogue.
 
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -21,9 +22,21 @@ namespace tw {
 
 enum class Language { En, Zh };
 
-// The language tr() translates into. Switching takes effect on the next call; callers redraw.
+// The language tr() translates into. Switching takes effect on the next call; callers redraw. Choosing Chinese
+// loads its catalogue the first time (core/assets.h find_catalogue); when there is none the interface stays
+// English and one warning goes to stderr. Safe to call from any thread; tr() may run concurrently on workers.
 void set_language(Language lang);
 Language language();
+
+// "en" / "zh": the --lang values and what the session file stores.
+const char* language_code(Language lang);
+// "en" or "zh" (also "zh_CN", "zh-Hans", "en_US.UTF-8" …: only the language part counts); nullopt otherwise.
+std::optional<Language> parse_language(std::string_view code);
+// The language the environment asks for: the first set one of LANGUAGE (its first entry), LC_ALL, LC_MESSAGES,
+// LANG; Chinese when it starts with "zh", else English.
+Language language_from_environment();
+// True when the current language's strings come from a loaded catalogue (always true for English).
+bool catalogue_loaded();
 
 // The translation of msgid in the current language, or msgid itself when there is none. The pointer stays valid
 // for the life of the process.

@@ -3,6 +3,7 @@
 //   modadd:                 a + b = c        (T = 5; position 3, '=', predicts c)
 //   text:                   c₁ … c_T         (every position predicts the next character)
 #include "core/train/tasks.h"
+#include "core/text/i18n.h"  // N_: names translated where shown
 
 #include <algorithm>
 #include <cmath>
@@ -14,7 +15,7 @@
 namespace tw {
 
 namespace {
-constexpr const char* kTaskKindNames[] = {"copy", "sort", "reverse", "modadd", "text"};
+constexpr const char* kTaskKindNames[] = {N_("copy"), N_("sort"), N_("reverse"), "modadd", N_("text")};
 static_assert(names_every(kTaskKindNames, TaskKind::Text));
 }  // namespace
 

@@ -5,8 +5,9 @@ app=$1
 presets=${2:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../assets/scenes" 2>/dev/null && pwd)}
 work=$(mktemp -d /tmp/tw-scene-cli-XXXXXX)
 trap 'rm -rf "$work"' EXIT
-# No test reads or writes the developer's last session.
+# No test reads or writes the developer's last session; messages are checked in English whatever the machine's locale.
 export XDG_CONFIG_HOME=$work/config
+export LANGUAGE=en
 fail=0
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1: $2"; fail=1; }
@@ -37,6 +38,29 @@ sets=()
 while IFS=$'\t' read -r key _ _ def _; do sets+=(--set "$key=$def"); done <"$work/keys.tsv"
 echo '{"version": 1, "open": []}' >"$work/none.json"
 run set-every-listed-default 1 "no panel is open" -- "$app" export --scene "$work/none.json" --out "$work/none" "${sets[@]}"
+
+# [SECTION] languages: export --lang zh writes Chinese figures under the same ASCII file names and CSV column names
+echo '{"version": 1, "open": ["softmax", "masks", "rope", "lora", "alibi", "gqa", "gallery"]}' >"$work/lang.json"
+for lang in en zh; do
+  run "export-lang-$lang" 0 "" -- "$app" export --lang "$lang" --scene "$work/lang.json" --out "$work/lang-$lang" \
+    --format svg,csv
+done
+if [ "$(ls "$work/lang-en")" = "$(ls "$work/lang-zh")" ] && ! ls "$work/lang-zh" | LC_ALL=C grep -q '[^ -~]'; then
+  ok "export-lang-same-ascii-names ($(ls "$work/lang-zh" | wc -l) files)"
+else bad export-lang-same-ascii-names "$(diff <(ls "$work/lang-en") <(ls "$work/lang-zh") | head -3)"; fi
+# 原始分数 (raw scores) in the softmax histogram's title; 掩码 (mask) in the masks figure.
+if grep -q '原始分数' "$work/lang-zh/softmax-scores.svg" && grep -q '掩码' "$work/lang-zh/masks-mask.svg" &&
+   ! grep -q '原始分数' "$work/lang-en/softmax-scores.svg"; then ok export-lang-zh-svg-is-chinese
+else bad export-lang-zh-svg-is-chinese "$(grep -o '<title>[^<]*' "$work/lang-zh/softmax-scores.svg")"; fi
+if diff <(head -qn1 "$work"/lang-en/*.csv) <(head -qn1 "$work"/lang-zh/*.csv) >/dev/null; then ok export-lang-csv-columns-unchanged
+else bad export-lang-csv-columns-unchanged "$(diff <(head -qn1 "$work"/lang-en/*.csv) <(head -qn1 "$work"/lang-zh/*.csv) | head -3)"; fi
+if "$app" --lang zh --help | grep -q '打开所有面板' && "$app" --lang zh export --help | grep -q 'PNG 缩放倍数' &&
+   "$app" --help | grep -q 'Open every panel'; then ok help-in-both-languages
+else bad help-in-both-languages "--lang zh --help is not Chinese"; fi
+run export-lang-bad 105 "lang" -- "$app" export --lang fr --scene "$work/lang.json" --out "$work/lang-fr"
+LANGUAGE=zh_CN run export-lang-from-environment 0 "" -- "$app" export --scene "$work/lang.json" --out "$work/lang-env" --format svg
+grep -q '原始分数' "$work/lang-env/softmax-scores.svg" && ok export-lang-from-environment-is-chinese ||
+  bad export-lang-from-environment-is-chinese "LANGUAGE=zh_CN did not choose Chinese"
 
 # [SECTION] export: every panel open, twice, no display → byte-identical files, and the printed list is the files
 panels=$(cut -f1 "$work/keys.tsv" | cut -d. -f1 | sort -u | sed 's/.*/"&"/' | paste -sd, -)

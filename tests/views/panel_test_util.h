@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/text/i18n.h"
 #include "views/panel.h"
 #include "views/plot/figure.h"
 #include "views/plot/layout.h"
@@ -95,6 +96,25 @@ void for_each_layout(const std::string& id, Fn fn) {
       fn(fig, plot::layout_figure(fig, {.width = size.x * fraction, .height = size.y * fraction}), fraction);
   }
 }
+
+// The tests that cover every panel run in both interface languages: their parameter is a panel id ("softmax",
+// English) or an id with a language ("softmax@zh"). The scope sets that language and restores English at its end.
+inline std::vector<std::string> registered_ids_in(Language lang) {
+  std::vector<std::string> ids = registered_ids();
+  if (lang != Language::En)
+    for (std::string& id : ids) id += std::string("@") + language_code(lang);
+  return ids;
+}
+struct LanguageScope {
+  explicit LanguageScope(const std::string& param) : id(param.substr(0, param.find('@'))) {
+    const size_t at = param.find('@');
+    set_language(at == std::string::npos ? Language::En : parse_language(param.substr(at + 1)).value_or(Language::En));
+  }
+  ~LanguageScope() { set_language(Language::En); }
+  LanguageScope(const LanguageScope&) = delete;
+  LanguageScope& operator=(const LanguageScope&) = delete;
+  std::string id;  // the panel id without the language
+};
 
 // With the controls set so far (panel_with), `p` shows no figures and an error containing `part`, e.g. the field
 // it names.

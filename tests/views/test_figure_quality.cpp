@@ -4,7 +4,8 @@
 // (plot::Layout::problems), and a log axis must show every value plotted on it. The same holds on screen: each panel
 // is drawn through the GUI path (panel draw → plot::draw_figure) in a headless ImGui frame at 100% and at 200%
 // zoom (fonts built at twice the size, the style scaled, in a window twice the size the app opens it at), scrolled
-// top to bottom so every figure is laid out. New panels are covered automatically through the registry.
+// top to bottom so every figure is laid out. New panels are covered automatically through the registry. Every check
+// runs in English and in Chinese.
 #include <gtest/gtest.h>
 #include <imgui.h>
 #include <imgui_internal.h>
@@ -65,7 +66,8 @@ std::string log_axis_hides(const Figure& fig, const plot::Layout& l) {
 class FigureQuality : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(FigureQuality, EveryFigureReadsWholeAtExportSizeAndAtItsSmallestOnScreenSize) {
-  testing::for_each_layout(GetParam(), [&](const Figure& fig, const plot::Layout& l, float fraction) {
+  const testing::LanguageScope language(GetParam());
+  testing::for_each_layout(language.id, [&](const Figure& fig, const plot::Layout& l, float fraction) {
     for (const std::string& p : l.problems)
       ADD_FAILURE() << GetParam() << " figure '" << fig.id << "' at " << fraction << " of its export size: " << p;
     EXPECT_EQ(log_axis_hides(fig, l), "") << GetParam();
@@ -131,7 +133,8 @@ std::set<std::string> problems_on_screen(Panel& panel, float zoom, float window_
 }
 
 TEST_P(FigureQuality, EveryFigureReadsWholeOnScreenAtOneAndTwoTimesZoom) {
-  std::unique_ptr<Panel> panel = make_panel(GetParam());
+  const testing::LanguageScope language(GetParam());
+  std::unique_ptr<Panel> panel = make_panel(language.id);
   ASSERT_NE(panel, nullptr);
   panel->set_background_priority(false);
   panel->update();
@@ -153,6 +156,9 @@ TEST_P(FigureQuality, EveryFigureReadsWholeOnScreenAtOneAndTwoTimesZoom) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllPanels, FigureQuality, ::testing::ValuesIn(testing::registered_ids()),
+                         testing::panel_param_name);
+// The same checks with every string in Chinese (wider glyphs, other line breaks).
+INSTANTIATE_TEST_SUITE_P(AllPanelsZh, FigureQuality, ::testing::ValuesIn(testing::registered_ids_in(Language::Zh)),
                          testing::panel_param_name);
 
 }  // namespace

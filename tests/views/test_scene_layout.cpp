@@ -184,7 +184,8 @@ TEST_F(SceneLayoutFrame, ASavedPresentationReopensIdentically) {
 
   // Focused: the window fills the viewport below the menu bar; the controls are a strip, the figures get the rest.
   const ImGuiViewport* vp = ImGui::GetMainViewport();
-  const ImGuiWindow* w = ImGui::FindWindowByName("Layout test panel");
+  // panel_window_title: the window's id is the panel id, the same in every language.
+  const ImGuiWindow* w = ImGui::FindWindowByName("###layouttest");
   ASSERT_NE(w, nullptr);
   EXPECT_EQ(w->Pos.x, vp->WorkPos.x);
   EXPECT_EQ(w->Pos.y, vp->WorkPos.y);
@@ -195,7 +196,7 @@ TEST_F(SceneLayoutFrame, ASavedPresentationReopensIdentically) {
   ASSERT_TRUE(probe.drawn);
   EXPECT_TRUE(probe.controls_collapsed);
   EXPECT_GT(probe.figures_width, 1600 - 4 * ImGui::GetFrameHeight());  // 330 × 2 would leave under 940
-  const ImGuiWindow* overview = ImGui::FindWindowByName("Overview");
+  const ImGuiWindow* overview = ImGui::FindWindowByName("###Overview");
   EXPECT_TRUE(overview == nullptr || !overview->Active);  // hidden while a panel is focused
 
   // Saved again as it is on screen: the same scene (the focused window keeps its place from before focus).
@@ -212,7 +213,7 @@ TEST_F(SceneLayoutFrame, ASavedPresentationReopensIdentically) {
   EXPECT_TRUE(probe_panel(app).probe.controls_collapsed);  // collapsed controls stay a strip until shown again
   EXPECT_EQ(ImGui::GetCurrentContext()->NavWindow, w);     // in front of the overview that reappeared
   EXPECT_EQ(app.status, "");                               // returning to its own place is not news
-  ASSERT_NE(overview = ImGui::FindWindowByName("Overview"), nullptr);
+  ASSERT_NE(overview = ImGui::FindWindowByName("###Overview"), nullptr);
   EXPECT_TRUE(overview->Collapsed);
   EXPECT_FLOAT_EQ(overview->Pos.x, 10.0f);
   EXPECT_FLOAT_EQ(overview->SizeFull.y, 500.0f);
@@ -225,7 +226,8 @@ TEST_F(SceneLayoutFrame, PlacesOffTheScreenArePulledOntoItWithAMessage) {
   ASSERT_TRUE(r.ok) << r.error;
   zoom_fonts(app);
   frames(app, 2);
-  const ImGuiWindow* w = ImGui::FindWindowByName("Layout test panel");
+  // panel_window_title: the window's id is the panel id, the same in every language.
+  const ImGuiWindow* w = ImGui::FindWindowByName("###layouttest");
   ASSERT_NE(w, nullptr);
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   EXPECT_GE(w->Pos.x, vp->WorkPos.x);

@@ -154,7 +154,10 @@ HistogramBins bin_histogram(const HistogramItem& h) {
 // `axes` names the small multiple (its title, or its index when untitled and there are several).
 namespace {
 
-std::string column_name(const Axis& a, const char* fallback) { return a.label.empty() ? fallback : a.title(); }
+std::string column_name(const Axis& a, const char* fallback) {
+  if (!a.column.empty()) return a.column;
+  return a.label.empty() ? fallback : a.title();
+}
 
 // The x and y column names: the axes' labels when every axes agrees and they differ (the usual case), else x and y.
 // (Returned fresh rather than assigned over: GCC 12 reports a false -Wrestrict on `name = "x"` here.)

@@ -41,6 +41,8 @@ struct Axis {
   bool invert = false;                  // larger values towards the bottom (y) or left (x)
   std::vector<std::string> categories;  // non-empty: ticks at 0, 1, ... labelled with these (tokens, bar groups)
   bool hide = false;                    // no ticks, no tick labels, no axis label (e.g. the plane of arrows)
+  std::string column;  // CSV column name of a figure without its own table; empty: title(). Set it when the label is
+                       // translated or typeset ($…$): column names stay the same in every language.
 
   // "label [unit]", built by appending (GCC 12 reports a false -Wrestrict on a `+` chain here).
   std::string title() const {
@@ -153,6 +155,12 @@ struct Axes {
 
   // Setup: labels and units in one call (call before or after adding items).
   Axes& setup(std::string x_label, std::string x_unit, std::string y_label, std::string y_unit);
+  // The CSV column names of x and y (Axis::column), for figures whose CSV lists their items.
+  Axes& csv_columns(std::string x_column, std::string y_column) {
+    x.column = std::move(x_column);
+    y.column = std::move(y_column);
+    return *this;
+  }
   Axes& set_x_range(double lo, double hi) {
     x.min = lo;
     x.max = hi;

@@ -1,6 +1,7 @@
 // Hover readout: the exact value under the cursor (declared in layout.h).
 #include <cmath>
 
+#include "core/text/i18n.h"
 #include "views/plot/layout.h"
 
 namespace tw::plot {
@@ -21,8 +22,8 @@ std::string axis_value(const Axis& a, const char* fallback, double v) {
 }
 
 std::string cell_value(double v, const HeatmapOptions& o) {
-  const std::string name = o.value_label.empty() ? "value" : o.value_label;
-  if (v == -INFINITY) return name + " = \xE2\x88\x92\xE2\x88\x9E (masked)";  // −∞ (masked)
+  const std::string name = o.value_label.empty() ? tr("value") : o.value_label;
+  if (v == -INFINITY) return name + tr(" = \xE2\x88\x92\xE2\x88\x9E (masked)");  // −∞ (masked)
   const double k = std::round(v);
   if (!o.levels.empty() && k == v && k >= 0 && k < double(o.levels.size()))
     return name + " = " + o.levels[size_t(k)] + " (" + format_value(v) + ")";
@@ -67,8 +68,8 @@ HoverInfo hover_at(const Layout& layout, Vec2 mouse, float radius) {
         h.hit = h.has_cell = true;
         const Vec2 a = f.to_pixel(j - 0.5, i - 0.5), c = f.to_pixel(j + 0.5, i + 0.5);
         h.cell = {std::min(a.x, c.x), std::min(a.y, c.y), std::max(a.x, c.x), std::max(a.y, c.y)};
-        const std::string row_name = f.axes->y.label.empty() ? "row i" : f.axes->y.label;
-        const std::string col_name = f.axes->x.label.empty() ? "column j" : f.axes->x.label;
+        const std::string row_name = f.axes->y.label.empty() ? tr("row i") : f.axes->y.label;
+        const std::string col_name = f.axes->x.label.empty() ? tr("column j") : f.axes->x.label;
         h.text = (hm->label.empty() ? std::string() : hm->label + "\n") + row_name + " = " +
                  label_or_index(hm->options.row_labels, i) + ", " + col_name + " = " +
                  label_or_index(hm->options.col_labels, j) + "\n" + cell_value(v, hm->options);
@@ -84,8 +85,8 @@ HoverInfo hover_at(const Layout& layout, Vec2 mouse, float radius) {
         const size_t s = std::min(ns - 1, static_cast<size_t>(off / bar));
         if (s >= b->series.size()) continue;
         h.hit = true;
-        h.text =
-            b->series[s] + ", " + b->groups[size_t(g)] + "\n" + axis_value(f.axes->y, "value", b->values[s][size_t(g)]);
+        h.text = b->series[s] + ", " + b->groups[size_t(g)] + "\n" +
+                 axis_value(f.axes->y, tr("value"), b->values[s][size_t(g)]);
         return h;
       }
       if (const auto* hi = std::get_if<HistogramItem>(&it)) {
@@ -94,15 +95,16 @@ HoverInfo hover_at(const Layout& layout, Vec2 mouse, float radius) {
         const double w = (bins.hi - bins.lo) / double(bins.counts.size());
         const size_t k = std::min(bins.counts.size() - 1, static_cast<size_t>((mx - bins.lo) / w));
         h.hit = true;
-        h.text = (hi->label.empty() ? std::string() : hi->label + "\n") + "bin [" +
+        h.text = (hi->label.empty() ? std::string() : hi->label + "\n") + tr("bin") + " [" +
                  format_value(bins.lo + w * double(k)) + ", " + format_value(bins.lo + w * double(k + 1)) + ")\n" +
-                 (hi->density ? "density = " : "count = ") + format_value(bins.counts[k]);
+                 (hi->density ? tr("density = ") : tr("count = ")) + format_value(bins.counts[k]);
         return h;
       }
     }
     h.text = axis_value(f.axes->x, "x", mx) + "\n" + axis_value(f.axes->y, "y", my);
     if ((f.x_scale == Scale::Log10 && !(mx > 0)) || (f.y_scale == Scale::Log10 && !(my > 0)))
-      h.text += "\n(log axis: values ≤ 0 are not shown)";
+      h.text += std::string("\n") + tr("(log axis: values \xE2\x89\xA4 0 are not shown)");
+
     return h;
   }
   return h;

@@ -10,6 +10,7 @@
 // [SECTION] Figure
 
 #include "views/plot/layout.h"
+#include "core/text/i18n.h"
 
 #include <algorithm>
 #include <cmath>
@@ -497,7 +498,7 @@ AxesFrame layout_axes_once(Builder& b, const Axes& axes_in, Rect cell, const Vie
     draw_marker_label(b, f, items_begin, m, legend_inside ? &legend_box : nullptr);
   b.clip = saved_clip;
   if (axes_in.items.empty())
-    b.text({(plot.x0 + plot.x1) / 2, (plot.y0 + plot.y1) / 2}, "No data", th.label_size, th.faint, 0.5f, 0.5f);
+    b.text({(plot.x0 + plot.x1) / 2, (plot.y0 + plot.y1) / 2}, tr("No data"), th.label_size, th.faint, 0.5f, 0.5f);
 
   // Frame and ticks.
   b.outline(plot, th.frame, th.frame_width);
@@ -620,7 +621,7 @@ Layout layout_figure(const Figure& fig, const LayoutOptions& options) {
     bottom -= b.wrapped_label({pad, bottom}, fig.note, th.tick_size, out.width - 2 * pad, th.faint, 0, 1, "caption") +
               th.tick_size * 0.25f;
   if (fig.grid.empty()) {
-    b.text({out.width / 2, (top + bottom) / 2}, "No data", th.label_size, th.faint, 0.5f, 0.5f);
+    b.text({out.width / 2, (top + bottom) / 2}, tr("No data"), th.label_size, th.faint, 0.5f, 0.5f);
     return out;
   }
   // One colour bar for all small multiples: measured first, it takes a column at the right of the grid.

@@ -1,6 +1,7 @@
 // Items, legend and colour bar of one axes, as primitives (see layout_internal.h).
 #include <cstring>
 
+#include "core/text/i18n.h"
 #include "views/plot/layout_internal.h"
 #include "views/plot/text.h"
 
@@ -341,18 +342,18 @@ Vec2 place_legend(const Layout& out, size_t begin, size_t end, const Rect& plot,
   return best;
 }
 
-const char* const kMaskedLabel = "\xE2\x88\x92\xE2\x88\x9E masked";  // "−∞ masked"
+const char* const kMaskedLabel = N_("\xE2\x88\x92\xE2\x88\x9E masked");  // "−∞ masked", translated where drawn
 
 float colorbar_block_width(const FigureTheme& th, const ColorBarSpec& cb) {
   if (!cb.heatmap->options.levels.empty()) {  // a swatch and its name per level
-    float widest = cb.masked ? label_width(kMaskedLabel, th.tick_size) : 0;
+    float widest = cb.masked ? label_width(tr(kMaskedLabel), th.tick_size) : 0;
     for (const std::string& name : cb.heatmap->options.levels)
       widest = std::max(widest, label_width(name, th.tick_size));
     return 12 + th.colorbar_width + 5 + widest;
   }
   float w = 12 + th.colorbar_width + th.tick_length + 3 + cb.tick_width;
   if (!cb.heatmap->options.value_label.empty()) w += th.label_size * 1.3f;
-  if (cb.masked) w = std::max(w, 12 + th.colorbar_width + 5 + label_width(kMaskedLabel, th.tick_size));
+  if (cb.masked) w = std::max(w, 12 + th.colorbar_width + 5 + label_width(tr(kMaskedLabel), th.tick_size));
   return w;
 }
 
@@ -371,7 +372,7 @@ void draw_colorbar(Builder& b, const ColorBarSpec& cb, const Rect& plot) {
     };
     for (size_t k = levels.size(); k-- > 0;)
       swatch(cell_color(cb.heatmap->options.colormap, double(k), cb.vmin, cb.vmax), levels[k]);
-    if (cb.masked) swatch(kMaskedColor, kMaskedLabel);
+    if (cb.masked) swatch(kMaskedColor, tr(kMaskedLabel));
     return;
   }
   const float swatch_h = cb.masked ? th.colorbar_width + 8 : 0;
@@ -398,7 +399,7 @@ void draw_colorbar(Builder& b, const ColorBarSpec& cb, const Rect& plot) {
     const Rect sw{bar.x0, plot.y1 - th.colorbar_width, bar.x1, plot.y1};
     b.rect(sw, kMaskedColor);
     b.outline(sw, th.frame, th.frame_width);
-    b.text({sw.x1 + 5, (sw.y0 + sw.y1) / 2}, kMaskedLabel, th.tick_size, th.text, 0, 0.5f);
+    b.text({sw.x1 + 5, (sw.y0 + sw.y1) / 2}, tr(kMaskedLabel), th.tick_size, th.text, 0, 0.5f);
   }
 }
 

@@ -12,6 +12,7 @@
 // [SECTION] draw_figure
 
 #include "views/plot/plot_imgui.h"
+#include "core/text/i18n.h"
 
 #include <imgui_stdlib.h>
 
@@ -187,7 +188,7 @@ constexpr size_t member_count() {
 template <class T>
 auto members(const T& v) {
   constexpr size_t n = member_count<T>();
-  static_assert(n >= 1 && n <= 8, "members() binds aggregates of 1 to 8 members");
+  static_assert(n >= 1 && n <= 9, "members() binds aggregates of 1 to 9 members");
   if constexpr (n == 1) {
     const auto& [a] = v;
     return std::tie(a);
@@ -209,9 +210,12 @@ auto members(const T& v) {
   } else if constexpr (n == 7) {
     const auto& [a, b, c, d, e, f, g] = v;
     return std::tie(a, b, c, d, e, f, g);
-  } else {
+  } else if constexpr (n == 8) {
     const auto& [a, b, c, d, e, f, g, h] = v;
     return std::tie(a, b, c, d, e, f, g, h);
+  } else {
+    const auto& [a, b, c, d, e, f, g, h, i] = v;
+    return std::tie(a, b, c, d, e, f, g, h, i);
   }
 }
 
@@ -595,7 +599,7 @@ void set_message(FigureState& st, const std::string& error, const std::vector<st
     st.message = error;
     return;
   }
-  st.message = "Wrote";
+  st.message = tr("Wrote");
   for (const std::string& w : written) st.message += " " + w;
 }
 
@@ -606,12 +610,12 @@ void export_menu(const Figure& fig, const Layout& l, FigureState& st, const Draw
   ExportSettings& ex = ctx.exports ? *ctx.exports : context().exports;
   if (ImGui::IsWindowAppearing()) st.pending_export = 0;  // a question left open last time is not answered now
   const std::string stem = figure_file_stem(panel_id, fig);
-  ImGui::TextDisabled("Export %s.png/.svg/.csv", stem.c_str());
+  ImGui::TextDisabled(tr("Export %s.png/.svg/.csv"), stem.c_str());
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 20);
-  ImGui::InputText("Folder", &ex.dir);
+  ImGui::InputText((std::string(tr("Folder")) + "###Folder").c_str(), &ex.dir);
   const bool absolute = fs::path(ex.dir).is_absolute();
-  if (!absolute) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.35f, 1.0f), "Use an absolute folder (starting with /)");
-  ImGui::Checkbox("Print theme (white background)", &ex.print_theme);
+  if (!absolute) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.35f, 1.0f), tr("Use an absolute folder (starting with /)"));
+  ImGui::Checkbox(tr("Print theme (white background)"), &ex.print_theme);
   ImGui::Separator();
   ExportOptions opt;
   opt.theme = ex.print_theme ? Theme::Print : ctx.theme;
@@ -619,7 +623,7 @@ void export_menu(const Figure& fig, const Layout& l, FigureState& st, const Draw
   opt.height = l.height;
   opt.views = st.views;
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
-  ImGui::SliderInt("PNG scale", &ex.png_scale, 1, 4, "%d\xC3\x97");
+  ImGui::SliderInt((std::string(tr("PNG scale")) + "###PNG scale").c_str(), &ex.png_scale, 1, 4, "%d\xC3\x97");
   opt.scale = static_cast<float>(std::clamp(ex.png_scale, 1, 4));
   auto run = [&](ExportFormats formats, const std::string& as) {
     std::vector<std::string> written;
@@ -630,22 +634,22 @@ void export_menu(const Figure& fig, const Layout& l, FigureState& st, const Draw
   };
   if (st.pending_export) {  // the files exist: ask
     const auto existing = existing_export_files(ex.dir, stem, st.pending_export);
-    ImGui::TextUnformatted(existing.size() == 1 ? "This file exists:" : "These files exist:");
+    ImGui::TextUnformatted(existing.size() == 1 ? tr("This file exists:") : tr("These files exist:"));
     for (const std::string& e : existing) ImGui::TextDisabled("%s", e.c_str());
-    if (ImGui::Button("Overwrite")) run(st.pending_export, stem);
+    if (ImGui::Button(tr("Overwrite"))) run(st.pending_export, stem);
     ImGui::SameLine();
     const std::string other = free_export_stem(ex.dir, stem, st.pending_export);
-    if (ImGui::Button("Keep both")) run(st.pending_export, other);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Write %s.* beside it", other.c_str());
+    if (ImGui::Button(tr("Keep both"))) run(st.pending_export, other);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip(tr("Write %s.* beside it"), other.c_str());
     ImGui::SameLine();
-    if (ImGui::Button("Cancel")) {
+    if (ImGui::Button(tr("Cancel"))) {
       st.pending_export = 0;
       ImGui::CloseCurrentPopup();
     }
     return;
   }
   auto item = [&](const char* label, ExportFormats formats) {
-    if (!ImGui::Selectable(label, false, ImGuiSelectableFlags_DontClosePopups) || !absolute) return;
+    if (!ImGui::Selectable(tr(label), false, ImGuiSelectableFlags_DontClosePopups) || !absolute) return;
     if (existing_export_files(ex.dir, stem, formats).empty())
       run(formats, stem);
     else
@@ -653,12 +657,12 @@ void export_menu(const Figure& fig, const Layout& l, FigureState& st, const Draw
   };
   ImGui::BeginDisabled(!absolute);
   item("PNG", ExportFormat_Png);
-  item("SVG (vector)", ExportFormat_Svg);
-  item("CSV (data)", ExportFormat_Csv);
-  item("All three", ExportFormat_All);
+  item(N_("SVG (vector)"), ExportFormat_Svg);
+  item(N_("CSV (data)"), ExportFormat_Csv);
+  item(N_("All three"), ExportFormat_All);
   ImGui::EndDisabled();
   ImGui::Separator();
-  if (ImGui::MenuItem("Reset view", "double-click")) st.views.assign(fig.grid.size(), ViewRange{});
+  if (ImGui::MenuItem(tr("Reset view"), tr("double-click"))) st.views.assign(fig.grid.size(), ViewRange{});
 }
 
 }  // namespace

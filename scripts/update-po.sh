@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Refreshes the translation files after source strings changed (docs/translating.md):
+#   1. xgettext extracts every tr("…"), trn("…", "…", n) and N_("…") from app/, core/, views/ (and the build's
+#      generated sources, e.g. the panel explanations compiled from views/text/*.txt) into
+#      po/transformer-workbench.pot;
+#   2. msgmerge brings po/zh.po up to date with it (new strings untranslated, vanished ones commented out);
+#   3. with --fold, the Chinese other branches left in po/fragments/*.po is folded into zh.po (msgcat --use-first:
+#      zh.po's own translations win; an untranslated entry takes the fragment's). The fragments stay; once folded
+#      they change nothing, and the build compiles zh.po with them the same way (po/compile_catalogue.cmake).
+# Usage: scripts/update-po.sh [--fold] [build-dir]      (build-dir default: build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+fold=0
+if [ "${1:-}" = "--fold" ]; then fold=1; shift; fi
+build="${1:-build}"
+
+generated=()
+if [ -d "$build/generated" ]; then generated=("$build/generated"); fi
+sources=$(find app core views "${generated[@]}" -name '*.cpp' -o -name '*.h' | LC_ALL=C sort)
+
+xgettext --language=C++ --from-code=UTF-8 --keyword= --keyword=tr --keyword=trn:1,2 --keyword=N_ \
+  --add-comments=TRANSLATORS: --force-po --sort-by-file --package-name=transformer-workbench \
+  --msgid-bugs-address="the issue tracker" --copyright-holder= -o po/transformer-workbench.pot $sources
+# Drop the creation date so an unchanged extraction leaves the file unchanged.
+sed -i '/^"POT-Creation-Date:/d' po/transformer-workbench.pot
+
+if [ ! -f po/zh.po ]; then
+  msginit --no-translator --locale=zh_CN.UTF-8 -i po/transformer-workbench.pot -o po/zh.po
+fi
+msgmerge --quiet --update --backup=none --no-fuzzy-matching --sort-by-file po/zh.po po/transformer-workbench.pot
+
+if [ "$fold" = 1 ]; then
+  tmp=$(mktemp -d)
+  inputs=(po/zh.po)
+  for f in po/fragments/*.po; do
+    [ -e "$f" ] || continue
+    if grep -q 'charset=' "$f"; then cp "$f" "$tmp/$(basename "$f")"
+    else printf 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n' | cat - "$f" > "$tmp/$(basename "$f")"; fi
+    inputs+=("$tmp/$(basename "$f")")
+  done
+  # zh.po first: its translations win; a fragment fills only what zh.po leaves untranslated.
+  msgcat --use-first --force-po "${inputs[@]}" -o "$tmp/all.po"
+  # Keep exactly the .pot's messages (a fragment's strings that no source uses any more are dropped).
+  msgmerge --quiet --no-fuzzy-matching --sort-by-file -o po/zh.po "$tmp/all.po" po/transformer-workbench.pot
+  rm -rf "$tmp"
+fi
+
+msgfmt --statistics -o /dev/null po/zh.po
