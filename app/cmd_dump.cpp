@@ -30,7 +30,7 @@
 #include "core/model/forward.h"  // check_tokens
 #include "core/model/trace.h"
 #include "core/model/weights.h"
-#include "core/tokenizer.h"
+#include "core/text/tokenizer.h"
 #include "core/train/model_train.h"
 
 namespace tw {

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "core/experiments/tokenizer_training.h"
-#include "core/tokenizer_bpe.h"
+#include "core/text/tokenizer_bpe.h"
 #include "views/recompute.h"
 #include "views/widgets.h"
 

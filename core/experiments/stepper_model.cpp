@@ -6,7 +6,8 @@
 #include "core/assets.h"
 #include "core/io/hf_model.h"
 #include "core/io/read_file.h"
-#include "core/tokenizer.h"
+#include "core/text/tokenizer.h"
+#include "core/text/utf8.h"
 #include "core/train/tasks.h"
 
 namespace tw {
@@ -20,15 +21,8 @@ constexpr const char* kVisibleSpace = "\xE2\x90\xA3";  // ␣, the task's name f
 
 // The first UTF-8 character of `text` from `pos` (a lone byte when it is not valid UTF-8), for messages.
 std::string char_at(const std::string& text, size_t pos) {
-  size_t len = 1;
-  const unsigned char c = static_cast<unsigned char>(text[pos]);
-  if (c >= 0xF0)
-    len = 4;
-  else if (c >= 0xE0)
-    len = 3;
-  else if (c >= 0xC0)
-    len = 2;
-  return text.substr(pos, std::min(len, text.size() - pos));
+  const size_t n = utf8_sequence_length(text, pos);
+  return text.substr(pos, n ? n : 1);
 }
 }  // namespace
 

@@ -17,7 +17,7 @@
 
 #include "core/model/config.h"
 #include "core/model/weights.h"
-#include "core/tokenizer_bpe.h"
+#include "core/text/tokenizer_bpe.h"
 
 namespace tw {
 
@@ -26,7 +26,7 @@ namespace tw {
 class TokenVocabulary {
  public:
   enum class Kind { Bytes, Symbols, Bpe };
-  // The byte tokenizer of the toy models (core/tokenizer.h): 256 bytes, then <bos> = 256.
+  // The byte tokenizer of the toy models (core/text/tokenizer.h): 256 bytes, then <bos> = 256.
   static std::shared_ptr<const TokenVocabulary> bytes();
   // One string per id, as a training task names its tokens ("A", "17", "+", "␣" for a space). `task` names the
   // vocabulary in messages ("sort task").

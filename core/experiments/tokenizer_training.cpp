@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "core/tokenizer_bpe.h"
+#include "core/text/tokenizer_bpe.h"
 #include "core/text/utf8.h"
 
 namespace tw {

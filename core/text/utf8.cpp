@@ -69,6 +69,33 @@ std::vector<uint32_t> decode_utf8(std::string_view s) {
   return out;
 }
 
+size_t utf8_sequence_length(std::string_view s, size_t i) { return i < s.size() ? sequence_length(s, i) : 0; }
+
+uint32_t decode_utf8_at(std::string_view s, size_t i, size_t* len) {
+  const size_t n = utf8_sequence_length(s, i);
+  *len = n ? n : 1;
+  return n ? code_point(s, i, n) : 0xFFFD;
+}
+
+void append_utf8(std::string* out, uint32_t cp) {
+  if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
 size_t first_invalid_utf8(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
     const size_t n = sequence_length(s, i);

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "core/tokenizer.h"
+#include "core/text/tokenizer.h"
 #include "views/forward/forward_draw.h"
 #include "views/forward/forward_panel.h"
 #include "views/plot/plot_imgui.h"

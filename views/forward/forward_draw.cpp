@@ -16,7 +16,7 @@
 #include <string_view>
 
 #include "core/model/weights.h"
-#include "core/tokenizer.h"
+#include "core/text/tokenizer.h"
 #include "views/widgets.h"
 
 namespace tw {
