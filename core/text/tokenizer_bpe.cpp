@@ -841,6 +841,7 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
     }
   } else {
     if (!model.contains("vocab") || !model["vocab"].is_object()) return fail("model.vocab must be an object");
+    t.vocab_.reserve(model["vocab"].size() + 1024);
     for (auto it = model["vocab"].begin(); it != model["vocab"].end(); ++it) {
       if (!it.value().is_number_integer() || it.value().get<int64_t>() < 0 || it.value().get<int64_t>() >= kMaxVocab)
         return fail("vocab id of '" + it.key() + "' must be an integer in 0.." + std::to_string(kMaxVocab - 1));
@@ -903,6 +904,7 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
     if (!model["merges"].is_array()) return fail("model.merges must be an array");
     int rank = 0;
     std::string a, b, merged;
+    t.merges_.reserve(model["merges"].size());
     for (const json& m : model["merges"]) {
       if (m.is_string()) {  // "a b"
         const std::string& s = m.get_ref<const std::string&>();
@@ -911,8 +913,8 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
         a.assign(s, 0, space);
         b.assign(s, space + 1, std::string::npos);
       } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {  // ["a", "b"]
-        a = m[0].get<std::string>();
-        b = m[1].get<std::string>();
+        a = m[0].get_ref<const std::string&>();
+        b = m[1].get_ref<const std::string&>();
       } else {
         return fail("merges must be strings \"a b\" or pairs [\"a\", \"b\"]");
       }
