@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/text/token_display.h"
 #include "core/text/unicode_regex.h"
 #include "core/text/utf8.h"
 
@@ -578,31 +579,7 @@ std::string BpeTokenizer::token_bytes(int id) const {
   return replace_all(out, rep, " ");
 }
 
-std::string BpeTokenizer::label(int id) const {
-  if (id < 0 || id >= vocab_size()) return "<id " + std::to_string(id) + ">";
-  if (is_special(id)) return token_string(id);
-  const std::string bytes = token_bytes(id);
-  std::string out;
-  for (size_t i = 0; i < bytes.size();) {
-    const size_t n = utf8_sequence_length(bytes, i);
-    const unsigned char c = static_cast<unsigned char>(bytes[i]);
-    if (c == ' ')
-      out += "\xE2\x90\xA3";  // ␣
-    else if (c == '\n')
-      out += "\xE2\x86\xB5";  // ↵
-    else if (c == '\t')
-      out += "\xE2\x87\xA5";  // ⇥
-    else if (n == 0 || c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02X", c);
-      out += buf;
-    } else {
-      out.append(bytes, i, n);
-    }
-    i += n ? n : 1;
-  }
-  return out.empty() ? "<empty>" : out;
-}
+std::string BpeTokenizer::label(int id) const { return display_token(*this, id).text; }
 
 // [SECTION] tokenizer.json
 

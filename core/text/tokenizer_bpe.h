@@ -69,8 +69,8 @@ class BpeTokenizer {
   std::string decode(const std::vector<int>& ids, bool skip_special = false) const;
   // The vocabulary string of one id ("Ġthe", "▁the", "<0x0A>", "<s>"), empty for an unknown id.
   const std::string& token_string(int id) const;
-  // What a token chip shows: the token's own text with a visible space '␣', '↵' for a newline, '⇥' for a tab,
-  // \xNN for a byte that is only part of a UTF-8 character.
+  // What a token chip shows (core/text/token_display.h): the characters it stands for with a visible space '␣',
+  // '↵' for a newline, '⇥' for a tab, ⟨E6 B3⟩ for bytes that are only part of a UTF-8 character.
   std::string label(int id) const;
   // The raw bytes a token stands for (byte-level characters mapped back, ▁ as a space, <0xNN> as its byte).
   std::string token_bytes(int id) const;

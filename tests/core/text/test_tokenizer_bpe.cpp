@@ -186,7 +186,7 @@ TEST(BpeByteLevel, LabelsShowVisibleSpaces) {
   const BpeTokenizer t = make(byte_level_fixture());
   EXPECT_EQ(t.label(258), "␣the");
   EXPECT_EQ(t.label(10), "↵");
-  EXPECT_EQ(t.label(0xE2), "\\xE2");  // one byte of a three-byte character
+  EXPECT_EQ(t.label(0xE2), "⟨E2⟩");  // one byte of a three-byte character
   EXPECT_EQ(t.label(266), "<|endoftext|>");
   EXPECT_EQ(t.label(99999), "<id 99999>");
 }
