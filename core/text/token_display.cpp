@@ -1,7 +1,10 @@
 #include "core/text/token_display.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
+#include "core/text/pretokenizer.h"
 #include "core/text/tokenizer_bpe.h"
 #include "core/text/utf8.h"
 
@@ -50,6 +53,37 @@ std::string display_bytes(std::string_view s) {
     i += n;
   }
   return out;
+}
+
+std::string display_byte_level(std::string_view token) {
+  std::string bytes;
+  for (size_t i = 0; i < token.size();) {
+    const size_t n = std::max<size_t>(utf8_sequence_length(token, i), 1);
+    const int b = byte_level_byte(token.substr(i, n));
+    if (b < 0) return display_bytes(token);  // not spelled in the byte alphabet: show it as text
+    bytes.push_back(static_cast<char>(b));
+    i += n;
+  }
+  return display_bytes(bytes);
+}
+
+std::string display_metaspace(std::string_view token) {
+  if (token.size() == 6 && token.substr(0, 3) == "<0x" && token[5] == '>') {
+    const std::string hex(token.substr(3, 2));
+    char* end = nullptr;
+    const long v = std::strtol(hex.c_str(), &end, 16);
+    if (end == hex.c_str() + 2) return display_bytes(std::string(1, static_cast<char>(v)));
+  }
+  std::string text;
+  for (size_t i = 0; i < token.size();) {
+    if (token.substr(i, 3) == "\xE2\x96\x81") {
+      text += ' ';
+      i += 3;
+    } else {
+      text += token[i++];
+    }
+  }
+  return display_bytes(text);
 }
 
 TokenDisplay display_token(const BpeTokenizer& t, int id) {

@@ -27,6 +27,11 @@ struct TokenDisplay {
 // that is not a whole character as ⟨E6 B3⟩.
 std::string display_bytes(std::string_view bytes);
 
+// A token spelled in GPT-2's byte alphabet ("Ġthe", "æ³¨") shown as what it stands for ("␣the", "注").
+std::string display_byte_level(std::string_view token);
+// A SentencePiece-style token ("▁the", "<0x0A>") shown as what it stands for ("␣the", "↵").
+std::string display_metaspace(std::string_view token);
+
 // One token without context (an unknown id shows as "<id N>").
 TokenDisplay display_token(const BpeTokenizer& t, int id);
 

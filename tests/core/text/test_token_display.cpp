@@ -27,6 +27,17 @@ TEST(TokenDisplay, BytesTable) {
   for (const auto& [bytes, want] : table) EXPECT_EQ(display_bytes(bytes), want) << want;
 }
 
+TEST(TokenDisplay, SpellingsWithoutATokenizer) {
+  EXPECT_EQ(display_byte_level("Ġthe"), "␣the");
+  EXPECT_EQ(display_byte_level("æ³¨"), "注");
+  EXPECT_EQ(display_byte_level("æ³"), "⟨E6 B3⟩");
+  EXPECT_EQ(display_byte_level("Ċ"), "↵");
+  EXPECT_EQ(display_metaspace("▁the"), "␣the");
+  EXPECT_EQ(display_metaspace("<0x0A>"), "↵");
+  EXPECT_EQ(display_metaspace("<0xE6>"), "⟨E6⟩");
+  EXPECT_EQ(display_metaspace("注"), "注");
+}
+
 BpeTokenizer make(const json& j) {
   BpeTokenizer t;
   std::string error;
