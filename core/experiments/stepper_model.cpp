@@ -102,6 +102,26 @@ std::string TokenVocabulary::label(int id) const {
   return {};
 }
 
+std::string TokenVocabulary::spelling(int id) const {
+  if (kind_ == Kind::Bpe) return bpe_->token_string(id);
+  if (kind_ == Kind::Bytes && id >= 0 && id < 256) return std::string(1, static_cast<char>(id));
+  return label(id);
+}
+
+TokenDisplay TokenVocabulary::display(const std::vector<int>& ids, size_t i) const {
+  if (i >= ids.size()) return {};
+  if (kind_ != Kind::Bpe) {
+    TokenDisplay d;
+    d.text = label(ids[i]);
+    d.special = kind_ == Kind::Bytes && ByteTokenizer::is_special(ids[i]);
+    return d;
+  }
+  // A character spans at most 4 bytes, so 3 tokens either side are enough context.
+  const size_t b = i >= 3 ? i - 3 : 0, e = std::min(ids.size(), i + 4);
+  const std::vector<int> window(ids.begin() + std::ptrdiff_t(b), ids.begin() + std::ptrdiff_t(e));
+  return display_tokens(*bpe_, window)[i - b];
+}
+
 int TokenVocabulary::size() const {
   switch (kind_) {
     case Kind::Bytes: return ByteTokenizer::kBos + 1;
