@@ -20,6 +20,7 @@ const unsigned short* workbench_glyph_ranges() {
       0x2400, 0x243F,  // control pictures (␣: the tokenizer's visible space in token labels)
       0x25A0, 0x25FF,  // geometric shapes (■, ▶, ●)
       0x2700, 0x27BF,  // dingbats (✓, ✗)
+      0x27E8, 0x27E9,  // mathematical angle brackets (⟨E6 B3⟩: bytes of a partial UTF-8 token, core/text/token_display)
       0,
   };
   return ranges;
