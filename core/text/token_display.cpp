@@ -93,7 +93,7 @@ TokenDisplay display_token(const BpeTokenizer& t, int id) {
     return d;
   }
   if (t.is_special(id)) {
-    d.text = t.token_string(id);
+    d.text = t.token_string(id).empty() ? "<empty>" : t.token_string(id);
     d.special = true;
     return d;
   }
@@ -112,7 +112,7 @@ std::vector<TokenDisplay> display_token_bytes(const std::vector<std::string>& to
   for (size_t k = 0; k < tokens.size(); ++k) {
     TokenDisplay d;
     d.special = k < special.size() && special[k];
-    d.text = d.special ? tokens[k] : tokens[k].empty() ? "<empty>" : display_bytes(tokens[k]);
+    d.text = tokens[k].empty() ? "<empty>" : d.special ? tokens[k] : display_bytes(tokens[k]);
     d.partial = !d.special && !whole_utf8(tokens[k]);
     if (d.partial) {
       // Every character of the joined bytes that overlaps this token's bytes and is not wholly inside it.

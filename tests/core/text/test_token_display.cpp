@@ -102,6 +102,13 @@ TEST(TokenDisplay, MetaspaceWithByteFallback) {
   EXPECT_EQ(seq[3].character, "注");
   EXPECT_EQ(seq[4].text, "⟨A8⟩");
   EXPECT_EQ(seq[4].character, "注");
+  // Never an empty label: an id with no spelling (a gap in the vocabulary) or an empty special token.
+  json gap = j;
+  gap["model"]["vocab"]["x"] = 20;  // ids 9..19 are unused
+  gap["added_tokens"].push_back({{"id", 21}, {"content", ""}, {"special", true}});
+  const BpeTokenizer g = make(gap);
+  EXPECT_EQ(display_token(g, 12).text, "<empty>");
+  EXPECT_EQ(display_token(g, 21).text, "<empty>");
   // A lone continuation byte with nothing to complete it belongs to no character.
   EXPECT_EQ(display_tokens(t, {5})[0].character, "");
 }
