@@ -18,6 +18,7 @@
 #include "core/text/i18n.h"
 #include "core/text/token_display.h"
 #include "core/text/tokenizer_bpe.h"
+#include "core/text/utf8.h"
 #include "views/recompute.h"
 #include "views/widgets.h"
 
@@ -193,8 +194,7 @@ std::vector<std::string> wrap_tokens(const std::vector<std::string>& tokens, int
   for (size_t k = 0; k < tokens.size(); ++k) {
     std::string t = k ? "|" : "";  // appended, not `+`: GCC 12 reports a false -Wrestrict on the + form
     t += tokens[k];
-    int chars = 0;
-    for (unsigned char c : t) chars += (c & 0xC0) != 0x80;
+    const int chars = static_cast<int>(utf8_chars(t).size());
     if (used > 0 && used + chars > width) {
       lines.emplace_back();
       used = 0;
