@@ -117,8 +117,7 @@ std::vector<TokenDisplay> display_token_bytes(const std::vector<std::string>& to
     if (d.partial) {
       // Every character of the joined bytes that overlaps this token's bytes and is not wholly inside it.
       const size_t b = start[k], e = b + tokens[k].size();
-      size_t i = b;
-      while (i > 0 && b - i < 3 && (static_cast<unsigned char>(all[i]) & 0xC0) == 0x80) --i;
+      size_t i = b < all.size() ? utf8_char_start(all, b) : b;
       for (; i < e;) {
         const size_t n = utf8_sequence_length(all, i);
         if (n > 0 && i + n > b && (i < b || i + n > e)) d.character.append(all, i, n);

@@ -104,8 +104,7 @@ bool is_space_at(std::string_view s, size_t i, size_t* len) {
 size_t trailing_space_start(std::string_view s) {
   size_t i = s.size();
   while (i > 0) {
-    size_t k = i - 1;
-    while (k > 0 && (static_cast<unsigned char>(s[k]) & 0xC0) == 0x80) --k;
+    const size_t k = utf8_char_start(s, i - 1);
     size_t len = 0;
     if (!is_space_at(s, k, &len) || k + len != i) break;
     i = k;
@@ -123,8 +122,7 @@ bool is_word_char(uint32_t cp) { return cp == '_' || u_isalnum(UChar32(cp)); }
 
 bool ends_with_word(std::string_view s) {
   if (s.empty()) return false;
-  size_t k = s.size() - 1;
-  while (k > 0 && (static_cast<unsigned char>(s[k]) & 0xC0) == 0x80) --k;
+  const size_t k = utf8_char_start(s, s.size() - 1);
   size_t len = 0;
   return is_word_char(decode_utf8_at(s, k, &len));
 }

@@ -71,6 +71,14 @@ std::vector<uint32_t> decode_utf8(std::string_view s) {
 
 size_t utf8_sequence_length(std::string_view s, size_t i) { return i < s.size() ? sequence_length(s, i) : 0; }
 
+size_t utf8_char_start(std::string_view s, size_t i) {
+  for (size_t back = 1; back <= 3 && back <= i && i < s.size(); ++back) {
+    const size_t n = sequence_length(s, i - back);
+    if (n > back) return i - back;
+  }
+  return i;
+}
+
 uint32_t decode_utf8_at(std::string_view s, size_t i, size_t* len) {
   const size_t n = utf8_sequence_length(s, i);
   *len = n ? n : 1;

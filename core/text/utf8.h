@@ -21,6 +21,9 @@ std::vector<uint32_t> decode_utf8(std::string_view s);
 // Length of the well-formed sequence starting at s[i] (1..4), or 0 when s[i] does not start one.
 size_t utf8_sequence_length(std::string_view s, size_t i);
 
+// Start of the character that contains byte i: the lead byte of a well-formed sequence covering i, else i itself.
+size_t utf8_char_start(std::string_view s, size_t i);
+
 // The code point of the sequence at s[i] and its length in *len; U+FFFD with *len = 1 when it is not well-formed.
 uint32_t decode_utf8_at(std::string_view s, size_t i, size_t* len);
 

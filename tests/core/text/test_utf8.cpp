@@ -45,5 +45,13 @@ TEST(Utf8, EncodesWhatItDecodes) {
   EXPECT_EQ(len, 1u);
 }
 
+TEST(Utf8, CharStart) {
+  const std::string s = "a\xE6\xB3\xA8\x80";  // a, 注, a stray continuation byte
+  EXPECT_EQ(utf8_char_start(s, 0), 0u);
+  EXPECT_EQ(utf8_char_start(s, 2), 1u);
+  EXPECT_EQ(utf8_char_start(s, 3), 1u);
+  EXPECT_EQ(utf8_char_start(s, 4), 4u);  // belongs to no character
+}
+
 }  // namespace
 }  // namespace tw
