@@ -32,7 +32,7 @@
 #include "core/model/trace.h"
 #include "core/model/weights.h"
 #include "core/text/i18n.h"
-#include "core/tokenizer.h"
+#include "core/text/tokenizer.h"
 #include "core/train/model_train.h"
 
 namespace tw {

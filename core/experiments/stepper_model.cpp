@@ -8,7 +8,8 @@
 #include "core/io/hf_model.h"
 #include "core/io/read_file.h"
 #include "core/text/i18n.h"
-#include "core/tokenizer.h"
+#include "core/text/tokenizer.h"
+#include "core/text/utf8.h"
 #include "core/train/tasks.h"
 
 namespace tw {
@@ -22,15 +23,8 @@ constexpr const char* kVisibleSpace = "\xE2\x90\xA3";  // ␣, the task's name f
 
 // The first UTF-8 character of `text` from `pos` (a lone byte when it is not valid UTF-8), for messages.
 std::string char_at(const std::string& text, size_t pos) {
-  size_t len = 1;
-  const unsigned char c = static_cast<unsigned char>(text[pos]);
-  if (c >= 0xF0)
-    len = 4;
-  else if (c >= 0xE0)
-    len = 3;
-  else if (c >= 0xC0)
-    len = 2;
-  return text.substr(pos, std::min(len, text.size() - pos));
+  const size_t n = utf8_sequence_length(text, pos);
+  return text.substr(pos, n ? n : 1);
 }
 }  // namespace
 
@@ -108,6 +102,26 @@ std::string TokenVocabulary::label(int id) const {
     }
   }
   return {};
+}
+
+std::string TokenVocabulary::spelling(int id) const {
+  if (kind_ == Kind::Bpe) return bpe_->token_string(id);
+  if (kind_ == Kind::Bytes && id >= 0 && id < 256) return std::string(1, static_cast<char>(id));
+  return label(id);
+}
+
+TokenDisplay TokenVocabulary::display(const std::vector<int>& ids, size_t i) const {
+  if (i >= ids.size()) return {};
+  if (kind_ != Kind::Bpe) {
+    TokenDisplay d;
+    d.text = label(ids[i]);
+    d.special = kind_ == Kind::Bytes && ByteTokenizer::is_special(ids[i]);
+    return d;
+  }
+  // A character spans at most 4 bytes, so 3 tokens either side are enough context.
+  const size_t b = i >= 3 ? i - 3 : 0, e = std::min(ids.size(), i + 4);
+  const std::vector<int> window(ids.begin() + std::ptrdiff_t(b), ids.begin() + std::ptrdiff_t(e));
+  return display_tokens(*bpe_, window)[i - b];
 }
 
 int TokenVocabulary::size() const {

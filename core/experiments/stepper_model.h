@@ -17,7 +17,8 @@
 
 #include "core/model/config.h"
 #include "core/model/weights.h"
-#include "core/tokenizer_bpe.h"
+#include "core/text/token_display.h"
+#include "core/text/tokenizer_bpe.h"
 
 namespace tw {
 
@@ -26,7 +27,7 @@ namespace tw {
 class TokenVocabulary {
  public:
   enum class Kind { Bytes, Symbols, Bpe };
-  // The byte tokenizer of the toy models (core/tokenizer.h): 256 bytes, then <bos> = 256.
+  // The byte tokenizer of the toy models (core/text/tokenizer.h): 256 bytes, then <bos> = 256.
   static std::shared_ptr<const TokenVocabulary> bytes();
   // One string per id, as a training task names its tokens ("A", "17", "+", "␣" for a space). `task` names the
   // vocabulary in messages ("sort task").
@@ -40,6 +41,11 @@ class TokenVocabulary {
   bool encode(const std::string& text, bool bos, std::vector<int>* ids, std::string* error) const;
   // What a chip or an axis shows for `id`: the token's own text with visible spaces (␣), never empty.
   std::string label(int id) const;
+  // The token as its vocabulary spells it ("Ġthe", "<0x0A>", a raw byte), for CSV `token` columns beside the label.
+  std::string spelling(int id) const;
+  // The token at ids[i] as shown, with its neighbours: special tokens flagged, and for a token holding part of a
+  // UTF-8 character the character it belongs to (core/text/token_display.h).
+  TokenDisplay display(const std::vector<int>& ids, size_t i) const;
   Kind kind() const { return kind_; }
   int size() const;  // ids the vocabulary knows (bytes: 257)
   std::string describe()

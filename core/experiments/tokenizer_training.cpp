@@ -9,8 +9,9 @@
 #include <unordered_set>
 
 #include "core/text/i18n.h"
+#include "core/text/tokenizer_bpe.h"
 #include "core/text/utf8.h"
-#include "core/tokenizer_bpe.h"
+#include "core/text/tokenizer_bpe.h"
 
 namespace tw {
 

@@ -6,7 +6,7 @@
 //   frequent adjacent pair of symbols (counted over all pieces, weighted by how often each piece occurs) becomes a
 //   new symbol, and every occurrence is merged. Ties: the pair whose left, then right symbol entered the
 //   vocabulary first. The result is written as a tokenizer.json and encoded by the same BpeTokenizer that loads
-//   real models (core/tokenizer_bpe.h).
+//   real models (core/text/tokenizer_bpe.h).
 // WordPiece (BERT): words are split at whitespace and punctuation; a word starts as its characters, every
 //   character after the first marked "##". A pair's score is count(ab) / (count(a) · count(b)), so a merge is
 //   chosen for how much more often the two appear together than their own frequencies predict, not for raw

@@ -15,7 +15,7 @@
 #include "core/io/safetensors.h"
 #include "core/model/config.h"
 #include "core/model/weights.h"
-#include "core/tokenizer_bpe.h"
+#include "core/text/tokenizer_bpe.h"
 
 namespace tw {
 

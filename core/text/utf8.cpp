@@ -73,24 +73,44 @@ std::vector<uint32_t> decode_utf8(std::string_view s) {
   return out;
 }
 
-std::string encode_utf8(uint32_t cp) {
-  if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
-  std::string out;
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
+size_t utf8_sequence_length(std::string_view s, size_t i) { return i < s.size() ? sequence_length(s, i) : 0; }
+
+size_t utf8_char_start(std::string_view s, size_t i) {
+  for (size_t back = 1; back <= 3 && back <= i && i < s.size(); ++back) {
+    const size_t n = sequence_length(s, i - back);
+    if (n > back) return i - back;
   }
+  return i;
+}
+
+uint32_t decode_utf8_at(std::string_view s, size_t i, size_t* len) {
+  const size_t n = utf8_sequence_length(s, i);
+  *len = n ? n : 1;
+  return n ? code_point(s, i, n) : 0xFFFD;
+}
+
+void append_utf8(std::string* out, uint32_t cp) {
+  if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+std::string encode_utf8(uint32_t cp) {
+  std::string out;
+  append_utf8(&out, cp);
   return out;
 }
 

@@ -20,6 +20,17 @@ std::vector<uint32_t> decode_utf8(std::string_view s);
 
 // The UTF-8 bytes of one code point (U+FFFD for a surrogate or anything above U+10FFFF).
 std::string encode_utf8(uint32_t cp);
+// Length of the well-formed sequence starting at s[i] (1..4), or 0 when s[i] does not start one.
+size_t utf8_sequence_length(std::string_view s, size_t i);
+
+// Start of the character that contains byte i: the lead byte of a well-formed sequence covering i, else i itself.
+size_t utf8_char_start(std::string_view s, size_t i);
+
+// The code point of the sequence at s[i] and its length in *len; U+FFFD with *len = 1 when it is not well-formed.
+uint32_t decode_utf8_at(std::string_view s, size_t i, size_t* len);
+
+// Appends the UTF-8 of one code point (U+FFFD for surrogates and values above U+10FFFF).
+void append_utf8(std::string* out, uint32_t cp);
 
 // Byte offset of the first byte that does not start a well-formed sequence, or std::string_view::npos.
 size_t first_invalid_utf8(std::string_view s);

@@ -12,7 +12,7 @@
 #include "core/experiments/forward_inspect.h"
 #include "core/experiments/forward_session.h"
 #include "core/model/weights.h"
-#include "core/tokenizer.h"
+#include "core/text/tokenizer.h"
 #include "views/forward/forward_state.h"
 #include "views/panel.h"
 #include "views/plot/export.h"

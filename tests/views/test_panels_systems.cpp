@@ -9,7 +9,7 @@
 #include "core/experiments/moe_routing.h"
 #include "core/experiments/roofline.h"
 #include "core/experiments/tokenizer_training.h"
-#include "core/tokenizer_bpe.h"
+#include "core/text/tokenizer_bpe.h"
 #include "views/panel.h"
 #include "views/panel_test_util.h"
 #include "views/plot/figure.h"
@@ -242,6 +242,33 @@ TEST(PanelTokenizers, MissingFileAndEmptyTextAreErrors) {
   EXPECT_NE(p->error(), "");
   set(*p, "text", "a small text to train on");
   EXPECT_FALSE(run(*p).empty());
+}
+
+TEST(PanelTokenizers, OpensATokenizerJsonWithoutAModel) {
+  // A BERT-style WordPiece file beside the trained tokenizers: its tokens as text, its ids, its counts.
+  const std::string path = std::string(TW_SOURCE_DIR) + "/tests/fuzz/corpus/fuzz_tokenizer_json/wordpiece_bert.json";
+  auto p = panel_with("tokenizers", {{"tokenizer_json", path}, {"sentence", "Unaffable!"}});
+  const auto figs = run(*p);
+  ASSERT_EQ(p->error(), "");
+  const plot::Figure* counts = by_id(figs, "counts");
+  ASSERT_NE(counts, nullptr);
+  ASSERT_EQ(counts->table.rows.size(), 5u);
+  EXPECT_EQ(str(counts->table.rows[4][0]), "fuzz_tokenizer_json (WordPiece, 7)");
+  EXPECT_EQ(num(counts->table.rows[4][1]), 4.0);  // un ##aff ##able !
+  EXPECT_DOUBLE_EQ(num(counts->table.rows[4][2]), 4.0);
+  EXPECT_DOUBLE_EQ(num(counts->table.rows[4][3]), 4.0 / 10);
+  const plot::Figure* seg = by_id(figs, "segmentation");
+  ASSERT_NE(seg, nullptr);
+  std::vector<std::string> raw;
+  std::vector<double> ids;
+  for (const auto& row : seg->table.rows)
+    if (str(row[0]) == "fuzz_tokenizer_json (WordPiece, 7)") raw.push_back(str(row[2])), ids.push_back(num(row[4]));
+  EXPECT_EQ(raw, (std::vector<std::string>{"un", "##aff", "##able", "!"}));
+  EXPECT_EQ(ids, (std::vector<double>{3, 4, 5, 6}));
+  // A file that cannot be read leaves the trained tokenizers showing.
+  set(*p, "tokenizer_json", "/nonexistent/tokenizer.json");
+  EXPECT_EQ(by_id(run(*p), "counts")->table.rows.size(), 4u);
+  EXPECT_EQ(p->error(), "");
 }
 
 // [SECTION] figure quality

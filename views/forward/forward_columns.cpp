@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/text/i18n.h"
-#include "core/tokenizer.h"
+#include "core/text/tokenizer.h"
 #include "views/forward/forward_draw.h"
 #include "views/forward/forward_panel.h"
 #include "views/plot/plot_imgui.h"

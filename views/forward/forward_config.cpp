@@ -2,7 +2,7 @@
 // then the architecture toggles) → ForwardRequest.
 #include "core/ops/gqa.h"
 #include "core/text/i18n.h"
-#include "core/tokenizer.h"
+#include "core/text/tokenizer.h"
 #include "views/forward/forward_state.h"
 
 namespace tw {

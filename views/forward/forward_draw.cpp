@@ -17,7 +17,7 @@
 
 #include "core/model/weights.h"
 #include "core/text/i18n.h"
-#include "core/tokenizer.h"
+#include "core/text/tokenizer.h"
 #include "views/plot/figure.h"
 #include "views/widgets.h"
 
@@ -150,7 +150,8 @@ void draw_token_chips(const TokenVocabulary& vocab, const std::vector<int>& toke
   const int n = static_cast<int>(tokens.size());
   for (int i = 0; i < n; ++i) {
     ImGui::PushID(i);
-    const std::string label = vocab.label(tokens[static_cast<size_t>(i)]);
+    const TokenDisplay shown = vocab.display(tokens, static_cast<size_t>(i));
+    const std::string& label = shown.text;
     const std::string id = std::to_string(tokens[static_cast<size_t>(i)]);
     const float w = std::max(ImGui::CalcTextSize(label.c_str()).x, ImGui::CalcTextSize(id.c_str()).x) + 2 * pad;
     const float h = 2 * line + 2 * pad;
@@ -162,14 +163,21 @@ void draw_token_chips(const TokenVocabulary& vocab, const std::vector<int>& toke
     ImGui::InvisibleButton("chip", ImVec2(w, h));
     const bool appended = i >= n - highlight_last;
     dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), appended ? fill_new : fill, 4.0f * s);
-    dl->AddText(ImVec2(p.x + (w - ImGui::CalcTextSize(label.c_str()).x) * 0.5f, p.y + pad), text, label.c_str());
+    const ImU32 label_col = shown.special ? col(ImVec4(0.35f, 0.65f, 1.0f, 1.0f)) : text;  // special tokens stand out
+    dl->AddText(ImVec2(p.x + (w - ImGui::CalcTextSize(label.c_str()).x) * 0.5f, p.y + pad), label_col, label.c_str());
     dl->AddText(ImVec2(p.x + (w - ImGui::CalcTextSize(id.c_str()).x) * 0.5f, p.y + pad + line), dim, id.c_str());
-    if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("%s",
-                        subst(appended ? tr("position {0}, token id {1} (sampled and appended through the KV cache)")
-                                       : tr("position {0}, token id {1}"),
-                              {std::to_string(i), std::to_string(tokens[static_cast<size_t>(i)])})
-                            .c_str());
+    if (ImGui::IsItemHovered()) {
+      ImGui::BeginTooltip();
+      ImGui::TextUnformatted(
+          subst(appended ? tr("position {0}, token id {1} (sampled and appended through the KV cache)")
+                         : tr("position {0}, token id {1}"),
+                {std::to_string(i), std::to_string(tokens[static_cast<size_t>(i)])})
+              .c_str());
+      if (shown.special) ImGui::TextUnformatted(tr("a special token"));
+      if (!shown.character.empty())
+        ImGui::TextUnformatted(subst(tr("part of the character {0}"), {shown.character}).c_str());
+      ImGui::EndTooltip();
+    }
     ImGui::PopID();
   }
 }

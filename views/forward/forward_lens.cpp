@@ -62,13 +62,18 @@ plot::Figure lens_figure(const ForwardResult& r) {
   fig.aspect = 1.1f;
 
   plot::Table table;
-  table.header = {"row", "position", "token", "top_token_id", "top_token", "top_prob", "final_token", "final_prob"};
+  // Token columns as the vocabulary spells them ("Ġthe"), each followed by its display form ("␣the").
+  table.header = {"row",       "position",          "token",    "token_display", "top_token_id",
+                  "top_token", "top_token_display", "top_prob", "final_token",   "final_token_display",
+                  "final_prob"};
   for (int row = 0; row < R; ++row)
-    for (int t = 0; t < T; ++t)
-      table.add_row({lens.rows[static_cast<size_t>(row)], static_cast<double>(first + t),
-                     vocab.label(r.run.tokens[static_cast<size_t>(first + t)]), static_cast<double>(lens.top(row, t)),
-                     vocab.label(lens.top(row, t)), lens.top_prob(row, t),
-                     vocab.label(lens.final_token[static_cast<size_t>(t)]), lens.final_prob(row, t)});
+    for (int t = 0; t < T; ++t) {
+      const int tok = r.run.tokens[static_cast<size_t>(first + t)], top = lens.top(row, t),
+                fin = lens.final_token[static_cast<size_t>(t)];
+      table.add_row({lens.rows[static_cast<size_t>(row)], static_cast<double>(first + t), vocab.spelling(tok),
+                     vocab.label(tok), static_cast<double>(top), vocab.spelling(top), vocab.label(top),
+                     lens.top_prob(row, t), vocab.spelling(fin), vocab.label(fin), lens.final_prob(row, t)});
+    }
   fig.table = std::move(table);
   fig.note =
       tr("each row: the residual stream after that layer through the final norm and the LM head; the last row "

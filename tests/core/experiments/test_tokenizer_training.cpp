@@ -5,7 +5,7 @@
 #include <cmath>
 #include <functional>
 
-#include "core/tokenizer_bpe.h"
+#include "core/text/tokenizer_bpe.h"
 #include "core/text/utf8.h"
 
 namespace tw {

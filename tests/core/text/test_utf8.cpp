@@ -44,5 +44,27 @@ TEST(Utf8, AgreesWithValidAndChars) {
   EXPECT_EQ(utf8_chars(s).size(), decode_utf8(s).size());
 }
 
+TEST(Utf8, EncodesWhatItDecodes) {
+  std::string s;
+  for (uint32_t cp : {0x41u, 0xE9u, 0x6CE8u, 0x1F642u}) append_utf8(&s, cp);
+  EXPECT_EQ(s, "A\xC3\xA9\xE6\xB3\xA8\xF0\x9F\x99\x82");
+  std::string bad;
+  append_utf8(&bad, 0xD800);  // a surrogate is not a character
+  EXPECT_EQ(bad, "\xEF\xBF\xBD");
+  size_t len = 0;
+  EXPECT_EQ(decode_utf8_at(s, 3, &len), 0x6CE8u);
+  EXPECT_EQ(len, 3u);
+  EXPECT_EQ(decode_utf8_at(s, 4, &len), 0xFFFDu);  // a continuation byte
+  EXPECT_EQ(len, 1u);
+}
+
+TEST(Utf8, CharStart) {
+  const std::string s = "a\xE6\xB3\xA8\x80";  // a, 注, a stray continuation byte
+  EXPECT_EQ(utf8_char_start(s, 0), 0u);
+  EXPECT_EQ(utf8_char_start(s, 2), 1u);
+  EXPECT_EQ(utf8_char_start(s, 3), 1u);
+  EXPECT_EQ(utf8_char_start(s, 4), 4u);  // belongs to no character
+}
+
 }  // namespace
 }  // namespace tw

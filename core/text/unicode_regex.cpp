@@ -1,0 +1,109 @@
+#include "core/text/unicode_regex.h"
+
+#include <unicode/regex.h>
+#include <unicode/unistr.h>
+
+#include <atomic>
+#include <unordered_map>
+
+#include "core/text/utf8.h"
+
+namespace tw {
+
+std::string oniguruma_to_icu(std::string_view p) {
+  std::string out;
+  out.reserve(p.size() + 16);
+  int class_depth = 0;
+  for (size_t i = 0; i < p.size(); ++i) {
+    const char c = p[i];
+    if (c == '\\' && i + 1 < p.size()) {
+      const char e = p[i + 1];
+      if (e == 's' || e == 'S') {
+        out += e == 's' ? "\\p{White_Space}" : "\\P{White_Space}";
+      } else if (e == 'h' || e == 'H') {
+        out += e == 'h' ? (class_depth ? "0-9a-fA-F" : "[0-9a-fA-F]") : "[^0-9a-fA-F]";
+      } else if ((e == 'p' || e == 'P') && i + 2 < p.size() && p[i + 2] != '{') {
+        out += std::string("\\") + e + "{" + p[i + 2] + "}";  // \pL → \p{L}
+        ++i;
+      } else if ((e == 'p' || e == 'P') && i + 3 < p.size() && p[i + 2] == '{' && p[i + 3] == '^') {
+        out += std::string("\\") + (e == 'p' ? 'P' : 'p') + "{";  // \p{^L} → \P{L}
+        i += 2;
+      } else {
+        out += c;
+        out += e;
+      }
+      ++i;
+      continue;
+    }
+    if (c == '[') ++class_depth;
+    if (c == ']' && class_depth > 0) --class_depth;
+    out += c;
+  }
+  return out;
+}
+
+struct UnicodeRegex::Impl {
+  std::unique_ptr<icu::RegexPattern> pattern;
+  uint64_t serial = 0;  // tells the per-thread matcher cache which pattern a matcher belongs to
+};
+
+bool UnicodeRegex::compile(std::string_view pattern, std::string* error) {
+  const std::string icu_text = oniguruma_to_icu(pattern);
+  UErrorCode status = U_ZERO_ERROR;
+  UParseError parse{};
+  auto impl = std::make_shared<Impl>();
+  impl->pattern.reset(icu::RegexPattern::compile(icu::UnicodeString::fromUTF8(icu_text), 0, parse, status));
+  if (U_FAILURE(status) || !impl->pattern) {
+    *error = "the regular expression '" + std::string(pattern) + "' does not compile (" + u_errorName(status) +
+             " at offset " + std::to_string(parse.offset) + ")";
+    return false;
+  }
+  static std::atomic<uint64_t> serial{0};
+  impl->serial = ++serial;
+  impl_ = std::move(impl);
+  return true;
+}
+
+std::vector<std::pair<size_t, size_t>> UnicodeRegex::find_all(std::string_view s) const {
+  std::vector<std::pair<size_t, size_t>> out;
+  if (!impl_ || s.empty()) return out;
+  // UTF-16 for ICU, with the byte offset of every UTF-16 unit (and one past the end).
+  icu::UnicodeString u;
+  std::vector<size_t> byte_at;
+  byte_at.reserve(s.size() + 1);
+  for (size_t i = 0; i < s.size();) {
+    size_t len = 1;
+    const uint32_t cp = decode_utf8_at(s, i, &len);
+    u.append(static_cast<UChar32>(cp));
+    byte_at.push_back(i);
+    if (cp >= 0x10000) byte_at.push_back(i);
+    i += len;
+  }
+  byte_at.push_back(s.size());
+  // A compiled matcher per thread and pattern: creating one costs more than matching a short piece. The cache
+  // holds the pattern too, so a matcher never outlives the pattern it reads.
+  struct Cached {
+    std::shared_ptr<const Impl> owner;
+    std::unique_ptr<icu::RegexMatcher> matcher;
+  };
+  thread_local std::unordered_map<uint64_t, Cached> matchers;
+  UErrorCode status = U_ZERO_ERROR;
+  auto found = matchers.find(impl_->serial);
+  if (found == matchers.end()) {
+    if (matchers.size() >= 64) matchers.clear();
+    std::unique_ptr<icu::RegexMatcher> fresh(impl_->pattern->matcher(status));
+    if (U_FAILURE(status) || !fresh) return out;
+    found = matchers.emplace(impl_->serial, Cached{impl_, std::move(fresh)}).first;
+  }
+  icu::RegexMatcher* m = found->second.matcher.get();
+  m->reset(u);
+  while (m->find(status) && U_SUCCESS(status)) {
+    const int32_t b = m->start(status), e = m->end(status);
+    if (U_FAILURE(status)) break;
+    out.emplace_back(byte_at[size_t(b)], byte_at[size_t(e)]);
+  }
+  m->reset(icu::UnicodeString());  // drop the reference to u
+  return out;
+}
+
+}  // namespace tw
