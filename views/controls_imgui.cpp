@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "core/text/i18n.h"
 #include "core/text/text_in_use.h"
 #include "views/controls.h"
 #include "views/plot/math.h"

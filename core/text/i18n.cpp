@@ -8,6 +8,7 @@
 
 #include "core/assets.h"
 #include "core/text/mo_catalogue.h"
+#include "core/text/text_in_use.h"
 
 namespace tw {
 
@@ -29,6 +30,9 @@ const MoCatalogue* zh_catalogue() {
           "../share/locale or in $XDG_DATA_DIRS)";
     } else if (auto c = MoCatalogue::load(path, &error)) {
       catalogue = new MoCatalogue(std::move(*c));
+      // The screen's font atlas holds glyphs for the characters in use only (core/text/text_in_use.h): noting every
+      // translation now puts the whole interface's characters in the atlas before the first Chinese frame.
+      for (std::string_view t : catalogue->translations()) note_text_in_use(t);
       return;
     }
     std::fprintf(stderr, "transformer-workbench: %s; the interface stays English\n", error.c_str());

@@ -34,6 +34,8 @@ class MoCatalogue {
   const char* find_plural(std::string_view singular, unsigned long n) const;
 
   size_t size() const { return originals_.size(); }
+  // Every msgstr (plural forms separated by NUL), for whoever needs all the characters the catalogue can show.
+  const std::vector<std::string_view>& translations() const { return translations_; }
   int plural_forms() const { return nplurals_; }
   // Which form a count takes under this catalogue's Plural-Forms rule (0 for English's n == 1, else 1, when the
   // header has none).

@@ -170,7 +170,9 @@ TEST(PanelText, EveryFragmentEntryKeepsFormulasAndPlaceholders) {
     EXPECT_FALSE(str.empty()) << id;
     EXPECT_EQ(math_spans(str), math_spans(id)) << id;
     EXPECT_EQ(placeholders(str), placeholders(id)) << id;
-    if (id.rfind("config.json: ", 0) == 0) EXPECT_EQ(str.rfind("config.json: ", 0), 0u) << str;
+    if (id.rfind("config.json: ", 0) == 0) {
+      EXPECT_EQ(str.rfind("config.json: ", 0), 0u) << str;
+    }
   }
 }
 

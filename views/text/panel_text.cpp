@@ -17,7 +17,8 @@ const char* panel_text(std::string_view id) {
   for (const PanelParagraph& p : panel_paragraphs()) {
     if (p.id != id) continue;
     single = tr(p.text);
-    joined += (count++ ? "\n" : "") + std::string(single);
+    if (count++) joined += '\n';  // appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "…" + std::string
+    joined += single;
   }
   if (count <= 1) return single;  // tr() already returns a pointer that lives forever
   // Several paragraphs: keep each joined text (one per language and panel) for the life of the process.
