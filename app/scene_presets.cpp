@@ -59,13 +59,13 @@ std::vector<ScenePreset> list_presets() {
 
 const std::vector<LessonPresets>& lesson_order() {
   static const std::vector<LessonPresets> order = {
-      {"High-dimensional intuition", {"softmax", "lora", "roofline"}},
+      {"High-dimensional intuition", {"geometry", "softmax", "lora", "roofline"}},
       {"The parts of a LLaMA model", {"forward", "rope", "gqa", "masks", "norms"}},
       {"What changed since GPT-2", {"alibi", "positions", "flash", "moe"}},
       {"Language-modelling basics",
-       {"decoding", "tokenizers", "train-sort", "train-induction", "decoding-after-training", "train-moe"}},
+       {"ngram", "decoding", "tokenizers", "train-sort", "train-induction", "decoding-after-training", "train-moe"}},
       {"Architectures and training stability",
-       {"stability", "stability-softcap", "stability-softcap-compare", "stability-zloss", "stability-zloss-compare",
+       {"architectures", "stability", "stability-softcap", "stability-softcap-compare", "stability-zloss", "stability-zloss-compare",
         "stability-qknorm-compare", "train-pre-vs-post", "train-scale-vs-none"}},
   };
   return order;

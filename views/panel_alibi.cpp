@@ -226,7 +226,7 @@ class AlibiPanel final : public RecomputePanel<AlibiState, AlibiResult> {
     c.add_bool("symmetric", &s_.symmetric, N_("symmetric"),
                N_("Use -m|i - j| over all keys (bidirectional models) instead of the causal -m(i - j)."));
     c.add_enum("scores", &s_.scores, {N_("uniform"), N_("random q.k")}, N_("score source"),
-               N_("Scores before the bias for the last query: all equal, or q\xC2\xB7k/sqrt(64) with random q, k."));
+               N_("Scores before the bias for the last query: all equal, or $q \\cdot k/\\sqrt{64}$ with random q, k."));
     c.add_int("train_len", &s_.train_len, 1, 8192, N_("training length"),
               N_("Context length during training; distances beyond it were never seen."), true);
     c.add_int("eval_len", &s_.eval_len, 2, 8192, N_("evaluation length"),

@@ -153,7 +153,7 @@ plot::Figure spectrum_figure(const GeometryResult& r) {
   const Spectrum& s = r.a.spectrum;
   plot::Figure fig("spectrum", subst(tr("Singular values of {0}"), {s.source}));
   const double rel = s.frobenius2 > 0 ? s.tail_error[size_t(s.rank_r)] / s.frobenius2 : 0;
-  fig.note = subst(tr("rank $r = {0}$ keeps {1}% of $‖W‖_F^2$; best rank-$r$ error $\\sum_{{i>r}} \\sigma_i^2$ = {2} "
+  fig.note = subst(tr("rank $r = {0}$ keeps {1}% of $‖W‖_F^2$; best rank-$r$ error $\\sum_{i>r} \\sigma_i^2$ = {2} "
                       "({3}% ; the LoRA panel trains such a $BA$)"),
                    {std::to_string(s.rank_r), fmt("%.1f", 100 * s.energy[size_t(s.rank_r)]),
                     fmt("%.4g", s.tail_error[size_t(s.rank_r)]), fmt("%.1f", 100 * rel)});
@@ -192,7 +192,7 @@ plot::Figure spectrum_figure(const GeometryResult& r) {
 class GeometryPanel : public RecomputePanel<GeometryState, GeometryResult> {
  public:
   GeometryPanel()
-      : RecomputePanel(kInfo, {.rows = {{{0, 1}}, {{2}, 0.5f}, {{3, 4}}, {{5}, 0.5f}}},
+      : RecomputePanel(kInfo, {.rows = {{{0, 1}}, {{2}, 1.0f}, {{3, 4}}, {{5}, 1.0f}}},
                        {compute,
                         checked_error<GeometryResult>,
                         {norms_figure, angles_figure, dot_cos_figure, sweep_figure, keys_figure, spectrum_figure},
@@ -210,7 +210,7 @@ class GeometryPanel : public RecomputePanel<GeometryState, GeometryResult> {
     c.add_float("big_norm", &s_.big_norm, 1.0f, 20.0f, tr("norm of key 0"),
                 tr("Key 0's norm as a multiple of the others'; it points only loosely at the query ($\\cos = 0.3$)."),
                 false, "%.2g");
-    c.add_enum("matrix", &p.matrix, {"random", "low-rank+noise", "sort model"}, tr("matrix"),
+    c.add_enum("matrix", &p.matrix, {N_("random"), N_("low-rank+noise"), N_("sort model")}, tr("matrix"),
                tr("Whose singular values: a random matrix, a planted low-rank part plus noise, or a weight of the "
                   "shipped sort model."));
     c.add_int("size", &p.size, 8, 512, tr("matrix size"), tr("Rows and columns of the random matrices."), true);

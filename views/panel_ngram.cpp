@@ -231,7 +231,7 @@ class NgramPanel : public RecomputePanel<NgramState, NgramResult> {
  protected:
   void bind(Controls& c) override {
     std::vector<std::string> corpora;
-    for (const CorpusInfo& info : corpus_catalogue()) corpora.emplace_back(info.name);
+    for (const CorpusInfo& info : corpus_catalogue()) corpora.emplace_back(info.name);  // tang300, song100, quotes
     c.add_enum("corpus", &s_.corpus, corpora, tr("corpus"),
                tr("Text from Debian's fortune packages: Tang poems and Song ci (fortunes-zh), English quotations "
                   "(fortunes)."));

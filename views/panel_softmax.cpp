@@ -106,7 +106,7 @@ plot::Figure query_figure(const SoftmaxResult& r) {
   for (size_t j = 0; j < q.probs_scaled.size(); ++j) groups.push_back(std::to_string(j + 1));
   std::vector<double> ps(q.probs_scaled.begin(), q.probs_scaled.end()),
       pu(q.probs_unscaled.begin(), q.probs_unscaled.end());
-  ax.bars(groups, {subst(tr("scaled ({0})"), {tr(scale_mode_name(mode_of(r.state)))}), tr("unscaled")}, {ps, pu});
+  ax.bars(groups, {subst(tr("scaled ({0})"), {scale_mode_formula(mode_of(r.state))}), tr("unscaled")}, {ps, pu});
   ax.set_y_range(0, 1);
   return fig;
 }
@@ -129,7 +129,7 @@ plot::Figure sweep_figure(const SoftmaxResult& r) {
     ax.vline("$d_k$ = " + std::to_string(r.state.d_k), r.state.d_k);
     if (fig.grid.size() > 1) ax.flags |= plot::AxesFlags_NoLegend;  // one legend for the three panels
   };
-  panel(N_("mean max probability"), "max_j S_j", &SaturationPoint::max_p_scaled, &SaturationPoint::max_p_unscaled);
+  panel(N_("mean max probability"), "$\\max_j S_j$", &SaturationPoint::max_p_scaled, &SaturationPoint::max_p_unscaled);
   panel(N_("mean entropy"), N_("bits"), &SaturationPoint::entropy_bits_scaled, &SaturationPoint::entropy_bits_unscaled);
   panel(N_("top-key gradient $S(1 - S)$"), "S_top (1 - S_top)", &SaturationPoint::grad_scaled,
         &SaturationPoint::grad_unscaled);
@@ -197,7 +197,7 @@ class SoftmaxPanel final : public RecomputePanel<SoftmaxState, SoftmaxResult> {
   void draw_summary(const SoftmaxResult& r) override { draw_worked_table(r); }
 
   void bind(Controls& c) override {
-    c.add_int("d_k", &s_.d_k, 1, 4096, "d_k",
+    c.add_int("d_k", &s_.d_k, 1, 4096, "$d_k$",
               N_("Dimension of $q$ and $k$; $\\mathrm{Var}(q\\cdot k)$ grows linearly with it."), true);
     c.add_int("n_keys", &s_.n_keys, 2, 256, N_("keys n"), N_("Number of keys one query spreads its attention over."),
               true);

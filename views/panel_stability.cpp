@@ -184,7 +184,7 @@ plot::Figure qk_figure(const StabilityResult& r) {
     t.add_row({q.scale, q.max_score_plain, q.max_score_normed, q.max_prob_plain, q.max_prob_normed});
   }
   plot::Axes& a = fig.add_axes(tr("largest |score|"));
-  a.setup(tr("weight scale $s$"), "", "max |q\xC2\xB7k| / sqrt(D)", "");
+  a.setup(tr("weight scale $s$"), "", "$\\max |q \\cdot k| / \\sqrt{D}$", "");
   a.x.scale = plot::Scale::Log10;
   a.y.scale = plot::Scale::Log10;
   a.line(tr("plain"), s, sp).style = plot::LineStyle::LineAndMarkers;
@@ -207,7 +207,7 @@ plot::Figure zloss_figure(const StabilityResult& r) {
       tr("$Z = \\sum \\exp(logits)$; the term's gradient $2\\cdot coef\\cdot\\log Z\\cdot\\mathrm{softmax}$ pulls "
          "every logit toward $\\log Z = 0$");
   add_function_and_gradient(fig, "$\\log Z$", z.log_z, {N_("added loss"), "coef \xC2\xB7 log\xC2\xB2 Z", "z-loss", z.term},
-                            {N_("gradient on the logits (sum)"), "\xCE\xA3_v \xE2\x88\x82/\xE2\x88\x82logit_v",
+                            {N_("gradient on the logits (sum)"), "$\\sum_v \\partial/\\partial \\mathrm{logit}_v$",
                              "$2\\cdot coef\\cdot\\log Z$", z.grad_sum},
                             {"log_z", "z_loss", "grad_sum"});
   return fig;

@@ -11,7 +11,6 @@
 #include "core/text/i18n.h"
 #include "core/text/tokenizer_bpe.h"
 #include "core/text/utf8.h"
-#include "core/text/tokenizer_bpe.h"
 
 namespace tw {
 

@@ -5,7 +5,6 @@
 #include "core/enum_names.h"
 #include "core/io/atomic_file.h"
 #include "core/io/read_file.h"
-#include "core/text/i18n.h"
 
 #include <algorithm>
 #include <cctype>
@@ -216,10 +215,10 @@ std::vector<std::string> validate(const ModelConfig& c) {
 
 namespace {
 // Also the tw_* values of config.json, which config_from_json parses back with these tables.
-constexpr const char* kNormTypeNames[] = {"rmsnorm", "layernorm"};
+constexpr const char* kNormTypeNames[] = {N_("rmsnorm"), N_("layernorm")};
 constexpr const char* kNormPlacementNames[] = {N_("pre"), N_("post")};
 constexpr const char* kPositionTypeNames[] = {N_("none"), N_("learned"), N_("sinusoidal"), N_("rope"), N_("alibi")};
-constexpr const char* kActivationKindNames[] = {"relu", "gelu", "swiglu", "geglu"};
+constexpr const char* kActivationKindNames[] = {N_("relu"), N_("gelu"), N_("swiglu"), N_("geglu")};
 constexpr const char* kAttentionPatternNames[] = {N_("full"), N_("sliding")};
 static_assert(names_every(kNormTypeNames, NormType::LayerNorm));
 static_assert(names_every(kNormPlacementNames, NormPlacement::Post));

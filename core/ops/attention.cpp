@@ -10,7 +10,6 @@
 #include "core/ops/alibi.h"
 #include "core/ops/norm.h"
 #include "core/ops/softmax.h"
-#include "core/text/i18n.h"
 
 namespace tw {
 
@@ -20,6 +19,13 @@ static_assert(names_every(kScaleModeNames, ScaleMode::Custom));
 }  // namespace
 
 const char* scale_mode_name(ScaleMode m) { return enum_name(kScaleModeNames, m); }
+const char* scale_mode_formula(ScaleMode m) {
+  switch (m) {
+    case ScaleMode::InvSqrtDk: return "$1/\\sqrt{d_k}$";
+    case ScaleMode::InvDk: return "$1/d_k$";
+    default: return tr(scale_mode_name(m));
+  }
+}
 
 float attention_scale(ScaleMode mode, int head_dim, float custom) {
   switch (mode) {

@@ -29,6 +29,8 @@ namespace tw {
 
 enum class ScaleMode { InvSqrtDk, None, InvDk, Custom };
 const char* scale_mode_name(ScaleMode m);  // "1/sqrt(d_k)", "none", "1/d_k", "custom"
+// The same as a formula to show ($1/\sqrt{d_k}$, none, $1/d_k$, custom): scene files keep the names above.
+const char* scale_mode_formula(ScaleMode m);
 // The factor multiplying Q Kᵀ for a mode; `custom` is used only by ScaleMode::Custom.
 float attention_scale(ScaleMode mode, int head_dim, float custom = 1.0f);
 

@@ -42,9 +42,9 @@ std::string trim(std::string_view s) {
 
 const std::vector<CorpusInfo>& corpus_catalogue() {
   static const std::vector<CorpusInfo> catalogue = {
-      {CorpusId::TangPoems, "tang300", N_("300 Tang poems"), "fortunes-zh", {"tang300"}},
-      {CorpusId::SongCi, "song100", N_("100 Song ci"), "fortunes-zh", {"song100"}},
-      {CorpusId::EnglishQuotes, "quotes", N_("English quotations"), "fortunes", {"wisdom", "people"}},
+      {CorpusId::TangPoems, N_("tang300"), N_("300 Tang poems"), "fortunes-zh", {"tang300"}},
+      {CorpusId::SongCi, N_("song100"), N_("100 Song ci"), "fortunes-zh", {"song100"}},
+      {CorpusId::EnglishQuotes, N_("quotes"), N_("English quotations"), "fortunes", {"wisdom", "people"}},
   };
   return catalogue;
 }

@@ -10,12 +10,11 @@
 #include <cstdio>
 
 #include "core/enum_names.h"
-#include "core/text/i18n.h"
 
 namespace tw {
 
 namespace {
-constexpr const char* kTaskKindNames[] = {N_("copy"), N_("sort"), N_("reverse"), "modadd", N_("text")};
+constexpr const char* kTaskKindNames[] = {N_("copy"), N_("sort"), N_("reverse"), N_("modadd"), N_("text")};
 static_assert(names_every(kTaskKindNames, TaskKind::Text));
 }  // namespace
 

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "core/text/i18n.h"
 
 namespace tw {
 

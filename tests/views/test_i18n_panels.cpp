@@ -28,6 +28,7 @@ const std::set<std::string> kKeptWords = {
     "GQA",         "MQA",     "MHA",     "BPE",    "WordPiece", "Unigram", "LayerNorm", "RMSNorm", "BatchNorm",
     "GELU",        "SiLU",    "ReLU",    "SwiGLU", "GeGLU",     "ReGLU",   "tanh",      "erf",     "SVD",
     "Adam",        "AdamW",   "SGD",     "HBM",    "FLOP",      "FLOPs",   "TFLOP",     "GFLOP",   "GEMM",
+    "kFLOP",       "MFLOP",   "lens",  // "logit lens", a method's name
     "GEMV",        "GiB",     "MiB",     "KiB",    "NTK",       "Llama",   "LLaMA",     "Meta",    "Gemma",
     "PaLM",        "Mixtral", "Mistral", "Qwen",   "MoE",       "MLP",     "QK",        "KV",      "FlashAttention",
     "Transformer", "NaN",     "PNG",     "SVG",    "CSV",       "JSON",    "UTF",       "fp32",    "bf16",
@@ -52,6 +53,7 @@ bool has_chinese(const std::string& s) {
 // The English words of `s` a reader would see: formulas, quoted text, identifiers and numbers removed.
 std::vector<std::string> english_words(std::string s) {
   s = std::regex_replace(s, std::regex(R"(\$[^$]*\$)"), " ");                      // $…$ formulas
+  s = std::regex_replace(s, std::regex(R"([A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)+)"), " ");  // attn.q, config.json
   s = std::regex_replace(s, std::regex(R"("[^"]*")"), " ");                        // "quoted user text"
   s = std::regex_replace(s, std::regex("\xE2\x80\x9C[^\xE2]*\xE2\x80\x9D"), " ");  // “quoted”
   std::vector<std::string> words;

@@ -254,7 +254,7 @@ TEST_F(SceneLayoutFrame, ASessionReopensWithThePanelTheUserLeftInFront) {
   for (const char* id : {"masks", "softmax", "rope", "layouttest"}) ASSERT_TRUE(app.open_panel(id));
   zoom_fonts(app);
   frames(app, 3);
-  const std::string rope = app.find("rope")->info.name;
+  const std::string rope = panel_window_title(app.find("rope")->info);
   ImGui::SetWindowFocus(rope.c_str());  // the user clicks the RoPE window
   frames(app, 2);
   ASSERT_EQ(front_window(), rope);
@@ -279,8 +279,8 @@ TEST_F(SceneLayoutFrame, ViewMenuBringsAnOpenPanelForwardAndNeverClosesIt) {
   for (const char* id : {"masks", "softmax"}) ASSERT_TRUE(app.open_panel(id));
   zoom_fonts(app);
   frames(app, 3);
-  const std::string masks = app.find("masks")->info.name;
-  ImGui::SetWindowFocus(app.find("softmax")->info.name.c_str());
+  const std::string masks = panel_window_title(app.find("masks")->info);
+  ImGui::SetWindowFocus(panel_window_title(app.find("softmax")->info).c_str());
   frames(app, 1);
   ASSERT_NE(front_window(), masks);
   // What View > Attention masks does for an open panel (the menu's click handler, app/ui.cpp show_panel):
@@ -313,7 +313,7 @@ TEST_F(SceneLayoutFrame, AtTwiceTheZoomNoWindowCoversTheMenuBar) {
   zoom_fonts(app);
   frames(app, 3);
   EXPECT_EQ(scene_to_json(app)["windows"], places_at_100);
-  const ImGuiWindow* masks = ImGui::FindWindowByName(app.find("masks")->info.name.c_str());
+  const ImGuiWindow* masks = ImGui::FindWindowByName(panel_window_title(app.find("masks")->info).c_str());
   ASSERT_NE(masks, nullptr);
   EXPECT_FLOAT_EQ(masks->Pos.y, places_at_100["masks"]["y"].get<float>());
 }

@@ -109,10 +109,11 @@ namespace {
 // Cards follow the lecture: the first lesson's presets first, every shipped preset in a lesson.
 TEST(StartPresets, PresetsAreInLessonOrder) {
   const std::vector<ScenePreset> presets = list_presets();
-  ASSERT_GE(presets.size(), 3u);
-  EXPECT_EQ(presets[0].name, "softmax");
-  EXPECT_EQ(presets[1].name, "lora");
-  EXPECT_EQ(presets[2].name, "roofline");
+  ASSERT_GE(presets.size(), 4u);
+  EXPECT_EQ(presets[0].name, "geometry");  // lesson 1 starts from the geometry of high dimensions
+  EXPECT_EQ(presets[1].name, "softmax");
+  EXPECT_EQ(presets[2].name, "lora");
+  EXPECT_EQ(presets[3].name, "roofline");
   int last_lesson = 1;
   for (const ScenePreset& p : presets) {
     EXPECT_GE(p.lesson, 1) << p.name << " is in no lesson of lesson_order()";

@@ -9,7 +9,7 @@ namespace tw {
 
 void bind_forward_controls(Controls& c, ForwardState& s) {
   c.add_enum(
-      "model", &s.model, {"tiny", "small", "custom", "sort", "induction", "training", "folder"}, N_("Model"),
+      "model", &s.model, {N_("tiny"), N_("small"), N_("custom"), N_("sort"), N_("induction"), N_("training"), N_("folder")}, N_("Model"),
       N_("tiny (dim 64, 2 layers, random weights) recomputes on every keystroke; small: dim 256, 4 layers, vocab "
          "8192, random; custom: the sizes below, random. sort and induction: the trained checkpoints shipped in "
          "assets/models; training: the model the Training panel handed over; folder: a Hugging Face model folder."));
@@ -48,7 +48,7 @@ void bind_forward_controls(Controls& c, ForwardState& s) {
                "reference code used $i - j \\le W$, one key more)."));
   c.add_int("full_every", &s.full_every, 1, 16, N_("full every P"),
             N_("Interleaved pattern: layer l is full when $l + 1$ is a multiple of P."));
-  c.add_enum("weights", &s.weights, {"seeded", "checkpoint"}, N_("Weights"),
+  c.add_enum("weights", &s.weights, {N_("seeded"), N_("checkpoint")}, N_("Weights"),
              N_("seeded: a deterministic Gaussian init; checkpoint: a safetensors file written by `dump`."));
   c.add_int("seed", &s.seed, 0, 1000000, N_("weight seed"), N_("Seed of the weight init; same seed, same weights."));
   c.add_text("checkpoint", &s.checkpoint, 4096, N_("checkpoint"),
@@ -64,7 +64,7 @@ void bind_forward_controls(Controls& c, ForwardState& s) {
   c.add_text("step", &s.step, 128, N_("step"), N_("The current step by its trace name, e.g. layers.0.attn.probs."));
   c.add_bool("play", &s.play, N_("play"), N_("Advance one step at a time at the speed below."));
   c.add_float("speed", &s.speed, 0.25f, 20.0f, N_("speed"), N_("Steps per second while playing."), true, "%.2f /s");
-  c.add_enum("tab", &s.tab, {"step", "strip", "residual", "next", "params", "lens"}, N_("view"),
+  c.add_enum("tab", &s.tab, {N_("step"), N_("strip"), N_("residual"), N_("next"), N_("params"), N_("lens")}, N_("view"),
              N_("Which view the right-hand side shows: the current step, a layer's strip, the residual stream, the "
                 "next token, the parameter table or the logit lens."));
   c.add_int("strip_layer", &s.strip_layer, 0, 63, N_("strip layer"), N_("Layer whose steps the strip figure shows."));

@@ -75,7 +75,10 @@ PassTokens pass_tokens(const ForwardResult& r) {
 std::string compact_shape(const TraceStep& s) {
   std::string out = "(";
   for (size_t d = 0; d < s.shape.size(); ++d)
-    out += (d ? ", " : "") + s.shape[d].symbol + "=" + std::to_string(s.shape[d].size);
+    // A subscripted symbol (T_k) is typeset; the others are single letters.
+    out += (d ? ", " : "") +
+           (s.shape[d].symbol.find('_') != std::string::npos ? "$" + s.shape[d].symbol + "$" : s.shape[d].symbol) +
+           "=" + std::to_string(s.shape[d].size);
   return out + ")";
 }
 

@@ -48,6 +48,7 @@ constexpr Sym kGreekUpper[] = {
 // Upright symbols and their classes.
 constexpr Sym kSymbols[] = {
     {"cdot", "·", Cls::Bin},
+    {"bmod", "mod", Cls::Bin},  // (i − j) mod s: the word, upright, spaced as a binary operator
     {"odot", "⊙", Cls::Bin},
     {"otimes", "⊗", Cls::Bin},
     {"oplus", "⊕", Cls::Bin},

@@ -30,7 +30,6 @@
 
 #include "core/text/text_in_use.h"
 #include "views/async_job.h"
-#include "core/text/i18n.h"
 #include "views/plot/export.h"
 #include "views/plot/export_naming.h"
 #include "views/plot/layout.h"

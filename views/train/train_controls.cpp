@@ -65,7 +65,7 @@ void bind_train_controls(Controls& c, TrainPanelState& s) {
               N_("$\\alpha$ of the load-balancing loss $\\alpha E \\sum_e f_e P_e$ added to the "
                  "training loss (Switch: 0.01); it is k when the load is even."),
               false, "%.3g");
-  c.add_enum("optimizer", &s.optimizer.kind, {"adamw", "sgd"}, N_("optimizer"),
+  c.add_enum("optimizer", &s.optimizer.kind, {N_("adamw"), N_("sgd")}, N_("optimizer"),
              N_("AdamW (as torch.optim.AdamW) or SGD with momentum 0.9."));
   c.add_float("lr", &s.optimizer.lr, 1e-5f, 10.0f, N_("learning rate"),
               N_("Peak learning rate; too high and training diverges."), true, "%.4g");

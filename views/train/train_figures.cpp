@@ -76,7 +76,7 @@ std::string run_note(const TrainSnapshot& s) {
   return subst(tr("{0} task; {1} layers, dim {2}, {3} heads, {4}-{5}, scale {6}{7}; {8} lr {9}, batch {10}, seed {11}"),
                {to_string(t.task.kind), std::to_string(t.model.n_layers), std::to_string(t.model.dim),
                 std::to_string(t.model.n_heads), to_string(t.model.placement), to_string(t.model.norm),
-                scale_mode_name(t.model.attn_scale), tricks, t.optimizer.kind == OptimizerKind::AdamW ? "AdamW" : "SGD",
+                scale_mode_formula(t.model.attn_scale), tricks, t.optimizer.kind == OptimizerKind::AdamW ? "AdamW" : "SGD",
                 plot::fmt("%.3g", t.optimizer.lr), std::to_string(t.batch), std::to_string(t.seed)});
 }
 
