@@ -25,6 +25,7 @@
 #include "core/text/i18n.h"
 #include "views/model_handoff.h"
 #include "views/start_page.h"
+#include "views/plot/plot_imgui.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -182,7 +183,7 @@ void draw_main_menu(AppState& state) {
         // An open panel is brought in front (closing is the window's X): in a stacked layout the menu is how a
         // lecturer moves between panels.
         if (ImGui::MenuItem(tr(slot->info.name.c_str()), nullptr, slot->open)) state.show_panel(slot->info.id);
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(slot->info.description.c_str()));
+        if (ImGui::IsItemHovered()) plot::math_tooltip(tr(slot->info.description.c_str()));
       }
     }
     ImGui::Separator();
@@ -254,13 +255,11 @@ static void draw_overview(AppState& state) {
     ImGui::End();
     return;
   }
-  ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextUnformatted(
+  math_text(  // typeset like every other text with formulas (views/widgets.h)
       tr("Transformer Workbench: the math inside modern LLMs, one slider at a time. "
          "$\\mathrm{softmax}(QK^T/\\sqrt{d_k})V$, RoPE rotations by $m\\theta_k$, ALiBi slopes $m = 2^{-8k/n}$, "
          "RMSNorm $x/\\sqrt{\\mathrm{mean}(x^2)+\\epsilon}\\cdot\\gamma$, SwiGLU $W_2(\\mathrm{silu}(W_1 x) \\odot W_3 "
          "x)$."));
-  ImGui::PopTextWrapPos();
   if (!state.font_warning.empty()) warning_text(state.font_warning.c_str());
   ImGui::Separator();
   if (state.panels.empty()) {
@@ -280,9 +279,7 @@ static void draw_overview(AppState& state) {
       ImGui::TextUnformatted(tr(slot->info.name.c_str()));
       // On its own wrapped line under the name, so a narrow overview column never cuts a description off.
       ImGui::Indent(ImGui::GetFontSize() * 1.5f);
-      ImGui::PushTextWrapPos(0.0f);
-      ImGui::TextDisabled("%s", tr(slot->info.description.c_str()));
-      ImGui::PopTextWrapPos();
+      math_text(tr(slot->info.description.c_str()), 0.0f, false, ImGui::GetColorU32(ImGuiCol_TextDisabled));
       ImGui::Unindent(ImGui::GetFontSize() * 1.5f);
       ImGui::PopID();
     }

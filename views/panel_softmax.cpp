@@ -131,7 +131,7 @@ plot::Figure sweep_figure(const SoftmaxResult& r) {
   };
   panel(N_("mean max probability"), "$\\max_j S_j$", &SaturationPoint::max_p_scaled, &SaturationPoint::max_p_unscaled);
   panel(N_("mean entropy"), N_("bits"), &SaturationPoint::entropy_bits_scaled, &SaturationPoint::entropy_bits_unscaled);
-  panel(N_("top-key gradient $S(1 - S)$"), "S_top (1 - S_top)", &SaturationPoint::grad_scaled,
+  panel(N_("top-key gradient $S(1 - S)$"), "$S_{top}(1 - S_{top})$", &SaturationPoint::grad_scaled,
         &SaturationPoint::grad_unscaled);
   plot::Table& t = fig.table;
   t.header = {"d_k",         "max_p_scaled", "max_p_unscaled", "entropy_bits_scaled", "entropy_bits_unscaled",

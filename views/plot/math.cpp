@@ -428,10 +428,14 @@ struct Parser {
         case Alphabet::Bold: return symbol(std::string(1, char(cp)), FontStyle::Bold, Cls::Ord);
         case Alphabet::Roman: return symbol(std::string(1, char(cp)), FontStyle::Regular, Cls::Ord);
         case Alphabet::Cal:
-          if (cp >= 'A' && cp <= 'Z') return symbol(encode_utf8(script_capital(char(cp))), FontStyle::Math, Cls::Ord);
+          // Script capitals outside the Basic Multilingual Plane (𝒩 is U+1D4A9) cannot be drawn on screen: Debian's
+          // ImGui holds 16-bit characters. One layout serves every target, so those letters are set in italic.
+          if (cp >= 'A' && cp <= 'Z' && script_capital(char(cp)) <= 0xFFFF)
+            return symbol(encode_utf8(script_capital(char(cp))), FontStyle::Math, Cls::Ord);
           return symbol(std::string(1, char(cp)), FontStyle::Italic, Cls::Ord);
         case Alphabet::Blackboard:
-          if (cp >= 'A' && cp <= 'Z') return symbol(encode_utf8(blackboard(char(cp))), FontStyle::Math, Cls::Ord);
+          if (cp >= 'A' && cp <= 'Z' && blackboard(char(cp)) <= 0xFFFF)  // ℝ, ℕ, ℤ, …; the rest as above
+            return symbol(encode_utf8(blackboard(char(cp))), FontStyle::Math, Cls::Ord);
           return symbol(std::string(1, char(cp)), FontStyle::Regular, Cls::Ord);
       }
     }
