@@ -202,7 +202,7 @@ static void draw_model_popup(AppState& state) {
   FileDialogs& d = state.file_dialogs;
   if (!ImGui::BeginPopupModal(popup_title(kModelPopup).c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
   ImGui::TextUnformatted(tr("Hugging Face model folder (config.json, model.safetensors or shards, tokenizer.json):"));
-  ImGui::TextDisabled(tr("LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM; F32, F16 or BF16 tensors."));
+  ImGui::TextDisabled("%s", tr("LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM; F32, F16 or BF16 tensors."));
   if (path_row("##model_dir", &d.model_dir, tr("Open"))) {
     std::error_code ec;
     if (!std::filesystem::is_directory(d.model_dir, ec)) {
@@ -254,7 +254,7 @@ static void draw_export_popup(AppState& state) {
   ImGui::InputText((std::string(tr("Folder")) + "###Folder").c_str(), &ex.dir);
   const std::string dir_problem = export_dir_problem(ex.dir);
   if (!dir_problem.empty()) role_text(plot::UiRole::Bad, dir_problem.c_str());
-  ImGui::TextDisabled(tr("The same settings apply to every figure's right-click menu; the folder is remembered."));
+  ImGui::TextDisabled("%s", tr("The same settings apply to every figure's right-click menu; the folder is remembered."));
   ImGui::Checkbox("PNG", &ex.png);
   ImGui::SameLine();
   ImGui::Checkbox("SVG", &ex.svg);

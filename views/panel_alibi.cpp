@@ -250,7 +250,7 @@ class AlibiPanel final : public RecomputePanel<AlibiState, AlibiResult> {
     ImGui::TextWrapped(tr("softmax(S + m j) vs softmax(S - m(i - j)) over %d query rows of all %d heads."),
                        a.equivalence_T, static_cast<int>(a.slopes.size()));
     if (!a.equivalence_applies)
-      ImGui::TextWrapped(tr("The m j shortcut needs the causal variant: -m|i - j| is not m j plus a row constant."));
+      ImGui::TextWrapped("%s", tr("The m j shortcut needs the causal variant: -m|i - j| is not m j plus a row constant."));
     ImGui::Text(tr("Mass beyond training length (head %d): %.3g%%"), r.head, 100.0 * a.mass_beyond_train[r.head]);
   }
 

@@ -273,7 +273,7 @@ void ForwardPanel::draw_right_body(const DrawContext& ctx) {
     }
     if (tab(ForwardTab::Lens, N_("Logit lens"))) {
       if (r.run.incremental)
-        ImGui::TextDisabled(tr("The lens reads the newest pass: after an append, only the appended token."));
+        ImGui::TextDisabled("%s", tr("The lens reads the newest pass: after an append, only the appended token."));
       if (!r.lens_error.empty()) warning_text(r.lens_error.c_str());
       const plot::Figure& fig = shown_lens_.get(result_, [&] { return std::vector{lens_figure(r)}; })[0];
       plot::draw_figure(fig, ctx, "forward", fill(fig));

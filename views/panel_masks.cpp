@@ -266,7 +266,7 @@ class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
       if (!*o.on) continue;
       ImGui::PushID(o.name);
       if (ImGui::SmallButton("x")) *o.on = false;
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip(tr("Remove this term"));
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("Remove this term"));
       ImGui::SameLine();
       ImGui::TextUnformatted(tr(o.name));
       for (const char* p : o.params) draw_param(p, ctx);

@@ -206,7 +206,7 @@ class TrainPanel final : public Panel {
       session_.pause();
       compare_.phase = ComparePhase::None;
     }
-    if (!session_.running()) ImGui::TextDisabled(tr("paused: Play continues the comparison"));
+    if (!session_.running()) ImGui::TextDisabled("%s", tr("paused: Play continues the comparison"));
   }
 
   void draw_toolbar(const TrainSnapshot& snap) {

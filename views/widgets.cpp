@@ -162,7 +162,7 @@ void begin_controls_column(const DrawContext& ctx, float width) {
     const float strip = ImGui::GetFrameHeight() + 2 * ImGui::GetStyle().WindowPadding.x;
     ImGui::BeginChild("controls_strip", ImVec2(strip, 0), true);
     if (ImGui::Button("\xC2\xBB")) *collapsed = false;  // »
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip(tr("Show the controls (Ctrl+B)"));
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("Show the controls (Ctrl+B)"));
     ImGui::EndChild();
     ImGui::SameLine();
     // A child too small to show or hit anything: the controls run but the figures get the width.
@@ -175,7 +175,7 @@ void begin_controls_column(const DrawContext& ctx, float width) {
     const float w = ImGui::CalcTextSize(label).x + 2 * ImGui::GetStyle().FramePadding.x;
     ImGui::SetCursorPosX(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - w));
     if (ImGui::SmallButton(label)) *collapsed = true;
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip(tr("Give the figures the full width (Ctrl+B)"));
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("Give the figures the full width (Ctrl+B)"));
   }
 }
 
@@ -229,7 +229,7 @@ bool job_progress(float fraction, const char* label) {
   ImGui::ProgressBar(fraction, ImVec2(-(button + ImGui::GetStyle().ItemSpacing.x), 0), label);
   ImGui::SameLine();
   const bool cancel = ImGui::Button(tr("Cancel"));
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip(tr("Stop this computation; the figures keep the previous settings."));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("Stop this computation; the figures keep the previous settings."));
   return cancel;
 }
 
