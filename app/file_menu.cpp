@@ -254,7 +254,8 @@ static void draw_export_popup(AppState& state) {
   ImGui::InputText((std::string(tr("Folder")) + "###Folder").c_str(), &ex.dir);
   const std::string dir_problem = export_dir_problem(ex.dir);
   if (!dir_problem.empty()) role_text(plot::UiRole::Bad, dir_problem.c_str());
-  ImGui::TextDisabled("%s", tr("The same settings apply to every figure's right-click menu; the folder is remembered."));
+  ImGui::TextDisabled("%s",
+                      tr("The same settings apply to every figure's right-click menu; the folder is remembered."));
   ImGui::Checkbox("PNG", &ex.png);
   ImGui::SameLine();
   ImGui::Checkbox("SVG", &ex.svg);

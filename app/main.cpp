@@ -89,7 +89,8 @@ int run(int argc, char** argv) {
   cli.add_option("--zoom", gui.zoom,
                  tw::tr("Presentation zoom of text, controls and figures (0.75 to 3; Ctrl+= / Ctrl+-)"))
       ->check(CLI::Range(tw::kZoomMin, tw::kZoomMax));
-  cli.add_option("scene", gui.scene, tw::tr("A scene file to open, as File > Open scene does (*.twscene.json or *.json)"))
+  cli.add_option("scene", gui.scene,
+                 tw::tr("A scene file to open, as File > Open scene does (*.twscene.json or *.json)"))
       ->check(CLI::ExistingFile);
   bool fresh = false;
   cli.add_flag("--fresh", fresh, tw::tr("Start from defaults instead of restoring the last session"));

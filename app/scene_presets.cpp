@@ -65,8 +65,8 @@ const std::vector<LessonPresets>& lesson_order() {
       {"Language-modelling basics",
        {"ngram", "decoding", "tokenizers", "train-sort", "train-induction", "decoding-after-training", "train-moe"}},
       {"Architectures and training stability",
-       {"architectures", "stability", "stability-softcap", "stability-softcap-compare", "stability-zloss", "stability-zloss-compare",
-        "stability-qknorm-compare", "train-pre-vs-post", "train-scale-vs-none"}},
+       {"architectures", "stability", "stability-softcap", "stability-softcap-compare", "stability-zloss",
+        "stability-zloss-compare", "stability-qknorm-compare", "train-pre-vs-post", "train-scale-vs-none"}},
   };
   return order;
 }

@@ -24,8 +24,8 @@
 #include "app/window_culling.h"
 #include "core/text/i18n.h"
 #include "views/model_handoff.h"
-#include "views/start_page.h"
 #include "views/plot/plot_imgui.h"
+#include "views/start_page.h"
 #include "views/widgets.h"
 
 namespace tw {

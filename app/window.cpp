@@ -22,7 +22,7 @@ namespace tw {
 namespace {
 std::string g_last_glfw_error;
 std::atomic<unsigned long long> g_wakes{0};  // Window::wake() calls, from any thread
-bool g_input_seen = false;  // an input or window event since the last handle_events (UI thread)
+bool g_input_seen = false;                   // an input or window event since the last handle_events (UI thread)
 
 // Installed before ImGui's GLFW backend, which chains to them: any of these means the next frame may differ. (Keys,
 // characters, buttons and the wheel are then taken over by the input queue below, whose callbacks note it too.)

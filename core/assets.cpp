@@ -33,7 +33,8 @@ std::vector<fs::path> asset_roots() {
   while (!dirs.empty()) {
     const size_t colon = dirs.find(':');
     const std::string_view dir = dirs.substr(0, colon);
-    if (!dir.empty() && dir.front() == '/') roots.push_back(fs::path(dir) / "transformer-workbench");  // relative: ignored
+    if (!dir.empty() && dir.front() == '/')
+      roots.push_back(fs::path(dir) / "transformer-workbench");  // relative: ignored
     dirs = colon == std::string_view::npos ? std::string_view() : dirs.substr(colon + 1);
   }
   return roots;

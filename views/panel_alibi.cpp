@@ -225,8 +225,9 @@ class AlibiPanel final : public RecomputePanel<AlibiState, AlibiResult> {
               N_("Head whose full bias matrix is shown (0 = steepest slope)."));
     c.add_bool("symmetric", &s_.symmetric, N_("symmetric"),
                N_("Use -m|i - j| over all keys (bidirectional models) instead of the causal -m(i - j)."));
-    c.add_enum("scores", &s_.scores, {N_("uniform"), N_("random q.k")}, N_("score source"),
-               N_("Scores before the bias for the last query: all equal, or $q \\cdot k/\\sqrt{64}$ with random q, k."));
+    c.add_enum(
+        "scores", &s_.scores, {N_("uniform"), N_("random q.k")}, N_("score source"),
+        N_("Scores before the bias for the last query: all equal, or $q \\cdot k/\\sqrt{64}$ with random q, k."));
     c.add_int("train_len", &s_.train_len, 1, 8192, N_("training length"),
               N_("Context length during training; distances beyond it were never seen."), true);
     c.add_int("eval_len", &s_.eval_len, 2, 8192, N_("evaluation length"),
@@ -250,7 +251,8 @@ class AlibiPanel final : public RecomputePanel<AlibiState, AlibiResult> {
     ImGui::TextWrapped(tr("softmax(S + m j) vs softmax(S - m(i - j)) over %d query rows of all %d heads."),
                        a.equivalence_T, static_cast<int>(a.slopes.size()));
     if (!a.equivalence_applies)
-      ImGui::TextWrapped("%s", tr("The m j shortcut needs the causal variant: -m|i - j| is not m j plus a row constant."));
+      ImGui::TextWrapped("%s",
+                         tr("The m j shortcut needs the causal variant: -m|i - j| is not m j plus a row constant."));
     ImGui::Text(tr("Mass beyond training length (head %d): %.3g%%"), r.head, 100.0 * a.mass_beyond_train[r.head]);
   }
 

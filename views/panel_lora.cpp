@@ -260,7 +260,8 @@ class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
     c.add_int("true_rank", &s_.true_rank, 1, 64, N_("true rank of \xCE\x94W"),
               N_("Number of non-zero singular values in the target before noise."));
     c.add_float("decay", &s_.decay, 0.05f, 1.0f, N_("singular-value decay"),
-                N_("Target singular values are $\\mathrm{decay}^i$: small values make a few directions dominate."), false, "%.2f");
+                N_("Target singular values are $\\mathrm{decay}^i$: small values make a few directions dominate."),
+                false, "%.2f");
     c.add_float("noise", &s_.noise, 0.0f, 1.0f, N_("noise"),
                 N_("Full-rank Gaussian noise added to \xCE\x94W, which no low rank can capture."), false, "%.3g");
     c.add_int("steps", &s_.steps, 0, 2000, N_("training steps"), N_("Gradient steps for every trained adapter."));

@@ -212,7 +212,8 @@ class PositionsPanel final : public RecomputePanel<PositionsState, PositionsResu
               N_("First position of each compared pair."));
     c.add_int("alibi_heads", &s_.similarity.alibi_heads, 1, 64, N_("ALiBi heads"),
               N_("Heads whose slopes m = 2^(-8k/n) are used."));
-    c.add_float("rope_base", &s_.rope_base, 10.0f, 1e7f, N_("RoPE base"), N_("$\\theta_k = \\mathrm{base}^{-2k/D}$."), true, "%.6g");
+    c.add_float("rope_base", &s_.rope_base, 10.0f, 1e7f, N_("RoPE base"), N_("$\\theta_k = \\mathrm{base}^{-2k/D}$."),
+                true, "%.6g");
     c.add_bool(
         "run", &s_.run, N_("run live"),
         N_("Train the five models now (about half a minute, progress and Cancel below) instead of the cached run."));

@@ -192,9 +192,10 @@ class RopePanel final : public RecomputePanel<RopeState, RopeResult> {
   void bind(Controls& c) override {
     c.add_int("head_dim", &s_.params.rope.head_dim, 2, 256, N_("head_dim D"),
               N_("Size of one head vector; it holds D/2 rotating pairs (odd values round down)."));
-    c.add_float("base", &s_.base, 100.0f, 1e6f, N_("base \xCE\xB8"),
-                N_("Base of the frequencies $\\theta_k = \\mathrm{base}^{-2k/D}$; larger bases make the slow pairs slower."), true,
-                "%.0f");
+    c.add_float(
+        "base", &s_.base, 100.0f, 1e6f, N_("base \xCE\xB8"),
+        N_("Base of the frequencies $\\theta_k = \\mathrm{base}^{-2k/D}$; larger bases make the slow pairs slower."),
+        true, "%.0f");
     c.add_int("query_pos", &s_.params.query_pos, 0, 100000, N_("query position m"), N_("Position of the query token."),
               true);
     c.add_int("key_pos", &s_.params.key_pos, 0, 100000, N_("key position n"), N_("Position of the key token."), true);

@@ -206,7 +206,8 @@ plot::Figure zloss_figure(const StabilityResult& r) {
   fig.note =
       tr("$Z = \\sum \\exp(logits)$; the term's gradient $2\\cdot coef\\cdot\\log Z\\cdot\\mathrm{softmax}$ pulls "
          "every logit toward $\\log Z = 0$");
-  add_function_and_gradient(fig, "$\\log Z$", z.log_z, {N_("added loss"), "coef \xC2\xB7 log\xC2\xB2 Z", "z-loss", z.term},
+  add_function_and_gradient(fig, "$\\log Z$", z.log_z,
+                            {N_("added loss"), "coef \xC2\xB7 log\xC2\xB2 Z", "z-loss", z.term},
                             {N_("gradient on the logits (sum)"), "$\\sum_v \\partial/\\partial \\mathrm{logit}_v$",
                              "$2\\cdot coef\\cdot\\log Z$", z.grad_sum},
                             {"log_z", "z_loss", "grad_sum"});

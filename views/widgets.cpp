@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "views/plot/math.h"
 #include "core/text/i18n.h"
+#include "views/plot/math.h"
 #include "views/plot/plot_imgui.h"
 
 namespace tw {
@@ -229,7 +229,8 @@ bool job_progress(float fraction, const char* label) {
   ImGui::ProgressBar(fraction, ImVec2(-(button + ImGui::GetStyle().ItemSpacing.x), 0), label);
   ImGui::SameLine();
   const bool cancel = ImGui::Button(tr("Cancel"));
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("Stop this computation; the figures keep the previous settings."));
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("%s", tr("Stop this computation; the figures keep the previous settings."));
   return cancel;
 }
 

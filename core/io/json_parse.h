@@ -25,8 +25,7 @@ bool parse_json(std::string_view text, nlohmann::json* out, std::string* error, 
 
 // parse_json, then the value must be an object: "expected a JSON object, got an array" otherwise. A config.json cut in
 // half says where: "not valid JSON: parse error at line 3, column 14: ...".
-bool parse_json_object(std::string_view text, nlohmann::json* out, std::string* error,
-                       int max_depth = kJsonMaxDepth);
+bool parse_json_object(std::string_view text, nlohmann::json* out, std::string* error, int max_depth = kJsonMaxDepth);
 
 // nlohmann's exception text without its "[json.exception.parse_error.101] " tag.
 std::string json_error_text(const std::exception& e);

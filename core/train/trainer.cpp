@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <filesystem>
 
-
 namespace tw {
 
 namespace {

@@ -52,10 +52,10 @@ bool has_chinese(const std::string& s) {
 
 // The English words of `s` a reader would see: formulas, quoted text, identifiers and numbers removed.
 std::vector<std::string> english_words(std::string s) {
-  s = std::regex_replace(s, std::regex(R"(\$[^$]*\$)"), " ");                      // $…$ formulas
+  s = std::regex_replace(s, std::regex(R"(\$[^$]*\$)"), " ");                                 // $…$ formulas
   s = std::regex_replace(s, std::regex(R"([A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)+)"), " ");  // attn.q, config.json
-  s = std::regex_replace(s, std::regex(R"("[^"]*")"), " ");                        // "quoted user text"
-  s = std::regex_replace(s, std::regex("\xE2\x80\x9C[^\xE2]*\xE2\x80\x9D"), " ");  // “quoted”
+  s = std::regex_replace(s, std::regex(R"("[^"]*")"), " ");                                   // "quoted user text"
+  s = std::regex_replace(s, std::regex("\xE2\x80\x9C[^\xE2]*\xE2\x80\x9D"), " ");             // “quoted”
   std::vector<std::string> words;
   const std::regex word(R"([A-Za-z_][A-Za-z0-9_\-]*)");
   for (auto it = std::sregex_iterator(s.begin(), s.end(), word); it != std::sregex_iterator(); ++it) {

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 #include <imgui.h>
 
-#include <string>
 #include <imgui_internal.h>
+#include <string>
 
 #include "app/app_state.h"
 #include "app/file_menu.h"

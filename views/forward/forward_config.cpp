@@ -9,7 +9,8 @@ namespace tw {
 
 void bind_forward_controls(Controls& c, ForwardState& s) {
   c.add_enum(
-      "model", &s.model, {N_("tiny"), N_("small"), N_("custom"), N_("sort"), N_("induction"), N_("training"), N_("folder")}, N_("Model"),
+      "model", &s.model,
+      {N_("tiny"), N_("small"), N_("custom"), N_("sort"), N_("induction"), N_("training"), N_("folder")}, N_("Model"),
       N_("tiny (dim 64, 2 layers, random weights) recomputes on every keystroke; small: dim 256, 4 layers, vocab "
          "8192, random; custom: the sizes below, random. sort and induction: the trained checkpoints shipped in "
          "assets/models; training: the model the Training panel handed over; folder: a Hugging Face model folder."));

@@ -168,11 +168,11 @@ void draw_token_chips(const TokenVocabulary& vocab, const std::vector<int>& toke
     dl->AddText(ImVec2(p.x + (w - ImGui::CalcTextSize(id.c_str()).x) * 0.5f, p.y + pad + line), dim, id.c_str());
     if (ImGui::IsItemHovered()) {
       ImGui::BeginTooltip();
-      ImGui::TextUnformatted(
-          subst(appended ? tr("position {0}, token id {1} (sampled and appended through the KV cache)")
-                         : tr("position {0}, token id {1}"),
-                {std::to_string(i), std::to_string(tokens[static_cast<size_t>(i)])})
-              .c_str());
+      ImGui::TextUnformatted(subst(appended
+                                       ? tr("position {0}, token id {1} (sampled and appended through the KV cache)")
+                                       : tr("position {0}, token id {1}"),
+                                   {std::to_string(i), std::to_string(tokens[static_cast<size_t>(i)])})
+                                 .c_str());
       if (shown.special) ImGui::TextUnformatted(tr("a special token"));
       if (!shown.character.empty())
         ImGui::TextUnformatted(subst(tr("part of the character {0}"), {shown.character}).c_str());

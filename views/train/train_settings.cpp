@@ -4,9 +4,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/text/utf8.h"
-#include "core/text/i18n.h"
 #include "core/io/read_file.h"
+#include "core/text/i18n.h"
+#include "core/text/utf8.h"
 #include "views/train_handoff.h"
 
 namespace tw {
