@@ -1,5 +1,5 @@
-// The panels of the lessons' foundations (high-dimensional geometry) headless: every figure laid out without
-// problems, the CSV columns README names, and the numbers in them against an independent core call.
+// The panels of the lessons' foundations (geometry, architectures, n-gram baselines) headless: the CSV columns README
+// names, and the numbers in them against independent core calls.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -22,26 +22,8 @@ using testing::run;
 
 double num(const plot::Cell& c) { return std::get<double>(c); }
 
-class FoundationPanels : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(FoundationPanels, EveryFigureLaysOutWithoutProblems) {
-  auto p = make_panel(GetParam());
-  ASSERT_NE(p, nullptr);
-  const auto figs = run(*p);
-  ASSERT_FALSE(figs.empty()) << p->error();
-  for (const plot::Figure& f : figs) {
-    EXPECT_FALSE(plot::figure_table(f).header.empty()) << f.id;
-    const plot::Vec2 size = plot::default_figure_size(f);
-    for (const plot::Theme theme : {plot::Theme::Dark, plot::Theme::Print}) {
-      const plot::Layout l = plot::layout_figure(f, {.width = size.x, .height = size.y, .theme = theme});
-      std::string all;
-      for (const std::string& s : l.problems) all += s + "; ";
-      EXPECT_TRUE(l.problems.empty()) << GetParam() << "-" << f.id << ": " << all;
-    }
-  }
-}
-
-INSTANTIATE_TEST_SUITE_P(All, FoundationPanels, ::testing::Values("geometry", "architectures", "ngram"));
+// Every figure of these panels is laid out without problems at export and on-screen sizes by test_figure_quality and
+// test_figure_legends, which cover every registered panel; here, the numbers.
 
 TEST(GeometryPanel, TablesHoldTheCoreNumbers) {
   auto p = panel_with("geometry", {{"d", 256}, {"matrix", "random"}, {"size", 32}, {"rank_r", 5}, {"seed", 7}});
