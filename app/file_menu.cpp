@@ -193,7 +193,8 @@ void report_model_opening(AppState& state) {
   const nlohmann::json shown = slot->panel->controls().find("model")->get();
   const std::string why = forward->error().empty() ? tr("the folder could not be opened") : forward->error();
   state.status = subst(tr("{0}; the forward stepper shows the {1} model instead"),
-                       {why, shown.is_string() ? shown.get<std::string>() : shown.dump()});
+                       {why, shown.is_string() ? shown.get<std::string>()
+                                               : shown.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)});
   if (opening.from_command_line)
     std::fprintf(stderr, "transformer-workbench: --model %s: %s\n", opening.dir.c_str(), why.c_str());
 }

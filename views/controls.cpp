@@ -9,6 +9,14 @@
 namespace tw {
 
 namespace {
+// A value as messages quote it: invalid UTF-8 in a string is replaced (nlohmann's dump() would throw), and a long value
+// is cut, so a message stays one readable line.
+std::string shown(const nlohmann::json& value) {
+  std::string s = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (s.size() > 80) s = s.substr(0, utf8_char_start(s, 77)) + "...";  // never half a character
+  return s;
+}
+
 // Whole numbers as integers (1048576, not 1.04858e+06); others with six significant digits.
 std::string fmt_number(double v) {
   if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) return std::to_string(static_cast<long long>(v));
@@ -27,13 +35,13 @@ std::optional<std::string> Control::check(const nlohmann::json& value, const std
   };
   switch (type) {
     case ControlType::Bool:
-      if (!value.is_boolean()) return subst(tr("{0}: expected true or false, got {1}"), {full_key, value.dump()});
+      if (!value.is_boolean()) return subst(tr("{0}: expected true or false, got {1}"), {full_key, shown(value)});
       return std::nullopt;
     case ControlType::Int:
-      if (!value.is_number_integer()) return subst(tr("{0}: expected an integer, got {1}"), {full_key, value.dump()});
+      if (!value.is_number_integer()) return subst(tr("{0}: expected an integer, got {1}"), {full_key, shown(value)});
       return range_msg(value.get<double>());
     case ControlType::Float:
-      if (!value.is_number()) return subst(tr("{0}: expected a number, got {1}"), {full_key, value.dump()});
+      if (!value.is_number()) return subst(tr("{0}: expected a number, got {1}"), {full_key, shown(value)});
       // Compare as the float the field will hold: the bound 0.05f is 0.0500000007 as a double, and a scene
       // that says 0.05 must still be in range.
       if (const double v = value.get<double>(); std::isfinite(v) && std::abs(v) < 3.0e38) {
@@ -44,25 +52,25 @@ std::optional<std::string> Control::check(const nlohmann::json& value, const std
       return range_msg(value.get<double>());
     case ControlType::Enum: {
       if (!value.is_string())
-        return subst(tr("{0}: expected one of {1}, got {2}"), {full_key, range_text(), value.dump()});
+        return subst(tr("{0}: expected one of {1}, got {2}"), {full_key, range_text(), shown(value)});
       for (const auto& o : options)
         if (o == value.get<std::string>()) return std::nullopt;
       return subst(tr("{0}: \"{1}\" is not {2}"), {full_key, value.get<std::string>(), range_text()});
     }
     case ControlType::Text:
-      if (!value.is_string()) return subst(tr("{0}: expected a string, got {1}"), {full_key, value.dump()});
+      if (!value.is_string()) return subst(tr("{0}: expected a string, got {1}"), {full_key, shown(value)});
       if (value.get<std::string>().size() > static_cast<size_t>(max))
         return subst(tr("{0}: text longer than {1} bytes"), {full_key, fmt_number(max)});
       // Scene files are JSON, which holds only valid UTF-8; a text that is not would make the scene unsavable.
       if (std::string bad = utf8_error(value.get<std::string>(), full_key); !bad.empty()) return bad;
       return std::nullopt;
     case ControlType::IntList: {
-      if (!value.is_array()) return subst(tr("{0}: expected an array of integers, got {1}"), {full_key, value.dump()});
+      if (!value.is_array()) return subst(tr("{0}: expected an array of integers, got {1}"), {full_key, shown(value)});
       if (value.size() > static_cast<size_t>(max_items))
         return subst(tr("{0}: more than {1} entries"), {full_key, std::to_string(max_items)});
       for (const auto& e : value) {
         if (!e.is_number_integer())
-          return subst(tr("{0}: expected an array of integers, got {1}"), {full_key, value.dump()});
+          return subst(tr("{0}: expected an array of integers, got {1}"), {full_key, shown(value)});
         if (auto m = range_msg(e.get<double>())) return m;
       }
       return std::nullopt;
