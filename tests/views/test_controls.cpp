@@ -37,6 +37,15 @@ TEST_F(ControlsTest, DefaultsAreCapturedAtBindTime) {
   EXPECT_EQ(s.n, 8);
 }
 
+// A refused value is quoted in the message even when it holds invalid UTF-8 (nlohmann's dump() throws on it: an
+// `--set demo.lengths=1,2,<0xFF>` once ended export with "internal error").
+TEST_F(ControlsTest, RefusedValueWithInvalidUtf8IsQuotedNotThrown) {
+  EXPECT_EQ(*c.find("lengths")->check("1,2,\xFF", "demo.lengths"),
+            "demo.lengths: expected an array of integers, got \"1,2,\xEF\xBF\xBD\"");
+  EXPECT_EQ(c.find("n")->check(std::string(200, 'x'), "demo.n")->size(),
+            std::string("demo.n: expected an integer, got ").size() + 80);  // cut to 77 bytes and "..."
+}
+
 TEST_F(ControlsTest, CheckNamesTheKeyAndTheProblem) {
   EXPECT_EQ(*c.find("n")->check(300, "demo.n"), "demo.n: 300 is out of range 2..256");
   // Large whole numbers as integers, not 1.04858e+06.
