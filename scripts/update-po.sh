@@ -32,15 +32,7 @@ msgmerge --quiet --update --backup=none --no-fuzzy-matching --sort-by-file po/zh
 
 if [ "$fold" = 1 ]; then
   tmp=$(mktemp -d)
-  inputs=(po/zh.po)
-  for f in po/fragments/*.po; do
-    [ -e "$f" ] || continue
-    if grep -q 'charset=' "$f"; then cp "$f" "$tmp/$(basename "$f")"
-    else printf 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n' | cat - "$f" > "$tmp/$(basename "$f")"; fi
-    inputs+=("$tmp/$(basename "$f")")
-  done
-  # zh.po first: its translations win; a fragment fills only what zh.po leaves untranslated.
-  msgcat --use-first --force-po "${inputs[@]}" -o "$tmp/all.po"
+  scripts/po-with-fragments.sh "$tmp/all.po"
   # Keep exactly the .pot's messages (a fragment's strings that no source uses any more are dropped).
   msgmerge --quiet --no-fuzzy-matching --sort-by-file -o po/zh.po "$tmp/all.po" po/transformer-workbench.pot
   rm -rf "$tmp"

@@ -24,14 +24,7 @@ if echo "$stats" | grep -Eq 'fuzzy|untranslated'; then
 fi
 
 # 2. zh.po + fragments cover every extracted string.
-inputs=(po/zh.po)
-for f in po/fragments/*.po; do
-  [ -s "$f" ] || continue
-  if grep -q 'charset=' "$f"; then cp "$f" "$tmp/$(basename "$f")"
-  else printf 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n' | cat - "$f" > "$tmp/$(basename "$f")"; fi
-  inputs+=("$tmp/$(basename "$f")")
-done
-msgcat --use-first --force-po "${inputs[@]}" -o "$tmp/all.po"
+scripts/po-with-fragments.sh "$tmp/all.po"
 # msgcmp: every msgid of the sources must be in the catalogue with a (non-fuzzy) translation.
 if ! LC_ALL=C msgcmp "$tmp/all.po" "$tmp/sources.pot" 2> "$tmp/missing"; then
   grep -c 'this message' "$tmp/missing" | sed 's/^/missing translations: /'
