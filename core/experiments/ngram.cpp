@@ -131,7 +131,7 @@ std::string NgramModel::sample(uint64_t seed, int max_chars) const {
       }
     }
     if (pick == kEnd) break;
-    out += symbols_[size_t(pick)] == kNewline ? std::string("\n") : symbol_text(pick);
+    out += encode_utf8(symbols_[size_t(pick)]);  // the character itself (symbol_text shows ⏎ for a line break)
     history.push_back(pick);
   }
   return out;
