@@ -161,7 +161,7 @@ bool load_task_checkpoint(const std::string& dir, StepperModel* out, std::string
   // whose model may not match its scene. The shipped checkpoints carry no metrics and load as they are.
   std::error_code ec;
   if (fs::exists(d / "metrics.csv", ec) && !fs::exists(d / "run.json", ec)) {
-    *error = dir + ": no run.json, so the training run that wrote this folder did not finish; train again";
+    *error = subst(tr("'{0}' has no run.json, so the training run that wrote it did not finish; train again"), {dir});
     return false;
   }
   std::string scene_text;
@@ -235,6 +235,9 @@ StepperModel task_stepper_model(const ModelConfig& config, std::shared_ptr<const
 
 bool load_hf_stepper_model(const std::string& dir, const std::function<bool(double)>& progress, StepperModel* out,
                            std::string* error) {
+  std::error_code ec;
+  if (!fs::exists(fs::path(dir) / "tokenizer.json", ec) && fs::exists(fs::path(dir) / "scene.json", ec))
+    return load_task_checkpoint(dir, out, error);
   HfLoadOptions options;
   options.progress = progress;
   HfModel hf;
@@ -245,7 +248,6 @@ bool load_hf_stepper_model(const std::string& dir, const std::function<bool(doub
                                            : hf.tokenizer_warning);
     return false;
   }
-  std::error_code ec;
   const fs::path p = fs::weakly_canonical(dir, ec);
   out->name = (ec ? fs::path(dir) : p).filename().string();
   if (out->name.empty()) out->name = dir;

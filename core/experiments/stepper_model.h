@@ -86,8 +86,9 @@ StepperModel task_stepper_model(const ModelConfig& config, std::shared_ptr<const
                                 const Task& task, std::string name, std::string source);
 
 // A Hugging Face folder (core/io/hf_model.h) with its tokenizer. progress(fraction) may return false to cancel
-// (error "loading cancelled"). A folder without a usable tokenizer.json is refused: the stepper cannot turn text
-// into its ids.
+// (error "loading cancelled"). A folder `train` wrote (scene.json, no tokenizer.json), such as the shipped
+// assets/models/*, opens as load_task_checkpoint does, with its task's vocabulary. Any other folder without a
+// usable tokenizer.json is refused: the stepper cannot turn text into its ids.
 bool load_hf_stepper_model(const std::string& dir, const std::function<bool(double)>& progress, StepperModel* out,
                            std::string* error);
 

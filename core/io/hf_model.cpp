@@ -76,7 +76,10 @@ bool hf_config_from_json(const std::string& text, const HfLoadOptions& options, 
   if (!j.contains("rms_norm_eps")) j["rms_norm_eps"] = 1e-6;
   if (!j.contains("tie_word_embeddings")) j["tie_word_embeddings"] = false;
   if (!j.contains("architectures") || !j["architectures"].is_array()) j["architectures"] = json::array({arch});
-  if (j.contains("hidden_act") && j["hidden_act"].is_string() && j["hidden_act"].get<std::string>() != "silu")
+  // A folder the workbench wrote names its own MLP in tw_activation (hidden_act then only mirrors it for other
+  // readers, "relu" for an ungated ReLU MLP): config_from_json reads that one.
+  if (!j.contains("tw_activation") && j.contains("hidden_act") && j["hidden_act"].is_string() &&
+      j["hidden_act"].get<std::string>() != "silu")
     return fail(error, subst(tr("config.json: hidden_act '{0}' is not supported for {1} (silu)"),
                              {j["hidden_act"].get<std::string>(), arch}));
   // The trained context stays what the file says (rope scaling measures against it); the workbench runs at most

@@ -24,4 +24,15 @@ xvfb-run -a -s "-screen 0 1600x1000x24" "$app" --frames 30 --screenshot "$out/zo
 "$checker" "$out/zoom2-focus.png"
 grep -q '"zoom": 2' "$XDG_CONFIG_HOME/transformer-workbench/last-session.json"
 grep -q '"focus": "softmax"' "$XDG_CONFIG_HOME/transformer-workbench/last-session.json"
+# Every shipped model folder opens with --model (a failure is printed to stderr as "--model DIR: why").
+models="$(dirname "$0")/../../assets/models"
+for dir in "$models"/*/; do
+  rm -rf "$XDG_CONFIG_HOME"
+  xvfb-run -a -s "-screen 0 1280x720x24" "$app" --fresh --model "$dir" --frames 30 2>"$out/model.err" >/dev/null
+  if grep -q -- "--model" "$out/model.err"; then
+    echo "FAIL: --model $dir:" >&2
+    cat "$out/model.err" >&2
+    exit 1
+  fi
+done
 echo "gui smoke: screenshots in $out"

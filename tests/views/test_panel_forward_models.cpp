@@ -168,6 +168,32 @@ TEST(PanelForwardModels, AHuggingFaceFolderRunsThroughItsTokenizer) {
   EXPECT_EQ(std::get<std::string>(next.table.rows[0][1]), ref.vocabulary->label(argmax(core.next_logits())));
 }
 
+// Every folder shipped under assets/models opens as a model folder (File › Open model folder, --model), with its
+// task's vocabulary: they are what `train` writes (hidden_act "relu" beside tw_activation, no tokenizer.json).
+TEST(PanelForwardModels, EveryShippedModelFolderOpensAsAFolder) {
+  ASSERT_FALSE(shipped_models_dir().empty());
+  int folders = 0;
+  for (const fs::directory_entry& e : fs::directory_iterator(shipped_models_dir())) {
+    if (!e.is_directory()) continue;
+    ++folders;
+    const std::string dir = e.path().string();
+    StepperModel m, task;
+    std::string error;
+    ASSERT_TRUE(load_hf_stepper_model(dir, {}, &m, &error)) << dir << ": " << error;
+    ASSERT_TRUE(load_task_checkpoint(dir, &task, &error)) << dir << ": " << error;
+    EXPECT_EQ(m.vocabulary->size(), task.vocabulary->size()) << dir;
+    EXPECT_EQ(m.example, task.example) << dir;
+    auto p = make_panel("forward");
+    run(*p);
+    set(*p, "model_dir", dir);
+    set(*p, "model", "folder");
+    run(*p);
+    EXPECT_EQ(p->error(), "") << dir;
+    EXPECT_EQ(model_choice(*p), "folder") << dir;
+  }
+  EXPECT_GE(folders, 2);
+}
+
 TEST(PanelForwardModels, ABrokenFolderKeepsThePreviousModelAndSaysWhy) {
   const std::string dir = write_hf_folder("broken");
   std::ofstream(dir + "/config.json", std::ios::binary) << R"({"architectures": ["GPT2LMHeadModel"]})";
