@@ -112,16 +112,23 @@ std::string TokenVocabulary::spelling(int id) const {
 
 TokenDisplay TokenVocabulary::display(const std::vector<int>& ids, size_t i) const {
   if (i >= ids.size()) return {};
-  if (kind_ != Kind::Bpe) {
+  if (kind_ == Kind::Symbols) {
     TokenDisplay d;
     d.text = label(ids[i]);
-    d.special = kind_ == Kind::Bytes && ByteTokenizer::is_special(ids[i]);
     return d;
   }
   // A character spans at most 4 bytes, so 3 tokens either side are enough context.
   const size_t b = i >= 3 ? i - 3 : 0, e = std::min(ids.size(), i + 4);
   const std::vector<int> window(ids.begin() + std::ptrdiff_t(b), ids.begin() + std::ptrdiff_t(e));
-  return display_tokens(*bpe_, window)[i - b];
+  if (kind_ == Kind::Bpe) return display_tokens(*bpe_, window)[i - b];
+  // Bytes: a byte of a longer character shows as ⟨E5⟩, with the character its neighbours complete.
+  std::vector<std::string> bytes;
+  std::vector<bool> special;
+  for (int id : window) {
+    special.push_back(id < 0 || id >= 256);
+    bytes.push_back(special.back() ? label(id) : std::string(1, static_cast<char>(id)));
+  }
+  return display_token_bytes(bytes, special)[i - b];
 }
 
 int TokenVocabulary::size() const {

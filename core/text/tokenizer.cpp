@@ -1,6 +1,6 @@
 #include "core/text/tokenizer.h"
 
-#include <cstdio>
+#include "core/text/token_display.h"
 
 namespace tw {
 
@@ -25,19 +25,12 @@ std::string ByteTokenizer::label(int id) {
     case kBos: return "<bos>";
     case kEos: return "<eos>";
     case kPad: return "<pad>";
-    case '\n': return "\\n";
-    case '\t': return "\\t";
-    case '\r': return "\\r";
-    case ' ': return "\u2423";  // open box: a visible space
     default: break;
   }
-  char buf[24];
-  if (id >= 0x21 && id < 0x7f) return std::string(1, static_cast<char>(id));
-  if (id >= 0 && id < 256)
-    std::snprintf(buf, sizeof buf, "\\x%02X", id);
-  else
-    std::snprintf(buf, sizeof buf, "<id %d>", id);
-  return buf;
+  // A byte as every other tokenizer's byte shows (core/text/token_display): a character as itself, whitespace made
+  // visible, a byte of a longer UTF-8 character as ⟨E6⟩.
+  if (id >= 0 && id < 256) return display_bytes(std::string(1, static_cast<char>(id)));
+  return "<id " + std::to_string(id) + ">";
 }
 
 }  // namespace tw

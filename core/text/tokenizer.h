@@ -18,7 +18,8 @@ struct ByteTokenizer {
   static std::vector<int> encode(std::string_view text, bool add_bos = false);
   // The bytes of the byte tokens; special tokens and ids outside 0..258 are skipped.
   static std::string decode(const std::vector<int>& ids);
-  // A printable label for one token chip: "a", "\\n", "\\xE2", "<bos>", or "<id 9000>" for ids beyond the bytes.
+  // A printable label for one token without its neighbours (display_bytes of the byte): "a", "␣", "↵", "⟨E2⟩" for
+  // a byte of a longer UTF-8 character, "<bos>", or "<id 9000>" for ids beyond the bytes.
   static std::string label(int id);
   static bool is_special(int id) { return id >= kBos && id < kVocabSize; }
 };

@@ -11,6 +11,7 @@
 
 #include "core/experiments/forward_inspect.h"
 #include "core/experiments/forward_session.h"
+#include "core/experiments/stepper_model.h"
 #include "core/model/weights.h"
 #include "core/text/tokenizer.h"
 #include "views/forward/forward_state.h"
@@ -264,6 +265,43 @@ TEST(PanelForward, AppendAndContinueUsesTheKvCache) {
   for (int j = 0; j < 4; ++j) EXPECT_EQ(heatmap(step.grid[2]).data[static_cast<size_t>(j)], scores(2, j));
   EXPECT_EQ(heatmap(step.grid[0]).options.col_labels.back(), "3:" + ByteTokenizer::label(appended.back()));
   EXPECT_LT(ref.cache_check, 1e-4);
+}
+
+// The byte tokenizer on Chinese text: every byte is a token, so a character is three tokens; each shows its byte
+// as ⟨E5⟩ (as a tokenizer.json model's partial tokens do) and names the character its neighbours complete, never
+// as \xE5.
+TEST(PanelForward, ByteTokensOfAChinesePoemShowTheirBytesAndCharacter) {
+  const std::string poem = "床前明月光，疑是地上霜。";
+  auto p = make_panel("forward");
+  set(*p, "model", "tiny");
+  set(*p, "text", poem);
+  const auto figs = run(*p);
+  EXPECT_EQ(p->error(), "");
+  const std::vector<int> ids = ByteTokenizer::encode(poem);
+  const auto vocab = TokenVocabulary::bytes();
+  const TokenDisplay first = vocab->display(ids, 0), second = vocab->display(ids, 1);
+  EXPECT_EQ(first.text,
+            "\xE2\x9F\xA8"
+            "E5"
+            "\xE2\x9F\xA9");  // ⟨E5⟩
+  EXPECT_EQ(second.text,
+            "\xE2\x9F\xA8"
+            "BA"
+            "\xE2\x9F\xA9");
+  EXPECT_TRUE(first.partial);
+  EXPECT_EQ(first.character, "床");
+  EXPECT_EQ(vocab->display(ids, 2).character, "床");
+  EXPECT_EQ(vocab->display(ids, 3).character, "前");
+  EXPECT_EQ(vocab->display(ids, 15).character, "，");
+  EXPECT_EQ(vocab->display(ids, ids.size() - 1).character, "。");
+  // The step figure's key labels are the same display, position by position (a <bos> may lead).
+  const auto& keys = heatmap(figure_by_id(figs, "step").grid[0]).options.col_labels;
+  ASSERT_GE(keys.size(), ids.size());
+  const size_t lead = keys.size() - ids.size();
+  for (size_t i = 0; i < ids.size(); ++i) {
+    EXPECT_EQ(keys[lead + i], std::to_string(lead + i) + ":" + vocab->display(ids, i).text) << i;
+    EXPECT_EQ(keys[lead + i].find("\\x"), std::string::npos) << keys[lead + i];
+  }
 }
 
 TEST(PanelForward, SmallConfigRecomputesOffTheUiThread) {

@@ -94,7 +94,7 @@ std::vector<std::string> token_axis_labels(const TokenVocabulary& vocab, const s
                                            int count) {
   std::vector<std::string> out;
   for (int i = std::max(first, 0); i < first + count && i < static_cast<int>(tokens.size()); ++i)
-    out.push_back(std::to_string(i) + ":" + vocab.label(tokens[static_cast<size_t>(i)]));
+    out.push_back(std::to_string(i) + ":" + vocab.display(tokens, static_cast<size_t>(i)).text);
   return out;
 }
 

@@ -35,8 +35,12 @@ TEST(ByteTokenizer, SpecialsAreSkippedWhenDecoding) {
 
 TEST(ByteTokenizer, Labels) {
   EXPECT_EQ(ByteTokenizer::label('a'), "a");
-  EXPECT_EQ(ByteTokenizer::label('\n'), "\\n");
-  EXPECT_EQ(ByteTokenizer::label(0xE2), "\\xE2");
+  EXPECT_EQ(ByteTokenizer::label('\n'), "\xE2\x86\xB5");  // ↵
+  EXPECT_EQ(ByteTokenizer::label(' '), "\xE2\x90\xA3");   // ␣
+  EXPECT_EQ(ByteTokenizer::label(0xE2),
+            "\xE2\x9F\xA8"
+            "E2"
+            "\xE2\x9F\xA9");  // ⟨E2⟩: part of a character
   EXPECT_EQ(ByteTokenizer::label(ByteTokenizer::kBos), "<bos>");
   EXPECT_EQ(ByteTokenizer::label(ByteTokenizer::kPad), "<pad>");
   EXPECT_EQ(ByteTokenizer::label(9000), "<id 9000>");
