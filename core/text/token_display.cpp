@@ -118,11 +118,13 @@ std::vector<TokenDisplay> display_token_bytes(const std::vector<std::string>& to
       // Every character of the joined bytes that overlaps this token's bytes and is not wholly inside it.
       const size_t b = start[k], e = b + tokens[k].size();
       size_t i = b < all.size() ? utf8_char_start(all, b) : b;
+      const bool starts_here = i == b;
       for (; i < e;) {
         const size_t n = utf8_sequence_length(all, i);
         if (n > 0 && i + n > b && (i < b || i + n > e)) d.character.append(all, i, n);
         i += n ? n : 1;
       }
+      d.character_starts = starts_here && !d.character.empty();
     }
     out.push_back(std::move(d));
   }

@@ -17,10 +17,11 @@ namespace tw {
 class BpeTokenizer;
 
 struct TokenDisplay {
-  std::string text;       // what to show
-  bool special = false;   // <s>, <|endoftext|>, [CLS]: draw in a distinct style
-  bool partial = false;   // holds bytes that are only part of a UTF-8 character
-  std::string character;  // partial: the character(s) those bytes belong to in this sequence, else empty
+  std::string text;               // what to show
+  bool special = false;           // <s>, <|endoftext|>, [CLS]: draw in a distinct style
+  bool partial = false;           // holds bytes that are only part of a UTF-8 character
+  std::string character;          // partial: the character(s) those bytes belong to in this sequence, else empty
+  bool character_starts = false;  // partial: the first of those characters begins in this token (label it here)
 };
 
 // The display form of raw bytes: whole characters as themselves (whitespace made visible), every run of bytes

@@ -148,13 +148,22 @@ void draw_token_chips(const TokenVocabulary& vocab, const std::vector<int>& toke
   const ImU32 dim = col(ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   const float pad = 4.0f * s, line = ImGui::GetTextLineHeight();
   const int n = static_cast<int>(tokens.size());
+  std::vector<TokenDisplay> shown_all;
+  bool any_partial = false;  // then every chip has a third line: the character under the token where it starts
+  for (int i = 0; i < n; ++i) {
+    shown_all.push_back(vocab.display(tokens, static_cast<size_t>(i)));
+    any_partial = any_partial || shown_all.back().partial;
+  }
   for (int i = 0; i < n; ++i) {
     ImGui::PushID(i);
-    const TokenDisplay shown = vocab.display(tokens, static_cast<size_t>(i));
+    const TokenDisplay& shown = shown_all[static_cast<size_t>(i)];
     const std::string& label = shown.text;
     const std::string id = std::to_string(tokens[static_cast<size_t>(i)]);
-    const float w = std::max(ImGui::CalcTextSize(label.c_str()).x, ImGui::CalcTextSize(id.c_str()).x) + 2 * pad;
-    const float h = 2 * line + 2 * pad;
+    const std::string character = shown.character_starts ? shown.character : "";
+    const float w = std::max({ImGui::CalcTextSize(label.c_str()).x, ImGui::CalcTextSize(id.c_str()).x,
+                              ImGui::CalcTextSize(character.c_str()).x}) +
+                    2 * pad;
+    const float h = (any_partial ? 3 : 2) * line + 2 * pad;
     if (i > 0) {
       ImGui::SameLine(0, 3.0f * s);
       if (ImGui::GetCursorScreenPos().x + w > right) ImGui::NewLine();
@@ -165,7 +174,11 @@ void draw_token_chips(const TokenVocabulary& vocab, const std::vector<int>& toke
     dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), appended ? fill_new : fill, 4.0f * s);
     const ImU32 label_col = shown.special ? col(ImVec4(0.35f, 0.65f, 1.0f, 1.0f)) : text;  // special tokens stand out
     dl->AddText(ImVec2(p.x + (w - ImGui::CalcTextSize(label.c_str()).x) * 0.5f, p.y + pad), label_col, label.c_str());
-    dl->AddText(ImVec2(p.x + (w - ImGui::CalcTextSize(id.c_str()).x) * 0.5f, p.y + pad + line), dim, id.c_str());
+    if (!character.empty())
+      dl->AddText(ImVec2(p.x + (w - ImGui::CalcTextSize(character.c_str()).x) * 0.5f, p.y + pad + line), text,
+                  character.c_str());
+    const float id_y = p.y + pad + (any_partial ? 2 : 1) * line;
+    dl->AddText(ImVec2(p.x + (w - ImGui::CalcTextSize(id.c_str()).x) * 0.5f, id_y), dim, id.c_str());
     if (ImGui::IsItemHovered()) {
       ImGui::BeginTooltip();
       ImGui::TextUnformatted(subst(appended

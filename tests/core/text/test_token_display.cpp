@@ -81,6 +81,8 @@ TEST(TokenDisplay, Gpt2ByteLevel) {
   EXPECT_EQ(seq[1].text, "⟨E6 B3⟩");
   EXPECT_EQ(seq[1].character, "注");
   EXPECT_EQ(seq[2].character, "注");
+  EXPECT_TRUE(seq[1].character_starts);  // the character is labelled once, under the token holding its first byte
+  EXPECT_FALSE(seq[2].character_starts);
   EXPECT_TRUE(seq[3].special);
   EXPECT_EQ(seq[3].character, "");
 }
@@ -102,6 +104,9 @@ TEST(TokenDisplay, MetaspaceWithByteFallback) {
   EXPECT_EQ(seq[3].character, "注");
   EXPECT_EQ(seq[4].text, "⟨A8⟩");
   EXPECT_EQ(seq[4].character, "注");
+  EXPECT_TRUE(seq[2].character_starts);
+  EXPECT_FALSE(seq[3].character_starts);
+  EXPECT_FALSE(seq[4].character_starts);
   // Never an empty label: an id with no spelling (a gap in the vocabulary) or an empty special token.
   json gap = j;
   gap["model"]["vocab"]["x"] = 20;  // ids 9..19 are unused
@@ -111,6 +116,7 @@ TEST(TokenDisplay, MetaspaceWithByteFallback) {
   EXPECT_EQ(display_token(g, 21).text, "<empty>");
   // A lone continuation byte with nothing to complete it belongs to no character.
   EXPECT_EQ(display_tokens(t, {5})[0].character, "");
+  EXPECT_FALSE(display_tokens(t, {5})[0].character_starts);
 }
 
 }  // namespace
