@@ -8,6 +8,7 @@
 #include "core/compare.h"
 #include "core/model/forward.h"
 #include "core/model/weights.h"
+#include "core/text/i18n.h"
 
 namespace tw {
 
@@ -25,7 +26,7 @@ LoadedModel load_model(const ModelConfig& config, const WeightsSource& source) {
       return out;
     }
     out.weights = std::make_shared<const ModelWeights>(init_weights(config, source.seed));
-    out.source = "seeded init (seed " + std::to_string(source.seed) + ")";
+    out.source = subst(tr("seeded init (seed {0})"), {std::to_string(source.seed)});
     return out;
   }
 
