@@ -453,6 +453,57 @@ TEST(MathInFigures, TallFormulasGetTallerLinesAndStayInsideTheFigure) {
   if (const char* dir = std::getenv("TW_MATH_DUMP")) export_png(fig, std::string(dir) + "/tall.png", {.scale = 2});
 }
 
+// Vertical extent of every typeset label's glyphs and rules, by label (primitive group), in drawing order.
+std::vector<std::pair<float, float>> label_extents(const Layout& l) {
+  std::vector<std::pair<int, std::pair<float, float>>> groups;
+  for (const Primitive& p : l.prims) {
+    if (p.group < 0 || (p.kind != PrimKind::Text && p.kind != PrimKind::Rect && p.kind != PrimKind::Polyline)) continue;
+    float y0 = p.kind == PrimKind::Text ? p.pos.y : p.rect.y0,
+          y1 = p.kind == PrimKind::Text ? p.pos.y + p.size : p.rect.y1;
+    if (p.kind == PrimKind::Polyline) {
+      y0 = INFINITY, y1 = -INFINITY;
+      for (const Vec2& q : p.points) y0 = std::min(y0, q.y), y1 = std::max(y1, q.y);
+    }
+    if (groups.empty() || groups.back().first != p.group) groups.push_back({p.group, {y0, y1}});
+    auto& e = groups.back().second;
+    e.first = std::min(e.first, y0), e.second = std::max(e.second, y1);
+  }
+  std::vector<std::pair<float, float>> out;
+  for (const auto& g : groups) out.push_back(g.second);
+  return out;
+}
+
+TEST(MathInFigures, LegendRowsGrowWithTallFormulas) {
+  Figure fig("legend", "");
+  fig.axes().setup("x", "", "y", "");
+  fig.axes().flags |= AxesFlags_LegendOutside;
+  const std::vector<std::string> labels = {"$x_i$", "$\\left(\\frac{\\partial L}{\\partial x_i}\\right)^2$",
+                                           "$\\sqrt{\\frac{1}{d_k}}$", "$y$"};
+  for (size_t i = 0; i < labels.size(); ++i) fig.axes().line(labels[i], {0, 1}, {double(i), double(i) + 1});
+  const Layout l = layout_figure(fig, {.width = 640, .height = 400, .theme = Theme::Print});
+  ASSERT_EQ(l.legends.size(), 1u);
+  const Rect box = l.legends[0];
+  // The legend's labels are the last four typeset groups: each inside the box, each below the one before.
+  const auto all = label_extents(l);
+  ASSERT_GE(all.size(), labels.size());
+  const std::vector<std::pair<float, float>> rows(all.end() - labels.size(), all.end());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_GE(rows[i].first, box.y0) << labels[i];
+    EXPECT_LE(rows[i].second, box.y1) << labels[i];
+    if (i > 0) {
+      EXPECT_GE(rows[i].first, rows[i - 1].second) << labels[i] << " overlaps " << labels[i - 1];
+    }
+  }
+  // The fraction's row is taller than the plain one's, and the whole box taller than four plain rows.
+  EXPECT_GT(rows[1].second - rows[1].first, 1.3f * (rows[0].second - rows[0].first));
+  Figure plain = fig;
+  plain.grid[0].items.clear();
+  for (size_t i = 0; i < labels.size(); ++i) plain.axes().line("row", {0, 1}, {double(i), double(i) + 1});
+  const Layout lp = layout_figure(plain, {.width = 640, .height = 400, .theme = Theme::Print});
+  ASSERT_EQ(lp.legends.size(), 1u);
+  EXPECT_GT(box.y1 - box.y0, lp.legends[0].y1 - lp.legends[0].y0 + 10);
+}
+
 TEST(MathInFigures, PngDrawsTheTypesetTitle) {
   const RenderedPng png = render_png(typeset_figure(), {.scale = 1});
   ASSERT_TRUE(png.error.empty()) << png.error;
