@@ -323,6 +323,23 @@ TEST(MathLayout, PlainTextAndDollarsThatAreNotMath) {
   EXPECT_GE(m.ascent + m.descent, kSize - 1e-3f);
 }
 
+TEST(MathLayout, LinesBreakAtSpacesAndBetweenChineseCharactersNeverInAFormula) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(label_words("scale by $\\frac{1}{\\sqrt{d_k}}$ here"),
+            (V{"scale ", "by ", "$\\frac{1}{\\sqrt{d_k}}$ ", "here"}));
+  // Chinese breaks between characters, but not before "，" or "）", nor after "（"; a formula stays whole.
+  EXPECT_EQ(label_words("每个头$m_h$，（偏置）"), (V{"每", "个", "头", "$m_h$，", "（偏", "置）"}));
+  EXPECT_EQ(label_words("当 $j \\le i$ 时"), (V{"当 ", "$j \\le i$ ", "时"}));
+  EXPECT_EQ(label_words("token，有"), (V{"token，", "有"}));
+  EXPECT_EQ(label_words(""), V{});
+  // Joined, the pieces are the label.
+  for (const std::string s : {"ALiBi 不添加位置向量。每个头 $h$ 在注意力分数上", "a  b $x$"}) {
+    std::string joined;
+    for (const std::string& w : label_words(s)) joined += w;
+    EXPECT_EQ(joined, s);
+  }
+}
+
 TEST(MathLayout, CacheReturnsTheSameLayout) {
   const MathLayoutPtr a = layout_math("$x_i^2$", 13);
   const MathLayoutPtr b = layout_math("$x_i^2$", 13);
