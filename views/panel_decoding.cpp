@@ -162,7 +162,7 @@ plot::Figure distributions_figure(const DecodingResult& r) {
   ax.setup(tr("token"), "", tr("probability"), "");
   std::vector<std::string> groups;
   for (size_t i = 0; i < r.p.size(); ++i) groups.push_back(std::to_string(i));
-  ax.bars(groups, {"p", "q"}, {r.p, r.q});
+  ax.bars(groups, {"$p$", "$q$"}, {r.p, r.q});
   ax.set_y_range(0, 1);
   plot::Table& t = fig.table;
   t.header = {"token", "logit_p", "p", "logit_q", "q"};
