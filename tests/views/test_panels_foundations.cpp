@@ -7,6 +7,9 @@
 #include "core/experiments/architectures.h"
 #include "core/experiments/high_dim_geometry.h"
 #include "core/experiments/ngram.h"
+#include "core/experiments/stepper_model.h"
+#include "core/model/config.h"
+#include "core/model/weights.h"
 #include "core/text/corpus.h"
 #include "views/panel.h"
 #include "views/panel_test_util.h"
@@ -90,6 +93,40 @@ TEST(ArchitecturesPanel, OwnModelCountedLikeTheTable) {
   const plot::Table models = plot::figure_table(figure_by_id(figs, "counts"));
   EXPECT_EQ(models.rows.size(), published_architectures().size());
   EXPECT_EQ(models.header.back(), "source");
+}
+
+// The shipped sort model placed on every ratio plot: its point sits at the count the model code gives for its own
+// weights, at the ratios of its config.json; a folder without a config.json names the problem and the figures stay.
+TEST(ArchitecturesPanel, TheLoadedModelIsPlacedOnEveryPlot) {
+  auto p = panel_with("architectures", {{"placed", "sort model"}});
+  ASSERT_NE(p, nullptr);
+  const auto figs = run(*p);
+  ASSERT_EQ(p->error(), "");
+  ModelConfig m;
+  std::string error;
+  ASSERT_TRUE(load_config(shipped_models_dir() + "/sort/config.json", &m, &error)) << error;
+  const double n = double(parameter_count(init_weights(m, 1)));
+  const std::pair<const char*, double> expected[] = {{"mlp_ratio", double(m.hidden) / m.dim},
+                                                     {"head_dim", double(m.dim / m.n_heads)},
+                                                     {"aspect", double(m.dim) / m.n_layers},
+                                                     {"vocab", double(m.vocab)}};
+  for (const auto& [id, value] : expected) {
+    const plot::Table t = plot::figure_table(figure_by_id(figs, id));
+    ASSERT_FALSE(t.rows.empty()) << id;
+    const auto& last = t.rows.back();
+    EXPECT_EQ(std::get<std::string>(last[0]), "loaded model") << id;
+    EXPECT_EQ(num(last[1]), n) << id;
+    EXPECT_DOUBLE_EQ(num(last[2]), value) << id;
+  }
+  // Nothing placed: the last row is your model again.
+  auto none = panel_with("architectures", {{"placed", "none"}});
+  const plot::Table t = plot::figure_table(figure_by_id(run(*none), "mlp_ratio"));
+  EXPECT_EQ(std::get<std::string>(t.rows.back()[0]), "your model");
+  // A folder with no config.json: the figures stay, without the point.
+  auto bad = panel_with("architectures", {{"placed", "folder"}, {"model_dir", "/nonexistent-folder"}});
+  const auto bad_figs = run(*bad);
+  EXPECT_EQ(bad->error(), "");
+  EXPECT_EQ(std::get<std::string>(plot::figure_table(figure_by_id(bad_figs, "vocab")).rows.back()[0]), "your model");
 }
 
 TEST(ArchitecturesPanel, HeadsNotAMultipleIsAnError) {
