@@ -224,10 +224,10 @@ class AlibiPanel final : public RecomputePanel<AlibiState, AlibiResult> {
     c.add_int("head", &s_.head, 0, 63, N_("selected head"),
               N_("Head whose full bias matrix is shown (0 = steepest slope)."));
     c.add_bool("symmetric", &s_.symmetric, N_("symmetric"),
-               N_("Use -m|i - j| over all keys (bidirectional models) instead of the causal -m(i - j)."));
+               N_("Use $-m|i - j|$ over all keys (bidirectional models) instead of the causal $-m(i - j)$."));
     c.add_enum(
         "scores", &s_.scores, {N_("uniform"), N_("random q.k")}, N_("score source"),
-        N_("Scores before the bias for the last query: all equal, or $q \\cdot k/\\sqrt{64}$ with random q, k."));
+        N_("Scores before the bias for the last query: all equal, or $q \\cdot k/\\sqrt{64}$ with random $q$, $k$."));
     c.add_int("train_len", &s_.train_len, 1, 8192, N_("training length"),
               N_("Context length during training; distances beyond it were never seen."), true);
     c.add_int("eval_len", &s_.eval_len, 2, 8192, N_("evaluation length"),
@@ -245,15 +245,16 @@ class AlibiPanel final : public RecomputePanel<AlibiState, AlibiResult> {
           subst(tr("There are {0} heads; showing head {1}."), {std::to_string(r.state.n_heads), std::to_string(r.head)})
               .c_str());
     const std::string label =
-        subst(tr("add m\xC2\xB7j = add -m(i-j)? max diff {0}"), {fmt("%.2g", a.equivalence_max_diff)});
+        subst(tr("add $m \\cdot j$ = add $-m(i - j)$? max diff {0}"), {fmt("%.2g", a.equivalence_max_diff)});
 
     check_mark(a.equivalence_applies && a.equivalence_max_diff < 1e-5, label.c_str());
-    ImGui::TextWrapped(tr("softmax(S + m j) vs softmax(S - m(i - j)) over %d query rows of all %d heads."),
-                       a.equivalence_T, static_cast<int>(a.slopes.size()));
+    math_text(subst(tr("$\\softmax(S + m j)$ vs $\\softmax(S - m(i - j))$ over {0} query rows of all {1} heads."),
+                    {std::to_string(a.equivalence_T), std::to_string(a.slopes.size())})
+                  .c_str());
     if (!a.equivalence_applies)
-      ImGui::TextWrapped("%s",
-                         tr("The m j shortcut needs the causal variant: -m|i - j| is not m j plus a row constant."));
-    ImGui::Text(tr("Mass beyond training length (head %d): %.3g%%"), r.head, 100.0 * a.mass_beyond_train[r.head]);
+      math_text(tr("The $m j$ shortcut needs the causal variant: $-m|i - j|$ is not $m j$ plus a row constant."));
+    ImGui::TextWrapped(tr("Mass beyond training length (head %d): %.3g%%"), r.head,
+                       100.0 * a.mass_beyond_train[r.head]);
   }
 
   void draw_figures(const DrawContext& ctx, const std::vector<plot::Figure>& figs) override {

@@ -10,9 +10,11 @@
 
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/experiments/architectures.h"
+#include "core/experiments/stepper_model.h"
 #include "core/text/i18n.h"
 #include "views/recompute.h"
 
@@ -30,7 +32,21 @@ struct ArchitecturesState {
   // Your own configuration, placed on every plot.
   int d_model = 2048, layers = 24, heads = 16, kv_heads = 4, d_ff = 5632, vocab = 32000;
   bool gated = true, tied = false;
+  // A workbench model placed on the plots beside the published ones: none, a shipped one, or a folder's config.json.
+  enum class Placed { None, Sort, Induction, Folder } placed = Placed::Sort;
+  std::string model_dir;
 };
+
+// The config.json the state names ("" for none).
+std::string placed_config_path(const ArchitecturesState& s) {
+  switch (s.placed) {
+    case ArchitecturesState::Placed::None: return "";
+    case ArchitecturesState::Placed::Sort: return shipped_models_dir() + "/sort/config.json";
+    case ArchitecturesState::Placed::Induction: return shipped_models_dir() + "/induction/config.json";
+    case ArchitecturesState::Placed::Folder: return s.model_dir.empty() ? "" : s.model_dir + "/config.json";
+  }
+  return "";
+}
 
 ArchitectureConfig own_config(const ArchitecturesState& s) {
   ArchitectureConfig c;
@@ -50,7 +66,9 @@ struct Row {
 struct ArchitecturesResult {
   std::vector<Row> rows;  // the published models
   Row own;
-  std::string error;  // validate(own)
+  std::string error;          // validate(own)
+  std::optional<Row> placed;  // the model placed beside them, when one is chosen and loads
+  std::string placed_error;   // why it did not load (the figures still show the rest)
 };
 using ResultPtr = std::shared_ptr<const ArchitecturesResult>;
 
@@ -60,6 +78,16 @@ ResultPtr compute(const ArchitecturesState& s, Progress&) {
   r->own.config = own_config(s);
   r->error = validate(r->own.config);
   if (r->error.empty()) r->own.count = count_parameters(r->own.config);
+  if (const std::string path = placed_config_path(s); !path.empty()) {
+    ModelConfig m;
+    std::string error;
+    if (load_config(path, &m, &error)) {
+      const ArchitectureConfig c = architecture_of(m, tr("loaded model"));
+      r->placed = Row{c, count_parameters(c)};
+    } else {
+      r->placed_error = error;
+    }
+  }
   return r;
 }
 bool quick(const ArchitecturesState&) { return true; }  // a few hundred multiplications
@@ -86,11 +114,13 @@ plot::Figure ratio_figure(const ArchitecturesResult& r, const char* id, const st
   ax.scatter(tr("plain MLP"), px, py);
   ax.scatter(tr("gated MLP (GLU)"), gx, gy);
   ax.scatter(tr("your model"), {double(r.own.count.total)}, {ratio(r.own.config)});
+  if (r.placed) ax.scatter(tr("loaded model"), {double(r.placed->count.total)}, {ratio(r.placed->config)});
   for (const auto& [label, value] : refs) ax.hline(label, value);
   plot::Table& t = fig.table;
   t.header = {"model", "params_computed", "value"};
   for (const Row& row : r.rows) t.add_row({row.config.name, double(row.count.total), ratio(row.config)});
   t.add_row({"your model", double(r.own.count.total), ratio(r.own.config)});
+  if (r.placed) t.add_row({"loaded model", double(r.placed->count.total), ratio(r.placed->config)});
   return fig;
 }
 
@@ -196,12 +226,29 @@ class ArchitecturesPanel : public RecomputePanel<ArchitecturesState, Architectur
     c.add_int("vocab", &s_.vocab, 2, 1000000, tr("vocabulary"), tr("Tokens in the vocabulary."), true);
     c.add_bool("gated", &s_.gated, tr("gated MLP (SwiGLU)"), tr("Three MLP matrices instead of two."));
     c.add_bool("tied", &s_.tied, tr("tied output head"), tr("The output head shares the embedding matrix."));
+    c.add_enum("placed", &s_.placed, {N_("none"), N_("sort model"), N_("induction model"), N_("folder")},
+               N_("model on the plots"),
+               N_("A workbench model placed on every plot beside the published ones: a shipped model, or the "
+                  "config.json of a model folder."));
+    c.add_text("model_dir", &s_.model_dir, 1024, N_("model folder"),
+               N_("Folder with the config.json of the model to place (e.g. one the Training panel saved)."));
+  }
+
+  bool control_visible(const Control& c) const override {
+    return c.key != "model_dir" || s_.placed == ArchitecturesState::Placed::Folder;
   }
 
   void draw_figures(const DrawContext& ctx, const std::vector<plot::Figure>& figs) override {
     RecomputePanel::draw_figures(ctx, figs);
     const ResultPtr& r = result();
     if (!r) return;
+    if (!r->placed_error.empty())
+      warning_text(subst(tr("Model not placed: {0}"), {r->placed_error}).c_str());
+    else if (r->placed)
+      math_text(subst(tr("Loaded model: {0} parameters computed from its config.json, $d_{model}$ = {1}, {2} layers."),
+                      {grouped(double(r->placed->count.total)), std::to_string(r->placed->config.d_model),
+                       std::to_string(r->placed->config.layers)})
+                    .c_str());
     ImGui::Separator();
     ImGui::TextUnformatted(tr("Published configurations"));
     constexpr ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |

@@ -162,7 +162,7 @@ plot::Figure distributions_figure(const DecodingResult& r) {
   ax.setup(tr("token"), "", tr("probability"), "");
   std::vector<std::string> groups;
   for (size_t i = 0; i < r.p.size(); ++i) groups.push_back(std::to_string(i));
-  ax.bars(groups, {"p", "q"}, {r.p, r.q});
+  ax.bars(groups, {"$p$", "$q$"}, {r.p, r.q});
   ax.set_y_range(0, 1);
   plot::Table& t = fig.table;
   t.header = {"token", "logit_p", "p", "logit_q", "q"};
@@ -283,12 +283,12 @@ class DecodingPanel final : public RecomputePanel<DecodingState, DecodingResult>
   void bind(Controls& c) override {
     c.add_text("logits_p", &s_.logits_p, 512, N_("logits of p"),
                N_("Comma-separated logits (2 to 32) of the data distribution p; also the distribution sampled below."));
-    c.add_float("temp_p", &s_.temp_p, 0.05f, 20.0f, N_("temperature of p"), N_("p = softmax(logits_p / temperature)."),
-                true, "%.3g");
+    c.add_float("temp_p", &s_.temp_p, 0.05f, 20.0f, N_("temperature of p"),
+                N_("$p = \\softmax(\\ell / T)$ of the logits $\\ell$ of $p$ at temperature $T$."), true, "%.3g");
     c.add_text("logits_q", &s_.logits_q, 512, N_("logits of q"),
                N_("Comma-separated logits of the model distribution q, as many as p's."));
-    c.add_float("temp_q", &s_.temp_q, 0.05f, 20.0f, N_("temperature of q"), N_("q = softmax(logits_q / temperature)."),
-                true, "%.3g");
+    c.add_float("temp_q", &s_.temp_q, 0.05f, 20.0f, N_("temperature of q"),
+                N_("$q = \\softmax(\\ell / T)$ of the logits $\\ell$ of $q$ at temperature $T$."), true, "%.3g");
     c.add_float("temperature", &s_.sampling.temperature, 0.05f, 20.0f, N_("sampling temperature"),
                 N_("Divides p's logits before the filters: below 1 sharpens, above 1 flattens."), true, "%.3g");
     c.add_int("top_k", &s_.sampling.top_k, 0, 32, N_("top-k"),
@@ -330,15 +330,17 @@ class DecodingPanel final : public RecomputePanel<DecodingState, DecodingResult>
     const InformationMeasures& m = r.info;
     ImGui::Separator();
     ImGui::TextUnformatted(tr("Live checks"));
-    check_mark(m.kl_pq >= 0 && m.kl_qp >= 0, tr("KL(p||q) >= 0 and KL(q||p) >= 0"));
+    check_mark(m.kl_pq >= 0 && m.kl_qp >= 0, tr("$\\mathrm{KL}(p \\| q) \\ge 0$ and $\\mathrm{KL}(q \\| p) \\ge 0$"));
     check_mark(!std::isfinite(m.cross_entropy) || std::abs(m.cross_entropy - m.entropy_p - m.kl_pq) < 1e-9,
-               "H(p,q) = H(p) + KL(p||q)");
-    ImGui::Text(tr("perplexity of q on p: %.4g"), m.perplexity);
-    ImGui::Text(tr("survivors: %d -> %d -> %d -> %d"), static_cast<int>(r.trace.probs.size()), r.trace.n_top_k,
-                r.trace.n_top_p, r.trace.n_final);
+               "$H(p, q) = H(p) + \\mathrm{KL}(p \\| q)$");
+    math_text(subst(tr("perplexity of $q$ on $p$: {0}"), {fmt("%.4g", m.perplexity)}).c_str());
+    math_text(subst(tr("survivors: {0} $\\to$ {1} $\\to$ {2} $\\to$ {3}"),
+                    {std::to_string(r.trace.probs.size()), std::to_string(r.trace.n_top_k),
+                     std::to_string(r.trace.n_top_p), std::to_string(r.trace.n_final)})
+                  .c_str());
     ImGui::Separator();
     ImGui::TextWrapped(tr("Perplexity from %s:"), loss_source(r).c_str());
-    ImGui::Text(tr("exp(%.4g nats) = %.4g"), r.loss, r.perplexity);
+    math_text(subst(tr("$\\exp({0}\\,\\text{nats}) = {1}$"), {fmt("%.4g", r.loss), fmt("%.4g", r.perplexity)}).c_str());
   }
 
   // The perplexity figure takes the full width when it has the run's curve beside the exp(loss) curve.

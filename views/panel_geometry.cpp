@@ -140,7 +140,7 @@ plot::Figure keys_figure(const GeometryResult& r) {
   ax.setup(tr("key $j$"), "", tr("attention weight"), "");
   std::vector<std::string> groups;
   for (size_t j = 0; j < k.p_dot.size(); ++j) groups.push_back(std::to_string(j));
-  ax.bars(groups, {tr("softmax($q \\cdot k_j / \\sqrt{d}$)"), tr("softmax of cosines (equal norms)")},
+  ax.bars(groups, {tr("$\\softmax(q \\cdot k_j / \\sqrt{d})$"), tr("softmax of cosines (equal norms)")},
           {k.p_dot, k.p_cos});
   plot::Table& t = fig.table;
   t.header = {"key", "norm", "cosine", "score_dot", "p_dot", "score_cos", "p_cos"};

@@ -265,7 +265,7 @@ class GqaPanel final : public RecomputePanel<GqaState, GqaResult> {
               N_("Sequences decoded at once; the cache grows linearly with it."), true);
     c.add_int("bytes_per_value", &s_.bytes_per_value, 1, 4, N_("bytes per value"),
               N_("Storage per cached number: 2 for fp16/bf16, 4 for fp32, 1 for int8."));
-    c.add_float("head_similarity", &s_.head_similarity, 0.0f, 1.0f, N_("head similarity \xCF\x81"),
+    c.add_float("head_similarity", &s_.head_similarity, 0.0f, 1.0f, N_("head similarity $\\rho$"),
                 N_("Toy layer: 0 gives independent K/V heads, 1 identical ones (which pool without loss)."), false,
                 "%.2f");
     c.add_int("group", &s_.group, 0, 127, N_("group"), N_("Which KV group's query heads the attention maps show."));

@@ -248,22 +248,22 @@ class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
   }
   void bind(Controls& c) override {
     c.add_int("d_in", &s_.d_in, 8, 1024, N_("d_in"),
-              N_("Input size of the layer (columns of \xCE\x94W); large sizes train on a worker thread."), true);
-    c.add_int("d_out", &s_.d_out, 8, 1024, N_("d_out"), N_("Output size of the layer (rows of \xCE\x94W)."), true);
+              N_("Input size of the layer (columns of $\\Delta W$); large sizes train on a worker thread."), true);
+    c.add_int("d_out", &s_.d_out, 8, 1024, N_("d_out"), N_("Output size of the layer (rows of $\\Delta W$)."), true);
     c.add_int("rank", &s_.rank, 1, 64, N_("rank r"),
               N_("Rank of the adapter shown in the loss, heatmaps and markers."));
-    c.add_float("alpha", &s_.alpha, 0.5f, 256.0f, N_("alpha \xCE\xB1"),
-                N_("lora_alpha: the update is scaled by \xCE\xB1/r (or \xCE\xB1/\xE2\x88\x9Ar with rsLoRA)."), true,
+    c.add_float("alpha", &s_.alpha, 0.5f, 256.0f, N_("alpha $\\alpha$"),
+                N_("lora_alpha: the update is scaled by $\\alpha / r$ (or $\\alpha / \\sqrt{r}$ with rsLoRA)."), true,
                 "%.3g");
-    c.add_bool("rslora", &s_.rslora, N_("rsLoRA (\xCE\xB1/\xE2\x88\x9Ar)"),
-               N_("Scale the update by \xCE\xB1/\xE2\x88\x9Ar instead of \xCE\xB1/r."));
-    c.add_int("true_rank", &s_.true_rank, 1, 64, N_("true rank of \xCE\x94W"),
+    c.add_bool("rslora", &s_.rslora, N_("rsLoRA ($\\alpha / \\sqrt{r}$)"),
+               N_("Scale the update by $\\alpha / \\sqrt{r}$ instead of $\\alpha / r$."));
+    c.add_int("true_rank", &s_.true_rank, 1, 64, N_("true rank of $\\Delta W$"),
               N_("Number of non-zero singular values in the target before noise."));
     c.add_float("decay", &s_.decay, 0.05f, 1.0f, N_("singular-value decay"),
                 N_("Target singular values are $\\mathrm{decay}^i$: small values make a few directions dominate."),
                 false, "%.2f");
     c.add_float("noise", &s_.noise, 0.0f, 1.0f, N_("noise"),
-                N_("Full-rank Gaussian noise added to \xCE\x94W, which no low rank can capture."), false, "%.3g");
+                N_("Full-rank Gaussian noise added to $\\Delta W$, which no low rank can capture."), false, "%.3g");
     c.add_int("steps", &s_.steps, 0, 2000, N_("training steps"), N_("Gradient steps for every trained adapter."));
     c.add_float("lr", &s_.lr, 1e-4f, 1.0f, N_("learning rate"),
                 N_("Step size of the optimizer; too large and training diverges."), true, "%.4g");

@@ -205,7 +205,7 @@ class MoePanel final : public RecomputePanel<MoeState, MoeResult> {
     int accepted = 0;
     for (int l : m.load) accepted += l;
     check_mark(accepted == r.params.tokens * r.params.top_k - m.n_dropped,
-               tr("\xCE\xA3 load = N\xC2\xB7k \xE2\x88\x92 dropped"));
+               tr("$\\sum \\text{load} = N k - \\text{dropped}$"));
 
     ImGui::Text(tr("balance loss %.4g"), m.balance_loss);
     ImGui::Text(tr("parameters: %lld active of %lld"), static_cast<long long>(m.active_params),

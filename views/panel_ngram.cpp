@@ -7,10 +7,16 @@
 // [SECTION] figures (built from core/experiments/ngram and core/text/corpus)
 // [SECTION] panel: controls
 #include <cmath>
+#include <filesystem>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 
+#include "core/experiments/model_bits.h"
 #include "core/experiments/ngram.h"
+#include "core/experiments/stepper_model.h"
 #include "core/text/corpus.h"
 #include "core/text/i18n.h"
 #include "core/text/utf8.h"
@@ -33,6 +39,7 @@ struct NgramState {
   float k = 0.01f;  // add-k's pseudo-count
   int record = 0;   // held-out record for the causal vs bidirectional comparison
   int seed = 1;
+  std::string model_dir;  // a language model folder (config.json, safetensors, tokenizer.json) scored beside them
 };
 
 // [SECTION] compute
@@ -52,8 +59,48 @@ struct NgramResult {
   std::vector<OrderResult> orders;
   std::string record;  // the held-out record compared, its first line
   MaskedComparison masked;
+  std::optional<ModelBits> model;  // the folder's model on the same held-out records
+  std::string model_name, model_error;
 };
 using ResultPtr = std::shared_ptr<const NgramResult>;
+
+// The folder's model on the held-out records, once per (folder, corpus): moving the add-k slider does not run the
+// model again. A model that fails to load or score leaves the n-grams as they are and says why in the note.
+void score_model(const NgramState& s, const Corpus& c, Progress& progress, NgramResult* r) {
+  struct Scored {
+    std::optional<ModelBits> bits;
+    std::string name, error;
+  };
+  static std::mutex mutex;
+  static std::map<std::pair<std::string, int>, Scored> cache;
+  // The folder's weights file's time is part of the name, so a model saved again over the folder is scored again.
+  std::error_code ec;
+  const auto written = std::filesystem::last_write_time(s.model_dir + "/model.safetensors", ec);
+  const std::string id = s.model_dir + "@" + (ec ? "?" : std::to_string(written.time_since_epoch().count()));
+  const auto key = std::make_pair(id, int(s.corpus));
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = cache.find(key); it != cache.end()) {
+      r->model = it->second.bits, r->model_name = it->second.name, r->model_error = it->second.error;
+      return;
+    }
+  }
+  Scored scored;
+  StepperModel m;
+  if (!load_hf_stepper_model(
+          s.model_dir, [&](double) { return !progress.cancelled(); }, &m, &scored.error)) {
+    if (progress.cancelled()) return;  // not cached: the next run tries again
+  } else {
+    ModelBits b = model_bits_per_char(m, c.heldout);
+    if (b.error.empty())
+      scored.bits = b, scored.name = m.name;
+    else
+      scored.error = b.error;
+  }
+  r->model = scored.bits, r->model_name = scored.name, r->model_error = scored.error;
+  std::lock_guard<std::mutex> lock(mutex);
+  cache[key] = std::move(scored);
+}
 
 ResultPtr compute(const NgramState& s, Progress& progress) {
   auto r = std::make_shared<NgramResult>();
@@ -82,6 +129,7 @@ ResultPtr compute(const NgramState& s, Progress& progress) {
   const std::string& rec = c.heldout[size_t(std::clamp(s.record, 0, int(c.heldout.size()) - 1))];
   r->record = rec.substr(0, rec.find('\n'));
   r->masked = compare_causal_bidirectional(c.train, r->record);
+  if (!s.model_dir.empty()) score_model(s, c, progress, r.get());
   return r;
 }
 // Five orders of counts over the corpus, twice: tens of milliseconds, on the worker.
@@ -107,6 +155,14 @@ plot::Figure bits_figure(const NgramResult& r) {
   ax.line(subst(tr("held-out, add-$k$ ($k$ = {0})"), {plot::fmt("%.3g", r.state.k)}), ns, addk).style =
       plot::LineStyle::LineAndMarkers;
   ax.line(tr("training text, Witten–Bell"), ns, train).dashed = true;
+  if (r.model) {
+    ax.hline(subst(tr("{0}: {1} bits per character"), {r.model_name, plot::fmt("%.3f", r.model->bits_per_char)}),
+             r.model->bits_per_char);
+    fig.note += "\n" + subst(tr("the transformer scored on the first {0} held-out characters ({1} records)"),
+                             {std::to_string(r.model->chars), std::to_string(r.model->records)});
+  } else if (!r.model_error.empty()) {
+    fig.note += "\n" + subst(tr("Model not scored: {0}"), {r.model_error});
+  }
   ax.hline(subst(tr("uniform: $\\log_2 V$ = {0}"), {plot::fmt("%.2f", std::log2(double(r.vocab)))}),
            std::log2(double(r.vocab)));
   plot::Table& t = fig.table;
@@ -241,6 +297,9 @@ class NgramPanel : public RecomputePanel<NgramState, NgramResult> {
     c.add_int("record", &s_.record, 0, 200, tr("held-out record"),
               tr("Which held-out record's first line the causal and bidirectional models predict."));
     c.add_seed(&s_.seed, tr("Seed of the samples."));
+    c.add_text("model_dir", &s_.model_dir, 1024, N_("language model folder"),
+               N_("A model folder with a tokenizer (config.json, model.safetensors, tokenizer.json): its held-out bits "
+                  "per character on the same records, drawn beside the n-grams. Empty: none."));
   }
 };
 

@@ -99,7 +99,7 @@ using plot::fmt;
 
 plot::Figure norms_figure(const NormsResult& r) {
   const NormComparison& n = r.norms;
-  plot::Figure fig("norms", tr("One vector through LayerNorm, RMSNorm and BatchNorm (\xCE\xB3 = 1, \xCE\xB2 = 0)"));
+  plot::Figure fig("norms", tr("One vector through LayerNorm, RMSNorm and BatchNorm (with $\\gamma = 1$, $\\beta = 0$)"));
   fig.note = subst(tr("mean {0}, variance {1}, RMS {2}; BatchNorm uses each feature's statistics over {3} tokens"),
                    {fmt("%.4g", n.mean), fmt("%.4g", n.var), fmt("%.4g", n.rms), std::to_string(r.state.batch)});
   plot::Axes& ax = fig.axes();
@@ -201,7 +201,7 @@ plot::Figure placement_figure(const NormsResult& r) {
   fig.grid_cols = 2;
   for (const char* title : {N_("pre-norm: $x + f(\\mathrm{Norm}(x))$"), N_("post-norm: $\\mathrm{Norm}(x + f(x))$")}) {
     plot::Axes& ax = fig.add_axes(tr(title));  // set up before the next add_axes (which may move the grid)
-    ax.setup(tr("layer (0 = input side)"), "", "\xE2\x80\x96\xE2\x88\x82L/\xE2\x88\x82\xCE\xB8_l\xE2\x80\x96", "");
+    ax.setup(tr("layer (0 = input side)"), "", "$\\|\\partial L / \\partial \\theta_l\\|$", "");
     ax.y.scale = plot::Scale::Log10;
   }
   fig.grid[0].flags |= plot::AxesFlags_NoLegend;  // one legend, right of the post-norm axes

@@ -196,10 +196,7 @@ const GalleryFigure kGallery[] = {
     {"bars", N_("Grouped bars"), {N_("model"), "", N_("memory"), "MiB"}, bars_plot},
     {"histogram", N_("Histogram of N(0, 1) samples"), {N_("value"), "", N_("count"), ""}, histogram_plot},
     {"vectors", N_("Rotation on the unit circle"), {"x\xE2\x82\x80", "", "x\xE2\x82\x81", ""}, vectors_plot},  // x₀, x₁
-    {"log",
-     N_("Log axes: RoPE frequencies"),
-     {N_("pair index k"), "", "\xCE\xB8\xE2\x82\x96", "rad/token"},
-     log_plot},  // θₖ
+    {"log", N_("Log axes: RoPE frequencies"), {N_("pair index k"), "", "$\\theta_k$", "rad/token"}, log_plot},  // θₖ
     {"annotations", N_("Markers and text"), {N_("logit"), "", N_("probability"), ""}, annotations_plot},
     {"heads", N_("Small multiples: four heads, one colour scale"), {}, multiples_plot},
     {"empty", N_("Empty state (no data yet)"), {"x", "", "y", ""}, nullptr},
@@ -262,7 +259,7 @@ class PlotGalleryPanel final : public Panel {
                N_("Mask keys after the query with −∞; masked cells are drawn grey with their own legend entry."));
     c.add_enum("colormap", &s_.colormap, {"viridis", "magma"}, N_("Colormap"),
                N_("Sequential colour scale of the heatmaps."));
-    c.add_float("angle", &s_.angle, 0.0f, 6.2832f, N_("Angle θ"),
+    c.add_float("angle", &s_.angle, 0.0f, 6.2832f, N_("Angle $\\theta$"),
                 N_("Rotation angle of the vector figure, in radians."));
     c.add_int("samples", &s_.samples, 10, 100000, N_("Histogram samples"), N_("Number of N(0, 1) samples."), true);
   }

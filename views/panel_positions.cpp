@@ -135,7 +135,7 @@ plot::Figure similarity_figure(const PositionsResult& r) {
   a.line("RoPE $q\\cdot k$", m.distance, m.rope);
   a.line("RoPE, $p + 100$", m.distance, m.rope_far).dashed = true;
   plot::Axes& b = fig.add_axes(tr("ALiBi: bias added to the score"));
-  b.setup(tr("distance $i - j$"), "", tr("bias -m\xC2\xB7(i - j)"), "");
+  b.setup(tr("distance $i - j$"), "", tr("bias $-m(i - j)$"), "");
   b.flags |= plot::AxesFlags_LegendOutside;
   const size_t heads = m.alibi.size();
   for (size_t h = 0; h < heads; ++h)

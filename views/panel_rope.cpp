@@ -147,7 +147,7 @@ plot::Figure distance_figure(const RopeAnalysisParams& p, const RopeAnalysis& r)
   a.line("$q\\cdot k$", xs, r.score);
   plot::Axes& b = fig.add_axes(tr("expected self-similarity"));
   b.flags |= plot::AxesFlags_NoLegend;
-  b.setup(tr("distance"), tr("tokens"), "(2/D)\xC2\xB7\xCE\xA3 cos(\xCE\x94\xC2\xB7\xCE\xB8_k)", "");
+  b.setup(tr("distance"), tr("tokens"), "$\\frac{2}{D} \\sum_k \\cos(\\Delta \\theta_k)$", "");
   b.line("$E[x_m\\cdot x_n] / E|x|^2$", xs, r.self_similarity);
   b.set_y_range(-0.5, 1.05);
   plot::Table& t = fig.table;
@@ -176,11 +176,11 @@ class RopePanel final : public RecomputePanel<RopeState, RopeResult> {
     ImGui::Separator();
     ImGui::TextUnformatted(tr("Live checks"));
     check_mark(r.a.shift_invariant,
-               subst(tr("shift m, n by {0}: score {1} vs {2}"),
+               subst(tr("shift $m$, $n$ by {0}: score {1} vs {2}"),
                      {std::to_string(r.params.shift), fmt("%.5g", r.a.score_mn), fmt("%.5g", r.a.score_shifted)})
                    .c_str());
     check_mark(r.a.norm_preserved,
-               subst(tr("rotation keeps |q| (worst rel. error {0})"), {fmt("%.1e", r.a.norm_error)}).c_str());
+               subst(tr("rotation keeps $\\|q\\|$ (worst rel. error {0})"), {fmt("%.1e", r.a.norm_error)}).c_str());
     check_mark(r.a.conventions_agree, subst(tr("other convention, permuted dims: same score (rel. error {0})"),
                                             {fmt("%.1e", r.a.convention_error)})
                                           .c_str());
@@ -193,7 +193,7 @@ class RopePanel final : public RecomputePanel<RopeState, RopeResult> {
     c.add_int("head_dim", &s_.params.rope.head_dim, 2, 256, N_("head_dim D"),
               N_("Size of one head vector; it holds D/2 rotating pairs (odd values round down)."));
     c.add_float(
-        "base", &s_.base, 100.0f, 1e6f, N_("base \xCE\xB8"),
+        "base", &s_.base, 100.0f, 1e6f, N_("base $\\theta$"),
         N_("Base of the frequencies $\\theta_k = \\mathrm{base}^{-2k/D}$; larger bases make the slow pairs slower."),
         true, "%.0f");
     c.add_int("query_pos", &s_.params.query_pos, 0, 100000, N_("query position m"), N_("Position of the query token."),

@@ -205,7 +205,7 @@ class SoftmaxPanel final : public RecomputePanel<SoftmaxState, SoftmaxResult> {
                N_("Factor applied to $q\\cdot k$ before softmax in the 'scaled' curves; 'unscaled' always uses 1."));
     c.add_float("custom_scale", &s_.custom_scale, 1e-4f, 10.0f, N_("custom scale"),
                 N_("The factor used when the scale mode is custom."), true, "%.4g");
-    c.add_float("temperature", &s_.temperature, 0.05f, 20.0f, N_("temperature \xCF\x84"),
+    c.add_float("temperature", &s_.temperature, 0.05f, 20.0f, N_("temperature $\\tau$"),
                 N_("Both curves use $\\mathrm{softmax}(x / \\tau)$: above 1 flattens, below 1 sharpens."), true,
                 "%.3g");
     c.add_int("samples", &s_.samples, 100, 200000, N_("samples"),
@@ -234,7 +234,7 @@ class SoftmaxPanel final : public RecomputePanel<SoftmaxState, SoftmaxResult> {
       }
       ImGui::Text("%s: [%s]", name, logits.c_str());
       ImGui::Text(tr("  softmax [%s]"), probs.c_str());
-      ImGui::Text(tr("  top gradient S(1-S) = %.3g"), w.top_grad);
+      math_text(subst(tr("  top gradient $S(1 - S)$ = {0}"), {fmt("%.3g", w.top_grad)}).c_str());
     };
     row("A", r.worked_a, r.error_a);
     row("B", r.worked_b, r.error_b);

@@ -161,7 +161,8 @@ plot::Figure softcap_figure(const StabilityResult& r) {
          "beyond $|s| \\approx c$");
   add_function_and_gradient(
       fig, N_("raw score $s$"), c.x, {N_("capped score"), N_("capped"), "$c\\cdot\\tanh(s/c)$", c.capped},
-      {N_("gradient"), N_("d capped / ds"), "$1 - \\tanh^2(s/c)$", c.derivative}, {"x", "capped", "derivative"});
+      {N_("gradient"), N_("$\\mathrm{d}\\,\\text{capped} / \\mathrm{d}s$"), "$1 - \\tanh^2(s/c)$", c.derivative},
+      {"x", "capped", "derivative"});
   plot::Axes& v = fig.grid[0];
   v.line(tr("identity"), c.x, c.x).dashed = true;
   v.set_y_range(-std::max(1.5 * c.cap, 1.0), std::max(1.5 * c.cap, 1.0));
@@ -170,7 +171,7 @@ plot::Figure softcap_figure(const StabilityResult& r) {
 }
 
 plot::Figure qk_figure(const StabilityResult& r) {
-  plot::Figure fig("qknorm", tr("QK-norm: scores stay bounded as q and k grow"));
+  plot::Figure fig("qknorm", tr("QK-norm: scores stay bounded as $q$ and $k$ grow"));
   fig.note = subst(tr("$q, k \\sim N(0, s^2)$, $D$ = {0}, {1} keys, scores scaled by $1/\\sqrt{D}$; with QK-norm "
                       "($\\gamma = 1$) the scores do not depend on $s$"),
                    {std::to_string(r.state.head_dim), std::to_string(r.state.n_keys)});
@@ -201,15 +202,16 @@ plot::Figure qk_figure(const StabilityResult& r) {
 
 plot::Figure zloss_figure(const StabilityResult& r) {
   const ZLossCurve& z = r.zloss;
-  plot::Figure fig("zloss",
-                   subst(tr("z-loss: $coef\\cdot\\log^2 Z$ added to the loss, coef = {0}"), {fmt("%.3g", z.coef)}));
+  plot::Figure fig("zloss", subst(tr("z-loss: $\\mathrm{coef} \\cdot \\log^2 Z$ added to the loss, coef = {0}"),
+                                  {fmt("%.3g", z.coef)}));
   fig.note =
-      tr("$Z = \\sum \\exp(logits)$; the term's gradient $2\\cdot coef\\cdot\\log Z\\cdot\\mathrm{softmax}$ pulls "
+      tr("$Z = \\sum \\exp(\\mathrm{logits})$; the term's gradient $2 \\cdot \\mathrm{coef} \\cdot \\log Z \\cdot "
+         "\\softmax$ pulls "
          "every logit toward $\\log Z = 0$");
   add_function_and_gradient(fig, "$\\log Z$", z.log_z,
-                            {N_("added loss"), "coef \xC2\xB7 log\xC2\xB2 Z", "z-loss", z.term},
+                            {N_("added loss"), "$\\mathrm{coef} \\cdot \\log^2 Z$", "z-loss", z.term},
                             {N_("gradient on the logits (sum)"), "$\\sum_v \\partial/\\partial \\mathrm{logit}_v$",
-                             "$2\\cdot coef\\cdot\\log Z$", z.grad_sum},
+                             "$2 \\cdot \\mathrm{coef} \\cdot \\log Z$", z.grad_sum},
                             {"log_z", "z_loss", "grad_sum"});
   return fig;
 }

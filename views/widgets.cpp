@@ -59,26 +59,10 @@ void check_mark(bool ok, const char* label) {
   const ImVec4 color = role_color(ok ? plot::UiRole::Good : plot::UiRole::Bad);
   ImGui::TextColored(color, "%s", ok ? "\u2713" : "\u2717");
   ImGui::SameLine();
-  ImGui::TextUnformatted(label);
+  math_text(label, 0.0f);  // formulas typeset, long labels wrapped at the window edge
 }
 
 // [SECTION] text with formulas
-namespace {
-
-// The words of a paragraph: split at spaces outside formulas, each keeping its trailing space.
-std::vector<std::string> math_words(const std::string& para) {
-  std::vector<std::string> words;
-  size_t start = 0;
-  for (size_t i = 0; i < para.size(); ++i)
-    if (para[i] == ' ' && !plot::inside_math(para, i)) {
-      words.push_back(para.substr(start, i + 1 - start));
-      start = i + 1;
-    }
-  if (start < para.size()) words.push_back(para.substr(start));
-  return words;
-}
-
-}  // namespace
 
 void math_text(const char* text, float wrap_pos_x, bool display, uint32_t color) {
   const ImU32 col = color ? color : ImGui::GetColorU32(ImGuiCol_Text);
@@ -105,7 +89,7 @@ void math_text(const char* text, float wrap_pos_x, bool display, uint32_t color)
   while (from <= all.size()) {  // paragraphs
     size_t nl = all.find('\n', from);
     if (nl == std::string::npos) nl = all.size();
-    const std::vector<std::string> words = math_words(all.substr(from, nl - from));
+    const std::vector<std::string> words = plot::label_words(all.substr(from, nl - from));
     // Words are independent boxes, so a line is as wide as its words (no kerning, formulas whole).
     std::vector<float> full(words.size()), bare(words.size());
     for (size_t w = 0; w < words.size(); ++w) {

@@ -262,6 +262,29 @@ ParameterBreakdown count_parameters(const ArchitectureConfig& c) {
   return b;
 }
 
+ArchitectureConfig architecture_of(const ModelConfig& m, const std::string& name) {
+  ArchitectureConfig c;
+  c.name = name;
+  c.source = "config.json";
+  c.d_model = m.dim, c.layers = m.n_layers, c.heads = m.n_heads, c.kv_heads = m.n_kv_heads;
+  c.head_dim = m.head_dim(), c.d_ff = m.hidden, c.gated = m.gated(), c.activation = to_string(m.activation);
+  c.vocab = m.vocab, c.context = m.max_seq;
+  switch (m.positions) {
+    case PositionType::Learned: c.positions = ArchPositions::Learned; break;
+    case PositionType::Sinusoidal:
+    case PositionType::None: c.positions = ArchPositions::Sinusoidal; break;  // no learned table either way
+    case PositionType::RoPE: c.positions = ArchPositions::Rope; break;
+    case PositionType::ALiBi: c.positions = ArchPositions::Alibi; break;
+  }
+  c.norm = m.norm == NormType::LayerNorm ? ArchNorm::LayerNorm : ArchNorm::RmsNorm;
+  c.norm_bias = m.norm == NormType::LayerNorm;        // the workbench's LayerNorm has β
+  c.attn_bias = m.attn_bias, c.qkv_bias_only = true;  // o_proj never has a bias here
+  c.tied = m.tie_embeddings, c.qk_norm = m.qk_norm;
+  c.final_norm = m.has_final_norm();
+  if (m.moe()) c.experts = m.experts, c.active_experts = m.top_k;
+  return c;
+}
+
 std::string validate(const ArchitectureConfig& c) {
   if (c.d_model < 1 || c.d_model > 1'000'000) return tr("d_model must be 1 … 1,000,000");
   if (c.layers < 1 || c.layers > 1000) return tr("layers must be 1 … 1000");

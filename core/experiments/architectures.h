@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "core/model/config.h"
+
 namespace tw {
 
 enum class ArchPositions { Learned, Sinusoidal, Rope, Alibi, RelativeBias };
@@ -68,6 +70,10 @@ struct ParameterBreakdown {
   int64_t active = 0;  // parameters one token uses (mixture of experts: only its experts)
 };
 ParameterBreakdown count_parameters(const ArchitectureConfig& c);
+
+// A workbench model (its config.json) as a row of the table, so a loaded or shipped model can be placed among the
+// published ones; count_parameters of it equals the model code's own count (core/model/weights parameter_count).
+ArchitectureConfig architecture_of(const ModelConfig& m, const std::string& name);
 
 // "" when usable, else one sentence naming the field (the user's own configuration).
 std::string validate(const ArchitectureConfig& c);

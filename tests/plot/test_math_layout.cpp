@@ -323,6 +323,23 @@ TEST(MathLayout, PlainTextAndDollarsThatAreNotMath) {
   EXPECT_GE(m.ascent + m.descent, kSize - 1e-3f);
 }
 
+TEST(MathLayout, LinesBreakAtSpacesAndBetweenChineseCharactersNeverInAFormula) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(label_words("scale by $\\frac{1}{\\sqrt{d_k}}$ here"),
+            (V{"scale ", "by ", "$\\frac{1}{\\sqrt{d_k}}$ ", "here"}));
+  // Chinese breaks between characters, but not before "，" or "）", nor after "（"; a formula stays whole.
+  EXPECT_EQ(label_words("每个头$m_h$，（偏置）"), (V{"每", "个", "头", "$m_h$，", "（偏", "置）"}));
+  EXPECT_EQ(label_words("当 $j \\le i$ 时"), (V{"当 ", "$j \\le i$ ", "时"}));
+  EXPECT_EQ(label_words("token，有"), (V{"token，", "有"}));
+  EXPECT_EQ(label_words(""), V{});
+  // Joined, the pieces are the label.
+  for (const std::string s : {"ALiBi 不添加位置向量。每个头 $h$ 在注意力分数上", "a  b $x$"}) {
+    std::string joined;
+    for (const std::string& w : label_words(s)) joined += w;
+    EXPECT_EQ(joined, s);
+  }
+}
+
 TEST(MathLayout, CacheReturnsTheSameLayout) {
   const MathLayoutPtr a = layout_math("$x_i^2$", 13);
   const MathLayoutPtr b = layout_math("$x_i^2$", 13);
@@ -451,6 +468,57 @@ TEST(MathInFigures, TallFormulasGetTallerLinesAndStayInsideTheFigure) {
   EXPECT_LT(plot.y1, plain_plot.y1);
   EXPECT_GT(plot.x0, plain_plot.x0);
   if (const char* dir = std::getenv("TW_MATH_DUMP")) export_png(fig, std::string(dir) + "/tall.png", {.scale = 2});
+}
+
+// Vertical extent of every typeset label's glyphs and rules, by label (primitive group), in drawing order.
+std::vector<std::pair<float, float>> label_extents(const Layout& l) {
+  std::vector<std::pair<int, std::pair<float, float>>> groups;
+  for (const Primitive& p : l.prims) {
+    if (p.group < 0 || (p.kind != PrimKind::Text && p.kind != PrimKind::Rect && p.kind != PrimKind::Polyline)) continue;
+    float y0 = p.kind == PrimKind::Text ? p.pos.y : p.rect.y0,
+          y1 = p.kind == PrimKind::Text ? p.pos.y + p.size : p.rect.y1;
+    if (p.kind == PrimKind::Polyline) {
+      y0 = INFINITY, y1 = -INFINITY;
+      for (const Vec2& q : p.points) y0 = std::min(y0, q.y), y1 = std::max(y1, q.y);
+    }
+    if (groups.empty() || groups.back().first != p.group) groups.push_back({p.group, {y0, y1}});
+    auto& e = groups.back().second;
+    e.first = std::min(e.first, y0), e.second = std::max(e.second, y1);
+  }
+  std::vector<std::pair<float, float>> out;
+  for (const auto& g : groups) out.push_back(g.second);
+  return out;
+}
+
+TEST(MathInFigures, LegendRowsGrowWithTallFormulas) {
+  Figure fig("legend", "");
+  fig.axes().setup("x", "", "y", "");
+  fig.axes().flags |= AxesFlags_LegendOutside;
+  const std::vector<std::string> labels = {"$x_i$", "$\\left(\\frac{\\partial L}{\\partial x_i}\\right)^2$",
+                                           "$\\sqrt{\\frac{1}{d_k}}$", "$y$"};
+  for (size_t i = 0; i < labels.size(); ++i) fig.axes().line(labels[i], {0, 1}, {double(i), double(i) + 1});
+  const Layout l = layout_figure(fig, {.width = 640, .height = 400, .theme = Theme::Print});
+  ASSERT_EQ(l.legends.size(), 1u);
+  const Rect box = l.legends[0];
+  // The legend's labels are the last four typeset groups: each inside the box, each below the one before.
+  const auto all = label_extents(l);
+  ASSERT_GE(all.size(), labels.size());
+  const std::vector<std::pair<float, float>> rows(all.end() - labels.size(), all.end());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_GE(rows[i].first, box.y0) << labels[i];
+    EXPECT_LE(rows[i].second, box.y1) << labels[i];
+    if (i > 0) {
+      EXPECT_GE(rows[i].first, rows[i - 1].second) << labels[i] << " overlaps " << labels[i - 1];
+    }
+  }
+  // The fraction's row is taller than the plain one's, and the whole box taller than four plain rows.
+  EXPECT_GT(rows[1].second - rows[1].first, 1.3f * (rows[0].second - rows[0].first));
+  Figure plain = fig;
+  plain.grid[0].items.clear();
+  for (size_t i = 0; i < labels.size(); ++i) plain.axes().line("row", {0, 1}, {double(i), double(i) + 1});
+  const Layout lp = layout_figure(plain, {.width = 640, .height = 400, .theme = Theme::Print});
+  ASSERT_EQ(lp.legends.size(), 1u);
+  EXPECT_GT(box.y1 - box.y0, lp.legends[0].y1 - lp.legends[0].y0 + 10);
 }
 
 TEST(MathInFigures, PngDrawsTheTypesetTitle) {

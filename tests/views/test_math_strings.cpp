@@ -1,9 +1,13 @@
 // Every formula a panel shows is typeset: scans the strings the panels produce headless (explanations, names,
 // control labels and (?) help, figure titles, axis labels and units, legends, notes, annotations)
 // for ASCII math outside $…$ (sqrt(, exp(, x_i, x^2, \frac …), and every $…$ span for commands the math layout
-// does not support. Drawn-only strings (hover read-outs, ImGui-only lines) are not reachable here.
+// does not support. Drawn-only strings (hover read-outs, check lines, ImGui-only lines) are reached through the
+// catalogue instead: every string the sources mark for translation (tr, trn, N_), extracted with xgettext.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <regex>
 #include <set>
 #include <string>
@@ -137,6 +141,100 @@ TEST(MathStrings, NoAsciiMathOutsideDollarsAndNoUnsupportedCommands) {
   EXPECT_TRUE(unsupported.empty()) << "commands the math layout draws as source:\n" << unsup;
 }
 
+// Every msgid xgettext extracts from the sources, as po_complete extracts them ("" when xgettext is missing).
+std::vector<std::string> catalogue_strings(std::string* error) {
+  const std::string src = TW_SOURCE_DIR, pot = std::string(TW_BINARY_DIR) + "/math_strings_catalogue.pot";
+  const std::string cmd = "cd '" + src +
+                          "' && find app core views -name '*.cpp' -o -name '*.h' | LC_ALL=C sort | xgettext "
+                          "--language=C++ --from-code=UTF-8 --keyword= --keyword=tr --keyword=trn:1,2 --keyword=N_ "
+                          "--force-po -f - -o '" +
+                          pot + "' 2>&1";
+  if (std::system(cmd.c_str()) != 0) {
+    *error = "xgettext failed: " + cmd;
+    return {};
+  }
+  std::ifstream in(pot);
+  std::vector<std::string> out;
+  std::string line, cur;
+  bool in_id = false;
+  auto unquote = [](const std::string& q) {  // a PO string literal without its quotes, escapes resolved
+    std::string r;
+    for (size_t i = 1; i + 1 < q.size(); ++i) {
+      if (q[i] != '\\' || i + 2 >= q.size()) {
+        r += q[i];
+        continue;
+      }
+      const char c = q[++i];
+      r += c == 'n' ? '\n' : c == 't' ? '\t' : c;
+    }
+    return r;
+  };
+  while (std::getline(in, line)) {
+    if (line.rfind("msgid ", 0) == 0 || line.rfind("msgid_plural ", 0) == 0) {
+      if (in_id && !cur.empty()) out.push_back(cur);
+      cur = unquote(line.substr(line.find(' ') + 1));
+      in_id = true;
+    } else if (in_id && !line.empty() && line[0] == '"') {
+      cur += unquote(line);
+    } else {
+      if (in_id && !cur.empty()) out.push_back(cur);
+      in_id = false, cur.clear();
+    }
+  }
+  if (in_id && !cur.empty()) out.push_back(cur);
+  std::remove(pot.c_str());
+  return out;
+}
+
+// Greek letters, radicals, n-ary sums and softmax(…) written as plain text: formulas that belong in $…$.
+bool plain_symbol_math(const std::string& s) {
+  static const char* const kSymbols[] = {"\xE2\x88\x9A", "\xE2\x88\x91", "softmax("};  // √ ∑
+  std::string plain;
+  for (size_t i = 0; i < s.size(); ++i)
+    if (!plot::inside_math(s, i) && !(s[i] == '$' && plot::inside_math(s, i + 1))) plain += s[i];
+  for (const char* sym : kSymbols)
+    if (plain.find(sym) != std::string::npos) return true;
+  for (size_t i = 0; i + 1 < plain.size(); ++i) {  // U+0391–U+03A9, U+03B1–U+03C9 (Σ is U+03A3)
+    const unsigned char a = plain[i], b = plain[i + 1];
+    if ((a == 0xCE && b >= 0x91 && b <= 0xBF) || (a == 0xCF && b >= 0x80 && b <= 0x89)) return true;
+  }
+  return false;
+}
+
+// Strings that are configuration values or shape notation the user types, not formulas.
+const std::set<std::string>& catalogue_allowed() {
+  static const std::set<std::string> a = {
+      "config.json: 'tw_attn_scale' must be one of 1/sqrt(d_k), none, 1/d_k",
+      "attention scale must be 1/sqrt(d_k), none or 1/d_k (a custom factor is not a model choice)",
+      "dense bias must be (T_q, T_k) or (H*T_q, T_k)",
+  };
+  return a;
+}
+
+TEST(MathStrings, EveryMarkedStringIncludingDrawnOnlyLinesTypesetsItsFormulas) {
+  std::string error;
+  const std::vector<std::string> all = catalogue_strings(&error);
+  ASSERT_TRUE(error.empty()) << error;
+  ASSERT_GT(all.size(), 1500u) << "xgettext found too few strings";
+  std::vector<std::string> flagged, unsupported;
+  for (const std::string& s : all) {
+    if (catalogue_allowed().count(s)) continue;
+    const std::string plain = outside_math(s);
+    bool hit = plain_symbol_math(s);
+    for (const auto& [re, what] : patterns()) hit = hit || std::regex_search(plain, re);
+    if (hit) flagged.push_back(s);
+    if (plot::has_math(s))
+      for (const std::string& cmd : plot::layout_math_uncached(s, 15).unsupported)
+        unsupported.push_back(cmd + " in: " + s);
+  }
+  std::string report;
+  for (const std::string& s : flagged) report += "  " + s + "\n";
+  EXPECT_TRUE(flagged.empty()) << flagged.size() << " marked strings have plain-text math outside $…$:\n" << report;
+  std::string unsup;
+  for (const std::string& s : unsupported) unsup += "  " + s + "\n";
+  EXPECT_TRUE(unsupported.empty()) << "commands the math layout draws as source:\n" << unsup;
+}
+
 TEST(MathStrings, ThePatternsCatchAsciiMathAndSpareTypesetMathAndIdentifiers) {
   auto hit = [](const std::string& s) {
     const std::string plain = outside_math(s);
@@ -150,6 +248,12 @@ TEST(MathStrings, ThePatternsCatchAsciiMathAndSpareTypesetMathAndIdentifiers) {
   for (const char* ok : {"scale $1/\\sqrt{d_k}$", "$S_i = e^{x_i}$", "rope_theta", "d_model = 64", "max_norm",
                          "model.embed_tokens.weight", "top-k", "$x^2$ and $y_i$", "lm_head", "tokens/s"})
     EXPECT_FALSE(hit(ok)) << ok;
+  for (const char* bad :
+       {"temperature \xCF\x84", "scaled by \xCE\xB1/\xE2\x88\x9Ar", "p = softmax(l / T)", "rows of \xCE\x94W"})
+    EXPECT_TRUE(plain_symbol_math(bad)) << bad;
+  for (const char* ok :
+       {"temperature $\\tau$", "$\\softmax(l / T)$", "\xE5\xA4\xB4 $\\rho$", "softmax", "x \xE2\x89\xA5 0"})
+    EXPECT_FALSE(plain_symbol_math(ok)) << ok;
 }
 
 }  // namespace

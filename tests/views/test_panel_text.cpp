@@ -125,6 +125,14 @@ std::vector<std::string> math_spans(const std::string& s) {
 TEST(PanelText, EveryParagraphHasAChineseTranslationKeepingItsFormulas) {
   std::map<std::string, std::string> zh = read_po(kSource / "po/fragments/i18ntext.po");
   ASSERT_FALSE(zh.empty()) << "po/fragments/i18ntext.po is missing or empty";
+  // Every other fragment too (a helper that edits a paragraph translates it in its own fragment until the merge).
+  std::vector<std::filesystem::path> fragments;
+  for (const auto& e : std::filesystem::directory_iterator(kSource / "po/fragments"))
+    if (e.path().extension() == ".po") fragments.push_back(e.path());
+  std::sort(fragments.begin(), fragments.end());
+  for (const auto& f : fragments)
+    for (auto& [id, str] : read_po(f))
+      if (!str.empty()) zh.emplace(id, str);
   if (std::filesystem::exists(kSource / "po/zh.po"))
     for (auto& [id, str] : read_po(kSource / "po/zh.po"))
       if (!str.empty()) zh.emplace(id, str);  // the fragment wins where both translate

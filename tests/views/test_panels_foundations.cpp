@@ -3,11 +3,20 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "core/experiments/architectures.h"
 #include "core/experiments/high_dim_geometry.h"
+#include "core/experiments/model_bits.h"
 #include "core/experiments/ngram.h"
+#include "core/experiments/stepper_model.h"
+#include "core/io/hf_model.h"
+#include "core/model/config.h"
+#include "core/model/weights.h"
 #include "core/text/corpus.h"
+#include "core/text/pretokenizer.h"
 #include "views/panel.h"
 #include "views/panel_test_util.h"
 #include "views/plot/figure.h"
@@ -90,6 +99,85 @@ TEST(ArchitecturesPanel, OwnModelCountedLikeTheTable) {
   const plot::Table models = plot::figure_table(figure_by_id(figs, "counts"));
   EXPECT_EQ(models.rows.size(), published_architectures().size());
   EXPECT_EQ(models.header.back(), "source");
+}
+
+// The shipped sort model placed on every ratio plot: its point sits at the count the model code gives for its own
+// weights, at the ratios of its config.json; a folder without a config.json names the problem and the figures stay.
+TEST(ArchitecturesPanel, TheLoadedModelIsPlacedOnEveryPlot) {
+  auto p = panel_with("architectures", {{"placed", "sort model"}});
+  ASSERT_NE(p, nullptr);
+  const auto figs = run(*p);
+  ASSERT_EQ(p->error(), "");
+  ModelConfig m;
+  std::string error;
+  ASSERT_TRUE(load_config(shipped_models_dir() + "/sort/config.json", &m, &error)) << error;
+  const double n = double(parameter_count(init_weights(m, 1)));
+  const std::pair<const char*, double> expected[] = {{"mlp_ratio", double(m.hidden) / m.dim},
+                                                     {"head_dim", double(m.dim / m.n_heads)},
+                                                     {"aspect", double(m.dim) / m.n_layers},
+                                                     {"vocab", double(m.vocab)}};
+  for (const auto& [id, value] : expected) {
+    const plot::Table t = plot::figure_table(figure_by_id(figs, id));
+    ASSERT_FALSE(t.rows.empty()) << id;
+    const auto& last = t.rows.back();
+    EXPECT_EQ(std::get<std::string>(last[0]), "loaded model") << id;
+    EXPECT_EQ(num(last[1]), n) << id;
+    EXPECT_DOUBLE_EQ(num(last[2]), value) << id;
+  }
+  // Nothing placed: the last row is your model again.
+  auto none = panel_with("architectures", {{"placed", "none"}});
+  const plot::Table t = plot::figure_table(figure_by_id(run(*none), "mlp_ratio"));
+  EXPECT_EQ(std::get<std::string>(t.rows.back()[0]), "your model");
+  // A folder with no config.json: the figures stay, without the point.
+  auto bad = panel_with("architectures", {{"placed", "folder"}, {"model_dir", "/nonexistent-folder"}});
+  const auto bad_figs = run(*bad);
+  EXPECT_EQ(bad->error(), "");
+  EXPECT_EQ(std::get<std::string>(plot::figure_table(figure_by_id(bad_figs, "vocab")).rows.back()[0]), "your model");
+}
+
+// A language model folder beside the n-grams: its held-out bits per character are core's model_bits_per_char of
+// the same held-out records (tests/core/experiments/test_model_bits checks that number); a broken folder is a note.
+TEST(NgramPanel, ALoadedModelsBitsPerCharacterSitBesideTheNgrams) {
+  namespace fs = std::filesystem;
+  const std::string dir = ::testing::TempDir() + "/ngram_model_folder";
+  fs::remove_all(dir);
+  const ModelConfig c{
+      .dim = 32, .n_layers = 1, .n_heads = 4, .n_kv_heads = 2, .vocab = 257, .hidden = 48, .max_seq = 64};
+  std::vector<std::string> files;
+  std::string error;
+  ASSERT_TRUE(save_hf_checkpoint(dir, init_weights(c, 5), c, {}, &files, &error)) << error;
+  nlohmann::json vocab = nlohmann::json::object();
+  for (int b = 0; b < 256; ++b) vocab[byte_level_alphabet()[size_t(b)]] = b;
+  const nlohmann::json tok = {
+      {"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", nlohmann::json::array()}}},
+      {"added_tokens", nlohmann::json::array({{{"id", 256}, {"content", "<|endoftext|>"}, {"special", true}}})},
+      {"pre_tokenizer", {{"type", "ByteLevel"}, {"add_prefix_space", false}}}};
+  std::ofstream(dir + "/tokenizer.json", std::ios::binary) << tok.dump();
+
+  auto p = panel_with("ngram", {{"corpus", "quotes"}, {"model_dir", dir}});
+  ASSERT_NE(p, nullptr);
+  const auto figs = run(*p);
+  ASSERT_EQ(p->error(), "");
+  StepperModel m;
+  ASSERT_TRUE(load_hf_stepper_model(dir, {}, &m, &error)) << error;
+  Corpus corpus;
+  ASSERT_EQ(load_corpus(CorpusId::EnglishQuotes, &corpus), "");
+  const ModelBits expected = model_bits_per_char(m, corpus.heldout);
+  ASSERT_EQ(expected.error, "");
+  const plot::Figure& bits = figure_by_id(figs, "bits");
+  bool found = false;
+  for (const plot::Item& item : bits.grid[0].items)
+    if (const auto* line = std::get_if<plot::MarkerLineItem>(&item); line && !line->vertical)
+      found |= line->value == expected.bits_per_char;
+  EXPECT_TRUE(found) << "no line at " << expected.bits_per_char;
+  EXPECT_NE(bits.note.find(std::to_string(expected.chars)), std::string::npos) << bits.note;
+  // An untrained model over 257 byte-level tokens: near the uniform log2 257 per byte, far above the n-grams' best.
+  EXPECT_GT(expected.bits_per_char, 4.0);
+
+  auto broken = panel_with("ngram", {{"corpus", "quotes"}, {"model_dir", dir + "/missing"}});
+  const auto broken_figs = run(*broken);
+  EXPECT_EQ(broken->error(), "");
+  EXPECT_NE(figure_by_id(broken_figs, "bits").note.find("Model not scored"), std::string::npos);
 }
 
 TEST(ArchitecturesPanel, HeadsNotAMultipleIsAnError) {

@@ -28,9 +28,9 @@ void bind_forward_controls(Controls& c, ForwardState& s) {
             N_("Longest sequence the model accepts (custom model only)."));
   c.add_int("gqa_ratio", &s.gqa_ratio, 1, 32, N_("GQA ratio"),
             N_("Query heads per key/value head: 1 is MHA, H is MQA; n_kv_heads = H / ratio."));
-  c.add_enum(
-      "norm", &s.config.norm, NormType::LayerNorm, N_("Norm"),
-      N_("RMSNorm (LLaMA) rescales by the root mean square; LayerNorm (GPT-2) also subtracts the mean and adds β."));
+  c.add_enum("norm", &s.config.norm, NormType::LayerNorm, N_("Norm"),
+             N_("RMSNorm (LLaMA) rescales by the root mean square; LayerNorm (GPT-2) also subtracts the mean and adds "
+                "$\\beta$."));
   c.add_enum(
       "placement", &s.config.placement, NormPlacement::Post, N_("Norm placement"),
       N_("Pre-norm normalises the input of each sub-block; post-norm (2017 Transformer) normalises after the add."));

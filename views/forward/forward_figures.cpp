@@ -221,7 +221,8 @@ plot::Figure next_token_figure(const ForwardResult& r, const NextTokenChoice& ch
   }
   plot::Axes& ax = fig.axes();
   ax.setup(tr("token (* = sampled)"), "", tr("probability"), "");
-  ax.bars(groups, {tr("softmax(logits / temperature)"), tr("after top-k and top-p (renormalised)")}, {before, after});
+  ax.bars(groups, {tr("$\\softmax(\\text{logits} / \\text{temperature})$"), tr("after top-k and top-p (renormalised)")},
+          {before, after});
   fig.table = std::move(table);
   fig.note = subst(tr("{0} of {1} tokens survive top-k, {2} survive top-p; sampled id {3} ($p = {4}$)"),
                    {std::to_string(f.n_top_k), std::to_string(V), std::to_string(f.n_final),

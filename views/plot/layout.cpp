@@ -119,18 +119,27 @@ void Builder::label(Vec2 pos, const std::string& s, float size, float max_width,
   text(pos, fit_text(s, smallest, max_width), smallest, color, ax, ay, vertical);
 }
 
-// The two halves of `s` split at the space closest to its middle (by width); {s, ""} when it has no space.
+// The two halves of `s` split where a line may break (label_words: a space, or between Chinese characters) closest
+// to its middle (by width); {s, ""} when it cannot break.
 std::pair<std::string, std::string> split_in_two(const std::string& s, float size) {
-  size_t best = std::string::npos;
+  const std::vector<std::string> words = label_words(s);
+  auto trimmed = [](std::string t) {
+    while (!t.empty() && t.back() == ' ') t.pop_back();
+    return t;
+  };
+  size_t best = 0;
   float best_gap = INFINITY;
   const float total = label_width(s, size);
-  for (size_t i = s.find(' '); i != std::string::npos; i = s.find(' ', i + 1)) {
-    if (inside_math(s, i)) continue;  // never split a formula
-    const float gap = std::fabs(label_width(s.substr(0, i), size) - total / 2);
-    if (gap < best_gap) best_gap = gap, best = i;
+  std::string head;
+  for (size_t k = 0; k + 1 < words.size(); ++k) {
+    head += words[k];
+    const float gap = std::fabs(label_width(trimmed(head), size) - total / 2);
+    if (gap < best_gap) best_gap = gap, best = k + 1;
   }
-  if (best == std::string::npos) return {s, ""};
-  return {s.substr(0, best), s.substr(best + 1)};
+  if (best == 0) return {s, ""};
+  std::string first, second;
+  for (size_t k = 0; k < words.size(); ++k) (k < best ? first : second) += words[k];
+  return {trimmed(first), second};
 }
 
 float Builder::wrapped_label(Vec2 pos, const std::string& s, float size, float max_width, uint32_t color, float ax,

@@ -138,6 +138,8 @@ inline constexpr float kMinReadableFraction = 0.75f;
 // min(kMinReadableFraction × export width, kMinReadableWidth), and panels put two figures in a row only when each
 // gets this much, so the minimum never pushes a row past its column.
 inline constexpr float kMinReadableWidth = 480;
+// The least share of its export height a figure is drawn at on screen (text does not shrink with the figure).
+inline constexpr float kMinReadableHeightFraction = 0.5f;
 
 // [SECTION] Ticks
 struct Tick {

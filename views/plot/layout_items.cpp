@@ -288,22 +288,35 @@ void draw_items(Builder& b, const AxesFrame& f, const Axes& axes, std::vector<Le
 }
 
 // [SECTION] Legend and colour bar
+// The legend's rows: each as tall as its label (a fraction or a radical makes a taller row than plain text), with
+// the same gap between rows. Both the size and the drawing come from here, so a tall entry never overlaps the next.
+namespace {
+constexpr float kLegendSwatch = 20, kLegendPad = 6;
+float legend_gap(float fs) { return fs * 0.45f; }
+float legend_row_height(const LegendEntry& e, float fs) { return std::max(fs, label_height(e.label, fs)); }
+}  // namespace
+
 Vec2 legend_size(const FigureTheme& th, const std::vector<LegendEntry>& entries) {
-  const float fs = th.tick_size, row = fs * 1.45f, swatch = 20, pad = 6;
-  float widest = 0;
-  for (const auto& e : entries) widest = std::max(widest, label_width(e.label, fs));
-  return {pad * 2 + swatch + 6 + widest, pad * 2 + row * float(entries.size()) - (row - fs)};
+  const float fs = th.tick_size;
+  float widest = 0, rows = 0;
+  for (const auto& e : entries) {
+    widest = std::max(widest, label_width(e.label, fs));
+    rows += legend_row_height(e, fs);
+  }
+  const float gaps = entries.empty() ? 0 : legend_gap(fs) * float(entries.size() - 1);
+  return {kLegendPad * 2 + kLegendSwatch + 6 + widest, kLegendPad * 2 + rows + gaps};
 }
 
 void draw_legend(Builder& b, const std::vector<LegendEntry>& entries, Vec2 top_left) {
   if (entries.empty()) return;
-  const float fs = b.th.tick_size, row = fs * 1.45f, swatch = 20, pad = 6;
+  const float fs = b.th.tick_size, swatch = kLegendSwatch, pad = kLegendPad;
   const Vec2 size = legend_size(b.th, entries);
   const Rect box{top_left.x, top_left.y, top_left.x + size.x, top_left.y + size.y};
   b.rect(box, b.th.legend_background);
   b.outline(box, with_alpha(b.th.frame, 110), 1.0f);
-  float y = box.y0 + pad + fs * 0.5f;
+  float top = box.y0 + pad;
   for (const auto& e : entries) {
+    const float h = legend_row_height(e, fs), y = top + h * 0.5f;  // swatch and label centred on the row
     const float sx = box.x0 + pad;
     switch (e.kind) {
       case LegendEntry::Line: b.polyline({{sx, y}, {sx + swatch, y}}, e.color, b.th.line_width); break;
@@ -312,7 +325,7 @@ void draw_legend(Builder& b, const std::vector<LegendEntry>& entries, Vec2 top_l
       case LegendEntry::Patch: b.rect({sx + 3, y - fs * 0.38f, sx + swatch - 3, y + fs * 0.38f}, e.color); break;
     }
     b.text({sx + swatch + 6, y}, e.label, fs, b.th.text, 0, 0.5f);
-    y += row;
+    top += h + legend_gap(fs);
   }
 }
 

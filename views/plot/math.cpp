@@ -1244,6 +1244,50 @@ std::vector<std::string> label_units(const std::string& s) {
   return out;
 }
 
+namespace {
+// One character (a label unit that is not a formula) as a code point; 0 for a formula or an empty unit.
+uint32_t unit_char(const std::string& u) {
+  if (u.empty() || u[0] == '$') return 0;
+  size_t len = 0;
+  return decode_utf8_at(u, 0, &len);
+}
+bool is_cjk(uint32_t c) {
+  return (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xAC00 && c <= 0xD7AF) || (c >= 0xF900 && c <= 0xFAFF) ||
+         (c >= 0xFF00 && c <= 0xFFEF) || c >= 0x20000;
+}
+// Punctuation a line must not start with / end with (Chinese line-breaking rules, and their ASCII kin).
+bool no_break_before(uint32_t c) {
+  static const std::u32string kClosing =
+      U"\uFF0C\u3002\u3001\uFF1B\uFF1A\uFF1F\uFF01\uFF09\u300B\u300D\u300F\u3011\u3009\u3015\uFF05\u2026,.;:!?)]%";
+  return kClosing.find(char32_t(c)) != std::u32string::npos;
+}
+bool no_break_after(uint32_t c) {
+  static const std::u32string kOpening = U"\uFF08\u300A\u300C\u300E\u3010\u3008\u3014([";
+  return kOpening.find(char32_t(c)) != std::u32string::npos;
+}
+}  // namespace
+
+std::vector<std::string> label_words(const std::string& s) {
+  const std::vector<std::string> units = label_units(s);
+  std::vector<std::string> words;
+  std::string word;
+  for (size_t i = 0; i < units.size(); ++i) {
+    word += units[i];
+    if (i + 1 == units.size()) break;
+    const uint32_t a = unit_char(units[i]), b = unit_char(units[i + 1]);
+    bool brk = false;
+    if (b == ' ')
+      brk = false;  // spaces stay with the word before them
+    else if (a == ' ')
+      brk = true;
+    else if (is_cjk(a) || is_cjk(b))
+      brk = !no_break_before(b) && !no_break_after(a);
+    if (brk) words.push_back(std::move(word)), word.clear();
+  }
+  if (!word.empty()) words.push_back(std::move(word));
+  return words;
+}
+
 MathLayout layout_math_uncached(const std::string& s, float size, MathOptions options) {
   MathLayout out;
   const Typesetter ts{size};

@@ -89,6 +89,10 @@ std::string math_plain_text(const std::string& s);
 // The units a label may be shortened by: each character outside math, each $…$ span whole.
 std::vector<std::string> label_units(const std::string& s);
 
+// `s` cut where a line may break, each piece keeping its trailing spaces: after a space, and between Chinese
+// characters (not before closing or after opening punctuation); never inside a formula. Joined they draw as `s`.
+std::vector<std::string> label_words(const std::string& s);
+
 // The positions in `s` outside any $…$ span ("split a label at a space" must not split inside a formula).
 bool inside_math(const std::string& s, size_t pos);
 

@@ -718,6 +718,9 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
     const float grow = std::max(1.0f, min_w * s / w);
     w *= grow;
     h *= grow;
+    // A short strip (a wide figure stacked in a narrow column) keeps half its export height: at a large zoom its
+    // wrapped title, labels and note would otherwise leave no room for the plot area.
+    h = std::max(h, kMinReadableHeightFraction * natural.y * s);
   }
 
   ImGui::PushID(fig.id.c_str());

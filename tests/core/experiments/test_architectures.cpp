@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 
+#include "core/experiments/stepper_model.h"
 #include "core/model/config.h"
 #include "core/model/weights.h"
 
@@ -73,6 +74,34 @@ TEST(Architectures, AgreesWithTheModelsOwnParameterTable) {
   EXPECT_EQ(count_parameters(c).total, parameter_count(m));
   m.tie_embeddings = c.tied = true;
   EXPECT_EQ(count_parameters(c).total, parameter_count(m));
+}
+
+// A workbench model as a table row counts exactly the values its weights hold, for every choice that changes the
+// count (norm kind, positions, biases, tying, QK-norm, gated or plain MLP, experts), and for the shipped models.
+TEST(Architectures, AWorkbenchModelCountsTheValuesItsWeightsHold) {
+  std::vector<ModelConfig> configs = {tiny_config(), small_config()};
+  ModelConfig m = tiny_config();
+  m.norm = NormType::LayerNorm, m.positions = PositionType::Learned, m.activation = ActivationKind::GELU;
+  configs.push_back(m);
+  m = tiny_config();
+  m.attn_bias = true, m.tie_embeddings = true, m.qk_norm = true, m.placement = NormPlacement::Post;
+  configs.push_back(m);
+  m = tiny_config();
+  m.experts = 4, m.top_k = 2, m.positions = PositionType::ALiBi;
+  configs.push_back(m);
+  for (const char* shipped : {"sort", "induction"}) {
+    std::string error;
+    ASSERT_TRUE(load_config(shipped_models_dir() + "/" + shipped + "/config.json", &m, &error)) << error;
+    configs.push_back(m);
+  }
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const ArchitectureConfig c = architecture_of(configs[i], "model");
+    EXPECT_EQ(validate(c), "") << i;
+    const ParameterBreakdown b = count_parameters(c);
+    EXPECT_EQ(b.total, parameter_count(init_weights(configs[i], 1))) << "config " << i;
+    EXPECT_EQ(b.active, active_parameter_count(configs[i])) << "config " << i;
+    EXPECT_EQ(b.embedding + b.attention + b.mlp + b.norms + b.head, b.total);
+  }
 }
 
 TEST(Architectures, ValidateNamesTheField) {

@@ -1,0 +1,34 @@
+#pragma once
+// Held-out bits per character of a language model: the number the n-gram baselines are compared with.
+//
+//   ModelBits b = model_bits_per_char(model, corpus.heldout);
+//   if (b.error.empty()) show(b.bits_per_char);
+//
+// Each record is encoded with the model's own tokenizer (starting with its BOS token when it has one, so the first
+// token is predicted too; without one the first token of each record is context only, its characters still
+// counted, which flatters the model a little), cut into
+// windows of at most max_seq tokens overlapping by one, and every scored token costs −log₂ of the probability the model
+// gave it. The sum is divided by the characters (code points) of the records scored, so tokenizers of any granularity
+// compare.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/experiments/stepper_model.h"
+
+namespace tw {
+
+struct ModelBits {
+  double bits_per_char = 0;
+  double bits = 0;            // total over the scored tokens
+  int64_t tokens_scored = 0;  // tokens whose probability was read
+  int64_t chars = 0;          // characters of the records scored (newlines between records not counted)
+  int records = 0;            // records scored (at most max_records)
+  std::string error;          // one line when nothing could be scored (no tokenizer, a record it cannot encode)
+};
+
+// Scores the first `max_chars` characters' worth of records (whole records only; at least one).
+ModelBits model_bits_per_char(const StepperModel& model, const std::vector<std::string>& records,
+                              int64_t max_chars = 20000);
+
+}  // namespace tw
