@@ -6,6 +6,7 @@
 
 #include "app/scene_presets.h"  // ScenePreset (scene_presets.cpp does not include scene.h: no include loop)
 #include "core/io/user_dirs.h"
+#include "views/file_browser.h"
 
 namespace tw {
 
@@ -19,6 +20,9 @@ struct FileDialogs {
   std::string model_dir;              // Open model folder: a Hugging Face folder
   std::vector<std::string> existing;  // Export: files that would be overwritten (the popup asks)
   std::string message;                // the last error or result, shown inside the open popup
+  FileBrowser scene_browser{{.folders_only = false, .extensions = {".json"}}};  // Open and Save scene
+  FileBrowser model_browser{{.folders_only = true, .extensions = {}}};          // Open model folder
+  FileBrowser export_browser{{.folders_only = true, .extensions = {}}};         // Export figures: the folder
   bool message_is_error = false;
 };
 

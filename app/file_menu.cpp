@@ -15,6 +15,7 @@
 
 #include "app/export_figures.h"
 #include "app/scene.h"
+#include "core/assets.h"
 #include "core/text/i18n.h"
 #include "views/forward/forward_panel.h"
 #include "views/widgets.h"
@@ -47,16 +48,6 @@ void set_message(FileDialogs& d, std::string message, bool is_error) {
 
 bool cancel_pressed() {
   return ImGui::Button(tr("Cancel")) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
-}
-
-// A popup's path box (focused when the popup appears) with its action button beside it: true when the button is
-// clicked or Enter is pressed in the box.
-bool path_row(const char* id, std::string* path, const char* button) {
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30.0f);
-  if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
-  const bool enter = ImGui::InputText(id, path, ImGuiInputTextFlags_EnterReturnsTrue);
-  ImGui::SameLine();
-  return ImGui::Button(button) || enter;
 }
 
 // The foot of the open, save and model popups: the last message, Cancel (or Escape), the end of the popup.
@@ -111,8 +102,10 @@ static void draw_open_popup(AppState& state) {
   FileDialogs& d = state.file_dialogs;
   if (!ImGui::BeginPopupModal(popup_title(kOpenPopup).c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
   ImGui::TextUnformatted(tr("Scene file (JSON):"));
-  if (path_row("##scene_path", &d.scene_path, tr("Open")) && load_into_state(state, d.scene_path))
-    ImGui::CloseCurrentPopup();
+  if (d.scene_browser.draw(tr("Open"))) {
+    d.scene_path = d.scene_browser.path();
+    if (load_into_state(state, d.scene_path)) ImGui::CloseCurrentPopup();
+  }
 
   ImGui::Separator();
   ImGui::TextUnformatted(tr("Lecture presets"));
@@ -148,7 +141,8 @@ static void draw_save_popup(AppState& state) {
   FileDialogs& d = state.file_dialogs;
   if (!ImGui::BeginPopupModal(popup_title(kSavePopup).c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
   ImGui::TextUnformatted(tr("Save the open panels, every control and the theme to:"));
-  if (path_row("##scene_path", &d.scene_path, tr("Save"))) {
+  if (d.scene_browser.draw(tr("Save"))) {
+    d.scene_path = d.scene_browser.path();
     std::string error;
     std::error_code ec;  // the default folder (under home) may not exist yet; a failure is reported by the save
     if (const std::filesystem::path parent = std::filesystem::path(d.scene_path).parent_path(); !parent.empty())
@@ -204,7 +198,8 @@ static void draw_model_popup(AppState& state) {
   if (!ImGui::BeginPopupModal(popup_title(kModelPopup).c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
   ImGui::TextUnformatted(tr("Hugging Face model folder (config.json, model.safetensors or shards, tokenizer.json):"));
   ImGui::TextDisabled("%s", tr("LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM; F32, F16 or BF16 tensors."));
-  if (path_row("##model_dir", &d.model_dir, tr("Open"))) {
+  if (d.model_browser.draw(tr("Open"))) {
+    d.model_dir = d.model_browser.path();
     std::error_code ec;
     if (!std::filesystem::is_directory(d.model_dir, ec)) {
       set_message(d, subst(tr("'{0}' is not a folder"), {d.model_dir}), true);
@@ -253,6 +248,8 @@ static void draw_export_popup(AppState& state) {
   ImGui::TextUnformatted(tr("Every figure of every open panel, named <panel>-<figure>-<what it shows>.<ext>, into:"));
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30.0f);
   ImGui::InputText((std::string(tr("Folder")) + "###Folder").c_str(), &ex.dir);
+  ImGui::SameLine();
+  browse_button("export_dir", d.export_browser, &ex.dir);
   const std::string dir_problem = export_dir_problem(ex.dir);
   if (!dir_problem.empty()) role_text(plot::UiRole::Bad, dir_problem.c_str());
   ImGui::TextDisabled("%s",
@@ -300,13 +297,20 @@ void draw_file_dialogs(AppState& state) {
   switch (d.requested) {
     case FileDialog::None: break;
     case FileDialog::OpenScene:
+      d.scene_browser.open(d.scene_path);
       d.presets_dir = presets_dir();
       d.presets = list_presets();
       ImGui::OpenPopup(popup_title(kOpenPopup).c_str());
       break;
-    case FileDialog::SaveScene: ImGui::OpenPopup(popup_title(kSavePopup).c_str()); break;
+    case FileDialog::SaveScene:
+      d.scene_browser.open(d.scene_path);
+      ImGui::OpenPopup(popup_title(kSavePopup).c_str());
+      break;
     case FileDialog::ExportFigures: ImGui::OpenPopup(popup_title(kExportPopup).c_str()); break;
-    case FileDialog::OpenModel: ImGui::OpenPopup(popup_title(kModelPopup).c_str()); break;
+    case FileDialog::OpenModel:
+      d.model_browser.open(d.model_dir.empty() ? find_asset_dir("models") : d.model_dir);
+      ImGui::OpenPopup(popup_title(kModelPopup).c_str());
+      break;
   }
   if (d.requested != FileDialog::None) set_message(d, "", false);
   d.requested = FileDialog::None;

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "core/experiments/flash_walkthrough.h"
+#include "views/presenter_keys.h"
 #include "views/recompute.h"
 #include "views/widgets.h"
 
@@ -257,11 +258,8 @@ class FlashPanel final : public RecomputePanel<FlashState, FlashResult> {
     help_marker(tr(
         "One tile back or forward; the \xE2\x86\x90 and \xE2\x86\x92 keys do the same while this window has focus."));
     // Arrow keys step while this panel has focus and no widget is being edited.
-    if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && !ImGui::IsAnyItemActive()) {
-      if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) s_.step = std::max(0, s_.step - 1);
-      if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow)))
-        s_.step = std::min(step_count(s_) - 1, s_.step + 1);
-    }
+    if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && !ImGui::IsAnyItemActive())
+      apply_presenter_step(take_presenter_step(), &s_.step, 0, step_count(s_) - 1);
   }
 
   void draw_summary(const FlashResult& r) override {

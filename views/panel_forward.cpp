@@ -21,6 +21,7 @@
 #include "views/forward/forward_panel.h"
 #include "views/plot/layout.h"
 #include "views/plot/plot_imgui.h"
+#include "views/presenter_keys.h"
 #include "views/recompute.h"
 #include "views/text/panel_text.h"
 #include "views/widgets.h"
@@ -183,12 +184,9 @@ void ForwardPanel::draw_transport() {
     }
   }
 
-  // ←/→ step while the panel has focus and no text field is being edited.
-  if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && !ImGui::GetIO().WantTextInput) {
-    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) go_to(step_ - 1);
-    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) go_to(step_ + 1);
-    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Home))) go_to(0);
-    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_End))) go_to(n - 1);
+  // A clicker's PageDown/PageUp, ←/→, Home/End step while the panel has focus (views/presenter_keys).
+  if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows)) {
+    if (int to = step_; apply_presenter_step(take_presenter_step(), &to, 0, n - 1)) go_to(to);
   }
   if (s_.play && n > 0) {
     play_clock_ += ImGui::GetIO().DeltaTime * s_.speed;

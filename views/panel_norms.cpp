@@ -11,12 +11,14 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/experiments/activation_curves.h"
 #include "core/experiments/norm_analysis.h"
 #include "core/experiments/norm_placement.h"
 #include "core/number_list.h"
+#include "views/last_result.h"
 #include "views/plot/plot_imgui.h"
 #include "views/recompute.h"
 #include "views/widgets.h"
@@ -66,6 +68,14 @@ PlacementParams placement_params(const NormsState& s) {
   return p;
 }
 
+// The depth experiment reads only the depths, the seed and the norm kind (its model size is fixed).
+using PlacementKey = std::tuple<std::vector<int>, uint64_t, NormType>;
+PlacementKey placement_key(const PlacementParams& p) { return {p.depths, p.seed, p.norm}; }
+LastResult<PlacementKey, std::vector<PlacementGradients>>& placement_cache() {
+  static LastResult<PlacementKey, std::vector<PlacementGradients>> cache;
+  return cache;
+}
+
 ResultPtr compute(const NormsState& s, Progress& progress) {
   auto r = std::make_shared<NormsResult>();
   r->state = s;
@@ -83,14 +93,23 @@ ResultPtr compute(const NormsState& s, Progress& progress) {
   r->glu = glu_surface(s.glu == GatedUnit::GeGLU ? Activation::GeluExact : Activation::SiLU, s.x_range, 41);
   r->hidden = hidden_size_table(s.dims, s.multiple_of);
   progress.set(0.1f);
-  r->placement = placement_gradients(pp, [&](float f) {
-    progress.set(0.1f + 0.9f * f);
-    return !progress.cancelled();
-  });
+  r->placement = *placement_cache().get(
+      placement_key(pp),
+      [&] {
+        return placement_gradients(pp, [&](float f) {
+          progress.set(0.1f + 0.9f * f);
+          return !progress.cancelled();
+        });
+      },
+      [&](const std::vector<PlacementGradients>& g) { return g.size() == pp.depths.size(); });
   return r;
 }
 
-bool quick(const NormsState& s) { return placement_work(placement_params(s)) < 2e6; }
+// A drag of the vector, batch, ε, range or the 2/3-rule table reuses the depth experiment: it is the only slow part.
+bool quick(const NormsState& s) {
+  const PlacementParams pp = placement_params(s);
+  return placement_cache().holds(placement_key(pp)) || placement_work(pp) < 2e6;
+}
 std::string error_of(const NormsResult& r) { return r.error; }
 
 using plot::fmt;

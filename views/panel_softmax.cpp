@@ -11,8 +11,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <tuple>
+#include <vector>
 
 #include "core/experiments/softmax_saturation.h"
+#include "views/last_result.h"
 #include "views/plot/plot_imgui.h"
 #include "views/recompute.h"
 #include "views/widgets.h"
@@ -53,6 +56,16 @@ ScaleMode mode_of(const SoftmaxState& s) { return s.scale_mode; }
 // Capped so the largest sample count still finishes in well under a second on the worker.
 int sweep_queries(const SoftmaxState& s) { return std::clamp(s.samples / 4, 50, 5000); }
 
+// The d_k sweep covers every d_k on its own grid: dragging d_k (or editing the worked rows) reuses it.
+using SweepKey = std::tuple<int, int, ScaleMode, float, float, int>;
+SweepKey sweep_key(const SoftmaxState& s) {
+  return {s.n_keys, sweep_queries(s), s.scale_mode, s.custom_scale, s.temperature, s.seed};
+}
+LastResult<SweepKey, std::vector<SaturationPoint>>& sweep_cache() {
+  static LastResult<SweepKey, std::vector<SaturationPoint>> cache;
+  return cache;
+}
+
 ResultPtr compute(const SoftmaxState& s, Progress& progress) {
   auto r = std::make_shared<SoftmaxResult>();
   r->state = s;
@@ -60,8 +73,13 @@ ResultPtr compute(const SoftmaxState& s, Progress& progress) {
   r->hist = score_histogram(s.d_k, s.samples, 48, seed);
   progress.set(0.2f);
   r->query = one_query_softmax(s.d_k, s.n_keys, mode_of(s), s.custom_scale, s.temperature, seed + 1);
-  r->sweep = saturation_sweep(log_dk_grid(1, 4096), s.n_keys, sweep_queries(s), mode_of(s), s.custom_scale,
-                              s.temperature, seed + 2);
+  r->sweep = *sweep_cache().get(
+      sweep_key(s),
+      [&] {
+        return saturation_sweep(log_dk_grid(1, 4096), s.n_keys, sweep_queries(s), mode_of(s), s.custom_scale,
+                                s.temperature, seed + 2);
+      },
+      [](const std::vector<SaturationPoint>&) { return true; });
   progress.set(0.9f);
   std::vector<float> a, b;
   r->error_a = parse_logits(s.logits_a, &a);
@@ -171,7 +189,9 @@ plot::Figure worked_figure(const SoftmaxResult& r) {
 
 // Small requests (about a millisecond) are waited for, so the figures follow the slider in the same frame;
 // the default sweep (26 d_k values × 1000 queries, ~10 ms) runs on the worker while the last result stays.
-bool quick(const SoftmaxState& s) { return saturation_work(s.samples, s.n_keys) < 1e5; }
+bool quick(const SoftmaxState& s) {
+  return sweep_cache().holds(sweep_key(s)) || saturation_work(s.samples, s.n_keys) < 1e5;
+}
 std::string no_error(const SoftmaxResult&) { return ""; }  // bad logits are shown in place, per row
 class SoftmaxPanel final : public RecomputePanel<SoftmaxState, SoftmaxResult> {
  public:

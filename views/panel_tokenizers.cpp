@@ -20,6 +20,7 @@
 #include "core/text/token_display.h"
 #include "core/text/tokenizer_bpe.h"
 #include "core/text/utf8.h"
+#include "views/presenter_keys.h"
 #include "views/recompute.h"
 #include "views/widgets.h"
 
@@ -346,10 +347,8 @@ class TokenizersPanel final : public RecomputePanel<TokenizerState, TokenizerRes
     ImGui::SameLine();
     help_marker(tr(
         "One merge back or forward; the \xE2\x86\x90 and \xE2\x86\x92 keys do the same while this window has focus."));
-    if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && !ImGui::IsAnyItemActive()) {
-      if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) s_.step = std::max(1, s_.step - 1);
-      if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) s_.step = std::min(s_.merges, s_.step + 1);
-    }
+    if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && !ImGui::IsAnyItemActive())
+      apply_presenter_step(take_presenter_step(), &s_.step, 1, s_.merges);
   }
 
   void draw_summary(const TokenizerResult& r) override {

@@ -4,7 +4,7 @@
 #   - the wheel over a figure scrolls the page and leaves the figure's axes alone; Ctrl+wheel zooms it;
 #   - a double-click resets the zoom; a change of the data (a Right-arrow step in the stepper) resets it too;
 #   - quick key taps (press and release inside one frame) are each handled once: Ctrl+T toggles the theme once, one
-#     Right arrow moves exactly one step;
+#     Right arrow moves exactly one step; a clicker's PageDown/PageUp step it too;
 #   - zoomed to 200% (five Ctrl+= taps) no window covers the menu bar;
 #   - the session saved at exit keeps the panel in front and the zoom.
 # Usage: interaction_test.sh APP OUTDIR
@@ -71,6 +71,17 @@ xdotool key Right
 settle 1
 [ "$(zoomed)" = False ] || fail "the figure stayed zoomed after its data changed"
 
+# 3b. A clicker's keys step the stepper (views/presenter_keys): PageDown once and PageUp twice after the Right arrow
+# bring it back to the step it opened at (checked in the session at the end; without PageUp/PageDown it would stay
+# one step on).
+start_step=layers.0.attn.probs  # ForwardState's default step
+xdotool key Next
+settle
+xdotool key Prior
+settle
+xdotool key Prior
+settle 1
+
 # 4. A quick tap toggles once: Ctrl+T, dark to print.
 [ "$(q "r['theme']")" = dark ] || fail "not dark at start"
 xdotool key ctrl+t
@@ -92,11 +103,13 @@ for _ in $(seq 50); do kill -0 "$app_pid" 2>/dev/null || break; sleep 0.2; done
 kill -0 "$app_pid" 2>/dev/null && fail "Ctrl+Q did not quit"
 app_pid=
 session="$XDG_CONFIG_HOME/transformer-workbench/last-session.json"
-python3 - "$session" <<'PY' || fail "session check"
+python3 - "$session" "$start_step" <<'PY' || fail "session check"
 import json, sys
 s = json.load(open(sys.argv[1]))
 assert s.get("front") == "forward", s.get("front")
 assert s["zoom"] == 2.0, s["zoom"]
 assert s["theme"] == "print", s["theme"]
+# Right, PageDown, PageUp, PageUp: back at the step it opened at.
+assert s["values"]["forward.step"] == sys.argv[2], (s["values"]["forward.step"], sys.argv[2])
 PY
 echo "gui interaction: ok (screenshots and report in $out)"

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/text/i18n.h"
+#include "views/file_browser.h"
 #include "views/forward/forward_panel.h"
 #include "views/model_handoff.h"
 #include "views/text/imgui_label.h"
@@ -130,6 +131,12 @@ void ForwardPanel::draw_model_source() {
     folder_editing_ = ImGui::IsItemActive();
     ImGui::SameLine();
     if (ImGui::Button(imgui_label(tr("Open"), "open").c_str()) || enter) {
+      s_.model_dir = folder_box_;
+      s_.model = ForwardModel::Folder;
+      model_error_.clear();
+    }
+    ImGui::SameLine();
+    if (browse_button("model_dir", folder_browser_, &folder_box_)) {
       s_.model_dir = folder_box_;
       s_.model = ForwardModel::Folder;
       model_error_.clear();

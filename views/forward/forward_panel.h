@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/text/i18n.h"
+#include "views/file_browser.h"
 #include "views/forward/forward_state.h"
 #include "views/panel.h"
 #include "views/recompute.h"
@@ -82,6 +83,8 @@ class ForwardPanel : public Panel {
   };
 
   ForwardState s_;
+  FileBrowser folder_browser_{{.folders_only = true, .extensions = {}}};  // the folder box's Browse... button
+
   std::shared_ptr<const StepperModel> model_;                    // the trained or real model the non-seeded choices run
   std::optional<ForwardModel> model_choice_;                     // the choice model_ was loaded for (none yet: empty)
   std::string model_dir_;                                        // the folder model_ came from

@@ -30,6 +30,7 @@
 
 #include "core/text/text_in_use.h"
 #include "views/async_job.h"
+#include "views/file_browser.h"
 #include "views/plot/export.h"
 #include "views/plot/export_naming.h"
 #include "views/plot/layout.h"
@@ -612,6 +613,9 @@ void export_menu(const Figure& fig, const Layout& l, FigureState& st, const Draw
   ImGui::TextDisabled(tr("Export %s.png/.svg/.csv"), stem.c_str());
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 20);
   ImGui::InputText((std::string(tr("Folder")) + "###Folder").c_str(), &ex.dir);
+  ImGui::SameLine();
+  static FileBrowser folder_browser({.folders_only = true, .extensions = {}});  // UI thread; one for every figure
+  browse_button("export_dir", folder_browser, &ex.dir);
   const bool absolute = fs::path(ex.dir).is_absolute();
   if (!absolute) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.35f, 1.0f), tr("Use an absolute folder (starting with /)"));
   ImGui::Checkbox(tr("Print theme (white background)"), &ex.print_theme);

@@ -27,6 +27,9 @@ void TrainCheckpoint::draw(const TrainSnapshot& snap, TrainerSession& session) {
   ImGui::SetNextItemWidth(200);
   ImGui::InputText("##dir", dir, sizeof dir);
   ImGui::SameLine();
+  if (std::string chosen = dir; browse_button("checkpoint_dir", browser, &chosen))
+    std::snprintf(dir, sizeof dir, "%s", chosen.c_str());
+  ImGui::SameLine();
   help_marker(
       tr("Directory for model.safetensors + config.json (Hugging Face names; bench/pytorch_forward.py loads it)."));
   if (ImGui::Button(imgui_label(tr("Save"), "save").c_str()) && snap.ready) {

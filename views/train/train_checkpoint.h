@@ -5,12 +5,14 @@
 #include <string>
 
 #include "core/train/trainer_session.h"
+#include "views/file_browser.h"
 
 namespace tw {
 
 struct TrainCheckpoint {
   char dir[512] = {};  // where Save writes and Load reads; starts absolute, under the home folder
   std::string status;  // what the last button did, or why it could not
+  FileBrowser browser{{.folders_only = true, .extensions = {}}};  // the row's Browse... button
 
   TrainCheckpoint();
   // The directory field and the Save / Load / Open in forward stepper buttons, then the status line.
