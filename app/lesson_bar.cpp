@@ -3,17 +3,6 @@
 // [SECTION] the run: lessons loaded, progress, the step's UI state
 // [SECTION] opening lessons and steps
 // [SECTION] the lesson window
-
-const char* op_symbol(CheckOp op) {
-  switch (op) {
-    case CheckOp::Less: return "<";
-    case CheckOp::LessEqual: return "\xE2\x89\xA4";  // ≤
-    case CheckOp::Greater: return ">";
-    case CheckOp::GreaterEqual: return "\xE2\x89\xA5";  // ≥
-    case CheckOp::Equal: return "=";
-  }
-  return "";
-}
 // [SECTION] start page and File menu
 #include "app/lesson_bar.h"
 
@@ -187,6 +176,7 @@ const char* op_symbol(CheckOp op) {
   }
   return "";
 }
+
 
 void draw_exercise(AppState& state, LessonRun& run, const Lesson& lesson, const LessonStep& step) {
   const Exercise& ex = *step.exercise;
