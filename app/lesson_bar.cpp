@@ -146,6 +146,7 @@ void open_lesson(AppState& state, LessonRun& run, int index, int step) {
   }
   run.current = index;
   run.place_window = true;
+  state.tiling.retile = true;  // the panels move over to leave the lesson its column
   run.step = -1;
   go_to_step(state, run, step < 0 ? run.progress.step_of(run.lessons[size_t(index)].id) : step);
 }
@@ -176,7 +177,6 @@ const char* op_symbol(CheckOp op) {
   }
   return "";
 }
-
 
 void draw_exercise(AppState& state, LessonRun& run, const Lesson& lesson, const LessonStep& step) {
   const Exercise& ex = *step.exercise;
@@ -366,6 +366,8 @@ void draw_open_lesson_popup(AppState& state, LessonRun& run) {
 
 }  // namespace
 
+bool lesson_is_open(const AppState& state) { return state.lessons && current_lesson(*state.lessons) != nullptr; }
+
 std::string lesson_progress_path() { return config_file("lesson-progress.json"); }
 
 void draw_lesson_window(AppState& state) {
@@ -378,7 +380,7 @@ void draw_lesson_window(AppState& state) {
     const float scale = ImGui::GetFontSize() / plot::kBaseFontSize;
     const float top = std::max(vp->WorkPos.y, vp->Pos.y + ImGui::GetFrameHeight());
     const WorkLayout w = split_work_area({vp->WorkPos.x, top, vp->WorkSize.x, vp->WorkSize.y - (top - vp->WorkPos.y)},
-                                         scale, min_panel_cell(scale).w);
+                                         scale, 0.0f);  // as app/ui.cpp work_layout while a lesson is open
     ImGui::SetNextWindowPos(ImVec2(w.side.x, w.side.y), ImGuiCond_Always);
     ImGui::SetNextWindowSize(ImVec2(w.side.w, w.side.h), ImGuiCond_Always);
     ImGui::SetNextWindowFocus();

@@ -15,6 +15,8 @@ namespace tw {
 
 struct LessonRun;  // app/lesson_bar.cpp
 
+// True while a lesson is in the bar: the work area keeps a column for it (app/ui.cpp work_layout).
+bool lesson_is_open(const AppState& state);
 // The lesson window, when a lesson is open. Call each frame after the panels.
 void draw_lesson_window(AppState& state);
 // The start page's Lessons section: a card per shipped lesson with its progress. Returns true when one was opened.

@@ -230,14 +230,15 @@ void draw_main_menu(AppState& state) {
 // [SECTION] overview
 static WorkLayout work_layout(const AppState& state) {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
-  (void)state;
   const float scale = ImGui::GetFontSize() / plot::kBaseFontSize;
   // The work area leaves out the main menu bar only from the frame after it was first drawn: on the first frame,
   // take the bar's height off by hand so no window opens under it.
   const float bar = ImGui::GetFrameHeight();
   const float top = std::max(vp->WorkPos.y, vp->Pos.y + bar);
   const float height = vp->WorkSize.y - (top - vp->WorkPos.y);
-  return split_work_area({vp->WorkPos.x, top, vp->WorkSize.x, height}, scale, min_panel_cell(scale).w);
+  // An open lesson keeps its column beside the panels at any width (never stacked over them).
+  return split_work_area({vp->WorkPos.x, top, vp->WorkSize.x, height}, scale,
+                         lesson_is_open(state) ? 0.0f : min_panel_cell(scale).w);
 }
 
 static void set_next_window_rect(const WinRect& r, ImGuiCond cond) {

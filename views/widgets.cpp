@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/text/i18n.h"
+#include "core/text/utf8.h"
 #include "views/plot/math.h"
 #include "views/plot/plot_imgui.h"
 
@@ -65,15 +66,56 @@ void check_mark(bool ok, const char* label) {
 // [SECTION] text with formulas
 namespace {
 
-// The words of a paragraph: split at spaces outside formulas, each keeping its trailing space.
+// East Asian text has no spaces: a line may break after any CJK character (U+2E80 and up), except before closing
+// punctuation (，。、；：？！）」 stay with the character before them).
+bool cjk_at(const std::string& s, size_t i, uint32_t* cp, size_t* len) {
+  *cp = decode_utf8_at(s, i, len);
+  return *cp >= 0x2E80;
+}
+bool closing_punctuation(uint32_t cp) {
+  switch (cp) {
+    case 0xFF0C:
+    case 0x3002:
+    case 0x3001:
+    case 0xFF1B:
+    case 0xFF1A:
+    case 0xFF1F:
+    case 0xFF01:
+    case 0xFF09:
+    case 0x300D:
+    case 0x300F:
+    case 0x201D:
+    case 0x2019: return true;
+    default: return false;
+  }
+}
+
+// The words of a paragraph: split at spaces outside formulas (each keeping its trailing space) and after CJK
+// characters.
 std::vector<std::string> math_words(const std::string& para) {
   std::vector<std::string> words;
   size_t start = 0;
-  for (size_t i = 0; i < para.size(); ++i)
+  for (size_t i = 0; i < para.size();) {
     if (para[i] == ' ' && !plot::inside_math(para, i)) {
       words.push_back(para.substr(start, i + 1 - start));
-      start = i + 1;
+      start = ++i;
+      continue;
     }
+    uint32_t cp = 0, next = 0;
+    size_t len = 1, next_len = 1;
+    if (static_cast<unsigned char>(para[i]) >= 0x80 && cjk_at(para, i, &cp, &len) && !plot::inside_math(para, i)) {
+      const size_t after = i + std::max<size_t>(len, 1);
+      const bool keep = after < para.size() && static_cast<unsigned char>(para[after]) >= 0x80 &&
+                        cjk_at(para, after, &next, &next_len) && closing_punctuation(next);
+      if (!keep && after < para.size() && para[after] != ' ') {
+        words.push_back(para.substr(start, after - start));
+        start = after;
+      }
+      i = after;
+      continue;
+    }
+    ++i;
+  }
   if (start < para.size()) words.push_back(para.substr(start));
   return words;
 }

@@ -10,6 +10,7 @@
 #include "core/io/json_parse.h"
 #include "core/io/read_file.h"
 #include "core/lessons/lesson_quantity.h"
+#include "core/text/text_in_use.h"
 #include "core/text/utf8.h"
 
 namespace tw {
@@ -87,6 +88,8 @@ LessonText read_text(const nlohmann::json& obj, const char* field, const std::st
     else
       (std::string(lang) == "en" ? t.en : t.zh) = s->get<std::string>();
   }
+  note_text_in_use(t.en);  // the screen's font atlas gets these characters (core/text/text_in_use.h)
+  note_text_in_use(t.zh);
   return t;
 }
 
