@@ -199,7 +199,9 @@ void draw_exercise(AppState& state, LessonRun& run, const Lesson& lesson, const 
     }
     const CheckResult& r = run.state_result;
     if (r.status == CheckStatus::Passed) {
-      check_mark(true, tr("Solved"));
+      char now[64];
+      std::snprintf(now, sizeof now, "%.4g", r.actual ? *r.actual : 0.0);
+      check_mark(true, subst(tr("Solved: now {0}"), {now}).c_str());
     } else if (!r.unmet_key.empty()) {
       check_mark(false, subst(tr("First set {0} to {1}"),
                               {r.unmet_key,
