@@ -128,6 +128,14 @@ std::optional<double> decode_compute_bound(const nlohmann::json& v) {
   return decode_cost(*sh, *dev).memory_bound ? 0.0 : 1.0;
 }
 
+// Decode intensity over the ridge point: 1 and above is compute-bound (decode_cost's memory_bound is I < P / W).
+std::optional<double> decode_over_ridge(const nlohmann::json& v) {
+  const Device* dev = nullptr;
+  const auto sh = shape_of(v, &dev);
+  if (!sh) return std::nullopt;
+  return decode_cost(*sh, *dev).intensity / ridge_point(*dev);
+}
+
 std::optional<double> ridge(const nlohmann::json& v) {
   const Device* dev = nullptr;
   if (!shape_of(v, &dev)) return std::nullopt;
@@ -152,6 +160,8 @@ std::vector<LessonQuantity> lesson_1_quantities() {
       {"roofline.decode_intensity", decode_intensity, "arithmetic intensity of one decode step, FLOP per byte"},
       {"roofline.decode_compute_bound", decode_compute_bound,
        "1 when one decode step is compute-bound on the chosen datasheet device, 0 when memory-bound"},
+      {"roofline.decode_over_ridge", decode_over_ridge,
+       "one decode step's arithmetic intensity divided by the device's ridge point (>= 1: compute-bound)"},
       {"roofline.ridge_point", ridge, "the chosen device's ridge point P / W, FLOP per byte"},
   };
 }
