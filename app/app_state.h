@@ -17,6 +17,7 @@
 namespace tw {
 
 class StartPresets;  // app/start_presets.h
+struct LessonRun;    // app/lesson_bar.cpp
 
 // [SECTION] presentation: window layout, zoom, focus (saved in scenes and the last session, app/scene.h)
 
@@ -54,6 +55,7 @@ struct AppState {
   bool show_shortcuts = false;
   bool show_start_page = false;                 // the lecture presets as cards: fresh start and Help > Start page
   std::shared_ptr<StartPresets> start_presets;  // created when the start page first shows (thumbnail worker)
+  std::shared_ptr<LessonRun> lessons;           // the lesson bar and lesson progress (app/lesson_bar.h), made on use
   WindowTiling tiling;                          // first positions of the panel windows (app/layout.h)
   Theme theme = Theme::Dark;
   float dpi_scale = 1.0f;

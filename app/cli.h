@@ -19,6 +19,7 @@ struct GuiOptions {
   std::string model;                // a Hugging Face model folder to open (config.json + safetensors + tokenizer)
   std::string scene;                // a scene file to open at start (a file manager passes it: the desktop entry's %f)
   std::string gui_report;           // after every frame, what is on screen as JSON (app/gui_report.h; GUI tests)
+  std::string lesson;               // --lesson N[:STEP]: open a lesson (a shipped number or a file) at a step
 };
 
 }  // namespace tw

@@ -1,11 +1,14 @@
 // `transformer-workbench export --scene FILE [--set key=value …] --out DIR [--format png,svg,csv] [--scale S]
 // [--theme print|dark]`: every figure of the scene's open panels to files, with no window and no display.
+// `export --lesson N|FILE --out DIR [--lang zh]`: a lesson's figures, step by step: DIR/<N>-<lesson id>/<k>-<step id>/
+// holds the figures of step k's scene (its open panels), as a lecturer's handout.
 // Prints each file written on stdout; problems are one line each on stderr.
 // Exit codes: 0 written, 1 some file could not be written or there was nothing to export, 2 bad arguments or
 // a rejected scene.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,6 +16,7 @@
 #include "app/commands.h"
 #include "app/export_figures.h"
 #include "app/headless_progress.h"
+#include "app/lesson_scene.h"
 #include "app/scene.h"
 #include "app/scene_presets.h"
 #include "core/text/i18n.h"
@@ -23,7 +27,8 @@ namespace {
 
 struct ExportCommandOptions : SceneCommandOptions {
   std::string scale = "2";
-  std::string theme;  // empty: the scene's theme
+  std::string theme;   // empty: the scene's theme
+  std::string lesson;  // a shipped lesson's number or a lesson file: export every step's figures
 };
 
 void add_export_options(CLI::App& sub, ExportCommandOptions& o) {
@@ -31,6 +36,8 @@ void add_export_options(CLI::App& sub, ExportCommandOptions& o) {
                             tr("Directory to write <panel>-<figure>.<ext> into (created if missing)"));
   sub.add_option("--scale", o.scale, tr("PNG scale, 1 to 4 (default 2)"));
   sub.add_option("--theme", o.theme, tr("print or dark (default: the scene's theme)"));
+  sub.add_option("--lesson", o.lesson,
+                 tr("A lesson's number (1 to 5) or a lesson file: every step's figures, one folder per step"));
 }
 
 int fail(const std::string& message) {
@@ -38,9 +45,56 @@ int fail(const std::string& message) {
   return 2;
 }
 
+// Zero-padded so folders sort in step order: 01-dot-and-cosine, 02-variance-grows, ...
+std::string step_folder(size_t index, const std::string& id) {
+  char number[32];
+  std::snprintf(number, sizeof number, "%02zu-", index + 1);
+  return number + id;
+}
+
+int export_lesson(const ExportCommandOptions& o, FigureExportRequest request) {
+  AppState state = make_app_state();
+  const LessonLoad loaded = find_lesson(state, o.lesson);
+  if (!loaded.ok) return fail("--lesson: " + loaded.error);
+  const Lesson& lesson = loaded.lesson;
+  const std::string lesson_dir =
+      (std::filesystem::path(o.out) / (std::to_string(lesson.number) + "-" + lesson.id)).string();
+  int errors = 0;
+  size_t written = 0;
+  HeadlessProgress progress("transformer-workbench export");
+  for (size_t i = 0; i < lesson.steps.size(); ++i) {
+    const LessonStep& step = lesson.steps[i];
+    const SceneLoad applied = apply_lesson_step(state, step);
+    for (const std::string& w : applied.warnings)
+      std::fprintf(stderr, "transformer-workbench export: step %zu (%s): warning: %s\n", i + 1, step.id.c_str(),
+                   w.c_str());
+    if (!applied.ok) {
+      std::fprintf(stderr, "transformer-workbench export: step %zu (%s): %s\n", i + 1, step.id.c_str(),
+                   applied.error.c_str());
+      ++errors;
+      continue;
+    }
+    FigureExportRequest r = request;
+    r.out_dir = (std::filesystem::path(lesson_dir) / step_folder(i, step.id)).string();
+    r.on_step = [&progress](const std::string& s) { progress.step(s); };
+    const FigureExportResult result = export_open_panel_figures(state, r);
+    for (const std::string& path : result.written) std::printf("%s\n", path.c_str());
+    written += result.written.size();
+    for (const std::string& e : result.errors)
+      std::fprintf(stderr, "transformer-workbench export: step %zu (%s): %s\n", i + 1, step.id.c_str(), e.c_str());
+    errors += static_cast<int>(result.errors.size());
+  }
+  std::fflush(stdout);
+  if (written == 0 && errors == 0)
+    std::fprintf(stderr, "transformer-workbench export: lesson %s has no figures to write\n", o.lesson.c_str());
+  return errors == 0 && written > 0 ? 0 : 1;
+}
+
 int run_export(const ExportCommandOptions& o) {
   // Arguments are checked here rather than by CLI11 validators so every problem is one line naming it.
-  if (o.scene.empty()) return fail("--scene FILE is required (a scene file or a preset name such as softmax)");
+  if (!o.lesson.empty() && !o.scene.empty()) return fail("--lesson and --scene: give one of them");
+  if (o.scene.empty() && o.lesson.empty())
+    return fail("--scene FILE is required (a scene file or a preset name such as softmax)");
   if (o.out.empty()) return fail("--out DIR is required (the directory to write figures into)");
   FigureExportRequest request;
   request.out_dir = o.out;
@@ -52,6 +106,11 @@ int run_export(const ExportCommandOptions& o) {
   request.png_scale = static_cast<float>(scale);
   if (!o.theme.empty() && o.theme != "print" && o.theme != "dark")
     return fail("--theme '" + o.theme + "' is not one of: print|dark");
+  if (!o.lesson.empty()) {
+    if (!o.sets.empty()) return fail("--set does not apply to --lesson (each step sets its own scene)");
+    request.theme = o.theme == "dark" ? Theme::Dark : Theme::Print;  // handouts: print unless asked
+    return export_lesson(o, request);
+  }
 
   AppState state = make_app_state();
   std::vector<SceneOverride> overrides;

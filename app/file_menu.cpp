@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "app/export_figures.h"
+#include "app/lesson_bar.h"
 #include "app/scene.h"
 #include "core/assets.h"
 #include "core/text/i18n.h"
@@ -83,6 +84,7 @@ void draw_file_menu_items(AppState& state) {
   if (ImGui::MenuItem(tr("Open scene..."), "Ctrl+O")) d.requested = FileDialog::OpenScene;
   if (ImGui::MenuItem(tr("Save scene..."), "Ctrl+S")) d.requested = FileDialog::SaveScene;
   if (ImGui::MenuItem(tr("Open model folder..."))) d.requested = FileDialog::OpenModel;
+  lesson_file_menu_item(state);
   if (ImGui::MenuItem(tr("Export figures..."), "Ctrl+E")) d.requested = FileDialog::ExportFigures;
 }
 

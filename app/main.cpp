@@ -20,6 +20,7 @@
 #include "app/fonts.h"
 #include "app/gui_report.h"
 #include "app/language.h"
+#include "app/lesson_bar.h"
 #include "app/perf_report.h"
 #include "app/scene.h"
 #include "app/session_guard.h"
@@ -92,6 +93,8 @@ int run(int argc, char** argv) {
   cli.add_option("scene", gui.scene,
                  tw::tr("A scene file to open, as File > Open scene does (*.twscene.json or *.json)"))
       ->check(CLI::ExistingFile);
+  cli.add_option("--lesson", gui.lesson,
+                 tw::tr("Open a lesson: its number (1 to 5) or a lesson file, optionally :STEP (e.g. 1:3)"));
   bool fresh = false;
   cli.add_flag("--fresh", fresh, tw::tr("Start from defaults instead of restoring the last session"));
   std::string lang_value;
@@ -128,6 +131,12 @@ int run(int argc, char** argv) {
     for (auto& slot : state.panels) slot.open = true;
   // A first run (or a session with nothing open) starts on the lecture presets rather than an empty desk.
   state.show_start_page = std::none_of(state.panels.begin(), state.panels.end(), [](const auto& s) { return s.open; });
+  if (!gui.lesson.empty()) {
+    if (const std::string problem = tw::open_lesson_argument(state, gui.lesson); !problem.empty()) {
+      std::fprintf(stderr, "transformer-workbench: %s\n", problem.c_str());
+      return 2;
+    }
+  }
   state.model_dir = gui.model;
   if (!gui.model.empty())
     tw::open_model_folder(state, gui.model, /*from_command_line=*/true);  // the forward stepper loads it with progress

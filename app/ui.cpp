@@ -19,6 +19,7 @@
 #include "app/app_state.h"
 #include "app/file_menu.h"
 #include "app/layout.h"
+#include "app/lesson_bar.h"
 #include "app/start_presets.h"
 #include "app/texture_gl.h"
 #include "app/window_culling.h"
@@ -229,14 +230,15 @@ void draw_main_menu(AppState& state) {
 // [SECTION] overview
 static WorkLayout work_layout(const AppState& state) {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
-  (void)state;
   const float scale = ImGui::GetFontSize() / plot::kBaseFontSize;
   // The work area leaves out the main menu bar only from the frame after it was first drawn: on the first frame,
   // take the bar's height off by hand so no window opens under it.
   const float bar = ImGui::GetFrameHeight();
   const float top = std::max(vp->WorkPos.y, vp->Pos.y + bar);
   const float height = vp->WorkSize.y - (top - vp->WorkPos.y);
-  return split_work_area({vp->WorkPos.x, top, vp->WorkSize.x, height}, scale, min_panel_cell(scale).w);
+  // An open lesson keeps its column beside the panels at any width (never stacked over them).
+  return split_work_area({vp->WorkPos.x, top, vp->WorkSize.x, height}, scale,
+                         lesson_is_open(state) ? 0.0f : min_panel_cell(scale).w);
 }
 
 static void set_next_window_rect(const WinRect& r, ImGuiCond cond) {
@@ -337,6 +339,10 @@ static void draw_start_page(AppState& state, const DrawContext& ctx) {
     ImGui::End();
     return;
   }
+  if (draw_lesson_cards(state)) {  // a lesson opened: its first step's panels take the start page's place
+    ImGui::End();
+    return;
+  }
   const int clicked = draw_start_cards(sp.cards(), sp.dir(), ctx);
   ImGui::End();
   if (clicked >= 0 && size_t(clicked) < sp.presets().size() &&
@@ -419,6 +425,7 @@ static void draw_desk(AppState& state) {
   const DrawContext ctx{.theme = state.theme, .dpi_scale = state.ui_scale(), .exports = &state.exports};
   if (state.show_start_page && !focused) draw_start_page(state, ctx);
   state.tiling.start_page_was_open = state.show_start_page;
+  draw_lesson_window(state);
   const std::map<std::string, Placement> placements = place_panels(state);
   // A panel handed something to another ("Open in forward stepper"): show the receiver in front.
   const std::string focus = take_focus_request();
@@ -533,6 +540,7 @@ void handle_shortcuts(AppState& state) {
   if (ImGui::IsKeyPressed(kKeyF1, false)) state.show_shortcuts = !state.show_shortcuts;
   handle_presentation_shortcuts(state);
   handle_file_shortcuts(state);  // Ctrl+O, Ctrl+S, Ctrl+E
+  handle_lesson_keys(state);     // PageUp / PageDown
 }
 
 }  // namespace tw

@@ -15,6 +15,7 @@
 #include <initializer_list>
 #include <string_view>
 
+#include "core/model/forward_look_for.h"
 #include "core/model/weights.h"
 #include "core/text/i18n.h"
 #include "core/text/tokenizer.h"
@@ -234,6 +235,11 @@ void draw_step_header(const ForwardResult& r, int step_index) {
   ImGui::SameLine();
   ImGui::TextDisabled("%s", st.name.c_str());
   formula_line(st.formula.c_str());
+  if (const char* look = forward_look_for(st.name)) {  // one sentence: what this step shows
+    ImGui::TextDisabled("%s", tr("Look for:"));
+    ImGui::SameLine();
+    math_text(tr(look));
+  }
 
   // Inputs: earlier steps (with their shapes), parameters (with their checkpoint shapes), or the token ids.
   const auto specs = tensor_specs(r.run.config);

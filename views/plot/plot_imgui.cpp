@@ -701,6 +701,36 @@ LayoutReport take_layout_report() { return std::exchange(context().report, Layou
 
 // [SECTION] draw_figure
 
+namespace {
+struct Highlight {
+  std::string panel, figure;
+  bool scroll = false;  // bring it into view the next time it is drawn
+};
+Highlight& highlight() {
+  static Highlight h;  // UI thread only
+  return h;
+}
+// An accent frame around the highlighted figure, just outside its rectangle, and one scroll to bring it into view.
+void draw_highlight_frame(const char* panel_id, const std::string& figure_id, ImVec2 origin, ImVec2 size, float s) {
+  Highlight& h = highlight();
+  if (h.figure.empty() || h.figure != figure_id || h.panel != panel_id) return;
+  const float pad = 3.0f * s;
+  ImGui::GetWindowDrawList()->AddRect(
+      ImVec2(origin.x - pad, origin.y - pad), ImVec2(origin.x + size.x + pad, origin.y + size.y + pad),
+      ImGui::ColorConvertFloat4ToU32(ImGui::GetStyleColorVec4(ImGuiCol_PlotHistogram)), 4.0f * s, 0, 3.0f * s);
+  if (h.scroll) {
+    ImGui::SetScrollHereY(0.0f);
+    h.scroll = false;
+  }
+}
+}  // namespace
+
+void set_highlighted_figure(const std::string& panel_id, const std::string& figure_id) {
+  Highlight& h = highlight();
+  if (h.panel == panel_id && h.figure == figure_id) return;
+  h = {panel_id, figure_id, !figure_id.empty()};
+}
+
 bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id, ImVec2 size, FigureDrawFlags flags) {
   PlotContext& pc = context();
   if (ImGui::GetFrameCount() != pc.frame) {
@@ -745,6 +775,7 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
                          ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
   const bool hovered = ImGui::IsItemHovered();
   const bool active = ImGui::IsItemActive();
+  draw_highlight_frame(panel_id, fig.id, origin, ImVec2(w, h), s);
   if (!ImGui::IsItemVisible()) {  // scrolled out of view: keep the space, skip layout and drawing
     ImGui::PopID();
     return false;

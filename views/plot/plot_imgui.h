@@ -42,6 +42,10 @@ using FigureDrawFlags = int;
 bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id, ImVec2 size = ImVec2(0, 0),
                  FigureDrawFlags flags = FigureDrawFlags_None);
 
+// The figure a lesson step points at ("look at"): drawn with an accent frame around it, and scrolled into view the
+// first time it is drawn after being set. ("", "") clears it.
+void set_highlighted_figure(const std::string& panel_id, const std::string& figure_id);
+
 // [SECTION] screen fonts
 // The ImGui font of each face of the font chain, installed by app/ whenever it builds the atlas (app/fonts.cpp).
 // A face that was not installed draws with ImGui::GetFont().

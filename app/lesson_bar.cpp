@@ -1,0 +1,502 @@
+// The lesson bar, the start page's lessons and lesson progress (app/lesson_bar.h).
+//
+// [SECTION] the run: lessons loaded, progress, the step's UI state
+// [SECTION] opening lessons and steps
+// [SECTION] the lesson window
+// [SECTION] start page and File menu
+#include "app/lesson_bar.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "app/layout.h"
+#include "app/lesson_scene.h"
+#include "app/presenter_keys.h"
+#include "core/io/atomic_file.h"
+#include "core/io/json_parse.h"
+#include "core/io/read_file.h"
+#include "core/io/user_dirs.h"
+#include "core/lessons/exercise_check.h"
+#include "core/lessons/lesson_progress.h"
+#include "views/plot/plot_imgui.h"
+#include "views/widgets.h"
+
+namespace tw {
+
+// [SECTION] the run
+
+struct LessonRun {
+  std::vector<Lesson> lessons;           // the shipped ones in order, then any opened from a file
+  std::vector<std::string> load_errors;  // shipped files that failed to load (shown on the start page)
+  LessonProgress progress;
+  int current = -1;  // index into lessons of the lesson in the bar (-1: none)
+  int step = 0;      // its step shown
+  // The step's exercise, as the learner left it.
+  char typed[64] = "";
+  int hints_shown = 0;
+  int failed_attempts = 0;
+  bool show_solution = false;
+  std::optional<CheckResult> number_result;  // the last "Check" of a number exercise
+  CheckResult state_result;                  // the live check of a state exercise
+  std::string values_seen;                   // the scene values the live check last ran on
+  bool restore_overview = false;             // the overview was open before the lesson took its column
+  bool place_window = false;                 // put the lesson window in the side column next frame
+  bool own_work_saved = false;               // before-lesson.json holds the work from before this lesson run
+  // File > Open lesson...
+  bool open_file_requested = false;
+  std::string file_path = user_work_dir() + "/my-lesson.json";
+  std::string file_error;
+};
+
+namespace {
+
+std::string config_file(const char* name) {
+  const std::string session = last_session_path();
+  if (session.empty()) return {};
+  return (std::filesystem::path(session).parent_path() / name).string();
+}
+
+void save_progress(const LessonRun& run) {
+  const std::string path = lesson_progress_path();
+  if (path.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  std::string error;
+  write_file_atomic(path, progress_to_json(run.progress).dump(2) + "\n", &error);  // best effort, like the session
+}
+
+LessonRun& run_of(AppState& state) {
+  if (!state.lessons) {
+    state.lessons = std::make_shared<LessonRun>();
+    LessonRun& run = *state.lessons;
+    run.lessons = load_shipped_lessons(state, &run.load_errors);
+    std::string text, error;
+    const std::string path = lesson_progress_path();
+    if (!path.empty() && read_file_bounded(path, 1 << 20, &text, &error))
+      run.progress = progress_from_json(parse_json_or_discarded(text, 8));
+  }
+  return *state.lessons;
+}
+
+const Lesson* current_lesson(const LessonRun& run) {
+  return run.current >= 0 && size_t(run.current) < run.lessons.size() ? &run.lessons[size_t(run.current)] : nullptr;
+}
+
+void reset_exercise_ui(LessonRun& run) {
+  run.typed[0] = '\0';
+  run.hints_shown = 0;
+  run.failed_attempts = 0;
+  run.show_solution = false;
+  run.number_result.reset();
+  run.state_result = {};
+  run.values_seen.clear();
+}
+
+// The panel whose figure the step points at: "look.panel" when given, else the first panel the scene opens.
+std::string look_panel(const LessonStep& step) {
+  if (step.scene.contains("open") && step.scene["open"].is_array())
+    for (const auto& id : step.scene["open"])
+      if (id.is_string()) return id.get<std::string>();
+  return {};
+}
+
+// [SECTION] opening lessons and steps
+
+// Applies step `index` of the current lesson (its scene, the highlight) and remembers it.
+void go_to_step(AppState& state, LessonRun& run, int index, const nlohmann::json& extra = nlohmann::json::object()) {
+  const Lesson* lesson = current_lesson(run);
+  if (!lesson || lesson->steps.empty()) return;
+  index = std::clamp(index, 0, int(lesson->steps.size()) - 1);
+  const LessonStep& step = lesson->steps[size_t(index)];
+  const SceneLoad loaded = apply_lesson_step(state, step, extra);
+  if (!loaded.ok) {
+    state.status = subst(tr("Lesson step not applied: {0}"), {loaded.error});
+    return;
+  }
+  if (run.step != index || extra.empty()) reset_exercise_ui(run);
+  run.step = index;
+  run.progress.lesson = lesson->id;
+  run.progress.open = true;
+  run.progress.steps[lesson->id] = index;
+  save_progress(run);
+  plot::set_highlighted_figure(look_panel(step), step.look_figure);
+  state.show_start_page = false;
+}
+
+void open_lesson(AppState& state, LessonRun& run, int index, int step) {
+  if (index < 0 || size_t(index) >= run.lessons.size()) return;
+  if (!run.own_work_saved) {  // the user's own work first: every step's scene replaces the whole state
+    const std::string path = config_file("before-lesson.json");
+    std::string error;
+    if (!path.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+      run.own_work_saved = save_scene_file(state, path, &error);
+    }
+  }
+  if (current_lesson(run) == nullptr) {
+    run.restore_overview = state.show_overview;
+    state.show_overview = false;  // the lesson takes the overview's column
+  }
+  run.current = index;
+  run.place_window = true;
+  state.tiling.retile = true;  // the panels move over to leave the lesson its column
+  run.step = -1;
+  go_to_step(state, run, step < 0 ? run.progress.step_of(run.lessons[size_t(index)].id) : step);
+}
+
+void close_lesson(AppState& state, LessonRun& run, bool back_to_own_work) {
+  if (back_to_own_work && run.own_work_saved) {
+    const SceneLoad loaded = load_scene_file(state, config_file("before-lesson.json"));
+    state.status = loaded.ok ? std::string(tr("Your own work is back as it was before the lesson"))
+                             : subst(tr("Could not restore your own work: {0}"), {loaded.error});
+    run.own_work_saved = false;
+  }
+  run.current = -1;
+  run.progress.open = false;
+  save_progress(run);
+  plot::set_highlighted_figure("", "");
+  if (run.restore_overview) state.show_overview = true;
+}
+
+// [SECTION] the lesson window
+
+const char* op_symbol(CheckOp op) {
+  switch (op) {
+    case CheckOp::Less: return "<";
+    case CheckOp::LessEqual: return "\xE2\x89\xA4";  // ≤
+    case CheckOp::Greater: return ">";
+    case CheckOp::GreaterEqual: return "\xE2\x89\xA5";  // ≥
+    case CheckOp::Equal: return "=";
+  }
+  return "";
+}
+
+void draw_exercise(AppState& state, LessonRun& run, const Lesson& lesson, const LessonStep& step) {
+  const Exercise& ex = *step.exercise;
+  const float wrap = 0.0f;
+  ImGui::Separator();
+  role_text(plot::UiRole::Formula, tr("Exercise"));
+  math_text(ex.question.here().c_str(), wrap);
+  const bool done = run.progress.is_done(lesson.id, step.id);
+  if (ex.check.kind == CheckKind::State) {
+    // Live: the check runs whenever the settings change.
+    const nlohmann::json values = current_scene_values(state);
+    std::string seen = values.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (seen != run.values_seen) {
+      run.values_seen = std::move(seen);
+      run.state_result = check_exercise_state(ex.check, values);
+      if (run.state_result.status == CheckStatus::Passed && !done) {
+        run.progress.mark_done(lesson.id, step.id);
+        save_progress(run);
+      }
+    }
+    const CheckResult& r = run.state_result;
+    if (r.status == CheckStatus::Passed) {
+      char now[64];
+      std::snprintf(now, sizeof now, "%.4g", r.actual ? *r.actual : 0.0);
+      check_mark(true, subst(tr("Solved: now {0}"), {now}).c_str());
+    } else if (!r.unmet_key.empty()) {
+      check_mark(false, subst(tr("First set {0} to {1}"),
+                              {r.unmet_key,
+                               r.unmet_wants.is_string() ? r.unmet_wants.get<std::string>() : r.unmet_wants.dump()})
+                            .c_str());
+    } else if (r.actual) {
+      char now[64];
+      std::snprintf(now, sizeof now, "%.4g", *r.actual);
+      char goal[64];
+      std::snprintf(goal, sizeof goal, "%s %.4g", op_symbol(ex.check.op), ex.check.value);
+      check_mark(false, subst(tr("Not yet: now {0}, the goal is {1}"), {now, goal}).c_str());
+    } else {
+      check_mark(false, tr("Cannot be checked with the current settings"));
+    }
+    if (done && r.status != CheckStatus::Passed) role_text(plot::UiRole::Good, tr("(solved before)"));
+  } else {
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+    const bool enter = ImGui::InputText("##answer", run.typed, sizeof run.typed,
+                                        ImGuiInputTextFlags_EnterReturnsTrue | ImGuiInputTextFlags_CharsScientific);
+    ImGui::SameLine();
+    if (ImGui::Button(tr("Check")) || enter) {
+      double typed = 0;
+      const char* end = run.typed + std::strlen(run.typed);
+      const auto [ptr, ec] = std::from_chars(run.typed, end, typed);
+      if (ec != std::errc() || ptr != end || !std::isfinite(typed)) {
+        run.number_result = CheckResult{};
+        run.number_result->status = CheckStatus::NotYet;
+        ++run.failed_attempts;
+      } else {
+        run.number_result = check_exercise_number(ex.check, current_scene_values(state), typed);
+        if (run.number_result->status == CheckStatus::Passed) {
+          run.progress.mark_done(lesson.id, step.id);
+          save_progress(run);
+        } else {
+          ++run.failed_attempts;
+        }
+      }
+    }
+    if (run.number_result) {
+      if (run.number_result->status == CheckStatus::Passed)
+        check_mark(true, tr("Correct"));
+      else if (run.number_result->status == CheckStatus::Unavailable)
+        check_mark(false, tr("Cannot be checked with the current settings"));
+      else
+        check_mark(false, tr("Not quite: try again, take a hint, or show the solution"));
+    } else if (done) {
+      role_text(plot::UiRole::Good, tr("(solved before)"));
+    }
+  }
+  // Hints one at a time; the solution on request or after a failed attempt.
+  for (int h = 0; h < run.hints_shown && size_t(h) < ex.hints.size(); ++h) {
+    ImGui::Bullet();
+    ImGui::SameLine();
+    math_text(ex.hints[size_t(h)].here().c_str(), wrap);
+  }
+  if (size_t(run.hints_shown) < ex.hints.size()) {
+    if (ImGui::Button(run.hints_shown == 0 ? tr("Hint") : tr("Another hint"))) ++run.hints_shown;
+    ImGui::SameLine();
+  }
+  if (!run.show_solution && ImGui::Button(tr("Show solution"))) run.show_solution = true;
+  if (run.show_solution || run.failed_attempts >= 2) {
+    if (!run.show_solution) ImGui::NewLine();
+    role_text(plot::UiRole::Formula, tr("Solution"));
+    math_text(ex.solution_text.here().c_str(), wrap);
+    if (ex.check.kind == CheckKind::Number && ex.solution_number) {
+      char n[64];
+      std::snprintf(n, sizeof n, "%.6g", *ex.solution_number);
+      ImGui::TextUnformatted(subst(tr("Answer: {0}"), {n}).c_str());
+    }
+    if (!ex.solution_values.empty() && ImGui::Button(tr("Apply the solution's settings")))
+      go_to_step(state, run, run.step, ex.solution_values);
+  }
+}
+
+void draw_lesson_body(AppState& state, LessonRun& run, const Lesson& lesson) {
+  const int n = int(lesson.steps.size());
+  const LessonStep& step = lesson.steps[size_t(std::clamp(run.step, 0, n - 1))];
+  // Header: the lesson, step k of n, previous / next.
+  if (ImGui::BeginCombo("##lesson", lesson.title.here().c_str())) {
+    for (size_t i = 0; i < run.lessons.size(); ++i) {
+      const std::string label = std::to_string(run.lessons[i].number) + ". " + run.lessons[i].title.here();
+      if (ImGui::Selectable(label.c_str(), int(i) == run.current)) open_lesson(state, run, int(i), -1);
+    }
+    ImGui::EndCombo();
+  }
+  ImGui::BeginDisabled(run.step <= 0);
+  if (ImGui::Button(tr("< Previous"))) go_to_step(state, run, run.step - 1);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::TextUnformatted(subst(tr("Step {0} of {1}"), {std::to_string(run.step + 1), std::to_string(n)}).c_str());
+  ImGui::SameLine();
+  ImGui::BeginDisabled(run.step >= n - 1);
+  if (ImGui::Button(tr("Next >"))) go_to_step(state, run, run.step + 1);
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("%s", tr("PageDown / PageUp (or a presenter's clicker) move through the steps"));
+  ImGui::Separator();
+  ImGui::PushFont(plot::screen_font(plot::FontStyle::Bold));
+  math_text(step.title.here().c_str(), 0.0f);
+  ImGui::PopFont();
+  math_text(step.text.here().c_str(), 0.0f);
+  if (!step.look.en.empty()) {
+    ImGui::Spacing();
+    role_text(plot::UiRole::Link, tr("Look at"));
+    math_text(step.look.here().c_str(), 0.0f);
+  }
+  if (step.exercise) draw_exercise(state, run, lesson, step);
+  ImGui::Separator();
+  if (ImGui::Button(tr("Reset this step"))) {
+    run.progress.forget(lesson.id, step.id);
+    go_to_step(state, run, run.step);
+    reset_exercise_ui(run);
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("The step's settings again, its exercise not yet solved"));
+  ImGui::SameLine();
+  if (ImGui::Button(tr("Back to my work"))) close_lesson(state, run, true);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("%s", tr("Close the lesson and reopen the panels and settings you had before it"));
+  ImGui::SameLine();
+  if (ImGui::Button(tr("Close lesson"))) close_lesson(state, run, false);
+}
+
+void draw_open_lesson_popup(AppState& state, LessonRun& run) {
+  const char* id = "###OpenLesson";
+  if (run.open_file_requested) {
+    ImGui::OpenPopup(id);
+    run.open_file_requested = false;
+    run.file_error.clear();
+  }
+  const std::string title = std::string(tr("Open lesson")) + id;
+  if (!ImGui::BeginPopupModal(title.c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  ImGui::TextUnformatted(tr("A lesson file (docs/lesson-format.md describes the format):"));
+  static char buffer[1024];
+  if (ImGui::IsWindowAppearing()) std::snprintf(buffer, sizeof buffer, "%s", run.file_path.c_str());
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30);
+  const bool enter = ImGui::InputText("##path", buffer, sizeof buffer, ImGuiInputTextFlags_EnterReturnsTrue);
+  if (!run.file_error.empty()) {
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32);
+    role_text(plot::UiRole::Bad, run.file_error.c_str());
+    ImGui::PopTextWrapPos();
+  }
+  if (ImGui::Button(tr("Open")) || enter) {
+    run.file_path = buffer;
+    LessonLoad l = load_lesson_file(run.file_path, lesson_names(state));
+    if (!l.ok) {
+      run.file_error = l.error;
+    } else {
+      auto same =
+          std::find_if(run.lessons.begin(), run.lessons.end(), [&](const Lesson& x) { return x.id == l.lesson.id; });
+      int index = int(same - run.lessons.begin());
+      if (same == run.lessons.end())
+        run.lessons.push_back(std::move(l.lesson));
+      else
+        *same = std::move(l.lesson);
+      ImGui::CloseCurrentPopup();
+      open_lesson(state, run, index, 0);
+    }
+  }
+  ImGui::SameLine();
+  if (ImGui::Button(tr("Cancel")) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false))
+    ImGui::CloseCurrentPopup();
+  ImGui::EndPopup();
+}
+
+}  // namespace
+
+bool lesson_is_open(const AppState& state) { return state.lessons && current_lesson(*state.lessons) != nullptr; }
+
+std::string lesson_progress_path() { return config_file("lesson-progress.json"); }
+
+void draw_lesson_window(AppState& state) {
+  LessonRun& run = run_of(state);
+  draw_open_lesson_popup(state, run);
+  const Lesson* lesson = current_lesson(run);
+  if (!lesson || !state.focused.empty()) return;  // a focused panel fills the window (F11 brings the bar back)
+  if (run.place_window) {
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    const float scale = ImGui::GetFontSize() / plot::kBaseFontSize;
+    const float top = std::max(vp->WorkPos.y, vp->Pos.y + ImGui::GetFrameHeight());
+    const WorkLayout w = split_work_area({vp->WorkPos.x, top, vp->WorkSize.x, vp->WorkSize.y - (top - vp->WorkPos.y)},
+                                         scale, 0.0f);  // as app/ui.cpp work_layout while a lesson is open
+    ImGui::SetNextWindowPos(ImVec2(w.side.x, w.side.y), ImGuiCond_Always);
+    ImGui::SetNextWindowSize(ImVec2(w.side.w, w.side.h), ImGuiCond_Always);
+    ImGui::SetNextWindowFocus();
+    run.place_window = false;
+  }
+  bool open = true;
+  const std::string title = std::string(tr("Lesson")) + " " + std::to_string(lesson->number) + "###Lesson";
+  if (ImGui::Begin(title.c_str(), &open)) draw_lesson_body(state, run, *lesson);
+  ImGui::End();
+  if (!open) close_lesson(state, run, false);
+}
+
+void handle_lesson_keys(AppState& state) {
+  if (!state.lessons) return;
+  LessonRun& run = *state.lessons;
+  const Lesson* lesson = current_lesson(run);
+  if (!lesson || ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) return;
+  const int step = presenter_step();
+  if (step != 0 && run.step + step >= 0 && run.step + step < int(lesson->steps.size()))
+    go_to_step(state, run, run.step + step);
+}
+
+// [SECTION] start page and File menu
+
+bool draw_lesson_cards(AppState& state) {
+  LessonRun& run = run_of(state);
+  const float s = std::max(0.5f, ImGui::GetFontSize() / plot::kBaseFontSize);
+  ImGui::PushFont(plot::screen_font(plot::FontStyle::Bold));
+  ImGui::TextUnformatted(tr("Lessons"));
+  ImGui::PopFont();
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextUnformatted(
+      tr("A guided path: each step sets up the panels, says what to look at, and some ask you to do something the app "
+         "checks."));
+  ImGui::PopTextWrapPos();
+  for (const std::string& e : run.load_errors) role_text(plot::UiRole::Bad, e.c_str());
+  bool opened = false;
+  const float card_w = 300.0f * s, card_h = ImGui::GetTextLineHeightWithSpacing() * 6.5f;
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  for (size_t i = 0; i < run.lessons.size(); ++i) {
+    const Lesson& l = run.lessons[i];
+    if (i > 0) {
+      ImGui::SameLine();
+      if (ImGui::GetCursorScreenPos().x + card_w > right) ImGui::NewLine();
+    }
+    ImGui::PushID(int(i));
+    ImGui::BeginGroup();
+    const ImVec2 top = ImGui::GetCursorScreenPos();
+    if (ImGui::Selectable("##lesson", false, ImGuiSelectableFlags_AllowItemOverlap, ImVec2(card_w, card_h))) {
+      open_lesson(state, run, int(i), -1);
+      opened = true;
+    }
+    const bool hovered = ImGui::IsItemHovered();
+    ImGui::GetWindowDrawList()->AddRect(top, ImVec2(top.x + card_w, top.y + card_h),
+                                        ImGui::GetColorU32(hovered ? ImGuiCol_ButtonHovered : ImGuiCol_Border),
+                                        4.0f * s, 0, hovered ? 2.0f * s : 1.0f * s);
+    const float pad = 6.0f * s;
+    ImGui::SetCursorScreenPos(ImVec2(top.x + pad, top.y + pad));
+    ImGui::PushClipRect(top, ImVec2(top.x + card_w, top.y + card_h), true);
+    const float wrap_x = ImGui::GetCursorPosX() + card_w - 2 * pad;
+    ImGui::PushFont(plot::screen_font(plot::FontStyle::Bold));
+    math_text((std::to_string(l.number) + ". " + l.title.here()).c_str(), wrap_x);
+    ImGui::PopFont();
+    math_text(l.summary.here().c_str(), wrap_x, false, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+    int exercises = 0;
+    for (const LessonStep& st : l.steps) exercises += st.exercise.has_value();
+    const std::string progress =
+        subst(tr("{0} steps, {1} of {2} exercises solved"),
+              {std::to_string(l.steps.size()), std::to_string(run.progress.done_in(l.id)), std::to_string(exercises)});
+    ImGui::SetCursorScreenPos(ImVec2(top.x + pad, top.y + card_h - ImGui::GetTextLineHeightWithSpacing() - pad / 2));
+    role_text(run.progress.done_in(l.id) >= exercises && exercises > 0 ? plot::UiRole::Good : plot::UiRole::Link,
+              progress.c_str());
+    ImGui::PopClipRect();
+    ImGui::SetCursorScreenPos(ImVec2(top.x, top.y + card_h));
+    ImGui::Dummy(ImVec2(card_w, 0));
+    ImGui::EndGroup();
+    ImGui::PopID();
+  }
+  if (ImGui::SmallButton(tr("Open a lesson file..."))) run.open_file_requested = true;
+  ImGui::Spacing();
+  ImGui::Separator();
+  ImGui::PushFont(plot::screen_font(plot::FontStyle::Bold));
+  ImGui::TextUnformatted(tr("Lecture presets"));
+  ImGui::PopFont();
+  return opened;
+}
+
+void lesson_file_menu_item(AppState& state) {
+  if (ImGui::MenuItem(tr("Open lesson..."))) run_of(state).open_file_requested = true;
+}
+
+std::string open_lesson_argument(AppState& state, const std::string& argument) {
+  LessonRun& run = run_of(state);
+  std::string what = argument;
+  int step = 0;
+  if (const size_t colon = argument.rfind(':'); colon != std::string::npos) {
+    const std::string tail = argument.substr(colon + 1);
+    int n = 0;
+    const auto [ptr, ec] = std::from_chars(tail.data(), tail.data() + tail.size(), n);
+    if (ec == std::errc() && ptr == tail.data() + tail.size() && n >= 1) {
+      what = argument.substr(0, colon);
+      step = n - 1;
+    }
+  }
+  LessonLoad l = find_lesson(state, what);
+  if (!l.ok) return "--lesson: " + l.error;
+  auto same =
+      std::find_if(run.lessons.begin(), run.lessons.end(), [&](const Lesson& x) { return x.id == l.lesson.id; });
+  const int index = int(same - run.lessons.begin());
+  if (same == run.lessons.end()) run.lessons.push_back(std::move(l.lesson));
+  if (step >= int(run.lessons[size_t(index)].steps.size()))
+    return "--lesson: " + what + " has " + std::to_string(run.lessons[size_t(index)].steps.size()) + " steps";
+  open_lesson(state, run, index, step);
+  return {};
+}
+
+}  // namespace tw

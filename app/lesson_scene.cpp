@@ -1,0 +1,75 @@
+// Lessons in the app (app/lesson_scene.h).
+#include "app/lesson_scene.h"
+
+#include <set>
+
+#include "core/lessons/exercise_check.h"
+
+namespace tw {
+
+LessonNames lesson_names(const AppState& state) {
+  auto keys = std::make_shared<std::set<std::string>>();
+  auto panels = std::make_shared<std::set<std::string>>();
+  for (const PanelSlot& slot : state.panels) {
+    panels->insert(slot.info.id);
+    for (const Control& c : slot.panel->controls().all()) keys->insert(slot.info.id + "." + c.key);
+  }
+  LessonNames names;
+  names.known_key = [keys](const std::string& k) { return keys->count(k) > 0; };
+  names.known_panel = [panels](const std::string& p) { return panels->count(p) > 0; };
+  return names;
+}
+
+std::string lesson_step_scene_text(const LessonStep& step, const nlohmann::json& extra) {
+  nlohmann::json scene = step.scene.is_object() ? step.scene : nlohmann::json::object();
+  scene["version"] = kSceneVersion;
+  const nlohmann::json base = scene.contains("values") ? scene["values"] : nlohmann::json::object();
+  scene["values"] = merged_values(base, extra);
+  return scene.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+SceneLoad apply_lesson_step(AppState& state, const LessonStep& step, const nlohmann::json& extra) {
+  return load_scene_text(state, lesson_step_scene_text(step, extra));
+}
+
+nlohmann::json current_scene_values(const AppState& state) {
+  const nlohmann::ordered_json scene = scene_to_json(state);
+  nlohmann::json values = nlohmann::json::object();
+  if (auto it = scene.find("values"); it != scene.end())
+    for (auto v = it->begin(); v != it->end(); ++v) values[v.key()] = nlohmann::json(v.value());
+  return values;
+}
+
+std::vector<Lesson> load_shipped_lessons(const AppState& state, std::vector<std::string>* errors) {
+  std::vector<Lesson> out;
+  const LessonNames names = lesson_names(state);
+  for (const std::string& path : shipped_lesson_files()) {
+    LessonLoad l = load_lesson_file(path, names);
+    if (l.ok)
+      out.push_back(std::move(l.lesson));
+    else if (errors)
+      errors->push_back(l.error);
+  }
+  return out;
+}
+
+LessonLoad find_lesson(const AppState& state, const std::string& number_or_path) {
+  const bool digits = !number_or_path.empty() && number_or_path.size() < 4 &&
+                      number_or_path.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits) return load_lesson_file(number_or_path, lesson_names(state));
+  std::vector<std::string> errors;
+  for (Lesson& l : load_shipped_lessons(state, &errors))
+    if (l.number == std::stoi(number_or_path)) {
+      LessonLoad out;
+      out.ok = true;
+      out.lesson = std::move(l);
+      return out;
+    }
+  LessonLoad out;
+  out.error = "no shipped lesson " + number_or_path;
+  if (!errors.empty()) out.error += " (" + errors.front() + ")";
+  out.errors = {out.error};
+  return out;
+}
+
+}  // namespace tw

@@ -1,0 +1,33 @@
+#pragma once
+// Checking an exercise against the current scene values (core/lessons/lesson.h, lesson_quantity.h).
+//   state:  the quantity computed from the values satisfies `op value` and every "also" precondition holds;
+//   number: the number the user typed is within the tolerance of the quantity computed from the values.
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "core/lessons/lesson.h"
+
+namespace tw {
+
+enum class CheckStatus { Passed, NotYet, Unavailable };
+
+struct CheckResult {
+  CheckStatus status = CheckStatus::Unavailable;
+  std::optional<double> actual;  // the quantity's value now (nullopt when it could not be computed)
+  std::string unmet_key;         // state: the first "also" key whose value differs ("" when all hold)
+  nlohmann::json unmet_wants;    // and the value it must have
+};
+
+// `values`: every scene key with its current value (app: scene_to_json(state)["values"]).
+CheckResult check_exercise_state(const ExerciseCheck& check, const nlohmann::json& values);
+CheckResult check_exercise_number(const ExerciseCheck& check, const nlohmann::json& values, double typed);
+
+// True when `a` satisfies `op b` (== within `tolerance`, relative to |b| when `relative`).
+bool compare_with(double a, CheckOp op, double b, double tolerance, bool relative);
+
+// `base` with every key of `patch` set to the patch's value (the step's scene values plus a solution's).
+nlohmann::json merged_values(const nlohmann::json& base, const nlohmann::json& patch);
+
+}  // namespace tw

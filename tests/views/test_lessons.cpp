@@ -1,0 +1,251 @@
+// Lessons (core/lessons, app/lesson_scene): every shipped lesson loads; every step's scene applies without warnings
+// and its "look" figure exists; every exercise's stored solution passes its check and the step's starting state does
+// not; bad files give one clear line naming file, step and field; progress reads back.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "app/lesson_scene.h"
+#include "core/lessons/exercise_check.h"
+#include "core/lessons/lesson_progress.h"
+#include "core/lessons/lesson_quantity.h"
+#include "views/plot/math.h"
+
+namespace tw {
+namespace {
+
+std::vector<Lesson> shipped(const AppState& state) {
+  std::vector<std::string> errors;
+  std::vector<Lesson> lessons = load_shipped_lessons(state, &errors);
+  for (const std::string& e : errors) ADD_FAILURE() << e;
+  return lessons;
+}
+
+TEST(Lessons, EveryShippedLessonLoadsInOrderWithSixToFifteenSteps) {
+  const AppState state = make_app_state();
+  const auto files = shipped_lesson_files();
+  ASSERT_GE(files.size(), 1u);
+  const auto lessons = shipped(state);
+  ASSERT_EQ(lessons.size(), files.size());
+  std::set<std::string> ids;
+  for (size_t i = 0; i < lessons.size(); ++i) {
+    EXPECT_EQ(lessons[i].number, int(i) + 1) << lessons[i].path;
+    EXPECT_TRUE(ids.insert(lessons[i].id).second) << lessons[i].id;
+    EXPECT_GE(lessons[i].steps.size(), 6u) << lessons[i].id;
+    EXPECT_LE(lessons[i].steps.size(), 15u) << lessons[i].id;
+  }
+}
+
+TEST(Lessons, QuantityNamesAreUnique) {
+  std::set<std::string> names;
+  for (const LessonQuantity& q : all_lesson_quantities()) EXPECT_TRUE(names.insert(q.name).second) << q.name;
+  EXPECT_NE(find_lesson_quantity("softmax.unscaled_top_prob"), nullptr);
+  EXPECT_EQ(find_lesson_quantity("softmax.no_such"), nullptr);
+}
+
+// Every lesson text is typeset math where it has formulas: no command the layout cannot draw.
+TEST(Lessons, EveryTextTypesetsWithoutUnsupportedCommands) {
+  const AppState state = make_app_state();
+  std::vector<std::string> bad;
+  auto check = [&](const LessonText& t, const std::string& where) {
+    for (const std::string* s : {&t.en, &t.zh}) {
+      if (!plot::has_math(*s)) continue;
+      for (const std::string& cmd : plot::layout_math_uncached(*s, 15).unsupported) bad.push_back(where + ": " + cmd);
+    }
+  };
+  for (const Lesson& l : shipped(state)) {
+    check(l.title, l.id + " title");
+    check(l.summary, l.id + " summary");
+    for (const LessonStep& st : l.steps) {
+      const std::string w = l.id + "/" + st.id;
+      check(st.title, w + " title");
+      check(st.text, w + " text");
+      check(st.look, w + " look");
+      if (!st.exercise) continue;
+      check(st.exercise->question, w + " question");
+      check(st.exercise->solution_text, w + " solution");
+      for (const LessonText& h : st.exercise->hints) check(h, w + " hint");
+    }
+  }
+  std::string report;
+  for (const std::string& b : bad) report += "  " + b + "\n";
+  EXPECT_TRUE(bad.empty()) << report;
+}
+
+std::set<std::string> open_figure_ids(AppState& state) {
+  std::set<std::string> ids;
+  for (PanelSlot& slot : state.panels) {
+    if (!slot.open) continue;
+    slot.panel->update();
+    slot.panel->wait_idle();
+    for (const plot::Figure& f : slot.panel->figures()) ids.insert(f.id);
+  }
+  return ids;
+}
+
+// The heart of the lesson contract: scenes apply cleanly, the figure to look at exists, no exercise passes by doing
+// nothing and every stored solution passes.
+TEST(Lessons, StepsApplyCleanlyAndEverySolutionPassesWhileTheStartDoesNot) {
+  AppState state = make_app_state();
+  int exercises = 0;
+  for (const Lesson& l : shipped(state)) {
+    for (const LessonStep& st : l.steps) {
+      const std::string where = l.id + "/" + st.id;
+      const SceneLoad applied = apply_lesson_step(state, st);
+      ASSERT_TRUE(applied.ok) << where << ": " << applied.error;
+      EXPECT_TRUE(applied.warnings.empty()) << where << ": " << applied.warnings.front();
+      if (!st.look_figure.empty()) {
+        EXPECT_TRUE(open_figure_ids(state).count(st.look_figure)) << where << ": no figure " << st.look_figure;
+      }
+      if (!st.exercise) continue;
+      ++exercises;
+      const Exercise& ex = *st.exercise;
+      const nlohmann::json start = current_scene_values(state);
+      const SceneLoad solved = apply_lesson_step(state, st, ex.solution_values);
+      ASSERT_TRUE(solved.ok) << where << ": " << solved.error;
+      EXPECT_TRUE(solved.warnings.empty()) << where;
+      const nlohmann::json after = current_scene_values(state);
+      if (ex.check.kind == CheckKind::State) {
+        const CheckResult before = check_exercise_state(ex.check, start);
+        ASSERT_TRUE(before.actual.has_value()) << where << ": quantity not computable at the start";
+        EXPECT_EQ(before.status, CheckStatus::NotYet)
+            << where << ": passes by doing nothing (" << *before.actual << ")";
+        const CheckResult sol = check_exercise_state(ex.check, after);
+        ASSERT_TRUE(sol.actual.has_value()) << where;
+        EXPECT_EQ(sol.status, CheckStatus::Passed) << where << ": the solution gives " << *sol.actual;
+      } else {
+        ASSERT_TRUE(ex.solution_number.has_value()) << where;
+        const CheckResult sol = check_exercise_number(ex.check, after, *ex.solution_number);
+        ASSERT_TRUE(sol.actual.has_value()) << where;
+        EXPECT_EQ(sol.status, CheckStatus::Passed)
+            << where << ": typed " << *ex.solution_number << ", core has " << *sol.actual;
+        // Nothing typed (0) and a wrong order of magnitude do not pass.
+        EXPECT_EQ(check_exercise_number(ex.check, after, 0.0).status, CheckStatus::NotYet) << where;
+        EXPECT_EQ(check_exercise_number(ex.check, after, *ex.solution_number * 10 + 1).status, CheckStatus::NotYet)
+            << where;
+      }
+    }
+  }
+  EXPECT_GE(exercises, 4);
+}
+
+// Reference values computed independently of the panels: the lesson's worked numbers are what core computes.
+TEST(Lessons, LessonOneQuantitiesMatchIndependentValues) {
+  AppState state = make_app_state();
+  nlohmann::json v = current_scene_values(state);
+  v["softmax.logits_a"] = "1.0, 0.5, -0.5";
+  v["softmax.temperature"] = 1.0;
+  const double e1 = std::exp(1.0), e2 = std::exp(0.5), e3 = std::exp(-0.5), s = e1 / (e1 + e2 + e3);
+  const auto g = find_lesson_quantity("softmax.worked_a_top_gradient")->compute(v);
+  ASSERT_TRUE(g.has_value());
+  EXPECT_NEAR(*g, s * (1 - s), 1e-5);
+  v["lora.d_in"] = 128;
+  v["lora.d_out"] = 128;
+  v["lora.rank"] = 4;
+  EXPECT_DOUBLE_EQ(*find_lesson_quantity("lora.param_percent")->compute(v), 6.25);
+  EXPECT_DOUBLE_EQ(*find_lesson_quantity("lora.trainable_params")->compute(v), 1024.0);
+  v["softmax.d_k"] = 256;
+  v["softmax.samples"] = 20000;
+  const auto var = find_lesson_quantity("softmax.score_variance")->compute(v);
+  ASSERT_TRUE(var.has_value());
+  EXPECT_NEAR(*var / 256.0, 1.0, 0.05);  // Var(q·k) = d_k; 20000 samples: sd of the estimate ≈ 1%
+  // A measured device is not a pure function of the settings: not computable, never a guess.
+  v["roofline.device"] = "this machine (measured)";
+  EXPECT_FALSE(find_lesson_quantity("roofline.decode_intensity")->compute(v).has_value());
+  v["softmax.d_k"] = "sixty";
+  EXPECT_FALSE(find_lesson_quantity("softmax.unscaled_top_prob")->compute(v).has_value());
+}
+
+TEST(Lessons, ChecksCompareAndPreconditionsHold) {
+  EXPECT_TRUE(compare_with(0.9, CheckOp::GreaterEqual, 0.9, 0, false));
+  EXPECT_FALSE(compare_with(0.89, CheckOp::GreaterEqual, 0.9, 0, false));
+  EXPECT_TRUE(compare_with(0.49, CheckOp::Less, 0.5, 0, false));
+  EXPECT_TRUE(compare_with(105, CheckOp::Equal, 100, 0.05, true));
+  EXPECT_FALSE(compare_with(106, CheckOp::Equal, 100, 0.05, true));
+  EXPECT_FALSE(compare_with(NAN, CheckOp::Less, 1, 0, false));
+  ExerciseCheck c;
+  c.quantity = "lora.param_percent";
+  c.op = CheckOp::Less;
+  c.value = 10;
+  c.also = {{"lora.optimizer", "adam"}};
+  nlohmann::json v = {{"lora.d_in", 128}, {"lora.d_out", 128}, {"lora.rank", 4}, {"lora.optimizer", "sgd"}};
+  CheckResult r = check_exercise_state(c, v);
+  EXPECT_EQ(r.status, CheckStatus::NotYet);
+  EXPECT_EQ(r.unmet_key, "lora.optimizer");
+  v["lora.optimizer"] = "adam";
+  EXPECT_EQ(check_exercise_state(c, v).status, CheckStatus::Passed);
+  v.erase("lora.rank");
+  EXPECT_EQ(check_exercise_state(c, v).status, CheckStatus::Unavailable);
+}
+
+// One line naming file, step and field for each kind of mistake a lecturer can make.
+TEST(Lessons, BadFilesAreRefusedWithLinesNamingFileStepAndField) {
+  const AppState state = make_app_state();
+  const LessonNames names = lesson_names(state);
+  const std::string good_step =
+      R"({"id":"s","title":{"en":"T","zh":"T"},"text":{"en":"x","zh":"x"},"scene":{"open":["softmax"],"values":{"softmax.d_k":64}}})";
+  auto lesson = [](const std::string& steps) {
+    return R"({"format":1,"id":"mine","number":7,"title":{"en":"A","zh":"A"},"summary":{"en":"B","zh":"B"},"steps":[)" +
+           steps + "]}";
+  };
+  auto first_error = [&](const std::string& text) {
+    const LessonLoad l = parse_lesson(text, "/some/dir/mine.json", names);
+    EXPECT_FALSE(l.ok);
+    return l.errors.empty() ? std::string() : l.errors.front();
+  };
+  ASSERT_TRUE(parse_lesson(lesson(good_step), "mine.json", names).ok);
+  EXPECT_NE(first_error("{").find("mine.json: not valid JSON"), std::string::npos) << first_error("{");
+  std::string s = good_step;
+  s.replace(s.find("\"softmax.d_k\""), 13, "\"softmax.dk\"");
+  EXPECT_EQ(first_error(lesson(s)), "mine.json: step 1 (s): scene.values: unknown scene key \"softmax.dk\"");
+  s = good_step;
+  s.replace(s.find(R"("zh":"x")"), 8, R"("zz":"x")");
+  EXPECT_EQ(first_error(lesson(s)), "mine.json: step 1 (s): text.zh: missing or not a non-empty string");
+  const std::string ex_start =
+      good_step.substr(0, good_step.size() - 1) + R"(,"exercise":{"question":{"en":"q","zh":"q"},)";
+  EXPECT_EQ(
+      first_error(lesson(
+          ex_start +
+          R"("check":{"kind":"state","quantity":"softmax.foo","op":">=","value":1},"solution":{"values":{"softmax.d_k":1},"text":{"en":"a","zh":"a"}}}})")),
+      "mine.json: step 1 (s): exercise.check.quantity: unknown quantity \"softmax.foo\"");
+  EXPECT_EQ(
+      first_error(lesson(
+          ex_start +
+          R"("check":{"kind":"state","quantity":"softmax.scaled_top_prob","op":"=>","value":1},"solution":{"values":{"softmax.d_k":1},"text":{"en":"a","zh":"a"}}}})")),
+      "mine.json: step 1 (s): exercise.check.op: expected one of <, <=, >, >=, ==");
+  EXPECT_EQ(first_error(lesson(
+                ex_start + R"("check":{"kind":"state","quantity":"softmax.scaled_top_prob","op":">=","value":1}}})")),
+            "mine.json: step 1 (s): exercise.solution: missing: every exercise ships a solution (\"values\" or "
+            "\"number\", and \"text\")");
+  EXPECT_EQ(first_error(lesson(good_step + "," + good_step)), "mine.json: step 2 (s): id: used by an earlier step too");
+  // Nesting beyond the limit is refused before the library sees it.
+  EXPECT_NE(first_error(std::string(1000, '[') + std::string(1000, ']')).find("nests deeper"), std::string::npos);
+  const LessonLoad missing = load_lesson_file("/nonexistent/lesson.json", names);
+  EXPECT_FALSE(missing.ok);
+  EXPECT_EQ(missing.error.rfind("lesson.json: ", 0), 0u) << missing.error;
+}
+
+TEST(Lessons, ProgressReadsBackAndIgnoresBrokenFields) {
+  LessonProgress p;
+  p.lesson = "high-dimensional";
+  p.open = true;
+  p.steps["high-dimensional"] = 3;
+  p.mark_done("high-dimensional", "saturation");
+  p.mark_done("high-dimensional", "lora-parameters");
+  p.mark_done("other", "x");
+  EXPECT_EQ(p.done_in("high-dimensional"), 2);
+  EXPECT_EQ(progress_from_json(progress_to_json(p)), p);
+  p.forget("high-dimensional", "saturation");
+  EXPECT_FALSE(p.is_done("high-dimensional", "saturation"));
+  const LessonProgress broken = progress_from_json(nlohmann::json::parse(
+      R"({"lesson": 5, "open": true, "steps": {"a": -1, "b": 2, "../x": 1}, "done": [1, "a/s"]})"));
+  EXPECT_EQ(broken.lesson, "");
+  EXPECT_TRUE(broken.open);
+  EXPECT_EQ(broken.steps.size(), 1u);
+  EXPECT_EQ(broken.step_of("b"), 2);
+  EXPECT_EQ(broken.done, std::set<std::string>{"a/s"});
+}
+
+}  // namespace
+}  // namespace tw
