@@ -170,6 +170,25 @@ HeadRoleMap score_head_roles(const ModelConfig& config, const ModelWeights& weig
     if (probe_count[static_cast<size_t>(r)] > 0)
       out.score[static_cast<size_t>(r)] /= probe_count[static_cast<size_t>(r)];
 
+  // The example of `role` for head (l, h): its attention on the probe where its mean for the role was highest.
+  auto make_example = [&](int l, int h, int role) {
+    HeadExample ex;
+    ex.role = static_cast<HeadRole>(role);
+    const Probe& p =
+        probes[static_cast<size_t>(best_probe[static_cast<size_t>(role)][static_cast<size_t>(l * H + h)].second)];
+    const int Tp = static_cast<int>(p.tokens.size());
+    ex.tokens = p.tokens;
+    ex.probs = p.probs[static_cast<size_t>(l)].middleRows(h * Tp, Tp);
+    for (int i = 0; i < Tp; ++i) {
+      const int key = role_key(ex.role, i, Tp, params.line_length);
+      if (key >= 0 && ex.probs(i, key) > ex.weight) {
+        ex.weight = ex.probs(i, key);
+        ex.query = i;
+        ex.key = key;
+      }
+    }
+    return ex;
+  };
   out.best.assign(static_cast<size_t>(L * H), -1);
   out.example.resize(static_cast<size_t>(L * H));
   for (int l = 0; l < L; ++l)
@@ -182,21 +201,16 @@ HeadRoleMap score_head_roles(const ModelConfig& config, const ModelWeights& weig
           top = r;
       if (top < 0) continue;
       if (out.score[static_cast<size_t>(top)](l, h) >= params.threshold) out.best[idx] = top;
-      HeadExample& ex = out.example[idx];
-      ex.role = static_cast<HeadRole>(top);
-      const Probe& p = probes[static_cast<size_t>(best_probe[static_cast<size_t>(top)][idx].second)];
-      const int Tp = static_cast<int>(p.tokens.size());
-      ex.tokens = p.tokens;
-      ex.probs = p.probs[static_cast<size_t>(l)].middleRows(h * Tp, Tp);
-      for (int i = 0; i < Tp; ++i) {
-        const int key = role_key(ex.role, i, Tp, params.line_length);
-        if (key >= 0 && ex.probs(i, key) > ex.weight) {
-          ex.weight = ex.probs(i, key);
-          ex.query = i;
-          ex.key = key;
-        }
-      }
+      out.example[idx] = make_example(l, h, top);
     }
+  for (int r = 0; r < kHeadRoleCount; ++r) {
+    if (!out.measured[static_cast<size_t>(r)]) continue;
+    int tl = 0, th = 0;
+    out.score[static_cast<size_t>(r)].maxCoeff(&tl, &th);
+    out.top_layer[static_cast<size_t>(r)] = tl;
+    out.top_head[static_cast<size_t>(r)] = th;
+    out.top_example[static_cast<size_t>(r)] = make_example(tl, th, r);
+  }
   if (progress) progress(1.0f);
   return out;
 }

@@ -60,6 +60,9 @@ struct HeadRoleMap {
   std::array<bool, kHeadRoleCount> measured{};  // false: no probe for the role (no lines given)
   std::vector<int> best;                        // (layers · heads) the role index a head takes, −1 none
   std::vector<HeadExample> example;             // (layers · heads) for its role, or its highest-scoring one
+  // Per role: the head with the highest score for it (layer, head) and its example of that role.
+  std::array<int, kHeadRoleCount> top_layer{}, top_head{};
+  std::array<HeadExample, kHeadRoleCount> top_example;
   float threshold = 0;
   std::string error;  // one line when the probes could not run; the map is then empty
   bool cancelled = false;

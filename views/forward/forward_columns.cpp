@@ -9,6 +9,7 @@
 #include "core/text/tokenizer.h"
 #include "views/forward/forward_draw.h"
 #include "views/forward/forward_panel.h"
+#include "views/model_handoff.h"
 #include "views/plot/plot_imgui.h"
 #include "views/text/imgui_label.h"
 #include "views/widgets.h"
@@ -28,8 +29,19 @@ void ForwardPanel::draw_left(const DrawContext& ctx) {
     if (result_)
       draw_token_chips(result_->request.vocab(), result_->run.tokens, static_cast<int>(result_->appended.size()), ctx);
   }
-  if (ImGui::CollapsingHeader(imgui_label(tr("Model"), "model").c_str(), ImGuiTreeNodeFlags_DefaultOpen))
+  if (ImGui::CollapsingHeader(imgui_label(tr("Model"), "model").c_str(), ImGuiTreeNodeFlags_DefaultOpen)) {
     draw_model_editor();
+    if (result_ && result_->model.weights &&
+        ImGui::SmallButton(imgui_label(tr("What do the heads do?"), "heads").c_str())) {
+      // The model on screen, whatever it is, goes to the head-role panel (views/panel_heads.cpp).
+      const ForwardResult& r = *result_;
+      post_model("heads", {tr("forward stepper"), r.model.source, r.model.config, r.model.weights,
+                           r.request.vocabulary ? r.request.vocabulary : TokenVocabulary::bytes(), ""});
+    }
+    help_marker(
+        tr("Scores every head of this model for previous-token, induction, first-token and previous-line "
+           "roles in the \"What the heads do\" panel."));
+  }
   // Trained and real models bring their own architecture and weights: only the seeded presets are edited here.
   const bool seeded = is_seeded_model(s_.model);
   if (seeded && ImGui::CollapsingHeader(imgui_label(tr("Architecture"), "architecture").c_str(),

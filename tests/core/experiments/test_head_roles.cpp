@@ -77,6 +77,11 @@ TEST(HeadRoles, FindsTheHandBuiltPreviousTokenHead) {
   ASSERT_EQ(ex.probs.rows(), static_cast<Eigen::Index>(ex.tokens.size()));
   for (Eigen::Index i = 0; i < ex.probs.rows(); ++i) EXPECT_NEAR(ex.probs.row(i).sum(), 1.0f, 1e-5f);
   EXPECT_FALSE(r.measured[static_cast<size_t>(HeadRole::PreviousLine)]);  // no lines given
+  // The clearest previous-token head is that head, with the same example.
+  EXPECT_EQ(r.top_layer[prev], 0);
+  EXPECT_EQ(r.top_head[prev], 0);
+  EXPECT_EQ(r.top_example[prev].query, ex.query);
+  EXPECT_EQ(r.top_example[prev].key, ex.key);
 }
 
 TEST(HeadRoles, AModelWithoutRolesHasNoneAndScoresTheUniformValues) {
