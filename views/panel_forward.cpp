@@ -34,6 +34,7 @@ void ForwardPanel::bind(Controls& c) { bind_forward_controls(c, s_); }
 // [SECTION] recompute
 
 void ForwardPanel::update() {
+  advance_generation();
   request_if_changed();
   adopt();
   resolve_step();  // the step control may have changed (scene, --set, test) without a new result

@@ -60,7 +60,7 @@ void bind_forward_controls(Controls& c, ForwardState& s) {
   c.add_bool("bos", &s.bos, N_("prepend <bos>"),
              N_("Start the sequence with the begin-of-sequence token (<bos> = 256 for the byte tokenizer, the "
                 "tokenizer's own for a folder; trained task models have none)."));
-  c.add_int("generated", &s.generated, 0, 64, N_("appended tokens"),
+  c.add_int("generated", &s.generated, 0, 1024, N_("appended tokens"),
             N_("Tokens sampled and appended one at a time through the KV cache after the prompt."));
   c.add_text("step", &s.step, 128, N_("step"), N_("The current step by its trace name, e.g. layers.0.attn.probs."));
   c.add_bool("play", &s.play, N_("play"), N_("Advance one step at a time at the speed below."));
@@ -75,7 +75,12 @@ void bind_forward_controls(Controls& c, ForwardState& s) {
             N_("Keep the k most likely tokens (ties at the k-th kept); 0 is off."));
   c.add_float("top_p", &s.top_p, 0.01f, 1.0f, "top-p",
               N_("Keep the smallest set of most likely tokens whose probability reaches p; 1 is off."));
+  c.add_float("min_p", &s.min_p, 0.0f, 1.0f, "min-p",
+              N_("Drop tokens whose probability is below min-p times the most likely token's; 0 is off."), false,
+              "%.3f");
   c.add_int("sample_seed", &s.sample_seed, 0, 1000000, N_("sample seed"), N_("Seed of the sampled tokens."));
+  c.add_int("generate_count", &s.generate_count, 1, 256, N_("tokens to generate"),
+            N_("How many tokens Generate samples, one pass each, every new token appended through the KV cache."));
 }
 
 ModelConfig preset_config(ForwardModel model) { return model == ForwardModel::Small ? small_config() : tiny_config(); }
@@ -133,6 +138,7 @@ SamplingConfig sampling_config(const ForwardState& s) {
   c.temperature = s.temperature;
   c.top_k = s.top_k;
   c.top_p = s.top_p;
+  c.min_p = s.min_p;
   return c;
 }
 

@@ -66,6 +66,10 @@ class ForwardPanel : public Panel {
   void draw_right_body(const DrawContext& ctx);
   void draw_transport();
   void draw_next_token(const DrawContext& ctx);
+  // Generate: the button, Stop, and the continuation so far with each token's probability.
+  void draw_generate();
+  // While Generate runs: one more appended token each time the previous one is on screen.
+  void advance_generation();
   // The next token after the run on screen, with the same random stream the next append will use.
   NextTokenChoice current_choice() const {
     if (!result_) return {};
@@ -105,7 +109,8 @@ class ForwardPanel : public Panel {
   // Each tab's figure, rebuilt only when the result or what the tab shows of it changes (draw runs every frame).
   FigureCache<std::pair<ForwardResultPtr, int>> shown_step_, shown_strip_, shown_residual_;  // (result, step or layer)
   FigureCache<ForwardResultPtr> shown_params_, shown_lens_;
-  FigureCache<std::tuple<ForwardResultPtr, float, int, float, int>> shown_next_;  // (result, sampling controls)
+  FigureCache<std::tuple<ForwardResultPtr, float, int, float, float, int>> shown_next_;  // (result, sampling controls)
+  int generate_target_ = 0;                                // Generate appends until s_.generated reaches this
   NextTokenChoice next_choice_;                            // the choice shown_next_ was built from
   std::pair<ForwardModel, std::string> requested_choice_;  // (choice, folder) of requested_
   Recompute<ModelLoad> load_job_;

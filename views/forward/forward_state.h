@@ -64,7 +64,9 @@ struct ForwardState {
   float temperature = 1.0f;
   int top_k = 0;       // 0: off
   float top_p = 1.0f;  // 1: off
+  float min_p = 0.0f;  // 0: off
   int sample_seed = 0;
+  int generate_count = 16;  // tokens the Generate button samples, one per pass, each through the KV cache
 };
 
 // Declares every control of the forward panel, bound to `s`.
