@@ -182,16 +182,17 @@ void ForwardPanel::draw_generate() {
     generate_target_ = std::min(s_.generated + s_.generate_count, room);
   ImGui::EndDisabled();
   ImGui::SameLine();
+  help_marker(
+      tr("Samples a continuation with the Next token tab's settings (temperature, top-k, top-p, min-p, "
+         "seed): one token per pass, each appended through the KV cache. The same seed gives the same "
+         "text."));
+  ImGui::SameLine();
   if (running) {
     if (ImGui::Button(imgui_label(tr("Stop"), "stop").c_str())) generate_target_ = 0;
   } else {
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
     draw_control(*controls().find("generate_count"));
   }
-  help_marker(
-      tr("Samples a continuation with the Next token tab's settings (temperature, top-k, top-p, min-p, "
-         "seed): one token per pass, each appended through the KV cache. The same seed gives the same "
-         "text."));
   if (r.appended.empty()) return;
   const TokenVocabulary& vocab = r.request.vocab();
   std::string text, probs;

@@ -10,10 +10,13 @@ namespace tw {
 void bind_forward_controls(Controls& c, ForwardState& s) {
   c.add_enum(
       "model", &s.model,
-      {N_("tiny"), N_("small"), N_("custom"), N_("sort"), N_("induction"), N_("training"), N_("folder")}, N_("Model"),
+      {N_("tiny"), N_("small"), N_("custom"), N_("sort"), N_("induction"), N_("training"), N_("folder"),
+       N_("language")},
+      N_("Model"),
       N_("tiny (dim 64, 2 layers, random weights) recomputes on every keystroke; small: dim 256, 4 layers, vocab "
          "8192, random; custom: the sizes below, random. sort and induction: the trained checkpoints shipped in "
-         "assets/models; training: the model the Training panel handed over; folder: a Hugging Face model folder."));
+         "assets/models; training: the model the Training panel handed over; folder: a Hugging Face model folder; "
+         "language: the shipped language model in the interface language (the sort model when there is none)."));
   c.add_text("model_dir", &s.model_dir, 4096, N_("model folder"),
              N_("A Hugging Face folder: config.json, model.safetensors (or an index and shards) and tokenizer.json."));
   c.add_int("dim", &s.config.dim, 1, 1024, N_("dim C"), N_("Width of the residual stream (custom model only)."));

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/experiments/model_card.h"
 #include "core/text/i18n.h"
 #include "views/forward/forward_state.h"
 #include "views/panel.h"
@@ -55,6 +56,7 @@ class ForwardPanel : public Panel {
   void use_model(std::shared_ptr<const StepperModel> model, ForwardModel choice, const std::string& dir);
   void revert_model_choice(std::string why);  // back to the model on screen, saying why
   void draw_model_source();                   // the model choice, its folder box, its source and vocabulary
+  void draw_language_models();                // the shipped language models, labelled from their cards
   void adopt();                               // takes a finished result from the worker, keeps the last valid one
   void resolve_step();                        // s_.step (a name) → step_ index in the shown trace
   void go_to(int index);                      // moves the current step and its name
@@ -86,11 +88,12 @@ class ForwardPanel : public Panel {
   };
 
   ForwardState s_;
-  std::shared_ptr<const StepperModel> model_;                    // the trained or real model the non-seeded choices run
-  std::optional<ForwardModel> model_choice_;                     // the choice model_ was loaded for (none yet: empty)
-  std::string model_dir_;                                        // the folder model_ came from
-  std::shared_ptr<const StepperModel> trained_;                  // the Training panel's latest hand-off
-  std::optional<std::pair<ForwardModel, std::string>> loading_;  // (choice, folder) being loaded
+  std::shared_ptr<const StepperModel> model_;    // the trained or real model the non-seeded choices run
+  std::optional<ForwardModel> model_choice_;     // the choice model_ was loaded for (none yet: empty)
+  std::string model_dir_;                        // the folder model_ came from
+  std::shared_ptr<const StepperModel> trained_;  // the Training panel's latest hand-off
+  std::optional<std::vector<ShippedLanguageModel>> shipped_lms_;  // assets/models' language models, read once
+  std::optional<std::pair<ForwardModel, std::string>> loading_;   // (choice, folder) being loaded
   ForwardModel shown_choice_ = ForwardModel::Tiny;  // the choice of the model on screen: restored when a load fails
   std::string shown_dir_;
   std::string model_error_;                  // why the model asked for could not be opened
