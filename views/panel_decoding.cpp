@@ -18,6 +18,7 @@
 #include "core/experiments/information.h"
 #include "core/number_list.h"
 #include "core/ops/sampling.h"
+#include "views/model_handoff.h"
 #include "views/plot/plot_imgui.h"
 #include "views/recompute.h"
 #include "views/train_handoff.h"
@@ -336,6 +337,13 @@ class DecodingPanel final : public RecomputePanel<DecodingState, DecodingResult>
     ImGui::Text(tr("perplexity of q on p: %.4g"), m.perplexity);
     ImGui::Text(tr("survivors: %d -> %d -> %d -> %d"), static_cast<int>(r.trace.probs.size()), r.trace.n_top_k,
                 r.trace.n_top_p, r.trace.n_final);
+    // The same four settings drive the forward stepper's next token and its Generate button.
+    if (ImGui::SmallButton(tr("Use these sampling settings in the forward stepper"))) {
+      const SamplingConfig& sc = s_.sampling;
+      post_values("forward",
+                  {{"temperature", sc.temperature}, {"top_k", sc.top_k}, {"top_p", sc.top_p}, {"min_p", sc.min_p}});
+      request_focus("forward");
+    }
     ImGui::Separator();
     ImGui::TextWrapped(tr("Perplexity from %s:"), loss_source(r).c_str());
     ImGui::Text(tr("exp(%.4g nats) = %.4g"), r.loss, r.perplexity);

@@ -244,3 +244,26 @@ TEST(PanelForwardModels, TheTrainingPanelsModelArrivesThroughTheHandOff) {
 
 }  // namespace
 }  // namespace tw
+
+namespace tw {
+namespace {
+
+// The Decoding panel's "Use these sampling settings in the forward stepper" posts its four settings; the stepper
+// takes those its controls accept and keeps its own value for one they refuse.
+TEST(PanelForwardModels, SamplingSettingsArriveFromTheDecodingPanel) {
+  auto p = testing::panel_with("forward", {{"model", "tiny"}, {"temperature", 1.0}});
+  ASSERT_TRUE(p);
+  post_values("forward", {{"temperature", 0.7}, {"top_k", 5}, {"top_p", 0.9}, {"min_p", 0.05}});
+  p->update();
+  const nlohmann::json v = p->controls().to_json();
+  EXPECT_NEAR(v["temperature"].get<double>(), 0.7, 1e-6);
+  EXPECT_EQ(v["top_k"].get<int>(), 5);
+  EXPECT_NEAR(v["top_p"].get<double>(), 0.9, 1e-6);
+  EXPECT_NEAR(v["min_p"].get<double>(), 0.05, 1e-6);
+  post_values("forward", {{"temperature", 20.0}});  // above the stepper's range: refused, 0.7 stays
+  p->update();
+  EXPECT_NEAR(p->controls().to_json()["temperature"].get<double>(), 0.7, 1e-6);
+}
+
+}  // namespace
+}  // namespace tw
