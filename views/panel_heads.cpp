@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "core/experiments/head_roles.h"
@@ -30,6 +31,14 @@ const PanelInfo kInfo = {"heads", N_("What the heads do"), N_("Model"),
 
 enum class HeadsModel { Induction, Sort, Stepper, Folder };
 
+// The last folder loaded, kept so that changing a probe setting does not reload a large model. Shared by the
+// state's copies (the worker gets one); the newest load replaces it.
+struct FolderCache {
+  std::mutex mutex;
+  std::string dir;
+  std::shared_ptr<const StepperModel> model;
+};
+
 struct HeadsState {
   HeadsModel model = HeadsModel::Induction;
   std::string model_dir;  // HeadsModel::Folder
@@ -40,6 +49,7 @@ struct HeadsState {
   float threshold = 0.4f;                       // a head takes a role when its score reaches this
   int seed = 1;                                 // the random probes
   std::shared_ptr<const StepperModel> stepper;  // the forward stepper's model, handed over (not a control)
+  std::shared_ptr<FolderCache> folder_cache = std::make_shared<FolderCache>();  // (not a control)
 };
 
 struct HeadsResult {
@@ -67,13 +77,27 @@ bool load_chosen(const HeadsState& s, Progress& progress, StepperModel* out, std
         *error = tr("Type the path of a model folder (config.json, model.safetensors, tokenizer.json).");
         return false;
       }
-      return load_hf_stepper_model(
-          s.model_dir,
-          [&](double f) {
-            progress.set(0.5f * static_cast<float>(f));
-            return !progress.cancelled();
-          },
-          out, error);
+      {
+        const std::lock_guard<std::mutex> lock(s.folder_cache->mutex);
+        if (s.folder_cache->model && s.folder_cache->dir == s.model_dir) {
+          *out = *s.folder_cache->model;
+          return true;
+        }
+      }
+      if (!load_hf_stepper_model(
+              s.model_dir,
+              [&](double f) {
+                progress.set(0.5f * static_cast<float>(f));
+                return !progress.cancelled();
+              },
+              out, error))
+        return false;
+      {
+        const std::lock_guard<std::mutex> lock(s.folder_cache->mutex);
+        s.folder_cache->dir = s.model_dir;
+        s.folder_cache->model = std::make_shared<const StepperModel>(*out);
+      }
+      return true;
     default: {
       const std::string shipped = shipped_models_dir();
       if (shipped.empty()) {
