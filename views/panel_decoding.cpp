@@ -18,6 +18,7 @@
 #include "core/experiments/information.h"
 #include "core/number_list.h"
 #include "core/ops/sampling.h"
+#include "views/model_handoff.h"
 #include "views/plot/plot_imgui.h"
 #include "views/recompute.h"
 #include "views/train_handoff.h"
@@ -338,6 +339,13 @@ class DecodingPanel final : public RecomputePanel<DecodingState, DecodingResult>
                     {std::to_string(r.trace.probs.size()), std::to_string(r.trace.n_top_k),
                      std::to_string(r.trace.n_top_p), std::to_string(r.trace.n_final)})
                   .c_str());
+    // The same four settings drive the forward stepper's next token and its Generate button.
+    if (ImGui::SmallButton(tr("Use these sampling settings in the forward stepper"))) {
+      const SamplingConfig& sc = s_.sampling;
+      post_values("forward",
+                  {{"temperature", sc.temperature}, {"top_k", sc.top_k}, {"top_p", sc.top_p}, {"min_p", sc.min_p}});
+      request_focus("forward");
+    }
     ImGui::Separator();
     ImGui::TextWrapped(tr("Perplexity from %s:"), loss_source(r).c_str());
     math_text(subst(tr("$\\exp({0}\\,\\text{nats}) = {1}$"), {fmt("%.4g", r.loss), fmt("%.4g", r.perplexity)}).c_str());

@@ -83,7 +83,7 @@ ForwardRun run_prompt(const ModelConfig& config, std::shared_ptr<const ModelWeig
   }
   run.cache.reset(config);
   std::string error;
-  if (!forward_cached(run.logits, &run.trace, run.cache, *run.weights, config, tokens, &error)) {
+  if (!append_tokens(nullptr, &run.logits, &run.trace, run.cache, *run.weights, config, tokens, &error)) {
     run.error = error;
     run.trace.clear();
   }
@@ -105,7 +105,7 @@ ForwardRun run_append(const ForwardRun& prev, int token, bool check_against_full
   Mat logits;
   Trace trace;
   std::string error;
-  if (!forward_cached(logits, &trace, run.cache, *run.weights, run.config, {token}, &error)) {
+  if (!append_tokens(nullptr, &logits, &trace, run.cache, *run.weights, run.config, {token}, &error)) {
     // Keep everything the user already had; only say why the token could not be appended.
     run = prev;
     run.append_error = error;
@@ -124,23 +124,7 @@ ForwardRun run_append(const ForwardRun& prev, int token, bool check_against_full
 }
 
 NextTokenChoice choose_next_token(const ForwardRun& run, const SamplingConfig& cfg, uint64_t seed, int index) {
-  NextTokenChoice out;
-  out.error = validate(cfg);
-  if (!out.error.empty()) return out;
-  const RowVec last = run.next_logits();
-  if (last.size() == 0) {
-    out.error = "no logits yet: the model has not run";
-    return out;
-  }
-  const std::vector<float> logits(last.data(), last.data() + last.size());
-  sampling_filter(out.filter, logits, cfg);
-  for (float p : out.filter.probs_before) out.n_positive += p > 0.0f ? 1 : 0;
-  // One stream per (seed, position in the continuation): golden-ratio mixing keeps neighbouring seeds apart.
-  std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(index) + 1);
-  out.sampled = sample_token(out.filter.probs, rng);
-  if (out.sampled >= 0 && out.sampled < static_cast<int>(out.filter.probs.size()))
-    out.probability = out.filter.probs[static_cast<size_t>(out.sampled)];
-  return out;
+  return choose_from_logits(run.next_logits(), cfg, seed, index);
 }
 
 std::vector<int> shown_candidates(const NextTokenChoice& choice, int most) {
@@ -226,6 +210,7 @@ ForwardSession run_forward_session(const ForwardRequest& request, const ForwardS
   if (previous && continues(*previous, request, out.model)) {
     out.run = previous->run;
     out.appended = previous->appended;
+    out.appended_probability = previous->appended_probability;
   } else {
     out.run = run_prompt(out.model.config, out.model.weights, request.prompt);
   }
@@ -244,7 +229,10 @@ ForwardSession run_forward_session(const ForwardRequest& request, const ForwardS
     // Only the last token is checked against a full recompute: one pass of T tokens, not one per appended token
     // (64 appended tokens at T = 192 took minutes when every append was checked).
     out.run = run_append(out.run, next.sampled, /*check_against_full=*/i + 1 == generated);
-    if (out.run.append_error.empty()) out.appended.push_back(next.sampled);
+    if (out.run.append_error.empty()) {
+      out.appended.push_back(next.sampled);
+      out.appended_probability.push_back(next.probability);
+    }
   }
   out.residual = residual_norms(out.run.trace, out.model.config.placement);
   // R products (T, C)·(C, V): about a second on a 135M model, so it reports progress and can be cancelled first.

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/experiments/forward_inspect.h"
+#include "core/experiments/generation.h"
 #include "core/experiments/logit_lens.h"
 #include "core/experiments/stepper_model.h"
 #include "core/model/config.h"
@@ -76,16 +77,8 @@ ForwardRun run_prompt(const ModelConfig& config, std::shared_ptr<const ModelWeig
 // result is prev unchanged apart from append_error.
 ForwardRun run_append(const ForwardRun& prev, int token, bool check_against_full = true);
 
-// The next token after `run`: every sampling filter applied to its last logits row, then a seeded draw.
-// `index` counts the tokens already appended, so the k-th appended token of a session always uses the same
-// random stream (the token shown as "sampled" is the one "append and continue" appends).
-struct NextTokenChoice {
-  SamplingTrace filter;   // scaled logits, who survives top-k and top-p, probabilities before and after
-  int sampled = -1;       // the drawn token id
-  float probability = 0;  // its probability in the final (filtered, renormalised) distribution
-  int n_positive = 0;     // tokens whose probability after temperature is not 0 in float
-  std::string error;      // one line when the settings are invalid or there are no logits
-};
+// The next token after `run`: choose_from_logits (generation.h) on its last logits row. `index` counts the tokens
+// already appended, so the token shown as "sampled" is the one "append and continue" appends.
 NextTokenChoice choose_next_token(const ForwardRun& run, const SamplingConfig& cfg, uint64_t seed, int index);
 // The tokens worth showing of a choice: the `most` likely before filtering (ties by id, as the sampler orders
 // them), then the sampled one if it is not among them. Empty when the choice has an error.
@@ -116,15 +109,16 @@ std::string check_request(const ForwardRequest& request);
 bool is_quick_request(const ForwardRequest& request);
 
 struct ForwardSession {
-  ForwardRequest request;     // what was asked
-  LoadedModel model;          // weights shared with later sessions of the same config and source
-  ForwardRun run;             // the newest pass (the prompt, or the last appended token)
-  ResidualNorms residual;     // of run.trace
-  std::vector<int> appended;  // tokens sampled and appended, in order
-  LogitLens lens;             // of run.trace: every layer's stream read through the final norm and LM head
-  std::string lens_error;     // why the lens is empty
-  double seconds = 0;         // wall time of the computation
-  bool cancelled = false;     // progress asked to stop; the session is incomplete
+  ForwardRequest request;                   // what was asked
+  LoadedModel model;                        // weights shared with later sessions of the same config and source
+  ForwardRun run;                           // the newest pass (the prompt, or the last appended token)
+  ResidualNorms residual;                   // of run.trace
+  std::vector<int> appended;                // tokens sampled and appended, in order
+  std::vector<float> appended_probability;  // each one's probability in the filtered distribution it was drawn from
+  LogitLens lens;          // of run.trace: every layer's stream read through the final norm and LM head
+  std::string lens_error;  // why the lens is empty
+  double seconds = 0;      // wall time of the computation
+  bool cancelled = false;  // progress asked to stop; the session is incomplete
 };
 
 // Runs `request`. Weights come from `previous` when its config and source match (text edits keep them); when

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/experiments/forward_session.h"
+#include "core/experiments/model_card.h"
 #include "core/experiments/stepper_model.h"
 #include "core/io/hf_model.h"
 #include "core/model/weights.h"
@@ -43,6 +44,27 @@ int argmax(const RowVec& v) {
 // The panel's current model choice, as the scene file would store it.
 std::string model_choice(Panel& p) { return p.controls().to_json()["model"].get<std::string>(); }
 
+// The panel on the trained sort model. (It opens on "language": the shipped language model of the interface
+// language, which is the sort model only while no language model is installed.)
+std::unique_ptr<Panel> sort_panel() {
+  auto p = make_panel("forward");
+  set(*p, "model", "sort");
+  return p;
+}
+
+TEST(PanelForwardModels, OpensOnTheLanguageChoiceWhichRunsATrainedModel) {
+  auto p = make_panel("forward");
+  EXPECT_EQ(model_choice(*p), "language");
+  const auto figs = run(*p);
+  EXPECT_EQ(p->error(), "");
+  EXPECT_FALSE(figs.empty());
+  const std::vector<ShippedLanguageModel> lms = shipped_language_models(shipped_models_dir());
+  if (lms.empty()) {  // no language model shipped: the sort model, on its example prompt
+    const plot::Figure& next = figure_by_id(figs, "next");
+    EXPECT_EQ(std::get<std::string>(next.table.rows[0][1]), "C");
+  }
+}
+
 TEST(PanelForwardModels, OpensOnTheTrainedSortModelWhichSorts) {
   ASSERT_FALSE(shipped_models_dir().empty());
   const StepperModel sort = shipped_sort();
@@ -56,7 +78,7 @@ TEST(PanelForwardModels, OpensOnTheTrainedSortModelWhichSorts) {
   for (size_t i = 6; i < seq.size(); ++i) answer += sort.vocabulary->label(seq[i]);
   EXPECT_EQ(answer, "AABBCC");
 
-  auto p = make_panel("forward");
+  auto p = sort_panel();
   const auto figs = run(*p);
   EXPECT_EQ(model_choice(*p), "sort");
   EXPECT_EQ(p->error(), "");
@@ -94,7 +116,7 @@ TEST(PanelForwardModels, OpensOnTheTrainedSortModelWhichSorts) {
 }
 
 TEST(PanelForwardModels, ALetterOutsideTheTaskVocabularyIsRefusedByName) {
-  auto p = make_panel("forward");
+  auto p = sort_panel();
   const auto before = run(*p);
   set(*p, "text", "ABD");
   const auto after = run(*p);
@@ -135,7 +157,7 @@ TEST(PanelForwardModels, AHuggingFaceFolderRunsThroughItsTokenizer) {
   ASSERT_TRUE(ref.vocabulary->encode("hello world", false, &ids, &error));
   ASSERT_EQ(ids, (std::vector<int>{257, 'l', 'l', 'o', 258, 'o', 'r', 'l', 'd'}));
 
-  auto p = make_panel("forward");
+  auto p = sort_panel();
   run(*p);
   set(*p, "model_dir", dir);
   set(*p, "model", "folder");
@@ -197,7 +219,7 @@ TEST(PanelForwardModels, EveryShippedModelFolderOpensAsAFolder) {
 TEST(PanelForwardModels, ABrokenFolderKeepsThePreviousModelAndSaysWhy) {
   const std::string dir = write_hf_folder("broken");
   std::ofstream(dir + "/config.json", std::ios::binary) << R"({"architectures": ["GPT2LMHeadModel"]})";
-  auto p = make_panel("forward");
+  auto p = sort_panel();
   const auto before = run(*p);
   set(*p, "model_dir", dir);
   set(*p, "model", "folder");
@@ -213,7 +235,7 @@ TEST(PanelForwardModels, ABrokenFolderKeepsThePreviousModelAndSaysWhy) {
 }
 
 TEST(PanelForwardModels, TheTrainingPanelsModelArrivesThroughTheHandOff) {
-  auto p = make_panel("forward");
+  auto p = sort_panel();
   run(*p);
   set(*p, "model", "training");  // nothing handed over yet: a message, the sort model stays
   run(*p);
@@ -244,6 +266,29 @@ TEST(PanelForwardModels, TheTrainingPanelsModelArrivesThroughTheHandOff) {
   EXPECT_EQ(heatmap(figure_by_id(figs, "step").grid[0]).rows, static_cast<int>(ids.size()));
   EXPECT_EQ(std::get<std::string>(figure_by_id(figs, "next").table.rows[0][1]),
             m.vocabulary->label(argmax(ref.next_logits())));
+}
+
+}  // namespace
+}  // namespace tw
+
+namespace tw {
+namespace {
+
+// The Decoding panel's "Use these sampling settings in the forward stepper" posts its four settings; the stepper
+// takes those its controls accept and keeps its own value for one they refuse.
+TEST(PanelForwardModels, SamplingSettingsArriveFromTheDecodingPanel) {
+  auto p = testing::panel_with("forward", {{"model", "tiny"}, {"temperature", 1.0}});
+  ASSERT_TRUE(p);
+  post_values("forward", {{"temperature", 0.7}, {"top_k", 5}, {"top_p", 0.9}, {"min_p", 0.05}});
+  p->update();
+  const nlohmann::json v = p->controls().to_json();
+  EXPECT_NEAR(v["temperature"].get<double>(), 0.7, 1e-6);
+  EXPECT_EQ(v["top_k"].get<int>(), 5);
+  EXPECT_NEAR(v["top_p"].get<double>(), 0.9, 1e-6);
+  EXPECT_NEAR(v["min_p"].get<double>(), 0.05, 1e-6);
+  post_values("forward", {{"temperature", 20.0}});  // above the stepper's range: refused, 0.7 stays
+  p->update();
+  EXPECT_NEAR(p->controls().to_json()["temperature"].get<double>(), 0.7, 1e-6);
 }
 
 }  // namespace

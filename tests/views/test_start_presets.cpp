@@ -129,7 +129,8 @@ TEST(StartPresets, PresetsAreInLessonOrder) {
   EXPECT_LT(at("decoding"), at("stability"));
 }
 
-// The Forward card opens the shipped trained model (what the stepper's text says is shown first), not random weights.
+// The Forward card opens a trained model (the shipped language model of the interface language, else the sort
+// model), not random weights.
 TEST(StartPresets, TheForwardCardOpensATrainedModel) {
   const std::vector<ScenePreset> presets = list_presets();
   const auto it = std::find_if(presets.begin(), presets.end(), [](const auto& p) { return p.name == "forward"; });
@@ -141,7 +142,7 @@ TEST(StartPresets, TheForwardCardOpensATrainedModel) {
   slot->panel->update();
   slot->panel->wait_idle();
   EXPECT_EQ(slot->panel->error(), "");
-  EXPECT_EQ(slot->panel->controls().find("model")->get(), "sort");
+  EXPECT_EQ(slot->panel->controls().find("model")->get(), "language");
   EXPECT_FALSE(slot->panel->figures().empty());
 }
 

@@ -9,6 +9,7 @@
 #include "core/text/tokenizer.h"
 #include "views/forward/forward_draw.h"
 #include "views/forward/forward_panel.h"
+#include "views/model_handoff.h"
 #include "views/plot/plot_imgui.h"
 #include "views/text/imgui_label.h"
 #include "views/widgets.h"
@@ -27,9 +28,21 @@ void ForwardPanel::draw_left(const DrawContext& ctx) {
     if (!input_error_.empty()) warning_text(input_error_.c_str());
     if (result_)
       draw_token_chips(result_->request.vocab(), result_->run.tokens, static_cast<int>(result_->appended.size()), ctx);
+    draw_generate();
   }
-  if (ImGui::CollapsingHeader(imgui_label(tr("Model"), "model").c_str(), ImGuiTreeNodeFlags_DefaultOpen))
+  if (ImGui::CollapsingHeader(imgui_label(tr("Model"), "model").c_str(), ImGuiTreeNodeFlags_DefaultOpen)) {
     draw_model_editor();
+    if (result_ && result_->model.weights &&
+        ImGui::SmallButton(imgui_label(tr("What do the heads do?"), "heads").c_str())) {
+      // The model on screen, whatever it is, goes to the head-role panel (views/panel_heads.cpp).
+      const ForwardResult& r = *result_;
+      post_model("heads", {tr("forward stepper"), r.model.source, r.model.config, r.model.weights,
+                           r.request.vocabulary ? r.request.vocabulary : TokenVocabulary::bytes(), ""});
+    }
+    help_marker(
+        tr("Scores every head of this model for previous-token, induction, first-token and previous-line "
+           "roles in the \"What the heads do\" panel."));
+  }
   // Trained and real models bring their own architecture and weights: only the seeded presets are edited here.
   const bool seeded = is_seeded_model(s_.model);
   if (seeded && ImGui::CollapsingHeader(imgui_label(tr("Architecture"), "architecture").c_str(),
@@ -106,9 +119,9 @@ void ForwardPanel::draw_model_editor() {
 void ForwardPanel::draw_next_token(const DrawContext& ctx) {
   const ForwardResult& r = *result_;
   const Controls& c = controls();
-  for (const char* key : {"temperature", "top_k", "top_p", "sample_seed"}) draw_control(*c.find(key));
+  for (const char* key : {"temperature", "top_k", "top_p", "min_p", "sample_seed"}) draw_control(*c.find(key));
   const std::vector<plot::Figure>& figs =
-      shown_next_.get({result_, s_.temperature, s_.top_k, s_.top_p, s_.sample_seed}, [&] {
+      shown_next_.get({result_, s_.temperature, s_.top_k, s_.top_p, s_.min_p, s_.sample_seed}, [&] {
         next_choice_ = current_choice();
         return std::vector{next_token_figure(r, next_choice_)};
       });
@@ -120,8 +133,9 @@ void ForwardPanel::draw_next_token(const DrawContext& ctx) {
   const int V = static_cast<int>(next.filter.probs.size());
   const auto n = [](int v) { return std::to_string(v); };
   ImGui::TextUnformatted(
-      subst(tr("Of {0} tokens, {1} have $p > 0$ after temperature, {2} survive top-k, {3} survive top-p."),
-            {n(V), n(next.n_positive), n(next.filter.n_top_k), n(next.filter.n_final)})
+      subst(tr("Of {0} tokens, {1} have $p > 0$ after temperature, {2} survive top-k, {3} survive top-p, {4} survive "
+               "min-p."),
+            {n(V), n(next.n_positive), n(next.filter.n_top_k), n(next.filter.n_top_p), n(next.filter.n_final)})
           .c_str());
   ImGui::TextUnformatted(subst(tr("Sampled: id {0}  \"{1}\"  ($p = {2}$ after the filters)"),
                                {n(next.sampled), r.request.vocab().label(next.sampled),
@@ -141,6 +155,58 @@ void ForwardPanel::draw_next_token(const DrawContext& ctx) {
   const plot::Figure& fig = figs[0];
   plot::draw_figure(fig, ctx, "forward");
   draw_next_token_table(next, r.request.vocab());
+}
+
+// [SECTION] generate
+
+void ForwardPanel::advance_generation() {
+  if (generate_target_ <= s_.generated) return;
+  // A refused request (past max_seq, a bad setting) or a cancelled pass ends the run where it is.
+  if (!input_error_.empty() || job_.cancelled()) {
+    generate_target_ = 0;
+    return;
+  }
+  // One token at a time: the next is asked for once the previous one's pass is on screen, so each new request
+  // continues the shown session through its KV cache (run_forward_session) and the text grows token by token.
+  if (!result_ || job_.busy() || static_cast<int>(result_->appended.size()) != s_.generated) return;
+  ++s_.generated;
+}
+
+void ForwardPanel::draw_generate() {
+  if (!result_) return;
+  const ForwardResult& r = *result_;
+  const int room = r.run.config.max_seq - r.run.prompt_length;
+  const bool running = generate_target_ > s_.generated || (generate_target_ > 0 && job_.busy());
+  ImGui::BeginDisabled(running || room <= s_.generated);
+  if (ImGui::Button(imgui_label(tr("Generate"), "generate").c_str()))
+    generate_target_ = std::min(s_.generated + s_.generate_count, room);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  help_marker(
+      tr("Samples a continuation with the Next token tab's settings (temperature, top-k, top-p, min-p, "
+         "seed): one token per pass, each appended through the KV cache. The same seed gives the same "
+         "text."));
+  ImGui::SameLine();
+  if (running) {
+    if (ImGui::Button(imgui_label(tr("Stop"), "stop").c_str())) generate_target_ = 0;
+  } else {
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+    draw_control(*controls().find("generate_count"));
+  }
+  if (r.appended.empty()) return;
+  const TokenVocabulary& vocab = r.request.vocab();
+  std::string text, probs;
+  for (size_t i = 0; i < r.appended.size(); ++i) {
+    text += vocab.label(r.appended[i]);
+    if (i < r.appended_probability.size())
+      probs += (i ? "  " : "") + vocab.label(r.appended[i]) + " " +
+               plot::fmt("%.2g", static_cast<double>(r.appended_probability[i]));
+  }
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextUnformatted(subst(tr("Generated ({0} tokens): {1}"), {std::to_string(r.appended.size()), text}).c_str());
+  ImGui::TextDisabled("%s", subst(tr("each token's probability when it was drawn: {0}"), {probs}).c_str());
+  ImGui::PopTextWrapPos();
+  if (!running && ImGui::SmallButton(imgui_label(tr("Back to the prompt"), "back_generate").c_str())) s_.generated = 0;
 }
 
 }  // namespace tw

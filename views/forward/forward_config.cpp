@@ -10,10 +10,13 @@ namespace tw {
 void bind_forward_controls(Controls& c, ForwardState& s) {
   c.add_enum(
       "model", &s.model,
-      {N_("tiny"), N_("small"), N_("custom"), N_("sort"), N_("induction"), N_("training"), N_("folder")}, N_("Model"),
+      {N_("tiny"), N_("small"), N_("custom"), N_("sort"), N_("induction"), N_("training"), N_("folder"),
+       N_("language")},
+      N_("Model"),
       N_("tiny (dim 64, 2 layers, random weights) recomputes on every keystroke; small: dim 256, 4 layers, vocab "
          "8192, random; custom: the sizes below, random. sort and induction: the trained checkpoints shipped in "
-         "assets/models; training: the model the Training panel handed over; folder: a Hugging Face model folder."));
+         "assets/models; training: the model the Training panel handed over; folder: a Hugging Face model folder; "
+         "language: the shipped language model in the interface language (the sort model when there is none)."));
   c.add_text("model_dir", &s.model_dir, 4096, N_("model folder"),
              N_("A Hugging Face folder: config.json, model.safetensors (or an index and shards) and tokenizer.json."));
   c.add_int("dim", &s.config.dim, 1, 1024, N_("dim C"), N_("Width of the residual stream (custom model only)."));
@@ -60,7 +63,7 @@ void bind_forward_controls(Controls& c, ForwardState& s) {
   c.add_bool("bos", &s.bos, N_("prepend <bos>"),
              N_("Start the sequence with the begin-of-sequence token (<bos> = 256 for the byte tokenizer, the "
                 "tokenizer's own for a folder; trained task models have none)."));
-  c.add_int("generated", &s.generated, 0, 64, N_("appended tokens"),
+  c.add_int("generated", &s.generated, 0, 1024, N_("appended tokens"),
             N_("Tokens sampled and appended one at a time through the KV cache after the prompt."));
   c.add_text("step", &s.step, 128, N_("step"), N_("The current step by its trace name, e.g. layers.0.attn.probs."));
   c.add_bool("play", &s.play, N_("play"), N_("Advance one step at a time at the speed below."));
@@ -75,7 +78,12 @@ void bind_forward_controls(Controls& c, ForwardState& s) {
             N_("Keep the k most likely tokens (ties at the k-th kept); 0 is off."));
   c.add_float("top_p", &s.top_p, 0.01f, 1.0f, "top-p",
               N_("Keep the smallest set of most likely tokens whose probability reaches p; 1 is off."));
+  c.add_float("min_p", &s.min_p, 0.0f, 1.0f, "min-p",
+              N_("Drop tokens whose probability is below min-p times the most likely token's; 0 is off."), false,
+              "%.3f");
   c.add_int("sample_seed", &s.sample_seed, 0, 1000000, N_("sample seed"), N_("Seed of the sampled tokens."));
+  c.add_int("generate_count", &s.generate_count, 1, 256, N_("tokens to generate"),
+            N_("How many tokens Generate samples, one pass each, every new token appended through the KV cache."));
 }
 
 ModelConfig preset_config(ForwardModel model) { return model == ForwardModel::Small ? small_config() : tiny_config(); }
@@ -133,6 +141,7 @@ SamplingConfig sampling_config(const ForwardState& s) {
   c.temperature = s.temperature;
   c.top_k = s.top_k;
   c.top_p = s.top_p;
+  c.min_p = s.min_p;
   return c;
 }
 

@@ -203,8 +203,8 @@ plot::Figure next_token_figure(const ForwardResult& r, const NextTokenChoice& ch
   std::vector<std::string> groups;
   std::vector<double> before, after;
   plot::Table table;
-  table.header = {"token_id",   "label",      "logit",   "scaled_logit", "p_temperature",
-                  "kept_top_k", "kept_top_p", "p_final", "sampled"};
+  table.header = {"token_id",   "label",      "logit",      "scaled_logit", "p_temperature",
+                  "kept_top_k", "kept_top_p", "kept_min_p", "p_final",      "sampled"};
   const RowVec logits = r.run.next_logits();
   for (int id : order) {
     const size_t i = static_cast<size_t>(id);
@@ -216,17 +216,18 @@ plot::Figure next_token_figure(const ForwardResult& r, const NextTokenChoice& ch
     table.add_row({static_cast<double>(id), r.request.vocab().label(id),
                    id < logits.size() ? static_cast<double>(logits(id)) : 0.0, static_cast<double>(f.scaled_logits[i]),
                    static_cast<double>(f.probs_before[i]), static_cast<double>(f.kept_top_k[i]),
-                   static_cast<double>(f.kept_top_p[i]), static_cast<double>(f.probs[i]),
-                   id == choice.sampled ? 1.0 : 0.0});
+                   static_cast<double>(f.kept_top_p[i]), static_cast<double>(f.kept_min_p[i]),
+                   static_cast<double>(f.probs[i]), id == choice.sampled ? 1.0 : 0.0});
   }
   plot::Axes& ax = fig.axes();
   ax.setup(tr("token (* = sampled)"), "", tr("probability"), "");
-  ax.bars(groups, {tr("$\\softmax(\\text{logits} / \\text{temperature})$"), tr("after top-k and top-p (renormalised)")},
+  ax.bars(groups, {tr("$\\softmax(\\text{logits} / \\text{temperature})$"), tr("after top-k, top-p and min-p (renormalised)")},
           {before, after});
   fig.table = std::move(table);
-  fig.note = subst(tr("{0} of {1} tokens survive top-k, {2} survive top-p; sampled id {3} ($p = {4}$)"),
-                   {std::to_string(f.n_top_k), std::to_string(V), std::to_string(f.n_final),
-                    std::to_string(choice.sampled), plot::fmt("%.3g", static_cast<double>(choice.probability))});
+  fig.note =
+      subst(tr("{0} of {1} tokens survive top-k, {2} survive top-p, {3} survive min-p; sampled id {4} ($p = {5}$)"),
+            {std::to_string(f.n_top_k), std::to_string(V), std::to_string(f.n_top_p), std::to_string(f.n_final),
+             std::to_string(choice.sampled), plot::fmt("%.3g", static_cast<double>(choice.probability))});
   return fig;
 }
 

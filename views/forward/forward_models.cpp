@@ -7,8 +7,10 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include <filesystem>
 #include <utility>
 
+#include "core/experiments/model_card.h"
 #include "core/text/i18n.h"
 #include "views/file_browser.h"
 #include "views/forward/forward_panel.h"
@@ -17,6 +19,10 @@
 #include "views/widgets.h"
 
 namespace tw {
+
+namespace {
+std::string fs_name(const std::string& dir) { return std::filesystem::path(dir).filename().string(); }
+}  // namespace
 
 // [SECTION] loading and adopting a model
 
@@ -44,7 +50,21 @@ bool ForwardPanel::sync_model() {
     return true;
   }
   std::string dir = s_.model_dir;
-  if (s_.model != ForwardModel::Folder) {
+  bool language_model = s_.model == ForwardModel::Folder;  // loaded with its tokenizer.json
+  if (s_.model == ForwardModel::Language) {
+    // The shipped language model of the interface language, else the trained sort model.
+    if (!shipped_lms_) shipped_lms_ = shipped_language_models(shipped_models_dir());
+    if (const ShippedLanguageModel* lm = language_model_for(*shipped_lms_, language() == Language::Zh ? "zh" : "en")) {
+      dir = lm->dir;
+      language_model = true;
+    } else if (!shipped_models_dir().empty()) {
+      dir = shipped_models_dir() + "/sort";
+    } else {
+      revert_model_choice(tr("The shipped checkpoints (assets/models) were not found next to the program."));
+      return is_seeded_model(s_.model) || (model_ && model_choice_ == s_.model);
+    }
+  }
+  if (s_.model != ForwardModel::Folder && s_.model != ForwardModel::Language) {
     const std::string shipped = shipped_models_dir();
     if (shipped.empty()) {
       revert_model_choice(tr("The shipped checkpoints (assets/models) were not found next to the program."));
@@ -61,12 +81,12 @@ bool ForwardPanel::sync_model() {
   }
   loading_ = key;
   // The shipped checkpoints are tens of kB: the UI waits for them. A folder may be gigabytes: the worker loads it.
-  const bool quick = s_.model != ForwardModel::Folder;
-  load_job_.request(quick, background_priority(), [key](Progress& p) {
+  const bool quick = !language_model;
+  load_job_.request(quick, background_priority(), [key, language_model](Progress& p) {
     auto out = std::make_shared<ModelLoad>();
     out->choice = key.first;
     out->dir = key.second;
-    if (key.first == ForwardModel::Folder)
+    if (language_model) {
       out->ok = load_hf_stepper_model(
           key.second,
           [&p](double f) {
@@ -74,8 +94,17 @@ bool ForwardPanel::sync_model() {
             return !p.cancelled();
           },
           &out->model, &out->error);
-    else
+      // A shipped language model's card names it and suggests a prompt (a famous line when it does not).
+      const ModelCard card = read_model_card(key.second);
+      // A famous line for a Chinese model whose card suggests no prompt (the loader's default is English).
+      if (out->ok && !card.example.empty()) out->model.example = card.example;
+      if (out->ok && card.example.empty() && card.language == "zh") out->model.example = "床前明月光，疑是地上霜。";
+      if (out->ok && (!card.corpus.empty() || card.heldout_bits_per_char > 0))
+        out->model.source =
+            ShippedLanguageModel{fs_name(key.second), key.second, card}.label() + " (" + out->model.source + ")";
+    } else {
       out->ok = load_task_checkpoint(key.second, &out->model, &out->error);
+    }
     return std::shared_ptr<const ModelLoad>(std::move(out));
   });
   adopt_load();
@@ -150,6 +179,7 @@ void ForwardPanel::draw_model_source() {
     }
   }
   if (!model_error_.empty()) warning_text(model_error_.c_str());
+  draw_language_models();
   if (is_seeded_model(shown_choice_) || !result_) return;
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextDisabled("%s", result_->model.source.c_str());
@@ -161,6 +191,21 @@ void ForwardPanel::draw_model_source() {
       s_.text = model_->example;
   }
   ImGui::PopTextWrapPos();
+}
+
+void ForwardPanel::draw_language_models() {
+  // The shipped language models, each labelled from its own model card, one click away.
+  if (!shipped_lms_) shipped_lms_ = shipped_language_models(shipped_models_dir());
+  if (shipped_lms_->empty()) return;
+  ImGui::TextDisabled("%s", tr("shipped language models:"));
+  for (const ShippedLanguageModel& lm : *shipped_lms_) {
+    const bool shown = model_ && model_dir_ == lm.dir;
+    if (ImGui::Selectable((lm.label() + "###lm_" + lm.name).c_str(), shown) && !shown) {
+      s_.model_dir = lm.dir;
+      s_.model = ForwardModel::Folder;
+      model_error_.clear();
+    }
+  }
 }
 
 }  // namespace tw

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/experiments/model_card.h"
 #include "core/text/i18n.h"
 #include "views/file_browser.h"
 #include "views/forward/forward_state.h"
@@ -56,6 +57,7 @@ class ForwardPanel : public Panel {
   void use_model(std::shared_ptr<const StepperModel> model, ForwardModel choice, const std::string& dir);
   void revert_model_choice(std::string why);  // back to the model on screen, saying why
   void draw_model_source();                   // the model choice, its folder box, its source and vocabulary
+  void draw_language_models();                // the shipped language models, labelled from their cards
   void adopt();                               // takes a finished result from the worker, keeps the last valid one
   void resolve_step();                        // s_.step (a name) → step_ index in the shown trace
   void go_to(int index);                      // moves the current step and its name
@@ -67,6 +69,10 @@ class ForwardPanel : public Panel {
   void draw_right_body(const DrawContext& ctx);
   void draw_transport();
   void draw_next_token(const DrawContext& ctx);
+  // Generate: the button, Stop, and the continuation so far with each token's probability.
+  void draw_generate();
+  // While Generate runs: one more appended token each time the previous one is on screen.
+  void advance_generation();
   // The next token after the run on screen, with the same random stream the next append will use.
   NextTokenChoice current_choice() const {
     if (!result_) return {};
@@ -89,6 +95,7 @@ class ForwardPanel : public Panel {
   std::optional<ForwardModel> model_choice_;                     // the choice model_ was loaded for (none yet: empty)
   std::string model_dir_;                                        // the folder model_ came from
   std::shared_ptr<const StepperModel> trained_;                  // the Training panel's latest hand-off
+  std::optional<std::vector<ShippedLanguageModel>> shipped_lms_;  // assets/models' language models, read once
   std::optional<std::pair<ForwardModel, std::string>> loading_;  // (choice, folder) being loaded
   ForwardModel shown_choice_ = ForwardModel::Tiny;  // the choice of the model on screen: restored when a load fails
   std::string shown_dir_;
@@ -108,7 +115,8 @@ class ForwardPanel : public Panel {
   // Each tab's figure, rebuilt only when the result or what the tab shows of it changes (draw runs every frame).
   FigureCache<std::pair<ForwardResultPtr, int>> shown_step_, shown_strip_, shown_residual_;  // (result, step or layer)
   FigureCache<ForwardResultPtr> shown_params_, shown_lens_;
-  FigureCache<std::tuple<ForwardResultPtr, float, int, float, int>> shown_next_;  // (result, sampling controls)
+  FigureCache<std::tuple<ForwardResultPtr, float, int, float, float, int>> shown_next_;  // (result, sampling controls)
+  int generate_target_ = 0;                                // Generate appends until s_.generated reaches this
   NextTokenChoice next_choice_;                            // the choice shown_next_ was built from
   std::pair<ForwardModel, std::string> requested_choice_;  // (choice, folder) of requested_
   Recompute<ModelLoad> load_job_;

@@ -25,6 +25,7 @@ enum class ForwardModel {
   Induction,  // assets/models/induction
   Training,   // the Training panel's model ("Open in forward stepper")
   Folder,     // a Hugging Face folder: model_dir
+  Language,   // the shipped language model of the interface language (core/experiments/model_card.h); else Sort
 };
 inline bool is_seeded_model(ForwardModel model) { return model <= ForwardModel::Custom; }
 enum class ForwardPattern { Full, Sliding, Interleaved };
@@ -37,8 +38,9 @@ inline constexpr const char* kSortExample = "BAAABCAAABB";
 
 struct ForwardState {
   // Model: a preset or the custom sizes below (the sizes are used only when model == Custom).
-  ForwardModel model = ForwardModel::Sort;  // opens on a trained model, so its maps and predictions mean something
-  std::string model_dir;                    // the Hugging Face folder of ForwardModel::Folder
+  // Opens on a trained model, so its maps and predictions mean something: real language when one is shipped.
+  ForwardModel model = ForwardModel::Language;
+  std::string model_dir;  // the Hugging Face folder of ForwardModel::Folder
   // The seeded model: the controls bind its sizes (C, layers, H, F, V, max_seq) and its architecture toggles (norm,
   // placement, positions, activation); forward_config derives the rest.
   ModelConfig config;
@@ -64,7 +66,9 @@ struct ForwardState {
   float temperature = 1.0f;
   int top_k = 0;       // 0: off
   float top_p = 1.0f;  // 1: off
+  float min_p = 0.0f;  // 0: off
   int sample_seed = 0;
+  int generate_count = 16;  // tokens the Generate button samples, one per pass, each through the KV cache
 };
 
 // Declares every control of the forward panel, bound to `s`.

@@ -1,0 +1,172 @@
+#include "core/experiments/model_card.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "core/io/json_parse.h"
+#include "core/io/read_file.h"
+
+namespace tw {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kCardMaxBytes = 1 << 20;        // a model card is a page of text
+constexpr size_t kTokenizerMaxBytes = 64 << 20;  // tokenizer.json of a shipped model is at most a few MB
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+std::string trim(const std::string& s, const char* junk = " \t\r|*`\"") {
+  const size_t a = s.find_first_not_of(junk);
+  if (a == std::string::npos) return "";
+  return s.substr(a, s.find_last_not_of(junk) - a + 1);
+}
+// The value after "key:" (or the next table cell after "| key |") at the start of `line`; "" when the line is not
+// about `key`.
+std::string value_of(const std::string& line, const std::string& key) {
+  const std::string t = trim(line, " \t\r|*-#");
+  if (lower(t).rfind(key, 0) != 0) return "";
+  std::string rest = t.substr(key.size());
+  const size_t sep = rest.find_first_of(":|");
+  if (sep == std::string::npos || trim(rest.substr(0, sep)) != "") return "";
+  return trim(rest.substr(sep + 1));
+}
+double first_number(const std::string& line) {
+  for (size_t i = 0; i < line.size(); ++i)
+    if (std::isdigit(static_cast<unsigned char>(line[i]))) {
+      double v = -1;
+      if (std::sscanf(line.c_str() + i, "%lf", &v) == 1) return v;
+    }
+  return -1;
+}
+
+void read_card_json(const std::string& path, ModelCard* c) {
+  std::string text, error;
+  if (!read_file_bounded(path, kCardMaxBytes, &text, &error)) return;
+  const nlohmann::json j = parse_json_or_discarded(text);
+  if (!j.is_object()) return;
+  auto str = [&](const char* key, std::string* out) {
+    if (out->empty() && j.contains(key) && j[key].is_string()) *out = j[key].get<std::string>();
+  };
+  str("language", &c->language);
+  str("corpus", &c->corpus);
+  str("example", &c->example);
+  if (c->heldout_bits_per_char < 0 && j.contains("heldout_bits_per_char") && j["heldout_bits_per_char"].is_number())
+    c->heldout_bits_per_char = j["heldout_bits_per_char"].get<double>();
+}
+
+void read_readme(const std::string& path, ModelCard* c) {
+  std::string text, error;
+  if (!read_file_bounded(path, kCardMaxBytes, &text, &error)) return;
+  std::istringstream in(text);
+  std::string line;
+  bool front = false, in_language_list = false;
+  int n = 0;
+  while (std::getline(in, line)) {
+    const std::string t = trim(line, " \t\r");
+    if (n++ == 0 && t == "---") {
+      front = true;
+      continue;
+    }
+    if (front) {
+      if (t == "---") {
+        front = false;
+        continue;
+      }
+      if (in_language_list && t.rfind("- ", 0) == 0) {
+        if (c->language.empty()) c->language = trim(t.substr(2));
+        continue;
+      }
+      in_language_list = false;
+      if (t.rfind("language:", 0) == 0) {
+        const std::string v = trim(t.substr(9), " \t[]\"'");
+        if (v.empty())
+          in_language_list = true;
+        else if (c->language.empty())
+          c->language = v.substr(0, v.find_first_of(", "));
+      }
+      continue;
+    }
+    if (c->corpus.empty()) c->corpus = value_of(line, "corpus");
+    if (c->example.empty()) c->example = value_of(line, "example");
+    const std::string l = lower(line);
+    if (c->heldout_bits_per_char < 0 &&
+        (l.find("bits/char") != std::string::npos || l.find("bits per char") != std::string::npos) &&
+        l.find("held") != std::string::npos) {
+      // The number after the words, so "| held-out bits/char | 2.31 |" and "held-out: 2.31 bits/char" both read.
+      const double v = first_number(line);
+      if (v > 0) c->heldout_bits_per_char = v;
+    }
+  }
+}
+
+// "zh" when the tokenizer's vocabulary holds many Han characters (U+4E00 … U+9FFF: lead bytes E4 … E9).
+std::string guess_language(const std::string& tokenizer_path) {
+  std::string text, error;
+  if (!read_file_bounded(tokenizer_path, kTokenizerMaxBytes, &text, &error)) return "";
+  size_t han = 0;
+  for (size_t i = 0; i + 2 < text.size(); ++i) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    if (b >= 0xE4 && b <= 0xE9 && (static_cast<unsigned char>(text[i + 1]) & 0xC0) == 0x80) ++han;
+  }
+  return han >= 500 ? "zh" : "en";
+}
+
+}  // namespace
+
+ModelCard read_model_card(const std::string& dir) {
+  ModelCard c;
+  const fs::path d(dir);
+  read_card_json((d / "card.json").string(), &c);
+  read_readme((d / "README.md").string(), &c);
+  c.language = lower(c.language);
+  if (c.language.rfind("zh", 0) == 0) c.language = "zh";  // zh-Hans, zh-CN
+  if (c.language.rfind("en", 0) == 0) c.language = "en";
+  std::error_code ec;
+  if (c.language.empty() && fs::is_regular_file(d / "tokenizer.json", ec))
+    c.language = guess_language((d / "tokenizer.json").string());
+  return c;
+}
+
+std::string ShippedLanguageModel::label() const {
+  std::string details;
+  if (!card.corpus.empty()) details = card.corpus;
+  if (card.heldout_bits_per_char > 0) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3g bits/char held out", card.heldout_bits_per_char);
+    details += (details.empty() ? "" : ", ") + std::string(buf);
+  }
+  return details.empty() ? name : name + ": " + details;
+}
+
+std::vector<ShippedLanguageModel> shipped_language_models(const std::string& models_dir) {
+  std::vector<ShippedLanguageModel> out;
+  std::error_code ec;
+  if (models_dir.empty() || !fs::is_directory(models_dir, ec)) return out;
+  for (fs::directory_iterator it(models_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path d = it->path();
+    if (!it->is_directory(ec)) continue;
+    bool complete = true;
+    for (const char* f : {"config.json", "model.safetensors", "tokenizer.json"})
+      complete = complete && fs::is_regular_file(d / f, ec);
+    if (!complete) continue;
+    out.push_back({d.filename().string(), d.string(), read_model_card(d.string())});
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return out;
+}
+
+const ShippedLanguageModel* language_model_for(const std::vector<ShippedLanguageModel>& models,
+                                               const std::string& language) {
+  for (const ShippedLanguageModel& m : models)
+    if (m.card.language == language) return &m;
+  return nullptr;
+}
+
+}  // namespace tw

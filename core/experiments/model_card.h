@@ -1,0 +1,39 @@
+#pragma once
+// What a shipped language model's folder says about itself, read from its model card, so the stepper can label it
+// ("tang300, 2.31 bits/char held out") and open the one that matches the interface language. Nothing about a model
+// is written in code: a folder in assets/models with a tokenizer.json is a language model, and its card names it.
+//
+// Read, first found wins per field:
+//   card.json   {"language": "zh", "corpus": "tang300", "heldout_bits_per_char": 2.31, "example": "床前明月光，"}
+//   README.md   YAML front matter `language: zh` (or a `- zh` list item under it), as Hugging Face model cards have;
+//               a line "corpus: …" (a Markdown table row "| corpus | … |" too); the first number on the first line
+//               that mentions bits per character (bits/char) and held-out text; a line "example: …"
+//   tokenizer.json  when neither names a language: "zh" when its vocabulary holds 500+ Han characters, else "en".
+
+#include <string>
+#include <vector>
+
+namespace tw {
+
+struct ModelCard {
+  std::string language;               // "zh", "en", ... ("" only when nothing says and there is no tokenizer.json)
+  std::string corpus;                 // "" when the card does not say
+  double heldout_bits_per_char = -1;  // -1 when the card does not say
+  std::string example;                // a prompt the card suggests; "" when none
+};
+ModelCard read_model_card(const std::string& dir);
+
+struct ShippedLanguageModel {
+  std::string name;  // the folder's name
+  std::string dir;   // its path
+  ModelCard card;
+  // One line for a model list: "poems-zh: tang300, 2.31 bits/char held out" (what the card does not say is left out).
+  std::string label() const;
+};
+// Every folder under models_dir with config.json, model.safetensors and tokenizer.json, sorted by name.
+std::vector<ShippedLanguageModel> shipped_language_models(const std::string& models_dir);
+// The first of `models` in `language`; nullptr when none.
+const ShippedLanguageModel* language_model_for(const std::vector<ShippedLanguageModel>& models,
+                                               const std::string& language);
+
+}  // namespace tw

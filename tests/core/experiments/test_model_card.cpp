@@ -1,0 +1,79 @@
+// Tests for model cards: language, corpus and held-out bits/char read from card.json, from a Hugging Face style
+// README.md, or (language only) guessed from the tokenizer's vocabulary; folders without a tokenizer are not listed.
+#include "core/experiments/model_card.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace tw {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string folder(const std::string& root, const std::string& name, bool tokenizer = true) {
+  const fs::path d = fs::path(root) / name;
+  fs::create_directories(d);
+  std::ofstream(d / "config.json") << "{}";
+  std::ofstream(d / "model.safetensors") << "x";
+  if (tokenizer) std::ofstream(d / "tokenizer.json") << R"({"model": {"vocab": {"a": 0, "b": 1}}})";
+  return d.string();
+}
+
+TEST(ModelCard, ReadmeFrontMatterAndLines) {
+  const std::string root = ::testing::TempDir() + "/cards_readme";
+  fs::remove_all(root);
+  const std::string d = folder(root, "poems");
+  std::ofstream(fs::path(d) / "README.md") << "---\nlanguage:\n- zh\nlicense: gpl-3.0\n---\n# Poems\n\n"
+                                              "| field | value |\n|---|---|\n| Corpus | tang300 (fortunes-zh) |\n"
+                                              "| Held-out bits/char | 4.52 (unigram 9.1) |\nexample: 床前明月光，\n";
+  const ModelCard c = read_model_card(d);
+  EXPECT_EQ(c.language, "zh");
+  EXPECT_EQ(c.corpus, "tang300 (fortunes-zh)");
+  EXPECT_DOUBLE_EQ(c.heldout_bits_per_char, 4.52);
+  EXPECT_EQ(c.example, "床前明月光，");
+}
+
+TEST(ModelCard, CardJsonWinsAndTheLabelSaysWhatIsKnown) {
+  const std::string root = ::testing::TempDir() + "/cards_json";
+  fs::remove_all(root);
+  const std::string d = folder(root, "quotes");
+  std::ofstream(fs::path(d) / "card.json")
+      << R"({"language": "en-US", "corpus": "fortunes", "heldout_bits_per_char": 2.25})";
+  std::ofstream(fs::path(d) / "README.md") << "language: zh\ncorpus: something else\n";
+  folder(root, "nolabel");
+  folder(root, "task", false);  // no tokenizer.json: a task checkpoint, not a language model
+  const auto models = shipped_language_models(root);
+  ASSERT_EQ(models.size(), 2u);
+  EXPECT_EQ(models[0].name, "nolabel");
+  EXPECT_EQ(models[0].label(), "nolabel");
+  EXPECT_EQ(models[0].card.language, "en");  // guessed: no Han characters in its vocabulary
+  EXPECT_EQ(models[1].card.language, "en");
+  EXPECT_EQ(models[1].card.corpus, "fortunes");
+  EXPECT_EQ(models[1].label(), "quotes: fortunes, 2.25 bits/char held out");
+  EXPECT_EQ(language_model_for(models, "zh"), nullptr);
+  ASSERT_NE(language_model_for(models, "en"), nullptr);
+  EXPECT_EQ(language_model_for(models, "en")->name, "nolabel");  // the first by name
+}
+
+TEST(ModelCard, HanVocabularyIsChinese) {
+  const std::string root = ::testing::TempDir() + "/cards_han";
+  fs::remove_all(root);
+  const std::string d = folder(root, "chars");
+  std::ofstream out(fs::path(d) / "tokenizer.json");
+  out << R"({"model": {"vocab": {)";
+  for (int i = 0; i < 600; ++i) {
+    const int cp = 0x4E00 + i;  // three-byte UTF-8
+    const char s[4] = {static_cast<char>(0xE0 | (cp >> 12)), static_cast<char>(0x80 | ((cp >> 6) & 0x3F)),
+                       static_cast<char>(0x80 | (cp & 0x3F)), 0};
+    out << (i ? ", " : "") << '"' << s << "\": " << i;
+  }
+  out << "}}}";
+  out.close();
+  EXPECT_EQ(read_model_card(d).language, "zh");
+  EXPECT_TRUE(shipped_language_models(::testing::TempDir() + "/no_such_dir").empty());
+}
+
+}  // namespace
+}  // namespace tw
