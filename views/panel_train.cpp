@@ -278,7 +278,7 @@ class TrainPanel final : public Panel {
 
            (m.attn_softcap > 0 ? ", soft-cap " + plot::fmt("%.3g", m.attn_softcap) : "") +
            (s_.z_loss > 0 ? ", z-loss " + plot::fmt("%.3g", s_.z_loss) : "") + ", lr " +
-           plot::fmt("%.3g", s_.optimizer.lr);
+           plot::fmt("%.3g", s_.optimizer.lr) + finetune_.label();
   }
 
   // The probe example: prompt tokens grey, answer tokens green when predicted right, red when wrong.

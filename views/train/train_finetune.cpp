@@ -55,6 +55,15 @@ bool TrainFinetune::apply(TrainSettings* t, std::string* error) const {
   return true;
 }
 
+std::string TrainFinetune::label() const {
+  if (!enabled || !model) return "";
+  const std::string base = " (" + model->name + ")";
+  if (!lora) return ", " + std::string(tr("full fine-tune")) + base;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, ", LoRA r = %d, \xCE\xB1 = %.3g%s", r, alpha, rslora ? ", rsLoRA" : "");
+  return buf + base;
+}
+
 void TrainFinetune::draw(const TrainSnapshot& snap) {
   auto adopt = [&](StepperModel m) {
     status = subst(tr("loaded {0}: {1} parameters"), {m.name, std::to_string(parameter_count(m.config))});

@@ -31,6 +31,8 @@ struct TrainFinetune {
   // Fine-tuning on: the run's model becomes the loaded one (its config, its weights as the start) and LoRA is set.
   // False + one line when on without a model. Off: `t` stays as it is.
   bool apply(TrainSettings* t, std::string* error) const;
+  // For a pinned run's name: ", LoRA r = 8, α = 16 (trained sort)", ", full fine-tune (trained sort)", or "" when off.
+  std::string label() const;
 };
 
 }  // namespace tw
