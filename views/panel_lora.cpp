@@ -1,8 +1,10 @@
 // LoRA rank effects: how much of a weight update a rank-r adapter can hold, what it costs, and how the
-// α/r vs α/√r scale behaves.
+// α/r vs α/√r scale behaves. Two modes: a synthetic ΔW fitted directly (core/experiments/lora_experiment), and a
+// real fine-tune of a model at ranks 1 … 16 against full fine-tuning (core/experiments/lora_rank_sweep).
 //
 // [SECTION] state
 // [SECTION] figures (built from core/experiments/lora_experiment results)
+// [SECTION] fine-tuning figures (built from core/experiments/lora_rank_sweep results)
 // [SECTION] panel: controls, recompute (worker thread), draw
 #include <imgui.h>
 
@@ -13,8 +15,11 @@
 #include <string>
 
 #include "core/experiments/lora_experiment.h"
+#include "core/experiments/lora_rank_sweep.h"
+#include "core/experiments/stepper_model.h"
 #include "views/plot/plot_imgui.h"
 #include "views/recompute.h"
+#include "views/train_handoff.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -27,7 +32,12 @@ const PanelInfo kInfo = {"lora", N_("LoRA rank effects"), N_("Fine-tuning"),
 
 // [SECTION] state
 
+enum class LoraMode { Synthetic, Finetune };
+enum class FinetuneBase { Sort, Induction, TrainingRun };
+enum class FinetuneTask { Reverse, Copy, Sort };
+
 struct LoraState {
+  LoraMode mode = LoraMode::Synthetic;
   int d_in = 64;        // columns of ΔW
   int d_out = 64;       // rows of ΔW
   int rank = 4;         // r (clamped to min(d_in, d_out))
@@ -41,6 +51,17 @@ struct LoraState {
   LoraOptimizer optimizer = LoraOptimizer::Adam;
   bool train_sweep = true;  // train an adapter at every rank of the error plot
   int seed = 1;
+  // fine-tuning mode
+  FinetuneBase ft_base = FinetuneBase::Sort;      // the model fine-tuned
+  FinetuneTask ft_task = FinetuneTask::Reverse;   // the new task
+  int ft_length = 6;                              // symbols per prompt
+  int ft_alphabet = 3;                            // symbols to draw from
+  int ft_steps = 200;                             // optimizer steps per run
+  float ft_alpha = 16.0f;                         // lora_alpha of every rank
+  bool ft_rslora = false;                         // α/√r
+  float ft_lr = 0.01f;                            // AdamW lr of the adapters
+  float ft_lr_full = 0.003f;                      // AdamW lr of full fine-tuning
+  std::shared_ptr<const StepperModel> run_model;  // the Training panel's model (ft_base = TrainingRun)
 };
 
 LoraExperimentParams params_of(const LoraState& s) {
@@ -60,16 +81,69 @@ LoraExperimentParams params_of(const LoraState& s) {
           .train_sweep = s.train_sweep};
 }
 
-using LoraResult = Checked<LoraExperimentParams, LoraExperiment>;
+using SyntheticResult = Checked<LoraExperimentParams, LoraExperiment>;
+struct LoraResult {
+  LoraMode mode = LoraMode::Synthetic;
+  std::shared_ptr<const SyntheticResult> syn;  // synthetic mode
+  LoraSweepParams ft_params;                   // fine-tuning mode: what ran
+  std::string ft_base, ft_task;                // names for titles ("trained sort", "reverse")
+  std::string ft_error;                        // why it could not run
+  LoraSweep ft;
+};
 using ResultPtr = std::shared_ptr<const LoraResult>;
 
+// The base model of the fine-tuning mode; false + one line when it cannot be had.
+bool finetune_base(const LoraState& s, StepperModel* out, std::string* error) {
+  if (s.ft_base == FinetuneBase::TrainingRun) {
+    if (!s.run_model) return *error = tr("no model in the Training panel yet: train or load one there"), false;
+    *out = *s.run_model;
+    return true;
+  }
+  const std::string dir = shipped_models_dir();
+  if (dir.empty()) return *error = tr("the shipped models (assets/models) were not found"), false;
+  return load_task_checkpoint(dir + (s.ft_base == FinetuneBase::Sort ? "/sort" : "/induction"), out, error);
+}
+
+ResultPtr compute_finetune(const LoraState& s, Progress& progress) {
+  auto r = std::make_shared<LoraResult>();
+  r->mode = LoraMode::Finetune;
+  StepperModel base;
+  if (!finetune_base(s, &base, &r->ft_error)) return r;
+  static const TaskKind kinds[] = {TaskKind::Reverse, TaskKind::Copy, TaskKind::Sort};
+  LoraSweepParams& p = r->ft_params;
+  p.model = base.config;
+  p.base = base.weights;
+  p.task = {.kind = kinds[static_cast<int>(s.ft_task)],
+            .length = s.ft_length,
+            .alphabet = s.ft_alphabet,
+            .val_examples = 128};
+  p.alpha = s.ft_alpha;
+  p.rslora = s.ft_rslora;
+  p.steps = s.ft_steps;
+  p.lr_lora = s.ft_lr;
+  p.lr_full = s.ft_lr_full;
+  p.seed = static_cast<uint64_t>(s.seed);
+  r->ft_base = base.name;
+  r->ft_task = to_string(p.task.kind);
+  r->ft_error = check_lora_sweep(p);
+  if (!r->ft_error.empty()) return r;
+  r->ft = run_lora_sweep(p, [&progress](float f) {
+    progress.set(f);
+    return !progress.cancelled();
+  });
+  return r;
+}
+
 ResultPtr compute(const LoraState& s, Progress& progress) {
-  return run_checked(params_of(s), [&progress](const LoraExperimentParams& p) {
+  if (s.mode == LoraMode::Finetune) return compute_finetune(s, progress);
+  auto r = std::make_shared<LoraResult>();
+  r->syn = run_checked(params_of(s), [&progress](const LoraExperimentParams& p) {
     return run_lora_experiment(p, [&progress](float f) {
       progress.set(f);
       return !progress.cancelled();
     });
   });
+  return r;
 }
 
 // Rough multiply-adds of one experiment, to decide whether to wait for it in the same frame.
@@ -77,7 +151,7 @@ using plot::fmt;
 
 // [SECTION] figures
 
-plot::Figure spectrum_figure(const LoraResult& r) {
+plot::Figure spectrum_figure(const SyntheticResult& r) {
   plot::Figure fig("spectrum", tr("Singular values of $\\Delta W$"));
   const VecD& s = r.a.sigma;
   fig.note = subst(tr("true rank {0}, decay {1}, noise {2}; the adapter keeps at most the first $r$"),
@@ -94,7 +168,7 @@ plot::Figure spectrum_figure(const LoraResult& r) {
   return fig;
 }
 
-plot::Figure error_figure(const LoraResult& r) {
+plot::Figure error_figure(const SyntheticResult& r) {
   plot::Figure fig("error", tr("Relative error $\\|\\Delta W - s\\cdot BA\\| / \\|\\Delta W\\|$ against rank"));
   fig.note = subst(tr("LoRA: {0} {1} steps, lr {2}, from $A \\sim U(\\pm 1/\\sqrt{d_{in}})$, $B = 0$; the SVD curve is "
                       "the optimum (Eckart\xE2\x80\x93Young)"),
@@ -128,7 +202,7 @@ plot::Figure error_figure(const LoraResult& r) {
   return fig;
 }
 
-plot::Figure params_figure(const LoraResult& r) {
+plot::Figure params_figure(const SyntheticResult& r) {
   plot::Figure fig("params",
                    tr("Trainable weights: LoRA $r(d_{in} + d_{out})$ vs full $d_{in}\\cdot d_{out}$ (square $d$)"));
   const int rank = r.params.rank;
@@ -151,7 +225,7 @@ plot::Figure params_figure(const LoraResult& r) {
   return fig;
 }
 
-plot::Figure loss_figure(const LoraResult& r) {
+plot::Figure loss_figure(const SyntheticResult& r) {
   plot::Figure fig("loss", subst(tr("Training loss at $r$ = {0}"), {std::to_string(r.params.rank)}));
   fig.note = tr("loss = $\\|\\Delta W - s\\cdot BA\\|^2 / \\|\\Delta W\\|^2$; dashed: the rank-$r$ optimum");
   plot::Axes& ax = fig.axes();
@@ -167,7 +241,7 @@ plot::Figure loss_figure(const LoraResult& r) {
   return fig;
 }
 
-plot::Figure heatmaps_figure(const LoraResult& r) {
+plot::Figure heatmaps_figure(const SyntheticResult& r) {
   plot::Figure fig("heatmaps", tr("$\\Delta W$, the adapter's $s\\cdot BA$, and the residual"));
   fig.note =
       tr("one colour scale for all three, \xC2\xB1"
@@ -193,7 +267,7 @@ plot::Figure heatmaps_figure(const LoraResult& r) {
   return fig;
 }
 
-plot::Figure scale_figure(const LoraResult& r) {
+plot::Figure scale_figure(const SyntheticResult& r) {
   plot::Figure fig("scale", subst(tr("Update size $\\|s\\cdot BA\\|$ as $r$ grows ($\\alpha$ = {0})"),
                                   {fmt("%.3g", r.params.alpha)}));
   fig.note =
@@ -212,26 +286,231 @@ plot::Figure scale_figure(const LoraResult& r) {
   return fig;
 }
 
+// [SECTION] fine-tuning figures
+
+std::string run_label(const LoraSweepRun& run) {
+  return run.rank > 0 ? "LoRA $r$ = " + std::to_string(run.rank) : tr("full fine-tune");
+}
+const LoraSweepRun* full_run(const LoraSweep& s) {
+  for (const LoraSweepRun& r : s.runs)
+    if (r.rank == 0) return &r;
+  return nullptr;
+}
+std::string finetune_note(const LoraResult& r) {
+  const LoraSweepParams& p = r.ft_params;
+  return subst(tr("{0} fine-tuned on {1} ({2} steps; LoRA lr {3}, \xCE\xB1 = {4}{5}; full lr {6}); base model "
+                  "held-out loss {7}"),
+               {r.ft_base, r.ft_task, std::to_string(p.steps), fmt("%.3g", p.lr_lora), fmt("%.3g", p.alpha),
+                p.rslora ? ", rsLoRA" : "", fmt("%.3g", p.lr_full), fmt("%.3f", r.ft.base_loss)});
+}
+
+plot::Figure ft_loss_rank_figure(const LoraResult& r) {
+  plot::Figure fig("ft_loss_rank", tr("Held-out loss after fine-tuning against rank $r$"));
+  fig.note = finetune_note(r);
+  plot::Axes& ax = fig.axes();
+  ax.setup(tr("rank $r$"), "", tr("held-out loss"), "").csv_columns("rank r", "held-out loss");
+  ax.x.scale = plot::Scale::Log10;
+  std::vector<double> xs, ys;
+  for (const LoraSweepRun& run : r.ft.runs)
+    if (run.rank > 0 && std::isfinite(run.final_loss)) xs.push_back(run.rank), ys.push_back(run.final_loss);
+  ax.line("LoRA", xs, ys).style = plot::LineStyle::LineAndMarkers;
+  if (const LoraSweepRun* full = full_run(r.ft))
+    ax.hline(subst(tr("full fine-tune {0}"), {fmt("%.3f", full->final_loss)}), full->final_loss);
+  ax.hline(subst(tr("base model {0}"), {fmt("%.3f", r.ft.base_loss)}), r.ft.base_loss);
+  plot::Table& t = fig.table;
+  t.header = {"rank", "trainable", "held_out_loss", "accuracy"};
+  for (const LoraSweepRun& run : r.ft.runs)
+    t.add_row({double(run.rank), double(run.trainable), run.final_loss, run.final_accuracy});
+  return fig;
+}
+
+plot::Figure ft_loss_params_figure(const LoraResult& r) {
+  plot::Figure fig("ft_loss_params", tr("Held-out loss against trainable parameters"));
+  fig.note = subst(tr("the model has {0} parameters; rank $r$ trains $r\\cdot\\sum(d_{in} + d_{out})$ of them"),
+                   {std::to_string(r.ft.base_parameters)});
+  plot::Axes& ax = fig.axes();
+  ax.setup(tr("trainable parameters"), "", tr("held-out loss"), "")
+      .csv_columns("trainable parameters", "held-out loss");
+  ax.x.scale = plot::Scale::Log10;
+  for (const LoraSweepRun& run : r.ft.runs)
+    if (std::isfinite(run.final_loss))
+      ax.line(run_label(run), {double(run.trainable)}, {run.final_loss}).style = plot::LineStyle::Scatter;
+  return fig;
+}
+
+plot::Figure ft_curves_figure(const LoraResult& r) {
+  plot::Figure fig("ft_curves", tr("Held-out loss during fine-tuning"));
+  fig.note = tr("step 0 is the base model: every run starts there ($B = 0$)");
+  plot::Axes& ax = fig.axes();
+  ax.setup(tr("step"), "", tr("held-out loss"), "").csv_columns("step", "held-out loss");
+  for (const LoraSweepRun& run : r.ft.runs) {
+    std::vector<double> xs(run.eval_steps.begin(), run.eval_steps.end());
+    ax.line(run_label(run), xs, run.val_loss);
+  }
+  return fig;
+}
+
+plot::Figure ft_accuracy_figure(const LoraResult& r) {
+  plot::Figure fig("ft_accuracy", tr("Held-out answer accuracy against rank $r$"));
+  plot::Axes& ax = fig.axes();
+  ax.setup(tr("rank $r$"), "", tr("accuracy"), "").csv_columns("rank r", "accuracy");
+  ax.x.scale = plot::Scale::Log10;
+  std::vector<double> xs, ys;
+  for (const LoraSweepRun& run : r.ft.runs)
+    if (run.rank > 0) xs.push_back(run.rank), ys.push_back(run.final_accuracy);
+  ax.line("LoRA", xs, ys).style = plot::LineStyle::LineAndMarkers;
+  if (const LoraSweepRun* full = full_run(r.ft))
+    ax.hline(subst(tr("full fine-tune {0}"), {fmt("%.3f", full->final_accuracy)}), full->final_accuracy);
+  ax.hline(subst(tr("base model {0}"), {fmt("%.3f", r.ft.base_accuracy)}), r.ft.base_accuracy);
+  ax.set_y_range(0, 1.02);
+  return fig;
+}
+
+// The layers whose spectra are drawn: the first and the last.
+std::vector<int> shown_layers(const LoraResult& r) {
+  const int L = r.ft_params.model.n_layers;
+  return L > 1 ? std::vector<int>{0, L - 1} : std::vector<int>{0};
+}
+
+plot::Figure ft_spectra_figure(const LoraResult& r) {
+  plot::Figure fig("ft_spectra", tr("Singular values of the learned $\\Delta W$ per matrix"));
+  fig.note =
+      tr("LoRA: $\\Delta W = s\\cdot BA$ has at most $r$ non-zero $\\sigma_i$; full fine-tune: $\\Delta W = "
+         "W_{after} - W_{before}$");
+  if (r.ft.runs.empty()) return fig;
+  const std::vector<LoraSweepSpectrum>& slots = r.ft.runs.front().spectra;
+  int per_layer = 0;
+  for (const LoraSweepSpectrum& sp : slots) per_layer += sp.layer == 0;
+  fig.grid_cols = std::max(1, per_layer);
+  for (int layer : shown_layers(r))
+    for (size_t k = 0; k < slots.size(); ++k) {
+      if (slots[k].layer != layer) continue;
+      plot::Axes& ax =
+          fig.add_axes(subst(tr("layer {0} {1}"), {std::to_string(layer), peft_module_name(slots[k].module)}));
+      ax.setup(tr("index $i$"), "", "$\\sigma_i$", "").csv_columns("index i", "sigma_i");
+      ax.y.scale = plot::Scale::Log10;
+      if (k + 1 < slots.size() || layer != shown_layers(r).back()) ax.flags |= plot::AxesFlags_NoLegend;
+      for (const LoraSweepRun& run : r.ft.runs) {
+        if (k >= run.spectra.size()) continue;
+        const VecD& sigma = run.spectra[k].sigma;
+        std::vector<double> xs, ys;
+        const double floor = sigma.size() ? 1e-6 * sigma[0] : 0;
+        for (Eigen::Index i = 0; i < sigma.size(); ++i)
+          if (sigma[i] > floor) xs.push_back(double(i + 1)), ys.push_back(sigma[i]);
+        ax.line(run_label(run), xs, ys);
+      }
+    }
+  return fig;
+}
+
+plot::Figure ft_energy_figure(const LoraResult& r) {
+  plot::Figure fig("ft_energy", tr("How much of the full fine-tune's $\\Delta W$ a rank $r$ can hold"));
+  fig.note =
+      tr("$\\sum_{i \\le r} \\sigma_i^2 / \\sum_i \\sigma_i^2$ of each matrix's full fine-tuning update "
+         "(Eckart\xE2\x80\x93Young: the best rank-$r$ approximation keeps exactly this share)");
+  plot::Axes& ax = fig.axes();
+  ax.setup(tr("rank $r$"), "", tr("share of $\\|\\Delta W\\|_F^2$"), "").csv_columns("rank r", "energy share");
+  ax.x.scale = plot::Scale::Log10;
+  const LoraSweepRun* full = full_run(r.ft);
+  if (!full) return fig;
+  for (const LoraSweepSpectrum& sp : full->spectra) {
+    if (sp.layer != 0) continue;
+    const double total = sp.sigma.squaredNorm();
+    if (!(total > 0)) continue;
+    std::vector<double> xs, ys;
+    double acc = 0;
+    for (Eigen::Index i = 0; i < sp.sigma.size(); ++i) {
+      acc += sp.sigma[i] * sp.sigma[i];
+      xs.push_back(double(i + 1));
+      ys.push_back(acc / total);
+    }
+    ax.line(subst(tr("layer 0 {0}"), {peft_module_name(sp.module)}), xs, ys);
+  }
+  for (const LoraSweepRun& run : r.ft.runs)
+    if (run.rank > 0) ax.vline("$r$ = " + std::to_string(run.rank), run.rank);
+  ax.set_y_range(0, 1.02);
+  return fig;
+}
+
 // [SECTION] panel
 
 // Small layers train in a few ms: wait so figures follow the slider in the same frame. The default (64 × 64, an
 // adapter per rank of the sweep, 300 steps each: about 0.1 s) and large d (up to 1024 × 1024: tens of seconds) run
 // on the worker with a progress bar and a Cancel button.
-bool quick(const LoraState& s) { return lora_experiment_work(params_of(s)) < 3e7; }
-std::string error_of(const LoraResult& r) { return r.a.cancelled ? tr("Cancelled.") : r.error; }
+bool quick(const LoraState& s) { return s.mode == LoraMode::Synthetic && lora_experiment_work(params_of(s)) < 3e7; }
+std::string error_of(const LoraResult& r) {
+  if (r.mode == LoraMode::Finetune) return r.ft.cancelled ? tr("Cancelled.") : r.ft_error;
+  return r.syn->a.cancelled ? tr("Cancelled.") : r.syn->error;
+}
+
+// Figure i of the panel: the synthetic mode's or the fine-tuning mode's.
+using SyntheticFigure = plot::Figure (*)(const SyntheticResult&);
+using FinetuneFigure = plot::Figure (*)(const LoraResult&);
+constexpr SyntheticFigure kSyntheticFigures[] = {spectrum_figure, error_figure,    params_figure,
+                                                 loss_figure,     heatmaps_figure, scale_figure};
+constexpr FinetuneFigure kFinetuneFigures[] = {ft_loss_rank_figure, ft_loss_params_figure, ft_curves_figure,
+                                               ft_accuracy_figure,  ft_spectra_figure,     ft_energy_figure};
+std::vector<RecomputePanel<LoraState, LoraResult>::FigureBuilder> figure_builders() {
+  std::vector<RecomputePanel<LoraState, LoraResult>::FigureBuilder> out;
+  for (size_t i = 0; i < std::size(kSyntheticFigures); ++i)
+    out.push_back([i](const LoraResult& r) {
+      return r.mode == LoraMode::Finetune ? kFinetuneFigures[i](r) : kSyntheticFigures[i](*r.syn);
+    });
+  return out;
+}
+const FigureLayout kSyntheticLayout = {{{{0, 1}}, {{3, 5}}, {{4}, 0.7f}, {{2}, 0.62f, true}}, 360};
+const FigureLayout kFinetuneLayout = {{{{0, 1}}, {{2, 3}}, {{4}, 0.45f}, {{5}, 0.62f, true}}, 360};
+
 class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
  public:
-  LoraPanel()
-      : RecomputePanel(kInfo, {.rows = {{{0, 1}}, {{3, 5}}, {{4}, 0.7f}, {{2}, 0.62f, true}}, .min_width = 360},
-                       {compute,
-                        error_of,
-                        {spectrum_figure, error_figure, params_figure, loss_figure, heatmaps_figure, scale_figure},
-                        quick}) {
+  LoraPanel() : RecomputePanel(kInfo, kSyntheticLayout, {compute, error_of, figure_builders(), quick}) {
     computing_text_ = N_("Training the first adapters...");
   }
 
  protected:
-  void draw_summary(const LoraResult& r) override {
+  void prepare() override {
+    // The Training panel's model, adopted when its run is not training (a running run changes every frame).
+    if (s_.mode != LoraMode::Finetune || s_.ft_base != FinetuneBase::TrainingRun) return;
+    const std::shared_ptr<const TrainSnapshot> run = latest_training_run();
+    if (!run || !run->ready || run->running || run.get() == adopted_run_.get()) return;
+    adopted_run_ = run;
+    Task task;
+    std::string error;
+    if (!Task::create(run->settings.task, &task, &error)) return;
+    s_.run_model = std::make_shared<const StepperModel>(
+        task_stepper_model(run->settings.model, std::make_shared<const ModelWeights>(run->weights), task,
+                           tr("Training panel's model"), ""));
+    request_recompute();
+  }
+  bool control_visible(const Control& c) const override {
+    const bool ft = c.key.rfind("ft_", 0) == 0;
+    if (c.key == "mode" || c.key == "seed") return true;
+    return (s_.mode == LoraMode::Finetune) == ft;
+  }
+  void draw_figures(const DrawContext& ctx, const std::vector<plot::Figure>& figs) override {
+    const Ptr& r = result();
+    // The figures on screen are those of the result, whose mode may lag the control by one computation.
+    const FigureLayout& shown = r && r->mode == LoraMode::Finetune ? kFinetuneLayout : kSyntheticLayout;
+    draw_figure_rows(figs, ctx, "lora", shown.rows, shown.min_width);
+  }
+  void draw_summary(const LoraResult& all) override {
+    if (all.mode == LoraMode::Finetune) {
+      ImGui::Separator();
+      for (const LoraSweepRun& run : all.ft.runs) {
+        if (run.rank > 0)
+          ImGui::TextUnformatted(
+              subst(tr("r = {0}: loss {1}, {2} trainable"),
+                    {std::to_string(run.rank), fmt("%.3f", run.final_loss), std::to_string(run.trainable)})
+                  .c_str());
+        else
+          ImGui::TextUnformatted(
+              subst(tr("full: loss {0}, {1} trainable"), {fmt("%.3f", run.final_loss), std::to_string(run.trainable)})
+                  .c_str());
+        if (!run.stopped.empty()) warning_text(run.stopped.c_str());
+      }
+      return;
+    }
+    const SyntheticResult& r = *all.syn;
     ImGui::Separator();
     ImGui::Text(tr("s = %.4g, trainable %.4g%% of d_in\xC2\xB7"
                    "d_out"),
@@ -247,6 +526,9 @@ class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
       warning_text(tr("rank and true rank are clamped to min(d_in, d_out)"));
   }
   void bind(Controls& c) override {
+    c.add_enum("mode", &s_.mode, {N_("synthetic"), N_("fine-tune a model")}, N_("mode"),
+               N_("Fit a synthetic \xCE\x94W directly, or fine-tune a real model at ranks 1, 2, 4, 8, 16 and fully "
+                  "(a few seconds on the worker)."));
     c.add_int("d_in", &s_.d_in, 8, 1024, N_("d_in"),
               N_("Input size of the layer (columns of $\\Delta W$); large sizes train on a worker thread."), true);
     c.add_int("d_out", &s_.d_out, 8, 1024, N_("d_out"), N_("Output size of the layer (rows of $\\Delta W$)."), true);
@@ -271,8 +553,30 @@ class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
                N_("Adam (what peft users run) or plain gradient descent."));
     c.add_bool("train_sweep", &s_.train_sweep, N_("train at every rank"),
                N_("Train one adapter per rank of the error plot (off: only the SVD curve and rank r)."));
+    c.add_enum("ft_base", &s_.ft_base,
+               {N_("trained sort (shipped)"), N_("trained induction (shipped)"), N_("the Training panel's model")},
+               N_("model"), N_("The model to fine-tune; its weights stay frozen under LoRA."));
+    c.add_enum("ft_task", &s_.ft_task, {N_("reverse"), N_("copy"), N_("sort")}, N_("new task"),
+               N_("What the model is fine-tuned to do; loss and accuracy are on held-out prompts."));
+    c.add_int("ft_length", &s_.ft_length, 2, 16, N_("prompt length"), N_("Symbols per prompt of the new task."));
+    c.add_int("ft_alphabet", &s_.ft_alphabet, 2, 26, N_("alphabet"),
+              N_("Symbols the prompts draw from (at most the model's vocabulary)."));
+    c.add_int("ft_steps", &s_.ft_steps, 10, 2000, N_("steps per run"),
+              N_("Optimizer steps of every fine-tuning run (six runs)."), true);
+    c.add_float("ft_alpha", &s_.ft_alpha, 0.5f, 256.0f, N_("alpha \xCE\xB1"),
+                N_("lora_alpha of every rank: the update is scaled by \xCE\xB1/r (or \xCE\xB1/\xE2\x88\x9Ar)."), true,
+                "%.3g");
+    c.add_bool("ft_rslora", &s_.ft_rslora, N_("rsLoRA (\xCE\xB1/\xE2\x88\x9Ar)"),
+               N_("Scale the update by \xCE\xB1/\xE2\x88\x9Ar instead of \xCE\xB1/r."));
+    c.add_float("ft_lr", &s_.ft_lr, 1e-4f, 0.1f, N_("LoRA learning rate"), N_("AdamW step size of A and B."), true,
+                "%.4g");
+    c.add_float("ft_lr_full", &s_.ft_lr_full, 1e-5f, 0.1f, N_("full fine-tune learning rate"),
+                N_("AdamW step size of every weight in the full fine-tune."), true, "%.4g");
     c.add_seed(&s_.seed, N_("Seed of the target and of the adapter's initialisation."));
   }
+
+ private:
+  std::shared_ptr<const TrainSnapshot> adopted_run_;
 };
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "views/text/panel_text.h"
 #include "views/train/train_checkpoint.h"
 #include "views/train/train_controls.h"
+#include "views/train/train_finetune.h"
 #include "views/train/train_settings.h"
 #include "views/train_handoff.h"
 #include "views/widgets.h"
@@ -91,6 +92,8 @@ class TrainPanel final : public Panel {
       draw_control(c);
       if (c.key == "aux_coef" || (c.key == "experts" && !s_.model.moe())) draw_parameter_estimate(*snap);
     }
+    section(tr("Fine-tuning"));
+    finetune_.draw(*snap);
     section(tr("Checkpoint"));
     checkpoint_.draw(*snap, session_);
     begin_figures_column();
@@ -133,12 +136,13 @@ class TrainPanel final : public Panel {
     session_.set_steps_per_publish(s_.steps_per_frame);
     nlohmann::json j = controls().to_json();
     j.erase("steps_per_frame");  // speed changes keep the run
+    j["fine_tuning"] = finetune_.version;
     std::string now = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     if (now == last_settings_) return false;
     last_settings_ = std::move(now);
     TrainSettings t;
     std::string error;
-    if (train_settings_of_state(s_, &t, &error) && session_.reset(t, &error)) {
+    if (train_settings_of_state(s_, &t, &error) && finetune_.apply(&t, &error) && session_.reset(t, &error)) {
       error_.clear();
       session_.set_max_steps(s_.steps);
       return true;
@@ -274,7 +278,7 @@ class TrainPanel final : public Panel {
 
            (m.attn_softcap > 0 ? ", soft-cap " + plot::fmt("%.3g", m.attn_softcap) : "") +
            (s_.z_loss > 0 ? ", z-loss " + plot::fmt("%.3g", s_.z_loss) : "") + ", lr " +
-           plot::fmt("%.3g", s_.optimizer.lr);
+           plot::fmt("%.3g", s_.optimizer.lr) + finetune_.label();
   }
 
   // The probe example: prompt tokens grey, answer tokens green when predicted right, red when wrong.
@@ -303,6 +307,7 @@ class TrainPanel final : public Panel {
   std::string last_settings_;  // controls (without speed) of the current run, as JSON text
   std::string error_;          // why the current settings cannot train (the previous run stays)
   TrainCheckpoint checkpoint_;
+  TrainFinetune finetune_;
   int pin_counter_ = 0;
   enum class ComparePhase { None, Baseline, Variant, Done };
   struct Comparison {

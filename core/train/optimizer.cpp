@@ -87,6 +87,26 @@ double clip_grad_norm(ModelWeights& grads, const ModelConfig& config, double max
 
 // [SECTION] optimizer state and step
 
+void adamw_update(float* pw, const float* pg, float* pm, float* pv, int64_t n, const OptimizerConfig& o, double lr,
+                  int64_t t, bool decay) {
+  // Scalars computed in double as Python does, then used as float by the float32 kernels.
+  const double bc1 = 1.0 - std::pow(double(o.beta1), double(t));
+  const double bc2 = 1.0 - std::pow(double(o.beta2), double(t));
+  const float step_size = static_cast<float>(lr / bc1);
+  const float bc2_sqrt = static_cast<float>(std::sqrt(bc2));
+  const float one_minus_b1 = static_cast<float>(1.0 - double(o.beta1));
+  const float one_minus_b2 = static_cast<float>(1.0 - double(o.beta2));
+  const float b2 = o.beta2, eps = o.eps;
+  const float shrink = decay ? static_cast<float>(1.0 - lr * double(o.weight_decay)) : 1.0f;
+  for (int64_t i = 0; i < n; ++i) {
+    pw[i] *= shrink;                                        // decoupled decay uses the weight before this step
+    pm[i] += one_minus_b1 * (pg[i] - pm[i]);                // m ← β₁m + (1−β₁)g  (torch: lerp)
+    pv[i] = pv[i] * b2 + one_minus_b2 * pg[i] * pg[i];      // v ← β₂v + (1−β₂)g²
+    const float denom = std::sqrt(pv[i]) / bc2_sqrt + eps;  // √v̂ + ε
+    pw[i] += -step_size * (pm[i] / denom);                  // w ← w − lr · m̂ / (√v̂ + ε)
+  }
+}
+
 OptimizerState make_optimizer_state(const OptimizerConfig& opt, const ModelConfig& config) {
   OptimizerState s;
   s.m = zero_weights(config);
@@ -101,26 +121,8 @@ void optimizer_step(ModelWeights& weights, ModelWeights& grads, OptimizerState& 
   state.t += 1;
   if (o.kind == OptimizerKind::AdamW) {
     const std::vector<Span> v = spans_of(state.v, config);
-    // Scalars computed in double as Python does, then used as float by the float32 kernels.
-    const double bc1 = 1.0 - std::pow(double(o.beta1), double(state.t));
-    const double bc2 = 1.0 - std::pow(double(o.beta2), double(state.t));
-    const float step_size = static_cast<float>(lr / bc1);
-    const float bc2_sqrt = static_cast<float>(std::sqrt(bc2));
-    const float one_minus_b1 = static_cast<float>(1.0 - double(o.beta1));
-    const float one_minus_b2 = static_cast<float>(1.0 - double(o.beta2));
-    const float b2 = o.beta2, eps = o.eps;
-    for (size_t k = 0; k < w.size(); ++k) {
-      const float shrink = decays(o, w[k].kind) ? static_cast<float>(1.0 - lr * double(o.weight_decay)) : 1.0f;
-      float *pw = w[k].data, *pm = m[k].data, *pv = v[k].data;
-      const float* pg = g[k].data;
-      for (int64_t i = 0; i < w[k].size; ++i) {
-        pw[i] *= shrink;                                        // decoupled decay uses the weight before this step
-        pm[i] += one_minus_b1 * (pg[i] - pm[i]);                // m ← β₁m + (1−β₁)g  (torch: lerp)
-        pv[i] = pv[i] * b2 + one_minus_b2 * pg[i] * pg[i];      // v ← β₂v + (1−β₂)g²
-        const float denom = std::sqrt(pv[i]) / bc2_sqrt + eps;  // √v̂ + ε
-        pw[i] += -step_size * (pm[i] / denom);                  // w ← w − lr · m̂ / (√v̂ + ε)
-      }
-    }
+    for (size_t k = 0; k < w.size(); ++k)
+      adamw_update(w[k].data, g[k].data, m[k].data, v[k].data, w[k].size, o, lr, state.t, decays(o, w[k].kind));
   } else {
     const float mu = o.momentum, wd = o.weight_decay, flr = static_cast<float>(lr);
     for (size_t k = 0; k < w.size(); ++k) {

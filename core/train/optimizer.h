@@ -58,6 +58,11 @@ struct OptimizerState {
 };
 OptimizerState make_optimizer_state(const OptimizerConfig& opt, const ModelConfig& config);
 
+// The AdamW update of one tensor of n values (what optimizer_step runs on each tensor; LoRA's A and B use it too):
+// t = optimizer steps taken including this one (bias correction), decay = apply λ to this tensor.
+void adamw_update(float* w, const float* g, float* m, float* v, int64_t n, const OptimizerConfig& opt, double lr,
+                  int64_t t, bool decay);
+
 // One update of every parameter with learning rate `lr` (usually scheduled_lr(opt, state.t)). Increments state.t.
 // Decay applies to ParamKind::Matrix tensors, plus norms / embeddings when the config asks.
 void optimizer_step(ModelWeights& weights, ModelWeights& grads, OptimizerState& state, const OptimizerConfig& opt,

@@ -59,6 +59,23 @@ bool probe_forward(TrainState& state, const ModelWeights& weights, const ModelCo
   return train_forward(state, weights, config, single(sample), &loss, &error);
 }
 
+// Every tensor of `config` is present in `w` with its size (tensor_specs order).
+bool weights_match(const ModelWeights& w, const ModelConfig& config) {
+  if (static_cast<int>(w.layers.size()) != config.n_layers) return false;
+  ModelWeights copy = w;
+  const std::vector<TensorSpec> specs = tensor_specs(config);
+  size_t i = 0;
+  bool ok = true;
+  visit_parameters(copy, config, [&](const std::string& name, float*, int64_t size, ParamKind) {
+    while (i < specs.size() && specs[i].name != name) ++i;  // a tied head is in the specs, not visited
+    int64_t want = 1;
+    if (i < specs.size())
+      for (int64_t d : specs[i].shape) want *= d;
+    ok = ok && i < specs.size() && want == size;
+  });
+  return ok;
+}
+
 }  // namespace
 
 double estimated_training_bytes(const TrainSettings& s, int T) {
@@ -85,6 +102,10 @@ std::string check_settings(const TrainSettings& s) {
   std::string error;
   if (!Task::create(s.task, &task, &error)) return subst(tr("task: {0}"), {error});
   if (std::string e = task.check_model(s.model); !e.empty()) return e;
+  if (s.lora)
+    if (std::string e = check_lora_spec(s.lora_spec, s.model); !e.empty()) return e;
+  if (s.start_weights && !weights_match(*s.start_weights, s.model))
+    return tr("the starting weights do not match the model's architecture");
   const double mb = estimated_training_bytes(s, task.seq_len()) / (1024.0 * 1024.0);
   if (mb > s.model.memory_cap_mb)
     return subst(tr("training needs about {0} MiB (weights, gradients, optimizer moments, and the activations of a "
@@ -133,11 +154,24 @@ void head_scores_of_layer(const Mat& probs, int heads, int n, double* previous_t
 // [SECTION] setup
 
 bool Trainer::attach_model(const ModelConfig& model, ModelWeights weights, std::string* error) {
-  (void)error;
+  LoraModel lora;
+  if (settings_.lora && !lora_create(model, settings_.lora_spec, &lora, error)) return false;
   weights_ = std::move(weights);
   grads_ = zero_weights(model);
   backup_ = weights_;
-  opt_ = make_optimizer_state(settings_.optimizer, model);
+  if (settings_.lora) {
+    // The base is frozen: no moments for it; with B = 0 the merged weights are the base bit for bit.
+    base_ = weights_;
+    lora_ = std::move(lora);
+    lora_backup_ = lora_;
+    lora_opt_ = LoraOptimizerState{};
+    opt_ = OptimizerState{};
+    lora_apply(weights_, base_, lora_);
+  } else {
+    base_ = ModelWeights{};
+    lora_ = lora_backup_ = LoraModel{};
+    opt_ = make_optimizer_state(settings_.optimizer, model);
+  }
   train_state_ = TrainState();
   eval_state_ = TrainState();
   probe_state_ = TrainState();
@@ -169,7 +203,12 @@ bool Trainer::init(const TrainSettings& s, std::string* error) {
   induction_probe_.answer.assign(size_t(2 * n), false);
   for (int i = n; i < 2 * n; ++i) induction_probe_.answer[size_t(i)] = true;
   induction_probe_.targets = single(induction_probe_).targets;
-  return attach_model(s.model, init_weights(s.model, s.seed ^ kInitSalt), error);
+  return attach_model(s.model, s.start_weights ? *s.start_weights : init_weights(s.model, s.seed ^ kInitSalt), error);
+}
+
+int64_t Trainer::trainable_parameters() const {
+  if (!ready_) return 0;
+  return settings_.lora ? lora_.trainable() : parameter_count(settings_.model);
 }
 
 // [SECTION] training step
@@ -205,13 +244,25 @@ bool Trainer::step(std::string* error) {
     for (const MoeLayerStats& l : moe.layers) row.dropped += l.dropped;
   }
   for (const LayerWeights& l : grads_.layers) row.layer_grad_norm.push_back(layer_grad_norm(l));
-  row.grad_norm = clip_grad_norm(grads_, c, settings_.optimizer.clip_norm);
+  if (settings_.lora) {
+    lora_gradients(lora_grads_, grads_, lora_);  // chain rule from ∂L/∂W_eff to A and B
+    row.grad_norm = lora_clip_grad_norm(lora_grads_, settings_.optimizer.clip_norm);
+  } else {
+    row.grad_norm = clip_grad_norm(grads_, c, settings_.optimizer.clip_norm);
+  }
   const char* bad = !std::isfinite(loss) ? "the loss" : !std::isfinite(row.grad_norm) ? "the gradient" : nullptr;
   if (!bad) {
     backup_ = weights_;  // the last good weights, restored if this update overflows
-    optimizer_step(weights_, grads_, opt_, settings_.optimizer, c, row.lr);
+    if (settings_.lora) {
+      lora_backup_ = lora_;
+      lora_adamw_step(lora_, lora_grads_, lora_opt_, settings_.optimizer, row.lr);
+      lora_apply(weights_, base_, lora_);
+    } else {
+      optimizer_step(weights_, grads_, opt_, settings_.optimizer, c, row.lr);
+    }
     if (!all_finite(weights_, c)) {
       weights_ = backup_;
+      lora_ = lora_backup_;
       bad = "a weight";
     }
   }
@@ -309,6 +360,11 @@ bool Trainer::load_checkpoint(const std::string& dir, std::string* error) {
     *error = e;
     return false;
   }
+  if (settings_.lora)
+    if (std::string e = check_lora_spec(settings_.lora_spec, model); !e.empty()) {
+      *error = e;
+      return false;
+    }
   if (!load_weights((d / "model.safetensors").string(), model, &w, error)) return false;
   settings_.model = model;
   return attach_model(model, std::move(w), error);

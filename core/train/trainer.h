@@ -14,11 +14,13 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/model/config.h"
 #include "core/model/weights.h"
+#include "core/train/lora_finetune.h"
 #include "core/train/model_train.h"
 #include "core/train/optimizer.h"
 #include "core/train/tasks.h"
@@ -33,6 +35,11 @@ struct TrainSettings {
   uint64_t seed = 1;          // weights, training batches, held-out set and probe all derive from it
   int eval_every = 25;        // evaluate on the held-out set every this many steps (and after step 1)
   double z_loss = 0.0;  // coef of the z-loss term coef·mean(log² Z) added to the training loss (PaLM: 1e-4); 0 = off
+  // Fine-tuning: start from these weights (of `model`) instead of a seeded init; null = train from scratch.
+  std::shared_ptr<const ModelWeights> start_weights{};
+  // Train LoRA adapters (core/train/lora_finetune.h) on the frozen starting weights instead of every parameter.
+  bool lora = false;
+  LoraSpec lora_spec{};
 };
 
 // An upper bound of the bytes a run of these settings allocates, T being the task's sequence length: the weights
@@ -93,6 +100,11 @@ class Trainer {
   const ModelConfig& model_config() const { return settings_.model; }
   const ModelWeights& weights() const { return weights_; }
   const Task& task() const { return task_; }
+  // LoRA runs: the adapters (null for full training), the frozen base, and the adapter in peft's layout.
+  // weights() is then the merged model W + s·B A the passes run.
+  const LoraModel* lora() const { return settings_.lora && ready_ ? &lora_ : nullptr; }
+  const ModelWeights& base_weights() const { return settings_.lora ? base_ : weights_; }
+  int64_t trainable_parameters() const;
   // MoE models: what the last training batch routed (load per expert and layer, drops); empty when dense.
   MoeStats moe_stats() const { return train_moe_stats(train_state_); }
 
@@ -117,6 +129,10 @@ class Trainer {
   Task task_;
   ModelWeights weights_, grads_, backup_;
   OptimizerState opt_;
+  ModelWeights base_;             // LoRA: the frozen starting weights
+  LoraModel lora_, lora_backup_;  // LoRA: the adapters and those of the last good step
+  LoraGrads lora_grads_;          // LoRA: ∂L/∂A, ∂L/∂B of the last step
+  LoraOptimizerState lora_opt_;   // LoRA: AdamW moments of A and B
   TaskRng rng_;
   Batch held_out_;
   TaskSample probe_, induction_probe_;

@@ -28,6 +28,7 @@ TrainSnapshot make_snapshot(Trainer& t) {
   s.scores = t.head_scores();
   s.moe = t.moe_stats();
   s.weights = t.weights();
+  if (const LoraModel* lora = t.lora()) s.lora = std::make_shared<const LoraModel>(*lora);
   return s;
 }
 

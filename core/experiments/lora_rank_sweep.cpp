@@ -1,0 +1,120 @@
+// LoRA at several ranks against full fine-tuning, every run the same Trainer from the same base weights.
+#include "core/experiments/lora_rank_sweep.h"
+
+#include <algorithm>
+
+#include "core/text/i18n.h"
+#include "core/train/trainer.h"
+
+namespace tw {
+
+namespace {
+
+TrainSettings settings_of(const LoraSweepParams& p, int rank) {
+  TrainSettings s;
+  s.model = p.model;
+  s.task = p.task;
+  s.optimizer.lr = rank > 0 ? p.lr_lora : p.lr_full;
+  s.optimizer.total_steps = p.steps;  // cosine to the last step
+  s.batch = p.batch;
+  s.seed = p.seed;
+  s.eval_every = std::max(1, p.eval_every);
+  s.start_weights = p.base;
+  s.lora = rank > 0;
+  s.lora_spec = {.r = std::max(rank, 1), .alpha = p.alpha, .rslora = p.rslora, .targets = p.targets, .seed = p.seed};
+  return s;
+}
+
+// Ranks of the sweep this model can take, ascending and distinct.
+std::vector<int> usable_ranks(const LoraSweepParams& p) {
+  std::vector<int> out;
+  for (int r : p.ranks)
+    if (check_lora_spec(settings_of(p, r).lora_spec, p.model).empty()) out.push_back(r);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace
+
+std::string check_lora_sweep(const LoraSweepParams& p) {
+  if (!p.base) return tr("no base model to fine-tune");
+  if (p.steps < 1 || p.steps > 100000) return tr("steps must be between 1 and 100000");
+  if (!(p.lr_lora > 0.0f) || !(p.lr_full > 0.0f)) return tr("learning rate must be a positive number");
+  if (usable_ranks(p).empty() && !p.full) {
+    if (std::string e = check_lora_spec(settings_of(p, 1).lora_spec, p.model); !e.empty()) return e;
+    return tr("no LoRA rank of the list fits this model's matrices");
+  }
+  return check_settings(settings_of(p, p.full ? 0 : usable_ranks(p).front()));
+}
+
+int lora_sweep_steps(const LoraSweepParams& p) {
+  return p.steps * (static_cast<int>(usable_ranks(p).size()) + (p.full ? 1 : 0));
+}
+
+LoraSweep run_lora_sweep(const LoraSweepParams& p, const std::function<bool(float)>& progress) {
+  LoraSweep out;
+  out.base_parameters = parameter_count(p.model);
+  std::vector<int> ranks = usable_ranks(p);
+  if (p.full) ranks.push_back(0);
+  // The (layer, module) list the spectra cover: the slots of an adapter with these targets.
+  LoraModel layout;
+  std::string error;
+  const bool have_layout = lora_create(p.model, settings_of(p, 1).lora_spec, &layout, &error);
+  const double total = std::max(1, lora_sweep_steps(p));
+  int done = 0;
+  for (size_t k = 0; k < ranks.size(); ++k) {
+    const int rank = ranks[k];
+    Trainer t;
+    if (!t.init(settings_of(p, rank), &error)) {
+      LoraSweepRun run;
+      run.rank = rank;
+      run.stopped = error;
+      out.runs.push_back(std::move(run));
+      continue;
+    }
+    LoraSweepRun run;
+    run.rank = rank;
+    run.trainable = t.trainable_parameters();
+    const Evaluation e0 = t.evaluate();
+    if (k == 0) out.base_loss = e0.loss, out.base_accuracy = e0.accuracy;
+    run.eval_steps.push_back(0);
+    run.val_loss.push_back(e0.loss);
+    for (int s = 0; s < p.steps; ++s) {
+      if (!t.step(&error)) {
+        run.stopped = error;
+        done += p.steps - s;
+        break;
+      }
+      const MetricsRow& row = t.history().back();
+      if (std::isfinite(row.val_loss)) run.eval_steps.push_back(row.step), run.val_loss.push_back(row.val_loss);
+      ++done;
+      if (progress && !progress(static_cast<float>(done / total))) {
+        out.cancelled = true;
+        return out;
+      }
+    }
+    const Evaluation e = t.evaluate();
+    run.final_loss = e.loss;
+    run.final_accuracy = e.accuracy;
+    if (run.eval_steps.back() != t.steps_done())
+      run.eval_steps.push_back(t.steps_done()), run.val_loss.push_back(e.loss);
+    if (const LoraModel* lora = t.lora()) {
+      for (const LoraSlot& slot : lora->slots) {
+        Mat delta;
+        lora_delta(delta, slot.adapter);  // s·B A
+        run.spectra.push_back({slot.layer, slot.module, svd_decompose(delta).sigma});
+      }
+    } else if (have_layout) {
+      for (const LoraSlot& slot : layout.slots) {
+        const Mat delta =
+            lora_base_matrix(t.weights(), slot.layer, slot.module) - lora_base_matrix(*p.base, slot.layer, slot.module);
+        run.spectra.push_back({slot.layer, slot.module, svd_decompose(delta).sigma});
+      }
+    }
+    out.runs.push_back(std::move(run));
+  }
+  return out;
+}
+
+}  // namespace tw
