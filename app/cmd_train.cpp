@@ -170,8 +170,15 @@ int run_train(const TrainCommandOptions& o) {
       double acc = kNoValue;
       for (auto it = trainer.history().rbegin(); it != trainer.history().rend() && !std::isfinite(acc); ++it)
         acc = it->accuracy;
-      std::fprintf(stderr, "step %d/%d  loss %.4f  held-out accuracy %.1f%%  %.1f s\n", row.step, steps, row.train_loss,
-                   100 * acc, std::chrono::duration<double>(t1 - start).count());
+      double bpc = kNoValue;
+      for (auto it = trainer.history().rbegin(); it != trainer.history().rend() && !std::isfinite(bpc); ++it)
+        bpc = it->bits_per_char;
+      if (trainer.task().language())
+        std::fprintf(stderr, "step %d/%d  loss %.4f  held-out %.4f bits/char  %.1f s\n", row.step, steps,
+                     row.train_loss, bpc, std::chrono::duration<double>(t1 - start).count());
+      else
+        std::fprintf(stderr, "step %d/%d  loss %.4f  held-out accuracy %.1f%%  %.1f s\n", row.step, steps,
+                     row.train_loss, 100 * acc, std::chrono::duration<double>(t1 - start).count());
     }
   }
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -211,6 +218,21 @@ int run_train(const TrainCommandOptions& o) {
     run["experts"] = settings.model.experts;
     run["top_k"] = settings.model.top_k;
     run["active_parameters"] = active_parameter_count(settings.model);
+  }
+  if (const std::shared_ptr<const LanguageData>& lm = trainer.task().language()) {
+    run["final_bits_per_char"] =
+        std::isfinite(final_eval.bits_per_char) ? nlohmann::json(final_eval.bits_per_char) : nullptr;
+    run["unigram_bits_per_char"] = lm->unigram_bits;
+    run["bigram_bits_per_char"] = lm->bigram_bits;
+    run["heldout_chars"] = lm->heldout_chars;
+    run["heldout_tokens"] = lm->heldout_ids.size();
+    run["train_tokens"] = lm->train_ids.size();
+    run["vocab"] = lm->tokenizer.vocab_size();
+    nlohmann::ordered_json samples = nlohmann::ordered_json::array();
+    for (const TrainSample& x : trainer.samples()) samples.push_back({{"step", x.step}, {"text", x.text}});
+    samples.push_back({{"step", trainer.steps_done()},
+                       {"text", trainer.sample_text(settings.seed, settings.sample_tokens, kSampleTemperature)}});
+    run["samples"] = samples;
   }
   if (trainer.stopped()) run["stopped"] = trainer.stop_message();
   write("scene.json", scene_to_text(state));
