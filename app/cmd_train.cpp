@@ -224,6 +224,8 @@ int run_train(const TrainCommandOptions& o) {
         std::isfinite(final_eval.bits_per_char) ? nlohmann::json(final_eval.bits_per_char) : nullptr;
     run["unigram_bits_per_char"] = lm->unigram_bits;
     run["bigram_bits_per_char"] = lm->bigram_bits;
+    run["char_unigram_bits_per_char"] = lm->char_unigram_bits;
+    run["char_bigram_bits_per_char"] = lm->char_bigram_bits;
     run["heldout_chars"] = lm->heldout_chars;
     run["heldout_tokens"] = lm->heldout_ids.size();
     run["train_tokens"] = lm->train_ids.size();

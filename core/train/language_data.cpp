@@ -137,11 +137,21 @@ bool load_language_data(const LanguageSource& source, std::shared_ptr<const Lang
   d->heldout_ids = d->tokenizer.encode(d->heldout_text, false);
   if (d->heldout_ids.size() < 2) return *error = tr("the held-out text is shorter than two tokens"), false;
 
-  const std::vector<std::string> train_stream{d->train_text}, heldout_stream{d->heldout_text};
-  size_t symbols = 0;
-  const NgramModel uni(train_stream, 1, NgramSmoothing::WittenBell), bi(train_stream, 2, NgramSmoothing::WittenBell);
-  d->unigram_bits = uni.bits_per_symbol(heldout_stream, &symbols) * double(symbols) / double(d->heldout_chars);
-  d->bigram_bits = bi.bits_per_symbol(heldout_stream, &symbols) * double(symbols) / double(d->heldout_chars);
+  // The n-gram models count symbols of a string: a token becomes the private-use code point U+F0000 + id.
+  auto token_string = [](const std::vector<int>& ids) {
+    std::string out;
+    for (int id : ids) append_utf8(&out, 0xF0000u + static_cast<uint32_t>(id));
+    return out;
+  };
+  auto baselines = [&](const std::string& train, const std::string& heldout, double* uni_bits, double* bi_bits) {
+    const std::vector<std::string> train_stream{train}, heldout_stream{heldout};
+    size_t symbols = 0;
+    const NgramModel uni(train_stream, 1, NgramSmoothing::WittenBell), bi(train_stream, 2, NgramSmoothing::WittenBell);
+    *uni_bits = uni.bits_per_symbol(heldout_stream, &symbols) * double(symbols) / double(d->heldout_chars);
+    *bi_bits = bi.bits_per_symbol(heldout_stream, &symbols) * double(symbols) / double(d->heldout_chars);
+  };
+  baselines(token_string(d->train_ids), token_string(d->heldout_ids), &d->unigram_bits, &d->bigram_bits);
+  baselines(d->train_text, d->heldout_text, &d->char_unigram_bits, &d->char_bigram_bits);
 
   std::lock_guard<std::mutex> lock(mutex);
   if (cache.size() >= 6) cache.clear();

@@ -7,7 +7,7 @@
 //
 // Text layout: every record is followed by a blank line ("\n\n"), so a model learns where a poem or quotation ends.
 // Bits per character of the held-out text = total −log₂ p over its predicted tokens / its characters (code points,
-// separators included); the baselines are measured on exactly the same character stream (plus one end symbol).
+// separators included); the baselines are measured on exactly the same token stream (plus one end symbol).
 //
 // Building the data trains a tokenizer (up to a second or two), so results are cached by source.
 
@@ -24,7 +24,7 @@ const char* to_string(LmTokenizerKind kind);  // "character", "bpe"
 
 struct LanguageSource {
   std::string corpus = "tang300";  // a corpus_catalogue() name, or "file" for `text`
-  std::string text;                // the user's UTF-8 text (corpus "file")
+  std::string text{};              // the user's UTF-8 text (corpus "file")
   LmTokenizerKind tokenizer = LmTokenizerKind::Character;
   int vocab_size = 3000;  // tokens of the tokenizer (character: at most; BPE: 256 bytes + merges), 257 … 8192
 };
@@ -37,8 +37,11 @@ struct LanguageData {
   std::vector<int> train_ids, heldout_ids;
   size_t train_records = 0, heldout_records = 0;
   size_t heldout_chars = 0;  // code points of heldout_text
-  double unigram_bits = 0;   // baselines: bits per held-out character
-  double bigram_bits = 0;
+  // Baselines in bits per held-out character: unigram and bigram models (Witten–Bell) over the same tokens as the
+  // language model, counted on the training part; and the character n-grams of the n-gram panel, which predict a
+  // character never seen in training as one free "unknown" symbol and so pay nothing for which character it is.
+  double unigram_bits = 0, bigram_bits = 0;
+  double char_unigram_bits = 0, char_bigram_bits = 0;
   std::string licence;  // where the text comes from and under which terms
 };
 

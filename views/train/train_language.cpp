@@ -53,7 +53,7 @@ void draw_language_run(const TrainSnapshot& snap) {
   ImGui::SameLine();
   help_marker(
       tr("Total $-\\log_2 p$ of every held-out token divided by the held-out characters; the baselines are "
-         "character unigram and bigram models (Witten–Bell) counted on the same training part."));
+         "unigram and bigram models (Witten–Bell) of the same tokens counted on the same training part."));
   ImGui::TextDisabled(
       "%s", subst(tr("{0} training records, {1} held out ({2} characters), vocabulary {3}; {4}"),
                   {std::to_string(lm->train_records), std::to_string(lm->heldout_records),
