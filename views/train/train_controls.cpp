@@ -102,6 +102,7 @@ bool train_control_shown(const TrainPanelState& s, const std::string& key) {
   if (key == "vary_period") return kind == TaskKind::Copy;
   if (key == "modulus") return kind == TaskKind::ModAdd;
   if (kind == TaskKind::Language && language_control_shown(s, key)) return true;
+  if (kind == TaskKind::Language && key == "val_examples") return false;  // every held-out window is evaluated
   if (key == "corpus" || key == "tokenizer" || key == "lm_vocab" || key == "sample_every") return false;
   if (key == "text" || key == "text_file" || key == "context") return kind == TaskKind::Text;
   if (key == "top_k" || key == "capacity_factor" || key == "aux_coef") return s.model.moe();

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/text/i18n.h"
+#include "core/text/text_in_use.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -64,6 +65,7 @@ void draw_language_run(const TrainSnapshot& snap) {
   ImGui::BeginChild("##lm_samples", ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 9), true);
   for (auto it = snap.samples.rbegin(); it != snap.samples.rend(); ++it) {
     ImGui::TextDisabled("%s", subst(tr("step {0}"), {std::to_string(it->step)}).c_str());
+    note_text_in_use(it->text);  // the font atlas gets its characters (Han characters are added on demand)
     ImGui::TextWrapped("%s", it->text.c_str());
   }
   ImGui::EndChild();
