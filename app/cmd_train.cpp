@@ -140,6 +140,35 @@ int run_train(const TrainCommandOptions& o) {
     std::filesystem::remove(std::filesystem::path(o.out) / "run.json", ec);
   }
 
+  // The language task also writes what bench/pytorch_train.py --language needs to repeat the run exactly: the
+  // initial weights and the token ids, seed and optimizer settings (the batches follow from the seed).
+  if (const std::shared_ptr<const LanguageData>& lm = trainer.task().language()) {
+    if (!save_weights((std::filesystem::path(o.out) / "init.safetensors").string(), trainer.weights(), settings.model,
+                      &error))
+      return fail(2, error);
+    const OptimizerConfig& oc = settings.optimizer;
+    nlohmann::json data = {{"train_ids", lm->train_ids},
+                           {"heldout_ids", lm->heldout_ids},
+                           {"heldout_chars", lm->heldout_chars},
+                           {"context", trainer.task().seq_len()},
+                           {"batch", settings.batch},
+                           {"seed", settings.seed},
+                           {"steps", steps},
+                           {"lr", oc.lr},
+                           {"beta1", oc.beta1},
+                           {"beta2", oc.beta2},
+                           {"eps", oc.eps},
+                           {"weight_decay", oc.weight_decay},
+                           {"decay_norms", oc.decay_norms},
+                           {"decay_embeddings", oc.decay_embeddings},
+                           {"clip_norm", oc.clip_norm},
+                           {"warmup_steps", oc.warmup_steps},
+                           {"total_steps", oc.total_steps},
+                           {"min_lr_ratio", oc.min_lr_ratio}};
+    std::string e;
+    if (!write_file_atomic((std::filesystem::path(o.out) / "lm_data.json").string(), data.dump() + "\n", &e))
+      return fail(2, e);
+  }
   std::fprintf(stderr, "training %s: %d steps, batch %d, T = %d, %lld parameters, at most %.0f MiB\n",
                to_string(settings.task.kind), steps, settings.batch, trainer.task().seq_len(),
                static_cast<long long>(parameter_count(settings.model)),

@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Writes the model card (README.md) of a language model trained by `transformer-workbench train` from its run folder.
 
-    scripts/lm-model-card.py assets/models/poems train-lm-poems > assets/models/poems/README.md
+    scripts/lm-model-card.py assets/models/poems train-lm-poems [PYTORCH_BITS] > assets/models/poems/README.md
+
+PYTORCH_BITS: the held-out bits per character of the identical run in bench/pytorch_train.py --language.
 
 Reads run.json (steps, held-out bits per character, baselines, samples), config.json and scene.json.
 """
@@ -10,6 +12,7 @@ import os
 import sys
 
 run_dir, scene = sys.argv[1], sys.argv[2]
+pytorch_bits = float(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3] else None
 run = json.load(open(os.path.join(run_dir, "run.json")))
 cfg = json.load(open(os.path.join(run_dir, "config.json")))
 values = json.load(open(os.path.join(run_dir, "scene.json")))["values"]
@@ -52,8 +55,14 @@ w(f"| token bigram | {run['bigram_bits_per_char']:.3f} |")
 w(f"| character unigram (unknown characters free) | {run['char_unigram_bits_per_char']:.3f} |")
 w(f"| character bigram (unknown characters free) | {run['char_bigram_bits_per_char']:.3f} |")
 w(f"| **this model** | **{run['final_bits_per_char']:.3f}** |")
-w("\nThe identical run in bench/pytorch_train.py (same initial weights, data order and steps) was not measured for "
-  "this card.\n")
+if pytorch_bits is not None:
+    ours = run["final_bits_per_char"]
+    w(f"| the identical run in PyTorch | {pytorch_bits:.3f} |")
+    w(f"\nThe PyTorch row is `bench/pytorch_train.py DIR --language`: the same initial weights, batches, AdamW "
+      f"schedule and steps in PyTorch; this model's held-out bits per character differ from it by "
+      f"{100 * (ours - pytorch_bits) / pytorch_bits:+.2f}%.\n")
+else:
+    w("\nThe identical run in bench/pytorch_train.py --language was not measured for this card.\n")
 w("## Samples at temperature 0.8 (seeded) during training\n")
 for s in run["samples"]:
     w(f"after step {s['step']}:\n")
