@@ -2,6 +2,7 @@
 #include "core/train/trainer.h"
 
 #include "core/text/i18n.h"
+#include "core/text/utf8.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -289,7 +290,12 @@ std::string Trainer::sample_text(uint64_t seed, int tokens, double temperature) 
       }
     ids.push_back(pick);
   }
-  return lm->tokenizer.decode(ids);
+  // Byte-level tokens can stop inside a character: such bytes are shown as U+FFFD, so the text is valid UTF-8.
+  const std::string text = lm->tokenizer.decode(ids);
+  if (valid_utf8(text)) return text;
+  std::string out;
+  for (uint32_t cp : decode_utf8(text)) append_utf8(&out, cp);
+  return out;
 }
 
 // [SECTION] probes

@@ -135,6 +135,7 @@ TEST(LanguageTask, ShortRunOnPoemsBeatsTheBigram) {
   ASSERT_EQ(t.samples().size(), 4u);
   EXPECT_EQ(t.samples().back().text, t.sample_text(t.settings().seed, 24, kSampleTemperature));
   EXPECT_NE(t.sample_text(2, 24, kSampleTemperature), t.sample_text(3, 24, kSampleTemperature));
+  for (uint64_t seed = 0; seed < 8; ++seed) EXPECT_TRUE(valid_utf8(t.sample_text(seed, 24, 2.0)));
 }
 
 TEST(LanguageTask, OversizedModelIsRefusedBeforeTraining) {
