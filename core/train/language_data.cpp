@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 
 #include "core/enum_names.h"
 #include "core/experiments/ngram.h"
@@ -130,7 +131,26 @@ bool load_language_data(const LanguageSource& source, std::shared_ptr<const Lang
     BpeTraining bpe;
     if (!train_bpe(utf8_prefix(d->train_text, kMaxTrainingTextBytes), source.vocab_size - 256, &bpe, error))
       return false;
-    d->tokenizer_json = bpe.tokenizer_json;
+    // Every field a standard tokenizer.json has (the reference libraries refuse a file without them).
+    nlohmann::ordered_json j = nlohmann::ordered_json::parse(bpe.tokenizer_json);
+    nlohmann::ordered_json full = {{"version", "1.0"},          {"truncation", nullptr},
+                                   {"padding", nullptr},        {"added_tokens", nlohmann::ordered_json::array()},
+                                   {"normalizer", nullptr},     {"pre_tokenizer", j["pre_tokenizer"]},
+                                   {"post_processor", nullptr}, {"decoder", j["decoder"]}};
+    nlohmann::ordered_json model = {{"type", "BPE"},
+                                    {"dropout", nullptr},
+                                    {"unk_token", nullptr},
+                                    {"continuing_subword_prefix", nullptr},
+                                    {"end_of_word_suffix", nullptr},
+                                    {"fuse_unk", false},
+                                    {"byte_fallback", false},
+                                    {"ignore_merges", false},
+                                    {"vocab", j["model"]["vocab"]},
+                                    {"merges", j["model"]["merges"]}};
+    full["model"] = model;
+    full["pre_tokenizer"]["trim_offsets"] = true;
+    full["decoder"] = {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", true}, {"use_regex", true}};
+    d->tokenizer_json = full.dump(1);
   }
   if (!bpe_tokenizer_from_json(d->tokenizer_json, &d->tokenizer, error)) return false;
   d->train_ids = d->tokenizer.encode(d->train_text, false);
