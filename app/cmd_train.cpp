@@ -169,10 +169,12 @@ int run_train(const TrainCommandOptions& o) {
     if (!write_file_atomic((std::filesystem::path(o.out) / "lm_data.json").string(), data.dump() + "\n", &e))
       return fail(2, e);
   }
+  TrainSettings sized = settings;
+  sized.task = trainer.task().config();  // the language task's held-out set is every held-out window
   std::fprintf(stderr, "training %s: %d steps, batch %d, T = %d, %lld parameters, at most %.0f MiB\n",
                to_string(settings.task.kind), steps, settings.batch, trainer.task().seq_len(),
                static_cast<long long>(parameter_count(settings.model)),
-               estimated_training_bytes(settings, trainer.task().seq_len()) / (1024.0 * 1024.0));
+               estimated_training_bytes(sized, trainer.task().seq_len()) / (1024.0 * 1024.0));
   std::vector<double> step_ms, step_cpu_ms;
   step_ms.reserve(size_t(steps));
   step_cpu_ms.reserve(size_t(steps));
