@@ -140,10 +140,41 @@ int run_train(const TrainCommandOptions& o) {
     std::filesystem::remove(std::filesystem::path(o.out) / "run.json", ec);
   }
 
+  // The language task also writes what bench/pytorch_train.py --language needs to repeat the run exactly: the
+  // initial weights and the token ids, seed and optimizer settings (the batches follow from the seed).
+  if (const std::shared_ptr<const LanguageData>& lm = trainer.task().language()) {
+    if (!save_weights((std::filesystem::path(o.out) / "init.safetensors").string(), trainer.weights(), settings.model,
+                      &error))
+      return fail(2, error);
+    const OptimizerConfig& oc = settings.optimizer;
+    nlohmann::json data = {{"train_ids", lm->train_ids},
+                           {"heldout_ids", lm->heldout_ids},
+                           {"heldout_chars", lm->heldout_chars},
+                           {"context", trainer.task().seq_len()},
+                           {"batch", settings.batch},
+                           {"seed", settings.seed},
+                           {"steps", steps},
+                           {"lr", oc.lr},
+                           {"beta1", oc.beta1},
+                           {"beta2", oc.beta2},
+                           {"eps", oc.eps},
+                           {"weight_decay", oc.weight_decay},
+                           {"decay_norms", oc.decay_norms},
+                           {"decay_embeddings", oc.decay_embeddings},
+                           {"clip_norm", oc.clip_norm},
+                           {"warmup_steps", oc.warmup_steps},
+                           {"total_steps", oc.total_steps},
+                           {"min_lr_ratio", oc.min_lr_ratio}};
+    std::string e;
+    if (!write_file_atomic((std::filesystem::path(o.out) / "lm_data.json").string(), data.dump() + "\n", &e))
+      return fail(2, e);
+  }
+  TrainSettings sized = settings;
+  sized.task = trainer.task().config();  // the language task's held-out set is every held-out window
   std::fprintf(stderr, "training %s: %d steps, batch %d, T = %d, %lld parameters, at most %.0f MiB\n",
                to_string(settings.task.kind), steps, settings.batch, trainer.task().seq_len(),
                static_cast<long long>(parameter_count(settings.model)),
-               estimated_training_bytes(settings, trainer.task().seq_len()) / (1024.0 * 1024.0));
+               estimated_training_bytes(sized, trainer.task().seq_len()) / (1024.0 * 1024.0));
   std::vector<double> step_ms, step_cpu_ms;
   step_ms.reserve(size_t(steps));
   step_cpu_ms.reserve(size_t(steps));
@@ -170,8 +201,15 @@ int run_train(const TrainCommandOptions& o) {
       double acc = kNoValue;
       for (auto it = trainer.history().rbegin(); it != trainer.history().rend() && !std::isfinite(acc); ++it)
         acc = it->accuracy;
-      std::fprintf(stderr, "step %d/%d  loss %.4f  held-out accuracy %.1f%%  %.1f s\n", row.step, steps, row.train_loss,
-                   100 * acc, std::chrono::duration<double>(t1 - start).count());
+      double bpc = kNoValue;
+      for (auto it = trainer.history().rbegin(); it != trainer.history().rend() && !std::isfinite(bpc); ++it)
+        bpc = it->bits_per_char;
+      if (trainer.task().language())
+        std::fprintf(stderr, "step %d/%d  loss %.4f  held-out %.4f bits/char  %.1f s\n", row.step, steps,
+                     row.train_loss, bpc, std::chrono::duration<double>(t1 - start).count());
+      else
+        std::fprintf(stderr, "step %d/%d  loss %.4f  held-out accuracy %.1f%%  %.1f s\n", row.step, steps,
+                     row.train_loss, 100 * acc, std::chrono::duration<double>(t1 - start).count());
     }
   }
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -211,6 +249,23 @@ int run_train(const TrainCommandOptions& o) {
     run["experts"] = settings.model.experts;
     run["top_k"] = settings.model.top_k;
     run["active_parameters"] = active_parameter_count(settings.model);
+  }
+  if (const std::shared_ptr<const LanguageData>& lm = trainer.task().language()) {
+    run["final_bits_per_char"] =
+        std::isfinite(final_eval.bits_per_char) ? nlohmann::json(final_eval.bits_per_char) : nullptr;
+    run["unigram_bits_per_char"] = lm->unigram_bits;
+    run["bigram_bits_per_char"] = lm->bigram_bits;
+    run["char_unigram_bits_per_char"] = lm->char_unigram_bits;
+    run["char_bigram_bits_per_char"] = lm->char_bigram_bits;
+    run["heldout_chars"] = lm->heldout_chars;
+    run["heldout_tokens"] = lm->heldout_ids.size();
+    run["train_tokens"] = lm->train_ids.size();
+    run["vocab"] = lm->tokenizer.vocab_size();
+    nlohmann::ordered_json samples = nlohmann::ordered_json::array();
+    for (const TrainSample& x : trainer.samples()) samples.push_back({{"step", x.step}, {"text", x.text}});
+    samples.push_back({{"step", trainer.steps_done()},
+                       {"text", trainer.sample_text(settings.seed, settings.sample_tokens, kSampleTemperature)}});
+    run["samples"] = samples;
   }
   if (trainer.stopped()) run["stopped"] = trainer.stop_message();
   write("scene.json", scene_to_text(state));

@@ -64,7 +64,7 @@ const std::vector<LessonPresets>& lesson_order() {
       {"What changed since GPT-2", {"alibi", "positions", "flash", "moe"}},
       {"Language-modelling basics",
        {"ngram", "decoding", "tokenizers", "train-sort", "train-induction", "heads", "decoding-after-training",
-        "train-moe"}},
+        "train-moe", "train-lm-poems", "train-lm-quotes"}},
       {"Architectures and training stability",
        {"architectures", "stability", "stability-softcap", "stability-softcap-compare", "stability-zloss",
         "stability-zloss-compare", "stability-qknorm-compare", "train-pre-vs-post", "train-scale-vs-none"}},

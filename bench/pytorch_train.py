@@ -3,6 +3,8 @@
 
     transformer-workbench train --scene train-sort --out /tmp/sort
     /usr/bin/python3 bench/pytorch_train.py /tmp/sort [--steps 200] [--threads 1]
+    transformer-workbench train --scene train-lm-poems --out /tmp/poems
+    /usr/bin/python3 bench/pytorch_train.py /tmp/poems --language   # the identical run: held-out bits/char
 
 Reads config.json (the architecture), model.safetensors (the starting weights) and run.json (batch and sequence
 length) of the run directory, then times forward + backward + AdamW steps of an nn.Module over (B, T) batches of
@@ -119,13 +121,114 @@ class Model(torch.nn.Module):
         return F.linear(x, head)
 
 
+MASK64 = (1 << 64) - 1
+
+
+class TaskRng:
+    """SplitMix64 with Lemire's multiply-shift, bit for bit core/train/tasks.h's TaskRng."""
+
+    def __init__(self, seed):
+        self.s = seed & MASK64
+
+    def next(self):
+        self.s = (self.s + 0x9E3779B97F4A7C15) & MASK64
+        z = self.s
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+        return z ^ (z >> 31)
+
+    def below(self, n):
+        return ((self.next() >> 32) * n) >> 32
+
+
+def scheduled_lr(d, step):
+    """core/train/optimizer.cpp's scheduled_lr: linear warmup, then cosine to lr * min_lr_ratio."""
+    peak, warm, total = d["lr"], d["warmup_steps"], d["total_steps"]
+    if step < warm:
+        return peak * (step + 1) / warm
+    if total <= 0:
+        return peak
+    floor = peak * d["min_lr_ratio"]
+    if step >= total or total <= warm:
+        return floor
+    progress = (step - warm) / (total - warm)
+    return floor + 0.5 * (1.0 + math.cos(math.pi * progress)) * (peak - floor)
+
+
+def train_language(args, cfg):
+    """The identical run of a language-model training: the workbench's initial weights (init.safetensors), the same
+    batches (the workbench's SplitMix64 window starts over the same token ids), AdamW with the same schedule, decay
+    groups and clipping, then the held-out bits per character on every non-overlapping held-out window."""
+    d = json.load(open(os.path.join(args.run, "lm_data.json")))
+    run = json.load(open(os.path.join(args.run, "run.json")))
+    torch.set_num_threads(args.threads)
+    set_blas_threads(args.threads)
+    model = Model(cfg, read_safetensors(os.path.join(args.run, "init.safetensors")))
+    T, B, V = d["context"], d["batch"], cfg["vocab_size"]
+    model.prepare(T)
+
+    def decayed(n):
+        if n.endswith("_proj/weight") or n == "lm_head/weight":
+            return True
+        if "norm" in n:
+            return d["decay_norms"]
+        return d["decay_embeddings"]  # embed_tokens
+
+    groups = [{"params": [p for n, p in model.p.items() if decayed(n)], "weight_decay": d["weight_decay"]},
+              {"params": [p for n, p in model.p.items() if not decayed(n)], "weight_decay": 0.0}]
+    opt = torch.optim.AdamW(groups, lr=d["lr"], betas=(d["beta1"], d["beta2"]), eps=d["eps"])
+    ids = torch.tensor(d["train_ids"], dtype=torch.long)
+    rng = TaskRng(d["seed"] ^ 0xBA7C)
+    steps = args.steps_override or d["steps"]
+    t0 = time.perf_counter()
+    for step in range(steps):
+        starts = [rng.below(len(ids) - T) for _ in range(B)]
+        tokens = torch.stack([ids[s:s + T] for s in starts])
+        targets = torch.stack([ids[s + 1:s + T + 1] for s in starts])
+        for g in opt.param_groups:
+            g["lr"] = scheduled_lr(d, step)
+        loss = F.cross_entropy(model(tokens).view(-1, V), targets.reshape(-1))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        if d["clip_norm"] > 0:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), d["clip_norm"])
+        opt.step()
+    seconds = time.perf_counter() - t0
+    held = d["heldout_ids"]
+    nats, count = 0.0, 0
+    with torch.no_grad():
+        for s in range(0, len(held) - 1, T):
+            x = torch.tensor(held[s:s + T], dtype=torch.long)
+            y = torch.tensor(held[s + 1:s + T + 1], dtype=torch.long)
+            n = len(y)
+            x = x[:n]
+            model.prepare(n)
+            logits = model(x[None, :])[0]
+            nats += F.cross_entropy(logits, y, reduction="sum").item()
+            count += n
+    bits = nats / math.log(2) / d["heldout_chars"]
+    ours = run.get("final_bits_per_char")
+    print(f"pytorch {torch.__version__}: {steps} steps in {seconds:.1f} s, held-out {bits:.4f} bits/char "
+          f"({count} tokens, {d['heldout_chars']} characters)")
+    if ours is not None and steps == d["steps"]:
+        print(f"transformer-workbench (run.json): held-out {ours:.4f} bits/char -> "
+              f"difference {100 * (ours - bits) / bits:+.2f}%")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run", help="directory written by transformer-workbench train")
+    ap.add_argument("--language", action="store_true",
+                    help="repeat a language-model run (needs init.safetensors and lm_data.json in the run) and "
+                         "compare held-out bits per character")
+    ap.add_argument("--steps-override", type=int, default=0, help="--language: train this many steps instead")
     ap.add_argument("--steps", type=int, default=200, help="timed steps (after 10 warm-up steps)")
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
     cfg = json.load(open(os.path.join(args.run, "config.json")))
+    if args.language:
+        train_language(args, cfg)
+        return
     run = json.load(open(os.path.join(args.run, "run.json")))
     torch.set_num_threads(args.threads)
     blas = set_blas_threads(args.threads)

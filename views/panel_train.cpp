@@ -21,6 +21,7 @@
 #include "views/train/train_checkpoint.h"
 #include "views/train/train_controls.h"
 #include "views/train/train_finetune.h"
+#include "views/train/train_language.h"
 #include "views/train/train_settings.h"
 #include "views/train_handoff.h"
 #include "views/widgets.h"
@@ -103,7 +104,10 @@ class TrainPanel final : public Panel {
       ImGui::EndChild();
       return;
     }
-    draw_sample(*snap);
+    if (snap->task.language())
+      draw_language_run(*snap);
+    else
+      draw_sample(*snap);
     const std::vector<plot::Figure>& figs = shown_.get(snap, [&] { return train_figures(*snap, s_.steps); });
     // Curves flow in as many columns as fit (at least kReadableFigureWidth each); the attention grid gets the full
     // width.

@@ -14,8 +14,9 @@
 namespace tw {
 
 namespace {
-constexpr const char* kTaskKindNames[] = {N_("copy"), N_("sort"), N_("reverse"), N_("modadd"), N_("text")};
-static_assert(names_every(kTaskKindNames, TaskKind::Text));
+constexpr const char* kTaskKindNames[] = {N_("copy"),   N_("sort"), N_("reverse"),
+                                          N_("modadd"), N_("text"), N_("language")};
+static_assert(names_every(kTaskKindNames, TaskKind::Language));
 }  // namespace
 
 const char* to_string(TaskKind kind) { return enum_name(kTaskKindNames, kind); }
@@ -47,6 +48,20 @@ bool Task::create(const TaskConfig& c, Task* out, std::string* error) {
           tr("copy with a varying period needs an alphabet larger than the length (distinct symbols + filler)"));
   } else if (c.kind == TaskKind::ModAdd) {
     if (c.modulus < 2 || c.modulus > 4093) return fail(tr("modulus p must be 2 … 4093"));
+  } else if (c.kind == TaskKind::Language) {
+    if (c.context < 2 || c.context > 4096) return fail(tr("context must be 2 … 4096 tokens"));
+    if (!load_language_data(c.language, &t.lm_, error)) return false;
+    t.config_.text.clear();
+    t.text_ids_ = t.lm_->train_ids;
+    if (static_cast<int>(t.text_ids_.size()) < c.context + 2)
+      return fail(
+          subst(tr("the training text has {0} tokens; context {1} needs at least {2}"),
+                {std::to_string(t.text_ids_.size()), std::to_string(c.context), std::to_string(c.context + 2)}));
+    t.split_ = static_cast<int>(t.text_ids_.size()) + 1;  // every window of the training ids trains
+    const int64_t n = static_cast<int64_t>(t.lm_->heldout_ids.size());
+    t.held_out_targets_ = n - 1;
+    t.config_.val_examples = static_cast<int>((n - 1 + c.context - 1) / c.context);
+    if (t.config_.val_examples > 4096) return fail(tr("the held-out text is too long for one evaluation"));
   } else {
     if (c.context < 2 || c.context > 4096) return fail(tr("text context must be 2 … 4096 characters"));
     if (c.text.empty()) return fail(tr("the training text is empty: type some text or load a text file"));
@@ -75,6 +90,7 @@ int Task::vocab() const {
   switch (config_.kind) {
     case TaskKind::ModAdd: return config_.modulus + 2;
     case TaskKind::Text: return static_cast<int>(chars_.size());
+    case TaskKind::Language: return lm_->tokenizer.vocab_size();
     default: return config_.alphabet;
   }
 }
@@ -82,7 +98,8 @@ int Task::vocab() const {
 int Task::seq_len() const {
   switch (config_.kind) {
     case TaskKind::ModAdd: return 5;
-    case TaskKind::Text: return config_.context;
+    case TaskKind::Text:
+    case TaskKind::Language: return config_.context;
     default: return 2 * config_.length;
   }
 }
@@ -94,6 +111,7 @@ std::string Task::token_string(int id) const {
       if (id == config_.modulus) return "+";
       if (id == config_.modulus + 1) return "=";
       return std::to_string(id);
+    case TaskKind::Language: return lm_->tokenizer.label(id);
     case TaskKind::Text: {
       const unsigned char ch = chars_[static_cast<size_t>(id)];
       if (ch == ' ') return "\xE2\x90\xA3";  // ␣: a visible space
@@ -122,14 +140,28 @@ std::string Task::check_model(const ModelConfig& m) const {
   return "";
 }
 
-TaskSample Task::text_window(int start) const {
-  const int T = config_.context;
+TaskSample Task::text_window(int start) const { return window_of(text_ids_, start); }
+
+TaskSample Task::window_of(const std::vector<int>& ids, int start) const {
+  // T tokens from `start`; past the end of `ids` (the last held-out window) padded with token 0 and no target.
+  const int T = config_.context, n = static_cast<int>(ids.size());
   TaskSample s;
-  s.tokens.assign(text_ids_.begin() + start, text_ids_.begin() + start + T);
-  s.targets.assign(text_ids_.begin() + start + 1, text_ids_.begin() + start + T + 1);
+  s.tokens.assign(static_cast<size_t>(T), 0);
+  s.targets.assign(static_cast<size_t>(T), -1);
+  for (int t = 0; t < T && start + t < n; ++t) {
+    s.tokens[size_t(t)] = ids[size_t(start + t)];
+    if (start + t + 1 < n) s.targets[size_t(t)] = ids[size_t(start + t + 1)];
+  }
   s.answer.assign(static_cast<size_t>(T), true);
-  s.answer[0] = false;  // the first character is given, every later one is predicted
+  s.answer[0] = false;  // the first token is given, every later one is predicted
   return s;
+}
+
+int Task::held_out_examples() const { return config_.val_examples; }
+
+double Task::bits_per_char(double mean_loss) const {
+  if (!lm_ || lm_->heldout_chars == 0) return std::nan("");
+  return mean_loss * double(held_out_targets_) / std::log(2.0) / double(lm_->heldout_chars);
 }
 
 TaskSample Task::generate(TaskRng& rng) const {
@@ -177,7 +209,7 @@ TaskSample Task::generate(TaskRng& rng) const {
 
 bool Task::disjoint_held_out() const {
   const TaskConfig& c = config_;
-  if (c.kind == TaskKind::Text) return true;
+  if (c.kind == TaskKind::Text || c.kind == TaskKind::Language) return true;
   if (c.kind == TaskKind::ModAdd) return double(c.modulus) * c.modulus >= kMinPromptsToSplit;
   return std::pow(double(c.alphabet), double(c.length)) >= kMinPromptsToSplit;
 }
@@ -193,6 +225,8 @@ bool Task::is_held_out(const std::vector<int>& tokens) const {
 TaskSample Task::sample(TaskRng& rng) const {
   if (config_.kind == TaskKind::Text)
     return text_window(rng.below(split_ - config_.context));  // windows end (target included) before split_
+  if (config_.kind == TaskKind::Language)
+    return text_window(rng.below(static_cast<int>(text_ids_.size()) - config_.context));
   const bool split = disjoint_held_out();
   // Rejection: about 1 draw in 10 is a held-out prompt and is drawn again. The cap only guards termination.
   for (int tries = 0;; ++tries) {
@@ -226,6 +260,16 @@ Batch Task::batch(TaskRng& rng, int B) const {
 Batch Task::held_out(uint64_t seed) const {
   TaskRng rng(seed ^ kHeldOutSalt);
   Batch b;
+  if (config_.kind == TaskKind::Language) {  // every window of the held-out ids, in order, not overlapping
+    b.B = config_.val_examples;
+    b.T = seq_len();
+    for (int i = 0; i < b.B; ++i) {
+      const TaskSample s = window_of(lm_->heldout_ids, i * b.T);
+      b.tokens.insert(b.tokens.end(), s.tokens.begin(), s.tokens.end());
+      b.targets.insert(b.targets.end(), s.targets.begin(), s.targets.end());
+    }
+    return b;
+  }
   if (config_.kind != TaskKind::Text) {
     b.B = config_.val_examples;
     b.T = seq_len();
@@ -250,6 +294,7 @@ Batch Task::held_out(uint64_t seed) const {
 TaskSample Task::probe(uint64_t seed) const {
   TaskRng rng(seed ^ kProbeSalt);
   if (config_.kind == TaskKind::Text) return text_window(split_);  // the start of the held-out text
+  if (config_.kind == TaskKind::Language) return window_of(lm_->heldout_ids, 0);
   return generate_held_out(rng);
 }
 

@@ -6,15 +6,19 @@
 //   reverse  x₁…xₙ xₙ…x₁
 //   modadd   a + b = c            c = (a + b) mod p, one answer token
 //   text     character-level next-token prediction on a text the user types or loads
+//   language a language model: next-token prediction on a corpus through a trained tokenizer
+//            (core/train/language_data.h); held out: every tenth record, evaluated in full as bits per character
 //
 // Random numbers come from our own SplitMix64 (no std:: distributions), so the same seed gives the same
 // sequences on every platform and compiler.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/model/config.h"
+#include "core/train/language_data.h"
 #include "core/train/model_train.h"
 
 namespace tw {
@@ -36,8 +40,8 @@ class TaskRng {
   uint64_t s_;
 };
 
-enum class TaskKind { Copy, Sort, Reverse, ModAdd, Text };
-const char* to_string(TaskKind kind);  // "copy", "sort", "reverse", "modadd", "text"
+enum class TaskKind { Copy, Sort, Reverse, ModAdd, Text, Language };
+const char* to_string(TaskKind kind);  // "copy", "sort", "reverse", "modadd", "text", "language"
 
 struct TaskConfig {
   TaskKind kind = TaskKind::Sort;
@@ -47,10 +51,11 @@ struct TaskConfig {
                              // after 2(n − m) filler symbols not in it, so the copy's offset changes from sample to
                              // sample and only content (previous-token + induction heads) can find it; the loss is on
                              // copy tokens 2 … m (the first one cannot be known: nothing says where the repeat starts)
-  int modulus = 23;        // p for modadd: tokens 0 … p−1, then '+' and '='
-  std::string text{};      // text task: the training text (bytes; its distinct characters are the vocabulary)
-  int context = 32;        // text task: tokens per training window
-  int val_examples = 256;  // size of the fixed held-out set
+  int modulus = 23;           // p for modadd: tokens 0 … p−1, then '+' and '='
+  std::string text{};         // text task: the training text (bytes; its distinct characters are the vocabulary)
+  int context = 32;           // text and language tasks: tokens per training window
+  LanguageSource language{};  // language task: corpus, tokenizer kind and vocabulary size
+  int val_examples = 256;     // size of the fixed held-out set (language task: every window of the held-out text)
 };
 
 // One sequence with its targets and what each position is.
@@ -83,16 +88,25 @@ class Task {
   Batch batch(TaskRng& rng, int B) const;  // B training examples
   Batch held_out(uint64_t seed) const;     // the fixed held-out set (its own seed stream)
   TaskSample probe(uint64_t seed) const;   // one fixed held-out example shown in the panel
+  int held_out_examples() const;           // sequences in held_out()
+
+  // Language task (null otherwise): the corpus, tokenizer and baselines; and bits per held-out character of a
+  // mean held-out loss (nats per predicted token) over held_out_targets() targets.
+  const std::shared_ptr<const LanguageData>& language() const { return lm_; }
+  double bits_per_char(double mean_loss) const;
 
  private:
   TaskSample text_window(int start) const;
+  TaskSample window_of(const std::vector<int>& ids, int start) const;
   TaskSample generate(TaskRng& rng) const;                 // any prompt (symbolic tasks and modadd)
   bool is_held_out(const std::vector<int>& tokens) const;  // the prompt falls in the reserved tenth
   TaskSample generate_held_out(TaskRng& rng) const;
   TaskConfig config_;
-  std::vector<int> text_ids_;         // text task: the text as token ids
-  std::vector<unsigned char> chars_;  // text task: id → byte
-  int split_ = 0;                     // text task: windows starting before this are training, after are held out
+  std::vector<int> text_ids_;               // text task: the text as token ids
+  std::vector<unsigned char> chars_;        // text task: id → byte
+  int split_ = 0;                           // text task: windows starting before this are training, after are held out
+  std::shared_ptr<const LanguageData> lm_;  // language task
+  int64_t held_out_targets_ = 0;            // language task: predicted tokens in held_out()
 };
 
 }  // namespace tw

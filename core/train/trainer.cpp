@@ -2,9 +2,11 @@
 #include "core/train/trainer.h"
 
 #include "core/text/i18n.h"
+#include "core/text/utf8.h"
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 
 namespace tw {
 
@@ -106,7 +108,11 @@ std::string check_settings(const TrainSettings& s) {
     if (std::string e = check_lora_spec(s.lora_spec, s.model); !e.empty()) return e;
   if (s.start_weights && !weights_match(*s.start_weights, s.model))
     return tr("the starting weights do not match the model's architecture");
-  const double mb = estimated_training_bytes(s, task.seq_len()) / (1024.0 * 1024.0);
+  if (s.sample_every < 0 || s.sample_tokens < 1 || s.sample_tokens > 4096)
+    return tr("samples: every ≥ 0 steps, 1 … 4096 tokens");
+  TrainSettings sized = s;  // the language task evaluates every window of its held-out text
+  sized.task.val_examples = task.held_out_examples();
+  const double mb = estimated_training_bytes(sized, task.seq_len()) / (1024.0 * 1024.0);
   if (mb > s.model.memory_cap_mb)
     return subst(tr("training needs about {0} MiB (weights, gradients, optimizer moments, and the activations of a "
                     "batch of {1} × {2} tokens, the held-out set and the logits kept for the backward pass), above "
@@ -175,7 +181,9 @@ bool Trainer::attach_model(const ModelConfig& model, ModelWeights weights, std::
   train_state_ = TrainState();
   eval_state_ = TrainState();
   probe_state_ = TrainState();
+  sample_state_ = TrainState();
   history_.clear();
+  samples_.clear();
   steps_ = 0;
   stop_message_.clear();
   ready_ = true;
@@ -276,6 +284,8 @@ bool Trainer::step(std::string* error) {
   ++steps_;
   history_.push_back(std::move(row));
   if (steps_ == 1 || steps_ % settings_.eval_every == 0) evaluate();
+  if (task_.language() && settings_.sample_every > 0 && (steps_ == 1 || steps_ % settings_.sample_every == 0))
+    samples_.push_back({steps_, sample_text(settings_.seed, settings_.sample_tokens, kSampleTemperature)});
   return true;
 }
 
@@ -284,13 +294,59 @@ Evaluation Trainer::evaluate() {
   double loss = 0;
   std::string error;
   if (!train_forward(eval_state_, weights_, settings_.model, held_out_, &loss, &error)) return {};
-  const Evaluation e = score_logits(train_logits(eval_state_), held_out_.targets);
+  Evaluation e = score_logits(train_logits(eval_state_), held_out_.targets);
+  if (task_.language()) e.bits_per_char = task_.bits_per_char(e.loss);
   if (!history_.empty()) {
+    history_.back().bits_per_char = e.bits_per_char;
     history_.back().val_loss = e.loss;
     history_.back().accuracy = e.accuracy;
     history_.back().log_z = e.log_z;
   }
   return e;
+}
+
+// [SECTION] samples
+
+std::string Trainer::sample_text(uint64_t seed, int tokens, double temperature) {
+  const std::shared_ptr<const LanguageData>& lm = task_.language();
+  if (!ready_ || !lm || tokens < 1) return "";
+  const int T = task_.seq_len();
+  TaskRng rng(seed ^ 0x5A3B1Eull);
+  std::vector<int> ids{lm->heldout_ids.front()};
+  // Each step runs the last ≤ T tokens (padded after them: the causal mask keeps the padding out of the prediction)
+  // and draws the next token from softmax(logits / temperature) at the last real position.
+  Batch b;
+  b.B = 1;
+  b.T = T;
+  for (int i = 0; i < tokens; ++i) {
+    const int n = std::min<int>(static_cast<int>(ids.size()), T);
+    b.tokens.assign(size_t(T), 0);
+    b.targets.assign(size_t(T), -1);
+    std::copy(ids.end() - n, ids.end(), b.tokens.begin());
+    b.targets[size_t(n - 1)] = 0;
+    double loss = 0;
+    std::string error;
+    if (!train_forward(sample_state_, weights_, settings_.model, b, &loss, &error)) break;
+    const auto row = train_logits(sample_state_).row(n - 1);
+    const double mx = row.maxCoeff(), t = std::max(temperature, 1e-6);
+    std::vector<double> p(size_t(row.size()));
+    double z = 0;
+    for (Eigen::Index v = 0; v < row.size(); ++v) z += p[size_t(v)] = std::exp((double(row[v]) - mx) / t);
+    double u = double(rng.next() >> 11) * 0x1.0p-53 * z;
+    int pick = static_cast<int>(row.size()) - 1;
+    for (size_t v = 0; v < p.size(); ++v)
+      if ((u -= p[v]) < 0) {
+        pick = static_cast<int>(v);
+        break;
+      }
+    ids.push_back(pick);
+  }
+  // Byte-level tokens can stop inside a character: such bytes are shown as U+FFFD, so the text is valid UTF-8.
+  const std::string text = lm->tokenizer.decode(ids);
+  if (valid_utf8(text)) return text;
+  std::string out;
+  for (uint32_t cp : decode_utf8(text)) append_utf8(&out, cp);
+  return out;
 }
 
 // [SECTION] probes
@@ -343,8 +399,18 @@ bool Trainer::save_checkpoint(const std::string& dir, std::string* error) const 
     return false;
   }
   const std::filesystem::path d(dir);
-  return save_weights((d / "model.safetensors").string(), weights_, settings_.model, error) &&
-         save_config((d / "config.json").string(), settings_.model, error);
+  if (!save_weights((d / "model.safetensors").string(), weights_, settings_.model, error) ||
+      !save_config((d / "config.json").string(), settings_.model, error))
+    return false;
+  if (const std::shared_ptr<const LanguageData>& lm = task_.language()) {
+    std::ofstream f(d / "tokenizer.json", std::ios::binary);
+    f << lm->tokenizer_json;
+    if (!f) {
+      *error = subst(tr("cannot write {0}"), {(d / "tokenizer.json").string()});
+      return false;
+    }
+  }
+  return true;
 }
 
 bool Trainer::load_checkpoint(const std::string& dir, std::string* error) {

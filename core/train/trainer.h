@@ -40,7 +40,11 @@ struct TrainSettings {
   // Train LoRA adapters (core/train/lora_finetune.h) on the frozen starting weights instead of every parameter.
   bool lora = false;
   LoraSpec lora_spec{};
+  int sample_every = 100;  // language task: a sample every this many steps (and after step 1); 0 = never
+  int sample_tokens = 64;  // tokens per sample
 };
+
+inline constexpr double kSampleTemperature = 0.8;
 
 // An upper bound of the bytes a run of these settings allocates, T being the task's sequence length: the weights
 // with their gradients, backup and optimizer moments, and the activations of the training batch, the held-out set
@@ -59,6 +63,7 @@ struct MetricsRow {
   double accuracy = kNoValue;           // held-out answer-token accuracy in [0, 1] (NaN without an evaluation)
   double log_z = kNoValue;              // held-out mean log Z = log Σ_v exp(logit_v) over answer positions (NaN
                                         // without an evaluation): what z-loss keeps near 0
+  double bits_per_char = kNoValue;      // language task: held-out bits per character (NaN without an evaluation)
   double grad_norm = kNoValue;          // ‖g‖₂ over every parameter, before clipping
   double lr = kNoValue;                 // learning rate this step used
   std::vector<double> layer_grad_norm;  // (n_layers) ‖g‖₂ of each block's parameters, before clipping
@@ -67,9 +72,16 @@ struct MetricsRow {
 };
 
 struct Evaluation {
-  double loss = kNoValue;      // mean −log p(answer) over the held-out answer tokens
-  double accuracy = kNoValue;  // fraction of held-out answer tokens whose arg-max prediction is right
-  double log_z = kNoValue;     // mean log Σ_v exp(logit_v) over the same tokens (the softmax normaliser)
+  double loss = kNoValue;           // mean −log p(answer) over the held-out answer tokens
+  double accuracy = kNoValue;       // fraction of held-out answer tokens whose arg-max prediction is right
+  double log_z = kNoValue;          // mean log Σ_v exp(logit_v) over the same tokens (the softmax normaliser)
+  double bits_per_char = kNoValue;  // language task: total −log₂ p over the held-out text / its characters
+};
+
+// A text the model wrote during training: after `step` steps, at temperature kSampleTemperature.
+struct TrainSample {
+  int step = 0;
+  std::string text;
 };
 
 // What each head does, measured on a repeated random sequence r₁…rₙ r₁…rₙ (the induction probe).
@@ -113,11 +125,15 @@ class Trainer {
   std::vector<Mat> probe_attention();
   // The model's prediction (arg-max token) at each probe position.
   std::vector<int> probe_predictions();
+  // Language task: `tokens` sampled at `temperature` from the first held-out token, seeded (same seed and weights →
+  // same text), decoded by the task's tokenizer (bytes of an unfinished character as U+FFFD); "" for other tasks. Samples taken every sample_every steps:
+  std::string sample_text(uint64_t seed, int tokens, double temperature);
+  const std::vector<TrainSample>& samples() const { return samples_; }
   // The repeated random sequence the head scores use, and the scores.
   const TaskSample& induction_probe() const { return induction_probe_; }
   HeadScores head_scores();
 
-  // model.safetensors + config.json in `dir` (created if missing).
+  // model.safetensors + config.json in `dir` (created if missing); the language task adds its tokenizer.json.
   bool save_checkpoint(const std::string& dir, std::string* error) const;
   // Replaces the model by a checkpoint (config.json + model.safetensors in `dir`); the task, optimizer and seed
   // settings stay, the optimizer state and history restart. On failure nothing changes.
@@ -136,8 +152,9 @@ class Trainer {
   TaskRng rng_;
   Batch held_out_;
   TaskSample probe_, induction_probe_;
-  TrainState train_state_, eval_state_, probe_state_;
+  TrainState train_state_, eval_state_, probe_state_, sample_state_;
   std::vector<MetricsRow> history_;
+  std::vector<TrainSample> samples_;
   int steps_ = 0;
   bool ready_ = false;
   std::string stop_message_;

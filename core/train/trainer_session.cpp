@@ -22,6 +22,7 @@ TrainSnapshot make_snapshot(Trainer& t) {
   s.settings = t.settings();
   s.task = t.task();
   s.history = t.history();
+  s.samples = t.samples();
   s.probe = t.probe();
   s.probe_predictions = t.probe_predictions();
   s.attention = t.probe_attention();

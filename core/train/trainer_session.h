@@ -37,6 +37,7 @@ struct TrainSnapshot {
   TrainSettings settings;                 // of the current run (model config, task, optimizer, ...)
   Task task;                              // token strings, vocabulary
   std::vector<MetricsRow> history;        // one row per step
+  std::vector<TrainSample> samples;       // language task: texts sampled during training
   TaskSample probe;                       // the fixed probe example
   std::vector<int> probe_predictions;     // (T) arg-max prediction at each probe position
   std::vector<Mat> attention;             // (n_layers) × (H*T, T) attention on the probe

@@ -178,6 +178,15 @@ fi
 if /usr/bin/python3 -c "import torch, numpy" 2>/dev/null; then
   check pytorch-logits 0 "max \|logits_workbench - logits_pytorch\| = [0-9.]+e-0[5-9]" -- \
     /usr/bin/python3 "$src/bench/pytorch_forward.py" "$work/a" --tol 1e-4
+  # The shipped language models (assets/models/poems, quotes) through their own tokenizer.json.
+  for m in poems:床前明月光，疑是地上霜。 quotes:"The cat sat on the mat."; do
+    name=${m%%:*} text=${m#*:}
+    [ -f "$src/assets/models/$name/model.safetensors" ] || continue
+    check "shipped-$name-dump" 0 "wrote" -- "$app" dump --model "$src/assets/models/$name" --text "$text" \
+      --out "$work/shipped-$name"
+    check "pytorch-shipped-$name" 0 "max \|logits_workbench - logits_pytorch\| = [0-9.]+e-0[5-9]" -- \
+      /usr/bin/python3 "$src/bench/pytorch_forward.py" "$work/shipped-$name" --tol 1e-4
+  done
   # BF16 + shards + tied head; F16 + Qwen2 biases + llama3 rope scaling past its trained length: the PyTorch side
   # reads the half-precision files and must agree to float32 precision of the converted weights.
   check pytorch-bf16-sharded-tied 0 "max \|logits_workbench - logits_pytorch\| = [0-9.]+e-0[5-9]" -- \

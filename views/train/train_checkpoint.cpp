@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "core/experiments/stepper_model.h"
+#include "core/io/atomic_file.h"
 #include "core/io/user_dirs.h"
 #include "core/model/config.h"
 #include "core/model/weights.h"
@@ -38,7 +39,9 @@ void TrainCheckpoint::draw(const TrainSnapshot& snap, TrainerSession& session) {
     const std::filesystem::path d(dir);
     std::string error;
     if (!ec && save_weights((d / "model.safetensors").string(), snap.weights, snap.settings.model, &error) &&
-        save_config((d / "config.json").string(), snap.settings.model, &error))
+        save_config((d / "config.json").string(), snap.settings.model, &error) &&
+        (!snap.task.language() ||  // a language model's folder also needs its tokenizer to open in the stepper
+         write_file_atomic((d / "tokenizer.json").string(), snap.task.language()->tokenizer_json, &error)))
       status = subst(tr("saved step {0} to {1}"), {std::to_string(snap.step), d.string()});
     else
       status = ec ? subst(tr("cannot create {0}: {1}"), {d.string(), ec.message()}) : error;

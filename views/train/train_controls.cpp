@@ -4,13 +4,15 @@
 #include <utility>
 
 #include "core/text/i18n.h"
+#include "views/train/train_language.h"
 
 namespace tw {
 
 void bind_train_controls(Controls& c, TrainPanelState& s) {
-  c.add_enum("task", &s.task.kind, TaskKind::Text, N_("task"),
+  c.add_enum("task", &s.task.kind, TaskKind::Language, N_("task"),
              N_("copy: a random sequence then the same again (needs an induction head); sort / reverse: the prompt "
-                "sorted or reversed; modadd: $a + b$ mod p; text: next character of your text."));
+                "sorted or reversed; modadd: $a + b$ mod p; text: next character of your text; language: a language "
+                "model of a corpus through a tokenizer."));
   c.add_int("length", &s.task.length, 1, 64, N_("prompt length n"), N_("Symbols in the prompt (copy, sort, reverse)."));
   c.add_int("alphabet", &s.task.alphabet, 2, 64, N_("alphabet"),
             N_("Distinct symbols the prompt draws from (A, B, C, ...)."));
@@ -24,6 +26,7 @@ void bind_train_controls(Controls& c, TrainPanelState& s) {
   c.add_text("text_file", &s.text_file, 4096, N_("text file"),
              N_("Path of a text file to train on instead of the typed text (text task)."));
   c.add_int("context", &s.task.context, 2, 256, N_("context"), N_("Characters per training window (text task)."));
+  bind_language_controls(c, s);
   c.add_int("val_examples", &s.task.val_examples, 16, 2048, N_("held-out examples"),
             N_("Size of the fixed held-out set the accuracy is measured on."), true);
   c.add_int("layers", &s.model.n_layers, 1, 8, N_("layers"), N_("Transformer blocks."));
@@ -98,6 +101,9 @@ bool train_control_shown(const TrainPanelState& s, const std::string& key) {
   if (key == "length" || key == "alphabet") return symbolic;
   if (key == "vary_period") return kind == TaskKind::Copy;
   if (key == "modulus") return kind == TaskKind::ModAdd;
+  if (kind == TaskKind::Language && language_control_shown(s, key)) return true;
+  if (kind == TaskKind::Language && key == "val_examples") return false;  // every held-out window is evaluated
+  if (key == "corpus" || key == "tokenizer" || key == "lm_vocab" || key == "sample_every") return false;
   if (key == "text" || key == "text_file" || key == "context") return kind == TaskKind::Text;
   if (key == "top_k" || key == "capacity_factor" || key == "aux_coef") return s.model.moe();
   return true;

@@ -90,6 +90,12 @@ plot::Figure loss_figure(const TrainSnapshot& s) {
   metric_line(ax, tr("train"), s.history, &MetricsRow::train_loss).color = kTrainColor;
   add_held_out(ax, tr("held-out"), s, &MetricsRow::val_loss);
   if (s.ready) ax.hline(tr("uniform guess $\\ln V$"), uniform_loss_nats(s.task.vocab()));
+  if (const std::shared_ptr<const LanguageData>& lm = s.task.language()) {
+    // The baselines' bits per held-out character as nats per held-out token, the loss's unit.
+    const double per_token = std::log(2.0) * double(lm->heldout_chars) / double(lm->heldout_ids.size() - 1);
+    ax.hline(tr("bigram baseline"), lm->bigram_bits * per_token);
+    ax.hline(tr("unigram baseline"), lm->unigram_bits * per_token);
+  }
   return fig;
 }
 

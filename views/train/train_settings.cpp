@@ -7,7 +7,10 @@
 #include "core/io/read_file.h"
 #include "core/text/i18n.h"
 #include "core/text/utf8.h"
+#include "views/train/train_language.h"
 #include "views/train_handoff.h"
+
+#include <algorithm>
 
 namespace tw {
 
@@ -38,6 +41,19 @@ bool train_settings_of_state(const TrainPanelState& s, TrainSettings* out, std::
     t.task.text.clear();  // the typed text belongs to the text task alone
   else if (!s.text_file.empty() && !read_text_file(s.text_file, &t.task.text, error))
     return false;
+  t.task.language.text.clear();
+  if (t.task.kind == TaskKind::Language) {
+    const std::vector<std::string>& names = language_corpus_names();
+    t.task.language.corpus = names[size_t(std::clamp(s.corpus, 0, int(names.size()) - 1))];
+    if (t.task.language.corpus == "file") {
+      if (s.text_file.empty()) {
+        *error = tr("corpus \"file\": choose a UTF-8 text file to train on");
+        return false;
+      }
+      if (!read_text_file(s.text_file, &t.task.language.text, error)) return false;
+    }
+  }
+  t.sample_every = s.sample_every;
   Task task;
   if (!Task::create(t.task, &task, error)) {
     *error = subst(tr("task: {0}"), {*error});
@@ -86,6 +102,10 @@ TrainPanelState train_state_of_settings(const TrainSettings& t, int steps) {
   s.seed = static_cast<int>(t.seed);
   s.eval_every = t.eval_every;
   s.z_loss = static_cast<float>(t.z_loss);
+  s.sample_every = t.sample_every;
+  const std::vector<std::string>& names = language_corpus_names();
+  s.corpus = static_cast<int>(std::find(names.begin(), names.end(), t.task.language.corpus) - names.begin()) %
+             static_cast<int>(names.size());
   return s;
 }
 

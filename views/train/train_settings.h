@@ -13,8 +13,11 @@ namespace tw {
 // beside them the panel's own settings. A config field no control sets keeps its value: the core's default, or
 // what train_state_of_settings was given.
 struct TrainPanelState {
-  TaskConfig task;        // what to learn (task.text: the typed text)
-  std::string text_file;  // text task: a file to read instead of the typed text (when set)
+  TaskConfig task;         // what to learn (task.text: the typed text)
+  std::string text_file;   // text task: a file to read instead of the typed text (when set); language task: the
+                           // user's corpus when corpus is "file"
+  int corpus = 0;          // language task: index into language_corpus_names() (views/train/train_language.h)
+  int sample_every = 100;  // language task: steps between samples
   // The model. Its hidden, vocab, capacity_factor and aux_loss_coef are the four fields below; max_seq is the
   // task's sequence length.
   ModelConfig model{.dim = 48, .n_layers = 2, .n_heads = 3, .n_kv_heads = 3, .activation = ActivationKind::ReLU};

@@ -1,0 +1,58 @@
+#pragma once
+// What a language model trains on: a corpus (a shipped one from core/text/corpus.h, or the user's UTF-8 text) cut
+// into records, split once into training and held-out records (every tenth record held out, as the n-gram panel
+// does), a tokenizer trained on the training records only (character-level with byte fallback, or byte-level BPE
+// from core/experiments/tokenizer_training.h) saved as tokenizer.json, both parts as token ids, and the unigram and
+// bigram baselines (core/experiments/ngram.h, Witten–Bell) on the same split.
+//
+// Text layout: every record is followed by a blank line ("\n\n"), so a model learns where a poem or quotation ends.
+// Bits per character of the held-out text = total −log₂ p over its predicted tokens / its characters (code points,
+// separators included); the baselines are measured on exactly the same token stream (plus one end symbol).
+//
+// Building the data trains a tokenizer (up to a second or two), so results are cached by source.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/text/tokenizer_bpe.h"
+
+namespace tw {
+
+enum class LmTokenizerKind { Character, Bpe };
+const char* to_string(LmTokenizerKind kind);  // "character", "bpe"
+
+struct LanguageSource {
+  std::string corpus = "tang300";  // a corpus_catalogue() name, or "file" for `text`
+  std::string text{};              // the user's UTF-8 text (corpus "file")
+  LmTokenizerKind tokenizer = LmTokenizerKind::Character;
+  int vocab_size = 3000;  // tokens of the tokenizer (character: at most; BPE: 256 bytes + merges), 257 … 8192
+};
+
+struct LanguageData {
+  LanguageSource source;
+  std::string tokenizer_json;  // the standard file, loadable by the reference library
+  BpeTokenizer tokenizer;      // the same file, loaded
+  std::string train_text, heldout_text;
+  std::vector<int> train_ids, heldout_ids;
+  size_t train_records = 0, heldout_records = 0;
+  size_t heldout_chars = 0;  // code points of heldout_text
+  // Baselines in bits per held-out character: unigram and bigram models (Witten–Bell) over the same tokens as the
+  // language model, counted on the training part; and the character n-grams of the n-gram panel, which predict a
+  // character never seen in training as one free "unknown" symbol and so pay nothing for which character it is.
+  double unigram_bits = 0, bigram_bits = 0;
+  double char_unigram_bits = 0, char_bigram_bits = 0;
+  std::string licence;  // where the text comes from and under which terms
+};
+
+// Limits: held-out text is cut to whole records within this many bytes (the evaluation runs on all of it).
+inline constexpr size_t kMaxHeldOutBytes = 48 * 1024;
+
+// The records of a user's text: paragraphs separated by blank lines, or its lines when that gives fewer than 20.
+std::vector<std::string> text_records(const std::string& text);
+
+// Builds (or returns the cached) data; false + one line naming the problem (missing corpus package, too little
+// text, bad vocabulary size).
+bool load_language_data(const LanguageSource& source, std::shared_ptr<const LanguageData>* out, std::string* error);
+
+}  // namespace tw

@@ -1,0 +1,70 @@
+#!/usr/bin/python3
+"""Writes the model card (README.md) of a language model trained by `transformer-workbench train` from its run folder.
+
+    scripts/lm-model-card.py assets/models/poems train-lm-poems [PYTORCH_BITS] > assets/models/poems/README.md
+
+PYTORCH_BITS: the held-out bits per character of the identical run in bench/pytorch_train.py --language.
+
+Reads run.json (steps, held-out bits per character, baselines, samples), config.json and scene.json.
+"""
+import json
+import os
+import sys
+
+run_dir, scene = sys.argv[1], sys.argv[2]
+pytorch_bits = float(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3] else None
+run = json.load(open(os.path.join(run_dir, "run.json")))
+cfg = json.load(open(os.path.join(run_dir, "config.json")))
+values = json.load(open(os.path.join(run_dir, "scene.json")))["values"]
+corpus = values["train.corpus"]
+about = {
+    "tang300": ("300 Tang poems (唐诗三百首)", "Debian package fortunes-zh, file tang300",
+                "GPL-3.0+ (/usr/share/doc/fortunes-zh/copyright)"),
+    "song100": ("100 Song ci (宋词一百首)", "Debian package fortunes-zh, file song100",
+                "GPL-3.0+ (/usr/share/doc/fortunes-zh/copyright)"),
+    "quotes": ("English quotations", "Debian package fortunes, files wisdom and people",
+               "as stated in /usr/share/doc/fortunes/copyright"),
+}[corpus]
+size = os.path.getsize(os.path.join(run_dir, "model.safetensors"))
+out = []
+w = out.append
+w(f"# {scene.replace('train-lm-', '')}: a small LLaMA-style language model of {about[0]}\n")
+w(f"Trained by this project's own trainer with `transformer-workbench train --scene {scene} --out DIR` "
+  f"(scripts/train-models.sh); `scene.json` is the exact scene.\n")
+w("| | |\n|---|---|")
+w(f"| corpus | {about[0]}; {about[1]}; cleaned (colour escapes and title/author lines removed) |")
+w(f"| licence of the text | {about[2]} |")
+w("| split | every tenth record (poem / quotation) held out, never trained on |")
+w(f"| tokenizer | {values['train.tokenizer']} (`tokenizer.json`, {run['vocab']} tokens, trained on the training part) |")
+w(f"| model | {cfg['num_hidden_layers']} layers, width {cfg['hidden_size']}, {cfg['num_attention_heads']} heads, "
+  f"SwiGLU MLP {cfg['intermediate_size']}, RoPE, RMSNorm, tied embeddings, context {run['seq_len']} |")
+w(f"| parameters | {run['parameters']:,} ({size / 1e6:.1f} MB float32) |")
+w(f"| training | {run['steps']} steps of {run['batch']} × {run['seq_len']} tokens, AdamW, lr "
+  f"{values['train.lr']}, cosine, one thread, {run['seconds'] / 60:.1f} min on the build machine |")
+w(f"| training tokens | {run['train_tokens']:,} |")
+w("")
+w("## Held-out bits per character\n")
+w(f"Held-out text: {run['heldout_chars']:,} characters ({run['heldout_tokens']:,} tokens). Bits per character = total "
+  "−log₂ p of every held-out token / held-out characters. Baselines: unigram and bigram models (Witten–Bell) of the "
+  "same tokens, counted on the same training part. The character n-grams of the n-gram panel are listed too: they "
+  "predict a character never seen in training as one free \"unknown\" symbol, so they pay nothing for which "
+  "character it is, while the model and the token baselines spell its UTF-8 bytes.\n")
+w("| model | bits / character |\n|---|---|")
+w(f"| token unigram | {run['unigram_bits_per_char']:.3f} |")
+w(f"| token bigram | {run['bigram_bits_per_char']:.3f} |")
+w(f"| character unigram (unknown characters free) | {run['char_unigram_bits_per_char']:.3f} |")
+w(f"| character bigram (unknown characters free) | {run['char_bigram_bits_per_char']:.3f} |")
+w(f"| **this model** | **{run['final_bits_per_char']:.3f}** |")
+if pytorch_bits is not None:
+    ours = run["final_bits_per_char"]
+    w(f"| the identical run in PyTorch | {pytorch_bits:.3f} |")
+    w(f"\nThe PyTorch row is `bench/pytorch_train.py DIR --language`: the same initial weights, batches, AdamW "
+      f"schedule and steps in PyTorch; this model's held-out bits per character differ from it by "
+      f"{100 * (ours - pytorch_bits) / pytorch_bits:+.2f}%.\n")
+else:
+    w("\nThe identical run in bench/pytorch_train.py --language was not measured for this card.\n")
+w("## Samples at temperature 0.8 (seeded) during training\n")
+for s in run["samples"]:
+    w(f"after step {s['step']}:\n")
+    w("```\n" + s["text"].rstrip("\n") + "\n```\n")
+print("\n".join(out))
