@@ -220,5 +220,29 @@ TEST(LessonQuantities, Stability) {
   EXPECT_FALSE(q("stability.zloss_at_20", with(kStability, {{"stability.z_loss", 0.0}})).has_value());
 }
 
+// What the lessons' solution texts claim about other answers than the stored one.
+TEST(LessonQuantities, SolutionTextClaims) {
+  // "any c above about 20 passes": 20·tanh(1) = 15.23 ≥ 15 > 19·tanh(20/19) = 14.87.
+  EXPECT_GE(*q("stability.softcap_at_edge", with(kStability, {{"stability.cap", 20.0}})), 15.0);
+  EXPECT_LT(*q("stability.softcap_at_edge", with(kStability, {{"stability.cap", 19.0}})), 15.0);
+  // "anything below about 0.4 passes" (top probability ≥ 0.9): 0.91 at τ = 0.38, 0.897 at τ = 0.4.
+  EXPECT_GE(*q("decoding.top_probability", with(kDecoding, {{"decoding.temperature", 0.38}})), 0.9);
+  EXPECT_LT(*q("decoding.top_probability", with(kDecoding, {{"decoding.temperature", 0.4}})), 0.9);
+  // "Every 2nd (Gemma 2) or 3rd also passes".
+  const Json local = with(kMasks, {{"masks.T", 64}, {"masks.window", true}, {"masks.window_size", 8}});
+  for (int every : {2, 3, 6}) EXPECT_EQ(*q("masks.last_query_count", with(local, {{"masks.global_every", every}})), 64);
+  EXPECT_LT(*q("masks.last_query_count", with(local, {{"masks.global_every", 7}})), 64);  // no global layer in 6
+  // "under 0.1 from L ≈ 216" for the slowest ALiBi head at evaluation length 256.
+  EXPECT_LT(*q("alibi.most_beyond_train", with(kAlibi, {{"alibi.train_len", 218}})), 0.1);
+  EXPECT_GT(*q("alibi.most_beyond_train", with(kAlibi, {{"alibi.train_len", 212}})), 0.1);
+  // "H_kv = 1 (MQA) also passes" the quarter-cache exercise.
+  EXPECT_DOUBLE_EQ(*q("gqa.cache_ratio", with(kGqa, {{"gqa.n_kv_heads", 1}})), 0.125);
+  // The plain-MLP exercise: d_ff = 4d keeps LLaMA 2 7B within 1%.
+  const Json plain = {{"architectures.d_model", 4096}, {"architectures.layers", 32},  {"architectures.heads", 32},
+                      {"architectures.kv_heads", 32},  {"architectures.d_ff", 16384}, {"architectures.vocab", 32000},
+                      {"architectures.gated", false},  {"architectures.tied", false}};
+  EXPECT_NEAR(*q("architectures.total_params", plain), 6738415616.0, 0.01 * 6738415616.0);
+}
+
 }  // namespace
 }  // namespace tw
