@@ -67,6 +67,18 @@ void expect_bilingual(const Json& v, const std::string& where) {
     const plot::MathLayout m = plot::layout_math_uncached(s, 15);
     EXPECT_TRUE(m.unsupported.empty()) << where << "." << lang << ": unsupported " << m.unsupported.front();
   }
+  // The same formulas in both languages (docs/glossary-zh.md): a translation may move them, not change them.
+  const auto formulas = [](const std::string& s) {
+    std::multiset<std::string> out;
+    for (size_t a = s.find('$'); a != std::string::npos; a = s.find('$', a)) {
+      const size_t b = s.find('$', a + 1);
+      if (b == std::string::npos) break;
+      out.insert(s.substr(a, b - a + 1));
+      a = b + 1;
+    }
+    return out;
+  };
+  EXPECT_EQ(formulas(v["en"].get<std::string>()), formulas(v["zh"].get<std::string>())) << where;
   const std::string zh = v["zh"].get<std::string>();
   EXPECT_TRUE(std::any_of(zh.begin(), zh.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; }))
       << where << ".zh is not Chinese";
