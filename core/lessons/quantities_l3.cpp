@@ -1,8 +1,98 @@
-// Lesson 3's quantities (core/lessons/lesson_quantity.h). Empty until lesson 3's exercises need one.
+// Lesson 3, what changed since GPT-2: quantities its exercises check (ALiBi, FlashAttention traffic, the KV
+// cache, mixture of experts, sliding windows), each computed by the core function the panel calls.
+#include <algorithm>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/experiments/alibi_analysis.h"
+#include "core/experiments/flash_walkthrough.h"
+#include "core/experiments/gqa_analysis.h"
+#include "core/experiments/mask_analysis.h"
+#include "core/experiments/moe_routing.h"
 #include "core/lessons/lesson_quantity.h"
+#include "core/lessons/lesson_scene_params.h"
 
 namespace tw {
 
-std::vector<LessonQuantity> lesson_3_quantities() { return {}; }
+namespace {
+
+using Json = nlohmann::json;
+
+// The largest share of attention any ALiBi head puts on keys at least train_len back (the slowest head's).
+std::optional<double> alibi_most_beyond_train(const Json& v) {
+  const std::optional<AlibiParams> p = alibi_params_of(v);
+  if (!p) return std::nullopt;
+  const AlibiAnalysis a = analyze_alibi(*p);
+  if (!a.error.empty() || a.mass_beyond_train.empty()) return std::nullopt;
+  return *std::max_element(a.mass_beyond_train.begin(), a.mass_beyond_train.end());
+}
+
+// The ALiBi slope m of the selected head (the head control clamped to the head count, as the panel shows it).
+std::optional<double> alibi_selected_slope(const Json& v) {
+  const std::optional<AlibiParams> p = alibi_params_of(v);
+  if (!p) return std::nullopt;
+  const AlibiAnalysis a = analyze_alibi(*p);
+  if (!a.error.empty() || p->head < 0 || p->head >= static_cast<int>(a.slopes.size())) return std::nullopt;
+  return a.slopes[static_cast<size_t>(p->head)];
+}
+
+// How many times fewer floats the tiled kernel moves than standard attention, for the panel's T and D.
+std::optional<double> flash_traffic_saving(const Json& v) {
+  const std::optional<FlashWalkParams> p = flash_params_of(v);
+  if (!p) return std::nullopt;
+  const double tiled = tiled_attention_floats(p->T, p->D, p->tile_q, p->tile_k, p->causal);
+  if (tiled <= 0) return std::nullopt;
+  return standard_attention_floats(p->T, p->D) / tiled;
+}
+
+// The KV cache of the GQA panel's current grouping at its sequence length, in GiB (2^30 bytes).
+std::optional<double> gqa_cache_gib(const Json& v) {
+  const std::optional<GqaParams> p = gqa_params_of(v);
+  if (!p) return std::nullopt;
+  return static_cast<double>(analyze_gqa(*p).bytes_gqa_at) / (1024.0 * 1024.0 * 1024.0);
+}
+
+// Token-to-expert assignments the MoE panel's experts turned away (over capacity).
+std::optional<double> moe_dropped(const Json& v) {
+  const std::optional<MoeParams> p = moe_params_of(v);
+  if (!p) return std::nullopt;
+  return moe_experiment(*p).n_dropped;
+}
+
+// Parameters one token uses as a share of all the MoE layer's parameters.
+std::optional<double> moe_active_share(const Json& v) {
+  const std::optional<MoeParams> p = moe_params_of(v);
+  if (!p) return std::nullopt;
+  const MoeRouting r = moe_experiment(*p);
+  if (r.total_params <= 0) return std::nullopt;
+  return static_cast<double>(r.active_params) / static_cast<double>(r.total_params);
+}
+
+// After the whole stack: how far back (in positions) the last query has heard from.
+std::optional<double> masks_last_query_reach(const Json& v) {
+  const std::optional<MaskScene> m = mask_scene_of(v);
+  if (!m) return std::nullopt;
+  const ReceptiveField f = receptive_field(m->terms, m->T, m->layers, m->global_every);
+  if (!f.error.empty() || f.last_query_reach.empty()) return std::nullopt;
+  return f.last_query_reach.back();
+}
+
+}  // namespace
+
+std::vector<LessonQuantity> lesson_3_quantities() {
+  return {
+      {"alibi.most_beyond_train", alibi_most_beyond_train,
+       "largest attention share any ALiBi head puts on keys at distance >= train_len (last query)"},
+      {"alibi.selected_slope", alibi_selected_slope, "ALiBi slope m of the selected head"},
+      {"flash.traffic_saving", flash_traffic_saving,
+       "floats standard attention moves divided by floats the tiled kernel moves (one head)"},
+      {"gqa.cache_gib", gqa_cache_gib, "KV cache of the current grouping at the panel's sequence length, GiB"},
+      {"moe.dropped", moe_dropped, "token-to-expert assignments dropped because an expert was full"},
+      {"moe.active_share", moe_active_share, "parameters one token uses divided by all the layer's parameters"},
+      {"masks.last_query_reach", masks_last_query_reach,
+       "how many positions back the last query has heard from after all the stacked layers"},
+  };
+}
 
 }  // namespace tw
