@@ -64,9 +64,20 @@ void check_mark(bool ok, const char* label) {
 
 // [SECTION] text with formulas
 
+namespace {
+// Chinese text: ImGui wraps only at spaces, so a paragraph of Chinese would break only where it has one.
+bool has_cjk(const char* text) {
+  for (const unsigned char* p = reinterpret_cast<const unsigned char*>(text); *p; ++p)
+    if ((*p >= 0xE3 && *p <= 0xE9) || *p == 0xEF) return true;  // lead bytes of U+3000–U+9FFF and U+F000–U+FFFF
+  return false;
+}
+}  // namespace
+
 void math_text(const char* text, float wrap_pos_x, bool display, uint32_t color) {
   const ImU32 col = color ? color : ImGui::GetColorU32(ImGuiCol_Text);
-  if (!plot::has_math(text)) {  // plain text: exactly as ImGui draws it
+  // Plain text exactly as ImGui draws it; formulas and Chinese through the typeset lines (label_words breaks
+  // between Chinese characters, never inside a formula).
+  if (!plot::has_math(text) && (wrap_pos_x < 0 || !has_cjk(text))) {
     ImGui::PushStyleColor(ImGuiCol_Text, col);
     ImGui::PushTextWrapPos(wrap_pos_x);
     ImGui::TextUnformatted(text);

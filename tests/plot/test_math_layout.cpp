@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <random>
+#include <set>
 
 #include "views/plot/export.h"
 #include "views/plot/layout_internal.h"
@@ -519,6 +520,29 @@ TEST(MathInFigures, LegendRowsGrowWithTallFormulas) {
   const Layout lp = layout_figure(plain, {.width = 640, .height = 400, .theme = Theme::Print});
   ASSERT_EQ(lp.legends.size(), 1u);
   EXPECT_GT(box.y1 - box.y0, lp.legends[0].y1 - lp.legends[0].y0 + 10);
+}
+
+// A Chinese title too wide for one line breaks between characters (it has no space at all), never inside its formula, and
+// both lines fit; before, it could only shrink or be cut.
+TEST(MathInFigures, AChineseTitleWrapsBetweenCharacters) {
+  Figure fig(
+      "zh", "一个向量分别经过归一化层和批归一化层并比较它们的输出（其中$\\gamma = 1$，$\\beta = 0$）与输入向量的差别");
+  fig.axes().setup("x", "", "y", "");
+  fig.axes().line("a", {0, 1}, {0, 1});
+  const float width = 420;
+  const Layout l = layout_figure(fig, {.width = width, .height = 320, .theme = Theme::Print});
+  EXPECT_TRUE(l.problems.empty()) << ::testing::PrintToString(l.problems);
+  // The title's runs sit on two lines, all inside the figure (a plain line is centred on its anchor).
+  std::set<int> tops;
+  for (const Primitive& p : l.prims) {
+    if (p.kind != PrimKind::Text || p.pos.y > l.frames.at(0).plot.y0) continue;
+    const float w = text_width(p.text, p.size, p.style), left = p.pos.x - p.align_x * w;
+    EXPECT_GE(left, -0.5f) << p.text;
+    EXPECT_LE(left + w, width + 0.5f) << p.text;
+    EXPECT_EQ(p.size, 15.0f) << "shrunk instead of wrapped: " << p.text;
+    tops.insert(int(std::lround(p.pos.y)));
+  }
+  EXPECT_EQ(tops.size(), 2u) << "the title should take two lines";
 }
 
 TEST(MathInFigures, PngDrawsTheTypesetTitle) {

@@ -11,6 +11,7 @@
 
 #include "app/fonts.h"
 #include "core/text/text_in_use.h"
+#include "views/plot/layout.h"
 #include "views/plot/plot_imgui.h"
 #include "views/plot/text.h"
 #include "views/plot/theme.h"
@@ -92,6 +93,26 @@ TEST_F(ImGuiFrame, DrawFigureEmitsGeometryAndHandlesEmptyFigures) {
     ImGui::End();
     ImGui::Render();
   }
+}
+
+// A wide strip asked for at a sliver of its height still gets half its export height on screen (its title, labels
+// and note do not shrink with it), and the item it takes is that tall.
+TEST_F(ImGuiFrame, AShortStripKeepsHalfItsExportHeight) {
+  Figure fig("strip", "A title long enough to wrap onto a second line in a narrow figure like this one");
+  fig.aspect = 0.55f;
+  fig.note = "a note under the plot";
+  fig.axes().line("a", {0, 1, 2}, {1, 2, 3});
+  ImGui::NewFrame();
+  ImGui::SetNextWindowPos(ImVec2(0, 0));
+  ImGui::SetNextWindowSize(ImVec2(1200, 900));
+  ImGui::Begin("test");
+  draw_figure(fig, DrawContext{}, "test", ImVec2(700, 100));
+  const float h = ImGui::GetItemRectSize().y;
+  ImGui::End();
+  ImGui::Render();
+  const float s = ImGui::GetFontSize() / kBaseFontSize;
+  EXPECT_GE(h, kMinReadableHeightFraction * 640 * 0.55f * s - 0.5f);
+  EXPECT_LT(h, 640 * 0.55f * s);  // no taller than it needs
 }
 
 // The triangles one draw_figure call emits, in window `window` at the top-left corner: vertices in the order the
