@@ -67,6 +67,7 @@ void read_readme(const std::string& path, ModelCard* c) {
   std::istringstream in(text);
   std::string line;
   bool front = false, in_language_list = false;
+  bool heldout_section = false;  // under a heading about held-out bits per character
   int n = 0;
   while (std::getline(in, line)) {
     const std::string t = trim(line, " \t\r");
@@ -93,16 +94,25 @@ void read_readme(const std::string& path, ModelCard* c) {
       }
       continue;
     }
-    if (c->corpus.empty()) c->corpus = value_of(line, "corpus");
+    if (c->corpus.empty()) {
+      // The corpus's name: what comes before its details ("300 Tang poems; Debian package ...").
+      const std::string v = value_of(line, "corpus");
+      c->corpus = trim(v.substr(0, v.find(';')));
+    }
     if (c->example.empty()) c->example = value_of(line, "example");
     const std::string l = lower(line);
-    if (c->heldout_bits_per_char < 0 &&
+    const bool about_bits =
         (l.find("bits/char") != std::string::npos || l.find("bits per char") != std::string::npos) &&
-        l.find("held") != std::string::npos) {
-      // The number after the words, so "| held-out bits/char | 2.31 |" and "held-out: 2.31 bits/char" both read.
-      const double v = first_number(line);
-      if (v > 0) c->heldout_bits_per_char = v;
-    }
+        l.find("held") != std::string::npos;
+    if (t.rfind("#", 0) == 0) heldout_section = about_bits;
+    if (c->heldout_bits_per_char >= 0) continue;
+    // "| held-out bits/char | 2.31 |" or "held-out: 2.31 bits/char" on one line; or, under a heading about
+    // held-out bits per character, the table row of "this model".
+    // A paragraph that explains the measure ("Held-out text: 2,599 characters ... bits per character = ...") is
+    // not a result: one line holds one only when it is a table row or short.
+    const bool one_result = about_bits && (t.rfind("|", 0) == 0 || t.size() < 80);
+    const double v = one_result || (heldout_section && !value_of(line, "this model").empty()) ? first_number(line) : -1;
+    if (v > 0) c->heldout_bits_per_char = v;
   }
 }
 

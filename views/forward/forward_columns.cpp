@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/text/i18n.h"
+#include "core/text/text_in_use.h"
 #include "core/text/tokenizer.h"
 #include "views/forward/forward_draw.h"
 #include "views/forward/forward_panel.h"
@@ -202,6 +203,7 @@ void ForwardPanel::draw_generate() {
       probs += (i ? "  " : "") + vocab.label(r.appended[i]) + " " +
                plot::fmt("%.2g", static_cast<double>(r.appended_probability[i]));
   }
+  note_text_in_use(text);  // generated characters the font atlas may not hold yet (Chinese in the English interface)
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextUnformatted(subst(tr("Generated ({0} tokens): {1}"), {std::to_string(r.appended.size()), text}).c_str());
   ImGui::TextDisabled("%s", subst(tr("each token's probability when it was drawn: {0}"), {probs}).c_str());

@@ -13,6 +13,7 @@
 #include "core/experiments/model_card.h"
 #include "core/text/i18n.h"
 #include "views/file_browser.h"
+#include "core/text/text_in_use.h"
 #include "views/forward/forward_panel.h"
 #include "views/model_handoff.h"
 #include "views/text/imgui_label.h"
@@ -199,6 +200,7 @@ void ForwardPanel::draw_language_models() {
   if (shipped_lms_->empty()) return;
   ImGui::TextDisabled("%s", tr("shipped language models:"));
   for (const ShippedLanguageModel& lm : *shipped_lms_) {
+    note_text_in_use(lm.label());  // a card may name its corpus in Chinese: the font atlas gains those glyphs
     const bool shown = model_ && model_dir_ == lm.dir;
     if (ImGui::Selectable((lm.label() + "###lm_" + lm.name).c_str(), shown) && !shown) {
       s_.model_dir = lm.dir;

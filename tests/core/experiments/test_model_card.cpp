@@ -35,6 +35,23 @@ TEST(ModelCard, ReadmeFrontMatterAndLines) {
   EXPECT_EQ(c.example, "床前明月光，");
 }
 
+TEST(ModelCard, TheShippedCardsTableLayout) {
+  // The layout of assets/models/<name>/README.md: a two-column table, then a section of bits per character.
+  const std::string root = ::testing::TempDir() + "/cards_table";
+  fs::remove_all(root);
+  const std::string d = folder(root, "poems");
+  std::ofstream(fs::path(d) / "README.md")
+      << "# poems: a small model\n\n| | |\n|---|---|\n| corpus | 300 Tang poems (唐诗三百首); Debian package "
+         "fortunes-zh, file tang300 |\n| parameters | 200,256 (0.8 MB float32) |\n\n## Held-out bits per "
+         "character\n\nHeld-out text: 2,599 characters (2,981 tokens). Bits per character = total bits of every "
+         "held-out token / held-out characters.\n\n| model | bits / character |\n|---|---|"
+         "\n| token unigram | 10.218 |\n| **this model** | **9.135** |\n| the identical run in PyTorch | 9.122 |\n";
+  const ModelCard c = read_model_card(d);
+  EXPECT_EQ(c.corpus, "300 Tang poems (唐诗三百首)");
+  EXPECT_DOUBLE_EQ(c.heldout_bits_per_char, 9.135);
+  EXPECT_EQ(c.language, "en");  // no language line, and the test tokenizer has no Han characters
+}
+
 TEST(ModelCard, CardJsonWinsAndTheLabelSaysWhatIsKnown) {
   const std::string root = ::testing::TempDir() + "/cards_json";
   fs::remove_all(root);
