@@ -154,14 +154,15 @@ std::optional<Exercise> read_exercise(const nlohmann::json& step, const LessonNa
     p.add("exercise.check", "missing (an object with \"kind\" and \"quantity\")");
   } else {
     ExerciseCheck& k = e.check;
-    const std::string kind = c->value("kind", std::string());
+    const auto kind_it = c->find("kind");
+    const std::string kind = kind_it != c->end() && kind_it->is_string() ? kind_it->get<std::string>() : "";
     if (kind == "state")
       k.kind = CheckKind::State;
     else if (kind == "number")
       k.kind = CheckKind::Number;
     else
-      p.add("exercise.check.kind",
-            "expected \"state\" or \"number\", got " + quote_name(c->value("kind", nlohmann::json()).dump()));
+      p.add("exercise.check.kind", "expected \"state\" or \"number\", got " +
+                                       (kind_it == c->end() ? std::string("nothing") : quote_name(kind_it->dump())));
     auto q = c->find("quantity");
     if (q == c->end() || !q->is_string())
       p.add("exercise.check.quantity", "missing");
