@@ -335,7 +335,10 @@ void draw_open_lesson_popup(AppState& state, LessonRun& run) {
   if (!ImGui::BeginPopupModal(title.c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
   ImGui::TextUnformatted(tr("A lesson file (docs/lesson-format.md describes the format):"));
   static char buffer[1024];
-  if (ImGui::IsWindowAppearing()) std::snprintf(buffer, sizeof buffer, "%s", run.file_path.c_str());
+  if (ImGui::IsWindowAppearing()) {
+    std::snprintf(buffer, sizeof buffer, "%s", run.file_path.c_str());
+    ImGui::SetKeyboardFocusHere();  // type the path straight away
+  }
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30);
   const bool enter = ImGui::InputText("##path", buffer, sizeof buffer, ImGuiInputTextFlags_EnterReturnsTrue);
   if (!run.file_error.empty()) {
