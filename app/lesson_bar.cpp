@@ -98,14 +98,6 @@ void reset_exercise_ui(LessonRun& run) {
   run.values_seen.clear();
 }
 
-// The panel whose figure the step points at: "look.panel" when given, else the first panel the scene opens.
-std::string look_panel(const LessonStep& step) {
-  if (step.scene.contains("open") && step.scene["open"].is_array())
-    for (const auto& id : step.scene["open"])
-      if (id.is_string()) return id.get<std::string>();
-  return {};
-}
-
 // [SECTION] opening lessons and steps
 
 // Applies step `index` of the current lesson (its scene, the highlight) and remembers it.
@@ -125,7 +117,7 @@ void go_to_step(AppState& state, LessonRun& run, int index, const nlohmann::json
   run.progress.open = true;
   run.progress.steps[lesson->id] = index;
   save_progress(run);
-  plot::set_highlighted_figure(look_panel(step), step.look_figure);
+  plot::set_highlighted_figure(step.look_panel, step.look_figure);
   state.show_start_page = false;
 }
 

@@ -259,6 +259,15 @@ LessonStep read_step(const nlohmann::json& js, const LessonNames& names, Problem
     } else {
       nlohmann::json wrap = {{"look", *l}};
       st.look = read_text(wrap, "look", "", p);
+      if (st.scene.contains("open") && st.scene["open"].is_array() && !st.scene["open"].empty() &&
+          st.scene["open"][0].is_string())
+        st.look_panel = st.scene["open"][0].get<std::string>();
+      if (auto pa = l->find("panel"); pa != l->end()) {
+        if (!pa->is_string() || (names.known_panel && !names.known_panel(pa->get<std::string>())))
+          p.add("look.panel", "expected the id of a panel the step opens");
+        else
+          st.look_panel = pa->get<std::string>();
+      }
       if (auto f = l->find("figure"); f != l->end()) {
         if (!f->is_string()) {
           p.add("look.figure", "expected a figure id");

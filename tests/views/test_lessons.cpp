@@ -75,10 +75,10 @@ TEST(Lessons, EveryTextTypesetsWithoutUnsupportedCommands) {
   EXPECT_TRUE(bad.empty()) << report;
 }
 
-std::set<std::string> open_figure_ids(AppState& state) {
+std::set<std::string> open_figure_ids(AppState& state, const std::string& panel) {
   std::set<std::string> ids;
   for (PanelSlot& slot : state.panels) {
-    if (!slot.open) continue;
+    if (!slot.open || slot.info.id != panel) continue;
     slot.panel->update();
     slot.panel->wait_idle();
     for (const plot::Figure& f : slot.panel->figures()) ids.insert(f.id);
@@ -98,7 +98,8 @@ TEST(Lessons, StepsApplyCleanlyAndEverySolutionPassesWhileTheStartDoesNot) {
       ASSERT_TRUE(applied.ok) << where << ": " << applied.error;
       EXPECT_TRUE(applied.warnings.empty()) << where << ": " << applied.warnings.front();
       if (!st.look_figure.empty()) {
-        EXPECT_TRUE(open_figure_ids(state).count(st.look_figure)) << where << ": no figure " << st.look_figure;
+        EXPECT_TRUE(open_figure_ids(state, st.look_panel).count(st.look_figure))
+            << where << ": panel " << st.look_panel << " shows no figure " << st.look_figure;
       }
       if (!st.exercise) continue;
       ++exercises;
