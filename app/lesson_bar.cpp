@@ -155,6 +155,8 @@ void close_lesson(AppState& state, LessonRun& run, bool back_to_own_work) {
   save_progress(run);
   plot::set_highlighted_figure("", "");
   if (run.restore_overview) state.show_overview = true;
+  // Nothing open any more (the work before the lesson was an empty desk): the start page, as at a first start.
+  state.show_start_page = std::none_of(state.panels.begin(), state.panels.end(), [](const auto& p) { return p.open; });
 }
 
 // [SECTION] the lesson window
