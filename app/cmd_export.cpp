@@ -1,7 +1,8 @@
 // `transformer-workbench export --scene FILE [--set key=value …] --out DIR [--format png,svg,csv] [--scale S]
 // [--theme print|dark]`: every figure of the scene's open panels to files, with no window and no display.
 // `export --lesson N|FILE --out DIR [--lang zh]`: a lesson's figures, step by step: DIR/<N>-<lesson id>/<k>-<step id>/
-// holds the figures of step k's scene (its open panels), as a lecturer's handout.
+// holds the figures of step k's scene (its open panels) and step.md (its title, text, what to look at, the question),
+// as a lecturer's handout.
 // Prints each file written on stdout; problems are one line each on stderr.
 // Exit codes: 0 written, 1 some file could not be written or there was nothing to export, 2 bad arguments or
 // a rejected scene.
@@ -19,6 +20,7 @@
 #include "app/lesson_scene.h"
 #include "app/scene.h"
 #include "app/scene_presets.h"
+#include "core/io/atomic_file.h"
 #include "core/text/i18n.h"
 
 namespace tw {
@@ -78,6 +80,14 @@ int export_lesson(const ExportCommandOptions& o, FigureExportRequest request) {
     r.out_dir = (std::filesystem::path(lesson_dir) / step_folder(i, step.id)).string();
     r.on_step = [&progress](const std::string& s) { progress.step(s); };
     const FigureExportResult result = export_open_panel_figures(state, r);
+    // The step's words beside its figures, in the export language: a handout needs both.
+    std::string words = "# " + step.title.here() + "\n\n" + step.text.here() + "\n";
+    if (!step.look.here().empty()) words += "\n" + std::string(tr("Look at")) + ": " + step.look.here() + "\n";
+    if (step.exercise) words += "\n" + std::string(tr("Exercise")) + ": " + step.exercise->question.here() + "\n";
+    std::string step_error;
+    const std::string words_path = (std::filesystem::path(r.out_dir) / "step.md").string();
+    if (!result.written.empty() && write_file_atomic(words_path, words, &step_error))
+      std::printf("%s\n", words_path.c_str());
     for (const std::string& path : result.written) std::printf("%s\n", path.c_str());
     written += result.written.size();
     for (const std::string& e : result.errors)

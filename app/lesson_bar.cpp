@@ -98,14 +98,6 @@ void reset_exercise_ui(LessonRun& run) {
   run.values_seen.clear();
 }
 
-// The panel whose figure the step points at: "look.panel" when given, else the first panel the scene opens.
-std::string look_panel(const LessonStep& step) {
-  if (step.scene.contains("open") && step.scene["open"].is_array())
-    for (const auto& id : step.scene["open"])
-      if (id.is_string()) return id.get<std::string>();
-  return {};
-}
-
 // [SECTION] opening lessons and steps
 
 // Applies step `index` of the current lesson (its scene, the highlight) and remembers it.
@@ -125,7 +117,7 @@ void go_to_step(AppState& state, LessonRun& run, int index, const nlohmann::json
   run.progress.open = true;
   run.progress.steps[lesson->id] = index;
   save_progress(run);
-  plot::set_highlighted_figure(look_panel(step), step.look_figure);
+  plot::set_highlighted_figure(step.look_panel, step.look_figure);
   state.show_start_page = false;
 }
 
@@ -163,6 +155,8 @@ void close_lesson(AppState& state, LessonRun& run, bool back_to_own_work) {
   save_progress(run);
   plot::set_highlighted_figure("", "");
   if (run.restore_overview) state.show_overview = true;
+  // Nothing open any more (the work before the lesson was an empty desk): the start page, as at a first start.
+  state.show_start_page = std::none_of(state.panels.begin(), state.panels.end(), [](const auto& p) { return p.open; });
 }
 
 // [SECTION] the lesson window
@@ -335,7 +329,10 @@ void draw_open_lesson_popup(AppState& state, LessonRun& run) {
   if (!ImGui::BeginPopupModal(title.c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
   ImGui::TextUnformatted(tr("A lesson file (docs/lesson-format.md describes the format):"));
   static char buffer[1024];
-  if (ImGui::IsWindowAppearing()) std::snprintf(buffer, sizeof buffer, "%s", run.file_path.c_str());
+  if (ImGui::IsWindowAppearing()) {
+    std::snprintf(buffer, sizeof buffer, "%s", run.file_path.c_str());
+    ImGui::SetKeyboardFocusHere();  // type the path straight away
+  }
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30);
   const bool enter = ImGui::InputText("##path", buffer, sizeof buffer, ImGuiInputTextFlags_EnterReturnsTrue);
   if (!run.file_error.empty()) {

@@ -154,14 +154,15 @@ std::optional<Exercise> read_exercise(const nlohmann::json& step, const LessonNa
     p.add("exercise.check", "missing (an object with \"kind\" and \"quantity\")");
   } else {
     ExerciseCheck& k = e.check;
-    const std::string kind = c->value("kind", std::string());
+    const auto kind_it = c->find("kind");
+    const std::string kind = kind_it != c->end() && kind_it->is_string() ? kind_it->get<std::string>() : "";
     if (kind == "state")
       k.kind = CheckKind::State;
     else if (kind == "number")
       k.kind = CheckKind::Number;
     else
-      p.add("exercise.check.kind",
-            "expected \"state\" or \"number\", got " + quote_name(c->value("kind", nlohmann::json()).dump()));
+      p.add("exercise.check.kind", "expected \"state\" or \"number\", got " +
+                                       (kind_it == c->end() ? std::string("nothing") : quote_name(kind_it->dump())));
     auto q = c->find("quantity");
     if (q == c->end() || !q->is_string())
       p.add("exercise.check.quantity", "missing");
@@ -258,6 +259,15 @@ LessonStep read_step(const nlohmann::json& js, const LessonNames& names, Problem
     } else {
       nlohmann::json wrap = {{"look", *l}};
       st.look = read_text(wrap, "look", "", p);
+      if (st.scene.contains("open") && st.scene["open"].is_array() && !st.scene["open"].empty() &&
+          st.scene["open"][0].is_string())
+        st.look_panel = st.scene["open"][0].get<std::string>();
+      if (auto pa = l->find("panel"); pa != l->end()) {
+        if (!pa->is_string() || (names.known_panel && !names.known_panel(pa->get<std::string>())))
+          p.add("look.panel", "expected the id of a panel the step opens");
+        else
+          st.look_panel = pa->get<std::string>();
+      }
       if (auto f = l->find("figure"); f != l->end()) {
         if (!f->is_string()) {
           p.add("look.figure", "expected a figure id");

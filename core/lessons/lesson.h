@@ -7,7 +7,8 @@
 //    "title": {"en": "…", "zh": "…"}, "summary": {"en": "…", "zh": "…"},
 //    "steps": [{"id": "variance-grows", "title": {…}, "text": {…},
 //               "scene": {"open": ["softmax"], "values": {"softmax.d_k": 64}},     // a scene without "version"
-//               "look": {"figure": "sweep", "en": "…", "zh": "…"},                  // optional
+//               "look": {"figure": "sweep", "panel": "softmax", "en": "…", "zh": "…"}, // optional; panel:
+//                                                                    the first of "open" when not given
 //               "exercise": {"question": {…},                                       // optional
 //                            "check": {"kind": "state", "quantity": "softmax.unscaled_top_prob", "op": ">=",
 //                                      "value": 0.9, "also": [{"key": "softmax.scale_mode", "equals": "none"}]},
@@ -69,6 +70,7 @@ struct LessonStep {
   LessonText title, text;
   nlohmann::json scene = nlohmann::json::object();  // the scene format without "version" (app/scene.h)
   std::string look_figure;                          // a figure id of an open panel ("" when none)
+  std::string look_panel;                           // the panel showing it: "look.panel", else the first opened
   LessonText look;
   std::optional<Exercise> exercise;
 };

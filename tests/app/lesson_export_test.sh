@@ -18,6 +18,7 @@ for file in "$lessons"/*.json; do
     if [ "$dirs" -ne "$steps" ]; then echo "FAIL: lesson $n ($lang): $dirs step folders for $steps steps"; exit 1; fi
     for d in $(find "$out/$lang" -mindepth 2 -maxdepth 2 -type d -path "*/$n-*/*"); do
       ls "$d"/*.png >/dev/null 2>&1 || { echo "FAIL: $d has no PNG"; exit 1; }
+      [ -s "$d/step.md" ] || { echo "FAIL: $d has no step.md"; exit 1; }
     done
     echo "ok: lesson $n ($lang): $steps steps"
   done

@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <set>
 
 #include "app/lesson_scene.h"
+#include "core/io/read_file.h"
 #include "core/lessons/exercise_check.h"
 #include "core/lessons/lesson_progress.h"
 #include "core/lessons/lesson_quantity.h"
@@ -73,10 +75,10 @@ TEST(Lessons, EveryTextTypesetsWithoutUnsupportedCommands) {
   EXPECT_TRUE(bad.empty()) << report;
 }
 
-std::set<std::string> open_figure_ids(AppState& state) {
+std::set<std::string> open_figure_ids(AppState& state, const std::string& panel) {
   std::set<std::string> ids;
   for (PanelSlot& slot : state.panels) {
-    if (!slot.open) continue;
+    if (!slot.open || slot.info.id != panel) continue;
     slot.panel->update();
     slot.panel->wait_idle();
     for (const plot::Figure& f : slot.panel->figures()) ids.insert(f.id);
@@ -96,7 +98,8 @@ TEST(Lessons, StepsApplyCleanlyAndEverySolutionPassesWhileTheStartDoesNot) {
       ASSERT_TRUE(applied.ok) << where << ": " << applied.error;
       EXPECT_TRUE(applied.warnings.empty()) << where << ": " << applied.warnings.front();
       if (!st.look_figure.empty()) {
-        EXPECT_TRUE(open_figure_ids(state).count(st.look_figure)) << where << ": no figure " << st.look_figure;
+        EXPECT_TRUE(open_figure_ids(state, st.look_panel).count(st.look_figure))
+            << where << ": panel " << st.look_panel << " shows no figure " << st.look_figure;
       }
       if (!st.exercise) continue;
       ++exercises;
@@ -219,11 +222,54 @@ TEST(Lessons, BadFilesAreRefusedWithLinesNamingFileStepAndField) {
             "mine.json: step 1 (s): exercise.solution: missing: every exercise ships a solution (\"values\" or "
             "\"number\", and \"text\")");
   EXPECT_EQ(first_error(lesson(good_step + "," + good_step)), "mine.json: step 2 (s): id: used by an earlier step too");
+  // Wrong types anywhere are messages, never exceptions.
+  EXPECT_NE(
+      first_error(
+          lesson(
+              ex_start +
+              R"("check":{"kind":5,"quantity":[],"op":{},"value":"x","also":7},"hints":3,"solution":{"values":[],"number":"n","text":1}}})"))
+          .find("exercise.check.kind"),
+      std::string::npos);
+  EXPECT_NE(
+      first_error(
+          lesson(R"({"id":3,"title":[],"text":{"en":1,"zh":null},"scene":{"open":"softmax","values":5},"look":"x"})"))
+          .find("step 1"),
+      std::string::npos);
+  EXPECT_NE(first_error(R"({"format":"1","id":"","number":1.5,"title":"t","summary":{},"steps":{}})").find("format"),
+            std::string::npos);
   // Nesting beyond the limit is refused before the library sees it.
   EXPECT_NE(first_error(std::string(1000, '[') + std::string(1000, ']')).find("nests deeper"), std::string::npos);
   const LessonLoad missing = load_lesson_file("/nonexistent/lesson.json", names);
   EXPECT_FALSE(missing.ok);
   EXPECT_EQ(missing.error.rfind("lesson.json: ", 0), 0u) << missing.error;
+}
+
+// Mutated lesson files (bytes replaced, cut short, values swapped for other JSON types) are refused or loaded, never
+// thrown on or crashed on.
+TEST(Lessons, MutatedFilesNeverThrow) {
+  const AppState state = make_app_state();
+  const LessonNames names = lesson_names(state);
+  const auto files = shipped_lesson_files();
+  ASSERT_FALSE(files.empty());
+  std::string text, error;
+  ASSERT_TRUE(read_file_bounded(files.front(), 1 << 22, &text, &error)) << error;
+  std::mt19937 rng(7);
+  const char* swaps[] = {"5", "\"x\"", "[]", "{}", "null", "true", "-1e308", "[[[[1]]]]"};
+  for (int i = 0; i < 400; ++i) {
+    std::string t = text;
+    const size_t at = rng() % t.size();
+    switch (i % 3) {
+      case 0: t[at] = static_cast<char>(rng() % 256); break;
+      case 1: t.resize(at); break;
+      default: {  // a value after a colon replaced by another type
+        const size_t colon = t.find(':', at);
+        if (colon == std::string::npos) break;
+        const size_t end = t.find_first_of(",}", colon);
+        t.replace(colon + 1, end == std::string::npos ? 0 : end - colon - 1, swaps[rng() % 8]);
+      }
+    }
+    EXPECT_NO_THROW(parse_lesson(t, "fuzz.json", names)) << i;
+  }
 }
 
 TEST(Lessons, ProgressReadsBackAndIgnoresBrokenFields) {
