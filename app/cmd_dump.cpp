@@ -193,8 +193,11 @@ int run_dump(const DumpOptions& o) {
   std::vector<std::string> removed;
   remove_stale_temp_files(o.out, &removed);
   if (!removed.empty())
-    std::fprintf(stderr, "transformer-workbench dump: removed %zu temporary file%s left by an interrupted dump\n",
-                 removed.size(), removed.size() == 1 ? "" : "s");
+    std::fprintf(stderr, "transformer-workbench dump: %s\n",
+                 subst(trn("removed {0} temporary file left by an interrupted dump",
+                           "removed {0} temporary files left by an interrupted dump", removed.size()),
+                       {std::to_string(removed.size())})
+                     .c_str());
   // manifest.json is written last and so marks a complete dump: the one of an earlier dump into this folder goes
   // first, so a run that stops half-way never leaves an old manifest describing a mix of old and new files.
   std::filesystem::remove(dir / "manifest.json", ec);
@@ -267,10 +270,12 @@ int run_dump(const DumpOptions& o) {
   if (!write_file_atomic((dir / "manifest.json").string(),
                          manifest.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", &error))
     return fail_writing(error);
-  std::printf("wrote %zu steps, %s, config.json and manifest.json to %s\n", trace.steps().size(),
-              weight_files.size() > 2 ? (std::to_string(weight_files.size() - 2) + " weight shards").c_str()
-                                      : "model.safetensors",
-              o.out.c_str());
+  const std::string weights_written = weight_files.size() > 2
+                                          ? subst(tr("{0} weight shards"), {std::to_string(weight_files.size() - 2)})
+                                          : std::string("model.safetensors");
+  std::printf("%s\n", subst(tr("wrote {0} steps, {1}, config.json and manifest.json to {2}"),
+                            {std::to_string(trace.steps().size()), weights_written, o.out})
+                          .c_str());
   return 0;
 }
 
