@@ -538,23 +538,24 @@ SceneLoad restore_last_session(AppState& state) {
 
 std::string session_dir_problem() {
   const std::string path = last_session_path();
-  if (path.empty()) return "neither XDG_CONFIG_HOME nor HOME is set, so the session will not be saved";
+  if (path.empty()) return tr("neither XDG_CONFIG_HOME nor HOME is set, so the session will not be saved");
   // The nearest existing ancestor decides: it must be a directory we may write into (or search, when deeper).
   fs::path dir = fs::path(path).parent_path();
   std::error_code ec;
   for (fs::path p = dir; !p.empty(); p = p.parent_path()) {
     const fs::file_status st = fs::status(p, ec);
     if (ec && st.type() != fs::file_type::not_found)
-      return "cannot use " + dir.string() + " (" + ec.message() + "), so the session will not be saved";
+      return subst(tr("cannot use {0} ({1}), so the session will not be saved"), {dir.string(), ec.message()});
     if (st.type() == fs::file_type::not_found) {
       if (p == p.parent_path()) break;
       continue;
     }
     if (st.type() != fs::file_type::directory)
-      return p.string() + " is not a directory, so the session cannot be saved in " + dir.string();
+      return subst(tr("{0} is not a directory, so the session cannot be saved in {1}"), {p.string(), dir.string()});
     const int need = p == dir ? (R_OK | W_OK | X_OK) : (W_OK | X_OK);
     if (::access(p.c_str(), need) != 0)
-      return "cannot write in " + p.string() + " (" + std::strerror(errno) + "), so the session will not be saved";
+      return subst(tr("cannot write in {0} ({1}), so the session will not be saved"),
+                   {p.string(), std::strerror(errno)});
     return {};
   }
   return {};
@@ -563,13 +564,13 @@ std::string session_dir_problem() {
 bool save_last_session(const AppState& state, std::string* error) {
   const std::string path = last_session_path();
   if (path.empty()) {
-    *error = "neither XDG_CONFIG_HOME nor HOME is set, so the session was not saved";
+    *error = tr("neither XDG_CONFIG_HOME nor HOME is set, so the session was not saved");
     return false;
   }
   std::error_code ec;
   fs::create_directories(fs::path(path).parent_path(), ec);
   if (ec) {
-    *error = "cannot create " + fs::path(path).parent_path().string() + ": " + ec.message();
+    *error = subst(tr("cannot create {0}: {1}"), {fs::path(path).parent_path().string(), ec.message()});
     return false;
   }
   if (!save_scene_file(state, path, error)) return false;
@@ -588,7 +589,7 @@ void restore_session_at_startup(AppState& state, bool fresh) {
   // Said at start-up, not only when saving at exit fails, so the user knows before changing anything.
   if (const std::string problem = session_dir_problem(); !problem.empty()) {
     std::fprintf(stderr, "transformer-workbench: last session: %s\n", problem.c_str());
-    state.status = "Last session: " + problem;
+    state.status = tr("Last session: ") + problem;
   }
   if (fresh) {
     // --fresh starts from defaults without discarding the saved session: only a change made in this run replaces it.
@@ -608,12 +609,12 @@ void restore_session_at_startup(AppState& state, bool fresh) {
   const std::string kept = keep_aside_as_bad(path, &why);
   std::string where;
   if (!kept.empty()) {
-    where = "; the file was kept as " + kept;
+    where = subst(tr("; the file was kept as {0}"), {kept});
   } else {
     state.keep_last_session = true;
-    where = "; the file was left in place and will not be overwritten (cannot rename it: " + why + ")";
+    where = subst(tr("; the file was left in place and will not be overwritten (cannot rename it: {0})"), {why});
   }
-  state.status = "Last session not restored: " + restored.error + where;
+  state.status = tr("Last session not restored: ") + restored.error + where;
   std::fprintf(stderr, "transformer-workbench: last session not restored (starting fresh): %s%s\n",
                restored.error.c_str(), where.c_str());
 }
