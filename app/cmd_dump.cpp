@@ -70,7 +70,7 @@ std::string parse_token_list(const std::string& list, std::vector<int>* out) {
     errno = 0;
     const long v = std::strtol(item.c_str(), &end, 10);
     if (item.empty() || *end != '\0' || errno == ERANGE || v < 0 || v > 1'000'000'000)
-      return "--tokens: '" + item + "' is not a non-negative integer (expected e.g. 1,2,3)";
+      return subst(tr("--tokens: '{0}' is not a non-negative integer (expected e.g. 1,2,3)"), {item});
     out->push_back(static_cast<int>(v));
     pos = comma + 1;
   }
@@ -83,20 +83,21 @@ std::string npy_name(const TraceStep& s) { return s.name + ".npy"; }
 int run_dump(const DumpOptions& o) {
   // [SECTION] arguments
   if (o.config.empty() && o.model.empty())
-    return fail(2, "--config FILE is required (a Hugging Face style config.json), or --model DIR");
-  if (o.out.empty()) return fail(2, "--out DIR is required (the directory to write into)");
-  if (o.text_given == !o.tokens.empty()) return fail(2, "give exactly one of --text \"...\" or --tokens 1,2,3");
+    return fail(2, tr("--config FILE is required (a Hugging Face style config.json), or --model DIR"));
+  if (o.out.empty()) return fail(2, tr("--out DIR is required (the directory to write into)"));
+  if (o.text_given == !o.tokens.empty()) return fail(2, tr("give exactly one of --text \"...\" or --tokens 1,2,3"));
   char* end = nullptr;
   errno = 0;
   const unsigned long long seed = std::strtoull(o.seed.c_str(), &end, 10);
   if (o.seed.empty() || *end != '\0' || errno == ERANGE || o.seed[0] == '-')
-    return fail(2, "--seed '" + o.seed + "' must be a non-negative integer");
+    return fail(2, subst(tr("--seed '{0}' must be a non-negative integer"), {o.seed}));
 
   ModelConfig config;
   std::string error;
   // [SECTION] Hugging Face folder and storage type (--model, --dtype, --shard-mb)
   StorageType dtype = StorageType::F32;
-  if (!storage_type_from_string(o.dtype, &dtype)) return fail(2, "--dtype '" + o.dtype + "' must be f32, f16 or bf16");
+  if (!storage_type_from_string(o.dtype, &dtype))
+    return fail(2, subst(tr("--dtype '{0}' must be f32, f16 or bf16"), {o.dtype}));
   if (!(o.shard_mb >= 0) || !(o.shard_mb <= kMaxShardMb))  // inf and 1e300 too: a float → integer beyond range is UB
     return fail(2, subst(tr("--shard-mb must be 0 (one file) or a size in MB up to {0}"),
                          {std::to_string(static_cast<long long>(kMaxShardMb))}));
@@ -113,7 +114,7 @@ int run_dump(const DumpOptions& o) {
   HfModel hf;
   if (!o.model.empty()) {
     if (!o.config.empty() || !o.weights.empty())
-      return fail(2, "--model DIR brings its own config and weights; leave out --config and --weights");
+      return fail(2, tr("--model DIR brings its own config and weights; leave out --config and --weights"));
     if (!load_hf_model(o.model, {}, &hf, &error)) return fail(2, error);
     config = hf.config;
   }
@@ -124,6 +125,8 @@ int run_dump(const DumpOptions& o) {
       return fail(2, o.model + " has no usable tokenizer.json" +
                          (hf.tokenizer_warning.empty() ? "" : " (" + hf.tokenizer_warning + ")") + "; use --tokens");
     tokens = hf.tokenizer.encode(o.text);
+    if (const std::string dropped = dropped_text_error(hf.tokenizer, o.text, tokens); !dropped.empty())
+      return fail(2, dropped);
   } else if (o.text_given) {
     if (config.vocab < 256)
       return fail(2, "--text needs a vocabulary of at least 256 byte tokens (vocab_size is " +
@@ -170,7 +173,7 @@ int run_dump(const DumpOptions& o) {
   ModelWeights grads;
   double loss = 0;
   if (o.grads) {
-    if (tokens.size() < 2) return fail(2, "--grads needs at least 2 tokens (position t predicts token t+1)");
+    if (tokens.size() < 2) return fail(2, tr("--grads needs at least 2 tokens (position t predicts token t+1)"));
     Batch batch;
     batch.B = 1;
     batch.T = static_cast<int>(tokens.size());
@@ -184,14 +187,17 @@ int run_dump(const DumpOptions& o) {
   // [SECTION] files
   std::error_code ec;
   std::filesystem::create_directories(o.out, ec);
-  if (ec) return fail(1, "cannot create '" + o.out + "': " + ec.message());
+  if (ec) return fail(1, subst(tr("cannot create '{0}': {1}"), {o.out, ec.message()}));
   const std::filesystem::path dir(o.out);
   // Temporaries of a dump that was killed mid-write are hidden files; this run into the same folder removes them.
   std::vector<std::string> removed;
   remove_stale_temp_files(o.out, &removed);
   if (!removed.empty())
-    std::fprintf(stderr, "transformer-workbench dump: removed %zu temporary file%s left by an interrupted dump\n",
-                 removed.size(), removed.size() == 1 ? "" : "s");
+    std::fprintf(stderr, "transformer-workbench dump: %s\n",
+                 subst(trn("removed {0} temporary file left by an interrupted dump",
+                           "removed {0} temporary files left by an interrupted dump", removed.size()),
+                       {std::to_string(removed.size())})
+                     .c_str());
   // manifest.json is written last and so marks a complete dump: the one of an earlier dump into this folder goes
   // first, so a run that stops half-way never leaves an old manifest describing a mix of old and new files.
   std::filesystem::remove(dir / "manifest.json", ec);
@@ -264,10 +270,12 @@ int run_dump(const DumpOptions& o) {
   if (!write_file_atomic((dir / "manifest.json").string(),
                          manifest.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", &error))
     return fail_writing(error);
-  std::printf("wrote %zu steps, %s, config.json and manifest.json to %s\n", trace.steps().size(),
-              weight_files.size() > 2 ? (std::to_string(weight_files.size() - 2) + " weight shards").c_str()
-                                      : "model.safetensors",
-              o.out.c_str());
+  const std::string weights_written = weight_files.size() > 2
+                                          ? subst(tr("{0} weight shards"), {std::to_string(weight_files.size() - 2)})
+                                          : std::string("model.safetensors");
+  std::printf("%s\n", subst(tr("wrote {0} steps, {1}, config.json and manifest.json to {2}"),
+                            {std::to_string(trace.steps().size()), weights_written, o.out})
+                          .c_str());
   return 0;
 }
 

@@ -47,6 +47,13 @@ namespace tw {
 
 namespace {
 
+// A number with `digits` decimals ("%.*f"), for the progress lines (the decimal point is "." in every language).
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
 struct TrainCommandOptions : SceneCommandOptions {
   double memory_cap_mb = 0;  // --memory-cap: refuse settings estimated above this (0: the model's own cap)
   std::string steps;         // same as --set train.steps=N
@@ -86,7 +93,7 @@ int run_train(const TrainCommandOptions& o) {
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6;
   };
-  if (o.scene.empty()) return fail(2, "--scene FILE is required (a scene file or a preset such as train-sort)");
+  if (o.scene.empty()) return fail(2, tr("--scene FILE is required (a scene file or a preset such as train-sort)"));
   if (o.out.empty()) return fail(2, "--out DIR is required (the directory to write the model and metrics into)");
   plot::ExportFormats formats = plot::ExportFormat_None;
   if (!o.formats.empty() && o.formats != "none")
@@ -110,7 +117,7 @@ int run_train(const TrainCommandOptions& o) {
     std::fprintf(stderr, "transformer-workbench train: warning: %s\n", w.c_str());
   if (!loaded.ok) return fail(2, loaded.error);
   PanelSlot* slot = state.find("train");
-  if (!slot) return fail(2, "this build has no Training panel");
+  if (!slot) return fail(2, tr("this build has no Training panel"));
 
   TrainSettings settings;
   int steps = 0;
@@ -171,10 +178,12 @@ int run_train(const TrainCommandOptions& o) {
   }
   TrainSettings sized = settings;
   sized.task = trainer.task().config();  // the language task's held-out set is every held-out window
-  std::fprintf(stderr, "training %s: %d steps, batch %d, T = %d, %lld parameters, at most %.0f MiB\n",
-               to_string(settings.task.kind), steps, settings.batch, trainer.task().seq_len(),
-               static_cast<long long>(parameter_count(settings.model)),
-               estimated_training_bytes(sized, trainer.task().seq_len()) / (1024.0 * 1024.0));
+  std::fprintf(stderr, "%s\n",
+               subst(tr("training {0}: {1} steps, batch {2}, T = {3}, {4} parameters, at most {5} MiB"),
+                     {to_string(settings.task.kind), std::to_string(steps), std::to_string(settings.batch),
+                      std::to_string(trainer.task().seq_len()), std::to_string(parameter_count(settings.model)),
+                      fixed(estimated_training_bytes(sized, trainer.task().seq_len()) / (1024.0 * 1024.0), 0)})
+                   .c_str());
   std::vector<double> step_ms, step_cpu_ms;
   step_ms.reserve(size_t(steps));
   step_cpu_ms.reserve(size_t(steps));
@@ -204,12 +213,19 @@ int run_train(const TrainCommandOptions& o) {
       double bpc = kNoValue;
       for (auto it = trainer.history().rbegin(); it != trainer.history().rend() && !std::isfinite(bpc); ++it)
         bpc = it->bits_per_char;
+      const double secs = std::chrono::duration<double>(t1 - start).count();
       if (trainer.task().language())
-        std::fprintf(stderr, "step %d/%d  loss %.4f  held-out %.4f bits/char  %.1f s\n", row.step, steps,
-                     row.train_loss, bpc, std::chrono::duration<double>(t1 - start).count());
+        std::fprintf(stderr, "%s\n",
+                     subst(tr("step {0}/{1}  loss {2}  held-out {3} bits/char  {4} s"),
+                           {std::to_string(row.step), std::to_string(steps), fixed(row.train_loss, 4),
+                            fixed(bpc, 4), fixed(secs, 1)})
+                         .c_str());
       else
-        std::fprintf(stderr, "step %d/%d  loss %.4f  held-out accuracy %.1f%%  %.1f s\n", row.step, steps,
-                     row.train_loss, 100 * acc, std::chrono::duration<double>(t1 - start).count());
+        std::fprintf(stderr, "%s\n",
+                     subst(tr("step {0}/{1}  loss {2}  held-out accuracy {3}%  {4} s"),
+                           {std::to_string(row.step), std::to_string(steps), fixed(row.train_loss, 4),
+                            fixed(100 * acc, 1), fixed(secs, 1)})
+                         .c_str());
     }
   }
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -280,8 +296,10 @@ int run_train(const TrainCommandOptions& o) {
   }
   if (errors.empty()) write("run.json", run.dump(2) + "\n");  // last: the folder is complete
   for (const std::string& e : errors) std::fprintf(stderr, "transformer-workbench train: %s\n", e.c_str());
-  std::fprintf(stderr, "final held-out accuracy %.2f%%, %.2f s, median %.3f ms/step\n", 100 * final_eval.accuracy,
-               seconds, median);
+  std::fprintf(stderr, "%s\n",
+               subst(tr("final held-out accuracy {0}%, {1} s, median {2} ms/step"),
+                     {fixed(100 * final_eval.accuracy, 2), fixed(seconds, 2), fixed(median, 3)})
+                   .c_str());
   std::printf("%.4f\n", median);
   return errors.empty() ? exit_code : 1;
 }

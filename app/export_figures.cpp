@@ -68,7 +68,7 @@ FigureExportResult export_open_panel_figures(AppState& state, const FigureExport
         result.errors.push_back(id + ": " + problem);
       std::vector<plot::Figure> figures = slot.panel->figures();
       if (figures.empty() && slot.panel->problem().empty())
-        result.errors.push_back(id + ": the panel has no figures to export");
+        result.errors.push_back(id + ": " + tr("the panel has no figures to export"));
       std::set<std::string> seen;  // two figures with one id would silently overwrite each other's files
       for (plot::Figure& fig : figures) {
         ++result.figures;

@@ -10,6 +10,7 @@
 #include "core/io/json_parse.h"
 #include "core/io/read_file.h"
 #include "core/text/i18n.h"
+#include "core/text/utf8.h"
 
 #include <unistd.h>
 
@@ -36,12 +37,19 @@ namespace {
 
 const char* theme_name(Theme theme) { return theme == Theme::Print ? "print" : "dark"; }
 
-// Error messages quote user input; keep them one readable line however long the input was.
+// Error messages quote user input; keep them one readable line however long the input was, and whole: a NUL
+// (a JSON key "a\u0000b") is shown as ␀ instead of ending the message where it is printed.
 std::string clip(std::string s, size_t max_len = 120) {
-  if (s.size() > max_len) s = s.substr(0, max_len) + "...";
-  for (char& ch : s)
-    if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
-  return s;
+  if (s.size() > max_len) s = s.substr(0, utf8_char_start(s, max_len)) + "...";
+  std::string out;
+  for (char ch : s)
+    if (ch == '\n' || ch == '\r' || ch == '\t')
+      out += ' ';
+    else if (ch == '\0')
+      out += "\xE2\x90\x80";  // ␀
+    else
+      out += ch;
+  return out;
 }
 
 std::string dump_value(const nlohmann::json& v) {
@@ -188,14 +196,14 @@ struct ScenePlan {
 std::optional<float> clamped_number(const nlohmann::json& v, const std::string& key, double lo, double hi,
                                     SceneLoad* result) {
   if (!v.is_number() || !std::isfinite(v.get<double>())) {
-    result->errors.push_back(key + ": expected a number, got " + dump_value(v));
+    result->errors.push_back(subst(tr("{0}: expected a number, got {1}"), {key, dump_value(v)}));
     return std::nullopt;
   }
   const double d = v.get<double>();
   const double c = std::clamp(d, lo, hi);
   if (c != d)
-    result->warnings.push_back(key + ": " + dump_value(v) + " is outside [" + dump_value(lo) + ", " + dump_value(hi) +
-                               "], using " + dump_value(c));
+    result->warnings.push_back(subst(tr("{0}: {1} is outside [{2}, {3}], using {4}"),
+                                     {key, dump_value(v), dump_value(lo), dump_value(hi), dump_value(c)}));
   return static_cast<float>(c);
 }
 
@@ -221,18 +229,19 @@ void plan_window(const std::string& key, const nlohmann::json& v, bool panel, st
       ++have;
     } else if (field == "collapsed" || (panel && field == "controls_collapsed")) {
       if (!value.is_boolean())
-        result->errors.push_back(k + ": expected true or false, got " + dump_value(value));
+        result->errors.push_back(subst(tr("{0}: expected true or false, got {1}"), {k, dump_value(value)}));
       else
         (field == "collapsed" ? l.collapsed : *controls_collapsed) = value.get<bool>();
     } else if (field != "x" && field != "y" && field != "w" && field != "h") {
-      result->warnings.push_back("unknown field '" + clip(k, 60) + "' ignored");
+      result->warnings.push_back(subst(tr("unknown field '{0}' ignored"), {clip(k, 60)}));
     }
   }
   if (have == 4) {
     l.known = true;
     *layout = l;
   } else if (have > 0) {
-    result->warnings.push_back(key + ": a place needs all of x, y, w and h; the window stays where it is");
+    result->warnings.push_back(
+        subst(tr("{0}: a place needs all of x, y, w and h; the window stays where it is"), {key}));
   }
 }
 
@@ -242,21 +251,23 @@ void plan_presentation(const AppState& state, const std::string& field, const nl
     plan->zoom = clamped_number(value, "zoom", kZoomMin, kZoomMax, result);
   } else if (field == "focus") {
     if (!value.is_string())
-      result->errors.push_back("focus: expected a panel id, got " + dump_value(value));
+      result->errors.push_back(subst(tr("{0}: expected a panel id, got {1}"), {"focus", dump_value(value)}));
     else if (!find_slot(state, value.get<std::string>()))
-      result->warnings.push_back("focus: no panel with id '" + clip(value.get<std::string>(), 60) + "', ignored");
+      result->warnings.push_back(
+          subst(tr("{0}: no panel with id '{1}', ignored"), {"focus", clip(value.get<std::string>(), 60)}));
     else
       plan->focus = value.get<std::string>();
   } else if (field == "front") {
     if (!value.is_string())
-      result->errors.push_back("front: expected a panel id, got " + dump_value(value));
+      result->errors.push_back(subst(tr("{0}: expected a panel id, got {1}"), {"front", dump_value(value)}));
     else if (!find_slot(state, value.get<std::string>()))
-      result->warnings.push_back("front: no panel with id '" + clip(value.get<std::string>(), 60) + "', ignored");
+      result->warnings.push_back(
+          subst(tr("{0}: no panel with id '{1}', ignored"), {"front", clip(value.get<std::string>(), 60)}));
     else
       plan->front = value.get<std::string>();
   } else if (field == "windows") {
     if (!value.is_object()) {
-      result->errors.push_back("windows: expected an object of window places, got " + dump_value(value));
+      result->errors.push_back(subst(tr("windows: expected an object of window places, got {0}"), {dump_value(value)}));
       return;
     }
     for (const auto& [id, entry] : value.items()) {
@@ -269,7 +280,7 @@ void plan_presentation(const AppState& state, const std::string& field, const nl
       size_t i = 0;
       while (i < state.panels.size() && state.panels[i].info.id != id) ++i;
       if (i == state.panels.size()) {
-        result->warnings.push_back("windows: no panel with id '" + clip(id, 60) + "', ignored");
+        result->warnings.push_back(subst(tr("{0}: no panel with id '{1}', ignored"), {"windows", clip(id, 60)}));
         continue;
       }
       bool collapsed = false;
@@ -284,54 +295,56 @@ void plan_scene(const AppState& state, const nlohmann::json& scene, const std::v
   auto& errors = result->errors;
   auto& warnings = result->warnings;
   if (!scene.is_object()) {
-    errors.push_back("a scene must be a JSON object, got " + std::string(scene.type_name()));
+    errors.push_back(subst(tr("a scene must be a JSON object, got {0}"), {scene.type_name()}));
     return;
   }
 
   // version first: a file from a future build is refused before its contents are judged.
   const auto version = scene.find("version");
   if (version == scene.end()) {
-    errors.push_back("version: missing (this build reads scene version " + std::to_string(kSceneVersion) + ")");
+    errors.push_back(
+        subst(tr("version: missing (this build reads scene version {0})"), {std::to_string(kSceneVersion)}));
     return;
   }
   if (!version->is_number_integer() || *version != kSceneVersion) {
-    errors.push_back("version: " + dump_value(*version) + " is not supported (this build reads scene version " +
-                     std::to_string(kSceneVersion) + ")");
+    errors.push_back(subst(tr("version: {0} is not supported (this build reads scene version {1})"),
+                           {dump_value(*version), std::to_string(kSceneVersion)}));
     return;
   }
 
   for (const auto& [field, value] : scene.items()) {
     if (field == "version") continue;
     if (field == "description") {
-      if (!value.is_string()) errors.push_back("description: expected a string, got " + dump_value(value));
+      if (!value.is_string())
+        errors.push_back(subst(tr("description: expected a string, got {0}"), {dump_value(value)}));
     } else if (field == "theme") {
       if (value == "dark")
         plan->theme = Theme::Dark;
       else if (value == "print")
         plan->theme = Theme::Print;
       else
-        errors.push_back("theme: expected \"dark\" or \"print\", got " + dump_value(value));
+        errors.push_back(subst(tr("theme: expected \"dark\" or \"print\", got {0}"), {dump_value(value)}));
     } else if (field == "open") {
       if (!value.is_array()) {
-        errors.push_back("open: expected an array of panel ids, got " + dump_value(value));
+        errors.push_back(subst(tr("open: expected an array of panel ids, got {0}"), {dump_value(value)}));
         continue;
       }
       for (const auto& id : value) {
         if (!id.is_string()) {
-          errors.push_back("open: expected panel ids (strings), got " + dump_value(id));
+          errors.push_back(subst(tr("open: expected panel ids (strings), got {0}"), {dump_value(id)}));
           continue;
         }
         bool found = false;
         for (size_t i = 0; i < state.panels.size(); ++i)
           if (state.panels[i].info.id == id.get<std::string>()) plan->open[i] = found = true;
-        if (!found) errors.push_back("open: no panel with id '" + clip(id.get<std::string>(), 60) + "'");
+        if (!found) errors.push_back(subst(tr("open: no panel with id '{0}'"), {clip(id.get<std::string>(), 60)}));
       }
     } else if (field == "zoom" || field == "focus" || field == "front" || field == "windows") {
       plan_presentation(state, field, value, plan, result);
     } else if (field == "exports") {
       // The session's export settings (session_exports_* below); a scene file's are ignored.
     } else if (field != "values") {
-      warnings.push_back("unknown field '" + clip(field, 60) + "' ignored");
+      warnings.push_back(subst(tr("unknown field '{0}' ignored"), {clip(field, 60)}));
     }
   }
 
@@ -339,13 +352,14 @@ void plan_scene(const AppState& state, const nlohmann::json& scene, const std::v
   std::map<std::string, nlohmann::json> named;
   if (const auto values = scene.find("values"); values != scene.end()) {
     if (!values->is_object()) {
-      errors.push_back("values: expected an object of \"panel.control\": value, got " + dump_value(*values));
+      errors.push_back(
+          subst(tr("values: expected an object of \"panel.control\": value, got {0}"), {dump_value(*values)}));
     } else {
       for (const auto& [key, value] : values->items()) {
         if (find_control(state, key))
           named[key] = value;
         else
-          warnings.push_back("unknown key '" + clip(key, 60) + "' ignored");
+          warnings.push_back(subst(tr("unknown key '{0}' ignored"), {clip(key, 60)}));
       }
     }
   }
@@ -353,7 +367,7 @@ void plan_scene(const AppState& state, const nlohmann::json& scene, const std::v
     if (find_control(state, key))
       named[key] = value;
     else
-      errors.push_back(clip(key, 60) + ": no such key (transformer-workbench scene-keys lists them)");
+      errors.push_back(subst(tr("{0}: no such key (transformer-workbench scene-keys lists them)"), {clip(key, 60)}));
   }
 
   // Every control gets a value: the named one if valid, else its default (a scene is the whole state).
@@ -402,7 +416,7 @@ SceneLoad load_scene_text(AppState& state, std::string_view text, const std::vec
   SceneLoad result;
   try {
     if (text.size() > kSceneMaxBytes) {
-      result.errors.push_back("scene file is larger than " + std::to_string(kSceneMaxBytes >> 20) + " MiB");
+      result.errors.push_back(subst(tr("scene file is larger than {0} MiB"), {std::to_string(kSceneMaxBytes >> 20)}));
     } else {
       nlohmann::json scene;
       if (std::string why; !parse_json(text, &scene, &why, kSceneMaxDepth))
@@ -419,7 +433,7 @@ SceneLoad load_scene_text(AppState& state, std::string_view text, const std::vec
     }
   } catch (const std::exception& e) {
     // Validation only reads; reaching here means nothing was applied yet.
-    result.errors.push_back(std::string("scene rejected: ") + clip(e.what()));
+    result.errors.push_back(subst(tr("scene rejected: {0}"), {clip(e.what())}));
   }
   finish(result);
   return result;
@@ -428,7 +442,7 @@ SceneLoad load_scene_text(AppState& state, std::string_view text, const std::vec
 SceneLoad load_scene_file(AppState& state, const std::string& path, const std::vector<SceneOverride>& overrides) {
   SceneLoad result;
   if (path.empty()) {
-    result.errors.push_back("no scene file given");
+    result.errors.push_back(tr("no scene file given"));
   } else if (std::string text, error; !read_file_bounded(path, kSceneMaxBytes, &text, &error)) {
     result.errors.push_back(error);
   } else {
@@ -444,16 +458,20 @@ SceneLoad load_scene_file(AppState& state, const std::string& path, const std::v
 std::optional<std::string> parse_set_argument(const AppState& state, std::string_view argument, SceneOverride* out) {
   const size_t eq = argument.find('=');
   if (eq == std::string_view::npos || eq == 0)
-    return "--set " + clip(std::string(argument), 60) + ": expected key=value, e.g. --set softmax.d_k=64";
+    return subst(tr("--set {0}: expected key=value, e.g. --set softmax.d_k=64"), {clip(std::string(argument), 60)});
   const std::string key(argument.substr(0, eq));
   const std::string text(argument.substr(eq + 1));
   const Control* c = find_control(state, key);
-  if (!c) return "--set " + clip(key, 60) + ": no such key (transformer-workbench scene-keys lists them)";
+  if (!c) return subst(tr("--set {0}: no such key (transformer-workbench scene-keys lists them)"), {clip(key, 60)});
   if (!json_nesting_within(text))
-    return "--set " + clip(key, 60) + ": the value nests deeper than " + std::to_string(kJsonMaxDepth) + " levels";
+    return subst(tr("--set {0}: the value nests deeper than {1} levels"),
+                 {clip(key, 60), std::to_string(kJsonMaxDepth)});
   nlohmann::json value = parse_json_or_discarded(text);
   const bool wants_string = c->type == ControlType::Enum || c->type == ControlType::Text;
   if (value.is_discarded() || (wants_string && !value.is_string())) value = text;
+  // An integer list may be written as the help says, comma-separated (1,2,3 or a single 8), or as JSON [1,2,3].
+  if (c->type == ControlType::IntList && !value.is_array())
+    if (nlohmann::json list = parse_json_or_discarded("[" + text + "]"); list.is_array()) value = std::move(list);
   value = as_control_value(*c, value);
   if (auto problem = c->check(value, key)) return "--set " + clip(*problem, 200);
   *out = {key, std::move(value)};
@@ -520,23 +538,24 @@ SceneLoad restore_last_session(AppState& state) {
 
 std::string session_dir_problem() {
   const std::string path = last_session_path();
-  if (path.empty()) return "neither XDG_CONFIG_HOME nor HOME is set, so the session will not be saved";
+  if (path.empty()) return tr("neither XDG_CONFIG_HOME nor HOME is set, so the session will not be saved");
   // The nearest existing ancestor decides: it must be a directory we may write into (or search, when deeper).
   fs::path dir = fs::path(path).parent_path();
   std::error_code ec;
   for (fs::path p = dir; !p.empty(); p = p.parent_path()) {
     const fs::file_status st = fs::status(p, ec);
     if (ec && st.type() != fs::file_type::not_found)
-      return "cannot use " + dir.string() + " (" + ec.message() + "), so the session will not be saved";
+      return subst(tr("cannot use {0} ({1}), so the session will not be saved"), {dir.string(), ec.message()});
     if (st.type() == fs::file_type::not_found) {
       if (p == p.parent_path()) break;
       continue;
     }
     if (st.type() != fs::file_type::directory)
-      return p.string() + " is not a directory, so the session cannot be saved in " + dir.string();
+      return subst(tr("{0} is not a directory, so the session cannot be saved in {1}"), {p.string(), dir.string()});
     const int need = p == dir ? (R_OK | W_OK | X_OK) : (W_OK | X_OK);
     if (::access(p.c_str(), need) != 0)
-      return "cannot write in " + p.string() + " (" + std::strerror(errno) + "), so the session will not be saved";
+      return subst(tr("cannot write in {0} ({1}), so the session will not be saved"),
+                   {p.string(), std::strerror(errno)});
     return {};
   }
   return {};
@@ -545,13 +564,13 @@ std::string session_dir_problem() {
 bool save_last_session(const AppState& state, std::string* error) {
   const std::string path = last_session_path();
   if (path.empty()) {
-    *error = "neither XDG_CONFIG_HOME nor HOME is set, so the session was not saved";
+    *error = tr("neither XDG_CONFIG_HOME nor HOME is set, so the session was not saved");
     return false;
   }
   std::error_code ec;
   fs::create_directories(fs::path(path).parent_path(), ec);
   if (ec) {
-    *error = "cannot create " + fs::path(path).parent_path().string() + ": " + ec.message();
+    *error = subst(tr("cannot create {0}: {1}"), {fs::path(path).parent_path().string(), ec.message()});
     return false;
   }
   if (!save_scene_file(state, path, error)) return false;
@@ -570,7 +589,7 @@ void restore_session_at_startup(AppState& state, bool fresh) {
   // Said at start-up, not only when saving at exit fails, so the user knows before changing anything.
   if (const std::string problem = session_dir_problem(); !problem.empty()) {
     std::fprintf(stderr, "transformer-workbench: last session: %s\n", problem.c_str());
-    state.status = "Last session: " + problem;
+    state.status = tr("Last session: ") + problem;
   }
   if (fresh) {
     // --fresh starts from defaults without discarding the saved session: only a change made in this run replaces it.
@@ -590,12 +609,12 @@ void restore_session_at_startup(AppState& state, bool fresh) {
   const std::string kept = keep_aside_as_bad(path, &why);
   std::string where;
   if (!kept.empty()) {
-    where = "; the file was kept as " + kept;
+    where = subst(tr("; the file was kept as {0}"), {kept});
   } else {
     state.keep_last_session = true;
-    where = "; the file was left in place and will not be overwritten (cannot rename it: " + why + ")";
+    where = subst(tr("; the file was left in place and will not be overwritten (cannot rename it: {0})"), {why});
   }
-  state.status = "Last session not restored: " + restored.error + where;
+  state.status = tr("Last session not restored: ") + restored.error + where;
   std::fprintf(stderr, "transformer-workbench: last session not restored (starting fresh): %s%s\n",
                restored.error.c_str(), where.c_str());
 }

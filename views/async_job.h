@@ -13,6 +13,8 @@
 
 #include <sys/resource.h>
 
+#include "core/text/i18n.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -186,11 +188,11 @@ class AsyncJob {
       try {
         result.emplace(work(progress_));
       } catch (const std::bad_alloc&) {
-        failure = "out of memory: the settings need more memory than this machine has";
+        failure = tr("out of memory: the settings need more memory than this machine has");
       } catch (const std::exception& e) {
         failure = e.what();
       } catch (...) {
-        failure = "the computation failed";
+        failure = tr("the computation failed");
       }
       {
         std::lock_guard lock(mutex_);

@@ -87,6 +87,10 @@ ResultPtr compute(const MasksState& s, Progress& progress) {
 // A mask term as the reader sees it: its kind in the interface language, then its parameters ("sliding window (W=8)").
 std::string term_name(const MaskTerm& t) {
   const std::string_view kind = mask_kind_name(t.kind);
+  const std::string size = std::to_string(t.size);
+  if (t.kind == MaskKind::Global) return subst(tr("{0} ({1} tokens)"), {tr(mask_kind_name(t.kind)), size});
+  if (t.kind == MaskKind::Padding)
+    return subst(t.pad_left ? tr("{0} ({1}, left)") : tr("{0} ({1}, right)"), {tr(mask_kind_name(t.kind)), size});
   return tr(mask_kind_name(t.kind)) + mask_term_name(t).substr(kind.size());
 }
 

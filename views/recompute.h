@@ -100,6 +100,8 @@ class Recompute {
   bool busy() const { return job_.busy(); }
   float progress() const { return job_.progress(); }
   bool cancelled() const { return cancelled_; }  // since the last request
+  // Why the last computation gave no result (out of memory, an exception), "" when it finished.
+  std::string failure() const { return job_.failure(); }
 
   // The figures of the current result, rebuilt only when the result changes (draw() runs every frame).
   template <class Build>
@@ -166,9 +168,10 @@ class RecomputePanel : public Panel {
     if (!r || !hooks_.error_of(*r).empty()) return {};
     return build_figures(*r);
   }
+  // With no result at all, why the computation gave none (out of memory), not an unexplained empty panel.
   std::string error() const final {
     const Ptr& r = job_.result();
-    return r ? hooks_.error_of(*r) : std::string();
+    return r ? hooks_.error_of(*r) : job_.failure();
   }
 
   void draw(const DrawContext& ctx) override;  // explanation, controls column, figures (below)

@@ -163,8 +163,9 @@ ForwardRequest make_forward_request(const ModelConfig& config, const WeightsSour
 std::string check_request(const ForwardRequest& request) {
   std::string error = check_tokens(request.config, request.prompt, 0);
   if (error.empty() && static_cast<int>(request.prompt.size()) + request.generated > request.config.max_seq)
-    error = "the prompt plus " + std::to_string(request.generated) + " appended tokens exceed max_seq " +
-            std::to_string(request.config.max_seq);
+    error = subst(tr("the prompt plus {0} appended tokens exceed the model's {1} positions (max_seq; "
+                     "max_position_embeddings in config.json)"),
+                  {std::to_string(request.generated), std::to_string(request.config.max_seq)});
   return error;
 }
 

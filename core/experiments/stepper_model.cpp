@@ -52,7 +52,10 @@ std::shared_ptr<const TokenVocabulary> TokenVocabulary::bpe(std::shared_ptr<cons
 bool TokenVocabulary::encode(const std::string& text, bool bos, std::vector<int>* ids, std::string* error) const {
   switch (kind_) {
     case Kind::Bytes: *ids = ByteTokenizer::encode(text, bos); return true;
-    case Kind::Bpe: *ids = bpe_->encode(text, bos && bpe_->bos_id() >= 0); return true;
+    case Kind::Bpe:
+      *ids = bpe_->encode(text, bos && bpe_->bos_id() >= 0);
+      *error = dropped_text_error(*bpe_, text, *ids);
+      return error->empty();
     case Kind::Symbols: break;
   }
   // Longest match, so a vocabulary with "1" and "17" reads "17" as one token, as the task wrote it.

@@ -160,7 +160,7 @@ std::string check_tokens(const ModelConfig& c, const std::vector<int>& tokens, i
       return subst(tr("token {0} at position {1} is outside the vocabulary 0..{2}"),
                    {std::to_string(tokens[i]), std::to_string(i), std::to_string(c.vocab - 1)});
   if (already_cached + static_cast<int64_t>(tokens.size()) > c.max_seq)
-    return subst(tr("{0} tokens exceed max_seq {1}"),
+    return subst(tr("{0} tokens exceed the model's {1} positions (max_seq; max_position_embeddings in config.json)"),
                  {std::to_string(already_cached + tokens.size()), std::to_string(c.max_seq)});
   return "";
 }

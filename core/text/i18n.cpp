@@ -101,7 +101,13 @@ std::string subst(std::string_view pattern, std::initializer_list<std::string_vi
         digits = true;
       }
       if (digits && j < pattern.size() && pattern[j] == '}' && k < list.size()) {
-        out += list[k];
+        // A NUL inside a value (a JSON key "a\u0000b") would end the message wherever it is printed as a C string:
+        // it is shown as U+2400 ␀, so the value arrives whole.
+        for (const char ch : list[k])
+          if (ch == '\0')
+            out += "\xE2\x90\x80";
+          else
+            out += ch;
         i = j;
         continue;
       }

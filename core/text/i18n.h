@@ -45,6 +45,7 @@ const char* tr(const char* msgid);
 const char* trn(const char* singular, const char* plural, unsigned long n);
 
 // pattern with each {k} replaced by args[k]; "{{" is a literal brace. An index without an argument stays as written.
+// A NUL byte in an argument is written as U+2400 ␀, so no message is cut short where it is printed.
 std::string subst(std::string_view pattern, std::initializer_list<std::string_view> args);
 
 }  // namespace tw

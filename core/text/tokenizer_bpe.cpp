@@ -957,4 +957,16 @@ bool load_bpe_tokenizer(const std::string& path, BpeTokenizer* out, std::string*
   return true;
 }
 
+std::string dropped_text_error(const BpeTokenizer& t, std::string_view text, const std::vector<int>& ids) {
+  if (text.empty() || std::any_of(ids.begin(), ids.end(), [&](int id) { return !t.is_special(id); })) return "";
+  size_t chars = 0;
+  for (size_t i = 0; i < text.size(); ++chars) i += std::max<size_t>(utf8_sequence_length(text, i), 1);
+  return subst(trn("the tokenizer turned the text ({0} character) into no tokens: it is not in the vocabulary, and "
+                   "the tokenizer has no unknown token and no byte fallback",
+                   "the tokenizer turned the text ({0} characters) into no tokens: none of them is in the "
+                   "vocabulary, and the tokenizer has no unknown token and no byte fallback",
+                   chars),
+               {std::to_string(chars)});
+}
+
 }  // namespace tw

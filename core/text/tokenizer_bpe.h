@@ -147,4 +147,9 @@ class BpeTokenizer {
 bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::string* error);
 bool load_bpe_tokenizer(const std::string& path, BpeTokenizer* out, std::string* error);
 
+// Why the ids t.encode(text, ...) gave are no input although the text was not empty: the tokenizer dropped every
+// character (none in its vocabulary, no <unk>, no byte fallback), said so instead of "the input is empty". Empty
+// when a token other than a special one remains, or the text was empty.
+std::string dropped_text_error(const BpeTokenizer& t, std::string_view text, const std::vector<int>& ids);
+
 }  // namespace tw

@@ -78,7 +78,7 @@ JSON
 "$app" dump --config "$work/alibi_post.json" --text "gradients, please" --out "$work/g2" --grads >/dev/null 2>&1 || { echo "FAIL grads alibi_post"; fail=1; }
 "$app" dump --config "$work/qknorm_tied.json" --text "gradients, please" --out "$work/g3" --grads >/dev/null 2>&1 || { echo "FAIL grads qknorm_tied"; fail=1; }
 
-one_line_error too-long "exceed max_seq 64" -- "$app" dump --config "$work/gqa.json" --text "$(printf 'x%.0s' {1..65})" --out "$work/x"
+one_line_error too-long "exceed the model's 64 positions \(max_seq; max_position_embeddings" -- "$app" dump --config "$work/gqa.json" --text "$(printf 'x%.0s' {1..65})" --out "$work/x"
 
 # Half-precision and sharded checkpoints (--dtype, --shard-mb) and Hugging Face folders (--model).
 cat >"$work/tied.json" <<'JSON'

@@ -149,6 +149,26 @@ check many-unknown-keys-summarised 0 "and 4980 more warnings" -- $T "$app" expor
 [ "$("$app" export --scene "$work/many-unknown.json" --out "$work/x-many" --format csv 2>&1 | wc -l)" -le 30 ] ||
   { echo "FAIL many-unknown-keys-lines"; fail=1; }
 
+# Integer lists as the --set help says, comma-separated (or one integer, or JSON).
+for v in "8,16,32" "64" "[8,16]"; do
+  check "set-int-list $v" 0 "norms" -- $T "$app" export --scene norms --set "norms.dims=$v" --out "$work/x-dims" --format csv
+done
+one_line_error set-int-list-bad "expected an array of integers" -- $T "$app" export --scene norms \
+  --set "norms.dims=8,x" --out "$work/x-dims" --format csv
+# A NUL inside a key is shown as ␀ and the message goes on to its end.
+printf '{"version": 1, "open": ["softmax"], "values": {"softmax.d\\u0000k": 1}}' >"$work/nul-key.json"
+check nul-key-whole 0 "unknown key 'softmax.d␀k' ignored" -- $T "$app" export --scene "$work/nul-key.json" \
+  --out "$work/x-nul" --format csv
+# Too many tokens: the message names the config key that sets the limit.
+one_line_error too-long-names-key "exceed the model's 32 positions \(max_seq; max_position_embeddings" -- \
+  $T "$app" dump --model "$work/model" --tokens "$(seq -s, 1 40)" --out "$work/x"
+# A text the tokenizer drops whole (no <unk>, no byte fallback) is named as such, not "the input is empty".
+fresh_model droptok
+python3 -c "import json; print(json.dumps({'model': {'type': 'BPE', 'vocab': {'a': 0, 'b': 1}, 'merges': []}}))" \
+  >"$work/droptok/tokenizer.json"
+one_line_error dropped-text "turned the text \(3 characters\) into no tokens" -- \
+  $T "$app" dump --model "$work/droptok" --text "注意力" --out "$work/x"
+
 # [SECTION] 8. train: --out checked before the first step, partial files cleaned, run.json last and required
 : >"$work/a-file"
 one_line_error train-unwritable-out "cannot create" -- $T "$app" train --scene train-sort --steps 100000 \

@@ -114,6 +114,42 @@ TEST(AsyncJob, AThrowingComputationKeepsTheLastResultAndSaysWhy) {
   EXPECT_EQ(job.failure(), "");
 }
 
+// A panel whose first computation runs out of memory says so (issue 28, defect 12): export printed "the panel has no
+// figures to export" instead.
+struct OomState {
+  int n = 1;
+};
+struct OomResult {};
+class OomPanel : public RecomputePanel<OomState, OomResult> {
+ public:
+  OomPanel()
+      : RecomputePanel({"oom", "Out of memory", "Test", "throws bad_alloc"},
+                       Hooks{[](const OomState& s, Progress&) -> std::shared_ptr<const OomResult> {
+                               if (s.n > 1) throw std::bad_alloc();
+                               return std::make_shared<const OomResult>();
+                             },
+                             [](const OomResult&) { return std::string(); },
+                             {}}) {}
+  void bind(Controls& c) override { c.add_int("n", &s_.n, 1, 10, "n", "size"); }
+};
+
+TEST(RecomputePanel, AComputationOutOfMemoryIsTheError) {
+  OomPanel p;
+  p.bind_controls();
+  p.controls().find("n")->set(2);
+  p.update();
+  p.wait_idle();
+  p.update();
+  EXPECT_TRUE(p.figures().empty());
+  EXPECT_NE(p.error().find("out of memory"), std::string::npos) << p.error();
+  EXPECT_EQ(p.problem(), p.error());
+  p.controls().find("n")->set(1);  // settings that fit: no error
+  p.update();
+  p.wait_idle();
+  p.update();
+  EXPECT_EQ(p.error(), "");
+}
+
 TEST(RunWithPriority, LowersOnlyTheBackgroundWork) {
   const int before = getpriority(PRIO_PROCESS, 0);
   AsyncJob<int> job;

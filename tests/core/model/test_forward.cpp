@@ -238,7 +238,7 @@ TEST(Forward, BadTokensAreRefusedWithAMessage) {
   EXPECT_FALSE(forward(logits, nullptr, w, c, {}, &error));
   EXPECT_EQ(error, "no tokens to run (the input is empty)");
   EXPECT_FALSE(forward(logits, nullptr, w, c, std::vector<int>(129, 7), &error));
-  EXPECT_EQ(error, "129 tokens exceed max_seq 128");
+  EXPECT_EQ(error, "129 tokens exceed the model's 128 positions (max_seq; max_position_embeddings in config.json)");
 }
 
 // Activations beyond float32's range stop the pass with the step's name; they never reach softmax as NaN rows

@@ -94,7 +94,7 @@ TEST(KVCache, OverflowingMaxSeqIsRefused) {
   std::string error;
   ASSERT_TRUE(forward_cached(logits, nullptr, cache, w, c, kTokens, &error));
   EXPECT_FALSE(forward_cached(logits, nullptr, cache, w, c, {1, 2}, &error));
-  EXPECT_EQ(error, "15 tokens exceed max_seq 14");
+  EXPECT_EQ(error, "15 tokens exceed the model's 14 positions (max_seq; max_position_embeddings in config.json)");
   EXPECT_EQ(cache.length, 13);  // a refused call leaves the cache as it was
 }
 

@@ -360,3 +360,26 @@ TEST(BpeJson, ClearMessagesForUnsupportedFiles) {
 
 }  // namespace
 }  // namespace tw
+
+namespace tw {
+namespace {
+
+// A text the tokenizer drops whole (no <unk>, no byte fallback) is said to be dropped, not "empty" (issue 28,
+// defect 12); a text with one kept character, or an empty text, is no such error.
+TEST(BpeDropped, ATextTheTokenizerDropsWholeIsNamed) {
+  json j;
+  j["model"] = {{"type", "BPE"}, {"vocab", {{"a", 0}, {"b", 1}, {"<s>", 2}}}, {"merges", json::array()}};
+  j["added_tokens"] = json::array({{{"id", 2}, {"content", "<s>"}, {"special", true}}});
+  const BpeTokenizer t = make(j);
+  const std::vector<int> dropped = t.encode("注意力", false);
+  EXPECT_TRUE(dropped.empty());
+  EXPECT_EQ(dropped_text_error(t, "注意力", dropped),
+            "the tokenizer turned the text (3 characters) into no tokens: none of them is in the vocabulary, and the "
+            "tokenizer has no unknown token and no byte fallback");
+  EXPECT_EQ(dropped_text_error(t, "注意力", {2}), dropped_text_error(t, "注意力", dropped));  // a BOS alone
+  EXPECT_EQ(dropped_text_error(t, "注a", t.encode("注a", false)), "");
+  EXPECT_EQ(dropped_text_error(t, "", {}), "");
+}
+
+}  // namespace
+}  // namespace tw
