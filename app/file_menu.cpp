@@ -198,7 +198,11 @@ void report_model_opening(AppState& state) {
 static void draw_model_popup(AppState& state) {
   FileDialogs& d = state.file_dialogs;
   if (!ImGui::BeginPopupModal(popup_title(kModelPopup).c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
-  ImGui::TextUnformatted(tr("Hugging Face model folder (config.json, model.safetensors or shards, tokenizer.json):"));
+  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 46.0f);  // the browser's width
+  ImGui::TextUnformatted(
+      tr("Hugging Face model folder (config.json, model.safetensors or shards, and tokenizer.json; without it the "
+         "prompt is typed as token ids):"));
+  ImGui::PopTextWrapPos();
   ImGui::TextDisabled("%s", tr("LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM; F32, F16 or BF16 tensors."));
   if (d.model_browser.draw(tr("Open"))) {
     d.model_dir = d.model_browser.path();

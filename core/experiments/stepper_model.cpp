@@ -1,6 +1,7 @@
 #include "core/experiments/stepper_model.h"
 #include "core/io/json_parse.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -49,6 +50,49 @@ std::shared_ptr<const TokenVocabulary> TokenVocabulary::bpe(std::shared_ptr<cons
   return v;
 }
 
+std::shared_ptr<const TokenVocabulary> TokenVocabulary::ids(int vocab_size) {
+  auto v = std::make_shared<TokenVocabulary>();
+  v->kind_ = Kind::Ids;
+  v->id_count_ = std::max(vocab_size, 0);
+  return v;
+}
+
+namespace {
+// "1 15043, 29892": numbers separated by spaces or commas, each in [0, count).
+bool parse_token_ids(const std::string& text, int count, std::vector<int>* ids, std::string* error) {
+  std::vector<int> out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const unsigned char c = static_cast<unsigned char>(text[pos]);
+    if (c == ' ' || c == ',' || c == '\t' || c == '\n' || c == '\r') {
+      ++pos;
+      continue;
+    }
+    size_t end = pos;
+    while (end < text.size() && text[end] != ' ' && text[end] != ',' && text[end] != '\t' && text[end] != '\n' &&
+           text[end] != '\r')
+      ++end;
+    const std::string word = text.substr(pos, end - pos);
+    long long value = -1;
+    bool digits = word.size() <= 12;
+    for (char d : word) digits = digits && d >= '0' && d <= '9';
+    if (digits) value = std::stoll(word);
+    if (!digits || value >= count) {
+      std::string shown = word;
+      if (shown.size() > 24) shown.resize(24), shown += "...";
+      *error = subst(tr("'{0}' is not a token id: this folder has no tokenizer.json, so type ids from 0 to {1} "
+                        "separated by spaces"),
+                     {shown, std::to_string(count - 1)});
+      return false;
+    }
+    out.push_back(static_cast<int>(value));
+    pos = end;
+  }
+  *ids = std::move(out);
+  return true;
+}
+}  // namespace
+
 bool TokenVocabulary::encode(const std::string& text, bool bos, std::vector<int>* ids, std::string* error) const {
   switch (kind_) {
     case Kind::Bytes: *ids = ByteTokenizer::encode(text, bos); return true;
@@ -56,6 +100,7 @@ bool TokenVocabulary::encode(const std::string& text, bool bos, std::vector<int>
       *ids = bpe_->encode(text, bos && bpe_->bos_id() >= 0);
       *error = dropped_text_error(*bpe_, text, *ids);
       return error->empty();
+    case Kind::Ids: return parse_token_ids(text, id_count_, ids, error);
     case Kind::Symbols: break;
   }
   // Longest match, so a vocabulary with "1" and "17" reads "17" as one token, as the task wrote it.
@@ -103,6 +148,7 @@ std::string TokenVocabulary::label(int id) const {
       std::string l = bpe_->label(id);
       return l.empty() ? "<id " + std::to_string(id) + ">" : l;
     }
+    case Kind::Ids: return std::string("#").append(std::to_string(id));
   }
   return {};
 }
@@ -139,6 +185,7 @@ int TokenVocabulary::size() const {
     case Kind::Bytes: return ByteTokenizer::kBos + 1;
     case Kind::Symbols: return static_cast<int>(symbols_.size());
     case Kind::Bpe: return bpe_->vocab_size();
+    case Kind::Ids: return id_count_;
   }
   return 0;
 }
@@ -157,6 +204,8 @@ std::string TokenVocabulary::describe() const {
       return subst(bpe_->kind() == BpeKind::ByteLevel ? tr("byte-level BPE, {0} tokens")
                                                       : tr("SentencePiece-style BPE, {0} tokens"),
                    {std::to_string(bpe_->vocab_size())});
+    case Kind::Ids:
+      return subst(tr("token ids 0 to {0} typed as numbers (no tokenizer.json)"), {std::to_string(id_count_ - 1)});
   }
   return {};
 }
@@ -252,12 +301,6 @@ bool load_hf_stepper_model(const std::string& dir, const std::function<bool(doub
   options.progress = progress;
   HfModel hf;
   if (!load_hf_model(dir, options, &hf, error)) return false;
-  if (!hf.has_tokenizer) {
-    *error = dir + ": " +
-             (hf.tokenizer_warning.empty() ? std::string(tr("no tokenizer.json, so text cannot be turned into ids"))
-                                           : hf.tokenizer_warning);
-    return false;
-  }
   const fs::path p = fs::weakly_canonical(dir, ec);
   out->name = (ec ? fs::path(dir) : p).filename().string();
   if (out->name.empty()) out->name = dir;
@@ -266,8 +309,16 @@ bool load_hf_stepper_model(const std::string& dir, const std::function<bool(doub
             {hf.architecture, dir, std::to_string(hf.shards)});
   out->config = hf.config;
   out->weights = std::make_shared<const ModelWeights>(std::move(hf.weights));
-  out->vocabulary = TokenVocabulary::bpe(std::make_shared<const BpeTokenizer>(std::move(hf.tokenizer)));
-  out->example = "The capital of France is";
+  if (hf.has_tokenizer) {
+    out->vocabulary = TokenVocabulary::bpe(std::make_shared<const BpeTokenizer>(std::move(hf.tokenizer)));
+    out->example = "The capital of France is";
+  } else {  // the stepper still runs: the prompt is typed as ids
+    out->vocabulary = TokenVocabulary::ids(hf.config.vocab);
+    out->source += "; " + (hf.tokenizer_warning.empty() ? std::string(tr("no tokenizer.json: type token ids"))
+                                                        : subst(tr("{0}: type token ids"), {hf.tokenizer_warning}));
+    const int n = std::min(hf.config.vocab, 4);
+    for (int id = 1; id < n; ++id) out->example.append(id > 1 ? " " : "").append(std::to_string(id));
+  }
   return true;
 }
 

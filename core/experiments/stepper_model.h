@@ -26,13 +26,16 @@ namespace tw {
 
 class TokenVocabulary {
  public:
-  enum class Kind { Bytes, Symbols, Bpe };
+  enum class Kind { Bytes, Symbols, Bpe, Ids };
   // The byte tokenizer of the toy models (core/text/tokenizer.h): 256 bytes, then <bos> = 256.
   static std::shared_ptr<const TokenVocabulary> bytes();
   // One string per id, as a training task names its tokens ("A", "17", "+", "␣" for a space). `task` names the
   // vocabulary in messages ("sort task").
   static std::shared_ptr<const TokenVocabulary> symbols(std::vector<std::string> token_strings, std::string task);
   static std::shared_ptr<const TokenVocabulary> bpe(std::shared_ptr<const BpeTokenizer> tokenizer);
+  // A model folder without tokenizer.json: the text is the token ids themselves ("1 15043 29892", commas allowed),
+  // each in [0, vocab_size); a chip shows the id.
+  static std::shared_ptr<const TokenVocabulary> ids(int vocab_size);
 
   // Token ids of `text`. Symbols: the longest token string matching at each place ('␣' also matches a space;
   // spaces are skipped when no token is a space, so "C A B" and "CAB" are the same prompt). False with one line
@@ -57,6 +60,7 @@ class TokenVocabulary {
   std::vector<std::string> symbols_;  // Symbols: id → string
   std::string task_;
   std::shared_ptr<const BpeTokenizer> bpe_;
+  int id_count_ = 0;  // Ids: the model's vocab_size
 };
 
 // [SECTION] models
@@ -88,7 +92,8 @@ StepperModel task_stepper_model(const ModelConfig& config, std::shared_ptr<const
 // A Hugging Face folder (core/io/hf_model.h) with its tokenizer. progress(fraction) may return false to cancel
 // (error "loading cancelled"). A folder `train` wrote (scene.json, no tokenizer.json), such as the shipped
 // assets/models/*, opens as load_task_checkpoint does, with its task's vocabulary. Any other folder without a
-// usable tokenizer.json is refused: the stepper cannot turn text into its ids.
+// usable tokenizer.json opens with TokenVocabulary::ids: the prompt is typed as token ids (the source line says so
+// and why).
 bool load_hf_stepper_model(const std::string& dir, const std::function<bool(double)>& progress, StepperModel* out,
                            std::string* error);
 

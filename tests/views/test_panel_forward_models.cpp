@@ -216,6 +216,48 @@ TEST(PanelForwardModels, EveryShippedModelFolderOpensAsAFolder) {
   EXPECT_GE(folders, 2);
 }
 
+// Without tokenizer.json the folder still steps: the prompt is typed as token ids, checked against vocab_size.
+TEST(PanelForwardModels, AFolderWithoutTokenizerTakesTypedTokenIds) {
+  const std::string dir = write_hf_folder("no_tokenizer");
+  fs::remove(dir + "/tokenizer.json");
+  StepperModel ref;
+  std::string error;
+  ASSERT_TRUE(load_hf_stepper_model(dir, {}, &ref, &error)) << error;
+  EXPECT_EQ(ref.vocabulary->kind(), TokenVocabulary::Kind::Ids);
+  EXPECT_EQ(ref.vocabulary->size(), 300);
+  EXPECT_NE(ref.source.find("tokenizer.json"), std::string::npos) << ref.source;
+  EXPECT_EQ(ref.example, "1 2 3");
+  std::vector<int> ids;
+  ASSERT_TRUE(ref.vocabulary->encode(" 7, 299 0\n12 ", false, &ids, &error)) << error;
+  EXPECT_EQ(ids, (std::vector<int>{7, 299, 0, 12}));
+  EXPECT_EQ(ref.vocabulary->label(299), "#299");
+  for (const char* bad : {"1 300", "1 -2", "1 x", "1 2.5", "99999999999999999999"}) {
+    ids = {42};
+    EXPECT_FALSE(ref.vocabulary->encode(bad, false, &ids, &error)) << bad;
+    EXPECT_NE(error.find("0 to 299"), std::string::npos) << error;
+    EXPECT_EQ(ids, std::vector<int>{42}) << "the ids are untouched on an error";
+  }
+
+  auto p = make_panel("forward");
+  run(*p);
+  set(*p, "model_dir", dir);
+  set(*p, "model", "folder");
+  set(*p, "text", "5 6 7");
+  set(*p, "step", "layers.2.attn.probs");
+  const auto figs = run(*p);
+  EXPECT_EQ(p->error(), "");
+  EXPECT_EQ(model_choice(*p), "folder");
+  const auto& keys = heatmap(figure_by_id(figs, "step").grid[0]).options.col_labels;
+  EXPECT_EQ(keys, (std::vector<std::string>{"0:#5", "1:#6", "2:#7"}));
+  // The maps are the folder's weights run on exactly those ids.
+  const ForwardRun core = run_prompt(ref.config, ref.weights, {5, 6, 7});
+  const TraceStep* probs = core.trace.find("layers.2.attn.probs");
+  ASSERT_NE(probs, nullptr);
+  const plot::HeatmapItem& m = heatmap(figure_by_id(figs, "step").grid[1]);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) EXPECT_FLOAT_EQ(float(m.data[size_t(i * 3 + j)]), probs->value(1 * 3 + i, j));
+}
+
 TEST(PanelForwardModels, ABrokenFolderKeepsThePreviousModelAndSaysWhy) {
   const std::string dir = write_hf_folder("broken");
   std::ofstream(dir + "/config.json", std::ios::binary) << R"({"architectures": ["GPT2LMHeadModel"]})";
