@@ -397,7 +397,8 @@ plot::Figure ft_spectra_figure(const LoraResult& r) {
         const double floor = sigma.size() ? 1e-6 * sigma[0] : 0;
         for (Eigen::Index i = 0; i < sigma.size(); ++i)
           if (sigma[i] > floor) xs.push_back(double(i + 1)), ys.push_back(sigma[i]);
-        ax.line(run_label(run), xs, ys);
+        const bool few = xs.size() <= 2;  // r = 1, 2: markers, or a single σ would not show
+        ax.line(run_label(run), xs, ys).style = few ? plot::LineStyle::LineAndMarkers : plot::LineStyle::Line;
       }
     }
   return fig;

@@ -30,6 +30,12 @@ bool load_model_folder(const std::string& dir, StepperModel* out, std::string* e
   return true;
 }
 
+std::string plot_percent(double p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", p);
+  return buf;
+}
+
 }  // namespace
 
 TrainFinetune::TrainFinetune() {
@@ -120,6 +126,14 @@ void TrainFinetune::draw(const TrainSnapshot& snap) {
       if (ImGui::Checkbox(peft_module_name(static_cast<LoraModule>(i)), &targets[i])) ++version;
     }
     ImGui::TextDisabled("%s", tr("dropout 0; A Kaiming-uniform, B = 0: step 0 is the base model"));
+    if (snap.lora) {
+      const double all = double(parameter_count(snap.settings.model));
+      ImGui::TextUnformatted(
+          subst(tr("this run trains {0} adapter weights ({1}% of the model's {2})"),
+                {std::to_string(snap.lora->trainable()), plot_percent(100.0 * double(snap.lora->trainable()) / all),
+                 std::to_string(int64_t(all))})
+              .c_str());
+    }
   }
   if (ImGui::SmallButton(imgui_label(tr("Save adapter"), "ft_save_adapter").c_str())) {
     std::string error;

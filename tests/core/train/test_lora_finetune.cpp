@@ -155,6 +155,20 @@ TEST(LoraFinetune, PeftInitAndStepZeroIsTheBaseModel) {
   EXPECT_GT((t.weights().layers[0].wq - s.start_weights->layers[0].wq).norm(), 0.0f);
 }
 
+TEST(LoraFinetune, TrainerRefusesStartingWeightsOfAnotherShape) {
+  const ModelConfig c = tiny_config();
+  TrainSettings s{.model = c, .task = {.kind = TaskKind::Reverse, .length = 4, .alphabet = 7, .val_examples = 16}};
+  ModelConfig other = c;
+  other.hidden = 32;
+  s.start_weights = std::make_shared<const ModelWeights>(init_weights(other, 1));
+  EXPECT_NE(check_settings(s), "");
+  s.start_weights = std::make_shared<const ModelWeights>(init_weights(c, 1));
+  EXPECT_EQ(check_settings(s), "");
+  s.lora = true;
+  s.lora_spec.r = 9;  // k_proj is 8 × 16
+  EXPECT_NE(check_settings(s), "");
+}
+
 TEST(LoraFinetune, AdapterUpdateHasRankAtMostR) {
   const ModelConfig c = tiny_config();
   TrainSettings s{.model = c,
