@@ -29,23 +29,25 @@ struct PinnedRun {
 };
 
 struct TrainSnapshot {
-  uint64_t version = 0;                   // increases with every publish
-  bool ready = false;                     // a run exists
-  bool running = false;                   // the worker is training
-  int step = 0;                           // optimizer steps taken
-  std::string message;                    // divergence / error message, empty when fine
-  TrainSettings settings;                 // of the current run (model config, task, optimizer, ...)
-  Task task;                              // token strings, vocabulary
-  std::vector<MetricsRow> history;        // one row per step
-  TaskSample probe;                       // the fixed probe example
-  std::vector<int> probe_predictions;     // (T) arg-max prediction at each probe position
-  std::vector<Mat> attention;             // (n_layers) × (H*T, T) attention on the probe
-  HeadScores scores;                      // previous-token / induction score per head
-  MoeStats moe;                           // MoE: routing of the last training batch (empty when dense)
-  ModelWeights weights;                   // copy of the current weights (save, open in the stepper)
-  std::shared_ptr<const LoraModel> lora;  // LoRA runs: the adapters (weights is then the merged model), else null
-  std::vector<PinnedRun> pinned;          // up to kMaxPinnedRuns earlier runs
-  double ms_per_step = 0;                 // median wall time of the last 64 steps
+  uint64_t version = 0;                // increases with every publish
+  bool ready = false;                  // a run exists
+  bool running = false;                // the worker is training
+  int step = 0;                        // optimizer steps taken
+  std::string message;                 // divergence / error message, empty when fine
+  TrainSettings settings;              // of the current run (model config, task, optimizer, ...)
+  Task task;                           // token strings, vocabulary
+  std::vector<MetricsRow> history;     // one row per step
+  TaskSample probe;                    // the fixed probe example
+  std::vector<int> probe_predictions;  // (T) arg-max prediction at each probe position
+  std::vector<Mat> attention;          // (n_layers) × (H*T, T) attention on the probe
+  HeadScores scores;                   // previous-token / induction score per head
+  MoeStats moe;                        // MoE: routing of the last training batch (empty when dense)
+  ModelWeights weights;                // copy of the current weights (save, open in the stepper)
+  std::vector<PinnedRun> pinned;       // up to kMaxPinnedRuns earlier runs
+  double ms_per_step = 0;              // median wall time of the last 64 steps
+
+  // LoRA runs: the adapters (weights is then the merged model W + s·B A); null otherwise.
+  std::shared_ptr<const LoraModel> lora;
 };
 
 constexpr int kMaxPinnedRuns = 4;
