@@ -129,8 +129,9 @@ int run_dump(const DumpOptions& o) {
       return fail(2, dropped);
   } else if (o.text_given) {
     if (config.vocab < 256)
-      return fail(2, "--text needs a vocabulary of at least 256 byte tokens (vocab_size is " +
-                         std::to_string(config.vocab) + "); use --tokens");
+      return fail(2,
+                  subst(tr("--text needs a vocabulary of at least 256 byte tokens (vocab_size is {0}); use --tokens"),
+                        {std::to_string(config.vocab)}));
     tokens = ByteTokenizer::encode(o.text);
   } else if (const std::string problem = parse_token_list(o.tokens, &tokens); !problem.empty()) {
     return fail(2, problem);

@@ -94,7 +94,7 @@ int run_train(const TrainCommandOptions& o) {
     return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6;
   };
   if (o.scene.empty()) return fail(2, tr("--scene FILE is required (a scene file or a preset such as train-sort)"));
-  if (o.out.empty()) return fail(2, "--out DIR is required (the directory to write the model and metrics into)");
+  if (o.out.empty()) return fail(2, tr("--out DIR is required (the directory to write the model and metrics into)"));
   plot::ExportFormats formats = plot::ExportFormat_None;
   if (!o.formats.empty() && o.formats != "none")
     if (auto problem = parse_export_formats(o.formats, &formats)) return fail(2, "--format: " + *problem);

@@ -26,15 +26,15 @@ std::string FigureExportResult::summary() const {
 FigureExportResult export_open_panel_figures(AppState& state, const FigureExportRequest& request) {
   FigureExportResult result;
   if (request.out_dir.empty()) {
-    result.errors.push_back("no output directory given");
+    result.errors.push_back(tr("no output directory given"));
     return result;
   }
   if (!(request.formats & plot::ExportFormat_All)) {
-    result.errors.push_back("no export format chosen (png, svg or csv)");
+    result.errors.push_back(tr("no export format chosen (png, svg or csv)"));
     return result;
   }
   if (!std::isfinite(request.png_scale) || request.png_scale < kMinPngScale || request.png_scale > kMaxPngScale) {
-    result.errors.push_back("PNG scale must be between 1 and 4");
+    result.errors.push_back(tr("PNG scale must be between 1 and 4"));
     return result;
   }
   plot::ExportOptions options;

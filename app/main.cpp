@@ -69,7 +69,13 @@ int run(int argc, char** argv) {
   tw::GuiOptions gui;
   const auto lang_argument = tw::apply_language_argument(argc, argv);  // before any help text is built
   CLI::App cli{tw::tr("Transformer Workbench: explore the math inside modern LLMs")};
-  cli.set_version_flag("--version", [] { return tw::version_report(); });
+  // CLI11's own words in --help, in the interface language too (subcommands inherit these when they are added).
+  cli.option_defaults()->group(tw::tr("Options"));
+  cli.set_help_flag("-h,--help", tw::tr("Print this help message and exit"));
+  for (const char* label : {N_("Usage"), N_("Positionals"), N_("OPTIONS"), N_("SUBCOMMAND"), N_("REQUIRED")})
+    cli.get_formatter()->label(label, tw::tr(label));
+  cli.set_version_flag(
+      "--version", [] { return tw::version_report(); }, tw::tr("Display program version information and exit"));
   cli.add_option("--frames", gui.frames, tw::tr("Run this many frames, then exit 0 (0: until the window closes)"))
       ->check(CLI::Range(0, 1000000000));
   cli.add_option("--screenshot", gui.screenshot, tw::tr("Write the last rendered frame to this PNG file"));
@@ -102,6 +108,8 @@ int run(int argc, char** argv) {
   std::vector<std::pair<CLI::App*, tw::CommandAction>> actions;
   for (const tw::Command& command : tw::registered_commands()) {
     CLI::App* sub = cli.add_subcommand(command.name, tw::tr(command.description.c_str()));
+    sub->group(tw::tr("Subcommands"));
+    sub->set_help_flag("-h,--help", tw::tr("Print this help message and exit"));  // in the translated group
     tw::add_language_option(*sub, &lang_value);
     actions.emplace_back(sub, command.setup(*sub));
   }

@@ -10,6 +10,7 @@
 
 #include "app/fonts.h"
 #include "app/input_queue.h"
+#include "core/text/i18n.h"
 
 #include <algorithm>
 #include <atomic>
@@ -115,7 +116,7 @@ bool display_available() {
 bool Window::open_display(std::string* error) {
   glfwSetErrorCallback(on_glfw_error);
   if (!glfwInit()) {
-    *error = "cannot initialise GLFW (" + g_last_glfw_error + ")";
+    *error = subst(tr("cannot initialise GLFW ({0})"), {g_last_glfw_error});
     return false;
   }
   display_open_ = true;
@@ -144,7 +145,7 @@ bool Window::create(const WindowOptions& options, std::string* error) {
   const int height = wh > 0 ? std::min(options.height, wh) : options.height;
   window_ = glfwCreateWindow(width, height, options.title.c_str(), nullptr, nullptr);
   if (!window_) {
-    *error = "cannot create an OpenGL 3.3 core window (" + g_last_glfw_error + ")";
+    *error = subst(tr("cannot create an OpenGL 3.3 core window ({0})"), {g_last_glfw_error});
     return false;
   }
   if (ww > 0 && wh > 0) {
@@ -263,7 +264,7 @@ bool Window::save_screenshot(const std::string& path, std::string* error) const 
   int w = 0, h = 0;
   glfwGetFramebufferSize(window_, &w, &h);
   if (w <= 0 || h <= 0) {
-    *error = "the window has no pixels to capture";
+    *error = tr("the window has no pixels to capture");
     return false;
   }
   std::vector<unsigned char> pixels(size_t(w) * h * 4);
@@ -277,7 +278,7 @@ bool Window::save_screenshot(const std::string& path, std::string* error) const 
     std::copy_n(pixels.data() + size_t(h - 1 - y) * row, row, flipped.data() + size_t(y) * row);
   for (size_t i = 3; i < flipped.size(); i += 4) flipped[i] = 255;
   if (!stbi_write_png(path.c_str(), w, h, 4, flipped.data(), int(row))) {
-    *error = "cannot write screenshot to " + path;
+    *error = subst(tr("cannot write screenshot to {0}"), {path});
     return false;
   }
   return true;

@@ -10,4 +10,12 @@ check one-line-no-display 0 "^1$" -- bash -c "env -u DISPLAY -u WAYLAND_DISPLAY 
 check unknown-panel 2 "no panel with id 'nope'" -- "$app" --open nope
 check bad-frames 2 "frames: Value -3 not in range 0 to 1000000000$" -- "$app" --frames -3  # exit 2 as documented; no 300-digit bound
 check bad-zoom 2 "zoom.*not in range 0.75" -- "$app" --zoom 5
+# --help and messages in Chinese: CLI11's own words too; no line of the help is left in English.
+check help-zh 0 "^用法: .*\[选项\]" -- "$app" --lang zh --help
+check help-zh-flag 0 "显示此帮助信息并退出" -- "$app" --lang zh dump --help
+check help-zh-subcommands 0 "^子命令:" -- "$app" --lang zh --help
+if "$app" --lang zh --help | grep -qE "Print this help|^Options:|^Usage:|^Subcommands:"; then
+  echo "FAIL help-zh-english: $("$app" --lang zh --help | grep -E "Print this help|^Options:|^Usage:|^Subcommands:")"; fail=1
+fi
+check set-error-zh 2 "应为整数数组" -- "$app" --lang zh export --scene norms --set norms.dims=8,x --out "$(mktemp -d)"
 exit $fail
