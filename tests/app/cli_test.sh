@@ -10,4 +10,11 @@ check one-line-no-display 0 "^1$" -- bash -c "env -u DISPLAY -u WAYLAND_DISPLAY 
 check unknown-panel 2 "no panel with id 'nope'" -- "$app" --open nope
 check bad-frames 2 "frames: Value -3 not in range 0 to 1000000000$" -- "$app" --frames -3  # exit 2 as documented; no 300-digit bound
 check bad-zoom 2 "zoom.*not in range 0.75" -- "$app" --zoom 5
+# export --slide: every PNG is 16:9 at 1280 x 720 times the scale (the PNG header's width and height).
+slide_dir=$(mktemp -d)
+check export-slide 0 "^1280x720 1280x720 1280x720 1280x720$" -- bash -c "'$app' export --scene softmax --out '$slide_dir' \
+  --format png --scale 1 --slide --no-caption >/dev/null && for f in '$slide_dir'/*.png; do \
+  python3 -c 'import struct,sys; w,h=struct.unpack(\">II\", open(sys.argv[1],\"rb\").read(24)[16:24]); print(f\"{w}x{h}\")' \"\$f\"; \
+  done | paste -sd' '"
+rm -rf "$slide_dir"
 exit $fail
