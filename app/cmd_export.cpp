@@ -31,6 +31,9 @@ struct ExportCommandOptions : SceneCommandOptions {
   std::string scale = "2";
   std::string theme;   // empty: the scene's theme
   std::string lesson;  // a shipped lesson's number or a lesson file: export every step's figures
+  std::string theme;  // empty: the scene's theme
+  bool slide = false;
+  bool no_caption = false;
 };
 
 void add_export_options(CLI::App& sub, ExportCommandOptions& o) {
@@ -40,6 +43,8 @@ void add_export_options(CLI::App& sub, ExportCommandOptions& o) {
   sub.add_option("--theme", o.theme, tr("print or dark (default: the scene's theme)"));
   sub.add_option("--lesson", o.lesson,
                  tr("A lesson's number (1 to 5) or a lesson file: every step's figures, one folder per step"));
+  sub.add_flag("--slide", o.slide, tr("16:9 slide size: 1280 x 720 logical pixels (PNG: times the scale)"));
+  sub.add_flag("--no-caption", o.no_caption, tr("Leave out each figure's title and note"));
 }
 
 int fail(const std::string& message) {
@@ -114,6 +119,8 @@ int run_export(const ExportCommandOptions& o) {
   if (o.scale.empty() || *end != '\0' || !std::isfinite(scale) || scale < kMinPngScale || scale > kMaxPngScale)
     return fail("--scale '" + o.scale + "' must be a number from 1 to 4");
   request.png_scale = static_cast<float>(scale);
+  request.slide = o.slide;
+  request.caption = !o.no_caption;
   if (!o.theme.empty() && o.theme != "print" && o.theme != "dark")
     return fail("--theme '" + o.theme + "' is not one of: print|dark");
   if (!o.lesson.empty()) {

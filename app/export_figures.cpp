@@ -40,6 +40,8 @@ FigureExportResult export_open_panel_figures(AppState& state, const FigureExport
   plot::ExportOptions options;
   options.theme = request.theme;
   options.scale = request.png_scale;
+  options.slide = request.slide;
+  options.caption = request.caption;
 
   // A killed export leaves hidden temporaries (core/io/atomic_file.h); the next export into the folder removes them.
   remove_stale_temp_files(request.out_dir, &result.removed);

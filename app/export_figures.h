@@ -19,6 +19,8 @@ namespace tw {
 struct FigureExportRequest {
   std::string out_dir;                                   // created if missing
   plot::ExportFormats formats = plot::ExportFormat_All;  // any of png, svg, csv
+  bool slide = false;                                    // 16:9 slide size (plot::kSlideWidth × kSlideHeight)
+  bool caption = true;                                   // title and note above the plot
   float png_scale = 2.0f;                                // PNG pixels per logical pixel, kMinPngScale..kMaxPngScale
   Theme theme = Theme::Print;
   // The GUI's rules (File > Export): descriptive names `<panel>-<id>-<subject>` (views/plot/export_naming.h) and

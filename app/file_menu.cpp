@@ -227,6 +227,8 @@ static void run_export(AppState& state, FigureExportRequest::Existing existing) 
   request.formats = (ex.png ? plot::ExportFormat_Png : 0) | (ex.svg ? plot::ExportFormat_Svg : 0) |
                     (ex.csv ? plot::ExportFormat_Csv : 0);
   request.png_scale = static_cast<float>(ex.png_scale);
+  request.slide = ex.slide;
+  request.caption = ex.caption;
   request.theme = ex.print_theme ? Theme::Print : Theme::Dark;
   request.descriptive_names = true;
   request.existing = existing;
@@ -269,6 +271,9 @@ static void draw_export_popup(AppState& state) {
   ImGui::SliderInt((std::string(tr("PNG scale")) + "###PNG scale").c_str(), &ex.png_scale,
                    static_cast<int>(kMinPngScale), static_cast<int>(kMaxPngScale), "%d\u00D7",
                    ImGuiSliderFlags_AlwaysClamp);
+  ImGui::Checkbox(tr("16:9 slide (1280 \u00D7 720)"), &ex.slide);
+  ImGui::SameLine();
+  ImGui::Checkbox(tr("Caption (title and note)"), &ex.caption);
   ImGui::TextUnformatted(tr("Theme:"));
   ImGui::SameLine();
   if (ImGui::RadioButton(tr("Print (white)"), ex.print_theme)) ex.print_theme = true;

@@ -642,7 +642,9 @@ void session_exports_to_json(const ExportSettings& ex, nlohmann::ordered_json* s
                            {"svg", ex.svg},
                            {"csv", ex.csv},
                            {"png_scale", ex.png_scale},
-                           {"print_theme", ex.print_theme}};
+                           {"print_theme", ex.print_theme},
+                           {"slide", ex.slide},
+                           {"caption", ex.caption}};
 }
 
 void session_exports_from_json(const nlohmann::json& session, ExportSettings* ex) {
@@ -651,8 +653,12 @@ void session_exports_from_json(const nlohmann::json& session, ExportSettings* ex
   const nlohmann::json& e = *it;
   if (const auto d = e.find("dir"); d != e.end() && d->is_string() && fs::path(d->get<std::string>()).is_absolute())
     ex->dir = d->get<std::string>();
-  for (auto [key, flag] :
-       {std::pair{"png", &ex->png}, {"svg", &ex->svg}, {"csv", &ex->csv}, {"print_theme", &ex->print_theme}})
+  for (auto [key, flag] : {std::pair{"png", &ex->png},
+                           {"svg", &ex->svg},
+                           {"csv", &ex->csv},
+                           {"print_theme", &ex->print_theme},
+                           {"slide", &ex->slide},
+                           {"caption", &ex->caption}})
     if (const auto v = e.find(key); v != e.end() && v->is_boolean()) *flag = v->get<bool>();
   if (const auto v = e.find("png_scale"); v != e.end() && v->is_number_integer() && *v >= 1 && *v <= 4)
     ex->png_scale = v->get<int>();

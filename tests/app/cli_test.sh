@@ -18,4 +18,11 @@ if "$app" --lang zh --help | grep -qE "Print this help|^Options:|^Usage:|^Subcom
   echo "FAIL help-zh-english: $("$app" --lang zh --help | grep -E "Print this help|^Options:|^Usage:|^Subcommands:")"; fail=1
 fi
 check set-error-zh 2 "应为整数数组" -- "$app" --lang zh export --scene norms --set norms.dims=8,x --out "$(mktemp -d)"
+# export --slide: every PNG is 16:9 at 1280 x 720 times the scale (the PNG header's width and height).
+slide_dir=$(mktemp -d)
+check export-slide 0 "^1280x720 1280x720 1280x720 1280x720$" -- bash -c "'$app' export --scene softmax --out '$slide_dir' \
+  --format png --scale 1 --slide --no-caption >/dev/null && for f in '$slide_dir'/*.png; do \
+  python3 -c 'import struct,sys; w,h=struct.unpack(\">II\", open(sys.argv[1],\"rb\").read(24)[16:24]); print(f\"{w}x{h}\")' \"\$f\"; \
+  done | paste -sd' '"
+rm -rf "$slide_dir"
 exit $fail

@@ -251,6 +251,44 @@ TEST(Png, DefaultSizeIsTwiceTheLogicalSize) {
   EXPECT_EQ(r.height, static_cast<int>(logical.y * 2));
 }
 
+// A 16:9 slide is 1280 × 720 logical whatever size the screen gave the figure; PNG pixels follow the scale.
+TEST(Png, SlideSizeIsSixteenByNine) {
+  for (float scale : {1.0f, 2.0f}) {
+    const RenderedPng r = render_png(
+        sample_figure(), {.theme = Theme::Print, .scale = scale, .width = 500, .height = 480, .slide = true});
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    EXPECT_EQ(r.width, static_cast<int>(kSlideWidth * scale));
+    EXPECT_EQ(r.height, static_cast<int>(kSlideHeight * scale));
+    EXPECT_EQ(r.width * 9, r.height * 16);
+  }
+  const XmlCheck x = check_xml(render_svg(sample_figure(), {.slide = true}));
+  ASSERT_TRUE(x.error.empty()) << x.error;
+  EXPECT_EQ(layout_for_export(sample_figure(), {.slide = true}).width, kSlideWidth);
+}
+
+// Caption off: no title or note drawn (the <title> element names the figure's id), the plot keeps its labels and
+// grows into the room; the figure passed in keeps its caption.
+TEST(Svg, CaptionOffDrawsNoTitleOrNote) {
+  Figure fig = sample_figure();
+  fig.note = "a note under the title";
+  const XmlCheck with = check_xml(render_svg(fig, {.theme = Theme::Print}));
+  const XmlCheck without = check_xml(render_svg(fig, {.theme = Theme::Print, .caption = false}));
+  ASSERT_TRUE(with.error.empty() && without.error.empty()) << with.error << without.error;
+  auto has = [](const XmlCheck& x, const std::string& t) {
+    return std::find(x.texts.begin(), x.texts.end(), t) != x.texts.end();
+  };
+  EXPECT_TRUE(has(with, "Scores <raw> & \"scaled\""));
+  EXPECT_FALSE(has(without, "Scores <raw> & \"scaled\""));
+  EXPECT_FALSE(has(without, "a note under the title"));
+  EXPECT_TRUE(has(without, "key position j"));
+  EXPECT_TRUE(has(without, "sample")) << "the <title> element falls back to the id";
+  EXPECT_EQ(fig.title, "Scores <raw> & \"scaled\"");
+  const Layout lw = layout_for_export(fig, {}), lo = layout_for_export(without_caption(fig), {});
+  ASSERT_FALSE(lw.frames.empty());
+  ASSERT_FALSE(lo.frames.empty());
+  EXPECT_GT(lo.frames[0].plot.height(), lw.frames[0].plot.height()) << "the plot takes the caption's room";
+}
+
 TEST(Png, MaskedCellIsGreyAndOthersUseTheScale) {
   const Figure fig = masked_heatmap();
   const ExportOptions opt{.theme = Theme::Print, .scale = 1, .width = 400, .height = 300};

@@ -109,6 +109,8 @@ TEST(ExportSettingsRules, SessionRoundTripKeepsTheSettingsAndIgnoresBadValues) {
   a.csv = false;
   a.png_scale = 3;
   a.print_theme = false;
+  a.slide = true;     // 16:9
+  a.caption = false;  // no title or note
   nlohmann::ordered_json session;
   session_exports_to_json(a, &session);
   ExportSettings b;

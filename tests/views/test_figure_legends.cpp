@@ -8,6 +8,7 @@
 
 #include "views/panel.h"
 #include "views/panel_test_util.h"
+#include "views/plot/export.h"
 #include "views/plot/figure.h"
 #include "views/plot/layout.h"
 
@@ -53,6 +54,20 @@ TEST_P(FigureLegends, NoLegendCoversAPlottedPoint) {
   const testing::LanguageScope language(GetParam());
   testing::for_each_layout(language.id, [&](const Figure& fig, const plot::Layout& l, float fraction) {
     EXPECT_EQ(legend_hides(fig, l), "") << GetParam() << " at " << fraction << " of the export size";
+  });
+}
+
+// The same on a 16:9 slide export (1280 x 720), with and without the caption.
+TEST_P(FigureLegends, NoLegendCoversAPlottedPointOnASlide) {
+  const testing::LanguageScope language(GetParam());
+  testing::for_each_layout(language.id, [&](const Figure& fig, const plot::Layout&, float fraction) {
+    if (fraction != 1.0f) return;  // once per figure
+    const Figure bare = plot::without_caption(fig);
+    for (const Figure* f : {&fig, &bare}) {
+      const plot::Layout slide = plot::layout_for_export(*f, {.slide = true});
+      EXPECT_EQ(slide.width * 9, slide.height * 16);
+      EXPECT_EQ(legend_hides(*f, slide), "") << GetParam() << " on a slide" << (f == &bare ? " without caption" : "");
+    }
   });
 }
 

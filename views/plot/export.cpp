@@ -13,11 +13,18 @@
 
 namespace tw::plot {
 
+Figure without_caption(const Figure& fig) {
+  Figure f = fig;
+  f.title.clear();
+  f.note.clear();
+  return f;
+}
+
 Layout layout_for_export(const Figure& fig, const ExportOptions& options) {
   LayoutOptions lo;
   const Vec2 size = default_figure_size(fig);
-  lo.width = options.width > 0 ? options.width : size.x;
-  lo.height = options.height > 0 ? options.height : size.y;
+  lo.width = options.slide ? kSlideWidth : options.width > 0 ? options.width : size.x;
+  lo.height = options.slide ? kSlideHeight : options.height > 0 ? options.height : size.y;
   lo.theme = options.theme;
   lo.views = options.views;
   return layout_figure(fig, lo);

@@ -21,10 +21,15 @@ struct ExportOptions {
   float scale = 2;                    // PNG only: pixels per logical pixel, 1–4
   float width = 0, height = 0;        // logical size; 0 = default_figure_size(fig)
   std::vector<ViewRange> views = {};  // zoom/pan state to reproduce (GUI exports); empty = the figure's ranges
+  bool slide = false;                 // 16:9 slide: kSlideWidth × kSlideHeight logical, whatever width/height say
+  bool caption = true;                // false: no title and no note (the slide or the document has its own)
 };
 
 // [SECTION] in-memory renderers (tests and callers that do not want files)
 // The layout both renderers draw: the options' size (or the figure's default size), theme and zoom.
+inline constexpr float kSlideWidth = 1280, kSlideHeight = 720;
+// The figure as exported without its caption (title and note), when options.caption is false.
+Figure without_caption(const Figure& fig);
 Layout layout_for_export(const Figure& fig, const ExportOptions& options);
 std::string render_svg(const Figure& fig, const ExportOptions& options);
 struct RenderedPng {

@@ -377,7 +377,9 @@ std::string encode_png(int width, int height, const std::vector<uint8_t>& rgba) 
 }
 
 // [SECTION] render_png
-RenderedPng render_png(const Figure& fig, const ExportOptions& options) {
+RenderedPng render_png(const Figure& captioned, const ExportOptions& options) {
+  Figure bare;  // the layout points into the figure it drew: keep the copy alive for the whole render
+  const Figure& fig = options.caption ? captioned : (bare = without_caption(captioned));
   RenderedPng out;
   if (!figure_font_error().empty()) {
     out.error = figure_font_error();

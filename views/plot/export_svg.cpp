@@ -127,7 +127,9 @@ std::string math_text(const std::vector<Primitive>& prims, size_t begin, size_t 
 
 }  // namespace
 
-std::string render_svg(const Figure& fig, const ExportOptions& options) {
+std::string render_svg(const Figure& captioned, const ExportOptions& options) {
+  Figure bare;  // the layout points into the figure it drew: keep the copy alive for the whole render
+  const Figure& fig = options.caption ? captioned : (bare = without_caption(captioned));
   const Layout l = layout_for_export(fig, options);
 
   std::string out;

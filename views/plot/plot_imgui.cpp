@@ -619,11 +619,16 @@ void export_menu(const Figure& fig, const Layout& l, FigureState& st, const Draw
   const bool absolute = fs::path(ex.dir).is_absolute();
   if (!absolute) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.35f, 1.0f), tr("Use an absolute folder (starting with /)"));
   ImGui::Checkbox(tr("Print theme (white background)"), &ex.print_theme);
+  ImGui::Checkbox(tr("16:9 slide (1280 \u00D7 720)"), &ex.slide);
+  ImGui::SameLine();
+  ImGui::Checkbox(tr("Caption (title and note)"), &ex.caption);
   ImGui::Separator();
   ExportOptions opt;
   opt.theme = ex.print_theme ? Theme::Print : ctx.theme;
   opt.width = l.width;
   opt.height = l.height;
+  opt.slide = ex.slide;
+  opt.caption = ex.caption;
   opt.views = st.views;
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
   ImGui::SliderInt((std::string(tr("PNG scale")) + "###PNG scale").c_str(), &ex.png_scale, 1, 4, "%d\xC3\x97");

@@ -16,6 +16,8 @@ struct ExportSettings {
   bool png = true, svg = true, csv = true;  // File > Export: which formats
   int png_scale = 2;                        // 1..4 PNG pixels per logical pixel
   bool print_theme = true;                  // export in the print theme whatever the screen shows
+  bool slide = false;                       // a 16:9 slide (1280 × 720 logical) instead of the figure's own size
+  bool caption = true;                      // the title and note above the plot
 
   bool operator==(const ExportSettings&) const = default;
 };
