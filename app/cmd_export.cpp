@@ -31,7 +31,6 @@ struct ExportCommandOptions : SceneCommandOptions {
   std::string scale = "2";
   std::string theme;   // empty: the scene's theme
   std::string lesson;  // a shipped lesson's number or a lesson file: export every step's figures
-  std::string theme;  // empty: the scene's theme
   bool slide = false;
   bool no_caption = false;
 };

@@ -17,7 +17,7 @@
 
 #include "app/layout.h"
 #include "app/lesson_scene.h"
-#include "app/presenter_keys.h"
+#include "views/presenter_keys.h"
 #include "core/io/atomic_file.h"
 #include "core/io/json_parse.h"
 #include "core/io/read_file.h"
@@ -397,9 +397,9 @@ void handle_lesson_keys(AppState& state) {
   LessonRun& run = *state.lessons;
   const Lesson* lesson = current_lesson(run);
   if (!lesson || ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) return;
-  const int step = presenter_step();
-  if (step != 0 && run.step + step >= 0 && run.step + step < int(lesson->steps.size()))
-    go_to_step(state, run, run.step + step);
+  // Drawn before the panels: with a lesson open the clicker moves the lesson, not a stepper behind it.
+  if (int to = run.step; apply_presenter_step(take_presenter_step(), &to, 0, int(lesson->steps.size()) - 1))
+    go_to_step(state, run, to);
 }
 
 // [SECTION] start page and File menu

@@ -540,7 +540,7 @@ void handle_shortcuts(AppState& state) {
   if (ImGui::IsKeyPressed(kKeyF1, false)) state.show_shortcuts = !state.show_shortcuts;
   handle_presentation_shortcuts(state);
   handle_file_shortcuts(state);  // Ctrl+O, Ctrl+S, Ctrl+E
-  handle_lesson_keys(state);     // PageUp / PageDown
+  handle_lesson_keys(state);     // the clicker: PageDown / PageUp, ← / →, Home / End
 }
 
 }  // namespace tw
