@@ -298,7 +298,7 @@ const LoraSweepRun* full_run(const LoraSweep& s) {
 }
 std::string finetune_note(const LoraResult& r) {
   const LoraSweepParams& p = r.ft_params;
-  return subst(tr("{0} fine-tuned on {1} ({2} steps; LoRA lr {3}, \xCE\xB1 = {4}{5}; full lr {6}); base model "
+  return subst(tr("{0} fine-tuned on {1} ({2} steps; LoRA lr {3}, $\\alpha$ = {4}{5}; full lr {6}); base model "
                   "held-out loss {7}"),
                {r.ft_base, r.ft_task, std::to_string(p.steps), fmt("%.3g", p.lr_lora), fmt("%.3g", p.alpha),
                 p.rslora ? ", rsLoRA" : "", fmt("%.3g", p.lr_full), fmt("%.3f", r.ft.base_loss)});
@@ -528,7 +528,7 @@ class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
   }
   void bind(Controls& c) override {
     c.add_enum("mode", &s_.mode, {N_("synthetic"), N_("fine-tune a model")}, N_("mode"),
-               N_("Fit a synthetic \xCE\x94W directly, or fine-tune a real model at ranks 1, 2, 4, 8, 16 and fully "
+               N_("Fit a synthetic $\\Delta W$ directly, or fine-tune a real model at ranks 1, 2, 4, 8, 16 and fully "
                   "(a few seconds on the worker)."));
     c.add_int("d_in", &s_.d_in, 8, 1024, N_("d_in"),
               N_("Input size of the layer (columns of $\\Delta W$); large sizes train on a worker thread."), true);
@@ -564,11 +564,11 @@ class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
               N_("Symbols the prompts draw from (at most the model's vocabulary)."));
     c.add_int("ft_steps", &s_.ft_steps, 10, 2000, N_("steps per run"),
               N_("Optimizer steps of every fine-tuning run (six runs)."), true);
-    c.add_float("ft_alpha", &s_.ft_alpha, 0.5f, 256.0f, N_("alpha \xCE\xB1"),
-                N_("lora_alpha of every rank: the update is scaled by \xCE\xB1/r (or \xCE\xB1/\xE2\x88\x9Ar)."), true,
+    c.add_float("ft_alpha", &s_.ft_alpha, 0.5f, 256.0f, N_("alpha $\\alpha$"),
+                N_("lora_alpha of every rank: the update is scaled by $\\alpha/r$ (or $\\alpha/\\sqrt{r}$)."), true,
                 "%.3g");
-    c.add_bool("ft_rslora", &s_.ft_rslora, N_("rsLoRA (\xCE\xB1/\xE2\x88\x9Ar)"),
-               N_("Scale the update by \xCE\xB1/\xE2\x88\x9Ar instead of \xCE\xB1/r."));
+    c.add_bool("ft_rslora", &s_.ft_rslora, N_("rsLoRA ($\\alpha/\\sqrt{r}$)"),
+               N_("Scale the update by $\\alpha/\\sqrt{r}$ instead of $\\alpha/r$."));
     c.add_float("ft_lr", &s_.ft_lr, 1e-4f, 0.1f, N_("LoRA learning rate"), N_("AdamW step size of A and B."), true,
                 "%.4g");
     c.add_float("ft_lr_full", &s_.ft_lr_full, 1e-5f, 0.1f, N_("full fine-tune learning rate"),

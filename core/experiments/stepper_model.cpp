@@ -161,7 +161,7 @@ std::string TokenVocabulary::spelling(int id) const {
 
 TokenDisplay TokenVocabulary::display(const std::vector<int>& ids, size_t i) const {
   if (i >= ids.size()) return {};
-  if (kind_ == Kind::Symbols) {
+  if (kind_ == Kind::Symbols || kind_ == Kind::Ids) {  // whole symbols or bare ids: nothing to assemble
     TokenDisplay d;
     d.text = label(ids[i]);
     return d;

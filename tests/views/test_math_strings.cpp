@@ -207,6 +207,7 @@ const std::set<std::string>& catalogue_allowed() {
       "config.json: 'tw_attn_scale' must be one of 1/sqrt(d_k), none, 1/d_k",
       "attention scale must be 1/sqrt(d_k), none or 1/d_k (a custom factor is not a model choice)",
       "dense bias must be (T_q, T_k) or (H*T_q, T_k)",
+      "--set {0}: expected key=value, e.g. --set softmax.d_k=64",
   };
   return a;
 }

@@ -117,10 +117,10 @@ void TrainFinetune::draw(const TrainSnapshot& snap) {
     ImGui::SetNextItemWidth(150);
     if (ImGui::SliderInt(imgui_label(tr("rank r"), "ft_r").c_str(), &r, 1, 64)) ++version;
     ImGui::SetNextItemWidth(150);
-    if (ImGui::SliderFloat(imgui_label(tr("alpha \xCE\xB1"), "ft_alpha").c_str(), &alpha, 0.5f, 256.0f, "%.3g",
+    if (ImGui::SliderFloat(imgui_label(tr("LoRA alpha"), "ft_alpha").c_str(), &alpha, 0.5f, 256.0f, "%.3g",
                            ImGuiSliderFlags_Logarithmic))
       ++version;
-    if (ImGui::Checkbox(imgui_label(tr("rsLoRA (\xCE\xB1/\xE2\x88\x9Ar)"), "ft_rslora").c_str(), &rslora)) ++version;
+    if (ImGui::Checkbox(imgui_label(tr("rsLoRA"), "ft_rslora").c_str(), &rslora)) ++version;
     for (int i = 0; i < kLoraModules; ++i) {
       if (i % 4 != 0) ImGui::SameLine();
       if (ImGui::Checkbox(peft_module_name(static_cast<LoraModule>(i)), &targets[i])) ++version;

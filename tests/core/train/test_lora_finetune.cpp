@@ -133,10 +133,11 @@ TEST(LoraFinetune, PeftInitAndStepZeroIsTheBaseModel) {
   // Trainable: per layer r·(16+16) q + r·(16+8) k, v + r·(16+16) o + r·(16+24)·3 MLP.
   EXPECT_EQ(m.trainable(), 2 * 4 * (32 + 24 + 24 + 32 + 40 * 3));
 
-  TrainSettings s{.model = c,
-                  .task = {.kind = TaskKind::Reverse, .length = 4, .alphabet = 7, .val_examples = 16},
-                  .batch = 4,
-                  .seed = 2};
+  TrainSettings s;
+  s.model = c;
+  s.task = {.kind = TaskKind::Reverse, .length = 4, .alphabet = 7, .val_examples = 16};
+  s.batch = 4;
+  s.seed = 2;
   s.start_weights = std::make_shared<const ModelWeights>(init_weights(c, 77));
   s.lora = true;
   s.lora_spec = {.r = 2, .alpha = 4.0f};
@@ -157,7 +158,9 @@ TEST(LoraFinetune, PeftInitAndStepZeroIsTheBaseModel) {
 
 TEST(LoraFinetune, TrainerRefusesStartingWeightsOfAnotherShape) {
   const ModelConfig c = tiny_config();
-  TrainSettings s{.model = c, .task = {.kind = TaskKind::Reverse, .length = 4, .alphabet = 7, .val_examples = 16}};
+  TrainSettings s;
+  s.model = c;
+  s.task = {.kind = TaskKind::Reverse, .length = 4, .alphabet = 7, .val_examples = 16};
   ModelConfig other = c;
   other.hidden = 32;
   s.start_weights = std::make_shared<const ModelWeights>(init_weights(other, 1));
