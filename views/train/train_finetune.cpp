@@ -128,11 +128,12 @@ void TrainFinetune::draw(const TrainSnapshot& snap) {
     ImGui::TextWrapped("%s", tr("dropout 0; A Kaiming-uniform, B = 0: step 0 is the base model"));
     if (snap.lora) {
       const double all = double(parameter_count(snap.settings.model));
-      ImGui::TextWrapped(
-          "%s", subst(tr("this run trains {0} adapter weights ({1}% of the model's {2})"),
-                      {std::to_string(snap.lora->trainable()),
-                       plot_percent(100.0 * double(snap.lora->trainable()) / all), std::to_string(int64_t(all))})
-                    .c_str());
+      // xgettext:no-c-format
+      const char* trains = tr("this run trains {0} adapter weights ({1}% of the model's {2})");
+      ImGui::TextWrapped("%s", subst(trains, {std::to_string(snap.lora->trainable()),
+                                              plot_percent(100.0 * double(snap.lora->trainable()) / all),
+                                              std::to_string(int64_t(all))})
+                                   .c_str());
     }
   }
   if (ImGui::SmallButton(imgui_label(tr("Save adapter"), "ft_save_adapter").c_str())) {
