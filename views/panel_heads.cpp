@@ -183,12 +183,12 @@ constexpr const char* kShortRole[] = {N_("prev"), N_("induct"), N_("sink"), N_("
 
 std::vector<std::string> head_labels(int heads) {
   std::vector<std::string> out;
-  for (int h = 0; h < heads; ++h) out.push_back("H" + std::to_string(h));
+  for (int h = 0; h < heads; ++h) out.push_back(std::string("H").append(std::to_string(h)));
   return out;
 }
 std::vector<std::string> layer_labels(int layers) {
   std::vector<std::string> out;
-  for (int l = 0; l < layers; ++l) out.push_back("L" + std::to_string(l));
+  for (int l = 0; l < layers; ++l) out.push_back(std::string("L").append(std::to_string(l)));
   return out;
 }
 
