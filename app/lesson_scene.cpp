@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/lessons/exercise_check.h"
+#include "core/text/i18n.h"
 
 namespace tw {
 
@@ -66,7 +67,7 @@ LessonLoad find_lesson(const AppState& state, const std::string& number_or_path)
       return out;
     }
   LessonLoad out;
-  out.error = "no shipped lesson " + number_or_path;
+  out.error = subst(tr("no shipped lesson {0}"), {number_or_path});
   if (!errors.empty()) out.error += " (" + errors.front() + ")";
   out.errors = {out.error};
   return out;

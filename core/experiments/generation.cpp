@@ -3,6 +3,7 @@
 #include <random>
 
 #include "core/model/forward.h"
+#include "core/text/i18n.h"
 
 namespace tw {
 
@@ -20,7 +21,7 @@ NextTokenChoice choose_from_logits(const RowVec& last, const SamplingConfig& cfg
   out.error = validate(cfg);
   if (!out.error.empty()) return out;
   if (last.size() == 0) {
-    out.error = "no logits yet: the model has not run";
+    out.error = tr("no logits yet: the model has not run");
     return out;
   }
   const std::vector<float> logits(last.data(), last.data() + last.size());
@@ -39,7 +40,7 @@ Generation generate(const ModelConfig& config, const ModelWeights& weights, cons
   Generation out;
   if (out.error = validate(sampling); !out.error.empty()) return out;
   if (prompt.empty()) {
-    out.error = "the prompt is empty: generation needs at least one token to continue";
+    out.error = tr("the prompt is empty: generation needs at least one token to continue");
     return out;
   }
   KVCache cache;
@@ -61,7 +62,8 @@ Generation generate(const ModelConfig& config, const ModelWeights& weights, cons
     out.raw_probability.push_back(c.filter.probs_before[static_cast<size_t>(c.sampled)]);
     if (i + 1 == count) break;  // the last token's own pass would only predict a token nobody asked for
     if (cache.length >= config.max_seq) {
-      out.error = "stopped at max_seq " + std::to_string(config.max_seq) + ": the model has no room for more tokens";
+      out.error =
+          subst(tr("stopped at max_seq {0}: the model has no room for more tokens"), {std::to_string(config.max_seq)});
       return out;
     }
     if (!append_tokens(&next, nullptr, nullptr, cache, weights, config, {c.sampled}, &out.error)) return out;

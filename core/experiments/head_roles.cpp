@@ -62,25 +62,25 @@ int HeadRoleMap::heads_with_role(HeadRole role) const {
 }
 
 std::string validate(const HeadRoleParams& p, const ModelConfig& config) {
-  if (p.length < 4) return "length must be at least 4 tokens (the induction probe repeats half of them)";
-  if (config.max_seq < 4) return "the model's max_seq is below 4: too short for the probes";
-  if (p.samples < 1 || p.samples > 64) return "samples must be between 1 and 64";
-  if (!(p.threshold > 0.0f && p.threshold <= 1.0f)) return "threshold must be in (0, 1]";
+  if (p.length < 4) return tr("length must be at least 4 tokens (the induction probe repeats half of them)");
+  if (config.max_seq < 4) return tr("the model's max_seq is below 4: too short for the probes");
+  if (p.samples < 1 || p.samples > 64) return tr("samples must be between 1 and 64");
+  if (!(p.threshold > 0.0f && p.threshold <= 1.0f)) return tr("threshold must be in (0, 1]");
   for (int id : p.pool)
     if (id < 0 || id >= config.vocab)
-      return "token id " + std::to_string(id) + " in the probe pool is outside the vocabulary (0 … " +
-             std::to_string(config.vocab - 1) + ")";
+      return subst(tr("token id {0} in the probe pool is outside the vocabulary (0 … {1})"),
+                   {std::to_string(id), std::to_string(config.vocab - 1)});
   if (!p.lines.empty()) {
-    if (p.line_length < 1) return "line_length must be at least 1 when lines are given";
+    if (p.line_length < 1) return tr("line_length must be at least 1 when lines are given");
     if (static_cast<int>(p.lines.size()) < 2 * p.line_length)
-      return "the lines probe needs at least two lines of " + std::to_string(p.line_length) + " tokens";
+      return subst(tr("the lines probe needs at least two lines of {0} tokens"), {std::to_string(p.line_length)});
     if (2 * p.line_length > config.max_seq)
-      return "two lines of " + std::to_string(p.line_length) + " tokens do not fit in max_seq " +
-             std::to_string(config.max_seq);
+      return subst(tr("two lines of {0} tokens do not fit in max_seq {1}"),
+                   {std::to_string(p.line_length), std::to_string(config.max_seq)});
     for (int id : p.lines)
       if (id < 0 || id >= config.vocab)
-        return "token id " + std::to_string(id) + " in the lines is outside the vocabulary (0 … " +
-               std::to_string(config.vocab - 1) + ")";
+        return subst(tr("token id {0} in the lines is outside the vocabulary (0 … {1})"),
+                     {std::to_string(id), std::to_string(config.vocab - 1)});
   }
   return "";
 }
@@ -125,7 +125,8 @@ HeadRoleMap score_head_roles(const ModelConfig& config, const ModelWeights& weig
     for (int l = 0; l < L; ++l) {
       const TraceStep* st = trace.find("layers." + std::to_string(l) + ".attn.probs");
       if (!st) {
-        out.error = "the forward pass recorded no attention probabilities for layer " + std::to_string(l);
+        out.error =
+            subst(tr("the forward pass recorded no attention probabilities for layer {0}"), {std::to_string(l)});
         return out;
       }
       p.probs.push_back(st->value);

@@ -10,6 +10,7 @@
 #include "core/io/json_parse.h"
 #include "core/io/read_file.h"
 #include "core/lessons/lesson_quantity.h"
+#include "core/text/i18n.h"
 #include "core/text/text_in_use.h"
 #include "core/text/utf8.h"
 
@@ -76,13 +77,13 @@ LessonText read_text(const nlohmann::json& obj, const char* field, const std::st
     return t;
   }
   if (!it->is_object()) {
-    p.add(where + field, "expected an object with \"en\" and \"zh\"");
+    p.add(where + field, tr("expected an object with \"en\" and \"zh\""));
     return t;
   }
   for (const char* lang : {"en", "zh"}) {
     auto s = it->find(lang);
     if (s == it->end() || !s->is_string() || s->get<std::string>().empty())
-      p.add(where + field + "." + lang, "missing or not a non-empty string");
+      p.add(where + field + "." + lang, tr("missing or not a non-empty string"));
     else if (!valid_utf8(s->get<std::string>()))
       p.add(where + field + "." + lang, "not valid UTF-8");
     else
@@ -95,12 +96,12 @@ LessonText read_text(const nlohmann::json& obj, const char* field, const std::st
 
 void check_values(const nlohmann::json& values, const std::string& field, const LessonNames& names, Problems& p) {
   if (!values.is_object()) {
-    p.add(field, "expected an object of scene keys");
+    p.add(field, tr("expected an object of scene keys"));
     return;
   }
   if (!names.known_key) return;
   for (auto it = values.begin(); it != values.end(); ++it)
-    if (!names.known_key(it.key())) p.add(field, "unknown scene key " + quote_name(it.key()));
+    if (!names.known_key(it.key())) p.add(field, subst(tr("unknown scene key {0}"), {quote_name(it.key())}));
 }
 
 nlohmann::json read_scene(const nlohmann::json& step, const LessonNames& names, Problems& p) {
@@ -110,17 +111,17 @@ nlohmann::json read_scene(const nlohmann::json& step, const LessonNames& names, 
     return nlohmann::json::object();
   }
   if (!it->is_object()) {
-    p.add("scene", "expected an object");
+    p.add("scene", tr("expected an object"));
     return nlohmann::json::object();
   }
   const nlohmann::json& scene = *it;
   if (auto o = scene.find("open"); o != scene.end()) {
     if (!o->is_array())
-      p.add("scene.open", "expected a list of panel ids");
+      p.add("scene.open", tr("expected a list of panel ids"));
     else
       for (const auto& id : *o)
         if (!id.is_string())
-          p.add("scene.open", "expected a list of panel ids");
+          p.add("scene.open", tr("expected a list of panel ids"));
         else if (names.known_panel && !names.known_panel(id.get<std::string>()))
           p.add("scene.open", "unknown panel " + quote_name(id.get<std::string>()));
   }
@@ -143,7 +144,7 @@ std::optional<Exercise> read_exercise(const nlohmann::json& step, const LessonNa
   auto it = step.find("exercise");
   if (it == step.end()) return std::nullopt;
   if (!it->is_object()) {
-    p.add("exercise", "expected an object");
+    p.add("exercise", tr("expected an object"));
     return std::nullopt;
   }
   const nlohmann::json& ex = *it;
@@ -172,13 +173,13 @@ std::optional<Exercise> read_exercise(const nlohmann::json& step, const LessonNa
       k.quantity = q->get<std::string>();
     if (auto t = c->find("tolerance"); t != c->end()) {
       if (!finite_number(*t) || t->get<double>() < 0)
-        p.add("exercise.check.tolerance", "expected a number >= 0");
+        p.add("exercise.check.tolerance", tr("expected a number >= 0"));
       else
         k.tolerance = t->get<double>();
     }
     if (auto r = c->find("relative"); r != c->end()) {
       if (!r->is_boolean())
-        p.add("exercise.check.relative", "expected true or false");
+        p.add("exercise.check.relative", tr("expected true or false"));
       else
         k.relative = r->get<bool>();
     }
@@ -187,26 +188,26 @@ std::optional<Exercise> read_exercise(const nlohmann::json& step, const LessonNa
       std::optional<CheckOp> parsed =
           (op != c->end() && op->is_string()) ? parse_op(op->get<std::string>()) : std::nullopt;
       if (!parsed)
-        p.add("exercise.check.op", "expected one of <, <=, >, >=, ==");
+        p.add("exercise.check.op", tr("expected one of <, <=, >, >=, =="));
       else
         k.op = *parsed;
       auto v = c->find("value");
       if (v == c->end() || !finite_number(*v))
-        p.add("exercise.check.value", "expected a number");
+        p.add("exercise.check.value", tr("expected a number"));
       else
         k.value = v->get<double>();
       if (auto a = c->find("also"); a != c->end()) {
         if (!a->is_array()) {
-          p.add("exercise.check.also", "expected a list of {\"key\", \"equals\"}");
+          p.add("exercise.check.also", tr("expected a list of {\"key\", \"equals\"}"));
         } else {
           for (const auto& pre : *a) {
             if (!pre.is_object() || !pre.contains("key") || !pre["key"].is_string() || !pre.contains("equals")) {
-              p.add("exercise.check.also", "expected a list of {\"key\", \"equals\"}");
+              p.add("exercise.check.also", tr("expected a list of {\"key\", \"equals\"}"));
               continue;
             }
             const std::string key = pre["key"].get<std::string>();
             if (names.known_key && !names.known_key(key))
-              p.add("exercise.check.also", "unknown scene key " + quote_name(key));
+              p.add("exercise.check.also", subst(tr("unknown scene key {0}"), {quote_name(key)}));
             k.also.emplace_back(key, pre["equals"]);
           }
         }
@@ -217,7 +218,7 @@ std::optional<Exercise> read_exercise(const nlohmann::json& step, const LessonNa
   }
   if (auto h = ex.find("hints"); h != ex.end()) {
     if (!h->is_array()) {
-      p.add("exercise.hints", "expected a list of {\"en\", \"zh\"} texts");
+      p.add("exercise.hints", tr("expected a list of {\"en\", \"zh\"} texts"));
     } else {
       for (size_t i = 0; i < h->size(); ++i) {
         nlohmann::json wrap = {{"hint", (*h)[i]}};
@@ -236,7 +237,7 @@ std::optional<Exercise> read_exercise(const nlohmann::json& step, const LessonNa
   }
   if (auto n = s->find("number"); n != s->end()) {
     if (!finite_number(*n))
-      p.add("exercise.solution.number", "expected a number");
+      p.add("exercise.solution.number", tr("expected a number"));
     else
       e.solution_number = n->get<double>();
   }
@@ -255,7 +256,7 @@ LessonStep read_step(const nlohmann::json& js, const LessonNames& names, Problem
   st.scene = read_scene(js, names, p);
   if (auto l = js.find("look"); l != js.end()) {
     if (!l->is_object()) {
-      p.add("look", "expected an object with \"figure\", \"en\", \"zh\"");
+      p.add("look", tr("expected an object with \"figure\", \"en\", \"zh\""));
     } else {
       nlohmann::json wrap = {{"look", *l}};
       st.look = read_text(wrap, "look", "", p);
@@ -264,20 +265,22 @@ LessonStep read_step(const nlohmann::json& js, const LessonNames& names, Problem
         st.look_panel = st.scene["open"][0].get<std::string>();
       if (auto pa = l->find("panel"); pa != l->end()) {
         if (!pa->is_string() || (names.known_panel && !names.known_panel(pa->get<std::string>())))
-          p.add("look.panel", "expected the id of a panel the step opens");
+          p.add("look.panel", tr("expected the id of a panel the step opens"));
         else
           st.look_panel = pa->get<std::string>();
       }
       if (auto f = l->find("figure"); f != l->end()) {
         if (!f->is_string()) {
-          p.add("look.figure", "expected a figure id");
+          p.add("look.figure", tr("expected a figure id"));
         } else {
           st.look_figure = f->get<std::string>();
           bool found = !names.known_figure;
           if (names.known_figure && st.scene.contains("open") && st.scene["open"].is_array())
             for (const auto& panel : st.scene["open"])
               if (panel.is_string() && names.known_figure(panel.get<std::string>(), st.look_figure)) found = true;
-          if (!found) p.add("look.figure", "no open panel of this step shows a figure " + quote_name(st.look_figure));
+          if (!found)
+            p.add("look.figure",
+                  subst(tr("no open panel of this step shows a figure {0}"), {quote_name(st.look_figure)}));
         }
       }
     }
@@ -308,14 +311,14 @@ LessonLoad parse_lesson(std::string_view text, const std::string& file_name, con
       l.id = id->get<std::string>();
     auto num = j.find("number");
     if (num == j.end() || !num->is_number_integer() || num->get<long long>() < 1 || num->get<long long>() > 999)
-      p.add("number", "expected a whole number 1..999");
+      p.add("number", tr("expected a whole number 1..999"));
     else
       l.number = static_cast<int>(num->get<long long>());
     l.title = read_text(j, "title", "", p);
     l.summary = read_text(j, "summary", "", p);
     auto steps = j.find("steps");
     if (steps == j.end() || !steps->is_array() || steps->empty()) {
-      p.add("steps", "expected a non-empty list of steps");
+      p.add("steps", tr("expected a non-empty list of steps"));
     } else if (steps->size() > kMaxSteps) {
       p.add("steps", "more than " + std::to_string(kMaxSteps) + " steps");
     } else {
@@ -326,13 +329,13 @@ LessonLoad parse_lesson(std::string_view text, const std::string& file_name, con
         if (js.is_object() && js.contains("id") && js["id"].is_string()) sid = js["id"].get<std::string>();
         p.set_step(static_cast<int>(i), lesson_id_ok(sid) ? sid : "");
         if (!js.is_object()) {
-          p.add("", "expected an object");
+          p.add("", tr("expected an object"));
           continue;
         }
         if (!lesson_id_ok(sid))
           p.add("id", "expected an ASCII id (letters, digits, - and _)");
         else if (!ids.insert(sid).second)
-          p.add("id", "used by an earlier step too");
+          p.add("id", tr("used by an earlier step too"));
         LessonStep st = read_step(js, names, p);
         st.id = sid;
         l.steps.push_back(std::move(st));
