@@ -768,7 +768,8 @@ void trie_insert(std::vector<std::unordered_map<unsigned char, int>>* next, std:
 
 bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::string* error) {
   const auto fail = [&](const std::string& m) {  // m is translated; the prefix stays ASCII (load_bpe_tokenizer)
-    *error = "tokenizer.json: " + m;
+    *error = "tokenizer.json: ";
+    for (char c : m) error->append(c == '\n' ? "\\n" : c == '\r' ? "\\r" : std::string(1, c));  // one line
     return false;
   };
   json j;

@@ -54,8 +54,12 @@ bool UnicodeRegex::compile(std::string_view pattern, std::string* error) {
   auto impl = std::make_shared<Impl>();
   impl->pattern.reset(icu::RegexPattern::compile(icu::UnicodeString::fromUTF8(icu_text), 0, parse, status));
   if (U_FAILURE(status) || !impl->pattern) {
-    *error = "the regular expression '" + std::string(pattern) + "' does not compile (" + u_errorName(status) +
-             " at offset " + std::to_string(parse.offset) + ")";
+    // The pattern is quoted with its line breaks and tabs escaped: an error is one line (a tokenizer.json pattern
+    // may hold a raw newline; the fuzzer found one).
+    std::string shown;
+    for (char c : pattern) shown += c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : std::string(1, c);
+    *error = "the regular expression '" + shown + "' does not compile (" + u_errorName(status) + " at offset " +
+             std::to_string(parse.offset) + ")";
     return false;
   }
   static std::atomic<uint64_t> serial{0};
