@@ -35,7 +35,7 @@ LoadedModel load_model(const ModelConfig& config, const WeightsSource& source) {
   std::error_code ec;
   const std::filesystem::path path(source.checkpoint);
   if (!std::filesystem::is_regular_file(path, ec)) {
-    out.error = "checkpoint '" + source.checkpoint + "' is not a readable file";
+    out.error = subst(tr("checkpoint '{0}' is not a readable file"), {source.checkpoint});
     return out;
   }
   const std::filesystem::path config_path = path.parent_path() / "config.json";
@@ -78,7 +78,7 @@ ForwardRun run_prompt(const ModelConfig& config, std::shared_ptr<const ModelWeig
   run.tokens = tokens;
   run.prompt_length = static_cast<int>(tokens.size());
   if (!run.weights) {
-    run.error = "no weights loaded";
+    run.error = tr("no weights loaded");
     return run;
   }
   run.cache.reset(config);
@@ -99,7 +99,7 @@ ForwardRun run_append(const ForwardRun& prev, int token, bool check_against_full
   run.cache = prev.cache;
   if (!prev.ok()) {
     run = prev;
-    run.append_error = "nothing to continue: the prompt has not run";
+    run.append_error = tr("nothing to continue: the prompt has not run");
     return run;
   }
   Mat logits;

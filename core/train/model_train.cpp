@@ -549,26 +549,27 @@ double train_state_floats(const ModelConfig& c, int B, int T) {
 std::string check_batch(const ModelConfig& c, const Batch& batch) {
   if (const std::vector<std::string> problems = validate(c); !problems.empty()) return problems.front();
   // Loaded-model features the training pass does not differentiate yet: refuse rather than give wrong gradients.
-  if (c.attn_bias) return "training does not support q/k/v biases (Qwen2's attention_bias) yet";
-  if (c.rope_scaling != RopeScaling::None) return "training does not support rope_scaling yet";
-  if (batch.B < 1 || batch.T < 1) return "a batch needs at least one sequence of at least one token";
+  if (c.attn_bias) return tr("training does not support q/k/v biases (Qwen2's attention_bias) yet");
+  if (c.rope_scaling != RopeScaling::None) return tr("training does not support rope_scaling yet");
+  if (batch.B < 1 || batch.T < 1) return tr("a batch needs at least one sequence of at least one token");
   if (batch.T > c.max_seq)
-    return "sequences of " + std::to_string(batch.T) + " tokens exceed max_seq " + std::to_string(c.max_seq);
+    return subst(tr("sequences of {0} tokens exceed max_seq {1}"),
+                 {std::to_string(batch.T), std::to_string(c.max_seq)});
   const size_t n = static_cast<size_t>(batch.B) * static_cast<size_t>(batch.T);
   if (batch.tokens.size() != n || batch.targets.size() != n)
-    return "the batch holds " + std::to_string(batch.tokens.size()) + " tokens and " +
-           std::to_string(batch.targets.size()) + " targets, expected B*T = " + std::to_string(n);
+    return subst(tr("the batch holds {0} tokens and {1} targets, expected B*T = {2}"),
+                 {std::to_string(batch.tokens.size()), std::to_string(batch.targets.size()), std::to_string(n)});
   size_t n_targets = 0;
   for (size_t i = 0; i < n; ++i) {
     const int t = batch.tokens[i], y = batch.targets[i];
     if (t < 0 || t >= c.vocab)
-      return "token " + std::to_string(t) + " is outside the vocabulary 0.." + std::to_string(c.vocab - 1);
+      return subst(tr("token {0} is outside the vocabulary 0..{1}"), {std::to_string(t), std::to_string(c.vocab - 1)});
     if (y < -1 || y >= c.vocab)
-      return "target " + std::to_string(y) + " is outside the vocabulary 0.." + std::to_string(c.vocab - 1) +
-             " (−1 means no loss)";
+      return subst(tr("target {0} is outside the vocabulary 0..{1} (−1 means no loss)"),
+                   {std::to_string(y), std::to_string(c.vocab - 1)});
     n_targets += y >= 0;
   }
-  if (n_targets == 0) return "the batch has no target to compute a loss on";
+  if (n_targets == 0) return tr("the batch has no target to compute a loss on");
   return "";
 }
 
