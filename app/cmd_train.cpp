@@ -217,8 +217,8 @@ int run_train(const TrainCommandOptions& o) {
       if (trainer.task().language())
         std::fprintf(stderr, "%s\n",
                      subst(tr("step {0}/{1}  loss {2}  held-out {3} bits/char  {4} s"),
-                           {std::to_string(row.step), std::to_string(steps), fixed(row.train_loss, 4),
-                            fixed(bpc, 4), fixed(secs, 1)})
+                           {std::to_string(row.step), std::to_string(steps), fixed(row.train_loss, 4), fixed(bpc, 4),
+                            fixed(secs, 1)})
                          .c_str());
       else
         std::fprintf(stderr, "%s\n",

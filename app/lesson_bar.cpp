@@ -17,7 +17,6 @@
 
 #include "app/layout.h"
 #include "app/lesson_scene.h"
-#include "views/presenter_keys.h"
 #include "core/io/atomic_file.h"
 #include "core/io/json_parse.h"
 #include "core/io/read_file.h"
@@ -25,6 +24,7 @@
 #include "core/lessons/exercise_check.h"
 #include "core/lessons/lesson_progress.h"
 #include "views/plot/plot_imgui.h"
+#include "views/presenter_keys.h"
 #include "views/widgets.h"
 
 namespace tw {

@@ -118,7 +118,8 @@ using plot::fmt;
 
 plot::Figure norms_figure(const NormsResult& r) {
   const NormComparison& n = r.norms;
-  plot::Figure fig("norms", tr("One vector through LayerNorm, RMSNorm and BatchNorm (with $\\gamma = 1$, $\\beta = 0$)"));
+  plot::Figure fig("norms",
+                   tr("One vector through LayerNorm, RMSNorm and BatchNorm (with $\\gamma = 1$, $\\beta = 0$)"));
   fig.note = subst(tr("mean {0}, variance {1}, RMS {2}; BatchNorm uses each feature's statistics over {3} tokens"),
                    {fmt("%.4g", n.mean), fmt("%.4g", n.var), fmt("%.4g", n.rms), std::to_string(r.state.batch)});
   plot::Axes& ax = fig.axes();

@@ -522,11 +522,11 @@ TEST(MathInFigures, LegendRowsGrowWithTallFormulas) {
   EXPECT_GT(box.y1 - box.y0, lp.legends[0].y1 - lp.legends[0].y0 + 10);
 }
 
-// A Chinese title too wide for one line breaks between characters (it has no space at all), never inside its formula, and
-// both lines fit; before, it could only shrink or be cut.
+// A Chinese title too wide for one line breaks between characters (it has no space at all), never inside its formula,
+// and both lines fit; before, it could only shrink or be cut.
 TEST(MathInFigures, AChineseTitleWrapsBetweenCharacters) {
-  Figure fig(
-      "zh", "一个向量分别经过归一化层和批归一化层并比较它们的输出（其中$\\gamma = 1$，$\\beta = 0$）与输入向量的差别");
+  Figure fig("zh",
+             "一个向量分别经过归一化层和批归一化层并比较它们的输出（其中$\\gamma = 1$，$\\beta = 0$）与输入向量的差别");
   fig.axes().setup("x", "", "y", "");
   fig.axes().line("a", {0, 1}, {0, 1});
   const float width = 420;

@@ -221,7 +221,8 @@ plot::Figure next_token_figure(const ForwardResult& r, const NextTokenChoice& ch
   }
   plot::Axes& ax = fig.axes();
   ax.setup(tr("token (* = sampled)"), "", tr("probability"), "");
-  ax.bars(groups, {tr("$\\softmax(\\text{logits} / \\text{temperature})$"), tr("after top-k, top-p and min-p (renormalised)")},
+  ax.bars(groups,
+          {tr("$\\softmax(\\text{logits} / \\text{temperature})$"), tr("after top-k, top-p and min-p (renormalised)")},
           {before, after});
   fig.table = std::move(table);
   fig.note =

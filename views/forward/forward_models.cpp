@@ -12,8 +12,8 @@
 
 #include "core/experiments/model_card.h"
 #include "core/text/i18n.h"
-#include "views/file_browser.h"
 #include "core/text/text_in_use.h"
+#include "views/file_browser.h"
 #include "views/forward/forward_panel.h"
 #include "views/model_handoff.h"
 #include "views/text/imgui_label.h"

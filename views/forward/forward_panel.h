@@ -91,12 +91,12 @@ class ForwardPanel : public Panel {
   ForwardState s_;
   FileBrowser folder_browser_{{.folders_only = true, .extensions = {}}};  // the folder box's Browse... button
 
-  std::shared_ptr<const StepperModel> model_;                    // the trained or real model the non-seeded choices run
-  std::optional<ForwardModel> model_choice_;                     // the choice model_ was loaded for (none yet: empty)
-  std::string model_dir_;                                        // the folder model_ came from
-  std::shared_ptr<const StepperModel> trained_;                  // the Training panel's latest hand-off
+  std::shared_ptr<const StepperModel> model_;    // the trained or real model the non-seeded choices run
+  std::optional<ForwardModel> model_choice_;     // the choice model_ was loaded for (none yet: empty)
+  std::string model_dir_;                        // the folder model_ came from
+  std::shared_ptr<const StepperModel> trained_;  // the Training panel's latest hand-off
   std::optional<std::vector<ShippedLanguageModel>> shipped_lms_;  // assets/models' language models, read once
-  std::optional<std::pair<ForwardModel, std::string>> loading_;  // (choice, folder) being loaded
+  std::optional<std::pair<ForwardModel, std::string>> loading_;   // (choice, folder) being loaded
   ForwardModel shown_choice_ = ForwardModel::Tiny;  // the choice of the model on screen: restored when a load fails
   std::string shown_dir_;
   std::string model_error_;                  // why the model asked for could not be opened
