@@ -40,8 +40,7 @@ struct LessonRun {
   // The step's exercise, as the learner left it.
   char typed[64] = "";
   int hints_shown = 0;
-  int failed_attempts = 0;
-  bool show_solution = false;
+  ExerciseAttempts attempts;                 // failed checks and whether the solution was asked for
   std::optional<CheckResult> number_result;  // the last "Check" of a number exercise
   CheckResult state_result;                  // the live check of a state exercise
   std::string values_seen;                   // the scene values the live check last ran on
@@ -91,8 +90,7 @@ const Lesson* current_lesson(const LessonRun& run) {
 void reset_exercise_ui(LessonRun& run) {
   run.typed[0] = '\0';
   run.hints_shown = 0;
-  run.failed_attempts = 0;
-  run.show_solution = false;
+  run.attempts = {};
   run.number_result.reset();
   run.state_result = {};
   run.values_seen.clear();
@@ -161,6 +159,26 @@ void close_lesson(AppState& state, LessonRun& run, bool back_to_own_work) {
 
 // [SECTION] the lesson window
 
+// "First set <control label> to <value>": the label and value as the panel shows them, not the scene key.
+std::string unmet_text(const AppState& state, const std::string& key, const nlohmann::json& wants) {
+  std::string label = key, value = wants.is_string() ? wants.get<std::string>() : wants.dump();
+  const size_t dot = key.find('.');
+  for (const PanelSlot& slot : state.panels) {
+    if (dot == std::string::npos || !slot.panel || slot.info.id != key.substr(0, dot)) continue;
+    const Control* c = slot.panel->controls().find(key.substr(dot + 1));
+    if (!c) break;
+    label = tr(c->label.c_str());
+    if (wants.is_boolean())
+      value = wants.get<bool>() ? tr("checked") : tr("unchecked");
+    else if (wants.is_string() && c->type == ControlType::Enum)
+      value = tr(wants.get<std::string>().c_str());
+    else if (wants.is_string() && c->type == ControlType::Text)
+      value = "\u201C" + value + "\u201D";
+    break;
+  }
+  return subst(tr("First set {0} to {1}"), {label, value});
+}
+
 const char* op_symbol(CheckOp op) {
   switch (op) {
     case CheckOp::Less: return "<";
@@ -180,10 +198,11 @@ void draw_exercise(AppState& state, LessonRun& run, const Lesson& lesson, const 
   math_text(ex.question.here().c_str(), wrap);
   const bool done = run.progress.is_done(lesson.id, step.id);
   if (ex.check.kind == CheckKind::State) {
-    // Live: the check runs whenever the settings change.
+    // Live: the check runs whenever the settings change, but not while a slider is dragged or a number typed (typing
+    // 0.5 passes through 0, which must not solve the exercise on the way).
     const nlohmann::json values = current_scene_values(state);
     std::string seen = values.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    if (seen != run.values_seen) {
+    if (seen != run.values_seen && !ImGui::IsAnyItemActive()) {
       run.values_seen = std::move(seen);
       run.state_result = check_exercise_state(ex.check, values);
       if (run.state_result.status == CheckStatus::Passed && !done) {
@@ -197,20 +216,36 @@ void draw_exercise(AppState& state, LessonRun& run, const Lesson& lesson, const 
       std::snprintf(now, sizeof now, "%.4g", r.actual ? *r.actual : 0.0);
       check_mark(true, subst(tr("Solved: now {0}"), {now}).c_str());
     } else if (!r.unmet_key.empty()) {
-      check_mark(false, subst(tr("First set {0} to {1}"),
-                              {r.unmet_key,
-                               r.unmet_wants.is_string() ? r.unmet_wants.get<std::string>() : r.unmet_wants.dump()})
-                            .c_str());
+      check_mark(false, unmet_text(state, r.unmet_key, r.unmet_wants).c_str());
     } else if (r.actual) {
       char now[64];
       std::snprintf(now, sizeof now, "%.4g", *r.actual);
-      char goal[64];
-      std::snprintf(goal, sizeof goal, "%s %.4g", op_symbol(ex.check.op), ex.check.value);
+      char goal[96];
+      if (ex.check.op == CheckOp::Equal)  // = 20 ± 0.2: the tolerance is part of the goal
+        std::snprintf(goal, sizeof goal, "= %.4g \u00B1 %.2g", ex.check.value,
+                      ex.check.relative ? ex.check.tolerance * std::fabs(ex.check.value) : ex.check.tolerance);
+      else
+        std::snprintf(goal, sizeof goal, "%s %.4g", op_symbol(ex.check.op), ex.check.value);
       check_mark(false, subst(tr("Not yet: now {0}, the goal is {1}"), {now, goal}).c_str());
     } else {
       check_mark(false, tr("Cannot be checked with the current settings"));
     }
     if (done && r.status != CheckStatus::Passed) role_text(plot::UiRole::Good, tr("(solved before)"));
+    // A check the learner asks for: when the goal is not met it counts as a failed attempt (the solution appears).
+    if (ImGui::Button(tr("Check"))) {
+      run.state_result = check_exercise_state(ex.check, values);
+      run.values_seen = std::move(seen);
+      run.attempts.record(run.state_result.status);
+      if (run.state_result.status == CheckStatus::Passed && !done) {
+        run.progress.mark_done(lesson.id, step.id);
+        save_progress(run);
+      }
+    }
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s",
+                        tr("The verdict above follows your settings; Check asks for it (and, when the goal is not "
+                           "met yet, offers the solution)"));
+    ImGui::SameLine();
   } else {
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
     const bool enter = ImGui::InputText("##answer", run.typed, sizeof run.typed,
@@ -223,16 +258,14 @@ void draw_exercise(AppState& state, LessonRun& run, const Lesson& lesson, const 
       if (ec != std::errc() || ptr != end || !std::isfinite(typed)) {
         run.number_result = CheckResult{};
         run.number_result->status = CheckStatus::NotYet;
-        ++run.failed_attempts;
       } else {
         run.number_result = check_exercise_number(ex.check, current_scene_values(state), typed);
         if (run.number_result->status == CheckStatus::Passed) {
           run.progress.mark_done(lesson.id, step.id);
           save_progress(run);
-        } else {
-          ++run.failed_attempts;
         }
       }
+      run.attempts.record(run.number_result->status);
     }
     if (run.number_result) {
       if (run.number_result->status == CheckStatus::Passed)
@@ -245,6 +278,7 @@ void draw_exercise(AppState& state, LessonRun& run, const Lesson& lesson, const 
       role_text(plot::UiRole::Good, tr("(solved before)"));
     }
   }
+  const bool solution = solution_visible(run.attempts);
   // Hints one at a time; the solution on request or after a failed attempt.
   for (int h = 0; h < run.hints_shown && size_t(h) < ex.hints.size(); ++h) {
     ImGui::Bullet();
@@ -255,9 +289,9 @@ void draw_exercise(AppState& state, LessonRun& run, const Lesson& lesson, const 
     if (ImGui::Button(run.hints_shown == 0 ? tr("Hint") : tr("Another hint"))) ++run.hints_shown;
     ImGui::SameLine();
   }
-  if (!run.show_solution && ImGui::Button(tr("Show solution"))) run.show_solution = true;
-  if (run.show_solution || run.failed_attempts >= 2) {
-    if (!run.show_solution) ImGui::NewLine();
+  if (!solution && ImGui::Button(tr("Show solution"))) run.attempts.solution_requested = true;
+  if (solution) {
+    ImGui::NewLine();
     role_text(plot::UiRole::Formula, tr("Solution"));
     math_text(ex.solution_text.here().c_str(), wrap);
     if (ex.check.kind == CheckKind::Number && ex.solution_number) {
@@ -274,6 +308,7 @@ void draw_lesson_body(AppState& state, LessonRun& run, const Lesson& lesson) {
   const int n = int(lesson.steps.size());
   const LessonStep& step = lesson.steps[size_t(std::clamp(run.step, 0, n - 1))];
   // Header: the lesson, step k of n, previous / next.
+  ImGui::SetNextItemWidth(-FLT_MIN);  // the whole column: a lesson's title is long
   if (ImGui::BeginCombo("##lesson", lesson.title.here().c_str())) {
     for (size_t i = 0; i < run.lessons.size(); ++i) {
       const std::string label = std::to_string(run.lessons[i].number) + ". " + run.lessons[i].title.here();

@@ -361,8 +361,9 @@ class TokenizersPanel final : public RecomputePanel<TokenizerState, TokenizerRes
     if (static_cast<int>(r.bpe.merges.size()) < r.state.merges)
       warning_text(subst(tr("the text supports only {0} merges"), {std::to_string(r.bpe.merges.size())}).c_str());
 
-    ImGui::Text(tr("Unigram: %d tokens kept of %d seed substrings"), static_cast<int>(r.unigram.tokens.size()),
-                r.unigram.seed_size);
+    ImGui::TextUnformatted(subst(tr("Unigram: {0} tokens kept of {1} seed substrings"),
+                                 {std::to_string(r.unigram.tokens.size()), std::to_string(r.unigram.seed_size)})
+                               .c_str());
     if (!r.state.tokenizer_json.empty()) {
       if (!r.file_message.empty()) warning_text(r.file_message.c_str());
       for (const Segmentation& c : r.cuts) {

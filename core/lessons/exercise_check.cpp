@@ -64,6 +64,10 @@ CheckResult check_exercise_number(const ExerciseCheck& check, const nlohmann::js
   return r;
 }
 
+bool solution_visible(const ExerciseAttempts& attempts) {
+  return attempts.solution_requested || attempts.failed_checks > 0;
+}
+
 nlohmann::json merged_values(const nlohmann::json& base, const nlohmann::json& patch) {
   nlohmann::json out = base.is_object() ? base : nlohmann::json::object();
   if (patch.is_object())

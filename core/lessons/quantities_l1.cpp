@@ -1,6 +1,7 @@
 // Lesson 1's quantities (high-dimensional intuition): softmax saturation, LoRA's parameter share, the roofline.
 // Each calls the core function its panel calls (core/experiments/...), with the panel's own settings.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "core/experiments/lora_experiment.h"
@@ -57,6 +58,13 @@ std::optional<double> score_variance(const nlohmann::json& v) {
              seed = lesson_int(v, "softmax.seed");
   if (!d_k || !samples || !seed || *d_k < 1 || *d_k > 4096 || *samples < 2 || *samples > 200000) return std::nullopt;
   return score_histogram(*d_k, *samples, 48, static_cast<std::uint64_t>(std::max(0, *seed))).variance;
+}
+
+// Its square root: the typical size of a raw score.
+std::optional<double> score_std(const nlohmann::json& v) {
+  const auto var = score_variance(v);
+  if (!var || *var < 0) return std::nullopt;
+  return std::sqrt(*var);
 }
 
 // The top key's gradient S(1 - S) in the worked example's first row (the panel's logits A and temperature).
@@ -153,6 +161,7 @@ std::vector<LessonQuantity> lesson_1_quantities() {
       {"softmax.unscaled_top_gradient", unscaled_top_gradient,
        "mean top-key gradient S(1 - S) of the unscaled softmax at the chosen d_k"},
       {"softmax.score_variance", score_variance, "empirical variance of q.k in the histogram at the chosen d_k"},
+      {"softmax.score_std", score_std, "empirical standard deviation of q.k in the histogram at the chosen d_k"},
       {"softmax.worked_a_top_gradient", worked_a_top_gradient,
        "top-key gradient S(1 - S) of the worked example's first row (logits A)"},
       {"lora.param_percent", lora_percent, "LoRA's trainable parameters as a percentage of the full update"},

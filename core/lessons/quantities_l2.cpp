@@ -1,6 +1,7 @@
 // Lesson 2, the parts of a LLaMA-style model: quantities its exercises check, each computed by the core function
 // the panel itself calls (norms, RoPE, GQA, masks, architectures).
 #include <algorithm>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,8 @@ namespace {
 namespace lv = lesson_values;
 using Json = nlohmann::json;
 
-// RMS of the norms panel's vector: √(mean x²), the divisor RMSNorm uses (ε aside).
-std::optional<double> norms_rms(const Json& v) {
+// Mean square of the norms panel's vector: mean x², what RMSNorm takes the root of (ε aside).
+std::optional<double> norms_mean_square(const Json& v) {
   const auto text = lv::text(v, "norms.vector");
   const auto batch = lv::integer(v, "norms.batch");
   const auto eps = lv::number(v, "norms.eps");
@@ -32,7 +33,8 @@ std::optional<double> norms_rms(const Json& v) {
   if (!text || !batch || !eps || !seed) return std::nullopt;
   std::vector<double> x;
   if (!parse_number_list(*text, &x, 2, 64).empty() || !check_norm_input(x, *batch, *eps).empty()) return std::nullopt;
-  return compare_norms(x, *batch, *eps, static_cast<uint64_t>(*seed)).rms;
+  const double rms = compare_norms(x, *batch, *eps, static_cast<uint64_t>(*seed)).rms;
+  return rms * rms;
 }
 
 // The gated MLP's hidden width for the first model width in norms.dims: 8C/3 rounded up to multiple_of.
@@ -45,21 +47,21 @@ std::optional<double> norms_llama_hidden(const Json& v) {
   return rows.front().llama_hidden;
 }
 
-// The angle m·θ_k (radians) by which RoPE turns pair k of the query at position m (no context scaling).
-std::optional<double> rope_query_angle(const Json& v) {
+// The wavelength 2π/θ_k (tokens) of the selected RoPE pair k: how many positions one full turn takes (no context
+// scaling).
+std::optional<double> rope_pair_wavelength(const Json& v) {
   const auto dim = lv::integer(v, "rope.head_dim");
   const auto base = lv::number(v, "rope.base");
-  const auto m = lv::integer(v, "rope.query_pos");
   const auto pair = lv::integer(v, "rope.pair");
   const auto scaling = lv::text(v, "rope.scaling");
-  if (!dim || !base || !m || !pair || !scaling || *scaling != "none") return std::nullopt;
+  if (!dim || !base || !pair || !scaling || *scaling != "none") return std::nullopt;
   RopeConfig cfg;
   cfg.head_dim = std::max(2, *dim - *dim % 2);  // the panel rounds an odd head_dim down
   cfg.base = *base;
   if (!validate(cfg).empty()) return std::nullopt;
   const std::vector<double> theta = rope_frequencies(cfg.head_dim, cfg.base);
   const int k = std::clamp(*pair, 0, static_cast<int>(theta.size()) - 1);
-  return *m * theta[static_cast<size_t>(k)];
+  return 2 * std::numbers::pi / theta[static_cast<size_t>(k)];
 }
 
 // The GQA panel's KV cache at its sequence length as a fraction of the multi-head (KV = H) cache.
@@ -100,10 +102,10 @@ std::optional<double> architectures_mlp_share(const Json& v) {
 
 std::vector<LessonQuantity> lesson_2_quantities() {
   return {
-      {"norms.rms", norms_rms, "root mean square of the norms panel's vector"},
+      {"norms.mean_square", norms_mean_square, "mean of the squares of the norms panel's vector (RMS squared)"},
       {"norms.gated_hidden", norms_llama_hidden,
        "gated MLP hidden width for the first entry of norms.dims (8C/3 rounded up to multiple_of)"},
-      {"rope.query_angle", rope_query_angle, "rotation angle m*theta_k of the query's selected pair, radians"},
+      {"rope.pair_wavelength", rope_pair_wavelength, "wavelength 2*pi/theta_k of the selected pair, tokens"},
       {"gqa.cache_ratio", gqa_cache_ratio, "KV-cache bytes of the current grouping divided by the MHA cache"},
       {"masks.visible_cells", masks_visible_cells, "number of visible (query, key) cells of the masks panel's mask"},
       {"architectures.total_params", architectures_total, "total parameters of your model in the architectures panel"},

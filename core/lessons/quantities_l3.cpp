@@ -28,13 +28,14 @@ std::optional<double> alibi_most_beyond_train(const Json& v) {
   return *std::max_element(a.mass_beyond_train.begin(), a.mass_beyond_train.end());
 }
 
-// The ALiBi slope m of the selected head (the head control clamped to the head count, as the panel shows it).
-std::optional<double> alibi_selected_slope(const Json& v) {
+// The penalty m·100 the selected ALiBi head subtracts from the score of a key 100 positions back (the head control
+// clamped to the head count, as the panel shows it).
+std::optional<double> alibi_penalty_at_100(const Json& v) {
   const std::optional<AlibiParams> p = alibi_params_of(v);
   if (!p) return std::nullopt;
   const AlibiAnalysis a = analyze_alibi(*p);
   if (!a.error.empty() || p->head < 0 || p->head >= static_cast<int>(a.slopes.size())) return std::nullopt;
-  return a.slopes[static_cast<size_t>(p->head)];
+  return 100.0 * a.slopes[static_cast<size_t>(p->head)];
 }
 
 // How many times fewer floats the tiled kernel moves than standard attention, for the panel's T and D.
@@ -46,11 +47,11 @@ std::optional<double> flash_traffic_saving(const Json& v) {
   return standard_attention_floats(p->T, p->D) / tiled;
 }
 
-// The KV cache of the GQA panel's current grouping at its sequence length, in GiB (2^30 bytes).
-std::optional<double> gqa_cache_gib(const Json& v) {
+// The KV cache of the GQA panel's current grouping per token of one sequence, in bytes.
+std::optional<double> gqa_bytes_per_token(const Json& v) {
   const std::optional<GqaParams> p = gqa_params_of(v);
-  if (!p) return std::nullopt;
-  return static_cast<double>(analyze_gqa(*p).bytes_gqa_at) / (1024.0 * 1024.0 * 1024.0);
+  if (!p || p->seq_len < 1 || p->batch < 1) return std::nullopt;
+  return static_cast<double>(analyze_gqa(*p).bytes_gqa_at) / (static_cast<double>(p->seq_len) * p->batch);
 }
 
 // Token-to-expert assignments the MoE panel's experts turned away (over capacity).
@@ -84,10 +85,11 @@ std::vector<LessonQuantity> lesson_3_quantities() {
   return {
       {"alibi.most_beyond_train", alibi_most_beyond_train,
        "largest attention share any ALiBi head puts on keys at distance >= train_len (last query)"},
-      {"alibi.selected_slope", alibi_selected_slope, "ALiBi slope m of the selected head"},
+      {"alibi.penalty_at_100", alibi_penalty_at_100,
+       "penalty 100*m the selected ALiBi head subtracts from a key 100 positions back"},
       {"flash.traffic_saving", flash_traffic_saving,
        "floats standard attention moves divided by floats the tiled kernel moves (one head)"},
-      {"gqa.cache_gib", gqa_cache_gib, "KV cache of the current grouping at the panel's sequence length, GiB"},
+      {"gqa.bytes_per_token", gqa_bytes_per_token, "KV-cache bytes of the current grouping per token of a sequence"},
       {"moe.dropped", moe_dropped, "token-to-expert assignments dropped because an expert was full"},
       {"moe.active_share", moe_active_share, "parameters one token uses divided by all the layer's parameters"},
       {"masks.last_query_reach", masks_last_query_reach,

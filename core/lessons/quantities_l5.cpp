@@ -1,5 +1,6 @@
 // Lesson 5, architectures and hyperparameters: stability tricks (soft-capping, z-loss) and the interleaved
 // local/global attention of recent models, computed by the functions the stability and masks panels call.
+#include <cmath>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -28,13 +29,14 @@ std::optional<double> softcap_at_edge(const Json& v) {
   return c.capped.back();
 }
 
-// The z-loss term coef·log²Z at log Z = 20, the right end of the panel's z-loss plot.
-std::optional<double> zloss_at_20(const Json& v) {
+// The z-loss term coef·log²Z at log Z = 15, a point of the panel's z-loss plot (−20 … 20 in steps of 0.2; between
+// its ticks, so the plot does not print the answer).
+std::optional<double> zloss_at_15(const Json& v) {
   const auto coef = lv::number(v, "stability.z_loss");
   if (!coef || *coef <= 0) return std::nullopt;
   const ZLossCurve z = z_loss_curve(static_cast<float>(*coef), -20.0, 20.0, 201);
-  if (z.term.empty()) return std::nullopt;
-  return z.term.back();
+  if (z.term.size() != 201 || std::fabs(z.log_z[175] - 15.0) > 1e-9) return std::nullopt;
+  return z.term[175];  // −20 + 175 · 0.2 = 15
 }
 
 // How many positions the last query has heard from after the whole stack of the masks panel.
@@ -51,7 +53,7 @@ std::optional<double> masks_last_query_count(const Json& v) {
 std::vector<LessonQuantity> lesson_5_quantities() {
   return {
       {"stability.softcap_at_edge", softcap_at_edge, "cap*tanh(x/cap) at x = x_range (soft-capped score)"},
-      {"stability.zloss_at_20", zloss_at_20, "z-loss term coef*log^2 Z at log Z = 20"},
+      {"stability.zloss_at_15", zloss_at_15, "z-loss term coef*log^2 Z at log Z = 15"},
       {"masks.last_query_count", masks_last_query_count,
        "positions whose information reaches the last query after all the stacked layers"},
   };

@@ -141,7 +141,8 @@ void check_exercise(const Json& ex, const Json& scene, const std::vector<LessonQ
   if (kind == "state") {
     const std::string op = check.value("op", "");
     const double value = check["value"].get<double>();
-    const double tol = check.value("tolerance", 0.0);
+    // "==" within the tolerance, relative to the goal's size with "relative": true (as core/lessons/exercise_check).
+    const double tol = check.value("tolerance", 0.0) * (check.value("relative", false) ? std::abs(value) : 1.0);
     EXPECT_FALSE(compare(*q0, op, value, tol) && preconditions_hold(check, start))
         << where << ": the starting state already passes (" << q->name << " = " << *q0 << ")";
     EXPECT_TRUE(compare(*q1, op, value, tol)) << where << ": the solution fails (" << q->name << " = " << *q1 << ")";

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <random>
+#include <regex>
 #include <set>
 
 #include "app/lesson_scene.h"
@@ -12,6 +13,7 @@
 #include "core/lessons/exercise_check.h"
 #include "core/lessons/lesson_progress.h"
 #include "core/lessons/lesson_quantity.h"
+#include "views/plot/export.h"
 #include "views/plot/math.h"
 
 namespace tw {
@@ -133,6 +135,104 @@ TEST(Lessons, StepsApplyCleanlyAndEverySolutionPassesWhileTheStartDoesNot) {
   EXPECT_GE(exercises, 4);
 }
 
+// The words of every <text> element of an SVG (its <tspan> runs joined), entities and the Unicode minus undone.
+std::vector<std::string> svg_texts(const std::string& svg) {
+  std::vector<std::string> out;
+  for (size_t at = svg.find("<text"); at != std::string::npos; at = svg.find("<text", at + 1)) {
+    const size_t end = svg.find("</text>", at);
+    if (end == std::string::npos) break;
+    std::string words;
+    bool in_tag = false;
+    for (size_t i = at; i < end; ++i) {
+      if (svg[i] == '<')
+        in_tag = true;
+      else if (svg[i] == '>')
+        in_tag = false;
+      else if (!in_tag)
+        words += svg[i];
+    }
+    for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+             {"\xE2\x88\x92", "-"}, {"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}, {",", ""}}) {
+      for (size_t k = words.find(from); k != std::string::npos; k = words.find(from, k + to.size()))
+        words.replace(k, from.size(), to);
+    }
+    out.push_back(words);
+  }
+  return out;
+}
+
+// Every number written in `text` ("7.342e+06", "0.003906", "1 GiB" -> 7342000, 0.003906, 1).
+std::vector<double> numbers_in(const std::string& text) {
+  static const std::regex number(R"([-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?)");
+  std::vector<double> out;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), number); it != std::sregex_iterator(); ++it)
+    out.push_back(std::strtod(it->str().c_str(), nullptr));
+  return out;
+}
+
+// A number exercise asks for something the learner works out: at the step's start no number the panel's figures
+// print (titles, notes, labels, legends, ticks) nor the step's own words passes the check, to the check's precision.
+// (A read-out such as "H(p) 3 bits" under the figure, while the question asks for H(p), would pass.)
+TEST(Lessons, NoNumberExerciseAnswerIsPrintedAtTheStart) {
+  AppState state = make_app_state();
+  int checked = 0;
+  for (const Lesson& l : shipped(state)) {
+    for (const LessonStep& st : l.steps) {
+      if (!st.exercise || st.exercise->check.kind != CheckKind::Number) continue;
+      const std::string where = l.id + "/" + st.id;
+      ASSERT_TRUE(apply_lesson_step(state, st).ok) << where;
+      const nlohmann::json start = current_scene_values(state);
+      std::vector<std::string> shown;
+      for (const LessonText* t : {&st.text, &st.look, &st.exercise->question})
+        for (const std::string* s : {&t->en, &t->zh}) shown.push_back(*s);
+      for (PanelSlot& slot : state.panels) {
+        if (!slot.open) continue;
+        slot.panel->update();
+        slot.panel->wait_idle();
+        for (const plot::Figure& f : slot.panel->figures())
+          for (const std::string& words : svg_texts(plot::render_svg(f, {})))
+            shown.push_back(slot.info.id + "-" + f.id + ": " + words);
+      }
+      ASSERT_GT(shown.size(), 6u) << where << ": no figure text found";
+      ++checked;
+      for (const std::string& words : shown)
+        for (double x : numbers_in(words))
+          EXPECT_NE(check_exercise_number(st.exercise->check, start, x).status, CheckStatus::Passed)
+              << where << ": the answer is on screen at the start as " << x << " in \"" << words << "\"";
+    }
+  }
+  EXPECT_GE(checked, 10);
+}
+
+// The solution shows on request or after a failed check, never before; a state exercise's live verdict is not a
+// check (only its Check button is), and a check that cannot be computed is not a failed one.
+TEST(Lessons, SolutionShowsOnlyAfterAFailedCheckOrOnRequest) {
+  ExerciseAttempts a;
+  EXPECT_FALSE(solution_visible(a));
+  a.record(CheckStatus::Unavailable);
+  EXPECT_FALSE(solution_visible(a));
+  a.record(CheckStatus::Passed);
+  EXPECT_FALSE(solution_visible(a));
+  a.record(CheckStatus::NotYet);
+  EXPECT_TRUE(solution_visible(a));
+  ExerciseAttempts asked;
+  asked.solution_requested = true;
+  EXPECT_TRUE(solution_visible(asked));
+  // Every shipped state exercise starts not passed, so its first Check (doing nothing) is a failed check: the
+  // solution appears after it and not before.
+  AppState state = make_app_state();
+  for (const Lesson& l : shipped(state)) {
+    for (const LessonStep& st : l.steps) {
+      if (!st.exercise || st.exercise->check.kind != CheckKind::State) continue;
+      ASSERT_TRUE(apply_lesson_step(state, st).ok);
+      ExerciseAttempts at_start;
+      EXPECT_FALSE(solution_visible(at_start)) << l.id << "/" << st.id;
+      at_start.record(check_exercise_state(st.exercise->check, current_scene_values(state)).status);
+      EXPECT_TRUE(solution_visible(at_start)) << l.id << "/" << st.id;
+    }
+  }
+}
+
 // Reference values computed independently of the panels: the lesson's worked numbers are what core computes.
 TEST(Lessons, LessonOneQuantitiesMatchIndependentValues) {
   AppState state = make_app_state();
@@ -153,6 +253,9 @@ TEST(Lessons, LessonOneQuantitiesMatchIndependentValues) {
   const auto var = find_lesson_quantity("softmax.score_variance")->compute(v);
   ASSERT_TRUE(var.has_value());
   EXPECT_NEAR(*var / 256.0, 1.0, 0.05);  // Var(q·k) = d_k; 20000 samples: sd of the estimate ≈ 1%
+  const auto sd = find_lesson_quantity("softmax.score_std")->compute(v);
+  ASSERT_TRUE(sd.has_value());
+  EXPECT_NEAR(*sd * *sd, *var, 1e-9 * *var);  // the same samples' variance, rooted
   // A measured device is not a pure function of the settings: not computable, never a guess.
   v["roofline.device"] = "this machine (measured)";
   EXPECT_FALSE(find_lesson_quantity("roofline.decode_intensity")->compute(v).has_value());

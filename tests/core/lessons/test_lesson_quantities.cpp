@@ -93,20 +93,22 @@ TEST(LessonQuantities, NamesAreUniqueAndDescribed) {
 }
 
 TEST(LessonQuantities, Norms) {
-  EXPECT_NEAR(*q("norms.rms", kNorms), std::sqrt(285.0 / 9.0), 1e-9);
-  EXPECT_NEAR(*q("norms.rms", with(kNorms, {{"norms.vector", "3, 4"}})), std::sqrt(12.5), 1e-9);
-  EXPECT_FALSE(q("norms.rms", with(kNorms, {{"norms.vector", "3, x"}})).has_value());
+  EXPECT_NEAR(*q("norms.mean_square", kNorms), 285.0 / 9.0, 1e-9);  // (1 + 4 + … + 81) / 9
+  EXPECT_NEAR(*q("norms.mean_square", with(kNorms, {{"norms.vector", "3, 4"}})), 12.5, 1e-9);
+  EXPECT_FALSE(q("norms.mean_square", with(kNorms, {{"norms.vector", "3, x"}})).has_value());
   EXPECT_EQ(*q("norms.gated_hidden", with(kNorms, {{"norms.dims", {4096}}})), 11008);  // 43 · 256
   EXPECT_EQ(*q("norms.gated_hidden", with(kNorms, {{"norms.dims", {2048}}})), 5632);   // ⌈5461 / 256⌉ = 22
   EXPECT_EQ(*q("norms.gated_hidden", with(kNorms, {{"norms.dims", {4096}}, {"norms.multiple_of", 1}})), 10922);
   EXPECT_FALSE(q("norms.gated_hidden", with(kNorms, {{"norms.dims", Json::array()}})).has_value());
 }
 
-TEST(LessonQuantities, RopeAngle) {
-  EXPECT_NEAR(*q("rope.query_angle", kRope), 12.0, 1e-12);                                  // θ_0 = 1
-  EXPECT_NEAR(*q("rope.query_angle", with(kRope, {{"rope.pair", 8}})), 1.2, 1e-12);         // 10^4^(−1/4)
-  EXPECT_NEAR(*q("rope.query_angle", with(kRope, {{"rope.pair", 16}})), 12 * 0.01, 1e-12);  // 10^4^(−1/2)
-  EXPECT_FALSE(q("rope.query_angle", with(kRope, {{"rope.scaling", "linear"}})).has_value());
+TEST(LessonQuantities, RopeWavelength) {
+  const double two_pi = 2 * 3.14159265358979323846;
+  EXPECT_NEAR(*q("rope.pair_wavelength", kRope), two_pi, 1e-12);                                   // θ_0 = 1
+  EXPECT_NEAR(*q("rope.pair_wavelength", with(kRope, {{"rope.pair", 8}})), two_pi / 0.1, 1e-9);    // 10^4^(−1/4)
+  EXPECT_NEAR(*q("rope.pair_wavelength", with(kRope, {{"rope.pair", 16}})), two_pi / 0.01, 1e-8);  // 10^4^(−1/2)
+  EXPECT_NEAR(*q("rope.pair_wavelength", with(kRope, {{"rope.query_pos", 40}})), two_pi, 1e-12);   // not m
+  EXPECT_FALSE(q("rope.pair_wavelength", with(kRope, {{"rope.scaling", "linear"}})).has_value());
 }
 
 TEST(LessonQuantities, GqaCache) {
@@ -115,7 +117,10 @@ TEST(LessonQuantities, GqaCache) {
   EXPECT_DOUBLE_EQ(*q("gqa.cache_ratio", with(kGqa, {{"gqa.n_kv_heads", 8}})), 1.0);
   EXPECT_DOUBLE_EQ(*q("gqa.cache_ratio", with(kGqa, {{"gqa.model", "Llama-3-8B"}})), 0.25);  // 8 of 32
   // 2 · 32 layers · 8 KV heads · 128 · 8192 tokens · 2 bytes = 2^30.
-  EXPECT_DOUBLE_EQ(*q("gqa.cache_gib", with(kGqa, {{"gqa.model", "Llama-3-8B"}, {"gqa.seq_len", 8192}})), 1.0);
+  EXPECT_DOUBLE_EQ(*q("gqa.bytes_per_token", with(kGqa, {{"gqa.model", "Llama-3-8B"}, {"gqa.seq_len", 8192}})),
+                   131072.0);  // per token: 2 · 32 · 8 · 128 · 2 bytes = 2^30 / 8192
+  EXPECT_DOUBLE_EQ(*q("gqa.bytes_per_token", with(kGqa, {{"gqa.model", "Llama-3-8B"}, {"gqa.seq_len", 100}})),
+                   131072.0);
   EXPECT_FALSE(q("gqa.cache_ratio", with(kGqa, {{"gqa.model", "GPT-9"}})).has_value());
 }
 
@@ -152,10 +157,10 @@ TEST(LessonQuantities, Architectures) {
 }
 
 TEST(LessonQuantities, Alibi) {
-  EXPECT_DOUBLE_EQ(*q("alibi.selected_slope", kAlibi), 0.5);  // 2^(−8·1/8)
-  EXPECT_DOUBLE_EQ(*q("alibi.selected_slope", with(kAlibi, {{"alibi.head", 7}})), 1.0 / 256);
-  EXPECT_DOUBLE_EQ(*q("alibi.selected_slope", with(kAlibi, {{"alibi.n_heads", 4}})), 0.25);     // 2^(−8·1/4)
-  EXPECT_DOUBLE_EQ(*q("alibi.selected_slope", with(kAlibi, {{"alibi.head", 60}})), 1.0 / 256);  // clamped
+  EXPECT_DOUBLE_EQ(*q("alibi.penalty_at_100", kAlibi), 50.0);  // 100 · 2^(−8·1/8)
+  EXPECT_DOUBLE_EQ(*q("alibi.penalty_at_100", with(kAlibi, {{"alibi.head", 7}})), 100.0 / 256);
+  EXPECT_DOUBLE_EQ(*q("alibi.penalty_at_100", with(kAlibi, {{"alibi.n_heads", 4}})), 25.0);       // 2^(−8·1/4)
+  EXPECT_DOUBLE_EQ(*q("alibi.penalty_at_100", with(kAlibi, {{"alibi.head", 60}})), 100.0 / 256);  // clamped
   // Uniform scores: the slowest head (m = 1/256) weighs distance d by r^d, r = e^(−1/256), d = 0 … 255;
   // its share at d ≥ 64 is (r^64 − r^256) / (1 − r^256).
   const double r = std::exp(-1.0 / 256);
@@ -216,8 +221,8 @@ TEST(LessonQuantities, Stability) {
   EXPECT_NEAR(*q("stability.softcap_at_edge", kStability), 5 * std::tanh(4.0), 1e-6);
   EXPECT_NEAR(*q("stability.softcap_at_edge", with(kStability, {{"stability.cap", 30.0}})), 30 * std::tanh(2.0 / 3),
               1e-5);
-  EXPECT_NEAR(*q("stability.zloss_at_20", kStability), 1e-4 * 400, 1e-7);  // the slider holds 1e-4 as a float
-  EXPECT_FALSE(q("stability.zloss_at_20", with(kStability, {{"stability.z_loss", 0.0}})).has_value());
+  EXPECT_NEAR(*q("stability.zloss_at_15", kStability), 1e-4 * 225, 1e-7);  // the slider holds 1e-4 as a float
+  EXPECT_FALSE(q("stability.zloss_at_15", with(kStability, {{"stability.z_loss", 0.0}})).has_value());
 }
 
 // What the lessons' solution texts claim about other answers than the stored one.
