@@ -221,9 +221,10 @@ void draw_exercise(AppState& state, LessonRun& run, const Lesson& lesson, const 
       char now[64];
       std::snprintf(now, sizeof now, "%.4g", *r.actual);
       char goal[96];
-      if (ex.check.op == CheckOp::Equal)  // = 20 ± 0.2: the tolerance is part of the goal
-        std::snprintf(goal, sizeof goal, "= %.4g \u00B1 %.2g", ex.check.value,
-                      ex.check.relative ? ex.check.tolerance * std::fabs(ex.check.value) : ex.check.tolerance);
+      const double tol = ex.check.relative ? ex.check.tolerance * std::fabs(ex.check.value) : ex.check.tolerance;
+      const bool count = ex.check.value == std::round(ex.check.value) && tol <= 0.5;  // "= 2", not "= 2 ± 0.5"
+      if (ex.check.op == CheckOp::Equal && !count)  // = 20 ± 0.2: the tolerance is part of the goal
+        std::snprintf(goal, sizeof goal, "= %.4g \u00B1 %.2g", ex.check.value, tol);
       else
         std::snprintf(goal, sizeof goal, "%s %.4g", op_symbol(ex.check.op), ex.check.value);
       check_mark(false, subst(tr("Not yet: now {0}, the goal is {1}"), {now, goal}).c_str());

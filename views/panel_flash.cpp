@@ -271,7 +271,8 @@ class FlashPanel final : public RecomputePanel<FlashState, FlashResult> {
     check_mark(r.a.walk.max_abs_diff < 1e-4f, tr("the tiled output equals the reference attention"));
     check_mark(r.a.walk.tiled_floats == r.a.walk.tiled_floats_counted, tr("traffic formula = the kernel's own count"));
 
-    ImGui::Text(tr("traffic: standard %.4g, tiled %.4g floats"), r.a.walk.standard_floats, r.a.walk.tiled_floats);
+    ImGui::TextWrapped(tr("traffic: standard %.4g, tiled %.4g floats"), r.a.walk.standard_floats,
+                       r.a.walk.tiled_floats);
   }
 
   void bind(Controls& c) override {

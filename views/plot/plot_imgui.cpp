@@ -709,7 +709,7 @@ LayoutReport take_layout_report() { return std::exchange(context().report, Layou
 namespace {
 struct Highlight {
   std::string panel, figure;
-  bool scroll = false;  // bring it into view the next time it is drawn
+  int scroll = 0;  // frames left in which to bring it into view (the panel's figures settle in their first frames)
 };
 Highlight& highlight() {
   static Highlight h;  // UI thread only
@@ -723,9 +723,12 @@ void draw_highlight_frame(const char* panel_id, const std::string& figure_id, Im
   ImGui::GetWindowDrawList()->AddRect(
       ImVec2(origin.x - pad, origin.y - pad), ImVec2(origin.x + size.x + pad, origin.y + size.y + pad),
       ImGui::ColorConvertFloat4ToU32(ImGui::GetStyleColorVec4(ImGuiCol_PlotHistogram)), 4.0f * s, 0, 3.0f * s);
-  if (h.scroll) {
-    ImGui::SetScrollHereY(0.0f);
-    h.scroll = false;
+  if (h.scroll > 0) {  // its top, frame and a margin included, at the top of the view
+    ImGui::SetScrollFromPosY(origin.y - ImGui::GetWindowPos().y - 4.0f * pad, 0.0f);
+    if (ImGui::IsMouseDown(ImGuiMouseButton_Left) || ImGui::GetIO().MouseWheel != 0.0f)
+      h.scroll = 0;  // the user scrolls: theirs wins
+    else
+      --h.scroll;
   }
 }
 }  // namespace
@@ -733,7 +736,7 @@ void draw_highlight_frame(const char* panel_id, const std::string& figure_id, Im
 void set_highlighted_figure(const std::string& panel_id, const std::string& figure_id) {
   Highlight& h = highlight();
   if (h.panel == panel_id && h.figure == figure_id) return;
-  h = {panel_id, figure_id, !figure_id.empty()};
+  h = {panel_id, figure_id, figure_id.empty() ? 0 : 8};
 }
 
 bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id, ImVec2 size, FigureDrawFlags flags) {
