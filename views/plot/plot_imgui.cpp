@@ -715,21 +715,26 @@ Highlight& highlight() {
   static Highlight h;  // UI thread only
   return h;
 }
-// An accent frame around the highlighted figure, just outside its rectangle, and one scroll to bring it into view.
+// An accent frame around the highlighted figure, just inside its rectangle (outside, the edges of a figure that fills
+// its column were clipped away): drawn after the figure, over its background.
 void draw_highlight_frame(const char* panel_id, const std::string& figure_id, ImVec2 origin, ImVec2 size, float s) {
-  Highlight& h = highlight();
+  const Highlight& h = highlight();
   if (h.figure.empty() || h.figure != figure_id || h.panel != panel_id) return;
-  const float pad = 3.0f * s;
+  const float pad = 3.0f * s, in = 0.5f * pad;  // a line `pad` thick, drawn centred `in` inside the edge
   ImGui::GetWindowDrawList()->AddRect(
-      ImVec2(origin.x - pad, origin.y - pad), ImVec2(origin.x + size.x + pad, origin.y + size.y + pad),
-      ImGui::ColorConvertFloat4ToU32(ImGui::GetStyleColorVec4(ImGuiCol_PlotHistogram)), 4.0f * s, 0, 3.0f * s);
-  if (h.scroll > 0) {  // its top, frame and a margin included, at the top of the view
-    ImGui::SetScrollFromPosY(origin.y - ImGui::GetWindowPos().y - 4.0f * pad, 0.0f);
-    if (ImGui::IsMouseDown(ImGuiMouseButton_Left) || ImGui::GetIO().MouseWheel != 0.0f)
-      h.scroll = 0;  // the user scrolls: theirs wins
-    else
-      --h.scroll;
-  }
+      ImVec2(origin.x + in, origin.y + in), ImVec2(origin.x + size.x - in, origin.y + size.y - in),
+      ImGui::ColorConvertFloat4ToU32(ImGui::GetStyleColorVec4(ImGuiCol_PlotHistogram)), 4.0f * s, 0, pad);
+}
+// Scrolls the highlighted figure's top (and a margin) to the top of the view, in the first frames after it was set
+// (the panel's figures settle in their first frames) unless the user scrolls first.
+void scroll_to_highlight(const char* panel_id, const std::string& figure_id, ImVec2 origin, float s) {
+  Highlight& h = highlight();
+  if (h.scroll <= 0 || h.figure.empty() || h.figure != figure_id || h.panel != panel_id) return;
+  ImGui::SetScrollFromPosY(origin.y - ImGui::GetWindowPos().y - 12.0f * s, 0.0f);
+  if (ImGui::IsMouseDown(ImGuiMouseButton_Left) || ImGui::GetIO().MouseWheel != 0.0f)
+    h.scroll = 0;  // theirs wins
+  else
+    --h.scroll;
 }
 }  // namespace
 
@@ -783,7 +788,7 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
                          ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
   const bool hovered = ImGui::IsItemHovered();
   const bool active = ImGui::IsItemActive();
-  draw_highlight_frame(panel_id, fig.id, origin, ImVec2(w, h), s);
+  scroll_to_highlight(panel_id, fig.id, origin, s);
   if (!ImGui::IsItemVisible()) {  // scrolled out of view: keep the space, skip layout and drawing
     ImGui::PopID();
     return false;
@@ -839,6 +844,7 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
     if (!info.text.empty()) math_tooltip(info.text);
   }
   dl->PopClipRect();
+  draw_highlight_frame(panel_id, fig.id, origin, ImVec2(w, h), s);
   if (!(flags & FigureDrawFlags_NoInteraction) && zoomed(st)) draw_reset_marker(dl, marker, hovered && on_marker, s);
 
   if (!(flags & FigureDrawFlags_NoExportMenu) && ImGui::BeginPopupContextItem("##figure_menu")) {
