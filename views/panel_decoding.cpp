@@ -340,12 +340,14 @@ class DecodingPanel final : public RecomputePanel<DecodingState, DecodingResult>
                      std::to_string(r.trace.n_top_p), std::to_string(r.trace.n_final)})
                   .c_str());
     // The same four settings drive the forward stepper's next token and its Generate button.
-    if (ImGui::SmallButton(tr("Use these sampling settings in the forward stepper"))) {
+    // A short label (the controls column is narrow at 1280 x 720); the whole sentence as its tooltip.
+    if (ImGui::SmallButton(tr("Sample with these in the stepper"))) {
       const SamplingConfig& sc = s_.sampling;
       post_values("forward",
                   {{"temperature", sc.temperature}, {"top_k", sc.top_k}, {"top_p", sc.top_p}, {"min_p", sc.min_p}});
       request_focus("forward");
     }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("Use these sampling settings in the forward stepper"));
     ImGui::Separator();
     ImGui::TextWrapped(tr("Perplexity from %s:"), loss_source(r).c_str());
     math_text(subst(tr("$\\exp({0}\\,\\text{nats}) = {1}$"), {fmt("%.4g", r.loss), fmt("%.4g", r.perplexity)}).c_str());
