@@ -176,7 +176,7 @@ std::string unmet_text(const AppState& state, const std::string& key, const nloh
       value = "\u201C" + value + "\u201D";
     break;
   }
-  return subst(tr("First set {0} to {1}"), {label, value});
+  return subst(tr("First set \u201C{0}\u201D to {1}"), {label, value});
 }
 
 const char* op_symbol(CheckOp op) {
