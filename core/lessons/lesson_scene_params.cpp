@@ -5,9 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/experiments/gqa_settings.h"
 #include "core/lessons/quantity_values.h"
+#include "core/lessons/scene_settings.h"
 #include "core/number_list.h"
-#include "core/ops/gqa.h"
 
 namespace tw {
 
@@ -25,52 +26,7 @@ std::optional<double> slider(const Json& v, const char* key) {
 
 }  // namespace
 
-std::optional<GqaParams> gqa_params_of(const Json& v) {
-  const auto model = lv::text(v, "gqa.model");
-  const auto h = lv::integer(v, "gqa.n_heads");
-  const auto kv = lv::integer(v, "gqa.n_kv_heads");
-  const auto d = lv::integer(v, "gqa.head_dim");
-  const auto layers = lv::integer(v, "gqa.layers");
-  const auto seq = lv::integer(v, "gqa.seq_len");
-  const auto batch = lv::integer(v, "gqa.batch");
-  const auto bytes = lv::integer(v, "gqa.bytes_per_value");
-  const auto sim = slider(v, "gqa.head_similarity");
-  const auto group = lv::integer(v, "gqa.group");
-  const auto toy = lv::integer(v, "gqa.toy_tokens");
-  const auto seed = lv::integer(v, "gqa.seed");
-  if (!model || !h || !kv || !d || !layers || !seq || !batch || !bytes || !sim || !group || !toy || !seed)
-    return std::nullopt;
-  GqaParams p;
-  if (*model == "custom") {
-    p.n_heads = std::max(1, *h);
-    int best = 1;  // the largest divisor of H that is ≤ the requested KV count
-    for (int c : valid_kv_head_counts(p.n_heads))
-      if (c <= *kv) best = c;
-    p.n_kv_heads = best;
-    p.head_dim = *d;
-    p.layers = *layers;
-    p.hidden = 0;
-  } else {
-    const auto& presets = gqa_model_presets();
-    const auto it =
-        std::find_if(presets.begin(), presets.end(), [&](const GqaModelPreset& m) { return *model == m.name; });
-    if (it == presets.end()) return std::nullopt;
-    p.n_heads = it->n_heads;
-    p.n_kv_heads = it->n_kv_heads;
-    p.head_dim = it->head_dim;
-    p.layers = it->layers;
-    p.hidden = it->hidden;
-  }
-  p.seq_len = *seq;
-  p.batch = *batch;
-  p.bytes_per_value = *bytes;
-  p.toy_tokens = *toy;
-  p.head_similarity = *sim;
-  p.group = std::clamp(*group, 0, p.n_kv_heads - 1);
-  p.seed = static_cast<uint64_t>(*seed);
-  if (!validate(p).empty()) return std::nullopt;
-  return p;
-}
+std::optional<GqaParams> gqa_params_of(const Json& v) { return scene_params<GqaSettings>(v); }
 
 std::optional<MaskScene> mask_scene_of(const Json& v) {
   const auto T = lv::integer(v, "masks.T");
