@@ -26,49 +26,6 @@ std::optional<double> slider(const Json& v, const char* key) {
 
 }  // namespace
 
-std::optional<GqaParams> gqa_params_of(const Json& v) { return scene_params<GqaSettings>(v); }
-
-std::optional<MaskScene> mask_scene_of(const Json& v) {
-  const auto T = lv::integer(v, "masks.T");
-  const auto base = lv::text(v, "masks.base");
-  const auto prefix = lv::integer(v, "masks.prefix");
-  const auto window = lv::boolean(v, "masks.window");
-  const auto window_size = lv::integer(v, "masks.window_size");
-  const auto padding = lv::boolean(v, "masks.padding");
-  const auto pad_count = lv::integer(v, "masks.pad_count");
-  const auto pad_side = lv::text(v, "masks.pad_side");
-  const auto documents = lv::boolean(v, "masks.documents");
-  const auto doc_lengths = lv::int_list(v, "masks.doc_lengths");
-  const auto dilated = lv::boolean(v, "masks.dilated");
-  const auto stride = lv::integer(v, "masks.stride");
-  const auto global = lv::boolean(v, "masks.global");
-  const auto global_count = lv::integer(v, "masks.global_count");
-  const auto layers = lv::integer(v, "masks.layers");
-  const auto global_every = lv::integer(v, "masks.global_every");
-  if (!T || !base || !prefix || !window || !window_size || !padding || !pad_count || !pad_side || !documents ||
-      !doc_lengths || !dilated || !stride || !global || !global_count || !layers || !global_every)
-    return std::nullopt;
-  if (*pad_side != "left" && *pad_side != "right") return std::nullopt;
-  MaskScene m;
-  m.T = *T;
-  m.layers = *layers;
-  m.global_every = *global_every;
-  if (*base == "causal")
-    m.terms.push_back(causal_mask().term);
-  else if (*base == "bidirectional")
-    m.terms.push_back(bidirectional_mask().term);
-  else if (*base == "prefix-LM")
-    m.terms.push_back(prefix_lm_mask(*prefix).term);
-  else
-    return std::nullopt;
-  if (*window) m.terms.push_back(sliding_window_mask(*window_size).term);
-  if (*padding) m.terms.push_back(padding_mask(*pad_count, *pad_side == "left", *T).term);
-  if (*documents) m.terms.push_back(document_mask(*doc_lengths).term);
-  if (*dilated) m.terms.push_back(dilated_mask(*stride).term);
-  if (*global) m.terms.push_back(global_mask(*global_count).term);
-  return m;
-}
-
 std::optional<ArchitectureConfig> architecture_of(const Json& v) {
   const auto d = lv::integer(v, "architectures.d_model");
   const auto layers = lv::integer(v, "architectures.layers");

@@ -8,10 +8,13 @@
 #include "core/experiments/alibi_analysis.h"
 #include "core/experiments/flash_walkthrough.h"
 #include "core/experiments/gqa_analysis.h"
+#include "core/experiments/gqa_settings.h"
 #include "core/experiments/mask_analysis.h"
+#include "core/experiments/mask_settings.h"
 #include "core/experiments/moe_routing.h"
 #include "core/lessons/lesson_quantity.h"
 #include "core/lessons/lesson_scene_params.h"
+#include "core/lessons/scene_settings.h"
 
 namespace tw {
 
@@ -48,7 +51,7 @@ std::optional<double> flash_traffic_saving(const Json& v) {
 
 // The KV cache of the GQA panel's current grouping at its sequence length, in GiB (2^30 bytes).
 std::optional<double> gqa_cache_gib(const Json& v) {
-  const std::optional<GqaParams> p = gqa_params_of(v);
+  const std::optional<GqaParams> p = scene_params<GqaSettings>(v);
   if (!p) return std::nullopt;
   return static_cast<double>(analyze_gqa(*p).bytes_gqa_at) / (1024.0 * 1024.0 * 1024.0);
 }
@@ -71,9 +74,9 @@ std::optional<double> moe_active_share(const Json& v) {
 
 // After the whole stack: how far back (in positions) the last query has heard from.
 std::optional<double> masks_last_query_reach(const Json& v) {
-  const std::optional<MaskScene> m = mask_scene_of(v);
+  const std::optional<MasksSettings> m = read_scene_settings<MasksSettings>(v);
   if (!m) return std::nullopt;
-  const ReceptiveField f = receptive_field(m->terms, m->T, m->layers, m->global_every);
+  const ReceptiveField f = receptive_field(terms_of(*m), m->T, m->layers, m->global_every);
   if (!f.error.empty() || f.last_query_reach.empty()) return std::nullopt;
   return f.last_query_reach.back();
 }

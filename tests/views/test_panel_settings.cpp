@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/experiments/gqa_settings.h"
+#include "core/experiments/mask_settings.h"
 #include "core/lessons/scene_settings.h"
 #include "views/panel.h"
 
@@ -131,6 +132,26 @@ TEST(PanelSettings, GqaParamsSnapAndClamp) {
   EXPECT_EQ(params_of(s).n_heads, m.n_heads);
   EXPECT_EQ(params_of(s).n_kv_heads, m.n_kv_heads);
   EXPECT_EQ(params_of(s).hidden, m.hidden);
+}
+
+TEST(PanelSettings, MasksMatchThePanelsControls) { check_against_panel<MasksSettings>(); }
+
+TEST(PanelSettings, MasksTermsInListOrder) {
+  MasksSettings s;
+  EXPECT_EQ(terms_of(s).size(), 1u);  // causal only
+  s.base = MaskBase::PrefixLM, s.window = s.padding = s.documents = s.dilated = s.global = true;
+  const std::vector<MaskTerm> t = terms_of(s);
+  ASSERT_EQ(t.size(), 6u);
+  const MaskKind kinds[] = {MaskKind::PrefixLM, MaskKind::SlidingWindow, MaskKind::Padding,
+                            MaskKind::Document, MaskKind::Dilated,       MaskKind::Global};
+  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(t[i].kind, kinds[i]) << i;
+  // Query 3 of a prefix-LM with a 6-token prefix may read key 5 (inside the prefix); the causal base may not.
+  EXPECT_TRUE(t[0].allows(3, 5));
+  s.base = MaskBase::Causal;
+  EXPECT_FALSE(terms_of(s)[0].allows(3, 5));
+  s.pad_side = PadSide::Right;  // pads at the end: the term counts the keys (T) to find them
+  EXPECT_FALSE(terms_of(s)[2].pad_left);
+  EXPECT_EQ(terms_of(s)[2].length, s.T);
 }
 
 }  // namespace
