@@ -5,9 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/experiments/gqa_settings.h"
 #include "core/lessons/quantity_values.h"
-#include "core/lessons/scene_settings.h"
 #include "core/number_list.h"
 
 namespace tw {
@@ -42,62 +40,6 @@ std::optional<ArchitectureConfig> architecture_of(const Json& v) {
   c.head_dim = *heads > 0 ? *d / *heads : 0;
   c.d_ff = *ff, c.gated = *gated, c.tied = *tied, c.vocab = *vocab, c.context = 4096;
   return c;
-}
-
-std::optional<AlibiParams> alibi_params_of(const Json& v) {
-  const auto h = lv::integer(v, "alibi.n_heads");
-  const auto T = lv::integer(v, "alibi.T");
-  const auto head = lv::integer(v, "alibi.head");
-  const auto symmetric = lv::boolean(v, "alibi.symmetric");
-  const auto scores = lv::text(v, "alibi.scores");
-  const auto train = lv::integer(v, "alibi.train_len");
-  const auto eval = lv::integer(v, "alibi.eval_len");
-  const auto seed = lv::integer(v, "alibi.seed");
-  if (!h || !T || !head || !symmetric || !scores || !train || !eval || !seed || *h < 1) return std::nullopt;
-  if (*scores != "uniform" && *scores != "random q.k") return std::nullopt;
-  AlibiParams p;
-  p.n_heads = *h;
-  p.T = *T;
-  p.head = std::min(*head, *h - 1);
-  p.symmetric = *symmetric;
-  p.random_scores = *scores == "random q.k";
-  p.train_len = *train;
-  p.eval_len = *eval;
-  p.thumb_T = std::min(*T, 16);
-  p.seed = static_cast<uint64_t>(*seed);
-  return p;
-}
-
-std::optional<MoeParams> moe_params_of(const Json& v) {
-  const auto tokens = lv::integer(v, "moe.tokens");
-  const auto dim = lv::integer(v, "moe.dim");
-  const auto experts = lv::integer(v, "moe.experts");
-  const auto top_k = lv::integer(v, "moe.top_k");
-  const auto capacity = slider(v, "moe.capacity_factor");
-  const auto hidden = lv::integer(v, "moe.hidden");
-  const auto gated = lv::boolean(v, "moe.gated");
-  const auto bias = slider(v, "moe.router_bias");
-  const auto seed = lv::integer(v, "moe.seed");
-  if (!tokens || !dim || !experts || !top_k || !capacity || !hidden || !gated || !bias || !seed) return std::nullopt;
-  MoeParams p;
-  p.tokens = *tokens, p.dim = *dim, p.experts = *experts, p.top_k = *top_k, p.capacity_factor = *capacity;
-  p.hidden = *hidden, p.gated = *gated, p.router_bias = *bias, p.seed = static_cast<uint64_t>(*seed);
-  if (!validate(p).empty()) return std::nullopt;
-  return p;
-}
-
-std::optional<FlashWalkParams> flash_params_of(const Json& v) {
-  const auto T = lv::integer(v, "flash.T");
-  const auto D = lv::integer(v, "flash.D");
-  const auto tq = lv::integer(v, "flash.tile_q");
-  const auto tk = lv::integer(v, "flash.tile_k");
-  const auto causal = lv::boolean(v, "flash.causal");
-  const auto seed = lv::integer(v, "flash.seed");
-  if (!T || !D || !tq || !tk || !causal || !seed) return std::nullopt;
-  FlashWalkParams p;
-  p.T = *T, p.D = *D, p.tile_q = *tq, p.tile_k = *tk, p.causal = *causal, p.seed = static_cast<uint64_t>(*seed);
-  if (!validate(p).empty()) return std::nullopt;
-  return p;
 }
 
 std::optional<DecodingScene> decoding_scene_of(const Json& v) {

@@ -7,26 +7,13 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "core/experiments/alibi_analysis.h"
 #include "core/experiments/architectures.h"
-#include "core/experiments/flash_walkthrough.h"
-#include "core/experiments/gqa_analysis.h"
-#include "core/experiments/moe_routing.h"
 #include "core/ops/sampling.h"
 
 namespace tw {
 
 // architectures.*: your own model (head_dim = d_model / heads, context 4096).
 std::optional<ArchitectureConfig> architecture_of(const nlohmann::json& values);
-
-// alibi.*
-std::optional<AlibiParams> alibi_params_of(const nlohmann::json& values);
-
-// moe.*
-std::optional<MoeParams> moe_params_of(const nlohmann::json& values);
-
-// flash.*
-std::optional<FlashWalkParams> flash_params_of(const nlohmann::json& values);
 
 // decoding.*: p's logits, p's temperature, and the sampling filters applied to p.
 struct DecodingScene {

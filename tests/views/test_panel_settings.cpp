@@ -9,8 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/experiments/alibi_settings.h"
+#include "core/experiments/flash_settings.h"
 #include "core/experiments/gqa_settings.h"
 #include "core/experiments/mask_settings.h"
+#include "core/experiments/moe_settings.h"
 #include "core/lessons/scene_settings.h"
 #include "views/panel.h"
 
@@ -153,6 +156,33 @@ TEST(PanelSettings, MasksTermsInListOrder) {
   EXPECT_FALSE(terms_of(s)[2].pad_left);
   EXPECT_EQ(terms_of(s)[2].length, s.T);
 }
+
+TEST(PanelSettings, AlibiMatchesThePanelsControls) { check_against_panel<AlibiSettings>(); }
+
+TEST(PanelSettings, AlibiHeadClampedAndThumbnailsCapped) {
+  AlibiSettings s;
+  s.n_heads = 4, s.head = 9, s.T = 40, s.scores = AlibiScores::RandomQk;
+  const AlibiParams p = params_of(s);
+  EXPECT_EQ(p.head, 3);
+  EXPECT_EQ(p.thumb_T, 16);
+  EXPECT_TRUE(p.random_scores);
+  s.T = 8;
+  EXPECT_EQ(params_of(s).thumb_T, 8);
+}
+
+TEST(PanelSettings, MoeMatchesThePanelsControls) { check_against_panel<MoeSettings>(); }
+
+TEST(PanelSettings, MoeSlidersReachTheParams) {
+  MoeSettings s;
+  s.capacity_factor = 2.5f, s.router_bias = 0.75f, s.seed = 42;
+  const MoeParams p = params_of(s);
+  EXPECT_EQ(p.capacity_factor, 2.5);
+  EXPECT_EQ(p.router_bias, 0.75);
+  EXPECT_EQ(p.seed, 42u);
+  EXPECT_EQ(p.experts, s.params.experts);
+}
+
+TEST(PanelSettings, FlashMatchesThePanelsControls) { check_against_panel<FlashSettings>(); }
 
 }  // namespace
 }  // namespace tw
