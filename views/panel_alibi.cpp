@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "core/experiments/alibi_analysis.h"
+#include "core/experiments/alibi_settings.h"
 #include "views/plot/plot_imgui.h"
 #include "views/recompute.h"
 #include "views/widgets.h"
@@ -26,19 +27,9 @@ const PanelInfo kInfo = {
 
 // [SECTION] state
 
-// Scores before the bias, for the last query's distribution.
-enum class AlibiScores { Uniform, RandomQk };
-
-struct AlibiState {
-  int n_heads = 8;                            // any count 1..64
-  int T = 24;                                 // size of the bias matrices
-  int head = 0;                               // selected head (0-based)
-  bool symmetric = false;                     // −m·|i − j| instead of the causal −m·(i − j)
-  AlibiScores scores = AlibiScores::Uniform;  // all equal, or random q·k/√d_k
-  int train_len = 64;                         // context length during training
-  int eval_len = 256;                         // context length at evaluation (the last query sees this many keys)
-  bool log_slopes = true;                     // slope bars on a log axis
-  int seed = 0;
+// The settings and their mapping to AlibiParams live in core (the lessons read the same ones).
+struct AlibiState : AlibiSettings {
+  bool log_slopes = true;  // slope bars on a log axis
 };
 
 struct AlibiResult {
@@ -51,17 +42,8 @@ using ResultPtr = std::shared_ptr<const AlibiResult>;
 ResultPtr compute(const AlibiState& s) {
   auto r = std::make_shared<AlibiResult>();
   r->state = s;
-  r->head = std::min(s.head, s.n_heads - 1);
-  AlibiParams p;
-  p.n_heads = s.n_heads;
-  p.T = s.T;
-  p.head = r->head;
-  p.symmetric = s.symmetric;
-  p.random_scores = s.scores == AlibiScores::RandomQk;
-  p.train_len = s.train_len;
-  p.eval_len = s.eval_len;
-  p.thumb_T = std::min(s.T, 16);
-  p.seed = static_cast<std::uint64_t>(s.seed);
+  const AlibiParams p = params_of(s);
+  r->head = p.head;
   r->a = analyze_alibi(p);
   return r;
 }

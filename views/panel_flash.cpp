@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "core/experiments/flash_settings.h"
 #include "core/experiments/flash_walkthrough.h"
 #include "views/presenter_keys.h"
 #include "views/recompute.h"
@@ -30,11 +31,11 @@ using plot::fmt;
 
 // [SECTION] state
 
-struct FlashState {
-  FlashWalkParams walk;  // T, D, the two tile sizes and the causal mask (the seed is the panel's, below)
+// The settings that reach the kernel, and their mapping to FlashWalkParams, live in core (the lessons read the same
+// ones); the step shown and the curve's end are the panel's own.
+struct FlashState : FlashSettings {
   int step = 5;          // which (query tile, key tile) step the figures show
   int curve_max = 8192;  // right end of the traffic curve (tokens)
-  int seed = 1;
 };
 
 // Steps of the kernel: every (query tile, key tile) pair, skipped ones included.
@@ -62,12 +63,6 @@ struct FlashAnalysis {
 };
 using FlashResult = Checked<FlashWalkParams, FlashAnalysis>;
 using ResultPtr = std::shared_ptr<const FlashResult>;
-
-FlashWalkParams params_of(const FlashState& s) {
-  FlashWalkParams p = s.walk;
-  p.seed = static_cast<uint64_t>(s.seed);
-  return p;
-}
 
 ResultPtr compute(const FlashState& s, Progress& progress) {
   return run_checked(params_of(s), [&s, &progress](const FlashWalkParams& p) {

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "core/experiments/gqa_analysis.h"
-#include "core/ops/gqa.h"
+#include "core/experiments/gqa_settings.h"
 #include "views/plot/plot_imgui.h"
 #include "views/recompute.h"
 #include "views/widgets.h"
@@ -26,55 +26,8 @@ const PanelInfo kInfo = {"gqa", N_("GQA / MQA head sharing"), N_("Attention"),
 
 // [SECTION] state
 
-struct GqaState {
-  int model = 0;       // 0 = custom, else 1 + index into gqa_model_presets()
-  int n_heads = 8;     // H (custom)
-  int n_kv_heads = 2;  // KV (custom; snapped down to a divisor of H)
-  int head_dim = 128;  // D (custom)
-  int layers = 32;     // (custom)
-  int seq_len = 4096;  // KV-cache curve end
-  int batch = 1;
-  int bytes_per_value = 2;       // 2 = fp16/bf16
-  float head_similarity = 0.0f;  // toy layer: how alike the K/V heads are before pooling
-  int group = 0;                 // which group's attention maps are shown (clamped)
-  int toy_tokens = 10;
-  int seed = 1;
-};
-
-// Largest divisor of h that is ≤ kv (at least 1).
-int snap_kv(int h, int kv) {
-  int best = 1;
-  for (int d : valid_kv_head_counts(h))
-    if (d <= kv) best = d;
-  return best;
-}
-
-GqaParams params_of(const GqaState& s) {
-  GqaParams p;
-  const auto& presets = gqa_model_presets();
-  if (s.model > 0 && s.model <= static_cast<int>(presets.size())) {
-    const GqaModelPreset& m = presets[static_cast<size_t>(s.model - 1)];
-    p.n_heads = m.n_heads;
-    p.n_kv_heads = m.n_kv_heads;
-    p.head_dim = m.head_dim;
-    p.layers = m.layers;
-    p.hidden = m.hidden;
-  } else {
-    p.n_heads = std::max(1, s.n_heads);
-    p.n_kv_heads = snap_kv(p.n_heads, s.n_kv_heads);
-    p.head_dim = s.head_dim;
-    p.layers = s.layers;
-    p.hidden = 0;
-  }
-  p.seq_len = s.seq_len;
-  p.batch = s.batch;
-  p.bytes_per_value = s.bytes_per_value;
-  p.toy_tokens = s.toy_tokens;
-  p.head_similarity = s.head_similarity;
-  p.group = std::clamp(s.group, 0, p.n_kv_heads - 1);
-  p.seed = static_cast<uint64_t>(s.seed);
-  return p;
-}
+// The settings and their mapping to GqaParams live in core (the lessons read the same ones).
+using GqaState = GqaSettings;
 
 using GqaResult = Checked<GqaParams, GqaAnalysis>;
 
@@ -231,7 +184,7 @@ class GqaPanel final : public RecomputePanel<GqaState, GqaResult> {
     if (ImGui::SmallButton("MQA")) s_.n_kv_heads = 1;
     ImGui::SameLine();
     help_marker(tr("MHA: one KV head per query head. GQA: groups of about 4 query heads. MQA: a single KV head."));
-    const int snapped = snap_kv(std::max(1, s_.n_heads), s_.n_kv_heads);
+    const int snapped = snap_kv_heads(std::max(1, s_.n_heads), s_.n_kv_heads);
     if (snapped != s_.n_kv_heads)
       warning_text(subst(tr("n_kv_heads must divide n_heads: using {0}"), {std::to_string(snapped)}).c_str());
   }
@@ -276,7 +229,7 @@ class GqaPanel final : public RecomputePanel<GqaState, GqaResult> {
 
  private:
   // A GQA grouping of about 4 query heads per KV head (the ratio of Llama 3 8B and Mistral 7B).
-  static int gqa_default(int h) { return snap_kv(std::max(1, h), std::max(1, h / 4)); }
+  static int gqa_default(int h) { return snap_kv_heads(std::max(1, h), std::max(1, h / 4)); }
 };
 
 }  // namespace

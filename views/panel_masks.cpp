@@ -1,7 +1,7 @@
 // Attention masks: which keys each query may read, what that costs, and how far information travels through
 // stacked windowed layers.
 //
-// [SECTION] state: the term list as plain fields
+// [SECTION] state: the term list as plain fields (core/experiments/mask_settings.h)
 // [SECTION] figures (built from core/experiments/mask_analysis results)
 // [SECTION] panel: controls, recompute, draw
 #include <imgui.h>
@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "core/experiments/mask_analysis.h"
+#include "core/experiments/mask_settings.h"
 #include "views/plot/layout.h"
 #include "views/plot/plot_imgui.h"
 #include "views/recompute.h"
@@ -27,42 +28,8 @@ const PanelInfo kInfo = {
 
 // [SECTION] state
 
-enum class MaskBase { Causal, Bidirectional, PrefixLM };
-enum class PadSide { Left, Right };
-
-struct MasksState {
-  int T = 24;                        // sequence length
-  MaskBase base = MaskBase::Causal;  // the first term: causal, bidirectional or prefix-LM
-  int prefix = 6;                    // prefix-LM: bidirectional prefix length
-  bool window = false;               // optional terms, each removable
-  int window_size = 4;
-  bool padding = false;
-  int pad_count = 3;
-  PadSide pad_side = PadSide::Left;
-  bool documents = false;
-  std::vector<int> doc_lengths = {8, 6, 10};
-  bool dilated = false;
-  int stride = 2;
-  bool global = false;
-  int global_count = 2;
-  int layers = 6;        // stacked layers for the receptive field
-  int global_every = 0;  // full attention every k-th layer; 0 = never
-};
-
-// The AND-list of terms the state describes, in list order (the order "blocked by" reports).
-std::vector<MaskTerm> terms_of(const MasksState& s) {
-  std::vector<MaskTerm> t;
-  auto add = [&](Mask m) { t.push_back(m.term); };
-  if (s.base == MaskBase::Causal) add(causal_mask());
-  if (s.base == MaskBase::Bidirectional) add(bidirectional_mask());
-  if (s.base == MaskBase::PrefixLM) add(prefix_lm_mask(s.prefix));
-  if (s.window) add(sliding_window_mask(s.window_size));
-  if (s.padding) add(padding_mask(s.pad_count, s.pad_side == PadSide::Left, s.T));
-  if (s.documents) add(document_mask(s.doc_lengths));
-  if (s.dilated) add(dilated_mask(s.stride));
-  if (s.global) add(global_mask(s.global_count));
-  return t;
-}
+// The settings and their term list live in core (the lessons read the same ones).
+using MasksState = MasksSettings;
 
 struct MasksResult {
   MasksState state;

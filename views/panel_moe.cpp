@@ -14,6 +14,7 @@
 #include <string>
 
 #include "core/experiments/moe_routing.h"
+#include "core/experiments/moe_settings.h"
 #include "views/model_handoff.h"
 #include "views/recompute.h"
 #include "views/widgets.h"
@@ -30,13 +31,8 @@ using plot::fmt;
 
 // [SECTION] state
 
-struct MoeState {
-  MoeParams params;  // N, C, E, k, F and gated, bound as they are
-  // Bound beside params (sliders are floats, the seed an int; the core keeps doubles and a uint64): params_of.
-  float capacity_factor = 1.0f;  // capacity = ⌈factor · N · k / E⌉
-  float router_bias = 1.0f;      // on expert 0's logit: a popular expert, to show drops
-  int seed = 1;
-};
+// The settings and their mapping to MoeParams live in core (the lessons read the same ones).
+using MoeState = MoeSettings;
 
 // [SECTION] result and compute
 
@@ -51,14 +47,6 @@ struct MoeAnalysis {
 };
 using MoeResult = Checked<MoeParams, MoeAnalysis>;
 using ResultPtr = std::shared_ptr<const MoeResult>;
-
-MoeParams params_of(const MoeState& s) {
-  MoeParams p = s.params;
-  p.capacity_factor = s.capacity_factor;
-  p.router_bias = s.router_bias;
-  p.seed = static_cast<uint64_t>(s.seed);
-  return p;
-}
 
 ResultPtr compute(const MoeState& s, Progress& progress) {
   return run_checked(params_of(s), [&progress](const MoeParams& p) {

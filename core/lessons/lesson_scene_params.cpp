@@ -7,7 +7,6 @@
 
 #include "core/lessons/quantity_values.h"
 #include "core/number_list.h"
-#include "core/ops/gqa.h"
 
 namespace tw {
 
@@ -25,94 +24,6 @@ std::optional<double> slider(const Json& v, const char* key) {
 
 }  // namespace
 
-std::optional<GqaParams> gqa_params_of(const Json& v) {
-  const auto model = lv::text(v, "gqa.model");
-  const auto h = lv::integer(v, "gqa.n_heads");
-  const auto kv = lv::integer(v, "gqa.n_kv_heads");
-  const auto d = lv::integer(v, "gqa.head_dim");
-  const auto layers = lv::integer(v, "gqa.layers");
-  const auto seq = lv::integer(v, "gqa.seq_len");
-  const auto batch = lv::integer(v, "gqa.batch");
-  const auto bytes = lv::integer(v, "gqa.bytes_per_value");
-  const auto sim = slider(v, "gqa.head_similarity");
-  const auto group = lv::integer(v, "gqa.group");
-  const auto toy = lv::integer(v, "gqa.toy_tokens");
-  const auto seed = lv::integer(v, "gqa.seed");
-  if (!model || !h || !kv || !d || !layers || !seq || !batch || !bytes || !sim || !group || !toy || !seed)
-    return std::nullopt;
-  GqaParams p;
-  if (*model == "custom") {
-    p.n_heads = std::max(1, *h);
-    int best = 1;  // the largest divisor of H that is ≤ the requested KV count
-    for (int c : valid_kv_head_counts(p.n_heads))
-      if (c <= *kv) best = c;
-    p.n_kv_heads = best;
-    p.head_dim = *d;
-    p.layers = *layers;
-    p.hidden = 0;
-  } else {
-    const auto& presets = gqa_model_presets();
-    const auto it =
-        std::find_if(presets.begin(), presets.end(), [&](const GqaModelPreset& m) { return *model == m.name; });
-    if (it == presets.end()) return std::nullopt;
-    p.n_heads = it->n_heads;
-    p.n_kv_heads = it->n_kv_heads;
-    p.head_dim = it->head_dim;
-    p.layers = it->layers;
-    p.hidden = it->hidden;
-  }
-  p.seq_len = *seq;
-  p.batch = *batch;
-  p.bytes_per_value = *bytes;
-  p.toy_tokens = *toy;
-  p.head_similarity = *sim;
-  p.group = std::clamp(*group, 0, p.n_kv_heads - 1);
-  p.seed = static_cast<uint64_t>(*seed);
-  if (!validate(p).empty()) return std::nullopt;
-  return p;
-}
-
-std::optional<MaskScene> mask_scene_of(const Json& v) {
-  const auto T = lv::integer(v, "masks.T");
-  const auto base = lv::text(v, "masks.base");
-  const auto prefix = lv::integer(v, "masks.prefix");
-  const auto window = lv::boolean(v, "masks.window");
-  const auto window_size = lv::integer(v, "masks.window_size");
-  const auto padding = lv::boolean(v, "masks.padding");
-  const auto pad_count = lv::integer(v, "masks.pad_count");
-  const auto pad_side = lv::text(v, "masks.pad_side");
-  const auto documents = lv::boolean(v, "masks.documents");
-  const auto doc_lengths = lv::int_list(v, "masks.doc_lengths");
-  const auto dilated = lv::boolean(v, "masks.dilated");
-  const auto stride = lv::integer(v, "masks.stride");
-  const auto global = lv::boolean(v, "masks.global");
-  const auto global_count = lv::integer(v, "masks.global_count");
-  const auto layers = lv::integer(v, "masks.layers");
-  const auto global_every = lv::integer(v, "masks.global_every");
-  if (!T || !base || !prefix || !window || !window_size || !padding || !pad_count || !pad_side || !documents ||
-      !doc_lengths || !dilated || !stride || !global || !global_count || !layers || !global_every)
-    return std::nullopt;
-  if (*pad_side != "left" && *pad_side != "right") return std::nullopt;
-  MaskScene m;
-  m.T = *T;
-  m.layers = *layers;
-  m.global_every = *global_every;
-  if (*base == "causal")
-    m.terms.push_back(causal_mask().term);
-  else if (*base == "bidirectional")
-    m.terms.push_back(bidirectional_mask().term);
-  else if (*base == "prefix-LM")
-    m.terms.push_back(prefix_lm_mask(*prefix).term);
-  else
-    return std::nullopt;
-  if (*window) m.terms.push_back(sliding_window_mask(*window_size).term);
-  if (*padding) m.terms.push_back(padding_mask(*pad_count, *pad_side == "left", *T).term);
-  if (*documents) m.terms.push_back(document_mask(*doc_lengths).term);
-  if (*dilated) m.terms.push_back(dilated_mask(*stride).term);
-  if (*global) m.terms.push_back(global_mask(*global_count).term);
-  return m;
-}
-
 std::optional<ArchitectureConfig> architecture_of(const Json& v) {
   const auto d = lv::integer(v, "architectures.d_model");
   const auto layers = lv::integer(v, "architectures.layers");
@@ -129,62 +40,6 @@ std::optional<ArchitectureConfig> architecture_of(const Json& v) {
   c.head_dim = *heads > 0 ? *d / *heads : 0;
   c.d_ff = *ff, c.gated = *gated, c.tied = *tied, c.vocab = *vocab, c.context = 4096;
   return c;
-}
-
-std::optional<AlibiParams> alibi_params_of(const Json& v) {
-  const auto h = lv::integer(v, "alibi.n_heads");
-  const auto T = lv::integer(v, "alibi.T");
-  const auto head = lv::integer(v, "alibi.head");
-  const auto symmetric = lv::boolean(v, "alibi.symmetric");
-  const auto scores = lv::text(v, "alibi.scores");
-  const auto train = lv::integer(v, "alibi.train_len");
-  const auto eval = lv::integer(v, "alibi.eval_len");
-  const auto seed = lv::integer(v, "alibi.seed");
-  if (!h || !T || !head || !symmetric || !scores || !train || !eval || !seed || *h < 1) return std::nullopt;
-  if (*scores != "uniform" && *scores != "random q.k") return std::nullopt;
-  AlibiParams p;
-  p.n_heads = *h;
-  p.T = *T;
-  p.head = std::min(*head, *h - 1);
-  p.symmetric = *symmetric;
-  p.random_scores = *scores == "random q.k";
-  p.train_len = *train;
-  p.eval_len = *eval;
-  p.thumb_T = std::min(*T, 16);
-  p.seed = static_cast<uint64_t>(*seed);
-  return p;
-}
-
-std::optional<MoeParams> moe_params_of(const Json& v) {
-  const auto tokens = lv::integer(v, "moe.tokens");
-  const auto dim = lv::integer(v, "moe.dim");
-  const auto experts = lv::integer(v, "moe.experts");
-  const auto top_k = lv::integer(v, "moe.top_k");
-  const auto capacity = slider(v, "moe.capacity_factor");
-  const auto hidden = lv::integer(v, "moe.hidden");
-  const auto gated = lv::boolean(v, "moe.gated");
-  const auto bias = slider(v, "moe.router_bias");
-  const auto seed = lv::integer(v, "moe.seed");
-  if (!tokens || !dim || !experts || !top_k || !capacity || !hidden || !gated || !bias || !seed) return std::nullopt;
-  MoeParams p;
-  p.tokens = *tokens, p.dim = *dim, p.experts = *experts, p.top_k = *top_k, p.capacity_factor = *capacity;
-  p.hidden = *hidden, p.gated = *gated, p.router_bias = *bias, p.seed = static_cast<uint64_t>(*seed);
-  if (!validate(p).empty()) return std::nullopt;
-  return p;
-}
-
-std::optional<FlashWalkParams> flash_params_of(const Json& v) {
-  const auto T = lv::integer(v, "flash.T");
-  const auto D = lv::integer(v, "flash.D");
-  const auto tq = lv::integer(v, "flash.tile_q");
-  const auto tk = lv::integer(v, "flash.tile_k");
-  const auto causal = lv::boolean(v, "flash.causal");
-  const auto seed = lv::integer(v, "flash.seed");
-  if (!T || !D || !tq || !tk || !causal || !seed) return std::nullopt;
-  FlashWalkParams p;
-  p.T = *T, p.D = *D, p.tile_q = *tq, p.tile_k = *tk, p.causal = *causal, p.seed = static_cast<uint64_t>(*seed);
-  if (!validate(p).empty()) return std::nullopt;
-  return p;
 }
 
 std::optional<DecodingScene> decoding_scene_of(const Json& v) {

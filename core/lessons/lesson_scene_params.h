@@ -7,39 +7,13 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "core/experiments/alibi_analysis.h"
 #include "core/experiments/architectures.h"
-#include "core/experiments/flash_walkthrough.h"
-#include "core/experiments/gqa_analysis.h"
-#include "core/experiments/moe_routing.h"
-#include "core/ops/mask.h"
 #include "core/ops/sampling.h"
 
 namespace tw {
 
-// gqa.*: a preset model's shape or the custom one (KV snapped down to a divisor of H, as the panel does).
-std::optional<GqaParams> gqa_params_of(const nlohmann::json& values);
-
-// masks.*: the AND-list of terms in the panel's order, and the stack for the receptive field.
-struct MaskScene {
-  std::vector<MaskTerm> terms;
-  int T = 0;
-  int layers = 0;
-  int global_every = 0;
-};
-std::optional<MaskScene> mask_scene_of(const nlohmann::json& values);
-
 // architectures.*: your own model (head_dim = d_model / heads, context 4096).
 std::optional<ArchitectureConfig> architecture_of(const nlohmann::json& values);
-
-// alibi.*
-std::optional<AlibiParams> alibi_params_of(const nlohmann::json& values);
-
-// moe.*
-std::optional<MoeParams> moe_params_of(const nlohmann::json& values);
-
-// flash.*
-std::optional<FlashWalkParams> flash_params_of(const nlohmann::json& values);
 
 // decoding.*: p's logits, p's temperature, and the sampling filters applied to p.
 struct DecodingScene {

@@ -9,11 +9,14 @@
 
 #include "core/experiments/architectures.h"
 #include "core/experiments/gqa_analysis.h"
+#include "core/experiments/gqa_settings.h"
 #include "core/experiments/mask_analysis.h"
+#include "core/experiments/mask_settings.h"
 #include "core/experiments/norm_analysis.h"
 #include "core/lessons/lesson_quantity.h"
 #include "core/lessons/lesson_scene_params.h"
 #include "core/lessons/quantity_values.h"
+#include "core/lessons/scene_settings.h"
 #include "core/number_list.h"
 #include "core/ops/rope.h"
 
@@ -66,7 +69,7 @@ std::optional<double> rope_pair_wavelength(const Json& v) {
 
 // The GQA panel's KV cache at its sequence length as a fraction of the multi-head (KV = H) cache.
 std::optional<double> gqa_cache_ratio(const Json& v) {
-  const std::optional<GqaParams> p = gqa_params_of(v);
+  const std::optional<GqaParams> p = scene_params<GqaSettings>(v);
   if (!p) return std::nullopt;
   const GqaAnalysis r = analyze_gqa(*p);
   if (r.bytes_mha_at <= 0) return std::nullopt;
@@ -75,9 +78,9 @@ std::optional<double> gqa_cache_ratio(const Json& v) {
 
 // Visible (query, key) cells of the masks panel's mask: what attention actually computes.
 std::optional<double> masks_visible_cells(const Json& v) {
-  const std::optional<MaskScene> m = mask_scene_of(v);
+  const std::optional<MasksSettings> m = read_scene_settings<MasksSettings>(v);
   if (!m) return std::nullopt;
-  const MaskAnalysis a = analyze_mask(m->terms, m->T);
+  const MaskAnalysis a = analyze_mask(terms_of(*m), m->T);
   if (!a.error.empty()) return std::nullopt;
   return static_cast<double>(a.visible_cells);
 }

@@ -6,12 +6,17 @@
 #include <nlohmann/json.hpp>
 
 #include "core/experiments/alibi_analysis.h"
+#include "core/experiments/alibi_settings.h"
+#include "core/experiments/flash_settings.h"
 #include "core/experiments/flash_walkthrough.h"
 #include "core/experiments/gqa_analysis.h"
+#include "core/experiments/gqa_settings.h"
 #include "core/experiments/mask_analysis.h"
+#include "core/experiments/mask_settings.h"
 #include "core/experiments/moe_routing.h"
+#include "core/experiments/moe_settings.h"
 #include "core/lessons/lesson_quantity.h"
-#include "core/lessons/lesson_scene_params.h"
+#include "core/lessons/scene_settings.h"
 
 namespace tw {
 
@@ -21,7 +26,7 @@ using Json = nlohmann::json;
 
 // The largest share of attention any ALiBi head puts on keys at least train_len back (the slowest head's).
 std::optional<double> alibi_most_beyond_train(const Json& v) {
-  const std::optional<AlibiParams> p = alibi_params_of(v);
+  const std::optional<AlibiParams> p = scene_params<AlibiSettings>(v);
   if (!p) return std::nullopt;
   const AlibiAnalysis a = analyze_alibi(*p);
   if (!a.error.empty() || a.mass_beyond_train.empty()) return std::nullopt;
@@ -31,7 +36,7 @@ std::optional<double> alibi_most_beyond_train(const Json& v) {
 // The penalty m·100 the selected ALiBi head subtracts from the score of a key 100 positions back (the head control
 // clamped to the head count, as the panel shows it).
 std::optional<double> alibi_penalty_at_100(const Json& v) {
-  const std::optional<AlibiParams> p = alibi_params_of(v);
+  const std::optional<AlibiParams> p = scene_params<AlibiSettings>(v);
   if (!p) return std::nullopt;
   const AlibiAnalysis a = analyze_alibi(*p);
   if (!a.error.empty() || p->head < 0 || p->head >= static_cast<int>(a.slopes.size())) return std::nullopt;
@@ -40,7 +45,7 @@ std::optional<double> alibi_penalty_at_100(const Json& v) {
 
 // How many times fewer floats the tiled kernel moves than standard attention, for the panel's T and D.
 std::optional<double> flash_traffic_saving(const Json& v) {
-  const std::optional<FlashWalkParams> p = flash_params_of(v);
+  const std::optional<FlashWalkParams> p = scene_params<FlashSettings>(v);
   if (!p) return std::nullopt;
   const double tiled = tiled_attention_floats(p->T, p->D, p->tile_q, p->tile_k, p->causal);
   if (tiled <= 0) return std::nullopt;
@@ -49,21 +54,21 @@ std::optional<double> flash_traffic_saving(const Json& v) {
 
 // The KV cache of the GQA panel's current grouping per token of one sequence, in bytes.
 std::optional<double> gqa_bytes_per_token(const Json& v) {
-  const std::optional<GqaParams> p = gqa_params_of(v);
+  const std::optional<GqaParams> p = scene_params<GqaSettings>(v);
   if (!p || p->seq_len < 1 || p->batch < 1) return std::nullopt;
   return static_cast<double>(analyze_gqa(*p).bytes_gqa_at) / (static_cast<double>(p->seq_len) * p->batch);
 }
 
 // Token-to-expert assignments the MoE panel's experts turned away (over capacity).
 std::optional<double> moe_dropped(const Json& v) {
-  const std::optional<MoeParams> p = moe_params_of(v);
+  const std::optional<MoeParams> p = scene_params<MoeSettings>(v);
   if (!p) return std::nullopt;
   return moe_experiment(*p).n_dropped;
 }
 
 // Parameters one token uses as a share of all the MoE layer's parameters.
 std::optional<double> moe_active_share(const Json& v) {
-  const std::optional<MoeParams> p = moe_params_of(v);
+  const std::optional<MoeParams> p = scene_params<MoeSettings>(v);
   if (!p) return std::nullopt;
   const MoeRouting r = moe_experiment(*p);
   if (r.total_params <= 0) return std::nullopt;
@@ -72,9 +77,9 @@ std::optional<double> moe_active_share(const Json& v) {
 
 // After the whole stack: how far back (in positions) the last query has heard from.
 std::optional<double> masks_last_query_reach(const Json& v) {
-  const std::optional<MaskScene> m = mask_scene_of(v);
+  const std::optional<MasksSettings> m = read_scene_settings<MasksSettings>(v);
   if (!m) return std::nullopt;
-  const ReceptiveField f = receptive_field(m->terms, m->T, m->layers, m->global_every);
+  const ReceptiveField f = receptive_field(terms_of(*m), m->T, m->layers, m->global_every);
   if (!f.error.empty() || f.last_query_reach.empty()) return std::nullopt;
   return f.last_query_reach.back();
 }

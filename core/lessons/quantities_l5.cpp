@@ -6,10 +6,12 @@
 #include <nlohmann/json.hpp>
 
 #include "core/experiments/mask_analysis.h"
+#include "core/experiments/mask_settings.h"
 #include "core/experiments/stability_tricks.h"
 #include "core/lessons/lesson_quantity.h"
 #include "core/lessons/lesson_scene_params.h"
 #include "core/lessons/quantity_values.h"
+#include "core/lessons/scene_settings.h"
 
 namespace tw {
 
@@ -41,9 +43,9 @@ std::optional<double> zloss_at_15(const Json& v) {
 
 // How many positions the last query has heard from after the whole stack of the masks panel.
 std::optional<double> masks_last_query_count(const Json& v) {
-  const std::optional<MaskScene> m = mask_scene_of(v);
+  const std::optional<MasksSettings> m = read_scene_settings<MasksSettings>(v);
   if (!m) return std::nullopt;
-  const ReceptiveField f = receptive_field(m->terms, m->T, m->layers, m->global_every);
+  const ReceptiveField f = receptive_field(terms_of(*m), m->T, m->layers, m->global_every);
   if (!f.error.empty() || f.last_query_count.empty()) return std::nullopt;
   return f.last_query_count.back();
 }

@@ -1,0 +1,188 @@
+// The settings structs core keeps for the panels (core/experiments/<x>_settings.h) against the panels' own
+// controls: every key the lessons read is a control of that panel with the same type, default and option names,
+// and reading a panel's current values back gives exactly the fields the panel holds. A key renamed, retyped or
+// reordered on one side only fails here.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/experiments/alibi_settings.h"
+#include "core/experiments/flash_settings.h"
+#include "core/experiments/gqa_settings.h"
+#include "core/experiments/mask_settings.h"
+#include "core/experiments/moe_settings.h"
+#include "core/lessons/scene_settings.h"
+#include "views/panel.h"
+
+namespace tw {
+namespace {
+
+using Json = nlohmann::json;
+
+// Each field as the panel's control stores it in a scene: {key: value}, enums by option name; and its type.
+struct ToJson {
+  Json out = Json::object();
+  std::map<std::string, ControlType> types;
+  void operator()(const char* key, int& f) { put(key, f, ControlType::Int); }
+  void operator()(const char* key, float& f) { put(key, f, ControlType::Float); }
+  void operator()(const char* key, bool& f) { put(key, f, ControlType::Bool); }
+  void operator()(const char* key, std::string& f) { put(key, f, ControlType::Text); }
+  void operator()(const char* key, std::vector<int>& f) { put(key, f, ControlType::IntList); }
+  template <class E>
+  void operator()(const char* key, E& f, std::span<const char* const> names) {
+    const auto i = static_cast<size_t>(f);
+    put(key, i < names.size() ? Json(names[i]) : Json(nullptr), ControlType::Enum);
+    options[key] = std::vector<std::string>(names.begin(), names.end());
+  }
+  std::map<std::string, std::vector<std::string>> options;
+
+ private:
+  void put(const char* key, Json v, ControlType t) {
+    EXPECT_FALSE(out.contains(key)) << key << " listed twice";
+    out[key] = std::move(v);
+    types[key] = t;
+  }
+};
+
+template <class S>
+ToJson json_of(S s) {
+  ToJson j;
+  for_each_setting(s, j);
+  return j;
+}
+
+// Moves every control off its default (numbers to their maximum, bools flipped, enums to the last option).
+void move_off_defaults(Controls& c) {
+  for (Control& k : c.all()) {
+    switch (k.type) {
+      case ControlType::Int: k.set(static_cast<int>(k.max)); break;
+      case ControlType::Float: k.set(k.max); break;
+      case ControlType::Bool: k.set(!k.get().get<bool>()); break;
+      case ControlType::Enum: k.set(k.options.back()); break;
+      case ControlType::Text:
+      case ControlType::IntList: break;
+    }
+  }
+}
+
+Json scene_values(const Controls& c) {
+  Json v = Json::object();
+  const Json controls = c.to_json();
+  for (const auto& [key, value] : controls.items()) v[c.panel_id() + "." + key] = value;
+  return v;
+}
+
+template <class S>
+void check_against_panel() {
+  SCOPED_TRACE(S::kPanel);
+  auto p = make_panel(S::kPanel);
+  ASSERT_NE(p, nullptr);
+  Controls& c = p->controls();
+  const ToJson defaults = json_of(S{});
+  ASSERT_FALSE(defaults.out.empty());
+  for (const auto& [key, value] : defaults.out.items()) {
+    const Control* k = c.find(key);
+    ASSERT_NE(k, nullptr) << key << " is no control of the panel";
+    EXPECT_EQ(k->type, defaults.types.at(key)) << key;
+    EXPECT_EQ(k->default_value, value) << key;
+    if (k->type == ControlType::Enum) EXPECT_EQ(k->options, defaults.options.at(key)) << key;
+  }
+
+  // The panel's values read back: the settings hold what the panel's controls hold.
+  std::optional<S> read = read_scene_settings<S>(scene_values(c));
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(json_of(*read).out, defaults.out);
+  move_off_defaults(c);
+  read = read_scene_settings<S>(scene_values(c));
+  ASSERT_TRUE(read.has_value());
+  const Json moved = json_of(*read).out;
+  EXPECT_NE(moved, defaults.out);
+  for (const auto& [key, value] : moved.items()) EXPECT_EQ(c.find(key)->get(), value) << key;
+
+  // A key missing, or of another type: not readable (the quantity says "not computable").
+  for (const auto& [key, value] : defaults.out.items()) {
+    Json v = scene_values(c);
+    v.erase(std::string(S::kPanel) + "." + key);
+    EXPECT_FALSE(read_scene_settings<S>(v).has_value()) << key << " missing";
+    v[std::string(S::kPanel) + "." + key] = Json::array({"x"});
+    EXPECT_FALSE(read_scene_settings<S>(v).has_value()) << key << " of another type";
+  }
+}
+
+TEST(PanelSettings, GqaMatchesThePanelsControls) { check_against_panel<GqaSettings>(); }
+
+TEST(PanelSettings, GqaUnknownModelIsNotRead) {
+  Json v = scene_values(make_panel("gqa")->controls());
+  v["gqa.model"] = "no such model";
+  EXPECT_FALSE(read_scene_settings<GqaSettings>(v).has_value());
+  v["gqa.model"] = gqa_model_options().back();
+  ASSERT_TRUE(read_scene_settings<GqaSettings>(v).has_value());
+  EXPECT_EQ(read_scene_settings<GqaSettings>(v)->model, static_cast<int>(gqa_model_options().size()) - 1);
+}
+
+TEST(PanelSettings, GqaParamsSnapAndClamp) {
+  GqaSettings s;
+  s.n_heads = 12, s.n_kv_heads = 5, s.group = 9;  // divisors of 12: 1 2 3 4 6 12 → 4
+  const GqaParams p = params_of(s);
+  EXPECT_EQ(p.n_kv_heads, 4);
+  EXPECT_EQ(p.group, 3);
+  EXPECT_EQ(p.hidden, 0);
+  s.model = 1;  // the first preset's shape, whatever the sliders say
+  const GqaModelPreset& m = gqa_model_presets().front();
+  EXPECT_EQ(params_of(s).n_heads, m.n_heads);
+  EXPECT_EQ(params_of(s).n_kv_heads, m.n_kv_heads);
+  EXPECT_EQ(params_of(s).hidden, m.hidden);
+}
+
+TEST(PanelSettings, MasksMatchThePanelsControls) { check_against_panel<MasksSettings>(); }
+
+TEST(PanelSettings, MasksTermsInListOrder) {
+  MasksSettings s;
+  EXPECT_EQ(terms_of(s).size(), 1u);  // causal only
+  s.base = MaskBase::PrefixLM, s.window = s.padding = s.documents = s.dilated = s.global = true;
+  const std::vector<MaskTerm> t = terms_of(s);
+  ASSERT_EQ(t.size(), 6u);
+  const MaskKind kinds[] = {MaskKind::PrefixLM, MaskKind::SlidingWindow, MaskKind::Padding,
+                            MaskKind::Document, MaskKind::Dilated,       MaskKind::Global};
+  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(t[i].kind, kinds[i]) << i;
+  // Query 3 of a prefix-LM with a 6-token prefix may read key 5 (inside the prefix); the causal base may not.
+  EXPECT_TRUE(t[0].allows(3, 5));
+  s.base = MaskBase::Causal;
+  EXPECT_FALSE(terms_of(s)[0].allows(3, 5));
+  s.pad_side = PadSide::Right;  // pads at the end: the term counts the keys (T) to find them
+  EXPECT_FALSE(terms_of(s)[2].pad_left);
+  EXPECT_EQ(terms_of(s)[2].length, s.T);
+}
+
+TEST(PanelSettings, AlibiMatchesThePanelsControls) { check_against_panel<AlibiSettings>(); }
+
+TEST(PanelSettings, AlibiHeadClampedAndThumbnailsCapped) {
+  AlibiSettings s;
+  s.n_heads = 4, s.head = 9, s.T = 40, s.scores = AlibiScores::RandomQk;
+  const AlibiParams p = params_of(s);
+  EXPECT_EQ(p.head, 3);
+  EXPECT_EQ(p.thumb_T, 16);
+  EXPECT_TRUE(p.random_scores);
+  s.T = 8;
+  EXPECT_EQ(params_of(s).thumb_T, 8);
+}
+
+TEST(PanelSettings, MoeMatchesThePanelsControls) { check_against_panel<MoeSettings>(); }
+
+TEST(PanelSettings, MoeSlidersReachTheParams) {
+  MoeSettings s;
+  s.capacity_factor = 2.5f, s.router_bias = 0.75f, s.seed = 42;
+  const MoeParams p = params_of(s);
+  EXPECT_EQ(p.capacity_factor, 2.5);
+  EXPECT_EQ(p.router_bias, 0.75);
+  EXPECT_EQ(p.seed, 42u);
+  EXPECT_EQ(p.experts, s.params.experts);
+}
+
+TEST(PanelSettings, FlashMatchesThePanelsControls) { check_against_panel<FlashSettings>(); }
+
+}  // namespace
+}  // namespace tw
