@@ -141,7 +141,7 @@ std::optional<std::string> parse_export_formats(std::string_view text, plot::Exp
     else if (name == "csv")
       formats |= plot::ExportFormat_Csv;
     else
-      return "unknown format '" + std::string(name) + "' (use png, svg, csv, comma-separated)";
+      return subst(tr("unknown format '{0}' (use png, svg, csv, comma-separated)"), {name});
     start = comma + 1;
   }
   *out = formats;

@@ -106,7 +106,8 @@ void finish(SceneLoad& result) {
   result.ok = result.errors.empty();
   if (result.ok) return;
   result.error = result.errors.front();
-  if (result.errors.size() > 1) result.error += " (and " + std::to_string(result.errors.size() - 1) + " more)";
+  if (result.errors.size() > 1)
+    result.error += subst(tr(" (and {0} more)"), {std::to_string(result.errors.size() - 1)});
 }
 
 }  // namespace

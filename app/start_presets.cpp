@@ -7,6 +7,7 @@
 
 #include "app/app_state.h"
 #include "app/scene.h"
+#include "core/text/i18n.h"
 #include "views/async_job.h"
 #include "views/model_handoff.h"
 #include "views/plot/export.h"
@@ -114,7 +115,7 @@ PresetThumbnail render_preset_thumbnail(AppState& scratch, const ScenePreset& pr
       return t;
     }
   } catch (const std::exception& e) {
-    t.error = std::string("cannot compute the preset: ") + e.what();
+    t.error = subst(tr("cannot compute the preset: {0}"), {e.what()});
   }
   return t;
 }

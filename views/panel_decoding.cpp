@@ -298,7 +298,7 @@ class DecodingPanel final : public RecomputePanel<DecodingState, DecodingResult>
                 N_("Keep the smallest most-likely set whose mass reaches p (the crossing token included); 1 = off."),
                 false, "%.3g");
     c.add_float("min_p", &s_.sampling.min_p, 0.0f, 1.0f, N_("min-p"),
-                N_("Drop tokens whose probability is below min_p times the largest; 0 = off."), false, "%.3g");
+                N_("Drop tokens whose probability is below $p_{\\min}$ times the largest; 0 = off."), false, "%.3g");
     c.add_int("min_keep", &s_.sampling.min_tokens_to_keep, 1, 32, N_("min tokens to keep"),
               N_("No filter removes the most likely this many."));
     c.add_float("loss", &s_.loss, 0.0f, 12.0f, N_("training loss (nats)"),

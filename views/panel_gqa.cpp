@@ -196,7 +196,7 @@ class GqaPanel final : public RecomputePanel<GqaState, GqaResult> {
                          m.n_heads, m.n_kv_heads, m.head_dim, m.hidden);
       ImGui::TextDisabled(tr("source: %s"), m.source);
     }
-    ImGui::Text(tr("n_rep = %d query heads per KV head"), r.a.n_rep);
+    math_text(subst(tr("$n_{rep}$ = {0} query heads per KV head"), {std::to_string(r.a.n_rep)}).c_str());
     check_mark(r.a.conversion_error.back() == 0.0, tr("KV = H: pooling changes nothing (GQA = MHA)"));
     if (r.params.group != s_.group)
       warning_text(subst(tr("group clamped to {0}"), {std::to_string(r.params.group)}).c_str());

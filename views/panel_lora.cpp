@@ -513,9 +513,10 @@ class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
     }
     const SyntheticResult& r = *all.syn;
     ImGui::Separator();
-    ImGui::Text(tr("s = %.4g, trainable %.4g%% of d_in\xC2\xB7"
-                   "d_out"),
-                lora_scale(r.params.alpha, r.params.rank, r.params.rslora), r.a.param_percent);
+    math_text(subst(tr("$s$ = {0}, trainable {1}% of $d_{in} \\cdot d_{out}$"),
+                    {plot::fmt("%.4g", lora_scale(r.params.alpha, r.params.rank, r.params.rslora)),
+                     plot::fmt("%.4g", r.a.param_percent)})
+                  .c_str());
     ImGui::Text(tr("error at r = %d: LoRA %.4f, optimum %.4f"), r.params.rank, r.a.final_error, r.a.svd_error_at_rank);
     check_mark(r.a.step0_equals_base,
                subst(tr("step 0 (B = 0): adapted = base, max diff {0}"), {fmt("%.1e", r.a.step0_error)}).c_str());
@@ -524,7 +525,7 @@ class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
 
     if (r.a.diverged) warning_text(tr("Training diverged at this learning rate; lower it (its errors are left out)."));
     if (r.params.rank != s_.rank || r.params.true_rank != s_.true_rank)
-      warning_text(tr("rank and true rank are clamped to min(d_in, d_out)"));
+      warning_text(tr("rank and true rank are clamped to $\\min(d_{in}, d_{out})$"));
   }
   void bind(Controls& c) override {
     c.add_enum("mode", &s_.mode, {N_("synthetic"), N_("fine-tune a model")}, N_("mode"),

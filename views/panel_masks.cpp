@@ -259,7 +259,7 @@ class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
     ImGui::TextUnformatted(tr("Presets (set k; windows are the models' own):"));
     for (const InterleavePreset& p : interleave_presets()) {
       if (ImGui::SmallButton(p.name)) s_.global_every = p.global_period;
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", p.source);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(p.source));
       ImGui::SameLine();
     }
     ImGui::NewLine();

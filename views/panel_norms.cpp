@@ -260,7 +260,7 @@ class NormsPanel final : public RecomputePanel<NormsState, NormsResult> {
  protected:
   void bind(Controls& c) override {
     c.add_text(
-        "vector", &s_.vector, 512, N_("vector x"),
+        "vector", &s_.vector, 512, N_("vector $x$"),
         N_("The numbers the three norms see, comma-separated (2 to 64 values); [1 ... 9] is the classic example."));
     c.add_int("batch", &s_.batch, 2, 64, N_("batch tokens"),
               N_("BatchNorm's batch: x is row 0, the other tokens are drawn around x's mean and spread."));

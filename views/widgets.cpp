@@ -144,6 +144,8 @@ void math_label(const char* text) {
 }
 
 void warning_text(const char* text) {
+  if (plot::has_math(text))
+    return math_text(text, 0.0f, false, ImGui::ColorConvertFloat4ToU32(role_color(plot::UiRole::Warning)));
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextColored(role_color(plot::UiRole::Warning), "%s", text);
   ImGui::PopTextWrapPos();

@@ -35,7 +35,7 @@ double kl_bits(const std::vector<double>& p, const std::vector<double>& q) {
 }  // namespace
 
 std::string check_distribution(const std::vector<double>& p) {
-  if (p.empty()) return "the distribution is empty";
+  if (p.empty()) return tr("the distribution is empty");
   double sum = 0.0;
   for (double v : p) {
     if (!std::isfinite(v) || v < 0.0) return tr("probabilities must be finite and non-negative");

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/ops/norm.h"
+#include "core/text/i18n.h"
 
 namespace tw {
 
@@ -21,7 +22,7 @@ bool logit_lens(LogitLens* out, const Trace& trace, const ModelWeights& w, const
   for (const std::string& name : lens.steps) {
     const TraceStep* s = trace.find(name);
     if (!s) {
-      *error = "the trace has no step '" + name + "' (run a traced forward pass first)";
+      *error = subst(tr("the trace has no step '{0}' (run a traced forward pass first)"), {name});
       return false;
     }
     streams.push_back(&s->value);

@@ -17,7 +17,7 @@ std::string validate(const LoraExperimentParams& p) {
     return tr("d_in and d_out must be between 1 and 1024");
   if (std::string e = check_lora(p.d_in, p.d_out, p.rank); !e.empty()) return e;
   if (p.true_rank < 1 || p.true_rank > std::min(p.d_in, p.d_out))
-    return subst(tr("true rank must be between 1 and min(d_in, d_out) = {0}"),
+    return subst(tr("true rank must be between 1 and $\\min(d_{in}, d_{out})$ = {0}"),
                  {std::to_string(std::min(p.d_in, p.d_out))});
   if (!(p.decay > 0.0 && p.decay <= 1.0)) return tr("singular-value decay must be in (0, 1]");
   if (!(p.noise >= 0.0) || !std::isfinite(p.noise)) return tr("noise must be ≥ 0");

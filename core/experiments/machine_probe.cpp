@@ -10,6 +10,7 @@
 #include "core/model/kv_cache.h"
 #include "core/model/weights.h"
 #include "core/tensor.h"
+#include "core/text/i18n.h"
 
 namespace tw {
 
@@ -99,7 +100,8 @@ ForwardTiming time_forward(const ModelConfig& config, int prompt, int decode_ste
     return r;
   }
   if (prompt < 1 || decode_steps < 1 || prompt + decode_steps > config.max_seq) {
-    r.error = "the prompt plus decode steps must be between 2 and max_seq (" + std::to_string(config.max_seq) + ")";
+    r.error =
+        subst(tr("the prompt plus decode steps must be between 2 and max_seq ({0})"), {std::to_string(config.max_seq)});
     return r;
   }
   const ModelWeights w = init_weights(config, seed);

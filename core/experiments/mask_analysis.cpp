@@ -52,10 +52,12 @@ MaskAnalysis analyze_mask(const std::vector<MaskTerm>& terms, int T) {
 const std::vector<InterleavePreset>& interleave_presets() {
   static const std::vector<InterleavePreset> presets = {
       {"Gemma 2", 2, 4096,
-       "Gemma 2 technical report (2024): local sliding-window (4096) and global attention alternate every other layer"},
-      {"Gemma 3", 6, 1024, "Gemma 3 technical report (2025): 5 local layers (window 1024) for every global layer"},
+       N_("Gemma 2 technical report (2024): local sliding-window (4096) and global attention alternate every other "
+          "layer")},
+      {"Gemma 3", 6, 1024, N_("Gemma 3 technical report (2025): 5 local layers (window 1024) for every global layer")},
       {"Cohere-style", 4, 4096,
-       "Cohere Command R7B model card (2024): 3 sliding-window layers (4096) then 1 global layer without positions"},
+       N_("Cohere Command R7B model card (2024): 3 sliding-window layers (4096) then 1 global layer without "
+          "positions")},
   };
   return presets;
 }
@@ -68,8 +70,8 @@ ReceptiveField receptive_field(const std::vector<MaskTerm>& terms, int T, int la
   ReceptiveField rf;
   rf.error = validate(terms, T);
   if (rf.error.empty() && (layers < 1 || layers > 256))
-    rf.error = "layers must be in 1..256, got " + std::to_string(layers);
-  if (rf.error.empty() && global_period < 0) rf.error = "global layer period must be >= 0 (0 = never)";
+    rf.error = subst(tr("layers must be in 1..256, got {0}"), {std::to_string(layers)});
+  if (rf.error.empty() && global_period < 0) rf.error = tr("global layer period must be >= 0 (0 = never)");
   if (!rf.error.empty()) return rf;
 
   std::vector<MaskTerm> structural;

@@ -242,17 +242,17 @@ bool parse_extrapolation_csv(const std::string& text, const ExtrapolationParams&
     }
     return cells;
   };
-  if (!std::getline(in, line)) return *error = "the cached results file is empty", false;
+  if (!std::getline(in, line)) return *error = tr("the cached results file is empty"), false;
   const std::vector<std::string> header = split(line);
   const size_t ncol = std::size(kExtrapolationColumns);
   if (header.size() != ncol)
-    return *error = "the cached results have " + std::to_string(header.size()) + " columns, expected " +
-                    std::to_string(ncol),
+    return *error = subst(tr("the cached results have {0} columns, expected {1}"),
+                          {std::to_string(header.size()), std::to_string(ncol)}),
            false;
   for (size_t c = 0; c < ncol; ++c)
     if (header[c] != kExtrapolationColumns[c])
-      return *error = "the cached results' column " + std::to_string(c + 1) + " is '" + header[c] + "', expected '" +
-                      kExtrapolationColumns[c] + "'",
+      return *error = subst(tr("the cached results' column {0} is '{1}', expected '{2}'"),
+                            {std::to_string(c + 1), header[c], kExtrapolationColumns[c]}),
              false;
   Extrapolation r;
   r.params = p;
@@ -268,7 +268,7 @@ bool parse_extrapolation_csv(const std::string& text, const ExtrapolationParams&
     if (line.empty() || line == "\r") continue;
     const std::vector<std::string> cells = split(line);
     if (cells.size() != ncol || row >= n)
-      return *error = "the cached results have a malformed row " + std::to_string(row + 2), false;
+      return *error = subst(tr("the cached results have a malformed row {0}"), {std::to_string(row + 2)}), false;
     for (size_t c = 1; c < ncol; ++c) {
       char* end = nullptr;
       const double v = std::strtod(cells[c].c_str(), &end);
@@ -277,7 +277,8 @@ bool parse_extrapolation_csv(const std::string& text, const ExtrapolationParams&
     ++row;
   }
   if (row != n)
-    return *error = "the cached results have " + std::to_string(row) + " positions, expected " + std::to_string(n),
+    return *error = subst(tr("the cached results have {0} positions, expected {1}"),
+                          {std::to_string(row), std::to_string(n)}),
            false;
   const int L = p.train_length;
   for (ExtrapolationCurve& c : r.curves) c.mean_in = mean_of(c.loss, 0, L), c.mean_out = mean_of(c.loss, L, n);

@@ -7,6 +7,7 @@
 #include <numbers>
 
 #include "core/ops/softmax.h"
+#include "core/text/i18n.h"
 
 namespace tw {
 
@@ -179,11 +180,12 @@ std::string parse_logits(std::string_view text, std::vector<float>* out) {
     const auto [ptr, ec] = std::from_chars(begin, end, v, std::chars_format::general);
     const bool ends_token = ptr == end || *ptr == ' ' || *ptr == '\t' || *ptr == ',' || *ptr == ']';
     if (ec == std::errc::result_out_of_range)
-      return fail("logit " + quote(text.substr(i)) + " is too large for a float");
-    if (ec != std::errc() || !ends_token) return fail("cannot read a number at " + quote(text.substr(i)));
-    if (!std::isfinite(v)) return fail("logits must be finite");
+      return fail(subst(tr("logit {0} is too large for a float"), {quote(text.substr(i))}));
+    if (ec != std::errc() || !ends_token)
+      return fail(subst(tr("cannot read a number at {0}"), {quote(text.substr(i))}));
+    if (!std::isfinite(v)) return fail(tr("logits must be finite"));
     if (static_cast<int>(out->size()) == kMaxWorkedLogits)
-      return fail("at most " + std::to_string(kMaxWorkedLogits) + " logits");
+      return fail(subst(tr("at most {0} logits"), {std::to_string(kMaxWorkedLogits)}));
     out->push_back(v);
     i = static_cast<size_t>(ptr - text.data());
   }

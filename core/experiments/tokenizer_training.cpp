@@ -107,11 +107,11 @@ std::map<std::string, int64_t> count_words_in(const std::string& text, bool punc
 }  // namespace
 
 std::string check_training_text(const std::string& text) {
-  if (text.empty()) return "the training text is empty";
+  if (text.empty()) return tr("the training text is empty");
   if (text.size() > kMaxTextBytes)
     return subst(tr("the training text has {0} bytes; at most 256 KiB is trained on"), {std::to_string(text.size())});
   if (std::string bad = utf8_error(text, tr("the training text")); !bad.empty()) return bad;
-  if (count_words_in(text, false).empty()) return "the training text has no words (only whitespace)";
+  if (count_words_in(text, false).empty()) return tr("the training text has no words (only whitespace)");
   return "";
 }
 
@@ -126,7 +126,7 @@ int count_words(const std::string& text) {
 bool train_bpe(const std::string& text, int n_merges, BpeTraining* out, std::string* error,
                const std::atomic<bool>* cancel) {
   if (const std::string problem = check_training_text(text); !problem.empty()) return *error = problem, false;
-  if (n_merges < 1 || n_merges > kMaxVocab) return *error = "merges must be between 1 and 4096", false;
+  if (n_merges < 1 || n_merges > kMaxVocab) return *error = tr("merges must be between 1 and 4096"), false;
   using nlohmann::json;
   // GPT-2's pre-tokenizer, taken from the tokenizer that loads real models: a vocabulary of the 256 byte symbols.
   const std::vector<std::string>& alphabet = byte_level_alphabet();
@@ -152,7 +152,7 @@ bool train_bpe(const std::string& text, int n_merges, BpeTraining* out, std::str
   BpeTraining result;
   json merges = json::array();
   for (int m = 0; m < n_merges; ++m) {
-    if (cancelled(cancel)) return *error = "training cancelled", false;
+    if (cancelled(cancel)) return *error = tr("training cancelled"), false;
     const auto counts = count_pairs(words);
     if (counts.empty()) break;  // every piece is a single symbol: nothing left to merge
     std::vector<Scored> all;
@@ -191,7 +191,8 @@ std::string strip_hashes(const std::string& s) { return s.rfind("##", 0) == 0 ? 
 bool train_wordpiece(const std::string& text, int vocab_size, WordPieceTraining* out, std::string* error,
                      const std::atomic<bool>* cancel) {
   if (const std::string problem = check_training_text(text); !problem.empty()) return *error = problem, false;
-  if (vocab_size < 1 || vocab_size > kMaxVocab) return *error = "the vocabulary size must be between 1 and 4096", false;
+  if (vocab_size < 1 || vocab_size > kMaxVocab)
+    return *error = tr("the vocabulary size must be between 1 and 4096"), false;
   std::vector<std::string> names;
   std::unordered_map<std::string, int> id_of;
   auto intern = [&](const std::string& s) {
@@ -211,7 +212,7 @@ bool train_wordpiece(const std::string& text, int vocab_size, WordPieceTraining*
   result.vocab.push_back(kUnk);
   result.vocab.insert(result.vocab.end(), names.begin(), names.end());
   while (static_cast<int>(result.vocab.size()) < vocab_size) {
-    if (cancelled(cancel)) return *error = "training cancelled", false;
+    if (cancelled(cancel)) return *error = tr("training cancelled"), false;
     const auto counts = count_pairs(words);
     if (counts.empty()) break;
     std::vector<int64_t> symbol_count(names.size(), 0);
@@ -392,7 +393,8 @@ std::vector<CharWord> unigram_words(const std::string& text) {
 bool train_unigram(const std::string& text, int vocab_size, UnigramTraining* out, std::string* error,
                    const std::atomic<bool>* cancel) {
   if (const std::string problem = check_training_text(text); !problem.empty()) return *error = problem, false;
-  if (vocab_size < 1 || vocab_size > kMaxVocab) return *error = "the vocabulary size must be between 1 and 4096", false;
+  if (vocab_size < 1 || vocab_size > kMaxVocab)
+    return *error = tr("the vocabulary size must be between 1 and 4096"), false;
   const std::vector<CharWord> words = unigram_words(text);
 
   // Seed: every substring up to kUnigramMaxLen characters, scored by count · length; all single characters stay.
@@ -434,7 +436,7 @@ bool train_unigram(const std::string& text, int vocab_size, UnigramTraining* out
   for (int i = 0; i < 2; ++i) em_step(m, words, &expected);
   const size_t n_singles = singles.size();
   while (m.tokens.size() > static_cast<size_t>(vocab_size) && m.tokens.size() > n_singles) {
-    if (cancelled(cancel)) return *error = "training cancelled", false;
+    if (cancelled(cancel)) return *error = tr("training cancelled"), false;
     // Loss of removing each multi-character token: its expected count times how much worse its best
     // segmentation without it is.
     std::vector<std::pair<double, size_t>> loss;

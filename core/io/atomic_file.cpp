@@ -9,6 +9,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "core/text/i18n.h"
+
 namespace tw {
 
 namespace fs = std::filesystem;
@@ -51,12 +53,12 @@ bool AtomicFileWriter::open(const std::string& path, std::string* error) {
   discard();
   write_errno_ = 0;
   if (path.empty()) {
-    *error = "cannot write a file with an empty name";
+    *error = tr("cannot write a file with an empty name");
     return false;
   }
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
-    *error = "cannot write " + path + ": it is a directory";
+    *error = subst(tr("cannot write {0}: it is a directory"), {path});
     return false;
   }
   // Same directory as the target so the rename never crosses file systems; the counter keeps concurrent
@@ -69,7 +71,7 @@ bool AtomicFileWriter::open(const std::string& path, std::string* error) {
   tmp_ = (target.parent_path() / name).string();
   file_ = std::fopen(tmp_.c_str(), "wb");
   if (!file_) {
-    *error = "cannot write " + path + ": " + std::strerror(errno);
+    *error = subst(tr("cannot write {0}: {1}"), {path, std::strerror(errno)});
     tmp_.clear();
     return false;
   }
@@ -84,21 +86,22 @@ void AtomicFileWriter::write(const void* data, size_t size) {
 
 bool AtomicFileWriter::commit(std::string* error) {
   if (!file_) {
-    *error = "cannot write " + (path_.empty() ? std::string("a file") : path_) + ": it was not opened";
+    *error = path_.empty() ? std::string(tr("cannot write a file: it was not opened"))
+                           : subst(tr("cannot write {0}: it was not opened"), {path_});
     return false;
   }
   const bool close_ok = std::fclose(file_) == 0;
   const int close_errno = errno;
   file_ = nullptr;
   if (write_errno_ || !close_ok) {
-    *error = "cannot write " + path_ + ": " + std::strerror(write_errno_ ? write_errno_ : close_errno);
+    *error = subst(tr("cannot write {0}: {1}"), {path_, std::strerror(write_errno_ ? write_errno_ : close_errno)});
     discard();
     return false;
   }
   std::error_code ec;
   fs::rename(tmp_, path_, ec);
   if (ec) {
-    *error = "cannot write " + path_ + ": " + ec.message();
+    *error = subst(tr("cannot write {0}: {1}"), {path_, ec.message()});
     discard();
     return false;
   }

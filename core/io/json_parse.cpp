@@ -1,5 +1,7 @@
 #include "core/io/json_parse.h"
 
+#include "core/text/i18n.h"
+
 namespace tw {
 
 bool json_nesting_within(std::string_view text, int max_depth) {
@@ -29,16 +31,16 @@ bool json_nesting_within(std::string_view text, int max_depth) {
 bool parse_json(std::string_view text, nlohmann::json* out, std::string* error, int max_depth) {
   *out = nlohmann::json(nlohmann::json::value_t::discarded);
   if (!json_nesting_within(text, max_depth)) {
-    *error = "nests deeper than " + std::to_string(max_depth) + " levels";
+    *error = subst(tr("nests deeper than {0} levels"), {std::to_string(max_depth)});
     return false;
   }
   try {
     *out = nlohmann::json::parse(text.begin(), text.end());
     return true;
   } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e400
-    *error = "not valid JSON: " + json_error_text(e);
+    *error = subst(tr("not valid JSON: {0}"), {json_error_text(e)});
   } catch (const std::exception& e) {  // bad_alloc on a huge document
-    *error = std::string("not valid JSON: ") + e.what();
+    *error = subst(tr("not valid JSON: {0}"), {e.what()});
   }
   *out = nlohmann::json(nlohmann::json::value_t::discarded);
   return false;
@@ -57,7 +59,8 @@ std::string json_error_text(const std::exception& e) {
 bool parse_json_object(std::string_view text, nlohmann::json* out, std::string* error, int max_depth) {
   if (!parse_json(text, out, error, max_depth)) return false;
   if (out->is_object()) return true;
-  *error = std::string("expected a JSON object, got ") + (out->is_array() ? "an array" : out->type_name());
+  *error = out->is_array() ? std::string(tr("expected a JSON object, got an array"))
+                           : subst(tr("expected a JSON object, got {0}"), {out->type_name()});
   *out = nlohmann::json(nlohmann::json::value_t::discarded);
   return false;
 }

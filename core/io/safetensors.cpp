@@ -190,7 +190,7 @@ bool parse_safetensors_header(const uint8_t* bytes, size_t available, uint64_t s
   const char* header_begin = reinterpret_cast<const char*>(bytes + 8);
   json header;
   if (std::string why; !parse_json(std::string_view(header_begin, header_len), &header, &why))
-    return fail(error, "header is " + why.substr(0, 200));
+    return fail(error, subst(tr("header is {0}"), {why.substr(0, 200)}));
   if (!header.is_object()) return fail(error, tr("header must be a JSON object mapping tensor names to their info"));
 
   const uint64_t data_size = size - 8 - header_len;

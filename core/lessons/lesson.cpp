@@ -85,7 +85,7 @@ LessonText read_text(const nlohmann::json& obj, const char* field, const std::st
     if (s == it->end() || !s->is_string() || s->get<std::string>().empty())
       p.add(where + field + "." + lang, tr("missing or not a non-empty string"));
     else if (!valid_utf8(s->get<std::string>()))
-      p.add(where + field + "." + lang, "not valid UTF-8");
+      p.add(where + field + "." + lang, tr("not valid UTF-8"));
     else
       (std::string(lang) == "en" ? t.en : t.zh) = s->get<std::string>();
   }
@@ -123,7 +123,7 @@ nlohmann::json read_scene(const nlohmann::json& step, const LessonNames& names, 
         if (!id.is_string())
           p.add("scene.open", tr("expected a list of panel ids"));
         else if (names.known_panel && !names.known_panel(id.get<std::string>()))
-          p.add("scene.open", "unknown panel " + quote_name(id.get<std::string>()));
+          p.add("scene.open", subst(tr("unknown panel {0}"), {quote_name(id.get<std::string>())}));
   }
   if (auto v = scene.find("values"); v != scene.end()) check_values(*v, "scene.values", names, p);
   for (auto f = scene.begin(); f != scene.end(); ++f)
@@ -166,9 +166,9 @@ std::optional<Exercise> read_exercise(const nlohmann::json& step, const LessonNa
                                        (kind_it == c->end() ? std::string("nothing") : quote_name(kind_it->dump())));
     auto q = c->find("quantity");
     if (q == c->end() || !q->is_string())
-      p.add("exercise.check.quantity", "missing");
+      p.add("exercise.check.quantity", tr("missing"));
     else if (!find_lesson_quantity(q->get<std::string>()))
-      p.add("exercise.check.quantity", "unknown quantity " + quote_name(q->get<std::string>()));
+      p.add("exercise.check.quantity", subst(tr("unknown quantity {0}"), {quote_name(q->get<std::string>())}));
     else
       k.quantity = q->get<std::string>();
     if (auto t = c->find("tolerance"); t != c->end()) {
@@ -306,7 +306,7 @@ LessonLoad parse_lesson(std::string_view text, const std::string& file_name, con
                           std::to_string(kLessonFormat) + ")");
     auto id = j.find("id");
     if (id == j.end() || !id->is_string() || !lesson_id_ok(id->get<std::string>()))
-      p.add("id", "expected an ASCII id (letters, digits, - and _)");
+      p.add("id", tr("expected an ASCII id (letters, digits, - and _)"));
     else
       l.id = id->get<std::string>();
     auto num = j.find("number");
@@ -333,7 +333,7 @@ LessonLoad parse_lesson(std::string_view text, const std::string& file_name, con
           continue;
         }
         if (!lesson_id_ok(sid))
-          p.add("id", "expected an ASCII id (letters, digits, - and _)");
+          p.add("id", tr("expected an ASCII id (letters, digits, - and _)"));
         else if (!ids.insert(sid).second)
           p.add("id", tr("used by an earlier step too"));
         LessonStep st = read_step(js, names, p);
@@ -347,7 +347,7 @@ LessonLoad parse_lesson(std::string_view text, const std::string& file_name, con
   out.ok = out.errors.empty();
   if (!out.ok) {
     out.error = out.errors.front();
-    if (out.errors.size() > 1) out.error += " (and " + std::to_string(out.errors.size() - 1) + " more)";
+    if (out.errors.size() > 1) out.error += subst(tr(" (and {0} more)"), {std::to_string(out.errors.size() - 1)});
     out.lesson = Lesson{};
   }
   return out;

@@ -1,4 +1,5 @@
 #include "core/model/weights.h"
+#include "core/text/i18n.h"
 
 #include <algorithm>
 #include <cmath>
@@ -106,6 +107,17 @@ std::string shape_str(const std::vector<int64_t>& s) {
   std::string out = "(";
   for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
   return out + ")";
+}
+
+// Why a checkpoint's tensor `name` cannot fill the config's tensor of shape `want` ("" when it can): it is missing
+// (have == nullptr) or has another shape. One wording for the header check and the full load.
+std::string tensor_problem(const std::string& name, const std::vector<int64_t>* have,
+                           const std::vector<int64_t>& want) {
+  if (!have)
+    return subst(tr("checkpoint has no tensor '{0}' (shape {1}) that this config needs"), {name, shape_str(want)});
+  if (*have != want)
+    return subst(tr("tensor '{0}' has shape {1} but this config needs {2}"), {name, shape_str(*have), shape_str(want)});
+  return "";
 }
 
 }  // namespace
@@ -284,9 +296,11 @@ bool from_safetensors(const SafeTensors& file, const ModelConfig& c, ModelWeight
   for (const NamedTensor& t : file.tensors) names.push_back(t.name);
   const int have = checkpoint_experts(names), want = c.moe() ? c.experts : 0;
   if (have != want) {
-    auto say = [](int e) { return e == 0 ? std::string("a dense MLP") : std::to_string(e) + " experts"; };
-    *error = "checkpoint has " + say(have) + " per layer but this config has " + say(want) +
-             " (experts = " + std::to_string(c.experts) + ")";
+    auto say = [](int e) {
+      return e == 0 ? std::string(tr("a dense MLP")) : subst(trn("{0} expert", "{0} experts", e), {std::to_string(e)});
+    };
+    *error = subst(tr("checkpoint has {0} per layer but this config has {1} (experts = {2})"),
+                   {say(have), say(want), std::to_string(c.experts)});
     return false;
   }
   ModelWeights w;
@@ -297,13 +311,8 @@ bool from_safetensors(const SafeTensors& file, const ModelConfig& c, ModelWeight
     expected.push_back(name);
     if (!ok) return;
     const NamedTensor* t = file.find(name);
-    if (!t) {
-      *error = "checkpoint has no tensor '" + name + "' (shape " + shape_str(shape) + ") that this config needs";
-      ok = false;
-      return;
-    }
-    if (t->shape != shape) {
-      *error = "tensor '" + name + "' has shape " + shape_str(t->shape) + " but this config needs " + shape_str(shape);
+    if (std::string problem = tensor_problem(name, t ? &t->shape : nullptr, shape); !problem.empty()) {
+      *error = std::move(problem);
       ok = false;
       return;
     }
@@ -317,13 +326,16 @@ bool from_safetensors(const SafeTensors& file, const ModelConfig& c, ModelWeight
       if (!std::isfinite(t->data[i]) && bad++ == 0) first = i;
     if (bad) {
       const float v = t->data[first];
-      *error = "tensor '" + name + "' has " + std::to_string(bad) + " non-finite value" + (bad == 1 ? "" : "s") +
-               " (first: " +
-               (std::isnan(v) ? "NaN"
-                : v > 0       ? "inf"
-                              : "-inf") +
-               " at flat index " + std::to_string(first) +
-               "); the checkpoint is damaged or comes from a diverged training run";
+      *error = subst(trn("tensor '{0}' has {1} non-finite value (first: {2} at flat index {3}); the checkpoint is "
+                         "damaged or comes from a diverged training run",
+                         "tensor '{0}' has {1} non-finite values (first: {2} at flat index {3}); the checkpoint is "
+                         "damaged or comes from a diverged training run",
+                         bad),
+                     {name, std::to_string(bad),
+                      std::isnan(v) ? "NaN"
+                      : v > 0       ? "inf"
+                                    : "-inf",
+                      std::to_string(first)});
       ok = false;
       return;
     }
@@ -335,7 +347,8 @@ bool from_safetensors(const SafeTensors& file, const ModelConfig& c, ModelWeight
     for (const std::string& name : expected) known = known || name == t.name;
     if (!known) {
       *error =
-          "checkpoint has tensor '" + t.name + "' that this config does not use (written for another architecture?)";
+          subst(tr("checkpoint has tensor '{0}' that this config does not use (written for another architecture?)"),
+                {t.name});
       return false;
     }
   }
@@ -393,12 +406,7 @@ bool load_weights(const std::string& path, const ModelConfig& c, ModelWeights* o
       if (have == want)
         for (const TensorSpec& spec : tensor_specs(c)) {
           const TensorEntry* e = head.header().find(spec.name);
-          if (!e)
-            problem = "checkpoint has no tensor '" + spec.name + "' (shape " + shape_str(spec.shape) +
-                      ") that this config needs";
-          else if (e->shape != spec.shape)
-            problem = "tensor '" + spec.name + "' has shape " + shape_str(e->shape) + " but this config needs " +
-                      shape_str(spec.shape);
+          problem = tensor_problem(spec.name, e ? &e->shape : nullptr, spec.shape);
           if (!problem.empty()) {
             *error = path + ": " + problem;
             return false;
@@ -410,7 +418,7 @@ bool load_weights(const std::string& path, const ModelConfig& c, ModelWeights* o
   if (!read_safetensors(path, &file, error)) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec) && std::filesystem::is_regular_file(path + "/model.safetensors", ec))
-      *error += " (did you mean " + path + "/model.safetensors?)";
+      *error += subst(tr(" (did you mean {0}?)"), {path + "/model.safetensors"});
     return false;
   }
   if (!from_safetensors(file, c, out, error)) {

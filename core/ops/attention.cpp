@@ -53,25 +53,25 @@ std::string check_attention_args(const Mat& q, const Mat& k, const Mat& v, const
   auto s = [](Eigen::Index x) { return std::to_string(x); };
   if (n_heads < 1 || n_kv_heads < 1 || head_dim < 1) return tr("n_heads, n_kv_heads and head_dim must be >= 1");
   if (n_heads % n_kv_heads != 0)
-    return "n_heads (" + s(n_heads) + ") must be a multiple of n_kv_heads (" + s(n_kv_heads) + ")";
+    return subst(tr("n_heads ({0}) must be a multiple of n_kv_heads ({1})"), {s(n_heads), s(n_kv_heads)});
   if (q.cols() != static_cast<Eigen::Index>(n_heads) * head_dim)
-    return "q has " + s(q.cols()) + " columns, expected n_heads*head_dim = " + s(n_heads * head_dim);
+    return subst(tr("q has {0} columns, expected n_heads*head_dim = {1}"), {s(q.cols()), s(n_heads * head_dim)});
   if (k.cols() != static_cast<Eigen::Index>(n_kv_heads) * head_dim || v.cols() != k.cols())
-    return "k and v need n_kv_heads*head_dim = " + s(n_kv_heads * head_dim) + " columns, got " + s(k.cols()) + " and " +
-           s(v.cols());
-  if (k.rows() != v.rows()) return "k has " + s(k.rows()) + " rows but v has " + s(v.rows());
+    return subst(tr("k and v need n_kv_heads*head_dim = {0} columns, got {1} and {2}"),
+                 {s(n_kv_heads * head_dim), s(k.cols()), s(v.cols())});
+  if (k.rows() != v.rows()) return subst(tr("k has {0} rows but v has {1}"), {s(k.rows()), s(v.rows())});
   if (opt.q_offset < 0) return tr("q_offset must be >= 0");
   if (opt.softcap < 0.0f) return tr("softcap must be >= 0 (0 disables it)");
   if (opt.scale_mode == ScaleMode::Custom && !std::isfinite(opt.custom_scale)) return tr("custom scale must be finite");
   if (opt.mask_matrix && (opt.mask_matrix->rows() != q.rows() || opt.mask_matrix->cols() != k.rows()))
-    return "mask matrix must be (T_q, T_k) = (" + s(q.rows()) + ", " + s(k.rows()) + ")";
+    return subst(tr("the mask matrix must have {0} rows (queries) and {1} columns (keys)"), {s(q.rows()), s(k.rows())});
   if ((opt.q_norm_weight && opt.q_norm_weight->size() != head_dim) ||
       (opt.k_norm_weight && opt.k_norm_weight->size() != head_dim))
-    return "QK-norm weights must have head_dim = " + s(head_dim) + " entries";
+    return subst(tr("QK-norm weights must have head_dim = {0} entries"), {s(head_dim)});
   const AttentionBias& b = opt.bias;
   if ((b.kind == AttentionBias::Kind::Alibi || b.kind == AttentionBias::Kind::AlibiSymmetric) &&
       static_cast<int>(b.slopes.size()) != n_heads)
-    return "ALiBi bias needs one slope per head (" + s(n_heads) + "), got " + s(b.slopes.size());
+    return subst(tr("ALiBi bias needs one slope per head ({0}), got {1}"), {s(n_heads), s(b.slopes.size())});
   if (b.kind == AttentionBias::Kind::Dense &&
       (!b.dense || b.dense->cols() != k.rows() ||
        (b.dense->rows() != q.rows() && b.dense->rows() != static_cast<Eigen::Index>(n_heads) * q.rows())))

@@ -19,7 +19,7 @@ std::string check_lora(int d_in, int d_out, int r) {
   if (d_in < 1 || d_out < 1) return tr("LoRA d_in and d_out must be at least 1");
   if (r < 1) return subst(tr("LoRA rank must be at least 1 (got {0})"), {std::to_string(r)});
   if (r > std::min(d_in, d_out))
-    return subst(tr("LoRA rank ({0}) cannot exceed min(d_in, d_out) = {1}"),
+    return subst(tr("LoRA rank ({0}) cannot exceed $\\min(d_{in}, d_{out})$ = {1}"),
                  {std::to_string(r), std::to_string(std::min(d_in, d_out))});
   return "";
 }

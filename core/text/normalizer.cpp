@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/text/i18n.h"
 #include "core/text/unicode_regex.h"
 #include "core/text/utf8.h"
 
@@ -136,12 +137,12 @@ bool parse(const json& j, std::vector<std::shared_ptr<const Normalizer::Step>>* 
   if (j.is_null()) return true;
   const std::string type = type_of(j);
   if (depth > 16) {
-    *error = "normalizers are nested too deeply";
+    *error = tr("normalizers are nested too deeply");
     return false;
   }
   if (type == "Sequence") {
     if (!j.contains("normalizers") || !j["normalizers"].is_array()) {
-      *error = "normalizer Sequence needs a 'normalizers' list";
+      *error = tr("normalizer Sequence needs a 'normalizers' list");
       return false;
     }
     for (const json& s : j["normalizers"])
@@ -157,13 +158,13 @@ bool parse(const json& j, std::vector<std::shared_ptr<const Normalizer::Step>>* 
                : type == "NFKD" ? icu::Normalizer2::getNFKDInstance(status)
                                 : icu::Normalizer2::getNFKCInstance(status);
     if (U_FAILURE(status) || !st->form) {
-      *error = "ICU has no " + type + " normalizer";
+      *error = subst(tr("ICU has no {0} normalizer"), {type});
       return false;
     }
     if (type == "Precompiled")
       *note =
-          "the Precompiled normalizer's character map is approximated by NFKC; a few rare characters may "
-          "tokenize differently";
+          tr("the Precompiled normalizer's character map is approximated by NFKC; a few rare characters may "
+             "tokenize differently");
   } else if (type == "Lowercase") {
     st->kind = Normalizer::Step::Lowercase;
   } else if (type == "Strip") {
@@ -176,13 +177,13 @@ bool parse(const json& j, std::vector<std::shared_ptr<const Normalizer::Step>>* 
     if (type == "Prepend") {
       st->kind = Normalizer::Step::Prepend;
       if (!get_string(j, "prepend", &st->content)) {
-        *error = "normalizer Prepend needs a string 'prepend'";
+        *error = tr("normalizer Prepend needs a string 'prepend'");
         return false;
       }
     } else {
       const json pattern = j.contains("pattern") && j["pattern"].is_object() ? j["pattern"] : json::object();
       if (!get_string(j, "content", &st->content)) {
-        *error = "normalizer Replace needs a string 'content'";
+        *error = tr("normalizer Replace needs a string 'content'");
         return false;
       }
       if (get_string(pattern, "String", &st->pattern)) {
@@ -191,7 +192,7 @@ bool parse(const json& j, std::vector<std::shared_ptr<const Normalizer::Step>>* 
         st->kind = Normalizer::Step::ReplaceRegex;
         if (!st->regex.compile(st->pattern, error)) return false;
       } else {
-        *error = "normalizer Replace needs a pattern {\"String\": …} or {\"Regex\": …}";
+        *error = tr("normalizer Replace needs a pattern {\"String\": …} or {\"Regex\": …}");
         return false;
       }
     }
@@ -202,7 +203,7 @@ bool parse(const json& j, std::vector<std::shared_ptr<const Normalizer::Step>>* 
     st->lowercase = get_bool(j, "lowercase", true);
     st->strip_accents = get_bool(j, "strip_accents", st->lowercase);  // null: follows lowercase
   } else {
-    *error = "unknown normalizer '" + type + "'";
+    *error = subst(tr("unknown normalizer '{0}'"), {type});
     return false;
   }
   steps->push_back(std::move(st));

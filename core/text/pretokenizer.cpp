@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "core/text/i18n.h"
 #include "core/text/unicode_regex.h"
 #include "core/text/utf8.h"
 
@@ -188,7 +189,7 @@ bool parse_behavior(const json& j, SplitBehavior* out, std::string* error) {
       *out = v;
       return true;
     }
-  *error = "unknown split behavior '" + b + "'";
+  *error = subst(tr("unknown split behavior '{0}'"), {b});
   return false;
 }
 
@@ -197,13 +198,13 @@ bool parse(const json& j, std::vector<std::shared_ptr<const PreTokenizer::Step>>
   using Step = PreTokenizer::Step;
   if (j.is_null()) return true;
   if (depth > 16) {
-    *error = "pre-tokenizers are nested too deeply";
+    *error = tr("pre-tokenizers are nested too deeply");
     return false;
   }
   const std::string type = type_of(j);
   if (type == "Sequence") {
     if (!j.contains("pretokenizers") || !j["pretokenizers"].is_array()) {
-      *error = "pre-tokenizer Sequence needs a 'pretokenizers' list";
+      *error = tr("pre-tokenizer Sequence needs a 'pretokenizers' list");
       return false;
     }
     for (const json& s : j["pretokenizers"])
@@ -220,7 +221,7 @@ bool parse(const json& j, std::vector<std::shared_ptr<const PreTokenizer::Step>>
     } else if (pattern.contains("Regex") && pattern["Regex"].is_string()) {
       if (!st->regex.compile(pattern["Regex"].get<std::string>(), error)) return false;
     } else {
-      *error = "pre-tokenizer Split needs a pattern {\"String\": …} or {\"Regex\": …}";
+      *error = tr("pre-tokenizer Split needs a pattern {\"String\": …} or {\"Regex\": …}");
       return false;
     }
     if (!parse_behavior(j, &st->behavior, error)) return false;
@@ -234,14 +235,14 @@ bool parse(const json& j, std::vector<std::shared_ptr<const PreTokenizer::Step>>
     st->replacement = j.contains("replacement") && j["replacement"].is_string() ? j["replacement"].get<std::string>()
                                                                                 : "\xE2\x96\x81";
     if (st->replacement.empty()) {
-      *error = "pre-tokenizer Metaspace needs a non-empty 'replacement'";
+      *error = tr("pre-tokenizer Metaspace needs a non-empty 'replacement'");
       return false;
     }
     std::string scheme = get_bool(j, "add_prefix_space", true) ? "always" : "never";
     if (j.contains("prepend_scheme") && j["prepend_scheme"].is_string())
       scheme = j["prepend_scheme"].get<std::string>();
     if (scheme != "always" && scheme != "first" && scheme != "never") {
-      *error = "unknown Metaspace prepend_scheme '" + scheme + "'";
+      *error = subst(tr("unknown Metaspace prepend_scheme '{0}'"), {scheme});
       return false;
     }
     st->prepend = scheme == "always" ? Step::Always : scheme == "first" ? Step::First : Step::Never;
@@ -260,7 +261,7 @@ bool parse(const json& j, std::vector<std::shared_ptr<const PreTokenizer::Step>>
   } else if (type == "BertPreTokenizer") {
     st->kind = Step::Bert;
   } else {
-    *error = "unknown pre-tokenizer '" + type + "'";
+    *error = subst(tr("unknown pre-tokenizer '{0}'"), {type});
     return false;
   }
   steps->push_back(std::move(st));

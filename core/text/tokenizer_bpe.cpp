@@ -607,13 +607,13 @@ bool parse_decoder(const json& j, std::vector<std::shared_ptr<const BpeTokenizer
   using D = BpeTokenizer::Decoder;
   if (j.is_null()) return true;
   if (depth > 16) {
-    *error = "decoders are nested too deeply";
+    *error = tr("decoders are nested too deeply");
     return false;
   }
   const std::string type = type_of(j);
   if (type == "Sequence") {
     if (!j.contains("decoders") || !j["decoders"].is_array()) {
-      *error = "decoder Sequence needs a 'decoders' list";
+      *error = tr("decoder Sequence needs a 'decoders' list");
       return false;
     }
     for (const json& d : j["decoders"])
@@ -650,7 +650,7 @@ bool parse_decoder(const json& j, std::vector<std::shared_ptr<const BpeTokenizer
       d->kind = D::ReplaceRegex;
       if (!d->regex.compile(pattern["Regex"].get<std::string>(), error)) return false;
     } else {
-      *error = "decoder Replace needs a pattern {\"String\": …} or {\"Regex\": …}";
+      *error = tr("decoder Replace needs a pattern {\"String\": …} or {\"Regex\": …}");
       return false;
     }
   } else if (type == "WordPiece") {
@@ -661,7 +661,7 @@ bool parse_decoder(const json& j, std::vector<std::shared_ptr<const BpeTokenizer
     d->kind = D::BpeSuffix;
     d->a = j.contains("suffix") && j["suffix"].is_string() ? j["suffix"].get<std::string>() : "</w>";
   } else {
-    *error = "unknown decoder '" + type + "'";
+    *error = subst(tr("unknown decoder '{0}'"), {type});
     return false;
   }
   out->push_back(std::move(d));
@@ -673,13 +673,13 @@ bool parse_post(const json& j, const BpeTokenizer& t, std::vector<int>* prefix, 
                 std::string* error, int depth) {
   if (j.is_null()) return true;
   if (depth > 16) {
-    *error = "post-processors are nested too deeply";
+    *error = tr("post-processors are nested too deeply");
     return false;
   }
   const std::string type = type_of(j);
   if (type == "Sequence") {
     if (!j.contains("processors") || !j["processors"].is_array()) {
-      *error = "post-processor Sequence needs a 'processors' list";
+      *error = tr("post-processor Sequence needs a 'processors' list");
       return false;
     }
     for (const json& p : j["processors"])
@@ -695,7 +695,7 @@ bool parse_post(const json& j, const BpeTokenizer& t, std::vector<int>* prefix, 
     };
     int cls = -1, sep = -1;
     if (!id_of("cls", &cls) || !id_of("sep", &sep)) {
-      *error = "post-processor " + type + " needs 'cls' and 'sep' as [token, id] with ids in the vocabulary";
+      *error = subst(tr("post-processor {0} needs 'cls' and 'sep' as [token, id] with ids in the vocabulary"), {type});
       return false;
     }
     *prefix = {cls};
@@ -704,7 +704,7 @@ bool parse_post(const json& j, const BpeTokenizer& t, std::vector<int>* prefix, 
   }
   if (type == "TemplateProcessing") {
     if (!j.contains("single") || !j["single"].is_array()) {
-      *error = "post-processor TemplateProcessing needs a 'single' list";
+      *error = tr("post-processor TemplateProcessing needs a 'single' list");
       return false;
     }
     std::vector<int> pre, post;
@@ -717,7 +717,7 @@ bool parse_post(const json& j, const BpeTokenizer& t, std::vector<int>* prefix, 
       const json st = item.is_object() && item.contains("SpecialToken") ? item["SpecialToken"] : json();
       const std::string name = get_string(st, "id");
       if (name.empty()) {
-        *error = "post-processor TemplateProcessing: every item of 'single' must be a Sequence or a SpecialToken";
+        *error = tr("post-processor TemplateProcessing: every item of 'single' must be a Sequence or a SpecialToken");
         return false;
       }
       std::vector<int> ids;
@@ -732,7 +732,7 @@ bool parse_post(const json& j, const BpeTokenizer& t, std::vector<int>* prefix, 
         ids.push_back(id);
       }
       if (ids.empty()) {
-        *error = "post-processor TemplateProcessing names the special token '" + name + "', which has no id";
+        *error = subst(tr("post-processor TemplateProcessing names the special token '{0}', which has no id"), {name});
         return false;
       }
       (seen_sequence ? post : pre).insert((seen_sequence ? post : pre).end(), ids.begin(), ids.end());
@@ -741,7 +741,7 @@ bool parse_post(const json& j, const BpeTokenizer& t, std::vector<int>* prefix, 
     *suffix = std::move(post);
     return true;
   }
-  *error = "unknown post-processor '" + type + "'";
+  *error = subst(tr("unknown post-processor '{0}'"), {type});
   return false;
 }
 
@@ -794,7 +794,7 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
   else if (model_type == "Unigram")
     t.model_ = TokenizerModel::Unigram;
   else
-    return fail("unknown model type '" + model_type + "'");
+    return fail(subst(tr("unknown model type '{0}'"), {model_type}));
   int max_id = -1;
   if (t.model_ == TokenizerModel::Unigram) {
     if (!model.contains("vocab") || !model["vocab"].is_array())
@@ -805,7 +805,7 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
     for (size_t id = 0; id < vocab.size(); ++id) {
       const json& e = vocab[id];
       if (!e.is_array() || e.size() != 2 || !e[0].is_string() || !e[1].is_number())
-        return fail("model.vocab entry " + std::to_string(id) + " is not [piece, score]");
+        return fail(subst(tr("model.vocab entry {0} is not [piece, score]"), {std::to_string(id)}));
       const std::string piece = e[0].get<std::string>();
       t.vocab_.emplace(piece, int(id));
       t.scores_.push_back(e[1].get<double>());
@@ -880,7 +880,7 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
   if (t.model_ != TokenizerModel::Unigram && model.contains("unk_token") && model["unk_token"].is_string())
     t.unk_id_ = t.token_id(model["unk_token"].get<std::string>());
   if (model.contains("dropout") && model["dropout"].is_number() && model["dropout"].get<double>() > 0)
-    notes.push_back("BPE dropout is ignored (encoding is deterministic)");
+    notes.push_back(tr("BPE dropout is ignored (encoding is deterministic)"));
   if (t.model_ == TokenizerModel::BPE && model.contains("merges")) {
     if (!model["merges"].is_array()) return fail(tr("model.merges must be an array"));
     int rank = 0;
@@ -907,8 +907,8 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
         merged += b;
       const int ia = t.token_id(a), ib = t.token_id(b), im = t.token_id(merged);
       if (ia < 0 || ib < 0 || im < 0)
-        return fail("merge #" + std::to_string(rank) + " ('" + a + "' + '" + b +
-                    "') names a token that is not in the vocabulary");
+        return fail(subst(tr("merge #{0} ('{1}' + '{2}') names a token that is not in the vocabulary"),
+                          {std::to_string(rank), a, b}));
       t.merges_.emplace(bpe_pair_key(ia, ib), std::make_pair(rank, im));  // the first (lowest) rank wins
       ++rank;
     }

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <unordered_map>
 
+#include "core/text/i18n.h"
 #include "core/text/utf8.h"
 
 namespace tw {
@@ -58,8 +59,8 @@ bool UnicodeRegex::compile(std::string_view pattern, std::string* error) {
     // may hold a raw newline; the fuzzer found one).
     std::string shown;
     for (char c : pattern) shown += c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : std::string(1, c);
-    *error = "the regular expression '" + shown + "' does not compile (" + u_errorName(status) + " at offset " +
-             std::to_string(parse.offset) + ")";
+    *error = subst(tr("the regular expression '{0}' does not compile ({1} at offset {2})"),
+                   {shown, u_errorName(status), std::to_string(parse.offset)});
     return false;
   }
   static std::atomic<uint64_t> serial{0};

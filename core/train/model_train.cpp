@@ -448,8 +448,9 @@ bool shapes_match(W& w, const ModelConfig& c) {
 
 template <class W>
 std::string check_weights(const W& w, const ModelConfig& c) {
-  return shapes_match(w, c) ? ""
-                            : "the weights do not match the model config (a tensor is missing or has another shape)";
+  return shapes_match(w, c)
+             ? ""
+             : tr("the weights do not match the model config (a tensor is missing or has another shape)");
 }
 
 template <class S, class W>

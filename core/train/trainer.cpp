@@ -237,7 +237,7 @@ bool Trainer::step(std::string* error) {
     // A non-finite loss is divergence (reported below like a non-finite gradient); anything else is a bug or a
     // bad batch, reported as it is.
     if (std::isfinite(loss)) {
-      stop_message_ = "training stopped at step " + std::to_string(steps_ + 1) + ": " + *error;
+      stop_message_ = subst(tr("training stopped at step {0}: {1}"), {std::to_string(steps_ + 1), *error});
       *error = stop_message_;
       return false;
     }

@@ -131,6 +131,16 @@ then
 fi
 one_line_error model-no-tokenizer "has no usable tokenizer.json; use --tokens" -- \
   "$app" dump --model "$work/bf16" --text hi --out "$work/x"
+# The same errors with --lang zh are Chinese (a shape mismatch, a tokenizer.json naming an unknown stage, broken JSON).
+one_line_error mismatched-weights-zh "的形状是 \(300, 64\)，而此配置需要 \(8192, 256\)" -- \
+  "$app" --lang zh dump --config "$work/small.json" --weights "$work/a/model.safetensors" --text hi --out "$work/x"
+cp -r "$work/bf16" "$work/badtok"
+echo '{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "pre_tokenizer": {"type": "Shredder"}}' \
+  >"$work/badtok/tokenizer.json"
+one_line_error model-bad-tokenizer-zh "未知的预分词器“Shredder”" -- \
+  "$app" --lang zh dump --model "$work/badtok" --text hi --out "$work/x"
+echo '{"hidden_size": 64,' >"$work/broken.json"
+one_line_error broken-config-zh "不是有效的 JSON" -- "$app" --lang zh dump --config "$work/broken.json" --text hi --out "$work/x"
 one_line_error model-and-config "leave out --config and --weights" -- \
   "$app" dump --model "$work/bf16" --config "$work/gqa.json" --tokens 1 --out "$work/x"
 one_line_error model-missing "is not a folder" -- "$app" dump --model "$work/nope" --tokens 1 --out "$work/x"

@@ -6,13 +6,22 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <functional>
 #include <regex>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "core/experiments/mask_analysis.h"
+#include "core/experiments/tokenizer_training.h"
+#include "core/io/atomic_file.h"
+#include "core/io/json_parse.h"
+#include "core/io/read_file.h"
+#include "core/model/weights.h"
 #include "core/text/i18n.h"
+#include "core/text/tokenizer_bpe.h"
 #include "core/text/utf8.h"
+#include "scratch_dir.h"
 #include "views/panel.h"
 #include "views/panel_test_util.h"
 #include "views/plot/figure.h"
@@ -163,6 +172,124 @@ TEST(ChineseInterfaceCheck, FindsEnglishProseOnly) {
   EXPECT_TRUE(english_words("n_heads H, head_dim D, $\\sqrt{d_k}$, RoPE, GQA-4, top-k").empty());
   EXPECT_TRUE(english_words("选中：\"the newest\" + \"road\"").empty());
   EXPECT_EQ(english_words("query head 3"), std::vector<std::string>{"head"});
+}
+
+// [SECTION] error messages
+// Errors a user meets loading files — a missing or broken file, a JSON document that does not parse, a tokenizer.json
+// naming a stage this program does not know, a checkpoint whose tensors do not fit the config, a bad training text or
+// mask setting — are produced in each language: in Chinese each one holds Chinese and differs from the English.
+struct Triggered {
+  std::string what;
+  std::function<std::string()> make;  // runs the failing call, returns its message
+};
+
+std::vector<Triggered> failing_calls(const std::string& dir) {
+  std::vector<Triggered> calls;
+  calls.push_back({"read a missing file", [dir] {
+                     std::string bytes, error;
+                     EXPECT_FALSE(read_file_bounded(dir + "/missing.json", 1024, &bytes, &error));
+                     return error;
+                   }});
+  calls.push_back({"read a directory", [dir] {
+                     std::string bytes, error;
+                     EXPECT_FALSE(read_file_bounded(dir, 1024, &bytes, &error));
+                     return error;
+                   }});
+  calls.push_back({"read a file over its cap", [dir] {
+                     std::string bytes, error;
+                     EXPECT_TRUE(write_file_atomic(dir + "/big.txt", std::string(300, 'x'), &error)) << error;
+                     EXPECT_FALSE(read_file_bounded(dir + "/big.txt", 100, &bytes, &error));
+                     return error;
+                   }});
+  calls.push_back({"broken JSON", [] {
+                     nlohmann::json j;
+                     std::string error;
+                     EXPECT_FALSE(parse_json("{\"a\": [1,", &j, &error));
+                     return error;
+                   }});
+  calls.push_back({"JSON that is not an object", [] {
+                     nlohmann::json j;
+                     std::string error;
+                     EXPECT_FALSE(parse_json_object("[1, 2]", &j, &error));
+                     return error;
+                   }});
+  calls.push_back({"write into a directory", [dir] {
+                     std::string error;
+                     EXPECT_FALSE(write_file_atomic(dir, "x", &error));
+                     return error;
+                   }});
+  const std::string vocab = R"("model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": []})";
+  for (const auto& [stage, kind] : std::vector<std::pair<std::string, std::string>>{{"pre_tokenizer", "Shredder"},
+                                                                                    {"normalizer", "Shouting"},
+                                                                                    {"decoder", "Mumble"},
+                                                                                    {"post_processor", "Gift"}})
+    calls.push_back({"tokenizer.json with an unknown " + stage, [vocab, stage, kind] {
+                       BpeTokenizer t;
+                       std::string error;
+                       const std::string text = "{" + vocab + ", \"" + stage + "\": {\"type\": \"" + kind + "\"}}";
+                       EXPECT_FALSE(bpe_tokenizer_from_json(text, &t, &error)) << text;
+                       EXPECT_NE(error.find(kind), std::string::npos) << error;
+                       return error;
+                     }});
+  calls.push_back({"tokenizer.json with an unknown model type", [] {
+                     BpeTokenizer t;
+                     std::string error;
+                     EXPECT_FALSE(bpe_tokenizer_from_json(R"({"model": {"type": "Oracle", "vocab": {}}})", &t, &error));
+                     return error;
+                   }});
+  calls.push_back({"a checkpoint tensor of the wrong shape", [] {
+                     const ModelConfig c = tiny_config();
+                     SafeTensors file = to_safetensors(init_weights(c, 1), c);
+                     for (NamedTensor& t : file.tensors)
+                       if (t.name == "model.layers.0.self_attn.q_proj.weight") {
+                         t.shape = {t.shape[1], t.shape[0] / 2};
+                         t.data.resize(size_t(t.shape[0] * t.shape[1]));
+                       }
+                     ModelWeights w;
+                     std::string error;
+                     EXPECT_FALSE(from_safetensors(file, c, &w, &error));
+                     EXPECT_NE(error.find("q_proj"), std::string::npos) << error;
+                     return error;
+                   }});
+  calls.push_back({"a checkpoint missing a tensor", [] {
+                     const ModelConfig c = tiny_config();
+                     SafeTensors file = to_safetensors(init_weights(c, 1), c);
+                     file.tensors.pop_back();
+                     ModelWeights w;
+                     std::string error;
+                     EXPECT_FALSE(from_safetensors(file, c, &w, &error));
+                     return error;
+                   }});
+  calls.push_back({"an empty training text", [] { return check_training_text(""); }});
+  calls.push_back({"a training text of spaces", [] { return check_training_text("   \n "); }});
+  calls.push_back({"too many merges", [] {
+                     BpeTraining out;
+                     std::string error;
+                     EXPECT_FALSE(train_bpe("some words to train on", 100000, &out, &error));
+                     return error;
+                   }});
+  calls.push_back({"a mask with 0 layers", [] { return receptive_field({}, 8, 0, 0).error; }});
+  return calls;
+}
+
+TEST(ChineseErrorMessages, LoadAndInputErrorsAreTranslated) {
+  const testing::ScratchDir dir("i18n-errors");
+  const std::vector<Triggered> calls = failing_calls(dir.path());
+  for (const Triggered& c : calls) {
+    std::string en, zh;
+    {
+      const testing::LanguageScope scope("errors@en");
+      en = c.make();
+    }
+    {
+      const testing::LanguageScope scope("errors@zh");
+      ASSERT_TRUE(catalogue_loaded());
+      zh = c.make();
+    }
+    ASSERT_FALSE(en.empty()) << c.what << ": the call did not fail";
+    EXPECT_NE(zh, en) << c.what << ": the Chinese interface shows the English message";
+    EXPECT_TRUE(has_chinese(zh)) << c.what << ": \"" << zh << "\" holds no Chinese";
+  }
 }
 
 }  // namespace

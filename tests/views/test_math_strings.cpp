@@ -101,6 +101,24 @@ const std::vector<std::pair<std::regex, const char*>>& patterns() {
   return p;
 }
 
+// A short identifier with an underscore outside $…$ (min_p, d_in, n_rep, T_q): a variable a formula names, to be
+// typeset ($p_{\min}$, $d_{in}$), unless it names a key the user types. A key is named where a message says what it
+// must be ("top_k must be …", "d_in and d_out must …") or where the string is the key alone; `code_names` are keys and
+// tensor names the interface shows as such in running text.
+bool prose_identifier(const std::string& plain, std::string* found) {
+  static const std::set<std::string> code_names = {"max_seq", "z_loss", "mlp_bias", "o_proj", "k_proj", "v_proj"};
+  static const std::regex ident(R"((^|[^A-Za-z0-9_.'"/\\{#\-])([A-Za-z]{1,3}_[A-Za-z]{1,4})(?=[^A-Za-z0-9_(.#]|$))");
+  static const std::regex key_use(R"(^( and [A-Za-z0-9_]+)? must\b)");
+  for (auto it = std::sregex_iterator(plain.begin(), plain.end(), ident); it != std::sregex_iterator(); ++it) {
+    const std::string id = (*it)[2].str();
+    const size_t end = size_t(it->position(2) + it->length(2));
+    if (code_names.count(id) || plain == id || std::regex_search(plain.substr(end), key_use)) continue;
+    *found = id;
+    return true;
+  }
+  return false;
+}
+
 // Identifiers the user types or reads as code (config keys, tensor names) are not formulas.
 const std::set<std::string>& allowed() {
   static const std::set<std::string> a = {};
@@ -221,7 +239,8 @@ TEST(MathStrings, EveryMarkedStringIncludingDrawnOnlyLinesTypesetsItsFormulas) {
   for (const std::string& s : all) {
     if (catalogue_allowed().count(s)) continue;
     const std::string plain = outside_math(s);
-    bool hit = plain_symbol_math(s);
+    std::string id;
+    bool hit = plain_symbol_math(s) || prose_identifier(plain, &id);
     for (const auto& [re, what] : patterns()) hit = hit || std::regex_search(plain, re);
     if (hit) flagged.push_back(s);
     if (plot::has_math(s))
@@ -249,6 +268,14 @@ TEST(MathStrings, ThePatternsCatchAsciiMathAndSpareTypesetMathAndIdentifiers) {
   for (const char* ok : {"scale $1/\\sqrt{d_k}$", "$S_i = e^{x_i}$", "rope_theta", "d_model = 64", "max_norm",
                          "model.embed_tokens.weight", "top-k", "$x^2$ and $y_i$", "lm_head", "tokens/s"})
     EXPECT_FALSE(hit(ok)) << ok;
+  std::string id;
+  for (const char* bad : {"Drop tokens below min_p times the largest", "clamped to min(d_in, d_out)",
+                          "n_rep = 4 query heads per KV head", "keeps the top_k largest"})
+    EXPECT_TRUE(prose_identifier(outside_math(bad), &id)) << bad;
+  for (const char* ok : {"top_k must be between 1 and 8", "d_in and d_out must be at least 1", "d_head",
+                         "stopped at max_seq 64", "below $p_{\\min}$ times", "rope_theta", "n_heads 8",
+                         "model.layers.0.self_attn.q_proj.weight", "'tw_attn_scale'"})
+    EXPECT_FALSE(prose_identifier(outside_math(ok), &id)) << ok << " flagged " << id;
   for (const char* bad :
        {"temperature \xCF\x84", "scaled by \xCE\xB1/\xE2\x88\x9Ar", "p = softmax(l / T)", "rows of \xCE\x94W"})
     EXPECT_TRUE(plain_symbol_math(bad)) << bad;

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "core/io/atomic_file.h"
+#include "core/text/i18n.h"
 
 namespace tw::plot {
 
@@ -60,7 +61,7 @@ std::string export_svg(const Figure& fig, const std::string& path, const ExportO
 
 std::string export_png(const Figure& fig, const std::string& path, const ExportOptions& options) {
   const RenderedPng png = render_png(fig, options);
-  if (!png.error.empty()) return "cannot export " + path + ": " + png.error;
+  if (!png.error.empty()) return subst(tr("cannot export {0}: {1}"), {path, png.error});
   return write_file_atomic(path, png.png);
 }
 
@@ -68,11 +69,12 @@ std::string export_figure(const Figure& fig, const std::string& dir, const std::
                           const ExportOptions& options, std::vector<std::string>* written) {
   namespace fs = std::filesystem;
   if (!valid_figure_id(fig.id))
-    return "figure id '" + fig.id + "' cannot be used in a file name (letters, digits, '-', '_' and '.' only)";
+    return subst(tr("figure id '{0}' cannot be used in a file name (letters, digits, '-', '_' and '.' only)"),
+                 {fig.id});
   std::error_code ec;
   if (!dir.empty()) {
     fs::create_directories(dir, ec);
-    if (ec) return "cannot create directory " + dir + ": " + ec.message();
+    if (ec) return subst(tr("cannot create directory {0}: {1}"), {dir, ec.message()});
   }
   const std::string stem =
       (fs::path(dir.empty() ? "." : dir) / (prefix.empty() ? fig.id : prefix + "-" + fig.id)).string();

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <utility>
 
+#include "core/text/i18n.h"
 #include "views/plot/math.h"
 
 namespace tw::plot {
@@ -129,11 +130,11 @@ std::string free_export_stem(const std::string& dir, const std::string& stem, Ex
 
 std::string export_figure_as(const Figure& fig, const std::string& dir, const std::string& stem, ExportFormats formats,
                              const ExportOptions& options, std::vector<std::string>* written) {
-  if (!valid_figure_id(stem)) return "'" + stem + "' cannot be used as a file name";
+  if (!valid_figure_id(stem)) return subst(tr("'{0}' cannot be used as a file name"), {stem});
   std::error_code ec;
   if (!dir.empty()) {
     fs::create_directories(dir, ec);
-    if (ec) return "cannot create directory " + dir + ": " + ec.message();
+    if (ec) return subst(tr("cannot create directory {0}: {1}"), {dir, ec.message()});
   }
   for (const auto& e : kExts) {
     if (!(formats & e.flag)) continue;

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/text/i18n.h"
 #include "views/plot/export.h"
 #include "views/plot/export_raster.h"
 #include "views/plot/text.h"
@@ -386,7 +387,7 @@ RenderedPng render_png(const Figure& captioned, const ExportOptions& options) {
     return out;
   }
   if (!(options.scale >= 1 && options.scale <= 4)) {
-    out.error = "PNG scale must be between 1 and 4";
+    out.error = tr("PNG scale must be between 1 and 4");
     return out;
   }
   const Layout l = layout_for_export(fig, options);
@@ -395,7 +396,7 @@ RenderedPng render_png(const Figure& captioned, const ExportOptions& options) {
   c.w = static_cast<int>(std::lround(l.width * s));
   c.h = static_cast<int>(std::lround(l.height * s));
   if (c.w <= 0 || c.h <= 0 || double(c.w) * c.h > 64.0e6) {
-    out.error = "PNG size " + std::to_string(c.w) + " × " + std::to_string(c.h) + " is out of range";
+    out.error = subst(tr("PNG size {0} × {1} is out of range"), {std::to_string(c.w), std::to_string(c.h)});
     return out;
   }
   c.rgba.assign(size_t(c.w) * size_t(c.h) * 4, 0);
@@ -420,7 +421,7 @@ RenderedPng render_png(const Figure& captioned, const ExportOptions& options) {
   out.height = c.h;
   out.png = encode_png(c.w, c.h, c.rgba);
   out.rgba = std::move(c.rgba);
-  if (out.png.empty()) out.error = "PNG encoding failed";
+  if (out.png.empty()) out.error = tr("PNG encoding failed");
   return out;
 }
 

@@ -122,7 +122,7 @@ TEST(LoraExperiment, ValidateNamesTheProblem) {
   auto p = kSmall;
   EXPECT_EQ(validate(p), "");
   p.rank = 25;
-  EXPECT_EQ(validate(p), "LoRA rank (25) cannot exceed min(d_in, d_out) = 24");
+  EXPECT_EQ(validate(p), "LoRA rank (25) cannot exceed $\\min(d_{in}, d_{out})$ = 24");
   p = kSmall;
   p.d_in = 2048;
   EXPECT_NE(validate(p).find("1024"), std::string::npos);

@@ -26,7 +26,7 @@ TEST(LoraScale, AlphaOverRankAndRsLora) {
 TEST(LoraCheck, RejectsBadRanks) {
   EXPECT_EQ(check_lora(64, 32, 8), "");
   EXPECT_NE(check_lora(64, 32, 0), "");
-  EXPECT_EQ(check_lora(64, 32, 33), "LoRA rank (33) cannot exceed min(d_in, d_out) = 32");
+  EXPECT_EQ(check_lora(64, 32, 33), "LoRA rank (33) cannot exceed $\\min(d_{in}, d_{out})$ = 32");
 }
 
 TEST(LoraInit, PeftBoundsAndZeroB) {
