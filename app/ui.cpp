@@ -20,6 +20,7 @@
 #include "app/file_menu.h"
 #include "app/layout.h"
 #include "app/lesson_bar.h"
+#include "app/slide_mode.h"
 #include "app/start_presets.h"
 #include "app/texture_gl.h"
 #include "app/window_culling.h"
@@ -195,6 +196,7 @@ void draw_main_menu(AppState& state) {
     if (ImGui::MenuItem(tr("Tile open panels"))) state.tiling.retile = true;
     ImGui::Separator();
     draw_presentation_menu_items(state);
+    draw_slide_menu(state);
     ImGui::Separator();
     if (ImGui::BeginMenu(tr("Theme"))) {
       if (ImGui::MenuItem(tr("Dark (screen)"), "Ctrl+T", state.theme == Theme::Dark)) state.theme = Theme::Dark;
@@ -418,11 +420,12 @@ static void draw_desk(AppState& state) {
     state.toggle_focus(state.focused);
     focused = nullptr;
   }
+  const DrawContext ctx{.theme = state.theme, .dpi_scale = state.ui_scale(), .exports = &state.exports};
+  if (draw_slide_mode(state, ctx, menu_bar_bottom())) return;  // a slide hides every other window (app/slide_mode.h)
   if (state.show_overview && !focused) draw_overview(state);
   if (state.show_about) draw_about(state);
   if (state.show_shortcuts) draw_shortcuts(state);
 
-  const DrawContext ctx{.theme = state.theme, .dpi_scale = state.ui_scale(), .exports = &state.exports};
   if (state.show_start_page && !focused) draw_start_page(state, ctx);
   state.tiling.start_page_was_open = state.show_start_page;
   draw_lesson_window(state);
@@ -517,8 +520,8 @@ void handle_presentation_shortcuts(AppState& state) {
   if (ImGui::IsKeyPressed(kKeyF11, false))
     if (PanelSlot* slot = focus_target(state)) state.toggle_focus(slot->info.id);  // focus, or leave it
   // Esc leaves focus unless something else wants it (a popup, a text field being edited).
-  if (!state.focused.empty() && ImGui::IsKeyPressed(kKeyEscape, false) && !ImGui::IsAnyItemActive() &&
-      !ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId))
+  if (!state.focused.empty() && !state.slide.on() && ImGui::IsKeyPressed(kKeyEscape, false) &&
+      !ImGui::IsAnyItemActive() && !ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId))
     state.toggle_focus("");
   if (io.KeyCtrl && !io.KeyShift && ImGui::IsKeyPressed('B', false))
     if (PanelSlot* slot = focus_target(state)) slot->controls_collapsed = !slot->controls_collapsed;

@@ -43,6 +43,7 @@ class ForwardPanel : public Panel {
   }
   // The message the panel shows about the model or the text ("" when the run on screen is what was asked).
   std::string error() const override;
+  bool presenter_step(PresenterStep step) override;
 
  protected:
   void bind(Controls& c) override;
