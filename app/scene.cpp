@@ -320,9 +320,9 @@ void plan_scene(const AppState& state, const nlohmann::json& scene, const std::v
 
   for (const auto& [field, value] : scene.items()) {
     if (field == "version") continue;
-    if (field == "description") {
+    if (field == "description" || field == "thumbnail") {  // a thumbnail is read by the start page only
       if (!value.is_string())
-        errors.push_back(subst(tr("description: expected a string, got {0}"), {dump_value(value)}));
+        errors.push_back(subst(tr("{0}: expected a string, got {1}"), {field, dump_value(value)}));
     } else if (field == "theme") {
       if (value == "dark")
         plan->theme = Theme::Dark;
