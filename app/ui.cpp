@@ -179,14 +179,17 @@ void draw_main_menu(AppState& state) {
   if (ImGui::BeginMenu(tr("View"))) {
     ImGui::MenuItem(tr("Overview"), "Ctrl+Shift+O", &state.show_overview);
     ImGui::Separator();
+    // One submenu per category: the whole menu fits a 1280×720 screen at 150%, so Theme and Language at its end
+    // open on screen instead of below a scrolled list.
     for (auto& [category, slots] : panels_by_category(state)) {
-      ImGui::TextDisabled("%s", tr(category.c_str()));
+      if (!ImGui::BeginMenu(tr(category.c_str()))) continue;
       for (PanelSlot* slot : slots) {
         // An open panel is brought in front (closing is the window's X): in a stacked layout the menu is how a
         // lecturer moves between panels.
         if (ImGui::MenuItem(tr(slot->info.name.c_str()), nullptr, slot->open)) state.show_panel(slot->info.id);
         if (ImGui::IsItemHovered()) plot::math_tooltip(tr(slot->info.description.c_str()));
       }
+      ImGui::EndMenu();
     }
     ImGui::Separator();
     if (ImGui::MenuItem(tr("Open all panels")))
