@@ -48,6 +48,16 @@ struct PanelSlot {
   bool controls_collapsed = false;  // the controls column is a slim strip (Ctrl+B), giving figures the width
 };
 
+// Slide mode (app/slide_mode.h): one figure of one panel and the one or two controls that drive it fill the window at
+// 16:9, for a projector. Saved in scenes and the session as "slide" (no window place: it always fills the window).
+struct SlideMode {
+  std::string panel;                  // id of the panel whose figure is shown; "" : slide mode is off
+  std::string figure;                 // the figure's id within that panel
+  std::vector<std::string> controls;  // keys of the controls shown above the figure (at most two)
+  bool on() const { return !panel.empty(); }
+  bool operator==(const SlideMode&) const = default;
+};
+
 struct AppState {
   std::vector<PanelSlot> panels;  // every registered panel, sorted by category then name
   bool show_overview = true;
@@ -87,6 +97,7 @@ struct AppState {
   // A scene's "front" (the panel the user left in front): brought in front once the windows exist and the first
   // placement (which fronts the first page of tiled panels) is done.
   std::string front_request;
+  SlideMode slide;              // on: the slide fills the window instead of the panels (Esc leaves)
   float placed_at_zoom = 1.0f;  // the zoom windows were last placed at (a change places them again, app/ui.cpp)
   WindowLayout overview_layout;
   bool place_overview_next_frame = false;

@@ -24,6 +24,7 @@
 #include "app/perf_report.h"
 #include "app/scene.h"
 #include "app/session_guard.h"
+#include "app/slide_mode.h"
 #include "app/texture_gl.h"
 #include "app/version_info.h"
 #include "app/window.h"
@@ -198,6 +199,7 @@ int run(int argc, char** argv) {
   float applied_zoom = state.zoom;
   tw::apply_theme(applied_theme, state.ui_scale());
   tw::install_gl_texture_backend();  // heatmaps draw as GL textures
+  tw::install_slide_menu_item();     // every figure's right-click menu offers "Show as slide"
   perf.set_renderer(window.renderer());
   perf.mark("imgui_and_theme");
 

@@ -6,6 +6,7 @@
 //   session    : last-session path, restore, save
 #include "app/scene.h"
 
+#include "app/slide_mode.h"
 #include "core/io/atomic_file.h"
 #include "core/io/json_parse.h"
 #include "core/io/read_file.h"
@@ -124,6 +125,7 @@ namespace {
 void write_presentation(const AppState& state, nlohmann::ordered_json& scene) {
   scene["zoom"] = shortest_float(state.zoom);
   if (!state.focused.empty()) scene["focus"] = state.focused;
+  if (state.slide.on()) scene["slide"] = slide_to_json(state.slide);
   if (const std::string front = state.front_panel(); !front.empty()) scene["front"] = front;
   nlohmann::ordered_json windows = nlohmann::ordered_json::object();
   auto entry = [](const WindowLayout& l) {
@@ -185,6 +187,7 @@ struct ScenePlan {
   std::optional<float> zoom;                         // absent: unchanged
   std::string focus;                                 // "" : no panel focused
   std::string front;                                 // "" : the first placement decides
+  SlideMode slide;                                   // off unless the scene names one
   std::optional<WindowLayout> overview;              // absent: unchanged
   std::vector<std::optional<WindowLayout>> windows;  // per slot; absent: unchanged
   std::vector<bool> controls_collapsed;              // per slot
@@ -258,6 +261,9 @@ void plan_presentation(const AppState& state, const std::string& field, const nl
           subst(tr("{0}: no panel with id '{1}', ignored"), {"focus", clip(value.get<std::string>(), 60)}));
     else
       plan->focus = value.get<std::string>();
+  } else if (field == "slide") {
+    if (std::optional<SlideMode> slide = slide_from_json(state, value, &result->errors, &result->warnings))
+      plan->slide = std::move(*slide);
   } else if (field == "front") {
     if (!value.is_string())
       result->errors.push_back(subst(tr("{0}: expected a panel id, got {1}"), {"front", dump_value(value)}));
@@ -315,9 +321,9 @@ void plan_scene(const AppState& state, const nlohmann::json& scene, const std::v
 
   for (const auto& [field, value] : scene.items()) {
     if (field == "version") continue;
-    if (field == "description") {
+    if (field == "description" || field == "thumbnail") {  // a thumbnail is read by the start page only
       if (!value.is_string())
-        errors.push_back(subst(tr("description: expected a string, got {0}"), {dump_value(value)}));
+        errors.push_back(subst(tr("{0}: expected a string, got {1}"), {field, dump_value(value)}));
     } else if (field == "theme") {
       if (value == "dark")
         plan->theme = Theme::Dark;
@@ -340,7 +346,7 @@ void plan_scene(const AppState& state, const nlohmann::json& scene, const std::v
           if (state.panels[i].info.id == id.get<std::string>()) plan->open[i] = found = true;
         if (!found) errors.push_back(subst(tr("open: no panel with id '{0}'"), {clip(id.get<std::string>(), 60)}));
       }
-    } else if (field == "zoom" || field == "focus" || field == "front" || field == "windows") {
+    } else if (field == "zoom" || field == "focus" || field == "front" || field == "slide" || field == "windows") {
       plan_presentation(state, field, value, plan, result);
     } else if (field == "exports") {
       // The session's export settings (session_exports_* below); a scene file's are ignored.
@@ -396,11 +402,13 @@ void apply_plan(AppState& state, const ScenePlan& plan) {
     state.place_overview_next_frame = true;
   }
   state.focused = plan.focus;
+  state.slide = plan.slide;
   state.front_request = plan.front;
   if (!plan.front.empty()) state.last_active = plan.front;  // saved again as it was, even before a click
   for (size_t i = 0; i < state.panels.size(); ++i) {
     PanelSlot& slot = state.panels[i];
-    slot.open = plan.open[i] || slot.info.id == plan.focus;  // a focused panel is open
+    // A focused panel and the slide's panel are open.
+    slot.open = plan.open[i] || slot.info.id == plan.focus || slot.info.id == plan.slide.panel;
     if (plan.windows[i]) {
       slot.layout = *plan.windows[i];
       slot.place_next_frame = true;

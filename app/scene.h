@@ -4,9 +4,11 @@
 //   {
 //     "version": 1,                        // required; this build reads kSceneVersion only
 //     "description": "Why this preset",    // optional, shown in File > Open
+//     "thumbnail": "stability.zloss",      // optional: <panel>.<figure> on the preset's start-page card
 //     "theme": "print",                    // optional: dark | print (default dark)
 //     "zoom": 2,                           // optional: 0.75 … 3 (absent: the zoom stays as it is)
 //     "focus": "softmax",                  // optional: the panel filling the window (absent: none)
+//     "slide": {"panel": "softmax", "figure": "probs", "controls": ["d_k"]},  // optional: slide mode (absent: off)
 //     "windows": {                         // optional: where windows were (absent ones stay where they are)
 //       "softmax": {"x": 560, "y": 40, "w": 1000, "h": 700, "collapsed": false, "controls_collapsed": true},
 //       "overview": {"x": 20, "y": 40, "w": 520, "h": 560}

@@ -18,13 +18,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_description(const std::string& path) {
+// The scene's "description" and "thumbnail" fields ("" when absent or unreadable).
+std::pair<std::string, std::string> read_card_fields(const std::string& path) {
   std::string text, error;
   if (!read_file_bounded(path, kSceneMaxBytes, &text, &error)) return {};
   const nlohmann::json scene = parse_json_or_discarded(text);
   if (!scene.is_object()) return {};
-  const auto it = scene.find("description");
-  return it != scene.end() && it->is_string() ? it->get<std::string>() : std::string();
+  auto field = [&](const char* name) {
+    const auto it = scene.find(name);
+    return it != scene.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  return {field("description"), field("thumbnail")};
 }
 
 }  // namespace
@@ -40,7 +44,8 @@ std::vector<ScenePreset> list_presets() {
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     if (!it->is_regular_file(ec) || it->path().extension() != ".json") continue;
     const std::string path = it->path().string();
-    presets.push_back({it->path().stem().string(), path, read_description(path)});
+    auto [description, thumbnail] = read_card_fields(path);
+    presets.push_back({it->path().stem().string(), path, std::move(description), std::move(thumbnail)});
   }
   // Place in the lecture: (lesson, position in it); presets outside every lesson last, by name.
   auto place = [](const std::string& name) {

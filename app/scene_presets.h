@@ -15,6 +15,7 @@ struct ScenePreset {
   std::string name;         // file name without .json, e.g. "softmax"
   std::string path;         // full path of the file
   std::string description;  // the scene's "description" field; empty when absent or unreadable
+  std::string thumbnail;    // the scene's "thumbnail" field, "<panel>.<figure>" for its start-page card; empty: none
   int lesson = 0;           // 1-based lesson of kLessonOrder it belongs to; 0: not in a lesson (listed last)
 };
 

@@ -1,15 +1,20 @@
 // Start page data and thumbnails (see start_presets.h).
 #include "app/start_presets.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <exception>
 #include <utility>
 
 #include "app/app_state.h"
 #include "app/scene.h"
 #include "core/text/i18n.h"
+#include "core/train/trainer.h"
+#include "core/train/trainer_session.h"
 #include "views/async_job.h"
 #include "views/model_handoff.h"
+#include "views/panel_train.h"
 #include "views/plot/export.h"
 
 namespace tw {
@@ -90,10 +95,36 @@ std::vector<uint8_t> halve_rgba(const std::vector<uint8_t>& rgba, int w, int h, 
   return out;
 }
 
+namespace {
+
+// Steps of the short real run a training preset's card shows (its loss already falling; the whole run is the
+// lecturer's to start). About 1 s for the sort task and 4 s for a language model on one core, on the worker.
+constexpr int kThumbnailTrainSteps = 60;
+
+// The figures a thumbnail may show from `slot`: a Training panel's after a short real run (its untrained figures are
+// empty axes), any other panel's current ones.
+std::vector<plot::Figure> thumbnail_figures(PanelSlot& slot) {
+  TrainSettings settings;
+  int steps = 0;
+  std::string error;
+  if (!train_settings_of_panel(*slot.panel, &settings, &steps, &error)) return slot.panel->figures();
+  Trainer trainer;
+  if (!trainer.init(settings, &error)) return {};
+  for (int i = 0; i < std::min(steps, kThumbnailTrainSteps); ++i)
+    if (!trainer.step(&error)) break;
+  return train_figures(make_snapshot(trainer), steps);
+}
+
+}  // namespace
+
 PresetThumbnail render_preset_thumbnail(AppState& scratch, const ScenePreset& preset) {
   const DetachedFromHandoffs preview;  // a thumbnail never hands anything to the user's panels
   PresetThumbnail t;
   t.name = preset.name;
+  // The figure the preset names ("stability.zloss"), else the first figure of its first open panel.
+  const size_t dot = preset.thumbnail.find('.');
+  const std::string want_panel = dot == std::string::npos ? "" : preset.thumbnail.substr(0, dot);
+  const std::string want_figure = dot == std::string::npos ? "" : preset.thumbnail.substr(dot + 1);
   try {
     const SceneLoad load = load_scene_file(scratch, preset.path);
     if (!load.ok) {
@@ -101,17 +132,25 @@ PresetThumbnail render_preset_thumbnail(AppState& scratch, const ScenePreset& pr
       return t;
     }
     for (PanelSlot& slot : scratch.panels) {
-      if (!slot.open) continue;
+      if (!slot.open || (!want_panel.empty() && slot.info.id != want_panel)) continue;
       slot.panel->update();
       slot.panel->wait_idle();
-      const std::vector<plot::Figure> figures = slot.panel->figures();
-      if (figures.empty()) continue;
+      const std::vector<plot::Figure> figures = thumbnail_figures(slot);
+      const auto named =
+          std::find_if(figures.begin(), figures.end(), [&](const plot::Figure& f) { return f.id == want_figure; });
+      const plot::Figure* shown = named != figures.end() ? &*named : figures.empty() ? nullptr : &figures.front();
+      if (!shown) continue;
       plot::ExportOptions options;
       options.theme = Theme::Print;
       options.scale = 1;
-      const plot::RenderedPng png = plot::render_png(figures.front(), options);
+      const plot::RenderedPng png = plot::render_png(*shown, options);
       if (!png.error.empty()) continue;
       t.rgba = halve_rgba(png.rgba, png.width, png.height, &t.width, &t.height);
+      t.figure = slot.info.id + "." + shown->id;
+      for (const plot::Axes& ax : shown->grid)
+        for (const plot::Item& item : ax.items)
+          if (const auto* line = std::get_if<plot::LineItem>(&item))
+            for (const double y : line->ys) t.line_points += std::isfinite(y) ? 1 : 0;
       return t;
     }
   } catch (const std::exception& e) {

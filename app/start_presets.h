@@ -6,8 +6,10 @@
 //   each frame: sp.take_thumbnails(upload);                // finished thumbnails → textures (UI thread)
 //               int i = draw_start_cards(sp.cards(), ...);   // views/start_page.h
 //
-// Thumbnails: the preset is loaded into a scratch AppState of its own, its first open panel computes, and that
-// panel's first figure is rendered as a PNG in the print theme at its export size, then halved (2 × 2 box filter).
+// Thumbnails: the preset is loaded into a scratch AppState of its own, the panel of its "thumbnail" field (else its
+// first open panel) computes, and that figure (else the panel's first) is rendered as a PNG in the print theme at its
+// export size, then halved (2 × 2 box filter). A Training panel first trains a few dozen real steps, so its card shows
+// a falling loss, not empty axes.
 
 #include <atomic>
 #include <functional>
@@ -36,9 +38,11 @@ struct PresetThumbnail {
   std::string error;          // non-empty: the preset could not be loaded (the card shows it)
   int width = 0, height = 0;  // pixels; 0 when there is no figure
   std::vector<uint8_t> rgba;
+  std::string figure;   // "<panel>.<figure>" shown ("" when none)
+  int line_points = 0;  // finite points of the figure's lines (0 for a curve figure that shows empty axes)
 };
-// Loads `preset` into `scratch` (an AppState of its own), computes its first open panel and renders that panel's
-// first figure. Blocking; any thread that owns `scratch`.
+// Loads `preset` into `scratch` (an AppState of its own), computes the thumbnail's panel and renders its figure.
+// Blocking (seconds for a training preset); any thread that owns `scratch`.
 struct AppState;
 PresetThumbnail render_preset_thumbnail(AppState& scratch, const ScenePreset& preset);
 

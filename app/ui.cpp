@@ -20,6 +20,7 @@
 #include "app/file_menu.h"
 #include "app/layout.h"
 #include "app/lesson_bar.h"
+#include "app/slide_mode.h"
 #include "app/start_presets.h"
 #include "app/texture_gl.h"
 #include "app/window_culling.h"
@@ -178,14 +179,17 @@ void draw_main_menu(AppState& state) {
   if (ImGui::BeginMenu(tr("View"))) {
     ImGui::MenuItem(tr("Overview"), "Ctrl+Shift+O", &state.show_overview);
     ImGui::Separator();
+    // One submenu per category: the whole menu fits a 1280×720 screen at 150%, so Theme and Language at its end
+    // open on screen instead of below a scrolled list.
     for (auto& [category, slots] : panels_by_category(state)) {
-      ImGui::TextDisabled("%s", tr(category.c_str()));
+      if (!ImGui::BeginMenu(tr(category.c_str()))) continue;
       for (PanelSlot* slot : slots) {
         // An open panel is brought in front (closing is the window's X): in a stacked layout the menu is how a
         // lecturer moves between panels.
         if (ImGui::MenuItem(tr(slot->info.name.c_str()), nullptr, slot->open)) state.show_panel(slot->info.id);
         if (ImGui::IsItemHovered()) plot::math_tooltip(tr(slot->info.description.c_str()));
       }
+      ImGui::EndMenu();
     }
     ImGui::Separator();
     if (ImGui::MenuItem(tr("Open all panels")))
@@ -195,6 +199,7 @@ void draw_main_menu(AppState& state) {
     if (ImGui::MenuItem(tr("Tile open panels"))) state.tiling.retile = true;
     ImGui::Separator();
     draw_presentation_menu_items(state);
+    draw_slide_menu(state);
     ImGui::Separator();
     if (ImGui::BeginMenu(tr("Theme"))) {
       if (ImGui::MenuItem(tr("Dark (screen)"), "Ctrl+T", state.theme == Theme::Dark)) state.theme = Theme::Dark;
@@ -418,11 +423,12 @@ static void draw_desk(AppState& state) {
     state.toggle_focus(state.focused);
     focused = nullptr;
   }
+  const DrawContext ctx{.theme = state.theme, .dpi_scale = state.ui_scale(), .exports = &state.exports};
+  if (draw_slide_mode(state, ctx, menu_bar_bottom())) return;  // a slide hides every other window (app/slide_mode.h)
   if (state.show_overview && !focused) draw_overview(state);
   if (state.show_about) draw_about(state);
   if (state.show_shortcuts) draw_shortcuts(state);
 
-  const DrawContext ctx{.theme = state.theme, .dpi_scale = state.ui_scale(), .exports = &state.exports};
   if (state.show_start_page && !focused) draw_start_page(state, ctx);
   state.tiling.start_page_was_open = state.show_start_page;
   draw_lesson_window(state);
@@ -517,8 +523,8 @@ void handle_presentation_shortcuts(AppState& state) {
   if (ImGui::IsKeyPressed(kKeyF11, false))
     if (PanelSlot* slot = focus_target(state)) state.toggle_focus(slot->info.id);  // focus, or leave it
   // Esc leaves focus unless something else wants it (a popup, a text field being edited).
-  if (!state.focused.empty() && ImGui::IsKeyPressed(kKeyEscape, false) && !ImGui::IsAnyItemActive() &&
-      !ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId))
+  if (!state.focused.empty() && !state.slide.on() && ImGui::IsKeyPressed(kKeyEscape, false) &&
+      !ImGui::IsAnyItemActive() && !ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId))
     state.toggle_focus("");
   if (io.KeyCtrl && !io.KeyShift && ImGui::IsKeyPressed('B', false))
     if (PanelSlot* slot = focus_target(state)) slot->controls_collapsed = !slot->controls_collapsed;

@@ -30,6 +30,7 @@
 #include "views/controls.h"
 #include "views/plot/figure.h"
 #include "views/plot/theme.h"
+#include "views/presenter_keys.h"
 
 namespace tw {
 
@@ -82,6 +83,9 @@ class Panel {
   // True while a job runs or the panel animates (training playing): the app keeps drawing frames. Otherwise an
   // idle window waits for input instead of redrawing.
   virtual bool busy() const { return false; }
+  // A panel with a stepper (the forward pass) moves it by a clicker's step and returns true; false: it has none.
+  // Slide mode sends the clicker here, since the panel's own window (which reads the keys when focused) is hidden.
+  virtual bool presenter_step(PresenterStep) { return false; }
 
   // Recomputes the UI does not wait for run below the UI thread's priority (see run_with_priority). The GUI turns
   // this on; headless callers wait for every result, so there a lower priority would only slow them down.

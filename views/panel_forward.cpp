@@ -102,6 +102,12 @@ void ForwardPanel::adopt() {
 
 // [SECTION] stepping
 
+bool ForwardPanel::presenter_step(PresenterStep step) {
+  const int n = result_ ? static_cast<int>(result_->run.trace.steps().size()) : 0;
+  if (int to = step_; apply_presenter_step(step, &to, 0, n - 1)) go_to(to);
+  return true;
+}
+
 void ForwardPanel::resolve_step() {
   if (!result_) return;
   const Trace& trace = result_->run.trace;
@@ -192,7 +198,7 @@ void ForwardPanel::draw_transport() {
 
   // A clicker's PageDown/PageUp, ←/→, Home/End step while the panel has focus (views/presenter_keys).
   if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows)) {
-    if (int to = step_; apply_presenter_step(take_presenter_step(), &to, 0, n - 1)) go_to(to);
+    presenter_step(take_presenter_step());
   }
   if (s_.play && n > 0) {
     play_clock_ += ImGui::GetIO().DeltaTime * s_.speed;

@@ -247,8 +247,9 @@ plot::Figure roofline_figure(const RooflineResult& r) {
   }
   ax.line(tr("roofline"), xs, ys).width = 2.5f;
   ax.vline(tr("ridge"), ridge_point(dev));
-  ax.scatter(subst(tr("prefill ({0} tokens)"), {std::to_string(r.shape.prompt)}), {r.prefill.intensity},
-             {attainable_flops(dev, r.prefill.intensity) / 1e12});
+  ax.scatter(subst(trn("prefill ({0} token)", "prefill ({0} tokens)", static_cast<unsigned long>(r.shape.prompt)),
+                   {std::to_string(r.shape.prompt)}),
+             {r.prefill.intensity}, {attainable_flops(dev, r.prefill.intensity) / 1e12});
   ax.scatter(subst(tr("decode (batch {0})"), {std::to_string(r.shape.batch)}), {r.decode.intensity},
              {attainable_flops(dev, r.decode.intensity) / 1e12});
   t.add_row({std::string("prefill"), r.prefill.intensity, attainable_flops(dev, r.prefill.intensity)});

@@ -190,7 +190,13 @@ void draw_controls_column(const Controls& controls, const DrawContext& ctx, floa
                           const std::function<void(const Control&)>& after) {
   for (const Control& c : controls.all()) {
     if (visible && !visible(c)) continue;
-    ImGui::SetNextItemWidth(item_width * ctx.dpi_scale);
+    // The widget gives up width (down to a third of the column) so its label and (?) marker fit beside it: a long
+    // label ("vocabulary (WP, Unigram)") at a large zoom is not cut at the column's edge.
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const float beside = ImGui::CalcTextSize(tr(c.label.c_str())).x + style.ItemInnerSpacing.x +
+                         (c.help.empty() ? 0.0f : ImGui::CalcTextSize("(?)").x + style.ItemSpacing.x);
+    ImGui::SetNextItemWidth(std::max(std::min(item_width * ctx.dpi_scale, avail - beside), avail / 3));
     draw_control(c);
     if (after) after(c);
   }

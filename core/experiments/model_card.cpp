@@ -57,6 +57,10 @@ void read_card_json(const std::string& path, ModelCard* c) {
   str("language", &c->language);
   str("corpus", &c->corpus);
   str("example", &c->example);
+  str("task", &c->task);
+  str("task_zh", &c->task_zh);
+  if (c->heldout_accuracy < 0 && j.contains("heldout_accuracy") && j["heldout_accuracy"].is_number())
+    c->heldout_accuracy = j["heldout_accuracy"].get<double>();
   if (c->heldout_bits_per_char < 0 && j.contains("heldout_bits_per_char") && j["heldout_bits_per_char"].is_number())
     c->heldout_bits_per_char = j["heldout_bits_per_char"].get<double>();
 }

@@ -5,6 +5,7 @@
 //
 // Read, first found wins per field:
 //   card.json   {"language": "zh", "corpus": "tang300", "heldout_bits_per_char": 2.31, "example": "床前明月光，"}
+//               a task model's: {"task": "sort 6 letters", "task_zh": "…", "heldout_accuracy": 0.998}
 //   README.md   YAML front matter `language: zh` (or a `- zh` list item under it), as Hugging Face model cards have;
 //               a line "corpus: …" (a Markdown table row "| corpus | … |" too; up to its first ';'); the first
 //               number on the first line that mentions bits per character (bits/char) and held-out text, or under a
@@ -21,6 +22,9 @@ struct ModelCard {
   std::string corpus;                 // "" when the card does not say
   double heldout_bits_per_char = -1;  // -1 when the card does not say
   std::string example;                // a prompt the card suggests; "" when none
+  std::string task;                   // what a task model was trained to do (card.json only); "" when not said
+  std::string task_zh;                // the same in Chinese ("task_zh"); "" when not said
+  double heldout_accuracy = -1;       // a task model's held-out answer accuracy in [0, 1]; -1 when not said
 };
 ModelCard read_model_card(const std::string& dir);
 

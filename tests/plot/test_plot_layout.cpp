@@ -7,6 +7,7 @@
 
 #include "views/plot/colormap.h"
 #include "views/plot/layout.h"
+#include "views/plot/math.h"
 #include "views/plot/text.h"
 
 namespace tw::plot {
@@ -435,6 +436,41 @@ TEST(Text, SvgEmSizeIsThePixelHeightTimesUnitsPerEmOverAscentMinusDescent) {
   ASSERT_EQ(figure_font_error(), "");
   EXPECT_NEAR(text_em_size(12.5f), 12.5f * 2048.0f / 2384.0f, 1e-4f);
   EXPECT_NEAR(text_em_size(40.0f), 40.0f * 2048.0f / 2384.0f, 1e-4f);
+}
+
+}  // namespace
+}  // namespace tw::plot
+
+namespace tw::plot {
+namespace {
+
+// Text centred on heatmap cells (the logit lens's tokens) never runs into the next cell: at 31 columns in 640 pixels
+// each label is shortened to its cell or left out; with 4 columns the same labels stay whole.
+TEST(HeatmapCellText, LabelsFitTheirCells) {
+  for (const int cols : {31, 4}) {
+    Figure fig("cells", "Cells");
+    std::vector<double> data(size_t(cols) * 3, 0.5);
+    fig.axes().heatmap("p", data.data(), 3, cols, {});
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < cols; ++c) fig.axes().text("contextual", c, r).align_x = 0.5f;
+    const Layout l = layout_figure(fig, {.width = 640, .height = 400});
+    ASSERT_EQ(l.frames.size(), 1u);
+    const float cell = l.frames[0].plot.width() / float(cols);
+    int whole = 0;
+    for (const Primitive& p : l.prims) {
+      if (p.kind != PrimKind::Text || p.text.find("contextual") == std::string::npos) continue;
+      ++whole;
+    }
+    for (const Primitive& p : l.prims)
+      if (p.kind == PrimKind::Text && p.text.rfind("c", 0) == 0 && p.text != "cells" && p.text != "Cells") {
+        EXPECT_LE(label_width(p.text, p.size), cell) << cols << " columns: \"" << p.text << "\" is wider than its cell";
+      }
+    if (cols == 4) {
+      EXPECT_EQ(whole, 3 * cols) << "wide cells keep their labels whole";
+    } else {
+      EXPECT_EQ(whole, 0) << "narrow cells shorten their labels";
+    }
+  }
 }
 
 }  // namespace

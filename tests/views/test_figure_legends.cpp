@@ -88,6 +88,30 @@ TEST(FigureLegendsLayout, ALegendThatWouldCoverDataInEveryCornerGoesOutside) {
   EXPECT_EQ(legend_hides(fig, l), "");
 }
 
+// Small multiples: a legend that must leave the first subplot goes into a column right of the grid; every subplot keeps
+// the same plot width (the softmax sweep's first subplot was squeezed to half the others').
+TEST(FigureLegendsLayout, ALegendBesideOneSubplotDoesNotSqueezeIt) {
+  Figure fig("multiples", "Three subplots, a legend on the first");
+  std::vector<double> xs, ys;
+  for (int i = 0; i <= 20; ++i)
+    for (int j = 0; j <= 20; ++j) xs.push_back(i), ys.push_back(j);
+  fig.grid_cols = 3;
+  for (int k = 0; k < 3; ++k) {
+    plot::Axes& ax = fig.add_axes("subplot " + std::to_string(k));
+    auto& dots = ax.line(k == 0 ? "a grid of points" : "", xs, ys);
+    dots.style = plot::LineStyle::Scatter;
+  }
+  const plot::Layout l = plot::layout_figure(fig, {.width = 900, .height = 300});
+  ASSERT_EQ(l.frames.size(), 3u);
+  ASSERT_EQ(l.legends.size(), 1u);
+  const float w0 = l.frames[0].plot.width();
+  for (const plot::AxesFrame& f : l.frames) EXPECT_NEAR(f.plot.width(), w0, 1.0f) << "a subplot squeezed by the legend";
+  EXPECT_GE(l.legends[0].x0, l.frames[2].plot.x1) << "the legend is right of the whole grid";
+  EXPECT_LE(l.legends[0].x1, 900.0f);
+  EXPECT_EQ(legend_hides(fig, l), "");
+  EXPECT_TRUE(l.problems.empty()) << l.problems.front();
+}
+
 INSTANTIATE_TEST_SUITE_P(AllPanels, FigureLegends, ::testing::ValuesIn(testing::registered_ids()),
                          testing::panel_param_name);
 // Chinese legends are wider per glyph: the same check with every string translated.

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
+#include <string_view>
 
 #include "app/app_state.h"
 #include "app/file_menu.h"
@@ -88,6 +90,35 @@ TEST(StartPresets, AThumbnailNeverHandsAnythingToTheUsersPanels) {
   EXPECT_EQ(take_focus_request(), "");
   EXPECT_FALSE(take_train_comparison().has_value());
   EXPECT_EQ(latest_training_run(), nullptr);
+}
+
+// Every card shows its own content: the Stability presets each their own figure (no two thumbnails alike), and a
+// training preset a curve from a short real run (points on its loss lines), not empty axes.
+TEST(StartPresets, ThumbnailsOfDifferentCardsDifferAndTrainingCardsShowACurve) {
+  const std::vector<ScenePreset> presets = list_presets();
+  std::map<size_t, std::string> seen;  // hash of the pixels → preset
+  int checked = 0;
+  for (const ScenePreset& p : presets) {
+    const bool training = p.name == "train-sort" || p.name == "train-induction";
+    if (p.name.rfind("stability", 0) != 0 && !training) continue;
+    AppState scratch = make_app_state();
+    const PresetThumbnail t = render_preset_thumbnail(scratch, p);
+    ASSERT_EQ(t.error, "") << p.name;
+    ASSERT_GT(t.width, 0) << p.name;
+    if (!p.thumbnail.empty()) {
+      EXPECT_EQ(t.figure, p.thumbnail) << p.name << ": the figure its scene names";
+    }
+    if (training) {
+      EXPECT_EQ(t.figure, "train.loss") << p.name;
+      EXPECT_GE(t.line_points, 20) << p.name << ": a trained curve, not empty axes";
+    }
+    const size_t hash =
+        std::hash<std::string_view>{}(std::string_view(reinterpret_cast<const char*>(t.rgba.data()), t.rgba.size()));
+    const auto [at, fresh] = seen.emplace(hash, p.name);
+    EXPECT_TRUE(fresh) << p.name << " has the same thumbnail as " << at->second;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 8) << "six Stability presets and two training presets";
 }
 
 TEST(StartPresets, ABrokenPresetGivesItsCardAnError) {

@@ -205,7 +205,9 @@ void ForwardPanel::draw_generate() {
   }
   note_text_in_use(text);  // generated characters the font atlas may not hold yet (Chinese in the English interface)
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextUnformatted(subst(tr("Generated ({0} tokens): {1}"), {std::to_string(r.appended.size()), text}).c_str());
+  ImGui::TextUnformatted(subst(trn("Generated ({0} token): {1}", "Generated ({0} tokens): {1}", r.appended.size()),
+                               {std::to_string(r.appended.size()), text})
+                             .c_str());
   ImGui::TextDisabled("%s", subst(tr("each token's probability when it was drawn: {0}"), {probs}).c_str());
   ImGui::PopTextWrapPos();
   if (!running && ImGui::SmallButton(imgui_label(tr("Back to the prompt"), "back_generate").c_str())) s_.generated = 0;

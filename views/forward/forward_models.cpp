@@ -7,6 +7,7 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <utility>
 
@@ -23,6 +24,11 @@ namespace tw {
 
 namespace {
 std::string fs_name(const std::string& dir) { return std::filesystem::path(dir).filename().string(); }
+std::string percent(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", 100 * fraction);
+  return buf;
+}
 }  // namespace
 
 // [SECTION] loading and adopting a model
@@ -149,9 +155,58 @@ void ForwardPanel::revert_model_choice(std::string why) {
 
 // [SECTION] draw: the model's source, folder box and vocabulary
 
+std::vector<std::string> forward_model_labels(const std::string& models_dir,
+                                              const std::vector<ShippedLanguageModel>& lms) {
+  ForwardState state;
+  Controls controls("forward");
+  bind_forward_controls(controls, state);
+  const Control* names = controls.find("model");  // the option names as the control spells them
+  std::vector<std::string> labels;
+  for (size_t i = 0; i < names->options.size(); ++i) {
+    const auto m = static_cast<ForwardModel>(i);
+    const std::string name = tr(names->options[i].c_str());
+    if (is_seeded_model(m)) {
+      labels.push_back(subst(tr("{0}: random weights"), {name}));
+    } else if (m == ForwardModel::Sort || m == ForwardModel::Induction) {
+      ModelCard card = read_model_card(models_dir + "/" + names->options[i]);
+      if (language() == Language::Zh && !card.task_zh.empty()) card.task = card.task_zh;
+      if (card.task.empty())
+        labels.push_back(subst(tr("{0}: trained"), {name}));
+      else if (card.heldout_accuracy < 0)
+        labels.push_back(subst(tr("{0}: trained to {1}"), {name, card.task}));
+      else
+        labels.push_back(subst(tr("{0}: trained to {1}, {2}% held-out accuracy"),
+                               {name, card.task, percent(card.heldout_accuracy)}));
+    } else if (m == ForwardModel::Training) {
+      labels.push_back(subst(tr("{0}: what the Training panel trained"), {name}));
+    } else if (m == ForwardModel::Folder) {
+      labels.push_back(subst(tr("{0}: a Hugging Face folder (its own weights)"), {name}));
+    } else {
+      const ShippedLanguageModel* lm = language_model_for(lms, language() == Language::Zh ? "zh" : "en");
+      labels.push_back(lm ? subst(tr("{0}: trained on text ({1})"), {name, lm->label()})
+                          : subst(tr("{0}: the sort model (no language model shipped)"), {name}));
+    }
+  }
+  return labels;
+}
+
 void ForwardPanel::draw_model_source() {
   const Controls& c = controls();
-  draw_control(*c.find("model"));
+  // The model list says which weights are trained (and on what) and which are random.
+  if (model_labels_.empty() || model_labels_lang_ != language()) {
+    if (!shipped_lms_) shipped_lms_ = shipped_language_models(shipped_models_dir());
+    model_labels_ = forward_model_labels(shipped_models_dir(), *shipped_lms_);
+    model_labels_lang_ = language();
+  }
+  const Control& model = *c.find("model");
+  const int chosen = model.get_index();
+  if (ImGui::BeginCombo(imgui_label(tr(model.label.c_str()), "model").c_str(),
+                        model_labels_[static_cast<size_t>(chosen)].c_str())) {
+    for (size_t i = 0; i < model_labels_.size(); ++i)
+      if (ImGui::Selectable(model_labels_[i].c_str(), int(i) == chosen)) model.set_index(static_cast<int>(i));
+    ImGui::EndCombo();
+  }
+  help_marker(tr(model.help.c_str()));
   // The folder is taken on Enter or Open, not per keystroke: a half-typed path would be loaded (and refused).
   if (s_.model == ForwardModel::Folder || shown_choice_ == ForwardModel::Folder || !s_.model_dir.empty()) {
     if (!folder_editing_) folder_box_ = s_.model_dir;

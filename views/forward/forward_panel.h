@@ -20,6 +20,12 @@ namespace tw {
 
 using ForwardResultPtr = std::shared_ptr<const ForwardResult>;
 
+// The model list's entries, one per ForwardModel option in its order: the option's name, then whether its weights
+// are trained (the task and held-out accuracy as the shipped folder's card.json says, or the language model's card)
+// or random. `models_dir`: the shipped checkpoints (assets/models); `lms`: its language models.
+std::vector<std::string> forward_model_labels(const std::string& models_dir,
+                                              const std::vector<ShippedLanguageModel>& lms);
+
 class ForwardPanel : public Panel {
  public:
   PanelInfo info() const override {
@@ -43,6 +49,7 @@ class ForwardPanel : public Panel {
   }
   // The message the panel shows about the model or the text ("" when the run on screen is what was asked).
   std::string error() const override;
+  bool presenter_step(PresenterStep step) override;
 
  protected:
   void bind(Controls& c) override;
@@ -96,7 +103,9 @@ class ForwardPanel : public Panel {
   std::string model_dir_;                        // the folder model_ came from
   std::shared_ptr<const StepperModel> trained_;  // the Training panel's latest hand-off
   std::optional<std::vector<ShippedLanguageModel>> shipped_lms_;  // assets/models' language models, read once
-  std::optional<std::pair<ForwardModel, std::string>> loading_;   // (choice, folder) being loaded
+  std::vector<std::string> model_labels_;                         // forward_model_labels, in model_labels_lang_
+  Language model_labels_lang_ = Language::En;
+  std::optional<std::pair<ForwardModel, std::string>> loading_;  // (choice, folder) being loaded
   ForwardModel shown_choice_ = ForwardModel::Tiny;  // the choice of the model on screen: restored when a load fails
   std::string shown_dir_;
   std::string model_error_;                  // why the model asked for could not be opened

@@ -452,7 +452,9 @@ AxesFrame layout_axes_once(Builder& b, const Axes& axes_in, Rect cell, const Vie
     Layout probe_layout;
     Builder pb{probe_layout, th, -1};
     draw_items(pb, probe, axes_in, &entries);
-    plot.x1 -= legend_size(th, entries).x + 8;
+    const float width = legend_size(th, entries).x + 8;
+    b.legend_beside_width = std::max(b.legend_beside_width, width);
+    if (std::isnan(b.legend_column_x)) plot.x1 -= width;  // else the grid's legend column holds it
   }
 
   // Equal aspect: widen the range of the axis that would otherwise be stretched (keeps the plot area full).
@@ -498,7 +500,7 @@ AxesFrame layout_axes_once(Builder& b, const Axes& axes_in, Rect cell, const Vie
   // The legend takes the emptiest corner of the items; marker labels then keep clear of both.
   const bool legend_inside = any_legend && !legend_outside && !legend.empty();
   const Vec2 lsize = legend_size(th, legend);
-  const Vec2 legend_at = legend_outside  ? Vec2{plot.x1 + 8, plot.y0}
+  const Vec2 legend_at = legend_outside ? Vec2{std::isnan(b.legend_column_x) ? plot.x1 + 8 : b.legend_column_x, plot.y0}
                          : legend_inside ? place_legend(b.out, items_begin, b.out.prims.size(), plot, lsize)
                                          : Vec2{};
   const Rect legend_box{legend_at.x, legend_at.y, legend_at.x + lsize.x, legend_at.y + lsize.y};
@@ -588,11 +590,13 @@ AxesFrame layout_axes(Builder& b, const Axes& axes_in, Rect cell, const ViewRang
     out.legends.resize(legends);
   };
   roll_back();
+  const float widest = b.legend_beside_width;
   const AxesFrame beside = layout_axes_once(b, axes_in, cell, view, own_colorbar, true, nullptr);
   if (out.problems.size() - problems <= inside_problems) return beside;
   // Too narrow for a legend beside the plot (labels would be cut or ticks collide): the emptiest inside corner is
   // the lesser evil at this size.
   roll_back();
+  b.legend_beside_width = widest;
   return layout_axes_once(b, axes_in, cell, view, own_colorbar, false, nullptr);
 }
 
@@ -655,13 +659,32 @@ Layout layout_figure(const Figure& fig, const LayoutOptions& options) {
   const int n = static_cast<int>(fig.grid.size());
   const int cols = fig.grid_cols > 0 ? std::min(fig.grid_cols, n) : static_cast<int>(std::ceil(std::sqrt(double(n))));
   const int rows = (n + cols - 1) / cols;
-  const float cw = (out.width - pad - shared_width) / float(cols), ch = (bottom - top) / float(rows);
-  for (int k = 0; k < n; ++k) {
-    const int r = k / cols, c = k % cols;
-    const Rect cell{pad + cw * float(c), top + ch * float(r), pad + cw * float(c + 1) - pad,
-                    top + ch * float(r + 1) - (r + 1 < rows ? pad : 0)};
-    const ViewRange view = size_t(k) < options.views.size() ? options.views[size_t(k)] : ViewRange{};
-    out.frames.push_back(layout_axes(b, fig.grid[size_t(k)], cell, view, shared.heatmap == nullptr));
+  float cw = (out.width - pad - shared_width) / float(cols);
+  const float ch = (bottom - top) / float(rows);
+  auto layout_cells = [&] {
+    for (int k = 0; k < n; ++k) {
+      const int r = k / cols, c = k % cols;
+      const Rect cell{pad + cw * float(c), top + ch * float(r), pad + cw * float(c + 1) - pad,
+                      top + ch * float(r + 1) - (r + 1 < rows ? pad : 0)};
+      const ViewRange view = size_t(k) < options.views.size() ? options.views[size_t(k)] : ViewRange{};
+      out.frames.push_back(layout_axes(b, fig.grid[size_t(k)], cell, view, shared.heatmap == nullptr));
+    }
+  };
+  const size_t prims = out.prims.size(), clips = out.clips.size(), images = out.images.size(),
+               problems = out.problems.size(), legends = out.legends.size();
+  layout_cells();
+  // Small multiples with a legend beside one plot area: laid out again with one legend column right of the grid, so
+  // every cell keeps the same width (a legend beside the first subplot squeezed it).
+  if (n > 1 && !shared.heatmap && b.legend_beside_width > 0 && b.legend_beside_width < 0.5f * out.width) {
+    out.prims.resize(prims);
+    out.clips.resize(clips);
+    out.images.resize(images);
+    out.problems.resize(problems);
+    out.legends.resize(legends);
+    out.frames.clear();
+    cw = (out.width - pad - b.legend_beside_width) / float(cols);
+    b.legend_column_x = cw * float(cols) + 8;
+    layout_cells();
   }
   if (shared.heatmap) {
     // The bar spans the plot areas from the first row's top to the last row's bottom, right of the grid.

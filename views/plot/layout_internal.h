@@ -28,6 +28,10 @@ struct Builder {
   const FigureTheme& th;
   int clip = -1;
   std::vector<std::pair<const HeatmapItem*, HeatmapScan>> scans = {};  // each heatmap scanned once per layout
+  // Small multiples: a legend that goes beside its plot area goes into one column right of the whole grid (its left
+  // edge here) instead of narrowing its own cell; NaN: beside its own plot area (a single axes, the first pass).
+  float legend_column_x = NAN;
+  float legend_beside_width = 0;  // the widest legend laid out beside a plot area so far, with its gap
 
   const HeatmapScan& scan(const HeatmapItem& h) {
     for (const auto& [item, result] : scans)

@@ -241,6 +241,10 @@ void draw_items(Builder& b, const AxesFrame& f, const Axes& axes, std::vector<Le
     if (const auto* ar = std::get_if<ArrowItem>(&it)) palette.count += ar->color == 0;
     if (const auto* bars = std::get_if<BarsItem>(&it)) palette.count += static_cast<int>(bars->series.size());
   }
+  // The width of one heatmap cell on screen (0 without a heatmap): text centred on a cell must fit in it.
+  float cell_width = 0;
+  for (const Item& it : axes.items)
+    if (std::holds_alternative<HeatmapItem>(it)) cell_width = std::fabs(f.to_pixel(1, 0).x - f.to_pixel(0, 0).x);
   for (const Item& it : axes.items) {
     if (const auto* l = std::get_if<LineItem>(&it)) {
       draw_line_item(b, f, *l, item_color(l->color, palette), legend);
@@ -266,7 +270,14 @@ void draw_items(Builder& b, const AxesFrame& f, const Axes& axes, std::vector<Le
       const Vec2 at{m.x + dx / len * 5, m.y + dy / len * 5};
       b.text(at, arc->label, b.th.tick_size, color, 0.5f - 0.5f * dx / len, 0.5f - 0.5f * dy / len);
     } else if (const auto* t = std::get_if<TextItem>(&it)) {
-      b.text(f.to_pixel(t->x, t->y), t->text, b.th.tick_size, t->color ? t->color : b.th.text, t->align_x, t->align_y);
+      // A label centred on a heatmap cell (a token in the logit lens) is shortened to the cell's width, or left out
+      // when not even "…" fits: at 31 positions the labels ran into each other. The hover readout has it whole.
+      std::string shown = t->text;
+      if (cell_width > 0 && t->align_x == 0.5f && label_width(shown, b.th.tick_size) > cell_width - 2) {
+        shown = fit_text(shown, b.th.tick_size, cell_width - 2);
+        if (label_width(shown, b.th.tick_size) > cell_width - 2) continue;
+      }
+      b.text(f.to_pixel(t->x, t->y), shown, b.th.tick_size, t->color ? t->color : b.th.text, t->align_x, t->align_y);
     } else if (const auto* m = std::get_if<MarkerLineItem>(&it)) {
       const uint32_t color = m->color ? m->color : b.th.marker;
       if (m->vertical) {

@@ -744,6 +744,12 @@ void set_highlighted_figure(const std::string& panel_id, const std::string& figu
   h = {panel_id, figure_id, figure_id.empty() ? 0 : 8};
 }
 
+namespace {
+FigureMenuExtra g_figure_menu_extra = nullptr;  // set once by the app before the first frame
+}  // namespace
+
+void set_figure_menu_extra(FigureMenuExtra extra) { g_figure_menu_extra = extra; }
+
 bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id, ImVec2 size, FigureDrawFlags flags) {
   PlotContext& pc = context();
   if (ImGui::GetFrameCount() != pc.frame) {
@@ -849,6 +855,7 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
 
   if (!(flags & FigureDrawFlags_NoExportMenu) && ImGui::BeginPopupContextItem("##figure_menu")) {
     export_menu(fig, layout, st, ctx, panel_id);
+    if (g_figure_menu_extra) g_figure_menu_extra(panel_id, fig.id);
     ImGui::EndPopup();
   }
   if (!st.message.empty() && ImGui::GetTime() - st.message_time < 8.0) {

@@ -46,6 +46,11 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
 // first time it is drawn after being set. ("", "") clears it.
 void set_highlighted_figure(const std::string& panel_id, const std::string& figure_id);
 
+// Items the app adds at the end of every figure's right-click menu (slide mode's "Show as slide", app/slide_mode.h),
+// called inside the open popup with the panel and figure id. nullptr: none.
+using FigureMenuExtra = void (*)(const char* panel_id, const std::string& figure_id);
+void set_figure_menu_extra(FigureMenuExtra extra);
+
 // [SECTION] screen fonts
 // The ImGui font of each face of the font chain, installed by app/ whenever it builds the atlas (app/fonts.cpp).
 // A face that was not installed draws with ImGui::GetFont().

@@ -1,0 +1,213 @@
+// Slide mode (app/slide_mode.h) in a headless ImGui frame at 1280×720 and 150% zoom, as on a projector: the figure
+// keeps 16:9, fills the window's height or width, and it and its controls lie inside the window; the clicker steps the
+// panel's stepper; Esc leaves; the slide round-trips through scene text.
+#include "app/slide_mode.h"
+
+#include <gtest/gtest.h>
+#include <imgui.h>
+
+#include "app/fonts.h"
+#include "app/scene.h"
+#include "core/text/i18n.h"
+#include "views/plot/plot_imgui.h"
+#include "views/scene_test_util.h"
+
+namespace tw {
+namespace {
+
+// A panel with a stepper and one figure: the clicker's steps land in `step`.
+class SlideTestPanel : public Panel {
+ public:
+  PanelInfo info() const override { return {"slidetest", "Slide test panel", "Zz tests", "Only in this test"}; }
+  void draw(const DrawContext&) override {}
+  std::vector<plot::Figure> figures() override {
+    plot::Figure fig("curve", tr("Slide mode"));  // a translated title: the Chinese run lays out Chinese text
+    const std::vector<double> xs = {0, 1, 2, 3}, ys = {0, gain, 2 * gain, 3 * gain};
+    fig.axes().setup("x", "", "y", "");
+    fig.axes().line("y = gain x", xs, ys);
+    return {fig};
+  }
+  bool presenter_step(PresenterStep s) override {
+    apply_presenter_step(s, &step, 0, 9);
+    return true;
+  }
+  int step = 0;
+  float gain = 1.0f;
+  int count = 3;
+  std::string note;
+
+ protected:
+  void bind(Controls& c) override {
+    c.add_text("note", &note, 40, "note", "Not a slider: never offered on a slide.");
+    c.add_float("gain", &gain, 0.1f, 10.0f, "gain", "The slope.");
+    c.add_int("count", &count, 1, 9, "count", "A number.");
+    c.add_seed(&count, "The seed.");
+  }
+};
+TW_REGISTER_PANEL(SlideTestPanel);
+
+bool inside(const SlideRect& outer, const SlideRect& r) {
+  constexpr float e = 0.5f;
+  return r.w > 0 && r.h > 0 && r.x >= outer.x - e && r.y >= outer.y - e && r.x + r.w <= outer.x + outer.w + e &&
+         r.y + r.h <= outer.y + outer.h + e;
+}
+
+std::string str(const SlideRect& r) {
+  std::string s = "(";
+  for (float v : {r.x, r.y, r.w, r.h}) s.append(std::to_string(v)).append(" ");
+  s.back() = ')';
+  return s;
+}
+
+TEST(SlideGeometry, Fit16By9TakesTheSmallerOfWidthAndHeight) {
+  const SlideRect wide = fit_16_9({10, 20, 1600, 450});  // height-bound: 800 × 450, centred
+  EXPECT_FLOAT_EQ(wide.w, 800.0f);
+  EXPECT_FLOAT_EQ(wide.h, 450.0f);
+  EXPECT_FLOAT_EQ(wide.x, 10.0f + 400.0f);
+  EXPECT_FLOAT_EQ(wide.y, 20.0f);
+  const SlideRect tall = fit_16_9({0, 0, 640, 1000});  // width-bound: 640 × 360
+  EXPECT_FLOAT_EQ(tall.w, 640.0f);
+  EXPECT_FLOAT_EQ(tall.h, 360.0f);
+  EXPECT_FLOAT_EQ(tall.x, 0.0f);
+  const SlideRect none = fit_16_9({0, 0, 100, -5});
+  EXPECT_FLOAT_EQ(none.w, 0.0f);
+}
+
+class SlideFrame : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = ImVec2(1280, 720);
+    io.DeltaTime = 1.0f / 60.0f;
+    for (int k = 0; k < ImGuiKey_COUNT; ++k) io.KeyMap[k] = 100 + k;
+  }
+  void TearDown() override {
+    ImGui::DestroyContext();
+    set_language(Language::En);
+  }
+  void fonts(const AppState& app) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.Fonts->Clear();
+    load_fonts(TW_FONT_DIR, plot::kBaseFontSize * app.ui_scale());
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+    apply_theme(app.theme, app.ui_scale());
+  }
+  // `n` frames; `key` (an ImGuiKey, or -1) held in the first.
+  static void frames(AppState& app, int n, int key = -1) {
+    for (int i = 0; i < n; ++i) {
+      for (int k = 0; k < ImGuiKey_COUNT; ++k) ImGui::GetIO().KeysDown[100 + k] = (i == 0 && k == key);
+      ImGui::NewFrame();
+      handle_shortcuts(app);
+      draw_main_menu(app);
+      draw_windows(app);
+      ImGui::Render();
+    }
+  }
+  // Checks the slide as drawn in the last frame: inside the viewport below the menu bar, 16:9, filling the room.
+  static void expect_fitted(const char* what) {
+    const SlideOnScreen& on = last_slide_on_screen();
+    const SlideRect screen{0, 0, 1280, 720};
+    EXPECT_TRUE(inside(screen, on.window)) << what << ": window " << str(on.window);
+    EXPECT_GT(on.window.y, 0.0f) << what << ": below the menu bar";
+    EXPECT_TRUE(inside(on.window, on.figure)) << what << ": figure " << str(on.figure);
+    EXPECT_NEAR(on.figure.w / on.figure.h, 16.0 / 9.0, 0.01) << what << ": figure " << str(on.figure);
+    // Fitted to the height (a 1280×720 window is wider than 16:9 once the menu bar and the controls row are off).
+    EXPECT_GT(on.figure.y + on.figure.h, on.window.y + on.window.h - 2 * ImGui::GetStyle().WindowPadding.y - 1)
+        << what << ": the figure ends at the window's bottom edge " << str(on.figure);
+    EXPECT_GT(on.figure.h, 0.7f * 720) << what;
+    ASSERT_EQ(on.controls.size(), 3u) << what << ": gain, count and the stepper";
+    for (const SlideRect& c : on.controls) {
+      EXPECT_TRUE(inside(on.window, c)) << what << ": control " << str(c);
+      EXPECT_LE(c.y + c.h, on.figure.y + 0.5f) << what << ": control above the figure " << str(c);
+    }
+  }
+};
+
+TEST_F(SlideFrame, AtOneFiftyPercentOn1280x720TheFigureKeeps16By9AndEverythingFits) {
+  for (Language lang : {Language::En, Language::Zh}) {
+    set_language(lang);
+    AppState app = make_app_state();
+    app.zoom = 1.5f;
+    fonts(app);
+    enter_slide_mode(app, "slidetest", "curve");
+    EXPECT_EQ(app.slide.controls, (std::vector<std::string>{"gain", "count"}));  // not the text box, not the seed
+    plot::take_layout_report();
+    frames(app, 3);
+    const char* what = lang == Language::En ? "en" : "zh";
+    expect_fitted(what);
+    // Readable: the figure's layout reported no label cut short or ticks touching at this size.
+    const plot::LayoutReport report = plot::take_layout_report();
+    EXPECT_GE(report.layouts, 1) << what;
+    for (const std::string& p : report.problems) ADD_FAILURE() << what << ": " << p;
+    // On screen as the plot layer saw it, at the same rectangle.
+    bool found = false;
+    for (const plot::FigureOnScreen& f : plot::figures_on_screen())
+      if (f.id == "curve") {
+        found = true;
+        EXPECT_NEAR(f.w, last_slide_on_screen().figure.w, 0.5f);
+        EXPECT_NEAR(f.h, last_slide_on_screen().figure.h, 0.5f);
+      }
+    EXPECT_TRUE(found) << what;
+  }
+}
+
+TEST_F(SlideFrame, TheClickerStepsThePanelAndEscLeaves) {
+  AppState app = make_app_state();
+  app.zoom = 1.5f;
+  fonts(app);
+  enter_slide_mode(app, "slidetest", "curve");
+  frames(app, 2);
+  auto& panel = static_cast<SlideTestPanel&>(*app.find("slidetest")->panel);
+  frames(app, 2, ImGuiKey_PageDown);
+  EXPECT_EQ(panel.step, 1);
+  frames(app, 2, ImGuiKey_RightArrow);
+  EXPECT_EQ(panel.step, 2);
+  frames(app, 2, ImGuiKey_PageUp);
+  EXPECT_EQ(panel.step, 1);
+  frames(app, 2, ImGuiKey_End);
+  EXPECT_EQ(panel.step, 9);
+  EXPECT_TRUE(app.slide.on());
+  frames(app, 2, ImGuiKey_Escape);
+  EXPECT_FALSE(app.slide.on());
+  EXPECT_TRUE(app.find("slidetest")->open);  // back to the panels, the slide's panel open among them
+}
+
+TEST(SlideScene, RoundTripsAndChecksItsFields) {
+  AppState saved = make_app_state();
+  enter_slide_mode(saved, "slidetest", "curve");
+  saved.slide.controls = {"count"};
+  auto [text, loaded, r] = testing::scene_round_trip(saved);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(loaded.slide, saved.slide);
+  EXPECT_TRUE(loaded.find("slidetest")->open);
+  EXPECT_NE(text.find("\"slide\""), std::string::npos);
+
+  // A scene without "slide" turns it off (a scene is the whole state).
+  ASSERT_TRUE(load_scene_text(loaded, R"({"version": 1})").ok);
+  EXPECT_FALSE(loaded.slide.on());
+
+  // Unknown panel or control: warnings, the rest applies; a wrong type: an error that changes nothing.
+  AppState app = make_app_state();
+  SceneLoad w = load_scene_text(app, R"({"version": 1, "slide": {"panel": "nosuch", "figure": "x"}})");
+  ASSERT_TRUE(w.ok) << w.error;
+  EXPECT_EQ(w.warnings.size(), 1u);
+  EXPECT_FALSE(app.slide.on());
+  w = load_scene_text(app, R"({"version": 1, "slide": {"panel": "slidetest", "figure": "curve",
+                                "controls": ["note", "gain", "nosuch"]}})");
+  ASSERT_TRUE(w.ok) << w.error;
+  EXPECT_EQ(w.warnings.size(), 2u);
+  EXPECT_EQ(app.slide.controls, std::vector<std::string>{"gain"});
+  const std::string before = scene_to_text(app);
+  for (const char* bad : {R"({"version": 1, "slide": "softmax"})", R"({"version": 1, "slide": {"panel": 3}})",
+                          R"({"version": 1, "slide": {"panel": "slidetest", "figure": "curve", "controls": 1}})"}) {
+    EXPECT_FALSE(load_scene_text(app, bad).ok) << bad;
+    EXPECT_EQ(scene_to_text(app), before) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace tw
