@@ -25,6 +25,7 @@
 #include "app/scene.h"
 #include "app/session_guard.h"
 #include "app/slide_mode.h"
+#include "app/solid_fills.h"
 #include "app/texture_gl.h"
 #include "app/version_info.h"
 #include "app/window.h"
@@ -274,6 +275,7 @@ int run(int argc, char** argv) {
       std::fprintf(stderr, "transformer-workbench: %s\n", error.c_str());
     window.end_frame();
     perf.frame_rendered();
+    perf.frame_coverage(tw::last_solid_fill_stats().all_pixels, tw::last_solid_fill_stats().pixels);
     ++frame;
     const bool last_scripted = gui.frames > 0 && frame == gui.frames;
     if (last_scripted && !gui.screenshot.empty() && !window.save_screenshot(gui.screenshot, &error)) {

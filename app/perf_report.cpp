@@ -105,6 +105,11 @@ void PerfRecorder::frame_rendered() {
   if (first_frame_ms_ < 0) mark("first_frame_render");
 }
 
+void PerfRecorder::frame_coverage(double triangle_pixels, double solid_fill_pixels) {
+  triangle_mpx_.push_back(triangle_pixels / 1e6);
+  solid_fill_mpx_.push_back(solid_fill_pixels / 1e6);
+}
+
 void PerfRecorder::frame_presented() {
   frame_wall_ms_.push_back(ms_since(ui_begin_));
   frame_cpu_ms_.push_back(process_cpu_seconds() * 1e3 - frame_begin_process_cpu_ms_);
@@ -195,6 +200,8 @@ nlohmann::json PerfRecorder::to_json() const {
       {"frame_wall_ms", stats(frame_wall_ms_)},
       {"frame_process_cpu_ms", stats(frame_cpu_ms_)},
       {"ui_frame_cpu_ms", stats(ui_ms_)},
+      {"triangle_mpx", stats(triangle_mpx_)},
+      {"solid_fill_mpx", stats(solid_fill_mpx_)},
       {"ui_frame_thread_cpu_ms", stats(ui_cpu_ms_)},
       {"panel_recompute", panels_},
       {"idle",

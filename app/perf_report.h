@@ -41,6 +41,8 @@ FrameStats summarize_frames(std::vector<double> samples_ms);
 //                           rendering and presenting, what the user waits for.
 //   frame_process_cpu_ms    the same span in CPU time of the whole process (getrusage RUSAGE_SELF: every thread,
 //                           the GL driver's render threads included; llvmpipe rasterizes on them).
+//   triangle_mpx / solid_fill_mpx  per frame, millions of pixels covered by every triangle drawn (unclipped: the
+//                           overdraw) and by the large flat fills moved to the cheap path (app/solid_fills.h).
 //   renderer                glGetString(GL_RENDERER) of the window's context (e.g. "llvmpipe (LLVM 15.0.6, 256 bits)").
 // A deadline on its own thread: start(seconds, interrupt) calls `interrupt` (Window::interrupt, which wakes a loop
 // blocked waiting for events) once the time has passed, so the idle measurement runs the real loop with no time-out.
@@ -71,6 +73,9 @@ class PerfRecorder {
   void frame_rendered();   // after Window::end_frame(): the first call times the first frame's rendering
   void frame_presented();  // after swap: the first call fixes time to first frame
   void set_renderer(std::string renderer) { renderer_ = std::move(renderer); }
+  // After end_frame: the area of every triangle drawn and of the large flat fills drawn the cheap way
+  // (app/solid_fills.h), in pixels; a measure of overdraw (the window has width × height pixels).
+  void frame_coverage(double triangle_pixels, double solid_fill_pixels);
 
   // Changes every control of every open panel once, timing update() + wait_idle() for each change, then
   // restores the control. Run after the frame loop so it does not disturb the frame statistics.
@@ -105,6 +110,7 @@ class PerfRecorder {
   size_t idle_frames_ = 0;
   std::vector<Step> steps_, background_;
   std::vector<double> ui_ms_, ui_cpu_ms_, frame_wall_ms_, frame_cpu_ms_;
+  std::vector<double> triangle_mpx_, solid_fill_mpx_;  // per frame, millions of pixels
   nlohmann::json panels_ = nlohmann::json::object();
 };
 

@@ -10,6 +10,7 @@
 
 #include "app/fonts.h"
 #include "app/input_queue.h"
+#include "app/solid_fills.h"
 #include "core/text/i18n.h"
 
 #include <algorithm>
@@ -251,6 +252,7 @@ void Window::begin_frame() {
 
 void Window::end_frame() {
   ImGui::Render();
+  split_solid_fills(ImGui::GetDrawData());  // large flat fills: nearest filtering, no blending (app/solid_fills.h)
   int w = 0, h = 0;
   glfwGetFramebufferSize(window_, &w, &h);
   glViewport(0, 0, w, h);

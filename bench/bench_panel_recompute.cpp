@@ -58,6 +58,19 @@ void BM_SoftmaxKeys(benchmark::State& state) {
 }
 BENCHMARK(BM_SoftmaxKeys)->Arg(16)->Arg(17)->Unit(benchmark::kMillisecond);
 
+// Softmax, scale mode or τ dragged: the samples of the sweep are kept (they depend only on n_keys, the sample
+// count and the seed), so only their softmax statistics are recomputed. Arg: τ × 100.
+void BM_SoftmaxTemperature(benchmark::State& state) {
+  const float tau = static_cast<float>(state.range(0)) / 100.0f;
+  const SaturationSamples samples = saturation_samples(log_dk_grid(1, 4096), 16, 1000, 2);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(score_histogram(64, 4000, 48, 0));
+    benchmark::DoNotOptimize(one_query_softmax(64, 16, ScaleMode::InvSqrtDk, 0.125f, tau, 1));
+    benchmark::DoNotOptimize(saturation_sweep(samples, ScaleMode::InvSqrtDk, 0.125f, tau));
+  }
+}
+BENCHMARK(BM_SoftmaxTemperature)->Arg(100)->Arg(110)->Unit(benchmark::kMillisecond);
+
 }  // namespace
 
 BENCHMARK_MAIN();

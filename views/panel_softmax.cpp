@@ -56,10 +56,18 @@ ScaleMode mode_of(const SoftmaxState& s) { return s.scale_mode; }
 // Capped so the largest sample count still finishes in well under a second on the worker.
 int sweep_queries(const SoftmaxState& s) { return std::clamp(s.samples / 4, 50, 5000); }
 
-// The d_k sweep covers every d_k on its own grid: dragging d_k (or editing the worked rows) reuses it.
-using SweepKey = std::tuple<int, int, ScaleMode, float, float, int>;
+// The d_k sweep covers every d_k on its own grid: dragging d_k (or editing the worked rows) reuses it, and the
+// custom scale only enters it in the custom mode. Its raw scores depend on neither the scale nor τ: changing those
+// reuses the samples and recomputes only the softmax statistics (core/experiments/softmax_saturation.h).
+using SamplesKey = std::tuple<int, int, int>;
+SamplesKey samples_key(const SoftmaxState& s) { return {s.n_keys, sweep_queries(s), s.seed}; }
+using SweepKey = std::tuple<SamplesKey, ScaleMode, float, float>;
 SweepKey sweep_key(const SoftmaxState& s) {
-  return {s.n_keys, sweep_queries(s), s.scale_mode, s.custom_scale, s.temperature, s.seed};
+  return {samples_key(s), s.scale_mode, s.scale_mode == ScaleMode::Custom ? s.custom_scale : 0.0f, s.temperature};
+}
+LastResult<SamplesKey, SaturationSamples>& samples_cache() {
+  static LastResult<SamplesKey, SaturationSamples> cache;
+  return cache;
 }
 LastResult<SweepKey, std::vector<SaturationPoint>>& sweep_cache() {
   static LastResult<SweepKey, std::vector<SaturationPoint>> cache;
@@ -73,13 +81,16 @@ ResultPtr compute(const SoftmaxState& s, Progress& progress) {
   r->hist = score_histogram(s.d_k, s.samples, 48, seed);
   progress.set(0.2f);
   r->query = one_query_softmax(s.d_k, s.n_keys, mode_of(s), s.custom_scale, s.temperature, seed + 1);
+  auto whole = [](const auto&) { return true; };
   r->sweep = *sweep_cache().get(
       sweep_key(s),
       [&] {
-        return saturation_sweep(log_dk_grid(1, 4096), s.n_keys, sweep_queries(s), mode_of(s), s.custom_scale,
-                                s.temperature, seed + 2);
+        const auto samples = samples_cache().get(
+            samples_key(s),
+            [&] { return saturation_samples(log_dk_grid(1, 4096), s.n_keys, sweep_queries(s), seed + 2); }, whole);
+        return saturation_sweep(*samples, mode_of(s), s.custom_scale, s.temperature);
       },
-      [](const std::vector<SaturationPoint>&) { return true; });
+      whole);
   progress.set(0.9f);
   std::vector<float> a, b;
   r->error_a = parse_logits(s.logits_a, &a);
@@ -190,7 +201,10 @@ plot::Figure worked_figure(const SoftmaxResult& r) {
 // Small requests (about a millisecond) are waited for, so the figures follow the slider in the same frame;
 // the default sweep (26 d_k values × 1000 queries, ~10 ms) runs on the worker while the last result stays.
 bool quick(const SoftmaxState& s) {
-  return sweep_cache().holds(sweep_key(s)) || saturation_work(s.samples, s.n_keys) < 1e5;
+  if (sweep_cache().holds(sweep_key(s))) return true;
+  // Without drawing the samples the sweep is about 40% of its work.
+  const double work = saturation_work(s.samples, s.n_keys) * (samples_cache().holds(samples_key(s)) ? 0.4 : 1.0);
+  return work < 1e5;
 }
 std::string no_error(const SoftmaxResult&) { return ""; }  // bad logits are shown in place, per row
 class SoftmaxPanel final : public RecomputePanel<SoftmaxState, SoftmaxResult> {

@@ -112,22 +112,97 @@ FitStatus train_lora_fit(LoraAdapter& ad, std::vector<double>& loss, const Mat& 
   return FitStatus::Done;
 }
 
-LoraExperiment run_lora_experiment(const LoraExperimentParams& p, const std::function<bool(float)>& progress) {
+namespace {
+// Everything a fit reads besides its rank.
+bool same_fit_setting(const LoraExperimentParams& a, const LoraExperimentParams& b) {
+  return a.d_in == b.d_in && a.d_out == b.d_out && a.alpha == b.alpha && a.rslora == b.rslora &&
+         a.true_rank == b.true_rank && a.decay == b.decay && a.noise == b.noise && a.steps == b.steps && a.lr == b.lr &&
+         a.optimizer == b.optimizer && a.seed == b.seed;
+}
+
+// The fit of rank r for e.target: memo's, or trained (and kept unless cancelled).
+std::shared_ptr<const LoraFit> fit_of(const LoraExperiment& e, const LoraExperimentParams& p, int r,
+                                      const std::function<bool(float)>& progress, LoraFitMemo* memo) {
+  if (memo)
+    if (auto kept = memo->find(p, r)) return kept;
+  auto fit = std::make_shared<LoraFit>();
+  fit->status = train_lora_fit(fit->adapter, fit->loss, e.target, r, p.alpha, p.rslora, p.steps, p.lr, p.optimizer,
+                               p.seed, progress);
+  if (memo && fit->status != FitStatus::Cancelled) memo->keep(p, r, fit);
+  return fit;
+}
+
+// A sweep rank's fit into e: its error, or the diverged flag.
+void take_sweep_fit(LoraExperiment& e, size_t i, const LoraFit& fit) {
+  if (fit.status == FitStatus::Diverged)
+    e.diverged = true;
+  else
+    e.lora_error[i] = std::sqrt(fit.loss.back());
+}
+}  // namespace
+
+std::shared_ptr<const LoraFit> LoraFitMemo::find(const LoraExperimentParams& p, int r) const {
+  std::lock_guard lock(mutex_);
+  if (!has_setting_ || !same_fit_setting(setting_, p)) return nullptr;
+  const auto it = fits_.find(r);
+  return it == fits_.end() ? nullptr : it->second;
+}
+
+void LoraFitMemo::keep(const LoraExperimentParams& p, int r, std::shared_ptr<const LoraFit> fit) {
+  std::lock_guard lock(mutex_);
+  if (!has_setting_ || !same_fit_setting(setting_, p)) {
+    fits_.clear();
+    setting_ = p;
+    has_setting_ = true;
+  }
+  fits_[r] = std::move(fit);
+}
+
+bool LoraFitMemo::holds_all(const LoraExperimentParams& p, const std::vector<int>& ranks) const {
+  std::lock_guard lock(mutex_);
+  if (!has_setting_ || !same_fit_setting(setting_, p) || !fits_.count(p.rank)) return false;
+  if (p.train_sweep)
+    for (int r : ranks)
+      if (!fits_.count(r)) return false;
+  return true;
+}
+
+std::vector<int> lora_sweep_ranks(const LoraExperimentParams& p) {
+  const int k = std::min(p.d_in, p.d_out);
+  std::vector<int> ranks;
+  for (int r : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024})
+    if (r <= k && r <= p.max_sweep_rank) ranks.push_back(r);
+  if (std::find(ranks.begin(), ranks.end(), p.rank) == ranks.end()) {
+    ranks.push_back(p.rank);
+    std::sort(ranks.begin(), ranks.end());
+  }
+  return ranks;
+}
+
+LoraExperiment run_lora_experiment(const LoraExperimentParams& p, const std::function<bool(float)>& progress,
+                                   LoraFitMemo* memo) {
+  // Progress in units of trained steps: the chosen rank first, then the other sweep ranks.
+  const double fits = p.train_sweep ? static_cast<double>(lora_sweep_ranks(p).size()) : 1.0;
+  const float first_share = static_cast<float>(1.0 / fits);
+  auto scaled = [&](float from, float share) {
+    return std::function<bool(float)>(
+        [&progress, from, share](float f) { return !progress || progress(from + share * f); });
+  };
+  LoraExperiment e = run_lora_experiment_first(p, scaled(0.0f, first_share), memo);
+  complete_lora_sweep(e, p, scaled(first_share, 1.0f - first_share), memo);
+  return e;
+}
+
+LoraExperiment run_lora_experiment_first(const LoraExperimentParams& p, const std::function<bool(float)>& progress,
+                                         LoraFitMemo* memo) {
   LoraExperiment e;
   e.target = lora_target_update(p.d_in, p.d_out, p.true_rank, p.decay, p.noise, p.seed);
   e.target_norm = e.target.cast<double>().norm();
   e.target_rms = e.target.size() > 0 ? e.target_norm / std::sqrt(static_cast<double>(e.target.size())) : 0.0;
   const Svd svd = svd_decompose(e.target);
   e.sigma = svd.sigma;
-  const int k = std::min(p.d_in, p.d_out);
 
-  // Sweep ranks: a roughly geometric ladder, plus the chosen rank.
-  for (int r : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024})
-    if (r <= k && r <= p.max_sweep_rank) e.ranks.push_back(r);
-  if (std::find(e.ranks.begin(), e.ranks.end(), p.rank) == e.ranks.end()) {
-    e.ranks.push_back(p.rank);
-    std::sort(e.ranks.begin(), e.ranks.end());
-  }
+  e.ranks = lora_sweep_ranks(p);
   e.full_params = int64_t{p.d_in} * p.d_out;
   e.param_percent = lora_param_percent(p.d_in, p.d_out, p.rank);
   const double tn = std::max(e.target_norm, 1e-30);
@@ -138,42 +213,26 @@ LoraExperiment run_lora_experiment(const LoraExperimentParams& p, const std::fun
   e.svd_error_at_rank = svd_tail_error(e.sigma, p.rank) / tn;
   e.lora_error.assign(e.ranks.size(), std::numeric_limits<double>::quiet_NaN());
 
-  // Work units for progress: one per trained step.
-  const int n_fits = p.train_sweep ? static_cast<int>(e.ranks.size()) : 1;
-  const double total = std::max(1.0, static_cast<double>(n_fits) * p.steps);
-  double done = 0;
-  auto sub_progress = [&](float f) { return !progress || progress(static_cast<float>((done + f * p.steps) / total)); };
-
   // The chosen rank first, so the panel's main figures are ready even if the sweep is cancelled.
-  const FitStatus main_fit = train_lora_fit(e.adapter, e.loss, e.target, p.rank, p.alpha, p.rslora, p.steps, p.lr,
-                                            p.optimizer, p.seed, sub_progress);
-  if (main_fit == FitStatus::Cancelled) {
+  const std::shared_ptr<const LoraFit> main_fit = fit_of(e, p, p.rank, progress, memo);
+  if (main_fit->status == FitStatus::Cancelled) {
     e.cancelled = true;
     return e;
   }
-  e.diverged = main_fit == FitStatus::Diverged;
-  done += p.steps;
+  e.adapter = main_fit->adapter;
+  e.loss = main_fit->loss;
+  e.diverged = main_fit->status == FitStatus::Diverged;
   lora_delta(e.delta, e.adapter);
   e.residual = e.target - e.delta;
   e.final_error = e.diverged ? std::numeric_limits<double>::quiet_NaN() : e.residual.cast<double>().norm() / tn;
-  for (size_t i = 0; i < e.ranks.size(); ++i)
-    if (e.ranks[i] == p.rank) e.lora_error[i] = e.final_error;
-  if (p.train_sweep) {
-    LoraAdapter ad;
-    std::vector<double> loss;
-    for (size_t i = 0; i < e.ranks.size(); ++i) {
-      if (e.ranks[i] == p.rank) continue;
-      const FitStatus st = train_lora_fit(ad, loss, e.target, e.ranks[i], p.alpha, p.rslora, p.steps, p.lr, p.optimizer,
-                                          p.seed, sub_progress);
-      if (st == FitStatus::Cancelled) {
-        e.cancelled = true;
-        break;
-      }
-      done += p.steps;
-      if (st == FitStatus::Diverged)
-        e.diverged = true;
+  for (size_t i = 0; i < e.ranks.size(); ++i) {
+    if (e.ranks[i] == p.rank)
+      e.lora_error[i] = e.final_error;
+    else if (p.train_sweep) {
+      if (const auto kept = memo ? memo->find(p, e.ranks[i]) : nullptr)
+        take_sweep_fit(e, i, *kept);
       else
-        e.lora_error[i] = std::sqrt(loss.back());
+        e.sweep_pending = true;
     }
   }
 
@@ -222,6 +281,27 @@ LoraExperiment run_lora_experiment(const LoraExperimentParams& p, const std::fun
     }
   }
   return e;
+}
+
+void complete_lora_sweep(LoraExperiment& e, const LoraExperimentParams& p, const std::function<bool(float)>& progress,
+                         LoraFitMemo* memo) {
+  if (e.cancelled || !e.sweep_pending) return;
+  int missing = 0;
+  for (size_t i = 0; i < e.ranks.size(); ++i)
+    if (e.ranks[i] != p.rank && std::isnan(e.lora_error[i])) ++missing;
+  int done = 0;
+  for (size_t i = 0; i < e.ranks.size(); ++i) {
+    if (e.ranks[i] == p.rank || !std::isnan(e.lora_error[i])) continue;
+    const auto sub = [&](float f) { return !progress || progress((static_cast<float>(done) + f) / missing); };
+    const std::shared_ptr<const LoraFit> fit = fit_of(e, p, e.ranks[i], sub, memo);
+    if (fit->status == FitStatus::Cancelled) {
+      e.cancelled = true;
+      return;
+    }
+    ++done;
+    take_sweep_fit(e, i, *fit);
+  }
+  e.sweep_pending = false;
 }
 
 double lora_experiment_work(const LoraExperimentParams& p) {

@@ -13,6 +13,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -69,8 +72,9 @@ struct LoraExperiment {
   std::vector<double> update_norm_alpha_r;       // ‖(α/r)·B A‖_F for random A, B of fixed entry scale
   std::vector<double> update_norm_alpha_sqrt_r;  // ‖(α/√r)·B A‖_F, same A, B
 
-  bool cancelled = false;  // the progress callback asked to stop; the result is incomplete
-  bool diverged = false;   // some fit blew up (its error is NaN); lower the learning rate
+  bool cancelled = false;      // the progress callback asked to stop; the result is incomplete
+  bool diverged = false;       // some fit blew up (its error is NaN); lower the learning rate
+  bool sweep_pending = false;  // run_lora_experiment_first: the sweep's other ranks are not trained yet (NaN)
 };
 
 // Empty when usable; otherwise one sentence naming the bad field.
@@ -102,7 +106,46 @@ FitStatus train_lora_fit(LoraAdapter& adapter, std::vector<double>& loss, const 
 // this is small (3e7 is a few milliseconds); the largest setting (1024 × 1024) runs for tens of seconds.
 double lora_experiment_work(const LoraExperimentParams& p);
 
-// Assumes validate(p) is empty. progress(fraction) is called during training; returning false cancels.
-LoraExperiment run_lora_experiment(const LoraExperimentParams& p, const std::function<bool(float)>& progress = {});
+// One trained adapter: the status, the adapter and its loss curve (train_lora_fit's outputs).
+struct LoraFit {
+  FitStatus status = FitStatus::Done;
+  LoraAdapter adapter;
+  std::vector<double> loss;
+};
+
+// Adapters already trained for one target and training setting, by rank: a change of the chosen rank, of whether
+// the sweep is trained, or of nothing the fits read, trains only what is missing (issue 27, "compute what
+// changed"). A fit is a deterministic function of its inputs, so a kept one equals a retrained one bit for bit.
+// Holds one setting at a time (a new one drops the old fits); safe to share between threads.
+class LoraFitMemo {
+ public:
+  // The fit of `r` under `p`'s setting (p.rank, p.train_sweep and p.max_sweep_rank are not part of it), or null.
+  std::shared_ptr<const LoraFit> find(const LoraExperimentParams& p, int r) const;
+  void keep(const LoraExperimentParams& p, int r, std::shared_ptr<const LoraFit> fit);
+  // Whether every fit run_lora_experiment(p) needs is kept.
+  bool holds_all(const LoraExperimentParams& p, const std::vector<int>& ranks) const;
+
+ private:
+  mutable std::mutex mutex_;
+  bool has_setting_ = false;
+  LoraExperimentParams setting_;
+  std::map<int, std::shared_ptr<const LoraFit>> fits_;
+};
+
+// The sweep's ranks for p: a roughly geometric ladder up to min(d_in, d_out, max_sweep_rank), plus p.rank.
+std::vector<int> lora_sweep_ranks(const LoraExperimentParams& p);
+
+// Assumes validate(p) is empty. progress(fraction) is called during training; returning false cancels. `memo`
+// (optional) supplies fits already trained and keeps the new ones.
+// = run_lora_experiment_first followed by complete_lora_sweep.
+LoraExperiment run_lora_experiment(const LoraExperimentParams& p, const std::function<bool(float)>& progress = {},
+                                   LoraFitMemo* memo = nullptr);
+// Everything but the adapters of the sweep's other ranks, which cost about 50 times the chosen rank's at the
+// defaults: their lora_error stays NaN (unless memo has them) and sweep_pending says so. A first answer.
+LoraExperiment run_lora_experiment_first(const LoraExperimentParams& p, const std::function<bool(float)>& progress = {},
+                                         LoraFitMemo* memo = nullptr);
+// Trains the ranks run_lora_experiment_first left out (e must come from it with the same p).
+void complete_lora_sweep(LoraExperiment& e, const LoraExperimentParams& p,
+                         const std::function<bool(float)>& progress = {}, LoraFitMemo* memo = nullptr);
 
 }  // namespace tw

@@ -107,19 +107,39 @@ std::vector<int> log_dk_grid(int lo, int hi) {
   return g;
 }
 
-std::vector<SaturationPoint> saturation_sweep(const std::vector<int>& d_ks, int n_keys, int queries, ScaleMode mode,
-                                              float custom_scale, float temperature, std::uint64_t seed) {
-  std::vector<SaturationPoint> out;
-  out.reserve(d_ks.size());
-  std::vector<float> s, ps, pu;
+SaturationSamples saturation_samples(const std::vector<int>& d_ks, int n_keys, int queries, std::uint64_t seed) {
+  SaturationSamples out;
+  out.d_ks = d_ks;
+  out.n_keys = n_keys;
+  out.queries = queries;
+  out.scores.resize(d_ks.size());
+  std::vector<float> s;
   for (size_t idx = 0; idx < d_ks.size(); ++idx) {  // each d_k is an independent work item with its own stream
-    const int d_k = d_ks[idx];
     std::mt19937_64 rng(seed + 0x9E3779B97F4A7C15ull * (idx + 1));
+    std::vector<float>& scores = out.scores[idx];
+    scores.resize(size_t(std::max(queries, 0)) * size_t(std::max(n_keys, 0)));
+    for (int t = 0; t < queries; ++t) {
+      sample_scores(s, rng, d_ks[idx], n_keys);
+      std::copy(s.begin(), s.end(), scores.begin() + ptrdiff_t(t) * n_keys);
+    }
+  }
+  return out;
+}
+
+std::vector<SaturationPoint> saturation_sweep(const SaturationSamples& samples, ScaleMode mode, float custom_scale,
+                                              float temperature) {
+  const int n_keys = samples.n_keys, queries = samples.queries;
+  std::vector<SaturationPoint> out;
+  out.reserve(samples.d_ks.size());
+  std::vector<float> s(size_t(std::max(n_keys, 0))), ps, pu;
+  for (size_t idx = 0; idx < samples.d_ks.size(); ++idx) {
+    const int d_k = samples.d_ks[idx];
     const float scale = attention_scale(mode, d_k, custom_scale);
     SaturationPoint pt;
     pt.d_k = d_k;
     for (int t = 0; t < queries; ++t) {
-      sample_scores(s, rng, d_k, n_keys);
+      const float* row = samples.scores[idx].data() + ptrdiff_t(t) * n_keys;
+      std::copy(row, row + n_keys, s.begin());
       scaled_softmax(ps, s, scale, temperature);
       scaled_softmax(pu, s, 1.0f, temperature);
       const int ts = argmax(ps.data(), n_keys), tu = argmax(pu.data(), n_keys);
@@ -141,6 +161,11 @@ std::vector<SaturationPoint> saturation_sweep(const std::vector<int>& d_ks, int 
     out.push_back(pt);
   }
   return out;
+}
+
+std::vector<SaturationPoint> saturation_sweep(const std::vector<int>& d_ks, int n_keys, int queries, ScaleMode mode,
+                                              float custom_scale, float temperature, std::uint64_t seed) {
+  return saturation_sweep(saturation_samples(d_ks, n_keys, queries, seed), mode, custom_scale, temperature);
 }
 
 WorkedSoftmax worked_softmax(const std::vector<float>& logits, float temperature) {

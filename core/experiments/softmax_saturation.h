@@ -59,8 +59,20 @@ struct SaturationPoint {
 // d_k on a log grid: every power of two and the geometric midpoints (1, 1.41→1, 2, 3, 4, 6, 8, 11, 16, ...).
 std::vector<int> log_dk_grid(int lo, int hi);
 // `queries` samples per point; "scaled" uses mode/custom_scale, "unscaled" uses 1; both divide by τ.
+// = saturation_sweep(saturation_samples(d_ks, n_keys, queries, seed), mode, custom_scale, temperature).
 std::vector<SaturationPoint> saturation_sweep(const std::vector<int>& d_ks, int n_keys, int queries, ScaleMode mode,
                                               float custom_scale, float temperature, std::uint64_t seed);
+
+// The sweep in two steps, so a change of scale or τ reuses the samples (drawing them is ~60% of the sweep):
+// the raw scores q·k of every query at every d_k, then the softmax statistics of those scores.
+struct SaturationSamples {
+  std::vector<int> d_ks;
+  int n_keys = 0, queries = 0;
+  std::vector<std::vector<float>> scores;  // (d_ks) × (queries · n_keys) raw q·k, query-major
+};
+SaturationSamples saturation_samples(const std::vector<int>& d_ks, int n_keys, int queries, std::uint64_t seed);
+std::vector<SaturationPoint> saturation_sweep(const SaturationSamples& samples, ScaleMode mode, float custom_scale,
+                                              float temperature);
 
 // [SECTION] Figure 4: the seed's worked table
 struct WorkedSoftmax {

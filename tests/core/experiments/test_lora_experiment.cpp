@@ -13,6 +13,52 @@ namespace {
 const LoraExperimentParams kSmall{
     .d_in = 32, .d_out = 24, .rank = 2, .true_rank = 3, .decay = 0.5, .noise = 0.0, .steps = 200, .max_sweep_rank = 8};
 
+void expect_same_experiment(const LoraExperiment& a, const LoraExperiment& b) {
+  ASSERT_EQ(a.ranks, b.ranks);
+  for (size_t i = 0; i < a.ranks.size(); ++i) {
+    EXPECT_EQ(a.svd_error[i], b.svd_error[i]);
+    if (std::isnan(b.lora_error[i]))
+      EXPECT_TRUE(std::isnan(a.lora_error[i])) << "rank " << a.ranks[i];
+    else
+      EXPECT_EQ(a.lora_error[i], b.lora_error[i]) << "rank " << a.ranks[i];
+  }
+  EXPECT_EQ(a.loss, b.loss);
+  EXPECT_EQ(a.final_error, b.final_error);
+  EXPECT_EQ(a.merge_error, b.merge_error);
+  EXPECT_EQ(a.update_norm_alpha_r, b.update_norm_alpha_r);
+  EXPECT_EQ(a.diverged, b.diverged);
+  EXPECT_FALSE(a.sweep_pending);
+}
+
+// The panel's first answer leaves the sweep's other ranks untrained; completing it gives the one-call experiment,
+// and fits kept in a memo give it again when the chosen rank or the sweep switch changes.
+TEST(LoraExperiment, FirstAnswerThenSweepAndMemoGiveTheOneCallNumbers) {
+  const LoraExperiment whole = run_lora_experiment(kSmall);
+  LoraExperiment first = run_lora_experiment_first(kSmall);
+  EXPECT_TRUE(first.sweep_pending);
+  int trained = 0;
+  for (size_t i = 0; i < first.ranks.size(); ++i) trained += std::isfinite(first.lora_error[i]) ? 1 : 0;
+  EXPECT_EQ(trained, 1);  // the chosen rank only
+  EXPECT_EQ(first.loss, whole.loss);
+  complete_lora_sweep(first, kSmall);
+  expect_same_experiment(first, whole);
+
+  LoraFitMemo memo;
+  expect_same_experiment(run_lora_experiment(kSmall, {}, &memo), whole);
+  LoraExperimentParams other_rank = kSmall;
+  other_rank.rank = 4;  // on the ladder: its fit was trained by the sweep
+  const LoraExperiment from_memo = run_lora_experiment_first(other_rank, {}, &memo);
+  EXPECT_FALSE(from_memo.sweep_pending);
+  expect_same_experiment(from_memo, run_lora_experiment(other_rank));
+  EXPECT_TRUE(memo.holds_all(other_rank, lora_sweep_ranks(other_rank)));
+  // Another learning rate is another setting: nothing kept applies.
+  LoraExperimentParams other_lr = kSmall;
+  other_lr.lr = 0.02;
+  EXPECT_EQ(memo.find(other_lr, kSmall.rank), nullptr);
+  EXPECT_FALSE(memo.holds_all(other_lr, lora_sweep_ranks(other_lr)));
+  EXPECT_TRUE(run_lora_experiment_first(other_lr, {}, &memo).sweep_pending);
+}
+
 TEST(LoraExperiment, ParamPercentMatchesTheClassicExample) {
   EXPECT_DOUBLE_EQ(lora_param_percent(4096, 4096, 8), 0.390625);  // 2·4096·8 / 4096²
   EXPECT_DOUBLE_EQ(lora_param_percent(64, 32, 4), 100.0 * 4 * 96 / (64.0 * 32));

@@ -90,6 +90,34 @@ TEST(SoftmaxSaturation, UnscaledSaturatesWithDkWhileScaledStaysFlat) {
   EXPECT_LE(pts[3].entropy_bits_scaled, 5.0);                 // log2(32) bounds the entropy
 }
 
+// The panel draws the samples once and reuses them when the scale or τ changes: the two steps must give exactly
+// the one-call sweep for every mode and τ, whatever was computed from the same samples before.
+TEST(SoftmaxSaturation, ReusedSamplesGiveTheOneCallSweep) {
+  const std::vector<int> d_ks = {1, 64, 1024};
+  const SaturationSamples samples = saturation_samples(d_ks, 16, 300, 7);
+  ASSERT_EQ(samples.scores.size(), d_ks.size());
+  ASSERT_EQ(samples.scores[1].size(), 300u * 16u);
+  for (ScaleMode mode : {ScaleMode::InvSqrtDk, ScaleMode::None, ScaleMode::InvDk, ScaleMode::Custom})
+    for (float tau : {1.0f, 0.5f}) {
+      const auto two_steps = saturation_sweep(samples, mode, 0.3f, tau);
+      const auto one_call = saturation_sweep(d_ks, 16, 300, mode, 0.3f, tau, 7);
+      ASSERT_EQ(two_steps.size(), one_call.size());
+      for (size_t i = 0; i < one_call.size(); ++i) {
+        EXPECT_EQ(two_steps[i].d_k, one_call[i].d_k);
+        EXPECT_EQ(two_steps[i].max_p_scaled, one_call[i].max_p_scaled);
+        EXPECT_EQ(two_steps[i].max_p_unscaled, one_call[i].max_p_unscaled);
+        EXPECT_EQ(two_steps[i].entropy_bits_scaled, one_call[i].entropy_bits_scaled);
+        EXPECT_EQ(two_steps[i].entropy_bits_unscaled, one_call[i].entropy_bits_unscaled);
+        EXPECT_EQ(two_steps[i].grad_scaled, one_call[i].grad_scaled);
+        EXPECT_EQ(two_steps[i].grad_unscaled, one_call[i].grad_unscaled);
+      }
+    }
+  // Raw scores at d_k = 64 have variance d_k (4,800 samples: within 10%).
+  double sum_sq = 0;
+  for (float x : samples.scores[1]) sum_sq += double(x) * x;
+  EXPECT_NEAR(sum_sq / samples.scores[1].size(), 64.0, 6.4);
+}
+
 TEST(SoftmaxSaturation, OneQuerySortedAndDeterministic) {
   const QuerySoftmax a = one_query_softmax(64, 10, ScaleMode::InvSqrtDk, 1.0f, 1.0f, 9);
   const QuerySoftmax b = one_query_softmax(64, 10, ScaleMode::InvSqrtDk, 1.0f, 1.0f, 9);
