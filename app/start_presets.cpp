@@ -7,8 +7,8 @@
 
 #include "app/app_state.h"
 #include "app/scene.h"
+#include "core/text/utf8.h"
 #include "views/async_job.h"
-#include "views/model_handoff.h"
 #include "views/plot/export.h"
 
 namespace tw {
@@ -65,9 +65,7 @@ std::string preset_summary(const std::string& description, size_t max_chars) {
   if (text.size() > max_chars) {
     size_t cut = text.rfind(' ', max_chars);
     if (cut == std::string::npos || cut < max_chars / 2) cut = max_chars;
-    // Never cut inside a UTF-8 sequence.
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-    text.resize(cut);
+    text.resize(utf8_prefix(text, cut).size());  // never inside a UTF-8 sequence
     while (!text.empty() && (text.back() == ',' || text.back() == ' ' || text.back() == ';')) text.pop_back();
     text += " \xE2\x80\xA6";  // the card's tooltip has the whole description
   }
@@ -90,7 +88,6 @@ std::vector<uint8_t> halve_rgba(const std::vector<uint8_t>& rgba, int w, int h, 
 }
 
 PresetThumbnail render_preset_thumbnail(AppState& scratch, const ScenePreset& preset) {
-  const DetachedFromHandoffs preview;  // a thumbnail never hands anything to the user's panels
   PresetThumbnail t;
   t.name = preset.name;
   try {
