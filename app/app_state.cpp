@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "views/handoffs.h"
 #include "views/plot/text.h"
 
 namespace tw {
@@ -63,7 +64,9 @@ void AppState::toggle_focus(const std::string& id) {
 
 AppState make_app_state() {
   AppState state;
+  state.handoffs = std::make_shared<Handoffs>();
   for (auto& p : make_all_panels()) {
+    p->set_handoffs(state.handoffs);
     PanelSlot slot;
     slot.info = p->info();
     slot.panel = std::move(p);

@@ -16,6 +16,7 @@
 
 namespace tw {
 
+class Handoffs;      // views/handoffs.h
 class StartPresets;  // app/start_presets.h
 struct LessonRun;    // app/lesson_bar.cpp
 
@@ -60,6 +61,9 @@ struct SlideMode {
 
 struct AppState {
   std::vector<PanelSlot> panels;  // every registered panel, sorted by category then name
+  // What the panels hand each other ("Open in forward stepper"), shared by every panel above (make_app_state). A
+  // scratch state (the start page's thumbnails) has its own, so a preview never touches the user's panels.
+  std::shared_ptr<Handoffs> handoffs;
   bool show_overview = true;
   bool show_about = false;
   bool show_shortcuts = false;

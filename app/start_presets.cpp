@@ -10,10 +10,10 @@
 #include "app/app_state.h"
 #include "app/scene.h"
 #include "core/text/i18n.h"
+#include "core/text/utf8.h"
 #include "core/train/trainer.h"
 #include "core/train/trainer_session.h"
 #include "views/async_job.h"
-#include "views/model_handoff.h"
 #include "views/panel_train.h"
 #include "views/plot/export.h"
 
@@ -71,9 +71,7 @@ std::string preset_summary(const std::string& description, size_t max_chars) {
   if (text.size() > max_chars) {
     size_t cut = text.rfind(' ', max_chars);
     if (cut == std::string::npos || cut < max_chars / 2) cut = max_chars;
-    // Never cut inside a UTF-8 sequence.
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-    text.resize(cut);
+    text.resize(utf8_prefix(text, cut).size());  // never inside a UTF-8 sequence
     while (!text.empty() && (text.back() == ',' || text.back() == ' ' || text.back() == ';')) text.pop_back();
     text += " \xE2\x80\xA6";  // the card's tooltip has the whole description
   }
@@ -118,7 +116,6 @@ std::vector<plot::Figure> thumbnail_figures(PanelSlot& slot) {
 }  // namespace
 
 PresetThumbnail render_preset_thumbnail(AppState& scratch, const ScenePreset& preset) {
-  const DetachedFromHandoffs preview;  // a thumbnail never hands anything to the user's panels
   PresetThumbnail t;
   t.name = preset.name;
   // The figure the preset names ("stability.zloss"), else the first figure of its first open panel.

@@ -25,7 +25,7 @@
 #include "app/texture_gl.h"
 #include "app/window_culling.h"
 #include "core/text/i18n.h"
-#include "views/model_handoff.h"
+#include "views/handoffs.h"
 #include "views/plot/plot_imgui.h"
 #include "views/start_page.h"
 #include "views/widgets.h"
@@ -434,7 +434,7 @@ static void draw_desk(AppState& state) {
   draw_lesson_window(state);
   const std::map<std::string, Placement> placements = place_panels(state);
   // A panel handed something to another ("Open in forward stepper"): show the receiver in front.
-  const std::string focus = take_focus_request();
+  const std::string focus = state.handoffs ? state.handoffs->take_focus_request() : std::string();
   if (PanelSlot* target = focus.empty() ? nullptr : state.find(focus)) {
     target->open = true;
     if (focused && target != focused) state.toggle_focus(target->info.id);  // the focus follows the hand-over

@@ -2,7 +2,14 @@
 
 #include <algorithm>
 
+#include "views/handoffs.h"
+
 namespace tw {
+
+Handoffs& Panel::handoffs() {
+  if (!handoffs_) handoffs_ = std::make_shared<Handoffs>();
+  return *handoffs_;
+}
 
 namespace {
 std::vector<PanelFactory>& factories() {

@@ -34,6 +34,8 @@
 
 namespace tw {
 
+class Handoffs;  // views/handoffs.h
+
 // name, category and description are English source strings (marked N_ where declared) translated where shown.
 struct PanelInfo {
   std::string id;           // scene key prefix and export file prefix, e.g. "softmax"
@@ -70,6 +72,9 @@ class Panel {
   // shown. Used by `export`, scene tests and the figure tests. Figure ids must be unique within the panel.
   // Call update() (and wait_idle()) first; an empty vector means the panel has no figures.
   virtual std::vector<plot::Figure> figures() { return {}; }
+  // The figure ids the panel's on-screen layout places (views/widgets.h FigureLayout), in layout order; empty for a
+  // panel that lays out its figures by hand.
+  virtual std::vector<std::string> layout_figure_ids() const { return {}; }
   // Blocks until results requested by update() are ready. Panels that recompute on a worker thread override
   // this; headless callers always call update(); wait_idle(); before figures().
   virtual void wait_idle() {}
@@ -92,6 +97,12 @@ class Panel {
   void set_background_priority(bool on) { background_priority_ = on; }
   bool background_priority() const { return background_priority_; }
 
+  // What this panel hands to other panels and receives from them (views/handoffs.h). The app state shares its one
+  // Handoffs with every panel it owns; a panel that was never given one (headless export, a test, a preview) makes
+  // its own on first use, so it neither steers nor sees anyone else's.
+  void set_handoffs(std::shared_ptr<Handoffs> handoffs) { handoffs_ = std::move(handoffs); }
+  Handoffs& handoffs();
+
  protected:
   virtual void bind(Controls& c) = 0;
   // True when any control's value differs from what it was at the previous call (always true the first time):
@@ -107,6 +118,7 @@ class Panel {
   std::unique_ptr<Controls> controls_;
   std::string last_controls_;  // controls as JSON text at the last controls_changed()
   bool background_priority_ = false;
+  std::shared_ptr<Handoffs> handoffs_;  // shared with the app state's other panels, or this panel's own
 };
 
 // The figures a panel shows on screen, rebuilt only when what they are computed from changes. draw() runs every

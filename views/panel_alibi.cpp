@@ -189,7 +189,7 @@ class AlibiPanel final : public RecomputePanel<AlibiState, AlibiResult> {
  public:
   // The layout's rows, then the small multiples (figure 2), sized by their grid (draw_figures).
   AlibiPanel()
-      : RecomputePanel(kInfo, {.rows = {{{0, 1}}, {{3, 4}}}},
+      : RecomputePanel(kInfo, {.rows = {{{"slopes", "bias"}}, {{"decay", "span"}}}},
                        {[](const AlibiState& s, Progress&) { return compute(s); },
                         error_of,
                         {slopes_figure, bias_figure, heads_figure, decay_figure, span_figure},
@@ -243,8 +243,10 @@ class AlibiPanel final : public RecomputePanel<AlibiState, AlibiResult> {
     draw_figure_rows(figs, ctx, "alibi", layout_.rows);
     const float full = ImGui::GetContentRegionAvail().x;
     // Small multiples: four per row, each cell about as tall as it is wide (its colour bar takes some width).
-    const int cols = std::max(1, figs[2].grid_cols), rows = (static_cast<int>(figs[2].grid.size()) + cols - 1) / cols;
-    plot::draw_figure(figs[2], ctx, "alibi", ImVec2(full, rows * full / cols * 0.9f + 40 * ctx.dpi_scale));
+    const plot::Figure* heads = find_figure(figs, "heads");
+    if (!heads) return;
+    const int cols = std::max(1, heads->grid_cols), rows = (static_cast<int>(heads->grid.size()) + cols - 1) / cols;
+    plot::draw_figure(*heads, ctx, "alibi", ImVec2(full, rows * full / cols * 0.9f + 40 * ctx.dpi_scale));
   }
 };
 

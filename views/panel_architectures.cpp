@@ -206,7 +206,7 @@ class ArchitecturesPanel : public RecomputePanel<ArchitecturesState, Architectur
  public:
   ArchitecturesPanel()
       : RecomputePanel(
-            kInfo, {.rows = {{{0, 1}}, {{2, 3}}, {{4, 5}}}},
+            kInfo, {.rows = {{{"mlp_ratio", "head_dim"}}, {{"aspect", "vocab"}}, {{"counts", "breakdown"}}}},
             {compute,
              error_of,
              {mlp_ratio_figure, head_dim_figure, aspect_figure, vocab_figure, counts_figure, breakdown_figure},

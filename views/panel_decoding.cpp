@@ -1,6 +1,6 @@
 // Decoding and information: entropy, cross-entropy and KL of two distributions the user shapes; temperature,
 // top-k, top-p and min-p on one distribution in Hugging Face's order; perplexity as exp(cross-entropy), read from
-// the Training panel's latest run when one exists (views/train_handoff.h), else from a typed loss.
+// the Training panel's latest run when one exists (views/handoffs.h), else from a typed loss.
 //
 // [SECTION] state
 // [SECTION] result and compute (core/experiments/information, core/ops/sampling)
@@ -18,10 +18,9 @@
 #include "core/experiments/information.h"
 #include "core/number_list.h"
 #include "core/ops/sampling.h"
-#include "views/model_handoff.h"
+#include "views/handoffs.h"
 #include "views/plot/plot_imgui.h"
 #include "views/recompute.h"
-#include "views/train_handoff.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -33,7 +32,7 @@ const PanelInfo kInfo = {"decoding", N_("Decoding and information"), N_("Inferen
 
 // [SECTION] state
 
-// What the perplexity figure takes from the Training panel's latest run (views/train_handoff.h).
+// What the perplexity figure takes from the Training panel's latest run (views/handoffs.h).
 struct TrainingLink {
   bool run = false;                          // the Training panel has a run
   RunLoss loss;                              // its latest loss (loss.found false before the first step)
@@ -277,7 +276,8 @@ plot::Figure perplexity_figure(const DecodingResult& r) {
 class DecodingPanel final : public RecomputePanel<DecodingState, DecodingResult> {
  public:
   DecodingPanel()
-      : RecomputePanel(kInfo, {.rows = {{{0, 1}, 0.8f}, {{2}, 0.9f}, {{3}, 0.9f, true}}},
+      : RecomputePanel(kInfo,
+                       {.rows = {{{"distributions", "kl"}, 0.8f}, {{"filters"}, 0.9f}, {{"perplexity"}, 0.9f, true}}},
                        {compute, error_of, {distributions_figure, kl_figure, filters_figure, perplexity_figure}}) {}
 
  protected:
@@ -313,7 +313,7 @@ class DecodingPanel final : public RecomputePanel<DecodingState, DecodingResult>
 
   // The Training panel's latest run, read before change detection: a new snapshot with other numbers recomputes.
   void prepare() override {
-    const std::shared_ptr<const TrainSnapshot> run = latest_training_run();
+    const std::shared_ptr<const TrainSnapshot> run = handoffs().latest_training_run();
     if (run == seen_run_) return;
     seen_run_ = run;
     TrainingLink l = link_of(run.get());
@@ -343,9 +343,9 @@ class DecodingPanel final : public RecomputePanel<DecodingState, DecodingResult>
     // A short label (the controls column is narrow at 1280 x 720); the whole sentence as its tooltip.
     if (ImGui::SmallButton(tr("Sample with these in the stepper"))) {
       const SamplingConfig& sc = s_.sampling;
-      post_values("forward",
-                  {{"temperature", sc.temperature}, {"top_k", sc.top_k}, {"top_p", sc.top_p}, {"min_p", sc.min_p}});
-      request_focus("forward");
+      handoffs().post_values(
+          "forward", {{"temperature", sc.temperature}, {"top_k", sc.top_k}, {"top_p", sc.top_p}, {"min_p", sc.min_p}});
+      handoffs().request_focus("forward");
     }
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("Use these sampling settings in the forward stepper"));
     ImGui::Separator();
@@ -355,8 +355,8 @@ class DecodingPanel final : public RecomputePanel<DecodingState, DecodingResult>
 
   // The perplexity figure takes the full width when it has the run's curve beside the exp(loss) curve.
   void draw_figures(const DrawContext& ctx, const std::vector<plot::Figure>& figs) override {
-    const bool two = figs.size() > 3 && figs[3].grid.size() > 1;
-    layout_.rows.back() = two ? FigureRow{{3}, 0.9f, false} : FigureRow{{3}, 0.9f, true};
+    const plot::Figure* perplexity = find_figure(figs, "perplexity");
+    layout_.rows.back().half = !(perplexity && perplexity->grid.size() > 1);
     RecomputePanel::draw_figures(ctx, figs);
   }
 

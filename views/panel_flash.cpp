@@ -235,7 +235,7 @@ plot::Figure traffic_figure(const FlashResult& r) {
 class FlashPanel final : public RecomputePanel<FlashState, FlashResult> {
  public:
   FlashPanel()
-      : RecomputePanel(kInfo, kTwoByTwo,
+      : RecomputePanel(kInfo, two_by_two("schedule", "running", "tile", "traffic"),
                        {compute,
                         checked_error<FlashResult>,
                         {schedule_figure, stats_figure, tile_figure, traffic_figure},

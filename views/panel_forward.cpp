@@ -19,7 +19,7 @@
 #include "core/model/forward.h"
 #include "views/forward/forward_draw.h"
 #include "views/forward/forward_panel.h"
-#include "views/model_handoff.h"
+#include "views/handoffs.h"
 #include "views/plot/layout.h"
 #include "views/plot/plot_imgui.h"
 #include "views/presenter_keys.h"
@@ -37,7 +37,8 @@ void ForwardPanel::bind(Controls& c) { bind_forward_controls(c, s_); }
 
 void ForwardPanel::update() {
   // Sampling settings handed over by the Decoding panel ("Use in the forward stepper"); refused values are skipped.
-  if (const std::optional<nlohmann::json> posted = take_posted_values(info().id); posted && posted->is_object())
+  if (const std::optional<nlohmann::json> posted = handoffs().take_posted_values(info().id);
+      posted && posted->is_object())
     for (const auto& [key, value] : posted->items())
       if (Control* c = controls().find(key); c && !c->check(value, info().id + "." + key)) c->set(value);
   advance_generation();

@@ -192,11 +192,12 @@ plot::Figure spectrum_figure(const GeometryResult& r) {
 class GeometryPanel : public RecomputePanel<GeometryState, GeometryResult> {
  public:
   GeometryPanel()
-      : RecomputePanel(kInfo, {.rows = {{{0, 1}}, {{2}, 1.0f}, {{3, 4}}, {{5}, 1.0f}}},
-                       {compute,
-                        checked_error<GeometryResult>,
-                        {norms_figure, angles_figure, dot_cos_figure, sweep_figure, keys_figure, spectrum_figure},
-                        quick}) {}
+      : RecomputePanel(
+            kInfo, {.rows = {{{"norms", "angles"}}, {{"dot_vs_cos"}, 1.0f}, {{"sweep", "keys"}}, {{"spectrum"}, 1.0f}}},
+            {compute,
+             checked_error<GeometryResult>,
+             {norms_figure, angles_figure, dot_cos_figure, sweep_figure, keys_figure, spectrum_figure},
+             quick}) {}
 
  protected:
   void bind(Controls& c) override {

@@ -165,9 +165,11 @@ plot::Figure group_figure(const GqaParams& p, const GqaAnalysis& r) {
 class GqaPanel final : public RecomputePanel<GqaState, GqaResult> {
  public:
   GqaPanel()
-      : RecomputePanel(kInfo, {.rows = {{{0}, 0.55f}, {{1, 2}}, {{3, 4}}}, .min_width = 360},
-                       checked_hooks<GqaState, params_of, analyze_gqa>(
-                           {mapping_figure, kvcache_figure, params_figure, conversion_figure, group_figure})) {}
+      : RecomputePanel(
+            kInfo,
+            {.rows = {{{"mapping"}, 0.55f}, {{"kvcache", "params"}}, {{"conversion", "group-maps"}}}, .min_width = 360},
+            checked_hooks<GqaState, params_of, analyze_gqa>(
+                {mapping_figure, kvcache_figure, params_figure, conversion_figure, group_figure})) {}
 
  protected:
   // A preset model fixes the shape: its sliders are hidden.

@@ -14,7 +14,7 @@
 
 #include "core/experiments/head_roles.h"
 #include "core/experiments/stepper_model.h"
-#include "views/model_handoff.h"
+#include "views/handoffs.h"
 #include "views/plot/plot_imgui.h"
 #include "views/recompute.h"
 #include "views/widgets.h"
@@ -321,12 +321,12 @@ plot::Figure examples_figure(const HeadsResult& r) {
 class HeadsPanel final : public RecomputePanel<HeadsState, HeadsResult> {
  public:
   HeadsPanel()
-      : RecomputePanel(kInfo, {.rows = {{{0}, 0.9f}, {{1}, 0.9f}, {{2}, 1.8f}}, .min_width = 360},
+      : RecomputePanel(kInfo, {.rows = {{{"map"}, 0.9f}, {{"scores"}, 0.9f}, {{"examples"}, 1.8f}}, .min_width = 360},
                        {compute, error_of, {map_figure, scores_figure, examples_figure}, quick}) {}
 
  protected:
   void prepare() override {
-    if (std::optional<StepperModel> posted = take_posted_model(kInfo.id)) {
+    if (std::optional<StepperModel> posted = handoffs().take_posted_model(kInfo.id)) {
       s_.stepper = std::make_shared<const StepperModel>(std::move(*posted));
       s_.model = HeadsModel::Stepper;
       request_recompute();

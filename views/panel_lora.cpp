@@ -17,9 +17,9 @@
 #include "core/experiments/lora_experiment.h"
 #include "core/experiments/lora_rank_sweep.h"
 #include "core/experiments/stepper_model.h"
+#include "views/handoffs.h"
 #include "views/plot/plot_imgui.h"
 #include "views/recompute.h"
-#include "views/train_handoff.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -459,8 +459,13 @@ std::vector<RecomputePanel<LoraState, LoraResult>::FigureBuilder> figure_builder
     });
   return out;
 }
-const FigureLayout kSyntheticLayout = {{{{0, 1}}, {{3, 5}}, {{4}, 0.7f}, {{2}, 0.62f, true}}, 360};
-const FigureLayout kFinetuneLayout = {{{{0, 1}}, {{2, 3}}, {{4}, 0.45f}, {{5}, 0.62f, true}}, 360};
+const FigureLayout kSyntheticLayout = {
+    {{{"spectrum", "error"}}, {{"loss", "scale"}}, {{"heatmaps"}, 0.7f}, {{"params"}, 0.62f, true}}, 360};
+const FigureLayout kFinetuneLayout = {{{{"ft_loss_rank", "ft_loss_params"}},
+                                       {{"ft_curves", "ft_accuracy"}},
+                                       {{"ft_spectra"}, 0.45f},
+                                       {{"ft_energy"}, 0.62f, true}},
+                                      360};
 
 class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
  public:
@@ -472,7 +477,7 @@ class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
   void prepare() override {
     // The Training panel's model, adopted when its run is not training (a running run changes every frame).
     if (s_.mode != LoraMode::Finetune || s_.ft_base != FinetuneBase::TrainingRun) return;
-    const std::shared_ptr<const TrainSnapshot> run = latest_training_run();
+    const std::shared_ptr<const TrainSnapshot> run = handoffs().latest_training_run();
     if (!run || !run->ready || run->running || run.get() == adopted_run_.get()) return;
     adopted_run_ = run;
     Task task;

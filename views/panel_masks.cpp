@@ -286,13 +286,16 @@ class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
     const ImVec2 size(w, w * 0.8f);
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     // No zoom on the mask heatmap, so the cell under the mouse can be found from the default layout below.
-    const bool hovered = plot::draw_figure(figs[0], ctx, "masks", size, plot::FigureDrawFlags_NoInteraction);
-    if (hovered) blocked_tooltip(figs[0], ctx, origin, size);
+    const plot::Figure *mask = find_figure(figs, "mask"), *uniform = find_figure(figs, "uniform"),
+                       *visible = find_figure(figs, "visible"), *receptive = find_figure(figs, "receptive");
+    if (!mask || !uniform || !visible || !receptive) return;
+    const bool hovered = plot::draw_figure(*mask, ctx, "masks", size, plot::FigureDrawFlags_NoInteraction);
+    if (hovered) blocked_tooltip(*mask, ctx, origin, size);
     if (two) ImGui::SameLine();
-    plot::draw_figure(figs[3], ctx, "masks", size);
-    plot::draw_figure(figs[1], ctx, "masks", ImVec2(w, w * 0.6f));
+    plot::draw_figure(*uniform, ctx, "masks", size);
+    plot::draw_figure(*visible, ctx, "masks", ImVec2(w, w * 0.6f));
     if (two) ImGui::SameLine();
-    plot::draw_figure(figs[2], ctx, "masks", ImVec2(w, w * 0.6f));
+    plot::draw_figure(*receptive, ctx, "masks", ImVec2(w, w * 0.6f));
   }
 
   // Replaces the plot layer's tooltip on the mask heatmap with one naming the term that blocked the cell.

@@ -15,7 +15,7 @@
 
 #include "core/experiments/moe_routing.h"
 #include "core/experiments/moe_settings.h"
-#include "views/model_handoff.h"
+#include "views/handoffs.h"
 #include "views/recompute.h"
 #include "views/widgets.h"
 
@@ -182,7 +182,7 @@ class MoePanel final : public RecomputePanel<MoeState, MoeResult> {
  public:
   MoePanel()
       : RecomputePanel(
-            kInfo, kTwoByTwo,
+            kInfo, two_by_two("routing", "load", "balance", "params"),
             {compute, checked_error<MoeResult>, {routing_figure, load_figure, balance_figure, params_figure}, quick}) {}
 
  protected:
@@ -200,11 +200,11 @@ class MoePanel final : public RecomputePanel<MoeState, MoeResult> {
                 static_cast<long long>(m.total_params));
     // The same layer, trained: the Training panel's sort task with these experts, top-k and capacity.
     if (ImGui::Button(tr("Train this in the Training panel")))
-      post_values("train", {{"task", "sort"},
-                            {"experts", s_.params.experts},
-                            {"top_k", s_.params.top_k},
-                            {"capacity_factor", s_.capacity_factor},
-                            {"activation", s_.params.gated ? "swiglu" : "gelu"}});
+      handoffs().post_values("train", {{"task", "sort"},
+                                       {"experts", s_.params.experts},
+                                       {"top_k", s_.params.top_k},
+                                       {"capacity_factor", s_.capacity_factor},
+                                       {"activation", s_.params.gated ? "swiglu" : "gelu"}});
     ImGui::SameLine();
     help_marker(
         tr("Opens the Training panel on the sort task with a mixture of these experts in every block (as the "

@@ -281,7 +281,7 @@ class NgramPanel : public RecomputePanel<NgramState, NgramResult> {
  public:
   NgramPanel()
       : RecomputePanel(
-            kInfo, {.rows = {{{0, 1}}, {{2}}, {{3}, 1.0f}, {{4}, 1.2f}}},
+            kInfo, {.rows = {{{"bits", "sparsity"}}, {{"samples"}}, {{"masked"}, 1.0f}, {{"masks"}, 1.2f}}},
             {compute, error_of, {bits_figure, sparsity_figure, samples_figure, masked_figure, masks_figure}, quick}) {}
 
  protected:

@@ -251,11 +251,13 @@ plot::Figure placement_figure(const NormsResult& r) {
 class NormsPanel final : public RecomputePanel<NormsState, NormsResult> {
  public:
   NormsPanel()
-      : RecomputePanel(kInfo, {.rows = {{{0}, 0.55f}, {{1}, 0.75f}, {{2, 3}, 0.9f}, {{4}, 0.75f}}},
-                       {compute,
-                        error_of,
-                        {norms_figure, activations_figure, glu_figure, hidden_figure, placement_figure},
-                        quick}) {}
+      : RecomputePanel(
+            kInfo,
+            {.rows = {{{"norms"}, 0.55f}, {{"activations"}, 0.75f}, {{"glu", "hidden"}, 0.9f}, {{"placement"}, 0.75f}}},
+            {compute,
+             error_of,
+             {norms_figure, activations_figure, glu_figure, hidden_figure, placement_figure},
+             quick}) {}
 
  protected:
   void bind(Controls& c) override {

@@ -199,7 +199,7 @@ plot::Figure extrapolation_figure(const PositionsResult& r) {
 class PositionsPanel final : public RecomputePanel<PositionsState, PositionsResult> {
  public:
   PositionsPanel()
-      : RecomputePanel(kInfo, {.rows = {{{0}, 0.85f}, {{1}, 0.8f}}},
+      : RecomputePanel(kInfo, {.rows = {{{"similarity"}, 0.85f}, {{"extrapolation"}, 0.8f}}},
                        {compute, error_of, {similarity_figure, extrapolation_figure}, quick}) {}
 
  protected:

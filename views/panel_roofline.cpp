@@ -332,7 +332,7 @@ plot::Figure measured_figure(const RooflineResult& r) {
 class RooflinePanel final : public RecomputePanel<RooflineState, RooflineResult> {
  public:
   RooflinePanel()
-      : RecomputePanel(kInfo, kTwoByTwo,
+      : RecomputePanel(kInfo, two_by_two("roofline", "intensity", "decode", "measured"),
                        {compute, error_of, {roofline_figure, gemm_figure, decode_figure, measured_figure}, quick}) {
     computing_text_ = N_("Measuring this machine (about two seconds)...");
   }

@@ -162,7 +162,7 @@ plot::Figure distance_figure(const RopeAnalysisParams& p, const RopeAnalysis& r)
 class RopePanel final : public RecomputePanel<RopeState, RopeResult> {
  public:
   RopePanel()
-      : RecomputePanel(kInfo, {.rows = {{{0, 1}, 0.75f}, {{2, 3}}}, .min_width = 360},
+      : RecomputePanel(kInfo, {.rows = {{{"plane", "angles"}, 0.75f}, {{"freqs", "distance"}}}, .min_width = 360},
                        checked_hooks<RopeState, params_of, analyze_rope>(
                            {plane_figure, angle_figure, freqs_figure, distance_figure})) {}
 

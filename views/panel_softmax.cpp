@@ -211,7 +211,7 @@ class SoftmaxPanel final : public RecomputePanel<SoftmaxState, SoftmaxResult> {
  public:
   // The small multiples and the worked example need height for their y labels when the column is narrow.
   SoftmaxPanel()
-      : RecomputePanel(kInfo, {.rows = {{{0, 1}}, {{2}, 0.8f}, {{3}, 0.7f}}},
+      : RecomputePanel(kInfo, {.rows = {{{"scores", "query"}}, {{"sweep"}, 0.8f}, {{"worked"}, 0.7f}}},
                        {compute, no_error, {histogram_figure, query_figure, sweep_figure, worked_figure}, quick}) {}
 
   // A logits row that is not a list of numbers is shown in place and reported by export, not silently dropped.

@@ -1,6 +1,6 @@
 // Stability tricks: logit soft-capping, QK-norm and z-loss, each as a curve and as a training comparison at a
 // high learning rate with and without the trick. The live comparison runs in the Training panel (handed over
-// through views/train_handoff.h: baseline, pin, variant, with its progress, Pause and Cancel); a preview of the
+// through views/handoffs.h: baseline, pin, variant, with its progress, Pause and Cancel); a preview of the
 // same pair can also train on this panel's worker.
 //
 // [SECTION] state
@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "core/experiments/stability_tricks.h"
+#include "views/handoffs.h"
 #include "views/plot/plot_imgui.h"
 #include "views/recompute.h"
-#include "views/train_handoff.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -255,7 +255,8 @@ class StabilityPanel final : public RecomputePanel<StabilityState, StabilityResu
  public:
   // QK-norm (figure 1) gets the tallest row: room for its y label.
   StabilityPanel()
-      : RecomputePanel(kInfo, {.rows = {{{0}, 0.8f}, {{1}, 1.1f}, {{3}, 0.9f}, {{2}, 0.8f}}},
+      : RecomputePanel(kInfo,
+                       {.rows = {{{"softcap"}, 0.8f}, {{"qknorm"}, 1.1f}, {{"training"}, 0.9f}, {{"zloss"}, 0.8f}}},
                        {compute, error_of, {softcap_figure, qk_figure, zloss_figure, training_figure}, quick}) {}
 
  protected:
@@ -302,7 +303,7 @@ class StabilityPanel final : public RecomputePanel<StabilityState, StabilityResu
     }
     TrainComparison c = training_comparison_of(s_);
     sent_ = subst(tr("Sent to the Training panel: {0}."), {c.title});
-    post_train_comparison(std::move(c));
+    handoffs().post_train_comparison(std::move(c));
   }
 
   bool control_visible(const Control& c) const override { return c.key != "in_training"; }  // buttons instead

@@ -333,7 +333,7 @@ class TokenizersPanel final : public RecomputePanel<TokenizerState, TokenizerRes
  public:
   TokenizersPanel()
       : RecomputePanel(
-            kInfo, kTwoByTwo,
+            kInfo, two_by_two("candidates", "growth", "counts", "segmentation"),
             {compute, error_of, {candidates_figure, growth_figure, counts_figure, segmentation_figure}, quick}) {}
 
  protected:

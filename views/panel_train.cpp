@@ -15,7 +15,7 @@
 #include <optional>
 #include <string>
 
-#include "views/model_handoff.h"
+#include "views/handoffs.h"
 #include "views/plot/plot_imgui.h"
 #include "views/text/panel_text.h"
 #include "views/train/train_checkpoint.h"
@@ -23,7 +23,6 @@
 #include "views/train/train_finetune.h"
 #include "views/train/train_language.h"
 #include "views/train/train_settings.h"
-#include "views/train_handoff.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -62,20 +61,22 @@ class TrainPanel final : public Panel {
   std::shared_ptr<const TrainSnapshot> snapshot() const { return session_.snapshot(); }
 
   void update() override {
-    if (auto posted = take_posted_values(info().id)) apply_posted(*posted);
-    if (std::optional<TrainComparison> c = take_train_comparison()) start_comparison(std::move(*c));
+    if (auto posted = handoffs().take_posted_values(info().id)) apply_posted(*posted);
+    if (std::optional<TrainComparison> c = handoffs().take_train_comparison()) start_comparison(std::move(*c));
+    finetune_.poll(background_priority());  // a start model loaded on the worker restarts the run
     // A setting the user changed starts a run that is no longer the comparison's.
     if (apply_settings()) compare_.phase = ComparePhase::None;
     advance_comparison();
-    publish_training_run(session_.snapshot());
+    handoffs().publish_training_run(session_.snapshot());
   }
   // Headless (export, tests): a posted comparison runs to its end, both runs.
   void wait_idle() override {
     session_.wait_idle();
     while (advance_comparison()) session_.wait_idle();
-    publish_training_run(session_.snapshot());
+    handoffs().publish_training_run(session_.snapshot());
   }
-  bool busy() const override { return session_.running(); }  // curves and maps move while it plays
+  bool busy() const override { return session_.running() || finetune_.loading(); }  // curves move while it plays
+  std::string problem() const override { return error_; }  // settings that cannot train; the last run stays
 
   std::vector<plot::Figure> figures() override { return train_figures(*session_.snapshot(), s_.steps); }
 
@@ -88,15 +89,15 @@ class TrainPanel final : public Panel {
     ImGui::Separator();
     for (const Control& c : controls().all()) {
       if (const char* heading = train_group_starting_at(c.key)) section(tr(heading));
-      if (!train_control_shown(s_, c.key)) continue;
+      if (!train_control_shown(s_, c.key) || TrainFinetune::owns_control(c.key)) continue;
       ImGui::SetNextItemWidth(150 * ctx.dpi_scale);
       draw_control(c);
       if (c.key == "aux_coef" || (c.key == "experts" && !s_.model.moe())) draw_parameter_estimate(*snap);
     }
     section(tr("Fine-tuning"));
-    finetune_.draw(*snap);
+    finetune_.draw(*snap, controls());
     section(tr("Checkpoint"));
-    checkpoint_.draw(*snap, session_);
+    checkpoint_.draw(*snap, session_, handoffs());
     begin_figures_column();
     if (!error_.empty()) warning_text(error_.c_str());
     if (!snap->ready) {
@@ -131,7 +132,10 @@ class TrainPanel final : public Panel {
   }
 
  protected:
-  void bind(Controls& c) override { bind_train_controls(c, s_); }
+  void bind(Controls& c) override {
+    bind_train_controls(c, s_);
+    finetune_.bind(c);  // ft_*: drawn in the Fine-tuning section
+  }
 
  private:
   // Starts a new run when the controls (speed aside) changed since the current run began; true when it did.
@@ -155,7 +159,7 @@ class TrainPanel final : public Panel {
     return false;
   }
 
-  // [SECTION] compare runs handed over by another panel (views/train_handoff.h)
+  // [SECTION] compare runs handed over by another panel (views/handoffs.h)
   // The baseline trains to its last step (or until it diverges), is pinned, then the variant trains: the loss
   // figure shows both. Pause holds the comparison, Play continues it; changing a setting ends it.
 

@@ -175,6 +175,12 @@ class RecomputePanel : public Panel {
   }
 
   void draw(const DrawContext& ctx) override;  // explanation, controls column, figures (below)
+  // Every figure id the default layout names, row by row (tests check each is one of figures()).
+  std::vector<std::string> layout_figure_ids() const override {
+    std::vector<std::string> ids;
+    for (const FigureRow& row : layout_.rows) ids.insert(ids.end(), row.figures.begin(), row.figures.end());
+    return ids;
+  }
 
  protected:
   // Optional overrides, for what a panel adjusts or draws beyond its controls and figures.

@@ -202,6 +202,23 @@ void draw_controls_column(const Controls& controls, const DrawContext& ctx, floa
   }
 }
 
+const plot::Figure* find_figure(const std::vector<plot::Figure>& figs, std::string_view id) {
+  for (const plot::Figure& f : figs)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+std::vector<std::vector<size_t>> figure_rows_indices(const std::vector<plot::Figure>& figs,
+                                                     const std::vector<FigureRow>& rows) {
+  std::vector<std::vector<size_t>> out;
+  for (const FigureRow& row : rows) {
+    std::vector<size_t>& r = out.emplace_back();
+    for (const std::string& id : row.figures)
+      if (const plot::Figure* f = find_figure(figs, id)) r.push_back(static_cast<size_t>(f - figs.data()));
+  }
+  return out;
+}
+
 void draw_figure_rows(const std::vector<plot::Figure>& figs, const DrawContext& ctx, const char* panel_id,
                       const std::vector<FigureRow>& rows, float min_width) {
   const float spacing = ImGui::GetStyle().ItemSpacing.x;
@@ -211,18 +228,19 @@ void draw_figure_rows(const std::vector<plot::Figure>& figs, const DrawContext& 
   const float readable = std::max(min_width, kReadableFigureWidth) * ctx.dpi_scale;
   const bool stack = (avail - spacing) / 2 < readable;
   const float w = stack ? std::max(min_width * ctx.dpi_scale, avail) : (avail - spacing) / 2;
-  for (const FigureRow& row : rows) {
+  const std::vector<std::vector<size_t>> shown = figure_rows_indices(figs, rows);
+  for (size_t ri = 0; ri < rows.size(); ++ri) {
+    const FigureRow& row = rows[ri];
     const bool wide = row.figures.size() == 1 && !row.half;
-    for (size_t k = 0; k < row.figures.size(); ++k) {
-      const size_t i = static_cast<size_t>(row.figures[k]);
-      if (i >= figs.size()) continue;
+    for (size_t k = 0; k < shown[ri].size(); ++k) {
+      const plot::Figure& f = figs[shown[ri][k]];
       if (stack) {
         // Keep each figure's shape: in a shared row it was w/2 wide and w/2 · aspect tall.
-        plot::draw_figure(figs[i], ctx, panel_id, ImVec2(w, w * row.aspect * (wide ? 0.5f : 1.0f)));
+        plot::draw_figure(f, ctx, panel_id, ImVec2(w, w * row.aspect * (wide ? 0.5f : 1.0f)));
         continue;
       }
       if (k > 0) ImGui::SameLine();
-      plot::draw_figure(figs[i], ctx, panel_id, ImVec2(wide ? 2 * w + spacing : w, w * row.aspect));
+      plot::draw_figure(f, ctx, panel_id, ImVec2(wide ? 2 * w + spacing : w, w * row.aspect));
     }
   }
 }

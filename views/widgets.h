@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "views/controls.h"
@@ -50,9 +51,10 @@ void draw_controls_column(const Controls& controls, const DrawContext& ctx, floa
                           const std::function<bool(const Control&)>& visible = {},
                           const std::function<void(const Control&)>& after = {});
 // One row of a panel's figure column: one figure spans the column (unless `half`), two share it side by side;
-// each is `aspect` times as tall as half the column is wide.
+// each is `aspect` times as tall as half the column is wide. Rows name figures by id (plot::Figure::id), so a panel
+// that reorders, adds or drops figures keeps its layout; an id the panel does not show at the moment is skipped.
 struct FigureRow {
-  std::vector<int> figures;  // indices into the panel's figures()
+  std::vector<std::string> figures;  // ids of the panel's figures()
   float aspect = 0.62f;
   bool half = false;  // a single figure drawn half the column wide
 };
@@ -62,7 +64,15 @@ struct FigureLayout {
   float min_width = 0;  // logical pixels; a narrower column scrolls sideways
 };
 // Four figures in two rows of two, as most panels show them.
-inline const FigureLayout kTwoByTwo = {{{{0, 1}}, {{2, 3}}}, 380};
+inline FigureLayout two_by_two(std::string a, std::string b, std::string c, std::string d) {
+  return {{{{std::move(a), std::move(b)}}, {{std::move(c), std::move(d)}}}, 380};
+}
+// The figure of `figs` with that id, or nullptr.
+const plot::Figure* find_figure(const std::vector<plot::Figure>& figs, std::string_view id);
+// Each row of `rows` as indices into `figs` (ids not in `figs` left out, rows left empty kept): what
+// draw_figure_rows draws, without a window.
+std::vector<std::vector<size_t>> figure_rows_indices(const std::vector<plot::Figure>& figs,
+                                                     const std::vector<FigureRow>& rows);
 // Draws `rows` of `figs`. Figures share a row only when each gets at least max(`min_width`, kReadableFigureWidth)
 // logical pixels; in a narrower column each gets a row of its own, and a column narrower than `min_width` scrolls
 // sideways.

@@ -8,6 +8,7 @@
 
 #include "core/io/json_parse.h"
 #include "core/io/read_file.h"
+#include "core/text/utf8.h"
 
 namespace tw {
 
@@ -120,14 +121,14 @@ void read_readme(const std::string& path, ModelCard* c) {
   }
 }
 
-// "zh" when the tokenizer's vocabulary holds many Han characters (U+4E00 … U+9FFF: lead bytes E4 … E9).
+// "zh" when the tokenizer's vocabulary holds many Han characters (U+4E00 … U+9FFF, decoded by core/text/utf8).
 std::string guess_language(const std::string& tokenizer_path) {
   std::string text, error;
   if (!read_file_bounded(tokenizer_path, kTokenizerMaxBytes, &text, &error)) return "";
   size_t han = 0;
-  for (size_t i = 0; i + 2 < text.size(); ++i) {
-    const auto b = static_cast<unsigned char>(text[i]);
-    if (b >= 0xE4 && b <= 0xE9 && (static_cast<unsigned char>(text[i + 1]) & 0xC0) == 0x80) ++han;
+  for (size_t i = 0, len = 1; i < text.size(); i += len) {
+    const uint32_t cp = decode_utf8_at(text, i, &len);
+    if (cp >= 0x4E00 && cp <= 0x9FFF) ++han;
   }
   return han >= 500 ? "zh" : "en";
 }

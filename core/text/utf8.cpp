@@ -83,6 +83,11 @@ size_t utf8_char_start(std::string_view s, size_t i) {
   return i;
 }
 
+std::string_view utf8_prefix(std::string_view s, size_t max_bytes) {
+  if (s.size() <= max_bytes) return s;
+  return s.substr(0, utf8_char_start(s, max_bytes));
+}
+
 uint32_t decode_utf8_at(std::string_view s, size_t i, size_t* len) {
   const size_t n = utf8_sequence_length(s, i);
   *len = n ? n : 1;

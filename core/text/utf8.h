@@ -23,6 +23,10 @@ std::string encode_utf8(uint32_t cp);
 // Length of the well-formed sequence starting at s[i] (1..4), or 0 when s[i] does not start one.
 size_t utf8_sequence_length(std::string_view s, size_t i);
 
+// The longest prefix of s of at most max_bytes bytes that does not end inside a well-formed sequence (cut before
+// the lead byte of the character that contains byte max_bytes). Bytes outside any sequence are characters of their own.
+std::string_view utf8_prefix(std::string_view s, size_t max_bytes);
+
 // Start of the character that contains byte i: the lead byte of a well-formed sequence covering i, else i itself.
 size_t utf8_char_start(std::string_view s, size_t i);
 

@@ -28,13 +28,6 @@ std::string joined(const std::vector<std::string>& records) {
   return out;
 }
 
-// The longest prefix of `s` of at most `n` bytes that ends on a character boundary.
-std::string utf8_prefix(const std::string& s, size_t n) {
-  if (s.size() <= n) return s;
-  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
-  return s.substr(0, n);
-}
-
 std::string cache_key(const LanguageSource& s) {
   return s.corpus + "|" + to_string(s.tokenizer) + "|" + std::to_string(s.vocab_size) + "|" +
          std::to_string(s.text.size()) + "|" + std::to_string(std::hash<std::string>()(s.text));
@@ -129,7 +122,8 @@ bool load_language_data(const LanguageSource& source, std::shared_ptr<const Lang
     d->tokenizer_json = char_tokenizer_json(d->train_text, source.vocab_size);
   } else {
     BpeTraining bpe;
-    if (!train_bpe(utf8_prefix(d->train_text, kMaxTrainingTextBytes), source.vocab_size - 256, &bpe, error))
+    if (!train_bpe(std::string(utf8_prefix(d->train_text, kMaxTrainingTextBytes)), source.vocab_size - 256, &bpe,
+                   error))
       return false;
     // Every field a standard tokenizer.json has (the reference libraries refuse a file without them).
     nlohmann::ordered_json j = nlohmann::ordered_json::parse(bpe.tokenizer_json);

@@ -15,7 +15,7 @@
 #include "core/io/hf_model.h"
 #include "core/model/weights.h"
 #include "core/train/tasks.h"
-#include "views/model_handoff.h"
+#include "views/handoffs.h"
 #include "views/panel.h"
 
 namespace tw {
@@ -301,8 +301,8 @@ TEST(PanelForwardModels, TheTrainingPanelsModelArrivesThroughTheHandOff) {
   c.vocab = task.vocab();
   c.max_seq = task.seq_len();
   const auto weights = std::make_shared<const ModelWeights>(init_weights(c, 3));
-  post_model("forward", task_stepper_model(c, weights, task, "test", "test model"));
-  EXPECT_EQ(take_focus_request(), "forward");
+  p->handoffs().post_model("forward", task_stepper_model(c, weights, task, "test", "test model"));
+  EXPECT_EQ(p->handoffs().take_focus_request(), "forward");
   const auto figs = run(*p);
   EXPECT_EQ(model_choice(*p), "training");
   EXPECT_EQ(p->error(), "");
@@ -327,14 +327,14 @@ namespace {
 TEST(PanelForwardModels, SamplingSettingsArriveFromTheDecodingPanel) {
   auto p = testing::panel_with("forward", {{"model", "tiny"}, {"temperature", 1.0}});
   ASSERT_TRUE(p);
-  post_values("forward", {{"temperature", 0.7}, {"top_k", 5}, {"top_p", 0.9}, {"min_p", 0.05}});
+  p->handoffs().post_values("forward", {{"temperature", 0.7}, {"top_k", 5}, {"top_p", 0.9}, {"min_p", 0.05}});
   p->update();
   const nlohmann::json v = p->controls().to_json();
   EXPECT_NEAR(v["temperature"].get<double>(), 0.7, 1e-6);
   EXPECT_EQ(v["top_k"].get<int>(), 5);
   EXPECT_NEAR(v["top_p"].get<double>(), 0.9, 1e-6);
   EXPECT_NEAR(v["min_p"].get<double>(), 0.05, 1e-6);
-  post_values("forward", {{"temperature", 20.0}});  // above the stepper's range: refused, 0.7 stays
+  p->handoffs().post_values("forward", {{"temperature", 20.0}});  // above the stepper's range: refused, 0.7 stays
   p->update();
   EXPECT_NEAR(p->controls().to_json()["temperature"].get<double>(), 0.7, 1e-6);
 }

@@ -2,7 +2,7 @@
 // pinned runs appear as overlays, and the trained model is handed out with its config.
 #include <gtest/gtest.h>
 
-#include "views/model_handoff.h"
+#include "views/handoffs.h"
 #include "views/panel_test_util.h"
 #include "views/panel_train.h"
 
@@ -128,8 +128,8 @@ TEST(PanelTrain, MixtureOfExpertsFiguresAndHandOff) {
 
   auto p = make_panel("train");
   ASSERT_NE(p, nullptr);
-  post_values("train",
-              {{"experts", 4}, {"top_k", 2}, {"capacity_factor", 1.25}, {"activation", "swiglu"}, {"top_k_typo", 3}});
+  p->handoffs().post_values(
+      "train", {{"experts", 4}, {"top_k", 2}, {"capacity_factor", 1.25}, {"activation", "swiglu"}, {"top_k_typo", 3}});
   run(*p);
   ModelConfig config;
   ModelWeights weights;
@@ -138,7 +138,7 @@ TEST(PanelTrain, MixtureOfExpertsFiguresAndHandOff) {
   EXPECT_EQ(config.top_k, 2);
   EXPECT_EQ(config.capacity_factor, 1.25);
   EXPECT_EQ(weights.layers[0].experts.size(), 4u);
-  post_values("train", {{"experts", 1000}});  // out of range: refused, the run stays
+  p->handoffs().post_values("train", {{"experts", 1000}});  // out of range: refused, the run stays
   run(*p);
   ASSERT_TRUE(trained_model_of_panel(*p, &config, &weights));
   EXPECT_EQ(config.experts, 4);

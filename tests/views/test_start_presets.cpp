@@ -13,8 +13,7 @@
 #include "app/file_menu.h"
 #include "app/scene_presets.h"
 #include "app/start_presets.h"
-#include "views/model_handoff.h"
-#include "views/train_handoff.h"
+#include "views/handoffs.h"
 
 namespace tw {
 namespace {
@@ -81,15 +80,21 @@ TEST(StartPresets, AThumbnailNeverHandsAnythingToTheUsersPanels) {
   const auto it =
       std::find_if(presets.begin(), presets.end(), [](const auto& p) { return p.name == "stability-zloss-compare"; });
   ASSERT_NE(it, presets.end());
-  take_focus_request();  // start from an empty mailbox
-  take_train_comparison();
+  AppState live = make_app_state();  // the user's panels, with something handed over and not taken yet
+  live.handoffs->post_values("forward", {{"temperature", 0.7}});
+  live.handoffs->take_focus_request();
   AppState scratch = make_app_state();
+  ASSERT_NE(scratch.handoffs, live.handoffs);
   const PresetThumbnail t = render_preset_thumbnail(scratch, *it);
   EXPECT_EQ(t.error, "");
   EXPECT_GT(t.width, 0);
-  EXPECT_EQ(take_focus_request(), "");
-  EXPECT_FALSE(take_train_comparison().has_value());
-  EXPECT_EQ(latest_training_run(), nullptr);
+  EXPECT_EQ(live.handoffs->take_focus_request(), "");
+  EXPECT_FALSE(live.handoffs->take_train_comparison().has_value());
+  EXPECT_EQ(live.handoffs->latest_training_run(), nullptr);
+  EXPECT_EQ(live.handoffs->take_posted_values("forward"), nlohmann::json({{"temperature", 0.7}}))
+      << "a preview does not take what was handed to the user's panels";
+  // The preview's stability panel did hand its comparison over, to the preview's own Training panel.
+  EXPECT_EQ(scratch.handoffs->take_focus_request(), "train");
 }
 
 // Every card shows its own content: the Stability presets each their own figure (no two thumbnails alike), and a

@@ -1,7 +1,15 @@
 // The Training panel's fine-tuning section turns its choices into TrainSettings (no window needed).
 #include <gtest/gtest.h>
 
+#include "views/panel_test_util.h"
+#include "views/scene_test_util.h"
+
+#include <unistd.h>
+#include <filesystem>
+#include <fstream>
+
 #include "core/train/trainer.h"
+#include "views/handoffs.h"
 #include "views/train/train_finetune.h"
 
 namespace tw {
@@ -56,6 +64,94 @@ TEST(TrainFinetune, AppliesTheLoadedModelAndTheLoraChoice) {
   ASSERT_TRUE(trainer.init(t, &error)) << error;
   EXPECT_EQ(trainer.trainable_parameters(), 37392);
   EXPECT_EQ(trainer.lora(), nullptr);
+}
+
+// The fine-tune choices are scene keys: a scene (or --set) picks the start model, LoRA or full, r, alpha, rsLoRA
+// and the target modules; the Training panel's run uses them, and Save then Open gives the same choices back.
+TEST(TrainFinetune, TheChoicesAreSceneKeysAndRoundTrip) {
+  AppState app = make_app_state();
+  const std::string scene = R"({"version": 1, "open": ["train"], "values": {
+      "train.task": "reverse", "train.length": 6, "train.alphabet": 3, "train.batch": 4, "train.steps": 3,
+      "train.ft_enabled": true, "train.ft_start": "sort", "train.ft_r": 2, "train.ft_alpha": 4,
+      "train.ft_rslora": true, "train.ft_gate_proj": false}})";
+  const SceneLoad load = load_scene_text(app, scene, {{"train.ft_down_proj", false}});  // as --set does
+  ASSERT_TRUE(load.ok) << load.error;
+  EXPECT_TRUE(load.warnings.empty()) << load.warnings.front();
+  Panel& train = *app.find("train")->panel;
+  testing::run(train);
+  const std::shared_ptr<const TrainSnapshot> snap = app.handoffs->latest_training_run();
+  ASSERT_TRUE(snap && snap->ready) << train.problem();
+  StepperModel sort;
+  std::string error;
+  ASSERT_TRUE(load_task_checkpoint(shipped_models_dir() + "/sort", &sort, &error)) << error;
+  EXPECT_EQ(snap->settings.model.dim, sort.config.dim);
+  EXPECT_EQ(snap->settings.model.n_layers, sort.config.n_layers);
+  ASSERT_NE(snap->settings.start_weights, nullptr);
+  EXPECT_EQ(snap->settings.start_weights->layers[0].wq, sort.weights->layers[0].wq);
+  EXPECT_TRUE(snap->settings.lora);
+  EXPECT_EQ(snap->settings.lora_spec.r, 2);
+  EXPECT_EQ(snap->settings.lora_spec.alpha, 4.0f);
+  EXPECT_TRUE(snap->settings.lora_spec.rslora);
+  EXPECT_EQ(snap->settings.lora_spec.targets,
+            kAllLoraTargets & ~lora_target_bit(LoraModule::Gate) & ~lora_target_bit(LoraModule::Down));
+  ASSERT_NE(snap->lora, nullptr);
+
+  testing::SceneRoundTrip back = testing::scene_round_trip(app);
+  ASSERT_TRUE(back.result.ok) << back.result.error;
+  const nlohmann::json a = train.controls().to_json(), b = back.loaded.find("train")->panel->controls().to_json();
+  for (const char* key : {"ft_enabled", "ft_start", "ft_lora", "ft_r", "ft_alpha", "ft_rslora", "ft_q_proj",
+                          "ft_gate_proj", "ft_down_proj"})
+    EXPECT_EQ(a.at(key), b.at(key)) << key;
+  EXPECT_EQ(b.at("ft_start"), "sort");
+  EXPECT_EQ(b.at("ft_gate_proj"), false);
+
+  // Full fine-tuning by --set; a start model that cannot be loaded is one line and the run stays.
+  testing::set(train, "ft_lora", false);
+  testing::run(train);
+  EXPECT_FALSE(app.handoffs->latest_training_run()->settings.lora);
+  testing::set(train, "ft_start", "/no/such/model/folder");
+  testing::run(train);
+  EXPECT_NE(train.problem(), "");
+  EXPECT_EQ(train.problem().find('\n'), std::string::npos) << train.problem();
+  EXPECT_EQ(app.handoffs->latest_training_run()->settings.model.dim, sort.config.dim) << "the previous run stays";
+}
+
+// A model folder loads on the worker (the GUI's way): while it loads and after it fails, the loaded model stays and
+// apply() says why in one line; a good start model afterwards loads as usual.
+TEST(TrainFinetune, ABrokenFolderLeavesThePreviousModel) {
+  namespace fs = std::filesystem;
+  const fs::path broken = fs::temp_directory_path() / ("tw_m29_broken_" + std::to_string(::getpid()));
+  fs::create_directories(broken);
+  { std::ofstream(broken / "config.json") << "{\"hidden_size\": 64,"; }  // cut short
+  TrainFinetune f;
+  f.enabled = true;
+  f.start = "sort";
+  TrainSettings t;
+  std::string error;
+  f.poll(true);
+  ASSERT_TRUE(f.apply(&t, &error)) << error;  // a shipped model loads at once, even with a worker
+  ASSERT_NE(f.model, nullptr);
+  const std::shared_ptr<const StepperModel> sort = f.model;
+  const uint64_t version = f.version;
+
+  f.start = broken.string();
+  EXPECT_FALSE(f.apply(&t, &error));
+  EXPECT_TRUE(f.loading());
+  EXPECT_NE(error.find("loading"), std::string::npos) << error;
+  f.wait();
+  EXPECT_FALSE(f.loading());
+  EXPECT_GT(f.version, version) << "the panel applies its settings again to show the failure";
+  EXPECT_FALSE(f.apply(&t, &error));
+  EXPECT_NE(error.find(broken.string()), std::string::npos) << error;
+  EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+  EXPECT_EQ(f.model, sort) << "the previous model stays";
+  EXPECT_FALSE(f.loading()) << "a failed folder is not loaded again until it changes";
+
+  f.start = "induction";
+  ASSERT_TRUE(f.apply(&t, &error)) << error;
+  EXPECT_NE(f.model, sort);
+  EXPECT_NE(f.model->source.find("induction"), std::string::npos) << f.model->source;
+  fs::remove_all(broken);
 }
 
 }  // namespace

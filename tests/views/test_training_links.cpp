@@ -16,13 +16,13 @@
 #include "app/scene.h"
 #include "core/experiments/information.h"
 #include "core/experiments/stability_tricks.h"
+#include "views/handoffs.h"
 #include "views/panel.h"
 #include "views/panel_test_util.h"
 #include "views/plot/export.h"
 #include "views/plot/figure.h"
 #include "views/plot/layout.h"
 #include "views/train/train_controls.h"
-#include "views/train_handoff.h"
 
 namespace tw {
 namespace {
@@ -43,8 +43,7 @@ double last_finite(const std::vector<MetricsRow>& h, double MetricsRow::*field) 
 class StabilityHandoff : public ::testing::TestWithParam<int> {};
 
 TEST_P(StabilityHandoff, BothRunsAreTheCoreComparisonsSettings) {
-  (void)take_train_comparison();  // nothing left over from another test
-  auto p = make_panel("stability");
+  auto p = make_panel("stability");  // a panel made alone has its own hand-offs: nothing left from another test
   const int trick = GetParam();
   set(*p, "trick", std::vector<std::string>{"soft-cap", "QK-norm", "z-loss"}[size_t(trick)]);
   set(*p, "lr", 0.05);
@@ -55,9 +54,9 @@ TEST_P(StabilityHandoff, BothRunsAreTheCoreComparisonsSettings) {
   p->wait_idle();
   // The action is one-shot: it reads back false, so a saved scene or session does not start it again.
   EXPECT_EQ(p->controls().find("in_training")->get(), false);
-  std::optional<TrainComparison> c = take_train_comparison();
+  std::optional<TrainComparison> c = p->handoffs().take_train_comparison();
   ASSERT_TRUE(c.has_value());
-  EXPECT_FALSE(take_train_comparison().has_value()) << "taken once";
+  EXPECT_FALSE(p->handoffs().take_train_comparison().has_value()) << "taken once";
 
   ComparisonParams params;
   params.trick = static_cast<StabilityTrick>(trick);
@@ -108,13 +107,12 @@ TEST_P(StabilityHandoff, BothRunsAreTheCoreComparisonsSettings) {
 INSTANTIATE_TEST_SUITE_P(Tricks, StabilityHandoff, ::testing::Values(0, 1, 2));
 
 TEST(StabilityHandoff, InvalidSettingsAreNotSent) {
-  (void)take_train_comparison();
   auto p = make_panel("stability");
   set(*p, "dim", 30);  // not a multiple of 2 × 4 heads
   set(*p, "in_training", true);
   p->update();
   p->wait_idle();
-  EXPECT_FALSE(take_train_comparison().has_value());
+  EXPECT_FALSE(p->handoffs().take_train_comparison().has_value());
   EXPECT_NE(p->error().find("dim"), std::string::npos) << p->error();
 }
 
@@ -176,7 +174,6 @@ TEST(TrainStateOfSettings, RoundTripsThroughTheTrainingPanelsSettings) {
 // idle, panel by panel in the app's order). Returns the Training panel's snapshot.
 std::shared_ptr<const TrainSnapshot> run_preset(const std::string& name, const std::vector<SceneOverride>& overrides,
                                                 AppState* app) {
-  (void)take_train_comparison();
   *app = make_app_state();
   const SceneLoad load =
       load_scene_file(*app, std::string(TW_SOURCE_DIR) + "/assets/scenes/" + name + ".json", overrides);
@@ -188,7 +185,7 @@ std::shared_ptr<const TrainSnapshot> run_preset(const std::string& name, const s
       slot.panel->update();
       slot.panel->wait_idle();
     }
-  return latest_training_run();
+  return app->handoffs->latest_training_run();
 }
 
 // What a preset's comparison must show on its seed: the measured quantity of each run and the relation between
@@ -249,7 +246,6 @@ INSTANTIATE_TEST_SUITE_P(
 // A baseline that diverges is pinned up to its last good step with the divergence in its label, and the variant
 // still runs: the comparison shows the blow-up beside the run that survives.
 TEST(TrainingComparison, ADivergedBaselineIsPinnedAndTheVariantRuns) {
-  (void)take_train_comparison();
   TrainPanelState bad;  // SGD with momentum at a learning rate no model survives (unclipped)
   bad.optimizer = {.kind = OptimizerKind::SGD, .lr = 10.0f, .weight_decay = 0.01f, .clip_norm = 0.0f};
   bad.steps = 40;
@@ -257,11 +253,11 @@ TEST(TrainingComparison, ADivergedBaselineIsPinnedAndTheVariantRuns) {
   TrainPanelState good = bad;
   good.optimizer.kind = OptimizerKind::AdamW;
   good.optimizer.lr = 3e-3f;
-  post_train_comparison({"test", bad, good, "SGD at lr 10", "AdamW at lr 0.003"});
   auto train = make_panel("train");
+  train->handoffs().post_train_comparison({"test", bad, good, "SGD at lr 10", "AdamW at lr 0.003"});
   train->update();
   train->wait_idle();
-  const auto snap = latest_training_run();
+  const auto snap = train->handoffs().latest_training_run();
   ASSERT_TRUE(snap && snap->ready);
   ASSERT_EQ(snap->pinned.size(), 1u);
   const PinnedRun& b = snap->pinned[0];
@@ -296,8 +292,7 @@ PerplexityShown shown(Panel& decoding) {
 }
 
 TEST(DecodingLink, PerplexityFollowsTheTrainingRun) {
-  publish_training_run(nullptr);  // no run yet
-  auto decoding = make_panel("decoding");
+  auto decoding = make_panel("decoding");  // its own hand-offs: no run yet
   set(*decoding, "loss", 1.2);
   PerplexityShown s = shown(*decoding);
   EXPECT_NEAR(s.loss, 1.2, 1e-6);
@@ -321,7 +316,8 @@ TEST(DecodingLink, PerplexityFollowsTheTrainingRun) {
   t.eval_every = 5;
   TrainerSession session;
   ASSERT_TRUE(session.reset(t, &error)) << error;
-  publish_training_run(session.snapshot());  // a run at step 0 has no loss yet: the typed loss stays
+  decoding->handoffs().publish_training_run(
+      session.snapshot());  // a run at step 0 has no loss yet: the typed loss stays
   s = shown(*decoding);
   EXPECT_NEAR(s.loss, 1.2, 1e-6);
   EXPECT_NE(s.note.find("no loss yet"), std::string::npos) << s.note;
@@ -333,7 +329,7 @@ TEST(DecodingLink, PerplexityFollowsTheTrainingRun) {
     session.wait_idle();
     const auto snap = session.snapshot();
     ASSERT_EQ(snap->step, steps);
-    publish_training_run(snap);
+    decoding->handoffs().publish_training_run(snap);
     // The latest held-out loss, found here by hand: evaluations after step 1 and every 5 steps.
     const double want = last_finite(snap->history, &MetricsRow::val_loss);
     ASSERT_TRUE(std::isfinite(want));
@@ -364,7 +360,6 @@ TEST(DecodingLink, PerplexityFollowsTheTrainingRun) {
   set(*decoding, "use_training", false);
   s = shown(*decoding);
   EXPECT_NEAR(s.loss, 1.2, 1e-6);
-  publish_training_run(nullptr);
 }
 
 TEST(DecodingLink, LatestRunLossPrefersTheHeldOutLoss) {

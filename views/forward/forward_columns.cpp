@@ -10,7 +10,7 @@
 #include "core/text/tokenizer.h"
 #include "views/forward/forward_draw.h"
 #include "views/forward/forward_panel.h"
-#include "views/model_handoff.h"
+#include "views/handoffs.h"
 #include "views/plot/plot_imgui.h"
 #include "views/text/imgui_label.h"
 #include "views/widgets.h"
@@ -37,8 +37,8 @@ void ForwardPanel::draw_left(const DrawContext& ctx) {
         ImGui::SmallButton(imgui_label(tr("What do the heads do?"), "heads").c_str())) {
       // The model on screen, whatever it is, goes to the head-role panel (views/panel_heads.cpp).
       const ForwardResult& r = *result_;
-      post_model("heads", {tr("forward stepper"), r.model.source, r.model.config, r.model.weights,
-                           r.request.vocabulary ? r.request.vocabulary : TokenVocabulary::bytes(), ""});
+      handoffs().post_model("heads", {tr("forward stepper"), r.model.source, r.model.config, r.model.weights,
+                                      r.request.vocabulary ? r.request.vocabulary : TokenVocabulary::bytes(), ""});
     }
     help_marker(
         tr("Scores every head of this model for previous-token, induction, first-token and previous-line "

@@ -16,7 +16,7 @@
 #include "core/text/text_in_use.h"
 #include "views/file_browser.h"
 #include "views/forward/forward_panel.h"
-#include "views/model_handoff.h"
+#include "views/handoffs.h"
 #include "views/text/imgui_label.h"
 #include "views/widgets.h"
 
@@ -40,7 +40,7 @@ std::string ForwardPanel::error() const {
 }
 
 bool ForwardPanel::sync_model() {
-  if (std::optional<StepperModel> posted = take_posted_model(info().id)) {
+  if (std::optional<StepperModel> posted = handoffs().take_posted_model(info().id)) {
     trained_ = std::make_shared<const StepperModel>(std::move(*posted));
     s_.model = ForwardModel::Training;
     use_model(trained_, ForwardModel::Training, "");

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/text/i18n.h"
+#include "core/text/utf8.h"
 #include "views/plot/math.h"
 
 namespace tw::plot {
@@ -71,9 +72,9 @@ std::string title_slug(const std::string& source, size_t max_len) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
     if (c == '(') ++depth;
     if (c == ')') depth = std::max(depth - 1, 0);
-    if (c >= 0x80) {  // a UTF-8 sequence
-      size_t len = (c >= 0xF0) ? 4 : (c >= 0xE0) ? 3 : (c >= 0xC0) ? 2 : 1;
-      std::string_view seq(text.data() + i, std::min(len, text.size() - i));
+    if (c >= 0x80) {                                                          // a UTF-8 sequence
+      const size_t len = std::max<size_t>(utf8_sequence_length(text, i), 1);  // a bad byte is one character
+      std::string_view seq(text.data() + i, len);
       std::string_view word = "-";
       for (const auto& [from, to] : kSpelled)
         if (seq == from) word = to;

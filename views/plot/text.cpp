@@ -1,6 +1,7 @@
 #include "views/plot/text.h"
 
 #include "core/text/i18n.h"
+#include "core/text/utf8.h"
 
 #include <fcntl.h>
 #include <ft2build.h>
@@ -271,18 +272,7 @@ std::string displayable_text(std::string_view utf8, FontStyle style) {
   if (all_drawn) return std::string(utf8);
   std::string out;
   for (const auto& [cp, g] : shape(f, utf8, style)) {
-    // Re-encode: the shaped characters are valid scalar values.
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | cp >> 6), out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | cp >> 12), out += static_cast<char>(0x80 | (cp >> 6 & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | cp >> 18), out += static_cast<char>(0x80 | (cp >> 12 & 0x3F));
-      out += static_cast<char>(0x80 | (cp >> 6 & 0x3F)), out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
+    append_utf8(&out, cp);
   }
   return out;
 }

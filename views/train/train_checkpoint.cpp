@@ -13,7 +13,7 @@
 #include "core/model/config.h"
 #include "core/model/weights.h"
 #include "core/text/i18n.h"
-#include "views/model_handoff.h"
+#include "views/handoffs.h"
 #include "views/text/imgui_label.h"
 #include "views/widgets.h"
 
@@ -24,7 +24,7 @@ TrainCheckpoint::TrainCheckpoint() {
   std::snprintf(dir, sizeof dir, "%s", start.c_str());
 }
 
-void TrainCheckpoint::draw(const TrainSnapshot& snap, TrainerSession& session) {
+void TrainCheckpoint::draw(const TrainSnapshot& snap, TrainerSession& session, Handoffs& handoffs) {
   ImGui::SetNextItemWidth(200);
   ImGui::InputText("##dir", dir, sizeof dir);
   ImGui::SameLine();
@@ -56,10 +56,11 @@ void TrainCheckpoint::draw(const TrainSnapshot& snap, TrainerSession& session) {
     if (snap.settings.model.moe())  // its inference pass has one dense MLP per block
       status = tr("the forward stepper runs dense models only: set experts to 0 to open a run there");
     else
-      post_model("forward",
-                 task_stepper_model(snap.settings.model, std::make_shared<const ModelWeights>(snap.weights), snap.task,
-                                    tr("Training panel model"),
-                                    subst(tr("the Training panel's model at step {0}"), {std::to_string(snap.step)})));
+      handoffs.post_model(
+          "forward",
+          task_stepper_model(snap.settings.model, std::make_shared<const ModelWeights>(snap.weights), snap.task,
+                             tr("Training panel model"),
+                             subst(tr("the Training panel's model at step {0}"), {std::to_string(snap.step)})));
   }
   help_marker(tr("Hands a copy of the current weights to the Forward pass stepper (training goes on here)."));
   if (!status.empty()) ImGui::TextWrapped("%s", status.c_str());

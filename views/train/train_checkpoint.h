@@ -1,6 +1,7 @@
 #pragma once
 // The Training panel's checkpoint row: save the current run's model (model.safetensors + config.json, Hugging Face
-// names), load one into the session, or hand a copy of the weights to the forward stepper. UI thread only.
+// names), load one into the session, or hand a copy of the weights to the forward stepper (through the panel's
+// Handoffs). UI thread only.
 
 #include <string>
 
@@ -9,6 +10,8 @@
 
 namespace tw {
 
+class Handoffs;  // views/handoffs.h
+
 struct TrainCheckpoint {
   char dir[512] = {};  // where Save writes and Load reads; starts absolute, under the home folder
   std::string status;  // what the last button did, or why it could not
@@ -16,7 +19,7 @@ struct TrainCheckpoint {
 
   TrainCheckpoint();
   // The directory field and the Save / Load / Open in forward stepper buttons, then the status line.
-  void draw(const TrainSnapshot& snap, TrainerSession& session);
+  void draw(const TrainSnapshot& snap, TrainerSession& session, Handoffs& handoffs);
 };
 
 }  // namespace tw

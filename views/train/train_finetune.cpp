@@ -4,9 +4,8 @@
 #include <imgui.h>
 
 #include <cstdio>
-#include <filesystem>
+#include <utility>
 
-#include "core/io/hf_model.h"
 #include "core/io/user_dirs.h"
 #include "core/text/i18n.h"
 #include "core/train/lora_finetune.h"
@@ -17,18 +16,8 @@ namespace tw {
 
 namespace {
 
-// A train checkpoint (scene.json beside the weights) with its task's symbols, else a Hugging Face folder.
-bool load_model_folder(const std::string& dir, StepperModel* out, std::string* error) {
-  if (std::filesystem::exists(std::filesystem::path(dir) / "scene.json")) return load_task_checkpoint(dir, out, error);
-  HfModel hf;
-  if (!load_hf_model(dir, {}, &hf, error)) return false;
-  out->name = std::filesystem::path(dir).filename().string();
-  out->source = dir;
-  out->config = hf.config;
-  out->weights = std::make_shared<const ModelWeights>(std::move(hf.weights));
-  out->vocabulary = nullptr;
-  return true;
-}
+// The shipped trained models a fine-tune can start from by name (assets/models/<name>).
+constexpr const char* kShippedStarts[] = {"sort", "induction"};
 
 std::string plot_percent(double p) {
   char buf[32];
@@ -39,12 +28,97 @@ std::string plot_percent(double p) {
 }  // namespace
 
 TrainFinetune::TrainFinetune() {
-  const std::string start = user_work_dir() + "/checkpoints/lora";
-  std::snprintf(dir, sizeof dir, "%s", start.c_str());
+  const std::string first = user_work_dir() + "/checkpoints/lora";
+  std::snprintf(dir, sizeof dir, "%s", first.c_str());
 }
 
-bool TrainFinetune::apply(TrainSettings* t, std::string* error) const {
+void TrainFinetune::bind(Controls& c) {
+  c.add_bool("ft_enabled", &enabled, N_("start from a loaded model"),
+             N_("Fine-tune: the run starts from the loaded model's weights instead of a fresh init (the task must "
+                "fit its vocabulary and context)."));
+  c.add_text("ft_start", &start, int(sizeof dir) - 1, N_("start model"),
+             N_("The model to fine-tune: sort or induction (the shipped trained models), or a model folder (a saved "
+                "run or a Hugging Face folder)."));
+  c.add_bool("ft_lora", &lora, N_("LoRA"), N_("Train LoRA adapters on the chosen modules; off: full fine-tuning."));
+  c.add_int("ft_r", &r, 1, 64, N_("rank r"),
+            N_("Rank of each adapter: $A$ is $r \\times d_{in}$, $B$ is $d_{out} \\times r$."), true);
+  c.add_float("ft_alpha", &alpha, 0.5f, 256.0f, N_("LoRA alpha"), N_("The update is scaled by $\\alpha / r$."), true,
+              "%.3g");
+  c.add_bool("ft_rslora", &rslora, N_("rsLoRA"), N_("Scale by $\\alpha / \\sqrt{r}$ instead of $\\alpha / r$."));
+  for (int i = 0; i < kLoraModules; ++i) {
+    const std::string module = peft_module_name(static_cast<LoraModule>(i));
+    c.add_bool("ft_" + module, &targets[i], module,
+               N_("Adapt this projection in every block (peft's target_modules)."));
+  }
+}
+
+bool TrainFinetune::adopt() {
+  if (!load_job_.take_fresh() || !load_job_.result()) return false;
+  const Load& r = *load_job_.result();
+  if (r.start != loading_) return false;  // an older request's result
+  loading_.clear();
+  if (r.ok) {
+    status = subst(tr("loaded {0}: {1} parameters"), {r.model.name, std::to_string(parameter_count(r.model.config))});
+    model = std::make_shared<const StepperModel>(r.model);
+    loaded_start_ = r.start;
+  } else {
+    failed_start_ = r.start;  // the loaded model and the run stay
+    status = failed_error_ = subst(tr("Could not open {0}: {1}"), {r.start, r.error});
+  }
+  ++version;  // the panel applies the settings again: a new run, or the error beside the old run
+  return true;
+}
+
+bool TrainFinetune::poll(bool worker) {
+  worker_ = worker;
+  return adopt();
+}
+
+void TrainFinetune::wait() {
+  load_job_.wait();
+  adopt();
+}
+
+bool TrainFinetune::sync(std::string* error) {
+  if (!enabled || start.empty() || start == loaded_start_) return true;
+  if (start == failed_start_) {
+    *error = failed_error_;
+    return false;
+  }
+  if (loading_ != start) {
+    loading_ = start;
+    bool shipped = false;
+    for (const char* name : kShippedStarts) shipped = shipped || start == name;
+    // The shipped checkpoints are tens of kB: the UI waits for them. A folder may be gigabytes: the worker loads it.
+    load_job_.request(shipped || !worker_, worker_, [s = start](Progress& p) {
+      auto out = std::make_shared<Load>();
+      out->start = s;
+      bool shipped_model = false;
+      for (const char* name : kShippedStarts) shipped_model = shipped_model || s == name;
+      out->ok = shipped_model ? load_task_checkpoint(shipped_models_dir() + "/" + s, &out->model, &out->error)
+                              : load_hf_stepper_model(
+                                    s,
+                                    [&p](double f) {
+                                      p.set(static_cast<float>(f));
+                                      return !p.cancelled();
+                                    },
+                                    &out->model, &out->error);
+      return std::shared_ptr<const Load>(std::move(out));
+    });
+    adopt();
+  }
+  if (start == loaded_start_) return true;
+  if (start == failed_start_) {
+    *error = failed_error_;
+    return false;
+  }
+  *error = subst(tr("loading {0}..."), {start});  // the run stays until it has loaded
+  return false;
+}
+
+bool TrainFinetune::apply(TrainSettings* t, std::string* error) {
   if (!enabled) return true;
+  if (!sync(error)) return false;
   if (!model) {
     *error = tr("fine-tuning: load a model first");
     return false;
@@ -70,36 +144,32 @@ std::string TrainFinetune::label() const {
   return buf + base;
 }
 
-void TrainFinetune::draw(const TrainSnapshot& snap) {
-  auto adopt = [&](StepperModel m) {
-    status = subst(tr("loaded {0}: {1} parameters"), {m.name, std::to_string(parameter_count(m.config))});
-    model = std::make_shared<const StepperModel>(std::move(m));
-    ++version;
-  };
-  if (ImGui::Checkbox(imgui_label(tr("start from a loaded model"), "ft_enabled").c_str(), &enabled)) ++version;
-  ImGui::SameLine();
-  help_marker(
-      tr("Fine-tune: the run starts from the loaded model's weights instead of a fresh init (the task must "
-         "fit its vocabulary and context)."));
-  if (!enabled) return;
-  for (const char* name : {"sort", "induction"}) {
-    if (ImGui::SmallButton(imgui_label(subst(tr("trained {0}"), {name}).c_str(), name).c_str())) {
-      StepperModel m;
-      std::string error;
-      if (load_task_checkpoint(shipped_models_dir() + "/" + name, &m, &error))
-        adopt(std::move(m));
-      else
-        status = error;
+void TrainFinetune::draw(const TrainSnapshot& snap, const Controls& controls) {
+  const auto control = [&](const char* key) {
+    if (const Control* c = controls.find(key)) {
+      ImGui::SetNextItemWidth(150);
+      draw_control(*c);  // a changed control restarts the run (the panel compares its controls)
     }
+  };
+  control("ft_enabled");
+  if (!enabled) return;
+  // The start model: a shipped one by name, or the folder typed below (sync loads it when the run restarts).
+  for (const char* name : kShippedStarts) {
+    if (ImGui::SmallButton(imgui_label(subst(tr("trained {0}"), {name}).c_str(), name).c_str())) start = name;
     ImGui::SameLine();
   }
   if (ImGui::SmallButton(imgui_label(tr("Load model folder"), "ft_load_model").c_str())) {
-    StepperModel m;
-    std::string error;
-    if (load_model_folder(dir, &m, &error))
-      adopt(std::move(m));
-    else
-      status = error;
+    start = dir;
+    loaded_start_.clear();  // the same folder again: load it again (it may have changed on disk)
+    failed_start_.clear();
+    ++version;
+  }
+  if (!loading_.empty() && load_job_.busy() &&
+      job_progress(load_job_.progress(), subst(tr("loading {0}..."), {loading_}).c_str())) {
+    load_job_.cancel();
+    failed_start_ = std::exchange(loading_, std::string());
+    status = failed_error_ = tr("Loading cancelled; the previous model stays.");
+    ++version;
   }
   ImGui::SetNextItemWidth(240);
   ImGui::InputText("##ft_dir", dir, sizeof dir);
@@ -108,22 +178,16 @@ void TrainFinetune::draw(const TrainSnapshot& snap) {
       tr("Folder of a model to load (a saved run or a Hugging Face folder), or of an adapter "
          "(adapter_config.json + adapter_model.safetensors, peft's layout) to save or load."));
 
-  int method = lora ? 1 : 0;
-  if (ImGui::RadioButton(imgui_label(tr("full fine-tuning"), "ft_full").c_str(), &method, 0)) ++version;
-  ImGui::SameLine();
-  if (ImGui::RadioButton("LoRA##ft_lora", &method, 1)) ++version;
-  lora = method == 1;
+  control("ft_start");
+  control("ft_lora");
   if (lora) {
-    ImGui::SetNextItemWidth(150);
-    if (ImGui::SliderInt(imgui_label(tr("rank r"), "ft_r").c_str(), &r, 1, 64)) ++version;
-    ImGui::SetNextItemWidth(150);
-    if (ImGui::SliderFloat(imgui_label(tr("LoRA alpha"), "ft_alpha").c_str(), &alpha, 0.5f, 256.0f, "%.3g",
-                           ImGuiSliderFlags_Logarithmic))
-      ++version;
-    if (ImGui::Checkbox(imgui_label(tr("rsLoRA"), "ft_rslora").c_str(), &rslora)) ++version;
+    control("ft_r");
+    control("ft_alpha");
+    control("ft_rslora");
     for (int i = 0; i < kLoraModules; ++i) {
       if (i % 4 != 0) ImGui::SameLine();
-      if (ImGui::Checkbox(peft_module_name(static_cast<LoraModule>(i)), &targets[i])) ++version;
+      const std::string key = std::string("ft_") + peft_module_name(static_cast<LoraModule>(i));
+      if (const Control* c = controls.find(key)) ImGui::Checkbox(c->label.c_str(), static_cast<bool*>(c->target));
     }
     ImGui::TextWrapped("%s", tr("dropout 0; A Kaiming-uniform, B = 0: step 0 is the base model"));
     if (snap.lora) {
@@ -157,7 +221,11 @@ void TrainFinetune::draw(const TrainSnapshot& snap) {
       StepperModel m = *model;
       m.name = subst(tr("{0} + adapter"), {model->name});
       m.weights = std::make_shared<const ModelWeights>(lora_merged(*model->weights, adapter));
-      adopt(std::move(m));
+      status = subst(tr("loaded {0}: {1} parameters"), {m.name, std::to_string(parameter_count(m.config))});
+      model = std::make_shared<const StepperModel>(std::move(m));
+      start.clear();  // the merged model is no file: keep it until another start model is chosen
+      loaded_start_.clear();
+      ++version;
     }
   }
   ImGui::SameLine();

@@ -8,7 +8,6 @@
 #include "core/text/i18n.h"
 #include "core/text/utf8.h"
 #include "views/train/train_language.h"
-#include "views/train_handoff.h"
 
 #include <algorithm>
 
@@ -82,7 +81,7 @@ bool train_settings_of_state(const TrainPanelState& s, TrainSettings* out, std::
   return true;
 }
 
-// [SECTION] settings → state (views/train_handoff.h)
+// [SECTION] settings → state
 
 TrainPanelState train_state_of_settings(const TrainSettings& t, int steps) {
   TrainPanelState s;

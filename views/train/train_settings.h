@@ -1,6 +1,6 @@
 #pragma once
-// The Training panel's state and how it becomes TrainSettings for the core trainer (and back: train_state_of_settings,
-// declared in views/train_handoff.h); shared by views/panel_train.cpp and `transformer-workbench train` (through
+// The Training panel's state and how it becomes TrainSettings for the core trainer (and back: train_state_of_settings);
+// shared by views/panel_train.cpp and `transformer-workbench train` (through
 // views/panel_train.h).
 
 #include <string>
@@ -41,5 +41,10 @@ struct TrainPanelState {
 
 // The settings the state describes (reads text_file when set). False + one-line *error when they are invalid.
 bool train_settings_of_state(const TrainPanelState& s, TrainSettings* out, std::string* error);
+
+// The Training panel's state that describes `t` for a run of `steps` steps: the inverse of train_settings_of_state
+// (t's task, model and optimizer configs are the state's; a text task's text is typed, not a file). The panel's runs
+// always decay the learning rate to `steps` (cosine), whatever t.optimizer.total_steps says.
+TrainPanelState train_state_of_settings(const TrainSettings& t, int steps);
 
 }  // namespace tw
