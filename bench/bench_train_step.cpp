@@ -3,14 +3,18 @@
 //
 //   cmake --build build --target bench_train_step && build/bench_train_step
 //
-// Args: (dim, T, B). The config is the default LLaMA-style one (RoPE, GQA 4/2, RMSNorm pre-norm, SwiGLU, F = 3·dim)
-// with a 32-token vocabulary, as the toy tasks use.
+// BM_TrainStep args: (dim, T, B). The config is the default LLaMA-style one (RoPE, GQA 4/2, RMSNorm pre-norm,
+// SwiGLU, F = 3·dim) with a 32-token vocabulary, as the toy tasks use.
+// BM_LanguageStep: one whole optimizer step (forward + backward + clip + AdamW) at the sizes of the two shipped
+// language models (assets/models/poems, assets/models/quotes), random tokens: the number to hold against
+// `bench/pytorch_train.py DIR --steps 100` on a run of the same scene (same model, batch and step).
 #include <benchmark/benchmark.h>
 
 #include <string>
 
 #include "core/matmul_threads.h"
 #include "core/train/model_train.h"
+#include "core/train/optimizer.h"
 
 namespace {
 
@@ -44,6 +48,56 @@ void BM_TrainStep(benchmark::State& state) {
   }
   state.counters["tokens/s"] = benchmark::Counter(B * T, benchmark::Counter::kIsIterationInvariantRate);
 }
+// The shipped language models' shapes: 0 = poems, 1 = quotes (their config.json and scene.json).
+struct LanguageShape {
+  int dim, layers, hidden, vocab, T, B;
+};
+constexpr LanguageShape kLanguage[] = {{64, 2, 128, 1844, 32, 16}, {128, 4, 352, 1024, 64, 16}};
+
+void BM_LanguageStep(benchmark::State& state) {
+  tw::set_matmul_threads(1);
+  const LanguageShape s = kLanguage[state.range(0)];
+  const tw::ModelConfig c{.dim = s.dim,
+                          .n_layers = s.layers,
+                          .n_heads = 4,
+                          .n_kv_heads = 4,
+                          .vocab = s.vocab,
+                          .hidden = s.hidden,
+                          .max_seq = s.T,
+                          .tie_embeddings = true};
+  tw::ModelWeights w = tw::init_weights(c, 1);
+  tw::Batch batch;
+  batch.B = s.B;
+  batch.T = s.T;
+  uint32_t x = 7;
+  for (int i = 0; i < s.B * s.T; ++i) {
+    x = x * 1664525u + 1013904223u;
+    batch.tokens.push_back(static_cast<int>((x >> 8) % static_cast<uint32_t>(s.vocab)));
+  }
+  for (int i = 0; i < s.B * s.T; ++i)
+    batch.targets.push_back(i % s.T == s.T - 1 ? -1 : batch.tokens[static_cast<size_t>(i + 1)]);
+  tw::OptimizerConfig opt;
+  opt.lr = 1e-3f;
+  opt.weight_decay = 0.1f;
+  tw::OptimizerState os = tw::make_optimizer_state(opt, c);
+  tw::TrainState train;
+  tw::ModelWeights grads;
+  double loss = 0;
+  std::string error;
+  for (auto _ : state) {
+    if (!tw::train_forward_backward(&grads, train, w, c, batch, &loss, &error)) {
+      state.SkipWithError(error.c_str());
+      break;
+    }
+    tw::clip_grad_norm(grads, c, 1.0);
+    tw::optimizer_step(w, grads, os, opt, c, 1e-3);
+    benchmark::DoNotOptimize(w.embed.data());
+  }
+  state.SetLabel(state.range(0) == 0 ? "poems" : "quotes");
+  state.counters["tokens/s"] = benchmark::Counter(s.B * s.T, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_LanguageStep)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
+
 BENCHMARK(BM_TrainStep)->Args({32, 16, 16})->Args({64, 32, 16})->Args({64, 32, 64})->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -224,6 +224,9 @@ def main():
     ap.add_argument("--steps-override", type=int, default=0, help="--language: train this many steps instead")
     ap.add_argument("--steps", type=int, default=200, help="timed steps (after 10 warm-up steps)")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--profile", action="store_true",
+                    help="after timing, profile 20 steps with torch.profiler: the top operators by self CPU time "
+                         "and the share of the matrix products (aten::mm / addmm / bmm)")
     args = ap.parse_args()
     cfg = json.load(open(os.path.join(args.run, "config.json")))
     if args.language:
@@ -240,19 +243,29 @@ def main():
     other = [p for n, p in model.p.items() if not (n.endswith("_proj/weight") or n == "lm_head/weight")]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": other, "weight_decay": 0.0}],
                             lr=1e-3)
-    times, cpu = [], []
-    for step in range(10 + args.steps):
+    language = run.get("task") == "language"
+
+    def batch():
         tokens = torch.randint(0, V, (B, T))
         targets = torch.roll(tokens, -1, dims=1)
-        targets[:, : T // 2 - 1] = -1  # loss on the answer half only, as the tasks do
-        targets[:, -1] = -1
-        t0, c0 = time.perf_counter(), time.thread_time()
+        if not language:
+            targets[:, : T // 2 - 1] = -1  # loss on the answer half only, as the tasks do
+        targets[:, -1] = -1  # a language run predicts every next token
+        return tokens, targets
+
+    def train_step(tokens, targets):
         logits = model(tokens)
         loss = F.cross_entropy(logits.view(-1, V), targets.view(-1), ignore_index=-1)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
+
+    times, cpu = [], []
+    for step in range(10 + args.steps):
+        tokens, targets = batch()
+        t0, c0 = time.perf_counter(), time.thread_time()
+        train_step(tokens, targets)
         if step >= 10:
             times.append(time.perf_counter() - t0)
             cpu.append(time.thread_time() - c0)
@@ -266,6 +279,27 @@ def main():
         print(f"transformer-workbench (run.json): median {ours:.3f} ms/step wall -> {median / ours:.2f}x faster")
     if ours_cpu:
         print(f"transformer-workbench (run.json): median {ours_cpu:.3f} ms/step CPU -> {cpu_median / ours_cpu:.2f}x faster")
+    if args.profile:
+        profile(args, train_step, batch)
+
+
+def profile(args, train_step, batch, steps=20):
+    """Where PyTorch's step goes: self CPU time per operator, and the matrix products' share of it."""
+    from torch.profiler import ProfilerActivity
+    from torch.profiler import profile as torch_profile
+    work = [batch() for _ in range(steps)]
+    with torch_profile(activities=[ProfilerActivity.CPU]) as prof:
+        for tokens, targets in work:
+            train_step(tokens, targets)
+    events = prof.key_averages()
+    total = sum(e.self_cpu_time_total for e in events)
+    print(f"torch.profiler, {steps} steps: {total / steps / 1e3:.3f} ms/step of operator self time")
+    for e in sorted(events, key=lambda e: -e.self_cpu_time_total)[:15]:
+        print(f"  {e.key:40s} {e.self_cpu_time_total / steps / 1e3:8.3f} ms/step  {e.count // steps:4d} calls/step "
+              f"{100.0 * e.self_cpu_time_total / total:5.1f}%")
+    gemm = sum(e.self_cpu_time_total for e in events if e.key in ("aten::mm", "aten::addmm", "aten::bmm"))
+    print(f"  matrix products (aten::mm/addmm/bmm): {gemm / steps / 1e3:.3f} ms/step, "
+          f"{100.0 * gemm / total:.1f}% of operator self time")
 
 
 if __name__ == "__main__":

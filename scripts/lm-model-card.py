@@ -5,7 +5,9 @@
 
 PYTORCH_BITS: the held-out bits per character of the identical run in bench/pytorch_train.py --language.
 
-Reads run.json (steps, held-out bits per character, baselines, samples), config.json and scene.json.
+Reads run.json (steps, held-out bits per character, baselines, samples), config.json, scene.json, and
+lm_data.json with tokenizer.json for the example prompt (the start of the first held-out record, which the stepper
+opens the model on).
 """
 import json
 import os
@@ -26,6 +28,42 @@ about = {
                "as stated in /usr/share/doc/fortunes/copyright"),
 }[corpus]
 size = os.path.getsize(os.path.join(run_dir, "model.safetensors"))
+
+
+def byte_level_decoder():
+    """GPT-2's bytes_to_unicode, inverted: the printable character of each byte back to the byte."""
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return {chr(c): b for b, c in zip(bs, cs)}
+
+
+def heldout_prompt():
+    """The start of the first held-out record: the first five words of its first line."""
+    tok = json.load(open(os.path.join(run_dir, "tokenizer.json")))
+    ids = json.load(open(os.path.join(run_dir, "lm_data.json")))["heldout_ids"][:64]
+    by_id = {i: t for t, i in tok["model"]["vocab"].items()}
+    data = bytearray()
+    if (tok.get("decoder") or {}).get("type") == "ByteLevel":
+        inv = byte_level_decoder()
+        for i in ids:
+            data += bytes(inv[ch] for ch in by_id[i])
+    else:  # byte fallback: <0xNN> tokens are bytes, the others their characters
+        for i in ids:
+            t = by_id[i]
+            data += bytes([int(t[3:5], 16)]) if t.startswith("<0x") and len(t) == 6 else t.encode()
+    first = data.decode("utf-8", "replace").split("\n")[0].strip()
+    return " ".join(first.split()[:5])
+
+
+# The stepper opens a Chinese model on a famous line (床前明月光…, in the training part) when its card names no prompt.
+example = heldout_prompt() if values["train.tokenizer"] != "character" and os.path.exists(
+    os.path.join(run_dir, "lm_data.json")) else ""
 out = []
 w = out.append
 w(f"# {scene.replace('train-lm-', '')}: a small LLaMA-style language model of {about[0]}\n")
@@ -42,6 +80,8 @@ w(f"| parameters | {run['parameters']:,} ({size / 1e6:.1f} MB float32) |")
 w(f"| training | {run['steps']} steps of {run['batch']} × {run['seq_len']} tokens, AdamW, lr "
   f"{values['train.lr']}, cosine, one thread, {run['seconds'] / 60:.1f} min on the build machine |")
 w(f"| training tokens | {run['train_tokens']:,} |")
+if example:
+    w(f"| example | {example} |")
 w("")
 w("## Held-out bits per character\n")
 w(f"Held-out text: {run['heldout_chars']:,} characters ({run['heldout_tokens']:,} tokens). Bits per character = total "
@@ -64,7 +104,11 @@ if pytorch_bits is not None:
 else:
     w("\nThe identical run in bench/pytorch_train.py --language was not measured for this card.\n")
 w("## Samples at temperature 0.8 (seeded) during training\n")
+seen = set()
 for s in run["samples"]:
+    if s["step"] in seen:  # the last step's sample is recorded at the end of the run too
+        continue
+    seen.add(s["step"])
     w(f"after step {s['step']}:\n")
     w("```\n" + s["text"].rstrip("\n") + "\n```\n")
 print("\n".join(out))

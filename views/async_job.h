@@ -62,6 +62,8 @@ class Progress {
   bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
   // The same flag for core functions that poll a `const std::atomic<bool>*` (tokenizer training).
   const std::atomic<bool>* cancel_flag() const { return &cancelled_; }
+  // The fraction for core functions that report into a `std::atomic<float>*` (tokenizer training).
+  std::atomic<float>* fraction_target() { return &fraction_; }
 
  private:
   template <class R>

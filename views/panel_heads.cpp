@@ -58,6 +58,8 @@ struct HeadsResult {
   std::shared_ptr<const TokenVocabulary> vocab;
   HeadRoleMap map;
   std::string lines_note;  // why the previous-line role was not measured ("" when it was)
+  // The default poem on a toy-task checkpoint, whose symbols cannot spell it: not a problem to warn about, a hint.
+  bool lines_hint = false;
 };
 using HeadsPtr = std::shared_ptr<const HeadsResult>;
 
@@ -159,6 +161,8 @@ HeadsPtr compute(const HeadsState& s, Progress& progress) {
     if (!r->vocab->display({id}, 0).special) p.pool.push_back(id);
   lines_probe(s.lines, *r->vocab, &p, &r->lines_note);
   if (!r->lines_note.empty()) p.lines.clear();
+  const bool toy = s.model == HeadsModel::Induction || s.model == HeadsModel::Sort;
+  r->lines_hint = toy && !r->lines_note.empty() && s.lines == HeadsState{}.lines;
   if (const std::string e = validate(p, model.config); !e.empty() && !p.lines.empty()) {
     r->lines_note = subst(tr("previous line not measured: {0}"), {e});  // e.g. two lines longer than max_seq
     p.lines.clear();
@@ -192,6 +196,19 @@ std::vector<std::string> layer_labels(int layers) {
   return out;
 }
 
+// The options of a 0 … 1 heatmap; with a map, labelled as its layer × head grid (rows layers, columns heads).
+plot::HeatmapOptions unit_heatmap(const char* value_label, const HeadRoleMap* m = nullptr) {
+  plot::HeatmapOptions o;
+  o.vmin = 0;
+  o.vmax = 1;
+  o.value_label = value_label;
+  if (m) {
+    o.row_labels = layer_labels(m->layers);
+    o.col_labels = head_labels(m->heads);
+  }
+  return o;
+}
+
 plot::Figure map_figure(const HeadsResult& r) {
   const HeadRoleMap& m = r.map;
   plot::Figure fig("map", tr("Head roles: the best-matching role of every head"));
@@ -206,13 +223,7 @@ plot::Figure map_figure(const HeadsResult& r) {
     }
   plot::Axes& ax = fig.axes();
   ax.setup(tr("head"), "", tr("layer"), "");
-  plot::HeatmapOptions o;
-  o.vmin = 0;
-  o.vmax = 1;
-  o.value_label = tr("score");
-  o.row_labels = layer_labels(L);
-  o.col_labels = head_labels(H);
-  ax.heatmap(tr("best score"), top.data(), L, H, o);
+  ax.heatmap(tr("best score"), top.data(), L, H, unit_heatmap(tr("score"), &m));
   if (L * H <= 400)
     for (int l = 0; l < L; ++l)
       for (int h = 0; h < H; ++h) {
@@ -252,12 +263,7 @@ plot::Figure scores_figure(const HeadsResult& r) {
   const HeadRoleMap& m = r.map;
   plot::Figure fig("scores", tr("Score of every head for each role"));
   fig.shared_colorbar = true;
-  plot::HeatmapOptions o;
-  o.vmin = 0;
-  o.vmax = 1;
-  o.value_label = tr("score");
-  o.row_labels = layer_labels(m.layers);
-  o.col_labels = head_labels(m.heads);
+  const plot::HeatmapOptions o = unit_heatmap(tr("score"), &m);
   for (int k = 0; k < kHeadRoleCount; ++k) {
     if (!m.measured[static_cast<size_t>(k)]) continue;
     const HeadRole role = static_cast<HeadRole>(k);
@@ -277,10 +283,6 @@ plot::Figure examples_figure(const HeadsResult& r) {
   const HeadRoleMap& m = r.map;
   plot::Figure fig("examples", tr("The clearest head of each role on its probe"));
   fig.shared_colorbar = true;
-  plot::HeatmapOptions o;
-  o.vmin = 0;
-  o.vmax = 1;
-  o.value_label = tr("probability");
   plot::Table& t = fig.table;
   t.header = {"role", "layer", "head", "score", "query", "key", "weight", "tokens"};
   for (int k = 0; k < kHeadRoleCount; ++k) {
@@ -297,7 +299,7 @@ plot::Figure examples_figure(const HeadsResult& r) {
     const int T = static_cast<int>(ex.tokens.size());
     std::vector<std::string> labels;
     for (int p = 0; p < T; ++p) labels.push_back(std::to_string(p) + ":" + r.vocab->label(ex.tokens[size_t(p)]));
-    plot::HeatmapOptions eo = o;
+    plot::HeatmapOptions eo = unit_heatmap(tr("probability"));
     eo.row_labels = labels;
     eo.col_labels = labels;
     ax.heatmap("P", ex.probs.data(), T, T, eo);
@@ -347,7 +349,12 @@ class HeadsPanel final : public RecomputePanel<HeadsState, HeadsResult> {
                                               std::to_string(r.map.layers * r.map.heads)})
               .c_str());
     }
-    if (!r.lines_note.empty()) warning_text(r.lines_note.c_str());
+    if (r.lines_hint)  // the default state: a hint, not a warning
+      ImGui::TextDisabled("%s", tr("The previous-line role needs lines the model can spell: open a text model in "
+                                   "the forward stepper (\"What do the heads do?\"), or type lines of this task's "
+                                   "symbols (e.g. ABCA/BCAB)."));
+    else if (!r.lines_note.empty())
+      warning_text(r.lines_note.c_str());
     ImGui::PopTextWrapPos();
   }
   void bind(Controls& c) override {

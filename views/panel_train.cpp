@@ -65,17 +65,22 @@ class TrainPanel final : public Panel {
     if (std::optional<TrainComparison> c = handoffs().take_train_comparison()) start_comparison(std::move(*c));
     finetune_.poll(background_priority());  // a start model loaded on the worker restarts the run
     // A setting the user changed starts a run that is no longer the comparison's.
-    if (apply_settings()) compare_.phase = ComparePhase::None;
+    // A run whose tokenizer this frame sent to the worker starts on a later frame, when it is built.
+    data_requested_ = false;
+    if (apply_settings() || (!data_requested_ && start_prepared_run())) compare_.phase = ComparePhase::None;
     advance_comparison();
     handoffs().publish_training_run(session_.snapshot());
   }
   // Headless (export, tests): a posted comparison runs to its end, both runs.
   void wait_idle() override {
+    language_data_.wait();
+    start_prepared_run();
     session_.wait_idle();
     while (advance_comparison()) session_.wait_idle();
     handoffs().publish_training_run(session_.snapshot());
   }
-  bool busy() const override { return session_.running() || finetune_.loading(); }  // curves move while it plays
+  // Curves and maps move while it plays; a language run's tokenizer trains before it starts.
+  bool busy() const override { return session_.running() || finetune_.loading() || language_data_.busy(); }
   std::string problem() const override { return error_; }  // settings that cannot train; the last run stays
 
   std::vector<plot::Figure> figures() override { return train_figures(*session_.snapshot(), s_.steps); }
@@ -100,6 +105,7 @@ class TrainPanel final : public Panel {
     checkpoint_.draw(*snap, session_, handoffs());
     begin_figures_column();
     if (!error_.empty()) warning_text(error_.c_str());
+    language_data_.draw_progress();
     if (!snap->ready) {
       empty_state(error_.empty() ? tr("Preparing the first run...") : tr("Fix the setting above to start a run."));
       ImGui::EndChild();
@@ -150,13 +156,33 @@ class TrainPanel final : public Panel {
     last_settings_ = std::move(now);
     TrainSettings t;
     std::string error;
-    if (train_settings_of_state(s_, &t, &error) && finetune_.apply(&t, &error) && session_.reset(t, &error)) {
+    LanguageSource source;
+    if (s_.task.kind == TaskKind::Language && language_source_of_state(s_, &source, &error) &&
+        language_data_.start_if_needed(source)) {  // the tokenizer trains on a worker; the run starts when it is done
+      error_.clear();
+      data_requested_ = true;
+      return false;
+    }
+    if (error.empty() && train_settings_of_state(s_, &t, &error) && finetune_.apply(&t, &error) &&
+        session_.reset(t, &error)) {
       error_.clear();
       session_.set_max_steps(s_.steps);
       return true;
     }
     error_ = error;  // the previous run (if any) stays as it was
     return false;
+  }
+
+  // Starts the run whose language data the worker has just built (now cached); true when it did.
+  bool start_prepared_run() {
+    std::string error;
+    if (!language_data_.take(&error)) return false;
+    if (!error.empty()) {
+      error_ = error;  // failed or cancelled: the previous run stays
+      return false;
+    }
+    last_settings_.clear();  // the same settings again: their data is ready now
+    return apply_settings();
   }
 
   // [SECTION] compare runs handed over by another panel (views/handoffs.h)
@@ -323,7 +349,9 @@ class TrainPanel final : public Panel {
     ComparePhase phase = ComparePhase::None;
   } compare_;
   FigureCache<std::shared_ptr<const TrainSnapshot>> shown_;
-  TrainerSession session_;  // declared last: its worker joins before the members above go away
+  LanguageDataJob language_data_;  // a language run's tokenizer, trained on a worker before the run starts
+  bool data_requested_ = false;    // apply_settings sent a language run's data to the worker this frame
+  TrainerSession session_;         // declared last: its worker joins before the members above go away
 };
 
 }  // namespace

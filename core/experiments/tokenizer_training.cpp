@@ -124,7 +124,7 @@ int count_words(const std::string& text) {
 // [SECTION] BPE
 
 bool train_bpe(const std::string& text, int n_merges, BpeTraining* out, std::string* error,
-               const std::atomic<bool>* cancel) {
+               const std::atomic<bool>* cancel, std::atomic<float>* progress) {
   if (const std::string problem = check_training_text(text); !problem.empty()) return *error = problem, false;
   if (n_merges < 1 || n_merges > kMaxVocab) return *error = tr("merges must be between 1 and 4096"), false;
   using nlohmann::json;
@@ -153,6 +153,7 @@ bool train_bpe(const std::string& text, int n_merges, BpeTraining* out, std::str
   json merges = json::array();
   for (int m = 0; m < n_merges; ++m) {
     if (cancelled(cancel)) return *error = tr("training cancelled"), false;
+    if (progress) progress->store(float(m) / float(n_merges), std::memory_order_relaxed);
     const auto counts = count_pairs(words);
     if (counts.empty()) break;  // every piece is a single symbol: nothing left to merge
     std::vector<Scored> all;

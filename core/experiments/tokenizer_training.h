@@ -59,10 +59,11 @@ struct UnigramTraining {
 // The most training text a tokenizer is trained on (bytes); also the cap when it is read from a file.
 constexpr size_t kMaxTrainingTextBytes = 256 * 1024;
 
-// Limits keep training interactive: text ≤ 256 KiB of UTF-8, 1 ≤ size ≤ 4096. `cancel` (optional) is polled.
+// Limits keep training interactive: text ≤ 256 KiB of UTF-8, 1 ≤ size ≤ 4096. `cancel` (optional) is polled;
+// `progress` (optional) receives the fraction of the merges done.
 std::string check_training_text(const std::string& text);
 bool train_bpe(const std::string& text, int merges, BpeTraining* out, std::string* error,
-               const std::atomic<bool>* cancel = nullptr);
+               const std::atomic<bool>* cancel = nullptr, std::atomic<float>* progress = nullptr);
 bool train_wordpiece(const std::string& text, int vocab_size, WordPieceTraining* out, std::string* error,
                      const std::atomic<bool>* cancel = nullptr);
 bool train_unigram(const std::string& text, int vocab_size, UnigramTraining* out, std::string* error,

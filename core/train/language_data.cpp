@@ -68,13 +68,30 @@ std::vector<std::string> text_records(const std::string& text) {
   return r.size() >= 20 ? r : split(false);
 }
 
-bool load_language_data(const LanguageSource& source, std::shared_ptr<const LanguageData>* out, std::string* error) {
-  static std::mutex mutex;
-  static std::map<std::string, std::shared_ptr<const LanguageData>> cache;
+namespace {
+struct Cache {
+  std::mutex mutex;
+  std::map<std::string, std::shared_ptr<const LanguageData>> by_key;
+};
+Cache& cache() {
+  static Cache c;
+  return c;
+}
+}  // namespace
+
+bool language_data_ready(const LanguageSource& source) {
+  Cache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  return c.by_key.count(cache_key(source)) > 0;
+}
+
+bool load_language_data(const LanguageSource& source, std::shared_ptr<const LanguageData>* out, std::string* error,
+                        const std::atomic<bool>* cancel, std::atomic<float>* progress) {
+  Cache& c = cache();
   const std::string key = cache_key(source);
   {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = cache.find(key); it != cache.end()) {
+    std::lock_guard<std::mutex> lock(c.mutex);
+    if (auto it = c.by_key.find(key); it != c.by_key.end()) {
       *out = it->second;
       return true;
     }
@@ -123,7 +140,7 @@ bool load_language_data(const LanguageSource& source, std::shared_ptr<const Lang
   } else {
     BpeTraining bpe;
     if (!train_bpe(std::string(utf8_prefix(d->train_text, kMaxTrainingTextBytes)), source.vocab_size - 256, &bpe,
-                   error))
+                   error, cancel, progress))
       return false;
     // Every field a standard tokenizer.json has (the reference libraries refuse a file without them).
     nlohmann::ordered_json j = nlohmann::ordered_json::parse(bpe.tokenizer_json);
@@ -167,9 +184,9 @@ bool load_language_data(const LanguageSource& source, std::shared_ptr<const Lang
   baselines(token_string(d->train_ids), token_string(d->heldout_ids), &d->unigram_bits, &d->bigram_bits);
   baselines(d->train_text, d->heldout_text, &d->char_unigram_bits, &d->char_bigram_bits);
 
-  std::lock_guard<std::mutex> lock(mutex);
-  if (cache.size() >= 6) cache.clear();
-  cache[key] = d;
+  std::lock_guard<std::mutex> lock(c.mutex);
+  if (c.by_key.size() >= 6) c.by_key.clear();
+  c.by_key[key] = d;
   *out = d;
   return true;
 }

@@ -11,6 +11,7 @@
 //
 // Building the data trains a tokenizer (up to a second or two), so results are cached by source.
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -52,7 +53,12 @@ inline constexpr size_t kMaxHeldOutBytes = 48 * 1024;
 std::vector<std::string> text_records(const std::string& text);
 
 // Builds (or returns the cached) data; false + one line naming the problem (missing corpus package, too little
-// text, bad vocabulary size).
-bool load_language_data(const LanguageSource& source, std::shared_ptr<const LanguageData>* out, std::string* error);
+// text, bad vocabulary size). `cancel` (optional) stops a tokenizer training early (false, "training cancelled");
+// `progress` (optional) receives the fraction done.
+bool load_language_data(const LanguageSource& source, std::shared_ptr<const LanguageData>* out, std::string* error,
+                        const std::atomic<bool>* cancel = nullptr, std::atomic<float>* progress = nullptr);
+// True when load_language_data(source) would return the cached data at once; the GUI builds it on a worker first
+// otherwise (a BPE tokenizer trains for a second or two).
+bool language_data_ready(const LanguageSource& source);
 
 }  // namespace tw

@@ -144,5 +144,37 @@ TEST(PanelTrain, MixtureOfExpertsFiguresAndHandOff) {
   EXPECT_EQ(config.experts, 4);
 }
 
+// A language run whose BPE tokenizer is not built yet: update() hands the training to a worker and keeps the
+// previous run (the UI thread never waits the second or two it takes); the run starts once it is built.
+TEST(PanelTrain, LanguageTokenizerTrainsOnAWorkerBeforeTheRunStarts) {
+  auto p = make_panel("train");
+  ASSERT_NE(p, nullptr);
+  run(*p);  // the default run (sort: vocabulary 3)
+  ModelConfig config;
+  ModelWeights weights;
+  ASSERT_TRUE(trained_model_of_panel(*p, &config, &weights));
+  ASSERT_EQ(config.vocab, 3);
+  for (const auto& [key, value] : std::vector<std::pair<std::string, nlohmann::json>>{{"task", "language"},
+                                                                                      {"corpus", "quotes"},
+                                                                                      {"tokenizer", "bpe"},
+                                                                                      {"lm_vocab", 311},
+                                                                                      {"context", 16},
+                                                                                      {"layers", 1},
+                                                                                      {"dim", 16},
+                                                                                      {"heads", 2},
+                                                                                      {"kv_heads", 2},
+                                                                                      {"hidden", 32},
+                                                                                      {"batch", 2},
+                                                                                      {"steps", 2}})
+    set(*p, key, value);
+  p->update();  // starts the tokenizer on the worker; the sort run stays until it is built
+  ASSERT_TRUE(trained_model_of_panel(*p, &config, &weights));
+  EXPECT_EQ(config.vocab, 3);
+  p->wait_idle();  // headless: waits for the tokenizer, then starts the run
+  ASSERT_TRUE(trained_model_of_panel(*p, &config, &weights));
+  EXPECT_EQ(config.vocab, 311);  // 256 bytes + 55 merges
+  EXPECT_FALSE(p->busy());
+}
+
 }  // namespace
 }  // namespace tw

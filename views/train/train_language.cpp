@@ -7,6 +7,7 @@
 
 #include "core/text/i18n.h"
 #include "core/text/text_in_use.h"
+#include "core/train/language_data.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -69,6 +70,52 @@ void draw_language_run(const TrainSnapshot& snap) {
     ImGui::TextWrapped("%s", it->text.c_str());
   }
   ImGui::EndChild();
+}
+
+// [SECTION] building the data on a worker
+
+bool LanguageDataJob::start_if_needed(const LanguageSource& source) {
+  if (language_data_ready(source)) return false;
+  if (pending_ && job_.busy() && pending_->corpus == source.corpus && pending_->tokenizer == source.tokenizer &&
+      pending_->vocab_size == source.vocab_size && pending_->text == source.text)
+    return true;  // another setting changed while this data builds: keep building it
+  pending_ = source;
+  cancelled_ = false;
+  job_.request([source](Progress& p) {
+    std::shared_ptr<const LanguageData> data;
+    Built b;
+    if (!load_language_data(source, &data, &b.error, p.cancel_flag(), p.fraction_target()) && b.error.empty())
+      b.error = tr("the language data could not be built");
+    return b;
+  });
+  return true;
+}
+
+bool LanguageDataJob::take(std::string* error) {
+  if (!pending_ || job_.busy()) return false;
+  const bool fresh = job_.poll();
+  const Built* b = job_.latest();
+  if (cancelled_ || !fresh || !b) {
+    *error = cancelled_ ? tr("Tokenizer training cancelled: the previous run stays; change a setting to try again.")
+                        : job_.failure();
+    if (error->empty()) *error = tr("the language data could not be built");
+  } else {
+    *error = b->error;
+  }
+  pending_.reset();
+  return true;
+}
+
+void LanguageDataJob::draw_progress() {
+  if (!job_.busy()) return;
+  const std::string label =
+      pending_ && pending_->tokenizer == LmTokenizerKind::Bpe
+          ? subst(tr("training the BPE tokenizer ({0} tokens)"), {std::to_string(pending_->vocab_size)})
+          : std::string(tr("preparing the corpus"));
+  if (job_progress(job_.progress(), label.c_str())) {
+    cancelled_ = true;
+    job_.cancel();
+  }
 }
 
 }  // namespace tw

@@ -33,6 +33,19 @@ bool read_text_file(const std::string& path, std::string* out, std::string* erro
 
 // [SECTION] state → settings
 
+bool language_source_of_state(const TrainPanelState& s, LanguageSource* out, std::string* error) {
+  *out = s.task.language;
+  out->text.clear();
+  const std::vector<std::string>& names = language_corpus_names();
+  out->corpus = names[size_t(std::clamp(s.corpus, 0, int(names.size()) - 1))];
+  if (out->corpus != "file") return true;
+  if (s.text_file.empty()) {
+    *error = tr("corpus \"file\": choose a UTF-8 text file to train on");
+    return false;
+  }
+  return read_text_file(s.text_file, &out->text, error);
+}
+
 bool train_settings_of_state(const TrainPanelState& s, TrainSettings* out, std::string* error) {
   TrainSettings t;
   t.task = s.task;
@@ -41,17 +54,7 @@ bool train_settings_of_state(const TrainPanelState& s, TrainSettings* out, std::
   else if (!s.text_file.empty() && !read_text_file(s.text_file, &t.task.text, error))
     return false;
   t.task.language.text.clear();
-  if (t.task.kind == TaskKind::Language) {
-    const std::vector<std::string>& names = language_corpus_names();
-    t.task.language.corpus = names[size_t(std::clamp(s.corpus, 0, int(names.size()) - 1))];
-    if (t.task.language.corpus == "file") {
-      if (s.text_file.empty()) {
-        *error = tr("corpus \"file\": choose a UTF-8 text file to train on");
-        return false;
-      }
-      if (!read_text_file(s.text_file, &t.task.language.text, error)) return false;
-    }
-  }
+  if (t.task.kind == TaskKind::Language && !language_source_of_state(s, &t.task.language, error)) return false;
   t.sample_every = s.sample_every;
   Task task;
   if (!Task::create(t.task, &task, error)) {

@@ -41,6 +41,9 @@ struct TrainPanelState {
 
 // The settings the state describes (reads text_file when set). False + one-line *error when they are invalid.
 bool train_settings_of_state(const TrainPanelState& s, TrainSettings* out, std::string* error);
+// The language task's corpus, tokenizer and vocabulary (reads the text file of corpus "file"), without building
+// its data; false + one-line *error when the file cannot be read.
+bool language_source_of_state(const TrainPanelState& s, LanguageSource* out, std::string* error);
 
 // The Training panel's state that describes `t` for a run of `steps` steps: the inverse of train_settings_of_state
 // (t's task, model and optimizer configs are the state's; a text task's text is typed, not a file). The panel's runs

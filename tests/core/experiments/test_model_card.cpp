@@ -94,3 +94,18 @@ TEST(ModelCard, HanVocabularyIsChinese) {
 
 }  // namespace
 }  // namespace tw
+
+namespace tw {
+namespace {
+
+// The shipped English model suggests a prompt from its own held-out quotations (scripts/lm-model-card.py), so the
+// stepper does not open it on a generic English prompt it never saw the like of.
+TEST(ModelCard, ShippedQuotesCardSuggestsAHeldOutPrompt) {
+  const ModelCard c = read_model_card(std::string(TW_SOURCE_DIR) + "/assets/models/quotes");
+  EXPECT_EQ(c.example, "A master was asked the");
+  EXPECT_EQ(c.corpus, "English quotations");
+  EXPECT_NEAR(c.heldout_bits_per_char, 2.385, 1e-9);
+}
+
+}  // namespace
+}  // namespace tw

@@ -247,6 +247,29 @@ TEST(OpsBackward, CrossEntropyIgnoresMinusOne) {
   EXPECT_LT(fd_rel_error(loss, logits.data(), logits.size(), dl.data()), kTol);
 }
 
+TEST(OpsBackward, CrossEntropyFloatMatchesDoubleOverAVocabulary) {
+  // The float path has its own vectorised exp (a polynomial, about 1 ulp) and a 16-lane row sum: over a
+  // vocabulary-sized row, with logits spread over ±12 and rows far below their maximum (e^−100: under float's
+  // range, clamped), its probabilities and loss agree with the double path to float precision.
+  const int N = 5, V = 1844;
+  MatD logits = rnd(N, V, 31, 12.0);
+  logits(1, 7) = 100.0;   // every other term of row 1 is below e^−87
+  logits(3, 0) = -300.0;  // a term far under the row's maximum
+  const std::vector<int> targets = {3, 7, -1, 0, V - 1};
+  MatD probs_d;
+  const double loss_d = cross_entropy_forward<double>(probs_d, logits, targets.data(), N);
+  Mat probs_f;
+  const Mat logits_f = logits.cast<float>();
+  const double loss_f = cross_entropy_forward<float>(probs_f, logits_f, targets.data(), N);
+  EXPECT_NEAR(loss_f, loss_d, 1e-6 * std::abs(loss_d));
+  for (int i : {0, 1, 3, 4}) {
+    EXPECT_NEAR(probs_f.row(i).cast<double>().sum(), 1.0, 1e-5) << "row " << i;
+    for (int v = 0; v < V; ++v)
+      ASSERT_NEAR(probs_f(i, v), probs_d(i, v), 2e-6 * probs_d(i, v) + 1e-37) << "row " << i << " token " << v;
+  }
+  EXPECT_FLOAT_EQ(probs_f(1, 7), 1.0f);
+}
+
 // [SECTION] attention
 
 struct AttnCase {
