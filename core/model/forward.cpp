@@ -341,11 +341,12 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
       h_name = rec.name(StepId::AttnNorm);
     }
 
-    // Pre-norm: m = Norm(h) feeds the MLP. Post-norm: the MLP reads h.
+    // Pre-norm: m = Norm(h) feeds the MLP; a parallel block's MLP reads the block input, m = Norm(x).
+    // Post-norm: the MLP reads h.
     if (pre) {
-      apply_norm(s.normed, s.h, lw.mlp_norm, c);
-      rec(StepId::MlpNorm, {h_name, p + "post_attention_layernorm.weight"}, s.normed, cost.norm,
-          norm_title(c, NormStep::Mlp), norm_formula(c, "m", "h"));
+      apply_norm(s.normed, c.parallel_block ? x : s.h, lw.mlp_norm, c);
+      rec(StepId::MlpNorm, {c.parallel_block ? x_name : h_name, p + "post_attention_layernorm.weight"}, s.normed,
+          cost.norm, norm_title(c, NormStep::Mlp), norm_formula(c, "m", c.parallel_block ? "x" : "h"));
     }
     const Mat& m = pre ? s.normed : s.h;
     const std::string m_name = pre ? rec.name(StepId::MlpNorm) : h_name;

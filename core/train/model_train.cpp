@@ -237,8 +237,8 @@ double forward_t(Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batc
     residual_forward<S>(L.h, L.h, x);  // h = x + o·W_oᵀ
 
     // MLP sub-block: pre reads Norm(h); post normalises h first and the MLP reads that.
-    if (pre)
-      norm_fwd<S>(L.ln2, L.ln2_mean, L.ln2_rstd, L.h, lw.mlp_norm, c);
+    if (pre)  // a parallel block's MLP reads the block input: out = x + Attn(Norm₁(x)) + MLP(Norm₂(x))
+      norm_fwd<S>(L.ln2, L.ln2_mean, L.ln2_rstd, c.parallel_block ? x : L.h, lw.mlp_norm, c);
     else
       norm_fwd<S>(L.ln1, L.ln1_mean, L.ln1_rstd, L.h, lw.attn_norm, c);
     const MatT<S>& m = pre ? L.ln2 : L.ln1;
@@ -368,7 +368,15 @@ void backward_t(G& g, Acts<S>& a, const W& w, const ModelConfig& c, const Batch&
       linear_backward<S>(&da, lg.wv, a.dv, ain, lw.wv);
     };
 
-    if (pre) {
+    if (pre && c.parallel_block) {
+      // dres = ∂/∂(x + Attn(Norm1(x)) + MLP(Norm2(x))): both branches read the same dres, then add through
+      // their norms to the residual path's dres.
+      mlp_back(a.dres, L.ln2, a.dnorm, false);
+      a.dtmp.setZero();
+      attn_back(a.dres, L.ln1, a.dtmp);
+      norm_bwd<S>(a.dres, lg.mlp_norm, a.dnorm, x, lw.mlp_norm, L.ln2_mean, L.ln2_rstd, c);
+      norm_bwd<S>(a.dres, lg.attn_norm, a.dtmp, x, lw.attn_norm, L.ln1_mean, L.ln1_rstd, c);
+    } else if (pre) {
       // dres = ∂/∂(h + MLP(Norm(h))): the residual passes it to h, the MLP branch adds through Norm2.
       mlp_back(a.dres, L.ln2, a.dnorm, false);
       norm_bwd<S>(a.dres, lg.mlp_norm, a.dnorm, L.h, lw.mlp_norm, L.ln2_mean, L.ln2_rstd, c);

@@ -133,6 +133,11 @@ const GradCase kGradCases[] = {
             .tie_embeddings = true})},
     {"QkNormSoftcapInvDk",  // soft-cap 1.5: small enough that tanh bends the scores
      small({.attn_scale = ScaleMode::InvDk, .qk_norm = true, .attn_softcap = 1.5f})},
+    {"ParallelBlockGqa", small({.parallel_block = true})},  // x + Attn(Norm1(x)) + MLP(Norm2(x))
+    {"ParallelBlockLayerNormGeluTied", small({.norm = NormType::LayerNorm,
+                                              .parallel_block = true,
+                                              .activation = ActivationKind::GELU,
+                                              .tie_embeddings = true})},
     {"NoScaleSlidingInterleaved",  // full_every 2: layer 0 sliding, layer 1 full
      small({.attention = AttentionPattern::Sliding, .window = 3, .full_every = 2, .attn_scale = ScaleMode::None})},
 };
@@ -159,12 +164,13 @@ const ModelConfig kVariants[] = {
            .attention = AttentionPattern::Sliding,
            .window = 2}),
     small({.positions = PositionType::Sinusoidal, .activation = ActivationKind::ReLU, .attn_scale = ScaleMode::None}),
+    small({.parallel_block = true, .positions = PositionType::ALiBi, .activation = ActivationKind::GeGLU}),
 };
 
 ModelConfig variant(int i) { return kVariants[i]; }
 
 TEST(ModelTrain, LogitsMatchInferenceForward) {
-  for (int i = 0; i < 5; ++i) {
+  for (int i = 0; i < static_cast<int>(std::size(kVariants)); ++i) {
     const ModelConfig c = variant(i);
     const ModelWeights w = init_weights(c, 3);
     const Batch b = make_batch(c, 3, 9, 5);
@@ -204,7 +210,7 @@ TEST(ModelTrain, LossIsMeanNegativeLogLikelihoodOfTargets) {
 
 TEST(ModelTrain, FloatGradientsAgreeWithDouble) {
   float worst = 0;
-  for (int i = 0; i < 5; ++i) {
+  for (int i = 0; i < static_cast<int>(std::size(kVariants)); ++i) {
     const ModelConfig c = variant(i);
     const ModelWeights w = init_weights(c, 11);
     const Batch b = make_batch(c, 4, 10, 6);
