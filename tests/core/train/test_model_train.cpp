@@ -138,6 +138,14 @@ const GradCase kGradCases[] = {
                                               .parallel_block = true,
                                               .activation = ActivationKind::GELU,
                                               .tie_embeddings = true})},
+    // Qwen2's q/k/v biases (before RoPE) with Llama 3 RoPE scaling (trained context 4 < T = 7).
+    {"AttnBiasRopeLlama3",
+     small({.attn_bias = true, .rope_scaling = RopeScaling::Llama3, .rope_factor = 8.0f, .rope_original_context = 4})},
+    {"AttnBiasQkNormDynamicNtk", small({.qk_norm = true,
+                                        .attn_bias = true,
+                                        .rope_scaling = RopeScaling::DynamicNtk,
+                                        .rope_factor = 2.0f,
+                                        .rope_original_context = 4})},
     {"NoScaleSlidingInterleaved",  // full_every 2: layer 0 sliding, layer 1 full
      small({.attention = AttentionPattern::Sliding, .window = 3, .full_every = 2, .attn_scale = ScaleMode::None})},
 };
@@ -165,6 +173,9 @@ const ModelConfig kVariants[] = {
            .window = 2}),
     small({.positions = PositionType::Sinusoidal, .activation = ActivationKind::ReLU, .attn_scale = ScaleMode::None}),
     small({.parallel_block = true, .positions = PositionType::ALiBi, .activation = ActivationKind::GeGLU}),
+    small({.attn_bias = true, .rope_scaling = RopeScaling::Linear, .rope_factor = 2.0f}),
+    small(
+        {.attn_bias = true, .rope_scaling = RopeScaling::DynamicNtk, .rope_factor = 4.0f, .rope_original_context = 5}),
 };
 
 ModelConfig variant(int i) { return kVariants[i]; }
@@ -303,9 +314,9 @@ TEST(ModelTrain, BadBatchesGiveOneLineMessages) {
   EXPECT_FALSE(train_forward(state, w, other, make_batch(c, 1, 4, 1), nullptr, &error));
   EXPECT_NE(error.find("weights"), std::string::npos) << error;
   other = c;
-  other.attn_bias = true;  // a loaded Qwen2's biases: not differentiated yet, so refused rather than wrong
-  EXPECT_FALSE(train_forward(state, init_weights(other, 1), other, make_batch(c, 1, 4, 1), nullptr, &error));
-  EXPECT_NE(error.find("biases"), std::string::npos) << error;
+  other.attn_bias = true;  // a Qwen2-style config with weights that have no q/k/v biases: refused, not read past
+  EXPECT_FALSE(train_forward(state, w, other, make_batch(c, 1, 4, 1), nullptr, &error));
+  EXPECT_NE(error.find("weights"), std::string::npos) << error;
   // The refused calls left the state usable.
   double loss = 0;
   EXPECT_TRUE(train_forward(state, w, c, make_batch(c, 1, 4, 1), &loss, &error)) << error;
