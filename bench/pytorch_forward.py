@@ -96,6 +96,7 @@ def read_architecture(model, cfg):
     model.eps = cfg["rms_norm_eps"]
     model.norm_kind = cfg.get("tw_norm", "rmsnorm")
     model.pre = cfg.get("tw_norm_placement", "pre") == "pre"
+    model.parallel = bool(cfg.get("use_parallel_residual", False))  # x + Attn(Norm1(x)) + MLP(Norm2(x))
     model.positions = cfg.get("tw_positions", "rope")
     model.act = cfg.get("tw_activation", "swiglu")
 
@@ -214,7 +215,7 @@ class Reference:
             p = f"model.layers.{l}."
             if self.pre:
                 h = x + self.attention(self.norm(x, p + "input_layernorm"), p, l, steps)
-                d, hidden = self.mlp(self.norm(h, p + "post_attention_layernorm"), p)
+                d, hidden = self.mlp(self.norm(x if self.parallel else h, p + "post_attention_layernorm"), p)
                 x = h + d
             else:
                 h = self.norm(x + self.attention(x, p, l, steps), p + "input_layernorm")

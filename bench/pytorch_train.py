@@ -111,7 +111,7 @@ class Model(torch.nn.Module):
             p = f"model.layers.{l}."
             if self.pre:
                 h = x + self.attention(self.norm(x, p + "input_layernorm"), p)
-                x = h + self.mlp(self.norm(h, p + "post_attention_layernorm"), p)
+                x = h + self.mlp(self.norm(x if self.parallel else h, p + "post_attention_layernorm"), p)
             else:
                 h = self.norm(x + self.attention(x, p), p + "input_layernorm")
                 x = self.norm(h + self.mlp(h, p), p + "post_attention_layernorm")

@@ -1,6 +1,6 @@
 // Architectures and hyperparameters: what published models chose (width, depth, heads, MLP ratio, vocabulary),
 // their parameter counts computed from the configuration beside the published ones, and your own configuration
-// placed among them.
+// placed among them; and a shipped language model run with serial and parallel blocks on the same weights.
 //
 // [SECTION] state
 // [SECTION] compute
@@ -9,12 +9,16 @@
 #include <imgui.h>
 
 #include <cmath>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
 #include "core/experiments/architectures.h"
+#include "core/experiments/architectures_block.h"
 #include "core/experiments/stepper_model.h"
+#include "core/text/corpus.h"
 #include "core/text/i18n.h"
 #include "views/recompute.h"
 
@@ -35,6 +39,8 @@ struct ArchitecturesState {
   // A workbench model placed on the plots beside the published ones: none, a shipped one, or a folder's config.json.
   enum class Placed { None, Sort, Induction, Folder } placed = Placed::Sort;
   std::string model_dir;
+  // The shipped language model run serial and parallel on its own corpus's held-out records.
+  enum class BlockModel { None, Quotes, Poems } block_model = BlockModel::Quotes;
 };
 
 // The config.json the state names ("" for none).
@@ -59,6 +65,44 @@ ArchitectureConfig own_config(const ArchitecturesState& s) {
 
 // [SECTION] compute
 
+// The serial vs parallel comparison of a shipped language model, computed once per model (a few hundred forward
+// passes): moving the other sliders does not run it again.
+struct BlockRun {
+  std::string model;  // "quotes", "poems"
+  BlockLayoutComparison comparison;
+};
+std::mutex g_block_mutex;
+std::map<ArchitecturesState::BlockModel, std::shared_ptr<const BlockRun>> g_block_runs;
+
+std::shared_ptr<const BlockRun> cached_block_run(ArchitecturesState::BlockModel which) {
+  std::lock_guard<std::mutex> lock(g_block_mutex);
+  const auto it = g_block_runs.find(which);
+  return it == g_block_runs.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<const BlockRun> block_run(ArchitecturesState::BlockModel which, Progress& progress) {
+  if (which == ArchitecturesState::BlockModel::None) return nullptr;
+  if (auto cached = cached_block_run(which)) return cached;
+  const bool quotes = which == ArchitecturesState::BlockModel::Quotes;
+  auto run = std::make_shared<BlockRun>();
+  run->model = quotes ? "quotes" : "poems";
+  Corpus corpus;
+  StepperModel m;
+  std::string error = load_corpus(quotes ? CorpusId::EnglishQuotes : CorpusId::TangPoems, &corpus);
+  if (error.empty() &&
+      !load_hf_stepper_model(
+          shipped_models_dir() + "/" + run->model, [&](double) { return !progress.cancelled(); }, &m, &error) &&
+      progress.cancelled())
+    return nullptr;  // not cached: the next run tries again
+  if (error.empty())
+    run->comparison = compare_block_layouts(m, corpus.heldout);
+  else
+    run->comparison.error = error;
+  std::lock_guard<std::mutex> lock(g_block_mutex);
+  g_block_runs[which] = run;
+  return run;
+}
+
 struct Row {
   ArchitectureConfig config;
   ParameterBreakdown count;
@@ -66,13 +110,14 @@ struct Row {
 struct ArchitecturesResult {
   std::vector<Row> rows;  // the published models
   Row own;
-  std::string error;          // validate(own)
-  std::optional<Row> placed;  // the model placed beside them, when one is chosen and loads
-  std::string placed_error;   // why it did not load (the figures still show the rest)
+  std::string error;                      // validate(own)
+  std::optional<Row> placed;              // the model placed beside them, when one is chosen and loads
+  std::string placed_error;               // why it did not load (the figures still show the rest)
+  std::shared_ptr<const BlockRun> block;  // serial vs parallel (null when no model is chosen)
 };
 using ResultPtr = std::shared_ptr<const ArchitecturesResult>;
 
-ResultPtr compute(const ArchitecturesState& s, Progress&) {
+ResultPtr compute(const ArchitecturesState& s, Progress& progress) {
   auto r = std::make_shared<ArchitecturesResult>();
   for (const ArchitectureConfig& c : published_architectures()) r->rows.push_back({c, count_parameters(c)});
   r->own.config = own_config(s);
@@ -88,9 +133,13 @@ ResultPtr compute(const ArchitecturesState& s, Progress&) {
       r->placed_error = error;
     }
   }
+  r->block = block_run(s.block_model, progress);
   return r;
 }
-bool quick(const ArchitecturesState&) { return true; }  // a few hundred multiplications
+// A few hundred multiplications, unless the serial vs parallel runs are still to be made.
+bool quick(const ArchitecturesState& s) {
+  return s.block_model == ArchitecturesState::BlockModel::None || cached_block_run(s.block_model) != nullptr;
+}
 std::string error_of(const ArchitecturesResult& r) { return r.error; }
 
 // [SECTION] figures
@@ -194,6 +243,60 @@ plot::Figure breakdown_figure(const ArchitecturesResult& r) {
   return fig;
 }
 
+// Serial vs parallel: held-out bits per character of the same weights run both ways.
+plot::Figure block_loss_figure(const ArchitecturesResult& r) {
+  plot::Figure fig("block_loss", tr("Serial vs parallel block: the same weights, held-out bits per character"));
+  if (!r.block) {
+    fig.note = tr("choose a shipped language model to run both ways");
+    return fig;
+  }
+  const BlockLayoutComparison& b = r.block->comparison;
+  if (!b.error.empty()) {
+    fig.note = subst(tr("not run: {0}"), {b.error});
+    return fig;
+  }
+  fig.note = subst(tr("{0} model, {1} held-out records, {2} tokens: logits differ by {3} (relative norm), the most "
+                      "likely next token agrees at {4}, $\\mathrm{KL}$ = {5} bits per token"),
+                   {r.block->model, std::to_string(b.records), std::to_string(b.tokens_scored),
+                    plot::fmt("%.1f%%", 100 * b.logit_rel_diff), plot::fmt("%.1f%%", 100 * b.top1_agreement),
+                    plot::fmt("%.3f", b.kl_bits)});
+  plot::Axes& ax = fig.axes();
+  ax.setup(tr("block"), "", tr("bits per character"), "");
+  ax.bars({tr("serial (as trained)"), tr("parallel")}, {tr("bits per character")},
+          {{b.serial.bits_per_char, b.parallel.bits_per_char}});
+  ax.flags |= plot::AxesFlags_NoLegend;
+  plot::Table& t = fig.table;
+  t.header = {"model",          "block",          "loss_nats_per_token", "bits_per_char",
+              "logit_rel_diff", "top1_agreement", "kl_bits_per_token",   "tokens",
+              "chars"};
+  for (const bool parallel : {false, true}) {
+    const BlockLayoutRun& run = parallel ? b.parallel : b.serial;
+    t.add_row({r.block->model, parallel ? "parallel" : "serial", run.loss, run.bits_per_char, b.logit_rel_diff,
+               b.top1_agreement, b.kl_bits, double(b.tokens_scored), double(b.chars)});
+  }
+  return fig;
+}
+
+// Where the two runs part: the residual stream after each block, parallel against serial.
+plot::Figure block_layers_figure(const ArchitecturesResult& r) {
+  plot::Figure fig("block_layers", tr("Serial vs parallel block: difference of the residual stream after each block"));
+  fig.note =
+      tr("$\\|x_{par} - x_{ser}\\| / \\|x_{ser}\\|$ over every held-out token; layer 0's attention half is "
+         "shared, its MLP already reads $\\mathrm{Norm}(x)$ instead of $\\mathrm{Norm}(h)$");
+  if (!r.block || !r.block->comparison.error.empty()) return fig;
+  const std::vector<double>& d = r.block->comparison.layer_rel_diff;
+  std::vector<double> layers;
+  for (size_t l = 0; l < d.size(); ++l) layers.push_back(double(l));
+  plot::Axes& ax = fig.axes();
+  ax.setup(tr("block"), "", tr("relative difference"), "");
+  ax.line(tr("parallel vs serial"), layers, d).style = plot::LineStyle::LineAndMarkers;
+  ax.flags |= plot::AxesFlags_NoLegend;
+  plot::Table& t = fig.table;
+  t.header = {"layer", "residual_rel_diff"};
+  for (size_t l = 0; l < d.size(); ++l) t.add_row({double(l), d[l]});
+  return fig;
+}
+
 std::string grouped(double n) {
   if (n >= 1e9) return plot::fmt("%.2fB", n / 1e9);
   if (n >= 1e6) return plot::fmt("%.1fM", n / 1e6);
@@ -205,12 +308,16 @@ std::string grouped(double n) {
 class ArchitecturesPanel : public RecomputePanel<ArchitecturesState, ArchitecturesResult> {
  public:
   ArchitecturesPanel()
-      : RecomputePanel(
-            kInfo, {.rows = {{{"mlp_ratio", "head_dim"}}, {{"aspect", "vocab"}}, {{"counts", "breakdown"}}}},
-            {compute,
-             error_of,
-             {mlp_ratio_figure, head_dim_figure, aspect_figure, vocab_figure, counts_figure, breakdown_figure},
-             quick}) {}
+      : RecomputePanel(kInfo,
+                       {.rows = {{{"mlp_ratio", "head_dim"}},
+                                 {{"aspect", "vocab"}},
+                                 {{"counts", "breakdown"}},
+                                 {{"block_loss", "block_layers"}}}},
+                       {compute,
+                        error_of,
+                        {mlp_ratio_figure, head_dim_figure, aspect_figure, vocab_figure, counts_figure,
+                         breakdown_figure, block_loss_figure, block_layers_figure},
+                        quick}) {}
 
  protected:
   void bind(Controls& c) override {
@@ -232,6 +339,10 @@ class ArchitecturesPanel : public RecomputePanel<ArchitecturesState, Architectur
                   "config.json of a model folder."));
     c.add_text("model_dir", &s_.model_dir, 1024, N_("model folder"),
                N_("Folder with the config.json of the model to place (e.g. one the Training panel saved)."));
+    c.add_enum("block_model", &s_.block_model, {N_("none"), N_("quotes"), N_("poems")}, N_("serial vs parallel"),
+               N_("A shipped language model run on its corpus's held-out text twice with the same weights: serial "
+                  "blocks as it was trained, and parallel blocks $x + \\mathrm{Attn}(\\mathrm{Norm}_1(x)) + "
+                  "\\mathrm{MLP}(\\mathrm{Norm}_2(x))$ (GPT-NeoX; GPT-J and PaLM share one norm)."));
   }
 
   bool control_visible(const Control& c) const override {

@@ -9,48 +9,57 @@
 
 namespace tw {
 
-ModelBits model_bits_per_char(const StepperModel& model, const std::vector<std::string>& records, int64_t max_chars) {
-  ModelBits out;
+ScoringWindows scoring_windows(const StepperModel& model, const std::vector<std::string>& records, int64_t max_chars) {
+  ScoringWindows out;
   if (!model.weights || !model.vocabulary) {
     out.error = tr("the model has no weights or no tokenizer");
     return out;
   }
-  const ModelConfig& c = model.config;
   const bool bos = model.vocabulary->has_bos();
-  const int window = std::max(2, c.max_seq);
+  const int window = std::max(2, model.config.max_seq);
   for (const std::string& record : records) {
     if (out.records > 0 && out.chars >= max_chars) break;
     std::vector<int> ids;
-    std::string error;
-    if (!model.vocabulary->encode(record, bos, &ids, &error)) {
-      out.error = error;
-      return out;
-    }
+    if (!model.vocabulary->encode(record, bos, &ids, &out.error)) return out;
     if (ids.size() < 2) continue;  // nothing to predict
     // Windows overlap by one token: the last token of one is the context that starts the next.
     for (size_t start = 0; start + 1 < ids.size(); start += size_t(window - 1)) {
       const size_t end = std::min(ids.size(), start + size_t(window));
-      const std::vector<int> w(ids.begin() + long(start), ids.begin() + long(end));
-      Mat logits;
-      if (!forward(logits, nullptr, *model.weights, c, w, &error)) {
-        out.error = error;
-        return out;
-      }
-      for (size_t t = 0; t + 1 < w.size(); ++t) {
-        const auto row = logits.row(long(t)).cast<double>();
-        const double top = row.maxCoeff();
-        const double log_z = top + std::log((row.array() - top).exp().sum());
-        out.bits += (log_z - row(w[t + 1])) / std::log(2.0);
-        ++out.tokens_scored;
-      }
+      out.windows.emplace_back(ids.begin() + long(start), ids.begin() + long(end));
     }
     out.chars += int64_t(decode_utf8(record).size());
     ++out.records;
   }
-  if (out.chars == 0) {
-    if (out.error.empty()) out.error = tr("no held-out text to score");
+  if (out.chars == 0 && out.error.empty()) out.error = tr("no held-out text to score");
+  return out;
+}
+
+double window_bits(const Mat& logits, const std::vector<int>& w) {
+  double bits = 0;
+  for (size_t t = 0; t + 1 < w.size(); ++t) {
+    const auto row = logits.row(long(t)).cast<double>();
+    const double top = row.maxCoeff();
+    const double log_z = top + std::log((row.array() - top).exp().sum());
+    bits += (log_z - row(w[t + 1])) / std::log(2.0);
+  }
+  return bits;
+}
+
+ModelBits model_bits_per_char(const StepperModel& model, const std::vector<std::string>& records, int64_t max_chars) {
+  ModelBits out;
+  ScoringWindows s = scoring_windows(model, records, max_chars);
+  if (!s.error.empty()) {
+    out.error = s.error;
     return out;
   }
+  for (const std::vector<int>& w : s.windows) {
+    Mat logits;
+    if (!forward(logits, nullptr, *model.weights, model.config, w, &out.error)) return out;
+    out.bits += window_bits(logits, w);
+    out.tokens_scored += int64_t(w.size()) - 1;
+  }
+  out.chars = s.chars;
+  out.records = s.records;
   out.bits_per_char = out.bits / double(out.chars);
   return out;
 }

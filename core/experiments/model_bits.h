@@ -31,4 +31,17 @@ struct ModelBits {
 ModelBits model_bits_per_char(const StepperModel& model, const std::vector<std::string>& records,
                               int64_t max_chars = 20000);
 
+// The windows model_bits_per_char runs, for other measurements on the same tokens (core/experiments/
+// architectures_block.h): every window of ≥ 2 tokens, in order, with the records' characters.
+struct ScoringWindows {
+  std::vector<std::vector<int>> windows;  // each at most max_seq tokens; position t predicts t + 1
+  int64_t chars = 0;                      // characters of the records cut into them
+  int records = 0;
+  std::string error;  // one line when a record cannot be encoded or the model has no tokenizer
+};
+ScoringWindows scoring_windows(const StepperModel& model, const std::vector<std::string>& records,
+                               int64_t max_chars = 20000);
+// Σ over t < T−1 of −log₂ softmax(logits_t)[window_{t+1}]: the bits a window's logits (T, V) cost.
+double window_bits(const Mat& logits, const std::vector<int>& window);
+
 }  // namespace tw

@@ -136,6 +136,10 @@ std::vector<ConfigProblem> config_problems(const ModelConfig& c, const char* (*n
     add("full_every",
         subst(tr("{0} interleaves full layers into sliding attention; set attention to sliding or {0} to 0"),
               {n("full_every")}));
+  if (c.parallel_block && c.placement != NormPlacement::Pre)
+    add("parallel_block", subst(tr("a parallel block adds both branches to the block input, so it needs pre-norm "
+                                   "({0} = post)"),
+                                {n("placement")}));
   if (c.attn_scale == ScaleMode::Custom)
     add("attn_scale", tr("attention scale must be 1/sqrt(d_k), none or 1/d_k (a custom factor is not a model choice)"));
   if (!(c.attn_softcap >= 0.0f && std::isfinite(c.attn_softcap)))
@@ -191,6 +195,8 @@ const char* config_json_key(const char* field) {
       {"rope_base", "rope_theta"},
       {"full_every", "tw_full_every"},
       {"memory_cap_mb", "tw_memory_cap_mb"},
+      {"parallel_block", "use_parallel_residual"},
+      {"placement", "tw_norm_placement"},
       {"experts", "num_local_experts"},
       {"top_k", "num_experts_per_tok"},
       {"capacity_factor", "tw_capacity_factor"},
@@ -402,6 +408,7 @@ std::string config_to_json(const ModelConfig& c) {
   j["tw_full_every"] = c.full_every;
   j["tw_attn_scale"] = scale_mode_name(c.attn_scale);
   j["tw_qk_norm"] = c.qk_norm;
+  if (c.parallel_block) j["use_parallel_residual"] = true;  // GPT-NeoX's key; serial configs stay as they were
   if (c.memory_cap_mb != ModelConfig{}.memory_cap_mb) j["tw_memory_cap_mb"] = c.memory_cap_mb;  // real checkpoints
   // Gemma 2's key for the same c·tanh(S/c); null when off, as in its config.json.
   j["attn_logit_softcapping"] = c.attn_softcap > 0 ? json(c.attn_softcap) : json(nullptr);
@@ -458,6 +465,7 @@ bool config_from_json(const std::string& text, ModelConfig* out, std::string* er
       parse_enum(j, "tw_activation", kActivationKindNames, &c.activation, error) &&
       parse_enum(j, "tw_attention", kAttentionPatternNames, &c.attention, error) &&
       parse_int(j, "tw_full_every", &c.full_every, error) && parse_bool(j, "tw_qk_norm", &c.qk_norm, error) &&
+      parse_bool(j, "use_parallel_residual", &c.parallel_block, error) &&
       parse_number(j, "tw_memory_cap_mb", &c.memory_cap_mb, error) &&
       parse_int(j, "num_local_experts", &c.experts, error) && parse_int(j, "num_experts_per_tok", &c.top_k, error) &&
       parse_number(j, "router_aux_loss_coef", &c.aux_loss_coef, error) &&

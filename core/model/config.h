@@ -29,7 +29,11 @@ struct ModelConfig {
   int hidden = 192;                   // F: MLP hidden size (intermediate_size)
   int max_seq = 128;                  // longest sequence the model accepts (max_position_embeddings)
   NormType norm = NormType::RMSNorm;  // RMSNorm (LLaMA) or LayerNorm (GPT-2, with bias)
-  NormPlacement placement = NormPlacement::Pre;         // where the norm sits relative to the residual add
+  NormPlacement placement = NormPlacement::Pre;  // where the norm sits relative to the residual add
+  // Parallel block (GPT-NeoX's use_parallel_residual; GPT-J and PaLM share one norm): out = x + Attn(Norm₁(x)) +
+  // MLP(Norm₂(x)), both branches read the block input, with the two norms of the serial block (attn_norm, mlp_norm),
+  // so the same weights run either way; GPT-J/PaLM's one shared norm is the case γ₁ = γ₂. Pre-norm only.
+  bool parallel_block = false;
   PositionType positions = PositionType::RoPE;          // position information
   ActivationKind activation = ActivationKind::SwiGLU;   // MLP non-linearity; the GLU kinds have a gate matrix
   AttentionPattern attention = AttentionPattern::Full;  // pattern of the layers (see full_every for mixing)

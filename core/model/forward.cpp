@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/model/forward_steps.h"
+#include "core/model/kernels.h"
 #include "core/model/positions.h"
 #include "core/ops/alibi.h"
 #include "core/ops/attention.h"
@@ -132,22 +133,6 @@ struct BlockState {
   MlpActivations mlp;            // gate, up, hidden: (T, F)
   Mat mlp_out;                   // (T, C)
 };
-
-// Maps the config's activation choice onto the MLP op's kind and activation.
-MlpKind mlp_kind(ActivationKind a) {
-  switch (a) {
-    case ActivationKind::SwiGLU: return MlpKind::SwiGLU;
-    case ActivationKind::GeGLU: return MlpKind::GeGLU;
-    default: return MlpKind::Plain;
-  }
-}
-Activation mlp_act(ActivationKind a) {
-  switch (a) {
-    case ActivationKind::ReLU: return Activation::ReLU;
-    case ActivationKind::SwiGLU: return Activation::SiLU;
-    default: return Activation::GeluExact;
-  }
-}
 
 }  // namespace
 
@@ -341,17 +326,18 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
       h_name = rec.name(StepId::AttnNorm);
     }
 
-    // Pre-norm: m = Norm(h) feeds the MLP. Post-norm: the MLP reads h.
+    // Pre-norm: m = Norm(h) feeds the MLP; a parallel block's MLP reads the block input, m = Norm(x).
+    // Post-norm: the MLP reads h.
     if (pre) {
-      apply_norm(s.normed, s.h, lw.mlp_norm, c);
-      rec(StepId::MlpNorm, {h_name, p + "post_attention_layernorm.weight"}, s.normed, cost.norm,
-          norm_title(c, NormStep::Mlp), norm_formula(c, "m", "h"));
+      apply_norm(s.normed, c.parallel_block ? x : s.h, lw.mlp_norm, c);
+      rec(StepId::MlpNorm, {c.parallel_block ? x_name : h_name, p + "post_attention_layernorm.weight"}, s.normed,
+          cost.norm, norm_title(c, NormStep::Mlp), norm_formula(c, "m", c.parallel_block ? "x" : "h"));
     }
     const Mat& m = pre ? s.normed : s.h;
     const std::string m_name = pre ? rec.name(StepId::MlpNorm) : h_name;
 
     // MLP: down(act(gate) ⊙ up) for the GLUs, down(act(up)) otherwise.
-    mlp_forward(s.mlp_out, s.mlp, m, lw.mlp, mlp_kind(c.activation), mlp_act(c.activation), T, C, F);
+    mlp_forward(s.mlp_out, s.mlp, m, lw.mlp, mlp_kind(c.activation), mlp_activation(c.activation), T, C, F);
     if (c.gated()) rec(StepId::Gate, {m_name, p + "mlp.gate_proj.weight"}, s.mlp.gate, cost.gate);
     rec(StepId::Up, {m_name, p + "mlp.up_proj.weight"}, s.mlp.up, cost.up);
     const char* act_formula = c.activation == ActivationKind::SwiGLU

@@ -3,6 +3,7 @@
 //
 // Pre-norm block (LLaMA):   h = x + Attn(Norm(x));   out = h + MLP(Norm(h))
 // Post-norm block (2017):   h = Norm(x + Attn(x));   out = Norm(h + MLP(h))
+// Parallel block (NeoX):    h = x + Attn(Norm(x));   out = h + MLP(Norm(x))   (pre-norm; layers.L.mlp_norm reads x)
 // then (pre-norm only) a final norm, and the logits = x · E_headᵀ (E_head = lm_head, or the embedding if tied).
 //
 // Trace step names (stable; `dump` file names and the stepper panel rely on them), L = layer index. The rows of

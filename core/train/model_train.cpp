@@ -4,6 +4,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "core/model/kernels.h"
 #include "core/model/positions.h"
 #include "core/ops/alibi.h"
 #include "core/ops/attention.h"
@@ -49,8 +50,8 @@ struct LayerActs {
 
 template <class S>
 struct Acts {
-  std::tuple<int, int, int, int, int, int, int, int, int, int, int, int, int, int, float>
-      key{};  // shape it was made for
+  std::tuple<int, int, int, int, int, int, int, int, int, int, int, int, int, int, float, int, float, int, float, float>
+      key{};  // shape it was made for (and the RoPE frequencies' inputs)
   int B = 0, T = 0;
   MatT<S> cos, sin;           // (N, D/2) RoPE tables tiled over the batch
   MatT<S> sinusoid;           // (N, C)   sinusoidal positions tiled over the batch
@@ -79,7 +80,9 @@ template <class S>
 auto acts_key(const ModelConfig& c, int B, int T) {
   return std::make_tuple(B, T, c.dim, c.n_layers, c.n_heads, c.n_kv_heads, c.vocab, c.hidden,
                          static_cast<int>(c.positions), static_cast<int>(c.attention), c.window, c.full_every,
-                         static_cast<int>(c.attn_scale), static_cast<int>(c.norm), c.rope_base);
+                         static_cast<int>(c.attn_scale), static_cast<int>(c.norm), c.rope_base,
+                         static_cast<int>(c.rope_scaling), c.rope_factor, c.rope_original_context, c.rope_low_freq,
+                         c.rope_high_freq);
 }
 
 // Position tables, masks and scratch for a (config, B, T); nothing here depends on the weights.
@@ -97,8 +100,8 @@ void ensure_acts(Acts<S>& a, const ModelConfig& c, int B, int T) {
   a.pos_ids.resize(static_cast<size_t>(N));
   for (int i = 0; i < N; ++i) a.pos_ids[static_cast<size_t>(i)] = i % T;
   if (c.positions == PositionType::RoPE) {
-    Mat cs, sn;  // (T, D/2) as the inference pass builds them, then tiled
-    rope_cos_sin(cs, sn, rope_frequencies(D, c.rope_base), 0, T);
+    Mat cs, sn;  // (T, D/2) as the inference pass builds them for T tokens (rope_scaling included), then tiled
+    rope_cos_sin(cs, sn, rope_scaled_frequencies(rope_config(c), T), 0, T);
     a.cos.resize(N, D / 2);
     a.sin.resize(N, D / 2);
     for (int b = 0; b < B; ++b) {
@@ -140,17 +143,6 @@ void ensure_acts(Acts<S>& a, const ModelConfig& c, int B, int T) {
 }
 
 // [SECTION] op dispatch by config
-
-MlpKind kind_of(ActivationKind a) {
-  return a == ActivationKind::SwiGLU ? MlpKind::SwiGLU : a == ActivationKind::GeGLU ? MlpKind::GeGLU : MlpKind::Plain;
-}
-Activation act_of(ActivationKind a) {
-  switch (a) {
-    case ActivationKind::ReLU: return Activation::ReLU;
-    case ActivationKind::SwiGLU: return Activation::SiLU;
-    default: return Activation::GeluExact;  // GELU and GeGLU use the exact erf form, as forward()
-  }
-}
 
 template <class S, class NW>
 void norm_fwd(MatT<S>& out, VecT<S>& mean, VecT<S>& rstd, const MatT<S>& x, const NW& n, const ModelConfig& c) {
@@ -198,8 +190,8 @@ double forward_t(Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batc
   const int B = batch.B, T = batch.T, N = B * T;
   const int H = c.n_heads, KV = c.n_kv_heads, D = c.head_dim();
   const bool pre = c.placement == NormPlacement::Pre;
-  const MlpKind kind = kind_of(c.activation);
-  const Activation act = act_of(c.activation);
+  const MlpKind kind = mlp_kind(c.activation);
+  const Activation act = mlp_activation(c.activation);
 
   // x0 = E[tokens] (+ positions).  (N, C)
   MatT<S>& x0 = a.xs[0];
@@ -221,6 +213,11 @@ double forward_t(Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batc
     linear_forward<S>(L.q, ain, lw.wq);
     linear_forward<S>(L.k, ain, lw.wk);
     linear_forward<S>(L.v, ain, lw.wv);
+    if (c.attn_bias) {  // Qwen2: q/k/v biases, added before RoPE
+      L.q.rowwise() += lw.bq.transpose();
+      L.k.rowwise() += lw.bk.transpose();
+      L.v.rowwise() += lw.bv.transpose();
+    }
     if (c.positions == PositionType::RoPE) {
       rope_forward<S>(L.q, L.q, a.cos, a.sin, RopeConvention::HalfSplit, N, H, D);
       rope_forward<S>(L.k, L.k, a.cos, a.sin, RopeConvention::HalfSplit, N, KV, D);
@@ -237,8 +234,8 @@ double forward_t(Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batc
     residual_forward<S>(L.h, L.h, x);  // h = x + o·W_oᵀ
 
     // MLP sub-block: pre reads Norm(h); post normalises h first and the MLP reads that.
-    if (pre)
-      norm_fwd<S>(L.ln2, L.ln2_mean, L.ln2_rstd, L.h, lw.mlp_norm, c);
+    if (pre)  // a parallel block's MLP reads the block input: out = x + Attn(Norm₁(x)) + MLP(Norm₂(x))
+      norm_fwd<S>(L.ln2, L.ln2_mean, L.ln2_rstd, c.parallel_block ? x : L.h, lw.mlp_norm, c);
     else
       norm_fwd<S>(L.ln1, L.ln1_mean, L.ln1_rstd, L.h, lw.attn_norm, c);
     const MatT<S>& m = pre ? L.ln2 : L.ln1;
@@ -288,8 +285,8 @@ void backward_t(G& g, Acts<S>& a, const W& w, const ModelConfig& c, const Batch&
   const int B = batch.B, T = batch.T, N = B * T;
   const int H = c.n_heads, KV = c.n_kv_heads, D = c.head_dim();
   const bool pre = c.placement == NormPlacement::Pre;
-  const MlpKind kind = kind_of(c.activation);
-  const Activation act = act_of(c.activation);
+  const MlpKind kind = mlp_kind(c.activation);
+  const Activation act = mlp_activation(c.activation);
 
   // Loss → logits → (final norm) → residual stream.
   a.dlogits.setZero();
@@ -363,12 +360,25 @@ void backward_t(G& g, Acts<S>& a, const W& w, const ModelConfig& c, const Batch&
         std::swap(dq, dq_next);
         std::swap(dk, dk_next);
       }
+      if (c.attn_bias) {  // ∂/∂b = the column sums of the gradient at the projection's output (before RoPE)
+        lg.bq += dq->colwise().sum().transpose();
+        lg.bk += dk->colwise().sum().transpose();
+        lg.bv += a.dv.colwise().sum().transpose();
+      }
       linear_backward<S>(&da, lg.wq, *dq, ain, lw.wq);
       linear_backward<S>(&da, lg.wk, *dk, ain, lw.wk);
       linear_backward<S>(&da, lg.wv, a.dv, ain, lw.wv);
     };
 
-    if (pre) {
+    if (pre && c.parallel_block) {
+      // dres = ∂/∂(x + Attn(Norm1(x)) + MLP(Norm2(x))): both branches read the same dres, then add through
+      // their norms to the residual path's dres.
+      mlp_back(a.dres, L.ln2, a.dnorm, false);
+      a.dtmp.setZero();
+      attn_back(a.dres, L.ln1, a.dtmp);
+      norm_bwd<S>(a.dres, lg.mlp_norm, a.dnorm, x, lw.mlp_norm, L.ln2_mean, L.ln2_rstd, c);
+      norm_bwd<S>(a.dres, lg.attn_norm, a.dtmp, x, lw.attn_norm, L.ln1_mean, L.ln1_rstd, c);
+    } else if (pre) {
       // dres = ∂/∂(h + MLP(Norm(h))): the residual passes it to h, the MLP branch adds through Norm2.
       mlp_back(a.dres, L.ln2, a.dnorm, false);
       norm_bwd<S>(a.dres, lg.mlp_norm, a.dnorm, L.h, lw.mlp_norm, L.ln2_mean, L.ln2_rstd, c);
@@ -410,8 +420,11 @@ void each_array(W& w, const ModelConfig& c, F&& f) {
   for (auto& l : w.layers) {
     norm(l.attn_norm);
     f(l.wq, HD, C);
+    if (c.attn_bias) f(l.bq, HD, 1);
     f(l.wk, KVD, C);
+    if (c.attn_bias) f(l.bk, KVD, 1);
     f(l.wv, KVD, C);
+    if (c.attn_bias) f(l.bv, KVD, 1);
     f(l.wo, C, HD);
     if (c.qk_norm) {
       f(l.q_norm, c.head_dim(), 1);
@@ -490,8 +503,11 @@ void each_tensor(W& w, const ModelConfig& c, F&& f) {
     const std::string p = "model.layers." + std::to_string(i) + ".";
     norm(l.attn_norm, p + "input_layernorm");
     f(p + "self_attn.q_proj.weight", l.wq);
+    if (c.attn_bias) f(p + "self_attn.q_proj.bias", l.bq);
     f(p + "self_attn.k_proj.weight", l.wk);
+    if (c.attn_bias) f(p + "self_attn.k_proj.bias", l.bk);
     f(p + "self_attn.v_proj.weight", l.wv);
+    if (c.attn_bias) f(p + "self_attn.v_proj.bias", l.bv);
     f(p + "self_attn.o_proj.weight", l.wo);
     if (c.qk_norm) {
       f(p + "self_attn.q_norm.weight", l.q_norm);
@@ -549,9 +565,6 @@ double train_state_floats(const ModelConfig& c, int B, int T) {
 
 std::string check_batch(const ModelConfig& c, const Batch& batch) {
   if (const std::vector<std::string> problems = validate(c); !problems.empty()) return problems.front();
-  // Loaded-model features the training pass does not differentiate yet: refuse rather than give wrong gradients.
-  if (c.attn_bias) return tr("training does not support q/k/v biases (Qwen2's attention_bias) yet");
-  if (c.rope_scaling != RopeScaling::None) return tr("training does not support rope_scaling yet");
   if (batch.B < 1 || batch.T < 1) return tr("a batch needs at least one sequence of at least one token");
   if (batch.T > c.max_seq)
     return subst(tr("sequences of {0} tokens exceed max_seq {1}"),
@@ -642,6 +655,9 @@ ModelWeightsD to_double(const ModelWeights& w) {
     x.wk = l.wk.cast<double>();
     x.wv = l.wv.cast<double>();
     x.wo = l.wo.cast<double>();
+    x.bq = l.bq.cast<double>();
+    x.bk = l.bk.cast<double>();
+    x.bv = l.bv.cast<double>();
     x.q_norm = l.q_norm.cast<double>();
     x.k_norm = l.k_norm.cast<double>();
     x.mlp_norm = norm(l.mlp_norm);

@@ -104,6 +104,7 @@ struct MlpWeightsD {
 struct LayerWeightsD {
   NormWeightsD attn_norm;
   MatD wq, wk, wv, wo;
+  VecD bq, bk, bv;  // attn_bias configs only
   VecD q_norm, k_norm;
   NormWeightsD mlp_norm;
   MlpWeightsD mlp;

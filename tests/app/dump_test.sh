@@ -197,6 +197,12 @@ if /usr/bin/python3 -c "import torch, numpy" 2>/dev/null; then
     check "pytorch-shipped-$name" 0 "max \|logits_workbench - logits_pytorch\| = [0-9.]+e-0[5-9]" -- \
       /usr/bin/python3 "$src/bench/pytorch_forward.py" "$work/shipped-$name" --tol 1e-4
   done
+  # Parallel block (use_parallel_residual): the MLP reads Norm2 of the block input, in both implementations.
+  sed 's/^{/{"use_parallel_residual": true,/' "$work/gqa.json" >"$work/parallel.json"
+  check parallel-dump 0 "wrote 37 steps" -- "$app" dump --config "$work/parallel.json" --text "Hé, GQA!" \
+    --out "$work/parallel" --seed 5
+  check pytorch-parallel-block 0 "max \|logits_workbench - logits_pytorch\| = [0-9.]+e-0[5-9]" -- \
+    /usr/bin/python3 "$src/bench/pytorch_forward.py" "$work/parallel" --tol 1e-4
   # BF16 + shards + tied head; F16 + Qwen2 biases + llama3 rope scaling past its trained length: the PyTorch side
   # reads the half-precision files and must agree to float32 precision of the converted weights.
   check pytorch-bf16-sharded-tied 0 "max \|logits_workbench - logits_pytorch\| = [0-9.]+e-0[5-9]" -- \

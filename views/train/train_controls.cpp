@@ -44,6 +44,9 @@ void bind_train_controls(Controls& c, TrainPanelState& s) {
       "placement", &s.model.placement, NormPlacement::Post, N_("norm placement"),
       N_("pre: $x + f(\\mathrm{Norm}(x))$ (LLaMA); post: $\\mathrm{Norm}(x + f(x))$ (2017), unstable at high learning "
          "rates."));
+  c.add_bool("parallel_block", &s.model.parallel_block, N_("parallel block"),
+             N_("$x + \\mathrm{Attn}(\\mathrm{Norm}_1(x)) + \\mathrm{MLP}(\\mathrm{Norm}_2(x))$: both "
+                "branches read the block input (GPT-NeoX; GPT-J and PaLM share one norm). Pre-norm only."));
   c.add_enum("activation", &s.model.activation, ActivationKind::GeGLU, N_("MLP activation"),
              N_("MLP non-linearity; SwiGLU/GeGLU add a gate matrix."));
   c.add_enum("attn_scale", &s.model.attn_scale, {"1/sqrt(d_k)", "none", "1/d_k"}, N_("attention scale"),

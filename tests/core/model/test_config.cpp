@@ -252,6 +252,27 @@ TEST(Config, AttentionStabilityChoicesRoundTripAndAreChecked) {
   EXPECT_NE(error.find("tw_attn_scale"), std::string::npos);
 }
 
+TEST(Config, ParallelBlockRoundTripsAndNeedsPreNorm) {
+  ModelConfig c = tiny_config();
+  c.parallel_block = true;
+  const std::string text = config_to_json(c);
+  EXPECT_NE(text.find("\"use_parallel_residual\": true"), std::string::npos) << text;
+  EXPECT_EQ(config_to_json(tiny_config()).find("use_parallel_residual"), std::string::npos);  // serial: unchanged
+  ModelConfig back;
+  std::string error;
+  ASSERT_TRUE(config_from_json(text, &back, &error)) << error;
+  EXPECT_TRUE(back.parallel_block);
+  c.placement = NormPlacement::Post;
+  const std::vector<ConfigProblem> problems = validate_fields(c);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].field, "parallel_block");
+  EXPECT_FALSE(config_from_json(R"({"use_parallel_residual": true, "tw_norm_placement": "post"})", &back, &error));
+  EXPECT_EQ(error,
+            "config.json: a parallel block adds both branches to the block input, so it needs pre-norm "
+            "(tw_norm_placement = post)");
+  EXPECT_TRUE(back.parallel_block);  // untouched by the refused file
+}
+
 TEST(Config, JsonUsesHuggingFaceKeys) {
   const std::string text = config_to_json(small_config());
   for (const char* key : {"\"hidden_size\": 256", "\"intermediate_size\": 768", "\"num_hidden_layers\": 4",

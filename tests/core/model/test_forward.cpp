@@ -153,6 +153,39 @@ TEST(Forward, TraceOfAlibiPostNorm) {
   EXPECT_NE(trace.find("layers.0.attn.scores")->formula.find("m_h"), std::string::npos);
 }
 
+// Parallel block: the MLP reads Norm(x) of the block input, not of h = x + Attn(Norm(x)); the block output is
+// x + y + d. Checked on the trace against an independent RMSNorm and sum, and against the serial block of the
+// same weights (same attention half, different MLP input).
+TEST(Forward, ParallelBlockMlpReadsTheBlockInput) {
+  ModelConfig c = config_a();
+  c.parallel_block = true;
+  const ModelWeights w = init_weights(c, 6);
+  Trace par, ser;
+  Mat lp, ls;
+  std::string error;
+  ASSERT_TRUE(forward(lp, &par, w, c, kTokens, &error)) << error;
+  ModelConfig serial = c;
+  serial.parallel_block = false;
+  ASSERT_TRUE(forward(ls, &ser, w, serial, kTokens, &error)) << error;
+  const Mat& x = par.find("layers.0.mlp.residual")->value;
+  // m = x / sqrt(mean(x²) + ε) · γ of the block input x (layer 1's input is layer 0's output).
+  Mat m(x.rows(), x.cols());
+  for (int t = 0; t < x.rows(); ++t) {
+    const double ms = x.row(t).cast<double>().squaredNorm() / x.cols();
+    m.row(t) = (x.row(t).cast<double>() / std::sqrt(ms + c.eps))
+                   .cast<float>()
+                   .cwiseProduct(w.layers[1].mlp_norm.weight.transpose());
+  }
+  EXPECT_MAT_NEAR(par.find("layers.1.mlp_norm")->value, m, 1e-5f);
+  EXPECT_EQ(par.find("layers.1.mlp_norm")->inputs[0], "layers.0.mlp.residual");
+  // out = x + y + d.
+  const Mat sum = x + par.find("layers.1.attn.proj")->value + par.find("layers.1.mlp.down")->value;
+  EXPECT_MAT_NEAR(par.find("layers.1.mlp.residual")->value, sum, 1e-5f);
+  // Layer 0's attention half is the same in both layouts; its MLP input is not, so the logits differ.
+  EXPECT_EQ(max_abs_diff(par.find("layers.0.attn.residual")->value, ser.find("layers.0.attn.residual")->value), 0.0f);
+  EXPECT_GT(max_rel_diff(lp, ls), 1e-3f);
+}
+
 TEST(Forward, ProbabilitiesAreCausalDistributions) {
   Trace trace;
   run(config_a(), 1, &trace);
