@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 
+#include "core/experiments/architecture_settings.h"
 #include "core/experiments/architectures.h"
 #include "core/experiments/architectures_block.h"
 #include "core/experiments/stepper_model.h"
@@ -32,10 +33,8 @@ const PanelInfo kInfo = {"architectures", N_("Architectures and hyperparameters"
 
 // [SECTION] state
 
-struct ArchitecturesState {
-  // Your own configuration, placed on every plot.
-  int d_model = 2048, layers = 24, heads = 16, kv_heads = 4, d_ff = 5632, vocab = 32000;
-  bool gated = true, tied = false;
+// Your own configuration (core/experiments/architecture_settings.h), placed on every plot.
+struct ArchitecturesState : ArchitectureSettings {
   // A workbench model placed on the plots beside the published ones: none, a shipped one, or a folder's config.json.
   enum class Placed { None, Sort, Induction, Folder } placed = Placed::Sort;
   std::string model_dir;
@@ -52,15 +51,6 @@ std::string placed_config_path(const ArchitecturesState& s) {
     case ArchitecturesState::Placed::Folder: return s.model_dir.empty() ? "" : s.model_dir + "/config.json";
   }
   return "";
-}
-
-ArchitectureConfig own_config(const ArchitecturesState& s) {
-  ArchitectureConfig c;
-  c.name = tr("your model");
-  c.d_model = s.d_model, c.layers = s.layers, c.heads = s.heads, c.kv_heads = s.kv_heads;
-  c.head_dim = s.heads > 0 ? s.d_model / s.heads : 0;
-  c.d_ff = s.d_ff, c.gated = s.gated, c.tied = s.tied, c.vocab = s.vocab, c.context = 4096;
-  return c;
 }
 
 // [SECTION] compute
@@ -120,7 +110,7 @@ using ResultPtr = std::shared_ptr<const ArchitecturesResult>;
 ResultPtr compute(const ArchitecturesState& s, Progress& progress) {
   auto r = std::make_shared<ArchitecturesResult>();
   for (const ArchitectureConfig& c : published_architectures()) r->rows.push_back({c, count_parameters(c)});
-  r->own.config = own_config(s);
+  r->own.config = params_of(s);
   r->error = validate(r->own.config);
   if (r->error.empty()) r->own.count = count_parameters(r->own.config);
   if (const std::string path = placed_config_path(s); !path.empty()) {

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "core/experiments/decoding_settings.h"
 #include "core/experiments/information.h"
-#include "core/number_list.h"
 #include "core/ops/sampling.h"
 #include "views/handoffs.h"
 #include "views/plot/plot_imgui.h"
@@ -59,13 +59,8 @@ TrainingLink link_of(const TrainSnapshot* run) {
   return l;
 }
 
-struct DecodingState {
-  std::string logits_p = "3, 2, 1.5, 1, 0.5, 0, -0.5, -1";  // the data (or a confident model): p = softmax
-  float temp_p = 1.0f;
-  std::string logits_q = "2, 2, 1.5, 1, 1, 0.5, 0, 0";  // the model q = softmax(logits_q / temp_q)
-  float temp_q = 1.0f;
-  SamplingConfig sampling{.top_k = 5, .top_p = 0.9f, .min_p = 0.05f};  // applied to logits_p (temperature first)
-  float loss = 1.2f;         // a typed training loss in nats: used when no training run is linked
+// The settings and their parsing live in core (the lessons read the same ones); the link to a run is the panel's.
+struct DecodingState : DecodingSettings {
   bool use_training = true;  // read the loss from the Training panel's run when one exists
   TrainingLink link;         // that run, refreshed before each update (not a control)
 };
@@ -91,31 +86,11 @@ using ResultPtr = std::shared_ptr<const DecodingResult>;
 ResultPtr compute(const DecodingState& s, Progress&) {
   auto r = std::make_shared<DecodingResult>();
   r->state = s;
-  if (std::string e = parse_number_list(s.logits_p, &r->logits_p, 2, 32); !e.empty()) {
-    r->error = subst(tr("logits p: {0}"), {e});
-    return r;
-  }
-  if (std::string e = parse_number_list(s.logits_q, &r->logits_q, 2, 32); !e.empty()) {
-    r->error = subst(tr("logits q: {0}"), {e});
-    return r;
-  }
-  if (r->logits_p.size() != r->logits_q.size()) {
-    r->error = subst(tr("logits p and q need the same number of entries ({0} vs {1})"),
-                     {std::to_string(r->logits_p.size()), std::to_string(r->logits_q.size())});
-    return r;
-  }
-  for (double v : r->logits_p)
-    if (std::abs(v) > 1e4)
-      r->error =
-          tr("logits must be within \xC2\xB1"
-             "1e4");
-  for (double v : r->logits_q)
-    if (std::abs(v) > 1e4)
-      r->error =
-          tr("logits must be within \xC2\xB1"
-             "1e4");
-  if (r->error.empty()) r->error = validate(s.sampling);
+  DecodingInputs in = params_of(s);
+  r->error = std::move(in.error);
   if (!r->error.empty()) return r;
+  r->logits_p = std::move(in.logits_p);
+  r->logits_q = std::move(in.logits_q);
 
   r->p = softmax_distribution(r->logits_p, s.temp_p);
   r->q = softmax_distribution(r->logits_q, s.temp_q);

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/experiments/architecture_settings.h"
 #include "core/experiments/architectures.h"
 #include "core/experiments/gqa_analysis.h"
 #include "core/experiments/gqa_settings.h"
@@ -14,7 +15,6 @@
 #include "core/experiments/mask_settings.h"
 #include "core/experiments/norm_analysis.h"
 #include "core/lessons/lesson_quantity.h"
-#include "core/lessons/lesson_scene_params.h"
 #include "core/lessons/quantity_values.h"
 #include "core/lessons/scene_settings.h"
 #include "core/number_list.h"
@@ -87,15 +87,15 @@ std::optional<double> masks_visible_cells(const Json& v) {
 
 // Total parameters of the architectures panel's own model (count_parameters, as the panel shows it).
 std::optional<double> architectures_total(const Json& v) {
-  const std::optional<ArchitectureConfig> c = architecture_of(v);
-  if (!c || !validate(*c).empty()) return std::nullopt;
+  const std::optional<ArchitectureConfig> c = scene_params<ArchitectureSettings>(v);
+  if (!c) return std::nullopt;
   return static_cast<double>(count_parameters(*c).total);
 }
 
 // The share of those parameters in the MLPs.
 std::optional<double> architectures_mlp_share(const Json& v) {
-  const std::optional<ArchitectureConfig> c = architecture_of(v);
-  if (!c || !validate(*c).empty()) return std::nullopt;
+  const std::optional<ArchitectureConfig> c = scene_params<ArchitectureSettings>(v);
+  if (!c) return std::nullopt;
   const ParameterBreakdown b = count_parameters(*c);
   if (b.total <= 0) return std::nullopt;
   return static_cast<double>(b.mlp) / static_cast<double>(b.total);

@@ -5,11 +5,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/experiments/decoding_settings.h"
 #include "core/experiments/information.h"
 #include "core/experiments/tokenizer_training.h"
 #include "core/lessons/lesson_quantity.h"
-#include "core/lessons/lesson_scene_params.h"
 #include "core/lessons/quantity_values.h"
+#include "core/lessons/scene_settings.h"
 #include "core/ops/sampling.h"
 
 namespace tw {
@@ -19,18 +20,31 @@ namespace {
 namespace lv = lesson_values;
 using Json = nlohmann::json;
 
+// The decoding panel's settings and the logits they parse to, when the panel would show figures for them.
+struct Decoding {
+  DecodingSettings s;
+  DecodingInputs in;
+};
+std::optional<Decoding> decoding(const Json& v) {
+  const std::optional<DecodingSettings> s = read_scene_settings<DecodingSettings>(v);
+  if (!s) return std::nullopt;
+  Decoding d{*s, params_of(*s)};
+  if (!d.in.error.empty()) return std::nullopt;
+  return d;
+}
+
 std::optional<InformationMeasures> measures(const Json& v) {
-  const std::optional<DecodingScene> d = decoding_scene_of(v);
+  const std::optional<Decoding> d = decoding(v);
   if (!d) return std::nullopt;
-  return information_measures(softmax_distribution(d->logits_p, d->temp_p),
-                              softmax_distribution(d->logits_q, d->temp_q));
+  return information_measures(softmax_distribution(d->in.logits_p, d->s.temp_p),
+                              softmax_distribution(d->in.logits_q, d->s.temp_q));
 }
 
 std::optional<SamplingTrace> trace(const Json& v) {
-  const std::optional<DecodingScene> d = decoding_scene_of(v);
+  const std::optional<Decoding> d = decoding(v);
   if (!d) return std::nullopt;
   SamplingTrace t;
-  sampling_filter(t, std::vector<float>(d->logits_p.begin(), d->logits_p.end()), d->sampling);
+  sampling_filter(t, std::vector<float>(d->in.logits_p.begin(), d->in.logits_p.end()), d->s.sampling);
   return t;
 }
 
@@ -54,9 +68,9 @@ std::optional<double> kl_pq(const Json& v) {
 
 // exp(typed loss): the perplexity the panel shows when no training run is linked.
 std::optional<double> typed_perplexity(const Json& v) {
-  const std::optional<DecodingScene> d = decoding_scene_of(v);
+  const std::optional<Decoding> d = decoding(v);
   if (!d) return std::nullopt;
-  return perplexity_from_loss(d->loss);
+  return perplexity_from_loss(d->s.loss);
 }
 
 std::optional<double> kept_tokens(const Json& v) {

@@ -9,7 +9,6 @@
 #include "core/experiments/mask_settings.h"
 #include "core/experiments/stability_tricks.h"
 #include "core/lessons/lesson_quantity.h"
-#include "core/lessons/lesson_scene_params.h"
 #include "core/lessons/quantity_values.h"
 #include "core/lessons/scene_settings.h"
 

@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/experiments/alibi_settings.h"
+#include "core/experiments/architecture_settings.h"
+#include "core/experiments/decoding_settings.h"
 #include "core/experiments/flash_settings.h"
 #include "core/experiments/gqa_settings.h"
 #include "core/experiments/mask_settings.h"
@@ -183,6 +185,39 @@ TEST(PanelSettings, MoeSlidersReachTheParams) {
 }
 
 TEST(PanelSettings, FlashMatchesThePanelsControls) { check_against_panel<FlashSettings>(); }
+
+TEST(PanelSettings, ArchitecturesMatchThePanelsControls) { check_against_panel<ArchitectureSettings>(); }
+
+TEST(PanelSettings, ArchitecturesOwnModel) {
+  ArchitectureSettings s;
+  s.d_model = 1000, s.heads = 8;
+  const ArchitectureConfig c = params_of(s);
+  EXPECT_EQ(c.head_dim, 125);
+  EXPECT_EQ(c.context, 4096);
+  EXPECT_EQ(c.vocab, s.vocab);
+  s.heads = 0;
+  EXPECT_EQ(params_of(s).head_dim, 0);
+  EXPECT_FALSE(validate(params_of(s)).empty());
+}
+
+TEST(PanelSettings, DecodingMatchesThePanelsControls) { check_against_panel<DecodingSettings>(); }
+
+TEST(PanelSettings, DecodingInputsParsedAndChecked) {
+  DecodingSettings s;
+  DecodingInputs in = params_of(s);
+  EXPECT_EQ(in.error, "");
+  EXPECT_EQ(in.logits_p, (std::vector<double>{3, 2, 1.5, 1, 0.5, 0, -0.5, -1}));
+  EXPECT_EQ(in.logits_q.size(), 8u);
+  s.logits_q = "1, 2";  // lengths differ
+  EXPECT_NE(params_of(s).error.find("same number"), std::string::npos) << params_of(s).error;
+  s.logits_q = "1, 2, 3, 4, 5, 6, 7, 20000";
+  EXPECT_NE(params_of(s).error.find("1e4"), std::string::npos) << params_of(s).error;
+  s.logits_q = s.logits_p;
+  s.sampling.top_p = 0;  // validate(SamplingConfig) rejects it
+  EXPECT_FALSE(params_of(s).error.empty());
+  s.logits_p = "1, x";
+  EXPECT_NE(params_of(s).error.find("logits p"), std::string::npos) << params_of(s).error;
+}
 
 }  // namespace
 }  // namespace tw
