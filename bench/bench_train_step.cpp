@@ -18,23 +18,25 @@
 
 namespace {
 
-void BM_TrainStep(benchmark::State& state) {
-  tw::set_matmul_threads(1);
-  const int dim = static_cast<int>(state.range(0));
-  const tw::ModelConfig c{
-      .dim = dim, .n_layers = 2, .n_heads = 4, .n_kv_heads = 2, .vocab = 32, .hidden = 3 * dim, .max_seq = 64};
-  const int T = static_cast<int>(state.range(1)), B = static_cast<int>(state.range(2));
-  const tw::ModelWeights w = tw::init_weights(c, 1);
+// B sequences of T random tokens (a fixed LCG), each position predicting the next token.
+tw::Batch random_batch(int B, int T, int vocab) {
   tw::Batch batch;
   batch.B = B;
   batch.T = T;
   uint32_t x = 7;
   for (int i = 0; i < B * T; ++i) {
     x = x * 1664525u + 1013904223u;
-    batch.tokens.push_back(static_cast<int>((x >> 8) % 32u));
+    batch.tokens.push_back(static_cast<int>((x >> 8) % static_cast<uint32_t>(vocab)));
   }
   for (int i = 0; i < B * T; ++i)
     batch.targets.push_back(i % T == T - 1 ? -1 : batch.tokens[static_cast<size_t>(i + 1)]);
+  return batch;
+}
+
+// Forward + backward of `batch` per iteration, then `after(grads)` (inside the timed loop).
+template <class After>
+void run_steps(benchmark::State& state, const tw::ModelConfig& c, const tw::ModelWeights& w, const tw::Batch& batch,
+               After&& after) {
   tw::TrainState train;
   tw::ModelWeights grads;
   double loss = 0;
@@ -44,8 +46,19 @@ void BM_TrainStep(benchmark::State& state) {
       state.SkipWithError(error.c_str());
       break;
     }
-    benchmark::DoNotOptimize(grads.embed.data());
+    after(grads);
   }
+}
+
+void BM_TrainStep(benchmark::State& state) {
+  tw::set_matmul_threads(1);
+  const int dim = static_cast<int>(state.range(0));
+  const tw::ModelConfig c{
+      .dim = dim, .n_layers = 2, .n_heads = 4, .n_kv_heads = 2, .vocab = 32, .hidden = 3 * dim, .max_seq = 64};
+  const int T = static_cast<int>(state.range(1)), B = static_cast<int>(state.range(2));
+  const tw::ModelWeights w = tw::init_weights(c, 1);
+  run_steps(state, c, w, random_batch(B, T, 32),
+            [](tw::ModelWeights& grads) { benchmark::DoNotOptimize(grads.embed.data()); });
   state.counters["tokens/s"] = benchmark::Counter(B * T, benchmark::Counter::kIsIterationInvariantRate);
 }
 // The shipped language models' shapes: 0 = poems, 1 = quotes (their config.json and scene.json).
@@ -66,33 +79,15 @@ void BM_LanguageStep(benchmark::State& state) {
                           .max_seq = s.T,
                           .tie_embeddings = true};
   tw::ModelWeights w = tw::init_weights(c, 1);
-  tw::Batch batch;
-  batch.B = s.B;
-  batch.T = s.T;
-  uint32_t x = 7;
-  for (int i = 0; i < s.B * s.T; ++i) {
-    x = x * 1664525u + 1013904223u;
-    batch.tokens.push_back(static_cast<int>((x >> 8) % static_cast<uint32_t>(s.vocab)));
-  }
-  for (int i = 0; i < s.B * s.T; ++i)
-    batch.targets.push_back(i % s.T == s.T - 1 ? -1 : batch.tokens[static_cast<size_t>(i + 1)]);
   tw::OptimizerConfig opt;
   opt.lr = 1e-3f;
   opt.weight_decay = 0.1f;
   tw::OptimizerState os = tw::make_optimizer_state(opt, c);
-  tw::TrainState train;
-  tw::ModelWeights grads;
-  double loss = 0;
-  std::string error;
-  for (auto _ : state) {
-    if (!tw::train_forward_backward(&grads, train, w, c, batch, &loss, &error)) {
-      state.SkipWithError(error.c_str());
-      break;
-    }
+  run_steps(state, c, w, random_batch(s.B, s.T, s.vocab), [&](tw::ModelWeights& grads) {
     tw::clip_grad_norm(grads, c, 1.0);
     tw::optimizer_step(w, grads, os, opt, c, 1e-3);
     benchmark::DoNotOptimize(w.embed.data());
-  }
+  });
   state.SetLabel(state.range(0) == 0 ? "poems" : "quotes");
   state.counters["tokens/s"] = benchmark::Counter(s.B * s.T, benchmark::Counter::kIsIterationInvariantRate);
 }

@@ -87,6 +87,29 @@ double clip_grad_norm(ModelWeights& grads, const ModelConfig& config, double max
 
 // [SECTION] optimizer state and step
 
+namespace {
+
+// The element loop of adamw_update, also compiled for AVX2 (chosen at run time): AVX2 alone adds no fused
+// multiply-add, so every lane rounds as the baseline build does and the result is the same bit for bit; only the
+// vectors are twice as wide. This file is compiled with -fno-math-errno (CMakeLists.txt): sqrt's errno (v ≥ 0 here)
+// kept the loop scalar; the values are the same.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void adamw_elements(float* __restrict pw, const float* __restrict pg, float* __restrict pm, float* __restrict pv,
+                    int64_t n, float shrink, float one_minus_b1, float b2, float one_minus_b2, float bc2_sqrt, float eps,
+                    float step_size) {
+  for (int64_t i = 0; i < n; ++i) {
+    pw[i] *= shrink;                                        // decoupled decay uses the weight before this step
+    pm[i] += one_minus_b1 * (pg[i] - pm[i]);                // m ← β₁m + (1−β₁)g  (torch: lerp)
+    pv[i] = pv[i] * b2 + one_minus_b2 * pg[i] * pg[i];      // v ← β₂v + (1−β₂)g²
+    const float denom = std::sqrt(pv[i]) / bc2_sqrt + eps;  // √v̂ + ε
+    pw[i] += -step_size * (pm[i] / denom);                  // w ← w − lr · m̂ / (√v̂ + ε)
+  }
+}
+
+}  // namespace
+
 void adamw_update(float* pw, const float* pg, float* pm, float* pv, int64_t n, const OptimizerConfig& o, double lr,
                   int64_t t, bool decay) {
   // Scalars computed in double as Python does, then used as float by the float32 kernels.
@@ -98,13 +121,7 @@ void adamw_update(float* pw, const float* pg, float* pm, float* pv, int64_t n, c
   const float one_minus_b2 = static_cast<float>(1.0 - double(o.beta2));
   const float b2 = o.beta2, eps = o.eps;
   const float shrink = decay ? static_cast<float>(1.0 - lr * double(o.weight_decay)) : 1.0f;
-  for (int64_t i = 0; i < n; ++i) {
-    pw[i] *= shrink;                                        // decoupled decay uses the weight before this step
-    pm[i] += one_minus_b1 * (pg[i] - pm[i]);                // m ← β₁m + (1−β₁)g  (torch: lerp)
-    pv[i] = pv[i] * b2 + one_minus_b2 * pg[i] * pg[i];      // v ← β₂v + (1−β₂)g²
-    const float denom = std::sqrt(pv[i]) / bc2_sqrt + eps;  // √v̂ + ε
-    pw[i] += -step_size * (pm[i] / denom);                  // w ← w − lr · m̂ / (√v̂ + ε)
-  }
+  adamw_elements(pw, pg, pm, pv, n, shrink, one_minus_b1, b2, one_minus_b2, bc2_sqrt, eps, step_size);
 }
 
 OptimizerState make_optimizer_state(const OptimizerConfig& opt, const ModelConfig& config) {
