@@ -50,12 +50,12 @@ class TrainPanel final : public Panel {
             N_("Train a small Transformer live on copy/sort/reverse/modular addition/text; watch loss and attention")};
   }
 
-  bool settings(TrainSettings* out, int* steps, std::string* error, double memory_cap_mb) const {
+  // The run's settings with the fine-tune choices applied (`train` honours train.ft_* as the panel does).
+  bool settings(TrainSettings* out, int* steps, std::string* error, double memory_cap_mb) {
     if (steps) *steps = s_.steps;
-    if (memory_cap_mb <= 0) return train_settings_of_state(s_, out, error);
     TrainPanelState s = s_;
-    s.model.memory_cap_mb = memory_cap_mb;
-    return train_settings_of_state(s, out, error);
+    if (memory_cap_mb > 0) s.model.memory_cap_mb = memory_cap_mb;
+    return train_settings_of_state(s, out, error) && finetune_.apply(out, error);
   }
 
   std::shared_ptr<const TrainSnapshot> snapshot() const { return session_.snapshot(); }

@@ -10,6 +10,7 @@
 
 #include "core/train/trainer.h"
 #include "views/handoffs.h"
+#include "views/panel_train.h"
 #include "views/train/train_finetune.h"
 
 namespace tw {
@@ -114,6 +115,29 @@ TEST(TrainFinetune, TheChoicesAreSceneKeysAndRoundTrip) {
   EXPECT_NE(train.problem(), "");
   EXPECT_EQ(train.problem().find('\n'), std::string::npos) << train.problem();
   EXPECT_EQ(app.handoffs->latest_training_run()->settings.model.dim, sort.config.dim) << "the previous run stays";
+}
+
+// `transformer-workbench train` reads the panel's settings through train_settings_of_panel: the ft_* keys apply there
+// too (a --set train.ft_r=2 is not silently dropped).
+TEST(TrainFinetune, TheHeadlessTrainCommandSeesTheChoices) {
+  auto p = make_panel("train");
+  for (const auto& [key, value] : std::vector<std::pair<std::string, nlohmann::json>>{
+           {"task", "reverse"}, {"ft_enabled", true}, {"ft_start", "induction"}, {"ft_r", 2}, {"ft_lora", true}})
+    testing::set(*p, key, value);
+  TrainSettings t;
+  int steps = 0;
+  std::string error;
+  ASSERT_TRUE(train_settings_of_panel(*p, &t, &steps, &error, 0)) << error;
+  EXPECT_TRUE(t.lora);
+  EXPECT_EQ(t.lora_spec.r, 2);
+  ASSERT_NE(t.start_weights, nullptr);
+  StepperModel induction;
+  ASSERT_TRUE(load_task_checkpoint(shipped_models_dir() + "/induction", &induction, &error)) << error;
+  EXPECT_EQ(t.model.dim, induction.config.dim);
+  EXPECT_EQ(t.start_weights->layers[0].wq, induction.weights->layers[0].wq);
+  testing::set(*p, "ft_start", "/no/such/folder");
+  EXPECT_FALSE(train_settings_of_panel(*p, &t, &steps, &error, 0));
+  EXPECT_NE(error.find("/no/such/folder"), std::string::npos) << error;
 }
 
 // A model folder loads on the worker (the GUI's way): while it loads and after it fails, the loaded model stays and
