@@ -77,8 +77,10 @@ class PerfRecorder {
   // (app/solid_fills.h), in pixels; a measure of overdraw (the window has width × height pixels).
   void frame_coverage(double triangle_pixels, double solid_fill_pixels);
 
-  // Changes every control of every open panel once, timing update() + wait_idle() for each change, then
-  // restores the control. Run after the frame loop so it does not disturb the frame statistics.
+  // Changes every control of every open panel once, timing update() + wait_answer() for each change (the figures
+  // answer: recompute_median_ms / recompute_max_ms) and until wait_idle() (a first answer refined on the worker
+  // included: refined_median_ms), then restores the control. Run after the frame loop so it does not disturb the
+  // frame statistics.
   void measure_recompute(AppState& state);
   // Process CPU time (every thread) over wall time between the two calls: what an idle window costs.
   // Idle: the main loop with no input after the --frames run (frames it still draws count). end_idle() without

@@ -46,6 +46,25 @@ void BM_LoraExperiment(benchmark::State& state) {
 }
 BENCHMARK(BM_LoraExperiment)->Arg(64)->Arg(65)->Unit(benchmark::kMillisecond);
 
+// LoRA's first answer since issue 27 (what the panel waits for in the frame): the experiment with the chosen
+// rank's adapter only; the sweep's other ranks train afterwards on the worker (BM_LoraExperiment is the whole).
+void BM_LoraFirstAnswer(benchmark::State& state) {
+  LoraExperimentParams p;
+  p.d_in = static_cast<int>(state.range(0));
+  for (auto _ : state) benchmark::DoNotOptimize(run_lora_experiment_first(p));
+}
+BENCHMARK(BM_LoraFirstAnswer)->Arg(64)->Arg(65)->Unit(benchmark::kMillisecond);
+
+// LoRA, `rank` (or a control the synthetic mode does not read) changed: every fit is kept in the memo.
+void BM_LoraRankFromMemo(benchmark::State& state) {
+  LoraExperimentParams p;
+  LoraFitMemo memo;
+  run_lora_experiment(p, {}, &memo);
+  p.rank = static_cast<int>(state.range(0));
+  for (auto _ : state) benchmark::DoNotOptimize(run_lora_experiment_first(p, {}, &memo));
+}
+BENCHMARK(BM_LoraRankFromMemo)->Arg(4)->Arg(8)->Unit(benchmark::kMillisecond);
+
 // Softmax, `n_keys` dragged: histogram, one query and the d_k sweep (1,000 queries per point) at d_k = 64.
 void BM_SoftmaxKeys(benchmark::State& state) {
   const int n_keys = static_cast<int>(state.range(0));

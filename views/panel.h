@@ -78,6 +78,10 @@ class Panel {
   // Blocks until results requested by update() are ready. Panels that recompute on a worker thread override
   // this; headless callers always call update(); wait_idle(); before figures().
   virtual void wait_idle() {}
+  // Blocks until the panel shows an answer for its current state: the same as wait_idle(), except for a panel
+  // that answers first with a cheaper result marked pending and refines it on the worker (RecomputePanel's
+  // refine hook); then only the first answer is waited for. The perf report times both.
+  virtual void wait_answer() { wait_idle(); }
 
   // Why the panel shows no figures ("" when it shows them): a validation message naming the bad field. Headless
   // export prints it; the panel shows it where its figures would be.

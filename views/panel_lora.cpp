@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -134,15 +135,38 @@ ResultPtr compute_finetune(const LoraState& s, Progress& progress) {
   return r;
 }
 
+// Adapters already trained for the current target and training setting: dragging the rank, switching the sweep
+// or changing the fine-tuning controls retrains nothing (the worker is the only user; the memo locks anyway).
+LoraFitMemo& fit_memo() {
+  static LoraFitMemo memo;
+  return memo;
+}
+std::function<bool(float)> progress_of(Progress& progress) {
+  return [&progress](float f) {
+    progress.set(f);
+    return !progress.cancelled();
+  };
+}
+
+// The synthetic mode answers first with the chosen rank's adapter and every figure but the sweep's trained curve
+// (about 2% of the work at the defaults; marked pending), then refine() trains the sweep's other ranks.
 ResultPtr compute(const LoraState& s, Progress& progress) {
   if (s.mode == LoraMode::Finetune) return compute_finetune(s, progress);
   auto r = std::make_shared<LoraResult>();
   r->syn = run_checked(params_of(s), [&progress](const LoraExperimentParams& p) {
-    return run_lora_experiment(p, [&progress](float f) {
-      progress.set(f);
-      return !progress.cancelled();
-    });
+    return run_lora_experiment_first(p, progress_of(progress), &fit_memo());
   });
+  return r;
+}
+bool pending(const LoraResult& r) {
+  return r.mode == LoraMode::Synthetic && r.syn && r.syn->error.empty() && r.syn->a.sweep_pending &&
+         !r.syn->a.cancelled;
+}
+ResultPtr refine(const LoraState&, const LoraResult& first, Progress& progress) {
+  auto r = std::make_shared<LoraResult>(first);
+  auto syn = std::make_shared<SyntheticResult>(*first.syn);
+  complete_lora_sweep(syn->a, syn->params, progress_of(progress), &fit_memo());
+  r->syn = std::move(syn);
   return r;
 }
 
@@ -174,6 +198,7 @@ plot::Figure error_figure(const SyntheticResult& r) {
                       "the optimum (Eckart\xE2\x80\x93Young)"),
                    {std::to_string(r.params.steps), r.params.optimizer == LoraOptimizer::Adam ? "Adam" : "SGD",
                     fmt("%.3g", r.params.lr)});
+  if (r.a.sweep_pending) fig.note += std::string(" ") + tr("(training the other ranks...)");
   plot::Axes& ax = fig.axes();
   ax.setup(tr("rank $r$"), "", tr("relative error"), "");
   ax.x.scale = plot::Scale::Log10;
@@ -435,10 +460,16 @@ plot::Figure ft_energy_figure(const LoraResult& r) {
 
 // [SECTION] panel
 
-// Small layers train in a few ms: wait so figures follow the slider in the same frame. The default (64 × 64, an
-// adapter per rank of the sweep, 300 steps each: about 0.1 s) and large d (up to 1024 × 1024: tens of seconds) run
-// on the worker with a progress bar and a Cancel button.
-bool quick(const LoraState& s) { return s.mode == LoraMode::Synthetic && lora_experiment_work(params_of(s)) < 3e7; }
+// The first answer (the chosen rank's adapter: a few ms at the default 64 × 64) is waited for, so the figures
+// follow the slider in the same frame; the sweep's other ranks (about 50 times that) and large d (up to
+// 1024 × 1024: tens of seconds) run on the worker with a progress bar and a Cancel button.
+bool quick(const LoraState& s) {
+  if (s.mode != LoraMode::Synthetic) return false;
+  LoraExperimentParams first = params_of(s);  // compute() trains the chosen rank only, unless the memo has it
+  if (fit_memo().find(first, first.rank)) return true;
+  first.train_sweep = false;
+  return lora_experiment_work(first) < 3e7;
+}
 std::string error_of(const LoraResult& r) {
   if (r.mode == LoraMode::Finetune) return r.ft.cancelled ? tr("Cancelled.") : r.ft_error;
   return r.syn->a.cancelled ? tr("Cancelled.") : r.syn->error;
@@ -469,7 +500,8 @@ const FigureLayout kFinetuneLayout = {{{{"ft_loss_rank", "ft_loss_params"}},
 
 class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
  public:
-  LoraPanel() : RecomputePanel(kInfo, kSyntheticLayout, {compute, error_of, figure_builders(), quick}) {
+  LoraPanel()
+      : RecomputePanel(kInfo, kSyntheticLayout, {compute, error_of, figure_builders(), quick, pending, refine}) {
     computing_text_ = N_("Training the first adapters...");
   }
 

@@ -139,6 +139,11 @@ class RecomputePanel : public Panel {
     std::string (*error_of)(const Result&);  // "" when the result can be shown
     std::vector<FigureBuilder> figures;      // figures() in the order shown: figures[i](result) is figures()[i]
     bool (*quick)(const State&) = nullptr;   // about a millisecond? update() then waits for it (nullptr: always)
+    // Optional, for a computation with a cheap first answer: compute returns it, with pending(result) true while
+    // a part is still missing (its figure says so), and refine(state, first) completes it on the worker, below the
+    // UI's priority, once the first answer is in view. wait_idle() waits for the whole; wait_answer() for the first.
+    bool (*pending)(const Result&) = nullptr;
+    Ptr (*refine)(const State&, const Result&, Progress&) = nullptr;
   };
 
   // `info`: id, window title, menu category, one-line description; the explanation on top is
@@ -155,12 +160,20 @@ class RecomputePanel : public Panel {
     const bool changed = controls_changed();  // always called: it records the controls for the next frame
     if (changed || std::exchange(recompute_requested_, false)) {
       const State s = s_;
+      refining_ = false;
       job_.request(!hooks_.quick || hooks_.quick(s), background_priority(),
                    [s, compute = hooks_.compute](Progress& p) { return compute(s, p); });
     }
     job_.poll();
+    refine_if_pending();
   }
-  void wait_idle() final { job_.wait(); }
+  void wait_idle() final {
+    job_.wait();
+    while (refine_if_pending()) job_.wait();
+  }
+  void wait_answer() final {
+    if (!refining_) job_.wait();  // a refinement on its way means the first answer is already in view
+  }
   bool busy() const final { return job_.busy(); }
 
   std::vector<plot::Figure> figures() final {
@@ -211,9 +224,22 @@ class RecomputePanel : public Panel {
     return figs;
   }
 
+  // Requests the refinement of the result in view when it is pending and nothing newer is on its way (once: the
+  // job is busy until the whole arrives; not after a Cancel). True when it requested one.
+  bool refine_if_pending() {
+    const Ptr r = job_.result();
+    if (!hooks_.refine || !hooks_.pending || !r || job_.busy() || job_.cancelled() || !hooks_.pending(*r)) return false;
+    const State s = s_;
+    job_.request(false, background_priority(),
+                 [s, r, refine = hooks_.refine](Progress& p) { return refine(s, *r, p); });
+    refining_ = true;
+    return true;
+  }
+
   PanelInfo info_;
   Hooks hooks_;
   bool recompute_requested_ = false;
+  bool refining_ = false;  // the job running (or done) is the refinement of the result in view
   Recompute<Result> job_;  // declared last: its worker joins before the members above go away
 };
 
