@@ -110,6 +110,9 @@ class Reference:
         self.full_every = cfg.get("tw_full_every", 0)
         self.tied = cfg.get("tie_word_embeddings", False)
         self.rope_scaling = cfg.get("rope_scaling") or {}
+        self.experts = cfg.get("num_local_experts", 0) or 0  # ≥ 2: Mixtral's block_sparse_moe
+        self.top_k = cfg.get("num_experts_per_tok", 2)
+        self.capacity_factor = cfg.get("tw_capacity_factor", 0.0) or 0.0
 
     def norm(self, x, prefix):
         g = self.w[prefix + ".weight"]
@@ -160,6 +163,10 @@ class Reference:
             allowed = allowed & (i - j < self.window)
         return allowed
 
+    def ffn(self, x, p):
+        """The block's MLP: (output, the step compared with the dump: mlp.hidden, or the router's probabilities)."""
+        return self.moe(x, p) if self.experts >= 2 else self.mlp(x, p)
+
     def mlp(self, x, p):
         up = x @ self.w[p + "mlp.up_proj.weight"].T
         if self.act in ("swiglu", "geglu"):
@@ -169,6 +176,42 @@ class Reference:
         else:
             hidden = torch.relu(up) if self.act == "relu" else torch.nn.functional.gelu(up)
         return hidden @ self.w[p + "mlp.down_proj.weight"].T, hidden
+
+    def expert(self, x, q):
+        """One Mixtral expert: w1 = gate, w3 = up, w2 = down for the GLUs; w1 = up, w2 = down otherwise."""
+        w = lambda n: self.w[q + n + ".weight"]
+        if self.act in ("swiglu", "geglu"):
+            g = x @ w("w1").T
+            hidden = (torch.nn.functional.silu(g) if self.act == "swiglu" else torch.nn.functional.gelu(g)) * (x @ w("w3").T)
+        else:
+            up = x @ w("w1").T
+            hidden = torch.relu(up) if self.act == "relu" else torch.nn.functional.gelu(up)
+        return hidden @ w("w2").T
+
+    def moe(self, x, p):
+        """Softmax router, top-k, gates renormalised over the k chosen; with a capacity factor cf each expert takes
+        at most ceil(cf * N * k / E) assignments, served every token's first choice before any second choice, in
+        token order; a refused assignment keeps its place in the renormalisation but adds nothing."""
+        N, E, k = x.shape[0], self.experts, self.top_k
+        probs = torch.softmax(x @ self.w[p + "block_sparse_moe.gate.weight"].T, dim=-1)  # (N, E)
+        top_p, top_i = torch.topk(probs, k, dim=-1)
+        gates = top_p / top_p.sum(-1, keepdim=True)
+        if self.capacity_factor > 0:
+            cap, count = math.ceil(self.capacity_factor * N * k / E), [0] * E
+            for j in range(k):
+                for t in range(N):
+                    e = int(top_i[t, j])
+                    if count[e] < cap:
+                        count[e] += 1
+                    else:
+                        gates[t, j] = 0.0
+        y = torch.zeros_like(x)
+        for e in range(E):
+            rows = (top_i == e)  # (N, k)
+            if rows.any():
+                g = (gates * rows).sum(-1, keepdim=True)  # the gate of expert e for each token (0: not chosen)
+                y = y + g * self.expert(x, p + f"block_sparse_moe.experts.{e}.")
+        return y, probs
 
     def attention(self, x, p, layer, steps):
         T, H, KV, D = x.shape[0], self.H, self.KV, self.D
@@ -215,14 +258,14 @@ class Reference:
             p = f"model.layers.{l}."
             if self.pre:
                 h = x + self.attention(self.norm(x, p + "input_layernorm"), p, l, steps)
-                d, hidden = self.mlp(self.norm(x if self.parallel else h, p + "post_attention_layernorm"), p)
+                d, hidden = self.ffn(self.norm(x if self.parallel else h, p + "post_attention_layernorm"), p)
                 x = h + d
             else:
                 h = self.norm(x + self.attention(x, p, l, steps), p + "input_layernorm")
-                d, hidden = self.mlp(h, p)
+                d, hidden = self.ffn(h, p)
                 x = self.norm(h + d, p + "post_attention_layernorm")
             if steps is not None:
-                steps[f"layers.{l}.mlp.hidden"] = hidden
+                steps[f"layers.{l}.mlp.router_probs" if self.experts >= 2 else f"layers.{l}.mlp.hidden"] = hidden
                 steps[f"layers.{l}.attn.residual" if self.pre else f"layers.{l}.attn_norm"] = h
                 steps[f"layers.{l}.mlp.residual" if self.pre else f"layers.{l}.mlp_norm"] = x
         if self.pre:
@@ -276,7 +319,8 @@ def main():
           f"{'pre' if model.pre else 'post'}-norm act={model.act}; T={len(tokens)}; "
           f"weights {manifest.get('dtype', 'F32')} in {shards} file(s), {'tied' if model.tied else 'untied'} head, "
           f"{'q/k/v biases' if any(n.endswith('q_proj.bias') for n in weights) else 'no biases'}, "
-          f"rope_scaling={model.rope_scaling.get('rope_type', 'none') if model.rope_scaling else 'none'}")
+          f"rope_scaling={model.rope_scaling.get('rope_type', 'none') if model.rope_scaling else 'none'}"
+          + (f", MoE E={model.experts} k={model.top_k} cf={model.capacity_factor}" if model.experts >= 2 else ""))
     print(f"max |logits_workbench - logits_pytorch| = {diff:.3e}  (logit scale: max |logit| = "
           f"{logits.abs().max().item():.3f})")
     worst_step = 0.0
@@ -289,7 +333,7 @@ def main():
             assert torch.equal(finite, torch.isfinite(a)), f"{name}: masked cells differ"
             step_diff = (a[finite] - b[finite]).abs().max().item()
             worst_step = max(worst_step, step_diff)
-    print(f"max difference over {len(steps)} intermediate steps (scores, probs, attn.out, residuals, mlp.hidden) = "
+    print(f"max difference over {len(steps)} intermediate steps (scores, probs, attn.out, residuals, mlp.hidden or router) = "
           f"{worst_step:.3e}")
 
     if args.time:

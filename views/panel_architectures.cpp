@@ -275,11 +275,11 @@ plot::Figure block_layers_figure(const ArchitecturesResult& r) {
          "shared, its MLP already reads $\\mathrm{Norm}(x)$ instead of $\\mathrm{Norm}(h)$");
   if (!r.block || !r.block->comparison.error.empty()) return fig;
   const std::vector<double>& d = r.block->comparison.layer_rel_diff;
-  std::vector<double> layers;
-  for (size_t l = 0; l < d.size(); ++l) layers.push_back(double(l));
+  std::vector<std::string> layers;  // whole blocks: categories, not a continuous axis
+  for (size_t l = 0; l < d.size(); ++l) layers.push_back(std::to_string(l));
   plot::Axes& ax = fig.axes();
   ax.setup(tr("block"), "", tr("relative difference"), "");
-  ax.line(tr("parallel vs serial"), layers, d).style = plot::LineStyle::LineAndMarkers;
+  ax.bars(layers, {tr("parallel vs serial")}, {d});
   ax.flags |= plot::AxesFlags_NoLegend;
   plot::Table& t = fig.table;
   t.header = {"layer", "residual_rel_diff"};

@@ -10,6 +10,7 @@
 #include "core/ops/flash_attention.h"
 #include "core/ops/mask.h"
 #include "core/ops/mlp.h"
+#include "core/ops/moe_ffn.h"
 #include "core/ops/norm.h"
 #include "core/ops/rope.h"
 #include "core/text/i18n.h"
@@ -45,6 +46,7 @@ struct StepCost {
 };
 struct BlockCosts {
   StepCost norm, q, k, v, q_rope, k_rope, scores, probs, out, proj, residual, gate, up, act, down;
+  StepCost router, moe;  // MoE configs: router logits + softmax; k expert MLPs per token and the gated sum
 };
 BlockCosts block_costs(const ModelConfig& c, double T, double Tk) {
   const double C = c.dim, H = c.n_heads, KV = c.n_kv_heads, D = c.head_dim(), F = c.hidden;
@@ -66,6 +68,12 @@ BlockCosts block_costs(const ModelConfig& c, double T, double Tk) {
   b.up = b.gate;
   b.act = {act_flops(c, T), kF * ((c.gated() ? 3.0 : 2.0) * T * F)};
   b.down = {linear_flops(T, F, C), linear_bytes(T, F, C)};
+  if (c.moe()) {
+    const double E = c.experts, k = c.top_k, mats = c.gated() ? 3.0 : 2.0;
+    b.router = {linear_flops(T, C, E) + 5.0 * T * E, linear_bytes(T, C, E) + kF * T * E};
+    b.moe = {k * mats * linear_flops(T, C, F) + act_flops(c, T * k) + 2.0 * T * k * C,
+             kF * (2.0 * T * C + E * mats * C * F + 2.0 * T * k * F)};
+  }
   return b;
 }
 
@@ -122,17 +130,48 @@ std::string norm_formula(const ModelConfig& c, const std::string& out, const std
 // The activations of one block, allocated once per forward pass and reused by every layer (no allocation
 // inside the layer loop beyond what the trace copies).
 struct BlockState {
-  Mat normed;                    // (T, C)     input of attention (pre) or of the MLP
-  Mat q;                         // (T, H*D)   queries (rotated in place when RoPE)
-  Mat k, v;                      // (T, KV*D)  keys (rotated in place), values of the new tokens
-  Mat scores, probs;             // (H*T, T_k)
-  std::vector<char> empty_rows;  // (H*T)      rows with every key masked (none for causal masks)
-  Mat attn;                      // (T, H*D)   P V per head
-  Mat proj;                      // (T, C)     attention output after W_o
-  Mat h;                         // (T, C)     residual stream after attention
-  MlpActivations mlp;            // gate, up, hidden: (T, F)
-  Mat mlp_out;                   // (T, C)
+  Mat normed;                             // (T, C)     input of attention (pre) or of the MLP
+  Mat q;                                  // (T, H*D)   queries (rotated in place when RoPE)
+  Mat k, v;                               // (T, KV*D)  keys (rotated in place), values of the new tokens
+  Mat scores, probs;                      // (H*T, T_k)
+  std::vector<char> empty_rows;           // (H*T)      rows with every key masked (none for causal masks)
+  Mat attn;                               // (T, H*D)   P V per head
+  Mat proj;                               // (T, C)     attention output after W_o
+  Mat h;                                  // (T, C)     residual stream after attention
+  MlpActivations mlp;                     // gate, up, hidden: (T, F)
+  Mat mlp_out;                            // (T, C)
+  MoeActs<float> moe;                     // MoE configs: router probabilities, routing, each expert's rows
+  std::vector<ExpertRef<float>> experts;  // (E) this layer's experts, borrowed
 };
+
+// A block's MLP when it is a mixture of experts: the op training runs (core/ops/moe_ffn.h), then its routing
+// recorded as steps: router probabilities, the gates of the chosen experts, each expert's load and its drops.
+void moe_mlp(BlockState& s, const Recorder& rec, const LayerWeights& lw, const ModelConfig& c, const Mat& m,
+             const std::string& m_name, const std::string& p, const BlockCosts& cost) {
+  const int T = static_cast<int>(m.rows()), E = c.experts, k = c.top_k;
+  s.experts.resize(lw.experts.size());
+  for (size_t e = 0; e < s.experts.size(); ++e)
+    s.experts[e] = {&lw.experts[e].gate, &lw.experts[e].up, &lw.experts[e].down};
+  moe_ffn_forward<float>(s.mlp_out, s.moe, m, lw.router, s.experts, mlp_kind(c.activation),
+                         mlp_activation(c.activation), k, c.capacity_factor);
+  if (rec.on()) {
+    const MoeRoute& r = s.moe.route;
+    rec(StepId::RouterProbs, {m_name, p + "block_sparse_moe.gate.weight"}, s.moe.probs, cost.router);
+    Mat gates = Mat::Zero(T, E);  // (T, E): dense view of the k gates per token, 0 where dropped
+    for (int t = 0; t < T; ++t)
+      for (int j = 0; j < k; ++j) gates(t, r.choice[size_t(t * k + j)]) = s.moe.gates[size_t(t * k + j)];
+    rec(StepId::ExpertGates, {rec.name(StepId::RouterProbs)}, gates, {2.0 * T * E, kF * 2.0 * T * E});
+    Mat load(1, E), dropped(1, E);
+    for (int e = 0; e < E; ++e) {
+      load(0, e) = float(r.load[size_t(e)]);
+      dropped(0, e) = float(r.wanted[size_t(e)] - r.load[size_t(e)]);
+    }
+    rec(StepId::ExpertLoad, {rec.name(StepId::ExpertGates)}, load, {double(T) * k, kF * E});
+    rec(StepId::ExpertDropped, {rec.name(StepId::ExpertGates)}, dropped, {double(E), kF * E});
+  }
+  rec(StepId::Down, {m_name, rec.name(StepId::ExpertGates), p + "block_sparse_moe.experts"}, s.mlp_out, cost.moe,
+      N_("Mixture of experts output"), "$d_t = \\sum_e g_{t,e} \\, \\mathrm{Expert}_e(m_t)$");
+}
 
 }  // namespace
 
@@ -189,12 +228,8 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
     *error = problem;
     return false;
   }
-  if (c.moe()) {  // the traced inference pass has one dense MLP per block; the MoE layer lives in training only
-    *error = tr("the forward stepper does not run mixture-of-experts models yet (the Training panel does)");
-    return false;
-  }
   if (static_cast<int>(cache.k.size()) != c.n_layers) cache.reset(c);
-  const StepSizes sizes{T, Tk, C, H, KV, D, F, V};
+  const StepSizes sizes{T, Tk, C, H, KV, D, F, V, c.moe() ? c.experts : 0};
   const Recorder model_rec{trace, -1, "", sizes};
   const BlockCosts cost = block_costs(c, T, Tk);
 
@@ -336,25 +371,29 @@ bool forward_cached(Mat& logits, Trace* trace, KVCache& cache, const ModelWeight
     const Mat& m = pre ? s.normed : s.h;
     const std::string m_name = pre ? rec.name(StepId::MlpNorm) : h_name;
 
-    // MLP: down(act(gate) ⊙ up) for the GLUs, down(act(up)) otherwise.
-    mlp_forward(s.mlp_out, s.mlp, m, lw.mlp, mlp_kind(c.activation), mlp_activation(c.activation), T, C, F);
-    if (c.gated()) rec(StepId::Gate, {m_name, p + "mlp.gate_proj.weight"}, s.mlp.gate, cost.gate);
-    rec(StepId::Up, {m_name, p + "mlp.up_proj.weight"}, s.mlp.up, cost.up);
-    const char* act_formula = c.activation == ActivationKind::SwiGLU
-                                  ? "$z = \\mathrm{silu}(g) \\odot u$, $\\mathrm{silu}(g) = g \\, \\sigma(g)$"
-                              : c.activation == ActivationKind::GeGLU
-                                  ? "$z = \\mathrm{gelu}(g) \\odot u$, $\\mathrm{gelu}(g) = g \\, \\Phi(g)$"
-                              : c.activation == ActivationKind::GELU ? "$z = \\mathrm{gelu}(u) = u \\, \\Phi(u)$"
-                                                                     : "$z = \\max(0, u)$";
-    const char* act_title = c.activation == ActivationKind::SwiGLU  ? N_("Activation (swiglu)")
-                            : c.activation == ActivationKind::GeGLU ? N_("Activation (geglu)")
-                            : c.activation == ActivationKind::GELU  ? N_("Activation (gelu)")
-                                                                    : N_("Activation (relu)");
-    rec(StepId::Hidden,
-        c.gated() ? std::vector<std::string>{rec.name(StepId::Gate), rec.name(StepId::Up)}
-                  : std::vector<std::string>{rec.name(StepId::Up)},
-        s.mlp.hidden, cost.act, act_title, act_formula);
-    rec(StepId::Down, {rec.name(StepId::Hidden), p + "mlp.down_proj.weight"}, s.mlp_out, cost.down);
+    // MLP: down(act(gate) ⊙ up) for the GLUs, down(act(up)) otherwise; MoE: the router's k experts per token.
+    if (c.moe()) {
+      moe_mlp(s, rec, lw, c, m, m_name, p, cost);
+    } else {
+      mlp_forward(s.mlp_out, s.mlp, m, lw.mlp, mlp_kind(c.activation), mlp_activation(c.activation), T, C, F);
+      if (c.gated()) rec(StepId::Gate, {m_name, p + "mlp.gate_proj.weight"}, s.mlp.gate, cost.gate);
+      rec(StepId::Up, {m_name, p + "mlp.up_proj.weight"}, s.mlp.up, cost.up);
+      const char* act_formula = c.activation == ActivationKind::SwiGLU
+                                    ? "$z = \\mathrm{silu}(g) \\odot u$, $\\mathrm{silu}(g) = g \\, \\sigma(g)$"
+                                : c.activation == ActivationKind::GeGLU
+                                    ? "$z = \\mathrm{gelu}(g) \\odot u$, $\\mathrm{gelu}(g) = g \\, \\Phi(g)$"
+                                : c.activation == ActivationKind::GELU ? "$z = \\mathrm{gelu}(u) = u \\, \\Phi(u)$"
+                                                                       : "$z = \\max(0, u)$";
+      const char* act_title = c.activation == ActivationKind::SwiGLU  ? N_("Activation (swiglu)")
+                              : c.activation == ActivationKind::GeGLU ? N_("Activation (geglu)")
+                              : c.activation == ActivationKind::GELU  ? N_("Activation (gelu)")
+                                                                      : N_("Activation (relu)");
+      rec(StepId::Hidden,
+          c.gated() ? std::vector<std::string>{rec.name(StepId::Gate), rec.name(StepId::Up)}
+                    : std::vector<std::string>{rec.name(StepId::Up)},
+          s.mlp.hidden, cost.act, act_title, act_formula);
+      rec(StepId::Down, {rec.name(StepId::Hidden), p + "mlp.down_proj.weight"}, s.mlp_out, cost.down);
+    }
 
     // Residual: x = h + d (post-norm then normalises x).
     x = s.h + s.mlp_out;
@@ -392,6 +431,9 @@ double forward_flops(const ModelConfig& c, int T) {
                  b.proj.flops + 2 * b.residual.flops + b.up.flops + b.act.flops + b.down.flops;
   if (c.positions == PositionType::RoPE) block += b.q_rope.flops + b.k_rope.flops;
   if (c.gated()) block += b.gate.flops;
+  if (c.moe())  // the routing steps as moe_mlp records them (gates, load, drops) instead of the dense MLP
+    block += b.router.flops + b.moe.flops + 2.0 * T * c.experts + double(T) * c.top_k + c.experts - b.up.flops -
+             b.act.flops - b.down.flops - (c.gated() ? b.gate.flops : 0.0);
   double total = c.n_layers * block + linear_flops(T, c.dim, c.vocab);
   if (c.positions == PositionType::Learned || c.positions == PositionType::Sinusoidal) total += double(T) * c.dim;
   if (c.has_final_norm()) total += norm_flops(c, T);

@@ -22,15 +22,20 @@
 //   layers.L.attn.proj        (T, C)      out · W_oᵀ
 //   layers.L.attn.residual    (T, C)      x + attention
 //   layers.L.mlp_norm         (T, C)      pre: Norm(h) before the MLP; post: Norm(h + MLP(h)) after it
+//   layers.L.mlp.router_probs (T, E)      MoE only: softmax of the router logits m W_rᵀ
+//   layers.L.mlp.expert_gates (T, E)      MoE only: gate of each chosen expert, 0 where not chosen or dropped
+//   layers.L.mlp.expert_load  (E)         MoE only: tokens each expert processed
+//   layers.L.mlp.expert_dropped (E)       MoE only: assignments a full expert refused (capacity_factor > 0)
 //   layers.L.mlp.gate         (T, F)      gated MLPs only
 //   layers.L.mlp.up           (T, F)
 //   layers.L.mlp.hidden       (T, F)      act(gate) ⊙ up, or act(up)
-//   layers.L.mlp.down         (T, C)
+//   layers.L.mlp.down         (T, C)      MoE: Σ_e g_t,e · Expert_e(m_t) (no gate/up/hidden steps then)
 //   layers.L.mlp.residual     (T, C)      h + MLP
 //   final_norm                (T, C)      pre-norm only
 //   logits                    (T, V)
 // In post-norm the order inside a block is ... attn.residual, attn_norm, mlp.*, mlp.residual, mlp_norm.
 // T is the number of tokens given; T_k = tokens in the cache after appending them (T_k = T for a full pass).
+// MoE capacity counts the tokens of one call: decoding one token at a time never drops, a full pass may.
 
 #include <string>
 #include <vector>

@@ -35,6 +35,13 @@ const char* forward_look_for(StepId id) {
     case StepId::AttnResidual:
       return N_("The attention output is added to the input, not substituted: compare how much each row moved.");
     case StepId::MlpNorm: return N_("Again every row is rescaled to a root mean square near 1 before the MLP.");
+    case StepId::RouterProbs:
+      return N_("Each row is one token's distribution over the experts: the router's preference before top-k.");
+    case StepId::ExpertGates:
+      return N_("Only k cells per row are lit: the chosen experts, their gates summing to 1 (less where one dropped).");
+    case StepId::ExpertLoad: return N_("Tokens per expert: a balanced router spreads them evenly, $T k / E$ each.");
+    case StepId::ExpertDropped:
+      return N_("Assignments a full expert turned away: those tokens skip that expert on the residual stream.");
     case StepId::Gate: return N_("The gate decides, per hidden unit, how much of the up projection passes.");
     case StepId::Up:
       return N_("The width grows from $C$ to the hidden size $F$, often $\\frac{8}{3} C$ for SwiGLU (the 2/3 rule).");

@@ -29,6 +29,14 @@ const std::vector<StepRow>& forward_step_table() {
     {StepId::AttnResidual, "attn.residual", true,  N_("Residual add (attention)"), "$h = x + y$",                                          "T C"},
     {StepId::MlpNorm,      "mlp_norm",      true,  N_("MLP RMSNorm"),
      "$m = h / \\sqrt{\\mathrm{mean}(h^2) + \\varepsilon} \\cdot \\gamma$",                                                 "T C"},
+    {StepId::RouterProbs,  "mlp.router_probs", true, N_("Router probabilities"),
+     "$P = \\mathrm{softmax}(m W_r^\\top)$",                                                                             "T E"},
+    {StepId::ExpertGates,  "mlp.expert_gates", true, N_("Expert gates (top-k)"),
+     "$g_{t,e} = [e \\in C_t] \\, P_{t,e} / \\sum_{c \\in C_t} P_{t,c}$, $C_t = \\mathrm{top}_k(P_t)$",          "T E"},
+    {StepId::ExpertLoad,   "mlp.expert_load", true, N_("Expert load"),
+     "$n_e = \\sum_t [e \\in C_t]$",                                                                       "E"},
+    {StepId::ExpertDropped, "mlp.expert_dropped", true, N_("Dropped assignments (capacity)"),
+     "$\\mathrm{wanted}_e - n_e$, $n_e \\le \\lceil \\mathrm{cf} \\cdot T k / E \\rceil$",                              "E"},
     {StepId::Gate,         "mlp.gate",      true,  N_("Gate projection"),          "$g = m W_{gate}^\\top$",                                "T F"},
     {StepId::Up,           "mlp.up",        true,  N_("Up projection"),            "$u = m W_{up}^\\top$",                                  "T F"},
     {StepId::Hidden,       "mlp.hidden",    true,  N_("Activation (swiglu)"),
@@ -57,6 +65,7 @@ std::vector<TraceDim> step_shape(const StepRow& row, const StepSizes& z) {
     if (s == "D") dims.push_back({s, z.D, N_("head dim")});
     if (s == "F") dims.push_back({s, z.F, N_("hidden")});
     if (s == "V") dims.push_back({s, z.V, N_("vocab")});
+    if (s == "E") dims.push_back({s, z.E, N_("experts")});
   }
   return dims;
 }

@@ -6,7 +6,7 @@
 // of core/model/forward.h is checked against this table (tests/core/model/test_forward_steps.cpp).
 //
 // Shape symbols (key in core/tensor.h): T new tokens, T_k keys in the cache, C channels, H query heads,
-// KV key/value heads, D head dim, F MLP hidden, V vocabulary.
+// KV key/value heads, D head dim, F MLP hidden, V vocabulary, E experts (mixture-of-experts configs).
 
 #include <cstdint>
 #include <string>
@@ -21,7 +21,8 @@ namespace tw {
 enum class StepId {
   Embed, PosEmbed,                                                               // model, before the blocks
   AttnNorm, Q, K, V, QRope, KRope, Scores, Probs, AttnOut, Proj, AttnResidual,  // a block's attention half
-  MlpNorm, Gate, Up, Hidden, Down, MlpResidual,                                  // a block's MLP half
+  MlpNorm, RouterProbs, ExpertGates, ExpertLoad, ExpertDropped,                 // MLP half: MoE routing
+  Gate, Up, Hidden, Down, MlpResidual,                                           // a block's MLP half
   FinalNorm, Logits,                                                             // model, after the blocks
 };
 // clang-format on
@@ -41,7 +42,7 @@ const StepRow& step_row(StepId id);
 
 // The sizes behind the shape symbols for one pass.
 struct StepSizes {
-  int64_t T = 0, T_k = 0, C = 0, H = 0, KV = 0, D = 0, F = 0, V = 0;
+  int64_t T = 0, T_k = 0, C = 0, H = 0, KV = 0, D = 0, F = 0, V = 0, E = 0;
 };
 // The row's shape with sizes and meanings, e.g. {T=5 tokens, H=4 query heads, D=16 head dim}.
 std::vector<TraceDim> step_shape(const StepRow& row, const StepSizes& sizes);

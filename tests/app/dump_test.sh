@@ -203,6 +203,15 @@ if /usr/bin/python3 -c "import torch, numpy" 2>/dev/null; then
     --out "$work/parallel" --seed 5
   check pytorch-parallel-block 0 "max \|logits_workbench - logits_pytorch\| = [0-9.]+e-0[5-9]" -- \
     /usr/bin/python3 "$src/bench/pytorch_forward.py" "$work/parallel" --tol 1e-4
+  # Mixture of experts (Mixtral's keys) with a capacity that drops (9 tokens · top-2 over 4 experts of capacity
+  # ⌈0.6 · 18 / 4⌉ = 3): router, top-k, renormalised gates and drops agree with the PyTorch reference.
+  sed 's/^{/{"num_local_experts": 4, "num_experts_per_tok": 2, "tw_capacity_factor": 0.6,/' "$work/gqa.json" \
+    >"$work/moe.json"
+  check moe-dump 0 "wrote 39 steps" -- "$app" dump --config "$work/moe.json" --text "Hé, GQA!" --out "$work/moe" \
+    --seed 5
+  check moe-drops 0 "^6$" -- /usr/bin/python3 -c "import numpy; print(int(numpy.load('$work/moe/layers.0.mlp.expert_dropped.npy').sum()))"
+  check pytorch-moe 0 "max \|logits_workbench - logits_pytorch\| = [0-9.]+e-0[5-9]" -- \
+    /usr/bin/python3 "$src/bench/pytorch_forward.py" "$work/moe" --tol 1e-4
   # BF16 + shards + tied head; F16 + Qwen2 biases + llama3 rope scaling past its trained length: the PyTorch side
   # reads the half-precision files and must agree to float32 precision of the converted weights.
   check pytorch-bf16-sharded-tied 0 "max \|logits_workbench - logits_pytorch\| = [0-9.]+e-0[5-9]" -- \

@@ -79,6 +79,8 @@ std::vector<std::pair<std::string, int64_t>> expected_shape(const std::string& n
   if (ends("attn.k") || ends("attn.v") || ends("attn.k_rope")) return {{"T", T}, {"KV", KV}, {"D", D}};
   if (ends("attn.scores") || ends("attn.probs")) return {{"H", H}, {"T", T}, {"T_k", T}};
   if (ends("mlp.gate") || ends("mlp.up") || ends("mlp.hidden")) return {{"T", T}, {"F", F}};
+  if (ends("mlp.router_probs") || ends("mlp.expert_gates")) return {{"T", T}, {"E", c.experts}};
+  if (ends("mlp.expert_load") || ends("mlp.expert_dropped")) return {{"E", c.experts}};
   if (name == "logits") return {{"T", T}, {"V", V}};
   return {{"T", T}, {"C", C}};
 }
@@ -186,6 +188,42 @@ TEST(Forward, ParallelBlockMlpReadsTheBlockInput) {
   EXPECT_GT(max_rel_diff(lp, ls), 1e-3f);
 }
 
+// MoE in the stepper: the router's probabilities, the k gates of each token (renormalised over the chosen
+// experts), each expert's load and drops are steps; without a capacity nothing drops and the loads sum to T·k.
+TEST(Forward, MoeRoutingIsRecordedAsSteps) {
+  ModelConfig c = config_a();
+  c.experts = 4;
+  c.top_k = 2;
+  Trace trace;
+  run(c, 8, &trace);
+  expect_steps(trace, c,
+               {"attn_norm", "attn.q", "attn.k", "attn.v", "attn.q_rope", "attn.k_rope", "attn.scores", "attn.probs",
+                "attn.out", "attn.proj", "attn.residual", "mlp_norm", "mlp.router_probs", "mlp.expert_gates",
+                "mlp.expert_load", "mlp.expert_dropped", "mlp.down", "mlp.residual"},
+               {"final_norm", "logits"});
+  const Mat& p = trace.find("layers.1.mlp.router_probs")->value;  // (T, E)
+  const Mat& g = trace.find("layers.1.mlp.expert_gates")->value;
+  ASSERT_EQ(p.rows(), 9);
+  ASSERT_EQ(p.cols(), 4);
+  for (int t = 0; t < 9; ++t) {
+    EXPECT_NEAR(p.row(t).sum(), 1.0f, 1e-5f);
+    EXPECT_EQ((g.row(t).array() > 0).count(), 2) << t;
+    EXPECT_NEAR(g.row(t).sum(), 1.0f, 1e-5f);
+    // The chosen two are the two most probable: every gate-less expert's probability is at most a chosen one's.
+    float chosen_min = 1, other_max = 0;
+    for (int e = 0; e < 4; ++e) {
+      if (g(t, e) > 0)
+        chosen_min = std::min(chosen_min, p(t, e));
+      else
+        other_max = std::max(other_max, p(t, e));
+    }
+    EXPECT_LE(other_max, chosen_min) << t;
+  }
+  EXPECT_EQ(trace.find("layers.1.mlp.expert_load")->value.sum(), 18.0f);
+  EXPECT_EQ(trace.find("layers.1.mlp.expert_dropped")->value.sum(), 0.0f);
+  EXPECT_EQ(trace.find("layers.1.mlp.expert_load")->shape[0].symbol, "E");
+}
+
 TEST(Forward, ProbabilitiesAreCausalDistributions) {
   Trace trace;
   run(config_a(), 1, &trace);
@@ -254,7 +292,9 @@ TEST(Forward, QkNormSoftcapAndScaleReachTheScores) {
 }
 
 TEST(Forward, FlopsFormulaMatchesTheTrace) {
-  for (const ModelConfig& c : {config_a(), config_b()}) {
+  ModelConfig moe = config_a();
+  moe.experts = 4;
+  for (const ModelConfig& c : {config_a(), config_b(), moe}) {
     Trace trace;
     run(c, 1, &trace);
     EXPECT_DOUBLE_EQ(trace.total_flops(), forward_flops(c, 9));

@@ -44,7 +44,9 @@ TEST(ForwardSteps, HeaderListMatchesTheTable) {
 // Every step a traced pass records is a row of the table, with the row's shape symbols, over configs that switch
 // on every optional step (RoPE, learned positions, gated and plain MLPs, post-norm, sliding windows).
 TEST(ForwardSteps, RecordedStepsFollowTheTable) {
-  std::vector<ModelConfig> configs(3, tiny_config());
+  std::vector<ModelConfig> configs(4, tiny_config());
+  configs[3].experts = 4;  // mixture of experts: routing steps instead of gate/up/hidden
+  configs[3].capacity_factor = 0.5;
   configs[1].positions = PositionType::Learned;
   configs[1].activation = ActivationKind::GELU;
   configs[1].placement = NormPlacement::Post;
