@@ -191,7 +191,9 @@ bool draw_controls_row(AppState& state, Panel& panel) {
 
 // The chosen figure among the panel's current ones (rebuilt when its controls change or while it computes).
 const plot::Figure* slide_figure(const SlideMode& slide, Panel& panel) {
-  std::string key = panel.controls().to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  // The panel's id and controls (a scene may switch the slide to another panel without enter_slide_mode).
+  std::string key = panel.controls().panel_id() + "|" +
+                    panel.controls().to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (panel.busy()) key += "#" + std::to_string(ImGui::GetFrameCount());  // results may land in any frame
   const std::vector<plot::Figure>& figs = g_figures.get(key, [&] { return panel.figures(); });
   for (const plot::Figure& f : figs)

@@ -241,10 +241,15 @@ void ForwardPanel::draw_right_body(const DrawContext& ctx) {
     return ImVec2(0, std::max(natural, avail.y - ImGui::GetTextLineHeightWithSpacing()));
   };
   const TraceStep& st = steps[static_cast<size_t>(step_)];
+  // Always one line, so an append does not push the tabs (and the Append button under them) down a line.
   if (r.run.incremental)
     ImGui::TextDisabled(tr("This trace is the pass of the newest token only (T = 1); the keys and values of the other "
                            "%d come from the KV cache."),
                         static_cast<int>(r.run.tokens.size()) - 1);
+  else
+    ImGui::TextDisabled(trn("This trace is the full pass over the prompt's %d token.",
+                            "This trace is the full pass over the prompt's %d tokens.", r.run.tokens.size()),
+                        static_cast<int>(r.run.tokens.size()));
   if (ImGui::BeginTabBar("views")) {
     // A scene (or --set) may pick the tab: select it once, then let clicks drive s_.tab again.
     const bool external = s_.tab != shown_tab_;

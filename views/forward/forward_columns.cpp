@@ -133,25 +133,31 @@ void ForwardPanel::draw_next_token(const DrawContext& ctx) {
   }
   const int V = static_cast<int>(next.filter.probs.size());
   const auto n = [](int v) { return std::to_string(v); };
-  ImGui::TextUnformatted(
+  // Typeset ($p > 0$ was shown as its source).
+  math_text(
       subst(tr("Of {0} tokens, {1} have $p > 0$ after temperature, {2} survive top-k, {3} survive top-p, {4} survive "
                "min-p."),
             {n(V), n(next.n_positive), n(next.filter.n_top_k), n(next.filter.n_top_p), n(next.filter.n_final)})
           .c_str());
-  ImGui::TextUnformatted(subst(tr("Sampled: id {0}  \"{1}\"  ($p = {2}$ after the filters)"),
-                               {n(next.sampled), r.request.vocab().label(next.sampled),
-                                plot::fmt("%.4g", static_cast<double>(next.probability))})
-                             .c_str());
+  math_text(subst(tr("Sampled: id {0}  \"{1}\"  ($p = {2}$ after the filters)"),
+                  {n(next.sampled), r.request.vocab().label(next.sampled),
+                   plot::fmt("%.4g", static_cast<double>(next.probability))})
+                .c_str());
   if (ImGui::Button(imgui_label(tr("Append and continue"), "append").c_str())) ++s_.generated;
   help_marker(
       tr("Appends the sampled token and runs only that token through the model, reading the other tokens' keys "
          "and values from the KV cache."));
   ImGui::SameLine();
-  if (s_.generated > 0 && ImGui::Button(imgui_label(tr("Back to the prompt"), "back").c_str())) s_.generated = 0;
+  if (s_.generated == 0)
+    ImGui::NewLine();  // the check below keeps its own line before and after the first append
+  else if (ImGui::Button(imgui_label(tr("Back to the prompt"), "back").c_str()))
+    s_.generated = 0;
   if (r.run.cache_check >= 0) {
     const std::string text = subst(tr("KV-cache logits equal a full recompute (max |difference| {0})"),
                                    {plot::fmt("%.2g", r.run.cache_check)});
     check_mark(r.run.cache_check < 1e-3, text.c_str());
+  } else {  // the line is kept, so the figure below does not jump down after the first append
+    ImGui::TextDisabled("%s", tr("After an append, the KV-cache logits are checked against a full recompute."));
   }
   const plot::Figure& fig = figs[0];
   plot::draw_figure(fig, ctx, "forward");
