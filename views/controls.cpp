@@ -128,13 +128,13 @@ std::string Control::range_text() const {
     case ControlType::Int:
     case ControlType::Float: return fmt_number(min) + ".." + fmt_number(max) + (log_scale ? " (log)" : "");
     case ControlType::Enum: {
-      std::string s = "one of: ";
-      for (size_t i = 0; i < options.size(); ++i) s += (i ? "|" : "") + options[i];
-      return s;
+      std::string names;  // the values a scene spells, in English in every language
+      for (size_t i = 0; i < options.size(); ++i) names += (i ? "|" : "") + options[i];
+      return subst(tr("one of: {0}"), {names});
     }
-    case ControlType::Text: return "up to " + fmt_number(max) + " bytes";
+    case ControlType::Text: return subst(tr("up to {0} bytes"), {fmt_number(max)});
     case ControlType::IntList:
-      return "up to " + std::to_string(max_items) + " of " + fmt_number(min) + ".." + fmt_number(max);
+      return subst(tr("up to {0} of {1}..{2}"), {std::to_string(max_items), fmt_number(min), fmt_number(max)});
   }
   return "";
 }

@@ -174,7 +174,7 @@ void ForwardPanel::draw_transport() {
   ImGui::SameLine();
   if (ImGui::Button(">|")) go_to(n - 1);
   ImGui::SameLine();
-  if (ImGui::Button(s_.play ? tr("pause") : "play")) {
+  if (ImGui::Button(s_.play ? tr("pause") : tr("play"))) {
     s_.play = !s_.play;
     if (s_.play && step_ >= n - 1) go_to(0);
   }

@@ -125,7 +125,7 @@ plot::Figure conversion_figure(const GqaParams& p, const GqaAnalysis& r) {
                       "recover much of it)"),
                    {std::to_string(p.toy_tokens), std::to_string(p.toy_head_dim), fmt("%.2f", p.head_similarity)});
   plot::Axes& ax = fig.axes();
-  ax.setup("n_kv_heads", "", "\xE2\x80\x96O_gqa \xE2\x88\x92 O_mha\xE2\x80\x96 / \xE2\x80\x96O_mha\xE2\x80\x96", "");
+  ax.setup("n_kv_heads", "", "$\\|O_{GQA} - O_{MHA}\\| / \\|O_{MHA}\\|$", "");
   ax.flags |= plot::AxesFlags_NoLegend;
   std::vector<double> xs(r.conversion_kv.begin(), r.conversion_kv.end());
   ax.line(tr("relative error"), xs, r.conversion_error).style = plot::LineStyle::LineAndMarkers;

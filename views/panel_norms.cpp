@@ -127,7 +127,7 @@ plot::Figure norms_figure(const NormsResult& r) {
   ax.flags |= plot::AxesFlags_LegendOutside;
   std::vector<std::string> groups;
   for (size_t i = 0; i < n.x.size(); ++i) groups.push_back(std::to_string(i));
-  ax.bars(groups, {tr("input x"), "LayerNorm", "RMSNorm", tr("BatchNorm (row 0)")},
+  ax.bars(groups, {tr("input $x$"), "LayerNorm", "RMSNorm", tr("BatchNorm (row 0)")},
           {n.x, n.layernorm, n.rmsnorm, n.batchnorm_row0});
   plot::Table& t = fig.table;
   t.header = {"index", "x", "layernorm", "rmsnorm", "batchnorm"};

@@ -261,7 +261,7 @@ plot::Figure gemm_figure(const RooflineResult& r) {
   const int C = r.model.config.dim;
   plot::Figure fig("intensity",
                    subst(tr("GEMM vs GEMV: intensity of a {0}\xC3\x97{0} weight against tokens"), {std::to_string(C)}));
-  fig.note = subst(tr("2MC\xC2\xB2 / (b(2MC + C\xC2\xB2)), b = {0} bytes ({1}); decode: M = batch"),
+  fig.note = subst(tr("$2MC^2 / (b(2MC + C^2))$, $b$ = {0} bytes ({1}); decode: $M$ = batch"),
                    {fmt("%g", bytes_per_weight(r.shape.weights)), to_string(r.shape.weights)});
   plot::Axes& ax = fig.axes();
   ax.setup(tr("tokens multiplied at once $M$"), "", tr("intensity"), "FLOP/byte");

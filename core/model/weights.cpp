@@ -174,18 +174,19 @@ std::vector<ParamGroup> parameter_table(const ModelConfig& c) {
   const int64_t norm_count = ln ? 2 * C : C;
   auto n = [](int64_t v) { return std::to_string(v); };
   std::vector<ParamGroup> rows;
-  rows.push_back({"Token embedding", "V · C = " + n(V) + " · " + n(C), V * C, 1});
+  rows.push_back({N_("Token embedding"), "V · C = " + n(V) + " · " + n(C), V * C, 1});
   if (c.positions == PositionType::Learned)
-    rows.push_back({"Position embedding", "max_seq · C = " + n(c.max_seq) + " · " + n(C), int64_t(c.max_seq) * C, 1});
-  rows.push_back({"Attention norm", norm_formula, norm_count, L});
+    rows.push_back(
+        {N_("Position embedding"), "max_seq · C = " + n(c.max_seq) + " · " + n(C), int64_t(c.max_seq) * C, 1});
+  rows.push_back({N_("Attention norm"), norm_formula, norm_count, L});
   rows.push_back({"W_q (q_proj)", "C · H·D = " + n(C) + " · " + n(H * D), C * H * D, L});
   rows.push_back({"W_k (k_proj)", "C · KV·D = " + n(C) + " · " + n(KV * D), C * KV * D, L});
   rows.push_back({"W_v (v_proj)", "C · KV·D = " + n(C) + " · " + n(KV * D), C * KV * D, L});
   rows.push_back({"W_o (o_proj)", "H·D · C = " + n(H * D) + " · " + n(C), H * D * C, L});
   if (c.qk_norm) rows.push_back({"QK-norm γ (q_norm, k_norm)", "2 · D = 2 · " + n(D), 2 * D, L});
   if (c.attn_bias)
-    rows.push_back({"q/k/v biases", "(H + 2·KV) · D = " + n(H + 2 * KV) + " · " + n(D), (H + 2 * KV) * D, L});
-  rows.push_back({"MLP norm", norm_formula, norm_count, L});
+    rows.push_back({N_("q/k/v biases"), "(H + 2·KV) · D = " + n(H + 2 * KV) + " · " + n(D), (H + 2 * KV) * D, L});
+  rows.push_back({N_("MLP norm"), norm_formula, norm_count, L});
   if (c.moe()) {
     const int64_t E = c.experts;
     rows.push_back({"Router (block_sparse_moe.gate)", "E · C = " + n(E) + " · " + n(C), E * C, L});
@@ -199,11 +200,11 @@ std::vector<ParamGroup> parameter_table(const ModelConfig& c) {
     rows.push_back({"W_up (up_proj)", "C · F = " + n(C) + " · " + n(F), C * F, L});
     rows.push_back({"W_down (down_proj)", "F · C = " + n(F) + " · " + n(C), F * C, L});
   }
-  if (c.has_final_norm()) rows.push_back({"Final norm", norm_formula, norm_count, 1});
+  if (c.has_final_norm()) rows.push_back({N_("Final norm"), norm_formula, norm_count, 1});
   if (c.tie_embeddings)
-    rows.push_back({"LM head", "tied: reuses the token embedding", 0, 1});
+    rows.push_back({N_("LM head"), N_("tied: reuses the token embedding"), 0, 1});
   else
-    rows.push_back({"LM head", "V · C = " + n(V) + " · " + n(C), V * C, 1});
+    rows.push_back({N_("LM head"), "V · C = " + n(V) + " · " + n(C), V * C, 1});
   return rows;
 }
 

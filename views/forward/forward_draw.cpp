@@ -318,8 +318,8 @@ void draw_parameter_tables(const ModelConfig& config) {
                              tr("formula"))) {
     for (const ParamGroup& g : rows) {
       ImGui::TableNextRow();
-      text_cell(0, g.name);
-      text_cell(1, g.formula);
+      text_cell(0, tr(g.name.c_str()));  // msgids for the named rows; W_q (q_proj) … stay as written
+      text_cell(1, tr(g.formula.c_str()));
       number_cell(2, group_digits(g.count) + (g.instances > 1 ? " \u00D7 " + std::to_string(g.instances) : ""));
       number_cell(3, group_digits(g.total()));
     }

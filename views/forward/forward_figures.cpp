@@ -240,7 +240,7 @@ plot::Figure params_figure(const ModelConfig& config) {
   plot::Table table;
   table.header = {"component", "formula", "per_instance", "instances", "total"};
   for (const ParamGroup& g : rows) {
-    groups.push_back(g.name);
+    groups.push_back(tr(g.name.c_str()));  // a msgid for the named rows; W_q (q_proj) … stay as written
     totals.push_back(static_cast<double>(g.total()));
     table.add_row({g.name, g.formula, static_cast<double>(g.count), static_cast<double>(g.instances),
                    static_cast<double>(g.total())});
