@@ -16,6 +16,7 @@
 
 #include "core/experiments/model_bits.h"
 #include "core/experiments/ngram.h"
+#include "core/experiments/ngram_baselines.h"
 #include "core/experiments/stepper_model.h"
 #include "core/text/corpus.h"
 #include "core/text/i18n.h"
@@ -102,37 +103,39 @@ void score_model(const NgramState& s, const Corpus& c, Progress& progress, Ngram
   cache[key] = std::move(scored);
 }
 
+// The corpus's count tables and Witten–Bell statistics are counted once per corpus (core/experiments/ngram_baselines);
+// a change of k, the seed or the record scores add-k, samples and compares from the kept tables.
 ResultPtr compute(const NgramState& s, Progress& progress) {
   auto r = std::make_shared<NgramResult>();
   r->state = s;
-  Corpus c;
-  r->error = load_corpus(s.corpus, &c);
-  if (!r->error.empty()) return r;
+  const auto models = ngram_corpus_models(s.corpus, kMaxOrder, &r->error, progress.cancel_flag());
+  if (!models) return r;
+  const Corpus& c = models->corpus;
   r->train_chars = c.train_chars, r->heldout_chars = c.heldout_chars;
   r->train_records = c.train.size(), r->heldout_records = c.heldout.size();
   for (int n = 1; n <= kMaxOrder; ++n) {
     if (progress.cancelled()) return r;
-    const NgramModel wb(c.train, n, NgramSmoothing::WittenBell);
-    const NgramModel addk(c.train, n, NgramSmoothing::AddK, s.k);
+    const NgramModel& wb = models->wb[size_t(n - 1)];
+    const NgramOrderStats& stats = models->stats[size_t(n - 1)];
     r->vocab = wb.vocab_size();
     OrderResult o;
     o.n = n;
-    o.heldout_wb = wb.bits_per_symbol(c.heldout);
-    o.heldout_addk = addk.bits_per_symbol(c.heldout);
-    o.train_wb = wb.bits_per_symbol(c.train);
-    o.distinct = wb.distinct(n);
-    o.unseen = wb.unseen_fraction(c.heldout, n);
+    o.heldout_wb = stats.heldout_wb;
+    o.heldout_addk = wb.bits_per_symbol(c.heldout, NgramSmoothing::AddK, s.k);
+    o.train_wb = stats.train_wb;
+    o.distinct = stats.distinct;
+    o.unseen = stats.unseen;
     o.sample = wb.sample(static_cast<uint64_t>(s.seed), 60);
     r->orders.push_back(std::move(o));
     progress.set(float(n) / (kMaxOrder + 1));
   }
   const std::string& rec = c.heldout[size_t(std::clamp(s.record, 0, int(c.heldout.size()) - 1))];
   r->record = rec.substr(0, rec.find('\n'));
-  r->masked = compare_causal_bidirectional(c.train, r->record);
+  r->masked = compare_causal_bidirectional(models->wb[2], models->wb[1], r->record);
   if (!s.model_dir.empty()) score_model(s, c, progress, r.get());
   return r;
 }
-// Five orders of counts over the corpus, twice: tens of milliseconds, on the worker.
+// Counting a corpus's five orders takes most of a second, on the worker; then a change is milliseconds.
 bool quick(const NgramState&) { return false; }
 std::string error_of(const NgramResult& r) { return r.error; }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <random>
 
@@ -194,7 +195,82 @@ Spectrum matrix_spectrum(const std::vector<float>& w, int rows, int cols, int ra
   return s;
 }
 
-GeometryAnalysis analyze_geometry(const GeometryParams& p, const std::atomic<bool>* cancel) {
+DimensionPoint geometry_sweep_point(uint64_t seed, int d, int points) {
+  const int sweep_n = 200;
+  std::mt19937_64 r(seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(d));
+  const Sample s = sample_at(r, d, sweep_n);
+  DimensionPoint pt;
+  pt.d = d;
+  pt.norm_over_sqrt_d = mean_of(s.norms) / std::sqrt(static_cast<double>(d));
+  pt.norm_rel_std = std_of(s.norms) / mean_of(s.norms);
+  pt.cos_std = std_of(s.cosines);
+  std::vector<double> angles;
+  for (double c : s.cosines) angles.push_back(angle_deg(c));
+  pt.angle_std_deg = std_of(angles);
+  pt.far_near_ratio = far_near_ratio(r, d, points);
+  return pt;
+}
+
+bool GeometrySweepMemo::find(uint64_t seed, int points, int d, DimensionPoint* out) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!has_setting_ || seed_ != seed || points_ != points) return false;
+  const auto it = by_d_.find(d);
+  if (it == by_d_.end()) return false;
+  *out = it->second;
+  return true;
+}
+
+void GeometrySweepMemo::keep(uint64_t seed, int points, const DimensionPoint& pt) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!has_setting_ || seed_ != seed || points_ != points) {
+    by_d_.clear();
+    has_setting_ = true, seed_ = seed, points_ = points;
+  }
+  by_d_[pt.d] = pt;
+}
+
+namespace {
+
+// Fills a.sweep with every dimension (ascending): the point a.sweep already has, else the memo's, else computed when
+// d ≤ max_d; sweep_pending when some were left out (above max_d, or cancelled).
+void sweep_dimensions(GeometryAnalysis& a, const GeometryParams& p, const std::atomic<bool>* cancel,
+                      GeometrySweepMemo* memo, int max_d) {
+  std::vector<DimensionPoint> sweep;
+  bool missing = false;
+  for (int d : geometry_dimensions()) {
+    const auto kept = std::find_if(a.sweep.begin(), a.sweep.end(), [d](const DimensionPoint& q) { return q.d == d; });
+    DimensionPoint pt;
+    if (kept != a.sweep.end()) {
+      pt = *kept;
+    } else if (!(memo && memo->find(p.seed, p.points, d, &pt))) {
+      if (d > max_d || stopped(cancel)) {
+        missing = true;
+        continue;
+      }
+      pt = geometry_sweep_point(p.seed, d, p.points);
+      if (memo) memo->keep(p.seed, p.points, pt);
+    }
+    sweep.push_back(pt);
+  }
+  a.sweep = std::move(sweep);
+  a.sweep_pending = missing;
+}
+
+}  // namespace
+
+void complete_geometry_sweep(GeometryAnalysis& a, const GeometryParams& p, const std::atomic<bool>* cancel,
+                             GeometrySweepMemo* memo) {
+  if (a.sweep_pending) sweep_dimensions(a, p, cancel, memo, std::numeric_limits<int>::max());
+}
+
+GeometryAnalysis analyze_geometry(const GeometryParams& p, const std::atomic<bool>* cancel, GeometrySweepMemo* memo) {
+  GeometryAnalysis a = analyze_geometry_first(p, cancel, memo, std::numeric_limits<int>::max());
+  complete_geometry_sweep(a, p, cancel, memo);
+  return a;
+}
+
+GeometryAnalysis analyze_geometry_first(const GeometryParams& p, const std::atomic<bool>* cancel,
+                                        GeometrySweepMemo* memo, int first_max_d) {
   GeometryAnalysis a;
   a.d = p.d;
   std::mt19937_64 rng(p.seed * 0x9E3779B97F4A7C15ull + 11);
@@ -212,22 +288,8 @@ GeometryAnalysis analyze_geometry(const GeometryParams& p, const std::atomic<boo
   }
   if (stopped(cancel)) return a;
   // The sweep draws a fixed number of vectors per dimension, so its cost grows with d only linearly.
-  const int sweep_n = 200;
-  for (int d : geometry_dimensions()) {
-    std::mt19937_64 r(p.seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(d));
-    const Sample s = sample_at(r, d, sweep_n);
-    DimensionPoint pt;
-    pt.d = d;
-    pt.norm_over_sqrt_d = mean_of(s.norms) / std::sqrt(static_cast<double>(d));
-    pt.norm_rel_std = std_of(s.norms) / mean_of(s.norms);
-    pt.cos_std = std_of(s.cosines);
-    std::vector<double> angles;
-    for (double c : s.cosines) angles.push_back(angle_deg(c));
-    pt.angle_std_deg = std_of(angles);
-    pt.far_near_ratio = far_near_ratio(r, d, p.points);
-    a.sweep.push_back(pt);
-    if (stopped(cancel)) return a;
-  }
+  sweep_dimensions(a, p, cancel, memo, first_max_d);
+  if (stopped(cancel)) return a;
   a.keys = compare_keys(rng, p.d, p.n_keys, p.big_norm);
 
   std::vector<float> w;

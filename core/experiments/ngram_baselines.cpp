@@ -1,0 +1,38 @@
+#include "core/experiments/ngram_baselines.h"
+
+#include <map>
+#include <mutex>
+#include <utility>
+
+namespace tw {
+
+std::shared_ptr<const NgramCorpusModels> ngram_corpus_models(CorpusId id, int max_order, std::string* error,
+                                                             const std::atomic<bool>* cancel) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, int>, std::shared_ptr<const NgramCorpusModels>> kept;
+  const auto key = std::make_pair(int(id), max_order);
+  error->clear();
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = kept.find(key); it != kept.end()) return it->second;
+  }
+  auto m = std::make_shared<NgramCorpusModels>();
+  *error = load_corpus(id, &m->corpus);
+  if (!error->empty()) return nullptr;  // not kept: the package may be installed before the next call
+  const Corpus& c = m->corpus;
+  for (int n = 1; n <= max_order; ++n) {
+    if (cancel && cancel->load(std::memory_order_relaxed)) return nullptr;
+    const NgramModel& wb = m->wb.emplace_back(c.train, n, NgramSmoothing::WittenBell);
+    NgramOrderStats o;
+    o.n = n;
+    o.heldout_wb = wb.bits_per_symbol(c.heldout);
+    o.train_wb = wb.bits_per_symbol(c.train);
+    o.distinct = wb.distinct(n);
+    o.unseen = wb.unseen_fraction(c.heldout, n);
+    m->stats.push_back(o);
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  return kept.emplace(key, std::move(m)).first->second;
+}
+
+}  // namespace tw

@@ -1,0 +1,37 @@
+#pragma once
+// The n-gram baselines of one corpus that no slider but the corpus changes: the corpus itself and its Witten–Bell
+// count tables of orders 1 … 5 with their held-out and training bits, sparsity and unseen fraction. Counted once per
+// corpus for the whole process (issue 27, "compute what changed"): add-k's k, the sample seed and the compared
+// record are then answered from the kept tables (NgramModel::bits_per_symbol with add-k, sample,
+// compare_causal_bidirectional), bit for bit what counting again would give.
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/experiments/ngram.h"
+#include "core/text/corpus.h"
+
+namespace tw {
+
+struct NgramOrderStats {
+  int n = 0;
+  double heldout_wb = 0, train_wb = 0;  // bits per character, Witten–Bell
+  size_t distinct = 0;                  // distinct n-grams in training
+  double unseen = 0;                    // fraction of held-out n-grams never seen
+};
+
+struct NgramCorpusModels {
+  Corpus corpus;
+  std::vector<NgramModel> wb;          // [n − 1]: Witten–Bell of order n = 1 … max order
+  std::vector<NgramOrderStats> stats;  // [n − 1]
+};
+
+// The corpus's tables up to `max_order` (1 … 5), loaded and counted at the first call for (id, max_order) and kept.
+// nullptr with *error set when the corpus cannot be read (load_corpus's message), or nullptr with "" when `cancel`
+// was set (nothing kept: the next call counts again).
+std::shared_ptr<const NgramCorpusModels> ngram_corpus_models(CorpusId id, int max_order, std::string* error,
+                                                             const std::atomic<bool>* cancel = nullptr);
+
+}  // namespace tw
