@@ -60,6 +60,7 @@ struct NgramResult {
   std::vector<OrderResult> orders;
   std::string record;  // the held-out record compared, its first line
   MaskedComparison masked;
+  bool samples_pending = false;    // the first answer of a new seed: refine() draws the samples
   std::optional<ModelBits> model;  // the folder's model on the same held-out records
   std::string model_name, model_error;
 };
@@ -104,7 +105,9 @@ void score_model(const NgramState& s, const Corpus& c, Progress& progress, Ngram
 }
 
 // The corpus's count tables and Witten–Bell statistics are counted once per corpus (core/experiments/ngram_baselines);
-// a change of k, the seed or the record scores add-k, samples and compares from the kept tables.
+// a change of k or the record scores add-k and compares from the kept tables. Samples are kept per seed: a new seed
+// answers first without them (marked pending) and refine() draws them on the worker.
+constexpr int kSampleChars = 60;
 ResultPtr compute(const NgramState& s, Progress& progress) {
   auto r = std::make_shared<NgramResult>();
   r->state = s;
@@ -125,18 +128,31 @@ ResultPtr compute(const NgramState& s, Progress& progress) {
     o.train_wb = stats.train_wb;
     o.distinct = stats.distinct;
     o.unseen = stats.unseen;
-    o.sample = wb.sample(static_cast<uint64_t>(s.seed), 60);
     r->orders.push_back(std::move(o));
     progress.set(float(n) / (kMaxOrder + 1));
   }
+  std::vector<std::string> samples;
+  r->samples_pending = !models->kept_samples(static_cast<uint64_t>(s.seed), kSampleChars, &samples);
+  for (size_t i = 0; i < samples.size() && i < r->orders.size(); ++i) r->orders[i].sample = samples[i];
   const std::string& rec = c.heldout[size_t(std::clamp(s.record, 0, int(c.heldout.size()) - 1))];
   r->record = rec.substr(0, rec.find('\n'));
   r->masked = compare_causal_bidirectional(models->wb[2], models->wb[1], r->record);
   if (!s.model_dir.empty()) score_model(s, c, progress, r.get());
   return r;
 }
-// Counting a corpus's five orders takes most of a second, on the worker; then a change is milliseconds.
-bool quick(const NgramState&) { return false; }
+bool pending(const NgramResult& r) { return r.error.empty() && r.samples_pending; }
+ResultPtr refine(const NgramState& s, const NgramResult& first, Progress& progress) {
+  auto r = std::make_shared<NgramResult>(first);
+  const auto models = ngram_corpus_models(s.corpus, kMaxOrder, &r->error, progress.cancel_flag());
+  if (!models) return r;
+  const std::vector<std::string> samples = models->samples(static_cast<uint64_t>(s.seed), kSampleChars);
+  for (size_t i = 0; i < samples.size() && i < r->orders.size(); ++i) r->orders[i].sample = samples[i];
+  r->samples_pending = false;
+  return r;
+}
+// Counting a corpus's five orders takes most of a second, on the worker; from its kept tables the first answer is a
+// few milliseconds, waited for in the frame (a language model folder is scored on the worker).
+bool quick(const NgramState& s) { return s.model_dir.empty() && ngram_corpus_models_kept(s.corpus, kMaxOrder); }
 std::string error_of(const NgramResult& r) { return r.error; }
 
 // [SECTION] figures
@@ -212,6 +228,7 @@ std::string one_line(const std::string& s) {
 plot::Figure samples_figure(const NgramResult& r) {
   plot::Figure fig("samples", tr("Samples from each order (Witten–Bell, temperature 1)"));
   fig.note = subst(tr("seed {0}; the first 60 characters; \" / \" is a line break"), {std::to_string(r.state.seed)});
+  if (r.samples_pending) fig.note += std::string(" ") + tr("(drawing the samples...)");
   plot::Axes& ax = fig.axes();
   ax.x.hide = ax.y.hide = true;
   ax.flags |= plot::AxesFlags_NoGrid | plot::AxesFlags_NoLegend;
@@ -283,9 +300,13 @@ plot::Figure masks_figure(const NgramResult& r) {
 class NgramPanel : public RecomputePanel<NgramState, NgramResult> {
  public:
   NgramPanel()
-      : RecomputePanel(
-            kInfo, {.rows = {{{0, 1}}, {{2}}, {{3}, 1.0f}, {{4}, 1.2f}}},
-            {compute, error_of, {bits_figure, sparsity_figure, samples_figure, masked_figure, masks_figure}, quick}) {}
+      : RecomputePanel(kInfo, {.rows = {{{0, 1}}, {{2}}, {{3}, 1.0f}, {{4}, 1.2f}}},
+                       {compute,
+                        error_of,
+                        {bits_figure, sparsity_figure, samples_figure, masked_figure, masks_figure},
+                        quick,
+                        pending,
+                        refine}) {}
 
  protected:
   void bind(Controls& c) override {

@@ -114,11 +114,13 @@ void NgramModel::distribution_order(const std::vector<int>& history, int m, std:
   distribution_order(history, m - 1, p);
   if (it == table.end()) return;
   const double total = double(it->second.total), types = double(it->second.next.size());
-  for (size_t c = 0; c < V; ++c) {
-    const auto jt = it->second.next.find(int(c));
-    const double count = jt == it->second.next.end() ? 0 : double(jt->second);
-    (*p)[c] = (count + types * (*p)[c]) / (total + types);
-  }
+  // Seen symbols first (they read the lower order's value), then every unseen one: count 0 adds exactly nothing.
+  std::vector<std::pair<int, double>> seen;
+  seen.reserve(it->second.next.size());
+  for (const auto& [c, count] : it->second.next)
+    seen.emplace_back(c, (double(count) + types * (*p)[size_t(c)]) / (total + types));
+  for (double& x : *p) x = (types * x) / (total + types);
+  for (const auto& [c, x] : seen) (*p)[size_t(c)] = x;
 }
 
 std::vector<double> NgramModel::distribution(const std::vector<int>& history) const {

@@ -6,10 +6,36 @@
 
 namespace tw {
 
+std::vector<std::string> NgramCorpusModels::samples(uint64_t seed, int chars) const {
+  std::vector<std::string> out;
+  if (kept_samples(seed, chars, &out)) return out;
+  for (const NgramModel& m : wb) out.push_back(m.sample(seed, chars));
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (samples_.size() >= 256) samples_.clear();  // a bound for a seed dragged for a long time
+  samples_[{seed, chars}] = out;
+  return out;
+}
+
+bool NgramCorpusModels::kept_samples(uint64_t seed, int chars, std::vector<std::string>* out) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = samples_.find({seed, chars});
+  if (it == samples_.end()) return false;
+  *out = it->second;
+  return true;
+}
+
+namespace {
+std::mutex mutex;
+std::map<std::pair<int, int>, std::shared_ptr<const NgramCorpusModels>> kept;
+}  // namespace
+
+bool ngram_corpus_models_kept(CorpusId id, int max_order) {
+  std::lock_guard<std::mutex> lock(mutex);
+  return kept.count({int(id), max_order}) > 0;
+}
+
 std::shared_ptr<const NgramCorpusModels> ngram_corpus_models(CorpusId id, int max_order, std::string* error,
                                                              const std::atomic<bool>* cancel) {
-  static std::mutex mutex;
-  static std::map<std::pair<int, int>, std::shared_ptr<const NgramCorpusModels>> kept;
   const auto key = std::make_pair(int(id), max_order);
   error->clear();
   {

@@ -6,7 +6,10 @@
 // compare_causal_bidirectional), bit for bit what counting again would give.
 
 #include <atomic>
+#include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -26,6 +29,16 @@ struct NgramCorpusModels {
   Corpus corpus;
   std::vector<NgramModel> wb;          // [n − 1]: Witten–Bell of order n = 1 … max order
   std::vector<NgramOrderStats> stats;  // [n − 1]
+
+  // wb[n − 1].sample(seed, chars) for every order: drawn at the first call for (seed, chars) and kept, so a change
+  // of anything but the seed draws nothing (drawing is most of what a k or record change would cost otherwise).
+  std::vector<std::string> samples(uint64_t seed, int chars) const;
+  // The kept samples for (seed, chars), or false when they were never drawn.
+  bool kept_samples(uint64_t seed, int chars, std::vector<std::string>* out) const;
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::map<std::pair<uint64_t, int>, std::vector<std::string>> samples_;
 };
 
 // The corpus's tables up to `max_order` (1 … 5), loaded and counted at the first call for (id, max_order) and kept.
@@ -33,5 +46,7 @@ struct NgramCorpusModels {
 // was set (nothing kept: the next call counts again).
 std::shared_ptr<const NgramCorpusModels> ngram_corpus_models(CorpusId id, int max_order, std::string* error,
                                                              const std::atomic<bool>* cancel = nullptr);
+// Whether ngram_corpus_models(id, max_order) would answer from what it kept (without counting).
+bool ngram_corpus_models_kept(CorpusId id, int max_order);
 
 }  // namespace tw

@@ -32,6 +32,18 @@ TEST(NgramBaselines, KeptTablesEqualCountingAgain) {
     EXPECT_EQ(m->wb[size_t(n - 1)].sample(4, 60), wb.sample(4, 60));
   }
   EXPECT_EQ(ngram_corpus_models(CorpusId::SongCi, 3, &error), m);
+  EXPECT_TRUE(ngram_corpus_models_kept(CorpusId::SongCi, 3));
+
+  // Samples: none kept before the first draw, then the kept ones are each order's own sample.
+  std::vector<std::string> kept;
+  EXPECT_FALSE(m->kept_samples(11, 40, &kept));
+  const std::vector<std::string> drawn = m->samples(11, 40);
+  ASSERT_TRUE(m->kept_samples(11, 40, &kept));
+  EXPECT_EQ(kept, drawn);
+  ASSERT_EQ(drawn.size(), 3u);
+  for (int n = 1; n <= 3; ++n)
+    EXPECT_EQ(drawn[size_t(n - 1)], NgramModel(c.train, n, NgramSmoothing::WittenBell).sample(11, 40));
+  EXPECT_FALSE(m->kept_samples(11, 41, &kept));
 }
 
 TEST(NgramBaselines, CancelledCountKeepsNothing) {
@@ -39,6 +51,7 @@ TEST(NgramBaselines, CancelledCountKeepsNothing) {
   std::string error = "stale";
   EXPECT_EQ(ngram_corpus_models(CorpusId::EnglishQuotes, 2, &error, &cancel), nullptr);
   EXPECT_EQ(error, "");
+  EXPECT_FALSE(ngram_corpus_models_kept(CorpusId::EnglishQuotes, 2));
   cancel = false;
   const auto m = ngram_corpus_models(CorpusId::EnglishQuotes, 2, &error, &cancel);
   ASSERT_NE(m, nullptr) << error;
