@@ -103,21 +103,35 @@ void BM_GeometryWhole(benchmark::State& state) {
 }
 BENCHMARK(BM_GeometryWhole)->Unit(benchmark::kMillisecond);
 
-// Geometry's first answer when the sweep is not kept (`seed` or `points` changed): the sweep up to d = 128 only.
-void BM_GeometryFirstAnswer(benchmark::State& state) {
+// Geometry's first answer when `seed` changed (Arg: seed): nothing kept applies, so the sweep up to d = 128 only,
+// the histograms, the keys and the SVD.
+void BM_GeometryFirstAnswerSeed(benchmark::State& state) {
   GeometryParams p;
-  p.points = static_cast<int>(state.range(0));
+  p.seed = static_cast<uint64_t>(state.range(0));
   for (auto _ : state) {
-    GeometrySweepMemo memo;
+    GeometryMemo memo;
     benchmark::DoNotOptimize(analyze_geometry_first(p, nullptr, &memo));
   }
 }
-BENCHMARK(BM_GeometryFirstAnswer)->Arg(200)->Arg(201)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GeometryFirstAnswerSeed)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 
-// Geometry, a control other than `seed` and `points` changed (Arg: d): the sweep comes from the memo.
+// Geometry's first answer when `points` changed (alternating 200 and 201): the spectrum is kept, the sweep up to
+// d = 128 is computed.
+void BM_GeometryFirstAnswerPoints(benchmark::State& state) {
+  GeometryParams p;
+  GeometryMemo memo;
+  analyze_geometry(p, nullptr, &memo);
+  for (auto _ : state) {
+    p.points = p.points == 200 ? 201 : 200;
+    benchmark::DoNotOptimize(analyze_geometry_first(p, nullptr, &memo));
+  }
+}
+BENCHMARK(BM_GeometryFirstAnswerPoints)->Unit(benchmark::kMillisecond);
+
+// Geometry, `d` changed (Arg: d): the sweep and the spectrum come from the memo.
 void BM_GeometrySweepFromMemo(benchmark::State& state) {
   GeometryParams p;
-  GeometrySweepMemo memo;
+  GeometryMemo memo;
   analyze_geometry(p, nullptr, &memo);
   p.d = static_cast<int>(state.range(0));
   for (auto _ : state) benchmark::DoNotOptimize(analyze_geometry_first(p, nullptr, &memo));

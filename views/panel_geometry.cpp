@@ -45,10 +45,10 @@ GeometryParams params_of(const GeometryState& s) {
 using GeometryResult = Checked<GeometryParams, GeometryAnalysis>;
 using ResultPtr = std::shared_ptr<const GeometryResult>;
 
-// Sweep points by (seed, points): a change of any other control reuses the whole sweep (the worker is the only
-// user; the memo locks anyway).
-GeometrySweepMemo& sweep_memo() {
-  static GeometrySweepMemo memo;
+// Sweep points by (seed, points) and the last spectrum: a change of another control reuses them (the worker is the
+// only user; the memo locks anyway).
+GeometryMemo& geometry_memo() {
+  static GeometryMemo memo;
   return memo;
 }
 
@@ -57,12 +57,12 @@ GeometrySweepMemo& sweep_memo() {
 ResultPtr compute(const GeometryState& s, Progress& progress) {
   const std::atomic<bool>* cancel = progress.cancel_flag();
   return run_checked(params_of(s),
-                     [cancel](const GeometryParams& p) { return analyze_geometry_first(p, cancel, &sweep_memo()); });
+                     [cancel](const GeometryParams& p) { return analyze_geometry_first(p, cancel, &geometry_memo()); });
 }
 bool pending(const GeometryResult& r) { return r.error.empty() && r.a.sweep_pending; }
 ResultPtr refine(const GeometryState&, const GeometryResult& first, Progress& progress) {
   auto r = std::make_shared<GeometryResult>(first);
-  complete_geometry_sweep(r->a, r->params, progress.cancel_flag(), &sweep_memo());
+  complete_geometry_sweep(r->a, r->params, progress.cancel_flag(), &geometry_memo());
   return r;
 }
 

@@ -147,7 +147,7 @@ TEST(HighDimGeometry, StagedAndMemoisedSweepEqualsOneCall) {
   ASSERT_EQ(whole.sweep.size(), geometry_dimensions().size());
   EXPECT_FALSE(whole.sweep_pending);
 
-  GeometrySweepMemo memo;
+  GeometryMemo memo;
   GeometryAnalysis staged = analyze_geometry_first(p, nullptr, &memo);
   EXPECT_TRUE(staged.sweep_pending);
   ASSERT_EQ(staged.sweep.size(), 7u);  // d = 2, 4, …, 128
@@ -159,7 +159,18 @@ TEST(HighDimGeometry, StagedAndMemoisedSweepEqualsOneCall) {
   EXPECT_FALSE(staged.sweep_pending);
   expect_same_sweep(staged.sweep, whole.sweep);
 
-  // Another control changed: the first answer is whole, from the memo.
+  // A control of the vectors changed: the sweep and the spectrum come from the memo.
+  GeometryParams v = p;
+  v.d = 100;
+  v.n_keys = 5;
+  const GeometryAnalysis vectors = analyze_geometry_first(v, nullptr, &memo);
+  EXPECT_FALSE(vectors.sweep_pending);
+  EXPECT_EQ(vectors.spectrum.singular, whole.spectrum.singular);
+  EXPECT_EQ(vectors.spectrum.reconstructed_error, whole.spectrum.reconstructed_error);
+  EXPECT_EQ(vectors.spectrum.source, whole.spectrum.source);
+  EXPECT_EQ(vectors.keys.p_dot, analyze_geometry(v).keys.p_dot);
+
+  // The rank changed: the spectrum is computed again (its reconstruction error is at the new rank).
   GeometryParams q = p;
   q.rank_r = 3;
   q.d = 100;
@@ -167,6 +178,8 @@ TEST(HighDimGeometry, StagedAndMemoisedSweepEqualsOneCall) {
   EXPECT_FALSE(cached.sweep_pending);
   expect_same_sweep(cached.sweep, whole.sweep);
   EXPECT_EQ(cached.spectrum.rank_r, 3);
+  EXPECT_EQ(cached.spectrum.reconstructed_error, analyze_geometry(q).spectrum.reconstructed_error);
+  EXPECT_NE(cached.spectrum.reconstructed_error, whole.spectrum.reconstructed_error);
 
   // The points the sweep compares changed: the memo does not answer for them.
   q.points = 30;
