@@ -42,9 +42,19 @@ std::shared_ptr<const NgramCorpusModels> ngram_corpus_models(CorpusId id, int ma
     std::lock_guard<std::mutex> lock(mutex);
     if (const auto it = kept.find(key); it != kept.end()) return it->second;
   }
-  auto m = std::make_shared<NgramCorpusModels>();
-  *error = load_corpus(id, &m->corpus);
+  Corpus corpus;
+  *error = load_corpus(id, &corpus);
   if (!error->empty()) return nullptr;  // not kept: the package may be installed before the next call
+  std::shared_ptr<const NgramCorpusModels> m = count_ngram_corpus(std::move(corpus), max_order, cancel);
+  if (!m) return nullptr;
+  std::lock_guard<std::mutex> lock(mutex);
+  return kept.emplace(key, std::move(m)).first->second;
+}
+
+std::shared_ptr<const NgramCorpusModels> count_ngram_corpus(Corpus corpus, int max_order,
+                                                            const std::atomic<bool>* cancel) {
+  auto m = std::make_shared<NgramCorpusModels>();
+  m->corpus = std::move(corpus);
   const Corpus& c = m->corpus;
   for (int n = 1; n <= max_order; ++n) {
     if (cancel && cancel->load(std::memory_order_relaxed)) return nullptr;
@@ -57,8 +67,7 @@ std::shared_ptr<const NgramCorpusModels> ngram_corpus_models(CorpusId id, int ma
     o.unseen = wb.unseen_fraction(c.heldout, n);
     m->stats.push_back(o);
   }
-  std::lock_guard<std::mutex> lock(mutex);
-  return kept.emplace(key, std::move(m)).first->second;
+  return m;
 }
 
 }  // namespace tw

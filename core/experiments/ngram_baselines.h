@@ -46,6 +46,9 @@ struct NgramCorpusModels {
 // was set (nothing kept: the next call counts again).
 std::shared_ptr<const NgramCorpusModels> ngram_corpus_models(CorpusId id, int max_order, std::string* error,
                                                              const std::atomic<bool>* cancel = nullptr);
+// What ngram_corpus_models keeps, counted from `corpus` every time (nullptr when `cancel` was set).
+std::shared_ptr<const NgramCorpusModels> count_ngram_corpus(Corpus corpus, int max_order,
+                                                            const std::atomic<bool>* cancel = nullptr);
 // Whether ngram_corpus_models(id, max_order) would answer from what it kept (without counting).
 bool ngram_corpus_models_kept(CorpusId id, int max_order);
 
