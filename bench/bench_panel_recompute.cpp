@@ -2,6 +2,9 @@
 // `norm_kind`), LoRA (`d_in`) and Softmax (`n_keys`), each at the panel's default settings, through the same core
 // calls the panel's compute makes. The goal is the perf report's: every recompute ≤ 16 ms.
 //
+// Geometry and n-gram baselines (issue 27, the two panels still over after the three above): the whole computation
+// as it was, and what a control change computes now.
+//
 // Run: build/bench_panel_recompute --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 
 #include <benchmark/benchmark.h>
@@ -9,7 +12,10 @@
 #include <vector>
 
 #include "core/experiments/activation_curves.h"
+#include "core/experiments/high_dim_geometry.h"
 #include "core/experiments/lora_experiment.h"
+#include "core/experiments/ngram.h"
+#include "core/experiments/ngram_baselines.h"
 #include "core/experiments/norm_analysis.h"
 #include "core/experiments/norm_placement.h"
 #include "core/experiments/softmax_saturation.h"
@@ -89,6 +95,115 @@ void BM_SoftmaxTemperature(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_SoftmaxTemperature)->Arg(100)->Arg(110)->Unit(benchmark::kMillisecond);
+
+// Geometry, any control at the defaults, as before issue 27: histograms, the whole sweep over d = 2 … 4096, keys, SVD.
+void BM_GeometryWhole(benchmark::State& state) {
+  GeometryParams p;
+  for (auto _ : state) benchmark::DoNotOptimize(analyze_geometry(p));
+}
+BENCHMARK(BM_GeometryWhole)->Unit(benchmark::kMillisecond);
+
+// Geometry's first answer when `seed` changed (Arg: seed): nothing kept applies, so the sweep up to d = 128 only,
+// the histograms, the keys and the SVD.
+void BM_GeometryFirstAnswerSeed(benchmark::State& state) {
+  GeometryParams p;
+  p.seed = static_cast<uint64_t>(state.range(0));
+  for (auto _ : state) {
+    GeometryMemo memo;
+    benchmark::DoNotOptimize(analyze_geometry_first(p, nullptr, &memo));
+  }
+}
+BENCHMARK(BM_GeometryFirstAnswerSeed)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
+
+// Geometry's first answer when `points` changed (alternating 200 and 201): the spectrum is kept, the sweep up to
+// d = 128 is computed.
+void BM_GeometryFirstAnswerPoints(benchmark::State& state) {
+  GeometryParams p;
+  GeometryMemo memo;
+  analyze_geometry(p, nullptr, &memo);
+  for (auto _ : state) {
+    p.points = p.points == 200 ? 201 : 200;
+    benchmark::DoNotOptimize(analyze_geometry_first(p, nullptr, &memo));
+  }
+}
+BENCHMARK(BM_GeometryFirstAnswerPoints)->Unit(benchmark::kMillisecond);
+
+// Geometry, `d` changed (Arg: d): the sweep and the spectrum come from the memo.
+void BM_GeometrySweepFromMemo(benchmark::State& state) {
+  GeometryParams p;
+  GeometryMemo memo;
+  analyze_geometry(p, nullptr, &memo);
+  p.d = static_cast<int>(state.range(0));
+  for (auto _ : state) benchmark::DoNotOptimize(analyze_geometry_first(p, nullptr, &memo));
+}
+BENCHMARK(BM_GeometrySweepFromMemo)->Arg(64)->Arg(65)->Unit(benchmark::kMillisecond);
+
+// N-gram baselines on the 300 Tang poems, any control, as before issue 27: load the corpus, count Witten–Bell and
+// add-k models of orders 1 … 5, score, sample, compare causal vs bidirectional.
+void BM_NgramWhole(benchmark::State& state) {
+  for (auto _ : state) {
+    Corpus c;
+    if (!load_corpus(CorpusId::TangPoems, &c).empty()) {
+      state.SkipWithError("fortunes-zh is not installed");
+      return;
+    }
+    for (int n = 1; n <= 5; ++n) {
+      const NgramModel wb(c.train, n, NgramSmoothing::WittenBell);
+      const NgramModel addk(c.train, n, NgramSmoothing::AddK, 0.01);
+      benchmark::DoNotOptimize(wb.bits_per_symbol(c.heldout) + addk.bits_per_symbol(c.heldout) +
+                               wb.bits_per_symbol(c.train) + wb.unseen_fraction(c.heldout, n));
+      benchmark::DoNotOptimize(wb.sample(1, 60));
+    }
+    benchmark::DoNotOptimize(compare_causal_bidirectional(c.train, c.heldout[0].substr(0, c.heldout[0].find('\n'))));
+  }
+}
+BENCHMARK(BM_NgramWhole)->Unit(benchmark::kMillisecond);
+
+// N-gram baselines, `corpus` changed to one not counted yet (Args: corpus 0 Tang poems, 1 Song ci, 2 English
+// quotations; the highest order): the count tables and their Witten–Bell statistics, kept afterwards.
+void BM_NgramCountCorpus(benchmark::State& state) {
+  Corpus c;
+  if (const std::string e = load_corpus(static_cast<CorpusId>(state.range(0)), &c); !e.empty()) {
+    state.SkipWithError(e.c_str());
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(count_ngram_corpus(c, static_cast<int>(state.range(1))));
+}
+BENCHMARK(BM_NgramCountCorpus)->ArgsProduct({{0, 1, 2}, {2, 5}})->Unit(benchmark::kMillisecond);
+
+// N-gram baselines' first answer when `k` or `record` changed (Arg: record): from the corpus's kept tables, add-k
+// rescored and the record compared; the samples of the seed are kept too.
+void BM_NgramFirstAnswer(benchmark::State& state) {
+  std::string error;
+  const auto m = ngram_corpus_models(CorpusId::TangPoems, 5, &error);
+  if (!m) {
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  m->samples(1, 60);
+  const std::string& rec = m->corpus.heldout[size_t(state.range(0))];
+  std::vector<std::string> samples;
+  for (auto _ : state) {
+    for (const NgramModel& wb : m->wb)
+      benchmark::DoNotOptimize(wb.bits_per_symbol(m->corpus.heldout, NgramSmoothing::AddK, 0.01));
+    benchmark::DoNotOptimize(m->kept_samples(1, 60, &samples));
+    benchmark::DoNotOptimize(compare_causal_bidirectional(m->wb[2], m->wb[1], rec.substr(0, rec.find('\n'))));
+  }
+}
+BENCHMARK(BM_NgramFirstAnswer)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// N-gram baselines, `seed` changed: the refinement on the worker draws 60 characters from each order.
+void BM_NgramSamples(benchmark::State& state) {
+  std::string error;
+  const auto m = ngram_corpus_models(CorpusId::TangPoems, 5, &error);
+  if (!m) {
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  for (auto _ : state)
+    for (const NgramModel& wb : m->wb) benchmark::DoNotOptimize(wb.sample(static_cast<uint64_t>(state.range(0)), 60));
+}
+BENCHMARK(BM_NgramSamples)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

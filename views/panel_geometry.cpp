@@ -45,13 +45,30 @@ GeometryParams params_of(const GeometryState& s) {
 using GeometryResult = Checked<GeometryParams, GeometryAnalysis>;
 using ResultPtr = std::shared_ptr<const GeometryResult>;
 
-ResultPtr compute(const GeometryState& s, Progress& progress) {
-  const std::atomic<bool>* cancel = progress.cancel_flag();
-  return run_checked(params_of(s), [cancel](const GeometryParams& p) { return analyze_geometry(p, cancel); });
+// Sweep points by (seed, points) and the last spectrum: a change of another control reuses them (the worker is the
+// only user; the memo locks anyway).
+GeometryMemo& geometry_memo() {
+  static GeometryMemo memo;
+  return memo;
 }
 
-// The sweep draws about 1.6 million normals whatever the settings: a worker job with progress, never a wait.
-bool quick(const GeometryState&) { return false; }
+// The first answer computes the sweep up to d = 128 (about 3% of it) unless the memo holds it; refine() adds the
+// larger dimensions on the worker while the sweep figure says so.
+ResultPtr compute(const GeometryState& s, Progress& progress) {
+  const std::atomic<bool>* cancel = progress.cancel_flag();
+  return run_checked(params_of(s),
+                     [cancel](const GeometryParams& p) { return analyze_geometry_first(p, cancel, &geometry_memo()); });
+}
+bool pending(const GeometryResult& r) { return r.error.empty() && r.a.sweep_pending; }
+ResultPtr refine(const GeometryState&, const GeometryResult& first, Progress& progress) {
+  auto r = std::make_shared<GeometryResult>(first);
+  complete_geometry_sweep(r->a, r->params, progress.cancel_flag(), &geometry_memo());
+  return r;
+}
+
+// The first answer: the histograms' samples × d normals, the sweep up to d = 128 and one SVD; waited for in the
+// frame unless the histograms or the matrix are large.
+bool quick(const GeometryState& s) { return double(s.params.samples) * s.params.d <= 4e6 && s.params.size <= 256; }
 
 using plot::fmt;
 
@@ -108,6 +125,7 @@ plot::Figure sweep_figure(const GeometryResult& r) {
   plot::Figure fig("sweep", tr("Concentration as the dimension grows"));
   fig.note = subst(tr("200 vectors per dimension; nearest and farthest of {0} points from one point"),
                    {std::to_string(r.params.points)});
+  if (r.a.sweep_pending) fig.note += std::string(" ") + tr("(computing the larger dimensions...)");
   plot::Axes& ax = fig.axes();
   ax.setup(tr("dimension $d$"), "", tr("value"), "");
   ax.x.scale = plot::Scale::Log10;
@@ -197,7 +215,9 @@ class GeometryPanel : public RecomputePanel<GeometryState, GeometryResult> {
             {compute,
              checked_error<GeometryResult>,
              {norms_figure, angles_figure, dot_cos_figure, sweep_figure, keys_figure, spectrum_figure},
-             quick}) {}
+             quick,
+             pending,
+             refine}) {}
 
  protected:
   void bind(Controls& c) override {

@@ -16,6 +16,7 @@
 
 #include "core/experiments/model_bits.h"
 #include "core/experiments/ngram.h"
+#include "core/experiments/ngram_baselines.h"
 #include "core/experiments/stepper_model.h"
 #include "core/text/corpus.h"
 #include "core/text/i18n.h"
@@ -59,6 +60,7 @@ struct NgramResult {
   std::vector<OrderResult> orders;
   std::string record;  // the held-out record compared, its first line
   MaskedComparison masked;
+  bool samples_pending = false;    // the first answer of a new seed: refine() draws the samples
   std::optional<ModelBits> model;  // the folder's model on the same held-out records
   std::string model_name, model_error;
 };
@@ -102,38 +104,55 @@ void score_model(const NgramState& s, const Corpus& c, Progress& progress, Ngram
   cache[key] = std::move(scored);
 }
 
+// The corpus's count tables and Witten–Bell statistics are counted once per corpus (core/experiments/ngram_baselines);
+// a change of k or the record scores add-k and compares from the kept tables. Samples are kept per seed: a new seed
+// answers first without them (marked pending) and refine() draws them on the worker.
+constexpr int kSampleChars = 60;
 ResultPtr compute(const NgramState& s, Progress& progress) {
   auto r = std::make_shared<NgramResult>();
   r->state = s;
-  Corpus c;
-  r->error = load_corpus(s.corpus, &c);
-  if (!r->error.empty()) return r;
+  const auto models = ngram_corpus_models(s.corpus, kMaxOrder, &r->error, progress.cancel_flag());
+  if (!models) return r;
+  const Corpus& c = models->corpus;
   r->train_chars = c.train_chars, r->heldout_chars = c.heldout_chars;
   r->train_records = c.train.size(), r->heldout_records = c.heldout.size();
   for (int n = 1; n <= kMaxOrder; ++n) {
     if (progress.cancelled()) return r;
-    const NgramModel wb(c.train, n, NgramSmoothing::WittenBell);
-    const NgramModel addk(c.train, n, NgramSmoothing::AddK, s.k);
+    const NgramModel& wb = models->wb[size_t(n - 1)];
+    const NgramOrderStats& stats = models->stats[size_t(n - 1)];
     r->vocab = wb.vocab_size();
     OrderResult o;
     o.n = n;
-    o.heldout_wb = wb.bits_per_symbol(c.heldout);
-    o.heldout_addk = addk.bits_per_symbol(c.heldout);
-    o.train_wb = wb.bits_per_symbol(c.train);
-    o.distinct = wb.distinct(n);
-    o.unseen = wb.unseen_fraction(c.heldout, n);
-    o.sample = wb.sample(static_cast<uint64_t>(s.seed), 60);
+    o.heldout_wb = stats.heldout_wb;
+    o.heldout_addk = wb.bits_per_symbol(c.heldout, NgramSmoothing::AddK, s.k);
+    o.train_wb = stats.train_wb;
+    o.distinct = stats.distinct;
+    o.unseen = stats.unseen;
     r->orders.push_back(std::move(o));
     progress.set(float(n) / (kMaxOrder + 1));
   }
+  std::vector<std::string> samples;
+  r->samples_pending = !models->kept_samples(static_cast<uint64_t>(s.seed), kSampleChars, &samples);
+  for (size_t i = 0; i < samples.size() && i < r->orders.size(); ++i) r->orders[i].sample = samples[i];
   const std::string& rec = c.heldout[size_t(std::clamp(s.record, 0, int(c.heldout.size()) - 1))];
   r->record = rec.substr(0, rec.find('\n'));
-  r->masked = compare_causal_bidirectional(c.train, r->record);
+  r->masked = compare_causal_bidirectional(models->wb[2], models->wb[1], r->record);
   if (!s.model_dir.empty()) score_model(s, c, progress, r.get());
   return r;
 }
-// Five orders of counts over the corpus, twice: tens of milliseconds, on the worker.
-bool quick(const NgramState&) { return false; }
+bool pending(const NgramResult& r) { return r.error.empty() && r.samples_pending; }
+ResultPtr refine(const NgramState& s, const NgramResult& first, Progress& progress) {
+  auto r = std::make_shared<NgramResult>(first);
+  const auto models = ngram_corpus_models(s.corpus, kMaxOrder, &r->error, progress.cancel_flag());
+  if (!models) return r;
+  const std::vector<std::string> samples = models->samples(static_cast<uint64_t>(s.seed), kSampleChars);
+  for (size_t i = 0; i < samples.size() && i < r->orders.size(); ++i) r->orders[i].sample = samples[i];
+  r->samples_pending = false;
+  return r;
+}
+// Counting a corpus's five orders takes most of a second, on the worker; from its kept tables the first answer is a
+// few milliseconds, waited for in the frame (a language model folder is scored on the worker).
+bool quick(const NgramState& s) { return s.model_dir.empty() && ngram_corpus_models_kept(s.corpus, kMaxOrder); }
 std::string error_of(const NgramResult& r) { return r.error; }
 
 // [SECTION] figures
@@ -209,6 +228,7 @@ std::string one_line(const std::string& s) {
 plot::Figure samples_figure(const NgramResult& r) {
   plot::Figure fig("samples", tr("Samples from each order (Witten–Bell, temperature 1)"));
   fig.note = subst(tr("seed {0}; the first 60 characters; \" / \" is a line break"), {std::to_string(r.state.seed)});
+  if (r.samples_pending) fig.note += std::string(" ") + tr("(drawing the samples...)");
   plot::Axes& ax = fig.axes();
   ax.x.hide = ax.y.hide = true;
   ax.flags |= plot::AxesFlags_NoGrid | plot::AxesFlags_NoLegend;
@@ -282,7 +302,12 @@ class NgramPanel : public RecomputePanel<NgramState, NgramResult> {
   NgramPanel()
       : RecomputePanel(
             kInfo, {.rows = {{{"bits", "sparsity"}}, {{"samples"}}, {{"masked"}, 1.0f}, {{"masks"}, 1.2f}}},
-            {compute, error_of, {bits_figure, sparsity_figure, samples_figure, masked_figure, masks_figure}, quick}) {}
+            {compute,
+             error_of,
+             {bits_figure, sparsity_figure, samples_figure, masked_figure, masks_figure},
+             quick,
+             pending,
+             refine}) {}
 
  protected:
   void bind(Controls& c) override {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <random>
 
@@ -194,7 +195,160 @@ Spectrum matrix_spectrum(const std::vector<float>& w, int rows, int cols, int ra
   return s;
 }
 
-GeometryAnalysis analyze_geometry(const GeometryParams& p, const std::atomic<bool>* cancel) {
+DimensionPoint geometry_sweep_point(uint64_t seed, int d, int points) {
+  const int sweep_n = 200;
+  std::mt19937_64 r(seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(d));
+  const Sample s = sample_at(r, d, sweep_n);
+  DimensionPoint pt;
+  pt.d = d;
+  pt.norm_over_sqrt_d = mean_of(s.norms) / std::sqrt(static_cast<double>(d));
+  pt.norm_rel_std = std_of(s.norms) / mean_of(s.norms);
+  pt.cos_std = std_of(s.cosines);
+  std::vector<double> angles;
+  for (double c : s.cosines) angles.push_back(angle_deg(c));
+  pt.angle_std_deg = std_of(angles);
+  pt.far_near_ratio = far_near_ratio(r, d, points);
+  return pt;
+}
+
+bool GeometryMemo::find(uint64_t seed, int points, int d, DimensionPoint* out) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!has_setting_ || seed_ != seed || points_ != points) return false;
+  const auto it = by_d_.find(d);
+  if (it == by_d_.end()) return false;
+  *out = it->second;
+  return true;
+}
+
+namespace {
+// What the spectrum stage reads: everything but the vectors' d, samples, points, n_keys and big_norm.
+auto spectrum_key(const GeometryParams& p) {
+  return std::make_tuple(int(p.matrix), p.size, p.planted_rank, p.planted_scale, int(p.tensor), p.layer, p.rank_r,
+                         p.seed);
+}
+}  // namespace
+
+bool GeometryMemo::find_spectrum(const GeometryParams& p, Spectrum* out, std::string* error) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!has_spectrum_ || spectrum_key(spectrum_params_) != spectrum_key(p)) return false;
+  *out = spectrum_;
+  *error = spectrum_error_;
+  return true;
+}
+
+void GeometryMemo::keep_spectrum(const GeometryParams& p, const Spectrum& s, const std::string& error) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  has_spectrum_ = true;
+  spectrum_params_ = p;
+  spectrum_ = s;
+  spectrum_error_ = error;
+}
+
+void GeometryMemo::keep(uint64_t seed, int points, const DimensionPoint& pt) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!has_setting_ || seed_ != seed || points_ != points) {
+    by_d_.clear();
+    has_setting_ = true, seed_ = seed, points_ = points;
+  }
+  by_d_[pt.d] = pt;
+}
+
+namespace {
+
+// The spectrum stage: the matrix p names (the shipped model's weight, or a seeded random one) and its SVD. *error
+// is set when the shipped model cannot be read (the random matrix is shown instead).
+Spectrum spectrum_stage(const GeometryParams& p, std::string* error) {
+  std::vector<float> w;
+  int rows = p.size, cols = p.size;
+  std::string source;
+  if (p.matrix == GeometryMatrix::ShippedModel) {
+    const std::string name = "model.layers." + std::to_string(p.layer) + "." + tensor_path(p.tensor) + ".weight";
+    const std::string path = find_asset("models/sort/model.safetensors");
+    SafeTensors st;
+    std::string read_error;
+    const NamedTensor* t = nullptr;
+    if (path.empty())
+      *error = tr("the shipped sort model (models/sort/model.safetensors) was not found");
+    else if (!read_safetensors(path, &st, &read_error))
+      *error = read_error;
+    else if (!(t = st.find(name)) || t->shape.size() != 2)
+      *error = subst(tr("the sort model has no matrix {0}"), {name});
+    if (t && error->empty()) {
+      rows = static_cast<int>(t->shape[0]);
+      cols = static_cast<int>(t->shape[1]);
+      w = t->data;
+      source = subst(tr("sort model layers.{0} {1} ({2} × {3})"),
+                     {std::to_string(p.layer), tensor_path(p.tensor), std::to_string(rows), std::to_string(cols)});
+    }
+  }
+  if (w.empty()) {
+    // N(0, 1/cols) noise: its largest singular value is about 2 for a square matrix (Marchenko–Pastur edge).
+    std::mt19937_64 r(p.seed * 0x9E3779B97F4A7C15ull + 7777);
+    w.resize(size_t(rows) * cols);
+    const double sd = 1.0 / std::sqrt(static_cast<double>(cols));
+    for (float& x : w) x = static_cast<float>(sd * standard_normal(r));
+    source =
+        subst(tr("random N(0, 1/{0}) ({1} × {2})"), {std::to_string(cols), std::to_string(rows), std::to_string(cols)});
+    if (p.matrix == GeometryMatrix::LowRankPlusNoise && error->empty()) {
+      // Planted part: Σ_k s·u_k v_kᵀ with random unit u_k, v_k; nearly orthogonal in high dimension, so its singular
+      // values are close to s = planted_scale · 2.
+      const double strength = 2.0 * p.planted_scale;
+      for (int k = 0; k < p.planted_rank; ++k) {
+        std::vector<double> u = gaussian_rows(r, 1, rows), v = gaussian_rows(r, 1, cols);
+        const double un = std::sqrt(dot(u.data(), u.data(), rows)), vn = std::sqrt(dot(v.data(), v.data(), cols));
+        for (int i = 0; i < rows; ++i)
+          for (int j = 0; j < cols; ++j)
+            w[size_t(i) * cols + j] += static_cast<float>(strength * u[size_t(i)] / un * v[size_t(j)] / vn);
+      }
+      source = subst(tr("rank-{0} part + random noise ({1} × {2})"),
+                     {std::to_string(p.planted_rank), std::to_string(rows), std::to_string(cols)});
+    }
+  }
+  Spectrum s = matrix_spectrum(w, rows, cols, p.rank_r);
+  s.source = source;
+  return s;
+}
+
+// Fills a.sweep with every dimension (ascending): the point a.sweep already has, else the memo's, else computed when
+// d ≤ max_d; sweep_pending when some were left out (above max_d, or cancelled).
+void sweep_dimensions(GeometryAnalysis& a, const GeometryParams& p, const std::atomic<bool>* cancel, GeometryMemo* memo,
+                      int max_d) {
+  std::vector<DimensionPoint> sweep;
+  bool missing = false;
+  for (int d : geometry_dimensions()) {
+    const auto kept = std::find_if(a.sweep.begin(), a.sweep.end(), [d](const DimensionPoint& q) { return q.d == d; });
+    DimensionPoint pt;
+    if (kept != a.sweep.end()) {
+      pt = *kept;
+    } else if (!(memo && memo->find(p.seed, p.points, d, &pt))) {
+      if (d > max_d || stopped(cancel)) {
+        missing = true;
+        continue;
+      }
+      pt = geometry_sweep_point(p.seed, d, p.points);
+      if (memo) memo->keep(p.seed, p.points, pt);
+    }
+    sweep.push_back(pt);
+  }
+  a.sweep = std::move(sweep);
+  a.sweep_pending = missing;
+}
+
+}  // namespace
+
+void complete_geometry_sweep(GeometryAnalysis& a, const GeometryParams& p, const std::atomic<bool>* cancel,
+                             GeometryMemo* memo) {
+  if (a.sweep_pending) sweep_dimensions(a, p, cancel, memo, std::numeric_limits<int>::max());
+}
+
+GeometryAnalysis analyze_geometry(const GeometryParams& p, const std::atomic<bool>* cancel, GeometryMemo* memo) {
+  GeometryAnalysis a = analyze_geometry_first(p, cancel, memo, std::numeric_limits<int>::max());
+  complete_geometry_sweep(a, p, cancel, memo);
+  return a;
+}
+
+GeometryAnalysis analyze_geometry_first(const GeometryParams& p, const std::atomic<bool>* cancel, GeometryMemo* memo,
+                                        int first_max_d) {
   GeometryAnalysis a;
   a.d = p.d;
   std::mt19937_64 rng(p.seed * 0x9E3779B97F4A7C15ull + 11);
@@ -212,72 +366,14 @@ GeometryAnalysis analyze_geometry(const GeometryParams& p, const std::atomic<boo
   }
   if (stopped(cancel)) return a;
   // The sweep draws a fixed number of vectors per dimension, so its cost grows with d only linearly.
-  const int sweep_n = 200;
-  for (int d : geometry_dimensions()) {
-    std::mt19937_64 r(p.seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(d));
-    const Sample s = sample_at(r, d, sweep_n);
-    DimensionPoint pt;
-    pt.d = d;
-    pt.norm_over_sqrt_d = mean_of(s.norms) / std::sqrt(static_cast<double>(d));
-    pt.norm_rel_std = std_of(s.norms) / mean_of(s.norms);
-    pt.cos_std = std_of(s.cosines);
-    std::vector<double> angles;
-    for (double c : s.cosines) angles.push_back(angle_deg(c));
-    pt.angle_std_deg = std_of(angles);
-    pt.far_near_ratio = far_near_ratio(r, d, p.points);
-    a.sweep.push_back(pt);
-    if (stopped(cancel)) return a;
-  }
+  sweep_dimensions(a, p, cancel, memo, first_max_d);
+  if (stopped(cancel)) return a;
   a.keys = compare_keys(rng, p.d, p.n_keys, p.big_norm);
 
-  std::vector<float> w;
-  int rows = p.size, cols = p.size;
-  std::string source;
-  if (p.matrix == GeometryMatrix::ShippedModel) {
-    const std::string name = "model.layers." + std::to_string(p.layer) + "." + tensor_path(p.tensor) + ".weight";
-    const std::string path = find_asset("models/sort/model.safetensors");
-    SafeTensors st;
-    std::string error;
-    const NamedTensor* t = nullptr;
-    if (path.empty())
-      a.error = tr("the shipped sort model (models/sort/model.safetensors) was not found");
-    else if (!read_safetensors(path, &st, &error))
-      a.error = error;
-    else if (!(t = st.find(name)) || t->shape.size() != 2)
-      a.error = subst(tr("the sort model has no matrix {0}"), {name});
-    if (t && a.error.empty()) {
-      rows = static_cast<int>(t->shape[0]);
-      cols = static_cast<int>(t->shape[1]);
-      w = t->data;
-      source = subst(tr("sort model layers.{0} {1} ({2} × {3})"),
-                     {std::to_string(p.layer), tensor_path(p.tensor), std::to_string(rows), std::to_string(cols)});
-    }
+  if (!(memo && memo->find_spectrum(p, &a.spectrum, &a.error))) {
+    a.spectrum = spectrum_stage(p, &a.error);
+    if (memo) memo->keep_spectrum(p, a.spectrum, a.error);
   }
-  if (w.empty()) {
-    // N(0, 1/cols) noise: its largest singular value is about 2 for a square matrix (Marchenko–Pastur edge).
-    std::mt19937_64 r(p.seed * 0x9E3779B97F4A7C15ull + 7777);
-    w.resize(size_t(rows) * cols);
-    const double sd = 1.0 / std::sqrt(static_cast<double>(cols));
-    for (float& x : w) x = static_cast<float>(sd * standard_normal(r));
-    source =
-        subst(tr("random N(0, 1/{0}) ({1} × {2})"), {std::to_string(cols), std::to_string(rows), std::to_string(cols)});
-    if (p.matrix == GeometryMatrix::LowRankPlusNoise && a.error.empty()) {
-      // Planted part: Σ_k s·u_k v_kᵀ with random unit u_k, v_k; nearly orthogonal in high dimension, so its singular
-      // values are close to s = planted_scale · 2.
-      const double strength = 2.0 * p.planted_scale;
-      for (int k = 0; k < p.planted_rank; ++k) {
-        std::vector<double> u = gaussian_rows(r, 1, rows), v = gaussian_rows(r, 1, cols);
-        const double un = std::sqrt(dot(u.data(), u.data(), rows)), vn = std::sqrt(dot(v.data(), v.data(), cols));
-        for (int i = 0; i < rows; ++i)
-          for (int j = 0; j < cols; ++j)
-            w[size_t(i) * cols + j] += static_cast<float>(strength * u[size_t(i)] / un * v[size_t(j)] / vn);
-      }
-      source = subst(tr("rank-{0} part + random noise ({1} × {2})"),
-                     {std::to_string(p.planted_rank), std::to_string(rows), std::to_string(cols)});
-    }
-  }
-  a.spectrum = matrix_spectrum(w, rows, cols, p.rank_r);
-  a.spectrum.source = source;
   return a;
 }
 

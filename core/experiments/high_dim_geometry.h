@@ -13,6 +13,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -78,13 +80,14 @@ struct Spectrum {
 
 struct GeometryAnalysis {
   int d = 0;
-  std::vector<double> norms;       // (samples) ‖x‖ at dimension d
-  std::vector<double> angles_deg;  // (samples / 2) angle between disjoint pairs
-  std::vector<double> dots;        // (samples / 2) x·y
-  std::vector<double> cosines;     // (samples / 2) cos(x, y)
-  double mean_norm_sq = 0;         // mean ‖x‖² (E = d)
-  double cos_variance = 0;         // variance of cos (≈ 1/d)
-  std::vector<DimensionPoint> sweep;
+  std::vector<double> norms;          // (samples) ‖x‖ at dimension d
+  std::vector<double> angles_deg;     // (samples / 2) angle between disjoint pairs
+  std::vector<double> dots;           // (samples / 2) x·y
+  std::vector<double> cosines;        // (samples / 2) cos(x, y)
+  double mean_norm_sq = 0;            // mean ‖x‖² (E = d)
+  double cos_variance = 0;            // variance of cos (≈ 1/d)
+  std::vector<DimensionPoint> sweep;  // ascending d; fewer than geometry_dimensions() while sweep_pending
+  bool sweep_pending = false;         // analyze_geometry_first left the larger dimensions out
   KeyComparison keys;
   Spectrum spectrum;
   std::string error;  // a shipped model that could not be read; the rest is still computed
@@ -93,8 +96,46 @@ struct GeometryAnalysis {
 // The sweep's dimensions: powers of two from 2 to 4096.
 std::vector<int> geometry_dimensions();
 
-// Polls `cancel` (may be null) between stages and returns early when it is set.
-GeometryAnalysis analyze_geometry(const GeometryParams& p, const std::atomic<bool>* cancel = nullptr);
+// The sweep's statistics at one dimension: a function of (seed, points, d) only (each d has its own random stream).
+DimensionPoint geometry_sweep_point(uint64_t seed, int d, int points);
+
+// What analyze_geometry computed that a change of another control leaves as it is (issue 27, "cached sweeps"):
+// sweep points for one (seed, points) at a time (a new one drops the old), and the last spectrum (its matrix and
+// rank r; a change of d, samples, points or the keys reuses it). Each is a deterministic function of its key, so a
+// kept one equals a recomputed one bit for bit. Safe to share between threads.
+class GeometryMemo {
+ public:
+  bool find(uint64_t seed, int points, int d, DimensionPoint* out) const;
+  void keep(uint64_t seed, int points, const DimensionPoint& pt);
+  // The spectrum and the shipped model's read error of a matrix as p names it.
+  bool find_spectrum(const GeometryParams& p, Spectrum* out, std::string* error) const;
+  void keep_spectrum(const GeometryParams& p, const Spectrum& s, const std::string& error);
+
+ private:
+  bool has_spectrum_ = false;
+  GeometryParams spectrum_params_;
+  Spectrum spectrum_;
+  std::string spectrum_error_;
+  mutable std::mutex mutex_;
+  bool has_setting_ = false;
+  uint64_t seed_ = 0;
+  int points_ = 0;
+  std::map<int, DimensionPoint> by_d_;
+};
+
+// Polls `cancel` (may be null) between stages and returns early when it is set. `memo` (optional) supplies sweep
+// points and the spectrum already computed and keeps the new ones. = analyze_geometry_first followed by
+// complete_geometry_sweep.
+GeometryAnalysis analyze_geometry(const GeometryParams& p, const std::atomic<bool>* cancel = nullptr,
+                                  GeometryMemo* memo = nullptr);
+// A first answer: everything but the sweep's dimensions above `first_max_d` that `memo` does not hold (sweep_pending
+// says some are missing). The sweep's cost grows with d: up to d = 128 is about 3% of it.
+constexpr int kGeometryFirstMaxD = 128;
+GeometryAnalysis analyze_geometry_first(const GeometryParams& p, const std::atomic<bool>* cancel = nullptr,
+                                        GeometryMemo* memo = nullptr, int first_max_d = kGeometryFirstMaxD);
+// Adds the sweep points analyze_geometry_first left out (a must come from it with the same p).
+void complete_geometry_sweep(GeometryAnalysis& a, const GeometryParams& p, const std::atomic<bool>* cancel = nullptr,
+                             GeometryMemo* memo = nullptr);
 
 // The singular values, energy and Eckart–Young errors of `w` (row-major rows × cols), with the rank-r reconstruction
 // error computed directly for comparison.

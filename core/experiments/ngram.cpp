@@ -15,8 +15,12 @@ constexpr int kBos = -1;
 constexpr uint32_t kNewline = '\n';
 }  // namespace
 
+namespace {
+double usable_k(double k) { return k > 0 ? k : 1e-9; }
+}  // namespace
+
 NgramModel::NgramModel(const std::vector<std::string>& train_records, int n, NgramSmoothing smoothing, double k)
-    : n_(std::clamp(n, 1, 5)), smoothing_(smoothing), k_(k > 0 ? k : 1e-9) {
+    : n_(std::clamp(n, 1, 5)), smoothing_(smoothing), k_(usable_k(k)) {
   symbols_ = {0, 0};  // END, UNK: no code point
   std::set<uint32_t> chars;
   for (const std::string& r : train_records)
@@ -68,21 +72,21 @@ uint64_t NgramModel::key(const std::vector<int>& history, int m) const {
   return k;
 }
 
-double NgramModel::prob_order(const std::vector<int>& history, int c, int m) const {
+double NgramModel::prob_order(const std::vector<int>& history, int c, int m, NgramSmoothing smoothing, double k) const {
   const double V = vocab_size();
   if (m == 0) return 1.0 / V;
   const auto& table = counts_[size_t(m - 1)];
   const auto it = table.find(key(history, m));
-  if (smoothing_ == NgramSmoothing::AddK) {
+  if (smoothing == NgramSmoothing::AddK) {
     const double total = it == table.end() ? 0 : double(it->second.total);
     double count = 0;
     if (it != table.end()) {
       const auto jt = it->second.next.find(c);
       if (jt != it->second.next.end()) count = double(jt->second);
     }
-    return (count + k_) / (total + k_ * V);
+    return (count + k) / (total + k * V);
   }
-  const double lower = prob_order(history, c, m - 1);
+  const double lower = prob_order(history, c, m - 1, smoothing, k);
   if (it == table.end()) return lower;
   const double total = double(it->second.total), types = double(it->second.next.size());
   const auto jt = it->second.next.find(c);
@@ -90,7 +94,44 @@ double NgramModel::prob_order(const std::vector<int>& history, int c, int m) con
   return (count + types * lower) / (total + types);
 }
 
-double NgramModel::prob_given(const std::vector<int>& history, int c) const { return prob_order(history, c, n_); }
+// prob_order for every c, the same operations in the same order per symbol (so equal bit for bit).
+void NgramModel::distribution_order(const std::vector<int>& history, int m, std::vector<double>* p) const {
+  const size_t V = size_t(vocab_size());
+  if (m == 0) {
+    p->assign(V, 1.0 / double(V));
+    return;
+  }
+  const auto& table = counts_[size_t(m - 1)];
+  const auto it = table.find(key(history, m));
+  if (smoothing_ == NgramSmoothing::AddK) {
+    const double total = it == table.end() ? 0 : double(it->second.total);
+    const double unseen = (0 + k_) / (total + k_ * double(V));
+    p->assign(V, unseen);
+    if (it != table.end())
+      for (const auto& [c, count] : it->second.next) (*p)[size_t(c)] = (double(count) + k_) / (total + k_ * double(V));
+    return;
+  }
+  distribution_order(history, m - 1, p);
+  if (it == table.end()) return;
+  const double total = double(it->second.total), types = double(it->second.next.size());
+  // Seen symbols first (they read the lower order's value), then every unseen one: count 0 adds exactly nothing.
+  std::vector<std::pair<int, double>> seen;
+  seen.reserve(it->second.next.size());
+  for (const auto& [c, count] : it->second.next)
+    seen.emplace_back(c, (double(count) + types * (*p)[size_t(c)]) / (total + types));
+  for (double& x : *p) x = (types * x) / (total + types);
+  for (const auto& [c, x] : seen) (*p)[size_t(c)] = x;
+}
+
+std::vector<double> NgramModel::distribution(const std::vector<int>& history) const {
+  std::vector<double> p;
+  distribution_order(history, n_, &p);
+  return p;
+}
+
+double NgramModel::prob_given(const std::vector<int>& history, int c) const {
+  return prob_order(history, c, n_, smoothing_, k_);
+}
 
 double NgramModel::prob(const std::vector<int>& seq, size_t pos, int c) const {
   const std::vector<int> history(seq.begin(), seq.begin() + static_cast<long>(std::min(pos, seq.size())));
@@ -98,13 +139,19 @@ double NgramModel::prob(const std::vector<int>& seq, size_t pos, int c) const {
 }
 
 double NgramModel::bits_per_symbol(const std::vector<std::string>& records, size_t* symbols) const {
+  return bits_per_symbol(records, smoothing_, k_, symbols);
+}
+
+double NgramModel::bits_per_symbol(const std::vector<std::string>& records, NgramSmoothing smoothing, double k,
+                                   size_t* symbols) const {
+  k = usable_k(k);
   double bits = 0;
   size_t count = 0;
   for (const std::string& r : records) {
     const std::vector<int> seq = encode(r);
     std::vector<int> history;
     for (int c : seq) {
-      bits -= std::log2(prob_given(history, c));
+      bits -= std::log2(prob_order(history, c, n_, smoothing, k));
       ++count;
       history.push_back(c);
     }
@@ -117,10 +164,11 @@ std::string NgramModel::sample(uint64_t seed, int max_chars) const {
   std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + 3);
   std::vector<int> history;
   std::string out;
-  std::vector<double> p(static_cast<size_t>(vocab_size()));
+  std::vector<double> p;
   for (int step = 0; step < max_chars; ++step) {
+    distribution_order(history, n_, &p);
     double total = 0;
-    for (int c = 0; c < vocab_size(); ++c) total += p[size_t(c)] = c == kUnk ? 0 : prob_given(history, c);
+    for (int c = 0; c < vocab_size(); ++c) total += p[size_t(c)] = c == kUnk ? 0 : p[size_t(c)];
     double u = uniform01(rng) * total;
     int pick = kEnd;
     for (int c = 0; c < vocab_size(); ++c) {
@@ -165,6 +213,10 @@ MaskedComparison compare_causal_bidirectional(const std::vector<std::string>& tr
                                               const std::string& record) {
   const NgramModel tri(train_records, 3, NgramSmoothing::WittenBell);
   const NgramModel bi(train_records, 2, NgramSmoothing::WittenBell);
+  return compare_causal_bidirectional(tri, bi, record);
+}
+
+MaskedComparison compare_causal_bidirectional(const NgramModel& tri, const NgramModel& bi, const std::string& record) {
   MaskedComparison m;
   const std::vector<int> seq = tri.encode(record);
   for (size_t i = 0; i < seq.size(); ++i) {
@@ -176,9 +228,10 @@ MaskedComparison compare_causal_bidirectional(const std::vector<std::string>& tr
     }
     // P(c | l, r) ∝ P(c | l) · P(r | c), normalised over every symbol c.
     const std::vector<int> left(seq.begin(), seq.begin() + static_cast<long>(i));
+    const std::vector<double> p_left = bi.distribution(left);
     double z = 0, truth = 0;
     for (int c = 0; c < bi.vocab_size(); ++c) {
-      const double w = bi.prob_given(left, c) * bi.prob_given({c}, seq[i + 1]);
+      const double w = p_left[size_t(c)] * bi.prob_given({c}, seq[i + 1]);
       z += w;
       if (c == seq[i]) truth = w;
     }

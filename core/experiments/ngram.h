@@ -40,8 +40,16 @@ class NgramModel {
   // P(c | the context `history`, oldest first, BOS-padded as needed: −1 stands for BOS).
   double prob_given(const std::vector<int>& history, int c) const;
 
+  // P(c | history) for every symbol c at once, each equal to prob_given(history, c) bit for bit (one table lookup
+  // per order instead of one per order and symbol).
+  std::vector<double> distribution(const std::vector<int>& history) const;
+
   // Mean −log₂ P over every predicted symbol of `records`, and how many there were.
   double bits_per_symbol(const std::vector<std::string>& records, size_t* symbols = nullptr) const;
+  // The same with another smoothing of the same counts (the counts do not depend on it): equal bit for bit to
+  // NgramModel(train, n, smoothing, k).bits_per_symbol(records), without counting the training text again.
+  double bits_per_symbol(const std::vector<std::string>& records, NgramSmoothing smoothing, double k,
+                         size_t* symbols = nullptr) const;
   // A record sampled from BOS until END or `max_chars`, at temperature 1.
   std::string sample(uint64_t seed, int max_chars = 200) const;
 
@@ -56,7 +64,8 @@ class NgramModel {
     std::unordered_map<int, int64_t> next;  // C(h c); its size is T(h)
   };
   uint64_t key(const std::vector<int>& history, int m) const;  // the last m − 1 symbols of history (BOS-padded)
-  double prob_order(const std::vector<int>& history, int c, int m) const;
+  double prob_order(const std::vector<int>& history, int c, int m, NgramSmoothing smoothing, double k) const;
+  void distribution_order(const std::vector<int>& history, int m, std::vector<double>* p) const;
 
   int n_;
   NgramSmoothing smoothing_;
@@ -75,5 +84,9 @@ struct MaskedComparison {
   std::vector<double> p_bidirectional;  // P(true c | one before, one after); NaN at END (no right neighbour)
 };
 MaskedComparison compare_causal_bidirectional(const std::vector<std::string>& train_records, const std::string& record);
+// The same from models already counted: `trigram` and `bigram` are Witten–Bell models of orders 3 and 2 of the
+// training records.
+MaskedComparison compare_causal_bidirectional(const NgramModel& trigram, const NgramModel& bigram,
+                                              const std::string& record);
 
 }  // namespace tw

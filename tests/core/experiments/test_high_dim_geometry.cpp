@@ -125,6 +125,71 @@ TEST(HighDimGeometry, ShippedModelMatrix) {
   EXPECT_EQ(a.spectrum.singular.size(), 48u);
 }
 
+void expect_same_sweep(const std::vector<DimensionPoint>& a, const std::vector<DimensionPoint>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].d, b[i].d);
+    EXPECT_EQ(a[i].norm_over_sqrt_d, b[i].norm_over_sqrt_d) << "d = " << a[i].d;
+    EXPECT_EQ(a[i].norm_rel_std, b[i].norm_rel_std) << "d = " << a[i].d;
+    EXPECT_EQ(a[i].cos_std, b[i].cos_std) << "d = " << a[i].d;
+    EXPECT_EQ(a[i].angle_std_deg, b[i].angle_std_deg) << "d = " << a[i].d;
+    EXPECT_EQ(a[i].far_near_ratio, b[i].far_near_ratio) << "d = " << a[i].d;
+  }
+}
+
+// The panel's staged path (a first answer with the sweep up to d = 128, then the rest; the memo serving the sweep
+// when only another control changed) gives the one-call analysis bit for bit: every point has its own stream.
+TEST(HighDimGeometry, StagedAndMemoisedSweepEqualsOneCall) {
+  GeometryParams p;
+  p.seed = 5;
+  p.points = 60;
+  const GeometryAnalysis whole = analyze_geometry(p);
+  ASSERT_EQ(whole.sweep.size(), geometry_dimensions().size());
+  EXPECT_FALSE(whole.sweep_pending);
+
+  GeometryMemo memo;
+  GeometryAnalysis staged = analyze_geometry_first(p, nullptr, &memo);
+  EXPECT_TRUE(staged.sweep_pending);
+  ASSERT_EQ(staged.sweep.size(), 7u);  // d = 2, 4, …, 128
+  EXPECT_EQ(staged.sweep.back().d, 128);
+  EXPECT_EQ(staged.norms, whole.norms);
+  EXPECT_EQ(staged.keys.p_dot, whole.keys.p_dot);
+  EXPECT_EQ(staged.spectrum.singular, whole.spectrum.singular);
+  complete_geometry_sweep(staged, p, nullptr, &memo);
+  EXPECT_FALSE(staged.sweep_pending);
+  expect_same_sweep(staged.sweep, whole.sweep);
+
+  // A control of the vectors changed: the sweep and the spectrum come from the memo.
+  GeometryParams v = p;
+  v.d = 100;
+  v.n_keys = 5;
+  const GeometryAnalysis vectors = analyze_geometry_first(v, nullptr, &memo);
+  EXPECT_FALSE(vectors.sweep_pending);
+  EXPECT_EQ(vectors.spectrum.singular, whole.spectrum.singular);
+  EXPECT_EQ(vectors.spectrum.reconstructed_error, whole.spectrum.reconstructed_error);
+  EXPECT_EQ(vectors.spectrum.source, whole.spectrum.source);
+  EXPECT_EQ(vectors.keys.p_dot, analyze_geometry(v).keys.p_dot);
+
+  // The rank changed: the spectrum is computed again (its reconstruction error is at the new rank).
+  GeometryParams q = p;
+  q.rank_r = 3;
+  q.d = 100;
+  const GeometryAnalysis cached = analyze_geometry_first(q, nullptr, &memo);
+  EXPECT_FALSE(cached.sweep_pending);
+  expect_same_sweep(cached.sweep, whole.sweep);
+  EXPECT_EQ(cached.spectrum.rank_r, 3);
+  EXPECT_EQ(cached.spectrum.reconstructed_error, analyze_geometry(q).spectrum.reconstructed_error);
+  EXPECT_NE(cached.spectrum.reconstructed_error, whole.spectrum.reconstructed_error);
+
+  // The points the sweep compares changed: the memo does not answer for them.
+  q.points = 30;
+  const GeometryAnalysis other = analyze_geometry_first(q, nullptr, &memo);
+  EXPECT_TRUE(other.sweep_pending);
+  ASSERT_EQ(other.sweep.size(), 7u);
+  for (const DimensionPoint& pt : other.sweep)
+    EXPECT_EQ(pt.far_near_ratio, geometry_sweep_point(5, pt.d, 30).far_near_ratio) << "d = " << pt.d;
+}
+
 TEST(HighDimGeometry, ValidateNamesTheField) {
   GeometryParams p;
   EXPECT_EQ(validate(p), "");

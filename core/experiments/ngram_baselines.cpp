@@ -1,0 +1,73 @@
+#include "core/experiments/ngram_baselines.h"
+
+#include <map>
+#include <mutex>
+#include <utility>
+
+namespace tw {
+
+std::vector<std::string> NgramCorpusModels::samples(uint64_t seed, int chars) const {
+  std::vector<std::string> out;
+  if (kept_samples(seed, chars, &out)) return out;
+  for (const NgramModel& m : wb) out.push_back(m.sample(seed, chars));
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (samples_.size() >= 256) samples_.clear();  // a bound for a seed dragged for a long time
+  samples_[{seed, chars}] = out;
+  return out;
+}
+
+bool NgramCorpusModels::kept_samples(uint64_t seed, int chars, std::vector<std::string>* out) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = samples_.find({seed, chars});
+  if (it == samples_.end()) return false;
+  *out = it->second;
+  return true;
+}
+
+namespace {
+std::mutex mutex;
+std::map<std::pair<int, int>, std::shared_ptr<const NgramCorpusModels>> kept;
+}  // namespace
+
+bool ngram_corpus_models_kept(CorpusId id, int max_order) {
+  std::lock_guard<std::mutex> lock(mutex);
+  return kept.count({int(id), max_order}) > 0;
+}
+
+std::shared_ptr<const NgramCorpusModels> ngram_corpus_models(CorpusId id, int max_order, std::string* error,
+                                                             const std::atomic<bool>* cancel) {
+  const auto key = std::make_pair(int(id), max_order);
+  error->clear();
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = kept.find(key); it != kept.end()) return it->second;
+  }
+  Corpus corpus;
+  *error = load_corpus(id, &corpus);
+  if (!error->empty()) return nullptr;  // not kept: the package may be installed before the next call
+  std::shared_ptr<const NgramCorpusModels> m = count_ngram_corpus(std::move(corpus), max_order, cancel);
+  if (!m) return nullptr;
+  std::lock_guard<std::mutex> lock(mutex);
+  return kept.emplace(key, std::move(m)).first->second;
+}
+
+std::shared_ptr<const NgramCorpusModels> count_ngram_corpus(Corpus corpus, int max_order,
+                                                            const std::atomic<bool>* cancel) {
+  auto m = std::make_shared<NgramCorpusModels>();
+  m->corpus = std::move(corpus);
+  const Corpus& c = m->corpus;
+  for (int n = 1; n <= max_order; ++n) {
+    if (cancel && cancel->load(std::memory_order_relaxed)) return nullptr;
+    const NgramModel& wb = m->wb.emplace_back(c.train, n, NgramSmoothing::WittenBell);
+    NgramOrderStats o;
+    o.n = n;
+    o.heldout_wb = wb.bits_per_symbol(c.heldout);
+    o.train_wb = wb.bits_per_symbol(c.train);
+    o.distinct = wb.distinct(n);
+    o.unseen = wb.unseen_fraction(c.heldout, n);
+    m->stats.push_back(o);
+  }
+  return m;
+}
+
+}  // namespace tw
