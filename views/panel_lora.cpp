@@ -550,6 +550,7 @@ class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
     }
     const SyntheticResult& r = *all.syn;
     ImGui::Separator();
+    // xgettext:no-c-format
     math_text(subst(tr("$s$ = {0}, trainable {1}% of $d_{in} \\cdot d_{out}$"),
                     {plot::fmt("%.4g", lora_scale(r.params.alpha, r.params.rank, r.params.rslora)),
                      plot::fmt("%.4g", r.a.param_percent)})

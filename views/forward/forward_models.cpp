@@ -175,6 +175,7 @@ std::vector<std::string> forward_model_labels(const std::string& models_dir,
       else if (card.heldout_accuracy < 0)
         labels.push_back(subst(tr("{0}: trained to {1}"), {name, card.task}));
       else
+        // xgettext:no-c-format
         labels.push_back(subst(tr("{0}: trained to {1}, {2}% held-out accuracy"),
                                {name, card.task, percent(card.heldout_accuracy)}));
     } else if (m == ForwardModel::Training) {
