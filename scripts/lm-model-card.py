@@ -77,8 +77,9 @@ w(f"| tokenizer | {values['train.tokenizer']} (`tokenizer.json`, {run['vocab']} 
 w(f"| model | {cfg['num_hidden_layers']} layers, width {cfg['hidden_size']}, {cfg['num_attention_heads']} heads, "
   f"SwiGLU MLP {cfg['intermediate_size']}, RoPE, RMSNorm, tied embeddings, context {run['seq_len']} |")
 w(f"| parameters | {run['parameters']:,} ({size / 1e6:.1f} MB float32) |")
+took = f"{run['seconds']:.1f} s" if run['seconds'] < 60 else f"{run['seconds'] / 60:.1f} min"
 w(f"| training | {run['steps']} steps of {run['batch']} × {run['seq_len']} tokens, AdamW, lr "
-  f"{values['train.lr']}, cosine, one thread, {run['seconds'] / 60:.1f} min on the build machine |")
+  f"{values['train.lr']}, cosine, one thread, {took} on the build machine |")
 w(f"| training tokens | {run['train_tokens']:,} |")
 if example:
     w(f"| example | {example} |")

@@ -300,14 +300,13 @@ plot::Figure masks_figure(const NgramResult& r) {
 class NgramPanel : public RecomputePanel<NgramState, NgramResult> {
  public:
   NgramPanel()
-      : RecomputePanel(
-            kInfo, {.rows = {{{"bits", "sparsity"}}, {{"samples"}}, {{"masked"}, 1.0f}, {{"masks"}, 1.2f}}},
-            {compute,
-             error_of,
-             {bits_figure, sparsity_figure, samples_figure, masked_figure, masks_figure},
-             quick,
-             pending,
-             refine}) {}
+      : RecomputePanel(kInfo, {.rows = {{{"bits", "sparsity"}}, {{"samples"}}, {{"masked"}, 1.0f}, {{"masks"}, 1.2f}}},
+                       {compute,
+                        error_of,
+                        {bits_figure, sparsity_figure, samples_figure, masked_figure, masks_figure},
+                        quick,
+                        pending,
+                        refine}) {}
 
  protected:
   void bind(Controls& c) override {

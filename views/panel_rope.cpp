@@ -196,8 +196,8 @@ class RopePanel final : public RecomputePanel<RopeState, RopeResult> {
         "base", &s_.base, 100.0f, 1e6f, N_("base $\\theta$"),
         N_("Base of the frequencies $\\theta_k = \\mathrm{base}^{-2k/D}$; larger bases make the slow pairs slower."),
         true, "%.0f");
-    c.add_int("query_pos", &s_.params.query_pos, 0, 100000, N_("query position $m$"), N_("Position of the query token."),
-              true);
+    c.add_int("query_pos", &s_.params.query_pos, 0, 100000, N_("query position $m$"),
+              N_("Position of the query token."), true);
     c.add_int("key_pos", &s_.params.key_pos, 0, 100000, N_("key position $n$"), N_("Position of the key token."), true);
     c.add_int("pair", &s_.params.pair, 0, 127, N_("pair k"),
               N_("Which pair of dimensions the plane figure shows (0 is the fastest)."));

@@ -139,8 +139,8 @@ bool load_language_data(const LanguageSource& source, std::shared_ptr<const Lang
     d->tokenizer_json = char_tokenizer_json(d->train_text, source.vocab_size);
   } else {
     BpeTraining bpe;
-    if (!train_bpe(std::string(utf8_prefix(d->train_text, kMaxTrainingTextBytes)), source.vocab_size - 256, &bpe,
-                   error, cancel, progress))
+    if (!train_bpe(std::string(utf8_prefix(d->train_text, kMaxTrainingTextBytes)), source.vocab_size - 256, &bpe, error,
+                   cancel, progress))
       return false;
     // Every field a standard tokenizer.json has (the reference libraries refuse a file without them).
     nlohmann::ordered_json j = nlohmann::ordered_json::parse(bpe.tokenizer_json);
