@@ -28,12 +28,17 @@ float exp_row(float* __restrict p, const float* __restrict x, float mx, int V) {
   // clamp compares and selects bits (both negative: the larger magnitude has the larger pattern), so the loop has
   // no floating-point branch and vectorises. Written out here: a helper compiled for the baseline is not inlined
   // into the AVX clones.
+  // A row holding NaN or ±∞ (a diverged run) must stay non-finite without undefined behaviour: y is clamped into
+  // [−87, 0] by bits (negative NaN counts as below −87, +0, +∞ and positive NaN as above 0) so the integer
+  // conversion is always defined, and y₀ − y₀ (0 when finite, NaN otherwise) is added to the result.
   constexpr uint32_t kMinus87 = 0xC2AE0000u;  // the bits of −87.0f
+  constexpr uint32_t kSign = 0x80000000u;
   for (int v = 0; v < V; ++v) {
-    float y = x[v] - mx;
-    const uint32_t bits = std::bit_cast<uint32_t>(y);
-    const uint32_t below = 0u - static_cast<uint32_t>(bits > kMinus87);  // all ones where y < −87
-    y = std::bit_cast<float>((bits & ~below) | (kMinus87 & below));
+    const float y0 = x[v] - mx;
+    const uint32_t bits = std::bit_cast<uint32_t>(y0);
+    const uint32_t below = 0u - static_cast<uint32_t>(bits > kMinus87);  // all ones where y < −87 (or −NaN)
+    const uint32_t above = 0u - static_cast<uint32_t>(bits < kSign);     // all ones where y ≥ +0 (or +∞, +NaN)
+    float y = std::bit_cast<float>((bits & ~below & ~above) | (kMinus87 & below));
     const int n = static_cast<int>(y * 1.44269504088896341f - 0.5f);  // a nearby integer (y ≤ 0)
     const float fn = static_cast<float>(n);
     float r = y - fn * 0.693359375f;
@@ -44,7 +49,7 @@ float exp_row(float* __restrict p, const float* __restrict x, float mx, int V) {
     q = q * r + 4.1665795894e-2f;
     q = q * r + 1.6666665459e-1f;
     q = q * r + 5.0000001201e-1f;
-    p[v] = (q * r * r + r + 1.0f) * std::bit_cast<float>(static_cast<uint32_t>(n + 127) << 23);
+    p[v] = (q * r * r + r + 1.0f) * std::bit_cast<float>(static_cast<uint32_t>(n + 127) << 23) + (y0 - y0);
   }
   constexpr int kLanes = 16;
   float acc[kLanes] = {};
