@@ -275,7 +275,7 @@ class NormsPanel final : public RecomputePanel<NormsState, NormsResult> {
     c.add_int_list("dims", &s_.dims, 8, 65536, 8, N_("2/3 rule dims C"),
                    N_("Model widths for the 2/3-rule table, comma-separated (at most 8)."));
     c.add_int("multiple_of", &s_.multiple_of, 1, 4096, N_("multiple_of"),
-              N_("LLaMA rounds int(8C/3) up to a multiple of this (256 gives 11008 for C = 4096)."), true);
+              N_("LLaMA rounds int(8C/3) up to a multiple of this (256 gives 11008 for $C$ = 4096)."), true);
     c.add_int_list("depths", &s_.depths, 1, 64, 16, N_("depths"),
                    N_("Stack depths for the pre- vs post-norm gradient figure, comma-separated (1 to 64 each)."));
     c.add_enum("norm_kind", &s_.norm_kind, {N_("RMSNorm"), N_("LayerNorm")}, N_("depth-test norm"),

@@ -261,12 +261,12 @@ class StabilityPanel final : public RecomputePanel<StabilityState, StabilityResu
 
  protected:
   void bind(Controls& c) override {
-    c.add_float("cap", &s_.cap, 0.5f, 100.0f, N_("soft-cap c"),
+    c.add_float("cap", &s_.cap, 0.5f, 100.0f, N_("soft-cap $c$"),
                 N_("Scores become $c\\cdot\\tanh(s/c)$: the curve and the soft-capped training run use it."), true,
                 "%.3g");
     c.add_float("x_range", &s_.x_range, 1.0f, 200.0f, N_("score range"),
                 N_("The soft-cap curve covers [-range, range]."), true, "%.3g");
-    c.add_int("head_dim", &s_.head_dim, 2, 512, N_("head dim D"), N_("Size of q and k in the QK-norm experiment."),
+    c.add_int("head_dim", &s_.head_dim, 2, 512, N_("head dim $D$"), N_("Size of q and k in the QK-norm experiment."),
               true);
     c.add_int("n_keys", &s_.n_keys, 2, 256, N_("keys"), N_("Keys one query attends over in the QK-norm experiment."),
               true);

@@ -213,7 +213,12 @@ int draw_step_tree(const Trace& trace, int current, bool reveal) {
         const TraceStep& st = trace.steps()[static_cast<size_t>(i)];
         const std::string label = sub_step_name(st.name);
         if (ImGui::Selectable(label.c_str(), i == current)) clicked = i;
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%s", tr(st.title.c_str()), st.shape_string().c_str());
+        if (ImGui::IsItemHovered()) {  // the shape has $…$ math: typeset it, not SetTooltip's plain text
+          ImGui::BeginTooltip();
+          ImGui::TextUnformatted(tr(st.title.c_str()));
+          math_text(st.shape_string().c_str(), -1.0f);
+          ImGui::EndTooltip();
+        }
         if (reveal && i == current) ImGui::SetScrollHereY(0.5f);
         ImGui::PopID();
       }
@@ -261,9 +266,11 @@ void draw_step_header(const ForwardResult& r, int step_index) {
         }
       if (shape.empty() && r.run.incremental) shape = tr("(earlier tokens: read from the KV cache)");
     }
-    ImGui::BulletText("%s", subst(tr("in  {0}  {1}"), {in, shape}).c_str());
+    ImGui::Bullet();  // BulletText does not typeset the shape's $…$ math
+    math_text(subst(tr("in  {0}  {1}"), {in, shape}).c_str());
   }
-  ImGui::BulletText("%s", subst(tr("out {0}"), {st.shape_string()}).c_str());
+  ImGui::Bullet();
+  math_text(subst(tr("out {0}"), {st.shape_string()}).c_str());
   ImGui::TextUnformatted(
       subst(tr("FLOPs {0}   bytes {1}   arithmetic intensity {2} FLOP/byte"),
             {plot::fmt("%.4g", st.flops), plot::fmt("%.4g", st.bytes), plot::fmt("%.3g", st.intensity())})
