@@ -285,7 +285,7 @@ class FlashPanel final : public RecomputePanel<FlashState, FlashResult> {
               N_("Which (query tile, key tile) step the figures show, in the kernel's order."));
     c.add_int("curve_max", &s_.curve_max, 16, 131072, N_("traffic curve to $T$"),
               N_("Right end of the memory-traffic curve, in tokens."), true);
-    c.add_seed(&s_.seed, N_("Seed of the random Q, K and V."));
+    c.add_seed(&s_.seed, N_("Seed of the random $Q$, $K$ and $V$."));
   }
 };
 

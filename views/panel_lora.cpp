@@ -592,7 +592,7 @@ class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
     c.add_enum("optimizer", &s_.optimizer, {N_("adam"), N_("sgd")}, N_("optimizer"),
                N_("Adam (what peft users run) or plain gradient descent."));
     c.add_bool("train_sweep", &s_.train_sweep, N_("train at every rank"),
-               N_("Train one adapter per rank of the error plot (off: only the SVD curve and rank r)."));
+               N_("Train one adapter per rank of the error plot (off: only the SVD curve and rank $r$)."));
     c.add_enum("ft_base", &s_.ft_base,
                {N_("trained sort (shipped)"), N_("trained induction (shipped)"), N_("the Training panel's model")},
                N_("model"), N_("The model to fine-tune; its weights stay frozen under LoRA."));

@@ -184,7 +184,7 @@ class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
                N_("causal: $j \\le i$ (decoders); bidirectional: every key (encoders); prefix-LM: causal except a "
                   "bidirectional prefix."));
     c.add_int("prefix", &s_.prefix, 0, 512, N_("prefix $P$"),
-              N_("Prefix-LM: the first P tokens attend to each other freely."));
+              N_("Prefix-LM: the first $P$ tokens attend to each other freely."));
     c.add_bool("window", &s_.window, N_("sliding window"), N_("Add the term $0 \\le i - j < W$."));
     c.add_int("window_size", &s_.window_size, 1, 512, N_("window $W$"), N_("Keys a query sees, counting itself."),
               true);
@@ -199,12 +199,12 @@ class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
     c.add_bool("dilated", &s_.dilated, N_("dilated"), N_("Add the term $(i - j) \\bmod s = 0$: every $s$-th key."));
     c.add_int("stride", &s_.stride, 1, 64, N_("stride $s$"), N_("Dilation stride."));
     c.add_bool("global", &s_.global, N_("global/sink tokens"),
-               N_("The first G tokens see and are seen by everyone, overriding the window and dilation terms."));
+               N_("The first $G$ tokens see and are seen by everyone, overriding the window and dilation terms."));
     c.add_int("global_count", &s_.global_count, 0, 512, N_("global tokens $G$"), N_("Number of global/sink tokens."));
     c.add_int("layers", &s_.layers, 1, 64, N_("layers $L$"),
               N_("Stacked attention layers for the receptive-field figure."));
     c.add_int("global_every", &s_.global_every, 0, 16, N_("full attention every $k$"),
-              N_("Layer l uses full attention (no window or dilation) when l is a multiple of k; 0 = never."));
+              N_("Layer $l$ uses full attention (no window or dilation) when $l$ is a multiple of $k$; 0 = never."));
   }
 
  private:
@@ -258,7 +258,7 @@ class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
     draw_control(*controls().find("layers"));
     ImGui::SetNextItemWidth(140 * ctx.dpi_scale);
     draw_control(*controls().find("global_every"));
-    ImGui::TextUnformatted(tr("Presets (set k; windows are the models' own):"));
+    ImGui::TextUnformatted(tr("Presets (set $k$; windows are the models' own):"));
     for (const InterleavePreset& p : interleave_presets()) {
       if (ImGui::SmallButton(p.name)) s_.global_every = p.global_period;
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(p.source));

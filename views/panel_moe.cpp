@@ -167,7 +167,7 @@ plot::Figure params_figure(const MoeResult& r) {
   plot::Axes& ax = fig.axes();
   ax.setup("", "", tr("parameters"), tr("thousands"));
   ax.flags |= plot::AxesFlags_NoLegend;
-  ax.bars({tr("total (all experts)"), tr("active (k experts)")}, {tr("parameters")},
+  ax.bars({tr("total (all experts)"), tr("active ($k$ experts)")}, {tr("parameters")},
           {{double(m.total_params) / 1e3, double(m.active_params) / 1e3}});
   plot::Table& t = fig.table;
   t.header = {"kind", "parameters"};
@@ -217,7 +217,7 @@ class MoePanel final : public RecomputePanel<MoeState, MoeResult> {
               true);
     c.add_int("experts", &s_.params.experts, 1, 64, N_("experts $E$"), N_("Number of expert MLPs in the layer."));
     c.add_int("top_k", &s_.params.top_k, 1, 64, N_("top-k"),
-              N_("Experts each token is sent to (at most E; Mixtral uses 2 of 8)."));
+              N_("Experts each token is sent to (at most $E$; Mixtral uses 2 of 8)."));
     c.add_float("capacity_factor", &s_.capacity_factor, 0.05f, 8.0f, N_("capacity factor"),
                 N_("Slack on the even share N\xC2\xB7k / E; below 1 some tokens are always dropped."), true, "%.3g");
     c.add_int("hidden", &s_.params.hidden, 1, 65536, N_("expert hidden $F$"),

@@ -365,7 +365,7 @@ class RooflinePanel final : public RecomputePanel<RooflineState, RooflineResult>
     c.add_enum("kv_format", &s_.kv_format, KvFormat::FP32, N_("KV cache"),
                N_("Storage of each cached key and value number."));
     c.add_int("batch", &s_.batch, 1, 1024, N_("batch $B$"),
-              N_("Sequences decoded together: each weight read serves B tokens."), true);
+              N_("Sequences decoded together: each weight read serves $B$ tokens."), true);
     c.add_int("prompt", &s_.prompt, 1, 131072, N_("prompt $T$"), N_("Tokens per sequence processed in the prefill."),
               true);
     c.add_int("context", &s_.context, 1, 131072, N_("context"),

@@ -207,18 +207,18 @@ class RopePanel final : public RecomputePanel<RopeState, RopeResult> {
                {N_("none"), N_("linear"), N_("ntk"), N_("dynamic-ntk"), N_("llama3")}, N_("scaling"),
                N_("How the frequencies are changed to run past the trained context length."));
     c.add_float("factor", &s_.factor, 1.0f, 64.0f, N_("factor $s$"),
-                N_("Context extension factor: the target length is s times the trained length."), true, "%.3g");
+                N_("Context extension factor: the target length is $s$ times the trained length."), true, "%.3g");
     c.add_int("trained_context", &s_.params.rope.original_context, 16, 131072, N_("trained length $L$"),
               N_("Context length the model was trained on (original_max_position_embeddings)."), true);
     c.add_float("low_freq_factor", &s_.low_freq_factor, 0.5f, 16.0f, N_("low_freq_factor"),
-                N_("Llama 3: wavelengths above L / low_freq_factor are divided by s."), false, "%.3g");
+                N_("Llama 3: wavelengths above $L$ / low_freq_factor are divided by $s$."), false, "%.3g");
     c.add_float("high_freq_factor", &s_.high_freq_factor, 0.5f, 64.0f, N_("high_freq_factor"),
-                N_("Llama 3: wavelengths below L / high_freq_factor are kept unchanged."), false, "%.3g");
+                N_("Llama 3: wavelengths below $L$ / high_freq_factor are kept unchanged."), false, "%.3g");
     c.add_int("positions", &s_.params.positions, 8, 4096, N_("heatmap positions"),
               N_("Number of positions (rows) in the angle heatmap."), true);
     c.add_int("max_distance", &s_.params.max_distance, 8, 16384, N_("max distance"),
               N_("Largest distance m - n on the score curves."), true);
-    c.add_seed(&s_.seed, N_("Seed of the random q and k; the same seed gives the same vectors."));
+    c.add_seed(&s_.seed, N_("Seed of the random $q$ and $k$; the same seed gives the same vectors."));
   }
 };
 

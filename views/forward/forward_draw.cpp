@@ -387,9 +387,13 @@ void draw_next_token_table(const NextTokenChoice& next, const TokenVocabulary& v
   if (shown.empty() || !ImGui::BeginTable("filters", 6, flags)) return;
   // Fixed-fit columns size to their text: the column's wrap position would break "0.9999" and "(sampled)".
   ImGui::PushTextWrapPos(-1.0f);
-  for (const char* h : {tr("token"), tr("id"), tr("p after temperature"), "top-k", "top-p", tr("p final")})
-    ImGui::TableSetupColumn(h);
-  ImGui::TableHeadersRow();
+  const char* const headers[] = {tr("token"), tr("id"), tr("$p$ after temperature"), "top-k", "top-p", tr("$p$ final")};
+  for (const char* h : headers) ImGui::TableSetupColumn(h);
+  ImGui::TableNextRow(ImGuiTableRowFlags_Headers);  // TableHeadersRow would show the $…$ source: typeset instead
+  for (int c = 0; c < 6; ++c) {
+    ImGui::TableSetColumnIndex(c);
+    math_text(headers[c], -1.0f);
+  }
   for (const int id : shown) {
     const size_t i = static_cast<size_t>(id);
     ImGui::PushID(id);
