@@ -258,7 +258,7 @@ class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
     draw_control(*controls().find("layers"));
     ImGui::SetNextItemWidth(140 * ctx.dpi_scale);
     draw_control(*controls().find("global_every"));
-    ImGui::TextUnformatted(tr("Presets (set $k$; windows are the models' own):"));
+    math_text(tr("Presets (set $k$; windows are the models' own):"));
     for (const InterleavePreset& p : interleave_presets()) {
       if (ImGui::SmallButton(p.name)) s_.global_every = p.global_period;
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(p.source));

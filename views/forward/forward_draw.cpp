@@ -288,7 +288,7 @@ namespace {
 // Text in cell `column` of the current table row.
 void text_cell(int column, const std::string& text) {
   ImGui::TableSetColumnIndex(column);
-  ImGui::TextUnformatted(text.c_str());
+  math_text(text.c_str(), -1.0f);  // "Attention $Q$": typeset; plain text goes through ImGui unchanged
 }
 
 // A number right-aligned in cell `column` (digits line up; a fixed column fits the widest, so none wraps).
@@ -345,8 +345,7 @@ void draw_parameter_tables(const ModelConfig& config) {
   }
   const NotesParamCheck check = check_notes_small_table();
   ImGui::Spacing();
-  ImGui::TextWrapped(
-      "%s", subst(tr("A commonly quoted Small table, checked against its own formulas ($F = \\mathrm{int}(2 \\cdot 4 "
+  math_text(subst(tr("A commonly quoted Small table, checked against its own formulas ($F = \\mathrm{int}(2 \\cdot 4 "
                      "\\cdot 256/3) = {0}$):"),
                   {std::to_string(check.notes_hidden)})
                 .c_str());
@@ -363,7 +362,11 @@ void draw_parameter_tables(const ModelConfig& config) {
       number_cell(3, group_digits(r.computed));
       ImGui::TableSetColumnIndex(4);
       check_mark(r.agrees, r.agrees ? "" : tr("slip"));
-      if (!r.remark.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.remark.c_str());
+      if (!r.remark.empty() && ImGui::IsItemHovered()) {  // the remark has $…$ math: typeset, not SetTooltip
+        ImGui::BeginTooltip();
+        math_text(r.remark.c_str(), ImGui::GetFontSize() * 32.0f);
+        ImGui::EndTooltip();
+      }
       ImGui::PopID();
     }
     ImGui::EndTable();
