@@ -179,7 +179,7 @@ class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
   }
 
   void bind(Controls& c) override {
-    c.add_int("T", &s_.T, 4, 512, "T", N_("Sequence length: number of query and key positions."), true);
+    c.add_int("T", &s_.T, 4, 512, "$T$", N_("Sequence length: number of query and key positions."), true);
     c.add_enum("base", &s_.base, {N_("causal"), N_("bidirectional"), N_("prefix-LM")}, N_("base term"),
                N_("causal: $j \\le i$ (decoders); bidirectional: every key (encoders); prefix-LM: causal except a "
                   "bidirectional prefix."));
