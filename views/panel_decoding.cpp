@@ -257,8 +257,9 @@ class DecodingPanel final : public RecomputePanel<DecodingState, DecodingResult>
 
  protected:
   void bind(Controls& c) override {
-    c.add_text("logits_p", &s_.logits_p, 512, N_("logits of $p$"),
-               N_("Comma-separated logits (2 to 32) of the data distribution $p$; also the distribution sampled below."));
+    c.add_text(
+        "logits_p", &s_.logits_p, 512, N_("logits of $p$"),
+        N_("Comma-separated logits (2 to 32) of the data distribution $p$; also the distribution sampled below."));
     c.add_float("temp_p", &s_.temp_p, 0.05f, 20.0f, N_("temperature of $p$"),
                 N_("$p = \\softmax(\\ell / T)$ of the logits $\\ell$ of $p$ at temperature $T$."), true, "%.3g");
     c.add_text("logits_q", &s_.logits_q, 512, N_("logits of $q$"),

@@ -555,7 +555,8 @@ class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
                     {plot::fmt("%.4g", lora_scale(r.params.alpha, r.params.rank, r.params.rslora)),
                      plot::fmt("%.4g", r.a.param_percent)})
                   .c_str());
-    ImGui::Text(tr("error at $r$ = %d: LoRA %.4f, optimum %.4f"), r.params.rank, r.a.final_error, r.a.svd_error_at_rank);
+    ImGui::Text(tr("error at $r$ = %d: LoRA %.4f, optimum %.4f"), r.params.rank, r.a.final_error,
+                r.a.svd_error_at_rank);
     check_mark(r.a.step0_equals_base,
                subst(tr("step 0 ($B$ = 0): adapted = base, max diff {0}"), {fmt("%.1e", r.a.step0_error)}).c_str());
     check_mark(r.a.merged_equals_unmerged,

@@ -213,8 +213,8 @@ class MoePanel final : public RecomputePanel<MoeState, MoeResult> {
 
   void bind(Controls& c) override {
     c.add_int("tokens", &s_.params.tokens, 1, 512, N_("tokens $N$"), N_("Tokens in the batch the router sees."), true);
-    c.add_int("dim", &s_.params.dim, 1, 1024, N_("dim $C$"), N_("Width of each token vector (and of the router's rows)."),
-              true);
+    c.add_int("dim", &s_.params.dim, 1, 1024, N_("dim $C$"),
+              N_("Width of each token vector (and of the router's rows)."), true);
     c.add_int("experts", &s_.params.experts, 1, 64, N_("experts $E$"), N_("Number of expert MLPs in the layer."));
     c.add_int("top_k", &s_.params.top_k, 1, 64, N_("top-k"),
               N_("Experts each token is sent to (at most $E$; Mixtral uses 2 of 8)."));

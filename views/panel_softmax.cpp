@@ -248,7 +248,8 @@ class SoftmaxPanel final : public RecomputePanel<SoftmaxState, SoftmaxResult> {
               true);
     c.add_seed(&s_.seed, N_("Random seed; the same seed gives the same samples."));
     c.add_text("logits_a", &s_.logits_a, 256, N_("logits A"), N_("First row of the worked example, comma-separated."));
-    c.add_text("logits_b", &s_.logits_b, 256, N_("logits $B$"), N_("Second row of the worked example, comma-separated."));
+    c.add_text("logits_b", &s_.logits_b, 256, N_("logits $B$"),
+               N_("Second row of the worked example, comma-separated."));
   }
 
  private:

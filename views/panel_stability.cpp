@@ -266,8 +266,8 @@ class StabilityPanel final : public RecomputePanel<StabilityState, StabilityResu
                 "%.3g");
     c.add_float("x_range", &s_.x_range, 1.0f, 200.0f, N_("score range"),
                 N_("The soft-cap curve covers [-range, range]."), true, "%.3g");
-    c.add_int("head_dim", &s_.head_dim, 2, 512, N_("head dim $D$"), N_("Size of $q$ and $k$ in the QK-norm experiment."),
-              true);
+    c.add_int("head_dim", &s_.head_dim, 2, 512, N_("head dim $D$"),
+              N_("Size of $q$ and $k$ in the QK-norm experiment."), true);
     c.add_int("n_keys", &s_.n_keys, 2, 256, N_("keys"), N_("Keys one query attends over in the QK-norm experiment."),
               true);
     c.add_float("z_loss", &s_.z_loss, 1e-6f, 1.0f, N_("z-loss coef"),

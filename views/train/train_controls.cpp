@@ -13,7 +13,8 @@ void bind_train_controls(Controls& c, TrainPanelState& s) {
              N_("copy: a random sequence then the same again (needs an induction head); sort / reverse: the prompt "
                 "sorted or reversed; modadd: $a + b$ mod p; text: next character of your text; language: a language "
                 "model of a corpus through a tokenizer."));
-  c.add_int("length", &s.task.length, 1, 64, N_("prompt length $n$"), N_("Symbols in the prompt (copy, sort, reverse)."));
+  c.add_int("length", &s.task.length, 1, 64, N_("prompt length $n$"),
+            N_("Symbols in the prompt (copy, sort, reverse)."));
   c.add_int("alphabet", &s.task.alphabet, 2, 64, N_("alphabet"),
             N_("Distinct symbols the prompt draws from (A, B, C, ...)."));
   c.add_bool("vary_period", &s.task.vary_period, N_("vary the period"),
