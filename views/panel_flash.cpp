@@ -275,10 +275,10 @@ class FlashPanel final : public RecomputePanel<FlashState, FlashResult> {
               N_("Queries and keys of the walked head (the traffic curve goes further)."), true);
     c.add_int("D", &s_.walk.D, 1, 128, N_("head dim $D$"), N_("Size of each query, key and value vector."), true);
     c.add_int("tile_q", &s_.walk.tile_q, 1, 256, N_("query tile"),
-              N_("Query rows loaded together; on a GPU, what one thread block keeps on chip (must be at most T)."),
+              N_("Query rows loaded together; on a GPU, what one thread block keeps on chip (must be at most $T$)."),
               true);
     c.add_int("tile_k", &s_.walk.tile_k, 1, 256, N_("key tile"),
-              N_("Keys (and values) streamed past the query tile at a time (must be at most T)."), true);
+              N_("Keys (and values) streamed past the query tile at a time (must be at most $T$)."), true);
     c.add_bool("causal", &s_.walk.causal, N_("causal mask"),
                N_("Query i sees keys j \xE2\x89\xA4 i; fully masked tiles are skipped."));
     c.add_int("step", &s_.step, 0, 65535, N_("step"),

@@ -190,7 +190,7 @@ class RopePanel final : public RecomputePanel<RopeState, RopeResult> {
       warning_text(subst(tr("head_dim rounded to {0}"), {std::to_string(r.params.rope.head_dim)}).c_str());
   }
   void bind(Controls& c) override {
-    c.add_int("head_dim", &s_.params.rope.head_dim, 2, 256, N_("head_dim D"),
+    c.add_int("head_dim", &s_.params.rope.head_dim, 2, 256, N_("head_dim $D$"),
               N_("Size of one head vector; it holds D/2 rotating pairs (odd values round down)."));
     c.add_float(
         "base", &s_.base, 100.0f, 1e6f, N_("base $\\theta$"),

@@ -287,7 +287,7 @@ class StabilityPanel final : public RecomputePanel<StabilityState, StabilityResu
     c.add_int("warmup", &s_.warmup, 0, 2000, N_("warmup"),
               N_("Linear warmup steps of both runs (0: none, the harder case)."));
     c.add_int("layers", &s_.layers, 1, 8, N_("layers"), N_("Blocks of the tiny model both runs train."));
-    c.add_int("dim", &s_.dim, 8, 256, N_("dim"), N_("Width C of the tiny model (4 heads; C/4 must be even)."));
+    c.add_int("dim", &s_.dim, 8, 256, N_("dim"), N_("Width $C$ of the tiny model (4 heads; $C$/4 must be even)."));
     c.add_int("seed", &s_.seed, 0, 1000000, N_("seed"),
               N_("The same seed gives both runs the same weights and batches."));
   }

@@ -34,7 +34,7 @@ void bind_train_controls(Controls& c, TrainPanelState& s) {
   c.add_int("dim", &s.model.dim, 8, 512, N_("dim $C$"), N_("Width of the residual stream."), true);
   c.add_int("heads", &s.model.n_heads, 1, 16, N_("heads $H$"), N_("Query heads; head dim $D = C / H$."));
   c.add_int("kv_heads", &s.model.n_kv_heads, 1, 16, N_("KV heads"),
-            N_("Key/value heads: H is MHA, 1 is MQA, between is GQA (must divide H)."));
+            N_("Key/value heads: $H$ is MHA, 1 is MQA, between is GQA (must divide $H$)."));
   c.add_int("hidden", &s.hidden, 0, 4096, N_("MLP hidden $F$"), N_("MLP hidden size; 0 = $4 \\times \\mathrm{dim}$."));
   c.add_int("vocab", &s.vocab, 0, 65536, N_("model vocabulary"),
             N_("Model vocabulary size; 0 = exactly the task's. Smaller than the task's is refused."));
@@ -80,7 +80,7 @@ void bind_train_controls(Controls& c, TrainPanelState& s) {
   c.add_int("steps", &s.steps, 1, 100000, N_("steps"), N_("Length of the run: play stops here; the cosine ends here."),
             true);
   c.add_int("warmup", &s.optimizer.warmup_steps, 0, 10000, N_("warmup steps"),
-            N_("Linear warmup from $\\mathrm{lr}/W$ to lr over W steps."));
+            N_("Linear warmup from $\\mathrm{lr}/W$ to lr over $W$ steps."));
   c.add_float("weight_decay", &s.optimizer.weight_decay, 0.0f, 1.0f, N_("weight decay"),
               N_("Decoupled decay of the weight matrices (not norms or embeddings)."), false, "%.3g");
   c.add_bool("decay_all", &s.decay_all, N_("decay norms + embeddings"),
