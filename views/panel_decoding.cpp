@@ -257,20 +257,21 @@ class DecodingPanel final : public RecomputePanel<DecodingState, DecodingResult>
 
  protected:
   void bind(Controls& c) override {
-    c.add_text("logits_p", &s_.logits_p, 512, N_("logits of p"),
-               N_("Comma-separated logits (2 to 32) of the data distribution p; also the distribution sampled below."));
-    c.add_float("temp_p", &s_.temp_p, 0.05f, 20.0f, N_("temperature of p"),
+    c.add_text(
+        "logits_p", &s_.logits_p, 512, N_("logits of $p$"),
+        N_("Comma-separated logits (2 to 32) of the data distribution $p$; also the distribution sampled below."));
+    c.add_float("temp_p", &s_.temp_p, 0.05f, 20.0f, N_("temperature of $p$"),
                 N_("$p = \\softmax(\\ell / T)$ of the logits $\\ell$ of $p$ at temperature $T$."), true, "%.3g");
-    c.add_text("logits_q", &s_.logits_q, 512, N_("logits of q"),
-               N_("Comma-separated logits of the model distribution q, as many as p's."));
-    c.add_float("temp_q", &s_.temp_q, 0.05f, 20.0f, N_("temperature of q"),
+    c.add_text("logits_q", &s_.logits_q, 512, N_("logits of $q$"),
+               N_("Comma-separated logits of the model distribution $q$, as many as $p$'s."));
+    c.add_float("temp_q", &s_.temp_q, 0.05f, 20.0f, N_("temperature of $q$"),
                 N_("$q = \\softmax(\\ell / T)$ of the logits $\\ell$ of $q$ at temperature $T$."), true, "%.3g");
     c.add_float("temperature", &s_.sampling.temperature, 0.05f, 20.0f, N_("sampling temperature"),
                 N_("Divides p's logits before the filters: below 1 sharpens, above 1 flattens."), true, "%.3g");
     c.add_int("top_k", &s_.sampling.top_k, 0, 32, N_("top-k"),
-              N_("Keep the k most likely tokens (ties at the k-th survive); 0 = off."));
+              N_("Keep the $k$ most likely tokens (ties at the $k$-th survive); 0 = off."));
     c.add_float("top_p", &s_.sampling.top_p, 0.01f, 1.0f, N_("top-p"),
-                N_("Keep the smallest most-likely set whose mass reaches p (the crossing token included); 1 = off."),
+                N_("Keep the smallest most-likely set whose mass reaches $p$ (the crossing token included); 1 = off."),
                 false, "%.3g");
     c.add_float("min_p", &s_.sampling.min_p, 0.0f, 1.0f, N_("min-p"),
                 N_("Drop tokens whose probability is below $p_{\\min}$ times the largest; 0 = off."), false, "%.3g");

@@ -271,21 +271,21 @@ class FlashPanel final : public RecomputePanel<FlashState, FlashResult> {
   }
 
   void bind(Controls& c) override {
-    c.add_int("T", &s_.walk.T, 1, 256, N_("tokens T"),
+    c.add_int("T", &s_.walk.T, 1, 256, N_("tokens $T$"),
               N_("Queries and keys of the walked head (the traffic curve goes further)."), true);
-    c.add_int("D", &s_.walk.D, 1, 128, N_("head dim D"), N_("Size of each query, key and value vector."), true);
+    c.add_int("D", &s_.walk.D, 1, 128, N_("head dim $D$"), N_("Size of each query, key and value vector."), true);
     c.add_int("tile_q", &s_.walk.tile_q, 1, 256, N_("query tile"),
-              N_("Query rows loaded together; on a GPU, what one thread block keeps on chip (must be at most T)."),
+              N_("Query rows loaded together; on a GPU, what one thread block keeps on chip (must be at most $T$)."),
               true);
     c.add_int("tile_k", &s_.walk.tile_k, 1, 256, N_("key tile"),
-              N_("Keys (and values) streamed past the query tile at a time (must be at most T)."), true);
+              N_("Keys (and values) streamed past the query tile at a time (must be at most $T$)."), true);
     c.add_bool("causal", &s_.walk.causal, N_("causal mask"),
                N_("Query i sees keys j \xE2\x89\xA4 i; fully masked tiles are skipped."));
     c.add_int("step", &s_.step, 0, 65535, N_("step"),
               N_("Which (query tile, key tile) step the figures show, in the kernel's order."));
-    c.add_int("curve_max", &s_.curve_max, 16, 131072, N_("traffic curve to T"),
+    c.add_int("curve_max", &s_.curve_max, 16, 131072, N_("traffic curve to $T$"),
               N_("Right end of the memory-traffic curve, in tokens."), true);
-    c.add_seed(&s_.seed, N_("Seed of the random Q, K and V."));
+    c.add_seed(&s_.seed, N_("Seed of the random $Q$, $K$ and $V$."));
   }
 };
 

@@ -243,9 +243,11 @@ void ForwardPanel::draw_right_body(const DrawContext& ctx) {
   const TraceStep& st = steps[static_cast<size_t>(step_)];
   // Always one line, so an append does not push the tabs (and the Append button under them) down a line.
   if (r.run.incremental)
-    ImGui::TextDisabled(tr("This trace is the pass of the newest token only (T = 1); the keys and values of the other "
-                           "%d come from the KV cache."),
-                        static_cast<int>(r.run.tokens.size()) - 1);
+    math_text(subst(tr("This trace is the pass of the newest token only ($T = 1$); the keys and values of the "
+                       "other {0} come from the KV cache."),
+                    {std::to_string(static_cast<int>(r.run.tokens.size()) - 1)})
+                  .c_str(),
+              -1.0f, false, ImGui::GetColorU32(ImGuiCol_TextDisabled));
   else
     ImGui::TextDisabled(trn("This trace is the full pass over the prompt's %d token.",
                             "This trace is the full pass over the prompt's %d tokens.", r.run.tokens.size()),

@@ -199,7 +199,7 @@ class GqaPanel final : public RecomputePanel<GqaState, GqaResult> {
       ImGui::TextDisabled(tr("source: %s"), m.source);
     }
     math_text(subst(tr("$n_{rep}$ = {0} query heads per KV head"), {std::to_string(r.a.n_rep)}).c_str());
-    check_mark(r.a.conversion_error.back() == 0.0, tr("KV = H: pooling changes nothing (GQA = MHA)"));
+    check_mark(r.a.conversion_error.back() == 0.0, tr("KV = $H$: pooling changes nothing (GQA = MHA)"));
     if (r.params.group != s_.group)
       warning_text(subst(tr("group clamped to {0}"), {std::to_string(r.params.group)}).c_str());
   }
@@ -208,10 +208,10 @@ class GqaPanel final : public RecomputePanel<GqaState, GqaResult> {
     for (const GqaModelPreset& m : gqa_model_presets()) models.push_back(m.name);
     c.add_enum("model", &s_.model, models, N_("model"),
                N_("A real model's attention shape from its Hugging Face config.json, or custom to use the sliders."));
-    c.add_int("n_heads", &s_.n_heads, 1, 128, N_("n_heads H"), N_("Number of query heads."));
+    c.add_int("n_heads", &s_.n_heads, 1, 128, N_("n_heads $H$"), N_("Number of query heads."));
     c.add_int("n_kv_heads", &s_.n_kv_heads, 1, 128, N_("n_kv_heads"),
               N_("Number of key/value heads; it must divide n_heads, so other values snap down to a divisor."));
-    c.add_int("head_dim", &s_.head_dim, 1, 512, N_("head_dim D"), N_("Size of each head's key and value vectors."),
+    c.add_int("head_dim", &s_.head_dim, 1, 512, N_("head_dim $D$"), N_("Size of each head's key and value vectors."),
               true);
     c.add_int("layers", &s_.layers, 1, 128, N_("layers"), N_("Transformer layers; each keeps its own KV cache."));
     c.add_int("seq_len", &s_.seq_len, 1, 1048576, N_("sequence length"),

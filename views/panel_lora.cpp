@@ -300,7 +300,7 @@ plot::Figure scale_figure(const SyntheticResult& r) {
          "$\\alpha/\\sqrt{r}$ (rsLoRA) keeps it flat");
   plot::Axes& ax = fig.axes();
   ax.setup(tr("rank $r$"), "", "$\\|s\\cdot BA\\|_F$", "")
-      .csv_columns("rank r",
+      .csv_columns("rank $r$",
                    "\xE2\x80\x96s\xC2\xB7"
                    "BA\xE2\x80\x96_F");
   ax.x.scale = plot::Scale::Log10;
@@ -333,7 +333,7 @@ plot::Figure ft_loss_rank_figure(const LoraResult& r) {
   plot::Figure fig("ft_loss_rank", tr("Held-out loss after fine-tuning against rank $r$"));
   fig.note = finetune_note(r);
   plot::Axes& ax = fig.axes();
-  ax.setup(tr("rank $r$"), "", tr("held-out loss"), "").csv_columns("rank r", "held-out loss");
+  ax.setup(tr("rank $r$"), "", tr("held-out loss"), "").csv_columns("rank $r$", "held-out loss");
   ax.x.scale = plot::Scale::Log10;
   std::vector<double> xs, ys;
   for (const LoraSweepRun& run : r.ft.runs)
@@ -378,7 +378,7 @@ plot::Figure ft_curves_figure(const LoraResult& r) {
 plot::Figure ft_accuracy_figure(const LoraResult& r) {
   plot::Figure fig("ft_accuracy", tr("Held-out answer accuracy against rank $r$"));
   plot::Axes& ax = fig.axes();
-  ax.setup(tr("rank $r$"), "", tr("accuracy"), "").csv_columns("rank r", "accuracy");
+  ax.setup(tr("rank $r$"), "", tr("accuracy"), "").csv_columns("rank $r$", "accuracy");
   ax.x.scale = plot::Scale::Log10;
   std::vector<double> xs, ys;
   for (const LoraSweepRun& run : r.ft.runs)
@@ -435,7 +435,7 @@ plot::Figure ft_energy_figure(const LoraResult& r) {
       tr("$\\sum_{i \\le r} \\sigma_i^2 / \\sum_i \\sigma_i^2$ of each matrix's full fine-tuning update "
          "(Eckart\xE2\x80\x93Young: the best rank-$r$ approximation keeps exactly this share)");
   plot::Axes& ax = fig.axes();
-  ax.setup(tr("rank $r$"), "", tr("share of $\\|\\Delta W\\|_F^2$"), "").csv_columns("rank r", "energy share");
+  ax.setup(tr("rank $r$"), "", tr("share of $\\|\\Delta W\\|_F^2$"), "").csv_columns("rank $r$", "energy share");
   ax.x.scale = plot::Scale::Log10;
   const LoraSweepRun* full = full_run(r.ft);
   if (!full) return fig;
@@ -537,7 +537,7 @@ class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
       for (const LoraSweepRun& run : all.ft.runs) {
         if (run.rank > 0)
           ImGui::TextUnformatted(
-              subst(tr("r = {0}: loss {1}, {2} trainable"),
+              subst(tr("$r$ = {0}: loss {1}, {2} trainable"),
                     {std::to_string(run.rank), fmt("%.3f", run.final_loss), std::to_string(run.trainable)})
                   .c_str());
         else
@@ -555,9 +555,10 @@ class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
                     {plot::fmt("%.4g", lora_scale(r.params.alpha, r.params.rank, r.params.rslora)),
                      plot::fmt("%.4g", r.a.param_percent)})
                   .c_str());
-    ImGui::Text(tr("error at r = %d: LoRA %.4f, optimum %.4f"), r.params.rank, r.a.final_error, r.a.svd_error_at_rank);
+    ImGui::Text(tr("error at $r$ = %d: LoRA %.4f, optimum %.4f"), r.params.rank, r.a.final_error,
+                r.a.svd_error_at_rank);
     check_mark(r.a.step0_equals_base,
-               subst(tr("step 0 (B = 0): adapted = base, max diff {0}"), {fmt("%.1e", r.a.step0_error)}).c_str());
+               subst(tr("step 0 ($B$ = 0): adapted = base, max diff {0}"), {fmt("%.1e", r.a.step0_error)}).c_str());
     check_mark(r.a.merged_equals_unmerged,
                subst(tr("merged = unmerged, rel. diff {0}"), {fmt("%.1e", r.a.merge_error)}).c_str());
 
@@ -572,7 +573,7 @@ class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
     c.add_int("d_in", &s_.d_in, 8, 1024, N_("d_in"),
               N_("Input size of the layer (columns of $\\Delta W$); large sizes train on a worker thread."), true);
     c.add_int("d_out", &s_.d_out, 8, 1024, N_("d_out"), N_("Output size of the layer (rows of $\\Delta W$)."), true);
-    c.add_int("rank", &s_.rank, 1, 64, N_("rank r"),
+    c.add_int("rank", &s_.rank, 1, 64, N_("rank $r$"),
               N_("Rank of the adapter shown in the loss, heatmaps and markers."));
     c.add_float("alpha", &s_.alpha, 0.5f, 256.0f, N_("alpha $\\alpha$"),
                 N_("lora_alpha: the update is scaled by $\\alpha / r$ (or $\\alpha / \\sqrt{r}$ with rsLoRA)."), true,
@@ -592,7 +593,7 @@ class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
     c.add_enum("optimizer", &s_.optimizer, {N_("adam"), N_("sgd")}, N_("optimizer"),
                N_("Adam (what peft users run) or plain gradient descent."));
     c.add_bool("train_sweep", &s_.train_sweep, N_("train at every rank"),
-               N_("Train one adapter per rank of the error plot (off: only the SVD curve and rank r)."));
+               N_("Train one adapter per rank of the error plot (off: only the SVD curve and rank $r$)."));
     c.add_enum("ft_base", &s_.ft_base,
                {N_("trained sort (shipped)"), N_("trained induction (shipped)"), N_("the Training panel's model")},
                N_("model"), N_("The model to fine-tune; its weights stay frozen under LoRA."));

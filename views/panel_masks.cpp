@@ -141,7 +141,8 @@ plot::Figure uniform_figure(const MasksResult& r) {
   plot::Figure fig("uniform", tr("Attention probabilities when every score is equal"));
   fig.note = tr("1 / (visible keys) on allowed cells; grey = masked; an empty row is all zeros");
   plot::Axes& ax = fig.axes();
-  ax.setup(tr("key position $j$"), "", tr("query position $i$"), "").csv_columns("key position j", "query position i");
+  ax.setup(tr("key position $j$"), "", tr("query position $i$"), "")
+      .csv_columns("key position $j$", "query position $i$");
   std::vector<double> v(static_cast<size_t>(a.T) * a.T);
   for (int i = 0; i < a.T; ++i)
     for (int j = 0; j < a.T; ++j)
@@ -178,14 +179,15 @@ class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
   }
 
   void bind(Controls& c) override {
-    c.add_int("T", &s_.T, 4, 512, "T", N_("Sequence length: number of query and key positions."), true);
+    c.add_int("T", &s_.T, 4, 512, "$T$", N_("Sequence length: number of query and key positions."), true);
     c.add_enum("base", &s_.base, {N_("causal"), N_("bidirectional"), N_("prefix-LM")}, N_("base term"),
                N_("causal: $j \\le i$ (decoders); bidirectional: every key (encoders); prefix-LM: causal except a "
                   "bidirectional prefix."));
-    c.add_int("prefix", &s_.prefix, 0, 512, N_("prefix P"),
-              N_("Prefix-LM: the first P tokens attend to each other freely."));
+    c.add_int("prefix", &s_.prefix, 0, 512, N_("prefix $P$"),
+              N_("Prefix-LM: the first $P$ tokens attend to each other freely."));
     c.add_bool("window", &s_.window, N_("sliding window"), N_("Add the term $0 \\le i - j < W$."));
-    c.add_int("window_size", &s_.window_size, 1, 512, N_("window W"), N_("Keys a query sees, counting itself."), true);
+    c.add_int("window_size", &s_.window_size, 1, 512, N_("window $W$"), N_("Keys a query sees, counting itself."),
+              true);
     c.add_bool("padding", &s_.padding, N_("padding"), N_("Add a term hiding pad tokens from every query."));
     c.add_int("pad_count", &s_.pad_count, 0, 512, N_("pad tokens"), N_("How many positions are padding."));
     c.add_enum("pad_side", &s_.pad_side, {N_("left"), N_("right")}, N_("pad side"),
@@ -195,14 +197,14 @@ class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
     c.add_int_list("doc_lengths", &s_.doc_lengths, 1, 512, 32, N_("document lengths"),
                    N_("Lengths of the packed documents in order, e.g. 8, 6, 10; positions past them form one more."));
     c.add_bool("dilated", &s_.dilated, N_("dilated"), N_("Add the term $(i - j) \\bmod s = 0$: every $s$-th key."));
-    c.add_int("stride", &s_.stride, 1, 64, N_("stride s"), N_("Dilation stride."));
+    c.add_int("stride", &s_.stride, 1, 64, N_("stride $s$"), N_("Dilation stride."));
     c.add_bool("global", &s_.global, N_("global/sink tokens"),
-               N_("The first G tokens see and are seen by everyone, overriding the window and dilation terms."));
-    c.add_int("global_count", &s_.global_count, 0, 512, N_("global tokens G"), N_("Number of global/sink tokens."));
-    c.add_int("layers", &s_.layers, 1, 64, N_("layers L"),
+               N_("The first $G$ tokens see and are seen by everyone, overriding the window and dilation terms."));
+    c.add_int("global_count", &s_.global_count, 0, 512, N_("global tokens $G$"), N_("Number of global/sink tokens."));
+    c.add_int("layers", &s_.layers, 1, 64, N_("layers $L$"),
               N_("Stacked attention layers for the receptive-field figure."));
-    c.add_int("global_every", &s_.global_every, 0, 16, N_("full attention every k"),
-              N_("Layer l uses full attention (no window or dilation) when l is a multiple of k; 0 = never."));
+    c.add_int("global_every", &s_.global_every, 0, 16, N_("full attention every $k$"),
+              N_("Layer $l$ uses full attention (no window or dilation) when $l$ is a multiple of $k$; 0 = never."));
   }
 
  private:
@@ -256,7 +258,7 @@ class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
     draw_control(*controls().find("layers"));
     ImGui::SetNextItemWidth(140 * ctx.dpi_scale);
     draw_control(*controls().find("global_every"));
-    ImGui::TextUnformatted(tr("Presets (set k; windows are the models' own):"));
+    math_text(tr("Presets (set $k$; windows are the models' own):"));
     for (const InterleavePreset& p : interleave_presets()) {
       if (ImGui::SmallButton(p.name)) s_.global_every = p.global_period;
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(p.source));
@@ -316,11 +318,16 @@ class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
     const int i = static_cast<int>(std::floor(f.y_from_pixel(mouse.y) + 0.5));
     if (i < 0 || j < 0 || i >= r.mask.T || j >= r.mask.T) return;
     const int tag = r.mask.blocked_by[static_cast<size_t>(i) * r.mask.T + j];
+    const std::string qi = std::to_string(i), kj = std::to_string(j);
+    ImGui::BeginTooltip();  // typeset: SetTooltip would show the $…$ source
     if (tag < 0)
-      ImGui::SetTooltip(tr("query i = %d, key j = %d\nallowed"), i, j);
+      math_text(subst(tr("query $i$ = {0}, key $j$ = {1}\nallowed"), {qi, kj}).c_str(), -1.0f);
     else
-      ImGui::SetTooltip(tr("query i = %d, key j = %d\nblocked by %s"), i, j,
-                        term_name(r.terms[static_cast<size_t>(tag)]).c_str());
+      math_text(subst(tr("query $i$ = {0}, key $j$ = {1}\nblocked by {2}"),
+                      {qi, kj, term_name(r.terms[static_cast<size_t>(tag)])})
+                    .c_str(),
+                -1.0f);
+    ImGui::EndTooltip();
   }
 };
 

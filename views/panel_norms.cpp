@@ -272,10 +272,10 @@ class NormsPanel final : public RecomputePanel<NormsState, NormsResult> {
                 N_("Activations and the gated surface cover [-range, range]."), false, "%.3g");
     c.add_enum("glu", &s_.glu, {N_("SwiGLU"), N_("GeGLU")}, N_("gated unit"),
                N_("Gate activation of the surface: SiLU (LLaMA's SwiGLU) or exact GELU (GeGLU)."));
-    c.add_int_list("dims", &s_.dims, 8, 65536, 8, N_("2/3 rule dims C"),
+    c.add_int_list("dims", &s_.dims, 8, 65536, 8, N_("2/3 rule dims $C$"),
                    N_("Model widths for the 2/3-rule table, comma-separated (at most 8)."));
     c.add_int("multiple_of", &s_.multiple_of, 1, 4096, N_("multiple_of"),
-              N_("LLaMA rounds int(8C/3) up to a multiple of this (256 gives 11008 for C = 4096)."), true);
+              N_("LLaMA rounds int(8C/3) up to a multiple of this (256 gives 11008 for $C$ = 4096)."), true);
     c.add_int_list("depths", &s_.depths, 1, 64, 16, N_("depths"),
                    N_("Stack depths for the pre- vs post-norm gradient figure, comma-separated (1 to 64 each)."));
     c.add_enum("norm_kind", &s_.norm_kind, {N_("RMSNorm"), N_("LayerNorm")}, N_("depth-test norm"),

@@ -49,7 +49,7 @@ void lines_plot(plot::Figure& fig, const GalleryState& s) {
     cos_y.push_back(0.6 * std::cos(x));
   }
   for (int i = 0; i <= 12; ++i) sx.push_back(kPi * i / 3), sy.push_back(std::round(2 * std::sin(kPi * i / 3)) / 2);
-  ax.line(tr("sin t"), xs, sin_y);
+  ax.line(tr("sin $t$"), xs, sin_y);
   ax.line(tr("0.6 cos t"), xs, cos_y).dashed = true;
   ax.step(tr("quantised"), sx, sy);
 }
@@ -63,7 +63,7 @@ void scatter_plot(plot::Figure& fig, const GalleryState&) {
     x2.push_back(rng.normal() + 2), y2.push_back(-0.5 * x2.back() + 0.5 * rng.normal());
   }
   ax.scatter(tr("cluster A"), x1, y1);
-  ax.scatter(tr("cluster B"), x2, y2);
+  ax.scatter(tr("cluster $B$"), x2, y2);
 }
 
 void bars_plot(plot::Figure& fig, const GalleryState&) {
@@ -188,7 +188,7 @@ struct GalleryFigure {
 const GalleryFigure kGallery[] = {
     {"heatmap",
      N_("Causal attention probabilities"),
-     {N_("key position j"), "", N_("query position i"), ""},
+     {N_("key position $j$"), "", N_("query position $i$"), ""},
      heatmap_plot},
     {"diverging", N_("Signed scores (diverging map)"), {N_("dimension"), "", N_("token"), ""}, diverging_plot},
     {"lines", N_("Line and step plots"), {N_("time"), "s", N_("amplitude"), "V"}, lines_plot},
@@ -196,7 +196,7 @@ const GalleryFigure kGallery[] = {
     {"bars", N_("Grouped bars"), {N_("model"), "", N_("memory"), "MiB"}, bars_plot},
     {"histogram", N_("Histogram of N(0, 1) samples"), {N_("value"), "", N_("count"), ""}, histogram_plot},
     {"vectors", N_("Rotation on the unit circle"), {"x\xE2\x82\x80", "", "x\xE2\x82\x81", ""}, vectors_plot},  // x₀, x₁
-    {"log", N_("Log axes: RoPE frequencies"), {N_("pair index k"), "", "$\\theta_k$", "rad/token"}, log_plot},  // θₖ
+    {"log", N_("Log axes: RoPE frequencies"), {N_("pair index $k$"), "", "$\\theta_k$", "rad/token"}, log_plot},  // θₖ
     {"annotations", N_("Markers and text"), {N_("logit"), "", N_("probability"), ""}, annotations_plot},
     {"heads", N_("Small multiples: four heads, one colour scale"), {}, multiples_plot},
     {"empty", N_("Empty state (no data yet)"), {"x", "", "y", ""}, nullptr},

@@ -207,17 +207,17 @@ class PositionsPanel final : public RecomputePanel<PositionsState, PositionsResu
     c.add_int("dim", &s_.similarity.dim, 4, 512, N_("dim"), N_("Width of the added codes and of the RoPE head (even)."),
               true);
     c.add_int("max_distance", &s_.similarity.max_distance, 1, 4096, N_("max distance"),
-              N_("Similarity is drawn for d = 0 ... this."), true);
-    c.add_int("start", &s_.similarity.start, 0, 100000, N_("start position p"),
+              N_("Similarity is drawn for $d$ = 0 ... this."), true);
+    c.add_int("start", &s_.similarity.start, 0, 100000, N_("start position $p$"),
               N_("First position of each compared pair."));
     c.add_int("alibi_heads", &s_.similarity.alibi_heads, 1, 64, N_("ALiBi heads"),
-              N_("Heads whose slopes m = 2^(-8k/n) are used."));
+              N_("Heads whose slopes $m = 2^{-8k/n}$ are used."));
     c.add_float("rope_base", &s_.rope_base, 10.0f, 1e7f, N_("RoPE base"), N_("$\\theta_k = \\mathrm{base}^{-2k/D}$."),
                 true, "%.6g");
     c.add_bool(
         "run", &s_.run, N_("run live"),
         N_("Train the five models now (about half a minute, progress and Cancel below) instead of the cached run."));
-    c.add_int("train_length", &s_.extrapolation.train_length, 4, 64, N_("train length L"),
+    c.add_int("train_length", &s_.extrapolation.train_length, 4, 64, N_("train length $L$"),
               N_("Sequence length the models train on; evaluated out to 4L."));
     c.add_int("period", &s_.extrapolation.period, 2, 32, N_("period"),
               N_("Length of the repeated random block (at most L/2)."));

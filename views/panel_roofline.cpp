@@ -364,9 +364,9 @@ class RooflinePanel final : public RecomputePanel<RooflineState, RooflineResult>
                N_("Storage of the weight matrices: bytes read per weight."));
     c.add_enum("kv_format", &s_.kv_format, KvFormat::FP32, N_("KV cache"),
                N_("Storage of each cached key and value number."));
-    c.add_int("batch", &s_.batch, 1, 1024, N_("batch B"),
-              N_("Sequences decoded together: each weight read serves B tokens."), true);
-    c.add_int("prompt", &s_.prompt, 1, 131072, N_("prompt T"), N_("Tokens per sequence processed in the prefill."),
+    c.add_int("batch", &s_.batch, 1, 1024, N_("batch $B$"),
+              N_("Sequences decoded together: each weight read serves $B$ tokens."), true);
+    c.add_int("prompt", &s_.prompt, 1, 131072, N_("prompt $T$"), N_("Tokens per sequence processed in the prefill."),
               true);
     c.add_int("context", &s_.context, 1, 131072, N_("context"),
               N_("Tokens already in the KV cache when the decode step runs."), true);

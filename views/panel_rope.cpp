@@ -101,7 +101,7 @@ plot::Figure angle_figure(const RopeAnalysisParams& p, const RopeAnalysis& r) {
                    {fmt("%.3g", r.wavelength_scaled.front()), std::to_string(r.wavelength_scaled.size() - 1),
                     fmt("%.3g", r.wavelength_scaled.back())});
   plot::Axes& ax = fig.axes();
-  ax.setup(tr("pair $k$"), "", tr("position $m$"), "").csv_columns("pair k", "position m");
+  ax.setup(tr("pair $k$"), "", tr("position $m$"), "").csv_columns("pair $k$", "position m");
   plot::HeatmapOptions opt;
   opt.colormap = plot::Colormap::Diverging;
   opt.vmin = -1;
@@ -190,7 +190,7 @@ class RopePanel final : public RecomputePanel<RopeState, RopeResult> {
       warning_text(subst(tr("head_dim rounded to {0}"), {std::to_string(r.params.rope.head_dim)}).c_str());
   }
   void bind(Controls& c) override {
-    c.add_int("head_dim", &s_.params.rope.head_dim, 2, 256, N_("head_dim D"),
+    c.add_int("head_dim", &s_.params.rope.head_dim, 2, 256, N_("head_dim $D$"),
               N_("Size of one head vector; it holds D/2 rotating pairs (odd values round down)."));
     c.add_float(
         "base", &s_.base, 100.0f, 1e6f, N_("base $\\theta$"),
@@ -199,26 +199,26 @@ class RopePanel final : public RecomputePanel<RopeState, RopeResult> {
     c.add_int("query_pos", &s_.params.query_pos, 0, 100000, N_("query position $m$"),
               N_("Position of the query token."), true);
     c.add_int("key_pos", &s_.params.key_pos, 0, 100000, N_("key position $n$"), N_("Position of the key token."), true);
-    c.add_int("pair", &s_.params.pair, 0, 127, N_("pair k"),
+    c.add_int("pair", &s_.params.pair, 0, 127, N_("pair $k$"),
               N_("Which pair of dimensions the plane figure shows (0 is the fastest)."));
     c.add_enum("convention", &s_.params.rope.convention, {N_("half-split"), N_("interleaved")}, N_("convention"),
                N_("Hugging Face pairs x[k] with x[k+D/2]; Meta's original code pairs x[2k] with x[2k+1]."));
     c.add_enum("scaling", &s_.params.rope.scaling,
                {N_("none"), N_("linear"), N_("ntk"), N_("dynamic-ntk"), N_("llama3")}, N_("scaling"),
                N_("How the frequencies are changed to run past the trained context length."));
-    c.add_float("factor", &s_.factor, 1.0f, 64.0f, N_("factor s"),
-                N_("Context extension factor: the target length is s times the trained length."), true, "%.3g");
-    c.add_int("trained_context", &s_.params.rope.original_context, 16, 131072, N_("trained length L"),
+    c.add_float("factor", &s_.factor, 1.0f, 64.0f, N_("factor $s$"),
+                N_("Context extension factor: the target length is $s$ times the trained length."), true, "%.3g");
+    c.add_int("trained_context", &s_.params.rope.original_context, 16, 131072, N_("trained length $L$"),
               N_("Context length the model was trained on (original_max_position_embeddings)."), true);
     c.add_float("low_freq_factor", &s_.low_freq_factor, 0.5f, 16.0f, N_("low_freq_factor"),
-                N_("Llama 3: wavelengths above L / low_freq_factor are divided by s."), false, "%.3g");
+                N_("Llama 3: wavelengths above $L$ / low_freq_factor are divided by $s$."), false, "%.3g");
     c.add_float("high_freq_factor", &s_.high_freq_factor, 0.5f, 64.0f, N_("high_freq_factor"),
-                N_("Llama 3: wavelengths below L / high_freq_factor are kept unchanged."), false, "%.3g");
+                N_("Llama 3: wavelengths below $L$ / high_freq_factor are kept unchanged."), false, "%.3g");
     c.add_int("positions", &s_.params.positions, 8, 4096, N_("heatmap positions"),
               N_("Number of positions (rows) in the angle heatmap."), true);
     c.add_int("max_distance", &s_.params.max_distance, 8, 16384, N_("max distance"),
               N_("Largest distance m - n on the score curves."), true);
-    c.add_seed(&s_.seed, N_("Seed of the random q and k; the same seed gives the same vectors."));
+    c.add_seed(&s_.seed, N_("Seed of the random $q$ and $k$; the same seed gives the same vectors."));
   }
 };
 

@@ -160,7 +160,7 @@ plot::Figure sweep_figure(const SoftmaxResult& r) {
   };
   panel(N_("mean max probability"), "$\\max_j S_j$", &SaturationPoint::max_p_scaled, &SaturationPoint::max_p_unscaled);
   panel(N_("mean entropy"), N_("bits"), &SaturationPoint::entropy_bits_scaled, &SaturationPoint::entropy_bits_unscaled);
-  panel(N_("top-key gradient $S(1 - S)$"), "$S_{top}(1 - S_{top})$", &SaturationPoint::grad_scaled,
+  panel(N_("top-key gradient $S(1 - S)$"), "$S_{\\text{top}}(1 - S_{\\text{top}})$", &SaturationPoint::grad_scaled,
         &SaturationPoint::grad_unscaled);
   plot::Table& t = fig.table;
   t.header = {"d_k",         "max_p_scaled", "max_p_unscaled", "entropy_bits_scaled", "entropy_bits_unscaled",
@@ -233,7 +233,7 @@ class SoftmaxPanel final : public RecomputePanel<SoftmaxState, SoftmaxResult> {
   void bind(Controls& c) override {
     c.add_int("d_k", &s_.d_k, 1, 4096, "$d_k$",
               N_("Dimension of $q$ and $k$; $\\mathrm{Var}(q\\cdot k)$ grows linearly with it."), true);
-    c.add_int("n_keys", &s_.n_keys, 2, 256, N_("keys n"), N_("Number of keys one query spreads its attention over."),
+    c.add_int("n_keys", &s_.n_keys, 2, 256, N_("keys $n$"), N_("Number of keys one query spreads its attention over."),
               true);
     c.add_enum("scale_mode", &s_.scale_mode, {"1/sqrt(d_k)", N_("none"), "1/d_k", N_("custom")}, N_("scale"),
                N_("Factor applied to $q\\cdot k$ before softmax in the 'scaled' curves; 'unscaled' always uses 1."));
@@ -248,7 +248,8 @@ class SoftmaxPanel final : public RecomputePanel<SoftmaxState, SoftmaxResult> {
               true);
     c.add_seed(&s_.seed, N_("Random seed; the same seed gives the same samples."));
     c.add_text("logits_a", &s_.logits_a, 256, N_("logits A"), N_("First row of the worked example, comma-separated."));
-    c.add_text("logits_b", &s_.logits_b, 256, N_("logits B"), N_("Second row of the worked example, comma-separated."));
+    c.add_text("logits_b", &s_.logits_b, 256, N_("logits $B$"),
+               N_("Second row of the worked example, comma-separated."));
   }
 
  private:

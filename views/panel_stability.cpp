@@ -261,13 +261,13 @@ class StabilityPanel final : public RecomputePanel<StabilityState, StabilityResu
 
  protected:
   void bind(Controls& c) override {
-    c.add_float("cap", &s_.cap, 0.5f, 100.0f, N_("soft-cap c"),
+    c.add_float("cap", &s_.cap, 0.5f, 100.0f, N_("soft-cap $c$"),
                 N_("Scores become $c\\cdot\\tanh(s/c)$: the curve and the soft-capped training run use it."), true,
                 "%.3g");
     c.add_float("x_range", &s_.x_range, 1.0f, 200.0f, N_("score range"),
                 N_("The soft-cap curve covers [-range, range]."), true, "%.3g");
-    c.add_int("head_dim", &s_.head_dim, 2, 512, N_("head dim D"), N_("Size of q and k in the QK-norm experiment."),
-              true);
+    c.add_int("head_dim", &s_.head_dim, 2, 512, N_("head dim $D$"),
+              N_("Size of $q$ and $k$ in the QK-norm experiment."), true);
     c.add_int("n_keys", &s_.n_keys, 2, 256, N_("keys"), N_("Keys one query attends over in the QK-norm experiment."),
               true);
     c.add_float("z_loss", &s_.z_loss, 1e-6f, 1.0f, N_("z-loss coef"),
@@ -287,7 +287,7 @@ class StabilityPanel final : public RecomputePanel<StabilityState, StabilityResu
     c.add_int("warmup", &s_.warmup, 0, 2000, N_("warmup"),
               N_("Linear warmup steps of both runs (0: none, the harder case)."));
     c.add_int("layers", &s_.layers, 1, 8, N_("layers"), N_("Blocks of the tiny model both runs train."));
-    c.add_int("dim", &s_.dim, 8, 256, N_("dim"), N_("Width C of the tiny model (4 heads; C/4 must be even)."));
+    c.add_int("dim", &s_.dim, 8, 256, N_("dim"), N_("Width $C$ of the tiny model (4 heads; $C$/4 must be even)."));
     c.add_int("seed", &s_.seed, 0, 1000000, N_("seed"),
               N_("The same seed gives both runs the same weights and batches."));
   }

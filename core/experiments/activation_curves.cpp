@@ -7,8 +7,8 @@
 namespace tw {
 
 std::string check_curve_range(double lo, double hi, int n) {
-  if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi)) return tr("the x range needs finite from < to");
-  if (std::abs(lo) > 100 || std::abs(hi) > 100) return tr("the x range must stay within [-100, 100]");
+  if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi)) return tr("the $x$ range needs finite from < to");
+  if (std::abs(lo) > 100 || std::abs(hi) > 100) return tr("the $x$ range must stay within [-100, 100]");
   if (n < 3 || n > 20001) return tr("points must be between 3 and 20001");
   return "";
 }

@@ -12,10 +12,10 @@
 namespace tw {
 
 std::string validate(const FlashWalkParams& p) {
-  if (p.T < 1 || p.T > 256) return tr("T must be between 1 and 256");
-  if (p.D < 1 || p.D > 128) return tr("D must be between 1 and 128");
-  if (p.tile_q < 1 || p.tile_q > p.T) return tr("the query tile must be between 1 and T");
-  if (p.tile_k < 1 || p.tile_k > p.T) return tr("the key tile must be between 1 and T");
+  if (p.T < 1 || p.T > 256) return tr("$T$ must be between 1 and 256");
+  if (p.D < 1 || p.D > 128) return tr("$D$ must be between 1 and 128");
+  if (p.tile_q < 1 || p.tile_q > p.T) return tr("the query tile must be between 1 and $T$");
+  if (p.tile_k < 1 || p.tile_k > p.T) return tr("the key tile must be between 1 and $T$");
   return "";
 }
 

@@ -168,9 +168,9 @@ NotesParamCheck check_notes_small_table() {
   const int64_t head = C * V;
   add(tr("Token embedding"), "V · C", "2.1M", 2.1e6, embed);
   add(tr("RMSNorm (×2)"), "2 · C", "512", 512, norms);
-  add(tr("Attention Q"), "C · H·D", "65K", 65e3, q);
-  add(tr("Attention K"), "C · KV·D", "33K", 33e3, k);
-  add(tr("Attention V"), "C · KV·D", "33K", 33e3, v);
+  add(tr("Attention $Q$"), "C · H·D", "65K", 65e3, q);
+  add(tr("Attention $K$"), "C · KV·D", "33K", 33e3, k);
+  add(tr("Attention $V$"), "C · KV·D", "33K", 33e3, v);
   add(tr("Attention Out"), "H·D · C", "65K", 65e3, o);
   const size_t r_w1 = add(tr("MLP W1 (gate)"), "C · F", "87K", 87e3, w1);
   const size_t r_w2 = add(tr("MLP W2 (down)"), "F · C", "87K", 87e3, w2);
@@ -183,11 +183,12 @@ NotesParamCheck check_notes_small_table() {
   const size_t r_total = add(tr("Total"), "embed + L·block + norm + head", "~2.08M", 2.08e6, out.computed_total);
   out.notes_rows_sum = 2.1e6 + 1.83e6 + 2.1e6;
 
-  const std::string mlp_remark = subst(tr("C · F = 256 · {0} = {1}; 87K is 256 · 341, half of the table's own F = {0}"),
-                                       {std::to_string(F), std::to_string(C * F)});
+  const std::string mlp_remark =
+      subst(tr("$C \\cdot F$ = 256 · {0} = {1}; 87K is 256 · 341, half of the table's own $F$ = {0}"),
+            {std::to_string(F), std::to_string(C * F)});
   for (size_t r : {r_w1, r_w2, r_w3}) out.rows[r].remark = mlp_remark;
   out.rows[r_block].remark = subst(tr("follows from the table's MLP rows (512 + 2·65K + 2·33K + 3·87K ≈ 458K), so it "
-                                      "inherits their slip; with F = {0} the block has {1}"),
+                                      "inherits their slip; with $F$ = {0} the block has {1}"),
                                    {std::to_string(F), std::to_string(block)});
   out.rows[r_blocks].remark =
       subst(tr("4 · 458K as printed; 4 · {0} = {1}"), {std::to_string(block), std::to_string(L * block)});

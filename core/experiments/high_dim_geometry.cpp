@@ -149,7 +149,7 @@ std::string validate(const GeometryParams& p) {
   if (p.planted_rank < 1 || p.planted_rank > p.size) return tr("the planted rank must be 1 … the matrix size");
   if (!(p.planted_scale >= 0 && p.planted_scale <= 20)) return tr("the planted scale must be 0 … 20");
   if (p.layer < 0 || p.layer > 1) return tr("the sort model has layers 0 and 1");
-  if (p.rank_r < 0) return tr("rank r must be 0 or more");
+  if (p.rank_r < 0) return tr("rank $r$ must be 0 or more");
   return "";
 }
 

@@ -12,7 +12,7 @@ constexpr int kMaxT = 4096;
 
 std::string validate(const std::vector<MaskTerm>& terms, int T) {
   if (T < 1 || T > kMaxT)
-    return subst(tr("sequence length T must be in 1..{0}, got {1}"), {std::to_string(kMaxT), std::to_string(T)});
+    return subst(tr("sequence length $T$ must be in 1..{0}, got {1}"), {std::to_string(kMaxT), std::to_string(T)});
   for (const MaskTerm& t : terms) {
     const std::string e = validate_mask_term(t, T);
     if (!e.empty()) return e;

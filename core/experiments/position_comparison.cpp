@@ -96,7 +96,7 @@ PositionSimilarity position_similarity(const SimilarityParams& p) {
 // [SECTION] extrapolation
 
 std::string validate(const ExtrapolationParams& p) {
-  if (p.train_length < 4 || p.train_length > 64) return tr("train length L must be between 4 and 64");
+  if (p.train_length < 4 || p.train_length > 64) return tr("train length $L$ must be between 4 and 64");
   if (p.period < 2 || p.period > p.train_length / 2) return tr("period must be between 2 and L/2");
   if (p.vocab < 4 || p.vocab > 64) return tr("vocab must be between 4 and 64");
   if (p.heads < 1 || p.dim % p.heads != 0 || (p.dim / p.heads) % 2 != 0)

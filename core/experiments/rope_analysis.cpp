@@ -12,7 +12,7 @@ std::string validate(const RopeAnalysisParams& p) {
   if (std::string e = validate(p.rope); !e.empty()) return e;
   if (p.seq_len < 1) return tr("sequence length must be at least 1");
   if (p.positions < 1 || p.positions > 65536) return tr("positions must be between 1 and 65536");
-  if (p.query_pos < 0 || p.key_pos < 0) return tr("positions m and n must be ≥ 0");
+  if (p.query_pos < 0 || p.key_pos < 0) return tr("positions $m$ and $n$ must be ≥ 0");
   if (p.pair < 0 || p.pair >= p.rope.head_dim / 2)
     return subst(tr("pair index must be between 0 and head_dim/2 − 1 ({0})"),
                  {std::to_string(p.rope.head_dim / 2 - 1)});

@@ -8,7 +8,8 @@ std::string TraceStep::shape_string() const {
   std::string s = "(";
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i) s += ", ";
-    s += shape[i].symbol + "=" + std::to_string(shape[i].size) + " " + tr(shape[i].meaning.c_str());  // a msgid
+    // "$T_k = 12$ keys": the symbol and its size as math, the meaning (a msgid) as words
+    s += "$" + shape[i].symbol + " = " + std::to_string(shape[i].size) + "$ " + tr(shape[i].meaning.c_str());
   }
   return s + ")";
 }

@@ -169,7 +169,7 @@ std::string validate_mask_term(const MaskTerm& t, int T) {
   switch (t.kind) {
     case MaskKind::PrefixLM: return count_error(N_("prefix-LM prefix length"), t.size, T);
     case MaskKind::SlidingWindow:
-      if (t.size < 1) return subst(tr("sliding window W must be >= 1, got {0}"), {std::to_string(t.size)});
+      if (t.size < 1) return subst(tr("sliding window $W$ must be >= 1, got {0}"), {std::to_string(t.size)});
       break;
     case MaskKind::Padding:
       if (std::string e = count_error(N_("padding count"), t.size, T); !e.empty()) return e;

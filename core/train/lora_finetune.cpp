@@ -251,7 +251,7 @@ bool load_peft_adapter(const std::string& dir, const ModelConfig& c, LoraModel* 
     return fail(error, tr("adapter_config.json: peft_type is not LORA"));
   double r = 0, alpha = 0;
   if (!number("r", &r) || r < 1 || r > 65536 || r != std::floor(r))
-    return fail(error, tr("adapter_config.json: r must be a positive integer"));
+    return fail(error, tr("adapter_config.json: $r$ must be a positive integer"));
   if (!number("lora_alpha", &alpha) || !(alpha > 0))
     return fail(error, tr("adapter_config.json: lora_alpha must be a positive number"));
   for (const char* key : {"rank_pattern", "alpha_pattern"})

@@ -47,7 +47,7 @@ bool Task::create(const TaskConfig& c, Task* out, std::string* error) {
       return fail(
           tr("copy with a varying period needs an alphabet larger than the length (distinct symbols + filler)"));
   } else if (c.kind == TaskKind::ModAdd) {
-    if (c.modulus < 2 || c.modulus > 4093) return fail(tr("modulus p must be 2 … 4093"));
+    if (c.modulus < 2 || c.modulus > 4093) return fail(tr("modulus $p$ must be 2 … 4093"));
   } else if (c.kind == TaskKind::Language) {
     if (c.context < 2 || c.context > 4096) return fail(tr("context must be 2 … 4096 tokens"));
     if (!load_language_data(c.language, &t.lm_, error)) return false;

@@ -369,7 +369,7 @@ TEST(Hover, HeatmapCellReportsIndicesAndExactValue) {
   const Layout l = layout_figure(fig, {});
   const HoverInfo h = hover_at(l, l.frames[0].to_pixel(2, 1));  // column j = 2, row i = 1
   ASSERT_TRUE(h.hit);
-  EXPECT_NE(h.text.find("row i = 1, column j = 2"), std::string::npos) << h.text;  // unlabelled axes
+  EXPECT_NE(h.text.find("row $i$ = 1, column $j$ = 2"), std::string::npos) << h.text;  // unlabelled axes
   EXPECT_NE(h.text.find("value = 0.6"), std::string::npos) << h.text;
   const HoverInfo masked = hover_at(l, l.frames[0].to_pixel(1, 0));
   EXPECT_NE(masked.text.find("value = \xE2\x88\x92\xE2\x88\x9E (masked)"), std::string::npos) << masked.text;

@@ -119,6 +119,29 @@ bool prose_identifier(const std::string& plain, std::string* found) {
   return false;
 }
 
+// A lone ASCII letter used as a variable in prose, outside $…$: a label that ends in its symbol ("rank r",
+// "window W"), a message that says what the variable must be ("T must be …", "positions m and n must …") or an
+// assignment in a sentence ("at r = 4", "(B = 0)"). Italic in the formulas, the same letter must be italic in the
+// words around them. Only these three positions are checked, so prose letters stay free: the article "a" and "A",
+// the pronoun "I" are never variables here (a capital A or I that is one is caught by "must" or " = " still);
+// "s" for seconds follows a number ("2 s"), "x" for a factor is glued to it ("2x"), and neither is a label's end
+// or precedes "must" or " =". A letter inside an identifier, a path or an option (n_heads, 8C/3, --set k=v) is
+// not lone.
+bool lone_variable(const std::string& plain, std::string* found) {
+  static const std::regex label(R"(^[A-Za-z][A-Za-z0-9 /\-]*[a-z] ([B-HJ-Zb-z])$)");
+  static const std::regex in_prose(R"((^|[^A-Za-z0-9_.'/\\=@%#{*\-])([B-HJ-Zb-z]) (must\b|= ))");
+  std::smatch m;
+  if (std::regex_search(plain, m, label)) {
+    *found = m[1].str();
+    return true;
+  }
+  if (std::regex_search(plain, m, in_prose)) {
+    *found = m[2].str();
+    return true;
+  }
+  return false;
+}
+
 // Identifiers the user types or reads as code (config keys, tensor names) are not formulas.
 const std::set<std::string>& allowed() {
   static const std::set<std::string> a = {};
@@ -226,6 +249,8 @@ const std::set<std::string>& catalogue_allowed() {
       "attention scale must be 1/sqrt(d_k), none or 1/d_k (a custom factor is not a model choice)",
       "dense bias must be (T_q, T_k) or (H*T_q, T_k)",
       "--set {0}: expected key=value, e.g. --set softmax.d_k=64",
+      // terminal output of `transformer-workbench train`: nothing typesets it, $T$ would print as dollars
+      "training {0}: {1} steps, batch {2}, T = {3}, {4} parameters, at most {5} MiB",
   };
   return a;
 }
@@ -240,7 +265,7 @@ TEST(MathStrings, EveryMarkedStringIncludingDrawnOnlyLinesTypesetsItsFormulas) {
     if (catalogue_allowed().count(s)) continue;
     const std::string plain = outside_math(s);
     std::string id;
-    bool hit = plain_symbol_math(s) || prose_identifier(plain, &id);
+    bool hit = plain_symbol_math(s) || prose_identifier(plain, &id) || lone_variable(plain, &id);
     for (const auto& [re, what] : patterns()) hit = hit || std::regex_search(plain, re);
     if (hit) flagged.push_back(s);
     if (plot::has_math(s))
@@ -276,6 +301,13 @@ TEST(MathStrings, ThePatternsCatchAsciiMathAndSpareTypesetMathAndIdentifiers) {
                          "stopped at max_seq 64", "below $p_{\\min}$ times", "rope_theta", "n_heads 8",
                          "model.layers.0.self_attn.q_proj.weight", "'tw_attn_scale'"})
     EXPECT_FALSE(prose_identifier(outside_math(ok), &id)) << ok << " flagged " << id;
+  for (const char* bad : {"rank r", "window W", "query heads H", "T must be between 1 and 256",
+                          "positions m and n must be \xE2\x89\xA5 0", "error at r = 4", "step 0 (B = 0): adapted"})
+    EXPECT_TRUE(lone_variable(outside_math(bad), &id)) << bad;
+  for (const char* ok :
+       {"rank $r$", "window $W$", "$T$ must be between 1 and 256", "at $r$ = 1, 2", "a b", "Keep a token", "Press A",
+        "took 2 s", "scaled 2x", "8C/3 = 4096", "--set k=v", "n_heads must be even", "top-k", "model 2 = base"})
+    EXPECT_FALSE(lone_variable(outside_math(ok), &id)) << ok << " flagged " << id;
   for (const char* bad :
        {"temperature \xCF\x84", "scaled by \xCE\xB1/\xE2\x88\x9Ar", "p = softmax(l / T)", "rows of \xCE\x94W"})
     EXPECT_TRUE(plain_symbol_math(bad)) << bad;

@@ -216,7 +216,7 @@ TEST(PanelSettings, DecodingInputsParsedAndChecked) {
   s.sampling.top_p = 0;  // validate(SamplingConfig) rejects it
   EXPECT_FALSE(params_of(s).error.empty());
   s.logits_p = "1, x";
-  EXPECT_NE(params_of(s).error.find("logits p"), std::string::npos) << params_of(s).error;
+  EXPECT_NE(params_of(s).error.find("logits $p$"), std::string::npos) << params_of(s).error;
 }
 
 }  // namespace

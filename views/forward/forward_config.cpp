@@ -19,18 +19,18 @@ void bind_forward_controls(Controls& c, ForwardState& s) {
          "language: the shipped language model in the interface language (the sort model when there is none)."));
   c.add_text("model_dir", &s.model_dir, 4096, N_("model folder"),
              N_("A Hugging Face folder: config.json, model.safetensors (or an index and shards) and tokenizer.json."));
-  c.add_int("dim", &s.config.dim, 1, 1024, N_("dim C"), N_("Width of the residual stream (custom model only)."));
+  c.add_int("dim", &s.config.dim, 1, 1024, N_("dim $C$"), N_("Width of the residual stream (custom model only)."));
   c.add_int("n_layers", &s.config.n_layers, 1, 16, N_("layers"),
             N_("Number of Transformer blocks (custom model only)."));
-  c.add_int("n_heads", &s.config.n_heads, 1, 32, N_("query heads H"),
-            N_("Query heads; head_dim = dim / H (custom model only)."));
-  c.add_int("hidden", &s.config.hidden, 1, 4096, N_("MLP hidden F"), N_("MLP hidden size (custom model only)."));
-  c.add_int("vocab", &s.config.vocab, 1, 32768, N_("vocab V"),
+  c.add_int("n_heads", &s.config.n_heads, 1, 32, N_("query heads $H$"),
+            N_("Query heads; head_dim = dim / $H$ (custom model only)."));
+  c.add_int("hidden", &s.config.hidden, 1, 4096, N_("MLP hidden $F$"), N_("MLP hidden size (custom model only)."));
+  c.add_int("vocab", &s.config.vocab, 1, 32768, N_("vocab $V$"),
             N_("Vocabulary size; the byte tokenizer needs at least 256 (custom model only)."));
   c.add_int("max_seq", &s.config.max_seq, 1, 1024, "max_seq",
             N_("Longest sequence the model accepts (custom model only)."));
   c.add_int("gqa_ratio", &s.gqa_ratio, 1, 32, N_("GQA ratio"),
-            N_("Query heads per key/value head: 1 is MHA, H is MQA; n_kv_heads = H / ratio."));
+            N_("Query heads per key/value head: 1 is MHA, $H$ is MQA; n_kv_heads = $H$ / ratio."));
   c.add_enum("norm", &s.config.norm, NormType::LayerNorm, N_("Norm"),
              N_("RMSNorm (LLaMA) rescales by the root mean square; LayerNorm (GPT-2) also subtracts the mean and adds "
                 "$\\beta$."));
@@ -45,13 +45,13 @@ void bind_forward_controls(Controls& c, ForwardState& s) {
              N_("SwiGLU and GeGLU multiply an activated gate with a second projection; ReLU and GELU have no gate."));
   c.add_enum(
       "pattern", &s.pattern, {"full", "sliding", "interleaved"}, N_("Attention pattern"),
-      N_("full: every earlier token; sliding: the last W tokens (HF: $0 \\le i - j < W$); interleaved: sliding with "
-         "every P-th layer full."));
-  c.add_int("window", &s.window, 1, 1024, N_("window W"),
+      N_("full: every earlier token; sliding: the last $W$ tokens (HF: $0 \\le i - j < W$); interleaved: sliding with "
+         "every $P$-th layer full."));
+  c.add_int("window", &s.window, 1, 1024, N_("window $W$"),
             N_("Keys a sliding layer sees, including the query itself (Hugging Face: $0 \\le i - j < W$; the Mistral "
                "reference code used $i - j \\le W$, one key more)."));
-  c.add_int("full_every", &s.full_every, 1, 16, N_("full every P"),
-            N_("Interleaved pattern: layer l is full when $l + 1$ is a multiple of P."));
+  c.add_int("full_every", &s.full_every, 1, 16, N_("full every $P$"),
+            N_("Interleaved pattern: layer $l$ is full when $l + 1$ is a multiple of $P$."));
   c.add_enum("weights", &s.weights, {N_("seeded"), N_("checkpoint")}, N_("Weights"),
              N_("seeded: a deterministic Gaussian init; checkpoint: a safetensors file written by `dump`."));
   c.add_int("seed", &s.seed, 0, 1000000, N_("weight seed"), N_("Seed of the weight init; same seed, same weights."));
@@ -75,9 +75,9 @@ void bind_forward_controls(Controls& c, ForwardState& s) {
   c.add_float("temperature", &s.temperature, 0.05f, 5.0f, N_("temperature"),
               N_("Logits are divided by this before softmax: below 1 sharpens, above 1 flattens."), true);
   c.add_int("top_k", &s.top_k, 0, 1000, "top-k",
-            N_("Keep the k most likely tokens (ties at the k-th kept); 0 is off."));
+            N_("Keep the $k$ most likely tokens (ties at the $k$-th kept); 0 is off."));
   c.add_float("top_p", &s.top_p, 0.01f, 1.0f, "top-p",
-              N_("Keep the smallest set of most likely tokens whose probability reaches p; 1 is off."));
+              N_("Keep the smallest set of most likely tokens whose probability reaches $p$; 1 is off."));
   c.add_float("min_p", &s.min_p, 0.0f, 1.0f, "min-p",
               N_("Drop tokens whose probability is below min-p times the most likely token's; 0 is off."), false,
               "%.3f");

@@ -213,7 +213,12 @@ int draw_step_tree(const Trace& trace, int current, bool reveal) {
         const TraceStep& st = trace.steps()[static_cast<size_t>(i)];
         const std::string label = sub_step_name(st.name);
         if (ImGui::Selectable(label.c_str(), i == current)) clicked = i;
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%s", tr(st.title.c_str()), st.shape_string().c_str());
+        if (ImGui::IsItemHovered()) {  // the shape has $…$ math: typeset it, not SetTooltip's plain text
+          ImGui::BeginTooltip();
+          ImGui::TextUnformatted(tr(st.title.c_str()));
+          math_text(st.shape_string().c_str(), -1.0f);
+          ImGui::EndTooltip();
+        }
         if (reveal && i == current) ImGui::SetScrollHereY(0.5f);
         ImGui::PopID();
       }
@@ -261,9 +266,11 @@ void draw_step_header(const ForwardResult& r, int step_index) {
         }
       if (shape.empty() && r.run.incremental) shape = tr("(earlier tokens: read from the KV cache)");
     }
-    ImGui::BulletText("%s", subst(tr("in  {0}  {1}"), {in, shape}).c_str());
+    ImGui::Bullet();  // BulletText does not typeset the shape's $…$ math
+    math_text(subst(tr("in  {0}  {1}"), {in, shape}).c_str());
   }
-  ImGui::BulletText("%s", subst(tr("out {0}"), {st.shape_string()}).c_str());
+  ImGui::Bullet();
+  math_text(subst(tr("out {0}"), {st.shape_string()}).c_str());
   ImGui::TextUnformatted(
       subst(tr("FLOPs {0}   bytes {1}   arithmetic intensity {2} FLOP/byte"),
             {plot::fmt("%.4g", st.flops), plot::fmt("%.4g", st.bytes), plot::fmt("%.3g", st.intensity())})
@@ -281,7 +288,7 @@ namespace {
 // Text in cell `column` of the current table row.
 void text_cell(int column, const std::string& text) {
   ImGui::TableSetColumnIndex(column);
-  ImGui::TextUnformatted(text.c_str());
+  math_text(text.c_str(), -1.0f);  // "Attention $Q$": typeset; plain text goes through ImGui unchanged
 }
 
 // A number right-aligned in cell `column` (digits line up; a fixed column fits the widest, so none wraps).
@@ -338,8 +345,7 @@ void draw_parameter_tables(const ModelConfig& config) {
   }
   const NotesParamCheck check = check_notes_small_table();
   ImGui::Spacing();
-  ImGui::TextWrapped(
-      "%s", subst(tr("A commonly quoted Small table, checked against its own formulas ($F = \\mathrm{int}(2 \\cdot 4 "
+  math_text(subst(tr("A commonly quoted Small table, checked against its own formulas ($F = \\mathrm{int}(2 \\cdot 4 "
                      "\\cdot 256/3) = {0}$):"),
                   {std::to_string(check.notes_hidden)})
                 .c_str());
@@ -356,7 +362,11 @@ void draw_parameter_tables(const ModelConfig& config) {
       number_cell(3, group_digits(r.computed));
       ImGui::TableSetColumnIndex(4);
       check_mark(r.agrees, r.agrees ? "" : tr("slip"));
-      if (!r.remark.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.remark.c_str());
+      if (!r.remark.empty() && ImGui::IsItemHovered()) {  // the remark has $…$ math: typeset, not SetTooltip
+        ImGui::BeginTooltip();
+        math_text(r.remark.c_str(), ImGui::GetFontSize() * 32.0f);
+        ImGui::EndTooltip();
+      }
       ImGui::PopID();
     }
     ImGui::EndTable();
@@ -380,9 +390,13 @@ void draw_next_token_table(const NextTokenChoice& next, const TokenVocabulary& v
   if (shown.empty() || !ImGui::BeginTable("filters", 6, flags)) return;
   // Fixed-fit columns size to their text: the column's wrap position would break "0.9999" and "(sampled)".
   ImGui::PushTextWrapPos(-1.0f);
-  for (const char* h : {tr("token"), tr("id"), tr("p after temperature"), "top-k", "top-p", tr("p final")})
-    ImGui::TableSetupColumn(h);
-  ImGui::TableHeadersRow();
+  const char* const headers[] = {tr("token"), tr("id"), tr("$p$ after temperature"), "top-k", "top-p", tr("$p$ final")};
+  for (const char* h : headers) ImGui::TableSetupColumn(h);
+  ImGui::TableNextRow(ImGuiTableRowFlags_Headers);  // TableHeadersRow would show the $…$ source: typeset instead
+  for (int c = 0; c < 6; ++c) {
+    ImGui::TableSetColumnIndex(c);
+    math_text(headers[c], -1.0f);
+  }
   for (const int id : shown) {
     const size_t i = static_cast<size_t>(id);
     ImGui::PushID(id);

@@ -124,7 +124,7 @@ plot::Figure step_figure(const ForwardResult& r, int step_index) {
     for (size_t g = 0; g < groups.size(); ++g)
       for (int h : groups[g]) {
         plot::Axes& ax = fig.add_axes(subst(tr("head {0} · kv {1}"), {std::to_string(h), std::to_string(g)}));
-        ax.setup(tr("key position j"), "", tr("query position i"), "");
+        ax.setup(tr("key position $j$"), "", tr("query position $i$"), "");
         ax.heatmap("", s.value.data() + static_cast<size_t>(h) * rows * cols, rows, cols, o);
       }
     return fig;
@@ -147,7 +147,7 @@ plot::Figure strip_figure(const ForwardResult& r, int layer) {
     ++count;
     plot::Axes& ax = fig.add_axes(sub_step_name(s.name));
     const bool map = is_attention_map(s);
-    ax.setup(map ? tr("key j") : column_axis_label(s), "", map ? tr("head · query") : tr("token"), "");
+    ax.setup(map ? tr("key $j$") : column_axis_label(s), "", map ? tr("head · query") : tr("token"), "");
     plot::HeatmapOptions o = map_options(s);
     ax.heatmap("", s.value.data(), static_cast<int>(s.value.rows()), static_cast<int>(s.value.cols()), o);
   }

@@ -5,7 +5,7 @@
 // Call contract, in ImPlot's spirit (begin → set up axes → add items → end):
 //   plot::Figure fig("probs", "Attention probabilities");       // begin: id = <figure> in <panel>-<figure>.png
 //   plot::Axes& ax = fig.axes();                                // the single axes (small multiples: add_axes)
-//   ax.setup("key position j", "", "query position i", "");     // axis labels, then units
+//   ax.setup("key position $j$", "", "query position $i$", "");     // axis labels, then units
 //   ax.heatmap("P", probs.data(), T, T, {.colormap = plot::Colormap::Viridis, .value_label = "probability"});
 //   ax.line("T = 1", xs, ys);                                   // items are drawn in the order added
 //   return fig;                                                 // end: hand it to draw_figure() or an exporter

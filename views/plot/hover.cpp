@@ -68,8 +68,8 @@ HoverInfo hover_at(const Layout& layout, Vec2 mouse, float radius) {
         h.hit = h.has_cell = true;
         const Vec2 a = f.to_pixel(j - 0.5, i - 0.5), c = f.to_pixel(j + 0.5, i + 0.5);
         h.cell = {std::min(a.x, c.x), std::min(a.y, c.y), std::max(a.x, c.x), std::max(a.y, c.y)};
-        const std::string row_name = f.axes->y.label.empty() ? tr("row i") : f.axes->y.label;
-        const std::string col_name = f.axes->x.label.empty() ? tr("column j") : f.axes->x.label;
+        const std::string row_name = f.axes->y.label.empty() ? tr("row $i$") : f.axes->y.label;
+        const std::string col_name = f.axes->x.label.empty() ? tr("column $j$") : f.axes->x.label;
         h.text = (hm->label.empty() ? std::string() : hm->label + "\n") + row_name + " = " +
                  label_or_index(hm->options.row_labels, i) + ", " + col_name + " = " +
                  label_or_index(hm->options.col_labels, j) + "\n" + cell_value(v, hm->options);

@@ -13,13 +13,14 @@ void bind_train_controls(Controls& c, TrainPanelState& s) {
              N_("copy: a random sequence then the same again (needs an induction head); sort / reverse: the prompt "
                 "sorted or reversed; modadd: $a + b$ mod p; text: next character of your text; language: a language "
                 "model of a corpus through a tokenizer."));
-  c.add_int("length", &s.task.length, 1, 64, N_("prompt length n"), N_("Symbols in the prompt (copy, sort, reverse)."));
+  c.add_int("length", &s.task.length, 1, 64, N_("prompt length $n$"),
+            N_("Symbols in the prompt (copy, sort, reverse)."));
   c.add_int("alphabet", &s.task.alphabet, 2, 64, N_("alphabet"),
             N_("Distinct symbols the prompt draws from (A, B, C, ...)."));
   c.add_bool("vary_period", &s.task.vary_period, N_("vary the period"),
              N_("copy: the repeat starts after a random filler, so its offset changes every sample and only "
                 "content-based attention (an induction head) can find it."));
-  c.add_int("modulus", &s.task.modulus, 2, 211, N_("modulus p"),
+  c.add_int("modulus", &s.task.modulus, 2, 211, N_("modulus $p$"),
             N_("modadd: answers $(a + b)$ mod p; vocabulary $p + 2$."));
   c.add_text("text", &s.task.text, 65536, N_("text"),
              N_("Text for the text task (its characters are the vocabulary)."));
@@ -30,11 +31,11 @@ void bind_train_controls(Controls& c, TrainPanelState& s) {
   c.add_int("val_examples", &s.task.val_examples, 16, 2048, N_("held-out examples"),
             N_("Size of the fixed held-out set the accuracy is measured on."), true);
   c.add_int("layers", &s.model.n_layers, 1, 8, N_("layers"), N_("Transformer blocks."));
-  c.add_int("dim", &s.model.dim, 8, 512, N_("dim C"), N_("Width of the residual stream."), true);
-  c.add_int("heads", &s.model.n_heads, 1, 16, N_("heads H"), N_("Query heads; head dim $D = C / H$."));
+  c.add_int("dim", &s.model.dim, 8, 512, N_("dim $C$"), N_("Width of the residual stream."), true);
+  c.add_int("heads", &s.model.n_heads, 1, 16, N_("heads $H$"), N_("Query heads; head dim $D = C / H$."));
   c.add_int("kv_heads", &s.model.n_kv_heads, 1, 16, N_("KV heads"),
-            N_("Key/value heads: H is MHA, 1 is MQA, between is GQA (must divide H)."));
-  c.add_int("hidden", &s.hidden, 0, 4096, N_("MLP hidden F"), N_("MLP hidden size; 0 = $4 \\times \\mathrm{dim}$."));
+            N_("Key/value heads: $H$ is MHA, 1 is MQA, between is GQA (must divide $H$)."));
+  c.add_int("hidden", &s.hidden, 0, 4096, N_("MLP hidden $F$"), N_("MLP hidden size; 0 = $4 \\times \\mathrm{dim}$."));
   c.add_int("vocab", &s.vocab, 0, 65536, N_("model vocabulary"),
             N_("Model vocabulary size; 0 = exactly the task's. Smaller than the task's is refused."));
   c.add_enum("positions", &s.model.positions, PositionType::ALiBi, N_("positions"),
@@ -57,7 +58,7 @@ void bind_train_controls(Controls& c, TrainPanelState& s) {
               N_("Scores become $c \\tanh(S/c)$; 0 = off."), false, "%.3g");
   c.add_bool("tie", &s.model.tie_embeddings, N_("tie embeddings"),
              N_("The LM head reuses the token embedding matrix."));
-  c.add_int("experts", &s.model.experts, 0, kMaxExperts, N_("experts E"),
+  c.add_int("experts", &s.model.experts, 0, kMaxExperts, N_("experts $E$"),
             N_("Mixture of experts: each block's MLP becomes E expert MLPs (hidden F each) behind a router; "
                "0 or 1 = one dense MLP."));
   c.add_int("top_k", &s.model.top_k, 1, kMaxExperts, "top-k",
@@ -79,7 +80,7 @@ void bind_train_controls(Controls& c, TrainPanelState& s) {
   c.add_int("steps", &s.steps, 1, 100000, N_("steps"), N_("Length of the run: play stops here; the cosine ends here."),
             true);
   c.add_int("warmup", &s.optimizer.warmup_steps, 0, 10000, N_("warmup steps"),
-            N_("Linear warmup from $\\mathrm{lr}/W$ to lr over W steps."));
+            N_("Linear warmup from $\\mathrm{lr}/W$ to lr over $W$ steps."));
   c.add_float("weight_decay", &s.optimizer.weight_decay, 0.0f, 1.0f, N_("weight decay"),
               N_("Decoupled decay of the weight matrices (not norms or embeddings)."), false, "%.3g");
   c.add_bool("decay_all", &s.decay_all, N_("decay norms + embeddings"),

@@ -260,7 +260,7 @@ plot::Figure balance_figure(const TrainSnapshot& s) {
   plot::Axes& ax = step_axes(fig, tr("balance loss"), "");
   add_pinned(ax, s, &MetricsRow::balance_loss);
   metric_line(ax, tr("current run"), s.history, &MetricsRow::balance_loss).color = kTrainColor;
-  ax.hline(tr("k (uniform router)"), m.top_k);
+  ax.hline(tr("$k$ (uniform router)"), m.top_k);
   return fig;
 }
 

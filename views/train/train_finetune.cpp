@@ -40,7 +40,7 @@ void TrainFinetune::bind(Controls& c) {
              N_("The model to fine-tune: sort or induction (the shipped trained models), or a model folder (a saved "
                 "run or a Hugging Face folder)."));
   c.add_bool("ft_lora", &lora, N_("LoRA"), N_("Train LoRA adapters on the chosen modules; off: full fine-tuning."));
-  c.add_int("ft_r", &r, 1, 64, N_("rank r"),
+  c.add_int("ft_r", &r, 1, 64, N_("rank $r$"),
             N_("Rank of each adapter: $A$ is $r \\times d_{in}$, $B$ is $d_{out} \\times r$."), true);
   c.add_float("ft_alpha", &alpha, 0.5f, 256.0f, N_("LoRA alpha"), N_("The update is scaled by $\\alpha / r$."), true,
               "%.3g");
@@ -189,7 +189,7 @@ void TrainFinetune::draw(const TrainSnapshot& snap, const Controls& controls) {
       const std::string key = std::string("ft_") + peft_module_name(static_cast<LoraModule>(i));
       if (const Control* c = controls.find(key)) ImGui::Checkbox(c->label.c_str(), static_cast<bool*>(c->target));
     }
-    ImGui::TextWrapped("%s", tr("dropout 0; A Kaiming-uniform, B = 0: step 0 is the base model"));
+    ImGui::TextWrapped("%s", tr("dropout 0; $A$ Kaiming-uniform, $B$ = 0: step 0 is the base model"));
     if (snap.lora) {
       const double all = double(parameter_count(snap.settings.model));
       // xgettext:no-c-format

@@ -134,10 +134,10 @@ TEST(NotesTable, MlpRowsAndTotalSlipped) {
   };
   EXPECT_EQ(row("Token embedding").computed, 2097152);
   EXPECT_TRUE(row("Token embedding").agrees);
-  EXPECT_EQ(row("Attention Q").computed, 65536);
-  EXPECT_TRUE(row("Attention Q").agrees);
-  EXPECT_EQ(row("Attention K").computed, 32768);
-  EXPECT_TRUE(row("Attention K").agrees);
+  EXPECT_EQ(row("Attention $Q$").computed, 65536);
+  EXPECT_TRUE(row("Attention $Q$").agrees);
+  EXPECT_EQ(row("Attention $K$").computed, 32768);
+  EXPECT_TRUE(row("Attention $K$").agrees);
   EXPECT_EQ(row("RMSNorm (×2)").computed, 512);
   EXPECT_EQ(row("MLP W1 (gate)").computed, 174592);  // 256 · 682, twice the printed 87K
   EXPECT_FALSE(row("MLP W1 (gate)").agrees);

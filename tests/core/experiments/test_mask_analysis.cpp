@@ -44,7 +44,7 @@ TEST(MaskAnalysis, LeftPaddingLeavesEmptyRowsAsZerosNotNaN) {
 }
 
 TEST(MaskAnalysis, InvalidInputGivesMessage) {
-  EXPECT_EQ(analyze_mask({term(sliding_window_mask(0))}, 8).error, "sliding window W must be >= 1, got 0");
+  EXPECT_EQ(analyze_mask({term(sliding_window_mask(0))}, 8).error, "sliding window $W$ must be >= 1, got 0");
   EXPECT_NE(analyze_mask({}, 0).error, "");
   EXPECT_NE(receptive_field({}, 8, 0, 0).error, "");
 }

@@ -18,7 +18,7 @@ TEST(Trace, RecordsInOrderWithShape) {
   const TraceStep* q = trace.find("layers.0.attn.q");
   ASSERT_NE(q, nullptr);
   EXPECT_EQ(q->layer, 0);
-  EXPECT_EQ(q->shape_string(), "(T=2 tokens, H=2 query heads, D=2 head dim)");
+  EXPECT_EQ(q->shape_string(), "($T = 2$ tokens, $H = 2$ query heads, $D = 2$ head dim)");
   EXPECT_EQ(q->sizes(), (std::vector<int64_t>{2, 2, 2}));
   EXPECT_DOUBLE_EQ(q->intensity(), 48.0 / 88.0);
   EXPECT_EQ(trace.steps()[0].value(1, 2), 1.5f);

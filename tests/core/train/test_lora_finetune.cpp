@@ -303,7 +303,7 @@ TEST(LoraFinetune, RefusesBadAdaptersAndModels) {
   // Broken config, missing folder.
   { std::ofstream(dir + "/adapter_config.json") << "{\"peft_type\": \"LORA\", \"r\": 0}"; }
   EXPECT_FALSE(load_peft_adapter(dir, c, &m, nullptr, &error));
-  EXPECT_NE(error.find("r must"), std::string::npos) << error;
+  EXPECT_NE(error.find("$r$ must"), std::string::npos) << error;
   EXPECT_FALSE(load_peft_adapter(dir + "/missing", c, &m, nullptr, &error));
   // Specs the model cannot take.
   EXPECT_NE(check_lora_spec({.r = 9}, c), "");  // k_proj is 8 × 16
