@@ -97,6 +97,7 @@ BENCHMARK(BM_LanguageStep)
     ->Args({0, 0})
     ->Args({0, 16})
     ->Args({1, 0})
+    ->Args({1, 4})
     ->Unit(benchmark::kMillisecond)
     ->MeasureProcessCPUTime();
 
