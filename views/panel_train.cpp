@@ -61,6 +61,8 @@ class TrainPanel final : public Panel {
     if (steps) *steps = s_.steps;
     TrainPanelState s = s_;
     if (memory_cap_mb > 0) s.model.memory_cap_mb = memory_cap_mb;
+    if (!finetune_.sync(error)) return false;  // headless: loads the start model now
+    s.task.language.tokenizer_json = finetune_.language_tokenizer();
     return train_settings_of_state(s, out, error) && finetune_.apply(out, error);
   }
 
@@ -173,6 +175,9 @@ class TrainPanel final : public Panel {
     TrainSettings t;
     std::string error;
     LanguageSource source;
+    // Fine-tuning a loaded model on a text: its own tokenizer.json encodes the text (a new model loaded increases
+    // the fine-tune version, so this runs again with its tokenizer).
+    s_.task.language.tokenizer_json = finetune_.language_tokenizer();
     if (s_.task.kind == TaskKind::Language && language_source_of_state(s_, &source, &error) &&
         language_data_.start_if_needed(source)) {  // the tokenizer trains on a worker; the run starts when it is done
       error_.clear();
