@@ -107,8 +107,25 @@ class TrainPanel final : public Panel {
     draw_toolbar(*snap);
     draw_comparison(*snap);
     ImGui::Separator();
+    // Fine-tuning a loaded model: its architecture and (on text) its tokenizer are the model's, so the controls
+    // that would set them are left out, with one line saying whose they are.
+    const bool from_model = finetune_.enabled && finetune_.model;
+    const bool model_tokenizer = !finetune_.language_tokenizer().empty();
+    bool architecture = false;  // inside the Model and Mixture of experts groups
     for (const Control& c : controls().all()) {
-      if (const char* heading = train_group_starting_at(c.key)) section(tr(heading));
+      if (const char* heading = train_group_starting_at(c.key)) {
+        const bool was = architecture;
+        architecture = c.key == "layers" || c.key == "experts";
+        if (!(from_model && architecture)) section(tr(heading));
+        if (from_model && architecture && !was) {
+          section(tr("Model"));
+          ImGui::TextWrapped("%s", subst(tr("fine-tuning: the architecture is {0}'s (Fine-tuning section below)"),
+                                         {finetune_.model->name})
+                                       .c_str());
+        }
+      }
+      if (from_model && architecture) continue;
+      if (model_tokenizer && (c.key == "tokenizer" || c.key == "lm_vocab")) continue;
       if (!train_control_shown(s_, c.key) || TrainFinetune::owns_control(c.key)) continue;
       ImGui::SetNextItemWidth(150 * ctx.dpi_scale);
       draw_control(c);

@@ -211,7 +211,7 @@ void TrainFinetune::draw(const TrainSnapshot& snap, const Controls& controls) {
       const std::string key = std::string("ft_") + peft_module_name(static_cast<LoraModule>(i));
       if (const Control* c = controls.find(key)) ImGui::Checkbox(c->label.c_str(), static_cast<bool*>(c->target));
     }
-    ImGui::TextWrapped("%s", tr("dropout 0; $A$ Kaiming-uniform, $B$ = 0: step 0 is the base model"));
+    math_text(tr("dropout 0; $A$ Kaiming-uniform, $B$ = 0: step 0 is the base model"));
     if (snap.lora) {
       const double all = double(parameter_count(snap.settings.model));
       // xgettext:no-c-format
