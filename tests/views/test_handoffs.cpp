@@ -101,6 +101,7 @@ TEST(Handoffs, TheStepperOpensAMixtureOfExpertsRunAndShowsItsRouting) {
     EXPECT_EQ(map.options.colormap, plot::Colormap::Viridis) << step;
     EXPECT_EQ(map.options.vmin, 0.0) << step;
     EXPECT_EQ(map.options.vmax, 1.0) << step;
+    EXPECT_EQ(map.options.col_labels, (std::vector<std::string>{"E0", "E1", "E2", "E3"})) << step;
     for (int t = 0; t < map.rows; ++t) {  // probabilities sum to 1 per token; k = 2 gates renormalised, also 1
       double sum = 0;
       for (int e = 0; e < map.cols; ++e) sum += map.data[size_t(t * map.cols + e)];

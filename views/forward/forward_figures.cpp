@@ -80,6 +80,7 @@ void expert_bars(plot::Axes& ax, const TraceStep& s) {
   const std::string what = ends_with(s.name, "mlp.expert_dropped") ? tr("dropped assignments") : tr("tokens routed");
   ax.setup(tr("expert"), "", what, "");
   ax.bars(experts, {what}, {values});
+  ax.flags |= plot::AxesFlags_NoLegend;  // one series, named by the y axis
 }
 
 // Tokens of the newest pass (queries) and of every cached position (keys).
@@ -164,6 +165,8 @@ plot::Figure step_figure(const ForwardResult& r, int step_index) {
   ax.setup(column_axis_label(s), "", tr("token (position:label)"), "");
   plot::HeatmapOptions o = map_options(s);
   if (s.value.rows() == static_cast<Eigen::Index>(tok.queries.size())) o.row_labels = tok.queries;
+  if (is_routing_probs(s))  // E0, E1, ... as the load and drop bars name them
+    for (Eigen::Index e = 0; e < s.value.cols(); ++e) o.col_labels.push_back(plot::fmt("E%.0f", double(e)));
   ax.heatmap(s.name, s.value.data(), static_cast<int>(s.value.rows()), static_cast<int>(s.value.cols()), o);
   return fig;
 }
