@@ -81,6 +81,10 @@ void expert_bars(plot::Axes& ax, const TraceStep& s) {
   ax.setup(tr("expert"), "", what, "");
   ax.bars(experts, {what}, {values});
   ax.flags |= plot::AxesFlags_NoLegend;  // one series, named by the y axis
+  // Counts start at 0; nothing dropped still shows an axis from 0, not one around 0.
+  double top = 1.0;
+  for (double v : values) top = std::max(top, v);
+  ax.set_y_range(0, 1.08 * top);
 }
 
 // Tokens of the newest pass (queries) and of every cached position (keys).
