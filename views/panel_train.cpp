@@ -119,7 +119,7 @@ class TrainPanel final : public Panel {
         if (!(from_model && architecture)) section(tr(heading));
         if (from_model && architecture && !was) {
           section(tr("Model"));
-          ImGui::TextWrapped("%s", subst(tr("fine-tuning: the architecture is {0}'s (Fine-tuning section below)"),
+          ImGui::TextWrapped("%s", subst(tr("fine-tuning: the architecture comes from {0} (Fine-tuning section below)"),
                                          {finetune_.model->name})
                                        .c_str());
         }

@@ -198,7 +198,7 @@ void TrainFinetune::draw(const TrainSnapshot& snap, const Controls& controls) {
 
   control("ft_start");
   if (snap.task.language() && !language_tokenizer().empty())  // the task's tokenizer controls do not apply
-    ImGui::TextWrapped("%s", subst(tr("the text is encoded with {0}'s own tokenizer.json ({1} tokens)"),
+    ImGui::TextWrapped("%s", subst(tr("the text is encoded with the tokenizer.json of {0} ({1} tokens)"),
                                    {model->name, std::to_string(snap.task.language()->tokenizer.vocab_size())})
                                  .c_str());
   control("ft_lora");
