@@ -35,9 +35,7 @@ float activate(Activation a, float x) {
 
 void activation_forward(Mat& out, const Mat& x, Activation a) {
   // x, out: (T, F)
-  if (&out != &x) out.resize(x.rows(), x.cols());
-  const Eigen::Index n = x.size();
-  for (Eigen::Index i = 0; i < n; ++i) out.data()[i] = activate(a, x.data()[i]);
+  activation_forward_t(out, x, a);
 }
 
 void mlp_forward(Mat& out, MlpActivations& acts, const Mat& x, const MlpWeights& w, MlpKind kind, Activation act, int T,
@@ -51,15 +49,13 @@ void mlp_forward(Mat& out, MlpActivations& acts, const Mat& x, const MlpWeights&
   acts.up.noalias() = x * w.up.transpose();
   if (kind == MlpKind::Plain) {
     acts.gate.resize(0, 0);
-    activation_forward(acts.hidden, acts.up, act);
+    activation_forward_t(acts.hidden, acts.up, act);  // the SIMD kernel training runs (exp, tanh in packets)
   } else {
     acts.gate.noalias() = x * w.gate.transpose();
     Activation gate_act = Activation::SiLU;
     if (kind == MlpKind::ReGLU) gate_act = Activation::ReLU;
     if (kind == MlpKind::GeGLU) gate_act = act == Activation::GeluTanh ? Activation::GeluTanh : Activation::GeluExact;
-    acts.hidden.resize(T, F);
-    for (int t = 0; t < T; ++t)  // one work item per token
-      for (int f = 0; f < F; ++f) acts.hidden(t, f) = activate(gate_act, acts.gate(t, f)) * acts.up(t, f);
+    glu_forward(acts.hidden, acts.gate, acts.up, gate_act);  // act(gate) ⊙ up in one pass, as training runs it
   }
   out.noalias() = acts.hidden * w.down.transpose();
 }
