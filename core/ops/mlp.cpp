@@ -7,6 +7,7 @@
 #include <numbers>
 
 #include "core/enum_names.h"
+#include "core/ops/linear.h"
 
 namespace tw {
 
@@ -46,18 +47,18 @@ void mlp_forward(Mat& out, MlpActivations& acts, const Mat& x, const MlpWeights&
   assert(kind == MlpKind::Plain || (w.gate.rows() == F && w.gate.cols() == C));
   acts.up.resize(T, F);
   out.resize(T, C);
-  acts.up.noalias() = x * w.up.transpose();
+  linear_forward(acts.up, x, w.up);
   if (kind == MlpKind::Plain) {
     acts.gate.resize(0, 0);
     activation_forward_t(acts.hidden, acts.up, act);  // the SIMD kernel training runs (exp, tanh in packets)
   } else {
-    acts.gate.noalias() = x * w.gate.transpose();
+    linear_forward(acts.gate, x, w.gate);
     Activation gate_act = Activation::SiLU;
     if (kind == MlpKind::ReGLU) gate_act = Activation::ReLU;
     if (kind == MlpKind::GeGLU) gate_act = act == Activation::GeluTanh ? Activation::GeluTanh : Activation::GeluExact;
     glu_forward(acts.hidden, acts.gate, acts.up, gate_act);  // act(gate) ⊙ up in one pass, as training runs it
   }
-  out.noalias() = acts.hidden * w.down.transpose();
+  linear_forward(out, acts.hidden, w.down);
 }
 
 int llama_hidden_size(int dim, int multiple_of, double ffn_dim_multiplier) {
