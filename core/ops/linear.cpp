@@ -19,7 +19,7 @@ void linear_forward(MatT<S>& out, const MatT<S>& x, const MatT<S>& w) {
   // sgemm with β = 0 writes out once. Same kernel, same sums: the result is bit for bit Eigen's.
   if constexpr (std::is_same_v<S, float>) {
     const int N = static_cast<int>(x.rows()), in = static_cast<int>(x.cols()), n_out = static_cast<int>(w.rows());
-    if (N > 0 && in > 0 && n_out > 0) {
+    if (N > 0 && in > 0 && n_out > 0 && in + N + n_out >= 20) {  // Eigen's own cut-off (coefficient-wise below)
       assert(&out != &x && &out != &w);
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, n_out, in, 1.0f, x.data(), in, w.data(), in, 0.0f,
                   out.data(), n_out);

@@ -7,6 +7,7 @@
 #include <numbers>
 
 #include "core/enum_names.h"
+#include "core/ops/exp_kernel.h"
 #include "core/ops/linear.h"
 
 namespace tw {
@@ -39,6 +40,25 @@ void activation_forward(Mat& out, const Mat& x, Activation a) {
   activation_forward_t(out, x, a);
 }
 
+namespace {
+// out = silu(g) ⊙ u = g·σ(g)·u over n floats, SwiGLU's one pass. σ(g) = 1 / (1 + e^−|g|) for g ≥ 0 and
+// e^−|g| / (1 + e^−|g|) below, so the exponent is never positive (exp_nonpositive) and nothing overflows. Cloned
+// for AVX-512 / AVX2 / the baseline like the exp rows (core/ops/exp_kernel.h): the same bits on each. Training
+// keeps glu_forward (Eigen's exp), whose bits the shipped checkpoints' hashes pin (assets/models/README.md):
+// moving it onto this loop means retraining them.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+void silu_glu_row(float* __restrict out, const float* __restrict g, const float* __restrict u, Eigen::Index n) {
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const float x = g[i];
+    const float e = exp_nonpositive(-std::abs(x));
+    const float sig = (x >= 0.0f ? 1.0f : e) / (1.0f + e);
+    out[i] = x * sig * u[i];
+  }
+}
+}  // namespace
+
 void mlp_forward(Mat& out, MlpActivations& acts, const Mat& x, const MlpWeights& w, MlpKind kind, Activation act, int T,
                  int C, int F) {
   // x: (T, C)   w.gate, w.up: (F, C)   w.down: (C, F)   acts.*: (T, F)   out: (T, C)
@@ -56,7 +76,12 @@ void mlp_forward(Mat& out, MlpActivations& acts, const Mat& x, const MlpWeights&
     Activation gate_act = Activation::SiLU;
     if (kind == MlpKind::ReGLU) gate_act = Activation::ReLU;
     if (kind == MlpKind::GeGLU) gate_act = act == Activation::GeluTanh ? Activation::GeluTanh : Activation::GeluExact;
-    glu_forward(acts.hidden, acts.gate, acts.up, gate_act);  // act(gate) ⊙ up in one pass, as training runs it
+    if (gate_act == Activation::SiLU) {  // SwiGLU: one vectorised pass (AVX clones), see silu_glu_row
+      acts.hidden.resize(T, F);
+      silu_glu_row(acts.hidden.data(), acts.gate.data(), acts.up.data(), acts.hidden.size());
+    } else {
+      glu_forward(acts.hidden, acts.gate, acts.up, gate_act);  // act(gate) ⊙ up in one pass, as training runs it
+    }
   }
   linear_forward(out, acts.hidden, w.down);
 }
