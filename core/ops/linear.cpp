@@ -1,11 +1,6 @@
 #include "core/ops/linear.h"
 
 #include <cassert>
-#include <type_traits>
-
-#ifdef TW_HAVE_OPENBLAS
-#include <cblas.h>
-#endif
 
 namespace tw {
 
@@ -14,19 +9,6 @@ void linear_forward(MatT<S>& out, const MatT<S>& x, const MatT<S>& w) {
   // x: (N, in)   w: (out, in)   out: (N, out)
   assert(x.cols() == w.cols());
   out.resize(x.rows(), w.rows());
-#ifdef TW_HAVE_OPENBLAS
-  // Eigen's BLAS binding zeroes the destination and then calls sgemm with β = 1 (it reads the zeros back); one
-  // sgemm with β = 0 writes out once. Same kernel, same sums: the result is bit for bit Eigen's.
-  if constexpr (std::is_same_v<S, float>) {
-    const int N = static_cast<int>(x.rows()), in = static_cast<int>(x.cols()), n_out = static_cast<int>(w.rows());
-    if (N > 0 && in > 0 && n_out > 0 && in + N + n_out >= 20) {  // Eigen's own cut-off (coefficient-wise below)
-      assert(&out != &x && &out != &w);
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, n_out, in, 1.0f, x.data(), in, w.data(), in, 0.0f,
-                  out.data(), n_out);
-      return;
-    }
-  }
-#endif
   out.noalias() = x * w.transpose();
 }
 

@@ -59,6 +59,13 @@ void silu_glu_row(float* __restrict out, const float* __restrict g, const float*
 }
 }  // namespace
 
+void swiglu_forward(Mat& hidden, const Mat& gate, const Mat& up) {
+  // gate, up, hidden: (T, F)
+  assert(gate.rows() == up.rows() && gate.cols() == up.cols() && &hidden != &gate && &hidden != &up);
+  hidden.resize(gate.rows(), gate.cols());
+  silu_glu_row(hidden.data(), gate.data(), up.data(), hidden.size());
+}
+
 void mlp_forward(Mat& out, MlpActivations& acts, const Mat& x, const MlpWeights& w, MlpKind kind, Activation act, int T,
                  int C, int F) {
   // x: (T, C)   w.gate, w.up: (F, C)   w.down: (C, F)   acts.*: (T, F)   out: (T, C)
@@ -76,9 +83,8 @@ void mlp_forward(Mat& out, MlpActivations& acts, const Mat& x, const MlpWeights&
     Activation gate_act = Activation::SiLU;
     if (kind == MlpKind::ReGLU) gate_act = Activation::ReLU;
     if (kind == MlpKind::GeGLU) gate_act = act == Activation::GeluTanh ? Activation::GeluTanh : Activation::GeluExact;
-    if (gate_act == Activation::SiLU) {  // SwiGLU: one vectorised pass (AVX clones), see silu_glu_row
-      acts.hidden.resize(T, F);
-      silu_glu_row(acts.hidden.data(), acts.gate.data(), acts.up.data(), acts.hidden.size());
+    if (gate_act == Activation::SiLU) {
+      swiglu_forward(acts.hidden, acts.gate, acts.up);
     } else {
       glu_forward(acts.hidden, acts.gate, acts.up, gate_act);  // act(gate) ⊙ up in one pass, as training runs it
     }
