@@ -11,9 +11,12 @@ namespace {
   for (; v + kLanes <= n; v += kLanes)
     for (int j = 0; j < kLanes; ++j) acc[j] += p[v + j];
   for (int j = 0; v < n; ++v, ++j) acc[j] += p[v];
-  for (int w = kLanes / 2; w > 0; w /= 2)
-    for (int j = 0; j < w; ++j) acc[j] += acc[j + w];
-  return acc[0];
+  // The tree 16 → 8 → 4 → 2 → 1 written out (constant trip counts unroll into a few vector adds; a loop over the
+  // width kept the lanes on the stack and cost as much as the exponentials of a 64-wide attention row).
+  for (int j = 0; j < 8; ++j) acc[j] += acc[j + 8];
+  for (int j = 0; j < 4; ++j) acc[j] += acc[j + 4];
+  for (int j = 0; j < 2; ++j) acc[j] += acc[j + 2];
+  return acc[0] + acc[1];
 }
 }  // namespace
 
