@@ -110,7 +110,7 @@ void BM_RmsNorm(benchmark::State& state) {
   const tw::Vec w = tw::Vec::Ones(state.range(1));
   bench_row_op(state, 1, [&](tw::Mat& y, const tw::Mat& x) { tw::rmsnorm_forward(y, x, w, 1e-6f); });
 }
-BENCHMARK(BM_RmsNorm)->Args({16, 64})->Args({512, 4096});
+BENCHMARK(BM_RmsNorm)->Args({16, 64})->Args({256, 256})->Args({512, 4096});
 
 void BM_LayerNorm(benchmark::State& state) {
   const tw::Vec w = tw::Vec::Ones(state.range(1)), b = tw::Vec::Zero(state.range(1));

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/ops/alibi.h"
+#include "core/ops/exp_kernel.h"
 
 namespace tw {
 
@@ -139,7 +140,7 @@ int flash_attention_forward(Mat& out, std::vector<char>& empty_rows, const Mat& 
               hi = std::clamp(i + 1 - j0, 0, nk);
               if (term->kind == MaskKind::SlidingWindow) lo = std::clamp(i - term->size + 1 - j0, 0, nk);
             }
-            for (int b = lo; b < hi; ++b) {
+            for (int b = lo; b < hi && (cap > 0.0f || has_bias); ++b) {
               float x = s[b];
               if (cap > 0.0f) x = cap * std::tanh(x / cap);
               if (has_bias) x += opt.bias.at(h, r, i, j0 + b, T_q);
@@ -167,9 +168,7 @@ int flash_attention_forward(Mat& out, std::vector<char>& empty_rows, const Mat& 
           const float alpha = std::exp(m[a] - m_new);  // exp(−∞) = 0 on the first contributing tile
           float sum = 0.0f;
           if (ranged) {
-            RowArray p(s + lo, hi - lo);
-            p = (p - m_new).exp();  // Eigen's vectorised exp; every cell here is finite
-            sum = p.sum();
+            sum = exp_row_inplace(s + lo, m_new, hi - lo);  // vectorised exp (AVX clones); cells ≤ m_new
             std::fill(s, s + lo, 0.0f);
             std::fill(s + hi, s + nk, 0.0f);
           } else {

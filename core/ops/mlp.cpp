@@ -7,6 +7,8 @@
 #include <numbers>
 
 #include "core/enum_names.h"
+#include "core/ops/exp_kernel.h"
+#include "core/ops/linear.h"
 
 namespace tw {
 
@@ -35,9 +37,33 @@ float activate(Activation a, float x) {
 
 void activation_forward(Mat& out, const Mat& x, Activation a) {
   // x, out: (T, F)
-  if (&out != &x) out.resize(x.rows(), x.cols());
-  const Eigen::Index n = x.size();
-  for (Eigen::Index i = 0; i < n; ++i) out.data()[i] = activate(a, x.data()[i]);
+  activation_forward_t(out, x, a);
+}
+
+namespace {
+// out = silu(g) ⊙ u = g·σ(g)·u over n floats, SwiGLU's one pass. σ(g) = 1 / (1 + e^−|g|) for g ≥ 0 and
+// e^−|g| / (1 + e^−|g|) below, so the exponent is never positive (exp_nonpositive) and nothing overflows. Cloned
+// for AVX-512 / AVX2 / the baseline like the exp rows (core/ops/exp_kernel.h): the same bits on each. Training
+// keeps glu_forward (Eigen's exp), whose bits the shipped checkpoints' hashes pin (assets/models/README.md):
+// moving it onto this loop means retraining them.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+void silu_glu_row(float* __restrict out, const float* __restrict g, const float* __restrict u, Eigen::Index n) {
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const float x = g[i];
+    const float e = exp_nonpositive(-std::abs(x));
+    const float sig = (x >= 0.0f ? 1.0f : e) / (1.0f + e);
+    out[i] = x * sig * u[i];
+  }
+}
+}  // namespace
+
+void swiglu_forward(Mat& hidden, const Mat& gate, const Mat& up) {
+  // gate, up, hidden: (T, F)
+  assert(gate.rows() == up.rows() && gate.cols() == up.cols() && &hidden != &gate && &hidden != &up);
+  hidden.resize(gate.rows(), gate.cols());
+  silu_glu_row(hidden.data(), gate.data(), up.data(), hidden.size());
 }
 
 void mlp_forward(Mat& out, MlpActivations& acts, const Mat& x, const MlpWeights& w, MlpKind kind, Activation act, int T,
@@ -48,20 +74,22 @@ void mlp_forward(Mat& out, MlpActivations& acts, const Mat& x, const MlpWeights&
   assert(kind == MlpKind::Plain || (w.gate.rows() == F && w.gate.cols() == C));
   acts.up.resize(T, F);
   out.resize(T, C);
-  acts.up.noalias() = x * w.up.transpose();
+  linear_forward(acts.up, x, w.up);
   if (kind == MlpKind::Plain) {
     acts.gate.resize(0, 0);
-    activation_forward(acts.hidden, acts.up, act);
+    activation_forward_t(acts.hidden, acts.up, act);  // the SIMD kernel training runs (exp, tanh in packets)
   } else {
-    acts.gate.noalias() = x * w.gate.transpose();
+    linear_forward(acts.gate, x, w.gate);
     Activation gate_act = Activation::SiLU;
     if (kind == MlpKind::ReGLU) gate_act = Activation::ReLU;
     if (kind == MlpKind::GeGLU) gate_act = act == Activation::GeluTanh ? Activation::GeluTanh : Activation::GeluExact;
-    acts.hidden.resize(T, F);
-    for (int t = 0; t < T; ++t)  // one work item per token
-      for (int f = 0; f < F; ++f) acts.hidden(t, f) = activate(gate_act, acts.gate(t, f)) * acts.up(t, f);
+    if (gate_act == Activation::SiLU) {
+      swiglu_forward(acts.hidden, acts.gate, acts.up);
+    } else {
+      glu_forward(acts.hidden, acts.gate, acts.up, gate_act);  // act(gate) ⊙ up in one pass, as training runs it
+    }
   }
-  out.noalias() = acts.hidden * w.down.transpose();
+  linear_forward(out, acts.hidden, w.down);
 }
 
 int llama_hidden_size(int dim, int multiple_of, double ffn_dim_multiplier) {

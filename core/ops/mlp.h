@@ -50,6 +50,11 @@ struct MlpActivations {
   Mat hidden;  // (T, F) what enters down_proj: act(up) for Plain, act(gate) ⊙ up for the GLUs
 };
 
+// SwiGLU's middle in one vectorised pass: hidden = silu(gate) ⊙ up, silu(g) = g·σ(g); gate, up, hidden: (T, F),
+// hidden must not alias them. Compiled for AVX-512 / AVX2 / the baseline with the same bits on each; what
+// mlp_forward runs. (Training keeps glu_forward: the shipped checkpoints' hashes pin its bits.)
+void swiglu_forward(Mat& hidden, const Mat& gate, const Mat& up);
+
 // out: (T, C); x: (T, C). `act` is the activation of Plain (and picks the GELU variant of GeGLU).
 void mlp_forward(Mat& out, MlpActivations& acts, const Mat& x, const MlpWeights& w, MlpKind kind, Activation act, int T,
                  int C, int F);

@@ -5,6 +5,7 @@
 #include "test_util.h"
 
 #include <cmath>
+#include <limits>
 
 namespace tw {
 
@@ -32,6 +33,28 @@ TEST(Compare, NaNIsNeverClose) {
   EXPECT_FALSE(max_rel_diff(b, a) <= 1.0f);
   EXPECT_FALSE(all_finite(b));
   EXPECT_TRUE(all_finite(a));
+}
+
+// all_finite tests exponent bits chunk by chunk: every position of a matrix longer than a chunk (and not a multiple
+// of one) is checked, the extremes of the finite range pass, and NaN, +∞ and −∞ fail wherever they sit.
+TEST(Compare, AllFiniteFindsEveryNonFiniteValueAndPassesTheFiniteExtremes) {
+  Mat a = Mat::Constant(3, 1001, 1.0f);  // 3003 values: two full chunks of 1024 and a partial one
+  a(0, 0) = std::numeric_limits<float>::max();
+  a(1, 7) = -std::numeric_limits<float>::max();
+  a(2, 3) = std::numeric_limits<float>::denorm_min();
+  a(2, 4) = -0.0f;
+  EXPECT_TRUE(all_finite(a));
+  const float bad[] = {std::nanf(""), -std::nanf(""), std::numeric_limits<float>::infinity(),
+                       -std::numeric_limits<float>::infinity()};
+  for (float v : bad)
+    for (Eigen::Index i :
+         {Eigen::Index(0), Eigen::Index(1023), Eigen::Index(1024), Eigen::Index(2047), Eigen::Index(3002)}) {
+      Mat b = a;
+      b.data()[i] = v;
+      EXPECT_FALSE(all_finite(b)) << "value " << v << " at flat index " << i;
+      EXPECT_EQ(all_finite(b), b.allFinite());
+    }
+  EXPECT_TRUE(all_finite(Mat(0, 4)));
 }
 
 }  // namespace tw

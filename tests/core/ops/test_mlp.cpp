@@ -4,6 +4,9 @@
 
 #include "test_util.h"
 
+#include <cmath>
+#include <vector>
+
 namespace tw {
 namespace {
 
@@ -91,6 +94,31 @@ TEST(Mlp, SwiGLUMatchesNumpy) {
   ASSERT_EQ(acts.hidden.rows(), 2);
   ASSERT_EQ(acts.hidden.cols(), 4);
   EXPECT_NEAR(acts.hidden(1, 2), activate(Activation::SiLU, acts.gate(1, 2)) * acts.up(1, 2), 1e-7f);
+}
+
+// SwiGLU's vectorised pass against silu(g)·u computed in double, for gates far beyond the softmax range: identity
+// gate and up projections make hidden = silu(x) ⊙ x. Large negative gates give ≈ −0 (no overflow, no NaN), large
+// positive ones g·u; the relative error stays at float rounding (σ from e^−|g|, never a positive exponent).
+// Reference: silu(g)·g = g²/(1 + e^−g) in double.
+TEST(Mlp, SwiGLUHiddenMatchesDoubleReferenceAtExtremeGates) {
+  const std::vector<float> xs = {-1e4f, -200.0f, -88.0f, -40.0f, -3.0f, -1e-3f, -0.0f, 0.0f,  1e-3f,
+                                 0.5f,  7.0f,    30.0f,  88.0f,  1e4f,  -17.5f, 2.25f, -0.75f};
+  const int C = static_cast<int>(xs.size());
+  Mat x(1, C);
+  for (int c = 0; c < C; ++c) x(0, c) = xs[size_t(c)];
+  const Mat I = Mat::Identity(C, C);
+  MlpActivations acts;
+  Mat out;
+  mlp_forward(out, acts, x, MlpWeights{I, I, I}, MlpKind::SwiGLU, Activation::SiLU, 1, C, C);
+  for (int c = 0; c < C; ++c) {
+    const double g = xs[size_t(c)];
+    const double want = g / (1.0 + std::exp(-g)) * g;
+    const float got = acts.hidden(0, c);
+    ASSERT_TRUE(std::isfinite(got)) << "gate " << g;
+    // Below −87 σ is clamped to e^−87 ≈ 1.6e-38 (exp_nonpositive), so the result is at most 1.6e-38·g·u there.
+    EXPECT_LE(std::abs(got - want), 4e-7 * std::abs(want) + 2e-38 * g * g) << "gate " << g;
+    EXPECT_EQ(out(0, c), got);  // the identity down projection
+  }
 }
 
 TEST(Mlp, GeGLUAndReGLUMatchNumpy) {

@@ -5,6 +5,9 @@
 
 #include "test_util.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace tw {
 namespace {
 
@@ -66,6 +69,31 @@ TEST(Norm, InPlaceEqualsOutOfPlace) {
   rmsnorm_forward(y, x, w, 1e-6f);
   rmsnorm_forward(x, x, w, 1e-6f);
   EXPECT_MAT_NEAR(x, y, 0.0f);
+}
+
+// The row sums run in 8 double lanes: widths that are not multiples of 8 (tails), and values whose squares
+// overflow float (1e20² = 1e40) but not double, give x / rms(x) · γ as a double reference computes it.
+TEST(Norm, RmsNormLanesMatchDoubleReferenceForAnyWidthAndHugeValues) {
+  for (int C : {1, 7, 8, 13, 256}) {
+    Mat x(2, C);
+    Vec w(C);
+    for (int c = 0; c < C; ++c) {
+      x(0, c) = static_cast<float>((c % 5) - 2) * 0.75f + 0.1f;
+      x(1, c) = (c % 2 ? -3e19f : 1e20f) * static_cast<float>(1 + c % 3);
+      w[c] = 0.5f + 0.01f * static_cast<float>(c);
+    }
+    Mat y;
+    rmsnorm_forward(y, x, w, 1e-6f);
+    for (int t = 0; t < 2; ++t) {
+      double ss = 0;
+      for (int c = 0; c < C; ++c) ss += static_cast<double>(x(t, c)) * x(t, c);
+      const double r = 1.0 / std::sqrt(ss / C + 1e-6);
+      for (int c = 0; c < C; ++c) {
+        const double want = x(t, c) * r * w[c];
+        EXPECT_NEAR(y(t, c), want, 1e-6 * std::max(1.0, std::abs(want))) << "C " << C << " t " << t << " c " << c;
+      }
+    }
+  }
 }
 
 TEST(Norm, RmsNormRowMatchesMatrixForm) {
