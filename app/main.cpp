@@ -22,6 +22,7 @@
 #include "app/language.h"
 #include "app/lesson_bar.h"
 #include "app/perf_report.h"
+#include "app/render_damage.h"
 #include "app/scene.h"
 #include "app/session_guard.h"
 #include "app/slide_mode.h"
@@ -276,6 +277,7 @@ int run(int argc, char** argv) {
     window.end_frame();
     perf.frame_rendered();
     perf.frame_coverage(tw::last_solid_fill_stats().all_pixels, tw::last_solid_fill_stats().pixels);
+    perf.frame_damage(tw::last_damage_stats().damaged_pixels);
     ++frame;
     const bool last_scripted = gui.frames > 0 && frame == gui.frames;
     if (last_scripted && !gui.screenshot.empty() && !window.save_screenshot(gui.screenshot, &error)) {
