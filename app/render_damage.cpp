@@ -119,7 +119,8 @@ struct DamageRenderer {
   float clear[3] = {-1, -1, -1};
   bool full_requested = true;
   DamageStats stats;
-  long long mismatches = 0;
+  long long mismatches = 0;             // TW_DAMAGE=check: frames that differed from the full redraw
+  long long compared = 0, partial = 0;  // frames compared; of them, drawn only in part
   long long frame = 0;
 };
 DamageRenderer g_renderer;
@@ -200,6 +201,9 @@ const DamageStats& last_damage_stats() { return g_renderer.stats; }
 long long damage_check_mismatches() { return g_renderer.mismatches; }
 
 void release_damage_renderer() {
+  if (mode() == Mode::Check)
+    std::fprintf(stderr, "damage check: %lld frames compared with a full redraw (%lld drawn in part), %lld differed\n",
+                 g_renderer.compared, g_renderer.partial, g_renderer.mismatches);
   g_renderer.image.release();
   g_renderer.check.release();
   g_renderer.last = {};
@@ -250,6 +254,8 @@ void render_with_damage(ImDrawData* draw_data, int w, int h, const float clear[3
       mode() == Mode::Check ? full_reference(draw_data, target, w, h, clear) : std::vector<unsigned char>{};
   if (!rects.empty()) draw_rects(draw_data, target, rects, w, h, clear);
   if (!reference.empty()) {
+    ++r.compared;
+    r.partial += !r.stats.full && !rects.empty();
     const std::vector<unsigned char> tracked_pixels = read_rgba(target, w, h);
     long long differ = 0;
     for (size_t i = 0; i < reference.size(); i += 4)
