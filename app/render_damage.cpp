@@ -198,7 +198,6 @@ std::vector<unsigned char> full_reference(ImDrawData* draw_data, GLuint target, 
 void note_texture_changed(uintptr_t texture) { g_texture_versions[texture] = ++g_texture_counter; }
 void request_full_redraw() { g_renderer.full_requested = true; }
 const DamageStats& last_damage_stats() { return g_renderer.stats; }
-long long damage_check_mismatches() { return g_renderer.mismatches; }
 
 void release_damage_renderer() {
   if (mode() == Mode::Check)

@@ -30,8 +30,6 @@ struct DamageStats {
   bool full = false;          // drawn in full (first frame, resize, forced, or tracking off)
 };
 const DamageStats& last_damage_stats();
-// TW_DAMAGE=check: frames whose damage-tracked image differed from the full one, and their differing pixels.
-long long damage_check_mismatches();
 
 // Draws the frame's draw data into the back buffer of the current context (fb_width × fb_height pixels), cleared
 // to `clear` (r, g, b) first. Call after ImGui::Render (and split_solid_fills). Rewrites the draw data's commands.
