@@ -3,6 +3,7 @@
 #define GLFW_INCLUDE_NONE
 #include <GL/gl.h>
 #include <GL/glext.h>
+#include <GL/glx.h>
 #include <GLFW/glfw3.h>
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
@@ -23,17 +24,22 @@ namespace {
 // More rectangles than this are drawn as their bounding box: every rectangle repeats the draw calls touching it.
 constexpr int kMaxDamageRects = 12;
 
-// TW_DAMAGE: "off", "full", "check", "offscreen" (the image path even on a software renderer), else on.
-enum class Mode { On, Full, Off, Check, Offscreen };
-Mode mode() {
-  static const Mode m = [] {
+// TW_DAMAGE, words separated by commas: "off", "full", "check", "offscreen" (the image path even where the back
+// buffer is kept, to test it); unset: tracked.
+struct Settings {
+  bool off = false, full = false, check = false, offscreen = false;
+};
+const Settings& settings() {
+  static const Settings m = [] {
+    Settings s;
     const char* v = std::getenv("TW_DAMAGE");
-    const std::string s = v ? v : "";
-    if (s == "off" || s == "0") return Mode::Off;
-    if (s == "check") return Mode::Check;
-    if (s == "full") return Mode::Full;
-    if (s == "offscreen") return Mode::Offscreen;
-    return Mode::On;
+    const std::string words = v ? std::string(",") + v + "," : "";
+    auto has = [&](const char* word) { return words.find(std::string(",") + word + ",") != std::string::npos; };
+    s.off = has("off") || has("0");
+    s.full = has("full");
+    s.check = has("check");
+    s.offscreen = has("offscreen");
+    return s;
   }();
   return m;
 }
@@ -62,12 +68,14 @@ const FboApi& fbo_api() {
   return api;
 }
 
-// Mesa's software renderers keep the back buffer's pixels across a swap (the swap copies them to the window), so the
-// last frame is already where the next one is drawn. A GPU driver may hand out another buffer after each swap.
+// Mesa's software renderers on X11 (GLX) keep the back buffer's pixels across a swap (the swap copies them to the
+// window), so the last frame is already where the next one is drawn. A GPU driver, or Wayland's shared-memory
+// buffers, may hand out another buffer after each swap: there the frame is kept in an offscreen image.
 bool back_buffer_kept() {
   const auto* name = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
   const std::string renderer = name ? name : "";
-  return renderer.rfind("llvmpipe", 0) == 0 || renderer.rfind("softpipe", 0) == 0;
+  const bool software = renderer.rfind("llvmpipe", 0) == 0 || renderer.rfind("softpipe", 0) == 0;
+  return software && glXGetCurrentContext() != nullptr;
 }
 
 // An offscreen colour image the size of the window.
@@ -200,7 +208,7 @@ void request_full_redraw() { g_renderer.full_requested = true; }
 const DamageStats& last_damage_stats() { return g_renderer.stats; }
 
 void release_damage_renderer() {
-  if (mode() == Mode::Check)
+  if (settings().check)
     std::fprintf(stderr, "damage check: %lld frames compared with a full redraw (%lld drawn in part), %lld differed\n",
                  g_renderer.compared, g_renderer.partial, g_renderer.mismatches);
   g_renderer.image.release();
@@ -216,14 +224,14 @@ void render_with_damage(ImDrawData* draw_data, int w, int h, const float clear[3
   if (w <= 0 || h <= 0) return;
   if (!r.started) {
     r.started = true;
-    r.in_back_buffer = back_buffer_kept() && mode() != Mode::Offscreen;
+    r.in_back_buffer = back_buffer_kept() && !settings().offscreen;
   }
   // Positions are framebuffer pixels only at DisplayPos (0, 0) and scale 1 (not a Retina display).
   const bool pixel_space = draw_data->DisplayPos.x == 0 && draw_data->DisplayPos.y == 0 &&
                            draw_data->FramebufferScale.x == 1 && draw_data->FramebufferScale.y == 1;
   bool recreated = false;
   const bool tracked =
-      mode() != Mode::Off && pixel_space && fbo_api().ok() && (r.in_back_buffer || r.image.ensure(w, h, &recreated));
+      !settings().off && pixel_space && fbo_api().ok() && (r.in_back_buffer || r.image.ensure(w, h, &recreated));
   if (!tracked) {  // every frame in full, straight into the back buffer
     fbo_api().bind(GL_FRAMEBUFFER, 0);
     r.stats = {1, double(w) * h, double(w) * h, true};
@@ -233,7 +241,7 @@ void render_with_damage(ImDrawData* draw_data, int w, int h, const float clear[3
     return;
   }
   const bool full =
-      recreated || r.full_requested || mode() == Mode::Full || std::memcmp(clear, r.clear, sizeof(r.clear)) != 0;
+      recreated || r.full_requested || settings().full || std::memcmp(clear, r.clear, sizeof(r.clear)) != 0;
   std::memcpy(r.clear, clear, sizeof(r.clear));
   r.full_requested = false;
   TileHashes now = hash_tiles(*draw_data, w, h, [](uintptr_t texture) {
@@ -250,7 +258,7 @@ void render_with_damage(ImDrawData* draw_data, int w, int h, const float clear[3
 
   const GLuint target = r.in_back_buffer ? 0 : r.image.fbo;
   const std::vector<unsigned char> reference =
-      mode() == Mode::Check ? full_reference(draw_data, target, w, h, clear) : std::vector<unsigned char>{};
+      settings().check ? full_reference(draw_data, target, w, h, clear) : std::vector<unsigned char>{};
   if (!rects.empty()) draw_rects(draw_data, target, rects, w, h, clear);
   if (!reference.empty()) {
     ++r.compared;

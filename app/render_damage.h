@@ -1,15 +1,18 @@
 #pragma once
-// Damage-tracked rendering: ImGui's frame is drawn into a persistent offscreen image (an OpenGL framebuffer object)
-// and only the rectangles whose content changed since the last frame are cleared and drawn again (app/damage.h);
-// the image is then copied to the window's back buffer. A frame where nothing changed (the pointer over nothing, a
-// --frames run at rest) costs the copy; a slider drag costs the slider, its figure and the read-outs.
-// A resize, a new clear colour or a rebuilt font atlas (request_full_redraw) draws everything.
+// Damage-tracked rendering: only the rectangles whose content changed since the last frame are cleared and drawn
+// again (app/damage.h); the rest of the window keeps the last frame's pixels. On Mesa's software renderers under X11
+// the back buffer keeps them across a swap, so the frame is drawn there; elsewhere (a GPU driver may hand out another
+// buffer after a swap) it is drawn into a persistent offscreen image (an OpenGL framebuffer object) copied to the
+// back buffer. A frame where nothing changed (the pointer over nothing, a --frames run at rest) draws nothing; a
+// slider drag draws the slider, its figure and the read-outs. A resize, a new clear colour or a rebuilt font atlas
+// (request_full_redraw) draws everything.
 //
-// TW_DAMAGE=full draws every frame in full into the same image (the reference: its pixels must equal the tracked
-// ones); TW_DAMAGE=off draws every frame straight into the back buffer, without the image (as before; llvmpipe
-// rounds a few blended pixels of the window's own buffer differently, by one level); TW_DAMAGE=check draws each
-// frame both ways and counts the pixels that differ (printed on stderr per frame), which tests/gui/damage_test.sh
-// requires to be zero over a scripted sequence of interactions.
+// TW_DAMAGE=full draws every frame in full along the same path (the reference: its pixels must equal the tracked
+// ones); TW_DAMAGE=off draws every frame straight into the back buffer, as before; TW_DAMAGE=offscreen uses the
+// offscreen image even on llvmpipe (llvmpipe rounds a few blended pixels of an image by one level differently from
+// the window's own buffer); TW_DAMAGE=check draws each frame both ways and counts the pixels that differ (printed on
+// stderr), which tests/gui/damage_test.sh requires to be zero over a scripted sequence of interactions. Words
+// combine: TW_DAMAGE=check,offscreen.
 
 #include <cstdint>
 
