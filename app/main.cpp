@@ -22,6 +22,7 @@
 #include "app/language.h"
 #include "app/lesson_bar.h"
 #include "app/perf_report.h"
+#include "app/render_damage.h"
 #include "app/scene.h"
 #include "app/session_guard.h"
 #include "app/slide_mode.h"
@@ -219,6 +220,10 @@ int run(int argc, char** argv) {
   int exit_code = 0;
   double last_frame_start = -1;
   tw::IdleDeadline idle_deadline;  // --perf-report: the idle measurement after the --frames run
+  // The idle measurement starts once the panels are at rest (their start-up work done and shown), at most this long
+  // after the last --frames frame: frames drawn only where something changed finish long before that work.
+  constexpr double kMaxWaitForRestSeconds = 30.0;
+  double idle_pending_since = -1;
   auto any_panel_busy = [&] {
     for (const auto& slot : state.panels)
       if (slot.open && slot.panel->busy()) return true;
@@ -229,6 +234,12 @@ int run(int argc, char** argv) {
     if (session_guard.tick(state)) break;
     const bool scripted = gui.frames > 0 && frame < gui.frames;  // --frames: every frame is drawn
     const bool busy = any_panel_busy();
+    if (idle_pending_since >= 0 &&
+        ((!busy && settle == 0) || perf.seconds_since_start() - idle_pending_since > kMaxWaitForRestSeconds)) {
+      idle_pending_since = -1;
+      perf.begin_idle();
+      idle_deadline.start(gui.perf_idle_seconds, &tw::Window::interrupt);
+    }
     double timeout = -1;  // nothing moves: block until an event
     if (settle > 0 || scripted)
       timeout = 0;
@@ -276,6 +287,7 @@ int run(int argc, char** argv) {
     window.end_frame();
     perf.frame_rendered();
     perf.frame_coverage(tw::last_solid_fill_stats().all_pixels, tw::last_solid_fill_stats().pixels);
+    perf.frame_damage(tw::last_damage_stats().damaged_pixels);
     ++frame;
     const bool last_scripted = gui.frames > 0 && frame == gui.frames;
     if (last_scripted && !gui.screenshot.empty() && !window.save_screenshot(gui.screenshot, &error)) {
@@ -287,9 +299,14 @@ int run(int argc, char** argv) {
     perf.frame_presented();
     if (last_scripted) {
       if (gui.perf_report.empty()) break;
-      // Idle CPU of this same loop: every panel left as it is, no input, for gui.perf_idle_seconds.
-      perf.begin_idle();
-      idle_deadline.start(gui.perf_idle_seconds, &tw::Window::interrupt);
+      // Idle CPU of this same loop: every panel left as it is, no input, for gui.perf_idle_seconds, from when the
+      // panels are at rest.
+      if (gui.perf_idle_seconds > 0) {
+        idle_pending_since = perf.seconds_since_start();
+      } else {
+        perf.begin_idle();
+        idle_deadline.start(0, &tw::Window::interrupt);
+      }
     }
   }
   tw::result_ready_hook().store(nullptr);  // workers still finishing must not post events to a closed display

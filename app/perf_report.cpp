@@ -205,6 +205,7 @@ nlohmann::json PerfRecorder::to_json() const {
       {"ui_frame_cpu_ms", stats(ui_ms_)},
       {"triangle_mpx", stats(triangle_mpx_)},
       {"solid_fill_mpx", stats(solid_fill_mpx_)},
+      {"damaged_mpx", stats(damaged_mpx_)},
       {"ui_frame_thread_cpu_ms", stats(ui_cpu_ms_)},
       {"panel_recompute", panels_},
       {"idle",

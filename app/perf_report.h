@@ -43,6 +43,8 @@ FrameStats summarize_frames(std::vector<double> samples_ms);
 //                           the GL driver's render threads included; llvmpipe rasterizes on them).
 //   triangle_mpx / solid_fill_mpx  per frame, millions of pixels covered by every triangle drawn (unclipped: the
 //                           overdraw) and by the large flat fills moved to the cheap path (app/solid_fills.h).
+//   damaged_mpx             per frame, millions of pixels drawn again by damage tracking (app/render_damage.h); the
+//                           rest of the window is the last frame's image.
 //   renderer                glGetString(GL_RENDERER) of the window's context (e.g. "llvmpipe (LLVM 15.0.6, 256 bits)").
 // A deadline on its own thread: start(seconds, interrupt) calls `interrupt` (Window::interrupt, which wakes a loop
 // blocked waiting for events) once the time has passed, so the idle measurement runs the real loop with no time-out.
@@ -76,6 +78,8 @@ class PerfRecorder {
   // After end_frame: the area of every triangle drawn and of the large flat fills drawn the cheap way
   // (app/solid_fills.h), in pixels; a measure of overdraw (the window has width × height pixels).
   void frame_coverage(double triangle_pixels, double solid_fill_pixels);
+  // After end_frame: the pixels damage tracking drew again (app/render_damage.h).
+  void frame_damage(double damaged_pixels) { damaged_mpx_.push_back(damaged_pixels / 1e6); }
 
   // Changes every control of every open panel once, timing update() + wait_answer() for each change (the figures
   // answer: recompute_median_ms / recompute_max_ms) and until wait_idle() (a first answer refined on the worker
@@ -112,7 +116,7 @@ class PerfRecorder {
   size_t idle_frames_ = 0;
   std::vector<Step> steps_, background_;
   std::vector<double> ui_ms_, ui_cpu_ms_, frame_wall_ms_, frame_cpu_ms_;
-  std::vector<double> triangle_mpx_, solid_fill_mpx_;  // per frame, millions of pixels
+  std::vector<double> triangle_mpx_, solid_fill_mpx_, damaged_mpx_;  // per frame, millions of pixels
   nlohmann::json panels_ = nlohmann::json::object();
 };
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "app/render_damage.h"
 #include "views/plot/plot_imgui.h"
 
 namespace tw {
@@ -37,6 +38,7 @@ void upload(GLuint tex, int width, int height, const uint8_t* rgba, bool create)
   }
   glPixelStorei(GL_UNPACK_ALIGNMENT, alignment);
   glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(previous));
+  note_texture_changed(tex);  // damage tracking redraws what shows it (app/render_damage.h)
 }
 
 ImTextureID create_texture(int width, int height, const uint8_t* rgba) {

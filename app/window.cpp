@@ -10,6 +10,7 @@
 
 #include "app/fonts.h"
 #include "app/input_queue.h"
+#include "app/render_damage.h"
 #include "app/solid_fills.h"
 #include "core/text/i18n.h"
 
@@ -193,11 +194,13 @@ std::string Window::rebuild_fonts(const std::string& font_dir, float pixel_size)
   atlas.GetTexDataAsRGBA32(&pixels, &width, &height);
   ImGui_ImplOpenGL3_DestroyFontsTexture();
   ImGui_ImplOpenGL3_CreateFontsTexture();
+  request_full_redraw();  // the font texture may keep its name with new glyphs in it
   return warning;
 }
 
 void Window::shutdown() {
   if (imgui_) {
+    release_damage_renderer();
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
     ImGui::DestroyContext();
@@ -255,11 +258,10 @@ void Window::end_frame() {
   split_solid_fills(ImGui::GetDrawData());  // large flat fills: nearest filtering, no blending (app/solid_fills.h)
   int w = 0, h = 0;
   glfwGetFramebufferSize(window_, &w, &h);
-  glViewport(0, 0, w, h);
   const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
-  glClearColor(bg.x * 0.8f, bg.y * 0.8f, bg.z * 0.8f, 1.0f);
-  glClear(GL_COLOR_BUFFER_BIT);
-  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  const float clear[3] = {bg.x * 0.8f, bg.y * 0.8f, bg.z * 0.8f};
+  // Only what changed since the last frame is drawn again, into an offscreen image copied to the back buffer.
+  render_with_damage(ImGui::GetDrawData(), w, h, clear);
 }
 
 bool Window::save_screenshot(const std::string& path, std::string* error) const {

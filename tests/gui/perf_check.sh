@@ -14,15 +14,35 @@ screen=(-a -s "-screen 0 1920x1080x24")
 xvfb-run "${screen[@]}" "$app" --fresh --all-panels --width 1920 --height 1080 --frames 120 \
   --perf-idle-seconds 10 --perf-report "$out/perf.json"
 # One number from the JSON (written by nlohmann::json::dump(2): one key per line).
-field() {  # field SECTION KEY
-  sed -n "/\"$1\": {/,/}/p" "$out/perf.json" | sed -n "s/^ *\"$2\": \([-0-9.e+]*\).*/\1/p" | head -1
+field_in() {  # field_in FILE SECTION KEY
+  sed -n "/\"$2\": {/,/}/p" "$1" | sed -n "s/^ *\"$3\": \([-0-9.e+]*\).*/\1/p" | head -1
 }
+field() { field_in "$out/perf.json" "$@"; }
 renderer=$(sed -n 's/^ *"renderer": "\(.*\)",*$/\1/p' "$out/perf.json")
 ttff=$(sed -n 's/^  "time_to_first_frame_ms": \([-0-9.e+]*\).*/\1/p' "$out/perf.json")  # top level: two spaces
 idle=$(field idle cpu_percent_of_one_core)
 echo "perf: renderer: $renderer"
 echo "perf: all panels, 1920x1080: frame wall p50 $(field frame_wall_ms p50) ms, p99 $(field frame_wall_ms p99) ms;" \
   "process CPU per frame p50 $(field frame_process_cpu_ms p50) ms"
+echo "perf: the same frames redrew $(field damaged_mpx mean) million pixels each on average (damage tracking," \
+  "app/render_damage.h; the window has 2.07)"
+# The same frames drawn in full every time (TW_DAMAGE=full): what a frame costs when everything changes.
+rm -rf "$XDG_CONFIG_HOME"
+TW_DAMAGE=full xvfb-run "${screen[@]}" "$app" --fresh --all-panels --width 1920 --height 1080 --frames 60 \
+  --perf-idle-seconds 0 --perf-report "$out/perf-full.json"
+full_field() { field_in "$out/perf-full.json" "$@"; }
+echo "perf: all panels, every frame redrawn in full (TW_DAMAGE=full): frame wall p50 $(full_field frame_wall_ms p50) ms," \
+  "p99 $(full_field frame_wall_ms p99) ms; process CPU per frame p50 $(full_field frame_process_cpu_ms p50) ms"
+# The front page dragged by its title bar (scripts/measure-drag.sh): the frames a user waits for.
+if command -v xdotool >/dev/null; then
+  rm -rf "$XDG_CONFIG_HOME"
+  REPORT="$out/perf-drag.json" xvfb-run "${screen[@]}" "$(dirname "$measure_idle")/measure-drag.sh" "$app" --fresh \
+    --all-panels --width 1920 --height 1080 >/dev/null
+  drag_field() { field_in "$out/perf-drag.json" "$@"; }
+  echo "perf: all panels, front page dragged: frame wall p50 $(drag_field frame_wall_ms p50) ms," \
+    "p99 $(drag_field frame_wall_ms p99) ms; process CPU per frame p50 $(drag_field frame_process_cpu_ms p50) ms;" \
+    "$(drag_field damaged_mpx mean) million pixels redrawn per frame on average"
+fi
 echo "perf: idle (in-process, 10 s of the main loop): $idle % of one core, $(field idle frames_drawn) frames drawn"
 echo "perf: time to first frame $ttff ms"
 # The same idle figure from outside: /proc/PID/stat of the running app, every thread.

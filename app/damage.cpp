@@ -1,0 +1,200 @@
+#include "app/damage.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace tw {
+
+namespace {
+
+// splitmix64's finaliser: a bijection that spreads every input bit over the output.
+uint64_t mix(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return x;
+}
+
+uint64_t hash_vertex(uint64_t h, const ImDrawVert& v) {
+  uint32_t w[5];
+  static_assert(sizeof(ImDrawVert) == sizeof(w));
+  std::memcpy(w, &v, sizeof(w));
+  h = mix(h ^ (uint64_t(w[0]) | uint64_t(w[1]) << 32));
+  h = mix(h ^ (uint64_t(w[2]) | uint64_t(w[3]) << 32));
+  return mix(h ^ w[4]);
+}
+
+uint64_t hash_rect(uint64_t h, const PixelRect& r) {
+  h = mix(h ^ (uint64_t(uint32_t(r.x0)) | uint64_t(uint32_t(r.y0)) << 32));
+  return mix(h ^ (uint64_t(uint32_t(r.x1)) | uint64_t(uint32_t(r.y1)) << 32));
+}
+
+int tiles_along(int pixels) { return pixels <= 0 ? 0 : (pixels + kDamageTile - 1) / kDamageTile; }
+
+// The pixels whose centres a triangle with these vertices can cover (a little wider, never narrower), within s.
+PixelRect triangle_pixels(const ImVec2& a, const ImVec2& b, const ImVec2& c, const PixelRect& s) {
+  const float min_x = std::min({a.x, b.x, c.x}), max_x = std::max({a.x, b.x, c.x});
+  const float min_y = std::min({a.y, b.y, c.y}), max_y = std::max({a.y, b.y, c.y});
+  if (!(min_x <= max_x) || !(min_y <= max_y)) return {};  // NaN: nothing drawn
+  auto clamp_to = [](float v, int lo, int hi) { return v < float(lo) ? lo : v > float(hi) ? hi : int(v); };
+  const PixelRect r{clamp_to(std::floor(min_x - 0.5f), s.x0, s.x1), clamp_to(std::floor(min_y - 0.5f), s.y0, s.y1),
+                    clamp_to(std::ceil(max_x) + 1.0f, s.x0, s.x1), clamp_to(std::ceil(max_y) + 1.0f, s.y0, s.y1)};
+  return r;
+}
+
+// The backend's scissor for a command, in pixels.
+PixelRect command_scissor(const ImDrawCmd& cmd, int fb_width, int fb_height) {
+  return scissor_pixels(cmd.ClipRect.x, cmd.ClipRect.y, cmd.ClipRect.z, cmd.ClipRect.w, fb_width, fb_height);
+}
+
+}  // namespace
+
+PixelRect intersect(const PixelRect& a, const PixelRect& b) {
+  PixelRect r{std::max(a.x0, b.x0), std::max(a.y0, b.y0), std::min(a.x1, b.x1), std::min(a.y1, b.y1)};
+  return r.empty() ? PixelRect{} : r;
+}
+
+PixelRect scissor_pixels(float x0, float y0, float x1, float y1, int fb_width, int fb_height) {
+  if (!(x1 > x0) || !(y1 > y0)) return {};  // the backend skips it (NaN included)
+  auto to_int = [](float v) { return v >= 2e9f ? 2000000000 : v <= -2e9f ? -2000000000 : int(v); };
+  // glScissor(int(x0), int(fb_height - y1), int(x1 - x0), int(y1 - y0)), bottom-left origin; rows counted from the top
+  // the window spans rows [fb_height - gl_y - h, fb_height - gl_y).
+  const int gx = to_int(x0), gw = to_int(x1 - x0);
+  const int gy = to_int(float(fb_height) - y1), gh = to_int(y1 - y0);
+  const PixelRect pixels{gx, fb_height - gy - gh, gx + gw, fb_height - gy};
+  return intersect(pixels, {0, 0, fb_width, fb_height});
+}
+
+TileHashes hash_tiles(const ImDrawData& draw_data, int fb_width, int fb_height, const TextureVersionFn& version) {
+  TileHashes tiles;
+  tiles.width = std::max(fb_width, 0);
+  tiles.height = std::max(fb_height, 0);
+  tiles.tiles_x = tiles_along(tiles.width);
+  tiles.tiles_y = tiles_along(tiles.height);
+  tiles.hash.assign(size_t(tiles.tiles_x) * tiles.tiles_y, 0);
+  uint64_t state = 0;  // render state set by callbacks (blending off for solid fills, reset)
+  for (int l = 0; l < draw_data.CmdListsCount; ++l) {
+    const ImDrawList& list = *draw_data.CmdLists[l];
+    for (const ImDrawCmd& cmd : list.CmdBuffer) {
+      if (cmd.UserCallback) {
+        state = mix(state ^ uint64_t(reinterpret_cast<uintptr_t>(cmd.UserCallback)) ^
+                    mix(uint64_t(reinterpret_cast<uintptr_t>(cmd.UserCallbackData))));
+        continue;
+      }
+      const PixelRect s = command_scissor(cmd, tiles.width, tiles.height);
+      if (s.empty()) continue;
+      const auto texture = reinterpret_cast<uintptr_t>(cmd.TextureId);
+      const uint64_t command = mix(mix(state ^ texture) ^ version(texture));
+      const ImDrawIdx* idx = list.IdxBuffer.Data + cmd.IdxOffset;
+      const ImDrawVert* vtx = list.VtxBuffer.Data + cmd.VtxOffset;
+      const unsigned n = cmd.ElemCount - cmd.ElemCount % 3;
+      for (unsigned i = 0; i < n; i += 3) {
+        const ImDrawVert &a = vtx[idx[i]], &b = vtx[idx[i + 1]], &c = vtx[idx[i + 2]];
+        const PixelRect p = triangle_pixels(a.pos, b.pos, c.pos, s);
+        if (p.empty()) continue;
+        const uint64_t triangle = hash_vertex(hash_vertex(hash_vertex(command, a), b), c);
+        for (int ty = p.y0 / kDamageTile; ty <= (p.y1 - 1) / kDamageTile; ++ty) {
+          for (int tx = p.x0 / kDamageTile; tx <= (p.x1 - 1) / kDamageTile; ++tx) {
+            const PixelRect tile{tx * kDamageTile, ty * kDamageTile, (tx + 1) * kDamageTile, (ty + 1) * kDamageTile};
+            uint64_t& h = tiles.hash[size_t(ty) * tiles.tiles_x + tx];
+            h = mix(h ^ hash_rect(triangle, intersect(s, tile)));  // in order: the last triangle drawn is on top
+          }
+        }
+      }
+    }
+  }
+  return tiles;
+}
+
+std::vector<PixelRect> damaged_rects(const TileHashes& before, const TileHashes& now, int max_rects) {
+  const PixelRect frame{0, 0, now.width, now.height};
+  if (before.width != now.width || before.height != now.height || before.hash.size() != now.hash.size())
+    return frame.empty() ? std::vector<PixelRect>{} : std::vector<PixelRect>{frame};
+  // Runs of damaged tiles per row, in tile units; a run continues the rectangle above it when it spans the same
+  // columns (then the rectangle grows by a row).
+  struct Open {
+    int tx0, tx1, ty0, ty1;
+  };
+  std::vector<Open> done, open, next;
+  for (int ty = 0; ty < now.tiles_y; ++ty) {
+    next.clear();
+    for (int tx = 0; tx < now.tiles_x;) {
+      auto changed = [&](int x) {
+        const size_t k = size_t(ty) * now.tiles_x + x;
+        return before.hash[k] != now.hash[k];
+      };
+      if (!changed(tx)) {
+        ++tx;
+        continue;
+      }
+      int end = tx + 1;
+      while (end < now.tiles_x && changed(end)) ++end;
+      auto above = std::find_if(open.begin(), open.end(), [&](const Open& o) { return o.tx0 == tx && o.tx1 == end; });
+      if (above != open.end()) {
+        next.push_back({tx, end, above->ty0, ty + 1});
+        open.erase(above);
+      } else {
+        next.push_back({tx, end, ty, ty + 1});
+      }
+      tx = end;
+    }
+    done.insert(done.end(), open.begin(), open.end());  // not continued in this row
+    open.swap(next);
+  }
+  done.insert(done.end(), open.begin(), open.end());
+  std::vector<PixelRect> rects;
+  for (const Open& o : done)
+    rects.push_back(
+        intersect({o.tx0 * kDamageTile, o.ty0 * kDamageTile, o.tx1 * kDamageTile, o.ty1 * kDamageTile}, frame));
+  if (int(rects.size()) > max_rects) {
+    PixelRect box = rects.front();
+    for (const PixelRect& r : rects)
+      box = {std::min(box.x0, r.x0), std::min(box.y0, r.y0), std::max(box.x1, r.x1), std::max(box.y1, r.y1)};
+    rects = {box};
+  }
+  return rects;
+}
+
+void restrict_to_rects(ImDrawData* draw_data, const std::vector<PixelRect>& rects, int fb_width, int fb_height) {
+  std::vector<ImDrawCmd> out;
+  for (int l = 0; l < draw_data->CmdListsCount; ++l) {
+    ImDrawList& list = *draw_data->CmdLists[l];
+    out.clear();
+    for (const ImDrawCmd& cmd : list.CmdBuffer) {
+      if (cmd.UserCallback) {
+        out.push_back(cmd);
+        continue;
+      }
+      const PixelRect s = command_scissor(cmd, fb_width, fb_height);
+      if (s.empty()) continue;
+      // Where the command's triangles can draw: the union of their pixels, within the scissor.
+      PixelRect reach{fb_width, fb_height, 0, 0};
+      const ImDrawIdx* idx = list.IdxBuffer.Data + cmd.IdxOffset;
+      const ImDrawVert* vtx = list.VtxBuffer.Data + cmd.VtxOffset;
+      const unsigned n = cmd.ElemCount - cmd.ElemCount % 3;
+      for (unsigned i = 0; i < n; i += 3) {
+        const PixelRect p = triangle_pixels(vtx[idx[i]].pos, vtx[idx[i + 1]].pos, vtx[idx[i + 2]].pos, s);
+        if (p.empty()) continue;
+        reach = {std::min(reach.x0, p.x0), std::min(reach.y0, p.y0), std::max(reach.x1, p.x1),
+                 std::max(reach.y1, p.y1)};
+      }
+      if (reach.empty()) continue;
+      for (const PixelRect& r : rects) {
+        if (intersect(reach, r).empty()) continue;
+        const PixelRect clip = intersect(s, r);
+        ImDrawCmd part = cmd;
+        part.ClipRect = ImVec4(float(clip.x0), float(clip.y0), float(clip.x1), float(clip.y1));
+        out.push_back(part);
+      }
+    }
+    list.CmdBuffer.resize(static_cast<int>(out.size()));
+    for (size_t c = 0; c < out.size(); ++c) list.CmdBuffer[static_cast<int>(c)] = out[c];
+  }
+}
+
+}  // namespace tw

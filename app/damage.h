@@ -1,0 +1,61 @@
+#pragma once
+// Damage tracking: which pixels of a frame can differ from the last frame's.
+//
+// On a software renderer (llvmpipe) a frame's cost is the pixels it shades, and most frames change a few controls
+// and a figure while the rest of the window stays as it was. The frame's draw data is compared with the last
+// frame's on a grid of tiles (kDamageTile pixels square): per tile, a hash of every triangle that can touch a pixel of
+// it, in draw order (vertex positions, uv and colour, texture and that texture's content version, the command's
+// scissor within the tile, the render state set by callbacks). Tiles whose hash changed are merged into a few
+// disjoint rectangles, and only those are cleared and drawn again into the persistent image (app/render_damage.h).
+// Pure functions on ImGui's draw data: no GL, tested in tests/views/test_damage.cpp.
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+struct ImDrawData;
+
+namespace tw {
+
+constexpr int kDamageTile = 64;  // tile edge in framebuffer pixels
+
+// A rectangle of framebuffer pixels, top row first: columns [x0, x1), rows [y0, y1).
+struct PixelRect {
+  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  bool empty() const { return x1 <= x0 || y1 <= y0; }
+  long long area() const { return empty() ? 0 : (long long)(x1 - x0) * (y1 - y0); }
+  bool operator==(const PixelRect&) const = default;
+};
+PixelRect intersect(const PixelRect& a, const PixelRect& b);
+
+// The pixels ImGui's OpenGL3 backend lets a command with clip rectangle (x0, y0, x1, y1) write in a framebuffer of
+// fb_height rows (its glScissor: truncation toward zero, origin bottom-left), clamped to the fb_width × fb_height
+// framebuffer. Empty when the backend skips the command.
+PixelRect scissor_pixels(float x0, float y0, float x1, float y1, int fb_width, int fb_height);
+
+// One hash per tile, row-major (tiles_x × tiles_y), for a frame of fb_width × fb_height pixels.
+struct TileHashes {
+  int width = 0, height = 0;     // framebuffer size the tiles cover
+  int tiles_x = 0, tiles_y = 0;  // ceil(width / kDamageTile), ceil(height / kDamageTile)
+  std::vector<uint64_t> hash;
+};
+
+// The content version of a texture (bumped whenever its pixels change: app/render_damage.h note_texture_changed).
+using TextureVersionFn = std::function<uint64_t(uintptr_t texture)>;
+
+// Hashes the draw data (positions in framebuffer pixels: DisplayPos (0, 0), FramebufferScale 1) onto tiles.
+TileHashes hash_tiles(const ImDrawData& draw_data, int fb_width, int fb_height, const TextureVersionFn& version);
+
+// The tiles whose hash differs, as disjoint rectangles covering exactly those tiles (clamped to the framebuffer):
+// runs of damaged tiles along each row, joined with the runs of the rows below that span the same columns. When
+// more than max_rects would result, their bounding box (one rectangle). All of the frame when the grids differ in
+// size. Empty when nothing changed.
+std::vector<PixelRect> damaged_rects(const TileHashes& before, const TileHashes& now, int max_rects);
+
+// Rewrites the draw data so the backend draws only inside `rects` (disjoint): every command is repeated once per
+// rectangle its triangles can touch, with its clip rectangle narrowed to the rectangle (whole pixels, so the
+// backend's scissor is exactly the intersection); commands touching none are dropped; callbacks are kept in place.
+// Drawn over the last frame's pixels (cleared inside the rectangles), this gives the frame drawn in full.
+void restrict_to_rects(ImDrawData* draw_data, const std::vector<PixelRect>& rects, int fb_width, int fb_height);
+
+}  // namespace tw

@@ -1,0 +1,212 @@
+// Damage tracking's pure part (app/damage.h): the backend's scissor in pixels, per-tile hashes of draw data, the
+// damaged tiles as disjoint rectangles, and draw data narrowed to them. No GL: draw lists are filled by hand.
+#include "app/damage.h"
+
+#include <gtest/gtest.h>
+#include <imgui.h>
+
+#include <memory>
+#include <set>
+#include <utility>
+#include <vector>
+
+namespace tw {
+namespace {
+
+// A frame made of draw lists filled by hand (each quad its own command).
+struct Frame {
+  std::vector<std::unique_ptr<ImDrawList>> lists;
+  std::vector<ImDrawList*> pointers;
+  ImDrawData data;
+
+  ImDrawList& list(size_t i) {
+    while (lists.size() <= i) lists.push_back(std::make_unique<ImDrawList>(nullptr));
+    return *lists[i];
+  }
+  // An axis-aligned quad (two triangles) in list `l`, as its own command.
+  void quad(size_t l, ImVec2 a, ImVec2 b, ImU32 col, ImTextureID tex = nullptr,
+            ImVec4 clip = ImVec4(0, 0, 10000, 10000)) {
+    ImDrawList& dl = list(l);
+    ImDrawCmd cmd;
+    cmd.ClipRect = clip;
+    cmd.TextureId = tex;
+    cmd.VtxOffset = 0;
+    cmd.IdxOffset = unsigned(dl.IdxBuffer.Size);
+    cmd.ElemCount = 6;
+    const auto base = ImDrawIdx(dl.VtxBuffer.Size);
+    for (ImVec2 p : {a, ImVec2(b.x, a.y), b, ImVec2(a.x, b.y)}) dl.VtxBuffer.push_back({p, ImVec2(0, 0), col});
+    for (int k : {0, 1, 2, 0, 2, 3}) dl.IdxBuffer.push_back(ImDrawIdx(base + k));
+    dl.CmdBuffer.push_back(cmd);
+  }
+  void callback(size_t l, ImDrawCallback fn) {
+    ImDrawCmd cmd;
+    cmd.UserCallback = fn;
+    cmd.IdxOffset = unsigned(list(l).IdxBuffer.Size);
+    list(l).CmdBuffer.push_back(cmd);
+  }
+  ImDrawData& draw_data() {
+    pointers.clear();
+    for (auto& l : lists) pointers.push_back(l.get());
+    data.CmdLists = pointers.data();
+    data.CmdListsCount = int(pointers.size());
+    data.DisplayPos = ImVec2(0, 0);
+    data.FramebufferScale = ImVec2(1, 1);
+    return data;
+  }
+};
+
+uint64_t no_versions(uintptr_t) { return 0; }
+
+TileHashes tiles_of(Frame& f, int w = 256, int h = 192, const TextureVersionFn& version = no_versions) {
+  return hash_tiles(f.draw_data(), w, h, version);
+}
+
+// The tiles (tx, ty) whose hash differs.
+std::set<std::pair<int, int>> changed_tiles(const TileHashes& a, const TileHashes& b) {
+  std::set<std::pair<int, int>> out;
+  for (int ty = 0; ty < a.tiles_y; ++ty)
+    for (int tx = 0; tx < a.tiles_x; ++tx)
+      if (a.hash[size_t(ty) * a.tiles_x + tx] != b.hash[size_t(ty) * b.tiles_x + tx]) out.insert({tx, ty});
+  return out;
+}
+
+void callback_a(const ImDrawList*, const ImDrawCmd*) {}
+
+TEST(Damage, ScissorPixelsFollowTheBackendsTruncation) {
+  // glScissor(int(10.5), int(100 - 50.9), int(100.7 - 10.5), int(50.9 - 20.2)) = (10, 49, 90, 30) from the bottom of
+  // 100 rows: rows 21..50 from the top.
+  EXPECT_EQ(scissor_pixels(10.5f, 20.2f, 100.7f, 50.9f, 200, 100), (PixelRect{10, 21, 100, 51}));
+  // Whole numbers: exactly the rectangle.
+  EXPECT_EQ(scissor_pixels(64, 0, 128, 64, 200, 100), (PixelRect{64, 0, 128, 64}));
+  // Past the edges: clamped to the framebuffer.
+  EXPECT_EQ(scissor_pixels(-20, -5, 500, 300, 200, 100), (PixelRect{0, 0, 200, 100}));
+  // Empty or inverted clip rectangles are skipped by the backend.
+  EXPECT_TRUE(scissor_pixels(50, 10, 50, 20, 200, 100).empty());
+  EXPECT_TRUE(scissor_pixels(60, 10, 50, 20, 200, 100).empty());
+}
+
+TEST(Damage, TheSameFrameHashesTheSameAndAChangeMarksOnlyItsTiles) {
+  Frame a, b;
+  for (Frame* f : {&a, &b}) {
+    f->quad(0, {0, 0}, {256, 192}, IM_COL32(30, 30, 30, 255));     // a background over every tile
+    f->quad(0, {70, 10}, {90, 20}, IM_COL32(200, 200, 200, 255));  // inside tile (1, 0)
+    f->quad(1, {140, 140}, {150, 150}, IM_COL32(0, 0, 255, 255));  // inside tile (2, 2)
+  }
+  const TileHashes ta = tiles_of(a);
+  EXPECT_EQ(ta.tiles_x, 4);
+  EXPECT_EQ(ta.tiles_y, 3);
+  EXPECT_TRUE(changed_tiles(ta, tiles_of(b)).empty());
+  EXPECT_TRUE(damaged_rects(ta, tiles_of(b), 12).empty());
+
+  b.list(0).VtxBuffer[4].col = IM_COL32(201, 200, 200, 255);  // one vertex of the small quad in tile (1, 0)
+  EXPECT_EQ(changed_tiles(ta, tiles_of(b)), (std::set<std::pair<int, int>>{{1, 0}}));
+  EXPECT_EQ(damaged_rects(ta, tiles_of(b), 12), (std::vector<PixelRect>{{64, 0, 128, 64}}));
+}
+
+TEST(Damage, DrawOrderClipAndTextureVersionCount) {
+  Frame a, b;
+  a.quad(0, {10, 10}, {20, 20}, IM_COL32(255, 0, 0, 255));
+  a.quad(0, {12, 12}, {22, 22}, IM_COL32(0, 255, 0, 255));
+  b.quad(0, {12, 12}, {22, 22}, IM_COL32(0, 255, 0, 255));
+  b.quad(0, {10, 10}, {20, 20}, IM_COL32(255, 0, 0, 255));
+  EXPECT_EQ(changed_tiles(tiles_of(a), tiles_of(b)), (std::set<std::pair<int, int>>{{0, 0}}));  // the other on top
+
+  // A quad entirely outside its clip rectangle draws nothing, wherever it is.
+  Frame c, d;
+  c.quad(0, {130, 130}, {140, 140}, IM_COL32(255, 0, 0, 255), nullptr, ImVec4(0, 0, 64, 64));
+  d.quad(0, {170, 70}, {180, 80}, IM_COL32(9, 9, 9, 255), nullptr, ImVec4(0, 0, 64, 64));
+  EXPECT_TRUE(changed_tiles(tiles_of(c), tiles_of(d)).empty());
+  // A clip rectangle that cuts a quad differently changes its tile.
+  Frame e;
+  e.quad(0, {10, 10}, {20, 20}, IM_COL32(255, 0, 0, 255), nullptr, ImVec4(0, 0, 15, 64));
+  Frame e2;
+  e2.quad(0, {10, 10}, {20, 20}, IM_COL32(255, 0, 0, 255), nullptr, ImVec4(0, 0, 16, 64));
+  EXPECT_EQ(changed_tiles(tiles_of(e), tiles_of(e2)), (std::set<std::pair<int, int>>{{0, 0}}));
+
+  // New pixels in a texture (a heatmap) damage the tiles it is drawn on, and only those.
+  Frame g;
+  g.quad(0, {0, 0}, {256, 192}, IM_COL32(30, 30, 30, 255));
+  const auto heatmap = reinterpret_cast<ImTextureID>(uintptr_t(7));
+  g.quad(0, {130, 70}, {200, 120}, IM_COL32_WHITE, heatmap);
+  uint64_t version = 1;
+  const TextureVersionFn versions = [&](uintptr_t t) { return t == 7 ? version : uint64_t(0); };
+  const TileHashes before = tiles_of(g, 256, 192, versions);
+  version = 2;
+  EXPECT_EQ(changed_tiles(before, tiles_of(g, 256, 192, versions)), (std::set<std::pair<int, int>>{{2, 1}, {3, 1}}));
+
+  // A callback (render state) before a quad is part of what the quad's tiles show.
+  Frame h;
+  h.callback(0, callback_a);
+  h.quad(0, {10, 10}, {20, 20}, IM_COL32(255, 0, 0, 255));
+  Frame h2;
+  h2.quad(0, {10, 10}, {20, 20}, IM_COL32(255, 0, 0, 255));
+  EXPECT_EQ(changed_tiles(tiles_of(h), tiles_of(h2)), (std::set<std::pair<int, int>>{{0, 0}}));
+}
+
+TEST(Damage, RectanglesAreDisjointAndCoverExactlyTheChangedTiles) {
+  // 5 × 4 tiles of 64 px, the last column and row cut by the frame's edge (300 × 230 pixels).
+  TileHashes a;
+  a.width = 300;
+  a.height = 230;
+  a.tiles_x = 5;
+  a.tiles_y = 4;
+  a.hash.assign(20, 0);
+  TileHashes b = a;
+  // Changed:  row 0: . X X . .   row 1: . X X . X   row 2: . . . . X   row 3: X . . . X
+  for (auto [x, y] : std::vector<std::pair<int, int>>{{1, 0}, {2, 0}, {1, 1}, {2, 1}, {4, 1}, {4, 2}, {0, 3}, {4, 3}})
+    b.hash[size_t(y) * 5 + x] = 1;
+  std::vector<PixelRect> rects = damaged_rects(a, b, 12);
+  // Runs of the same columns in consecutive rows join: columns 1-2 over rows 0-1, column 4 over rows 1-3, and the
+  // single tile (0, 3); the frame's edge cuts the last column at 300 and the last row at 230.
+  std::set<std::tuple<int, int, int, int>> got;
+  for (const PixelRect& r : rects) got.insert({r.x0, r.y0, r.x1, r.y1});
+  EXPECT_EQ(got, (std::set<std::tuple<int, int, int, int>>{{64, 0, 192, 128}, {256, 64, 300, 230}, {0, 192, 64, 230}}));
+  long long area = 0;
+  for (size_t i = 0; i < rects.size(); ++i) {
+    area += rects[i].area();
+    for (size_t j = i + 1; j < rects.size(); ++j) EXPECT_TRUE(intersect(rects[i], rects[j]).empty());
+  }
+  EXPECT_EQ(area, 128LL * 128 + 44LL * 166 + 64LL * 38);
+
+  // More rectangles than allowed: their bounding box.
+  EXPECT_EQ(damaged_rects(a, b, 2), (std::vector<PixelRect>{{0, 0, 300, 230}}));
+  // Another size: the whole frame.
+  TileHashes c = b;
+  c.width = 320;
+  EXPECT_EQ(damaged_rects(a, c, 12), (std::vector<PixelRect>{{0, 0, 320, 230}}));
+}
+
+TEST(Damage, RestrictToRectsRepeatsCommandsPerRectangleInOrderAndDropsTheRest) {
+  Frame f;
+  f.quad(0, {0, 0}, {256, 192}, IM_COL32(30, 30, 30, 255), nullptr, ImVec4(0.5f, 0.5f, 255.5f, 191.5f));
+  f.callback(0, callback_a);
+  f.quad(0, {200, 150}, {210, 160}, IM_COL32(255, 0, 0, 255));  // only in the second rectangle
+  f.quad(0, {10, 10}, {20, 20}, IM_COL32(0, 255, 0, 255));      // in neither
+  ImDrawData& d = f.draw_data();
+  restrict_to_rects(&d, {{64, 0, 128, 64}, {192, 128, 256, 192}}, 256, 192);
+  const ImVector<ImDrawCmd>& cmds = f.list(0).CmdBuffer;
+  ASSERT_EQ(cmds.Size, 4);
+  // The background: once per rectangle, clipped to the rectangle within its own scissor (0..255 × 1..191 rows:
+  // glScissor(0, int(192 - 191.5) = 0, int(255), int(191)) from the bottom, so rows 1..191 from the top).
+  EXPECT_EQ(cmds[0].IdxOffset, 0u);
+  EXPECT_EQ(cmds[0].ClipRect.x, 64);
+  EXPECT_EQ(cmds[0].ClipRect.y, 1);
+  EXPECT_EQ(cmds[0].ClipRect.z, 128);
+  EXPECT_EQ(cmds[0].ClipRect.w, 64);
+  EXPECT_EQ(cmds[1].IdxOffset, 0u);
+  EXPECT_EQ(cmds[1].ClipRect.x, 192);
+  EXPECT_EQ(cmds[1].ClipRect.y, 128);
+  EXPECT_EQ(cmds[1].ClipRect.z, 255);
+  EXPECT_EQ(cmds[1].ClipRect.w, 192);
+  // The callback keeps its place; the red quad is drawn in the second rectangle only; the green one not at all.
+  EXPECT_EQ(cmds[2].UserCallback, &callback_a);
+  EXPECT_EQ(cmds[3].IdxOffset, 6u);
+  EXPECT_EQ(cmds[3].ClipRect.x, 192);
+  EXPECT_EQ(cmds[3].ClipRect.y, 128);
+  // Whole-pixel clip rectangles: the backend's scissor is exactly the rectangle asked for.
+  EXPECT_EQ(scissor_pixels(cmds[3].ClipRect.x, cmds[3].ClipRect.y, cmds[3].ClipRect.z, cmds[3].ClipRect.w, 256, 192),
+            (PixelRect{192, 128, 256, 192}));
+}
+
+}  // namespace
+}  // namespace tw
