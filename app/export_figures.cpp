@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/io/atomic_file.h"
+#include "core/io/user_dirs.h"
 #include "core/text/i18n.h"
 #include "views/plot/export_naming.h"
 
@@ -122,11 +123,7 @@ std::string export_dir_problem(const std::string& dir) {
   return "";
 }
 
-std::string default_export_dir() {
-  std::error_code ec;
-  const std::filesystem::path cwd = std::filesystem::current_path(ec);
-  return ((ec ? std::filesystem::path("/tmp") : cwd) / "figures").string();
-}
+std::string default_export_dir() { return (std::filesystem::path(user_work_dir()) / "figures").string(); }
 
 std::optional<std::string> parse_export_formats(std::string_view text, plot::ExportFormats* out) {
   plot::ExportFormats formats = plot::ExportFormat_None;

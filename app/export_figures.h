@@ -51,7 +51,8 @@ FigureExportResult export_open_panel_figures(AppState& state, const FigureExport
 // What is wrong with a GUI export folder ("" when usable): it must be an absolute path, and an existing path
 // must be a folder.
 std::string export_dir_problem(const std::string& dir);
-// The GUI's export folder when none was chosen: <current directory>/figures, absolute.
+// The GUI's export folder when none was chosen: figures/ in user_work_dir() (under $HOME, never the directory the
+// app was started in).
 std::string default_export_dir();
 
 // "png,svg" → formats. Returns an error line naming the bad entry, or nothing.

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/app_state.h"
+#include "app/slide_mode.h"
 #include "core/io/atomic_file.h"
 #include "views/plot/plot_imgui.h"
 
@@ -31,9 +32,27 @@ bool write_gui_report(const AppState& state, const std::string& path, std::strin
   report["windows"] = std::move(windows);
   nlohmann::ordered_json figures = nlohmann::ordered_json::array();
   for (const plot::FigureOnScreen& f : plot::figures_on_screen())
-    figures.push_back(
-        {{"id", f.id}, {"rect", {f.x, f.y, f.w, f.h}}, {"window_scroll_y", f.window_scroll_y}, {"zoomed", f.zoomed}});
+    figures.push_back({{"id", f.id},
+                       {"rect", {f.x, f.y, f.w, f.h}},
+                       {"visible", {f.visible_x, f.visible_y, f.visible_w, f.visible_h}},
+                       {"window_scroll_y", f.window_scroll_y},
+                       {"zoomed", f.zoomed}});
   report["figures"] = std::move(figures);
+  // Slide mode: on or off, the panel and figure chosen, the controls, and where the last slide frame put them.
+  nlohmann::ordered_json slide = {{"on", state.slide.on()},
+                                  {"panel", state.slide.panel},
+                                  {"figure", state.slide.figure},
+                                  {"controls", state.slide.controls}};
+  if (state.slide.on()) {
+    const SlideOnScreen& on = last_slide_on_screen();
+    auto r = [](const SlideRect& s) { return nlohmann::ordered_json{s.x, s.y, s.w, s.h}; };
+    slide["window"] = r(on.window);
+    slide["figure_rect"] = r(on.figure);
+    nlohmann::ordered_json controls = nlohmann::ordered_json::array();
+    for (const SlideRect& c : on.controls) controls.push_back(r(c));
+    slide["control_rects"] = std::move(controls);
+  }
+  report["slide"] = std::move(slide);
   return write_file_atomic(path, report.dump(1) + "\n", error);
 }
 

@@ -503,6 +503,7 @@ bool draw_panel_window(AppState& state, PanelSlot& slot, DrawContext ctx) {
   }
   // The controls column collapses to a strip in focus; a column collapsed then stays a strip outside focus.
   ctx.controls_collapsed = focused || slot.controls_collapsed ? &slot.controls_collapsed : nullptr;
+  ctx.fit_figures_to_height = focused;
   if (expanded) slot.panel->draw(ctx);
   ImGui::End();
   return same_focus;

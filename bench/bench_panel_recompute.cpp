@@ -160,7 +160,8 @@ void BM_NgramWhole(benchmark::State& state) {
 BENCHMARK(BM_NgramWhole)->Unit(benchmark::kMillisecond);
 
 // N-gram baselines, `corpus` changed to one not counted yet (Args: corpus 0 Tang poems, 1 Song ci, 2 English
-// quotations; the highest order): the count tables and their Witten–Bell statistics, kept afterwards.
+// quotations; the highest order): the count tables and their Witten–Bell statistics, kept afterwards. Order 2 is the
+// panel's first answer, waited for in the frame (order 1 for comparison); order 5 is its refinement on the worker.
 void BM_NgramCountCorpus(benchmark::State& state) {
   Corpus c;
   if (const std::string e = load_corpus(static_cast<CorpusId>(state.range(0)), &c); !e.empty()) {
@@ -169,7 +170,7 @@ void BM_NgramCountCorpus(benchmark::State& state) {
   }
   for (auto _ : state) benchmark::DoNotOptimize(count_ngram_corpus(c, static_cast<int>(state.range(1))));
 }
-BENCHMARK(BM_NgramCountCorpus)->ArgsProduct({{0, 1, 2}, {2, 5}})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_NgramCountCorpus)->ArgsProduct({{0, 1, 2}, {1, 2, 5}})->Unit(benchmark::kMillisecond);
 
 // N-gram baselines' first answer when `k` or `record` changed (Arg: record): from the corpus's kept tables, add-k
 // rescored and the record compared; the samples of the seed are kept too.

@@ -80,7 +80,11 @@ DirListing list_directory(const std::string& dir, const FileBrowserOptions& opti
   return out;
 }
 
-std::string resolve_typed_path(const std::string& typed, const std::string& base) {
+std::string resolve_typed_path(const std::string& typed_text, const std::string& base) {
+  // A path pasted from a terminal or a document often brings a space or line break with it.
+  const size_t first = typed_text.find_first_not_of(" \t\r\n");
+  const std::string typed =
+      first == std::string::npos ? "" : typed_text.substr(first, typed_text.find_last_not_of(" \t\r\n") - first + 1);
   if (typed.empty()) return base;
   fs::path p;
   if (typed == "~")

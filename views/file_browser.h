@@ -32,7 +32,8 @@ struct DirListing {
 // extension, compared case-insensitively).
 DirListing list_directory(const std::string& dir, const FileBrowserOptions& options);
 // `typed` as an absolute, normalized path: "~" and "~/x" are under $HOME, a relative path is taken relative to
-// `base` (the folder shown), a trailing separator is dropped (except for "/").
+// `base` (the folder shown), a trailing separator is dropped (except for "/"); spaces and line breaks around it (a
+// pasted path) are ignored.
 std::string resolve_typed_path(const std::string& typed, const std::string& base);
 
 class FileBrowser {

@@ -152,7 +152,7 @@ std::vector<plot::Figure> ForwardPanel::figures() {
 // [SECTION] draw: left column
 
 void ForwardPanel::draw(const DrawContext& ctx) {
-  panel_explanation(panel_text(info().id));
+  panel_explanation(panel_text(info().id), ctx.fit_figures_to_height);
   const float s = ctx.dpi_scale;
   const float left_w = std::min(340.0f * s, ImGui::GetContentRegionAvail().x * 0.4f);
   begin_controls_column(ctx, left_w / s);  // collapsible in focus, like every panel's controls

@@ -61,6 +61,7 @@ struct NgramResult {
   std::string record;  // the held-out record compared, its first line
   MaskedComparison masked;
   bool samples_pending = false;    // the first answer of a new seed: refine() draws the samples
+  bool orders_pending = false;     // the first answer of a corpus not counted yet: orders 1 … 2, refine() counts on
   std::optional<ModelBits> model;  // the folder's model on the same held-out records
   std::string model_name, model_error;
 };
@@ -105,21 +106,23 @@ void score_model(const NgramState& s, const Corpus& c, Progress& progress, Ngram
 }
 
 // The corpus's count tables and Witten–Bell statistics are counted once per corpus (core/experiments/ngram_baselines);
-// a change of k or the record scores add-k and compares from the kept tables. Samples are kept per seed: a new seed
-// answers first without them (marked pending) and refine() draws them on the worker.
+// a change of k or the record scores add-k and compares from the kept tables. A corpus not counted yet answers first
+// with orders 1 … 2 only (a few milliseconds; orders 3 … 5 take up to 0.2 s), marked pending, and refine() counts
+// the rest on the worker. Samples are kept per seed: a new seed answers first without them (marked pending) and
+// refine() draws them.
 constexpr int kSampleChars = 60;
-ResultPtr compute(const NgramState& s, Progress& progress) {
-  auto r = std::make_shared<NgramResult>();
-  r->state = s;
-  const auto models = ngram_corpus_models(s.corpus, kMaxOrder, &r->error, progress.cancel_flag());
-  if (!models) return r;
-  const Corpus& c = models->corpus;
+constexpr int kFirstOrders = 2;  // what a corpus's first answer counts
+ResultPtr compute_from(const NgramState& s, const NgramCorpusModels& models, Progress& progress,
+                       std::shared_ptr<NgramResult> r) {
+  const Corpus& c = models.corpus;
   r->train_chars = c.train_chars, r->heldout_chars = c.heldout_chars;
   r->train_records = c.train.size(), r->heldout_records = c.heldout.size();
-  for (int n = 1; n <= kMaxOrder; ++n) {
+  const int orders = int(models.wb.size());
+  std::vector<OrderResult> kept;  // into r only when every order is in (a cancelled refinement leaves r as it was)
+  for (int n = 1; n <= orders; ++n) {
     if (progress.cancelled()) return r;
-    const NgramModel& wb = models->wb[size_t(n - 1)];
-    const NgramOrderStats& stats = models->stats[size_t(n - 1)];
+    const NgramModel& wb = models.wb[size_t(n - 1)];
+    const NgramOrderStats& stats = models.stats[size_t(n - 1)];
     r->vocab = wb.vocab_size();
     OrderResult o;
     o.n = n;
@@ -128,31 +131,45 @@ ResultPtr compute(const NgramState& s, Progress& progress) {
     o.train_wb = stats.train_wb;
     o.distinct = stats.distinct;
     o.unseen = stats.unseen;
-    r->orders.push_back(std::move(o));
+    kept.push_back(std::move(o));
     progress.set(float(n) / (kMaxOrder + 1));
   }
+  r->orders = std::move(kept);
+  r->orders_pending = orders < kMaxOrder;
   std::vector<std::string> samples;
-  r->samples_pending = !models->kept_samples(static_cast<uint64_t>(s.seed), kSampleChars, &samples);
+  r->samples_pending = !models.kept_samples(static_cast<uint64_t>(s.seed), kSampleChars, &samples);
   for (size_t i = 0; i < samples.size() && i < r->orders.size(); ++i) r->orders[i].sample = samples[i];
   const std::string& rec = c.heldout[size_t(std::clamp(s.record, 0, int(c.heldout.size()) - 1))];
   r->record = rec.substr(0, rec.find('\n'));
-  r->masked = compare_causal_bidirectional(models->wb[2], models->wb[1], r->record);
-  if (!s.model_dir.empty()) score_model(s, c, progress, r.get());
+  r->masked = {};
+  if (orders >= 3) r->masked = compare_causal_bidirectional(models.wb[2], models.wb[1], r->record);
   return r;
 }
-bool pending(const NgramResult& r) { return r.error.empty() && r.samples_pending; }
+ResultPtr compute(const NgramState& s, Progress& progress) {
+  auto r = std::make_shared<NgramResult>();
+  r->state = s;
+  const int orders = ngram_corpus_models_kept(s.corpus, kMaxOrder) ? kMaxOrder : kFirstOrders;
+  const auto models = ngram_corpus_models(s.corpus, orders, &r->error, progress.cancel_flag());
+  if (!models) return r;
+  compute_from(s, *models, progress, r);
+  if (!s.model_dir.empty() && !progress.cancelled()) score_model(s, models->corpus, progress, r.get());
+  return r;
+}
+bool pending(const NgramResult& r) { return r.error.empty() && (r.samples_pending || r.orders_pending); }
 ResultPtr refine(const NgramState& s, const NgramResult& first, Progress& progress) {
   auto r = std::make_shared<NgramResult>(first);
   const auto models = ngram_corpus_models(s.corpus, kMaxOrder, &r->error, progress.cancel_flag());
   if (!models) return r;
+  if (r->orders_pending) compute_from(s, *models, progress, r);
+  if (progress.cancelled()) return r;
   const std::vector<std::string> samples = models->samples(static_cast<uint64_t>(s.seed), kSampleChars);
   for (size_t i = 0; i < samples.size() && i < r->orders.size(); ++i) r->orders[i].sample = samples[i];
   r->samples_pending = false;
   return r;
 }
-// Counting a corpus's five orders takes most of a second, on the worker; from its kept tables the first answer is a
-// few milliseconds, waited for in the frame (a language model folder is scored on the worker).
-bool quick(const NgramState& s) { return s.model_dir.empty() && ngram_corpus_models_kept(s.corpus, kMaxOrder); }
+// From kept tables, or counting orders 1 … 2 of a new corpus, the first answer is a few milliseconds, waited for in
+// the frame (a language model folder is scored on the worker).
+bool quick(const NgramState& s) { return s.model_dir.empty(); }
 std::string error_of(const NgramResult& r) { return r.error; }
 
 // [SECTION] figures
@@ -161,6 +178,7 @@ plot::Figure bits_figure(const NgramResult& r) {
   plot::Figure fig("bits", subst(tr("Held-out bits per character of {0}"), {tr(corpus_info(r.state.corpus).title)}));
   fig.note = subst(tr("{0} training and {1} held-out characters (every tenth record held out); {2} symbols"),
                    {std::to_string(r.train_chars), std::to_string(r.heldout_chars), std::to_string(r.vocab)});
+  if (r.orders_pending) fig.note += "\n" + std::string(tr("(counting orders 3 to 5...)"));
   plot::Axes& ax = fig.axes();
   ax.setup(tr("order $n$"), "", tr("bits per character"), "");
   std::vector<double> ns, wb, addk, train;
@@ -195,6 +213,7 @@ plot::Figure bits_figure(const NgramResult& r) {
 plot::Figure sparsity_figure(const NgramResult& r) {
   plot::Figure fig("sparsity", tr("Why counting runs out: the table gets sparse"));
   fig.note = tr("a neural model shares what it learns between similar contexts; a count table cannot");
+  if (r.orders_pending) fig.note += std::string(" ") + tr("(counting orders 3 to 5...)");
   fig.grid_cols = 2;
   std::vector<double> ns, unseen, distinct;
   for (const OrderResult& o : r.orders) {
@@ -229,6 +248,7 @@ plot::Figure samples_figure(const NgramResult& r) {
   plot::Figure fig("samples", tr("Samples from each order (Witten–Bell, temperature 1)"));
   fig.note = subst(tr("seed {0}; the first 60 characters; \" / \" is a line break"), {std::to_string(r.state.seed)});
   if (r.samples_pending) fig.note += std::string(" ") + tr("(drawing the samples...)");
+  if (r.orders_pending) fig.note += std::string(" ") + tr("(counting orders 3 to 5...)");
   plot::Axes& ax = fig.axes();
   ax.x.hide = ax.y.hide = true;
   ax.flags |= plot::AxesFlags_NoGrid | plot::AxesFlags_NoLegend;
@@ -253,6 +273,11 @@ plot::Figure masked_figure(const NgramResult& r) {
   fig.aspect = 0.55f;
   ax.setup(tr("character"), "", tr("probability"), "");
   ax.set_y_range(0, 1);
+  if (r.orders_pending) {  // the trigram is not counted yet
+    fig.note += "\n" + std::string(tr("(counting orders 3 to 5...)"));
+    ax.flags |= plot::AxesFlags_NoLegend;
+    return fig;
+  }
   ax.x.categories = m.chars;
   std::vector<double> xs;
   for (size_t i = 0; i < m.chars.size(); ++i) xs.push_back(double(i));
@@ -275,11 +300,13 @@ plot::Figure masks_figure(const NgramResult& r) {
   fig.note =
       tr("decoder-only (causal): the past only; encoder-only (bidirectional): everything but itself, which is "
          "masked out as the prediction target");
+  if (T == 0) fig.note += "\n" + std::string(tr("(counting orders 3 to 5...)"));
   fig.grid_cols = 2;
   fig.aspect = 0.6f;
   for (int bidirectional = 0; bidirectional < 2; ++bidirectional) {
     plot::Axes& ax = fig.add_axes(bidirectional ? tr("bidirectional (BERT)") : tr("causal (GPT, LLaMA)"));
     ax.setup(tr("key"), "", tr("predicting"), "");
+    if (T == 0) continue;  // the first answer of a corpus: the record is compared once orders 3 … 5 are counted
     std::vector<double> v(size_t(T) * T);
     for (int i = 0; i < T; ++i)
       for (int j = 0; j < T; ++j) v[size_t(i) * T + j] = bidirectional ? (i != j) : (j < i);

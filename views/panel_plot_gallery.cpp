@@ -227,7 +227,7 @@ class PlotGalleryPanel final : public Panel {
   }
 
   void draw(const DrawContext& ctx) override {
-    panel_explanation(panel_text(info().id));
+    panel_explanation(panel_text(info().id), ctx.fit_figures_to_height);
     for (const Control& c : controls().all()) draw_control(c);
     ImGui::Separator();
     // Rebuild only when a control changed: the 1024 × 1024 heatmap costs a million exp() calls.

@@ -1,6 +1,7 @@
 #include "views/widgets.h"
 
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include <algorithm>
 #include <cmath>
@@ -23,12 +24,26 @@ void help_marker(const char* text) {
   }
 }
 
-void panel_explanation(const char* text) {
-  if (ImGui::CollapsingHeader((std::string(tr("About this panel")) + "###about").c_str(),
-                              ImGuiTreeNodeFlags_DefaultOpen)) {
+void panel_explanation(const char* text, bool compact) {
+  if (!ImGui::CollapsingHeader((std::string(tr("About this panel")) + "###about").c_str(),
+                               ImGuiTreeNodeFlags_DefaultOpen))
+    return;
+  if (!compact) {
     math_text(text);
     ImGui::Spacing();
+    return;
   }
+  // The text's height is known once drawn: kept from the last frame, the child is no taller than the text needs.
+  ImGuiStorage* storage = ImGui::GetStateStorage();
+  const ImGuiID height_id = ImGui::GetID("about_text_height");
+  const float cap = 0.25f * ImGui::GetWindowHeight();
+  const float needed = storage->GetFloat(height_id, cap);
+  ImGui::BeginChild("about_text", ImVec2(0, std::min(needed, cap)));
+  math_text(text);
+  const float drawn = ImGui::GetCursorPosY() + ImGui::GetStyle().WindowPadding.y;
+  ImGui::EndChild();
+  storage->SetFloat(height_id, drawn);
+  ImGui::Spacing();
 }
 
 void empty_state(const char* text) {
@@ -229,6 +244,16 @@ void draw_figure_rows(const std::vector<plot::Figure>& figs, const DrawContext& 
   const bool stack = (avail - spacing) / 2 < readable;
   const float w = stack ? std::max(min_width * ctx.dpi_scale, avail) : (avail - spacing) / 2;
   const std::vector<std::vector<size_t>> shown = figure_rows_indices(figs, rows);
+  // Fitted to the column's visible height (focus): a figure taller than it shrinks in its own shape, whole on screen
+  // with its caption, and is drawn at that size (the readable minimum would grow it past the fold again).
+  const float fit_h = ctx.fit_figures_to_height
+                          ? ImGui::GetCurrentWindow()->InnerRect.GetHeight() - ImGui::GetStyle().ItemSpacing.y
+                          : 0.0f;
+  const plot::FigureDrawFlags fit_flags = fit_h > 0 ? plot::FigureDrawFlags_NoMinSize : plot::FigureDrawFlags_None;
+  auto fitted = [fit_h](ImVec2 size) {
+    if (fit_h > 0 && size.y > fit_h) size = ImVec2(size.x * fit_h / size.y, fit_h);
+    return size;
+  };
   for (size_t ri = 0; ri < rows.size(); ++ri) {
     const FigureRow& row = rows[ri];
     const bool wide = row.figures.size() == 1 && !row.half;
@@ -236,11 +261,13 @@ void draw_figure_rows(const std::vector<plot::Figure>& figs, const DrawContext& 
       const plot::Figure& f = figs[shown[ri][k]];
       if (stack) {
         // Keep each figure's shape: in a shared row it was w/2 wide and w/2 · aspect tall.
-        plot::draw_figure(f, ctx, panel_id, ImVec2(w, w * row.aspect * (wide ? 0.5f : 1.0f)));
+        const ImVec2 size = fitted(ImVec2(w, w * row.aspect * (wide ? 0.5f : 1.0f)));
+        if (size.x < w) ImGui::SetCursorPosX(ImGui::GetCursorPosX() + (w - size.x) / 2);  // centred when fitted
+        plot::draw_figure(f, ctx, panel_id, size, fit_flags);
         continue;
       }
       if (k > 0) ImGui::SameLine();
-      plot::draw_figure(f, ctx, panel_id, ImVec2(wide ? 2 * w + spacing : w, w * row.aspect));
+      plot::draw_figure(f, ctx, panel_id, fitted(ImVec2(wide ? 2 * w + spacing : w, w * row.aspect)), fit_flags);
     }
   }
 }

@@ -15,8 +15,10 @@ namespace tw {
 
 // A greyed "(?)" that shows `text` as a tooltip on hover; placed on the same line as the previous item.
 void help_marker(const char* text);
-// The panel's one-paragraph explanation, wrapped, in a collapsible header open by default.
-void panel_explanation(const char* text);
+// The panel's one-paragraph explanation, wrapped, in a collapsible header open by default. `compact` (a focused
+// panel, DrawContext::fit_figures_to_height): at most a quarter of the window's height, scrolling inside, so a large
+// zoom on a projector leaves the figures the room to be seen whole.
+void panel_explanation(const char* text, bool compact = false);
 // Centered grey text for a panel or figure with nothing to show yet.
 void empty_state(const char* text);
 // A green check or red cross followed by a label, for live invariant checks.

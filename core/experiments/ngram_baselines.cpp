@@ -1,5 +1,6 @@
 #include "core/experiments/ngram_baselines.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -42,21 +43,38 @@ std::shared_ptr<const NgramCorpusModels> ngram_corpus_models(CorpusId id, int ma
     std::lock_guard<std::mutex> lock(mutex);
     if (const auto it = kept.find(key); it != kept.end()) return it->second;
   }
+  // Fewer orders of the same corpus kept (a first answer): its corpus and tables are the start of these.
+  std::shared_ptr<const NgramCorpusModels> start;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const auto& [k, m] : kept)
+      if (k.first == int(id) && k.second < max_order && (!start || m->wb.size() > start->wb.size())) start = m;
+  }
   Corpus corpus;
-  *error = load_corpus(id, &corpus);
-  if (!error->empty()) return nullptr;  // not kept: the package may be installed before the next call
-  std::shared_ptr<const NgramCorpusModels> m = count_ngram_corpus(std::move(corpus), max_order, cancel);
+  if (start) {
+    corpus = start->corpus;
+  } else {
+    *error = load_corpus(id, &corpus);
+    if (!error->empty()) return nullptr;  // not kept: the package may be installed before the next call
+  }
+  std::shared_ptr<const NgramCorpusModels> m = count_ngram_corpus(std::move(corpus), max_order, cancel, start.get());
   if (!m) return nullptr;
   std::lock_guard<std::mutex> lock(mutex);
   return kept.emplace(key, std::move(m)).first->second;
 }
 
 std::shared_ptr<const NgramCorpusModels> count_ngram_corpus(Corpus corpus, int max_order,
-                                                            const std::atomic<bool>* cancel) {
+                                                            const std::atomic<bool>* cancel,
+                                                            const NgramCorpusModels* start) {
   auto m = std::make_shared<NgramCorpusModels>();
   m->corpus = std::move(corpus);
   const Corpus& c = m->corpus;
-  for (int n = 1; n <= max_order; ++n) {
+  if (start) {
+    const size_t reuse = std::min(start->wb.size(), size_t(std::max(max_order, 0)));
+    m->wb.assign(start->wb.begin(), start->wb.begin() + long(reuse));
+    m->stats.assign(start->stats.begin(), start->stats.begin() + long(reuse));
+  }
+  for (int n = int(m->wb.size()) + 1; n <= max_order; ++n) {
     if (cancel && cancel->load(std::memory_order_relaxed)) return nullptr;
     const NgramModel& wb = m->wb.emplace_back(c.train, n, NgramSmoothing::WittenBell);
     NgramOrderStats o;

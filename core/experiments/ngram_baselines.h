@@ -41,14 +41,17 @@ struct NgramCorpusModels {
   mutable std::map<std::pair<uint64_t, int>, std::vector<std::string>> samples_;
 };
 
-// The corpus's tables up to `max_order` (1 … 5), loaded and counted at the first call for (id, max_order) and kept.
+// The corpus's tables up to `max_order` (1 … 5), loaded and counted at the first call for (id, max_order) and kept
+// (starting from the tables of fewer orders kept for the corpus, when there are).
 // nullptr with *error set when the corpus cannot be read (load_corpus's message), or nullptr with "" when `cancel`
 // was set (nothing kept: the next call counts again).
 std::shared_ptr<const NgramCorpusModels> ngram_corpus_models(CorpusId id, int max_order, std::string* error,
                                                              const std::atomic<bool>* cancel = nullptr);
-// What ngram_corpus_models keeps, counted from `corpus` every time (nullptr when `cancel` was set).
+// What ngram_corpus_models keeps, counted from `corpus` every time (nullptr when `cancel` was set). With `start`
+// (tables of fewer orders of the same corpus), its orders are taken as they are and only the higher ones counted.
 std::shared_ptr<const NgramCorpusModels> count_ngram_corpus(Corpus corpus, int max_order,
-                                                            const std::atomic<bool>* cancel = nullptr);
+                                                            const std::atomic<bool>* cancel = nullptr,
+                                                            const NgramCorpusModels* start = nullptr);
 // Whether ngram_corpus_models(id, max_order) would answer from what it kept (without counting).
 bool ngram_corpus_models_kept(CorpusId id, int max_order);
 

@@ -10,6 +10,7 @@
 #include "app/app_state.h"
 #include "app/export_figures.h"
 #include "app/scene.h"
+#include "core/io/user_dirs.h"
 
 namespace tw {
 
@@ -96,6 +97,9 @@ TEST(ExportSettingsRules, FolderMustBeAbsolute) {
   EXPECT_NE(export_dir_problem("figures"), "");
   EXPECT_EQ(export_dir_problem("/tmp/some/new/folder"), "");
   EXPECT_TRUE(fs::path(default_export_dir()).is_absolute());
+  // Under the user's home like the scenes and checkpoints, not in the working directory.
+  EXPECT_EQ(default_export_dir(), (fs::path(user_work_dir()) / "figures").string());
+  EXPECT_NE(fs::path(default_export_dir()).parent_path(), fs::current_path());
   const fs::path file = fs::temp_directory_path() / ("tw_not_a_folder_" + std::to_string(::getpid()));
   { std::ofstream(file) << "x"; }
   EXPECT_NE(export_dir_problem(file.string()), "");

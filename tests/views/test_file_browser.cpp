@@ -89,6 +89,10 @@ TEST(FileBrowserPaths, TypedPathsAreAbsoluteAndNeverTheWorkingDirectory) {
   EXPECT_EQ(resolve_typed_path("/etc//", "/usr"), "/etc");
   EXPECT_EQ(resolve_typed_path("/", "/usr"), "/");
   EXPECT_EQ(resolve_typed_path("", "/usr"), "/usr");
+  // Pasted with a space or a line break around it (seen replaying issue 27's file dialogs): the same path.
+  EXPECT_EQ(resolve_typed_path(" /etc/hosts \n", "/usr"), "/etc/hosts");
+  EXPECT_EQ(resolve_typed_path("\tshare ", "/usr"), "/usr/share");
+  EXPECT_EQ(resolve_typed_path("  ", "/usr"), "/usr");
   if (old_home)
     ::setenv("HOME", saved.c_str(), 1);
   else

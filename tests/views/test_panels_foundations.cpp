@@ -11,6 +11,7 @@
 #include "core/experiments/high_dim_geometry.h"
 #include "core/experiments/model_bits.h"
 #include "core/experiments/ngram.h"
+#include "core/experiments/ngram_baselines.h"
 #include "core/experiments/stepper_model.h"
 #include "core/io/hf_model.h"
 #include "core/model/config.h"
@@ -202,6 +203,40 @@ TEST(NgramPanel, HeldOutBitsAreTheModelsOwn) {
   EXPECT_LT(num(t.rows[4][3]), 1.0);
   const plot::Table sparsity = plot::figure_table(figure_by_id(figs, "sparsity"));
   EXPECT_GT(num(sparsity.rows[4][2]), 0.9);  // almost every held-out 5-gram is new
+}
+
+// A corpus not counted yet answers in the frame with orders 1 … 2, every figure saying the rest is being counted;
+// the refinement on the worker brings the five orders, the same numbers a corpus counted before shows.
+TEST(NgramPanel, ANewCorpusAnswersWithTwoOrdersFirst) {
+  if (ngram_corpus_models_kept(CorpusId::SongCi, 5)) GTEST_SKIP() << "Song ci counted by an earlier test";
+  auto p = panel_with("ngram", {{"corpus", "song100"}});
+  ASSERT_NE(p, nullptr);
+  p->update();
+  p->wait_answer();
+  const auto first = p->figures();
+  ASSERT_EQ(p->error(), "");
+  const plot::Table t2 = plot::figure_table(figure_by_id(first, "bits"));
+  const std::string counting = "(counting orders 3 to 5...)";
+  ASSERT_EQ(t2.rows.size(), 2u);  // the refinement is requested by the next update(), not before
+  for (const char* id : {"bits", "sparsity", "samples", "masked", "masks"})
+    EXPECT_NE(figure_by_id(first, id).note.find(counting), std::string::npos) << id;
+  EXPECT_EQ(num(t2.rows[1][0]), 2.0);
+  p->wait_idle();
+  const auto whole = p->figures();
+  const plot::Table t5 = plot::figure_table(figure_by_id(whole, "bits"));
+  ASSERT_EQ(t5.rows.size(), 5u);
+  for (const char* id : {"bits", "sparsity", "samples", "masked", "masks"})
+    EXPECT_EQ(figure_by_id(whole, id).note.find(counting), std::string::npos) << id;
+  Corpus c;
+  ASSERT_EQ(load_corpus(CorpusId::SongCi, &c), "");
+  for (int n : {2, 4}) {
+    const NgramModel wb(c.train, n, NgramSmoothing::WittenBell);
+    EXPECT_DOUBLE_EQ(num(t5.rows[size_t(n - 1)][1]), wb.bits_per_symbol(c.heldout)) << n;
+    if (n == 2) {
+      EXPECT_DOUBLE_EQ(num(t2.rows[1][1]), wb.bits_per_symbol(c.heldout));
+    }
+  }
+  EXPECT_FALSE(plot::figure_table(figure_by_id(whole, "masked")).rows.empty());
 }
 
 }  // namespace

@@ -155,6 +155,34 @@ TEST_F(SlideFrame, AtOneFiftyPercentOn1280x720TheFigureKeeps16By9AndEverythingFi
   }
 }
 
+// Focus on a real panel at 1280×720, 150% and 200%: its first figure, caption included, lies inside the part of the
+// figures column that shows (no scrolling needed), and that part inside the window; in English and Chinese.
+TEST_F(SlideFrame, AFocusedPanelsFirstFigureAndCaptionFitTheWindow) {
+  for (float zoom : {1.5f, 2.0f})
+    for (Language lang : {Language::En, Language::Zh}) {
+      set_language(lang);
+      AppState app = make_app_state();
+      app.zoom = zoom;
+      fonts(app);
+      app.toggle_focus("softmax");
+      ASSERT_EQ(app.focused, "softmax");
+      frames(app, 2);
+      app.find("softmax")->panel->wait_idle();
+      frames(app, 4);  // the explanation's height is known from the frame after it is drawn
+      const std::string what = std::string(lang == Language::En ? "en " : "zh ") + std::to_string(zoom);
+      const plot::FigureOnScreen* scores = nullptr;
+      for (const plot::FigureOnScreen& f : plot::figures_on_screen())
+        if (f.id == "scores") scores = &f;
+      ASSERT_NE(scores, nullptr) << what;
+      const SlideRect fig{scores->x, scores->y, scores->w, scores->h};
+      const SlideRect visible{scores->visible_x, scores->visible_y, scores->visible_w, scores->visible_h};
+      EXPECT_TRUE(inside({0, 0, 1280, 720}, visible)) << what << ": column " << str(visible);
+      EXPECT_TRUE(inside(visible, fig)) << what << ": figure " << str(fig) << " in " << str(visible);
+      // Fitted, not shrunk to nothing: at least 40% of the window's height.
+      EXPECT_GT(fig.h, 0.4f * 720) << what << ": figure " << str(fig);
+    }
+}
+
 TEST_F(SlideFrame, TheClickerStepsThePanelAndEscLeaves) {
   AppState app = make_app_state();
   app.zoom = 1.5f;

@@ -6,6 +6,7 @@
 // [SECTION] draw: the model's source, folder box and vocabulary
 #include <imgui.h>
 #include <imgui_stdlib.h>
+#include <algorithm>
 
 #include <cstdio>
 #include <filesystem>
@@ -211,7 +212,13 @@ void ForwardPanel::draw_model_source() {
   // The folder is taken on Enter or Open, not per keystroke: a half-typed path would be loaded (and refused).
   if (s_.model == ForwardModel::Folder || shown_choice_ == ForwardModel::Folder || !s_.model_dir.empty()) {
     if (!folder_editing_) folder_box_ = s_.model_dir;
-    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.7f);
+    // The box gives up what Open, Browse... and (?) need beside it, so neither button is cut at the column's edge.
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const auto button_w = [&](const char* label) { return ImGui::CalcTextSize(label).x + 2 * style.FramePadding.x; };
+    const float beside =
+        button_w(tr("Open")) + button_w(tr("Browse...")) + ImGui::CalcTextSize("(?)").x + 3 * style.ItemSpacing.x;
+    const float avail = ImGui::GetContentRegionAvail().x;
+    ImGui::SetNextItemWidth(std::max(avail - beside, avail * 0.3f));
     const bool enter = ImGui::InputTextWithHint("##folder", tr("Hugging Face model folder"), &folder_box_,
                                                 ImGuiInputTextFlags_EnterReturnsTrue);
     folder_editing_ = ImGui::IsItemActive();

@@ -14,6 +14,7 @@
 #include "views/plot/plot_imgui.h"
 #include "core/text/i18n.h"
 
+#include <imgui_internal.h>
 #include <imgui_stdlib.h>
 
 #include <algorithm>
@@ -76,6 +77,7 @@ struct FigureState {
   int last_frame = 0;
   ImVec2 screen_min, screen_size;  // where it was last drawn (the GUI test's report)
   float window_scroll_y = 0;
+  ImVec4 window_visible;  // x, y, w, h of the part of its window the figure can show in (scrollbars excluded)
   // Layout cache: the layout of `shown` (a copy of the last figure drawn, which the layout points into) for
   // `shown_options`. Laying out is the most expensive step of a frame (text measurement, ticks, legends), and
   // panels hand over equal figures frame after frame, so it is redone only when the figure or its options change.
@@ -696,7 +698,8 @@ std::vector<FigureOnScreen> figures_on_screen() {
   for (const auto& [id, st] : pc.figures)
     if (st.has_layout && pc.frame - st.last_frame <= 1)
       out.push_back({st.shown.id, st.screen_min.x, st.screen_min.y, st.screen_size.x, st.screen_size.y,
-                     st.window_scroll_y, zoomed(st)});
+                     st.window_scroll_y, zoomed(st), st.window_visible.x, st.window_visible.y, st.window_visible.z,
+                     st.window_visible.w});
   std::sort(out.begin(), out.end(),
             [](const auto& a, const auto& b) { return std::tie(a.y, a.x) < std::tie(b.y, b.x); });
   return out;
@@ -790,6 +793,8 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
   st.screen_min = origin;
   st.screen_size = ImVec2(w, h);
   st.window_scroll_y = ImGui::GetScrollY();
+  const ImRect inner = ImGui::GetCurrentWindow()->InnerRect;
+  st.window_visible = ImVec4(inner.Min.x, inner.Min.y, inner.GetWidth(), inner.GetHeight());
   ImGui::InvisibleButton("##figure", ImVec2(w, h),
                          ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
   const bool hovered = ImGui::IsItemHovered();

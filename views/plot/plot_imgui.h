@@ -80,6 +80,9 @@ struct FigureOnScreen {
   float x = 0, y = 0, w = 0, h = 0;  // screen rectangle in the frame it was last drawn
   float window_scroll_y = 0;         // the scroll of the window it is drawn in
   bool zoomed = false;               // any axes zoomed or panned (the Reset view marker shows)
+  // The part of the window it is drawn in that shows content (scrollbars excluded), screen pixels: a figure inside
+  // it is whole on screen, caption included.
+  float visible_x = 0, visible_y = 0, visible_w = 0, visible_h = 0;
 };
 // The figures drawn in the current or previous frame.
 std::vector<FigureOnScreen> figures_on_screen();

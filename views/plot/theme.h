@@ -30,6 +30,9 @@ struct DrawContext {
   // The panel's "controls column collapsed" flag when the app offers collapsing (in focus, or once collapsed);
   // null: the column is always shown and offers no collapse button (views/widgets.h: begin_controls_column).
   bool* controls_collapsed = nullptr;
+  // Figures drawn by draw_figure_rows no taller than the figures column's visible height (caption included), each
+  // keeping its shape: a focused panel on a projector shows a whole figure without scrolling.
+  bool fit_figures_to_height = false;
 };
 
 struct FigureTheme {

@@ -58,5 +58,28 @@ TEST(NgramBaselines, CancelledCountKeepsNothing) {
   EXPECT_EQ(m->wb.size(), 2u);
 }
 
+// The first answer of a corpus keeps orders 1 … 2; the five orders counted afterwards start from them and equal
+// counting all five from the text.
+TEST(NgramBaselines, MoreOrdersStartFromTheKeptFewer) {
+  Corpus c;
+  ASSERT_EQ(load_corpus(CorpusId::SongCi, &c), "");
+  const auto two = count_ngram_corpus(c, 2);
+  ASSERT_NE(two, nullptr);
+  const auto from_two = count_ngram_corpus(c, 4, nullptr, two.get());
+  const auto whole = count_ngram_corpus(c, 4);
+  ASSERT_NE(from_two, nullptr);
+  ASSERT_EQ(from_two->wb.size(), 4u);
+  ASSERT_EQ(from_two->stats.size(), 4u);
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(from_two->stats[i].n, int(i) + 1);
+    EXPECT_EQ(from_two->stats[i].heldout_wb, whole->stats[i].heldout_wb);
+    EXPECT_EQ(from_two->stats[i].train_wb, whole->stats[i].train_wb);
+    EXPECT_EQ(from_two->stats[i].distinct, whole->stats[i].distinct);
+    EXPECT_EQ(from_two->wb[i].sample(3, 40), whole->wb[i].sample(3, 40));
+  }
+  // Fewer orders than the start has: only those.
+  EXPECT_EQ(count_ngram_corpus(c, 1, nullptr, two.get())->wb.size(), 1u);
+}
+
 }  // namespace
 }  // namespace tw
