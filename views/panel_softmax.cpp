@@ -219,8 +219,8 @@ class SoftmaxPanel final : public RecomputePanel<SoftmaxState, SoftmaxResult> {
     const auto& r = result();
     if (!r) return "";
     std::string p;
-    if (!r->error_a.empty()) p = subst(tr("logits A: {0}"), {r->error_a});
-    if (!r->error_b.empty()) p += (p.empty() ? "" : "; ") + subst(tr("logits B: {0}"), {r->error_b});
+    if (!r->error_a.empty()) p = subst(tr("logits $A$: {0}"), {r->error_a});
+    if (!r->error_b.empty()) p += (p.empty() ? "" : "; ") + subst(tr("logits $B$: {0}"), {r->error_b});
     return p;
   }
 
@@ -247,7 +247,8 @@ class SoftmaxPanel final : public RecomputePanel<SoftmaxState, SoftmaxResult> {
                  "5000)."),
               true);
     c.add_seed(&s_.seed, N_("Random seed; the same seed gives the same samples."));
-    c.add_text("logits_a", &s_.logits_a, 256, N_("logits A"), N_("First row of the worked example, comma-separated."));
+    c.add_text("logits_a", &s_.logits_a, 256, N_("logits $A$"),
+               N_("First row of the worked example, comma-separated."));
     c.add_text("logits_b", &s_.logits_b, 256, N_("logits $B$"),
                N_("Second row of the worked example, comma-separated."));
   }
