@@ -71,14 +71,16 @@ PassTokens pass_tokens(const ForwardResult& r) {
   return p;
 }
 
-// "(H=4, T=22, T_k=22)": the symbols only, so the one-line note fits under a figure (meanings are on the axes).
+// "($H = 4$, $T = 22$, $T_k = 22$)": the symbols only, so the one-line note fits under a figure (meanings are on the
+// axes); typeset like the formula beside it.
 std::string compact_shape(const TraceStep& s) {
   std::string out = "(";
   for (size_t d = 0; d < s.shape.size(); ++d)
-    // A subscripted symbol (T_k) is typeset; the others are single letters.
-    out += (d ? ", " : "") +
-           (s.shape[d].symbol.find('_') != std::string::npos ? "$" + s.shape[d].symbol + "$" : s.shape[d].symbol) +
-           "=" + std::to_string(s.shape[d].size);
+    out.append(d ? ", $" : "$")
+        .append(s.shape[d].tex())
+        .append(" = ")
+        .append(std::to_string(s.shape[d].size))
+        .append("$");
   return out + ")";
 }
 
