@@ -90,8 +90,11 @@ plot::Figure plane_figure(const RopeAnalysisParams& p, const RopeAnalysis& r) {
   // Arcs show the rotation modulo a full turn (m·θ can be many turns).
   const double aq = std::atan2(q0[1], q0[0]), ak = std::atan2(k0[1], k0[0]);
   const double dq = std::fmod(r.q_angle, two_pi), dk = std::fmod(r.k_angle, two_pi);
-  ax.arc("$m\\theta \\bmod 2\\pi$ = " + fmt("%.2f", dq), 0, 0, 0.45, aq, aq + dq).color = kQColor;
-  ax.arc("$n\\theta \\bmod 2\\pi$ = " + fmt("%.2f", dk), 0, 0, 0.3, ak, ak + dk).color = kKColor;
+  // The labels sit outside the unit circle, where no vector runs through them.
+  plot::ArcItem& q_arc = ax.arc("$m\\theta_k \\bmod 2\\pi$ = " + fmt("%.2f", dq), 0, 0, 0.45, aq, aq + dq);
+  q_arc.color = kQColor, q_arc.label_r = 1.06;
+  plot::ArcItem& k_arc = ax.arc("$n\\theta_k \\bmod 2\\pi$ = " + fmt("%.2f", dk), 0, 0, 0.3, ak, ak + dk);
+  k_arc.color = kKColor, k_arc.label_r = 1.06;
   return fig;
 }
 
