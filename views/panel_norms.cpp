@@ -144,13 +144,13 @@ plot::Figure activations_figure(const NormsResult& r) {
   fig.grid_cols = 2;
   const char* names[] = {"ReLU", "GELU (erf)", "GELU (tanh)", "SiLU"};
   {
-    plot::Axes& v = fig.add_axes("act(x)");
-    v.setup("x", "", "act(x)", "");
+    plot::Axes& v = fig.add_axes("$\\mathrm{act}(x)$");
+    v.setup("$x$", "", "$\\mathrm{act}(x)$", "");
     for (size_t k = 0; k < c.curves.size(); ++k) v.line(names[k], c.x, c.curves[k].value).dashed = k == 2;
   }
   {
-    plot::Axes& d = fig.add_axes("act'(x)");
-    d.setup("x", "", "act'(x)", "");
+    plot::Axes& d = fig.add_axes("$\\mathrm{act}'(x)$");
+    d.setup("$x$", "", "$\\mathrm{act}'(x)$", "");
     d.flags |= plot::AxesFlags_NoLegend;
     for (size_t k = 0; k < c.curves.size(); ++k) d.line(names[k], c.x, c.curves[k].derivative).dashed = k == 2;
   }
