@@ -177,8 +177,9 @@ plot::Figure worked_figure(const SoftmaxResult& r) {
   plot::Table& t = fig.table;
   t.header = {"case", "index", "logit", "probability", "top_gradient"};
   auto add = [&](const char* name, const WorkedSoftmax& w, const std::string& error) {
+    const std::string symbol = std::string("$") + name + "$";  // the row A or B, italic as in "logits $A$"
     plot::Axes& ax =
-        fig.add_axes(error.empty() ? subst(tr("{0}: top gradient {1}"), {name, fmt("%.3g", w.top_grad)}) : name);
+        fig.add_axes(error.empty() ? subst(tr("{0}: top gradient {1}"), {symbol, fmt("%.3g", w.top_grad)}) : symbol);
     ax.setup(tr("logit"), "", tr("probability"), "");
     if (!error.empty() || w.probs.empty()) return;
     std::vector<std::string> groups;
