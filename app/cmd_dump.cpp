@@ -293,7 +293,8 @@ void add_dump_options(CLI::App& sub, DumpOptions& o) {
   sub.add_option("--dtype", o.dtype, tr("Storage type of the written weights: f32 (default), f16 or bf16"));
   sub.add_option("--shard-mb", o.shard_mb, tr("Split the written weights into shards of at most this many MB"));
   sub.add_flag("--grads", o.grads,
-               tr("Also write grads.safetensors (d loss / d W of the next-token loss) and the loss in manifest.json"));
+               tr("Also write grads.safetensors (the gradient of the next-token loss for every weight) and the loss in "
+                  "manifest.json"));
 }
 
 }  // namespace

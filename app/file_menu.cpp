@@ -127,9 +127,8 @@ static void draw_open_popup(AppState& state) {
       if (!preset.description.empty()) {
         ImGui::SameLine();
         // Descriptions are a sentence or three: wrap them in a column instead of widening the popup.
-        ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + ImGui::GetFontSize() * 32.0f);
-        ImGui::TextDisabled("%s", preset.description.c_str());
-        ImGui::PopTextWrapPos();
+        math_text(preset.description.c_str(), ImGui::GetCursorPosX() + ImGui::GetFontSize() * 32.0f, false,
+                  ImGui::GetColorU32(ImGuiCol_TextDisabled));
       }
       ImGui::PopID();
     }

@@ -202,7 +202,7 @@ class AlibiPanel final : public RecomputePanel<AlibiState, AlibiResult> {
 
   void bind(Controls& c) override {
     c.add_int("n_heads", &s_.n_heads, 1, 64, N_("heads"), N_("Number of heads; any count, not only powers of two."));
-    c.add_int("T", &s_.T, 4, 256, "T", N_("Size of the bias matrices shown."), true);
+    c.add_int("T", &s_.T, 4, 256, "$T$", N_("Size of the bias matrices shown."), true);
     c.add_int("head", &s_.head, 0, 63, N_("selected head"),
               N_("Head whose full bias matrix is shown (0 = steepest slope)."));
     c.add_bool("symmetric", &s_.symmetric, N_("symmetric"),

@@ -280,7 +280,7 @@ class FlashPanel final : public RecomputePanel<FlashState, FlashResult> {
     c.add_int("tile_k", &s_.walk.tile_k, 1, 256, N_("key tile"),
               N_("Keys (and values) streamed past the query tile at a time (must be at most $T$)."), true);
     c.add_bool("causal", &s_.walk.causal, N_("causal mask"),
-               N_("Query i sees keys j \xE2\x89\xA4 i; fully masked tiles are skipped."));
+               N_("Query $i$ sees keys $j \\le i$; fully masked tiles are skipped."));
     c.add_int("step", &s_.step, 0, 65535, N_("step"),
               N_("Which (query tile, key tile) step the figures show, in the kernel's order."));
     c.add_int("curve_max", &s_.curve_max, 16, 131072, N_("traffic curve to $T$"),

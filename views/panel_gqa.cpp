@@ -120,7 +120,7 @@ plot::Figure params_figure(const GqaParams& p, const GqaAnalysis& r) {
 }
 
 plot::Figure conversion_figure(const GqaParams& p, const GqaAnalysis& r) {
-  plot::Figure fig("conversion", tr("MHA \xE2\x86\x92 GQA by mean-pooling K/V heads: output error"));
+  plot::Figure fig("conversion", tr("MHA \xE2\x86\x92 GQA by mean-pooling key/value heads: output error"));
   fig.note = subst(tr("toy layer: {0} tokens, head_dim {1}, causal; head similarity $\\rho$ = {2} (uptraining would "
                       "recover much of it)"),
                    {std::to_string(p.toy_tokens), std::to_string(p.toy_head_dim), fmt("%.2f", p.head_similarity)});
@@ -199,7 +199,7 @@ class GqaPanel final : public RecomputePanel<GqaState, GqaResult> {
       ImGui::TextDisabled(tr("source: %s"), m.source);
     }
     math_text(subst(tr("$n_{rep}$ = {0} query heads per KV head"), {std::to_string(r.a.n_rep)}).c_str());
-    check_mark(r.a.conversion_error.back() == 0.0, tr("KV = $H$: pooling changes nothing (GQA = MHA)"));
+    check_mark(r.a.conversion_error.back() == 0.0, tr("$H_{kv} = H$: pooling changes nothing (GQA = MHA)"));
     if (r.params.group != s_.group)
       warning_text(subst(tr("group clamped to {0}"), {std::to_string(r.params.group)}).c_str());
   }
@@ -209,7 +209,7 @@ class GqaPanel final : public RecomputePanel<GqaState, GqaResult> {
     c.add_enum("model", &s_.model, models, N_("model"),
                N_("A real model's attention shape from its Hugging Face config.json, or custom to use the sliders."));
     c.add_int("n_heads", &s_.n_heads, 1, 128, N_("n_heads $H$"), N_("Number of query heads."));
-    c.add_int("n_kv_heads", &s_.n_kv_heads, 1, 128, N_("n_kv_heads"),
+    c.add_int("n_kv_heads", &s_.n_kv_heads, 1, 128, N_("n_kv_heads $H_{kv}$"),
               N_("Number of key/value heads; it must divide n_heads, so other values snap down to a divisor."));
     c.add_int("head_dim", &s_.head_dim, 1, 512, N_("head_dim $D$"), N_("Size of each head's key and value vectors."),
               true);
@@ -221,8 +221,8 @@ class GqaPanel final : public RecomputePanel<GqaState, GqaResult> {
     c.add_int("bytes_per_value", &s_.bytes_per_value, 1, 4, N_("bytes per value"),
               N_("Storage per cached number: 2 for fp16/bf16, 4 for fp32, 1 for int8."));
     c.add_float("head_similarity", &s_.head_similarity, 0.0f, 1.0f, N_("head similarity $\\rho$"),
-                N_("Toy layer: 0 gives independent K/V heads, 1 identical ones (which pool without loss)."), false,
-                "%.2f");
+                N_("Toy layer: 0 gives independent key/value heads, 1 identical ones (which pool without loss)."),
+                false, "%.2f");
     c.add_int("group", &s_.group, 0, 127, N_("group"), N_("Which KV group's query heads the attention maps show."));
     c.add_int("toy_tokens", &s_.toy_tokens, 2, 64, N_("toy tokens"),
               N_("Sequence length of the toy layer behind the error and the maps."));

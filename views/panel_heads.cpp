@@ -292,9 +292,9 @@ plot::Figure examples_figure(const HeadsResult& r) {
     const int best_l = m.top_layer[static_cast<size_t>(k)], best_h = m.top_head[static_cast<size_t>(k)];
     const Mat& s = m.score[static_cast<size_t>(k)];
     const HeadExample& ex = m.top_example[static_cast<size_t>(k)];
-    plot::Axes& ax = fig.add_axes(
-        subst(tr("{0}: L{1} H{2}, score {3}"), {tr(head_role_name(role)), std::to_string(best_l),
-                                                std::to_string(best_h), plot::fmt("%.2f", s(best_l, best_h))}));
+    plot::Axes& ax = fig.add_axes(subst(tr("{0}: layer {1}, head {2}, score {3}"),
+                                        {tr(head_role_name(role)), std::to_string(best_l), std::to_string(best_h),
+                                         plot::fmt("%.2f", s(best_l, best_h))}));
     ax.setup(tr("key $j$"), "", tr("query $i$"), "");
     const int T = static_cast<int>(ex.tokens.size());
     std::vector<std::string> labels;

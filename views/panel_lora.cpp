@@ -609,7 +609,7 @@ class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
                 "%.3g");
     c.add_bool("ft_rslora", &s_.ft_rslora, N_("rsLoRA ($\\alpha/\\sqrt{r}$)"),
                N_("Scale the update by $\\alpha/\\sqrt{r}$ instead of $\\alpha/r$."));
-    c.add_float("ft_lr", &s_.ft_lr, 1e-4f, 0.1f, N_("LoRA learning rate"), N_("AdamW step size of A and B."), true,
+    c.add_float("ft_lr", &s_.ft_lr, 1e-4f, 0.1f, N_("LoRA learning rate"), N_("AdamW step size of $A$ and $B$."), true,
                 "%.4g");
     c.add_float("ft_lr_full", &s_.ft_lr_full, 1e-5f, 0.1f, N_("full fine-tune learning rate"),
                 N_("AdamW step size of every weight in the full fine-tune."), true, "%.4g");

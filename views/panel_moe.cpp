@@ -219,7 +219,7 @@ class MoePanel final : public RecomputePanel<MoeState, MoeResult> {
     c.add_int("top_k", &s_.params.top_k, 1, 64, N_("top-k"),
               N_("Experts each token is sent to (at most $E$; Mixtral uses 2 of 8)."));
     c.add_float("capacity_factor", &s_.capacity_factor, 0.05f, 8.0f, N_("capacity factor"),
-                N_("Slack on the even share N\xC2\xB7k / E; below 1 some tokens are always dropped."), true, "%.3g");
+                N_("Slack on the even share $N k / E$; below 1 some tokens are always dropped."), true, "%.3g");
     c.add_int("hidden", &s_.params.hidden, 1, 65536, N_("expert hidden $F$"),
               N_("Hidden size of each expert MLP (parameter counts)."), true);
     c.add_bool("gated", &s_.params.gated, N_("gated experts"), N_("SwiGLU experts have 3 matrices, plain MLPs 2."));

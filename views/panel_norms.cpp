@@ -144,13 +144,13 @@ plot::Figure activations_figure(const NormsResult& r) {
   fig.grid_cols = 2;
   const char* names[] = {"ReLU", "GELU (erf)", "GELU (tanh)", "SiLU"};
   {
-    plot::Axes& v = fig.add_axes("act(x)");
-    v.setup("x", "", "act(x)", "");
+    plot::Axes& v = fig.add_axes("$\\mathrm{act}(x)$");
+    v.setup("$x$", "", "$\\mathrm{act}(x)$", "");
     for (size_t k = 0; k < c.curves.size(); ++k) v.line(names[k], c.x, c.curves[k].value).dashed = k == 2;
   }
   {
-    plot::Axes& d = fig.add_axes("act'(x)");
-    d.setup("x", "", "act'(x)", "");
+    plot::Axes& d = fig.add_axes("$\\mathrm{act}'(x)$");
+    d.setup("$x$", "", "$\\mathrm{act}'(x)$", "");
     d.flags |= plot::AxesFlags_NoLegend;
     for (size_t k = 0; k < c.curves.size(); ++k) d.line(names[k], c.x, c.curves[k].derivative).dashed = k == 2;
   }
@@ -216,7 +216,7 @@ plot::Figure hidden_figure(const NormsResult& r) {
 plot::Figure placement_figure(const NormsResult& r) {
   plot::Figure fig("placement", tr("Gradient norm per layer at initialisation: pre-norm vs post-norm"));
   fig.note = subst(tr("{0}, $C$ = 32, one backward pass on random tokens; each line is one depth; both axes share one "
-                      "y range"),
+                      "$y$ range"),
                    {r.state.norm_kind == NormType::LayerNorm ? "LayerNorm" : "RMSNorm"});
   fig.grid_cols = 2;
   for (const char* title : {N_("pre-norm: $x + f(\\mathrm{Norm}(x))$"), N_("post-norm: $\\mathrm{Norm}(x + f(x))$")}) {
@@ -265,17 +265,18 @@ class NormsPanel final : public RecomputePanel<NormsState, NormsResult> {
         "vector", &s_.vector, 512, N_("vector $x$"),
         N_("The numbers the three norms see, comma-separated (2 to 64 values); [1 ... 9] is the classic example."));
     c.add_int("batch", &s_.batch, 2, 64, N_("batch tokens"),
-              N_("BatchNorm's batch: x is row 0, the other tokens are drawn around x's mean and spread."));
+              N_("BatchNorm's batch: $x$ is row 0, the other tokens are drawn around $x$'s mean and spread."));
     c.add_float("eps", &s_.eps, 1e-8f, 1.0f, N_("eps"),
                 N_("Added to the variance (mean square) before the square root."), true, "%.3g");
-    c.add_float("x_range", &s_.x_range, 0.5f, 20.0f, N_("x range"),
+    c.add_float("x_range", &s_.x_range, 0.5f, 20.0f, N_("$x$ range"),
                 N_("Activations and the gated surface cover [-range, range]."), false, "%.3g");
     c.add_enum("glu", &s_.glu, {N_("SwiGLU"), N_("GeGLU")}, N_("gated unit"),
                N_("Gate activation of the surface: SiLU (LLaMA's SwiGLU) or exact GELU (GeGLU)."));
     c.add_int_list("dims", &s_.dims, 8, 65536, 8, N_("2/3 rule dims $C$"),
                    N_("Model widths for the 2/3-rule table, comma-separated (at most 8)."));
     c.add_int("multiple_of", &s_.multiple_of, 1, 4096, N_("multiple_of"),
-              N_("LLaMA rounds int(8C/3) up to a multiple of this (256 gives 11008 for $C$ = 4096)."), true);
+              N_("LLaMA rounds $\\lfloor 8C/3 \\rfloor$ up to a multiple of this (256 gives 11008 for $C$ = 4096)."),
+              true);
     c.add_int_list("depths", &s_.depths, 1, 64, 16, N_("depths"),
                    N_("Stack depths for the pre- vs post-norm gradient figure, comma-separated (1 to 64 each)."));
     c.add_enum("norm_kind", &s_.norm_kind, {N_("RMSNorm"), N_("LayerNorm")}, N_("depth-test norm"),

@@ -50,7 +50,7 @@ void lines_plot(plot::Figure& fig, const GalleryState& s) {
   }
   for (int i = 0; i <= 12; ++i) sx.push_back(kPi * i / 3), sy.push_back(std::round(2 * std::sin(kPi * i / 3)) / 2);
   ax.line(tr("sin $t$"), xs, sin_y);
-  ax.line(tr("0.6 cos t"), xs, cos_y).dashed = true;
+  ax.line(tr("$0.6 \\cos t$"), xs, cos_y).dashed = true;
   ax.step(tr("quantised"), sx, sy);
 }
 
@@ -62,13 +62,13 @@ void scatter_plot(plot::Figure& fig, const GalleryState&) {
     x1.push_back(rng.normal()), y1.push_back(0.8 * x1.back() + 0.4 * rng.normal());
     x2.push_back(rng.normal() + 2), y2.push_back(-0.5 * x2.back() + 0.5 * rng.normal());
   }
-  ax.scatter(tr("cluster A"), x1, y1);
+  ax.scatter(tr("cluster $A$"), x1, y1);
   ax.scatter(tr("cluster $B$"), x2, y2);
 }
 
 void bars_plot(plot::Figure& fig, const GalleryState&) {
   plot::Axes& ax = fig.axes();
-  ax.bars({tr("MHA"), tr("GQA-4"), tr("MQA")}, {tr("K cache"), tr("V cache")}, {{64, 16, 4}, {64, 16, 4.5}});
+  ax.bars({tr("MHA"), tr("GQA-4"), tr("MQA")}, {tr("$K$ cache"), tr("$V$ cache")}, {{64, 16, 4}, {64, 16, 4.5}});
 }
 
 void histogram_plot(plot::Figure& fig, const GalleryState& s) {
@@ -194,7 +194,7 @@ const GalleryFigure kGallery[] = {
     {"lines", N_("Line and step plots"), {N_("time"), "s", N_("amplitude"), "V"}, lines_plot},
     {"scatter", N_("Scatter"), {"x", "", "y", ""}, scatter_plot},
     {"bars", N_("Grouped bars"), {N_("model"), "", N_("memory"), "MiB"}, bars_plot},
-    {"histogram", N_("Histogram of N(0, 1) samples"), {N_("value"), "", N_("count"), ""}, histogram_plot},
+    {"histogram", N_("Histogram of $\\mathcal{N}(0, 1)$ samples"), {N_("value"), "", N_("count"), ""}, histogram_plot},
     {"vectors", N_("Rotation on the unit circle"), {"x\xE2\x82\x80", "", "x\xE2\x82\x81", ""}, vectors_plot},  // x₀, x₁
     {"log", N_("Log axes: RoPE frequencies"), {N_("pair index $k$"), "", "$\\theta_k$", "rad/token"}, log_plot},  // θₖ
     {"annotations", N_("Markers and text"), {N_("logit"), "", N_("probability"), ""}, annotations_plot},
@@ -261,7 +261,8 @@ class PlotGalleryPanel final : public Panel {
                N_("Sequential colour scale of the heatmaps."));
     c.add_float("angle", &s_.angle, 0.0f, 6.2832f, N_("Angle $\\theta$"),
                 N_("Rotation angle of the vector figure, in radians."));
-    c.add_int("samples", &s_.samples, 10, 100000, N_("Histogram samples"), N_("Number of N(0, 1) samples."), true);
+    c.add_int("samples", &s_.samples, 10, 100000, N_("Histogram samples"),
+              N_("Number of $\\mathcal{N}(0, 1)$ samples."), true);
   }
 
  private:

@@ -9,6 +9,7 @@
 #include <imgui.h>
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -218,9 +219,9 @@ class PositionsPanel final : public RecomputePanel<PositionsState, PositionsResu
         "run", &s_.run, N_("run live"),
         N_("Train the five models now (about half a minute, progress and Cancel below) instead of the cached run."));
     c.add_int("train_length", &s_.extrapolation.train_length, 4, 64, N_("train length $L$"),
-              N_("Sequence length the models train on; evaluated out to 4L."));
+              N_("Sequence length the models train on; evaluated out to $4L$."));
     c.add_int("period", &s_.extrapolation.period, 2, 32, N_("period"),
-              N_("Length of the repeated random block (at most L/2)."));
+              N_("Length of the repeated random block (at most $L/2$)."));
     c.add_int("steps", &s_.extrapolation.steps, 1, 5000, N_("steps"), N_("Optimizer steps per position type."), true);
     c.add_seed(&s_.seed, N_("Seed of the weights, batches and the random codes."));
   }
@@ -235,10 +236,14 @@ class PositionsPanel final : public RecomputePanel<PositionsState, PositionsResu
     ImGui::Separator();
     ImGui::TextUnformatted(r.cached ? tr("Mean loss (cached run)") : tr("Mean loss (live run)"));
     for (const ExtrapolationCurve& c : r.ex.curves) {
+      char line[256];
       if (std::isfinite(c.mean_out))
-        ImGui::Text(tr("%-10s within L %.3g, beyond L %.3g"), tr(to_string(c.type)), c.mean_in, c.mean_out);
+        std::snprintf(line, sizeof line, tr("%-10s within $L$ %.3g, beyond $L$ %.3g"), tr(to_string(c.type)), c.mean_in,
+                      c.mean_out);
       else
-        ImGui::Text(tr("%-10s within L %.3g, beyond L: no code"), tr(to_string(c.type)), c.mean_in);
+        std::snprintf(line, sizeof line, tr("%-10s within $L$ %.3g, beyond $L$: no code"), tr(to_string(c.type)),
+                      c.mean_in);
+      math_text(line);
     }
   }
 };

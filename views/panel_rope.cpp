@@ -90,8 +90,11 @@ plot::Figure plane_figure(const RopeAnalysisParams& p, const RopeAnalysis& r) {
   // Arcs show the rotation modulo a full turn (m·θ can be many turns).
   const double aq = std::atan2(q0[1], q0[0]), ak = std::atan2(k0[1], k0[0]);
   const double dq = std::fmod(r.q_angle, two_pi), dk = std::fmod(r.k_angle, two_pi);
-  ax.arc("$m\\theta \\bmod 2\\pi$ = " + fmt("%.2f", dq), 0, 0, 0.45, aq, aq + dq).color = kQColor;
-  ax.arc("$n\\theta \\bmod 2\\pi$ = " + fmt("%.2f", dk), 0, 0, 0.3, ak, ak + dk).color = kKColor;
+  // The labels sit outside the unit circle, where no vector runs through them.
+  plot::ArcItem& q_arc = ax.arc("$m\\theta_k \\bmod 2\\pi$ = " + fmt("%.2f", dq), 0, 0, 0.45, aq, aq + dq);
+  q_arc.color = kQColor, q_arc.label_r = 1.06;
+  plot::ArcItem& k_arc = ax.arc("$n\\theta_k \\bmod 2\\pi$ = " + fmt("%.2f", dk), 0, 0, 0.3, ak, ak + dk);
+  k_arc.color = kKColor, k_arc.label_r = 1.06;
   return fig;
 }
 
@@ -191,7 +194,7 @@ class RopePanel final : public RecomputePanel<RopeState, RopeResult> {
   }
   void bind(Controls& c) override {
     c.add_int("head_dim", &s_.params.rope.head_dim, 2, 256, N_("head_dim $D$"),
-              N_("Size of one head vector; it holds D/2 rotating pairs (odd values round down)."));
+              N_("Size of one head vector; it holds $D/2$ rotating pairs (odd values round down)."));
     c.add_float(
         "base", &s_.base, 100.0f, 1e6f, N_("base $\\theta$"),
         N_("Base of the frequencies $\\theta_k = \\mathrm{base}^{-2k/D}$; larger bases make the slow pairs slower."),
@@ -202,7 +205,7 @@ class RopePanel final : public RecomputePanel<RopeState, RopeResult> {
     c.add_int("pair", &s_.params.pair, 0, 127, N_("pair $k$"),
               N_("Which pair of dimensions the plane figure shows (0 is the fastest)."));
     c.add_enum("convention", &s_.params.rope.convention, {N_("half-split"), N_("interleaved")}, N_("convention"),
-               N_("Hugging Face pairs x[k] with x[k+D/2]; Meta's original code pairs x[2k] with x[2k+1]."));
+               N_("Hugging Face pairs $x[k]$ with $x[k+D/2]$; Meta's original code pairs $x[2k]$ with $x[2k+1]$."));
     c.add_enum("scaling", &s_.params.rope.scaling,
                {N_("none"), N_("linear"), N_("ntk"), N_("dynamic-ntk"), N_("llama3")}, N_("scaling"),
                N_("How the frequencies are changed to run past the trained context length."));
@@ -217,7 +220,7 @@ class RopePanel final : public RecomputePanel<RopeState, RopeResult> {
     c.add_int("positions", &s_.params.positions, 8, 4096, N_("heatmap positions"),
               N_("Number of positions (rows) in the angle heatmap."), true);
     c.add_int("max_distance", &s_.params.max_distance, 8, 16384, N_("max distance"),
-              N_("Largest distance m - n on the score curves."), true);
+              N_("Largest distance $m - n$ on the score curves."), true);
     c.add_seed(&s_.seed, N_("Seed of the random $q$ and $k$; the same seed gives the same vectors."));
   }
 };

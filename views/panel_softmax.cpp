@@ -177,8 +177,9 @@ plot::Figure worked_figure(const SoftmaxResult& r) {
   plot::Table& t = fig.table;
   t.header = {"case", "index", "logit", "probability", "top_gradient"};
   auto add = [&](const char* name, const WorkedSoftmax& w, const std::string& error) {
+    const std::string symbol = std::string("$") + name + "$";  // the row A or B, italic as in "logits $A$"
     plot::Axes& ax =
-        fig.add_axes(error.empty() ? subst(tr("{0}: top gradient {1}"), {name, fmt("%.3g", w.top_grad)}) : name);
+        fig.add_axes(error.empty() ? subst(tr("{0}: top gradient {1}"), {symbol, fmt("%.3g", w.top_grad)}) : symbol);
     ax.setup(tr("logit"), "", tr("probability"), "");
     if (!error.empty() || w.probs.empty()) return;
     std::vector<std::string> groups;
@@ -219,8 +220,8 @@ class SoftmaxPanel final : public RecomputePanel<SoftmaxState, SoftmaxResult> {
     const auto& r = result();
     if (!r) return "";
     std::string p;
-    if (!r->error_a.empty()) p = subst(tr("logits A: {0}"), {r->error_a});
-    if (!r->error_b.empty()) p += (p.empty() ? "" : "; ") + subst(tr("logits B: {0}"), {r->error_b});
+    if (!r->error_a.empty()) p = subst(tr("logits $A$: {0}"), {r->error_a});
+    if (!r->error_b.empty()) p += (p.empty() ? "" : "; ") + subst(tr("logits $B$: {0}"), {r->error_b});
     return p;
   }
 
@@ -247,7 +248,8 @@ class SoftmaxPanel final : public RecomputePanel<SoftmaxState, SoftmaxResult> {
                  "5000)."),
               true);
     c.add_seed(&s_.seed, N_("Random seed; the same seed gives the same samples."));
-    c.add_text("logits_a", &s_.logits_a, 256, N_("logits A"), N_("First row of the worked example, comma-separated."));
+    c.add_text("logits_a", &s_.logits_a, 256, N_("logits $A$"),
+               N_("First row of the worked example, comma-separated."));
     c.add_text("logits_b", &s_.logits_b, 256, N_("logits $B$"),
                N_("Second row of the worked example, comma-separated."));
   }

@@ -322,10 +322,10 @@ class StabilityPanel final : public RecomputePanel<StabilityState, StabilityResu
       ImGui::PopID();
     }
     ImGui::SameLine();
-    help_marker(
-        tr("Opens the Training panel with the learning rate, steps and model below: it trains without the trick, "
-           "pins that run, then trains with it from the same seed; its loss and log Z figures overlay both (progress, "
-           "Pause and Cancel there)."));
+    help_marker(tr(
+        "Opens the Training panel with the learning rate, steps and model below: it trains without the trick, "
+        "pins that run, then trains with it from the same seed; its loss and $\\log Z$ figures overlay both (progress, "
+        "Pause and Cancel there)."));
     if (!sent_.empty()) ImGui::TextWrapped("%s", sent_.c_str());
   }
 

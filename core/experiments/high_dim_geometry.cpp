@@ -140,7 +140,7 @@ const char* tensor_path(GeometryTensor t) {
 }  // namespace
 
 std::string validate(const GeometryParams& p) {
-  if (p.d < 2 || p.d > 4096) return subst(tr("dimension d is {0}; it must be 2 … 4096"), {std::to_string(p.d)});
+  if (p.d < 2 || p.d > 4096) return subst(tr("dimension $d$ is {0}; it must be 2 … 4096"), {std::to_string(p.d)});
   if (p.samples < 20 || p.samples > 20000) return tr("samples must be 20 … 20000");
   if (p.points < 10 || p.points > 2000) return tr("points must be 10 … 2000");
   if (p.n_keys < 2 || p.n_keys > 64) return tr("keys must be 2 … 64");
@@ -287,8 +287,8 @@ Spectrum spectrum_stage(const GeometryParams& p, std::string* error) {
     w.resize(size_t(rows) * cols);
     const double sd = 1.0 / std::sqrt(static_cast<double>(cols));
     for (float& x : w) x = static_cast<float>(sd * standard_normal(r));
-    source =
-        subst(tr("random N(0, 1/{0}) ({1} × {2})"), {std::to_string(cols), std::to_string(rows), std::to_string(cols)});
+    source = subst(tr("random $\\mathcal{N}(0, 1/{0})$ ({1} × {2})"),
+                   {std::to_string(cols), std::to_string(rows), std::to_string(cols)});
     if (p.matrix == GeometryMatrix::LowRankPlusNoise && error->empty()) {
       // Planted part: Σ_k s·u_k v_kᵀ with random unit u_k, v_k; nearly orthogonal in high dimension, so its singular
       // values are close to s = planted_scale · 2.

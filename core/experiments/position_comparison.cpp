@@ -97,10 +97,10 @@ PositionSimilarity position_similarity(const SimilarityParams& p) {
 
 std::string validate(const ExtrapolationParams& p) {
   if (p.train_length < 4 || p.train_length > 64) return tr("train length $L$ must be between 4 and 64");
-  if (p.period < 2 || p.period > p.train_length / 2) return tr("period must be between 2 and L/2");
+  if (p.period < 2 || p.period > p.train_length / 2) return tr("period must be between 2 and $L/2$");
   if (p.vocab < 4 || p.vocab > 64) return tr("vocab must be between 4 and 64");
   if (p.heads < 1 || p.dim % p.heads != 0 || (p.dim / p.heads) % 2 != 0)
-    return tr("dim must be a multiple of 2 x heads (RoPE rotates pairs)");
+    return tr("dim must be a multiple of 2 \xC3\x97 heads (RoPE rotates pairs)");
   if (p.dim < 8 || p.dim > 128) return tr("dim must be between 8 and 128");
   if (p.layers < 1 || p.layers > 4) return tr("layers must be between 1 and 4");
   if (p.steps < 1 || p.steps > 5000) return tr("steps must be between 1 and 5000");

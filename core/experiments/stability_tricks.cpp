@@ -101,7 +101,7 @@ std::string validate(const ComparisonParams& p) {
   if (p.steps < 1 || p.steps > 2000) return tr("steps must be between 1 and 2000");
   if (p.layers < 1 || p.layers > 8) return tr("layers must be between 1 and 8");
   if (p.heads < 1 || p.dim % p.heads != 0 || (p.dim / p.heads) % 2 != 0)
-    return tr("dim must be a multiple of 2 x heads (RoPE rotates pairs)");
+    return tr("dim must be a multiple of 2 \xC3\x97 heads (RoPE rotates pairs)");
   if (p.dim < 8 || p.dim > 256) return tr("dim must be between 8 and 256");
   if (!(p.softcap > 0.0f && p.softcap <= 1000.0f)) return tr("softcap must be in (0, 1000]");
   if (!(p.z_loss > 0.0 && p.z_loss <= 1.0)) return tr("z_loss must be in (0, 1]");

@@ -334,8 +334,8 @@ bool parse_hf_extras(const json& j, ModelConfig* c, std::string* error) {
     if (!parse_bool(j, "attention_bias", &bias, error)) return false;
     if (bias) {
       *error =
-          tr("config.json: attention_bias with an o_proj bias (LLaMA style) is not supported; only Qwen2's q/k/v "
-             "biases are");
+          tr("config.json: attention_bias with an o_proj bias (LLaMA style) is not supported; only Qwen2's "
+             "q_proj/k_proj/v_proj biases are");
       return false;
     }
   }

@@ -38,7 +38,8 @@ const char* forward_look_for(StepId id) {
     case StepId::RouterProbs:
       return N_("Each row is one token's distribution over the experts: the router's preference before top-k.");
     case StepId::ExpertGates:
-      return N_("Only k cells per row are lit: the chosen experts, their gates summing to 1 (less where one dropped).");
+      return N_(
+          "Only $k$ cells per row are lit: the chosen experts, their gates summing to 1 (less where one dropped).");
     case StepId::ExpertLoad: return N_("Tokens per expert: a balanced router spreads them evenly, $T k / E$ each.");
     case StepId::ExpertDropped:
       return N_("Assignments a full expert turned away: those tokens skip that expert on the residual stream.");

@@ -9,7 +9,7 @@ std::string TraceStep::shape_string() const {
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i) s += ", ";
     // "$T_k = 12$ keys": the symbol and its size as math, the meaning (a msgid) as words
-    s += "$" + shape[i].symbol + " = " + std::to_string(shape[i].size) + "$ " + tr(shape[i].meaning.c_str());
+    s += "$" + shape[i].tex() + " = " + std::to_string(shape[i].size) + "$ " + tr(shape[i].meaning.c_str());
   }
   return s + ")";
 }

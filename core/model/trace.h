@@ -18,6 +18,8 @@ struct TraceDim {
   std::string symbol;   // key letter from core/tensor.h: "T", "C", "H", "KV", "D", "F", "V"
   int64_t size = 0;     // extent of this dimension
   std::string meaning;  // "tokens", "query heads", ... (English, a msgid: shape_string() translates it)
+  // The symbol as TeX, as the formulas name it: "KV" is $H_{kv}$ (one variable, not K times V), the rest as stored.
+  std::string tex() const { return symbol == "KV" ? "H_{kv}" : symbol; }
 };
 
 struct TraceStep {

@@ -185,7 +185,8 @@ std::vector<ParamGroup> parameter_table(const ModelConfig& c) {
   rows.push_back({"W_o (o_proj)", "H·D · C = " + n(H * D) + " · " + n(C), H * D * C, L});
   if (c.qk_norm) rows.push_back({"QK-norm γ (q_norm, k_norm)", "2 · D = 2 · " + n(D), 2 * D, L});
   if (c.attn_bias)
-    rows.push_back({N_("q/k/v biases"), "(H + 2·KV) · D = " + n(H + 2 * KV) + " · " + n(D), (H + 2 * KV) * D, L});
+    rows.push_back({N_("biases (q_proj, k_proj, v_proj)"), "(H + 2·KV) · D = " + n(H + 2 * KV) + " · " + n(D),
+                    (H + 2 * KV) * D, L});
   rows.push_back({N_("MLP norm"), norm_formula, norm_count, L});
   if (c.moe()) {
     const int64_t E = c.experts;

@@ -55,11 +55,11 @@ std::string check_attention_args(const Mat& q, const Mat& k, const Mat& v, const
   if (n_heads % n_kv_heads != 0)
     return subst(tr("n_heads ({0}) must be a multiple of n_kv_heads ({1})"), {s(n_heads), s(n_kv_heads)});
   if (q.cols() != static_cast<Eigen::Index>(n_heads) * head_dim)
-    return subst(tr("q has {0} columns, expected n_heads*head_dim = {1}"), {s(q.cols()), s(n_heads * head_dim)});
+    return subst(tr("queries have {0} columns, expected n_heads*head_dim = {1}"), {s(q.cols()), s(n_heads * head_dim)});
   if (k.cols() != static_cast<Eigen::Index>(n_kv_heads) * head_dim || v.cols() != k.cols())
-    return subst(tr("k and v need n_kv_heads*head_dim = {0} columns, got {1} and {2}"),
+    return subst(tr("keys and values need n_kv_heads*head_dim = {0} columns, got {1} and {2}"),
                  {s(n_kv_heads * head_dim), s(k.cols()), s(v.cols())});
-  if (k.rows() != v.rows()) return subst(tr("k has {0} rows but v has {1}"), {s(k.rows()), s(v.rows())});
+  if (k.rows() != v.rows()) return subst(tr("keys have {0} rows but values have {1}"), {s(k.rows()), s(v.rows())});
   if (opt.q_offset < 0) return tr("q_offset must be >= 0");
   if (opt.softcap < 0.0f) return tr("softcap must be >= 0 (0 disables it)");
   if (opt.scale_mode == ScaleMode::Custom && !std::isfinite(opt.custom_scale)) return tr("custom scale must be finite");

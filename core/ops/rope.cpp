@@ -18,7 +18,7 @@ std::string validate(const RopeConfig& cfg) {
   if (!(cfg.factor > 0.0) || !std::isfinite(cfg.factor)) return tr("RoPE scaling factor must be a finite number > 0");
   if (cfg.scaling == RopeScaling::NtkAware || cfg.scaling == RopeScaling::DynamicNtk) {
     // The exponent D/(D−2) is undefined for D = 2.
-    if (cfg.head_dim < 4) return tr("NTK scaling needs head_dim ≥ 4 (the exponent is D/(D−2))");
+    if (cfg.head_dim < 4) return tr("NTK scaling needs head_dim ≥ 4 (the exponent is $D/(D-2)$)");
   }
   if (cfg.scaling == RopeScaling::DynamicNtk || cfg.scaling == RopeScaling::Llama3) {
     if (cfg.original_context < 1) return tr("RoPE original (trained) context length must be ≥ 1");

@@ -570,7 +570,7 @@ std::string check_batch(const ModelConfig& c, const Batch& batch) {
                  {std::to_string(batch.T), std::to_string(c.max_seq)});
   const size_t n = static_cast<size_t>(batch.B) * static_cast<size_t>(batch.T);
   if (batch.tokens.size() != n || batch.targets.size() != n)
-    return subst(tr("the batch holds {0} tokens and {1} targets, expected B*T = {2}"),
+    return subst(tr("the batch holds {0} tokens and {1} targets, expected {2} (batch size \xC3\x97 sequence length)"),
                  {std::to_string(batch.tokens.size()), std::to_string(batch.targets.size()), std::to_string(n)});
   size_t n_targets = 0;
   for (size_t i = 0; i < n; ++i) {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -206,6 +207,24 @@ TEST(Svg, HeatmapIsVectorCellsWithColourBar) {
   EXPECT_NE(svg.find("fill=\"" + css_hex(kMaskedColor) + "\""), std::string::npos);
   EXPECT_NE(svg.find("fill=\"" + css_hex(colormap_at(Colormap::Viridis, 0.25)) + "\""), std::string::npos);  // 0.25
   EXPECT_NE(svg.find("textLength="), std::string::npos);  // text held to the measured width
+  // Opaque neighbouring cells overlap (the later paints over the earlier), so a renderer that rounds each crisp
+  // edge on its own leaves no seam of background between them: the first row's two cells (1.0, then the masked one)
+  // touch with the first reaching past the second's left edge.
+  {
+    const std::regex rect(
+        R"re(<rect x="([-0-9.e]+)" y="([-0-9.e]+)" width="([-0-9.e]+)" height="([-0-9.e]+)" fill="([^"]+)")re");
+    const std::string viridis1 = css_hex(colormap_at(Colormap::Viridis, 1.0)), masked = css_hex(kMaskedColor);
+    double first_right = -1, masked_left = -1;
+    for (auto it = std::sregex_iterator(svg.begin(), svg.end(), rect); it != std::sregex_iterator(); ++it) {
+      const double x = std::stod((*it)[1]), w = std::stod((*it)[3]);
+      if ((*it)[5] == viridis1 && first_right < 0) first_right = x + w;
+      if ((*it)[5] == masked && masked_left < 0) masked_left = x;
+    }
+    ASSERT_GT(first_right, 0) << svg;
+    ASSERT_GT(masked_left, 0) << svg;
+    EXPECT_GT(first_right, masked_left);
+    EXPECT_LT(first_right, masked_left + 1.0);  // by less than a pixel
+  }
   // A map of more than 65,536 visible cells is one embedded nearest-neighbour PNG instead.
   Figure big("big", "");
   std::vector<float> cells(300 * 300, 0.5f);

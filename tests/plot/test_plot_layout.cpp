@@ -419,7 +419,7 @@ TEST(Hover, NearestLinePoint) {
   p.x += 3;
   const HoverInfo h = hover_at(l, p);
   ASSERT_TRUE(h.has_point);
-  EXPECT_NE(h.text.find("x = 2\ny = 2.5"), std::string::npos) << h.text;
+  EXPECT_NE(h.text.find("$x$ = 2\n$y$ = 2.5"), std::string::npos) << h.text;  // unlabelled axes: italic x, y
 }
 
 TEST(Text, WidthGrowsWithTheString) {

@@ -5,15 +5,19 @@
 // catalogue instead: every string the sources mark for translation (tr, trn, N_), extracted with xgettext.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <regex>
 #include <set>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "core/io/json_parse.h"
 #include "views/panel.h"
 #include "views/panel_test_util.h"
 #include "views/plot/math.h"
@@ -106,7 +110,8 @@ const std::vector<std::pair<std::regex, const char*>>& patterns() {
 // must be ("top_k must be …", "d_in and d_out must …") or where the string is the key alone; `code_names` are keys and
 // tensor names the interface shows as such in running text.
 bool prose_identifier(const std::string& plain, std::string* found) {
-  static const std::set<std::string> code_names = {"max_seq", "z_loss", "mlp_bias", "o_proj", "k_proj", "v_proj"};
+  static const std::set<std::string> code_names = {"max_seq", "z_loss", "mlp_bias", "o_proj",
+                                                   "q_proj",  "k_proj", "v_proj"};
   static const std::regex ident(R"((^|[^A-Za-z0-9_.'"/\\{#\-])([A-Za-z]{1,3}_[A-Za-z]{1,4})(?=[^A-Za-z0-9_(.#]|$))");
   static const std::regex key_use(R"(^( and [A-Za-z0-9_]+)? must\b)");
   for (auto it = std::sregex_iterator(plain.begin(), plain.end(), ident); it != std::sregex_iterator(); ++it) {
@@ -140,6 +145,43 @@ bool lone_variable(const std::string& plain, std::string* found) {
     return true;
   }
   return false;
+}
+
+// A single letter standing alone in running text, outside $…$: a variable ("query i sees keys j ≤ i", "quadratic in
+// T", "K cache", "q and k") or a length glued to a number ("4L", "8C/3"), upright where the formulas beside it are
+// italic. Not a variable: the article "a"/"A" and "I"; a unit after a number or a placeholder ("2 s", "7.3 M",
+// "{2} M", "87K", "70B", "2x"); a key chord or code point ("Ctrl+B", "U+XXXX"); the symbols "A, B, C" the sort task
+// draws from; a letter inside a word, identifier, path, option or abbreviation ("e.g.", "n_heads", "top-k",
+// "--set k=v"); an index is not a letter apart ("x[k]" is flagged for its "x").
+bool loose_letter(std::string plain, std::string* found) {
+  static const std::regex symbols(R"(A, B, C)");
+  static const std::regex lone(
+      R"((^|[^A-Za-z0-9_.'/\\=@%*{+\[\-])([B-HJ-Zb-z])(?=[^A-Za-z0-9_'\]+=\-]|$)(?!\.[A-Za-z]))");
+  static const std::regex unit(R"([0-9}] $)");
+  static const std::regex glued(R"((^|[^A-Za-z0-9_.\-])[0-9]+([AC-JL-Z])(?=[^A-Za-z0-9_]|$))");
+  plain = std::regex_replace(plain, symbols, "symbols");
+  for (auto it = std::sregex_iterator(plain.begin(), plain.end(), lone); it != std::sregex_iterator(); ++it) {
+    const std::string letter = (*it)[2].str();
+    const std::string before = plain.substr(0, size_t(it->position(2)));
+    if (std::string("sMBKGk").find(letter) != std::string::npos && std::regex_search(before, unit)) continue;
+    *found = letter;
+    return true;
+  }
+  std::smatch m;
+  if (std::regex_search(plain, m, glued)) {
+    *found = m.str(0);
+    return true;
+  }
+  return false;
+}
+
+// A name outside the dollars set equal to math inside them ("KV = $H$"): the name is a variable too.
+bool mixed_assignment(const std::string& s, std::string* found) {
+  static const std::regex mixed(R"((^|[^A-Za-z0-9_$\\{])([A-Za-z]{1,3}) = \$)");
+  std::smatch m;
+  if (!std::regex_search(s, m, mixed) || plot::inside_math(s, size_t(m.position(2)))) return false;
+  *found = m.str(2);
+  return true;
 }
 
 // Identifiers the user types or reads as code (config keys, tensor names) are not formulas.
@@ -242,6 +284,18 @@ bool plain_symbol_math(const std::string& s) {
   return false;
 }
 
+// Every check above on one string: true with what it found when `s` has plain-text math outside its dollars.
+bool plain_text_math(const std::string& s, std::string* found) {
+  const std::string plain = outside_math(s);
+  if (plain_symbol_math(s)) return *found = "symbol", true;
+  if (prose_identifier(plain, found) || lone_variable(plain, found) || loose_letter(plain, found) ||
+      mixed_assignment(s, found))
+    return true;
+  for (const auto& [re, what] : patterns())
+    if (std::regex_search(plain, re)) return *found = what, true;
+  return false;
+}
+
 // Strings that are configuration values or shape notation the user types, not formulas.
 const std::set<std::string>& catalogue_allowed() {
   static const std::set<std::string> a = {
@@ -249,8 +303,14 @@ const std::set<std::string>& catalogue_allowed() {
       "attention scale must be 1/sqrt(d_k), none or 1/d_k (a custom factor is not a model choice)",
       "dense bias must be (T_q, T_k) or (H*T_q, T_k)",
       "--set {0}: expected key=value, e.g. --set softmax.d_k=64",
-      // terminal output of `transformer-workbench train`: nothing typesets it, $T$ would print as dollars
+      // terminal output of `transformer-workbench train` and `dump`: nothing typesets it, $T$ would print as dollars
       "training {0}: {1} steps, batch {2}, T = {3}, {4} parameters, at most {5} MiB",
+      "--grads needs at least 2 tokens (position t predicts token t+1)",
+      // the keys a scene file's window place is written with, and the JSON a tokenizer's merges are written as
+      "{0}: a place needs all of x, y, w and h; the window stays where it is",
+      "merges must be strings \"a b\" or pairs [\"a\", \"b\"]",
+      // "x" is the label of the button it names
+      "Adds one more term to the AND-list; remove a term with its x button.",
   };
   return a;
 }
@@ -265,9 +325,7 @@ TEST(MathStrings, EveryMarkedStringIncludingDrawnOnlyLinesTypesetsItsFormulas) {
     if (catalogue_allowed().count(s)) continue;
     const std::string plain = outside_math(s);
     std::string id;
-    bool hit = plain_symbol_math(s) || prose_identifier(plain, &id) || lone_variable(plain, &id);
-    for (const auto& [re, what] : patterns()) hit = hit || std::regex_search(plain, re);
-    if (hit) flagged.push_back(s);
+    if (plain_text_math(s, &id)) flagged.push_back(s + "   [" + id + "]");
     if (plot::has_math(s))
       for (const std::string& cmd : plot::layout_math_uncached(s, 15).unsupported)
         unsupported.push_back(cmd + " in: " + s);
@@ -275,6 +333,68 @@ TEST(MathStrings, EveryMarkedStringIncludingDrawnOnlyLinesTypesetsItsFormulas) {
   std::string report;
   for (const std::string& s : flagged) report += "  " + s + "\n";
   EXPECT_TRUE(flagged.empty()) << flagged.size() << " marked strings have plain-text math outside $…$:\n" << report;
+  std::string unsup;
+  for (const std::string& s : unsupported) unsup += "  " + s + "\n";
+  EXPECT_TRUE(unsupported.empty()) << "commands the math layout draws as source:\n" << unsup;
+}
+
+// Text the app shows from files rather than from the catalogue: the lessons (every "en" and "zh" text: titles,
+// summaries, step texts, what to look at, questions, hints, solutions), the scenes' descriptions on the start page's
+// cards and in File › Presets (assets/scenes and the shipped models' scene.json), and the task a shipped model's
+// card.json names in the stepper.
+std::vector<Found> asset_strings() {
+  namespace fs = std::filesystem;
+  const fs::path assets = fs::path(TW_SOURCE_DIR) / "assets";
+  std::vector<Found> out;
+  auto read = [](const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return parse_json_or_discarded(std::string(std::istreambuf_iterator<char>(in), {}));
+  };
+  std::function<void(const nlohmann::json&, const std::string&, const std::string&)> walk =
+      [&](const nlohmann::json& j, const std::string& key, const std::string& where) {
+        if (j.is_string() && (key == "en" || key == "zh")) out.push_back({where, j.get<std::string>()});
+        if (j.is_object())
+          for (const auto& [k, v] : j.items()) walk(v, k, where);
+        if (j.is_array())
+          for (const auto& v : j) walk(v, key, where);
+      };
+  std::vector<fs::path> files;
+  for (const char* dir : {"lessons", "scenes", "models"})
+    for (const auto& e : fs::recursive_directory_iterator(assets / dir))
+      if (e.path().extension() == ".json" && e.path().filename() != "config.json" &&
+          e.path().filename() != "tokenizer.json")
+        files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const fs::path& f : files) {
+    const nlohmann::json j = read(f);
+    const std::string where = fs::relative(f, assets).string();
+    if (!j.is_object()) {
+      out.push_back({where, "(unreadable)"});
+      continue;
+    }
+    walk(j, "", where);
+    for (const char* field : {"description", "task", "task_zh"})
+      if (j.contains(field) && j[field].is_string()) out.push_back({where + " " + field, j[field].get<std::string>()});
+  }
+  return out;
+}
+
+TEST(MathStrings, LessonsScenesAndModelCardsTypesetTheirFormulas) {
+  const std::vector<Found> all = asset_strings();
+  ASSERT_GT(all.size(), 300u) << "too few lesson, scene and card texts found";
+  std::vector<std::string> flagged, unsupported;
+  for (const Found& f : all) {
+    std::string id;
+    if (plain_text_math(f.text, &id)) flagged.push_back(f.where + " [" + id + "]: " + f.text);
+    if (plot::has_math(f.text))
+      for (const std::string& cmd : plot::layout_math_uncached(f.text, 15).unsupported)
+        unsupported.push_back(f.where + " uses " + cmd);
+  }
+  std::string report;
+  for (const std::string& s : flagged) report += "  " + s + "\n";
+  EXPECT_TRUE(flagged.empty()) << flagged.size() << " of " << all.size()
+                               << " lesson/scene/card texts have plain-text math outside $…$:\n"
+                               << report;
   std::string unsup;
   for (const std::string& s : unsupported) unsup += "  " + s + "\n";
   EXPECT_TRUE(unsupported.empty()) << "commands the math layout draws as source:\n" << unsup;
@@ -308,6 +428,15 @@ TEST(MathStrings, ThePatternsCatchAsciiMathAndSpareTypesetMathAndIdentifiers) {
        {"rank $r$", "window $W$", "$T$ must be between 1 and 256", "at $r$ = 1, 2", "a b", "Keep a token", "Press A",
         "took 2 s", "scaled 2x", "8C/3 = 4096", "--set k=v", "n_heads must be even", "top-k", "model 2 = base"})
     EXPECT_FALSE(lone_variable(outside_math(ok), &id)) << ok << " flagged " << id;
+  for (const char* bad : {"Query i sees keys j \xE2\x89\xA4 i", "quadratic in T.", "K cache", "Largest distance m - n",
+                          "evaluated out to 4L.", "int(8C/3)", "(K \xE5\x92\x8C V)", "For q, k with", "pairs x[k]"})
+    EXPECT_TRUE(loose_letter(outside_math(bad), &id)) << bad;
+  for (const char* ok : {"Query $i$ sees keys $j \\le i$", "quadratic in $T$.", "$K$ cache", "about 7.3 M.", "{2} M",
+                         "took 2 s", "87K and 70B", "Ctrl+B", "U+XXXX", "sort 6 letters from {A, B, C}", "e.g. this",
+                         "top-k", "--set k=v", "a cat", "I see", "2x"})
+    EXPECT_FALSE(loose_letter(outside_math(ok), &id)) << ok << " flagged " << id;
+  EXPECT_TRUE(mixed_assignment("KV = $H$ is MHA", &id));
+  EXPECT_FALSE(mixed_assignment("$H_{kv} = H$ is MHA, for $C$ = 4096", &id));
   for (const char* bad :
        {"temperature \xCF\x84", "scaled by \xCE\xB1/\xE2\x88\x9Ar", "p = softmax(l / T)", "rows of \xCE\x94W"})
     EXPECT_TRUE(plain_symbol_math(bad)) << bad;

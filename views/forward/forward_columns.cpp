@@ -89,10 +89,12 @@ void ForwardPanel::draw_model_editor() {
     const ModelConfig& m = result_->run.config;
     ImGui::PushTextWrapPos(0.0f);
     const auto n = [](int v) { return std::to_string(v); };
-    ImGui::TextDisabled("%s", subst(tr("running: C {0}, {1} layers, H {2}, KV {3}, D {4}, F {5}, V {6}, max_seq {7}"),
-                                    {n(m.dim), n(m.n_layers), n(m.n_heads), n(m.n_kv_heads), n(m.head_dim()),
-                                     n(m.hidden), n(m.vocab), n(m.max_seq)})
-                                  .c_str());
+    math_text(subst(tr("running: $C$ = {0}, {1} layers, $H$ = {2}, $H_{kv}$ = {3}, $D$ = {4}, $F$ = {5}, $V$ = {6}, "
+                       "max_seq {7}"),
+                    {n(m.dim), n(m.n_layers), n(m.n_heads), n(m.n_kv_heads), n(m.head_dim()), n(m.hidden), n(m.vocab),
+                     n(m.max_seq)})
+                  .c_str(),
+              0.0f, false, ImGui::GetColorU32(ImGuiCol_TextDisabled));
     ImGui::PopTextWrapPos();
   };
   if (!is_seeded_model(s_.model)) return running();

@@ -39,7 +39,7 @@ void bind_forward_controls(Controls& c, ForwardState& s) {
       N_("Pre-norm normalises the input of each sub-block; post-norm (2017 Transformer) normalises after the add."));
   c.add_enum(
       "positions", &s.config.positions, PositionType::ALiBi, N_("Positions"),
-      N_("How the model knows token order: added vectors (learned, sinusoidal), rotated q/k (RoPE) or a distance "
+      N_("How the model knows token order: added vectors (learned, sinusoidal), rotated $q$/$k$ (RoPE) or a distance "
          "bias on the scores (ALiBi)."));
   c.add_enum("activation", &s.config.activation, ActivationKind::GeGLU, N_("MLP activation"),
              N_("SwiGLU and GeGLU multiply an activated gate with a second projection; ReLU and GELU have no gate."));

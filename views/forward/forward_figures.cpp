@@ -102,14 +102,16 @@ PassTokens pass_tokens(const ForwardResult& r) {
   return p;
 }
 
-// "(H=4, T=22, T_k=22)": the symbols only, so the one-line note fits under a figure (meanings are on the axes).
+// "($H = 4$, $T = 22$, $T_k = 22$)": the symbols only, so the one-line note fits under a figure (meanings are on the
+// axes); typeset like the formula beside it.
 std::string compact_shape(const TraceStep& s) {
   std::string out = "(";
   for (size_t d = 0; d < s.shape.size(); ++d)
-    // A subscripted symbol (T_k) is typeset; the others are single letters.
-    out += (d ? ", " : "") +
-           (s.shape[d].symbol.find('_') != std::string::npos ? "$" + s.shape[d].symbol + "$" : s.shape[d].symbol) +
-           "=" + std::to_string(s.shape[d].size);
+    out.append(d ? ", $" : "$")
+        .append(s.shape[d].tex())
+        .append(" = ")
+        .append(std::to_string(s.shape[d].size))
+        .append("$");
   return out + ")";
 }
 
@@ -194,7 +196,7 @@ plot::Figure strip_figure(const ForwardResult& r, int layer) {
   }
   fig.grid_cols = count > 12 ? 5 : 4;
   const ModelConfig& c = r.run.config;
-  fig.note = subst(tr("{0}, {1}-norm, {2}, {3}, H {4} / KV {5}; attention maps stack the heads vertically "
+  fig.note = subst(tr("{0}, {1}-norm, {2}, {3}, $H$ = {4}, $H_{kv}$ = {5}; attention maps stack the heads vertically "
                       "($H \\cdot T$ rows)"),
                    {to_string(c.norm), to_string(c.placement), to_string(c.positions), to_string(c.activation),
                     std::to_string(c.n_heads), std::to_string(c.n_kv_heads)});

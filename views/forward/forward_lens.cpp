@@ -30,10 +30,10 @@ plot::Figure lens_figure(const ForwardResult& r) {
   plot::HeatmapOptions o;
   o.vmin = 0;
   o.vmax = 1;
-  o.value_label = tr("p(top token)");
+  o.value_label = tr("$p$(top token)");
   o.row_labels = lens.rows;
   if (static_cast<int>(positions.size()) == T) o.col_labels = positions;
-  map.heatmap(tr("p(top token)"), lens.top_prob.data(), R, T, o);
+  map.heatmap(tr("$p$(top token)"), lens.top_prob.data(), R, T, o);
   if (R * T <= kMaxLabelledCells)
     for (int row = 0; row < R; ++row)
       for (int t = 0; t < T; ++t) {
@@ -45,7 +45,7 @@ plot::Figure lens_figure(const ForwardResult& r) {
 
   // Probability of the final prediction, layer by layer: at the last position, and averaged over positions.
   plot::Axes& lines = fig.add_axes(tr("probability of the final prediction per layer"));
-  lines.setup(tr("residual stream after"), "", tr("p(final prediction)"), "");
+  lines.setup(tr("residual stream after"), "", tr("$p$(final prediction)"), "");
   lines.x.categories = lens.rows;
   lines.set_y_range(0, 1);
   std::vector<double> xs(static_cast<size_t>(R)), last(static_cast<size_t>(R)), mean(static_cast<size_t>(R));

@@ -91,8 +91,13 @@ std::string vector_cells(const Pixels& px, const Rect& r) {
       const uint32_t c = at(x);
       int end = x + 1;
       while (end < px.width && at(end) == c) ++end;
-      out += "<rect x=\"" + num(r.x0 + cw * x) + "\" y=\"" + num(r.y0 + ch * y) + "\" width=\"" + num(cw * (end - x)) +
-             "\" height=\"" + num(ch) + "\"" + paint("fill", c) + "/>\n";
+      // An opaque cell reaches half a pixel into its right and lower neighbours, which paint over it: rsvg rounds
+      // each crisp edge on its own, and at fractional cell edges a one-pixel seam of background showed between two
+      // cells (a white line down the ALiBi bias map).
+      const bool opaque = alpha(c) == 255;
+      const double ox = opaque && end < px.width ? 0.5 : 0.0, oy = opaque && y + 1 < px.height ? 0.5 : 0.0;
+      out += "<rect x=\"" + num(r.x0 + cw * x) + "\" y=\"" + num(r.y0 + ch * y) + "\" width=\"" +
+             num(cw * (end - x) + ox) + "\" height=\"" + num(ch + oy) + "\"" + paint("fill", c) + "/>\n";
       x = end;
     }
   }

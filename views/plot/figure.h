@@ -115,6 +115,8 @@ struct CircleItem {  // e.g. the unit circle under RoPE rotations
 struct ArcItem {      // an angle arc from angle a0 to a1 (radians, counter-clockwise), with an optional label
   std::string label;  // e.g. "θ = 0.52 rad"; drawn at the arc's midpoint
   double cx = 0, cy = 0, r = 0.3, a0 = 0, a1 = 0;
+  double label_r = 0;  // > 0: the label sits this far from the centre on the arc's bisector, clear of what the arc
+                       // spans (vectors from the centre); 0: just outside the arc
   uint32_t color = 0;
 };
 

@@ -53,8 +53,8 @@ HoverInfo hover_at(const Layout& layout, Vec2 mouse, float radius) {
           best = d;
           h.hit = h.has_point = true;
           h.point = p;
-          h.text = (l->label.empty() ? std::string() : l->label + "\n") + axis_value(f.axes->x, "x", l->xs[i]) + "\n" +
-                   axis_value(f.axes->y, "y", l->ys[i]);
+          h.text = (l->label.empty() ? std::string() : l->label + "\n") + axis_value(f.axes->x, "$x$", l->xs[i]) + "\n" +
+                   axis_value(f.axes->y, "$y$", l->ys[i]);
         }
       }
     }
@@ -101,7 +101,7 @@ HoverInfo hover_at(const Layout& layout, Vec2 mouse, float radius) {
         return h;
       }
     }
-    h.text = axis_value(f.axes->x, "x", mx) + "\n" + axis_value(f.axes->y, "y", my);
+    h.text = axis_value(f.axes->x, "$x$", mx) + "\n" + axis_value(f.axes->y, "$y$", my);
     if ((f.x_scale == Scale::Log10 && !(mx > 0)) || (f.y_scale == Scale::Log10 && !(my > 0)))
       h.text += std::string("\n") + tr("(log axis: values \xE2\x89\xA4 0 are not shown)");
 

@@ -265,7 +265,8 @@ void draw_items(Builder& b, const AxesFrame& f, const Axes& axes, std::vector<Le
       // Label just outside the arc's midpoint, its box extending away from the centre so it clears the arc.
       const double mid = 0.5 * (arc->a0 + arc->a1);
       const Vec2 c0 = f.to_pixel(arc->cx, arc->cy);
-      const Vec2 m = f.to_pixel(arc->cx + arc->r * std::cos(mid), arc->cy + arc->r * std::sin(mid));
+      const double label_r = arc->label_r > 0 ? arc->label_r : arc->r;
+      const Vec2 m = f.to_pixel(arc->cx + label_r * std::cos(mid), arc->cy + label_r * std::sin(mid));
       const float dx = m.x - c0.x, dy = m.y - c0.y, len = std::max(1e-3f, std::hypot(dx, dy));
       const Vec2 at{m.x + dx / len * 5, m.y + dy / len * 5};
       b.text(at, arc->label, b.th.tick_size, color, 0.5f - 0.5f * dx / len, 0.5f - 0.5f * dy / len);

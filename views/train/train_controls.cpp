@@ -9,10 +9,11 @@
 namespace tw {
 
 void bind_train_controls(Controls& c, TrainPanelState& s) {
-  c.add_enum("task", &s.task.kind, TaskKind::Language, N_("task"),
-             N_("copy: a random sequence then the same again (needs an induction head); sort / reverse: the prompt "
-                "sorted or reversed; modadd: $a + b$ mod p; text: next character of your text; language: a language "
-                "model of a corpus through a tokenizer."));
+  c.add_enum(
+      "task", &s.task.kind, TaskKind::Language, N_("task"),
+      N_("copy: a random sequence then the same again (needs an induction head); sort / reverse: the prompt "
+         "sorted or reversed; modadd: $(a + b) \\bmod p$; text: next character of your text; language: a language "
+         "model of a corpus through a tokenizer."));
   c.add_int("length", &s.task.length, 1, 64, N_("prompt length $n$"),
             N_("Symbols in the prompt (copy, sort, reverse)."));
   c.add_int("alphabet", &s.task.alphabet, 2, 64, N_("alphabet"),
@@ -21,7 +22,7 @@ void bind_train_controls(Controls& c, TrainPanelState& s) {
              N_("copy: the repeat starts after a random filler, so its offset changes every sample and only "
                 "content-based attention (an induction head) can find it."));
   c.add_int("modulus", &s.task.modulus, 2, 211, N_("modulus $p$"),
-            N_("modadd: answers $(a + b)$ mod p; vocabulary $p + 2$."));
+            N_("modadd: answers $(a + b) \\bmod p$; vocabulary $p + 2$."));
   c.add_text("text", &s.task.text, 65536, N_("text"),
              N_("Text for the text task (its characters are the vocabulary)."));
   c.add_text("text_file", &s.text_file, 4096, N_("text file"),
@@ -53,24 +54,25 @@ void bind_train_controls(Controls& c, TrainPanelState& s) {
   c.add_enum("attn_scale", &s.model.attn_scale, {"1/sqrt(d_k)", "none", "1/d_k"}, N_("attention scale"),
              N_("Factor on $q \\cdot k$: without $1/\\sqrt{d_k}$ the softmax saturates and learning slows."));
   c.add_bool("qk_norm", &s.model.qk_norm, N_("QK-norm"),
-             N_("RMS-normalise q and k per head (learned $\\gamma$) before $q \\cdot k$."));
+             N_("RMS-normalise $q$ and $k$ per head (learned $\\gamma$) before $q \\cdot k$."));
   c.add_float("softcap", &s.model.attn_softcap, 0.0f, 100.0f, N_("soft-cap"),
               N_("Scores become $c \\tanh(S/c)$; 0 = off."), false, "%.3g");
   c.add_bool("tie", &s.model.tie_embeddings, N_("tie embeddings"),
              N_("The LM head reuses the token embedding matrix."));
   c.add_int("experts", &s.model.experts, 0, kMaxExperts, N_("experts $E$"),
-            N_("Mixture of experts: each block's MLP becomes E expert MLPs (hidden F each) behind a router; "
+            N_("Mixture of experts: each block's MLP becomes $E$ expert MLPs (hidden $F$ each) behind a router; "
                "0 or 1 = one dense MLP."));
-  c.add_int("top_k", &s.model.top_k, 1, kMaxExperts, "top-k",
-            N_("Experts each token is sent to; their outputs are mixed with the router probabilities renormalised "
-               "over the k (Mixtral). With $k = 1$ the gate is always 1, so only the balance loss trains the router."));
+  c.add_int(
+      "top_k", &s.model.top_k, 1, kMaxExperts, "top-k",
+      N_("Experts each token is sent to; their outputs are mixed with the router probabilities renormalised "
+         "over the $k$ (Mixtral). With $k = 1$ the gate is always 1, so only the balance loss trains the router."));
   c.add_float("capacity_factor", &s.capacity_factor, 0.0f, 8.0f, N_("capacity factor"),
-              N_("Each expert takes at most $\\lceil \\mathrm{factor} \\cdot N k / E \\rceil$ of a batch's N "
+              N_("Each expert takes at most $\\lceil \\mathrm{factor} \\cdot N k / E \\rceil$ of a batch's $N$ "
                  "tokens; the rest skip the MLP on the residual stream (Switch). 0 = no limit."),
               false, "%.3g");
   c.add_float("aux_coef", &s.aux_coef, 0.0f, 1.0f, N_("balance loss coef"),
               N_("$\\alpha$ of the load-balancing loss $\\alpha E \\sum_e f_e P_e$ added to the "
-                 "training loss (Switch: 0.01); it is k when the load is even."),
+                 "training loss (Switch: 0.01); it is $k$ when the load is even."),
               false, "%.3g");
   c.add_enum("optimizer", &s.optimizer.kind, {N_("adamw"), N_("sgd")}, N_("optimizer"),
              N_("AdamW (as torch.optim.AdamW) or SGD with momentum 0.9."));

@@ -254,9 +254,10 @@ plot::Figure expert_load_figure(const TrainSnapshot& s) {
 plot::Figure balance_figure(const TrainSnapshot& s) {
   plot::Figure fig("balance_loss", tr("Load-balancing loss per step"));
   const ModelConfig& m = s.settings.model;
-  fig.note = subst(tr("$E \\sum_e f_e P_e$ (mean over layers; f: share of assignments, P: mean router probability); "
-                      "$k = {0}$ when balanced; added to the loss × {1}"),
-                   {std::to_string(m.top_k), plot::fmt("%.3g", m.aux_loss_coef)});
+  fig.note =
+      subst(tr("$E \\sum_e f_e P_e$ (mean over layers; $f_e$: share of assignments, $P_e$: mean router probability); "
+               "$k = {0}$ when balanced; added to the loss × {1}"),
+            {std::to_string(m.top_k), plot::fmt("%.3g", m.aux_loss_coef)});
   plot::Axes& ax = step_axes(fig, tr("balance loss"), "");
   add_pinned(ax, s, &MetricsRow::balance_loss);
   metric_line(ax, tr("current run"), s.history, &MetricsRow::balance_loss).color = kTrainColor;

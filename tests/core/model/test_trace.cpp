@@ -20,6 +20,9 @@ TEST(Trace, RecordsInOrderWithShape) {
   EXPECT_EQ(q->layer, 0);
   EXPECT_EQ(q->shape_string(), "($T = 2$ tokens, $H = 2$ query heads, $D = 2$ head dim)");
   EXPECT_EQ(q->sizes(), (std::vector<int64_t>{2, 2, 2}));
+  // The key/value head count is one variable, typeset as the formulas name it (not K times V).
+  EXPECT_EQ((TraceDim{"KV", 2, "kv heads"}.tex()), "H_{kv}");
+  EXPECT_EQ((TraceDim{"T_k", 2, "keys"}.tex()), "T_k");
   EXPECT_DOUBLE_EQ(q->intensity(), 48.0 / 88.0);
   EXPECT_EQ(trace.steps()[0].value(1, 2), 1.5f);
   EXPECT_DOUBLE_EQ(trace.total_flops(), 48.0);

@@ -196,7 +196,8 @@ TEST(Attention, ArgumentCheckMessages) {
   Mat q(3, 6), k(3, 4), v(3, 4);
   AttentionOptions opt;
   EXPECT_EQ(check_attention_args(q, k, v, opt, 3, 2, 2), "n_heads (3) must be a multiple of n_kv_heads (2)");
-  EXPECT_EQ(check_attention_args(q, k, v, opt, 2, 2, 3), "k and v need n_kv_heads*head_dim = 6 columns, got 4 and 4");
+  EXPECT_EQ(check_attention_args(q, k, v, opt, 2, 2, 3),
+            "keys and values need n_kv_heads*head_dim = 6 columns, got 4 and 4");
   opt.bias.kind = AttentionBias::Kind::Alibi;
   EXPECT_NE(check_attention_args(q, k, v, opt, 3, 1, 2), "");
   opt.bias.slopes = alibi_slopes(3);
