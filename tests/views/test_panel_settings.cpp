@@ -90,7 +90,9 @@ void check_against_panel() {
     ASSERT_NE(k, nullptr) << key << " is no control of the panel";
     EXPECT_EQ(k->type, defaults.types.at(key)) << key;
     EXPECT_EQ(k->default_value, value) << key;
-    if (k->type == ControlType::Enum) EXPECT_EQ(k->options, defaults.options.at(key)) << key;
+    if (k->type == ControlType::Enum) {
+      EXPECT_EQ(k->options, defaults.options.at(key)) << key;
+    }
   }
 
   // The panel's values read back: the settings hold what the panel's controls hold.

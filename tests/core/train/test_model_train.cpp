@@ -386,7 +386,9 @@ TEST(ModelTrain, MoeLogitsMatchInferenceForward) {
       ASSERT_TRUE(forward(ref, nullptr, w, c, tokens, &error)) << error;
       EXPECT_LT(max_rel_diff(train_logits(state).middleRows(s * b.T, b.T), ref), 1e-5f) << s;
     }
-    if (c.capacity_factor > 0) EXPECT_GT(train_moe_stats(state).layers[0].dropped, 0);
+    if (c.capacity_factor > 0) {
+      EXPECT_GT(train_moe_stats(state).layers[0].dropped, 0);
+    }
   }
 }
 
