@@ -1,6 +1,7 @@
 #include "core/model/forward.h"
 
 #include <cmath>
+#include <utility>
 
 #include "core/model/forward_steps.h"
 #include "core/model/model_pass.h"
@@ -13,7 +14,7 @@ namespace tw {
 // output is read or written once as float32: the traffic of an ideal kernel, not of this CPU code.
 namespace {
 
-constexpr double kF = 4.0;      // bytes per float
+constexpr double kF = 4.0;  // bytes per float
 
 double norm_flops(const ModelConfig& c, double T) { return (c.norm == NormType::RMSNorm ? 4.0 : 7.0) * T * c.dim; }
 double norm_bytes(const ModelConfig& c, double T) {
@@ -79,13 +80,14 @@ struct Recorder {
 
   bool on() const { return trace && trace->enabled(); }
   std::string name(StepId id) const { return prefix + step_row(id).name; }
-  void operator()(StepId id, std::vector<std::string> inputs, const Mat& value, StepCost cost, std::string title = {},
+  // The value is taken over: the pass that made it is done with it.
+  void operator()(StepId id, std::vector<std::string> inputs, Mat&& value, StepCost cost, std::string title = {},
                   std::string formula = {}) const {
     if (!on()) return;
     const StepRow& row = step_row(id);
     trace->record(prefix + row.name, title.empty() ? row.title : std::move(title),
-                  formula.empty() ? row.formula : std::move(formula), std::move(inputs), value, step_shape(row, sizes),
-                  layer, cost.flops, cost.bytes);
+                  formula.empty() ? row.formula : std::move(formula), std::move(inputs), std::move(value),
+                  step_shape(row, sizes), layer, cost.flops, cost.bytes);
   }
 };
 
@@ -128,13 +130,13 @@ std::string score_formula(const ModelConfig& c, bool sliding_layer) {
 }
 
 const char* activation_title(ActivationKind a) {
-  return a == ActivationKind::SwiGLU ? N_("Activation (swiglu)")
+  return a == ActivationKind::SwiGLU  ? N_("Activation (swiglu)")
          : a == ActivationKind::GeGLU ? N_("Activation (geglu)")
          : a == ActivationKind::GELU  ? N_("Activation (gelu)")
                                       : N_("Activation (relu)");
 }
 const char* activation_formula(ActivationKind a) {
-  return a == ActivationKind::SwiGLU ? "$z = \\mathrm{silu}(g) \\odot u$, $\\mathrm{silu}(g) = g \\, \\sigma(g)$"
+  return a == ActivationKind::SwiGLU  ? "$z = \\mathrm{silu}(g) \\odot u$, $\\mathrm{silu}(g) = g \\, \\sigma(g)$"
          : a == ActivationKind::GeGLU ? "$z = \\mathrm{gelu}(g) \\odot u$, $\\mathrm{gelu}(g) = g \\, \\Phi(g)$"
          : a == ActivationKind::GELU  ? "$z = \\mathrm{gelu}(u) = u \\, \\Phi(u)$"
                                       : "$z = \\max(0, u)$";
@@ -142,28 +144,29 @@ const char* activation_formula(ActivationKind a) {
 
 // A mixture-of-experts MLP's routing as steps: router probabilities, the gates of the chosen experts, each
 // expert's load and its drops, then the gated sum of the experts' outputs.
-void record_moe(const Recorder& rec, const LayerActs<float>& L, const ModelConfig& c, const std::string& m_name,
+void record_moe(const Recorder& rec, LayerActs<float>& L, const ModelConfig& c, const std::string& m_name,
                 const std::string& p, const BlockCosts& cost, int T) {
   const int E = c.experts, k = c.top_k;
   const MoeRoute& r = L.moe.route;
-  rec(StepId::RouterProbs, {m_name, p + "block_sparse_moe.gate.weight"}, L.moe.probs, cost.router);
+  rec(StepId::RouterProbs, {m_name, p + "block_sparse_moe.gate.weight"}, std::move(L.moe.probs), cost.router);
   Mat gates = Mat::Zero(T, E);  // (T, E): dense view of the k gates per token, 0 where dropped
   for (int t = 0; t < T; ++t)
     for (int j = 0; j < k; ++j) gates(t, r.choice[size_t(t * k + j)]) = L.moe.gates[size_t(t * k + j)];
-  rec(StepId::ExpertGates, {rec.name(StepId::RouterProbs)}, gates, {2.0 * T * E, kF * 2.0 * T * E});
+  rec(StepId::ExpertGates, {rec.name(StepId::RouterProbs)}, std::move(gates), {2.0 * T * E, kF * 2.0 * T * E});
   Mat load(1, E), dropped(1, E);
   for (int e = 0; e < E; ++e) {
     load(0, e) = float(r.load[size_t(e)]);
     dropped(0, e) = float(r.wanted[size_t(e)] - r.load[size_t(e)]);
   }
-  rec(StepId::ExpertLoad, {rec.name(StepId::ExpertGates)}, load, {double(T) * k, kF * E});
-  rec(StepId::ExpertDropped, {rec.name(StepId::ExpertGates)}, dropped, {double(E), kF * E});
-  rec(StepId::Down, {m_name, rec.name(StepId::ExpertGates), p + "block_sparse_moe.experts"}, L.down, cost.moe,
-      N_("Mixture of experts output"), "$d_t = \\sum_e g_{t,e} \\, \\mathrm{Expert}_e(m_t)$");
+  rec(StepId::ExpertLoad, {rec.name(StepId::ExpertGates)}, std::move(load), {double(T) * k, kF * E});
+  rec(StepId::ExpertDropped, {rec.name(StepId::ExpertGates)}, std::move(dropped), {double(E), kF * E});
+  rec(StepId::Down, {m_name, rec.name(StepId::ExpertGates), p + "block_sparse_moe.experts"}, std::move(L.down),
+      cost.moe, N_("Mixture of experts output"), "$d_t = \\sum_e g_{t,e} \\, \\mathrm{Expert}_e(m_t)$");
 }
 
-// Every step of one pass over T new tokens (T_k keys), in trace order, from the activations in `a`.
-void record_trace(Trace* trace, const Acts<float>& a, const ModelConfig& c, int T, int Tk) {
+// Every step of one pass over T new tokens (T_k keys), in trace order, from the activations in `a`, which are
+// moved into the trace (the pass is done with them).
+void record_trace(Trace* trace, Acts<float>& a, const ModelConfig& c, int T, int Tk) {
   const int C = c.dim, V = c.vocab;
   const bool pre = c.placement == NormPlacement::Pre;
   const bool rope = c.positions == PositionType::RoPE;
@@ -173,11 +176,11 @@ void record_trace(Trace* trace, const Acts<float>& a, const ModelConfig& c, int 
 
   // Token embedding x = E[tokens], then absolute positions (learned or sinusoidal) added once.
   const bool absolute = c.positions == PositionType::Learned || c.positions == PositionType::Sinusoidal;
-  model_rec(StepId::Embed, {"tokens", "model.embed_tokens.weight"}, absolute ? a.embed : a.xs[0],
+  model_rec(StepId::Embed, {"tokens", "model.embed_tokens.weight"}, std::move(absolute ? a.embed : a.xs[0]),
             {0, kF * (2.0 * T * C) + 4.0 * T});
   if (absolute) {
     const bool learned = c.positions == PositionType::Learned;
-    model_rec(StepId::PosEmbed, {"embed", learned ? "model.embed_positions.weight" : "PE"}, a.xs[0],
+    model_rec(StepId::PosEmbed, {"embed", learned ? "model.embed_positions.weight" : "PE"}, std::move(a.xs[0]),
               {double(T) * C, kF * 3.0 * T * C}, learned ? "" : N_("Add sinusoidal positions"),
               learned ? ""
                       : "$x = x + PE(\\mathrm{pos})$, $PE(p, 2i) = \\sin(p / 10000^{2i/C})$, "
@@ -185,7 +188,7 @@ void record_trace(Trace* trace, const Acts<float>& a, const ModelConfig& c, int 
   }
 
   for (int l = 0; l < c.n_layers; ++l) {
-    const LayerActs<float>& L = a.layers[static_cast<size_t>(l)];
+    LayerActs<float>& L = a.layers[static_cast<size_t>(l)];
     const Recorder rec{trace, l, "layers." + std::to_string(l) + ".", sizes};
     const std::string p = "model.layers." + std::to_string(l) + ".";
     const std::string x_name = l == 0 ? (absolute ? "pos_embed" : "embed")
@@ -193,63 +196,64 @@ void record_trace(Trace* trace, const Acts<float>& a, const ModelConfig& c, int 
 
     // Attention half: norm (pre), projections, RoPE, scores, probabilities, P V, W_o, residual, norm (post).
     if (pre)
-      rec(StepId::AttnNorm, {x_name, p + "input_layernorm.weight"}, L.ln1, cost.norm,
+      rec(StepId::AttnNorm, {x_name, p + "input_layernorm.weight"}, std::move(L.ln1), cost.norm,
           norm_title(c, NormStep::Attention), norm_formula(c, "a", "x"));
     const std::string a_name = pre ? rec.name(StepId::AttnNorm) : x_name;
-    rec(StepId::Q, {a_name, p + "self_attn.q_proj.weight"}, rope ? L.q_pre : L.q, cost.q);
-    rec(StepId::K, {a_name, p + "self_attn.k_proj.weight"}, rope ? L.k_pre : L.k, cost.k);
-    rec(StepId::V, {a_name, p + "self_attn.v_proj.weight"}, L.v, cost.v);
+    rec(StepId::Q, {a_name, p + "self_attn.q_proj.weight"}, std::move(rope ? L.q_pre : L.q), cost.q);
+    rec(StepId::K, {a_name, p + "self_attn.k_proj.weight"}, std::move(rope ? L.k_pre : L.k), cost.k);
+    rec(StepId::V, {a_name, p + "self_attn.v_proj.weight"}, std::move(L.v), cost.v);
     if (rope) {
-      rec(StepId::QRope, {rec.name(StepId::Q)}, L.q, cost.q_rope);
-      rec(StepId::KRope, {rec.name(StepId::K)}, L.k, cost.k_rope);
+      rec(StepId::QRope, {rec.name(StepId::Q)}, std::move(L.q), cost.q_rope);
+      rec(StepId::KRope, {rec.name(StepId::K)}, std::move(L.k), cost.k_rope);
     }
     const bool sliding_layer = c.layer_is_sliding(l);
     rec(StepId::Scores, {rec.name(rope ? StepId::QRope : StepId::Q), rec.name(rope ? StepId::KRope : StepId::K)},
-        L.scores, cost.scores, sliding_layer ? N_("Attention scores (sliding window)") : "",
+        std::move(L.scores), cost.scores, sliding_layer ? N_("Attention scores (sliding window)") : "",
         score_formula(c, sliding_layer));
-    rec(StepId::Probs, {rec.name(StepId::Scores)}, L.probs, cost.probs);
-    rec(StepId::AttnOut, {rec.name(StepId::Probs), rec.name(StepId::V)}, L.att, cost.out);
-    rec(StepId::Proj, {rec.name(StepId::AttnOut), p + "self_attn.o_proj.weight"}, L.proj, cost.proj);
-    rec(StepId::AttnResidual, {x_name, rec.name(StepId::Proj)}, L.h, cost.residual);
+    rec(StepId::Probs, {rec.name(StepId::Scores)}, std::move(L.probs), cost.probs);
+    rec(StepId::AttnOut, {rec.name(StepId::Probs), rec.name(StepId::V)}, std::move(L.att), cost.out);
+    rec(StepId::Proj, {rec.name(StepId::AttnOut), p + "self_attn.o_proj.weight"}, std::move(L.proj), cost.proj);
+    rec(StepId::AttnResidual, {x_name, rec.name(StepId::Proj)}, std::move(L.h), cost.residual);
     std::string h_name = rec.name(StepId::AttnResidual);
     if (!pre) {
-      rec(StepId::AttnNorm, {h_name, p + "input_layernorm.weight"}, L.ln1, cost.norm,
+      rec(StepId::AttnNorm, {h_name, p + "input_layernorm.weight"}, std::move(L.ln1), cost.norm,
           norm_title(c, NormStep::PostAttention), norm_formula(c, "h", "(x + y)"));
       h_name = rec.name(StepId::AttnNorm);
     }
 
     // MLP half: norm (pre; a parallel block's reads x), the MLP or the experts, residual, norm (post).
     if (pre)
-      rec(StepId::MlpNorm, {c.parallel_block ? x_name : h_name, p + "post_attention_layernorm.weight"}, L.ln2,
-          cost.norm, norm_title(c, NormStep::Mlp), norm_formula(c, "m", c.parallel_block ? "x" : "h"));
+      rec(StepId::MlpNorm, {c.parallel_block ? x_name : h_name, p + "post_attention_layernorm.weight"},
+          std::move(L.ln2), cost.norm, norm_title(c, NormStep::Mlp),
+          norm_formula(c, "m", c.parallel_block ? "x" : "h"));
     const std::string m_name = pre ? rec.name(StepId::MlpNorm) : h_name;
     if (c.moe()) {
       record_moe(rec, L, c, m_name, p, cost, T);
     } else {
-      if (c.gated()) rec(StepId::Gate, {m_name, p + "mlp.gate_proj.weight"}, L.gate, cost.gate);
-      rec(StepId::Up, {m_name, p + "mlp.up_proj.weight"}, L.up, cost.up);
+      if (c.gated()) rec(StepId::Gate, {m_name, p + "mlp.gate_proj.weight"}, std::move(L.gate), cost.gate);
+      rec(StepId::Up, {m_name, p + "mlp.up_proj.weight"}, std::move(L.up), cost.up);
       rec(StepId::Hidden,
           c.gated() ? std::vector<std::string>{rec.name(StepId::Gate), rec.name(StepId::Up)}
                     : std::vector<std::string>{rec.name(StepId::Up)},
-          L.hid, cost.act, activation_title(c.activation), activation_formula(c.activation));
-      rec(StepId::Down, {rec.name(StepId::Hidden), p + "mlp.down_proj.weight"}, L.down, cost.down);
+          std::move(L.hid), cost.act, activation_title(c.activation), activation_formula(c.activation));
+      rec(StepId::Down, {rec.name(StepId::Hidden), p + "mlp.down_proj.weight"}, std::move(L.down), cost.down);
     }
-    const Mat& out = a.xs[static_cast<size_t>(l + 1)];
-    rec(StepId::MlpResidual, {h_name, rec.name(StepId::Down)}, pre ? out : L.res2, cost.residual);
+    Mat& out = a.xs[static_cast<size_t>(l + 1)];
+    rec(StepId::MlpResidual, {h_name, rec.name(StepId::Down)}, std::move(pre ? out : L.res2), cost.residual);
     if (!pre)
-      rec(StepId::MlpNorm, {rec.name(StepId::MlpResidual), p + "post_attention_layernorm.weight"}, out, cost.norm,
-          norm_title(c, NormStep::PostMlp), norm_formula(c, "x", "(h + d)"));
+      rec(StepId::MlpNorm, {rec.name(StepId::MlpResidual), p + "post_attention_layernorm.weight"}, std::move(out),
+          cost.norm, norm_title(c, NormStep::PostMlp), norm_formula(c, "x", "(h + d)"));
   }
 
   // Final norm (pre-norm only: a post-norm block already ends in a norm), then the logits.
   const std::string last = "layers." + std::to_string(c.n_layers - 1) + (pre ? ".mlp.residual" : ".mlp_norm");
   if (c.has_final_norm())
-    model_rec(StepId::FinalNorm, {last, "model.norm.weight"}, a.xf, {norm_flops(c, T), norm_bytes(c, T)},
+    model_rec(StepId::FinalNorm, {last, "model.norm.weight"}, std::move(a.xf), {norm_flops(c, T), norm_bytes(c, T)},
               norm_title(c, NormStep::Final), norm_formula(c, "x_f", "x"));
   model_rec(
       StepId::Logits,
       {c.has_final_norm() ? "final_norm" : last, c.tie_embeddings ? "model.embed_tokens.weight" : "lm_head.weight"},
-      a.logits, {linear_flops(T, C, V), linear_bytes(T, C, V)}, "",
+      std::move(a.logits), {linear_flops(T, C, V), linear_bytes(T, C, V)}, "",
       c.tie_embeddings ? "$\\mathrm{logits} = x_f E^\\top$ $(W_{head} = E)$" : "");
 }
 }  // namespace
@@ -309,8 +313,7 @@ void report_overflow(const Acts<float>& a, const ModelConfig& c, int layer, std:
       return;
     }
   const bool pre = c.placement == NormPlacement::Pre;
-  finite_or_report(pre ? a.xs[static_cast<size_t>(layer + 1)] : L.res2, p + step_row(StepId::MlpResidual).name,
-                   error);
+  finite_or_report(pre ? a.xs[static_cast<size_t>(layer + 1)] : L.res2, p + step_row(StepId::MlpResidual).name, error);
 }
 
 // check tokens → the one pass → the trace from its activations → advance the cache. `cache` may be null (a full
@@ -342,9 +345,13 @@ bool run(Mat& logits, Trace* trace, KVCache* cache, const ModelWeights& w, const
       }
     return false;
   }
-  if (traced) record_trace(trace, a, c, T, pos0 + T);
   if (cache) cache->advance(T);
-  logits = std::move(a.logits);
+  if (!traced) {
+    logits = std::move(a.logits);
+    return true;
+  }
+  logits = a.logits;
+  record_trace(trace, a, c, T, pos0 + T);
   return true;
 }
 

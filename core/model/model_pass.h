@@ -53,7 +53,7 @@ struct PassOptions {
                                                      // attention reads all T_k of them (Reference/Flash only)
   PassAttention attention = PassAttention::Batched;  //
   bool keep_trace = false;                           // also keep what only the trace shows: the embedding before
-                                                     // positions, q and k before RoPE
+                                                     // positions, q and k before RoPE (rotated out of place)
   bool stop_on_overflow = false;                     // stop after the first layer with a non-finite value
 };
 
@@ -92,14 +92,14 @@ struct Acts {
              int>
       key{};  // shape it was made for (and the RoPE frequencies' inputs)
   int B = 0, T = 0, pos0 = 0;
-  MatT<S> cos, sin;           // (N, D/2) RoPE tables of positions pos0.., tiled over the batch
-  MatT<S> sinusoid;           // (N, C)   sinusoidal positions tiled over the batch
-  std::vector<int> pos_ids;   // (N)      position pos0 + t of row b*T + t (learned positions)
-  MatB causal, sliding;       // (T, T)   masks, materialised once (Batched)
-  Mask causal_fn, sliding_fn; //          the same as predicates on absolute positions (Reference, Flash)
-  AttentionOptions attn_opt;  // scale, soft-cap, ALiBi slopes (mask set per layer)
-  MatT<S> embed;              // (N, C)   E[tokens] before positions are added (keep_trace only)
-  std::vector<MatT<S>> xs;    // L+1 of (N, C): residual stream entering each layer, xs[L] = last output
+  MatT<S> cos, sin;            // (N, D/2) RoPE tables of positions pos0.., tiled over the batch
+  MatT<S> sinusoid;            // (N, C)   sinusoidal positions tiled over the batch
+  std::vector<int> pos_ids;    // (N)      position pos0 + t of row b*T + t (learned positions)
+  MatB causal, sliding;        // (T, T)   masks, materialised once (Batched)
+  Mask causal_fn, sliding_fn;  //          the same as predicates on absolute positions (Reference, Flash)
+  AttentionOptions attn_opt;   // scale, soft-cap, ALiBi slopes (mask set per layer)
+  MatT<S> embed;               // (N, C)   E[tokens] before positions are added (keep_trace only)
+  std::vector<MatT<S>> xs;     // L+1 of (N, C): residual stream entering each layer, xs[L] = last output
   std::vector<LayerActs<S>> layers;
   MatT<S> xf;              // (N, C) final norm output (pre-norm only)
   VecT<S> f_mean, f_rstd;  // (N)
@@ -122,8 +122,8 @@ struct Acts {
 template <class S>
 void ensure_acts(Acts<S>& a, const ModelConfig& c, int B, int T, int pos0, bool backward) {
   const auto key = std::make_tuple(B, T, c.dim, c.n_layers, c.n_heads, c.n_kv_heads, c.vocab, c.hidden,
-                                   static_cast<int>(c.positions), static_cast<int>(c.attention), c.window,
-                                   c.full_every, static_cast<int>(c.attn_scale), static_cast<int>(c.norm), c.rope_base,
+                                   static_cast<int>(c.positions), static_cast<int>(c.attention), c.window, c.full_every,
+                                   static_cast<int>(c.attn_scale), static_cast<int>(c.norm), c.rope_base,
                                    static_cast<int>(c.rope_scaling), c.rope_factor, c.rope_original_context,
                                    c.rope_low_freq, c.rope_high_freq, pos0);
   const int N = B * T, C = c.dim, D = c.head_dim(), H = c.n_heads, KV = c.n_kv_heads, F = c.hidden, V = c.vocab;
@@ -278,24 +278,24 @@ int model_forward(Acts<S>& a, const W& w, const ModelConfig& c, const int* token
     if (pre) norm_fwd<S>(L.ln1, L.ln1_mean, L.ln1_rstd, x, lw.attn_norm, c);
     const MatT<S>& ain = pre ? L.ln1 : x;
 
-    // Projections q = a W_qᵀ, k = a W_kᵀ, v = a W_vᵀ (+ Qwen2's biases, before RoPE).
-    linear_forward<S>(L.q, ain, lw.wq);
-    linear_forward<S>(L.k, ain, lw.wk);
+    // Projections q = a W_qᵀ, k = a W_kᵀ, v = a W_vᵀ (+ Qwen2's biases, before RoPE). A trace keeps q and k
+    // before RoPE too: they are written to q_pre/k_pre and rotated out of place.
+    const bool rope = c.positions == PositionType::RoPE;
+    MatT<S>& q0 = rope && o.keep_trace ? L.q_pre : L.q;
+    MatT<S>& k0 = rope && o.keep_trace ? L.k_pre : L.k;
+    linear_forward<S>(q0, ain, lw.wq);
+    linear_forward<S>(k0, ain, lw.wk);
     linear_forward<S>(L.v, ain, lw.wv);
     if (c.attn_bias) {
-      L.q.rowwise() += lw.bq.transpose();
-      L.k.rowwise() += lw.bk.transpose();
+      q0.rowwise() += lw.bq.transpose();
+      k0.rowwise() += lw.bk.transpose();
       L.v.rowwise() += lw.bv.transpose();
     }
 
     // RoPE rotates each (x[k], x[k + D/2]) pair of q and k by position · θ_k (Hugging Face rotate_half).
-    if (c.positions == PositionType::RoPE) {
-      if (o.keep_trace) {
-        L.q_pre = L.q;
-        L.k_pre = L.k;
-      }
-      rope_forward<S>(L.q, L.q, a.cos, a.sin, RopeConvention::HalfSplit, N, H, D);
-      rope_forward<S>(L.k, L.k, a.cos, a.sin, RopeConvention::HalfSplit, N, KV, D);
+    if (rope) {
+      rope_forward<S>(L.q, q0, a.cos, a.sin, RopeConvention::HalfSplit, N, H, D);
+      rope_forward<S>(L.k, k0, a.cos, a.sin, RopeConvention::HalfSplit, N, KV, D);
     }
 
     // QK-norm (after RoPE: the rotation keeps each head's RMS).

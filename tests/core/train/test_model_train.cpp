@@ -405,8 +405,8 @@ bool same_bits(const Mat& a, const Mat& b) {
 const Mat* train_tensor(const Acts<float>& a, const ModelConfig& c, const std::string& name) {
   const bool pre = c.placement == NormPlacement::Pre;
   const bool rope = c.positions == PositionType::RoPE;
-  if (name == "embed") return c.positions == PositionType::Learned || c.positions == PositionType::Sinusoidal
-                                  ? nullptr : &a.xs[0];
+  if (name == "embed")
+    return c.positions == PositionType::Learned || c.positions == PositionType::Sinusoidal ? nullptr : &a.xs[0];
   if (name == "pos_embed") return &a.xs[0];
   if (name == "final_norm") return &a.xf;
   if (name == "logits") return &a.logits;
