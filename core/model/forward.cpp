@@ -291,12 +291,12 @@ bool finite_or_report(const Mat& m, const std::string& step, std::string* error)
 }
 
 // The message for the layer where model_forward stopped: its first non-finite step in trace order.
-void report_overflow(const Acts<float>& a, const ModelConfig& c, int layer, std::string* error) {
+void report_overflow(const Acts<float>& a, const ModelConfig& c, const PassOptions& o, int layer, std::string* error) {
   if (layer >= c.n_layers) {
     finite_or_report(a.logits, "logits", error);
     return;
   }
-  const LayerActs<float>& L = a.layers[static_cast<size_t>(layer)];
+  const LayerActs<float>& L = a.layers[layer_slot(o, layer)];
   const std::string p = "layers." + std::to_string(layer) + ".";
   const bool rope = c.positions == PositionType::RoPE;
   if (!finite_or_report(L.q, p + step_row(rope ? StepId::QRope : StepId::Q).name, error) ||
@@ -313,7 +313,7 @@ void report_overflow(const Acts<float>& a, const ModelConfig& c, int layer, std:
       return;
     }
   const bool pre = c.placement == NormPlacement::Pre;
-  finite_or_report(pre ? a.xs[static_cast<size_t>(layer + 1)] : L.res2, p + step_row(StepId::MlpResidual).name, error);
+  finite_or_report(pre ? a.xs[stream_slot(o, layer + 1)] : L.res2, p + step_row(StepId::MlpResidual).name, error);
 }
 
 // check tokens → the one pass → the trace from its activations → advance the cache. `cache` may be null (a full
@@ -334,10 +334,13 @@ bool run(Mat& logits, Trace* trace, KVCache* cache, const ModelWeights& w, const
   o.attention = traced ? PassAttention::Reference : PassAttention::Flash;
   o.keep_trace = traced;
   o.stop_on_overflow = true;
+  o.keep_layers = traced;
   Acts<float> a;
   ensure_acts(a, c, 1, T, pos0, false);
+  a.logits.swap(logits);  // the logits are written into the caller's buffer (no new allocation when it fits)
   if (const int bad = model_forward<float>(a, w, c, tokens.data(), o); bad >= 0) {
-    report_overflow(a, c, bad, error);
+    report_overflow(a, c, o, bad, error);
+    logits.swap(a.logits);
     if (cache)  // drop the rows this call appended: the cache stays as it was
       for (int l = 0; l < c.n_layers; ++l) {
         cache->k[static_cast<size_t>(l)].conservativeResize(pos0, Eigen::NoChange);
@@ -346,11 +349,9 @@ bool run(Mat& logits, Trace* trace, KVCache* cache, const ModelWeights& w, const
     return false;
   }
   if (cache) cache->advance(T);
-  if (!traced) {
-    logits = std::move(a.logits);
-    return true;
-  }
-  logits = a.logits;
+  logits.swap(a.logits);
+  if (!traced) return true;
+  a.logits = logits;
   record_trace(trace, a, c, T, pos0 + T);
   return true;
 }

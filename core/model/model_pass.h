@@ -55,7 +55,13 @@ struct PassOptions {
   bool keep_trace = false;                           // also keep what only the trace shows: the embedding before
                                                      // positions, q and k before RoPE (rotated out of place)
   bool stop_on_overflow = false;                     // stop after the first layer with a non-finite value
+  bool keep_layers = true;  // keep every layer's activations; false (untraced inference): the layers share one
+                            // LayerActs and two residual-stream buffers, which stay in cache
 };
+
+// Where the pass keeps layer l's activations and the residual stream entering layer l (see keep_layers).
+inline size_t layer_slot(const PassOptions& o, int l) { return o.keep_layers ? static_cast<size_t>(l) : 0; }
+inline size_t stream_slot(const PassOptions& o, int l) { return static_cast<size_t>(o.keep_layers ? l : l % 2); }
 
 constexpr float kQkNormEps = 1e-6f;  // AttentionOptions::qk_norm_eps
 constexpr int kFlashTile = 64;       // tile of the untraced attention (bench_attention_ops Small: 64 beats 32, 128)
@@ -271,8 +277,8 @@ int model_forward(Acts<S>& a, const W& w, const ModelConfig& c, const int* token
 
   for (int l = 0; l < c.n_layers; ++l) {
     const auto& lw = w.layers[static_cast<size_t>(l)];
-    LayerActs<S>& L = a.layers[static_cast<size_t>(l)];
-    const MatT<S>& x = a.xs[static_cast<size_t>(l)];
+    LayerActs<S>& L = a.layers[layer_slot(o, l)];
+    const MatT<S>& x = a.xs[stream_slot(o, l)];
 
     // Attention norm: pre-norm reads Norm(x); post-norm reads x itself.
     if (pre) norm_fwd<S>(L.ln1, L.ln1_mean, L.ln1_rstd, x, lw.attn_norm, c);
@@ -335,7 +341,7 @@ int model_forward(Acts<S>& a, const W& w, const ModelConfig& c, const int* token
     }
 
     // Residual: x' = h + MLP (post-norm: x' = Norm(h_n + MLP)).
-    MatT<S>& out = a.xs[static_cast<size_t>(l + 1)];
+    MatT<S>& out = a.xs[stream_slot(o, l + 1)];
     if (pre) {
       residual_forward<S>(out, L.down, L.h);
     } else {
@@ -346,7 +352,7 @@ int model_forward(Acts<S>& a, const W& w, const ModelConfig& c, const int* token
   }
 
   // Final norm (pre-norm only), then the logits x_f · E_headᵀ.  (N, V)
-  const MatT<S>& last = a.xs[static_cast<size_t>(c.n_layers)];
+  const MatT<S>& last = a.xs[stream_slot(o, c.n_layers)];
   if (c.has_final_norm()) norm_fwd<S>(a.xf, a.f_mean, a.f_rstd, last, w.final_norm, c);
   linear_forward<S>(a.logits, c.has_final_norm() ? a.xf : last, w.head());
   if (o.stop_on_overflow && !a.logits.allFinite()) return c.n_layers;
