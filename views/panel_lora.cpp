@@ -406,7 +406,8 @@ plot::Figure ft_spectra_figure(const LoraResult& r) {
   const std::vector<LoraSweepSpectrum>& slots = r.ft.runs.front().spectra;
   int per_layer = 0;
   for (const LoraSweepSpectrum& sp : slots) per_layer += sp.layer == 0;
-  fig.grid_cols = std::max(1, per_layer);
+  // Each layer starts a row: six matrices (q, k, v, o, up, down) as two rows of three, wide enough to read.
+  fig.grid_cols = per_layer % 3 == 0 && per_layer > 3 ? 3 : std::max(1, per_layer);
   for (int layer : shown_layers(r))
     for (size_t k = 0; k < slots.size(); ++k) {
       if (slots[k].layer != layer) continue;
@@ -494,7 +495,7 @@ const FigureLayout kSyntheticLayout = {
     {{{"spectrum", "error"}}, {{"loss", "scale"}}, {{"heatmaps"}, 0.7f}, {{"params"}, 0.62f, true}}, 360};
 const FigureLayout kFinetuneLayout = {{{{"ft_loss_rank", "ft_loss_params"}},
                                        {{"ft_curves", "ft_accuracy"}},
-                                       {{"ft_spectra"}, 0.45f},
+                                       {{"ft_spectra"}, 1.6f},  // rows of small axes, two a layer
                                        {{"ft_energy"}, 0.62f, true}},
                                       360};
 
@@ -536,10 +537,9 @@ class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
       ImGui::Separator();
       for (const LoraSweepRun& run : all.ft.runs) {
         if (run.rank > 0)
-          ImGui::TextUnformatted(
-              subst(tr("$r$ = {0}: loss {1}, {2} trainable"),
-                    {std::to_string(run.rank), fmt("%.3f", run.final_loss), std::to_string(run.trainable)})
-                  .c_str());
+          math_text(subst(tr("$r$ = {0}: loss {1}, {2} trainable"),
+                          {std::to_string(run.rank), fmt("%.3f", run.final_loss), std::to_string(run.trainable)})
+                        .c_str());
         else
           ImGui::TextUnformatted(
               subst(tr("full: loss {0}, {1} trainable"), {fmt("%.3f", run.final_loss), std::to_string(run.trainable)})

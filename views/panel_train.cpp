@@ -10,6 +10,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -35,6 +36,11 @@ void section(const char* label) {
   ImGui::TextDisabled("%s", label);
 }
 
+// The figures of train_figures() by id, in the order draw() places them: curves flow in as many columns as fit,
+// the attention grid gets the full width, a MoE run's load and balance figures follow.
+constexpr std::array<const char*, 6> kCurveFigures = {"loss", "accuracy", "grad_norm", "lr", "log_z", "head_scores"};
+constexpr std::array<const char*, 2> kExpertFigures = {"expert_load", "balance_loss"};
+
 }  // namespace
 
 // [SECTION] panel
@@ -55,6 +61,8 @@ class TrainPanel final : public Panel {
     if (steps) *steps = s_.steps;
     TrainPanelState s = s_;
     if (memory_cap_mb > 0) s.model.memory_cap_mb = memory_cap_mb;
+    if (!finetune_.sync(error)) return false;  // headless: loads the start model now
+    s.task.language.tokenizer_json = finetune_.language_tokenizer();
     return train_settings_of_state(s, out, error) && finetune_.apply(out, error);
   }
 
@@ -84,6 +92,13 @@ class TrainPanel final : public Panel {
   std::string problem() const override { return error_; }  // settings that cannot train; the last run stays
 
   std::vector<plot::Figure> figures() override { return train_figures(*session_.snapshot(), s_.steps); }
+  // The ids draw() places: the curves, the attention grid, and a MoE run's two figures.
+  std::vector<std::string> layout_figure_ids() const override {
+    std::vector<std::string> ids(kCurveFigures.begin(), kCurveFigures.end());
+    ids.push_back("attention");
+    if (s_.model.moe()) ids.insert(ids.end(), kExpertFigures.begin(), kExpertFigures.end());
+    return ids;
+  }
 
   void draw(const DrawContext& ctx) override {
     panel_explanation(panel_text(info().id));
@@ -92,8 +107,25 @@ class TrainPanel final : public Panel {
     draw_toolbar(*snap);
     draw_comparison(*snap);
     ImGui::Separator();
+    // Fine-tuning a loaded model: its architecture and (on text) its tokenizer are the model's, so the controls
+    // that would set them are left out, with one line saying whose they are.
+    const bool from_model = finetune_.enabled && finetune_.model;
+    const bool model_tokenizer = !finetune_.language_tokenizer().empty();
+    bool architecture = false;  // inside the Model and Mixture of experts groups
     for (const Control& c : controls().all()) {
-      if (const char* heading = train_group_starting_at(c.key)) section(tr(heading));
+      if (const char* heading = train_group_starting_at(c.key)) {
+        const bool was = architecture;
+        architecture = c.key == "layers" || c.key == "experts";
+        if (!(from_model && architecture)) section(tr(heading));
+        if (from_model && architecture && !was) {
+          section(tr("Model"));
+          ImGui::TextWrapped("%s", subst(tr("fine-tuning: the architecture comes from {0} (Fine-tuning section below)"),
+                                         {finetune_.model->name})
+                                       .c_str());
+        }
+      }
+      if (from_model && architecture) continue;
+      if (model_tokenizer && (c.key == "tokenizer" || c.key == "lm_vocab")) continue;
       if (!train_control_shown(s_, c.key) || TrainFinetune::owns_control(c.key)) continue;
       ImGui::SetNextItemWidth(150 * ctx.dpi_scale);
       draw_control(c);
@@ -117,23 +149,26 @@ class TrainPanel final : public Panel {
       draw_sample(*snap);
     const std::vector<plot::Figure>& figs = shown_.get(snap, [&] { return train_figures(*snap, s_.steps); });
     // Curves flow in as many columns as fit (at least kReadableFigureWidth each); the attention grid gets the full
-    // width.
+    // width. Figures are found by id (kCurveFigures), so train_figures() may list them in any order.
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
     const float avail = ImGui::GetContentRegionAvail().x;
     const int cols = std::clamp(int((avail + spacing) / (kReadableFigureWidth * ctx.dpi_scale + spacing)), 1, 3);
     const float w = (avail - spacing * float(cols - 1)) / float(cols);
-    const size_t order[] = {0, 1, 2, 3, 6, 5};  // loss, accuracy, grad norm, lr, log Z, head scores
-    for (size_t i = 0; i < std::size(order); ++i) {
-      if (i % size_t(cols) != 0) ImGui::SameLine();
-      plot::draw_figure(figs[order[i]], ctx, "train", ImVec2(w, w * 0.7f));
+    auto flow = [&](const auto& ids) {  // these figures, `cols` to a row
+      size_t drawn = 0;
+      for (const char* id : ids)
+        if (const plot::Figure* f = find_figure(figs, id)) {
+          if (drawn++ % size_t(cols) != 0) ImGui::SameLine();
+          plot::draw_figure(*f, ctx, "train", ImVec2(w, w * 0.7f));
+        }
+    };
+    flow(kCurveFigures);
+    if (const plot::Figure* attention = find_figure(figs, "attention")) {
+      const int L = snap->settings.model.n_layers, H = snap->settings.model.n_heads;
+      const float cell = std::min(avail / float(H), 260.0f * ctx.dpi_scale);
+      plot::draw_figure(*attention, ctx, "train", ImVec2(cell * float(H), cell * float(L) + 60 * ctx.dpi_scale));
     }
-    const int L = snap->settings.model.n_layers, H = snap->settings.model.n_heads;
-    const float cell = std::min(avail / float(H), 260.0f * ctx.dpi_scale);
-    plot::draw_figure(figs[4], ctx, "train", ImVec2(cell * float(H), cell * float(L) + 60 * ctx.dpi_scale));
-    for (size_t i = 7; i < figs.size(); ++i) {  // MoE: load per expert, balance loss
-      if ((i - 7) % size_t(cols) != 0) ImGui::SameLine();
-      plot::draw_figure(figs[i], ctx, "train", ImVec2(w, w * 0.7f));
-    }
+    flow(kExpertFigures);  // MoE runs only
     ImGui::EndChild();
   }
 
@@ -157,6 +192,9 @@ class TrainPanel final : public Panel {
     TrainSettings t;
     std::string error;
     LanguageSource source;
+    // Fine-tuning a loaded model on a text: its own tokenizer.json encodes the text (a new model loaded increases
+    // the fine-tune version, so this runs again with its tokenizer).
+    s_.task.language.tokenizer_json = finetune_.language_tokenizer();
     if (s_.task.kind == TaskKind::Language && language_source_of_state(s_, &source, &error) &&
         language_data_.start_if_needed(source)) {  // the tokenizer trains on a worker; the run starts when it is done
       error_.clear();

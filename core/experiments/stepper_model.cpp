@@ -309,7 +309,12 @@ bool load_hf_stepper_model(const std::string& dir, const std::function<bool(doub
             {hf.architecture, dir, std::to_string(hf.shards)});
   out->config = hf.config;
   out->weights = std::make_shared<const ModelWeights>(std::move(hf.weights));
+  out->tokenizer_json.clear();
   if (hf.has_tokenizer) {
+    // The file load_hf_model has just parsed, kept as text for a fine-tune's language data.
+    std::string why;
+    if (!read_file_bounded((fs::path(dir) / "tokenizer.json").string(), kMaxTokenizerBytes, &out->tokenizer_json, &why))
+      out->tokenizer_json.clear();
     out->vocabulary = TokenVocabulary::bpe(std::make_shared<const BpeTokenizer>(std::move(hf.tokenizer)));
     out->example = "The capital of France is";
   } else {  // the stepper still runs: the prompt is typed as ids

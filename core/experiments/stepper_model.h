@@ -72,6 +72,9 @@ struct StepperModel {
   std::shared_ptr<const ModelWeights> weights;
   std::shared_ptr<const TokenVocabulary> vocabulary;
   std::string example;  // a prompt the model makes sense of ("CABCBAAABB" for sort); empty when none
+  // A Hugging Face folder's tokenizer.json as read (fine-tuning on a text encodes it with the model's own
+  // tokenizer); "" for every other model and for a folder without a usable one.
+  std::string tokenizer_json;
 };
 
 // Where the shipped checkpoints are: next to the executable (assets/models, ../share/transformer-workbench/models),

@@ -68,11 +68,21 @@ double estimated_memory_bytes(const ModelConfig& c) {
   //   probabilities (H, T, T) again, the MLP's three (T, F), and one (T, T) scratch;
   //   around the blocks: embeddings, positions and the final norm (T, C) each, and the logits (T, V) twice (the
   //   result and its Trace step);
-  const double per_layer = 6 * T * C + 3 * T * HD + 3 * T * KVD + 2 * H * T * T + 3 * T * F + 2 * T * KVD;
-  const double working = 5 * T * C + 2 * T * HD + 2 * T * KVD + 2 * H * T * T + 3 * T * F + T * T;
+  //   a MoE block (E experts, k per token; core/ops/moe_ffn.h) keeps the routing steps instead of the three
+  //   (T, F) steps: router probabilities and gates (T, E), load and drops (E); its working buffers instead of the
+  //   MLP's three (T, F): the router's (T, E) probabilities, the (T·k) choices, drop flags, gates and expert slots,
+  //   the (T) gate sums, the (E) wanted and accepted counts, at most T·k accepted rows per layer in the experts
+  //   ((T·k, C) in and out, (T·k, F) gate, up and hidden), and the dense (T, E) gates and two (E) rows the trace
+  //   records.
+  const double Ex = c.moe() ? c.experts : 0, Tk = c.moe() ? T * c.top_k : 0;
+  const double mlp_steps = c.moe() ? 2 * T * Ex + 2 * Ex : 3 * T * F;
+  const double mlp_work =
+      c.moe() ? T * Ex + 4 * Tk + T + 2 * Ex + 2 * Tk * C + 3 * Tk * F + T * Ex + 2 * Ex : 3 * T * F;
+  const double per_layer = 6 * T * C + 3 * T * HD + 3 * T * KVD + 2 * H * T * T + mlp_steps + 2 * T * KVD;
+  const double working = 5 * T * C + 2 * T * HD + 2 * T * KVD + 2 * H * T * T + mlp_work + T * T;
   // What the forward panel shows of it: its step figure (one step, e.g. an (H, T, T) map) and its layer strip
   // (every step of one layer) hold their data in double precision for the plot layer, twice the floats.
-  const double shown = 2 * std::max({H * T * T, T * V, T * F}) + 2 * (per_layer - 2 * T * KVD);
+  const double shown = 2 * std::max({H * T * T, T * V, c.moe() ? T * Ex : T * F}) + 2 * (per_layer - 2 * T * KVD);
   const double activations = L * per_layer + working + 3 * T * C + 2 * T * V + shown;
   // Loading a checkpoint briefly holds the weights twice (the parsed file and the model's matrices) before any
   // activation exists; saving streams them (core/io/safetensors.h), so it adds nothing.

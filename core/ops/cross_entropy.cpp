@@ -91,25 +91,31 @@ double cross_entropy_forward(MatT<S>& probs, const MatT<S>& logits, const int* t
 }
 
 template <class S>
-void cross_entropy_backward(MatT<S>& dlogits, const MatT<S>& probs, const int* targets, int N) {
+void cross_entropy_backward(MatT<S>& dlogits, const MatT<S>& probs, const int* targets, int N, bool accumulate) {
   // probs, dlogits: (N, V)   targets: (N)
   const int V = static_cast<int>(probs.cols());
   int n = 0;
   for (int i = 0; i < N; ++i) n += targets[i] >= 0;
-  if (n == 0) return;
-  const S inv_n = static_cast<S>(1.0 / n);
+  if (n == 0 && accumulate) return;
+  const S inv_n = static_cast<S>(n ? 1.0 / n : 0.0);
   for (int i = 0; i < N; ++i) {
-    if (targets[i] < 0) continue;
-    const ConstRow<S> p(probs.data() + static_cast<Eigen::Index>(i) * V, V);
     Row<S> d(dlogits.data() + static_cast<Eigen::Index>(i) * V, V);
-    d += p * inv_n;
+    if (targets[i] < 0) {
+      if (!accumulate) d.setZero();
+      continue;
+    }
+    const ConstRow<S> p(probs.data() + static_cast<Eigen::Index>(i) * V, V);
+    if (accumulate)
+      d += p * inv_n;
+    else
+      d = p * inv_n;  // the same bits as 0 + p/n (p ≥ 0, so never −0)
     d[targets[i]] -= inv_n;
   }
 }
 
 template double cross_entropy_forward<float>(Mat&, const Mat&, const int*, int);
 template double cross_entropy_forward<double>(MatD&, const MatD&, const int*, int);
-template void cross_entropy_backward<float>(Mat&, const Mat&, const int*, int);
-template void cross_entropy_backward<double>(MatD&, const MatD&, const int*, int);
+template void cross_entropy_backward<float>(Mat&, const Mat&, const int*, int, bool);
+template void cross_entropy_backward<double>(MatD&, const MatD&, const int*, int, bool);
 
 }  // namespace tw

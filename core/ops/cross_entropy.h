@@ -13,8 +13,9 @@ namespace tw {
 template <class S>
 double cross_entropy_forward(MatT<S>& probs, const MatT<S>& logits, const int* targets, int N);
 
-// dlogits: (N, V) +=; probs: (N, V) from the forward; targets: (N).
+// dlogits: (N, V) += (overwritten instead when accumulate is false: rows without a target become 0, which saves
+// zeroing the vocabulary-wide buffer first); probs: (N, V) from the forward; targets: (N).
 template <class S>
-void cross_entropy_backward(MatT<S>& dlogits, const MatT<S>& probs, const int* targets, int N);
+void cross_entropy_backward(MatT<S>& dlogits, const MatT<S>& probs, const int* targets, int N, bool accumulate = true);
 
 }  // namespace tw

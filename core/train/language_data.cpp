@@ -29,8 +29,10 @@ std::string joined(const std::vector<std::string>& records) {
 }
 
 std::string cache_key(const LanguageSource& s) {
+  const std::hash<std::string> hash;
   return s.corpus + "|" + to_string(s.tokenizer) + "|" + std::to_string(s.vocab_size) + "|" +
-         std::to_string(s.text.size()) + "|" + std::to_string(std::hash<std::string>()(s.text));
+         std::to_string(s.text.size()) + "|" + std::to_string(hash(s.text)) + "|" +
+         std::to_string(s.tokenizer_json.size()) + "|" + std::to_string(hash(s.tokenizer_json));
 }
 
 }  // namespace
@@ -96,7 +98,8 @@ bool load_language_data(const LanguageSource& source, std::shared_ptr<const Lang
       return true;
     }
   }
-  if (source.vocab_size < 257 || source.vocab_size > 8192)
+  const bool own_tokenizer = source.tokenizer_json.empty();  // else the model's tokenizer.json, as it is
+  if (own_tokenizer && (source.vocab_size < 257 || source.vocab_size > 8192))
     return *error = tr("language model vocabulary must be 257 … 8192 tokens"), false;
   auto d = std::make_shared<LanguageData>();
   d->source = source;
@@ -135,7 +138,9 @@ bool load_language_data(const LanguageSource& source, std::shared_ptr<const Lang
   d->heldout_records = heldout.size();
   d->heldout_chars = decode_utf8(d->heldout_text).size();
 
-  if (source.tokenizer == LmTokenizerKind::Character) {
+  if (!own_tokenizer) {
+    d->tokenizer_json = source.tokenizer_json;
+  } else if (source.tokenizer == LmTokenizerKind::Character) {
     d->tokenizer_json = char_tokenizer_json(d->train_text, source.vocab_size);
   } else {
     BpeTraining bpe;
@@ -163,7 +168,7 @@ bool load_language_data(const LanguageSource& source, std::shared_ptr<const Lang
     full["decoder"] = {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", true}, {"use_regex", true}};
     d->tokenizer_json = full.dump(1);
   }
-  if (!bpe_tokenizer_from_json(d->tokenizer_json, &d->tokenizer, error)) return false;
+  if (!bpe_tokenizer_from_json(d->tokenizer_json, &d->tokenizer, error)) return false;  // "tokenizer.json: ..."
   d->train_ids = d->tokenizer.encode(d->train_text, false);
   d->heldout_ids = d->tokenizer.encode(d->heldout_text, false);
   if (d->heldout_ids.size() < 2) return *error = tr("the held-out text is shorter than two tokens"), false;

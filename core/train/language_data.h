@@ -1,9 +1,10 @@
 #pragma once
 // What a language model trains on: a corpus (a shipped one from core/text/corpus.h, or the user's UTF-8 text) cut
 // into records, split once into training and held-out records (every tenth record held out, as the n-gram panel
-// does), a tokenizer trained on the training records only (character-level with byte fallback, or byte-level BPE
-// from core/experiments/tokenizer_training.h) saved as tokenizer.json, both parts as token ids, and the unigram and
-// bigram baselines (core/experiments/ngram.h, Witten–Bell) on the same split.
+// does), a tokenizer trained on the training records only (or the tokenizer.json of the model being fine-tuned)
+// (character-level with byte fallback, or byte-level BPE from core/experiments/tokenizer_training.h) saved as
+// tokenizer.json, both parts as token ids, and the unigram and bigram baselines (core/experiments/ngram.h, Witten–Bell)
+// on the same split.
 //
 // Text layout: every record is followed by a blank line ("\n\n"), so a model learns where a poem or quotation ends.
 // Bits per character of the held-out text = total −log₂ p over its predicted tokens / its characters (code points,
@@ -28,6 +29,9 @@ struct LanguageSource {
   std::string text{};              // the user's UTF-8 text (corpus "file")
   LmTokenizerKind tokenizer = LmTokenizerKind::Character;
   int vocab_size = 3000;  // tokens of the tokenizer (character: at most; BPE: 256 bytes + merges), 257 … 8192
+  // A model's own tokenizer.json (fine-tuning a loaded model on this text: its token ids must mean what they meant
+  // in training). Non-empty: used as it is, and `tokenizer` and `vocab_size` are ignored; "" = train one.
+  std::string tokenizer_json{};
 };
 
 struct LanguageData {
@@ -53,8 +57,8 @@ inline constexpr size_t kMaxHeldOutBytes = 48 * 1024;
 std::vector<std::string> text_records(const std::string& text);
 
 // Builds (or returns the cached) data; false + one line naming the problem (missing corpus package, too little
-// text, bad vocabulary size). `cancel` (optional) stops a tokenizer training early (false, "training cancelled");
-// `progress` (optional) receives the fraction done.
+// text, bad vocabulary size, a model tokenizer.json that cannot be read). `cancel` (optional) stops a tokenizer
+// training early (false, "training cancelled"); `progress` (optional) receives the fraction done.
 bool load_language_data(const LanguageSource& source, std::shared_ptr<const LanguageData>* out, std::string* error,
                         const std::atomic<bool>* cancel = nullptr, std::atomic<float>* progress = nullptr);
 // True when load_language_data(source) would return the cached data at once; the GUI builds it on a worker first

@@ -76,8 +76,7 @@ void backward_t(G& g, Acts<S>& a, const W& w, const ModelConfig& c, const Batch&
   const Activation act = mlp_activation(c.activation);
 
   // Loss → logits → (final norm) → residual stream.
-  a.dlogits.setZero();
-  cross_entropy_backward<S>(a.dlogits, a.probs, batch.targets.data(), N);
+  cross_entropy_backward<S>(a.dlogits, a.probs, batch.targets.data(), N, /*accumulate=*/false);
   if (a.z_coef != 0) z_loss_backward<S>(a.dlogits, a.probs, a.logz, batch.targets.data(), N, a.z_coef);
   const MatT<S>& last = a.xs[static_cast<size_t>(c.n_layers)];
   auto& dhead = c.tie_embeddings ? g.embed : g.lm_head;  // tied: the head's gradient adds to the embedding's
@@ -387,7 +386,7 @@ void zero_grads(ModelWeights* grads, const ModelConfig& config) {
     *grads = zero_weights(config);
     return;
   }
-  each_array(*grads, config, [](auto& m, int, int) { m.setZero(); });
+  each_array(*grads, config, [](auto& m, int, int) { std::fill_n(m.data(), m.size(), 0.0f); });  // one memset each
 }
 }  // namespace
 

@@ -22,6 +22,10 @@ config() {
     # Weights dominate: VALUE = vocab_size (embedding and LM head, V × C each).
     weights) echo "{\"hidden_size\": 512, \"intermediate_size\": 1536, \"num_hidden_layers\": 2, \"num_attention_heads\": 8,
       \"vocab_size\": $2, \"max_position_embeddings\": 32, \"tw_memory_cap_mb\": $3}" ;;
+    # Mixture of experts: 8 experts, top-2; the experts' rows (T·k of them, hidden 2048) dominate; VALUE = max_seq.
+    experts) echo "{\"hidden_size\": 128, \"intermediate_size\": 2048, \"num_hidden_layers\": 2, \"num_attention_heads\": 2,
+      \"num_local_experts\": 8, \"num_experts_per_tok\": 2, \"vocab_size\": 300, \"max_position_embeddings\": $2,
+      \"tw_memory_cap_mb\": $3}" ;;
   esac >"$work/$1.json"
 }
 # accepted NAME VALUE: the cap lets the config through (the impossible token then fails the run at once).
@@ -33,7 +37,7 @@ accepted() {
 # tokens N: N token ids inside every vocabulary used here.
 tokens() { seq 0 $(($1 - 1)) | awk '{ printf "%s%d", (NR > 1 ? "," : ""), $1 % 250 }'; }
 
-for family in attention weights; do
+for family in attention weights experts; do
   lo=64 hi=1000000  # largest accepted value by bisection; 64 is always accepted, 10^6 never
   accepted $family $lo || { echo "FAIL $family: even $lo is refused"; fail=1; continue; }
   while [ $((hi - lo)) -gt 1 ]; do

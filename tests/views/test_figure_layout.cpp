@@ -57,5 +57,22 @@ TEST(FigureLayout, EveryLayoutIdIsAFigureOfItsPanel) {
   EXPECT_GE(panels_with_layouts, 15);
 }
 
+
+// The Training panel draws its figures by id: its layout places every figure it has, dense or mixture of experts
+// (a figure added to train_figures() but not to the layout would never reach the screen).
+TEST(FigureLayout, TheTrainingPanelPlacesEveryFigureItHas) {
+  for (int experts : {0, 4}) {
+    auto p = make_panel("train");
+    testing::set(*p, "layers", 1);
+    testing::set(*p, "experts", experts);
+    const std::vector<plot::Figure> figs = testing::run(*p);
+    std::set<std::string> shown;
+    for (const plot::Figure& f : figs) shown.insert(f.id);
+    const std::vector<std::string> layout = p->layout_figure_ids();
+    EXPECT_EQ(std::set<std::string>(layout.begin(), layout.end()), shown) << "experts " << experts;
+    EXPECT_EQ(shown.count("expert_load"), experts ? 1u : 0u);
+  }
+}
+
 }  // namespace
 }  // namespace tw

@@ -10,10 +10,13 @@
 #include "core/experiments/stepper_model.h"
 #include "views/handoffs.h"
 #include "views/panel.h"
+#include "views/train/train_checkpoint.h"
 
 namespace tw {
 namespace {
 
+using testing::figure_by_id;
+using testing::heatmap;
 using testing::run;
 using testing::set;
 
@@ -66,6 +69,60 @@ TEST(Handoffs, TheStepperReceivesAModelTrainedInTheTrainingPanel) {
   AppState other = make_app_state();
   EXPECT_EQ(other.handoffs->latest_training_run(), nullptr);
   EXPECT_FALSE(other.handoffs->take_posted_model("forward").has_value());
+}
+
+// "Open in forward stepper" on a mixture-of-experts run: the stepper opens it and shows its routing. The router's
+// probabilities and the gates lie in [0, 1] on a sequential scale; the load is one bar per expert whose sum is the
+// T·k assignments of the prompt (no capacity limit, nothing dropped).
+TEST(Handoffs, TheStepperOpensAMixtureOfExpertsRunAndShowsItsRouting) {
+  AppState app = make_app_state();
+  Panel& train = *app.find("train")->panel;
+  Panel& forward = *app.find("forward")->panel;
+  set(train, "layers", 1);
+  set(train, "experts", 4);
+  set(train, "top_k", 2);
+  run(train);
+  const std::shared_ptr<const TrainSnapshot> snap = app.handoffs->latest_training_run();
+  ASSERT_TRUE(snap && snap->ready);
+  ASSERT_TRUE(snap->settings.model.moe());
+  open_in_stepper(*snap, train.handoffs());
+  EXPECT_EQ(app.handoffs->take_focus_request(), "forward");
+  run(forward);
+  EXPECT_EQ(forward.controls().to_json()["model"].get<std::string>(), "training");
+  ASSERT_EQ(forward.error(), "");
+
+  int T = 0;  // tokens of the prompt
+  for (const char* step : {"layers.0.mlp.router_probs", "layers.0.mlp.expert_gates"}) {
+    set(forward, "step", step);
+    const auto figs = run(forward);
+    const plot::HeatmapItem& map = heatmap(figure_by_id(figs, "step").grid.at(0));
+    T = map.rows;
+    EXPECT_EQ(map.cols, 4) << step;
+    EXPECT_EQ(map.options.colormap, plot::Colormap::Viridis) << step;
+    EXPECT_EQ(map.options.vmin, 0.0) << step;
+    EXPECT_EQ(map.options.vmax, 1.0) << step;
+    EXPECT_EQ(map.options.col_labels, (std::vector<std::string>{"E0", "E1", "E2", "E3"})) << step;
+    for (int t = 0; t < map.rows; ++t) {  // probabilities sum to 1 per token; k = 2 gates renormalised, also 1
+      double sum = 0;
+      for (int e = 0; e < map.cols; ++e) sum += map.data[size_t(t * map.cols + e)];
+      EXPECT_NEAR(sum, 1.0, 1e-5) << step << " token " << t;
+    }
+  }
+
+  set(forward, "step", "layers.0.mlp.expert_load");
+  const auto figs = run(forward);
+  const plot::Axes& ax = figure_by_id(figs, "step").grid.at(0);
+  ASSERT_EQ(ax.items.size(), 1u);
+  const auto* bars = std::get_if<plot::BarsItem>(&ax.items[0]);
+  ASSERT_NE(bars, nullptr) << "the load is a bar chart, not a one-row heatmap";
+  EXPECT_EQ(bars->groups, (std::vector<std::string>{"E0", "E1", "E2", "E3"}));
+  EXPECT_EQ(ax.x.label, tr("expert"));
+  EXPECT_EQ(ax.y.label, tr("tokens routed"));
+  ASSERT_EQ(bars->values.size(), 1u);
+  double load = 0;
+  for (double v : bars->values[0]) load += v;
+  ASSERT_GT(T, 0);
+  EXPECT_EQ(load, 2.0 * T) << "every token sent to k = 2 experts";
 }
 
 }  // namespace

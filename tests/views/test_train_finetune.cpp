@@ -8,6 +8,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/model/weights.h"
+#include "core/text/char_tokenizer.h"
+#include "core/text/tokenizer_bpe.h"
 #include "core/train/trainer.h"
 #include "views/handoffs.h"
 #include "views/panel_train.h"
@@ -176,6 +179,79 @@ TEST(TrainFinetune, ABrokenFolderLeavesThePreviousModel) {
   EXPECT_NE(f.model, sort);
   EXPECT_NE(f.model->source.find("induction"), std::string::npos) << f.model->source;
   fs::remove_all(broken);
+}
+
+// Fine-tuning a Hugging Face folder on a text of one's own: the language task encodes the text with the folder's
+// tokenizer.json (not a tokenizer trained on the new text, whose ids would mean other things to the model); a folder
+// without tokenizer.json is refused in one line and the previous run stays; the character-level text task is
+// refused for a model with its own tokenizer.
+TEST(TrainFinetune, AFolderFineTunesOnATextWithItsOwnTokenizer) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("tw_ft29_hf_" + std::to_string(::getpid()));
+  const fs::path folder = root / "model", bare = root / "bare";
+  fs::create_directories(folder);
+  fs::create_directories(bare);
+  // The folder's tokenizer: characters in an order the new text would not give them (its own tokenizer would
+  // number 'l', 'i', 'n', 'e' first).
+  const std::string tokenizer_json = char_tokenizer_json("zyxwvutsrqponmlkjihgfedcba :0123456789\n", 300);
+  BpeTokenizer folder_tokenizer;
+  std::string error;
+  ASSERT_TRUE(bpe_tokenizer_from_json(tokenizer_json, &folder_tokenizer, &error)) << error;
+  ModelConfig c = tiny_config();
+  c.vocab = folder_tokenizer.vocab_size();
+  c.max_seq = 64;
+  for (const fs::path& d : {folder, bare}) {
+    ASSERT_TRUE(save_config((d / "config.json").string(), c, &error)) << error;
+    ASSERT_TRUE(save_weights((d / "model.safetensors").string(), init_weights(c, 5), c, &error)) << error;
+  }
+  { std::ofstream(folder / "tokenizer.json") << tokenizer_json; }
+  const fs::path text = root / "text.txt";
+  {
+    std::ofstream f(text);
+    for (int i = 0; i < 40; ++i) f << "line " << i << ": the quick brown fox jumps over the lazy dog\n";
+  }
+
+  auto p = make_panel("train");
+  for (const auto& [key, value] : std::vector<std::pair<std::string, nlohmann::json>>{{"task", "language"},
+                                                                                      {"corpus", "file"},
+                                                                                      {"text_file", text.string()},
+                                                                                      {"context", 16},
+                                                                                      {"batch", 4},
+                                                                                      {"ft_enabled", true},
+                                                                                      {"ft_start", folder.string()},
+                                                                                      {"ft_lora", true},
+                                                                                      {"ft_r", 2}})
+    testing::set(*p, key, value);
+  testing::run(*p);
+  ASSERT_EQ(p->problem(), "");
+  const std::shared_ptr<const TrainSnapshot> snap = p->handoffs().latest_training_run();
+  ASSERT_TRUE(snap && snap->ready);
+  const std::shared_ptr<const LanguageData>& lm = snap->task.language();
+  ASSERT_NE(lm, nullptr);
+  EXPECT_EQ(lm->tokenizer_json, tokenizer_json) << "the checkpoint row saves the folder's tokenizer with the model";
+  EXPECT_EQ(lm->train_ids, folder_tokenizer.encode(lm->train_text, false));
+  BpeTokenizer own;  // what the task would have trained on the new text
+  ASSERT_TRUE(bpe_tokenizer_from_json(char_tokenizer_json(lm->train_text, 300), &own, &error)) << error;
+  EXPECT_NE(lm->train_ids, own.encode(lm->train_text, false)) << "the test tells the two tokenizers apart";
+  EXPECT_EQ(snap->settings.model.vocab, c.vocab);
+  EXPECT_EQ(snap->settings.model.dim, c.dim);
+  EXPECT_TRUE(snap->settings.lora);
+
+  // The character-level text task: refused for a model with its own tokenizer; the run stays.
+  testing::set(*p, "task", "text");
+  testing::run(*p);
+  EXPECT_NE(p->problem().find("language task"), std::string::npos) << p->problem();
+  EXPECT_EQ(p->problem().find('\n'), std::string::npos) << p->problem();
+  EXPECT_EQ(p->handoffs().latest_training_run()->task.language(), lm) << "the previous run stays";
+
+  // A folder without tokenizer.json: one line naming it, the run stays.
+  testing::set(*p, "task", "language");
+  testing::set(*p, "ft_start", bare.string());
+  testing::run(*p);
+  EXPECT_NE(p->problem().find("no tokenizer.json"), std::string::npos) << p->problem();
+  EXPECT_NE(p->problem().find("bare"), std::string::npos) << p->problem();
+  EXPECT_EQ(p->handoffs().latest_training_run()->task.language(), lm) << "the previous run stays";
+  fs::remove_all(root);
 }
 
 }  // namespace

@@ -56,12 +56,13 @@ std::string stage_label(BlockStage st, const ModelConfig& c) {
       return s;
     }
     case BlockStage::Mlp: {
-      std::string s = "MLP\n";
-      s += c.activation == ActivationKind::SwiGLU  ? "SwiGLU"
-           : c.activation == ActivationKind::GeGLU ? "GeGLU"
-           : c.activation == ActivationKind::GELU  ? "GELU"
-                                                   : "ReLU";
-      return s;
+      const std::string act = c.activation == ActivationKind::SwiGLU  ? "SwiGLU"
+                              : c.activation == ActivationKind::GeGLU ? "GeGLU"
+                              : c.activation == ActivationKind::GELU  ? "GELU"
+                                                                      : "ReLU";
+      if (c.moe())  // the router's top-k of E expert MLPs
+        return subst(tr("MoE {0} × {1}\ntop-{2}"), {std::to_string(c.experts), act, std::to_string(c.top_k)});
+      return "MLP\n" + act;
     }
   }
   return "?";

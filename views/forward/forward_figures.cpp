@@ -39,13 +39,26 @@ bool is_probs(const TraceStep& s) {
   return s.name.size() >= 10 && s.name.compare(s.name.size() - 10, 10, "attn.probs") == 0;
 }
 
+bool ends_with(const std::string& name, const char* tail) {
+  const std::string t(tail);
+  return name.size() >= t.size() && name.compare(name.size() - t.size(), t.size(), t) == 0;
+}
+
+// A MoE routing step of shape (T, E) whose values lie in [0, 1]: the router's probabilities or the k gates.
+bool is_routing_probs(const TraceStep& s) {
+  return ends_with(s.name, "mlp.router_probs") || ends_with(s.name, "mlp.expert_gates");
+}
+
+// A step with one value per expert, shape (E): the load or the dropped assignments of a MoE block.
+bool is_per_expert(const TraceStep& s) { return s.shape.size() == 1 && s.shape[0].symbol == "E"; }
+
 plot::HeatmapOptions map_options(const TraceStep& s) {
   plot::HeatmapOptions o;
-  if (is_probs(s)) {
+  if (is_probs(s) || is_routing_probs(s)) {  // probabilities and gates: a sequential scale fixed to [0, 1]
     o.colormap = plot::Colormap::Viridis;
     o.vmin = 0;
     o.vmax = 1;
-    o.value_label = tr("probability");
+    o.value_label = ends_with(s.name, "mlp.expert_gates") ? tr("gate") : tr("probability");
   } else if (is_attention_map(s)) {
     o.colormap = plot::Colormap::Diverging;
     o.value_label = tr("score");
@@ -54,6 +67,24 @@ plot::HeatmapOptions map_options(const TraceStep& s) {
     o.value_label = tr("value");
   }
   return o;
+}
+
+// An (E)-shaped step as one bar per expert: E0, E1, ... on the x axis, the step's count on the y axis.
+void expert_bars(plot::Axes& ax, const TraceStep& s) {
+  std::vector<std::string> experts;
+  std::vector<double> values;
+  for (Eigen::Index e = 0; e < s.value.size(); ++e) {
+    experts.push_back(plot::fmt("E%.0f", static_cast<double>(e)));
+    values.push_back(static_cast<double>(s.value(e)));
+  }
+  const std::string what = ends_with(s.name, "mlp.expert_dropped") ? tr("dropped assignments") : tr("tokens routed");
+  ax.setup(tr("expert"), "", what, "");
+  ax.bars(experts, {what}, {values});
+  ax.flags |= plot::AxesFlags_NoLegend;  // one series, named by the y axis
+  // Counts start at 0; nothing dropped still shows an axis from 0, not one around 0.
+  double top = 1.0;
+  for (double v : values) top = std::max(top, v);
+  ax.set_y_range(0, 1.08 * top);
 }
 
 // Tokens of the newest pass (queries) and of every cached position (keys).
@@ -131,9 +162,15 @@ plot::Figure step_figure(const ForwardResult& r, int step_index) {
   }
 
   plot::Axes& ax = fig.axes();
+  if (is_per_expert(s)) {
+    expert_bars(ax, s);
+    return fig;
+  }
   ax.setup(column_axis_label(s), "", tr("token (position:label)"), "");
   plot::HeatmapOptions o = map_options(s);
   if (s.value.rows() == static_cast<Eigen::Index>(tok.queries.size())) o.row_labels = tok.queries;
+  if (is_routing_probs(s))  // E0, E1, ... as the load and drop bars name them
+    for (Eigen::Index e = 0; e < s.value.cols(); ++e) o.col_labels.push_back(plot::fmt("E%.0f", double(e)));
   ax.heatmap(s.name, s.value.data(), static_cast<int>(s.value.rows()), static_cast<int>(s.value.cols()), o);
   return fig;
 }
@@ -146,6 +183,10 @@ plot::Figure strip_figure(const ForwardResult& r, int layer) {
     if (s.layer != layer) continue;
     ++count;
     plot::Axes& ax = fig.add_axes(sub_step_name(s.name));
+    if (is_per_expert(s)) {
+      expert_bars(ax, s);
+      continue;
+    }
     const bool map = is_attention_map(s);
     ax.setup(map ? tr("key $j$") : column_axis_label(s), "", map ? tr("head · query") : tr("token"), "");
     plot::HeatmapOptions o = map_options(s);

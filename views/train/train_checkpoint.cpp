@@ -19,6 +19,14 @@
 
 namespace tw {
 
+void open_in_stepper(const TrainSnapshot& snap, Handoffs& handoffs) {
+  // Dense and mixture-of-experts runs alike: the stepper records the router, the loads and the drops as steps.
+  handoffs.post_model(
+      "forward", task_stepper_model(snap.settings.model, std::make_shared<const ModelWeights>(snap.weights), snap.task,
+                                    tr("Training panel model"),
+                                    subst(tr("the Training panel's model at step {0}"), {std::to_string(snap.step)})));
+}
+
 TrainCheckpoint::TrainCheckpoint() {
   const std::string start = user_work_dir() + "/checkpoints/train";
   std::snprintf(dir, sizeof dir, "%s", start.c_str());
@@ -52,16 +60,8 @@ void TrainCheckpoint::draw(const TrainSnapshot& snap, TrainerSession& session, H
     status = session.load_checkpoint(dir, &error) ? subst(tr("loaded {0}"), {dir}) : error;
   }
   ImGui::SameLine();
-  if (ImGui::Button(imgui_label(tr("Open in forward stepper"), "open_forward").c_str()) && snap.ready) {
-    if (snap.settings.model.moe())  // its inference pass has one dense MLP per block
-      status = tr("the forward stepper runs dense models only: set experts to 0 to open a run there");
-    else
-      handoffs.post_model(
-          "forward",
-          task_stepper_model(snap.settings.model, std::make_shared<const ModelWeights>(snap.weights), snap.task,
-                             tr("Training panel model"),
-                             subst(tr("the Training panel's model at step {0}"), {std::to_string(snap.step)})));
-  }
+  if (ImGui::Button(imgui_label(tr("Open in forward stepper"), "open_forward").c_str()) && snap.ready)
+    open_in_stepper(snap, handoffs);
   help_marker(tr("Hands a copy of the current weights to the Forward pass stepper (training goes on here)."));
   if (!status.empty()) ImGui::TextWrapped("%s", status.c_str());
 }

@@ -12,6 +12,9 @@ namespace tw {
 
 class Handoffs;  // views/handoffs.h
 
+// Posts a copy of the run's model to the forward stepper of these hand-offs (what "Open in forward stepper" does).
+void open_in_stepper(const TrainSnapshot& snap, Handoffs& handoffs);
+
 struct TrainCheckpoint {
   char dir[512] = {};  // where Save writes and Load reads; starts absolute, under the home folder
   std::string status;  // what the last button did, or why it could not

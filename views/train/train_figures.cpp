@@ -269,7 +269,7 @@ plot::Figure balance_figure(const TrainSnapshot& s) {
 std::vector<plot::Figure> train_figures(const TrainSnapshot& s, int total_steps) {
   std::vector<plot::Figure> figs = {loss_figure(s),      accuracy_figure(s), grad_figure(s), lr_figure(s, total_steps),
                                     attention_figure(s), scores_figure(s),   log_z_figure(s)};
-  if (s.ready && s.settings.model.moe()) {  // appended, so the dense figures keep their indices
+  if (s.ready && s.settings.model.moe()) {  // the panel places figures by id (panel_train.cpp kExpertFigures)
     figs.push_back(expert_load_figure(s));
     figs.push_back(balance_figure(s));
   }

@@ -123,6 +123,22 @@ bool TrainFinetune::apply(TrainSettings* t, std::string* error) {
     *error = tr("fine-tuning: load a model first");
     return false;
   }
+  // Text goes through the model's own tokenizer: a language task encodes with the folder's tokenizer.json, and
+  // the character-level text task only fits a model trained on such a task (its vocabulary is the characters).
+  const bool text = t->task.kind == TaskKind::Language || t->task.kind == TaskKind::Text;
+  const bool symbols = model->vocabulary && model->vocabulary->kind() == TokenVocabulary::Kind::Symbols;
+  if (text && model->tokenizer_json.empty() && (t->task.kind == TaskKind::Language || !symbols)) {
+    *error =
+        subst(tr("{0} has no tokenizer.json: fine-tuning on a text needs the model's own tokenizer"), {model->name});
+    return false;
+  }
+  if (t->task.kind == TaskKind::Text && !symbols) {
+    *error = subst(tr("{0} reads text through its own tokenizer: fine-tune it on the language task (corpus "
+                      "\"file\" for a text of your own)"),
+                   {model->name});
+    return false;
+  }
+  if (t->task.kind == TaskKind::Language) t->task.language.tokenizer_json = model->tokenizer_json;
   const double cap = t->model.memory_cap_mb;
   t->model = model->config;
   t->model.memory_cap_mb = cap;
@@ -134,6 +150,8 @@ bool TrainFinetune::apply(TrainSettings* t, std::string* error) {
   t->lora_spec = {.r = r, .alpha = alpha, .rslora = rslora, .targets = bits, .seed = t->seed};
   return true;
 }
+
+std::string TrainFinetune::language_tokenizer() const { return enabled && model ? model->tokenizer_json : ""; }
 
 std::string TrainFinetune::label() const {
   if (!enabled || !model) return "";
@@ -179,6 +197,10 @@ void TrainFinetune::draw(const TrainSnapshot& snap, const Controls& controls) {
          "(adapter_config.json + adapter_model.safetensors, peft's layout) to save or load."));
 
   control("ft_start");
+  if (snap.task.language() && !language_tokenizer().empty())  // the task's tokenizer controls do not apply
+    ImGui::TextWrapped("%s", subst(tr("the text is encoded with the tokenizer.json of {0} ({1} tokens)"),
+                                   {model->name, std::to_string(snap.task.language()->tokenizer.vocab_size())})
+                                 .c_str());
   control("ft_lora");
   if (lora) {
     control("ft_r");
@@ -189,7 +211,7 @@ void TrainFinetune::draw(const TrainSnapshot& snap, const Controls& controls) {
       const std::string key = std::string("ft_") + peft_module_name(static_cast<LoraModule>(i));
       if (const Control* c = controls.find(key)) ImGui::Checkbox(c->label.c_str(), static_cast<bool*>(c->target));
     }
-    ImGui::TextWrapped("%s", tr("dropout 0; $A$ Kaiming-uniform, $B$ = 0: step 0 is the base model"));
+    math_text(tr("dropout 0; $A$ Kaiming-uniform, $B$ = 0: step 0 is the base model"));
     if (snap.lora) {
       const double all = double(parameter_count(snap.settings.model));
       // xgettext:no-c-format

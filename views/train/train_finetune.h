@@ -53,8 +53,12 @@ struct TrainFinetune {
   // or when it cannot be loaded (the loaded model stays). Nothing to do when off or when `start` is "".
   bool sync(std::string* error);
   // Fine-tuning on: sync(), then the run's model becomes the loaded one (its config, its weights as the start) and
-  // LoRA is set. False + one line when on without a model. Off: `t` stays as it is.
+  // LoRA is set; a language task encodes with the model's tokenizer.json. False + one line when on without a model,
+  // or on a text the model has no tokenizer for. Off: `t` stays as it is.
   bool apply(TrainSettings* t, std::string* error);
+  // The tokenizer.json a language task must encode its text with: the loaded model's own when fine-tuning one that
+  // has it, else "" (the task trains its own).
+  std::string language_tokenizer() const;
   // For a pinned run's name: ", LoRA r = 8, α = 16 (trained sort)", ", full fine-tune (trained sort)", or "" when off.
   std::string label() const;
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/model/weights.h"
 #include "test_util.h"
 
 namespace tw {
@@ -153,6 +154,27 @@ TEST(Config, MemoryEstimateCountsLayerNormPositionsAndTying) {
   const ModelConfig c = testing::layernorm_learned_tied_config();
   EXPECT_DOUBLE_EQ(estimated_memory_bytes(c),
                    4.0 * (99008 + 598016 + 286720 + 24576 + 66304 + 712704) + kProcessBaseBytes);
+}
+
+TEST(Config, MemoryEstimateCountsMixtureOfExpertsActivations) {
+  // The tiny config with E = 4 experts, k = 2 (SwiGLU, RMSNorm, RoPE, untied): T = 128, C = 64, H = 4, KV = 2,
+  // D = 16, F = 192, V = 259. Parameters: embeddings and head 2 · 259 · 64 = 33152, final norm 64, per block
+  // norms 128 + q 4096 + k, v 4096 + o 4096 + experts 4 · 3 · 64 · 192 = 147456 + router 4 · 64 = 256 = 160128,
+  // × 2 blocks: 353472. Activations (core/ops/moe_ffn.h; T·k = 256 assignments at most):
+  //   per layer 6·T·C + 3·T·HD + 3·T·KVD + 2·H·T² + routing steps 2·T·E + 2·E + cache 2·T·KVD
+  //           = 49152 + 24576 + 12288 + 131072 + 1032 + 8192 = 226312, × 2 = 452624
+  //   working   5·T·C + 2·T·HD + 2·T·KVD + 2·H·T² + T² = 40960 + 16384 + 8192 + 131072 + 16384, plus the MoE's
+  //             probs T·E 512, choice/dropped/gates/slots 4·T·k 1024, gate sums T 128, wanted/load 2·E 8,
+  //             expert rows in and out 2·T·k·C 32768, gate/up/hidden 3·T·k·F 147456, recorded gates T·E 512 and
+  //             load/drops 2·E 8 = 182416; working = 395408
+  //   around    3·T·C + 2·T·V = 24576 + 66304
+  //   shown     2 · H·T² (131072, larger than T·V and T·E) + 2 · (226312 − 8192) = 567312
+  // activations 1506224 > parameters: floats = 353472 + 1506224 = 1859696.
+  ModelConfig c = tiny_config();
+  c.experts = 4;
+  c.top_k = 2;
+  EXPECT_EQ(parameter_count(c), 353472);
+  EXPECT_DOUBLE_EQ(estimated_memory_bytes(c), 4.0 * 1859696.0 + kProcessBaseBytes);
 }
 
 TEST(Config, MemoryEstimateCountsTheWeightsTwiceWhenTheyDominate) {

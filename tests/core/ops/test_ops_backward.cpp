@@ -243,6 +243,11 @@ TEST(OpsBackward, CrossEntropyIgnoresMinusOne) {
   }
   EXPECT_NEAR(l0, ref / 3, 1e-12);
   EXPECT_EQ(dl.row(1).norm(), 0.0);
+  // accumulate = false overwrites (the ignored row too): the same bits as accumulating into zeros.
+  MatD dl2 = MatD::Constant(4, 7, 7.0);
+  cross_entropy_backward<double>(dl2, probs, targets.data(), 4, false);
+  EXPECT_EQ((dl2 - dl).cwiseAbs().maxCoeff(), 0.0);
+  EXPECT_EQ(dl2.row(1).norm(), 0.0);
   auto loss = [&] { return cross_entropy_forward<double>(probs, logits, targets.data(), 4); };
   EXPECT_LT(fd_rel_error(loss, logits.data(), logits.size(), dl.data()), kTol);
 }

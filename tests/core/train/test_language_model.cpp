@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "core/text/char_tokenizer.h"
+#include "core/text/tokenizer_bpe.h"
 #include "core/text/utf8.h"
 #include "core/train/language_data.h"
 #include "core/train/trainer.h"
@@ -79,6 +80,32 @@ TEST(LanguageData, UserTextRecordsAndRefusals) {
   EXPECT_FALSE(load_language_data({.corpus = "file", .text = text, .vocab_size = 100}, &d, &error));
   EXPECT_FALSE(load_language_data({.corpus = "nope"}, &d, &error));
   EXPECT_NE(error.find("nope"), std::string::npos);
+}
+
+// A model's own tokenizer.json (fine-tuning a loaded model): used as it is, the tokenizer kind and vocabulary size
+// ignored; the same text with another tokenizer is another cache entry; a file that is not a tokenizer is refused.
+TEST(LanguageData, AModelsOwnTokenizerEncodesTheText) {
+  std::string text;
+  for (int i = 0; i < 30; ++i) text += "line " + std::to_string(i) + " of my text\n";
+  const std::string model_tokenizer = char_tokenizer_json("zyxwvutsrqponmlkjihgfedcba 0123456789\n", 280);
+  BpeTokenizer expected;
+  std::string error;
+  ASSERT_TRUE(bpe_tokenizer_from_json(model_tokenizer, &expected, &error)) << error;
+  std::shared_ptr<const LanguageData> own, model;
+  ASSERT_TRUE(load_language_data({.corpus = "file", .text = text, .vocab_size = 300}, &own, &error)) << error;
+  // vocab_size 0 would be refused for a tokenizer of the task's own; here it is not used.
+  ASSERT_TRUE(load_language_data({.corpus = "file", .text = text, .vocab_size = 0, .tokenizer_json = model_tokenizer},
+                                 &model, &error))
+      << error;
+  EXPECT_EQ(model->tokenizer_json, model_tokenizer);
+  EXPECT_EQ(model->tokenizer.vocab_size(), expected.vocab_size());
+  EXPECT_EQ(model->train_ids, expected.encode(model->train_text, false));
+  EXPECT_EQ(model->heldout_ids, expected.encode(model->heldout_text, false));
+  EXPECT_EQ(model->train_text, own->train_text) << "the same records, split the same way";
+  EXPECT_NE(model->train_ids, own->train_ids);
+  EXPECT_FALSE(
+      load_language_data({.corpus = "file", .text = text, .tokenizer_json = "{\"model\": 3}"}, &model, &error));
+  EXPECT_NE(error.find("tokenizer.json"), std::string::npos) << error;
 }
 
 TrainSettings poem_settings() {

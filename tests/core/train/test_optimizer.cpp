@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 
 #include "core/train/optimizer.h"
 
@@ -113,6 +114,26 @@ TEST(Optimizer, ClippingLeavesSmallGradientsAloneAndScalesLargeToMaxNorm) {
   EXPECT_NEAR(clip_grad_norm(g, c, 1.0), 5.0, 1e-6);
   EXPECT_NEAR(global_grad_norm(g, c), 1.0, 1e-6);  // 5 · 1/(5 + 1e-6)
   EXPECT_NEAR(*pg[0] / *pg[50], 0.75, 1e-6);       // direction kept
+}
+
+TEST(Optimizer, GradNormOfEveryElementEqualsALongDoubleSum) {
+  // The norm sums in lanes (vectorised); every element of every tensor, whatever its length modulo the lane count,
+  // must count once: against a serial sum in long double over values spread over six orders of magnitude.
+  ModelConfig c = tiny();
+  c.dim = 36;  // tensors of 36, 72·36, 37·36 … elements: none a multiple of 32
+  c.hidden = 72;
+  c.vocab = 37;
+  ModelWeights g = zero_weights(c);
+  std::vector<float*> pg = flat(g, c);
+  long double ref = 0;
+  uint32_t x = 3;
+  for (size_t i = 0; i < pg.size(); ++i) {
+    x = x * 1664525u + 1013904223u;
+    const float v = std::ldexp(static_cast<float>(x >> 8) / 16777216.0f - 0.5f, static_cast<int>(i % 20) - 10);
+    *pg[i] = v;
+    ref += static_cast<long double>(v) * v;
+  }
+  EXPECT_NEAR(global_grad_norm(g, c) / std::sqrt(static_cast<double>(ref)), 1.0, 1e-12);
 }
 
 TEST(Optimizer, WarmupThenCosineByHand) {
