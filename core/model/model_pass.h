@@ -123,8 +123,8 @@ struct Acts {
   MatT<S> scratch;            // (T, T)
 };
 
-// Position tables and masks for a (config, B, T, pos0); nothing here depends on the weights. `backward` also
-// sizes the backward's scratch.
+// Position tables and masks for a (config, B, T, pos0); nothing here depends on the weights. `backward` (a
+// training state: pos0 = 0, batched attention) also builds the (T, T) masks and sizes the backward's scratch.
 template <class S>
 void ensure_acts(Acts<S>& a, const ModelConfig& c, int B, int T, int pos0, bool backward) {
   const auto key = std::make_tuple(B, T, c.dim, c.n_layers, c.n_heads, c.n_kv_heads, c.vocab, c.hidden,
@@ -162,7 +162,7 @@ void ensure_acts(Acts<S>& a, const ModelConfig& c, int B, int T, int pos0, bool 
     }
     a.causal_fn = causal_mask();
     a.sliding_fn = sliding_window_mask(std::max(c.window, 1));  // 0 ≤ i − j < W is causal by itself
-    if (pos0 == 0) {
+    if (backward) {  // the batched kernel reads (T, T) matrices; inference reads the predicates
       materialize_mask(a.causal, a.causal_fn, T, T);
       materialize_mask(a.sliding, a.sliding_fn, T, T);
     }
@@ -174,7 +174,8 @@ void ensure_acts(Acts<S>& a, const ModelConfig& c, int B, int T, int pos0, bool 
       a.attn_opt.bias.kind = AttentionBias::Kind::Alibi;
       a.attn_opt.bias.slopes = alibi_slopes(H);
     }
-    a.xs.assign(static_cast<size_t>(c.n_layers + 1), MatT<S>(N, C));
+    a.xs.resize(static_cast<size_t>(c.n_layers + 1));
+    for (MatT<S>& x : a.xs) x.resize(N, C);
     a.layers.assign(static_cast<size_t>(c.n_layers), LayerActs<S>{});
     a.dlogits.resize(0, 0);
   }
