@@ -24,12 +24,19 @@ std::vector<int64_t> TraceStep::sizes() const {
 void Trace::record(std::string name, std::string title, std::string formula, std::vector<std::string> inputs,
                    const Mat& value, std::vector<TraceDim> shape, int layer, double flops, double bytes) {
   if (!enabled_) return;
+  record(std::move(name), std::move(title), std::move(formula), std::move(inputs), Mat(value), std::move(shape), layer,
+         flops, bytes);
+}
+
+void Trace::record(std::string name, std::string title, std::string formula, std::vector<std::string> inputs,
+                   Mat&& value, std::vector<TraceDim> shape, int layer, double flops, double bytes) {
+  if (!enabled_) return;
   TraceStep step;
   step.name = std::move(name);
   step.title = std::move(title);
   step.formula = std::move(formula);
   step.inputs = std::move(inputs);
-  step.value = value;
+  step.value = std::move(value);
   step.shape = std::move(shape);
   step.layer = layer;
   step.flops = flops;

@@ -50,6 +50,9 @@ class Trace {
   // Appends a step (value copied) when enabled; does nothing when disabled.
   void record(std::string name, std::string title, std::string formula, std::vector<std::string> inputs,
               const Mat& value, std::vector<TraceDim> shape, int layer, double flops, double bytes);
+  // The same, taking the value over (no copy): a pass that is done with its activation hands it to the trace.
+  void record(std::string name, std::string title, std::string formula, std::vector<std::string> inputs, Mat&& value,
+              std::vector<TraceDim> shape, int layer, double flops, double bytes);
 
   const std::vector<TraceStep>& steps() const { return steps_; }
   // The step with this name, or nullptr.

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "core/model/kernels.h"
+#include "core/model/model_pass.h"
 #include "core/model/positions.h"
 #include "core/ops/alibi.h"
 #include "core/ops/attention.h"
@@ -23,141 +24,11 @@
 namespace tw {
 
 // [SECTION] activations
-// Everything the backward pass reads, per layer, allocated by the first step of a (config, B, T) and then only
-// overwritten (Eigen's resize keeps the buffer when the size is unchanged). N = B*T rows, one per token.
+// The pass and its activations (Acts, LayerActs) are core/model/model_pass.h: allocated by the first step of a
+// (config, B, T) and then only overwritten. N = B*T rows, one per token.
 namespace {
 
-constexpr float kQkNormEps = 1e-6f;  // AttentionOptions::qk_norm_eps, the ε the inference forward uses
-
-template <class S>
-struct LayerActs {
-  MatT<S> ln1;                        // (N, C)     pre: Norm(x) (attention input); post: Norm(x + attn) (MLP input)
-  VecT<S> ln1_mean, ln1_rstd;         // (N)        its statistics (mean: LayerNorm only)
-  MatT<S> q, k, v;                    // (N, H*D), (N, KV*D), (N, KV*D)  projections, q and k after RoPE
-  MatT<S> qn, kn;                     // QK-norm outputs (qk_norm configs only)
-  VecT<S> qn_rstd, kn_rstd;           // (N*H), (N*KV)
-  MatT<S> capped, probs;              // (B*H*T, T) soft-capped scores (softcap configs only), probabilities
-  MatT<S> att;                        // (N, H*D)   P V per head
-  MatT<S> h;                          // (N, C)     x + attention output (before the post-norm)
-  MatT<S> ln2;                        // (N, C)     pre: Norm(h) (MLP input); unused in post-norm
-  VecT<S> ln2_mean, ln2_rstd;         // (N)        statistics of the second norm (pre: of h; post: of res2)
-  MatT<S> gate, up, hid;              // (N, F)     gate (GLU only), up, act(gate)⊙up or act(up)
-  MatT<S> res2;                       // (N, C)     post-norm only: Norm(h) + MLP, the input of the second norm
-  MoeActs<S> moe;                     // MoE configs: router probs, routing, each expert's rows (core/ops/moe_ffn.h)
-  std::vector<ExpertRef<S>> experts;  // (E) this layer's expert weights, as the MoE op takes them
-  std::vector<ExpertGradRef<S>> expert_grads;  // (E) and their gradients
-};
-
-template <class S>
-struct Acts {
-  std::tuple<int, int, int, int, int, int, int, int, int, int, int, int, int, int, float, int, float, int, float, float>
-      key{};  // shape it was made for (and the RoPE frequencies' inputs)
-  int B = 0, T = 0;
-  MatT<S> cos, sin;           // (N, D/2) RoPE tables tiled over the batch
-  MatT<S> sinusoid;           // (N, C)   sinusoidal positions tiled over the batch
-  std::vector<int> pos_ids;   // (N)      position t of row b*T + t (learned positions)
-  MatB causal, sliding;       // (T, T)   masks, materialised once
-  AttentionOptions attn_opt;  // scale, soft-cap, ALiBi slopes (mask set per layer)
-  std::vector<MatT<S>> xs;    // L+1 of (N, C): residual stream entering each layer, xs[L] = last output
-  std::vector<LayerActs<S>> layers;
-  MatT<S> xf;              // (N, C) final norm output (pre-norm only)
-  VecT<S> f_mean, f_rstd;  // (N)
-  MatT<S> logits, probs;   // (N, V)
-  VecT<S> logz;            // (N) log Z of each row (z-loss only)
-  double z_coef = 0;       // z-loss coefficient of the current pass; 0 = off
-  bool moe = false;        // the last pass ran MoE layers (their stats in layers[l].moe)
-  double balance = 0;      // MoE: mean over layers of each layer's balance loss E·Σ f_e P̄_e (0 when dense)
-  // Backward scratch, shared by every layer (only the current layer's gradients are alive at a time).
-  MatT<S> dres, dtmp, dnorm;  // (N, C)
-  MatT<S> dhid, dgate, dup;   // (N, F)
-  MatT<S> datt, dq, dq2;      // (N, H*D)
-  MatT<S> dk, dk2, dv;        // (N, KV*D)
-  MatT<S> dlogits;            // (N, V)
-  MatT<S> scratch;            // (T, T)
-};
-
-template <class S>
-auto acts_key(const ModelConfig& c, int B, int T) {
-  return std::make_tuple(B, T, c.dim, c.n_layers, c.n_heads, c.n_kv_heads, c.vocab, c.hidden,
-                         static_cast<int>(c.positions), static_cast<int>(c.attention), c.window, c.full_every,
-                         static_cast<int>(c.attn_scale), static_cast<int>(c.norm), c.rope_base,
-                         static_cast<int>(c.rope_scaling), c.rope_factor, c.rope_original_context, c.rope_low_freq,
-                         c.rope_high_freq);
-}
-
-// Position tables, masks and scratch for a (config, B, T); nothing here depends on the weights.
-template <class S>
-void ensure_acts(Acts<S>& a, const ModelConfig& c, int B, int T) {
-  const auto key = acts_key<S>(c, B, T);
-  if (a.B == B && a.T == T && a.key == key) {
-    a.attn_opt.softcap = c.attn_softcap;  // may change between steps without new buffers
-    return;
-  }
-  a.key = key;
-  a.B = B;
-  a.T = T;
-  const int N = B * T, C = c.dim, D = c.head_dim(), H = c.n_heads, KV = c.n_kv_heads, F = c.hidden, V = c.vocab;
-  a.pos_ids.resize(static_cast<size_t>(N));
-  for (int i = 0; i < N; ++i) a.pos_ids[static_cast<size_t>(i)] = i % T;
-  if (c.positions == PositionType::RoPE) {
-    Mat cs, sn;  // (T, D/2) as the inference pass builds them for T tokens (rope_scaling included), then tiled
-    rope_cos_sin(cs, sn, rope_scaled_frequencies(rope_config(c), T), 0, T);
-    a.cos.resize(N, D / 2);
-    a.sin.resize(N, D / 2);
-    for (int b = 0; b < B; ++b) {
-      a.cos.middleRows(static_cast<Eigen::Index>(b) * T, T) = cs.cast<S>();
-      a.sin.middleRows(static_cast<Eigen::Index>(b) * T, T) = sn.cast<S>();
-    }
-  }
-  if (c.positions == PositionType::Sinusoidal) {
-    Mat pe;
-    sinusoidal_positions(pe, 0, T, C);
-    a.sinusoid.resize(N, C);
-    for (int b = 0; b < B; ++b) a.sinusoid.middleRows(static_cast<Eigen::Index>(b) * T, T) = pe.cast<S>();
-  }
-  materialize_mask(a.causal, causal_mask(), T, T);
-  materialize_mask(a.sliding, sliding_window_mask(std::max(c.window, 1)), T, T);
-  a.attn_opt = AttentionOptions{};
-  a.attn_opt.scale_mode = c.attn_scale;
-  a.attn_opt.softcap = c.attn_softcap;
-  if (c.positions == PositionType::ALiBi) {
-    a.attn_opt.bias.kind = AttentionBias::Kind::Alibi;
-    a.attn_opt.bias.slopes = alibi_slopes(H);
-  }
-  a.xs.assign(static_cast<size_t>(c.n_layers + 1), MatT<S>(N, C));
-  a.layers.assign(static_cast<size_t>(c.n_layers), LayerActs<S>{});
-  a.dres.resize(N, C);
-  a.dtmp.resize(N, C);
-  a.dnorm.resize(N, C);
-  a.dhid.resize(N, F);
-  a.dgate.resize(N, F);
-  a.dup.resize(N, F);
-  a.datt.resize(N, H * D);
-  a.dq.resize(N, H * D);
-  a.dq2.resize(N, H * D);
-  a.dk.resize(N, KV * D);
-  a.dk2.resize(N, KV * D);
-  a.dv.resize(N, KV * D);
-  a.dlogits.resize(N, V);
-  a.scratch.resize(T, T);
-}
-
 // [SECTION] op dispatch by config
-
-template <class S, class NW>
-void norm_fwd(MatT<S>& out, VecT<S>& mean, VecT<S>& rstd, const MatT<S>& x, const NW& n, const ModelConfig& c) {
-  // x, out: (N, C); mean, rstd: (N)
-  const int N = static_cast<int>(x.rows()), C = static_cast<int>(x.cols());
-  out.resize(N, C);
-  rstd.resize(N);
-  if (c.norm == NormType::RMSNorm) {
-    rmsnorm_rows_forward<S>(out.data(), rstd.data(), x.data(), n.weight.data(), N, C, c.eps);
-  } else {
-    mean.resize(N);
-    layernorm_rows_forward<S>(out.data(), mean.data(), rstd.data(), x.data(), n.weight.data(), n.bias.data(), N, C,
-                              c.eps);
-  }
-}
 
 template <class S, class NW, class NG>
 void norm_bwd(MatT<S>& dx, NG& g, const MatT<S>& dout, const MatT<S>& x, const NW& n, const VecT<S>& mean,
@@ -171,104 +42,20 @@ void norm_bwd(MatT<S>& dx, NG& g, const MatT<S>& dout, const MatT<S>& x, const N
                                mean.data(), rstd.data(), N, C);
 }
 
-// The MoE op borrows each expert's matrices (float or double weights alike) and their gradients.
-template <class S, class LW>
-void expert_refs(std::vector<ExpertRef<S>>& out, const LW& lw) {
-  out.resize(lw.experts.size());
-  for (size_t e = 0; e < out.size(); ++e) out[e] = {&lw.experts[e].gate, &lw.experts[e].up, &lw.experts[e].down};
-}
+// The MoE backward borrows each expert's gradients.
 template <class S, class LG>
 void expert_grad_refs(std::vector<ExpertGradRef<S>>& out, LG& lg) {
   out.resize(lg.experts.size());
   for (size_t e = 0; e < out.size(); ++e) out[e] = {&lg.experts[e].gate, &lg.experts[e].up, &lg.experts[e].down};
 }
 
-// [SECTION] forward
+// [SECTION] loss
+// The one forward pass (core/model/model_pass.h, batched attention keeping the probabilities), then the loss.
 
 template <class S, class W>
 double forward_t(Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batch) {
-  const int B = batch.B, T = batch.T, N = B * T;
-  const int H = c.n_heads, KV = c.n_kv_heads, D = c.head_dim();
-  const bool pre = c.placement == NormPlacement::Pre;
-  const MlpKind kind = mlp_kind(c.activation);
-  const Activation act = mlp_activation(c.activation);
-
-  // x0 = E[tokens] (+ positions).  (N, C)
-  MatT<S>& x0 = a.xs[0];
-  a.balance = 0;
-  a.moe = c.moe();
-  embedding_forward<S>(x0, w.embed, batch.tokens.data(), N);
-  if (c.positions == PositionType::Learned)
-    for (int i = 0; i < N; ++i) x0.row(i) += w.pos_embed.row(a.pos_ids[static_cast<size_t>(i)]);
-  if (c.positions == PositionType::Sinusoidal) x0 += a.sinusoid;
-
-  for (int l = 0; l < c.n_layers; ++l) {
-    const auto& lw = w.layers[static_cast<size_t>(l)];
-    LayerActs<S>& L = a.layers[static_cast<size_t>(l)];
-    const MatT<S>& x = a.xs[static_cast<size_t>(l)];
-
-    // Attention sub-block: pre reads Norm(x), post reads x.
-    if (pre) norm_fwd<S>(L.ln1, L.ln1_mean, L.ln1_rstd, x, lw.attn_norm, c);
-    const MatT<S>& ain = pre ? L.ln1 : x;
-    linear_forward<S>(L.q, ain, lw.wq);
-    linear_forward<S>(L.k, ain, lw.wk);
-    linear_forward<S>(L.v, ain, lw.wv);
-    if (c.attn_bias) {  // Qwen2: q/k/v biases, added before RoPE
-      L.q.rowwise() += lw.bq.transpose();
-      L.k.rowwise() += lw.bk.transpose();
-      L.v.rowwise() += lw.bv.transpose();
-    }
-    if (c.positions == PositionType::RoPE) {
-      rope_forward<S>(L.q, L.q, a.cos, a.sin, RopeConvention::HalfSplit, N, H, D);
-      rope_forward<S>(L.k, L.k, a.cos, a.sin, RopeConvention::HalfSplit, N, KV, D);
-    }
-    if (c.qk_norm) {  // after RoPE, as forward() (rotation keeps the RMS)
-      qk_norm_forward<S>(L.qn, L.qn_rstd, L.q, lw.q_norm, kQkNormEps, H, D);
-      qk_norm_forward<S>(L.kn, L.kn_rstd, L.k, lw.k_norm, kQkNormEps, KV, D);
-    }
-    AttentionOptions& opt = a.attn_opt;
-    opt.mask_matrix = c.layer_is_sliding(l) ? &a.sliding : &a.causal;
-    attention_batched_forward<S>(L.att, L.capped, L.probs, c.qk_norm ? L.qn : L.q, c.qk_norm ? L.kn : L.k, L.v, opt, B,
-                                 T, H, KV, D);
-    linear_forward<S>(L.h, L.att, lw.wo);
-    residual_forward<S>(L.h, L.h, x);  // h = x + o·W_oᵀ
-
-    // MLP sub-block: pre reads Norm(h); post normalises h first and the MLP reads that.
-    if (pre)  // a parallel block's MLP reads the block input: out = x + Attn(Norm₁(x)) + MLP(Norm₂(x))
-      norm_fwd<S>(L.ln2, L.ln2_mean, L.ln2_rstd, c.parallel_block ? x : L.h, lw.mlp_norm, c);
-    else
-      norm_fwd<S>(L.ln1, L.ln1_mean, L.ln1_rstd, L.h, lw.attn_norm, c);
-    const MatT<S>& m = pre ? L.ln2 : L.ln1;
-    MatT<S>& out = a.xs[static_cast<size_t>(l + 1)];
-    if (c.moe()) {  // the MLP's place: a router and E experts (dropped tokens only take the residual path)
-      expert_refs<S>(L.experts, lw);
-      MatT<S>& y = pre ? out : L.res2;
-      moe_ffn_forward<S>(y, L.moe, m, lw.router, L.experts, kind, act, c.top_k, c.capacity_factor);
-      residual_forward<S>(y, y, pre ? L.h : L.ln1);
-      if (!pre) norm_fwd<S>(out, L.ln2_mean, L.ln2_rstd, L.res2, lw.mlp_norm, c);
-      a.balance += L.moe.balance / c.n_layers;
-      continue;
-    }
-    linear_forward<S>(L.up, m, lw.mlp.up);
-    if (kind != MlpKind::Plain) {
-      linear_forward<S>(L.gate, m, lw.mlp.gate);
-      glu_forward<S>(L.hid, L.gate, L.up, act);
-    } else {
-      activation_forward_t<S>(L.hid, L.up, act);
-    }
-    if (pre) {
-      linear_forward<S>(out, L.hid, lw.mlp.down);
-      residual_forward<S>(out, out, L.h);  // x' = h + MLP
-    } else {
-      linear_forward<S>(L.res2, L.hid, lw.mlp.down);
-      residual_forward<S>(L.res2, L.res2, L.ln1);
-      norm_fwd<S>(out, L.ln2_mean, L.ln2_rstd, L.res2, lw.mlp_norm, c);  // x' = Norm(h_n + MLP)
-    }
-  }
-
-  const MatT<S>& last = a.xs[static_cast<size_t>(c.n_layers)];
-  if (c.has_final_norm()) norm_fwd<S>(a.xf, a.f_mean, a.f_rstd, last, w.final_norm, c);
-  linear_forward<S>(a.logits, c.has_final_norm() ? a.xf : last, w.head());
+  model_forward<S>(a, w, c, batch.tokens.data(), PassOptions{});
+  const int N = batch.B * batch.T;
   double loss = cross_entropy_forward<S>(a.probs, a.logits, batch.targets.data(), N);
   if (a.z_coef != 0)
     loss += z_loss_forward<S>(a.logz, a.logits, batch.targets.data(), N, a.z_coef);  // PaLM's auxiliary term
@@ -474,7 +261,7 @@ bool run_forward(Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batc
     if (error) *error = problem;
     return false;
   }
-  ensure_acts(a, c, batch.B, batch.T);
+  ensure_acts(a, c, batch.B, batch.T, 0, true);
   a.z_coef = z_loss;
   const double l = forward_t<S>(a, w, c, batch);
   if (loss) *loss = l;
@@ -615,6 +402,11 @@ bool train_forward_backward(ModelWeights* grads, TrainState& state, const ModelW
 const Mat& train_logits(const TrainState& state) {
   static const Mat kEmpty;  // before the first pass, or on a moved-from state
   return state.acts ? state.acts->f.logits : kEmpty;
+}
+
+const Acts<float>& train_acts(const TrainState& state) {
+  static const Acts<float> kEmpty;  // before the first pass, or on a moved-from state
+  return state.acts ? state.acts->f : kEmpty;
 }
 
 Mat train_attention_probs(const TrainState& state, int layer, int b) {

@@ -10,8 +10,9 @@
 // (F.cross_entropy with ignore_index = -1), plus the z-loss and the MoE balance loss when they are on. For plain
 // next-token training of a sequence, position t predicts token t + 1 and the last position has target -1.
 //
-// The same model computed by forward() (core/model/forward.h, the inference path the stepper traces) gives the
-// same logits as train_forward() on one sequence; a test checks this.
+// The forward pass is the one of core/model/model_pass.h, which forward() (core/model/forward.h: the stepper, dump,
+// generation) runs too, batch 1 over a KV cache; only the attention kernel differs (the batched one here keeps
+// the probabilities the backward reads).
 
 #include <functional>
 #include <memory>
@@ -69,6 +70,10 @@ bool train_forward_backward(ModelWeights* grads, TrainState& state, const ModelW
 
 // After train_forward / train_forward_backward on the same state (empty before the first pass):
 const Mat& train_logits(const TrainState& state);  // (B*T, V)
+// Every activation the last pass kept (core/model/model_pass.h; the layout is the backward's business).
+template <class S>
+struct Acts;
+const Acts<float>& train_acts(const TrainState& state);
 // Attention probabilities of layer l for sequence b: (H*T, T), head h in rows h*T .. h*T+T-1 (empty when l or b is
 // out of range).
 Mat train_attention_probs(const TrainState& state, int layer, int b);

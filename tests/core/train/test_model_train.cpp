@@ -13,6 +13,7 @@
 
 #include "core/compare.h"
 #include "core/model/forward.h"
+#include "core/model/model_pass.h"
 
 namespace tw {
 namespace {
@@ -389,6 +390,105 @@ TEST(ModelTrain, MoeLogitsMatchInferenceForward) {
     if (c.capacity_factor > 0) {
       EXPECT_GT(train_moe_stats(state).layers[0].dropped, 0);
     }
+  }
+}
+
+// [SECTION] the stepper's trace is the training pass's activations
+// forward() with a Trace and train_forward() run the one pass of core/model/model_pass.h; only the attention
+// kernel differs (the reference one keeps the scores for the trace, the batched one the probabilities for the
+// backward). So every step before the first attention is the same bits, and every later step agrees to float
+// rounding, for a model with every option at once.
+
+bool same_bits(const Mat& a, const Mat& b) {
+  return a.rows() == b.rows() && a.cols() == b.cols() && std::memcmp(a.data(), b.data(), sizeof(float) * a.size()) == 0;
+}
+
+// The tensor of the training pass's activations that holds trace step `name` (null when training keeps none).
+const Mat* train_tensor(const Acts<float>& a, const ModelConfig& c, const std::string& name) {
+  const bool pre = c.placement == NormPlacement::Pre;
+  const bool rope = c.positions == PositionType::RoPE;
+  if (name == "embed")
+    return c.positions == PositionType::Learned || c.positions == PositionType::Sinusoidal ? nullptr : &a.xs[0];
+  if (name == "pos_embed") return &a.xs[0];
+  if (name == "final_norm") return &a.xf;
+  if (name == "logits") return &a.logits;
+  const size_t dot = name.find('.', 7);  // "layers.L.step"
+  const int l = std::stoi(name.substr(7, dot - 7));
+  const std::string step = name.substr(dot + 1);
+  const LayerActs<float>& L = a.layers[static_cast<size_t>(l)];
+  const Mat& out = a.xs[static_cast<size_t>(l + 1)];
+  if (step == "attn_norm") return &L.ln1;  // pre: Norm(x); post: Norm(x + attn)
+  if (step == "attn.q") return rope ? nullptr : &L.q;
+  if (step == "attn.k") return rope ? nullptr : &L.k;
+  if (step == "attn.q_rope") return &L.q;
+  if (step == "attn.k_rope") return &L.k;
+  if (step == "attn.v") return &L.v;
+  if (step == "attn.probs") return &L.probs;  // B = 1: (H·T, T) in both
+  if (step == "attn.out") return &L.att;
+  if (step == "attn.proj") return &L.proj;
+  if (step == "attn.residual") return &L.h;
+  if (step == "mlp_norm") return pre ? &L.ln2 : &out;
+  if (step == "mlp.router_probs") return &L.moe.probs;
+  if (step == "mlp.gate") return &L.gate;
+  if (step == "mlp.up") return &L.up;
+  if (step == "mlp.hidden") return &L.hid;
+  if (step == "mlp.down") return &L.down;
+  if (step == "mlp.residual") return pre ? &out : &L.res2;
+  return nullptr;  // scores, expert gates/load/drops: views of the above
+}
+
+TEST(ModelTrain, StepperTraceIsTheTrainingPassActivations) {
+  // Every option at once: GQA, RoPE with Llama 3 scaling, q/k/v biases, QK-norm, soft-capping, interleaved
+  // sliding window, MoE with capacity drops; then post-norm ALiBi MQA, and a parallel block with sinusoidal
+  // positions, and learned positions.
+  const ModelConfig all = small({.attention = AttentionPattern::Sliding,
+                                 .window = 3,
+                                 .full_every = 2,
+                                 .qk_norm = true,
+                                 .attn_softcap = 1.5f,
+                                 .attn_bias = true,
+                                 .rope_scaling = RopeScaling::Llama3,
+                                 .rope_factor = 8.0f,
+                                 .rope_original_context = 4,
+                                 .experts = 3,
+                                 .top_k = 2,
+                                 .capacity_factor = 0.8});
+  const ModelConfig configs[] = {
+      all,
+      small({.n_kv_heads = 1,
+             .norm = NormType::LayerNorm,
+             .placement = NormPlacement::Post,
+             .positions = PositionType::ALiBi,
+             .activation = ActivationKind::GELU}),
+      small({.parallel_block = true, .positions = PositionType::Sinusoidal, .activation = ActivationKind::GeGLU}),
+      small({.positions = PositionType::Learned, .activation = ActivationKind::ReLU, .tie_embeddings = true}),
+  };
+  for (const ModelConfig& c : configs) {
+    ASSERT_TRUE(validate(c).empty()) << validate(c).front();
+    const ModelWeights w = init_weights(c, 6);
+    const Batch b = make_batch(c, 1, 9, 3);
+    TrainState state;
+    std::string error;
+    ASSERT_TRUE(train_forward(state, w, c, b, nullptr, &error)) << error;
+    Trace trace;
+    Mat logits;
+    ASSERT_TRUE(forward(logits, &trace, w, c, b.tokens, &error)) << error;
+    bool before_attention = true;
+    int compared = 0;
+    for (const TraceStep& step : trace.steps()) {
+      if (step.name == "layers.0.attn.scores") before_attention = false;
+      const Mat* t = train_tensor(train_acts(state), c, step.name);
+      if (!t) continue;
+      ++compared;
+      ASSERT_EQ(t->rows(), step.value.rows()) << step.name;
+      ASSERT_EQ(t->cols(), step.value.cols()) << step.name;
+      if (before_attention)
+        EXPECT_TRUE(same_bits(*t, step.value)) << step.name;
+      else
+        EXPECT_LT(max_rel_diff(*t, step.value), 2e-5f) << step.name;
+    }
+    EXPECT_GE(compared, 2 + 2 * 12) << "steps compared";
+    if (c.moe()) EXPECT_GT(train_moe_stats(state).layers[0].dropped + train_moe_stats(state).layers[1].dropped, 0);
   }
 }
 
