@@ -3,6 +3,7 @@
 #include <cmath>
 #include <utility>
 
+#include "core/compare.h"
 #include "core/model/forward_steps.h"
 #include "core/model/model_pass.h"
 #include "core/text/i18n.h"
@@ -281,7 +282,7 @@ namespace {
 // which cannot tell it from a fully masked row and writes zeros. The pass stops at the first layer where that
 // happens and the message names the step and the token, so no NaN is ever shown as a quiet zero.
 bool finite_or_report(const Mat& m, const std::string& step, std::string* error) {
-  if (m.allFinite()) return true;
+  if (all_finite(m)) return true;  // the vectorised scan; the row search below runs only on failure
   Eigen::Index row = 0;
   while (row < m.rows() && m.row(row).allFinite()) ++row;
   *error = subst(tr("the forward pass overflowed float32: {0} has NaN or inf values at token {1} (weights or "

@@ -21,6 +21,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/compare.h"
 #include "core/model/config.h"
 #include "core/model/kernels.h"
 #include "core/model/kv_cache.h"
@@ -62,6 +63,15 @@ struct PassOptions {
 // Where the pass keeps layer l's activations and the residual stream entering layer l (see keep_layers).
 inline size_t layer_slot(const PassOptions& o, int l) { return o.keep_layers ? static_cast<size_t>(l) : 0; }
 inline size_t stream_slot(const PassOptions& o, int l) { return static_cast<size_t>(o.keep_layers ? l : l % 2); }
+
+// The overflow check: float through the vectorised exponent-bit scan (core/compare.h), double through Eigen.
+template <class S>
+bool finite(const MatT<S>& m) {
+  if constexpr (std::is_same_v<S, float>)
+    return all_finite(m);
+  else
+    return m.allFinite();
+}
 
 constexpr float kQkNormEps = 1e-6f;  // AttentionOptions::qk_norm_eps
 constexpr int kFlashTile = 64;       // tile of the untraced attention (bench_attention_ops Small: 64 beats 32, 128)
@@ -310,7 +320,7 @@ int model_forward(Acts<S>& a, const W& w, const ModelConfig& c, const int* token
       qk_norm_forward<S>(L.qn, L.qn_rstd, L.q, lw.q_norm, kQkNormEps, H, D);
       qk_norm_forward<S>(L.kn, L.kn_rstd, L.k, lw.k_norm, kQkNormEps, KV, D);
     }
-    if (o.stop_on_overflow && !(L.q.allFinite() && L.k.allFinite() && L.v.allFinite())) return l;
+    if (o.stop_on_overflow && !(finite<S>(L.q) && finite<S>(L.k) && finite<S>(L.v))) return l;
 
     // Scaled dot-product attention, causal or sliding window; query head h reads KV head h / (H / KV).
     attention_step<S>(L, a, c, l, o);
@@ -334,7 +344,16 @@ int model_forward(Acts<S>& a, const W& w, const ModelConfig& c, const int* token
       linear_forward<S>(L.up, m, lw.mlp.up);
       if (kind != MlpKind::Plain) {
         linear_forward<S>(L.gate, m, lw.mlp.gate);
-        glu_forward<S>(L.hid, L.gate, L.up, act);
+        // Inference runs SwiGLU's one vectorised pass; training keeps glu_forward, whose bits the shipped
+        // checkpoints pin (the two agree to float rounding).
+        if constexpr (std::is_same_v<S, float>) {
+          if (kind == MlpKind::SwiGLU && o.attention != PassAttention::Batched)
+            swiglu_forward(L.hid, L.gate, L.up);
+          else
+            glu_forward<S>(L.hid, L.gate, L.up, act);
+        } else {
+          glu_forward<S>(L.hid, L.gate, L.up, act);
+        }
       } else {
         activation_forward_t<S>(L.hid, L.up, act);
       }
@@ -349,14 +368,14 @@ int model_forward(Acts<S>& a, const W& w, const ModelConfig& c, const int* token
       residual_forward<S>(L.res2, L.down, L.ln1);
       norm_fwd<S>(out, L.ln2_mean, L.ln2_rstd, L.res2, lw.mlp_norm, c);
     }
-    if (o.stop_on_overflow && !(pre ? out : L.res2).allFinite()) return l;
+    if (o.stop_on_overflow && !finite<S>(pre ? out : L.res2)) return l;
   }
 
   // Final norm (pre-norm only), then the logits x_f · E_headᵀ.  (N, V)
   const MatT<S>& last = a.xs[stream_slot(o, c.n_layers)];
   if (c.has_final_norm()) norm_fwd<S>(a.xf, a.f_mean, a.f_rstd, last, w.final_norm, c);
   linear_forward<S>(a.logits, c.has_final_norm() ? a.xf : last, w.head());
-  if (o.stop_on_overflow && !a.logits.allFinite()) return c.n_layers;
+  if (o.stop_on_overflow && !finite<S>(a.logits)) return c.n_layers;
   return -1;
 }
 
