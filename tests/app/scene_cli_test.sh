@@ -124,7 +124,7 @@ run unknown-key-warns 1 "warning: .*unknown key 'zz.unknown'" -- "$app" export -
 # [SECTION] errors say why, no orphan files
 # A panel's own error is printed (a logits row that is not numbers), not "Nothing exported" or a dropped case.
 echo '{"version": 1, "open": ["softmax"]}' >"$work/softmax.json"
-run softmax-bad-logits 1 "softmax: logits B: cannot read a number at \"abc\"" -- \
+run softmax-bad-logits 1 "softmax: logits [$]B[$]: cannot read a number at \"abc\"" -- \
   "$app" export --scene "$work/softmax.json" --set softmax.logits_b=abc --out "$work/sm" --format csv
 # A temporary file of an interrupted export (hidden, named by a pid that no longer runs) is removed by the next
 # export into the folder; other files stay.
