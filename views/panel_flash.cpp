@@ -190,7 +190,7 @@ plot::Figure tile_figure(const FlashResult& r) {
   po.vmin = 0;
   po.vmax = 1;
   po.value_label = "$\\exp(S - m)$";
-  if (!st.skipped && st.p.size() > 0) a.heatmap("P", st.p.data(), int(st.p.rows()), int(st.p.cols()), po);
+  if (!st.skipped && st.p.size() > 0) a.heatmap("$P$", st.p.data(), int(st.p.rows()), int(st.p.cols()), po);
   plot::Axes& b = fig.add_axes("$acc$ (" + std::to_string(st.nq) + " \xC3\x97 $D$)");
   b.setup(tr("dimension"), "", tr("query in tile"), "");
   plot::HeatmapOptions ao;

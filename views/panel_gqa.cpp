@@ -154,7 +154,7 @@ plot::Figure group_figure(const GqaParams& p, const GqaAnalysis& r) {
   for (int i = 0; i < shown; ++i) {
     plot::Axes& ax = fig.add_axes(subst(tr("query head {0}"), {std::to_string(r.group_heads[static_cast<size_t>(i)])}));
     ax.setup(tr("key $j$"), "", tr("query $i$"), "");
-    ax.heatmap("P", r.group_probs.data() + static_cast<Eigen::Index>(i) * T * T, T, T, opt);
+    ax.heatmap("$P$", r.group_probs.data() + static_cast<Eigen::Index>(i) * T * T, T, T, opt);
   }
   return fig;
 }

@@ -302,7 +302,7 @@ plot::Figure examples_figure(const HeadsResult& r) {
     plot::HeatmapOptions eo = unit_heatmap(tr("probability"));
     eo.row_labels = labels;
     eo.col_labels = labels;
-    ax.heatmap("P", ex.probs.data(), T, T, eo);
+    ax.heatmap("$P$", ex.probs.data(), T, T, eo);
     if (ex.query >= 0) {
       plot::TextItem& mark = ax.text("\xE2\x97\x8B", ex.key, ex.query);  // ○ on the clearest instance
       mark.align_x = 0.5f;

@@ -151,7 +151,7 @@ plot::Figure uniform_figure(const MasksResult& r) {
   o.colormap = plot::Colormap::Viridis;
   o.vmin = 0;
   o.value_label = tr("probability");
-  ax.heatmap("P", v.data(), a.T, a.T, o);
+  ax.heatmap("$P$", v.data(), a.T, a.T, o);
   return fig;
 }
 

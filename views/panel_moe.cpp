@@ -83,7 +83,7 @@ plot::Figure routing_figure(const MoeResult& r) {
   opt.value_label = tr("weight");
   plot::Axes& a = fig.add_axes(tr("router softmax $P$"));
   a.setup(tr("expert"), "", tr("token"), "");
-  a.heatmap("P", m.probs.data(), int(m.probs.rows()), int(m.probs.cols()), opt);
+  a.heatmap("$P$", m.probs.data(), int(m.probs.rows()), int(m.probs.cols()), opt);
   std::vector<double> gates(m.gates.data(), m.gates.data() + m.gates.size());
   for (int t = 0; t < p.tokens; ++t)
     for (int j = 0; j < p.top_k; ++j) {
@@ -92,7 +92,7 @@ plot::Figure routing_figure(const MoeResult& r) {
     }
   plot::Axes& b = fig.add_axes(tr("combine weights $g$"));
   b.setup(tr("expert"), "", tr("token"), "");
-  b.heatmap("g", gates.data(), p.tokens, p.experts, opt);
+  b.heatmap("$g$", gates.data(), p.tokens, p.experts, opt);
   fig.shared_colorbar = true;
   plot::Table& t = fig.table;
   t.header = {"token", "rank", "expert", "probability", "gate", "dropped"};

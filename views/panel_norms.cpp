@@ -176,13 +176,13 @@ plot::Figure glu_figure(const NormsResult& r) {
   plot::Axes& ax = fig.axes();
   ax.setup(tr("gate"), "", tr("up"), "");
   std::vector<double> data;  // rows top to bottom = up from +range to −range, so up grows upward
-  plot::HeatmapOptions o{.colormap = plot::Colormap::Diverging, .value_label = "h"};
+  plot::HeatmapOptions o{.colormap = plot::Colormap::Diverging, .value_label = "$h$"};
   for (int i = n - 1; i >= 0; --i) {
     for (int j = 0; j < n; ++j) data.push_back(g.h(i, j));
     o.row_labels.push_back(fmt("%.3g", g.axis[size_t(i)]));
   }
   for (int j = 0; j < n; ++j) o.col_labels.push_back(fmt("%.3g", g.axis[size_t(j)]));
-  ax.heatmap("h", data.data(), n, n, o);
+  ax.heatmap("$h$", data.data(), n, n, o);
   plot::Table& t = fig.table;
   t.header = {"gate", "up", "h", "dh_dgate"};
   for (int i = 0; i < n; ++i)

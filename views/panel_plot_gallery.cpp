@@ -8,6 +8,7 @@
 
 #include "core/ops/rope.h"
 #include "views/panel.h"
+#include "views/plot/math.h"
 #include "views/plot/plot_imgui.h"
 #include "views/text/panel_text.h"
 #include "views/widgets.h"
@@ -104,7 +105,7 @@ void heatmap_plot(plot::Figure& fig, const GalleryState& s) {
                                         "at",  "the", "dog", "who", "was", "not", "amused", "."};
     for (int i = 0; i < n; ++i) o.row_labels.push_back(words[i]), o.col_labels.push_back(words[i]);
   }
-  ax.heatmap("P", p.data(), n, n, o);
+  ax.heatmap("$P$", p.data(), n, n, o);
 }
 
 void diverging_plot(plot::Figure& fig, const GalleryState&) {
@@ -124,7 +125,7 @@ void vectors_plot(plot::Figure& fig, const GalleryState& s) {
   ax.flags |= plot::AxesFlags_EqualAspect;
   ax.set_x_range(-1.3, 1.3).set_y_range(-1.3, 1.3);
   ax.circle(0, 0, 1);
-  ax.arrow("q", 0, 0, 0.9, 0.3);
+  ax.arrow("$q$", 0, 0, 0.9, 0.3);
   const double a = std::atan2(0.3, 0.9);
   ax.arrow("$R(\\theta) q$", 0, 0, std::hypot(0.9, 0.3) * std::cos(a + s.angle),
            std::hypot(0.9, 0.3) * std::sin(a + s.angle));
@@ -152,8 +153,8 @@ void annotations_plot(plot::Figure& fig, const GalleryState&) {
   std::vector<double> x, y;
   for (int i = 0; i <= 100; ++i) x.push_back(-6 + 12.0 * i / 100), y.push_back(1 / (1 + std::exp(-x.back())));
   ax.line("$\\sigma(x)$", x, y);
-  ax.hline("p = 0.9", 0.9);
-  ax.vline("x = 0", 0);
+  ax.hline("$p = 0.9$", 0.9);
+  ax.vline("$x = 0$", 0);
   ax.text(tr("saturates \xE2\x86\x92"), 2.5, 0.6).align_x = 0;
 }
 
@@ -172,7 +173,7 @@ void multiples_plot(plot::Figure& fig, const GalleryState& s) {
     plot::HeatmapOptions o;
     o.colormap = s.colormap;
     o.vmin = 0, o.vmax = 1;
-    ax.heatmap("P", p.data(), n, n, o);
+    ax.heatmap("$P$", p.data(), n, n, o);
   }
 }
 
@@ -192,14 +193,14 @@ const GalleryFigure kGallery[] = {
      heatmap_plot},
     {"diverging", N_("Signed scores (diverging map)"), {N_("dimension"), "", N_("token"), ""}, diverging_plot},
     {"lines", N_("Line and step plots"), {N_("time"), "s", N_("amplitude"), "V"}, lines_plot},
-    {"scatter", N_("Scatter"), {"x", "", "y", ""}, scatter_plot},
+    {"scatter", N_("Scatter"), {"$x$", "", "$y$", ""}, scatter_plot},
     {"bars", N_("Grouped bars"), {N_("model"), "", N_("memory"), "MiB"}, bars_plot},
     {"histogram", N_("Histogram of $\\mathcal{N}(0, 1)$ samples"), {N_("value"), "", N_("count"), ""}, histogram_plot},
-    {"vectors", N_("Rotation on the unit circle"), {"x\xE2\x82\x80", "", "x\xE2\x82\x81", ""}, vectors_plot},  // x₀, x₁
+    {"vectors", N_("Rotation on the unit circle"), {"$x_0$", "", "$x_1$", ""}, vectors_plot},
     {"log", N_("Log axes: RoPE frequencies"), {N_("pair index $k$"), "", "$\\theta_k$", "rad/token"}, log_plot},  // θₖ
     {"annotations", N_("Markers and text"), {N_("logit"), "", N_("probability"), ""}, annotations_plot},
     {"heads", N_("Small multiples: four heads, one colour scale"), {}, multiples_plot},
-    {"empty", N_("Empty state (no data yet)"), {"x", "", "y", ""}, nullptr},
+    {"empty", N_("Empty state (no data yet)"), {"$x$", "", "$y$", ""}, nullptr},
 };
 
 }  // namespace
@@ -216,10 +217,12 @@ class PlotGalleryPanel final : public Panel {
     std::vector<plot::Figure> figs;
     for (const GalleryFigure& g : kGallery) {
       plot::Figure& fig = figs.emplace_back(g.id, tr(g.title));
-      if (g.axes[0]) {  // CSV columns in English whatever the interface language
+      if (g.axes[0]) {  // CSV columns in English whatever the interface language, math as the characters it draws
         plot::Axis x, y;
         x.label = g.axes[0], x.unit = g.axes[1], y.label = g.axes[2], y.unit = g.axes[3];
-        fig.axes().setup(tr(g.axes[0]), g.axes[1], tr(g.axes[2]), g.axes[3]).csv_columns(x.title(), y.title());
+        fig.axes()
+            .setup(tr(g.axes[0]), g.axes[1], tr(g.axes[2]), g.axes[3])
+            .csv_columns(plot::math_plain_text(x.title()), plot::math_plain_text(y.title()));
       }
       if (g.draw) g.draw(fig, s_);
     }
