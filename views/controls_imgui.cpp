@@ -1,7 +1,9 @@
 // ImGui widgets for Controls (kept apart from controls.cpp, which headless code uses).
 #include <imgui.h>
+#include <imgui_internal.h>  // BeginComboPreview: a typeset formula as a combo's value
 #include <imgui_stdlib.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -14,6 +16,14 @@
 namespace tw {
 
 namespace {
+
+// What a combo shows for an option: its translation, or the formula when the option's scene name is one written
+// in ASCII for scene files ("1/sqrt(d_k)" is typed in a scene, $1/\sqrt{d_k}$ is what the reader sees).
+std::string option_text(const std::string& name) {
+  if (name == "1/sqrt(d_k)") return "$1/\\sqrt{d_k}$";
+  if (name == "1/d_k") return "$1/d_k$";
+  return tr(name.c_str());
+}
 
 bool draw_int_list(const Control& c, const char* label) {
   auto& values = *static_cast<std::vector<int>*>(c.target);
@@ -66,12 +76,27 @@ bool draw_control(const Control& c) {
     }
     case ControlType::Enum: {
       const int v = c.get_index();
-      // Option names stay English in the control (scene files store them); they are translated only here.
-      const char* preview = (v >= 0 && v < int(c.options.size())) ? tr(c.options[v].c_str()) : "?";
-      if (ImGui::BeginCombo(label, preview)) {
+      // Option names stay English in the control (scene files store them); here they are translated, and the
+      // ones that are formulas are typeset.
+      const std::string preview = (v >= 0 && v < int(c.options.size())) ? option_text(c.options[v]) : "?";
+      const bool typeset = plot::has_math(preview);
+      if (ImGui::BeginCombo(label, typeset ? "" : preview.c_str(), typeset ? ImGuiComboFlags_CustomPreview : 0)) {
         for (int i = 0; i < int(c.options.size()); ++i) {
           ImGui::PushID(i);
-          const bool picked = ImGui::Selectable(tr(c.options[i].c_str()), i == v);
+          const std::string shown = option_text(c.options[i]);
+          bool picked;
+          if (plot::has_math(shown)) {  // an empty selectable row with the formula drawn over it
+            const ImVec2 at = ImGui::GetCursorPos();
+            picked = ImGui::Selectable(
+                "##option", i == v, 0,
+                ImVec2(0, std::max(ImGui::GetTextLineHeight(), plot::label_height(shown, ImGui::GetFontSize()))));
+            const ImVec2 after = ImGui::GetCursorPos();
+            ImGui::SetCursorPos(at);
+            math_text(shown.c_str(), -1.0f);
+            ImGui::SetCursorPos(after);
+          } else {
+            picked = ImGui::Selectable(shown.c_str(), i == v);
+          }
           ImGui::PopID();
           if (picked) {
             changed = (v != i);
@@ -79,6 +104,10 @@ bool draw_control(const Control& c) {
           }
         }
         ImGui::EndCombo();
+      }
+      if (typeset && ImGui::BeginComboPreview()) {
+        math_text(preview.c_str(), -1.0f);
+        ImGui::EndComboPreview();
       }
       break;
     }

@@ -343,10 +343,10 @@ class TrainPanel final : public Panel {
   }
 
   std::string run_label() const {
-    static const char* scales[] = {"1/sqrt(d_k)", N_("no scale"), "1/d_k"};
     const ModelConfig& m = s_.model;
-    return std::string(m.placement == NormPlacement::Pre ? tr("pre") : tr("post")) + ", " +
-           tr(scales[std::clamp(static_cast<int>(m.attn_scale), 0, 2)]) + (m.qk_norm ? ", QK-norm" : "") +
+    const std::string scale = m.attn_scale == ScaleMode::None ? tr("no scale") : scale_mode_formula(m.attn_scale);
+    return std::string(m.placement == NormPlacement::Pre ? tr("pre") : tr("post")) + ", " + scale +
+           (m.qk_norm ? ", QK-norm" : "") +
 
            (m.attn_softcap > 0 ? ", soft-cap " + plot::fmt("%.3g", m.attn_softcap) : "") +
            (s_.z_loss > 0 ? ", z-loss " + plot::fmt("%.3g", s_.z_loss) : "") + ", lr " +

@@ -170,42 +170,45 @@ std::vector<ParamGroup> parameter_table(const ModelConfig& c) {
   const int64_t C = c.dim, V = c.vocab, F = c.hidden, H = c.n_heads, KV = c.n_kv_heads, D = c.head_dim();
   const int L = c.n_layers;
   const bool ln = c.norm == NormType::LayerNorm;
-  const std::string norm_formula = ln ? "2 · C (γ, β)" : "C (γ)";
+  const std::string norm_formula = ln ? "$2 C$ ($\\gamma$, $\\beta$)" : "$C$ ($\\gamma$)";
   const int64_t norm_count = ln ? 2 * C : C;
   auto n = [](int64_t v) { return std::to_string(v); };
   std::vector<ParamGroup> rows;
-  rows.push_back({N_("Token embedding"), "V · C = " + n(V) + " · " + n(C), V * C, 1});
+  rows.push_back({N_("Token embedding"), "$V \\cdot C = " + n(V) + " \\cdot " + n(C) + "$", V * C, 1});
   if (c.positions == PositionType::Learned)
-    rows.push_back(
-        {N_("Position embedding"), "max_seq · C = " + n(c.max_seq) + " · " + n(C), int64_t(c.max_seq) * C, 1});
+    rows.push_back({N_("Position embedding"), "$T_{max} \\cdot C = " + n(c.max_seq) + " \\cdot " + n(C) + "$",
+                    int64_t(c.max_seq) * C, 1});
   rows.push_back({N_("Attention norm"), norm_formula, norm_count, L});
-  rows.push_back({"W_q (q_proj)", "C · H·D = " + n(C) + " · " + n(H * D), C * H * D, L});
-  rows.push_back({"W_k (k_proj)", "C · KV·D = " + n(C) + " · " + n(KV * D), C * KV * D, L});
-  rows.push_back({"W_v (v_proj)", "C · KV·D = " + n(C) + " · " + n(KV * D), C * KV * D, L});
-  rows.push_back({"W_o (o_proj)", "H·D · C = " + n(H * D) + " · " + n(C), H * D * C, L});
-  if (c.qk_norm) rows.push_back({"QK-norm γ (q_norm, k_norm)", "2 · D = 2 · " + n(D), 2 * D, L});
+  rows.push_back({"$W_q$ (q_proj)", "$C \\cdot H D = " + n(C) + " \\cdot " + n(H * D) + "$", C * H * D, L});
+  rows.push_back({"$W_k$ (k_proj)", "$C \\cdot H_{kv} D = " + n(C) + " \\cdot " + n(KV * D) + "$", C * KV * D, L});
+  rows.push_back({"$W_v$ (v_proj)", "$C \\cdot H_{kv} D = " + n(C) + " \\cdot " + n(KV * D) + "$", C * KV * D, L});
+  rows.push_back({"$W_o$ (o_proj)", "$H D \\cdot C = " + n(H * D) + " \\cdot " + n(C) + "$", H * D * C, L});
+  if (c.qk_norm) rows.push_back({"QK-norm $\\gamma$ (q_norm, k_norm)", "$2 D = 2 \\cdot " + n(D) + "$", 2 * D, L});
   if (c.attn_bias)
-    rows.push_back({N_("biases (q_proj, k_proj, v_proj)"), "(H + 2·KV) · D = " + n(H + 2 * KV) + " · " + n(D),
-                    (H + 2 * KV) * D, L});
+    rows.push_back({N_("biases (q_proj, k_proj, v_proj)"),
+                    "$(H + 2 H_{kv}) D = " + n(H + 2 * KV) + " \\cdot " + n(D) + "$", (H + 2 * KV) * D, L});
   rows.push_back({N_("MLP norm"), norm_formula, norm_count, L});
   if (c.moe()) {
     const int64_t E = c.experts;
-    rows.push_back({"Router (block_sparse_moe.gate)", "E · C = " + n(E) + " · " + n(C), E * C, L});
+    rows.push_back({"Router (block_sparse_moe.gate)", "$E \\cdot C = " + n(E) + " \\cdot " + n(C) + "$", E * C, L});
     if (c.gated())
-      rows.push_back({"Experts' W_gate (w1)", "E · C · F = " + n(E) + " · " + n(C) + " · " + n(F), E * C * F, L});
-    rows.push_back({c.gated() ? "Experts' W_up (w3)" : "Experts' W_up (w1)",
-                    "E · C · F = " + n(E) + " · " + n(C) + " · " + n(F), E * C * F, L});
-    rows.push_back({"Experts' W_down (w2)", "E · F · C = " + n(E) + " · " + n(F) + " · " + n(C), E * F * C, L});
+      rows.push_back({"Experts' $W_{gate}$ (w1)",
+                      "$E \\cdot C \\cdot F = " + n(E) + " \\cdot " + n(C) + " \\cdot " + n(F) + "$", E * C * F, L});
+    rows.push_back({c.gated() ? "Experts' $W_{up}$ (w3)" : "Experts' $W_{up}$ (w1)",
+                    "$E \\cdot C \\cdot F = " + n(E) + " \\cdot " + n(C) + " \\cdot " + n(F) + "$", E * C * F, L});
+    rows.push_back({"Experts' $W_{down}$ (w2)",
+                    "$E \\cdot F \\cdot C = " + n(E) + " \\cdot " + n(F) + " \\cdot " + n(C) + "$", E * F * C, L});
   } else {
-    if (c.gated()) rows.push_back({"W_gate (gate_proj)", "C · F = " + n(C) + " · " + n(F), C * F, L});
-    rows.push_back({"W_up (up_proj)", "C · F = " + n(C) + " · " + n(F), C * F, L});
-    rows.push_back({"W_down (down_proj)", "F · C = " + n(F) + " · " + n(C), F * C, L});
+    if (c.gated())
+      rows.push_back({"$W_{gate}$ (gate_proj)", "$C \\cdot F = " + n(C) + " \\cdot " + n(F) + "$", C * F, L});
+    rows.push_back({"$W_{up}$ (up_proj)", "$C \\cdot F = " + n(C) + " \\cdot " + n(F) + "$", C * F, L});
+    rows.push_back({"$W_{down}$ (down_proj)", "$F \\cdot C = " + n(F) + " \\cdot " + n(C) + "$", F * C, L});
   }
   if (c.has_final_norm()) rows.push_back({N_("Final norm"), norm_formula, norm_count, 1});
   if (c.tie_embeddings)
     rows.push_back({N_("LM head"), N_("tied: reuses the token embedding"), 0, 1});
   else
-    rows.push_back({N_("LM head"), "V · C = " + n(V) + " · " + n(C), V * C, 1});
+    rows.push_back({N_("LM head"), "$V \\cdot C = " + n(V) + " \\cdot " + n(C) + "$", V * C, 1});
   return rows;
 }
 

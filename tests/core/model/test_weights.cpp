@@ -37,11 +37,11 @@ TEST(Weights, TableRowsOfSmall) {
   ASSERT_EQ(rows.size(), 12u);
   EXPECT_EQ(rows[0].name, "Token embedding");
   EXPECT_EQ(rows[0].total(), 2097152);
-  EXPECT_EQ(rows[2].name, "W_q (q_proj)");
+  EXPECT_EQ(rows[2].name, "$W_q$ (q_proj)");
   EXPECT_EQ(rows[2].count, 65536);
   EXPECT_EQ(rows[2].instances, 4);
   EXPECT_EQ(rows[3].count, 32768);  // W_k: GQA halves K and V
-  EXPECT_EQ(rows[7].name, "W_gate (gate_proj)");
+  EXPECT_EQ(rows[7].name, "$W_{gate}$ (gate_proj)");
   EXPECT_EQ(rows[7].count, 196608);
   EXPECT_EQ(rows[10].name, "Final norm");
   EXPECT_EQ(rows[11].name, "LM head");
