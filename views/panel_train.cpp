@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 
+#include "views/file_browser.h"
 #include "views/handoffs.h"
 #include "views/plot/plot_imgui.h"
 #include "views/text/panel_text.h"
@@ -129,6 +130,10 @@ class TrainPanel final : public Panel {
       if (!train_control_shown(s_, c.key) || TrainFinetune::owns_control(c.key)) continue;
       ImGui::SetNextItemWidth(150 * ctx.dpi_scale);
       draw_control(c);
+      if (c.key == "text_file") {  // the chosen file changes the settings, so the next apply starts its run
+        ImGui::SameLine();
+        browse_button("text_file", text_browser_, &s_.text_file);
+      }
       if (c.key == "aux_coef" || (c.key == "experts" && !s_.model.moe())) draw_parameter_estimate(*snap);
     }
     section(tr("Fine-tuning"));
@@ -379,6 +384,7 @@ class TrainPanel final : public Panel {
   std::string last_settings_;  // controls (without speed) of the current run, as JSON text
   std::string error_;          // why the current settings cannot train (the previous run stays)
   TrainCheckpoint checkpoint_;
+  FileBrowser text_browser_;  // the text file row's Browse...: any file (a UTF-8 check follows when it is read)
   TrainFinetune finetune_;
   int pin_counter_ = 0;
   enum class ComparePhase { None, Baseline, Variant, Done };
