@@ -170,8 +170,9 @@ TEST_F(SlideFrame, AFocusedPanelsFirstFigureAndCaptionFitTheWindow) {
       app.find("softmax")->panel->wait_idle();
       frames(app, 4);  // the explanation's height is known from the frame after it is drawn
       const std::string what = std::string(lang == Language::En ? "en " : "zh ") + std::to_string(zoom);
+      const std::vector<plot::FigureOnScreen> shown = plot::figures_on_screen();  // a copy: scores points into it
       const plot::FigureOnScreen* scores = nullptr;
-      for (const plot::FigureOnScreen& f : plot::figures_on_screen())
+      for (const plot::FigureOnScreen& f : shown)
         if (f.id == "scores") scores = &f;
       ASSERT_NE(scores, nullptr) << what;
       const SlideRect fig{scores->x, scores->y, scores->w, scores->h};
