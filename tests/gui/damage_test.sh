@@ -8,18 +8,8 @@
 # Usage: damage_test.sh APP OUTDIR
 set -euo pipefail
 app=$1 out=$2
-mkdir -p "$out"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-export XDG_CONFIG_HOME="$out/config"
-rm -rf "$XDG_CONFIG_HOME"
-for d in $(seq 141 190); do [ -e /tmp/.X11-unix/X$d ] || { display=:$d; break; }; done
-Xvfb "$display" -screen 0 1600x1000x24 >/dev/null 2>&1 &
-xvfb=$!
-app_pid=
-cleanup() { [ -n "$app_pid" ] && kill "$app_pid" 2>/dev/null; kill "$xvfb" 2>/dev/null; }
-trap cleanup EXIT
-export DISPLAY=$display
-for _ in $(seq 50); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
+. "$(dirname "$0")/xvfb_session.sh"
+gui_session "$out" 1600x1000 141 190
 fail() { echo "damage test: FAIL: $*"; tail -5 "$out/app.log" 2>/dev/null; exit 1; }
 
 # 1. Interactions, every frame checked in the process.

@@ -6,24 +6,14 @@
 # Usage: slide_test.sh APP OUTDIR
 set -euo pipefail
 app=$1 out=$2
-mkdir -p "$out"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-export XDG_CONFIG_HOME="$out/config"
-rm -rf "$XDG_CONFIG_HOME"
+. "$(dirname "$0")/xvfb_session.sh"
+gui_session "$out" 1280x720 141 190
 report="$out/report.json"
 rm -f "$report"
 scene="$out/slide.twscene.json"
 cat >"$scene" <<'JSON'
 {"version": 1, "open": ["forward"], "slide": {"panel": "forward", "figure": "step", "controls": []}}
 JSON
-for d in $(seq 141 190); do [ -e /tmp/.X11-unix/X$d ] || { display=:$d; break; }; done
-Xvfb "$display" -screen 0 1280x720x24 >/dev/null 2>&1 &
-xvfb=$!
-app_pid=
-cleanup() { [ -n "$app_pid" ] && kill "$app_pid" 2>/dev/null; kill "$xvfb" 2>/dev/null; }
-trap cleanup EXIT
-export DISPLAY=$display
-for _ in $(seq 50); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
 "$app" --fresh "$scene" --width 1280 --height 720 --zoom 1.5 --gui-report "$report" >"$out/app.log" 2>&1 &
 app_pid=$!
 
