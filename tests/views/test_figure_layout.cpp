@@ -57,7 +57,6 @@ TEST(FigureLayout, EveryLayoutIdIsAFigureOfItsPanel) {
   EXPECT_GE(panels_with_layouts, 15);
 }
 
-
 // The Training panel draws its figures by id: its layout places every figure it has, dense or mixture of experts
 // (a figure added to train_figures() but not to the layout would never reach the screen).
 TEST(FigureLayout, TheTrainingPanelPlacesEveryFigureItHas) {

@@ -38,8 +38,7 @@ void ForwardPanel::draw_left(const DrawContext& ctx) {
       // The model on screen, whatever it is, goes to the head-role panel (views/panel_heads.cpp).
       const ForwardResult& r = *result_;
       handoffs().post_model("heads", {tr("forward stepper"), r.model.source, r.model.config, r.model.weights,
-                                      r.request.vocabulary ? r.request.vocabulary : TokenVocabulary::bytes(), "",
-                                      ""});
+                                      r.request.vocabulary ? r.request.vocabulary : TokenVocabulary::bytes(), "", ""});
     }
     help_marker(
         tr("Scores every head of this model for previous-token, induction, first-token and previous-line "

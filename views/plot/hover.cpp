@@ -53,8 +53,8 @@ HoverInfo hover_at(const Layout& layout, Vec2 mouse, float radius) {
           best = d;
           h.hit = h.has_point = true;
           h.point = p;
-          h.text = (l->label.empty() ? std::string() : l->label + "\n") + axis_value(f.axes->x, "$x$", l->xs[i]) + "\n" +
-                   axis_value(f.axes->y, "$y$", l->ys[i]);
+          h.text = (l->label.empty() ? std::string() : l->label + "\n") + axis_value(f.axes->x, "$x$", l->xs[i]) +
+                   "\n" + axis_value(f.axes->y, "$y$", l->ys[i]);
         }
       }
     }
