@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string>
 
+#include "core/ops/attention.h"
 #include "core/text/i18n.h"
 #include "core/text/text_in_use.h"
 #include "views/controls.h"
@@ -17,11 +18,11 @@ namespace tw {
 
 namespace {
 
-// What a combo shows for an option: its translation, or the formula when the option's scene name is one written
-// in ASCII for scene files ("1/sqrt(d_k)" is typed in a scene, $1/\sqrt{d_k}$ is what the reader sees).
+// What a combo shows for an option: its translation, or core's formula when the option is an attention scale that
+// scene files spell in ASCII ("1/sqrt(d_k)" is typed in a scene, $1/\sqrt{d_k}$ is what the reader sees).
 std::string option_text(const std::string& name) {
-  if (name == "1/sqrt(d_k)") return "$1/\\sqrt{d_k}$";
-  if (name == "1/d_k") return "$1/d_k$";
+  for (ScaleMode m : {ScaleMode::InvSqrtDk, ScaleMode::InvDk})
+    if (name == scale_mode_name(m)) return scale_mode_formula(m);
   return tr(name.c_str());
 }
 
