@@ -83,6 +83,16 @@ inline bool attention_allows(const AttentionOptions& opt, int r, int j) {
   return !opt.mask || opt.mask->allows(opt.q_offset + r, j);
 }
 
+// The mask as a column range: when opt's only mask is one causal, sliding-window or bidirectional term (what
+// forward() passes; no mask matrix), that term, else nullptr. Both kernels then read whole allowed key ranges
+// instead of asking a predicate per cell. Not for "no mask at all" (every key allowed): the caller sees that.
+const MaskTerm* attention_range_term(const AttentionOptions& opt);
+// The keys [lo, hi) a query at absolute position i may read under such a term (nullptr: every key), of T_k keys.
+struct KeyRange {
+  int lo = 0, hi = 0;
+};
+KeyRange allowed_keys(const MaskTerm* term, int i, int T_k);
+
 // QK-norm helper: RMS-normalises every D-wide head slice of x (T, n*D) in place of out.
 void qk_norm_heads(Mat& out, const Mat& x, const Vec* weight, float eps, int n, int head_dim);
 
