@@ -18,6 +18,10 @@
 // The reference keeps everything a learner wants to see: the pre-softmax scores and the probabilities of
 // every head, (H, T_q, T_k) stored as H stacked (T_q, T_k) blocks: row h*T_q + r.
 // It stays forever as the ground truth for flash_attention_forward (core/ops/flash_attention.h).
+// It is also what the stepper runs (forward() with a Trace), so it skips what a mask blocks for sure: under a
+// causal or sliding-window term each query row reads one key range, the two products of a block of 64 query
+// rows run over the keys its rows read, and the softmax exponentiates that range only (vectorised). The blocked
+// cells are still written (−∞ scores, probabilities exactly 0); any other mask is evaluated per cell.
 
 #include <string>
 #include <vector>
