@@ -49,7 +49,8 @@ BlockCosts block_costs(const ModelConfig& c, double T, double Tk) {
   b.v = b.k;
   b.q_rope = {rope_flops(T, H, D), rope_bytes(T, H, D)};
   b.k_rope = {rope_flops(T, KV, D), rope_bytes(T, KV, D)};
-  // The reference kernel computes every (query, key) cell, masked or not; scale (+ bias) is one more op each.
+  // Counted over every (query, key) cell, masked or not (the kernels skip the blocked ones, a causal pass about
+  // half); scale (+ bias) is one more op each.
   const double bias = c.positions == PositionType::ALiBi ? 1.0 : 0.0;
   b.scores = {H * T * Tk * (2.0 * D + 1.0 + bias), kF * (T * H * D + Tk * KV * D + H * T * Tk)};
   b.probs = {5.0 * H * T * Tk, kF * 2.0 * H * T * Tk};  // max, subtract, exp, sum, divide

@@ -8,6 +8,7 @@
 
 #include "core/enum_names.h"
 #include "core/ops/alibi.h"
+#include "core/ops/exp_kernel.h"
 #include "core/ops/norm.h"
 #include "core/ops/softmax.h"
 
@@ -90,6 +91,42 @@ void qk_norm_heads(Mat& out, const Mat& x, const Vec* weight, float eps, int n, 
     }
 }
 
+const MaskTerm* attention_range_term(const AttentionOptions& opt) {
+  if (opt.mask_matrix || !opt.mask || opt.mask->op != Mask::Op::Term) return nullptr;
+  const MaskTerm& t = opt.mask->term;
+  const bool simple =
+      t.kind == MaskKind::Causal || t.kind == MaskKind::Bidirectional || t.kind == MaskKind::SlidingWindow;
+  return simple ? &t : nullptr;
+}
+
+KeyRange allowed_keys(const MaskTerm* term, int i, int T_k) {
+  if (!term || term->kind == MaskKind::Bidirectional) return {0, T_k};
+  const int hi = std::clamp(i + 1, 0, T_k);                                                          // causal: j ≤ i
+  const int lo = term->kind == MaskKind::SlidingWindow ? std::clamp(i - term->size + 1, 0, hi) : 0;  // i − j < W
+  return {lo, hi};
+}
+
+namespace {
+// p = softmax(s) over the keys [lo, hi), exactly 0 elsewhere (where s is −∞): exp vectorised over the range
+// (core/ops/exp_kernel.h). A row with no key left or a non-finite score goes through softmax_inplace over the
+// whole row, whose rules decide it (every key blocked: zeros and false; NaN in: NaN out).
+bool softmax_keys(float* p, const float* s, KeyRange keys, int T_k) {
+  const int n = keys.hi - keys.lo;
+  if (n > 0) {
+    const float mx = Eigen::Map<const Eigen::ArrayXf>(s + keys.lo, n).maxCoeff();
+    const float sum = std::isfinite(mx) ? exp_row(p + keys.lo, s + keys.lo, mx, n) : kNegInf;
+    if (std::isfinite(sum)) {  // ≥ 1: the max contributes e^0
+      Eigen::Map<Eigen::ArrayXf>(p + keys.lo, n) *= 1.0f / sum;
+      std::fill(p, p + keys.lo, 0.0f);
+      std::fill(p + keys.hi, p + T_k, 0.0f);
+      return true;
+    }
+  }
+  std::copy(s, s + T_k, p);
+  return softmax_inplace(p, T_k);
+}
+}  // namespace
+
 int attention_forward(Mat& out, Mat& scores, Mat& probs, std::vector<char>& empty_rows, const Mat& q, const Mat& k,
                       const Mat& v, const AttentionOptions& opt, int n_heads, int n_kv_heads, int head_dim) {
   // q: (T_q, H*D)  k, v: (T_k, KV*D)  out: (T_q, H*D)  scores, probs: (H*T_q, T_k)  empty_rows: (H*T_q)
@@ -100,6 +137,12 @@ int attention_forward(Mat& out, Mat& scores, Mat& probs, std::vector<char>& empt
   const int n_rep = n_heads / n_kv_heads;  // query heads per KV head
   const float scale = attention_scale(opt.scale_mode, D, opt.custom_scale);
   const float cap = opt.softcap;
+  const bool terms = cap > 0.0f || opt.bias.kind != AttentionBias::Kind::None;  // per-cell soft-cap or bias
+  // Ranged: each query row reads one key range [lo, hi) (no mask, or one causal / sliding-window term) and no
+  // bias can put −∞ inside it (a dense one can). The products and the softmax then skip the blocked keys;
+  // any other mask is evaluated per cell.
+  const MaskTerm* term = attention_range_term(opt);
+  const bool ranged = (!(opt.mask || opt.mask_matrix) || term) && opt.bias.kind != AttentionBias::Kind::Dense;
 
   // QK-norm works on copies so the caller's q and k stay what they passed in.
   Mat qn, kn;
@@ -115,33 +158,62 @@ int attention_forward(Mat& out, Mat& scores, Mat& probs, std::vector<char>& empt
   probs.resize(static_cast<Eigen::Index>(H) * T_q, T_k);
   empty_rows.assign(static_cast<size_t>(H) * T_q, 0);
   int n_empty = 0;
+  constexpr int kRows = 64;  // query rows per product: a causal block's keys end at its last row's
 
   for (int h = 0; h < H; ++h) {  // one head: a batch of independent (head, query) rows
     const int g = h / n_rep;     // the KV head this query head reads
-    // Both products of a head are matrix products (S = Q_h K_gᵀ, O_h = P V_g); everything between them is
-    // per element and spelled out, so the stored scores are exactly what the softmax sees.
-    auto S = scores.middleRows(static_cast<Eigen::Index>(h) * T_q, T_q);  // (T_q, T_k)
-    S.noalias() = Q.middleCols(static_cast<Eigen::Index>(h) * D, D) *
-                  K.middleCols(static_cast<Eigen::Index>(g) * D, D).transpose();
-    for (int r = 0; r < T_q; ++r) {
-      const int i = opt.q_offset + r;  // absolute query position
-      const Eigen::Index row = static_cast<Eigen::Index>(h) * T_q + r;
-      float* s = scores.data() + row * T_k;
-      for (int j = 0; j < T_k; ++j) {
-        float x = s[j] * scale;
-        if (cap > 0.0f) x = cap * std::tanh(x / cap);
-        x += opt.bias.at(h, r, i, j, T_q);
-        s[j] = attention_allows(opt, r, j) ? x : kNegInf;
+    for (int r0 = 0; r0 < T_q; r0 += kRows) {
+      const int nq = std::min(kRows, T_q - r0);
+      const Eigen::Index row0 = static_cast<Eigen::Index>(h) * T_q + r0;
+      // The keys any row of the block reads (ranges only grow with the position): the two products of the
+      // block (S = Q_h K_gᵀ, O_h = P V_g) run over these columns only; the rest of S is −∞ and of P exactly 0.
+      KeyRange block{0, T_k};
+      if (ranged)
+        block = {allowed_keys(term, opt.q_offset + r0, T_k).lo, allowed_keys(term, opt.q_offset + r0 + nq - 1, T_k).hi};
+      const int nk = std::max(block.hi - block.lo, 0);
+      if (nk > 0)
+        scores.block(row0, block.lo, nq, nk).noalias() =
+            Q.block(r0, static_cast<Eigen::Index>(h) * D, nq, D) *
+            K.block(block.lo, static_cast<Eigen::Index>(g) * D, nk, D).transpose();
+      // Everything between the products is per element and spelled out, so the stored scores are exactly what
+      // the softmax sees.
+      for (int a = 0; a < nq; ++a) {
+        const int r = r0 + a, i = opt.q_offset + r;  // query row, its absolute position
+        float* s = scores.data() + (row0 + a) * T_k;
+        float* p = probs.data() + (row0 + a) * T_k;
+        bool ok = true;
+        if (ranged) {
+          const KeyRange keys = allowed_keys(term, i, T_k);
+          std::fill(s, s + keys.lo, kNegInf);  // lo ≤ hi always (an empty range has lo = hi)
+          std::fill(s + keys.hi, s + T_k, kNegInf);
+          for (int j = keys.lo; j < keys.hi; ++j) s[j] *= scale;
+          for (int j = keys.lo; j < keys.hi && terms; ++j) {
+            float x = s[j];
+            if (cap > 0.0f) x = cap * std::tanh(x / cap);
+            s[j] = x + opt.bias.at(h, r, i, j, T_q);
+          }
+          ok = softmax_keys(p, s, keys, T_k);
+        } else {
+          for (int j = 0; j < T_k; ++j) {
+            float x = s[j] * scale;
+            if (cap > 0.0f) x = cap * std::tanh(x / cap);
+            x += opt.bias.at(h, r, i, j, T_q);
+            s[j] = attention_allows(opt, r, j) ? x : kNegInf;
+          }
+          std::copy(s, s + T_k, p);
+          ok = softmax_inplace(p, T_k);
+        }
+        if (!ok) {  // softmax left the row all zeros, so its output row stays zero
+          empty_rows[static_cast<size_t>(row0 + a)] = 1;
+          ++n_empty;
+        }
       }
-      float* p = probs.data() + row * T_k;
-      for (int j = 0; j < T_k; ++j) p[j] = s[j];
-      if (!softmax_inplace(p, T_k)) {  // leaves the row all zeros, so its output row stays zero
-        empty_rows[row] = 1;
-        ++n_empty;
-      }
+      auto O = out.block(r0, static_cast<Eigen::Index>(h) * D, nq, D);
+      if (nk > 0)
+        O.noalias() = probs.block(row0, block.lo, nq, nk) * v.block(block.lo, static_cast<Eigen::Index>(g) * D, nk, D);
+      else
+        O.setZero();
     }
-    out.middleCols(static_cast<Eigen::Index>(h) * D, D).noalias() =
-        probs.middleRows(static_cast<Eigen::Index>(h) * T_q, T_q) * v.middleCols(static_cast<Eigen::Index>(g) * D, D);
   }
   return n_empty;
 }

@@ -18,6 +18,10 @@
 // The reference keeps everything a learner wants to see: the pre-softmax scores and the probabilities of
 // every head, (H, T_q, T_k) stored as H stacked (T_q, T_k) blocks: row h*T_q + r.
 // It stays forever as the ground truth for flash_attention_forward (core/ops/flash_attention.h).
+// It is also what the stepper runs (forward() with a Trace), so it skips what a mask blocks for sure: under a
+// causal or sliding-window term each query row reads one key range, the two products of a block of 64 query
+// rows run over the keys its rows read, and the softmax exponentiates that range only (vectorised). The blocked
+// cells are still written (−∞ scores, probabilities exactly 0); any other mask is evaluated per cell.
 
 #include <string>
 #include <vector>
@@ -82,6 +86,16 @@ inline bool attention_allows(const AttentionOptions& opt, int r, int j) {
   if (opt.mask_matrix && !(*opt.mask_matrix)(r, j)) return false;
   return !opt.mask || opt.mask->allows(opt.q_offset + r, j);
 }
+
+// The mask as a column range: when opt's only mask is one causal, sliding-window or bidirectional term (what
+// forward() passes; no mask matrix), that term, else nullptr. Both kernels then read whole allowed key ranges
+// instead of asking a predicate per cell. Not for "no mask at all" (every key allowed): the caller sees that.
+const MaskTerm* attention_range_term(const AttentionOptions& opt);
+// The keys [lo, hi) a query at absolute position i may read under such a term (nullptr: every key), of T_k keys.
+struct KeyRange {
+  int lo = 0, hi = 0;
+};
+KeyRange allowed_keys(const MaskTerm* term, int i, int T_k);
 
 // QK-norm helper: RMS-normalises every D-wide head slice of x (T, n*D) in place of out.
 void qk_norm_heads(Mat& out, const Mat& x, const Vec* weight, float eps, int n, int head_dim);

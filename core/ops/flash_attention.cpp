@@ -26,19 +26,6 @@ ConstBlock head_rows(const Mat& x, int row0, int rows, int col0, int cols) {
 // How a (query tile × key tile) block relates to the masks.
 enum class TileCover { Blocked, Open, Mixed };  // every cell blocked / every cell allowed / evaluate per cell
 
-// The masks the forward pass uses (one causal or sliding-window term, no mask matrix) are decided per tile
-// from the corner positions, so their tiles below the diagonal band never evaluate a predicate. Any other
-// mask returns Mixed and is evaluated cell by cell with attention_allows.
-const MaskTerm* simple_term(const AttentionOptions& opt) {
-  if (opt.mask_matrix) return nullptr;
-  if (!opt.mask) return nullptr;  // no mask at all is handled by the caller
-  if (opt.mask->op != Mask::Op::Term) return nullptr;
-  const MaskTerm& t = opt.mask->term;
-  const bool simple =
-      t.kind == MaskKind::Causal || t.kind == MaskKind::Bidirectional || t.kind == MaskKind::SlidingWindow;
-  return simple ? &t : nullptr;
-}
-
 // Query positions i in [i_lo, i_hi], keys j in [j_lo, j_hi]. Causal allows 0 ≤ i − j, the sliding window
 // 0 ≤ i − j < W (MaskTerm::allows); both depend only on d = i − j ∈ [i_lo − j_hi, i_hi − j_lo].
 TileCover cover(const MaskTerm& t, int i_lo, int i_hi, int j_lo, int j_hi) {
@@ -67,7 +54,7 @@ int flash_attention_forward(Mat& out, std::vector<char>& empty_rows, const Mat& 
   const float cap = opt.softcap;
   const bool has_bias = opt.bias.kind != AttentionBias::Kind::None;
   const bool any_mask = opt.mask || opt.mask_matrix;
-  const MaskTerm* term = simple_term(opt);
+  const MaskTerm* term = attention_range_term(opt);  // decided per tile from the corners, then per row
   // Rows of a tile are handled as one allowed column range [lo, hi) with vectorised exp when the mask is
   // simple (or absent) and the bias is finite. Otherwise (any mask, a dense bias that may hold −∞) every cell
   // is checked on its own, as in the reference.

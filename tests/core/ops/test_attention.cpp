@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <random>
 
 #include "attention_setup.h"
@@ -142,6 +143,51 @@ TEST(Attention, KvCacheStepEqualsLastRowsOfFullPass) {
   EXPECT_MAT_NEAR(os, Mat(of.bottomRows(T_new)), 1e-6f);
   for (int h = 0; h < H; ++h)
     EXPECT_MAT_NEAR(Mat(ps.middleRows(h * T_new, T_new)), Mat(pf.middleRows(h * T + T - T_new, T_new)), 1e-6f);
+}
+
+// A causal or sliding-window term is read as one key range per row (the products and the softmax skip the rest);
+// the same mask as a one-child AND tree goes through the per-cell predicate. Both must give the same attention:
+// several 64-row blocks, a cache offset, GQA, soft-cap and ALiBi; a NaN query row stays NaN (not flagged) and an
+// empty window flags every row with zeros, on both paths.
+TEST(Attention, KeyRangesEqualThePerCellMask) {
+  std::mt19937 rng(8);
+  const int T_q = 150, offset = 20, T_k = T_q + offset, H = 4, KV = 2, D = 8;
+  Mat q = randn(T_q, H * D, rng, 2.0f), k = randn(T_k, KV * D, rng, 2.0f), v = randn(T_k, KV * D, rng);
+  q(77, 3) = std::numeric_limits<float>::quiet_NaN();  // head 0, query 77
+  for (const Mask& term : {causal_mask(), sliding_window_mask(37), sliding_window_mask(0)}) {
+    const Mask tree = mask_and({term});
+    AttentionOptions ranged, per_cell;
+    ranged.q_offset = per_cell.q_offset = offset;
+    ranged.softcap = per_cell.softcap = 4.0f;
+    ranged.bias.kind = per_cell.bias.kind = AttentionBias::Kind::Alibi;
+    ranged.bias.slopes = per_cell.bias.slopes = alibi_slopes(H);
+    ranged.mask = &term;
+    per_cell.mask = &tree;
+    ASSERT_EQ(attention_range_term(ranged), &term.term);
+    ASSERT_EQ(attention_range_term(per_cell), nullptr);
+    Mat o1, s1, p1, o2, s2, p2;
+    std::vector<char> e1, e2;
+    const int empty1 = attention_forward(o1, s1, p1, e1, q, k, v, ranged, H, KV, D);
+    const int empty2 = attention_forward(o2, s2, p2, e2, q, k, v, per_cell, H, KV, D);
+    EXPECT_EQ(empty1, empty2);
+    EXPECT_EQ(e1, e2);
+    EXPECT_EQ(empty1, term.term.size == 0 && term.term.kind == MaskKind::SlidingWindow ? H * T_q : 0);
+    // Same blocked cells (−∞ score, probability exactly 0 outside the NaN row) and the same NaN cells; the rest to
+    // float rounding.
+    EXPECT_TRUE(((s1.array() == kNegInf) == (s2.array() == kNegInf)).all());
+    EXPECT_TRUE((s1.array().isNaN() == s2.array().isNaN()).all());
+    EXPECT_TRUE((p1.array().isNaN() == p2.array().isNaN()).all());
+    EXPECT_TRUE((o1.array().isNaN() == o2.array().isNaN()).all());
+    EXPECT_FALSE(((s1.array() == kNegInf) && (p1.array() != 0.0f) && !p1.array().isNaN()).any());
+    if (empty1 == 0) {
+      EXPECT_TRUE(p1.row(77).array().isNaN().all());  // NaN in, NaN out: never a quiet row of zeros
+      EXPECT_FALSE(p1.row(H * T_q - 1).array().isNaN().any());
+    }
+    auto finite = [](const Mat& m) { return Mat(m.array().isFinite().select(m.array(), 0.0f)); };
+    EXPECT_MAT_NEAR(finite(s1), finite(s2), 1e-6f);
+    EXPECT_MAT_NEAR(finite(p1), finite(p2), 1e-6f);
+    EXPECT_MAT_NEAR(finite(o1), finite(o2), 1e-6f);
+  }
 }
 
 TEST(Attention, QkNormEqualsNormalisingInputsFirst) {
