@@ -41,16 +41,18 @@ void activation_forward(Mat& out, const Mat& x, Activation a) {
 }
 
 namespace {
-// out = silu(g) ⊙ u = g·σ(g)·u over n floats, SwiGLU's one pass. σ(g) = 1 / (1 + e^−|g|) for g ≥ 0 and
-// e^−|g| / (1 + e^−|g|) below, so the exponent is never positive (exp_nonpositive) and nothing overflows. Cloned
-// for AVX-512 / AVX2 / the baseline like the exp rows (core/ops/exp_kernel.h): the same bits on each. Training
-// keeps glu_forward (Eigen's exp), whose bits the shipped checkpoints' hashes pin (assets/models/README.md):
-// moving it onto this loop means retraining them.
+// silu(x)·u of one value (inlined into each clone of the row below).
 [[gnu::always_inline]] inline float silu_glu(float x, float u) {
   const float e = exp_nonpositive(-std::abs(x));
   const float sig = (x >= 0.0f ? 1.0f : e) / (1.0f + e);
   return x * sig * u;
 }
+
+// out = silu(g) ⊙ u = g·σ(g)·u over n floats, SwiGLU's one pass. σ(g) = 1 / (1 + e^−|g|) for g ≥ 0 and
+// e^−|g| / (1 + e^−|g|) below, so the exponent is never positive (exp_nonpositive) and nothing overflows. Cloned
+// for AVX-512 / AVX2 / the baseline like the exp rows (core/ops/exp_kernel.h): the same bits on each. Training
+// keeps glu_forward (Eigen's exp), whose bits the shipped checkpoints' hashes pin (assets/models/README.md):
+// moving it onto this loop means retraining them.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
 __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
