@@ -226,6 +226,21 @@ BENCHMARK(BM_AttentionTiled)
     ->ArgsProduct({{256}, {8}, {4}, {32}, {32, 64, 128}})
     ->Unit(benchmark::kMillisecond);
 
+// The same layer with query tiles of 64 and wider key tiles (arg 5: tile_k): causal key tiles on the diagonal
+// are cut at the tile's last query, so a wide key tile multiplies only what the mask allows.
+void BM_AttentionTiledWide(benchmark::State& state) {
+  const AttentionInputs in(state);
+  const int tile_q = static_cast<int>(state.range(4)), tile_k = static_cast<int>(state.range(5));
+  time_attention(state, in, [&](tw::Mat& out) {
+    std::vector<char> empty;
+    tw::flash_attention_forward(out, empty, in.q, in.k, in.v, in.opt, in.H, in.KV, in.D, tile_q, tile_k);
+  });
+}
+BENCHMARK(BM_AttentionTiledWide)
+    ->Name("BM_AttentionTiled/Small/wide")
+    ->ArgsProduct({{256}, {8}, {4}, {32}, {32, 64, 128}, {64, 128, 256}})
+    ->Unit(benchmark::kMillisecond);
+
 // T = 4096, one head of D = 64: the reference holds two 4096×4096 float maps (128 MiB); the tiled kernel holds
 // one 64×64 tile plus its accumulators whatever T is (its peak also includes the (T, D) output).
 BENCHMARK(BM_AttentionReference)

@@ -74,7 +74,8 @@ bool finite(const MatT<S>& m) {
 }
 
 constexpr float kQkNormEps = 1e-6f;  // AttentionOptions::qk_norm_eps
-constexpr int kFlashTile = 64;       // tile of the untraced attention (bench_attention_ops Small: 64 beats 32, 128)
+constexpr int kFlashTileQ = 64;      // tiles of the untraced attention: 64 queries × up to 256 keys, a causal key
+constexpr int kFlashTileK = 256;     // tile cut at its last query (bench_attention_ops BM_AttentionTiled/Small/wide)
 
 // One layer's activations. Rows: N = B·T tokens.
 template <class S>
@@ -208,12 +209,21 @@ void ensure_acts(Acts<S>& a, const ModelConfig& c, int B, int T, int pos0, bool 
 
 // [SECTION] op dispatch by config
 
+// `lanes` (untraced inference): float RMSNorm sums x² in 8 double lanes (rmsnorm_forward, vectorised) instead of
+// in element order (training's kernel, whose bits the checkpoints and the stepper's comparison pin).
 template <class S, class NW>
-void norm_fwd(MatT<S>& out, VecT<S>& mean, VecT<S>& rstd, const MatT<S>& x, const NW& n, const ModelConfig& c) {
+void norm_fwd(MatT<S>& out, VecT<S>& mean, VecT<S>& rstd, const MatT<S>& x, const NW& n, const ModelConfig& c,
+              bool lanes = false) {
   // x, out: (N, C); mean, rstd: (N)
   const int N = static_cast<int>(x.rows()), C = static_cast<int>(x.cols());
   out.resize(N, C);
   rstd.resize(N);
+  if constexpr (std::is_same_v<S, float> && std::is_same_v<std::decay_t<decltype(n.weight)>, Vec>) {
+    if (lanes && c.norm == NormType::RMSNorm) {
+      rmsnorm_forward(out, x, n.weight, c.eps, &rstd);
+      return;
+    }
+  }
   if (c.norm == NormType::RMSNorm) {
     rmsnorm_rows_forward<S>(out.data(), rstd.data(), x.data(), n.weight.data(), N, C, c.eps);
   } else {
@@ -259,7 +269,7 @@ void attention_step(LayerActs<S>& L, Acts<S>& a, const ModelConfig& c, int l, co
     if (o.attention == PassAttention::Reference)
       attention_forward(L.att, L.scores, L.probs, L.empty_rows, q, *K, *Vv, opt, H, KV, D);
     else
-      flash_attention_forward(L.att, L.empty_rows, q, *K, *Vv, opt, H, KV, D, kFlashTile, kFlashTile);
+      flash_attention_forward(L.att, L.empty_rows, q, *K, *Vv, opt, H, KV, D, kFlashTileQ, kFlashTileK);
   }
 }
 
@@ -276,6 +286,9 @@ int model_forward(Acts<S>& a, const W& w, const ModelConfig& c, const int* token
   const Activation act = mlp_activation(c.activation);
   a.balance = 0;
   a.moe = c.moe();
+  // Untraced inference keeps only what the next step reads: the residual additions ride on the W_o and down
+  // products (linear_forward_add: L.proj and L.down stay unset) and RMSNorm sums in vector lanes.
+  const bool lean = o.attention == PassAttention::Flash && !o.keep_trace;
 
   // Token embedding x0 = E[tokens] (+ learned or sinusoidal positions).  (N, C)
   MatT<S>& x0 = a.xs[0];
@@ -292,7 +305,7 @@ int model_forward(Acts<S>& a, const W& w, const ModelConfig& c, const int* token
     const MatT<S>& x = a.xs[stream_slot(o, l)];
 
     // Attention norm: pre-norm reads Norm(x); post-norm reads x itself.
-    if (pre) norm_fwd<S>(L.ln1, L.ln1_mean, L.ln1_rstd, x, lw.attn_norm, c);
+    if (pre) norm_fwd<S>(L.ln1, L.ln1_mean, L.ln1_rstd, x, lw.attn_norm, c, lean);
     const MatT<S>& ain = pre ? L.ln1 : x;
 
     // Projections q = a W_qᵀ, k = a W_kᵀ, v = a W_vᵀ (+ Qwen2's biases, before RoPE). A trace keeps q and k
@@ -327,15 +340,23 @@ int model_forward(Acts<S>& a, const W& w, const ModelConfig& c, const int* token
     if (o.stop_on_overflow && std::find(L.empty_rows.begin(), L.empty_rows.end(), 1) != L.empty_rows.end()) return l;
 
     // Output projection and residual: h = x + att W_oᵀ (post-norm then normalises h).
-    linear_forward<S>(L.proj, L.att, lw.wo);
-    residual_forward<S>(L.h, L.proj, x);
-    if (!pre) norm_fwd<S>(L.ln1, L.ln1_mean, L.ln1_rstd, L.h, lw.attn_norm, c);
+    if (lean) {
+      linear_forward_add<S>(L.h, L.att, lw.wo, x);
+    } else {
+      linear_forward<S>(L.proj, L.att, lw.wo);
+      residual_forward<S>(L.h, L.proj, x);
+    }
+    if (!pre) norm_fwd<S>(L.ln1, L.ln1_mean, L.ln1_rstd, L.h, lw.attn_norm, c, lean);
 
     // MLP norm: pre-norm reads Norm(h) (a parallel block: Norm(x)); post-norm's MLP reads the normalised h.
-    if (pre) norm_fwd<S>(L.ln2, L.ln2_mean, L.ln2_rstd, c.parallel_block ? x : L.h, lw.mlp_norm, c);
+    if (pre) norm_fwd<S>(L.ln2, L.ln2_mean, L.ln2_rstd, c.parallel_block ? x : L.h, lw.mlp_norm, c, lean);
     const MatT<S>& m = pre ? L.ln2 : L.ln1;
 
     // MLP: down(act(gate) ⊙ up) for the GLUs, down(act(up)) otherwise; MoE: the router's k experts per token.
+    MatT<S>& out = a.xs[stream_slot(o, l + 1)];
+    MatT<S>& sum = pre ? out : L.res2;          // h + MLP (post-norm: before its norm)
+    const MatT<S>& stream = pre ? L.h : L.ln1;  // what the MLP's output is added to
+    const bool fused = lean && !c.moe();        // the addition rides on the down product
     if (c.moe()) {
       expert_refs<S>(L.experts, lw);
       moe_ffn_forward<S>(L.down, L.moe, m, lw.router, L.experts, kind, act, c.top_k, c.capacity_factor);
@@ -357,23 +378,21 @@ int model_forward(Acts<S>& a, const W& w, const ModelConfig& c, const int* token
       } else {
         activation_forward_t<S>(L.hid, L.up, act);
       }
-      linear_forward<S>(L.down, L.hid, lw.mlp.down);
+      if (fused)
+        linear_forward_add<S>(sum, L.hid, lw.mlp.down, stream);
+      else
+        linear_forward<S>(L.down, L.hid, lw.mlp.down);
     }
 
     // Residual: x' = h + MLP (post-norm: x' = Norm(h_n + MLP)).
-    MatT<S>& out = a.xs[stream_slot(o, l + 1)];
-    if (pre) {
-      residual_forward<S>(out, L.down, L.h);
-    } else {
-      residual_forward<S>(L.res2, L.down, L.ln1);
-      norm_fwd<S>(out, L.ln2_mean, L.ln2_rstd, L.res2, lw.mlp_norm, c);
-    }
-    if (o.stop_on_overflow && !finite<S>(pre ? out : L.res2)) return l;
+    if (!fused) residual_forward<S>(sum, L.down, stream);
+    if (!pre) norm_fwd<S>(out, L.ln2_mean, L.ln2_rstd, L.res2, lw.mlp_norm, c, lean);
+    if (o.stop_on_overflow && !finite<S>(sum)) return l;
   }
 
   // Final norm (pre-norm only), then the logits x_f · E_headᵀ.  (N, V)
   const MatT<S>& last = a.xs[stream_slot(o, c.n_layers)];
-  if (c.has_final_norm()) norm_fwd<S>(a.xf, a.f_mean, a.f_rstd, last, w.final_norm, c);
+  if (c.has_final_norm()) norm_fwd<S>(a.xf, a.f_mean, a.f_rstd, last, w.final_norm, c, lean);
   linear_forward<S>(a.logits, c.has_final_norm() ? a.xf : last, w.head());
   if (o.stop_on_overflow && !finite<S>(a.logits)) return c.n_layers;
   return -1;

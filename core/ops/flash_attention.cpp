@@ -109,11 +109,17 @@ int flash_attention_forward(Mat& out, std::vector<char>& empty_rows, const Mat& 
           continue;
         }
         ++st.tiles_computed;
+        // Causal and sliding-window masks block every key after the tile's last query: those columns are
+        // neither multiplied nor exponentiated (their P is 0), so a wide key tile on the diagonal costs only
+        // its allowed part.
+        const int nk_used = tc == TileCover::Mixed && term && term->kind != MaskKind::Bidirectional
+                                ? std::clamp(i0 + nq - j0, 1, nk)
+                                : nk;
 
-        // 2. S = scale · Q_tile K_tileᵀ as one small GEMM, for every cell (masked ones are overwritten
+        // 2. S = scale · Q_tile K_tileᵀ as one small GEMM, for every used cell (masked ones are overwritten
         // below).
-        Block St(S.data(), nq, nk, Eigen::OuterStride<>(tile_k));
-        St.noalias() = scale * (Qt * head_rows(K, j0, nk, g * D, D).transpose());
+        Block St(S.data(), nq, nk_used, Eigen::OuterStride<>(tile_k));
+        St.noalias() = scale * (Qt * head_rows(K, j0, nk_used, g * D, D).transpose());
 
         // 3. Per row: soft-cap, bias and mask; then the online softmax update. P overwrites S in place, and
         //    a row that sees nothing in this tile gets a zero P row (its m, ℓ and accumulator are untouched).
@@ -168,8 +174,8 @@ int flash_attention_forward(Mat& out, std::vector<char>& empty_rows, const Mat& 
           if (alpha != 1.0f) A.row(a) *= alpha;
           m[a] = m_new;
         }
-        // 4. acc += P_tile V_tile, the second small GEMM.
-        A.noalias() += St * head_rows(v, j0, nk, g * D, D);
+        // 4. acc += P_tile V_tile, the second small GEMM (over the used keys; the rest of P is 0).
+        A.noalias() += St * head_rows(v, j0, nk_used, g * D, D);
         if (observer) observer->tile({h, r0, nq, j0, nk, false, m.data(), l.data(), acc.data(), S.data(), tile_k});
       }
       // 5. Normalise once at the end; rows that never saw a key are flagged and stay zero.

@@ -11,7 +11,8 @@
 // and finish with O = acc / ℓ. Rows whose every key is masked keep m = −∞ and ℓ = 0; they give zeros and are
 // flagged, exactly like the reference. Masks and biases are evaluated per tile from their predicates, so
 // scratch memory is O(tile_q·tile_k + tile_q·D), independent of T. Tiles whose every cell is masked are
-// skipped (that is how causal FlashAttention saves half the work).
+// skipped (that is how causal FlashAttention saves half the work), and a causal or sliding-window key tile that
+// crosses the diagonal is cut after the tile's last query (so a wide key tile costs only its allowed part).
 // On the CPU, Q_tile K_tileᵀ and P_tile V_tile are small Eigen GEMMs on the head's rows in place (no copies);
 // a single causal or sliding-window mask (what forward() passes) is decided per tile and per row as a column
 // range, so only the diagonal band evaluates the mask and exp runs vectorised. Other masks, and dense biases

@@ -13,6 +13,12 @@ namespace tw {
 template <class S>
 void linear_forward(MatT<S>& out, const MatT<S>& x, const MatT<S>& w);
 
+// out = residual + x · Wᵀ with the product accumulated onto a copy of the residual (one GEMM with β = 1: no zeroed
+// output, no separate addition pass). out: (N, out); x: (N, in); w: (out, in); residual: (N, out), not aliasing out.
+// Equals residual_forward(out, x·Wᵀ, residual) up to float rounding (the GEMM's partial sums start at the residual).
+template <class S>
+void linear_forward_add(MatT<S>& out, const MatT<S>& x, const MatT<S>& w, const MatT<S>& residual);
+
 // dx: (N, in) += (skipped when null; overwritten instead when accumulate_dx is false, which saves zeroing it);
 // dw: (out, in) +=; dout: (N, out); x: (N, in); w: (out, in).
 template <class S>
