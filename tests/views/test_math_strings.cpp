@@ -54,6 +54,10 @@ std::vector<Found> panel_strings(const std::string& id) {
     add(f + " note", fig.note);
     for (const plot::Axes& ax : fig.grid) {
       add(f + " axes title", ax.title);
+      // A label centred on a heatmap's cell is that cell's data (the logit lens's token, a head's role and score);
+      // the words in it are scanned where they are written (the catalogue), the tokens are the model's text.
+      const bool cells = std::any_of(ax.items.begin(), ax.items.end(),
+                                     [](const plot::Item& i) { return std::holds_alternative<plot::HeatmapItem>(i); });
       add(f + " x label", ax.x.title());
       add(f + " y label", ax.y.title());
       for (const plot::Item& item : ax.items)
@@ -61,7 +65,7 @@ std::vector<Found> panel_strings(const std::string& id) {
             [&](const auto& it) {
               using T = std::decay_t<decltype(it)>;
               if constexpr (std::is_same_v<T, plot::TextItem>) {
-                add(f + " annotation", it.text);
+                if (!(cells && it.align_x == 0.5f)) add(f + " annotation", it.text);
               } else if constexpr (std::is_same_v<T, plot::BarsItem>) {
                 for (const std::string& s : it.series) add(f + " legend", s);
               } else if constexpr (std::is_same_v<T, plot::HeatmapItem>) {
