@@ -287,7 +287,7 @@ int run(int argc, char** argv) {
     window.end_frame();
     perf.frame_rendered();
     perf.frame_coverage(tw::last_solid_fill_stats().all_pixels, tw::last_solid_fill_stats().pixels);
-    perf.frame_damage(tw::last_damage_stats().damaged_pixels, tw::last_damage_stats().copied_pixels);
+    perf.frame_damage(tw::last_damage_stats().damaged_pixels);
     ++frame;
     const bool last_scripted = gui.frames > 0 && frame == gui.frames;
     if (last_scripted && !gui.screenshot.empty() && !window.save_screenshot(gui.screenshot, &error)) {

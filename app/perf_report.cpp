@@ -212,8 +212,7 @@ nlohmann::json PerfRecorder::to_json() const {
                      {"render_ms", at(render_ms_, i)},
                      {"swap_ms", at(swap_ms_, i)},
                      {"process_cpu_ms", at(frame_cpu_ms_, i)},
-                     {"damaged_mpx", at(damaged_mpx_, i)},
-                     {"copied_mpx", at(copied_mpx_, i)}});
+                     {"damaged_mpx", at(damaged_mpx_, i)}});
     }
     return out;
   };
@@ -232,7 +231,6 @@ nlohmann::json PerfRecorder::to_json() const {
       {"triangle_mpx", stats(triangle_mpx_)},
       {"solid_fill_mpx", stats(solid_fill_mpx_)},
       {"damaged_mpx", stats(damaged_mpx_)},
-      {"copied_mpx", stats(copied_mpx_)},
       {"frame_render_ms", stats(render_ms_)},
       {"frame_swap_ms", stats(swap_ms_)},
       {"slowest_frames", slowest()},

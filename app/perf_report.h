@@ -45,7 +45,6 @@ FrameStats summarize_frames(std::vector<double> samples_ms);
 //                           overdraw) and by the large flat fills moved to the cheap path (app/solid_fills.h).
 //   damaged_mpx             per frame, millions of pixels drawn again by damage tracking (app/render_damage.h); the
 //                           rest of the window is the last frame's image.
-//   copied_mpx              per frame, millions of pixels moved rather than drawn (a window dragged by whole pixels).
 //   frame_render_ms         per frame, from the end of building the UI to the return of render_with_damage: hashing,
 //                           the draw calls (llvmpipe only bins triangles here).
 //   frame_swap_ms           per frame, the swap (llvmpipe rasterizes the binned triangles and copies the image then).
@@ -84,10 +83,7 @@ class PerfRecorder {
   // (app/solid_fills.h), in pixels; a measure of overdraw (the window has width × height pixels).
   void frame_coverage(double triangle_pixels, double solid_fill_pixels);
   // After end_frame: the pixels damage tracking drew again (app/render_damage.h).
-  void frame_damage(double damaged_pixels, double copied_pixels) {
-    damaged_mpx_.push_back(damaged_pixels / 1e6);
-    copied_mpx_.push_back(copied_pixels / 1e6);
-  }
+  void frame_damage(double damaged_pixels) { damaged_mpx_.push_back(damaged_pixels / 1e6); }
 
   // Changes every control of every open panel once, timing update() + wait_answer() for each change (the figures
   // answer: recompute_median_ms / recompute_max_ms) and until wait_idle() (a first answer refined on the worker
@@ -125,7 +121,7 @@ class PerfRecorder {
   std::vector<Step> steps_, background_;
   std::vector<double> ui_ms_, ui_cpu_ms_, frame_wall_ms_, frame_cpu_ms_;
   std::vector<double> render_ms_, swap_ms_;
-  std::vector<double> triangle_mpx_, solid_fill_mpx_, damaged_mpx_, copied_mpx_;  // per frame, millions of pixels
+  std::vector<double> triangle_mpx_, solid_fill_mpx_, damaged_mpx_;  // per frame, millions of pixels
   nlohmann::json panels_ = nlohmann::json::object();
 };
 

@@ -7,10 +7,8 @@
 #include <GLFW/glfw3.h>
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
-#include <imgui_internal.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,16 +23,13 @@ namespace tw {
 namespace {
 
 // At most this many rectangles (more are merged, app/damage.h limit_rects): every rectangle repeats the draw calls
-// touching it. Per band around a moved window's copied pixels, when one moved.
+// touching it.
 constexpr int kMaxDamageRects = 12;
-constexpr int kMaxDamageRectsPerBand = 6;
-// A moved window's vertices may differ from the last frame's, moved, by this many pixels (float rounding).
-const float kMoveTolerance = std::getenv("TW_MOVE_TOL") ? std::atof(std::getenv("TW_MOVE_TOL")) : 1.0f / 1024;
 
 // TW_DAMAGE, words separated by commas: "off", "full", "check", "offscreen" (the image path even where the back
 // buffer is kept, to test it); unset: tracked.
 struct Settings {
-  bool off = false, full = false, check = false, offscreen = false, nomove = false, snap = false;
+  bool off = false, full = false, check = false, offscreen = false;
 };
 const Settings& settings() {
   static const Settings m = [] {
@@ -46,8 +41,6 @@ const Settings& settings() {
     s.full = has("full");
     s.check = has("check");
     s.offscreen = has("offscreen");
-    s.nomove = has("nomove");
-    s.snap = has("snap");
     return s;
   }();
   return m;
@@ -133,8 +126,6 @@ struct DamageRenderer {
   Offscreen image;              // the persistent frame when the back buffer is not kept
   Offscreen check;              // TW_DAMAGE=check: the last frame, kept while this one is drawn in full
   TileHashes last;              // the tiles of the last frame drawn
-  DrawSnapshot last_draw;       // its draw lists (a window moved by whole pixels is copied, not drawn)
-  Offscreen moved;              // scratch image for that copy (source and destination overlap)
   float clear[3] = {-1, -1, -1};
   bool full_requested = true;
   DamageStats stats;
@@ -146,49 +137,6 @@ DamageRenderer g_renderer;
 
 std::unordered_map<uintptr_t, uint64_t> g_texture_versions;
 uint64_t g_texture_counter = 0;
-
-// The ImGui root window of every draw list of the frame (0: none), and its position.
-std::vector<ListOwner> list_owners(const ImDrawData& draw_data) {
-  std::unordered_map<const ImDrawList*, ListOwner> by_list;
-  for (ImGuiWindow* window : ImGui::GetCurrentContext()->Windows) {
-    const ImGuiWindow* root = window->RootWindow ? window->RootWindow : window;
-    by_list[window->DrawList] = {root->ID, root->Pos.x, root->Pos.y};
-  }
-  std::vector<ListOwner> owners;
-  for (int l = 0; l < draw_data.CmdListsCount; ++l) {
-    const auto found = by_list.find(draw_data.CmdLists[l]);
-    owners.push_back(found == by_list.end() ? ListOwner{} : found->second);
-  }
-  return owners;
-}
-
-void snap_to_windows(ImDrawData* d, const std::vector<ListOwner>& owners) {
-  for (int l = 0; l < d->CmdListsCount; ++l) {
-    const ListOwner& o = owners[size_t(l)];
-    if (o.root == 0 || o.root_x != std::floor(o.root_x) || o.root_y != std::floor(o.root_y)) continue;
-    for (ImDrawVert& v : d->CmdLists[l]->VtxBuffer) {
-      v.pos.x = o.root_x + std::round((v.pos.x - o.root_x) * 256.0f) / 256.0f;
-      v.pos.y = o.root_y + std::round((v.pos.y - o.root_y) * 256.0f) / 256.0f;
-    }
-  }
-}
-
-// Moves a window's last-frame pixels to where it is now, through a scratch image (the two places overlap).
-bool copy_moved(GLuint target, const MovedRegion& m, int w, int h) {
-  bool unused = false;
-  if (!g_renderer.moved.ensure(w, h, &unused)) return false;
-  const FboApi& api = fbo_api();
-  const PixelRect f = m.from(), t = m.to;
-  // OpenGL counts rows from the bottom.
-  api.bind(GL_READ_FRAMEBUFFER, target);
-  api.bind(GL_DRAW_FRAMEBUFFER, g_renderer.moved.fbo);
-  api.blit(f.x0, h - f.y1, f.x1, h - f.y0, f.x0, h - f.y1, f.x1, h - f.y0, GL_COLOR_BUFFER_BIT, GL_NEAREST);
-  api.bind(GL_READ_FRAMEBUFFER, g_renderer.moved.fbo);
-  api.bind(GL_DRAW_FRAMEBUFFER, target);
-  api.blit(f.x0, h - f.y1, f.x1, h - f.y0, t.x0, h - t.y1, t.x1, h - t.y0, GL_COLOR_BUFFER_BIT, GL_NEAREST);
-  api.bind(GL_FRAMEBUFFER, 0);
-  return true;
-}
 
 void copy_image(GLuint from, GLuint to, int w, int h) {
   const FboApi& api = fbo_api();
@@ -267,9 +215,7 @@ void release_damage_renderer() {
                  g_renderer.compared, g_renderer.partial, g_renderer.mismatches);
   g_renderer.image.release();
   g_renderer.check.release();
-  g_renderer.moved.release();
   g_renderer.last = {};
-  g_renderer.last_draw = {};
   g_renderer.full_requested = true;
 }
 
@@ -292,7 +238,6 @@ void render_with_damage(ImDrawData* draw_data, int w, int h, const float clear[3
     fbo_api().bind(GL_FRAMEBUFFER, 0);
     r.stats = {1, double(w) * h, double(w) * h, true};
     r.last = {};
-    r.last_draw = {};
     r.full_requested = true;
     draw_full(draw_data, w, h, clear);
     return;
@@ -301,26 +246,14 @@ void render_with_damage(ImDrawData* draw_data, int w, int h, const float clear[3
       recreated || r.full_requested || settings().full || std::memcmp(clear, r.clear, sizeof(r.clear)) != 0;
   std::memcpy(r.clear, clear, sizeof(r.clear));
   r.full_requested = false;
-  const TextureVersionFn version = [](uintptr_t texture) {
+  TileHashes now = hash_tiles(*draw_data, w, h, [](uintptr_t texture) {
     const auto found = g_texture_versions.find(texture);
     return found == g_texture_versions.end() ? uint64_t(0) : found->second;
-  };
-  const std::vector<ListOwner> owners = list_owners(*draw_data);
-  if (settings().snap) snap_to_windows(draw_data, owners);
-  TileHashes now = hash_tiles(*draw_data, w, h, version);
-  DrawSnapshot now_draw = snapshot_draw_data(*draw_data, owners, w, h, version);
-  // A window dragged by whole pixels with its content unchanged: its pixels are moved, not drawn again.
-  const ImVec2 white = ImGui::GetIO().Fonts->TexUvWhitePixel;
-  const MovedRegion moved =
-      full || settings().nomove
-          ? MovedRegion{}
-          : find_moved_region(r.last_draw, now_draw, {white.x, white.y, 0}, ImGui::GetStyle().WindowRounding + 1.0f, kMoveTolerance);
+  });
   // A new size gives a new grid: damaged_rects then returns the whole frame.
-  std::vector<PixelRect> rects =
-      full ? std::vector<PixelRect>{{0, 0, w, h}}
-           : damaged_rects_outside(r.last, now, moved.to, moved.empty() ? kMaxDamageRects : kMaxDamageRectsPerBand);
+  const std::vector<PixelRect> rects =
+      full ? std::vector<PixelRect>{{0, 0, w, h}} : damaged_rects(r.last, now, kMaxDamageRects);
   r.last = std::move(now);
-  r.last_draw = std::move(now_draw);
   r.stats.full = full || (rects.size() == 1 && rects[0] == PixelRect{0, 0, w, h});
   r.stats.rects = int(rects.size());
   for (const PixelRect& rect : rects) r.stats.damaged_pixels += double(rect.area());
@@ -328,14 +261,6 @@ void render_with_damage(ImDrawData* draw_data, int w, int h, const float clear[3
   const GLuint target = r.in_back_buffer ? 0 : r.image.fbo;
   const std::vector<unsigned char> reference =
       settings().check ? full_reference(draw_data, target, w, h, clear) : std::vector<unsigned char>{};
-  if (!moved.empty()) {
-    if (copy_moved(target, moved, w, h)) {
-      r.stats.copied_pixels = double(moved.to.area());
-    } else {  // no scratch image: what would have been copied is drawn (the bands around it leave it out)
-      rects.push_back(moved.to);
-      r.stats.damaged_pixels += double(moved.to.area());
-    }
-  }
   if (!rects.empty()) draw_rects(draw_data, target, rects, w, h, clear);
   if (!reference.empty()) {
     ++r.compared;
@@ -344,17 +269,18 @@ void render_with_damage(ImDrawData* draw_data, int w, int h, const float clear[3
     long long differ = 0;
     int largest = 0;  // the largest difference of a colour channel, in levels of 255
     for (size_t i = 0; i < reference.size(); i += 4) {
-      const int d = std::max({std::abs(reference[i] - tracked_pixels[i]), std::abs(reference[i + 1] - tracked_pixels[i + 1]),
-                              std::abs(reference[i + 2] - tracked_pixels[i + 2])});
+      const int d =
+          std::max({std::abs(reference[i] - tracked_pixels[i]), std::abs(reference[i + 1] - tracked_pixels[i + 1]),
+                    std::abs(reference[i + 2] - tracked_pixels[i + 2])});
       differ += d > 0;
       largest = std::max(largest, d);
     }
     if (differ > 0) {
       ++r.mismatches;
       std::fprintf(stderr,
-                   "damage check: frame %lld: %lld pixels differ from the full redraw (%d rectangles, %s, by up to %d "
+                   "damage check: frame %lld: %lld pixels differ from the full redraw (%d rectangles, by up to %d "
                    "levels)\n",
-                   r.frame, differ, int(rects.size()), moved.empty() ? "none moved" : "a window moved", largest);
+                   r.frame, differ, int(rects.size()), largest);
     }
   }
   // Present: the image to the window's back buffer, which screenshots and the swap then read.

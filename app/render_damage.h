@@ -31,7 +31,6 @@ struct DamageStats {
   double damaged_pixels = 0;  // their area
   double frame_pixels = 0;    // the framebuffer's
   bool full = false;          // drawn in full (first frame, resize, forced, or tracking off)
-  double copied_pixels = 0;   // moved within the image instead of drawn (a window dragged by whole pixels)
 };
 const DamageStats& last_damage_stats();
 
