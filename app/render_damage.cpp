@@ -131,6 +131,7 @@ struct DamageRenderer {
   DamageStats stats;
   long long mismatches = 0;             // TW_DAMAGE=check: frames that differed from the full redraw
   long long compared = 0, partial = 0;  // frames compared; of them, drawn only in part
+  long long merged = 0;                 // of those, drawn in rectangles merged from more (limit_rects)
   long long frame = 0;
 };
 DamageRenderer g_renderer;
@@ -211,8 +212,10 @@ const DamageStats& last_damage_stats() { return g_renderer.stats; }
 
 void release_damage_renderer() {
   if (settings().check)
-    std::fprintf(stderr, "damage check: %lld frames compared with a full redraw (%lld drawn in part), %lld differed\n",
-                 g_renderer.compared, g_renderer.partial, g_renderer.mismatches);
+    std::fprintf(stderr,
+                 "damage check: %lld frames compared with a full redraw (%lld drawn in part, %lld of them in merged "
+                 "rectangles), %lld differed\n",
+                 g_renderer.compared, g_renderer.partial, g_renderer.merged, g_renderer.mismatches);
   g_renderer.image.release();
   g_renderer.check.release();
   g_renderer.last = {};
@@ -253,6 +256,8 @@ void render_with_damage(ImDrawData* draw_data, int w, int h, const float clear[3
   // A new size gives a new grid: damaged_rects then returns the whole frame.
   const std::vector<PixelRect> rects =
       full ? std::vector<PixelRect>{{0, 0, w, h}} : damaged_rects(r.last, now, kMaxDamageRects);
+  // TW_DAMAGE=check counts the frames whose rectangles were merged (the check then covers limit_rects too).
+  const bool merged = settings().check && !full && damaged_rects(r.last, now, 1 << 30).size() > rects.size();
   r.last = std::move(now);
   r.stats.full = full || (rects.size() == 1 && rects[0] == PixelRect{0, 0, w, h});
   r.stats.rects = int(rects.size());
@@ -265,6 +270,7 @@ void render_with_damage(ImDrawData* draw_data, int w, int h, const float clear[3
   if (!reference.empty()) {
     ++r.compared;
     r.partial += !r.stats.full && !rects.empty();
+    r.merged += merged;
     const std::vector<unsigned char> tracked_pixels = read_rgba(target, w, h);
     long long differ = 0;
     int largest = 0;  // the largest difference of a colour channel, in levels of 255
