@@ -3,6 +3,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 
@@ -78,6 +79,8 @@ TileHashes hash_tiles(const ImDrawData& draw_data, int fb_width, int fb_height, 
   tiles.tiles_y = tiles_along(tiles.height);
   tiles.hash.assign(size_t(tiles.tiles_x) * tiles.tiles_y, 0);
   uint64_t state = 0;  // render state set by callbacks (blending off for solid fills, reset)
+  const PixelRect frame{0, 0, tiles.width, tiles.height};
+  constexpr uint64_t kSecond = 0x9e3779b97f4a7c15ULL, kThird = 0xc2b2ae3d27d4eb4fULL;
   for (int l = 0; l < draw_data.CmdListsCount; ++l) {
     const ImDrawList& list = *draw_data.CmdLists[l];
     for (const ImDrawCmd& cmd : list.CmdBuffer) {
@@ -97,12 +100,16 @@ TileHashes hash_tiles(const ImDrawData& draw_data, int fb_width, int fb_height, 
         const ImDrawVert &a = vtx[idx[i]], &b = vtx[idx[i + 1]], &c = vtx[idx[i + 2]];
         const PixelRect p = triangle_pixels(a.pos, b.pos, c.pos, s);
         if (p.empty()) continue;
-        const uint64_t triangle = hash_vertex(hash_vertex(hash_vertex(command, a), b), c);
+        // The three vertices in three independent chains (seeded apart, so their order counts), then joined.
+        const uint64_t triangle = mix(hash_vertex(command, a) ^ std::rotl(hash_vertex(command ^ kSecond, b), 21) ^
+                                      std::rotl(hash_vertex(command ^ kThird, c), 42));
         for (int ty = p.y0 / kDamageTile; ty <= (p.y1 - 1) / kDamageTile; ++ty) {
           for (int tx = p.x0 / kDamageTile; tx <= (p.x1 - 1) / kDamageTile; ++tx) {
             const PixelRect tile{tx * kDamageTile, ty * kDamageTile, (tx + 1) * kDamageTile, (ty + 1) * kDamageTile};
             uint64_t& h = tiles.hash[size_t(ty) * tiles.tiles_x + tx];
-            h = mix(h ^ hash_rect(triangle, intersect(s, tile)));  // in order: the last triangle drawn is on top
+            // In order: the last triangle drawn is on top. A scissor covering the whole tile clips nothing in it.
+            const PixelRect clip = intersect(s, tile);
+            h = mix(h ^ (clip == intersect(tile, frame) ? triangle : hash_rect(triangle, clip)));
           }
         }
       }
