@@ -45,9 +45,10 @@ FrameStats summarize_frames(std::vector<double> samples_ms);
 //                           overdraw) and by the large flat fills moved to the cheap path (app/solid_fills.h).
 //   damaged_mpx             per frame, millions of pixels drawn again by damage tracking (app/render_damage.h); the
 //                           rest of the window is the last frame's image.
-//   frame_render_ms         per frame, from the end of building the UI to the return of render_with_damage: hashing,
-//                           the draw calls (llvmpipe only bins triangles here).
-//   frame_swap_ms           per frame, the swap (llvmpipe rasterizes the binned triangles and copies the image then).
+//   frame_render_ms         per frame, from the end of building the UI to the end of Window::end_frame: ImGui::Render,
+//                           the solid-fill split, damage hashing and the draw calls (llvmpipe only bins triangles).
+//   frame_swap_ms           per frame, to the return of the swap (llvmpipe rasterizes the binned triangles then; the
+//                           --screenshot of the last --frames frame falls here too).
 //   slowest_frames          the 10 slowest frames by wall time, each with its parts (ui, render, swap, CPU, pixels).
 //   renderer                glGetString(GL_RENDERER) of the window's context (e.g. "llvmpipe (LLVM 15.0.6, 256 bits)").
 // A deadline on its own thread: start(seconds, interrupt) calls `interrupt` (Window::interrupt, which wakes a loop
