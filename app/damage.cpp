@@ -3,6 +3,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 
@@ -78,6 +79,8 @@ TileHashes hash_tiles(const ImDrawData& draw_data, int fb_width, int fb_height, 
   tiles.tiles_y = tiles_along(tiles.height);
   tiles.hash.assign(size_t(tiles.tiles_x) * tiles.tiles_y, 0);
   uint64_t state = 0;  // render state set by callbacks (blending off for solid fills, reset)
+  const PixelRect frame{0, 0, tiles.width, tiles.height};
+  constexpr uint64_t kSecond = 0x9e3779b97f4a7c15ULL, kThird = 0xc2b2ae3d27d4eb4fULL;
   for (int l = 0; l < draw_data.CmdListsCount; ++l) {
     const ImDrawList& list = *draw_data.CmdLists[l];
     for (const ImDrawCmd& cmd : list.CmdBuffer) {
@@ -97,18 +100,59 @@ TileHashes hash_tiles(const ImDrawData& draw_data, int fb_width, int fb_height, 
         const ImDrawVert &a = vtx[idx[i]], &b = vtx[idx[i + 1]], &c = vtx[idx[i + 2]];
         const PixelRect p = triangle_pixels(a.pos, b.pos, c.pos, s);
         if (p.empty()) continue;
-        const uint64_t triangle = hash_vertex(hash_vertex(hash_vertex(command, a), b), c);
+        // The three vertices in three independent chains (seeded apart, so their order counts), then joined.
+        const uint64_t triangle = mix(hash_vertex(command, a) ^ std::rotl(hash_vertex(command ^ kSecond, b), 21) ^
+                                      std::rotl(hash_vertex(command ^ kThird, c), 42));
         for (int ty = p.y0 / kDamageTile; ty <= (p.y1 - 1) / kDamageTile; ++ty) {
           for (int tx = p.x0 / kDamageTile; tx <= (p.x1 - 1) / kDamageTile; ++tx) {
             const PixelRect tile{tx * kDamageTile, ty * kDamageTile, (tx + 1) * kDamageTile, (ty + 1) * kDamageTile};
             uint64_t& h = tiles.hash[size_t(ty) * tiles.tiles_x + tx];
-            h = mix(h ^ hash_rect(triangle, intersect(s, tile)));  // in order: the last triangle drawn is on top
+            // In order: the last triangle drawn is on top. A scissor covering the whole tile clips nothing in it.
+            const PixelRect clip = intersect(s, tile);
+            h = mix(h ^ (clip == intersect(tile, frame) ? triangle : hash_rect(triangle, clip)));
           }
         }
       }
     }
   }
   return tiles;
+}
+
+namespace {
+
+PixelRect bounding_box(const PixelRect& a, const PixelRect& b) {
+  return {std::min(a.x0, b.x0), std::min(a.y0, b.y0), std::max(a.x1, b.x1), std::max(a.y1, b.y1)};
+}
+
+}  // namespace
+
+std::vector<PixelRect> limit_rects(std::vector<PixelRect> rects, int max_rects) {
+  max_rects = std::max(max_rects, 1);
+  while (int(rects.size()) > max_rects) {
+    size_t bi = 0, bj = 1;
+    long long best = -1;
+    for (size_t i = 0; i < rects.size(); ++i)
+      for (size_t j = i + 1; j < rects.size(); ++j) {
+        const long long added = bounding_box(rects[i], rects[j]).area() - rects[i].area() - rects[j].area();
+        if (best < 0 || added < best) best = added, bi = i, bj = j;
+      }
+    PixelRect merged = bounding_box(rects[bi], rects[bj]);
+    rects.erase(rects.begin() + long(bj));
+    rects.erase(rects.begin() + long(bi));
+    // The box may overlap others: it takes them in until it overlaps none (the rectangles stay disjoint).
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (size_t k = 0; k < rects.size(); ++k) {
+        if (intersect(merged, rects[k]).empty()) continue;
+        merged = bounding_box(merged, rects[k]);
+        rects.erase(rects.begin() + long(k));
+        grew = true;
+        break;
+      }
+    }
+    rects.push_back(merged);
+  }
+  return rects;
 }
 
 std::vector<PixelRect> damaged_rects(const TileHashes& before, const TileHashes& now, int max_rects) {
@@ -151,13 +195,7 @@ std::vector<PixelRect> damaged_rects(const TileHashes& before, const TileHashes&
   for (const Open& o : done)
     rects.push_back(
         intersect({o.tx0 * kDamageTile, o.ty0 * kDamageTile, o.tx1 * kDamageTile, o.ty1 * kDamageTile}, frame));
-  if (int(rects.size()) > max_rects) {
-    PixelRect box = rects.front();
-    for (const PixelRect& r : rects)
-      box = {std::min(box.x0, r.x0), std::min(box.y0, r.y0), std::max(box.x1, r.x1), std::max(box.y1, r.y1)};
-    rects = {box};
-  }
-  return rects;
+  return limit_rects(std::move(rects), max_rects);
 }
 
 void restrict_to_rects(ImDrawData* draw_data, const std::vector<PixelRect>& rects, int fb_width, int fb_height) {

@@ -48,9 +48,13 @@ TileHashes hash_tiles(const ImDrawData& draw_data, int fb_width, int fb_height, 
 
 // The tiles whose hash differs, as disjoint rectangles covering exactly those tiles (clamped to the framebuffer):
 // runs of damaged tiles along each row, joined with the runs of the rows below that span the same columns. When
-// more than max_rects would result, their bounding box (one rectangle). All of the frame when the grids differ in
+// more than max_rects would result, merged by limit_rects (below). All of the frame when the grids differ in
 // size. Empty when nothing changed.
 std::vector<PixelRect> damaged_rects(const TileHashes& before, const TileHashes& now, int max_rects);
+
+// Merges rectangles until at most max_rects are left, keeping them disjoint: each step joins the two whose bounding
+// box adds the fewest pixels, and that box then takes in every rectangle it overlaps. The result covers the input.
+std::vector<PixelRect> limit_rects(std::vector<PixelRect> rects, int max_rects);
 
 // Rewrites the draw data so the backend draws only inside `rects` (disjoint): every command is repeated once per
 // rectangle its triangles can touch, with its clip rectangle narrowed to the rectangle (whole pixels, so the

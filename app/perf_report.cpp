@@ -96,12 +96,15 @@ void PerfRecorder::begin_ui() {
 }
 
 void PerfRecorder::end_ui() {
+  ui_end_ = PerfClock::now();
   ui_ms_.push_back(ms_since(ui_begin_));
   ui_cpu_ms_.push_back(thread_cpu_ms() - ui_begin_cpu_);
   if (first_frame_ms_ < 0) mark("first_frame_ui");
 }
 
 void PerfRecorder::frame_rendered() {
+  rendered_ = PerfClock::now();
+  render_ms_.push_back(std::chrono::duration<double, std::milli>(rendered_ - ui_end_).count());
   if (first_frame_ms_ < 0) mark("first_frame_render");
 }
 
@@ -112,6 +115,7 @@ void PerfRecorder::frame_coverage(double triangle_pixels, double solid_fill_pixe
 
 void PerfRecorder::frame_presented() {
   frame_wall_ms_.push_back(ms_since(ui_begin_));
+  swap_ms_.push_back(ms_since(rendered_));
   frame_cpu_ms_.push_back(process_cpu_seconds() * 1e3 - frame_begin_process_cpu_ms_);
   if (first_frame_ms_ >= 0) return;
   mark("first_frame_swap");
@@ -191,6 +195,27 @@ nlohmann::json PerfRecorder::to_json() const {
     return nlohmann::json{{"frames", s.frames}, {"p50", s.p50_ms}, {"p95", s.p95_ms},
                           {"p99", s.p99_ms},    {"max", s.max_ms}, {"mean", s.mean_ms}};
   };
+  // The slowest frames, slowest first, each split into its parts (what a p99 frame is made of).
+  auto slowest = [&] {
+    std::vector<size_t> order(frame_wall_ms_.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    const size_t n = std::min<size_t>(order.size(), 10);
+    std::partial_sort(order.begin(), order.begin() + long(n), order.end(),
+                      [&](size_t a, size_t b) { return frame_wall_ms_[a] > frame_wall_ms_[b]; });
+    auto at = [](const std::vector<double>& v, size_t i) { return i < v.size() ? v[i] : -1.0; };
+    nlohmann::json out = nlohmann::json::array();
+    for (size_t k = 0; k < n; ++k) {
+      const size_t i = order[k];
+      out.push_back({{"frame", i},
+                     {"wall_ms", frame_wall_ms_[i]},
+                     {"ui_ms", at(ui_ms_, i)},
+                     {"render_ms", at(render_ms_, i)},
+                     {"swap_ms", at(swap_ms_, i)},
+                     {"process_cpu_ms", at(frame_cpu_ms_, i)},
+                     {"damaged_mpx", at(damaged_mpx_, i)}});
+    }
+    return out;
+  };
   auto steps = [](const std::vector<Step>& list) {
     nlohmann::json out = nlohmann::json::array();
     for (const Step& s : list) out.push_back({{"step", s.name}, {"ms", s.ms}});
@@ -206,6 +231,9 @@ nlohmann::json PerfRecorder::to_json() const {
       {"triangle_mpx", stats(triangle_mpx_)},
       {"solid_fill_mpx", stats(solid_fill_mpx_)},
       {"damaged_mpx", stats(damaged_mpx_)},
+      {"frame_render_ms", stats(render_ms_)},
+      {"frame_swap_ms", stats(swap_ms_)},
+      {"slowest_frames", slowest()},
       {"ui_frame_thread_cpu_ms", stats(ui_cpu_ms_)},
       {"panel_recompute", panels_},
       {"idle",

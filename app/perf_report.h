@@ -45,6 +45,11 @@ FrameStats summarize_frames(std::vector<double> samples_ms);
 //                           overdraw) and by the large flat fills moved to the cheap path (app/solid_fills.h).
 //   damaged_mpx             per frame, millions of pixels drawn again by damage tracking (app/render_damage.h); the
 //                           rest of the window is the last frame's image.
+//   frame_render_ms         per frame, from the end of building the UI to the end of Window::end_frame: ImGui::Render,
+//                           the solid-fill split, damage hashing and the draw calls (llvmpipe only bins triangles).
+//   frame_swap_ms           per frame, to the return of the swap (llvmpipe rasterizes the binned triangles then; the
+//                           --screenshot of the last --frames frame falls here too).
+//   slowest_frames          the 10 slowest frames by wall time, each with its parts (ui, render, swap, CPU, pixels).
 //   renderer                glGetString(GL_RENDERER) of the window's context (e.g. "llvmpipe (LLVM 15.0.6, 256 bits)").
 // A deadline on its own thread: start(seconds, interrupt) calls `interrupt` (Window::interrupt, which wakes a loop
 // blocked waiting for events) once the time has passed, so the idle measurement runs the real loop with no time-out.
@@ -105,7 +110,7 @@ class PerfRecorder {
     return std::chrono::duration<double, std::milli>(PerfClock::now() - t).count();
   }
   static double thread_cpu_ms();
-  PerfClock::time_point start_, last_mark_, ui_begin_;
+  PerfClock::time_point start_, last_mark_, ui_begin_, ui_end_, rendered_;
   double ui_begin_cpu_ = 0, frame_begin_process_cpu_ms_ = 0;
   std::string renderer_;
   double first_frame_ms_ = -1;
@@ -116,6 +121,7 @@ class PerfRecorder {
   size_t idle_frames_ = 0;
   std::vector<Step> steps_, background_;
   std::vector<double> ui_ms_, ui_cpu_ms_, frame_wall_ms_, frame_cpu_ms_;
+  std::vector<double> render_ms_, swap_ms_;
   std::vector<double> triangle_mpx_, solid_fill_mpx_, damaged_mpx_;  // per frame, millions of pixels
   nlohmann::json panels_ = nlohmann::json::object();
 };

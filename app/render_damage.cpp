@@ -8,6 +8,7 @@
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,7 +22,8 @@ namespace tw {
 
 namespace {
 
-// More rectangles than this are drawn as their bounding box: every rectangle repeats the draw calls touching it.
+// At most this many rectangles (more are merged, app/damage.h limit_rects): every rectangle repeats the draw calls
+// touching it.
 constexpr int kMaxDamageRects = 12;
 
 // TW_DAMAGE, words separated by commas: "off", "full", "check", "offscreen" (the image path even where the back
@@ -129,6 +131,7 @@ struct DamageRenderer {
   DamageStats stats;
   long long mismatches = 0;             // TW_DAMAGE=check: frames that differed from the full redraw
   long long compared = 0, partial = 0;  // frames compared; of them, drawn only in part
+  long long merged = 0;                 // of those, drawn in rectangles merged from more (limit_rects)
   long long frame = 0;
 };
 DamageRenderer g_renderer;
@@ -209,8 +212,10 @@ const DamageStats& last_damage_stats() { return g_renderer.stats; }
 
 void release_damage_renderer() {
   if (settings().check)
-    std::fprintf(stderr, "damage check: %lld frames compared with a full redraw (%lld drawn in part), %lld differed\n",
-                 g_renderer.compared, g_renderer.partial, g_renderer.mismatches);
+    std::fprintf(stderr,
+                 "damage check: %lld frames compared with a full redraw (%lld drawn in part, %lld of them in merged "
+                 "rectangles), %lld differed\n",
+                 g_renderer.compared, g_renderer.partial, g_renderer.merged, g_renderer.mismatches);
   g_renderer.image.release();
   g_renderer.check.release();
   g_renderer.last = {};
@@ -251,6 +256,8 @@ void render_with_damage(ImDrawData* draw_data, int w, int h, const float clear[3
   // A new size gives a new grid: damaged_rects then returns the whole frame.
   const std::vector<PixelRect> rects =
       full ? std::vector<PixelRect>{{0, 0, w, h}} : damaged_rects(r.last, now, kMaxDamageRects);
+  // TW_DAMAGE=check counts the frames whose rectangles were merged (the check then covers limit_rects too).
+  const bool merged = settings().check && !full && damaged_rects(r.last, now, 1 << 30).size() > rects.size();
   r.last = std::move(now);
   r.stats.full = full || (rects.size() == 1 && rects[0] == PixelRect{0, 0, w, h});
   r.stats.rects = int(rects.size());
@@ -263,15 +270,23 @@ void render_with_damage(ImDrawData* draw_data, int w, int h, const float clear[3
   if (!reference.empty()) {
     ++r.compared;
     r.partial += !r.stats.full && !rects.empty();
+    r.merged += merged;
     const std::vector<unsigned char> tracked_pixels = read_rgba(target, w, h);
     long long differ = 0;
-    for (size_t i = 0; i < reference.size(); i += 4)
-      differ += reference[i] != tracked_pixels[i] || reference[i + 1] != tracked_pixels[i + 1] ||
-                reference[i + 2] != tracked_pixels[i + 2];
+    int largest = 0;  // the largest difference of a colour channel, in levels of 255
+    for (size_t i = 0; i < reference.size(); i += 4) {
+      const int d =
+          std::max({std::abs(reference[i] - tracked_pixels[i]), std::abs(reference[i + 1] - tracked_pixels[i + 1]),
+                    std::abs(reference[i + 2] - tracked_pixels[i + 2])});
+      differ += d > 0;
+      largest = std::max(largest, d);
+    }
     if (differ > 0) {
       ++r.mismatches;
-      std::fprintf(stderr, "damage check: frame %lld: %lld pixels differ from the full redraw (%d rectangles)\n",
-                   r.frame, differ, int(rects.size()));
+      std::fprintf(stderr,
+                   "damage check: frame %lld: %lld pixels differ from the full redraw (%d rectangles, by up to %d "
+                   "levels)\n",
+                   r.frame, differ, int(rects.size()), largest);
     }
   }
   // Present: the image to the window's back buffer, which screenshots and the swap then read.
