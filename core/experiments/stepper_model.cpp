@@ -201,6 +201,11 @@ std::string TokenVocabulary::describe() const {
       return subst(tr("{0} symbols: {1}"), {task_, list + (symbols_.size() > 24 ? " ..." : "")});
     }
     case Kind::Bpe:
+      // A BPE file without merges and with byte fallback is a character vocabulary (the shipped Chinese model's):
+      // calling it BPE would tell a learner the wrong thing about how its text is cut.
+      if (bpe_->model() == TokenizerModel::BPE && bpe_->merge_count() == 0 && bpe_->byte_fallback())
+        return subst(tr("characters, rare ones as UTF-8 bytes (BPE without merges), {0} tokens"),
+                     {std::to_string(bpe_->vocab_size())});
       return subst(bpe_->kind() == BpeKind::ByteLevel ? tr("byte-level BPE, {0} tokens")
                                                       : tr("SentencePiece-style BPE, {0} tokens"),
                    {std::to_string(bpe_->vocab_size())});

@@ -79,6 +79,8 @@ class BpeTokenizer {
   std::vector<std::string> pre_split(std::string_view text) const;
 
   int vocab_size() const { return static_cast<int>(id_to_token_.size()); }
+  int merge_count() const { return static_cast<int>(merges_.size()); }
+  bool byte_fallback() const { return byte_fallback_; }
   BpeKind kind() const { return kind_; }
   TokenizerModel model() const { return model_; }
   int bos_id() const { return bos_id_; }

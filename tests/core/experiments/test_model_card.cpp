@@ -2,6 +2,9 @@
 // README.md, or (language only) guessed from the tokenizer's vocabulary; folders without a tokenizer are not listed.
 #include "core/experiments/model_card.h"
 
+#include "core/experiments/stepper_model.h"
+#include "core/text/tokenizer_bpe.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -105,6 +108,21 @@ TEST(ModelCard, ShippedQuotesCardSuggestsAHeldOutPrompt) {
   EXPECT_EQ(c.example, "A master was asked the");
   EXPECT_EQ(c.corpus, "English quotations");
   EXPECT_NEAR(c.heldout_bits_per_char, 2.318, 1e-9);
+}
+
+// The model panel's vocabulary line says how each shipped tokenizer cuts text: the Chinese model's file is a BPE
+// without a single merge plus byte fallback, i.e. one token per character; the English one merges bytes.
+TEST(ModelCard, ShippedVocabulariesAreDescribedAsTheyCutText) {
+  const auto describe = [](const std::string& name) {
+    auto tok = std::make_shared<BpeTokenizer>();
+    std::string error;
+    EXPECT_TRUE(load_bpe_tokenizer(std::string(TW_SOURCE_DIR) + "/assets/models/" + name + "/tokenizer.json", tok.get(),
+                                   &error))
+        << error;
+    return TokenVocabulary::bpe(tok)->describe();
+  };
+  EXPECT_EQ(describe("poems"), "characters, rare ones as UTF-8 bytes (BPE without merges), 1844 tokens");
+  EXPECT_EQ(describe("quotes"), "byte-level BPE, 1024 tokens");
 }
 
 }  // namespace
