@@ -8,6 +8,7 @@
 
 #include "core/io/json_parse.h"
 #include "core/io/read_file.h"
+#include "core/text/i18n.h"
 #include "core/text/utf8.h"
 
 namespace tw {
@@ -153,9 +154,9 @@ std::string ShippedLanguageModel::label() const {
   std::string details;
   if (!card.corpus.empty()) details = card.corpus;
   if (card.heldout_bits_per_char > 0) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.3g bits/char held out", card.heldout_bits_per_char);
-    details += (details.empty() ? "" : ", ") + std::string(buf);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", card.heldout_bits_per_char);
+    details += (details.empty() ? "" : ", ") + subst(tr("{0} bits/char held out"), {buf});
   }
   return details.empty() ? name : name + ": " + details;
 }

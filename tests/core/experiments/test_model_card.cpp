@@ -3,6 +3,7 @@
 #include "core/experiments/model_card.h"
 
 #include "core/experiments/stepper_model.h"
+#include "core/text/i18n.h"
 #include "core/text/tokenizer_bpe.h"
 
 #include <gtest/gtest.h>
@@ -72,6 +73,12 @@ TEST(ModelCard, CardJsonWinsAndTheLabelSaysWhatIsKnown) {
   EXPECT_EQ(models[1].card.language, "en");
   EXPECT_EQ(models[1].card.corpus, "fortunes");
   EXPECT_EQ(models[1].label(), "quotes: fortunes, 2.25 bits/char held out");
+  set_language(Language::Zh);  // the list is read in the interface language; the card's corpus is its own text
+  const std::string zh = models[1].label();
+  set_language(Language::En);
+  EXPECT_EQ(zh,
+            "quotes: fortunes, \xE7\x95\x99\xE5\x87\xBA\xE9\x9B\x86\xE6\xAF\x8F\xE5\xAD\x97\xE7\xAC\xA6 2.25 "
+            "\xE6\xAF\x94\xE7\x89\xB9");  // 留出集每字符 2.25 比特
   EXPECT_EQ(language_model_for(models, "zh"), nullptr);
   ASSERT_NE(language_model_for(models, "en"), nullptr);
   EXPECT_EQ(language_model_for(models, "en")->name, "nolabel");  // the first by name
