@@ -19,6 +19,7 @@ TrainSettings settings_of(const LoraSweepParams& p, int rank) {
   s.batch = p.batch;
   s.seed = p.seed;
   s.eval_every = std::max(1, p.eval_every);
+  s.sample_every = 0;  // the sweep shows no samples of text
   s.start_weights = p.base;
   s.lora = rank > 0;
   s.lora_spec = {.r = std::max(rank, 1), .alpha = p.alpha, .rslora = p.rslora, .targets = p.targets, .seed = p.seed};
@@ -55,6 +56,7 @@ int lora_sweep_steps(const LoraSweepParams& p) {
 LoraSweep run_lora_sweep(const LoraSweepParams& p, const std::function<bool(float)>& progress) {
   LoraSweep out;
   out.base_parameters = parameter_count(p.model);
+  out.language = p.task.kind == TaskKind::Language;
   std::vector<int> ranks = usable_ranks(p);
   if (p.full) ranks.push_back(0);
   // The (layer, module) list the spectra cover: the slots of an adapter with these targets.
@@ -77,9 +79,13 @@ LoraSweep run_lora_sweep(const LoraSweepParams& p, const std::function<bool(floa
     run.rank = rank;
     run.trainable = t.trainable_parameters();
     const Evaluation e0 = t.evaluate();
-    if (k == 0) out.base_loss = e0.loss, out.base_accuracy = e0.accuracy;
-    run.eval_steps.push_back(0);
-    run.val_loss.push_back(e0.loss);
+    if (k == 0) out.base_loss = e0.loss, out.base_accuracy = e0.accuracy, out.base_bits = e0.bits_per_char;
+    const auto record = [&](int step, double loss, double bits) {
+      run.eval_steps.push_back(step);
+      run.val_loss.push_back(loss);
+      if (out.language) run.val_bits.push_back(bits);
+    };
+    record(0, e0.loss, e0.bits_per_char);
     for (int s = 0; s < p.steps; ++s) {
       if (!t.step(&error)) {
         run.stopped = error;
@@ -87,7 +93,7 @@ LoraSweep run_lora_sweep(const LoraSweepParams& p, const std::function<bool(floa
         break;
       }
       const MetricsRow& row = t.history().back();
-      if (std::isfinite(row.val_loss)) run.eval_steps.push_back(row.step), run.val_loss.push_back(row.val_loss);
+      if (std::isfinite(row.val_loss)) record(row.step, row.val_loss, row.bits_per_char);
       ++done;
       if (progress && !progress(static_cast<float>(done / total))) {
         out.cancelled = true;
@@ -97,8 +103,8 @@ LoraSweep run_lora_sweep(const LoraSweepParams& p, const std::function<bool(floa
     const Evaluation e = t.evaluate();
     run.final_loss = e.loss;
     run.final_accuracy = e.accuracy;
-    if (run.eval_steps.back() != t.steps_done())
-      run.eval_steps.push_back(t.steps_done()), run.val_loss.push_back(e.loss);
+    run.final_bits = e.bits_per_char;
+    if (run.eval_steps.back() != t.steps_done()) record(t.steps_done(), e.loss, e.bits_per_char);
     if (const LoraModel* lora = t.lora()) {
       for (const LoraSlot& slot : lora->slots) {
         Mat delta;

@@ -5,6 +5,9 @@
 //   - held-out loss (and answer accuracy) against r and against trainable parameters,
 //   - the singular values of the learned update ΔW = s·B A of every adapted matrix, against the full fine-tune's
 //     ΔW = W_after − W_before of the same matrix (full rank in general; a rank-r adapter has at most r non-zero σ).
+// The new task is a toy task for a task model, or a new text for a language model (TaskKind::Language with the
+// model's own tokenizer.json in task.language.tokenizer_json, as the Training panel's fine-tuning sets it: the
+// vocabulary stays the model's); then the held-out set is the text's held-out part and bits per character are kept.
 // Plain data and calls; the panel runs it on its worker with progress and Cancel.
 
 #include <cstdint>
@@ -49,8 +52,10 @@ struct LoraSweepRun {
   int rank = 0;                            // 0 = full fine-tuning
   int64_t trainable = 0;                   // parameters the run trained
   std::vector<int> eval_steps;             // steps of the held-out evaluations (0 = the base model)
-  std::vector<double> val_loss;            // held-out loss at those steps
+  std::vector<double> val_loss;            // held-out loss at those steps (nats per predicted token)
+  std::vector<double> val_bits;            // language task: held-out bits per character at those steps, else empty
   double final_loss = 0;                   // held-out loss after the last step
+  double final_bits = 0;                   // language task: held-out bits per character after the last step
   double final_accuracy = 0;               // held-out answer accuracy after the last step
   std::vector<LoraSweepSpectrum> spectra;  // every adapted (layer, module), in LoraModel slot order
   std::string stopped;                     // why the run ended early (divergence), else ""
@@ -58,6 +63,8 @@ struct LoraSweepRun {
 
 struct LoraSweep {
   double base_loss = 0, base_accuracy = 0;  // the base model on the new task's held-out set
+  double base_bits = 0;                     // language task: the base model's held-out bits per character
+  bool language = false;                    // the new task is a text (bits per character are filled in)
   int64_t base_parameters = 0;              // parameters of the whole model
   std::vector<LoraSweepRun> runs;           // LoRA ranks ascending, then full fine-tuning
   bool cancelled = false;                   // progress returned false: runs holds the finished runs only

@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "core/enum_names.h"
 #include "core/experiments/ngram.h"
@@ -35,11 +36,24 @@ std::string cache_key(const LanguageSource& s) {
          std::to_string(s.tokenizer_json.size()) + "|" + std::to_string(hash(s.tokenizer_json));
 }
 
+// A fortune file: some line holds only "%" (the record separator of /usr/share/games/fortunes/*).
+bool fortune_text(std::string_view text) {
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(start, end - start);
+    if (line == "%" || line == "%\r") return true;
+    start = end + 1;
+  }
+  return false;
+}
+
 }  // namespace
 
 const char* to_string(LmTokenizerKind kind) { return enum_name(kLmTokenizerNames, kind); }
 
 std::vector<std::string> text_records(const std::string& text) {
+  if (fortune_text(text)) return parse_fortune_records(text);
   auto split = [&](bool paragraphs) {
     std::vector<std::string> out;
     std::string cur;

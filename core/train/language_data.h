@@ -53,7 +53,9 @@ struct LanguageData {
 // Limits: held-out text is cut to whole records within this many bytes (the evaluation runs on all of it).
 inline constexpr size_t kMaxHeldOutBytes = 48 * 1024;
 
-// The records of a user's text: paragraphs separated by blank lines, or its lines when that gives fewer than 20.
+// The records of a user's text: paragraphs separated by blank lines, or its lines when that gives fewer than 20; a
+// fortune file (a line holding only "%" between records, as /usr/share/games/fortunes/*) is read as the shipped
+// corpora are (parse_fortune_records, core/text/corpus.h).
 std::vector<std::string> text_records(const std::string& text);
 
 // Builds (or returns the cached) data; false + one line naming the problem (missing corpus package, too little

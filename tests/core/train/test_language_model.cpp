@@ -70,6 +70,15 @@ TEST(LanguageData, UserTextRecordsAndRefusals) {
   std::string text;
   for (int i = 0; i < 30; ++i) text += "line " + std::to_string(i) + " of my text\n";
   EXPECT_EQ(text_records(text).size(), 30u);  // one paragraph only: its lines are the records
+  // A fortune file (as /usr/share/games/fortunes/literature) is read as the shipped corpora are: records between
+  // "%" lines, lines trimmed, a coloured heading line dropped.
+  const std::vector<std::string> fortunes = text_records(
+      "A classic is something\n\tthat nobody reads.\n\t\t-- Mark Twain\n%\n\x1b[1mTitle\x1b[0m\nSecond.\r\n%\r\n"
+      "\nThird\n\n%\n");
+  ASSERT_EQ(fortunes.size(), 3u);
+  EXPECT_EQ(fortunes[0], "A classic is something\nthat nobody reads.\n-- Mark Twain");
+  EXPECT_EQ(fortunes[1], "Second.");
+  EXPECT_EQ(fortunes[2], "Third");
   std::shared_ptr<const LanguageData> d;
   std::string error;
   ASSERT_TRUE(load_language_data({.corpus = "file", .text = text, .vocab_size = 300}, &d, &error)) << error;
