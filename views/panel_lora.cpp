@@ -1,6 +1,8 @@
 // LoRA rank effects: how much of a weight update a rank-r adapter can hold, what it costs, and how the
 // α/r vs α/√r scale behaves. Two modes: a synthetic ΔW fitted directly (core/experiments/lora_experiment), and a
-// real fine-tune of a model at ranks 1 … 16 against full fine-tuning (core/experiments/lora_rank_sweep).
+// real fine-tune of a model at ranks 1 … 16 against full fine-tuning (core/experiments/lora_rank_sweep): a task
+// model (sort, induction) on a new toy task, or a language model (poems, quotes) on a text it was not trained on,
+// encoded with its own tokenizer.json (the Training panel's fine-tuning does the same).
 //
 // [SECTION] state
 // [SECTION] figures (built from core/experiments/lora_experiment results)
@@ -11,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
@@ -18,9 +21,11 @@
 #include "core/experiments/lora_experiment.h"
 #include "core/experiments/lora_rank_sweep.h"
 #include "core/experiments/stepper_model.h"
+#include "core/text/corpus.h"
 #include "views/handoffs.h"
 #include "views/plot/plot_imgui.h"
 #include "views/recompute.h"
+#include "views/train/train_settings.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -34,8 +39,9 @@ const PanelInfo kInfo = {"lora", N_("LoRA rank effects"), N_("Fine-tuning"),
 // [SECTION] state
 
 enum class LoraMode { Synthetic, Finetune };
-enum class FinetuneBase { Sort, Induction, TrainingRun };
-enum class FinetuneTask { Reverse, Copy, Sort };
+enum class FinetuneBase { Sort, Induction, TrainingRun, Poems, Quotes };
+enum class FinetuneTask { Reverse, Copy, Sort, Text };  // Text: a language model's new text
+enum class FinetuneText { Auto, SongCi, TangPoems, Quotes, File };
 
 struct LoraState {
   LoraMode mode = LoraMode::Synthetic;
@@ -53,15 +59,18 @@ struct LoraState {
   bool train_sweep = true;  // train an adapter at every rank of the error plot
   int seed = 1;
   // fine-tuning mode
-  FinetuneBase ft_base = FinetuneBase::Sort;      // the model fine-tuned
-  FinetuneTask ft_task = FinetuneTask::Reverse;   // the new task
-  int ft_length = 6;                              // symbols per prompt
-  int ft_alphabet = 3;                            // symbols to draw from
-  int ft_steps = 200;                             // optimizer steps per run
-  float ft_alpha = 16.0f;                         // lora_alpha of every rank
-  bool ft_rslora = false;                         // α/√r
-  float ft_lr = 0.01f;                            // AdamW lr of the adapters
-  float ft_lr_full = 0.003f;                      // AdamW lr of full fine-tuning
+  FinetuneBase ft_base = FinetuneBase::Sort;                          // the model fine-tuned
+  FinetuneTask ft_task = FinetuneTask::Reverse;                       // the new task
+  int ft_length = 6;                                                  // symbols per prompt
+  int ft_alphabet = 3;                                                // symbols to draw from
+  FinetuneText ft_text = FinetuneText::Auto;                          // the new text (ft_task = Text)
+  std::string ft_text_file = "/usr/share/games/fortunes/literature";  // FinetuneText::File (and Auto for quotes)
+  int ft_steps = 200;                                                 // optimizer steps per run
+  int ft_batch = 16;                                                  // sequences per step
+  float ft_alpha = 16.0f;                                             // lora_alpha of every rank
+  bool ft_rslora = false;                                             // α/√r
+  float ft_lr = 0.01f;                                                // AdamW lr of the adapters
+  float ft_lr_full = 0.003f;                                          // AdamW lr of full fine-tuning
   std::shared_ptr<const StepperModel> run_model;  // the Training panel's model (ft_base = TrainingRun)
 };
 
@@ -87,14 +96,14 @@ struct LoraResult {
   LoraMode mode = LoraMode::Synthetic;
   std::shared_ptr<const SyntheticResult> syn;  // synthetic mode
   LoraSweepParams ft_params;                   // fine-tuning mode: what ran
-  std::string ft_base, ft_task;                // names for titles ("trained sort", "reverse")
+  std::string ft_base, ft_task;                // names for titles ("trained sort", "reverse", "100 Song ci")
   std::string ft_error;                        // why it could not run
   LoraSweep ft;
 };
 using ResultPtr = std::shared_ptr<const LoraResult>;
 
 // The base model of the fine-tuning mode; false + one line when it cannot be had.
-bool finetune_base(const LoraState& s, StepperModel* out, std::string* error) {
+bool finetune_base(const LoraState& s, Progress& progress, StepperModel* out, std::string* error) {
   if (s.ft_base == FinetuneBase::TrainingRun) {
     if (!s.run_model) return *error = tr("no model in the Training panel yet: train or load one there"), false;
     *out = *s.run_model;
@@ -102,30 +111,74 @@ bool finetune_base(const LoraState& s, StepperModel* out, std::string* error) {
   }
   const std::string dir = shipped_models_dir();
   if (dir.empty()) return *error = tr("the shipped models (assets/models) were not found"), false;
+  if (s.ft_base == FinetuneBase::Poems || s.ft_base == FinetuneBase::Quotes)  // as the stepper opens them
+    return load_hf_stepper_model(
+        dir + (s.ft_base == FinetuneBase::Poems ? "/poems" : "/quotes"), [&](double) { return !progress.cancelled(); },
+        out, error);
   return load_task_checkpoint(dir + (s.ft_base == FinetuneBase::Sort ? "/sort" : "/induction"), out, error);
+}
+
+// The new text of a language model: the corpus (or the user's file) and its name for titles. Auto: the Song ci for
+// every model but quotes, which gets the text file (by default fortunes' literature, English it never saw).
+bool finetune_text(const LoraState& s, LanguageSource* out, std::string* name, std::string* error) {
+  FinetuneText text = s.ft_text;
+  if (text == FinetuneText::Auto) text = s.ft_base == FinetuneBase::Quotes ? FinetuneText::File : FinetuneText::SongCi;
+  if (text != FinetuneText::File) {
+    const CorpusId id = text == FinetuneText::SongCi      ? CorpusId::SongCi
+                        : text == FinetuneText::TangPoems ? CorpusId::TangPoems
+                                                          : CorpusId::EnglishQuotes;
+    out->corpus = corpus_info(id).name;
+    *name = tr(corpus_info(id).title);
+    return true;
+  }
+  if (s.ft_text_file.empty()) return *error = tr("new text: choose a UTF-8 text file"), false;
+  out->corpus = "file";
+  *name = std::filesystem::path(s.ft_text_file).filename().string();
+  return read_text_file(s.ft_text_file, &out->text, error);
 }
 
 ResultPtr compute_finetune(const LoraState& s, Progress& progress) {
   auto r = std::make_shared<LoraResult>();
   r->mode = LoraMode::Finetune;
   StepperModel base;
-  if (!finetune_base(s, &base, &r->ft_error)) return r;
-  static const TaskKind kinds[] = {TaskKind::Reverse, TaskKind::Copy, TaskKind::Sort};
+  if (!finetune_base(s, progress, &base, &r->ft_error)) return r;
   LoraSweepParams& p = r->ft_params;
   p.model = base.config;
   p.base = base.weights;
-  p.task = {.kind = kinds[static_cast<int>(s.ft_task)],
-            .length = s.ft_length,
-            .alphabet = s.ft_alphabet,
-            .val_examples = 128};
+  // A language model reads text through its tokenizer.json; a task model reads its task's symbols.
+  const bool language_model = !base.tokenizer_json.empty();
+  if (s.ft_task == FinetuneTask::Text) {
+    if (!language_model) {
+      r->ft_error =
+          subst(tr("{0} has no tokenizer.json: a new text needs a language model (poems, quotes)"), {base.name});
+      return r;
+    }
+    p.task.kind = TaskKind::Language;
+    p.task.context = std::min(32, base.config.max_seq);  // the shipped language models' context; keeps it seconds
+    if (!finetune_text(s, &p.task.language, &r->ft_task, &r->ft_error)) return r;
+    p.task.language.tokenizer_json = base.tokenizer_json;  // the vocabulary stays the model's
+  } else {
+    if (language_model) {
+      r->ft_error =
+          subst(tr("{0} is a language model: fine-tune it on a new text (the toy tasks are for sort and induction)"),
+                {base.name});
+      return r;
+    }
+    static const TaskKind kinds[] = {TaskKind::Reverse, TaskKind::Copy, TaskKind::Sort};
+    p.task = {.kind = kinds[static_cast<int>(s.ft_task)],
+              .length = s.ft_length,
+              .alphabet = s.ft_alphabet,
+              .val_examples = 128};
+    r->ft_task = to_string(p.task.kind);
+  }
   p.alpha = s.ft_alpha;
   p.rslora = s.ft_rslora;
   p.steps = s.ft_steps;
+  p.batch = s.ft_batch;
   p.lr_lora = s.ft_lr;
   p.lr_full = s.ft_lr_full;
   p.seed = static_cast<uint64_t>(s.seed);
   r->ft_base = base.name;
-  r->ft_task = to_string(p.task.kind);
   r->ft_error = check_lora_sweep(p);
   if (!r->ft_error.empty()) return r;
   r->ft = run_lora_sweep(p, [&progress](float f) {
@@ -321,62 +374,85 @@ const LoraSweepRun* full_run(const LoraSweep& s) {
     if (r.rank == 0) return &r;
   return nullptr;
 }
+// What the loss figures show: held-out loss (nats per answer token) for a toy task; for a text, bits per held-out
+// character, as the Training and n-gram panels measure language models (the loss in nats is in the note and table).
+double shown(const LoraSweep& s, const LoraSweepRun& run) { return s.language ? run.final_bits : run.final_loss; }
+double shown_base(const LoraSweep& s) { return s.language ? s.base_bits : s.base_loss; }
+const char* loss_axis(const LoraSweep& s) {
+  return s.language ? tr("held-out bits per character") : tr("held-out loss");
+}
+const char* loss_csv(const LoraSweep& s) { return s.language ? "held-out bits per char" : "held-out loss"; }
+// "sort fine-tuned on reverse: ", "poems fine-tuned on 100 Song ci: " — every fine-tuning title starts so.
+std::string title_of(const LoraResult& r, const char* what) {
+  return subst(tr("{0} fine-tuned on {1}: {2}"), {r.ft_base, r.ft_task, what});
+}
+
 std::string finetune_note(const LoraResult& r) {
   const LoraSweepParams& p = r.ft_params;
-  return subst(tr("{0} fine-tuned on {1} ({2} steps; LoRA lr {3}, $\\alpha$ = {4}{5}; full lr {6}); base model "
-                  "held-out loss {7}"),
-               {r.ft_base, r.ft_task, std::to_string(p.steps), fmt("%.3g", p.lr_lora), fmt("%.3g", p.alpha),
-                p.rslora ? ", rsLoRA" : "", fmt("%.3g", p.lr_full), fmt("%.3f", r.ft.base_loss)});
+  std::string note =
+      subst(tr("{0} steps of {1} sequences; LoRA lr {2}, $\\alpha$ = {3}{4}; full lr {5}; base model "
+               "held-out loss {6}"),
+            {std::to_string(p.steps), std::to_string(p.batch), fmt("%.3g", p.lr_lora), fmt("%.3g", p.alpha),
+             p.rslora ? ", rsLoRA" : "", fmt("%.3g", p.lr_full), fmt("%.3f", r.ft.base_loss)});
+  if (r.ft.language)
+    note += " " + subst(tr("nats per token, {0} bits per character (the text's held-out tenth, through the model's "
+                           "own tokenizer)"),
+                        {fmt("%.3f", r.ft.base_bits)});
+  return note;
 }
 
 plot::Figure ft_loss_rank_figure(const LoraResult& r) {
-  plot::Figure fig("ft_loss_rank", tr("Held-out loss after fine-tuning against rank $r$"));
+  plot::Figure fig("ft_loss_rank", title_of(r, tr("held-out loss after fine-tuning against rank $r$")));
   fig.note = finetune_note(r);
   plot::Axes& ax = fig.axes();
-  ax.setup(tr("rank $r$"), "", tr("held-out loss"), "").csv_columns("rank $r$", "held-out loss");
+  ax.setup(tr("rank $r$"), "", loss_axis(r.ft), "").csv_columns("rank $r$", loss_csv(r.ft));
   ax.x.scale = plot::Scale::Log10;
   std::vector<double> xs, ys;
   for (const LoraSweepRun& run : r.ft.runs)
-    if (run.rank > 0 && std::isfinite(run.final_loss)) xs.push_back(run.rank), ys.push_back(run.final_loss);
+    if (run.rank > 0 && std::isfinite(shown(r.ft, run))) xs.push_back(run.rank), ys.push_back(shown(r.ft, run));
   ax.line("LoRA", xs, ys).style = plot::LineStyle::LineAndMarkers;
   if (const LoraSweepRun* full = full_run(r.ft))
-    ax.hline(subst(tr("full fine-tune {0}"), {fmt("%.3f", full->final_loss)}), full->final_loss);
-  ax.hline(subst(tr("base model {0}"), {fmt("%.3f", r.ft.base_loss)}), r.ft.base_loss);
+    ax.hline(subst(tr("full fine-tune {0}"), {fmt("%.3f", shown(r.ft, *full))}), shown(r.ft, *full));
+  ax.hline(subst(tr("base model {0}"), {fmt("%.3f", shown_base(r.ft))}), shown_base(r.ft));
   plot::Table& t = fig.table;
   t.header = {"rank", "trainable", "held_out_loss", "accuracy"};
-  for (const LoraSweepRun& run : r.ft.runs)
-    t.add_row({double(run.rank), double(run.trainable), run.final_loss, run.final_accuracy});
+  if (r.ft.language) t.header.push_back("held_out_bits_per_char");
+  for (const LoraSweepRun& run : r.ft.runs) {
+    std::vector<plot::Cell> row = {double(run.rank), double(run.trainable), run.final_loss, run.final_accuracy};
+    if (r.ft.language) row.push_back(run.final_bits);
+    t.add_row(row);
+  }
   return fig;
 }
 
 plot::Figure ft_loss_params_figure(const LoraResult& r) {
-  plot::Figure fig("ft_loss_params", tr("Held-out loss against trainable parameters"));
+  plot::Figure fig("ft_loss_params", title_of(r, tr("held-out loss against trainable parameters")));
   fig.note = subst(tr("the model has {0} parameters; rank $r$ trains $r\\cdot\\sum(d_{in} + d_{out})$ of them"),
                    {std::to_string(r.ft.base_parameters)});
   plot::Axes& ax = fig.axes();
-  ax.setup(tr("trainable parameters"), "", tr("held-out loss"), "")
-      .csv_columns("trainable parameters", "held-out loss");
+  ax.setup(tr("trainable parameters"), "", loss_axis(r.ft), "").csv_columns("trainable parameters", loss_csv(r.ft));
   ax.x.scale = plot::Scale::Log10;
   for (const LoraSweepRun& run : r.ft.runs)
-    if (std::isfinite(run.final_loss))
-      ax.line(run_label(run), {double(run.trainable)}, {run.final_loss}).style = plot::LineStyle::Scatter;
+    if (std::isfinite(shown(r.ft, run)))
+      ax.line(run_label(run), {double(run.trainable)}, {shown(r.ft, run)}).style = plot::LineStyle::Scatter;
   return fig;
 }
 
 plot::Figure ft_curves_figure(const LoraResult& r) {
-  plot::Figure fig("ft_curves", tr("Held-out loss during fine-tuning"));
+  plot::Figure fig("ft_curves", title_of(r, tr("held-out loss during fine-tuning")));
   fig.note = tr("step 0 is the base model: every run starts there ($B = 0$)");
   plot::Axes& ax = fig.axes();
-  ax.setup(tr("step"), "", tr("held-out loss"), "").csv_columns("step", "held-out loss");
+  ax.setup(tr("step"), "", loss_axis(r.ft), "").csv_columns("step", loss_csv(r.ft));
   for (const LoraSweepRun& run : r.ft.runs) {
     std::vector<double> xs(run.eval_steps.begin(), run.eval_steps.end());
-    ax.line(run_label(run), xs, run.val_loss);
+    ax.line(run_label(run), xs, r.ft.language ? run.val_bits : run.val_loss);
   }
   return fig;
 }
 
 plot::Figure ft_accuracy_figure(const LoraResult& r) {
-  plot::Figure fig("ft_accuracy", tr("Held-out answer accuracy against rank $r$"));
+  plot::Figure fig("ft_accuracy", r.ft.language ? title_of(r, tr("held-out next-token accuracy against rank $r$"))
+                                                : title_of(r, tr("held-out answer accuracy against rank $r$")));
   plot::Axes& ax = fig.axes();
   ax.setup(tr("rank $r$"), "", tr("accuracy"), "").csv_columns("rank $r$", "accuracy");
   ax.x.scale = plot::Scale::Log10;
@@ -398,7 +474,7 @@ std::vector<int> shown_layers(const LoraResult& r) {
 }
 
 plot::Figure ft_spectra_figure(const LoraResult& r) {
-  plot::Figure fig("ft_spectra", tr("Singular values of the learned $\\Delta W$ per matrix"));
+  plot::Figure fig("ft_spectra", title_of(r, tr("singular values of the learned $\\Delta W$ per matrix")));
   fig.note =
       tr("LoRA: $\\Delta W = s\\cdot BA$ has at most $r$ non-zero $\\sigma_i$; full fine-tune: $\\Delta W = "
          "W_{after} - W_{before}$");
@@ -431,7 +507,7 @@ plot::Figure ft_spectra_figure(const LoraResult& r) {
 }
 
 plot::Figure ft_energy_figure(const LoraResult& r) {
-  plot::Figure fig("ft_energy", tr("How much of the full fine-tune's $\\Delta W$ a rank $r$ can hold"));
+  plot::Figure fig("ft_energy", title_of(r, tr("how much of the full fine-tune's $\\Delta W$ a rank $r$ can hold")));
   fig.note =
       tr("$\\sum_{i \\le r} \\sigma_i^2 / \\sum_i \\sigma_i^2$ of each matrix's full fine-tuning update "
          "(Eckart\xE2\x80\x93Young: the best rank-$r$ approximation keeps exactly this share)");
@@ -516,15 +592,23 @@ class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
     Task task;
     std::string error;
     if (!Task::create(run->settings.task, &task, &error)) return;
-    s_.run_model = std::make_shared<const StepperModel>(
-        task_stepper_model(run->settings.model, std::make_shared<const ModelWeights>(run->weights), task,
-                           tr("Training panel's model"), ""));
+    StepperModel model = task_stepper_model(run->settings.model, std::make_shared<const ModelWeights>(run->weights),
+                                            task, tr("Training panel's model"), "");
+    if (task.language()) model.tokenizer_json = task.language()->tokenizer_json;  // a language model: new text
+    s_.run_model = std::make_shared<const StepperModel>(std::move(model));
     request_recompute();
   }
   bool control_visible(const Control& c) const override {
     const bool ft = c.key.rfind("ft_", 0) == 0;
     if (c.key == "mode" || c.key == "seed") return true;
-    return (s_.mode == LoraMode::Finetune) == ft;
+    if (s_.mode != LoraMode::Finetune || !ft) return (s_.mode == LoraMode::Finetune) == ft;
+    const bool text = s_.ft_task == FinetuneTask::Text;
+    if (c.key == "ft_length" || c.key == "ft_alphabet") return !text;
+    if (c.key == "ft_text") return text;
+    if (c.key == "ft_text_file")
+      return text && (s_.ft_text == FinetuneText::File ||
+                      (s_.ft_text == FinetuneText::Auto && s_.ft_base == FinetuneBase::Quotes));
+    return true;
   }
   void draw_figures(const DrawContext& ctx, const std::vector<plot::Figure>& figs) override {
     const Ptr& r = result();
@@ -536,7 +620,13 @@ class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
     if (all.mode == LoraMode::Finetune) {
       ImGui::Separator();
       for (const LoraSweepRun& run : all.ft.runs) {
-        if (run.rank > 0)
+        if (all.ft.language) {  // bits per character first, as the figures show them
+          const std::string who = run.rank > 0 ? "$r$ = " + std::to_string(run.rank) : tr("full");
+          math_text(
+              subst(tr("{0}: {1} bits per character (loss {2}), {3} trainable"),
+                    {who, fmt("%.3f", run.final_bits), fmt("%.3f", run.final_loss), std::to_string(run.trainable)})
+                  .c_str());
+        } else if (run.rank > 0)
           math_text(subst(tr("$r$ = {0}: loss {1}, {2} trainable"),
                           {std::to_string(run.rank), fmt("%.3f", run.final_loss), std::to_string(run.trainable)})
                         .c_str());
@@ -595,15 +685,30 @@ class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
     c.add_bool("train_sweep", &s_.train_sweep, N_("train at every rank"),
                N_("Train one adapter per rank of the error plot (off: only the SVD curve and rank $r$)."));
     c.add_enum("ft_base", &s_.ft_base,
-               {N_("trained sort (shipped)"), N_("trained induction (shipped)"), N_("the Training panel's model")},
-               N_("model"), N_("The model to fine-tune; its weights stay frozen under LoRA."));
-    c.add_enum("ft_task", &s_.ft_task, {N_("reverse"), N_("copy"), N_("sort")}, N_("new task"),
-               N_("What the model is fine-tuned to do; loss and accuracy are on held-out prompts."));
+               {N_("trained sort (shipped)"), N_("trained induction (shipped)"), N_("the Training panel's model"),
+                N_("poems (shipped language model)"), N_("quotes (shipped language model)")},
+               N_("model"),
+               N_("The model to fine-tune; its weights stay frozen under LoRA. sort and induction learn a new toy "
+                  "task, the language models poems (Tang poems) and quotes (English quotations) a new text."));
+    c.add_enum("ft_task", &s_.ft_task, {N_("reverse"), N_("copy"), N_("sort"), N_("new text (language models)")},
+               N_("new task"),
+               N_("What the model is fine-tuned to do; loss and accuracy are on held-out prompts (a text: on its "
+                  "held-out tenth, in bits per character)."));
+    c.add_enum("ft_text", &s_.ft_text,
+               {N_("one the model never saw"), N_("song100"), N_("tang300"), N_("quotes"), N_("file")}, N_("new text"),
+               N_("The text a language model is fine-tuned on, through its own tokenizer.json: 100 Song ci, 300 Tang "
+                  "poems (fortunes-zh), English quotations (fortunes) or a UTF-8 file. The first choice: the Song ci "
+                  "for poems, the text file for quotes. Every tenth record is held out."));
+    c.add_text("ft_text_file", &s_.ft_text_file, 1024, N_("text file"),
+               N_("A UTF-8 text file to fine-tune on: paragraphs (or lines) are its records; a fortune file's "
+                  "records are those between lines holding only %."));
     c.add_int("ft_length", &s_.ft_length, 2, 16, N_("prompt length"), N_("Symbols per prompt of the new task."));
     c.add_int("ft_alphabet", &s_.ft_alphabet, 2, 26, N_("alphabet"),
               N_("Symbols the prompts draw from (at most the model's vocabulary)."));
     c.add_int("ft_steps", &s_.ft_steps, 10, 2000, N_("steps per run"),
               N_("Optimizer steps of every fine-tuning run (six runs)."), true);
+    c.add_int("ft_batch", &s_.ft_batch, 1, 64, N_("batch"),
+              N_("Sequences per optimizer step (a text: windows of 32 tokens)."), true);
     c.add_float("ft_alpha", &s_.ft_alpha, 0.5f, 256.0f, N_("alpha $\\alpha$"),
                 N_("lora_alpha of every rank: the update is scaled by $\\alpha/r$ (or $\\alpha/\\sqrt{r}$)."), true,
                 "%.3g");

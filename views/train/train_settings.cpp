@@ -13,8 +13,6 @@
 
 namespace tw {
 
-namespace {
-
 bool read_text_file(const std::string& path, std::string* out, std::string* error) {
   // The bounded reader: a FIFO or device is refused at once, a file over 16 MiB before a byte is read.
   if (!read_file_bounded(path, size_t{16} << 20, out, error)) return false;
@@ -28,8 +26,6 @@ bool read_text_file(const std::string& path, std::string* out, std::string* erro
   }
   return true;
 }
-
-}  // namespace
 
 // [SECTION] state → settings
 

@@ -41,6 +41,8 @@ struct TrainPanelState {
 
 // The settings the state describes (reads text_file when set). False + one-line *error when they are invalid.
 bool train_settings_of_state(const TrainPanelState& s, TrainSettings* out, std::string* error);
+// A user's UTF-8 text file (at most 16 MiB), read for a text or language task; false + one line naming the file.
+bool read_text_file(const std::string& path, std::string* out, std::string* error);
 // The language task's corpus, tokenizer and vocabulary (reads the text file of corpus "file"), without building
 // its data; false + one-line *error when the file cannot be read.
 bool language_source_of_state(const TrainPanelState& s, LanguageSource* out, std::string* error);
