@@ -621,7 +621,7 @@ class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
       ImGui::Separator();
       for (const LoraSweepRun& run : all.ft.runs) {
         if (all.ft.language) {  // bits per character first, as the figures show them
-          const std::string who = run.rank > 0 ? "$r$ = " + std::to_string(run.rank) : tr("full");
+          const std::string who = run.rank > 0 ? "$r$ = " + std::to_string(run.rank) : tr("full fine-tune");
           math_text(
               subst(tr("{0}: {1} bits per character (loss {2}), {3} trainable"),
                     {who, fmt("%.3f", run.final_bits), fmt("%.3f", run.final_loss), std::to_string(run.trainable)})
@@ -701,7 +701,7 @@ class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
                   "for poems, the text file for quotes. Every tenth record is held out."));
     c.add_text("ft_text_file", &s_.ft_text_file, 1024, N_("text file"),
                N_("A UTF-8 text file to fine-tune on: paragraphs (or lines) are its records; a fortune file's "
-                  "records are those between lines holding only %."));
+                  "records are those between lines holding only a percent sign."));
     c.add_int("ft_length", &s_.ft_length, 2, 16, N_("prompt length"), N_("Symbols per prompt of the new task."));
     c.add_int("ft_alphabet", &s_.ft_alphabet, 2, 26, N_("alphabet"),
               N_("Symbols the prompts draw from (at most the model's vocabulary)."));
