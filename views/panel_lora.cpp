@@ -402,7 +402,9 @@ std::string finetune_note(const LoraResult& r) {
 }
 
 plot::Figure ft_loss_rank_figure(const LoraResult& r) {
-  plot::Figure fig("ft_loss_rank", title_of(r, tr("held-out loss after fine-tuning against rank $r$")));
+  plot::Figure fig("ft_loss_rank",
+                   title_of(r, r.ft.language ? tr("held-out bits per character after fine-tuning against rank $r$")
+                                             : tr("held-out loss after fine-tuning against rank $r$")));
   fig.note = finetune_note(r);
   plot::Axes& ax = fig.axes();
   ax.setup(tr("rank $r$"), "", loss_axis(r.ft), "").csv_columns("rank $r$", loss_csv(r.ft));
@@ -426,7 +428,9 @@ plot::Figure ft_loss_rank_figure(const LoraResult& r) {
 }
 
 plot::Figure ft_loss_params_figure(const LoraResult& r) {
-  plot::Figure fig("ft_loss_params", title_of(r, tr("held-out loss against trainable parameters")));
+  plot::Figure fig("ft_loss_params",
+                   title_of(r, r.ft.language ? tr("held-out bits per character against trainable parameters")
+                                             : tr("held-out loss against trainable parameters")));
   fig.note = subst(tr("the model has {0} parameters; rank $r$ trains $r\\cdot\\sum(d_{in} + d_{out})$ of them"),
                    {std::to_string(r.ft.base_parameters)});
   plot::Axes& ax = fig.axes();
@@ -439,7 +443,8 @@ plot::Figure ft_loss_params_figure(const LoraResult& r) {
 }
 
 plot::Figure ft_curves_figure(const LoraResult& r) {
-  plot::Figure fig("ft_curves", title_of(r, tr("held-out loss during fine-tuning")));
+  plot::Figure fig("ft_curves", title_of(r, r.ft.language ? tr("held-out bits per character during fine-tuning")
+                                                          : tr("held-out loss during fine-tuning")));
   fig.note = tr("step 0 is the base model: every run starts there ($B = 0$)");
   plot::Axes& ax = fig.axes();
   ax.setup(tr("step"), "", loss_axis(r.ft), "").csv_columns("step", loss_csv(r.ft));
