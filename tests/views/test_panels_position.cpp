@@ -6,6 +6,8 @@
 
 #include "core/experiments/gqa_analysis.h"
 #include "core/experiments/lora_experiment.h"
+#include "core/experiments/lora_rank_sweep.h"
+#include "core/experiments/stepper_model.h"
 #include "core/ops/rope.h"
 #include "views/panel.h"
 #include "views/panel_test_util.h"
@@ -95,6 +97,61 @@ TEST(LoraPanel, CsvColumnsAgainstCore) {
     EXPECT_EQ(num(e.rows[i][2]), ref.lora_error[i]);
     EXPECT_EQ(num(e.rows[i][3]), static_cast<double>(2 * 32 * ref.ranks[i]));
   }
+}
+
+// Fine-tune mode on a language model: the shipped poems model on the Song ci; the table is core's sweep, in bits per
+// character, and the titles name the model and the text. A task model with the text, or a language model with a toy
+// task, is refused with one line.
+TEST(LoraPanel, LanguageModelOnNewTextAndRefusals) {
+  auto p = panel_with("lora", {{"mode", "fine-tune a model"},
+                               {"ft_base", "poems (shipped language model)"},
+                               {"ft_task", "new text (language models)"},
+                               {"ft_steps", 10},
+                               {"ft_batch", 4}});
+  ASSERT_NE(p, nullptr);
+  const auto figs = run(*p);
+  ASSERT_EQ(p->error(), "");
+  const plot::Figure& rank = figure_by_id(figs, "ft_loss_rank");
+  EXPECT_NE(rank.title.find("poems"), std::string::npos) << rank.title;
+  EXPECT_NE(rank.title.find("100 Song ci"), std::string::npos) << rank.title;
+  EXPECT_NE(rank.title.find("bits per character"), std::string::npos) << rank.title;
+  const plot::Table t = plot::figure_table(rank);
+  EXPECT_EQ(t.header,
+            (std::vector<std::string>{"rank", "trainable", "held_out_loss", "accuracy", "held_out_bits_per_char"}));
+
+  StepperModel m;
+  std::string error;
+  ASSERT_TRUE(load_hf_stepper_model(shipped_models_dir() + "/poems", {}, &m, &error)) << error;
+  LoraSweepParams q;
+  q.model = m.config;
+  q.base = m.weights;
+  q.task.kind = TaskKind::Language;
+  q.task.context = 32;
+  q.task.language.corpus = "song100";
+  q.task.language.tokenizer_json = m.tokenizer_json;
+  q.steps = 10;
+  q.batch = 4;
+  q.lr_lora = 0.01f;  // the panel's defaults
+  q.lr_full = 0.003f;
+  const LoraSweep ref = run_lora_sweep(q);
+  ASSERT_EQ(t.rows.size(), ref.runs.size());  // r = 1, 2, 4, 8, 16, full
+  for (size_t i = 0; i < ref.runs.size(); ++i) {
+    EXPECT_EQ(num(t.rows[i][0]), ref.runs[i].rank);
+    EXPECT_EQ(num(t.rows[i][2]), ref.runs[i].final_loss);
+    EXPECT_EQ(num(t.rows[i][4]), ref.runs[i].final_bits);
+  }
+
+  expect_error_without_figures(
+      panel_with("lora", {{"mode", "fine-tune a model"}, {"ft_task", "new text (language models)"}}), "tokenizer.json");
+  expect_error_without_figures(
+      panel_with("lora", {{"mode", "fine-tune a model"}, {"ft_base", "quotes (shipped language model)"}}),
+      "language model");
+  expect_error_without_figures(panel_with("lora", {{"mode", "fine-tune a model"},
+                                                   {"ft_base", "poems (shipped language model)"},
+                                                   {"ft_task", "new text (language models)"},
+                                                   {"ft_text", "file"},
+                                                   {"ft_text_file", "/nonexistent/text.txt"}}),
+                               "/nonexistent/text.txt");
 }
 
 }  // namespace
