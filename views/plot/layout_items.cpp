@@ -234,6 +234,7 @@ void draw_marker_label(Builder& b, const AxesFrame& f, size_t items_begin, const
 void draw_items(Builder& b, const AxesFrame& f, const Axes& axes, std::vector<LegendEntry>* legend,
                 std::vector<MarkerLabel>* labels) {
   const size_t items_begin = b.out.prims.size();
+  std::vector<std::pair<float, float>> hline_labels;  // (top, bottom) of each horizontal marker's label
   Palette palette;
   for (const Item& it : axes.items) {  // count first: a crowded axes gets a graded scheme, not repeats
     if (const auto* l = std::get_if<LineItem>(&it)) palette.count += l->color == 0;
@@ -293,7 +294,29 @@ void draw_items(Builder& b, const AxesFrame& f, const Axes& axes, std::vector<Le
       } else {
         const float y = f.to_pixel(f.x0, m->value).y;
         b.stroke({{f.plot.x0, y}, {f.plot.x1, y}}, color, b.th.frame_width, m->dashed);
-        b.text({f.plot.x1 - 4, y - 3}, m->label, b.th.tick_size, color, 1, 1);
+        if (!m->label.empty()) {
+          // Above the line, unless that crosses the frame or an earlier line's label (two baselines a hair
+          // apart, e.g. a base model and its fine-tune): then below it.
+          const float h = label_height(m->label, b.th.tick_size) + 6;  // 3 px either side
+          const auto free = [&](float top) {
+            if (top < f.plot.y0 || top + h > f.plot.y1) return false;
+            for (const auto& [t0, t1] : hline_labels)
+              if (top < t1 && t0 < top + h) return false;
+            return true;
+          };
+          // Neither side free: step past the labels in the way, upwards, then downwards.
+          const auto step = [&](float top, float dir) {
+            for (size_t guard = 0; guard <= hline_labels.size() && !free(top); ++guard)
+              for (const auto& [t0, t1] : hline_labels)
+                if (top < t1 && t0 < top + h) top = dir < 0 ? t0 - h : t1;
+            return top;
+          };
+          float top = free(y - h) ? y - h : free(y) ? y : step(y - h, -1);
+          if (!free(top)) top = step(y, 1);
+          if (!free(top)) top = y - h;  // no room anywhere: above the line, as it always was
+          hline_labels.emplace_back(top, top + h);
+          b.text({f.plot.x1 - 4, top + h - 3}, m->label, b.th.tick_size, color, 1, 1);
+        }
       }
     }
   }
