@@ -11,6 +11,7 @@
 #include "views/plot/export.h"
 #include "views/plot/figure.h"
 #include "views/plot/layout.h"
+#include "views/plot/math.h"
 
 namespace tw {
 namespace {
@@ -117,6 +118,35 @@ INSTANTIATE_TEST_SUITE_P(AllPanels, FigureLegends, ::testing::ValuesIn(testing::
 // Chinese legends are wider per glyph: the same check with every string translated.
 INSTANTIATE_TEST_SUITE_P(AllPanelsZh, FigureLegends, ::testing::ValuesIn(testing::registered_ids_in(Language::Zh)),
                          testing::panel_param_name);
+
+// Horizontal reference lines' labels: two baselines a hair apart (a base model's 0.163 and its fine-tune's 0.157)
+// and one at the very top of the range each get their own place inside the plot area, none over another.
+TEST(FigureLegends, HorizontalMarkerLabelsStayInsideAndApart) {
+  Figure fig("hlines", "reference lines");
+  plot::Axes& ax = fig.axes();
+  ax.line("data", {0, 1, 2}, {0.2, 0.5, 0.9});
+  ax.set_y_range(0, 1);
+  ax.hline("base model 0.163", 0.163);
+  ax.hline("full fine-tune 0.157", 0.157);
+  ax.hline("ceiling 1.0", 1.0);
+  const plot::Layout l = plot::layout_figure(fig, {});
+  ASSERT_EQ(l.frames.size(), 1u);
+  const plot::Rect area = l.frames[0].plot;
+  std::vector<plot::Rect> boxes;
+  for (const plot::Primitive& p : l.prims) {
+    if (p.kind != plot::PrimKind::Text) continue;
+    if (p.text != "base model 0.163" && p.text != "full fine-tune 0.157" && p.text != "ceiling 1.0") continue;
+    const float w = plot::label_width(p.text, p.size), h = plot::label_height(p.text, p.size);
+    const plot::Rect r{p.pos.x - p.align_x * w, p.pos.y - p.align_y * h, p.pos.x + (1 - p.align_x) * w,
+                       p.pos.y + (1 - p.align_y) * h};
+    EXPECT_GE(r.y0, area.y0) << p.text << " crosses the top of the plot area";
+    EXPECT_LE(r.y1, area.y1) << p.text;
+    for (const plot::Rect& b : boxes)
+      EXPECT_FALSE(r.y0 < b.y1 && b.y0 < r.y1 && r.x0 < b.x1 && b.x0 < r.x1) << p.text << " overlaps";
+    boxes.push_back(r);
+  }
+  EXPECT_EQ(boxes.size(), 3u);
+}
 
 }  // namespace
 }  // namespace tw
