@@ -85,6 +85,9 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)  # Depends on the shared libraries, from dpkg-shlibdeps
 # The fonts are opened by path at run time, so dpkg-shlibdeps cannot see them.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "fonts-dejavu-core, fonts-dejavu-extra, fonts-noto-cjk")
+# The text corpora (Tang poems, Song ci, quotations, the LoRA panel's new English text) are read from these at run
+# time; without them those panels say which package is missing and the rest works.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "fortunes-zh, fortunes")
 set(CPACK_STRIP_FILES ON)
 set(CPACK_PACKAGE_INSTALL_DIRECTORY transformer-workbench)
 include(CPack)

@@ -19,6 +19,10 @@ depends=$(dpkg-deb --field "$deb" Depends)
 for need in fonts-dejavu-core fonts-noto-cjk libglfw3 libopenblas0 libicu; do
   grep -q "$need" <<<"$depends" || fail "Depends lacks $need: $depends"
 done
+recommends=$(dpkg-deb --field "$deb" Recommends)
+for want in fortunes-zh fortunes; do
+  grep -qw "$want" <<<"$recommends" || fail "Recommends lacks $want (the text corpora): $recommends"
+done
 [[ $(dpkg-deb --field "$deb" Version) =~ ^[0-9] ]] || fail "version does not start with a digit"
 lintian_out=$(lintian --fail-on error "$deb" 2>&1) || fail "lintian reports errors: $lintian_out"
 
