@@ -3,6 +3,7 @@
 
 #include "core/experiments/lora_rank_sweep.h"
 #include "core/experiments/stepper_model.h"
+#include "lora_sweep_checks.h"
 
 namespace tw {
 namespace {
@@ -45,18 +46,7 @@ TEST(LoraRankSweep, SortModelLearnsToReverseAndAdapterRanksHold) {
   EXPECT_EQ(s.runs[2].rank, 0);
   EXPECT_EQ(s.runs[2].trainable, 37392);
   // Spectra: 12 matrices each; rank r keeps at most r non-zero σ, the full fine-tune's ΔW uses many more.
-  for (const LoraSweepRun& r : s.runs) {
-    ASSERT_EQ(r.spectra.size(), 12u);
-    for (const LoraSweepSpectrum& sp : r.spectra) {
-      ASSERT_GT(sp.sigma[0], 0.0);
-      int above = 0;
-      for (Eigen::Index i = 0; i < sp.sigma.size(); ++i) above += sp.sigma[i] > 1e-5 * sp.sigma[0];
-      if (r.rank > 0)
-        EXPECT_LE(above, r.rank) << peft_module_name(sp.module);
-      else
-        EXPECT_GT(above, 16) << peft_module_name(sp.module);
-    }
-  }
+  testing::expect_rank_bounded_spectra(s, 12u);  // 12 matrices
 }
 
 TEST(LoraRankSweep, CancelAndBadInput) {
