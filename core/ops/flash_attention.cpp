@@ -129,9 +129,10 @@ int flash_attention_forward(Mat& out, std::vector<char>& empty_rows, const Mat& 
           float tile_max = kNegInf;
           int lo = 0, hi = nk;  // allowed columns of this row (ranged path)
           if (ranged) {
-            if (tc == TileCover::Mixed) {  // causal: j ≤ i; sliding window: i − W < j ≤ i
-              hi = std::clamp(i + 1 - j0, 0, nk);
-              if (term->kind == MaskKind::SlidingWindow) lo = std::clamp(i - term->size + 1 - j0, 0, nk);
+            if (tc == TileCover::Mixed) {  // the row's allowed keys (attention_range_term's), within this tile
+              const KeyRange keys = allowed_keys(term, i, j0 + nk);
+              lo = std::clamp(keys.lo - j0, 0, nk);
+              hi = std::clamp(keys.hi - j0, 0, nk);
             }
             for (int b = lo; b < hi && (cap > 0.0f || has_bias); ++b) {
               float x = s[b];
