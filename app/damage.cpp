@@ -37,8 +37,9 @@ uint64_t hash_rect(uint64_t h, const PixelRect& r) {
 
 int tiles_along(int pixels) { return pixels <= 0 ? 0 : (pixels + kDamageTile - 1) / kDamageTile; }
 
-// The pixels whose centres a triangle with these vertices can cover (a little wider, never narrower), within s.
-PixelRect triangle_pixels(const ImVec2& a, const ImVec2& b, const ImVec2& c, const PixelRect& s) {
+}  // namespace
+
+PixelRect triangle_reach(const ImVec2& a, const ImVec2& b, const ImVec2& c, const PixelRect& s) {
   const float min_x = std::min({a.x, b.x, c.x}), max_x = std::max({a.x, b.x, c.x});
   const float min_y = std::min({a.y, b.y, c.y}), max_y = std::max({a.y, b.y, c.y});
   if (!(min_x <= max_x) || !(min_y <= max_y)) return {};  // NaN: nothing drawn
@@ -47,6 +48,8 @@ PixelRect triangle_pixels(const ImVec2& a, const ImVec2& b, const ImVec2& c, con
                     clamp_to(std::ceil(max_x) + 1.0f, s.x0, s.x1), clamp_to(std::ceil(max_y) + 1.0f, s.y0, s.y1)};
   return r;
 }
+
+namespace {
 
 // The backend's scissor for a command, in pixels.
 PixelRect command_scissor(const ImDrawCmd& cmd, int fb_width, int fb_height) {
@@ -71,7 +74,8 @@ PixelRect scissor_pixels(float x0, float y0, float x1, float y1, int fb_width, i
   return intersect(pixels, {0, 0, fb_width, fb_height});
 }
 
-TileHashes hash_tiles(const ImDrawData& draw_data, int fb_width, int fb_height, const TextureVersionFn& version) {
+TileHashes hash_tiles(const ImDrawData& draw_data, int fb_width, int fb_height, const TextureVersionFn& version,
+                      const ListRange& skip) {
   TileHashes tiles;
   tiles.width = std::max(fb_width, 0);
   tiles.height = std::max(fb_height, 0);
@@ -89,6 +93,7 @@ TileHashes hash_tiles(const ImDrawData& draw_data, int fb_width, int fb_height, 
                     mix(uint64_t(reinterpret_cast<uintptr_t>(cmd.UserCallbackData))));
         continue;
       }
+      if (skip.contains(l)) continue;
       const PixelRect s = command_scissor(cmd, tiles.width, tiles.height);
       if (s.empty()) continue;
       const auto texture = reinterpret_cast<uintptr_t>(cmd.TextureId);
@@ -98,7 +103,7 @@ TileHashes hash_tiles(const ImDrawData& draw_data, int fb_width, int fb_height, 
       const unsigned n = cmd.ElemCount - cmd.ElemCount % 3;
       for (unsigned i = 0; i < n; i += 3) {
         const ImDrawVert &a = vtx[idx[i]], &b = vtx[idx[i + 1]], &c = vtx[idx[i + 2]];
-        const PixelRect p = triangle_pixels(a.pos, b.pos, c.pos, s);
+        const PixelRect p = triangle_reach(a.pos, b.pos, c.pos, s);
         if (p.empty()) continue;
         // The three vertices in three independent chains (seeded apart, so their order counts), then joined.
         const uint64_t triangle = mix(hash_vertex(command, a) ^ std::rotl(hash_vertex(command ^ kSecond, b), 21) ^
@@ -155,29 +160,24 @@ std::vector<PixelRect> limit_rects(std::vector<PixelRect> rects, int max_rects) 
   return rects;
 }
 
-std::vector<PixelRect> damaged_rects(const TileHashes& before, const TileHashes& now, int max_rects) {
-  const PixelRect frame{0, 0, now.width, now.height};
-  if (before.width != now.width || before.height != now.height || before.hash.size() != now.hash.size())
-    return frame.empty() ? std::vector<PixelRect>{} : std::vector<PixelRect>{frame};
-  // Runs of damaged tiles per row, in tile units; a run continues the rectangle above it when it spans the same
+std::vector<PixelRect> tile_rects(const std::vector<char>& flagged, const TileHashes& tiles) {
+  const PixelRect frame{0, 0, tiles.width, tiles.height};
+  // Runs of flagged tiles per row, in tile units; a run continues the rectangle above it when it spans the same
   // columns (then the rectangle grows by a row).
   struct Open {
     int tx0, tx1, ty0, ty1;
   };
   std::vector<Open> done, open, next;
-  for (int ty = 0; ty < now.tiles_y; ++ty) {
+  for (int ty = 0; ty < tiles.tiles_y; ++ty) {
     next.clear();
-    for (int tx = 0; tx < now.tiles_x;) {
-      auto changed = [&](int x) {
-        const size_t k = size_t(ty) * now.tiles_x + x;
-        return before.hash[k] != now.hash[k];
-      };
-      if (!changed(tx)) {
+    for (int tx = 0; tx < tiles.tiles_x;) {
+      auto on = [&](int x) { return flagged[size_t(ty) * tiles.tiles_x + x] != 0; };
+      if (!on(tx)) {
         ++tx;
         continue;
       }
       int end = tx + 1;
-      while (end < now.tiles_x && changed(end)) ++end;
+      while (end < tiles.tiles_x && on(end)) ++end;
       auto above = std::find_if(open.begin(), open.end(), [&](const Open& o) { return o.tx0 == tx && o.tx1 == end; });
       if (above != open.end()) {
         next.push_back({tx, end, above->ty0, ty + 1});
@@ -195,7 +195,60 @@ std::vector<PixelRect> damaged_rects(const TileHashes& before, const TileHashes&
   for (const Open& o : done)
     rects.push_back(
         intersect({o.tx0 * kDamageTile, o.ty0 * kDamageTile, o.tx1 * kDamageTile, o.ty1 * kDamageTile}, frame));
-  return limit_rects(std::move(rects), max_rects);
+  return rects;
+}
+
+std::vector<PixelRect> damaged_rects(const TileHashes& before, const TileHashes& now, int max_rects) {
+  const PixelRect frame{0, 0, now.width, now.height};
+  if (before.width != now.width || before.height != now.height || before.hash.size() != now.hash.size())
+    return frame.empty() ? std::vector<PixelRect>{} : std::vector<PixelRect>{frame};
+  std::vector<char> changed(now.hash.size());
+  for (size_t k = 0; k < changed.size(); ++k) changed[k] = before.hash[k] != now.hash[k];
+  return limit_rects(tile_rects(changed, now), max_rects);
+}
+
+std::vector<size_t> tiles_touching(const TileHashes& tiles, const PixelRect& pixels) {
+  std::vector<size_t> indices;
+  const PixelRect p = intersect(pixels, {0, 0, tiles.width, tiles.height});
+  if (p.empty()) return indices;
+  for (int ty = p.y0 / kDamageTile; ty <= (p.y1 - 1) / kDamageTile; ++ty)
+    for (int tx = p.x0 / kDamageTile; tx <= (p.x1 - 1) / kDamageTile; ++tx)
+      indices.push_back(size_t(ty) * tiles.tiles_x + tx);
+  return indices;
+}
+
+void mark_tiles(TileHashes& tiles, const PixelRect& pixels, uint64_t value) {
+  for (size_t k : tiles_touching(tiles, pixels)) tiles.hash[k] = value;
+}
+
+PixelRect lists_reach(const ImDrawData& draw_data, const ListRange& lists, int fb_width, int fb_height) {
+  PixelRect reach{fb_width, fb_height, 0, 0};
+  for (int l = std::max(lists.first, 0); l < std::min(lists.end, draw_data.CmdListsCount); ++l) {
+    const ImDrawList& list = *draw_data.CmdLists[l];
+    for (const ImDrawCmd& cmd : list.CmdBuffer) {
+      if (cmd.UserCallback) continue;
+      const PixelRect s = command_scissor(cmd, fb_width, fb_height);
+      if (s.empty()) continue;
+      const ImDrawIdx* idx = list.IdxBuffer.Data + cmd.IdxOffset;
+      const ImDrawVert* vtx = list.VtxBuffer.Data + cmd.VtxOffset;
+      const unsigned n = cmd.ElemCount - cmd.ElemCount % 3;
+      for (unsigned i = 0; i < n; i += 3) {
+        const PixelRect p = triangle_reach(vtx[idx[i]].pos, vtx[idx[i + 1]].pos, vtx[idx[i + 2]].pos, s);
+        if (!p.empty()) reach = bounding_box(reach, p);
+      }
+    }
+  }
+  return reach.empty() ? PixelRect{} : reach;
+}
+
+std::vector<PixelRect> subtract(const PixelRect& a, const PixelRect& hole) {
+  const PixelRect h = intersect(a, hole);
+  if (h.empty()) return a.empty() ? std::vector<PixelRect>{} : std::vector<PixelRect>{a};
+  std::vector<PixelRect> parts;
+  for (const PixelRect& p : {PixelRect{a.x0, a.y0, a.x1, h.y0}, PixelRect{a.x0, h.y1, a.x1, a.y1},
+                             PixelRect{a.x0, h.y0, h.x0, h.y1}, PixelRect{h.x1, h.y0, a.x1, h.y1}})
+    if (!p.empty()) parts.push_back(p);
+  return parts;
 }
 
 void restrict_to_rects(ImDrawData* draw_data, const std::vector<PixelRect>& rects, int fb_width, int fb_height) {
@@ -216,7 +269,7 @@ void restrict_to_rects(ImDrawData* draw_data, const std::vector<PixelRect>& rect
       const ImDrawVert* vtx = list.VtxBuffer.Data + cmd.VtxOffset;
       const unsigned n = cmd.ElemCount - cmd.ElemCount % 3;
       for (unsigned i = 0; i < n; i += 3) {
-        const PixelRect p = triangle_pixels(vtx[idx[i]].pos, vtx[idx[i + 1]].pos, vtx[idx[i + 2]].pos, s);
+        const PixelRect p = triangle_reach(vtx[idx[i]].pos, vtx[idx[i + 1]].pos, vtx[idx[i + 2]].pos, s);
         if (p.empty()) continue;
         reach = {std::min(reach.x0, p.x0), std::min(reach.y0, p.y0), std::max(reach.x1, p.x1),
                  std::max(reach.y1, p.y1)};
@@ -233,6 +286,18 @@ void restrict_to_rects(ImDrawData* draw_data, const std::vector<PixelRect>& rect
     list.CmdBuffer.resize(static_cast<int>(out.size()));
     for (size_t c = 0; c < out.size(); ++c) list.CmdBuffer[static_cast<int>(c)] = out[c];
   }
+}
+
+void add_disjoint(std::vector<PixelRect>& rects, const PixelRect& r) {
+  std::vector<PixelRect> pieces{r}, rest;
+  for (const PixelRect& existing : rects) {
+    rest.clear();
+    for (const PixelRect& p : pieces)
+      for (const PixelRect& q : subtract(p, existing)) rest.push_back(q);
+    pieces.swap(rest);
+  }
+  for (const PixelRect& p : pieces)
+    if (!p.empty()) rects.push_back(p);
 }
 
 }  // namespace tw

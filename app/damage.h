@@ -14,6 +14,7 @@
 #include <vector>
 
 struct ImDrawData;
+struct ImVec2;
 
 namespace tw {
 
@@ -33,6 +34,10 @@ PixelRect intersect(const PixelRect& a, const PixelRect& b);
 // framebuffer. Empty when the backend skips the command.
 PixelRect scissor_pixels(float x0, float y0, float x1, float y1, int fb_width, int fb_height);
 
+// The pixels whose centres a triangle with these vertices can cover (a little wider, never narrower), within the
+// scissor s. Empty when none (or a coordinate is NaN).
+PixelRect triangle_reach(const ImVec2& a, const ImVec2& b, const ImVec2& c, const PixelRect& s);
+
 // One hash per tile, row-major (tiles_x × tiles_y), for a frame of fb_width × fb_height pixels.
 struct TileHashes {
   int width = 0, height = 0;     // framebuffer size the tiles cover
@@ -43,14 +48,44 @@ struct TileHashes {
 // The content version of a texture (bumped whenever its pixels change: app/render_damage.h note_texture_changed).
 using TextureVersionFn = std::function<uint64_t(uintptr_t texture)>;
 
-// Hashes the draw data (positions in framebuffer pixels: DisplayPos (0, 0), FramebufferScale 1) onto tiles.
-TileHashes hash_tiles(const ImDrawData& draw_data, int fb_width, int fb_height, const TextureVersionFn& version);
+// Draw lists [first, end) of a frame's draw data.
+struct ListRange {
+  int first = 0, end = 0;
+  bool empty() const { return end <= first; }
+  bool contains(int list) const { return list >= first && list < end; }
+};
+
+// Hashes the draw data (positions in framebuffer pixels: DisplayPos (0, 0), FramebufferScale 1) onto tiles. The
+// lists in `skip` add no triangles (their callbacks still set the render state of what follows).
+TileHashes hash_tiles(const ImDrawData& draw_data, int fb_width, int fb_height, const TextureVersionFn& version,
+                      const ListRange& skip = {});
+
+// The indices (row-major) of the tiles touching `pixels`.
+std::vector<size_t> tiles_touching(const TileHashes& tiles, const PixelRect& pixels);
+
+// Sets every tile touching `pixels` to `value` (a value no frame hashes to, so those tiles count as changed next
+// frame).
+void mark_tiles(TileHashes& tiles, const PixelRect& pixels, uint64_t value);
+
+// The bounding box of the pixels the triangles of lists [first, end) can touch, within their scissors (empty when
+// they draw nothing).
+PixelRect lists_reach(const ImDrawData& draw_data, const ListRange& lists, int fb_width, int fb_height);
+
+// `a` without `hole`: at most four disjoint rectangles (rows above and below the hole, then its left and right).
+std::vector<PixelRect> subtract(const PixelRect& a, const PixelRect& hole);
+
+// Adds the pixels of `r` not yet in `rects` (disjoint), keeping them disjoint.
+void add_disjoint(std::vector<PixelRect>& rects, const PixelRect& r);
 
 // The tiles whose hash differs, as disjoint rectangles covering exactly those tiles (clamped to the framebuffer):
 // runs of damaged tiles along each row, joined with the runs of the rows below that span the same columns. When
 // more than max_rects would result, merged by limit_rects (below). All of the frame when the grids differ in
 // size. Empty when nothing changed.
 std::vector<PixelRect> damaged_rects(const TileHashes& before, const TileHashes& now, int max_rects);
+
+// The tiles flagged (row-major, tiles.tiles_x × tiles.tiles_y flags) as disjoint rectangles covering exactly those
+// tiles, clamped to the frame (not limited in number).
+std::vector<PixelRect> tile_rects(const std::vector<char>& flagged, const TileHashes& tiles);
 
 // Merges rectangles until at most max_rects are left, keeping them disjoint: each step joins the two whose bounding
 // box adds the fewest pixels, and that box then takes in every rectangle it overlaps. The result covers the input.

@@ -287,7 +287,8 @@ int run(int argc, char** argv) {
     window.end_frame();
     perf.frame_rendered();
     perf.frame_coverage(tw::last_solid_fill_stats().all_pixels, tw::last_solid_fill_stats().pixels);
-    perf.frame_damage(tw::last_damage_stats().damaged_pixels);
+    const tw::DamageStats& damage = tw::last_damage_stats();
+    perf.frame_damage(damage.damaged_pixels, damage.window_moving, damage.window_copied);
     ++frame;
     const bool last_scripted = gui.frames > 0 && frame == gui.frames;
     if (last_scripted && !gui.screenshot.empty() && !window.save_screenshot(gui.screenshot, &error)) {

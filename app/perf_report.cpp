@@ -216,6 +216,20 @@ nlohmann::json PerfRecorder::to_json() const {
     }
     return out;
   };
+  // The frames of window drags: while ImGui moved a window, and the frame after each drag ends (it draws the window
+  // afresh where its image was copied).
+  auto window_drags = [&] {
+    std::vector<double> wall, cpu;
+    long long copied = 0;
+    for (size_t i = 0; i < window_moving_.size() && i < frame_wall_ms_.size(); ++i) {
+      if (!window_moving_[i] && !(i > 0 && window_moving_[i - 1])) continue;
+      wall.push_back(frame_wall_ms_[i]);
+      if (i < frame_cpu_ms_.size()) cpu.push_back(frame_cpu_ms_[i]);
+      copied += window_copied_[i];
+    }
+    return nlohmann::json{
+        {"frame_wall_ms", stats(wall)}, {"frame_process_cpu_ms", stats(cpu)}, {"copied_frames", copied}};
+  };
   auto steps = [](const std::vector<Step>& list) {
     nlohmann::json out = nlohmann::json::array();
     for (const Step& s : list) out.push_back({{"step", s.name}, {"ms", s.ms}});
@@ -234,6 +248,7 @@ nlohmann::json PerfRecorder::to_json() const {
       {"frame_render_ms", stats(render_ms_)},
       {"frame_swap_ms", stats(swap_ms_)},
       {"slowest_frames", slowest()},
+      {"window_drag", window_drags()},
       {"ui_frame_thread_cpu_ms", stats(ui_cpu_ms_)},
       {"panel_recompute", panels_},
       {"idle",

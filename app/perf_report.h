@@ -83,8 +83,13 @@ class PerfRecorder {
   // After end_frame: the area of every triangle drawn and of the large flat fills drawn the cheap way
   // (app/solid_fills.h), in pixels; a measure of overdraw (the window has width × height pixels).
   void frame_coverage(double triangle_pixels, double solid_fill_pixels);
-  // After end_frame: the pixels damage tracking drew again (app/render_damage.h).
-  void frame_damage(double damaged_pixels) { damaged_mpx_.push_back(damaged_pixels / 1e6); }
+  // After end_frame: the pixels damage tracking drew again (app/render_damage.h), whether a window was being moved
+  // (dragged by its title bar) and whether its image was copied rather than drawn (app/window_move.h).
+  void frame_damage(double damaged_pixels, bool window_moving, bool window_copied) {
+    damaged_mpx_.push_back(damaged_pixels / 1e6);
+    window_moving_.push_back(window_moving);
+    window_copied_.push_back(window_copied);
+  }
 
   // Changes every control of every open panel once, timing update() + wait_answer() for each change (the figures
   // answer: recompute_median_ms / recompute_max_ms) and until wait_idle() (a first answer refined on the worker
@@ -123,6 +128,7 @@ class PerfRecorder {
   std::vector<double> ui_ms_, ui_cpu_ms_, frame_wall_ms_, frame_cpu_ms_;
   std::vector<double> render_ms_, swap_ms_;
   std::vector<double> triangle_mpx_, solid_fill_mpx_, damaged_mpx_;  // per frame, millions of pixels
+  std::vector<bool> window_moving_, window_copied_;                  // per frame
   nlohmann::json panels_ = nlohmann::json::object();
 };
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "app/damage.h"
+#include "app/window_move.h"
 
 namespace tw {
 
@@ -25,6 +26,17 @@ namespace {
 // At most this many rectangles (more are merged, app/damage.h limit_rects): every rectangle repeats the draw calls
 // touching it.
 constexpr int kMaxDamageRects = 12;
+// A frame that copies a moved window draws the frame around it: four bands (each edge) and what changed elsewhere.
+constexpr int kMaxMovedRects = 16;
+// A moved window's vertices may differ from the old ones moved by float rounding (~1e-4 pixel): beyond this, its
+// content changed (app/window_move.h).
+constexpr float kMoveTolerance = 1e-3f;
+// The tiles a copied window image covers count as changed in the next frame (no frame hashes to this value).
+constexpr uint64_t kCopiedTiles = 0x636f70696564ULL;
+// Pixels around a window its anti-aliased border can reach.
+constexpr int kBorderReach = 2;
+// Pixels along the screen's edges where a moved window is drawn as usual (draw_moved_window).
+constexpr int kScreenEdge = 4;
 
 // TW_DAMAGE, words separated by commas: "off", "full", "check", "offscreen" (the image path even where the back
 // buffer is kept, to test it); unset: tracked.
@@ -55,6 +67,16 @@ struct FboApi {
   PFNGLCHECKFRAMEBUFFERSTATUSPROC status = nullptr;
   PFNGLBLITFRAMEBUFFERPROC blit = nullptr;
   bool ok() const { return gen && del && bind && texture && status && blit; }
+  // Copies rows [y0, y1) (counted from the top) and columns [x0, x1) of `from` to `to` at (to_x0, to_y0), both
+  // framebuffers h rows high.
+  void copy(GLuint from, GLuint to, const PixelRect& r, int to_x0, int to_y0, int h) const {
+    bind(GL_READ_FRAMEBUFFER, from);
+    bind(GL_DRAW_FRAMEBUFFER, to);
+    const int to_y1 = to_y0 + (r.y1 - r.y0);
+    blit(r.x0, h - r.y1, r.x1, h - r.y0, to_x0, h - to_y1, to_x0 + (r.x1 - r.x0), h - to_y0, GL_COLOR_BUFFER_BIT,
+         GL_NEAREST);
+    bind(GL_FRAMEBUFFER, 0);
+  }
 };
 const FboApi& fbo_api() {
   static const FboApi api = [] {
@@ -120,6 +142,14 @@ struct Offscreen {
   }
 };
 
+// The image of the window being moved (app/window_move.h), taken after a frame drawn as usual.
+struct MovedWindowImage {
+  const void* window = nullptr;  // whose image it holds; nullptr: none
+  Offscreen image;               // the framebuffer's size; the window's inner pixels where they were on screen
+  PixelRect taken;               // those pixels
+  ListsSnapshot lists;           // what the window drew then
+};
+
 struct DamageRenderer {
   bool started = false;
   bool in_back_buffer = false;  // draws into the back buffer (kept across swaps), else into `image`
@@ -133,19 +163,17 @@ struct DamageRenderer {
   long long compared = 0, partial = 0;  // frames compared; of them, drawn only in part
   long long merged = 0;                 // of those, drawn in rectangles merged from more (limit_rects)
   long long frame = 0;
+  MovedWindowImage moved;
+  PixelRect copied_footprint;     // the footprint of the moved window whose image the last frame copied, or empty
+  long long moved_frames = 0;     // frames that copied a moved window's image
+  long long moved_differing = 0;  // TW_DAMAGE=check: the most pixels such a frame differed from a full redraw by
 };
 DamageRenderer g_renderer;
 
 std::unordered_map<uintptr_t, uint64_t> g_texture_versions;
 uint64_t g_texture_counter = 0;
 
-void copy_image(GLuint from, GLuint to, int w, int h) {
-  const FboApi& api = fbo_api();
-  api.bind(GL_READ_FRAMEBUFFER, from);
-  api.bind(GL_DRAW_FRAMEBUFFER, to);
-  api.blit(0, 0, w, h, 0, 0, w, h, GL_COLOR_BUFFER_BIT, GL_NEAREST);
-  api.bind(GL_FRAMEBUFFER, 0);
-}
+void copy_image(GLuint from, GLuint to, int w, int h) { fbo_api().copy(from, to, {0, 0, w, h}, 0, 0, h); }
 
 // Draws the frame inside `rects` only, over what framebuffer `target` holds (its pixels elsewhere are kept).
 void draw_rects(ImDrawData* draw_data, GLuint target, const std::vector<PixelRect>& rects, int w, int h,
@@ -216,11 +244,89 @@ void release_damage_renderer() {
                  "damage check: %lld frames compared with a full redraw (%lld drawn in part, %lld of them in merged "
                  "rectangles), %lld differed\n",
                  g_renderer.compared, g_renderer.partial, g_renderer.merged, g_renderer.mismatches);
+  if (settings().check)
+    std::fprintf(stderr,
+                 "damage check: %lld frames copied a moved window's image, differing from a full redraw in at most "
+                 "%lld pixels\n",
+                 g_renderer.moved_frames, g_renderer.moved_differing);
   g_renderer.image.release();
   g_renderer.check.release();
+  g_renderer.moved.image.release();
+  g_renderer.moved = {};
   g_renderer.last = {};
   g_renderer.full_requested = true;
 }
+
+namespace {
+
+uint64_t texture_version(uintptr_t texture) {
+  const auto found = g_texture_versions.find(texture);
+  return found == g_texture_versions.end() ? uint64_t(0) : found->second;
+}
+
+PixelRect grown(const PixelRect& r, int by) { return {r.x0 - by, r.y0 - by, r.x1 + by, r.y1 + by}; }
+
+// A frame that copies the moved window's image to its new place and draws the rest as usual (app/window_move.h).
+// What the image does not hold (a part that was off the screen when it was taken) is drawn as usual, and the image
+// is then taken again from the screen. False, having drawn nothing, when the image cannot stand for the window:
+// another window's image or none, none of it on screen, the window's content changed there, or something drawn
+// after the window reaches it.
+bool draw_moved_window(ImDrawData* draw_data, const MovingWindow& moving, GLuint target, int w, int h,
+                       const float clear[3]) {
+  DamageRenderer& r = g_renderer;
+  MovedWindowImage& m = r.moved;
+  if (m.window != moving.id || m.image.width != w || m.image.height != h) return false;
+  const PixelRect footprint = grown(moving.rect, kBorderReach);
+  // Near the screen's edge ImGui clips the window's content to the screen (less a border), so what is drawn there
+  // changes as the window slides across it: that band is drawn as usual.
+  const PixelRect shown = intersect(grown(moving.rect, -moving.margin), grown({0, 0, w, h}, -kScreenEdge));
+  const int dx = moving.rect.x0 - int(m.lists.origin.x), dy = moving.rect.y0 - int(m.lists.origin.y);
+  const PixelRect copied = intersect(shown, {m.taken.x0 + dx, m.taken.y0 + dy, m.taken.x1 + dx, m.taken.y1 + dy});
+  if (copied.empty()) return false;
+  ListsSnapshot now = snapshot_lists(*draw_data, moving.lists, ImVec2(float(moving.rect.x0), float(moving.rect.y0)), w,
+                                     h, texture_version);
+  if (!moved_unchanged(m.lists, now, copied, kMoveTolerance)) return false;
+  const PixelRect reach = lists_reach(*draw_data, moving.lists, w, h);
+  if (intersect(reach, footprint) != reach) return false;
+  if (!intersect(lists_reach(*draw_data, {moving.lists.end, draw_data->CmdListsCount}, w, h), footprint).empty())
+    return false;
+  TileHashes rest = hash_tiles(*draw_data, w, h, texture_version, moving.lists);
+  const std::vector<PixelRect> rects =
+      moved_frame_rects(r.last, rest, footprint, r.copied_footprint, copied, kMaxMovedRects);
+  if (!rects.empty()) draw_rects(draw_data, target, rects, w, h, clear);
+  glDisable(GL_SCISSOR_TEST);
+  fbo_api().copy(m.image.fbo, target, {copied.x0 - dx, copied.y0 - dy, copied.x1 - dx, copied.y1 - dy}, copied.x0,
+                 copied.y0, h);
+  if (copied != shown) {  // part of it drawn as usual: the screen now holds all of it
+    fbo_api().copy(target, m.image.fbo, shown, shown.x0, shown.y0, h);
+    m.taken = shown;
+    m.lists = std::move(now);
+  }
+  r.last = std::move(rest);
+  r.copied_footprint = footprint;
+  r.stats.full = false;
+  r.stats.rects = int(rects.size()) + 1;
+  r.stats.damaged_pixels = double(copied.area());
+  for (const PixelRect& rect : rects) r.stats.damaged_pixels += double(rect.area());
+  r.stats.window_copied = true;
+  ++r.moved_frames;
+  return true;
+}
+
+// After a frame drawn as usual while a window is moved: its inner pixels and what it drew, for the next frames.
+void take_moved_window_image(const MovingWindow& moving, ListsSnapshot lists, GLuint target, int w, int h) {
+  MovedWindowImage& m = g_renderer.moved;
+  bool unused = false;
+  m.window = nullptr;
+  if (!m.image.ensure(w, h, &unused)) return;
+  m.taken = intersect(grown(moving.rect, -moving.margin), grown({0, 0, w, h}, -kScreenEdge));
+  if (m.taken.empty()) return;
+  fbo_api().copy(target, m.image.fbo, m.taken, m.taken.x0, m.taken.y0, h);
+  m.lists = std::move(lists);
+  m.window = moving.id;
+}
+
+}  // namespace
 
 void render_with_damage(ImDrawData* draw_data, int w, int h, const float clear[3]) {
   DamageRenderer& r = g_renderer;
@@ -249,27 +355,51 @@ void render_with_damage(ImDrawData* draw_data, int w, int h, const float clear[3
       recreated || r.full_requested || settings().full || std::memcmp(clear, r.clear, sizeof(r.clear)) != 0;
   std::memcpy(r.clear, clear, sizeof(r.clear));
   r.full_requested = false;
-  TileHashes now = hash_tiles(*draw_data, w, h, [](uintptr_t texture) {
-    const auto found = g_texture_versions.find(texture);
-    return found == g_texture_versions.end() ? uint64_t(0) : found->second;
-  });
-  // A new size gives a new grid: damaged_rects then returns the whole frame.
-  const std::vector<PixelRect> rects =
-      full ? std::vector<PixelRect>{{0, 0, w, h}} : damaged_rects(r.last, now, kMaxDamageRects);
-  // TW_DAMAGE=check counts the frames whose rectangles were merged (the check then covers limit_rects too).
-  const bool merged = settings().check && !full && damaged_rects(r.last, now, 1 << 30).size() > rects.size();
-  r.last = std::move(now);
-  r.stats.full = full || (rects.size() == 1 && rects[0] == PixelRect{0, 0, w, h});
-  r.stats.rects = int(rects.size());
-  for (const PixelRect& rect : rects) r.stats.damaged_pixels += double(rect.area());
-
   const GLuint target = r.in_back_buffer ? 0 : r.image.fbo;
+  // TW_DAMAGE=check: this frame drawn in full first, to compare with.
   const std::vector<unsigned char> reference =
       settings().check ? full_reference(draw_data, target, w, h, clear) : std::vector<unsigned char>{};
-  if (!rects.empty()) draw_rects(draw_data, target, rects, w, h, clear);
+
+  const std::optional<MovingWindow> moving = full || settings().full ? std::nullopt : find_moving_window(*draw_data);
+  std::optional<ListsSnapshot> moving_lists;  // taken before draw_rects rewrites the commands
+  r.stats.window_moving = moving.has_value();
+  const bool moved = moving && draw_moved_window(draw_data, *moving, target, w, h, clear);
+  bool merged = false;
+  if (!moved) {
+    // The tiles under the last copied image count as changed: the window is drawn afresh there.
+    if (!r.copied_footprint.empty()) mark_tiles(r.last, r.copied_footprint, kCopiedTiles);
+    r.copied_footprint = {};
+    if (moving)
+      moving_lists = snapshot_lists(*draw_data, moving->lists, ImVec2(float(moving->rect.x0), float(moving->rect.y0)),
+                                    w, h, texture_version);
+    TileHashes now = hash_tiles(*draw_data, w, h, texture_version);
+    // A new size gives a new grid: damaged_rects then returns the whole frame.
+    const std::vector<PixelRect> rects =
+        full ? std::vector<PixelRect>{{0, 0, w, h}} : damaged_rects(r.last, now, kMaxDamageRects);
+    // TW_DAMAGE=check counts the frames whose rectangles were merged (the check then covers limit_rects too).
+    merged = settings().check && !full && damaged_rects(r.last, now, 1 << 30).size() > rects.size();
+    r.last = std::move(now);
+    r.stats.full = full || (rects.size() == 1 && rects[0] == PixelRect{0, 0, w, h});
+    r.stats.rects = int(rects.size());
+    for (const PixelRect& rect : rects) r.stats.damaged_pixels += double(rect.area());
+    if (!rects.empty()) draw_rects(draw_data, target, rects, w, h, clear);
+    if (moving)
+      take_moved_window_image(*moving, std::move(*moving_lists), target, w, h);
+    else
+      r.moved.window = nullptr;
+  }
+  // llvmpipe compiles its copy code on first use (~20–40 ms): done on the second frame, itself a full redraw, so
+  // that the first move of a window does not pay for it. A pixel is copied out and back, unchanged.
+  if (r.frame == 2) {
+    bool unused = false;
+    if (r.moved.image.ensure(w, h, &unused)) {
+      fbo_api().copy(target, r.moved.image.fbo, {0, 0, 1, 1}, 0, 0, h);
+      fbo_api().copy(r.moved.image.fbo, target, {0, 0, 1, 1}, 0, 0, h);
+    }
+  }
   if (!reference.empty()) {
     ++r.compared;
-    r.partial += !r.stats.full && !rects.empty();
+    r.partial += !r.stats.full && !moved && r.stats.damaged_pixels > 0;
     r.merged += merged;
     const std::vector<unsigned char> tracked_pixels = read_rgba(target, w, h);
     long long differ = 0;
@@ -281,12 +411,15 @@ void render_with_damage(ImDrawData* draw_data, int w, int h, const float clear[3
       differ += d > 0;
       largest = std::max(largest, d);
     }
-    if (differ > 0) {
+    if (moved) {
+      // A copied image may differ at a few edge pixels (app/window_move.h): counted, and redrawn when the move ends.
+      r.moved_differing = std::max(r.moved_differing, differ);
+    } else if (differ > 0) {
       ++r.mismatches;
       std::fprintf(stderr,
                    "damage check: frame %lld: %lld pixels differ from the full redraw (%d rectangles, by up to %d "
                    "levels)\n",
-                   r.frame, differ, int(rects.size()), largest);
+                   r.frame, differ, r.stats.rects, largest);
     }
   }
   // Present: the image to the window's back buffer, which screenshots and the swap then read.

@@ -27,10 +27,12 @@ void request_full_redraw();
 
 // What the last frame drew (for --perf-report).
 struct DamageStats {
-  int rects = 0;              // rectangles drawn
-  double damaged_pixels = 0;  // their area
-  double frame_pixels = 0;    // the framebuffer's
-  bool full = false;          // drawn in full (first frame, resize, forced, or tracking off)
+  int rects = 0;               // rectangles drawn
+  double damaged_pixels = 0;   // their area
+  double frame_pixels = 0;     // the framebuffer's
+  bool full = false;           // drawn in full (first frame, resize, forced, or tracking off)
+  bool window_moving = false;  // ImGui was moving a window (dragged by its title bar)
+  bool window_copied = false;  // the moved window's image was copied (app/window_move.h)
 };
 const DamageStats& last_damage_stats();
 

@@ -2,6 +2,8 @@
 // damaged tiles as disjoint rectangles, and draw data narrowed to them. No GL: draw lists are filled by hand.
 #include "app/damage.h"
 
+#include "views/draw_data_util.h"
+
 #include <gtest/gtest.h>
 #include <imgui.h>
 
@@ -12,48 +14,6 @@
 
 namespace tw {
 namespace {
-
-// A frame made of draw lists filled by hand (each quad its own command).
-struct Frame {
-  std::vector<std::unique_ptr<ImDrawList>> lists;
-  std::vector<ImDrawList*> pointers;
-  ImDrawData data;
-
-  ImDrawList& list(size_t i) {
-    while (lists.size() <= i) lists.push_back(std::make_unique<ImDrawList>(nullptr));
-    return *lists[i];
-  }
-  // An axis-aligned quad (two triangles) in list `l`, as its own command.
-  void quad(size_t l, ImVec2 a, ImVec2 b, ImU32 col, ImTextureID tex = nullptr,
-            ImVec4 clip = ImVec4(0, 0, 10000, 10000)) {
-    ImDrawList& dl = list(l);
-    ImDrawCmd cmd;
-    cmd.ClipRect = clip;
-    cmd.TextureId = tex;
-    cmd.VtxOffset = 0;
-    cmd.IdxOffset = unsigned(dl.IdxBuffer.Size);
-    cmd.ElemCount = 6;
-    const auto base = ImDrawIdx(dl.VtxBuffer.Size);
-    for (ImVec2 p : {a, ImVec2(b.x, a.y), b, ImVec2(a.x, b.y)}) dl.VtxBuffer.push_back({p, ImVec2(0, 0), col});
-    for (int k : {0, 1, 2, 0, 2, 3}) dl.IdxBuffer.push_back(ImDrawIdx(base + k));
-    dl.CmdBuffer.push_back(cmd);
-  }
-  void callback(size_t l, ImDrawCallback fn) {
-    ImDrawCmd cmd;
-    cmd.UserCallback = fn;
-    cmd.IdxOffset = unsigned(list(l).IdxBuffer.Size);
-    list(l).CmdBuffer.push_back(cmd);
-  }
-  ImDrawData& draw_data() {
-    pointers.clear();
-    for (auto& l : lists) pointers.push_back(l.get());
-    data.CmdLists = pointers.data();
-    data.CmdListsCount = int(pointers.size());
-    data.DisplayPos = ImVec2(0, 0);
-    data.FramebufferScale = ImVec2(1, 1);
-    return data;
-  }
-};
 
 uint64_t no_versions(uintptr_t) { return 0; }
 
@@ -234,6 +194,98 @@ TEST(Damage, RestrictToRectsRepeatsCommandsPerRectangleInOrderAndDropsTheRest) {
   // Whole-pixel clip rectangles: the backend's scissor is exactly the rectangle asked for.
   EXPECT_EQ(scissor_pixels(cmds[3].ClipRect.x, cmds[3].ClipRect.y, cmds[3].ClipRect.z, cmds[3].ClipRect.w, 256, 192),
             (PixelRect{192, 128, 256, 192}));
+}
+
+// The area of a set of rectangles' union, counted pixel by pixel (small frames only).
+long long union_area(const std::vector<PixelRect>& rects, int w, int h) {
+  long long n = 0;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (const PixelRect& r : rects)
+        if (x >= r.x0 && x < r.x1 && y >= r.y0 && y < r.y1) {
+          ++n;
+          break;
+        }
+  return n;
+}
+
+TEST(Damage, SubtractLeavesTheRectangleWithoutTheHoleInDisjointParts) {
+  const PixelRect a{10, 20, 110, 90}, hole{30, 40, 60, 200};  // the hole leaves a by the bottom edge
+  const std::vector<PixelRect> parts = subtract(a, hole);
+  long long area = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    EXPECT_FALSE(parts[i].empty());
+    EXPECT_TRUE(intersect(parts[i], hole).empty());
+    EXPECT_EQ(intersect(parts[i], a), parts[i]);
+    for (size_t j = i + 1; j < parts.size(); ++j) EXPECT_TRUE(intersect(parts[i], parts[j]).empty());
+    area += parts[i].area();
+  }
+  EXPECT_EQ(area, a.area() - intersect(a, hole).area());  // 100·70 − 30·50
+  EXPECT_EQ(area, 7000 - 1500);
+  EXPECT_EQ(subtract(a, {200, 200, 300, 300}), std::vector<PixelRect>{a});  // no overlap: a itself
+  EXPECT_TRUE(subtract(a, {0, 0, 500, 500}).empty());                       // all of it
+}
+
+TEST(Damage, AddDisjointAddsOnlyNewPixels) {
+  std::vector<PixelRect> rects;
+  add_disjoint(rects, {0, 0, 40, 30});
+  add_disjoint(rects, {20, 10, 60, 50});  // overlaps the first
+  add_disjoint(rects, {5, 5, 15, 15});    // inside the first: adds nothing
+  add_disjoint(rects, {70, 70, 80, 80});  // apart
+  for (size_t i = 0; i < rects.size(); ++i)
+    for (size_t j = i + 1; j < rects.size(); ++j) EXPECT_TRUE(intersect(rects[i], rects[j]).empty());
+  long long area = 0;
+  for (const PixelRect& r : rects) area += r.area();
+  // 40·30 + 40·40 − 20·20 (their overlap) + 10·10
+  EXPECT_EQ(area, 1200 + 1600 - 400 + 100);
+  EXPECT_EQ(area, union_area(rects, 100, 100));
+}
+
+TEST(Damage, TilesTouchingAndMarkTilesCoverTheTilesARectangleReaches) {
+  Frame f;
+  TileHashes t = tiles_of(f, 256, 192);  // 4 × 3 tiles
+  // Columns 63..64 and rows 0..127: tiles (0, 0), (1, 0), (0, 1), (1, 1).
+  const std::vector<size_t> touched = tiles_touching(t, {63, 0, 65, 128});
+  EXPECT_EQ(touched, (std::vector<size_t>{0, 1, 4, 5}));
+  EXPECT_TRUE(tiles_touching(t, {300, 0, 400, 10}).empty());  // off the frame
+  mark_tiles(t, {250, 190, 260, 200}, 7);                     // the last tile only (clamped to the frame)
+  for (size_t k = 0; k < t.hash.size(); ++k) EXPECT_EQ(t.hash[k], k == 11 ? 7u : 0u);
+}
+
+TEST(Damage, ListsReachIsTheBoundingBoxOfTheirTrianglesWithinTheirScissors) {
+  Frame f;
+  f.quad(0, {10, 10}, {20, 20}, IM_COL32_WHITE);
+  f.quad(1, {100, 50}, {120, 60}, IM_COL32_WHITE, nullptr, ImVec4(0, 0, 110, 192));  // clipped at column 110
+  f.quad(2, {200, 150}, {210, 160}, IM_COL32_WHITE);
+  const ImDrawData& d = f.draw_data();
+  // triangle_reach: one pixel of slack beyond a triangle's edges (never narrower than what it covers).
+  const PixelRect first = lists_reach(d, {0, 1}, 256, 192);
+  EXPECT_LE(first.x0, 10);
+  EXPECT_GE(first.x1, 20);
+  EXPECT_LE(first.x1, 22);
+  const PixelRect two = lists_reach(d, {0, 2}, 256, 192);
+  EXPECT_EQ(two.x1, 110);  // the scissor
+  EXPECT_LE(two.y0, 10);
+  EXPECT_GE(two.y1, 60);
+  EXPECT_TRUE(lists_reach(d, {3, 5}, 256, 192).empty());  // no such lists
+}
+
+TEST(Damage, SkippedListsAddNoTrianglesButTheirCallbacksStillSetTheState) {
+  Frame with, without;
+  for (Frame* f : {&with, &without}) {
+    f->quad(0, {0, 0}, {256, 192}, IM_COL32(30, 30, 30, 255));
+    f->quad(2, {100, 100}, {110, 110}, IM_COL32(200, 0, 0, 255));
+  }
+  with.quad(1, {10, 10}, {50, 50}, IM_COL32(0, 200, 0, 255));
+  without.list(1);  // the same lists, the middle one empty
+  EXPECT_EQ(hash_tiles(with.draw_data(), 256, 192, no_versions, {1, 2}).hash,
+            hash_tiles(without.draw_data(), 256, 192, no_versions).hash);
+  EXPECT_NE(hash_tiles(with.draw_data(), 256, 192, no_versions).hash,
+            hash_tiles(without.draw_data(), 256, 192, no_versions).hash);
+  // A callback in a skipped list changes how what follows is drawn: the later tiles must still see it.
+  with.callback(1, callback_a);
+  EXPECT_NE(hash_tiles(with.draw_data(), 256, 192, no_versions, {1, 2}).hash,
+            hash_tiles(without.draw_data(), 256, 192, no_versions).hash);
 }
 
 }  // namespace
