@@ -39,9 +39,10 @@ constexpr int kBorderReach = 2;
 constexpr int kScreenEdge = 4;
 
 // TW_DAMAGE, words separated by commas: "off", "full", "check", "offscreen" (the image path even where the back
-// buffer is kept, to test it); unset: tracked.
+// buffer is kept, to test it), "nomove" (a moved window is drawn as usual, not copied: the reference for
+// measurements); unset: tracked.
 struct Settings {
-  bool off = false, full = false, check = false, offscreen = false;
+  bool off = false, full = false, check = false, offscreen = false, nomove = false;
 };
 const Settings& settings() {
   static const Settings m = [] {
@@ -53,6 +54,7 @@ const Settings& settings() {
     s.full = has("full");
     s.check = has("check");
     s.offscreen = has("offscreen");
+    s.nomove = has("nomove");
     return s;
   }();
   return m;
@@ -165,6 +167,7 @@ struct DamageRenderer {
   long long frame = 0;
   MovedWindowImage moved;
   PixelRect copied_footprint;     // the footprint of the moved window whose image the last frame copied, or empty
+  PixelRect copied_inner;         // and where the image went
   long long moved_frames = 0;     // frames that copied a moved window's image
   long long moved_differing = 0;  // TW_DAMAGE=check: the most pixels such a frame differed from a full redraw by
 };
@@ -283,6 +286,8 @@ bool draw_moved_window(ImDrawData* draw_data, const MovingWindow& moving, GLuint
   const int dx = moving.rect.x0 - int(m.lists.origin.x), dy = moving.rect.y0 - int(m.lists.origin.y);
   const PixelRect copied = intersect(shown, {m.taken.x0 + dx, m.taken.y0 + dy, m.taken.x1 + dx, m.taken.y1 + dy});
   if (copied.empty()) return false;
+  // Where the last frame drew it as usual, the window is already on screen: a frame drawn as usual draws no more.
+  if (r.copied_footprint.empty() && dx == 0 && dy == 0) return false;
   ListsSnapshot now = snapshot_lists(*draw_data, moving.lists, ImVec2(float(moving.rect.x0), float(moving.rect.y0)), w,
                                      h, texture_version);
   if (!moved_unchanged(m.lists, now, copied, kMoveTolerance)) return false;
@@ -291,12 +296,17 @@ bool draw_moved_window(ImDrawData* draw_data, const MovingWindow& moving, GLuint
   if (!intersect(lists_reach(*draw_data, {moving.lists.end, draw_data->CmdListsCount}, w, h), footprint).empty())
     return false;
   TileHashes rest = hash_tiles(*draw_data, w, h, texture_version, moving.lists);
+  // Not moved since the last frame copied it (the pointer held still, or the frames drawn after an input): the
+  // copy is on screen already, only changes elsewhere are drawn.
+  const bool in_place = r.copied_footprint == footprint && r.copied_inner == copied;
   const std::vector<PixelRect> rects =
-      moved_frame_rects(r.last, rest, footprint, r.copied_footprint, copied, kMaxMovedRects);
+      moved_frame_rects(r.last, rest, in_place ? PixelRect{} : footprint, in_place ? PixelRect{} : r.copied_footprint,
+                        copied, kMaxMovedRects);
   if (!rects.empty()) draw_rects(draw_data, target, rects, w, h, clear);
   glDisable(GL_SCISSOR_TEST);
-  fbo_api().copy(m.image.fbo, target, {copied.x0 - dx, copied.y0 - dy, copied.x1 - dx, copied.y1 - dy}, copied.x0,
-                 copied.y0, h);
+  if (!in_place)
+    fbo_api().copy(m.image.fbo, target, {copied.x0 - dx, copied.y0 - dy, copied.x1 - dx, copied.y1 - dy}, copied.x0,
+                   copied.y0, h);
   if (copied != shown) {  // part of it drawn as usual: the screen now holds all of it
     fbo_api().copy(target, m.image.fbo, shown, shown.x0, shown.y0, h);
     m.taken = shown;
@@ -304,9 +314,10 @@ bool draw_moved_window(ImDrawData* draw_data, const MovingWindow& moving, GLuint
   }
   r.last = std::move(rest);
   r.copied_footprint = footprint;
+  r.copied_inner = copied;
   r.stats.full = false;
-  r.stats.rects = int(rects.size()) + 1;
-  r.stats.damaged_pixels = double(copied.area());
+  r.stats.rects = int(rects.size()) + (in_place ? 0 : 1);
+  r.stats.damaged_pixels = in_place ? 0.0 : double(copied.area());
   for (const PixelRect& rect : rects) r.stats.damaged_pixels += double(rect.area());
   r.stats.window_copied = true;
   ++r.moved_frames;
@@ -316,10 +327,16 @@ bool draw_moved_window(ImDrawData* draw_data, const MovingWindow& moving, GLuint
 // After a frame drawn as usual while a window is moved: its inner pixels and what it drew, for the next frames.
 void take_moved_window_image(const MovingWindow& moving, ListsSnapshot lists, GLuint target, int w, int h) {
   MovedWindowImage& m = g_renderer.moved;
+  const PixelRect taken = intersect(grown(moving.rect, -moving.margin), grown({0, 0, w, h}, -kScreenEdge));
+  // Taken already, and the window drew the same since, in the same place: the image still holds it.
+  if (m.window == moving.id && m.taken == taken && m.image.width == w && m.image.height == h &&
+      m.lists.origin.x == lists.origin.x && m.lists.origin.y == lists.origin.y &&
+      moved_unchanged(m.lists, lists, taken, kMoveTolerance))
+    return;
   bool unused = false;
   m.window = nullptr;
   if (!m.image.ensure(w, h, &unused)) return;
-  m.taken = intersect(grown(moving.rect, -moving.margin), grown({0, 0, w, h}, -kScreenEdge));
+  m.taken = taken;
   if (m.taken.empty()) return;
   fbo_api().copy(target, m.image.fbo, m.taken, m.taken.x0, m.taken.y0, h);
   m.lists = std::move(lists);
@@ -360,15 +377,17 @@ void render_with_damage(ImDrawData* draw_data, int w, int h, const float clear[3
   const std::vector<unsigned char> reference =
       settings().check ? full_reference(draw_data, target, w, h, clear) : std::vector<unsigned char>{};
 
-  const std::optional<MovingWindow> moving = full || settings().full ? std::nullopt : find_moving_window(*draw_data);
+  // A window being dragged (for the statistics even when it is drawn as usual).
+  const std::optional<MovingWindow> found = find_moving_window(*draw_data);
+  r.stats.window_moving = found.has_value();
+  const std::optional<MovingWindow> moving = full || settings().full || settings().nomove ? std::nullopt : found;
   std::optional<ListsSnapshot> moving_lists;  // taken before draw_rects rewrites the commands
-  r.stats.window_moving = moving.has_value();
   const bool moved = moving && draw_moved_window(draw_data, *moving, target, w, h, clear);
   bool merged = false;
   if (!moved) {
     // The tiles under the last copied image count as changed: the window is drawn afresh there.
     if (!r.copied_footprint.empty()) mark_tiles(r.last, r.copied_footprint, kCopiedTiles);
-    r.copied_footprint = {};
+    r.copied_footprint = r.copied_inner = {};
     if (moving)
       moving_lists = snapshot_lists(*draw_data, moving->lists, ImVec2(float(moving->rect.x0), float(moving->rect.y0)),
                                     w, h, texture_version);

@@ -10,7 +10,8 @@
 // TW_DAMAGE=full draws every frame in full along the same path (the reference: its pixels must equal the tracked
 // ones); TW_DAMAGE=off draws every frame straight into the back buffer, as before; TW_DAMAGE=offscreen uses the
 // offscreen image even on llvmpipe (llvmpipe rounds a few blended pixels of an image by one level differently from
-// the window's own buffer); TW_DAMAGE=check draws each frame both ways and counts the pixels that differ (printed on
+// the window's own buffer); TW_DAMAGE=nomove draws a window being dragged as usual instead of copying its image
+// (app/window_move.h), the reference for measuring that; TW_DAMAGE=check draws each frame both ways and counts the pixels that differ (printed on
 // stderr), which tests/gui/damage_test.sh requires to be zero over a scripted sequence of interactions. Words
 // combine: TW_DAMAGE=check,offscreen.
 
