@@ -90,15 +90,18 @@ ResultPtr compute(const SoftmaxState& s, Progress& progress) {
       histogram_key(s), [&] { return score_histogram(s.d_k, s.samples, 48, seed); }, whole);
   progress.set(0.2f);
   r->query = one_query_softmax(s.d_k, s.n_keys, mode_of(s), s.custom_scale, s.temperature, seed + 1);
+  // A newer request stops the sweep between d_k values (its result is dropped; a partial part is never kept).
+  const std::atomic<bool>* cancel = progress.cancel_flag();
+  const std::vector<int> d_ks = log_dk_grid(1, 4096);
   r->sweep = *sweep_cache().get(
       sweep_key(s),
       [&] {
         const auto samples = samples_cache().get(
-            samples_key(s),
-            [&] { return saturation_samples(log_dk_grid(1, 4096), s.n_keys, sweep_queries(s), seed + 2); }, whole);
-        return saturation_sweep(*samples, mode_of(s), s.custom_scale, s.temperature);
+            samples_key(s), [&] { return saturation_samples(d_ks, s.n_keys, sweep_queries(s), seed + 2, cancel); },
+            [](const SaturationSamples& v) { return v.complete(); });
+        return saturation_sweep(*samples, mode_of(s), s.custom_scale, s.temperature, cancel);
       },
-      whole);
+      [&](const std::vector<SaturationPoint>& v) { return v.size() == d_ks.size(); });
   progress.set(0.9f);
   std::vector<float> a, b;
   r->error_a = parse_logits(s.logits_a, &a);

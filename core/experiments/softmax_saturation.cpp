@@ -108,16 +108,18 @@ std::vector<int> log_dk_grid(int lo, int hi) {
   return g;
 }
 
-SaturationSamples saturation_samples(const std::vector<int>& d_ks, int n_keys, int queries, std::uint64_t seed) {
+SaturationSamples saturation_samples(const std::vector<int>& d_ks, int n_keys, int queries, std::uint64_t seed,
+                                     const std::atomic<bool>* cancel) {
   SaturationSamples out;
   out.d_ks = d_ks;
   out.n_keys = n_keys;
   out.queries = queries;
-  out.scores.resize(d_ks.size());
+  out.scores.reserve(d_ks.size());
   std::vector<float> s;
   for (size_t idx = 0; idx < d_ks.size(); ++idx) {  // each d_k is an independent work item with its own stream
+    if (cancel && cancel->load(std::memory_order_relaxed)) break;
     std::mt19937_64 rng(seed + 0x9E3779B97F4A7C15ull * (idx + 1));
-    std::vector<float>& scores = out.scores[idx];
+    std::vector<float>& scores = out.scores.emplace_back();
     scores.resize(size_t(std::max(queries, 0)) * size_t(std::max(n_keys, 0)));
     for (int t = 0; t < queries; ++t) {
       sample_scores(s, rng, d_ks[idx], n_keys);
@@ -172,14 +174,15 @@ void add_softmax_stats(SoftmaxSums* sums, const float* s, int rows, int n, float
 }  // namespace
 
 std::vector<SaturationPoint> saturation_sweep(const SaturationSamples& samples, ScaleMode mode, float custom_scale,
-                                              float temperature) {
+                                              float temperature, const std::atomic<bool>* cancel) {
   const int n_keys = samples.n_keys, queries = samples.queries;
   std::vector<SaturationPoint> out;
   out.reserve(samples.d_ks.size());
   // Rows in blocks of about 4,096 scores, so the scratch stays in the cache whatever the query count.
   const int block = n_keys > 0 ? std::max(1, 4096 / n_keys) : 1;
   std::vector<float> y, e;
-  for (size_t idx = 0; idx < samples.d_ks.size(); ++idx) {
+  for (size_t idx = 0; idx < samples.scores.size(); ++idx) {
+    if (cancel && cancel->load(std::memory_order_relaxed)) break;
     const int d_k = samples.d_ks[idx];
     const float scale = attention_scale(mode, d_k, custom_scale);
     SoftmaxSums scaled, unscaled;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 namespace tw {
@@ -164,6 +165,21 @@ TEST(SoftmaxSaturation, SweepMatchesDoublePrecisionDefinitions) {
         }
       }
   }
+}
+
+// A set cancel flag stops both steps before the next d_k: nothing complete comes back, so the panel keeps nothing.
+TEST(SoftmaxSaturation, CancelledStepsReturnIncomplete) {
+  const std::vector<int> d_ks = {1, 64, 1024};
+  std::atomic<bool> cancel{true};
+  const SaturationSamples cut = saturation_samples(d_ks, 16, 50, 7, &cancel);
+  EXPECT_FALSE(cut.complete());
+  EXPECT_TRUE(cut.scores.empty());
+  const SaturationSamples whole = saturation_samples(d_ks, 16, 50, 7);
+  EXPECT_TRUE(whole.complete());
+  EXPECT_TRUE(saturation_sweep(whole, ScaleMode::InvSqrtDk, 1.0f, 1.0f, &cancel).empty());
+  EXPECT_TRUE(saturation_sweep(cut, ScaleMode::InvSqrtDk, 1.0f, 1.0f).empty());
+  cancel = false;
+  EXPECT_EQ(saturation_sweep(whole, ScaleMode::InvSqrtDk, 1.0f, 1.0f, &cancel).size(), d_ks.size());
 }
 
 TEST(SoftmaxSaturation, OneQuerySortedAndDeterministic) {
