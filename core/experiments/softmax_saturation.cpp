@@ -6,6 +6,7 @@
 #include <functional>
 #include <numbers>
 
+#include "core/ops/exp_kernel.h"
 #include "core/ops/softmax.h"
 #include "core/text/i18n.h"
 
@@ -107,16 +108,18 @@ std::vector<int> log_dk_grid(int lo, int hi) {
   return g;
 }
 
-SaturationSamples saturation_samples(const std::vector<int>& d_ks, int n_keys, int queries, std::uint64_t seed) {
+SaturationSamples saturation_samples(const std::vector<int>& d_ks, int n_keys, int queries, std::uint64_t seed,
+                                     const std::atomic<bool>* cancel) {
   SaturationSamples out;
   out.d_ks = d_ks;
   out.n_keys = n_keys;
   out.queries = queries;
-  out.scores.resize(d_ks.size());
+  out.scores.reserve(d_ks.size());
   std::vector<float> s;
   for (size_t idx = 0; idx < d_ks.size(); ++idx) {  // each d_k is an independent work item with its own stream
+    if (cancel && cancel->load(std::memory_order_relaxed)) break;
     std::mt19937_64 rng(seed + 0x9E3779B97F4A7C15ull * (idx + 1));
-    std::vector<float>& scores = out.scores[idx];
+    std::vector<float>& scores = out.scores.emplace_back();
     scores.resize(size_t(std::max(queries, 0)) * size_t(std::max(n_keys, 0)));
     for (int t = 0; t < queries; ++t) {
       sample_scores(s, rng, d_ks[idx], n_keys);
@@ -126,38 +129,78 @@ SaturationSamples saturation_samples(const std::vector<int>& d_ks, int n_keys, i
   return out;
 }
 
+namespace {
+// Sums of the softmax statistics over rows: Σ max_j S_j, Σ H(S) in bits, Σ S_top(1 − S_top).
+struct SoftmaxSums {
+  double max_p = 0, entropy_bits = 0, grad = 0;
+};
+
+// Adds the statistics of S = softmax(scale · s / τ) of `rows` rows of n raw scores s (row-major) to *sums. The
+// exponentials of all rows run as one vectorised exp_row (core/ops/exp_kernel.h) over y_j = (x_j − max x) / τ ≤ 0,
+// x = scale · s; each row then needs only sums. With c keys at the maximum (y = 0, e^y = 1; c = 1 unless scores tie),
+// R = Σ_{y_j < 0} e^{y_j} and Z = c + R:
+//   max_j S_j = 1 / Z;   S_top(1 − S_top) = (1 / Z) · (c − 1 + R) / Z, 1 − S_top taken as the sum of the others
+//   (never 1 − S_top in floating point, which loses every digit when S_top rounds to 1);
+//   H = −Σ S_j log S_j = log Z − Σ S_j y_j (as log S_j = y_j − log Z): one logarithm per row instead of n.
+// exp_row clamps y below −87 to e^−87 ≈ 1.6e-38 (a float's normal range): such a key adds at most 1.6e-38 · |y| to H,
+// where the exact e^y would add less; below any number the figures show. y, e: scratch of rows · n floats.
+void add_softmax_stats(SoftmaxSums* sums, const float* s, int rows, int n, float scale, float temperature,
+                       std::vector<float>& y, std::vector<float>& e) {
+  // s: (rows, n)   y, e: (rows · n) scratch
+  const float inv_t = 1.0f / temperature;
+  const size_t size = size_t(rows) * size_t(n);
+  y.resize(size);
+  e.resize(size);
+  using Row = Eigen::Map<Eigen::ArrayXf>;
+  using ConstRow = Eigen::Map<const Eigen::ArrayXf>;
+  for (int r = 0; r < rows; ++r) {  // one row per work item
+    const ConstRow in(s + ptrdiff_t(r) * n, n);
+    // max_j (scale · s_j) = scale · max_j s_j exactly: rounding a product by a positive scale keeps the order.
+    const float mx = in.maxCoeff() * scale;
+    Row(y.data() + ptrdiff_t(r) * n, n) = (in * scale - mx) * inv_t;  // the exponents of S, ≤ 0
+  }
+  exp_row(e.data(), y.data(), 0.0f, static_cast<int>(size));
+  for (int r = 0; r < rows; ++r) {
+    const ConstRow yr(y.data() + ptrdiff_t(r) * n, n), er(e.data() + ptrdiff_t(r) * n, n);
+    const double rest = (yr < 0.0f).select(er, 0.0f).sum();  // the keys below the maximum
+    const double c = (yr == 0.0f).count();                   // the keys at it (e^0 = 1)
+    const double ey = (er * yr).sum();
+    const double inv_z = 1.0 / (c + rest);
+    sums->max_p += inv_z;
+    sums->grad += inv_z * ((c - 1.0 + rest) * inv_z);
+    sums->entropy_bits += (std::log(c + rest) - ey * inv_z) * std::numbers::log2e;
+  }
+}
+}  // namespace
+
 std::vector<SaturationPoint> saturation_sweep(const SaturationSamples& samples, ScaleMode mode, float custom_scale,
-                                              float temperature) {
+                                              float temperature, const std::atomic<bool>* cancel) {
   const int n_keys = samples.n_keys, queries = samples.queries;
   std::vector<SaturationPoint> out;
   out.reserve(samples.d_ks.size());
-  std::vector<float> s(size_t(std::max(n_keys, 0))), ps, pu;
-  for (size_t idx = 0; idx < samples.d_ks.size(); ++idx) {
+  // Rows in blocks of about 4,096 scores, so the scratch stays in the cache whatever the query count.
+  const int block = n_keys > 0 ? std::max(1, 4096 / n_keys) : 1;
+  std::vector<float> y, e;
+  for (size_t idx = 0; idx < samples.scores.size(); ++idx) {
+    if (cancel && cancel->load(std::memory_order_relaxed)) break;
     const int d_k = samples.d_ks[idx];
     const float scale = attention_scale(mode, d_k, custom_scale);
-    SaturationPoint pt;
-    pt.d_k = d_k;
-    for (int t = 0; t < queries; ++t) {
-      const float* row = samples.scores[idx].data() + ptrdiff_t(t) * n_keys;
-      std::copy(row, row + n_keys, s.begin());
-      scaled_softmax(ps, s, scale, temperature);
-      scaled_softmax(pu, s, 1.0f, temperature);
-      const int ts = argmax(ps.data(), n_keys), tu = argmax(pu.data(), n_keys);
-      const double mps = ps[ts], mpu = pu[tu];
-      pt.max_p_scaled += mps;
-      pt.max_p_unscaled += mpu;
-      pt.entropy_bits_scaled += entropy_bits(ps.data(), n_keys);
-      pt.entropy_bits_unscaled += entropy_bits(pu.data(), n_keys);
-      pt.grad_scaled += top_gradient(ps.data(), n_keys, ts);
-      pt.grad_unscaled += top_gradient(pu.data(), n_keys, tu);
+    SoftmaxSums scaled, unscaled;
+    for (int t = 0; t < queries && n_keys > 0; t += block) {
+      const int rows = std::min(block, queries - t);
+      const float* s = samples.scores[idx].data() + ptrdiff_t(t) * n_keys;
+      add_softmax_stats(&scaled, s, rows, n_keys, scale, temperature, y, e);
+      add_softmax_stats(&unscaled, s, rows, n_keys, 1.0f, temperature, y, e);
     }
     const double inv = queries > 0 ? 1.0 / queries : 0.0;
-    pt.max_p_scaled *= inv;
-    pt.max_p_unscaled *= inv;
-    pt.entropy_bits_scaled *= inv;
-    pt.entropy_bits_unscaled *= inv;
-    pt.grad_scaled *= inv;
-    pt.grad_unscaled *= inv;
+    SaturationPoint pt;
+    pt.d_k = d_k;
+    pt.max_p_scaled = scaled.max_p * inv;
+    pt.max_p_unscaled = unscaled.max_p * inv;
+    pt.entropy_bits_scaled = scaled.entropy_bits * inv;
+    pt.entropy_bits_unscaled = unscaled.entropy_bits * inv;
+    pt.grad_scaled = scaled.grad * inv;
+    pt.grad_unscaled = unscaled.grad * inv;
     out.push_back(pt);
   }
   return out;

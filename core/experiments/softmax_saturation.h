@@ -9,6 +9,7 @@
 //
 // Everything is seeded: the same arguments give the same numbers.
 
+#include <atomic>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -63,16 +64,21 @@ std::vector<int> log_dk_grid(int lo, int hi);
 std::vector<SaturationPoint> saturation_sweep(const std::vector<int>& d_ks, int n_keys, int queries, ScaleMode mode,
                                               float custom_scale, float temperature, std::uint64_t seed);
 
-// The sweep in two steps, so a change of scale or τ reuses the samples (drawing them is ~60% of the sweep):
+// The sweep in two steps, so a change of scale or τ reuses the samples (drawing them is ~85% of the sweep):
 // the raw scores q·k of every query at every d_k, then the softmax statistics of those scores.
+// Both poll `cancel` (may be null) between d_k values and return early when it is set, with fewer entries than d_ks
+// (complete() / size() say so; such a result is for nothing but discarding).
 struct SaturationSamples {
   std::vector<int> d_ks;
   int n_keys = 0, queries = 0;
   std::vector<std::vector<float>> scores;  // (d_ks) × (queries · n_keys) raw q·k, query-major
+  bool complete() const { return scores.size() == d_ks.size(); }
 };
-SaturationSamples saturation_samples(const std::vector<int>& d_ks, int n_keys, int queries, std::uint64_t seed);
+SaturationSamples saturation_samples(const std::vector<int>& d_ks, int n_keys, int queries, std::uint64_t seed,
+                                     const std::atomic<bool>* cancel = nullptr);
+// One point per d_k of samples.scores (all of samples.d_ks when complete and not cancelled).
 std::vector<SaturationPoint> saturation_sweep(const SaturationSamples& samples, ScaleMode mode, float custom_scale,
-                                              float temperature);
+                                              float temperature, const std::atomic<bool>* cancel = nullptr);
 
 // [SECTION] Figure 4: the seed's worked table
 struct WorkedSoftmax {

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 
 namespace tw {
@@ -116,6 +118,68 @@ TEST(SoftmaxSaturation, ReusedSamplesGiveTheOneCallSweep) {
   double sum_sq = 0;
   for (float x : samples.scores[1]) sum_sq += double(x) * x;
   EXPECT_NEAR(sum_sq / samples.scores[1].size(), 64.0, 6.4);
+}
+
+// The sweep's statistics against the definitions evaluated in double precision on the same scaled scores
+// x = scale · s (floats, as the sweep and the attention ops hold them): S = softmax(x / τ) with every exponential,
+// max_j S_j, −Σ S_j log2 S_j and S_top · Σ_{j≠top} S_j. From flat to fully saturated rows (τ from 20 down to 0.05,
+// scale 1/√d_k up to 10) and a row length that is not a multiple of any vector width. Tolerance: 1e-5 of each value,
+// what float exponents (x_j − max) / τ of size up to ~50 (the keys that still count) leave of e^{(x_j − max) / τ}.
+TEST(SoftmaxSaturation, SweepMatchesDoublePrecisionDefinitions) {
+  const std::vector<int> d_ks = {1, 64, 4096};
+  for (int n : {16, 37}) {
+    const SaturationSamples samples = saturation_samples(d_ks, n, 200, 13);
+    for (ScaleMode mode : {ScaleMode::InvSqrtDk, ScaleMode::None, ScaleMode::Custom})
+      for (float tau : {1.0f, 0.05f, 20.0f}) {
+        const auto pts = saturation_sweep(samples, mode, 10.0f, tau);
+        ASSERT_EQ(pts.size(), d_ks.size());
+        for (size_t i = 0; i < d_ks.size(); ++i) {
+          double ref[2][3] = {};  // [scaled, unscaled][max p, entropy bits, gradient], summed over queries
+          for (int col = 0; col < 2; ++col) {
+            const float scale = col == 0 ? attention_scale(mode, d_ks[i], 10.0f) : 1.0f;
+            for (int t = 0; t < samples.queries; ++t) {
+              const float* s = samples.scores[i].data() + size_t(t) * n;
+              std::vector<double> x(n), p(n);
+              for (int j = 0; j < n; ++j) x[j] = double(scale * s[j]) / tau;
+              const int top = int(std::max_element(x.begin(), x.end()) - x.begin());
+              double z = 0;
+              for (int j = 0; j < n; ++j) z += p[j] = std::exp(x[j] - x[top]);
+              double h = 0, others = 0;
+              for (int j = 0; j < n; ++j) {
+                p[j] /= z;
+                if (p[j] > 0) h -= p[j] * std::log2(p[j]);
+                if (j != top) others += p[j];
+              }
+              ref[col][0] += p[top] / samples.queries;
+              ref[col][1] += h / samples.queries;
+              ref[col][2] += p[top] * others / samples.queries;
+            }
+          }
+          const double got[2][3] = {{pts[i].max_p_scaled, pts[i].entropy_bits_scaled, pts[i].grad_scaled},
+                                    {pts[i].max_p_unscaled, pts[i].entropy_bits_unscaled, pts[i].grad_unscaled}};
+          for (int col = 0; col < 2; ++col)
+            for (int k = 0; k < 3; ++k)
+              EXPECT_NEAR(got[col][k], ref[col][k], 1e-5 * std::abs(ref[col][k]) + 1e-30)
+                  << "n " << n << " mode " << int(mode) << " tau " << tau << " d_k " << d_ks[i] << " column " << col
+                  << " statistic " << k;
+        }
+      }
+  }
+}
+
+// A set cancel flag stops both steps before the next d_k: nothing complete comes back, so the panel keeps nothing.
+TEST(SoftmaxSaturation, CancelledStepsReturnIncomplete) {
+  const std::vector<int> d_ks = {1, 64, 1024};
+  std::atomic<bool> cancel{true};
+  const SaturationSamples cut = saturation_samples(d_ks, 16, 50, 7, &cancel);
+  EXPECT_FALSE(cut.complete());
+  EXPECT_TRUE(cut.scores.empty());
+  const SaturationSamples whole = saturation_samples(d_ks, 16, 50, 7);
+  EXPECT_TRUE(whole.complete());
+  EXPECT_TRUE(saturation_sweep(whole, ScaleMode::InvSqrtDk, 1.0f, 1.0f, &cancel).empty());
+  EXPECT_TRUE(saturation_sweep(cut, ScaleMode::InvSqrtDk, 1.0f, 1.0f).empty());
+  cancel = false;
+  EXPECT_EQ(saturation_sweep(whole, ScaleMode::InvSqrtDk, 1.0f, 1.0f, &cancel).size(), d_ks.size());
 }
 
 TEST(SoftmaxSaturation, OneQuerySortedAndDeterministic) {
