@@ -35,7 +35,7 @@ uint64_t hash_rect(uint64_t h, const PixelRect& r) {
   return mix(h ^ (uint64_t(uint32_t(r.x1)) | uint64_t(uint32_t(r.y1)) << 32));
 }
 
-int tiles_along(int pixels) { return pixels <= 0 ? 0 : (pixels + kDamageTile - 1) / kDamageTile; }
+int tiles_along(int pixels, int tile) { return pixels <= 0 ? 0 : (pixels + tile - 1) / tile; }
 
 }  // namespace
 
@@ -75,12 +75,14 @@ PixelRect scissor_pixels(float x0, float y0, float x1, float y1, int fb_width, i
 }
 
 TileHashes hash_tiles(const ImDrawData& draw_data, int fb_width, int fb_height, const TextureVersionFn& version,
-                      const ListRange& skip) {
+                      const ListRange& skip, int tile_size) {
   TileHashes tiles;
+  tiles.tile = std::max(tile_size, 1);
+  const int T = tiles.tile;
   tiles.width = std::max(fb_width, 0);
   tiles.height = std::max(fb_height, 0);
-  tiles.tiles_x = tiles_along(tiles.width);
-  tiles.tiles_y = tiles_along(tiles.height);
+  tiles.tiles_x = tiles_along(tiles.width, T);
+  tiles.tiles_y = tiles_along(tiles.height, T);
   tiles.hash.assign(size_t(tiles.tiles_x) * tiles.tiles_y, 0);
   uint64_t state = 0;  // render state set by callbacks (blending off for solid fills, reset)
   const PixelRect frame{0, 0, tiles.width, tiles.height};
@@ -108,9 +110,9 @@ TileHashes hash_tiles(const ImDrawData& draw_data, int fb_width, int fb_height, 
         // The three vertices in three independent chains (seeded apart, so their order counts), then joined.
         const uint64_t triangle = mix(hash_vertex(command, a) ^ std::rotl(hash_vertex(command ^ kSecond, b), 21) ^
                                       std::rotl(hash_vertex(command ^ kThird, c), 42));
-        for (int ty = p.y0 / kDamageTile; ty <= (p.y1 - 1) / kDamageTile; ++ty) {
-          for (int tx = p.x0 / kDamageTile; tx <= (p.x1 - 1) / kDamageTile; ++tx) {
-            const PixelRect tile{tx * kDamageTile, ty * kDamageTile, (tx + 1) * kDamageTile, (ty + 1) * kDamageTile};
+        for (int ty = p.y0 / T; ty <= (p.y1 - 1) / T; ++ty) {
+          for (int tx = p.x0 / T; tx <= (p.x1 - 1) / T; ++tx) {
+            const PixelRect tile{tx * T, ty * T, (tx + 1) * T, (ty + 1) * T};
             uint64_t& h = tiles.hash[size_t(ty) * tiles.tiles_x + tx];
             // In order: the last triangle drawn is on top. A scissor covering the whole tile clips nothing in it.
             const PixelRect clip = intersect(s, tile);
@@ -193,14 +195,14 @@ std::vector<PixelRect> tile_rects(const std::vector<char>& flagged, const TileHa
   done.insert(done.end(), open.begin(), open.end());
   std::vector<PixelRect> rects;
   for (const Open& o : done)
-    rects.push_back(
-        intersect({o.tx0 * kDamageTile, o.ty0 * kDamageTile, o.tx1 * kDamageTile, o.ty1 * kDamageTile}, frame));
+    rects.push_back(intersect({o.tx0 * tiles.tile, o.ty0 * tiles.tile, o.tx1 * tiles.tile, o.ty1 * tiles.tile}, frame));
   return rects;
 }
 
 std::vector<PixelRect> damaged_rects(const TileHashes& before, const TileHashes& now, int max_rects) {
   const PixelRect frame{0, 0, now.width, now.height};
-  if (before.width != now.width || before.height != now.height || before.hash.size() != now.hash.size())
+  if (before.width != now.width || before.height != now.height || before.tile != now.tile ||
+      before.hash.size() != now.hash.size())
     return frame.empty() ? std::vector<PixelRect>{} : std::vector<PixelRect>{frame};
   std::vector<char> changed(now.hash.size());
   for (size_t k = 0; k < changed.size(); ++k) changed[k] = before.hash[k] != now.hash[k];
@@ -211,8 +213,8 @@ std::vector<size_t> tiles_touching(const TileHashes& tiles, const PixelRect& pix
   std::vector<size_t> indices;
   const PixelRect p = intersect(pixels, {0, 0, tiles.width, tiles.height});
   if (p.empty()) return indices;
-  for (int ty = p.y0 / kDamageTile; ty <= (p.y1 - 1) / kDamageTile; ++ty)
-    for (int tx = p.x0 / kDamageTile; tx <= (p.x1 - 1) / kDamageTile; ++tx)
+  for (int ty = p.y0 / tiles.tile; ty <= (p.y1 - 1) / tiles.tile; ++ty)
+    for (int tx = p.x0 / tiles.tile; tx <= (p.x1 - 1) / tiles.tile; ++tx)
       indices.push_back(size_t(ty) * tiles.tiles_x + tx);
   return indices;
 }
@@ -253,9 +255,13 @@ std::vector<PixelRect> subtract(const PixelRect& a, const PixelRect& hole) {
 
 void restrict_to_rects(ImDrawData* draw_data, const std::vector<PixelRect>& rects, int fb_width, int fb_height) {
   std::vector<ImDrawCmd> out;
+  std::vector<ImDrawIdx> added;  // indices appended to the list: a command's triangles that touch one rectangle
+  std::vector<PixelRect> reach;  // per triangle of a command
   for (int l = 0; l < draw_data->CmdListsCount; ++l) {
     ImDrawList& list = *draw_data->CmdLists[l];
     out.clear();
+    added.clear();
+    const size_t base = size_t(list.IdxBuffer.Size);
     for (const ImDrawCmd& cmd : list.CmdBuffer) {
       if (cmd.UserCallback) {
         out.push_back(cmd);
@@ -263,28 +269,41 @@ void restrict_to_rects(ImDrawData* draw_data, const std::vector<PixelRect>& rect
       }
       const PixelRect s = command_scissor(cmd, fb_width, fb_height);
       if (s.empty()) continue;
-      // Where the command's triangles can draw: the union of their pixels, within the scissor.
-      PixelRect reach{fb_width, fb_height, 0, 0};
+      // Where each triangle can draw within the scissor, and where the command can (their union).
       const ImDrawIdx* idx = list.IdxBuffer.Data + cmd.IdxOffset;
       const ImDrawVert* vtx = list.VtxBuffer.Data + cmd.VtxOffset;
       const unsigned n = cmd.ElemCount - cmd.ElemCount % 3;
+      reach.resize(n / 3);
+      PixelRect all{fb_width, fb_height, 0, 0};
       for (unsigned i = 0; i < n; i += 3) {
-        const PixelRect p = triangle_reach(vtx[idx[i]].pos, vtx[idx[i + 1]].pos, vtx[idx[i + 2]].pos, s);
-        if (p.empty()) continue;
-        reach = {std::min(reach.x0, p.x0), std::min(reach.y0, p.y0), std::max(reach.x1, p.x1),
-                 std::max(reach.y1, p.y1)};
+        reach[i / 3] = triangle_reach(vtx[idx[i]].pos, vtx[idx[i + 1]].pos, vtx[idx[i + 2]].pos, s);
+        if (!reach[i / 3].empty()) all = bounding_box(all, reach[i / 3]);
       }
-      if (reach.empty()) continue;
+      if (all.empty()) continue;
       for (const PixelRect& r : rects) {
-        if (intersect(reach, r).empty()) continue;
+        if (intersect(all, r).empty()) continue;
         const PixelRect clip = intersect(s, r);
         ImDrawCmd part = cmd;
         part.ClipRect = ImVec4(float(clip.x0), float(clip.y0), float(clip.x1), float(clip.y1));
+        // A command reaching beyond the rectangle sends only its triangles that touch it: the renderer then does
+        // not transform and set up, for every rectangle, triangles its scissor throws away.
+        if (intersect(all, r) != all) {
+          const size_t start = base + added.size();
+          for (unsigned i = 0; i < n; i += 3)
+            if (!intersect(reach[i / 3], r).empty()) added.insert(added.end(), idx + i, idx + i + 3);
+          part.IdxOffset = unsigned(start);
+          part.ElemCount = unsigned(base + added.size() - start);
+        }
         out.push_back(part);
       }
     }
     list.CmdBuffer.resize(static_cast<int>(out.size()));
     for (size_t c = 0; c < out.size(); ++c) list.CmdBuffer[static_cast<int>(c)] = out[c];
+    if (!added.empty()) {
+      list.IdxBuffer.resize(static_cast<int>(base + added.size()));
+      std::memcpy(list.IdxBuffer.Data + base, added.data(), added.size() * sizeof(ImDrawIdx));
+      draw_data->TotalIdxCount += static_cast<int>(added.size());
+    }
   }
 }
 

@@ -25,7 +25,7 @@ namespace {
 
 // At most this many rectangles (more are merged, app/damage.h limit_rects): every rectangle repeats the draw calls
 // touching it.
-constexpr int kMaxDamageRects = 12;
+constexpr int kMaxDamageRects = 24;
 // A frame that copies a moved window draws the frame around it: four bands (each edge) and what changed elsewhere.
 constexpr int kMaxMovedRects = 16;
 // A moved window's vertices may differ from the old ones moved by float rounding (~1e-4 pixel): beyond this, its

@@ -157,11 +157,14 @@ plot::Figure sweep_figure(const SoftmaxResult& r) {
   fig.grid_cols = 3;
   std::vector<double> dk;
   for (const SaturationPoint& p : r.sweep) dk.push_back(p.d_k);
+  // Each y axis spans what its quantity can reach (a probability, 0 to log2 n bits, S(1 − S) ≤ 1/4), not the data:
+  // the curves are read against the whole range, and dragging τ or the scale moves the curves, never the axes.
   auto panel = [&](const char* title, const char* ylabel, double SaturationPoint::*scaled,
-                   double SaturationPoint::*unscaled) {
+                   double SaturationPoint::*unscaled, double y_max) {
     plot::Axes& ax = fig.add_axes(tr(title));
     ax.setup("$d_k$", "", tr(ylabel), "");
     ax.x.scale = plot::Scale::Log10;
+    ax.set_y_range(0, 1.05 * y_max);
     std::vector<double> a, b;
     for (const SaturationPoint& p : r.sweep) a.push_back(p.*scaled), b.push_back(p.*unscaled);
     ax.line(tr("scaled"), dk, a).style = plot::LineStyle::LineAndMarkers;
@@ -169,10 +172,12 @@ plot::Figure sweep_figure(const SoftmaxResult& r) {
     ax.vline("$d_k$ = " + std::to_string(r.state.d_k), r.state.d_k);
     if (fig.grid.size() > 1) ax.flags |= plot::AxesFlags_NoLegend;  // one legend for the three panels
   };
-  panel(N_("mean max probability"), "$\\max_j S_j$", &SaturationPoint::max_p_scaled, &SaturationPoint::max_p_unscaled);
-  panel(N_("mean entropy"), N_("bits"), &SaturationPoint::entropy_bits_scaled, &SaturationPoint::entropy_bits_unscaled);
+  panel(N_("mean max probability"), "$\\max_j S_j$", &SaturationPoint::max_p_scaled, &SaturationPoint::max_p_unscaled,
+        1.0);
+  panel(N_("mean entropy"), N_("bits"), &SaturationPoint::entropy_bits_scaled, &SaturationPoint::entropy_bits_unscaled,
+        std::log2(double(r.state.n_keys)));
   panel(N_("top-key gradient $S(1 - S)$"), "$S_{\\text{top}}(1 - S_{\\text{top}})$", &SaturationPoint::grad_scaled,
-        &SaturationPoint::grad_unscaled);
+        &SaturationPoint::grad_unscaled, 0.25);
   plot::Table& t = fig.table;
   t.header = {"d_k",         "max_p_scaled", "max_p_unscaled", "entropy_bits_scaled", "entropy_bits_unscaled",
               "grad_scaled", "grad_unscaled"};

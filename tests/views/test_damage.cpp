@@ -17,8 +17,10 @@ namespace {
 
 uint64_t no_versions(uintptr_t) { return 0; }
 
+constexpr int kTile = 64;  // the tests' frames are laid out on 64-pixel tiles (the app's size is kDamageTile)
+
 TileHashes tiles_of(Frame& f, int w = 256, int h = 192, const TextureVersionFn& version = no_versions) {
-  return hash_tiles(f.draw_data(), w, h, version);
+  return hash_tiles(f.draw_data(), w, h, version, {}, kTile);
 }
 
 // The tiles (tx, ty) whose hash differs.
@@ -108,6 +110,7 @@ TEST(Damage, RectanglesAreDisjointAndCoverExactlyTheChangedTiles) {
   TileHashes a;
   a.width = 300;
   a.height = 230;
+  a.tile = kTile;
   a.tiles_x = 5;
   a.tiles_y = 4;
   a.hash.assign(20, 0);
@@ -176,17 +179,25 @@ TEST(Damage, RestrictToRectsRepeatsCommandsPerRectangleInOrderAndDropsTheRest) {
   ASSERT_EQ(cmds.Size, 4);
   // The background: once per rectangle, clipped to the rectangle within its own scissor (0..255 × 1..191 rows:
   // glScissor(0, int(192 - 191.5) = 0, int(255), int(191)) from the bottom, so rows 1..191 from the top).
-  EXPECT_EQ(cmds[0].IdxOffset, 0u);
+  // It reaches beyond each rectangle, so each repetition draws its own copy of the triangles touching it (both of
+  // the quad's), appended after the list's 18 indices.
+  const ImVector<ImDrawIdx>& idx = f.list(0).IdxBuffer;
+  ASSERT_EQ(idx.Size, 18 + 6 + 6);
+  EXPECT_EQ(cmds[0].IdxOffset, 18u);
+  EXPECT_EQ(cmds[0].ElemCount, 6u);
+  for (int k = 0; k < 6; ++k) EXPECT_EQ(idx[18 + k], idx[k]);
   EXPECT_EQ(cmds[0].ClipRect.x, 64);
   EXPECT_EQ(cmds[0].ClipRect.y, 1);
   EXPECT_EQ(cmds[0].ClipRect.z, 128);
   EXPECT_EQ(cmds[0].ClipRect.w, 64);
-  EXPECT_EQ(cmds[1].IdxOffset, 0u);
+  EXPECT_EQ(cmds[1].IdxOffset, 24u);
+  EXPECT_EQ(cmds[1].ElemCount, 6u);
   EXPECT_EQ(cmds[1].ClipRect.x, 192);
   EXPECT_EQ(cmds[1].ClipRect.y, 128);
   EXPECT_EQ(cmds[1].ClipRect.z, 255);
   EXPECT_EQ(cmds[1].ClipRect.w, 192);
-  // The callback keeps its place; the red quad is drawn in the second rectangle only; the green one not at all.
+  // The callback keeps its place; the red quad is drawn in the second rectangle only (all of its command, which
+  // lies inside it: its own indices); the green one not at all.
   EXPECT_EQ(cmds[2].UserCallback, &callback_a);
   EXPECT_EQ(cmds[3].IdxOffset, 6u);
   EXPECT_EQ(cmds[3].ClipRect.x, 192);
@@ -207,6 +218,38 @@ long long union_area(const std::vector<PixelRect>& rects, int w, int h) {
           break;
         }
   return n;
+}
+
+TEST(Damage, RestrictToRectsSendsEachRectangleOnlyTheTrianglesThatTouchIt) {
+  // One command, three quads in draw order: top left, bottom right, top left again (over the first).
+  Frame f;
+  ImDrawList& dl = f.list(0);
+  auto add_quad = [&](ImVec2 a, ImVec2 b, ImU32 col) {
+    const auto first = ImDrawIdx(dl.VtxBuffer.Size);
+    for (ImVec2 p : {a, ImVec2(b.x, a.y), b, ImVec2(a.x, b.y)}) dl.VtxBuffer.push_back({p, ImVec2(0, 0), col});
+    for (int k : {0, 1, 2, 0, 2, 3}) dl.IdxBuffer.push_back(ImDrawIdx(first + k));
+  };
+  add_quad({10, 10}, {30, 30}, IM_COL32(255, 0, 0, 255));
+  add_quad({200, 150}, {220, 170}, IM_COL32(0, 255, 0, 255));
+  add_quad({12, 12}, {20, 20}, IM_COL32(0, 0, 255, 255));
+  ImDrawCmd cmd;
+  cmd.ClipRect = ImVec4(0, 0, 256, 192);
+  cmd.ElemCount = 18;
+  dl.CmdBuffer.push_back(cmd);
+  ImDrawData& d = f.draw_data();
+  d.TotalIdxCount = 18;
+  restrict_to_rects(&d, {{0, 0, 64, 64}, {192, 128, 256, 192}}, 256, 192);
+  ASSERT_EQ(dl.CmdBuffer.Size, 2);
+  // The first rectangle: the red and the blue quad, in their order; the second: the green one.
+  const ImDrawCmd &a = dl.CmdBuffer[0], &b = dl.CmdBuffer[1];
+  ASSERT_EQ(a.ElemCount, 12u);
+  ASSERT_EQ(b.ElemCount, 6u);
+  for (int k = 0; k < 6; ++k) {
+    EXPECT_EQ(dl.IdxBuffer[int(a.IdxOffset) + k], dl.IdxBuffer[k]);           // red
+    EXPECT_EQ(dl.IdxBuffer[int(a.IdxOffset) + 6 + k], dl.IdxBuffer[12 + k]);  // blue
+    EXPECT_EQ(dl.IdxBuffer[int(b.IdxOffset) + k], dl.IdxBuffer[6 + k]);       // green
+  }
+  EXPECT_EQ(d.TotalIdxCount, 18 + 18);
 }
 
 TEST(Damage, SubtractLeavesTheRectangleWithoutTheHoleInDisjointParts) {
@@ -278,14 +321,14 @@ TEST(Damage, SkippedListsAddNoTrianglesButTheirCallbacksStillSetTheState) {
   }
   with.quad(1, {10, 10}, {50, 50}, IM_COL32(0, 200, 0, 255));
   without.list(1);  // the same lists, the middle one empty
-  EXPECT_EQ(hash_tiles(with.draw_data(), 256, 192, no_versions, {1, 2}).hash,
-            hash_tiles(without.draw_data(), 256, 192, no_versions).hash);
-  EXPECT_NE(hash_tiles(with.draw_data(), 256, 192, no_versions).hash,
-            hash_tiles(without.draw_data(), 256, 192, no_versions).hash);
+  EXPECT_EQ(hash_tiles(with.draw_data(), 256, 192, no_versions, {1, 2}, kTile).hash,
+            hash_tiles(without.draw_data(), 256, 192, no_versions, {}, kTile).hash);
+  EXPECT_NE(hash_tiles(with.draw_data(), 256, 192, no_versions, {}, kTile).hash,
+            hash_tiles(without.draw_data(), 256, 192, no_versions, {}, kTile).hash);
   // A callback in a skipped list changes how what follows is drawn: the later tiles must still see it.
   with.callback(1, callback_a);
-  EXPECT_NE(hash_tiles(with.draw_data(), 256, 192, no_versions, {1, 2}).hash,
-            hash_tiles(without.draw_data(), 256, 192, no_versions).hash);
+  EXPECT_NE(hash_tiles(with.draw_data(), 256, 192, no_versions, {1, 2}, kTile).hash,
+            hash_tiles(without.draw_data(), 256, 192, no_versions, {}, kTile).hash);
 }
 
 }  // namespace

@@ -95,9 +95,9 @@ TEST(WindowMove, AScissorCutInsideTheRegionCounts) {
 TEST(WindowMove, MovedFrameRectsCoverTheFootprintsAndTheChangesAroundTheCopy) {
   Frame f;
   f.quad(0, {0, 0}, {640, 480}, IM_COL32(30, 30, 30, 255));
-  TileHashes last = hash_tiles(f.draw_data(), kW, kH, no_versions);
-  f.quad(0, {460, 20}, {480, 30}, IM_COL32(200, 0, 0, 255));  // a change elsewhere (tile 7, 0)
-  const TileHashes now = hash_tiles(f.draw_data(), kW, kH, no_versions);
+  TileHashes last = hash_tiles(f.draw_data(), kW, kH, no_versions, {}, 64);
+  f.quad(0, {460, 20}, {480, 30}, IM_COL32(200, 0, 0, 255));  // a change elsewhere (64-pixel tile 7, 0)
+  const TileHashes now = hash_tiles(f.draw_data(), kW, kH, no_versions, {}, 64);
   const PixelRect footprint{98, 48, 402, 252}, last_footprint{92, 52, 396, 256}, inner{106, 56, 394, 244};
   const std::vector<PixelRect> rects = moved_frame_rects(last, now, footprint, last_footprint, inner, 100);
   for (size_t i = 0; i < rects.size(); ++i) {
