@@ -168,6 +168,7 @@ struct DamageRenderer {
   MovedWindowImage moved;
   PixelRect copied_footprint;     // the footprint of the moved window whose image the last frame copied, or empty
   PixelRect copied_inner;         // and where the image went
+  bool copies_prepared = false;   // prepare_window_copies ran
   long long moved_frames = 0;     // frames that copied a moved window's image
   long long moved_differing = 0;  // TW_DAMAGE=check: the most pixels such a frame differed from a full redraw by
 };
@@ -345,6 +346,20 @@ void take_moved_window_image(const MovingWindow& moving, ListsSnapshot lists, GL
 
 }  // namespace
 
+void prepare_window_copies() {
+  DamageRenderer& r = g_renderer;
+  const int w = r.last.width, h = r.last.height;
+  if (r.copies_prepared || w <= 0 || h <= 0 || !fbo_api().ok() || settings().off || settings().nomove) return;
+  r.copies_prepared = true;
+  bool unused = false;
+  if (!r.moved.image.ensure(w, h, &unused)) return;
+  // A pixel copied out and back, unchanged: both copy directions compiled.
+  const GLuint target = r.in_back_buffer ? 0 : r.image.fbo;
+  fbo_api().copy(target, r.moved.image.fbo, {0, 0, 1, 1}, 0, 0, h);
+  fbo_api().copy(r.moved.image.fbo, target, {0, 0, 1, 1}, 0, 0, h);
+  glFinish();
+}
+
 void render_with_damage(ImDrawData* draw_data, int w, int h, const float clear[3]) {
   DamageRenderer& r = g_renderer;
   ++r.frame;
@@ -406,15 +421,6 @@ void render_with_damage(ImDrawData* draw_data, int w, int h, const float clear[3
       take_moved_window_image(*moving, std::move(*moving_lists), target, w, h);
     else
       r.moved.window = nullptr;
-  }
-  // llvmpipe compiles its copy code on first use (~20–40 ms): done on the second frame, itself a full redraw, so
-  // that the first move of a window does not pay for it. A pixel is copied out and back, unchanged.
-  if (r.frame == 2) {
-    bool unused = false;
-    if (r.moved.image.ensure(w, h, &unused)) {
-      fbo_api().copy(target, r.moved.image.fbo, {0, 0, 1, 1}, 0, 0, h);
-      fbo_api().copy(r.moved.image.fbo, target, {0, 0, 1, 1}, 0, 0, h);
-    }
   }
   if (!reference.empty()) {
     ++r.compared;

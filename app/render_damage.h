@@ -11,9 +11,9 @@
 // ones); TW_DAMAGE=off draws every frame straight into the back buffer, as before; TW_DAMAGE=offscreen uses the
 // offscreen image even on llvmpipe (llvmpipe rounds a few blended pixels of an image by one level differently from
 // the window's own buffer); TW_DAMAGE=nomove draws a window being dragged as usual instead of copying its image
-// (app/window_move.h), the reference for measuring that; TW_DAMAGE=check draws each frame both ways and counts the pixels that differ (printed on
-// stderr), which tests/gui/damage_test.sh requires to be zero over a scripted sequence of interactions. Words
-// combine: TW_DAMAGE=check,offscreen.
+// (app/window_move.h), the reference for measuring that; TW_DAMAGE=check draws each frame both ways and counts the
+// pixels that differ (printed on stderr), which tests/gui/damage_test.sh requires to be zero over a scripted sequence
+// of interactions. Words combine: TW_DAMAGE=check,offscreen.
 
 #include <cstdint>
 
@@ -40,6 +40,11 @@ const DamageStats& last_damage_stats();
 // Draws the frame's draw data into the back buffer of the current context (fb_width × fb_height pixels), cleared
 // to `clear` (r, g, b) first. Call after ImGui::Render (and split_solid_fills). Rewrites the draw data's commands.
 void render_with_damage(ImDrawData* draw_data, int fb_width, int fb_height, const float clear[3]);
+
+// Makes the renderer compile its image-copy code before the first window drag needs it (llvmpipe compiles it on
+// first use: 20–40 ms, which would stall the drag's first frame). Call once the main loop has nothing to draw and is
+// about to wait (it costs no frame); later calls do nothing.
+void prepare_window_copies();
 
 // Frees the offscreen image (before the GL context goes).
 void release_damage_renderer();
