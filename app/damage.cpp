@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <unordered_map>
 
 namespace tw {
 
@@ -74,55 +75,131 @@ PixelRect scissor_pixels(float x0, float y0, float x1, float y1, int fb_width, i
   return intersect(pixels, {0, 0, fb_width, fb_height});
 }
 
-TileHashes hash_tiles(const ImDrawData& draw_data, int fb_width, int fb_height, const TextureVersionFn& version,
-                      const ListRange& skip, int tile_size) {
-  TileHashes tiles;
-  tiles.tile = std::max(tile_size, 1);
-  const int T = tiles.tile;
-  tiles.width = std::max(fb_width, 0);
-  tiles.height = std::max(fb_height, 0);
-  tiles.tiles_x = tiles_along(tiles.width, T);
-  tiles.tiles_y = tiles_along(tiles.height, T);
-  tiles.hash.assign(size_t(tiles.tiles_x) * tiles.tiles_y, 0);
-  uint64_t state = 0;  // render state set by callbacks (blending off for solid fills, reset)
-  const PixelRect frame{0, 0, tiles.width, tiles.height};
+namespace {
+
+// 64 bits of every byte, at memory speed: four independent multiply-rotate lanes (xxHash64's round), then joined.
+uint64_t fingerprint(const void* data, size_t bytes, uint64_t seed) {
+  constexpr uint64_t kP1 = 0x9e3779b185ebca87ULL, kP2 = 0xc2b2ae3d27d4eb4fULL;
+  auto round = [&](uint64_t acc, uint64_t w) { return std::rotl(acc + w * kP2, 31) * kP1; };
+  const auto* p = static_cast<const unsigned char*>(data);
+  uint64_t lane[4] = {seed + kP1 + kP2, seed + kP2, seed, seed - kP1};
+  size_t i = 0;
+  for (; i + 32 <= bytes; i += 32)
+    for (int k = 0; k < 4; ++k) {
+      uint64_t w;
+      std::memcpy(&w, p + i + 8 * k, 8);
+      lane[k] = round(lane[k], w);
+    }
+  uint64_t h = std::rotl(lane[0], 1) + std::rotl(lane[1], 7) + std::rotl(lane[2], 12) + std::rotl(lane[3], 18);
+  for (; i < bytes; ++i) h = mix(h ^ p[i]);
+  return mix(h ^ bytes);
+}
+
+}  // namespace
+
+void TileHasher::hash_list(const ImDrawList& list, bool skipped, const TextureVersionFn& version, const Grid& grid,
+                           ListShare& share) {
+  const int T = grid.tile;
+  const PixelRect frame{0, 0, grid.width, grid.height};
+  uint64_t state = share.state_in;
   constexpr uint64_t kSecond = 0x9e3779b97f4a7c15ULL, kThird = 0xc2b2ae3d27d4eb4fULL;
-  for (int l = 0; l < draw_data.CmdListsCount; ++l) {
-    const ImDrawList& list = *draw_data.CmdLists[l];
-    for (const ImDrawCmd& cmd : list.CmdBuffer) {
-      if (cmd.UserCallback) {
-        state = mix(state ^ uint64_t(reinterpret_cast<uintptr_t>(cmd.UserCallback)) ^
-                    mix(uint64_t(reinterpret_cast<uintptr_t>(cmd.UserCallbackData))));
-        continue;
-      }
-      if (skip.contains(l)) continue;
-      const PixelRect s = command_scissor(cmd, tiles.width, tiles.height);
-      if (s.empty()) continue;
-      const auto texture = reinterpret_cast<uintptr_t>(cmd.TextureId);
-      const uint64_t command = mix(mix(state ^ texture) ^ version(texture));
-      const ImDrawIdx* idx = list.IdxBuffer.Data + cmd.IdxOffset;
-      const ImDrawVert* vtx = list.VtxBuffer.Data + cmd.VtxOffset;
-      const unsigned n = cmd.ElemCount - cmd.ElemCount % 3;
-      for (unsigned i = 0; i < n; i += 3) {
-        const ImDrawVert &a = vtx[idx[i]], &b = vtx[idx[i + 1]], &c = vtx[idx[i + 2]];
-        const PixelRect p = triangle_reach(a.pos, b.pos, c.pos, s);
-        if (p.empty()) continue;
-        // The three vertices in three independent chains (seeded apart, so their order counts), then joined.
-        const uint64_t triangle = mix(hash_vertex(command, a) ^ std::rotl(hash_vertex(command ^ kSecond, b), 21) ^
-                                      std::rotl(hash_vertex(command ^ kThird, c), 42));
-        for (int ty = p.y0 / T; ty <= (p.y1 - 1) / T; ++ty) {
-          for (int tx = p.x0 / T; tx <= (p.x1 - 1) / T; ++tx) {
-            const PixelRect tile{tx * T, ty * T, (tx + 1) * T, (ty + 1) * T};
-            uint64_t& h = tiles.hash[size_t(ty) * tiles.tiles_x + tx];
-            // In order: the last triangle drawn is on top. A scissor covering the whole tile clips nothing in it.
-            const PixelRect clip = intersect(s, tile);
-            h = mix(h ^ (clip == intersect(tile, frame) ? triangle : hash_rect(triangle, clip)));
-          }
+  share.tiles.clear();
+  for (const ImDrawCmd& cmd : list.CmdBuffer) {
+    if (cmd.UserCallback) {
+      state = mix(state ^ uint64_t(reinterpret_cast<uintptr_t>(cmd.UserCallback)) ^
+                  mix(uint64_t(reinterpret_cast<uintptr_t>(cmd.UserCallbackData))));
+      continue;
+    }
+    if (skipped) continue;
+    const PixelRect s = command_scissor(cmd, grid.width, grid.height);
+    if (s.empty()) continue;
+    const auto texture = reinterpret_cast<uintptr_t>(cmd.TextureId);
+    const uint64_t command = mix(mix(state ^ texture) ^ version(texture));
+    const ImDrawIdx* idx = list.IdxBuffer.Data + cmd.IdxOffset;
+    const ImDrawVert* vtx = list.VtxBuffer.Data + cmd.VtxOffset;
+    const unsigned n = cmd.ElemCount - cmd.ElemCount % 3;
+    for (unsigned i = 0; i < n; i += 3) {
+      const ImDrawVert &a = vtx[idx[i]], &b = vtx[idx[i + 1]], &c = vtx[idx[i + 2]];
+      const PixelRect p = triangle_reach(a.pos, b.pos, c.pos, s);
+      if (p.empty()) continue;
+      // The three vertices in three independent chains (seeded apart, so their order counts), then joined.
+      const uint64_t triangle = mix(hash_vertex(command, a) ^ std::rotl(hash_vertex(command ^ kSecond, b), 21) ^
+                                    std::rotl(hash_vertex(command ^ kThird, c), 42));
+      for (int ty = p.y0 / T; ty <= (p.y1 - 1) / T; ++ty) {
+        for (int tx = p.x0 / T; tx <= (p.x1 - 1) / T; ++tx) {
+          const PixelRect tile{tx * T, ty * T, (tx + 1) * T, (ty + 1) * T};
+          const size_t k = size_t(ty) * grid.tiles_x + tx;
+          if (scratch_[k] == 0) touched_.push_back(uint32_t(k));
+          // In order: the last triangle drawn is on top. A scissor covering the whole tile clips nothing in it.
+          const PixelRect clip = intersect(s, tile);
+          scratch_[k] = mix(scratch_[k] ^ (clip == intersect(tile, frame) ? triangle : hash_rect(triangle, clip))) | 1;
         }
       }
     }
   }
+  for (uint32_t k : touched_) {
+    share.tiles.push_back({k, scratch_[k]});
+    scratch_[k] = 0;
+  }
+  touched_.clear();
+  share.state_out = state;
+}
+
+TileHashes TileHasher::hash(const ImDrawData& draw_data, int fb_width, int fb_height, const TextureVersionFn& version,
+                            const ListRange& skip, int tile_size) {
+  TileHashes tiles;
+  tiles.tile = std::max(tile_size, 1);
+  tiles.width = std::max(fb_width, 0);
+  tiles.height = std::max(fb_height, 0);
+  tiles.tiles_x = tiles_along(tiles.width, tiles.tile);
+  tiles.tiles_y = tiles_along(tiles.height, tiles.tile);
+  tiles.hash.assign(size_t(tiles.tiles_x) * tiles.tiles_y, 0);
+  const Grid grid{tiles.width, tiles.height, tiles.tile, tiles.tiles_x};
+  scratch_.assign(tiles.hash.size(), 0);
+  std::unordered_map<const ImDrawList*, ListShare> seen;
+  uint64_t state = 0;  // render state set by callbacks (blending off for solid fills, reset)
+  for (int l = 0; l < draw_data.CmdListsCount; ++l) {
+    const ImDrawList& list = *draw_data.CmdLists[l];
+    const bool skipped = skip.contains(l);
+    // What the list's share depends on: its bytes, its commands with their textures' versions, the state it
+    // starts in, the grid, whether it is skipped.
+    uint64_t key = mix(state ^ (skipped ? 0x5d : 0x11)) ^ mix(uint64_t(grid.width) << 32 | uint32_t(grid.height)) ^
+                   mix(uint64_t(grid.tile) + 0x77);
+    key = fingerprint(list.VtxBuffer.Data, size_t(list.VtxBuffer.Size) * sizeof(ImDrawVert), key);
+    key = fingerprint(list.IdxBuffer.Data, size_t(list.IdxBuffer.Size) * sizeof(ImDrawIdx), key);
+    for (const ImDrawCmd& cmd : list.CmdBuffer) {
+      const uint64_t fields[8] = {uint64_t(reinterpret_cast<uintptr_t>(cmd.TextureId)),
+                                  cmd.UserCallback ? 0 : version(reinterpret_cast<uintptr_t>(cmd.TextureId)),
+                                  uint64_t(cmd.VtxOffset) << 32 | cmd.IdxOffset,
+                                  cmd.ElemCount,
+                                  uint64_t(reinterpret_cast<uintptr_t>(cmd.UserCallback)),
+                                  uint64_t(reinterpret_cast<uintptr_t>(cmd.UserCallbackData)),
+                                  0,
+                                  0};
+      key = fingerprint(fields, sizeof(fields), key);
+      key = fingerprint(&cmd.ClipRect, sizeof(cmd.ClipRect), key);
+    }
+    ListShare share;
+    const auto cached = lists_.find(&list);
+    if (cached != lists_.end() && cached->second.key == key) {
+      share = std::move(cached->second);
+    } else {
+      share.key = key;
+      share.state_in = state;
+      hash_list(list, skipped, version, grid, share);
+    }
+    for (const auto& [k, h] : share.tiles) tiles.hash[k] = mix(tiles.hash[k] ^ h);
+    state = share.state_out;
+    seen[&list] = std::move(share);
+  }
+  if (remember_) lists_ = std::move(seen);
   return tiles;
+}
+
+TileHashes hash_tiles(const ImDrawData& draw_data, int fb_width, int fb_height, const TextureVersionFn& version,
+                      const ListRange& skip, int tile_size) {
+  TileHasher hasher(false);
+  return hasher.hash(draw_data, fb_width, fb_height, version, skip, tile_size);
 }
 
 namespace {

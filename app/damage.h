@@ -11,9 +11,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 struct ImDrawData;
+struct ImDrawList;
 struct ImVec2;
 
 namespace tw {
@@ -66,6 +69,34 @@ TileHashes hash_tiles(const ImDrawData& draw_data, int fb_width, int fb_height, 
 
 // The indices (row-major) of the tiles touching `pixels`.
 std::vector<size_t> tiles_touching(const TileHashes& tiles, const PixelRect& pixels);
+
+// hash_tiles for a sequence of frames: each draw list's share of the tile hashes is kept, and a list whose bytes
+// (vertices, indices, commands, its textures' versions) and starting render state are the last frame's adds that
+// share again instead of hashing its triangles: a frame where one figure changes hashes that figure's list only.
+// The tiles are hashed list by list (a list's triangles in order, then the lists in order), so its hashes equal
+// hash_tiles'.
+class TileHasher {
+ public:
+  explicit TileHasher(bool remember = true) : remember_(remember) {}
+  TileHashes hash(const ImDrawData& draw_data, int fb_width, int fb_height, const TextureVersionFn& version,
+                  const ListRange& skip = {}, int tile_size = kDamageTile);
+
+ private:
+  struct Grid {
+    int width, height, tile, tiles_x;
+  };
+  struct ListShare {
+    uint64_t key = 0;                                  // what the share was computed from
+    uint64_t state_in = 0, state_out = 0;              // render state before and after the list
+    std::vector<std::pair<uint32_t, uint64_t>> tiles;  // (tile, the list's hash of its triangles there)
+  };
+  void hash_list(const ImDrawList& list, bool skipped, const TextureVersionFn& version, const Grid& grid,
+                 ListShare& share);
+  bool remember_;
+  std::unordered_map<const ImDrawList*, ListShare> lists_;
+  std::vector<uint64_t> scratch_;  // per tile, while one list is hashed (0: not touched)
+  std::vector<uint32_t> touched_;
+};
 
 // Sets every tile touching `pixels` to `value` (a value no frame hashes to, so those tiles count as changed next
 // frame).

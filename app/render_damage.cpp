@@ -158,6 +158,7 @@ struct DamageRenderer {
   Offscreen image;              // the persistent frame when the back buffer is not kept
   Offscreen check;              // TW_DAMAGE=check: the last frame, kept while this one is drawn in full
   TileHashes last;              // the tiles of the last frame drawn
+  TileHasher hasher;            // hashes them, each draw list again only when it changed
   float clear[3] = {-1, -1, -1};
   bool full_requested = true;
   DamageStats stats;
@@ -296,7 +297,7 @@ bool draw_moved_window(ImDrawData* draw_data, const MovingWindow& moving, GLuint
   if (intersect(reach, footprint) != reach) return false;
   if (!intersect(lists_reach(*draw_data, {moving.lists.end, draw_data->CmdListsCount}, w, h), footprint).empty())
     return false;
-  TileHashes rest = hash_tiles(*draw_data, w, h, texture_version, moving.lists);
+  TileHashes rest = r.hasher.hash(*draw_data, w, h, texture_version, moving.lists);
   // Not moved since the last frame copied it (the pointer held still, or the frames drawn after an input): the
   // copy is on screen already, only changes elsewhere are drawn.
   const bool in_place = r.copied_footprint == footprint && r.copied_inner == copied;
@@ -406,7 +407,7 @@ void render_with_damage(ImDrawData* draw_data, int w, int h, const float clear[3
     if (moving)
       moving_lists = snapshot_lists(*draw_data, moving->lists, ImVec2(float(moving->rect.x0), float(moving->rect.y0)),
                                     w, h, texture_version);
-    TileHashes now = hash_tiles(*draw_data, w, h, texture_version);
+    TileHashes now = r.hasher.hash(*draw_data, w, h, texture_version);
     // A new size gives a new grid: damaged_rects then returns the whole frame.
     const std::vector<PixelRect> rects =
         full ? std::vector<PixelRect>{{0, 0, w, h}} : damaged_rects(r.last, now, kMaxDamageRects);

@@ -331,5 +331,33 @@ TEST(Damage, SkippedListsAddNoTrianglesButTheirCallbacksStillSetTheState) {
             hash_tiles(without.draw_data(), 256, 192, no_versions, {}, kTile).hash);
 }
 
+TEST(Damage, TileHasherRemembersUnchangedListsAndEqualsHashTiles) {
+  Frame f;
+  f.quad(0, {0, 0}, {256, 192}, IM_COL32(30, 30, 30, 255));
+  f.callback(0, callback_a);
+  f.quad(1, {10, 10}, {50, 50}, IM_COL32(0, 200, 0, 255), reinterpret_cast<ImTextureID>(3));
+  f.quad(2, {100, 100}, {110, 110}, IM_COL32(200, 0, 0, 255));
+  uint64_t version_of_3 = 1;
+  const TextureVersionFn version = [&](uintptr_t t) { return t == 3 ? version_of_3 : uint64_t(0); };
+  TileHasher hasher;
+  auto both = [&] {
+    const TileHashes remembered = hasher.hash(f.draw_data(), 256, 192, version, {}, kTile);
+    EXPECT_EQ(remembered.hash, hash_tiles(f.draw_data(), 256, 192, version, {}, kTile).hash);
+    return remembered;
+  };
+  const TileHashes first = both();
+  EXPECT_EQ(both().hash, first.hash);  // nothing changed: every list's share reused
+  // A vertex of the last list moves: only its tiles change, and the reused shares still give hash_tiles' hashes.
+  f.list(2).VtxBuffer[2].pos.x += 0.25f;
+  const TileHashes moved = both();
+  EXPECT_EQ(changed_tiles(first, moved), (std::set<std::pair<int, int>>{{1, 1}}));
+  // New pixels in a texture of the middle list; then skipping that list.
+  version_of_3 = 2;
+  EXPECT_NE(both().hash, moved.hash);
+  EXPECT_EQ(hasher.hash(f.draw_data(), 256, 192, version, {1, 2}, kTile).hash,
+            hash_tiles(f.draw_data(), 256, 192, version, {1, 2}, kTile).hash);
+  both();
+}
+
 }  // namespace
 }  // namespace tw
