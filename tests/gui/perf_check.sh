@@ -42,6 +42,12 @@ if command -v xdotool >/dev/null; then
   echo "perf: all panels, front page dragged: frame wall p50 $(drag_field frame_wall_ms p50) ms," \
     "p99 $(drag_field frame_wall_ms p99) ms; process CPU per frame p50 $(drag_field frame_process_cpu_ms p50) ms;" \
     "$(drag_field damaged_mpx mean) million pixels redrawn per frame on average"
+  # The drag's own frames (perf.json window_drag: while ImGui moved the window, and the frame after).
+  read -r p50 p99 copied n < <(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])).get("window_drag", {})
+w = d.get("frame_wall_ms", {})
+print(w.get("p50", -1), w.get("p99", -1), d.get("copied_frames", 0), w.get("frames", 0))' "$out/perf-drag.json")
+  echo "perf: the drag's own frames: frame wall p50 $p50 ms, p99 $p99 ms; $copied of $n copied the window's image"
 fi
 echo "perf: idle (in-process, 10 s of the main loop): $idle % of one core, $(field idle frames_drawn) frames drawn"
 echo "perf: time to first frame $ttff ms"
