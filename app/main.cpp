@@ -245,7 +245,9 @@ int run(int argc, char** argv) {
       timeout = 0;
     else if (busy)
       timeout = std::max(0.0, last_frame_start + kBusyFrameSeconds - perf.seconds_since_start());
-    if (timeout < 0) tw::prepare_window_copies();      // about to wait: compile what a window drag copies with, once
+    // About to wait: compile what a window drag copies with, once (not in a --frames run: nobody drags there, and
+    // its idle figure would count the compile).
+    if (timeout < 0 && gui.frames == 0) tw::prepare_window_copies();
     const auto frame_at = tw::requested_frame_time();  // a timer something visible asked for (request_frame_after)
     const bool timer = frame_at != std::chrono::steady_clock::time_point::max();
     if (timer) {

@@ -4,7 +4,8 @@
 // the back buffer keeps them across a swap, so the frame is drawn there; elsewhere (a GPU driver may hand out another
 // buffer after a swap) it is drawn into a persistent offscreen image (an OpenGL framebuffer object) copied to the
 // back buffer. A frame where nothing changed (the pointer over nothing, a --frames run at rest) draws nothing; a
-// slider drag draws the slider, its figure and the read-outs. A resize, a new clear colour or a rebuilt font atlas
+// slider drag draws the slider, its figure and the read-outs; a window dragged by its title bar is copied, and only
+// what is around it drawn (app/window_move.h). A resize, a new clear colour or a rebuilt font atlas
 // (request_full_redraw) draws everything.
 //
 // TW_DAMAGE=full draws every frame in full along the same path (the reference: its pixels must equal the tracked
@@ -13,7 +14,8 @@
 // the window's own buffer); TW_DAMAGE=nomove draws a window being dragged as usual instead of copying its image
 // (app/window_move.h), the reference for measuring that; TW_DAMAGE=check draws each frame both ways and counts the
 // pixels that differ (printed on stderr), which tests/gui/damage_test.sh requires to be zero over a scripted sequence
-// of interactions. Words combine: TW_DAMAGE=check,offscreen.
+// of interactions, except in frames that copied a dragged window (a few edge pixels: counted apart, bounded).
+// Words combine: TW_DAMAGE=check,offscreen.
 
 #include <cstdint>
 
