@@ -7,6 +7,7 @@
 #include "core/experiments/gqa_analysis.h"
 #include "core/experiments/lora_experiment.h"
 #include "core/experiments/lora_rank_sweep.h"
+#include "core/experiments/lora_sweep_checks.h"
 #include "core/experiments/stepper_model.h"
 #include "core/ops/rope.h"
 #include "views/panel.h"
@@ -122,13 +123,7 @@ TEST(LoraPanel, LanguageModelOnNewTextAndRefusals) {
   StepperModel m;
   std::string error;
   ASSERT_TRUE(load_hf_stepper_model(shipped_models_dir() + "/poems", {}, &m, &error)) << error;
-  LoraSweepParams q;
-  q.model = m.config;
-  q.base = m.weights;
-  q.task.kind = TaskKind::Language;
-  q.task.context = 32;
-  q.task.language.corpus = "song100";
-  q.task.language.tokenizer_json = m.tokenizer_json;
+  LoraSweepParams q = testing::song_ci_sweep(m);
   q.steps = 10;
   q.batch = 4;
   q.lr_lora = 0.01f;  // the panel's defaults

@@ -1,8 +1,11 @@
 #pragma once
-// Checks shared by the LoRA sweep tests (toy task and new text): what every sweep's spectra must satisfy.
+// Shared by the LoRA sweep tests (toy task and new text, core and panel): what every sweep's spectra must satisfy,
+// and the new-text setup.
 #include <gtest/gtest.h>
 
 #include "core/experiments/lora_rank_sweep.h"
+#include "core/experiments/stepper_model.h"
+#include "core/train/tasks.h"
 
 namespace tw::testing {
 
@@ -21,6 +24,19 @@ inline void expect_rank_bounded_spectra(const LoraSweep& s, size_t matrices) {
         EXPECT_GT(above, 16) << peft_module_name(sp.module);
     }
   }
+}
+
+// A sweep fine-tuning model `m` on the Song ci (song100) in windows of 32 of its own tokens; ranks, steps, batch,
+// evaluation and learning rates are the caller's.
+inline LoraSweepParams song_ci_sweep(const StepperModel& m) {
+  LoraSweepParams p;
+  p.model = m.config;
+  p.base = m.weights;
+  p.task.kind = TaskKind::Language;
+  p.task.context = 32;
+  p.task.language.corpus = "song100";
+  p.task.language.tokenizer_json = m.tokenizer_json;  // the model's own vocabulary
+  return p;
 }
 
 }  // namespace tw::testing

@@ -22,13 +22,7 @@ StepperModel shipped(const std::string& name) {
 }
 
 LoraSweepParams poems_on_song_ci(const StepperModel& m, int steps) {
-  LoraSweepParams p;
-  p.model = m.config;
-  p.base = m.weights;
-  p.task.kind = TaskKind::Language;
-  p.task.context = 32;
-  p.task.language.corpus = "song100";
-  p.task.language.tokenizer_json = m.tokenizer_json;  // the model's own vocabulary
+  LoraSweepParams p = testing::song_ci_sweep(m);
   p.ranks = {1, 4, 16};
   p.steps = steps;
   p.batch = 8;
