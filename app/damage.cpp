@@ -168,14 +168,12 @@ TileHashes TileHasher::hash(const ImDrawData& draw_data, int fb_width, int fb_he
     key = fingerprint(list.VtxBuffer.Data, size_t(list.VtxBuffer.Size) * sizeof(ImDrawVert), key);
     key = fingerprint(list.IdxBuffer.Data, size_t(list.IdxBuffer.Size) * sizeof(ImDrawIdx), key);
     for (const ImDrawCmd& cmd : list.CmdBuffer) {
-      const uint64_t fields[8] = {uint64_t(reinterpret_cast<uintptr_t>(cmd.TextureId)),
+      const uint64_t fields[6] = {uint64_t(reinterpret_cast<uintptr_t>(cmd.TextureId)),
                                   cmd.UserCallback ? 0 : version(reinterpret_cast<uintptr_t>(cmd.TextureId)),
                                   uint64_t(cmd.VtxOffset) << 32 | cmd.IdxOffset,
                                   cmd.ElemCount,
                                   uint64_t(reinterpret_cast<uintptr_t>(cmd.UserCallback)),
-                                  uint64_t(reinterpret_cast<uintptr_t>(cmd.UserCallbackData)),
-                                  0,
-                                  0};
+                                  uint64_t(reinterpret_cast<uintptr_t>(cmd.UserCallbackData))};
       key = fingerprint(fields, sizeof(fields), key);
       key = fingerprint(&cmd.ClipRect, sizeof(cmd.ClipRect), key);
     }
@@ -202,13 +200,11 @@ TileHashes hash_tiles(const ImDrawData& draw_data, int fb_width, int fb_height, 
   return hasher.hash(draw_data, fb_width, fb_height, version, skip, tile_size);
 }
 
-namespace {
-
 PixelRect bounding_box(const PixelRect& a, const PixelRect& b) {
+  if (a.empty()) return b;
+  if (b.empty()) return a;
   return {std::min(a.x0, b.x0), std::min(a.y0, b.y0), std::max(a.x1, b.x1), std::max(a.y1, b.y1)};
 }
-
-}  // namespace
 
 std::vector<PixelRect> limit_rects(std::vector<PixelRect> rects, int max_rects) {
   max_rects = std::max(max_rects, 1);
@@ -301,7 +297,7 @@ void mark_tiles(TileHashes& tiles, const PixelRect& pixels, uint64_t value) {
 }
 
 PixelRect lists_reach(const ImDrawData& draw_data, const ListRange& lists, int fb_width, int fb_height) {
-  PixelRect reach{fb_width, fb_height, 0, 0};
+  PixelRect reach;
   for (int l = std::max(lists.first, 0); l < std::min(lists.end, draw_data.CmdListsCount); ++l) {
     const ImDrawList& list = *draw_data.CmdLists[l];
     for (const ImDrawCmd& cmd : list.CmdBuffer) {
@@ -313,11 +309,11 @@ PixelRect lists_reach(const ImDrawData& draw_data, const ListRange& lists, int f
       const unsigned n = cmd.ElemCount - cmd.ElemCount % 3;
       for (unsigned i = 0; i < n; i += 3) {
         const PixelRect p = triangle_reach(vtx[idx[i]].pos, vtx[idx[i + 1]].pos, vtx[idx[i + 2]].pos, s);
-        if (!p.empty()) reach = bounding_box(reach, p);
+        reach = bounding_box(reach, p);
       }
     }
   }
-  return reach.empty() ? PixelRect{} : reach;
+  return reach;
 }
 
 std::vector<PixelRect> subtract(const PixelRect& a, const PixelRect& hole) {
@@ -351,10 +347,10 @@ void restrict_to_rects(ImDrawData* draw_data, const std::vector<PixelRect>& rect
       const ImDrawVert* vtx = list.VtxBuffer.Data + cmd.VtxOffset;
       const unsigned n = cmd.ElemCount - cmd.ElemCount % 3;
       reach.resize(n / 3);
-      PixelRect all{fb_width, fb_height, 0, 0};
+      PixelRect all;
       for (unsigned i = 0; i < n; i += 3) {
         reach[i / 3] = triangle_reach(vtx[idx[i]].pos, vtx[idx[i + 1]].pos, vtx[idx[i + 2]].pos, s);
-        if (!reach[i / 3].empty()) all = bounding_box(all, reach[i / 3]);
+        all = bounding_box(all, reach[i / 3]);
       }
       if (all.empty()) continue;
       for (const PixelRect& r : rects) {

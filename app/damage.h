@@ -34,6 +34,8 @@ struct PixelRect {
   bool operator==(const PixelRect&) const = default;
 };
 PixelRect intersect(const PixelRect& a, const PixelRect& b);
+// The smallest rectangle holding both (an empty one adds nothing).
+PixelRect bounding_box(const PixelRect& a, const PixelRect& b);
 
 // The pixels ImGui's OpenGL3 backend lets a command with clip rectangle (x0, y0, x1, y1) write in a framebuffer of
 // fb_height rows (its glScissor: truncation toward zero, origin bottom-left), clamped to the fb_width × fb_height

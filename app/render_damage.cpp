@@ -271,6 +271,13 @@ uint64_t texture_version(uintptr_t texture) {
 
 PixelRect grown(const PixelRect& r, int by) { return {r.x0 - by, r.y0 - by, r.x1 + by, r.y1 + by}; }
 
+// The part of a moved window an image of it stands for: its inside (less the edge that blends with what is behind)
+// on the screen, less a band along the screen's edge, where ImGui clips the window's content to the screen (less a
+// border), so that what is drawn there changes as the window slides across it.
+PixelRect copyable_inside(const MovingWindow& moving, int w, int h) {
+  return intersect(grown(moving.rect, -moving.margin), grown({0, 0, w, h}, -kScreenEdge));
+}
+
 // A frame that copies the moved window's image to its new place and draws the rest as usual (app/window_move.h).
 // What the image does not hold (a part that was off the screen when it was taken) is drawn as usual, and the image
 // is then taken again from the screen. False, having drawn nothing, when the image cannot stand for the window:
@@ -282,9 +289,7 @@ bool draw_moved_window(ImDrawData* draw_data, const MovingWindow& moving, GLuint
   MovedWindowImage& m = r.moved;
   if (m.window != moving.id || m.image.width != w || m.image.height != h) return false;
   const PixelRect footprint = grown(moving.rect, kBorderReach);
-  // Near the screen's edge ImGui clips the window's content to the screen (less a border), so what is drawn there
-  // changes as the window slides across it: that band is drawn as usual.
-  const PixelRect shown = intersect(grown(moving.rect, -moving.margin), grown({0, 0, w, h}, -kScreenEdge));
+  const PixelRect shown = copyable_inside(moving, w, h);
   const int dx = moving.rect.x0 - int(m.lists.origin.x), dy = moving.rect.y0 - int(m.lists.origin.y);
   const PixelRect copied = intersect(shown, {m.taken.x0 + dx, m.taken.y0 + dy, m.taken.x1 + dx, m.taken.y1 + dy});
   if (copied.empty()) return false;
@@ -293,8 +298,7 @@ bool draw_moved_window(ImDrawData* draw_data, const MovingWindow& moving, GLuint
   ListsSnapshot now = snapshot_lists(*draw_data, moving.lists, ImVec2(float(moving.rect.x0), float(moving.rect.y0)), w,
                                      h, texture_version);
   if (!moved_unchanged(m.lists, now, copied, kMoveTolerance)) return false;
-  const PixelRect reach = lists_reach(*draw_data, moving.lists, w, h);
-  if (intersect(reach, footprint) != reach) return false;
+  if (intersect(now.reach, footprint) != now.reach) return false;
   if (!intersect(lists_reach(*draw_data, {moving.lists.end, draw_data->CmdListsCount}, w, h), footprint).empty())
     return false;
   TileHashes rest = r.hasher.hash(*draw_data, w, h, texture_version, moving.lists);
@@ -329,7 +333,7 @@ bool draw_moved_window(ImDrawData* draw_data, const MovingWindow& moving, GLuint
 // After a frame drawn as usual while a window is moved: its inner pixels and what it drew, for the next frames.
 void take_moved_window_image(const MovingWindow& moving, ListsSnapshot lists, GLuint target, int w, int h) {
   MovedWindowImage& m = g_renderer.moved;
-  const PixelRect taken = intersect(grown(moving.rect, -moving.margin), grown({0, 0, w, h}, -kScreenEdge));
+  const PixelRect taken = copyable_inside(moving, w, h);
   // Taken already, and the window drew the same since, in the same place: the image still holds it.
   if (m.window == moving.id && m.taken == taken && m.image.width == w && m.image.height == h &&
       m.lists.origin.x == lists.origin.x && m.lists.origin.y == lists.origin.y &&

@@ -59,9 +59,17 @@ ListsSnapshot snapshot_lists(const ImDrawData& draw_data, const ListRange& lists
       const ImDrawIdx* idx = list.IdxBuffer.Data + cmd.IdxOffset;
       const ImDrawVert* vtx = list.VtxBuffer.Data + cmd.VtxOffset;
       const unsigned n = cmd.ElemCount - cmd.ElemCount % 3;
-      for (unsigned i = 0; i < n; i += 3)
-        s.triangles.push_back(
-            {{vtx[idx[i]], vtx[idx[i + 1]], vtx[idx[i + 2]]}, scissor, texture, texture_version, state, state_data});
+      for (unsigned i = 0; i < n; i += 3) {
+        const PixelRect reach = triangle_reach(vtx[idx[i]].pos, vtx[idx[i + 1]].pos, vtx[idx[i + 2]].pos, scissor);
+        s.triangles.push_back({{vtx[idx[i]], vtx[idx[i + 1]], vtx[idx[i + 2]]},
+                               scissor,
+                               reach,
+                               texture,
+                               texture_version,
+                               state,
+                               state_data});
+        s.reach = bounding_box(s.reach, reach);
+      }
     }
   }
   return s;
@@ -73,9 +81,7 @@ bool moved_unchanged(const ListsSnapshot& before, const ListsSnapshot& now, cons
   if (float(dx) != fx || float(dy) != fy) return false;  // whole pixels only
   const PixelRect region_before{region.x0 - dx, region.y0 - dy, region.x1 - dx, region.y1 - dy};
   using Triangle = ListsSnapshot::Triangle;
-  auto touches = [](const Triangle& t, const PixelRect& r) {
-    return !intersect(triangle_reach(t.v[0].pos, t.v[1].pos, t.v[2].pos, t.scissor), r).empty();
-  };
+  auto touches = [](const Triangle& t, const PixelRect& r) { return !intersect(t.reach, r).empty(); };
   auto next = [&](const std::vector<Triangle>& ts, size_t k, const PixelRect& r) {
     while (k < ts.size() && !touches(ts[k], r)) ++k;
     return k;

@@ -39,6 +39,7 @@ struct ListsSnapshot {
   struct Triangle {
     ImDrawVert v[3];
     PixelRect scissor;  // the backend's scissor of its command
+    PixelRect reach;    // the pixels it can touch within the scissor (triangle_reach)
     uintptr_t texture = 0;
     uint64_t texture_version = 0;
     ImDrawCallback state = nullptr;  // the last callback before it (render state: solid fills turn blending off)
@@ -46,6 +47,7 @@ struct ListsSnapshot {
   };
   ImVec2 origin;  // the window's position
   std::vector<Triangle> triangles;
+  PixelRect reach;  // the bounding box of every triangle's reach (empty when none can draw)
 };
 ListsSnapshot snapshot_lists(const ImDrawData& draw_data, const ListRange& lists, ImVec2 origin, int fb_width,
                              int fb_height, const TextureVersionFn& version);

@@ -120,7 +120,9 @@ TEST(WindowMove, MovedFrameRectsCoverTheFootprintsAndTheChangesAroundTheCopy) {
       const bool want = !in_inner && (in_footprints || in_change);
       expected += want;
       drawn += covered(x, y);
-      if (want) ASSERT_TRUE(covered(x, y)) << x << "," << y;
+      if (want) {
+        ASSERT_TRUE(covered(x, y)) << x << "," << y;
+      }
     }
   EXPECT_EQ(drawn, expected);  // nothing else drawn
   // Limited to a few rectangles, they may cover more (then the copy covers the inside again), never less.
