@@ -400,9 +400,10 @@ void render_with_damage(ImDrawData* draw_data, int w, int h, const float clear[3
   // A window being dragged (for the statistics even when it is drawn as usual).
   const std::optional<MovingWindow> found = find_moving_window(*draw_data);
   r.stats.window_moving = found.has_value();
-  const std::optional<MovingWindow> moving = full || settings().full || settings().nomove ? std::nullopt : found;
+  // A frame drawn in full (a rebuilt font atlas, a new size) draws the window exactly, so it may take its image.
+  const std::optional<MovingWindow> moving = settings().full || settings().nomove ? std::nullopt : found;
   std::optional<ListsSnapshot> moving_lists;  // taken before draw_rects rewrites the commands
-  const bool moved = moving && draw_moved_window(draw_data, *moving, target, w, h, clear);
+  const bool moved = moving && !full && draw_moved_window(draw_data, *moving, target, w, h, clear);
   bool merged = false;
   if (!moved) {
     // The tiles under the last copied image count as changed: the window is drawn afresh there.
