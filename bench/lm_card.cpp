@@ -49,8 +49,9 @@ int main(int argc, char** argv) {
   nlohmann::ordered_json out;
 
   auto t0 = std::chrono::steady_clock::now();
+  int shown = -1;
   const ModelBits bits = model_bits_of_text(model, heldout, [&](double f) {
-    std::fprintf(stderr, "\rlm_card: scoring the held-out text %3.0f%%", 100 * f);
+    if (int(100 * f) != shown) std::fprintf(stderr, "\rlm_card: scoring the held-out text %3d%%", shown = int(100 * f));
     return true;
   });
   std::fprintf(stderr, "\n");
