@@ -19,8 +19,8 @@ SampledText sample_text(const StepperModel& model, const std::string& prompt, in
   if (!model.vocabulary->encode(prompt, /*bos=*/true, &ids, &out.error)) return out;
   const int room = model.config.max_seq - static_cast<int>(ids.size());
   if (room < 1)
-    return out.error = subst(tr("the prompt fills the model's context of {0} tokens"),
-                             {std::to_string(model.config.max_seq)}),
+    return out.error =
+               subst(tr("the prompt fills the model's context of {0} tokens"), {std::to_string(model.config.max_seq)}),
            out;
   const TokenVocabulary& vocab = *model.vocabulary;
   const Generation g = generate(model.config, *model.weights, ids, std::min(tokens, room), sampling, seed, {},

@@ -25,7 +25,7 @@ namespace tw {
 struct SampledText {
   std::string text;          // the prompt and its continuation, cut at the first record break ("\n\n") after it
   std::string continuation;  // the part of `text` after the prompt
-  std::string error;  // one line when the prompt cannot be encoded or the model refused it
+  std::string error;         // one line when the prompt cannot be encoded or the model refused it
 };
 // `tokens` tokens (at most, and at most the model's context) after `prompt`, seeded.
 SampledText sample_text(const StepperModel& model, const std::string& prompt, int tokens,
@@ -38,10 +38,10 @@ SampledText sample_text(const StepperModel& model, const std::string& prompt, in
 std::vector<std::string> poem_half_lines(std::string_view poem);
 
 struct PoemForm {
-  int poems = 0;           // poems with at least two closed half-lines
-  int half_lines = 0;      // their closed half-lines
-  int five_or_seven = 0;   // ... of five or seven characters
-  int uniform_poems = 0;   // poems whose half-lines all have one length
+  int poems = 0;          // poems with at least two closed half-lines
+  int half_lines = 0;     // their closed half-lines
+  int five_or_seven = 0;  // ... of five or seven characters
+  int uniform_poems = 0;  // poems whose half-lines all have one length
   double five_or_seven_fraction() const { return half_lines ? double(five_or_seven) / half_lines : 0.0; }
   double uniform_fraction() const { return poems ? double(uniform_poems) / poems : 0.0; }
 };

@@ -74,8 +74,7 @@ ModelBits model_bits_of_text(const StepperModel& model, const std::string& text,
   const size_t window = size_t(std::max(2, model.config.max_seq)), stride = std::max<size_t>(1, window / 2);
   size_t scored_until = 1;  // targets before this index are scored (the first token has no context)
   for (size_t start = 0; scored_until < ids.size(); start += stride) {
-    if (progress && !progress(double(scored_until) / double(ids.size())))
-      return out.error = tr("cancelled"), out;
+    if (progress && !progress(double(scored_until) / double(ids.size()))) return out.error = tr("cancelled"), out;
     const size_t end = std::min(ids.size(), start + window);
     const std::vector<int> w(ids.begin() + long(start), ids.begin() + long(end));
     Mat logits;

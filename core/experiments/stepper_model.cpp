@@ -61,7 +61,8 @@ std::shared_ptr<const TokenVocabulary> TokenVocabulary::bpe(std::shared_ptr<cons
 std::string TokenVocabulary::decode(const std::vector<int>& ids) const {
   if (kind_ == Kind::Bpe) return bpe_->decode(ids, /*skip_special=*/true);
   std::string out;
-  for (int id : ids) out += kind_ == Kind::Bytes && id >= 0 && size_t(id) < bytes_.size() ? bytes_[size_t(id)] : label(id);
+  for (int id : ids)
+    out += kind_ == Kind::Bytes && id >= 0 && size_t(id) < bytes_.size() ? bytes_[size_t(id)] : label(id);
   return out;
 }
 

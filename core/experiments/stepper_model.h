@@ -66,7 +66,7 @@ class TokenVocabulary {
   std::vector<std::string> symbols_;  // Symbols: id → string
   std::string task_;
   std::shared_ptr<const BpeTokenizer> bpe_;
-  int id_count_ = 0;  // Ids: the model's vocab_size
+  int id_count_ = 0;                // Ids: the model's vocab_size
   std::vector<std::string> bytes_;  // Bytes and Bpe: id → the raw bytes the token stands for ("" for <bos>)
 };
 

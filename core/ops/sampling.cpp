@@ -67,7 +67,8 @@ void sampling_filter(SamplingTrace& out, const std::vector<float>& logits, const
     std::nth_element(values.begin(), values.begin() + (k - 1), values.end(), std::greater<float>());
     const float kth = values[static_cast<size_t>(k - 1)];
     for (int i = 0; i < V; ++i)
-      out.kept_top_k[static_cast<size_t>(i)] = out.kept_top_k[static_cast<size_t>(i)] && s[static_cast<size_t>(i)] >= kth;
+      out.kept_top_k[static_cast<size_t>(i)] =
+          out.kept_top_k[static_cast<size_t>(i)] && s[static_cast<size_t>(i)] >= kth;
   }
   out.n_top_k = static_cast<int>(std::count(out.kept_top_k.begin(), out.kept_top_k.end(), 1));
 

@@ -136,9 +136,12 @@ bool truncated_sequence(std::string_view t) {
   const unsigned char lead = b(0);
   size_t need = 0;
   unsigned char lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
-  if (lead >= 0xC2 && lead <= 0xDF) need = 2;
-  else if (lead >= 0xE0 && lead <= 0xEF) need = 3, lo = lead == 0xE0 ? 0xA0 : 0x80, hi = lead == 0xED ? 0x9F : 0xBF;
-  else if (lead >= 0xF0 && lead <= 0xF4) need = 4, lo = lead == 0xF0 ? 0x90 : 0x80, hi = lead == 0xF4 ? 0x8F : 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF)
+    need = 2;
+  else if (lead >= 0xE0 && lead <= 0xEF)
+    need = 3, lo = lead == 0xE0 ? 0xA0 : 0x80, hi = lead == 0xED ? 0x9F : 0xBF;
+  else if (lead >= 0xF0 && lead <= 0xF4)
+    need = 4, lo = lead == 0xF0 ? 0x90 : 0x80, hi = lead == 0xF4 ? 0x8F : 0xBF;
   if (need == 0 || t.size() >= need) return false;
   if (t.size() > 1 && (b(1) < lo || b(1) > hi)) return false;
   return t.size() < 3 || (b(2) >= 0x80 && b(2) <= 0xBF);

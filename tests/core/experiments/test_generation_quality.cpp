@@ -15,10 +15,10 @@ namespace {
 
 TEST(GenerationQuality, HalfLinesAreThePiecesClosedByFullWidthMarks) {
   EXPECT_EQ(poem_half_lines("床前明月光，疑是地上霜。举头"),
-            (std::vector<std::string>{"床前明月光", "疑是地上霜"}));  // 举头 is still open
-  const PoemForm f = poem_form({"床前明月光，疑是地上霜。举头望明月，低头思故乡。",  // 4 × 5: uniform
+            (std::vector<std::string>{"床前明月光", "疑是地上霜"}));                   // 举头 is still open
+  const PoemForm f = poem_form({"床前明月光，疑是地上霜。举头望明月，低头思故乡。",    // 4 × 5: uniform
                                 "千山鸟飞绝，万径人踪灭。孤舟蓑笠翁，独钓寒江雪啊。",  // 5, 5, 5, 6
-                                "一句。"});                                          // one half-line: not a poem
+                                "一句。"});                                            // one half-line: not a poem
   EXPECT_EQ(f.poems, 2);
   EXPECT_EQ(f.half_lines, 8);
   EXPECT_EQ(f.five_or_seven, 7);
@@ -57,4 +57,3 @@ TEST(GenerationQuality, SamplesOfAByteModelAreAlwaysWholeCharacters) {
 
 }  // namespace
 }  // namespace tw
-
