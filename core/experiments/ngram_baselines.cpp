@@ -85,6 +85,12 @@ std::shared_ptr<const NgramCorpusModels> count_ngram_corpus(Corpus corpus, int m
     o.unseen = wb.unseen_fraction(c.heldout, n);
     m->stats.push_back(o);
   }
+  // Kneser–Ney's order-n numbers do not depend on the highest order counted, but its tables do (the continuation
+  // counts of order n come from the (n+1)-grams): counted again for every max order, in one pass for all orders.
+  if (cancel && cancel->load(std::memory_order_relaxed)) return nullptr;
+  m->kn = kneser_ney_train_records(c.train, std::max(max_order, 1));
+  const std::vector<KneserNeyScore> kn = kneser_ney_score_records(m->kn, c.heldout);
+  for (size_t i = 0; i < m->stats.size() && i < kn.size(); ++i) m->stats[i].heldout_kn = kn[i].bits_per_char;
   return m;
 }
 

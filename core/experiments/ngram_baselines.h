@@ -1,6 +1,7 @@
 #pragma once
 // The n-gram baselines of one corpus that no slider but the corpus changes: the corpus itself and its Witten–Bell
-// count tables of orders 1 … 5 with their held-out and training bits, sparsity and unseen fraction. Counted once per
+// count tables of orders 1 … 5 with their held-out and training bits, sparsity and unseen fraction, and the held-out
+// bits of interpolated Kneser–Ney (modified) of the same orders. Counted once per
 // corpus for the whole process (issue 27, "compute what changed"): add-k's k, the sample seed and the compared
 // record are then answered from the kept tables (NgramModel::bits_per_symbol with add-k, sample,
 // compare_causal_bidirectional), bit for bit what counting again would give.
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/experiments/kneser_ney.h"
 #include "core/experiments/ngram.h"
 #include "core/text/corpus.h"
 
@@ -21,6 +23,8 @@ namespace tw {
 struct NgramOrderStats {
   int n = 0;
   double heldout_wb = 0, train_wb = 0;  // bits per character, Witten–Bell
+  double heldout_kn = 0;                // bits per character, Kneser–Ney (modified; unseen characters charged their
+                                        // script's alphabet, core/experiments/kneser_ney.h)
   size_t distinct = 0;                  // distinct n-grams in training
   double unseen = 0;                    // fraction of held-out n-grams never seen
 };
@@ -28,6 +32,7 @@ struct NgramOrderStats {
 struct NgramCorpusModels {
   Corpus corpus;
   std::vector<NgramModel> wb;          // [n − 1]: Witten–Bell of order n = 1 … max order
+  KneserNey kn;                        // Kneser–Ney of the training records up to the max order (END predicted)
   std::vector<NgramOrderStats> stats;  // [n − 1]
 
   // wb[n − 1].sample(seed, chars) for every order: drawn at the first call for (seed, chars) and kept, so a change

@@ -84,7 +84,7 @@ class ForwardPanel : public Panel {
   NextTokenChoice current_choice() const {
     if (!result_) return {};
     return choose_next_token(result_->run, sampling_config(s_), static_cast<uint64_t>(s_.sample_seed),
-                             static_cast<int>(result_->appended.size()));
+                             static_cast<int>(result_->appended.size()), &result_->request.vocab());
   }
 
   struct ModelLoad {

@@ -26,6 +26,8 @@ TEST(NgramBaselines, KeptTablesEqualCountingAgain) {
     EXPECT_EQ(s.train_wb, wb.bits_per_symbol(c.train));
     EXPECT_EQ(s.distinct, wb.distinct(n));
     EXPECT_EQ(s.unseen, wb.unseen_fraction(c.heldout, n));
+    EXPECT_EQ(s.heldout_kn,
+              kneser_ney_score_records(kneser_ney_train_records(c.train, n), c.heldout)[size_t(n - 1)].bits_per_char);
     const NgramModel addk(c.train, n, NgramSmoothing::AddK, 0.05f);
     EXPECT_EQ(m->wb[size_t(n - 1)].bits_per_symbol(c.heldout, NgramSmoothing::AddK, 0.05f),
               addk.bits_per_symbol(c.heldout));
