@@ -177,8 +177,13 @@ KneserNey train(const std::vector<std::vector<uint32_t>>& seqs, int max_order, K
     kn.top_discounts.push_back(estimate_discounts(raw_coc, variant));
     kn.lower_discounts.push_back(estimate_discounts(cont_coc, variant));
   }
-  for (const KnGram& g : tables->levels[0].grams) kn.vocabulary.push_back(g.symbol);  // sorted: one context
+  uint64_t once = 0;  // n₁: training symbols seen exactly once
+  for (const KnGram& g : tables->levels[0].grams) {
+    kn.vocabulary.push_back(g.symbol);  // sorted: the unigrams have one context
+    once += g.raw == 1;
+  }
   for (const auto& s : seqs) kn.train_symbols += s.size();
+  kn.p_new = double(once + 1) / double(kn.train_symbols + 1);
   kn.tables = std::move(tables);
   return kn;
 }
@@ -198,19 +203,29 @@ bool in_vocabulary(const KneserNey& kn, uint32_t c) {
 // continuation chain q_m = P_m under continuation counts is shared; order n replaces its top level by raw counts.
 void probs_all_orders(const KneserNey& kn, const std::array<uint32_t, 4>& hist, uint32_t c, int orders, double* out) {
   const KneserNeyTables& t = *kn.tables;
-  double q = 1.0 / double(kn.vocabulary.size() + 1);
+  const KnGram none{};
+  double q = 0;  // P_{m−1}(c | h') under continuation counts
   Key context = 0;
   for (int m = 1; m <= orders; ++m) {
     if (m >= 2) context |= Key(hist[size_t(4 - (m - 1))]) << (kSymbolBits * (m - 2));
     const KnLevel& level = t.levels[size_t(m - 1)];
     const KnContext* ctx = find_context(level, context);
+    const long i = ctx ? find_gram(level, *ctx, c) : -1;
+    const KnGram& g = i >= 0 ? level.grams[size_t(i)] : none;
+    if (m == 1) {  // the escape for an unseen symbol; the vocabulary's unigrams share the rest, floored by 1 / V
+      if (i < 0) {
+        out[0] = q = c == kKneserNeyUnseen ? kn.p_new : 0;
+        continue;
+      }
+      const double uniform = 1.0 / double(kn.vocabulary.size()), seen = 1 - kn.p_new;
+      out[0] = seen * interpolate(ctx->raw, kn.top_discounts[0], g.raw, uniform);
+      q = seen * interpolate(ctx->cont, kn.lower_discounts[0], g.cont, uniform);
+      continue;
+    }
     if (!ctx) {
       out[m - 1] = q;
       continue;
     }
-    const long i = find_gram(level, *ctx, c);
-    const KnGram none{};
-    const KnGram& g = i >= 0 ? level.grams[size_t(i)] : none;
     out[m - 1] = interpolate(ctx->raw, kn.top_discounts[size_t(m - 1)], g.raw, q);
     q = interpolate(ctx->cont, kn.lower_discounts[size_t(m - 1)], g.cont, q);
   }

@@ -14,7 +14,10 @@
 //   P_m(c | h) = max(A(h c) − D(A(h c)), 0) / A(h •)  +  γ(h) · P_{m−1}(c | h'),
 //   γ(h)       = (D₁ N₁(h •) + D₂ N₂(h •) + D₃₊ N₃₊(h •)) / A(h •),   N_k(h •) = #{c : A(h c) = k} (N₃₊: ≥ 3),
 //   P_m(c | h) = P_{m−1}(c | h')  when h was never seen,
-//   P_0(c)     = 1 / (V + 1)       over the V training symbols and one more: "unseen" (the escape).
+//   P_1(c)     = (1 − p_new) · [max(A(c) − D, 0) / A(•) + γ(ε) / V]   for the V training symbols,
+//   P_1(unseen) = p_new = (n₁ + 1) / (N + 1): the Good–Turing probability that the next character is one training
+//                 never had (n₁ characters seen once among the N training symbols; the + 1 keeps it above zero when
+//                 no character was seen once). "unseen" is one more symbol: the escape.
 // The highest order uses raw counts A = C(h c). Every lower order uses continuation counts A = N₁₊(• h c), the number
 // of distinct symbols seen before h c (BOS included), except for an m-gram that starts with BOS, which nothing can
 // precede: it keeps its raw count (as KenLM does).
@@ -24,7 +27,7 @@
 // A count-of-counts that gives no valid estimate (a zero n_k in a denominator, or D_k outside (0, k], usual on tiny
 // texts) falls back to D = 0.5, 1, 1.5 (standard: 0.5), KenLM's --discount_fallback values; `fallback` says so.
 // Every level's probabilities over the V symbols and "unseen" sum to 1 (D_k ≤ k, so no count goes below zero and
-// the mass taken is exactly γ), whatever the context.
+// the mass taken is exactly γ), whatever the context. The escape is smaller in a context seen often (γ(h) < 1).
 //
 // A held-out symbol never seen in training costs the escape plus the choice of the character within its alphabet:
 //   bits = −log₂ P(unseen | h) + log₂ |alphabet(c)|,  alphabet = its script within its Unicode block
@@ -67,7 +70,8 @@ struct KneserNey {
   KneserNeyVariant variant = KneserNeyVariant::Modified;
   bool records = false;                             // trained on records: END is a symbol
   std::vector<uint32_t> vocabulary;                 // the V training symbols, sorted (code points, then END)
-  size_t train_symbols = 0;                         // predicted symbols counted in training
+  size_t train_symbols = 0;                         // N: predicted symbols counted in training
+  double p_new = 1;                                 // P_1(unseen) = (n₁ + 1) / (N + 1)
   std::vector<KneserNeyDiscounts> top_discounts;    // [m − 1]: order m as the highest order (raw counts)
   std::vector<KneserNeyDiscounts> lower_discounts;  // [m − 1]: order m below a higher one (continuation counts)
   std::shared_ptr<const KneserNeyTables> tables;    // immutable: copies of the model share them

@@ -23,16 +23,24 @@ namespace tw {
 struct NgramOrderStats {
   int n = 0;
   double heldout_wb = 0, train_wb = 0;  // bits per character, Witten–Bell
-  double heldout_kn = 0;                // bits per character, Kneser–Ney (modified; unseen characters charged their
-                                        // script's alphabet, core/experiments/kneser_ney.h)
-  size_t distinct = 0;                  // distinct n-grams in training
-  double unseen = 0;                    // fraction of held-out n-grams never seen
+  // Kneser–Ney (modified; a character never seen in training charged an escape plus its script's alphabet,
+  // core/experiments/kneser_ney.h), counted when max order ≥ kKneserNeyMinOrder, else NaN:
+  double heldout_kn = 0;            // bits per character
+  double heldout_kn_unseen = 0;     // the part of heldout_kn paid for characters never seen in training
+  size_t heldout_unseen_chars = 0;  // how many held-out characters (and END) training never had
+  size_t distinct = 0;              // distinct n-grams in training
+  double unseen = 0;                // fraction of held-out n-grams never seen
 };
+
+// Kneser–Ney is counted with three orders or more: not in a first answer of one or two orders, waited for in the
+// frame (it would take about 60% longer), but in the refinement that counts the rest.
+constexpr int kKneserNeyMinOrder = 3;
 
 struct NgramCorpusModels {
   Corpus corpus;
   std::vector<NgramModel> wb;          // [n − 1]: Witten–Bell of order n = 1 … max order
-  KneserNey kn;                        // Kneser–Ney of the training records up to the max order (END predicted)
+  KneserNey kn;                        // Kneser–Ney of the training records up to the max order (END predicted);
+                                       // empty below kKneserNeyMinOrder
   std::vector<NgramOrderStats> stats;  // [n − 1]
 
   // wb[n − 1].sample(seed, chars) for every order: drawn at the first call for (seed, chars) and kept, so a change

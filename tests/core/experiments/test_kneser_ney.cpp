@@ -23,49 +23,51 @@ void expect_close(double actual, double expected, const std::string& what = "") 
 
 // ---------------------------------------------------------------------------------------------------------------
 // Hand-worked: standard Kneser–Ney, bigram, text "abab" (one sequence, BOS-padded: BOS a b a b).
+//   N = 4 training symbols, none seen once: p_new = P₁(unseen) = (0 + 1)/(4 + 1) = 1/5; V = 2.
 //   Bigrams (raw, the top order): BOS a: 1, a b: 2, b a: 1 → n₁ = 2, n₂ = 1 → D = 2 / (2 + 2·1) = 1/2.
 //   Unigrams below (continuation counts: distinct symbols before): a ← {BOS, b}: 2, b ← {a}: 1 (raw counts are 2 and
-//   2, so this tells the two apart) → n₁ = 1, n₂ = 1 → D = 1/3; total 3; γ(ε) = (1/3 · 2) / 3 = 2/9.
-//   P₀ = 1/3 over {a, b, unseen}.
-//   P₁(a) = (2 − 1/3)/3 + 2/9 · 1/3 = 17/27,  P₁(b) = (1 − 1/3)/3 + 2/27 = 8/27,  P₁(unseen) = 2/27.
-//   γ(BOS) = (1/2 · 1)/1 = 1/2:  P(a | BOS) = (1 − 1/2)/1 + 1/2 · 17/27 = 22/27 (and P(a | b) the same).
-//   γ(a) = (1/2 · 1)/2 = 1/4:    P(b | a) = (2 − 1/2)/2 + 1/4 · 8/27 = 89/108,  P(a | a) = 1/4 · 17/27 = 17/108,
-//                                P(unseen | a) = 1/4 · 2/27 = 1/54  (89 + 17 + 2 = 108).
+//   2, so this tells the two apart) → n₁ = 1, n₂ = 1 → D = 1/3; total 3; γ(ε) = (1/3 · 2) / 3 = 2/9; floor 1/V = 1/2.
+//   P₁(a) = 4/5 · [(2 − 1/3)/3 + 2/9 · 1/2] = 4/5 · 2/3 = 8/15,  P₁(b) = 4/5 · [(1 − 1/3)/3 + 1/9] = 4/15.
+//   γ(BOS) = (1/2 · 1)/1 = 1/2:  P(a | BOS) = (1 − 1/2)/1 + 1/2 · 8/15 = 23/30 (and P(a | b) the same).
+//   γ(a) = (1/2 · 1)/2 = 1/4:    P(b | a) = (2 − 1/2)/2 + 1/4 · 4/15 = 49/60,  P(a | a) = 1/4 · 8/15 = 8/60,
+//                                P(unseen | a) = 1/4 · 1/5 = 3/60  (49 + 8 + 3 = 60).
 //   Order 1 alone (raw unigram counts 2, 2: n₁ = 0, no estimate → D = 0.5): γ = (0.5 · 2)/4 = 1/4,
-//   P(a) = P(b) = (2 − 0.5)/4 + 1/4 · 1/3 = 11/24, P(unseen) = 1/12.
+//   P(a) = P(b) = 4/5 · [(2 − 0.5)/4 + 1/4 · 1/2] = 2/5, P(unseen) = 1/5.
 TEST(KneserNey, HandWorkedStandardBigram) {
   const KneserNey kn = kneser_ney_train(cps("abab"), 2, KneserNeyVariant::Standard);
   ASSERT_EQ(kn.vocabulary, (std::vector<uint32_t>{'a', 'b'}));
   EXPECT_EQ(kn.train_symbols, 4u);
+  expect_close(kn.p_new, 1.0 / 5);
   expect_close(kn.top_discounts[1].d1, 0.5);
   EXPECT_FALSE(kn.top_discounts[1].fallback);
   expect_close(kn.lower_discounts[0].d1, 1.0 / 3);
   EXPECT_TRUE(kn.top_discounts[0].fallback);
-  expect_close(kneser_ney_prob(kn, {}, 'a'), 22.0 / 27);
-  expect_close(kneser_ney_prob(kn, {'b'}, 'a'), 22.0 / 27);
-  expect_close(kneser_ney_prob(kn, {'a'}, 'b'), 89.0 / 108);
-  expect_close(kneser_ney_prob(kn, {'a'}, 'a'), 17.0 / 108);
-  expect_close(kneser_ney_prob(kn, {'a'}, kKneserNeyUnseen), 1.0 / 54);
-  expect_close(kneser_ney_prob(kn, {'a'}, 'z'), 1.0 / 54);  // any unseen symbol asks for the escape
-  expect_close(kneser_ney_prob(kn, {'a'}, 'a', 1), 11.0 / 24);
-  expect_close(kneser_ney_prob(kn, {}, kKneserNeyUnseen, 1), 1.0 / 12);
-  // Held-out "ab": −log₂(22/27) − log₂(89/108) over 2 characters.
-  expect_close(kneser_ney_bits(kn, cps("ab")), (std::log2(27.0 / 22) + std::log2(108.0 / 89)) / 2);
-  // Held-out "ac": 'c' was never seen: the escape after 'a' (1/54) and one of Basic Latin's 52 letters.
+  expect_close(kneser_ney_prob(kn, {}, 'a'), 23.0 / 30);
+  expect_close(kneser_ney_prob(kn, {'b'}, 'a'), 23.0 / 30);
+  expect_close(kneser_ney_prob(kn, {'a'}, 'b'), 49.0 / 60);
+  expect_close(kneser_ney_prob(kn, {'a'}, 'a'), 8.0 / 60);
+  expect_close(kneser_ney_prob(kn, {'a'}, kKneserNeyUnseen), 3.0 / 60);
+  expect_close(kneser_ney_prob(kn, {'a'}, 'z'), 3.0 / 60);  // any unseen symbol asks for the escape
+  expect_close(kneser_ney_prob(kn, {'a'}, 'a', 1), 2.0 / 5);
+  expect_close(kneser_ney_prob(kn, {}, kKneserNeyUnseen, 1), 1.0 / 5);
+  // Held-out "ab": −log₂(23/30) − log₂(49/60) over 2 characters.
+  expect_close(kneser_ney_bits(kn, cps("ab")), (std::log2(30.0 / 23) + std::log2(60.0 / 49)) / 2);
+  // Held-out "ac": 'c' was never seen: the escape after 'a' (1/20) and one of Basic Latin's 52 letters.
   const KneserNeyScore s = kneser_ney_score(kn, cps("ac"));
   EXPECT_EQ(s.symbols, 2u);
   EXPECT_EQ(s.unseen, 1u);
-  expect_close(s.unseen_bits, std::log2(54.0) + std::log2(52.0));
-  expect_close(s.bits_per_char, (std::log2(27.0 / 22) + std::log2(54.0) + std::log2(52.0)) / 2);
+  expect_close(s.unseen_bits, std::log2(20.0) + std::log2(52.0));
+  expect_close(s.bits_per_char, (std::log2(30.0 / 23) + std::log2(20.0) + std::log2(52.0)) / 2);
   // An unseen CJK character pays log₂ 20,992 (the CJK Unified Ideographs block) after the same escape.
-  expect_close(kneser_ney_score(kn, cps("a明")).unseen_bits, std::log2(54.0) + std::log2(20992.0));
+  expect_close(kneser_ney_score(kn, cps("a明")).unseen_bits, std::log2(20.0) + std::log2(20992.0));
 }
 
 // The same text, modified Kneser–Ney: no order has n₁, n₂, n₃ all non-zero, so every order falls back to
 // D₁ = 0.5, D₂ = 1, D₃₊ = 1.5.
-//   Unigrams (continuation a: 2, b: 1): γ(ε) = (0.5 · 1 + 1 · 1)/3 = 1/2; P₁(a) = (2 − 1)/3 + 1/2 · 1/3 = 1/2,
-//   P₁(b) = (1 − 0.5)/3 + 1/6 = 1/3, P₁(unseen) = 1/6.
-//   P(a | BOS) = (1 − 0.5)/1 + (0.5 · 1)/1 · 1/2 = 3/4;  P(b | a) = (2 − 1)/2 + (1 · 1)/2 · 1/3 = 2/3.
+//   Unigrams (continuation a: 2, b: 1): γ(ε) = (0.5 · 1 + 1 · 1)/3 = 1/2; P₁(a) = 4/5 · [(2 − 1)/3 + 1/2 · 1/2] =
+//   4/5 · 7/12 = 7/15, P₁(b) = 4/5 · [(1 − 0.5)/3 + 1/4] = 1/3, P₁(unseen) = 1/5.
+//   P(a | BOS) = (1 − 0.5)/1 + (0.5 · 1)/1 · 7/15 = 11/15;  P(b | a) = (2 − 1)/2 + (1 · 1)/2 · 1/3 = 2/3;
+//   P(unseen | a) = 1/2 · 1/5 = 1/10.
 TEST(KneserNey, HandWorkedModifiedFallbackBigram) {
   const KneserNey kn = kneser_ney_train(cps("abab"), 2);
   EXPECT_EQ(kn.variant, KneserNeyVariant::Modified);
@@ -75,39 +77,42 @@ TEST(KneserNey, HandWorkedModifiedFallbackBigram) {
     EXPECT_EQ(d.d2, 1.0);
     EXPECT_EQ(d.d3, 1.5);
   }
-  expect_close(kneser_ney_prob(kn, {}, 'a'), 3.0 / 4);
+  expect_close(kneser_ney_prob(kn, {}, 'a'), 11.0 / 15);
   expect_close(kneser_ney_prob(kn, {'a'}, 'b'), 2.0 / 3);
-  expect_close(kneser_ney_prob(kn, {'a'}, kKneserNeyUnseen), (1.0 / 2) * (1.0 / 6));
+  expect_close(kneser_ney_prob(kn, {'a'}, kKneserNeyUnseen), 1.0 / 10);
 }
 
-// Records ["aab"], standard, bigram: the sequence is BOS a a b END.
+// Records ["aab"], standard, bigram: the sequence is BOS a a b END; N = 4, seen once: b and END → p_new = 3/5.
 //   Unigram continuation counts: a ← {BOS, a}: 2, b ← {a}: 1, END ← {b}: 1 → n₁ = 2, n₂ = 1, D = 1/2, total 4,
-//   γ(ε) = (1/2 · 3)/4 = 3/8, P₀ = 1/4 over {a, b, END, unseen}:
-//   P₁(a) = 1.5/4 + 3/32 = 15/32, P₁(b) = P₁(END) = 0.5/4 + 3/32 = 7/32, P₁(unseen) = 3/32.
+//   γ(ε) = (1/2 · 3)/4 = 3/8, floor 1/V = 1/3:
+//   P₁(a) = 2/5 · [1.5/4 + 1/8] = 1/5, P₁(b) = P₁(END) = 2/5 · [0.5/4 + 1/8] = 1/10, P₁(unseen) = 3/5.
 //   Bigrams all occur once (n₁ = 4, n₂ = 0 → D = 1): each context passes all its mass down (γ = 1):
-//   P(a | BOS) = 15/32, P(b | a) = 7/32, P(END | b) = 7/32. Held-out ["ab"]: three symbols, END included.
+//   P(a | BOS) = 1/5, P(b | a) = 1/10, P(END | b) = 1/10. Held-out ["ab"]: three symbols, END included.
 TEST(KneserNey, HandWorkedRecordsPredictTheEnd) {
   const KneserNey kn = kneser_ney_train_records({"aab"}, 2, KneserNeyVariant::Standard);
   EXPECT_TRUE(kn.records);
   ASSERT_EQ(kn.vocabulary, (std::vector<uint32_t>{'a', 'b', kKneserNeyEnd}));
+  expect_close(kn.p_new, 3.0 / 5);
   expect_close(kn.top_discounts[1].d1, 1.0);
-  expect_close(kneser_ney_prob(kn, {}, 'a'), 15.0 / 32);
-  expect_close(kneser_ney_prob(kn, {'a'}, 'b'), 7.0 / 32);
-  expect_close(kneser_ney_prob(kn, {'b'}, kKneserNeyEnd), 7.0 / 32);
-  expect_close(kneser_ney_prob(kn, {'b'}, kKneserNeyUnseen), 3.0 / 32);
+  expect_close(kneser_ney_prob(kn, {}, 'a'), 1.0 / 5);
+  expect_close(kneser_ney_prob(kn, {'a'}, 'b'), 1.0 / 10);
+  expect_close(kneser_ney_prob(kn, {'b'}, kKneserNeyEnd), 1.0 / 10);
+  expect_close(kneser_ney_prob(kn, {'b'}, kKneserNeyUnseen), 3.0 / 5);
   const std::vector<KneserNeyScore> s = kneser_ney_score_records(kn, {"ab"});
   ASSERT_EQ(s.size(), 2u);
   EXPECT_EQ(s[1].symbols, 3u);
-  expect_close(s[1].bits_per_char, (std::log2(32.0 / 15) + 2 * std::log2(32.0 / 7)) / 3);
+  expect_close(s[1].bits_per_char, (std::log2(5.0) + 2 * std::log2(10.0)) / 3);
 }
 
-// Order 1 is absolute discounting of the raw counts interpolated with the uniform over V + 1:
-//   P(c) = max(C(c) − D(C(c)), 0) / N + γ / (V + 1),  γ = (D₁ n₁ + D₂ n₂ + D₃₊ N₃₊) / N.
-// "abcddeefffgggg": a, b, c once, d, e twice, f 3 times, g 4 times: N = 14, V = 7, n₁ = 3, n₂ = 2, n₃ = 1, n₄ = 1.
+// Order 1 is absolute discounting of the raw counts interpolated with the uniform over V, scaled by 1 − p_new:
+//   P(c) = (1 − p_new) · [max(C(c) − D(C(c)), 0) / N + γ / V],  γ = (D₁ n₁ + D₂ n₂ + D₃₊ N₃₊) / N,  P(unseen) = p_new.
+// "abcddeefffgggg": a, b, c once, d, e twice, f 3 times, g 4 times: N = 14, V = 7, n₁ = 3, n₂ = 2, n₃ = 1, n₄ = 1;
+//   p_new = (3 + 1)/(14 + 1) = 4/15.
 //   Y = 3/7, D₁ = 1 − 2Y·2/3 = 3/7, D₂ = 2 − 3Y·1/2 = 19/14, D₃₊ = 3 − 4Y·1/1 = 9/7;
-//   γ = (3·3/7 + 2·19/14 + 2·9/7)/14 = 23/49;  γ/8 = 23/392.
-//   P(a) = (4/7)/14 + 23/392 = 39/392, P(d) = (9/14)/14 + 23/392 = 41/392, P(f) = (12/7)/14 + 23/392 = 71/392,
-//   P(g) = (19/7)/14 + 23/392 = 99/392, P(unseen) = 23/392;  3·39 + 2·41 + 71 + 99 + 23 = 392.
+//   γ = (3·3/7 + 2·19/14 + 2·9/7)/14 = 23/49;  γ/7 = 23/343.
+//   In brackets: a (4/7)/14 + 23/343 = 37/343, d (9/14)/14 + 23/343 = 155/1372, f (12/7)/14 + 23/343 = 65/343,
+//   g (19/7)/14 + 23/343 = 179/686 (3·148 + 2·155 + 260 + 358 = 1372); times 11/15:
+//   P(a) = 407/5145, P(d) = 341/4116, P(f) = 143/1029, P(g) = 1969/10290, P(unseen) = 4/15.
 TEST(KneserNey, UnigramIsAbsoluteDiscountingWithTheUniform) {
   const KneserNey kn = kneser_ney_train(cps("abcddeefffgggg"), 1);
   const KneserNeyDiscounts& d = kn.top_discounts[0];
@@ -119,19 +124,20 @@ TEST(KneserNey, UnigramIsAbsoluteDiscountingWithTheUniform) {
   expect_close(d.d1, 3.0 / 7);
   expect_close(d.d2, 19.0 / 14);
   expect_close(d.d3, 9.0 / 7);
+  expect_close(kn.p_new, 4.0 / 15);
   const std::vector<uint32_t> history = cps("gfe");  // order 1 ignores it
-  expect_close(kneser_ney_prob(kn, history, 'a'), 39.0 / 392);
-  expect_close(kneser_ney_prob(kn, history, 'c'), 39.0 / 392);
-  expect_close(kneser_ney_prob(kn, history, 'd'), 41.0 / 392);
-  expect_close(kneser_ney_prob(kn, history, 'f'), 71.0 / 392);
-  expect_close(kneser_ney_prob(kn, history, 'g'), 99.0 / 392);
-  expect_close(kneser_ney_prob(kn, history, kKneserNeyUnseen), 23.0 / 392);
+  expect_close(kneser_ney_prob(kn, history, 'a'), 407.0 / 5145);
+  expect_close(kneser_ney_prob(kn, history, 'c'), 407.0 / 5145);
+  expect_close(kneser_ney_prob(kn, history, 'd'), 341.0 / 4116);
+  expect_close(kneser_ney_prob(kn, history, 'f'), 143.0 / 1029);
+  expect_close(kneser_ney_prob(kn, history, 'g'), 1969.0 / 10290);
+  expect_close(kneser_ney_prob(kn, history, kKneserNeyUnseen), 4.0 / 15);
   // The same numbers from the formula with this test's own counts, for every symbol.
   const std::map<uint32_t, int> counts = {{'a', 1}, {'b', 1}, {'c', 1}, {'d', 2}, {'e', 2}, {'f', 3}, {'g', 4}};
   const double gamma = (3 * d.d1 + 2 * d.d2 + 2 * d.d3) / 14;
   for (const auto& [c, n] : counts) {
     const double D = n == 1 ? d.d1 : n == 2 ? d.d2 : d.d3;
-    expect_close(kneser_ney_prob(kn, {}, c), (n - D) / 14 + gamma / 8);
+    expect_close(kneser_ney_prob(kn, {}, c), (11.0 / 15) * ((n - D) / 14 + gamma / 7));
   }
 }
 
@@ -169,6 +175,7 @@ struct ReferenceKn {
   int n = 0;
   bool modified = true;
   size_t V = 0;
+  double p_new = 1;
   std::vector<std::map<std::u32string, int>> raw, cont;  // [m − 1]: m-gram → count
   std::vector<std::array<double, 3>> d_top, d_low;       // [m − 1]
 
@@ -196,6 +203,9 @@ struct ReferenceKn {
     for (int m = 1; m <= n; ++m)
       for (size_t i = 4; i < padded.size(); ++i) ++raw[size_t(m - 1)][padded.substr(i - size_t(m - 1), size_t(m))];
     V = raw[0].size();
+    double once = 0;  // Good–Turing: characters seen once, plus one, over the training symbols plus one
+    for (const auto& [g, c] : raw[0]) once += c == 1;
+    p_new = (once + 1) / double(text.size() + 1);
     for (int m = 1; m <= n; ++m) {
       for (const auto& [g, c] : raw[size_t(m - 1)]) {
         if (m == n || g[0] == kRefBos) {
@@ -213,7 +223,10 @@ struct ReferenceKn {
 
   // P_m(c | the end of `history`, BOS-padded), with raw counts at the top level.
   double p(int m, bool top, const std::u32string& history, char32_t c) const {
-    if (m == 0) return 1.0 / double(V + 1);
+    const bool seen = raw[0].count(std::u32string(1, c)) > 0;
+    if (m == 0) return 1.0 / double(V);
+    if (m == 1 && !seen) return p_new;
+    const double scale = m == 1 ? 1 - p_new : 1;  // the unigram's share of what the escape leaves
     const auto& A = top ? raw[size_t(m - 1)] : cont[size_t(m - 1)];
     const auto& D = top ? d_top[size_t(m - 1)] : d_low[size_t(m - 1)];
     const std::u32string padded = std::u32string(4, kRefBos) + history;
@@ -228,7 +241,7 @@ struct ReferenceKn {
     const double lower = p(m - 1, false, history, c);
     if (total == 0) return lower;
     const double Da = a == 0 ? 0 : D[size_t(std::min(int(a), 3) - 1)];
-    return std::max(a - Da, 0.0) / total + mass / total * lower;
+    return scale * (std::max(a - Da, 0.0) / total + mass / total * lower);
   }
 
   // Held-out bits per character, an unseen Basic Latin letter charged the escape and log₂ 52.
