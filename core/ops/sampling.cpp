@@ -54,9 +54,12 @@ void sampling_filter(SamplingTrace& out, const std::vector<float>& logits, const
   // The allowed tokens (all when `allowed` is null or allows none) are the candidates every filter starts from,
   // like a logits processor that runs before Hugging Face's warpers.
   out.kept_top_k.assign(static_cast<size_t>(V), 1);
-  if (allowed && allowed->size() == static_cast<size_t>(V) &&
-      std::find(allowed->begin(), allowed->end(), 1) != allowed->end())
-    for (int i = 0; i < V; ++i) out.kept_top_k[static_cast<size_t>(i)] = (*allowed)[static_cast<size_t>(i)] ? 1 : 0;
+  // A model may have more logits than its vocabulary has tokens (padded rows): those are never allowed.
+  if (allowed && std::find(allowed->begin(), allowed->end(), 1) != allowed->end())
+    for (int i = 0; i < V; ++i) {
+      const size_t k = static_cast<size_t>(i);
+      out.kept_top_k[k] = k < allowed->size() && (*allowed)[k] ? 1 : 0;
+    }
   // top-k: threshold = k-th largest candidate value (nth_element, O(V)); every candidate at or above it survives.
   if (cfg.top_k > 0) {
     std::vector<float> values;

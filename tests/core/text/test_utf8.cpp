@@ -68,11 +68,13 @@ TEST(Utf8, CharStart) {
 
 TEST(Utf8, ValidPrefixAllowsOnlyAnUnfinishedLastCharacter) {
   EXPECT_TRUE(utf8_valid_prefix(""));
-  EXPECT_TRUE(utf8_valid_prefix("a\xE6\xB3\xA8"));      // a注: whole
-  EXPECT_TRUE(utf8_valid_prefix("a\xE6"));              // 注 cut after its lead byte
-  EXPECT_TRUE(utf8_valid_prefix("a\xE6\xB3"));          // ... and after its second
-  EXPECT_FALSE(utf8_valid_prefix("\xB3"));              // a continuation byte with no lead
-  EXPECT_FALSE(utf8_valid_prefix("\xE6a"));             // a lead byte followed by an ASCII letter
+  EXPECT_TRUE(utf8_valid_prefix("a\xE6\xB3\xA8"));  // a注: whole
+  EXPECT_TRUE(utf8_valid_prefix("a\xE6"));          // 注 cut after its lead byte
+  EXPECT_TRUE(utf8_valid_prefix("a\xE6\xB3"));      // ... and after its second
+  EXPECT_FALSE(utf8_valid_prefix("\xB3"));          // a continuation byte with no lead
+  EXPECT_FALSE(
+      utf8_valid_prefix("\xE6"
+                        "a"));                          // a lead byte followed by an ASCII letter
   EXPECT_FALSE(utf8_valid_prefix("\xE6\xB3\xA8\xA8"));  // one continuation byte too many
   EXPECT_FALSE(utf8_valid_prefix("\xC0"));              // can only start an overlong form
   EXPECT_FALSE(utf8_valid_prefix("\xE0\x80"));          // overlong three-byte form, already visible
