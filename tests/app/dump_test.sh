@@ -146,8 +146,8 @@ one_line_error model-and-config "leave out --config and --weights" -- \
 one_line_error model-missing "is not a folder" -- "$app" dump --model "$work/nope" --tokens 1 --out "$work/x"
 one_line_error bad-dtype "--dtype 'f8' must be f32, f16 or bf16" -- \
   "$app" dump --config "$work/gqa.json" --tokens 1 --out "$work/x" --dtype f8
-mkdir -p "$work/gpt2" && echo '{"architectures": ["GPT2LMHeadModel"]}' >"$work/gpt2/config.json"
-one_line_error model-architecture "architecture 'GPT2LMHeadModel' is not supported" -- \
+mkdir -p "$work/gpt2" && echo '{"architectures": ["GPTNeoXForCausalLM"]}' >"$work/gpt2/config.json"
+one_line_error model-architecture "architecture 'GPTNeoXForCausalLM' is not supported \(supported: " -- \
   "$app" dump --model "$work/gpt2" --tokens 1 --out "$work/x"
 # A dump that fails half-way says which of its files it left (here embed.npy cannot be written: a directory),
 # and the manifest of an earlier complete dump into the same folder does not survive to describe the mix.
