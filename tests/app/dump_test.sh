@@ -5,15 +5,6 @@ set -uo pipefail
 source "$(dirname "$0")/check_lib.sh"  # private config folder, fail=0, check()
 app=$1 src=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
-one_line_error() {  # one_line_error NAME PATTERN -- command...: exit 2 and exactly one line on stderr
-  local name=$1 pattern=$2; shift 3
-  local err; err=$("$@" 2>&1 >/dev/null); local got=$?
-  if [ "$got" -ne 2 ] || [ "$(wc -l <<<"$err")" -ne 1 ] || ! grep -qE -- "$pattern" <<<"$err"; then
-    echo "FAIL $name: exit $got (want 2), stderr: $err"; fail=1
-  else
-    echo "ok   $name"
-  fi
-}
 
 # A GQA + RoPE config in Hugging Face keys (8 query heads over 4 KV heads).
 cat >"$work/gqa.json" <<'JSON'

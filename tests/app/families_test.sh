@@ -8,15 +8,6 @@ set -uo pipefail
 source "$(dirname "$0")/check_lib.sh"  # private config folder, fail=0, check()
 app=$1 src=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
-one_line_error() {  # one_line_error NAME PATTERN -- command...: exit 2 and exactly one line on stderr
-  local name=$1 pattern=$2; shift 3
-  local err; err=$("$@" 2>&1 >/dev/null); local got=$?
-  if [ "$got" -ne 2 ] || [ "$(wc -l <<<"$err")" -ne 1 ] || ! grep -qE -- "$pattern" <<<"$err"; then
-    echo "FAIL $name: exit $got (want 2), stderr: $err"; fail=1
-  else
-    echo "ok   $name"
-  fi
-}
 
 /usr/bin/python3 "$src/tests/models/make_family_fixtures.py" "$work/fx" >/dev/null || { echo "FAIL fixtures"; exit 1; }
 tokens=5,17,42,3,88,61,9,23,70,1,33,96  # 12 tokens: longer than the fixtures' sliding windows (4 and 5)
