@@ -73,6 +73,7 @@ const char* peft_module_name(LoraModule m) {
 
 std::string check_lora_spec(const LoraSpec& s, const ModelConfig& c) {
   if (c.moe()) return tr("LoRA here adapts dense models only: this model's MLP is a mixture of experts");
+  if (std::string why = training_unsupported(c); !why.empty()) return why;
   if (!(s.alpha > 0.0f) || !std::isfinite(s.alpha)) return tr("LoRA alpha must be a positive number");
   const std::vector<LoraModule> mods = present_targets(s.targets, c);
   if (mods.empty()) return tr("choose at least one LoRA target module this model has");

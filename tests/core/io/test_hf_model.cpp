@@ -241,11 +241,10 @@ TEST(HfModel, ConfigKeysOfRealCheckpoints) {
   EXPECT_FALSE(hf_config_from_json(typed.dump(), {}, &c, &arch, &error));
   EXPECT_EQ(error, "config.json: mlp_bias (biases in the MLP projections) is not supported");
 
-  mistral["architectures"] = {"GPT2LMHeadModel"};
+  mistral["architectures"] = {"GPTNeoXForCausalLM"};
   EXPECT_FALSE(hf_config_from_json(mistral.dump(), {}, &c, &arch, &error));
-  EXPECT_EQ(error,
-            "config.json: architecture 'GPT2LMHeadModel' is not supported (LlamaForCausalLM, MistralForCausalLM or "
-            "Qwen2ForCausalLM)");
+  EXPECT_EQ(error, "config.json: architecture 'GPTNeoXForCausalLM' is not supported (supported: " +
+                       std::string(supported_architectures()) + ")");
   mistral["architectures"] = {"LlamaForCausalLM"};
   mistral["rope_scaling"] = {{"rope_type", "yarn"}, {"factor", 4.0}};
   EXPECT_FALSE(hf_config_from_json(mistral.dump(), {}, &c, &arch, &error));
