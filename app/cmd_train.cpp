@@ -99,6 +99,9 @@ int run_train(const TrainCommandOptions& o) {
   if (!o.formats.empty() && o.formats != "none")
     if (auto problem = parse_export_formats(o.formats, &formats)) return fail(2, "--format: " + *problem);
 
+  // CLI11's range check lets NaN through (every comparison with it is false): "--memory-cap nan" would mean "no cap".
+  if (o.memory_cap_mb != 0 && !(std::isfinite(o.memory_cap_mb) && o.memory_cap_mb >= 1))
+    return fail(2, tr("--memory-cap must be a number of MiB of at least 1"));
   AppState state = make_app_state();
   std::vector<SceneOverride> overrides;
   for (const std::string& arg : o.sets) {

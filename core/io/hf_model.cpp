@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -28,9 +29,9 @@ bool fail(std::string* error, std::string message) {
 // A JSON file of the folder (config, index, tokenizer_config): through the bounded reader, as every file a user
 // points at, so a FIFO or a huge file named config.json is refused instead of read. Why it failed is dropped: the
 // callers name the file in their own message.
-bool read_json_text(const fs::path& path, std::string* out) {
-  std::string why;
-  return read_file_bounded(path.string(), kMaxConfigBytes, out, &why);
+bool read_json_text(const fs::path& path, std::string* out, std::string* why = nullptr) {
+  std::string ignored;
+  return read_file_bounded(path.string(), kMaxConfigBytes, out, why ? why : &ignored);
 }
 
 std::string shape_str(const std::vector<int64_t>& shape) {
@@ -85,8 +86,13 @@ bool hf_config_from_json(const std::string& text, const HfLoadOptions& options, 
   // The trained context stays what the file says (rope scaling measures against it); the workbench runs at most
   // options.max_seq tokens.
   int trained = 2048;
-  if (j.contains("max_position_embeddings") && j["max_position_embeddings"].is_number_integer())
-    trained = static_cast<int>(std::clamp<int64_t>(j["max_position_embeddings"].get<int64_t>(), 1, 1 << 24));
+  if (j.contains("max_position_embeddings")) {
+    const json& m = j["max_position_embeddings"];
+    if (!m.is_number_integer() || m.get<int64_t>() < 1)
+      return fail(error, subst(tr("config.json: max_position_embeddings must be a whole number of at least 1, not {0}"),
+                               {m.dump()}));
+    trained = static_cast<int>(std::min<int64_t>(m.get<int64_t>(), 1 << 24));
+  }
   if (j.contains("rope_scaling") && j["rope_scaling"].is_object() &&
       !j["rope_scaling"].contains("original_max_position_embeddings"))
     j["rope_scaling"]["original_max_position_embeddings"] = trained;
@@ -187,8 +193,8 @@ bool load_hf_model(const std::string& dir_name, const HfLoadOptions& options, Hf
     return fail(error, subst(tr("'{0}' has no run.json, so the training run that wrote it did not finish; train again"),
                              {dir_name}));
   std::string text;
-  if (!read_json_text(dir / "config.json", &text))
-    return fail(error, subst(tr("'{0}' has no readable config.json"), {dir_name}));
+  if (std::string why; !read_json_text(dir / "config.json", &text, &why))  // why: a symlink loop, a FIFO, ...
+    return fail(error, subst(tr("'{0}' has no readable config.json: {1}"), {dir_name, why}));
   HfModel m;
   m.dir = dir_name;
   if (!hf_config_from_json(text, options, &m.config, &m.architecture, error)) {
@@ -236,6 +242,23 @@ bool load_hf_model(const std::string& dir_name, const HfLoadOptions& options, Hf
       return fail(err, subst(tr("tensor '{0}' has shape {1} but config.json needs {2}"),
                              {name, shape_str(entry->shape), shape_str(shape)}));
     if (!src.files[file].read(*entry, dst, err)) return false;
+    // A NaN or infinite weight poisons every activation downstream: name the tensor now, not the first activation
+    // it reaches ("q_rope has NaN") nor a "diverged" fine-tune.
+    size_t count = 1, bad = 0, first = 0;
+    for (int64_t d : shape) count *= size_t(d);
+    for (size_t i = 0; i < count; ++i)
+      if (!std::isfinite(dst[i]) && bad++ == 0) first = i;
+    if (bad)
+      return fail(err, subst(trn("tensor '{0}' has {1} non-finite value (first: {2} at flat index {3}); the "
+                                 "checkpoint is damaged or comes from a diverged training run",
+                                 "tensor '{0}' has {1} non-finite values (first: {2} at flat index {3}); the "
+                                 "checkpoint is damaged or comes from a diverged training run",
+                                 bad),
+                             {name, std::to_string(bad),
+                              std::isnan(dst[first]) ? "NaN"
+                              : dst[first] > 0       ? "inf"
+                                                     : "-inf",
+                              std::to_string(first)}));
     done_bytes += static_cast<int64_t>(entry->end - entry->begin);
     if (options.progress && !options.progress(total_bytes > 0 ? double(done_bytes) / double(total_bytes) : 1.0))
       return fail(err, tr("loading cancelled"));

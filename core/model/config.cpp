@@ -1,5 +1,6 @@
 #include "core/model/config.h"
 #include "core/io/json_parse.h"
+#include "core/machine_memory.h"
 #include "core/text/i18n.h"  // N_: names translated where shown
 
 #include "core/enum_names.h"
@@ -172,7 +173,8 @@ std::vector<ConfigProblem> config_problems(const ModelConfig& c, const char* (*n
         subst(tr("{0} must be positive (got {1})"), {n("memory_cap_mb"), std::to_string(c.memory_cap_mb)}));
   else if (errors.empty()) {
     const double mb = estimated_memory_bytes(c) / (1024.0 * 1024.0);
-    if (mb > c.memory_cap_mb) {
+    const double cap = cap_to_machine(c.memory_cap_mb);  // a file cannot raise it past the machine's memory
+    if (mb > cap) {
       auto mib = [](double v) {
         std::ostringstream s;
         s.precision(0);
@@ -182,7 +184,10 @@ std::vector<ConfigProblem> config_problems(const ModelConfig& c, const char* (*n
       add("memory_cap_mb",
           subst(
               tr("this model needs about {0} MiB (weights + traced activations at {1} {2}), above the cap of {3} MiB"),
-              {mib(mb), n("max_seq"), std::to_string(c.max_seq), mib(c.memory_cap_mb)}));
+              {mib(mb), n("max_seq"), std::to_string(c.max_seq), mib(cap)}) +
+              (cap < c.memory_cap_mb ? subst(tr(" (this machine's memory; {0} asks for {1} MiB)"),
+                                             {n("memory_cap_mb"), mib(c.memory_cap_mb)})
+                                     : std::string()));
     }
   }
   return errors;
