@@ -187,6 +187,19 @@ int run_train(const TrainCommandOptions& o) {
                       std::to_string(trainer.task().seq_len()), std::to_string(parameter_count(settings.model)),
                       fixed(estimated_training_bytes(sized, trainer.task().seq_len()) / (1024.0 * 1024.0), 0)})
                    .c_str());
+  {
+    // What a step costs, before the first one: forward + backward ≈ 6 · parameters · tokens plus the attention
+    // scores, at an assumed 10 GFLOP/s (a guess; the first steps' times follow every half second).
+    const double tokens = double(settings.batch) * trainer.task().seq_len();
+    const double flops = 6.0 * double(parameter_count(settings.model)) * tokens +
+                         12.0 * settings.model.n_layers * settings.model.dim * tokens * trainer.task().seq_len();
+    const double per_step = flops / 1e10;
+    if (per_step * steps > 10)
+      std::fprintf(stderr, "%s\n",
+                   subst(tr("roughly {0} s per step, {1} s for {2} steps (an estimate at 10 GFLOP/s)"),
+                         {fixed(per_step, 1), fixed(per_step * steps, 0), std::to_string(steps)})
+                       .c_str());
+  }
   std::vector<double> step_ms, step_cpu_ms;
   step_ms.reserve(size_t(steps));
   step_cpu_ms.reserve(size_t(steps));

@@ -11,6 +11,7 @@
 #include "core/text/i18n.h"
 #include "views/plot/math.h"
 #include "views/plot/plot_imgui.h"
+#include "views/plot/text_pieces.h"
 
 namespace tw {
 

@@ -334,6 +334,7 @@ void BpeTokenizer::encode_piece(std::string_view piece, std::vector<int>* out) c
 // [SECTION] encode / decode
 
 std::vector<int> BpeTokenizer::encode(std::string_view text, bool add_special) const {
+  (void)take_pipeline_failure();  // a failure of an earlier text must not cut this one short
   std::vector<int> ids;
   if (add_special) ids = prefix_ids_;
   std::vector<Segment> segments{{std::string(text), -1, true}};
@@ -367,7 +368,6 @@ std::vector<int> BpeTokenizer::encode(std::string_view text, bool add_special) c
 
 bool BpeTokenizer::encode_checked(std::string_view text, bool add_special, std::vector<int>* ids,
                                   std::string* error) const {
-  (void)take_pipeline_failure();
   std::vector<int> out = encode(text, add_special);
   if (const std::string failure = take_pipeline_failure(); !failure.empty()) {
     *error = (source_.empty() ? std::string("tokenizer.json") : source_) + ": " + failure;
@@ -382,6 +382,7 @@ bool BpeTokenizer::encode_checked(std::string_view text, bool add_special, std::
 }
 
 std::vector<std::string> BpeTokenizer::pre_split(std::string_view text) const {
+  (void)take_pipeline_failure();
   std::vector<Segment> segments{{std::string(text), -1, true}};
   split_added(&segments, false);
   for (Segment& seg : segments)
@@ -559,6 +560,7 @@ void run_decoder(const BpeTokenizer::Decoder& d, std::vector<std::string>* token
 }  // namespace
 
 std::string BpeTokenizer::decode(const std::vector<int>& ids, bool skip_special) const {
+  (void)take_pipeline_failure();  // an earlier encoding's failure must not silence the decoder's regexes
   std::vector<std::string> tokens;
   for (int id : ids) {
     if (id < 0 || id >= vocab_size()) continue;
@@ -1013,6 +1015,7 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
       trie_insert(&t.raw_trie_.next, &t.raw_trie_.token, a.content, int(k));
   }
   for (size_t k = 0; k < notes.size(); ++k) t.note_ += (k ? "; " : "") + notes[k];
+  (void)take_pipeline_failure();  // normalizing the added tokens above reports nothing to the next encoding
   *out = std::move(t);
   return true;
 }

@@ -8,6 +8,7 @@
 
 #include "core/text/utf8.h"
 #include "views/plot/plot_imgui.h"
+#include "views/plot/text_pieces.h"
 #include "views/widgets.h"
 
 namespace tw {

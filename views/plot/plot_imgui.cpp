@@ -14,6 +14,7 @@
 
 #include "views/plot/plot_imgui.h"
 #include "core/text/i18n.h"
+#include "views/plot/text_pieces.h"
 
 #include <imgui_internal.h>
 #include <imgui_stdlib.h>

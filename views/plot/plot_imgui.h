@@ -16,7 +16,6 @@
 
 #include <cstdint>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "views/plot/figure.h"
@@ -57,16 +56,6 @@ void set_figure_menu_extra(FigureMenuExtra extra);
 // A face that was not installed draws with ImGui::GetFont().
 void set_screen_font(FontStyle style, ImFont* font);
 ImFont* screen_font(FontStyle style);
-
-// [SECTION] text pieces
-// ImGui reserves four vertices per byte of a string in one call and indexes them with 16 bits, so one string of more
-// than ~16,000 characters (a long unbroken run in a lesson, a long label) aborts on its index assertion. Text is
-// drawn in pieces of at most this many bytes, cut at character boundaries.
-constexpr size_t kMaxDrawBytes = 4096;
-// `text` cut into such pieces (empty text: no piece). Joined they are `text`.
-std::vector<std::string_view> draw_pieces(std::string_view text, size_t max_bytes = kMaxDrawBytes);
-// AddText in pieces: each next piece starts where the previous one ended on the line.
-void add_text(ImDrawList* dl, ImFont* font, float size, ImVec2 pos, ImU32 color, std::string_view text);
 
 // [SECTION] math text
 // Draws a typeset line (plot/math.h) with its baseline's left end at `origin`, each run in its screen face;
