@@ -105,6 +105,9 @@ int run_train(const TrainCommandOptions& o) {
   if (!set_matmul_threads(o.threads))
     return fail(2, subst(tr("--threads {0}: this build cannot run that many matrix-product threads"),
                          {std::to_string(o.threads)}));
+  // CLI11's range check lets NaN through (every comparison with it is false): "--memory-cap nan" would mean "no cap".
+  if (o.memory_cap_mb != 0 && !(std::isfinite(o.memory_cap_mb) && o.memory_cap_mb >= 1))
+    return fail(2, tr("--memory-cap must be a number of MiB of at least 1"));
   AppState state = make_app_state();
   std::vector<SceneOverride> overrides;
   for (const std::string& arg : o.sets) {
@@ -190,6 +193,19 @@ int run_train(const TrainCommandOptions& o) {
                       std::to_string(trainer.task().seq_len()), std::to_string(parameter_count(settings.model)),
                       fixed(estimated_training_bytes(sized, trainer.task().seq_len()) / (1024.0 * 1024.0), 0)})
                    .c_str());
+  {
+    // What a step costs, before the first one: forward + backward ≈ 6 · parameters · tokens plus the attention
+    // scores, at an assumed 10 GFLOP/s (a guess; the first steps' times follow every half second).
+    const double tokens = double(settings.batch) * trainer.task().seq_len();
+    const double flops = 6.0 * double(parameter_count(settings.model)) * tokens +
+                         12.0 * settings.model.n_layers * settings.model.dim * tokens * trainer.task().seq_len();
+    const double per_step = flops / 1e10;
+    if (per_step * steps > 10)
+      std::fprintf(stderr, "%s\n",
+                   subst(tr("roughly {0} s per step, {1} s for {2} steps (an estimate at 10 GFLOP/s)"),
+                         {fixed(per_step, 1), fixed(per_step * steps, 0), std::to_string(steps)})
+                       .c_str());
+  }
   std::vector<double> step_ms, step_cpu_ms;
   step_ms.reserve(size_t(steps));
   step_cpu_ms.reserve(size_t(steps));

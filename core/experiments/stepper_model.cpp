@@ -125,10 +125,7 @@ bool parse_token_ids(const std::string& text, int count, std::vector<int>* ids, 
 bool TokenVocabulary::encode(const std::string& text, bool bos, std::vector<int>* ids, std::string* error) const {
   switch (kind_) {
     case Kind::Bytes: *ids = ByteTokenizer::encode(text, bos); return true;
-    case Kind::Bpe:
-      *ids = bpe_->encode(text, bos && bpe_->bos_id() >= 0);
-      *error = dropped_text_error(*bpe_, text, *ids);
-      return error->empty();
+    case Kind::Bpe: return bpe_->encode_checked(text, bos && bpe_->bos_id() >= 0, ids, error);
     case Kind::Ids: return parse_token_ids(text, id_count_, ids, error);
     case Kind::Symbols: break;
   }

@@ -30,9 +30,9 @@ bool fail(std::string* error, std::string message) {
 // A JSON file of the folder (config, index, tokenizer_config): through the bounded reader, as every file a user
 // points at, so a FIFO or a huge file named config.json is refused instead of read. Why it failed is dropped: the
 // callers name the file in their own message.
-bool read_json_text(const fs::path& path, std::string* out) {
-  std::string why;
-  return read_file_bounded(path.string(), kMaxConfigBytes, out, &why);
+bool read_json_text(const fs::path& path, std::string* out, std::string* why = nullptr) {
+  std::string ignored;
+  return read_file_bounded(path.string(), kMaxConfigBytes, out, why ? why : &ignored);
 }
 
 std::string shape_str(const std::vector<int64_t>& shape) {
@@ -59,8 +59,7 @@ bool hf_config_from_json(const std::string& text, const HfLoadOptions& options, 
   if (!family_from_architecture(arch, &family))
     return fail(error, subst(tr("config.json: architecture '{0}' is not supported (supported: {1})"),
                              {arch.empty() ? std::string(tr("(none given)")) : arch, supported_architectures()}));
-  if (family_from_architecture(arch, &family) && arch.find("For") == std::string::npos)
-    arch = hf_architecture(family);  // a model_type: name the class
+  arch = hf_class_name(arch);  // a model_type: name the class
   if (j.contains("quantization_config"))
     return fail(error, tr("config.json: quantized checkpoints (quantization_config) are not supported; use an F32, "
                           "F16 or BF16 export"));
@@ -81,8 +80,13 @@ bool hf_config_from_json(const std::string& text, const HfLoadOptions& options, 
   int trained = 2048;
   const char* positions_key =
       family == Family::GPT2 && j.contains("n_positions") ? "n_positions" : "max_position_embeddings";
-  if (j.contains(positions_key) && j[positions_key].is_number_integer())
-    trained = static_cast<int>(std::clamp<int64_t>(j[positions_key].get<int64_t>(), 1, 1 << 24));
+  if (j.contains(positions_key)) {
+    const json& m = j[positions_key];
+    if (!m.is_number_integer() || m.get<int64_t>() < 1)
+      return fail(error, subst(tr("config.json: {0} must be a whole number of at least 1, not {1}"),
+                               {positions_key, m.dump()}));
+    trained = static_cast<int>(std::min<int64_t>(m.get<int64_t>(), 1 << 24));
+  }
   if (j.contains("rope_scaling") && j["rope_scaling"].is_object() &&
       !j["rope_scaling"].contains("original_max_position_embeddings"))
     j["rope_scaling"]["original_max_position_embeddings"] = trained;
@@ -185,8 +189,8 @@ bool load_hf_model(const std::string& dir_name, const HfLoadOptions& options, Hf
     return fail(error, subst(tr("'{0}' has no run.json, so the training run that wrote it did not finish; train again"),
                              {dir_name}));
   std::string text;
-  if (!read_json_text(dir / "config.json", &text))
-    return fail(error, subst(tr("'{0}' has no readable config.json"), {dir_name}));
+  if (std::string why; !read_json_text(dir / "config.json", &text, &why))  // why: a symlink loop, a FIFO, ...
+    return fail(error, subst(tr("'{0}' has no readable config.json: {1}"), {dir_name, why}));
   HfModel m;
   m.dir = dir_name;
   if (!hf_config_from_json(text, options, &m.config, &m.architecture, error)) {
@@ -266,6 +270,23 @@ bool load_hf_model(const std::string& dir_name, const HfLoadOptions& options, Hf
       part.shape = entry->shape;
       take_part(dst, shape, it->second.data(), part);
     }
+    // A NaN or infinite weight poisons every activation downstream: name the tensor now, not the first activation
+    // it reaches ("q_rope has NaN") nor a "diverged" fine-tune.
+    size_t count = 1, bad = 0, first = 0;
+    for (int64_t d : shape) count *= size_t(d);
+    for (size_t i = 0; i < count; ++i)
+      if (!std::isfinite(dst[i]) && bad++ == 0) first = i;
+    if (bad)
+      return fail(err, subst(trn("tensor '{0}' has {1} non-finite value (first: {2} at flat index {3}); the "
+                                 "checkpoint is damaged or comes from a diverged training run",
+                                 "tensor '{0}' has {1} non-finite values (first: {2} at flat index {3}); the "
+                                 "checkpoint is damaged or comes from a diverged training run",
+                                 bad),
+                             {s.name, std::to_string(bad),
+                              std::isnan(dst[first]) ? "NaN"
+                              : dst[first] > 0       ? "inf"
+                                                     : "-inf",
+                              std::to_string(first)}));
     if (options.progress && !options.progress(total_bytes > 0 ? double(done_bytes) / double(total_bytes) : 1.0))
       return fail(err, tr("loading cancelled"));
     return true;

@@ -1,7 +1,8 @@
 #include "core/model/config.h"
 #include "core/io/json_parse.h"
 #include "core/io/safetensors.h"  // round_to_storage: Gemma's embedding scale in the checkpoint's dtype
-#include "core/text/i18n.h"       // N_: names translated where shown
+#include "core/machine_memory.h"
+#include "core/text/i18n.h"  // N_: names translated where shown
 
 #include "core/enum_names.h"
 #include "core/io/atomic_file.h"
@@ -191,7 +192,8 @@ std::vector<ConfigProblem> config_problems(const ModelConfig& c, const char* (*n
         subst(tr("{0} must be positive (got {1})"), {n("memory_cap_mb"), std::to_string(c.memory_cap_mb)}));
   else if (errors.empty()) {
     const double mb = estimated_memory_bytes(c) / (1024.0 * 1024.0);
-    if (mb > c.memory_cap_mb) {
+    const double cap = cap_to_machine(c.memory_cap_mb);  // a file cannot raise it past the machine's memory
+    if (mb > cap) {
       auto mib = [](double v) {
         std::ostringstream s;
         s.precision(0);
@@ -201,7 +203,10 @@ std::vector<ConfigProblem> config_problems(const ModelConfig& c, const char* (*n
       add("memory_cap_mb",
           subst(
               tr("this model needs about {0} MiB (weights + traced activations at {1} {2}), above the cap of {3} MiB"),
-              {mib(mb), n("max_seq"), std::to_string(c.max_seq), mib(c.memory_cap_mb)}));
+              {mib(mb), n("max_seq"), std::to_string(c.max_seq), mib(cap)}) +
+              (cap < c.memory_cap_mb ? subst(tr(" (this machine's memory; {0} asks for {1} MiB)"),
+                                             {n("memory_cap_mb"), mib(c.memory_cap_mb)})
+                                     : std::string()));
     }
   }
   return errors;
@@ -262,10 +267,19 @@ constexpr const char* kFamilyNames[] = {"llama", "gpt2", "qwen3", "gemma3", "phi
 constexpr const char* kFamilyClasses[] = {"LlamaForCausalLM", "GPT2LMHeadModel", "Qwen3ForCausalLM",
                                           "Gemma3ForCausalLM", "Phi3ForCausalLM"};
 constexpr const char* kLlamaClasses[] = {"MistralForCausalLM", "Qwen2ForCausalLM"};
-// model_type values of older configs that name no class.
-constexpr std::pair<const char*, Family> kModelTypes[] = {
-    {"llama", Family::Llama}, {"mistral", Family::Llama},      {"qwen2", Family::Llama}, {"gpt2", Family::GPT2},
-    {"qwen3", Family::Qwen3}, {"gemma3_text", Family::Gemma3}, {"phi3", Family::Phi3}};
+// model_type values of older configs that name no class, with the class each stands for.
+struct ModelType {
+  const char* type;
+  Family family;
+  const char* hf_class;
+};
+constexpr ModelType kModelTypes[] = {{"llama", Family::Llama, "LlamaForCausalLM"},
+                                     {"mistral", Family::Llama, "MistralForCausalLM"},
+                                     {"qwen2", Family::Llama, "Qwen2ForCausalLM"},
+                                     {"gpt2", Family::GPT2, "GPT2LMHeadModel"},
+                                     {"qwen3", Family::Qwen3, "Qwen3ForCausalLM"},
+                                     {"gemma3_text", Family::Gemma3, "Gemma3ForCausalLM"},
+                                     {"phi3", Family::Phi3, "Phi3ForCausalLM"}};
 static_assert(names_every(kFamilyNames, Family::Phi3));
 static_assert(names_every(kFamilyClasses, Family::Phi3));
 static_assert(names_every(kNormTypeNames, NormType::LayerNorm));
@@ -293,9 +307,15 @@ bool family_from_architecture(const std::string& name, Family* out) {
     if (name == kFamilyClasses[i]) return *out = static_cast<Family>(i), true;
   for (const char* a : kLlamaClasses)
     if (name == a) return *out = Family::Llama, true;
-  for (const auto& [type, f] : kModelTypes)
-    if (name == type) return *out = f, true;
+  for (const ModelType& t : kModelTypes)
+    if (name == t.type) return *out = t.family, true;
   return false;
+}
+
+std::string hf_class_name(const std::string& name) {
+  for (const ModelType& t : kModelTypes)
+    if (name == t.type) return t.hf_class;
+  return name;
 }
 
 std::string training_unsupported(const ModelConfig& c) {

@@ -90,7 +90,8 @@ double estimated_training_bytes(const TrainSettings& s, int T) {
   const double acts = train_state_floats(s.model, s.batch, T) +
                       train_state_floats(s.model, std::max(1, s.task.val_examples), T) +
                       train_state_floats(s.model, 1, T);
-  return 4.0 * (weights + acts) + kProcessBaseBytes;
+  const double text = static_cast<double>(s.task.text.size() + s.task.language.text.size()) * kTextBytesPerByte;
+  return 4.0 * (weights + acts) + text + kProcessBaseBytes;
 }
 
 std::string check_settings(const TrainSettings& s) {
@@ -115,8 +116,8 @@ std::string check_settings(const TrainSettings& s) {
   const double mb = estimated_training_bytes(sized, task.seq_len()) / (1024.0 * 1024.0);
   if (mb > s.model.memory_cap_mb)
     return subst(tr("training needs about {0} MiB (weights, gradients, optimizer moments, and the activations of a "
-                    "batch of {1} × {2} tokens, the held-out set and the logits kept for the backward pass), above "
-                    "the cap of {3} MiB"),
+                    "batch of {1} × {2} tokens, the held-out set, the logits kept for the backward pass and the "
+                    "training text), above the cap of {3} MiB"),
                  {std::to_string(std::llround(mb)), std::to_string(s.batch), std::to_string(task.seq_len()),
                   std::to_string(std::llround(s.model.memory_cap_mb))});
   return "";

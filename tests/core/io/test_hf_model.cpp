@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/compare.h"
+#include "core/io/read_file.h"
 #include "core/model/forward.h"
 #include "core/ops/rope.h"
 
@@ -276,7 +277,24 @@ TEST(HfModel, BadFoldersGiveOneLineAndKeepThePreviousModel) {
   const std::string fifo = fresh_dir("fifo_config");
   fs::create_directories(fifo);
   ASSERT_EQ(::mkfifo((fifo + "/config.json").c_str(), 0600), 0);
-  expect_refused(fifo, "has no readable config.json");
+  expect_refused(fifo, "has no readable config.json: ");
+  expect_refused(fifo, "is a FIFO");
+  // A symlink loop says so, rather than only "no readable config.json" (issue 45).
+  const std::string loop = fresh_dir("loop_config");
+  fs::create_directories(loop);
+  fs::create_symlink(loop + "/config.json", loop + "/config.json");
+  expect_refused(loop, "Too many levels of symbolic links");
+  // max_position_embeddings 0 or -1 is refused, not clamped to 1.
+  for (const char* bad : {"0", "-1", "\"long\""}) {
+    const std::string dir = fresh_dir(std::string("mpe_") + (bad[0] == '"' ? "str" : bad));
+    fs::copy(good, dir);
+    std::string text;
+    ASSERT_TRUE(read_file_bounded(dir + "/config.json", 1 << 20, &text, &error)) << error;
+    nlohmann::json cfg = nlohmann::json::parse(text);
+    cfg["max_position_embeddings"] = nlohmann::json::parse(bad);
+    std::ofstream(dir + "/config.json") << cfg.dump();
+    expect_refused(dir, std::string("max_position_embeddings must be a whole number of at least 1, not ") + bad);
+  }
 
   // A shard named by the index is missing.
   const std::string missing_shard = fresh_dir("missing_shard");

@@ -383,3 +383,21 @@ TEST(BpeDropped, ATextTheTokenizerDropsWholeIsNamed) {
 
 }  // namespace
 }  // namespace tw
+
+namespace tw {
+namespace {
+
+// Issue 45 regression: a special added token typed as text is that token (GPT-2's <|endoftext|> is [50256] in
+// Hugging Face); it is not reported as a dropped text, and removing it is the decoder's skip_special option.
+TEST(BpeDropped, ASpecialTokenTypedAsTextIsMatchedNotDropped) {
+  const BpeTokenizer t = make(byte_level_fixture());
+  EXPECT_EQ(t.encode("<|endoftext|>", false), std::vector<int>({266}));
+  EXPECT_EQ(t.encode("<|endoftext|>", true), std::vector<int>({266}));
+  EXPECT_EQ(dropped_text_error(t, "<|endoftext|>", t.encode("<|endoftext|>", true)), "");
+  EXPECT_EQ(t.encode("he<|endoftext|>", false), std::vector<int>({257, 266}));
+  EXPECT_EQ(t.decode({257, 266}), "he<|endoftext|>");
+  EXPECT_EQ(t.decode({257, 266}, true), "he");
+}
+
+}  // namespace
+}  // namespace tw
