@@ -131,6 +131,8 @@ const char* hf_architecture(Family v);
 const char* supported_architectures();
 // Which family a config.json's architectures[0] / model_type names; false when none of ours.
 bool family_from_architecture(const std::string& name, Family* out);
+// The Hugging Face class an older config's model_type stands for ("qwen2" → "Qwen2ForCausalLM"); a class name as is.
+std::string hf_class_name(const std::string& name);
 // "" when training (backward pass, LoRA) can run this config; otherwise one line naming what has no backward.
 std::string training_unsupported(const ModelConfig& config);
 

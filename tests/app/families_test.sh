@@ -60,7 +60,14 @@ def edit(src, dst, drop=None, add=None):
     data = open(path, "rb").read()
     n = struct.unpack("<Q", data[:8])[0]
     header = json.loads(data[8:8 + n]); body = data[8 + n:]
-    if drop: del header[drop]
+    if drop:  # the remaining tensors packed again: a hole in the data buffer is refused before any name is read
+        del header[drop]
+        packed = b""
+        for k, v in sorted((kv for kv in header.items() if kv[0] != "__metadata__"), key=lambda kv: kv[1]["data_offsets"][0]):
+            a, b = v["data_offsets"]
+            v["data_offsets"] = [len(packed), len(packed) + b - a]
+            packed += body[a:b]
+        body = packed
     if add:
         end = max(v["data_offsets"][1] for k, v in header.items() if k != "__metadata__")
         header[add] = {"dtype": "F32", "shape": [2], "data_offsets": [end, end + 8]}

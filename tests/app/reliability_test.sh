@@ -191,7 +191,7 @@ tok_model() {  # tok_model NAME PARTS_JSON: the small model with a byte-level to
   fresh_model "$1"
   python3 - "$work/$1/tokenizer.json" "$2" <<'PY'
 import json, sys
-parts = json.loads(sys.argv[2])
+parts = json.load(open(sys.argv[2][1:])) if sys.argv[2].startswith("@") else json.loads(sys.argv[2])  # @FILE: too long for argv
 bs = list(range(33, 127)) + list(range(161, 173)) + list(range(174, 256))
 cs, n = bs[:], 0
 for b in range(256):
@@ -217,8 +217,9 @@ tok_model growtok "$(python3 -c "import json; print(json.dumps({'normalizer': {'
   [{'type': 'Replace', 'pattern': {'String': 'a'}, 'content': 'aa'}] * 40}}))")"
 one_line_error growing-normalizer "the normalizer grew the text from 4 to .* past its bound of 8× the input" -- \
   sh -c "$VLIMIT"' exec "$@"' - $T10 "$app" dump --model "$work/growtok" --text "aaaa" --out "$work/x"
-tok_model longseqtok "$(python3 -c "import json; print(json.dumps({'pre_tokenizer': {'type': 'Sequence',
-  'pretokenizers': [{'type': 'Digits'}] * 10000}}))")"
+python3 -c "import json; print(json.dumps({'pre_tokenizer': {'type': 'Sequence',
+  'pretokenizers': [{'type': 'Digits'}] * 10000}}))" >"$work/longseq-parts.json"
+tok_model longseqtok "@$work/longseq-parts.json"
 one_line_error long-sequence "pre-tokenizer Sequence has more than 64 steps" -- \
   $T10 "$app" dump --model "$work/longseqtok" --text "12" --out "$work/x"
 tok_model stringtok '{"pre_tokenizer": "ByteLevel"}'
@@ -294,17 +295,20 @@ json.dump({"format": 1, "id": "mine", "number": 7, "title": {"en": "A", "zh": "A
            "steps": [step]}, open(sys.argv[1], "w"))
 PY
 }
-lesson "$work/deep-lesson.json" 'step["text"]["en"] = "$" + "{" * 100000 + "}" * 100000 + "$"'
-check lesson-deep-math 1 "deep-lesson.json: step 1 \(s\): text.en: braces nested deeper than 32 levels" -- \
+lesson "$work/deep-lesson.json" 'step["text"]["en"] = "$" + "{" * 20000 + "}" * 20000 + "$"'
+check lesson-deep-math 2 "deep-lesson.json: step 1 \(s\): text.en: braces nested deeper than 32 levels" -- \
   $T10 "$app" export --lesson "$work/deep-lesson.json" --out "$work/x-lesson"
+lesson "$work/huge-lesson.json" 'step["text"]["en"] = "$" + "{" * 100000 + "}" * 100000 + "$"'
+check lesson-huge-text 2 "huge-lesson.json: step 1 \(s\): text.en: 200002 bytes long; a lesson text may be at most 65536 bytes" -- \
+  $T10 "$app" export --lesson "$work/huge-lesson.json" --out "$work/x-lesson"
 lesson "$work/type-lesson.json" 'step["scene"]["values"]["softmax.d_k"] = "big"'
-check lesson-value-type 1 "scene.values: softmax.d_k: expected an integer" -- \
+check lesson-value-type 2 "scene.values: softmax.d_k: expected an integer" -- \
   $T10 "$app" export --lesson "$work/type-lesson.json" --out "$work/x-lesson"
 lesson "$work/dot-lesson.json" 'step["id"] = "a.b"'
-check lesson-dot-id 1 "step 1: id: expected an ASCII id" -- \
+check lesson-dot-id 2 "step 1: id: expected an ASCII id" -- \
   $T10 "$app" export --lesson "$work/dot-lesson.json" --out "$work/x-lesson"
 lesson "$work/look-lesson.json" 'step["look"] = {"figure": "no-such-figure", "en": "l", "zh": "l"}'
-check lesson-look-figure 1 "look.figure: (panel 'softmax' shows no figure 'no-such-figure'|no open panel)" -- \
+check lesson-look-figure 2 "look.figure: (panel 'softmax' shows no figure 'no-such-figure'|no open panel)" -- \
   timeout -k 2 30 "$app" export --lesson "$work/look-lesson.json" --out "$work/x-lesson" --format csv
 
 exit $fail
