@@ -1,3 +1,4 @@
+#include "core/fail.h"
 #include "core/io/hf_model.h"
 #include "core/io/json_parse.h"
 
@@ -21,11 +22,6 @@ namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-bool fail(std::string* error, std::string message) {
-  *error = std::move(message);
-  return false;
-}
 
 // A JSON file of the folder (config, index, tokenizer_config): through the bounded reader, as every file a user
 // points at, so a FIFO or a huge file named config.json is refused instead of read. Why it failed is dropped: the

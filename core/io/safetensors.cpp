@@ -1,3 +1,4 @@
+#include "core/fail.h"
 #include "core/io/safetensors.h"
 
 #include "core/enum_names.h"
@@ -30,11 +31,6 @@ using nlohmann::json;
 // A header is a few KB for any model the workbench runs; the cap stops a hostile length from allocating gigabytes.
 constexpr uint64_t kMaxHeaderBytes = 100u * 1024u * 1024u;
 constexpr int kMaxRank = 8;
-
-bool fail(std::string* error, std::string message) {
-  *error = std::move(message);
-  return false;
-}
 
 // The first tensor name a header gives twice ("" when none): JSON keeps the last of two equal keys, so a header
 // naming a tensor twice would silently lose one entry. Called after parse_json accepted the text (bounded depth).

@@ -122,10 +122,6 @@ std::string bert(const Normalizer::Step& st, std::string_view s) {
   return out;
 }
 
-bool get_bool(const json& j, const char* key, bool fallback) {
-  return j.contains(key) && j[key].is_boolean() ? j[key].get<bool>() : fallback;
-}
-
 bool get_string(const json& j, const char* key, std::string* out) {
   if (!j.contains(key) || !j[key].is_string()) return false;
   *out = j[key].get<std::string>();
@@ -179,8 +175,8 @@ bool parse(const json& j, std::vector<std::shared_ptr<const Normalizer::Step>>* 
     st->kind = Normalizer::Step::Lowercase;
   } else if (type == "Strip") {
     st->kind = Normalizer::Step::Strip;
-    st->left = get_bool(j, "strip_left", true);
-    st->right = get_bool(j, "strip_right", true);
+    st->left = json_bool(j, "strip_left", true);
+    st->right = json_bool(j, "strip_right", true);
   } else if (type == "StripAccents") {
     st->kind = Normalizer::Step::StripAccents;
   } else if (type == "Replace" || type == "Prepend") {
@@ -208,10 +204,10 @@ bool parse(const json& j, std::vector<std::shared_ptr<const Normalizer::Step>>* 
     }
   } else if (type == "BertNormalizer") {
     st->kind = Normalizer::Step::Bert;
-    st->clean_text = get_bool(j, "clean_text", true);
-    st->chinese = get_bool(j, "handle_chinese_chars", true);
-    st->lowercase = get_bool(j, "lowercase", true);
-    st->strip_accents = get_bool(j, "strip_accents", st->lowercase);  // null: follows lowercase
+    st->clean_text = json_bool(j, "clean_text", true);
+    st->chinese = json_bool(j, "handle_chinese_chars", true);
+    st->lowercase = json_bool(j, "lowercase", true);
+    st->strip_accents = json_bool(j, "strip_accents", st->lowercase);  // null: follows lowercase
   } else {
     *error = subst(tr("unknown normalizer '{0}'"), {type});
     return false;

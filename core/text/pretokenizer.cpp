@@ -141,10 +141,6 @@ std::vector<std::pair<size_t, size_t>> char_matches(std::string_view s, const st
   return out;
 }
 
-bool get_bool(const json& j, const char* key, bool fallback) {
-  return j.contains(key) && j[key].is_boolean() ? j[key].get<bool>() : fallback;
-}
-
 }  // namespace
 
 struct PreTokenizer::Step {
@@ -232,11 +228,11 @@ bool parse(const json& j, std::vector<std::shared_ptr<const PreTokenizer::Step>>
       return false;
     }
     if (!parse_behavior(j, &st->behavior, error)) return false;
-    st->invert = get_bool(j, "invert", false);
+    st->invert = json_bool(j, "invert", false);
   } else if (type == "ByteLevel") {
     st->kind = Step::ByteLevel;
-    st->add_prefix_space = get_bool(j, "add_prefix_space", true);
-    if (get_bool(j, "use_regex", true) && !st->regex.compile(kGpt2Pattern, error, "pre-tokenizer ByteLevel"))
+    st->add_prefix_space = json_bool(j, "add_prefix_space", true);
+    if (json_bool(j, "use_regex", true) && !st->regex.compile(kGpt2Pattern, error, "pre-tokenizer ByteLevel"))
       return false;
   } else if (type == "Metaspace") {
     st->kind = Step::Metaspace;
@@ -246,7 +242,7 @@ bool parse(const json& j, std::vector<std::shared_ptr<const PreTokenizer::Step>>
       *error = tr("pre-tokenizer Metaspace needs a non-empty 'replacement'");
       return false;
     }
-    std::string scheme = get_bool(j, "add_prefix_space", true) ? "always" : "never";
+    std::string scheme = json_bool(j, "add_prefix_space", true) ? "always" : "never";
     if (j.contains("prepend_scheme") && j["prepend_scheme"].is_string())
       scheme = j["prepend_scheme"].get<std::string>();
     if (scheme != "always" && scheme != "first" && scheme != "never") {
@@ -254,7 +250,7 @@ bool parse(const json& j, std::vector<std::shared_ptr<const PreTokenizer::Step>>
       return false;
     }
     st->prepend = scheme == "always" ? Step::Always : scheme == "first" ? Step::First : Step::Never;
-    st->split = get_bool(j, "split", true);
+    st->split = json_bool(j, "split", true);
   } else if (type == "Whitespace") {
     st->kind = Step::Whitespace;
     if (!st->regex.compile(R"(\w+|[^\w\s]+)", error, "pre-tokenizer Whitespace")) return false;
@@ -265,7 +261,7 @@ bool parse(const json& j, std::vector<std::shared_ptr<const PreTokenizer::Step>>
     if (!parse_behavior(j, &st->behavior, error)) return false;
   } else if (type == "Digits") {
     st->kind = Step::Digits;
-    st->individual_digits = get_bool(j, "individual_digits", false);
+    st->individual_digits = json_bool(j, "individual_digits", false);
   } else if (type == "BertPreTokenizer") {
     st->kind = Step::Bert;
   } else {

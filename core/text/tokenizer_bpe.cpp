@@ -624,10 +624,6 @@ std::string type_of(const json& j) {
   return j.is_object() && j.contains("type") && j["type"].is_string() ? j["type"].get<std::string>() : "";
 }
 
-bool get_bool(const json& j, const char* key, bool fallback) {
-  return j.is_object() && j.contains(key) && j[key].is_boolean() ? j[key].get<bool>() : fallback;
-}
-
 std::string get_string(const json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
 }
@@ -670,7 +666,7 @@ bool parse_decoder(const json& j, std::vector<std::shared_ptr<const BpeTokenizer
   } else if (type == "Metaspace") {
     d->kind = D::Metaspace;
     d->a = j.contains("replacement") && j["replacement"].is_string() ? j["replacement"].get<std::string>() : kMetaspace;
-    std::string scheme = get_bool(j, "add_prefix_space", true) ? "always" : "never";
+    std::string scheme = json_bool(j, "add_prefix_space", true) ? "always" : "never";
     if (j.contains("prepend_scheme") && j["prepend_scheme"].is_string())
       scheme = j["prepend_scheme"].get<std::string>();
     d->flag = scheme != "never";
@@ -696,7 +692,7 @@ bool parse_decoder(const json& j, std::vector<std::shared_ptr<const BpeTokenizer
   } else if (type == "WordPiece") {
     d->kind = D::WordPiece;
     d->a = j.contains("prefix") && j["prefix"].is_string() ? j["prefix"].get<std::string>() : "##";
-    d->flag = get_bool(j, "cleanup", true);
+    d->flag = json_bool(j, "cleanup", true);
   } else if (type == "BPEDecoder") {
     d->kind = D::BpeSuffix;
     d->a = j.contains("suffix") && j["suffix"].is_string() ? j["suffix"].get<std::string>() : "</w>";
@@ -908,11 +904,11 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
       AddedToken tok;
       tok.content = a["content"].get<std::string>();
       tok.id = int(id);
-      tok.special = get_bool(a, "special", false);
-      tok.normalized = get_bool(a, "normalized", !tok.special);
-      tok.lstrip = get_bool(a, "lstrip", false);
-      tok.rstrip = get_bool(a, "rstrip", false);
-      tok.single_word = get_bool(a, "single_word", false);
+      tok.special = json_bool(a, "special", false);
+      tok.normalized = json_bool(a, "normalized", !tok.special);
+      tok.lstrip = json_bool(a, "lstrip", false);
+      tok.rstrip = json_bool(a, "rstrip", false);
+      tok.single_word = json_bool(a, "single_word", false);
       added.push_back(std::move(tok));
       max_id = std::max(max_id, static_cast<int>(id));
     }
@@ -933,9 +929,9 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
     std::snprintf(name, sizeof name, "<0x%02X>", b);
     t.byte_token_[b] = t.token_id(name);
   }
-  t.byte_fallback_ = get_bool(model, "byte_fallback", false);
-  t.ignore_merges_ = get_bool(model, "ignore_merges", false);
-  t.fuse_unk_ = get_bool(model, "fuse_unk", false);
+  t.byte_fallback_ = json_bool(model, "byte_fallback", false);
+  t.ignore_merges_ = json_bool(model, "ignore_merges", false);
+  t.fuse_unk_ = json_bool(model, "fuse_unk", false);
   t.subword_prefix_ = get_string(model, "continuing_subword_prefix");
   t.word_suffix_ = get_string(model, "end_of_word_suffix");
   if (t.model_ == TokenizerModel::WordPiece) {

@@ -124,4 +124,8 @@ std::string option_type_error(const json& j, std::string_view component) {
   return "";
 }
 
+bool json_bool(const nlohmann::json& j, const char* key, bool fallback) {
+  return j.is_object() && j.contains(key) && j[key].is_boolean() ? j[key].get<bool>() : fallback;
+}
+
 }  // namespace tw

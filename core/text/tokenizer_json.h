@@ -24,4 +24,7 @@ bool component_type(const nlohmann::json& j, std::string_view stage, std::string
 // reference would refuse (dropout in [0, 1], max_input_chars_per_word ≥ 1).
 std::string option_type_error(const nlohmann::json& j, std::string_view component);
 
+// j[key] when `j` is an object holding a boolean there, else `fallback` (option_type_error refuses other types first).
+bool json_bool(const nlohmann::json& j, const char* key, bool fallback);
+
 }  // namespace tw

@@ -1,5 +1,6 @@
 // LoRA fine-tuning of a model: adapters on its projections, the chain rule from the training backward, AdamW on the
 // adapters, and peft's files.
+#include "core/fail.h"
 #include "core/train/lora_finetune.h"
 
 #include <algorithm>
@@ -55,11 +56,6 @@ std::pair<int, int> module_shape(const ModelConfig& c, LoraModule m) {
     case LoraModule::Down: return {C, F};
   }
   return {0, 0};
-}
-
-bool fail(std::string* error, std::string message) {
-  *error = std::move(message);
-  return false;
 }
 
 }  // namespace

@@ -31,7 +31,7 @@ using testing::figure_by_id;
 using testing::panel_with;
 using testing::run;
 
-double num(const plot::Cell& c) { return std::get<double>(c); }
+using testing::num;
 
 // Every figure of these panels is laid out without problems at export and on-screen sizes by test_figure_quality and
 // test_figure_legends, which cover every registered panel; here, the numbers.
