@@ -12,8 +12,8 @@ const char* forward_look_for(StepId id) {
     case StepId::PosEmbed: return N_("Rows of the same token now differ: each row carries where its token stands.");
     case StepId::AttnNorm:
       return N_(
-          "Every row now has a root mean square near 1 before $\\gamma$: the norm removes the row's scale, "
-          "not its direction.");
+          "Every row is rescaled before $\\gamma$: RMSNorm divides it by its root mean square, LayerNorm first "
+          "subtracts its mean; the norm removes the row's scale, not its direction.");
     case StepId::Q: return N_("One query per head and token: what each position is looking for.");
     case StepId::K:
       return N_("Fewer key heads than query heads when the model shares them (GQA): each key head serves a group.");
