@@ -22,6 +22,7 @@
 #include "core/io/hf_model.h"
 #include "core/matmul_threads.h"
 #include "core/model/forward.h"
+#include "hf_trace_loop.h"
 
 namespace {
 
@@ -83,23 +84,7 @@ void load_and_trace(benchmark::State& state, const tw::ModelConfig& c, const std
   tw::set_matmul_threads(1);
   std::vector<int> tokens(32);
   for (int i = 0; i < 32; ++i) tokens[size_t(i)] = (i * 7919) % c.vocab;
-  for (auto _ : state) {
-    tw::HfModel model;
-    if (!tw::load_hf_model(dir, {}, &model, &error)) {
-      state.SkipWithError(error.c_str());
-      return;
-    }
-    tw::Trace trace;
-    tw::Mat logits;
-    if (!tw::forward(logits, &trace, model.weights, model.config, tokens, &error)) {
-      state.SkipWithError(error.c_str());
-      return;
-    }
-    benchmark::DoNotOptimize(logits.data());
-  }
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  state.counters["peak_rss_MB"] = double(usage.ru_maxrss) / 1e3;
+  if (!time_load_and_trace(state, dir, tokens)) return;
   state.counters["parameters_M"] = double(tw::parameter_count(c)) / 1e6;
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
