@@ -77,8 +77,7 @@ int main(int argc, char** argv) {
   out["kneser_ney_seconds"] = seconds_since(t0);
 
   t0 = std::chrono::steady_clock::now();
-  std::vector<std::string> records = blank_line_records(heldout);
-  if (records.size() > 100) records.resize(100);
+  const std::vector<std::string> records = spread_records(blank_line_records(heldout), 100);
   QualityRun q;
   if (std::string(argv[4]) == "--poems") {
     q = poem_quality(model, records);

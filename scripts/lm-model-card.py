@@ -1,115 +1,109 @@
 #!/usr/bin/python3
-"""Writes the model card (README.md) of a language model trained by `transformer-workbench train` from its run folder.
+"""Writes the model card (README.md) of a shipped language model from its training run and its measured numbers.
 
-    scripts/lm-model-card.py assets/models/poems train-lm-poems [PYTORCH_BITS] > assets/models/poems/README.md
+    scripts/lm-model-card.py RUN_DIR NAME CARD_JSON HELDOUT [PYTORCH_BITS] > assets/models/NAME/README.md
 
-PYTORCH_BITS: the held-out bits per character of the identical run in bench/pytorch_train.py --language.
+RUN_DIR: what `transformer-workbench train --out` wrote (run.json, config.json, scene.json, tokenizer.json).
+CARD_JSON: what `build/lm_card` printed for the model on the shipped held-out text (the app's own code: held-out bits
+per character, Kneser–Ney n-grams of orders 1 … 5 on the same training part, seeded samples and their form).
+HELDOUT: the held-out text (the example prompt of an English model is the opening of one of its records).
+PYTORCH_BITS: the held-out bits per character of the identical run in bench/pytorch_train.py --language, when run.
 
-Reads run.json (steps, held-out bits per character, baselines, samples), config.json, scene.json, and
-lm_data.json with tokenizer.json for the example prompt (the start of the first held-out record, which the stepper
-opens the model on).
+read_model_card (core/experiments/model_card.h) reads the corpus row, the example row and the "this model" row under
+the held-out heading; keep those.
 """
 import json
 import os
 import sys
 
-run_dir, scene = sys.argv[1], sys.argv[2]
-pytorch_bits = float(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3] else None
+run_dir, name, card_file, heldout_file = sys.argv[1:5]
+pytorch_bits = float(sys.argv[5]) if len(sys.argv) > 5 and sys.argv[5] else None
 run = json.load(open(os.path.join(run_dir, "run.json")))
 cfg = json.load(open(os.path.join(run_dir, "config.json")))
 values = json.load(open(os.path.join(run_dir, "scene.json")))["values"]
-corpus = values["train.corpus"]
+card = json.load(open(card_file))
 about = {
-    "tang300": ("300 Tang poems (唐诗三百首)", "Debian package fortunes-zh, file tang300",
-                "GPL-3.0+ (/usr/share/doc/fortunes-zh/copyright)"),
-    "song100": ("100 Song ci (宋词一百首)", "Debian package fortunes-zh, file song100",
-                "GPL-3.0+ (/usr/share/doc/fortunes-zh/copyright)"),
-    "quotes": ("English quotations", "Debian package fortunes, files wisdom and people",
-               "as stated in /usr/share/doc/fortunes/copyright"),
-}[corpus]
+    "poems": ("Tang poems (全唐诗), simplified script",
+              "npm package chinese-poetry 2.0.1, quantangshi/poet.tang.*.json, converted by OpenCC t2s; titles, "
+              "authors and editorial notes removed",
+              "MIT (`LICENSE.text`)", "poem", "zh"),
+    "quotes": ("English fortunes", "every file of Debian's fortunes and fortunes-min packages",
+               "as stated in the fortunes package's copyright file (`LICENSE.text`)", "fortune", "en"),
+}[name]
 size = os.path.getsize(os.path.join(run_dir, "model.safetensors"))
 
 
-def byte_level_decoder():
-    """GPT-2's bytes_to_unicode, inverted: the printable character of each byte back to the byte."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    cs = bs[:]
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return {chr(c): b for b, c in zip(bs, cs)}
+def heldout_opening():
+    """The first five words of the first held-out record whose first line is a plain sentence of eight words or more
+    (many fortunes open with indentation, a heading or a dialogue tag)."""
+    for record in open(heldout_file, encoding="utf-8").read().split("\n\n"):
+        first = record.split("\n")[0]
+        words = first.split()
+        if first[:1].isupper() and len(words) >= 8 and all(x.isalpha() for x in words[0:5]):
+            return " ".join(words[:5])
+    return ""
 
 
-def heldout_prompt():
-    """The start of the first held-out record: the first five words of its first line."""
-    tok = json.load(open(os.path.join(run_dir, "tokenizer.json")))
-    ids = json.load(open(os.path.join(run_dir, "lm_data.json")))["heldout_ids"][:64]
-    by_id = {i: t for t, i in tok["model"]["vocab"].items()}
-    data = bytearray()
-    if (tok.get("decoder") or {}).get("type") == "ByteLevel":
-        inv = byte_level_decoder()
-        for i in ids:
-            data += bytes(inv[ch] for ch in by_id[i])
-    else:  # byte fallback: <0xNN> tokens are bytes, the others their characters
-        for i in ids:
-            t = by_id[i]
-            data += bytes([int(t[3:5], 16)]) if t.startswith("<0x") and len(t) == 6 else t.encode()
-    first = data.decode("utf-8", "replace").split("\n")[0].strip()
-    return " ".join(first.split()[:5])
+# The stepper opens a Chinese model on 床前明月光 (in the training part); the English one on a held-out opening.
+example = heldout_opening() if name == "quotes" else ""
 
-
-# The stepper opens a Chinese model on a famous line (床前明月光…, in the training part) when its card names no prompt.
-example = heldout_prompt() if values["train.tokenizer"] != "character" and os.path.exists(
-    os.path.join(run_dir, "lm_data.json")) else ""
 out = []
 w = out.append
-w(f"# {scene.replace('train-lm-', '')}: a small LLaMA-style language model of {about[0]}\n")
-w(f"Trained by this project's own trainer with `transformer-workbench train --scene {scene} --out DIR` "
-  f"(scripts/train-models.sh); `scene.json` is the exact scene.\n")
+w("---\nlanguage:\n- " + about[4] + "\nlicense: see LICENSE.text\n---\n")
+w(f"# {name}: a LLaMA-style language model of {about[0]}\n")
+w("Trained by this project's own trainer: `scripts/train-models.sh build/transformer-workbench CORPORA` after "
+  "`scripts/prepare-corpora.sh CORPORA` (`scene.json` is the exact scene; its `train.text_file` is relative to "
+  "CORPORA). The numbers below are the app's own, from `build/lm_card` on this folder's `heldout.txt`.\n")
 w("| | |\n|---|---|")
-w(f"| corpus | {about[0]}; {about[1]}; cleaned (colour escapes and title/author lines removed) |")
+w(f"| corpus | {about[0]}; {about[1]} |")
 w(f"| licence of the text | {about[2]} |")
-w("| split | every tenth record (poem / quotation) held out, never trained on |")
-w(f"| tokenizer | {values['train.tokenizer']} (`tokenizer.json`, {run['vocab']} tokens, trained on the training part) |")
+w(f"| split | every tenth {about[3]} in the source's order held out (`heldout.txt`, never trained on) |")
+tok = "characters, rare ones as UTF-8 bytes" if values["train.tokenizer"] == "character" else "byte-level BPE"
+w(f"| tokenizer | {tok} (`tokenizer.json`, {run['vocab']:,} tokens, made from the training part) |")
 w(f"| model | {cfg['num_hidden_layers']} layers, width {cfg['hidden_size']}, {cfg['num_attention_heads']} heads, "
   f"SwiGLU MLP {cfg['intermediate_size']}, RoPE, RMSNorm, tied embeddings, context {run['seq_len']} |")
 w(f"| parameters | {run['parameters']:,} ({size / 1e6:.1f} MB float32) |")
-took = f"{run['seconds']:.1f} s" if run['seconds'] < 60 else f"{run['seconds'] / 60:.1f} min"
-w(f"| training | {run['steps']} steps of {run['batch']} × {run['seq_len']} tokens, AdamW, lr "
-  f"{values['train.lr']}, cosine, one thread, {took} on the build machine |")
-w(f"| training tokens | {run['train_tokens']:,} |")
+threads = "one thread" if run["threads"] == 1 else f"{run['threads']} threads"
+w(f"| training | {run['steps']:,} steps of {run['batch']} × {run['seq_len']} tokens, AdamW, lr "
+  f"{values['train.lr']}, warm-up {values['train.warmup']} then cosine, {threads}, "
+  f"{run['seconds'] / 60:.0f} min wall ({run['cpu_seconds'] / 60:.0f} min CPU) on the 2-core build machine, "
+  f"OpenBLAS kernel {run['blas_kernel']} |")
+w(f"| training tokens | {run['steps'] * run['batch'] * run['seq_len']:,} seen "
+  f"({run['train_tokens']:,} in the training part) |")
 if example:
     w(f"| example | {example} |")
 w("")
 w("## Held-out bits per character\n")
-w(f"Held-out text: {run['heldout_chars']:,} characters ({run['heldout_tokens']:,} tokens). Bits per character = total "
-  "−log₂ p of every held-out token / held-out characters. Baselines: unigram and bigram models (Witten–Bell) of the "
-  "same tokens, counted on the same training part. The character n-grams of the n-gram panel are listed too: they "
-  "predict a character never seen in training as one free \"unknown\" symbol, so they pay nothing for which "
-  "character it is, while the model and the token baselines spell its UTF-8 bytes.\n")
+w(f"The whole `heldout.txt` ({card['heldout_chars']:,} characters) read as one stream in windows of the model's "
+  f"context, every token predicted once with at least half a window before it ({card['heldout_tokens_scored']:,} "
+  "tokens). Bits per character = the sum of −log₂ p over those tokens / characters. The baseline is interpolated "
+  "Kneser–Ney (modified) over characters, trained on the same training part; a character it never saw costs an "
+  "escape plus log₂ of its script's alphabet, as a model spelling it in bytes pays at best.\n")
 w("| model | bits / character |\n|---|---|")
-w(f"| token unigram | {run['unigram_bits_per_char']:.3f} |")
-w(f"| token bigram | {run['bigram_bits_per_char']:.3f} |")
-w(f"| character unigram (unknown characters free) | {run['char_unigram_bits_per_char']:.3f} |")
-w(f"| character bigram (unknown characters free) | {run['char_bigram_bits_per_char']:.3f} |")
-w(f"| **this model** | **{run['final_bits_per_char']:.3f}** |")
+w(f"| this model | {card['model_bits_per_char']:.3f} |")
+for k in card["kneser_ney"]:
+    w(f"| Kneser–Ney, order {k['order']} | {k['bits_per_char']:.3f} |")
 if pytorch_bits is not None:
-    ours = run["final_bits_per_char"]
     w(f"| the identical run in PyTorch | {pytorch_bits:.3f} |")
-    w(f"\nThe PyTorch row is `bench/pytorch_train.py DIR --language`: the same initial weights, batches, AdamW "
-      f"schedule and steps in PyTorch; this model's held-out bits per character differ from it by "
-      f"{100 * (ours - pytorch_bits) / pytorch_bits:+.2f}%.\n")
+w("")
+best = card["kneser_ney_best_bits_per_char"]
+w(f"This model is **{100 * card['model_below_kneser_ney']:.1f}% below** the best n-gram (order "
+  f"{card['kneser_ney_best_order']}, {best:.3f}).")
+if pytorch_bits is None:
+    w("The identical run in PyTorch (`bench/pytorch_train.py DIR --language`) was not measured for this card.")
+w("")
+w("## Generation\n")
+if name == "poems":
+    w(f"100 held-out poems spread over the held-out part (`spread_records`), each cut after its first line (up to "
+      f"the first 。) and continued at temperature 0.8, top-p 0.9, seeded: "
+      f"**{100 * card['half_lines_five_or_seven']:.1f}%** of the {card['half_lines']} half-lines the model wrote "
+      f"(text between ，。？！；) have 5 or 7 characters, and **{100 * card['poems_uniform']:.1f}%** of the "
+      f"{card['poems']} poems keep one half-line length throughout.\n")
 else:
-    w("\nThe identical run in bench/pytorch_train.py --language was not measured for this card.\n")
-w("## Samples at temperature 0.8 (seeded) during training\n")
-seen = set()
-for s in run["samples"]:
-    if s["step"] in seen:  # the last step's sample is recorded at the end of the run too
-        continue
-    seen.add(s["step"])
-    w(f"after step {s['step']}:\n")
+    w(f"100 held-out fortunes spread over the held-out part, each cut after its first two words and continued at "
+      f"temperature 0.8, top-p 0.9, seeded: **{100 * card['words_known']:.1f}%** of the {card['words']:,} words the "
+      f"model wrote are in Debian's `wamerican` list (the held-out text itself: 96.9% by the same count).\n")
+w("Ten of them:\n")
+for s in card["samples"]:
     w("```\n" + s["text"].rstrip("\n") + "\n```\n")
 print("\n".join(out))

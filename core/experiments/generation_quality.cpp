@@ -182,4 +182,12 @@ std::vector<std::string> blank_line_records(const std::string& text) {
   return out;
 }
 
+std::vector<std::string> spread_records(const std::vector<std::string>& records, size_t n) {
+  if (records.size() <= n) return records;
+  std::vector<std::string> out;
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) out.push_back(records[i * records.size() / n]);
+  return out;
+}
+
 }  // namespace tw

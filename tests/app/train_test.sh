@@ -58,10 +58,23 @@ cmp -s "$work/a/model.safetensors" "$work/d/model.safetensors" && bad other-seed
 made_with=$(cat "$src/assets/models/KERNEL" 2>/dev/null || echo unknown)
 retrain_models=("$src"/assets/models/*/)
 [ "${TW_SANITIZED:-0}" = 1 ] && retrain_models=()
+# The language models learn from corpora a maintainer prepares (scripts/prepare-corpora.sh CORPORA), not shipped and
+# an hour of training each: they are retrained here only when TW_CORPORA names that folder (their scene's
+# train.text_file is relative to it), as scripts/train-models.sh does.
 for m in "${retrain_models[@]}"; do
   [ -f "$m/scene.json" ] || continue
   name=$(basename "$m")
-  "$app" train --scene "$m/scene.json" --out "$work/model-$name" --format none >/dev/null 2>"$work/model.err"
+  set_text=()
+  text_file=$(sed -n 's/.*"train.text_file": *"\([^"]*\)".*/\1/p' "$m/scene.json")
+  if [ -f "$m/tokenizer.json" ] && [ -n "$text_file" ]; then
+    if [ -z "${TW_CORPORA:-}" ] || [ ! -f "$TW_CORPORA/$text_file" ]; then
+      echo "skip checkpoint-$name: its training text is a maintainer's corpus (TW_CORPORA=DIR retrains it)"
+      continue
+    fi
+    set_text=(--set "train.text_file=$TW_CORPORA/$text_file")
+  fi
+  "$app" train --scene "$m/scene.json" "${set_text[@]}" --out "$work/model-$name" --format none >/dev/null \
+    2>"$work/model.err"
   kernel=$(sed -n 's/.*"blas_kernel": *"\([^"]*\)".*/\1/p' "$work/model-$name/run.json")
   if grep -q '"final_bits_per_char"' "$work/model-$name/run.json"; then
     # A language model (made with the kernel its card's run names): the same bits, or else below the bigram

@@ -147,9 +147,11 @@ plot::Figure step_figure(const ForwardResult& r, int step_index) {
     const int rows = static_cast<int>(s.value.rows()) / std::max(H, 1), cols = static_cast<int>(s.value.cols());
     const auto groups = heads_by_kv_head(H, KV);
     const int n_rep = std::max(H / std::max(KV, 1), 1);
-    // A KV group per row; without groups at most two maps per row below five heads, so three heads (the trained
-    // sort model) get maps tall enough for their token labels.
-    fig.grid_cols = n_rep > 1 ? n_rep : (H <= 4 ? std::min(H, 2) : 4);
+    // A KV group per row; without groups two maps per row up to eight heads (the trained sort model's three, the
+    // shipped language models' eight), three beyond, in square cells: a map's rotated key labels take height its
+    // query axis needs, and beside a lesson column a narrower map could not hold its token labels.
+    fig.grid_cols = n_rep > 1 ? n_rep : std::min(H, H <= 8 ? 2 : 3);
+    fig.cell_aspect = 1.0f;
     plot::HeatmapOptions o = map_options(s);
     fig.shared_colorbar = is_probs(s);  // probabilities share [0, 1]; scores keep a scale per head
     if (rows == static_cast<int>(tok.queries.size())) o.row_labels = tok.queries;

@@ -210,6 +210,7 @@ struct Figure {
                                  // the first heatmap's range (give every heatmap the same vmin/vmax)
   Table table;                   // CSV override; empty (no header) = derived from the items (derive_table)
   float aspect = 0;              // preferred height / width for exports; 0 = theme default
+  float cell_aspect = 0;         // small multiples: each cell's height / width at the export size; 0 = 0.8
 
   Figure() = default;
   Figure(std::string id_, std::string title_) : id(std::move(id_)), title(std::move(title_)) {}

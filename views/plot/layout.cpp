@@ -610,7 +610,7 @@ Vec2 default_figure_size(const Figure& fig) {
   const float aspect = fig.aspect > 0 ? fig.aspect : 0.625f;
   if (n == 1) return {640, 640 * aspect};
   const float w = std::max(640.0f, 260.0f * float(cols));
-  return {w, (w / float(cols)) * 0.8f * float(rows) + 40};
+  return {w, (w / float(cols)) * (fig.cell_aspect > 0 ? fig.cell_aspect : 0.8f) * float(rows) + 40};
 }
 
 Layout layout_figure(const Figure& fig, const LayoutOptions& options) {

@@ -229,8 +229,8 @@ auto members(const T& v) {
 // every member, so adding one to Figure stops the build here until it is listed. The axes and the table, the
 // longest to compare, come last.
 auto members(const Figure& v) {
-  const auto& [id, title, note, subject, grid, grid_cols, shared_colorbar, table, aspect] = v;
-  return std::tie(id, title, note, subject, grid_cols, shared_colorbar, aspect, grid, table);
+  const auto& [id, title, note, subject, grid, grid_cols, shared_colorbar, table, aspect, cell_aspect] = v;
+  return std::tie(id, title, note, subject, grid_cols, shared_colorbar, aspect, cell_aspect, grid, table);
 }
 
 template <class T>
