@@ -1,5 +1,6 @@
-// What the heads do: probes run through a model, every attention head scored for four roles (previous token,
-// induction, first token, previous line) and named by the best one; the clearest example of each role.
+// What the heads do: probes run through a model, every attention head scored for six roles (previous token,
+// induction, first token; on a poem's lines previous line, line start, rhyme) and named by the best one; the clearest
+// example of each role.
 //
 // [SECTION] state and result
 // [SECTION] compute (worker thread): load the model, build the probes, score the heads
@@ -8,6 +9,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -24,8 +26,8 @@ namespace tw {
 namespace {
 
 const PanelInfo kInfo = {"heads", N_("What the heads do"), N_("Model"),
-                         N_("Probes score every attention head of a model for previous-token, induction, "
-                            "first-token and previous-line roles")};
+                         N_("Probes score every attention head of a model for previous-token, induction and "
+                            "first-token roles, and on a poem's lines for previous-line, line-start and rhyme roles")};
 
 // [SECTION] state and result
 
@@ -183,7 +185,8 @@ bool quick(const HeadsState& s) { return s.model == HeadsModel::Induction || s.m
 // [SECTION] figures
 
 constexpr uint32_t kDarkText = 0x101010FF, kLightText = 0xF4F4F4FF;
-constexpr const char* kShortRole[] = {N_("prev"), N_("induct"), N_("sink"), N_("line")};
+constexpr const char* kShortRole[] = {N_("prev"), N_("induct"), N_("sink"), N_("line"), N_("start"), N_("rhyme")};
+static_assert(std::size(kShortRole) == kHeadRoleCount);
 
 std::vector<std::string> head_labels(int heads) {
   std::vector<std::string> out;
@@ -364,8 +367,9 @@ class HeadsPanel final : public RecomputePanel<HeadsState, HeadsResult> {
     c.add_text("model_dir", &s_.model_dir, 4096, N_("model folder"),
                N_("A Hugging Face folder: config.json, model.safetensors and tokenizer.json."));
     c.add_text("lines", &s_.lines, 2048, N_("lines"),
-               N_("Lines with the same number of tokens (a poem), separated by / or a line break, for the "
-                  "previous-line role: each position should look at the same place one line earlier."));
+               N_("Lines with the same number of tokens (a poem), separated by / or a line break, for the line "
+                  "roles: the same place one line earlier (previous line), the mark that closed the previous line "
+                  "(line start), and from four lines on the previous rhyme character (rhyme)."));
     c.add_int("length", &s_.length, 4, 256, N_("probe length"),
               N_("Tokens of a random probe; the induction probe repeats half of them. Cut to the model's max_seq."));
     c.add_int("samples", &s_.samples, 1, 16, N_("samples"), N_("Random probes averaged for each score."));

@@ -1,6 +1,7 @@
 #include "core/experiments/head_roles.h"
 
 #include <algorithm>
+#include <iterator>
 #include <random>
 
 #include "core/model/forward.h"
@@ -11,9 +12,10 @@ namespace tw {
 
 namespace {
 
-constexpr const char* kRoleNames[] = {N_("previous token"), N_("induction"), N_("first token (sink)"),
-                                      N_("previous line")};
-constexpr const char* kRoleKeys[] = {"previous_token", "induction", "first_token", "previous_line"};
+constexpr const char* kRoleNames[] = {N_("previous token"), N_("induction"),  N_("first token (sink)"),
+                                      N_("previous line"),  N_("line start"), N_("rhyme")};
+constexpr const char* kRoleKeys[] = {"previous_token", "induction", "first_token", "previous_line", "line_start", "rhyme"};
+static_assert(std::size(kRoleNames) == kHeadRoleCount && std::size(kRoleKeys) == kHeadRoleCount);
 
 // Where role `r` sends query i of a probe of T tokens (random probes: half = T/2 for induction), or −1 when query i
 // does not take part.
@@ -26,6 +28,12 @@ int role_key(HeadRole r, int i, int T, int line_length) {
       return j >= 0 && j + 1 < half ? j + 1 : -1;
     }
     case HeadRole::PreviousLine: return line_length > 0 && i >= line_length ? i - line_length : -1;
+    case HeadRole::LineStart:
+      return line_length > 0 && i >= line_length && i % line_length != 0 ? i / line_length * line_length - 1 : -1;
+    case HeadRole::Rhyme: {
+      const int L = line_length, r = i + 1;  // query i predicts token r
+      return L >= 2 && r >= 3 * L && r < T && (r / L) % 2 == 1 && r % L == L - 2 ? r - 2 * L : -1;
+    }
   }
   return -1;
 }
@@ -109,7 +117,9 @@ HeadRoleMap score_head_roles(const ModelConfig& config, const ModelWeights& weig
     // Whole lines only, as many as the context holds.
     const int n =
         std::min(static_cast<int>(params.lines.size()), config.max_seq) / params.line_length * params.line_length;
-    probes.push_back({{params.lines.begin(), params.lines.begin() + n}, {HeadRole::PreviousLine}, {}});
+    std::vector<HeadRole> roles = {HeadRole::PreviousLine, HeadRole::LineStart};
+    if (n >= 4 * params.line_length) roles.push_back(HeadRole::Rhyme);  // a rhyme answers the one two lines before
+    probes.push_back({{params.lines.begin(), params.lines.begin() + n}, roles, {}});
   }
 
   for (size_t k = 0; k < probes.size(); ++k) {

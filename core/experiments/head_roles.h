@@ -1,12 +1,18 @@
 #pragma once
-// What the heads do: probes run through a model, every attention head scored for four roles.
+// What the heads do: probes run through a model, every attention head scored for six roles.
 //
 //   previous-token  query i attends key i − 1                      (random tokens, i ≥ 2)
 //   induction       in a random sequence repeated once, query n + j (token r_j) attends key j + 1, the token that
 //                   followed r_j's earlier occurrence: the head that lets a model copy        (j = 0 … n − 2)
 //   first-token     query i attends key 0: the attention sink, where a head parks weight it does not need (i ≥ 2)
 //   previous line   in text of lines of L tokens each (a poem), query i attends key i − L, the same place one line
-//                   earlier                                                                            (i ≥ L)
+//                   earlier (对仗: the parallel character of the couplet's other half)                 (i ≥ L)
+//   line start      in the lines, query i attends the punctuation mark that closed the previous line, key
+//                   ⌊i / L⌋·L − 1: where its own line starts, from which a head can count to the next mark
+//                                                                             (i ≥ L, not a line's first token)
+//   rhyme           in the lines, the query that predicts a rhyme character (the last character of an even line,
+//                   before its mark: position r with ⌊r / L⌋ odd and r mod L = L − 2, query i = r − 1) attends the
+//                   previous rhyme character, key r − 2L                                               (r ≥ 3L)
 // A head's score for a role is its mean attention weight on the role's key, averaged over the probe's queries and
 // samples: 1 is a head that does nothing else, a uniform head scores about ln(T)/T. A head takes the role with the
 // highest score when that reaches `threshold`; otherwise it has none.
@@ -27,8 +33,8 @@
 
 namespace tw {
 
-enum class HeadRole { PreviousToken, Induction, FirstToken, PreviousLine };
-inline constexpr int kHeadRoleCount = 4;
+enum class HeadRole { PreviousToken, Induction, FirstToken, PreviousLine, LineStart, Rhyme };
+inline constexpr int kHeadRoleCount = 6;
 const char* head_role_name(HeadRole role);  // "previous token", ... (English msgid, translated where shown)
 const char* head_role_key(HeadRole role);   // "previous_token", ... (ASCII, CSV columns)
 
@@ -38,7 +44,8 @@ struct HeadRoleParams {
   uint64_t seed = 1;       // the random probes' tokens
   float threshold = 0.4f;  // a head takes a role when its score reaches this
   std::vector<int> pool;   // token ids the random probes draw from (distinct where the pool allows); empty = all
-  std::vector<int> lines;  // token ids of text in lines of line_length tokens (a poem); empty = role not measured
+  std::vector<int> lines;  // token ids of text in lines of line_length tokens (a poem); empty = the line roles are
+                           // not measured
   int line_length = 0;     // L: tokens per line of `lines`
 };
 // "" when usable for `config`, otherwise one sentence naming the field.

@@ -40,9 +40,10 @@ TEST(PanelHeads, MapIsCoresScoresOnTheInductionModel) {
     EXPECT_NEAR(num(row[2]), core.score[0](l, h), 1e-6);
     EXPECT_NEAR(num(row[3]), core.score[1](l, h), 1e-6);
     EXPECT_NEAR(num(row[4]), core.score[2](l, h), 1e-6);
-    EXPECT_EQ(str(row[5]), "");  // previous line: the poem is not in the copy task's symbols
+    for (int k = 3; k < kHeadRoleCount; ++k)  // the line roles: the poem is not in the copy task's symbols
+      EXPECT_EQ(str(row[2 + size_t(k)]), "") << head_role_key(static_cast<HeadRole>(k));
     const int b = core.best[static_cast<size_t>(l * core.heads + h)];
-    EXPECT_EQ(str(row[6]), b >= 0 ? head_role_key(static_cast<HeadRole>(b)) : "none");
+    EXPECT_EQ(str(row[2 + kHeadRoleCount]), b >= 0 ? head_role_key(static_cast<HeadRole>(b)) : "none");
   }
   EXPECT_GE(core.heads_with_role(HeadRole::Induction), 1);
   // The previous-line role is named as not measured, with the reason.

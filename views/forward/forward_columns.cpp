@@ -41,8 +41,8 @@ void ForwardPanel::draw_left(const DrawContext& ctx) {
                                       r.request.vocabulary ? r.request.vocabulary : TokenVocabulary::bytes(), "", ""});
     }
     help_marker(
-        tr("Scores every head of this model for previous-token, induction, first-token and previous-line "
-           "roles in the \"What the heads do\" panel."));
+        tr("Scores every head of this model for previous-token, induction and first-token roles, and on a "
+           "poem's lines for previous-line, line-start and rhyme roles, in the \"What the heads do\" panel."));
   }
   // Trained and real models bring their own architecture and weights: only the seeded presets are edited here.
   const bool seeded = is_seeded_model(s_.model);

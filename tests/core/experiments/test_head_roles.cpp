@@ -116,6 +116,38 @@ TEST(HeadRoles, PreviousLineIsMeasuredOnLines) {
   EXPECT_GT(r.score[line](0, 0), 0.99f);
 }
 
+// Line start and rhyme, worked by hand for lines of L = 4 tokens (positions 0-3, 4-7, 8-11, 12-15):
+//   line start: queries i ≥ 4 that are not a line's first token (5, 6, 7, 9, 10, 11, 13, 14, 15) attend the mark
+//               closing the line before, ⌊i/4⌋·4 − 1 (3, 3, 3, 7, 7, 7, 11, 11, 11);
+//   rhyme:      the one rhyme character with a rhyme two lines before is r = 14 (line 3, the token before its mark),
+//               predicted by query 13, which attends r − 8 = 6.
+// The uniform head gives each query 1/(i + 1); the previous-token head never looks at either key.
+TEST(HeadRoles, LineStartAndRhymeByHand) {
+  const HandModel m = hand_model(true);
+  HeadRoleParams p;
+  p.lines = {1, 2, 3, 4, 5, 6, 7, 1, 2, 3, 4, 5, 6, 7, 1, 2};
+  p.line_length = 4;
+  HeadRoleMap r = score_head_roles(m.config, m.weights, p);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  const auto start = static_cast<size_t>(HeadRole::LineStart), rhyme = static_cast<size_t>(HeadRole::Rhyme);
+  ASSERT_TRUE(r.measured[start]);
+  ASSERT_TRUE(r.measured[rhyme]);
+  double uniform_start = 0;
+  for (int i : {5, 6, 7, 9, 10, 11, 13, 14, 15}) uniform_start += 1.0 / (i + 1) / 9;
+  EXPECT_NEAR(r.score[start](0, 1), uniform_start, 1e-5);
+  EXPECT_NEAR(r.score[rhyme](0, 1), 1.0 / 14, 1e-5);
+  EXPECT_LT(r.score[start](0, 0), 0.01f);
+  EXPECT_LT(r.score[rhyme](0, 0), 0.01f);
+  EXPECT_EQ(r.top_example[rhyme].query, 13);
+  EXPECT_EQ(r.top_example[rhyme].key, 6);
+  // Three lines: no rhyme has one two lines before it, so the role is not measured.
+  p.lines.resize(12);
+  r = score_head_roles(m.config, m.weights, p);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  EXPECT_TRUE(r.measured[start]);
+  EXPECT_FALSE(r.measured[rhyme]);
+}
+
 TEST(HeadRoles, TheShippedInductionModelHasAnInductionHead) {
   StepperModel model;
   std::string error;
