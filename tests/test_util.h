@@ -9,6 +9,15 @@
 #include "core/compare.h"
 #include "core/model/config.h"
 
+// A test that only measures a shipped model's quality (its samples, a fine-tune of it) runs in the Release stage and
+// skips itself under the sanitizers: its code paths are covered there by small-model tests, and under ASan the same
+// minutes of sampling would add nothing but CI time.
+#ifdef TW_SANITIZED
+#define TW_RELEASE_STAGE_ONLY() GTEST_SKIP() << "measured in the Release stage; its code paths run here in small tests"
+#else
+#define TW_RELEASE_STAGE_ONLY() (void)0
+#endif
+
 namespace tw::testing {
 
 // `tol` is absolute for results of magnitude up to 1 and relative beyond: the same computation summed in another

@@ -11,6 +11,7 @@
 
 #include "core/model/weights.h"
 #include "core/text/utf8.h"
+#include "test_util.h"
 
 namespace tw {
 namespace {
@@ -81,6 +82,7 @@ TEST(GenerationQuality, SpreadRecordsTakesEveryKthOfTheWhole) {
 }
 
 TEST(GenerationQuality, ShippedPoemsModelWritesLinesOfFiveOrSevenCharacters) {
+  TW_RELEASE_STAGE_ONLY();
   std::vector<std::string> records;
   const StepperModel m = shipped_model("poems", &records);
   ASSERT_TRUE(m.weights);
@@ -94,6 +96,7 @@ TEST(GenerationQuality, ShippedPoemsModelWritesLinesOfFiveOrSevenCharacters) {
 }
 
 TEST(GenerationQuality, ShippedEnglishModelWritesDictionaryWords) {
+  TW_RELEASE_STAGE_ONLY();
   std::string error;
   const std::unordered_set<std::string> list = read_word_list("/usr/share/dict/american-english", &error);
   ASSERT_FALSE(list.empty()) << error << " (Debian package wamerican)";
