@@ -64,7 +64,9 @@ struct LoraState {
   int ft_length = 6;                                                  // symbols per prompt
   int ft_alphabet = 3;                                                // symbols to draw from
   FinetuneText ft_text = FinetuneText::Auto;                          // the new text (ft_task = Text)
-  std::string ft_text_file = "/usr/share/games/fortunes/literature";  // FinetuneText::File (and Auto for quotes)
+  // FinetuneText::File (and Auto for quotes): English the shipped quotes model never read (it learned every fortune
+  // file), on every Debian system (base-files).
+  std::string ft_text_file = "/usr/share/common-licenses/GPL-3";
   int ft_steps = 200;                                                 // optimizer steps per run
   int ft_batch = 16;                                                  // sequences per step
   float ft_alpha = 16.0f;                                             // lora_alpha of every rank
@@ -119,7 +121,7 @@ bool finetune_base(const LoraState& s, Progress& progress, StepperModel* out, st
 }
 
 // The new text of a language model: the corpus (or the user's file) and its name for titles. Auto: the Song ci for
-// every model but quotes, which gets the text file (by default fortunes' literature, English it never saw).
+// every model but quotes, which gets the text file (by default the GPL-3 text, English it never saw).
 bool finetune_text(const LoraState& s, LanguageSource* out, std::string* name, std::string* error) {
   FinetuneText text = s.ft_text;
   if (text == FinetuneText::Auto) text = s.ft_base == FinetuneBase::Quotes ? FinetuneText::File : FinetuneText::SongCi;
