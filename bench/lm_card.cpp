@@ -97,6 +97,9 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < q.samples.size() && i < 10; ++i)
     samples.push_back({{"prompt", q.prompts[i]}, {"text", q.samples[i].text}});
   out["samples"] = samples;
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();  // every sample the measures counted, to read
+  for (const SampledText& t : q.samples) all.push_back(t.text);
+  out["all_samples"] = all;
   out["sample_seconds"] = seconds_since(t0);
   std::printf("%s\n", out.dump(2).c_str());
   return 0;
