@@ -102,5 +102,7 @@ class Controls {
 // Draws the ImGui widget of one control followed by its (?) marker; returns true when the value changed.
 // Implemented in controls_imgui.cpp so that headless code never needs an ImGui context.
 bool draw_control(const Control& c);
+// The width a choice (Enum) needs to show its current value whole, arrow included; 0 for other controls.
+float combo_width_for_value(const Control& c);
 
 }  // namespace tw

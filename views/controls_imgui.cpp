@@ -50,6 +50,14 @@ bool draw_int_list(const Control& c, const char* label) {
 
 }  // namespace
 
+float combo_width_for_value(const Control& c) {
+  if (c.type != ControlType::Enum) return 0.0f;
+  const int v = c.get_index();
+  const std::string preview = (v >= 0 && v < int(c.options.size())) ? option_text(c.options[size_t(v)]) : "?";
+  return plot::label_width(preview, ImGui::GetFontSize()) + ImGui::GetFrameHeight() +
+         2 * ImGui::GetStyle().FramePadding.x;
+}
+
 bool draw_control(const Control& c) {
   bool changed = false;
   ImGui::PushID(c.key.c_str());
@@ -81,6 +89,15 @@ bool draw_control(const Control& c) {
       // ones that are formulas are typeset.
       const std::string preview = (v >= 0 && v < int(c.options.size())) ? option_text(c.options[v]) : "?";
       const bool typeset = plot::has_math(preview);
+      const float room = ImGui::CalcItemWidth() - ImGui::GetFrameHeight() - 2 * ImGui::GetStyle().FramePadding.x;
+      check_text_fits(c.key + " = \"" + preview + "\"", plot::label_width(preview, ImGui::GetFontSize()), room);
+      // The list as wide as its longest option (ImGui makes it as narrow as the closed combo, cutting options).
+      float widest = 0;
+      for (const std::string& o : c.options)
+        widest = std::max(widest, plot::label_width(option_text(o), ImGui::GetFontSize()));
+      ImGui::SetNextWindowSizeConstraints(
+          ImVec2(widest + 2 * ImGui::GetStyle().WindowPadding.x + ImGui::GetStyle().ScrollbarSize, 0),
+          ImVec2(FLT_MAX, FLT_MAX));
       if (ImGui::BeginCombo(label, typeset ? "" : preview.c_str(), typeset ? ImGuiComboFlags_CustomPreview : 0)) {
         for (int i = 0; i < int(c.options.size()); ++i) {
           ImGui::PushID(i);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/text/i18n.h"
@@ -70,6 +71,59 @@ void role_text(plot::UiRole role, const char* text) {
   ImGui::TextColored(role_color(role), "%s", text);
 }
 
+namespace {
+std::vector<std::string> g_fit_problems;  // check_item_fits since the last take_fit_problems (UI thread only)
+}  // namespace
+
+void check_item_fits(const std::string& what, float text_width) {
+  const ImGuiWindow* w = ImGui::GetCurrentWindow();
+  const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+  const ImRect& inside = w->InnerClipRect;
+  std::string problem;
+  // Cut: past the right edge of a window that does not scroll sideways, or below one that does not scroll at all.
+  // Or off the screen, whatever its window does.
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const bool cut_x = (hi.x > inside.Max.x + 0.5f && !w->ScrollbarX) || hi.x > vp->Pos.x + vp->Size.x + 0.5f;
+  const bool cut_y = (hi.y > inside.Max.y + 0.5f && !w->ScrollbarY) || hi.y > vp->Pos.y + vp->Size.y + 0.5f;
+  if (cut_x || cut_y)
+    problem = what + ": ends at (" + std::to_string(int(hi.x)) + ", " + std::to_string(int(hi.y)) +
+              "), outside its window's visible part (" + std::to_string(int(inside.Max.x)) + ", " +
+              std::to_string(int(inside.Max.y)) + ")";
+  else if (text_width > 0 && text_width > hi.x - lo.x + 0.5f)
+    problem = what + ": its text is " + std::to_string(int(text_width)) + " px wide in a frame of " +
+              std::to_string(int(hi.x - lo.x)) + " px";
+  if (!problem.empty() && g_fit_problems.size() < 200) g_fit_problems.push_back(std::move(problem));
+}
+
+void check_text_fits(const std::string& what, float text_width, float room) {
+  if (text_width > room + 0.5f && g_fit_problems.size() < 200)
+    g_fit_problems.push_back(what + ": its text is " + std::to_string(int(text_width)) + " px wide in " +
+                             std::to_string(int(room)) + " px");
+}
+
+std::vector<std::string> take_fit_problems() { return std::exchange(g_fit_problems, {}); }
+
+void same_line_if_fits(float width) {
+  ImGui::SameLine();
+  if (ImGui::GetContentRegionAvail().x < width) ImGui::NewLine();
+}
+
+float button_width(const char* label) {
+  return ImGui::CalcTextSize(label, nullptr, true).x + 2 * ImGui::GetStyle().FramePadding.x;
+}
+
+void push_card_highlight() {
+  // A faint wash of the frame colour: the card's text (its summary drawn in the disabled colour) stays readable on it,
+  // where the header blue of a hovered or pressed selectable hid it. The card's border marks the hover.
+  ImVec4 wash = ImGui::GetStyleColorVec4(ImGuiCol_FrameBgHovered);
+  wash.w = 0.35f;
+  ImGui::PushStyleColor(ImGuiCol_HeaderHovered, wash);
+  wash.w = 0.55f;
+  ImGui::PushStyleColor(ImGuiCol_HeaderActive, wash);
+  ImGui::PushStyleColor(ImGuiCol_Header, wash);
+}
+void pop_card_highlight() { ImGui::PopStyleColor(3); }
+
 void check_mark(bool ok, const char* label) {
   const ImVec4 color = role_color(ok ? plot::UiRole::Good : plot::UiRole::Bad);
   ImGui::TextColored(color, "%s", ok ? "\u2713" : "\u2717");
@@ -100,6 +154,7 @@ void math_text(const char* text, float wrap_pos_x, bool display, uint32_t color)
     ImGui::PopStyleColor();
     return;
   }
+  ImGui::LogText("%s\n", text);  // typeset text is in ImGui's log too, as plain text is (tests read what is shown)
   const float size = ImGui::GetFontSize();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float wrap_x = wrap_pos_x < 0    ? INFINITY
@@ -181,7 +236,12 @@ void begin_controls_column(const DrawContext& ctx, float width) {
     ImGui::BeginChild("controls", ImVec2(1, 1), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoInputs);
     return;
   }
-  ImGui::BeginChild("controls", ImVec2(width * ctx.dpi_scale, 0), true);
+  // In a narrow window (a lesson's column beside it, a projector at 150–200%) the column gives up width, down to 40%
+  // of the window, so the figures keep a readable width instead of a sliver.
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float readable = kReadableFigureWidth * ctx.dpi_scale + ImGui::GetStyle().ItemSpacing.x;
+  const float column = std::min(width * ctx.dpi_scale, std::max(avail * 0.4f, avail - readable));
+  ImGui::BeginChild("controls", ImVec2(column, 0), true);
   if (collapsed) {
     const char* label = tr("\xC2\xAB hide controls");  // «
     const float w = ImGui::CalcTextSize(label).x + 2 * ImGui::GetStyle().FramePadding.x;
@@ -211,7 +271,9 @@ void draw_controls_column(const Controls& controls, const DrawContext& ctx, floa
     const float avail = ImGui::GetContentRegionAvail().x;
     const float beside = ImGui::CalcTextSize(tr(c.label.c_str())).x + style.ItemInnerSpacing.x +
                          (c.help.empty() ? 0.0f : ImGui::CalcTextSize("(?)").x + style.ItemSpacing.x);
-    ImGui::SetNextItemWidth(std::max(std::min(item_width * ctx.dpi_scale, avail - beside), avail / 3));
+    // A choice is as wide as its value when there is room ("NVIDIA A100 SXM 80GB (bf16)" whole, not cut short).
+    const float want = std::max(item_width * ctx.dpi_scale, combo_width_for_value(c));
+    ImGui::SetNextItemWidth(std::max(std::min(want, avail - beside), avail / 3));
     draw_control(c);
     if (after) after(c);
   }

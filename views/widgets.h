@@ -21,6 +21,22 @@ void help_marker(const char* text);
 void panel_explanation(const char* text, bool compact = false);
 // Centered grey text for a panel or figure with nothing to show yet.
 void empty_state(const char* text);
+// Text fit, for the tests at 1280×720 and 150%/200% zoom: records a problem when the last item ends outside its
+// window's visible part (cut at its edge), or when `text_width` (> 0) is wider than the item's frame (a combo's
+// value cut short). take_fit_problems() returns and clears the problems recorded since its last call.
+void check_item_fits(const std::string& what, float text_width = 0.0f);
+// The same for a text `text_width` wide drawn in `room` pixels (a combo's value beside its arrow).
+void check_text_fits(const std::string& what, float text_width, float room);
+std::vector<std::string> take_fit_problems();
+// Before an item `width` pixels wide that follows another: on the same line when it fits, else on the next (a row of
+// buttons wraps in a narrow window at a large zoom instead of being cut at its edge).
+void same_line_if_fits(float width);
+// The width of a button labelled `label` (its text up to "##", plus the frame's padding).
+float button_width(const char* label);
+// Around a card's full-size Selectable (start page, lessons): hover and press wash the card faintly instead of in the
+// header blue, so the text drawn on it stays readable.
+void push_card_highlight();
+void pop_card_highlight();
 // A green check or red cross followed by a label, for live invariant checks.
 void check_mark(bool ok, const char* label);
 // Text in the warning colour (yellow-orange).
