@@ -298,6 +298,8 @@ TEST_F(SlideFrame, EveryClickerKeyKeepsThePresentationModeInALesson) {
     for (const Key& k : {Key{ImGuiKey_PageDown, 2}, Key{ImGuiKey_PageUp, 1}, Key{ImGuiKey_RightArrow, 2},
                          Key{ImGuiKey_LeftArrow, 1}, Key{ImGuiKey_End, last}, Key{ImGuiKey_Home, 0}}) {
       frames(app, 2, k.key);
+      if (PanelSlot* shown = app.find(slide ? app.slide.panel : app.focused)) shown->panel->wait_idle();
+      frames(app, 2);
       const std::string what = std::string(slide ? "slide" : "focus") + ", key " + std::to_string(k.key);
       if (slide) {
         ASSERT_TRUE(app.slide.on()) << what << ": left slide mode";

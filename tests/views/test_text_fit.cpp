@@ -89,7 +89,8 @@ TEST_P(TextFit, TheViewMenuFitsBelowTheMenuBar) {
   ImGuiWindow* bar = ImGui::FindWindowByName("##MainMenuBar");
   ASSERT_NE(bar, nullptr);
   const float bar_bottom = bar->Pos.y + bar->Size.y;
-  const ImGuiID view = bar->GetID(tr("View"));
+  // BeginMenu's id inside the menu bar (BeginMenuBar pushes "##menubar").
+  const ImGuiID view = ImHashStr(tr("View"), 0, ImHashStr("##menubar", 0, bar->ID));
   for (int i = 0; i < 3; ++i) {
     ImGui::NewFrame();
     if (i == 0) ImGui::OpenPopupEx(view, ImGuiPopupFlags_None);
