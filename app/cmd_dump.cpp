@@ -11,6 +11,7 @@
 // With --grads also DIR/grads.safetensors (∂loss/∂W under the model.safetensors names) and manifest "loss": the
 // mean next-token cross-entropy of the tokens (positions 0..T−2 predict tokens 1..T−1).
 // Exit codes: 0 written, 1 a file could not be read or written, 2 bad arguments (one line on stderr).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -27,6 +28,7 @@
 #include "core/io/atomic_file.h"
 #include "core/io/hf_model.h"
 #include "core/io/npy.h"
+#include "core/machine_memory.h"
 #include "core/model/config.h"
 #include "core/model/forward.h"  // check_tokens
 #include "core/model/trace.h"
@@ -51,8 +53,9 @@ struct DumpOptions {
   bool text_given = false;
   std::string model;  // --model DIR
   std::string dtype = "f32";
-  double shard_mb = 0;  // 0: one model.safetensors
-  bool grads = false;   // --grads
+  double shard_mb = 0;                          // 0: one model.safetensors
+  bool grads = false;                           // --grads
+  double memory_cap_mb = kHeadlessMemoryCapMb;  // --memory-cap
 };
 
 int fail(int code, const std::string& message) {
@@ -86,6 +89,8 @@ int run_dump(const DumpOptions& o) {
     return fail(2, tr("--config FILE is required (a Hugging Face style config.json), or --model DIR"));
   if (o.out.empty()) return fail(2, tr("--out DIR is required (the directory to write into)"));
   if (o.text_given == !o.tokens.empty()) return fail(2, tr("give exactly one of --text \"...\" or --tokens 1,2,3"));
+  if (!std::isfinite(o.memory_cap_mb) || o.memory_cap_mb < 1)
+    return fail(2, tr("--memory-cap must be a number of MiB of at least 1"));
   char* end = nullptr;
   errno = 0;
   const unsigned long long seed = std::strtoull(o.seed.c_str(), &end, 10);
@@ -124,9 +129,7 @@ int run_dump(const DumpOptions& o) {
     if (!hf.has_tokenizer)
       return fail(2, o.model + " has no usable tokenizer.json" +
                          (hf.tokenizer_warning.empty() ? "" : " (" + hf.tokenizer_warning + ")") + "; use --tokens");
-    tokens = hf.tokenizer.encode(o.text);
-    if (const std::string dropped = dropped_text_error(hf.tokenizer, o.text, tokens); !dropped.empty())
-      return fail(2, dropped);
+    if (!hf.tokenizer.encode_checked(o.text, true, &tokens, &error)) return fail(2, error);
   } else if (o.text_given) {
     if (config.vocab < 256)
       return fail(2,
@@ -137,6 +140,25 @@ int run_dump(const DumpOptions& o) {
     return fail(2, problem);
   }
   if (const std::string problem = check_tokens(config, tokens); !problem.empty()) return fail(2, problem);
+  // What the run needs, before anything is allocated: a config.json may raise its own cap (tw_memory_cap_mb), the
+  // command line's cap is the user's.
+  {
+    const double need_mb = estimated_memory_bytes(config) / (1024.0 * 1024.0);
+    const double cap = cap_to_machine(o.memory_cap_mb);
+    if (need_mb > cap)
+      return fail(2, subst(tr("this model needs about {0} MiB (weights + traced activations), above dump's cap of {1} "
+                              "MiB; pass --memory-cap {2} to run it (at most this machine's memory)"),
+                           {std::to_string(std::llround(need_mb)), std::to_string(std::llround(cap)),
+                            std::to_string(std::llround(need_mb) + 1)}));
+    const double params = static_cast<double>(parameter_count(config));
+    const double seconds = (o.model.empty() && o.weights.empty() ? 25e-9 * params : 0.0) +
+                           2.0 * params * static_cast<double>(tokens.size()) / 2e9;
+    if (seconds > 2)
+      std::fprintf(stderr, "transformer-workbench dump: %s\n",
+                   subst(tr("this run needs about {0} MiB and roughly {1} s"),
+                         {std::to_string(std::llround(need_mb)), std::to_string(std::llround(seconds))})
+                       .c_str());
+  }
   if (o.grads && tokens.size() >= 2) {
     // The backward pass adds what training keeps for one sequence and the gradients (one more copy of the weights)
     // to the traced forward the config's cap already covers.
@@ -144,10 +166,11 @@ int run_dump(const DumpOptions& o) {
         (estimated_memory_bytes(config) + 4.0 * (static_cast<double>(parameter_count(config)) +
                                                  train_state_floats(config, 1, static_cast<int>(tokens.size())))) /
         (1024.0 * 1024.0);
-    if (mb > config.memory_cap_mb)
+    const double cap = cap_to_machine(std::min(config.memory_cap_mb, o.memory_cap_mb));
+    if (mb > cap)
       return fail(2, subst(tr("--grads needs about {0} MiB (the traced forward, the activations kept for the "
                               "backward pass and the gradients), above the cap of {1} MiB"),
-                           {std::to_string(std::llround(mb)), std::to_string(std::llround(config.memory_cap_mb))}));
+                           {std::to_string(std::llround(mb)), std::to_string(std::llround(cap))}));
   }
 
   HeadlessProgress progress("transformer-workbench dump");
@@ -292,6 +315,10 @@ void add_dump_options(CLI::App& sub, DumpOptions& o) {
   sub.add_option("--model", o.model, tr("A Hugging Face model folder (config.json, safetensors, tokenizer.json)"));
   sub.add_option("--dtype", o.dtype, tr("Storage type of the written weights: f32 (default), f16 or bf16"));
   sub.add_option("--shard-mb", o.shard_mb, tr("Split the written weights into shards of at most this many MB"));
+  sub.add_option("--memory-cap", o.memory_cap_mb,
+                 subst(tr("Refuse models whose memory estimate exceeds this many MiB (default {0})"),
+                       {std::to_string(std::llround(kHeadlessMemoryCapMb))}))
+      ->check(CLI::Range(1.0, 1e9));
   sub.add_flag("--grads", o.grads,
                tr("Also write grads.safetensors (the gradient of the next-token loss for every weight) and the loss in "
                   "manifest.json"));

@@ -6,6 +6,7 @@
 // Prints each file written on stdout; problems are one line each on stderr.
 // Exit codes: 0 written, 1 some file could not be written or there was nothing to export, 2 bad arguments or
 // a rejected scene.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +23,7 @@
 #include "app/scene_presets.h"
 #include "core/io/atomic_file.h"
 #include "core/text/i18n.h"
+#include "views/async_job.h"
 
 namespace tw {
 
@@ -29,8 +31,9 @@ namespace {
 
 struct ExportCommandOptions : SceneCommandOptions {
   std::string scale = "2";
-  std::string theme;   // empty: the scene's theme
-  std::string lesson;  // a shipped lesson's number or a lesson file: export every step's figures
+  std::string theme;                         // empty: the scene's theme
+  std::string lesson;                        // a shipped lesson's number or a lesson file: export every step's figures
+  double max_seconds = kHeadlessMaxSeconds;  // --max-seconds: the work budget of each panel's computation
   bool slide = false;
   bool no_caption = false;
 };
@@ -40,6 +43,10 @@ void add_export_options(CLI::App& sub, ExportCommandOptions& o) {
                             tr("Directory to write <panel>-<figure>.<ext> into (created if missing)"));
   sub.add_option("--scale", o.scale, tr("PNG scale, 1 to 4 (default 2)"));
   sub.add_option("--theme", o.theme, tr("print or dark (default: the scene's theme)"));
+  sub.add_option("--max-seconds", o.max_seconds,
+                 subst(tr("Stop a panel's computation that would run longer than this many seconds, keeping what it "
+                          "has (default {0})"),
+                       {std::to_string(std::lround(kHeadlessMaxSeconds))}));
   sub.add_option("--lesson", o.lesson,
                  tr("A lesson's number (1 to 5) or a lesson file: every step's figures, one folder per step"));
   sub.add_flag("--slide", o.slide, tr("16:9 slide size: 1280 \xC3\x97 720 logical pixels (PNG: times the scale)"));
@@ -97,6 +104,20 @@ int export_lesson(const ExportCommandOptions& o, FigureExportRequest request) {
     for (const std::string& e : result.errors)
       std::fprintf(stderr, "transformer-workbench export: step %zu (%s): %s\n", i + 1, step.id.c_str(), e.c_str());
     errors += static_cast<int>(result.errors.size());
+    // The figure the step points at must be one the step shows (panels that lay out by hand are checked here).
+    if (!step.look_figure.empty() && result.errors.empty()) {
+      const std::string stem = step.look_panel + "-" + step.look_figure;
+      const bool shown = std::any_of(result.written.begin(), result.written.end(), [&](const std::string& path) {
+        return std::filesystem::path(path).stem().string() == stem;
+      });
+      if (!shown) {
+        std::fprintf(stderr, "transformer-workbench export: %s\n",
+                     subst(tr("step {0} ({1}): look.figure: panel '{2}' shows no figure '{3}'"),
+                           {std::to_string(i + 1), step.id, step.look_panel, step.look_figure})
+                         .c_str());
+        ++errors;
+      }
+    }
   }
   std::fflush(stdout);
   if (written == 0 && errors == 0)
@@ -110,6 +131,9 @@ int run_export(const ExportCommandOptions& o) {
   if (o.scene.empty() && o.lesson.empty())
     return fail("--scene FILE is required (a scene file or a preset name such as softmax)");
   if (o.out.empty()) return fail("--out DIR is required (the directory to write figures into)");
+  if (!std::isfinite(o.max_seconds) || o.max_seconds <= 0)
+    return fail(tr("--max-seconds must be a positive number of seconds"));
+  set_work_budget(o.max_seconds);
   FigureExportRequest request;
   request.out_dir = o.out;
   if (auto problem = parse_export_formats(o.formats, &request.formats)) return fail("--format: " + *problem);

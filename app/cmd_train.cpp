@@ -1,13 +1,15 @@
-// `transformer-workbench train --scene FILE|PRESET [--set key=value]... [--steps N] --out DIR [--format png,svg,csv]`:
-// trains the Training panel's settings of a scene headless, on one thread, and writes
+// `transformer-workbench train --scene FILE|PRESET [--set key=value]... [--steps N] [--threads N] --out DIR
+// [--format png,svg,csv]`: trains the Training panel's settings of a scene headless (on one thread, or with
+// --threads N the matrix products on N), and writes
 //   DIR/model.safetensors + DIR/config.json   the trained model (Hugging Face names; the stepper and
 //                                              bench/pytorch_forward.py load it)
 //   DIR/metrics.csv                           step, train_loss, val_loss, accuracy, grad_norm, lr, log_z (a row a step;
 //                                              val_loss/accuracy empty on steps without an evaluation); MoE runs
 //                                              add balance_loss and dropped
 //   DIR/run.json                              task, steps, batch, seq_len, seconds, ms_per_step_median,
-//                                              final_accuracy, plus cpu_ms_per_step_median (this thread's CPU
-//                                              time, immune to other programs on the core), seconds_to_99 (null
+//                                              final_accuracy, plus cpu_ms_per_step_median (the process's CPU
+//                                              time, every thread's, immune to other programs on the cores),
+//                                              threads, cpu_seconds, seconds_to_99 (null
 //                                              when never reached) and the parameter count (MoE: experts,
 //                                              top_k, active_parameters)
 //   DIR/scene.json                            the scene as trained (with --set applied): retrains the same bits
@@ -57,6 +59,7 @@ std::string fixed(double v, int digits) {
 struct TrainCommandOptions : SceneCommandOptions {
   double memory_cap_mb = 0;  // --memory-cap: refuse settings estimated above this (0: the model's own cap)
   std::string steps;         // same as --set train.steps=N
+  int threads = 1;           // --threads: matrix-product threads (the run's bits depend on it: run.json keeps it)
 };
 
 int fail(int code, const std::string& message) {
@@ -87,10 +90,10 @@ std::string metrics_csv(const std::vector<MetricsRow>& rows, bool moe) {
 
 int run_train(const TrainCommandOptions& o) {
   using Clock = std::chrono::steady_clock;
-  // CPU time of this thread: unlike wall time it does not grow when other programs share the core.
+  // CPU time of the process (every thread's): unlike wall time it does not grow when other programs share the cores.
   auto thread_cpu_ms = [] {
     timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6;
   };
   if (o.scene.empty()) return fail(2, tr("--scene FILE is required (a scene file or a preset such as train-sort)"));
@@ -99,6 +102,12 @@ int run_train(const TrainCommandOptions& o) {
   if (!o.formats.empty() && o.formats != "none")
     if (auto problem = parse_export_formats(o.formats, &formats)) return fail(2, "--format: " + *problem);
 
+  if (!set_matmul_threads(o.threads))
+    return fail(2, subst(tr("--threads {0}: this build cannot run that many matrix-product threads"),
+                         {std::to_string(o.threads)}));
+  // CLI11's range check lets NaN through (every comparison with it is false): "--memory-cap nan" would mean "no cap".
+  if (o.memory_cap_mb != 0 && !(std::isfinite(o.memory_cap_mb) && o.memory_cap_mb >= 1))
+    return fail(2, tr("--memory-cap must be a number of MiB of at least 1"));
   AppState state = make_app_state();
   std::vector<SceneOverride> overrides;
   for (const std::string& arg : o.sets) {
@@ -184,11 +193,25 @@ int run_train(const TrainCommandOptions& o) {
                       std::to_string(trainer.task().seq_len()), std::to_string(parameter_count(settings.model)),
                       fixed(estimated_training_bytes(sized, trainer.task().seq_len()) / (1024.0 * 1024.0), 0)})
                    .c_str());
+  {
+    // What a step costs, before the first one: forward + backward ≈ 6 · parameters · tokens plus the attention
+    // scores, at an assumed 10 GFLOP/s (a guess; the first steps' times follow every half second).
+    const double tokens = double(settings.batch) * trainer.task().seq_len();
+    const double flops = 6.0 * double(parameter_count(settings.model)) * tokens +
+                         12.0 * settings.model.n_layers * settings.model.dim * tokens * trainer.task().seq_len();
+    const double per_step = flops / 1e10;
+    if (per_step * steps > 10)
+      std::fprintf(stderr, "%s\n",
+                   subst(tr("roughly {0} s per step, {1} s for {2} steps (an estimate at 10 GFLOP/s)"),
+                         {fixed(per_step, 1), fixed(per_step * steps, 0), std::to_string(steps)})
+                       .c_str());
+  }
   std::vector<double> step_ms, step_cpu_ms;
   step_ms.reserve(size_t(steps));
   step_cpu_ms.reserve(size_t(steps));
   double seconds_to_99 = kNoValue;
   const auto start = Clock::now();
+  const double cpu_start = thread_cpu_ms();
   auto last_report = start;
   int exit_code = 0;
   for (int i = 0; i < steps; ++i) {
@@ -254,6 +277,8 @@ int run_train(const TrainCommandOptions& o) {
   run["batch"] = settings.batch;
   run["seq_len"] = trainer.task().seq_len();
   run["seconds"] = seconds;
+  run["cpu_seconds"] = (thread_cpu_ms() - cpu_start) / 1e3;
+  run["threads"] = o.threads;
   run["ms_per_step_median"] = median;
   run["cpu_ms_per_step_median"] = cpu_median;
   run["blas_kernel"] = matmul_kernel();  // bit-identical retraining holds for the same kernel
@@ -309,6 +334,9 @@ void add_train_options(CLI::App& sub, TrainCommandOptions& o) {
                             tr("Directory for model.safetensors, config.json, metrics.csv, run.json, figures"));
   sub.get_option("--format")->description(tr("Figure formats: png,svg,csv or none (default: all three)"));
   sub.add_option("--steps", o.steps, tr("Training steps (same as --set train.steps=N)"));
+  sub.add_option("--threads", o.threads,
+                 tr("Matrix-product threads (default 1; a run retrains to the same bits with the same count)"))
+      ->check(CLI::Range(1, 64));
   sub.add_option("--memory-cap", o.memory_cap_mb,
                  tr("Refuse settings whose memory estimate exceeds this many MiB (default: the model's cap, 2048)"))
       ->check(CLI::Range(1.0, 1e9));

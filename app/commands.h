@@ -38,6 +38,12 @@ Command options_command(std::string name, std::string description, void (*add_op
           }};
 }
 
+// Headless limits (README, "Command line"): `dump` refuses a model whose memory estimate is above this many MiB
+// unless --memory-cap raises it; `export` stops a panel's computation that runs, or at its pace would run, longer
+// than this many seconds unless --max-seconds raises it, keeping what it has.
+inline constexpr double kHeadlessMemoryCapMb = 2048;
+inline constexpr double kHeadlessMaxSeconds = 60;
+
 // What every command that loads a scene headless (export, train) takes: --scene, --set, --out, --format.
 struct SceneCommandOptions {
   std::string scene;                    // a scene file or the name of a shipped preset

@@ -1,5 +1,7 @@
 #include "app/export_figures.h"
 
+#include "views/async_job.h"
+
 #include <cmath>
 #include <exception>
 #include <filesystem>
@@ -64,10 +66,14 @@ FigureExportResult export_open_panel_figures(AppState& state, const FigureExport
     const std::string& id = slot.info.id;
     try {
       step(id + ": computing");
+      (void)take_work_budget_message();
       slot.panel->update();
       slot.panel->wait_idle();
-      // The panel's own reason (invalid input, a checkpoint that failed to load) rather than a bare "nothing".
-      if (const std::string problem = slot.panel->problem(); !problem.empty())
+      // A headless budget that stopped the computation says so (its figures show what was done); otherwise the
+      // panel's own reason (invalid input, a checkpoint that failed to load) rather than a bare "nothing".
+      if (const std::string budget = take_work_budget_message(); !budget.empty())
+        result.errors.push_back(id + ": " + budget);
+      else if (const std::string problem = slot.panel->problem(); !problem.empty())
         result.errors.push_back(id + ": " + problem);
       std::vector<plot::Figure> figures = slot.panel->figures();
       if (figures.empty() && slot.panel->problem().empty())

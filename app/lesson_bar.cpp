@@ -548,7 +548,10 @@ std::string open_lesson_argument(AppState& state, const std::string& argument) {
     const std::string tail = argument.substr(colon + 1);
     int n = 0;
     const auto [ptr, ec] = std::from_chars(tail.data(), tail.data() + tail.size(), n);
-    if (ec == std::errc() && ptr == tail.data() + tail.size() && n >= 1) {
+    if (ec == std::errc() && ptr == tail.data() + tail.size()) {
+      if (n < 1)
+        return "--lesson: " +
+               subst(tr("'{0}': steps are numbered from 1 (e.g. {1}:1)"), {argument, argument.substr(0, colon)});
       what = argument.substr(0, colon);
       step = n - 1;
     }

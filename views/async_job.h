@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <exception>
 #include <functional>
@@ -28,6 +29,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 
 namespace tw {
 
@@ -54,12 +56,46 @@ inline void request_frame_after(double seconds) {
   requested_frame_time() = std::min(requested_frame_time(), at);
 }
 
+// [SECTION] headless work budget
+// A headless command (export) gives each computation a budget in seconds. A computation whose progress projects a
+// longer run (elapsed / fraction done, after its first half second), or that passes the budget, is told to stop
+// (Progress::cancelled() turns true) and keeps what it has; work_budget_message() then says why, once. The GUI sets
+// no budget: it has a Cancel button.
+struct WorkBudget {
+  std::atomic<double> seconds{0};  // 0: none
+  std::atomic<bool> exceeded{false};
+  std::mutex mutex;
+  std::string message;
+};
+inline WorkBudget& work_budget() {
+  static WorkBudget b;  // process-wide setting of a headless command, not panel state
+  return b;
+}
+inline void set_work_budget(double seconds) {
+  work_budget().seconds = seconds;
+  work_budget().exceeded = false;
+}
+// The message of the last computation stopped by the budget ("" when none); clears it, so the next panel starts
+// with a full budget.
+inline std::string take_work_budget_message() {
+  WorkBudget& b = work_budget();
+  std::lock_guard<std::mutex> lock(b.mutex);
+  b.exceeded = false;
+  return std::exchange(b.message, std::string());
+}
+
 class Progress {
  public:
-  void set(float fraction) { fraction_.store(fraction, std::memory_order_relaxed); }
+  void set(float fraction) {
+    fraction_.store(fraction, std::memory_order_relaxed);
+    check_budget(fraction);
+  }
   float get() const { return fraction_.load(std::memory_order_relaxed); }
-  // True when a newer request is waiting: the computation may return early (its result is discarded).
-  bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
+  // True when a newer request is waiting (its result is then discarded), or a headless budget ran out (the
+  // computation returns what it has): the computation may return early.
+  bool cancelled() const {
+    return cancelled_.load(std::memory_order_relaxed) || work_budget().exceeded.load(std::memory_order_relaxed);
+  }
   // The same flag for core functions that poll a `const std::atomic<bool>*` (tokenizer training).
   const std::atomic<bool>* cancel_flag() const { return &cancelled_; }
   // The fraction for core functions that report into a `std::atomic<float>*` (tokenizer training).
@@ -68,8 +104,29 @@ class Progress {
  private:
   template <class R>
   friend class AsyncJob;
+  void check_budget(float fraction) {
+    WorkBudget& b = work_budget();
+    const double budget = b.seconds.load(std::memory_order_relaxed);
+    if (budget <= 0 || b.exceeded.load(std::memory_order_relaxed)) return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const double projected = fraction > 0.001f ? elapsed / double(fraction) : 0.0;
+    if (elapsed < budget && (elapsed < 0.5 || projected <= budget)) return;
+    std::lock_guard<std::mutex> lock(b.mutex);
+    if (b.exceeded) return;
+    b.message = elapsed >= budget
+                    ? subst(tr("stopped after {0} s (--max-seconds {1}) with {2}% done; pass a larger --max-seconds "
+                               "to finish it"),
+                            {std::to_string(std::lround(elapsed)), std::to_string(std::lround(budget)),
+                             std::to_string(std::lround(100.0 * fraction))})
+                    : subst(tr("stopped after {0} s: at this pace the computation needs about {1} s, above "
+                               "--max-seconds {2}; pass --max-seconds {3} to run it"),
+                            {std::to_string(std::lround(elapsed)), std::to_string(std::lround(projected)),
+                             std::to_string(std::lround(budget)), std::to_string(std::lround(projected * 1.2) + 1)});
+    b.exceeded = true;
+  }
   std::atomic<float> fraction_{0.0f};
   std::atomic<bool> cancelled_{false};
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
 // Runs `work` and returns its result; with `low_priority`, on a thread of its own whose nice value is 10 higher
@@ -182,6 +239,7 @@ class AsyncJob {
         running_ = true;
         progress_.cancelled_ = false;
         progress_.fraction_ = 0.0f;
+        progress_.start_ = std::chrono::steady_clock::now();
       }
       std::optional<Result> result;
       std::string failure;

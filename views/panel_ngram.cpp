@@ -1,6 +1,6 @@
 // Language-model baselines: character n-gram models on real text (Tang poems, Song ci, English quotations), their
-// held-out bits per character as n grows, why counting runs out (sparse tables), samples from each, and what a causal
-// model and a bidirectional (masked) one can each predict.
+// held-out bits per character as n grows (add-k, Witten–Bell and Kneser–Ney), why counting runs out (sparse tables),
+// samples from each, and what a causal model and a bidirectional (masked) one can each predict.
 //
 // [SECTION] state
 // [SECTION] compute
@@ -48,8 +48,11 @@ struct NgramState {
 struct OrderResult {
   int n = 0;
   double heldout_wb = 0, heldout_addk = 0, train_wb = 0;  // bits per character
-  size_t distinct = 0;                                    // distinct n-grams in training
-  double unseen = 0;                                      // fraction of held-out n-grams never seen
+  double heldout_kn = NAN;         // bits per character, Kneser–Ney (modified); NaN until orders 3 … 5 are counted
+  double heldout_kn_unseen = NAN;  // its part paid for characters never seen in training
+  size_t unseen_chars = 0;         // held-out characters never seen in training
+  size_t distinct = 0;             // distinct n-grams in training
+  double unseen = 0;               // fraction of held-out n-grams never seen
   std::string sample;
 };
 struct NgramResult {
@@ -127,6 +130,9 @@ ResultPtr compute_from(const NgramState& s, const NgramCorpusModels& models, Pro
     OrderResult o;
     o.n = n;
     o.heldout_wb = stats.heldout_wb;
+    o.heldout_kn = stats.heldout_kn;
+    o.heldout_kn_unseen = stats.heldout_kn_unseen;
+    o.unseen_chars = stats.heldout_unseen_chars;
     o.heldout_addk = wb.bits_per_symbol(c.heldout, NgramSmoothing::AddK, s.k);
     o.train_wb = stats.train_wb;
     o.distinct = stats.distinct;
@@ -181,14 +187,27 @@ plot::Figure bits_figure(const NgramResult& r) {
   if (r.orders_pending) fig.note += "\n" + std::string(tr("(counting orders 3 to 5...)"));
   plot::Axes& ax = fig.axes();
   ax.setup(tr("order $n$"), "", tr("bits per character"), "");
-  std::vector<double> ns, wb, addk, train;
+  std::vector<double> ns, wb, kn, addk, train;
   for (const OrderResult& o : r.orders) {
     ns.push_back(o.n);
     wb.push_back(o.heldout_wb);
+    kn.push_back(o.heldout_kn);
     addk.push_back(o.heldout_addk);
     train.push_back(o.train_wb);
   }
   ax.line(tr("held-out, Witten–Bell interpolation"), ns, wb).style = plot::LineStyle::LineAndMarkers;
+  // Kneser–Ney comes with orders 3 … 5 (core/experiments/ngram_baselines.h): its best order, and what characters
+  // never seen in training cost it (Witten–Bell gives them one UNK symbol's probability instead).
+  const OrderResult* best_kn = nullptr;
+  for (const OrderResult& o : r.orders)
+    if (std::isfinite(o.heldout_kn) && (!best_kn || o.heldout_kn < best_kn->heldout_kn)) best_kn = &o;
+  if (best_kn) {
+    ax.line(tr("held-out, Kneser–Ney (modified, interpolated)"), ns, kn).style = plot::LineStyle::LineAndMarkers;
+    fig.note += "; " + subst(tr("Kneser–Ney's best, $n$ = {0}: {1} bits per character, {2} of them for the {3} "
+                                "characters never seen in training"),
+                             {std::to_string(best_kn->n), plot::fmt("%.3f", best_kn->heldout_kn),
+                              plot::fmt("%.3f", best_kn->heldout_kn_unseen), std::to_string(best_kn->unseen_chars)});
+  }
   ax.line(subst(tr("held-out, add-$k$ ($k$ = {0})"), {plot::fmt("%.3g", r.state.k)}), ns, addk).style =
       plot::LineStyle::LineAndMarkers;
   ax.line(tr("training text, Witten–Bell"), ns, train).dashed = true;
@@ -203,10 +222,14 @@ plot::Figure bits_figure(const NgramResult& r) {
   ax.hline(subst(tr("uniform: $\\log_2 V$ = {0}"), {plot::fmt("%.2f", std::log2(double(r.vocab)))}),
            std::log2(double(r.vocab)));
   plot::Table& t = fig.table;
-  t.header = {"n", "heldout_bits_witten_bell", "heldout_bits_add_k", "train_bits_witten_bell",
-              "heldout_perplexity_witten_bell"};
+  t.header = {"n",
+              "heldout_bits_witten_bell",
+              "heldout_bits_add_k",
+              "train_bits_witten_bell",
+              "heldout_perplexity_witten_bell",
+              "heldout_bits_kneser_ney"};
   for (const OrderResult& o : r.orders)
-    t.add_row({double(o.n), o.heldout_wb, o.heldout_addk, o.train_wb, std::exp2(o.heldout_wb)});
+    t.add_row({double(o.n), o.heldout_wb, o.heldout_addk, o.train_wb, std::exp2(o.heldout_wb), o.heldout_kn});
   return fig;
 }
 

@@ -164,9 +164,16 @@ ResultPtr compute(const TokenizerState& s, Progress& progress) {
       const std::string base = std::filesystem::path(s.tokenizer_json).parent_path().filename().string();
       const std::string name = (base.empty() ? std::string("tokenizer.json") : base) + " (" + model_name(tok.model()) +
                                ", " + std::to_string(tok.vocab_size()) + ")";
-      r->cuts.push_back(cut_with(tok, name, base.empty() ? "file" : base, s.sentence));
-      r->cuts.back().from_file = true;
-      r->file_message = tok.note();
+      // A step of the file that gives up on the sentence (a regex past its time limit, ...) is named, not hung on.
+      std::vector<int> checked;
+      std::string encode_error;
+      if (!s.sentence.empty() && !tok.encode_checked(s.sentence, false, &checked, &encode_error)) {
+        r->file_message = encode_error;
+      } else {
+        r->cuts.push_back(cut_with(tok, name, base.empty() ? "file" : base, s.sentence));
+        r->cuts.back().from_file = true;
+        r->file_message = tok.note();
+      }
     } else {
       r->file_message = file_error;
     }

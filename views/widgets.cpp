@@ -12,6 +12,7 @@
 #include "core/text/i18n.h"
 #include "views/plot/math.h"
 #include "views/plot/plot_imgui.h"
+#include "views/plot/text_pieces.h"
 
 namespace tw {
 
@@ -149,7 +150,13 @@ void math_text(const char* text, float wrap_pos_x, bool display, uint32_t color)
   if (!plot::has_math(text) && (wrap_pos_x < 0 || !has_cjk(text))) {
     ImGui::PushStyleColor(ImGuiCol_Text, col);
     ImGui::PushTextWrapPos(wrap_pos_x);
-    ImGui::TextUnformatted(text);
+    // In pieces: ImGui draws every wrapped line of one string, visible or not, with 16-bit indices.
+    const std::string_view all(text);
+    if (all.size() <= plot::kMaxDrawBytes)
+      ImGui::TextUnformatted(text);
+    else
+      for (std::string_view piece : plot::draw_pieces(all))
+        ImGui::TextUnformatted(piece.data(), piece.data() + piece.size());
     ImGui::PopTextWrapPos();
     ImGui::PopStyleColor();
     return;

@@ -123,8 +123,10 @@ ForwardRun run_append(const ForwardRun& prev, int token, bool check_against_full
   return run;
 }
 
-NextTokenChoice choose_next_token(const ForwardRun& run, const SamplingConfig& cfg, uint64_t seed, int index) {
-  return choose_from_logits(run.next_logits(), cfg, seed, index);
+NextTokenChoice choose_next_token(const ForwardRun& run, const SamplingConfig& cfg, uint64_t seed, int index,
+                                  const TokenVocabulary* vocab) {
+  const std::vector<char> allowed = vocab ? vocab->utf8_allowed_after(run.tokens) : std::vector<char>{};
+  return choose_from_logits(run.next_logits(), cfg, seed, index, &allowed);
 }
 
 std::vector<int> shown_candidates(const NextTokenChoice& choice, int most) {
@@ -222,7 +224,7 @@ ForwardSession run_forward_session(const ForwardRequest& request, const ForwardS
       out.cancelled = true;
       return out;
     }
-    const NextTokenChoice next = choose_next_token(out.run, request.sampling, request.sample_seed, i);
+    const NextTokenChoice next = choose_next_token(out.run, request.sampling, request.sample_seed, i, &request.vocab());
     if (!next.error.empty()) {
       out.run.append_error = next.error;
       break;

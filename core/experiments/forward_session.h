@@ -79,7 +79,9 @@ ForwardRun run_append(const ForwardRun& prev, int token, bool check_against_full
 
 // The next token after `run`: choose_from_logits (generation.h) on its last logits row. `index` counts the tokens
 // already appended, so the token shown as "sampled" is the one "append and continue" appends.
-NextTokenChoice choose_next_token(const ForwardRun& run, const SamplingConfig& cfg, uint64_t seed, int index);
+// With a text vocabulary only tokens that keep the text valid UTF-8 may be drawn (no half characters).
+NextTokenChoice choose_next_token(const ForwardRun& run, const SamplingConfig& cfg, uint64_t seed, int index,
+                                  const TokenVocabulary* vocab = nullptr);
 // The tokens worth showing of a choice: the `most` likely before filtering (ties by id, as the sampler orders
 // them), then the sampled one if it is not among them. Empty when the choice has an error.
 std::vector<int> shown_candidates(const NextTokenChoice& choice, int most = 24);

@@ -16,7 +16,8 @@ bool append_tokens(RowVec* next_logits, Mat* logits, Trace* trace, KVCache& cach
   return true;
 }
 
-NextTokenChoice choose_from_logits(const RowVec& last, const SamplingConfig& cfg, uint64_t seed, int index) {
+NextTokenChoice choose_from_logits(const RowVec& last, const SamplingConfig& cfg, uint64_t seed, int index,
+                                   const std::vector<char>* allowed) {
   NextTokenChoice out;
   out.error = validate(cfg);
   if (!out.error.empty()) return out;
@@ -25,7 +26,7 @@ NextTokenChoice choose_from_logits(const RowVec& last, const SamplingConfig& cfg
     return out;
   }
   const std::vector<float> logits(last.data(), last.data() + last.size());
-  sampling_filter(out.filter, logits, cfg);
+  sampling_filter(out.filter, logits, cfg, allowed && !allowed->empty() ? allowed : nullptr);
   for (float p : out.filter.probs_before) out.n_positive += p > 0.0f ? 1 : 0;
   // One stream per (seed, position in the continuation): golden-ratio mixing keeps neighbouring seeds apart.
   std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(index) + 1);
@@ -36,7 +37,8 @@ NextTokenChoice choose_from_logits(const RowVec& last, const SamplingConfig& cfg
 }
 
 Generation generate(const ModelConfig& config, const ModelWeights& weights, const std::vector<int>& prompt, int count,
-                    const SamplingConfig& sampling, uint64_t seed, const std::function<bool(int, int)>& progress) {
+                    const SamplingConfig& sampling, uint64_t seed, const std::function<bool(int, int)>& progress,
+                    const std::function<std::vector<char>(const std::vector<int>&)>& allowed) {
   Generation out;
   if (out.error = validate(sampling); !out.error.empty()) return out;
   if (prompt.empty()) {
@@ -52,7 +54,13 @@ Generation generate(const ModelConfig& config, const ModelWeights& weights, cons
       out.cancelled = true;
       return out;
     }
-    const NextTokenChoice c = choose_from_logits(next, sampling, seed, i);
+    std::vector<char> mask;
+    if (allowed) {
+      std::vector<int> so_far(prompt);
+      so_far.insert(so_far.end(), out.tokens.begin(), out.tokens.end());
+      mask = allowed(so_far);
+    }
+    const NextTokenChoice c = choose_from_logits(next, sampling, seed, i, &mask);
     if (!c.error.empty()) {
       out.error = c.error;
       return out;

@@ -41,7 +41,9 @@ struct NextTokenChoice {
   int n_positive = 0;     // tokens whose probability after temperature is not 0 in float
   std::string error;      // one line when the settings are invalid or there are no logits
 };
-NextTokenChoice choose_from_logits(const RowVec& logits, const SamplingConfig& cfg, uint64_t seed, int index);
+// `allowed` (optional, (V)): only these tokens may be drawn (TokenVocabulary::utf8_allowed_after).
+NextTokenChoice choose_from_logits(const RowVec& logits, const SamplingConfig& cfg, uint64_t seed, int index,
+                                   const std::vector<char>* allowed = nullptr);
 
 struct Generation {
   std::vector<int> tokens;             // the sampled continuation, in order (the prompt not included)
@@ -51,8 +53,10 @@ struct Generation {
   bool cancelled = false;              // progress asked to stop; `tokens` holds what was generated until then
 };
 // Samples up to `count` tokens after `prompt` (stops early at max_seq, with a note in error). progress(done, count)
-// may return false to stop. Never throws.
+// may return false to stop. allowed(ids so far) (optional) restricts each draw, e.g. to tokens that keep the text
+// valid UTF-8. Never throws.
 Generation generate(const ModelConfig& config, const ModelWeights& weights, const std::vector<int>& prompt, int count,
-                    const SamplingConfig& sampling, uint64_t seed, const std::function<bool(int, int)>& progress = {});
+                    const SamplingConfig& sampling, uint64_t seed, const std::function<bool(int, int)>& progress = {},
+                    const std::function<std::vector<char>(const std::vector<int>&)>& allowed = {});
 
 }  // namespace tw

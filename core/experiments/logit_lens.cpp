@@ -36,18 +36,22 @@ bool logit_lens(LogitLens* out, const Trace& trace, const ModelWeights& w, const
   // The last row first: its top tokens are the model's predictions every other row is scored against.
   lens.final_token.assign(static_cast<size_t>(T), 0);
   Mat normed, logits;
+  // The model's own final norm and head: Gemma's (1 + γ) and its final soft-cap c·tanh(z/c) included.
+  Vec gamma = w.final_norm.weight;
+  if (c.norm_plus_one) gamma.array() += 1;
   for (int k = 0; k < R; ++k) {     // one work item per depth
     const int r = (k + R - 1) % R;  // R-1, 0, 1, …, R-2
     const Mat& x = *streams[static_cast<size_t>(r)];
     if (c.has_final_norm()) {
       if (c.norm == NormType::RMSNorm)
-        rmsnorm_forward(normed, x, w.final_norm.weight, c.eps);
+        rmsnorm_forward(normed, x, gamma, c.eps);
       else
         layernorm_forward(normed, x, w.final_norm.weight, w.final_norm.bias, c.eps);
     } else {
       normed = x;
     }
     logits.noalias() = normed * w.head().transpose();  // (T, V)
+    if (c.final_softcap > 0) logits = (logits.array() / c.final_softcap).tanh() * c.final_softcap;
     // softmax(z)_j = exp(z_j − max) / Σ exp(z − max): only the max, the sum and two entries are needed.
     for (int t = 0; t < T; ++t) {
       Eigen::Index best = 0;

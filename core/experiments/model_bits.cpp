@@ -34,9 +34,9 @@ ScoringWindows scoring_windows(const StepperModel& model, const std::vector<std:
   return out;
 }
 
-double window_bits(const Mat& logits, const std::vector<int>& w) {
+double window_bits(const Mat& logits, const std::vector<int>& w, size_t first) {
   double bits = 0;
-  for (size_t t = 0; t + 1 < w.size(); ++t) {
+  for (size_t t = first; t + 1 < w.size(); ++t) {
     const auto row = logits.row(long(t)).cast<double>();
     const double top = row.maxCoeff();
     const double log_z = top + std::log((row.array() - top).exp().sum());
@@ -60,6 +60,33 @@ ModelBits model_bits_per_char(const StepperModel& model, const std::vector<std::
   }
   out.chars = s.chars;
   out.records = s.records;
+  out.bits_per_char = out.bits / double(out.chars);
+  return out;
+}
+
+ModelBits model_bits_of_text(const StepperModel& model, const std::string& text,
+                             const std::function<bool(double)>& progress) {
+  ModelBits out;
+  if (!model.weights || !model.vocabulary) return out.error = tr("the model has no weights or no tokenizer"), out;
+  std::vector<int> ids;
+  if (!model.vocabulary->encode(text, model.vocabulary->has_bos(), &ids, &out.error)) return out;
+  if (ids.size() < 2) return out.error = tr("no held-out text to score"), out;
+  const size_t window = size_t(std::max(2, model.config.max_seq)), stride = std::max<size_t>(1, window / 2);
+  size_t scored_until = 1;  // targets before this index are scored (the first token has no context)
+  for (size_t start = 0; scored_until < ids.size(); start += stride) {
+    if (progress && !progress(double(scored_until) / double(ids.size()))) return out.error = tr("cancelled"), out;
+    const size_t end = std::min(ids.size(), start + window);
+    const std::vector<int> w(ids.begin() + long(start), ids.begin() + long(end));
+    Mat logits;
+    if (!forward(logits, nullptr, *model.weights, model.config, w, &out.error)) return out;
+    // Row t predicts ids[start + t + 1]: score the targets this window is the first to reach.
+    const size_t first = scored_until - 1 - start;
+    out.bits += window_bits(logits, w, first);
+    out.tokens_scored += int64_t(w.size() - 1 - first);
+    scored_until = end;
+  }
+  out.chars = int64_t(decode_utf8(text).size());
+  out.records = 1;
   out.bits_per_char = out.bits / double(out.chars);
   return out;
 }

@@ -11,6 +11,7 @@
 // gave it. The sum is divided by the characters (code points) of the records scored, so tokenizers of any granularity
 // compare.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,14 @@ struct ModelBits {
 ModelBits model_bits_per_char(const StepperModel& model, const std::vector<std::string>& records,
                               int64_t max_chars = 20000);
 
+// Held-out bits per character of one whole text read as a stream, the way an n-gram model reads it: the text is
+// encoded once (with the BOS token when the tokenizer has one, so the first token is predicted too), cut into
+// windows of max_seq tokens that start every max_seq / 2 tokens, and each token is scored once, in the first window
+// where it has at least max_seq / 2 tokens of context (or all there are). Every character counts, line breaks
+// included. progress(fraction) may return false to stop (error "cancelled").
+ModelBits model_bits_of_text(const StepperModel& model, const std::string& text,
+                             const std::function<bool(double)>& progress = {});
+
 // The windows model_bits_per_char runs, for other measurements on the same tokens (core/experiments/
 // architectures_block.h): every window of ≥ 2 tokens, in order, with the records' characters.
 struct ScoringWindows {
@@ -41,7 +50,7 @@ struct ScoringWindows {
 };
 ScoringWindows scoring_windows(const StepperModel& model, const std::vector<std::string>& records,
                                int64_t max_chars = 20000);
-// Σ over t < T−1 of −log₂ softmax(logits_t)[window_{t+1}]: the bits a window's logits (T, V) cost.
-double window_bits(const Mat& logits, const std::vector<int>& window);
+// Σ over first ≤ t < T−1 of −log₂ softmax(logits_t)[window_{t+1}]: the bits a window's logits (T, V) cost.
+double window_bits(const Mat& logits, const std::vector<int>& window, size_t first = 0);
 
 }  // namespace tw

@@ -1,6 +1,7 @@
 #pragma once
 // The n-gram baselines of one corpus that no slider but the corpus changes: the corpus itself and its Witten–Bell
-// count tables of orders 1 … 5 with their held-out and training bits, sparsity and unseen fraction. Counted once per
+// count tables of orders 1 … 5 with their held-out and training bits, sparsity and unseen fraction, and the held-out
+// bits of interpolated Kneser–Ney (modified) of the same orders. Counted once per
 // corpus for the whole process (issue 27, "compute what changed"): add-k's k, the sample seed and the compared
 // record are then answered from the kept tables (NgramModel::bits_per_symbol with add-k, sample,
 // compare_causal_bidirectional), bit for bit what counting again would give.
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/experiments/kneser_ney.h"
 #include "core/experiments/ngram.h"
 #include "core/text/corpus.h"
 
@@ -21,13 +23,24 @@ namespace tw {
 struct NgramOrderStats {
   int n = 0;
   double heldout_wb = 0, train_wb = 0;  // bits per character, Witten–Bell
-  size_t distinct = 0;                  // distinct n-grams in training
-  double unseen = 0;                    // fraction of held-out n-grams never seen
+  // Kneser–Ney (modified; a character never seen in training charged an escape plus its script's alphabet,
+  // core/experiments/kneser_ney.h), counted when max order ≥ kKneserNeyMinOrder, else NaN:
+  double heldout_kn = 0;            // bits per character
+  double heldout_kn_unseen = 0;     // the part of heldout_kn paid for characters never seen in training
+  size_t heldout_unseen_chars = 0;  // how many held-out characters (and END) training never had
+  size_t distinct = 0;              // distinct n-grams in training
+  double unseen = 0;                // fraction of held-out n-grams never seen
 };
+
+// Kneser–Ney is counted with three orders or more: not in a first answer of one or two orders, waited for in the
+// frame (it would take about 60% longer), but in the refinement that counts the rest.
+constexpr int kKneserNeyMinOrder = 3;
 
 struct NgramCorpusModels {
   Corpus corpus;
   std::vector<NgramModel> wb;          // [n − 1]: Witten–Bell of order n = 1 … max order
+  KneserNey kn;                        // Kneser–Ney of the training records up to the max order (END predicted);
+                                       // empty below kKneserNeyMinOrder
   std::vector<NgramOrderStats> stats;  // [n − 1]
 
   // wb[n − 1].sample(seed, chars) for every order: drawn at the first call for (seed, chars) and kept, so a change

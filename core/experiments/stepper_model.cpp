@@ -30,7 +30,12 @@ std::string char_at(const std::string& text, size_t pos) {
 }  // namespace
 
 std::shared_ptr<const TokenVocabulary> TokenVocabulary::bytes() {
-  static const auto shared = std::make_shared<const TokenVocabulary>();
+  static const auto shared = [] {
+    auto v = std::make_shared<TokenVocabulary>();
+    for (int b = 0; b < 256; ++b) v->bytes_.push_back(std::string(1, static_cast<char>(b)));
+    v->bytes_.push_back("");  // <bos>
+    return std::shared_ptr<const TokenVocabulary>(std::move(v));
+  }();
   return shared;
 }
 
@@ -47,7 +52,31 @@ std::shared_ptr<const TokenVocabulary> TokenVocabulary::bpe(std::shared_ptr<cons
   auto v = std::make_shared<TokenVocabulary>();
   v->kind_ = Kind::Bpe;
   v->bpe_ = std::move(tokenizer);
+  v->bytes_.reserve(size_t(v->bpe_->vocab_size()));
+  for (int id = 0; id < v->bpe_->vocab_size(); ++id)
+    v->bytes_.push_back(v->bpe_->is_special(id) ? std::string() : v->bpe_->token_bytes(id));
   return v;
+}
+
+std::string TokenVocabulary::decode(const std::vector<int>& ids) const {
+  if (kind_ == Kind::Bpe) return bpe_->decode(ids, /*skip_special=*/true);
+  std::string out;
+  for (int id : ids)
+    out += kind_ == Kind::Bytes && id >= 0 && size_t(id) < bytes_.size() ? bytes_[size_t(id)] : label(id);
+  return out;
+}
+
+std::vector<char> TokenVocabulary::utf8_allowed_after(const std::vector<int>& ids) const {
+  if (bytes_.empty()) return {};
+  std::string text;
+  for (size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] >= 0 && size_t(ids[i]) < bytes_.size()) text += bytes_[size_t(ids[i])];
+  std::vector<char> allowed = utf8_allowed_tokens(bytes_, utf8_unfinished_tail(text));
+  // Special tokens (bytes "") end or mark the text: allowed only between whole characters.
+  const bool whole = utf8_unfinished_tail(text).empty();
+  for (size_t id = 0; id < bytes_.size(); ++id)
+    if (bytes_[id].empty()) allowed[id] = whole ? 1 : 0;
+  return allowed;
 }
 
 std::shared_ptr<const TokenVocabulary> TokenVocabulary::ids(int vocab_size) {
@@ -96,10 +125,7 @@ bool parse_token_ids(const std::string& text, int count, std::vector<int>* ids, 
 bool TokenVocabulary::encode(const std::string& text, bool bos, std::vector<int>* ids, std::string* error) const {
   switch (kind_) {
     case Kind::Bytes: *ids = ByteTokenizer::encode(text, bos); return true;
-    case Kind::Bpe:
-      *ids = bpe_->encode(text, bos && bpe_->bos_id() >= 0);
-      *error = dropped_text_error(*bpe_, text, *ids);
-      return error->empty();
+    case Kind::Bpe: return bpe_->encode_checked(text, bos && bpe_->bos_id() >= 0, ids, error);
     case Kind::Ids: return parse_token_ids(text, id_count_, ids, error);
     case Kind::Symbols: break;
   }

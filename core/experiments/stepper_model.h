@@ -53,6 +53,12 @@ class TokenVocabulary {
   // UTF-8 character the character it belongs to (core/text/token_display.h).
   TokenDisplay display(const std::vector<int>& ids, size_t i) const;
   Kind kind() const { return kind_; }
+  // Generation that never shows half a character: (size()) 1 for each token whose bytes may follow the text of
+  // `ids` and keep it valid UTF-8 (a byte-fallback token that starts or continues a character, never a stray
+  // continuation byte); empty (no restriction) for vocabularies that are not text (task symbols, bare ids).
+  std::vector<char> utf8_allowed_after(const std::vector<int>& ids) const;
+  // The text of `ids` (the tokenizer's decoder; special tokens left out); task symbols and bare ids: their labels.
+  std::string decode(const std::vector<int>& ids) const;
   int size() const;  // ids the vocabulary knows (bytes: 257)
   std::string describe()
       const;  // one line: "byte tokenizer", "sort task symbols: A B C", "byte-level BPE, 49152 tokens"
@@ -63,7 +69,8 @@ class TokenVocabulary {
   std::vector<std::string> symbols_;  // Symbols: id → string
   std::string task_;
   std::shared_ptr<const BpeTokenizer> bpe_;
-  int id_count_ = 0;  // Ids: the model's vocab_size
+  int id_count_ = 0;                // Ids: the model's vocab_size
+  std::vector<std::string> bytes_;  // Bytes and Bpe: id → the raw bytes the token stands for ("" for <bos>)
 };
 
 // [SECTION] models

@@ -18,6 +18,9 @@ namespace {
 
 constexpr size_t kMaxTextBytes = kMaxTrainingTextBytes;
 constexpr int kMaxVocab = 4096;
+// A language model's BPE tokenizer: 256 bytes + merges up to train.lm_vocab's 8192 (the panel's own vocabularies stay
+// within kMaxVocab).
+constexpr int kMaxMerges = 8192 - 256;
 constexpr int kCandidates = 8;
 constexpr int kUnigramMaxLen = 8;  // characters in a seed substring
 
@@ -126,7 +129,8 @@ int count_words(const std::string& text) {
 bool train_bpe(const std::string& text, int n_merges, BpeTraining* out, std::string* error,
                const std::atomic<bool>* cancel, std::atomic<float>* progress) {
   if (const std::string problem = check_training_text(text); !problem.empty()) return *error = problem, false;
-  if (n_merges < 1 || n_merges > kMaxVocab) return *error = tr("merges must be between 1 and 4096"), false;
+  if (n_merges < 1 || n_merges > kMaxMerges)
+    return *error = subst(tr("merges must be between 1 and {0}"), {std::to_string(kMaxMerges)}), false;
   using nlohmann::json;
   // GPT-2's pre-tokenizer, taken from the tokenizer that loads real models: a vocabulary of the 256 byte symbols.
   const std::vector<std::string>& alphabet = byte_level_alphabet();

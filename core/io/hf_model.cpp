@@ -1,3 +1,4 @@
+#include "core/fail.h"
 #include "core/io/hf_model.h"
 #include "core/io/json_parse.h"
 
@@ -5,11 +6,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "core/io/atomic_file.h"
+#include "core/io/hf_layout.h"
 #include "core/io/read_file.h"
 #include "core/text/i18n.h"
 
@@ -20,17 +23,12 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-bool fail(std::string* error, std::string message) {
-  *error = std::move(message);
-  return false;
-}
-
 // A JSON file of the folder (config, index, tokenizer_config): through the bounded reader, as every file a user
 // points at, so a FIFO or a huge file named config.json is refused instead of read. Why it failed is dropped: the
 // callers name the file in their own message.
-bool read_json_text(const fs::path& path, std::string* out) {
-  std::string why;
-  return read_file_bounded(path.string(), kMaxConfigBytes, out, &why);
+bool read_json_text(const fs::path& path, std::string* out, std::string* why = nullptr) {
+  std::string ignored;
+  return read_file_bounded(path.string(), kMaxConfigBytes, out, why ? why : &ignored);
 }
 
 std::string shape_str(const std::vector<int64_t>& shape) {
@@ -38,8 +36,6 @@ std::string shape_str(const std::vector<int64_t>& shape) {
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + ")";
 }
-
-const char* kArchitectures[] = {"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM"};
 
 }  // namespace
 
@@ -51,49 +47,51 @@ bool hf_config_from_json(const std::string& text, const HfLoadOptions& options, 
   std::string why;
   if (!parse_json_object(text, &j, &why)) return fail(error, "config.json: " + why);
   std::string arch;
-  if (j.contains("architectures") && j["architectures"].is_array() && !j["architectures"].empty() &&
-      j["architectures"][0].is_string())
-    arch = j["architectures"][0].get<std::string>();
-  else if (j.contains("model_type") && j["model_type"].is_string()) {  // older configs name only the model type
-    const std::string type = j["model_type"].get<std::string>();
-    arch = type == "llama"     ? "LlamaForCausalLM"
-           : type == "mistral" ? "MistralForCausalLM"
-           : type == "qwen2"   ? "Qwen2ForCausalLM"
-                               : type;
-  }
-  const bool known =
-      std::any_of(std::begin(kArchitectures), std::end(kArchitectures), [&](const char* a) { return arch == a; });
-  if (!known)
-    return fail(error, subst(tr("config.json: architecture '{0}' is not supported (LlamaForCausalLM, "
-                                "MistralForCausalLM or Qwen2ForCausalLM)"),
-                             {arch.empty() ? std::string(tr("(none given)")) : arch}));
+  if (j.contains("architectures") && j["architectures"].is_array() && !j["architectures"].empty())
+    arch = j["architectures"][0].is_string() ? j["architectures"][0].get<std::string>() : "?";
+  else if (j.contains("model_type") && j["model_type"].is_string())  // older configs name only the model type
+    arch = j["model_type"].get<std::string>();
+  Family family = Family::Llama;
+  if (!family_from_architecture(arch, &family))
+    return fail(error, subst(tr("config.json: architecture '{0}' is not supported (supported: {1})"),
+                             {arch.empty() ? std::string(tr("(none given)")) : arch, supported_architectures()}));
+  arch = hf_class_name(arch);  // a model_type: name the class
   if (j.contains("quantization_config"))
     return fail(error, tr("config.json: quantized checkpoints (quantization_config) are not supported; use an F32, "
                           "F16 or BF16 export"));
   if (j.contains("mlp_bias") && j["mlp_bias"].is_boolean() && j["mlp_bias"].get<bool>())
     return fail(error, tr("config.json: mlp_bias (biases in the MLP projections) is not supported"));
-  // Hugging Face's defaults for these three classes where ours differ.
-  if (!j.contains("rms_norm_eps")) j["rms_norm_eps"] = 1e-6;
-  if (!j.contains("tie_word_embeddings")) j["tie_word_embeddings"] = false;
+  // Hugging Face's defaults for the LLaMA classes where ours differ (the other families' in config_from_json).
+  if (family == Family::Llama && !j.contains("rms_norm_eps")) j["rms_norm_eps"] = 1e-6;
+  if (family == Family::Llama && !j.contains("tie_word_embeddings")) j["tie_word_embeddings"] = false;
   if (!j.contains("architectures") || !j["architectures"].is_array()) j["architectures"] = json::array({arch});
   // A folder the workbench wrote names its own MLP in tw_activation (hidden_act then only mirrors it for other
   // readers, "relu" for an ungated ReLU MLP): config_from_json reads that one.
-  if (!j.contains("tw_activation") && j.contains("hidden_act") && j["hidden_act"].is_string() &&
-      j["hidden_act"].get<std::string>() != "silu")
+  if (family == Family::Llama && !j.contains("tw_activation") && j.contains("hidden_act") &&
+      j["hidden_act"].is_string() && j["hidden_act"].get<std::string>() != "silu")
     return fail(error, subst(tr("config.json: hidden_act '{0}' is not supported for {1} (silu)"),
                              {j["hidden_act"].get<std::string>(), arch}));
   // The trained context stays what the file says (rope scaling measures against it); the workbench runs at most
   // options.max_seq tokens.
   int trained = 2048;
-  if (j.contains("max_position_embeddings") && j["max_position_embeddings"].is_number_integer())
-    trained = static_cast<int>(std::clamp<int64_t>(j["max_position_embeddings"].get<int64_t>(), 1, 1 << 24));
+  const char* positions_key =
+      family == Family::GPT2 && j.contains("n_positions") ? "n_positions" : "max_position_embeddings";
+  if (j.contains(positions_key)) {
+    const json& m = j[positions_key];
+    if (!m.is_number_integer() || m.get<int64_t>() < 1)
+      return fail(error, subst(tr("config.json: {0} must be a whole number of at least 1, not {1}"),
+                               {positions_key, m.dump()}));
+    trained = static_cast<int>(std::min<int64_t>(m.get<int64_t>(), 1 << 24));
+  }
   if (j.contains("rope_scaling") && j["rope_scaling"].is_object() &&
       !j["rope_scaling"].contains("original_max_position_embeddings"))
     j["rope_scaling"]["original_max_position_embeddings"] = trained;
   const int max_seq = std::max(1, std::min(trained, options.max_seq));
   j["max_position_embeddings"] = max_seq;
-  // A window at least as long as the sequences the workbench runs never masks anything: keep the layers full.
-  if (j.contains("sliding_window") && j["sliding_window"].is_number_integer() &&
+  if (family == Family::GPT2) j["n_positions"] = max_seq;  // wpe keeps its rows on disk; the first max_seq are read
+  // A window at least as long as the sequences the workbench runs never masks anything: keep the layers full
+  // (Gemma 3 keeps its pattern: its local layers also rotate with their own RoPE base).
+  if (family != Family::Gemma3 && j.contains("sliding_window") && j["sliding_window"].is_number_integer() &&
       j["sliding_window"].get<int64_t>() >= max_seq)
     j["sliding_window"] = nullptr;
   j["tw_memory_cap_mb"] = options.memory_cap_mb;
@@ -187,8 +185,8 @@ bool load_hf_model(const std::string& dir_name, const HfLoadOptions& options, Hf
     return fail(error, subst(tr("'{0}' has no run.json, so the training run that wrote it did not finish; train again"),
                              {dir_name}));
   std::string text;
-  if (!read_json_text(dir / "config.json", &text))
-    return fail(error, subst(tr("'{0}' has no readable config.json"), {dir_name}));
+  if (std::string why; !read_json_text(dir / "config.json", &text, &why))  // why: a symlink loop, a FIFO, ...
+    return fail(error, subst(tr("'{0}' has no readable config.json: {1}"), {dir_name, why}));
   HfModel m;
   m.dir = dir_name;
   if (!hf_config_from_json(text, options, &m.config, &m.architecture, error)) {
@@ -198,49 +196,100 @@ bool load_hf_model(const std::string& dir_name, const HfLoadOptions& options, Hf
 
   TensorSource src;
   if (!open_sources(dir, &src, error)) return false;
-  // Every tensor of the checkpoint must be one the config uses (a tied checkpoint may still carry lm_head).
-  std::vector<TensorSpec> specs = tensor_specs(m.config);
+  // GPT-2 checkpoints name their tensors with or without the "transformer." prefix (GPT2LMHeadModel vs GPT2Model).
+  const std::string prefix =
+      m.config.family == Family::GPT2 && src.tensors.count("transformer.wte.weight") ? "transformer." : "";
+  // Where each of the model's tensors lives in the checkpoint (fused and transposed parts for GPT-2 and Phi-3).
+  const std::vector<TensorSpec> specs = tensor_specs(m.config);
+  std::map<std::string, HfSource> sources;             // model tensor name → its part of a checkpoint tensor
+  std::map<std::string, std::vector<int64_t>> needed;  // checkpoint tensor name → shape, in no particular order
+  std::vector<std::string> needed_order;               // ... and in forward order, for the first missing one
+  for (const TensorSpec& spec : specs) {
+    HfSource s = hf_source(m.config, spec.name, spec.shape, prefix);
+    if (!needed.count(s.name)) needed_order.push_back(s.name);
+    needed[s.name] = s.shape;
+    sources[spec.name] = std::move(s);
+  }
+  // Every tensor of the checkpoint must be one the model uses (a tied checkpoint may still carry lm_head).
   int64_t total_bytes = 0;
   for (const auto& entry : src.tensors) {
     const std::string& name = entry.first;  // (not a structured binding: lambdas may not capture those in C++20)
-    const auto& where = entry.second;
-    const bool used = std::any_of(specs.begin(), specs.end(), [&](const TensorSpec& s) { return s.name == name; });
-    const bool ignorable =
-        (name == "lm_head.weight" && m.config.tie_embeddings) || name.find("rotary_emb.inv_freq") != std::string::npos;
+    const bool used = needed.count(name) > 0;
+    const bool ignorable = (name == "lm_head.weight" && m.config.tie_embeddings) || hf_ignored_tensor(m.config, name);
     if (!used && !ignorable)
       return fail(error, subst(tr("checkpoint has tensor '{0}' that a {1} with this config.json does not use"),
                                {name, m.architecture}));
-    if (used) total_bytes += static_cast<int64_t>(where.second->end - where.second->begin);
+    if (used) total_bytes += static_cast<int64_t>(entry.second.second->end - entry.second.second->begin);
   }
   // Every needed tensor is present with the right shape before a single float is allocated or read, so a wrong
-  // folder fails in milliseconds instead of after reading gigabytes.
-  for (const TensorSpec& spec : specs) {
-    auto it = src.tensors.find(spec.name);
+  // folder fails in milliseconds instead of after reading gigabytes. GPT-2's wpe may hold more positions than the
+  // workbench runs (n_positions on disk, max_seq here): its first max_seq rows are read.
+  auto shape_ok = [&](const std::string& name, const std::vector<int64_t>& have) {
+    const std::vector<int64_t>& want = needed[name];
+    const bool positions = m.config.family == Family::GPT2 && name == prefix + "wpe.weight";
+    return have == want ||
+           (positions && have.size() == 2 && want.size() == 2 && have[1] == want[1] && have[0] >= want[0]);
+  };
+  for (const std::string& name : needed_order) {
+    auto it = src.tensors.find(name);
     if (it == src.tensors.end())
       return fail(error, subst(tr("checkpoint has no tensor '{0}' (shape {1}) that config.json needs"),
-                               {spec.name, shape_str(spec.shape)}));
-    if (it->second.second->shape != spec.shape)
+                               {name, shape_str(needed[name])}));
+    if (!shape_ok(name, it->second.second->shape))
       return fail(error, subst(tr("tensor '{0}' has shape {1} but config.json needs {2}"),
-                               {spec.name, shape_str(it->second.second->shape), shape_str(spec.shape)}));
+                               {name, shape_str(it->second.second->shape), shape_str(needed[name])}));
   }
   if (!src.tensors.empty()) m.stored_dtype = src.tensors.begin()->second.second->dtype;
   int64_t done_bytes = 0;
+  // A fused checkpoint tensor is read once and kept while its parts are taken (c_attn's q, k, v and its bias).
+  std::map<std::string, std::vector<float>> fused;
   const TensorReader read = [&](const std::string& name, const std::vector<int64_t>& shape, float* dst,
                                 std::string* err) {
-    auto it = src.tensors.find(name);
-    if (it == src.tensors.end())
-      return fail(err, subst(tr("checkpoint has no tensor '{0}' (shape {1}) that config.json needs"),
-                             {name, shape_str(shape)}));
-    const auto& [file, entry] = it->second;
-    if (entry->shape != shape)
-      return fail(err, subst(tr("tensor '{0}' has shape {1} but config.json needs {2}"),
-                             {name, shape_str(entry->shape), shape_str(shape)}));
-    if (!src.files[file].read(*entry, dst, err)) return false;
-    done_bytes += static_cast<int64_t>(entry->end - entry->begin);
+    const HfSource& s = sources.at(name);
+    const auto& [file, entry] = src.tensors.at(s.name);
+    const int64_t bytes = static_cast<int64_t>(entry->end - entry->begin);
+    const bool whole = !s.transposed && s.offset == 0 && entry->shape == shape;
+    if (whole) {
+      if (!src.files[file].read(*entry, dst, err)) return false;
+      done_bytes += bytes;
+    } else {
+      auto it = fused.find(s.name);
+      if (it == fused.end()) {
+        if (fused.size() >= 2) fused.clear();  // q, k, v and their bias alternate: two tensors are enough
+        int64_t count = 1;
+        for (const int64_t d : entry->shape) count *= d;
+        it = fused.emplace(s.name, std::vector<float>(static_cast<size_t>(count))).first;
+        if (!src.files[file].read(*entry, it->second.data(), err)) return false;
+        done_bytes += bytes;
+      }
+      HfSource part = s;
+      part.shape = entry->shape;
+      take_part(dst, shape, it->second.data(), part);
+    }
+    // A NaN or infinite weight poisons every activation downstream: name the tensor now, not the first activation
+    // it reaches ("q_rope has NaN") nor a "diverged" fine-tune.
+    size_t count = 1, bad = 0, first = 0;
+    for (int64_t d : shape) count *= size_t(d);
+    for (size_t i = 0; i < count; ++i)
+      if (!std::isfinite(dst[i]) && bad++ == 0) first = i;
+    if (bad)
+      return fail(err, subst(trn("tensor '{0}' has {1} non-finite value (first: {2} at flat index {3}); the "
+                                 "checkpoint is damaged or comes from a diverged training run",
+                                 "tensor '{0}' has {1} non-finite values (first: {2} at flat index {3}); the "
+                                 "checkpoint is damaged or comes from a diverged training run",
+                                 bad),
+                             {s.name, std::to_string(bad),
+                              std::isnan(dst[first]) ? "NaN"
+                              : dst[first] > 0       ? "inf"
+                                                     : "-inf",
+                              std::to_string(first)}));
     if (options.progress && !options.progress(total_bytes > 0 ? double(done_bytes) / double(total_bytes) : 1.0))
       return fail(err, tr("loading cancelled"));
     return true;
   };
+  // Gemma's embedding scale is √C cast to the weights' dtype (Gemma3TextScaledWordEmbedding): the checkpoint's.
+  if (m.config.embed_scale > 0)
+    m.config.embed_scale = round_to_storage(std::sqrt(static_cast<float>(m.config.dim)), m.stored_dtype);
   if (!weights_from_reader(m.config, read, &m.weights, error)) return false;
   m.stored_bytes = done_bytes;
   m.shards = static_cast<int>(src.files.size());
@@ -289,7 +338,9 @@ bool save_hf_checkpoint(const std::string& dir_name, const ModelWeights& weights
   if (!save_config((dir / "config.json").string(), config, error)) return false;
   files->push_back("config.json");
   // Streamed from the model's own matrices (no SafeTensors copy, no byte buffer): the memory estimate counts none.
-  const std::vector<TensorView> all = tensor_views(weights, config);
+  // GPT-2 and Phi-3 store fused (and GPT-2 transposed) tensors: those are assembled once for the write.
+  std::vector<std::vector<float>> fused;
+  const std::vector<TensorView> all = hf_tensor_views(tensor_views(weights, config), config, &fused);
   // Every shard and the index carry the id of this write, so a folder mixing shards of two writes (a re-dump killed
   // half-way) is refused by the loader instead of loading mixed weights.
   const std::string run_id =

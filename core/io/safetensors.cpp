@@ -1,3 +1,4 @@
+#include "core/fail.h"
 #include "core/io/safetensors.h"
 
 #include "core/enum_names.h"
@@ -31,9 +32,19 @@ using nlohmann::json;
 constexpr uint64_t kMaxHeaderBytes = 100u * 1024u * 1024u;
 constexpr int kMaxRank = 8;
 
-bool fail(std::string* error, std::string message) {
-  *error = std::move(message);
-  return false;
+// The first tensor name a header gives twice ("" when none): JSON keeps the last of two equal keys, so a header
+// naming a tensor twice would silently lose one entry. Called after parse_json accepted the text (bounded depth).
+std::string duplicate_tensor_name(std::string_view header) {
+  std::set<std::string> seen;
+  std::string dup;
+  const json::parser_callback_t cb = [&](int depth, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::key && depth == 1 && dup.empty() && parsed.is_string() &&
+        !seen.insert(parsed.get<std::string>()).second)
+      dup = parsed.get<std::string>();
+    return true;
+  };
+  (void)json::parse(header, cb, false);
+  return dup;
 }
 
 uint64_t read_u64_le(const uint8_t* p) {
@@ -190,8 +201,10 @@ bool parse_safetensors_header(const uint8_t* bytes, size_t available, uint64_t s
   const char* header_begin = reinterpret_cast<const char*>(bytes + 8);
   json header;
   if (std::string why; !parse_json(std::string_view(header_begin, header_len), &header, &why))
-    return fail(error, subst(tr("header is {0}"), {why.substr(0, 200)}));
+    return fail(error, subst(tr("header: {0}"), {why.substr(0, 200)}));
   if (!header.is_object()) return fail(error, tr("header must be a JSON object mapping tensor names to their info"));
+  if (const std::string dup = duplicate_tensor_name(std::string_view(header_begin, header_len)); !dup.empty())
+    return fail(error, subst(tr("header names the tensor '{0}' twice"), {dup.substr(0, 200)}));
 
   const uint64_t data_size = size - 8 - header_len;
   SafeTensorsHeader result;

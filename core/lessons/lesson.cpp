@@ -28,10 +28,9 @@ const char* check_op_text(CheckOp op) {
 }
 
 bool lesson_id_ok(std::string_view id) {
-  if (id.empty() || id.size() > 64 || id.front() == '.') return false;
+  if (id.empty() || id.size() > 64) return false;
   return std::all_of(id.begin(), id.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
-           c == '.';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
   });
 }
 
@@ -67,6 +66,26 @@ std::string quote_name(const std::string& s) {
   return "\"" + cut + "\"";
 }
 
+// Why a text is too big to lay out (longer than kLessonMaxTextBytes, braces nested deeper than
+// kLessonMaxBraceDepth), "" when it is fine.
+std::string text_shape_problem(const std::string& s) {
+  if (s.size() > kLessonMaxTextBytes)
+    return subst(tr("{0} bytes long; a lesson text may be at most {1} bytes"),
+                 {std::to_string(s.size()), std::to_string(kLessonMaxTextBytes)});
+  int depth = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\') {
+      ++i;  // \{ and \} are literal braces
+      continue;
+    }
+    if (s[i] == '}' && depth > 0) --depth;
+    if (s[i] == '{' && ++depth > kLessonMaxBraceDepth)
+      return subst(tr("braces nested deeper than {0} levels (at byte {1}); formulas need far fewer"),
+                   {std::to_string(kLessonMaxBraceDepth), std::to_string(i)});
+  }
+  return "";
+}
+
 // {"en": "...", "zh": "..."}: both required, non-empty strings.
 LessonText read_text(const nlohmann::json& obj, const char* field, const std::string& where, Problems& p,
                      bool required = true) {
@@ -86,6 +105,8 @@ LessonText read_text(const nlohmann::json& obj, const char* field, const std::st
       p.add(where + field + "." + lang, tr("missing or not a non-empty string"));
     else if (!valid_utf8(s->get<std::string>()))
       p.add(where + field + "." + lang, tr("not valid UTF-8"));
+    else if (const std::string problem = text_shape_problem(s->get_ref<const std::string&>()); !problem.empty())
+      p.add(where + field + "." + lang, problem);
     else
       (std::string(lang) == "en" ? t.en : t.zh) = s->get<std::string>();
   }
@@ -100,8 +121,12 @@ void check_values(const nlohmann::json& values, const std::string& field, const 
     return;
   }
   if (!names.known_key) return;
-  for (auto it = values.begin(); it != values.end(); ++it)
-    if (!names.known_key(it.key())) p.add(field, subst(tr("unknown scene key {0}"), {quote_name(it.key())}));
+  for (auto it = values.begin(); it != values.end(); ++it) {
+    if (!names.known_key(it.key()))
+      p.add(field, subst(tr("unknown scene key {0}"), {quote_name(it.key())}));
+    else if (names.check_value)
+      if (const std::string problem = names.check_value(it.key(), it.value()); !problem.empty()) p.add(field, problem);
+  }
 }
 
 nlohmann::json read_scene(const nlohmann::json& step, const LessonNames& names, Problems& p) {
@@ -209,6 +234,9 @@ std::optional<Exercise> read_exercise(const nlohmann::json& step, const LessonNa
             const std::string key = pre["key"].get<std::string>();
             if (names.known_key && !names.known_key(key))
               p.add("exercise.check.also", subst(tr("unknown scene key {0}"), {quote_name(key)}));
+            else if (names.check_value)  // a value of the wrong type could never be equal: the step is unsolvable
+              if (const std::string problem = names.check_value(key, pre["equals"]); !problem.empty())
+                p.add("exercise.check.also", problem);
             k.also.emplace_back(key, pre["equals"]);
           }
         }
@@ -358,6 +386,8 @@ LessonLoad load_lesson_file(const std::string& path, const LessonNames& names) {
   std::string text, error;
   if (!read_file_bounded(path, kMaxLessonBytes, &text, &error)) {
     LessonLoad out;
+    // The reader names the path; a message names the file once ("1:0: cannot open", not "1:0: 1:0: ...").
+    if (error.rfind(path + ": ", 0) == 0) error.erase(0, path.size() + 2);
     out.error = std::filesystem::path(path).filename().string() + ": " + error;
     out.errors = {out.error};
     return out;

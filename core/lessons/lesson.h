@@ -89,7 +89,15 @@ struct LessonNames {
   std::function<bool(const std::string&)> known_panel;
   // The figure ids panel `panel` shows (to validate "look.figure"); empty function: not checked.
   std::function<bool(const std::string& panel, const std::string& figure)> known_figure;
+  // Why `value` does not fit scene key `key` (wrong type, out of range), "" when it does; the same check a scene
+  // file gets. Empty function: values are not checked.
+  std::function<std::string(const std::string& key, const nlohmann::json& value)> check_value;
 };
+
+// A lesson text (one language) may be at most this long, and its braces nested at most this deep: the screen lays
+// a text out every frame, and a formula ${{{…}}}$ 100,000 levels deep would take the math layout's stack with it.
+constexpr size_t kLessonMaxTextBytes = 64 * 1024;
+constexpr int kLessonMaxBraceDepth = 32;
 
 struct LessonLoad {
   bool ok = false;
@@ -105,7 +113,7 @@ LessonLoad load_lesson_file(const std::string& path, const LessonNames& names = 
 // The shipped lessons, assets/lessons/*.json, ordered by the number their name starts with ("" entries absent).
 std::vector<std::string> shipped_lesson_files();
 
-// Safe for a folder name: ASCII letters, digits, '-', '_' and '.', not starting with '.'.
+// Safe for a folder name: ASCII letters, digits, '-' and '_' (docs/lesson-format.md).
 bool lesson_id_ok(std::string_view id);
 
 }  // namespace tw

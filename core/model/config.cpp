@@ -1,5 +1,7 @@
 #include "core/model/config.h"
 #include "core/io/json_parse.h"
+#include "core/io/safetensors.h"  // round_to_storage: Gemma's embedding scale in the checkpoint's dtype
+#include "core/machine_memory.h"
 #include "core/text/i18n.h"  // N_: names translated where shown
 
 #include "core/enum_names.h"
@@ -21,6 +23,8 @@ namespace tw {
 
 bool ModelConfig::layer_is_sliding(int layer) const {
   if (attention != AttentionPattern::Sliding) return false;
+  if (!sliding_layers.empty())
+    return layer >= 0 && layer < static_cast<int>(sliding_layers.size()) && sliding_layers[size_t(layer)];
   if (full_every > 0 && (layer + 1) % full_every == 0) return false;
   return true;
 }
@@ -36,7 +40,7 @@ ModelConfig small_config() {
 
 RopeConfig rope_config(const ModelConfig& c) {
   RopeConfig r;
-  r.head_dim = c.head_dim();
+  r.head_dim = c.rotary_dim();  // partial rotary (Phi-3): the frequencies of the rotated dims only
   r.base = c.rope_base;
   r.scaling = c.rope_scaling;
   r.factor = c.rope_factor;
@@ -51,13 +55,14 @@ RopeConfig rope_config(const ModelConfig& c) {
 double estimated_memory_bytes(const ModelConfig& c) {
   // Everything in double: the point is to refuse huge configs before any int product can overflow.
   const double T = c.max_seq, C = c.dim, H = c.n_heads, KV = c.n_kv_heads, F = c.hidden, V = c.vocab, L = c.n_layers;
-  const double D = c.n_heads > 0 ? C / H : 0;
+  const double D = c.head_dim();
   const double HD = H * D, KVD = KV * D;
   // The parameter_table formulas again, in double: int64 products of hostile sizes could overflow.
   const double norm = c.norm == NormType::LayerNorm ? 2 * C : C;
   const double E = c.moe() ? c.experts : 1;  // MoE: E expert MLPs and a router (E, C) per block
-  const double per_block = 2 * norm + C * (HD + 2 * KVD) + HD * C + E * (c.gated() ? 3 : 2) * C * F +
-                           (c.moe() ? E * C : 0) + (c.qk_norm ? 2 * D : 0) + (c.attn_bias ? HD + 2 * KVD : 0);
+  const double per_block = (c.sandwich_norm ? 4 : 2) * norm + (c.linear_bias ? 2 * C + F : 0) + C * (HD + 2 * KVD) +
+                           HD * C + E * (c.gated() ? 3 : 2) * C * F + (c.moe() ? E * C : 0) + (c.qk_norm ? 2 * D : 0) +
+                           (c.attn_bias ? HD + 2 * KVD : 0);
   const double params = V * C + (c.positions == PositionType::Learned ? T * C : 0) + L * per_block +
                         (c.has_final_norm() ? norm : 0) + (c.tie_embeddings ? 0 : V * C);
   // A traced forward of max_seq tokens (what dump and the forward panel run), counted from forward.cpp:
@@ -110,7 +115,7 @@ std::vector<ConfigProblem> config_problems(const ModelConfig& c, const char* (*n
   positive("hidden", c.hidden);
   positive("max_seq", c.max_seq);
 
-  if (dims_ok && heads_ok && c.dim % c.n_heads != 0)
+  if (dims_ok && heads_ok && c.head_dim_override <= 0 && c.dim % c.n_heads != 0)
     add("dim", subst(tr("{0} ({1}) must be divisible by {2} ({3}) so every head gets the same head_dim"),
                      {n("dim"), std::to_string(c.dim), n("n_heads"), std::to_string(c.n_heads)}));
   if (heads_ok && kv_ok) {
@@ -122,15 +127,19 @@ std::vector<ConfigProblem> config_problems(const ModelConfig& c, const char* (*n
           subst(tr("{0} ({1}) must be divisible by {2} ({3}) so each KV head serves the same number of query heads"),
                 {n("n_heads"), std::to_string(c.n_heads), n("n_kv_heads"), std::to_string(c.n_kv_heads)}));
   }
-  if (c.positions == PositionType::RoPE && dims_ok && heads_ok && c.dim % c.n_heads == 0 && c.head_dim() % 2 != 0)
+  const bool d_ok = dims_ok && heads_ok && (c.head_dim_override > 0 || c.dim % c.n_heads == 0);
+  if (c.positions == PositionType::RoPE && d_ok && c.head_dim_override > 0 && c.rotary_dim() < 2)
+    add("rotary_fraction", subst(tr("RoPE needs at least 2 rotated dimensions (head_dim {0} · {1})"),
+                                 {std::to_string(c.head_dim()), std::to_string(c.rotary_fraction)}));
+  else if (c.positions == PositionType::RoPE && c.head_dim_override <= 0 && dims_ok && heads_ok &&
+           c.dim % c.n_heads == 0 && c.head_dim() % 2 != 0)
     add("dim", subst(tr("RoPE rotates pairs of dimensions, so head_dim must be even (got {0} = {1} {2} / {3} {4})"),
                      {std::to_string(c.head_dim()), n("dim"), std::to_string(c.dim), n("n_heads"),
                       std::to_string(c.n_heads)}));
   if (c.positions == PositionType::RoPE && !(c.rope_base > 1.0f && std::isfinite(c.rope_base)))
     add("rope_base", subst(tr("{0} must be a finite number greater than 1 (got {1})"),
                            {n("rope_base"), std::to_string(c.rope_base)}));
-  if (c.positions == PositionType::RoPE && c.rope_scaling != RopeScaling::None && dims_ok && heads_ok &&
-      c.dim % c.n_heads == 0 && c.head_dim() % 2 == 0) {
+  if (c.positions == PositionType::RoPE && c.rope_scaling != RopeScaling::None && d_ok && c.rotary_dim() >= 2) {
     if (const std::string problem = validate(rope_config(c)); !problem.empty())
       add("rope_scaling", "rope_scaling: " + problem);
   }
@@ -152,6 +161,17 @@ std::vector<ConfigProblem> config_problems(const ModelConfig& c, const char* (*n
                                 {n("placement")}));
   if (c.attn_scale == ScaleMode::Custom)
     add("attn_scale", tr("attention scale must be 1/sqrt(d_k), none or 1/d_k (a custom factor is not a model choice)"));
+  if (!(c.rotary_fraction > 0.0f && c.rotary_fraction <= 1.0f))
+    add("rotary_fraction",
+        subst(tr("{0} must be in (0, 1] (got {1})"), {n("rotary_fraction"), std::to_string(c.rotary_fraction)}));
+  if (!c.sliding_layers.empty() && static_cast<int>(c.sliding_layers.size()) != c.n_layers)
+    add("sliding_layers", subst(tr("layer_types has {0} entries but the model has {1} layers"),
+                                {std::to_string(c.sliding_layers.size()), std::to_string(c.n_layers)}));
+  for (const float v : {c.embed_scale, c.query_scale, c.final_softcap, c.rope_local_base})
+    if (!(v >= 0.0f && std::isfinite(v))) {
+      add("family", tr("embedding scale, query scale, final soft-cap and local RoPE base must be 0 (off) or positive"));
+      break;
+    }
   if (!(c.attn_softcap >= 0.0f && std::isfinite(c.attn_softcap)))
     add("attn_softcap", subst(tr("attention soft-cap must be 0 (off) or a positive number (got {0})"),
                               {std::to_string(c.attn_softcap)}));
@@ -172,7 +192,8 @@ std::vector<ConfigProblem> config_problems(const ModelConfig& c, const char* (*n
         subst(tr("{0} must be positive (got {1})"), {n("memory_cap_mb"), std::to_string(c.memory_cap_mb)}));
   else if (errors.empty()) {
     const double mb = estimated_memory_bytes(c) / (1024.0 * 1024.0);
-    if (mb > c.memory_cap_mb) {
+    const double cap = cap_to_machine(c.memory_cap_mb);  // a file cannot raise it past the machine's memory
+    if (mb > cap) {
       auto mib = [](double v) {
         std::ostringstream s;
         s.precision(0);
@@ -182,7 +203,10 @@ std::vector<ConfigProblem> config_problems(const ModelConfig& c, const char* (*n
       add("memory_cap_mb",
           subst(
               tr("this model needs about {0} MiB (weights + traced activations at {1} {2}), above the cap of {3} MiB"),
-              {mib(mb), n("max_seq"), std::to_string(c.max_seq), mib(c.memory_cap_mb)}));
+              {mib(mb), n("max_seq"), std::to_string(c.max_seq), mib(cap)}) +
+              (cap < c.memory_cap_mb ? subst(tr(" (this machine's memory; {0} asks for {1} MiB)"),
+                                             {n("memory_cap_mb"), mib(c.memory_cap_mb)})
+                                     : std::string()));
     }
   }
   return errors;
@@ -211,6 +235,8 @@ const char* config_json_key(const char* field) {
       {"top_k", "num_experts_per_tok"},
       {"capacity_factor", "tw_capacity_factor"},
       {"aux_loss_coef", "router_aux_loss_coef"},
+      {"rotary_fraction", "partial_rotary_factor"},
+      {"sliding_layers", "layer_types"},
   };
   for (const auto& [f, key] : keys)
     if (f == field) return key;
@@ -236,6 +262,26 @@ constexpr const char* kNormPlacementNames[] = {N_("pre"), N_("post")};
 constexpr const char* kPositionTypeNames[] = {N_("none"), N_("learned"), N_("sinusoidal"), N_("rope"), N_("alibi")};
 constexpr const char* kActivationKindNames[] = {N_("relu"), N_("gelu"), N_("swiglu"), N_("geglu")};
 constexpr const char* kAttentionPatternNames[] = {N_("full"), N_("sliding")};
+constexpr const char* kFamilyNames[] = {"llama", "gpt2", "qwen3", "gemma3", "phi3"};
+// The Hugging Face class of each family; Llama's other classes (same layout) follow in kLlamaClasses.
+constexpr const char* kFamilyClasses[] = {"LlamaForCausalLM", "GPT2LMHeadModel", "Qwen3ForCausalLM",
+                                          "Gemma3ForCausalLM", "Phi3ForCausalLM"};
+constexpr const char* kLlamaClasses[] = {"MistralForCausalLM", "Qwen2ForCausalLM"};
+// model_type values of older configs that name no class, with the class each stands for.
+struct ModelType {
+  const char* type;
+  Family family;
+  const char* hf_class;
+};
+constexpr ModelType kModelTypes[] = {{"llama", Family::Llama, "LlamaForCausalLM"},
+                                     {"mistral", Family::Llama, "MistralForCausalLM"},
+                                     {"qwen2", Family::Llama, "Qwen2ForCausalLM"},
+                                     {"gpt2", Family::GPT2, "GPT2LMHeadModel"},
+                                     {"qwen3", Family::Qwen3, "Qwen3ForCausalLM"},
+                                     {"gemma3_text", Family::Gemma3, "Gemma3ForCausalLM"},
+                                     {"phi3", Family::Phi3, "Phi3ForCausalLM"}};
+static_assert(names_every(kFamilyNames, Family::Phi3));
+static_assert(names_every(kFamilyClasses, Family::Phi3));
 static_assert(names_every(kNormTypeNames, NormType::LayerNorm));
 static_assert(names_every(kNormPlacementNames, NormPlacement::Post));
 static_assert(names_every(kPositionTypeNames, PositionType::ALiBi));
@@ -248,6 +294,49 @@ const char* to_string(NormPlacement v) { return enum_name(kNormPlacementNames, v
 const char* to_string(PositionType v) { return enum_name(kPositionTypeNames, v); }
 const char* to_string(ActivationKind v) { return enum_name(kActivationKindNames, v); }
 const char* to_string(AttentionPattern v) { return enum_name(kAttentionPatternNames, v); }
+const char* to_string(Family v) { return enum_name(kFamilyNames, v); }
+const char* hf_architecture(Family v) { return enum_name(kFamilyClasses, v); }
+
+const char* supported_architectures() {
+  return "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, GPT2LMHeadModel, Qwen3ForCausalLM, "
+         "Gemma3ForCausalLM, Phi3ForCausalLM";
+}
+
+bool family_from_architecture(const std::string& name, Family* out) {
+  for (size_t i = 0; i < std::size(kFamilyClasses); ++i)
+    if (name == kFamilyClasses[i]) return *out = static_cast<Family>(i), true;
+  for (const char* a : kLlamaClasses)
+    if (name == a) return *out = Family::Llama, true;
+  for (const ModelType& t : kModelTypes)
+    if (name == t.type) return *out = t.family, true;
+  return false;
+}
+
+std::string hf_class_name(const std::string& name) {
+  for (const ModelType& t : kModelTypes)
+    if (name == t.type) return t.hf_class;
+  return name;
+}
+
+std::string training_unsupported(const ModelConfig& c) {
+  // The backward pass (core/train/model_train.cpp) follows the LLaMA-style block; these details have no backward.
+  const char* missing = c.linear_bias           ? N_("the o_proj and MLP biases (GPT-2)")
+                        : c.qk_norm_before_rope ? N_("QK-norm before RoPE (Qwen3, Gemma 3)")
+                        : c.sandwich_norm       ? N_("the sandwich norms (Gemma 3)")
+                        : c.norm_plus_one       ? N_("the (1 + w) RMSNorm (Gemma)")
+                        : c.embed_scale > 0     ? N_("the embedding scale (Gemma)")
+                        : c.final_softcap > 0   ? N_("final logit soft-capping")
+                        : c.gelu_tanh           ? N_("the tanh GELU")
+                        : c.rotary_dim() != c.head_dim() && c.positions == PositionType::RoPE
+                            ? N_("partial rotary embeddings (Phi-3)")
+                        : c.head_dim_override > 0 ? N_("a head_dim other than hidden_size / num_attention_heads")
+                        : c.query_scale > 0       ? N_("query_pre_attn_scalar")
+                        : c.rope_local_base > 0   ? N_("a separate RoPE base for local layers")
+                                                  : nullptr;
+  if (!missing) return "";
+  return subst(tr("training is not available for {0}: {1} has no backward pass yet"),
+               {hf_architecture(c.family), tr(missing)});
+}
 
 // [SECTION] config.json
 
@@ -323,6 +412,9 @@ bool parse_bool(const json& j, const char* key, bool* out, std::string* error) {
 
 // attention_bias / Qwen2's q/k/v biases and rope_scaling (keys of the Hugging Face configs).
 bool parse_hf_extras(const json& j, ModelConfig* c, std::string* error) {
+  if (c->family != Family::Llama) {  // apply_family_keys has read the family's biases already
+    if (!j.contains("rope_scaling") || j["rope_scaling"].is_null()) return true;
+  }
   bool qwen2 = false;
   if (j.contains("architectures") && j["architectures"].is_array())
     for (const json& a : j["architectures"])
@@ -364,6 +456,220 @@ bool parse_hf_extras(const json& j, ModelConfig* c, std::string* error) {
          parse_int(r, "original_max_position_embeddings", &c->rope_original_context, error) &&
          parse_number(r, "low_freq_factor", &c->rope_low_freq, error) &&
          parse_number(r, "high_freq_factor", &c->rope_high_freq, error);
+}
+
+// A float rounded to what a tensor of the checkpoint's torch_dtype holds (Gemma's embedding scale is cast so).
+float round_to_dtype(float v, const json& j) {
+  const std::string dtype = j.contains("torch_dtype") && j["torch_dtype"].is_string()
+                                ? j["torch_dtype"].get<std::string>()
+                            : j.contains("dtype") && j["dtype"].is_string() ? j["dtype"].get<std::string>()
+                                                                            : "";
+  if (dtype == "bfloat16") return round_to_storage(v, StorageType::BF16);
+  if (dtype == "float16") return round_to_storage(v, StorageType::F16);
+  return v;
+}
+
+// layer_types ("sliding_attention" / "full_attention" per layer) → c->sliding_layers; absent: nothing changes.
+bool parse_layer_types(const json& j, ModelConfig* c, std::string* error) {
+  if (!j.contains("layer_types") || j["layer_types"].is_null()) return true;
+  const json& t = j["layer_types"];
+  if (!t.is_array()) return *error = tr("config.json: 'layer_types' must be a list"), false;
+  c->sliding_layers.clear();
+  for (const json& v : t) {
+    const std::string name = v.is_string() ? v.get<std::string>() : "";
+    if (name != "sliding_attention" && name != "full_attention") {
+      *error = subst(tr("config.json: layer_types entry '{0}' is not supported (sliding_attention or "
+                        "full_attention)"),
+                     {name});
+      return false;
+    }
+    c->sliding_layers.push_back(name == "sliding_attention" ? 1 : 0);
+  }
+  return true;
+}
+
+// The keys of a family's config.json (Hugging Face's GPT2Config, Qwen3Config, Gemma3TextConfig, Phi3Config) become
+// the LLaMA keys and tw_* choices the rest of config_from_json reads; the details only a family has are set on *c.
+// Values the workbench cannot run exactly are refused in one line.
+bool apply_family_keys(json& j, Family f, ModelConfig* c, std::string* error) {
+  c->family = f;
+  auto rename = [&](const char* from, const char* to) {
+    if (j.contains(from) && !j[from].is_null()) j[to] = j[from];
+  };
+  auto flag = [&](const char* key) { return j.contains(key) && j[key].is_boolean() && j[key].get<bool>(); };
+  auto refuse = [&](const std::string& what) {
+    *error = subst(tr("config.json: {0} is not supported for {1}"), {what, hf_architecture(f)});
+    return false;
+  };
+  if (f == Family::Llama) return true;
+  if (flag("attention_bias") || flag("mlp_bias")) return refuse("attention_bias / mlp_bias");
+  j.erase("attention_bias");
+  j.erase("mlp_bias");
+  if (f == Family::GPT2) {
+    // GPT2Config: n_embd, n_layer, n_head, n_positions, n_inner (null = 4·n_embd), layer_norm_epsilon.
+    rename("n_embd", "hidden_size");
+    rename("n_layer", "num_hidden_layers");
+    rename("n_head", "num_attention_heads");
+    rename("n_positions", "max_position_embeddings");
+    rename("layer_norm_epsilon", "rms_norm_eps");
+    if (!j.contains("hidden_size")) j["hidden_size"] = 768;
+    if (!j.contains("num_hidden_layers")) j["num_hidden_layers"] = 12;
+    if (!j.contains("num_attention_heads")) j["num_attention_heads"] = 12;
+    if (!j.contains("max_position_embeddings")) j["max_position_embeddings"] = 1024;
+    if (!j.contains("vocab_size")) j["vocab_size"] = 50257;
+    if (!j.contains("rms_norm_eps")) j["rms_norm_eps"] = 1e-5;
+    if (j.contains("n_inner") && !j["n_inner"].is_null())
+      j["intermediate_size"] = j["n_inner"];
+    else if (j["hidden_size"].is_number_integer())
+      j["intermediate_size"] = 4 * j["hidden_size"].get<int64_t>();
+    j.erase("num_key_value_heads");
+    const std::string act = j.contains("activation_function") && j["activation_function"].is_string()
+                                ? j["activation_function"].get<std::string>()
+                                : "gelu_new";
+    if (act == "gelu_new" || act == "gelu_pytorch_tanh" || act == "gelu_fast")
+      c->gelu_tanh = true;
+    else if (act != "gelu" && act != "relu")
+      return refuse("activation_function '" + act + "'");
+    j["tw_activation"] = act == "relu" ? "relu" : "gelu";
+    if (flag("scale_attn_by_inverse_layer_idx")) return refuse("scale_attn_by_inverse_layer_idx");
+    if (flag("add_cross_attention")) return refuse("add_cross_attention");
+    if (j.contains("scale_attn_weights") && j["scale_attn_weights"].is_boolean() &&
+        !j["scale_attn_weights"].get<bool>())
+      j["tw_attn_scale"] = "none";
+    j["tw_norm"] = "layernorm";
+    j["tw_positions"] = "learned";
+    j.erase("sliding_window");
+    j.erase("rope_scaling");
+    if (!j.contains("tie_word_embeddings")) j["tie_word_embeddings"] = true;
+    c->attn_bias = true;
+    c->linear_bias = true;
+    return true;
+  }
+  j["tw_positions"] = "rope";
+  if (!j.contains("rms_norm_eps")) j["rms_norm_eps"] = f == Family::Phi3 ? 1e-5 : 1e-6;
+  if (f == Family::Qwen3 || f == Family::Gemma3) {
+    c->qk_norm = true;
+    c->qk_norm_before_rope = true;
+    if (j.contains("head_dim") && j["head_dim"].is_number_integer() && j["head_dim"].get<int64_t>() > 0 &&
+        j["head_dim"].get<int64_t>() < (1 << 20))
+      c->head_dim_override = static_cast<int>(j["head_dim"].get<int64_t>());
+    else if (!j.contains("head_dim"))
+      c->head_dim_override = f == Family::Gemma3 ? 256 : 128;  // the classes' defaults
+    j.erase("head_dim");
+  }
+  if (f == Family::Qwen3) {
+    // Qwen3Config: sliding layers are those from max_window_layers on, when use_sliding_window (or layer_types).
+    const bool use = flag("use_sliding_window");
+    if (!use) j.erase("sliding_window");
+    if (!parse_layer_types(j, c, error)) return false;
+    if (use && c->sliding_layers.empty() && j.contains("num_hidden_layers") &&
+        j["num_hidden_layers"].is_number_integer()) {
+      int from = 28;
+      if (!parse_int(j, "max_window_layers", &from, error)) return false;
+      const int64_t L = std::clamp<int64_t>(j["num_hidden_layers"].get<int64_t>(), 0, 1 << 16);
+      for (int64_t l = 0; l < L; ++l) c->sliding_layers.push_back(l >= from ? 1 : 0);
+    }
+    j.erase("use_sliding_window");
+  }
+  if (f == Family::Gemma3) {
+    // Gemma3TextConfig: hidden_activation, query_pre_attn_scalar, sliding_window_pattern / layer_types,
+    // rope_local_base_freq, the two soft-caps; the embeddings are scaled by √hidden_size in the weights' dtype.
+    const std::string act = j.contains("hidden_activation") && j["hidden_activation"].is_string()
+                                ? j["hidden_activation"].get<std::string>()
+                            : j.contains("hidden_act") && j["hidden_act"].is_string()
+                                ? j["hidden_act"].get<std::string>()
+                                : "gelu_pytorch_tanh";
+    if (act == "gelu_pytorch_tanh" || act == "gelu_new")
+      c->gelu_tanh = true;
+    else if (act != "gelu")
+      return refuse("hidden_activation '" + act + "'");
+    j["tw_activation"] = "geglu";
+    c->norm_plus_one = true;
+    c->sandwich_norm = true;
+    if (!j.contains("tie_word_embeddings")) j["tie_word_embeddings"] = true;
+    if (!j.contains("rope_theta")) j["rope_theta"] = 1e6;
+    if (!j.contains("sliding_window") || j["sliding_window"].is_null()) j["sliding_window"] = 4096;
+    if (!parse_layer_types(j, c, error)) return false;
+    if (c->sliding_layers.empty()) {
+      int pattern = 6;
+      if (!parse_int(j, "sliding_window_pattern", &pattern, error)) return false;
+      j["tw_full_every"] = std::max(pattern, 0);
+    }
+    double scalar = 256;
+    if (!parse_number(j, "query_pre_attn_scalar", &scalar, error)) return false;
+    if (!(scalar > 0)) return refuse("query_pre_attn_scalar " + std::to_string(scalar));
+    c->query_scale = static_cast<float>(1.0 / std::sqrt(scalar));
+    c->rope_local_base = 10000.0f;
+    if (!parse_number(j, "rope_local_base_freq", &c->rope_local_base, error)) return false;
+    if (j.contains("final_logit_softcapping") && !j["final_logit_softcapping"].is_null() &&
+        !parse_number(j, "final_logit_softcapping", &c->final_softcap, error))
+      return false;
+    int hidden = 2304;
+    if (!parse_int(j, "hidden_size", &hidden, error)) return false;
+    c->embed_scale = round_to_dtype(std::sqrt(static_cast<float>(std::max(hidden, 0))), j);
+  }
+  if (f == Family::Phi3) {
+    // Phi3Config: fused qkv_proj and gate_up_proj (a layout on disk), partial_rotary_factor; longrope is refused.
+    if (!parse_number(j, "partial_rotary_factor", &c->rotary_fraction, error)) return false;
+    if (j.contains("rope_scaling") && j["rope_scaling"].is_object()) {
+      const json& r = j["rope_scaling"];
+      const json& kind = r.contains("rope_type") ? r["rope_type"] : r.contains("type") ? r["type"] : json();
+      if (kind.is_string() && (kind == "longrope" || kind == "su" || kind == "yarn"))
+        return refuse("rope_scaling '" + kind.get<std::string>() + "' (longrope; use a 4k-context Phi-3)");
+    }
+  }
+  if (!j.contains("tw_activation")) {
+    const std::string act =
+        j.contains("hidden_act") && j["hidden_act"].is_string() ? j["hidden_act"].get<std::string>() : "silu";
+    if (act != "silu" && act != "swish") return refuse("hidden_act '" + act + "'");
+    j["tw_activation"] = "swiglu";
+  }
+  return true;
+}
+
+// A family's own class and keys, so Hugging Face and config_from_json read the same model back (the LLaMA keys
+// written before stay: GPT2Config maps hidden_size and friends onto its n_* names itself).
+void family_keys_to_json(json& j, const ModelConfig& c) {
+  if (c.family == Family::Llama) return;
+  static const char* types[] = {"llama", "gpt2", "qwen3", "gemma3_text", "phi3"};
+  j["architectures"] = {hf_architecture(c.family)};
+  j["model_type"] = types[static_cast<int>(c.family)];
+  for (const char* k : {"tw_norm", "tw_norm_placement", "tw_positions", "tw_activation", "tw_attention",
+                        "tw_full_every", "tw_qk_norm", "attention_bias", "mlp_bias"})
+    j.erase(k);
+  if (c.family == Family::GPT2) {
+    j["n_embd"] = c.dim;
+    j["n_layer"] = c.n_layers;
+    j["n_head"] = c.n_heads;
+    j["n_positions"] = c.max_seq;
+    j["n_inner"] = c.hidden;
+    j["layer_norm_epsilon"] = c.eps;
+    j["activation_function"] = c.gelu_tanh ? "gelu_new" : to_string(c.activation);
+    j["scale_attn_weights"] = c.attn_scale != ScaleMode::None;
+    for (const char* k : {"hidden_act", "rope_theta", "rope_scaling", "sliding_window", "num_key_value_heads",
+                          "head_dim", "rms_norm_eps"})
+      j.erase(k);
+    return;
+  }
+  j["head_dim"] = c.head_dim();
+  if (c.family == Family::Qwen3) {
+    j["use_sliding_window"] = c.attention == AttentionPattern::Sliding;
+    j["max_window_layers"] = c.n_layers;
+  }
+  if (c.attention == AttentionPattern::Sliding && (c.family == Family::Gemma3 || c.family == Family::Qwen3)) {
+    json types_list = json::array();
+    for (int l = 0; l < c.n_layers; ++l)
+      types_list.push_back(c.layer_is_sliding(l) ? "sliding_attention" : "full_attention");
+    j["layer_types"] = types_list;
+  }
+  if (c.family == Family::Gemma3) {
+    j["hidden_activation"] = c.gelu_tanh ? "gelu_pytorch_tanh" : "gelu";
+    j.erase("hidden_act");
+    j["query_pre_attn_scalar"] = c.query_scale > 0 ? 1.0 / (double(c.query_scale) * c.query_scale) : c.head_dim();
+    j["rope_local_base_freq"] = c.rope_local_base;
+    j["final_logit_softcapping"] = c.final_softcap > 0 ? json(c.final_softcap) : json(nullptr);
+  }
+  if (c.family == Family::Phi3) j["partial_rotary_factor"] = c.rotary_fraction;
 }
 
 }  // namespace
@@ -429,6 +735,7 @@ std::string config_to_json(const ModelConfig& c) {
     j["router_aux_loss_coef"] = c.aux_loss_coef;
     j["tw_capacity_factor"] = c.capacity_factor;
   }
+  family_keys_to_json(j, c);
   return j.dump(2) + "\n";
 }
 
@@ -443,6 +750,20 @@ bool config_from_json(const std::string& text, ModelConfig* out, std::string* er
     return false;
   }
   ModelConfig c;
+  // The architecture decides the layout: a class (or model_type) the workbench does not run is refused here, so
+  // a GPT-2 or Gemma config never runs as a LLaMA. A config naming neither is the workbench's own LLaMA-style one.
+  std::string arch;
+  if (j.contains("architectures") && j["architectures"].is_array() && !j["architectures"].empty())
+    arch = j["architectures"][0].is_string() ? j["architectures"][0].get<std::string>() : "?";
+  else if (j.contains("model_type") && j["model_type"].is_string())
+    arch = j["model_type"].get<std::string>();
+  Family family = Family::Llama;
+  if (!arch.empty() && !family_from_architecture(arch, &family)) {
+    *error = subst(tr("config.json: architecture '{0}' is not supported (supported: {1})"),
+                   {arch, supported_architectures()});
+    return false;
+  }
+  if (!apply_family_keys(j, family, &c, error)) return false;
   // A plain LLaMA config has no tw_activation: its MLP is gated, hidden_act names the gate's function.
   if (j.contains("hidden_act") && !j.contains("tw_activation")) {
     const json& act = j["hidden_act"];
@@ -499,7 +820,7 @@ bool config_from_json(const std::string& text, ModelConfig* out, std::string* er
   // Hugging Face defaults num_key_value_heads to num_attention_heads (plain MHA) when the key is absent.
   c.n_kv_heads = c.n_heads;
   if (!parse_int(j, "num_key_value_heads", &c.n_kv_heads, error)) return false;
-  if (j.contains("head_dim") && !j["head_dim"].is_null()) {
+  if (family == Family::Llama && j.contains("head_dim") && !j["head_dim"].is_null()) {
     int head_dim = 0;
     if (!parse_int(j, "head_dim", &head_dim, error)) return false;
     if (c.n_heads > 0 && head_dim != c.dim / c.n_heads) {

@@ -19,11 +19,15 @@ enum class NormPlacement { Pre, Post };                              // pre: x +
 enum class PositionType { None, Learned, Sinusoidal, RoPE, ALiBi };  // how the model knows token order
 enum class ActivationKind { ReLU, GELU, SwiGLU, GeGLU };             // MLP kind; GELU is the exact erf form
 enum class AttentionPattern { Full, Sliding };                       // sliding: each query sees the last W keys
+// The Hugging Face architecture a config follows: its tensor names and layout on disk, and the details below that
+// only some families have. Llama covers LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM and the
+// workbench's own models; the others are GPT2LMHeadModel, Qwen3ForCausalLM, Gemma3ForCausalLM, Phi3ForCausalLM.
+enum class Family { Llama, GPT2, Qwen3, Gemma3, Phi3 };
 
 struct ModelConfig {
   int dim = 64;                       // C: width of the residual stream (hidden_size)
   int n_layers = 2;                   // number of Transformer blocks
-  int n_heads = 4;                    // H: query heads; head_dim D = dim / n_heads
+  int n_heads = 4;                    // H: query heads; head_dim D = dim / n_heads unless head_dim_override
   int n_kv_heads = 2;                 // KV: key/value heads (= H: MHA, 1: MQA, between: GQA)
   int vocab = 259;                    // V: token ids 0 .. V-1 (259 = 256 bytes + 3 specials of the byte tokenizer)
   int hidden = 192;                   // F: MLP hidden size (intermediate_size)
@@ -60,9 +64,24 @@ struct ModelConfig {
   double capacity_factor = 0.0;  // > 0: an expert takes at most ⌈cf · N·k / E⌉ of a batch's N tokens, the rest
                                  // pass through on the residual stream (Switch); 0 = no limit
   double aux_loss_coef = 0.01;  // α of the load-balancing loss α · E Σ_e f_e P̄_e added to training (Switch: 0.01)
+  // Details of the Hugging Face families (Family above); every default is the LLaMA behaviour.
+  Family family = Family::Llama;  // tensor names and layout on disk (fused c_attn, qkv_proj, gate_up_proj, ...)
+  int head_dim_override = 0;      // D when config.json's head_dim differs from dim / n_heads (Qwen3, Gemma 3); 0 = none
+  bool linear_bias = false;       // o_proj and both MLP projections add a learned bias (GPT-2's c_proj, c_fc)
+  bool gelu_tanh = false;         // GELU / GeGLU use the tanh approximation (gelu_new, gelu_pytorch_tanh)
+  bool qk_norm_before_rope = false;  // QK-norm γ applied before RoPE with ε = eps (Qwen3, Gemma 3)
+  bool norm_plus_one = false;        // RMSNorm scales by (1 + γ) instead of γ (Gemma), also in the QK-norm
+  bool sandwich_norm = false;        // norms on the attention and MLP outputs before each residual add (Gemma 3)
+  float embed_scale = 0.0f;          // > 0: embeddings multiplied by this (Gemma: √C in the weights' dtype)
+  float query_scale = 0.0f;          // > 0: scores scaled by this, not 1/√D (Gemma: query_pre_attn_scalar^(-1/2))
+  float final_softcap = 0.0f;        // > 0: logits become c·tanh(logits/c) (final_logit_softcapping)
+  float rope_local_base = 0.0f;      // > 0: sliding layers rotate with this base, unscaled (rope_local_base_freq)
+  float rotary_fraction = 1.0f;      // RoPE turns the first ⌊D·f⌋ dims of each head, the rest pass (Phi-3)
+  std::vector<char> sliding_layers;  // per layer 1 = sliding (config.json layer_types); empty = the full_every rule
 
-  int head_dim() const { return n_heads > 0 ? dim / n_heads : 0; }
-  int n_rep() const { return n_kv_heads > 0 ? n_heads / n_kv_heads : 0; }  // query heads per KV head
+  int head_dim() const { return head_dim_override > 0 ? head_dim_override : n_heads > 0 ? dim / n_heads : 0; }
+  int rotary_dim() const { return static_cast<int>(head_dim() * rotary_fraction) / 2 * 2; }  // even, ≤ D
+  int n_rep() const { return n_kv_heads > 0 ? n_heads / n_kv_heads : 0; }                    // query heads per KV head
   bool gated() const { return activation == ActivationKind::SwiGLU || activation == ActivationKind::GeGLU; }
   bool layer_is_sliding(int layer) const;                                  // sliding vs full attention for this layer
   bool has_final_norm() const { return placement == NormPlacement::Pre; }  // post-norm output is already normed
@@ -105,6 +124,17 @@ const char* to_string(NormPlacement v);
 const char* to_string(PositionType v);
 const char* to_string(ActivationKind v);
 const char* to_string(AttentionPattern v);
+const char* to_string(Family v);
+// The Hugging Face class name of a family ("GPT2LMHeadModel"), and every class name a folder or config may give,
+// comma-separated, for the one-line refusal of an unknown one.
+const char* hf_architecture(Family v);
+const char* supported_architectures();
+// Which family a config.json's architectures[0] / model_type names; false when none of ours.
+bool family_from_architecture(const std::string& name, Family* out);
+// The Hugging Face class an older config's model_type stands for ("qwen2" → "Qwen2ForCausalLM"); a class name as is.
+std::string hf_class_name(const std::string& name);
+// "" when training (backward pass, LoRA) can run this config; otherwise one line naming what has no backward.
+std::string training_unsupported(const ModelConfig& config);
 
 // [SECTION] config.json
 // Writes Hugging Face LlamaConfig keys plus tw_* keys for the non-LLaMA choices.

@@ -1,9 +1,11 @@
 #include "core/model/forward.h"
 
 #include <cmath>
+#include <sstream>
 #include <utility>
 
 #include "core/compare.h"
+#include "core/io/hf_layout.h"
 #include "core/model/forward_steps.h"
 #include "core/model/model_pass.h"
 #include "core/text/i18n.h"
@@ -108,8 +110,9 @@ const char* norm_title(const ModelConfig& c, NormStep step) {
 }
 
 std::string norm_formula(const ModelConfig& c, const std::string& out, const std::string& in) {
+  const std::string gamma = c.norm_plus_one ? "(1 + \\gamma)" : "\\gamma";  // Gemma scales by 1 + γ
   return c.norm == NormType::RMSNorm
-             ? "$" + out + " = " + in + " / \\sqrt{\\mathrm{mean}(" + in + "^2) + \\varepsilon} \\cdot \\gamma$"
+             ? "$" + out + " = " + in + " / \\sqrt{\\mathrm{mean}(" + in + "^2) + \\varepsilon} \\cdot " + gamma + "$"
              : "$" + out + " = (" + in +
                    " - \\mathrm{mean}) / \\sqrt{\\mathrm{var} + \\varepsilon} \\cdot \\gamma + \\beta$";
 }
@@ -122,7 +125,10 @@ std::string norm_formula(const ModelConfig& c, const std::string& out, const std
 // bias, then the mask.
 std::string score_formula(const ModelConfig& c, bool sliding_layer) {
   std::string f = c.qk_norm ? "\\mathrm{RMSNorm}(q) \\, \\mathrm{RMSNorm}(k)^\\top" : "q k^\\top";
-  f += c.attn_scale == ScaleMode::InvSqrtDk ? " / \\sqrt{D}" : c.attn_scale == ScaleMode::InvDk ? " / D" : "";
+  if (c.query_scale > 0)  // Gemma: query_pre_attn_scalar^(-1/2) instead of 1/√D
+    f += " / \\sqrt{" + std::to_string(std::lround(1.0 / (double(c.query_scale) * c.query_scale))) + "}";
+  else
+    f += c.attn_scale == ScaleMode::InvSqrtDk ? " / \\sqrt{D}" : c.attn_scale == ScaleMode::InvDk ? " / D" : "";
   if (c.attn_softcap > 0) f = "c \\tanh((" + f + ") / c)";
   if (c.positions == PositionType::ALiBi) f += " - m_h (i - j)";
   f = "$S = " + f + "$, ";
@@ -131,17 +137,90 @@ std::string score_formula(const ModelConfig& c, bool sliding_layer) {
   return f;
 }
 
-const char* activation_title(ActivationKind a) {
+const char* activation_title_of(ActivationKind a) {
   return a == ActivationKind::SwiGLU  ? N_("Activation (swiglu)")
          : a == ActivationKind::GeGLU ? N_("Activation (geglu)")
          : a == ActivationKind::GELU  ? N_("Activation (gelu)")
                                       : N_("Activation (relu)");
 }
-const char* activation_formula(ActivationKind a) {
+const char* activation_formula_of(ActivationKind a) {
   return a == ActivationKind::SwiGLU  ? "$z = \\mathrm{silu}(g) \\odot u$, $\\mathrm{silu}(g) = g \\, \\sigma(g)$"
          : a == ActivationKind::GeGLU ? "$z = \\mathrm{gelu}(g) \\odot u$, $\\mathrm{gelu}(g) = g \\, \\Phi(g)$"
          : a == ActivationKind::GELU  ? "$z = \\mathrm{gelu}(u) = u \\, \\Phi(u)$"
                                       : "$z = \\max(0, u)$";
+}
+
+// GELU's tanh form (GPT-2's gelu_new, Gemma's gelu_pytorch_tanh) is a different function from the erf form:
+// its own title and formula.
+const char* activation_title(const ModelConfig& c) {
+  if (c.gelu_tanh && c.activation == ActivationKind::GELU) return N_("Activation (gelu, tanh form)");
+  if (c.gelu_tanh && c.activation == ActivationKind::GeGLU) return N_("Activation (geglu, tanh form)");
+  return activation_title_of(c.activation);
+}
+const char* activation_formula(const ModelConfig& c) {
+  constexpr const char* tanh_gelu =
+      "$\\mathrm{gelu}(u) = \\tfrac{1}{2} u (1 + \\tanh(\\sqrt{2/\\pi}\\,(u + 0.044715 u^3)))$";
+  if (c.gelu_tanh && c.activation == ActivationKind::GELU) return tanh_gelu;
+  if (c.gelu_tanh && c.activation == ActivationKind::GeGLU)
+    return "$z = \\mathrm{gelu}(g) \\odot u$, "
+           "$\\mathrm{gelu}(g) = \\tfrac{1}{2} g (1 + \\tanh(\\sqrt{2/\\pi}\\,(g + 0.044715 g^3)))$";
+  return activation_formula_of(c.activation);
+}
+
+std::string number(float v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+// A projection step's weight as the checkpoint names it, and, where the family fuses or transposes it, the title
+// and formula of the split. `part` is the block of the fused tensor (q 0, k 1, v 2; gate 0, up 1), -1 for none.
+struct Projection {
+  std::string weight, title, formula;
+};
+Projection projection(const ModelConfig& c, const std::string& p, const std::string& module, int part) {
+  Projection r;
+  const std::string name = p + module + ".weight";
+  const HfSource s = hf_source(c, name, {1, 1}, "");
+  r.weight = c.family == Family::GPT2 || c.family == Family::Phi3 ? s.name : name;
+  static const char* gpt2_titles[] = {N_("Query projection (part 1 of the fused c_attn)"),
+                                      N_("Key projection (part 2 of the fused c_attn)"),
+                                      N_("Value projection (part 3 of the fused c_attn)")};
+  static const char* phi3_titles[] = {N_("Query projection (rows of the fused qkv_proj)"),
+                                      N_("Key projection (rows of the fused qkv_proj)"),
+                                      N_("Value projection (rows of the fused qkv_proj)")};
+  static const char* gpt2_split[] = {"$[q \\, k \\, v] = a W_{attn} + b_{attn}$, $q = [\\,]_{:, 0:C}$",
+                                     "$[q \\, k \\, v] = a W_{attn} + b_{attn}$, $k = [\\,]_{:, C:2C}$",
+                                     "$[q \\, k \\, v] = a W_{attn} + b_{attn}$, $v = [\\,]_{:, 2C:3C}$"};
+  const bool qkv = module.compare(0, 10, "self_attn.") == 0 && part >= 0;
+  if (c.family == Family::GPT2 && qkv) {
+    r.title = gpt2_titles[part];
+    r.formula = gpt2_split[part];
+  } else if (c.family == Family::GPT2) {  // Conv1D: x W + b with W stored (in, out)
+    r.formula = module == "self_attn.o_proj" ? "$y = o W_{proj} + b_{proj}$"
+                : module == "mlp.up_proj"    ? "$u = m W_{fc} + b_{fc}$"
+                                             : "$d = z W_{proj} + b_{proj}$";
+  } else if (c.family == Family::Phi3 && qkv) {
+    r.title = phi3_titles[part];
+    r.formula = "$[q \\, k \\, v] = a W_{qkv}^\\top$, $W_{qkv}: (H + 2 H_{kv}) D \\times C$";
+  } else if (c.family == Family::Phi3 && part >= 0) {
+    r.title = part == 0 ? N_("Gate projection (first half of the fused gate_up_proj)")
+                        : N_("Up projection (second half of the fused gate_up_proj)");
+    r.formula = "$[g \\, u] = m W_{gate\\_up}^\\top$, $W_{gate\\_up}: 2F \\times C$";
+  }
+  return r;
+}
+
+// A tensor as the family's checkpoint names it (GPT-2: h.0.ln_1.weight for model.layers.0.input_layernorm.weight).
+std::string hf_name(const ModelConfig& c, const std::string& name) {
+  return c.family == Family::GPT2 ? hf_source(c, name, {1}, "").name : name;
+}
+
+// The MLP norm's tensor: Gemma 3 calls it pre_feedforward_layernorm (its post_attention_layernorm is the sandwich
+// norm); GPT-2 ln_2.
+std::string mlp_norm_name(const ModelConfig& c, const std::string& p) {
+  if (c.family == Family::Gemma3) return p + "pre_feedforward_layernorm.weight";
+  return hf_name(c, p + "post_attention_layernorm.weight");
 }
 
 // A mixture-of-experts MLP's routing as steps: router probabilities, the gates of the chosen experts, each
@@ -178,12 +257,20 @@ void record_trace(Trace* trace, Acts<float>& a, const ModelConfig& c, int T, int
 
   // Token embedding x = E[tokens], then absolute positions (learned or sinusoidal) added once.
   const bool absolute = c.positions == PositionType::Learned || c.positions == PositionType::Sinusoidal;
-  model_rec(StepId::Embed, {"tokens", "model.embed_tokens.weight"}, std::move(absolute ? a.embed : a.xs[0]),
-            {0, kF * (2.0 * T * C) + 4.0 * T});
+  const bool gpt2 = c.family == Family::GPT2;
+  model_rec(StepId::Embed, {"tokens", gpt2 ? "wte.weight" : "model.embed_tokens.weight"},
+            std::move(absolute ? a.embed : a.xs[0]), {0, kF * (2.0 * T * C) + 4.0 * T},
+            c.embed_scale > 0 ? N_("Token embedding, scaled") : "",
+            c.embed_scale > 0
+                ? "$x = E[\\mathrm{tokens}] \\cdot \\sqrt{C}$, $\\sqrt{C} \\approx " + number(c.embed_scale) + "$"
+                : "");
   if (absolute) {
     const bool learned = c.positions == PositionType::Learned;
-    model_rec(StepId::PosEmbed, {"embed", learned ? "model.embed_positions.weight" : "PE"}, std::move(a.xs[0]),
-              {double(T) * C, kF * 3.0 * T * C}, learned ? "" : N_("Add sinusoidal positions"),
+    model_rec(StepId::PosEmbed,
+              {"embed", gpt2      ? "wpe.weight"
+                        : learned ? "model.embed_positions.weight"
+                                  : "PE"},
+              std::move(a.xs[0]), {double(T) * C, kF * 3.0 * T * C}, learned ? "" : N_("Add sinusoidal positions"),
               learned ? ""
                       : "$x = x + PE(\\mathrm{pos})$, $PE(p, 2i) = \\sin(p / 10000^{2i/C})$, "
                         "$PE(p, 2i+1) = \\cos(p / 10000^{2i/C})$");
@@ -198,15 +285,41 @@ void record_trace(Trace* trace, Acts<float>& a, const ModelConfig& c, int T, int
 
     // Attention half: norm (pre), projections, RoPE, scores, probabilities, P V, W_o, residual, norm (post).
     if (pre)
-      rec(StepId::AttnNorm, {x_name, p + "input_layernorm.weight"}, std::move(L.ln1), cost.norm,
+      rec(StepId::AttnNorm, {x_name, hf_name(c, p + "input_layernorm.weight")}, std::move(L.ln1), cost.norm,
           norm_title(c, NormStep::Attention), norm_formula(c, "a", "x"));
     const std::string a_name = pre ? rec.name(StepId::AttnNorm) : x_name;
-    rec(StepId::Q, {a_name, p + "self_attn.q_proj.weight"}, std::move(rope ? L.q_pre : L.q), cost.q);
-    rec(StepId::K, {a_name, p + "self_attn.k_proj.weight"}, std::move(rope ? L.k_pre : L.k), cost.k);
-    rec(StepId::V, {a_name, p + "self_attn.v_proj.weight"}, std::move(L.v), cost.v);
+    // GPT-2 (c_attn) and Phi-3 (qkv_proj) compute q, k and v in one fused product; each step is its part.
+    const Projection qp = projection(c, p, "self_attn.q_proj", 0), kp = projection(c, p, "self_attn.k_proj", 1),
+                     vp = projection(c, p, "self_attn.v_proj", 2);
+    rec(StepId::Q, {a_name, qp.weight}, std::move(rope ? L.q_pre : L.q), cost.q, qp.title, qp.formula);
+    rec(StepId::K, {a_name, kp.weight}, std::move(rope ? L.k_pre : L.k), cost.k, kp.title, kp.formula);
+    rec(StepId::V, {a_name, vp.weight}, std::move(L.v), cost.v, vp.title, vp.formula);
+    const bool qk_first = c.qk_norm && c.qk_norm_before_rope && rope;
+    if (qk_first) {  // Qwen3, Gemma 3: per-head RMSNorm of q and k, then RoPE turns the normalised vectors
+      const StepCost qn{norm_flops(c, T) * c.n_heads * c.head_dim() / c.dim, 0},
+          kn{norm_flops(c, T) * c.n_kv_heads * c.head_dim() / c.dim, 0};
+      rec(StepId::QNorm, {rec.name(StepId::Q), p + "self_attn.q_norm.weight"}, std::move(L.qn), qn, "",
+          c.norm_plus_one ? "$\\hat q_h = q_h / \\sqrt{\\mathrm{mean}(q_h^2) + \\varepsilon} \\cdot (1 + \\gamma_q)$"
+                          : "");
+      rec(StepId::KNorm, {rec.name(StepId::K), p + "self_attn.k_norm.weight"}, std::move(L.kn), kn, "",
+          c.norm_plus_one ? "$\\hat k_g = k_g / \\sqrt{\\mathrm{mean}(k_g^2) + \\varepsilon} \\cdot (1 + \\gamma_k)$"
+                          : "");
+    }
     if (rope) {
-      rec(StepId::QRope, {rec.name(StepId::Q)}, std::move(L.q), cost.q_rope);
-      rec(StepId::KRope, {rec.name(StepId::K)}, std::move(L.k), cost.k_rope);
+      const bool local = c.rope_local_base > 0 && c.layer_is_sliding(l);
+      // Partial rotary (Phi-3) turns the first R dims; Gemma 3's local layers rotate with their own base.
+      const std::string rot =
+          c.rotary_dim() < c.head_dim()
+              ? "$q'_{0..R-1} = \\mathrm{rotate}(q_{0..R-1};\\, \\mathrm{pos} \\cdot \\theta_k)$, $\\theta_k = "
+                "\\mathrm{base}^{-2k/R}$, $R = " +
+                    std::to_string(c.rotary_dim()) + " < D = " + std::to_string(c.head_dim()) + "$"
+          : local ? "$(q'_k, q'_{k+D/2}) = \\mathrm{rotate}(q_k, q_{k+D/2};\\, \\mathrm{pos} \\cdot \\theta_k)$, "
+                    "$\\theta_k = " +
+                        std::to_string(static_cast<long long>(c.rope_local_base)) + "^{-2k/D}$"
+                  : "";
+      rec(StepId::QRope, {rec.name(qk_first ? StepId::QNorm : StepId::Q)}, std::move(L.q), cost.q_rope,
+          local ? N_("Rotate queries (RoPE, local base)") : "", rot);
+      rec(StepId::KRope, {rec.name(qk_first ? StepId::KNorm : StepId::K)}, std::move(L.k), cost.k_rope);
     }
     const bool sliding_layer = c.layer_is_sliding(l);
     rec(StepId::Scores, {rec.name(rope ? StepId::QRope : StepId::Q), rec.name(rope ? StepId::KRope : StepId::K)},
@@ -214,8 +327,14 @@ void record_trace(Trace* trace, Acts<float>& a, const ModelConfig& c, int T, int
         score_formula(c, sliding_layer));
     rec(StepId::Probs, {rec.name(StepId::Scores)}, std::move(L.probs), cost.probs);
     rec(StepId::AttnOut, {rec.name(StepId::Probs), rec.name(StepId::V)}, std::move(L.att), cost.out);
-    rec(StepId::Proj, {rec.name(StepId::AttnOut), p + "self_attn.o_proj.weight"}, std::move(L.proj), cost.proj);
-    rec(StepId::AttnResidual, {x_name, rec.name(StepId::Proj)}, std::move(L.h), cost.residual);
+    const Projection op = projection(c, p, "self_attn.o_proj", -1);
+    rec(StepId::Proj, {rec.name(StepId::AttnOut), op.weight}, std::move(L.proj), cost.proj, op.title, op.formula);
+    std::string y_name = rec.name(StepId::Proj);
+    if (c.sandwich_norm) {
+      rec(StepId::AttnPostNorm, {y_name, p + "post_attention_layernorm.weight"}, std::move(L.proj_n), cost.norm);
+      y_name = rec.name(StepId::AttnPostNorm);
+    }
+    rec(StepId::AttnResidual, {x_name, y_name}, std::move(L.h), cost.residual);
     std::string h_name = rec.name(StepId::AttnResidual);
     if (!pre) {
       rec(StepId::AttnNorm, {h_name, p + "input_layernorm.weight"}, std::move(L.ln1), cost.norm,
@@ -225,23 +344,29 @@ void record_trace(Trace* trace, Acts<float>& a, const ModelConfig& c, int T, int
 
     // MLP half: norm (pre; a parallel block's reads x), the MLP or the experts, residual, norm (post).
     if (pre)
-      rec(StepId::MlpNorm, {c.parallel_block ? x_name : h_name, p + "post_attention_layernorm.weight"},
-          std::move(L.ln2), cost.norm, norm_title(c, NormStep::Mlp),
-          norm_formula(c, "m", c.parallel_block ? "x" : "h"));
+      rec(StepId::MlpNorm, {c.parallel_block ? x_name : h_name, mlp_norm_name(c, p)}, std::move(L.ln2), cost.norm,
+          norm_title(c, NormStep::Mlp), norm_formula(c, "m", c.parallel_block ? "x" : "h"));
     const std::string m_name = pre ? rec.name(StepId::MlpNorm) : h_name;
     if (c.moe()) {
       record_moe(rec, L, c, m_name, p, cost, T);
     } else {
-      if (c.gated()) rec(StepId::Gate, {m_name, p + "mlp.gate_proj.weight"}, std::move(L.gate), cost.gate);
-      rec(StepId::Up, {m_name, p + "mlp.up_proj.weight"}, std::move(L.up), cost.up);
+      const Projection gp = projection(c, p, "mlp.gate_proj", 0), up = projection(c, p, "mlp.up_proj", 1),
+                       dp = projection(c, p, "mlp.down_proj", -1);
+      if (c.gated()) rec(StepId::Gate, {m_name, gp.weight}, std::move(L.gate), cost.gate, gp.title, gp.formula);
+      rec(StepId::Up, {m_name, up.weight}, std::move(L.up), cost.up, up.title, up.formula);
       rec(StepId::Hidden,
           c.gated() ? std::vector<std::string>{rec.name(StepId::Gate), rec.name(StepId::Up)}
                     : std::vector<std::string>{rec.name(StepId::Up)},
-          std::move(L.hid), cost.act, activation_title(c.activation), activation_formula(c.activation));
-      rec(StepId::Down, {rec.name(StepId::Hidden), p + "mlp.down_proj.weight"}, std::move(L.down), cost.down);
+          std::move(L.hid), cost.act, activation_title(c), activation_formula(c));
+      rec(StepId::Down, {rec.name(StepId::Hidden), dp.weight}, std::move(L.down), cost.down, dp.title, dp.formula);
+    }
+    std::string d_name = rec.name(StepId::Down);
+    if (c.sandwich_norm) {
+      rec(StepId::MlpPostNorm, {d_name, p + "post_feedforward_layernorm.weight"}, std::move(L.down_n), cost.norm);
+      d_name = rec.name(StepId::MlpPostNorm);
     }
     Mat& out = a.xs[static_cast<size_t>(l + 1)];
-    rec(StepId::MlpResidual, {h_name, rec.name(StepId::Down)}, std::move(pre ? out : L.res2), cost.residual);
+    rec(StepId::MlpResidual, {h_name, d_name}, std::move(pre ? out : L.res2), cost.residual);
     if (!pre)
       rec(StepId::MlpNorm, {rec.name(StepId::MlpResidual), p + "post_attention_layernorm.weight"}, std::move(out),
           cost.norm, norm_title(c, NormStep::PostMlp), norm_formula(c, "x", "(h + d)"));
@@ -250,13 +375,16 @@ void record_trace(Trace* trace, Acts<float>& a, const ModelConfig& c, int T, int
   // Final norm (pre-norm only: a post-norm block already ends in a norm), then the logits.
   const std::string last = "layers." + std::to_string(c.n_layers - 1) + (pre ? ".mlp.residual" : ".mlp_norm");
   if (c.has_final_norm())
-    model_rec(StepId::FinalNorm, {last, "model.norm.weight"}, std::move(a.xf), {norm_flops(c, T), norm_bytes(c, T)},
-              norm_title(c, NormStep::Final), norm_formula(c, "x_f", "x"));
+    model_rec(StepId::FinalNorm, {last, hf_name(c, "model.norm.weight")}, std::move(a.xf),
+              {norm_flops(c, T), norm_bytes(c, T)}, norm_title(c, NormStep::Final), norm_formula(c, "x_f", "x"));
   model_rec(
       StepId::Logits,
       {c.has_final_norm() ? "final_norm" : last, c.tie_embeddings ? "model.embed_tokens.weight" : "lm_head.weight"},
       std::move(a.logits), {linear_flops(T, C, V), linear_bytes(T, C, V)}, "",
-      c.tie_embeddings ? "$\\mathrm{logits} = x_f E^\\top$ $(W_{head} = E)$" : "");
+      c.final_softcap > 0
+          ? "$\\mathrm{logits} = c \\tanh(x_f W_{head}^\\top / c)$, $c = " + number(c.final_softcap) + "$"
+      : c.tie_embeddings ? "$\\mathrm{logits} = x_f E^\\top$ $(W_{head} = E)$"
+                         : "");
 }
 }  // namespace
 
@@ -375,6 +503,9 @@ double forward_flops(const ModelConfig& c, int T) {
   double block = 2 * b.norm.flops + b.q.flops + b.k.flops + b.v.flops + b.scores.flops + b.probs.flops + b.out.flops +
                  b.proj.flops + 2 * b.residual.flops + b.up.flops + b.act.flops + b.down.flops;
   if (c.positions == PositionType::RoPE) block += b.q_rope.flops + b.k_rope.flops;
+  if (c.sandwich_norm) block += 2 * b.norm.flops;                               // the post-attention and post-MLP norms
+  if (c.qk_norm && c.qk_norm_before_rope && c.positions == PositionType::RoPE)  // the recorded q/k norm steps
+    block += norm_flops(c, T) * (c.n_heads + c.n_kv_heads) * c.head_dim() / c.dim;
   if (c.gated()) block += b.gate.flops;
   if (c.moe())  // the routing steps as moe_mlp records them (gates, load, drops) instead of the dense MLP
     block += b.router.flops + b.moe.flops + 2.0 * T * c.experts + double(T) * c.top_k + c.experts - b.up.flops -

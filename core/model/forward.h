@@ -14,12 +14,15 @@
 //   layers.L.attn.q           (T, H, D)   queries, stored (T, H*D)
 //   layers.L.attn.k           (T, KV, D)  keys of the new tokens, stored (T, KV*D)
 //   layers.L.attn.v           (T, KV, D)  values of the new tokens, stored (T, KV*D)
+//   layers.L.attn.q_norm      (T, H, D)   QK-norm before RoPE only (Qwen3, Gemma 3): each head's q RMS-normalised
+//   layers.L.attn.k_norm      (T, KV, D)  the same for k
 //   layers.L.attn.q_rope      (T, H, D)   RoPE configs only
 //   layers.L.attn.k_rope      (T, KV, D)  RoPE configs only
 //   layers.L.attn.scores      (H, T, T_k) S = Q Kᵀ/√D (+ ALiBi bias), −∞ where masked; stored (H*T, T_k)
 //   layers.L.attn.probs       (H, T, T_k) softmax(S) per row
 //   layers.L.attn.out         (T, H, D)   P V per head, heads side by side
 //   layers.L.attn.proj        (T, C)      out · W_oᵀ
+//   layers.L.attn.post_norm   (T, C)      sandwich norms only (Gemma 3): Norm(out · W_oᵀ) before the residual
 //   layers.L.attn.residual    (T, C)      x + attention
 //   layers.L.mlp_norm         (T, C)      pre: Norm(h) before the MLP; post: Norm(h + MLP(h)) after it
 //   layers.L.mlp.router_probs (T, E)      MoE only: softmax of the router logits m W_rᵀ
@@ -30,6 +33,7 @@
 //   layers.L.mlp.up           (T, F)
 //   layers.L.mlp.hidden       (T, F)      act(gate) ⊙ up, or act(up)
 //   layers.L.mlp.down         (T, C)      MoE: Σ_e g_t,e · Expert_e(m_t) (no gate/up/hidden steps then)
+//   layers.L.mlp.post_norm    (T, C)      sandwich norms only: Norm(MLP output) before the residual
 //   layers.L.mlp.residual     (T, C)      h + MLP
 //   final_norm                (T, C)      pre-norm only
 //   logits                    (T, V)

@@ -12,12 +12,20 @@ const char* forward_look_for(StepId id) {
     case StepId::PosEmbed: return N_("Rows of the same token now differ: each row carries where its token stands.");
     case StepId::AttnNorm:
       return N_(
-          "Every row now has a root mean square near 1 before $\\gamma$: the norm removes the row's scale, "
-          "not its direction.");
+          "Every row is rescaled before $\\gamma$: RMSNorm divides it by its root mean square, LayerNorm first "
+          "subtracts its mean; the norm removes the row's scale, not its direction.");
     case StepId::Q: return N_("One query per head and token: what each position is looking for.");
     case StepId::K:
       return N_("Fewer key heads than query heads when the model shares them (GQA): each key head serves a group.");
     case StepId::V: return N_("The values are what attention will mix: the content, not the match.");
+    case StepId::QNorm:
+      return N_(
+          "Each head's query is rescaled on its own $d_k$ dimensions before RoPE turns it: no head can make its "
+          "scores huge by growing its queries.");
+    case StepId::KNorm:
+      return N_(
+          "The keys get the same per-head norm as the queries, so $q\\cdot k$ stays bounded by the two norms' "
+          "weights.");
     case StepId::QRope:
       return N_(
           "The first pairs of dimensions turn fast with position, the last ones slowly; the lengths of the "
@@ -32,6 +40,10 @@ const char* forward_look_for(StepId id) {
     case StepId::AttnOut:
       return N_("Each head's output is a weighted average of the value rows its probabilities pick.");
     case StepId::Proj: return N_("The heads are concatenated and mixed back into the model's width $C$.");
+    case StepId::AttnPostNorm:
+      return N_(
+          "The attention output is normalized once more before it is added: the sandwich keeps what each block "
+          "writes to the residual stream at a similar size.");
     case StepId::AttnResidual:
       return N_("The attention output is added to the input, not substituted: compare how much each row moved.");
     case StepId::MlpNorm: return N_("Again every row is rescaled to a root mean square near 1 before the MLP.");
@@ -50,6 +62,10 @@ const char* forward_look_for(StepId id) {
       return N_(
           "Where the gate is strongly negative, $\\mathrm{silu}$ is near 0 and the unit is nearly off for this token.");
     case StepId::Down: return N_("The hidden units are summed back down to the model's width $C$.");
+    case StepId::MlpPostNorm:
+      return N_(
+          "The MLP's output is rescaled before the add, as after attention: compare its row sizes with the "
+          "residual stream's.");
     case StepId::MlpResidual:
       return N_("The block's output is the input plus two corrections: the residual stream carries the token through.");
     case StepId::FinalNorm:

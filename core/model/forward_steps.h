@@ -20,9 +20,10 @@ namespace tw {
 // clang-format off
 enum class StepId {
   Embed, PosEmbed,                                                               // model, before the blocks
-  AttnNorm, Q, K, V, QRope, KRope, Scores, Probs, AttnOut, Proj, AttnResidual,  // a block's attention half
+  AttnNorm, Q, K, V, QNorm, KNorm, QRope, KRope, Scores, Probs, AttnOut, Proj,  // a block's attention half
+  AttnPostNorm, AttnResidual,
   MlpNorm, RouterProbs, ExpertGates, ExpertLoad, ExpertDropped,                 // MLP half: MoE routing
-  Gate, Up, Hidden, Down, MlpResidual,                                           // a block's MLP half
+  Gate, Up, Hidden, Down, MlpPostNorm, MlpResidual,                              // a block's MLP half
   FinalNorm, Logits,                                                             // model, after the blocks
 };
 // clang-format on

@@ -17,12 +17,13 @@ inline MlpKind mlp_kind(ActivationKind a) {
   }
 }
 
-// The non-linearity inside it; GELU and GeGLU use the exact erf form.
-inline Activation mlp_activation(ActivationKind a) {
+// The non-linearity inside it; GELU and GeGLU use the exact erf form unless `tanh` (the config's gelu_tanh: GPT-2's
+// gelu_new, Gemma's gelu_pytorch_tanh).
+inline Activation mlp_activation(ActivationKind a, bool tanh = false) {
   switch (a) {
     case ActivationKind::ReLU: return Activation::ReLU;
     case ActivationKind::SwiGLU: return Activation::SiLU;
-    default: return Activation::GeluExact;
+    default: return tanh ? Activation::GeluTanh : Activation::GeluExact;
   }
 }
 

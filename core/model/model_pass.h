@@ -92,11 +92,15 @@ struct LayerActs {
   std::vector<char> empty_rows;       // (H*T)      Reference/Flash: rows whose every score is −∞ or NaN
   MatT<S> att;                        // (N, H*D)   P V per head
   MatT<S> proj;                       // (N, C)     att · W_oᵀ
+  MatT<S> proj_n;                     // (N, C)     sandwich_norm: Norm(proj), what the residual adds (Gemma 3)
+  VecT<S> pa_mean, pa_rstd;           // (N)        its statistics
   MatT<S> h;                          // (N, C)     x + attention output (before the post-norm)
   MatT<S> ln2;                        // (N, C)     pre: Norm(h) (MLP input); unused in post-norm
   VecT<S> ln2_mean, ln2_rstd;         // (N)        statistics of the second norm (pre: of h; post: of res2)
   MatT<S> gate, up, hid;              // (N, F)     gate (GLU only), up, act(gate)⊙up or act(up)
   MatT<S> down;                       // (N, C)     the MLP's output (MoE: Σ_e g_e Expert_e(m))
+  MatT<S> down_n;                     // (N, C)     sandwich_norm: Norm(down), what the residual adds
+  VecT<S> pm_mean, pm_rstd;           // (N)        its statistics
   MatT<S> res2;                       // (N, C)     post-norm only: Norm(h) + MLP, the input of the second norm
   MoeActs<S> moe;                     // MoE configs: router probs, routing, each expert's rows (core/ops/moe_ffn.h)
   std::vector<ExpertRef<S>> experts;  // (E) this layer's expert weights, as the MoE op takes them
@@ -106,17 +110,18 @@ struct LayerActs {
 template <class S>
 struct Acts {
   std::tuple<int, int, int, int, int, int, int, int, int, int, int, int, int, int, float, int, float, int, float, float,
-             int>
+             int, int, int, float, float>
       key{};  // shape it was made for (and the RoPE frequencies' inputs)
   int B = 0, T = 0, pos0 = 0;
-  MatT<S> cos, sin;            // (N, D/2) RoPE tables of positions pos0.., tiled over the batch
-  MatT<S> sinusoid;            // (N, C)   sinusoidal positions tiled over the batch
-  std::vector<int> pos_ids;    // (N)      position pos0 + t of row b*T + t (learned positions)
-  MatB causal, sliding;        // (T, T)   masks, materialised once (Batched)
-  Mask causal_fn, sliding_fn;  //          the same as predicates on absolute positions (Reference, Flash)
-  AttentionOptions attn_opt;   // scale, soft-cap, ALiBi slopes (mask set per layer)
-  MatT<S> embed;               // (N, C)   E[tokens] before positions are added (keep_trace only)
-  std::vector<MatT<S>> xs;     // L+1 of (N, C): residual stream entering each layer, xs[L] = last output
+  MatT<S> cos, sin;              // (N, R/2) RoPE tables of positions pos0.., tiled over the batch (R rotated dims)
+  MatT<S> cos_local, sin_local;  // (N, R/2) the same with rope_local_base, for sliding layers (Gemma 3 only)
+  MatT<S> sinusoid;              // (N, C)   sinusoidal positions tiled over the batch
+  std::vector<int> pos_ids;      // (N)      position pos0 + t of row b*T + t (learned positions)
+  MatB causal, sliding;          // (T, T)   masks, materialised once (Batched)
+  Mask causal_fn, sliding_fn;    //          the same as predicates on absolute positions (Reference, Flash)
+  AttentionOptions attn_opt;     // scale, soft-cap, ALiBi slopes (mask set per layer)
+  MatT<S> embed;                 // (N, C)   E[tokens] before positions are added (keep_trace only)
+  std::vector<MatT<S>> xs;       // L+1 of (N, C): residual stream entering each layer, xs[L] = last output
   std::vector<LayerActs<S>> layers;
   MatT<S> xf;              // (N, C) final norm output (pre-norm only)
   VecT<S> f_mean, f_rstd;  // (N)
@@ -138,11 +143,11 @@ struct Acts {
 // training state: pos0 = 0, batched attention) also builds the (T, T) masks and sizes the backward's scratch.
 template <class S>
 void ensure_acts(Acts<S>& a, const ModelConfig& c, int B, int T, int pos0, bool backward) {
-  const auto key = std::make_tuple(B, T, c.dim, c.n_layers, c.n_heads, c.n_kv_heads, c.vocab, c.hidden,
-                                   static_cast<int>(c.positions), static_cast<int>(c.attention), c.window, c.full_every,
-                                   static_cast<int>(c.attn_scale), static_cast<int>(c.norm), c.rope_base,
-                                   static_cast<int>(c.rope_scaling), c.rope_factor, c.rope_original_context,
-                                   c.rope_low_freq, c.rope_high_freq, pos0);
+  const auto key = std::make_tuple(
+      B, T, c.dim, c.n_layers, c.n_heads, c.n_kv_heads, c.vocab, c.hidden, static_cast<int>(c.positions),
+      static_cast<int>(c.attention), c.window, c.full_every, static_cast<int>(c.attn_scale), static_cast<int>(c.norm),
+      c.rope_base, static_cast<int>(c.rope_scaling), c.rope_factor, c.rope_original_context, c.rope_low_freq,
+      c.rope_high_freq, pos0, c.head_dim(), c.rotary_dim(), c.rope_local_base, c.query_scale);
   const int N = B * T, C = c.dim, D = c.head_dim(), H = c.n_heads, KV = c.n_kv_heads, F = c.hidden, V = c.vocab;
   if (a.B == B && a.T == T && a.key == key) {
     a.attn_opt.softcap = c.attn_softcap;  // may change between steps without new buffers
@@ -156,13 +161,24 @@ void ensure_acts(Acts<S>& a, const ModelConfig& c, int B, int T, int pos0, bool 
     for (int i = 0; i < N; ++i) a.pos_ids[static_cast<size_t>(i)] = pos0 + i % T;
     if (c.positions == PositionType::RoPE) {
       // rope_scaling (linear, dynamic, llama3) only changes the frequencies; dynamic scaling reads T_k.
-      Mat cs, sn;  // (T, D/2), then tiled over the batch
-      rope_cos_sin(cs, sn, rope_scaled_frequencies(rope_config(c), pos0 + T), pos0, T);
-      a.cos.resize(N, D / 2);
-      a.sin.resize(N, D / 2);
-      for (int b = 0; b < B; ++b) {
-        a.cos.middleRows(static_cast<Eigen::Index>(b) * T, T) = cs.cast<S>();
-        a.sin.middleRows(static_cast<Eigen::Index>(b) * T, T) = sn.cast<S>();
+      // Partial rotary (Phi-3): the tables cover the R = rotary_dim() rotated dims, frequencies base^(−2k/R).
+      const int R = c.rotary_dim();
+      auto tables = [&](MatT<S>& cos, MatT<S>& sin, const RopeConfig& rc) {
+        Mat cs, sn;  // (T, R/2), then tiled over the batch
+        rope_cos_sin(cs, sn, rope_scaled_frequencies(rc, pos0 + T), pos0, T);
+        cos.resize(N, R / 2);
+        sin.resize(N, R / 2);
+        for (int b = 0; b < B; ++b) {
+          cos.middleRows(static_cast<Eigen::Index>(b) * T, T) = cs.cast<S>();
+          sin.middleRows(static_cast<Eigen::Index>(b) * T, T) = sn.cast<S>();
+        }
+      };
+      tables(a.cos, a.sin, rope_config(c));
+      if (c.rope_local_base > 0) {  // Gemma 3's local layers: their own base and no scaling
+        RopeConfig local = rope_config(c);
+        local.base = c.rope_local_base;
+        local.scaling = RopeScaling::None;
+        tables(a.cos_local, a.sin_local, local);
       }
     }
     if (c.positions == PositionType::Sinusoidal) {
@@ -178,7 +194,8 @@ void ensure_acts(Acts<S>& a, const ModelConfig& c, int B, int T, int pos0, bool 
       materialize_mask(a.sliding, a.sliding_fn, T, T);
     }
     a.attn_opt = AttentionOptions{};
-    a.attn_opt.scale_mode = c.attn_scale;
+    a.attn_opt.scale_mode = c.query_scale > 0 ? ScaleMode::Custom : c.attn_scale;  // Gemma's query_pre_attn_scalar
+    a.attn_opt.custom_scale = c.query_scale;
     a.attn_opt.softcap = c.attn_softcap;
     a.attn_opt.q_offset = pos0;
     if (c.positions == PositionType::ALiBi) {
@@ -218,14 +235,18 @@ void norm_fwd(MatT<S>& out, VecT<S>& mean, VecT<S>& rstd, const MatT<S>& x, cons
   const int N = static_cast<int>(x.rows()), C = static_cast<int>(x.cols());
   out.resize(N, C);
   rstd.resize(N);
+  // Gemma's RMSNorm scales by (1 + γ): the sum formed once per call, in float as Hugging Face does.
+  std::decay_t<decltype(n.weight)> plus_one;
+  if (c.norm_plus_one) plus_one = n.weight.array() + 1;
+  const auto& gamma = c.norm_plus_one ? plus_one : n.weight;
   if constexpr (std::is_same_v<S, float> && std::is_same_v<std::decay_t<decltype(n.weight)>, Vec>) {
     if (lanes && c.norm == NormType::RMSNorm) {
-      rmsnorm_forward(out, x, n.weight, c.eps, &rstd);
+      rmsnorm_forward(out, x, gamma, c.eps, &rstd);
       return;
     }
   }
   if (c.norm == NormType::RMSNorm) {
-    rmsnorm_rows_forward<S>(out.data(), rstd.data(), x.data(), n.weight.data(), N, C, c.eps);
+    rmsnorm_rows_forward<S>(out.data(), rstd.data(), x.data(), gamma.data(), N, C, c.eps);
   } else {
     mean.resize(N);
     layernorm_rows_forward<S>(out.data(), mean.data(), rstd.data(), x.data(), n.weight.data(), n.bias.data(), N, C,
@@ -247,8 +268,9 @@ template <class S>
 void attention_step(LayerActs<S>& L, Acts<S>& a, const ModelConfig& c, int l, const PassOptions& o) {
   const int H = c.n_heads, KV = c.n_kv_heads, D = c.head_dim();
   const bool sliding = c.layer_is_sliding(l);
-  const MatT<S>& q = c.qk_norm ? L.qn : L.q;
-  const MatT<S>& k = c.qk_norm ? L.kn : L.k;
+  const bool normed = c.qk_norm && !c.qk_norm_before_rope;  // QK-norm after RoPE writes qn/kn last
+  const MatT<S>& q = normed ? L.qn : L.q;
+  const MatT<S>& k = normed ? L.kn : L.k;
   AttentionOptions& opt = a.attn_opt;
   if (o.attention == PassAttention::Batched) {
     opt.mask = nullptr;
@@ -283,16 +305,19 @@ int model_forward(Acts<S>& a, const W& w, const ModelConfig& c, const int* token
   const int H = c.n_heads, KV = c.n_kv_heads, D = c.head_dim();
   const bool pre = c.placement == NormPlacement::Pre;
   const MlpKind kind = mlp_kind(c.activation);
-  const Activation act = mlp_activation(c.activation);
+  const Activation act = mlp_activation(c.activation, c.gelu_tanh);
   a.balance = 0;
   a.moe = c.moe();
   // Untraced inference keeps only what the next step reads: the residual additions ride on the W_o and down
   // products (linear_forward_add: L.proj and L.down stay unset) and RMSNorm sums in vector lanes.
   const bool lean = o.attention == PassAttention::Flash && !o.keep_trace;
+  // The residual additions ride on the products only when nothing sits between them (a bias, a sandwich norm).
+  const bool fuse_add = lean && !c.linear_bias && !c.sandwich_norm;
 
   // Token embedding x0 = E[tokens] (+ learned or sinusoidal positions).  (N, C)
   MatT<S>& x0 = a.xs[0];
   embedding_forward<S>(x0, w.embed, tokens, N);
+  if (c.embed_scale > 0) x0 *= static_cast<S>(c.embed_scale);  // Gemma: E[tokens] · √C
   const bool absolute = c.positions == PositionType::Learned || c.positions == PositionType::Sinusoidal;
   if (o.keep_trace && absolute) a.embed = x0;
   if (c.positions == PositionType::Learned)
@@ -322,14 +347,29 @@ int model_forward(Acts<S>& a, const W& w, const ModelConfig& c, const int* token
       L.v.rowwise() += lw.bv.transpose();
     }
 
-    // RoPE rotates each (x[k], x[k + D/2]) pair of q and k by position · θ_k (Hugging Face rotate_half).
+    // QK-norm before RoPE (Qwen3, Gemma 3): each head's q and k RMS-normalised with the model's ε and γ (Gemma:
+    // 1 + γ); RoPE then rotates the normalised vectors.
+    const bool pre_rope_norm = c.qk_norm && c.qk_norm_before_rope && rope;
+    if (pre_rope_norm) {
+      std::decay_t<decltype(lw.q_norm)> gq = lw.q_norm, gk = lw.k_norm;
+      if (c.norm_plus_one) gq.array() += 1, gk.array() += 1;
+      qk_norm_forward<S>(L.qn, L.qn_rstd, q0, gq, c.eps, H, D);
+      qk_norm_forward<S>(L.kn, L.kn_rstd, k0, gk, c.eps, KV, D);
+    }
+
+    // RoPE rotates each (x[k], x[k + R/2]) pair of the first R dims of q and k by position · θ_k (Hugging Face
+    // rotate_half; R = D unless partial rotary). Gemma 3's sliding layers use their own (local) base.
     if (rope) {
-      rope_forward<S>(L.q, q0, a.cos, a.sin, RopeConvention::HalfSplit, N, H, D);
-      rope_forward<S>(L.k, k0, a.cos, a.sin, RopeConvention::HalfSplit, N, KV, D);
+      const bool local = c.rope_local_base > 0 && c.layer_is_sliding(l);
+      const MatT<S>& cs = local ? a.cos_local : a.cos;
+      const MatT<S>& sn = local ? a.sin_local : a.sin;
+      const int R = c.rotary_dim();
+      rope_forward<S>(L.q, pre_rope_norm ? L.qn : q0, cs, sn, RopeConvention::HalfSplit, N, H, D, R);
+      rope_forward<S>(L.k, pre_rope_norm ? L.kn : k0, cs, sn, RopeConvention::HalfSplit, N, KV, D, R);
     }
 
     // QK-norm (after RoPE: the rotation keeps each head's RMS).
-    if (c.qk_norm) {
+    if (c.qk_norm && !pre_rope_norm) {
       qk_norm_forward<S>(L.qn, L.qn_rstd, L.q, lw.q_norm, kQkNormEps, H, D);
       qk_norm_forward<S>(L.kn, L.kn_rstd, L.k, lw.k_norm, kQkNormEps, KV, D);
     }
@@ -339,12 +379,15 @@ int model_forward(Acts<S>& a, const W& w, const ModelConfig& c, const int* token
     attention_step<S>(L, a, c, l, o);
     if (o.stop_on_overflow && std::find(L.empty_rows.begin(), L.empty_rows.end(), 1) != L.empty_rows.end()) return l;
 
-    // Output projection and residual: h = x + att W_oᵀ (post-norm then normalises h).
-    if (lean) {
+    // Output projection (+ GPT-2's bias) and residual: h = x + att W_oᵀ (post-norm then normalises h; Gemma 3's
+    // sandwich norm normalises the projection before the add: h = x + Norm(att W_oᵀ)).
+    if (fuse_add) {
       linear_forward_add<S>(L.h, L.att, lw.wo, x);
     } else {
       linear_forward<S>(L.proj, L.att, lw.wo);
-      residual_forward<S>(L.h, L.proj, x);
+      if (c.linear_bias) L.proj.rowwise() += lw.bo.transpose();
+      if (c.sandwich_norm) norm_fwd<S>(L.proj_n, L.pa_mean, L.pa_rstd, L.proj, lw.post_attn_norm, c, lean);
+      residual_forward<S>(L.h, c.sandwich_norm ? L.proj_n : L.proj, x);
     }
     if (!pre) norm_fwd<S>(L.ln1, L.ln1_mean, L.ln1_rstd, L.h, lw.attn_norm, c, lean);
 
@@ -356,13 +399,14 @@ int model_forward(Acts<S>& a, const W& w, const ModelConfig& c, const int* token
     MatT<S>& out = a.xs[stream_slot(o, l + 1)];
     MatT<S>& sum = pre ? out : L.res2;          // h + MLP (post-norm: before its norm)
     const MatT<S>& stream = pre ? L.h : L.ln1;  // what the MLP's output is added to
-    const bool fused = lean && !c.moe();        // the addition rides on the down product
+    const bool fused = fuse_add && !c.moe();    // the addition rides on the down product
     if (c.moe()) {
       expert_refs<S>(L.experts, lw);
       moe_ffn_forward<S>(L.down, L.moe, m, lw.router, L.experts, kind, act, c.top_k, c.capacity_factor);
       a.balance += L.moe.balance / c.n_layers;
     } else {
       linear_forward<S>(L.up, m, lw.mlp.up);
+      if (c.linear_bias) L.up.rowwise() += lw.b_up.transpose();
       if (kind != MlpKind::Plain) {
         linear_forward<S>(L.gate, m, lw.mlp.gate);
         // Inference runs SwiGLU's one vectorised pass; training keeps glu_forward, whose bits the shipped
@@ -378,14 +422,17 @@ int model_forward(Acts<S>& a, const W& w, const ModelConfig& c, const int* token
       } else {
         activation_forward_t<S>(L.hid, L.up, act);
       }
-      if (fused)
+      if (fused) {
         linear_forward_add<S>(sum, L.hid, lw.mlp.down, stream);
-      else
+      } else {
         linear_forward<S>(L.down, L.hid, lw.mlp.down);
+        if (c.linear_bias) L.down.rowwise() += lw.b_down.transpose();
+      }
     }
+    if (c.sandwich_norm) norm_fwd<S>(L.down_n, L.pm_mean, L.pm_rstd, L.down, lw.post_mlp_norm, c, lean);
 
-    // Residual: x' = h + MLP (post-norm: x' = Norm(h_n + MLP)).
-    if (!fused) residual_forward<S>(sum, L.down, stream);
+    // Residual: x' = h + MLP (post-norm: x' = Norm(h_n + MLP); sandwich: x' = h + Norm(MLP)).
+    if (!fused) residual_forward<S>(sum, c.sandwich_norm ? L.down_n : L.down, stream);
     if (!pre) norm_fwd<S>(out, L.ln2_mean, L.ln2_rstd, L.res2, lw.mlp_norm, c, lean);
     if (o.stop_on_overflow && !finite<S>(sum)) return l;
   }
@@ -394,6 +441,10 @@ int model_forward(Acts<S>& a, const W& w, const ModelConfig& c, const int* token
   const MatT<S>& last = a.xs[stream_slot(o, c.n_layers)];
   if (c.has_final_norm()) norm_fwd<S>(a.xf, a.f_mean, a.f_rstd, last, w.final_norm, c, lean);
   linear_forward<S>(a.logits, c.has_final_norm() ? a.xf : last, w.head());
+  if (c.final_softcap > 0) {  // Gemma: logits = c·tanh(logits / c)
+    const S cap = static_cast<S>(c.final_softcap);
+    a.logits = (a.logits.array() / cap).tanh() * cap;
+  }
   if (o.stop_on_overflow && !finite<S>(a.logits)) return c.n_layers;
   return -1;
 }

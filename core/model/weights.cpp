@@ -49,7 +49,7 @@ Mat gaussian(Gaussian& g, int rows, int cols, double std) {
 
 NormWeights unit_norm(const ModelConfig& c) {
   NormWeights n;
-  n.weight = Vec::Ones(c.dim);
+  n.weight = c.norm_plus_one ? Vec::Zero(c.dim) : Vec::Ones(c.dim);  // Gemma's (1 + w) is 1 at w = 0
   if (c.norm == NormType::LayerNorm) n.bias = Vec::Zero(c.dim);
   return n;
 }
@@ -70,6 +70,9 @@ void for_each_tensor(W& w, const ModelConfig& c, F&& f) {
   for (int i = 0; i < c.n_layers; ++i) {
     auto& l = w.layers[static_cast<size_t>(i)];
     const std::string p = "model.layers." + std::to_string(i) + ".";
+    // Gemma 3 names its four norms input, post_attention, pre_feedforward and post_feedforward; the MLP norm is
+    // then the pre_feedforward one.
+    const bool gemma = c.family == Family::Gemma3;
     norm(l.attn_norm, p + "input_layernorm");
     f(p + "self_attn.q_proj.weight", l.wq, std::vector<int64_t>{HD, C});
     if (c.attn_bias) f(p + "self_attn.q_proj.bias", l.bq, std::vector<int64_t>{HD});
@@ -78,11 +81,13 @@ void for_each_tensor(W& w, const ModelConfig& c, F&& f) {
     f(p + "self_attn.v_proj.weight", l.wv, std::vector<int64_t>{KVD, C});
     if (c.attn_bias) f(p + "self_attn.v_proj.bias", l.bv, std::vector<int64_t>{KVD});
     f(p + "self_attn.o_proj.weight", l.wo, std::vector<int64_t>{C, HD});
+    if (c.linear_bias) f(p + "self_attn.o_proj.bias", l.bo, std::vector<int64_t>{C});
     if (c.qk_norm) {
       f(p + "self_attn.q_norm.weight", l.q_norm, std::vector<int64_t>{c.head_dim()});
       f(p + "self_attn.k_norm.weight", l.k_norm, std::vector<int64_t>{c.head_dim()});
     }
-    norm(l.mlp_norm, p + "post_attention_layernorm");
+    if (c.sandwich_norm) norm(l.post_attn_norm, p + (gemma ? "post_attention_layernorm" : "post_attn_norm"));
+    norm(l.mlp_norm, p + (gemma ? "pre_feedforward_layernorm" : "post_attention_layernorm"));
     if (c.moe()) {
       f(p + "block_sparse_moe.gate.weight", l.router, std::vector<int64_t>{c.experts, C});
       if constexpr (!std::is_const_v<W>) l.experts.resize(static_cast<size_t>(c.experts));
@@ -97,7 +102,10 @@ void for_each_tensor(W& w, const ModelConfig& c, F&& f) {
     }
     if (c.gated()) f(p + "mlp.gate_proj.weight", l.mlp.gate, std::vector<int64_t>{F_, C});
     f(p + "mlp.up_proj.weight", l.mlp.up, std::vector<int64_t>{F_, C});
+    if (c.linear_bias) f(p + "mlp.up_proj.bias", l.b_up, std::vector<int64_t>{F_});
     f(p + "mlp.down_proj.weight", l.mlp.down, std::vector<int64_t>{C, F_});
+    if (c.linear_bias) f(p + "mlp.down_proj.bias", l.b_down, std::vector<int64_t>{C});
+    if (c.sandwich_norm) norm(l.post_mlp_norm, p + (gemma ? "post_feedforward_layernorm" : "post_mlp_norm"));
   }
   if (c.has_final_norm()) norm(w.final_norm, "model.norm");
   if (!c.tie_embeddings) f(std::string("lm_head.weight"), w.lm_head, std::vector<int64_t>{V, C});
@@ -138,13 +146,19 @@ ModelWeights init_weights(const ModelConfig& c, uint64_t seed) {
     l.wk = gaussian(g, KVD, C, 1.0 / std::sqrt(double(C)));
     l.wv = gaussian(g, KVD, C, 1.0 / std::sqrt(double(C)));
     l.wo = gaussian(g, C, HD, 1.0 / std::sqrt(double(HD)));
-    if (c.qk_norm) l.q_norm = l.k_norm = Vec::Ones(c.head_dim());
+    if (c.qk_norm) l.q_norm = l.k_norm = c.norm_plus_one ? Vec::Zero(c.head_dim()) : Vec::Ones(c.head_dim());
     if (c.attn_bias) {  // not zero, so a checkpoint test sees a wrong bias; Qwen2's trained biases are O(1)
       l.bq = gaussian(g, HD, 1, 0.5);
       l.bk = gaussian(g, KVD, 1, 0.5);
       l.bv = gaussian(g, KVD, 1, 0.5);
     }
     l.mlp_norm = unit_norm(c);
+    if (c.sandwich_norm) l.post_attn_norm = l.post_mlp_norm = unit_norm(c);
+    if (c.linear_bias) {  // small but not zero, so a test sees a bias that is dropped
+      l.bo = gaussian(g, C, 1, 0.1);
+      l.b_up = gaussian(g, F, 1, 0.1);
+      l.b_down = gaussian(g, C, 1, 0.1);
+    }
     if (c.moe()) {  // the router and every expert drawn like the dense MLP's matrices
       l.router = gaussian(g, c.experts, C, 1.0 / std::sqrt(double(C)));
       l.experts.resize(static_cast<size_t>(c.experts));
@@ -183,11 +197,16 @@ std::vector<ParamGroup> parameter_table(const ModelConfig& c) {
   rows.push_back({"$W_k$ (k_proj)", "$C \\cdot H_{kv} D = " + n(C) + " \\cdot " + n(KV * D) + "$", C * KV * D, L});
   rows.push_back({"$W_v$ (v_proj)", "$C \\cdot H_{kv} D = " + n(C) + " \\cdot " + n(KV * D) + "$", C * KV * D, L});
   rows.push_back({"$W_o$ (o_proj)", "$H D \\cdot C = " + n(H * D) + " \\cdot " + n(C) + "$", H * D * C, L});
+  if (c.linear_bias)
+    rows.push_back(
+        {N_("biases (o_proj, up_proj, down_proj)"), "$2 C + F = 2 \\cdot " + n(C) + " + " + n(F) + "$", 2 * C + F, L});
   if (c.qk_norm) rows.push_back({"QK-norm $\\gamma$ (q_norm, k_norm)", "$2 D = 2 \\cdot " + n(D) + "$", 2 * D, L});
   if (c.attn_bias)
     rows.push_back({N_("biases (q_proj, k_proj, v_proj)"),
                     "$(H + 2 H_{kv}) D = " + n(H + 2 * KV) + " \\cdot " + n(D) + "$", (H + 2 * KV) * D, L});
+  if (c.sandwich_norm) rows.push_back({N_("Post-attention norm"), norm_formula, norm_count, L});
   rows.push_back({N_("MLP norm"), norm_formula, norm_count, L});
+  if (c.sandwich_norm) rows.push_back({N_("Post-MLP norm"), norm_formula, norm_count, L});
   if (c.moe()) {
     const int64_t E = c.experts;
     rows.push_back({"Router (block_sparse_moe.gate)", "$E \\cdot C = " + n(E) + " \\cdot " + n(C) + "$", E * C, L});
@@ -225,7 +244,9 @@ int64_t parameter_count(const ModelWeights& w) {
     total += l.attn_norm.weight.size() + l.attn_norm.bias.size() + l.wq.size() + l.wk.size() + l.wv.size() +
              l.wo.size() + l.q_norm.size() + l.k_norm.size() + l.bq.size() + l.bk.size() + l.bv.size() +
              l.mlp_norm.weight.size() + l.mlp_norm.bias.size() + l.mlp.gate.size() + l.mlp.up.size() +
-             l.mlp.down.size() + l.router.size();
+             l.mlp.down.size() + l.router.size() + l.bo.size() + l.b_up.size() + l.b_down.size() +
+             l.post_attn_norm.weight.size() + l.post_attn_norm.bias.size() + l.post_mlp_norm.weight.size() +
+             l.post_mlp_norm.bias.size();
     for (const MlpWeights& x : l.experts) total += x.gate.size() + x.up.size() + x.down.size();
   }
   return total;

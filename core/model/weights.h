@@ -24,16 +24,20 @@ struct NormWeights {
 };
 
 struct LayerWeights {
-  NormWeights attn_norm;  // input_layernorm: before attention (pre-norm) or after the attention residual (post)
-  Mat wq;                 // (H*D, C)  q_proj
-  Mat wk;                 // (KV*D, C) k_proj
-  Mat wv;                 // (KV*D, C) v_proj
-  Mat wo;                 // (C, H*D)  o_proj
-  Vec q_norm, k_norm;     // (D)       QK-norm γ (self_attn.q_norm / k_norm, as Qwen3); qk_norm configs only
-  Vec bq;                 // (H*D)     q_proj.bias, attn_bias configs only (Qwen2)
-  Vec bk, bv;             // (KV*D)    k_proj.bias, v_proj.bias, attn_bias configs only
-  NormWeights mlp_norm;   // post_attention_layernorm: before the MLP (pre-norm) or after the MLP residual (post)
-  MlpWeights mlp;         // gate (F, C) for SwiGLU/GeGLU only, up (F, C), down (C, F); dense configs only
+  NormWeights attn_norm;       // input_layernorm: before attention (pre-norm) or after the attention residual (post)
+  Mat wq;                      // (H*D, C)  q_proj
+  Mat wk;                      // (KV*D, C) k_proj
+  Mat wv;                      // (KV*D, C) v_proj
+  Mat wo;                      // (C, H*D)  o_proj
+  Vec q_norm, k_norm;          // (D)       QK-norm γ (self_attn.q_norm / k_norm, as Qwen3); qk_norm configs only
+  Vec bq;                      // (H*D)     q_proj.bias, attn_bias configs only (Qwen2)
+  Vec bk, bv;                  // (KV*D)    k_proj.bias, v_proj.bias, attn_bias configs only
+  Vec bo;                      // (C)       o_proj.bias, linear_bias configs only (GPT-2's attn.c_proj.bias)
+  NormWeights post_attn_norm;  // sandwich_norm only: Norm of the attention output before its residual add
+  NormWeights post_mlp_norm;   // sandwich_norm only: Norm of the MLP output before its residual add
+  Vec b_up, b_down;            // (F), (C) up_proj.bias, down_proj.bias, linear_bias configs only (GPT-2's c_fc, c_proj)
+  NormWeights mlp_norm;        // post_attention_layernorm: before the MLP (pre-norm) or after the MLP residual (post)
+  MlpWeights mlp;              // gate (F, C) for SwiGLU/GeGLU only, up (F, C), down (C, F); dense configs only
   // Mixture of experts (config.moe()), Mixtral's names: block_sparse_moe.gate.weight is the router, expert e's
   // block_sparse_moe.experts.{e}.w1 / w3 / w2 are its gate / up / down (a plain MLP's up is w1: the matrix whose
   // output goes through the activation).

@@ -151,8 +151,8 @@ namespace {
 //   in, out: (N, H*D)   cos, sin: (N, D/2). out may alias in (each pair is read before it is written).
 template <bool Accumulate, class S>
 void rotate_pairs(MatT<S>& out, const MatT<S>& in, const MatT<S>& cos, const MatT<S>& sin, RopeConvention convention,
-                  int N, int H, int D, S direction) {
-  const int half = D / 2;
+                  int N, int H, int D, S direction, int R = -1) {
+  const int half = (R < 0 ? D : R) / 2;  // pairs rotated per head: all D dims, or the first R
   // Pair k is (k·stride, k·stride + partner): half-split (k, k + D/2) or interleaved (2k, 2k + 1).
   const bool interleaved = convention == RopeConvention::Interleaved;
   const int stride = interleaved ? 2 : 1, partner = interleaved ? 1 : half;
@@ -182,11 +182,15 @@ void rotate_pairs(MatT<S>& out, const MatT<S>& in, const MatT<S>& cos, const Mat
 
 template <class S>
 void rope_forward(MatT<S>& out, const MatT<S>& x, const MatT<S>& cos, const MatT<S>& sin, RopeConvention convention,
-                  int N, int H, int D) {
-  // x, out: (N, H*D)   cos, sin: (N, D/2)
-  assert(x.rows() == N && x.cols() == H * D && D % 2 == 0 && cos.rows() == N && cos.cols() == D / 2);
-  if (&out != &x) out.resize(N, H * D);
-  rotate_pairs<false>(out, x, cos, sin, convention, N, H, D, S(1));
+                  int N, int H, int D, int R) {
+  // x, out: (N, H*D)   cos, sin: (N, R/2), R = D unless partial
+  if (R < 0) R = D;
+  assert(x.rows() == N && x.cols() == H * D && R % 2 == 0 && R <= D && cos.rows() == N && cos.cols() == R / 2);
+  if (R < D && &out != &x)
+    out = x;  // the dims past R pass through; the rotation below then runs in place
+  else if (&out != &x)
+    out.resize(N, H * D);
+  rotate_pairs<false>(out, R < D ? out : x, cos, sin, convention, N, H, D, S(1), R);
 }
 
 template <class S>
@@ -197,8 +201,8 @@ void rope_backward(MatT<S>& dx, const MatT<S>& dout, const MatT<S>& cos, const M
   rotate_pairs<true>(dx, dout, cos, sin, convention, N, H, D, S(-1));
 }
 
-template void rope_forward<float>(Mat&, const Mat&, const Mat&, const Mat&, RopeConvention, int, int, int);
-template void rope_forward<double>(MatD&, const MatD&, const MatD&, const MatD&, RopeConvention, int, int, int);
+template void rope_forward<float>(Mat&, const Mat&, const Mat&, const Mat&, RopeConvention, int, int, int, int);
+template void rope_forward<double>(MatD&, const MatD&, const MatD&, const MatD&, RopeConvention, int, int, int, int);
 template void rope_backward<float>(Mat&, const Mat&, const Mat&, const Mat&, RopeConvention, int, int, int);
 template void rope_backward<double>(MatD&, const MatD&, const MatD&, const MatD&, RopeConvention, int, int, int);
 

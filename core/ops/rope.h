@@ -99,9 +99,11 @@ namespace tw {
 // Same rotation as rope_apply, for any scalar; rows may hold several sequences (row r uses table row r, so a
 // batch of B sequences of T tokens passes tables tiled B times).
 //   x, out: (N, H*D)   cos, sin: (N, D/2). out may alias x.
+// Partial rotary (Phi-3's partial_rotary_factor): R < D rotates the first R dims of each head (pairs (k, k + R/2),
+// tables (N, R/2)) and copies the other D − R; R = -1 means R = D.
 template <class S>
 void rope_forward(MatT<S>& out, const MatT<S>& x, const MatT<S>& cos, const MatT<S>& sin, RopeConvention convention,
-                  int N, int H, int D);
+                  int N, int H, int D, int R = -1);
 // The rotation is linear, so its backward is its transpose: each pair's gradient is rotated by −angle,
 // (da, db) += (dy_a·cos + dy_b·sin, −dy_a·sin + dy_b·cos). dx: (N, H*D) +=; dout: (N, H*D).
 template <class S>

@@ -40,8 +40,9 @@ void masked_softmax(std::vector<float>& probs, const std::vector<float>& logits,
 
 }  // namespace
 
-void sampling_filter(SamplingTrace& out, const std::vector<float>& logits, const SamplingConfig& cfg) {
-  // logits and every per-token field: (V)
+void sampling_filter(SamplingTrace& out, const std::vector<float>& logits, const SamplingConfig& cfg,
+                     const std::vector<char>* allowed) {
+  // logits, allowed and every per-token field: (V)
   const int V = static_cast<int>(logits.size());
   out.scaled_logits.resize(static_cast<size_t>(V));
   for (int i = 0; i < V; ++i)
@@ -50,14 +51,27 @@ void sampling_filter(SamplingTrace& out, const std::vector<float>& logits, const
 
   const auto& s = out.scaled_logits;
 
-  // top-k: threshold = k-th largest value (nth_element, O(V)); every token at or above it survives.
+  // The allowed tokens (all when `allowed` is null or allows none) are the candidates every filter starts from,
+  // like a logits processor that runs before Hugging Face's warpers.
   out.kept_top_k.assign(static_cast<size_t>(V), 1);
+  // A model may have more logits than its vocabulary has tokens (padded rows): those are never allowed.
+  if (allowed && std::find(allowed->begin(), allowed->end(), 1) != allowed->end())
+    for (int i = 0; i < V; ++i) {
+      const size_t k = static_cast<size_t>(i);
+      out.kept_top_k[k] = k < allowed->size() && (*allowed)[k] ? 1 : 0;
+    }
+  // top-k: threshold = k-th largest candidate value (nth_element, O(V)); every candidate at or above it survives.
   if (cfg.top_k > 0) {
-    const int k = std::min(std::max(cfg.top_k, cfg.min_tokens_to_keep), V);
-    std::vector<float> values(s);
+    std::vector<float> values;
+    values.reserve(static_cast<size_t>(V));
+    for (int i = 0; i < V; ++i)
+      if (out.kept_top_k[static_cast<size_t>(i)]) values.push_back(s[static_cast<size_t>(i)]);
+    const int k = std::min(std::max(cfg.top_k, cfg.min_tokens_to_keep), static_cast<int>(values.size()));
     std::nth_element(values.begin(), values.begin() + (k - 1), values.end(), std::greater<float>());
     const float kth = values[static_cast<size_t>(k - 1)];
-    for (int i = 0; i < V; ++i) out.kept_top_k[static_cast<size_t>(i)] = s[static_cast<size_t>(i)] >= kth;
+    for (int i = 0; i < V; ++i)
+      out.kept_top_k[static_cast<size_t>(i)] =
+          out.kept_top_k[static_cast<size_t>(i)] && s[static_cast<size_t>(i)] >= kth;
   }
   out.n_top_k = static_cast<int>(std::count(out.kept_top_k.begin(), out.kept_top_k.end(), 1));
 

@@ -43,8 +43,12 @@ struct SamplingTrace {
   int n_final = 0;                   // how many survive every filter
 };
 
-// Runs every filter; assumes validate(cfg) is empty and logits is non-empty and finite.
-void sampling_filter(SamplingTrace& out, const std::vector<float>& logits, const SamplingConfig& cfg);
+// Runs every filter; assumes validate(cfg) is empty and logits is non-empty and finite. `allowed` (optional, one
+// entry per token, 1 = may be drawn; logits past its end are not allowed) restricts the candidates before every filter,
+// as a constraint such as "keeps the text valid UTF-8" (core/text/utf8_constraint.h); the kept_* fields then count only
+// allowed tokens, probs_before does not.
+void sampling_filter(SamplingTrace& out, const std::vector<float>& logits, const SamplingConfig& cfg,
+                     const std::vector<char>* allowed = nullptr);
 
 // Inverse-CDF draw from probs (which sum to 1) using the given engine; deterministic for a given seed on every
 // platform (no std:: distribution involved). Never returns a token with probability 0.

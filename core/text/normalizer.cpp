@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text/i18n.h"
+#include "core/text/tokenizer_json.h"
 #include "core/text/unicode_regex.h"
 #include "core/text/utf8.h"
 
@@ -73,13 +74,16 @@ std::string strip(std::string_view s, bool left, bool right) {
   return out;
 }
 
-std::string replace_all(std::string_view s, const std::string& from, const std::string& to) {
+// Stops copying once the output passes `bound` bytes (the caller reports it): 40 × "a" → "aa" must not double the
+// text 40 times.
+std::string replace_all(std::string_view s, const std::string& from, const std::string& to, size_t bound) {
   if (from.empty()) return std::string(s);
   std::string out;
   size_t i = 0;
   for (size_t k; (k = s.find(from, i)) != std::string_view::npos; i = k + from.size()) {
     out.append(s.substr(i, k - i));
     out += to;
+    if (out.size() > bound) return out;
   }
   out.append(s.substr(i));
   return out;
@@ -118,14 +122,6 @@ std::string bert(const Normalizer::Step& st, std::string_view s) {
   return out;
 }
 
-std::string type_of(const json& j) {
-  return j.is_object() && j.contains("type") && j["type"].is_string() ? j["type"].get<std::string>() : "";
-}
-
-bool get_bool(const json& j, const char* key, bool fallback) {
-  return j.contains(key) && j[key].is_boolean() ? j[key].get<bool>() : fallback;
-}
-
 bool get_string(const json& j, const char* key, std::string* out) {
   if (!j.contains(key) || !j[key].is_string()) return false;
   *out = j[key].get<std::string>();
@@ -135,9 +131,14 @@ bool get_string(const json& j, const char* key, std::string* out) {
 bool parse(const json& j, std::vector<std::shared_ptr<const Normalizer::Step>>* steps, std::string* error,
            std::string* note, int depth) {
   if (j.is_null()) return true;
-  const std::string type = type_of(j);
+  std::string type;
+  if (!component_type(j, tr("normalizer"), &type, error)) return false;
   if (depth > 16) {
     *error = tr("normalizers are nested too deeply");
+    return false;
+  }
+  if (const std::string bad = option_type_error(j, tr("normalizer") + std::string(" ") + type); !bad.empty()) {
+    *error = bad;
     return false;
   }
   if (type == "Sequence") {
@@ -145,8 +146,13 @@ bool parse(const json& j, std::vector<std::shared_ptr<const Normalizer::Step>>* 
       *error = tr("normalizer Sequence needs a 'normalizers' list");
       return false;
     }
-    for (const json& s : j["normalizers"])
+    for (const json& s : j["normalizers"]) {
       if (!parse(s, steps, error, note, depth + 1)) return false;
+      if (steps->size() > kMaxPipelineSteps) {
+        *error = subst(tr("normalizer Sequence has more than {0} steps"), {std::to_string(kMaxPipelineSteps)});
+        return false;
+      }
+    }
     return true;
   }
   auto st = std::make_shared<Normalizer::Step>();
@@ -169,8 +175,8 @@ bool parse(const json& j, std::vector<std::shared_ptr<const Normalizer::Step>>* 
     st->kind = Normalizer::Step::Lowercase;
   } else if (type == "Strip") {
     st->kind = Normalizer::Step::Strip;
-    st->left = get_bool(j, "strip_left", true);
-    st->right = get_bool(j, "strip_right", true);
+    st->left = json_bool(j, "strip_left", true);
+    st->right = json_bool(j, "strip_right", true);
   } else if (type == "StripAccents") {
     st->kind = Normalizer::Step::StripAccents;
   } else if (type == "Replace" || type == "Prepend") {
@@ -190,7 +196,7 @@ bool parse(const json& j, std::vector<std::shared_ptr<const Normalizer::Step>>* 
         st->kind = Normalizer::Step::ReplaceString;
       } else if (get_string(pattern, "Regex", &st->pattern)) {
         st->kind = Normalizer::Step::ReplaceRegex;
-        if (!st->regex.compile(st->pattern, error)) return false;
+        if (!st->regex.compile(st->pattern, error, "normalizer Replace")) return false;
       } else {
         *error = tr("normalizer Replace needs a pattern {\"String\": …} or {\"Regex\": …}");
         return false;
@@ -198,10 +204,10 @@ bool parse(const json& j, std::vector<std::shared_ptr<const Normalizer::Step>>* 
     }
   } else if (type == "BertNormalizer") {
     st->kind = Normalizer::Step::Bert;
-    st->clean_text = get_bool(j, "clean_text", true);
-    st->chinese = get_bool(j, "handle_chinese_chars", true);
-    st->lowercase = get_bool(j, "lowercase", true);
-    st->strip_accents = get_bool(j, "strip_accents", st->lowercase);  // null: follows lowercase
+    st->clean_text = json_bool(j, "clean_text", true);
+    st->chinese = json_bool(j, "handle_chinese_chars", true);
+    st->lowercase = json_bool(j, "lowercase", true);
+    st->strip_accents = json_bool(j, "strip_accents", st->lowercase);  // null: follows lowercase
   } else {
     *error = subst(tr("unknown normalizer '{0}'"), {type});
     return false;
@@ -221,13 +227,22 @@ bool Normalizer::from_json(const json& j, std::string* error, std::string* note)
 
 std::string Normalizer::apply(std::string_view text) const {
   std::string s(text);
-  for (const auto& st : steps_) {
+  const size_t bound = kMaxNormalizedGrowth * text.size() + 64;  // 64: a Prepend to a short text
+  for (size_t k = 0; k < steps_.size(); ++k) {
+    const auto& st = steps_[k];
+    if (s.size() > bound) {
+      report_pipeline_failure(subst(tr("the normalizer grew the text from {0} to {1} bytes by step {2} of {3}, past "
+                                       "its bound of {4}× the input"),
+                                    {std::to_string(text.size()), std::to_string(s.size()), std::to_string(k),
+                                     std::to_string(steps_.size()), std::to_string(kMaxNormalizedGrowth)}));
+      return s;
+    }
     switch (st->kind) {
       case Step::Form: s = normalize_form(st->form, s); break;
       case Step::Lowercase: s = lowercase(s); break;
       case Step::Strip: s = strip(s, st->left, st->right); break;
       case Step::StripAccents: s = strip_accents(s); break;
-      case Step::ReplaceString: s = replace_all(s, st->pattern, st->content); break;
+      case Step::ReplaceString: s = replace_all(s, st->pattern, st->content, bound); break;
       case Step::ReplaceRegex: {
         std::string out;
         size_t at = 0;
@@ -235,6 +250,7 @@ std::string Normalizer::apply(std::string_view text) const {
           out.append(s, at, b - at);
           out += st->content;
           at = e;
+          if (out.size() > bound) break;
         }
         out.append(s, at, std::string::npos);
         s = std::move(out);
@@ -246,6 +262,11 @@ std::string Normalizer::apply(std::string_view text) const {
       case Step::Bert: s = bert(*st, s); break;
     }
   }
+  if (s.size() > bound)
+    report_pipeline_failure(
+        subst(tr("the normalizer grew the text from {0} to {1} bytes, past its bound of {2}× the "
+                 "input"),
+              {std::to_string(text.size()), std::to_string(s.size()), std::to_string(kMaxNormalizedGrowth)}));
   return s;
 }
 

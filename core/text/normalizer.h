@@ -15,6 +15,10 @@
 
 namespace tw {
 
+// A normalized text may be at most this many times its input (plus a few bytes): a chain of 40 Replace a → aa
+// would otherwise double the text 40 times. Past it apply() stops and reports (report_pipeline_failure).
+constexpr size_t kMaxNormalizedGrowth = 8;
+
 class Normalizer {
  public:
   // Reads the "normalizer" value (null or absent: no normalization). False with a one-line *error naming an

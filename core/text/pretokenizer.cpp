@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "core/text/i18n.h"
+#include "core/text/tokenizer_json.h"
 #include "core/text/unicode_regex.h"
 #include "core/text/utf8.h"
 
@@ -140,14 +141,6 @@ std::vector<std::pair<size_t, size_t>> char_matches(std::string_view s, const st
   return out;
 }
 
-std::string type_of(const json& j) {
-  return j.is_object() && j.contains("type") && j["type"].is_string() ? j["type"].get<std::string>() : "";
-}
-
-bool get_bool(const json& j, const char* key, bool fallback) {
-  return j.contains(key) && j[key].is_boolean() ? j[key].get<bool>() : fallback;
-}
-
 }  // namespace
 
 struct PreTokenizer::Step {
@@ -201,14 +194,24 @@ bool parse(const json& j, std::vector<std::shared_ptr<const PreTokenizer::Step>>
     *error = tr("pre-tokenizers are nested too deeply");
     return false;
   }
-  const std::string type = type_of(j);
+  std::string type;
+  if (!component_type(j, tr("pre-tokenizer"), &type, error)) return false;
+  if (const std::string bad = option_type_error(j, tr("pre-tokenizer") + std::string(" ") + type); !bad.empty()) {
+    *error = bad;
+    return false;
+  }
   if (type == "Sequence") {
     if (!j.contains("pretokenizers") || !j["pretokenizers"].is_array()) {
       *error = tr("pre-tokenizer Sequence needs a 'pretokenizers' list");
       return false;
     }
-    for (const json& s : j["pretokenizers"])
+    for (const json& s : j["pretokenizers"]) {
       if (!parse(s, steps, error, depth + 1)) return false;
+      if (steps->size() > kMaxPipelineSteps) {
+        *error = subst(tr("pre-tokenizer Sequence has more than {0} steps"), {std::to_string(kMaxPipelineSteps)});
+        return false;
+      }
+    }
     return true;
   }
   auto st = std::make_shared<Step>();
@@ -219,17 +222,18 @@ bool parse(const json& j, std::vector<std::shared_ptr<const PreTokenizer::Step>>
       st->use_literal = true;
       st->literal = pattern["String"].get<std::string>();
     } else if (pattern.contains("Regex") && pattern["Regex"].is_string()) {
-      if (!st->regex.compile(pattern["Regex"].get<std::string>(), error)) return false;
+      if (!st->regex.compile(pattern["Regex"].get<std::string>(), error, "pre-tokenizer Split")) return false;
     } else {
       *error = tr("pre-tokenizer Split needs a pattern {\"String\": …} or {\"Regex\": …}");
       return false;
     }
     if (!parse_behavior(j, &st->behavior, error)) return false;
-    st->invert = get_bool(j, "invert", false);
+    st->invert = json_bool(j, "invert", false);
   } else if (type == "ByteLevel") {
     st->kind = Step::ByteLevel;
-    st->add_prefix_space = get_bool(j, "add_prefix_space", true);
-    if (get_bool(j, "use_regex", true) && !st->regex.compile(kGpt2Pattern, error)) return false;
+    st->add_prefix_space = json_bool(j, "add_prefix_space", true);
+    if (json_bool(j, "use_regex", true) && !st->regex.compile(kGpt2Pattern, error, "pre-tokenizer ByteLevel"))
+      return false;
   } else if (type == "Metaspace") {
     st->kind = Step::Metaspace;
     st->replacement = j.contains("replacement") && j["replacement"].is_string() ? j["replacement"].get<std::string>()
@@ -238,7 +242,7 @@ bool parse(const json& j, std::vector<std::shared_ptr<const PreTokenizer::Step>>
       *error = tr("pre-tokenizer Metaspace needs a non-empty 'replacement'");
       return false;
     }
-    std::string scheme = get_bool(j, "add_prefix_space", true) ? "always" : "never";
+    std::string scheme = json_bool(j, "add_prefix_space", true) ? "always" : "never";
     if (j.contains("prepend_scheme") && j["prepend_scheme"].is_string())
       scheme = j["prepend_scheme"].get<std::string>();
     if (scheme != "always" && scheme != "first" && scheme != "never") {
@@ -246,10 +250,10 @@ bool parse(const json& j, std::vector<std::shared_ptr<const PreTokenizer::Step>>
       return false;
     }
     st->prepend = scheme == "always" ? Step::Always : scheme == "first" ? Step::First : Step::Never;
-    st->split = get_bool(j, "split", true);
+    st->split = json_bool(j, "split", true);
   } else if (type == "Whitespace") {
     st->kind = Step::Whitespace;
-    if (!st->regex.compile(R"(\w+|[^\w\s]+)", error)) return false;
+    if (!st->regex.compile(R"(\w+|[^\w\s]+)", error, "pre-tokenizer Whitespace")) return false;
   } else if (type == "WhitespaceSplit") {
     st->kind = Step::WhitespaceSplit;
   } else if (type == "Punctuation") {
@@ -257,7 +261,7 @@ bool parse(const json& j, std::vector<std::shared_ptr<const PreTokenizer::Step>>
     if (!parse_behavior(j, &st->behavior, error)) return false;
   } else if (type == "Digits") {
     st->kind = Step::Digits;
-    st->individual_digits = get_bool(j, "individual_digits", false);
+    st->individual_digits = json_bool(j, "individual_digits", false);
   } else if (type == "BertPreTokenizer") {
     st->kind = Step::Bert;
   } else {

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -20,6 +21,7 @@
 #include "core/io/read_file.h"
 #include "core/text/i18n.h"
 #include "core/text/token_display.h"
+#include "core/text/tokenizer_json.h"
 #include "core/text/unicode_regex.h"
 #include "core/text/utf8.h"
 
@@ -233,10 +235,15 @@ void BpeTokenizer::encode_wordpiece(std::string_view word, std::vector<int>* out
   std::vector<size_t> bounds;  // character starts, then the end
   for (size_t i = 0; i < word.size(); i += std::max<size_t>(utf8_sequence_length(word, i), 1)) bounds.push_back(i);
   bounds.push_back(word.size());
-  if (bounds.size() - 1 > size_t(max_word_chars_)) {
-    if (unk_id_ >= 0) out->push_back(unk_id_);
-    return;
-  }
+  const auto unknown = [&] {
+    if (unk_id_ >= 0)
+      out->push_back(unk_id_);
+    else  // Hugging Face raises MissingUnkToken here
+      report_pipeline_failure(subst(tr("WordPiece's unknown token '{0}' is not in the vocabulary, so the word '{1}' "
+                                       "cannot be tokenized (Hugging Face refuses it too)"),
+                                    {unk_token_, std::string(utf8_prefix(word, 40))}));
+  };
+  if (bounds.size() - 1 > size_t(max_word_chars_)) return unknown();
   std::vector<int> ids;
   std::string key;
   for (size_t b = 0; b + 1 < bounds.size();) {
@@ -250,10 +257,7 @@ void BpeTokenizer::encode_wordpiece(std::string_view word, std::vector<int>* out
         break;
       }
     }
-    if (found < 0) {
-      if (unk_id_ >= 0) out->push_back(unk_id_);
-      return;
-    }
+    if (found < 0) return unknown();
     ids.push_back(found);
     b = e;
   }
@@ -265,24 +269,27 @@ void BpeTokenizer::encode_unigram(std::string_view s, std::vector<int>* out) con
   // segmentation of s[0, e); an unknown character costs unk_score_.
   const size_t n = s.size();
   constexpr double kNone = -std::numeric_limits<double>::infinity();
+  // Reachability is kept apart from the score: scores whose sum underflows to −inf still segment the text.
   std::vector<double> best(n + 1, kNone);
   std::vector<int> from(n + 1, -1), id_at(n + 1, -1);
+  std::vector<char> reached(n + 1, 0);
   best[0] = 0;
+  reached[0] = 1;
   for (size_t i = 0; i < n;) {
     const size_t clen = std::max<size_t>(utf8_sequence_length(s, i), 1);
-    if (best[i] > kNone) {
+    if (reached[i]) {
       bool single = false;
       for (size_t e = i + 1; e <= n && e - i <= max_piece_bytes_; ++e) {
         auto it = vocab_.find(s.substr(i, e - i));
         if (it == vocab_.end() || size_t(it->second) >= scores_.size()) continue;
         if (e == i + clen) single = true;
         const double score = best[i] + scores_[size_t(it->second)];
-        if (best[e] == kNone || score > best[e]) best[e] = score, from[e] = int(i), id_at[e] = it->second;
+        if (!reached[e] || score > best[e]) best[e] = score, from[e] = int(i), id_at[e] = it->second, reached[e] = 1;
       }
       if (!single) {
         const double score = best[i] + unk_score_;
-        if (best[i + clen] == kNone || score > best[i + clen])
-          best[i + clen] = score, from[i + clen] = int(i), id_at[i + clen] = -1;
+        if (!reached[i + clen] || score > best[i + clen])
+          best[i + clen] = score, from[i + clen] = int(i), id_at[i + clen] = -1, reached[i + clen] = 1;
       }
     }
     i += clen;
@@ -308,6 +315,10 @@ void BpeTokenizer::encode_unigram(std::string_view s, std::vector<int>* out) con
       for (size_t i = b; i < end; ++i) out->push_back(byte_token_[static_cast<unsigned char>(s[i])]);
     else if (unk_id_ >= 0)
       out->push_back(unk_id_);
+    else  // Hugging Face: "Encountered an unknown token but `unk_id` is missing"
+      report_pipeline_failure(subst(tr("the Unigram model has no unk_id, so '{0}' cannot be tokenized (Hugging Face "
+                                       "refuses it too)"),
+                                    {std::string(utf8_prefix(s.substr(b, end - b), 40))}));
   }
 }
 
@@ -323,6 +334,7 @@ void BpeTokenizer::encode_piece(std::string_view piece, std::vector<int>* out) c
 // [SECTION] encode / decode
 
 std::vector<int> BpeTokenizer::encode(std::string_view text, bool add_special) const {
+  (void)take_pipeline_failure();  // a failure of an earlier text must not cut this one short
   std::vector<int> ids;
   if (add_special) ids = prefix_ids_;
   std::vector<Segment> segments{{std::string(text), -1, true}};
@@ -338,8 +350,9 @@ std::vector<int> BpeTokenizer::encode(std::string_view text, bool add_special) c
       ids.push_back(seg.added_id);
       continue;
     }
-    if (seg.text.empty()) continue;
+    if (seg.text.empty() || pipeline_failure_pending()) continue;
     for (const PreToken& p : pre_tokenizer_.apply({{seg.text, seg.at_start}})) {
+      if (pipeline_failure_pending()) break;
       if (p.text.size() > 48) {
         encode_piece(p.text, &ids);
         continue;
@@ -353,7 +366,23 @@ std::vector<int> BpeTokenizer::encode(std::string_view text, bool add_special) c
   return ids;
 }
 
+bool BpeTokenizer::encode_checked(std::string_view text, bool add_special, std::vector<int>* ids,
+                                  std::string* error) const {
+  std::vector<int> out = encode(text, add_special);
+  if (const std::string failure = take_pipeline_failure(); !failure.empty()) {
+    *error = (source_.empty() ? std::string("tokenizer.json") : source_) + ": " + failure;
+    return false;
+  }
+  if (std::string dropped = dropped_text_error(*this, text, out); !dropped.empty()) {
+    *error = std::move(dropped);
+    return false;
+  }
+  *ids = std::move(out);
+  return true;
+}
+
 std::vector<std::string> BpeTokenizer::pre_split(std::string_view text) const {
+  (void)take_pipeline_failure();
   std::vector<Segment> segments{{std::string(text), -1, true}};
   split_added(&segments, false);
   for (Segment& seg : segments)
@@ -531,6 +560,7 @@ void run_decoder(const BpeTokenizer::Decoder& d, std::vector<std::string>* token
 }  // namespace
 
 std::string BpeTokenizer::decode(const std::vector<int>& ids, bool skip_special) const {
+  (void)take_pipeline_failure();  // an earlier encoding's failure must not silence the decoder's regexes
   std::vector<std::string> tokens;
   for (int id : ids) {
     if (id < 0 || id >= vocab_size()) continue;
@@ -594,10 +624,6 @@ std::string type_of(const json& j) {
   return j.is_object() && j.contains("type") && j["type"].is_string() ? j["type"].get<std::string>() : "";
 }
 
-bool get_bool(const json& j, const char* key, bool fallback) {
-  return j.is_object() && j.contains(key) && j[key].is_boolean() ? j[key].get<bool>() : fallback;
-}
-
 std::string get_string(const json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
 }
@@ -610,14 +636,24 @@ bool parse_decoder(const json& j, std::vector<std::shared_ptr<const BpeTokenizer
     *error = tr("decoders are nested too deeply");
     return false;
   }
-  const std::string type = type_of(j);
+  std::string type;
+  if (!component_type(j, tr("decoder"), &type, error)) return false;
+  if (const std::string bad = option_type_error(j, tr("decoder") + std::string(" ") + type); !bad.empty()) {
+    *error = bad;
+    return false;
+  }
   if (type == "Sequence") {
     if (!j.contains("decoders") || !j["decoders"].is_array()) {
       *error = tr("decoder Sequence needs a 'decoders' list");
       return false;
     }
-    for (const json& d : j["decoders"])
+    for (const json& d : j["decoders"]) {
       if (!parse_decoder(d, out, error, depth + 1)) return false;
+      if (out->size() > kMaxPipelineSteps) {
+        *error = subst(tr("decoder Sequence has more than {0} steps"), {std::to_string(kMaxPipelineSteps)});
+        return false;
+      }
+    }
     return true;
   }
   auto d = std::make_shared<D>();
@@ -630,7 +666,7 @@ bool parse_decoder(const json& j, std::vector<std::shared_ptr<const BpeTokenizer
   } else if (type == "Metaspace") {
     d->kind = D::Metaspace;
     d->a = j.contains("replacement") && j["replacement"].is_string() ? j["replacement"].get<std::string>() : kMetaspace;
-    std::string scheme = get_bool(j, "add_prefix_space", true) ? "always" : "never";
+    std::string scheme = json_bool(j, "add_prefix_space", true) ? "always" : "never";
     if (j.contains("prepend_scheme") && j["prepend_scheme"].is_string())
       scheme = j["prepend_scheme"].get<std::string>();
     d->flag = scheme != "never";
@@ -648,7 +684,7 @@ bool parse_decoder(const json& j, std::vector<std::shared_ptr<const BpeTokenizer
       d->a = pattern["String"].get<std::string>();
     } else if (pattern.contains("Regex") && pattern["Regex"].is_string()) {
       d->kind = D::ReplaceRegex;
-      if (!d->regex.compile(pattern["Regex"].get<std::string>(), error)) return false;
+      if (!d->regex.compile(pattern["Regex"].get<std::string>(), error, "decoder Replace")) return false;
     } else {
       *error = tr("decoder Replace needs a pattern {\"String\": …} or {\"Regex\": …}");
       return false;
@@ -656,7 +692,7 @@ bool parse_decoder(const json& j, std::vector<std::shared_ptr<const BpeTokenizer
   } else if (type == "WordPiece") {
     d->kind = D::WordPiece;
     d->a = j.contains("prefix") && j["prefix"].is_string() ? j["prefix"].get<std::string>() : "##";
-    d->flag = get_bool(j, "cleanup", true);
+    d->flag = json_bool(j, "cleanup", true);
   } else if (type == "BPEDecoder") {
     d->kind = D::BpeSuffix;
     d->a = j.contains("suffix") && j["suffix"].is_string() ? j["suffix"].get<std::string>() : "</w>";
@@ -676,7 +712,12 @@ bool parse_post(const json& j, const BpeTokenizer& t, std::vector<int>* prefix, 
     *error = tr("post-processors are nested too deeply");
     return false;
   }
-  const std::string type = type_of(j);
+  std::string type;
+  if (!component_type(j, tr("post-processor"), &type, error)) return false;
+  if (const std::string bad = option_type_error(j, tr("post-processor") + std::string(" ") + type); !bad.empty()) {
+    *error = bad;
+    return false;
+  }
   if (type == "Sequence") {
     if (!j.contains("processors") || !j["processors"].is_array()) {
       *error = tr("post-processor Sequence needs a 'processors' list");
@@ -787,6 +828,9 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
     model_type = model.contains("merges")                               ? "BPE"
                  : model.contains("vocab") && model["vocab"].is_array() ? "Unigram"
                                                                         : "";
+  if (const std::string bad = option_type_error(model, "model " + (model_type.empty() ? "BPE" : model_type));
+      !bad.empty())
+    return fail(bad);
   if (model_type == "BPE")
     t.model_ = TokenizerModel::BPE;
   else if (model_type == "WordPiece")
@@ -802,16 +846,28 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
     const json& vocab = model["vocab"];
     if (vocab.size() >= size_t(kMaxVocab)) return fail(tr("model.vocab has too many entries"));
     double min_score = 0;
+    int long_pieces = 0;
     for (size_t id = 0; id < vocab.size(); ++id) {
       const json& e = vocab[id];
       if (!e.is_array() || e.size() != 2 || !e[0].is_string() || !e[1].is_number())
         return fail(subst(tr("model.vocab entry {0} is not [piece, score]"), {std::to_string(id)}));
       const std::string piece = e[0].get<std::string>();
+      const double score = e[1].get<double>();
+      if (!std::isfinite(score))
+        return fail(subst(tr("model.vocab entry {0} ('{1}') has the score {2}; a score must be a finite number"),
+                          {std::to_string(id), std::string(utf8_prefix(piece, 40)), e[1].dump()}));
       t.vocab_.emplace(piece, int(id));
-      t.scores_.push_back(e[1].get<double>());
-      min_score = std::min(min_score, t.scores_.back());
-      t.max_piece_bytes_ = std::max(t.max_piece_bytes_, piece.size());
+      t.scores_.push_back(score);
+      min_score = std::min(min_score, score);
+      if (piece.size() > kMaxUnigramPieceBytes)
+        ++long_pieces;
+      else
+        t.max_piece_bytes_ = std::max(t.max_piece_bytes_, piece.size());
     }
+    if (long_pieces > 0)
+      notes.push_back(subst(trn("{0} Unigram piece is longer than {1} bytes and is never matched",
+                                "{0} Unigram pieces are longer than {1} bytes and are never matched", long_pieces),
+                            {std::to_string(long_pieces), std::to_string(kMaxUnigramPieceBytes)}));
     t.unk_score_ = min_score - 10;
     max_id = int(vocab.size()) - 1;
     if (model.contains("unk_id") && model["unk_id"].is_number_integer()) {
@@ -832,21 +888,27 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
     }
   }
   std::vector<AddedToken> added;
+  if (j.contains("added_tokens") && !j["added_tokens"].is_array() && !j["added_tokens"].is_null())
+    return fail(tr("added_tokens must be a list of {\"id\": …, \"content\": …} entries"));
   if (j.contains("added_tokens") && j["added_tokens"].is_array()) {
     for (const json& a : j["added_tokens"]) {
       if (!a.is_object() || !a.contains("id") || !a["id"].is_number_integer() || !a.contains("content") ||
           !a["content"].is_string())
         return fail(tr("every added_tokens entry needs an integer 'id' and a string 'content'"));
+      for (const char* key : {"special", "normalized", "lstrip", "rstrip", "single_word"})
+        if (a.contains(key) && !a[key].is_boolean())
+          return fail(subst(tr("added token '{0}': '{1}' must be true or false, not {2}"),
+                            {a["content"].get<std::string>(), key, a[key].dump()}));
       const int64_t id = a["id"].get<int64_t>();
       if (id < 0 || id >= kMaxVocab) return fail(subst(tr("added token id {0} is out of range"), {std::to_string(id)}));
       AddedToken tok;
       tok.content = a["content"].get<std::string>();
       tok.id = int(id);
-      tok.special = get_bool(a, "special", false);
-      tok.normalized = get_bool(a, "normalized", !tok.special);
-      tok.lstrip = get_bool(a, "lstrip", false);
-      tok.rstrip = get_bool(a, "rstrip", false);
-      tok.single_word = get_bool(a, "single_word", false);
+      tok.special = json_bool(a, "special", false);
+      tok.normalized = json_bool(a, "normalized", !tok.special);
+      tok.lstrip = json_bool(a, "lstrip", false);
+      tok.rstrip = json_bool(a, "rstrip", false);
+      tok.single_word = json_bool(a, "single_word", false);
       added.push_back(std::move(tok));
       max_id = std::max(max_id, static_cast<int>(id));
     }
@@ -867,9 +929,9 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
     std::snprintf(name, sizeof name, "<0x%02X>", b);
     t.byte_token_[b] = t.token_id(name);
   }
-  t.byte_fallback_ = get_bool(model, "byte_fallback", false);
-  t.ignore_merges_ = get_bool(model, "ignore_merges", false);
-  t.fuse_unk_ = get_bool(model, "fuse_unk", false);
+  t.byte_fallback_ = json_bool(model, "byte_fallback", false);
+  t.ignore_merges_ = json_bool(model, "ignore_merges", false);
+  t.fuse_unk_ = json_bool(model, "fuse_unk", false);
   t.subword_prefix_ = get_string(model, "continuing_subword_prefix");
   t.word_suffix_ = get_string(model, "end_of_word_suffix");
   if (t.model_ == TokenizerModel::WordPiece) {
@@ -877,8 +939,14 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
     if (model.contains("max_input_chars_per_word") && model["max_input_chars_per_word"].is_number_integer())
       t.max_word_chars_ = std::clamp(model["max_input_chars_per_word"].get<int>(), 1, 1 << 20);
   }
-  if (t.model_ != TokenizerModel::Unigram && model.contains("unk_token") && model["unk_token"].is_string())
-    t.unk_id_ = t.token_id(model["unk_token"].get<std::string>());
+  if (t.model_ != TokenizerModel::Unigram && model.contains("unk_token") && model["unk_token"].is_string()) {
+    t.unk_token_ = model["unk_token"].get<std::string>();
+    t.unk_id_ = t.token_id(t.unk_token_);
+  }
+  if (t.model_ == TokenizerModel::WordPiece && t.unk_token_.empty()) {  // the reference's default
+    t.unk_token_ = "[UNK]";
+    t.unk_id_ = t.token_id(t.unk_token_);
+  }
   if (model.contains("dropout") && model["dropout"].is_number() && model["dropout"].get<double>() > 0)
     notes.push_back(tr("BPE dropout is ignored (encoding is deterministic)"));
   if (t.model_ == TokenizerModel::BPE && model.contains("merges")) {
@@ -943,6 +1011,7 @@ bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::st
       trie_insert(&t.raw_trie_.next, &t.raw_trie_.token, a.content, int(k));
   }
   for (size_t k = 0; k < notes.size(); ++k) t.note_ += (k ? "; " : "") + notes[k];
+  (void)take_pipeline_failure();  // normalizing the added tokens above reports nothing to the next encoding
   *out = std::move(t);
   return true;
 }
@@ -955,11 +1024,15 @@ bool load_bpe_tokenizer(const std::string& path, BpeTokenizer* out, std::string*
     *error = path + ": " + error->substr(std::string("tokenizer.json: ").size());
     return false;
   }
+  out->source_ = path;
   return true;
 }
 
 std::string dropped_text_error(const BpeTokenizer& t, std::string_view text, const std::vector<int>& ids) {
   if (text.empty() || std::any_of(ids.begin(), ids.end(), [&](int id) { return !t.is_special(id); })) return "";
+  // Special ids alone are no drop when the text itself holds them (<|endoftext|> typed as text is [50256], as in
+  // Hugging Face): only the post-processor's own BOS/EOS around nothing is.
+  if (!t.encode(text, false).empty()) return "";
   size_t chars = 0;
   for (size_t i = 0; i < text.size(); ++chars) i += std::max<size_t>(utf8_sequence_length(text, i), 1);
   return subst(trn("the tokenizer turned the text ({0} character) into no tokens: it is not in the vocabulary, and "

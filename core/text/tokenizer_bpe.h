@@ -65,6 +65,10 @@ class BpeTokenizer {
   // [CLS]/[SEP] of BERT), or the one set_bos() chose.
   std::vector<int> encode(std::string_view text, bool add_special) const;
   std::vector<int> encode(std::string_view text) const { return encode(text, true); }
+  // encode() for text a user typed or loaded: false with one line in *error (naming the file and the component)
+  // when a step gave up on it (a regex past its time limit, a normalizer growing it past its bound, an unknown
+  // character the model cannot spell where Hugging Face raises an error) or when it was dropped whole.
+  bool encode_checked(std::string_view text, bool add_special, std::vector<int>* ids, std::string* error) const;
   // The text of the ids through the file's decoder; unknown ids are skipped, special tokens too when asked.
   std::string decode(const std::vector<int>& ids, bool skip_special = false) const;
   // The vocabulary string of one id ("Ġthe", "▁the", "<0x0A>", "<s>"), empty for an unknown id.
@@ -99,6 +103,7 @@ class BpeTokenizer {
 
  private:
   friend bool bpe_tokenizer_from_json(const std::string&, BpeTokenizer*, std::string*);
+  friend bool load_bpe_tokenizer(const std::string&, BpeTokenizer*, std::string*);
   struct Segment {
     std::string text;
     int added_id = -1;  // an added token, else text to tokenize
@@ -127,6 +132,8 @@ class BpeTokenizer {
   double unk_score_ = -10;      // Unigram: score of an unknown character
   size_t max_piece_bytes_ = 0;  // Unigram: longest vocabulary piece
   int unk_id_ = -1, bos_id_ = -1, eos_id_ = -1;
+  std::string unk_token_;  // WordPiece/BPE: the unknown token the file names (it may be missing from the vocab)
+  std::string source_;     // the file it was read from, for messages ("tokenizer.json" when read from text)
   std::vector<int> prefix_ids_, suffix_ids_;  // what the post-processor adds around one sequence
   int byte_token_[256];                       // id of <0xNN>, or -1
   std::string note_;
@@ -147,6 +154,9 @@ class BpeTokenizer {
 // Parses tokenizer.json text. On failure returns false with one line in *error (*out untouched): an unknown
 // component is named; a malformed file never crashes.
 bool bpe_tokenizer_from_json(const std::string& text, BpeTokenizer* out, std::string* error);
+// Longest Unigram piece Viterbi tries, in bytes (SentencePiece's pieces are at most 16 characters): longer pieces
+// are never matched, with a note, so a vocabulary of 100 kB pieces cannot make a text take minutes.
+constexpr size_t kMaxUnigramPieceBytes = 96;
 bool load_bpe_tokenizer(const std::string& path, BpeTokenizer* out, std::string* error);
 
 // Why the ids t.encode(text, ...) gave are no input although the text was not empty: the tokenizer dropped every

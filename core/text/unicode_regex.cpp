@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <unordered_map>
+#include <utility>
 
 #include "core/text/i18n.h"
 #include "core/text/utf8.h"
@@ -43,24 +44,50 @@ std::string oniguruma_to_icu(std::string_view p) {
   return out;
 }
 
+// [SECTION] pipeline failures
+
+namespace {
+thread_local std::string t_pipeline_failure;
+
+// The pattern quoted with its line breaks and tabs escaped, so a message stays one line (a tokenizer.json pattern
+// may hold a raw newline; the fuzzer found one); a long one is cut.
+std::string shown_pattern(std::string_view pattern) {
+  std::string shown;
+  for (char c : pattern) shown += c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : std::string(1, c);
+  if (shown.size() > 120) shown = std::string(utf8_prefix(shown, 117)) + "...";
+  return shown;
+}
+}  // namespace
+
+void report_pipeline_failure(const std::string& message) {
+  if (t_pipeline_failure.empty()) t_pipeline_failure = message;
+}
+
+std::string take_pipeline_failure() { return std::exchange(t_pipeline_failure, std::string()); }
+
+bool pipeline_failure_pending() { return !t_pipeline_failure.empty(); }
+
+// [SECTION] regex
+
 struct UnicodeRegex::Impl {
   std::unique_ptr<icu::RegexPattern> pattern;
   uint64_t serial = 0;  // tells the per-thread matcher cache which pattern a matcher belongs to
+  std::string shown;    // the pattern as a message quotes it
+  std::string where;    // the component that compiled it
 };
 
-bool UnicodeRegex::compile(std::string_view pattern, std::string* error) {
+bool UnicodeRegex::compile(std::string_view pattern, std::string* error, std::string_view where) {
   const std::string icu_text = oniguruma_to_icu(pattern);
   UErrorCode status = U_ZERO_ERROR;
   UParseError parse{};
   auto impl = std::make_shared<Impl>();
   impl->pattern.reset(icu::RegexPattern::compile(icu::UnicodeString::fromUTF8(icu_text), 0, parse, status));
+  impl->shown = shown_pattern(pattern);
+  impl->where = where;
   if (U_FAILURE(status) || !impl->pattern) {
-    // The pattern is quoted with its line breaks and tabs escaped: an error is one line (a tokenizer.json pattern
-    // may hold a raw newline; the fuzzer found one).
-    std::string shown;
-    for (char c : pattern) shown += c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : std::string(1, c);
     *error = subst(tr("the regular expression '{0}' does not compile ({1} at offset {2})"),
-                   {shown, u_errorName(status), std::to_string(parse.offset)});
+                   {impl->shown, u_errorName(status), std::to_string(parse.offset)});
+    if (!where.empty()) *error = std::string(where) + ": " + *error;
     return false;
   }
   static std::atomic<uint64_t> serial{0};
@@ -71,7 +98,7 @@ bool UnicodeRegex::compile(std::string_view pattern, std::string* error) {
 
 std::vector<std::pair<size_t, size_t>> UnicodeRegex::find_all(std::string_view s) const {
   std::vector<std::pair<size_t, size_t>> out;
-  if (!impl_ || s.empty()) return out;
+  if (!impl_ || s.empty() || pipeline_failure_pending()) return out;
   // UTF-16 for ICU, with the byte offset of every UTF-16 unit (and one past the end).
   icu::UnicodeString u;
   std::vector<size_t> byte_at;
@@ -98,6 +125,9 @@ std::vector<std::pair<size_t, size_t>> UnicodeRegex::find_all(std::string_view s
     if (matchers.size() >= 64) matchers.clear();
     std::unique_ptr<icu::RegexMatcher> fresh(impl_->pattern->matcher(status));
     if (U_FAILURE(status) || !fresh) return out;
+    fresh->setTimeLimit(kRegexTimeLimitSteps, status);
+    fresh->setStackLimit(kRegexStackLimitBytes, status);
+    if (U_FAILURE(status)) return out;
     found = matchers.emplace(impl_->serial, Cached{impl_, std::move(fresh)}).first;
   }
   icu::RegexMatcher* m = found->second.matcher.get();
@@ -106,6 +136,16 @@ std::vector<std::pair<size_t, size_t>> UnicodeRegex::find_all(std::string_view s
     const int32_t b = m->start(status), e = m->end(status);
     if (U_FAILURE(status)) break;
     out.emplace_back(byte_at[size_t(b)], byte_at[size_t(e)]);
+  }
+  if (status == U_REGEX_TIME_OUT || status == U_REGEX_STACK_OVERFLOW) {
+    const std::string why =
+        status == U_REGEX_TIME_OUT
+            ? subst(tr("the regular expression '{0}' ran past its time limit on a text of {1} bytes (it backtracks "
+                       "catastrophically)"),
+                    {impl_->shown, std::to_string(s.size())})
+            : subst(tr("the regular expression '{0}' ran past its stack limit of {1} MiB on a text of {2} bytes"),
+                    {impl_->shown, std::to_string(kRegexStackLimitBytes >> 20), std::to_string(s.size())});
+    report_pipeline_failure(impl_->where.empty() ? why : impl_->where + ": " + why);
   }
   m->reset(icu::UnicodeString());  // drop the reference to u
   return out;

@@ -27,14 +27,30 @@ namespace tw {
 // The ICU spelling of an Oniguruma pattern (see above).
 std::string oniguruma_to_icu(std::string_view pattern);
 
+// [SECTION] pipeline failures
+// A step of the tokenizer pipeline that gives up on a text (a regex past its time or stack limit, a normalizer
+// growing the text past its bound, an unknown character the model cannot spell) says so here, for the current
+// thread, as one line; BpeTokenizer::encode_checked turns it into a refusal. The first report since the last take
+// is kept.
+void report_pipeline_failure(const std::string& message);
+std::string take_pipeline_failure();
+bool pipeline_failure_pending();  // the later steps of a failed encoding skip their work
+
+// ICU's match-engine limits for one find(): steps of roughly a millisecond each, and the heap its backtracking
+// stack may use. A catastrophically backtracking pattern ("(a+)+$" on "aaaa…b") stops here instead of hanging.
+constexpr int kRegexTimeLimitSteps = 500;
+constexpr int kRegexStackLimitBytes = 8 << 20;
+
 class UnicodeRegex {
  public:
   UnicodeRegex() = default;
-  // Compiles an Oniguruma pattern; false with a one-line *error naming the problem when ICU refuses it.
-  bool compile(std::string_view oniguruma_pattern, std::string* error);
+  // Compiles an Oniguruma pattern; false with a one-line *error naming the problem when ICU refuses it. `where`
+  // names the component in a failure report ("pre-tokenizer Split").
+  bool compile(std::string_view oniguruma_pattern, std::string* error, std::string_view where = "");
   bool valid() const { return impl_ != nullptr; }
   // Byte ranges [begin, end) of the successive non-overlapping matches in the UTF-8 text, left to right.
-  // An invalid byte is matched as U+FFFD (one byte long).
+  // An invalid byte is matched as U+FFFD (one byte long). A match that runs past the time or stack limit ends the
+  // search and is reported (report_pipeline_failure); the matches before it are returned.
   std::vector<std::pair<size_t, size_t>> find_all(std::string_view utf8) const;
 
  private:

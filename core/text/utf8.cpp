@@ -128,6 +128,51 @@ size_t first_invalid_utf8(std::string_view s) {
   return std::string_view::npos;
 }
 
+namespace {
+
+// t (1 to 3 bytes) is the start of a well-formed sequence that the end of the text cut short.
+bool truncated_sequence(std::string_view t) {
+  const auto b = [&](size_t i) { return static_cast<unsigned char>(t[i]); };
+  const unsigned char lead = b(0);
+  size_t need = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
+  if (lead >= 0xC2 && lead <= 0xDF)
+    need = 2;
+  else if (lead >= 0xE0 && lead <= 0xEF)
+    need = 3, lo = lead == 0xE0 ? 0xA0 : 0x80, hi = lead == 0xED ? 0x9F : 0xBF;
+  else if (lead >= 0xF0 && lead <= 0xF4)
+    need = 4, lo = lead == 0xF0 ? 0x90 : 0x80, hi = lead == 0xF4 ? 0x8F : 0xBF;
+  if (need == 0 || t.size() >= need) return false;
+  if (t.size() > 1 && (b(1) < lo || b(1) > hi)) return false;
+  return t.size() < 3 || (b(2) >= 0x80 && b(2) <= 0xBF);
+}
+
+// Offset of the first byte that does not start a well-formed sequence, or s.size().
+size_t whole_characters(std::string_view s) {
+  const size_t bad = first_invalid_utf8(s);
+  return bad == std::string_view::npos ? s.size() : bad;
+}
+
+}  // namespace
+
+bool utf8_valid_prefix(std::string_view s) {
+  const size_t whole = whole_characters(s);
+  return whole == s.size() || truncated_sequence(s.substr(whole));
+}
+
+std::string_view utf8_unfinished_tail(std::string_view s) { return s.substr(whole_characters(s)); }
+
+std::vector<char> utf8_allowed_tokens(const std::vector<std::string>& token_bytes, std::string_view pending) {
+  std::vector<char> allowed(token_bytes.size(), 0);
+  std::string joined(pending);
+  for (size_t id = 0; id < token_bytes.size(); ++id) {
+    joined.resize(pending.size());
+    joined += token_bytes[id];
+    allowed[id] = !token_bytes[id].empty() && utf8_valid_prefix(joined) ? 1 : 0;
+  }
+  return allowed;
+}
+
 std::string utf8_error(std::string_view s, std::string_view what) {
   const size_t bad = first_invalid_utf8(s);
   if (bad == std::string_view::npos) return "";

@@ -39,6 +39,15 @@ void append_utf8(std::string* out, uint32_t cp);
 // Byte offset of the first byte that does not start a well-formed sequence, or std::string_view::npos.
 size_t first_invalid_utf8(std::string_view s);
 
+// True when s is well-formed UTF-8 or becomes so with more bytes: only its last character may be unfinished (a lead
+// byte and some of its continuation bytes, each already in its allowed range).
+bool utf8_valid_prefix(std::string_view s);
+// The unfinished last character of a valid prefix (0 to 3 bytes; "" when s ends on a whole character).
+std::string_view utf8_unfinished_tail(std::string_view s);
+// Generation that never shows half a character: (V) 1 for each candidate whose bytes, appended to `pending` (the
+// unfinished tail of the text so far), keep it a valid prefix; 0 for a byte that cannot come next.
+std::vector<char> utf8_allowed_tokens(const std::vector<std::string>& token_bytes, std::string_view pending);
+
 // "" when s is well-formed UTF-8; otherwise one translated line naming `what` (a file name, "the training text"),
 // the byte offset of the first bad byte and its value, so text read from a file is reported, not shown as garbage.
 std::string utf8_error(std::string_view s, std::string_view what);

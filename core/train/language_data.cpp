@@ -183,8 +183,11 @@ bool load_language_data(const LanguageSource& source, std::shared_ptr<const Lang
     d->tokenizer_json = full.dump(1);
   }
   if (!bpe_tokenizer_from_json(d->tokenizer_json, &d->tokenizer, error)) return false;  // "tokenizer.json: ..."
-  d->train_ids = d->tokenizer.encode(d->train_text, false);
-  d->heldout_ids = d->tokenizer.encode(d->heldout_text, false);
+  // A step of a model's own tokenizer.json that gives up on the text (a regex past its time limit, a normalizer
+  // growing it past its bound, an unknown character) refuses the run, naming it.
+  if (!d->tokenizer.encode_checked(d->train_text, false, &d->train_ids, error) ||
+      !d->tokenizer.encode_checked(d->heldout_text, false, &d->heldout_ids, error))
+    return false;
   if (d->heldout_ids.size() < 2) return *error = tr("the held-out text is shorter than two tokens"), false;
 
   // The n-gram models count symbols of a string: a token becomes the private-use code point U+F0000 + id.

@@ -1,5 +1,6 @@
 // LoRA fine-tuning of a model: adapters on its projections, the chain rule from the training backward, AdamW on the
 // adapters, and peft's files.
+#include "core/fail.h"
 #include "core/train/lora_finetune.h"
 
 #include <algorithm>
@@ -57,11 +58,6 @@ std::pair<int, int> module_shape(const ModelConfig& c, LoraModule m) {
   return {0, 0};
 }
 
-bool fail(std::string* error, std::string message) {
-  *error = std::move(message);
-  return false;
-}
-
 }  // namespace
 
 const char* peft_module_name(LoraModule m) {
@@ -73,6 +69,7 @@ const char* peft_module_name(LoraModule m) {
 
 std::string check_lora_spec(const LoraSpec& s, const ModelConfig& c) {
   if (c.moe()) return tr("LoRA here adapts dense models only: this model's MLP is a mixture of experts");
+  if (std::string why = training_unsupported(c); !why.empty()) return why;
   if (!(s.alpha > 0.0f) || !std::isfinite(s.alpha)) return tr("LoRA alpha must be a positive number");
   const std::vector<LoraModule> mods = present_targets(s.targets, c);
   if (mods.empty()) return tr("choose at least one LoRA target module this model has");

@@ -393,6 +393,7 @@ void zero_grads(ModelWeights* grads, const ModelConfig& config) {
 bool train_forward_backward(ModelWeights* grads, TrainState& state, const ModelWeights& weights,
                             const ModelConfig& config, const Batch& batch, double* loss, std::string* error,
                             double z_loss) {
+  if (const std::string why = training_unsupported(config); !why.empty()) return *error = why, false;
   if (!train_forward(state, weights, config, batch, loss, error, z_loss)) return false;
   zero_grads(grads, config);
   backward_t<float>(*grads, state.acts->f, weights, config, batch);

@@ -113,8 +113,10 @@ struct LayerWeightsD {
   VecD q_norm, k_norm;
   NormWeightsD mlp_norm;
   MlpWeightsD mlp;
-  MatD router;                       // MoE configs: (E, C)
-  std::vector<MlpWeightsD> experts;  // MoE configs: E experts
+  MatD router;                                 // MoE configs: (E, C)
+  std::vector<MlpWeightsD> experts;            // MoE configs: E experts
+  VecD bo, b_up, b_down;                       // the forward pass reads these of the families training refuses
+  NormWeightsD post_attn_norm, post_mlp_norm;  // (core/model/config.h training_unsupported): never filled here
 };
 struct ModelWeightsD {
   MatD embed, pos_embed;

@@ -90,7 +90,8 @@ double estimated_training_bytes(const TrainSettings& s, int T) {
   const double acts = train_state_floats(s.model, s.batch, T) +
                       train_state_floats(s.model, std::max(1, s.task.val_examples), T) +
                       train_state_floats(s.model, 1, T);
-  return 4.0 * (weights + acts) + kProcessBaseBytes;
+  const double text = static_cast<double>(s.task.text.size() + s.task.language.text.size()) * kTextBytesPerByte;
+  return 4.0 * (weights + acts) + text + kProcessBaseBytes;
 }
 
 std::string check_settings(const TrainSettings& s) {
@@ -115,8 +116,8 @@ std::string check_settings(const TrainSettings& s) {
   const double mb = estimated_training_bytes(sized, task.seq_len()) / (1024.0 * 1024.0);
   if (mb > s.model.memory_cap_mb)
     return subst(tr("training needs about {0} MiB (weights, gradients, optimizer moments, and the activations of a "
-                    "batch of {1} × {2} tokens, the held-out set and the logits kept for the backward pass), above "
-                    "the cap of {3} MiB"),
+                    "batch of {1} × {2} tokens, the held-out set, the logits kept for the backward pass and the "
+                    "training text), above the cap of {3} MiB"),
                  {std::to_string(std::llround(mb)), std::to_string(s.batch), std::to_string(task.seq_len()),
                   std::to_string(std::llround(s.model.memory_cap_mb))});
   return "";
@@ -318,6 +319,10 @@ std::string Trainer::sample_text(uint64_t seed, int tokens, double temperature) 
   Batch b;
   b.B = 1;
   b.T = T;
+  // Only tokens that keep the text valid UTF-8 are drawn: a byte-fallback token never leaves half a character.
+  std::vector<std::string> token_bytes(size_t(lm->tokenizer.vocab_size()));
+  for (int id = 0; id < lm->tokenizer.vocab_size(); ++id) token_bytes[size_t(id)] = lm->tokenizer.token_bytes(id);
+  std::string text_bytes = token_bytes[size_t(ids.front())];
   for (int i = 0; i < tokens; ++i) {
     const int n = std::min<int>(static_cast<int>(ids.size()), T);
     b.tokens.assign(size_t(T), 0);
@@ -330,19 +335,25 @@ std::string Trainer::sample_text(uint64_t seed, int tokens, double temperature) 
     const auto row = train_logits(sample_state_).row(n - 1);
     const double mx = row.maxCoeff(), t = std::max(temperature, 1e-6);
     std::vector<double> p(size_t(row.size()));
+    const std::vector<char> allowed = utf8_allowed_tokens(token_bytes, utf8_unfinished_tail(text_bytes));
     double z = 0;
-    for (Eigen::Index v = 0; v < row.size(); ++v) z += p[size_t(v)] = std::exp((double(row[v]) - mx) / t);
+    for (Eigen::Index v = 0; v < row.size(); ++v)
+      z += p[size_t(v)] = allowed[size_t(v)] ? std::exp((double(row[v]) - mx) / t) : 0.0;
     double u = double(rng.next() >> 11) * 0x1.0p-53 * z;
-    int pick = static_cast<int>(row.size()) - 1;
+    int pick = static_cast<int>(row.size()) - 1;  // rounding left u at the very top: the last allowed token
+    while (pick > 0 && p[size_t(pick)] == 0.0) --pick;
     for (size_t v = 0; v < p.size(); ++v)
       if ((u -= p[v]) < 0) {
         pick = static_cast<int>(v);
         break;
       }
     ids.push_back(pick);
+    text_bytes += token_bytes[size_t(pick)];
   }
   // Byte-level tokens can stop inside a character: such bytes are shown as U+FFFD, so the text is valid UTF-8.
-  const std::string text = lm->tokenizer.decode(ids);
+  // A character still unfinished when the sample ends is left out rather than shown as half of one.
+  std::string text = lm->tokenizer.decode(ids);
+  text.resize(text.size() - utf8_unfinished_tail(text).size());
   if (valid_utf8(text)) return text;
   std::string out;
   for (uint32_t cp : decode_utf8(text)) append_utf8(&out, cp);

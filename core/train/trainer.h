@@ -48,8 +48,13 @@ inline constexpr double kSampleTemperature = 0.8;
 
 // An upper bound of the bytes a run of these settings allocates, T being the task's sequence length: the weights
 // with their gradients, backup and optimizer moments, and the activations of the training batch, the held-out set
-// and the probe (train_state_floats). check_settings refuses settings above the model's memory cap.
+// and the probe (train_state_floats), plus the user's training text and what is made of it (copies, token ids,
+// the tokenizer's training counts, the held-out windows): kTextBytesPerByte per byte of it. check_settings refuses
+// settings above the model's memory cap.
 double estimated_training_bytes(const TrainSettings& s, int T);
+// Bytes a run holds per byte of a user's training text (measured: a 16 MB text of one character peaked 600 MiB
+// above the rest of the estimate; words 13 MB, 1.32× the estimate without it).
+inline constexpr double kTextBytesPerByte = 48;
 
 // "" when the settings can train, else the first problem as one line.
 std::string check_settings(const TrainSettings& s);

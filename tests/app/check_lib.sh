@@ -14,3 +14,12 @@ check() {  # check NAME EXPECTED_EXIT GREP_PATTERN -- command...
     echo "ok   $name"
   fi
 }
+one_line_error() {  # one_line_error NAME PATTERN -- command...: exit 2 and exactly one line on stderr
+  local name=$1 pattern=$2; shift 3
+  local err; err=$("$@" 2>&1 >/dev/null); local got=$?
+  if [ "$got" -ne 2 ] || [ "$(wc -l <<<"$err")" -ne 1 ] || ! grep -qE -- "$pattern" <<<"$err"; then
+    echo "FAIL $name: exit $got (want 2), stderr: $err"; fail=1
+  else
+    echo "ok   $name"
+  fi
+}

@@ -184,4 +184,131 @@ rm "$work/tr/run.json"  # as a run killed after writing its model and before run
 one_line_error train-folder-without-run-json "did not finish" -- $T "$app" dump --model "$work/tr" --tokens 1,2 \
   --out "$work/x-tr"
 
+# [SECTION] 13. issue 45: tokenizer.json components, lesson files, long headless work, memory caps. Each case ends
+# within 10 s (T10) with a clear line or the right result.
+T10="timeout -k 2 10"
+tok_model() {  # tok_model NAME PARTS_JSON: the small model with a byte-level tokenizer.json, PARTS_JSON's keys replaced
+  fresh_model "$1"
+  python3 - "$work/$1/tokenizer.json" "$2" <<'PY'
+import json, sys
+parts = json.load(open(sys.argv[2][1:])) if sys.argv[2].startswith("@") else json.loads(sys.argv[2])  # @FILE: too long for argv
+bs = list(range(33, 127)) + list(range(161, 173)) + list(range(174, 256))
+cs, n = bs[:], 0
+for b in range(256):
+    if b not in bs: bs.append(b); cs.append(256 + n); n += 1
+alphabet = {b: chr(c) for b, c in zip(bs, cs)}
+j = {"model": {"type": "BPE", "vocab": {alphabet[b]: b for b in range(256)}, "merges": []},
+     "added_tokens": [{"id": 256, "content": "<|endoftext|>", "special": True}],
+     "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "use_regex": False},
+     "decoder": {"type": "ByteLevel"}}
+j.update(parts)
+json.dump(j, open(sys.argv[1], "w"))
+PY
+}
+tok_model gpt2tok '{}'
+check special-token-typed-as-text 0 "wrote" -- $T10 "$app" dump --model "$work/gpt2tok" --text "<|endoftext|>" --out "$work/x-eot"
+check special-token-id 0 '"tokens": \[[[:space:]]*256[[:space:]]*\]' -- python3 -c \
+  "import json,sys; print(json.dumps({'tokens': json.load(open(sys.argv[1]))['tokens']}))" "$work/x-eot/manifest.json"
+tok_model regextok '{"pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "Split", "pattern": {"Regex":
+  "(a+)+$"}, "behavior": "Isolated"}, {"type": "ByteLevel", "add_prefix_space": false, "use_regex": false}]}}'
+one_line_error catastrophic-split "pre-tokenizer Split: the regular expression '\(a\+\)\+\\$' ran past its time limit" -- \
+  $T10 "$app" dump --model "$work/regextok" --text "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab" --out "$work/x"
+tok_model growtok "$(python3 -c "import json; print(json.dumps({'normalizer': {'type': 'Sequence', 'normalizers':
+  [{'type': 'Replace', 'pattern': {'String': 'a'}, 'content': 'aa'}] * 40}}))")"
+one_line_error growing-normalizer "the normalizer grew the text from 4 to .* past its bound of 8× the input" -- \
+  sh -c "$VLIMIT"' exec "$@"' - $T10 "$app" dump --model "$work/growtok" --text "aaaa" --out "$work/x"
+python3 -c "import json; print(json.dumps({'pre_tokenizer': {'type': 'Sequence',
+  'pretokenizers': [{'type': 'Digits'}] * 10000}}))" >"$work/longseq-parts.json"
+tok_model longseqtok "@$work/longseq-parts.json"
+one_line_error long-sequence "pre-tokenizer Sequence has more than 64 steps" -- \
+  $T10 "$app" dump --model "$work/longseqtok" --text "12" --out "$work/x"
+tok_model stringtok '{"pre_tokenizer": "ByteLevel"}'
+one_line_error component-as-string "pre-tokenizer must be an object with a 'type', not a string" -- \
+  $T10 "$app" dump --model "$work/stringtok" --text "12" --out "$work/x"
+tok_model typetok '{"pre_tokenizer": {"type": "Digits", "individual_digits": "yes"}}'
+one_line_error wrong-option-type "pre-tokenizer Digits: 'individual_digits' must be true or false, not \"yes\"" -- \
+  $T10 "$app" dump --model "$work/typetok" --text "12" --out "$work/x"
+fresh_model unitok
+python3 -c "import json; print(json.dumps({'model': {'type': 'Unigram', 'unk_id': None,
+  'vocab': [['a', -1.0], ['aa', -1.5], ['a' * 100000, -0.1]]}}))" >"$work/unitok/tokenizer.json"
+python3 -c "print('a' * 120000 + '!')" >"$work/long.txt"
+one_line_error unigram-long-pieces-fast "no unk_id, so '!' cannot be tokenized" -- \
+  $T10 "$app" dump --model "$work/unitok" --text "$(cat "$work/long.txt")" --out "$work/x"
+
+# Headless fine-tuning without a step cap of its own: stopped at its projected time, naming --max-seconds.
+check lora-max-seconds 1 "(at this pace the computation needs about [0-9]+ s, above |stopped after [0-9]+ s \()--max-seconds 3" -- \
+  timeout -k 2 15 "$app" export --scene lora --set "lora.mode=fine-tune a model" --set lora.ft_steps=2000 --set lora.ft_batch=64 \
+  --max-seconds 3 --out "$work/x-lora" --format csv
+one_line_error max-seconds-bad "max-seconds must be a positive number" -- $T10 "$app" export --scene softmax \
+  --max-seconds nan --out "$work/x"
+
+# Memory: a config that raises its own cap still meets dump's; --memory-cap nan is refused, not "no cap".
+python3 -c "import json; c=json.load(open('$work/small.json')); c.update(hidden_size=4096, intermediate_size=11008,
+  num_hidden_layers=12, num_attention_heads=32, vocab_size=32000, tw_memory_cap_mb=1e9); print(json.dumps(c))" \
+  >"$work/huge.json"
+one_line_error dump-huge-refused "needs about [0-9]+ MiB .*(above dump's cap of 2048 MiB; pass --memory-cap|this machine's memory)" -- \
+  sh -c "$VLIMIT"' exec "$@"' - $T10 "$app" dump --config "$work/huge.json" --tokens 1 --out "$work/x"
+one_line_error train-memory-cap-nan "memory-cap must be a number of MiB" -- $T10 "$app" train --scene train-sort \
+  --memory-cap nan --out "$work/x" --format none
+
+# Checkpoints: duplicate tensor names, NaN weights named at load, max_position_embeddings ≤ 0, a symlink loop.
+python3 - "$work/dup.safetensors" <<'PY'
+import struct, sys
+h = b'{"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}, "a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}'
+open(sys.argv[1], 'wb').write(struct.pack('<Q', len(h)) + h + b'\0' * 4)
+PY
+one_line_error duplicate-tensor "names the tensor 'a' twice" -- \
+  $T10 "$app" dump --config "$work/small.json" --weights "$work/dup.safetensors" --tokens 1 --out "$work/x"
+fresh_model nanw
+python3 - "$work/nanw/model.safetensors" <<'PY'
+import json, struct, sys
+raw = bytearray(open(sys.argv[1], 'rb').read())
+n = struct.unpack('<Q', raw[:8])[0]
+e = json.loads(raw[8:8 + n])['model.layers.0.self_attn.q_proj.weight']
+assert e['dtype'] == 'F32'
+at = 8 + n + e['data_offsets'][0] + 4 * 5
+raw[at:at + 4] = struct.pack('<f', float('nan'))
+open(sys.argv[1], 'wb').write(raw)
+PY
+one_line_error nan-weight-named "tensor 'model.layers.0.self_attn.q_proj.weight' has 1 non-finite value \(first: NaN at flat index 5\)" -- \
+  $T10 "$app" dump --model "$work/nanw" --tokens 1 --out "$work/x"
+for v in 0 -1; do
+  fresh_model "mpe$v"
+  python3 -c "import json,sys; p=sys.argv[1]; c=json.load(open(p)); c['max_position_embeddings']=$v; json.dump(c, open(p,'w'))" \
+    "$work/mpe$v/config.json"
+  one_line_error "max-position-$v" "max_position_embeddings must be a whole number of at least 1, not $v" -- \
+    $T10 "$app" dump --model "$work/mpe$v" --tokens 1 --out "$work/x"
+done
+fresh_model loop
+rm "$work/loop/config.json" && ln -s "$work/loop/config.json" "$work/loop/config.json"
+one_line_error config-symlink-loop "has no readable config.json: .*(symbolic links|loop)" -- \
+  $T10 "$app" dump --model "$work/loop" --tokens 1 --out "$work/x"
+
+# Lesson files: validated fully at load (figures at export), deep math and long runs refused before layout.
+lesson() {  # lesson FILE STEP_JSON_FRAGMENT: a one-step lesson whose step is patched by the python expression
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+step = {"id": "s", "title": {"en": "T", "zh": "T"}, "text": {"en": "x", "zh": "x"},
+        "scene": {"open": ["softmax"], "values": {"softmax.d_k": 64}}}
+exec(sys.argv[2])
+json.dump({"format": 1, "id": "mine", "number": 7, "title": {"en": "A", "zh": "A"}, "summary": {"en": "B", "zh": "B"},
+           "steps": [step]}, open(sys.argv[1], "w"))
+PY
+}
+lesson "$work/deep-lesson.json" 'step["text"]["en"] = "$" + "{" * 20000 + "}" * 20000 + "$"'
+check lesson-deep-math 2 "deep-lesson.json: step 1 \(s\): text.en: braces nested deeper than 32 levels" -- \
+  $T10 "$app" export --lesson "$work/deep-lesson.json" --out "$work/x-lesson"
+lesson "$work/huge-lesson.json" 'step["text"]["en"] = "$" + "{" * 100000 + "}" * 100000 + "$"'
+check lesson-huge-text 2 "huge-lesson.json: step 1 \(s\): text.en: 200002 bytes long; a lesson text may be at most 65536 bytes" -- \
+  $T10 "$app" export --lesson "$work/huge-lesson.json" --out "$work/x-lesson"
+lesson "$work/type-lesson.json" 'step["scene"]["values"]["softmax.d_k"] = "big"'
+check lesson-value-type 2 "scene.values: softmax.d_k: expected an integer" -- \
+  $T10 "$app" export --lesson "$work/type-lesson.json" --out "$work/x-lesson"
+lesson "$work/dot-lesson.json" 'step["id"] = "a.b"'
+check lesson-dot-id 2 "step 1: id: expected an ASCII id" -- \
+  $T10 "$app" export --lesson "$work/dot-lesson.json" --out "$work/x-lesson"
+lesson "$work/look-lesson.json" 'step["look"] = {"figure": "no-such-figure", "en": "l", "zh": "l"}'
+check lesson-look-figure 2 "look.figure: (panel 'softmax' shows no figure 'no-such-figure'|no open panel)" -- \
+  timeout -k 2 30 "$app" export --lesson "$work/look-lesson.json" --out "$work/x-lesson" --format csv
+
 exit $fail

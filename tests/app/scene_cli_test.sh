@@ -138,12 +138,16 @@ elif [ ! -e "$work/stale/notes.txt" ]; then bad stale-temp-gone "notes.txt was r
 else ok stale-temp-gone; fi
 
 # [SECTION] presets: each shipped preset exports (by path and by name)
+# Under the sanitizers (TW_SANITIZED=1) every computation is several times slower: a preset's export may need more
+# than export's default bound of 60 s (the stability preset projects ~114 s there), so the bound is raised.
+bound=()
+[ "${TW_SANITIZED:-0}" = 1 ] && bound=(--max-seconds 900)
 if [ -n "$presets" ] && ls "$presets"/*.json >/dev/null 2>&1; then
   for p in "$presets"/*.json; do
     name=$(basename "$p" .json)
-    run "preset-$name" 0 "" -- "$app" export --scene "$p" --out "$work/preset-$name" --format csv
+    run "preset-$name" 0 "" -- "$app" export --scene "$p" --out "$work/preset-$name" --format csv "${bound[@]}"
   done
-  run preset-by-name 0 "" -- "$app" export --scene "$name" --out "$work/byname" --format csv
+  run preset-by-name 0 "" -- "$app" export --scene "$name" --out "$work/byname" --format csv "${bound[@]}"
 else
   echo "skip presets: none in ${presets:-assets/scenes}"
 fi

@@ -84,6 +84,14 @@ inline const plot::Figure* by_id(const std::vector<plot::Figure>& figs, const st
 inline double num(const plot::Cell& c) { return std::get<double>(c); }
 inline std::string str(const plot::Cell& c) { return std::get<std::string>(c); }
 
+// The table of figure `id` among `figs` (a test failure and an empty table when there is none).
+inline plot::Table table_of(const std::vector<plot::Figure>& figs, const std::string& id) {
+  for (const auto& f : figs)
+    if (f.id == id) return plot::figure_table(f);
+  ADD_FAILURE() << "no figure " << id;
+  return {};
+}
+
 // Lays out every figure of panel `id` (after update → wait_idle) at its export size and at the smallest fraction of
 // it a panel draws it on screen (plot::kMinReadableFraction), calling fn(figure, layout, fraction) for each.
 template <class Fn>

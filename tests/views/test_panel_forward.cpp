@@ -250,7 +250,8 @@ TEST(PanelForward, AppendAndContinueUsesTheKvCache) {
   sc.top_k = 5;
   std::vector<int> appended;
   for (int i = 0; i < 2; ++i) {
-    const NextTokenChoice next = choose_next_token(ref, sc, 3, i);
+    // The panel's byte model draws only bytes that keep the text valid UTF-8.
+    const NextTokenChoice next = choose_next_token(ref, sc, 3, i, TokenVocabulary::bytes().get());
     ASSERT_TRUE(next.error.empty()) << next.error;
     EXPECT_LE(next.filter.n_top_k, 5 + 2);  // ties at the 5th value may add a few; float logits rarely tie
     appended.push_back(next.sampled);

@@ -9,6 +9,7 @@
 
 #include "core/experiments/architectures.h"
 #include "core/experiments/high_dim_geometry.h"
+#include "core/experiments/kneser_ney.h"
 #include "core/experiments/model_bits.h"
 #include "core/experiments/ngram.h"
 #include "core/experiments/ngram_baselines.h"
@@ -30,7 +31,7 @@ using testing::figure_by_id;
 using testing::panel_with;
 using testing::run;
 
-double num(const plot::Cell& c) { return std::get<double>(c); }
+using testing::num;
 
 // Every figure of these panels is laid out without problems at export and on-screen sizes by test_figure_quality and
 // test_figure_legends, which cover every registered panel; here, the numbers.
@@ -198,6 +199,10 @@ TEST(NgramPanel, HeldOutBitsAreTheModelsOwn) {
   const NgramModel addk(c.train, 3, NgramSmoothing::AddK, 0.05f);  // the slider holds a float
   EXPECT_DOUBLE_EQ(num(t.rows[1][1]), bigram.bits_per_symbol(c.heldout));
   EXPECT_DOUBLE_EQ(num(t.rows[2][2]), addk.bits_per_symbol(c.heldout));
+  // Kneser–Ney beside them: core's modified Kneser–Ney of the same records, every order (END predicted as above).
+  ASSERT_EQ(t.header.back(), "heldout_bits_kneser_ney");
+  const std::vector<KneserNeyScore> kn = kneser_ney_score_records(kneser_ney_train_records(c.train, 5), c.heldout);
+  for (size_t n = 0; n < 5; ++n) EXPECT_DOUBLE_EQ(num(t.rows[n].back()), kn[n].bits_per_char) << n + 1;
   // Counting helps from unigram to bigram on held-out text, and the training text is memorised as n grows.
   EXPECT_LT(num(t.rows[1][1]), num(t.rows[0][1]));
   EXPECT_LT(num(t.rows[4][3]), 1.0);

@@ -22,13 +22,8 @@ using testing::panel_with;
 using testing::run;
 using testing::set;
 
-plot::Table table_of(const std::vector<plot::Figure>& figs, const std::string& id) {
-  for (const auto& f : figs)
-    if (f.id == id) return plot::figure_table(f);
-  ADD_FAILURE() << "no figure " << id;
-  return {};
-}
-double num(const plot::Cell& c) { return std::get<double>(c); }
+using testing::num;
+using testing::table_of;
 
 class LecturePanels : public ::testing::TestWithParam<std::string> {};
 

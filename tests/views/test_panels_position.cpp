@@ -19,13 +19,6 @@ namespace {
 
 using namespace testing;  // run, set, num
 
-plot::Table table_of(const std::vector<plot::Figure>& figs, const std::string& id) {
-  for (const auto& f : figs)
-    if (f.id == id) return plot::figure_table(f);
-  ADD_FAILURE() << "no figure " << id;
-  return {};
-}
-
 TEST(RopePanel, CsvColumnsAndFrequencies) {
   auto p = panel_with("rope", {{"head_dim", 16}, {"scaling", "linear"}, {"factor", 4.0}});
   ASSERT_NE(p, nullptr);

@@ -129,7 +129,7 @@ TEST(StartPresets, ABrokenPresetGivesItsCardAnError) {
   const fs::path bad = fs::temp_directory_path() / ("tw_bad_preset_" + std::to_string(::getpid()) + ".json");
   { std::ofstream(bad) << R"({"version": 1, "open": ["no_such_panel"]})"; }
   AppState scratch = make_app_state();
-  const PresetThumbnail t = render_preset_thumbnail(scratch, {"bad", bad.string(), "", "", 0});
+  const PresetThumbnail t = render_preset_thumbnail(scratch, {.name = "bad", .path = bad.string()});
   fs::remove(bad);
   EXPECT_NE(t.error.find("no_such_panel"), std::string::npos) << t.error;
   EXPECT_EQ(t.width, 0);

@@ -40,7 +40,8 @@ std::string group_digits(int64_t v) {
 }
 
 std::string stage_label(BlockStage st, const ModelConfig& c) {
-  const char* norm = c.norm == NormType::RMSNorm ? "RMSNorm" : "LayerNorm";
+  // The loaded family's block: Gemma's (1 + γ) norms and sandwich norms, QK-norm, the tanh GELU.
+  const std::string norm = c.norm == NormType::LayerNorm ? "LayerNorm" : c.norm_plus_one ? "RMSNorm (1+γ)" : "RMSNorm";
   switch (st) {
     case BlockStage::Norm1:
     case BlockStage::Norm2: return norm;
@@ -52,17 +53,20 @@ std::string stage_label(BlockStage st, const ModelConfig& c) {
         s += "\n+ RoPE";
       else if (c.positions == PositionType::ALiBi)
         s += "\n+ ALiBi";
+      if (c.qk_norm) s += c.qk_norm_before_rope ? "\n" + std::string(tr("QK-norm, then RoPE")) : "\n+ QK-norm";
       s += "\nH " + std::to_string(c.n_heads) + " / KV " + std::to_string(c.n_kv_heads);
+      if (c.sandwich_norm) s += "\n" + std::string(tr("+ post-norm"));
       return s;
     }
     case BlockStage::Mlp: {
-      const std::string act = c.activation == ActivationKind::SwiGLU  ? "SwiGLU"
-                              : c.activation == ActivationKind::GeGLU ? "GeGLU"
-                              : c.activation == ActivationKind::GELU  ? "GELU"
-                                                                      : "ReLU";
+      const std::string act = std::string(c.activation == ActivationKind::SwiGLU  ? "SwiGLU"
+                                          : c.activation == ActivationKind::GeGLU ? "GeGLU"
+                                          : c.activation == ActivationKind::GELU  ? "GELU"
+                                                                                  : "ReLU") +
+                              (c.gelu_tanh && c.activation != ActivationKind::SwiGLU ? " (tanh)" : "");
       if (c.moe())  // the router's top-k of E expert MLPs
         return subst(tr("MoE {0} × {1}\ntop-{2}"), {std::to_string(c.experts), act, std::to_string(c.top_k)});
-      return "MLP\n" + act;
+      return "MLP\n" + act + (c.sandwich_norm ? "\n" + std::string(tr("+ post-norm")) : "");
     }
   }
   return "?";

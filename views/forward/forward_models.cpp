@@ -90,10 +90,11 @@ bool ForwardPanel::sync_model() {
   loading_ = key;
   // The shipped checkpoints are tens of kB: the UI waits for them. A folder may be gigabytes: the worker loads it.
   const bool quick = !language_model;
-  load_job_.request(quick, background_priority(), [key, language_model](Progress& p) {
+  load_job_.request(quick, background_priority(), [key, language_model, text = s_.text, bos = s_.bos](Progress& p) {
     auto out = std::make_shared<ModelLoad>();
     out->choice = key.first;
     out->dir = key.second;
+    out->text = text;
     if (language_model) {
       out->ok = load_hf_stepper_model(
           key.second,
@@ -113,6 +114,12 @@ bool ForwardPanel::sync_model() {
     } else {
       out->ok = load_task_checkpoint(key.second, &out->model, &out->error);
     }
+    if (out->ok) {
+      std::vector<int> ids;
+      std::string why;
+      out->text_fits = out->model.vocabulary->encode(text, bos, &ids, &why) && !ids.empty() &&
+                       static_cast<int>(ids.size()) <= out->model.config.max_seq;
+    }
     return std::shared_ptr<const ModelLoad>(std::move(out));
   });
   adopt_load();
@@ -128,10 +135,12 @@ void ForwardPanel::adopt_load() {
     revert_model_choice(subst(tr("Could not open {0}: {1}"), {r.dir, r.error}));
     return;
   }
-  use_model(std::make_shared<const StepperModel>(r.model), r.choice, r.dir);
+  use_model(std::make_shared<const StepperModel>(r.model), r.choice, r.dir,
+            r.text == s_.text ? std::optional<bool>(r.text_fits) : std::nullopt);
 }
 
-void ForwardPanel::use_model(std::shared_ptr<const StepperModel> model, ForwardModel choice, const std::string& dir) {
+void ForwardPanel::use_model(std::shared_ptr<const StepperModel> model, ForwardModel choice, const std::string& dir,
+                             std::optional<bool> text_fits) {
   const std::shared_ptr<const StepperModel> previous = std::exchange(model_, std::move(model));
   model_choice_ = choice;
   model_dir_ = dir;
@@ -140,11 +149,15 @@ void ForwardPanel::use_model(std::shared_ptr<const StepperModel> model, ForwardM
   // model's own example prompt; a prompt the user (or a scene) wrote for it stays.
   const bool stock =
       s_.text == kSortExample || s_.text == "The cat sat on" || (previous && s_.text == previous->example);
-  std::vector<int> ids;
-  std::string why;
-  if (!model_->example.empty() && (stock || !model_->vocabulary->encode(s_.text, s_.bos, &ids, &why) || ids.empty() ||
-                                   static_cast<int>(ids.size()) > model_->config.max_seq))
-    s_.text = model_->example;
+  if (!text_fits && model_->vocabulary->kind() != TokenVocabulary::Kind::Bpe) {
+    std::vector<int> ids;
+    std::string why;
+    text_fits = model_->vocabulary->encode(s_.text, s_.bos, &ids, &why) && !ids.empty() &&
+                static_cast<int>(ids.size()) <= model_->config.max_seq;
+  }
+  // An unknown fit (a tokenizer.json and a prompt changed while loading) keeps the prompt: the forward pass, on the
+  // worker, says what is wrong with it.
+  if (!model_->example.empty() && (stock || (text_fits && !*text_fits))) s_.text = model_->example;
 }
 
 void ForwardPanel::revert_model_choice(std::string why) {

@@ -62,7 +62,10 @@ class ForwardPanel : public Panel {
   // adopts a finished load. False while the non-seeded model asked for is not ready (the shown run stays).
   bool sync_model();
   void adopt_load();
-  void use_model(std::shared_ptr<const StepperModel> model, ForwardModel choice, const std::string& dir);
+  // text_fits: whether the current prompt encodes for the model (known from the load job), else found here for
+  // vocabularies that cost nothing (bytes, symbols, ids); a tokenizer.json's prompt is never encoded on the UI thread.
+  void use_model(std::shared_ptr<const StepperModel> model, ForwardModel choice, const std::string& dir,
+                 std::optional<bool> text_fits = std::nullopt);
   void revert_model_choice(std::string why);  // back to the model on screen, saying why
   void draw_model_source();                   // the model choice, its folder box, its source and vocabulary
   void draw_language_models();                // the shipped language models, labelled from their cards
@@ -85,7 +88,7 @@ class ForwardPanel : public Panel {
   NextTokenChoice current_choice() const {
     if (!result_) return {};
     return choose_next_token(result_->run, sampling_config(s_), static_cast<uint64_t>(s_.sample_seed),
-                             static_cast<int>(result_->appended.size()));
+                             static_cast<int>(result_->appended.size()), &result_->request.vocab());
   }
 
   struct ModelLoad {
@@ -94,6 +97,10 @@ class ForwardPanel : public Panel {
     bool ok = false;
     StepperModel model;
     std::string error;
+    // Whether `text` (the prompt when the load was asked for) encodes within the model's context: found on the
+    // worker, since tokenizing a long prompt through a hostile tokenizer.json can take as long as the load.
+    std::string text;
+    bool text_fits = false;
   };
 
   ForwardState s_;

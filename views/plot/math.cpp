@@ -369,10 +369,16 @@ Cls class_of_char(uint32_t cp) {
   }
 }
 
+// Deepest nesting of groups, fractions, radicals and scripts the parser follows: each level is a few stack frames
+// here and in the typesetter, so a hostile ${{{…}}}$ with 100,000 braces must stop long before the stack does. The
+// rest of such a formula is drawn as a warning "…" and named in MathLayout::unsupported.
+constexpr int kMaxMathDepth = 48;
+
 struct Parser {
   const std::string& s;
   size_t i = 0;
   std::vector<std::string>* unsupported;
+  int depth = 0;
 
   bool done() const { return i >= s.size(); }
   void skip_spaces() {
@@ -510,8 +516,23 @@ struct Parser {
     }
   }
 
-  // Parses one item at s[i] and appends it to `out` (scripts attach to the last item).
+  // Parses one item at s[i] and appends it to `out` (scripts attach to the last item). Every nesting passes here.
   void atom(List& out, Alphabet alpha) {
+    if (depth >= kMaxMathDepth) {
+      if (unsupported)
+        unsupported->push_back("nested deeper than " + std::to_string(kMaxMathDepth) + " levels at character " +
+                               std::to_string(i));
+      Node n = symbol("…", FontStyle::Regular, Cls::Ord);
+      n.warning = true;
+      out.push_back(std::move(n));
+      i = s.size();  // the rest of the formula is not parsed
+      return;
+    }
+    ++depth;
+    atom_at(out, alpha);
+    --depth;
+  }
+  void atom_at(List& out, Alphabet alpha) {
     const char c = s[i];
     if (c == '^' || c == '_') {
       ++i;

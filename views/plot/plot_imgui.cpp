@@ -4,6 +4,7 @@
 // [SECTION] Plot context (view state, textures, export settings)
 // [SECTION] Figure equality (what the layout cache compares)
 // [SECTION] Screen fonts
+// [SECTION] Text pieces
 // [SECTION] Math text (typeset lines and tooltips)
 // [SECTION] Rendering primitives
 // [SECTION] Draw cache (replaying an unchanged figure's vertices)
@@ -13,12 +14,14 @@
 
 #include "views/plot/plot_imgui.h"
 #include "core/text/i18n.h"
+#include "views/plot/text_pieces.h"
 
 #include <imgui_internal.h>
 #include <imgui_stdlib.h>
 
 #include <algorithm>
 #include <array>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -30,6 +33,7 @@
 #include <variant>
 
 #include "core/text/text_in_use.h"
+#include "core/text/utf8.h"
 #include "views/async_job.h"
 #include "views/file_browser.h"
 #include "views/plot/export.h"
@@ -277,6 +281,26 @@ ImFont* screen_font(FontStyle style) {
   return f ? f : ImGui::GetFont();
 }
 
+// [SECTION] Text pieces
+std::vector<std::string_view> draw_pieces(std::string_view text, size_t max_bytes) {
+  std::vector<std::string_view> out;
+  while (!text.empty()) {
+    std::string_view piece = utf8_prefix(text, std::max<size_t>(max_bytes, 4));
+    if (piece.empty()) piece = text.substr(0, std::min(text.size(), max_bytes));  // never stall
+    out.push_back(piece);
+    text.remove_prefix(piece.size());
+  }
+  return out;
+}
+
+void add_text(ImDrawList* dl, ImFont* font, float size, ImVec2 pos, ImU32 color, std::string_view text) {
+  for (std::string_view piece : draw_pieces(text)) {
+    dl->AddText(font, size, pos, color, piece.data(), piece.data() + piece.size());
+    if (piece.size() < text.size())
+      pos.x += font->CalcTextSizeA(size, FLT_MAX, 0.0f, piece.data(), piece.data() + piece.size()).x;
+  }
+}
+
 // [SECTION] Math text (typeset lines and tooltips)
 void draw_math(ImDrawList* dl, const MathLayout& m, ImVec2 origin, ImU32 color, ImU32 warning) {
   for (const MathRun& r : m.runs) {
@@ -284,8 +308,7 @@ void draw_math(ImDrawList* dl, const MathLayout& m, ImVec2 origin, ImU32 color, 
     const float ascent = font->Ascent * r.size / font->FontSize;  // where ImGui puts this face's baseline
     note_text_in_use(r.text);  // typeset explanations and tooltips bring their characters into the atlas too
     const std::string text = displayable_text(r.text);
-    dl->AddText(font, r.size, ImVec2(origin.x + r.x, origin.y + r.y - ascent), r.warning ? warning : color,
-                text.c_str(), text.c_str() + text.size());
+    add_text(dl, font, r.size, ImVec2(origin.x + r.x, origin.y + r.y - ascent), r.warning ? warning : color, text);
   }
   for (const MathRule& r : m.rules)
     dl->AddRectFilled(ImVec2(origin.x + r.x0, origin.y + r.y0), ImVec2(origin.x + r.x1, origin.y + r.y1), color);
@@ -335,7 +358,7 @@ void draw_text(const Painter& pt, const Primitive& p) {
   const ImVec2 anchor = pt.at(p.pos);
   const ImVec2 top_left(anchor.x - p.align_x * w, anchor.y - p.align_y * h);
   if (!p.vertical) {
-    pt.dl->AddText(font, size, top_left, to_imgui(p.color), text.c_str(), text.c_str() + text.size());
+    add_text(pt.dl, font, size, top_left, to_imgui(p.color), text);
     return;
   }
   // AddText culls glyphs against the clip rect before we rotate them, so lay the text out with an unbounded
@@ -343,7 +366,11 @@ void draw_text(const Painter& pt, const Primitive& p) {
   // rotated label is still clipped to the window (a full-screen clip rect would leak below scrolled children).
   const int first = pt.dl->VtxBuffer.Size;
   const ImVec4 no_culling(-1e30f, -1e30f, 1e30f, 1e30f);
-  font->RenderText(pt.dl, size, top_left, to_imgui(p.color), no_culling, text.c_str(), text.c_str() + text.size());
+  ImVec2 pen = top_left;
+  for (std::string_view piece : draw_pieces(text)) {
+    font->RenderText(pt.dl, size, pen, to_imgui(p.color), no_culling, piece.data(), piece.data() + piece.size());
+    pen.x += font->CalcTextSizeA(size, FLT_MAX, 0.0f, piece.data(), piece.data() + piece.size()).x;
+  }
   // Rotate the glyph quads just emitted by 90° counter-clockwise about the anchor (reads bottom to top).
   for (int i = first; i < pt.dl->VtxBuffer.Size; ++i) {
     ImVec2& v = pt.dl->VtxBuffer[i].pos;

@@ -82,7 +82,9 @@ TEST(Generation, TheStepperSessionSamplesTheSameTokens) {
   const Fixture f;
   ForwardRequest r = make_forward_request(f.config, {.seed = 3}, f.prompt, 6, {.temperature = 1.3f, .min_p = 0.02f}, 5);
   const ForwardSession s = run_forward_session(r);
-  const Generation g = generate(f.config, f.weights, f.prompt, 6, {.temperature = 1.3f, .min_p = 0.02f}, 5);
+  // The session's byte vocabulary draws only bytes that keep the text valid UTF-8: the same constraint here.
+  const Generation g = generate(f.config, f.weights, f.prompt, 6, {.temperature = 1.3f, .min_p = 0.02f}, 5, {},
+                                [&](const std::vector<int>& ids) { return r.vocab().utf8_allowed_after(ids); });
   ASSERT_TRUE(g.error.empty()) << g.error;
   EXPECT_EQ(s.appended, g.tokens);
   // The session's traced passes may round differently in the last bits; the draws are the same tokens.

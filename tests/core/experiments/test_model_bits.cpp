@@ -71,6 +71,39 @@ TEST(ModelBits, ASeededModelsBitsAreItsOwnNegativeLog2Probabilities) {
   EXPECT_GT(b.bits_per_char, 1.0);
 }
 
+TEST(ModelBits, AStreamScoresEveryTokenOnceWithHalfAWindowOfContext) {
+  ModelConfig c = tiny_config();
+  c.max_seq = 8;  // windows of 8 tokens every 4
+  const StepperModel m = byte_model(init_weights(c, 5), c);
+  const std::string text = "床前\n\nmoonlight on the floor";  // 2 Chinese characters, 2 line breaks, 22 ASCII
+  std::vector<int> ids;
+  std::string error;
+  ASSERT_TRUE(m.vocabulary->encode(text, true, &ids, &error)) << error;
+  ASSERT_EQ(ids.size(), 1 + text.size());  // <bos>, then one token per byte
+  // Independently: token i (i ≥ 1) is predicted from the window that starts at the largest multiple of 4 at or
+  // below max(0, i − 4), i.e. with at least 4 tokens of context once there are that many.
+  double bits = 0;
+  for (size_t i = 1; i < ids.size(); ++i) {
+    const size_t start = i <= 4 ? 0 : ((i - 4) / 4) * 4;
+    const std::vector<int> w(ids.begin() + long(start), ids.begin() + long(std::min(ids.size(), start + 8)));
+    Mat logits;
+    ASSERT_TRUE(forward(logits, nullptr, *m.weights, c, w, &error)) << error;
+    const size_t row = i - 1 - start;
+    ASSERT_LT(row + 1, w.size());
+    double z = 0;
+    for (int v = 0; v < c.vocab; ++v) z += std::exp(double(logits(long(row), v)));
+    bits -= std::log2(std::exp(double(logits(long(row), ids[i]))) / z);
+  }
+  const ModelBits b = model_bits_of_text(m, text);
+  ASSERT_EQ(b.error, "");
+  EXPECT_EQ(b.tokens_scored, int64_t(text.size()));
+  EXPECT_EQ(b.chars, 26);
+  EXPECT_NEAR(b.bits, bits, 1e-9 * bits);
+  EXPECT_NEAR(b.bits_per_char, bits / 26.0, 1e-9 * bits);
+  // Cancelling stops with a message.
+  EXPECT_EQ(model_bits_of_text(m, text, [](double) { return false; }).error, "cancelled");
+}
+
 TEST(ModelBits, NoTokenizerOrNoTextIsAMessage) {
   EXPECT_NE(model_bits_per_char(StepperModel{}, {"abc"}).error, "");
   const ModelConfig c = tiny_config();

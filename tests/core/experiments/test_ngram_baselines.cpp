@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace tw {
 namespace {
 
@@ -26,6 +28,11 @@ TEST(NgramBaselines, KeptTablesEqualCountingAgain) {
     EXPECT_EQ(s.train_wb, wb.bits_per_symbol(c.train));
     EXPECT_EQ(s.distinct, wb.distinct(n));
     EXPECT_EQ(s.unseen, wb.unseen_fraction(c.heldout, n));
+    // Kneser–Ney of order n, trained up to n: the same number the tables up to 3 give (the order's own counts).
+    const KneserNeyScore kn = kneser_ney_score_records(kneser_ney_train_records(c.train, n), c.heldout)[size_t(n - 1)];
+    EXPECT_EQ(s.heldout_kn, kn.bits_per_char);
+    EXPECT_EQ(s.heldout_kn_unseen, kn.unseen_bits / double(kn.symbols));
+    EXPECT_EQ(s.heldout_unseen_chars, kn.unseen);
     const NgramModel addk(c.train, n, NgramSmoothing::AddK, 0.05f);
     EXPECT_EQ(m->wb[size_t(n - 1)].bits_per_symbol(c.heldout, NgramSmoothing::AddK, 0.05f),
               addk.bits_per_symbol(c.heldout));
@@ -56,6 +63,9 @@ TEST(NgramBaselines, CancelledCountKeepsNothing) {
   const auto m = ngram_corpus_models(CorpusId::EnglishQuotes, 2, &error, &cancel);
   ASSERT_NE(m, nullptr) << error;
   EXPECT_EQ(m->wb.size(), 2u);
+  // A first answer of two orders leaves Kneser–Ney to the refinement.
+  EXPECT_TRUE(std::isnan(m->stats[1].heldout_kn));
+  EXPECT_TRUE(m->kn.vocabulary.empty());
 }
 
 // The first answer of a corpus keeps orders 1 … 2; the five orders counted afterwards start from them and equal

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/compare.h"
+#include "core/io/read_file.h"
 #include "core/model/forward.h"
 #include "core/ops/rope.h"
 
@@ -24,7 +25,7 @@ ModelConfig small_llama(bool tied) {
   return c;
 }
 
-std::string fresh_dir(const std::string& name) {
+std::string fresh_hf_dir(const std::string& name) {
   const std::string dir = ::testing::TempDir() + "/hf_" + name;
   fs::remove_all(dir);
   return dir;
@@ -41,7 +42,7 @@ struct Saved {
 // Saves (w, c) as a Hugging Face checkpoint into a fresh temp folder hf_<name>.
 ::testing::AssertionResult save_fresh(Saved* out, const std::string& name, const ModelWeights& w, const ModelConfig& c,
                                       const HfSaveOptions& options) {
-  out->dir = fresh_dir(name);
+  out->dir = fresh_hf_dir(name);
   std::string error;
   if (!save_hf_checkpoint(out->dir, w, c, options, &out->files, &error)) {
     return ::testing::AssertionFailure() << "save_hf_checkpoint: " << error;
@@ -241,11 +242,10 @@ TEST(HfModel, ConfigKeysOfRealCheckpoints) {
   EXPECT_FALSE(hf_config_from_json(typed.dump(), {}, &c, &arch, &error));
   EXPECT_EQ(error, "config.json: mlp_bias (biases in the MLP projections) is not supported");
 
-  mistral["architectures"] = {"GPT2LMHeadModel"};
+  mistral["architectures"] = {"GPTNeoXForCausalLM"};
   EXPECT_FALSE(hf_config_from_json(mistral.dump(), {}, &c, &arch, &error));
-  EXPECT_EQ(error,
-            "config.json: architecture 'GPT2LMHeadModel' is not supported (LlamaForCausalLM, MistralForCausalLM or "
-            "Qwen2ForCausalLM)");
+  EXPECT_EQ(error, "config.json: architecture 'GPTNeoXForCausalLM' is not supported (supported: " +
+                       std::string(supported_architectures()) + ")");
   mistral["architectures"] = {"LlamaForCausalLM"};
   mistral["rope_scaling"] = {{"rope_type", "yarn"}, {"factor", 4.0}};
   EXPECT_FALSE(hf_config_from_json(mistral.dump(), {}, &c, &arch, &error));
@@ -274,19 +274,36 @@ TEST(HfModel, BadFoldersGiveOneLineAndKeepThePreviousModel) {
   expect_refused(good + "/nope", "is not a folder");
 
   // config.json that is a FIFO is refused by the bounded reader instead of blocking the load forever.
-  const std::string fifo = fresh_dir("fifo_config");
+  const std::string fifo = fresh_hf_dir("fifo_config");
   fs::create_directories(fifo);
   ASSERT_EQ(::mkfifo((fifo + "/config.json").c_str(), 0600), 0);
-  expect_refused(fifo, "has no readable config.json");
+  expect_refused(fifo, "has no readable config.json: ");
+  expect_refused(fifo, "is a FIFO");
+  // A symlink loop says so, rather than only "no readable config.json" (issue 45).
+  const std::string loop = fresh_hf_dir("loop_config");
+  fs::create_directories(loop);
+  fs::create_symlink(loop + "/config.json", loop + "/config.json");
+  expect_refused(loop, "Too many levels of symbolic links");
+  // max_position_embeddings 0 or -1 is refused, not clamped to 1.
+  for (const char* bad : {"0", "-1", "\"long\""}) {
+    const std::string dir = fresh_hf_dir(std::string("mpe_") + (bad[0] == '"' ? "str" : bad));
+    fs::copy(good, dir);
+    std::string text;
+    ASSERT_TRUE(read_file_bounded(dir + "/config.json", 1 << 20, &text, &error)) << error;
+    nlohmann::json cfg = nlohmann::json::parse(text);
+    cfg["max_position_embeddings"] = nlohmann::json::parse(bad);
+    std::ofstream(dir + "/config.json") << cfg.dump();
+    expect_refused(dir, std::string("max_position_embeddings must be a whole number of at least 1, not ") + bad);
+  }
 
   // A shard named by the index is missing.
-  const std::string missing_shard = fresh_dir("missing_shard");
+  const std::string missing_shard = fresh_hf_dir("missing_shard");
   fs::copy(good, missing_shard);
   fs::remove(missing_shard + "/" + saved.files[2]);
   expect_refused(missing_shard, "cannot open");
 
   // A tensor is missing / has the wrong shape / the dtype is quantized.
-  const std::string broken = fresh_dir("broken");
+  const std::string broken = fresh_hf_dir("broken");
   fs::create_directories(broken);
   fs::copy(good + "/config.json", broken + "/config.json");
   SafeTensors st = to_safetensors(w, c);

@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path fresh_dir(const std::string& name) {
+fs::path fresh_read_dir(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() / ("tw_read_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -27,7 +27,7 @@ fs::path fresh_dir(const std::string& name) {
 bool one_line(const std::string& s) { return !s.empty() && s.find('\n') == std::string::npos; }
 
 TEST(ReadFileBounded, ReadsARegularFileWhole) {
-  const fs::path dir = fresh_dir("ok");
+  const fs::path dir = fresh_read_dir("ok");
   std::ofstream(dir / "a.txt", std::ios::binary) << std::string("hello\0world", 11);
   std::string text, error;
   ASSERT_TRUE(read_file_bounded((dir / "a.txt").string(), 11, &text, &error)) << error;
@@ -39,7 +39,7 @@ TEST(ReadFileBounded, ReadsARegularFileWhole) {
 }
 
 TEST(ReadFileBounded, RefusesADirectory) {
-  const fs::path dir = fresh_dir("dir");
+  const fs::path dir = fresh_read_dir("dir");
   std::string text = "previous", error;
   EXPECT_FALSE(read_file_bounded(dir.string(), 1 << 20, &text, &error));
   EXPECT_TRUE(text.empty());
@@ -55,7 +55,7 @@ TEST(ReadFileBounded, RefusesDevZeroInsteadOfReadingForever) {
 }
 
 TEST(ReadFileBounded, RefusesAFifoWithoutBlocking) {
-  const fs::path dir = fresh_dir("fifo");
+  const fs::path dir = fresh_read_dir("fifo");
   const fs::path fifo = dir / "pipe";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   std::string text, error;
@@ -66,7 +66,7 @@ TEST(ReadFileBounded, RefusesAFifoWithoutBlocking) {
 }
 
 TEST(ReadFileBounded, RefusesAFileOverTheCapAndStatesTheCap) {
-  const fs::path dir = fresh_dir("big");
+  const fs::path dir = fresh_read_dir("big");
   {
     std::ofstream f(dir / "big.json", std::ios::binary);
     f << std::string(3 << 20, ' ');  // 3 MiB
@@ -89,7 +89,7 @@ TEST(ReadFileBounded, MissingFileNamesThePath) {
 // The readers built on it: a directory given as a config or a checkpoint says so (it used to read as a size of
 // LLONG_MAX and abort with bad_alloc).
 TEST(ReadFileBounded, ConfigAndSafetensorsReadersRefuseDirectoriesAndDevices) {
-  const fs::path dir = fresh_dir("readers");
+  const fs::path dir = fresh_read_dir("readers");
   ModelConfig config;
   std::string error;
   EXPECT_FALSE(load_config(dir.string(), &config, &error));
@@ -105,7 +105,7 @@ TEST(ReadFileBounded, ConfigAndSafetensorsReadersRefuseDirectoriesAndDevices) {
 
 // A Hugging Face model directory given where its config or checkpoint belongs: the message names the file inside.
 TEST(ReadFileBounded, ModelDirectoryGivenAsAFileSuggestsTheFileInside) {
-  const fs::path dir = fresh_dir("hfdir");
+  const fs::path dir = fresh_read_dir("hfdir");
   std::ofstream(dir / "config.json") << "{}";
   std::ofstream(dir / "model.safetensors") << "x";
   ModelConfig config;
@@ -119,7 +119,7 @@ TEST(ReadFileBounded, ModelDirectoryGivenAsAFileSuggestsTheFileInside) {
 }
 
 TEST(ReadFileBounded, OversizeConfigIsRefusedBeforeParsing) {
-  const fs::path dir = fresh_dir("bigconfig");
+  const fs::path dir = fresh_read_dir("bigconfig");
   {
     std::ofstream f(dir / "config.json", std::ios::binary);
     f << "{\"hidden_size\": 64, \"pad\": \"" << std::string(kMaxConfigBytes, 'x') << "\"}";

@@ -96,7 +96,7 @@ void expect_errors(std::span<const BadHeader> cases) {
 
 constexpr BadHeader kMalformedHeaders[] = {
     {"{oops", 0,
-     "header is not valid JSON: parse error at line 1, column 2: syntax error while parsing object key - invalid "
+     "header: not valid JSON: parse error at line 1, column 2: syntax error while parsing object key - invalid "
      "literal; last read: '{o'; expected string literal"},
     {"[]", 0, "header must be a JSON object mapping tensor names to their info"},
     {R"({"w": 3})", 0, "tensor 'w': info must be an object with dtype, shape, data_offsets"},
@@ -108,6 +108,13 @@ constexpr BadHeader kMalformedHeaders[] = {
      "tensor 'w': shape entries must be non-negative integers"},
     {R"({"w": {"dtype": "F32", "shape": [1], "data_offsets": [4, 0]}})", 4, "tensor 'w': data_offsets begin > end"},
     {R"({"__metadata__": {"a": 1}})", 0, "__metadata__ value 'a' must be a string"},
+    // JSON keeps the last of two equal keys: a tensor named twice would lose one entry silently (issue 45).
+    {R"({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}, "w": {"dtype": "F32", "shape": [1], )"
+     R"("data_offsets": [0, 4]}})",
+     4, "header names the tensor 'w' twice"},
+    {"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
+     "]]]]]]]]]]]]]]]]]]]",
+     0, "header: nests deeper than 64 levels"},
 };
 
 TEST(Safetensors, RejectsMalformedHeaders) {

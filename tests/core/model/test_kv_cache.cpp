@@ -28,7 +28,7 @@ std::vector<ModelConfig> configs() {
   return out;
 }
 
-const std::vector<int> kTokens = {72, 101, 108, 108, 111, 44, 32, 119, 111, 114, 108, 100, 33};  // "Hello, world!"
+const std::vector<int> kHelloTokens = {72, 101, 108, 108, 111, 44, 32, 119, 111, 114, 108, 100, 33};  // "Hello, world!"
 
 TEST(KVCache, TokenByTokenDecodingEqualsTheFullForward) {
   for (const ModelConfig& c : configs()) {
@@ -36,16 +36,16 @@ TEST(KVCache, TokenByTokenDecodingEqualsTheFullForward) {
     const ModelWeights w = init_weights(c, 11);
     Mat full;
     std::string error;
-    ASSERT_TRUE(forward(full, nullptr, w, c, kTokens, &error)) << error;
+    ASSERT_TRUE(forward(full, nullptr, w, c, kHelloTokens, &error)) << error;
     KVCache cache;
     cache.reset(c);
-    for (size_t t = 0; t < kTokens.size(); ++t) {
+    for (size_t t = 0; t < kHelloTokens.size(); ++t) {
       Mat row;
-      ASSERT_TRUE(forward_cached(row, nullptr, cache, w, c, {kTokens[t]}, &error)) << error;
+      ASSERT_TRUE(forward_cached(row, nullptr, cache, w, c, {kHelloTokens[t]}, &error)) << error;
       ASSERT_EQ(row.rows(), 1);
       EXPECT_MAT_NEAR(row, Mat(full.row(static_cast<Eigen::Index>(t))), 2e-5f) << "token " << t;
     }
-    EXPECT_EQ(cache.length, static_cast<int>(kTokens.size()));
+    EXPECT_EQ(cache.length, static_cast<int>(kHelloTokens.size()));
   }
 }
 
@@ -54,14 +54,14 @@ TEST(KVCache, PromptThenContinuationEqualsTheFullForward) {
     const ModelWeights w = init_weights(c, 12);
     Mat full, prompt, rest;
     std::string error;
-    ASSERT_TRUE(forward(full, nullptr, w, c, kTokens, &error));
+    ASSERT_TRUE(forward(full, nullptr, w, c, kHelloTokens, &error));
     KVCache cache;
     cache.reset(c);
     ASSERT_TRUE(
-        forward_cached(prompt, nullptr, cache, w, c, std::vector<int>(kTokens.begin(), kTokens.begin() + 8), &error));
+        forward_cached(prompt, nullptr, cache, w, c, std::vector<int>(kHelloTokens.begin(), kHelloTokens.begin() + 8), &error));
     Trace trace;
     ASSERT_TRUE(
-        forward_cached(rest, &trace, cache, w, c, std::vector<int>(kTokens.begin() + 8, kTokens.end()), &error));
+        forward_cached(rest, &trace, cache, w, c, std::vector<int>(kHelloTokens.begin() + 8, kHelloTokens.end()), &error));
     EXPECT_MAT_NEAR(prompt, Mat(full.topRows(8)), 2e-5f);
     EXPECT_MAT_NEAR(rest, Mat(full.bottomRows(5)), 2e-5f);
     // The continuation's attention maps are (H, 5 new queries, 13 keys).
@@ -77,7 +77,7 @@ TEST(KVCache, HoldsKeysAndValuesOfEveryLayer) {
   cache.reset(c);
   Mat logits;
   std::string error;
-  ASSERT_TRUE(forward_cached(logits, nullptr, cache, init_weights(c, 1), c, kTokens, &error));
+  ASSERT_TRUE(forward_cached(logits, nullptr, cache, init_weights(c, 1), c, kHelloTokens, &error));
   ASSERT_EQ(cache.k.size(), 2u);
   EXPECT_EQ(cache.k[1].rows(), 13);
   EXPECT_EQ(cache.v[1].cols(), 32);
@@ -92,7 +92,7 @@ TEST(KVCache, OverflowingMaxSeqIsRefused) {
   cache.reset(c);
   Mat logits;
   std::string error;
-  ASSERT_TRUE(forward_cached(logits, nullptr, cache, w, c, kTokens, &error));
+  ASSERT_TRUE(forward_cached(logits, nullptr, cache, w, c, kHelloTokens, &error));
   EXPECT_FALSE(forward_cached(logits, nullptr, cache, w, c, {1, 2}, &error));
   EXPECT_EQ(error, "15 tokens exceed the model's 14 positions (max_seq; max_position_embeddings in config.json)");
   EXPECT_EQ(cache.length, 13);  // a refused call leaves the cache as it was

@@ -9,7 +9,7 @@
 namespace tw {
 namespace {
 
-Mat random_mat(int rows, int cols, uint64_t seed) {
+Mat uniform_mat(int rows, int cols, uint64_t seed) {
   std::mt19937_64 rng(seed);
   Mat m(rows, cols);
   for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = static_cast<float>(2.0 * uniform01(rng) - 1.0);
@@ -56,7 +56,7 @@ TEST(LoraInit, PeftBoundsAndZeroB) {
 
 TEST(LoraForward, ZeroBEqualsBaseLayer) {
   const int T = 5, d_in = 12, d_out = 7, r = 3;
-  const Mat x = random_mat(T, d_in, 1), W0 = random_mat(d_out, d_in, 2);
+  const Mat x = uniform_mat(T, d_in, 1), W0 = uniform_mat(d_out, d_in, 2);
   std::mt19937_64 rng(3);
   LoraAdapter ad;
   lora_init(ad, d_in, d_out, r, 8.0f, false, rng);
@@ -68,13 +68,13 @@ TEST(LoraForward, ZeroBEqualsBaseLayer) {
 
 TEST(LoraForward, MergedEqualsUnmergedAndUnmergeRestores) {
   const int T = 4, d_in = 10, d_out = 6, r = 2;
-  const Mat x = random_mat(T, d_in, 4), W0 = random_mat(d_out, d_in, 5);
+  const Mat x = uniform_mat(T, d_in, 4), W0 = uniform_mat(d_out, d_in, 5);
   for (bool rs : {false, true}) {
     LoraAdapter ad;
     ad.alpha = 6.0f;
     ad.rslora = rs;
-    ad.A = random_mat(r, d_in, 6);
-    ad.B = random_mat(d_out, r, 7);
+    ad.A = uniform_mat(r, d_in, 6);
+    ad.B = uniform_mat(d_out, r, 7);
     Mat out, xa;
     lora_forward(out, xa, x, W0, ad, T, d_in, d_out, r);
     // Independent expectation: W0 + s·B·A with s written out by hand (α = 6, r = 2).
@@ -130,14 +130,14 @@ TEST(TruncatedSvd, ErrorEqualsTailSingularValues) {
 TEST(TruncatedSvd, NoRandomRankRMatrixBeatsIt) {
   // Eckart–Young on a larger random matrix: the truncated SVD error is a floor for every rank-r product.
   const int m = 20, n = 15, r = 4;
-  const Mat M = random_mat(m, n, 11);
+  const Mat M = uniform_mat(m, n, 11);
   const Svd s = svd_decompose(M);
   Mat approx;
   svd_truncate(approx, s, r);
   const double best = (M - approx).norm();
   EXPECT_NEAR(best, svd_tail_error(s.sigma, r), 1e-4);
   for (uint64_t seed = 0; seed < 20; ++seed) {
-    const Mat B = random_mat(m, r, 100 + seed), A = random_mat(r, n, 200 + seed);
+    const Mat B = uniform_mat(m, r, 100 + seed), A = uniform_mat(r, n, 200 + seed);
     // Best scalar multiple of B·A, so the comparison is not lost on scale alone.
     const Mat P = B * A;
     const float c = (M.cwiseProduct(P)).sum() / P.squaredNorm();

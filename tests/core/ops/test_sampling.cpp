@@ -201,5 +201,24 @@ TEST(Sampling, MatchesAFullSortReferenceOnRandomLogitsWithTies) {
 
 TEST(Sampling, ArgmaxIsGreedy) { EXPECT_EQ(argmax_token({0.1f, 2.0f, -1.0f, 2.0f}), 1); }
 
+TEST(Sampling, AllowedTokensAreTheOnlyCandidates) {
+  // Logits 3, 2, 1, 0 with token 0 not allowed: top-k 2 keeps tokens 1 and 2, and the draw renormalises over them.
+  const std::vector<float> logits{3, 2, 1, 0};
+  const std::vector<char> allowed{0, 1, 1, 1};
+  SamplingTrace t;
+  sampling_filter(t, logits, {.temperature = 1, .top_k = 2}, &allowed);
+  EXPECT_EQ(t.kept_min_p, (std::vector<char>{0, 1, 1, 0}));
+  const double z = std::exp(2.0) + std::exp(1.0);
+  EXPECT_NEAR(t.probs[1], std::exp(2.0) / z, 1e-6);
+  EXPECT_NEAR(t.probs[2], std::exp(1.0) / z, 1e-6);
+  EXPECT_EQ(t.probs[0], 0.0f);
+  // probs_before stays the model's own distribution, the disallowed token included.
+  EXPECT_NEAR(t.probs_before[0], std::exp(3.0) / (std::exp(3.0) + z + 1.0), 1e-6);
+  // A mask that allows nothing restricts nothing.
+  const std::vector<char> none{0, 0, 0, 0};
+  sampling_filter(t, logits, {.temperature = 1}, &none);
+  EXPECT_EQ(t.n_final, 4);
+}
+
 }  // namespace
 }  // namespace tw

@@ -1,5 +1,6 @@
 // Token display tables for a GPT-2-style byte-level tokenizer and a SentencePiece-style (metaspace, byte
 // fallback) tokenizer, including tokens that hold only part of a UTF-8 character.
+#include "core/text/bpe_test_helpers.h"
 #include "core/text/token_display.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,9 @@
 
 namespace tw {
 namespace {
+
+using testing::bpe_strings;
+using testing::make_bpe;
 
 using nlohmann::json;
 
@@ -38,13 +42,6 @@ TEST(TokenDisplay, SpellingsWithoutATokenizer) {
   EXPECT_EQ(display_metaspace("注"), "注");
 }
 
-BpeTokenizer make(const json& j) {
-  BpeTokenizer t;
-  std::string error;
-  EXPECT_TRUE(bpe_tokenizer_from_json(j.dump(), &t, &error)) << error;
-  return t;
-}
-
 TEST(TokenDisplay, Gpt2ByteLevel) {
   // GPT-2's byte map: ids 0..255 are the bytes' characters ('Ġ' = space), then "Ġthe", "æ³", "¨".
   json vocab = json::object();
@@ -59,7 +56,7 @@ TEST(TokenDisplay, Gpt2ByteLevel) {
   j["added_tokens"] = json::array({{{"id", 261}, {"content", "<|endoftext|>"}, {"special", true}}});
   j["pre_tokenizer"] = {{"type", "ByteLevel"}, {"add_prefix_space", false}};
   j["decoder"] = {{"type", "ByteLevel"}};
-  const BpeTokenizer t = make(j);
+  const BpeTokenizer t = make_bpe(j);
   const std::pair<int, std::string> table[] = {
       {256, "␣the"},
       {32, "␣"},
@@ -96,7 +93,7 @@ TEST(TokenDisplay, MetaspaceWithByteFallback) {
       {"type", "BPE"}, {"vocab", vocab}, {"merges", json::array()}, {"byte_fallback", true}, {"unk_token", "<unk>"}};
   j["added_tokens"] = json::array({{{"id", 1}, {"content", "<s>"}, {"special", true}}});
   j["pre_tokenizer"] = {{"type", "Metaspace"}, {"replacement", "▁"}, {"prepend_scheme", "always"}, {"split", true}};
-  const BpeTokenizer t = make(j);
+  const BpeTokenizer t = make_bpe(j);
   const std::pair<int, std::string> table[] = {{2, "␣the"}, {3, "␣"}, {4, "⟨E6⟩"}, {7, "↵"}, {8, "注"}, {1, "<s>"}};
   for (const auto& [id, want] : table) EXPECT_EQ(display_token(t, id).text, want) << id;
   const std::vector<TokenDisplay> seq = display_tokens(t, {1, 2, 4, 5, 6});
@@ -111,7 +108,7 @@ TEST(TokenDisplay, MetaspaceWithByteFallback) {
   json gap = j;
   gap["model"]["vocab"]["x"] = 20;  // ids 9..19 are unused
   gap["added_tokens"].push_back({{"id", 21}, {"content", ""}, {"special", true}});
-  const BpeTokenizer g = make(gap);
+  const BpeTokenizer g = make_bpe(gap);
   EXPECT_EQ(display_token(g, 12).text, "<empty>");
   EXPECT_EQ(display_token(g, 21).text, "<empty>");
   // A lone continuation byte with nothing to complete it belongs to no character.

@@ -1,3 +1,4 @@
+#include "core/text/bpe_test_helpers.h"
 #include "core/text/tokenizer_bpe.h"
 
 #include <gtest/gtest.h>
@@ -9,6 +10,9 @@
 
 namespace tw {
 namespace {
+
+using testing::bpe_strings;
+using testing::make_bpe;
 
 using nlohmann::json;
 
@@ -90,19 +94,6 @@ json metaspace_fixture() {
   return j;
 }
 
-BpeTokenizer make(const json& j) {
-  BpeTokenizer t;
-  std::string error;
-  EXPECT_TRUE(bpe_tokenizer_from_json(j.dump(), &t, &error)) << error;
-  return t;
-}
-
-std::vector<std::string> strings(const BpeTokenizer& t, const std::vector<int>& ids) {
-  std::vector<std::string> out;
-  for (int id : ids) out.push_back(t.token_string(id));
-  return out;
-}
-
 const char* kPatterns[] = {
     R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)",
     R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
@@ -167,23 +158,23 @@ TEST(BpeByteLevel, AlphabetIsGpt2BytesToUnicode) {
 }
 
 TEST(BpeByteLevel, MergesApplyByRank) {
-  const BpeTokenizer t = make(byte_level_fixture());
+  const BpeTokenizer t = make_bpe(byte_level_fixture());
   // Worked by hand: "hello" h·e(1) → l·l(3) → he·ll(4) → hell·o(5); " the" Ġ·t(0) → h·e(1) → Ġt·he(2);
   // " world" Ġ·w(6) → o·r(7) → Ġw·or(8) → l·d(9), and Ġwor·ld is no merge.
   EXPECT_EQ(t.encode("hello the world", false), (std::vector<int>{261, 258, 264, 265}));
-  EXPECT_EQ(strings(t, t.encode("hello the world", false)), (std::vector<std::string>{"hello", "Ġthe", "Ġwor", "ld"}));
+  EXPECT_EQ(bpe_strings(t, t.encode("hello the world", false)), (std::vector<std::string>{"hello", "Ġthe", "Ġwor", "ld"}));
   // Bytes without merges stay single bytes (id = byte value); the special token is cut out whole.
   EXPECT_EQ(t.encode("hello<|endoftext|> 42", false), (std::vector<int>{261, 266, 32, 52, 50}));
   EXPECT_EQ(t.decode({261, 266, 32, 52, 50}), "hello<|endoftext|> 42");
   EXPECT_EQ(t.decode({261, 266, 32, 52, 50}, /*skip_special=*/true), "hello 42");
   // Merges never cross a pre-tokenizer piece: "the" without its space is h·e → "he" + "t" first.
-  EXPECT_EQ(strings(t, t.encode("tthe", false)), (std::vector<std::string>{"t", "t", "he"}));
+  EXPECT_EQ(bpe_strings(t, t.encode("tthe", false)), (std::vector<std::string>{"t", "t", "he"}));
   EXPECT_EQ(t.bos_id(), -1);
   EXPECT_FALSE(t.adds_bos());
 }
 
 TEST(BpeByteLevel, LabelsShowVisibleSpaces) {
-  const BpeTokenizer t = make(byte_level_fixture());
+  const BpeTokenizer t = make_bpe(byte_level_fixture());
   EXPECT_EQ(t.label(258), "␣the");
   EXPECT_EQ(t.label(10), "↵");
   EXPECT_EQ(t.label(0xE2), "⟨E2⟩");  // one byte of a three-byte character
@@ -192,7 +183,7 @@ TEST(BpeByteLevel, LabelsShowVisibleSpaces) {
 }
 
 TEST(BpeByteLevel, Gpt2PatternSplitsLikeTheRegex) {
-  const BpeTokenizer t = make(byte_level_fixture());
+  const BpeTokenizer t = make_bpe(byte_level_fixture());
   // Each piece checked against the alternatives in order: a space run gives its last space to the next word,
   // "\n\n" before a letter splits as "\n" (\s+(?!\S)) and "\n" (\s+).
   EXPECT_EQ(t.pre_split("Hello world's  test 123!!\n\nend"),
@@ -203,8 +194,8 @@ TEST(BpeByteLevel, Gpt2PatternSplitsLikeTheRegex) {
 }
 
 TEST(BpeByteLevel, Llama3AndQwen2Patterns) {
-  const BpeTokenizer llama3 = make(byte_level_fixture(split_pretokenizer(kPatterns[1])));
-  const BpeTokenizer qwen2 = make(byte_level_fixture(split_pretokenizer(kPatterns[2])));
+  const BpeTokenizer llama3 = make_bpe(byte_level_fixture(split_pretokenizer(kPatterns[1])));
+  const BpeTokenizer qwen2 = make_bpe(byte_level_fixture(split_pretokenizer(kPatterns[2])));
   // Numbers stand alone (no leading space), in groups of at most 3 (Llama 3) or one digit each (Qwen2);
   // punctuation keeps the newlines that follow it; a non-letter may lead a word ("(hello").
   EXPECT_EQ(llama3.pre_split("Hello world's  test 12345!!\n\nend (hello"),
@@ -231,7 +222,7 @@ TEST(BpeByteLevel, SplittersMatchTheRegexesOnGoldenStrings) {
   const std::pair<const char*, const char*> patterns[] = {
       {"gpt2", kPatterns[0]}, {"llama3", kPatterns[1]}, {"qwen2", kPatterns[2]}};
   for (const auto& [name, pattern] : patterns) {
-    const BpeTokenizer t = make(byte_level_fixture(split_pretokenizer(pattern)));
+    const BpeTokenizer t = make_bpe(byte_level_fixture(split_pretokenizer(pattern)));
     int mismatches = 0;
     for (size_t i = 0; i < samples.size(); ++i) {
       const std::vector<std::string> want = golden["splits"][name][i];
@@ -252,16 +243,16 @@ TEST(BpeByteLevel, DigitsPreTokenizerIsolatesEachDigit) {
       {"type", "Sequence"},
       {"pretokenizers", json::array({{{"type", "Digits"}, {"individual_digits", true}},
                                      {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", true}}})}};
-  const BpeTokenizer t = make(byte_level_fixture(p.dump()));
+  const BpeTokenizer t = make_bpe(byte_level_fixture(p.dump()));
   EXPECT_EQ(t.pre_split("in 2024 we"), (std::vector<std::string>{"in", " ", "2", "0", "2", "4", " we"}));
 }
 
 TEST(BpeByteLevel, RoundTripsAnyText) {
   for (const char* pattern : kPatterns) {
-    const BpeTokenizer t = make(byte_level_fixture(split_pretokenizer(pattern)));
+    const BpeTokenizer t = make_bpe(byte_level_fixture(split_pretokenizer(pattern)));
     for (const std::string& s : kRoundTrip) EXPECT_EQ(t.decode(t.encode(s, false)), s) << pattern << ": " << s;
   }
-  const BpeTokenizer t = make(byte_level_fixture());
+  const BpeTokenizer t = make_bpe(byte_level_fixture());
   const std::string invalid = "bad \xff\xfe utf8 \xe2\x82";  // byte-level BPE keeps even invalid bytes
   EXPECT_EQ(t.decode(t.encode(invalid, false)), invalid);
 }
@@ -269,23 +260,23 @@ TEST(BpeByteLevel, RoundTripsAnyText) {
 // [SECTION] SentencePiece-style BPE
 
 TEST(BpeMetaspace, MergesByteFallbackAndBos) {
-  const BpeTokenizer t = make(metaspace_fixture());
+  const BpeTokenizer t = make_bpe(metaspace_fixture());
   EXPECT_EQ(t.kind(), BpeKind::Metaspace);
   ASSERT_EQ(t.bos_id(), 1);
   EXPECT_TRUE(t.adds_bos());
   // "▁hello▁world!": ▁·h(0) l·l(1) ▁h·e(2) ▁he·ll(3) ▁hell·o(4) ▁·w(5) o·r(6) ▁w·or(7); "!" is not in the
   // vocabulary, so it falls back to its byte 0x21.
-  EXPECT_EQ(strings(t, t.encode("hello world!")),
+  EXPECT_EQ(bpe_strings(t, t.encode("hello world!")),
             (std::vector<std::string>{"<s>", "▁hello", "▁wor", "l", "d", "<0x21>"}));
-  EXPECT_EQ(strings(t, t.encode("hé", false)), (std::vector<std::string>{"▁h", "<0xC3>", "<0xA9>"}));
+  EXPECT_EQ(bpe_strings(t, t.encode("hé", false)), (std::vector<std::string>{"▁h", "<0xC3>", "<0xA9>"}));
   EXPECT_EQ(t.decode(t.encode("hello world!"), /*skip_special=*/true), "hello world!");
   EXPECT_EQ(t.label(t.token_id("▁hello")), "␣hello");
   EXPECT_EQ(t.label(t.token_id("<0x0A>")), "↵");
-  EXPECT_EQ(strings(t, t.encode("hello</s>", false)), (std::vector<std::string>{"▁hello", "</s>"}));
+  EXPECT_EQ(bpe_strings(t, t.encode("hello</s>", false)), (std::vector<std::string>{"▁hello", "</s>"}));
 }
 
 TEST(BpeMetaspace, RoundTripsUtf8ThroughByteFallback) {
-  const BpeTokenizer t = make(metaspace_fixture());
+  const BpeTokenizer t = make_bpe(metaspace_fixture());
   for (const std::string& s : kRoundTrip) {
     EXPECT_EQ(t.decode(t.encode(s, false)), s) << s;
     EXPECT_EQ(t.decode(t.encode(s, true), /*skip_special=*/true), s) << s;  // <s> is not text
@@ -296,8 +287,8 @@ TEST(BpeMetaspace, MetaspacePreTokenizerSplitsAtEachSpace) {
   json j = metaspace_fixture();
   j["normalizer"] = nullptr;
   j["pre_tokenizer"] = {{"type", "Metaspace"}, {"replacement", "▁"}, {"prepend_scheme", "first"}, {"split", true}};
-  const BpeTokenizer t = make(j);
-  EXPECT_EQ(strings(t, t.encode("hello world", false)), (std::vector<std::string>{"▁hello", "▁wor", "l", "d"}));
+  const BpeTokenizer t = make_bpe(j);
+  EXPECT_EQ(bpe_strings(t, t.encode("hello world", false)), (std::vector<std::string>{"▁hello", "▁wor", "l", "d"}));
   EXPECT_EQ(t.decode(t.encode("two  spaces ", false)), "two  spaces ");
   // As in the reference: a text that already starts with a space gets no second ▁, and the decoder still drops
   // one leading space, so that one space is lost.
@@ -370,7 +361,7 @@ TEST(BpeDropped, ATextTheTokenizerDropsWholeIsNamed) {
   json j;
   j["model"] = {{"type", "BPE"}, {"vocab", {{"a", 0}, {"b", 1}, {"<s>", 2}}}, {"merges", json::array()}};
   j["added_tokens"] = json::array({{{"id", 2}, {"content", "<s>"}, {"special", true}}});
-  const BpeTokenizer t = make(j);
+  const BpeTokenizer t = make_bpe(j);
   const std::vector<int> dropped = t.encode("注意力", false);
   EXPECT_TRUE(dropped.empty());
   EXPECT_EQ(dropped_text_error(t, "注意力", dropped),
@@ -379,6 +370,24 @@ TEST(BpeDropped, ATextTheTokenizerDropsWholeIsNamed) {
   EXPECT_EQ(dropped_text_error(t, "注意力", {2}), dropped_text_error(t, "注意力", dropped));  // a BOS alone
   EXPECT_EQ(dropped_text_error(t, "注a", t.encode("注a", false)), "");
   EXPECT_EQ(dropped_text_error(t, "", {}), "");
+}
+
+}  // namespace
+}  // namespace tw
+
+namespace tw {
+namespace {
+
+// Issue 45 regression: a special added token typed as text is that token (GPT-2's <|endoftext|> is [50256] in
+// Hugging Face); it is not reported as a dropped text, and removing it is the decoder's skip_special option.
+TEST(BpeDropped, ASpecialTokenTypedAsTextIsMatchedNotDropped) {
+  const BpeTokenizer t = make_bpe(byte_level_fixture());
+  EXPECT_EQ(t.encode("<|endoftext|>", false), std::vector<int>({266}));
+  EXPECT_EQ(t.encode("<|endoftext|>", true), std::vector<int>({266}));
+  EXPECT_EQ(dropped_text_error(t, "<|endoftext|>", t.encode("<|endoftext|>", true)), "");
+  EXPECT_EQ(t.encode("he<|endoftext|>", false), std::vector<int>({257, 266}));
+  EXPECT_EQ(t.decode({257, 266}), "he<|endoftext|>");
+  EXPECT_EQ(t.decode({257, 266}, true), "he");
 }
 
 }  // namespace

@@ -84,6 +84,30 @@ TEST_P(TokenizerGolden, IdsEqualTheReferenceAndDecodeRoundTrips) {
   EXPECT_GE(compared, 80);
 }
 
+// Every added token of the file typed as plain text (alone and between two words) is matched in the input as the
+// reference matches it, special or not, and such a text is never reported as "dropped".
+TEST_P(TokenizerGolden, AddedTokensTypedAsTextAreMatched) {
+  const std::string family = GetParam();
+  const json golden = read_json(fs::path(TW_SOURCE_DIR) / "tests/core/data/tokenizers" / (family + ".golden.json"));
+  ASSERT_TRUE(golden.is_object() && golden.contains("added")) << "no added-token texts for " << family;
+  BpeTokenizer t;
+  std::string error;
+  ASSERT_TRUE(load_family(family, &t, &error)) << error;
+  int mismatched = 0;
+  for (const json& c : golden["added"]) {
+    const std::string text = c[0];
+    const std::vector<int> want = c[1];
+    const std::vector<int> got = t.encode(text, false);
+    if (got != want && ++mismatched < 8)
+      ADD_FAILURE() << family << " on \"" << text << "\"\n ours " << show(got) << "\n ref  " << show(want);
+    if (!want.empty()) {
+      EXPECT_EQ(dropped_text_error(t, text, t.encode(text, true)), "") << family << " on \"" << text << "\"";
+    }
+  }
+  EXPECT_EQ(mismatched, 0) << family << ": " << mismatched << " of " << golden["added"].size() << " differ";
+  EXPECT_GE(golden["added"].size(), 4u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Families, TokenizerGolden,
                          ::testing::Values("llama2", "llama3", "qwen3", "gemma3", "gpt4o", "deepseek_v3"));
 

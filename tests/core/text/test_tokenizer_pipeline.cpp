@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/text/bpe_test_helpers.h"
 #include "core/text/normalizer.h"
 #include "core/text/pretokenizer.h"
 #include "core/text/tokenizer_bpe.h"
@@ -12,6 +13,9 @@
 
 namespace tw {
 namespace {
+
+using testing::bpe_strings;
+using testing::make_bpe;
 
 using nlohmann::json;
 using Ranges = std::vector<std::pair<size_t, size_t>>;
@@ -137,19 +141,6 @@ TEST(Normalizer, UnicodeFormsAndRewrites) {
 
 // [SECTION] models
 
-BpeTokenizer make(const json& j) {
-  BpeTokenizer t;
-  std::string error;
-  EXPECT_TRUE(bpe_tokenizer_from_json(j.dump(), &t, &error)) << error;
-  return t;
-}
-
-std::vector<std::string> strings(const BpeTokenizer& t, const std::vector<int>& ids) {
-  std::vector<std::string> out;
-  for (int id : ids) out.push_back(t.token_string(id));
-  return out;
-}
-
 json bert_fixture() {
   json vocab = json::object();
   int id = 0;
@@ -172,9 +163,9 @@ json bert_fixture() {
 }
 
 TEST(WordPiece, GreedyLongestMatchWithContinuations) {
-  const BpeTokenizer t = make(bert_fixture());
+  const BpeTokenizer t = make_bpe(bert_fixture());
   EXPECT_EQ(t.model(), TokenizerModel::WordPiece);
-  EXPECT_EQ(strings(t, t.encode("Unaffable PLAYING xyz!")),
+  EXPECT_EQ(bpe_strings(t, t.encode("Unaffable PLAYING xyz!")),
             (Strings{"[CLS]", "un", "##aff", "##able", "play", "##ing", "[UNK]", "!", "[SEP]"}));
   EXPECT_EQ(t.decode(t.encode("unaffable playing!", false)), "unaffable playing!");
 }
@@ -186,10 +177,10 @@ TEST(Unigram, ViterbiPicksTheMostProbableSegmentation) {
                             json::array({"abcd", -3.5}), json::array({"d", -4.0})});
   json j;
   j["model"] = {{"type", "Unigram"}, {"vocab", vocab}, {"unk_id", 0}};
-  const BpeTokenizer t = make(j);
-  EXPECT_EQ(strings(t, t.encode("abc", false)), (Strings{"a", "b", "c"}));
-  EXPECT_EQ(strings(t, t.encode("abcd", false)), (Strings{"abcd"}));             // -3.5 beats -3 - 4
-  EXPECT_EQ(strings(t, t.encode("axxa", false)), (Strings{"a", "<unk>", "a"}));  // unknown characters fuse
+  const BpeTokenizer t = make_bpe(j);
+  EXPECT_EQ(bpe_strings(t, t.encode("abc", false)), (Strings{"a", "b", "c"}));
+  EXPECT_EQ(bpe_strings(t, t.encode("abcd", false)), (Strings{"abcd"}));             // -3.5 beats -3 - 4
+  EXPECT_EQ(bpe_strings(t, t.encode("axxa", false)), (Strings{"a", "<unk>", "a"}));  // unknown characters fuse
 }
 
 TEST(Bpe, SubwordPrefixAndSuffix) {
@@ -203,8 +194,8 @@ TEST(Bpe, SubwordPrefixAndSuffix) {
                 {"unk_token", "<unk>"},
                 {"fuse_unk", true}};
   j["pre_tokenizer"] = {{"type", "WhitespaceSplit"}};
-  const BpeTokenizer t = make(j);
-  EXPECT_EQ(strings(t, t.encode("hi i hzz", false)), (Strings{"hi", "i", "h", "<unk>"}));
+  const BpeTokenizer t = make_bpe(j);
+  EXPECT_EQ(bpe_strings(t, t.encode("hi i hzz", false)), (Strings{"hi", "i", "h", "<unk>"}));
 }
 
 // [SECTION] added tokens, post-processors, decoders
@@ -215,10 +206,10 @@ TEST(AddedTokens, StripAndSingleWordOptions) {
   j["added_tokens"].push_back({{"id", 11}, {"content", "<mask>"}, {"special", true}, {"lstrip", true}});
   j["added_tokens"].push_back(
       {{"id", 12}, {"content", "play"}, {"special", false}, {"single_word", true}, {"normalized", false}});
-  const BpeTokenizer t = make(j);
+  const BpeTokenizer t = make_bpe(j);
   // lstrip: the spaces before <mask> belong to it; single_word: "play" inside "playing" is not the added token.
   const std::vector<int> ids = t.encode("the <mask> playing play", false);
-  EXPECT_EQ(strings(t, ids), (Strings{"the", "<mask>", "play", "##ing", "play"}));
+  EXPECT_EQ(bpe_strings(t, ids), (Strings{"the", "<mask>", "play", "##ing", "play"}));
   EXPECT_EQ(ids[2], 7);   // the vocabulary's "play", not the added one
   EXPECT_EQ(ids[4], 12);  // the added token, a whole word
 }
@@ -231,7 +222,7 @@ TEST(PostProcessor, TemplateAndRoberta) {
                               {{"Sequence", {{"id", "A"}, {"type_id", 0}}}},
                               {{"SpecialToken", {{"id", "[SEP]"}, {"type_id", 0}}}}})},
       {"special_tokens", {{"[CLS]", {{"id", "[CLS]"}, {"ids", {2}}}}, {"[SEP]", {{"id", "[SEP]"}, {"ids", {3}}}}}}};
-  BpeTokenizer t = make(j);
+  BpeTokenizer t = make_bpe(j);
   EXPECT_EQ(t.encode("the"), (std::vector<int>{2, 10, 3}));
   EXPECT_EQ(t.bos_id(), 2);
   EXPECT_EQ(t.eos_id(), 3);
@@ -241,7 +232,7 @@ TEST(PostProcessor, TemplateAndRoberta) {
        json::array(
            {{{"type", "ByteLevel"}},
             {{"type", "RobertaProcessing"}, {"sep", json::array({"[SEP]", 3})}, {"cls", json::array({"[PAD]", 0})}}})}};
-  t = make(j);
+  t = make_bpe(j);
   EXPECT_EQ(t.encode("the"), (std::vector<int>{0, 10, 3}));
   t.set_bos(-1, false);
   EXPECT_EQ(t.encode("the"), (std::vector<int>{10, 3}));
@@ -260,7 +251,7 @@ TEST(Decoder, ChainsAsTheFileSays) {
                                             {{"type", "ByteFallback"}},
                                             {{"type", "Fuse"}},
                                             {{"type", "Strip"}, {"content", " "}, {"start", 1}, {"stop", 0}}})}};
-  const BpeTokenizer t = make(j);
+  const BpeTokenizer t = make_bpe(j);
   EXPECT_EQ(t.decode({1, 2, 3, 4, 6}), "hi注 ");
   EXPECT_EQ(t.decode({1, 2, 3}), "hi\xEF\xBF\xBD\xEF\xBF\xBD");  // an incomplete character: one U+FFFD per byte
   EXPECT_EQ(t.decode({5}), "\xEF\xBF\xBD");

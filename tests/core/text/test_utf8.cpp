@@ -66,5 +66,33 @@ TEST(Utf8, CharStart) {
   EXPECT_EQ(utf8_char_start(s, 4), 4u);  // belongs to no character
 }
 
+TEST(Utf8, ValidPrefixAllowsOnlyAnUnfinishedLastCharacter) {
+  EXPECT_TRUE(utf8_valid_prefix(""));
+  EXPECT_TRUE(utf8_valid_prefix("a\xE6\xB3\xA8"));  // a注: whole
+  EXPECT_TRUE(utf8_valid_prefix("a\xE6"));          // 注 cut after its lead byte
+  EXPECT_TRUE(utf8_valid_prefix("a\xE6\xB3"));      // ... and after its second
+  EXPECT_FALSE(utf8_valid_prefix("\xB3"));          // a continuation byte with no lead
+  EXPECT_FALSE(
+      utf8_valid_prefix("\xE6"
+                        "a"));                          // a lead byte followed by an ASCII letter
+  EXPECT_FALSE(utf8_valid_prefix("\xE6\xB3\xA8\xA8"));  // one continuation byte too many
+  EXPECT_FALSE(utf8_valid_prefix("\xC0"));              // can only start an overlong form
+  EXPECT_FALSE(utf8_valid_prefix("\xE0\x80"));          // overlong three-byte form, already visible
+  EXPECT_TRUE(utf8_valid_prefix("\xE0\xA0"));
+  EXPECT_FALSE(utf8_valid_prefix("\xED\xA0"));     // a surrogate, already visible
+  EXPECT_FALSE(utf8_valid_prefix("\xF4\x90"));     // above U+10FFFF
+  EXPECT_TRUE(utf8_valid_prefix("\xF0\x9F\x98"));  // 😀 cut before its last byte
+  EXPECT_EQ(utf8_unfinished_tail("a\xE6\xB3"), "\xE6\xB3");
+  EXPECT_EQ(utf8_unfinished_tail("a\xE6\xB3\xA8"), "");
+}
+
+TEST(Utf8, AllowedTokensContinueACharacterOrStartOne) {
+  // Tokens: "a", the three bytes of 注 (E6 B3 A8) one by one, and 注 whole.
+  const std::vector<std::string> tokens{"a", "\xE6", "\xB3", "\xA8", "\xE6\xB3\xA8"};
+  EXPECT_EQ(utf8_allowed_tokens(tokens, ""), (std::vector<char>{1, 1, 0, 0, 1}));
+  EXPECT_EQ(utf8_allowed_tokens(tokens, "\xE6"), (std::vector<char>{0, 0, 1, 1, 0}));
+  EXPECT_EQ(utf8_allowed_tokens(tokens, "\xE6\xB3"), (std::vector<char>{0, 0, 1, 1, 0}));
+}
+
 }  // namespace
 }  // namespace tw

@@ -6,7 +6,7 @@
 namespace tw {
 namespace {
 
-TrainSettings small() {
+TrainSettings small_settings() {
   return {.model = {.dim = 16, .n_layers = 1, .n_heads = 2, .n_kv_heads = 1, .vocab = 4, .hidden = 32, .max_seq = 8},
           .task = {.kind = TaskKind::Sort, .length = 3, .alphabet = 4, .val_examples = 16},
           .optimizer = {},  // OptimizerConfig's defaults
@@ -17,7 +17,7 @@ TEST(TrainerSession, StepsPlayToLimitAndKeepRunOnBadReset) {
   TrainerSession session;
   std::string error;
   EXPECT_FALSE(session.snapshot()->ready);
-  ASSERT_TRUE(session.reset(small(), &error)) << error;
+  ASSERT_TRUE(session.reset(small_settings(), &error)) << error;
   auto snap = session.snapshot();
   EXPECT_TRUE(snap->ready);
   EXPECT_EQ(snap->step, 0);
@@ -37,7 +37,7 @@ TEST(TrainerSession, StepsPlayToLimitAndKeepRunOnBadReset) {
   EXPECT_EQ(snap->step, 12);
   EXPECT_FALSE(session.running());
 
-  TrainSettings bad = small();
+  TrainSettings bad = small_settings();
   bad.model.vocab = 2;  // the sort task needs 4 tokens
   EXPECT_FALSE(session.reset(bad, &error));
   EXPECT_NE(error.find("vocabulary"), std::string::npos) << error;
@@ -48,7 +48,7 @@ TEST(TrainerSession, StepsPlayToLimitAndKeepRunOnBadReset) {
   EXPECT_EQ(session.snapshot()->pinned[0].history.size(), 12u);
   for (int i = 0; i < 5; ++i) session.pin_current("again");
   EXPECT_EQ(session.snapshot()->pinned.size(), size_t(kMaxPinnedRuns));
-  ASSERT_TRUE(session.reset(small(), &error)) << error;
+  ASSERT_TRUE(session.reset(small_settings(), &error)) << error;
   EXPECT_EQ(session.snapshot()->step, 0);
   EXPECT_EQ(session.snapshot()->pinned.size(), size_t(kMaxPinnedRuns));  // pins survive a reset
   session.clear_pins();

@@ -1,0 +1,33 @@
+#pragma once
+// The loop the Hugging Face benchmarks time: load the folder, then one traced forward pass over `tokens`, per
+// iteration; afterwards the process's peak RSS as a counter. False (after SkipWithError) when a load or pass failed.
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include <string>
+#include <vector>
+
+#include "core/io/hf_model.h"
+#include "core/model/forward.h"
+
+inline bool time_load_and_trace(benchmark::State& state, const std::string& dir, const std::vector<int>& tokens) {
+  std::string error;
+  for (auto _ : state) {
+    tw::HfModel model;
+    if (!tw::load_hf_model(dir, {}, &model, &error)) {
+      state.SkipWithError(error.c_str());
+      return false;
+    }
+    tw::Trace trace;
+    tw::Mat logits;
+    if (!tw::forward(logits, &trace, model.weights, model.config, tokens, &error)) {
+      state.SkipWithError(error.c_str());
+      return false;
+    }
+    benchmark::DoNotOptimize(logits.data());
+  }
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  state.counters["peak_rss_MB"] = double(usage.ru_maxrss) / 1e3;  // ru_maxrss is in KB on Linux
+  return true;
+}

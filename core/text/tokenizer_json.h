@@ -1,0 +1,30 @@
+#pragma once
+// What every component of a tokenizer.json (normalizer, pre-tokenizer, model, decoder, post-processor) is checked
+// for before it is read: that it is an object with a "type", that a Sequence is not absurdly long, and that each
+// option the reference library reads has the type it reads (a string where a boolean belongs is refused, naming
+// the component, the key and the value, rather than silently defaulted).
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <string_view>
+
+namespace tw {
+
+// Steps a Sequence may hold, flattened (real files have at most a handful): a Sequence of 10,000 entries runs every
+// one of them over every piece of the text.
+constexpr size_t kMaxPipelineSteps = 64;
+
+// The "type" of component `j` of `stage` ("pre-tokenizer", "normalizer", "decoder", "post-processor"). False with
+// one line in *error when `j` is not an object with a string "type" ("pre-tokenizer must be an object with a
+// 'type', not a string").
+bool component_type(const nlohmann::json& j, std::string_view stage, std::string* type, std::string* error);
+
+// Empty when every known option of `j` has the type the reference reads; else one line naming `component`
+// ("pre-tokenizer Digits"), the key, the value and the type wanted. Numbers are range-checked where the
+// reference would refuse (dropout in [0, 1], max_input_chars_per_word ≥ 1).
+std::string option_type_error(const nlohmann::json& j, std::string_view component);
+
+// j[key] when `j` is an object holding a boolean there, else `fallback` (option_type_error refuses other types first).
+bool json_bool(const nlohmann::json& j, const char* key, bool fallback);
+
+}  // namespace tw
