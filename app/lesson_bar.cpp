@@ -352,6 +352,14 @@ void draw_lesson_body(AppState& state, LessonRun& run, const Lesson& lesson) {
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("%s", tr("PageDown / PageUp (or a presenter's clicker) move through the steps"));
   ImGui::Separator();
+  // The step scrolls between the header and a foot that stays in the window: a long step at 200% no longer pushes
+  // "Close lesson" below the screen. The foot's buttons wrap as same_line_if_fits places them.
+  const int foot_rows = wrapped_rows(
+      {button_width(tr("Reset this step")), button_width(tr("Back to my work")), button_width(tr("Close lesson"))});
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float foot = float(foot_rows) * ImGui::GetFrameHeightWithSpacing() + style.ItemSpacing.y + 2.0f;
+  ImGui::PushID(run.step);  // each step its own scroll position: a new step opens at its top
+  ImGui::BeginChild("##step", ImVec2(0, -foot));
   ImGui::PushFont(plot::screen_font(plot::FontStyle::Bold));
   math_text(step.title.here().c_str(), 0.0f);
   ImGui::PopFont();
@@ -362,6 +370,8 @@ void draw_lesson_body(AppState& state, LessonRun& run, const Lesson& lesson) {
     math_text(step.look.here().c_str(), 0.0f);
   }
   if (step.exercise) draw_exercise(state, run, lesson, step);
+  ImGui::EndChild();
+  ImGui::PopID();
   ImGui::Separator();
   if (ImGui::Button(tr("Reset this step"))) {
     run.progress.forget(lesson.id, step.id);

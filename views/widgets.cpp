@@ -109,6 +109,21 @@ void same_line_if_fits(float width) {
   if (ImGui::GetContentRegionAvail().x < width) ImGui::NewLine();
 }
 
+int wrapped_rows(std::initializer_list<float> widths) {
+  const float avail = ImGui::GetContentRegionAvail().x, gap = ImGui::GetStyle().ItemSpacing.x;
+  int rows = 1;
+  float x = -1.0f;  // the end of the line so far; < 0: nothing on it yet
+  for (const float w : widths) {
+    if (x >= 0 && x + gap + w > avail) {
+      ++rows;
+      x = w;
+    } else {
+      x = x < 0 ? w : x + gap + w;
+    }
+  }
+  return rows;
+}
+
 float button_width(const char* label) {
   return ImGui::CalcTextSize(label, nullptr, true).x + 2 * ImGui::GetStyle().FramePadding.x;
 }

@@ -2,6 +2,7 @@
 // Small ImGui helpers shared by every panel (the one place for them, as Tracy's TracyImGui.hpp).
 
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,9 @@ std::vector<std::string> take_fit_problems();
 // Before an item `width` pixels wide that follows another: on the same line when it fits, else on the next (a row of
 // buttons wraps in a narrow window at a large zoom instead of being cut at its edge).
 void same_line_if_fits(float width);
+// How many lines a row of items `widths` wide takes at the current cursor when same_line_if_fits places each after
+// the first (to keep room for a row of buttons that may wrap, below a list that scrolls).
+int wrapped_rows(std::initializer_list<float> widths);
 // The width of a button labelled `label` (its text up to "##", plus the frame's padding).
 float button_width(const char* label);
 // Around a card's full-size Selectable (start page, lessons): hover and press wash the card faintly instead of in the
