@@ -127,11 +127,17 @@ static void draw_open_popup(AppState& state) {
                                                     : subst(tr("No presets found in {0}"), {d.presets_dir}).c_str());
   } else {
     ImGui::TextDisabled("%s", d.presets_dir.c_str());
-    // The presets scroll in the room the screen leaves below the browser, above the message and Cancel.
+    // The presets scroll in the room the screen leaves below the browser, above the message and Cancel (the foot
+    // end_path_popup draws: a separator, the message, the button, the window's padding), never wider than the screen.
     const ImGuiStyle& style = ImGui::GetStyle();
-    const float footer = 3 * ImGui::GetFrameHeightWithSpacing() + 2 * style.WindowPadding.y;
-    const float room = ImGui::GetMainViewport()->Size.y * 0.96f - ImGui::GetCursorPosY() - footer;
-    ImGui::BeginChild("presets", ImVec2(ImGui::GetFontSize() * 42.0f, std::max(room, ImGui::GetFrameHeight() * 3)));
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    float footer = 2 * style.ItemSpacing.y + 1.0f + ImGui::GetFrameHeight() + style.WindowPadding.y + 2.0f;
+    if (!d.message.empty())
+      footer +=
+          ImGui::CalcTextSize(d.message.c_str(), nullptr, false, ImGui::GetFontSize() * 36.0f).y + style.ItemSpacing.y;
+    const float room = vp->Size.y * 0.96f - ImGui::GetCursorPosY() - footer;
+    const float width = std::min(ImGui::GetFontSize() * 42.0f, vp->Size.x * 0.96f - 2 * style.WindowPadding.x);
+    ImGui::BeginChild("presets", ImVec2(width, std::max(room, ImGui::GetFrameHeight() * 2)));
     for (const ScenePreset& preset : d.presets) {
       ImGui::PushID(preset.path.c_str());
       // A preset loads but does not become the Save target: saving must never overwrite a shipped file.
@@ -143,8 +149,7 @@ static void draw_open_popup(AppState& state) {
       if (!preset.description.empty()) {
         ImGui::SameLine();
         // Descriptions are a sentence or three: wrap them in a column instead of widening the popup.
-        math_text(preset_description(preset).c_str(), ImGui::GetCursorPosX() + ImGui::GetFontSize() * 32.0f, false,
-                  ImGui::GetColorU32(ImGuiCol_TextDisabled));
+        math_text(preset_description(preset).c_str(), 0.0f, false, ImGui::GetColorU32(ImGuiCol_TextDisabled));
       }
       ImGui::PopID();
     }

@@ -78,6 +78,9 @@ std::vector<std::string> g_fit_problems;  // check_item_fits since the last take
 
 void check_item_fits(const std::string& what, float text_width) {
   const ImGuiWindow* w = ImGui::GetCurrentWindow();
+  // A window ImGui lays out without showing (an auto-sized dialog's first frame, before it knows its size and place)
+  // cuts nothing on screen.
+  if (w->Hidden || w->RootWindow->Hidden) return;
   const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
   const ImRect& inside = w->InnerClipRect;
   std::string problem;
