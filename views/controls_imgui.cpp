@@ -58,15 +58,20 @@ float combo_width_for_value(const Control& c) {
          2 * ImGui::GetStyle().FramePadding.x;
 }
 
-bool draw_control(const Control& c) {
+bool draw_control(const Control& c, bool label_above) {
   bool changed = false;
   ImGui::PushID(c.key.c_str());
   // The label in the interface language with an ImGui id that does not change with it (PushID(key) above makes
   // "###control" unique), so switching language keeps a slider's state. A label with a formula is drawn typeset after
   // the widget (ImGui would show its source).
   const std::string shown = tr(c.label.c_str());
-  const bool math = plot::has_math(shown);
-  const std::string widget_label = math ? std::string("##control") : shown + "###control";
+  const bool math = plot::has_math(shown) && !label_above;
+  if (label_above) {
+    math_text(shown.c_str(), 0.0f);
+    if (!c.help.empty()) help_marker(tr(c.help.c_str()));
+    ImGui::SetNextItemWidth(-FLT_MIN);
+  }
+  const std::string widget_label = math || label_above ? std::string("###control") : shown + "###control";
   const char* label = widget_label.c_str();
   switch (c.type) {
     case ControlType::Bool: changed = ImGui::Checkbox(label, static_cast<bool*>(c.target)); break;
@@ -142,7 +147,7 @@ bool draw_control(const Control& c) {
     case ControlType::IntList: changed = draw_int_list(c, label); break;
   }
   if (math) math_label(shown.c_str());
-  if (!c.help.empty()) help_marker(tr(c.help.c_str()));
+  if (!c.help.empty() && !label_above) help_marker(tr(c.help.c_str()));
   ImGui::PopID();
   return changed;
 }

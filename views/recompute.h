@@ -276,7 +276,7 @@ void RecomputePanel<State, Result>::draw_controls(const DrawContext& ctx) {
 template <class State, class Result>
 void RecomputePanel<State, Result>::draw(const DrawContext& ctx) {
   panel_explanation(panel_text(info_.id), ctx.fit_figures_to_height);
-  begin_controls_column(ctx, controls_width_);
+  begin_controls_column(ctx, controls_width_, &controls());
   draw_controls(ctx);
   if (job_.busy() && job_progress(job_.progress(), tr("computing"))) job_.cancel();
   if (job_.cancelled() && !job_.busy()) warning_text(tr("Cancelled: the figures still show the previous settings."));

@@ -248,7 +248,7 @@ void warning_text(const char* text) {
 
 // [SECTION] two-column panel layout
 
-void begin_controls_column(const DrawContext& ctx, float width) {
+void begin_controls_column(const DrawContext& ctx, float width, const Controls* controls) {
   bool* collapsed = ctx.controls_collapsed;
   if (collapsed && *collapsed) {
     const float strip = ImGui::GetFrameHeight() + 2 * ImGui::GetStyle().WindowPadding.x;
@@ -264,8 +264,16 @@ void begin_controls_column(const DrawContext& ctx, float width) {
   // In a narrow window (a lesson's column beside it, a projector at 150–200%) the column gives up width, down to 40%
   // of the window, so the figures keep a readable width instead of a sliver.
   const float avail = ImGui::GetContentRegionAvail().x;
-  const float readable = kReadableFigureWidth * ctx.dpi_scale + ImGui::GetStyle().ItemSpacing.x;
-  const float column = std::min(width * ctx.dpi_scale, std::max(avail * 0.4f, avail - readable));
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float readable = kReadableFigureWidth * ctx.dpi_scale + style.ItemSpacing.x;
+  float column = std::min(width * ctx.dpi_scale, std::max(avail * 0.4f, avail - readable));
+  // But not so narrow that a choice cuts its value ("low-rank+noise" beside a lesson at 200%): the figures give up
+  // that much, down to 40% of the window.
+  float choice = 0.0f;
+  if (controls)
+    for (const Control& c : controls->all()) choice = std::max(choice, combo_width_for_value(c));
+  if (choice > 0.0f)
+    column = std::max(column, std::min(choice + 2 * style.WindowPadding.x + style.ScrollbarSize, avail * 0.6f));
   ImGui::BeginChild("controls", ImVec2(column, 0), true);
   if (collapsed) {
     const char* label = tr("\xC2\xAB hide controls");  // «
@@ -296,10 +304,13 @@ void draw_controls_column(const Controls& controls, const DrawContext& ctx, floa
     const float avail = ImGui::GetContentRegionAvail().x;
     const float beside = ImGui::CalcTextSize(tr(c.label.c_str())).x + style.ItemInnerSpacing.x +
                          (c.help.empty() ? 0.0f : ImGui::CalcTextSize("(?)").x + style.ItemSpacing.x);
-    // A choice is as wide as its value when there is room ("NVIDIA A100 SXM 80GB (bf16)" whole, not cut short).
-    const float want = std::max(item_width * ctx.dpi_scale, combo_width_for_value(c));
-    ImGui::SetNextItemWidth(std::max(std::min(want, avail - beside), avail / 3));
-    draw_control(c);
+    // A choice is as wide as its value when there is room ("NVIDIA A100 SXM 80GB (bf16)" whole, not cut short);
+    // where its label leaves too little ("low-rank+noise" at 200%), the label goes above it and it takes the line.
+    const float value = combo_width_for_value(c);
+    const float width = std::max(std::min(std::max(item_width * ctx.dpi_scale, value), avail - beside), avail / 3);
+    const bool label_above = value > width + 0.5f;
+    if (!label_above) ImGui::SetNextItemWidth(width);
+    draw_control(c, label_above);
     if (after) after(c);
   }
 }

@@ -64,7 +64,9 @@ void math_label(const char* text);
 //   begin_controls_column(ctx, 330); draw_controls_column(...); ...; begin_figures_column(); ...; end_figures_column();
 // With ctx.controls_collapsed set, the column has a "hide" button and, collapsed, is a slim strip with a "show"
 // button; the controls are still submitted then (their values and jobs stay live) but draw nothing.
-void begin_controls_column(const DrawContext& ctx, float width);
+// `controls` (optional): the column widens, up to 60% of the window, until the widest choice's current value shows
+// whole (its label above it, as draw_controls_column places it).
+void begin_controls_column(const DrawContext& ctx, float width, const Controls* controls = nullptr);
 void begin_figures_column();  // ends the controls column
 void end_figures_column();
 // Every control of `controls` that `visible` accepts (all when empty), each widget `item_width` wide, followed by

@@ -206,8 +206,10 @@ void ForwardPanel::draw_generate() {
                        ImGui::CalcTextSize(tr(count.label.c_str())).x + style.ItemSpacing.x +
                        ImGui::CalcTextSize("(?)").x;
     if (ImGui::GetContentRegionAvail().x < need) ImGui::NewLine();
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
-    draw_control(count);
+    // Where even a line of its own is too narrow (200%), the label goes above the slider.
+    const bool label_above = ImGui::GetContentRegionAvail().x < need;
+    if (!label_above) ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+    draw_control(count, label_above);
     check_item_fits("forward: tokens to generate");
   }
   // Generation ends at the model's context length: say so, not only grey the button out.
