@@ -85,10 +85,14 @@ void check_item_fits(const std::string& what, float text_width) {
   const ImRect& inside = w->InnerClipRect;
   std::string problem;
   // Cut: past the right edge of a window that does not scroll sideways, or below one that does not scroll at all.
-  // Or off the screen, whatever its window does.
+  // Or off the screen in a window that runs off it (scrolling cannot bring it into view); an item below the fold of
+  // a scrolling column that ends on screen is reached by scrolling, as any long column's.
   const ImGuiViewport* vp = ImGui::GetMainViewport();
-  const bool cut_x = (hi.x > inside.Max.x + 0.5f && !w->ScrollbarX) || hi.x > vp->Pos.x + vp->Size.x + 0.5f;
-  const bool cut_y = (hi.y > inside.Max.y + 0.5f && !w->ScrollbarY) || hi.y > vp->Pos.y + vp->Size.y + 0.5f;
+  const float right = vp->Pos.x + vp->Size.x + 0.5f, bottom = vp->Pos.y + vp->Size.y + 0.5f;
+  const bool cut_x =
+      (hi.x > inside.Max.x + 0.5f && !w->ScrollbarX) || (hi.x > right && (inside.Max.x > right || !w->ScrollbarX));
+  const bool cut_y =
+      (hi.y > inside.Max.y + 0.5f && !w->ScrollbarY) || (hi.y > bottom && (inside.Max.y > bottom || !w->ScrollbarY));
   if (cut_x || cut_y)
     problem = what + ": ends at (" + std::to_string(int(hi.x)) + ", " + std::to_string(int(hi.y)) +
               "), outside its window's visible part (" + std::to_string(int(inside.Max.x)) + ", " +
