@@ -10,12 +10,16 @@
 
 namespace tw {
 
+// The name File > Save scene offers first (a desktop file manager opens *.twscene.json with this program).
+inline constexpr const char* kDefaultSceneName = "scene.twscene.json";
+
 enum class FileDialog { None, OpenScene, SaveScene, ExportFigures, OpenModel };
 
 struct FileDialogs {
   FileDialog requested = FileDialog::None;  // set by the menu or a shortcut; the popup opens next frame
-  std::string scene_path = user_work_dir() + "/scene.json";  // Open and Save share it (absolute, under home)
-  std::vector<ScenePreset> presets;                          // re-read each time the Open popup opens
+  // Open and Save share it (absolute, under home); *.twscene.json is the name a file manager opens with this program.
+  std::string scene_path = user_work_dir() + "/" + kDefaultSceneName;
+  std::vector<ScenePreset> presets;   // re-read each time the Open popup opens
   std::string presets_dir;            // where they were found (shown, so a missing folder is visible)
   std::string model_dir;              // Open model folder: a Hugging Face folder
   std::vector<std::string> existing;  // Export: files that would be overwritten (the popup asks)

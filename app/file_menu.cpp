@@ -7,6 +7,7 @@
 #include "app/file_menu.h"
 
 #include <imgui.h>
+#include <imgui_internal.h>  // the current window's name, for the text-fit check
 #include <imgui_stdlib.h>
 
 #include <cstdio>
@@ -32,6 +33,14 @@ constexpr const char* kModelPopup = N_("Open model folder");
 // A popup's title in the interface language; its ImGui id ("###Open scene") stays the same in every language.
 std::string popup_title(const char* id) { return std::string(tr(id)) + "###" + id; }
 
+// Before a dialog's BeginPopupModal: centred on the screen every frame and never taller or wider than it, so its
+// buttons stay on screen at any zoom (an auto-sized dialog that grows keeps its first place otherwise).
+void keep_dialog_on_screen() {
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(vp->GetCenter(), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(vp->Size.x * 0.96f, vp->Size.y * 0.96f));
+}
+
 void show_message(const FileDialogs& d) {
   if (d.message.empty()) return;
   ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36.0f);
@@ -55,6 +64,7 @@ bool cancel_pressed() {
 void end_path_popup(const FileDialogs& d) {
   show_message(d);
   if (cancel_pressed()) ImGui::CloseCurrentPopup();
+  check_item_fits(std::string(ImGui::GetCurrentWindow()->Name) + ": Cancel");
   ImGui::EndPopup();
 }
 
@@ -102,6 +112,7 @@ void handle_file_shortcuts(AppState& state) {
 // [SECTION] open
 static void draw_open_popup(AppState& state) {
   FileDialogs& d = state.file_dialogs;
+  keep_dialog_on_screen();
   if (!ImGui::BeginPopupModal(popup_title(kOpenPopup).c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
   ImGui::TextUnformatted(tr("Scene file (JSON):"));
   if (d.scene_browser.draw(tr("Open"))) {
@@ -116,6 +127,17 @@ static void draw_open_popup(AppState& state) {
                                                     : subst(tr("No presets found in {0}"), {d.presets_dir}).c_str());
   } else {
     ImGui::TextDisabled("%s", d.presets_dir.c_str());
+    // The presets scroll in the room the screen leaves below the browser, above the message and Cancel (the foot
+    // end_path_popup draws: a separator, the message, the button, the window's padding), never wider than the screen.
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    float footer = 2 * style.ItemSpacing.y + 1.0f + ImGui::GetFrameHeight() + style.WindowPadding.y + 2.0f;
+    if (!d.message.empty())
+      footer +=
+          ImGui::CalcTextSize(d.message.c_str(), nullptr, false, ImGui::GetFontSize() * 36.0f).y + style.ItemSpacing.y;
+    const float room = vp->Size.y * 0.96f - ImGui::GetCursorPosY() - footer;
+    const float width = std::min(ImGui::GetFontSize() * 42.0f, vp->Size.x * 0.96f - 2 * style.WindowPadding.x);
+    ImGui::BeginChild("presets", ImVec2(width, std::max(room, ImGui::GetFrameHeight() * 2)));
     for (const ScenePreset& preset : d.presets) {
       ImGui::PushID(preset.path.c_str());
       // A preset loads but does not become the Save target: saving must never overwrite a shipped file.
@@ -127,11 +149,11 @@ static void draw_open_popup(AppState& state) {
       if (!preset.description.empty()) {
         ImGui::SameLine();
         // Descriptions are a sentence or three: wrap them in a column instead of widening the popup.
-        math_text(preset.description.c_str(), ImGui::GetCursorPosX() + ImGui::GetFontSize() * 32.0f, false,
-                  ImGui::GetColorU32(ImGuiCol_TextDisabled));
+        math_text(preset_description(preset).c_str(), 0.0f, false, ImGui::GetColorU32(ImGuiCol_TextDisabled));
       }
       ImGui::PopID();
     }
+    ImGui::EndChild();
   }
   ImGui::Separator();
   end_path_popup(d);
@@ -140,6 +162,7 @@ static void draw_open_popup(AppState& state) {
 // [SECTION] save
 static void draw_save_popup(AppState& state) {
   FileDialogs& d = state.file_dialogs;
+  keep_dialog_on_screen();
   if (!ImGui::BeginPopupModal(popup_title(kSavePopup).c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
   ImGui::TextUnformatted(tr("Save the open panels, every control and the theme to:"));
   if (d.scene_browser.draw(tr("Save"))) {
@@ -196,6 +219,7 @@ void report_model_opening(AppState& state) {
 
 static void draw_model_popup(AppState& state) {
   FileDialogs& d = state.file_dialogs;
+  keep_dialog_on_screen();
   if (!ImGui::BeginPopupModal(popup_title(kModelPopup).c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
   ImGui::PushTextWrapPos(ImGui::GetFontSize() * 46.0f);  // the browser's width
   ImGui::TextUnformatted(
@@ -250,6 +274,7 @@ static void run_export(AppState& state, FigureExportRequest::Existing existing) 
 static void draw_export_popup(AppState& state) {
   FileDialogs& d = state.file_dialogs;
   ExportSettings& ex = state.exports;
+  keep_dialog_on_screen();
   if (!ImGui::BeginPopupModal(popup_title(kExportPopup).c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
   if (ImGui::IsWindowAppearing()) d.existing.clear();
   ImGui::TextUnformatted(tr("Every figure of every open panel, named <panel>-<figure>-<what it shows>.<ext>, into:"));

@@ -60,6 +60,8 @@ struct WindowTiling {
   std::vector<std::string> placed;       // panels whose window has been given its first position
   bool retile = false;                   // View > Tile open panels: place every open panel again next frame
   bool start_page_was_open = false;      // to bring the start page to the front when it opens
+  bool place_start_page = false;         // the start page goes back to the panel area next frame (zoom, resize)
+  float display_w = 0, display_h = 0;    // the window's size last frame (0: not drawn yet): a resize lays out again
   std::vector<std::string> bring_front;  // window names to focus next frame (the first page of a new grid)
 };
 

@@ -17,6 +17,7 @@
 
 #include "app/layout.h"
 #include "app/lesson_scene.h"
+#include "app/slide_mode.h"
 #include "core/io/atomic_file.h"
 #include "core/io/json_parse.h"
 #include "core/io/read_file.h"
@@ -98,16 +99,32 @@ void reset_exercise_ui(LessonRun& run) {
 
 // [SECTION] opening lessons and steps
 
-// Applies step `index` of the current lesson (its scene, the highlight) and remembers it.
+// The panel a step puts forward: the one with its "look at" figure, else the first it opens.
+std::string step_panel(const AppState& state, const LessonStep& step) {
+  if (!step.look_panel.empty()) return step.look_panel;
+  for (const PanelSlot& slot : state.panels)
+    if (slot.open) return slot.info.id;
+  return "";
+}
+
+// Applies step `index` of the current lesson (its scene, the highlight) and remembers it. The presentation mode the
+// lecturer is in (slide mode, a focused panel) stays on, moved to the new step's panel: a step's scene would turn it
+// off, and a clicker must never drop the projector back to the desk.
 void go_to_step(AppState& state, LessonRun& run, int index, const nlohmann::json& extra = nlohmann::json::object()) {
   const Lesson* lesson = current_lesson(run);
   if (!lesson || lesson->steps.empty()) return;
   index = std::clamp(index, 0, int(lesson->steps.size()) - 1);
   const LessonStep& step = lesson->steps[size_t(index)];
+  const bool was_slide = state.slide.on(), was_focused = !state.focused.empty();
   const SceneLoad loaded = apply_lesson_step(state, step, extra);
   if (!loaded.ok) {
     state.status = subst(tr("Lesson step not applied: {0}"), {loaded.error});
     return;
+  }
+  if (const std::string panel = step_panel(state, step); !panel.empty()) {
+    if (was_slide && !state.slide.on())
+      enter_slide_mode(state, panel, step.look_panel == panel ? step.look_figure : std::string());
+    if (was_focused && state.focused.empty()) state.toggle_focus(panel);
   }
   if (run.step != index || extra.empty()) reset_exercise_ui(run);
   run.step = index;
@@ -232,7 +249,10 @@ void draw_exercise(AppState& state, LessonRun& run, const Lesson& lesson, const 
       check_mark(false, tr("Cannot be checked with the current settings"));
     }
     if (done && r.status != CheckStatus::Passed) role_text(plot::UiRole::Good, tr("(solved before)"));
-    // A check the learner asks for: when the goal is not met it counts as a failed attempt (the solution appears).
+    if (run.attempts.failed_checks > 0 && r.status != CheckStatus::Passed)
+      role_text(plot::UiRole::Link, tr(failed_check_message(run.attempts)));
+    // A check the learner asks for: when the goal is not met it counts as a failed attempt (the second shows the
+    // solution).
     if (ImGui::Button(tr("Check"))) {
       run.state_result = check_exercise_state(ex.check, values);
       run.values_seen = std::move(seen);
@@ -244,8 +264,8 @@ void draw_exercise(AppState& state, LessonRun& run, const Lesson& lesson, const 
     }
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("%s",
-                        tr("The verdict above follows your settings; Check asks for it (and, when the goal is not "
-                           "met yet, offers the solution)"));
+                        tr("The verdict above follows your settings; Check asks for it (a second Check while the goal "
+                           "is not met shows the solution)"));
     ImGui::SameLine();
   } else {
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
@@ -274,13 +294,13 @@ void draw_exercise(AppState& state, LessonRun& run, const Lesson& lesson, const 
       else if (run.number_result->status == CheckStatus::Unavailable)
         check_mark(false, tr("Cannot be checked with the current settings"));
       else
-        check_mark(false, tr("Not quite: try again, take a hint, or show the solution"));
+        check_mark(false, tr(failed_check_message(run.attempts)));
     } else if (done) {
       role_text(plot::UiRole::Good, tr("(solved before)"));
     }
   }
   const bool solution = solution_visible(run.attempts);
-  // Hints one at a time; the solution on request or after a failed attempt.
+  // Hints one at a time; the solution on request or after a second failed check.
   for (int h = 0; h < run.hints_shown && size_t(h) < ex.hints.size(); ++h) {
     ImGui::Bullet();
     ImGui::SameLine();
@@ -317,18 +337,29 @@ void draw_lesson_body(AppState& state, LessonRun& run, const Lesson& lesson) {
     }
     ImGui::EndCombo();
   }
+  // Each item on the line when it fits, else on the next: a narrow column at 200% never cuts "Next >".
   ImGui::BeginDisabled(run.step <= 0);
   if (ImGui::Button(tr("< Previous"))) go_to_step(state, run, run.step - 1);
   ImGui::EndDisabled();
-  ImGui::SameLine();
-  ImGui::TextUnformatted(subst(tr("Step {0} of {1}"), {std::to_string(run.step + 1), std::to_string(n)}).c_str());
-  ImGui::SameLine();
+  const std::string step_text = subst(tr("Step {0} of {1}"), {std::to_string(run.step + 1), std::to_string(n)});
+  same_line_if_fits(ImGui::CalcTextSize(step_text.c_str()).x);
+  ImGui::TextUnformatted(step_text.c_str());
+  same_line_if_fits(button_width(tr("Next >")));
   ImGui::BeginDisabled(run.step >= n - 1);
   if (ImGui::Button(tr("Next >"))) go_to_step(state, run, run.step + 1);
+  check_item_fits("lesson: Next >");
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("%s", tr("PageDown / PageUp (or a presenter's clicker) move through the steps"));
   ImGui::Separator();
+  // The step scrolls between the header and a foot that stays in the window: a long step at 200% no longer pushes
+  // "Close lesson" below the screen. The foot's buttons wrap as same_line_if_fits places them.
+  const int foot_rows = wrapped_rows(
+      {button_width(tr("Reset this step")), button_width(tr("Back to my work")), button_width(tr("Close lesson"))});
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float foot = float(foot_rows) * ImGui::GetFrameHeightWithSpacing() + style.ItemSpacing.y + 2.0f;
+  ImGui::PushID(run.step);  // each step its own scroll position: a new step opens at its top
+  ImGui::BeginChild("##step", ImVec2(0, -foot));
   ImGui::PushFont(plot::screen_font(plot::FontStyle::Bold));
   math_text(step.title.here().c_str(), 0.0f);
   ImGui::PopFont();
@@ -339,6 +370,8 @@ void draw_lesson_body(AppState& state, LessonRun& run, const Lesson& lesson) {
     math_text(step.look.here().c_str(), 0.0f);
   }
   if (step.exercise) draw_exercise(state, run, lesson, step);
+  ImGui::EndChild();
+  ImGui::PopID();
   ImGui::Separator();
   if (ImGui::Button(tr("Reset this step"))) {
     run.progress.forget(lesson.id, step.id);
@@ -346,12 +379,14 @@ void draw_lesson_body(AppState& state, LessonRun& run, const Lesson& lesson) {
     reset_exercise_ui(run);
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("The step's settings again, its exercise not yet solved"));
-  ImGui::SameLine();
+  same_line_if_fits(button_width(tr("Back to my work")));
   if (ImGui::Button(tr("Back to my work"))) close_lesson(state, run, true);
+  check_item_fits("lesson: Back to my work");
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", tr("Close the lesson and reopen the panels and settings you had before it"));
-  ImGui::SameLine();
+  same_line_if_fits(button_width(tr("Close lesson")));
   if (ImGui::Button(tr("Close lesson"))) close_lesson(state, run, false);
+  check_item_fits("lesson: Close lesson");
 }
 
 void draw_open_lesson_popup(AppState& state, LessonRun& run) {
@@ -428,6 +463,10 @@ void draw_lesson_window(AppState& state) {
   if (!open) close_lesson(state, run, false);
 }
 
+void place_lesson_window_again(AppState& state) {
+  if (state.lessons) state.lessons->place_window = true;
+}
+
 void handle_lesson_keys(AppState& state) {
   if (!state.lessons) return;
   LessonRun& run = *state.lessons;
@@ -464,7 +503,11 @@ bool draw_lesson_cards(AppState& state) {
     ImGui::PushID(int(i));
     ImGui::BeginGroup();
     const ImVec2 top = ImGui::GetCursorScreenPos();
-    if (ImGui::Selectable("##lesson", false, ImGuiSelectableFlags_AllowItemOverlap, ImVec2(card_w, card_h))) {
+    push_card_highlight();
+    const bool clicked =
+        ImGui::Selectable("##lesson", false, ImGuiSelectableFlags_AllowItemOverlap, ImVec2(card_w, card_h));
+    pop_card_highlight();
+    if (clicked) {
       open_lesson(state, run, int(i), -1);
       opened = true;
     }

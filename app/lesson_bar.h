@@ -25,6 +25,8 @@ bool draw_lesson_cards(AppState& state);
 void lesson_file_menu_item(AppState& state);
 // PageUp / PageDown and a clicker's keys move through the open lesson's steps.
 void handle_lesson_keys(AppState& state);
+// The lesson window goes back to its column on the next frame (after the app window was resized).
+void place_lesson_window_again(AppState& state);
 
 // --lesson N[:STEP] (a shipped lesson's number or a lesson file, optionally a 1-based step): opens it at start-up.
 // Returns "" or one line saying what was wrong.

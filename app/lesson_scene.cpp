@@ -47,7 +47,12 @@ LessonNames lesson_names(const AppState& state) {
 std::string lesson_step_scene_text(const LessonStep& step, const nlohmann::json& extra) {
   nlohmann::json scene = step.scene.is_object() ? step.scene : nlohmann::json::object();
   scene["version"] = kSceneVersion;
-  const nlohmann::json base = scene.contains("values") ? scene["values"] : nlohmann::json::object();
+  nlohmann::json base = scene.contains("values") ? scene["values"] : nlohmann::json::object();
+  // "values_zh": what the Chinese interface sets differently (a Chinese text for a language panel).
+  if (const auto zh = scene.find("values_zh"); zh != scene.end()) {
+    if (language() == Language::Zh) base = merged_values(base, *zh);
+    scene.erase(zh);
+  }
   scene["values"] = merged_values(base, extra);
   return scene.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

@@ -172,7 +172,7 @@ bool save_scene_file(const AppState& state, const std::string& path, std::string
   // A name of only spaces writes a file no one can see in a listing: refused, as an empty name is.
   const std::string name = fs::path(path).filename().string();
   if (name.find_first_not_of(" \t") == std::string::npos) {
-    *error = subst(tr("'{0}' has no file name; type a name such as scene.json"), {path});
+    *error = subst(tr("'{0}' has no file name; type a name such as scene.twscene.json"), {path});
     return false;
   }
   return write_file_atomic(path, scene_to_text(state), error);
@@ -321,7 +321,8 @@ void plan_scene(const AppState& state, const nlohmann::json& scene, const std::v
 
   for (const auto& [field, value] : scene.items()) {
     if (field == "version") continue;
-    if (field == "description" || field == "thumbnail") {  // a thumbnail is read by the start page only
+    // Read by the start page and File > Open only (the card's Chinese title and description, the thumbnail).
+    if (field == "description" || field == "thumbnail" || field == "title_zh" || field == "description_zh") {
       if (!value.is_string())
         errors.push_back(subst(tr("{0}: expected a string, got {1}"), {field, dump_value(value)}));
     } else if (field == "theme") {

@@ -4,6 +4,8 @@
 //   {
 //     "version": 1,                        // required; this build reads kSceneVersion only
 //     "description": "Why this preset",    // optional, shown in File > Open
+//     "title_zh": "softmax 饱和",           // optional: the start card's title and the description in Chinese
+//     "description_zh": "…",
 //     "thumbnail": "stability.zloss",      // optional: <panel>.<figure> on the preset's start-page card
 //     "theme": "print",                    // optional: dark | print (default dark)
 //     "zoom": 2,                           // optional: 0.75 … 3 (absent: the zoom stays as it is)

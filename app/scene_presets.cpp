@@ -11,6 +11,7 @@
 #include "core/assets.h"
 #include "core/io/json_parse.h"
 #include "core/io/read_file.h"
+#include "core/text/i18n.h"
 
 namespace tw {
 
@@ -18,8 +19,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The scene's "description" and "thumbnail" fields ("" when absent or unreadable).
-std::pair<std::string, std::string> read_card_fields(const std::string& path) {
+// The scene's fields a card or a menu shows ("" when absent or unreadable).
+struct CardFields {
+  std::string description, thumbnail, title_zh, description_zh;
+};
+CardFields read_card_fields(const std::string& path) {
   std::string text, error;
   if (!read_file_bounded(path, kSceneMaxBytes, &text, &error)) return {};
   const nlohmann::json scene = parse_json_or_discarded(text);
@@ -28,10 +32,14 @@ std::pair<std::string, std::string> read_card_fields(const std::string& path) {
     const auto it = scene.find(name);
     return it != scene.end() && it->is_string() ? it->get<std::string>() : std::string();
   };
-  return {field("description"), field("thumbnail")};
+  return {field("description"), field("thumbnail"), field("title_zh"), field("description_zh")};
 }
 
 }  // namespace
+
+const std::string& preset_description(const ScenePreset& preset) {
+  return language() == Language::Zh && !preset.description_zh.empty() ? preset.description_zh : preset.description;
+}
 
 std::string presets_dir() { return find_asset_dir("scenes"); }
 
@@ -44,8 +52,15 @@ std::vector<ScenePreset> list_presets() {
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     if (!it->is_regular_file(ec) || it->path().extension() != ".json") continue;
     const std::string path = it->path().string();
-    auto [description, thumbnail] = read_card_fields(path);
-    presets.push_back({it->path().stem().string(), path, std::move(description), std::move(thumbnail)});
+    CardFields f = read_card_fields(path);
+    ScenePreset p;
+    p.name = it->path().stem().string();
+    p.path = path;
+    p.description = std::move(f.description);
+    p.thumbnail = std::move(f.thumbnail);
+    p.title_zh = std::move(f.title_zh);
+    p.description_zh = std::move(f.description_zh);
+    presets.push_back(std::move(p));
   }
   // Place in the lecture: (lesson, position in it); presets outside every lesson last, by name.
   auto place = [](const std::string& name) {

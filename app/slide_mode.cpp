@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "core/text/i18n.h"
+#include "views/plot/math.h"
 #include "views/plot/plot_imgui.h"
 #include "views/presenter_keys.h"
 #include "views/widgets.h"
@@ -28,8 +29,6 @@ struct SlideRequest {
   std::string panel, figure;
 };
 std::optional<SlideRequest> g_request;
-// The slide's figures, rebuilt when the panel's controls change or while it computes (FigureCache, views/panel.h).
-FigureCache<std::string> g_figures;
 
 // A control a lecturer drives a figure with: a slider, a checkbox or a choice (not a text box, a list or the seed).
 bool drives_figure(const Control& c) {
@@ -46,6 +45,15 @@ std::vector<std::string> default_controls(const Panel& panel) {
   return keys;
 }
 
+// The figure a slide of `panel` starts on when none is named: the first its layout places, else its first figure.
+std::string first_figure(Panel& panel) {
+  if (const std::vector<std::string> ids = panel.layout_figure_ids(); !ids.empty()) return ids.front();
+  panel.update();
+  panel.wait_answer();
+  const std::vector<plot::Figure>& figs = panel.shown_figures();
+  return figs.empty() ? std::string() : figs.front().id;
+}
+
 }  // namespace
 
 void enter_slide_mode(AppState& state, const std::string& panel_id, const std::string& figure_id) {
@@ -54,17 +62,19 @@ void enter_slide_mode(AppState& state, const std::string& panel_id, const std::s
   slot->open = true;
   if (state.slide.panel != panel_id) state.slide.controls = default_controls(*slot->panel);
   state.slide.panel = panel_id;
-  state.slide.figure = figure_id;
-  g_figures.clear();
+  state.slide.figure = figure_id.empty() ? first_figure(*slot->panel) : figure_id;
 }
 
 void leave_slide_mode(AppState& state) {
   state.slide = SlideMode{};
-  g_figures.clear();
   g_on_screen = SlideOnScreen{};
 }
 
 // [SECTION] menus
+std::string slide_menu_label(const plot::Figure& figure) {
+  return figure.title.empty() ? figure.id : plot::math_plain_text(figure.title);
+}
+
 void draw_slide_menu(AppState& state) {
   if (!ImGui::BeginMenu(tr("Slide mode"))) return;
   if (ImGui::MenuItem(tr("Leave slide mode"), "Esc", false, state.slide.on())) leave_slide_mode(state);
@@ -74,14 +84,13 @@ void draw_slide_menu(AppState& state) {
     if (!slot.open) continue;
     any = true;
     if (!ImGui::BeginMenu(panel_window_title(slot.info).c_str())) continue;
-    // Built only while this submenu is open: the figures of the panel's current results.
-    const std::vector<plot::Figure> figs = slot.panel->figures();
+    // The figures the panel shows now; a title's formulas as the characters they draw (a menu item is plain text).
+    const std::vector<plot::Figure>& figs = slot.panel->shown_figures();
     if (figs.empty()) ImGui::TextDisabled("%s", tr("This panel shows no figure now."));
     for (const plot::Figure& f : figs) {
       ImGui::PushID(f.id.c_str());
       const bool shown = state.slide.panel == slot.info.id && state.slide.figure == f.id;
-      if (ImGui::MenuItem(f.title.empty() ? f.id.c_str() : f.title.c_str(), nullptr, shown))
-        enter_slide_mode(state, slot.info.id, f.id);
+      if (ImGui::MenuItem(slide_menu_label(f).c_str(), nullptr, shown)) enter_slide_mode(state, slot.info.id, f.id);
       ImGui::PopID();
     }
     ImGui::EndMenu();
@@ -113,11 +122,9 @@ SlideRect item_rect() {
   return {a.x, a.y, b.x - a.x, b.y - a.y};
 }
 
-// Before an item of `width`: on the same line when it fits, else on the next.
+// Before an item of `width`: on the same line when it fits, else on the next (nothing before the first).
 void same_line_if_fits(bool first, float width) {
-  if (first) return;
-  ImGui::SameLine();
-  if (ImGui::GetContentRegionAvail().x < width) ImGui::NewLine();
+  if (!first) tw::same_line_if_fits(width);
 }
 
 // The lecturer's choice of the controls shown (at most two; choosing a third drops the first).
@@ -189,14 +196,10 @@ bool draw_controls_row(AppState& state, Panel& panel) {
   return true;
 }
 
-// The chosen figure among the panel's current ones (rebuilt when its controls change or while it computes).
+// The chosen figure among the ones the panel shows now (Panel::shown_figures: the panel's own cache of its current
+// results, so the slide follows the same recompute as the panel window).
 const plot::Figure* slide_figure(const SlideMode& slide, Panel& panel) {
-  // The panel's id and controls (a scene may switch the slide to another panel without enter_slide_mode).
-  std::string key = panel.controls().panel_id() + "|" +
-                    panel.controls().to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  if (panel.busy()) key += "#" + std::to_string(ImGui::GetFrameCount());  // results may land in any frame
-  const std::vector<plot::Figure>& figs = g_figures.get(key, [&] { return panel.figures(); });
-  for (const plot::Figure& f : figs)
+  for (const plot::Figure& f : panel.shown_figures())
     if (f.id == slide.figure) return &f;
   return nullptr;
 }
@@ -244,6 +247,7 @@ bool draw_slide_mode(AppState& state, const DrawContext& ctx, float top) {
     return true;
   }
   ImGui::Spacing();
+  panel.update();  // a control moved in the row above: its result in this frame, as the panel window's figures
   const plot::Figure* fig = slide_figure(state.slide, panel);
   if (!fig) {
     const std::string why = panel.error();
@@ -260,6 +264,7 @@ bool draw_slide_mode(AppState& state, const DrawContext& ctx, float top) {
   ImGui::SetCursorScreenPos(ImVec2(r.x, r.y));
   plot::draw_figure(*fig, ctx, slot->info.id.c_str(), ImVec2(r.w, r.h), plot::FigureDrawFlags_NoMinSize);
   g_on_screen.figure = r;
+  g_on_screen.shown = fig;
   ImGui::End();
   return true;
 }

@@ -15,10 +15,13 @@
 namespace tw {
 
 // Shows `figure_id` of panel `panel_id` as a slide (opening the panel); its first controls (at most two) are shown
-// with it until the lecturer picks others. Unknown panel: nothing happens.
+// with it until the lecturer picks others. An empty `figure_id` takes the panel's first figure. Unknown panel: nothing
+// happens.
 void enter_slide_mode(AppState& state, const std::string& panel_id, const std::string& figure_id);
 void leave_slide_mode(AppState& state);
 
+// A figure's entry in View › Slide mode: its title with the formulas as the characters they draw (no "$").
+std::string slide_menu_label(const plot::Figure& figure);
 // The View menu's "Slide mode" submenu: every open panel, each with its figures to choose from.
 void draw_slide_menu(AppState& state);
 // Installs the figures' right-click "Show as slide" item (plot::set_figure_menu_extra); once, before the first frame.
@@ -38,7 +41,8 @@ SlideRect fit_16_9(const SlideRect& area);
 struct SlideOnScreen {
   SlideRect window;
   SlideRect figure;
-  std::vector<SlideRect> controls;  // one per control shown, then the stepper's buttons when the panel has one
+  std::vector<SlideRect> controls;      // one per control shown, then the stepper's buttons when the panel has one
+  const plot::Figure* shown = nullptr;  // the figure drawn: one of the panel's shown_figures() (until it changes)
 };
 const SlideOnScreen& last_slide_on_screen();
 

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <exception>
+#include <string_view>
 #include <utility>
 
 #include "app/app_state.h"
@@ -16,6 +17,7 @@
 #include "views/async_job.h"
 #include "views/panel_train.h"
 #include "views/plot/export.h"
+#include "views/plot/math.h"
 
 namespace tw {
 
@@ -54,7 +56,7 @@ std::string preset_title(const std::string& name) {
 
 std::string preset_summary(const std::string& description, size_t max_chars) {
   std::string text = description;
-  for (const char* prefix : {"Lecture: ", "Lecture:"})
+  for (const char* prefix : {"Lecture: ", "Lecture:", "\xE8\xAE\xB2\xE8\xA7\xA3\xEF\xBC\x9A"})  // 讲解：
     if (text.rfind(prefix, 0) == 0) {
       text.erase(0, std::string(prefix).size());
       break;
@@ -68,14 +70,42 @@ std::string preset_summary(const std::string& description, size_t max_chars) {
       break;
     }
   }
+  // A Chinese sentence ends at its full stop "。" (outside a formula).
+  constexpr std::string_view kFullStop = "\xE3\x80\x82";
+  for (size_t at = text.find(kFullStop); at != std::string::npos; at = text.find(kFullStop, at + 1))
+    if (!plot::inside_math(text, at) && at + kFullStop.size() < text.size()) {
+      text.resize(at + kFullStop.size());
+      break;
+    }
   if (text.size() > max_chars) {
+    // At a space or after a Chinese comma in the second half, else at the limit; never inside a formula (a cut
+    // "$\sqrt{95/3" would show as raw TeX), so a cut in one moves to before it.
     size_t cut = text.rfind(' ', max_chars);
+    for (const std::string_view comma : {"\xEF\xBC\x8C", "\xE3\x80\x81", "\xEF\xBC\x9B"})  // ，、；
+      if (const size_t c = text.rfind(comma, max_chars); c != std::string::npos && c + comma.size() <= max_chars &&
+                                                         (cut == std::string::npos || c + comma.size() > cut))
+        cut = c + comma.size();
     if (cut == std::string::npos || cut < max_chars / 2) cut = max_chars;
+    while (cut > 0 && plot::inside_math(text, cut)) {
+      const size_t open = text.rfind('$', cut - 1);
+      if (open == std::string::npos) break;
+      cut = open;
+    }
     text.resize(utf8_prefix(text, cut).size());  // never inside a UTF-8 sequence
     while (!text.empty() && (text.back() == ',' || text.back() == ' ' || text.back() == ';')) text.pop_back();
     text += " \xE2\x80\xA6";  // the card's tooltip has the whole description
   }
   return text;
+}
+
+void set_card_text(StartCard* card, const ScenePreset& preset) {
+  const bool zh = language() == Language::Zh;
+  card->title = zh && !preset.title_zh.empty() ? preset.title_zh : preset_title(preset.name);
+  card->description = preset_description(preset);
+  // A Chinese character is about twice as wide as a Latin letter and takes three bytes: 150 bytes fill the same lines.
+  card->summary = card->description.empty()
+                      ? tr("(no description)")
+                      : preset_summary(card->description, zh && !preset.description_zh.empty() ? 150 : 110);
 }
 
 std::vector<uint8_t> halve_rgba(const std::vector<uint8_t>& rgba, int w, int h, int* out_w, int* out_h) {
@@ -167,18 +197,23 @@ void StartPresets::stop() {
 
 void StartPresets::refresh() {
   const std::string dir = presets_dir();
-  if (listed_ && dir == dir_) return;
+  if (listed_ && dir == dir_) {
+    if (language_ != language()) {  // the interface language changed: the cards' text, not their thumbnails
+      language_ = language();
+      for (size_t i = 0; i < cards_.size() && i < presets_.size(); ++i) set_card_text(&cards_[i], presets_[i]);
+    }
+    return;
+  }
   stop();
   listed_ = true;
   dir_ = dir;
+  language_ = language();
   presets_ = list_presets();
   cards_.clear();
   for (const ScenePreset& p : presets_) {
     StartCard card;
     card.name = p.name;
-    card.title = preset_title(p.name);
-    card.description = p.description;
-    card.summary = p.description.empty() ? "(no description)" : preset_summary(p.description);
+    set_card_text(&card, p);
     cards_.push_back(std::move(card));
   }
   if (presets_.empty()) return;

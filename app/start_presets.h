@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "app/scene_presets.h"
+#include "core/text/i18n.h"
 #include "views/start_page.h"
 
 namespace tw {
@@ -30,6 +31,9 @@ namespace tw {
 std::string preset_title(const std::string& name);
 // The description's first sentence without a leading "Lecture: " (at most `max_chars` bytes, cut at a word).
 std::string preset_summary(const std::string& description, size_t max_chars = 110);
+// The card's title, summary and tooltip in the interface language: the scene's title_zh / description_zh in Chinese
+// when it has them, else the English ones (title from the file name).
+void set_card_text(StartCard* card, const ScenePreset& preset);
 // 2 × 2 box filter of RGBA8 pixels (odd edges dropped).
 std::vector<uint8_t> halve_rgba(const std::vector<uint8_t>& rgba, int w, int h, int* out_w, int* out_h);
 
@@ -70,6 +74,7 @@ class StartPresets {
   std::vector<StartCard> cards_;
   std::string dir_;
   bool listed_ = false;
+  Language language_ = Language::En;  // the language of the cards' text
   std::thread worker_;
   std::atomic<bool> cancel_{false}, running_{false};
   std::mutex mutex_;

@@ -52,7 +52,11 @@ constexpr Shortcut kShortcuts[] = {
     {N_("Ctrl+click on a slider"), N_("Type an exact value")},
     {N_("Ctrl+wheel over a figure"),
      N_("Zoom (the wheel alone scrolls); drag to pan; double-click or Reset view to reset")},
-    {N_("Left / Right arrow"), N_("Previous / next step in the forward-pass stepper")},
+    {N_("PageDown / PageUp (a clicker)"),
+     N_("Next / previous step of the open lesson, else of the stepper; slide mode and focus stay on")},
+    {N_("Right / Left arrow"), N_("The same as PageDown / PageUp")},
+    {N_("Home / End"), N_("First / last step")},
+    {"Esc", N_("Leave slide mode or focus")},
 };
 
 // [SECTION] presentation
@@ -157,6 +161,14 @@ bool title_bar_button(const char* label, const char* tooltip) {
   return clicked;
 }
 
+// Help > Start page: open, in front and in its place, whatever covers it (a panel, a focused panel, a slide).
+void show_start_page_in_front(AppState& state) {
+  if (state.slide.on()) leave_slide_mode(state);
+  if (!state.focused.empty()) state.toggle_focus("");
+  state.show_start_page = true;
+  state.tiling.start_page_was_open = false;  // draw_start_page then places and focuses it as when it first opens
+}
+
 std::map<std::string, std::vector<PanelSlot*>> panels_by_category(AppState& state) {
   std::map<std::string, std::vector<PanelSlot*>> groups;
   for (auto& slot : state.panels) groups[slot.info.category].push_back(&slot);
@@ -192,13 +204,20 @@ void draw_main_menu(AppState& state) {
       ImGui::EndMenu();
     }
     ImGui::Separator();
-    if (ImGui::MenuItem(tr("Open all panels")))
-      for (auto& slot : state.panels) slot.open = true;
-    if (ImGui::MenuItem(tr("Close all panels")))
-      for (auto& slot : state.panels) slot.open = false;
-    if (ImGui::MenuItem(tr("Tile open panels"))) state.tiling.retile = true;
-    ImGui::Separator();
-    draw_presentation_menu_items(state);
+    // Windows and presentation in submenus: the View menu stays shorter than a 1280×720 screen at 200% (taller, ImGui
+    // moves it up over the menu bar).
+    if (ImGui::BeginMenu(tr("Windows"))) {
+      if (ImGui::MenuItem(tr("Open all panels")))
+        for (auto& slot : state.panels) slot.open = true;
+      if (ImGui::MenuItem(tr("Close all panels")))
+        for (auto& slot : state.panels) slot.open = false;
+      if (ImGui::MenuItem(tr("Tile open panels"))) state.tiling.retile = true;
+      ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu(tr("Presentation"))) {
+      draw_presentation_menu_items(state);
+      ImGui::EndMenu();
+    }
     draw_slide_menu(state);
     ImGui::Separator();
     if (ImGui::BeginMenu(tr("Theme"))) {
@@ -217,7 +236,8 @@ void draw_main_menu(AppState& state) {
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu(tr("Help"))) {
-    ImGui::MenuItem(tr("Start page"), nullptr, &state.show_start_page);
+    // Opens the start page in front, also when it is open behind a panel (a second click does not close it unseen).
+    if (ImGui::MenuItem(tr("Start page"), nullptr, state.show_start_page)) show_start_page_in_front(state);
     ImGui::MenuItem(tr("Keyboard shortcuts"), "F1", &state.show_shortcuts);
     ImGui::MenuItem(tr("About Transformer Workbench"), nullptr, &state.show_about);
     ImGui::EndMenu();
@@ -225,6 +245,7 @@ void draw_main_menu(AppState& state) {
   ImGui::Separator();
   ImGui::TextDisabled("%d%%", static_cast<int>(std::lround(state.zoom * 100)));
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Zoom (Ctrl+= / Ctrl+- / Ctrl+0)");
+  if (std::string exported = plot::take_export_status(); !exported.empty()) state.status = std::move(exported);
   if (!state.status.empty()) {
     ImGui::Separator();
     ImGui::TextUnformatted(state.status.c_str());
@@ -337,7 +358,10 @@ static void draw_start_page(AppState& state, const DrawContext& ctx) {
   if (!state.tiling.start_page_was_open) {  // just opened (start-up, Help > Start page): in front, in place
     set_next_window_rect(work_layout(state).panels, ImGuiCond_Always);
     ImGui::SetNextWindowFocus();
+  } else if (state.tiling.place_start_page) {  // the zoom or the window's size changed: in place again
+    set_next_window_rect(work_layout(state).panels, ImGuiCond_Always);
   }
+  state.tiling.place_start_page = false;
   const std::string start_title = std::string(tr("Start")) + "###Start";
   hide_window_if_covered(start_title.c_str());
   if (!ImGui::Begin(start_title.c_str(), &state.show_start_page)) {
@@ -402,6 +426,9 @@ static void place_again_after_zoom(AppState& state) {  // before any window reco
     for (auto& slot : state.panels)
       if (slot.layout.known && state.focused != slot.info.id) slot.place_next_frame = true;
     if (state.overview_layout.known) state.place_overview_next_frame = true;
+    // The start page and the lesson column were placed below the old menu bar: below the new one (no gap, no overlap).
+    state.tiling.place_start_page = true;
+    place_lesson_window_again(state);
   }
 }
 static void keep_windows_below_menu_bar() {
@@ -414,9 +441,24 @@ static void keep_windows_below_menu_bar() {
   }
 }
 
+// The window was resized (maximised, restored): the tiled panels, the start page and the lesson column are laid
+// out again for the new size, not left where the old one put them with a black band beside.
+static void place_again_after_resize(AppState& state) {
+  const ImVec2 size = ImGui::GetMainViewport()->Size;
+  WindowTiling& t = state.tiling;
+  const bool resized = t.display_w > 0 && (std::abs(size.x - t.display_w) > 1 || std::abs(size.y - t.display_h) > 1);
+  t.display_w = size.x;
+  t.display_h = size.y;
+  if (!resized) return;
+  t.retile = true;
+  t.place_start_page = true;
+  place_lesson_window_again(state);
+}
+
 // Every window but the file dialogs: side windows, the start page, the panels.
 static void draw_desk(AppState& state) {
   place_again_after_zoom(state);
+  place_again_after_resize(state);
   report_model_opening(state);
   PanelSlot* focused = state.focused.empty() ? nullptr : state.find(state.focused);
   if (focused && !focused->open) {  // closed with its X while focused: back to the layout

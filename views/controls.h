@@ -100,7 +100,11 @@ class Controls {
 };
 
 // Draws the ImGui widget of one control followed by its (?) marker; returns true when the value changed.
+// `label_above`: the label and its marker on a line of their own, the widget the whole width below them (a choice
+// whose value would be cut beside its label in a narrow column at a large zoom).
 // Implemented in controls_imgui.cpp so that headless code never needs an ImGui context.
-bool draw_control(const Control& c);
+bool draw_control(const Control& c, bool label_above = false);
+// The width a choice (Enum) needs to show its current value whole, arrow included; 0 for other controls.
+float combo_width_for_value(const Control& c);
 
 }  // namespace tw

@@ -50,15 +50,28 @@ bool draw_int_list(const Control& c, const char* label) {
 
 }  // namespace
 
-bool draw_control(const Control& c) {
+float combo_width_for_value(const Control& c) {
+  if (c.type != ControlType::Enum) return 0.0f;
+  const int v = c.get_index();
+  const std::string preview = (v >= 0 && v < int(c.options.size())) ? option_text(c.options[size_t(v)]) : "?";
+  return plot::label_width(preview, ImGui::GetFontSize()) + ImGui::GetFrameHeight() +
+         2 * ImGui::GetStyle().FramePadding.x;
+}
+
+bool draw_control(const Control& c, bool label_above) {
   bool changed = false;
   ImGui::PushID(c.key.c_str());
   // The label in the interface language with an ImGui id that does not change with it (PushID(key) above makes
   // "###control" unique), so switching language keeps a slider's state. A label with a formula is drawn typeset after
   // the widget (ImGui would show its source).
   const std::string shown = tr(c.label.c_str());
-  const bool math = plot::has_math(shown);
-  const std::string widget_label = math ? std::string("##control") : shown + "###control";
+  const bool math = plot::has_math(shown) && !label_above;
+  if (label_above) {
+    math_text(shown.c_str(), 0.0f);
+    if (!c.help.empty()) help_marker(tr(c.help.c_str()));
+    ImGui::SetNextItemWidth(-FLT_MIN);
+  }
+  const std::string widget_label = math || label_above ? std::string("###control") : shown + "###control";
   const char* label = widget_label.c_str();
   switch (c.type) {
     case ControlType::Bool: changed = ImGui::Checkbox(label, static_cast<bool*>(c.target)); break;
@@ -81,6 +94,15 @@ bool draw_control(const Control& c) {
       // ones that are formulas are typeset.
       const std::string preview = (v >= 0 && v < int(c.options.size())) ? option_text(c.options[v]) : "?";
       const bool typeset = plot::has_math(preview);
+      const float room = ImGui::CalcItemWidth() - ImGui::GetFrameHeight() - 2 * ImGui::GetStyle().FramePadding.x;
+      check_text_fits(c.key + " = \"" + preview + "\"", plot::label_width(preview, ImGui::GetFontSize()), room);
+      // The list as wide as its longest option (ImGui makes it as narrow as the closed combo, cutting options).
+      float widest = 0;
+      for (const std::string& o : c.options)
+        widest = std::max(widest, plot::label_width(option_text(o), ImGui::GetFontSize()));
+      ImGui::SetNextWindowSizeConstraints(
+          ImVec2(widest + 2 * ImGui::GetStyle().WindowPadding.x + ImGui::GetStyle().ScrollbarSize, 0),
+          ImVec2(FLT_MAX, FLT_MAX));
       if (ImGui::BeginCombo(label, typeset ? "" : preview.c_str(), typeset ? ImGuiComboFlags_CustomPreview : 0)) {
         for (int i = 0; i < int(c.options.size()); ++i) {
           ImGui::PushID(i);
@@ -125,7 +147,7 @@ bool draw_control(const Control& c) {
     case ControlType::IntList: changed = draw_int_list(c, label); break;
   }
   if (math) math_label(shown.c_str());
-  if (!c.help.empty()) help_marker(tr(c.help.c_str()));
+  if (!c.help.empty() && !label_above) help_marker(tr(c.help.c_str()));
   ImGui::PopID();
   return changed;
 }

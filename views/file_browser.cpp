@@ -265,7 +265,10 @@ bool FileBrowser::draw(const char* action) {
   ImGui::SameLine();
   ImGui::TextDisabled("%s", dir_.c_str());
 
-  const float height = ImGui::GetTextLineHeightWithSpacing() * 12.0f;
+  // Twelve lines, fewer on a short screen (a projector at 200%: a quarter of its height), so the dialog around the
+  // browser keeps its own list and its buttons on screen.
+  const float line_h = ImGui::GetTextLineHeightWithSpacing();
+  const float height = std::clamp(ImGui::GetMainViewport()->Size.y * 0.25f, line_h * 4.0f, line_h * 12.0f);
   // Places: home, the workbench's own folder, folders chosen in this run.
   ImGui::BeginChild("##places", ImVec2(em * 11.0f, height), true);
   auto place = [&](const std::string& label, const std::string& dir) {

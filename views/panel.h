@@ -72,6 +72,13 @@ class Panel {
   // shown. Used by `export`, scene tests and the figure tests. Figure ids must be unique within the panel.
   // Call update() (and wait_idle()) first; an empty vector means the panel has no figures.
   virtual std::vector<plot::Figure> figures() { return {}; }
+  // The figures on screen now: what draw() shows, from the panel's own cache of its current results. Slide mode
+  // draws these, so a slide and the panel window follow one recompute path (never a copy of the state that can
+  // fall behind the results). The default rebuilds figures() on every call; a panel with a figure cache returns it.
+  virtual const std::vector<plot::Figure>& shown_figures() {
+    shown_default_ = figures();
+    return shown_default_;
+  }
   // The figure ids the panel's on-screen layout places (views/widgets.h FigureLayout), in layout order; empty for a
   // panel that lays out its figures by hand.
   virtual std::vector<std::string> layout_figure_ids() const { return {}; }
@@ -122,7 +129,8 @@ class Panel {
   std::unique_ptr<Controls> controls_;
   std::string last_controls_;  // controls as JSON text at the last controls_changed()
   bool background_priority_ = false;
-  std::shared_ptr<Handoffs> handoffs_;  // shared with the app state's other panels, or this panel's own
+  std::shared_ptr<Handoffs> handoffs_;       // shared with the app state's other panels, or this panel's own
+  std::vector<plot::Figure> shown_default_;  // shown_figures() of a panel without a cache of its own
 };
 
 // The figures a panel shows on screen, rebuilt only when what they are computed from changes. draw() runs every

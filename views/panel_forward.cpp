@@ -99,6 +99,7 @@ void ForwardPanel::adopt() {
   shown_params_.clear();
   shown_lens_.clear();
   shown_next_.clear();
+  shown_all_.clear();
 }
 
 // [SECTION] stepping
@@ -147,6 +148,11 @@ std::vector<plot::Figure> ForwardPanel::figures() {
   figs.push_back(params_figure(result_->run.config));
   figs.push_back(lens_figure(*result_));
   return figs;
+}
+
+const std::vector<plot::Figure>& ForwardPanel::shown_figures() {
+  const std::string controls_now = controls().to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return shown_all_.get({result_, step_, controls_now}, [this] { return figures(); });
 }
 
 // [SECTION] draw: left column

@@ -171,7 +171,7 @@ ResultPtr compute_finetune(const LoraState& s, Progress& progress) {
               .length = s.ft_length,
               .alphabet = s.ft_alphabet,
               .val_examples = 128};
-    r->ft_task = to_string(p.task.kind);
+    r->ft_task = tr(to_string(p.task.kind));
   }
   p.alpha = s.ft_alpha;
   p.rslora = s.ft_rslora;
@@ -652,8 +652,9 @@ class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
                     {plot::fmt("%.4g", lora_scale(r.params.alpha, r.params.rank, r.params.rslora)),
                      plot::fmt("%.4g", r.a.param_percent)})
                   .c_str());
-    ImGui::Text(tr("error at $r$ = %d: LoRA %.4f, optimum %.4f"), r.params.rank, r.a.final_error,
-                r.a.svd_error_at_rank);
+    math_text(subst(tr("error at $r$ = {0}: LoRA {1}, optimum {2}"),
+                    {std::to_string(r.params.rank), fmt("%.4f", r.a.final_error), fmt("%.4f", r.a.svd_error_at_rank)})
+                  .c_str());
     check_mark(r.a.step0_equals_base,
                subst(tr("step 0 ($B$ = 0): adapted = base, max diff {0}"), {fmt("%.1e", r.a.step0_error)}).c_str());
     check_mark(r.a.merged_equals_unmerged,

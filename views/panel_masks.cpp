@@ -92,9 +92,9 @@ plot::Figure mask_figure(const MasksResult& r) {
 
 plot::Figure visible_figure(const MasksResult& r) {
   const MaskAnalysis& a = r.mask;
-  // xgettext:no-c-format
-  plot::Figure fig("visible", subst(tr("Visible keys per query ({0}% of the $T\\times T$ scores computed)"),
-                                    {plot::fmt("%.1f", 100.0 * a.fraction_computed)}));
+  // No share of the scores in the title: a lesson asks how many cells a mask leaves visible, and "56.2% of the
+  // T × T scores" would answer it (the table and CSV keep the numbers).
+  plot::Figure fig("visible", tr("Visible keys per query (their sum is the number of scores computed)"));
   plot::Axes& ax = fig.axes();
   ax.setup(tr("query position $i$"), "", tr("visible keys"), "");
   std::vector<double> q, n;

@@ -229,16 +229,20 @@ class PlotGalleryPanel final : public Panel {
     return figs;
   }
 
-  void draw(const DrawContext& ctx) override {
-    panel_explanation(panel_text(info().id), ctx.fit_figures_to_height);
-    for (const Control& c : controls().all()) draw_control(c);
-    ImGui::Separator();
-    // Rebuild only when a control changed: the 1024 × 1024 heatmap costs a million exp() calls.
+  // Rebuilt only when a control changed: the 1024 × 1024 heatmap costs a million exp() calls.
+  const std::vector<plot::Figure>& shown_figures() override {
     if (controls_changed() || cached_figures_.empty() || cached_language_ != language()) {
       cached_figures_ = figures();
       cached_language_ = language();
     }
-    const std::vector<plot::Figure>& figs = cached_figures_;
+    return cached_figures_;
+  }
+
+  void draw(const DrawContext& ctx) override {
+    panel_explanation(panel_text(info().id), ctx.fit_figures_to_height);
+    for (const Control& c : controls().all()) draw_control(c);
+    ImGui::Separator();
+    const std::vector<plot::Figure>& figs = shown_figures();
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
     const float avail = ImGui::GetContentRegionAvail().x;
     // Two per row when each stays readable, else one per row (as draw_figure_rows does).

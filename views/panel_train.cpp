@@ -93,6 +93,10 @@ class TrainPanel final : public Panel {
   std::string problem() const override { return error_; }  // settings that cannot train; the last run stays
 
   std::vector<plot::Figure> figures() override { return train_figures(*session_.snapshot(), s_.steps); }
+  const std::vector<plot::Figure>& shown_figures() override {
+    const std::shared_ptr<const TrainSnapshot> snap = session_.snapshot();
+    return shown_.get(snap, [&] { return train_figures(*snap, s_.steps); });
+  }
   // The ids draw() places: the curves, the attention grid, and a MoE run's two figures.
   std::vector<std::string> layout_figure_ids() const override {
     std::vector<std::string> ids(kCurveFigures.begin(), kCurveFigures.end());
@@ -152,7 +156,7 @@ class TrainPanel final : public Panel {
       draw_language_run(*snap);
     else
       draw_sample(*snap);
-    const std::vector<plot::Figure>& figs = shown_.get(snap, [&] { return train_figures(*snap, s_.steps); });
+    const std::vector<plot::Figure>& figs = shown_figures();
     // Curves flow in as many columns as fit (at least kReadableFigureWidth each); the attention grid gets the full
     // width. Figures are found by id (kCurveFigures), so train_figures() may list them in any order.
     const float spacing = ImGui::GetStyle().ItemSpacing.x;

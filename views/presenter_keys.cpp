@@ -1,6 +1,7 @@
 #include "views/presenter_keys.h"
 
 #include <imgui.h>
+#include <imgui_internal.h>  // the navigation cursor a clicker's key must not move
 
 #include <algorithm>
 
@@ -27,7 +28,15 @@ PresenterStep peek_presenter_step() {
 PresenterStep take_presenter_step() {
   if (g_taken_frame == ImGui::GetFrameCount()) return PresenterStep::None;
   const PresenterStep step = peek_presenter_step();
-  if (step != PresenterStep::None) g_taken_frame = ImGui::GetFrameCount();
+  if (step != PresenterStep::None) {
+    g_taken_frame = ImGui::GetFrameCount();
+    // ImGui's keyboard navigation also read PageUp/PageDown and put its cursor on a button of the focused window;
+    // the key was the clicker's, so no item is shown as keyboard-hovered (its tooltip would pop up away from the
+    // mouse): hovering follows the mouse again.
+    ImGuiContext& g = *ImGui::GetCurrentContext();
+    g.NavDisableHighlight = true;
+    g.NavDisableMouseHover = false;
+  }
   return step;
 }
 

@@ -181,6 +181,13 @@ class RecomputePanel : public Panel {
     if (!r || !hooks_.error_of(*r).empty()) return {};
     return build_figures(*r);
   }
+  // The figures draw() shows: built once per result (the slide draws these too).
+  const std::vector<plot::Figure>& shown_figures() final {
+    static const std::vector<plot::Figure> kNone;
+    const Ptr& r = job_.result();
+    if (!r || !hooks_.error_of(*r).empty()) return kNone;
+    return job_.figures([&] { return build_figures(*r); });
+  }
   // With no result at all, why the computation gave none (out of memory), not an unexplained empty panel.
   std::string error() const final {
     const Ptr& r = job_.result();
@@ -269,7 +276,7 @@ void RecomputePanel<State, Result>::draw_controls(const DrawContext& ctx) {
 template <class State, class Result>
 void RecomputePanel<State, Result>::draw(const DrawContext& ctx) {
   panel_explanation(panel_text(info_.id), ctx.fit_figures_to_height);
-  begin_controls_column(ctx, controls_width_);
+  begin_controls_column(ctx, controls_width_, &controls());
   draw_controls(ctx);
   if (job_.busy() && job_progress(job_.progress(), tr("computing"))) job_.cancel();
   if (job_.cancelled() && !job_.busy()) warning_text(tr("Cancelled: the figures still show the previous settings."));
@@ -282,7 +289,7 @@ void RecomputePanel<State, Result>::draw(const DrawContext& ctx) {
   } else if (const std::string e = hooks_.error_of(*r); !e.empty()) {
     warning_text(e.c_str());
   } else {
-    draw_figures(ctx, job_.figures([&] { return build_figures(*r); }));
+    draw_figures(ctx, shown_figures());
   }
   end_figures_column();
 }

@@ -21,7 +21,9 @@ void draw_card(const StartCard& card, float w, float s, bool* clicked) {
   const float line = ImGui::GetTextLineHeightWithSpacing();
   const float h = kThumbHeight * s + line * 5.2f;  // title + up to four lines of summary
   ImGui::BeginDisabled(!card.error.empty());
+  push_card_highlight();
   *clicked = ImGui::Selectable("##card", false, ImGuiSelectableFlags_AllowItemOverlap, ImVec2(w, h));
+  pop_card_highlight();
   ImGui::EndDisabled();
   const bool hovered = ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled);
   ImDrawList* dl = ImGui::GetWindowDrawList();

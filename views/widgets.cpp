@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/text/i18n.h"
@@ -71,6 +72,81 @@ void role_text(plot::UiRole role, const char* text) {
   ImGui::TextColored(role_color(role), "%s", text);
 }
 
+namespace {
+std::vector<std::string> g_fit_problems;  // check_item_fits since the last take_fit_problems (UI thread only)
+}  // namespace
+
+void check_item_fits(const std::string& what, float text_width) {
+  const ImGuiWindow* w = ImGui::GetCurrentWindow();
+  // A window ImGui lays out without showing (an auto-sized dialog's first frame, before it knows its size and place)
+  // cuts nothing on screen.
+  if (w->Hidden || w->RootWindow->Hidden) return;
+  const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+  const ImRect& inside = w->InnerClipRect;
+  std::string problem;
+  // Cut: past the right edge of a window that does not scroll sideways, or below one that does not scroll at all.
+  // Or off the screen in a window that runs off it (scrolling cannot bring it into view); an item below the fold of
+  // a scrolling column that ends on screen is reached by scrolling, as any long column's.
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const float right = vp->Pos.x + vp->Size.x + 0.5f, bottom = vp->Pos.y + vp->Size.y + 0.5f;
+  const bool cut_x =
+      (hi.x > inside.Max.x + 0.5f && !w->ScrollbarX) || (hi.x > right && (inside.Max.x > right || !w->ScrollbarX));
+  const bool cut_y =
+      (hi.y > inside.Max.y + 0.5f && !w->ScrollbarY) || (hi.y > bottom && (inside.Max.y > bottom || !w->ScrollbarY));
+  if (cut_x || cut_y)
+    problem = what + ": ends at (" + std::to_string(int(hi.x)) + ", " + std::to_string(int(hi.y)) +
+              "), outside its window's visible part (" + std::to_string(int(inside.Max.x)) + ", " +
+              std::to_string(int(inside.Max.y)) + ")";
+  else if (text_width > 0 && text_width > hi.x - lo.x + 0.5f)
+    problem = what + ": its text is " + std::to_string(int(text_width)) + " px wide in a frame of " +
+              std::to_string(int(hi.x - lo.x)) + " px";
+  if (!problem.empty() && g_fit_problems.size() < 200) g_fit_problems.push_back(std::move(problem));
+}
+
+void check_text_fits(const std::string& what, float text_width, float room) {
+  if (text_width > room + 0.5f && g_fit_problems.size() < 200)
+    g_fit_problems.push_back(what + ": its text is " + std::to_string(int(text_width)) + " px wide in " +
+                             std::to_string(int(room)) + " px");
+}
+
+std::vector<std::string> take_fit_problems() { return std::exchange(g_fit_problems, {}); }
+
+void same_line_if_fits(float width) {
+  ImGui::SameLine();
+  if (ImGui::GetContentRegionAvail().x < width) ImGui::NewLine();
+}
+
+int wrapped_rows(std::initializer_list<float> widths) {
+  const float avail = ImGui::GetContentRegionAvail().x, gap = ImGui::GetStyle().ItemSpacing.x;
+  int rows = 1;
+  float x = -1.0f;  // the end of the line so far; < 0: nothing on it yet
+  for (const float w : widths) {
+    if (x >= 0 && x + gap + w > avail) {
+      ++rows;
+      x = w;
+    } else {
+      x = x < 0 ? w : x + gap + w;
+    }
+  }
+  return rows;
+}
+
+float button_width(const char* label) {
+  return ImGui::CalcTextSize(label, nullptr, true).x + 2 * ImGui::GetStyle().FramePadding.x;
+}
+
+void push_card_highlight() {
+  // A faint wash of the frame colour: the card's text (its summary drawn in the disabled colour) stays readable on it,
+  // where the header blue of a hovered or pressed selectable hid it. The card's border marks the hover.
+  ImVec4 wash = ImGui::GetStyleColorVec4(ImGuiCol_FrameBgHovered);
+  wash.w = 0.35f;
+  ImGui::PushStyleColor(ImGuiCol_HeaderHovered, wash);
+  wash.w = 0.55f;
+  ImGui::PushStyleColor(ImGuiCol_HeaderActive, wash);
+  ImGui::PushStyleColor(ImGuiCol_Header, wash);
+}
+void pop_card_highlight() { ImGui::PopStyleColor(3); }
+
 void check_mark(bool ok, const char* label) {
   const ImVec4 color = role_color(ok ? plot::UiRole::Good : plot::UiRole::Bad);
   ImGui::TextColored(color, "%s", ok ? "\u2713" : "\u2717");
@@ -107,6 +183,7 @@ void math_text(const char* text, float wrap_pos_x, bool display, uint32_t color)
     ImGui::PopStyleColor();
     return;
   }
+  ImGui::LogText("%s\n", text);  // typeset text is in ImGui's log too, as plain text is (tests read what is shown)
   const float size = ImGui::GetFontSize();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float wrap_x = wrap_pos_x < 0    ? INFINITY
@@ -175,7 +252,7 @@ void warning_text(const char* text) {
 
 // [SECTION] two-column panel layout
 
-void begin_controls_column(const DrawContext& ctx, float width) {
+void begin_controls_column(const DrawContext& ctx, float width, const Controls* controls) {
   bool* collapsed = ctx.controls_collapsed;
   if (collapsed && *collapsed) {
     const float strip = ImGui::GetFrameHeight() + 2 * ImGui::GetStyle().WindowPadding.x;
@@ -188,7 +265,20 @@ void begin_controls_column(const DrawContext& ctx, float width) {
     ImGui::BeginChild("controls", ImVec2(1, 1), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoInputs);
     return;
   }
-  ImGui::BeginChild("controls", ImVec2(width * ctx.dpi_scale, 0), true);
+  // In a narrow window (a lesson's column beside it, a projector at 150–200%) the column gives up width, down to 40%
+  // of the window, so the figures keep a readable width instead of a sliver.
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float readable = kReadableFigureWidth * ctx.dpi_scale + style.ItemSpacing.x;
+  float column = std::min(width * ctx.dpi_scale, std::max(avail * 0.4f, avail - readable));
+  // But not so narrow that a choice cuts its value ("low-rank+noise" beside a lesson at 200%): the figures give up
+  // that much, down to 40% of the window.
+  float choice = 0.0f;
+  if (controls)
+    for (const Control& c : controls->all()) choice = std::max(choice, combo_width_for_value(c));
+  if (choice > 0.0f)
+    column = std::max(column, std::min(choice + 2 * style.WindowPadding.x + style.ScrollbarSize, avail * 0.6f));
+  ImGui::BeginChild("controls", ImVec2(column, 0), true);
   if (collapsed) {
     const char* label = tr("\xC2\xAB hide controls");  // «
     const float w = ImGui::CalcTextSize(label).x + 2 * ImGui::GetStyle().FramePadding.x;
@@ -218,8 +308,13 @@ void draw_controls_column(const Controls& controls, const DrawContext& ctx, floa
     const float avail = ImGui::GetContentRegionAvail().x;
     const float beside = ImGui::CalcTextSize(tr(c.label.c_str())).x + style.ItemInnerSpacing.x +
                          (c.help.empty() ? 0.0f : ImGui::CalcTextSize("(?)").x + style.ItemSpacing.x);
-    ImGui::SetNextItemWidth(std::max(std::min(item_width * ctx.dpi_scale, avail - beside), avail / 3));
-    draw_control(c);
+    // A choice is as wide as its value when there is room ("NVIDIA A100 SXM 80GB (bf16)" whole, not cut short);
+    // where its label leaves too little ("low-rank+noise" at 200%), the label goes above it and it takes the line.
+    const float value = combo_width_for_value(c);
+    const float width = std::max(std::min(std::max(item_width * ctx.dpi_scale, value), avail - beside), avail / 3);
+    const bool label_above = value > width + 0.5f;
+    if (!label_above) ImGui::SetNextItemWidth(width);
+    draw_control(c, label_above);
     if (after) after(c);
   }
 }

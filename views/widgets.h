@@ -2,6 +2,7 @@
 // Small ImGui helpers shared by every panel (the one place for them, as Tracy's TracyImGui.hpp).
 
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,25 @@ void help_marker(const char* text);
 void panel_explanation(const char* text, bool compact = false);
 // Centered grey text for a panel or figure with nothing to show yet.
 void empty_state(const char* text);
+// Text fit, for the tests at 1280×720 and 150%/200% zoom: records a problem when the last item ends outside its
+// window's visible part (cut at its edge), or when `text_width` (> 0) is wider than the item's frame (a combo's
+// value cut short). take_fit_problems() returns and clears the problems recorded since its last call.
+void check_item_fits(const std::string& what, float text_width = 0.0f);
+// The same for a text `text_width` wide drawn in `room` pixels (a combo's value beside its arrow).
+void check_text_fits(const std::string& what, float text_width, float room);
+std::vector<std::string> take_fit_problems();
+// Before an item `width` pixels wide that follows another: on the same line when it fits, else on the next (a row of
+// buttons wraps in a narrow window at a large zoom instead of being cut at its edge).
+void same_line_if_fits(float width);
+// How many lines a row of items `widths` wide takes at the current cursor when same_line_if_fits places each after
+// the first (to keep room for a row of buttons that may wrap, below a list that scrolls).
+int wrapped_rows(std::initializer_list<float> widths);
+// The width of a button labelled `label` (its text up to "##", plus the frame's padding).
+float button_width(const char* label);
+// Around a card's full-size Selectable (start page, lessons): hover and press wash the card faintly instead of in the
+// header blue, so the text drawn on it stays readable.
+void push_card_highlight();
+void pop_card_highlight();
 // A green check or red cross followed by a label, for live invariant checks.
 void check_mark(bool ok, const char* label);
 // Text in the warning colour (yellow-orange).
@@ -44,7 +64,9 @@ void math_label(const char* text);
 //   begin_controls_column(ctx, 330); draw_controls_column(...); ...; begin_figures_column(); ...; end_figures_column();
 // With ctx.controls_collapsed set, the column has a "hide" button and, collapsed, is a slim strip with a "show"
 // button; the controls are still submitted then (their values and jobs stay live) but draw nothing.
-void begin_controls_column(const DrawContext& ctx, float width);
+// `controls` (optional): the column widens, up to 60% of the window, until the widest choice's current value shows
+// whole (its label above it, as draw_controls_column places it).
+void begin_controls_column(const DrawContext& ctx, float width, const Controls* controls = nullptr);
 void begin_figures_column();  // ends the controls column
 void end_figures_column();
 // Every control of `controls` that `visible` accepts (all when empty), each widget `item_width` wide, followed by

@@ -150,9 +150,14 @@ ModelCard read_model_card(const std::string& dir) {
   return c;
 }
 
+// The corpus names the shipped cards give (assets/models/*/README.md), marked for the catalogue: a card is data
+// written in English, and the Chinese interface shows these names in Chinese. A corpus not listed shows as written.
+[[maybe_unused]] constexpr const char* kShippedCorpora[] = {N_("300 Tang poems (唐诗三百首)"),
+                                                            N_("English quotations")};
+
 std::string ShippedLanguageModel::label() const {
   std::string details;
-  if (!card.corpus.empty()) details = card.corpus;
+  if (!card.corpus.empty()) details = tr(card.corpus.c_str());
   if (card.heldout_bits_per_char > 0) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3g", card.heldout_bits_per_char);

@@ -179,6 +179,27 @@ std::string TokenVocabulary::label(int id) const {
   return {};
 }
 
+std::string TokenVocabulary::text(const std::vector<int>& ids) const {
+  switch (kind_) {
+    case Kind::Bytes: return ByteTokenizer::decode(ids);
+    case Kind::Bpe: return bpe_->decode(ids, true);
+    case Kind::Symbols: {
+      std::string out;
+      for (int id : ids) {
+        const std::string l = label(id);
+        out += l == "\xE2\x90\xA3" ? std::string(" ") : l;  // ␣
+      }
+      return out;
+    }
+    case Kind::Ids: {
+      std::string out;
+      for (int id : ids) out += (out.empty() ? "" : " ") + label(id);
+      return out;
+    }
+  }
+  return {};
+}
+
 std::string TokenVocabulary::spelling(int id) const {
   if (kind_ == Kind::Bpe) return bpe_->token_string(id);
   if (kind_ == Kind::Bytes && id >= 0 && id < 256) return std::string(1, static_cast<char>(id));
@@ -302,8 +323,8 @@ bool load_task_checkpoint(const std::string& dir, StepperModel* out, std::string
   auto weights = std::make_shared<ModelWeights>();
   if (!load_weights((d / "model.safetensors").string(), config, weights.get(), error)) return false;
 
-  *out = task_stepper_model(config, std::move(weights), task, subst(tr("trained {0}"), {to_string(tc.kind)}),
-                            subst(tr("checkpoint {0} (trained on the {1} task)"), {dir, to_string(tc.kind)}));
+  *out = task_stepper_model(config, std::move(weights), task, subst(tr("trained {0}"), {tr(to_string(tc.kind))}),
+                            subst(tr("checkpoint {0} (trained on the {1} task)"), {dir, tr(to_string(tc.kind))}));
   return true;
 }
 
@@ -316,7 +337,8 @@ StepperModel task_stepper_model(const ModelConfig& config, std::shared_ptr<const
   out.source = std::move(source);
   out.config = config;
   out.weights = std::move(weights);
-  out.vocabulary = TokenVocabulary::symbols(std::move(strings), subst(tr("{0} task"), {to_string(task.config().kind)}));
+  out.vocabulary =
+      TokenVocabulary::symbols(std::move(strings), subst(tr("{0} task"), {tr(to_string(task.config().kind))}));
   // A held-out example without its last token: the model's next-token prediction is that token.
   const TaskSample probe = task.probe(1);
   for (size_t i = 0; i + 1 < probe.tokens.size(); ++i) out.example += task.token_string(probe.tokens[i]);

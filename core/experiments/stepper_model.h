@@ -44,6 +44,9 @@ class TokenVocabulary {
   bool encode(const std::string& text, bool bos, std::vector<int>* ids, std::string* error) const;
   // What a chip or an axis shows for `id`: the token's own text with visible spaces (␣), never empty.
   std::string label(int id) const;
+  // The text `ids` spell, as a reader sees it: the tokenizer's decoding (spaces as spaces, bytes joined into their
+  // characters); a task's symbols joined ("␣" back to a space); bare ids as "#id" separated by spaces.
+  std::string text(const std::vector<int>& ids) const;
   // The token as its vocabulary spells it ("Ġthe", "<0x0A>", a raw byte), for CSV `token` columns beside the label.
   std::string spelling(int id) const;
   // The token at ids[i] as shown, with its neighbours: special tokens flagged, and for a token holding part of a

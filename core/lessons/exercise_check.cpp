@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/lessons/lesson_quantity.h"
+#include "core/text/i18n.h"
 
 namespace tw {
 
@@ -65,7 +66,14 @@ CheckResult check_exercise_number(const ExerciseCheck& check, const nlohmann::js
 }
 
 bool solution_visible(const ExerciseAttempts& attempts) {
-  return attempts.solution_requested || attempts.failed_checks > 0;
+  return attempts.solution_requested || attempts.failed_checks >= kFailedChecksBeforeSolution;
+}
+
+const char* failed_check_message(const ExerciseAttempts& attempts) {
+  if (solution_visible(attempts)) return N_("Not quite: the solution is shown below");
+  return N_(
+      "Not quite: try once more or take a hint; the solution shows after a second wrong check, or now with "
+      "Show solution");
 }
 
 nlohmann::json merged_values(const nlohmann::json& base, const nlohmann::json& patch) {

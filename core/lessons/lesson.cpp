@@ -151,6 +151,7 @@ nlohmann::json read_scene(const nlohmann::json& step, const LessonNames& names, 
           p.add("scene.open", subst(tr("unknown panel {0}"), {quote_name(id.get<std::string>())}));
   }
   if (auto v = scene.find("values"); v != scene.end()) check_values(*v, "scene.values", names, p);
+  if (auto v = scene.find("values_zh"); v != scene.end()) check_values(*v, "scene.values_zh", names, p);
   for (auto f = scene.begin(); f != scene.end(); ++f)
     if (f.key() == "version")
       p.add("scene.version", "a step's scene has no version (the lesson's \"format\" covers it)");

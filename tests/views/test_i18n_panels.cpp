@@ -6,13 +6,20 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "app/scene_presets.h"
+#include "app/start_presets.h"
 #include "core/experiments/mask_analysis.h"
+#include "core/experiments/model_card.h"
+#include "core/experiments/stepper_model.h"
 #include "core/experiments/tokenizer_training.h"
 #include "core/io/atomic_file.h"
 #include "core/io/json_parse.h"
@@ -22,9 +29,11 @@
 #include "core/text/tokenizer_bpe.h"
 #include "core/text/utf8.h"
 #include "scratch_dir.h"
+#include "views/forward/forward_panel.h"
 #include "views/panel.h"
 #include "views/panel_test_util.h"
 #include "views/plot/figure.h"
+#include "views/plot/math.h"
 
 namespace tw {
 namespace {
@@ -172,6 +181,165 @@ TEST(ChineseInterfaceCheck, FindsEnglishProseOnly) {
   EXPECT_TRUE(english_words("n_heads H, head_dim D, $\\sqrt{d_k}$, RoPE, GQA-4, top-k").empty());
   EXPECT_TRUE(english_words("选中：\"the newest\" + \"road\"").empty());
   EXPECT_EQ(english_words("query head 3"), std::vector<std::string>{"head"});
+}
+
+// [SECTION] start cards, model labels, the catalogue itself
+
+// Every start-page card in Chinese: its title, summary and tooltip hold Chinese and are not the English source; in
+// both languages no card text keeps a "$" once typeset (a summary cut inside "$\sqrt{95/3}$" would), and the title,
+// drawn as plain text, holds no formula at all.
+TEST(ChineseInterface, StartCardsAreTranslatedAndKeepNoRawTeX) {
+  const std::vector<ScenePreset> presets = list_presets();
+  ASSERT_GE(presets.size(), 20u) << presets_dir();
+  for (Language lang : {Language::En, Language::Zh}) {
+    set_language(lang);
+    if (lang == Language::Zh) ASSERT_TRUE(catalogue_loaded());
+    for (const ScenePreset& p : presets) {
+      StartCard card;
+      set_card_text(&card, p);
+      const std::string where = p.name + (lang == Language::Zh ? " (zh)" : " (en)");
+      EXPECT_EQ(card.title.find('$'), std::string::npos) << where << " title: " << card.title;
+      for (const std::string* s : {&card.summary, &card.description})
+        EXPECT_EQ(plot::math_plain_text(*s).find('$'), std::string::npos) << where << ": raw TeX in \"" << *s << "\"";
+      if (lang != Language::Zh) continue;
+      StartCard en;
+      set_language(Language::En);
+      set_card_text(&en, p);
+      set_language(Language::Zh);
+      for (const auto& [zh_text, en_text] : {std::pair{card.title, en.title}, std::pair{card.summary, en.summary},
+                                             std::pair{card.description, en.description}}) {
+        EXPECT_TRUE(has_chinese(zh_text)) << where << ": \"" << zh_text << "\" holds no Chinese";
+        EXPECT_NE(zh_text, en_text) << where << ": still the English source";
+      }
+    }
+  }
+  set_language(Language::En);
+  // The cut never lands inside a formula, in either language's cut rule.
+  const std::string norms = "LayerNorm is wide, RMSNorm divides by $\\sqrt{95/3} = 5.627$ and keeps the shift.";
+  for (size_t max = 20; max < norms.size(); ++max) {
+    const std::string cut = preset_summary(norms, max);
+    EXPECT_EQ(plot::math_plain_text(cut).find('$'), std::string::npos) << max << ": " << cut;
+  }
+  const std::string zh = "讲解：RMSNorm 除以 $\\sqrt{95/3} = 5.627$ 并保留平移，后面还有很长的一段话。第二句。";
+  EXPECT_EQ(preset_summary(zh, 1000), "RMSNorm 除以 $\\sqrt{95/3} = 5.627$ 并保留平移，后面还有很长的一段话。");
+  for (size_t max = 10; max < zh.size(); ++max)
+    EXPECT_EQ(plot::math_plain_text(preset_summary(zh, max)).find('$'), std::string::npos) << max;
+}
+
+// The stepper's model list and its language model's one-line summary in Chinese: every item holds Chinese.
+TEST(ChineseInterface, ModelLabelsAndSummariesAreTranslated) {
+  const std::string models = shipped_models_dir();
+  ASSERT_FALSE(models.empty());
+  const std::vector<ShippedLanguageModel> lms = shipped_language_models(models);
+  set_language(Language::Zh);
+  ASSERT_TRUE(catalogue_loaded());
+  for (const std::string& label : forward_model_labels(models, lms))
+    EXPECT_TRUE(has_chinese(label) && english_words(label).size() <= 1) << "\"" << label << "\"";
+  for (const ShippedLanguageModel& lm : lms) {
+    const std::string label = lm.label();
+    EXPECT_TRUE(has_chinese(label)) << lm.name << ": \"" << label << "\" holds no Chinese";
+    EXPECT_TRUE(english_words(label.substr(label.find(':') + 1)).empty()) << lm.name << ": \"" << label << "\"";
+  }
+  set_language(Language::En);
+}
+
+// Every entry of the catalogue (po/zh.po and the fragments): a msgstr keeps no "$" once typeset when its msgid keeps
+// none (an unbalanced formula shows as raw TeX), and no msgstr that is English prose is its msgid unchanged.
+struct PoEntry {
+  std::string msgid, msgstr, file;
+};
+std::string po_unquote(const std::string& line) {  // "…" with \n, \", \\ undone
+  std::string out;
+  const size_t a = line.find('"'), b = line.rfind('"');
+  for (size_t i = a + 1; i < b; ++i) {
+    if (line[i] == '\\' && i + 1 < b) {
+      const char c = line[++i];
+      out += c == 'n' ? '\n' : c == 't' ? '\t' : c;
+    } else {
+      out += line[i];
+    }
+  }
+  return out;
+}
+std::vector<PoEntry> read_po(const std::string& path) {
+  std::vector<PoEntry> out;
+  std::ifstream in(path);
+  std::string line, *field = nullptr;
+  PoEntry e;
+  auto flush = [&] {
+    if (!e.msgid.empty() && !e.msgstr.empty()) out.push_back(e);
+    e = PoEntry{};
+    e.file = path;
+  };
+  e.file = path;
+  bool obsolete = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("#~", 0) == 0) {
+      obsolete = true;
+      continue;
+    }
+    if (line.rfind("msgid ", 0) == 0) {
+      if (!obsolete) flush();
+      obsolete = false;
+      e = PoEntry{};
+      e.file = path;
+      field = &e.msgid;
+      *field = po_unquote(line);
+    } else if (line.rfind("msgid_plural ", 0) == 0 || line.rfind("msgstr[1]", 0) == 0) {
+      field = nullptr;
+    } else if (line.rfind("msgstr", 0) == 0) {
+      field = &e.msgstr;
+      *field = po_unquote(line);
+    } else if (!line.empty() && line[0] == '"' && field) {
+      *field += po_unquote(line);
+    }
+  }
+  flush();
+  return out;
+}
+
+TEST(ChineseCatalogue, NoMsgstrKeepsRawTeXOrIsItsEnglishSource) {
+  std::vector<PoEntry> all = read_po(std::string(TW_SOURCE_DIR) + "/po/zh.po");
+  ASSERT_GT(all.size(), 1000u);
+  for (const auto& f : std::filesystem::directory_iterator(std::string(TW_SOURCE_DIR) + "/po/fragments"))
+    if (f.path().extension() == ".po")
+      for (PoEntry& e : read_po(f.path().string())) all.push_back(std::move(e));
+  std::vector<std::string> raw, english;
+  for (const PoEntry& e : all) {
+    const std::string where = std::filesystem::path(e.file).filename().string() + ": \"" + e.msgid + "\"";
+    if (plot::math_plain_text(e.msgid).find('$') == std::string::npos &&
+        plot::math_plain_text(e.msgstr).find('$') != std::string::npos)
+      raw.push_back(where + " -> \"" + e.msgstr + "\"");
+    if (e.msgstr == e.msgid && !english_words(e.msgid).empty()) english.push_back(where);
+  }
+  for (const std::string& r : raw) ADD_FAILURE() << "raw TeX after layout: " << r;
+  for (const std::string& r : english) ADD_FAILURE() << "the Chinese is the English source: " << r;
+}
+
+// Source scan: a translated string with a formula is never drawn by an ImGui call that prints it as is (Text, a menu
+// item, a button, a tooltip); such text goes through math_text / math_tooltip, which typeset it.
+TEST(ChineseCatalogue, NoFormulaIsPrintedByAPlainTextCall) {
+  const std::regex plain_call(
+      R"((ImGui::(Text|TextUnformatted|TextDisabled|TextWrapped|TextColored|BulletText|LabelText|MenuItem|BeginMenu|Button|SmallButton|Checkbox|RadioButton|Selectable|SetTooltip|BeginCombo|CollapsingHeader|TreeNode)|empty_state)\s*\()");
+  const std::regex marked_math(R"((tr|N_)\(\s*"[^"]*\$[^"$]+\$)");
+  std::vector<std::string> found;
+  for (const char* dir : {"app", "views"})
+    for (const auto& f : std::filesystem::recursive_directory_iterator(std::string(TW_SOURCE_DIR) + "/" + dir)) {
+      if (f.path().extension() != ".cpp" && f.path().extension() != ".h") continue;
+      std::ifstream in(f.path());
+      std::stringstream text;
+      text << in.rdbuf();
+      const std::string src = text.str();
+      for (auto it = std::sregex_iterator(src.begin(), src.end(), plain_call); it != std::sregex_iterator(); ++it) {
+        // The call's text up to its end of statement.
+        const size_t at = size_t(it->position());
+        const size_t end = src.find(';', at);
+        const std::string call = src.substr(at, (end == std::string::npos ? src.size() : end) - at);
+        if (std::regex_search(call, marked_math))
+          found.push_back(f.path().filename().string() + ": " + call.substr(0, 120));
+      }
+    }
+  for (const std::string& c : found) ADD_FAILURE() << "a formula printed as raw TeX: " << c;
 }
 
 // [SECTION] error messages

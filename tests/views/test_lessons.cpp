@@ -2,17 +2,22 @@
 // and its "look" figure exists; every exercise's stored solution passes its check and the step's starting state does
 // not; bad files give one clear line naming file, step and field; progress reads back.
 #include <gtest/gtest.h>
+#include <imgui.h>
+#include <imgui_internal.h>
 
 #include <cmath>
 #include <random>
 #include <regex>
 #include <set>
+#include <sstream>
 
+#include "app/fonts.h"
 #include "app/lesson_scene.h"
 #include "core/io/read_file.h"
 #include "core/lessons/exercise_check.h"
 #include "core/lessons/lesson_progress.h"
 #include "core/lessons/lesson_quantity.h"
+#include "views/panel_test_util.h"
 #include "views/plot/export.h"
 #include "views/plot/math.h"
 
@@ -170,12 +175,43 @@ std::vector<double> numbers_in(const std::string& text) {
   return out;
 }
 
-// A number exercise asks for something the learner works out: at the step's start no number the panel's figures
-// print (titles, notes, labels, legends, ticks) nor the step's own words passes the check, to the check's precision.
-// (A read-out such as "H(p) 3 bits" under the figure, while the question asks for H(p), would pass.)
+// Everything a panel's window prints when drawn (its read-outs, messages, control values, typeset lines): ImGui's
+// log of one frame of panel.draw() in a 1600 × 1000 window.
+std::string panel_window_text(Panel& panel) {
+  std::string text;
+  const DrawContext ctx{};
+  for (int frame = 0; frame < 2; ++frame) {
+    ImGui::NewFrame();
+    ImGui::SetNextWindowPos(ImVec2(0, 0));
+    ImGui::SetNextWindowSize(ImVec2(1600, 1000));
+    ImGui::Begin("panel", nullptr, ImGuiWindowFlags_NoDecoration);
+    ImGui::LogToBuffer();
+    panel.draw(ctx);
+    text = ImGui::GetCurrentContext()->LogBuffer.c_str();
+    ImGui::LogFinish();
+    ImGui::End();
+    ImGui::Render();
+  }
+  return text;
+}
+
+// A number exercise asks for something the learner works out: at the step's start no number the panel prints —
+// figure titles and notes, labels, legends, ticks, the read-outs and messages of its window — nor the step's own
+// words passes the check, to the check's precision; and when the answer is a count, no printed percentage of the
+// square of a printed number gives it ("56.2% of the T × T scores" with T = 8 answers "how many of the 8 × 8
+// cells").
 TEST(Lessons, NoNumberExerciseAnswerIsPrintedAtTheStart) {
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;
+  io.DisplaySize = ImVec2(1600, 1000);
+  io.DeltaTime = 1.0f / 60.0f;
+  load_fonts(TW_FONT_DIR, plot::kBaseFontSize);
+  unsigned char* pixels = nullptr;
+  int tex_w = 0, tex_h = 0;
+  io.Fonts->GetTexDataAsRGBA32(&pixels, &tex_w, &tex_h);
   AppState state = make_app_state();
-  int checked = 0;
+  int checked = 0, readouts = 0;
   for (const Lesson& l : shipped(state)) {
     for (const LessonStep& st : l.steps) {
       if (!st.exercise || st.exercise->check.kind != CheckKind::Number) continue;
@@ -189,24 +225,56 @@ TEST(Lessons, NoNumberExerciseAnswerIsPrintedAtTheStart) {
         if (!slot.open) continue;
         slot.panel->update();
         slot.panel->wait_idle();
-        for (const plot::Figure& f : slot.panel->figures())
+        for (const plot::Figure& f : slot.panel->figures()) {
           for (const std::string& words : svg_texts(plot::render_svg(f, {})))
             shown.push_back(slot.info.id + "-" + f.id + ": " + words);
+          shown.push_back(slot.info.id + "-" + f.id + " title: " + f.title);
+          shown.push_back(slot.info.id + "-" + f.id + " note: " + f.note);
+        }
+        const std::string window = panel_window_text(*slot.panel);
+        readouts += !window.empty();
+        std::istringstream lines(window);
+        for (std::string line; std::getline(lines, line);) shown.push_back(slot.info.id + " window: " + line);
       }
       ASSERT_GT(shown.size(), 6u) << where << ": no figure text found";
       ++checked;
+      const ExerciseCheck& check = st.exercise->check;
+      const std::optional<double> answer = check_exercise_number(check, start, 0.0).actual;
+      ASSERT_TRUE(answer.has_value()) << where;
+      const auto passes = [&](double x) {  // check_exercise_number's comparison, with the answer computed once
+        return compare_with(x, CheckOp::Equal, *answer, check.tolerance, check.relative);
+      };
+      std::vector<double> all;
       for (const std::string& words : shown)
+        for (double x : numbers_in(words)) all.push_back(x);
+      for (const std::string& words : shown) {
         for (double x : numbers_in(words))
-          EXPECT_NE(check_exercise_number(st.exercise->check, start, x).status, CheckStatus::Passed)
-              << where << ": the answer is on screen at the start as " << x << " in \"" << words << "\"";
+          EXPECT_FALSE(passes(x)) << where << ": the answer is on screen at the start as " << x << " in \"" << words
+                                  << "\"";
+        const bool count = !check.relative && check.tolerance <= 0.5 && *answer == std::round(*answer);
+        static const std::regex percent(R"((\d+\.?\d*)\s*%)");
+        for (auto it = std::sregex_iterator(words.begin(), words.end(), percent); count && it != std::sregex_iterator();
+             ++it) {
+          const double p = std::strtod((*it)[1].str().c_str(), nullptr) / 100.0;
+          for (double n : all)
+            if (n >= 2 && n == std::round(n) && passes(p * n * n)) {
+              ADD_FAILURE() << where << ": " << (*it)[0] << " of " << n << " x " << n << " gives the answer away in \""
+                            << words << "\"";
+              break;
+            }
+        }
+      }
     }
   }
   EXPECT_GE(checked, 10);
+  EXPECT_GE(readouts, checked) << "every step's panel window printed something";
+  ImGui::DestroyContext();
 }
 
-// The solution shows on request or after a failed check, never before; a state exercise's live verdict is not a
-// check (only its Check button is), and a check that cannot be computed is not a failed one.
-TEST(Lessons, SolutionShowsOnlyAfterAFailedCheckOrOnRequest) {
+// The solution shows on request or after a second failed check, never before: one wrong answer leaves the learner a
+// second try, and the message says which (another try, or the solution below). A state exercise's live verdict is
+// not a check (only its Check button is), and a check that cannot be computed is not a failed one.
+TEST(Lessons, SolutionShowsOnlyAfterASecondFailedCheckOrOnRequest) {
   ExerciseAttempts a;
   EXPECT_FALSE(solution_visible(a));
   a.record(CheckStatus::Unavailable);
@@ -214,12 +282,25 @@ TEST(Lessons, SolutionShowsOnlyAfterAFailedCheckOrOnRequest) {
   a.record(CheckStatus::Passed);
   EXPECT_FALSE(solution_visible(a));
   a.record(CheckStatus::NotYet);
+  EXPECT_FALSE(solution_visible(a)) << "one wrong answer must leave a second try";
+  const std::string first = failed_check_message(a);
+  EXPECT_NE(first.find("try once more"), std::string::npos) << first;
+  a.record(CheckStatus::NotYet);
   EXPECT_TRUE(solution_visible(a));
+  const std::string second = failed_check_message(a);
+  EXPECT_NE(second.find("solution is shown"), std::string::npos) << second;
+  EXPECT_NE(first, second);
   ExerciseAttempts asked;
   asked.solution_requested = true;
   EXPECT_TRUE(solution_visible(asked));
-  // Every shipped state exercise starts not passed, so its first Check (doing nothing) is a failed check: the
-  // solution appears after it and not before.
+  // Both messages are translated.
+  {
+    const testing::LanguageScope zh("lessons@zh");
+    EXPECT_STRNE(tr(failed_check_message({1, false})), failed_check_message({1, false}));
+    EXPECT_STRNE(tr(failed_check_message({2, false})), failed_check_message({2, false}));
+  }
+  // Every shipped state exercise starts not passed, so Check pressed twice doing nothing is two failed checks: the
+  // solution appears after the second and not before.
   AppState state = make_app_state();
   for (const Lesson& l : shipped(state)) {
     for (const LessonStep& st : l.steps) {
@@ -228,9 +309,35 @@ TEST(Lessons, SolutionShowsOnlyAfterAFailedCheckOrOnRequest) {
       ExerciseAttempts at_start;
       EXPECT_FALSE(solution_visible(at_start)) << l.id << "/" << st.id;
       at_start.record(check_exercise_state(st.exercise->check, current_scene_values(state)).status);
+      EXPECT_FALSE(solution_visible(at_start)) << l.id << "/" << st.id;
+      at_start.record(check_exercise_state(st.exercise->check, current_scene_values(state)).status);
       EXPECT_TRUE(solution_visible(at_start)) << l.id << "/" << st.id;
     }
   }
+}
+
+// A lesson that opens a language panel opens it on text in the interface language: lesson 4's n-gram steps show
+// English quotations in English and the Tang poems in Chinese ("values_zh"), and each step applies cleanly in both.
+TEST(Lessons, LanguagePanelsOpenOnTextInTheInterfaceLanguage) {
+  AppState state = make_app_state();
+  int ngram_steps = 0;
+  for (const Lesson& l : shipped(state))
+    for (const LessonStep& st : l.steps) {
+      if (!st.scene.contains("values") || !st.scene["values"].contains("ngram.corpus")) continue;
+      ++ngram_steps;
+      for (const char* lang : {"en", "zh"}) {
+        const testing::LanguageScope scope(std::string("lessons@") + lang);
+        const SceneLoad applied = apply_lesson_step(state, st);
+        ASSERT_TRUE(applied.ok) << l.id << "/" << st.id << " " << lang << ": " << applied.error;
+        EXPECT_TRUE(applied.warnings.empty()) << l.id << "/" << st.id << " " << lang;
+        const std::string corpus = current_scene_values(state)["ngram.corpus"].get<std::string>();
+        if (std::string(lang) == "zh")
+          EXPECT_TRUE(corpus == "tang300" || corpus == "song100") << l.id << "/" << st.id << ": " << corpus;
+        else
+          EXPECT_EQ(corpus, "quotes") << l.id << "/" << st.id;
+      }
+    }
+  EXPECT_GE(ngram_steps, 2);
 }
 
 // Reference values computed independently of the panels: the lesson's worked numbers are what core computes.

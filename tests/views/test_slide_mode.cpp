@@ -7,8 +7,11 @@
 #include <imgui.h>
 
 #include "app/fonts.h"
+#include "app/lesson_bar.h"
+#include "app/lesson_scene.h"
 #include "app/scene.h"
 #include "core/text/i18n.h"
+#include "scratch_dir.h"
 #include "views/plot/plot_imgui.h"
 #include "views/scene_test_util.h"
 
@@ -203,6 +206,126 @@ TEST_F(SlideFrame, TheClickerStepsThePanelAndEscLeaves) {
   frames(app, 2, ImGuiKey_Escape);
   EXPECT_FALSE(app.slide.on());
   EXPECT_TRUE(app.find("slidetest")->open);  // back to the panels, the slide's panel open among them
+}
+
+// A lecturer drags the slide's first slider (softmax d_k) with the mouse: in the frame the drag ends and in every
+// frame after, the slide draws the figure the panel itself shows (Panel::shown_figures, one recompute path), and
+// that figure equals one computed afresh by a headless panel set to the slider's value.
+TEST_F(SlideFrame, TheSlidesFigureFollowsADraggedSlider) {
+  AppState app = make_app_state();
+  app.zoom = 1.5f;
+  fonts(app);
+  enter_slide_mode(app, "softmax", "scores");
+  ASSERT_FALSE(app.slide.controls.empty());
+  EXPECT_EQ(app.slide.controls[0], "d_k");
+  frames(app, 2);
+  Panel& panel = *app.find("softmax")->panel;
+  panel.wait_idle();
+  frames(app, 2);
+  const int before = panel.controls().find("d_k")->get().get<int>();
+  const SlideRect slider = last_slide_on_screen().controls.at(0);
+  ImGuiIO& io = ImGui::GetIO();
+  const float y = slider.y + slider.h * 0.5f;
+  // Press near the slider's left end, drag to its middle, release.
+  for (int i = 0; i < 6; ++i) {
+    io.MousePos = ImVec2(slider.x + (i == 0 ? 4.0f : slider.w * 0.2f + float(i) * 10.0f), y);
+    io.MouseDown[0] = i < 5;
+    ImGui::NewFrame();
+    handle_shortcuts(app);
+    draw_main_menu(app);
+    draw_windows(app);
+    ImGui::Render();
+    panel.wait_idle();
+  }
+  const int after = panel.controls().find("d_k")->get().get<int>();
+  ASSERT_NE(after, before) << "the drag did not move the slider";
+  for (int frame = 0; frame < 3; ++frame) {
+    const plot::Figure* shown = last_slide_on_screen().shown;
+    ASSERT_NE(shown, nullptr);
+    const std::vector<plot::Figure>& panel_figs = panel.shown_figures();
+    const plot::Figure* same = nullptr;
+    for (const plot::Figure& f : panel_figs)
+      if (&f == shown) same = &f;
+    EXPECT_NE(same, nullptr) << "frame " << frame << ": the slide drew a figure the panel does not show";
+    std::unique_ptr<Panel> fresh = make_panel("softmax");
+    ASSERT_TRUE(fresh->controls().find("d_k"));
+    for (Control& c : fresh->controls().all()) c.set(panel.controls().find(c.key)->get());
+    fresh->update();
+    fresh->wait_idle();
+    const plot::Figure* reference = nullptr;
+    const std::vector<plot::Figure> ref_figs = fresh->figures();
+    for (const plot::Figure& f : ref_figs)
+      if (f.id == "scores") reference = &f;
+    ASSERT_NE(reference, nullptr);
+    EXPECT_EQ(shown->note, reference->note) << "frame " << frame << ", d_k " << after;
+    EXPECT_NE(shown->note.find(std::to_string(after)), std::string::npos) << shown->note;
+    frames(app, 1);
+  }
+}
+
+// A lecturer in a lesson presses every clicker key, in slide mode and in focus (F11): each key moves the lesson a
+// step and keeps the mode it was pressed in, on the new step's panel (its "look at" figure on the slide).
+TEST_F(SlideFrame, EveryClickerKeyKeepsThePresentationModeInALesson) {
+  const testing::ScratchDir config("slide-lesson");
+  ASSERT_EQ(setenv("XDG_CONFIG_HOME", config.path().c_str(), 1), 0);  // lesson progress goes here, not to $HOME
+  std::vector<std::string> errors;
+  AppState app = make_app_state();
+  app.zoom = 1.5f;
+  fonts(app);
+  const std::vector<Lesson> lessons = load_shipped_lessons(app, &errors);
+  ASSERT_FALSE(lessons.empty());
+  const Lesson& lesson = lessons[0];
+  ASSERT_GE(lesson.steps.size(), 3u);
+  const auto step_now = [&] {  // the step the lesson's scene shows: its panel is open
+    for (size_t i = 0; i < lesson.steps.size(); ++i)
+      if (const std::string& p = lesson.steps[i].look_panel;
+          !p.empty() && app.slide.panel == p && app.slide.figure == lesson.steps[i].look_figure)
+        return int(i);
+    return -1;
+  };
+  struct Key {
+    int key;
+    int expect_step;  // from step 1 (index 1)
+  };
+  for (const bool slide : {true, false}) {
+    ASSERT_EQ(open_lesson_argument(app, "1:2"), "");
+    if (slide)
+      enter_slide_mode(app, lesson.steps[1].look_panel, lesson.steps[1].look_figure);
+    else
+      app.toggle_focus(lesson.steps[1].look_panel);
+    frames(app, 2);
+    const int last = int(lesson.steps.size()) - 1;
+    for (const Key& k : {Key{ImGuiKey_PageDown, 2}, Key{ImGuiKey_PageUp, 1}, Key{ImGuiKey_RightArrow, 2},
+                         Key{ImGuiKey_LeftArrow, 1}, Key{ImGuiKey_End, last}, Key{ImGuiKey_Home, 0}}) {
+      frames(app, 2, k.key);
+      if (PanelSlot* shown = app.find(slide ? app.slide.panel : app.focused)) shown->panel->wait_idle();
+      frames(app, 2);
+      const std::string what = std::string(slide ? "slide" : "focus") + ", key " + std::to_string(k.key);
+      if (slide) {
+        ASSERT_TRUE(app.slide.on()) << what << ": left slide mode";
+        if (!lesson.steps[size_t(k.expect_step)].look_panel.empty()) {
+          EXPECT_EQ(step_now(), k.expect_step) << what << ": slide on " << app.slide.panel << "/" << app.slide.figure;
+        }
+        EXPECT_TRUE(inside({0, 0, 1280, 720}, last_slide_on_screen().figure)) << what;
+      } else {
+        EXPECT_FALSE(app.focused.empty()) << what << ": left focus";
+        if (const std::string& p = lesson.steps[size_t(k.expect_step)].look_panel; !p.empty())
+          EXPECT_EQ(app.focused, p) << what;
+      }
+    }
+    if (slide) leave_slide_mode(app);
+    app.toggle_focus("");
+  }
+  unsetenv("XDG_CONFIG_HOME");
+}
+
+TEST(SlideMenu, FigureTitlesAreListedWithoutRawTeX) {
+  plot::Figure f("scores", "Raw scores $q\\cdot k$ at $d = 512$");
+  const std::string label = slide_menu_label(f);
+  EXPECT_EQ(label.find('$'), std::string::npos) << label;
+  EXPECT_EQ(label.find('\\'), std::string::npos) << label;
+  EXPECT_NE(label.find("512"), std::string::npos) << label;
+  EXPECT_EQ(slide_menu_label(plot::Figure("x", "")), "x");
 }
 
 TEST(SlideScene, RoundTripsAndChecksItsFields) {

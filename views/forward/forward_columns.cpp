@@ -62,7 +62,7 @@ void ForwardPanel::draw_left(const DrawContext& ctx) {
     else
       draw_control(*c.find("checkpoint"));
     if (!weights_error_.empty()) warning_text(weights_error_.c_str());
-    if (result_) ImGui::TextDisabled("%s", result_->model.source.c_str());
+    if (result_) math_text(result_->model.source.c_str(), 0.0f, false, ImGui::GetColorU32(ImGuiCol_TextDisabled));
   }
   if (ImGui::CollapsingHeader(imgui_label(tr("Steps"), "steps").c_str(), ImGuiTreeNodeFlags_DefaultOpen)) {
     if (!result_) {
@@ -199,14 +199,31 @@ void ForwardPanel::draw_generate() {
   if (running) {
     if (ImGui::Button(imgui_label(tr("Stop"), "stop").c_str())) generate_target_ = 0;
   } else {
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
-    draw_control(*controls().find("generate_count"));
+    // On the next line when the slider, its label and (?) do not fit beside the button ("tokens to generate" cut).
+    const Control& count = *controls().find("generate_count");
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float need = ImGui::GetFontSize() * 6 + style.ItemInnerSpacing.x +
+                       ImGui::CalcTextSize(tr(count.label.c_str())).x + style.ItemSpacing.x +
+                       ImGui::CalcTextSize("(?)").x;
+    if (ImGui::GetContentRegionAvail().x < need) ImGui::NewLine();
+    // Where even a line of its own is too narrow (200%), the label goes above the slider.
+    const bool label_above = ImGui::GetContentRegionAvail().x < need;
+    if (!label_above) ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+    draw_control(count, label_above);
+    check_item_fits("forward: tokens to generate");
   }
+  // Generation ends at the model's context length: say so, not only grey the button out.
+  if (!running && s_.generated > 0 && s_.generated >= room)
+    warning_text(subst(tr("Stopped: the text has reached the model's context length of {0} tokens (Back to the "
+                          "prompt starts again)"),
+                       {std::to_string(r.run.config.max_seq)})
+                     .c_str());
   if (r.appended.empty()) return;
   const TokenVocabulary& vocab = r.request.vocab();
-  std::string text, probs;
+  // The text as read (spaces as spaces); the probabilities line keeps each token's chip label (␣ marks a space).
+  const std::string text = vocab.text(r.appended);
+  std::string probs;
   for (size_t i = 0; i < r.appended.size(); ++i) {
-    text += vocab.label(r.appended[i]);
     if (i < r.appended_probability.size())
       probs += (i ? "  " : "") + vocab.label(r.appended[i]) + " " +
                plot::fmt("%.2g", static_cast<double>(r.appended_probability[i]));

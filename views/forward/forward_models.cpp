@@ -215,8 +215,17 @@ void ForwardPanel::draw_model_source() {
   }
   const Control& model = *c.find("model");
   const int chosen = model.get_index();
-  if (ImGui::BeginCombo(imgui_label(tr(model.label.c_str()), "model").c_str(),
-                        model_labels_[static_cast<size_t>(chosen)].c_str())) {
+  // The closed combo names the model (its whole line would be cut at the column's edge: "语言模型：在文本上训");
+  // the list and the tooltip give each model's whole line, the list as wide as its longest.
+  const std::string name = tr(model.options[static_cast<size_t>(chosen)].c_str());
+  float widest = 0;
+  for (const std::string& l : model_labels_) widest = std::max(widest, ImGui::CalcTextSize(l.c_str()).x);
+  ImGui::SetNextWindowSizeConstraints(
+      ImVec2(widest + 2 * ImGui::GetStyle().WindowPadding.x + ImGui::GetStyle().ScrollbarSize, 0),
+      ImVec2(FLT_MAX, FLT_MAX));
+  const bool open = ImGui::BeginCombo(imgui_label(tr(model.label.c_str()), "model").c_str(), name.c_str());
+  if (!open && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", model_labels_[static_cast<size_t>(chosen)].c_str());
+  if (open) {
     for (size_t i = 0; i < model_labels_.size(); ++i)
       if (ImGui::Selectable(model_labels_[i].c_str(), int(i) == chosen)) model.set_index(static_cast<int>(i));
     ImGui::EndCombo();
@@ -259,10 +268,13 @@ void ForwardPanel::draw_model_source() {
   draw_language_models();
   if (is_seeded_model(shown_choice_) || !result_) return;
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextDisabled("%s", result_->model.source.c_str());
-  ImGui::TextDisabled("%s", subst(tr("vocabulary: {0}"), {result_->request.vocab().describe()}).c_str());
+  // Wrapped by math_text, which breaks between Chinese characters too (ImGui wraps only at spaces, so a Chinese line
+  // such as "…留出集每字符 2.31 比特" lost its number at the column's edge).
+  const ImU32 grey = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  math_text(result_->model.source.c_str(), 0.0f, false, grey);
+  math_text(subst(tr("vocabulary: {0}"), {result_->request.vocab().describe()}).c_str(), 0.0f, false, grey);
   if (model_ && !model_->example.empty() && model_choice_ == shown_choice_) {
-    ImGui::TextDisabled("%s", subst(tr("example prompt: {0}"), {model_->example}).c_str());
+    math_text(subst(tr("example prompt: {0}"), {model_->example}).c_str(), 0.0f, false, grey);
     if (s_.text != model_->example &&
         ImGui::SmallButton(imgui_label(tr("use the example prompt"), "use_example").c_str()))
       s_.text = model_->example;

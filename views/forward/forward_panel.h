@@ -35,6 +35,7 @@ class ForwardPanel : public Panel {
   void update() override;
   void draw(const DrawContext& ctx) override;
   std::vector<plot::Figure> figures() override;
+  const std::vector<plot::Figure>& shown_figures() override;  // figures(), rebuilt when the result or a control changes
   bool busy() const override { return job_.busy() || load_job_.busy(); }
   // A checkpoint or folder is being loaded (the File menu's status waits for the outcome).
   bool loading_model() const { return loading_.has_value(); }
@@ -131,6 +132,7 @@ class ForwardPanel : public Panel {
   // Each tab's figure, rebuilt only when the result or what the tab shows of it changes (draw runs every frame).
   FigureCache<std::pair<ForwardResultPtr, int>> shown_step_, shown_strip_, shown_residual_;  // (result, step or layer)
   FigureCache<ForwardResultPtr> shown_params_, shown_lens_;
+  FigureCache<std::tuple<ForwardResultPtr, int, std::string>> shown_all_;  // (result, step, controls): a slide's
   FigureCache<std::tuple<ForwardResultPtr, float, int, float, float, int>> shown_next_;  // (result, sampling controls)
   int generate_target_ = 0;                                // Generate appends until s_.generated reaches this
   NextTokenChoice next_choice_;                            // the choice shown_next_ was built from

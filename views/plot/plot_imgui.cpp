@@ -103,7 +103,8 @@ struct TextureEntry {
 // The plot layer's per-process UI state: one instance, owned here so panels keep none.
 struct PlotContext {
   TextureBackend backend;
-  ExportSettings exports;  // used when the DrawContext carries none (tests, tools without an app)
+  ExportSettings exports;     // used when the DrawContext carries none (tests, tools without an app)
+  std::string export_status;  // the last right-click export's message, until take_export_status()
   std::unordered_map<ImGuiID, FigureState> figures;
   std::unordered_map<uint64_t, TextureEntry> textures;  // keyed by figure ImGui id and image slot
   int frame = 0;
@@ -626,10 +627,12 @@ void set_message(FigureState& st, const std::string& error, const std::vector<st
   st.message_error = !error.empty();
   if (!error.empty()) {
     st.message = error;
+    context().export_status = error;
     return;
   }
   st.message = tr("Wrote");
   for (const std::string& w : written) st.message += " " + w;
+  context().export_status = st.message;
 }
 
 // The one export settings object (the app's, through ctx) and the GUI's naming: `<panel>-<id>-<subject>` files in
@@ -718,6 +721,8 @@ void note_layout(LayoutReport& report, const Figure& fig, const Layout& layout, 
   }
 }
 }  // namespace
+
+std::string take_export_status() { return std::exchange(context().export_status, std::string()); }
 
 std::vector<FigureOnScreen> figures_on_screen() {
   const PlotContext& pc = context();

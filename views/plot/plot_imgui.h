@@ -84,6 +84,9 @@ struct FigureOnScreen {
   // it is whole on screen, caption included.
   float visible_x = 0, visible_y = 0, visible_w = 0, visible_h = 0;
 };
+// The message of the last right-click export (the files written, or why none was), once; "" when there was none
+// since the last call. The app shows it in its status line, so it replaces an older message there.
+std::string take_export_status();
 // The figures drawn in the current or previous frame.
 std::vector<FigureOnScreen> figures_on_screen();
 
