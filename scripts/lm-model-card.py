@@ -23,9 +23,9 @@ cfg = json.load(open(os.path.join(run_dir, "config.json")))
 values = json.load(open(os.path.join(run_dir, "scene.json")))["values"]
 card = json.load(open(card_file))
 about = {
-    "poems": ("Tang poems (全唐诗), simplified script",
-              "npm package chinese-poetry 2.0.1, quantangshi/poet.tang.*.json, converted by OpenCC t2s; titles, "
-              "authors and editorial notes removed",
+    "poems": ("Tang poems (全唐诗)",
+              "simplified script: npm package chinese-poetry 2.0.1, quantangshi/poet.tang.*.json, converted by OpenCC "
+              "t2s, titles, authors and editorial notes removed",
               "MIT (`LICENSE.text`)", "poem", "zh"),
     "quotes": ("English fortunes", "every file of Debian's fortunes and fortunes-min packages",
                "as stated in the fortunes package's copyright file (`LICENSE.text`)", "fortune", "en"),

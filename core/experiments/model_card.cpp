@@ -152,8 +152,7 @@ ModelCard read_model_card(const std::string& dir) {
 
 // The corpus names the shipped cards give (assets/models/*/README.md), marked for the catalogue: a card is data
 // written in English, and the Chinese interface shows these names in Chinese. A corpus not listed shows as written.
-[[maybe_unused]] constexpr const char* kShippedCorpora[] = {N_("300 Tang poems (唐诗三百首)"),
-                                                            N_("English quotations")};
+[[maybe_unused]] constexpr const char* kShippedCorpora[] = {N_("Tang poems (全唐诗)"), N_("English fortunes")};
 
 std::string ShippedLanguageModel::label() const {
   std::string details;
