@@ -58,7 +58,7 @@ struct DumpOptions {
   double memory_cap_mb = kHeadlessMemoryCapMb;  // --memory-cap
 };
 
-int fail(int code, const std::string& message) {
+int dump_fail(int code, const std::string& message) {
   std::fprintf(stderr, "transformer-workbench dump: %s\n", message.c_str());
   return code;
 }
@@ -86,26 +86,27 @@ std::string npy_name(const TraceStep& s) { return s.name + ".npy"; }
 int run_dump(const DumpOptions& o) {
   // [SECTION] arguments
   if (o.config.empty() && o.model.empty())
-    return fail(2, tr("--config FILE is required (a Hugging Face style config.json), or --model DIR"));
-  if (o.out.empty()) return fail(2, tr("--out DIR is required (the directory to write into)"));
-  if (o.text_given == !o.tokens.empty()) return fail(2, tr("give exactly one of --text \"...\" or --tokens 1,2,3"));
+    return dump_fail(2, tr("--config FILE is required (a Hugging Face style config.json), or --model DIR"));
+  if (o.out.empty()) return dump_fail(2, tr("--out DIR is required (the directory to write into)"));
+  if (o.text_given == !o.tokens.empty())
+    return dump_fail(2, tr("give exactly one of --text \"...\" or --tokens 1,2,3"));
   if (!std::isfinite(o.memory_cap_mb) || o.memory_cap_mb < 1)
-    return fail(2, tr("--memory-cap must be a number of MiB of at least 1"));
+    return dump_fail(2, tr("--memory-cap must be a number of MiB of at least 1"));
   char* end = nullptr;
   errno = 0;
   const unsigned long long seed = std::strtoull(o.seed.c_str(), &end, 10);
   if (o.seed.empty() || *end != '\0' || errno == ERANGE || o.seed[0] == '-')
-    return fail(2, subst(tr("--seed '{0}' must be a non-negative integer"), {o.seed}));
+    return dump_fail(2, subst(tr("--seed '{0}' must be a non-negative integer"), {o.seed}));
 
   ModelConfig config;
   std::string error;
   // [SECTION] Hugging Face folder and storage type (--model, --dtype, --shard-mb)
   StorageType dtype = StorageType::F32;
   if (!storage_type_from_string(o.dtype, &dtype))
-    return fail(2, subst(tr("--dtype '{0}' must be f32, f16 or bf16"), {o.dtype}));
+    return dump_fail(2, subst(tr("--dtype '{0}' must be f32, f16 or bf16"), {o.dtype}));
   if (!(o.shard_mb >= 0) || !(o.shard_mb <= kMaxShardMb))  // inf and 1e300 too: a float → integer beyond range is UB
-    return fail(2, subst(tr("--shard-mb must be 0 (one file) or a size in MB up to {0}"),
-                         {std::to_string(static_cast<long long>(kMaxShardMb))}));
+    return dump_fail(2, subst(tr("--shard-mb must be 0 (one file) or a size in MB up to {0}"),
+                              {std::to_string(static_cast<long long>(kMaxShardMb))}));
   // Writing into the folder being read would replace (and, for shards, delete) the weights mid-run.
   const std::filesystem::path weights_dir = std::filesystem::path(o.weights).parent_path();
   for (const std::string& source : {o.model, o.weights.empty()     ? std::string()
@@ -113,43 +114,45 @@ int run_dump(const DumpOptions& o) {
                                                                    : weights_dir.string()}) {
     std::error_code ec;
     if (!source.empty() && std::filesystem::equivalent(source, o.out, ec))
-      return fail(
+      return dump_fail(
           2, subst(tr("--out '{0}' is the folder the model is read from; write the dump somewhere else"), {o.out}));
   }
   HfModel hf;
   if (!o.model.empty()) {
     if (!o.config.empty() || !o.weights.empty())
-      return fail(2, tr("--model DIR brings its own config and weights; leave out --config and --weights"));
-    if (!load_hf_model(o.model, {}, &hf, &error)) return fail(2, error);
+      return dump_fail(2, tr("--model DIR brings its own config and weights; leave out --config and --weights"));
+    if (!load_hf_model(o.model, {}, &hf, &error)) return dump_fail(2, error);
     config = hf.config;
   }
-  if (o.model.empty() && !load_config(o.config, &config, &error)) return fail(2, error);
+  if (o.model.empty() && !load_config(o.config, &config, &error)) return dump_fail(2, error);
   std::vector<int> tokens;
   if (!o.model.empty() && o.text_given) {
     if (!hf.has_tokenizer)
-      return fail(2, o.model + " has no usable tokenizer.json" +
-                         (hf.tokenizer_warning.empty() ? "" : " (" + hf.tokenizer_warning + ")") + "; use --tokens");
-    if (!hf.tokenizer.encode_checked(o.text, true, &tokens, &error)) return fail(2, error);
+      return dump_fail(2, o.model + " has no usable tokenizer.json" +
+                              (hf.tokenizer_warning.empty() ? "" : " (" + hf.tokenizer_warning + ")") +
+                              "; use --tokens");
+    if (!hf.tokenizer.encode_checked(o.text, true, &tokens, &error)) return dump_fail(2, error);
   } else if (o.text_given) {
     if (config.vocab < 256)
-      return fail(2,
-                  subst(tr("--text needs a vocabulary of at least 256 byte tokens (vocab_size is {0}); use --tokens"),
-                        {std::to_string(config.vocab)}));
+      return dump_fail(
+          2, subst(tr("--text needs a vocabulary of at least 256 byte tokens (vocab_size is {0}); use --tokens"),
+                   {std::to_string(config.vocab)}));
     tokens = ByteTokenizer::encode(o.text);
   } else if (const std::string problem = parse_token_list(o.tokens, &tokens); !problem.empty()) {
-    return fail(2, problem);
+    return dump_fail(2, problem);
   }
-  if (const std::string problem = check_tokens(config, tokens); !problem.empty()) return fail(2, problem);
+  if (const std::string problem = check_tokens(config, tokens); !problem.empty()) return dump_fail(2, problem);
   // What the run needs, before anything is allocated: a config.json may raise its own cap (tw_memory_cap_mb), the
   // command line's cap is the user's.
   {
     const double need_mb = estimated_memory_bytes(config) / (1024.0 * 1024.0);
     const double cap = cap_to_machine(o.memory_cap_mb);
     if (need_mb > cap)
-      return fail(2, subst(tr("this model needs about {0} MiB (weights + traced activations), above dump's cap of {1} "
-                              "MiB; pass --memory-cap {2} to run it (at most this machine's memory)"),
-                           {std::to_string(std::llround(need_mb)), std::to_string(std::llround(cap)),
-                            std::to_string(std::llround(need_mb) + 1)}));
+      return dump_fail(
+          2, subst(tr("this model needs about {0} MiB (weights + traced activations), above dump's cap of {1} "
+                      "MiB; pass --memory-cap {2} to run it (at most this machine's memory)"),
+                   {std::to_string(std::llround(need_mb)), std::to_string(std::llround(cap)),
+                    std::to_string(std::llround(need_mb) + 1)}));
     const double params = static_cast<double>(parameter_count(config));
     const double seconds = (o.model.empty() && o.weights.empty() ? 25e-9 * params : 0.0) +
                            2.0 * params * static_cast<double>(tokens.size()) / 2e9;
@@ -168,9 +171,9 @@ int run_dump(const DumpOptions& o) {
         (1024.0 * 1024.0);
     const double cap = cap_to_machine(std::min(config.memory_cap_mb, o.memory_cap_mb));
     if (mb > cap)
-      return fail(2, subst(tr("--grads needs about {0} MiB (the traced forward, the activations kept for the "
-                              "backward pass and the gradients), above the cap of {1} MiB"),
-                           {std::to_string(std::llround(mb)), std::to_string(std::llround(cap))}));
+      return dump_fail(2, subst(tr("--grads needs about {0} MiB (the traced forward, the activations kept for the "
+                                   "backward pass and the gradients), above the cap of {1} MiB"),
+                                {std::to_string(std::llround(mb)), std::to_string(std::llround(cap))}));
   }
 
   HeadlessProgress progress("transformer-workbench dump");
@@ -182,7 +185,7 @@ int run_dump(const DumpOptions& o) {
     weights = init_weights(config, seed);
   } else {
     progress.step("reading " + o.weights);
-    if (!load_weights(o.weights, config, &weights, &error)) return fail(2, error);
+    if (!load_weights(o.weights, config, &weights, &error)) return dump_fail(2, error);
   }
 
   if (dtype != StorageType::F32) round_weights(weights, config, dtype);  // run the checkpoint that is written
@@ -190,14 +193,14 @@ int run_dump(const DumpOptions& o) {
   // [SECTION] forward: the prompt pass of a forward session, the same traced pass the forward panel shows
   progress.step("forward pass");
   const ForwardRun run = run_prompt(config, std::make_shared<const ModelWeights>(std::move(weights)), tokens);
-  if (!run.error.empty()) return fail(2, run.error);
+  if (!run.error.empty()) return dump_fail(2, run.error);
   const Trace& trace = run.trace;
 
   // [SECTION] gradients (--grads): backward pass of the next-token loss over the same tokens
   ModelWeights grads;
   double loss = 0;
   if (o.grads) {
-    if (tokens.size() < 2) return fail(2, tr("--grads needs at least 2 tokens (position t predicts token t+1)"));
+    if (tokens.size() < 2) return dump_fail(2, tr("--grads needs at least 2 tokens (position t predicts token t+1)"));
     Batch batch;
     batch.B = 1;
     batch.T = static_cast<int>(tokens.size());
@@ -205,13 +208,13 @@ int run_dump(const DumpOptions& o) {
     batch.targets.assign(tokens.begin() + 1, tokens.end());
     batch.targets.push_back(-1);
     TrainState state;
-    if (!train_forward_backward(&grads, state, *run.weights, config, batch, &loss, &error)) return fail(2, error);
+    if (!train_forward_backward(&grads, state, *run.weights, config, batch, &loss, &error)) return dump_fail(2, error);
   }
 
   // [SECTION] files
   std::error_code ec;
   std::filesystem::create_directories(o.out, ec);
-  if (ec) return fail(1, subst(tr("cannot create '{0}': {1}"), {o.out, ec.message()}));
+  if (ec) return dump_fail(1, subst(tr("cannot create '{0}': {1}"), {o.out, ec.message()}));
   const std::filesystem::path dir(o.out);
   // Temporaries of a dump that was killed mid-write are hidden files; this run into the same folder removes them.
   std::vector<std::string> removed;
@@ -229,12 +232,12 @@ int run_dump(const DumpOptions& o) {
   std::vector<std::string> written;
   // A dump that stops half-way says which of its files are in the folder, so none is taken for a complete dump.
   auto fail_writing = [&](const std::string& message) {
-    if (written.empty()) return fail(1, message);
+    if (written.empty()) return dump_fail(1, message);
     std::string list;
     for (size_t i = 0; i < written.size() && i < 4; ++i) list += (i ? ", " : "") + written[i];
     if (written.size() > 4) list += " and " + std::to_string(written.size() - 4) + " more";
-    return fail(1, message + "; the dump in " + o.out + " is incomplete: " + std::to_string(written.size()) + " of " +
-                       std::to_string(total_files) + " files written (" + list + ")");
+    return dump_fail(1, message + "; the dump in " + o.out + " is incomplete: " + std::to_string(written.size()) +
+                            " of " + std::to_string(total_files) + " files written (" + list + ")");
   };
   auto writing = [&](const std::string& name) {
     progress.step("writing " + name + ", " + std::to_string(written.size() + 1) + " of " + std::to_string(total_files) +

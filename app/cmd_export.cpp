@@ -53,7 +53,7 @@ void add_export_options(CLI::App& sub, ExportCommandOptions& o) {
   sub.add_flag("--no-caption", o.no_caption, tr("Leave out each figure's title and note"));
 }
 
-int fail(const std::string& message) {
+int export_fail(const std::string& message) {
   std::fprintf(stderr, "transformer-workbench export: %s\n", message.c_str());
   return 2;
 }
@@ -68,7 +68,7 @@ std::string step_folder(size_t index, const std::string& id) {
 int export_lesson(const ExportCommandOptions& o, FigureExportRequest request) {
   AppState state = make_app_state();
   const LessonLoad loaded = find_lesson(state, o.lesson);
-  if (!loaded.ok) return fail("--lesson: " + loaded.error);
+  if (!loaded.ok) return export_fail("--lesson: " + loaded.error);
   const Lesson& lesson = loaded.lesson;
   const std::string lesson_dir =
       (std::filesystem::path(o.out) / (std::to_string(lesson.number) + "-" + lesson.id)).string();
@@ -127,27 +127,27 @@ int export_lesson(const ExportCommandOptions& o, FigureExportRequest request) {
 
 int run_export(const ExportCommandOptions& o) {
   // Arguments are checked here rather than by CLI11 validators so every problem is one line naming it.
-  if (!o.lesson.empty() && !o.scene.empty()) return fail("--lesson and --scene: give one of them");
+  if (!o.lesson.empty() && !o.scene.empty()) return export_fail("--lesson and --scene: give one of them");
   if (o.scene.empty() && o.lesson.empty())
-    return fail("--scene FILE is required (a scene file or a preset name such as softmax)");
-  if (o.out.empty()) return fail("--out DIR is required (the directory to write figures into)");
+    return export_fail("--scene FILE is required (a scene file or a preset name such as softmax)");
+  if (o.out.empty()) return export_fail("--out DIR is required (the directory to write figures into)");
   if (!std::isfinite(o.max_seconds) || o.max_seconds <= 0)
-    return fail(tr("--max-seconds must be a positive number of seconds"));
+    return export_fail(tr("--max-seconds must be a positive number of seconds"));
   set_work_budget(o.max_seconds);
   FigureExportRequest request;
   request.out_dir = o.out;
-  if (auto problem = parse_export_formats(o.formats, &request.formats)) return fail("--format: " + *problem);
+  if (auto problem = parse_export_formats(o.formats, &request.formats)) return export_fail("--format: " + *problem);
   char* end = nullptr;
   const double scale = std::strtod(o.scale.c_str(), &end);
   if (o.scale.empty() || *end != '\0' || !std::isfinite(scale) || scale < kMinPngScale || scale > kMaxPngScale)
-    return fail("--scale '" + o.scale + "' must be a number from 1 to 4");
+    return export_fail("--scale '" + o.scale + "' must be a number from 1 to 4");
   request.png_scale = static_cast<float>(scale);
   request.slide = o.slide;
   request.caption = !o.no_caption;
   if (!o.theme.empty() && o.theme != "print" && o.theme != "dark")
-    return fail("--theme '" + o.theme + "' is not one of: print|dark");
+    return export_fail("--theme '" + o.theme + "' is not one of: print|dark");
   if (!o.lesson.empty()) {
-    if (!o.sets.empty()) return fail("--set does not apply to --lesson (each step sets its own scene)");
+    if (!o.sets.empty()) return export_fail("--set does not apply to --lesson (each step sets its own scene)");
     request.theme = o.theme == "dark" ? Theme::Dark : Theme::Print;  // handouts: print unless asked
     return export_lesson(o, request);
   }
@@ -156,13 +156,13 @@ int run_export(const ExportCommandOptions& o) {
   std::vector<SceneOverride> overrides;
   for (const std::string& arg : o.sets) {
     SceneOverride set;
-    if (auto problem = parse_set_argument(state, arg, &set)) return fail(*problem);
+    if (auto problem = parse_set_argument(state, arg, &set)) return export_fail(*problem);
     overrides.push_back(std::move(set));
   }
   const SceneLoad loaded = load_scene_file(state, resolve_scene_argument(o.scene), overrides);
   for (const std::string& w : loaded.warnings)
     std::fprintf(stderr, "transformer-workbench export: warning: %s\n", w.c_str());
-  if (!loaded.ok) return fail(loaded.error);
+  if (!loaded.ok) return export_fail(loaded.error);
   request.theme = o.theme.empty() ? state.theme : (o.theme == "print" ? Theme::Print : Theme::Dark);
 
   FigureExportResult result;

@@ -62,7 +62,7 @@ struct TrainCommandOptions : SceneCommandOptions {
   int threads = 1;           // --threads: matrix-product threads (the run's bits depend on it: run.json keeps it)
 };
 
-int fail(int code, const std::string& message) {
+int train_fail(int code, const std::string& message) {
   std::fprintf(stderr, "transformer-workbench train: %s\n", message.c_str());
   return code;
 }
@@ -96,52 +96,54 @@ int run_train(const TrainCommandOptions& o) {
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6;
   };
-  if (o.scene.empty()) return fail(2, tr("--scene FILE is required (a scene file or a preset such as train-sort)"));
-  if (o.out.empty()) return fail(2, tr("--out DIR is required (the directory to write the model and metrics into)"));
+  if (o.scene.empty())
+    return train_fail(2, tr("--scene FILE is required (a scene file or a preset such as train-sort)"));
+  if (o.out.empty())
+    return train_fail(2, tr("--out DIR is required (the directory to write the model and metrics into)"));
   plot::ExportFormats formats = plot::ExportFormat_None;
   if (!o.formats.empty() && o.formats != "none")
-    if (auto problem = parse_export_formats(o.formats, &formats)) return fail(2, "--format: " + *problem);
+    if (auto problem = parse_export_formats(o.formats, &formats)) return train_fail(2, "--format: " + *problem);
 
   if (!set_matmul_threads(o.threads))
-    return fail(2, subst(tr("--threads {0}: this build cannot run that many matrix-product threads"),
-                         {std::to_string(o.threads)}));
+    return train_fail(2, subst(tr("--threads {0}: this build cannot run that many matrix-product threads"),
+                               {std::to_string(o.threads)}));
   // CLI11's range check lets NaN through (every comparison with it is false): "--memory-cap nan" would mean "no cap".
   if (o.memory_cap_mb != 0 && !(std::isfinite(o.memory_cap_mb) && o.memory_cap_mb >= 1))
-    return fail(2, tr("--memory-cap must be a number of MiB of at least 1"));
+    return train_fail(2, tr("--memory-cap must be a number of MiB of at least 1"));
   AppState state = make_app_state();
   std::vector<SceneOverride> overrides;
   for (const std::string& arg : o.sets) {
     SceneOverride set;
-    if (auto problem = parse_set_argument(state, arg, &set)) return fail(2, *problem);
+    if (auto problem = parse_set_argument(state, arg, &set)) return train_fail(2, *problem);
     overrides.push_back(std::move(set));
   }
   if (!o.steps.empty()) {
     SceneOverride set;
     if (auto problem = parse_set_argument(state, "train.steps=" + o.steps, &set))
-      return fail(2, "--steps: " + *problem);
+      return train_fail(2, "--steps: " + *problem);
     overrides.push_back(std::move(set));
   }
   const SceneLoad loaded = load_scene_file(state, resolve_scene_argument(o.scene), overrides);
   for (const std::string& w : loaded.warnings)
     std::fprintf(stderr, "transformer-workbench train: warning: %s\n", w.c_str());
-  if (!loaded.ok) return fail(2, loaded.error);
+  if (!loaded.ok) return train_fail(2, loaded.error);
   PanelSlot* slot = state.find("train");
-  if (!slot) return fail(2, tr("this build has no Training panel"));
+  if (!slot) return train_fail(2, tr("this build has no Training panel"));
 
   TrainSettings settings;
   int steps = 0;
   std::string error;
-  if (!train_settings_of_panel(*slot->panel, &settings, &steps, &error, o.memory_cap_mb)) return fail(2, error);
+  if (!train_settings_of_panel(*slot->panel, &settings, &steps, &error, o.memory_cap_mb)) return train_fail(2, error);
   Trainer trainer;
-  if (!trainer.init(settings, &error)) return fail(2, error);
+  if (!trainer.init(settings, &error)) return train_fail(2, error);
 
   // The output folder before the first step: an unwritable --out is found now, not after 100,000 steps.
   {
     std::error_code ec;
     std::filesystem::create_directories(o.out, ec);
-    if (ec) return fail(2, subst(tr("cannot create '{0}': {1}"), {o.out, ec.message()}));
+    if (ec) return train_fail(2, subst(tr("cannot create '{0}': {1}"), {o.out, ec.message()}));
     if (::access(o.out.c_str(), W_OK | X_OK) != 0)
-      return fail(2, subst(tr("cannot write in '{0}': {1}"), {o.out, std::strerror(errno)}));
+      return train_fail(2, subst(tr("cannot write in '{0}': {1}"), {o.out, std::strerror(errno)}));
     // Temporaries of a run killed mid-write are hidden files; this run into the same folder removes them.
     std::vector<std::string> removed;
     remove_stale_temp_files(o.out, &removed);
@@ -161,7 +163,7 @@ int run_train(const TrainCommandOptions& o) {
   if (const std::shared_ptr<const LanguageData>& lm = trainer.task().language()) {
     if (!save_weights((std::filesystem::path(o.out) / "init.safetensors").string(), trainer.weights(), settings.model,
                       &error))
-      return fail(2, error);
+      return train_fail(2, error);
     const OptimizerConfig& oc = settings.optimizer;
     nlohmann::json data = {{"train_ids", lm->train_ids},
                            {"heldout_ids", lm->heldout_ids},
@@ -183,7 +185,7 @@ int run_train(const TrainCommandOptions& o) {
                            {"min_lr_ratio", oc.min_lr_ratio}};
     std::string e;
     if (!write_file_atomic((std::filesystem::path(o.out) / "lm_data.json").string(), data.dump() + "\n", &e))
-      return fail(2, e);
+      return train_fail(2, e);
   }
   TrainSettings sized = settings;
   sized.task = trainer.task().config();  // the language task's held-out set is every held-out window

@@ -56,7 +56,7 @@ void add_scene_command_options(CLI::App& sub, SceneCommandOptions& o, const std:
                                const std::string& out_help);
 
 #define TW_REGISTER_COMMAND(...) \
-  static const bool TW_CMD_CONCAT(tw_registered_command_, __LINE__) = ::tw::register_command(__VA_ARGS__)
+  static const bool TW_CMD_CONCAT(tw_registered_command_, __COUNTER__) = ::tw::register_command(__VA_ARGS__)
 #define TW_CMD_CONCAT_INNER(a, b) a##b
 #define TW_CMD_CONCAT(a, b) TW_CMD_CONCAT_INNER(a, b)
 

@@ -176,8 +176,8 @@ std::vector<PanelInfo> panel_infos();                      // sorted like make_a
 
 #define TW_CONCAT_INNER(a, b) a##b
 #define TW_CONCAT(a, b) TW_CONCAT_INNER(a, b)
-#define TW_REGISTER_PANEL(Type)                                 \
-  static const bool TW_CONCAT(tw_registered_panel_, __LINE__) = \
+#define TW_REGISTER_PANEL(Type)                                    \
+  static const bool TW_CONCAT(tw_registered_panel_, __COUNTER__) = \
       ::tw::register_panel([] { return std::unique_ptr<::tw::Panel>(new Type()); })
 
 }  // namespace tw

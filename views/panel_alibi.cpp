@@ -19,7 +19,7 @@
 
 namespace tw {
 
-namespace {
+namespace alibi_panel {
 
 const PanelInfo kInfo = {
     "alibi", N_("ALiBi"), N_("Positions"),
@@ -250,8 +250,8 @@ class AlibiPanel final : public RecomputePanel<AlibiState, AlibiResult> {
   }
 };
 
-}  // namespace
+}  // namespace alibi_panel
 
-TW_REGISTER_PANEL(AlibiPanel);
+TW_REGISTER_PANEL(alibi_panel::AlibiPanel);
 
 }  // namespace tw

@@ -25,7 +25,7 @@
 
 namespace tw {
 
-namespace {
+namespace architectures_panel {
 
 const PanelInfo kInfo = {"architectures", N_("Architectures and hyperparameters"), N_("Foundations"),
                          N_("What real models choose: MLP ratio, head dimension, depth vs width, vocabulary; parameter "
@@ -388,8 +388,8 @@ class ArchitecturesPanel : public RecomputePanel<ArchitecturesState, Architectur
   }
 };
 
-}  // namespace
+}  // namespace architectures_panel
 
-TW_REGISTER_PANEL(ArchitecturesPanel);
+TW_REGISTER_PANEL(architectures_panel::ArchitecturesPanel);
 
 }  // namespace tw

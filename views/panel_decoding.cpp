@@ -25,7 +25,7 @@
 
 namespace tw {
 
-namespace {
+namespace decoding_panel {
 
 const PanelInfo kInfo = {"decoding", N_("Decoding and information"), N_("Inference"),
                          N_("Entropy, cross-entropy, KL; temperature, top-k, top-p, min-p; perplexity")};
@@ -340,8 +340,8 @@ class DecodingPanel final : public RecomputePanel<DecodingState, DecodingResult>
   std::shared_ptr<const TrainSnapshot> seen_run_;  // the run prepare() last read
 };
 
-}  // namespace
+}  // namespace decoding_panel
 
-TW_REGISTER_PANEL(DecodingPanel);
+TW_REGISTER_PANEL(decoding_panel::DecodingPanel);
 
 }  // namespace tw

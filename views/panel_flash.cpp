@@ -21,7 +21,7 @@
 
 namespace tw {
 
-namespace {
+namespace flash_panel {
 
 const PanelInfo kInfo = {"flash", N_("FlashAttention tiling"), N_("Attention"),
                          N_("The tiled attention kernel step by step: running max, running sum, rescaled accumulator, "
@@ -289,8 +289,8 @@ class FlashPanel final : public RecomputePanel<FlashState, FlashResult> {
   }
 };
 
-}  // namespace
+}  // namespace flash_panel
 
-TW_REGISTER_PANEL(FlashPanel);
+TW_REGISTER_PANEL(flash_panel::FlashPanel);
 
 }  // namespace tw

@@ -16,7 +16,7 @@
 
 namespace tw {
 
-namespace {
+namespace geometry_panel {
 
 const PanelInfo kInfo = {"geometry", N_("High-dimensional geometry"), N_("Foundations"),
                          N_("Norms concentrate at $\\sqrt{d}$, random directions are orthogonal, dot product vs "
@@ -258,8 +258,8 @@ class GeometryPanel : public RecomputePanel<GeometryState, GeometryResult> {
   }
 };
 
-}  // namespace
+}  // namespace geometry_panel
 
-TW_REGISTER_PANEL(GeometryPanel);
+TW_REGISTER_PANEL(geometry_panel::GeometryPanel);
 
 }  // namespace tw

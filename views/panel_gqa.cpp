@@ -18,7 +18,7 @@
 
 namespace tw {
 
-namespace {
+namespace gqa_panel {
 
 const PanelInfo kInfo = {"gqa", N_("GQA / MQA head sharing"), N_("Attention"),
                          N_("Grouped-query attention: which KV head each query head reads, KV-cache memory, MHA to GQA "
@@ -234,8 +234,8 @@ class GqaPanel final : public RecomputePanel<GqaState, GqaResult> {
   static int gqa_default(int h) { return snap_kv_heads(std::max(1, h), std::max(1, h / 4)); }
 };
 
-}  // namespace
+}  // namespace gqa_panel
 
-TW_REGISTER_PANEL(GqaPanel);
+TW_REGISTER_PANEL(gqa_panel::GqaPanel);
 
 }  // namespace tw

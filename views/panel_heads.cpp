@@ -23,7 +23,7 @@
 
 namespace tw {
 
-namespace {
+namespace heads_panel {
 
 const PanelInfo kInfo = {"heads", N_("What the heads do"), N_("Model"),
                          N_("Probes score every attention head of a model for previous-token, induction and "
@@ -381,8 +381,8 @@ class HeadsPanel final : public RecomputePanel<HeadsState, HeadsResult> {
   }
 };
 
-}  // namespace
+}  // namespace heads_panel
 
-TW_REGISTER_PANEL(HeadsPanel);
+TW_REGISTER_PANEL(heads_panel::HeadsPanel);
 
 }  // namespace tw

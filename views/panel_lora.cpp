@@ -30,7 +30,7 @@
 
 namespace tw {
 
-namespace {
+namespace lora_panel {
 
 const PanelInfo kInfo = {"lora", N_("LoRA rank effects"), N_("Fine-tuning"),
                          N_("Low-rank adapters: SVD optimum vs trained LoRA per rank, parameter budget, $\\alpha/r$ vs "
@@ -733,8 +733,8 @@ class LoraPanel final : public RecomputePanel<LoraState, LoraResult> {
   std::shared_ptr<const TrainSnapshot> adopted_run_;
 };
 
-}  // namespace
+}  // namespace lora_panel
 
-TW_REGISTER_PANEL(LoraPanel);
+TW_REGISTER_PANEL(lora_panel::LoraPanel);
 
 }  // namespace tw

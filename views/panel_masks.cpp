@@ -20,7 +20,7 @@
 
 namespace tw {
 
-namespace {
+namespace masks_panel {
 
 const PanelInfo kInfo = {
     "masks", N_("Attention masks"), N_("Attention"),
@@ -331,8 +331,8 @@ class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
   }
 };
 
-}  // namespace
+}  // namespace masks_panel
 
-TW_REGISTER_PANEL(MasksPanel);
+TW_REGISTER_PANEL(masks_panel::MasksPanel);
 
 }  // namespace tw

@@ -21,7 +21,7 @@
 
 namespace tw {
 
-namespace {
+namespace moe_panel {
 
 const PanelInfo kInfo = {"moe", N_("Mixture of experts"), N_("Blocks"),
                          N_("Top-k routing over experts: load, capacity and dropped tokens, balance loss, active vs "
@@ -229,8 +229,8 @@ class MoePanel final : public RecomputePanel<MoeState, MoeResult> {
   }
 };
 
-}  // namespace
+}  // namespace moe_panel
 
-TW_REGISTER_PANEL(MoePanel);
+TW_REGISTER_PANEL(moe_panel::MoePanel);
 
 }  // namespace tw

@@ -25,7 +25,7 @@
 
 namespace tw {
 
-namespace {
+namespace ngram_panel {
 
 const PanelInfo kInfo = {"ngram", N_("Language-model baselines"), N_("Foundations"),
                          N_("Character n-gram models on real text: held-out bits per character, sparse counts, "
@@ -377,8 +377,8 @@ class NgramPanel : public RecomputePanel<NgramState, NgramResult> {
   }
 };
 
-}  // namespace
+}  // namespace ngram_panel
 
-TW_REGISTER_PANEL(NgramPanel);
+TW_REGISTER_PANEL(ngram_panel::NgramPanel);
 
 }  // namespace tw

@@ -25,7 +25,7 @@
 
 namespace tw {
 
-namespace {
+namespace norms_panel {
 
 const PanelInfo kInfo = {"norms", N_("Norms and activations"), N_("Blocks"),
                          N_("LayerNorm vs RMSNorm vs BatchNorm, activation curves, the 2/3 rule, pre- vs post-norm")};
@@ -310,8 +310,8 @@ class NormsPanel final : public RecomputePanel<NormsState, NormsResult> {
   }
 };
 
-}  // namespace
+}  // namespace norms_panel
 
-TW_REGISTER_PANEL(NormsPanel);
+TW_REGISTER_PANEL(norms_panel::NormsPanel);
 
 }  // namespace tw

@@ -15,7 +15,7 @@
 
 namespace tw {
 
-namespace {
+namespace plot_gallery_panel {
 
 constexpr double kPi = 3.14159265358979323846;
 
@@ -203,8 +203,6 @@ const GalleryFigure kGallery[] = {
     {"empty", N_("Empty state (no data yet)"), {"$x$", "", "$y$", ""}, nullptr},
 };
 
-}  // namespace
-
 // [SECTION] panel
 class PlotGalleryPanel final : public Panel {
  public:
@@ -278,6 +276,8 @@ class PlotGalleryPanel final : public Panel {
   Language cached_language_ = Language::En;  // figure text is in the interface language
 };
 
-TW_REGISTER_PANEL(PlotGalleryPanel);
+}  // namespace plot_gallery_panel
+
+TW_REGISTER_PANEL(plot_gallery_panel::PlotGalleryPanel);
 
 }  // namespace tw

@@ -24,7 +24,7 @@
 
 namespace tw {
 
-namespace {
+namespace positions_panel {
 
 const PanelInfo kInfo = {
     "positions", N_("Positions compared"), N_("Positions"),
@@ -248,8 +248,8 @@ class PositionsPanel final : public RecomputePanel<PositionsState, PositionsResu
   }
 };
 
-}  // namespace
+}  // namespace positions_panel
 
-TW_REGISTER_PANEL(PositionsPanel);
+TW_REGISTER_PANEL(positions_panel::PositionsPanel);
 
 }  // namespace tw

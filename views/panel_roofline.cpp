@@ -26,7 +26,7 @@
 
 namespace tw {
 
-namespace {
+namespace roofline_panel {
 
 const PanelInfo kInfo = {"roofline", N_("Roofline of inference"), N_("Inference"),
                          N_("Why prefill is compute-bound and decoding memory-bound; quantization, KV cache, measured "
@@ -375,8 +375,8 @@ class RooflinePanel final : public RecomputePanel<RooflineState, RooflineResult>
   }
 };
 
-}  // namespace
+}  // namespace roofline_panel
 
-TW_REGISTER_PANEL(RooflinePanel);
+TW_REGISTER_PANEL(roofline_panel::RooflinePanel);
 
 }  // namespace tw

@@ -19,7 +19,7 @@
 
 namespace tw {
 
-namespace {
+namespace rope_panel {
 
 const PanelInfo kInfo = {"rope", N_("RoPE rotations"), N_("Positions"),
                          N_("Rotary position embedding: frequencies, rotations, relative-distance scores and context "
@@ -225,8 +225,8 @@ class RopePanel final : public RecomputePanel<RopeState, RopeResult> {
   }
 };
 
-}  // namespace
+}  // namespace rope_panel
 
-TW_REGISTER_PANEL(RopePanel);
+TW_REGISTER_PANEL(rope_panel::RopePanel);
 
 }  // namespace tw

@@ -22,7 +22,7 @@
 
 namespace tw {
 
-namespace {
+namespace softmax_panel {
 
 const PanelInfo kInfo = {
     "softmax", N_("Softmax saturation"), N_("Attention"),
@@ -295,8 +295,8 @@ class SoftmaxPanel final : public RecomputePanel<SoftmaxState, SoftmaxResult> {
   }
 };
 
-}  // namespace
+}  // namespace softmax_panel
 
-TW_REGISTER_PANEL(SoftmaxPanel);
+TW_REGISTER_PANEL(softmax_panel::SoftmaxPanel);
 
 }  // namespace tw

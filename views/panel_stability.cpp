@@ -24,7 +24,7 @@
 
 namespace tw {
 
-namespace {
+namespace stability_panel {
 
 const PanelInfo kInfo = {"stability", N_("Stability tricks"), N_("Training"),
                          N_("Logit soft-capping, QK-norm and z-loss: curves and training with vs without")};
@@ -349,8 +349,8 @@ class StabilityPanel final : public RecomputePanel<StabilityState, StabilityResu
   std::string sent_;  // what the last hand-over to the Training panel was, or why it was refused
 };
 
-}  // namespace
+}  // namespace stability_panel
 
-TW_REGISTER_PANEL(StabilityPanel);
+TW_REGISTER_PANEL(stability_panel::StabilityPanel);
 
 }  // namespace tw

@@ -26,7 +26,7 @@
 
 namespace tw {
 
-namespace {
+namespace tokenizers_panel {
 
 const PanelInfo kInfo = {
     "tokenizers", N_("Tokenizers: BPE, WordPiece, Unigram"), N_("Text"),
@@ -406,8 +406,8 @@ class TokenizersPanel final : public RecomputePanel<TokenizerState, TokenizerRes
   }
 };
 
-}  // namespace
+}  // namespace tokenizers_panel
 
-TW_REGISTER_PANEL(TokenizersPanel);
+TW_REGISTER_PANEL(tokenizers_panel::TokenizersPanel);
 
 }  // namespace tw

@@ -29,7 +29,7 @@
 
 namespace tw {
 
-namespace {
+namespace train_panel {
 
 // A labelled divider between groups of controls (ImGui 1.86 has no SeparatorText).
 void section(const char* label) {
@@ -42,11 +42,11 @@ void section(const char* label) {
 constexpr std::array<const char*, 6> kCurveFigures = {"loss", "accuracy", "grad_norm", "lr", "log_z", "head_scores"};
 constexpr std::array<const char*, 2> kExpertFigures = {"expert_load", "balance_loss"};
 
-}  // namespace
+}  // namespace train_panel
 
 // [SECTION] panel
 
-namespace {
+namespace train_panel {
 
 class TrainPanel final : public Panel {
  public:
@@ -402,10 +402,10 @@ class TrainPanel final : public Panel {
   TrainerSession session_;         // declared last: its worker joins before the members above go away
 };
 
-}  // namespace
+}  // namespace train_panel
 
 bool train_settings_of_panel(Panel& panel, TrainSettings* out, int* steps, std::string* error, double memory_cap_mb) {
-  auto* p = dynamic_cast<TrainPanel*>(&panel);
+  auto* p = dynamic_cast<train_panel::TrainPanel*>(&panel);
   if (!p) {
     *error = "not the Training panel";
     return false;
@@ -414,7 +414,7 @@ bool train_settings_of_panel(Panel& panel, TrainSettings* out, int* steps, std::
 }
 
 bool trained_model_of_panel(Panel& panel, ModelConfig* config, ModelWeights* weights) {
-  auto* p = dynamic_cast<TrainPanel*>(&panel);
+  auto* p = dynamic_cast<train_panel::TrainPanel*>(&panel);
   if (!p) return false;
   const std::shared_ptr<const TrainSnapshot> snap = p->snapshot();
   if (!snap->ready) return false;
@@ -423,6 +423,6 @@ bool trained_model_of_panel(Panel& panel, ModelConfig* config, ModelWeights* wei
   return true;
 }
 
-TW_REGISTER_PANEL(TrainPanel);
+TW_REGISTER_PANEL(train_panel::TrainPanel);
 
 }  // namespace tw
