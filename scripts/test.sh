@@ -44,6 +44,16 @@ timed() {
   "$@"
   timings+=("$label: $(minutes $(($(now) - start))) min")
 }
+# On a fresh clone CTest knows no test's duration and starts them in declaration order, so the longest could start
+# last and run alone on one core; tests/costs holds the long ones' seconds from a recent run (written by
+# scripts/update-test-costs.sh), which CTest reads as its own history and starts them first. A build tree that has
+# run its tests keeps CTest's own, newer timings.
+seed_costs() {  # seed_costs BUILD_DIR COSTS_FILE
+  local data=$1/Testing/Temporary/CTestCostData.txt
+  [ -f "$data" ] && return 0
+  mkdir -p "$(dirname "$data")"
+  { cat "$2"; echo ---; } >"$data"
+}
 ctest_logged() {
   local dir=$1
   shift
@@ -67,6 +77,7 @@ if [ "${TW_QUICK:-0}" != 1 ]; then
   setsid nice -n 19 bash -c "$(declare -f stage2_build); jobs=$jobs; stage2_build" >build-asan/build.log 2>&1 &
   stage2_pid=$!
 fi
+seed_costs build tests/costs/release.txt
 timed "stage 1 tests" ctest_logged build
 [ "${TW_QUICK:-0}" = 1 ] && exit 0
 
@@ -86,4 +97,5 @@ finish_stage2_build() {
 }
 timed "stage 2 build (what was left after stage 1's tests)" finish_stage2_build
 export ASAN_OPTIONS=halt_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+seed_costs build-asan tests/costs/sanitize.txt
 timed "stage 2 tests" ctest_logged build-asan
