@@ -161,14 +161,23 @@ TEST(LanguageTask, ShortRunOnPoemsBeatsTheBigram) {
   Trainer t;
   std::string error;
   ASSERT_TRUE(t.init(poem_settings(), &error)) << error;
-  for (int i = 0; i < 300; ++i) ASSERT_TRUE(t.step(&error)) << error;
+  // Under the sanitizers the code is what is checked, not what it learns: 100 steps (two samples), and the
+  // comparison with the bigram is the Release stage's (300 steps there took 37 s of the sanitizer stage).
+#ifdef TW_SANITIZED
+  constexpr int kSteps = 100;
+#else
+  constexpr int kSteps = 300;
+#endif
+  for (int i = 0; i < kSteps; ++i) ASSERT_TRUE(t.step(&error)) << error;
   const Evaluation e = t.evaluate();
   const auto& lm = *t.task().language();
-  EXPECT_LT(e.bits_per_char, lm.bigram_bits) << "unigram " << lm.unigram_bits;
+  if (kSteps == 300) {
+    EXPECT_LT(e.bits_per_char, lm.bigram_bits) << "unigram " << lm.unigram_bits;
+    EXPECT_GT(t.history().front().bits_per_char, e.bits_per_char + 1);
+  }
   EXPECT_LT(t.history().front().bits_per_char, lm.unigram_bits + 8);  // started near uniform over the vocabulary
-  EXPECT_GT(t.history().front().bits_per_char, e.bits_per_char + 1);
-  // Samples: after step 1, 100, 200, 300; reproducible from the seed and weights.
-  ASSERT_EQ(t.samples().size(), 4u);
+  // Samples: after step 1, then every 100 steps; reproducible from the seed and weights.
+  ASSERT_EQ(t.samples().size(), size_t(1 + kSteps / 100));
   EXPECT_EQ(t.samples().back().text, t.sample_text(t.settings().seed, 24, kSampleTemperature));
   EXPECT_NE(t.sample_text(2, 24, kSampleTemperature), t.sample_text(3, 24, kSampleTemperature));
   for (uint64_t seed = 0; seed < 8; ++seed) EXPECT_TRUE(valid_utf8(t.sample_text(seed, 24, 2.0)));
