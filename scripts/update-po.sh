@@ -3,16 +3,12 @@
 #   1. xgettext extracts every tr("…"), trn("…", "…", n) and N_("…") from app/, core/, views/ (and the build's
 #      generated sources, e.g. the panel explanations compiled from views/text/*.txt) into
 #      po/transformer-workbench.pot;
-#   2. msgmerge brings po/zh.po up to date with it (new strings untranslated, vanished ones commented out);
-#   3. with --fold, the Chinese other branches left in po/fragments/*.po is folded into zh.po (msgcat --use-first:
-#      zh.po's own translations win; an untranslated entry takes the fragment's). The fragments stay; once folded
-#      they change nothing, and the build compiles zh.po with them the same way (po/compile_catalogue.cmake).
-# Usage: scripts/update-po.sh [--fold] [build-dir]      (build-dir default: build)
+#   2. msgmerge brings po/zh.po up to date with it (new strings untranslated, vanished ones commented out).
+# Then translate what `msgattrib --untranslated po/zh.po` lists, in zh.po itself.
+# Usage: scripts/update-po.sh [build-dir]      (build-dir default: build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-fold=0
-if [ "${1:-}" = "--fold" ]; then fold=1; shift; fi
 build="${1:-build}"
 
 generated=()
@@ -29,13 +25,5 @@ if [ ! -f po/zh.po ]; then
   msginit --no-translator --locale=zh_CN.UTF-8 -i po/transformer-workbench.pot -o po/zh.po
 fi
 msgmerge --quiet --update --backup=none --no-fuzzy-matching --sort-by-file po/zh.po po/transformer-workbench.pot
-
-if [ "$fold" = 1 ]; then
-  tmp=$(mktemp -d)
-  scripts/po-with-fragments.sh "$tmp/all.po"
-  # Keep exactly the .pot's messages (a fragment's strings that no source uses any more are dropped).
-  msgmerge --quiet --no-fuzzy-matching --sort-by-file -o po/zh.po "$tmp/all.po" po/transformer-workbench.pot
-  rm -rf "$tmp"
-fi
 
 msgfmt --statistics -o /dev/null po/zh.po

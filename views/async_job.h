@@ -113,7 +113,9 @@ class Progress {
     if (elapsed < budget && (elapsed < 0.5 || projected <= budget)) return;
     std::lock_guard<std::mutex> lock(b.mutex);
     if (b.exceeded) return;
+    // "{2}% done" reads to xgettext as the C format "% d"; it is a {n} placeholder and a percent sign.
     b.message = elapsed >= budget
+                    // xgettext:no-c-format
                     ? subst(tr("stopped after {0} s (--max-seconds {1}) with {2}% done; pass a larger --max-seconds "
                                "to finish it"),
                             {std::to_string(std::lround(elapsed)), std::to_string(std::lround(budget)),

@@ -849,7 +849,7 @@ bool load_config(const std::string& path, ModelConfig* out, std::string* error) 
     return false;
   }
   if (!config_from_json(text, out, error)) {
-    // Every message of config_from_json starts "config.json: " in every language (po/fragments keep the prefix).
+    // Every message of config_from_json starts "config.json: " in every language (po/zh.po keeps the prefix).
     *error = path + ": " + error->substr(error->find(':') + 2);
     return false;
   }
