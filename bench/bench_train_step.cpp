@@ -62,7 +62,7 @@ void BM_TrainStep(benchmark::State& state) {
   state.counters["tokens/s"] = benchmark::Counter(B * T, benchmark::Counter::kIsIterationInvariantRate);
 }
 // The shipped language models' shapes: 0 = poems, 1 = quotes (their config.json and scene.json); 2 = the former
-// quotes model (4 layers × 128, B 16 × T 64), kept for the README's comparison.
+// quotes model (4 layers × 128, B 16 × T 64), a size to compare with earlier measurements.
 struct LanguageShape {
   const char* name;
   int dim, layers, hidden, vocab, T, B;

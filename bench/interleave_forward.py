@@ -7,7 +7,7 @@ Each round runs every given bench_forward binary once (Google Benchmark, --bench
 bench/pytorch_forward.py DUMP_DIR --time --threads 1 --repeat 15 once, so a noisy neighbour hits every side alike.
 Prints each round, then per side the median over rounds of wall and CPU ms and the ratio to PyTorch. On a shared
 machine compare CPU times. OPENBLAS_CORETYPE in the environment reaches both sides (same OpenBLAS library).
-DUMP_DIR: `transformer-workbench dump --config small.json --tokens <256 ids> --out DUMP_DIR` (README.md).
+DUMP_DIR: `transformer-workbench dump --config small.json --tokens <256 ids> --out DUMP_DIR` (docs/performance.md).
 """
 import json
 import os

@@ -557,7 +557,7 @@ TEST(MathInFigures, PngDrawsTheTypesetTitle) {
   if (const char* dir = std::getenv("TW_MATH_DUMP")) {
     export_png(typeset_figure(), std::string(dir) + "/typeset.png", {.scale = 2});
     export_svg(typeset_figure(), std::string(dir) + "/typeset.svg", {});
-    // The README's before/after pair: one softmax figure labelled in ASCII, then typeset.
+    // docs/figures.md's before/after pair: one softmax figure labelled in ASCII, then typeset.
     for (const bool typeset : {false, true}) {
       Figure fig("softmax", typeset ? "Softmax $S_i = \\frac{e^{x_i/\\tau}}{\\sum_j e^{x_j/\\tau}}$ over 8 logits"
                                     : "Softmax S_i = exp(x_i / τ) / Σ_j exp(x_j / τ) over 8 logits");

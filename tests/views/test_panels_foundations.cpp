@@ -1,5 +1,5 @@
-// The panels of the lessons' foundations (geometry, architectures, n-gram baselines) headless: the CSV columns README
-// names, and the numbers in them against independent core calls.
+// The panels of the lessons' foundations (geometry, architectures, n-gram baselines) headless: the CSV columns
+// docs/panels.md names, and the numbers in them against independent core calls.
 #include <gtest/gtest.h>
 
 #include <cmath>
