@@ -22,7 +22,7 @@
 #include "app/scene.h"
 #include "app/scene_presets.h"
 #include "core/io/atomic_file.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "views/async_job.h"
 
 namespace tw {

@@ -39,7 +39,7 @@
 #include "app/scene_presets.h"
 #include "core/io/atomic_file.h"
 #include "core/matmul_threads.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "core/train/trainer.h"
 #include "core/train/trainer_session.h"
 #include "views/panel_train.h"

@@ -1,5 +1,5 @@
 #include "app/commands.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

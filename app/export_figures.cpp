@@ -9,7 +9,7 @@
 
 #include "core/io/atomic_file.h"
 #include "core/io/user_dirs.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "views/plot/export_naming.h"
 
 namespace tw {

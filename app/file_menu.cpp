@@ -18,7 +18,7 @@
 #include "app/lesson_bar.h"
 #include "app/scene.h"
 #include "core/assets.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "views/forward/forward_panel.h"
 #include "views/widgets.h"
 

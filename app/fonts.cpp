@@ -10,8 +10,8 @@
 #include <map>
 #include <mutex>
 
-#include "core/text/i18n.h"
-#include "core/text/text_in_use.h"
+#include "core/base/i18n.h"
+#include "core/base/text_in_use.h"
 #include "views/plot/plot_imgui.h"
 #include "views/plot/text.h"
 

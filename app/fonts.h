@@ -11,7 +11,7 @@ namespace tw {
 // operators, ᵀ, ✓ ✗, ▶ ■, CJK punctuation and full-width forms, U+FFFD.
 const unsigned short* workbench_glyph_ranges();
 // workbench_glyph_ranges() plus every character of the Basic Multilingual Plane noted in use
-// (core/text/text_in_use.h), as ImGui glyph ranges (pairs, 0-terminated).
+// (core/base/text_in_use.h), as ImGui glyph ranges (pairs, 0-terminated).
 std::vector<unsigned short> glyph_ranges_in_use();
 
 // Adds the four faces of the font chain (views/plot/text.h font_chain: DejaVu Sans, its oblique and bold cuts and

@@ -1,12 +1,12 @@
 #pragma once
 // The interface language at start-up: --lang en|zh (GUI and every subcommand), else the last session's choice
-// (GUI only), else the environment's locale (core/text/i18n.h language_from_environment).
+// (GUI only), else the environment's locale (core/base/i18n.h language_from_environment).
 
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
 
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "core/lessons/exercise_check.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

@@ -31,7 +31,7 @@
 #include "app/version_info.h"
 #include "app/window.h"
 #include "core/matmul_threads.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "views/async_job.h"
 
 namespace {

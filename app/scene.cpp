@@ -8,10 +8,10 @@
 
 #include "app/slide_mode.h"
 #include "core/io/atomic_file.h"
-#include "core/io/json_parse.h"
-#include "core/io/read_file.h"
-#include "core/text/i18n.h"
-#include "core/text/utf8.h"
+#include "core/base/json_parse.h"
+#include "core/base/read_file.h"
+#include "core/base/i18n.h"
+#include "core/base/utf8.h"
 
 #include <unistd.h>
 

@@ -8,7 +8,7 @@
 #include <ctime>
 
 #include "app/scene.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

@@ -9,7 +9,7 @@
 
 #include <algorithm>
 
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "views/plot/math.h"
 #include "views/plot/plot_imgui.h"
 #include "views/presenter_keys.h"

@@ -10,8 +10,8 @@
 
 #include "app/app_state.h"
 #include "app/scene.h"
-#include "core/text/i18n.h"
-#include "core/text/utf8.h"
+#include "core/base/i18n.h"
+#include "core/base/utf8.h"
 #include "core/train/trainer.h"
 #include "core/train/trainer_session.h"
 #include "views/async_job.h"

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "app/scene_presets.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "views/start_page.h"
 
 namespace tw {

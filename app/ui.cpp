@@ -24,7 +24,7 @@
 #include "app/start_presets.h"
 #include "app/texture_gl.h"
 #include "app/window_culling.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "views/handoffs.h"
 #include "views/plot/plot_imgui.h"
 #include "views/start_page.h"

@@ -12,7 +12,7 @@
 #include "app/input_queue.h"
 #include "app/render_damage.h"
 #include "app/solid_fills.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 #include <algorithm>
 #include <atomic>

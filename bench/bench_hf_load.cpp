@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "core/experiments/logit_lens.h"
-#include "core/io/hf_model.h"
+#include "core/model/hf_model.h"
 #include "core/matmul_threads.h"
 #include "core/model/forward.h"
 #include "hf_trace_loop.h"

@@ -14,7 +14,7 @@
 #include "core/experiments/activation_curves.h"
 #include "core/experiments/high_dim_geometry.h"
 #include "core/experiments/lora_experiment.h"
-#include "core/experiments/ngram.h"
+#include "core/text/ngram.h"
 #include "core/experiments/ngram_baselines.h"
 #include "core/experiments/norm_analysis.h"
 #include "core/experiments/norm_placement.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/io/hf_model.h"
+#include "core/model/hf_model.h"
 #include "core/model/forward.h"
 
 inline bool time_load_and_trace(benchmark::State& state, const std::string& dir, const std::vector<int>& tokens) {

@@ -1,6 +1,6 @@
 // Held-out bits per character of the classic character n-gram baselines for a training text and a held-out text:
-// interpolated Kneser–Ney (modified and standard, core/experiments/kneser_ney.h) and Witten–Bell (as the n-gram panel
-// counts it, core/experiments/ngram.h), orders 1 … 5, the best order, and how long each took. The number issue 42's
+// interpolated Kneser–Ney (modified and standard, core/text/kneser_ney.h) and Witten–Bell (as the n-gram panel
+// counts it, core/text/ngram.h), orders 1 … 5, the best order, and how long each took. The number issue 42's
 // model cards compare a transformer with.
 //
 //   build/kneser_ney_bits train.txt heldout.txt               # every order, both Kneser–Ney variants, Witten–Bell
@@ -22,10 +22,10 @@
 #include <string>
 #include <vector>
 
-#include "core/experiments/kneser_ney.h"
-#include "core/experiments/ngram.h"
-#include "core/io/read_file.h"
-#include "core/text/utf8.h"
+#include "core/text/kneser_ney.h"
+#include "core/text/ngram.h"
+#include "core/base/read_file.h"
+#include "core/base/utf8.h"
 
 namespace {
 

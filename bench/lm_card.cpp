@@ -2,7 +2,7 @@
 // training; the card is written from its JSON):
 //   held-out bits per character of the model, the whole held-out text read as one stream (model_bits_of_text);
 //   interpolated Kneser–Ney character n-grams (modified, orders 1 … 5) trained on the training part and scored on
-//   the same held-out text (core/experiments/kneser_ney.h), and the margin of the model below the best of them;
+//   the same held-out text (core/text/kneser_ney.h), and the margin of the model below the best of them;
 //   seeded samples and their form: Tang poems' half-lines, English words in Debian's wamerican list.
 //
 //   build/lm_card MODEL_DIR TRAIN.txt HELDOUT.txt --poems
@@ -15,12 +15,12 @@
 #include <string>
 
 #include "core/experiments/generation_quality.h"
-#include "core/experiments/kneser_ney.h"
+#include "core/text/kneser_ney.h"
 #include "core/experiments/model_bits.h"
 #include "core/experiments/stepper_model.h"
-#include "core/io/read_file.h"
+#include "core/base/read_file.h"
 #include "core/matmul_threads.h"
-#include "core/text/utf8.h"
+#include "core/base/utf8.h"
 
 namespace {
 

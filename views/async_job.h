@@ -13,7 +13,7 @@
 
 #include <sys/resource.h>
 
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 #include <algorithm>
 #include <atomic>

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <sstream>
 
-#include "core/text/i18n.h"
-#include "core/text/utf8.h"
+#include "core/base/i18n.h"
+#include "core/base/utf8.h"
 
 namespace tw {
 

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "core/ops/attention.h"
-#include "core/text/i18n.h"
-#include "core/text/text_in_use.h"
+#include "core/base/i18n.h"
+#include "core/base/text_in_use.h"
 #include "views/controls.h"
 #include "views/plot/math.h"
 #include "views/widgets.h"

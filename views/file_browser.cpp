@@ -15,7 +15,7 @@
 #include <system_error>
 
 #include "core/io/user_dirs.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "views/widgets.h"
 
 namespace tw {

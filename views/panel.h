@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "views/async_job.h"
 #include "views/controls.h"
 #include "views/plot/figure.h"

@@ -20,7 +20,7 @@
 #include "core/experiments/architectures_block.h"
 #include "core/experiments/stepper_model.h"
 #include "core/text/corpus.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "views/recompute.h"
 
 namespace tw {

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "core/experiments/high_dim_geometry.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "views/recompute.h"
 
 namespace tw {

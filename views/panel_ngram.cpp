@@ -4,7 +4,7 @@
 //
 // [SECTION] state
 // [SECTION] compute
-// [SECTION] figures (built from core/experiments/ngram and core/text/corpus)
+// [SECTION] figures (built from core/text/ngram and core/text/corpus)
 // [SECTION] panel: controls
 #include <cmath>
 #include <filesystem>
@@ -15,12 +15,12 @@
 #include <string>
 
 #include "core/experiments/model_bits.h"
-#include "core/experiments/ngram.h"
+#include "core/text/ngram.h"
 #include "core/experiments/ngram_baselines.h"
 #include "core/experiments/stepper_model.h"
 #include "core/text/corpus.h"
-#include "core/text/i18n.h"
-#include "core/text/utf8.h"
+#include "core/base/i18n.h"
+#include "core/base/utf8.h"
 #include "views/recompute.h"
 
 namespace tw {

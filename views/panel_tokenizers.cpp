@@ -2,7 +2,7 @@
 // WordPiece and Unigram trained on the same text (issue 19).
 //
 // [SECTION] state
-// [SECTION] result and compute (core/experiments/tokenizer_training, core/tokenizer_bpe)
+// [SECTION] result and compute (core/text/tokenizer_training, core/tokenizer_bpe)
 // [SECTION] figures
 // [SECTION] panel
 #include <imgui.h>
@@ -14,12 +14,12 @@
 #include <sstream>
 #include <string>
 
-#include "core/experiments/tokenizer_training.h"
-#include "core/io/read_file.h"
-#include "core/text/i18n.h"
+#include "core/text/tokenizer_training.h"
+#include "core/base/read_file.h"
+#include "core/base/i18n.h"
 #include "core/text/token_display.h"
 #include "core/text/tokenizer_bpe.h"
-#include "core/text/utf8.h"
+#include "core/base/utf8.h"
 #include "views/presenter_keys.h"
 #include "views/recompute.h"
 #include "views/widgets.h"

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "views/widgets.h"
 
 namespace tw {

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "core/number_list.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

@@ -7,7 +7,7 @@
 #include "core/compare.h"
 #include "core/ops/attention.h"
 #include "core/ops/mask.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

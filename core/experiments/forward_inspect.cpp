@@ -5,7 +5,7 @@
 #include <cstdlib>
 
 #include "core/model/weights.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

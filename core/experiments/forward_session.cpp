@@ -8,7 +8,7 @@
 #include "core/compare.h"
 #include "core/model/forward.h"
 #include "core/model/weights.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

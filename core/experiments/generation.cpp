@@ -3,7 +3,7 @@
 #include <random>
 
 #include "core/model/forward.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

@@ -5,9 +5,9 @@
 #include <cctype>
 
 #include "core/experiments/generation.h"
-#include "core/io/read_file.h"
-#include "core/text/i18n.h"
-#include "core/text/utf8.h"
+#include "core/base/read_file.h"
+#include "core/base/i18n.h"
+#include "core/base/utf8.h"
 
 namespace tw {
 

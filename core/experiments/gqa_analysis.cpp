@@ -7,7 +7,7 @@
 #include "core/ops/gqa.h"
 #include "core/ops/mask.h"
 #include "core/random.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

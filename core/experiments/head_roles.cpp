@@ -6,7 +6,7 @@
 
 #include "core/model/forward.h"
 #include "core/model/trace.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

@@ -11,7 +11,7 @@
 #include "core/assets.h"
 #include "core/io/safetensors.h"
 #include "core/random.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

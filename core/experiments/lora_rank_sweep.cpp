@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "core/train/trainer.h"
 
 namespace tw {

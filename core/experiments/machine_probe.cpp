@@ -10,7 +10,7 @@
 #include "core/model/kv_cache.h"
 #include "core/model/weights.h"
 #include "core/tensor.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

@@ -3,7 +3,7 @@
 #include <cstdint>
 
 #include "core/ops/softmax.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

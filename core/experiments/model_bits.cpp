@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "core/model/forward.h"
-#include "core/text/i18n.h"
-#include "core/text/utf8.h"
+#include "core/base/i18n.h"
+#include "core/base/utf8.h"
 
 namespace tw {
 

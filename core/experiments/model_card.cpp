@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <sstream>
 
-#include "core/io/json_parse.h"
-#include "core/io/read_file.h"
-#include "core/text/i18n.h"
-#include "core/text/utf8.h"
+#include "core/base/json_parse.h"
+#include "core/base/read_file.h"
+#include "core/base/i18n.h"
+#include "core/base/utf8.h"
 
 namespace tw {
 
@@ -122,7 +122,7 @@ void read_readme(const std::string& path, ModelCard* c) {
   }
 }
 
-// "zh" when the tokenizer's vocabulary holds many Han characters (U+4E00 … U+9FFF, decoded by core/text/utf8).
+// "zh" when the tokenizer's vocabulary holds many Han characters (U+4E00 … U+9FFF, decoded by core/base/utf8).
 std::string guess_language(const std::string& tokenizer_path) {
   std::string text, error;
   if (!read_file_bounded(tokenizer_path, kTokenizerMaxBytes, &text, &error)) return "";

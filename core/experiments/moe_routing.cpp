@@ -6,7 +6,7 @@
 
 #include "core/ops/moe_ffn.h"
 #include "core/ops/softmax.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "core/experiments/kneser_ney.h"
-#include "core/experiments/ngram.h"
+#include "core/text/kneser_ney.h"
+#include "core/text/ngram.h"
 #include "core/text/corpus.h"
 
 namespace tw {
@@ -24,7 +24,7 @@ struct NgramOrderStats {
   int n = 0;
   double heldout_wb = 0, train_wb = 0;  // bits per character, Witten–Bell
   // Kneser–Ney (modified; a character never seen in training charged an escape plus its script's alphabet,
-  // core/experiments/kneser_ney.h), counted when max order ≥ kKneserNeyMinOrder, else NaN:
+  // core/text/kneser_ney.h), counted when max order ≥ kKneserNeyMinOrder, else NaN:
   double heldout_kn = 0;            // bits per character
   double heldout_kn_unseen = 0;     // the part of heldout_kn paid for characters never seen in training
   size_t heldout_unseen_chars = 0;  // how many held-out characters (and END) training never had

@@ -6,7 +6,7 @@
 
 #include "core/ops/mlp.h"
 #include "core/ops/norm.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

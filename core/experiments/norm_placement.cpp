@@ -4,7 +4,7 @@
 #include <random>
 
 #include "core/model/weights.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "core/train/model_train.h"
 
 namespace tw {

@@ -8,7 +8,7 @@
 
 #include "core/ops/exp_kernel.h"
 #include "core/ops/softmax.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

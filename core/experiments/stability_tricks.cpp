@@ -1,5 +1,5 @@
 #include "core/experiments/stability_tricks.h"
-#include "core/text/i18n.h"  // N_: names translated where shown
+#include "core/base/i18n.h"  // N_: names translated where shown
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include "core/ops/softmax.h"
 #include "core/ops/z_loss.h"
 #include "core/random.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

@@ -1,16 +1,16 @@
 #include "core/experiments/stepper_model.h"
-#include "core/io/json_parse.h"
+#include "core/base/json_parse.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "core/assets.h"
-#include "core/io/hf_model.h"
-#include "core/io/read_file.h"
-#include "core/text/i18n.h"
+#include "core/model/hf_model.h"
+#include "core/base/read_file.h"
+#include "core/base/i18n.h"
 #include "core/text/tokenizer.h"
-#include "core/text/utf8.h"
+#include "core/base/utf8.h"
 #include "core/train/tasks.h"
 
 namespace tw {

@@ -102,7 +102,7 @@ class Task;
 StepperModel task_stepper_model(const ModelConfig& config, std::shared_ptr<const ModelWeights> weights,
                                 const Task& task, std::string name, std::string source);
 
-// A Hugging Face folder (core/io/hf_model.h) with its tokenizer. progress(fraction) may return false to cancel
+// A Hugging Face folder (core/model/hf_model.h) with its tokenizer. progress(fraction) may return false to cancel
 // (error "loading cancelled"). A folder `train` wrote (scene.json, no tokenizer.json), such as the shipped
 // assets/models/*, opens as load_task_checkpoint does, with its task's vocabulary. Any other folder without a
 // usable tokenizer.json opens with TokenVocabulary::ids: the prompt is typed as token ids (the source line says so

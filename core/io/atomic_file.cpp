@@ -9,7 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

@@ -3,9 +3,9 @@
 
 #include "core/enum_names.h"
 #include "core/io/atomic_file.h"
-#include "core/io/json_parse.h"
-#include "core/io/read_file.h"
-#include "core/text/i18n.h"
+#include "core/base/json_parse.h"
+#include "core/base/read_file.h"
+#include "core/base/i18n.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -7,12 +7,12 @@
 #include <set>
 
 #include "core/assets.h"
-#include "core/io/json_parse.h"
-#include "core/io/read_file.h"
+#include "core/base/json_parse.h"
+#include "core/base/read_file.h"
 #include "core/lessons/lesson_quantity.h"
-#include "core/text/i18n.h"
-#include "core/text/text_in_use.h"
-#include "core/text/utf8.h"
+#include "core/base/i18n.h"
+#include "core/base/text_in_use.h"
+#include "core/base/utf8.h"
 
 namespace tw {
 
@@ -110,7 +110,7 @@ LessonText read_text(const nlohmann::json& obj, const char* field, const std::st
     else
       (std::string(lang) == "en" ? t.en : t.zh) = s->get<std::string>();
   }
-  note_text_in_use(t.en);  // the screen's font atlas gets these characters (core/text/text_in_use.h)
+  note_text_in_use(t.en);  // the screen's font atlas gets these characters (core/base/text_in_use.h)
   note_text_in_use(t.zh);
   return t;
 }

@@ -18,7 +18,7 @@
 // Loading validates everything and reports every problem, each naming the file, the step and the field:
 //   "1-high-dimensional.json: step 3 (variance-grows): exercise.check.quantity: unknown quantity "softmax.foo"".
 // Scene keys and panel ids belong to the app (views/ panels): the caller passes them in LessonNames; without them
-// keys are not checked. Any bytes are safe to load (depth-limited parse, core/io/json_parse.h).
+// keys are not checked. Any bytes are safe to load (depth-limited parse, core/base/json_parse.h).
 
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -28,7 +28,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

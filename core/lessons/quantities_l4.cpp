@@ -7,7 +7,7 @@
 
 #include "core/experiments/decoding_settings.h"
 #include "core/experiments/information.h"
-#include "core/experiments/tokenizer_training.h"
+#include "core/text/tokenizer_training.h"
 #include "core/lessons/lesson_quantity.h"
 #include "core/lessons/quantity_values.h"
 #include "core/lessons/scene_settings.h"

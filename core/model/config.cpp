@@ -1,12 +1,12 @@
 #include "core/model/config.h"
-#include "core/io/json_parse.h"
+#include "core/base/json_parse.h"
 #include "core/io/safetensors.h"  // round_to_storage: Gemma's embedding scale in the checkpoint's dtype
 #include "core/machine_memory.h"
-#include "core/text/i18n.h"  // N_: names translated where shown
+#include "core/base/i18n.h"  // N_: names translated where shown
 
 #include "core/enum_names.h"
 #include "core/io/atomic_file.h"
-#include "core/io/read_file.h"
+#include "core/base/read_file.h"
 
 #include <algorithm>
 #include <cctype>

@@ -5,10 +5,10 @@
 #include <utility>
 
 #include "core/compare.h"
-#include "core/io/hf_layout.h"
+#include "core/model/hf_layout.h"
 #include "core/model/forward_steps.h"
 #include "core/model/model_pass.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

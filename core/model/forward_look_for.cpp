@@ -1,7 +1,7 @@
 // What to look for in each forward step (core/model/forward_look_for.h).
 #include "core/model/forward_look_for.h"
 
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

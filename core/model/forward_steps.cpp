@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

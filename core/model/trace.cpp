@@ -1,6 +1,6 @@
 #include "core/model/trace.h"
 
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

@@ -1,5 +1,5 @@
 #include "core/model/weights.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 #include <algorithm>
 #include <cmath>

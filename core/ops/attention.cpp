@@ -1,5 +1,5 @@
 #include "core/ops/attention.h"
-#include "core/text/i18n.h"  // N_: names translated where shown
+#include "core/base/i18n.h"  // N_: names translated where shown
 
 #include <algorithm>
 #include <cassert>

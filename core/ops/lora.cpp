@@ -6,7 +6,7 @@
 #include <cassert>
 #include <cmath>
 
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

@@ -1,10 +1,10 @@
 #include "core/ops/mask.h"
-#include "core/text/i18n.h"  // N_: names translated where shown
+#include "core/base/i18n.h"  // N_: names translated where shown
 
 #include <string>
 
 #include "core/enum_names.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

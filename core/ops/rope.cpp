@@ -1,12 +1,12 @@
 #include "core/ops/rope.h"
-#include "core/text/i18n.h"  // N_: names translated where shown
+#include "core/base/i18n.h"  // N_: names translated where shown
 
 #include <cassert>
 #include <cmath>
 #include <numbers>
 
 #include "core/enum_names.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

@@ -6,7 +6,7 @@
 #include <numeric>
 
 #include "core/random.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "core/text/utf8.h"
+#include "core/base/utf8.h"
 
 namespace tw {
 

@@ -1,8 +1,8 @@
 #include "core/text/corpus.h"
 
-#include "core/io/read_file.h"
-#include "core/text/i18n.h"
-#include "core/text/utf8.h"
+#include "core/base/read_file.h"
+#include "core/base/i18n.h"
+#include "core/base/utf8.h"
 
 namespace tw {
 

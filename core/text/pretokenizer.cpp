@@ -6,10 +6,10 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "core/text/tokenizer_json.h"
 #include "core/text/unicode_regex.h"
-#include "core/text/utf8.h"
+#include "core/base/utf8.h"
 
 namespace tw {
 

@@ -6,7 +6,7 @@
 
 #include "core/text/pretokenizer.h"
 #include "core/text/tokenizer_bpe.h"
-#include "core/text/utf8.h"
+#include "core/base/utf8.h"
 
 namespace tw {
 

@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/text/i18n.h"
-#include "core/text/utf8.h"
+#include "core/base/i18n.h"
+#include "core/base/utf8.h"
 
 namespace tw {
 

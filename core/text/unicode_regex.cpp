@@ -7,8 +7,8 @@
 #include <unordered_map>
 #include <utility>
 
-#include "core/text/i18n.h"
-#include "core/text/utf8.h"
+#include "core/base/i18n.h"
+#include "core/base/utf8.h"
 
 namespace tw {
 

@@ -10,12 +10,12 @@
 #include <string_view>
 
 #include "core/enum_names.h"
-#include "core/experiments/ngram.h"
-#include "core/experiments/tokenizer_training.h"
+#include "core/text/ngram.h"
+#include "core/text/tokenizer_training.h"
 #include "core/text/char_tokenizer.h"
 #include "core/text/corpus.h"
-#include "core/text/i18n.h"
-#include "core/text/utf8.h"
+#include "core/base/i18n.h"
+#include "core/base/utf8.h"
 
 namespace tw {
 

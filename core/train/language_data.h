@@ -2,8 +2,8 @@
 // What a language model trains on: a corpus (a shipped one from core/text/corpus.h, or the user's UTF-8 text) cut
 // into records, split once into training and held-out records (every tenth record held out, as the n-gram panel
 // does), a tokenizer trained on the training records only (or the tokenizer.json of the model being fine-tuned)
-// (character-level with byte fallback, or byte-level BPE from core/experiments/tokenizer_training.h) saved as
-// tokenizer.json, both parts as token ids, and the unigram and bigram baselines (core/experiments/ngram.h, Witten–Bell)
+// (character-level with byte fallback, or byte-level BPE from core/text/tokenizer_training.h) saved as
+// tokenizer.json, both parts as token ids, and the unigram and bigram baselines (core/text/ngram.h, Witten–Bell)
 // on the same split.
 //
 // Text layout: every record is followed by a blank line ("\n\n"), so a model learns where a poem or quotation ends.

@@ -10,10 +10,10 @@
 #include <random>
 
 #include "core/io/atomic_file.h"
-#include "core/io/json_parse.h"
-#include "core/io/read_file.h"
+#include "core/base/json_parse.h"
+#include "core/base/read_file.h"
 #include "core/io/safetensors.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

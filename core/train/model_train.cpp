@@ -19,7 +19,7 @@
 #include "core/ops/residual.h"
 #include "core/ops/rope.h"
 #include "core/ops/z_loss.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

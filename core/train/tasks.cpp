@@ -3,7 +3,7 @@
 //   modadd:                 a + b = c        (T = 5; position 3, '=', predicts c)
 //   text:                   c₁ … c_T         (every position predicts the next character)
 #include "core/train/tasks.h"
-#include "core/text/i18n.h"  // N_: names translated where shown
+#include "core/base/i18n.h"  // N_: names translated where shown
 
 #include <algorithm>
 #include <cmath>

@@ -1,8 +1,8 @@
 // Trainer: the training loop of one run, step by step.
 #include "core/train/trainer.h"
 
-#include "core/text/i18n.h"
-#include "core/text/utf8.h"
+#include "core/base/i18n.h"
+#include "core/base/utf8.h"
 
 #include <algorithm>
 #include <filesystem>

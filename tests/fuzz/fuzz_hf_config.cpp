@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/io/hf_model.h"
+#include "core/model/hf_model.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

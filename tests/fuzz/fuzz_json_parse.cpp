@@ -1,4 +1,4 @@
-// libFuzzer target: the one JSON parser (core/io/json_parse.h) that config.json, tokenizer.json, scenes, sessions,
+// libFuzzer target: the one JSON parser (core/base/json_parse.h) that config.json, tokenizer.json, scenes, sessions,
 // export settings, --set values, checkpoint indexes and lesson files go through. Any bytes give a value or one line
 // saying why not; an accepted value nests no deeper than the limit, so copying, dumping and comparing it (all
 // recursive in nlohmann) cannot exhaust the stack, and it survives a dump → parse round trip.
@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/io/json_parse.h"
+#include "core/base/json_parse.h"
 
 namespace {
 int depth_of(const nlohmann::json& v, int limit) {

@@ -9,7 +9,7 @@
 
 #include "app/app_state.h"
 #include "app/scene.h"
-#include "core/io/json_parse.h"
+#include "core/base/json_parse.h"
 
 namespace {
 tw::AppState& fuzz_state() {

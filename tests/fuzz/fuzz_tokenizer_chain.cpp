@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/io/json_parse.h"
+#include "core/base/json_parse.h"
 #include "core/text/pretokenizer.h"
 #include "core/text/tokenizer_bpe.h"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/text/utf8.h"
+#include "core/base/utf8.h"
 #include "views/plot/export.h"
 #include "views/plot/figure.h"
 #include "views/plot/text.h"

@@ -11,7 +11,7 @@
 #include <variant>
 #include <vector>
 
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "views/panel.h"
 #include "views/plot/figure.h"
 #include "views/plot/layout.h"

@@ -6,7 +6,7 @@
 #include <imgui_internal.h>
 
 #include "app/fonts.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "views/controls.h"
 #include "views/widgets.h"
 

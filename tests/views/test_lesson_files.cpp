@@ -16,8 +16,8 @@
 
 #include "app/app_state.h"
 #include "app/scene.h"
-#include "core/io/json_parse.h"
-#include "core/io/read_file.h"
+#include "core/base/json_parse.h"
+#include "core/base/read_file.h"
 #include "core/lessons/lesson_quantity.h"
 #include "views/panel.h"
 #include "views/plot/figure.h"

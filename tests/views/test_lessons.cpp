@@ -13,7 +13,7 @@
 
 #include "app/fonts.h"
 #include "app/lesson_scene.h"
-#include "core/io/read_file.h"
+#include "core/base/read_file.h"
 #include "core/lessons/exercise_check.h"
 #include "core/lessons/lesson_progress.h"
 #include "core/lessons/lesson_quantity.h"

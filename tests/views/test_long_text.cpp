@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "core/text/utf8.h"
+#include "core/base/utf8.h"
 #include "views/plot/plot_imgui.h"
 #include "views/plot/text_pieces.h"
 #include "views/widgets.h"

@@ -17,7 +17,7 @@
 #include <variant>
 #include <vector>
 
-#include "core/io/json_parse.h"
+#include "core/base/json_parse.h"
 #include "views/panel.h"
 #include "views/panel_test_util.h"
 #include "views/plot/math.h"

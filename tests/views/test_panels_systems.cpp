@@ -8,7 +8,7 @@
 #include "core/experiments/flash_walkthrough.h"
 #include "core/experiments/moe_routing.h"
 #include "core/experiments/roofline.h"
-#include "core/experiments/tokenizer_training.h"
+#include "core/text/tokenizer_training.h"
 #include "core/text/tokenizer_bpe.h"
 #include "views/panel.h"
 #include "views/panel_test_util.h"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "app/fonts.h"
-#include "core/text/text_in_use.h"
+#include "core/base/text_in_use.h"
 #include "views/plot/layout.h"
 #include "views/plot/plot_imgui.h"
 #include "views/plot/text.h"

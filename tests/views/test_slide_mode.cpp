@@ -10,7 +10,7 @@
 #include "app/lesson_bar.h"
 #include "app/lesson_scene.h"
 #include "app/scene.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "scratch_dir.h"
 #include "views/plot/plot_imgui.h"
 #include "views/scene_test_util.h"

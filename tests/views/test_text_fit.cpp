@@ -14,7 +14,7 @@
 #include "app/file_menu.h"
 #include "app/fonts.h"
 #include "app/lesson_bar.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "scratch_dir.h"
 #include "views/panel.h"
 #include "views/plot/plot_imgui.h"

@@ -1,4 +1,4 @@
-// One UTF-8 codec (core/text/utf8): the places that used to cut, measure or re-encode UTF-8 by hand (the corpus cut
+// One UTF-8 codec (core/base/utf8): the places that used to cut, measure or re-encode UTF-8 by hand (the corpus cut
 // before BPE training, the start page's card summary, export file names, the text renderer) now ask the codec, so
 // invalid input means the same to all of them: a byte that does not start a well-formed sequence is one character.
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <string>
 
 #include "app/start_presets.h"
-#include "core/text/utf8.h"
+#include "core/base/utf8.h"
 #include "views/plot/export_naming.h"
 
 namespace tw {

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <string>
 
-#include "core/text/i18n.h"
-#include "core/text/text_in_use.h"
+#include "core/base/i18n.h"
+#include "core/base/text_in_use.h"
 #include "core/text/tokenizer.h"
 #include "views/forward/forward_draw.h"
 #include "views/forward/forward_panel.h"

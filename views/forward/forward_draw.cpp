@@ -17,7 +17,7 @@
 
 #include "core/model/forward_look_for.h"
 #include "core/model/weights.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "core/text/tokenizer.h"
 #include "views/plot/figure.h"
 #include "views/widgets.h"

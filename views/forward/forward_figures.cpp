@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "core/model/weights.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "views/forward/forward_state.h"
 
 namespace tw {

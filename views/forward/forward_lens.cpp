@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "views/forward/forward_state.h"
 
 namespace tw {

@@ -13,8 +13,8 @@
 #include <utility>
 
 #include "core/experiments/model_card.h"
-#include "core/text/i18n.h"
-#include "core/text/text_in_use.h"
+#include "core/base/i18n.h"
+#include "core/base/text_in_use.h"
 #include "views/file_browser.h"
 #include "views/forward/forward_panel.h"
 #include "views/handoffs.h"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/experiments/model_card.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "views/file_browser.h"
 #include "views/forward/forward_state.h"
 #include "views/panel.h"

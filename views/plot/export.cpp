@@ -10,7 +10,7 @@
 #include <filesystem>
 
 #include "core/io/atomic_file.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw::plot {
 

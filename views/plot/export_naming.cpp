@@ -7,8 +7,8 @@
 #include <string_view>
 #include <utility>
 
-#include "core/text/i18n.h"
-#include "core/text/utf8.h"
+#include "core/base/i18n.h"
+#include "core/base/utf8.h"
 #include "views/plot/math.h"
 
 namespace tw::plot {

@@ -16,7 +16,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "views/plot/export.h"
 #include "views/plot/export_raster.h"
 #include "views/plot/text.h"

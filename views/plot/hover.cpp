@@ -1,7 +1,7 @@
 // Hover readout: the exact value under the cursor (declared in layout.h).
 #include <cmath>
 
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "views/plot/layout.h"
 
 namespace tw::plot {

@@ -10,7 +10,7 @@
 // [SECTION] Figure
 
 #include "views/plot/layout.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 // Items, legend and colour bar of one axes, as primitives (see layout_internal.h).
 #include <cstring>
 
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "views/plot/layout_internal.h"
 #include "views/plot/text.h"
 

@@ -12,7 +12,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "core/text/utf8.h"
+#include "core/base/utf8.h"
 
 namespace tw::plot {
 

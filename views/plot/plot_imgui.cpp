@@ -13,7 +13,7 @@
 // [SECTION] draw_figure
 
 #include "views/plot/plot_imgui.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "views/plot/text_pieces.h"
 
 #include <imgui_internal.h>
@@ -32,8 +32,8 @@
 #include <utility>
 #include <variant>
 
-#include "core/text/text_in_use.h"
-#include "core/text/utf8.h"
+#include "core/base/text_in_use.h"
+#include "core/base/utf8.h"
 #include "views/async_job.h"
 #include "views/file_browser.h"
 #include "views/plot/export.h"

@@ -1,7 +1,7 @@
 #include "views/plot/text.h"
 
-#include "core/text/i18n.h"
-#include "core/text/utf8.h"
+#include "core/base/i18n.h"
+#include "core/base/utf8.h"
 
 #include <fcntl.h>
 #include <ft2build.h>

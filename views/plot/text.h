@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/text/utf8.h"
+#include "core/base/utf8.h"
 
 namespace tw::plot {
 

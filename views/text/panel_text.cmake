@@ -43,7 +43,7 @@ function(tw_panel_text_source dir out_var)
 // clang-format off
 #include \"views/text/panel_text_strings.h\"
 
-#include \"core/text/i18n.h\"
+#include \"core/base/i18n.h\"
 
 namespace tw {
 

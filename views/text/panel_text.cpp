@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "views/text/panel_text_strings.h"
 
 namespace tw {

@@ -4,7 +4,7 @@
 // clang-format off
 #include "views/text/panel_text_strings.h"
 
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

@@ -12,7 +12,7 @@
 #include "core/io/user_dirs.h"
 #include "core/model/config.h"
 #include "core/model/weights.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "views/handoffs.h"
 #include "views/text/imgui_label.h"
 #include "views/widgets.h"

@@ -3,7 +3,7 @@
 
 #include <utility>
 
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "views/train/train_language.h"
 
 namespace tw {

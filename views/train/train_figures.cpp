@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "core/experiments/information.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "views/panel_train.h"
 
 namespace tw {

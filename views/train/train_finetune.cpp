@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "core/io/user_dirs.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "core/train/lora_finetune.h"
 #include "views/text/imgui_label.h"
 #include "views/widgets.h"

@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "core/text/i18n.h"
-#include "core/text/text_in_use.h"
+#include "core/base/i18n.h"
+#include "core/base/text_in_use.h"
 #include "core/train/language_data.h"
 #include "views/widgets.h"
 

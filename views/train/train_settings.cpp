@@ -4,9 +4,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/io/read_file.h"
-#include "core/text/i18n.h"
-#include "core/text/utf8.h"
+#include "core/base/read_file.h"
+#include "core/base/i18n.h"
+#include "core/base/utf8.h"
 #include "views/train/train_language.h"
 
 #include <algorithm>

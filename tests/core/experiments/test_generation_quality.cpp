@@ -10,7 +10,7 @@
 #include <iterator>
 
 #include "core/model/weights.h"
-#include "core/text/utf8.h"
+#include "core/base/utf8.h"
 #include "test_util.h"
 
 namespace tw {

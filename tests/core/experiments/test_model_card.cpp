@@ -3,7 +3,7 @@
 #include "core/experiments/model_card.h"
 
 #include "core/experiments/stepper_model.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "core/text/tokenizer_bpe.h"
 
 #include <gtest/gtest.h>

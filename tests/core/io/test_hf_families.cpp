@@ -1,4 +1,4 @@
-// GPT-2, Qwen3, Gemma 3 and Phi-3 configs and checkpoints (core/io/hf_layout.h, the family keys of
+// GPT-2, Qwen3, Gemma 3 and Phi-3 configs and checkpoints (core/model/hf_layout.h, the family keys of
 // core/model/config.cpp). Their logits against PyTorch are checked by tests/app/families_test.sh.
 #include <gtest/gtest.h>
 
@@ -6,8 +6,8 @@
 #include <map>
 #include <string>
 
-#include "core/io/hf_layout.h"
-#include "core/io/hf_model.h"
+#include "core/model/hf_layout.h"
+#include "core/model/hf_model.h"
 #include "core/io/safetensors.h"
 #include "core/model/forward.h"
 #include "core/train/model_train.h"

@@ -8,7 +8,7 @@
 
 #include "core/text/char_tokenizer.h"
 #include "core/text/tokenizer_bpe.h"
-#include "core/text/utf8.h"
+#include "core/base/utf8.h"
 #include "core/train/language_data.h"
 #include "core/train/trainer.h"
 

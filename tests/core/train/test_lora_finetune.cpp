@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/io/hf_model.h"
-#include "core/io/json_parse.h"
-#include "core/io/read_file.h"
+#include "core/model/hf_model.h"
+#include "core/base/json_parse.h"
+#include "core/base/read_file.h"
 #include "core/io/safetensors.h"
 #include "core/train/lora_finetune.h"
 #include "core/train/trainer.h"

@@ -1,4 +1,4 @@
-#include "core/text/mo_catalogue.h"
+#include "core/base/mo_catalogue.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "core/io/hf_model.h"
+#include "core/model/hf_model.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/compare.h"
-#include "core/io/read_file.h"
+#include "core/base/read_file.h"
 #include "core/model/forward.h"
 #include "core/ops/rope.h"
 

@@ -1,4 +1,4 @@
-#include "core/io/read_file.h"
+#include "core/base/read_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -9,7 +9,7 @@
 #include <cstring>
 #include <new>
 
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

@@ -1,4 +1,4 @@
-#include "core/io/hf_layout.h"
+#include "core/model/hf_layout.h"
 
 #include <cstdlib>
 

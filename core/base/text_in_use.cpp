@@ -1,9 +1,9 @@
-#include "core/text/text_in_use.h"
+#include "core/base/text_in_use.h"
 
 #include <array>
 #include <atomic>
 
-#include "core/text/utf8.h"
+#include "core/base/utf8.h"
 
 namespace tw {
 

@@ -1,4 +1,4 @@
-#include "core/experiments/tokenizer_training.h"
+#include "core/text/tokenizer_training.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <functional>
 
 #include "core/text/tokenizer_bpe.h"
-#include "core/text/utf8.h"
+#include "core/base/utf8.h"
 
 namespace tw {
 namespace {

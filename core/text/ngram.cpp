@@ -1,4 +1,4 @@
-#include "core/experiments/ngram.h"
+#include "core/text/ngram.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <set>
 
 #include "core/random.h"
-#include "core/text/utf8.h"
+#include "core/base/utf8.h"
 
 namespace tw {
 

@@ -1,6 +1,6 @@
-#include "core/io/json_parse.h"
+#include "core/base/json_parse.h"
 
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

@@ -1,11 +1,11 @@
-#include "core/experiments/kneser_ney.h"
+#include "core/text/kneser_ney.h"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 
 #include "core/text/script_alphabet.h"
-#include "core/text/utf8.h"
+#include "core/base/utf8.h"
 
 namespace tw {
 

@@ -1,4 +1,4 @@
-#include "core/experiments/kneser_ney.h"
+#include "core/text/kneser_ney.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <random>
 #include <string>
 
-#include "core/text/utf8.h"
+#include "core/base/utf8.h"
 
 namespace tw {
 namespace {

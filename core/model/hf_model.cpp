@@ -1,6 +1,6 @@
 #include "core/fail.h"
-#include "core/io/hf_model.h"
-#include "core/io/json_parse.h"
+#include "core/model/hf_model.h"
+#include "core/base/json_parse.h"
 
 #include <unistd.h>
 
@@ -12,9 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io/atomic_file.h"
-#include "core/io/hf_layout.h"
-#include "core/io/read_file.h"
-#include "core/text/i18n.h"
+#include "core/model/hf_layout.h"
+#include "core/base/read_file.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

@@ -1,5 +1,5 @@
 // read_file_bounded: every refusal is one line naming the path and the reason, and nothing blocks or grows.
-#include "core/io/read_file.h"
+#include "core/base/read_file.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

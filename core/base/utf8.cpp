@@ -1,8 +1,8 @@
-#include "core/text/utf8.h"
+#include "core/base/utf8.h"
 
 #include <cstdio>
 
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 

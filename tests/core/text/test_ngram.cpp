@@ -1,4 +1,4 @@
-#include "core/experiments/ngram.h"
+#include "core/text/ngram.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/experiments/tokenizer_training.h"
+#include "core/text/tokenizer_training.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,9 +8,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 #include "core/text/tokenizer_bpe.h"
-#include "core/text/utf8.h"
+#include "core/base/utf8.h"
 
 namespace tw {
 

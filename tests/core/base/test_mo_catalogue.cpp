@@ -1,4 +1,4 @@
-#include "core/text/mo_catalogue.h"
+#include "core/base/mo_catalogue.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/assets.h"
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 namespace tw {
 namespace {

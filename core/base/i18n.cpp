@@ -1,4 +1,4 @@
-#include "core/text/i18n.h"
+#include "core/base/i18n.h"
 
 #include <atomic>
 #include <cstdio>
@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "core/assets.h"
-#include "core/text/mo_catalogue.h"
-#include "core/text/text_in_use.h"
+#include "core/base/mo_catalogue.h"
+#include "core/base/text_in_use.h"
 
 namespace tw {
 
@@ -30,7 +30,7 @@ const MoCatalogue* zh_catalogue() {
           "../share/locale or in $XDG_DATA_DIRS)";
     } else if (auto c = MoCatalogue::load(path, &error)) {
       catalogue = new MoCatalogue(std::move(*c));
-      // The screen's font atlas holds glyphs for the characters in use only (core/text/text_in_use.h): noting every
+      // The screen's font atlas holds glyphs for the characters in use only (core/base/text_in_use.h): noting every
       // translation now puts the whole interface's characters in the atlas before the first Chinese frame.
       for (std::string_view t : catalogue->translations()) note_text_in_use(t);
       return;
