@@ -31,12 +31,6 @@ bool read_json_text(const fs::path& path, std::string* out, std::string* why = n
   return read_file_bounded(path.string(), kMaxConfigBytes, out, why ? why : &ignored);
 }
 
-std::string shape_str(const std::vector<int64_t>& shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + ")";
-}
-
 }  // namespace
 
 // [SECTION] config.json
@@ -234,10 +228,10 @@ bool load_hf_model(const std::string& dir_name, const HfLoadOptions& options, Hf
     auto it = src.tensors.find(name);
     if (it == src.tensors.end())
       return fail(error, subst(tr("checkpoint has no tensor '{0}' (shape {1}) that config.json needs"),
-                               {name, shape_str(needed[name])}));
+                               {name, shape_text(needed[name])}));
     if (!shape_ok(name, it->second.second->shape))
       return fail(error, subst(tr("tensor '{0}' has shape {1} but config.json needs {2}"),
-                               {name, shape_str(it->second.second->shape), shape_str(needed[name])}));
+                               {name, shape_text(it->second.second->shape), shape_text(needed[name])}));
   }
   if (!src.tensors.empty()) m.stored_dtype = src.tensors.begin()->second.second->dtype;
   int64_t done_bytes = 0;

@@ -111,24 +111,24 @@ void for_each_tensor(W& w, const ModelConfig& c, F&& f) {
   if (!c.tie_embeddings) f(std::string("lm_head.weight"), w.lm_head, std::vector<int64_t>{V, C});
 }
 
-std::string shape_str(const std::vector<int64_t>& s) {
-  std::string out = "(";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + ")";
-}
-
 // Why a checkpoint's tensor `name` cannot fill the config's tensor of shape `want` ("" when it can): it is missing
 // (have == nullptr) or has another shape. One wording for the header check and the full load.
 std::string tensor_problem(const std::string& name, const std::vector<int64_t>* have,
                            const std::vector<int64_t>& want) {
   if (!have)
-    return subst(tr("checkpoint has no tensor '{0}' (shape {1}) that this config needs"), {name, shape_str(want)});
+    return subst(tr("checkpoint has no tensor '{0}' (shape {1}) that this config needs"), {name, shape_text(want)});
   if (*have != want)
-    return subst(tr("tensor '{0}' has shape {1} but this config needs {2}"), {name, shape_str(*have), shape_str(want)});
+    return subst(tr("tensor '{0}' has shape {1} but this config needs {2}"), {name, shape_text(*have), shape_text(want)});
   return "";
 }
 
 }  // namespace
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string out = "(";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + ")";
+}
 
 // [SECTION] init
 

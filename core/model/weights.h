@@ -100,6 +100,8 @@ struct TensorSpec {
   std::vector<int64_t> shape;
 };
 std::vector<TensorSpec> tensor_specs(const ModelConfig& config);
+// "(2, 64, 128)": a tensor shape as messages print it.
+std::string shape_text(const std::vector<int64_t>& shape);
 
 SafeTensors to_safetensors(const ModelWeights& weights, const ModelConfig& config);
 // Refuses (false + one-line message) a checkpoint that lacks a tensor the config needs, has one with another
