@@ -24,16 +24,16 @@
 
 #include "app/commands.h"
 #include "app/headless_progress.h"
+#include "core/base/i18n.h"
 #include "core/experiments/forward_session.h"
 #include "core/io/atomic_file.h"
-#include "core/model/hf_model.h"
 #include "core/io/npy.h"
 #include "core/machine_memory.h"
 #include "core/model/config.h"
 #include "core/model/forward.h"  // check_tokens
+#include "core/model/hf_model.h"
 #include "core/model/trace.h"
 #include "core/model/weights.h"
-#include "core/base/i18n.h"
 #include "core/text/tokenizer.h"
 #include "core/train/model_train.h"
 

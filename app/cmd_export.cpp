@@ -21,8 +21,8 @@
 #include "app/lesson_scene.h"
 #include "app/scene.h"
 #include "app/scene_presets.h"
-#include "core/io/atomic_file.h"
 #include "core/base/i18n.h"
+#include "core/io/atomic_file.h"
 #include "views/async_job.h"
 
 namespace tw {

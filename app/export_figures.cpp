@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <set>
 
+#include "core/base/i18n.h"
 #include "core/io/atomic_file.h"
 #include "core/io/user_dirs.h"
-#include "core/base/i18n.h"
 #include "views/plot/export_naming.h"
 
 namespace tw {

@@ -5,8 +5,8 @@
 #include <optional>
 #include <set>
 
-#include "core/lessons/exercise_check.h"
 #include "core/base/i18n.h"
+#include "core/lessons/exercise_check.h"
 
 namespace tw {
 

@@ -30,8 +30,8 @@
 #include "app/texture_gl.h"
 #include "app/version_info.h"
 #include "app/window.h"
-#include "core/matmul_threads.h"
 #include "core/base/i18n.h"
+#include "core/matmul_threads.h"
 #include "views/async_job.h"
 
 namespace {

@@ -7,11 +7,11 @@
 #include "app/scene.h"
 
 #include "app/slide_mode.h"
-#include "core/io/atomic_file.h"
+#include "core/base/i18n.h"
 #include "core/base/json_parse.h"
 #include "core/base/read_file.h"
-#include "core/base/i18n.h"
 #include "core/base/utf8.h"
+#include "core/io/atomic_file.h"
 
 #include <unistd.h>
 

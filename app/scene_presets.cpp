@@ -9,9 +9,9 @@
 #include <utility>
 
 #include "core/assets.h"
+#include "core/base/i18n.h"
 #include "core/base/json_parse.h"
 #include "core/base/read_file.h"
-#include "core/base/i18n.h"
 
 namespace tw {
 

@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "core/experiments/logit_lens.h"
-#include "core/model/hf_model.h"
 #include "core/matmul_threads.h"
 #include "core/model/forward.h"
+#include "core/model/hf_model.h"
 #include "hf_trace_loop.h"
 
 namespace {

@@ -14,11 +14,11 @@
 #include "core/experiments/activation_curves.h"
 #include "core/experiments/high_dim_geometry.h"
 #include "core/experiments/lora_experiment.h"
-#include "core/text/ngram.h"
 #include "core/experiments/ngram_baselines.h"
 #include "core/experiments/norm_analysis.h"
 #include "core/experiments/norm_placement.h"
 #include "core/experiments/softmax_saturation.h"
+#include "core/text/ngram.h"
 
 namespace {
 

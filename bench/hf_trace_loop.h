@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/model/hf_model.h"
 #include "core/model/forward.h"
+#include "core/model/hf_model.h"
 
 inline bool time_load_and_trace(benchmark::State& state, const std::string& dir, const std::vector<int>& tokens) {
   std::string error;

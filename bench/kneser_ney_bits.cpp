@@ -22,10 +22,10 @@
 #include <string>
 #include <vector>
 
-#include "core/text/kneser_ney.h"
-#include "core/text/ngram.h"
 #include "core/base/read_file.h"
 #include "core/base/utf8.h"
+#include "core/text/kneser_ney.h"
+#include "core/text/ngram.h"
 
 namespace {
 

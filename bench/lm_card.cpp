@@ -14,13 +14,13 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/base/read_file.h"
+#include "core/base/utf8.h"
 #include "core/experiments/generation_quality.h"
-#include "core/text/kneser_ney.h"
 #include "core/experiments/model_bits.h"
 #include "core/experiments/stepper_model.h"
-#include "core/base/read_file.h"
 #include "core/matmul_threads.h"
-#include "core/base/utf8.h"
+#include "core/text/kneser_ney.h"
 
 namespace {
 

@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <string>
 
-#include "core/ops/attention.h"
 #include "core/base/i18n.h"
 #include "core/base/text_in_use.h"
+#include "core/ops/attention.h"
 #include "views/controls.h"
 #include "views/plot/math.h"
 #include "views/widgets.h"

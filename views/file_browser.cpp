@@ -14,8 +14,8 @@
 #include <filesystem>
 #include <system_error>
 
-#include "core/io/user_dirs.h"
 #include "core/base/i18n.h"
+#include "core/io/user_dirs.h"
 #include "views/widgets.h"
 
 namespace tw {

@@ -15,12 +15,12 @@
 #include <optional>
 #include <string>
 
+#include "core/base/i18n.h"
 #include "core/experiments/architecture_settings.h"
 #include "core/experiments/architectures.h"
 #include "core/experiments/architectures_block.h"
 #include "core/experiments/stepper_model.h"
 #include "core/text/corpus.h"
-#include "core/base/i18n.h"
 #include "views/recompute.h"
 
 namespace tw {

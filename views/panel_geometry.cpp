@@ -10,8 +10,8 @@
 #include <memory>
 #include <string>
 
-#include "core/experiments/high_dim_geometry.h"
 #include "core/base/i18n.h"
+#include "core/experiments/high_dim_geometry.h"
 #include "views/recompute.h"
 
 namespace tw {

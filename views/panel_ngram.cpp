@@ -14,13 +14,13 @@
 #include <optional>
 #include <string>
 
+#include "core/base/i18n.h"
+#include "core/base/utf8.h"
 #include "core/experiments/model_bits.h"
-#include "core/text/ngram.h"
 #include "core/experiments/ngram_baselines.h"
 #include "core/experiments/stepper_model.h"
 #include "core/text/corpus.h"
-#include "core/base/i18n.h"
-#include "core/base/utf8.h"
+#include "core/text/ngram.h"
 #include "views/recompute.h"
 
 namespace tw {

@@ -14,12 +14,12 @@
 #include <sstream>
 #include <string>
 
-#include "core/text/tokenizer_training.h"
-#include "core/base/read_file.h"
 #include "core/base/i18n.h"
+#include "core/base/read_file.h"
+#include "core/base/utf8.h"
 #include "core/text/token_display.h"
 #include "core/text/tokenizer_bpe.h"
-#include "core/base/utf8.h"
+#include "core/text/tokenizer_training.h"
 #include "views/presenter_keys.h"
 #include "views/recompute.h"
 #include "views/widgets.h"

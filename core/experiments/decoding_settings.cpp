@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "core/number_list.h"
 #include "core/base/i18n.h"
+#include "core/number_list.h"
 
 namespace tw {
 

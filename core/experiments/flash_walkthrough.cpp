@@ -4,10 +4,10 @@
 #include <cmath>
 #include <random>
 
+#include "core/base/i18n.h"
 #include "core/compare.h"
 #include "core/ops/attention.h"
 #include "core/ops/mask.h"
-#include "core/base/i18n.h"
 
 namespace tw {
 

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "core/model/weights.h"
 #include "core/base/i18n.h"
+#include "core/model/weights.h"
 
 namespace tw {
 

@@ -5,10 +5,10 @@
 #include <filesystem>
 #include <system_error>
 
+#include "core/base/i18n.h"
 #include "core/compare.h"
 #include "core/model/forward.h"
 #include "core/model/weights.h"
-#include "core/base/i18n.h"
 
 namespace tw {
 

@@ -2,8 +2,8 @@
 
 #include <random>
 
-#include "core/model/forward.h"
 #include "core/base/i18n.h"
+#include "core/model/forward.h"
 
 namespace tw {
 

@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <cctype>
 
-#include "core/experiments/generation.h"
-#include "core/base/read_file.h"
 #include "core/base/i18n.h"
+#include "core/base/read_file.h"
 #include "core/base/utf8.h"
+#include "core/experiments/generation.h"
 
 namespace tw {
 

@@ -3,11 +3,11 @@
 #include <cmath>
 #include <random>
 
+#include "core/base/i18n.h"
 #include "core/ops/attention.h"
 #include "core/ops/gqa.h"
 #include "core/ops/mask.h"
 #include "core/random.h"
-#include "core/base/i18n.h"
 
 namespace tw {
 

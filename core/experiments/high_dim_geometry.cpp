@@ -9,9 +9,9 @@
 #include <random>
 
 #include "core/assets.h"
+#include "core/base/i18n.h"
 #include "core/io/safetensors.h"
 #include "core/random.h"
-#include "core/base/i18n.h"
 
 namespace tw {
 

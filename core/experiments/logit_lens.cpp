@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "core/ops/norm.h"
 #include "core/base/i18n.h"
+#include "core/ops/norm.h"
 
 namespace tw {
 

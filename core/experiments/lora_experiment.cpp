@@ -7,8 +7,8 @@
 #include <limits>
 #include <random>
 
-#include "core/random.h"
 #include "core/base/i18n.h"
+#include "core/random.h"
 
 namespace tw {
 

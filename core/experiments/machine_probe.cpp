@@ -6,11 +6,11 @@
 #include <cstring>
 #include <vector>
 
+#include "core/base/i18n.h"
 #include "core/model/forward.h"
 #include "core/model/kv_cache.h"
 #include "core/model/weights.h"
 #include "core/tensor.h"
-#include "core/base/i18n.h"
 
 namespace tw {
 

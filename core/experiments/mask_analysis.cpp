@@ -2,8 +2,8 @@
 
 #include <cstdint>
 
-#include "core/ops/softmax.h"
 #include "core/base/i18n.h"
+#include "core/ops/softmax.h"
 
 namespace tw {
 

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/model/forward.h"
 #include "core/base/i18n.h"
 #include "core/base/utf8.h"
+#include "core/model/forward.h"
 
 namespace tw {
 

@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <sstream>
 
+#include "core/base/i18n.h"
 #include "core/base/json_parse.h"
 #include "core/base/read_file.h"
-#include "core/base/i18n.h"
 #include "core/base/utf8.h"
 
 namespace tw {

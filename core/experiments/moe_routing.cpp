@@ -4,9 +4,9 @@
 #include <cmath>
 #include <random>
 
+#include "core/base/i18n.h"
 #include "core/ops/moe_ffn.h"
 #include "core/ops/softmax.h"
-#include "core/base/i18n.h"
 
 namespace tw {
 

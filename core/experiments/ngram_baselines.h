@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "core/text/corpus.h"
 #include "core/text/kneser_ney.h"
 #include "core/text/ngram.h"
-#include "core/text/corpus.h"
 
 namespace tw {
 

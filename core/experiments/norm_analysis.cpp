@@ -4,9 +4,9 @@
 #include <cmath>
 #include <random>
 
+#include "core/base/i18n.h"
 #include "core/ops/mlp.h"
 #include "core/ops/norm.h"
-#include "core/base/i18n.h"
 
 namespace tw {
 

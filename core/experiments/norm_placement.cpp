@@ -3,8 +3,8 @@
 #include <cmath>
 #include <random>
 
-#include "core/model/weights.h"
 #include "core/base/i18n.h"
+#include "core/model/weights.h"
 #include "core/train/model_train.h"
 
 namespace tw {

@@ -7,11 +7,11 @@
 #include <random>
 #include <sstream>
 
+#include "core/base/i18n.h"
 #include "core/model/positions.h"
 #include "core/model/weights.h"
 #include "core/ops/alibi.h"
 #include "core/ops/rope.h"
-#include "core/base/i18n.h"
 #include "core/train/model_train.h"
 #include "core/train/optimizer.h"
 

@@ -82,9 +82,9 @@ Extrapolation run_extrapolation(const ExtrapolationParams& p, const std::functio
 
 // [SECTION] cached results
 // The panel opens on results computed once with the default ExtrapolationParams and shipped as
-// assets/positions/extrapolation.csv (the panel's "extrapolation" figure exported; docs/panels.md says how to regenerate).
-// Columns: position, then one per kPositionTypes entry (none, learned, sinusoidal, rope, alibi) holding the loss at
-// that position; a cell that is not a number (empty, "no code") is a missing value.
+// assets/positions/extrapolation.csv (the panel's "extrapolation" figure exported; docs/panels.md says how to
+// regenerate). Columns: position, then one per kPositionTypes entry (none, learned, sinusoidal, rope, alibi) holding
+// the loss at that position; a cell that is not a number (empty, "no code") is a missing value.
 inline constexpr const char* kExtrapolationColumns[] = {"position", "none", "learned", "sinusoidal", "rope", "alibi"};
 // Parses that CSV for params p (4·L rows expected). On failure returns false and one line in *error.
 bool parse_extrapolation_csv(const std::string& text, const ExtrapolationParams& p, Extrapolation* out,

@@ -6,9 +6,9 @@
 #include <functional>
 #include <numbers>
 
+#include "core/base/i18n.h"
 #include "core/ops/exp_kernel.h"
 #include "core/ops/softmax.h"
-#include "core/base/i18n.h"
 
 namespace tw {
 

@@ -5,12 +5,12 @@
 #include <cmath>
 #include <random>
 
+#include "core/base/i18n.h"
 #include "core/enum_names.h"
 #include "core/ops/attention.h"
 #include "core/ops/softmax.h"
 #include "core/ops/z_loss.h"
 #include "core/random.h"
-#include "core/base/i18n.h"
 
 namespace tw {
 

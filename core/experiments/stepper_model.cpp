@@ -6,11 +6,11 @@
 #include <nlohmann/json.hpp>
 
 #include "core/assets.h"
-#include "core/model/hf_model.h"
-#include "core/base/read_file.h"
 #include "core/base/i18n.h"
-#include "core/text/tokenizer.h"
+#include "core/base/read_file.h"
 #include "core/base/utf8.h"
+#include "core/model/hf_model.h"
+#include "core/text/tokenizer.h"
 #include "core/train/tasks.h"
 
 namespace tw {

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "core/lessons/lesson_quantity.h"
 #include "core/base/i18n.h"
+#include "core/lessons/lesson_quantity.h"
 
 namespace tw {
 

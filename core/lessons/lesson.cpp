@@ -7,12 +7,12 @@
 #include <set>
 
 #include "core/assets.h"
+#include "core/base/i18n.h"
 #include "core/base/json_parse.h"
 #include "core/base/read_file.h"
-#include "core/lessons/lesson_quantity.h"
-#include "core/base/i18n.h"
 #include "core/base/text_in_use.h"
 #include "core/base/utf8.h"
+#include "core/lessons/lesson_quantity.h"
 
 namespace tw {
 

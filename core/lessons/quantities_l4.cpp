@@ -7,11 +7,11 @@
 
 #include "core/experiments/decoding_settings.h"
 #include "core/experiments/information.h"
-#include "core/text/tokenizer_training.h"
 #include "core/lessons/lesson_quantity.h"
 #include "core/lessons/quantity_values.h"
 #include "core/lessons/scene_settings.h"
 #include "core/ops/sampling.h"
+#include "core/text/tokenizer_training.h"
 
 namespace tw {
 

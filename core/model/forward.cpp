@@ -4,11 +4,11 @@
 #include <sstream>
 #include <utility>
 
-#include "core/compare.h"
-#include "core/model/hf_layout.h"
-#include "core/model/forward_steps.h"
-#include "core/model/model_pass.h"
 #include "core/base/i18n.h"
+#include "core/compare.h"
+#include "core/model/forward_steps.h"
+#include "core/model/hf_layout.h"
+#include "core/model/model_pass.h"
 
 namespace tw {
 

@@ -1,6 +1,6 @@
-#include "core/fail.h"
 #include "core/model/hf_model.h"
 #include "core/base/json_parse.h"
+#include "core/fail.h"
 
 #include <unistd.h>
 
@@ -11,10 +11,10 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "core/base/i18n.h"
+#include "core/base/read_file.h"
 #include "core/io/atomic_file.h"
 #include "core/model/hf_layout.h"
-#include "core/base/read_file.h"
-#include "core/base/i18n.h"
 
 namespace tw {
 

@@ -118,7 +118,8 @@ std::string tensor_problem(const std::string& name, const std::vector<int64_t>* 
   if (!have)
     return subst(tr("checkpoint has no tensor '{0}' (shape {1}) that this config needs"), {name, shape_text(want)});
   if (*have != want)
-    return subst(tr("tensor '{0}' has shape {1} but this config needs {2}"), {name, shape_text(*have), shape_text(want)});
+    return subst(tr("tensor '{0}' has shape {1} but this config needs {2}"),
+                 {name, shape_text(*have), shape_text(want)});
   return "";
 }
 

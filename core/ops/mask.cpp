@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "core/enum_names.h"
 #include "core/base/i18n.h"
+#include "core/enum_names.h"
 
 namespace tw {
 

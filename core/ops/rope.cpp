@@ -5,8 +5,8 @@
 #include <cmath>
 #include <numbers>
 
-#include "core/enum_names.h"
 #include "core/base/i18n.h"
+#include "core/enum_names.h"
 
 namespace tw {
 

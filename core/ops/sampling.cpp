@@ -5,8 +5,8 @@
 #include <functional>
 #include <numeric>
 
-#include "core/random.h"
 #include "core/base/i18n.h"
+#include "core/random.h"
 
 namespace tw {
 

@@ -1,7 +1,7 @@
 #include "core/text/corpus.h"
 
-#include "core/base/read_file.h"
 #include "core/base/i18n.h"
+#include "core/base/read_file.h"
 #include "core/base/utf8.h"
 
 namespace tw {

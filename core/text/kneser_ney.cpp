@@ -4,8 +4,8 @@
 #include <array>
 #include <cmath>
 
-#include "core/text/script_alphabet.h"
 #include "core/base/utf8.h"
+#include "core/text/script_alphabet.h"
 
 namespace tw {
 

@@ -5,8 +5,8 @@
 #include <random>
 #include <set>
 
-#include "core/random.h"
 #include "core/base/utf8.h"
+#include "core/random.h"
 
 namespace tw {
 

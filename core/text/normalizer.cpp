@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/i18n.h"
+#include "core/base/utf8.h"
 #include "core/text/tokenizer_json.h"
 #include "core/text/unicode_regex.h"
-#include "core/base/utf8.h"
 
 namespace tw {
 

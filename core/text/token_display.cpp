@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/base/utf8.h"
 #include "core/text/pretokenizer.h"
 #include "core/text/tokenizer_bpe.h"
-#include "core/base/utf8.h"
 
 namespace tw {
 

@@ -17,13 +17,13 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/base/i18n.h"
 #include "core/base/json_parse.h"
 #include "core/base/read_file.h"
-#include "core/base/i18n.h"
+#include "core/base/utf8.h"
 #include "core/text/token_display.h"
 #include "core/text/tokenizer_json.h"
 #include "core/text/unicode_regex.h"
-#include "core/base/utf8.h"
 
 namespace tw {
 

@@ -9,8 +9,8 @@
 #include <unordered_set>
 
 #include "core/base/i18n.h"
-#include "core/text/tokenizer_bpe.h"
 #include "core/base/utf8.h"
+#include "core/text/tokenizer_bpe.h"
 
 namespace tw {
 

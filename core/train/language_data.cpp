@@ -9,13 +9,13 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
-#include "core/enum_names.h"
-#include "core/text/ngram.h"
-#include "core/text/tokenizer_training.h"
-#include "core/text/char_tokenizer.h"
-#include "core/text/corpus.h"
 #include "core/base/i18n.h"
 #include "core/base/utf8.h"
+#include "core/enum_names.h"
+#include "core/text/char_tokenizer.h"
+#include "core/text/corpus.h"
+#include "core/text/ngram.h"
+#include "core/text/tokenizer_training.h"
 
 namespace tw {
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "core/base/i18n.h"
 #include "core/model/kernels.h"
 #include "core/model/model_pass.h"
 #include "core/model/positions.h"
@@ -19,7 +20,6 @@
 #include "core/ops/residual.h"
 #include "core/ops/rope.h"
 #include "core/ops/z_loss.h"
-#include "core/base/i18n.h"
 
 namespace tw {
 

@@ -1,5 +1,5 @@
-// The positions, norms, decoding and stability panels headless: the CSV columns docs/panels.md names, the numbers in them
-// against independent core calls, the error contract, and every figure laid out without problems at its default
+// The positions, norms, decoding and stability panels headless: the CSV columns docs/panels.md names, the numbers in
+// them against independent core calls, the error contract, and every figure laid out without problems at its default
 // export size and at the on-screen default width.
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The forward panel's controls and what they ask for: ForwardState → ModelConfig (the preset or custom sizes,
 // then the architecture toggles) → ForwardRequest.
-#include "core/ops/gqa.h"
 #include "core/base/i18n.h"
+#include "core/ops/gqa.h"
 #include "core/text/tokenizer.h"
 #include "views/forward/forward_state.h"
 

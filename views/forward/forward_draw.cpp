@@ -15,9 +15,9 @@
 #include <initializer_list>
 #include <string_view>
 
+#include "core/base/i18n.h"
 #include "core/model/forward_look_for.h"
 #include "core/model/weights.h"
-#include "core/base/i18n.h"
 #include "core/text/tokenizer.h"
 #include "views/plot/figure.h"
 #include "views/widgets.h"

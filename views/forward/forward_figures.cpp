@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "core/model/weights.h"
 #include "core/base/i18n.h"
+#include "core/model/weights.h"
 #include "views/forward/forward_state.h"
 
 namespace tw {

@@ -12,9 +12,9 @@
 #include <filesystem>
 #include <utility>
 
-#include "core/experiments/model_card.h"
 #include "core/base/i18n.h"
 #include "core/base/text_in_use.h"
+#include "core/experiments/model_card.h"
 #include "views/file_browser.h"
 #include "views/forward/forward_panel.h"
 #include "views/handoffs.h"

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/experiments/model_card.h"
 #include "core/base/i18n.h"
+#include "core/experiments/model_card.h"
 #include "views/file_browser.h"
 #include "views/forward/forward_state.h"
 #include "views/panel.h"

@@ -9,8 +9,8 @@
 #include <cstring>
 #include <filesystem>
 
-#include "core/io/atomic_file.h"
 #include "core/base/i18n.h"
+#include "core/io/atomic_file.h"
 
 namespace tw::plot {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <utility>
 
-#include "core/experiments/information.h"
 #include "core/base/i18n.h"
+#include "core/experiments/information.h"
 #include "views/panel_train.h"
 
 namespace tw {

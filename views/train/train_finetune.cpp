@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <utility>
 
-#include "core/io/user_dirs.h"
 #include "core/base/i18n.h"
+#include "core/io/user_dirs.h"
 #include "core/train/lora_finetune.h"
 #include "views/text/imgui_label.h"
 #include "views/widgets.h"

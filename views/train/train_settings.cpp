@@ -4,8 +4,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/base/read_file.h"
 #include "core/base/i18n.h"
+#include "core/base/read_file.h"
 #include "core/base/utf8.h"
 #include "views/train/train_language.h"
 

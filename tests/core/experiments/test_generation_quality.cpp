@@ -9,8 +9,8 @@
 #include <fstream>
 #include <iterator>
 
-#include "core/model/weights.h"
 #include "core/base/utf8.h"
+#include "core/model/weights.h"
 #include "test_util.h"
 
 namespace tw {

@@ -2,8 +2,8 @@
 // README.md, or (language only) guessed from the tokenizer's vocabulary; folders without a tokenizer are not listed.
 #include "core/experiments/model_card.h"
 
-#include "core/experiments/stepper_model.h"
 #include "core/base/i18n.h"
+#include "core/experiments/stepper_model.h"
 #include "core/text/tokenizer_bpe.h"
 
 #include <gtest/gtest.h>

@@ -6,10 +6,10 @@
 #include <map>
 #include <string>
 
-#include "core/model/hf_layout.h"
-#include "core/model/hf_model.h"
 #include "core/io/safetensors.h"
 #include "core/model/forward.h"
+#include "core/model/hf_layout.h"
+#include "core/model/hf_model.h"
 #include "core/train/model_train.h"
 #include "tests/scratch_dir.h"
 

@@ -8,8 +8,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "core/compare.h"
 #include "core/base/read_file.h"
+#include "core/compare.h"
 #include "core/model/forward.h"
 #include "core/ops/rope.h"
 

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <functional>
 
-#include "core/text/tokenizer_bpe.h"
 #include "core/base/utf8.h"
+#include "core/text/tokenizer_bpe.h"
 
 namespace tw {
 namespace {

@@ -6,9 +6,9 @@
 #include <cmath>
 #include <filesystem>
 
+#include "core/base/utf8.h"
 #include "core/text/char_tokenizer.h"
 #include "core/text/tokenizer_bpe.h"
-#include "core/base/utf8.h"
 #include "core/train/language_data.h"
 #include "core/train/trainer.h"
 

@@ -5,10 +5,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/model/hf_model.h"
 #include "core/base/json_parse.h"
 #include "core/base/read_file.h"
 #include "core/io/safetensors.h"
+#include "core/model/hf_model.h"
 #include "core/train/lora_finetune.h"
 #include "core/train/trainer.h"
 #include "scratch_dir.h"
