@@ -336,9 +336,10 @@ std::string Trainer::sample_text(uint64_t seed, int tokens, double temperature) 
     const double mx = row.maxCoeff(), t = std::max(temperature, 1e-6);
     std::vector<double> p(size_t(row.size()));
     const std::vector<char> allowed = utf8_allowed_tokens(token_bytes, utf8_unfinished_tail(text_bytes));
+    // A model may have more ids than its tokenizer (Qwen3: 151,936 and 151,669): ids without text are never drawn.
     double z = 0;
     for (Eigen::Index v = 0; v < row.size(); ++v)
-      z += p[size_t(v)] = allowed[size_t(v)] ? std::exp((double(row[v]) - mx) / t) : 0.0;
+      z += p[size_t(v)] = size_t(v) < allowed.size() && allowed[size_t(v)] ? std::exp((double(row[v]) - mx) / t) : 0.0;
     double u = double(rng.next() >> 11) * 0x1.0p-53 * z;
     int pick = static_cast<int>(row.size()) - 1;  // rounding left u at the very top: the last allowed token
     while (pick > 0 && p[size_t(pick)] == 0.0) --pick;
