@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 #include <unordered_set>
@@ -155,17 +156,41 @@ bool train_bpe(const std::string& text, int n_merges, BpeTraining* out, std::str
   std::vector<std::string> names(alphabet.begin(), alphabet.end());
   BpeTraining result;
   json merges = json::array();
+  // Pair counts kept up to date instead of recounted per merge: a merge changes only the words that hold its pair,
+  // so 7,936 merges on 256 KiB take a fraction of a second rather than seconds of rescanning every word. `ranked`
+  // orders the pairs exactly as better() does (score = count here), so the merges are those of a full recount.
+  std::unordered_map<uint64_t, int64_t> counts = count_pairs(words);
+  auto rank_before = [](const std::pair<int64_t, uint64_t>& x, const std::pair<int64_t, uint64_t>& y) {
+    return x.first != y.first ? x.first > y.first : x.second < y.second;
+  };
+  std::set<std::pair<int64_t, uint64_t>, decltype(rank_before)> ranked(rank_before);
+  std::unordered_map<uint64_t, std::vector<int>> holders;  // pair -> words that held it (stale entries are skipped)
+  for (const auto& [k, c] : counts) ranked.insert({c, k});
+  for (size_t w = 0; w < words.size(); ++w)
+    for (size_t i = 0; i + 1 < words[w].symbols.size(); ++i)
+      holders[pair_key(words[w].symbols[i], words[w].symbols[i + 1])].push_back(static_cast<int>(w));
+  auto add_pairs = [&](int w, int64_t sign) {
+    const Word& word = words[static_cast<size_t>(w)];
+    for (size_t i = 0; i + 1 < word.symbols.size(); ++i) {
+      const uint64_t k = pair_key(word.symbols[i], word.symbols[i + 1]);
+      int64_t& c = counts[k];
+      if (c > 0) ranked.erase({c, k});
+      c += sign * word.count;
+      if (c > 0) ranked.insert({c, k});
+      if (sign > 0) holders[k].push_back(w);
+    }
+  };
+  std::vector<int> stamp(words.size(), -1);  // the merge that last rewrote each word
   for (int m = 0; m < n_merges; ++m) {
     if (cancelled(cancel)) return *error = tr("training cancelled"), false;
     if (progress) progress->store(float(m) / float(n_merges), std::memory_order_relaxed);
-    const auto counts = count_pairs(words);
-    if (counts.empty()) break;  // every piece is a single symbol: nothing left to merge
-    std::vector<Scored> all;
-    all.reserve(counts.size());
-    for (const auto& [k, c] : counts) all.push_back({k, c, static_cast<double>(c)});
+    if (ranked.empty()) break;  // every piece is a single symbol: nothing left to merge
+    std::vector<Scored> top;
+    for (auto it = ranked.begin(); it != ranked.end() && top.size() < size_t(kCandidates); ++it)
+      top.push_back({it->second, it->first, static_cast<double>(it->first)});
     MergeStep step;
-    step.candidates = top_candidates(all, names);
-    const Scored best = all.front();
+    step.candidates = top_candidates(top, names);
+    const Scored best = top.front();
     const int a = key_left(best.key), b = key_right(best.key), id = static_cast<int>(names.size());
     step.left = names[static_cast<size_t>(a)];
     step.right = names[static_cast<size_t>(b)];
@@ -174,7 +199,17 @@ bool train_bpe(const std::string& text, int n_merges, BpeTraining* out, std::str
     step.score = best.score;
     names.push_back(step.merged);
     step.vocab_size = static_cast<int>(names.size());
-    apply_merge(words, a, b, id);
+    std::vector<int> held = std::move(holders[best.key]);
+    holders.erase(best.key);
+    for (int w : held) {
+      if (stamp[static_cast<size_t>(w)] == m) continue;  // listed twice
+      stamp[static_cast<size_t>(w)] = m;
+      add_pairs(w, -1);
+      std::vector<Word> one{std::move(words[static_cast<size_t>(w)])};
+      apply_merge(one, a, b, id);
+      words[static_cast<size_t>(w)] = std::move(one.front());
+      add_pairs(w, +1);
+    }
     vocab[step.merged] = id;
     merges.push_back(step.left + " " + step.right);  // byte-level symbols never contain a space (it is 'Ġ')
     result.merges.push_back(std::move(step));

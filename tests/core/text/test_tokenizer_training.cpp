@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <functional>
+#include <map>
 
 #include "core/base/utf8.h"
 #include "core/text/tokenizer_bpe.h"
@@ -41,6 +42,71 @@ TEST(TokenizerTraining, BpeHandWorkedMerges) {
   EXPECT_EQ(tok.token_string(ids[1]), "Ġab");
   EXPECT_EQ(tok.encode("aab", false).size(), 2u);  // aa + b: (a, a) has rank 0, the left pair merges first
   EXPECT_EQ(tok.decode(ids), " aaab ab");
+}
+
+// train_bpe keeps its pair counts up to date between merges. A full recount per merge (the definition) is written
+// here on its own: words of lowercase letters, each piece after the first led by the space byte, most frequent pair
+// first, ties to the pair whose symbols are older (lower ids). Every merge and its count must agree, over hundreds
+// of merges on text with many ties and with overlapping pairs ("aaaa").
+TEST(TokenizerTraining, BpeMergesAreThoseOfAFullRecountAtEveryStep) {
+  std::string text;
+  uint32_t x = 12345;
+  for (int w = 0; w < 3000; ++w) {
+    x = x * 1103515245u + 12345u;
+    const int len = 1 + int((x >> 16) % 7);
+    std::string word;
+    for (int i = 0; i < len; ++i) {
+      x = x * 1103515245u + 12345u;
+      word += char('a' + (x >> 16) % 5);  // five letters: long runs of one letter and many equal counts
+    }
+    text += (w ? " " : "") + word;
+  }
+  BpeTraining t;
+  std::string error;
+  ASSERT_TRUE(train_bpe(text, 400, &t, &error)) << error;
+
+  std::map<std::vector<int>, int64_t> words;  // symbol ids -> count (a byte's id is its value)
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    std::vector<int> w;
+    if (start > 0) w.push_back(' ');
+    for (size_t i = start; i < end; ++i) w.push_back(static_cast<unsigned char>(text[i]));
+    ++words[w];
+    start = end + 1;
+  }
+  std::vector<std::string> names(256);
+  for (int b = 0; b < 256; ++b) names[size_t(b)] = b == ' ' ? "\xC4\xA0" : std::string(1, char(b));  // ' ' is 'Ġ'
+  for (size_t m = 0;; ++m) {
+    std::map<std::pair<int, int>, int64_t> counts;
+    for (const auto& [w, c] : words)
+      for (size_t i = 0; i + 1 < w.size(); ++i) counts[{w[i], w[i + 1]}] += c;
+    if (counts.empty()) {
+      EXPECT_EQ(t.merges.size(), m);
+      break;
+    }
+    auto best = counts.begin();  // std::map order: lowest (left, right) first among equal counts
+    for (auto it = counts.begin(); it != counts.end(); ++it)
+      if (it->second > best->second) best = it;
+    if (m == t.merges.size()) break;  // the 400 merges asked for
+    const auto [a, b] = best->first;
+    ASSERT_EQ(t.merges[m].left, names[size_t(a)]) << "merge " << m;
+    ASSERT_EQ(t.merges[m].right, names[size_t(b)]) << "merge " << m;
+    ASSERT_EQ(t.merges[m].count, best->second) << "merge " << m;
+    const int id = int(names.size());
+    names.push_back(names[size_t(a)] + names[size_t(b)]);
+    std::map<std::vector<int>, int64_t> merged;
+    for (const auto& [w, c] : words) {
+      std::vector<int> out;
+      for (size_t i = 0; i < w.size(); ++i)
+        if (i + 1 < w.size() && w[i] == a && w[i + 1] == b) out.push_back(id), ++i;
+        else out.push_back(w[i]);
+      merged[out] += c;
+    }
+    words = std::move(merged);
+  }
+  EXPECT_EQ(t.merges.size(), 400u);
 }
 
 // WordPiece on "ab ab ab ac xc": symbols a (4), ##b (3), ##c (2), x (1). Scores: (a,##b) 3/(4·3) = 0.25,
