@@ -1,6 +1,7 @@
 // `transformer-workbench export --scene FILE [--set key=value …] --out DIR [--format png,svg,csv] [--scale S]
 // [--theme print|dark]`: every figure of the scene's open panels to files, with no window and no display.
-// `export --lesson N|FILE --out DIR [--lang zh]`: a lesson's figures, step by step: DIR/<N>-<lesson id>/<k>-<step id>/
+// `export --lesson N[:STEP]|FILE --out DIR [--lang zh]`: a lesson's figures, step by step (or step STEP only):
+// DIR/<N>-<lesson id>/<k>-<step id>/
 // holds the figures of step k's scene (its open panels) and step.md (its title, text, what to look at, the question),
 // as a lecturer's handout.
 // Prints each file written on stdout; problems are one line each on stderr.
@@ -48,7 +49,7 @@ void add_export_options(CLI::App& sub, ExportCommandOptions& o) {
                           "has (default {0})"),
                        {std::to_string(std::lround(kHeadlessMaxSeconds))}));
   sub.add_option("--lesson", o.lesson,
-                 tr("A lesson's number (1 to 5) or a lesson file: every step's figures, one folder per step"));
+                 tr("A lesson's number (1 to 5) or a lesson file: every step's figures, one folder per step; N:K writes step K only"));
   sub.add_flag("--slide", o.slide, tr("16:9 slide size: 1280 \xC3\x97 720 logical pixels (PNG: times the scale)"));
   sub.add_flag("--no-caption", o.no_caption, tr("Leave out each figure's title and note"));
 }
@@ -67,7 +68,8 @@ std::string step_folder(size_t index, const std::string& id) {
 
 int export_lesson(const ExportCommandOptions& o, FigureExportRequest request) {
   AppState state = make_app_state();
-  const LessonLoad loaded = find_lesson(state, o.lesson);
+  const LessonArgument argument = parse_lesson_argument(o.lesson);
+  const LessonLoad loaded = find_lesson_step(state, argument);
   if (!loaded.ok) return export_fail("--lesson: " + loaded.error);
   const Lesson& lesson = loaded.lesson;
   const std::string lesson_dir =
@@ -76,6 +78,7 @@ int export_lesson(const ExportCommandOptions& o, FigureExportRequest request) {
   size_t written = 0;
   HeadlessProgress progress("transformer-workbench export");
   for (size_t i = 0; i < lesson.steps.size(); ++i) {
+    if (argument.step >= 0 && i != size_t(argument.step)) continue;  // "N:K" writes step K only
     const LessonStep& step = lesson.steps[i];
     const SceneLoad applied = apply_lesson_step(state, step);
     for (const std::string& w : applied.warnings)

@@ -552,29 +552,14 @@ void lesson_file_menu_item(AppState& state) {
 
 std::string open_lesson_argument(AppState& state, const std::string& argument) {
   LessonRun& run = run_of(state);
-  std::string what = argument;
-  int step = 0;
-  if (const size_t colon = argument.rfind(':'); colon != std::string::npos) {
-    const std::string tail = argument.substr(colon + 1);
-    int n = 0;
-    const auto [ptr, ec] = std::from_chars(tail.data(), tail.data() + tail.size(), n);
-    if (ec == std::errc() && ptr == tail.data() + tail.size()) {
-      if (n < 1)
-        return "--lesson: " +
-               subst(tr("'{0}': steps are numbered from 1 (e.g. {1}:1)"), {argument, argument.substr(0, colon)});
-      what = argument.substr(0, colon);
-      step = n - 1;
-    }
-  }
-  LessonLoad l = find_lesson(state, what);
+  const LessonArgument parsed = parse_lesson_argument(argument);
+  LessonLoad l = find_lesson_step(state, parsed);
   if (!l.ok) return "--lesson: " + l.error;
   auto same =
       std::find_if(run.lessons.begin(), run.lessons.end(), [&](const Lesson& x) { return x.id == l.lesson.id; });
   const int index = int(same - run.lessons.begin());
   if (same == run.lessons.end()) run.lessons.push_back(std::move(l.lesson));
-  if (step >= int(run.lessons[size_t(index)].steps.size()))
-    return "--lesson: " + what + " has " + std::to_string(run.lessons[size_t(index)].steps.size()) + " steps";
-  open_lesson(state, run, index, step);
+  open_lesson(state, run, index, std::max(parsed.step, 0));
   return {};
 }
 

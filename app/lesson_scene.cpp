@@ -1,12 +1,14 @@
 // Lessons in the app (app/lesson_scene.h).
 #include "app/lesson_scene.h"
 
+#include <charconv>
 #include <map>
 #include <optional>
 #include <set>
 
 #include "core/base/i18n.h"
 #include "core/lessons/exercise_check.h"
+#include "views/plot/math.h"
 
 namespace tw {
 
@@ -40,6 +42,16 @@ LessonNames lesson_names(const AppState& state) {
     if (it == keys->end()) return "";
     const std::optional<std::string> problem = it->second.check(value, key);
     return problem ? *problem : "";
+  };
+  // The typesetter itself says whether a formula fits its nesting limit: braces are counted in core, but
+  // \sqrt\sqrt…x or x^^^…y nest without a single brace.
+  names.check_text = [](const std::string& text) -> std::string {
+    if (!plot::has_math(text)) return "";
+    const plot::MathLayout m = plot::layout_math_uncached(text, 16);
+    if (m.nesting_cut < 0) return "";
+    return subst(tr("a formula nests deeper than {0} levels (at character {1} of it) and would be cut off there; "
+                    "formulas need far fewer"),
+                 {std::to_string(plot::kMaxMathDepth), std::to_string(m.nesting_cut)});
   };
   return names;
 }
@@ -98,6 +110,41 @@ LessonLoad find_lesson(const AppState& state, const std::string& number_or_path)
   out.error = subst(tr("no shipped lesson {0}"), {number_or_path});
   if (!errors.empty()) out.error += " (" + errors.front() + ")";
   out.errors = {out.error};
+  return out;
+}
+
+LessonArgument parse_lesson_argument(const std::string& argument) {
+  LessonArgument out;
+  out.lesson = argument;
+  const size_t colon = argument.rfind(':');
+  if (colon == std::string::npos) return out;
+  const std::string tail = argument.substr(colon + 1);
+  if (tail.empty() || tail.find_first_not_of("0123456789-+") != std::string::npos) return out;  // a path with ':'
+  long n = 0;
+  const auto [ptr, ec] = std::from_chars(tail.data(), tail.data() + tail.size(), n);
+  out.lesson = argument.substr(0, colon);
+  if (ec != std::errc() || ptr != tail.data() + tail.size() || n < 1 || n > 100000) {
+    out.error = subst(tr("'{0}': steps are numbered from 1 (e.g. {1}:1)"), {argument, out.lesson});
+    return out;
+  }
+  out.step = int(n - 1);
+  return out;
+}
+
+LessonLoad find_lesson_step(const AppState& state, const LessonArgument& argument) {
+  if (!argument.error.empty()) {
+    LessonLoad out;
+    out.error = argument.error;
+    out.errors = {out.error};
+    return out;
+  }
+  LessonLoad out = find_lesson(state, argument.lesson);
+  if (out.ok && argument.step >= int(out.lesson.steps.size())) {
+    out.ok = false;
+    out.error = subst(tr("'{0}' has {1} steps; step {2} does not exist"),
+                      {argument.lesson, std::to_string(out.lesson.steps.size()), std::to_string(argument.step + 1)});
+    out.errors = {out.error};
+  }
   return out;
 }
 

@@ -31,4 +31,16 @@ std::vector<Lesson> load_shipped_lessons(const AppState& state, std::vector<std:
 // A lesson for `export --lesson`: a number of a shipped lesson ("2") or a lesson file's path.
 LessonLoad find_lesson(const AppState& state, const std::string& number_or_path);
 
+// A `--lesson` argument: "N", "FILE", "N:K" or "FILE:K" with K a step counted from 1. One reading for the window
+// and `export`, so "1:0" gets the same line from both instead of being taken for a file name by one of them.
+struct LessonArgument {
+  std::string lesson;  // the number or the path, without ":K"
+  int step = -1;       // 0-based; -1 when no step is named
+  std::string error;   // empty when the argument is usable
+};
+LessonArgument parse_lesson_argument(const std::string& argument);
+
+// The lesson an argument names, with a named step checked against its length.
+LessonLoad find_lesson_step(const AppState& state, const LessonArgument& argument);
+
 }  // namespace tw
