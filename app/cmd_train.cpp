@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -28,6 +29,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -35,11 +37,13 @@
 
 #include "app/commands.h"
 #include "app/export_figures.h"
+#include "app/headless_progress.h"
 #include "app/scene.h"
 #include "app/scene_presets.h"
 #include "core/base/i18n.h"
 #include "core/io/atomic_file.h"
 #include "core/matmul_threads.h"
+#include "core/train/language_data.h"
 #include "core/train/trainer.h"
 #include "core/train/trainer_session.h"
 #include "views/panel_train.h"
@@ -134,6 +138,24 @@ int run_train(const TrainCommandOptions& o) {
   int steps = 0;
   std::string error;
   if (!train_settings_of_panel(*slot->panel, &settings, &steps, &error, o.memory_cap_mb)) return train_fail(2, error);
+  // A language task's text and tokenizer are prepared before the model (an 8,192-token BPE trains for seconds):
+  // on a worker, with a progress line each second, so the run never sits silent. init() then finds them cached.
+  if (settings.task.kind == TaskKind::Language && !language_data_ready(settings.task.language)) {
+    HeadlessProgress progress("transformer-workbench train");
+    std::atomic<float> fraction{0};
+    std::shared_ptr<const LanguageData> data;
+    auto prepared = std::async(std::launch::async, [&] {
+      return load_language_data(settings.task.language, &data, &error, nullptr, &fraction);
+    });
+    const bool trains_tokenizer = settings.task.language.tokenizer_json.empty() &&
+                                  settings.task.language.tokenizer == LmTokenizerKind::Bpe;
+    while (prepared.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready)
+      // xgettext:no-c-format
+      progress.step(trains_tokenizer ? subst(tr("preparing the text: training the BPE tokenizer, {0}% of its merges"),
+                                             {std::to_string(std::lround(100 * fraction.load()))})
+                                     : std::string(tr("preparing the text: tokenizing it")));
+    if (!prepared.get()) return train_fail(2, error);
+  }
   Trainer trainer;
   if (!trainer.init(settings, &error)) return train_fail(2, error);
 

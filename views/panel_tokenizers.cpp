@@ -343,6 +343,17 @@ class TokenizersPanel final : public RecomputePanel<TokenizerState, TokenizerRes
             kInfo, two_by_two("candidates", "growth", "counts", "segmentation"),
             {compute, error_of, {candidates_figure, growth_figure, counts_figure, segmentation_figure}, quick}) {}
 
+  // A tokenizer.json that could not be read or gave up on the sentence leaves the trained tokenizers standing;
+  // export says why the file's row is missing instead of writing the figures without it in silence.
+  std::string problem() const override {
+    const auto& r = result();
+    if (!r) return "";
+    if (!r->error.empty()) return r->error;
+    if (r->state.tokenizer_json.empty() || r->file_message.empty()) return "";
+    const bool file_cut = std::any_of(r->cuts.begin(), r->cuts.end(), [](const Segmentation& c) { return c.from_file; });
+    return file_cut ? "" : subst(tr("tokenizer.json not shown: {0}"), {r->file_message});
+  }
+
  protected:
   void prepare() override { s_.step = std::clamp(s_.step, 1, std::max(1, s_.merges)); }
 

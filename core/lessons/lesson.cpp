@@ -42,7 +42,8 @@ constexpr size_t kMaxSteps = 100;
 // Collects problems, each prefixed with where it is: "<file>: step 3 (id): <field>: <what>".
 class Problems {
  public:
-  explicit Problems(std::string file) : file_(std::move(file)) {}
+  explicit Problems(std::string file, std::function<std::string(const std::string&)> check_text = {})
+      : check_text(std::move(check_text)), file_(std::move(file)) {}
   void set_step(int index, const std::string& id) {
     step_ = "step " + std::to_string(index + 1);
     if (!id.empty()) step_ += " (" + id + ")";
@@ -55,6 +56,7 @@ class Problems {
     errors.push_back(line + what);
   }
   std::vector<std::string> errors;
+  const std::function<std::string(const std::string&)> check_text;  // LessonNames::check_text
 
  private:
   std::string file_, step_;
@@ -107,6 +109,9 @@ LessonText read_text(const nlohmann::json& obj, const char* field, const std::st
       p.add(where + field + "." + lang, tr("not valid UTF-8"));
     else if (const std::string problem = text_shape_problem(s->get_ref<const std::string&>()); !problem.empty())
       p.add(where + field + "." + lang, problem);
+    else if (const std::string layout = p.check_text ? p.check_text(s->get_ref<const std::string&>()) : "";
+             !layout.empty())
+      p.add(where + field + "." + lang, layout);
     else
       (std::string(lang) == "en" ? t.en : t.zh) = s->get<std::string>();
   }
@@ -322,7 +327,7 @@ LessonStep read_step(const nlohmann::json& js, const LessonNames& names, Problem
 
 LessonLoad parse_lesson(std::string_view text, const std::string& file_name, const LessonNames& names) {
   LessonLoad out;
-  Problems p(std::filesystem::path(file_name).filename().string());
+  Problems p(std::filesystem::path(file_name).filename().string(), names.check_text);
   nlohmann::json j;
   std::string error;
   if (!parse_json_object(text, &j, &error, kLessonMaxDepth)) {

@@ -92,6 +92,9 @@ struct LessonNames {
   // Why `value` does not fit scene key `key` (wrong type, out of range), "" when it does; the same check a scene
   // file gets. Empty function: values are not checked.
   std::function<std::string(const std::string& key, const nlohmann::json& value)> check_value;
+  // Why a text cannot be laid out as written ("" when it can): the typesetter's own verdict, e.g. a formula nested
+  // past its depth without braces (\sqrt\sqrt…, x^^^…) that the brace count below cannot see. Empty: not checked.
+  std::function<std::string(const std::string& text)> check_text;
 };
 
 // A lesson text (one language) may be at most this long, and its braces nested at most this deep: the screen lays

@@ -213,6 +213,16 @@ tok_model regextok '{"pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"t
   "(a+)+$"}, "behavior": "Isolated"}, {"type": "ByteLevel", "add_prefix_space": false, "use_regex": false}]}}'
 one_line_error catastrophic-split "pre-tokenizer Split: the regular expression '\(a\+\)\+\\$' ran past its time limit" -- \
   $T10 "$app" dump --model "$work/regextok" --text "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab" --out "$work/x"
+# What the catastrophic pattern does to the panels that use a tokenizer.json: named, never silent or swapped.
+check tokenizers-file-refused 1 "tokenizers: tokenizer.json not shown: .*ran past its time limit" -- \
+  $T10 "$app" export --scene tokenizers --set "tokenizers.tokenizer_json=$work/regextok/tokenizer.json" \
+  --set "tokenizers.sentence=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab" --out "$work/x-tok" --format csv
+check tokenizers-file-missing 1 "tokenizers: tokenizer.json not shown: .*no-such/tokenizer.json: cannot open" -- \
+  $T10 "$app" export --scene tokenizers --set "tokenizers.tokenizer_json=$work/no-such/tokenizer.json" \
+  --out "$work/x-tok" --format csv
+check forward-prompt-refused 1 "forward: The prompt \"a+b\" cannot run on this model \(.*ran past its time limit.*example prompt is shown instead" -- \
+  $T10 "$app" export --scene forward --set forward.model=folder --set "forward.model_dir=$work/regextok" \
+  --set "forward.text=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab" --out "$work/x-fwd" --format csv
 tok_model growtok "$(python3 -c "import json; print(json.dumps({'normalizer': {'type': 'Sequence', 'normalizers':
   [{'type': 'Replace', 'pattern': {'String': 'a'}, 'content': 'aa'}] * 40}}))")"
 one_line_error growing-normalizer "the normalizer grew the text from 4 to .* past its bound of 8× the input" -- \
@@ -235,6 +245,10 @@ python3 -c "print('a' * 120000 + '!')" >"$work/long.txt"
 one_line_error unigram-long-pieces-fast "no unk_id, so '!' cannot be tokenized" -- \
   $T10 "$app" dump --model "$work/unitok" --text "$(cat "$work/long.txt")" --out "$work/x"
 
+# The default budget (10 s) bounds the same run with no option: it stops early and says how to allow more.
+check lora-default-budget 1 "(at this pace the computation needs about [0-9]+ s, above |stopped after [0-9]+ s \()--max-seconds 10" -- \
+  timeout -k 2 20 "$app" export --scene lora --set "lora.mode=fine-tune a model" --set lora.ft_steps=2000 --set lora.ft_batch=64 \
+  --out "$work/x-lora" --format csv
 # Headless fine-tuning without a step cap of its own: stopped at its projected time, naming --max-seconds.
 check lora-max-seconds 1 "(at this pace the computation needs about [0-9]+ s, above |stopped after [0-9]+ s \()--max-seconds 3" -- \
   timeout -k 2 15 "$app" export --scene lora --set "lora.mode=fine-tune a model" --set lora.ft_steps=2000 --set lora.ft_batch=64 \
@@ -301,6 +315,21 @@ check lesson-deep-math 2 "deep-lesson.json: step 1 \(s\): text.en: braces nested
 lesson "$work/huge-lesson.json" 'step["text"]["en"] = "$" + "{" * 100000 + "}" * 100000 + "$"'
 check lesson-huge-text 2 "huge-lesson.json: step 1 \(s\): text.en: 200002 bytes long; a lesson text may be at most 65536 bytes" -- \
   $T10 "$app" export --lesson "$work/huge-lesson.json" --out "$work/x-lesson"
+# Unbraced nesting (\sqrt\sqrt…x, x^^^…y): no brace to count, the typesetter's own limit refuses it at load.
+lesson "$work/sqrt-lesson.json" 'step["text"]["en"] = "$" + "\\sqrt" * 12000 + " x$"'
+one_line_error lesson-bare-sqrt "sqrt-lesson.json: step 1 \(s\): text.en: a formula nests deeper than 48 levels" -- \
+  $T10 "$app" export --lesson "$work/sqrt-lesson.json" --out "$work/x-lesson"
+lesson "$work/scripts-lesson.json" 'step["text"]["en"] = "$x" + "^" * 20000 + "y$"'
+one_line_error lesson-bare-scripts "text.en: a formula nests deeper than 48 levels" -- \
+  $T10 "$app" export --lesson "$work/scripts-lesson.json" --out "$work/x-lesson"
+lesson "$work/fine-sqrt-lesson.json" 'step["text"]["en"] = "$" + "\\sqrt" * 8 + " x$"'
+check lesson-shallow-sqrt 0 "step.md" -- $T10 "$app" export --lesson "$work/fine-sqrt-lesson.json" --out "$work/x-lesson" --format csv
+# "N:K" is read the same way by the window and by export: a step number, never a file name.
+one_line_error lesson-step-zero "'1:0': steps are numbered from 1" -- $T10 "$app" export --lesson 1:0 --out "$work/x-lesson"
+one_line_error lesson-step-past "'1' has [0-9]+ steps; step 99 does not exist" -- $T10 "$app" export --lesson 1:99 --out "$work/x-lesson"
+rm -rf "$work/x-one-step"
+check lesson-one-step 0 "/02-[a-z-]+/step.md" -- $T10 "$app" export --lesson 1:2 --out "$work/x-one-step" --format csv
+check lesson-one-step-only 0 "^1$" -- bash -c "ls '$work/x-one-step'/1-*/ | wc -l"
 lesson "$work/type-lesson.json" 'step["scene"]["values"]["softmax.d_k"] = "big"'
 check lesson-value-type 2 "scene.values: softmax.d_k: expected an integer" -- \
   $T10 "$app" export --lesson "$work/type-lesson.json" --out "$work/x-lesson"

@@ -14,6 +14,7 @@
 
 #include "core/base/i18n.h"
 #include "core/base/text_in_use.h"
+#include "core/base/utf8.h"
 #include "core/experiments/model_card.h"
 #include "views/file_browser.h"
 #include "views/forward/forward_panel.h"
@@ -29,6 +30,18 @@ std::string percent(double fraction) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g", 100 * fraction);
   return buf;
+}
+
+// Why `text` cannot run on `m` ("" when it can): the tokenizer's refusal, no tokens, or more than the context.
+std::string prompt_unfit(const StepperModel& m, const std::string& text, bool bos) {
+  std::vector<int> ids;
+  std::string why;
+  if (!m.vocabulary->encode(text, bos, &ids, &why)) return why.empty() ? std::string(tr("the tokenizer refused it")) : why;
+  if (ids.empty()) return tr("the tokenizer gave no tokens");
+  if (static_cast<int>(ids.size()) > m.config.max_seq)
+    return subst(tr("{0} tokens, above the model's context of {1}"),
+                 {std::to_string(ids.size()), std::to_string(m.config.max_seq)});
+  return "";
 }
 }  // namespace
 
@@ -114,12 +127,7 @@ bool ForwardPanel::sync_model() {
     } else {
       out->ok = load_task_checkpoint(key.second, &out->model, &out->error);
     }
-    if (out->ok) {
-      std::vector<int> ids;
-      std::string why;
-      out->text_fits = out->model.vocabulary->encode(text, bos, &ids, &why) && !ids.empty() &&
-                       static_cast<int>(ids.size()) <= out->model.config.max_seq;
-    }
+    if (out->ok) out->text_unfit = prompt_unfit(out->model, text, bos);
     return std::shared_ptr<const ModelLoad>(std::move(out));
   });
   adopt_load();
@@ -136,28 +144,31 @@ void ForwardPanel::adopt_load() {
     return;
   }
   use_model(std::make_shared<const StepperModel>(r.model), r.choice, r.dir,
-            r.text == s_.text ? std::optional<bool>(r.text_fits) : std::nullopt);
+            r.text == s_.text ? std::optional<std::string>(r.text_unfit) : std::nullopt);
 }
 
 void ForwardPanel::use_model(std::shared_ptr<const StepperModel> model, ForwardModel choice, const std::string& dir,
-                             std::optional<bool> text_fits) {
+                             std::optional<std::string> text_unfit) {
   const std::shared_ptr<const StepperModel> previous = std::exchange(model_, std::move(model));
   model_choice_ = choice;
   model_dir_ = dir;
   model_error_.clear();
+  prompt_note_.clear();
   // Text typed for another vocabulary (English for a sort model), or another model's stock prompt, becomes the
   // model's own example prompt; a prompt the user (or a scene) wrote for it stays.
   const bool stock =
       s_.text == kSortExample || s_.text == "The cat sat on" || (previous && s_.text == previous->example);
-  if (!text_fits && model_->vocabulary->kind() != TokenVocabulary::Kind::Bpe) {
-    std::vector<int> ids;
-    std::string why;
-    text_fits = model_->vocabulary->encode(s_.text, s_.bos, &ids, &why) && !ids.empty() &&
-                static_cast<int>(ids.size()) <= model_->config.max_seq;
-  }
+  if (!text_unfit && model_->vocabulary->kind() != TokenVocabulary::Kind::Bpe)
+    text_unfit = prompt_unfit(*model_, s_.text, s_.bos);
   // An unknown fit (a tokenizer.json and a prompt changed while loading) keeps the prompt: the forward pass, on the
   // worker, says what is wrong with it.
-  if (!model_->example.empty() && (stock || (text_fits && !*text_fits))) s_.text = model_->example;
+  if (model_->example.empty() || !(stock || (text_unfit && !text_unfit->empty()))) return;
+  // A prompt someone wrote (a scene, a lesson, the text box) is never swapped in silence: the panel and export say
+  // which prompt the model could not run and why.
+  if (!stock)
+    prompt_note_ = subst(tr("The prompt \"{0}\" cannot run on this model ({1}); its example prompt is shown instead."),
+                         {std::string(utf8_prefix(s_.text, 60)) + (s_.text.size() > 60 ? "..." : ""), *text_unfit});
+  s_.text = model_->example;
 }
 
 void ForwardPanel::revert_model_choice(std::string why) {
@@ -265,6 +276,8 @@ void ForwardPanel::draw_model_source() {
     }
   }
   if (!model_error_.empty()) warning_text(model_error_.c_str());
+  if (model_ && s_.text != model_->example) prompt_note_.clear();  // the user has typed a prompt of their own since
+  if (!prompt_note_.empty()) warning_text(prompt_note_.c_str());
   draw_language_models();
   if (is_seeded_model(shown_choice_) || !result_) return;
   ImGui::PushTextWrapPos(0.0f);

@@ -50,6 +50,8 @@ class ForwardPanel : public Panel {
   }
   // The message the panel shows about the model or the text ("" when the run on screen is what was asked).
   std::string error() const override;
+  // error(), else a prompt that was replaced by the model's example (export names it instead of passing in silence).
+  std::string problem() const override { return error().empty() ? prompt_note_ : error(); }
   bool presenter_step(PresenterStep step) override;
 
  protected:
@@ -62,10 +64,11 @@ class ForwardPanel : public Panel {
   // adopts a finished load. False while the non-seeded model asked for is not ready (the shown run stays).
   bool sync_model();
   void adopt_load();
-  // text_fits: whether the current prompt encodes for the model (known from the load job), else found here for
-  // vocabularies that cost nothing (bytes, symbols, ids); a tokenizer.json's prompt is never encoded on the UI thread.
+  // text_unfit: why the current prompt cannot run on the model ("" = it can), known from the load job, else found
+  // here for vocabularies that cost nothing (bytes, symbols, ids); a tokenizer.json's prompt is never encoded on the
+  // UI thread.
   void use_model(std::shared_ptr<const StepperModel> model, ForwardModel choice, const std::string& dir,
-                 std::optional<bool> text_fits = std::nullopt);
+                 std::optional<std::string> text_unfit = std::nullopt);
   void revert_model_choice(std::string why);  // back to the model on screen, saying why
   void draw_model_source();                   // the model choice, its folder box, its source and vocabulary
   void draw_language_models();                // the shipped language models, labelled from their cards
@@ -97,10 +100,11 @@ class ForwardPanel : public Panel {
     bool ok = false;
     StepperModel model;
     std::string error;
-    // Whether `text` (the prompt when the load was asked for) encodes within the model's context: found on the
-    // worker, since tokenizing a long prompt through a hostile tokenizer.json can take as long as the load.
+    // Why `text` (the prompt when the load was asked for) cannot run on the model ("" = it encodes within the
+    // context): found on the worker, since tokenizing a long prompt through a hostile tokenizer.json can take as long
+    // as the load.
     std::string text;
-    bool text_fits = false;
+    std::string text_unfit;
   };
 
   ForwardState s_;
@@ -117,6 +121,7 @@ class ForwardPanel : public Panel {
   ForwardModel shown_choice_ = ForwardModel::Tiny;  // the choice of the model on screen: restored when a load fails
   std::string shown_dir_;
   std::string model_error_;                  // why the model asked for could not be opened
+  std::string prompt_note_;                  // a prompt the model could not run, replaced by its example: why
   std::string folder_box_;                   // the folder path being typed (taken on Enter or Open)
   bool folder_editing_ = false;              // the folder box has the keyboard
   std::vector<ConfigProblem> problems_;      // why the config in the controls is invalid; the shown model stays

@@ -372,12 +372,11 @@ Cls class_of_char(uint32_t cp) {
 // Deepest nesting of groups, fractions, radicals and scripts the parser follows: each level is a few stack frames
 // here and in the typesetter, so a hostile ${{{…}}}$ with 100,000 braces must stop long before the stack does. The
 // rest of such a formula is drawn as a warning "…" and named in MathLayout::unsupported.
-constexpr int kMaxMathDepth = 48;
-
 struct Parser {
   const std::string& s;
   size_t i = 0;
   std::vector<std::string>* unsupported;
+  long* nesting_cut = nullptr;
   int depth = 0;
 
   bool done() const { return i >= s.size(); }
@@ -522,6 +521,7 @@ struct Parser {
       if (unsupported)
         unsupported->push_back("nested deeper than " + std::to_string(kMaxMathDepth) + " levels at character " +
                                std::to_string(i));
+      if (nesting_cut && *nesting_cut < 0) *nesting_cut = long(i);
       Node n = symbol("…", FontStyle::Regular, Cls::Ord);
       n.warning = true;
       out.push_back(std::move(n));
@@ -1307,7 +1307,7 @@ MathLayout layout_math_uncached(const std::string& s, float size, MathOptions op
       continue;
     }
     out.has_math = true;
-    Parser p{text, 0, &out.unsupported};
+    Parser p{text, 0, &out.unsupported, &out.nesting_cut};
     const List list = p.list(Alphabet::Math, false);
     // Anything left (an unbalanced closing brace) is shown rather than lost.
     List all = list;

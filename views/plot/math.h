@@ -57,7 +57,13 @@ struct MathLayout {
   float descent = 0;                     // below the baseline (≥ the font's descent at `size`)
   bool has_math = false;                 // the source had a $…$ span
   std::vector<std::string> unsupported;  // commands drawn as source ("\\foo"), in order of appearance
+  // Where a formula passed kMaxMathDepth levels of nesting (a character index into its $…$ span; -1: it did not).
+  // The rest of that formula is drawn as a warning "…": a lesson or scene text is refused at load on this.
+  long nesting_cut = -1;
 };
+
+// Deepest nesting of groups, fractions, radicals and scripts the layout follows (see MathLayout::nesting_cut).
+constexpr int kMaxMathDepth = 48;
 using MathLayoutPtr = std::shared_ptr<const MathLayout>;
 
 struct MathOptions {
