@@ -6,6 +6,7 @@
 // [SECTION] compute
 // [SECTION] figures (built from core/text/ngram and core/text/corpus)
 // [SECTION] panel: controls
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -17,6 +18,7 @@
 #include "core/base/i18n.h"
 #include "core/base/utf8.h"
 #include "core/experiments/model_bits.h"
+#include "core/experiments/model_card.h"
 #include "core/experiments/ngram_baselines.h"
 #include "core/experiments/stepper_model.h"
 #include "core/text/corpus.h"
@@ -67,6 +69,7 @@ struct NgramResult {
   bool orders_pending = false;     // the first answer of a corpus not counted yet: orders 1 … 2, refine() counts on
   std::optional<ModelBits> model;  // the folder's model on the same held-out records
   std::string model_name, model_error;
+  std::shared_ptr<const std::vector<ShippedLanguageModel>> shipped;  // their cards: transformer vs Kneser–Ney
 };
 using ResultPtr = std::shared_ptr<const NgramResult>;
 
@@ -151,9 +154,18 @@ ResultPtr compute_from(const NgramState& s, const NgramCorpusModels& models, Pro
   if (orders >= 3) r->masked = compare_causal_bidirectional(models.wb[2], models.wb[1], r->record);
   return r;
 }
+// The shipped language models' cards, read once: each gives the transformer's and every Kneser–Ney order's bits per
+// character on the model's own held-out text (measured by bench/lm_card with core's Kneser–Ney).
+std::shared_ptr<const std::vector<ShippedLanguageModel>> shipped_cards() {
+  static const auto cards =
+      std::make_shared<const std::vector<ShippedLanguageModel>>(shipped_language_models(shipped_models_dir()));
+  return cards;
+}
+
 ResultPtr compute(const NgramState& s, Progress& progress) {
   auto r = std::make_shared<NgramResult>();
   r->state = s;
+  r->shipped = shipped_cards();
   const int orders = ngram_corpus_models_kept(s.corpus, kMaxOrder) ? kMaxOrder : kFirstOrders;
   const auto models = ngram_corpus_models(s.corpus, orders, &r->error, progress.cancel_flag());
   if (!models) return r;
@@ -316,6 +328,51 @@ plot::Figure masked_figure(const NgramResult& r) {
   return fig;
 }
 
+// The corpora above are small enough to count live; the shipped transformers were trained on millions of
+// characters. This figure compares each of them with Kneser–Ney counted on that same training part and scored on
+// the same held-out text, never trained on: the numbers of its model card, computed by this app offline.
+plot::Figure transformer_figure(const NgramResult& r) {
+  plot::Figure fig("transformer", tr("The shipped transformers against Kneser–Ney on their own held-out text"));
+  fig.grid_cols = 1;  // one model per row: the six bars' labels stay horizontal
+  fig.cell_aspect = 0.42f;
+  plot::Table& t = fig.table;
+  t.header = {"model", "heldout_chars", "order", "heldout_bits_kneser_ney", "heldout_bits_transformer"};
+  std::vector<std::string> sizes;
+  for (const ShippedLanguageModel& lm : r.shipped ? *r.shipped : std::vector<ShippedLanguageModel>{}) {
+    const ModelCard& c = lm.card;
+    if (c.kneser_ney_bits.empty() || c.heldout_bits_per_char <= 0) continue;
+    const std::string corpus = c.corpus.empty() ? lm.name : tr(c.corpus.c_str());
+    const auto best = std::min_element(c.kneser_ney_bits.begin(), c.kneser_ney_bits.end());
+    // xgettext:no-c-format
+    const std::string below = plot::fmt("%.1f", 100 * (1 - c.heldout_bits_per_char / *best));
+    plot::Axes& ax =
+        fig.add_axes(subst(tr("{0} ({1}): the transformer {2}% below the best $n$-gram"), {lm.name, corpus, below}));
+    ax.setup(tr("Kneser–Ney of order $n$, and the transformer"), "", tr("bits per character"), "");
+    // One bar per Kneser–Ney order and the transformer's beside them, its level drawn across to compare each with.
+    std::vector<std::string> groups;
+    for (size_t n = 1; n <= c.kneser_ney_bits.size(); ++n) groups.push_back(std::to_string(n));
+    groups.push_back(tr("transformer"));
+    std::vector<double> bits = c.kneser_ney_bits;
+    bits.push_back(c.heldout_bits_per_char);
+    ax.bars(groups, {tr("bits per character")}, {bits});
+    ax.flags |= plot::AxesFlags_NoLegend;
+    ax.hline("", c.heldout_bits_per_char);
+    if (c.heldout_chars > 0) sizes.push_back(lm.name + " " + std::to_string(c.heldout_chars));
+    for (size_t n = 0; n < c.kneser_ney_bits.size(); ++n)
+      t.add_row({lm.name, double(c.heldout_chars), double(n + 1), c.kneser_ney_bits[n], c.heldout_bits_per_char});
+  }
+  if (fig.grid.empty()) {
+    fig.note = tr("No shipped language model's card gives Kneser–Ney numbers (assets/models/*/README.md).");
+    return fig;
+  }
+  std::string joined;
+  for (const std::string& x : sizes) joined += (joined.empty() ? "" : ", ") + x;
+  fig.note = subst(tr("bits per character on held-out text never trained on ({0} characters); Kneser–Ney counted on "
+                      "the same training part"),
+                   {joined});
+  return fig;
+}
+
 plot::Figure masks_figure(const NgramResult& r) {
   const std::vector<std::string>& chars = r.masked.chars;
   const int T = static_cast<int>(chars.size());
@@ -350,10 +407,10 @@ plot::Figure masks_figure(const NgramResult& r) {
 class NgramPanel : public RecomputePanel<NgramState, NgramResult> {
  public:
   NgramPanel()
-      : RecomputePanel(kInfo, {.rows = {{{"bits", "sparsity"}}, {{"samples"}}, {{"masked"}, 1.0f}, {{"masks"}, 1.2f}}},
+      : RecomputePanel(kInfo, {.rows = {{{"bits", "sparsity"}}, {{"transformer"}, 1.6f}, {{"samples"}}, {{"masked"}, 1.0f}, {{"masks"}, 1.2f}}},
                        {compute,
                         error_of,
-                        {bits_figure, sparsity_figure, samples_figure, masked_figure, masks_figure},
+                        {bits_figure, sparsity_figure, transformer_figure, samples_figure, masked_figure, masks_figure},
                         quick,
                         pending,
                         refine}) {}

@@ -67,6 +67,29 @@ void read_card_json(const std::string& path, ModelCard* c) {
     c->heldout_bits_per_char = j["heldout_bits_per_char"].get<double>();
 }
 
+// Under the held-out heading: "| Kneser–Ney, order 3 | 7.595 |" rows (orders 1, 2, ... in turn) and the text's
+// size, "The whole `heldout.txt` (355,479 characters) ...".
+void read_heldout_baselines(const std::string& t, ModelCard* c) {
+  const std::string l = lower(trim(t, " \t\r|*"));
+  const std::string row = "kneser\xE2\x80\x93ney, order ";  // "Kneser–Ney" with an en dash
+  if (l.rfind(row, 0) == 0) {
+    int order = 0;
+    double bits = 0;
+    const size_t bar = l.find('|');
+    if (bar != std::string::npos && std::sscanf(l.c_str() + row.size(), "%d", &order) == 1 &&
+        order == int(c->kneser_ney_bits.size()) + 1 && (bits = first_number(l.substr(bar))) > 0)
+      c->kneser_ney_bits.push_back(bits);
+    return;
+  }
+  const size_t at = l.find("heldout.txt` (");
+  if (c->heldout_chars >= 0 || at == std::string::npos) return;
+  long n = 0;
+  size_t i = at + 14;
+  for (; i < l.size() && (std::isdigit(static_cast<unsigned char>(l[i])) || l[i] == ','); ++i)
+    if (l[i] != ',') n = n * 10 + (l[i] - '0');
+  if (n > 0 && l.compare(i, 10, " character") == 0) c->heldout_chars = n;
+}
+
 void read_readme(const std::string& path, ModelCard* c) {
   std::string text, error;
   if (!read_file_bounded(path, kCardMaxBytes, &text, &error)) return;
@@ -111,6 +134,7 @@ void read_readme(const std::string& path, ModelCard* c) {
         (l.find("bits/char") != std::string::npos || l.find("bits per char") != std::string::npos) &&
         l.find("held") != std::string::npos;
     if (t.rfind("#", 0) == 0) heldout_section = about_bits;
+    if (heldout_section) read_heldout_baselines(t, c);
     if (c->heldout_bits_per_char >= 0) continue;
     // "| held-out bits/char | 2.31 |" or "held-out: 2.31 bits/char" on one line; or, under a heading about
     // held-out bits per character, the table row of "this model".

@@ -25,6 +25,11 @@ struct ModelCard {
   std::string task;                   // what a task model was trained to do (card.json only); "" when not said
   std::string task_zh;                // the same in Chinese ("task_zh"); "" when not said
   double heldout_accuracy = -1;       // a task model's held-out answer accuracy in [0, 1]; -1 when not said
+  // The card's own baselines on the same held-out text: kneser_ney_bits[n - 1] is interpolated Kneser–Ney of order n
+  // trained on the same training part (rows "Kneser–Ney, order n | bits" under the held-out heading; empty when the
+  // card gives none), and how many characters that text has (-1 when not said).
+  std::vector<double> kneser_ney_bits;
+  long heldout_chars = -1;
 };
 ModelCard read_model_card(const std::string& dir);
 
