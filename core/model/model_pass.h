@@ -17,7 +17,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -107,11 +106,48 @@ struct LayerActs {
   std::vector<ExpertGradRef<S>> expert_grads;  // (E) and their gradients (backward)
 };
 
+// What an Acts was sized and filled for: the batch, and every config field its buffers, position tables and masks
+// read (the RoPE frequencies' inputs among them). ensure_acts rebuilds them when any field differs.
+struct ActsShape {
+  int B = 0, T = 0, pos0 = 0;
+  int dim = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0, rotary_dim = 0, vocab = 0, hidden = 0;
+  int positions = 0, attention = 0, window = 0, full_every = 0, attn_scale = 0, norm = 0;
+  float rope_base = 0, rope_factor = 0, rope_low_freq = 0, rope_high_freq = 0, rope_local_base = 0, query_scale = 0;
+  int rope_scaling = 0, rope_original_context = 0;
+  bool operator==(const ActsShape&) const = default;
+};
+
+inline ActsShape acts_shape(const ModelConfig& c, int B, int T, int pos0) {
+  return {.B = B,
+          .T = T,
+          .pos0 = pos0,
+          .dim = c.dim,
+          .layers = c.n_layers,
+          .heads = c.n_heads,
+          .kv_heads = c.n_kv_heads,
+          .head_dim = c.head_dim(),
+          .rotary_dim = c.rotary_dim(),
+          .vocab = c.vocab,
+          .hidden = c.hidden,
+          .positions = static_cast<int>(c.positions),
+          .attention = static_cast<int>(c.attention),
+          .window = c.window,
+          .full_every = c.full_every,
+          .attn_scale = static_cast<int>(c.attn_scale),
+          .norm = static_cast<int>(c.norm),
+          .rope_base = c.rope_base,
+          .rope_factor = c.rope_factor,
+          .rope_low_freq = c.rope_low_freq,
+          .rope_high_freq = c.rope_high_freq,
+          .rope_local_base = c.rope_local_base,
+          .query_scale = c.query_scale,
+          .rope_scaling = static_cast<int>(c.rope_scaling),
+          .rope_original_context = c.rope_original_context};
+}
+
 template <class S>
 struct Acts {
-  std::tuple<int, int, int, int, int, int, int, int, int, int, int, int, int, int, float, int, float, int, float, float,
-             int, int, int, float, float>
-      key{};  // shape it was made for (and the RoPE frequencies' inputs)
+  ActsShape shape;  // what the buffers below were made for
   int B = 0, T = 0, pos0 = 0;
   MatT<S> cos, sin;              // (N, R/2) RoPE tables of positions pos0.., tiled over the batch (R rotated dims)
   MatT<S> cos_local, sin_local;  // (N, R/2) the same with rope_local_base, for sliding layers (Gemma 3 only)
@@ -143,17 +179,13 @@ struct Acts {
 // training state: pos0 = 0, batched attention) also builds the (T, T) masks and sizes the backward's scratch.
 template <class S>
 void ensure_acts(Acts<S>& a, const ModelConfig& c, int B, int T, int pos0, bool backward) {
-  const auto key = std::make_tuple(
-      B, T, c.dim, c.n_layers, c.n_heads, c.n_kv_heads, c.vocab, c.hidden, static_cast<int>(c.positions),
-      static_cast<int>(c.attention), c.window, c.full_every, static_cast<int>(c.attn_scale), static_cast<int>(c.norm),
-      c.rope_base, static_cast<int>(c.rope_scaling), c.rope_factor, c.rope_original_context, c.rope_low_freq,
-      c.rope_high_freq, pos0, c.head_dim(), c.rotary_dim(), c.rope_local_base, c.query_scale);
+  const ActsShape shape = acts_shape(c, B, T, pos0);
   const int N = B * T, C = c.dim, D = c.head_dim(), H = c.n_heads, KV = c.n_kv_heads, F = c.hidden, V = c.vocab;
-  if (a.B == B && a.T == T && a.key == key) {
+  if (a.B == B && a.T == T && a.shape == shape) {
     a.attn_opt.softcap = c.attn_softcap;  // may change between steps without new buffers
     if (!backward || a.dlogits.rows() == N) return;
   } else {
-    a.key = key;
+    a.shape = shape;
     a.B = B;
     a.T = T;
     a.pos0 = pos0;
