@@ -34,7 +34,7 @@
 #include "core/model/hf_model.h"
 #include "core/model/trace.h"
 #include "core/model/weights.h"
-#include "core/text/tokenizer.h"
+#include "core/text/byte_tokenizer.h"
 #include "core/train/model_train.h"
 
 namespace tw {

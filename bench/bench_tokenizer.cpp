@@ -1,4 +1,4 @@
-// Benchmarks for tokenizer.json tokenizers (core/text/tokenizer_bpe.h):
+// Benchmarks for tokenizer.json tokenizers (core/text/tokenizer.h):
 //   BM_EncodeMixed1MB/<family>: encoding 1 MB of mixed English and Chinese text (pseudo-random sentences, so few
 //     pieces repeat exactly) on one core with a ~150k-vocabulary byte-level BPE (Qwen3: 151,643 tokens; also
 //     GPT-4o: 200,000). Target: under 1 s.
@@ -16,7 +16,7 @@
 #include <random>
 #include <sstream>
 
-#include "core/text/tokenizer_bpe.h"
+#include "core/text/tokenizer.h"
 
 namespace {
 
@@ -83,9 +83,9 @@ std::string mixed_text(size_t bytes) {
 }
 
 void BM_EncodeMixed1MB(benchmark::State& state, const std::string& family) {
-  tw::BpeTokenizer t;
+  tw::Tokenizer t;
   std::string error;
-  if (!tw::load_bpe_tokenizer(data_file(family), &t, &error)) {
+  if (!tw::load_tokenizer(data_file(family), &t, &error)) {
     state.SkipWithError(error.c_str());
     return;
   }
@@ -110,9 +110,9 @@ void BM_LoadJson(benchmark::State& state, const std::string& family) {
     return;
   }
   for (auto _ : state) {
-    tw::BpeTokenizer t;
+    tw::Tokenizer t;
     std::string error;
-    if (!tw::bpe_tokenizer_from_json(text, &t, &error)) state.SkipWithError(error.c_str());
+    if (!tw::tokenizer_from_json(text, &t, &error)) state.SkipWithError(error.c_str());
     benchmark::DoNotOptimize(t.vocab_size());
   }
   state.counters["MB"] = double(text.size()) / 1e6;

@@ -19,7 +19,7 @@ rank() {
   echo "unknown layer '$1' (scripts/check-layers.sh lists them)" >&2
   exit 2
 }
-folder_of() {  # core/text/tokenizer.h -> text; core/base/utf8.h, core/assets.h -> base
+folder_of() {  # core/text/byte_tokenizer.h -> text; core/base/utf8.h, core/assets.h -> base
   local rest=${1#core/}
   case $rest in */*) echo "${rest%%/*}" ;; *) echo base ;; esac
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Writes tests/core/data/pretokenize_golden.json: how the real pre-tokenizer regexes (GPT-2, Llama 3, Qwen2,
 run by the `regex` module, which has \\p{L}, \\p{N} and look-ahead) split a set of tricky strings. The C++ splitters in
-core/tokenizer_bpe.cpp are written by hand; test_tokenizer_bpe checks them against this file.
+core/text/tokenizer.cpp are written by hand; test_tokenizer checks them against this file.
 
     apt-get install python3-regex && /usr/bin/python3 scripts/gen-pretokenize-golden.py
 """

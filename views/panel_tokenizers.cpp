@@ -2,7 +2,7 @@
 // WordPiece and Unigram trained on the same text (issue 19).
 //
 // [SECTION] state
-// [SECTION] result and compute (core/text/tokenizer_training, core/tokenizer_bpe)
+// [SECTION] result and compute (core/text/tokenizer_training, core/text/tokenizer)
 // [SECTION] figures
 // [SECTION] panel
 #include <imgui.h>
@@ -18,7 +18,7 @@
 #include "core/base/read_file.h"
 #include "core/base/utf8.h"
 #include "core/text/token_display.h"
-#include "core/text/tokenizer_bpe.h"
+#include "core/text/tokenizer.h"
 #include "core/text/tokenizer_training.h"
 #include "views/presenter_keys.h"
 #include "views/recompute.h"
@@ -75,7 +75,7 @@ struct TokenizerResult {
 using ResultPtr = std::shared_ptr<const TokenizerResult>;
 
 // The sentence through a tokenizer.json tokenizer: its tokens as shown, as spelled, and their ids.
-Segmentation cut_with(const BpeTokenizer& tok, std::string name, std::string label, const std::string& sentence) {
+Segmentation cut_with(const Tokenizer& tok, std::string name, std::string label, const std::string& sentence) {
   Segmentation c{std::move(name), std::move(label), {}, {}, tok.encode(sentence, false)};
   for (const TokenDisplay& d : display_tokens(tok, c.ids)) c.tokens.push_back(d.text);
   for (int id : c.ids) c.raw.push_back(tok.token_string(id));
@@ -84,8 +84,8 @@ Segmentation cut_with(const BpeTokenizer& tok, std::string name, std::string lab
 
 Segmentation bpe_cut(const std::string& tokenizer_json, std::string name, std::string label,
                      const std::string& sentence, std::string* error) {
-  BpeTokenizer tok;
-  if (!bpe_tokenizer_from_json(tokenizer_json, &tok, error)) return {std::move(name), std::move(label), {}, {}, {}};
+  Tokenizer tok;
+  if (!tokenizer_from_json(tokenizer_json, &tok, error)) return {std::move(name), std::move(label), {}, {}, {}};
   return cut_with(tok, std::move(name), std::move(label), sentence);
 }
 
@@ -158,9 +158,9 @@ ResultPtr compute(const TokenizerState& s, Progress& progress) {
   // A real model's tokenizer.json beside them, when a path is given: a file that cannot be read is reported
   // in one line and the trained tokenizers still show.
   if (!s.tokenizer_json.empty()) {
-    BpeTokenizer tok;
+    Tokenizer tok;
     std::string file_error;
-    if (load_bpe_tokenizer(s.tokenizer_json, &tok, &file_error)) {
+    if (load_tokenizer(s.tokenizer_json, &tok, &file_error)) {
       const std::string base = std::filesystem::path(s.tokenizer_json).parent_path().filename().string();
       const std::string name = (base.empty() ? std::string("tokenizer.json") : base) + " (" + model_name(tok.model()) +
                                ", " + std::to_string(tok.vocab_size()) + ")";

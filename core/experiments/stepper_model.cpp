@@ -10,7 +10,7 @@
 #include "core/base/read_file.h"
 #include "core/base/utf8.h"
 #include "core/model/hf_model.h"
-#include "core/text/tokenizer.h"
+#include "core/text/byte_tokenizer.h"
 #include "core/train/tasks.h"
 
 namespace tw {
@@ -48,7 +48,7 @@ std::shared_ptr<const TokenVocabulary> TokenVocabulary::symbols(std::vector<std:
   return v;
 }
 
-std::shared_ptr<const TokenVocabulary> TokenVocabulary::bpe(std::shared_ptr<const BpeTokenizer> tokenizer) {
+std::shared_ptr<const TokenVocabulary> TokenVocabulary::bpe(std::shared_ptr<const Tokenizer> tokenizer) {
   auto v = std::make_shared<TokenVocabulary>();
   v->kind_ = Kind::Bpe;
   v->bpe_ = std::move(tokenizer);
@@ -368,7 +368,7 @@ bool load_hf_stepper_model(const std::string& dir, const std::function<bool(doub
     std::string why;
     if (!read_file_bounded((fs::path(dir) / "tokenizer.json").string(), kMaxTokenizerBytes, &out->tokenizer_json, &why))
       out->tokenizer_json.clear();
-    out->vocabulary = TokenVocabulary::bpe(std::make_shared<const BpeTokenizer>(std::move(hf.tokenizer)));
+    out->vocabulary = TokenVocabulary::bpe(std::make_shared<const Tokenizer>(std::move(hf.tokenizer)));
     out->example = "The capital of France is";
   } else {  // the stepper still runs: the prompt is typed as ids
     out->vocabulary = TokenVocabulary::ids(hf.config.vocab);

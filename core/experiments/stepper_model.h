@@ -18,7 +18,7 @@
 #include "core/model/config.h"
 #include "core/model/weights.h"
 #include "core/text/token_display.h"
-#include "core/text/tokenizer_bpe.h"
+#include "core/text/tokenizer.h"
 
 namespace tw {
 
@@ -27,12 +27,12 @@ namespace tw {
 class TokenVocabulary {
  public:
   enum class Kind { Bytes, Symbols, Bpe, Ids };
-  // The byte tokenizer of the toy models (core/text/tokenizer.h): 256 bytes, then <bos> = 256.
+  // The byte tokenizer of the toy models (core/text/byte_tokenizer.h): 256 bytes, then <bos> = 256.
   static std::shared_ptr<const TokenVocabulary> bytes();
   // One string per id, as a training task names its tokens ("A", "17", "+", "␣" for a space). `task` names the
   // vocabulary in messages ("sort task").
   static std::shared_ptr<const TokenVocabulary> symbols(std::vector<std::string> token_strings, std::string task);
-  static std::shared_ptr<const TokenVocabulary> bpe(std::shared_ptr<const BpeTokenizer> tokenizer);
+  static std::shared_ptr<const TokenVocabulary> bpe(std::shared_ptr<const Tokenizer> tokenizer);
   // A model folder without tokenizer.json: the text is the token ids themselves ("1 15043 29892", commas allowed),
   // each in [0, vocab_size); a chip shows the id.
   static std::shared_ptr<const TokenVocabulary> ids(int vocab_size);
@@ -68,7 +68,7 @@ class TokenVocabulary {
   Kind kind_ = Kind::Bytes;
   std::vector<std::string> symbols_;  // Symbols: id → string
   std::string task_;
-  std::shared_ptr<const BpeTokenizer> bpe_;
+  std::shared_ptr<const Tokenizer> bpe_;
   int id_count_ = 0;                // Ids: the model's vocab_size
   std::vector<std::string> bytes_;  // Bytes and Bpe: id → the raw bytes the token stands for ("" for <bos>)
 };

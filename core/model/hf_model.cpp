@@ -292,7 +292,7 @@ bool load_hf_model(const std::string& dir_name, const HfLoadOptions& options, Hf
   const fs::path tok = dir / "tokenizer.json";
   if (fs::exists(tok, ec)) {
     std::string tok_error;
-    if (load_bpe_tokenizer(tok.string(), &m.tokenizer, &tok_error)) {
+    if (load_tokenizer(tok.string(), &m.tokenizer, &tok_error)) {
       m.has_tokenizer = true;
       // "bos as the config says": tokenizer_config.json's add_bos_token overrides the template, and
       // config.json's bos_token_id names the token when the template does not.

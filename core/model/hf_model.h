@@ -15,7 +15,7 @@
 #include "core/io/safetensors.h"
 #include "core/model/config.h"
 #include "core/model/weights.h"
-#include "core/text/tokenizer_bpe.h"
+#include "core/text/tokenizer.h"
 
 namespace tw {
 
@@ -39,7 +39,7 @@ struct HfModel {
   int shards = 0;                               // safetensors files read
   bool has_tokenizer = false;                   // tokenizer.json was found and understood
   std::string tokenizer_warning;                // why not, when a tokenizer.json was present but refused
-  BpeTokenizer tokenizer;                       // BOS per the tokenizer's template / tokenizer_config.json
+  Tokenizer tokenizer;                       // BOS per the tokenizer's template / tokenizer_config.json
 };
 
 // config.json of a Hugging Face checkpoint → ModelConfig (max_seq capped, see HfLoadOptions). *architecture

@@ -11,7 +11,7 @@
 namespace tw {
 
 namespace {
-constexpr int kBos = -1;
+constexpr int kBeforeText = -1;
 constexpr uint32_t kNewline = '\n';
 }  // namespace
 
@@ -66,7 +66,7 @@ uint64_t NgramModel::key(const std::vector<int>& history, int m) const {
   uint64_t k = 0;
   for (int i = 0; i < m - 1; ++i) {
     const long pos = static_cast<long>(history.size()) - (m - 1) + i;
-    const int id = pos < 0 ? kBos : history[size_t(pos)];
+    const int id = pos < 0 ? kBeforeText : history[size_t(pos)];
     k = (k << 16) | static_cast<uint64_t>(id + 2);
   }
   return k;

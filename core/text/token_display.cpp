@@ -6,7 +6,7 @@
 
 #include "core/base/utf8.h"
 #include "core/text/pretokenizer.h"
-#include "core/text/tokenizer_bpe.h"
+#include "core/text/tokenizer.h"
 
 namespace tw {
 
@@ -86,7 +86,7 @@ std::string display_metaspace(std::string_view token) {
   return display_bytes(text);
 }
 
-TokenDisplay display_token(const BpeTokenizer& t, int id) {
+TokenDisplay display_token(const Tokenizer& t, int id) {
   TokenDisplay d;
   if (id < 0 || id >= t.vocab_size()) {
     d.text = "<id " + std::to_string(id) + ">";
@@ -131,7 +131,7 @@ std::vector<TokenDisplay> display_token_bytes(const std::vector<std::string>& to
   return out;
 }
 
-std::vector<TokenDisplay> display_tokens(const BpeTokenizer& t, const std::vector<int>& ids) {
+std::vector<TokenDisplay> display_tokens(const Tokenizer& t, const std::vector<int>& ids) {
   std::vector<std::string> bytes;
   std::vector<bool> special;
   for (int id : ids) {

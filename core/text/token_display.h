@@ -14,7 +14,7 @@
 
 namespace tw {
 
-class BpeTokenizer;
+class Tokenizer;
 
 struct TokenDisplay {
   std::string text;               // what to show
@@ -34,11 +34,11 @@ std::string display_byte_level(std::string_view token);
 std::string display_metaspace(std::string_view token);
 
 // One token without context (an unknown id shows as "<id N>").
-TokenDisplay display_token(const BpeTokenizer& t, int id);
+TokenDisplay display_token(const Tokenizer& t, int id);
 
 // The tokens of a sequence; a partial token's `character` is the character its bytes complete together with
 // the neighbouring tokens' bytes.
-std::vector<TokenDisplay> display_tokens(const BpeTokenizer& t, const std::vector<int>& ids);
+std::vector<TokenDisplay> display_tokens(const Tokenizer& t, const std::vector<int>& ids);
 
 // The same for tokens given as raw bytes (special[i] marks special tokens; may be empty).
 std::vector<TokenDisplay> display_token_bytes(const std::vector<std::string>& token_bytes,

@@ -11,7 +11,7 @@
 
 #include "core/base/i18n.h"
 #include "core/base/utf8.h"
-#include "core/text/tokenizer_bpe.h"
+#include "core/text/tokenizer.h"
 
 namespace tw {
 
@@ -141,8 +141,8 @@ bool train_bpe(const std::string& text, int n_merges, BpeTraining* out, std::str
   j["model"] = {{"type", "BPE"}, {"vocab", vocab}, {"merges", json::array()}};
   j["pre_tokenizer"] = {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", true}};
   j["decoder"] = {{"type", "ByteLevel"}};
-  BpeTokenizer splitter;
-  if (!bpe_tokenizer_from_json(j.dump(), &splitter, error)) return false;
+  Tokenizer splitter;
+  if (!tokenizer_from_json(j.dump(), &splitter, error)) return false;
 
   std::map<std::string, int64_t> pieces;
   for (const std::string& p : splitter.pre_split(text)) ++pieces[p];

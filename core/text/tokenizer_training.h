@@ -5,8 +5,8 @@
 //   leading space, a run of digits, punctuation, whitespace); each piece starts as its bytes. Repeatedly the most
 //   frequent adjacent pair of symbols (counted over all pieces, weighted by how often each piece occurs) becomes a
 //   new symbol, and every occurrence is merged. Ties: the pair whose left, then right symbol entered the
-//   vocabulary first. The result is written as a tokenizer.json and encoded by the same BpeTokenizer that loads
-//   real models (core/text/tokenizer_bpe.h).
+//   vocabulary first. The result is written as a tokenizer.json and encoded by the same Tokenizer that loads
+//   real models (core/text/tokenizer.h).
 // WordPiece (BERT): words are split at whitespace and punctuation; a word starts as its characters, every
 //   character after the first marked "##". A pair's score is count(ab) / (count(a) · count(b)), so a merge is
 //   chosen for how much more often the two appear together than their own frequencies predict, not for raw
@@ -41,7 +41,7 @@ struct MergeStep {
 struct BpeTraining {
   std::vector<MergeStep> merges;  // in order
   int base_symbols = 256;         // byte-level alphabet
-  std::string tokenizer_json;     // loadable by bpe_tokenizer_from_json
+  std::string tokenizer_json;     // loadable by tokenizer_from_json
 };
 
 struct WordPieceTraining {

@@ -30,7 +30,7 @@ std::string oniguruma_to_icu(std::string_view pattern);
 // [SECTION] pipeline failures
 // A step of the tokenizer pipeline that gives up on a text (a regex past its time or stack limit, a normalizer
 // growing the text past its bound, an unknown character the model cannot spell) says so here, for the current
-// thread, as one line; BpeTokenizer::encode_checked turns it into a refusal. The first report since the last take
+// thread, as one line; Tokenizer::encode_checked turns it into a refusal. The first report since the last take
 // is kept.
 void report_pipeline_failure(const std::string& message);
 std::string take_pipeline_failure();

@@ -182,7 +182,7 @@ bool load_language_data(const LanguageSource& source, std::shared_ptr<const Lang
     full["decoder"] = {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", true}, {"use_regex", true}};
     d->tokenizer_json = full.dump(1);
   }
-  if (!bpe_tokenizer_from_json(d->tokenizer_json, &d->tokenizer, error)) return false;  // "tokenizer.json: ..."
+  if (!tokenizer_from_json(d->tokenizer_json, &d->tokenizer, error)) return false;  // "tokenizer.json: ..."
   // A step of a model's own tokenizer.json that gives up on the text (a regex past its time limit, a normalizer
   // growing it past its bound, an unknown character) refuses the run, naming it.
   if (!d->tokenizer.encode_checked(d->train_text, false, &d->train_ids, error) ||

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "core/text/tokenizer_bpe.h"
+#include "core/text/tokenizer.h"
 
 namespace tw {
 
@@ -37,7 +37,7 @@ struct LanguageSource {
 struct LanguageData {
   LanguageSource source;
   std::string tokenizer_json;  // the standard file, loadable by the reference library
-  BpeTokenizer tokenizer;      // the same file, loaded
+  Tokenizer tokenizer;      // the same file, loaded
   std::string train_text, heldout_text;
   std::vector<int> train_ids, heldout_ids;
   size_t train_records = 0, heldout_records = 0;

@@ -12,7 +12,7 @@
 
 #include "core/base/json_parse.h"
 #include "core/text/pretokenizer.h"
-#include "core/text/tokenizer_bpe.h"
+#include "core/text/tokenizer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
@@ -26,9 +26,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       {"added_tokens", nlohmann::json::array({{{"id", 256}, {"content", "<|endoftext|>"}, {"special", true}}})}};
   for (const char* stage : {"normalizer", "pre_tokenizer", "decoder", "post_processor"})
     if (chain.contains(stage)) j[stage] = chain[stage];
-  tw::BpeTokenizer tok;
+  tw::Tokenizer tok;
   std::string error;
-  if (!tw::bpe_tokenizer_from_json(j.dump(), &tok, &error)) {
+  if (!tw::tokenizer_from_json(j.dump(), &tok, &error)) {
     if (error.empty() || error.find('\n') != std::string::npos) std::abort();
     return 0;
   }

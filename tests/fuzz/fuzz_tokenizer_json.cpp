@@ -7,13 +7,13 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/text/tokenizer_bpe.h"
+#include "core/text/tokenizer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
-  tw::BpeTokenizer tok;
+  tw::Tokenizer tok;
   std::string error;
-  if (!tw::bpe_tokenizer_from_json(text, &tok, &error)) {
+  if (!tw::tokenizer_from_json(text, &tok, &error)) {
     if (error.empty() || error.find('\n') != std::string::npos) std::abort();  // one line that says why
     return 0;
   }

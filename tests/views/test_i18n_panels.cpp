@@ -26,7 +26,7 @@
 #include "core/experiments/stepper_model.h"
 #include "core/io/atomic_file.h"
 #include "core/model/weights.h"
-#include "core/text/tokenizer_bpe.h"
+#include "core/text/tokenizer.h"
 #include "core/text/tokenizer_training.h"
 #include "scratch_dir.h"
 #include "views/forward/forward_panel.h"
@@ -391,18 +391,18 @@ std::vector<Triggered> failing_calls(const std::string& dir) {
     // Copies, not structured bindings: clang 14 (the sanitizer stage) cannot capture a binding in a lambda.
     const std::string stage = stage_kind.first, kind = stage_kind.second;
     calls.push_back({"tokenizer.json with an unknown " + stage, [vocab, stage, kind] {
-                       BpeTokenizer t;
+                       Tokenizer t;
                        std::string error;
                        const std::string text = "{" + vocab + ", \"" + stage + "\": {\"type\": \"" + kind + "\"}}";
-                       EXPECT_FALSE(bpe_tokenizer_from_json(text, &t, &error)) << text;
+                       EXPECT_FALSE(tokenizer_from_json(text, &t, &error)) << text;
                        EXPECT_NE(error.find(kind), std::string::npos) << error;
                        return error;
                      }});
   }
   calls.push_back({"tokenizer.json with an unknown model type", [] {
-                     BpeTokenizer t;
+                     Tokenizer t;
                      std::string error;
-                     EXPECT_FALSE(bpe_tokenizer_from_json(R"({"model": {"type": "Oracle", "vocab": {}}})", &t, &error));
+                     EXPECT_FALSE(tokenizer_from_json(R"({"model": {"type": "Oracle", "vocab": {}}})", &t, &error));
                      return error;
                    }});
   calls.push_back({"a checkpoint tensor of the wrong shape", [] {

@@ -13,7 +13,7 @@
 #include "core/experiments/forward_session.h"
 #include "core/experiments/stepper_model.h"
 #include "core/model/weights.h"
-#include "core/text/tokenizer.h"
+#include "core/text/byte_tokenizer.h"
 #include "views/forward/forward_state.h"
 #include "views/panel.h"
 #include "views/plot/export.h"

@@ -8,7 +8,7 @@
 #include "core/experiments/flash_walkthrough.h"
 #include "core/experiments/moe_routing.h"
 #include "core/experiments/roofline.h"
-#include "core/text/tokenizer_bpe.h"
+#include "core/text/tokenizer.h"
 #include "core/text/tokenizer_training.h"
 #include "views/panel.h"
 #include "views/panel_test_util.h"
@@ -219,8 +219,8 @@ TEST(PanelTokenizers, MergesAndCountsFromCore) {
   EXPECT_EQ(str(cand->table.rows[0][1]), bpe.merges[2].left);
   EXPECT_EQ(str(cand->table.rows[0][2]), bpe.merges[2].right);
   // Token counts: BPE's from the trained tokenizer.json loaded into the model-loading encoder; per word, per byte.
-  BpeTokenizer tok;
-  ASSERT_TRUE(bpe_tokenizer_from_json(bpe.tokenizer_json, &tok, &error)) << error;
+  Tokenizer tok;
+  ASSERT_TRUE(tokenizer_from_json(bpe.tokenizer_json, &tok, &error)) << error;
   const double n = double(tok.encode("lowest new", false).size());
   const plot::Figure* counts = by_id(figs, "counts");
   ASSERT_NE(counts, nullptr);

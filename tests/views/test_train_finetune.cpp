@@ -10,7 +10,7 @@
 
 #include "core/model/weights.h"
 #include "core/text/char_tokenizer.h"
-#include "core/text/tokenizer_bpe.h"
+#include "core/text/tokenizer.h"
 #include "core/train/trainer.h"
 #include "views/handoffs.h"
 #include "views/panel_train.h"
@@ -197,9 +197,9 @@ TEST(TrainFinetune, AFolderFineTunesOnATextWithItsOwnTokenizer) {
   // The folder's tokenizer: characters in an order the new text would not give them (its own tokenizer would
   // number 'l', 'i', 'n', 'e' first).
   const std::string tokenizer_json = char_tokenizer_json("zyxwvutsrqponmlkjihgfedcba :0123456789\n", 300);
-  BpeTokenizer folder_tokenizer;
+  Tokenizer folder_tokenizer;
   std::string error;
-  ASSERT_TRUE(bpe_tokenizer_from_json(tokenizer_json, &folder_tokenizer, &error)) << error;
+  ASSERT_TRUE(tokenizer_from_json(tokenizer_json, &folder_tokenizer, &error)) << error;
   ModelConfig c = tiny_config();
   c.vocab = folder_tokenizer.vocab_size();
   c.max_seq = 64;
@@ -233,8 +233,8 @@ TEST(TrainFinetune, AFolderFineTunesOnATextWithItsOwnTokenizer) {
   ASSERT_NE(lm, nullptr);
   EXPECT_EQ(lm->tokenizer_json, tokenizer_json) << "the checkpoint row saves the folder's tokenizer with the model";
   EXPECT_EQ(lm->train_ids, folder_tokenizer.encode(lm->train_text, false));
-  BpeTokenizer own;  // what the task would have trained on the new text
-  ASSERT_TRUE(bpe_tokenizer_from_json(char_tokenizer_json(lm->train_text, 300), &own, &error)) << error;
+  Tokenizer own;  // what the task would have trained on the new text
+  ASSERT_TRUE(tokenizer_from_json(char_tokenizer_json(lm->train_text, 300), &own, &error)) << error;
   EXPECT_NE(lm->train_ids, own.encode(lm->train_text, false)) << "the test tells the two tokenizers apart";
   EXPECT_EQ(snap->settings.model.vocab, c.vocab);
   EXPECT_EQ(snap->settings.model.dim, c.dim);

@@ -7,7 +7,7 @@
 
 #include "core/base/i18n.h"
 #include "core/base/text_in_use.h"
-#include "core/text/tokenizer.h"
+#include "core/text/byte_tokenizer.h"
 #include "views/forward/forward_draw.h"
 #include "views/forward/forward_panel.h"
 #include "views/handoffs.h"

@@ -2,7 +2,7 @@
 // then the architecture toggles) → ForwardRequest.
 #include "core/base/i18n.h"
 #include "core/ops/gqa.h"
-#include "core/text/tokenizer.h"
+#include "core/text/byte_tokenizer.h"
 #include "views/forward/forward_state.h"
 
 namespace tw {

@@ -18,7 +18,7 @@
 #include "core/base/i18n.h"
 #include "core/model/forward_look_for.h"
 #include "core/model/weights.h"
-#include "core/text/tokenizer.h"
+#include "core/text/byte_tokenizer.h"
 #include "views/plot/figure.h"
 #include "views/widgets.h"
 

@@ -9,7 +9,7 @@
 
 #include "core/experiments/forward_inspect.h"
 #include "core/model/forward.h"
-#include "core/text/tokenizer.h"
+#include "core/text/byte_tokenizer.h"
 #include "test_util.h"
 
 namespace tw {

@@ -4,7 +4,7 @@
 
 #include "core/base/i18n.h"
 #include "core/experiments/stepper_model.h"
-#include "core/text/tokenizer_bpe.h"
+#include "core/text/tokenizer.h"
 
 #include <gtest/gtest.h>
 
@@ -159,9 +159,9 @@ TEST(ModelCard, ShippedQuotesCardSuggestsAHeldOutPrompt) {
 // without a single merge plus byte fallback, i.e. one token per character; the English one merges bytes.
 TEST(ModelCard, ShippedVocabulariesAreDescribedAsTheyCutText) {
   const auto describe = [](const std::string& name) {
-    auto tok = std::make_shared<BpeTokenizer>();
+    auto tok = std::make_shared<Tokenizer>();
     std::string error;
-    EXPECT_TRUE(load_bpe_tokenizer(std::string(TW_SOURCE_DIR) + "/assets/models/" + name + "/tokenizer.json", tok.get(),
+    EXPECT_TRUE(load_tokenizer(std::string(TW_SOURCE_DIR) + "/assets/models/" + name + "/tokenizer.json", tok.get(),
                                    &error))
         << error;
     return TokenVocabulary::bpe(tok)->describe();

@@ -6,7 +6,7 @@
 #include <limits>
 #include <map>
 
-#include "core/text/tokenizer.h"
+#include "core/text/byte_tokenizer.h"
 #include "test_util.h"
 
 namespace tw {

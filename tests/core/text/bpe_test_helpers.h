@@ -6,18 +6,18 @@
 #include <string>
 #include <vector>
 
-#include "core/text/tokenizer_bpe.h"
+#include "core/text/tokenizer.h"
 
 namespace tw::testing {
 
-inline BpeTokenizer make_bpe(const nlohmann::json& j) {
-  BpeTokenizer t;
+inline Tokenizer make_bpe(const nlohmann::json& j) {
+  Tokenizer t;
   std::string error;
-  EXPECT_TRUE(bpe_tokenizer_from_json(j.dump(), &t, &error)) << error;
+  EXPECT_TRUE(tokenizer_from_json(j.dump(), &t, &error)) << error;
   return t;
 }
 
-inline std::vector<std::string> bpe_strings(const BpeTokenizer& t, const std::vector<int>& ids) {
+inline std::vector<std::string> bpe_strings(const Tokenizer& t, const std::vector<int>& ids) {
   std::vector<std::string> out;
   for (int id : ids) out.push_back(t.token_string(id));
   return out;

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/text/tokenizer_bpe.h"
+#include "core/text/tokenizer.h"
 
 namespace tw {
 namespace {
@@ -56,7 +56,7 @@ TEST(TokenDisplay, Gpt2ByteLevel) {
   j["added_tokens"] = json::array({{{"id", 261}, {"content", "<|endoftext|>"}, {"special", true}}});
   j["pre_tokenizer"] = {{"type", "ByteLevel"}, {"add_prefix_space", false}};
   j["decoder"] = {{"type", "ByteLevel"}};
-  const BpeTokenizer t = make_bpe(j);
+  const Tokenizer t = make_bpe(j);
   const std::pair<int, std::string> table[] = {
       {256, "␣the"},
       {32, "␣"},
@@ -93,7 +93,7 @@ TEST(TokenDisplay, MetaspaceWithByteFallback) {
       {"type", "BPE"}, {"vocab", vocab}, {"merges", json::array()}, {"byte_fallback", true}, {"unk_token", "<unk>"}};
   j["added_tokens"] = json::array({{{"id", 1}, {"content", "<s>"}, {"special", true}}});
   j["pre_tokenizer"] = {{"type", "Metaspace"}, {"replacement", "▁"}, {"prepend_scheme", "always"}, {"split", true}};
-  const BpeTokenizer t = make_bpe(j);
+  const Tokenizer t = make_bpe(j);
   const std::pair<int, std::string> table[] = {{2, "␣the"}, {3, "␣"}, {4, "⟨E6⟩"}, {7, "↵"}, {8, "注"}, {1, "<s>"}};
   for (const auto& [id, want] : table) EXPECT_EQ(display_token(t, id).text, want) << id;
   const std::vector<TokenDisplay> seq = display_tokens(t, {1, 2, 4, 5, 6});
@@ -108,7 +108,7 @@ TEST(TokenDisplay, MetaspaceWithByteFallback) {
   json gap = j;
   gap["model"]["vocab"]["x"] = 20;  // ids 9..19 are unused
   gap["added_tokens"].push_back({{"id", 21}, {"content", ""}, {"special", true}});
-  const BpeTokenizer g = make_bpe(gap);
+  const Tokenizer g = make_bpe(gap);
   EXPECT_EQ(display_token(g, 12).text, "<empty>");
   EXPECT_EQ(display_token(g, 21).text, "<empty>");
   // A lone continuation byte with nothing to complete it belongs to no character.

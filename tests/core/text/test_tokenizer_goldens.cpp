@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/text/tokenizer_bpe.h"
+#include "core/text/tokenizer.h"
 
 namespace tw {
 namespace {
@@ -32,9 +32,9 @@ std::string data_dir() {
 }
 
 // Loads one family's tokenizer.json, fetching it first when absent.
-bool load_family(const std::string& family, BpeTokenizer* t, std::string* error) {
+bool load_family(const std::string& family, Tokenizer* t, std::string* error) {
   const fs::path committed = fs::path(TW_SOURCE_DIR) / "tests/core/data/tokenizers" / family / "tokenizer.json";
-  if (fs::exists(committed)) return load_bpe_tokenizer(committed.string(), t, error);
+  if (fs::exists(committed)) return load_tokenizer(committed.string(), t, error);
   const fs::path file = fs::path(data_dir()) / family / "tokenizer.json";
   if (!fs::exists(file)) {
     const std::string cmd = std::string("sh '") + TW_SOURCE_DIR + "/scripts/fetch-tokenizer-data.sh' '" + data_dir() +
@@ -45,7 +45,7 @@ bool load_family(const std::string& family, BpeTokenizer* t, std::string* error)
     *error = file.string() + " is missing and scripts/fetch-tokenizer-data.sh could not fetch it";
     return false;
   }
-  return load_bpe_tokenizer(file.string(), t, error);
+  return load_tokenizer(file.string(), t, error);
 }
 
 std::string show(const std::vector<int>& ids) {
@@ -60,7 +60,7 @@ TEST_P(TokenizerGolden, IdsEqualTheReferenceAndDecodeRoundTrips) {
   const std::string family = GetParam();
   const json golden = read_json(fs::path(TW_SOURCE_DIR) / "tests/core/data/tokenizers" / (family + ".golden.json"));
   ASSERT_TRUE(golden.is_object()) << "missing golden file for " << family;
-  BpeTokenizer t;
+  Tokenizer t;
   std::string error;
   ASSERT_TRUE(load_family(family, &t, &error)) << error;
   int compared = 0, mismatched = 0;
@@ -90,7 +90,7 @@ TEST_P(TokenizerGolden, AddedTokensTypedAsTextAreMatched) {
   const std::string family = GetParam();
   const json golden = read_json(fs::path(TW_SOURCE_DIR) / "tests/core/data/tokenizers" / (family + ".golden.json"));
   ASSERT_TRUE(golden.is_object() && golden.contains("added")) << "no added-token texts for " << family;
-  BpeTokenizer t;
+  Tokenizer t;
   std::string error;
   ASSERT_TRUE(load_family(family, &t, &error)) << error;
   int mismatched = 0;

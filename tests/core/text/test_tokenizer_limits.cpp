@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/text/pretokenizer.h"
-#include "core/text/tokenizer_bpe.h"
+#include "core/text/tokenizer.h"
 #include "core/text/tokenizer_json.h"
 #include "core/text/unicode_regex.h"
 
@@ -35,16 +35,16 @@ json byte_level(json pre_tokenizer = {{"type", "ByteLevel"}, {"add_prefix_space"
 }
 
 std::string load_error(const json& j) {
-  BpeTokenizer t;
+  Tokenizer t;
   std::string error;
-  EXPECT_FALSE(bpe_tokenizer_from_json(j.dump(), &t, &error));
+  EXPECT_FALSE(tokenizer_from_json(j.dump(), &t, &error));
   return error;
 }
 
-BpeTokenizer load(const json& j) {
-  BpeTokenizer t;
+Tokenizer load(const json& j) {
+  Tokenizer t;
   std::string error;
-  EXPECT_TRUE(bpe_tokenizer_from_json(j.dump(), &t, &error)) << error;
+  EXPECT_TRUE(tokenizer_from_json(j.dump(), &t, &error)) << error;
   return t;
 }
 
@@ -59,9 +59,9 @@ TEST(TokenizerLimits, ACatastrophicSplitPatternStopsAtTheTimeLimitNamingTheCompo
                                      {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", false}}})}};
   const std::filesystem::path file = std::filesystem::temp_directory_path() / "tw_catastrophic_tokenizer.json";
   std::ofstream(file) << byte_level(split).dump();
-  BpeTokenizer t;
+  Tokenizer t;
   std::string error;
-  ASSERT_TRUE(load_bpe_tokenizer(file.string(), &t, &error)) << error;
+  ASSERT_TRUE(load_tokenizer(file.string(), &t, &error)) << error;
   const std::string text = std::string(40, 'a') + "b";
   const auto t0 = Clock::now();
   std::vector<int> ids;
@@ -79,7 +79,7 @@ TEST(TokenizerLimits, ACatastrophicSplitPatternStopsAtTheTimeLimitNamingTheCompo
 TEST(TokenizerLimits, ACatastrophicReplaceNormalizerIsRefusedToo) {
   json j = byte_level();
   j["normalizer"] = {{"type", "Replace"}, {"pattern", {{"Regex", "(a+)+$"}}}, {"content", "x"}};
-  const BpeTokenizer t = load(j);
+  const Tokenizer t = load(j);
   std::vector<int> ids;
   std::string error;
   const auto t0 = Clock::now();
@@ -96,7 +96,7 @@ TEST(TokenizerLimits, ANormalizerChainThatDoublesTheTextStopsAtEightTimesItsLeng
     steps.push_back({{"type", "Replace"}, {"pattern", {{"String", "a"}}}, {"content", "aa"}});
   json j = byte_level();
   j["normalizer"] = {{"type", "Sequence"}, {"normalizers", steps}};
-  const BpeTokenizer t = load(j);
+  const Tokenizer t = load(j);
   const std::string text(1000, 'a');
   std::vector<int> ids;
   std::string error;
@@ -142,7 +142,7 @@ json unigram(json vocab, json unk_id = 0) {
 
 TEST(TokenizerLimits, UnigramPiecesLongerThanTheBoundAreNeverMatchedAndALongTextStaysFast) {
   const std::string huge(100000, 'a');
-  const BpeTokenizer t = load(unigram(json::array(
+  const Tokenizer t = load(unigram(json::array(
       {json::array({"<unk>", 0.0}), json::array({"a", -1.0}), json::array({"aa", -1.5}), json::array({huge, -0.1})})));
   EXPECT_TRUE(has(t.note(), "1 Unigram piece is longer than 96 bytes")) << t.note();
   const std::string text(120000, 'a');
@@ -154,7 +154,7 @@ TEST(TokenizerLimits, UnigramPiecesLongerThanTheBoundAreNeverMatchedAndALongText
 }
 
 TEST(TokenizerLimits, UnigramScoresWhoseSumUnderflowsStillSegmentTheText) {
-  const BpeTokenizer t = load(
+  const Tokenizer t = load(
       unigram(json::array({json::array({"<unk>", 0.0}), json::array({"a", -1e308}), json::array({"aa", -1e308})})));
   const std::vector<int> ids = t.encode("aaaa", false);
   ASSERT_FALSE(ids.empty());
@@ -166,16 +166,16 @@ TEST(TokenizerLimits, UnigramScoresWhoseSumUnderflowsStillSegmentTheText) {
 
 TEST(TokenizerLimits, UnigramScoresBeyondDoubleAreRefused) {
   const std::string text = R"({"model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0], ["a", -1e400]]}})";
-  BpeTokenizer t;
+  Tokenizer t;
   std::string error;
-  EXPECT_FALSE(bpe_tokenizer_from_json(text, &t, &error));  // JSON itself cannot hold −inf: refused while parsing
+  EXPECT_FALSE(tokenizer_from_json(text, &t, &error));  // JSON itself cannot hold −inf: refused while parsing
   EXPECT_EQ(error, "tokenizer.json: not valid JSON: number overflow parsing '-1e400'");
 }
 
 // [SECTION] unknown characters where Hugging Face raises
 
 TEST(TokenizerLimits, UnigramWithoutUnkIdRefusesAnUnknownCharacter) {
-  const BpeTokenizer t = load(unigram(json::array({json::array({"a", -1.0}), json::array({"b", -1.0})}), nullptr));
+  const Tokenizer t = load(unigram(json::array({json::array({"a", -1.0}), json::array({"b", -1.0})}), nullptr));
   std::vector<int> ids;
   std::string error;
   EXPECT_TRUE(t.encode_checked("ab", false, &ids, &error)) << error;
@@ -190,7 +190,7 @@ TEST(TokenizerLimits, WordPieceWhoseUnknownTokenIsMissingRefusesAnUnknownWord) {
   json j;
   j["model"] = {{"type", "WordPiece"}, {"unk_token", "[UNK]"}, {"vocab", {{"a", 0}, {"##b", 1}}}};
   j["pre_tokenizer"] = {{"type", "BertPreTokenizer"}};
-  const BpeTokenizer t = load(j);
+  const Tokenizer t = load(j);
   std::vector<int> ids;
   std::string error;
   EXPECT_TRUE(t.encode_checked("ab", false, &ids, &error)) << error;

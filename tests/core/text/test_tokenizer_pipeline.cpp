@@ -8,7 +8,7 @@
 #include "core/text/bpe_test_helpers.h"
 #include "core/text/normalizer.h"
 #include "core/text/pretokenizer.h"
-#include "core/text/tokenizer_bpe.h"
+#include "core/text/tokenizer.h"
 #include "core/text/unicode_regex.h"
 
 namespace tw {
@@ -163,7 +163,7 @@ json bert_fixture() {
 }
 
 TEST(WordPiece, GreedyLongestMatchWithContinuations) {
-  const BpeTokenizer t = make_bpe(bert_fixture());
+  const Tokenizer t = make_bpe(bert_fixture());
   EXPECT_EQ(t.model(), TokenizerModel::WordPiece);
   EXPECT_EQ(bpe_strings(t, t.encode("Unaffable PLAYING xyz!")),
             (Strings{"[CLS]", "un", "##aff", "##able", "play", "##ing", "[UNK]", "!", "[SEP]"}));
@@ -177,7 +177,7 @@ TEST(Unigram, ViterbiPicksTheMostProbableSegmentation) {
                             json::array({"abcd", -3.5}), json::array({"d", -4.0})});
   json j;
   j["model"] = {{"type", "Unigram"}, {"vocab", vocab}, {"unk_id", 0}};
-  const BpeTokenizer t = make_bpe(j);
+  const Tokenizer t = make_bpe(j);
   EXPECT_EQ(bpe_strings(t, t.encode("abc", false)), (Strings{"a", "b", "c"}));
   EXPECT_EQ(bpe_strings(t, t.encode("abcd", false)), (Strings{"abcd"}));             // -3.5 beats -3 - 4
   EXPECT_EQ(bpe_strings(t, t.encode("axxa", false)), (Strings{"a", "<unk>", "a"}));  // unknown characters fuse
@@ -194,7 +194,7 @@ TEST(Bpe, SubwordPrefixAndSuffix) {
                 {"unk_token", "<unk>"},
                 {"fuse_unk", true}};
   j["pre_tokenizer"] = {{"type", "WhitespaceSplit"}};
-  const BpeTokenizer t = make_bpe(j);
+  const Tokenizer t = make_bpe(j);
   EXPECT_EQ(bpe_strings(t, t.encode("hi i hzz", false)), (Strings{"hi", "i", "h", "<unk>"}));
 }
 
@@ -206,7 +206,7 @@ TEST(AddedTokens, StripAndSingleWordOptions) {
   j["added_tokens"].push_back({{"id", 11}, {"content", "<mask>"}, {"special", true}, {"lstrip", true}});
   j["added_tokens"].push_back(
       {{"id", 12}, {"content", "play"}, {"special", false}, {"single_word", true}, {"normalized", false}});
-  const BpeTokenizer t = make_bpe(j);
+  const Tokenizer t = make_bpe(j);
   // lstrip: the spaces before <mask> belong to it; single_word: "play" inside "playing" is not the added token.
   const std::vector<int> ids = t.encode("the <mask> playing play", false);
   EXPECT_EQ(bpe_strings(t, ids), (Strings{"the", "<mask>", "play", "##ing", "play"}));
@@ -222,7 +222,7 @@ TEST(PostProcessor, TemplateAndRoberta) {
                               {{"Sequence", {{"id", "A"}, {"type_id", 0}}}},
                               {{"SpecialToken", {{"id", "[SEP]"}, {"type_id", 0}}}}})},
       {"special_tokens", {{"[CLS]", {{"id", "[CLS]"}, {"ids", {2}}}}, {"[SEP]", {{"id", "[SEP]"}, {"ids", {3}}}}}}};
-  BpeTokenizer t = make_bpe(j);
+  Tokenizer t = make_bpe(j);
   EXPECT_EQ(t.encode("the"), (std::vector<int>{2, 10, 3}));
   EXPECT_EQ(t.bos_id(), 2);
   EXPECT_EQ(t.eos_id(), 3);
@@ -251,7 +251,7 @@ TEST(Decoder, ChainsAsTheFileSays) {
                                             {{"type", "ByteFallback"}},
                                             {{"type", "Fuse"}},
                                             {{"type", "Strip"}, {"content", " "}, {"start", 1}, {"stop", 0}}})}};
-  const BpeTokenizer t = make_bpe(j);
+  const Tokenizer t = make_bpe(j);
   EXPECT_EQ(t.decode({1, 2, 3, 4, 6}), "hi注 ");
   EXPECT_EQ(t.decode({1, 2, 3}), "hi\xEF\xBF\xBD\xEF\xBF\xBD");  // an incomplete character: one U+FFFD per byte
   EXPECT_EQ(t.decode({5}), "\xEF\xBF\xBD");
@@ -269,9 +269,9 @@ TEST(TokenizerJson, MalformedNeverCrashes) {
       R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "pre_tokenizer": {"type": "Metaspace", "prepend_scheme": "sometimes"}})",
   };
   for (const char* text : bad) {
-    BpeTokenizer t;
+    Tokenizer t;
     std::string error;
-    EXPECT_FALSE(bpe_tokenizer_from_json(text, &t, &error)) << text;
+    EXPECT_FALSE(tokenizer_from_json(text, &t, &error)) << text;
     EXPECT_EQ(error.find('\n'), std::string::npos);
     EXPECT_FALSE(error.empty());
   }

@@ -7,7 +7,7 @@
 #include <map>
 
 #include "core/base/utf8.h"
-#include "core/text/tokenizer_bpe.h"
+#include "core/text/tokenizer.h"
 
 namespace tw {
 namespace {
@@ -34,8 +34,8 @@ TEST(TokenizerTraining, BpeHandWorkedMerges) {
   EXPECT_EQ(t.merges[3].merged, "Ġab");
 
   // The trained vocabulary loads into the encoder real models use: " aaab ab" is Ġaaab (the fifth merge), Ġab.
-  BpeTokenizer tok;
-  ASSERT_TRUE(bpe_tokenizer_from_json(t.tokenizer_json, &tok, &error)) << error;
+  Tokenizer tok;
+  ASSERT_TRUE(tokenizer_from_json(t.tokenizer_json, &tok, &error)) << error;
   const std::vector<int> ids = tok.encode(" aaab ab", false);
   ASSERT_EQ(ids.size(), 2u);
   EXPECT_EQ(tok.token_string(ids[0]), "Ġaaab");

@@ -8,7 +8,7 @@
 
 #include "core/base/utf8.h"
 #include "core/text/char_tokenizer.h"
-#include "core/text/tokenizer_bpe.h"
+#include "core/text/tokenizer.h"
 #include "core/train/language_data.h"
 #include "core/train/trainer.h"
 
@@ -26,15 +26,15 @@ std::shared_ptr<const LanguageData> data(const std::string& corpus, LmTokenizerK
 
 TEST(CharTokenizer, EachCharacterOneTokenRareOnesAsBytes) {
   // "春" three times, "风" twice, "月" once: 春 and 风 get ids 256, 257 (by count); 月 falls back to its 3 bytes.
-  BpeTokenizer t;
+  Tokenizer t;
   std::string error;
-  ASSERT_TRUE(bpe_tokenizer_from_json(char_tokenizer_json("春风春风春月", 4000), &t, &error)) << error;
+  ASSERT_TRUE(tokenizer_from_json(char_tokenizer_json("春风春风春月", 4000), &t, &error)) << error;
   EXPECT_EQ(t.vocab_size(), 258);
   EXPECT_EQ(t.encode("春风", false), (std::vector<int>{256, 257}));
   EXPECT_EQ(t.encode("月", false), (std::vector<int>{0xE6, 0x9C, 0x88}));  // U+6708 in UTF-8
   EXPECT_EQ(t.decode(t.encode("春月风\n", false)), "春月风\n");
   // The cap keeps the most frequent characters.
-  ASSERT_TRUE(bpe_tokenizer_from_json(char_tokenizer_json("春风春风春月", 257), &t, &error)) << error;
+  ASSERT_TRUE(tokenizer_from_json(char_tokenizer_json("春风春风春月", 257), &t, &error)) << error;
   EXPECT_EQ(t.encode("春风", false), (std::vector<int>{256, 0xE9, 0xA3, 0x8E}));
 }
 
@@ -97,9 +97,9 @@ TEST(LanguageData, AModelsOwnTokenizerEncodesTheText) {
   std::string text;
   for (int i = 0; i < 30; ++i) text += "line " + std::to_string(i) + " of my text\n";
   const std::string model_tokenizer = char_tokenizer_json("zyxwvutsrqponmlkjihgfedcba 0123456789\n", 280);
-  BpeTokenizer expected;
+  Tokenizer expected;
   std::string error;
-  ASSERT_TRUE(bpe_tokenizer_from_json(model_tokenizer, &expected, &error)) << error;
+  ASSERT_TRUE(tokenizer_from_json(model_tokenizer, &expected, &error)) << error;
   std::shared_ptr<const LanguageData> own, model;
   ASSERT_TRUE(load_language_data({.corpus = "file", .text = text, .vocab_size = 300}, &own, &error)) << error;
   // vocab_size 0 would be refused for a tokenizer of the task's own; here it is not used.

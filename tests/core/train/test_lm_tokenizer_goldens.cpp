@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/text/tokenizer_bpe.h"
+#include "core/text/tokenizer.h"
 
 namespace tw {
 namespace {
@@ -26,9 +26,9 @@ void check_model(const std::string& name) {
   const std::string file = std::string(TW_SOURCE_DIR) + "/assets/models/" + name + "/tokenizer.json";
   if (!std::filesystem::exists(golden_path)) GTEST_SKIP() << "no golden for " << name;
   const nlohmann::json golden = nlohmann::json::parse(read(golden_path));
-  BpeTokenizer tok;
+  Tokenizer tok;
   std::string error;
-  ASSERT_TRUE(load_bpe_tokenizer(file, &tok, &error)) << error;
+  ASSERT_TRUE(load_tokenizer(file, &tok, &error)) << error;
   ASSERT_GE(golden["cases"].size(), 10u);
   for (const auto& c : golden["cases"]) {
     const std::string text = c["text"];
