@@ -83,135 +83,71 @@ std::string parse_token_list(const std::string& list, std::vector<int>* out) {
 // Step names are dotted ("layers.0.attn.probs"), which is already a safe file name.
 std::string npy_name(const TraceStep& s) { return s.name + ".npy"; }
 
-int run_dump(const DumpOptions& o) {
-  // [SECTION] arguments
-  if (o.config.empty() && o.model.empty())
-    return dump_fail(2, tr("--config FILE is required (a Hugging Face style config.json), or --model DIR"));
-  if (o.out.empty()) return dump_fail(2, tr("--out DIR is required (the directory to write into)"));
-  if (o.text_given == !o.tokens.empty())
-    return dump_fail(2, tr("give exactly one of --text \"...\" or --tokens 1,2,3"));
-  if (!std::isfinite(o.memory_cap_mb) || o.memory_cap_mb < 1)
-    return dump_fail(2, tr("--memory-cap must be a number of MiB of at least 1"));
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long seed = std::strtoull(o.seed.c_str(), &end, 10);
-  if (o.seed.empty() || *end != '\0' || errno == ERANGE || o.seed[0] == '-')
-    return dump_fail(2, subst(tr("--seed '{0}' must be a non-negative integer"), {o.seed}));
-
-  ModelConfig config;
-  std::string error;
-  // [SECTION] Hugging Face folder and storage type (--model, --dtype, --shard-mb)
-  StorageType dtype = StorageType::F32;
-  if (!storage_type_from_string(o.dtype, &dtype))
-    return dump_fail(2, subst(tr("--dtype '{0}' must be f32, f16 or bf16"), {o.dtype}));
-  if (!(o.shard_mb >= 0) || !(o.shard_mb <= kMaxShardMb))  // inf and 1e300 too: a float → integer beyond range is UB
-    return dump_fail(2, subst(tr("--shard-mb must be 0 (one file) or a size in MB up to {0}"),
-                              {std::to_string(static_cast<long long>(kMaxShardMb))}));
-  // Writing into the folder being read would replace (and, for shards, delete) the weights mid-run.
-  const std::filesystem::path weights_dir = std::filesystem::path(o.weights).parent_path();
-  for (const std::string& source : {o.model, o.weights.empty()     ? std::string()
-                                             : weights_dir.empty() ? std::string(".")
-                                                                   : weights_dir.string()}) {
-    std::error_code ec;
-    if (!source.empty() && std::filesystem::equivalent(source, o.out, ec))
-      return dump_fail(
-          2, subst(tr("--out '{0}' is the folder the model is read from; write the dump somewhere else"), {o.out}));
-  }
-  HfModel hf;
-  if (!o.model.empty()) {
-    if (!o.config.empty() || !o.weights.empty())
-      return dump_fail(2, tr("--model DIR brings its own config and weights; leave out --config and --weights"));
-    if (!load_hf_model(o.model, {}, &hf, &error)) return dump_fail(2, error);
-    config = hf.config;
-  }
-  if (o.model.empty() && !load_config(o.config, &config, &error)) return dump_fail(2, error);
-  std::vector<int> tokens;
+// The token ids to run: --text through the folder's tokenizer.json (or as bytes for a config), or --tokens.
+bool dump_tokens(const DumpOptions& o, const ModelConfig& config, const HfModel& hf, std::vector<int>* tokens,
+                 std::string* error) {
   if (!o.model.empty() && o.text_given) {
     if (!hf.has_tokenizer)
-      return dump_fail(2, o.model + " has no usable tokenizer.json" +
-                              (hf.tokenizer_warning.empty() ? "" : " (" + hf.tokenizer_warning + ")") +
-                              "; use --tokens");
-    if (!hf.tokenizer.encode_checked(o.text, true, &tokens, &error)) return dump_fail(2, error);
-  } else if (o.text_given) {
+      return *error = o.model + " has no usable tokenizer.json" +
+                      (hf.tokenizer_warning.empty() ? "" : " (" + hf.tokenizer_warning + ")") + "; use --tokens",
+             false;
+    return hf.tokenizer.encode_checked(o.text, true, tokens, error);
+  }
+  if (o.text_given) {
     if (config.vocab < 256)
-      return dump_fail(
-          2, subst(tr("--text needs a vocabulary of at least 256 byte tokens (vocab_size is {0}); use --tokens"),
-                   {std::to_string(config.vocab)}));
-    tokens = ByteTokenizer::encode(o.text);
-  } else if (const std::string problem = parse_token_list(o.tokens, &tokens); !problem.empty()) {
-    return dump_fail(2, problem);
+      return *error = subst(tr("--text needs a vocabulary of at least 256 byte tokens (vocab_size is {0}); use --tokens"),
+                            {std::to_string(config.vocab)}),
+             false;
+    *tokens = ByteTokenizer::encode(o.text);
+    return true;
   }
-  if (const std::string problem = check_tokens(config, tokens); !problem.empty()) return dump_fail(2, problem);
-  // What the run needs, before anything is allocated: a config.json may raise its own cap (tw_memory_cap_mb), the
-  // command line's cap is the user's.
-  {
-    const double need_mb = estimated_memory_bytes(config) / (1024.0 * 1024.0);
-    const double cap = cap_to_machine(o.memory_cap_mb);
-    if (need_mb > cap)
-      return dump_fail(
-          2, subst(tr("this model needs about {0} MiB (weights + traced activations), above dump's cap of {1} "
-                      "MiB; pass --memory-cap {2} to run it (at most this machine's memory)"),
-                   {std::to_string(std::llround(need_mb)), std::to_string(std::llround(cap)),
-                    std::to_string(std::llround(need_mb) + 1)}));
-    const double params = static_cast<double>(parameter_count(config));
-    const double seconds = (o.model.empty() && o.weights.empty() ? 25e-9 * params : 0.0) +
-                           2.0 * params * static_cast<double>(tokens.size()) / 2e9;
-    if (seconds > 2)
-      std::fprintf(stderr, "transformer-workbench dump: %s\n",
-                   subst(tr("this run needs about {0} MiB and roughly {1} s"),
-                         {std::to_string(std::llround(need_mb)), std::to_string(std::llround(seconds))})
-                       .c_str());
-  }
-  if (o.grads && tokens.size() >= 2) {
+  *error = parse_token_list(o.tokens, tokens);
+  return error->empty();
+}
+
+// What the run needs, before anything is allocated: a config.json may raise its own cap (tw_memory_cap_mb), the
+// command line's cap is the user's. A run over two seconds says so first.
+bool check_dump_memory(const DumpOptions& o, const ModelConfig& config, size_t n_tokens, std::string* error) {
+  const double need_mb = estimated_memory_bytes(config) / (1024.0 * 1024.0);
+  const double cap = cap_to_machine(o.memory_cap_mb);
+  if (need_mb > cap)
+    return *error = subst(tr("this model needs about {0} MiB (weights + traced activations), above dump's cap of {1} "
+                             "MiB; pass --memory-cap {2} to run it (at most this machine's memory)"),
+                          {std::to_string(std::llround(need_mb)), std::to_string(std::llround(cap)),
+                           std::to_string(std::llround(need_mb) + 1)}),
+           false;
+  const double params = static_cast<double>(parameter_count(config));
+  const double seconds = (o.model.empty() && o.weights.empty() ? 25e-9 * params : 0.0) +
+                         2.0 * params * static_cast<double>(n_tokens) / 2e9;
+  if (seconds > 2)
+    std::fprintf(stderr, "transformer-workbench dump: %s\n",
+                 subst(tr("this run needs about {0} MiB and roughly {1} s"),
+                       {std::to_string(std::llround(need_mb)), std::to_string(std::llround(seconds))})
+                     .c_str());
+  if (o.grads && n_tokens >= 2) {
     // The backward pass adds what training keeps for one sequence and the gradients (one more copy of the weights)
     // to the traced forward the config's cap already covers.
     const double mb =
         (estimated_memory_bytes(config) + 4.0 * (static_cast<double>(parameter_count(config)) +
-                                                 train_state_floats(config, 1, static_cast<int>(tokens.size())))) /
+                                                 train_state_floats(config, 1, static_cast<int>(n_tokens)))) /
         (1024.0 * 1024.0);
-    const double cap = cap_to_machine(std::min(config.memory_cap_mb, o.memory_cap_mb));
-    if (mb > cap)
-      return dump_fail(2, subst(tr("--grads needs about {0} MiB (the traced forward, the activations kept for the "
-                                   "backward pass and the gradients), above the cap of {1} MiB"),
-                                {std::to_string(std::llround(mb)), std::to_string(std::llround(cap))}));
+    const double grads_cap = cap_to_machine(std::min(config.memory_cap_mb, o.memory_cap_mb));
+    if (mb > grads_cap)
+      return *error = subst(tr("--grads needs about {0} MiB (the traced forward, the activations kept for the "
+                               "backward pass and the gradients), above the cap of {1} MiB"),
+                            {std::to_string(std::llround(mb)), std::to_string(std::llround(grads_cap))}),
+             false;
   }
+  return true;
+}
 
-  HeadlessProgress progress("transformer-workbench dump");
-  ModelWeights weights;
-  if (!o.model.empty()) {
-    weights = std::move(hf.weights);
-  } else if (o.weights.empty()) {
-    progress.step("initialising the weights");
-    weights = init_weights(config, seed);
-  } else {
-    progress.step("reading " + o.weights);
-    if (!load_weights(o.weights, config, &weights, &error)) return dump_fail(2, error);
-  }
-
-  if (dtype != StorageType::F32) round_weights(weights, config, dtype);  // run the checkpoint that is written
-
-  // [SECTION] forward: the prompt pass of a forward session, the same traced pass the forward panel shows
-  progress.step("forward pass");
-  const ForwardRun run = run_prompt(config, std::make_shared<const ModelWeights>(std::move(weights)), tokens);
-  if (!run.error.empty()) return dump_fail(2, run.error);
+// The dump folder: the weights as a Hugging Face checkpoint, grads.safetensors (--grads), one .npy per traced step,
+// and manifest.json last, whose presence marks a complete dump. `grads` is null without --grads.
+int write_dump(const DumpOptions& o, const ModelConfig& config, const HfModel& hf, const std::vector<int>& tokens,
+               unsigned long long seed, StorageType dtype, const ForwardRun& run, const ModelWeights* grads, double loss,
+               HeadlessProgress& progress) {
   const Trace& trace = run.trace;
-
-  // [SECTION] gradients (--grads): backward pass of the next-token loss over the same tokens
-  ModelWeights grads;
-  double loss = 0;
-  if (o.grads) {
-    if (tokens.size() < 2) return dump_fail(2, tr("--grads needs at least 2 tokens (position t predicts token t+1)"));
-    Batch batch;
-    batch.B = 1;
-    batch.T = static_cast<int>(tokens.size());
-    batch.tokens = tokens;
-    batch.targets.assign(tokens.begin() + 1, tokens.end());
-    batch.targets.push_back(-1);
-    TrainState state;
-    if (!train_forward_backward(&grads, state, *run.weights, config, batch, &loss, &error)) return dump_fail(2, error);
-  }
-
-  // [SECTION] files
+  std::string error;
   std::error_code ec;
   std::filesystem::create_directories(o.out, ec);
   if (ec) return dump_fail(1, subst(tr("cannot create '{0}': {1}"), {o.out, ec.message()}));
@@ -248,9 +184,9 @@ int run_dump(const DumpOptions& o) {
   const HfSaveOptions save_options{dtype, static_cast<int64_t>(o.shard_mb * 1e6)};
   if (!save_hf_checkpoint(o.out, *run.weights, config, save_options, &weight_files, &error)) return fail_writing(error);
   written.insert(written.end(), weight_files.begin(), weight_files.end());  // the weight files and config.json
-  if (o.grads) {
+  if (grads) {
     writing("grads.safetensors");
-    if (!save_weights((dir / "grads.safetensors").string(), grads, config, &error)) return fail_writing(error);
+    if (!save_weights((dir / "grads.safetensors").string(), *grads, config, &error)) return fail_writing(error);
     written.push_back("grads.safetensors");
   }
 
@@ -304,6 +240,92 @@ int run_dump(const DumpOptions& o) {
                             {std::to_string(trace.steps().size()), weights_written, o.out})
                           .c_str());
   return 0;
+}
+
+int run_dump(const DumpOptions& o) {
+  // [SECTION] arguments
+  if (o.config.empty() && o.model.empty())
+    return dump_fail(2, tr("--config FILE is required (a Hugging Face style config.json), or --model DIR"));
+  if (o.out.empty()) return dump_fail(2, tr("--out DIR is required (the directory to write into)"));
+  if (o.text_given == !o.tokens.empty())
+    return dump_fail(2, tr("give exactly one of --text \"...\" or --tokens 1,2,3"));
+  if (!std::isfinite(o.memory_cap_mb) || o.memory_cap_mb < 1)
+    return dump_fail(2, tr("--memory-cap must be a number of MiB of at least 1"));
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long seed = std::strtoull(o.seed.c_str(), &end, 10);
+  if (o.seed.empty() || *end != '\0' || errno == ERANGE || o.seed[0] == '-')
+    return dump_fail(2, subst(tr("--seed '{0}' must be a non-negative integer"), {o.seed}));
+
+  ModelConfig config;
+  std::string error;
+  // [SECTION] Hugging Face folder and storage type (--model, --dtype, --shard-mb)
+  StorageType dtype = StorageType::F32;
+  if (!storage_type_from_string(o.dtype, &dtype))
+    return dump_fail(2, subst(tr("--dtype '{0}' must be f32, f16 or bf16"), {o.dtype}));
+  if (!(o.shard_mb >= 0) || !(o.shard_mb <= kMaxShardMb))  // inf and 1e300 too: a float → integer beyond range is UB
+    return dump_fail(2, subst(tr("--shard-mb must be 0 (one file) or a size in MB up to {0}"),
+                              {std::to_string(static_cast<long long>(kMaxShardMb))}));
+  // Writing into the folder being read would replace (and, for shards, delete) the weights mid-run.
+  const std::filesystem::path weights_dir = std::filesystem::path(o.weights).parent_path();
+  for (const std::string& source : {o.model, o.weights.empty()     ? std::string()
+                                             : weights_dir.empty() ? std::string(".")
+                                                                   : weights_dir.string()}) {
+    std::error_code ec;
+    if (!source.empty() && std::filesystem::equivalent(source, o.out, ec))
+      return dump_fail(
+          2, subst(tr("--out '{0}' is the folder the model is read from; write the dump somewhere else"), {o.out}));
+  }
+  HfModel hf;
+  if (!o.model.empty()) {
+    if (!o.config.empty() || !o.weights.empty())
+      return dump_fail(2, tr("--model DIR brings its own config and weights; leave out --config and --weights"));
+    if (!load_hf_model(o.model, {}, &hf, &error)) return dump_fail(2, error);
+    config = hf.config;
+  }
+  if (o.model.empty() && !load_config(o.config, &config, &error)) return dump_fail(2, error);
+  std::vector<int> tokens;
+  if (!dump_tokens(o, config, hf, &tokens, &error)) return dump_fail(2, error);
+  if (const std::string problem = check_tokens(config, tokens); !problem.empty()) return dump_fail(2, problem);
+  if (!check_dump_memory(o, config, tokens.size(), &error)) return dump_fail(2, error);
+
+  HeadlessProgress progress("transformer-workbench dump");
+  ModelWeights weights;
+  if (!o.model.empty()) {
+    weights = std::move(hf.weights);
+  } else if (o.weights.empty()) {
+    progress.step("initialising the weights");
+    weights = init_weights(config, seed);
+  } else {
+    progress.step("reading " + o.weights);
+    if (!load_weights(o.weights, config, &weights, &error)) return dump_fail(2, error);
+  }
+
+  if (dtype != StorageType::F32) round_weights(weights, config, dtype);  // run the checkpoint that is written
+
+  // [SECTION] forward: the prompt pass of a forward session, the same traced pass the forward panel shows
+  progress.step("forward pass");
+  const ForwardRun run = run_prompt(config, std::make_shared<const ModelWeights>(std::move(weights)), tokens);
+  if (!run.error.empty()) return dump_fail(2, run.error);
+  const Trace& trace = run.trace;
+
+  // [SECTION] gradients (--grads): backward pass of the next-token loss over the same tokens
+  ModelWeights grads;
+  double loss = 0;
+  if (o.grads) {
+    if (tokens.size() < 2) return dump_fail(2, tr("--grads needs at least 2 tokens (position t predicts token t+1)"));
+    Batch batch;
+    batch.B = 1;
+    batch.T = static_cast<int>(tokens.size());
+    batch.tokens = tokens;
+    batch.targets.assign(tokens.begin() + 1, tokens.end());
+    batch.targets.push_back(-1);
+    TrainState state;
+    if (!train_forward_backward(&grads, state, *run.weights, config, batch, &loss, &error)) return dump_fail(2, error);
+  }
+
+  // [SECTION] files
+  return write_dump(o, config, hf, tokens, seed, dtype, run, o.grads ? &grads : nullptr, loss, progress);
 }
 
 void add_dump_options(CLI::App& sub, DumpOptions& o) {
