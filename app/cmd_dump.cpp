@@ -95,8 +95,9 @@ bool dump_tokens(const DumpOptions& o, const ModelConfig& config, const HfModel&
   }
   if (o.text_given) {
     if (config.vocab < 256)
-      return *error = subst(tr("--text needs a vocabulary of at least 256 byte tokens (vocab_size is {0}); use --tokens"),
-                            {std::to_string(config.vocab)}),
+      return *error =
+                 subst(tr("--text needs a vocabulary of at least 256 byte tokens (vocab_size is {0}); use --tokens"),
+                       {std::to_string(config.vocab)}),
              false;
     *tokens = ByteTokenizer::encode(o.text);
     return true;
@@ -144,8 +145,8 @@ bool check_dump_memory(const DumpOptions& o, const ModelConfig& config, size_t n
 // The dump folder: the weights as a Hugging Face checkpoint, grads.safetensors (--grads), one .npy per traced step,
 // and manifest.json last, whose presence marks a complete dump. `grads` is null without --grads.
 int write_dump(const DumpOptions& o, const ModelConfig& config, const HfModel& hf, const std::vector<int>& tokens,
-               unsigned long long seed, StorageType dtype, const ForwardRun& run, const ModelWeights* grads, double loss,
-               HeadlessProgress& progress) {
+               unsigned long long seed, StorageType dtype, const ForwardRun& run, const ModelWeights* grads,
+               double loss, HeadlessProgress& progress) {
   const Trace& trace = run.trace;
   std::string error;
   std::error_code ec;

@@ -99,9 +99,8 @@ bool prepare_language_data(const TrainSettings& settings, std::string* error) {
   HeadlessProgress progress("transformer-workbench train");
   std::atomic<float> fraction{0};
   std::shared_ptr<const LanguageData> data;
-  auto prepared = std::async(std::launch::async, [&] {
-    return load_language_data(settings.task.language, &data, error, nullptr, &fraction);
-  });
+  auto prepared = std::async(
+      std::launch::async, [&] { return load_language_data(settings.task.language, &data, error, nullptr, &fraction); });
   const bool trains_tokenizer =
       settings.task.language.tokenizer_json.empty() && settings.task.language.tokenizer == LmTokenizerKind::Bpe;
   while (prepared.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready)

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -63,14 +64,10 @@ int main(int argc, char** argv) {
 
 namespace {
 
-int run(int argc, char** argv) {
-  tw::PerfRecorder perf(tw::PerfClock::now());  // time to first frame counts from here
-  // One product thread: the UI thread and the panels' workers already share the machine's cores, and numbers then
-  // do not depend on how many cores a machine has.
-  tw::set_matmul_threads(1);
-  // [SECTION] command line
-  tw::GuiOptions gui;
-  const auto lang_argument = tw::apply_language_argument(argc, argv);  // before any help text is built
+// [SECTION] command line
+// Reads the window's options into *gui; a subcommand (export, dump, ...) runs here and its exit code is returned, as
+// is --help's, --version's or a bad argument's. nullopt: open the window.
+std::optional<int> parse_command_line(int argc, char** argv, tw::GuiOptions* gui, bool* fresh, bool* theme_given) {
   CLI::App cli{tw::tr("Transformer Workbench: explore the math inside modern LLMs")};
   // CLI11's own words in --help, in the interface language too (subcommands inherit these when they are added).
   cli.option_defaults()->group(tw::tr("Options"));
@@ -79,33 +76,32 @@ int run(int argc, char** argv) {
     cli.get_formatter()->label(label, tw::tr(label));
   cli.set_version_flag(
       "--version", [] { return tw::version_report(); }, tw::tr("Display program version information and exit"));
-  cli.add_option("--frames", gui.frames, tw::tr("Run this many frames, then exit 0 (0: until the window closes)"))
+  cli.add_option("--frames", gui->frames, tw::tr("Run this many frames, then exit 0 (0: until the window closes)"))
       ->check(CLI::Range(0, 1000000000));
-  cli.add_option("--screenshot", gui.screenshot, tw::tr("Write the last rendered frame to this PNG file"));
-  cli.add_option("--open", gui.open, tw::tr("Open a panel by id (repeatable)"));
-  cli.add_flag("--all-panels", gui.all_panels, tw::tr("Open every panel"));
-  cli.add_option("--theme", gui.theme, tw::tr("Start with this theme"))->check(CLI::IsMember({"dark", "print"}));
-  cli.add_option("--perf-report", gui.perf_report, tw::tr("Write frame-time statistics to this JSON file"));
-  cli.add_option("--perf-idle-seconds", gui.perf_idle_seconds,
+  cli.add_option("--screenshot", gui->screenshot, tw::tr("Write the last rendered frame to this PNG file"));
+  cli.add_option("--open", gui->open, tw::tr("Open a panel by id (repeatable)"));
+  cli.add_flag("--all-panels", gui->all_panels, tw::tr("Open every panel"));
+  cli.add_option("--theme", gui->theme, tw::tr("Start with this theme"))->check(CLI::IsMember({"dark", "print"}));
+  cli.add_option("--perf-report", gui->perf_report, tw::tr("Write frame-time statistics to this JSON file"));
+  cli.add_option("--perf-idle-seconds", gui->perf_idle_seconds,
                  tw::tr("With --perf-report and --frames: seconds of idle (no input) measured after the frames"))
       ->check(CLI::Range(0.0, 600.0));
-  cli.add_option("--gui-report", gui.gui_report,
+  cli.add_option("--gui-report", gui->gui_report,
                  tw::tr("After every frame, write what is on screen to this JSON file (tests)"));
-  cli.add_option("--width", gui.width, tw::tr("Initial window width in pixels"))->check(CLI::Range(320, 8192));
-  cli.add_option("--height", gui.height, tw::tr("Initial window height in pixels"))->check(CLI::Range(240, 8192));
-  cli.add_option("--model", gui.model,
+  cli.add_option("--width", gui->width, tw::tr("Initial window width in pixels"))->check(CLI::Range(320, 8192));
+  cli.add_option("--height", gui->height, tw::tr("Initial window height in pixels"))->check(CLI::Range(240, 8192));
+  cli.add_option("--model", gui->model,
                  tw::tr("Open a Hugging Face model folder (config.json, *.safetensors, tokenizer.json)"))
       ->check(CLI::ExistingDirectory);
-  cli.add_option("--zoom", gui.zoom,
+  cli.add_option("--zoom", gui->zoom,
                  tw::tr("Presentation zoom of text, controls and figures (0.75 to 3; Ctrl+= / Ctrl+-)"))
       ->check(CLI::Range(tw::kZoomMin, tw::kZoomMax));
-  cli.add_option("scene", gui.scene,
+  cli.add_option("scene", gui->scene,
                  tw::tr("A scene file to open, as File > Open scene does (*.twscene.json or *.json)"))
       ->check(CLI::ExistingFile);
-  cli.add_option("--lesson", gui.lesson,
+  cli.add_option("--lesson", gui->lesson,
                  tw::tr("Open a lesson: its number (1 to 5) or a lesson file, optionally :STEP (e.g. 1:3)"));
-  bool fresh = false;
-  cli.add_flag("--fresh", fresh, tw::tr("Start from defaults instead of restoring the last session"));
+  cli.add_flag("--fresh", *fresh, tw::tr("Start from defaults instead of restoring the last session"));
   std::string lang_value;
   tw::add_language_option(cli, &lang_value);
   std::vector<std::pair<CLI::App*, tw::CommandAction>> actions;
@@ -124,9 +120,14 @@ int run(int argc, char** argv) {
   }
   for (auto& [sub, action] : actions)
     if (sub->parsed()) return exit_with_one_line_on_exception("transformer-workbench " + sub->get_name(), action);
+  *theme_given = cli.count("--theme") > 0;
+  return std::nullopt;
+}
 
-  // [SECTION] init
-  tw::AppState state = tw::make_app_state();
+// [SECTION] start: the state the window opens on, then the window, its fonts and theme
+// The last session, then what the command line asks for on top of it; an exit code when an option is unusable.
+std::optional<int> prepare_state(tw::AppState& state, const tw::GuiOptions& gui, bool fresh, bool theme_given,
+                                 std::optional<tw::Language> lang_argument) {
   tw::restore_session_at_startup(state, fresh);  // first, so command-line options override the last session
   if (lang_argument) tw::set_language(*lang_argument);
   if (!std::filesystem::path(state.exports.dir).is_absolute()) state.exports.dir = tw::default_export_dir();
@@ -152,18 +153,21 @@ int run(int argc, char** argv) {
   if (!gui.model.empty())
     tw::open_model_folder(state, gui.model, /*from_command_line=*/true);  // the forward stepper loads it with progress
   if (gui.zoom > 0) state.zoom = gui.zoom;
-  if (cli.count("--theme")) state.theme = gui.theme == "print" ? tw::Theme::Print : tw::Theme::Dark;
+  if (theme_given) state.theme = gui.theme == "print" ? tw::Theme::Print : tw::Theme::Dark;
   // Long recomputes (LoRA training, the softmax sweep, the Small model) yield the cores to the UI and the renderer.
   for (auto& slot : state.panels) slot.panel->set_background_priority(true);
-  perf.mark("command_line_and_panels");
+  return std::nullopt;
+}
 
+// The window, hidden until its first frame, with ImGui, fonts and theme; an exit code when there is no display.
+std::optional<int> open_window(tw::Window& window, tw::AppState& state, const tw::GuiOptions& gui,
+                               tw::PerfRecorder& perf) {
   if (!tw::display_available()) {
     std::fprintf(stderr,
                  "transformer-workbench: no display (DISPLAY and WAYLAND_DISPLAY are unset); "
                  "for headless figures use the 'export' subcommand\n");
     return 3;
   }
-  tw::Window window;
   std::string error;
   if (!window.open_display(&error)) {
     std::fprintf(stderr, "transformer-workbench: %s; for headless figures use the 'export' subcommand\n",
@@ -197,15 +201,47 @@ int run(int argc, char** argv) {
     startup.fonts = tw::build_font_atlas(TW_FONT_DIR, 15.0f * state.ui_scale(), &state.font_warning);
   window.init_imgui(std::move(startup.fonts));
   if (!state.font_warning.empty()) std::fprintf(stderr, "transformer-workbench: %s\n", state.font_warning.c_str());
-  tw::Theme applied_theme = state.theme;
-  float applied_zoom = state.zoom;
-  tw::apply_theme(applied_theme, state.ui_scale());
+  tw::apply_theme(state.theme, state.ui_scale());
   tw::install_gl_texture_backend();  // heatmaps draw as GL textures
   tw::install_slide_menu_item();     // every figure's right-click menu offers "Show as slide"
   perf.set_renderer(window.renderer());
   perf.mark("imgui_and_theme");
+  return std::nullopt;
+}
 
-  // [SECTION] loop
+// [SECTION] loop
+// One frame: input to shortcuts, menus and windows, then render, the --screenshot of the last --frames frame, show
+// (the first frame) and swap. `frame` counts from 1. False when the screenshot could not be written.
+bool draw_frame(tw::Window& window, tw::AppState& state, const tw::GuiOptions& gui, tw::PerfRecorder& perf, int frame) {
+  std::string error;
+  perf.begin_ui();
+  window.begin_frame();
+  tw::handle_shortcuts(state);
+  tw::draw_main_menu(state);
+  tw::draw_windows(state);
+  perf.end_ui();
+  if (!gui.gui_report.empty() && !tw::write_gui_report(state, gui.gui_report, &error))
+    std::fprintf(stderr, "transformer-workbench: %s\n", error.c_str());
+  window.end_frame();
+  perf.frame_rendered();
+  perf.frame_coverage(tw::last_solid_fill_stats().all_pixels, tw::last_solid_fill_stats().pixels);
+  const tw::DamageStats& damage = tw::last_damage_stats();
+  perf.frame_damage(damage.damaged_pixels, damage.window_moving, damage.window_copied);
+  bool ok = true;
+  if (gui.frames > 0 && frame == gui.frames && !gui.screenshot.empty() &&
+      !window.save_screenshot(gui.screenshot, &error)) {
+    std::fprintf(stderr, "transformer-workbench: %s\n", error.c_str());
+    ok = false;
+  }
+  if (frame == 1) window.show();  // created hidden: it appears with its first frame drawn
+  window.swap();
+  perf.frame_presented();
+  return ok;
+}
+
+// Frames until the window closes, --frames runs out, the session guard stops it, or the --perf-report idle
+// measurement ends; then the report. The exit code: 1 when a screenshot or the report could not be written.
+int run_loop(tw::Window& window, tw::AppState& state, const tw::GuiOptions& gui, tw::PerfRecorder& perf) {
   // A frame is drawn only when it may differ from the last one: after input (and kSettleFrames more, in which ImGui
   // settles hover and layout), after a worker's result (Window::wake through notify_result_ready), while an open
   // panel is busy (a job's progress bar, training playing; paced at kBusyFrameSeconds), when a timer asked for by
@@ -216,6 +252,9 @@ int run(int argc, char** argv) {
   constexpr int kSettleFramesAfterResult = 2;  // a result may change a window's size: one frame to lay it out again
   constexpr double kBusyFrameSeconds = 1.0 / 60.0;
   tw::result_ready_hook().store(&tw::Window::wake);
+  tw::Theme applied_theme = state.theme;  // as open_window applied them
+  float applied_zoom = state.zoom;
+  std::string error;
   int frame = 0, settle = kSettleFrames;
   int exit_code = 0;
   double last_frame_start = -1;
@@ -279,28 +318,9 @@ int run(int argc, char** argv) {
     if (settle == 0 && !scripted && !busy) continue;  // woken for nothing new: no frame
     settle = std::max(settle - 1, 0);
     last_frame_start = perf.seconds_since_start();
-    perf.begin_ui();
-    window.begin_frame();
-    tw::handle_shortcuts(state);
-    tw::draw_main_menu(state);
-    tw::draw_windows(state);
-    perf.end_ui();
-    if (!gui.gui_report.empty() && !tw::write_gui_report(state, gui.gui_report, &error))
-      std::fprintf(stderr, "transformer-workbench: %s\n", error.c_str());
-    window.end_frame();
-    perf.frame_rendered();
-    perf.frame_coverage(tw::last_solid_fill_stats().all_pixels, tw::last_solid_fill_stats().pixels);
-    const tw::DamageStats& damage = tw::last_damage_stats();
-    perf.frame_damage(damage.damaged_pixels, damage.window_moving, damage.window_copied);
     ++frame;
+    if (!draw_frame(window, state, gui, perf, frame)) exit_code = 1;
     const bool last_scripted = gui.frames > 0 && frame == gui.frames;
-    if (last_scripted && !gui.screenshot.empty() && !window.save_screenshot(gui.screenshot, &error)) {
-      std::fprintf(stderr, "transformer-workbench: %s\n", error.c_str());
-      exit_code = 1;
-    }
-    if (frame == 1) window.show();  // created hidden: it appears with its first frame drawn
-    window.swap();
-    perf.frame_presented();
     if (last_scripted) {
       if (gui.perf_report.empty()) break;
       // Idle CPU of this same loop: every panel left as it is, no input, for gui.perf_idle_seconds, from when the
@@ -322,8 +342,28 @@ int run(int argc, char** argv) {
       exit_code = 1;
     }
   }
+  return exit_code;
+}
 
-  // [SECTION] shutdown
+int run(int argc, char** argv) {
+  tw::PerfRecorder perf(tw::PerfClock::now());  // time to first frame counts from here
+  // One product thread: the UI thread and the panels' workers already share the machine's cores, and numbers then
+  // do not depend on how many cores a machine has.
+  tw::set_matmul_threads(1);
+  const auto lang_argument = tw::apply_language_argument(argc, argv);  // before any help text is built
+  tw::GuiOptions gui;
+  bool fresh = false, theme_given = false;
+  if (const std::optional<int> done = parse_command_line(argc, argv, &gui, &fresh, &theme_given)) return *done;
+
+  tw::AppState state = tw::make_app_state();
+  if (const std::optional<int> bad = prepare_state(state, gui, fresh, theme_given, lang_argument)) return *bad;
+  perf.mark("command_line_and_panels");
+  tw::Window window;
+  if (const std::optional<int> no_window = open_window(window, state, gui, perf)) return *no_window;
+
+  const int exit_code = run_loop(window, state, gui, perf);
+
+  // [SECTION] stop
   tw::save_session_at_exit(state);
   tw::exit_anyway_after(10.0, exit_code);  // the panels' workers are joined below; one stuck must not hang the exit
   window.shutdown();
