@@ -27,6 +27,7 @@
 #include "core/base/i18n.h"
 #include "views/handoffs.h"
 #include "views/plot/plot_imgui.h"
+#include "views/presenter_keys.h"
 #include "views/start_page.h"
 #include "views/widgets.h"
 
@@ -567,8 +568,10 @@ void handle_presentation_shortcuts(AppState& state) {
     if (PanelSlot* slot = focus_target(state)) state.toggle_focus(slot->info.id);  // focus, or leave it
   // Esc leaves focus unless something else wants it (a popup, a text field being edited).
   if (!state.focused.empty() && !state.slide.on() && ImGui::IsKeyPressed(kKeyEscape, false) &&
-      !ImGui::IsAnyItemActive() && !ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId))
+      !ImGui::IsAnyItemActive() && !ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) {
+    keep_navigation_off_the_key();  // ImGui read Esc too and would highlight a button of the panels shown next
     state.toggle_focus("");
+  }
   if (io.KeyCtrl && !io.KeyShift && ImGui::IsKeyPressed('B', false))
     if (PanelSlot* slot = focus_target(state)) slot->controls_collapsed = !slot->controls_collapsed;
 }
