@@ -39,7 +39,8 @@ namespace tw {
 namespace {
 
 // Words that stay in Latin letters in the Chinese interface: method, model and product names, units, file formats,
-// and terms the glossary keeps untranslated (token, softmax, logits).
+// and terms the glossary keeps untranslated (token, softmax, logits). Not query / key / value: the glossary writes
+// 查询 / 键 / 值.
 const std::set<std::string> kKeptWords = {
     "token",       "tokens",  "softmax", "logit",  "logits",    "acc",     "eps",       "nat",     "nats",
     "rad",         "exp",     "log",     "cos",    "sin",       "RoPE",    "ALiBi",     "LoRA",    "rsLoRA",
@@ -55,7 +56,7 @@ const std::set<std::string> kKeptWords = {
     "sqrt",        "none",    "byte",  // FLOP/byte, a unit
     "act",         "coef",             // formula symbols: act(x), the z-loss coefficient
     "loss",                            // only inside formulas such as exp(loss); prose uses 损失
-    "up",          "gate",    "query",   "key",    "queries",   "keys",    "prefill",   "decode",
+    "up",          "gate",    "prefill", "decode",
     "range",       "ratio",   "dim",     "arg",    // symbols: [-range, range], n_kv_heads = H / ratio, dim, arg-max
     "Witten",      "Bell",    "Kneser",  "Ney",    "Switch",    "NeoX",    "gram",  // methods, models, n-gram
     "Debian",      "fortune", "fortunes", "safetensors",  // a distribution, its fortune packages, a file format
@@ -209,10 +210,11 @@ TEST(ChineseInterfaceCheck, FindsEnglishProseOnly) {
   EXPECT_TRUE(english_words("头 {0} 的偏置（$m$ = 0.25）").empty());
   EXPECT_TRUE(english_words("n_heads H, head_dim D, $\\sqrt{d_k}$, RoPE, GQA-4, top-k").empty());
   EXPECT_TRUE(english_words("选中：\"the newest\" + \"road\"").empty());
-  EXPECT_EQ(english_words("query head 3"), std::vector<std::string>{"head"});
+  EXPECT_EQ(english_words("query head 3"), (std::vector<std::string>{"query", "head"}));
   // Mixed Chinese and English: the English words are found, the names the glossary keeps are not.
   EXPECT_EQ(english_words("language 任务；2 层，pre-rmsnorm，缩放"),
             (std::vector<std::string>{"language", "pre-rmsnorm"}));
+  EXPECT_EQ(english_words("一个 query 在 16 个 key 上的 softmax"), (std::vector<std::string>{"query", "key"}));
   EXPECT_TRUE(english_words("任务：语言模型；前置 RMSNorm，LoRA 秩 4，GPT-2").empty());
 }
 
@@ -344,6 +346,26 @@ TEST(ChineseCatalogue, NoMsgstrKeepsRawTeXOrIsItsEnglishSource) {
   }
   for (const std::string& r : raw) ADD_FAILURE() << "raw TeX after layout: " << r;
   for (const std::string& r : english) ADD_FAILURE() << "the Chinese is the English source: " << r;
+}
+
+// The glossary (docs/glossary-zh.md) writes query / key / value as 查询 / 键 / 值: no Chinese msgstr keeps them in
+// Latin letters. Code is not prose: a quoted JSON name ("values") and a command line's key=value stay.
+TEST(ChineseCatalogue, QueryKeyAndValueAreWrittenInChinese) {
+  const std::regex code(R"(\$[^$]*\$|"[^"]*"|[A-Za-z0-9_.\-]*=[A-Za-z0-9_.\-]*)");  // formulas, "values", key=value
+  const std::regex term(R"((^|[^A-Za-z_.\-])(query|queries|key|keys|value|values)($|[^A-Za-z_\-]))");
+  int checked = 0;
+  for (const PoEntry& e : read_po(std::string(TW_SOURCE_DIR) + "/po/zh.po")) {
+    if (!has_chinese(e.msgstr)) continue;
+    ++checked;
+    std::smatch m;
+    const std::string prose = std::regex_replace(e.msgstr, code, " ");
+    if (std::regex_search(prose, m, term))
+      ADD_FAILURE() << "\"" << m[2] << "\" in \"" << e.msgstr << "\" (msgid \"" << e.msgid << "\")";
+  }
+  EXPECT_GT(checked, 1000);
+  // The check itself.
+  EXPECT_TRUE(std::regex_search(std::regex_replace(std::string("一个 query 在 $n$ 个键上"), code, " "), term));
+  EXPECT_FALSE(std::regex_search(std::regex_replace(std::string("应为 key=value 形式，\"values\"，$k$"), code, " "), term));
 }
 
 // Source scan: a translated string with a formula is never drawn by an ImGui call that prints it as is (Text, a menu
