@@ -165,22 +165,48 @@ bool has_cjk(const char* text) {
 }
 }  // namespace
 
+void wrapped_text(const char* text, float wrap_pos_x, uint32_t color) {
+  ImGui::PushStyleColor(ImGuiCol_Text, color ? color : ImGui::GetColorU32(ImGuiCol_Text));
+  ImGui::PushTextWrapPos(-1.0f);  // broken here: ImGui's wrapping would break a number after its '.'
+  std::string broken;
+  const char* shown = text;
+  if (wrap_pos_x >= 0) {
+    ImFont* font = ImGui::GetFont();
+    const float size = ImGui::GetFontSize();
+    const auto width = [&](std::string_view s) {
+      return font->CalcTextSizeA(size, FLT_MAX, 0.0f, s.data(), s.data() + s.size()).x;
+    };
+    const float max_w = ImGui::CalcWrapWidthForPos(ImGui::GetCursorScreenPos(), wrap_pos_x);
+    for (const std::string& line : plot::wrap_plain_text(text, max_w, width)) broken.append(line).push_back('\n');
+    broken.pop_back();
+    shown = broken.c_str();
+  }
+  // ImGui's log (tests read what is shown) gets the text as written, as ImGui's own wrapping logs it.
+  ImGuiContext& g = *ImGui::GetCurrentContext();
+  const bool log = g.LogEnabled && shown != text;
+  if (log) {
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    ImGui::LogRenderedText(&at, text);
+    g.LogEnabled = false;
+  }
+  // In pieces: ImGui draws every line of one string, visible or not, with 16-bit indices.
+  const std::string_view all(shown);
+  if (all.size() <= plot::kMaxDrawBytes)
+    ImGui::TextUnformatted(shown);
+  else
+    for (std::string_view piece : plot::draw_pieces(all))
+      ImGui::TextUnformatted(piece.data(), piece.data() + piece.size());
+  if (log) g.LogEnabled = true;
+  ImGui::PopTextWrapPos();
+  ImGui::PopStyleColor();
+}
+
 void math_text(const char* text, float wrap_pos_x, bool display, uint32_t color) {
   const ImU32 col = color ? color : ImGui::GetColorU32(ImGuiCol_Text);
   // Plain text exactly as ImGui draws it; formulas and Chinese through the typeset lines (label_words breaks
   // between Chinese characters, never inside a formula).
   if (!plot::has_math(text) && (wrap_pos_x < 0 || !has_cjk(text))) {
-    ImGui::PushStyleColor(ImGuiCol_Text, col);
-    ImGui::PushTextWrapPos(wrap_pos_x);
-    // In pieces: ImGui draws every wrapped line of one string, visible or not, with 16-bit indices.
-    const std::string_view all(text);
-    if (all.size() <= plot::kMaxDrawBytes)
-      ImGui::TextUnformatted(text);
-    else
-      for (std::string_view piece : plot::draw_pieces(all))
-        ImGui::TextUnformatted(piece.data(), piece.data() + piece.size());
-    ImGui::PopTextWrapPos();
-    ImGui::PopStyleColor();
+    wrapped_text(text, wrap_pos_x, col);
     return;
   }
   ImGui::LogText("%s\n", text);  // typeset text is in ImGui's log too, as plain text is (tests read what is shown)

@@ -55,6 +55,10 @@ void role_text(plot::UiRole role, const char* text);
 // it (0: the window's right edge; < 0: no wrapping); a formula is never split across lines. `display`: fractions
 // and sums at display size (a formula line), else inline. `color` 0: ImGuiCol_Text.
 void math_text(const char* text, float wrap_pos_x = 0.0f, bool display = false, uint32_t color = 0);
+// Plain text (never read as math: a token "$" stays a dollar) wrapped at `wrap_pos_x` as math_text takes it, at
+// spaces and between Chinese characters, never inside a word or a number (plot::wrap_plain_text). `color` 0: the
+// current ImGuiCol_Text.
+void wrapped_text(const char* text, float wrap_pos_x = 0.0f, uint32_t color = 0);
 // A formula line (the stepper's): display-size math in the Formula role colour, wrapped at the window edge.
 void formula_line(const char* text);
 // One line of text with math after a widget on the same line (a control's label), aligned with the frame's text.
