@@ -448,9 +448,9 @@ void draw_lesson_window(AppState& state) {
   if (run.place_window) {
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     const float scale = ImGui::GetFontSize() / plot::kBaseFontSize;
-    const float top = std::max(vp->WorkPos.y, vp->Pos.y + ImGui::GetFrameHeight());
-    const WorkLayout w = split_work_area({vp->WorkPos.x, top, vp->WorkSize.x, vp->WorkSize.y - (top - vp->WorkPos.y)},
-                                         scale, 0.0f);  // as app/ui.cpp work_layout while a lesson is open
+    const float top = menu_bar_bottom();  // this frame's bar: the work area follows a zoomed bar a frame later
+    const WorkLayout w = split_work_area({vp->WorkPos.x, top, vp->WorkSize.x, vp->Pos.y + vp->Size.y - top}, scale,
+                                         0.0f);  // as app/ui.cpp work_layout while a lesson is open
     ImGui::SetNextWindowPos(ImVec2(w.side.x, w.side.y), ImGuiCond_Always);
     ImGui::SetNextWindowSize(ImVec2(w.side.w, w.side.h), ImGuiCond_Always);
     ImGui::SetNextWindowFocus();

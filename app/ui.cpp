@@ -81,14 +81,6 @@ void draw_presentation_menu_items(AppState& state) {
     slot->controls_collapsed = !slot->controls_collapsed;
 }
 
-// The bottom edge of the main menu bar this frame (its height grows with the zoom); the viewport's top before the
-// bar was first drawn.
-float menu_bar_bottom() {
-  const ImGuiViewport* vp = ImGui::GetMainViewport();
-  const ImGuiWindow* bar = ImGui::FindWindowByName("##MainMenuBar");
-  return bar && bar->Active ? bar->Pos.y + bar->Size.y : vp->Pos.y + ImGui::GetFrameHeight();
-}
-
 // Before Begin: a window a scene placed goes there this frame, pulled onto a screen smaller than the one it was
 // saved on (with a message, so the lecturer knows why it moved).
 void place_window(AppState& state, WindowLayout& l, bool* place, const std::string& name, const std::string& id) {
@@ -258,11 +250,10 @@ void draw_main_menu(AppState& state) {
 static WorkLayout work_layout(const AppState& state) {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   const float scale = ImGui::GetFontSize() / plot::kBaseFontSize;
-  // The work area leaves out the main menu bar only from the frame after it was first drawn: on the first frame,
-  // take the bar's height off by hand so no window opens under it.
-  const float bar = ImGui::GetFrameHeight();
-  const float top = std::max(vp->WorkPos.y, vp->Pos.y + bar);
-  const float height = vp->WorkSize.y - (top - vp->WorkPos.y);
+  // Below the menu bar as drawn this frame: the work area leaves it out only a frame later (on the first frame, and
+  // after a zoom changed its height: a zoom back from 200% left an 11-pixel band under a 150% bar).
+  const float top = menu_bar_bottom();
+  const float height = vp->Pos.y + vp->Size.y - top;
   // An open lesson keeps its column beside the panels at any width (never stacked over them).
   return split_work_area({vp->WorkPos.x, top, vp->WorkSize.x, height}, scale,
                          lesson_is_open(state) ? 0.0f : min_panel_cell(scale).w);
@@ -423,9 +414,19 @@ static std::map<std::string, Placement> place_panels(AppState& state) {
 // (app/ui.cpp record_window keeps that place while the bar pushes a window down).
 static void place_again_after_zoom(AppState& state) {  // before any window records its place this frame
   if (state.zoom != state.placed_at_zoom) {
+    // The frame a zoom key changed the zoom still has the old fonts and menu bar (the atlas is rebuilt between
+    // frames, app/main.cpp): placed now, every window would sit one zoom step late. Wait for them (one frame at most).
+    // (The atlas is built at a whole pixel size: 22.5 px at 150% is 23; neighbouring zoom steps are 1.5 px apart.)
+    const bool fonts_in_effect = std::abs(ImGui::GetFontSize() - plot::kBaseFontSize * state.ui_scale()) < 0.75f;
+    if (!fonts_in_effect && state.zoom_waited_frames++ < 1) return;
+    state.zoom_waited_frames = 0;
     state.placed_at_zoom = state.zoom;
+    // Beside a lesson the panels share what its column leaves, and the column's width follows the zoom: they are
+    // tiled again there; otherwise each goes back to its saved place.
+    const bool beside_lesson = lesson_is_open(state);
+    if (beside_lesson) state.tiling.retile = true;
     for (auto& slot : state.panels)
-      if (slot.layout.known && state.focused != slot.info.id) slot.place_next_frame = true;
+      if (slot.layout.known && state.focused != slot.info.id && !beside_lesson) slot.place_next_frame = true;
     if (state.overview_layout.known) state.place_overview_next_frame = true;
     // The start page and the lesson column were placed below the old menu bar: below the new one (no gap, no overlap).
     state.tiling.place_start_page = true;
@@ -576,6 +577,12 @@ void handle_presentation_shortcuts(AppState& state) {
     if (PanelSlot* slot = focus_target(state)) slot->controls_collapsed = !slot->controls_collapsed;
 }
 }  // namespace
+
+float menu_bar_bottom() {
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const ImGuiWindow* bar = ImGui::FindWindowByName("##MainMenuBar");
+  return bar && bar->Active ? bar->Pos.y + bar->Size.y : vp->Pos.y + ImGui::GetFrameHeight();
+}
 
 void handle_shortcuts(AppState& state) {
   const ImGuiIO& io = ImGui::GetIO();

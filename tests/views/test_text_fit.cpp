@@ -6,6 +6,8 @@
 #include <imgui.h>
 #include <imgui_internal.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "app/app_state.h"
 #include "app/file_menu.h"
 #include "app/fonts.h"
+#include "app/layout.h"
 #include "app/lesson_bar.h"
 #include "core/base/i18n.h"
 #include "scratch_dir.h"
@@ -132,6 +135,117 @@ TEST_P(TextFit, EveryPanelsChoicesShowTheirValueWhole) {
     frames(2);
     expect_no_fit_problems("panel " + slot.info.id);
   }
+}
+
+// Ctrl+= from 150% to 200% and Ctrl+- back, as app/main.cpp runs it: the key changes the zoom inside a frame, the
+// fonts follow between frames. Afterwards every window starts right below the menu bar (no band between them), and a
+// lesson's column and its panels are laid out for the zoom they are drawn at: the column as wide as that zoom makes
+// it, the panels beside it, not under it.
+class ZoomBack : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(setenv("XDG_CONFIG_HOME", config_.path().c_str(), 1), 0);
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = ImVec2(1280, 720);
+    io.DeltaTime = 1.0f / 60.0f;
+    app_.zoom = 1.5f;
+    fonts();
+  }
+  void TearDown() override {
+    ImGui::DestroyContext();
+    unsetenv("XDG_CONFIG_HOME");
+  }
+  void fonts() {
+    ImGuiIO& io = ImGui::GetIO();
+    io.Fonts->Clear();
+    load_fonts(TW_FONT_DIR, plot::kBaseFontSize * app_.ui_scale());
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+    apply_theme(app_.theme, app_.ui_scale());
+    fonts_at_ = app_.zoom;
+  }
+  // `n` frames, Ctrl and the GLFW key `key` held in the first (-1: none); the fonts rebuilt after a frame that
+  // changed the zoom, as between frames in app/main.cpp.
+  void frames(int n, int key = -1) {
+    ImGuiIO& io = ImGui::GetIO();
+    for (int i = 0; i < n; ++i) {
+      io.KeyCtrl = i == 0 && key >= 0;
+      if (key >= 0) io.KeysDown[key] = i == 0;
+      ImGui::NewFrame();
+      handle_shortcuts(app_);
+      draw_main_menu(app_);
+      draw_windows(app_);
+      ImGui::Render();
+      if (app_.zoom != fonts_at_) fonts();
+      for (PanelSlot& slot : app_.panels)
+        if (slot.open) slot.panel->wait_idle();
+    }
+  }
+  static WinRect rect_of(const ImGuiWindow* w) { return {w->Pos.x, w->Pos.y, w->Size.x, w->Size.y}; }
+  // The top-level windows drawn in the last frame, but the menu bar, tooltips and popups.
+  static std::vector<const ImGuiWindow*> windows() {
+    std::vector<const ImGuiWindow*> out;
+    for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows) {
+      constexpr ImGuiWindowFlags kNot =
+          ImGuiWindowFlags_ChildWindow | ImGuiWindowFlags_Tooltip | ImGuiWindowFlags_Popup | ImGuiWindowFlags_ChildMenu;
+      if (w->Active && !(w->Flags & kNot) && std::string(w->Name) != "##MainMenuBar") out.push_back(w);
+    }
+    return out;
+  }
+  // Laid out for the zoom in effect (its fonts loaded, at a whole pixel size).
+  void expect_laid_out(const std::string& what) {
+    ASSERT_EQ(fonts_at_, app_.zoom) << what;
+    const float zoom = ImGui::GetFontSize() / plot::kBaseFontSize;
+    const float bar = menu_bar_bottom();
+    EXPECT_NEAR(bar, ImGui::GetFrameHeight(), 1.0f) << what << ": the menu bar is drawn at the new size";
+    float top = 1e9f;
+    for (const ImGuiWindow* w : windows()) top = std::min(top, w->Pos.y);
+    EXPECT_NEAR(top, bar, 0.5f) << what << ": a band between the menu bar and the windows";
+    if (!lesson_is_open(app_)) return;
+    const ImGuiWindow* lesson = ImGui::FindWindowByName("###Lesson");
+    ASSERT_NE(lesson, nullptr);
+    const WorkLayout expect = split_work_area({0, bar, 1280, 720 - bar}, zoom, 0.0f);
+    EXPECT_NEAR(lesson->Pos.y, bar, 0.5f) << what;
+    EXPECT_NEAR(lesson->Size.x, expect.side.w, 0.5f) << what << ": the lesson column has another zoom's width";
+    EXPECT_NEAR(lesson->Size.y, expect.side.h, 0.5f) << what << ": the lesson column is not the work area's height";
+    for (const ImGuiWindow* w : windows())
+      if (w != lesson)
+        EXPECT_FALSE(overlaps(rect_of(w), rect_of(lesson)))
+            << what << ": " << w->Name << " (x " << w->Pos.x << ", w " << w->Size.x << ") under the lesson column";
+  }
+  static constexpr int kEqual = 61, kMinus = 45;  // GLFW's '=' and '-'
+  testing::ScratchDir config_{"zoom-back"};
+  AppState app_ = make_app_state();
+  float fonts_at_ = 0;
+};
+
+TEST_F(ZoomBack, APanelStartsRightBelowTheMenuBarAfterEveryZoomStep) {
+  app_.show_start_page = false;
+  app_.find("softmax")->open = true;
+  app_.tiling.retile = true;
+  frames(4);
+  expect_laid_out("150%");
+  for (const int key : {kEqual, kEqual, kMinus, kMinus}) {  // to 200% and back, a step at a time
+    frames(3, key);
+    expect_laid_out(std::string(key == kEqual ? "zoomed in to " : "zoomed out to ") +
+                    std::to_string(int(std::lround(app_.zoom * 100))) + "%");
+  }
+  EXPECT_FLOAT_EQ(app_.zoom, 1.5f);
+}
+
+TEST_F(ZoomBack, ALessonsColumnAndPanelsFollowEveryZoomStep) {
+  ASSERT_EQ(open_lesson_argument(app_, "1:2"), "");
+  frames(4);
+  expect_laid_out("lesson at 150%");
+  for (const int key : {kEqual, kEqual, kMinus, kMinus}) {
+    frames(3, key);
+    expect_laid_out(std::string(key == kEqual ? "lesson, zoomed in to " : "lesson, zoomed out to ") +
+                    std::to_string(int(std::lround(app_.zoom * 100))) + "%");
+  }
+  EXPECT_FLOAT_EQ(app_.zoom, 1.5f);
 }
 
 INSTANTIATE_TEST_SUITE_P(Projector, TextFit,
