@@ -522,7 +522,9 @@ bool draw_lesson_cards(AppState& state) {
     ImGui::PushFont(plot::screen_font(plot::FontStyle::Bold));
     math_text((std::to_string(l.number) + ". " + l.title.here()).c_str(), wrap_x);
     ImGui::PopFont();
-    math_text(l.summary.here().c_str(), wrap_x, false, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+    // Back to the card's padding: after a line ImGui puts the cursor at the window's left edge, the card's border.
+    ImGui::SetCursorScreenPos(ImVec2(top.x + pad, ImGui::GetCursorScreenPos().y));
+    math_text(l.summary.here().c_str(), wrap_x, false, card_summary_color(hovered));
     int exercises = 0;
     for (const LessonStep& st : l.steps) exercises += st.exercise.has_value();
     const std::string progress =

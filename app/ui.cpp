@@ -237,7 +237,7 @@ void draw_main_menu(AppState& state) {
   }
   ImGui::Separator();
   ImGui::TextDisabled("%d%%", static_cast<int>(std::lround(state.zoom * 100)));
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Zoom (Ctrl+= / Ctrl+- / Ctrl+0)");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("Zoom (Ctrl+= / Ctrl+- / Ctrl+0)"));
   if (std::string exported = plot::take_export_status(); !exported.empty()) state.status = std::move(exported);
   if (!state.status.empty()) {
     ImGui::Separator();

@@ -147,6 +147,23 @@ void push_card_highlight() {
 }
 void pop_card_highlight() { ImGui::PopStyleColor(3); }
 
+uint32_t card_summary_color(bool highlighted) {
+  if (highlighted) return ImGui::GetColorU32(ImGuiCol_Text);
+  // The disabled grey, moved toward the text colour until it reads (AA) on the window: the print theme's grey on
+  // white is 2.8 : 1.
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const auto rgba = [](const ImVec4& c) {
+    const auto byte = [](float v) { return uint32_t(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f)); };
+    return byte(c.x) << 24 | byte(c.y) << 16 | byte(c.z) << 8 | 0xFFu;
+  };
+  const ImVec4 grey = style.Colors[ImGuiCol_TextDisabled], text = style.Colors[ImGuiCol_Text];
+  const uint32_t bg = rgba(style.Colors[ImGuiCol_WindowBg]);
+  ImVec4 c = grey;
+  for (float t = 0.1f; t <= 1.0f && plot::contrast_ratio(rgba(c), bg) < 4.5; t += 0.1f)
+    c = ImVec4(grey.x + (text.x - grey.x) * t, grey.y + (text.y - grey.y) * t, grey.z + (text.z - grey.z) * t, 1.0f);
+  return ImGui::ColorConvertFloat4ToU32(c);
+}
+
 void check_mark(bool ok, const char* label) {
   const ImVec4 color = role_color(ok ? plot::UiRole::Good : plot::UiRole::Bad);
   ImGui::TextColored(color, "%s", ok ? "\u2713" : "\u2717");
