@@ -321,19 +321,30 @@ static void draw_about(AppState& state) {
   ImGui::End();
 }
 
+// On screen at any zoom: at most 48 em wide and the screen's height below the menu bar (its rows wrap, and scroll
+// when even that is too short); at 200% the unwrapped list ran off the right and bottom edges.
 static void draw_shortcuts(AppState& state) {
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const float em = ImGui::GetFontSize(), margin = ImGui::GetStyle().WindowPadding.x;
+  const float top = menu_bar_bottom();
+  const ImVec2 room(vp->Size.x - 2 * margin, vp->Pos.y + vp->Size.y - top - 2 * margin);
+  const float width = std::min(room.x, 48.0f * em);
+  ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + (vp->Size.x - width) / 2, top + margin), ImGuiCond_Appearing);
+  ImGui::SetNextWindowSizeConstraints(ImVec2(width, 0), ImVec2(width, room.y));
   if (!ImGui::Begin((std::string(tr("Keyboard shortcuts")) + "###Keyboard shortcuts").c_str(), &state.show_shortcuts,
                     ImGuiWindowFlags_AlwaysAutoResize)) {
     ImGui::End();
     return;
   }
   if (ImGui::BeginTable("shortcuts", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) {
+    ImGui::TableSetupColumn("keys", ImGuiTableColumnFlags_WidthStretch, 0.36f);
+    ImGui::TableSetupColumn("action", ImGuiTableColumnFlags_WidthStretch, 0.64f);
     for (const Shortcut& sc : kShortcuts) {
       ImGui::TableNextRow();
       ImGui::TableSetColumnIndex(0);
-      ImGui::TextUnformatted(tr(sc.keys));
+      wrapped_text(tr(sc.keys));
       ImGui::TableSetColumnIndex(1);
-      ImGui::TextUnformatted(tr(sc.action));
+      wrapped_text(tr(sc.action));
     }
     ImGui::EndTable();
   }

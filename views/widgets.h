@@ -16,9 +16,10 @@ namespace tw {
 
 // A greyed "(?)" that shows `text` as a tooltip on hover; placed on the same line as the previous item.
 void help_marker(const char* text);
-// The panel's one-paragraph explanation, wrapped, in a collapsible header open by default. `compact` (a focused
-// panel, DrawContext::fit_figures_to_height): at most a quarter of the window's height, scrolling inside, so a large
-// zoom on a projector leaves the figures the room to be seen whole.
+// The panel's one-paragraph explanation, wrapped, in a collapsible header open by default (folded at first in a window
+// shorter than 36 lines of text: a projector at 150–200%). `compact` (a focused panel,
+// DrawContext::fit_figures_to_height; also any short window): at most a quarter of the window's height, scrolling
+// inside, so a large zoom on a projector leaves the figures the room to be seen whole.
 void panel_explanation(const char* text, bool compact = false);
 // Centered grey text for a panel or figure with nothing to show yet.
 void empty_state(const char* text);
@@ -26,6 +27,9 @@ void empty_state(const char* text);
 // window's visible part (cut at its edge), or when `text_width` (> 0) is wider than the item's frame (a combo's
 // value cut short). take_fit_problems() returns and clears the problems recorded since its last call.
 void check_item_fits(const std::string& what, float text_width = 0.0f);
+// Only across: the last item ends past the right edge of a window that does not scroll sideways (a control's label
+// or its "(?)" cut; a column that scrolls down is not cut below).
+void check_item_fits_across(const std::string& what);
 // The same for a text `text_width` wide drawn in `room` pixels (a combo's value beside its arrow).
 void check_text_fits(const std::string& what, float text_width, float room);
 std::vector<std::string> take_fit_problems();
@@ -72,9 +76,14 @@ void math_label(const char* text);
 // With ctx.controls_collapsed set, the column has a "hide" button and, collapsed, is a slim strip with a "show"
 // button; the controls are still submitted then (their values and jobs stay live) but draw nothing.
 // `controls` (optional): the column widens, up to 60% of the window, until the widest choice's current value shows
-// whole (its label above it, as draw_controls_column places it).
+// whole (its label above it, as draw_controls_column places it). A window too narrow for controls and a readable
+// figure side by side (beside a lesson at 150–200%) gets the controls above the figures instead, across its width
+// and at most 35% of its height, and the figures below fit the column's width (figures_column_flags).
 void begin_controls_column(const DrawContext& ctx, float width, const Controls* controls = nullptr);
 void begin_figures_column();  // ends the controls column
+// The flags a panel that draws its own figures passes in the figures column: NoMinSize while the column lies below
+// the controls of a narrow window (draw_figure_rows fits its figures to the column's width there too).
+int figures_column_flags();  // plot::FigureDrawFlags (views/plot/plot_imgui.h)
 void end_figures_column();
 // Every control of `controls` that `visible` accepts (all when empty), each widget `item_width` wide, followed by
 // `after(control)` for extra buttons under it.

@@ -17,6 +17,7 @@
 #include "app/fonts.h"
 #include "app/layout.h"
 #include "app/lesson_bar.h"
+#include "app/lesson_scene.h"
 #include "core/base/i18n.h"
 #include "scratch_dir.h"
 #include "views/panel.h"
@@ -122,6 +123,80 @@ TEST_P(TextFit, TheOpenSceneDialogKeepsCancelOnScreen) {
   EXPECT_GE(dialog->Pos.y, -0.5f) << name_of(GetParam());
   EXPECT_LE(dialog->Pos.y + dialog->Size.y, 720.5f) << name_of(GetParam()) << ": the dialog runs below the screen";
   expect_no_fit_problems("Open scene");
+}
+
+// Every panel beside a lesson's column (as a lesson step opens it on a projector): each choice's value, each
+// control's label and the lesson bar's buttons show whole.
+TEST_P(TextFit, EveryPanelBesideALessonShowsItsChoicesAndLabelsWhole) {
+  ASSERT_EQ(open_lesson_argument(app_, "1:2"), "");
+  frames(3);
+  ASSERT_TRUE(lesson_is_open(app_));
+  for (PanelSlot& slot : app_.panels) {
+    for (PanelSlot& other : app_.panels) other.open = &other == &slot;
+    app_.tiling.retile = true;
+    frames(2);
+    slot.panel->wait_idle();
+    take_fit_problems();
+    frames(2);
+    expect_no_fit_problems("panel " + slot.info.id + " beside a lesson");
+  }
+}
+
+// The figure a lesson step says to look at, beside the lesson's column: on screen, at least two thirds of its width
+// in view without scrolling sideways (it was a 285-pixel sliver at 200%, 60% at 150%), and its top part visible.
+TEST_P(TextFit, ALessonStepsFigureIsSeenBesideTheLesson) {
+  std::vector<std::string> errors;
+  const std::vector<Lesson> lessons = load_shipped_lessons(app_, &errors);
+  ASSERT_GE(lessons.size(), 2u);
+  for (const auto& [lesson, step] : {std::pair{0, 0}, std::pair{0, 1}, std::pair{0, 8}, std::pair{1, 5}}) {
+    ASSERT_LT(size_t(step), lessons[size_t(lesson)].steps.size());
+    const LessonStep& st = lessons[size_t(lesson)].steps[size_t(step)];
+    const std::string where = name_of(GetParam()) + ", lesson " + std::to_string(lesson + 1) + " step " +
+                              std::to_string(step + 1) + " (" + st.look_panel + "/" + st.look_figure + ")";
+    ASSERT_FALSE(st.look_figure.empty()) << where;
+    ASSERT_EQ(open_lesson_argument(app_, std::to_string(lesson + 1) + ":" + std::to_string(step + 1)), "");
+    frames(3);
+    for (PanelSlot& slot : app_.panels)
+      if (slot.open) slot.panel->wait_idle();
+    frames(4);
+    // The best-seen figure of that id (another open panel, behind, may draw one of the same id).
+    const plot::FigureOnScreen* best = nullptr;
+    float best_seen = -1;
+    const std::vector<plot::FigureOnScreen> shown = plot::figures_on_screen();
+    for (const plot::FigureOnScreen& f : shown) {
+      const float seen_h = std::min(f.y + f.h, f.visible_y + f.visible_h) - std::max(f.y, f.visible_y);
+      if (f.id == st.look_figure && seen_h > best_seen) best = &f, best_seen = seen_h;
+    }
+    const bool found = best != nullptr;
+    if (best) {
+      const plot::FigureOnScreen& f = *best;
+      const float seen_w = std::min(f.x + f.w, f.visible_x + f.visible_w) - std::max(f.x, f.visible_x);
+      EXPECT_GE(seen_w, 2.0f / 3.0f * f.w) << where << ": " << seen_w << " of " << f.w << " px wide in view";
+      EXPECT_GE(best_seen, std::min(0.5f * f.h, 200.0f)) << where << ": " << best_seen << " of " << f.h
+                                                         << " px tall in view (figure at y " << f.y << ", visible "
+                                                         << f.visible_y << " + " << f.visible_h << ")";
+      EXPECT_GE(f.visible_x, 0.0f) << where;
+      EXPECT_LE(f.visible_x + f.visible_w, 1280.5f) << where;
+    }
+    EXPECT_TRUE(found) << where << ": not drawn";
+  }
+}
+
+// Help > Keyboard shortcuts (F1): on the screen below the menu bar and nothing past its right edge (at 200% it ran
+// 1268 px wide from x = 60, off the right and bottom edges).
+TEST_P(TextFit, TheShortcutsListFitsTheScreen) {
+  frames(2);
+  app_.show_shortcuts = true;
+  frames(3);
+  const ImGuiWindow* w = ImGui::FindWindowByName("###Keyboard shortcuts");
+  ASSERT_NE(w, nullptr);
+  ASSERT_TRUE(w->Active);
+  const std::string what = name_of(GetParam());
+  EXPECT_GE(w->Pos.x, -0.5f) << what;
+  EXPECT_GE(w->Pos.y, menu_bar_bottom() - 0.5f) << what << ": over the menu bar";
+  EXPECT_LE(w->Pos.x + w->Size.x, 1280.5f) << what << ": past the screen's right edge";
+  EXPECT_LE(w->Pos.y + w->Size.y, 720.5f) << what << ": below the screen";
+  EXPECT_EQ(w->ScrollMax.x, 0.0f) << what << ": a row runs past the window's right edge";
 }
 
 // Every panel, alone in the panel area (as a lecture opens it): each choice's current value fits its combo.
