@@ -103,6 +103,7 @@ struct AppState {
   std::string front_request;
   SlideMode slide;              // on: the slide fills the window instead of the panels (Esc leaves)
   float placed_at_zoom = 1.0f;  // the zoom windows were last placed at (a change places them again, app/ui.cpp)
+  int zoom_waited_frames = 0;   // frames a zoom change waited for its fonts and menu bar (app/ui.cpp)
   WindowLayout overview_layout;
   bool place_overview_next_frame = false;
   // Screen pixels per logical pixel for everything drawn: the monitor's scale times the zoom.
@@ -140,5 +141,8 @@ void apply_theme(Theme theme, float dpi_scale);
 void draw_main_menu(AppState& state);
 void draw_windows(AppState& state);
 void handle_shortcuts(AppState& state);
+// The bottom edge of the main menu bar as drawn this frame (its height grows with the zoom; the viewport's work area
+// follows it only a frame later); the viewport's top plus a frame height before the bar was first drawn.
+float menu_bar_bottom();
 
 }  // namespace tw

@@ -448,9 +448,9 @@ void draw_lesson_window(AppState& state) {
   if (run.place_window) {
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     const float scale = ImGui::GetFontSize() / plot::kBaseFontSize;
-    const float top = std::max(vp->WorkPos.y, vp->Pos.y + ImGui::GetFrameHeight());
-    const WorkLayout w = split_work_area({vp->WorkPos.x, top, vp->WorkSize.x, vp->WorkSize.y - (top - vp->WorkPos.y)},
-                                         scale, 0.0f);  // as app/ui.cpp work_layout while a lesson is open
+    const float top = menu_bar_bottom();  // this frame's bar: the work area follows a zoomed bar a frame later
+    const WorkLayout w = split_work_area({vp->WorkPos.x, top, vp->WorkSize.x, vp->Pos.y + vp->Size.y - top}, scale,
+                                         0.0f);  // as app/ui.cpp work_layout while a lesson is open
     ImGui::SetNextWindowPos(ImVec2(w.side.x, w.side.y), ImGuiCond_Always);
     ImGui::SetNextWindowSize(ImVec2(w.side.w, w.side.h), ImGuiCond_Always);
     ImGui::SetNextWindowFocus();
@@ -522,7 +522,9 @@ bool draw_lesson_cards(AppState& state) {
     ImGui::PushFont(plot::screen_font(plot::FontStyle::Bold));
     math_text((std::to_string(l.number) + ". " + l.title.here()).c_str(), wrap_x);
     ImGui::PopFont();
-    math_text(l.summary.here().c_str(), wrap_x, false, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+    // Back to the card's padding: after a line ImGui puts the cursor at the window's left edge, the card's border.
+    ImGui::SetCursorScreenPos(ImVec2(top.x + pad, ImGui::GetCursorScreenPos().y));
+    math_text(l.summary.here().c_str(), wrap_x, false, card_summary_color(hovered));
     int exercises = 0;
     for (const LessonStep& st : l.steps) exercises += st.exercise.has_value();
     const std::string progress =

@@ -223,6 +223,7 @@ bool draw_slide_mode(AppState& state, const DrawContext& ctx, float top) {
   const bool popup = ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId);
   // Esc leaves unless something else wants it (a popup, a text field being edited).
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false) && !ImGui::IsAnyItemActive() && !popup) {
+    keep_navigation_off_the_key();  // ImGui read Esc too and would highlight a button of the panel shown next
     leave_slide_mode(state);
     return false;
   }

@@ -27,6 +27,7 @@
 #include "core/base/i18n.h"
 #include "views/handoffs.h"
 #include "views/plot/plot_imgui.h"
+#include "views/presenter_keys.h"
 #include "views/start_page.h"
 #include "views/widgets.h"
 
@@ -78,14 +79,6 @@ void draw_presentation_menu_items(AppState& state) {
     state.toggle_focus(slot->info.id);
   if (ImGui::MenuItem(tr("Collapse its controls"), "Ctrl+B", slot && slot->controls_collapsed, slot != nullptr))
     slot->controls_collapsed = !slot->controls_collapsed;
-}
-
-// The bottom edge of the main menu bar this frame (its height grows with the zoom); the viewport's top before the
-// bar was first drawn.
-float menu_bar_bottom() {
-  const ImGuiViewport* vp = ImGui::GetMainViewport();
-  const ImGuiWindow* bar = ImGui::FindWindowByName("##MainMenuBar");
-  return bar && bar->Active ? bar->Pos.y + bar->Size.y : vp->Pos.y + ImGui::GetFrameHeight();
 }
 
 // Before Begin: a window a scene placed goes there this frame, pulled onto a screen smaller than the one it was
@@ -244,7 +237,7 @@ void draw_main_menu(AppState& state) {
   }
   ImGui::Separator();
   ImGui::TextDisabled("%d%%", static_cast<int>(std::lround(state.zoom * 100)));
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Zoom (Ctrl+= / Ctrl+- / Ctrl+0)");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("Zoom (Ctrl+= / Ctrl+- / Ctrl+0)"));
   if (std::string exported = plot::take_export_status(); !exported.empty()) state.status = std::move(exported);
   if (!state.status.empty()) {
     ImGui::Separator();
@@ -257,11 +250,10 @@ void draw_main_menu(AppState& state) {
 static WorkLayout work_layout(const AppState& state) {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   const float scale = ImGui::GetFontSize() / plot::kBaseFontSize;
-  // The work area leaves out the main menu bar only from the frame after it was first drawn: on the first frame,
-  // take the bar's height off by hand so no window opens under it.
-  const float bar = ImGui::GetFrameHeight();
-  const float top = std::max(vp->WorkPos.y, vp->Pos.y + bar);
-  const float height = vp->WorkSize.y - (top - vp->WorkPos.y);
+  // Below the menu bar as drawn this frame: the work area leaves it out only a frame later (on the first frame, and
+  // after a zoom changed its height: a zoom back from 200% left an 11-pixel band under a 150% bar).
+  const float top = menu_bar_bottom();
+  const float height = vp->Pos.y + vp->Size.y - top;
   // An open lesson keeps its column beside the panels at any width (never stacked over them).
   return split_work_area({vp->WorkPos.x, top, vp->WorkSize.x, height}, scale,
                          lesson_is_open(state) ? 0.0f : min_panel_cell(scale).w);
@@ -329,19 +321,30 @@ static void draw_about(AppState& state) {
   ImGui::End();
 }
 
+// On screen at any zoom: at most 48 em wide and the screen's height below the menu bar (its rows wrap, and scroll
+// when even that is too short); at 200% the unwrapped list ran off the right and bottom edges.
 static void draw_shortcuts(AppState& state) {
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const float em = ImGui::GetFontSize(), margin = ImGui::GetStyle().WindowPadding.x;
+  const float top = menu_bar_bottom();
+  const ImVec2 room(vp->Size.x - 2 * margin, vp->Pos.y + vp->Size.y - top - 2 * margin);
+  const float width = std::min(room.x, 48.0f * em);
+  ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + (vp->Size.x - width) / 2, top + margin), ImGuiCond_Appearing);
+  ImGui::SetNextWindowSizeConstraints(ImVec2(width, 0), ImVec2(width, room.y));
   if (!ImGui::Begin((std::string(tr("Keyboard shortcuts")) + "###Keyboard shortcuts").c_str(), &state.show_shortcuts,
                     ImGuiWindowFlags_AlwaysAutoResize)) {
     ImGui::End();
     return;
   }
   if (ImGui::BeginTable("shortcuts", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) {
+    ImGui::TableSetupColumn("keys", ImGuiTableColumnFlags_WidthStretch, 0.36f);
+    ImGui::TableSetupColumn("action", ImGuiTableColumnFlags_WidthStretch, 0.64f);
     for (const Shortcut& sc : kShortcuts) {
       ImGui::TableNextRow();
       ImGui::TableSetColumnIndex(0);
-      ImGui::TextUnformatted(tr(sc.keys));
+      wrapped_text(tr(sc.keys));
       ImGui::TableSetColumnIndex(1);
-      ImGui::TextUnformatted(tr(sc.action));
+      wrapped_text(tr(sc.action));
     }
     ImGui::EndTable();
   }
@@ -422,9 +425,19 @@ static std::map<std::string, Placement> place_panels(AppState& state) {
 // (app/ui.cpp record_window keeps that place while the bar pushes a window down).
 static void place_again_after_zoom(AppState& state) {  // before any window records its place this frame
   if (state.zoom != state.placed_at_zoom) {
+    // The frame a zoom key changed the zoom still has the old fonts and menu bar (the atlas is rebuilt between
+    // frames, app/main.cpp): placed now, every window would sit one zoom step late. Wait for them (one frame at most).
+    // (The atlas is built at a whole pixel size: 22.5 px at 150% is 23; neighbouring zoom steps are 1.5 px apart.)
+    const bool fonts_in_effect = std::abs(ImGui::GetFontSize() - plot::kBaseFontSize * state.ui_scale()) < 0.75f;
+    if (!fonts_in_effect && state.zoom_waited_frames++ < 1) return;
+    state.zoom_waited_frames = 0;
     state.placed_at_zoom = state.zoom;
+    // Beside a lesson the panels share what its column leaves, and the column's width follows the zoom: they are
+    // tiled again there; otherwise each goes back to its saved place.
+    const bool beside_lesson = lesson_is_open(state);
+    if (beside_lesson) state.tiling.retile = true;
     for (auto& slot : state.panels)
-      if (slot.layout.known && state.focused != slot.info.id) slot.place_next_frame = true;
+      if (slot.layout.known && state.focused != slot.info.id && !beside_lesson) slot.place_next_frame = true;
     if (state.overview_layout.known) state.place_overview_next_frame = true;
     // The start page and the lesson column were placed below the old menu bar: below the new one (no gap, no overlap).
     state.tiling.place_start_page = true;
@@ -567,12 +580,20 @@ void handle_presentation_shortcuts(AppState& state) {
     if (PanelSlot* slot = focus_target(state)) state.toggle_focus(slot->info.id);  // focus, or leave it
   // Esc leaves focus unless something else wants it (a popup, a text field being edited).
   if (!state.focused.empty() && !state.slide.on() && ImGui::IsKeyPressed(kKeyEscape, false) &&
-      !ImGui::IsAnyItemActive() && !ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId))
+      !ImGui::IsAnyItemActive() && !ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) {
+    keep_navigation_off_the_key();  // ImGui read Esc too and would highlight a button of the panels shown next
     state.toggle_focus("");
+  }
   if (io.KeyCtrl && !io.KeyShift && ImGui::IsKeyPressed('B', false))
     if (PanelSlot* slot = focus_target(state)) slot->controls_collapsed = !slot->controls_collapsed;
 }
 }  // namespace
+
+float menu_bar_bottom() {
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const ImGuiWindow* bar = ImGui::FindWindowByName("##MainMenuBar");
+  return bar && bar->Active ? bar->Pos.y + bar->Size.y : vp->Pos.y + ImGui::GetFrameHeight();
+}
 
 void handle_shortcuts(AppState& state) {
   const ImGuiIO& io = ImGui::GetIO();

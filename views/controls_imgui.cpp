@@ -65,6 +65,13 @@ bool draw_control(const Control& c, bool label_above) {
   // "###control" unique), so switching language keeps a slider's state. A label with a formula is drawn typeset after
   // the widget (ImGui would show its source).
   const std::string shown = tr(c.label.c_str());
+  if (!label_above) {  // a label (and its "(?)") with no room beside the widget goes above it, wrapped, not cut
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float widget = c.type == ControlType::Bool ? ImGui::GetFrameHeight() : ImGui::CalcItemWidth();
+    const float beside = plot::label_width(shown, ImGui::GetFontSize()) + style.ItemInnerSpacing.x +
+                         (c.help.empty() ? 0.0f : ImGui::CalcTextSize("(?)").x + style.ItemSpacing.x);
+    label_above = widget + beside > ImGui::GetContentRegionAvail().x + 0.5f;
+  }
   const bool math = plot::has_math(shown) && !label_above;
   if (label_above) {
     math_text(shown.c_str(), 0.0f);
@@ -148,6 +155,7 @@ bool draw_control(const Control& c, bool label_above) {
   }
   if (math) math_label(shown.c_str());
   if (!c.help.empty() && !label_above) help_marker(tr(c.help.c_str()));
+  check_item_fits_across("control " + c.key + ": its label");  // the label (or its "(?)") whole, not cut at the edge
   ImGui::PopID();
   return changed;
 }

@@ -247,17 +247,22 @@ void ForwardPanel::draw_right_body(const DrawContext& ctx) {
     return ImVec2(0, std::max(natural, avail.y - ImGui::GetTextLineHeightWithSpacing()));
   };
   const TraceStep& st = steps[static_cast<size_t>(step_)];
-  // Always one line, so an append does not push the tabs (and the Append button under them) down a line.
+  // Wrapped at the column's edge (one line ran past it at 200%); an append changes only a count, so the tabs below
+  // stay where they are.
   if (r.run.incremental)
     math_text(subst(tr("This trace is the pass of the newest token only ($T = 1$); the keys and values of the "
                        "other {0} come from the KV cache."),
                     {std::to_string(static_cast<int>(r.run.tokens.size()) - 1)})
                   .c_str(),
-              -1.0f, false, ImGui::GetColorU32(ImGuiCol_TextDisabled));
-  else
-    ImGui::TextDisabled(trn("This trace is the full pass over the prompt's %d token.",
-                            "This trace is the full pass over the prompt's %d tokens.", r.run.tokens.size()),
-                        static_cast<int>(r.run.tokens.size()));
+              0.0f, false, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+  else {
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  trn("This trace is the full pass over the prompt's %d token.",
+                      "This trace is the full pass over the prompt's %d tokens.", r.run.tokens.size()),
+                  static_cast<int>(r.run.tokens.size()));
+    wrapped_text(line, 0.0f, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+  }
   if (ImGui::BeginTabBar("views")) {
     // A scene (or --set) may pick the tab: select it once, then let clicks drive s_.tab again.
     const bool external = s_.tab != shown_tab_;

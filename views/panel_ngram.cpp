@@ -215,7 +215,7 @@ plot::Figure bits_figure(const NgramResult& r) {
     if (std::isfinite(o.heldout_kn) && (!best_kn || o.heldout_kn < best_kn->heldout_kn)) best_kn = &o;
   if (best_kn) {
     ax.line(tr("held-out, Kneser–Ney (modified, interpolated)"), ns, kn).style = plot::LineStyle::LineAndMarkers;
-    fig.note += "; " + subst(tr("Kneser–Ney's best, $n$ = {0}: {1} bits per character, {2} of them for the {3} "
+    fig.note += tr("; ") + subst(tr("Kneser–Ney's best, $n$ = {0}: {1} bits per character, {2} of them for the {3} "
                                 "characters never seen in training"),
                              {std::to_string(best_kn->n), plot::fmt("%.3f", best_kn->heldout_kn),
                               plot::fmt("%.3f", best_kn->heldout_kn_unseen), std::to_string(best_kn->unseen_chars)});

@@ -15,6 +15,22 @@ bool pressed(ImGuiKey key) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(key),
 
 }  // namespace
 
+// ImGui's keyboard navigation reads the same keys in NewFrame, before any panel runs: PageUp/PageDown/Home/End and
+// the arrows submit a move request whose result lands in the next frame, on the first or last button of the focused
+// window (Reset this step, Close lesson, the title bar's Focus), with its highlight and tooltip shown away from the
+// mouse and Space then pressing it. The key was the clicker's: drop the request (and the init request a move with no
+// current item makes), and keep any remembered item unhighlighted, so hovering follows the mouse again.
+void keep_navigation_off_the_key() {
+  ImGuiContext& g = *ImGui::GetCurrentContext();
+  ImGui::NavMoveRequestCancel();
+  if (g.NavInitRequestFromMove) {
+    g.NavInitRequest = g.NavInitRequestFromMove = false;
+    g.NavInitResultId = 0;
+  }
+  g.NavDisableHighlight = true;
+  g.NavDisableMouseHover = false;
+}
+
 PresenterStep peek_presenter_step() {
   const ImGuiIO& io = ImGui::GetIO();
   if (io.WantTextInput || io.KeyCtrl || io.KeyAlt || io.KeySuper) return PresenterStep::None;
@@ -30,12 +46,7 @@ PresenterStep take_presenter_step() {
   const PresenterStep step = peek_presenter_step();
   if (step != PresenterStep::None) {
     g_taken_frame = ImGui::GetFrameCount();
-    // ImGui's keyboard navigation also read PageUp/PageDown and put its cursor on a button of the focused window;
-    // the key was the clicker's, so no item is shown as keyboard-hovered (its tooltip would pop up away from the
-    // mouse): hovering follows the mouse again.
-    ImGuiContext& g = *ImGui::GetCurrentContext();
-    g.NavDisableHighlight = true;
-    g.NavDisableMouseHover = false;
+    keep_navigation_off_the_key();
   }
   return step;
 }

@@ -15,5 +15,9 @@ PresenterStep peek_presenter_step();
 PresenterStep take_presenter_step();
 // Moves `index` one step within [first, last] (First/Last jump there); returns whether it changed.
 bool apply_presenter_step(PresenterStep step, int* index, int first, int last);
+// Keeps ImGui's keyboard navigation off a key the app took in this frame (a clicker's step, taken above; Esc leaving a
+// presentation mode): its move is dropped, no button is left keyboard-highlighted (Space would press it, its tooltip
+// would show away from the mouse), and hovering follows the mouse.
+void keep_navigation_off_the_key();
 
 }  // namespace tw

@@ -57,10 +57,12 @@ void draw_card(const StartCard& card, float w, float s, bool* clicked) {
   const float wrap_x = ImGui::GetCursorPosX() + text_w;
   ImGui::PushTextWrapPos(wrap_x);
   ImGui::TextUnformatted(card.title.c_str());
+  // Back to the card's padding: after a line ImGui puts the cursor at the window's left edge, the card's border.
+  ImGui::SetCursorScreenPos(ImVec2(text_x, ImGui::GetCursorScreenPos().y));
   if (!card.error.empty())
     role_text(plot::UiRole::Bad, card.error.c_str());
   else
-    math_text(card.summary.c_str(), wrap_x, false, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+    math_text(card.summary.c_str(), wrap_x, false, card_summary_color(hovered));
   ImGui::PopTextWrapPos();
   ImGui::PopClipRect();
   ImGui::SetCursorScreenPos(ImVec2(top.x, top.y + h));

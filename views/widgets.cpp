@@ -27,9 +27,14 @@ void help_marker(const char* text) {
 }
 
 void panel_explanation(const char* text, bool compact) {
+  // In a short window (a projector's 720 lines at 150–200%) the text starts folded: open, it took the room of the
+  // controls and the figure a lesson step points at.
+  const bool short_window = ImGui::GetWindowHeight() < 36.0f * ImGui::GetFontSize();
+  ImGui::SetNextItemOpen(!short_window, ImGuiCond_Once);
   if (!ImGui::CollapsingHeader((std::string(tr("About this panel")) + "###about").c_str(),
                                ImGuiTreeNodeFlags_DefaultOpen))
     return;
+  compact = compact || short_window;  // opened there, it scrolls in its box instead of filling the window
   if (!compact) {
     math_text(text);
     ImGui::Spacing();
@@ -103,6 +108,15 @@ void check_item_fits(const std::string& what, float text_width) {
   if (!problem.empty() && g_fit_problems.size() < 200) g_fit_problems.push_back(std::move(problem));
 }
 
+void check_item_fits_across(const std::string& what) {
+  const ImGuiWindow* w = ImGui::GetCurrentWindow();
+  if (w->Hidden || w->RootWindow->Hidden || w->ScrollbarX) return;
+  const float right = ImGui::GetItemRectMax().x, edge = w->InnerClipRect.Max.x;
+  if (right > edge + 0.5f && g_fit_problems.size() < 200)
+    g_fit_problems.push_back(what + ": ends at x " + std::to_string(int(right)) + ", past its window's right edge " +
+                             std::to_string(int(edge)));
+}
+
 void check_text_fits(const std::string& what, float text_width, float room) {
   if (text_width > room + 0.5f && g_fit_problems.size() < 200)
     g_fit_problems.push_back(what + ": its text is " + std::to_string(int(text_width)) + " px wide in " +
@@ -147,6 +161,23 @@ void push_card_highlight() {
 }
 void pop_card_highlight() { ImGui::PopStyleColor(3); }
 
+uint32_t card_summary_color(bool highlighted) {
+  if (highlighted) return ImGui::GetColorU32(ImGuiCol_Text);
+  // The disabled grey, moved toward the text colour until it reads (AA) on the window: the print theme's grey on
+  // white is 2.8 : 1.
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const auto rgba = [](const ImVec4& c) {
+    const auto byte = [](float v) { return uint32_t(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f)); };
+    return byte(c.x) << 24 | byte(c.y) << 16 | byte(c.z) << 8 | 0xFFu;
+  };
+  const ImVec4 grey = style.Colors[ImGuiCol_TextDisabled], text = style.Colors[ImGuiCol_Text];
+  const uint32_t bg = rgba(style.Colors[ImGuiCol_WindowBg]);
+  ImVec4 c = grey;
+  for (float t = 0.1f; t <= 1.0f && plot::contrast_ratio(rgba(c), bg) < 4.5; t += 0.1f)
+    c = ImVec4(grey.x + (text.x - grey.x) * t, grey.y + (text.y - grey.y) * t, grey.z + (text.z - grey.z) * t, 1.0f);
+  return ImGui::ColorConvertFloat4ToU32(c);
+}
+
 void check_mark(bool ok, const char* label) {
   const ImVec4 color = role_color(ok ? plot::UiRole::Good : plot::UiRole::Bad);
   ImGui::TextColored(color, "%s", ok ? "\u2713" : "\u2717");
@@ -165,22 +196,48 @@ bool has_cjk(const char* text) {
 }
 }  // namespace
 
+void wrapped_text(const char* text, float wrap_pos_x, uint32_t color) {
+  ImGui::PushStyleColor(ImGuiCol_Text, color ? color : ImGui::GetColorU32(ImGuiCol_Text));
+  ImGui::PushTextWrapPos(-1.0f);  // broken here: ImGui's wrapping would break a number after its '.'
+  std::string broken;
+  const char* shown = text;
+  if (wrap_pos_x >= 0) {
+    ImFont* font = ImGui::GetFont();
+    const float size = ImGui::GetFontSize();
+    const auto width = [&](std::string_view s) {
+      return font->CalcTextSizeA(size, FLT_MAX, 0.0f, s.data(), s.data() + s.size()).x;
+    };
+    const float max_w = ImGui::CalcWrapWidthForPos(ImGui::GetCursorScreenPos(), wrap_pos_x);
+    for (const std::string& line : plot::wrap_plain_text(text, max_w, width)) broken.append(line).push_back('\n');
+    broken.pop_back();
+    shown = broken.c_str();
+  }
+  // ImGui's log (tests read what is shown) gets the text as written, as ImGui's own wrapping logs it.
+  ImGuiContext& g = *ImGui::GetCurrentContext();
+  const bool log = g.LogEnabled && shown != text;
+  if (log) {
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    ImGui::LogRenderedText(&at, text);
+    g.LogEnabled = false;
+  }
+  // In pieces: ImGui draws every line of one string, visible or not, with 16-bit indices.
+  const std::string_view all(shown);
+  if (all.size() <= plot::kMaxDrawBytes)
+    ImGui::TextUnformatted(shown);
+  else
+    for (std::string_view piece : plot::draw_pieces(all))
+      ImGui::TextUnformatted(piece.data(), piece.data() + piece.size());
+  if (log) g.LogEnabled = true;
+  ImGui::PopTextWrapPos();
+  ImGui::PopStyleColor();
+}
+
 void math_text(const char* text, float wrap_pos_x, bool display, uint32_t color) {
   const ImU32 col = color ? color : ImGui::GetColorU32(ImGuiCol_Text);
   // Plain text exactly as ImGui draws it; formulas and Chinese through the typeset lines (label_words breaks
   // between Chinese characters, never inside a formula).
   if (!plot::has_math(text) && (wrap_pos_x < 0 || !has_cjk(text))) {
-    ImGui::PushStyleColor(ImGuiCol_Text, col);
-    ImGui::PushTextWrapPos(wrap_pos_x);
-    // In pieces: ImGui draws every wrapped line of one string, visible or not, with 16-bit indices.
-    const std::string_view all(text);
-    if (all.size() <= plot::kMaxDrawBytes)
-      ImGui::TextUnformatted(text);
-    else
-      for (std::string_view piece : plot::draw_pieces(all))
-        ImGui::TextUnformatted(piece.data(), piece.data() + piece.size());
-    ImGui::PopTextWrapPos();
-    ImGui::PopStyleColor();
+    wrapped_text(text, wrap_pos_x, col);
     return;
   }
   ImGui::LogText("%s\n", text);  // typeset text is in ImGui's log too, as plain text is (tests read what is shown)
@@ -267,7 +324,8 @@ void begin_controls_column(const DrawContext& ctx, float width, const Controls* 
   }
   // In a narrow window (a lesson's column beside it, a projector at 150–200%) the column gives up width, down to 40%
   // of the window, so the figures keep a readable width instead of a sliver.
-  const float avail = ImGui::GetContentRegionAvail().x;
+  const ImVec2 avail2 = ImGui::GetContentRegionAvail();
+  const float avail = avail2.x;
   const ImGuiStyle& style = ImGui::GetStyle();
   const float readable = kReadableFigureWidth * ctx.dpi_scale + style.ItemSpacing.x;
   float column = std::min(width * ctx.dpi_scale, std::max(avail * 0.4f, avail - readable));
@@ -278,7 +336,21 @@ void begin_controls_column(const DrawContext& ctx, float width, const Controls* 
     for (const Control& c : controls->all()) choice = std::max(choice, combo_width_for_value(c));
   if (choice > 0.0f)
     column = std::max(column, std::min(choice + 2 * style.WindowPadding.x + style.ScrollbarSize, avail * 0.6f));
-  ImGui::BeginChild("controls", ImVec2(column, 0), true);
+  // Too narrow for both side by side (the figures would get under 3/4 of their readable width: a sliver with a cut
+  // title beside a lesson at 150–200%): the controls go above the figures, across the window, no taller than they
+  // need or 35% of its height, and the figures get the whole width. Focus and slides keep them side by side (there
+  // the figure is fitted to the height).
+  const bool stacked =
+      !ctx.fit_figures_to_height && avail - column - style.ItemSpacing.x < 0.75f * (readable - style.ItemSpacing.x);
+  ImGuiStorage* storage = ImGui::GetStateStorage();
+  storage->SetBool(ImGui::GetID("controls_stacked"), stacked);
+  if (stacked) {
+    const float cap = 0.35f * avail2.y;
+    const float needed = storage->GetFloat(ImGui::GetID("controls_height"), cap);
+    ImGui::BeginChild("controls", ImVec2(0, std::min(needed, cap)), true);
+  } else {
+    ImGui::BeginChild("controls", ImVec2(column, 0), true);
+  }
   if (collapsed) {
     const char* label = tr("\xC2\xAB hide controls");  // «
     const float w = ImGui::CalcTextSize(label).x + 2 * ImGui::GetStyle().FramePadding.x;
@@ -288,14 +360,34 @@ void begin_controls_column(const DrawContext& ctx, float width, const Controls* 
   }
 }
 
+namespace {
+// The figures column being drawn lies below the controls (a window too narrow for both side by side): its figures
+// take the column's width instead of growing past it to the readable minimum (UI thread only).
+bool g_figures_below_controls = false;
+}  // namespace
+
 void begin_figures_column() {
   const bool hidden_controls = ImGui::GetWindowWidth() < 2;  // the collapsed column's 1-pixel child
+  const float drawn = ImGui::GetCursorPosY() + ImGui::GetStyle().WindowPadding.y;  // the controls' height
   ImGui::EndChild();
-  ImGui::SameLine(0, hidden_controls ? 0.0f : -1.0f);
+  ImGuiStorage* storage = ImGui::GetStateStorage();
+  // Stacked (begin_controls_column): the figures below the controls, whose height is kept for the next frame.
+  g_figures_below_controls = !hidden_controls && storage->GetBool(ImGui::GetID("controls_stacked"));
+  if (g_figures_below_controls)
+    storage->SetFloat(ImGui::GetID("controls_height"), drawn);
+  else
+    ImGui::SameLine(0, hidden_controls ? 0.0f : -1.0f);
   ImGui::BeginChild("figures", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
 }
 
-void end_figures_column() { ImGui::EndChild(); }
+int figures_column_flags() {
+  return g_figures_below_controls ? plot::FigureDrawFlags_NoMinSize : plot::FigureDrawFlags_None;
+}
+
+void end_figures_column() {
+  ImGui::EndChild();
+  g_figures_below_controls = false;
+}
 
 void draw_controls_column(const Controls& controls, const DrawContext& ctx, float item_width,
                           const std::function<bool(const Control&)>& visible,
@@ -312,7 +404,9 @@ void draw_controls_column(const Controls& controls, const DrawContext& ctx, floa
     // where its label leaves too little ("low-rank+noise" at 200%), the label goes above it and it takes the line.
     const float value = combo_width_for_value(c);
     const float width = std::max(std::min(std::max(item_width * ctx.dpi_scale, value), avail - beside), avail / 3);
-    const bool label_above = value > width + 0.5f;
+    // A label too long to go beside the widget ("Mask terms (combined with AND)", "planted strength" at 150–200%) goes
+    // above it, wrapped, instead of being cut at the column's edge.
+    const bool label_above = value > width + 0.5f || width + beside > avail + 0.5f;
     if (!label_above) ImGui::SetNextItemWidth(width);
     draw_control(c, label_above);
     if (after) after(c);
@@ -344,14 +438,18 @@ void draw_figure_rows(const std::vector<plot::Figure>& figs, const DrawContext& 
   // width, which reads better than a sideways scroll (that is left for a column narrower than one figure).
   const float readable = std::max(min_width, kReadableFigureWidth) * ctx.dpi_scale;
   const bool stack = (avail - spacing) / 2 < readable;
-  const float w = stack ? std::max(min_width * ctx.dpi_scale, avail) : (avail - spacing) / 2;
+  // Below the controls of a narrow window (a lesson beside it at 150–200%), a figure fits the column's width: whole
+  // in view with its title, where the readable minimum (960 px at 200%) left a third of it off to the right.
+  const bool fit_w = g_figures_below_controls;
+  const float w = stack ? (fit_w ? avail : std::max(min_width * ctx.dpi_scale, avail)) : (avail - spacing) / 2;
   const std::vector<std::vector<size_t>> shown = figure_rows_indices(figs, rows);
   // Fitted to the column's visible height (focus): a figure taller than it shrinks in its own shape, whole on screen
   // with its caption, and is drawn at that size (the readable minimum would grow it past the fold again).
   const float fit_h = ctx.fit_figures_to_height
                           ? ImGui::GetCurrentWindow()->InnerRect.GetHeight() - ImGui::GetStyle().ItemSpacing.y
                           : 0.0f;
-  const plot::FigureDrawFlags fit_flags = fit_h > 0 ? plot::FigureDrawFlags_NoMinSize : plot::FigureDrawFlags_None;
+  const plot::FigureDrawFlags fit_flags =
+      fit_h > 0 || fit_w ? plot::FigureDrawFlags_NoMinSize : plot::FigureDrawFlags_None;
   auto fitted = [fit_h](ImVec2 size) {
     if (fit_h > 0 && size.y > fit_h) size = ImVec2(size.x * fit_h / size.y, fit_h);
     return size;

@@ -16,9 +16,10 @@ namespace tw {
 
 // A greyed "(?)" that shows `text` as a tooltip on hover; placed on the same line as the previous item.
 void help_marker(const char* text);
-// The panel's one-paragraph explanation, wrapped, in a collapsible header open by default. `compact` (a focused
-// panel, DrawContext::fit_figures_to_height): at most a quarter of the window's height, scrolling inside, so a large
-// zoom on a projector leaves the figures the room to be seen whole.
+// The panel's one-paragraph explanation, wrapped, in a collapsible header open by default (folded at first in a window
+// shorter than 36 lines of text: a projector at 150–200%). `compact` (a focused panel,
+// DrawContext::fit_figures_to_height; also any short window): at most a quarter of the window's height, scrolling
+// inside, so a large zoom on a projector leaves the figures the room to be seen whole.
 void panel_explanation(const char* text, bool compact = false);
 // Centered grey text for a panel or figure with nothing to show yet.
 void empty_state(const char* text);
@@ -26,6 +27,9 @@ void empty_state(const char* text);
 // window's visible part (cut at its edge), or when `text_width` (> 0) is wider than the item's frame (a combo's
 // value cut short). take_fit_problems() returns and clears the problems recorded since its last call.
 void check_item_fits(const std::string& what, float text_width = 0.0f);
+// Only across: the last item ends past the right edge of a window that does not scroll sideways (a control's label
+// or its "(?)" cut; a column that scrolls down is not cut below).
+void check_item_fits_across(const std::string& what);
 // The same for a text `text_width` wide drawn in `room` pixels (a combo's value beside its arrow).
 void check_text_fits(const std::string& what, float text_width, float room);
 std::vector<std::string> take_fit_problems();
@@ -41,6 +45,9 @@ float button_width(const char* label);
 // header blue, so the text drawn on it stays readable.
 void push_card_highlight();
 void pop_card_highlight();
+// The colour of a card's summary: the disabled text colour on a plain card; the text colour while the card is
+// hovered or pressed (the disabled grey fell to 2.8 : 1 on the hover wash and 1.8 : 1 on the pressed one).
+uint32_t card_summary_color(bool highlighted);
 // A green check or red cross followed by a label, for live invariant checks.
 void check_mark(bool ok, const char* label);
 // Text in the warning colour (yellow-orange).
@@ -55,6 +62,10 @@ void role_text(plot::UiRole role, const char* text);
 // it (0: the window's right edge; < 0: no wrapping); a formula is never split across lines. `display`: fractions
 // and sums at display size (a formula line), else inline. `color` 0: ImGuiCol_Text.
 void math_text(const char* text, float wrap_pos_x = 0.0f, bool display = false, uint32_t color = 0);
+// Plain text (never read as math: a token "$" stays a dollar) wrapped at `wrap_pos_x` as math_text takes it, at
+// spaces and between Chinese characters, never inside a word or a number (plot::wrap_plain_text). `color` 0: the
+// current ImGuiCol_Text.
+void wrapped_text(const char* text, float wrap_pos_x = 0.0f, uint32_t color = 0);
 // A formula line (the stepper's): display-size math in the Formula role colour, wrapped at the window edge.
 void formula_line(const char* text);
 // One line of text with math after a widget on the same line (a control's label), aligned with the frame's text.
@@ -65,9 +76,14 @@ void math_label(const char* text);
 // With ctx.controls_collapsed set, the column has a "hide" button and, collapsed, is a slim strip with a "show"
 // button; the controls are still submitted then (their values and jobs stay live) but draw nothing.
 // `controls` (optional): the column widens, up to 60% of the window, until the widest choice's current value shows
-// whole (its label above it, as draw_controls_column places it).
+// whole (its label above it, as draw_controls_column places it). A window too narrow for controls and a readable
+// figure side by side (beside a lesson at 150–200%) gets the controls above the figures instead, across its width
+// and at most 35% of its height, and the figures below fit the column's width (figures_column_flags).
 void begin_controls_column(const DrawContext& ctx, float width, const Controls* controls = nullptr);
 void begin_figures_column();  // ends the controls column
+// The flags a panel that draws its own figures passes in the figures column: NoMinSize while the column lies below
+// the controls of a narrow window (draw_figure_rows fits its figures to the column's width there too).
+int figures_column_flags();  // plot::FigureDrawFlags (views/plot/plot_imgui.h)
 void end_figures_column();
 // Every control of `controls` that `visible` accepts (all when empty), each widget `item_width` wide, followed by
 // `after(control)` for extra buttons under it.

@@ -184,7 +184,8 @@ std::string ShippedLanguageModel::label() const {
   if (card.heldout_bits_per_char > 0) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3g", card.heldout_bits_per_char);
-    details += (details.empty() ? "" : ", ") + subst(tr("{0} bits/char held out"), {buf});
+    // TRANSLATORS: between two details of a model's one-line summary
+    details += (details.empty() ? "" : tr(", ")) + subst(tr("{0} bits/char held out"), {buf});
   }
   return details.empty() ? name : name + ": " + details;
 }

@@ -341,6 +341,32 @@ TEST(MathLayout, LinesBreakAtSpacesAndBetweenChineseCharactersNeverInAFormula) {
   }
 }
 
+// Plain text wrapped for the screen (views/widgets.cpp wrapped_text): at spaces and between Chinese characters, never
+// inside a number, whose '.' ImGui's own wrapping breaks after ("0.\n00046", "2.\n6e-06"). Every character is 1
+// wide here, so the widths are the character counts.
+TEST(MathLayout, PlainTextWrapsAtSpacesAndNeverInsideANumber) {
+  using V = std::vector<std::string>;
+  const auto chars = [](std::string_view s) { return float(decode_utf8(s).size()); };
+  EXPECT_EQ(wrap_plain_text("the goal is 0.25 ± 0.0005 here", 14, chars), (V{"the goal is", "0.25 ± 0.0005", "here"}));
+  // The probability line: each number whole, even where the line is full just after its '.'.
+  for (float w = 7; w <= 30; ++w) {
+    const V lines = wrap_plain_text("a 0.00046  b 2.6e-06  c 0.91", w, chars);
+    for (const std::string& line : lines) EXPECT_LE(chars(line), w) << line;
+    for (const std::string number : {"0.00046", "2.6e-06", "0.91"})
+      EXPECT_TRUE(std::any_of(lines.begin(), lines.end(),
+                              [&](const std::string& l) { return l.find(number) != std::string::npos; }))
+          << "width " << w << ": " << number << " split";
+  }
+  // Chinese breaks between characters, not before "，"; a number inside Chinese stays whole.
+  EXPECT_EQ(wrap_plain_text("每个词元的概率：通 0.00046，的", 9, chars), (V{"每个词元的概率：通", "0.00046，的"}));
+  EXPECT_EQ(wrap_plain_text("每个词元的概率：通 0.00046，的", 8, chars), (V{"每个词元的概率：", "通", "0.00046，", "的"}));
+  // Paragraphs stay; a word longer than a line is cut between characters; a "$" is a dollar, not math.
+  EXPECT_EQ(wrap_plain_text("ab\ncd ef", 5, chars), (V{"ab", "cd ef"}));
+  EXPECT_EQ(wrap_plain_text("abcdefgh ij", 3, chars), (V{"abc", "def", "gh", "ij"}));
+  EXPECT_EQ(wrap_plain_text("$5 and $6", 6, chars), (V{"$5 and", "$6"}));
+  EXPECT_EQ(wrap_plain_text("", 5, chars), V{""});
+}
+
 TEST(MathLayout, CacheReturnsTheSameLayout) {
   const MathLayoutPtr a = layout_math("$x_i^2$", 13);
   const MathLayoutPtr b = layout_math("$x_i^2$", 13);

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 #include <imgui.h>
+#include <imgui_internal.h>  // the navigation cursor and the tooltip window
+
+#include <cfloat>
 
 #include "app/fonts.h"
 #include "app/lesson_bar.h"
@@ -316,6 +319,59 @@ TEST_F(SlideFrame, EveryClickerKeyKeepsThePresentationModeInALesson) {
     if (slide) leave_slide_mode(app);
     app.toggle_focus("");
   }
+  unsetenv("XDG_CONFIG_HOME");
+}
+
+// A clicker's key belongs to the presenter, not to ImGui's keyboard navigation (on in the app, app/window.cpp): after
+// every clicker key in a lesson, and after Esc leaves slide mode, no button is keyboard-highlighted, hovering follows
+// the mouse, no tooltip is up while the mouse is outside the window, and Space then presses nothing (it once pressed
+// "Close lesson").
+TEST_F(SlideFrame, AClickerKeyLeavesNoButtonKeyboardFocused) {
+  const testing::ScratchDir config("slide-nav");
+  ASSERT_EQ(setenv("XDG_CONFIG_HOME", config.path().c_str(), 1), 0);
+  ImGuiIO& io = ImGui::GetIO();
+  io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+  io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+  AppState app = make_app_state();
+  app.zoom = 1.5f;
+  fonts(app);
+  ASSERT_EQ(open_lesson_argument(app, "1:2"), "");
+  frames(app, 3);
+  const ImGuiContext& g = *ImGui::GetCurrentContext();
+  const auto expect_no_keyboard_focus = [&](const std::string& what) {
+    EXPECT_FALSE(io.NavVisible) << what << ": item " << g.NavId << " is keyboard-highlighted";
+    EXPECT_FALSE(g.NavDisableMouseHover) << what << ": hovering does not follow the mouse";
+    const ImGuiWindow* tip = ImGui::FindWindowByName("##Tooltip_00");
+    EXPECT_FALSE(tip && tip->Active) << what << ": a tooltip is up with the mouse outside the window";
+  };
+  const auto settle = [&] {
+    for (PanelSlot& s : app.panels)
+      if (s.open) s.panel->wait_idle();
+    frames(app, 3);
+  };
+  for (const int key : {ImGuiKey_PageDown, ImGuiKey_PageDown, ImGuiKey_PageUp, ImGuiKey_End, ImGuiKey_Home,
+                        ImGuiKey_RightArrow, ImGuiKey_LeftArrow}) {
+    frames(app, 2, key);
+    settle();
+    expect_no_keyboard_focus("lesson, key " + std::to_string(key));
+  }
+  frames(app, 2, ImGuiKey_Space);
+  settle();
+  EXPECT_TRUE(lesson_is_open(app)) << "Space pressed a lesson button the clicker had left focused";
+  // Slide mode: the clicker, then Esc back to the panels.
+  ASSERT_EQ(open_lesson_argument(app, "1:2"), "");
+  std::vector<std::string> errors;
+  const std::vector<Lesson> lessons = load_shipped_lessons(app, &errors);
+  ASSERT_FALSE(lessons.empty());
+  enter_slide_mode(app, lessons[0].steps[1].look_panel, lessons[0].steps[1].look_figure);
+  settle();
+  for (const int key : {ImGuiKey_PageDown, ImGuiKey_PageUp, ImGuiKey_Escape}) {
+    frames(app, 2, key);
+    settle();
+    expect_no_keyboard_focus("slide, key " + std::to_string(key));
+  }
+  EXPECT_FALSE(app.slide.on());
+  EXPECT_TRUE(lesson_is_open(app));
   unsetenv("XDG_CONFIG_HOME");
 }
 

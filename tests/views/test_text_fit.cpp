@@ -6,6 +6,8 @@
 #include <imgui.h>
 #include <imgui_internal.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -13,11 +15,14 @@
 #include "app/app_state.h"
 #include "app/file_menu.h"
 #include "app/fonts.h"
+#include "app/layout.h"
 #include "app/lesson_bar.h"
+#include "app/lesson_scene.h"
 #include "core/base/i18n.h"
 #include "scratch_dir.h"
 #include "views/panel.h"
 #include "views/plot/plot_imgui.h"
+#include "views/plot/theme.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -120,6 +125,80 @@ TEST_P(TextFit, TheOpenSceneDialogKeepsCancelOnScreen) {
   expect_no_fit_problems("Open scene");
 }
 
+// Every panel beside a lesson's column (as a lesson step opens it on a projector): each choice's value, each
+// control's label and the lesson bar's buttons show whole.
+TEST_P(TextFit, EveryPanelBesideALessonShowsItsChoicesAndLabelsWhole) {
+  ASSERT_EQ(open_lesson_argument(app_, "1:2"), "");
+  frames(3);
+  ASSERT_TRUE(lesson_is_open(app_));
+  for (PanelSlot& slot : app_.panels) {
+    for (PanelSlot& other : app_.panels) other.open = &other == &slot;
+    app_.tiling.retile = true;
+    frames(2);
+    slot.panel->wait_idle();
+    take_fit_problems();
+    frames(2);
+    expect_no_fit_problems("panel " + slot.info.id + " beside a lesson");
+  }
+}
+
+// The figure a lesson step says to look at, beside the lesson's column: on screen, at least two thirds of its width
+// in view without scrolling sideways (it was a 285-pixel sliver at 200%, 60% at 150%), and its top part visible.
+TEST_P(TextFit, ALessonStepsFigureIsSeenBesideTheLesson) {
+  std::vector<std::string> errors;
+  const std::vector<Lesson> lessons = load_shipped_lessons(app_, &errors);
+  ASSERT_GE(lessons.size(), 2u);
+  for (const auto& [lesson, step] : {std::pair{0, 0}, std::pair{0, 1}, std::pair{0, 8}, std::pair{1, 5}}) {
+    ASSERT_LT(size_t(step), lessons[size_t(lesson)].steps.size());
+    const LessonStep& st = lessons[size_t(lesson)].steps[size_t(step)];
+    const std::string where = name_of(GetParam()) + ", lesson " + std::to_string(lesson + 1) + " step " +
+                              std::to_string(step + 1) + " (" + st.look_panel + "/" + st.look_figure + ")";
+    ASSERT_FALSE(st.look_figure.empty()) << where;
+    ASSERT_EQ(open_lesson_argument(app_, std::to_string(lesson + 1) + ":" + std::to_string(step + 1)), "");
+    frames(3);
+    for (PanelSlot& slot : app_.panels)
+      if (slot.open) slot.panel->wait_idle();
+    frames(4);
+    // The best-seen figure of that id (another open panel, behind, may draw one of the same id).
+    const plot::FigureOnScreen* best = nullptr;
+    float best_seen = -1;
+    const std::vector<plot::FigureOnScreen> shown = plot::figures_on_screen();
+    for (const plot::FigureOnScreen& f : shown) {
+      const float seen_h = std::min(f.y + f.h, f.visible_y + f.visible_h) - std::max(f.y, f.visible_y);
+      if (f.id == st.look_figure && seen_h > best_seen) best = &f, best_seen = seen_h;
+    }
+    const bool found = best != nullptr;
+    if (best) {
+      const plot::FigureOnScreen& f = *best;
+      const float seen_w = std::min(f.x + f.w, f.visible_x + f.visible_w) - std::max(f.x, f.visible_x);
+      EXPECT_GE(seen_w, 2.0f / 3.0f * f.w) << where << ": " << seen_w << " of " << f.w << " px wide in view";
+      EXPECT_GE(best_seen, std::min(0.5f * f.h, 200.0f)) << where << ": " << best_seen << " of " << f.h
+                                                         << " px tall in view (figure at y " << f.y << ", visible "
+                                                         << f.visible_y << " + " << f.visible_h << ")";
+      EXPECT_GE(f.visible_x, 0.0f) << where;
+      EXPECT_LE(f.visible_x + f.visible_w, 1280.5f) << where;
+    }
+    EXPECT_TRUE(found) << where << ": not drawn";
+  }
+}
+
+// Help > Keyboard shortcuts (F1): on the screen below the menu bar and nothing past its right edge (at 200% it ran
+// 1268 px wide from x = 60, off the right and bottom edges).
+TEST_P(TextFit, TheShortcutsListFitsTheScreen) {
+  frames(2);
+  app_.show_shortcuts = true;
+  frames(3);
+  const ImGuiWindow* w = ImGui::FindWindowByName("###Keyboard shortcuts");
+  ASSERT_NE(w, nullptr);
+  ASSERT_TRUE(w->Active);
+  const std::string what = name_of(GetParam());
+  EXPECT_GE(w->Pos.x, -0.5f) << what;
+  EXPECT_GE(w->Pos.y, menu_bar_bottom() - 0.5f) << what << ": over the menu bar";
+  EXPECT_LE(w->Pos.x + w->Size.x, 1280.5f) << what << ": past the screen's right edge";
+  EXPECT_LE(w->Pos.y + w->Size.y, 720.5f) << what << ": below the screen";
+  EXPECT_EQ(w->ScrollMax.x, 0.0f) << what << ": a row runs past the window's right edge";
+}
+
 // Every panel, alone in the panel area (as a lecture opens it): each choice's current value fits its combo.
 TEST_P(TextFit, EveryPanelsChoicesShowTheirValueWhole) {
   for (PanelSlot& slot : app_.panels) {
@@ -131,6 +210,146 @@ TEST_P(TextFit, EveryPanelsChoicesShowTheirValueWhole) {
     take_fit_problems();
     frames(2);
     expect_no_fit_problems("panel " + slot.info.id);
+  }
+}
+
+// Ctrl+= from 150% to 200% and Ctrl+- back, as app/main.cpp runs it: the key changes the zoom inside a frame, the
+// fonts follow between frames. Afterwards every window starts right below the menu bar (no band between them), and a
+// lesson's column and its panels are laid out for the zoom they are drawn at: the column as wide as that zoom makes
+// it, the panels beside it, not under it.
+class ZoomBack : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(setenv("XDG_CONFIG_HOME", config_.path().c_str(), 1), 0);
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = ImVec2(1280, 720);
+    io.DeltaTime = 1.0f / 60.0f;
+    app_.zoom = 1.5f;
+    fonts();
+  }
+  void TearDown() override {
+    ImGui::DestroyContext();
+    unsetenv("XDG_CONFIG_HOME");
+  }
+  void fonts() {
+    ImGuiIO& io = ImGui::GetIO();
+    io.Fonts->Clear();
+    load_fonts(TW_FONT_DIR, plot::kBaseFontSize * app_.ui_scale());
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+    apply_theme(app_.theme, app_.ui_scale());
+    fonts_at_ = app_.zoom;
+  }
+  // `n` frames, Ctrl and the GLFW key `key` held in the first (-1: none); the fonts rebuilt after a frame that
+  // changed the zoom, as between frames in app/main.cpp.
+  void frames(int n, int key = -1) {
+    ImGuiIO& io = ImGui::GetIO();
+    for (int i = 0; i < n; ++i) {
+      io.KeyCtrl = i == 0 && key >= 0;
+      if (key >= 0) io.KeysDown[key] = i == 0;
+      ImGui::NewFrame();
+      handle_shortcuts(app_);
+      draw_main_menu(app_);
+      draw_windows(app_);
+      ImGui::Render();
+      if (app_.zoom != fonts_at_) fonts();
+      for (PanelSlot& slot : app_.panels)
+        if (slot.open) slot.panel->wait_idle();
+    }
+  }
+  static WinRect rect_of(const ImGuiWindow* w) { return {w->Pos.x, w->Pos.y, w->Size.x, w->Size.y}; }
+  // The top-level windows drawn in the last frame, but the menu bar, tooltips and popups.
+  static std::vector<const ImGuiWindow*> windows() {
+    std::vector<const ImGuiWindow*> out;
+    for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows) {
+      constexpr ImGuiWindowFlags kNot =
+          ImGuiWindowFlags_ChildWindow | ImGuiWindowFlags_Tooltip | ImGuiWindowFlags_Popup | ImGuiWindowFlags_ChildMenu;
+      if (w->Active && !(w->Flags & kNot) && std::string(w->Name) != "##MainMenuBar") out.push_back(w);
+    }
+    return out;
+  }
+  // Laid out for the zoom in effect (its fonts loaded, at a whole pixel size).
+  void expect_laid_out(const std::string& what) {
+    ASSERT_EQ(fonts_at_, app_.zoom) << what;
+    const float zoom = ImGui::GetFontSize() / plot::kBaseFontSize;
+    const float bar = menu_bar_bottom();
+    EXPECT_NEAR(bar, ImGui::GetFrameHeight(), 1.0f) << what << ": the menu bar is drawn at the new size";
+    float top = 1e9f;
+    for (const ImGuiWindow* w : windows()) top = std::min(top, w->Pos.y);
+    EXPECT_NEAR(top, bar, 0.5f) << what << ": a band between the menu bar and the windows";
+    if (!lesson_is_open(app_)) return;
+    const ImGuiWindow* lesson = ImGui::FindWindowByName("###Lesson");
+    ASSERT_NE(lesson, nullptr);
+    const WorkLayout expect = split_work_area({0, bar, 1280, 720 - bar}, zoom, 0.0f);
+    EXPECT_NEAR(lesson->Pos.y, bar, 0.5f) << what;
+    EXPECT_NEAR(lesson->Size.x, expect.side.w, 0.5f) << what << ": the lesson column has another zoom's width";
+    EXPECT_NEAR(lesson->Size.y, expect.side.h, 0.5f) << what << ": the lesson column is not the work area's height";
+    for (const ImGuiWindow* w : windows())
+      if (w != lesson)
+        EXPECT_FALSE(overlaps(rect_of(w), rect_of(lesson)))
+            << what << ": " << w->Name << " (x " << w->Pos.x << ", w " << w->Size.x << ") under the lesson column";
+  }
+  static constexpr int kEqual = 61, kMinus = 45;  // GLFW's '=' and '-'
+  testing::ScratchDir config_{"zoom-back"};
+  AppState app_ = make_app_state();
+  float fonts_at_ = 0;
+};
+
+TEST_F(ZoomBack, APanelStartsRightBelowTheMenuBarAfterEveryZoomStep) {
+  app_.show_start_page = false;
+  app_.find("softmax")->open = true;
+  app_.tiling.retile = true;
+  frames(4);
+  expect_laid_out("150%");
+  for (const int key : {kEqual, kEqual, kMinus, kMinus}) {  // to 200% and back, a step at a time
+    frames(3, key);
+    expect_laid_out(std::string(key == kEqual ? "zoomed in to " : "zoomed out to ") +
+                    std::to_string(int(std::lround(app_.zoom * 100))) + "%");
+  }
+  EXPECT_FLOAT_EQ(app_.zoom, 1.5f);
+}
+
+TEST_F(ZoomBack, ALessonsColumnAndPanelsFollowEveryZoomStep) {
+  ASSERT_EQ(open_lesson_argument(app_, "1:2"), "");
+  frames(4);
+  expect_laid_out("lesson at 150%");
+  for (const int key : {kEqual, kEqual, kMinus, kMinus}) {
+    frames(3, key);
+    expect_laid_out(std::string(key == kEqual ? "lesson, zoomed in to " : "lesson, zoomed out to ") +
+                    std::to_string(int(std::lround(app_.zoom * 100))) + "%");
+  }
+  EXPECT_FLOAT_EQ(app_.zoom, 1.5f);
+}
+
+// A start or lesson card's summary stays readable (WCAG AA, 4.5 : 1) on the card as drawn: plain, on the hover wash
+// and on the pressed one, in both themes (grey on the wash was 2.8 : 1 hovered and 1.8 : 1 pressed).
+TEST(CardText, TheSummaryKeepsAAContrastOnEveryCardState) {
+  const auto rgba = [](ImVec4 c) {  // plot::contrast_ratio's 0xRRGGBBAA
+    const auto byte = [](float v) { return uint32_t(std::lround(std::clamp(v, 0.0f, 1.0f) * 255)); };
+    return byte(c.x) << 24 | byte(c.y) << 16 | byte(c.z) << 8 | 0xFFu;
+  };
+  const auto over = [](ImVec4 top, ImVec4 under) {  // `top` with its alpha over an opaque `under`
+    const float a = top.w;
+    return ImVec4(top.x * a + under.x * (1 - a), top.y * a + under.y * (1 - a), top.z * a + under.z * (1 - a), 1);
+  };
+  for (const Theme theme : {Theme::Dark, Theme::Print}) {
+    ImGui::CreateContext();
+    apply_theme(theme, 1.0f);
+    const ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
+    push_card_highlight();
+    const ImVec4 hovered = over(ImGui::GetStyleColorVec4(ImGuiCol_HeaderHovered), bg);
+    const ImVec4 pressed = over(ImGui::GetStyleColorVec4(ImGuiCol_HeaderActive), bg);
+    pop_card_highlight();
+    const uint32_t plain_text = rgba(ImGui::ColorConvertU32ToFloat4(card_summary_color(false)));
+    const uint32_t lit_text = rgba(ImGui::ColorConvertU32ToFloat4(card_summary_color(true)));
+    const char* what = theme == Theme::Dark ? "dark" : "print";
+    EXPECT_GE(plot::contrast_ratio(plain_text, rgba(bg)), 4.5) << what << ": plain card";
+    EXPECT_GE(plot::contrast_ratio(lit_text, rgba(hovered)), 4.5) << what << ": hovered card";
+    EXPECT_GE(plot::contrast_ratio(lit_text, rgba(pressed)), 4.5) << what << ": pressed card";
+    ImGui::DestroyContext();
   }
 }
 

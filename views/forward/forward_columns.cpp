@@ -229,12 +229,12 @@ void ForwardPanel::draw_generate() {
                plot::fmt("%.2g", static_cast<double>(r.appended_probability[i]));
   }
   note_text_in_use(text);  // generated characters the font atlas may not hold yet (Chinese in the English interface)
-  ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextUnformatted(subst(trn("Generated ({0} token): {1}", "Generated ({0} tokens): {1}", r.appended.size()),
-                               {std::to_string(r.appended.size()), text})
-                             .c_str());
-  ImGui::TextDisabled("%s", subst(tr("each token's probability when it was drawn: {0}"), {probs}).c_str());
-  ImGui::PopTextWrapPos();
+  // Wrapped at spaces and between Chinese characters, never inside a probability ("0.\n00046").
+  wrapped_text(subst(trn("Generated ({0} token): {1}", "Generated ({0} tokens): {1}", r.appended.size()),
+                     {std::to_string(r.appended.size()), text})
+                   .c_str());
+  wrapped_text(subst(tr("each token's probability when it was drawn: {0}"), {probs}).c_str(), 0.0f,
+               ImGui::GetColorU32(ImGuiCol_TextDisabled));
   if (!running && ImGui::SmallButton(imgui_label(tr("Back to the prompt"), "back_generate").c_str())) s_.generated = 0;
 }
 

@@ -200,7 +200,8 @@ plot::Figure strip_figure(const ForwardResult& r, int layer) {
   const ModelConfig& c = r.run.config;
   fig.note = subst(tr("{0}, {1}-norm, {2}, {3}, $H$ = {4}, $H_{kv}$ = {5}; attention maps stack the heads vertically "
                       "($H \\cdot T$ rows)"),
-                   {to_string(c.norm), to_string(c.placement), to_string(c.positions), to_string(c.activation),
+                   {tr(to_string(c.norm)), tr(to_string(c.placement)), tr(to_string(c.positions)),
+                    tr(to_string(c.activation)),
                     std::to_string(c.n_heads), std::to_string(c.n_kv_heads)});
   return fig;
 }

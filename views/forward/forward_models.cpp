@@ -19,6 +19,7 @@
 #include "views/file_browser.h"
 #include "views/forward/forward_panel.h"
 #include "views/handoffs.h"
+#include "views/plot/math.h"
 #include "views/text/imgui_label.h"
 #include "views/widgets.h"
 
@@ -303,7 +304,19 @@ void ForwardPanel::draw_language_models() {
   for (const ShippedLanguageModel& lm : *shipped_lms_) {
     note_text_in_use(lm.label());  // a card may name its corpus in Chinese: the font atlas gains those glyphs
     const bool shown = model_ && model_dir_ == lm.dir;
-    if (ImGui::Selectable((lm.label() + "###lm_" + lm.name).c_str(), shown) && !shown) {
+    // The label wrapped inside the row (a Selectable's own text is one line: cut after the number at 200%).
+    const std::string label = lm.label();
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    const std::vector<std::string> lines = plot::wrap_plain_text(
+        label, std::max(1.0f, ImGui::GetContentRegionAvail().x),
+        [](std::string_view s) { return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x; });
+    const float height = float(lines.size()) * ImGui::GetTextLineHeight();
+    const bool clicked = ImGui::Selectable(("###lm_" + lm.name).c_str(), shown, 0, ImVec2(0, height));
+    const ImVec2 after = ImGui::GetCursorScreenPos();
+    ImGui::SetCursorScreenPos(at);
+    wrapped_text(label.c_str());
+    ImGui::SetCursorScreenPos(after);
+    if (clicked && !shown) {
       s_.model_dir = lm.dir;
       s_.model = ForwardModel::Folder;
       model_error_.clear();

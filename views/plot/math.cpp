@@ -1294,6 +1294,76 @@ std::vector<std::string> label_words(const std::string& s) {
   return words;
 }
 
+std::vector<std::string> wrap_plain_text(std::string_view text, float max_width,
+                                         const std::function<float(std::string_view)>& width) {
+  std::vector<std::string> lines;
+  const auto trimmed = [](std::string_view s) { return s.substr(0, s.find_last_not_of(' ') + 1); };
+  size_t from = 0;
+  while (from <= text.size()) {  // paragraphs
+    const size_t nl = std::min(text.find('\n', from), text.size());
+    const std::string_view para = text.substr(from, nl - from);
+    // Words as label_words cuts them (spaces stay with the word before them), without reading "$" as math.
+    std::vector<std::string_view> words;
+    size_t start = 0, at = 0;
+    uint32_t prev = 0;
+    while (at < para.size()) {
+      size_t len = 0;
+      const uint32_t c = decode_utf8_at(para, at, &len);
+      len = std::max<size_t>(len, 1);
+      if (at > start) {
+        bool brk = false;
+        if (c == ' ')
+          brk = false;
+        else if (prev == ' ')
+          brk = true;
+        else if (is_cjk(prev) || is_cjk(c))
+          brk = !no_break_before(c) && !no_break_after(prev);
+        if (brk) words.push_back(para.substr(start, at - start)), start = at;
+      }
+      prev = c;
+      at += len;
+    }
+    if (start < para.size()) words.push_back(para.substr(start));
+    std::string line;
+    float line_w = 0;  // with its trailing spaces: the next word starts after them
+    for (std::string_view word : words) {
+      const float word_w = width(trimmed(word));
+      if (!line.empty() && line_w + word_w > max_width) {
+        lines.emplace_back(trimmed(line));
+        line.clear();
+        line_w = 0;
+      }
+      if (line.empty() && word_w > max_width) {  // alone wider than a line: cut between characters
+        size_t a = 0;
+        while (a < word.size()) {
+          size_t b = a, len = 0;
+          std::string_view piece;
+          while (b < word.size()) {
+            decode_utf8_at(word, b, &len);
+            const size_t next = b + std::max<size_t>(len, 1);
+            if (b > a && width(word.substr(a, next - a)) > max_width) break;
+            b = next;
+          }
+          piece = word.substr(a, b - a);
+          a = b;
+          if (a < word.size()) {
+            lines.emplace_back(trimmed(piece));
+          } else {
+            line.assign(piece);
+            line_w = width(piece);
+          }
+        }
+        continue;
+      }
+      line.append(word);
+      line_w += width(word);
+    }
+    lines.emplace_back(trimmed(line));
+    from = nl + 1;
+  }
+  return lines;
+}
+
 MathLayout layout_math_uncached(const std::string& s, float size, MathOptions options) {
   MathLayout out;
   const Typesetter ts{size};

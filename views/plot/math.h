@@ -14,8 +14,10 @@
 //
 // Coordinates are logical pixels, x to the right from the left edge, y DOWN from the baseline (negative = above).
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "views/plot/text.h"
@@ -98,6 +100,13 @@ std::vector<std::string> label_units(const std::string& s);
 // `s` cut where a line may break, each piece keeping its trailing spaces: after a space, and between Chinese
 // characters (not before closing or after opening punctuation); never inside a formula. Joined they draw as `s`.
 std::vector<std::string> label_words(const std::string& s);
+
+// Plain text (no formulas) broken into lines no wider than `max_width`, as `width` measures a piece: after a space
+// and between Chinese characters, as label_words breaks, never inside a word or a number ("0.00046" stays whole where
+// ImGui's own wrapping breaks after its '.'). A word wider than a line alone is cut between characters. Each "\n"
+// starts a new line; lines keep no trailing spaces.
+std::vector<std::string> wrap_plain_text(std::string_view text, float max_width,
+                                         const std::function<float(std::string_view)>& width);
 
 // The positions in `s` outside any $…$ span ("split a label at a space" must not split inside a formula).
 bool inside_math(const std::string& s, size_t pos);

@@ -75,8 +75,8 @@ std::string run_note(const TrainSnapshot& s) {
   if (t.z_loss > 0) tricks += subst(tr(", z-loss {0}"), {plot::fmt("%.3g", t.z_loss)});
   return subst(
       tr("{0} task; {1} layers, dim {2}, {3} heads, {4}-{5}, scale {6}{7}; {8} lr {9}, batch {10}, seed {11}"),
-      {to_string(t.task.kind), std::to_string(t.model.n_layers), std::to_string(t.model.dim),
-       std::to_string(t.model.n_heads), to_string(t.model.placement), to_string(t.model.norm),
+      {tr(to_string(t.task.kind)), std::to_string(t.model.n_layers), std::to_string(t.model.dim),
+       std::to_string(t.model.n_heads), tr(to_string(t.model.placement)), tr(to_string(t.model.norm)),
        scale_mode_formula(t.model.attn_scale), tricks, t.optimizer.kind == OptimizerKind::AdamW ? "AdamW" : "SGD",
        plot::fmt("%.3g", t.optimizer.lr), std::to_string(t.batch), std::to_string(t.seed)});
 }
