@@ -129,7 +129,7 @@ plot::Figure schedule_figure(const FlashResult& r) {
                    {std::to_string(r.a.walk.stats.tiles_computed), std::to_string(r.a.walk.stats.tiles_skipped),
                     std::to_string(r.params.tile_q), std::to_string(r.params.tile_k)});
   plot::Axes& ax = fig.axes();
-  ax.setup(tr("key $j$"), "", tr("query $i$"), "");
+  ax.setup(tr("key $j$"), "", tr("query $i$"), "").csv_columns("key $j$", "query $i$");  // CSV: as in English
   plot::HeatmapOptions opt;
   opt.vmin = 0;
   opt.vmax = 2;

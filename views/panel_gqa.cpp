@@ -153,7 +153,7 @@ plot::Figure group_figure(const GqaParams& p, const GqaAnalysis& r) {
   opt.value_label = tr("probability");
   for (int i = 0; i < shown; ++i) {
     plot::Axes& ax = fig.add_axes(subst(tr("query head {0}"), {std::to_string(r.group_heads[static_cast<size_t>(i)])}));
-    ax.setup(tr("key $j$"), "", tr("query $i$"), "");
+    ax.setup(tr("key $j$"), "", tr("query $i$"), "").csv_columns("key $j$", "query $i$");  // CSV: as in English
     ax.heatmap("$P$", r.group_probs.data() + static_cast<Eigen::Index>(i) * T * T, T, T, opt);
   }
   return fig;

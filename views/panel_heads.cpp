@@ -298,7 +298,7 @@ plot::Figure examples_figure(const HeadsResult& r) {
     plot::Axes& ax = fig.add_axes(subst(tr("{0}: layer {1}, head {2}, score {3}"),
                                         {tr(head_role_name(role)), std::to_string(best_l), std::to_string(best_h),
                                          plot::fmt("%.2f", s(best_l, best_h))}));
-    ax.setup(tr("key $j$"), "", tr("query $i$"), "");
+    ax.setup(tr("key $j$"), "", tr("query $i$"), "").csv_columns("key $j$", "query $i$");  // CSV: as in English
     const int T = static_cast<int>(ex.tokens.size());
     std::vector<std::string> labels;
     for (int p = 0; p < T; ++p) labels.push_back(std::to_string(p) + ":" + r.vocab->label(ex.tokens[size_t(p)]));

@@ -291,14 +291,13 @@ class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
     const plot::Figure *mask = find_figure(figs, "mask"), *uniform = find_figure(figs, "uniform"),
                        *visible = find_figure(figs, "visible"), *receptive = find_figure(figs, "receptive");
     if (!mask || !uniform || !visible || !receptive) return;
-    const plot::FigureDrawFlags fit = figures_column_flags();  // the column's width below the controls
-    const bool hovered = plot::draw_figure(*mask, ctx, "masks", size, plot::FigureDrawFlags_NoInteraction | fit);
+    const bool hovered = plot::draw_figure(*mask, ctx, "masks", size, plot::FigureDrawFlags_NoInteraction);
     if (hovered) blocked_tooltip(*mask, ctx, origin, size);
     if (two) ImGui::SameLine();
-    plot::draw_figure(*uniform, ctx, "masks", size, fit);
-    plot::draw_figure(*visible, ctx, "masks", ImVec2(w, w * 0.6f), fit);
+    plot::draw_figure(*uniform, ctx, "masks", size);
+    plot::draw_figure(*visible, ctx, "masks", ImVec2(w, w * 0.6f));
     if (two) ImGui::SameLine();
-    plot::draw_figure(*receptive, ctx, "masks", ImVec2(w, w * 0.6f), fit);
+    plot::draw_figure(*receptive, ctx, "masks", ImVec2(w, w * 0.6f));
   }
 
   // Replaces the plot layer's tooltip on the mask heatmap with one naming the term that blocked the cell.

@@ -360,34 +360,20 @@ void begin_controls_column(const DrawContext& ctx, float width, const Controls* 
   }
 }
 
-namespace {
-// The figures column being drawn lies below the controls (a window too narrow for both side by side): its figures
-// take the column's width instead of growing past it to the readable minimum (UI thread only).
-bool g_figures_below_controls = false;
-}  // namespace
-
 void begin_figures_column() {
   const bool hidden_controls = ImGui::GetWindowWidth() < 2;  // the collapsed column's 1-pixel child
   const float drawn = ImGui::GetCursorPosY() + ImGui::GetStyle().WindowPadding.y;  // the controls' height
   ImGui::EndChild();
   ImGuiStorage* storage = ImGui::GetStateStorage();
   // Stacked (begin_controls_column): the figures below the controls, whose height is kept for the next frame.
-  g_figures_below_controls = !hidden_controls && storage->GetBool(ImGui::GetID("controls_stacked"));
-  if (g_figures_below_controls)
+  if (!hidden_controls && storage->GetBool(ImGui::GetID("controls_stacked")))
     storage->SetFloat(ImGui::GetID("controls_height"), drawn);
   else
     ImGui::SameLine(0, hidden_controls ? 0.0f : -1.0f);
   ImGui::BeginChild("figures", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
 }
 
-int figures_column_flags() {
-  return g_figures_below_controls ? plot::FigureDrawFlags_NoMinSize : plot::FigureDrawFlags_None;
-}
-
-void end_figures_column() {
-  ImGui::EndChild();
-  g_figures_below_controls = false;
-}
+void end_figures_column() { ImGui::EndChild(); }
 
 void draw_controls_column(const Controls& controls, const DrawContext& ctx, float item_width,
                           const std::function<bool(const Control&)>& visible,
@@ -438,18 +424,14 @@ void draw_figure_rows(const std::vector<plot::Figure>& figs, const DrawContext& 
   // width, which reads better than a sideways scroll (that is left for a column narrower than one figure).
   const float readable = std::max(min_width, kReadableFigureWidth) * ctx.dpi_scale;
   const bool stack = (avail - spacing) / 2 < readable;
-  // Below the controls of a narrow window (a lesson beside it at 150–200%), a figure fits the column's width: whole
-  // in view with its title, where the readable minimum (960 px at 200%) left a third of it off to the right.
-  const bool fit_w = g_figures_below_controls;
-  const float w = stack ? (fit_w ? avail : std::max(min_width * ctx.dpi_scale, avail)) : (avail - spacing) / 2;
+  const float w = stack ? std::max(min_width * ctx.dpi_scale, avail) : (avail - spacing) / 2;
   const std::vector<std::vector<size_t>> shown = figure_rows_indices(figs, rows);
   // Fitted to the column's visible height (focus): a figure taller than it shrinks in its own shape, whole on screen
   // with its caption, and is drawn at that size (the readable minimum would grow it past the fold again).
   const float fit_h = ctx.fit_figures_to_height
                           ? ImGui::GetCurrentWindow()->InnerRect.GetHeight() - ImGui::GetStyle().ItemSpacing.y
                           : 0.0f;
-  const plot::FigureDrawFlags fit_flags =
-      fit_h > 0 || fit_w ? plot::FigureDrawFlags_NoMinSize : plot::FigureDrawFlags_None;
+  const plot::FigureDrawFlags fit_flags = fit_h > 0 ? plot::FigureDrawFlags_NoMinSize : plot::FigureDrawFlags_None;
   auto fitted = [fit_h](ImVec2 size) {
     if (fit_h > 0 && size.y > fit_h) size = ImVec2(size.x * fit_h / size.y, fit_h);
     return size;

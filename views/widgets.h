@@ -78,12 +78,10 @@ void math_label(const char* text);
 // `controls` (optional): the column widens, up to 60% of the window, until the widest choice's current value shows
 // whole (its label above it, as draw_controls_column places it). A window too narrow for controls and a readable
 // figure side by side (beside a lesson at 150–200%) gets the controls above the figures instead, across its width
-// and at most 35% of its height, and the figures below fit the column's width (figures_column_flags).
+// and at most 35% of its height, and the figures below get its whole width (still never below their readable size:
+// at 200% a figure wider than the window scrolls sideways).
 void begin_controls_column(const DrawContext& ctx, float width, const Controls* controls = nullptr);
 void begin_figures_column();  // ends the controls column
-// The flags a panel that draws its own figures passes in the figures column: NoMinSize while the column lies below
-// the controls of a narrow window (draw_figure_rows fits its figures to the column's width there too).
-int figures_column_flags();  // plot::FigureDrawFlags (views/plot/plot_imgui.h)
 void end_figures_column();
 // Every control of `controls` that `visible` accepts (all when empty), each widget `item_width` wide, followed by
 // `after(control)` for extra buttons under it.
