@@ -215,10 +215,11 @@ plot::Figure bits_figure(const NgramResult& r) {
     if (std::isfinite(o.heldout_kn) && (!best_kn || o.heldout_kn < best_kn->heldout_kn)) best_kn = &o;
   if (best_kn) {
     ax.line(tr("held-out, Kneser–Ney (modified, interpolated)"), ns, kn).style = plot::LineStyle::LineAndMarkers;
-    fig.note += tr("; ") + subst(tr("Kneser–Ney's best, $n$ = {0}: {1} bits per character, {2} of them for the {3} "
-                                "characters never seen in training"),
-                             {std::to_string(best_kn->n), plot::fmt("%.3f", best_kn->heldout_kn),
-                              plot::fmt("%.3f", best_kn->heldout_kn_unseen), std::to_string(best_kn->unseen_chars)});
+    fig.note +=
+        tr("; ") + subst(tr("Kneser–Ney's best, $n$ = {0}: {1} bits per character, {2} of them for the {3} "
+                            "characters never seen in training"),
+                         {std::to_string(best_kn->n), plot::fmt("%.3f", best_kn->heldout_kn),
+                          plot::fmt("%.3f", best_kn->heldout_kn_unseen), std::to_string(best_kn->unseen_chars)});
   }
   ax.line(subst(tr("held-out, add-$k$ ($k$ = {0})"), {plot::fmt("%.3g", r.state.k)}), ns, addk).style =
       plot::LineStyle::LineAndMarkers;
@@ -343,10 +344,9 @@ plot::Figure transformer_figure(const NgramResult& r) {
     if (c.kneser_ney_bits.empty() || c.heldout_bits_per_char <= 0) continue;
     const std::string corpus = c.corpus.empty() ? lm.name : tr(c.corpus.c_str());
     const auto best = std::min_element(c.kneser_ney_bits.begin(), c.kneser_ney_bits.end());
-    // xgettext:no-c-format
     const std::string below = plot::fmt("%.1f", 100 * (1 - c.heldout_bits_per_char / *best));
-    plot::Axes& ax =
-        fig.add_axes(subst(tr("{0} ({1}): the transformer {2}% below the best $n$-gram"), {lm.name, corpus, below}));
+    // xgettext:no-c-format
+    plot::Axes& ax = fig.add_axes(subst(tr("{0}: the transformer {1}% below the best $n$-gram"), {corpus, below}));
     ax.setup(tr("Kneser–Ney of order $n$, and the transformer"), "", tr("bits per character"), "");
     // One bar per Kneser–Ney order and the transformer's beside them, its level drawn across to compare each with.
     std::vector<std::string> groups;
@@ -357,7 +357,7 @@ plot::Figure transformer_figure(const NgramResult& r) {
     ax.bars(groups, {tr("bits per character")}, {bits});
     ax.flags |= plot::AxesFlags_NoLegend;
     ax.hline("", c.heldout_bits_per_char);
-    if (c.heldout_chars > 0) sizes.push_back(lm.name + " " + std::to_string(c.heldout_chars));
+    if (c.heldout_chars > 0) sizes.push_back(corpus + " " + std::to_string(c.heldout_chars));
     for (size_t n = 0; n < c.kneser_ney_bits.size(); ++n)
       t.add_row({lm.name, double(c.heldout_chars), double(n + 1), c.kneser_ney_bits[n], c.heldout_bits_per_char});
   }
@@ -366,7 +366,7 @@ plot::Figure transformer_figure(const NgramResult& r) {
     return fig;
   }
   std::string joined;
-  for (const std::string& x : sizes) joined += (joined.empty() ? "" : ", ") + x;
+  for (const std::string& x : sizes) joined += (joined.empty() ? "" : tr(", ")) + x;
   fig.note = subst(tr("bits per character on held-out text never trained on ({0} characters); Kneser–Ney counted on "
                       "the same training part"),
                    {joined});
@@ -407,7 +407,12 @@ plot::Figure masks_figure(const NgramResult& r) {
 class NgramPanel : public RecomputePanel<NgramState, NgramResult> {
  public:
   NgramPanel()
-      : RecomputePanel(kInfo, {.rows = {{{"bits", "sparsity"}}, {{"transformer"}, 1.6f}, {{"samples"}}, {{"masked"}, 1.0f}, {{"masks"}, 1.2f}}},
+      : RecomputePanel(kInfo,
+                       {.rows = {{{"bits", "sparsity"}},
+                                 {{"transformer"}, 2.0f},
+                                 {{"samples"}},
+                                 {{"masked"}, 1.0f},
+                                 {{"masks"}, 1.2f}}},
                        {compute,
                         error_of,
                         {bits_figure, sparsity_figure, transformer_figure, samples_figure, masked_figure, masks_figure},
