@@ -49,7 +49,7 @@ void add_export_options(CLI::App& sub, ExportCommandOptions& o) {
                           "has (default {0})"),
                        {std::to_string(std::lround(kHeadlessMaxSeconds))}));
   sub.add_option("--lesson", o.lesson,
-                 tr("A lesson's number (1 to 5) or a lesson file: every step's figures, one folder per step; N:K writes step K only"));
+                 tr("A lesson's number (1 to 5) or a lesson file: every step's figures, one folder per step; add :3 for step 3 only"));
   sub.add_flag("--slide", o.slide, tr("16:9 slide size: 1280 \xC3\x97 720 logical pixels (PNG: times the scale)"));
   sub.add_flag("--no-caption", o.no_caption, tr("Leave out each figure's title and note"));
 }
