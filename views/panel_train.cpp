@@ -354,7 +354,8 @@ class TrainPanel final : public Panel {
   std::string run_label() const {
     const ModelConfig& m = s_.model;
     const std::string scale = m.attn_scale == ScaleMode::None ? tr("no scale") : scale_mode_formula(m.attn_scale);
-    return std::string(m.placement == NormPlacement::Pre ? tr("pre") : tr("post")) + ", " + scale +
+    return std::string(m.family != Family::Llama ? std::string(hf_architecture(m.family)) + ", " : "") +
+           (m.placement == NormPlacement::Pre ? tr("pre") : tr("post")) + ", " + scale +
            (m.qk_norm ? ", QK-norm" : "") +
 
            (m.attn_softcap > 0 ? ", soft-cap " + plot::fmt("%.3g", m.attn_softcap) : "") +

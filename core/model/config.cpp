@@ -1,12 +1,12 @@
 #include "core/model/config.h"
+#include "core/base/i18n.h"  // N_: names translated where shown
 #include "core/base/json_parse.h"
 #include "core/io/safetensors.h"  // round_to_storage: Gemma's embedding scale in the checkpoint's dtype
 #include "core/machine_memory.h"
-#include "core/base/i18n.h"  // N_: names translated where shown
 
+#include "core/base/read_file.h"
 #include "core/enum_names.h"
 #include "core/io/atomic_file.h"
-#include "core/base/read_file.h"
 
 #include <algorithm>
 #include <cctype>
@@ -273,13 +273,11 @@ struct ModelType {
   Family family;
   const char* hf_class;
 };
-constexpr ModelType kModelTypes[] = {{"llama", Family::Llama, "LlamaForCausalLM"},
-                                     {"mistral", Family::Llama, "MistralForCausalLM"},
-                                     {"qwen2", Family::Llama, "Qwen2ForCausalLM"},
-                                     {"gpt2", Family::GPT2, "GPT2LMHeadModel"},
-                                     {"qwen3", Family::Qwen3, "Qwen3ForCausalLM"},
-                                     {"gemma3_text", Family::Gemma3, "Gemma3ForCausalLM"},
-                                     {"phi3", Family::Phi3, "Phi3ForCausalLM"}};
+constexpr ModelType kModelTypes[] = {
+    {"llama", Family::Llama, "LlamaForCausalLM"}, {"mistral", Family::Llama, "MistralForCausalLM"},
+    {"qwen2", Family::Llama, "Qwen2ForCausalLM"}, {"gpt2", Family::GPT2, "GPT2LMHeadModel"},
+    {"qwen3", Family::Qwen3, "Qwen3ForCausalLM"}, {"gemma3_text", Family::Gemma3, "Gemma3ForCausalLM"},
+    {"phi3", Family::Phi3, "Phi3ForCausalLM"}};
 static_assert(names_every(kFamilyNames, Family::Phi3));
 static_assert(names_every(kFamilyClasses, Family::Phi3));
 static_assert(names_every(kNormTypeNames, NormType::LayerNorm));
@@ -320,22 +318,53 @@ std::string hf_class_name(const std::string& name) {
 
 std::string training_unsupported(const ModelConfig& c) {
   // The backward pass (core/train/model_train.cpp) follows the LLaMA-style block; these details have no backward.
-  const char* missing = c.linear_bias           ? N_("the o_proj and MLP biases (GPT-2)")
-                        : c.qk_norm_before_rope ? N_("QK-norm before RoPE (Qwen3, Gemma 3)")
-                        : c.sandwich_norm       ? N_("the sandwich norms (Gemma 3)")
-                        : c.norm_plus_one       ? N_("the (1 + w) RMSNorm (Gemma)")
-                        : c.embed_scale > 0     ? N_("the embedding scale (Gemma)")
-                        : c.final_softcap > 0   ? N_("final logit soft-capping")
-                        : c.gelu_tanh           ? N_("the tanh GELU")
+  const char* missing = c.sandwich_norm       ? N_("the sandwich norms (Gemma 3)")
+                        : c.norm_plus_one     ? N_("the (1 + w) RMSNorm (Gemma)")
+                        : c.embed_scale > 0   ? N_("the embedding scale (Gemma)")
+                        : c.final_softcap > 0 ? N_("final logit soft-capping")
                         : c.rotary_dim() != c.head_dim() && c.positions == PositionType::RoPE
                             ? N_("partial rotary embeddings (Phi-3)")
-                        : c.head_dim_override > 0 ? N_("a head_dim other than hidden_size / num_attention_heads")
-                        : c.query_scale > 0       ? N_("query_pre_attn_scalar")
-                        : c.rope_local_base > 0   ? N_("a separate RoPE base for local layers")
-                                                  : nullptr;
+                        : c.query_scale > 0     ? N_("query_pre_attn_scalar")
+                        : c.rope_local_base > 0 ? N_("a separate RoPE base for local layers")
+                                                : nullptr;
   if (!missing) return "";
   return subst(tr("training is not available for {0}: {1} has no backward pass yet"),
                {hf_architecture(c.family), tr(missing)});
+}
+
+void apply_family(ModelConfig& c, Family f) {
+  c.family = f;
+  if (f == Family::Llama) {  // the families' own details off: a config that was GPT-2 before keeps no c_proj bias
+    const ModelConfig d;
+    c.head_dim_override = d.head_dim_override;
+    c.linear_bias = d.linear_bias;
+    c.gelu_tanh = d.gelu_tanh;
+    c.qk_norm_before_rope = d.qk_norm_before_rope;
+    c.norm_plus_one = d.norm_plus_one;
+    c.sandwich_norm = d.sandwich_norm;
+    c.embed_scale = d.embed_scale;
+    c.query_scale = d.query_scale;
+    c.final_softcap = d.final_softcap;
+    c.rope_local_base = d.rope_local_base;
+    c.rotary_fraction = d.rotary_fraction;
+  } else if (f == Family::GPT2) {
+    c.norm = NormType::LayerNorm;
+    c.placement = NormPlacement::Pre;
+    c.parallel_block = false;
+    c.positions = PositionType::Learned;
+    c.activation = ActivationKind::GELU;
+    c.gelu_tanh = c.attn_bias = c.linear_bias = c.tie_embeddings = true;
+    c.n_kv_heads = c.n_heads;
+    c.qk_norm = c.qk_norm_before_rope = false;
+  } else if (f == Family::Qwen3) {
+    c.norm = NormType::RMSNorm;
+    c.placement = NormPlacement::Pre;
+    c.parallel_block = false;
+    c.positions = PositionType::RoPE;
+    c.activation = ActivationKind::SwiGLU;
+    c.gelu_tanh = c.attn_bias = c.linear_bias = false;
+    c.qk_norm = c.qk_norm_before_rope = true;
+  }
 }
 
 // [SECTION] config.json

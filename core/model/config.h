@@ -135,6 +135,14 @@ bool family_from_architecture(const std::string& name, Family* out);
 std::string hf_class_name(const std::string& name);
 // "" when training (backward pass, LoRA) can run this config; otherwise one line naming what has no backward.
 std::string training_unsupported(const ModelConfig& config);
+// Gives a config a family's block, keeping its sizes (dim, layers, heads, vocab, hidden, max_seq, window): what the
+// Training panel's "family" builds.
+//   GPT-2  LayerNorm with β, learned positions, tanh GELU (gelu_new), biases on q/k/v, o_proj and both MLP
+//          projections, tied head, as many KV heads as query heads;
+//   Qwen3  RMSNorm, RoPE, SwiGLU, each head's q and k RMS-normalised (own γ, the model's ε) before RoPE, no biases.
+// LLaMA keeps the config's own choices and drops every family's details (biases, tanh GELU, ...); Gemma 3 and Phi-3
+// only set the family (training has no backward for them).
+void apply_family(ModelConfig& config, Family family);
 
 // [SECTION] config.json
 // Writes Hugging Face LlamaConfig keys plus tw_* keys for the non-LLaMA choices.

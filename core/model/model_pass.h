@@ -366,10 +366,12 @@ int model_forward(Acts<S>& a, const W& w, const ModelConfig& c, const int* token
     const MatT<S>& ain = pre ? L.ln1 : x;
 
     // Projections q = a W_qᵀ, k = a W_kᵀ, v = a W_vᵀ (+ Qwen2's biases, before RoPE). A trace keeps q and k
-    // before RoPE too: they are written to q_pre/k_pre and rotated out of place.
+    // before RoPE too: they are written to q_pre/k_pre and rotated out of place. So does QK-norm before RoPE, whose
+    // backward reads the projections it normalised.
     const bool rope = c.positions == PositionType::RoPE;
-    MatT<S>& q0 = rope && o.keep_trace ? L.q_pre : L.q;
-    MatT<S>& k0 = rope && o.keep_trace ? L.k_pre : L.k;
+    const bool pre_rope_norm = c.qk_norm && c.qk_norm_before_rope && rope;
+    MatT<S>& q0 = rope && (o.keep_trace || pre_rope_norm) ? L.q_pre : L.q;
+    MatT<S>& k0 = rope && (o.keep_trace || pre_rope_norm) ? L.k_pre : L.k;
     linear_forward<S>(q0, ain, lw.wq);
     linear_forward<S>(k0, ain, lw.wk);
     linear_forward<S>(L.v, ain, lw.wv);
@@ -381,7 +383,6 @@ int model_forward(Acts<S>& a, const W& w, const ModelConfig& c, const int* token
 
     // QK-norm before RoPE (Qwen3, Gemma 3): each head's q and k RMS-normalised with the model's ε and γ (Gemma:
     // 1 + γ); RoPE then rotates the normalised vectors.
-    const bool pre_rope_norm = c.qk_norm && c.qk_norm_before_rope && rope;
     if (pre_rope_norm) {
       std::decay_t<decltype(lw.q_norm)> gq = lw.q_norm, gk = lw.k_norm;
       if (c.norm_plus_one) gq.array() += 1, gk.array() += 1;

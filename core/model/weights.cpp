@@ -1,5 +1,7 @@
 #include "core/model/weights.h"
 #include "core/base/i18n.h"
+#include "core/model/hf_layout.h"
+#include "core/model/weight_tensors.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <random>
+#include <set>
 #include <type_traits>
 
 namespace tw {
@@ -54,63 +57,6 @@ NormWeights unit_norm(const ModelConfig& c) {
   return n;
 }
 
-// Visits every parameter tensor with its HF name and shape, in forward order. W is ModelWeights or const
-// ModelWeights, so saving, loading and counting share one list of names.
-template <class W, class F>
-void for_each_tensor(W& w, const ModelConfig& c, F&& f) {
-  const int64_t C = c.dim, V = c.vocab, F_ = c.hidden, HD = int64_t(c.n_heads) * c.head_dim(),
-                KVD = int64_t(c.n_kv_heads) * c.head_dim();
-  auto norm = [&](auto& n, const std::string& prefix) {
-    f(prefix + ".weight", n.weight, std::vector<int64_t>{C});
-    if (c.norm == NormType::LayerNorm) f(prefix + ".bias", n.bias, std::vector<int64_t>{C});
-  };
-  f(std::string("model.embed_tokens.weight"), w.embed, std::vector<int64_t>{V, C});
-  if (c.positions == PositionType::Learned)
-    f(std::string("model.embed_positions.weight"), w.pos_embed, std::vector<int64_t>{c.max_seq, C});
-  for (int i = 0; i < c.n_layers; ++i) {
-    auto& l = w.layers[static_cast<size_t>(i)];
-    const std::string p = "model.layers." + std::to_string(i) + ".";
-    // Gemma 3 names its four norms input, post_attention, pre_feedforward and post_feedforward; the MLP norm is
-    // then the pre_feedforward one.
-    const bool gemma = c.family == Family::Gemma3;
-    norm(l.attn_norm, p + "input_layernorm");
-    f(p + "self_attn.q_proj.weight", l.wq, std::vector<int64_t>{HD, C});
-    if (c.attn_bias) f(p + "self_attn.q_proj.bias", l.bq, std::vector<int64_t>{HD});
-    f(p + "self_attn.k_proj.weight", l.wk, std::vector<int64_t>{KVD, C});
-    if (c.attn_bias) f(p + "self_attn.k_proj.bias", l.bk, std::vector<int64_t>{KVD});
-    f(p + "self_attn.v_proj.weight", l.wv, std::vector<int64_t>{KVD, C});
-    if (c.attn_bias) f(p + "self_attn.v_proj.bias", l.bv, std::vector<int64_t>{KVD});
-    f(p + "self_attn.o_proj.weight", l.wo, std::vector<int64_t>{C, HD});
-    if (c.linear_bias) f(p + "self_attn.o_proj.bias", l.bo, std::vector<int64_t>{C});
-    if (c.qk_norm) {
-      f(p + "self_attn.q_norm.weight", l.q_norm, std::vector<int64_t>{c.head_dim()});
-      f(p + "self_attn.k_norm.weight", l.k_norm, std::vector<int64_t>{c.head_dim()});
-    }
-    if (c.sandwich_norm) norm(l.post_attn_norm, p + (gemma ? "post_attention_layernorm" : "post_attn_norm"));
-    norm(l.mlp_norm, p + (gemma ? "pre_feedforward_layernorm" : "post_attention_layernorm"));
-    if (c.moe()) {
-      f(p + "block_sparse_moe.gate.weight", l.router, std::vector<int64_t>{c.experts, C});
-      if constexpr (!std::is_const_v<W>) l.experts.resize(static_cast<size_t>(c.experts));
-      for (int e = 0; e < c.experts; ++e) {
-        auto& x = l.experts[static_cast<size_t>(e)];
-        const std::string q = p + "block_sparse_moe.experts." + std::to_string(e) + ".";
-        if (c.gated()) f(q + "w1.weight", x.gate, std::vector<int64_t>{F_, C});
-        f(q + (c.gated() ? "w3.weight" : "w1.weight"), x.up, std::vector<int64_t>{F_, C});
-        f(q + "w2.weight", x.down, std::vector<int64_t>{C, F_});
-      }
-      continue;
-    }
-    if (c.gated()) f(p + "mlp.gate_proj.weight", l.mlp.gate, std::vector<int64_t>{F_, C});
-    f(p + "mlp.up_proj.weight", l.mlp.up, std::vector<int64_t>{F_, C});
-    if (c.linear_bias) f(p + "mlp.up_proj.bias", l.b_up, std::vector<int64_t>{F_});
-    f(p + "mlp.down_proj.weight", l.mlp.down, std::vector<int64_t>{C, F_});
-    if (c.linear_bias) f(p + "mlp.down_proj.bias", l.b_down, std::vector<int64_t>{C});
-    if (c.sandwich_norm) norm(l.post_mlp_norm, p + (gemma ? "post_feedforward_layernorm" : "post_mlp_norm"));
-  }
-  if (c.has_final_norm()) norm(w.final_norm, "model.norm");
-  if (!c.tie_embeddings) f(std::string("lm_head.weight"), w.lm_head, std::vector<int64_t>{V, C});
-}
-
 // Why a checkpoint's tensor `name` cannot fill the config's tensor of shape `want` ("" when it can): it is missing
 // (have == nullptr) or has another shape. One wording for the header check and the full load.
 std::string tensor_problem(const std::string& name, const std::vector<int64_t>* have,
@@ -121,6 +67,41 @@ std::string tensor_problem(const std::string& name, const std::vector<int64_t>* 
     return subst(tr("tensor '{0}' has shape {1} but this config needs {2}"),
                  {name, shape_text(*have), shape_text(want)});
   return "";
+}
+
+// GPT-2 and Phi-3 store some tensors fused (and GPT-2's transposed) on disk. Their checkpoints are written and read
+// in that Hugging Face layout, so a model the workbench trains opens in transformers as its family's class; the
+// other families' layouts are the model's own.
+bool stored_differently(const ModelConfig& c) { return c.family == Family::GPT2 || c.family == Family::Phi3; }
+
+// The file's tensors under the model's names: each model tensor taken out of its part of a fused or transposed one.
+// Refuses a missing tensor, a wrong shape, or a tensor the family does not use, naming it.
+bool model_named(const SafeTensors& file, const ModelConfig& c, SafeTensors* out, std::string* error) {
+  const std::string prefix = c.family == Family::GPT2 && file.find("transformer.wte.weight") ? "transformer." : "";
+  std::set<std::string> used;
+  out->tensors.clear();
+  for (const TensorSpec& spec : tensor_specs(c)) {
+    const HfSource s = hf_source(c, spec.name, spec.shape, prefix);
+    const NamedTensor* t = file.find(s.name);
+    if (std::string problem = tensor_problem(s.name, t ? &t->shape : nullptr, s.shape); !problem.empty()) {
+      *error = std::move(problem);
+      return false;
+    }
+    used.insert(s.name);
+    int64_t count = 1;
+    for (const int64_t d : spec.shape) count *= d;
+    NamedTensor m{spec.name, spec.shape, std::vector<float>(static_cast<size_t>(count))};
+    take_part(m.data.data(), spec.shape, t->data.data(), s);
+    out->tensors.push_back(std::move(m));
+  }
+  for (const NamedTensor& t : file.tensors)
+    if (!used.count(t.name) && !hf_ignored_tensor(c, t.name)) {
+      *error =
+          subst(tr("checkpoint has tensor '{0}' that this config does not use (written for another architecture?)"),
+                {t.name});
+      return false;
+    }
+  return true;
 }
 
 }  // namespace
@@ -409,7 +390,9 @@ void round_weights(ModelWeights& w, const ModelConfig& c, StorageType dtype) {
 bool save_weights(const std::string& path, const ModelWeights& w, const ModelConfig& c, std::string* error) {
   // Streamed from the matrices themselves: building a SafeTensors and then a byte buffer held the weights
   // twice more, tripling the memory of a save.
-  return write_safetensors(path, tensor_views(w, c), {{"format", "pt"}, {"producer", "transformer-workbench"}}, error);
+  std::vector<std::vector<float>> fused;  // GPT-2's and Phi-3's fused tensors, assembled for the write
+  return write_safetensors(path, hf_tensor_views(tensor_views(w, c), c, &fused),
+                           {{"format", "pt"}, {"producer", "transformer-workbench"}}, error);
 }
 
 std::vector<TensorView> tensor_views(const ModelWeights& w, const ModelConfig& c) {
@@ -423,7 +406,7 @@ std::vector<TensorView> tensor_views(const ModelWeights& w, const ModelConfig& c
 bool load_weights(const std::string& path, const ModelConfig& c, ModelWeights* out, std::string* error) {
   // The header's names and shapes against the config first: a file of the wrong model is refused in milliseconds,
   // before gigabytes are read and converted.
-  {
+  if (!stored_differently(c)) {
     SafeTensorsFile head;
     if (head.open(path, error)) {
       std::vector<std::string> names;
@@ -447,6 +430,14 @@ bool load_weights(const std::string& path, const ModelConfig& c, ModelWeights* o
     if (std::filesystem::is_directory(path, ec) && std::filesystem::is_regular_file(path + "/model.safetensors", ec))
       *error += subst(tr(" (did you mean {0}?)"), {path + "/model.safetensors"});
     return false;
+  }
+  if (stored_differently(c)) {
+    SafeTensors named;
+    if (!model_named(file, c, &named, error)) {
+      *error = path + ": " + *error;
+      return false;
+    }
+    file = std::move(named);
   }
   if (!from_safetensors(file, c, out, error)) {
     *error = path + ": " + *error;

@@ -8,6 +8,7 @@
 #include "core/model/kernels.h"
 #include "core/model/model_pass.h"
 #include "core/model/positions.h"
+#include "core/model/weight_tensors.h"
 #include "core/ops/alibi.h"
 #include "core/ops/attention.h"
 #include "core/ops/cross_entropy.h"
@@ -73,7 +74,9 @@ void backward_t(G& g, Acts<S>& a, const W& w, const ModelConfig& c, const Batch&
   const int H = c.n_heads, KV = c.n_kv_heads, D = c.head_dim();
   const bool pre = c.placement == NormPlacement::Pre;
   const MlpKind kind = mlp_kind(c.activation);
-  const Activation act = mlp_activation(c.activation);
+  const Activation act = mlp_activation(c.activation, c.gelu_tanh);
+  const bool rope = c.positions == PositionType::RoPE;
+  const bool pre_rope_norm = c.qk_norm && c.qk_norm_before_rope && rope;  // Qwen3: q, k normalised, then rotated
 
   // Loss → logits → (final norm) → residual stream.
   cross_entropy_backward<S>(a.dlogits, a.probs, batch.targets.data(), N, /*accumulate=*/false);
@@ -114,31 +117,40 @@ void backward_t(G& g, Acts<S>& a, const W& w, const ModelConfig& c, const Batch&
       } else {
         activation_backward<S>(a.dup, a.dhid, L.up, act, false);
       }
+      if (c.linear_bias) {  // GPT-2's c_fc and c_proj biases: ∂/∂b = column sums at each product's output
+        lg.b_up += a.dup.colwise().sum().transpose();
+        lg.b_down += dd.colwise().sum().transpose();
+      }
       linear_backward<S>(&dm, lg.mlp.up, a.dup, m, lw.mlp.up, dm_accumulate);
     };
     // Attention backward: dproj = gradient of the o_proj output, ain the block's input; da (+=) receives ∂/∂ain.
     auto attn_back = [&](const MatT<S>& dproj, const MatT<S>& ain, MatT<S>& da) {
+      if (c.linear_bias) lg.bo += dproj.colwise().sum().transpose();  // GPT-2's attn.c_proj bias
       linear_backward<S>(&a.datt, lg.wo, dproj, L.att, lw.wo, false);
       a.dq.setZero();
       a.dk.setZero();
       a.dv.setZero();
       AttentionOptions& opt = a.attn_opt;
       opt.mask_matrix = c.layer_is_sliding(l) ? &a.sliding : &a.causal;
-      attention_batched_backward<S>(a.dq, a.dk, a.dv, a.scratch, a.datt, L.capped, L.probs, c.qk_norm ? L.qn : L.q,
-                                    c.qk_norm ? L.kn : L.k, L.v, opt, B, T, H, KV, D);
+      const bool normed_last = c.qk_norm && !pre_rope_norm;  // the q and k attention read (model_pass.h)
+      attention_batched_backward<S>(a.dq, a.dk, a.dv, a.scratch, a.datt, L.capped, L.probs, normed_last ? L.qn : L.q,
+                                    normed_last ? L.kn : L.k, L.v, opt, B, T, H, KV, D);
       MatT<S>* dq = &a.dq;  // ping-pong between two buffers through QK-norm and RoPE
       MatT<S>* dk = &a.dk;
       MatT<S>* dq_next = &a.dq2;
       MatT<S>* dk_next = &a.dk2;
-      if (c.qk_norm) {
+      // QK-norm's backward: x is what it normalised (the projection before RoPE when it runs first, else q, k
+      // after RoPE); γ as the forward applied it.
+      auto qk_norm_back = [&](const MatT<S>& xq, const MatT<S>& xk) {
         dq_next->setZero();
         dk_next->setZero();
-        qk_norm_backward<S>(*dq_next, lg.q_norm, *dq, L.q, lw.q_norm, L.qn_rstd, H, D);
-        qk_norm_backward<S>(*dk_next, lg.k_norm, *dk, L.k, lw.k_norm, L.kn_rstd, KV, D);
+        qk_norm_backward<S>(*dq_next, lg.q_norm, *dq, xq, lw.q_norm, L.qn_rstd, H, D);
+        qk_norm_backward<S>(*dk_next, lg.k_norm, *dk, xk, lw.k_norm, L.kn_rstd, KV, D);
         std::swap(dq, dq_next);
         std::swap(dk, dk_next);
-      }
-      if (c.positions == PositionType::RoPE) {
+      };
+      if (normed_last) qk_norm_back(L.q, L.k);
+      if (rope) {
         dq_next->setZero();
         dk_next->setZero();
         rope_backward<S>(*dq_next, *dq, a.cos, a.sin, RopeConvention::HalfSplit, N, H, D);
@@ -146,6 +158,7 @@ void backward_t(G& g, Acts<S>& a, const W& w, const ModelConfig& c, const Batch&
         std::swap(dq, dq_next);
         std::swap(dk, dk_next);
       }
+      if (pre_rope_norm) qk_norm_back(L.q_pre, L.k_pre);
       if (c.attn_bias) {  // ∂/∂b = the column sums of the gradient at the projection's output (before RoPE)
         lg.bq += dq->colwise().sum().transpose();
         lg.bk += dk->colwise().sum().transpose();
@@ -192,8 +205,9 @@ void backward_t(G& g, Acts<S>& a, const W& w, const ModelConfig& c, const Batch&
 
 // [SECTION] checks shared by both precisions
 
-// Every tensor of `config` with the shape it must have (rows, cols; cols = 1 for γ/β vectors), in tensor_specs order.
-// No names, so the per-step shape checks allocate nothing. The caller checks the layer and expert counts first.
+// Every tensor of `config` with the shape it must have (rows, cols; cols = 1 for γ/β and bias vectors), in the order
+// of for_each_tensor (core/model/weight_tensors.h). No names, so the per-step shape checks allocate nothing. The
+// caller checks the layer and expert counts first.
 template <class W, class F>
 void each_array(W& w, const ModelConfig& c, F&& f) {
   const int C = c.dim, V = c.vocab, Fh = c.hidden, HD = c.n_heads * c.head_dim(), KVD = c.n_kv_heads * c.head_dim();
@@ -212,10 +226,12 @@ void each_array(W& w, const ModelConfig& c, F&& f) {
     f(l.wv, KVD, C);
     if (c.attn_bias) f(l.bv, KVD, 1);
     f(l.wo, C, HD);
+    if (c.linear_bias) f(l.bo, C, 1);
     if (c.qk_norm) {
       f(l.q_norm, c.head_dim(), 1);
       f(l.k_norm, c.head_dim(), 1);
     }
+    if (c.sandwich_norm) norm(l.post_attn_norm);
     norm(l.mlp_norm);
     if (c.moe()) {
       f(l.router, c.experts, C);
@@ -228,7 +244,10 @@ void each_array(W& w, const ModelConfig& c, F&& f) {
     }
     if (c.gated()) f(l.mlp.gate, Fh, C);
     f(l.mlp.up, Fh, C);
+    if (c.linear_bias) f(l.b_up, Fh, 1);
     f(l.mlp.down, C, Fh);
+    if (c.linear_bias) f(l.b_down, C, 1);
+    if (c.sandwich_norm) norm(l.post_mlp_norm);
   }
   if (c.has_final_norm()) norm(w.final_norm);
   if (!c.tie_embeddings) f(w.lm_head, V, C);
@@ -275,50 +294,6 @@ bool run_forward(Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batc
   return true;
 }
 
-// Visits each tensor of a ModelWeights-shaped struct with its HF name, in tensor_specs order.
-template <class W, class F>
-void each_tensor(W& w, const ModelConfig& c, F&& f) {
-  auto norm = [&](auto& n, const std::string& prefix) {
-    f(prefix + ".weight", n.weight);
-    if (c.norm == NormType::LayerNorm) f(prefix + ".bias", n.bias);
-  };
-  f(std::string("model.embed_tokens.weight"), w.embed);
-  if (c.positions == PositionType::Learned) f(std::string("model.embed_positions.weight"), w.pos_embed);
-  for (int i = 0; i < c.n_layers; ++i) {
-    auto& l = w.layers[static_cast<size_t>(i)];
-    const std::string p = "model.layers." + std::to_string(i) + ".";
-    norm(l.attn_norm, p + "input_layernorm");
-    f(p + "self_attn.q_proj.weight", l.wq);
-    if (c.attn_bias) f(p + "self_attn.q_proj.bias", l.bq);
-    f(p + "self_attn.k_proj.weight", l.wk);
-    if (c.attn_bias) f(p + "self_attn.k_proj.bias", l.bk);
-    f(p + "self_attn.v_proj.weight", l.wv);
-    if (c.attn_bias) f(p + "self_attn.v_proj.bias", l.bv);
-    f(p + "self_attn.o_proj.weight", l.wo);
-    if (c.qk_norm) {
-      f(p + "self_attn.q_norm.weight", l.q_norm);
-      f(p + "self_attn.k_norm.weight", l.k_norm);
-    }
-    norm(l.mlp_norm, p + "post_attention_layernorm");
-    if (c.moe()) {
-      f(p + "block_sparse_moe.gate.weight", l.router);
-      for (int e = 0; e < c.experts; ++e) {
-        auto& x = l.experts[static_cast<size_t>(e)];
-        const std::string q = p + "block_sparse_moe.experts." + std::to_string(e) + ".";
-        if (c.gated()) f(q + "w1.weight", x.gate);
-        f(q + (c.gated() ? "w3.weight" : "w1.weight"), x.up);
-        f(q + "w2.weight", x.down);
-      }
-      continue;
-    }
-    if (c.gated()) f(p + "mlp.gate_proj.weight", l.mlp.gate);
-    f(p + "mlp.up_proj.weight", l.mlp.up);
-    f(p + "mlp.down_proj.weight", l.mlp.down);
-  }
-  if (c.has_final_norm()) norm(w.final_norm, "model.norm");
-  if (!c.tie_embeddings) f(std::string("lm_head.weight"), w.lm_head);
-}
-
 }  // namespace
 
 // [SECTION] public API
@@ -336,10 +311,12 @@ double train_state_floats(const ModelConfig& c, int B, int T) {
   // In double: hostile sizes must not overflow before they are refused.
   const double N = double(B) * T, C = c.dim, H = c.n_heads, KV = c.n_kv_heads, F = c.hidden, V = c.vocab,
                L = c.n_layers, E = c.moe() ? c.experts : 0, K = c.moe() ? c.top_k : 0;
-  const double D = c.n_heads > 0 ? C / H : 0, HD = H * D, KVD = KV * D, maps = double(B) * H * T * T;
-  // LayerActs: ln1 + stats, q, k, v, QK-norm outputs, (capped,) probs, att, h, ln2 + stats, gate/up/hid, res2, and
-  // for MoE the router probabilities and each routed row's input, hidden steps and output.
+  const double D = c.n_heads > 0 ? c.head_dim() : 0, HD = H * D, KVD = KV * D, maps = double(B) * H * T * T;
+  // LayerActs: ln1 + stats, q, k, v, QK-norm outputs (and the projections before them when they precede RoPE), the
+  // o_proj and down outputs, (capped,) probs, att, h, ln2 + stats, gate/up/hid, res2, and for MoE
+  // the router probabilities and each routed row's input, hidden steps and output.
   const double per_layer = N * C + 2 * N + N * HD + 2 * N * KVD + (c.qk_norm ? N * (HD + KVD + H + KV) : 0) +
+                           (c.qk_norm_before_rope ? N * (HD + KVD) : 0) + 2 * N * C +
                            (c.attn_softcap > 0 ? 2 : 1) * maps + N * HD + N * C + N * C + 2 * N + 3 * N * F + N * C +
                            (c.moe() ? N * E + N * K * (2 * C + 3 * F) : 0);
   const double stream = (L + 1) * N * C + N * C + 2 * N + 2 * N * V + N;  // xs, xf + stats, logits, probs, logz
@@ -452,6 +429,11 @@ ModelWeightsD to_double(const ModelWeights& w) {
     x.bv = l.bv.cast<double>();
     x.q_norm = l.q_norm.cast<double>();
     x.k_norm = l.k_norm.cast<double>();
+    x.bo = l.bo.cast<double>();
+    x.b_up = l.b_up.cast<double>();
+    x.b_down = l.b_down.cast<double>();
+    x.post_attn_norm = norm(l.post_attn_norm);
+    x.post_mlp_norm = norm(l.post_mlp_norm);
     x.mlp_norm = norm(l.mlp_norm);
     x.mlp = {l.mlp.gate.cast<double>(), l.mlp.up.cast<double>(), l.mlp.down.cast<double>()};
     x.router = l.router.cast<double>();
@@ -466,7 +448,9 @@ ModelWeightsD to_double(const ModelWeights& w) {
 
 void visit_parameters(ModelWeightsD& w, const ModelConfig& c,
                       const std::function<void(const std::string& name, double* data, int64_t size)>& visit) {
-  each_tensor(w, c, [&](const std::string& name, auto& m) { visit(name, m.data(), static_cast<int64_t>(m.size())); });
+  for_each_tensor(w, c, [&](const std::string& name, auto& m, const std::vector<int64_t>&) {
+    visit(name, m.data(), static_cast<int64_t>(m.size()));
+  });
 }
 
 bool train_forward_backward_double(ModelWeightsD* grads, const ModelWeightsD& weights, const ModelConfig& config,

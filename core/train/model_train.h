@@ -115,8 +115,8 @@ struct LayerWeightsD {
   MlpWeightsD mlp;
   MatD router;                                 // MoE configs: (E, C)
   std::vector<MlpWeightsD> experts;            // MoE configs: E experts
-  VecD bo, b_up, b_down;                       // the forward pass reads these of the families training refuses
-  NormWeightsD post_attn_norm, post_mlp_norm;  // (core/model/config.h training_unsupported): never filled here
+  VecD bo, b_up, b_down;                       // linear_bias configs only (GPT-2)
+  NormWeightsD post_attn_norm, post_mlp_norm;  // sandwich_norm configs only (Gemma 3)
 };
 struct ModelWeightsD {
   MatD embed, pos_embed;

@@ -32,6 +32,12 @@ void bind_train_controls(Controls& c, TrainPanelState& s) {
   c.add_int("val_examples", &s.task.val_examples, 16, 2048, N_("held-out examples"),
             N_("Size of the fixed held-out set the accuracy is measured on."), true);
   c.add_int("layers", &s.model.n_layers, 1, 8, N_("layers"), N_("Transformer blocks."));
+  c.add_enum(
+      "family", &s.model.family, Family::Qwen3, N_("family"),
+      N_("llama: the block the choices below describe. gpt2: GPT-2's block (LayerNorm with bias, learned positions, "
+         "tanh GELU, a bias on every projection, tied head). qwen3: Qwen3's (RMSNorm, RoPE, SwiGLU, $q$ and $k$ "
+         "RMS-normalised per head before RoPE). A saved checkpoint carries the family's config.json and tensor "
+         "names."));
   c.add_int("dim", &s.model.dim, 8, 512, N_("dim $C$"), N_("Width of the residual stream."), true);
   c.add_int("heads", &s.model.n_heads, 1, 16, N_("heads $H$"), N_("Query heads; head dim $D = C / H$."));
   c.add_int("kv_heads", &s.model.n_kv_heads, 1, 16, N_("KV heads"),
@@ -112,6 +118,12 @@ bool train_control_shown(const TrainPanelState& s, const std::string& key) {
   if (key == "corpus" || key == "tokenizer" || key == "lm_vocab" || key == "sample_every") return false;
   if (key == "text" || key == "text_file" || key == "context") return kind == TaskKind::Text;
   if (key == "top_k" || key == "capacity_factor" || key == "aux_coef") return s.model.moe();
+  // A family fixes these (core/model/config.h apply_family): their controls would not change the model.
+  const Family family = s.model.family;
+  if (family != Family::Llama && (key == "positions" || key == "norm" || key == "placement" ||
+                                  key == "parallel_block" || key == "activation" || key == "qk_norm"))
+    return false;
+  if (family == Family::GPT2 && (key == "kv_heads" || key == "tie")) return false;
   return true;
 }
 

@@ -70,6 +70,7 @@ plot::Axes& step_axes(plot::Figure& fig, const char* y_label, const char* unit) 
 std::string run_note(const TrainSnapshot& s) {
   const TrainSettings& t = s.settings;
   std::string tricks;
+  if (t.model.family != Family::Llama) tricks += std::string(", ") + hf_architecture(t.model.family);
   if (t.model.qk_norm) tricks += tr(", QK-norm");
   if (t.model.attn_softcap > 0) tricks += subst(tr(", soft-cap {0}"), {plot::fmt("%.3g", t.model.attn_softcap)});
   if (t.z_loss > 0) tricks += subst(tr(", z-loss {0}"), {plot::fmt("%.3g", t.z_loss)});

@@ -59,6 +59,7 @@ bool train_settings_of_state(const TrainPanelState& s, TrainSettings* out, std::
   }
   t.model = s.model;
   ModelConfig& m = t.model;
+  apply_family(m, s.model.family);
   m.hidden = s.hidden > 0 ? s.hidden : 4 * m.dim;
   m.vocab = s.vocab > 0 ? s.vocab : task.vocab();
   m.max_seq = task.seq_len();

@@ -217,7 +217,10 @@ TEST(HfFamilies, PartialRotaryTurnsOnlyTheFirstDims) {
 }
 
 TEST(HfFamilies, TrainingRefusesWhatHasNoBackwardInOneLine) {
-  const ModelConfig c = tiny_family(Family::GPT2);
+  EXPECT_EQ(training_unsupported(tiny_family(Family::GPT2)), "");  // their backward: test_model_train.cpp
+  EXPECT_EQ(training_unsupported(tiny_family(Family::Qwen3)), "");
+  EXPECT_NE(training_unsupported(tiny_family(Family::Phi3)).find("Phi3ForCausalLM"), std::string::npos);
+  const ModelConfig c = tiny_family(Family::Gemma3);
   const ModelWeights w = init_weights(c, 1);
   Batch batch{1, 4, {1, 2, 3, 4}, {2, 3, 4, -1}};
   TrainState state;
@@ -225,7 +228,7 @@ TEST(HfFamilies, TrainingRefusesWhatHasNoBackwardInOneLine) {
   double loss = 0;
   std::string error;
   EXPECT_FALSE(train_forward_backward(&grads, state, w, c, batch, &loss, &error));
-  EXPECT_NE(error.find("GPT2LMHeadModel"), std::string::npos) << error;
+  EXPECT_NE(error.find("Gemma3ForCausalLM"), std::string::npos) << error;
   EXPECT_EQ(training_unsupported(tiny_config()), "");
 }
 

@@ -69,9 +69,14 @@ double loss_double(const ModelWeights& base, const LoraModel& m, const ModelConf
   return loss;
 }
 
+// LLaMA's block, and GPT-2's and Qwen3's (biases, tanh GELU, learned positions; QK-norm before RoPE): the adapters
+// see the same chain rule through each family's backward.
 TEST(LoraFinetune, ChainRuleGradientsMatchFiniteDifferences) {
-  for (bool rslora : {false, true}) {
-    const ModelConfig c = tiny_config();
+  for (const auto& [family, rslora] : {std::pair{Family::Llama, false}, std::pair{Family::Llama, true},
+                                       std::pair{Family::GPT2, false}, std::pair{Family::Qwen3, true}}) {
+    ModelConfig c = tiny_config();
+    apply_family(c, family);
+    SCOPED_TRACE(to_string(family));
     const ModelWeights base = init_weights(c, 3);
     LoraModel m = random_adapters(c, 2, rslora);
     const Batch b = tiny_batch(c);
@@ -108,7 +113,7 @@ TEST(LoraFinetune, ChainRuleGradientsMatchFiniteDifferences) {
           ++checked;
         }
       }
-    EXPECT_GT(checked, 40);
+    EXPECT_GE(checked, 40);  // GPT-2 has no gate: 40 entries
   }
 }
 

@@ -4,6 +4,9 @@
 #include <cstring>
 #include <filesystem>
 
+#include "core/io/safetensors.h"
+#include "core/model/forward.h"
+#include "core/model/hf_model.h"
 #include "core/train/trainer.h"
 
 namespace tw {
@@ -147,6 +150,58 @@ TEST(Trainer, CheckpointRoundTrip) {
   EXPECT_FALSE(b.load_checkpoint(dir + "/missing", &error));
   EXPECT_EQ(flat(a), flat(b));  // a failed load changes nothing
   std::filesystem::remove_all(dir);
+}
+
+// GPT-2's and Qwen3's blocks train (their backward passes: tests/core/train/test_model_train.cpp), and a checkpoint
+// is that family's Hugging Face folder: transformers' class in config.json, GPT-2's fused, transposed c_attn on
+// disk, and the same weights and logits when the Hugging Face loader opens it.
+TEST(Trainer, Gpt2AndQwen3BlocksLearnAndSaveAsTheirFamily) {
+  const std::pair<Family, const char*> families[] = {{Family::GPT2, "GPT2LMHeadModel"},
+                                                     {Family::Qwen3, "Qwen3ForCausalLM"}};
+  for (const auto& [family, architecture] : families) {
+    SCOPED_TRACE(architecture);
+    TrainSettings s = copy_settings();
+    apply_family(s.model, family);
+    Trainer t;
+    std::string error;
+    ASSERT_TRUE(t.init(s, &error)) << error;
+    ASSERT_TRUE(t.step(&error)) << error;
+    const double first = t.history().front().val_loss;
+    for (int i = 0; i < 300; ++i) ASSERT_TRUE(t.step(&error)) << error;
+    EXPECT_LT(t.evaluate().loss, 0.5 * first);
+
+    const std::string dir = (std::filesystem::temp_directory_path() / "tw_trainer_family_test").string();
+    std::filesystem::remove_all(dir);
+    ASSERT_TRUE(t.save_checkpoint(dir, &error)) << error;
+    SafeTensors file;
+    ASSERT_TRUE(read_safetensors(dir + "/model.safetensors", &file, &error)) << error;
+    if (family == Family::GPT2) {  // Conv1D: (in, out), q, k and v side by side
+      const NamedTensor* c_attn = file.find("transformer.h.0.attn.c_attn.weight");
+      ASSERT_NE(c_attn, nullptr);
+      EXPECT_EQ(c_attn->shape, (std::vector<int64_t>{32, 96}));
+      const Mat& wk = t.weights().layers[0].wk;  // (out, in): k's output 3 is c_attn's column 32 + 3
+      EXPECT_EQ(c_attn->data[size_t(5 * 96 + 32 + 3)], wk(3, 5));
+      EXPECT_EQ(file.find("model.layers.0.self_attn.k_proj.weight"), nullptr);
+    } else {
+      EXPECT_NE(file.find("model.layers.0.self_attn.q_norm.weight"), nullptr);
+    }
+    HfModel m;
+    ASSERT_TRUE(load_hf_model(dir, {}, &m, &error)) << error;
+    EXPECT_EQ(m.architecture, architecture);
+    EXPECT_EQ(m.config.family, family);
+    Mat trained, loaded;
+    const std::vector<int> tokens = {1, 2, 3, 4, 5, 0, 1, 2};
+    ASSERT_TRUE(forward(trained, nullptr, t.weights(), t.model_config(), tokens, &error)) << error;
+    ASSERT_TRUE(forward(loaded, nullptr, m.weights, m.config, tokens, &error)) << error;
+    EXPECT_EQ(trained, loaded);  // every weight read back bit for bit
+
+    Trainer back;  // and the trainer reads its own folder back
+    s.seed = 99;
+    ASSERT_TRUE(back.init(s, &error)) << error;
+    ASSERT_TRUE(back.load_checkpoint(dir, &error)) << error;
+    EXPECT_EQ(flat(back), flat(t));
+    std::filesystem::remove_all(dir);
+  }
 }
 
 }  // namespace
