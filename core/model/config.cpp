@@ -317,16 +317,11 @@ std::string hf_class_name(const std::string& name) {
 }
 
 std::string training_unsupported(const ModelConfig& c) {
-  // The backward pass (core/train/model_train.cpp) follows the LLaMA-style block; these details have no backward.
-  const char* missing = c.sandwich_norm       ? N_("the sandwich norms (Gemma 3)")
-                        : c.norm_plus_one     ? N_("the (1 + w) RMSNorm (Gemma)")
-                        : c.embed_scale > 0   ? N_("the embedding scale (Gemma)")
-                        : c.final_softcap > 0 ? N_("final logit soft-capping")
-                        : c.rotary_dim() != c.head_dim() && c.positions == PositionType::RoPE
-                            ? N_("partial rotary embeddings (Phi-3)")
-                        : c.query_scale > 0     ? N_("query_pre_attn_scalar")
-                        : c.rope_local_base > 0 ? N_("a separate RoPE base for local layers")
-                                                : nullptr;
+  // Every family's ops have a backward (core/train/model_train.cpp); the sandwich norms only inside the serial pre-norm
+  // block Gemma 3 uses.
+  const char* missing = c.sandwich_norm && (c.placement != NormPlacement::Pre || c.parallel_block)
+                            ? N_("the sandwich norms outside a serial pre-norm block")
+                            : nullptr;
   if (!missing) return "";
   return subst(tr("training is not available for {0}: {1} has no backward pass yet"),
                {hf_architecture(c.family), tr(missing)});
@@ -364,6 +359,16 @@ void apply_family(ModelConfig& c, Family f) {
     c.activation = ActivationKind::SwiGLU;
     c.gelu_tanh = c.attn_bias = c.linear_bias = false;
     c.qk_norm = c.qk_norm_before_rope = true;
+  } else if (f == Family::Gemma3) {
+    c.norm = NormType::RMSNorm;
+    c.placement = NormPlacement::Pre;
+    c.parallel_block = false;
+    c.positions = PositionType::RoPE;
+    c.activation = ActivationKind::GeGLU;
+    c.attn_bias = c.linear_bias = false;
+    c.gelu_tanh = c.qk_norm = c.qk_norm_before_rope = c.norm_plus_one = c.sandwich_norm = c.tie_embeddings = true;
+    c.embed_scale = std::sqrt(static_cast<float>(c.dim));  // √C in float32, as a float32 checkpoint loads it
+    c.eps = 1e-6f;
   }
 }
 

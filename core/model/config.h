@@ -139,9 +139,11 @@ std::string training_unsupported(const ModelConfig& config);
 // Training panel's "family" builds.
 //   GPT-2  LayerNorm with β, learned positions, tanh GELU (gelu_new), biases on q/k/v, o_proj and both MLP
 //          projections, tied head, as many KV heads as query heads;
-//   Qwen3  RMSNorm, RoPE, SwiGLU, each head's q and k RMS-normalised (own γ, the model's ε) before RoPE, no biases.
-// LLaMA keeps the config's own choices and drops every family's details (biases, tanh GELU, ...); Gemma 3 and Phi-3
-// only set the family (training has no backward for them).
+//   Qwen3  RMSNorm, RoPE, SwiGLU, each head's q and k RMS-normalised (own γ, the model's ε) before RoPE, no biases;
+//   Gemma 3  RMSNorm as (1 + γ) (ε 1e-6), also on q and k before RoPE, sandwich norms, tanh GeGLU, embeddings
+//          scaled by √C, tied head; its attention pattern (full unless the config has a sliding window) is kept.
+// LLaMA keeps the config's own choices and drops every family's details (biases, tanh GELU, ...); Phi-3 (a LLaMA
+// block stored fused) only sets the family.
 void apply_family(ModelConfig& config, Family family);
 
 // [SECTION] config.json

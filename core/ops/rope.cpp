@@ -195,15 +195,18 @@ void rope_forward(MatT<S>& out, const MatT<S>& x, const MatT<S>& cos, const MatT
 
 template <class S>
 void rope_backward(MatT<S>& dx, const MatT<S>& dout, const MatT<S>& cos, const MatT<S>& sin, RopeConvention convention,
-                   int N, int H, int D) {
-  // dout, dx: (N, H*D)   cos, sin: (N, D/2)
-  assert(dout.rows() == N && dout.cols() == H * D && dx.rows() == N && dx.cols() == H * D);
-  rotate_pairs<true>(dx, dout, cos, sin, convention, N, H, D, S(-1));
+                   int N, int H, int D, int R) {
+  // dout, dx: (N, H*D)   cos, sin: (N, R/2), R = D unless partial
+  if (R < 0) R = D;
+  assert(dout.rows() == N && dout.cols() == H * D && dx.rows() == N && dx.cols() == H * D && R % 2 == 0 && R <= D);
+  if (R < D)  // the dims past R passed through: their gradient too
+    for (int h = 0; h < H; ++h) dx.middleCols(h * D + R, D - R) += dout.middleCols(h * D + R, D - R);
+  rotate_pairs<true>(dx, dout, cos, sin, convention, N, H, D, S(-1), R);
 }
 
 template void rope_forward<float>(Mat&, const Mat&, const Mat&, const Mat&, RopeConvention, int, int, int, int);
 template void rope_forward<double>(MatD&, const MatD&, const MatD&, const MatD&, RopeConvention, int, int, int, int);
-template void rope_backward<float>(Mat&, const Mat&, const Mat&, const Mat&, RopeConvention, int, int, int);
-template void rope_backward<double>(MatD&, const MatD&, const MatD&, const MatD&, RopeConvention, int, int, int);
+template void rope_backward<float>(Mat&, const Mat&, const Mat&, const Mat&, RopeConvention, int, int, int, int);
+template void rope_backward<double>(MatD&, const MatD&, const MatD&, const MatD&, RopeConvention, int, int, int, int);
 
 }  // namespace tw

@@ -105,9 +105,10 @@ template <class S>
 void rope_forward(MatT<S>& out, const MatT<S>& x, const MatT<S>& cos, const MatT<S>& sin, RopeConvention convention,
                   int N, int H, int D, int R = -1);
 // The rotation is linear, so its backward is its transpose: each pair's gradient is rotated by −angle,
-// (da, db) += (dy_a·cos + dy_b·sin, −dy_a·sin + dy_b·cos). dx: (N, H*D) +=; dout: (N, H*D).
+// (da, db) += (dy_a·cos + dy_b·sin, −dy_a·sin + dy_b·cos); partial rotary's unturned dims pass their gradient
+// through. dx: (N, H*D) +=; dout: (N, H*D); cos, sin: (N, R/2).
 template <class S>
 void rope_backward(MatT<S>& dx, const MatT<S>& dout, const MatT<S>& cos, const MatT<S>& sin, RopeConvention convention,
-                   int N, int H, int D);
+                   int N, int H, int D, int R = -1);
 
 }  // namespace tw

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <tuple>
+#include <type_traits>
 
 #include "core/base/i18n.h"
 #include "core/model/kernels.h"
@@ -36,11 +37,15 @@ void norm_bwd(MatT<S>& dx, NG& g, const MatT<S>& dout, const MatT<S>& x, const N
               const VecT<S>& rstd, const ModelConfig& c) {
   // dx (+=), dout, x: (N, C); g.weight, g.bias (+=): (C)
   const int N = static_cast<int>(x.rows()), C = static_cast<int>(x.cols());
-  if (c.norm == NormType::RMSNorm)
+  if (c.norm == NormType::RMSNorm && c.norm_plus_one) {  // Gemma: y = x̂ ⊙ (1 + γ); ∂/∂γ = ∂/∂(1 + γ)
+    const std::decay_t<decltype(n.weight)> gamma = n.weight.array() + 1;
+    rmsnorm_rows_backward<S>(dx.data(), g.weight.data(), dout.data(), x.data(), gamma.data(), rstd.data(), N, C);
+  } else if (c.norm == NormType::RMSNorm) {
     rmsnorm_rows_backward<S>(dx.data(), g.weight.data(), dout.data(), x.data(), n.weight.data(), rstd.data(), N, C);
-  else
+  } else {
     layernorm_rows_backward<S>(dx.data(), g.weight.data(), g.bias.data(), dout.data(), x.data(), n.weight.data(),
                                mean.data(), rstd.data(), N, C);
+  }
 }
 
 // The MoE backward borrows each expert's gradients.
@@ -81,6 +86,10 @@ void backward_t(G& g, Acts<S>& a, const W& w, const ModelConfig& c, const Batch&
   // Loss → logits → (final norm) → residual stream.
   cross_entropy_backward<S>(a.dlogits, a.probs, batch.targets.data(), N, /*accumulate=*/false);
   if (a.z_coef != 0) z_loss_backward<S>(a.dlogits, a.probs, a.logz, batch.targets.data(), N, a.z_coef);
+  if (c.final_softcap > 0) {  // logits = c·tanh(z/c): ∂/∂z = 1 − (logits/c)²
+    const S cap = static_cast<S>(c.final_softcap);
+    a.dlogits.array() *= 1 - (a.logits.array() / cap).square();
+  }
   const MatT<S>& last = a.xs[static_cast<size_t>(c.n_layers)];
   auto& dhead = c.tie_embeddings ? g.embed : g.lm_head;  // tied: the head's gradient adds to the embedding's
   if (c.has_final_norm()) {
@@ -144,17 +153,27 @@ void backward_t(G& g, Acts<S>& a, const W& w, const ModelConfig& c, const Batch&
       auto qk_norm_back = [&](const MatT<S>& xq, const MatT<S>& xk) {
         dq_next->setZero();
         dk_next->setZero();
-        qk_norm_backward<S>(*dq_next, lg.q_norm, *dq, xq, lw.q_norm, L.qn_rstd, H, D);
-        qk_norm_backward<S>(*dk_next, lg.k_norm, *dk, xk, lw.k_norm, L.kn_rstd, KV, D);
+        if (c.norm_plus_one) {  // Gemma's (1 + γ), as the forward applied it
+          const std::decay_t<decltype(lw.q_norm)> gq = lw.q_norm.array() + 1, gk = lw.k_norm.array() + 1;
+          qk_norm_backward<S>(*dq_next, lg.q_norm, *dq, xq, gq, L.qn_rstd, H, D);
+          qk_norm_backward<S>(*dk_next, lg.k_norm, *dk, xk, gk, L.kn_rstd, KV, D);
+        } else {
+          qk_norm_backward<S>(*dq_next, lg.q_norm, *dq, xq, lw.q_norm, L.qn_rstd, H, D);
+          qk_norm_backward<S>(*dk_next, lg.k_norm, *dk, xk, lw.k_norm, L.kn_rstd, KV, D);
+        }
         std::swap(dq, dq_next);
         std::swap(dk, dk_next);
       };
       if (normed_last) qk_norm_back(L.q, L.k);
-      if (rope) {
+      if (rope) {  // Gemma 3's sliding layers turned with their own base; Phi-3 turns the first R dims only
+        const bool local = c.rope_local_base > 0 && c.layer_is_sliding(l);
+        const MatT<S>& cs = local ? a.cos_local : a.cos;
+        const MatT<S>& sn = local ? a.sin_local : a.sin;
+        const int R = c.rotary_dim();
         dq_next->setZero();
         dk_next->setZero();
-        rope_backward<S>(*dq_next, *dq, a.cos, a.sin, RopeConvention::HalfSplit, N, H, D);
-        rope_backward<S>(*dk_next, *dk, a.cos, a.sin, RopeConvention::HalfSplit, N, KV, D);
+        rope_backward<S>(*dq_next, *dq, cs, sn, RopeConvention::HalfSplit, N, H, D, R);
+        rope_backward<S>(*dk_next, *dk, cs, sn, RopeConvention::HalfSplit, N, KV, D, R);
         std::swap(dq, dq_next);
         std::swap(dk, dk_next);
       }
@@ -178,12 +197,25 @@ void backward_t(G& g, Acts<S>& a, const W& w, const ModelConfig& c, const Batch&
       norm_bwd<S>(a.dres, lg.mlp_norm, a.dnorm, x, lw.mlp_norm, L.ln2_mean, L.ln2_rstd, c);
       norm_bwd<S>(a.dres, lg.attn_norm, a.dtmp, x, lw.attn_norm, L.ln1_mean, L.ln1_rstd, c);
     } else if (pre) {
-      // dres = ∂/∂(h + MLP(Norm(h))): the residual passes it to h, the MLP branch adds through Norm2.
-      mlp_back(a.dres, L.ln2, a.dnorm, false);
+      // dres = ∂/∂(h + MLP(Norm(h))): the residual passes it to h, the MLP branch adds through Norm2 (Gemma 3's
+      // sandwich: h + Norm(MLP(Norm(h))), through the post-MLP norm first).
+      const MatT<S>* dmlp = &a.dres;
+      if (c.sandwich_norm) {
+        a.dtmp.setZero();
+        norm_bwd<S>(a.dtmp, lg.post_mlp_norm, a.dres, L.down, lw.post_mlp_norm, L.pm_mean, L.pm_rstd, c);
+        dmlp = &a.dtmp;
+      }
+      mlp_back(*dmlp, L.ln2, a.dnorm, false);
       norm_bwd<S>(a.dres, lg.mlp_norm, a.dnorm, L.h, lw.mlp_norm, L.ln2_mean, L.ln2_rstd, c);
-      // dres = ∂/∂h = ∂/∂(x + Attn(Norm(x))).
+      // dres = ∂/∂h = ∂/∂(x + Attn(Norm(x))) (sandwich: x + Norm(Attn(Norm(x)))).
+      const MatT<S>* dattn = &a.dres;
+      if (c.sandwich_norm) {
+        a.dtmp.setZero();
+        norm_bwd<S>(a.dtmp, lg.post_attn_norm, a.dres, L.proj, lw.post_attn_norm, L.pa_mean, L.pa_rstd, c);
+        dattn = &a.dtmp;
+      }
       a.dnorm.setZero();
-      attn_back(a.dres, L.ln1, a.dnorm);
+      attn_back(*dattn, L.ln1, a.dnorm);
       norm_bwd<S>(a.dres, lg.attn_norm, a.dnorm, x, lw.attn_norm, L.ln1_mean, L.ln1_rstd, c);
     } else {
       // dres = ∂/∂Norm2(res2), res2 = h_n + MLP(h_n), h_n = Norm1(h), h = x + Attn(x).
@@ -198,9 +230,10 @@ void backward_t(G& g, Acts<S>& a, const W& w, const ModelConfig& c, const Batch&
     }
   }
 
-  // dres = ∂/∂x0: scatter into the embedding rows (and the learned position rows).
-  embedding_backward<S>(g.embed, a.dres, batch.tokens.data(), N);
+  // dres = ∂/∂x0: scatter into the learned position rows and the embedding rows (Gemma: x0 = E[tokens]·√C).
   if (c.positions == PositionType::Learned) embedding_backward<S>(g.pos_embed, a.dres, a.pos_ids.data(), N);
+  if (c.embed_scale > 0) a.dres *= static_cast<S>(c.embed_scale);
+  embedding_backward<S>(g.embed, a.dres, batch.tokens.data(), N);
 }
 
 // [SECTION] checks shared by both precisions

@@ -114,9 +114,8 @@ const std::vector<std::pair<std::regex, const char*>>& patterns() {
 // must be ("top_k must be …", "d_in and d_out must …") or where the string is the key alone; `code_names` are keys and
 // tensor names the interface shows as such in running text.
 bool prose_identifier(const std::string& plain, std::string* found) {
-  static const std::set<std::string> code_names = {"max_seq", "z_loss", "mlp_bias", "o_proj",   "q_proj",
-                                                   "k_proj",  "v_proj", "up_proj",  "qkv_proj", "c_attn",
-                                                   "unk_id"};
+  static const std::set<std::string> code_names = {"max_seq", "z_loss",  "mlp_bias", "o_proj", "q_proj", "k_proj",
+                                                   "v_proj",  "up_proj", "qkv_proj", "c_attn", "unk_id"};
   static const std::regex ident(R"((^|[^A-Za-z0-9_.'"/\\{#\-])([A-Za-z]{1,3}_[A-Za-z]{1,4})(?=[^A-Za-z0-9_(.#]|$))");
   static const std::regex key_use(R"(^( and [A-Za-z0-9_]+)? must\b)");
   for (auto it = std::sregex_iterator(plain.begin(), plain.end(), ident); it != std::sregex_iterator(); ++it) {
@@ -333,8 +332,6 @@ const std::set<std::string>& catalogue_allowed() {
       // the keys a scene file's window place is written with, and the JSON a tokenizer's merges are written as
       "{0}: a place needs all of x, y, w and h; the window stays where it is",
       "merges must be strings \"a b\" or pairs [\"a\", \"b\"]",
-      // the reason `train` prints in the terminal when a family has no backward (also its GUI refusal)
-      "the (1 + w) RMSNorm (Gemma)",
       // "x" is the label of the button it names
       "Adds one more term to the AND-list; remove a term with its x button.",
   };

@@ -33,11 +33,12 @@ void bind_train_controls(Controls& c, TrainPanelState& s) {
             N_("Size of the fixed held-out set the accuracy is measured on."), true);
   c.add_int("layers", &s.model.n_layers, 1, 8, N_("layers"), N_("Transformer blocks."));
   c.add_enum(
-      "family", &s.model.family, Family::Qwen3, N_("family"),
+      "family", &s.model.family, Family::Gemma3, N_("family"),
       N_("llama: the block the choices below describe. gpt2: GPT-2's block (LayerNorm with bias, learned positions, "
          "tanh GELU, a bias on every projection, tied head). qwen3: Qwen3's (RMSNorm, RoPE, SwiGLU, $q$ and $k$ "
-         "RMS-normalised per head before RoPE). A saved checkpoint carries the family's config.json and tensor "
-         "names."));
+         "RMS-normalised per head before RoPE). gemma3: Gemma 3's (RMSNorm as $1 + \\gamma$, norms before and "
+         "after attention and MLP, tanh GeGLU, embeddings times $\\sqrt{C}$, QK-norm before RoPE). A saved "
+         "checkpoint carries the family's config.json and tensor names."));
   c.add_int("dim", &s.model.dim, 8, 512, N_("dim $C$"), N_("Width of the residual stream."), true);
   c.add_int("heads", &s.model.n_heads, 1, 16, N_("heads $H$"), N_("Query heads; head dim $D = C / H$."));
   c.add_int("kv_heads", &s.model.n_kv_heads, 1, 16, N_("KV heads"),
@@ -123,7 +124,8 @@ bool train_control_shown(const TrainPanelState& s, const std::string& key) {
   if (family != Family::Llama && (key == "positions" || key == "norm" || key == "placement" ||
                                   key == "parallel_block" || key == "activation" || key == "qk_norm"))
     return false;
-  if (family == Family::GPT2 && (key == "kv_heads" || key == "tie")) return false;
+  if (family == Family::GPT2 && key == "kv_heads") return false;
+  if ((family == Family::GPT2 || family == Family::Gemma3) && key == "tie") return false;
   return true;
 }
 

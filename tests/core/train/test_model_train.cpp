@@ -133,6 +133,35 @@ void expect_gradients(const ModelConfig& c, int B = 2, int T = 7) {
 
 // [SECTION] finite differences, one config per family of choices
 
+// Gemma 3's block: (1 + γ) RMSNorm everywhere (QK-norm too, before RoPE), sandwich norms around attention and MLP,
+// embeddings scaled by √C, query_pre_attn_scalar, tanh GeGLU, final logit soft-capping (3: small enough to bend),
+// a sliding first layer turning with its own RoPE base, a head_dim of 6, tied head, MQA.
+ModelConfig gemma3_shaped() {
+  return small({.n_kv_heads = 1,
+                .activation = ActivationKind::GeGLU,
+                .attention = AttentionPattern::Sliding,
+                .window = 3,
+                .full_every = 2,
+                .tie_embeddings = true,
+                .eps = 1e-6f,
+                .qk_norm = true,
+                .family = Family::Gemma3,
+                .head_dim_override = 6,
+                .gelu_tanh = true,
+                .qk_norm_before_rope = true,
+                .norm_plus_one = true,
+                .sandwich_norm = true,
+                .embed_scale = 4.0f,
+                .query_scale = 0.3f,
+                .final_softcap = 3.0f,
+                .rope_local_base = 100.0f});
+}
+
+// Phi-3's attention: RoPE on the first half of each head's dims only (partial_rotary_factor 0.5), a sliding window.
+ModelConfig phi3_shaped() {
+  return small({.attention = AttentionPattern::Sliding, .window = 4, .family = Family::Phi3, .rotary_fraction = 0.5f});
+}
+
 // GPT-2's block: LayerNorm with β, learned positions, tanh GELU (gelu_new), biases on q/k/v (c_attn), on o_proj
 // (attn.c_proj) and on both MLP projections (c_fc, mlp.c_proj), tied head, as many KV heads as query heads.
 ModelConfig gpt2_shaped() {
@@ -197,6 +226,8 @@ const GradCase kGradCases[] = {
      small({.attention = AttentionPattern::Sliding, .window = 3, .full_every = 2, .attn_scale = ScaleMode::None})},
     {"Gpt2BiasesTanhGeluLearnedPositionsTied", gpt2_shaped()},
     {"Qwen3QkNormBeforeRopeOwnHeadDim", qwen3_shaped()},
+    {"Gemma3SandwichPlusOneScaledCapped", gemma3_shaped()},
+    {"Phi3PartialRotary", phi3_shaped()},
 };
 
 class ModelTrainGrad : public ::testing::TestWithParam<GradCase> {};
@@ -208,8 +239,8 @@ INSTANTIATE_TEST_SUITE_P(Config, ModelTrainGrad, ::testing::ValuesIn(kGradCases)
 
 // [SECTION] agreement with the inference path and between precisions
 
-// Configs that mix the choices (the finite-difference cases above take them one family at a time), and the GPT-2-
-// and Qwen3-shaped ones.
+// Configs that mix the choices (the finite-difference cases above take them one family at a time), and the four
+// Hugging Face families' blocks.
 const ModelConfig kVariants[] = {
     small(),
     small({.norm = NormType::LayerNorm,
@@ -228,6 +259,8 @@ const ModelConfig kVariants[] = {
         {.attn_bias = true, .rope_scaling = RopeScaling::DynamicNtk, .rope_factor = 4.0f, .rope_original_context = 5}),
     gpt2_shaped(),
     qwen3_shaped(),
+    gemma3_shaped(),
+    phi3_shaped(),
 };
 
 ModelConfig variant(int i) { return kVariants[i]; }

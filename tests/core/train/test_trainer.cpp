@@ -152,12 +152,12 @@ TEST(Trainer, CheckpointRoundTrip) {
   std::filesystem::remove_all(dir);
 }
 
-// GPT-2's and Qwen3's blocks train (their backward passes: tests/core/train/test_model_train.cpp), and a checkpoint
-// is that family's Hugging Face folder: transformers' class in config.json, GPT-2's fused, transposed c_attn on
-// disk, and the same weights and logits when the Hugging Face loader opens it.
-TEST(Trainer, Gpt2AndQwen3BlocksLearnAndSaveAsTheirFamily) {
-  const std::pair<Family, const char*> families[] = {{Family::GPT2, "GPT2LMHeadModel"},
-                                                     {Family::Qwen3, "Qwen3ForCausalLM"}};
+// GPT-2's, Qwen3's and Gemma 3's blocks train (their backward passes: tests/core/train/test_model_train.cpp), and a
+// checkpoint is that family's Hugging Face folder: transformers' class in config.json, GPT-2's fused, transposed
+// c_attn on disk, and the same weights and logits when the Hugging Face loader opens it.
+TEST(Trainer, Gpt2Qwen3AndGemma3BlocksLearnAndSaveAsTheirFamily) {
+  const std::pair<Family, const char*> families[] = {
+      {Family::GPT2, "GPT2LMHeadModel"}, {Family::Qwen3, "Qwen3ForCausalLM"}, {Family::Gemma3, "Gemma3ForCausalLM"}};
   for (const auto& [family, architecture] : families) {
     SCOPED_TRACE(architecture);
     TrainSettings s = copy_settings();
