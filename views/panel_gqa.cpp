@@ -168,7 +168,8 @@ class GqaPanel final : public RecomputePanel<GqaState, GqaResult> {
       : RecomputePanel(
             kInfo,
             {.rows = {{{"mapping"}, 0.55f}, {{"kvcache", "params"}}, {{"conversion", "group-maps"}}}, .min_width = 360},
-            checked_hooks<GqaState, params_of, analyze_gqa>(
+            // (cast: in a unity build other panels' params_of overloads may be in view)
+            checked_hooks<GqaState, static_cast<GqaParams (*)(const GqaSettings&)>(params_of), analyze_gqa>(
                 {mapping_figure, kvcache_figure, params_figure, conversion_figure, group_figure})) {}
 
  protected:
