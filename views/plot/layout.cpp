@@ -476,9 +476,14 @@ AxesFrame layout_axes_once(Builder& b, const Axes& axes_in, Rect cell, const Vie
   }
   f.plot = plot;
 
-  if (!axes_in.title.empty())
-    b.label({(plot.x0 + plot.x1) / 2, cell.y0 + th.tick_size * 0.2f}, axes_in.title, th.tick_size, cell.width(),
-            th.text, 0.5f, 0, false, "axes title");
+  if (!axes_in.title.empty()) {
+    // Centred over the plot area but kept inside the cell: the plot area sits right of the cell's centre (the y
+    // labels take its left), and a title as wide as the cell ran past the figure's right edge.
+    const float half = std::min(label_width(axes_in.title, th.tick_size), cell.width()) / 2;
+    const float cx = std::clamp((plot.x0 + plot.x1) / 2, cell.x0 + half, std::max(cell.x0 + half, cell.x1 - half));
+    b.label({cx, cell.y0 + th.tick_size * 0.2f}, axes_in.title, th.tick_size, cell.width(), th.text, 0.5f, 0, false,
+            "axes title");
+  }
   b.rect(plot, th.plot_background);
 
   // Grid lines at the ticks.
