@@ -53,26 +53,21 @@ std::string legend_hides(const Figure& fig, const plot::Layout& l) {
 
 class FigureLegends : public ::testing::TestWithParam<std::string> {};
 
+// On screen a figure is laid out as small as min(kMinReadableFraction × its export width, kMinReadableWidth) wide
+// (plot::draw_figure), its height from its shape but at least kMinReadableHeightFraction of its export height: for a
+// wide grid of small multiples that is far below kMinReadableFraction (the softmax sweep at 480 × 152 instead of
+// 585 × 186), where the legend covered the first points of "mean max probability" beside a lesson. Checked here too
+// (one panel run per test: each test is a process of its own in CI).
 TEST_P(FigureLegends, NoLegendCoversAPlottedPoint) {
   const testing::LanguageScope language(GetParam());
   testing::for_each_layout(language.id, [&](const Figure& fig, const plot::Layout& l, float fraction) {
     EXPECT_EQ(legend_hides(fig, l), "") << GetParam() << " at " << fraction << " of the export size";
-  });
-}
-
-// On screen a figure is laid out as small as min(kMinReadableFraction × its export width, kMinReadableWidth) wide
-// (plot::draw_figure), its height from its shape but at least kMinReadableHeightFraction of its export height: for a
-// wide grid of small multiples that is far below kMinReadableFraction (the softmax sweep at 480 × 152 instead of
-// 585 × 186), where the legend covered the first points of "mean max probability" beside a lesson.
-TEST_P(FigureLegends, NoLegendCoversAPlottedPointAtTheSmallestOnScreenSize) {
-  const testing::LanguageScope language(GetParam());
-  testing::for_each_layout(language.id, [&](const Figure& fig, const plot::Layout&, float fraction) {
     if (fraction != 1.0f) return;  // once per figure
     const plot::Vec2 natural = plot::default_figure_size(fig);
     const float w = std::min(plot::kMinReadableFraction * natural.x, plot::kMinReadableWidth);
     const float h = std::max(w * natural.y / natural.x, plot::kMinReadableHeightFraction * natural.y);
-    const plot::Layout l = plot::layout_figure(fig, {.width = w, .height = h});
-    EXPECT_EQ(legend_hides(fig, l), "") << GetParam() << " at " << w << " x " << h;
+    const plot::Layout smallest = plot::layout_figure(fig, {.width = w, .height = h});
+    EXPECT_EQ(legend_hides(fig, smallest), "") << GetParam() << " at its smallest on screen, " << w << " x " << h;
   });
 }
 
