@@ -531,7 +531,11 @@ bool draw_lesson_cards(AppState& state) {
     // Back to the card's padding: after a line ImGui puts the cursor at the window's left edge, the card's border.
     ImGui::SetCursorScreenPos(ImVec2(top.x + pad, ImGui::GetCursorScreenPos().y));
     math_text(l.summary.here().c_str(), wrap_x, false, card_summary_color(hovered));
-    needed = std::max(needed, ImGui::GetCursorScreenPos().y - top.y + ImGui::GetTextLineHeightWithSpacing() + pad);
+    const float summary_end = ImGui::GetCursorScreenPos().y - top.y;  // below the title and summary
+    needed = std::max(needed, summary_end + ImGui::GetTextLineHeightWithSpacing() + pad);
+    // The room above the progress line (the tests' text-fit check: the summary's height against it).
+    check_text_fits("lesson card " + std::to_string(l.number) + ": title and summary height", summary_end,
+                    card_h - ImGui::GetTextLineHeightWithSpacing() - pad / 2);
     int exercises = 0;
     for (const LessonStep& st : l.steps) exercises += st.exercise.has_value();
     const std::string progress =

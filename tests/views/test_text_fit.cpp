@@ -187,6 +187,16 @@ TEST_P(TextFit, ALessonStepsFigureIsSeenWholeBesideTheLesson) {
   }
 }
 
+// The start page's lesson cards: each title and summary ends above the card's progress line (lesson 4's six-line
+// summary ran into "12 steps, 0 of 8 exercises solved" at 150% in cards of a fixed height).
+TEST_P(TextFit, TheLessonCardsKeepTheirSummaryAboveTheProgressLine) {
+  app_.show_start_page = true;
+  frames(3);
+  take_fit_problems();
+  frames(1);
+  expect_no_fit_problems("start page");
+}
+
 // Help > Keyboard shortcuts (F1): on the screen below the menu bar and nothing past its right edge (at 200% it ran
 // 1268 px wide from x = 60, off the right and bottom edges).
 TEST_P(TextFit, TheShortcutsListFitsTheScreen) {
