@@ -492,7 +492,13 @@ bool draw_lesson_cards(AppState& state) {
   ImGui::PopTextWrapPos();
   for (const std::string& e : run.load_errors) role_text(plot::UiRole::Bad, e.c_str());
   bool opened = false;
-  const float card_w = 300.0f * s, card_h = ImGui::GetTextLineHeightWithSpacing() * 6.5f;
+  // Every card as tall as the tallest needed in the last frame (a summary of six lines at 150% ran into the
+  // progress line of a card 6.5 lines tall).
+  ImGuiStorage* storage = ImGui::GetStateStorage();
+  const ImGuiID needed_id = ImGui::GetID("lesson_card_height");
+  const float card_w = 300.0f * s,
+              card_h = std::max(ImGui::GetTextLineHeightWithSpacing() * 6.5f, storage->GetFloat(needed_id, 0.0f));
+  float needed = 0.0f;
   const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
   for (size_t i = 0; i < run.lessons.size(); ++i) {
     const Lesson& l = run.lessons[i];
@@ -525,6 +531,11 @@ bool draw_lesson_cards(AppState& state) {
     // Back to the card's padding: after a line ImGui puts the cursor at the window's left edge, the card's border.
     ImGui::SetCursorScreenPos(ImVec2(top.x + pad, ImGui::GetCursorScreenPos().y));
     math_text(l.summary.here().c_str(), wrap_x, false, card_summary_color(hovered));
+    const float summary_end = ImGui::GetCursorScreenPos().y - top.y;  // below the title and summary
+    needed = std::max(needed, summary_end + ImGui::GetTextLineHeightWithSpacing() + pad);
+    // The room above the progress line (the tests' text-fit check: the summary's height against it).
+    check_text_fits("lesson card " + std::to_string(l.number) + ": title and summary height", summary_end,
+                    card_h - ImGui::GetTextLineHeightWithSpacing() - pad / 2);
     int exercises = 0;
     for (const LessonStep& st : l.steps) exercises += st.exercise.has_value();
     const std::string progress =
@@ -539,6 +550,7 @@ bool draw_lesson_cards(AppState& state) {
     ImGui::EndGroup();
     ImGui::PopID();
   }
+  storage->SetFloat(needed_id, needed);
   if (ImGui::SmallButton(tr("Open a lesson file..."))) run.open_file_requested = true;
   ImGui::Spacing();
   ImGui::Separator();

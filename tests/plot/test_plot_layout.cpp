@@ -364,6 +364,29 @@ TEST(Layout, SmallMultiplesGetOneFrameEach) {
   EXPECT_LT(l.frames[0].plot.y1, l.frames[2].plot.y0);  // next row below
 }
 
+// Small multiples in a narrow figure (the softmax sweep beside a lesson, 480 logical px for three subplots): a subplot
+// title as wide as its cell stays inside the figure; centred over the plot area, which the y labels push right of
+// the cell's centre, the last one ran past the figure's right edge.
+TEST(Layout, ASubplotTitleStaysInsideTheFigure) {
+  Figure fig("titles", "Three subplots");
+  fig.grid_cols = 3;
+  for (const char* title : {"mean max probability", "mean entropy", "top-key gradient of the softmax"}) {
+    Axes& ax = fig.add_axes(title);
+    ax.y.label = "a y label";
+    ax.line("", {1, 2, 3}, {0.1, 0.5, 0.9});
+  }
+  const Layout l = layout_figure(fig, {.width = 480, .height = 160});
+  int titles = 0;
+  for (const Primitive& p : l.prims) {
+    if (p.kind != PrimKind::Text || p.text.find("top-key") == std::string::npos) continue;
+    ++titles;
+    const float w = label_width(p.text, p.size);
+    EXPECT_GE(p.pos.x - p.align_x * w, -0.5f) << p.text;
+    EXPECT_LE(p.pos.x + (1 - p.align_x) * w, l.width + 0.5f) << p.text << " runs past the figure's right edge";
+  }
+  EXPECT_EQ(titles, 1);
+}
+
 TEST(Hover, HeatmapCellReportsIndicesAndExactValue) {
   const Figure fig = heatmap_figure();
   const Layout l = layout_figure(fig, {});

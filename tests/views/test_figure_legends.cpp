@@ -1,9 +1,11 @@
-// Legends never cover data: for every figure of every registered panel, at its export size and at the smallest size
-// a panel draws it (kMinReadableFraction), no plotted point of a line or scatter item, and no bar top, lies inside
-// a legend box. The points are mapped through the axes' own frames here, independently of how the layout chose the
-// legend's place. New panels are covered automatically through the registry, in English and in Chinese.
+// Legends never cover data: for every figure of every registered panel, at its export size, at kMinReadableFraction
+// of it, at the smallest size a panel draws it on screen (a narrow column beside a lesson at 150–200%) and on a slide
+// as shown at 150% and 200%, no plotted point of a line or scatter item, and no bar top, lies inside a legend box. The
+// points are mapped through the axes' own frames here, independently of how the layout chose the legend's place. New
+// panels are covered automatically through the registry, in English and in Chinese.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "views/panel.h"
@@ -51,14 +53,26 @@ std::string legend_hides(const Figure& fig, const plot::Layout& l) {
 
 class FigureLegends : public ::testing::TestWithParam<std::string> {};
 
+// On screen a figure is laid out as small as min(kMinReadableFraction × its export width, kMinReadableWidth) wide
+// (plot::draw_figure), its height from its shape but at least kMinReadableHeightFraction of its export height: for a
+// wide grid of small multiples that is far below kMinReadableFraction (the softmax sweep at 480 × 152 instead of
+// 585 × 186), where the legend covered the first points of "mean max probability" beside a lesson. Checked here too
+// (one panel run per test: each test is a process of its own in CI).
 TEST_P(FigureLegends, NoLegendCoversAPlottedPoint) {
   const testing::LanguageScope language(GetParam());
   testing::for_each_layout(language.id, [&](const Figure& fig, const plot::Layout& l, float fraction) {
     EXPECT_EQ(legend_hides(fig, l), "") << GetParam() << " at " << fraction << " of the export size";
+    if (fraction != 1.0f) return;  // once per figure
+    const plot::Vec2 natural = plot::default_figure_size(fig);
+    const float w = std::min(plot::kMinReadableFraction * natural.x, plot::kMinReadableWidth);
+    const float h = std::max(w * natural.y / natural.x, plot::kMinReadableHeightFraction * natural.y);
+    const plot::Layout smallest = plot::layout_figure(fig, {.width = w, .height = h});
+    EXPECT_EQ(legend_hides(fig, smallest), "") << GetParam() << " at its smallest on screen, " << w << " x " << h;
   });
 }
 
-// The same on a 16:9 slide export (1280 x 720), with and without the caption.
+// The same on a 16:9 slide export (1280 x 720), with and without the caption, and on a slide as 1280 x 720 shows it
+// at 150% and 200% (the 16:9 area below slide mode's controls, in logical pixels: about 770 x 433 and 540 x 304).
 TEST_P(FigureLegends, NoLegendCoversAPlottedPointOnASlide) {
   const testing::LanguageScope language(GetParam());
   testing::for_each_layout(language.id, [&](const Figure& fig, const plot::Layout&, float fraction) {
@@ -68,6 +82,10 @@ TEST_P(FigureLegends, NoLegendCoversAPlottedPointOnASlide) {
       const plot::Layout slide = plot::layout_for_export(*f, {.slide = true});
       EXPECT_EQ(slide.width * 9, slide.height * 16);
       EXPECT_EQ(legend_hides(*f, slide), "") << GetParam() << " on a slide" << (f == &bare ? " without caption" : "");
+    }
+    for (const float w : {770.0f, 540.0f}) {
+      const plot::Layout shown = plot::layout_figure(fig, {.width = w, .height = w * 9 / 16});
+      EXPECT_EQ(legend_hides(fig, shown), "") << GetParam() << " on a slide on screen, " << w << " logical px wide";
     }
   });
 }
@@ -111,6 +129,45 @@ TEST(FigureLegendsLayout, ALegendBesideOneSubplotDoesNotSqueezeIt) {
   EXPECT_LE(l.legends[0].x1, 900.0f);
   EXPECT_EQ(legend_hides(fig, l), "");
   EXPECT_TRUE(l.problems.empty()) << l.problems.front();
+}
+
+// A horizontal reference line's label clears the curves: the n-gram figure's "uniform log2 V = 11.24" line near the
+// top of the plot, which the add-k curve reaches at its right end; the label sat below the line's right end, on the
+// curve's last points. Checked at the export size and the narrow on-screen one.
+TEST(FigureLegendsLayout, AHorizontalMarkersLabelClearsTheCurves) {
+  Figure fig("reference", "Bits per character");
+  plot::Axes& ax = fig.axes();
+  const std::vector<double> xs{1, 2, 3, 4, 5};
+  ax.line("add-k", xs, {9.5, 9.5, 9.6, 10.4, 11.2});
+  ax.line("Kneser-Ney", xs, {9.4, 8.7, 8.7, 8.7, 8.7});
+  ax.set_y_range(0, 11.6);
+  ax.hline("uniform log2 V = 11.24", 11.24);
+  for (const float w : {640.0f, 480.0f}) {
+    const plot::Layout l = plot::layout_figure(fig, {.width = w, .height = w * 0.625f});
+    ASSERT_EQ(l.frames.size(), 1u);
+    const plot::AxesFrame& f = l.frames[0];
+    int found = 0;
+    for (const plot::Primitive& p : l.prims) {
+      if (p.kind != plot::PrimKind::Text || p.text != "uniform log2 V = 11.24") continue;
+      ++found;
+      const float tw = plot::label_width(p.text, p.size), th = plot::label_height(p.text, p.size);
+      const plot::Rect r{p.pos.x - p.align_x * tw, p.pos.y - p.align_y * th, p.pos.x + (1 - p.align_x) * tw,
+                         p.pos.y + (1 - p.align_y) * th};
+      for (const plot::Item& item : ax.items)
+        if (const auto* line = std::get_if<plot::LineItem>(&item)) {
+          double covered = NAN;  // the first x along the curve, as drawn, under the label
+          for (size_t i = 0; i + 1 < line->xs.size() && std::isnan(covered); ++i)
+            for (int k = 0; k <= 20 && std::isnan(covered); ++k) {
+              const double x = line->xs[i] + k / 20.0 * (line->xs[i + 1] - line->xs[i]);
+              const double y = line->ys[i] + k / 20.0 * (line->ys[i + 1] - line->ys[i]);
+              if (r.contains(f.to_pixel(x, y))) covered = x;
+            }
+          EXPECT_TRUE(std::isnan(covered))
+              << "at width " << w << ": the label covers " << line->label << " at x = " << covered;
+        }
+    }
+    EXPECT_EQ(found, 1) << "at width " << w;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllPanels, FigureLegends, ::testing::ValuesIn(testing::registered_ids()),

@@ -366,10 +366,12 @@ AxisTicks make_ticks(const Axis& axis, double lo, double hi, float length, bool 
 // [SECTION] One axes
 // Lays out one axes inside `cell`: caption, axis labels, tick labels, colour bar and legend around the plot area.
 // `own_colorbar`: false when the figure draws one shared colour bar instead.
-// `legend_outside_anyway`: the legend goes beside the plot area even without AxesFlags_LegendOutside (the second
-// try of layout_axes below). `legend_covers`, when given, is set when the inside legend hides part of the items.
+// `place`: Beside puts the legend beside the plot area even without AxesFlags_LegendOutside (the second try of
+// layout_axes below); Below leaves it to layout_figure, which draws it under the figure (its entries are gathered in
+// b.below_entries). `legend_covers`, when given, is set when the inside legend hides part of the items.
+enum class LegendPlace { Inside, Beside, Below };
 AxesFrame layout_axes_once(Builder& b, const Axes& axes_in, Rect cell, const ViewRange& view, bool own_colorbar,
-                           bool legend_outside_anyway, bool* legend_covers) {
+                           LegendPlace place, bool* legend_covers) {
   const FigureTheme& th = b.th;
   Axis xa = axes_in.x, ya = axes_in.y;
   const HeatmapItem* first_heatmap = nullptr;
@@ -417,7 +419,9 @@ AxesFrame layout_axes_once(Builder& b, const Axes& axes_in, Rect cell, const Vie
     for (const Tick& t : cb.ticks) cb.tick_width = std::max(cb.tick_width, label_width(t.label, th.tick_size));
     right_reserve = colorbar_block_width(th, cb);
   }
-  const bool legend_outside = any_legend && (legend_outside_anyway || (axes_in.flags & AxesFlags_LegendOutside));
+  const bool legend_below = any_legend && place == LegendPlace::Below;
+  const bool legend_outside =
+      any_legend && !legend_below && (place == LegendPlace::Beside || (axes_in.flags & AxesFlags_LegendOutside));
 
   // Room for an axis label: its line, taller when it holds a fraction or stacked scripts.
   auto label_h = [&](const Axis& a) { return th.label_size * 0.35f + label_height(a.title(), th.label_size); };
@@ -472,9 +476,14 @@ AxesFrame layout_axes_once(Builder& b, const Axes& axes_in, Rect cell, const Vie
   }
   f.plot = plot;
 
-  if (!axes_in.title.empty())
-    b.label({(plot.x0 + plot.x1) / 2, cell.y0 + th.tick_size * 0.2f}, axes_in.title, th.tick_size, cell.width(),
-            th.text, 0.5f, 0, false, "axes title");
+  if (!axes_in.title.empty()) {
+    // Centred over the plot area but kept inside the cell: the plot area sits right of the cell's centre (the y
+    // labels take its left), and a title as wide as the cell ran past the figure's right edge.
+    const float half = std::min(label_width(axes_in.title, th.tick_size), cell.width()) / 2;
+    const float cx = std::clamp((plot.x0 + plot.x1) / 2, cell.x0 + half, std::max(cell.x0 + half, cell.x1 - half));
+    b.label({cx, cell.y0 + th.tick_size * 0.2f}, axes_in.title, th.tick_size, cell.width(), th.text, 0.5f, 0, false,
+            "axes title");
+  }
   b.rect(plot, th.plot_background);
 
   // Grid lines at the ticks.
@@ -498,15 +507,16 @@ AxesFrame layout_axes_once(Builder& b, const Axes& axes_in, Rect cell, const Vie
   const size_t items_begin = b.out.prims.size();
   draw_items(b, f, axes_in, &legend, &marker_labels);
   // The legend takes the emptiest corner of the items; marker labels then keep clear of both.
-  const bool legend_inside = any_legend && !legend_outside && !legend.empty();
+  const bool legend_inside = any_legend && !legend_outside && !legend_below && !legend.empty();
   const Vec2 lsize = legend_size(th, legend);
   const Vec2 legend_at = legend_outside ? Vec2{std::isnan(b.legend_column_x) ? plot.x1 + 8 : b.legend_column_x, plot.y0}
                          : legend_inside ? place_legend(b.out, items_begin, b.out.prims.size(), plot, lsize)
                                          : Vec2{};
   const Rect legend_box{legend_at.x, legend_at.y, legend_at.x + lsize.x, legend_at.y + lsize.y};
   if (legend_covers && legend_inside) *legend_covers = covers_items(b.out, items_begin, b.out.prims.size(), legend_box);
+  HLineLabelSpans hline_spans;
   for (const MarkerLabel& m : marker_labels)
-    draw_marker_label(b, f, items_begin, m, legend_inside ? &legend_box : nullptr);
+    draw_marker_label(b, f, items_begin, m, legend_inside ? &legend_box : nullptr, &hline_spans);
   b.clip = saved_clip;
   if (axes_in.items.empty())
     b.text({(plot.x0 + plot.x1) / 2, (plot.y0 + plot.y1) / 2}, tr("No data"), th.label_size, th.faint, 0.5f, 0.5f);
@@ -565,7 +575,12 @@ AxesFrame layout_axes_once(Builder& b, const Axes& axes_in, Rect cell, const Vie
   }
 
   if (cb.heatmap) draw_colorbar(b, cb, plot);
-  if (any_legend && !legend.empty()) {
+  if (legend_below) {
+    for (LegendEntry& e : legend) {  // once per series across the figure's axes
+      const auto same = [&](const LegendEntry& o) { return o.label == e.label && o.color == e.color; };
+      if (std::none_of(b.below_entries.begin(), b.below_entries.end(), same)) b.below_entries.push_back(std::move(e));
+    }
+  } else if (any_legend && !legend.empty()) {
     draw_legend(b, legend, legend_at);
     b.out.legends.push_back(legend_box);
   }
@@ -578,8 +593,13 @@ AxesFrame layout_axes(Builder& b, const Axes& axes_in, Rect cell, const ViewRang
   Layout& out = b.out;
   const size_t prims = out.prims.size(), clips = out.clips.size(), images = out.images.size(),
                problems = out.problems.size(), legends = out.legends.size();
+  const auto listed = [&](const std::vector<const Axes*>& list) {
+    return std::find(list.begin(), list.end(), &axes_in) != list.end();
+  };
+  if (listed(b.legend_below))
+    return layout_axes_once(b, axes_in, cell, view, own_colorbar, LegendPlace::Below, nullptr);
   bool covers = false;
-  const AxesFrame f = layout_axes_once(b, axes_in, cell, view, own_colorbar, false, &covers);
+  const AxesFrame f = layout_axes_once(b, axes_in, cell, view, own_colorbar, LegendPlace::Inside, &covers);
   if (!covers) return f;
   const size_t inside_problems = out.problems.size() - problems;
   auto roll_back = [&] {
@@ -591,13 +611,14 @@ AxesFrame layout_axes(Builder& b, const Axes& axes_in, Rect cell, const ViewRang
   };
   roll_back();
   const float widest = b.legend_beside_width;
-  const AxesFrame beside = layout_axes_once(b, axes_in, cell, view, own_colorbar, true, nullptr);
+  const AxesFrame beside = layout_axes_once(b, axes_in, cell, view, own_colorbar, LegendPlace::Beside, nullptr);
   if (out.problems.size() - problems <= inside_problems) return beside;
-  // Too narrow for a legend beside the plot (labels would be cut or ticks collide): the emptiest inside corner is
-  // the lesser evil at this size.
+  // Too narrow for a legend beside the plot (labels would be cut or ticks collide): inside for now, and layout_figure
+  // lays the figure out again with this legend under it.
   roll_back();
   b.legend_beside_width = widest;
-  return layout_axes_once(b, axes_in, cell, view, own_colorbar, false, nullptr);
+  if (!listed(b.legend_nowhere)) b.legend_nowhere.push_back(&axes_in);
+  return layout_axes_once(b, axes_in, cell, view, own_colorbar, LegendPlace::Inside, nullptr);
 }
 
 }  // namespace
@@ -660,7 +681,7 @@ Layout layout_figure(const Figure& fig, const LayoutOptions& options) {
   const int cols = fig.grid_cols > 0 ? std::min(fig.grid_cols, n) : static_cast<int>(std::ceil(std::sqrt(double(n))));
   const int rows = (n + cols - 1) / cols;
   float cw = (out.width - pad - shared_width) / float(cols);
-  const float ch = (bottom - top) / float(rows);
+  float ch = (bottom - top) / float(rows);
   auto layout_cells = [&] {
     for (int k = 0; k < n; ++k) {
       const int r = k / cols, c = k % cols;
@@ -672,19 +693,47 @@ Layout layout_figure(const Figure& fig, const LayoutOptions& options) {
   };
   const size_t prims = out.prims.size(), clips = out.clips.size(), images = out.images.size(),
                problems = out.problems.size(), legends = out.legends.size();
-  layout_cells();
-  // Small multiples with a legend beside one plot area: laid out again with one legend column right of the grid, so
-  // every cell keeps the same width (a legend beside the first subplot squeezed it).
-  if (n > 1 && !shared.heatmap && b.legend_beside_width > 0 && b.legend_beside_width < 0.5f * out.width) {
+  auto roll_back = [&] {
     out.prims.resize(prims);
     out.clips.resize(clips);
     out.images.resize(images);
     out.problems.resize(problems);
     out.legends.resize(legends);
     out.frames.clear();
+  };
+  layout_cells();
+  // Small multiples with a legend beside one plot area: laid out again with one legend column right of the grid, so
+  // every cell keeps the same width (a legend beside the first subplot squeezed it).
+  if (n > 1 && !shared.heatmap && b.legend_beside_width > 0 && b.legend_beside_width < 0.5f * out.width) {
+    roll_back();
     cw = (out.width - pad - b.legend_beside_width) / float(cols);
     b.legend_column_x = cw * float(cols) + 8;
     layout_cells();
+  }
+  // A legend with data in every inside corner and no room beside its plot area (a narrow column at 150–200%, where
+  // it covered the first points of a curve): under the figure, in rows above the caption, the grid shortened for it.
+  // A first pass gathers its entries, the second lays the grid out above them.
+  if (!b.legend_nowhere.empty()) {
+    b.legend_below = std::move(b.legend_nowhere);
+    roll_back();
+    layout_cells();
+    const float max_w = out.width - 2 * pad;
+    const Vec2 size = legend_rows_size(th, b.below_entries, max_w);
+    const float gap = th.tick_size * 0.5f;
+    if (size.y + gap < 0.5f * (bottom - top)) {  // else the inside corner stays the lesser evil
+      std::vector<LegendEntry> entries = std::move(b.below_entries);
+      b.below_entries.clear();
+      bottom -= size.y + gap;
+      ch = (bottom - top) / float(rows);
+      roll_back();
+      layout_cells();
+      out.legends.push_back(draw_legend_rows(b, entries, {out.width / 2, bottom + gap}, max_w));
+    } else {
+      b.legend_below.clear();
+      b.below_entries.clear();
+      roll_back();
+      layout_cells();
+    }
   }
   if (shared.heatmap) {
     // The bar spans the plot areas from the first row's top to the last row's bottom, right of the grid.

@@ -23,6 +23,12 @@ struct HeatmapScan {
 HeatmapScan scan_heatmap(const HeatmapItem& h);
 
 // Appends primitives to a layout; `clip` applies to everything added while it is set.
+struct LegendEntry {
+  std::string label;
+  uint32_t color = 0;
+  enum Kind { Line, Marker, Patch, Dashed } kind = Line;
+};
+
 struct Builder {
   Layout& out;
   const FigureTheme& th;
@@ -32,6 +38,12 @@ struct Builder {
   // edge here) instead of narrowing its own cell; NaN: beside its own plot area (a single axes, the first pass).
   float legend_column_x = NAN;
   float legend_beside_width = 0;  // the widest legend laid out beside a plot area so far, with its gap
+  // A legend that covers data in every inside corner and has no room beside its plot area goes under the whole
+  // figure, in rows above the caption (layout_figure): the axes it happened to in the first pass, the axes whose
+  // legend goes below in the next, and the entries gathered there.
+  std::vector<const Axes*> legend_nowhere = {};
+  std::vector<const Axes*> legend_below = {};
+  std::vector<LegendEntry> below_entries = {};
 
   const HeatmapScan& scan(const HeatmapItem& h) {
     for (const auto& [item, result] : scans)
@@ -142,12 +154,6 @@ inline uint32_t item_color(uint32_t requested, Palette& p) { return requested ? 
 // Shortens a label to `max_width` pixels with an ellipsis.
 std::string fit_text(const std::string& s, float size, float max_width);
 
-struct LegendEntry {
-  std::string label;
-  uint32_t color = 0;
-  enum Kind { Line, Marker, Patch, Dashed } kind = Line;
-};
-
 struct ColorBarSpec {
   const HeatmapItem* heatmap = nullptr;
   double vmin = 0, vmax = 1;
@@ -158,21 +164,31 @@ struct ColorBarSpec {
 
 // The colour-scale range of a heatmap: explicit, or the finite data range (Diverging: symmetric around 0).
 void heatmap_range(const HeatmapItem& h, const HeatmapScan& scan, double* vmin, double* vmax);
-// A vertical marker line's label, placed once everything it could cover is known.
+// A marker line's label, placed once everything it could cover is known.
 struct MarkerLabel {
-  float x = 0;  // the line's pixel x
+  float x = 0;  // a vertical line's pixel x
   std::string label;
   uint32_t color = 0;
+  bool horizontal = false;
+  float y = 0;  // a horizontal line's pixel y
 };
+// The vertical extents (top, bottom) of the horizontal markers' labels placed so far in one axes.
+using HLineLabelSpans = std::vector<std::pair<float, float>>;
 
 // Every item of `axes` in order; labelled items append their legend entries. Marker labels go to `labels` when
 // given (the caller places them after the legend), else they are drawn at once.
 void draw_items(Builder& b, const AxesFrame& f, const Axes& axes, std::vector<LegendEntry>* legend,
                 std::vector<MarkerLabel>* labels = nullptr);
-// Draws a marker label beside its line where it hides the least of prims[items_begin, end) and nothing of `avoid`.
-void draw_marker_label(Builder& b, const AxesFrame& f, size_t items_begin, const MarkerLabel& m, const Rect* avoid);
+// Draws a marker label beside its line where it hides the least of prims[items_begin, end) and nothing of `avoid`;
+// a horizontal line's label also clears the labels in `spans` (and is added to them).
+void draw_marker_label(Builder& b, const AxesFrame& f, size_t items_begin, const MarkerLabel& m, const Rect* avoid,
+                       HLineLabelSpans* spans);
 Vec2 legend_size(const FigureTheme& th, const std::vector<LegendEntry>& entries);
 void draw_legend(Builder& b, const std::vector<LegendEntry>& entries, Vec2 top_left);
+// The same entries side by side, wrapped into rows no wider than `max_width` (a legend under the figure): the box's
+// size, and the box drawn with its top edge centred at `top_centre`.
+Vec2 legend_rows_size(const FigureTheme& th, const std::vector<LegendEntry>& entries, float max_width);
+Rect draw_legend_rows(Builder& b, const std::vector<LegendEntry>& entries, Vec2 top_centre, float max_width);
 // The inside corner of `plot` (top-right, top-left, bottom-right, bottom-left; first wins a tie) where a legend box of
 // `size` hides the least of the items drawn as prims[begin, end): lines, markers, bars, labels.
 Vec2 place_legend(const Layout& out, size_t begin, size_t end, const Rect& plot, Vec2 size);

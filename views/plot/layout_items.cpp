@@ -205,7 +205,62 @@ std::vector<Vec2> arc_points(const AxesFrame& f, double cx, double cy, double r,
 
 // A vertical marker's label goes beside the line at the top or bottom of the plot, on whichever side fits inside
 // the plot and hides the least of what is drawn so far; a backing box keeps it legible over curves.
-void draw_marker_label(Builder& b, const AxesFrame& f, size_t items_begin, const MarkerLabel& m, const Rect* avoid) {
+namespace {
+// A horizontal marker's label: above or below its line, at the plot's right or left end, inside the plot area and
+// clear of the labels of lines close by (two baselines a hair apart, e.g. a base model and its fine-tune), where it
+// hides the least of the curves (a uniform baseline's label sat on the curve that reaches it).
+void draw_hline_label(Builder& b, const AxesFrame& f, size_t items_begin, const MarkerLabel& m, const Rect* avoid,
+                      HLineLabelSpans& spans) {
+  const float y = m.y, fs = b.th.tick_size, w = label_width(m.label, fs);
+  const float h = label_height(m.label, fs) + 6;  // 3 px either side
+  const auto free = [&](float top) {
+    if (top < f.plot.y0 || top + h > f.plot.y1) return false;
+    for (const auto& [t0, t1] : spans)
+      if (top < t1 && t0 < top + h) return false;
+    return true;
+  };
+  // The label's box with its top at `top`, right-aligned at the plot's right end or left-aligned at its left end.
+  const auto box = [&](float top, bool right) {
+    const float x0 = right ? f.plot.x1 - 4 - w : f.plot.x0 + 4;
+    return Rect{x0 - 2, top + 1, x0 + w + 2, top + h - 1};
+  };
+  float best_top = NAN;
+  bool best_right = true;
+  float best_score = INFINITY;
+  if (w + 8 <= f.plot.width())
+    for (const bool right : {true, false})
+      for (const float top : {y - h, y}) {  // above the line first
+        if (!free(top)) continue;
+        float score = clutter(b.out, items_begin, b.out.prims.size(), box(top, right));
+        if (avoid) score += 100 * overlap_area(box(top, right), *avoid);
+        if (score < best_score - 0.5f) best_top = top, best_right = right, best_score = score;
+      }
+  if (std::isnan(best_top)) {
+    // Neither side free: step past the labels in the way, upwards, then downwards.
+    const auto step = [&](float top, float dir) {
+      for (size_t guard = 0; guard <= spans.size() && !free(top); ++guard)
+        for (const auto& [t0, t1] : spans)
+          if (top < t1 && t0 < top + h) top = dir < 0 ? t0 - h : t1;
+      return top;
+    };
+    best_top = step(y - h, -1);
+    if (!free(best_top)) best_top = step(y, 1);
+    if (!free(best_top)) best_top = y - h;  // no room anywhere: above the line, as it always was
+  }
+  spans.emplace_back(best_top, best_top + h);
+  if (best_right)
+    b.text({f.plot.x1 - 4, best_top + h - 3}, m.label, fs, m.color, 1, 1);
+  else
+    b.text({f.plot.x0 + 4, best_top + h - 3}, m.label, fs, m.color, 0, 1);
+}
+}  // namespace
+
+void draw_marker_label(Builder& b, const AxesFrame& f, size_t items_begin, const MarkerLabel& m, const Rect* avoid,
+                       HLineLabelSpans* spans) {
+  if (m.horizontal) {
+    HLineLabelSpans none;
+    return draw_hline_label(b, f, items_begin, m, avoid, spans ? *spans : none);
+  }
   const float x = m.x;
   const std::string& label = m.label;
   const float fs = b.th.tick_size, w = label_width(label, fs), pad = 2;
@@ -234,7 +289,7 @@ void draw_marker_label(Builder& b, const AxesFrame& f, size_t items_begin, const
 void draw_items(Builder& b, const AxesFrame& f, const Axes& axes, std::vector<LegendEntry>* legend,
                 std::vector<MarkerLabel>* labels) {
   const size_t items_begin = b.out.prims.size();
-  std::vector<std::pair<float, float>> hline_labels;  // (top, bottom) of each horizontal marker's label
+  HLineLabelSpans hline_labels;  // (top, bottom) of each horizontal marker's label drawn at once
   Palette palette;
   for (const Item& it : axes.items) {  // count first: a crowded axes gets a graded scheme, not repeats
     if (const auto* l = std::get_if<LineItem>(&it)) palette.count += l->color == 0;
@@ -289,33 +344,17 @@ void draw_items(Builder& b, const AxesFrame& f, const Axes& axes, std::vector<Le
           if (labels)
             labels->push_back({x, m->label, color});
           else
-            draw_marker_label(b, f, items_begin, {x, m->label, color}, nullptr);
+            draw_marker_label(b, f, items_begin, {x, m->label, color}, nullptr, nullptr);
         }
       } else {
         const float y = f.to_pixel(f.x0, m->value).y;
         b.stroke({{f.plot.x0, y}, {f.plot.x1, y}}, color, b.th.frame_width, m->dashed);
         if (!m->label.empty()) {
-          // Above the line, unless that crosses the frame or an earlier line's label (two baselines a hair
-          // apart, e.g. a base model and its fine-tune): then below it.
-          const float h = label_height(m->label, b.th.tick_size) + 6;  // 3 px either side
-          const auto free = [&](float top) {
-            if (top < f.plot.y0 || top + h > f.plot.y1) return false;
-            for (const auto& [t0, t1] : hline_labels)
-              if (top < t1 && t0 < top + h) return false;
-            return true;
-          };
-          // Neither side free: step past the labels in the way, upwards, then downwards.
-          const auto step = [&](float top, float dir) {
-            for (size_t guard = 0; guard <= hline_labels.size() && !free(top); ++guard)
-              for (const auto& [t0, t1] : hline_labels)
-                if (top < t1 && t0 < top + h) top = dir < 0 ? t0 - h : t1;
-            return top;
-          };
-          float top = free(y - h) ? y - h : free(y) ? y : step(y - h, -1);
-          if (!free(top)) top = step(y, 1);
-          if (!free(top)) top = y - h;  // no room anywhere: above the line, as it always was
-          hline_labels.emplace_back(top, top + h);
-          b.text({f.plot.x1 - 4, top + h - 3}, m->label, b.th.tick_size, color, 1, 1);
+          const MarkerLabel label{0, m->label, color, true, y};
+          if (labels)
+            labels->push_back(label);
+          else
+            draw_marker_label(b, f, items_begin, label, nullptr, &hline_labels);
         }
       }
     }
@@ -342,26 +381,87 @@ Vec2 legend_size(const FigureTheme& th, const std::vector<LegendEntry>& entries)
   return {kLegendPad * 2 + kLegendSwatch + 6 + widest, kLegendPad * 2 + rows + gaps};
 }
 
-void draw_legend(Builder& b, const std::vector<LegendEntry>& entries, Vec2 top_left) {
-  if (entries.empty()) return;
-  const float fs = b.th.tick_size, swatch = kLegendSwatch, pad = kLegendPad;
-  const Vec2 size = legend_size(b.th, entries);
-  const Rect box{top_left.x, top_left.y, top_left.x + size.x, top_left.y + size.y};
+namespace {
+// One entry: its swatch from x `sx`, swatch and label centred on `y`.
+void draw_legend_entry(Builder& b, const LegendEntry& e, float sx, float y) {
+  const float fs = b.th.tick_size, swatch = kLegendSwatch;
+  switch (e.kind) {
+    case LegendEntry::Line: b.polyline({{sx, y}, {sx + swatch, y}}, e.color, b.th.line_width); break;
+    case LegendEntry::Dashed: b.dashed({{sx, y}, {sx + swatch, y}}, e.color, b.th.line_width); break;
+    case LegendEntry::Marker: b.disc({sx + swatch / 2, y}, b.th.marker_size + 0.5f, e.color); break;
+    case LegendEntry::Patch: b.rect({sx + 3, y - fs * 0.38f, sx + swatch - 3, y + fs * 0.38f}, e.color); break;
+  }
+  b.text({sx + swatch + 6, y}, e.label, fs, b.th.text, 0, 0.5f);
+}
+void draw_legend_box(Builder& b, const Rect& box) {
   b.rect(box, b.th.legend_background);
   b.outline(box, with_alpha(b.th.frame, 110), 1.0f);
+}
+float legend_entry_width(const LegendEntry& e, float fs) { return kLegendSwatch + 6 + label_width(e.label, fs); }
+
+// Entries side by side, a new row when the next would pass `max_width` (inside the padding): each row's entries
+// as [first, end) and the row's height.
+struct LegendRow {
+  size_t first = 0, end = 0;
+  float width = 0, height = 0;
+};
+std::vector<LegendRow> legend_rows(const std::vector<LegendEntry>& entries, float fs, float max_width) {
+  const float between = 2 * fs;  // between two entries of a row
+  std::vector<LegendRow> rows;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const float w = legend_entry_width(entries[i], fs), h = legend_row_height(entries[i], fs);
+    if (rows.empty() || rows.back().width + between + w > max_width - 2 * kLegendPad) {
+      rows.push_back({i, i + 1, w, h});
+      continue;
+    }
+    LegendRow& r = rows.back();
+    r.end = i + 1;
+    r.width += between + w;
+    r.height = std::max(r.height, h);
+  }
+  return rows;
+}
+}  // namespace
+
+void draw_legend(Builder& b, const std::vector<LegendEntry>& entries, Vec2 top_left) {
+  if (entries.empty()) return;
+  const float fs = b.th.tick_size, pad = kLegendPad;
+  const Vec2 size = legend_size(b.th, entries);
+  const Rect box{top_left.x, top_left.y, top_left.x + size.x, top_left.y + size.y};
+  draw_legend_box(b, box);
   float top = box.y0 + pad;
   for (const auto& e : entries) {
-    const float h = legend_row_height(e, fs), y = top + h * 0.5f;  // swatch and label centred on the row
-    const float sx = box.x0 + pad;
-    switch (e.kind) {
-      case LegendEntry::Line: b.polyline({{sx, y}, {sx + swatch, y}}, e.color, b.th.line_width); break;
-      case LegendEntry::Dashed: b.dashed({{sx, y}, {sx + swatch, y}}, e.color, b.th.line_width); break;
-      case LegendEntry::Marker: b.disc({sx + swatch / 2, y}, b.th.marker_size + 0.5f, e.color); break;
-      case LegendEntry::Patch: b.rect({sx + 3, y - fs * 0.38f, sx + swatch - 3, y + fs * 0.38f}, e.color); break;
-    }
-    b.text({sx + swatch + 6, y}, e.label, fs, b.th.text, 0, 0.5f);
+    const float h = legend_row_height(e, fs);
+    draw_legend_entry(b, e, box.x0 + pad, top + h * 0.5f);
     top += h + legend_gap(fs);
   }
+}
+
+Vec2 legend_rows_size(const FigureTheme& th, const std::vector<LegendEntry>& entries, float max_width) {
+  const float fs = th.tick_size;
+  float w = 0, h = 0;
+  const std::vector<LegendRow> rows = legend_rows(entries, fs, max_width);
+  for (const LegendRow& r : rows) w = std::max(w, r.width), h += r.height;
+  if (!rows.empty()) h += legend_gap(fs) * float(rows.size() - 1);
+  return {w + 2 * kLegendPad, h + 2 * kLegendPad};
+}
+
+Rect draw_legend_rows(Builder& b, const std::vector<LegendEntry>& entries, Vec2 top_centre, float max_width) {
+  const float fs = b.th.tick_size, between = 2 * fs;
+  const Vec2 size = legend_rows_size(b.th, entries, max_width);
+  const Rect box{top_centre.x - size.x / 2, top_centre.y, top_centre.x + size.x / 2, top_centre.y + size.y};
+  if (entries.empty()) return box;
+  draw_legend_box(b, box);
+  float top = box.y0 + kLegendPad;
+  for (const LegendRow& r : legend_rows(entries, fs, max_width)) {
+    float x = top_centre.x - r.width / 2;  // each row centred
+    for (size_t i = r.first; i < r.end; ++i) {
+      draw_legend_entry(b, entries[i], x, top + r.height * 0.5f);
+      x += legend_entry_width(entries[i], fs) + between;
+    }
+    top += r.height + legend_gap(fs);
+  }
+  return box;
 }
 
 bool covers_items(const Layout& out, size_t begin, size_t end, const Rect& box) {

@@ -731,7 +731,7 @@ std::vector<FigureOnScreen> figures_on_screen() {
     if (st.has_layout && pc.frame - st.last_frame <= 1)
       out.push_back({st.shown.id, st.screen_min.x, st.screen_min.y, st.screen_size.x, st.screen_size.y,
                      st.window_scroll_y, zoomed(st), st.window_visible.x, st.window_visible.y, st.window_visible.z,
-                     st.window_visible.w});
+                     st.window_visible.w, st.layout.problems});
   std::sort(out.begin(), out.end(),
             [](const auto& a, const auto& b) { return std::tie(a.y, a.x) < std::tie(b.y, b.x); });
   return out;
@@ -791,7 +791,7 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
     pc.frame = ImGui::GetFrameCount();
     collect_garbage(pc);
   }
-  const float s = std::max(0.5f, ImGui::GetFontSize() / kBaseFontSize);
+  float s = std::max(0.5f, ImGui::GetFontSize() / kBaseFontSize);  // screen pixels per logical pixel
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const Vec2 natural = default_figure_size(fig);
   float w = size.x > 0 ? size.x : avail.x + size.x;
@@ -809,6 +809,16 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
     // A short strip (a wide figure stacked in a narrow column) keeps half its export height: at a large zoom its
     // wrapped title, labels and note would otherwise leave no room for the plot area.
     h = std::max(h, kMinReadableHeightFraction * natural.y * s);
+    // Wider than its column at a zoom (a lesson's column beside it at 200%: 960 px in 620): the figure is drawn at
+    // a smaller scale, down to 100%, so it shows whole, title included, instead of scrolling sideways. Its layout
+    // (logical size) stays the readable one.
+    const float column = avail.x;
+    const float fit = column > 0 && w > column + 1.0f ? std::max(std::min(s, 1.0f) / s, column / w) : 1.0f;
+    if (fit < 1.0f) {
+      w *= fit;
+      h *= fit;
+      s *= fit;
+    }
   }
 
   ImGui::PushID(fig.id.c_str());

@@ -83,6 +83,7 @@ struct FigureOnScreen {
   // The part of the window it is drawn in that shows content (scrollbars excluded), screen pixels: a figure inside
   // it is whole on screen, caption included.
   float visible_x = 0, visible_y = 0, visible_w = 0, visible_h = 0;
+  std::vector<std::string> problems;  // its layout's at the size drawn (plot::Layout::problems: a title cut "…")
 };
 // The message of the last right-click export (the files written, or why none was), once; "" when there was none
 // since the last call. The app shows it in its status line, so it replaces an older message there.
