@@ -367,7 +367,7 @@ std::vector<int> Tokenizer::encode(std::string_view text, bool add_special) cons
 }
 
 bool Tokenizer::encode_checked(std::string_view text, bool add_special, std::vector<int>* ids,
-                                  std::string* error) const {
+                               std::string* error) const {
   std::vector<int> out = encode(text, add_special);
   if (const std::string failure = take_pipeline_failure(); !failure.empty()) {
     *error = (source_.empty() ? std::string("tokenizer.json") : source_) + ": " + failure;
@@ -807,55 +807,47 @@ void trie_insert(std::vector<std::unordered_map<unsigned char, int>>* next, std:
 
 }  // namespace
 
-bool tokenizer_from_json(const std::string& text, Tokenizer* out, std::string* error) {
-  const auto fail = [&](const std::string& m) {  // m is translated; the prefix stays ASCII (load_tokenizer)
-    *error = "tokenizer.json: ";
-    for (char c : m) error->append(c == '\n' ? "\\n" : c == '\r' ? "\\r" : std::string(1, c));  // one line
-    return false;
-  };
-  json j;
-  std::string why;
-  if (!parse_json_object(text, &j, &why)) return fail(why);
-  Tokenizer t;
-  std::fill(std::begin(t.byte_token_), std::end(t.byte_token_), -1);
-  std::vector<std::string> notes;
+// tokenizer.json's parts, read into a Tokenizer in the order the file needs them (the vocabulary before the merges
+// and the post-processor, which name its tokens). Each step returns "" or the problem, translated; `notes` collects
+// what was approximated.
+struct TokenizerJsonReader {
+  using Notes = std::vector<std::string>;
 
-  // [SECTION] the model's vocabulary
-  if (!j.contains("model") || !j["model"].is_object()) return fail(tr("missing the 'model' object"));
-  const json& model = j["model"];
-  std::string model_type = type_of(model);
-  if (model_type.empty())
-    model_type = model.contains("merges")                               ? "BPE"
-                 : model.contains("vocab") && model["vocab"].is_array() ? "Unigram"
-                                                                        : "";
-  if (const std::string bad = option_type_error(model, "model " + (model_type.empty() ? "BPE" : model_type));
-      !bad.empty())
-    return fail(bad);
-  if (model_type == "BPE")
-    t.model_ = TokenizerModel::BPE;
-  else if (model_type == "WordPiece")
-    t.model_ = TokenizerModel::WordPiece;
-  else if (model_type == "Unigram")
-    t.model_ = TokenizerModel::Unigram;
-  else
-    return fail(subst(tr("unknown model type '{0}'"), {model_type}));
-  int max_id = -1;
-  if (t.model_ == TokenizerModel::Unigram) {
+  // model.type (or what the model's keys imply: merges → BPE, a list vocab → Unigram).
+  static std::string model_type(const json& model, Tokenizer& t) {
+    std::string type = type_of(model);
+    if (type.empty())
+      type = model.contains("merges") ? "BPE" : model.contains("vocab") && model["vocab"].is_array() ? "Unigram" : "";
+    if (const std::string bad = option_type_error(model, "model " + (type.empty() ? "BPE" : type)); !bad.empty())
+      return bad;
+    if (type == "BPE")
+      t.model_ = TokenizerModel::BPE;
+    else if (type == "WordPiece")
+      t.model_ = TokenizerModel::WordPiece;
+    else if (type == "Unigram")
+      t.model_ = TokenizerModel::Unigram;
+    else
+      return subst(tr("unknown model type '{0}'"), {type});
+    return "";
+  }
+
+  // Unigram's [piece, score] list: ids in order, scores finite, over-long pieces never matched.
+  static std::string unigram_vocab(const json& model, Tokenizer& t, int* max_id, Notes* notes) {
     if (!model.contains("vocab") || !model["vocab"].is_array())
-      return fail(tr("model.vocab must be a list of [piece, score]"));
+      return tr("model.vocab must be a list of [piece, score]");
     const json& vocab = model["vocab"];
-    if (vocab.size() >= size_t(kMaxVocab)) return fail(tr("model.vocab has too many entries"));
+    if (vocab.size() >= size_t(kMaxVocab)) return tr("model.vocab has too many entries");
     double min_score = 0;
     int long_pieces = 0;
     for (size_t id = 0; id < vocab.size(); ++id) {
       const json& e = vocab[id];
       if (!e.is_array() || e.size() != 2 || !e[0].is_string() || !e[1].is_number())
-        return fail(subst(tr("model.vocab entry {0} is not [piece, score]"), {std::to_string(id)}));
+        return subst(tr("model.vocab entry {0} is not [piece, score]"), {std::to_string(id)});
       const std::string piece = e[0].get<std::string>();
       const double score = e[1].get<double>();
       if (!std::isfinite(score))
-        return fail(subst(tr("model.vocab entry {0} ('{1}') has the score {2}; a score must be a finite number"),
-                          {std::to_string(id), std::string(utf8_prefix(piece, 40)), e[1].dump()}));
+        return subst(tr("model.vocab entry {0} ('{1}') has the score {2}; a score must be a finite number"),
+                     {std::to_string(id), std::string(utf8_prefix(piece, 40)), e[1].dump()});
       t.vocab_.emplace(piece, int(id));
       t.scores_.push_back(score);
       min_score = std::min(min_score, score);
@@ -865,42 +857,48 @@ bool tokenizer_from_json(const std::string& text, Tokenizer* out, std::string* e
         t.max_piece_bytes_ = std::max(t.max_piece_bytes_, piece.size());
     }
     if (long_pieces > 0)
-      notes.push_back(subst(trn("{0} Unigram piece is longer than {1} bytes and is never matched",
-                                "{0} Unigram pieces are longer than {1} bytes and are never matched", long_pieces),
-                            {std::to_string(long_pieces), std::to_string(kMaxUnigramPieceBytes)}));
+      notes->push_back(subst(trn("{0} Unigram piece is longer than {1} bytes and is never matched",
+                                 "{0} Unigram pieces are longer than {1} bytes and are never matched", long_pieces),
+                             {std::to_string(long_pieces), std::to_string(kMaxUnigramPieceBytes)}));
     t.unk_score_ = min_score - 10;
-    max_id = int(vocab.size()) - 1;
+    *max_id = int(vocab.size()) - 1;
     if (model.contains("unk_id") && model["unk_id"].is_number_integer()) {
       const int64_t u = model["unk_id"].get<int64_t>();
-      if (u < 0 || u > max_id) return fail(tr("model.unk_id is out of range"));
+      if (u < 0 || u > *max_id) return tr("model.unk_id is out of range");
       t.unk_id_ = int(u);
     }
-  } else {
-    if (!model.contains("vocab") || !model["vocab"].is_object()) return fail(tr("model.vocab must be an object"));
+    return "";
+  }
+
+  // BPE's and WordPiece's {token: id} object.
+  static std::string vocab_object(const json& model, Tokenizer& t, int* max_id) {
+    if (!model.contains("vocab") || !model["vocab"].is_object()) return tr("model.vocab must be an object");
     t.vocab_.reserve(model["vocab"].size() + 1024);
     for (auto it = model["vocab"].begin(); it != model["vocab"].end(); ++it) {
       if (!it.value().is_number_integer() || it.value().get<int64_t>() < 0 || it.value().get<int64_t>() >= kMaxVocab)
-        return fail(
-            subst(tr("vocab id of '{0}' must be an integer in 0..{1}"), {it.key(), std::to_string(kMaxVocab - 1)}));
+        return subst(tr("vocab id of '{0}' must be an integer in 0..{1}"), {it.key(), std::to_string(kMaxVocab - 1)});
       const int id = it.value().get<int>();
       t.vocab_[it.key()] = id;
-      max_id = std::max(max_id, id);
+      *max_id = std::max(*max_id, id);
     }
+    return "";
   }
-  std::vector<AddedToken> added;
-  if (j.contains("added_tokens") && !j["added_tokens"].is_array() && !j["added_tokens"].is_null())
-    return fail(tr("added_tokens must be a list of {\"id\": …, \"content\": …} entries"));
-  if (j.contains("added_tokens") && j["added_tokens"].is_array()) {
+
+  // The top-level added_tokens list, with Hugging Face's defaults for the flags a file leaves out.
+  static std::string added_tokens(const json& j, std::vector<AddedToken>* added, int* max_id) {
+    if (j.contains("added_tokens") && !j["added_tokens"].is_array() && !j["added_tokens"].is_null())
+      return tr("added_tokens must be a list of {\"id\": …, \"content\": …} entries");
+    if (!j.contains("added_tokens") || !j["added_tokens"].is_array()) return "";
     for (const json& a : j["added_tokens"]) {
       if (!a.is_object() || !a.contains("id") || !a["id"].is_number_integer() || !a.contains("content") ||
           !a["content"].is_string())
-        return fail(tr("every added_tokens entry needs an integer 'id' and a string 'content'"));
+        return tr("every added_tokens entry needs an integer 'id' and a string 'content'");
       for (const char* key : {"special", "normalized", "lstrip", "rstrip", "single_word"})
         if (a.contains(key) && !a[key].is_boolean())
-          return fail(subst(tr("added token '{0}': '{1}' must be true or false, not {2}"),
-                            {a["content"].get<std::string>(), key, a[key].dump()}));
+          return subst(tr("added token '{0}': '{1}' must be true or false, not {2}"),
+                       {a["content"].get<std::string>(), key, a[key].dump()});
       const int64_t id = a["id"].get<int64_t>();
-      if (id < 0 || id >= kMaxVocab) return fail(subst(tr("added token id {0} is out of range"), {std::to_string(id)}));
+      if (id < 0 || id >= kMaxVocab) return subst(tr("added token id {0} is out of range"), {std::to_string(id)});
       AddedToken tok;
       tok.content = a["content"].get<std::string>();
       tok.id = int(id);
@@ -909,48 +907,60 @@ bool tokenizer_from_json(const std::string& text, Tokenizer* out, std::string* e
       tok.lstrip = json_bool(a, "lstrip", false);
       tok.rstrip = json_bool(a, "rstrip", false);
       tok.single_word = json_bool(a, "single_word", false);
-      added.push_back(std::move(tok));
-      max_id = std::max(max_id, static_cast<int>(id));
+      added->push_back(std::move(tok));
+      *max_id = std::max(*max_id, static_cast<int>(id));
+    }
+    return "";
+  }
+
+  // The id → token tables (vocabulary and added tokens) and the <0xNN> byte tokens.
+  static void id_tables(Tokenizer& t, const std::vector<AddedToken>& added, int max_id) {
+    t.id_to_token_.assign(static_cast<size_t>(max_id + 1), std::string());
+    t.special_.assign(static_cast<size_t>(max_id + 1), 0);
+    t.added_index_.assign(static_cast<size_t>(max_id + 1), -1);
+    for (const auto& [token, id] : t.vocab_) t.id_to_token_[static_cast<size_t>(id)] = token;
+    for (size_t k = 0; k < added.size(); ++k) {
+      const AddedToken& a = added[k];
+      t.id_to_token_[size_t(a.id)] = a.content;
+      t.special_[size_t(a.id)] = a.special;
+      t.added_index_[size_t(a.id)] = int(k);
+      t.vocab_.emplace(a.content, a.id);
+    }
+    for (int b = 0; b < 256; ++b) {
+      char name[8];
+      std::snprintf(name, sizeof name, "<0x%02X>", b);
+      t.byte_token_[b] = t.token_id(name);
     }
   }
-  t.id_to_token_.assign(static_cast<size_t>(max_id + 1), std::string());
-  t.special_.assign(static_cast<size_t>(max_id + 1), 0);
-  t.added_index_.assign(static_cast<size_t>(max_id + 1), -1);
-  for (const auto& [token, id] : t.vocab_) t.id_to_token_[static_cast<size_t>(id)] = token;
-  for (size_t k = 0; k < added.size(); ++k) {
-    const AddedToken& a = added[k];
-    t.id_to_token_[size_t(a.id)] = a.content;
-    t.special_[size_t(a.id)] = a.special;
-    t.added_index_[size_t(a.id)] = int(k);
-    t.vocab_.emplace(a.content, a.id);
+
+  // The model's options: byte fallback, merges ignored, prefixes and suffixes, the unknown token.
+  static void model_options(const json& model, Tokenizer& t, Notes* notes) {
+    t.byte_fallback_ = json_bool(model, "byte_fallback", false);
+    t.ignore_merges_ = json_bool(model, "ignore_merges", false);
+    t.fuse_unk_ = json_bool(model, "fuse_unk", false);
+    t.subword_prefix_ = get_string(model, "continuing_subword_prefix");
+    t.word_suffix_ = get_string(model, "end_of_word_suffix");
+    if (t.model_ == TokenizerModel::WordPiece) {
+      if (t.subword_prefix_.empty() && !model.contains("continuing_subword_prefix")) t.subword_prefix_ = "##";
+      if (model.contains("max_input_chars_per_word") && model["max_input_chars_per_word"].is_number_integer())
+        t.max_word_chars_ = std::clamp(model["max_input_chars_per_word"].get<int>(), 1, 1 << 20);
+    }
+    if (t.model_ != TokenizerModel::Unigram && model.contains("unk_token") && model["unk_token"].is_string()) {
+      t.unk_token_ = model["unk_token"].get<std::string>();
+      t.unk_id_ = t.token_id(t.unk_token_);
+    }
+    if (t.model_ == TokenizerModel::WordPiece && t.unk_token_.empty()) {  // the reference's default
+      t.unk_token_ = "[UNK]";
+      t.unk_id_ = t.token_id(t.unk_token_);
+    }
+    if (model.contains("dropout") && model["dropout"].is_number() && model["dropout"].get<double>() > 0)
+      notes->push_back(tr("BPE dropout is ignored (encoding is deterministic)"));
   }
-  for (int b = 0; b < 256; ++b) {
-    char name[8];
-    std::snprintf(name, sizeof name, "<0x%02X>", b);
-    t.byte_token_[b] = t.token_id(name);
-  }
-  t.byte_fallback_ = json_bool(model, "byte_fallback", false);
-  t.ignore_merges_ = json_bool(model, "ignore_merges", false);
-  t.fuse_unk_ = json_bool(model, "fuse_unk", false);
-  t.subword_prefix_ = get_string(model, "continuing_subword_prefix");
-  t.word_suffix_ = get_string(model, "end_of_word_suffix");
-  if (t.model_ == TokenizerModel::WordPiece) {
-    if (t.subword_prefix_.empty() && !model.contains("continuing_subword_prefix")) t.subword_prefix_ = "##";
-    if (model.contains("max_input_chars_per_word") && model["max_input_chars_per_word"].is_number_integer())
-      t.max_word_chars_ = std::clamp(model["max_input_chars_per_word"].get<int>(), 1, 1 << 20);
-  }
-  if (t.model_ != TokenizerModel::Unigram && model.contains("unk_token") && model["unk_token"].is_string()) {
-    t.unk_token_ = model["unk_token"].get<std::string>();
-    t.unk_id_ = t.token_id(t.unk_token_);
-  }
-  if (t.model_ == TokenizerModel::WordPiece && t.unk_token_.empty()) {  // the reference's default
-    t.unk_token_ = "[UNK]";
-    t.unk_id_ = t.token_id(t.unk_token_);
-  }
-  if (model.contains("dropout") && model["dropout"].is_number() && model["dropout"].get<double>() > 0)
-    notes.push_back(tr("BPE dropout is ignored (encoding is deterministic)"));
-  if (t.model_ == TokenizerModel::BPE && model.contains("merges")) {
-    if (!model["merges"].is_array()) return fail(tr("model.merges must be an array"));
+
+  // BPE's merges, "a b" or ["a", "b"], ranked in file order; each must name tokens of the vocabulary.
+  static std::string merges(const json& model, Tokenizer& t) {
+    if (t.model_ != TokenizerModel::BPE || !model.contains("merges")) return "";
+    if (!model["merges"].is_array()) return tr("model.merges must be an array");
     int rank = 0;
     std::string a, b, merged;
     t.merges_.reserve(model["merges"].size());
@@ -958,15 +968,14 @@ bool tokenizer_from_json(const std::string& text, Tokenizer* out, std::string* e
       if (m.is_string()) {  // "a b"
         const std::string& s = m.get_ref<const std::string&>();
         const size_t space = s.find(' ', 1);
-        if (space == std::string::npos)
-          return fail(subst(tr("merge '{0}' is not two tokens separated by a space"), {s}));
+        if (space == std::string::npos) return subst(tr("merge '{0}' is not two tokens separated by a space"), {s});
         a.assign(s, 0, space);
         b.assign(s, space + 1, std::string::npos);
       } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {  // ["a", "b"]
         a = m[0].get_ref<const std::string&>();
         b = m[1].get_ref<const std::string&>();
       } else {
-        return fail(tr("merges must be strings \"a b\" or pairs [\"a\", \"b\"]"));
+        return tr("merges must be strings \"a b\" or pairs [\"a\", \"b\"]");
       }
       merged = a;
       if (!t.subword_prefix_.empty() && b.compare(0, t.subword_prefix_.size(), t.subword_prefix_) == 0)
@@ -975,41 +984,78 @@ bool tokenizer_from_json(const std::string& text, Tokenizer* out, std::string* e
         merged += b;
       const int ia = t.token_id(a), ib = t.token_id(b), im = t.token_id(merged);
       if (ia < 0 || ib < 0 || im < 0)
-        return fail(subst(tr("merge #{0} ('{1}' + '{2}') names a token that is not in the vocabulary"),
-                          {std::to_string(rank), a, b}));
+        return subst(tr("merge #{0} ('{1}' + '{2}') names a token that is not in the vocabulary"),
+                     {std::to_string(rank), a, b});
       t.merges_.emplace(bpe_pair_key(ia, ib), std::make_pair(rank, im));  // the first (lowest) rank wins
       ++rank;
     }
+    return "";
   }
 
-  // [SECTION] pipeline stages
-  std::string stage_error, note;
-  if (!t.normalizer_.from_json(j.contains("normalizer") ? j["normalizer"] : json(), &stage_error, &note))
-    return fail(stage_error);
-  if (!note.empty()) notes.push_back(note);
-  if (!t.pre_tokenizer_.from_json(j.contains("pre_tokenizer") ? j["pre_tokenizer"] : json(), &stage_error))
-    return fail(stage_error);
-  if (!parse_decoder(j.contains("decoder") ? j["decoder"] : json(), &t.decoders_, &stage_error, 0))
-    return fail(stage_error);
-  if (!parse_post(j.contains("post_processor") ? j["post_processor"] : json(), t, &t.prefix_ids_, &t.suffix_ids_,
-                  &stage_error, 0))
-    return fail(stage_error);
-  bool byte_level_decoder = false;
-  for (const auto& d : t.decoders_)
-    byte_level_decoder = byte_level_decoder || d->kind == Tokenizer::Decoder::ByteLevel;
-  t.kind_ = t.pre_tokenizer_.byte_level() || byte_level_decoder ? BpeKind::ByteLevel : BpeKind::Metaspace;
-  t.bos_id_ = t.prefix_ids_.size() == 1 ? t.prefix_ids_[0] : -1;
-  t.eos_id_ = t.suffix_ids_.size() == 1 ? t.suffix_ids_[0] : -1;
-
-  // Added tokens: a trie over the raw text for the non-normalized ones, over the normalized text for the others.
-  t.added_ = std::move(added);
-  for (size_t k = 0; k < t.added_.size(); ++k) {
-    const AddedToken& a = t.added_[k];
-    if (a.normalized)
-      trie_insert(&t.normalized_trie_.next, &t.normalized_trie_.token, t.normalizer_.apply(a.content), int(k));
-    else
-      trie_insert(&t.raw_trie_.next, &t.raw_trie_.token, a.content, int(k));
+  // The stages around the model: normalizer, pre-tokenizer, decoder chain, post-processor (BOS/EOS).
+  static std::string pipeline(const json& j, Tokenizer& t, Notes* notes) {
+    std::string stage_error, note;
+    if (!t.normalizer_.from_json(j.contains("normalizer") ? j["normalizer"] : json(), &stage_error, &note))
+      return stage_error;
+    if (!note.empty()) notes->push_back(note);
+    if (!t.pre_tokenizer_.from_json(j.contains("pre_tokenizer") ? j["pre_tokenizer"] : json(), &stage_error))
+      return stage_error;
+    if (!parse_decoder(j.contains("decoder") ? j["decoder"] : json(), &t.decoders_, &stage_error, 0))
+      return stage_error;
+    if (!parse_post(j.contains("post_processor") ? j["post_processor"] : json(), t, &t.prefix_ids_, &t.suffix_ids_,
+                    &stage_error, 0))
+      return stage_error;
+    bool byte_level_decoder = false;
+    for (const auto& d : t.decoders_)
+      byte_level_decoder = byte_level_decoder || d->kind == Tokenizer::Decoder::ByteLevel;
+    t.kind_ = t.pre_tokenizer_.byte_level() || byte_level_decoder ? BpeKind::ByteLevel : BpeKind::Metaspace;
+    t.bos_id_ = t.prefix_ids_.size() == 1 ? t.prefix_ids_[0] : -1;
+    t.eos_id_ = t.suffix_ids_.size() == 1 ? t.suffix_ids_[0] : -1;
+    return "";
   }
+
+  // Added tokens are matched first: a trie over the raw text for the non-normalized ones, over the normalized text
+  // for the others.
+  static void added_tries(Tokenizer& t, std::vector<AddedToken> added) {
+    t.added_ = std::move(added);
+    for (size_t k = 0; k < t.added_.size(); ++k) {
+      const AddedToken& a = t.added_[k];
+      if (a.normalized)
+        trie_insert(&t.normalized_trie_.next, &t.normalized_trie_.token, t.normalizer_.apply(a.content), int(k));
+      else
+        trie_insert(&t.raw_trie_.next, &t.raw_trie_.token, a.content, int(k));
+    }
+  }
+};
+
+bool tokenizer_from_json(const std::string& text, Tokenizer* out, std::string* error) {
+  const auto fail = [&](const std::string& m) {  // m is translated; the prefix stays ASCII (load_tokenizer)
+    *error = "tokenizer.json: ";
+    for (char c : m) error->append(c == '\n' ? "\\n" : c == '\r' ? "\\r" : std::string(1, c));  // one line
+    return false;
+  };
+  using R = TokenizerJsonReader;
+  json j;
+  std::string why;
+  if (!parse_json_object(text, &j, &why)) return fail(why);
+  Tokenizer t;
+  std::fill(std::begin(t.byte_token_), std::end(t.byte_token_), -1);
+  R::Notes notes;
+  if (!j.contains("model") || !j["model"].is_object()) return fail(tr("missing the 'model' object"));
+  const json& model = j["model"];
+  int max_id = -1;
+  std::vector<AddedToken> added;
+  std::string problem = R::model_type(model, t);
+  if (problem.empty())
+    problem = t.model_ == TokenizerModel::Unigram ? R::unigram_vocab(model, t, &max_id, &notes)
+                                                  : R::vocab_object(model, t, &max_id);
+  if (problem.empty()) problem = R::added_tokens(j, &added, &max_id);
+  if (!problem.empty()) return fail(problem);
+  R::id_tables(t, added, max_id);
+  R::model_options(model, t, &notes);
+  if (problem = R::merges(model, t); problem.empty()) problem = R::pipeline(j, t, &notes);
+  if (!problem.empty()) return fail(problem);
+  R::added_tries(t, std::move(added));
   for (size_t k = 0; k < notes.size(); ++k) t.note_ += (k ? "; " : "") + notes[k];
   (void)take_pipeline_failure();  // normalizing the added tokens above reports nothing to the next encoding
   *out = std::move(t);

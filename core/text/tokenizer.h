@@ -104,6 +104,7 @@ class Tokenizer {
  private:
   friend bool tokenizer_from_json(const std::string&, Tokenizer*, std::string*);
   friend bool load_tokenizer(const std::string&, Tokenizer*, std::string*);
+  friend struct TokenizerJsonReader;  // tokenizer_from_json's steps (core/text/tokenizer.cpp)
   struct Segment {
     std::string text;
     int added_id = -1;  // an added token, else text to tokenize
