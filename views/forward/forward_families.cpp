@@ -63,8 +63,10 @@ plot::Figure families_figure(const FamilyComparison& cmp) {
     for (int col = 0; col < 2; ++col) {
       const std::string& formula = col == 0 ? r.formula_a : r.formula_b;
       if (formula.empty()) continue;
-      plot::TextItem& t = ax.text(formula, col - 0.47, i);
-      t.align_x = 0;
+      // Centred in its cell: a formula wider than the cell is shortened to "…" by whole formulas (the CSV has it
+      // whole) instead of running into the other model's column on a narrow screen.
+      plot::TextItem& t = ax.text(formula, col, i);
+      t.align_x = 0.5f;
       t.color = level[static_cast<size_t>(2 * i + col)] >= 2 ? kDarkText : kLightText;  // viridis: light from level 2
     }
   }
