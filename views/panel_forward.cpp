@@ -98,6 +98,7 @@ void ForwardPanel::adopt() {
   shown_residual_.clear();
   shown_params_.clear();
   shown_lens_.clear();
+  shown_families_.clear();
   shown_next_.clear();
   shown_all_.clear();
 }
@@ -147,6 +148,7 @@ std::vector<plot::Figure> ForwardPanel::figures() {
   figs.push_back(next_token_figure(*result_, current_choice()));
   figs.push_back(params_figure(result_->run.config));
   figs.push_back(lens_figure(*result_));
+  figs.push_back(families_figure(compare_family_steps(gpt2_shaped_config(), llama_shaped_config())));
   return figs;
 }
 
@@ -312,6 +314,18 @@ void ForwardPanel::draw_right_body(const DrawContext& ctx) {
       draw_parameter_tables(r.run.config);
       plot::draw_figure(shown_params_.get(result_, [&] { return std::vector{params_figure(r.run.config)}; })[0], ctx,
                         "forward");
+      ImGui::EndTabItem();
+    }
+    if (tab(ForwardTab::Families, N_("Families"))) {
+      // Independent of the model above: the two shapes run on their own seeded weights, so any scene can open them.
+      wrapped_text(tr("A GPT-2-shaped and a LLaMA-shaped model of the same size, each run once through the same "
+                      "forward pass on random weights. Each row is one step as its trace recorded it; the colour says "
+                      "whether the other model computes it the same way."),
+                   0.0f, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+      const plot::Figure& fig = shown_families_.get(result_, [&] {
+        return std::vector{families_figure(compare_family_steps(gpt2_shaped_config(), llama_shaped_config()))};
+      })[0];
+      plot::draw_figure(fig, ctx, "forward", fill(fig));
       ImGui::EndTabItem();
     }
     shown_tab_ = s_.tab;

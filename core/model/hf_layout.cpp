@@ -1,5 +1,6 @@
 #include "core/model/hf_layout.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace tw {
@@ -96,8 +97,13 @@ void take_part(float* dst, const std::vector<int64_t>& shape, const float* src, 
   }
   // Conv1D: src is (in, out_total); model row r (an output) is src column offset + r.
   const int64_t out_total = s.shape[1];
-  for (int64_t r = 0; r < rows; ++r)  // one work item per output row
-    for (int64_t k = 0; k < cols; ++k) dst[r * cols + k] = src[k * out_total + s.offset + r];
+  // In 32 x 32 tiles, so both the rows read and the rows written stay in cache (a plain column walk missed it on
+  // every element of a 768 x 2304 c_attn).
+  constexpr int64_t kTile = 32;
+  for (int64_t r0 = 0; r0 < rows; r0 += kTile)  // one work item per tile of output rows
+    for (int64_t k0 = 0; k0 < cols; k0 += kTile)
+      for (int64_t r = r0; r < std::min(rows, r0 + kTile); ++r)
+        for (int64_t k = k0; k < std::min(cols, k0 + kTile); ++k) dst[r * cols + k] = src[k * out_total + s.offset + r];
 }
 
 void put_part(float* dst, const float* src, const std::vector<int64_t>& shape, const HfSource& s) {

@@ -12,9 +12,23 @@
 #include <set>
 #include <type_traits>
 
+#include <sys/mman.h>
+
 namespace tw {
 
 namespace {
+
+// Asks the kernel for 2 MiB pages under a large tensor about to be filled: a 270M model in 4 KiB pages took a
+// quarter of a million page faults, a third of its load time. Only a hint (no effect where huge pages are off);
+// the values are whatever the caller writes next.
+void prefer_huge_pages(float* data, size_t count) {
+  constexpr uintptr_t kHuge = uintptr_t(2) << 20;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data + count)) & ~(kHuge - 1);
+#ifdef MADV_HUGEPAGE
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#endif
+}
 
 // [SECTION] deterministic Gaussian
 // std::mt19937_64 is specified bit-exactly by the standard; std::normal_distribution is not, so the Gaussian
@@ -374,6 +388,7 @@ bool weights_from_reader(const ModelConfig& c, const TensorReader& read, ModelWe
       m.resize(shape[0]);
     else
       m.resize(shape[0], shape[1]);
+    prefer_huge_pages(m.data(), static_cast<size_t>(m.size()));
     ok = read(name, shape, m.data(), error);
   });
   if (!ok) return false;

@@ -14,6 +14,7 @@
 #include "app/fonts.h"
 #include "app/lesson_scene.h"
 #include "core/base/read_file.h"
+#include "core/experiments/family_steps.h"
 #include "core/lessons/exercise_check.h"
 #include "core/lessons/lesson_progress.h"
 #include "core/lessons/lesson_quantity.h"
@@ -200,6 +201,35 @@ std::string panel_window_text(Panel& panel) {
 // words passes the check, to the check's precision; and when the answer is a count, no printed percentage of the
 // square of a printed number gives it ("56.2% of the T × T scores" with T = 8 answers "how many of the 8 × 8
 // cells").
+// Lesson 3's "GPT-2 beside LLaMA" step opens the forward stepper on its side-by-side view, whose figure holds
+// core's comparison of the two shapes, and its answer is core's count of rows not marked the same.
+TEST(Lessons, SinceGpt2OpensGpt2BesideLlama) {
+  AppState state = make_app_state();
+  const LessonStep* step = nullptr;
+  const std::vector<Lesson> lessons = shipped(state);
+  for (const Lesson& l : lessons)
+    for (const LessonStep& st : l.steps)
+      if (l.id == "since-gpt2" && st.id == "gpt2-beside-llama") step = &st;
+  ASSERT_NE(step, nullptr);
+  const SceneLoad applied = apply_lesson_step(state, *step);
+  ASSERT_TRUE(applied.ok) << applied.error;
+  Panel* forward = nullptr;
+  for (PanelSlot& slot : state.panels)
+    if (slot.info.id == "forward" && slot.open) forward = slot.panel.get();
+  ASSERT_NE(forward, nullptr);
+  EXPECT_EQ(forward->controls().to_json()["tab"], "families");
+  forward->update();
+  forward->wait_idle();
+  const FamilyComparison cmp = compare_family_steps(gpt2_shaped_config(), llama_shaped_config());
+  const std::vector<plot::Figure> figs = forward->figures();
+  const plot::Figure* fig = testing::by_id(figs, "families");
+  ASSERT_NE(fig, nullptr);
+  EXPECT_EQ(testing::heatmap(fig->grid.at(0)).rows, static_cast<int>(cmp.rows.size()));
+  ASSERT_TRUE(step->exercise.has_value());
+  ASSERT_TRUE(step->exercise->solution_number.has_value());
+  EXPECT_EQ(*step->exercise->solution_number, cmp.changed());
+}
+
 TEST(Lessons, NoNumberExerciseAnswerIsPrintedAtTheStart) {
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();

@@ -14,6 +14,7 @@
 #include "core/experiments/stepper_model.h"
 #include "core/model/weights.h"
 #include "core/text/byte_tokenizer.h"
+#include "scratch_dir.h"
 #include "views/forward/forward_state.h"
 #include "views/panel.h"
 #include "views/plot/export.h"
@@ -48,7 +49,7 @@ TEST(PanelForward, TinyFiguresMatchCore) {
   const auto figs = run(*p);
   std::set<std::string> ids;
   for (const auto& f : figs) ids.insert(f.id);
-  EXPECT_EQ(ids, (std::set<std::string>{"step", "strip", "residual", "next", "params", "lens"}));
+  EXPECT_EQ(ids, (std::set<std::string>{"step", "strip", "residual", "next", "params", "lens", "families"}));
 
   const ForwardRun ref = core_run(tiny_config(), "The cat sat on");
   const TraceStep* probs = ref.trace.find("layers.0.attn.probs");
@@ -336,6 +337,56 @@ TEST(PanelForward, SmallConfigAndExportedStrip) {
   EXPECT_TRUE(png.error.empty()) << png.error;
   EXPECT_GT(png.width, 0);
   EXPECT_GT(png.png.size(), 1000u);
+}
+
+// The Families figure is core's comparison of the two shapes, row for row: the step names, the level of
+// each cell (same / differs / one model only) and the formulas each trace recorded, on screen and in the CSV; and it
+// exports to PNG, SVG and CSV headless.
+TEST(PanelForward, FamiliesFigureIsCoresComparisonAndExports) {
+  auto p = tiny_panel();
+  set(*p, "tab", "families");
+  const auto figs = run(*p);
+  const plot::Figure& fig = figure_by_id(figs, "families");
+  const FamilyComparison cmp = compare_family_steps(gpt2_shaped_config(), llama_shaped_config());
+  ASSERT_TRUE(cmp.error.empty()) << cmp.error;
+  const int R = static_cast<int>(cmp.rows.size());
+  ASSERT_GT(R, 10);
+  const plot::HeatmapItem& h = heatmap(fig.grid.at(0));
+  ASSERT_EQ(h.rows, R);
+  ASSERT_EQ(h.cols, 2);
+  std::vector<std::string> texts;
+  for (const plot::Item& it : fig.grid[0].items)
+    if (const auto* t = std::get_if<plot::TextItem>(&it)) texts.push_back(t->text);
+  size_t text_index = 0;
+  for (int i = 0; i < R; ++i) {
+    const FamilyStepRow& r = cmp.rows[static_cast<size_t>(i)];
+    EXPECT_EQ(h.options.row_labels.at(static_cast<size_t>(i)), r.step);
+    const double a = h.data[static_cast<size_t>(2 * i)], b = h.data[static_cast<size_t>(2 * i + 1)];
+    EXPECT_EQ(a == 0, r.match == StepMatch::Same) << r.step;
+    EXPECT_EQ(a == 1, r.match == StepMatch::Differs) << r.step;
+    EXPECT_EQ(a == 2, r.match == StepMatch::OnlyA) << r.step;
+    EXPECT_EQ(b == 2, r.match == StepMatch::OnlyB) << r.step;
+    EXPECT_EQ(a == 3, r.match == StepMatch::OnlyB) << r.step;
+    EXPECT_EQ(b == 3, r.match == StepMatch::OnlyA) << r.step;
+    for (const std::string* f : {&r.formula_a, &r.formula_b}) {
+      if (f->empty()) continue;
+      ASSERT_LT(text_index, texts.size());
+      EXPECT_EQ(texts[text_index++], *f) << r.step;
+    }
+  }
+  EXPECT_EQ(text_index, texts.size());
+  const plot::Table csv = plot::figure_table(fig);
+  ASSERT_EQ(csv.rows.size(), cmp.rows.size());
+  for (size_t i = 0; i < cmp.rows.size(); ++i) {
+    EXPECT_EQ(testing::str(csv.rows[i][0]), cmp.rows[i].step);
+    EXPECT_EQ(testing::str(csv.rows[i][2]), cmp.rows[i].formula_a);
+    EXPECT_EQ(testing::str(csv.rows[i][4]), cmp.rows[i].formula_b);
+  }
+  testing::ScratchDir dir("tw-families-export");
+  std::vector<std::string> written;
+  EXPECT_EQ(plot::export_figure(fig, dir.path(), "forward", plot::ExportFormat_All, {}, &written), "");
+  ASSERT_EQ(written.size(), 3u);
+  for (const std::string& path : written) EXPECT_GT(std::filesystem::file_size(path), 500u) << path;
 }
 
 }  // namespace

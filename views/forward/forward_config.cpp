@@ -68,9 +68,12 @@ void bind_forward_controls(Controls& c, ForwardState& s) {
   c.add_text("step", &s.step, 128, N_("step"), N_("The current step by its trace name, e.g. layers.0.attn.probs."));
   c.add_bool("play", &s.play, N_("play"), N_("Advance one step at a time at the speed below."));
   c.add_float("speed", &s.speed, 0.25f, 20.0f, N_("speed"), N_("Steps per second while playing."), true, "%.2f /s");
-  c.add_enum("tab", &s.tab, {N_("step"), N_("strip"), N_("residual"), N_("next"), N_("params"), N_("lens")}, N_("view"),
+  c.add_enum("tab", &s.tab,
+             {N_("step"), N_("strip"), N_("residual"), N_("next"), N_("params"), N_("lens"), N_("families")},
+             N_("view"),
              N_("Which view the right-hand side shows: the current step, a layer's strip, the residual stream, the "
-                "next token, the parameter table or the logit lens."));
+                "next token, the parameter table, the logit lens or a GPT-2-shaped and a LLaMA-shaped model side by "
+                "side."));
   c.add_int("strip_layer", &s.strip_layer, 0, 63, N_("strip layer"), N_("Layer whose steps the strip figure shows."));
   c.add_float("temperature", &s.temperature, 0.05f, 5.0f, N_("temperature"),
               N_("Logits are divided by this before softmax: below 1 sharpens, above 1 flattens."), true);

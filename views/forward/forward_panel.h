@@ -136,7 +136,7 @@ class ForwardPanel : public Panel {
       shown_tab_;  // the tab selected on screen last frame (differs from s_.tab after a scene load)
   // Each tab's figure, rebuilt only when the result or what the tab shows of it changes (draw runs every frame).
   FigureCache<std::pair<ForwardResultPtr, int>> shown_step_, shown_strip_, shown_residual_;  // (result, step or layer)
-  FigureCache<ForwardResultPtr> shown_params_, shown_lens_;
+  FigureCache<ForwardResultPtr> shown_params_, shown_lens_, shown_families_;
   FigureCache<std::tuple<ForwardResultPtr, int, std::string>> shown_all_;  // (result, step, controls): a slide's
   FigureCache<std::tuple<ForwardResultPtr, float, int, float, float, int>> shown_next_;  // (result, sampling controls)
   int generate_target_ = 0;                                // Generate appends until s_.generated reaches this

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/experiments/family_steps.h"
 #include "core/experiments/forward_inspect.h"
 #include "core/experiments/forward_session.h"
 #include "core/model/config.h"
@@ -30,7 +31,7 @@ enum class ForwardModel {
 inline bool is_seeded_model(ForwardModel model) { return model <= ForwardModel::Custom; }
 enum class ForwardPattern { Full, Sliding, Interleaved };
 enum class ForwardWeights { Seeded, Checkpoint };
-enum class ForwardTab { Step, Strip, Residual, Next, Params, Lens };
+enum class ForwardTab { Step, Strip, Residual, Next, Params, Lens, Families };
 
 // A held-out sort prompt, the sorted answer's last letter still to come: BAAABC | AAABB → C. (The sort checkpoint's
 // example prompt: stepper_model.h.)
@@ -112,5 +113,8 @@ plot::Figure params_figure(const ModelConfig& config);
 // heatmap (colour: its probability), and per layer the probability of the token the model finally predicts at
 // the last position and on average over positions. id "lens".
 plot::Figure lens_figure(const ForwardResult& r);
+// A GPT-2-shaped and a LLaMA-shaped model side by side (views/forward/forward_families.cpp): core's comparison of
+// their recorded steps as two columns of formulas, coloured by same / different / one model only. id "families".
+plot::Figure families_figure(const FamilyComparison& comparison);
 
 }  // namespace tw
