@@ -214,6 +214,51 @@ TEST_P(TextFit, TheShortcutsListFitsTheScreen) {
   EXPECT_EQ(w->ScrollMax.x, 0.0f) << what << ": a row runs past the window's right edge";
 }
 
+// The forward stepper alone and beside a lesson (issue 44's replay at 200%): its view tabs show whole ("Residua…",
+// "Parame" in ImGui's tab bar, which shrinks tabs to fit one row), the block diagram's labels fit their boxes ("RMSNo",
+// "Attentio"), and the step row keeps inside its column (the step count ran past the edge, where the column's text
+// wrap stacked it into a ~200 px empty band). The fit problems come from views/widgets.h's checks in the stepper.
+TEST_P(TextFit, TheForwardStepperShowsItsTabsDiagramAndStepRowWhole) {
+  PanelSlot* forward = nullptr;
+  for (PanelSlot& slot : app_.panels)
+    if (slot.info.id == "forward") forward = &slot;
+  ASSERT_NE(forward, nullptr);
+  for (const bool beside_lesson : {false, true}) {
+    const std::string where = name_of(GetParam()) + (beside_lesson ? ", beside lesson 2" : ", alone");
+    app_.show_start_page = false;
+    if (beside_lesson) {
+      ASSERT_EQ(open_lesson_argument(app_, "2:3"), "");
+      frames(2);
+    }
+    for (PanelSlot& other : app_.panels) other.open = &other == forward;
+    app_.tiling.retile = true;
+    frames(2);
+    forward->panel->wait_idle();
+    frames(2);
+    forward->panel->wait_idle();
+    take_fit_problems();
+    frames(2);
+    expect_no_fit_problems("forward stepper" + std::string(beside_lesson ? " beside a lesson" : ""));
+    const ImGuiContext& g = *ImGui::GetCurrentContext();
+    // Any ImGui tab bar drawn in the last frame: no tab narrower than its label (a cut "Residua…").
+    for (int i = 0; i < GImGui->TabBars.GetMapSize(); ++i)
+      if (const ImGuiTabBar* bar = GImGui->TabBars.TryGetMapData(i); bar && bar->PrevFrameVisible >= g.FrameCount - 1)
+        for (const ImGuiTabItem& tab : bar->Tabs)
+          EXPECT_GE(tab.Width, tab.ContentWidth - 0.5f)
+              << where << ": tab \"" << bar->GetTabName(&tab) << "\" drawn " << tab.Width << " px wide for its "
+              << tab.ContentWidth << " px label";
+    // The panel is on screen with its figures column (a trace to step through), so the checks above saw the step row,
+    // the tabs and the block diagram.
+    bool drawn = false;
+    for (const ImGuiWindow* w : g.Windows)
+      drawn = drawn || (w->Active && w->RootWindow != w && std::string(w->Name).find("###forward/figures") != std::string::npos);
+    EXPECT_TRUE(drawn) << where;
+    bool step_figure = false;
+    for (const plot::FigureOnScreen& f : plot::figures_on_screen()) step_figure = step_figure || f.id == "step";
+    EXPECT_TRUE(step_figure) << where << ": no trace on screen";
+  }
+}
+
 // Every panel, alone in the panel area (as a lecture opens it): each choice's current value fits its combo.
 TEST_P(TextFit, EveryPanelsChoicesShowTheirValueWhole) {
   for (PanelSlot& slot : app_.panels) {
