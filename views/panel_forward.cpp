@@ -9,6 +9,7 @@
 // [SECTION] figures
 // [SECTION] draw: right column (transport, current step, strip, residual stream, next token, parameters)
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -197,7 +198,9 @@ void ForwardPanel::draw_transport() {
   std::snprintf(count, sizeof count, tr("step %d / %d"), step_ + 1, n);
   same_line_if_fits(ImGui::CalcTextSize(count).x);
   ImGui::TextUnformatted(count);
-  check_item_fits_across("the step count");
+  // Whole in the column's visible width (it scrolls sideways, so check_item_fits_across would let it pass).
+  check_text_fits("the step count", ImGui::GetItemRectSize().x,
+                  ImGui::GetCurrentWindow()->InnerClipRect.Max.x - ImGui::GetItemRectMin().x);
   // A layer slider instead of a button per layer: a 30-layer model stays one line. It keeps the sub-step.
   const int layers = result_ ? result_->run.config.n_layers : 0;
   if (result_ && layers > 0 && step_ < n) {
