@@ -9,6 +9,7 @@
 // [SECTION] figures
 // [SECTION] draw: right column (transport, current step, strip, residual stream, next token, parameters)
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -174,23 +175,34 @@ void ForwardPanel::draw(const DrawContext& ctx) {
 
 void ForwardPanel::draw_transport() {
   const int n = result_ ? static_cast<int>(result_->run.trace.steps().size()) : 0;
+  // Each item on the row while it fits, else on the next line: at 200% in a narrow column the step count ran past
+  // the edge, and the text wrap of the column then stacked it a letter a line, a ~200 px empty band.
   if (ImGui::Button("|<")) go_to(0);
-  ImGui::SameLine();
+  same_line_if_fits(button_width("<"));
   if (ImGui::Button("<")) go_to(step_ - 1);
-  ImGui::SameLine();
+  same_line_if_fits(button_width(">"));
   if (ImGui::Button(">")) go_to(step_ + 1);
-  ImGui::SameLine();
+  same_line_if_fits(button_width(">|"));
   if (ImGui::Button(">|")) go_to(n - 1);
-  ImGui::SameLine();
-  if (ImGui::Button(s_.play ? tr("pause") : tr("play"))) {
+  const char* play_label = s_.play ? tr("pause") : tr("play");
+  same_line_if_fits(button_width(play_label));
+  if (ImGui::Button(play_label)) {
     s_.play = !s_.play;
     if (s_.play && step_ >= n - 1) go_to(0);
   }
-  ImGui::SameLine();
-  ImGui::SetNextItemWidth(120 * ImGui::GetFontSize() / 15.0f);
-  draw_control(*controls().find("speed"));
-  ImGui::SameLine();
-  ImGui::Text(tr("step %d / %d"), step_ + 1, n);
+  Control& speed = *controls().find("speed");
+  const float speed_w = 120 * ImGui::GetFontSize() / 15.0f;
+  same_line_if_fits(speed_w + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(tr(speed.label.c_str())).x +
+                    ImGui::GetFontSize() * 2);  // the slider, its label and its "(?)"
+  ImGui::SetNextItemWidth(speed_w);
+  draw_control(speed);
+  char count[64];
+  std::snprintf(count, sizeof count, tr("step %d / %d"), step_ + 1, n);
+  same_line_if_fits(ImGui::CalcTextSize(count).x);
+  ImGui::TextUnformatted(count);
+  // Whole in the column's visible width (it scrolls sideways, so check_item_fits_across would let it pass).
+  check_text_fits("the step count", ImGui::GetItemRectSize().x,
+                  ImGui::GetCurrentWindow()->InnerClipRect.Max.x - ImGui::GetItemRectMin().x);
   // A layer slider instead of a button per layer: a 30-layer model stays one line. It keeps the sub-step.
   const int layers = result_ ? result_->run.config.n_layers : 0;
   if (result_ && layers > 0 && step_ < n) {
@@ -265,71 +277,68 @@ void ForwardPanel::draw_right_body(const DrawContext& ctx) {
                   static_cast<int>(r.run.tokens.size()));
     wrapped_text(line, 0.0f, ImGui::GetColorU32(ImGuiCol_TextDisabled));
   }
-  if (ImGui::BeginTabBar("views")) {
-    // A scene (or --set) may pick the tab: select it once, then let clicks drive s_.tab again.
-    const bool external = s_.tab != shown_tab_;
-    auto tab = [&](ForwardTab id, const char* label) {
-      const ImGuiTabItemFlags flags = external && s_.tab == id ? ImGuiTabItemFlags_SetSelected : 0;
-      if (!ImGui::BeginTabItem((std::string(tr(label)) + "###" + label).c_str(), nullptr, flags)) return false;
-      if (!external) s_.tab = id;
-      return true;
-    };
-    if (tab(ForwardTab::Step, N_("Step"))) {
-      if (st.layer >= 0) ImGui::Text(tr("Layer %d of %d"), st.layer, r.run.config.n_layers);
-      draw_block_diagram(r.run.config, st.name, ctx);
-      draw_step_header(r, step_);
-      const plot::Figure& fig =
-          shown_step_.get({result_, step_}, [&] { return std::vector{step_figure(r, step_)}; })[0];
-      plot::draw_figure(fig, ctx, "forward", fill(fig));
-      ImGui::EndTabItem();
+  // The tabs wrap onto a second row in a narrow column (ImGui's tab bar cut them to "Residua…" at 200%). The
+  // selection is s_.tab itself, so a scene or --set picks the tab as a click does.
+  {
+    static constexpr std::pair<ForwardTab, const char*> kTabs[] = {{ForwardTab::Step, N_("Step")},
+                                                                   {ForwardTab::Strip, N_("Strip")},
+                                                                   {ForwardTab::Residual, N_("Residual stream")},
+                                                                   {ForwardTab::Next, N_("Next token")},
+                                                                   {ForwardTab::Lens, N_("Logit lens")},
+                                                                   {ForwardTab::Params, N_("Parameters")},
+                                                                   {ForwardTab::Families, N_("Families")}};
+    std::vector<std::string> labels;
+    int selected = 0;
+    for (const auto& [id, label] : kTabs) {
+      if (id == s_.tab) selected = static_cast<int>(labels.size());
+      labels.emplace_back(tr(label));
     }
-    if (tab(ForwardTab::Strip, N_("Strip"))) {
-      draw_control(*controls().find("strip_layer"));
-      const int layer = std::clamp(s_.strip_layer, 0, std::max(r.run.config.n_layers - 1, 0));
-      if (layer != s_.strip_layer)
-        ImGui::TextDisabled(tr("(showing layer %d: the model has %d)"), layer, r.run.config.n_layers);
-      plot::draw_figure(shown_strip_.get({result_, layer}, [&] { return std::vector{strip_figure(r, layer)}; })[0], ctx,
-                        "forward");
-      ImGui::EndTabItem();
-    }
-    if (tab(ForwardTab::Residual, N_("Residual stream"))) {
-      plot::draw_figure(
-          shown_residual_.get({result_, step_}, [&] { return std::vector{residual_figure(r, step_)}; })[0], ctx,
-          "forward");
-      ImGui::EndTabItem();
-    }
-    if (tab(ForwardTab::Next, N_("Next token"))) {
-      draw_next_token(ctx);
-      ImGui::EndTabItem();
-    }
-    if (tab(ForwardTab::Lens, N_("Logit lens"))) {
-      if (r.run.incremental)
-        ImGui::TextDisabled("%s", tr("The lens reads the newest pass: after an append, only the appended token."));
-      if (!r.lens_error.empty()) warning_text(r.lens_error.c_str());
-      const plot::Figure& fig = shown_lens_.get(result_, [&] { return std::vector{lens_figure(r)}; })[0];
-      plot::draw_figure(fig, ctx, "forward", fill(fig));
-      ImGui::EndTabItem();
-    }
-    if (tab(ForwardTab::Params, N_("Parameters"))) {
-      draw_parameter_tables(r.run.config);
-      plot::draw_figure(shown_params_.get(result_, [&] { return std::vector{params_figure(r.run.config)}; })[0], ctx,
-                        "forward");
-      ImGui::EndTabItem();
-    }
-    if (tab(ForwardTab::Families, N_("Families"))) {
-      // Independent of the model above: the two shapes run on their own seeded weights, so any scene can open them.
-      wrapped_text(tr("A GPT-2-shaped and a LLaMA-shaped model of the same size, each run once through the same "
-                      "forward pass on random weights. Each row is one step as its trace recorded it; the colour says "
-                      "whether the other model computes it the same way."),
-                   0.0f, ImGui::GetColorU32(ImGuiCol_TextDisabled));
-      const plot::Figure& fig = shown_families_.get(result_, [&] {
-        return std::vector{families_figure(compare_family_steps(gpt2_shaped_config(), llama_shaped_config()))};
-      })[0];
-      plot::draw_figure(fig, ctx, "forward", fill(fig));
-      ImGui::EndTabItem();
-    }
-    shown_tab_ = s_.tab;
-    ImGui::EndTabBar();
+    if (wrapping_tabs("views", labels, &selected)) s_.tab = kTabs[selected].first;
+  }
+  if (s_.tab == ForwardTab::Step) {
+    if (st.layer >= 0) ImGui::Text(tr("Layer %d of %d"), st.layer, r.run.config.n_layers);
+    draw_block_diagram(r.run.config, st.name, ctx);
+    draw_step_header(r, step_);
+    const plot::Figure& fig = shown_step_.get({result_, step_}, [&] { return std::vector{step_figure(r, step_)}; })[0];
+    plot::draw_figure(fig, ctx, "forward", fill(fig));
+  }
+  if (s_.tab == ForwardTab::Strip) {
+    draw_control(*controls().find("strip_layer"));
+    const int layer = std::clamp(s_.strip_layer, 0, std::max(r.run.config.n_layers - 1, 0));
+    if (layer != s_.strip_layer)
+      ImGui::TextDisabled(tr("(showing layer %d: the model has %d)"), layer, r.run.config.n_layers);
+    plot::draw_figure(shown_strip_.get({result_, layer}, [&] { return std::vector{strip_figure(r, layer)}; })[0], ctx,
+                      "forward");
+  }
+  if (s_.tab == ForwardTab::Residual) {
+    plot::draw_figure(shown_residual_.get({result_, step_}, [&] { return std::vector{residual_figure(r, step_)}; })[0],
+                      ctx, "forward");
+  }
+  if (s_.tab == ForwardTab::Next) {
+    draw_next_token(ctx);
+  }
+  if (s_.tab == ForwardTab::Lens) {
+    if (r.run.incremental)
+      ImGui::TextDisabled("%s", tr("The lens reads the newest pass: after an append, only the appended token."));
+    if (!r.lens_error.empty()) warning_text(r.lens_error.c_str());
+    const plot::Figure& fig = shown_lens_.get(result_, [&] { return std::vector{lens_figure(r)}; })[0];
+    plot::draw_figure(fig, ctx, "forward", fill(fig));
+  }
+  if (s_.tab == ForwardTab::Params) {
+    draw_parameter_tables(r.run.config);
+    plot::draw_figure(shown_params_.get(result_, [&] { return std::vector{params_figure(r.run.config)}; })[0], ctx,
+                      "forward");
+  }
+  if (s_.tab == ForwardTab::Families) {
+    // Independent of the model above: the two shapes run on their own seeded weights, so any scene can open them.
+    wrapped_text(tr("A GPT-2-shaped and a LLaMA-shaped model of the same size, each run once through the same "
+                    "forward pass on random weights. Each row is one step as its trace recorded it; the colour says "
+                    "whether the other model computes it the same way."),
+                 0.0f, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+    const plot::Figure& fig = shown_families_.get(result_, [&] {
+      return std::vector{families_figure(compare_family_steps(gpt2_shaped_config(), llama_shaped_config()))};
+    })[0];
+    plot::draw_figure(fig, ctx, "forward", fill(fig));
   }
   ImGui::TextDisabled(tr("computed in %.1f ms"), r.seconds * 1e3);
 }

@@ -145,6 +145,29 @@ int wrapped_rows(std::initializer_list<float> widths) {
   return rows;
 }
 
+bool wrapping_tabs(const char* id, const std::vector<std::string>& labels, int* selected) {
+  ImGui::PushID(id);
+  const int before = *selected;
+  const ImGuiStyle& style = ImGui::GetStyle();
+  for (size_t i = 0; i < labels.size(); ++i) {
+    const char* label = labels[i].c_str();
+    if (i > 0) same_line_if_fits(button_width(label));
+    const bool on = int(i) == *selected;
+    // The shown tab in the solid pressed-button colour, the others in the tab colour: told apart at a glance.
+    ImGui::PushStyleColor(ImGuiCol_Button, style.Colors[on ? ImGuiCol_ButtonActive : ImGuiCol_Tab]);
+    ImGui::PushStyleColor(ImGuiCol_ButtonHovered, style.Colors[on ? ImGuiCol_ButtonActive : ImGuiCol_TabHovered]);
+    ImGui::PushStyleColor(ImGuiCol_ButtonActive, style.Colors[ImGuiCol_ButtonActive]);
+    ImGui::PushID(int(i));
+    if (ImGui::Button(label)) *selected = int(i);
+    ImGui::PopID();
+    ImGui::PopStyleColor(3);
+    check_item_fits_across(std::string("tab \"") + label + "\"");
+  }
+  ImGui::Separator();
+  ImGui::PopID();
+  return *selected != before;
+}
+
 float button_width(const char* label) {
   return ImGui::CalcTextSize(label, nullptr, true).x + 2 * ImGui::GetStyle().FramePadding.x;
 }

@@ -39,6 +39,10 @@ void same_line_if_fits(float width);
 // How many lines a row of items `widths` wide takes at the current cursor when same_line_if_fits places each after
 // the first (to keep room for a row of buttons that may wrap, below a list that scrolls).
 int wrapped_rows(std::initializer_list<float> widths);
+// A row of tabs that wraps onto further rows when the labels do not fit one, each label whole (ImGui's tab bar
+// shrinks them to "Residua…" in a narrow column at 200%). `labels` are shown as given (translated by the caller);
+// `selected` is the index shown; returns true when a click changed it. A line under the row ends it.
+bool wrapping_tabs(const char* id, const std::vector<std::string>& labels, int* selected);
 // The width of a button labelled `label` (its text up to "##", plus the frame's padding).
 float button_width(const char* label);
 // Around a card's full-size Selectable (start page, lessons): hover and press wash the card faintly instead of in the

@@ -7,9 +7,11 @@
 #include <imgui_internal.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "app/app_state.h"
@@ -212,6 +214,57 @@ TEST_P(TextFit, TheShortcutsListFitsTheScreen) {
   EXPECT_LE(w->Pos.x + w->Size.x, 1280.5f) << what << ": past the screen's right edge";
   EXPECT_LE(w->Pos.y + w->Size.y, 720.5f) << what << ": below the screen";
   EXPECT_EQ(w->ScrollMax.x, 0.0f) << what << ": a row runs past the window's right edge";
+}
+
+// The forward stepper alone and beside a lesson (issue 44's replay at 200%): its view tabs show whole ("Residua…",
+// "Parame" in ImGui's tab bar, which shrinks tabs to fit one row), the block diagram's labels fit their boxes ("RMSNo",
+// "Attentio"), and the step row keeps inside its column (the step count ran past the edge, where the column's text
+// wrap stacked it into a ~200 px empty band). The fit problems come from views/widgets.h's checks in the stepper.
+TEST_P(TextFit, TheForwardStepperShowsItsTabsDiagramAndStepRowWhole) {
+  PanelSlot* forward = nullptr;
+  for (PanelSlot& slot : app_.panels)
+    if (slot.info.id == "forward") forward = &slot;
+  ASSERT_NE(forward, nullptr);
+  for (const bool beside_lesson : {false, true}) {
+    const std::string where = name_of(GetParam()) + (beside_lesson ? ", beside lesson 2" : ", alone");
+    app_.show_start_page = false;
+    if (beside_lesson) {
+      ASSERT_EQ(open_lesson_argument(app_, "2:3"), "");
+      frames(2);
+    }
+    for (PanelSlot& other : app_.panels) other.open = &other == forward;
+    app_.tiling.retile = true;
+    frames(2);
+    // The shipped language model loads on a worker: step until its trace is on screen (at most ~10 s).
+    for (int i = 0; i < 500 && forward->panel->figures().empty(); ++i) {
+      forward->panel->wait_idle();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      frames(1);
+    }
+    frames(2);
+    take_fit_problems();
+    frames(2);
+    expect_no_fit_problems("forward stepper" + std::string(beside_lesson ? " beside a lesson" : ""));
+    const ImGuiContext& g = *ImGui::GetCurrentContext();
+    // The stepper's figures column, and any ImGui tab bar drawn in it in the last frame: no tab narrower than its
+    // label ("Residua…") and none past the column's visible right edge (a tab bar in a column that scrolls sideways
+    // runs on past it, "Parame").
+    const ImGuiWindow* figures = nullptr;
+    for (const ImGuiWindow* w : g.Windows)
+      if (w->Active && w->RootWindow != w && std::string(w->Name).find("###forward/figures") != std::string::npos)
+        figures = w;
+    ASSERT_NE(figures, nullptr) << where;
+    for (int i = 0; i < GImGui->TabBars.GetMapSize(); ++i)
+      if (const ImGuiTabBar* bar = GImGui->TabBars.TryGetMapData(i); bar && bar->PrevFrameVisible >= g.FrameCount - 1)
+        for (const ImGuiTabItem& tab : bar->Tabs) {
+          const float right = bar->BarRect.Min.x + tab.Offset + tab.Width;
+          EXPECT_TRUE(tab.Width >= tab.ContentWidth - 0.5f && right <= figures->InnerClipRect.Max.x + 0.5f)
+              << where << ": tab \"" << bar->GetTabName(&tab) << "\" drawn " << tab.Width << " px wide for its "
+              << tab.ContentWidth << " px label, ending at x " << right << ", the column's edge at "
+              << figures->InnerClipRect.Max.x;
+        }
+    EXPECT_FALSE(forward->panel->figures().empty()) << where << ": no trace";
+  }
 }
 
 // Every panel, alone in the panel area (as a lecture opens it): each choice's current value fits its combo.

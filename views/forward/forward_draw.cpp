@@ -20,6 +20,7 @@
 #include "core/model/weights.h"
 #include "core/text/byte_tokenizer.h"
 #include "views/plot/figure.h"
+#include "views/plot/theme.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -80,13 +81,29 @@ void draw_block_diagram(const ModelConfig& config, const std::string& step_name,
   const float s = ctx.dpi_scale;
   const std::vector<BlockStage> order = block_order(config.placement);
   const int current = block_stage(step_name);
-  const float width = std::max(ImGui::GetContentRegionAvail().x, 300.0f * s);
-  const float arrow = 16.0f * s;
-  const float plus_r = 11.0f * s;  // residual adds are drawn as circled "+", the other four stages as boxes
-  const float box_w = (width - arrow * (kBlockStages + 1) - 2 * (2 * plus_r)) / 4.0f;
-  float text_h = 0;
-  for (BlockStage st : order) text_h = std::max(text_h, ImGui::CalcTextSize(stage_label(st, config).c_str()).y);
-  const float box_h = text_h + 12.0f * s, skip_h = 16.0f * s;
+  // Every label whole: in a narrow column (200% beside the controls) the whole diagram, labels, boxes and arrows, is
+  // drawn smaller, down to the 100% text size; only then do the boxes run past the column (it scrolls sideways).
+  // The labels were cut at the box edges ("RMSNo", "Attentio").
+  ImFont* font = ImGui::GetFont();
+  const float full = ImGui::GetFontSize();
+  float label_w = 0, label_h = 0;
+  for (BlockStage st : order) {
+    if (st == BlockStage::Residual1 || st == BlockStage::Residual2) continue;
+    const ImVec2 ts = ImGui::CalcTextSize(stage_label(st, config).c_str());
+    label_w = std::max(label_w, ts.x);
+    label_h = std::max(label_h, ts.y);
+  }
+  const float avail = std::max(ImGui::GetContentRegionAvail().x, 1.0f);
+  // At full size: kBlockStages + 1 arrows, two circled adds, four boxes each as wide as the widest label.
+  const float full_w = 16.0f * s * (kBlockStages + 1) + 2 * (2 * 11.0f * s) + 4 * (label_w + 2 * 6.0f * s);
+  const float shrink = std::clamp(avail / full_w, std::min(1.0f, plot::kBaseFontSize / full), 1.0f);
+  const float font_size = full * shrink, k = s * shrink;  // k: one logical pixel at the diagram's size
+  const float arrow = 16.0f * k;
+  const float plus_r = 11.0f * k;  // residual adds are drawn as circled "+", the other four stages as boxes
+  const float fixed_w = arrow * (kBlockStages + 1) + 2 * (2 * plus_r), pad = 6.0f * k;
+  const float box_w = std::max((avail - fixed_w) / 4.0f, label_w * shrink + 2 * pad);
+  const float width = fixed_w + 4 * box_w;
+  const float box_h = label_h * shrink + 12.0f * k, skip_h = 16.0f * k;
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec4 text_v = ImGui::GetStyleColorVec4(ImGuiCol_Text);
@@ -95,10 +112,10 @@ void draw_block_diagram(const ModelConfig& config, const std::string& step_name,
   const ImU32 box_fill = col(ImGui::GetStyleColorVec4(ImGuiCol_FrameBg));
   const ImU32 hot_fill = col(ImGui::GetStyleColorVec4(ImGuiCol_PlotHistogram));
   const ImU32 hot_text = col(ImVec4(0.05f, 0.05f, 0.05f, 1.0f));
-  const float y0 = origin.y + skip_h, y1 = y0 + box_h, ymid = (y0 + y1) * 0.5f, top = origin.y + 2.0f * s;
+  const float y0 = origin.y + skip_h, y1 = y0 + box_h, ymid = (y0 + y1) * 0.5f, top = origin.y + 2.0f * k;
   auto arrow_to = [&](float xa, float xb) {
-    dl->AddLine(ImVec2(xa, ymid), ImVec2(xb - 5 * s, ymid), faint, 1.5f * s);
-    dl->AddTriangleFilled(ImVec2(xb - 6 * s, ymid - 4 * s), ImVec2(xb - 6 * s, ymid + 4 * s), ImVec2(xb, ymid), faint);
+    dl->AddLine(ImVec2(xa, ymid), ImVec2(xb - 5 * k, ymid), faint, 1.5f * s);
+    dl->AddTriangleFilled(ImVec2(xb - 6 * k, ymid - 4 * k), ImVec2(xb - 6 * k, ymid + 4 * k), ImVec2(xb, ymid), faint);
   };
 
   float x = origin.x;
@@ -117,27 +134,28 @@ void draw_block_diagram(const ModelConfig& config, const std::string& step_name,
       // The skip connection: from the branch point over the top into the "+".
       dl->AddLine(ImVec2(branch_x, ymid), ImVec2(branch_x, top), faint, 1.5f * s);
       dl->AddLine(ImVec2(branch_x, top), ImVec2(c.x, top), faint, 1.5f * s);
-      dl->AddLine(ImVec2(c.x, top), ImVec2(c.x, c.y - plus_r - 5 * s), faint, 1.5f * s);
-      dl->AddTriangleFilled(ImVec2(c.x - 4 * s, c.y - plus_r - 6 * s), ImVec2(c.x + 4 * s, c.y - plus_r - 6 * s),
+      dl->AddLine(ImVec2(c.x, top), ImVec2(c.x, c.y - plus_r - 5 * k), faint, 1.5f * s);
+      dl->AddTriangleFilled(ImVec2(c.x - 4 * k, c.y - plus_r - 6 * k), ImVec2(c.x + 4 * k, c.y - plus_r - 6 * k),
                             ImVec2(c.x, c.y - plus_r), faint);
       x += 2 * plus_r;
       branch_x = x + arrow * 0.5f;  // the next skip leaves after this add
     } else {
       const ImVec2 a(x, y0), b(x + box_w, y1);
-      dl->AddRectFilled(a, b, hot ? hot_fill : box_fill, 6.0f * s);
-      dl->AddRect(a, b, hot ? hot_fill : faint, 6.0f * s, 0, hot ? 2.5f * s : 1.0f * s);
+      dl->AddRectFilled(a, b, hot ? hot_fill : box_fill, 6.0f * k);
+      dl->AddRect(a, b, hot ? hot_fill : faint, 6.0f * k, 0, hot ? 2.5f * s : 1.0f * s);
       const std::string label = stage_label(st, config);
-      const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
+      const ImVec2 ts = font->CalcTextSizeA(font_size, FLT_MAX, 0.0f, label.c_str());
+      check_text_fits("block diagram label \"" + label + "\"", ts.x, box_w - 2 * pad + 0.5f);
       dl->PushClipRect(a, b, true);
-      dl->AddText(ImVec2(x + std::max((box_w - ts.x) * 0.5f, 3.0f * s), ymid - ts.y * 0.5f), hot ? hot_text : text,
-                  label.c_str());
+      dl->AddText(font, font_size, ImVec2(x + std::max((box_w - ts.x) * 0.5f, pad), ymid - ts.y * 0.5f),
+                  hot ? hot_text : text, label.c_str());
       dl->PopClipRect();
       x += box_w;
     }
     arrow_to(x, x + arrow);
     x += arrow;
   }
-  ImGui::Dummy(ImVec2(width, skip_h + box_h + 4.0f * s));
+  ImGui::Dummy(ImVec2(width, skip_h + box_h + 4.0f * k));
   if (current < 0) ImGui::TextDisabled("%s", tr("The current step is outside the blocks (embedding or output head)."));
 }
 

@@ -37,7 +37,8 @@ std::string percent(double fraction) {
 std::string prompt_unfit(const StepperModel& m, const std::string& text, bool bos) {
   std::vector<int> ids;
   std::string why;
-  if (!m.vocabulary->encode(text, bos, &ids, &why)) return why.empty() ? std::string(tr("the tokenizer refused it")) : why;
+  if (!m.vocabulary->encode(text, bos, &ids, &why))
+    return why.empty() ? std::string(tr("the tokenizer refused it")) : why;
   if (ids.empty()) return tr("the tokenizer gave no tokens");
   if (static_cast<int>(ids.size()) > m.config.max_seq)
     return subst(tr("{0} tokens, above the model's context of {1}"),
@@ -123,8 +124,9 @@ bool ForwardPanel::sync_model() {
       if (out->ok && !card.example.empty()) out->model.example = card.example;
       if (out->ok && card.example.empty() && card.language == "zh") out->model.example = "床前明月光，疑是地上霜。";
       if (out->ok && (!card.corpus.empty() || card.heldout_bits_per_char > 0))
-        out->model.source =
-            ShippedLanguageModel{fs_name(key.second), key.second, card}.label() + " (" + out->model.source + ")";
+        // The parentheses are translatable: Chinese uses full-width （）.
+        out->model.source = subst(
+            tr("{0} ({1})"), {ShippedLanguageModel{fs_name(key.second), key.second, card}.label(), out->model.source});
     } else {
       out->ok = load_task_checkpoint(key.second, &out->model, &out->error);
     }
@@ -307,9 +309,9 @@ void ForwardPanel::draw_language_models() {
     // The label wrapped inside the row (a Selectable's own text is one line: cut after the number at 200%).
     const std::string label = lm.label();
     const ImVec2 at = ImGui::GetCursorScreenPos();
-    const std::vector<std::string> lines = plot::wrap_plain_text(
-        label, std::max(1.0f, ImGui::GetContentRegionAvail().x),
-        [](std::string_view s) { return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x; });
+    const std::vector<std::string> lines =
+        plot::wrap_plain_text(label, std::max(1.0f, ImGui::GetContentRegionAvail().x),
+                              [](std::string_view s) { return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x; });
     const float height = float(lines.size()) * ImGui::GetTextLineHeight();
     const bool clicked = ImGui::Selectable(("###lm_" + lm.name).c_str(), shown, 0, ImVec2(0, height));
     const ImVec2 after = ImGui::GetCursorScreenPos();

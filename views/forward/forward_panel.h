@@ -132,8 +132,6 @@ class ForwardPanel : public Panel {
   int step_ = 0;                             // index of s_.step in result_'s trace
   bool reveal_step_ = false;
   double play_clock_ = 0;  // seconds accumulated towards the next step while playing
-  std::optional<ForwardTab>
-      shown_tab_;  // the tab selected on screen last frame (differs from s_.tab after a scene load)
   // Each tab's figure, rebuilt only when the result or what the tab shows of it changes (draw runs every frame).
   FigureCache<std::pair<ForwardResultPtr, int>> shown_step_, shown_strip_, shown_residual_;  // (result, step or layer)
   FigureCache<ForwardResultPtr> shown_params_, shown_lens_, shown_families_;
