@@ -1,5 +1,3 @@
-#include "core/eigen_decompositions.h"  // first: Eigen's SVD under its warning pragma
-
 #include "core/experiments/high_dim_geometry.h"
 
 #include <algorithm>
@@ -11,7 +9,9 @@
 #include "core/assets.h"
 #include "core/base/i18n.h"
 #include "core/io/safetensors.h"
+#include "core/ops/lora.h"
 #include "core/random.h"
+#include "core/ops/softmax.h"
 
 namespace tw {
 
@@ -78,15 +78,6 @@ double far_near_ratio(std::mt19937_64& rng, int d, int points) {
     hi = std::max(hi, s);
   }
   return std::sqrt(hi / lo);
-}
-
-std::vector<double> softmax(const std::vector<double>& s) {
-  const double m = *std::max_element(s.begin(), s.end());
-  std::vector<double> p(s.size());
-  double z = 0;
-  for (size_t i = 0; i < s.size(); ++i) z += p[i] = std::exp(s[i] - m);
-  for (double& x : p) x /= z;
-  return p;
 }
 
 // Key 0 has a large norm and points only loosely towards q (cos 0.3); key 1 points closely (cos 0.8) at the common
@@ -163,11 +154,11 @@ Spectrum matrix_spectrum(const std::vector<float>& w, int rows, int cols, int ra
   Spectrum s;
   s.rows = rows;
   s.cols = cols;
-  Eigen::MatrixXd m(rows, cols);
-  for (int i = 0; i < rows; ++i)
-    for (int j = 0; j < cols; ++j) m(i, j) = w[size_t(i) * cols + j];
-  const Eigen::BDCSVD<Eigen::MatrixXd> svd(m, Eigen::ComputeThinU | Eigen::ComputeThinV);
-  const Eigen::VectorXd sv = svd.singularValues();
+  // The one SVD of core (ops/lora): a second BDCSVD instantiation here cost about a minute of sanitizer build.
+  const Mat mf = Eigen::Map<const Mat>(w.data(), rows, cols);
+  const Svd svd = svd_decompose(mf);
+  const MatD m = mf.cast<double>();
+  const VecD& sv = svd.sigma;
   const int k = static_cast<int>(sv.size());
   s.singular.assign(sv.data(), sv.data() + k);
   s.frobenius2 = m.squaredNorm();
@@ -189,8 +180,7 @@ Spectrum matrix_spectrum(const std::vector<float>& w, int rows, int cols, int ra
   }
   s.rank_r = std::clamp(rank_r, 0, k);
   const int r = s.rank_r;
-  const Eigen::MatrixXd approx =
-      svd.matrixU().leftCols(r) * sv.head(r).asDiagonal() * svd.matrixV().leftCols(r).transpose();
+  const MatD approx = svd.U.leftCols(r) * sv.head(r).asDiagonal() * svd.V.leftCols(r).transpose();
   s.reconstructed_error = (m - approx).squaredNorm();
   return s;
 }

@@ -2,6 +2,8 @@
 #include "core/experiments/lora_rank_sweep.h"
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 
 #include "core/base/i18n.h"
 #include "core/train/trainer.h"
@@ -65,6 +67,8 @@ LoraSweep run_lora_sweep(const LoraSweepParams& p, const std::function<bool(floa
   const bool have_layout = lora_create(p.model, settings_of(p, 1).lora_spec, &layout, &error);
   const double total = std::max(1, lora_sweep_steps(p));
   int done = 0;
+  // Every run starts from the same function (the base weights; a new adapter's B is zero), so the base is scored once.
+  std::optional<Evaluation> base;
   for (size_t k = 0; k < ranks.size(); ++k) {
     const int rank = ranks[k];
     Trainer t;
@@ -78,8 +82,11 @@ LoraSweep run_lora_sweep(const LoraSweepParams& p, const std::function<bool(floa
     LoraSweepRun run;
     run.rank = rank;
     run.trainable = t.trainable_parameters();
-    const Evaluation e0 = t.evaluate();
-    if (k == 0) out.base_loss = e0.loss, out.base_accuracy = e0.accuracy, out.base_bits = e0.bits_per_char;
+    if (!base) {
+      base = t.evaluate();
+      out.base_loss = base->loss, out.base_accuracy = base->accuracy, out.base_bits = base->bits_per_char;
+    }
+    const Evaluation& e0 = *base;
     const auto record = [&](int step, double loss, double bits) {
       run.eval_steps.push_back(step);
       run.val_loss.push_back(loss);
@@ -100,7 +107,10 @@ LoraSweep run_lora_sweep(const LoraSweepParams& p, const std::function<bool(floa
         return out;
       }
     }
-    const Evaluation e = t.evaluate();
+    // The trainer evaluated after its last step when that step was on the evaluation interval.
+    const bool last_evaluated = !t.history().empty() && t.history().back().step == t.steps_done() &&
+                                std::isfinite(t.history().back().val_loss);
+    const Evaluation e = last_evaluated ? evaluation_of(t.history().back()) : t.evaluate();
     run.final_loss = e.loss;
     run.final_accuracy = e.accuracy;
     run.final_bits = e.bits_per_char;
@@ -109,13 +119,13 @@ LoraSweep run_lora_sweep(const LoraSweepParams& p, const std::function<bool(floa
       for (const LoraSlot& slot : lora->slots) {
         Mat delta;
         lora_delta(delta, slot.adapter);  // s·B A
-        run.spectra.push_back({slot.layer, slot.module, svd_decompose(delta).sigma});
+        run.spectra.push_back({slot.layer, slot.module, singular_values(delta)});
       }
     } else if (have_layout) {
       for (const LoraSlot& slot : layout.slots) {
         const Mat delta =
             lora_base_matrix(t.weights(), slot.layer, slot.module) - lora_base_matrix(*p.base, slot.layer, slot.module);
-        run.spectra.push_back({slot.layer, slot.module, svd_decompose(delta).sigma});
+        run.spectra.push_back({slot.layer, slot.module, singular_values(delta)});
       }
     }
     out.runs.push_back(std::move(run));

@@ -65,6 +65,12 @@ Svd svd_decompose(const Mat& M) {
   return s;
 }
 
+VecD singular_values(const Mat& M) {
+  const Eigen::MatrixXd md = M.cast<double>();
+  const Eigen::BDCSVD<Eigen::MatrixXd> solver(md);
+  return solver.singularValues();
+}
+
 void svd_truncate(Mat& out, const Svd& s, int r) {
   // U: (m, k)   σ: (k)   V: (n, k)   out: (m, n)
   const int k = static_cast<int>(s.sigma.size());

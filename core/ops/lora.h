@@ -55,6 +55,8 @@ struct Svd {
   MatD V;      // (n, k)
 };
 Svd svd_decompose(const Mat& M);
+// σ of M alone, descending (k): the same decomposition without forming U and V, for spectra drawn every step.
+VecD singular_values(const Mat& M);
 // Best rank-r approximation U_r diag(σ_r) V_rᵀ (r clamped to [0, k]).  out: (m, n)
 void svd_truncate(Mat& out, const Svd& s, int r);
 // Eckart–Young error of the rank-r truncation: √(Σ_{i ≥ r} σ_i²).

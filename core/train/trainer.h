@@ -83,6 +83,11 @@ struct Evaluation {
   double bits_per_char = kNoValue;  // language task: total −log₂ p over the held-out text / its characters
 };
 
+// The evaluation a metrics row holds (NaN fields when the row's step did not evaluate).
+inline Evaluation evaluation_of(const MetricsRow& row) {
+  return {.loss = row.val_loss, .accuracy = row.accuracy, .log_z = row.log_z, .bits_per_char = row.bits_per_char};
+}
+
 // A text the model wrote during training: after `step` steps, at temperature kSampleTemperature.
 struct TrainSample {
   int step = 0;

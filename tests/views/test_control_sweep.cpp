@@ -68,7 +68,15 @@ std::string first_non_finite(const plot::Layout& layout) {
   return "";
 }
 
-// The values a control is driven to: minimum, maximum and three seeded random values inside the range.
+// Seeded random values per numeric control: three in the Release stage, one under the sanitizers, where every
+// panel recompute costs several times more and the extremes (what the sanitizers are there for) are swept anyway.
+#ifdef TW_SANITIZED
+constexpr int kRandomValues = 1;
+#else
+constexpr int kRandomValues = 3;
+#endif
+
+// The values a control is driven to: minimum, maximum and kRandomValues seeded random values inside the range.
 std::vector<nlohmann::json> sweep_values(const Control& c, std::mt19937& rng) {
   std::vector<nlohmann::json> out;
   switch (c.type) {
@@ -77,13 +85,13 @@ std::vector<nlohmann::json> sweep_values(const Control& c, std::mt19937& rng) {
       const int lo = int(c.min), hi = int(c.max);
       out = {lo, hi};
       std::uniform_int_distribution<int> d(lo, hi);
-      for (int i = 0; i < 3; ++i) out.push_back(d(rng));
+      for (int i = 0; i < kRandomValues; ++i) out.push_back(d(rng));
       break;
     }
     case ControlType::Float: {
       out = {c.min, c.max};
       std::uniform_real_distribution<double> d(c.min, c.max);
-      for (int i = 0; i < 3; ++i) out.push_back(d(rng));
+      for (int i = 0; i < kRandomValues; ++i) out.push_back(d(rng));
       break;
     }
     case ControlType::Enum:

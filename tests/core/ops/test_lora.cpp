@@ -106,6 +106,20 @@ TEST(TruncatedSvd, SingularValuesMatchNumpy) {
   EXPECT_NEAR(s.sigma[2], 2.46360568, 1e-6);
 }
 
+TEST(TruncatedSvd, SingularValuesAloneMatchNumpyAndTheFullDecomposition) {
+  const VecD sigma = singular_values(small_matrix());
+  ASSERT_EQ(sigma.size(), 3);
+  EXPECT_NEAR(sigma[0], 5.12438253, 1e-6);
+  EXPECT_NEAR(sigma[1], 4.23336164, 1e-6);
+  EXPECT_NEAR(sigma[2], 2.46360568, 1e-6);
+  // A wide random matrix (BDCSVD's divide and conquer past 16 columns): σ alone equal the full decomposition's.
+  const Mat M = uniform_mat(24, 40, 5);
+  const VecD alone = singular_values(M), full = svd_decompose(M).sigma;
+  ASSERT_EQ(alone.size(), 24);
+  for (int i = 0; i < 24; ++i) EXPECT_NEAR(alone[i], full[i], 1e-9 * full[0]) << "i = " << i;
+  for (int i = 1; i < 24; ++i) EXPECT_LE(alone[i], alone[i - 1]);
+}
+
 TEST(TruncatedSvd, RankOneMatchesNumpy) {
   Mat approx;
   svd_truncate(approx, svd_decompose(small_matrix()), 1);
