@@ -4,17 +4,12 @@
 
 #include "core/experiments/model_bits.h"
 #include "core/model/forward.h"
+#include "core/ops/softmax.h"
 
 namespace tw {
 
 namespace {
 
-// log softmax of one logits row, in double.
-Eigen::VectorXd log_softmax(const Mat& logits, Eigen::Index t) {
-  const Eigen::VectorXd row = logits.row(t).cast<double>().transpose();
-  const double top = row.maxCoeff();
-  return row.array() - (top + std::log((row.array() - top).exp().sum()));
-}
 
 }  // namespace
 
@@ -37,16 +32,20 @@ BlockLayoutComparison compare_block_layouts(const StepperModel& model, const std
   std::vector<double> layer_diff2(size_t(L), 0.0), layer_norm2(size_t(L), 0.0);
   double bits_ser = 0, bits_par = 0, diff2 = 0, norm2 = 0, kl = 0;
   int64_t agree = 0;
+  std::vector<std::string> residuals;  // the one step of each block the comparison reads
+  for (int l = 0; l < L; ++l) residuals.push_back("layers." + std::to_string(l) + ".mlp.residual");
   for (const std::vector<int>& w : s.windows) {
     Mat ls, lp;
     Trace ts, tp;
+    ts.keep_only(residuals);
+    tp.keep_only(residuals);
     if (!forward(ls, &ts, *model.weights, serial, w, &out.error) ||
         !forward(lp, &tp, *model.weights, parallel, w, &out.error))
       return out;
     bits_ser += window_bits(ls, w);
     bits_par += window_bits(lp, w);
     for (int l = 0; l < L; ++l) {
-      const std::string name = "layers." + std::to_string(l) + ".mlp.residual";
+      const std::string& name = residuals[size_t(l)];
       const Mat& xs = ts.find(name)->value;
       layer_diff2[size_t(l)] += (tp.find(name)->value - xs).cast<double>().squaredNorm();
       layer_norm2[size_t(l)] += xs.cast<double>().squaredNorm();
@@ -59,8 +58,11 @@ BlockLayoutComparison compare_block_layouts(const StepperModel& model, const std
       ls.row(t).maxCoeff(&top_s);
       lp.row(t).maxCoeff(&top_p);
       agree += top_s == top_p;
-      const Eigen::VectorXd a = log_softmax(ls, t), b = log_softmax(lp, t);
-      kl += (a.array().exp() * (a - b).array()).sum() / std::log(2.0);
+      const int V = static_cast<int>(ls.cols());
+      const std::vector<double> a = log_softmax(ls.row(t).data(), V), b = log_softmax(lp.row(t).data(), V);
+      double kl_row = 0;
+      for (int v = 0; v < V; ++v) kl_row += std::exp(a[size_t(v)]) * (a[size_t(v)] - b[size_t(v)]);
+      kl += kl_row / std::log(2.0);
     }
     out.tokens_scored += scored;
   }

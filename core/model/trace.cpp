@@ -1,5 +1,7 @@
 #include "core/model/trace.h"
 
+#include <algorithm>
+
 #include "core/base/i18n.h"
 
 namespace tw {
@@ -23,14 +25,14 @@ std::vector<int64_t> TraceStep::sizes() const {
 
 void Trace::record(std::string name, std::string title, std::string formula, std::vector<std::string> inputs,
                    const Mat& value, std::vector<TraceDim> shape, int layer, double flops, double bytes) {
-  if (!enabled_) return;
+  if (!enabled_ || !wanted(name)) return;
   record(std::move(name), std::move(title), std::move(formula), std::move(inputs), Mat(value), std::move(shape), layer,
          flops, bytes);
 }
 
 void Trace::record(std::string name, std::string title, std::string formula, std::vector<std::string> inputs,
                    Mat&& value, std::vector<TraceDim> shape, int layer, double flops, double bytes) {
-  if (!enabled_) return;
+  if (!enabled_ || !wanted(name)) return;
   TraceStep step;
   step.name = std::move(name);
   step.title = std::move(title);
@@ -42,6 +44,10 @@ void Trace::record(std::string name, std::string title, std::string formula, std
   step.flops = flops;
   step.bytes = bytes;
   steps_.push_back(std::move(step));
+}
+
+bool Trace::wanted(const std::string& name) const {
+  return keep_only_.empty() || std::find(keep_only_.begin(), keep_only_.end(), name) != keep_only_.end();
 }
 
 const TraceStep* Trace::find(const std::string& name) const {

@@ -46,6 +46,9 @@ class Trace {
   bool enabled() const { return enabled_; }
   void set_enabled(bool on) { enabled_ = on; }
   void clear() { steps_.clear(); }
+  // Records only the steps with these names from now on (all of them when the list is empty): a caller that reads
+  // two steps of each pass does not copy the dozens of others.
+  void keep_only(std::vector<std::string> names) { keep_only_ = std::move(names); }
 
   // Appends a step (value copied) when enabled; does nothing when disabled.
   void record(std::string name, std::string title, std::string formula, std::vector<std::string> inputs,
@@ -61,7 +64,10 @@ class Trace {
   double total_flops() const;
 
  private:
+  bool wanted(const std::string& name) const;
+
   bool enabled_ = true;
+  std::vector<std::string> keep_only_;
   std::vector<TraceStep> steps_;
 };
 

@@ -36,6 +36,23 @@ Mat run(const ModelConfig& c, uint64_t seed, Trace* trace = nullptr) {
   return logits;
 }
 
+// A trace told to keep two steps records those two, with the values the full trace holds, and the same logits.
+TEST(Trace, KeepOnlyRecordsTheNamedStepsOfARealPassWithTheirValues) {
+  Trace full, some;
+  some.keep_only({"layers.1.mlp.residual", "layers.0.attn.probs"});
+  const Mat a = run(config_a(), 1, &full), b = run(config_a(), 1, &some);
+  EXPECT_EQ(max_abs_diff(a, b), 0.0f);
+  ASSERT_GT(full.steps().size(), 10u);
+  ASSERT_EQ(some.steps().size(), 2u);
+  EXPECT_EQ(some.steps()[0].name, "layers.0.attn.probs");  // in the pass's order, not the list's
+  for (const TraceStep& step : some.steps()) {
+    const TraceStep* ref = full.find(step.name);
+    ASSERT_NE(ref, nullptr) << step.name;
+    EXPECT_EQ(step.value, ref->value) << step.name;
+    EXPECT_EQ(step.sizes(), ref->sizes()) << step.name;
+  }
+}
+
 // Reference values: bench/pytorch_forward.py's hand-written PyTorch forward (torch 1.13, /usr/bin/python3) on
 // the checkpoints `transformer-workbench dump --config X --text "Hi there!" --seed N` wrote for these configs
 // (seed 1 for A, 2 for B); the dumped weights are the ones init_weights produces here.
