@@ -18,6 +18,7 @@
 #include "core/experiments/decoding_settings.h"
 #include "core/experiments/information.h"
 #include "core/ops/sampling.h"
+#include "core/ops/softmax.h"
 #include "views/handoffs.h"
 #include "views/plot/plot_imgui.h"
 #include "views/recompute.h"
@@ -92,12 +93,12 @@ ResultPtr compute(const DecodingState& s, Progress&) {
   r->logits_p = std::move(in.logits_p);
   r->logits_q = std::move(in.logits_q);
 
-  r->p = softmax_distribution(r->logits_p, s.temp_p);
-  r->q = softmax_distribution(r->logits_q, s.temp_q);
+  r->p = softmax(r->logits_p, s.temp_p);
+  r->q = softmax(r->logits_q, s.temp_q);
   r->info = information_measures(r->p, r->q);
   for (int i = 0; i <= 40; ++i) {  // q's temperature from 0.1 to 10 on a log grid
     const double t = std::pow(10.0, -1.0 + i / 20.0);
-    const InformationMeasures m = information_measures(r->p, softmax_distribution(r->logits_q, t));
+    const InformationMeasures m = information_measures(r->p, softmax(r->logits_q, t));
     if (!std::isfinite(m.cross_entropy) || !std::isfinite(m.kl_qp)) continue;  // q underflowed to 0 somewhere
     r->sweep_t.push_back(t);
     r->sweep_ce.push_back(m.cross_entropy);

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/base/i18n.h"
+#include "core/ops/softmax.h"
 
 namespace tw {
 
@@ -55,16 +56,6 @@ InformationMeasures information_measures(const std::vector<double>& p, const std
   m.kl_qp = kl_bits(q, p);
   m.perplexity = std::exp2(m.cross_entropy);
   return m;
-}
-
-std::vector<double> softmax_distribution(const std::vector<double>& logits, double temperature) {
-  std::vector<double> p(logits.size());
-  if (logits.empty()) return p;
-  const double mx = *std::max_element(logits.begin(), logits.end());
-  double sum = 0.0;
-  for (size_t i = 0; i < logits.size(); ++i) sum += p[i] = std::exp((logits[i] - mx) / temperature);
-  for (double& v : p) v /= sum;
-  return p;
 }
 
 double perplexity_from_loss(double mean_loss_nats) { return std::exp(mean_loss_nats); }

@@ -29,9 +29,6 @@ std::string check_distribution(const std::vector<double>& p);
 // p and q: (V) distributions of the same length (check_distribution each).
 InformationMeasures information_measures(const std::vector<double>& p, const std::vector<double>& q);
 
-// softmax(logits / temperature) in double: how the panel's editable distributions are shaped. temperature > 0.
-std::vector<double> softmax_distribution(const std::vector<double>& logits, double temperature = 1.0);
-
 // Perplexity of a mean next-token loss in nats (what training reports): exp(loss).
 double perplexity_from_loss(double mean_loss_nats);
 // The loss of a uniform guess over `vocab` tokens, in nats: ln V (its perplexity is V). The baseline a model

@@ -4,6 +4,7 @@
 
 #include "core/base/i18n.h"
 #include "core/ops/norm.h"
+#include "core/ops/softmax.h"
 
 namespace tw {
 
@@ -52,15 +53,15 @@ bool logit_lens(LogitLens* out, const Trace& trace, const ModelWeights& w, const
     }
     logits.noalias() = normed * w.head().transpose();  // (T, V)
     if (c.final_softcap > 0) logits = (logits.array() / c.final_softcap).tanh() * c.final_softcap;
-    // softmax(z)_j = exp(z_j − max) / Σ exp(z − max): only the max, the sum and two entries are needed.
+    // softmax(z)_j = exp(z_j − log Σ exp z): only the normaliser and two entries are needed.
     for (int t = 0; t < T; ++t) {
       Eigen::Index best = 0;
       const float zmax = logits.row(t).maxCoeff(&best);
-      const double sum = (logits.row(t).array() - zmax).exp().cast<double>().sum();
+      const double lse = log_sum_exp(logits.row(t).data(), static_cast<int>(logits.cols()));
       if (r == R - 1) lens.final_token[static_cast<size_t>(t)] = static_cast<int>(best);
       lens.top_token[static_cast<size_t>(r * T + t)] = static_cast<int>(best);
-      lens.top_prob(r, t) = 1.0 / sum;
-      lens.final_prob(r, t) = std::exp(double(logits(t, lens.final_token[size_t(t)])) - zmax) / sum;
+      lens.top_prob(r, t) = std::exp(double(zmax) - lse);
+      lens.final_prob(r, t) = std::exp(double(logits(t, lens.final_token[size_t(t)])) - lse);
     }
   }
   *out = std::move(lens);

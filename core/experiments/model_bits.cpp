@@ -6,6 +6,7 @@
 #include "core/base/i18n.h"
 #include "core/base/utf8.h"
 #include "core/model/forward.h"
+#include "core/ops/softmax.h"
 
 namespace tw {
 
@@ -37,10 +38,8 @@ ScoringWindows scoring_windows(const StepperModel& model, const std::vector<std:
 double window_bits(const Mat& logits, const std::vector<int>& w, size_t first) {
   double bits = 0;
   for (size_t t = first; t + 1 < w.size(); ++t) {
-    const auto row = logits.row(long(t)).cast<double>();
-    const double top = row.maxCoeff();
-    const double log_z = top + std::log((row.array() - top).exp().sum());
-    bits += (log_z - row(w[t + 1])) / std::log(2.0);
+    const double log_z = log_sum_exp(logits.row(long(t)).data(), static_cast<int>(logits.cols()));
+    bits += (log_z - double(logits(long(t), w[t + 1]))) / std::log(2.0);
   }
   return bits;
 }

@@ -14,6 +14,7 @@
 #include "core/ops/rope.h"
 #include "core/train/model_train.h"
 #include "core/train/optimizer.h"
+#include "core/ops/softmax.h"
 
 namespace tw {
 
@@ -154,10 +155,7 @@ std::vector<double> loss_per_position(const Mat& logits, const Batch& b) {
       const int row = s * b.T + t, y = b.targets[row];
       if (y < 0) continue;
       const float* x = logits.data() + static_cast<Eigen::Index>(row) * V;
-      const double mx = *std::max_element(x, x + V);
-      double z = 0;
-      for (int v = 0; v < V; ++v) z += std::exp(x[v] - mx);
-      sum[t + 1] += std::log(z) - (x[y] - mx);
+      sum[t + 1] += log_sum_exp(x, V) - x[y];
       ++count[t + 1];
     }
   std::vector<double> out(b.T, std::numeric_limits<double>::quiet_NaN());

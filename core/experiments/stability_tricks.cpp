@@ -66,19 +66,16 @@ ZLossCurve z_loss_curve(double coef, double lo, double hi, int n) {
   r.coef = coef;
   const int V = 8;
   const MatD base = (MatD(1, V) << 2.0, 1.0, 0.5, 0.0, 0.0, -0.5, -1.0, -2.0).finished();
-  double lz0 = 0;
-  for (int v = 0; v < V; ++v) lz0 += std::exp(base(0, v));
-  lz0 = std::log(lz0);
+  const double lz0 = log_sum_exp(base.data(), V);
   const int target = 0;
   for (int i = 0; i < n; ++i) {
     const double want = lo + (hi - lo) * i / (n - 1);
     const MatD logits = (base.array() + (want - lz0)).matrix();  // shifted so that log Z = want
     VecD logz;
     const double term = z_loss_forward<double>(logz, logits, &target, 1, coef);
-    MatD probs = logits, d = MatD::Zero(1, V);
-    const double mx = logits.maxCoeff();
-    probs = (logits.array() - mx).exp().matrix();
-    probs /= probs.sum();
+    MatD probs(1, V), d = MatD::Zero(1, V);
+    const std::vector<double> p = softmax(std::vector<double>(logits.data(), logits.data() + V));
+    for (int v = 0; v < V; ++v) probs(0, v) = p[size_t(v)];
     z_loss_backward<double>(d, probs, logz, &target, 1, coef);
     r.log_z.push_back(logz[0]);
     r.term.push_back(term);

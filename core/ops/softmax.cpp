@@ -1,5 +1,6 @@
 #include "core/ops/softmax.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <limits>
@@ -45,6 +46,44 @@ int softmax_rows(Mat& out, const Mat& logits, float temperature, std::vector<cha
     }
   }
   return n_empty;
+}
+
+namespace {
+
+template <class S>
+double log_sum_exp_of(const S* x, int n) {
+  if (n <= 0) return -std::numeric_limits<double>::infinity();
+  S mx = x[0];
+  for (int j = 1; j < n; ++j) mx = x[j] > mx ? x[j] : mx;
+  const double m = static_cast<double>(mx);
+  if (std::isinf(m) && m < 0) return m;  // every entry −∞: the sum is 0
+  double z = 0.0;
+  for (int j = 0; j < n; ++j) z += std::exp(static_cast<double>(x[j]) - m);
+  return m + std::log(z);
+}
+
+}  // namespace
+
+double log_sum_exp(const float* x, int n) { return log_sum_exp_of(x, n); }
+double log_sum_exp(const double* x, int n) { return log_sum_exp_of(x, n); }
+
+std::vector<double> log_softmax(const float* x, int n) {
+  const double lse = log_sum_exp(x, n);
+  std::vector<double> out(static_cast<size_t>(std::max(n, 0)));
+  for (int j = 0; j < n; ++j) out[size_t(j)] = static_cast<double>(x[j]) - lse;
+  return out;
+}
+
+std::vector<double> softmax(const std::vector<double>& x, double temperature) {
+  assert(temperature > 0.0);
+  std::vector<double> p(x.size());
+  if (x.empty()) return p;
+  double mx = x[0];
+  for (double v : x) mx = v > mx ? v : mx;
+  double sum = 0.0;
+  for (size_t i = 0; i < x.size(); ++i) sum += p[i] = std::exp((x[i] - mx) / temperature);
+  for (double& v : p) v /= sum;
+  return p;
 }
 
 double entropy_bits(const float* p, int n) {

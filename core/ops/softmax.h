@@ -19,6 +19,15 @@ int softmax_rows(Mat& out, const Mat& logits, float temperature = 1.0f, std::vec
 // value is −∞ (the row is then zeroed).
 bool softmax_inplace(float* row, int n, float temperature = 1.0f);
 
+// log Σ_j exp(x_j) of one row of n values, in double with the maximum taken out first (every exponent ≤ 0):
+// the normaliser of log softmax, of cross-entropy and of z-loss. −∞ when every value is −∞ (or n == 0).
+double log_sum_exp(const float* x, int n);
+double log_sum_exp(const double* x, int n);
+// log softmax(x)_j = x_j − log Σ_k exp(x_k), in double.  x: (n)  returns (n)
+std::vector<double> log_softmax(const float* x, int n);
+// softmax(x / τ) of a vector of doubles (τ > 0), for the panels' small distributions; empty in, empty out.
+std::vector<double> softmax(const std::vector<double>& x, double temperature = 1.0);
+
 // Shannon entropy in bits, −Σ p log2 p, skipping zero entries. p is assumed to sum to 1.
 double entropy_bits(const float* p, int n);
 inline double entropy_bits(const RowVec& p) { return entropy_bits(p.data(), static_cast<int>(p.size())); }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/ops/softmax.h"
+
 namespace tw {
 
 template <class S>
@@ -15,10 +17,7 @@ double z_loss_forward(VecT<S>& logz, const MatT<S>& logits, const int* targets, 
   for (int i = 0; i < N; ++i) {  // one row per work item; log-sum-exp subtracts the row max
     if (targets[i] < 0) continue;
     const S* x = logits.data() + static_cast<Eigen::Index>(i) * V;
-    const S mx = *std::max_element(x, x + V);
-    double z = 0.0;
-    for (int v = 0; v < V; ++v) z += std::exp(static_cast<double>(x[v] - mx));
-    const double lz = static_cast<double>(mx) + std::log(z);
+    const double lz = log_sum_exp(x, V);
     logz[i] = static_cast<S>(lz);
     sum += lz * lz;
     ++n;

@@ -3,6 +3,7 @@
 
 #include "core/base/i18n.h"
 #include "core/base/utf8.h"
+#include "core/ops/softmax.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -134,11 +135,10 @@ Evaluation score_logits(const Mat& logits, const std::vector<int>& targets) {
     if (y < 0) continue;
     const auto row = logits.row(r);
     Eigen::Index best = 0;
-    const float mx = row.maxCoeff(&best);  // first maximum on ties
-    double z = 0;
-    for (Eigen::Index v = 0; v < row.size(); ++v) z += std::exp(double(row[v]) - mx);
-    loss += std::log(z) - (double(row[y]) - mx);
-    log_z += double(mx) + std::log(z);
+    row.maxCoeff(&best);  // first maximum on ties
+    const double lz = log_sum_exp(row.data(), static_cast<int>(row.size()));
+    loss += lz - double(row[y]);
+    log_z += lz;
     correct += best == y;
     ++n;
   }

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <random>
 
+#include "core/ops/softmax.h"
+
 namespace tw {
 namespace {
 
@@ -43,7 +45,7 @@ TEST(Information, KlIsNonNegativeAndZeroOnlyForEqualDistributions) {
   for (int trial = 0; trial < 200; ++trial) {
     std::vector<double> a(6), b(6);
     for (int i = 0; i < 6; ++i) a[i] = u(rng), b[i] = u(rng);
-    const auto p = softmax_distribution(a), q = softmax_distribution(b);
+    const auto p = softmax(a), q = softmax(b);
     const InformationMeasures m = information_measures(p, q);
     EXPECT_GT(m.kl_pq, 0.0);
     EXPECT_NEAR(m.kl_pq, m.cross_entropy - m.entropy_p, 1e-9);  // KL = H(p, q) − H(p)
@@ -73,7 +75,7 @@ TEST(Information, ChecksDistributions) {
   EXPECT_NE(check_distribution({0.5, 0.6}).find("sum to 1"), std::string::npos);
   EXPECT_NE(check_distribution({-0.5, 1.5}).find("non-negative"), std::string::npos);
   EXPECT_NE(check_distribution({}).find("empty"), std::string::npos);
-  const auto t = softmax_distribution({1.0, 2.0, 3.0}, 2.0);  // same numbers as the sampling test's temperature 2
+  const auto t = softmax({1.0, 2.0, 3.0}, 2.0);  // same numbers as the sampling test's temperature 2
   EXPECT_NEAR(t[0], 0.18632372, 1e-8);
   EXPECT_NEAR(t[2], 0.50648039, 1e-8);
 }

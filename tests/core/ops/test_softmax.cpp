@@ -6,8 +6,6 @@
 #include <cmath>
 #include <limits>
 
-#include <cmath>
-
 #include "test_util.h"
 
 namespace tw {
@@ -96,6 +94,59 @@ TEST(Softmax, NaNRowStaysNaNNotZeros) {
   float masked[2] = {kNegInf, kNegInf};
   EXPECT_FALSE(softmax_inplace(masked, 2, 1.0f));
   EXPECT_EQ(masked[0], 0.0f);
+}
+
+}  // namespace
+}  // namespace tw
+
+namespace tw {
+namespace {
+
+// log(e¹ + e² + e³) = 3 + log(1 + e⁻¹ + e⁻²) = 3.40760596444438 (by hand; numpy's logaddexp.reduce agrees).
+TEST(LogSumExp, HandValuesInFloatAndDoubleAndNoOverflow) {
+  const float f[] = {1.0f, 2.0f, 3.0f};
+  const double d[] = {1.0, 2.0, 3.0};
+  EXPECT_NEAR(log_sum_exp(f, 3), 3.40760596444438, 1e-12);
+  EXPECT_NEAR(log_sum_exp(d, 3), 3.40760596444438, 1e-12);
+  // exp(1000) overflows a double: with the maximum taken out, 1000 + log 2.
+  const float big[] = {1000.0f, 1000.0f};
+  EXPECT_NEAR(log_sum_exp(big, 2), 1000.0 + std::log(2.0), 1e-9);
+  const float tiny[] = {-1000.0f, -1000.0f, -1000.0f};
+  EXPECT_NEAR(log_sum_exp(tiny, 3), -1000.0 + std::log(3.0), 1e-9);
+  // Blocked entries add nothing; a row of only blocked entries (or none) has sum 0, log −∞, never NaN.
+  const float masked[] = {kNegInf, 0.0f, kNegInf};
+  EXPECT_DOUBLE_EQ(log_sum_exp(masked, 3), 0.0);
+  const float none[] = {kNegInf, kNegInf};
+  EXPECT_EQ(log_sum_exp(none, 2), -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(log_sum_exp(none, 0), -std::numeric_limits<double>::infinity());
+}
+
+TEST(LogSumExp, LogSoftmaxIsTheLogOfTheSoftmaxRows) {
+  const Mat x = (Mat(1, 5) << 0.3f, -2.0f, 4.5f, 4.5f, 1.0f).finished();
+  Mat p;
+  softmax_rows(p, x);
+  const std::vector<double> lp = log_softmax(x.data(), 5);
+  double total = 0;
+  for (int j = 0; j < 5; ++j) {
+    EXPECT_NEAR(std::exp(lp[size_t(j)]), p(0, j), 1e-6) << j;
+    total += std::exp(lp[size_t(j)]);
+  }
+  EXPECT_NEAR(total, 1.0, 1e-12);
+  EXPECT_DOUBLE_EQ(lp[2], lp[3]);  // equal logits, equal log-probabilities
+}
+
+TEST(LogSumExp, SoftmaxOfDoublesMatchesHandValuesAtATemperature) {
+  // softmax([0, ln 3] / 1) = [1/4, 3/4]; at τ = 2: [0, ln 3 / 2] → [1/(1+√3), √3/(1+√3)].
+  const std::vector<double> a = softmax({0.0, std::log(3.0)});
+  EXPECT_NEAR(a[0], 0.25, 1e-15);
+  EXPECT_NEAR(a[1], 0.75, 1e-15);
+  const std::vector<double> b = softmax({0.0, std::log(3.0)}, 2.0);
+  EXPECT_NEAR(b[0], 1.0 / (1.0 + std::sqrt(3.0)), 1e-15);
+  EXPECT_NEAR(b[1], std::sqrt(3.0) / (1.0 + std::sqrt(3.0)), 1e-15);
+  EXPECT_TRUE(softmax({}).empty());
+  const std::vector<double> c = softmax({800.0, 800.0, -800.0});  // no overflow
+  EXPECT_NEAR(c[0], 0.5, 1e-15);
+  EXPECT_EQ(c[2], 0.0);
 }
 
 }  // namespace
