@@ -141,20 +141,10 @@ bool parse(const json& j, std::vector<std::shared_ptr<const Normalizer::Step>>* 
     *error = bad;
     return false;
   }
-  if (type == "Sequence") {
-    if (!j.contains("normalizers") || !j["normalizers"].is_array()) {
-      *error = tr("normalizer Sequence needs a 'normalizers' list");
-      return false;
-    }
-    for (const json& s : j["normalizers"]) {
-      if (!parse(s, steps, error, note, depth + 1)) return false;
-      if (steps->size() > kMaxPipelineSteps) {
-        *error = subst(tr("normalizer Sequence has more than {0} steps"), {std::to_string(kMaxPipelineSteps)});
-        return false;
-      }
-    }
-    return true;
-  }
+  if (type == "Sequence")
+    return read_sequence(
+        j, tr("normalizer"), "normalizers", [&](const json& s) { return parse(s, steps, error, note, depth + 1); },
+        [&] { return steps->size(); }, error);
   auto st = std::make_shared<Normalizer::Step>();
   UErrorCode status = U_ZERO_ERROR;
   if (type == "NFC" || type == "NFD" || type == "NFKC" || type == "NFKD" || type == "Precompiled") {

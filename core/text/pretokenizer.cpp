@@ -200,20 +200,10 @@ bool parse(const json& j, std::vector<std::shared_ptr<const PreTokenizer::Step>>
     *error = bad;
     return false;
   }
-  if (type == "Sequence") {
-    if (!j.contains("pretokenizers") || !j["pretokenizers"].is_array()) {
-      *error = tr("pre-tokenizer Sequence needs a 'pretokenizers' list");
-      return false;
-    }
-    for (const json& s : j["pretokenizers"]) {
-      if (!parse(s, steps, error, depth + 1)) return false;
-      if (steps->size() > kMaxPipelineSteps) {
-        *error = subst(tr("pre-tokenizer Sequence has more than {0} steps"), {std::to_string(kMaxPipelineSteps)});
-        return false;
-      }
-    }
-    return true;
-  }
+  if (type == "Sequence")
+    return read_sequence(
+        j, tr("pre-tokenizer"), "pretokenizers", [&](const json& s) { return parse(s, steps, error, depth + 1); },
+        [&] { return steps->size(); }, error);
   auto st = std::make_shared<Step>();
   if (type == "Split") {
     st->kind = Step::Split;

@@ -642,20 +642,10 @@ bool parse_decoder(const json& j, std::vector<std::shared_ptr<const Tokenizer::D
     *error = bad;
     return false;
   }
-  if (type == "Sequence") {
-    if (!j.contains("decoders") || !j["decoders"].is_array()) {
-      *error = tr("decoder Sequence needs a 'decoders' list");
-      return false;
-    }
-    for (const json& d : j["decoders"]) {
-      if (!parse_decoder(d, out, error, depth + 1)) return false;
-      if (out->size() > kMaxPipelineSteps) {
-        *error = subst(tr("decoder Sequence has more than {0} steps"), {std::to_string(kMaxPipelineSteps)});
-        return false;
-      }
-    }
-    return true;
-  }
+  if (type == "Sequence")
+    return read_sequence(
+        j, tr("decoder"), "decoders", [&](const json& d) { return parse_decoder(d, out, error, depth + 1); },
+        [&] { return out->size(); }, error);
   auto d = std::make_shared<D>();
   if (type == "ByteLevel") {
     d->kind = D::ByteLevel;
@@ -718,15 +708,10 @@ bool parse_post(const json& j, const Tokenizer& t, std::vector<int>* prefix, std
     *error = bad;
     return false;
   }
-  if (type == "Sequence") {
-    if (!j.contains("processors") || !j["processors"].is_array()) {
-      *error = tr("post-processor Sequence needs a 'processors' list");
-      return false;
-    }
-    for (const json& p : j["processors"])
-      if (!parse_post(p, t, prefix, suffix, error, depth + 1)) return false;
-    return true;
-  }
+  if (type == "Sequence")  // no step limit: a post-processor only adds tokens at the ends, once
+    return read_sequence(
+        j, tr("post-processor"), "processors",
+        [&](const json& p) { return parse_post(p, t, prefix, suffix, error, depth + 1); }, nullptr, error);
   if (type == "ByteLevel") return true;  // offsets only
   if (type == "BertProcessing" || type == "RobertaProcessing") {
     const auto id_of = [&](const char* key, int* id) {

@@ -124,6 +124,23 @@ std::string option_type_error(const json& j, std::string_view component) {
   return "";
 }
 
+bool read_sequence(const json& j, std::string_view stage, const char* list_key,
+                   const std::function<bool(const json& item)>& read_item, const std::function<size_t()>& steps_so_far,
+                   std::string* error) {
+  if (!j.contains(list_key) || !j[list_key].is_array()) {
+    *error = subst(tr("{0} Sequence needs a '{1}' list"), {std::string(stage), list_key});
+    return false;
+  }
+  for (const json& item : j[list_key]) {
+    if (!read_item(item)) return false;
+    if (steps_so_far && steps_so_far() > kMaxPipelineSteps) {
+      *error = subst(tr("{0} Sequence has more than {1} steps"), {std::string(stage), std::to_string(kMaxPipelineSteps)});
+      return false;
+    }
+  }
+  return true;
+}
+
 bool json_bool(const nlohmann::json& j, const char* key, bool fallback) {
   return j.is_object() && j.contains(key) && j[key].is_boolean() ? j[key].get<bool>() : fallback;
 }

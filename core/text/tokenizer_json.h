@@ -5,6 +5,7 @@
 // the component, the key and the value, rather than silently defaulted).
 
 #include <nlohmann/json_fwd.hpp>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,14 @@ bool component_type(const nlohmann::json& j, std::string_view stage, std::string
 // ("pre-tokenizer Digits"), the key, the value and the type wanted. Numbers are range-checked where the
 // reference would refuse (dropout in [0, 1], max_input_chars_per_word ≥ 1).
 std::string option_type_error(const nlohmann::json& j, std::string_view component);
+
+// The items of a Sequence component, j[list_key] ("normalizers", "pretokenizers", "decoders", "processors"), each
+// read in order by read_item (which says what is wrong in *error). False with one line when the list is missing
+// ("{stage} Sequence needs a 'decoders' list"), when an item fails, or, when steps_so_far is given, when the steps
+// read so far (a nested Sequence flattened) pass kMaxPipelineSteps.
+bool read_sequence(const nlohmann::json& j, std::string_view stage, const char* list_key,
+                   const std::function<bool(const nlohmann::json& item)>& read_item,
+                   const std::function<size_t()>& steps_so_far, std::string* error);
 
 // j[key] when `j` is an object holding a boolean there, else `fallback` (option_type_error refuses other types first).
 bool json_bool(const nlohmann::json& j, const char* key, bool fallback);

@@ -132,6 +132,21 @@ TEST(TokenizerLimits, SequencesLongerThanTheBoundAreRefused) {
   (void)load(j);
 }
 
+// Each stage's Sequence names its stage and the list it lacks (one reader serves all four).
+TEST(TokenizerLimits, ASequenceWithoutItsListNamesTheStageAndTheKey) {
+  const std::pair<const char*, const char*> stages[] = {{"normalizer", "normalizer"},
+                                                        {"pre_tokenizer", "pre-tokenizer"},
+                                                        {"decoder", "decoder"},
+                                                        {"post_processor", "post-processor"}};
+  const char* lists[] = {"normalizers", "pretokenizers", "decoders", "processors"};
+  for (size_t i = 0; i < 4; ++i) {
+    json j = byte_level();
+    j[stages[i].first] = {{"type", "Sequence"}, {"steps", json::array()}};
+    const std::string want = std::string(stages[i].second) + " Sequence needs a '" + lists[i] + "' list";
+    EXPECT_TRUE(has(load_error(j), want)) << load_error(j);
+  }
+}
+
 // [SECTION] Unigram
 
 json unigram(json vocab, json unk_id = 0) {
