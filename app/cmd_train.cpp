@@ -44,6 +44,7 @@
 #include "core/io/atomic_file.h"
 #include "core/matmul_threads.h"
 #include "core/train/language_data.h"
+#include "core/train/model_folder.h"
 #include "core/train/trainer.h"
 #include "core/train/trainer_session.h"
 #include "views/panel_train.h"

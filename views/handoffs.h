@@ -24,7 +24,7 @@
 #include <optional>
 #include <string>
 
-#include "core/experiments/stepper_model.h"
+#include "core/model/stepper_model.h"
 #include "views/train/train_settings.h"
 
 namespace tw {

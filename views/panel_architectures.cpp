@@ -19,7 +19,7 @@
 #include "core/experiments/architecture_settings.h"
 #include "core/experiments/architectures.h"
 #include "core/experiments/architectures_block.h"
-#include "core/experiments/stepper_model.h"
+#include "core/train/model_folder.h"
 #include "core/text/corpus.h"
 #include "views/recompute.h"
 

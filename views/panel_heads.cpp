@@ -15,7 +15,7 @@
 #include <string>
 
 #include "core/experiments/head_roles.h"
-#include "core/experiments/stepper_model.h"
+#include "core/train/model_folder.h"
 #include "views/handoffs.h"
 #include "views/plot/plot_imgui.h"
 #include "views/recompute.h"

@@ -18,6 +18,8 @@
 #include "views/recompute.h"
 #include "views/widgets.h"
 
+#include "core/train/model_folder.h"
+
 namespace tw {
 
 namespace lora_panel {

@@ -20,7 +20,7 @@
 #include "core/experiments/model_bits.h"
 #include "core/experiments/model_card.h"
 #include "core/experiments/ngram_baselines.h"
-#include "core/experiments/stepper_model.h"
+#include "core/train/model_folder.h"
 #include "core/text/corpus.h"
 #include "core/text/ngram.h"
 #include "views/recompute.h"

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "core/experiments/stepper_model.h"
+#include "core/model/stepper_model.h"
 
 namespace tw {
 

@@ -21,7 +21,7 @@
 #include "core/experiments/forward_inspect.h"
 #include "core/experiments/generation.h"
 #include "core/experiments/logit_lens.h"
-#include "core/experiments/stepper_model.h"
+#include "core/model/stepper_model.h"
 #include "core/model/config.h"
 #include "core/model/kv_cache.h"
 #include "core/model/trace.h"

@@ -17,7 +17,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "core/experiments/stepper_model.h"
+#include "core/train/model_folder.h"
 #include "core/ops/sampling.h"
 
 namespace tw {

@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "app/app_state.h"
-#include "core/experiments/stepper_model.h"
+#include "core/train/model_folder.h"
 #include "views/handoffs.h"
 #include "views/panel.h"
 #include "views/train/train_checkpoint.h"

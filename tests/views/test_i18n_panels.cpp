@@ -23,7 +23,7 @@
 #include "core/base/utf8.h"
 #include "core/experiments/mask_analysis.h"
 #include "core/experiments/model_card.h"
-#include "core/experiments/stepper_model.h"
+#include "core/model/stepper_model.h"
 #include "core/io/atomic_file.h"
 #include "core/model/weights.h"
 #include "core/text/tokenizer.h"

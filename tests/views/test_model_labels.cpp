@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/experiments/stepper_model.h"
+#include "core/model/stepper_model.h"
 #include "views/forward/forward_panel.h"
 
 namespace tw {

@@ -11,7 +11,7 @@
 
 #include "core/experiments/forward_inspect.h"
 #include "core/experiments/forward_session.h"
-#include "core/experiments/stepper_model.h"
+#include "core/model/stepper_model.h"
 #include "core/model/weights.h"
 #include "core/text/byte_tokenizer.h"
 #include "scratch_dir.h"

@@ -11,7 +11,7 @@
 
 #include "core/experiments/forward_session.h"
 #include "core/experiments/model_card.h"
-#include "core/experiments/stepper_model.h"
+#include "core/train/model_folder.h"
 #include "core/model/hf_model.h"
 #include "core/model/weights.h"
 #include "core/train/tasks.h"

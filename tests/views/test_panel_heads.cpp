@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/experiments/head_roles.h"
-#include "core/experiments/stepper_model.h"
+#include "core/train/model_folder.h"
 #include "views/panel.h"
 #include "views/panel_test_util.h"
 #include "views/plot/figure.h"

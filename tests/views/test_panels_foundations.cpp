@@ -11,7 +11,7 @@
 #include "core/experiments/high_dim_geometry.h"
 #include "core/experiments/model_bits.h"
 #include "core/experiments/ngram_baselines.h"
-#include "core/experiments/stepper_model.h"
+#include "core/train/model_folder.h"
 #include "core/model/config.h"
 #include "core/model/hf_model.h"
 #include "core/model/weights.h"

@@ -11,6 +11,7 @@
 #include "core/model/weights.h"
 #include "core/text/char_tokenizer.h"
 #include "core/text/tokenizer.h"
+#include "core/train/model_folder.h"
 #include "core/train/trainer.h"
 #include "views/handoffs.h"
 #include "views/panel_train.h"

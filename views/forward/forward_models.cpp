@@ -16,6 +16,7 @@
 #include "core/base/text_in_use.h"
 #include "core/base/utf8.h"
 #include "core/experiments/model_card.h"
+#include "core/train/model_folder.h"
 #include "views/file_browser.h"
 #include "views/forward/forward_panel.h"
 #include "views/handoffs.h"

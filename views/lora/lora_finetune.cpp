@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "core/text/corpus.h"
+#include "core/train/model_folder.h"
 #include "views/lora/lora_state.h"
 #include "views/train/train_settings.h"
 

@@ -7,7 +7,7 @@
 
 #include "core/experiments/lora_experiment.h"
 #include "core/experiments/lora_rank_sweep.h"
-#include "core/experiments/stepper_model.h"
+#include "core/model/stepper_model.h"
 #include "views/plot/figure.h"
 #include "views/recompute.h"
 

@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "core/base/i18n.h"
-#include "core/experiments/stepper_model.h"
+#include "core/train/model_folder.h"
 #include "core/io/atomic_file.h"
 #include "core/io/user_dirs.h"
 #include "core/model/config.h"

@@ -9,6 +9,7 @@
 #include "core/base/i18n.h"
 #include "core/io/user_dirs.h"
 #include "core/train/lora_finetune.h"
+#include "core/train/model_folder.h"
 #include "views/text/imgui_label.h"
 #include "views/widgets.h"
 

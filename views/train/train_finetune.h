@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-#include "core/experiments/stepper_model.h"
+#include "core/model/stepper_model.h"
 #include "core/train/trainer_session.h"
 #include "views/controls.h"
 #include "views/recompute.h"

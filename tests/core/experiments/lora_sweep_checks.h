@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/experiments/lora_rank_sweep.h"
-#include "core/experiments/stepper_model.h"
+#include "core/model/stepper_model.h"
 #include "core/train/tasks.h"
 
 namespace tw::testing {

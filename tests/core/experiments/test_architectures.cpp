@@ -5,7 +5,7 @@
 #include <cmath>
 #include <set>
 
-#include "core/experiments/stepper_model.h"
+#include "core/model/stepper_model.h"
 #include "core/model/config.h"
 #include "core/model/weights.h"
 

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "core/experiments/model_bits.h"
+#include "core/train/model_folder.h"
 
 namespace tw {
 namespace {

@@ -11,6 +11,7 @@
 
 #include "core/base/utf8.h"
 #include "core/model/weights.h"
+#include "core/train/model_folder.h"
 #include "test_util.h"
 
 namespace tw {

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/experiments/stepper_model.h"
+#include "core/train/model_folder.h"
 #include "core/model/forward.h"
 
 namespace tw {

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "core/experiments/lora_rank_sweep.h"
-#include "core/experiments/stepper_model.h"
+#include "core/train/model_folder.h"
 #include "lora_sweep_checks.h"
 
 namespace tw {

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "core/experiments/lora_rank_sweep.h"
-#include "core/experiments/stepper_model.h"
+#include "core/train/model_folder.h"
 #include "core/model/forward.h"
 #include "core/train/tasks.h"
 #include "lora_sweep_checks.h"

@@ -3,7 +3,7 @@
 #include "core/experiments/model_card.h"
 
 #include "core/base/i18n.h"
-#include "core/experiments/stepper_model.h"
+#include "core/model/stepper_model.h"
 #include "core/text/tokenizer.h"
 
 #include <gtest/gtest.h>
