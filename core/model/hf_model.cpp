@@ -151,9 +151,9 @@ bool open_sources(const fs::path& dir, TensorSource* src, std::string* error) {
       const auto& meta = src->files[i].header().metadata;
       const auto it = meta.find("tw_write_id");
       if (it == meta.end() || it->second != write_id)
-        return fail(error, (dir / names[i]).string() +
-                               " belongs to another write than model.safetensors.index.json (a dump into this folder "
-                               "was interrupted?); write the checkpoint again");
+        return fail(error, subst(tr("{0} belongs to another write than model.safetensors.index.json (a dump into "
+                                    "this folder was interrupted?); write the checkpoint again"),
+                                 {(dir / names[i]).string()}));
     }
   for (size_t i = 0; i < names.size(); ++i)
     for (const TensorEntry& e : src->files[i].header().entries) {
@@ -172,166 +172,215 @@ bool open_sources(const fs::path& dir, TensorSource* src, std::string* error) {
 
 }  // namespace
 
-bool load_hf_model(const std::string& dir_name, const HfLoadOptions& options, HfModel* out, std::string* error) {
-  const fs::path dir(dir_name);
+namespace {
+
+// config.json of a folder, read and understood; the folder itself checked first.
+bool read_folder_config(const fs::path& dir, const HfLoadOptions& options, HfModel* m, std::string* text,
+                        std::string* error) {
+  const std::string dir_name = dir.string();
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return fail(error, subst(tr("'{0}' is not a folder"), {dir_name}));
   // `train` writes run.json last: a folder it wrote into (metrics.csv) without one is a run that stopped half-way.
   if (fs::exists(dir / "metrics.csv", ec) && !fs::exists(dir / "run.json", ec))
     return fail(error, subst(tr("'{0}' has no run.json, so the training run that wrote it did not finish; train again"),
                              {dir_name}));
-  std::string text;
-  if (std::string why; !read_json_text(dir / "config.json", &text, &why))  // why: a symlink loop, a FIFO, ...
+  if (std::string why; !read_json_text(dir / "config.json", text, &why))  // why: a symlink loop, a FIFO, ...
     return fail(error, subst(tr("'{0}' has no readable config.json: {1}"), {dir_name, why}));
-  HfModel m;
-  m.dir = dir_name;
-  if (!hf_config_from_json(text, options, &m.config, &m.architecture, error)) {
+  if (!hf_config_from_json(*text, options, &m->config, &m->architecture, error)) {
     *error = (dir / "config.json").string() + ": " + error->substr(error->find(':') + 2);
     return false;
   }
+  return true;
+}
 
-  TensorSource src;
-  if (!open_sources(dir, &src, error)) return false;
-  // GPT-2 checkpoints name their tensors with or without the "transformer." prefix (GPT2LMHeadModel vs GPT2Model).
-  const std::string prefix =
-      m.config.family == Family::GPT2 && src.tensors.count("transformer.wte.weight") ? "transformer." : "";
-  // Where each of the model's tensors lives in the checkpoint (fused and transposed parts for GPT-2 and Phi-3).
-  const std::vector<TensorSpec> specs = tensor_specs(m.config);
+// Where each of the model's tensors comes from in the checkpoint, checked against it before anything is read.
+struct CheckpointPlan {
+  std::string prefix;                                  // "transformer." for a GPT2LMHeadModel checkpoint, else ""
   std::map<std::string, HfSource> sources;             // model tensor name → its part of a checkpoint tensor
   std::map<std::string, std::vector<int64_t>> needed;  // checkpoint tensor name → shape, in no particular order
   std::vector<std::string> needed_order;               // ... and in forward order, for the first missing one
-  for (const TensorSpec& spec : specs) {
-    HfSource s = hf_source(m.config, spec.name, spec.shape, prefix);
-    if (!needed.count(s.name)) needed_order.push_back(s.name);
-    needed[s.name] = s.shape;
-    sources[spec.name] = std::move(s);
+  int64_t total_bytes = 0;                             // bytes of the checkpoint tensors the model reads
+};
+
+// Every tensor of the checkpoint must be one the model uses (a tied checkpoint may still carry lm_head), and every
+// needed tensor must be present with the right shape, before a single float is allocated or read: a wrong folder
+// fails in milliseconds instead of after reading gigabytes.
+bool plan_checkpoint(const HfModel& m, const TensorSource& src, CheckpointPlan* plan, std::string* error) {
+  // GPT-2 checkpoints name their tensors with or without the "transformer." prefix (GPT2LMHeadModel vs GPT2Model).
+  plan->prefix = m.config.family == Family::GPT2 && src.tensors.count("transformer.wte.weight") ? "transformer." : "";
+  // Fused and transposed parts for GPT-2 and Phi-3.
+  for (const TensorSpec& spec : tensor_specs(m.config)) {
+    HfSource s = hf_source(m.config, spec.name, spec.shape, plan->prefix);
+    if (!plan->needed.count(s.name)) plan->needed_order.push_back(s.name);
+    plan->needed[s.name] = s.shape;
+    plan->sources[spec.name] = std::move(s);
   }
-  // Every tensor of the checkpoint must be one the model uses (a tied checkpoint may still carry lm_head).
-  int64_t total_bytes = 0;
-  for (const auto& entry : src.tensors) {
-    const std::string& name = entry.first;  // (not a structured binding: lambdas may not capture those in C++20)
-    const bool used = needed.count(name) > 0;
+  for (const auto& [name, where] : src.tensors) {
+    const bool used = plan->needed.count(name) > 0;
     const bool ignorable = (name == "lm_head.weight" && m.config.tie_embeddings) || hf_ignored_tensor(m.config, name);
     if (!used && !ignorable)
       return fail(error, subst(tr("checkpoint has tensor '{0}' that a {1} with this config.json does not use"),
                                {name, m.architecture}));
-    if (used) total_bytes += static_cast<int64_t>(entry.second.second->end - entry.second.second->begin);
+    if (used) plan->total_bytes += static_cast<int64_t>(where.second->end - where.second->begin);
   }
-  // Every needed tensor is present with the right shape before a single float is allocated or read, so a wrong
-  // folder fails in milliseconds instead of after reading gigabytes. GPT-2's wpe may hold more positions than the
-  // workbench runs (n_positions on disk, max_seq here): its first max_seq rows are read.
-  auto shape_ok = [&](const std::string& name, const std::vector<int64_t>& have) {
-    const std::vector<int64_t>& want = needed[name];
-    const bool positions = m.config.family == Family::GPT2 && name == prefix + "wpe.weight";
-    return have == want ||
-           (positions && have.size() == 2 && want.size() == 2 && have[1] == want[1] && have[0] >= want[0]);
-  };
-  for (const std::string& name : needed_order) {
+  // GPT-2's wpe may hold more positions than the workbench runs (n_positions on disk, max_seq here): its first
+  // max_seq rows are read.
+  const std::string positions = plan->prefix + "wpe.weight";
+  for (const std::string& name : plan->needed_order) {
     auto it = src.tensors.find(name);
+    const std::vector<int64_t>& want = plan->needed[name];
     if (it == src.tensors.end())
       return fail(error, subst(tr("checkpoint has no tensor '{0}' (shape {1}) that config.json needs"),
-                               {name, shape_text(needed[name])}));
-    if (!shape_ok(name, it->second.second->shape))
+                               {name, shape_text(want)}));
+    const std::vector<int64_t>& have = it->second.second->shape;
+    const bool longer_positions = m.config.family == Family::GPT2 && name == positions && have.size() == 2 &&
+                                  want.size() == 2 && have[1] == want[1] && have[0] >= want[0];
+    if (have != want && !longer_positions)
       return fail(error, subst(tr("tensor '{0}' has shape {1} but config.json needs {2}"),
-                               {name, shape_text(it->second.second->shape), shape_text(needed[name])}));
+                               {name, shape_text(have), shape_text(want)}));
   }
-  if (!src.tensors.empty()) m.stored_dtype = src.tensors.begin()->second.second->dtype;
-  int64_t done_bytes = 0;
-  // A fused checkpoint tensor is read once and kept while its parts are taken (c_attn's q, k, v and its bias
-  // alternate, so two slots, reused in turn). The slots' storage is reused and never zero-filled: a GPT-2 reads
-  // every Conv1D tensor through them, and fresh zeroed buffers cost a quarter of its load time.
+  return true;
+}
+
+// A NaN or infinite weight poisons every activation downstream: name the tensor now, not the first activation it
+// reaches ("q_rope has NaN") nor a "diverged" fine-tune.
+bool check_finite_tensor(const std::string& name, const float* data, const std::vector<int64_t>& shape,
+                         std::string* error) {
+  size_t count = 1, bad = 0, first = 0;
+  for (int64_t d : shape) count *= size_t(d);
+  for (size_t i = 0; i < count; ++i)
+    if (!std::isfinite(data[i]) && bad++ == 0) first = i;
+  if (!bad) return true;
+  return fail(error, subst(trn("tensor '{0}' has {1} non-finite value (first: {2} at flat index {3}); the "
+                               "checkpoint is damaged or comes from a diverged training run",
+                               "tensor '{0}' has {1} non-finite values (first: {2} at flat index {3}); the "
+                               "checkpoint is damaged or comes from a diverged training run",
+                               bad),
+                           {name, std::to_string(bad),
+                            std::isnan(data[first]) ? "NaN"
+                            : data[first] > 0       ? "inf"
+                                                    : "-inf",
+                            std::to_string(first)}));
+}
+
+// Reads the model's tensors out of the checkpoint files. A fused checkpoint tensor is read once and kept while its
+// parts are taken (c_attn's q, k, v and its bias alternate, so two slots, reused in turn). The slots' storage is
+// reused and never zero-filled: a GPT-2 reads every Conv1D tensor through them, and fresh zeroed buffers cost a
+// quarter of its load time.
+class CheckpointReader {
+ public:
+  CheckpointReader(TensorSource& src, const CheckpointPlan& plan, const HfLoadOptions& options)
+      : src_(src), plan_(plan), options_(options) {}
+
+  bool read(const std::string& name, const std::vector<int64_t>& shape, float* dst, std::string* err) {
+    const HfSource& s = plan_.sources.at(name);
+    const auto& [file, entry] = src_.tensors.at(s.name);
+    const bool whole = !s.transposed && s.offset == 0 && entry->shape == shape;
+    if (whole) {
+      if (!src_.files[file].read(*entry, dst, err)) return false;
+      done_bytes_ += static_cast<int64_t>(entry->end - entry->begin);
+    } else {
+      const float* fused = fused_tensor(s.name, file, *entry, err);
+      if (!fused) return false;
+      HfSource part = s;
+      part.shape = entry->shape;
+      take_part(dst, shape, fused, part);
+    }
+    if (!check_finite_tensor(s.name, dst, shape, err)) return false;
+    const double fraction = plan_.total_bytes > 0 ? double(done_bytes_) / double(plan_.total_bytes) : 1.0;
+    if (options_.progress && !options_.progress(fraction)) return fail(err, tr("loading cancelled"));
+    return true;
+  }
+  int64_t done_bytes() const { return done_bytes_; }
+
+ private:
   struct FusedSlot {
     std::string name;
     std::unique_ptr<float[]> data;
     size_t capacity = 0;
   };
-  std::array<FusedSlot, 2> fused;
-  size_t next_slot = 0;
-  const TensorReader read = [&](const std::string& name, const std::vector<int64_t>& shape, float* dst,
-                                std::string* err) {
-    const HfSource& s = sources.at(name);
-    const auto& [file, entry] = src.tensors.at(s.name);
-    const int64_t bytes = static_cast<int64_t>(entry->end - entry->begin);
-    const bool whole = !s.transposed && s.offset == 0 && entry->shape == shape;
-    if (whole) {
-      if (!src.files[file].read(*entry, dst, err)) return false;
-      done_bytes += bytes;
-    } else {
-      FusedSlot* slot = fused[0].name == s.name ? &fused[0] : fused[1].name == s.name ? &fused[1] : nullptr;
-      if (!slot) {
-        slot = &fused[next_slot];
-        next_slot = 1 - next_slot;
-        slot->name.clear();  // (stays empty if the read fails)
-        size_t count = 1;
-        for (const int64_t d : entry->shape) count *= static_cast<size_t>(d);
-        if (slot->capacity < count) {
-          slot->data.reset(new float[count]);
-          slot->capacity = count;
-        }
-        if (!src.files[file].read(*entry, slot->data.get(), err)) return false;
-        slot->name = s.name;
-        done_bytes += bytes;
-      }
-      HfSource part = s;
-      part.shape = entry->shape;
-      take_part(dst, shape, slot->data.get(), part);
+
+  // The whole checkpoint tensor `name`, from a slot when it was read for an earlier part; nullptr on a read error.
+  const float* fused_tensor(const std::string& name, size_t file, const TensorEntry& entry, std::string* err) {
+    for (FusedSlot& slot : fused_)
+      if (slot.name == name) return slot.data.get();
+    FusedSlot& slot = fused_[next_slot_];
+    next_slot_ = 1 - next_slot_;
+    slot.name.clear();  // (stays empty if the read fails)
+    size_t count = 1;
+    for (const int64_t d : entry.shape) count *= static_cast<size_t>(d);
+    if (slot.capacity < count) {
+      slot.data.reset(new float[count]);
+      slot.capacity = count;
     }
-    // A NaN or infinite weight poisons every activation downstream: name the tensor now, not the first activation
-    // it reaches ("q_rope has NaN") nor a "diverged" fine-tune.
-    size_t count = 1, bad = 0, first = 0;
-    for (int64_t d : shape) count *= size_t(d);
-    for (size_t i = 0; i < count; ++i)
-      if (!std::isfinite(dst[i]) && bad++ == 0) first = i;
-    if (bad)
-      return fail(err, subst(trn("tensor '{0}' has {1} non-finite value (first: {2} at flat index {3}); the "
-                                 "checkpoint is damaged or comes from a diverged training run",
-                                 "tensor '{0}' has {1} non-finite values (first: {2} at flat index {3}); the "
-                                 "checkpoint is damaged or comes from a diverged training run",
-                                 bad),
-                             {s.name, std::to_string(bad),
-                              std::isnan(dst[first]) ? "NaN"
-                              : dst[first] > 0       ? "inf"
-                                                     : "-inf",
-                              std::to_string(first)}));
-    if (options.progress && !options.progress(total_bytes > 0 ? double(done_bytes) / double(total_bytes) : 1.0))
-      return fail(err, tr("loading cancelled"));
-    return true;
-  };
+    if (!src_.files[file].read(entry, slot.data.get(), err)) return nullptr;
+    slot.name = name;
+    done_bytes_ += static_cast<int64_t>(entry.end - entry.begin);
+    return slot.data.get();
+  }
+
+  TensorSource& src_;
+  const CheckpointPlan& plan_;
+  const HfLoadOptions& options_;
+  std::array<FusedSlot, 2> fused_;
+  size_t next_slot_ = 0;
+  int64_t done_bytes_ = 0;
+};
+
+// The tokenizer is optional (token ids still work without one); a file we cannot read is reported, not fatal.
+void attach_tokenizer(const fs::path& dir, const std::string& config_text, HfModel* m) {
+  const fs::path tok = dir / "tokenizer.json";
+  std::error_code ec;
+  if (!fs::exists(tok, ec)) return;
+  std::string tok_error;
+  if (!load_tokenizer(tok.string(), &m->tokenizer, &tok_error)) {
+    m->tokenizer_warning = tok_error;
+    return;
+  }
+  m->has_tokenizer = true;
+  // "bos as the config says": tokenizer_config.json's add_bos_token overrides the template, and config.json's
+  // bos_token_id names the token when the template does not.
+  const json cfg = parse_json_or_discarded(config_text);
+  int bos = m->tokenizer.bos_id();
+  bool add = m->tokenizer.adds_bos();
+  if (bos < 0 && cfg.contains("bos_token_id") && cfg["bos_token_id"].is_number_integer())
+    bos = cfg["bos_token_id"].get<int>();
+  std::string tc;
+  if (read_json_text(dir / "tokenizer_config.json", &tc)) {
+    const json t = parse_json_or_discarded(tc);
+    if (t.is_object() && t.contains("add_bos_token") && t["add_bos_token"].is_boolean())
+      add = t["add_bos_token"].get<bool>();
+  }
+  if (bos >= m->config.vocab) bos = -1;
+  m->tokenizer.set_bos(bos, add);
+  if (m->tokenizer.vocab_size() > m->config.vocab)
+    m->tokenizer_warning = subst(tr("tokenizer.json has {0} tokens but the model only {1}"),
+                                 {std::to_string(m->tokenizer.vocab_size()), std::to_string(m->config.vocab)});
+}
+
+}  // namespace
+
+bool load_hf_model(const std::string& dir_name, const HfLoadOptions& options, HfModel* out, std::string* error) {
+  const fs::path dir(dir_name);
+  HfModel m;
+  m.dir = dir_name;
+  std::string config_text;
+  if (!read_folder_config(dir, options, &m, &config_text, error)) return false;
+  TensorSource src;
+  if (!open_sources(dir, &src, error)) return false;
+  CheckpointPlan plan;
+  if (!plan_checkpoint(m, src, &plan, error)) return false;
+  if (!src.tensors.empty()) m.stored_dtype = src.tensors.begin()->second.second->dtype;
   // Gemma's embedding scale is √C cast to the weights' dtype (Gemma3TextScaledWordEmbedding): the checkpoint's.
   if (m.config.embed_scale > 0)
     m.config.embed_scale = round_to_storage(std::sqrt(static_cast<float>(m.config.dim)), m.stored_dtype);
+  CheckpointReader reader(src, plan, options);
+  const TensorReader read = [&](const std::string& name, const std::vector<int64_t>& shape, float* dst,
+                                std::string* err) { return reader.read(name, shape, dst, err); };
   if (!weights_from_reader(m.config, read, &m.weights, error)) return false;
-  m.stored_bytes = done_bytes;
+  m.stored_bytes = reader.done_bytes();
   m.shards = static_cast<int>(src.files.size());
-
-  // The tokenizer is optional (token ids still work without one); a file we cannot read is reported, not fatal.
-  const fs::path tok = dir / "tokenizer.json";
-  if (fs::exists(tok, ec)) {
-    std::string tok_error;
-    if (load_tokenizer(tok.string(), &m.tokenizer, &tok_error)) {
-      m.has_tokenizer = true;
-      // "bos as the config says": tokenizer_config.json's add_bos_token overrides the template, and
-      // config.json's bos_token_id names the token when the template does not.
-      const json cfg = parse_json_or_discarded(text);
-      int bos = m.tokenizer.bos_id();
-      bool add = m.tokenizer.adds_bos();
-      if (bos < 0 && cfg.contains("bos_token_id") && cfg["bos_token_id"].is_number_integer())
-        bos = cfg["bos_token_id"].get<int>();
-      std::string tc;
-      if (read_json_text(dir / "tokenizer_config.json", &tc)) {
-        const json t = parse_json_or_discarded(tc);
-        if (t.is_object() && t.contains("add_bos_token") && t["add_bos_token"].is_boolean())
-          add = t["add_bos_token"].get<bool>();
-      }
-      if (bos >= m.config.vocab) bos = -1;
-      m.tokenizer.set_bos(bos, add);
-      if (m.tokenizer.vocab_size() > m.config.vocab)
-        m.tokenizer_warning = "tokenizer.json has " + std::to_string(m.tokenizer.vocab_size()) +
-                              " tokens but the model only " + std::to_string(m.config.vocab);
-    } else {
-      m.tokenizer_warning = tok_error;
-    }
-  }
+  attach_tokenizer(dir, config_text, &m);
   *out = std::move(m);
   return true;
 }
