@@ -245,17 +245,9 @@ void record_moe(const Recorder& rec, LayerActs<float>& L, const ModelConfig& c, 
       cost.moe, N_("Mixture of experts output"), "$d_t = \\sum_e g_{t,e} \\, \\mathrm{Expert}_e(m_t)$");
 }
 
-// Every step of one pass over T new tokens (T_k keys), in trace order, from the activations in `a`, which are
-// moved into the trace (the pass is done with them).
-void record_trace(Trace* trace, Acts<float>& a, const ModelConfig& c, int T, int Tk) {
-  const int C = c.dim, V = c.vocab;
-  const bool pre = c.placement == NormPlacement::Pre;
-  const bool rope = c.positions == PositionType::RoPE;
-  const StepSizes sizes{T, Tk, C, c.n_heads, c.n_kv_heads, c.head_dim(), c.hidden, V, c.moe() ? c.experts : 0};
-  const Recorder model_rec{trace, -1, "", sizes};
-  const BlockCosts cost = block_costs(c, T, Tk);
-
-  // Token embedding x = E[tokens], then absolute positions (learned or sinusoidal) added once.
+// Token embedding x = E[tokens], then absolute positions (learned or sinusoidal) added once.
+void record_embedding(const Recorder& model_rec, Acts<float>& a, const ModelConfig& c, int T) {
+  const int C = c.dim;
   const bool absolute = c.positions == PositionType::Learned || c.positions == PositionType::Sinusoidal;
   const bool gpt2 = c.family == Family::GPT2;
   model_rec(StepId::Embed, {"tokens", gpt2 ? "wte.weight" : "model.embed_tokens.weight"},
@@ -264,115 +256,125 @@ void record_trace(Trace* trace, Acts<float>& a, const ModelConfig& c, int T, int
             c.embed_scale > 0
                 ? "$x = E[\\mathrm{tokens}] \\cdot \\sqrt{C}$, $\\sqrt{C} \\approx " + number(c.embed_scale) + "$"
                 : "");
-  if (absolute) {
-    const bool learned = c.positions == PositionType::Learned;
-    model_rec(StepId::PosEmbed,
-              {"embed", gpt2      ? "wpe.weight"
-                        : learned ? "model.embed_positions.weight"
-                                  : "PE"},
-              std::move(a.xs[0]), {double(T) * C, kF * 3.0 * T * C}, learned ? "" : N_("Add sinusoidal positions"),
-              learned ? ""
-                      : "$x = x + PE(\\mathrm{pos})$, $PE(p, 2i) = \\sin(p / 10000^{2i/C})$, "
-                        "$PE(p, 2i+1) = \\cos(p / 10000^{2i/C})$");
+  if (!absolute) return;
+  const bool learned = c.positions == PositionType::Learned;
+  model_rec(StepId::PosEmbed,
+            {"embed", gpt2      ? "wpe.weight"
+                      : learned ? "model.embed_positions.weight"
+                                : "PE"},
+            std::move(a.xs[0]), {double(T) * C, kF * 3.0 * T * C}, learned ? "" : N_("Add sinusoidal positions"),
+            learned ? ""
+                    : "$x = x + PE(\\mathrm{pos})$, $PE(p, 2i) = \\sin(p / 10000^{2i/C})$, "
+                      "$PE(p, 2i+1) = \\cos(p / 10000^{2i/C})$");
+}
+
+// q and k turned by RoPE (after Qwen3's and Gemma 3's per-head norms when the model has them).
+void record_rope(const Recorder& rec, LayerActs<float>& L, const ModelConfig& c, const std::string& p,
+                 const BlockCosts& cost, int l, int T) {
+  const bool qk_first = c.qk_norm && c.qk_norm_before_rope;
+  if (qk_first) {  // Qwen3, Gemma 3: per-head RMSNorm of q and k, then RoPE turns the normalised vectors
+    const StepCost qn{norm_flops(c, T) * c.n_heads * c.head_dim() / c.dim, 0},
+        kn{norm_flops(c, T) * c.n_kv_heads * c.head_dim() / c.dim, 0};
+    rec(StepId::QNorm, {rec.name(StepId::Q), p + "self_attn.q_norm.weight"}, std::move(L.qn), qn, "",
+        c.norm_plus_one ? "$\\hat q_h = q_h / \\sqrt{\\mathrm{mean}(q_h^2) + \\varepsilon} \\cdot (1 + \\gamma_q)$"
+                        : "");
+    rec(StepId::KNorm, {rec.name(StepId::K), p + "self_attn.k_norm.weight"}, std::move(L.kn), kn, "",
+        c.norm_plus_one ? "$\\hat k_g = k_g / \\sqrt{\\mathrm{mean}(k_g^2) + \\varepsilon} \\cdot (1 + \\gamma_k)$"
+                        : "");
   }
+  const bool local = c.rope_local_base > 0 && c.layer_is_sliding(l);
+  // Partial rotary (Phi-3) turns the first R dims; Gemma 3's local layers rotate with their own base.
+  const std::string rot =
+      c.rotary_dim() < c.head_dim()
+          ? "$q'_{0..R-1} = \\mathrm{rotate}(q_{0..R-1};\\, \\mathrm{pos} \\cdot \\theta_k)$, $\\theta_k = "
+            "\\mathrm{base}^{-2k/R}$, $R = " +
+                std::to_string(c.rotary_dim()) + " < D = " + std::to_string(c.head_dim()) + "$"
+      : local ? "$(q'_k, q'_{k+D/2}) = \\mathrm{rotate}(q_k, q_{k+D/2};\\, \\mathrm{pos} \\cdot \\theta_k)$, "
+                "$\\theta_k = " +
+                    std::to_string(static_cast<long long>(c.rope_local_base)) + "^{-2k/D}$"
+              : "";
+  rec(StepId::QRope, {rec.name(qk_first ? StepId::QNorm : StepId::Q)}, std::move(L.q), cost.q_rope,
+      local ? N_("Rotate queries (RoPE, local base)") : "", rot);
+  rec(StepId::KRope, {rec.name(qk_first ? StepId::KNorm : StepId::K)}, std::move(L.k), cost.k_rope);
+}
 
-  for (int l = 0; l < c.n_layers; ++l) {
-    LayerActs<float>& L = a.layers[static_cast<size_t>(l)];
-    const Recorder rec{trace, l, "layers." + std::to_string(l) + ".", sizes};
-    const std::string p = "model.layers." + std::to_string(l) + ".";
-    const std::string x_name = l == 0 ? (absolute ? "pos_embed" : "embed")
-                                      : "layers." + std::to_string(l - 1) + (pre ? ".mlp.residual" : ".mlp_norm");
-
-    // Attention half: norm (pre), projections, RoPE, scores, probabilities, P V, W_o, residual, norm (post).
-    if (pre)
-      rec(StepId::AttnNorm, {x_name, hf_name(c, p + "input_layernorm.weight")}, std::move(L.ln1), cost.norm,
-          norm_title(c, NormStep::Attention), norm_formula(c, "a", "x"));
-    const std::string a_name = pre ? rec.name(StepId::AttnNorm) : x_name;
-    // GPT-2 (c_attn) and Phi-3 (qkv_proj) compute q, k and v in one fused product; each step is its part.
-    const Projection qp = projection(c, p, "self_attn.q_proj", 0), kp = projection(c, p, "self_attn.k_proj", 1),
-                     vp = projection(c, p, "self_attn.v_proj", 2);
-    rec(StepId::Q, {a_name, qp.weight}, std::move(rope ? L.q_pre : L.q), cost.q, qp.title, qp.formula);
-    rec(StepId::K, {a_name, kp.weight}, std::move(rope ? L.k_pre : L.k), cost.k, kp.title, kp.formula);
-    rec(StepId::V, {a_name, vp.weight}, std::move(L.v), cost.v, vp.title, vp.formula);
-    const bool qk_first = c.qk_norm && c.qk_norm_before_rope && rope;
-    if (qk_first) {  // Qwen3, Gemma 3: per-head RMSNorm of q and k, then RoPE turns the normalised vectors
-      const StepCost qn{norm_flops(c, T) * c.n_heads * c.head_dim() / c.dim, 0},
-          kn{norm_flops(c, T) * c.n_kv_heads * c.head_dim() / c.dim, 0};
-      rec(StepId::QNorm, {rec.name(StepId::Q), p + "self_attn.q_norm.weight"}, std::move(L.qn), qn, "",
-          c.norm_plus_one ? "$\\hat q_h = q_h / \\sqrt{\\mathrm{mean}(q_h^2) + \\varepsilon} \\cdot (1 + \\gamma_q)$"
-                          : "");
-      rec(StepId::KNorm, {rec.name(StepId::K), p + "self_attn.k_norm.weight"}, std::move(L.kn), kn, "",
-          c.norm_plus_one ? "$\\hat k_g = k_g / \\sqrt{\\mathrm{mean}(k_g^2) + \\varepsilon} \\cdot (1 + \\gamma_k)$"
-                          : "");
-    }
-    if (rope) {
-      const bool local = c.rope_local_base > 0 && c.layer_is_sliding(l);
-      // Partial rotary (Phi-3) turns the first R dims; Gemma 3's local layers rotate with their own base.
-      const std::string rot =
-          c.rotary_dim() < c.head_dim()
-              ? "$q'_{0..R-1} = \\mathrm{rotate}(q_{0..R-1};\\, \\mathrm{pos} \\cdot \\theta_k)$, $\\theta_k = "
-                "\\mathrm{base}^{-2k/R}$, $R = " +
-                    std::to_string(c.rotary_dim()) + " < D = " + std::to_string(c.head_dim()) + "$"
-          : local ? "$(q'_k, q'_{k+D/2}) = \\mathrm{rotate}(q_k, q_{k+D/2};\\, \\mathrm{pos} \\cdot \\theta_k)$, "
-                    "$\\theta_k = " +
-                        std::to_string(static_cast<long long>(c.rope_local_base)) + "^{-2k/D}$"
-                  : "";
-      rec(StepId::QRope, {rec.name(qk_first ? StepId::QNorm : StepId::Q)}, std::move(L.q), cost.q_rope,
-          local ? N_("Rotate queries (RoPE, local base)") : "", rot);
-      rec(StepId::KRope, {rec.name(qk_first ? StepId::KNorm : StepId::K)}, std::move(L.k), cost.k_rope);
-    }
-    const bool sliding_layer = c.layer_is_sliding(l);
-    rec(StepId::Scores, {rec.name(rope ? StepId::QRope : StepId::Q), rec.name(rope ? StepId::KRope : StepId::K)},
-        std::move(L.scores), cost.scores, sliding_layer ? N_("Attention scores (sliding window)") : "",
-        score_formula(c, sliding_layer));
-    rec(StepId::Probs, {rec.name(StepId::Scores)}, std::move(L.probs), cost.probs);
-    rec(StepId::AttnOut, {rec.name(StepId::Probs), rec.name(StepId::V)}, std::move(L.att), cost.out);
-    const Projection op = projection(c, p, "self_attn.o_proj", -1);
-    rec(StepId::Proj, {rec.name(StepId::AttnOut), op.weight}, std::move(L.proj), cost.proj, op.title, op.formula);
-    std::string y_name = rec.name(StepId::Proj);
-    if (c.sandwich_norm) {
-      rec(StepId::AttnPostNorm, {y_name, p + "post_attention_layernorm.weight"}, std::move(L.proj_n), cost.norm);
-      y_name = rec.name(StepId::AttnPostNorm);
-    }
-    rec(StepId::AttnResidual, {x_name, y_name}, std::move(L.h), cost.residual);
-    std::string h_name = rec.name(StepId::AttnResidual);
-    if (!pre) {
-      rec(StepId::AttnNorm, {h_name, p + "input_layernorm.weight"}, std::move(L.ln1), cost.norm,
-          norm_title(c, NormStep::PostAttention), norm_formula(c, "h", "(x + y)"));
-      h_name = rec.name(StepId::AttnNorm);
-    }
-
-    // MLP half: norm (pre; a parallel block's reads x), the MLP or the experts, residual, norm (post).
-    if (pre)
-      rec(StepId::MlpNorm, {c.parallel_block ? x_name : h_name, mlp_norm_name(c, p)}, std::move(L.ln2), cost.norm,
-          norm_title(c, NormStep::Mlp), norm_formula(c, "m", c.parallel_block ? "x" : "h"));
-    const std::string m_name = pre ? rec.name(StepId::MlpNorm) : h_name;
-    if (c.moe()) {
-      record_moe(rec, L, c, m_name, p, cost, T);
-    } else {
-      const Projection gp = projection(c, p, "mlp.gate_proj", 0), up = projection(c, p, "mlp.up_proj", 1),
-                       dp = projection(c, p, "mlp.down_proj", -1);
-      if (c.gated()) rec(StepId::Gate, {m_name, gp.weight}, std::move(L.gate), cost.gate, gp.title, gp.formula);
-      rec(StepId::Up, {m_name, up.weight}, std::move(L.up), cost.up, up.title, up.formula);
-      rec(StepId::Hidden,
-          c.gated() ? std::vector<std::string>{rec.name(StepId::Gate), rec.name(StepId::Up)}
-                    : std::vector<std::string>{rec.name(StepId::Up)},
-          std::move(L.hid), cost.act, activation_title(c), activation_formula(c));
-      rec(StepId::Down, {rec.name(StepId::Hidden), dp.weight}, std::move(L.down), cost.down, dp.title, dp.formula);
-    }
-    std::string d_name = rec.name(StepId::Down);
-    if (c.sandwich_norm) {
-      rec(StepId::MlpPostNorm, {d_name, p + "post_feedforward_layernorm.weight"}, std::move(L.down_n), cost.norm);
-      d_name = rec.name(StepId::MlpPostNorm);
-    }
-    Mat& out = a.xs[static_cast<size_t>(l + 1)];
-    rec(StepId::MlpResidual, {h_name, d_name}, std::move(pre ? out : L.res2), cost.residual);
-    if (!pre)
-      rec(StepId::MlpNorm, {rec.name(StepId::MlpResidual), p + "post_attention_layernorm.weight"}, std::move(out),
-          cost.norm, norm_title(c, NormStep::PostMlp), norm_formula(c, "x", "(h + d)"));
+// Attention half of block l: norm (pre), projections, RoPE, scores, probabilities, P V, W_o, residual, norm
+// (post). x_name is the block's input step; returns the step the MLP half adds its residual to.
+std::string record_attention_half(const Recorder& rec, LayerActs<float>& L, const ModelConfig& c, const std::string& p,
+                                  const std::string& x_name, const BlockCosts& cost, int l, int T) {
+  const bool pre = c.placement == NormPlacement::Pre;
+  const bool rope = c.positions == PositionType::RoPE;
+  if (pre)
+    rec(StepId::AttnNorm, {x_name, hf_name(c, p + "input_layernorm.weight")}, std::move(L.ln1), cost.norm,
+        norm_title(c, NormStep::Attention), norm_formula(c, "a", "x"));
+  const std::string a_name = pre ? rec.name(StepId::AttnNorm) : x_name;
+  // GPT-2 (c_attn) and Phi-3 (qkv_proj) compute q, k and v in one fused product; each step is its part.
+  const Projection qp = projection(c, p, "self_attn.q_proj", 0), kp = projection(c, p, "self_attn.k_proj", 1),
+                   vp = projection(c, p, "self_attn.v_proj", 2);
+  rec(StepId::Q, {a_name, qp.weight}, std::move(rope ? L.q_pre : L.q), cost.q, qp.title, qp.formula);
+  rec(StepId::K, {a_name, kp.weight}, std::move(rope ? L.k_pre : L.k), cost.k, kp.title, kp.formula);
+  rec(StepId::V, {a_name, vp.weight}, std::move(L.v), cost.v, vp.title, vp.formula);
+  if (rope) record_rope(rec, L, c, p, cost, l, T);
+  const bool sliding_layer = c.layer_is_sliding(l);
+  rec(StepId::Scores, {rec.name(rope ? StepId::QRope : StepId::Q), rec.name(rope ? StepId::KRope : StepId::K)},
+      std::move(L.scores), cost.scores, sliding_layer ? N_("Attention scores (sliding window)") : "",
+      score_formula(c, sliding_layer));
+  rec(StepId::Probs, {rec.name(StepId::Scores)}, std::move(L.probs), cost.probs);
+  rec(StepId::AttnOut, {rec.name(StepId::Probs), rec.name(StepId::V)}, std::move(L.att), cost.out);
+  const Projection op = projection(c, p, "self_attn.o_proj", -1);
+  rec(StepId::Proj, {rec.name(StepId::AttnOut), op.weight}, std::move(L.proj), cost.proj, op.title, op.formula);
+  std::string y_name = rec.name(StepId::Proj);
+  if (c.sandwich_norm) {
+    rec(StepId::AttnPostNorm, {y_name, p + "post_attention_layernorm.weight"}, std::move(L.proj_n), cost.norm);
+    y_name = rec.name(StepId::AttnPostNorm);
   }
+  rec(StepId::AttnResidual, {x_name, y_name}, std::move(L.h), cost.residual);
+  std::string h_name = rec.name(StepId::AttnResidual);
+  if (!pre) {
+    rec(StepId::AttnNorm, {h_name, p + "input_layernorm.weight"}, std::move(L.ln1), cost.norm,
+        norm_title(c, NormStep::PostAttention), norm_formula(c, "h", "(x + y)"));
+    h_name = rec.name(StepId::AttnNorm);
+  }
+  return h_name;
+}
 
-  // Final norm (pre-norm only: a post-norm block already ends in a norm), then the logits.
+// MLP half of block l: norm (pre; a parallel block's reads x), the MLP or the experts, residual, norm (post).
+// `out` is the block's output activation.
+void record_mlp_half(const Recorder& rec, LayerActs<float>& L, Mat& out, const ModelConfig& c, const std::string& p,
+                     const std::string& x_name, const std::string& h_name, const BlockCosts& cost, int T) {
+  const bool pre = c.placement == NormPlacement::Pre;
+  if (pre)
+    rec(StepId::MlpNorm, {c.parallel_block ? x_name : h_name, mlp_norm_name(c, p)}, std::move(L.ln2), cost.norm,
+        norm_title(c, NormStep::Mlp), norm_formula(c, "m", c.parallel_block ? "x" : "h"));
+  const std::string m_name = pre ? rec.name(StepId::MlpNorm) : h_name;
+  if (c.moe()) {
+    record_moe(rec, L, c, m_name, p, cost, T);
+  } else {
+    const Projection gp = projection(c, p, "mlp.gate_proj", 0), up = projection(c, p, "mlp.up_proj", 1),
+                     dp = projection(c, p, "mlp.down_proj", -1);
+    if (c.gated()) rec(StepId::Gate, {m_name, gp.weight}, std::move(L.gate), cost.gate, gp.title, gp.formula);
+    rec(StepId::Up, {m_name, up.weight}, std::move(L.up), cost.up, up.title, up.formula);
+    rec(StepId::Hidden,
+        c.gated() ? std::vector<std::string>{rec.name(StepId::Gate), rec.name(StepId::Up)}
+                  : std::vector<std::string>{rec.name(StepId::Up)},
+        std::move(L.hid), cost.act, activation_title(c), activation_formula(c));
+    rec(StepId::Down, {rec.name(StepId::Hidden), dp.weight}, std::move(L.down), cost.down, dp.title, dp.formula);
+  }
+  std::string d_name = rec.name(StepId::Down);
+  if (c.sandwich_norm) {
+    rec(StepId::MlpPostNorm, {d_name, p + "post_feedforward_layernorm.weight"}, std::move(L.down_n), cost.norm);
+    d_name = rec.name(StepId::MlpPostNorm);
+  }
+  rec(StepId::MlpResidual, {h_name, d_name}, std::move(pre ? out : L.res2), cost.residual);
+  if (!pre)
+    rec(StepId::MlpNorm, {rec.name(StepId::MlpResidual), p + "post_attention_layernorm.weight"}, std::move(out),
+        cost.norm, norm_title(c, NormStep::PostMlp), norm_formula(c, "x", "(h + d)"));
+}
+
+// Final norm (pre-norm only: a post-norm block already ends in a norm), then the logits.
+void record_head(const Recorder& model_rec, Acts<float>& a, const ModelConfig& c, int T) {
+  const int C = c.dim, V = c.vocab;
+  const bool pre = c.placement == NormPlacement::Pre;
   const std::string last = "layers." + std::to_string(c.n_layers - 1) + (pre ? ".mlp.residual" : ".mlp_norm");
   if (c.has_final_norm())
     model_rec(StepId::FinalNorm, {last, hf_name(c, "model.norm.weight")}, std::move(a.xf),
@@ -385,6 +387,28 @@ void record_trace(Trace* trace, Acts<float>& a, const ModelConfig& c, int T, int
           ? "$\\mathrm{logits} = c \\tanh(x_f W_{head}^\\top / c)$, $c = " + number(c.final_softcap) + "$"
       : c.tie_embeddings ? "$\\mathrm{logits} = x_f E^\\top$ $(W_{head} = E)$"
                          : "");
+}
+
+// Every step of one pass over T new tokens (T_k keys), in trace order, from the activations in `a`, which are
+// moved into the trace (the pass is done with them).
+void record_trace(Trace* trace, Acts<float>& a, const ModelConfig& c, int T, int Tk) {
+  const bool pre = c.placement == NormPlacement::Pre;
+  const bool absolute = c.positions == PositionType::Learned || c.positions == PositionType::Sinusoidal;
+  const StepSizes sizes{
+      T, Tk, c.dim, c.n_heads, c.n_kv_heads, c.head_dim(), c.hidden, c.vocab, c.moe() ? c.experts : 0};
+  const Recorder model_rec{trace, -1, "", sizes};
+  const BlockCosts cost = block_costs(c, T, Tk);
+  record_embedding(model_rec, a, c, T);
+  for (int l = 0; l < c.n_layers; ++l) {
+    const Recorder rec{trace, l, "layers." + std::to_string(l) + ".", sizes};
+    const std::string p = "model.layers." + std::to_string(l) + ".";
+    const std::string x_name = l == 0 ? (absolute ? "pos_embed" : "embed")
+                                      : "layers." + std::to_string(l - 1) + (pre ? ".mlp.residual" : ".mlp_norm");
+    LayerActs<float>& L = a.layers[static_cast<size_t>(l)];
+    const std::string h_name = record_attention_half(rec, L, c, p, x_name, cost, l, T);
+    record_mlp_half(rec, L, a.xs[static_cast<size_t>(l + 1)], c, p, x_name, h_name, cost, T);
+  }
+  record_head(model_rec, a, c, T);
 }
 }  // namespace
 
