@@ -522,140 +522,160 @@ bool parse_layer_types(const json& j, ModelConfig* c, std::string* error) {
   return true;
 }
 
+void rename_key(json& j, const char* from, const char* to) {
+  if (j.contains(from) && !j[from].is_null()) j[to] = j[from];
+}
+
+bool key_flag(const json& j, const char* key) { return j.contains(key) && j[key].is_boolean() && j[key].get<bool>(); }
+
+// One line refusing a value the workbench cannot run exactly; always false.
+bool refuse_family_value(Family f, const std::string& what, std::string* error) {
+  *error = subst(tr("config.json: {0} is not supported for {1}"), {what, hf_architecture(f)});
+  return false;
+}
+
+// GPT2Config: n_embd, n_layer, n_head, n_positions, n_inner (null = 4·n_embd), layer_norm_epsilon.
+bool gpt2_keys(json& j, ModelConfig* c, std::string* error) {
+  const auto refuse = [&](const std::string& what) { return refuse_family_value(Family::GPT2, what, error); };
+  rename_key(j, "n_embd", "hidden_size");
+  rename_key(j, "n_layer", "num_hidden_layers");
+  rename_key(j, "n_head", "num_attention_heads");
+  rename_key(j, "n_positions", "max_position_embeddings");
+  rename_key(j, "layer_norm_epsilon", "rms_norm_eps");
+  if (!j.contains("hidden_size")) j["hidden_size"] = 768;
+  if (!j.contains("num_hidden_layers")) j["num_hidden_layers"] = 12;
+  if (!j.contains("num_attention_heads")) j["num_attention_heads"] = 12;
+  if (!j.contains("max_position_embeddings")) j["max_position_embeddings"] = 1024;
+  if (!j.contains("vocab_size")) j["vocab_size"] = 50257;
+  if (!j.contains("rms_norm_eps")) j["rms_norm_eps"] = 1e-5;
+  if (j.contains("n_inner") && !j["n_inner"].is_null())
+    j["intermediate_size"] = j["n_inner"];
+  else if (j["hidden_size"].is_number_integer())
+    j["intermediate_size"] = 4 * j["hidden_size"].get<int64_t>();
+  j.erase("num_key_value_heads");
+  const std::string act = j.contains("activation_function") && j["activation_function"].is_string()
+                              ? j["activation_function"].get<std::string>()
+                              : "gelu_new";
+  if (act == "gelu_new" || act == "gelu_pytorch_tanh" || act == "gelu_fast")
+    c->gelu_tanh = true;
+  else if (act != "gelu" && act != "relu")
+    return refuse("activation_function '" + act + "'");
+  j["tw_activation"] = act == "relu" ? "relu" : "gelu";
+  if (key_flag(j, "scale_attn_by_inverse_layer_idx")) return refuse("scale_attn_by_inverse_layer_idx");
+  if (key_flag(j, "add_cross_attention")) return refuse("add_cross_attention");
+  if (j.contains("scale_attn_weights") && j["scale_attn_weights"].is_boolean() && !j["scale_attn_weights"].get<bool>())
+    j["tw_attn_scale"] = "none";
+  j["tw_norm"] = "layernorm";
+  j["tw_positions"] = "learned";
+  j.erase("sliding_window");
+  j.erase("rope_scaling");
+  if (!j.contains("tie_word_embeddings")) j["tie_word_embeddings"] = true;
+  c->attn_bias = true;
+  c->linear_bias = true;
+  return true;
+}
+
+// Qwen3 and Gemma 3: per-head q/k norms before RoPE, and a head_dim of their own (the classes' defaults otherwise).
+void qk_norm_keys(json& j, Family f, ModelConfig* c) {
+  c->qk_norm = true;
+  c->qk_norm_before_rope = true;
+  if (j.contains("head_dim") && j["head_dim"].is_number_integer() && j["head_dim"].get<int64_t>() > 0 &&
+      j["head_dim"].get<int64_t>() < (1 << 20))
+    c->head_dim_override = static_cast<int>(j["head_dim"].get<int64_t>());
+  else if (!j.contains("head_dim"))
+    c->head_dim_override = f == Family::Gemma3 ? 256 : 128;
+  j.erase("head_dim");
+}
+
+// Qwen3Config: sliding layers are those from max_window_layers on, when use_sliding_window (or layer_types).
+bool qwen3_keys(json& j, ModelConfig* c, std::string* error) {
+  const bool use = key_flag(j, "use_sliding_window");
+  if (!use) j.erase("sliding_window");
+  if (!parse_layer_types(j, c, error)) return false;
+  if (use && c->sliding_layers.empty() && j.contains("num_hidden_layers") &&
+      j["num_hidden_layers"].is_number_integer()) {
+    int from = 28;
+    if (!parse_int(j, "max_window_layers", &from, error)) return false;
+    const int64_t L = std::clamp<int64_t>(j["num_hidden_layers"].get<int64_t>(), 0, 1 << 16);
+    for (int64_t l = 0; l < L; ++l) c->sliding_layers.push_back(l >= from ? 1 : 0);
+  }
+  j.erase("use_sliding_window");
+  return true;
+}
+
+// Gemma3TextConfig: hidden_activation, query_pre_attn_scalar, sliding_window_pattern / layer_types,
+// rope_local_base_freq, the two soft-caps; the embeddings are scaled by √hidden_size in the weights' dtype.
+bool gemma3_keys(json& j, ModelConfig* c, std::string* error) {
+  const auto refuse = [&](const std::string& what) { return refuse_family_value(Family::Gemma3, what, error); };
+  const std::string act = j.contains("hidden_activation") && j["hidden_activation"].is_string()
+                              ? j["hidden_activation"].get<std::string>()
+                          : j.contains("hidden_act") && j["hidden_act"].is_string() ? j["hidden_act"].get<std::string>()
+                                                                                    : "gelu_pytorch_tanh";
+  if (act == "gelu_pytorch_tanh" || act == "gelu_new")
+    c->gelu_tanh = true;
+  else if (act != "gelu")
+    return refuse("hidden_activation '" + act + "'");
+  j["tw_activation"] = "geglu";
+  c->norm_plus_one = true;
+  c->sandwich_norm = true;
+  if (!j.contains("tie_word_embeddings")) j["tie_word_embeddings"] = true;
+  if (!j.contains("rope_theta")) j["rope_theta"] = 1e6;
+  if (!j.contains("sliding_window") || j["sliding_window"].is_null()) j["sliding_window"] = 4096;
+  if (!parse_layer_types(j, c, error)) return false;
+  if (c->sliding_layers.empty()) {
+    int pattern = 6;
+    if (!parse_int(j, "sliding_window_pattern", &pattern, error)) return false;
+    j["tw_full_every"] = std::max(pattern, 0);
+  }
+  double scalar = 256;
+  if (!parse_number(j, "query_pre_attn_scalar", &scalar, error)) return false;
+  if (!(scalar > 0)) return refuse("query_pre_attn_scalar " + std::to_string(scalar));
+  c->query_scale = static_cast<float>(1.0 / std::sqrt(scalar));
+  c->rope_local_base = 10000.0f;
+  if (!parse_number(j, "rope_local_base_freq", &c->rope_local_base, error)) return false;
+  if (j.contains("final_logit_softcapping") && !j["final_logit_softcapping"].is_null() &&
+      !parse_number(j, "final_logit_softcapping", &c->final_softcap, error))
+    return false;
+  int hidden = 2304;
+  if (!parse_int(j, "hidden_size", &hidden, error)) return false;
+  c->embed_scale = round_to_dtype(std::sqrt(static_cast<float>(std::max(hidden, 0))), j);
+  return true;
+}
+
+// Phi3Config: fused qkv_proj and gate_up_proj (a layout on disk), partial_rotary_factor; longrope is refused.
+bool phi3_keys(json& j, ModelConfig* c, std::string* error) {
+  if (!parse_number(j, "partial_rotary_factor", &c->rotary_fraction, error)) return false;
+  if (j.contains("rope_scaling") && j["rope_scaling"].is_object()) {
+    const json& r = j["rope_scaling"];
+    const json& kind = r.contains("rope_type") ? r["rope_type"] : r.contains("type") ? r["type"] : json();
+    if (kind.is_string() && (kind == "longrope" || kind == "su" || kind == "yarn"))
+      return refuse_family_value(
+          Family::Phi3, "rope_scaling '" + kind.get<std::string>() + "' (longrope; use a 4k-context Phi-3)", error);
+  }
+  return true;
+}
+
 // The keys of a family's config.json (Hugging Face's GPT2Config, Qwen3Config, Gemma3TextConfig, Phi3Config) become
 // the LLaMA keys and tw_* choices the rest of config_from_json reads; the details only a family has are set on *c.
 // Values the workbench cannot run exactly are refused in one line.
 bool apply_family_keys(json& j, Family f, ModelConfig* c, std::string* error) {
   c->family = f;
-  auto rename = [&](const char* from, const char* to) {
-    if (j.contains(from) && !j[from].is_null()) j[to] = j[from];
-  };
-  auto flag = [&](const char* key) { return j.contains(key) && j[key].is_boolean() && j[key].get<bool>(); };
-  auto refuse = [&](const std::string& what) {
-    *error = subst(tr("config.json: {0} is not supported for {1}"), {what, hf_architecture(f)});
-    return false;
-  };
   if (f == Family::Llama) return true;
-  if (flag("attention_bias") || flag("mlp_bias")) return refuse("attention_bias / mlp_bias");
+  if (key_flag(j, "attention_bias") || key_flag(j, "mlp_bias"))
+    return refuse_family_value(f, "attention_bias / mlp_bias", error);
   j.erase("attention_bias");
   j.erase("mlp_bias");
-  if (f == Family::GPT2) {
-    // GPT2Config: n_embd, n_layer, n_head, n_positions, n_inner (null = 4·n_embd), layer_norm_epsilon.
-    rename("n_embd", "hidden_size");
-    rename("n_layer", "num_hidden_layers");
-    rename("n_head", "num_attention_heads");
-    rename("n_positions", "max_position_embeddings");
-    rename("layer_norm_epsilon", "rms_norm_eps");
-    if (!j.contains("hidden_size")) j["hidden_size"] = 768;
-    if (!j.contains("num_hidden_layers")) j["num_hidden_layers"] = 12;
-    if (!j.contains("num_attention_heads")) j["num_attention_heads"] = 12;
-    if (!j.contains("max_position_embeddings")) j["max_position_embeddings"] = 1024;
-    if (!j.contains("vocab_size")) j["vocab_size"] = 50257;
-    if (!j.contains("rms_norm_eps")) j["rms_norm_eps"] = 1e-5;
-    if (j.contains("n_inner") && !j["n_inner"].is_null())
-      j["intermediate_size"] = j["n_inner"];
-    else if (j["hidden_size"].is_number_integer())
-      j["intermediate_size"] = 4 * j["hidden_size"].get<int64_t>();
-    j.erase("num_key_value_heads");
-    const std::string act = j.contains("activation_function") && j["activation_function"].is_string()
-                                ? j["activation_function"].get<std::string>()
-                                : "gelu_new";
-    if (act == "gelu_new" || act == "gelu_pytorch_tanh" || act == "gelu_fast")
-      c->gelu_tanh = true;
-    else if (act != "gelu" && act != "relu")
-      return refuse("activation_function '" + act + "'");
-    j["tw_activation"] = act == "relu" ? "relu" : "gelu";
-    if (flag("scale_attn_by_inverse_layer_idx")) return refuse("scale_attn_by_inverse_layer_idx");
-    if (flag("add_cross_attention")) return refuse("add_cross_attention");
-    if (j.contains("scale_attn_weights") && j["scale_attn_weights"].is_boolean() &&
-        !j["scale_attn_weights"].get<bool>())
-      j["tw_attn_scale"] = "none";
-    j["tw_norm"] = "layernorm";
-    j["tw_positions"] = "learned";
-    j.erase("sliding_window");
-    j.erase("rope_scaling");
-    if (!j.contains("tie_word_embeddings")) j["tie_word_embeddings"] = true;
-    c->attn_bias = true;
-    c->linear_bias = true;
-    return true;
-  }
+  if (f == Family::GPT2) return gpt2_keys(j, c, error);
   j["tw_positions"] = "rope";
   if (!j.contains("rms_norm_eps")) j["rms_norm_eps"] = f == Family::Phi3 ? 1e-5 : 1e-6;
-  if (f == Family::Qwen3 || f == Family::Gemma3) {
-    c->qk_norm = true;
-    c->qk_norm_before_rope = true;
-    if (j.contains("head_dim") && j["head_dim"].is_number_integer() && j["head_dim"].get<int64_t>() > 0 &&
-        j["head_dim"].get<int64_t>() < (1 << 20))
-      c->head_dim_override = static_cast<int>(j["head_dim"].get<int64_t>());
-    else if (!j.contains("head_dim"))
-      c->head_dim_override = f == Family::Gemma3 ? 256 : 128;  // the classes' defaults
-    j.erase("head_dim");
-  }
-  if (f == Family::Qwen3) {
-    // Qwen3Config: sliding layers are those from max_window_layers on, when use_sliding_window (or layer_types).
-    const bool use = flag("use_sliding_window");
-    if (!use) j.erase("sliding_window");
-    if (!parse_layer_types(j, c, error)) return false;
-    if (use && c->sliding_layers.empty() && j.contains("num_hidden_layers") &&
-        j["num_hidden_layers"].is_number_integer()) {
-      int from = 28;
-      if (!parse_int(j, "max_window_layers", &from, error)) return false;
-      const int64_t L = std::clamp<int64_t>(j["num_hidden_layers"].get<int64_t>(), 0, 1 << 16);
-      for (int64_t l = 0; l < L; ++l) c->sliding_layers.push_back(l >= from ? 1 : 0);
-    }
-    j.erase("use_sliding_window");
-  }
-  if (f == Family::Gemma3) {
-    // Gemma3TextConfig: hidden_activation, query_pre_attn_scalar, sliding_window_pattern / layer_types,
-    // rope_local_base_freq, the two soft-caps; the embeddings are scaled by √hidden_size in the weights' dtype.
-    const std::string act = j.contains("hidden_activation") && j["hidden_activation"].is_string()
-                                ? j["hidden_activation"].get<std::string>()
-                            : j.contains("hidden_act") && j["hidden_act"].is_string()
-                                ? j["hidden_act"].get<std::string>()
-                                : "gelu_pytorch_tanh";
-    if (act == "gelu_pytorch_tanh" || act == "gelu_new")
-      c->gelu_tanh = true;
-    else if (act != "gelu")
-      return refuse("hidden_activation '" + act + "'");
-    j["tw_activation"] = "geglu";
-    c->norm_plus_one = true;
-    c->sandwich_norm = true;
-    if (!j.contains("tie_word_embeddings")) j["tie_word_embeddings"] = true;
-    if (!j.contains("rope_theta")) j["rope_theta"] = 1e6;
-    if (!j.contains("sliding_window") || j["sliding_window"].is_null()) j["sliding_window"] = 4096;
-    if (!parse_layer_types(j, c, error)) return false;
-    if (c->sliding_layers.empty()) {
-      int pattern = 6;
-      if (!parse_int(j, "sliding_window_pattern", &pattern, error)) return false;
-      j["tw_full_every"] = std::max(pattern, 0);
-    }
-    double scalar = 256;
-    if (!parse_number(j, "query_pre_attn_scalar", &scalar, error)) return false;
-    if (!(scalar > 0)) return refuse("query_pre_attn_scalar " + std::to_string(scalar));
-    c->query_scale = static_cast<float>(1.0 / std::sqrt(scalar));
-    c->rope_local_base = 10000.0f;
-    if (!parse_number(j, "rope_local_base_freq", &c->rope_local_base, error)) return false;
-    if (j.contains("final_logit_softcapping") && !j["final_logit_softcapping"].is_null() &&
-        !parse_number(j, "final_logit_softcapping", &c->final_softcap, error))
-      return false;
-    int hidden = 2304;
-    if (!parse_int(j, "hidden_size", &hidden, error)) return false;
-    c->embed_scale = round_to_dtype(std::sqrt(static_cast<float>(std::max(hidden, 0))), j);
-  }
-  if (f == Family::Phi3) {
-    // Phi3Config: fused qkv_proj and gate_up_proj (a layout on disk), partial_rotary_factor; longrope is refused.
-    if (!parse_number(j, "partial_rotary_factor", &c->rotary_fraction, error)) return false;
-    if (j.contains("rope_scaling") && j["rope_scaling"].is_object()) {
-      const json& r = j["rope_scaling"];
-      const json& kind = r.contains("rope_type") ? r["rope_type"] : r.contains("type") ? r["type"] : json();
-      if (kind.is_string() && (kind == "longrope" || kind == "su" || kind == "yarn"))
-        return refuse("rope_scaling '" + kind.get<std::string>() + "' (longrope; use a 4k-context Phi-3)");
-    }
-  }
+  if (f == Family::Qwen3 || f == Family::Gemma3) qk_norm_keys(j, f, c);
+  if (f == Family::Qwen3 && !qwen3_keys(j, c, error)) return false;
+  if (f == Family::Gemma3 && !gemma3_keys(j, c, error)) return false;
+  if (f == Family::Phi3 && !phi3_keys(j, c, error)) return false;
   if (!j.contains("tw_activation")) {
     const std::string act =
         j.contains("hidden_act") && j["hidden_act"].is_string() ? j["hidden_act"].get<std::string>() : "silu";
-    if (act != "silu" && act != "swish") return refuse("hidden_act '" + act + "'");
+    if (act != "silu" && act != "swish") return refuse_family_value(f, "hidden_act '" + act + "'", error);
     j["tw_activation"] = "swiglu";
   }
   return true;
