@@ -73,17 +73,155 @@ double forward_t(Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batc
 // The forward in reverse; every op backward accumulates, so each gradient buffer is zeroed right before its
 // first writer. `g` must be zero on entry.
 
-template <class S, class W, class G>
-void backward_t(G& g, Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batch) {
-  const int B = batch.B, T = batch.T, N = B * T;
-  const int H = c.n_heads, KV = c.n_kv_heads, D = c.head_dim();
-  const bool pre = c.placement == NormPlacement::Pre;
-  const MlpKind kind = mlp_kind(c.activation);
-  const Activation act = mlp_activation(c.activation, c.gelu_tanh);
-  const bool rope = c.positions == PositionType::RoPE;
-  const bool pre_rope_norm = c.qk_norm && c.qk_norm_before_rope && rope;  // Qwen3: q, k normalised, then rotated
+// One block's backward: its weights, gradients and saved activations, and the pass's shared scratch buffers.
+template <class S, class LW, class LG>
+struct BlockBackward {
+  Acts<S>& a;
+  const LW& lw;
+  LG& lg;
+  LayerActs<S>& L;
+  const ModelConfig& c;
+  int l, B, T;
 
-  // Loss → logits → (final norm) → residual stream.
+  // MLP backward: dd = gradient of the down projection's output, m its input; ∂/∂m goes to dm (+= when
+  // dm_accumulate, else overwritten). The first writer of each scratch buffer overwrites it (no zeroing pass).
+  void mlp(const MatT<S>& dd, const MatT<S>& m, MatT<S>& dm, bool dm_accumulate) {
+    const MlpKind kind = mlp_kind(c.activation);
+    const Activation act = mlp_activation(c.activation, c.gelu_tanh);
+    if (c.moe()) {  // the MoE op accumulates into dm; the balance term enters the loss as coef / L per layer
+      if (!dm_accumulate) dm.setZero();
+      expert_grad_refs<S>(L.expert_grads, lg);
+      moe_ffn_backward<S>(dm, lg.router, L.expert_grads, L.moe, dd, m, lw.router, L.experts, kind, act,
+                          c.aux_loss_coef / c.n_layers);
+      return;
+    }
+    linear_backward<S>(&a.dhid, lg.mlp.down, dd, L.hid, lw.mlp.down, false);
+    if (kind != MlpKind::Plain) {
+      glu_backward<S>(a.dgate, a.dup, a.dhid, L.gate, L.up, act, false);
+      linear_backward<S>(&dm, lg.mlp.gate, a.dgate, m, lw.mlp.gate, dm_accumulate);
+      dm_accumulate = true;
+    } else {
+      activation_backward<S>(a.dup, a.dhid, L.up, act, false);
+    }
+    if (c.linear_bias) {  // GPT-2's c_fc and c_proj biases: ∂/∂b = column sums at each product's output
+      lg.b_up += a.dup.colwise().sum().transpose();
+      lg.b_down += dd.colwise().sum().transpose();
+    }
+    linear_backward<S>(&dm, lg.mlp.up, a.dup, m, lw.mlp.up, dm_accumulate);
+  }
+
+  // QK-norm's backward from *dq, *dk into the other buffer of each pair, then swapped: x is what it normalised
+  // (the projection before RoPE when it runs first, else q, k after RoPE); γ as the forward applied it.
+  void qk_norm_step(MatT<S>*& dq, MatT<S>*& dk, MatT<S>*& dq_next, MatT<S>*& dk_next, const MatT<S>& xq,
+                    const MatT<S>& xk) {
+    const int H = c.n_heads, KV = c.n_kv_heads, D = c.head_dim();
+    dq_next->setZero();
+    dk_next->setZero();
+    if (c.norm_plus_one) {  // Gemma's (1 + γ), as the forward applied it
+      const std::decay_t<decltype(lw.q_norm)> gq = lw.q_norm.array() + 1, gk = lw.k_norm.array() + 1;
+      qk_norm_backward<S>(*dq_next, lg.q_norm, *dq, xq, gq, L.qn_rstd, H, D);
+      qk_norm_backward<S>(*dk_next, lg.k_norm, *dk, xk, gk, L.kn_rstd, KV, D);
+    } else {
+      qk_norm_backward<S>(*dq_next, lg.q_norm, *dq, xq, lw.q_norm, L.qn_rstd, H, D);
+      qk_norm_backward<S>(*dk_next, lg.k_norm, *dk, xk, lw.k_norm, L.kn_rstd, KV, D);
+    }
+    std::swap(dq, dq_next);
+    std::swap(dk, dk_next);
+  }
+
+  // Attention backward: dproj = gradient of the o_proj output, ain the block's input; da (+=) receives ∂/∂ain.
+  void attention(const MatT<S>& dproj, const MatT<S>& ain, MatT<S>& da) {
+    const int N = B * T, H = c.n_heads, KV = c.n_kv_heads, D = c.head_dim();
+    const bool rope = c.positions == PositionType::RoPE;
+    const bool pre_rope_norm = c.qk_norm && c.qk_norm_before_rope && rope;  // Qwen3: q, k normalised, then rotated
+    if (c.linear_bias) lg.bo += dproj.colwise().sum().transpose();          // GPT-2's attn.c_proj bias
+    linear_backward<S>(&a.datt, lg.wo, dproj, L.att, lw.wo, false);
+    a.dq.setZero();
+    a.dk.setZero();
+    a.dv.setZero();
+    AttentionOptions& opt = a.attn_opt;
+    opt.mask_matrix = c.layer_is_sliding(l) ? &a.sliding : &a.causal;
+    const bool normed_last = c.qk_norm && !pre_rope_norm;  // the q and k attention read (model_pass.h)
+    attention_batched_backward<S>(a.dq, a.dk, a.dv, a.scratch, a.datt, L.capped, L.probs, normed_last ? L.qn : L.q,
+                                  normed_last ? L.kn : L.k, L.v, opt, B, T, H, KV, D);
+    MatT<S>* dq = &a.dq;  // ping-pong between two buffers through QK-norm and RoPE
+    MatT<S>* dk = &a.dk;
+    MatT<S>* dq_next = &a.dq2;
+    MatT<S>* dk_next = &a.dk2;
+    if (normed_last) qk_norm_step(dq, dk, dq_next, dk_next, L.q, L.k);
+    if (rope) {  // Gemma 3's sliding layers turned with their own base; Phi-3 turns the first R dims only
+      const bool local = c.rope_local_base > 0 && c.layer_is_sliding(l);
+      const MatT<S>& cs = local ? a.cos_local : a.cos;
+      const MatT<S>& sn = local ? a.sin_local : a.sin;
+      const int R = c.rotary_dim();
+      dq_next->setZero();
+      dk_next->setZero();
+      rope_backward<S>(*dq_next, *dq, cs, sn, RopeConvention::HalfSplit, N, H, D, R);
+      rope_backward<S>(*dk_next, *dk, cs, sn, RopeConvention::HalfSplit, N, KV, D, R);
+      std::swap(dq, dq_next);
+      std::swap(dk, dk_next);
+    }
+    if (pre_rope_norm) qk_norm_step(dq, dk, dq_next, dk_next, L.q_pre, L.k_pre);
+    if (c.attn_bias) {  // ∂/∂b = the column sums of the gradient at the projection's output (before RoPE)
+      lg.bq += dq->colwise().sum().transpose();
+      lg.bk += dk->colwise().sum().transpose();
+      lg.bv += a.dv.colwise().sum().transpose();
+    }
+    linear_backward<S>(&da, lg.wq, *dq, ain, lw.wq);
+    linear_backward<S>(&da, lg.wk, *dk, ain, lw.wk);
+    linear_backward<S>(&da, lg.wv, a.dv, ain, lw.wv);
+  }
+
+  // a.dres = ∂/∂(block output) on entry, ∂/∂x (the block's input) on return.
+  void block(const MatT<S>& x) {
+    const bool pre = c.placement == NormPlacement::Pre;
+    if (pre && c.parallel_block) {
+      // dres = ∂/∂(x + Attn(Norm1(x)) + MLP(Norm2(x))): both branches read the same dres, then add through
+      // their norms to the residual path's dres.
+      mlp(a.dres, L.ln2, a.dnorm, false);
+      a.dtmp.setZero();
+      attention(a.dres, L.ln1, a.dtmp);
+      norm_bwd<S>(a.dres, lg.mlp_norm, a.dnorm, x, lw.mlp_norm, L.ln2_mean, L.ln2_rstd, c);
+      norm_bwd<S>(a.dres, lg.attn_norm, a.dtmp, x, lw.attn_norm, L.ln1_mean, L.ln1_rstd, c);
+    } else if (pre) {
+      // dres = ∂/∂(h + MLP(Norm(h))): the residual passes it to h, the MLP branch adds through Norm2 (Gemma 3's
+      // sandwich: h + Norm(MLP(Norm(h))), through the post-MLP norm first).
+      const MatT<S>* dmlp = &a.dres;
+      if (c.sandwich_norm) {
+        a.dtmp.setZero();
+        norm_bwd<S>(a.dtmp, lg.post_mlp_norm, a.dres, L.down, lw.post_mlp_norm, L.pm_mean, L.pm_rstd, c);
+        dmlp = &a.dtmp;
+      }
+      mlp(*dmlp, L.ln2, a.dnorm, false);
+      norm_bwd<S>(a.dres, lg.mlp_norm, a.dnorm, L.h, lw.mlp_norm, L.ln2_mean, L.ln2_rstd, c);
+      // dres = ∂/∂h = ∂/∂(x + Attn(Norm(x))) (sandwich: x + Norm(Attn(Norm(x)))).
+      const MatT<S>* dattn = &a.dres;
+      if (c.sandwich_norm) {
+        a.dtmp.setZero();
+        norm_bwd<S>(a.dtmp, lg.post_attn_norm, a.dres, L.proj, lw.post_attn_norm, L.pa_mean, L.pa_rstd, c);
+        dattn = &a.dtmp;
+      }
+      a.dnorm.setZero();
+      attention(*dattn, L.ln1, a.dnorm);
+      norm_bwd<S>(a.dres, lg.attn_norm, a.dnorm, x, lw.attn_norm, L.ln1_mean, L.ln1_rstd, c);
+    } else {
+      // dres = ∂/∂Norm2(res2), res2 = h_n + MLP(h_n), h_n = Norm1(h), h = x + Attn(x).
+      a.dtmp.setZero();
+      norm_bwd<S>(a.dtmp, lg.mlp_norm, a.dres, L.res2, lw.mlp_norm, L.ln2_mean, L.ln2_rstd, c);
+      a.dres = a.dtmp;  // residual path to h_n
+      mlp(a.dtmp, L.ln1, a.dres, true);
+      a.dtmp.setZero();
+      norm_bwd<S>(a.dtmp, lg.attn_norm, a.dres, L.h, lw.attn_norm, L.ln1_mean, L.ln1_rstd, c);
+      a.dres = a.dtmp;  // residual path to x
+      attention(a.dtmp, x, a.dres);
+    }
+  }
+};
+
+// Loss → logits → (final norm) → a.dres, the gradient at the last block's output.
+template <class S, class W, class G>
+void head_backward(G& g, Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batch) {
+  const int N = batch.B * batch.T;
   cross_entropy_backward<S>(a.dlogits, a.probs, batch.targets.data(), N, /*accumulate=*/false);
   if (a.z_coef != 0) z_loss_backward<S>(a.dlogits, a.probs, a.logz, batch.targets.data(), N, a.z_coef);
   if (c.final_softcap > 0) {  // logits = c·tanh(z/c): ∂/∂z = 1 − (logits/c)²
@@ -101,136 +239,19 @@ void backward_t(G& g, Acts<S>& a, const W& w, const ModelConfig& c, const Batch&
     a.dres.setZero();
     linear_backward<S>(&a.dres, dhead, a.dlogits, last, w.head());
   }
+}
 
+template <class S, class W, class G>
+void backward_t(G& g, Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batch) {
+  head_backward<S>(g, a, w, c, batch);
   for (int l = c.n_layers - 1; l >= 0; --l) {
-    const auto& lw = w.layers[static_cast<size_t>(l)];
-    auto& lg = g.layers[static_cast<size_t>(l)];
-    LayerActs<S>& L = a.layers[static_cast<size_t>(l)];
-    const MatT<S>& x = a.xs[static_cast<size_t>(l)];
-
-    // MLP backward: dd = gradient of the down projection's output, m its input; ∂/∂m goes to dm (+= when
-    // dm_accumulate, else overwritten). The first writer of each scratch buffer overwrites it (no zeroing pass).
-    auto mlp_back = [&](const MatT<S>& dd, const MatT<S>& m, MatT<S>& dm, bool dm_accumulate) {
-      if (c.moe()) {  // the MoE op accumulates into dm; the balance term enters the loss as coef / L per layer
-        if (!dm_accumulate) dm.setZero();
-        expert_grad_refs<S>(L.expert_grads, lg);
-        moe_ffn_backward<S>(dm, lg.router, L.expert_grads, L.moe, dd, m, lw.router, L.experts, kind, act,
-                            c.aux_loss_coef / c.n_layers);
-        return;
-      }
-      linear_backward<S>(&a.dhid, lg.mlp.down, dd, L.hid, lw.mlp.down, false);
-      if (kind != MlpKind::Plain) {
-        glu_backward<S>(a.dgate, a.dup, a.dhid, L.gate, L.up, act, false);
-        linear_backward<S>(&dm, lg.mlp.gate, a.dgate, m, lw.mlp.gate, dm_accumulate);
-        dm_accumulate = true;
-      } else {
-        activation_backward<S>(a.dup, a.dhid, L.up, act, false);
-      }
-      if (c.linear_bias) {  // GPT-2's c_fc and c_proj biases: ∂/∂b = column sums at each product's output
-        lg.b_up += a.dup.colwise().sum().transpose();
-        lg.b_down += dd.colwise().sum().transpose();
-      }
-      linear_backward<S>(&dm, lg.mlp.up, a.dup, m, lw.mlp.up, dm_accumulate);
-    };
-    // Attention backward: dproj = gradient of the o_proj output, ain the block's input; da (+=) receives ∂/∂ain.
-    auto attn_back = [&](const MatT<S>& dproj, const MatT<S>& ain, MatT<S>& da) {
-      if (c.linear_bias) lg.bo += dproj.colwise().sum().transpose();  // GPT-2's attn.c_proj bias
-      linear_backward<S>(&a.datt, lg.wo, dproj, L.att, lw.wo, false);
-      a.dq.setZero();
-      a.dk.setZero();
-      a.dv.setZero();
-      AttentionOptions& opt = a.attn_opt;
-      opt.mask_matrix = c.layer_is_sliding(l) ? &a.sliding : &a.causal;
-      const bool normed_last = c.qk_norm && !pre_rope_norm;  // the q and k attention read (model_pass.h)
-      attention_batched_backward<S>(a.dq, a.dk, a.dv, a.scratch, a.datt, L.capped, L.probs, normed_last ? L.qn : L.q,
-                                    normed_last ? L.kn : L.k, L.v, opt, B, T, H, KV, D);
-      MatT<S>* dq = &a.dq;  // ping-pong between two buffers through QK-norm and RoPE
-      MatT<S>* dk = &a.dk;
-      MatT<S>* dq_next = &a.dq2;
-      MatT<S>* dk_next = &a.dk2;
-      // QK-norm's backward: x is what it normalised (the projection before RoPE when it runs first, else q, k
-      // after RoPE); γ as the forward applied it.
-      auto qk_norm_back = [&](const MatT<S>& xq, const MatT<S>& xk) {
-        dq_next->setZero();
-        dk_next->setZero();
-        if (c.norm_plus_one) {  // Gemma's (1 + γ), as the forward applied it
-          const std::decay_t<decltype(lw.q_norm)> gq = lw.q_norm.array() + 1, gk = lw.k_norm.array() + 1;
-          qk_norm_backward<S>(*dq_next, lg.q_norm, *dq, xq, gq, L.qn_rstd, H, D);
-          qk_norm_backward<S>(*dk_next, lg.k_norm, *dk, xk, gk, L.kn_rstd, KV, D);
-        } else {
-          qk_norm_backward<S>(*dq_next, lg.q_norm, *dq, xq, lw.q_norm, L.qn_rstd, H, D);
-          qk_norm_backward<S>(*dk_next, lg.k_norm, *dk, xk, lw.k_norm, L.kn_rstd, KV, D);
-        }
-        std::swap(dq, dq_next);
-        std::swap(dk, dk_next);
-      };
-      if (normed_last) qk_norm_back(L.q, L.k);
-      if (rope) {  // Gemma 3's sliding layers turned with their own base; Phi-3 turns the first R dims only
-        const bool local = c.rope_local_base > 0 && c.layer_is_sliding(l);
-        const MatT<S>& cs = local ? a.cos_local : a.cos;
-        const MatT<S>& sn = local ? a.sin_local : a.sin;
-        const int R = c.rotary_dim();
-        dq_next->setZero();
-        dk_next->setZero();
-        rope_backward<S>(*dq_next, *dq, cs, sn, RopeConvention::HalfSplit, N, H, D, R);
-        rope_backward<S>(*dk_next, *dk, cs, sn, RopeConvention::HalfSplit, N, KV, D, R);
-        std::swap(dq, dq_next);
-        std::swap(dk, dk_next);
-      }
-      if (pre_rope_norm) qk_norm_back(L.q_pre, L.k_pre);
-      if (c.attn_bias) {  // ∂/∂b = the column sums of the gradient at the projection's output (before RoPE)
-        lg.bq += dq->colwise().sum().transpose();
-        lg.bk += dk->colwise().sum().transpose();
-        lg.bv += a.dv.colwise().sum().transpose();
-      }
-      linear_backward<S>(&da, lg.wq, *dq, ain, lw.wq);
-      linear_backward<S>(&da, lg.wk, *dk, ain, lw.wk);
-      linear_backward<S>(&da, lg.wv, a.dv, ain, lw.wv);
-    };
-
-    if (pre && c.parallel_block) {
-      // dres = ∂/∂(x + Attn(Norm1(x)) + MLP(Norm2(x))): both branches read the same dres, then add through
-      // their norms to the residual path's dres.
-      mlp_back(a.dres, L.ln2, a.dnorm, false);
-      a.dtmp.setZero();
-      attn_back(a.dres, L.ln1, a.dtmp);
-      norm_bwd<S>(a.dres, lg.mlp_norm, a.dnorm, x, lw.mlp_norm, L.ln2_mean, L.ln2_rstd, c);
-      norm_bwd<S>(a.dres, lg.attn_norm, a.dtmp, x, lw.attn_norm, L.ln1_mean, L.ln1_rstd, c);
-    } else if (pre) {
-      // dres = ∂/∂(h + MLP(Norm(h))): the residual passes it to h, the MLP branch adds through Norm2 (Gemma 3's
-      // sandwich: h + Norm(MLP(Norm(h))), through the post-MLP norm first).
-      const MatT<S>* dmlp = &a.dres;
-      if (c.sandwich_norm) {
-        a.dtmp.setZero();
-        norm_bwd<S>(a.dtmp, lg.post_mlp_norm, a.dres, L.down, lw.post_mlp_norm, L.pm_mean, L.pm_rstd, c);
-        dmlp = &a.dtmp;
-      }
-      mlp_back(*dmlp, L.ln2, a.dnorm, false);
-      norm_bwd<S>(a.dres, lg.mlp_norm, a.dnorm, L.h, lw.mlp_norm, L.ln2_mean, L.ln2_rstd, c);
-      // dres = ∂/∂h = ∂/∂(x + Attn(Norm(x))) (sandwich: x + Norm(Attn(Norm(x)))).
-      const MatT<S>* dattn = &a.dres;
-      if (c.sandwich_norm) {
-        a.dtmp.setZero();
-        norm_bwd<S>(a.dtmp, lg.post_attn_norm, a.dres, L.proj, lw.post_attn_norm, L.pa_mean, L.pa_rstd, c);
-        dattn = &a.dtmp;
-      }
-      a.dnorm.setZero();
-      attn_back(*dattn, L.ln1, a.dnorm);
-      norm_bwd<S>(a.dres, lg.attn_norm, a.dnorm, x, lw.attn_norm, L.ln1_mean, L.ln1_rstd, c);
-    } else {
-      // dres = ∂/∂Norm2(res2), res2 = h_n + MLP(h_n), h_n = Norm1(h), h = x + Attn(x).
-      a.dtmp.setZero();
-      norm_bwd<S>(a.dtmp, lg.mlp_norm, a.dres, L.res2, lw.mlp_norm, L.ln2_mean, L.ln2_rstd, c);
-      a.dres = a.dtmp;  // residual path to h_n
-      mlp_back(a.dtmp, L.ln1, a.dres, true);
-      a.dtmp.setZero();
-      norm_bwd<S>(a.dtmp, lg.attn_norm, a.dres, L.h, lw.attn_norm, L.ln1_mean, L.ln1_rstd, c);
-      a.dres = a.dtmp;  // residual path to x
-      attn_back(a.dtmp, x, a.dres);
-    }
+    const size_t i = static_cast<size_t>(l);
+    using LW = std::decay_t<decltype(w.layers[i])>;
+    using LG = std::decay_t<decltype(g.layers[i])>;
+    BlockBackward<S, LW, LG>{a, w.layers[i], g.layers[i], a.layers[i], c, l, batch.B, batch.T}.block(a.xs[i]);
   }
-
   // dres = ∂/∂x0: scatter into the learned position rows and the embedding rows (Gemma: x0 = E[tokens]·√C).
+  const int N = batch.B * batch.T;
   if (c.positions == PositionType::Learned) embedding_backward<S>(g.pos_embed, a.dres, a.pos_ids.data(), N);
   if (c.embed_scale > 0) a.dres *= static_cast<S>(c.embed_scale);
   embedding_backward<S>(g.embed, a.dres, batch.tokens.data(), N);
