@@ -37,6 +37,85 @@ TileCover cover(const MaskTerm& t, int i_lo, int i_hi, int j_lo, int j_hi) {
   return TileCover::Mixed;
 }
 
+// Whether a (query tile × key tile) block has anything the masks allow: from the corners for a simple mask,
+// cell by cell for any other.
+TileCover tile_cover(const AttentionOptions& opt, const MaskTerm* term, int r0, int i0, int nq, int j0, int nk) {
+  if (!opt.mask && !opt.mask_matrix) return TileCover::Open;
+  if (term) return cover(*term, i0, i0 + nq - 1, j0, j0 + nk - 1);
+  for (int a = 0; a < nq; ++a)
+    for (int b = 0; b < nk; ++b)
+      if (attention_allows(opt, r0 + a, j0 + b)) return TileCover::Mixed;
+  return TileCover::Blocked;
+}
+
+// What every row of every tile of one call reads.
+struct RowRule {
+  const AttentionOptions& opt;
+  const MaskTerm* term;  // the simple mask, when there is one
+  bool ranged;           // rows as one allowed column range with vectorised exp (see flash_attention_forward)
+  bool has_bias;
+  float cap;  // soft-cap, 0 for none
+  int h, T_q, D;
+};
+
+// Row r (absolute position i) of a computed key tile starting at key j0: soft-cap, bias and mask on its nk scores
+// s, then the online softmax update of its running maximum m, sum ℓ and accumulator row acc (D). P overwrites s in
+// place; a row that sees nothing in this tile gets a zero P row (m, ℓ and acc untouched).
+void update_row(const RowRule& rule, TileCover tc, float* s, int nk, int r, int i, int j0, float& m, float& l,
+                float* acc) {
+  const AttentionOptions& opt = rule.opt;
+  const float cap = rule.cap;
+  float tile_max = kNegInf;
+  int lo = 0, hi = nk;  // allowed columns of this row (ranged path)
+  if (rule.ranged) {
+    if (tc == TileCover::Mixed) {  // the row's allowed keys (attention_range_term's), within this tile
+      const KeyRange keys = allowed_keys(rule.term, i, j0 + nk);
+      lo = std::clamp(keys.lo - j0, 0, nk);
+      hi = std::clamp(keys.hi - j0, 0, nk);
+    }
+    for (int b = lo; b < hi && (cap > 0.0f || rule.has_bias); ++b) {
+      float x = s[b];
+      if (cap > 0.0f) x = cap * std::tanh(x / cap);
+      if (rule.has_bias) x += opt.bias.at(rule.h, r, i, j0 + b, rule.T_q);
+      s[b] = x;
+    }
+    if (lo < hi) tile_max = RowArray(s + lo, hi - lo).maxCoeff();
+  } else {
+    for (int b = 0; b < nk; ++b) {
+      const int j = j0 + b;
+      if (!attention_allows(opt, r, j)) {
+        s[b] = kNegInf;
+        continue;
+      }
+      float x = s[b];
+      if (cap > 0.0f) x = cap * std::tanh(x / cap);
+      s[b] = x + opt.bias.at(rule.h, r, i, j, rule.T_q);
+      tile_max = std::max(tile_max, s[b]);
+    }
+  }
+  if (tile_max == kNegInf) {  // this row sees nothing in this tile
+    RowArray(s, nk).setZero();
+    return;
+  }
+  const float m_new = std::max(m, tile_max);
+  const float alpha = std::exp(m - m_new);  // exp(−∞) = 0 on the first contributing tile
+  float sum = 0.0f;
+  if (rule.ranged) {
+    sum = exp_row_inplace(s + lo, m_new, hi - lo);  // vectorised exp (AVX clones); cells ≤ m_new
+    std::fill(s, s + lo, 0.0f);
+    std::fill(s + hi, s + nk, 0.0f);
+  } else {
+    for (int b = 0; b < nk; ++b) {
+      s[b] = s[b] == kNegInf ? 0.0f : std::exp(s[b] - m_new);  // blocked cells are exactly 0
+      sum += s[b];
+    }
+  }
+  l = l * alpha + sum;
+  if (alpha != 1.0f)
+    for (int d = 0; d < rule.D; ++d) acc[d] *= alpha;
+  m = m_new;
+}
+
 }  // namespace
 
 int flash_attention_forward(Mat& out, std::vector<char>& empty_rows, const Mat& q, const Mat& k, const Mat& v,
@@ -59,6 +138,7 @@ int flash_attention_forward(Mat& out, std::vector<char>& empty_rows, const Mat& 
   // simple (or absent) and the bias is finite. Otherwise (any mask, a dense bias that may hold −∞) every cell
   // is checked on its own, as in the reference.
   const bool ranged = (!any_mask || term) && opt.bias.kind != AttentionBias::Kind::Dense;
+  RowRule rule{opt, term, ranged, has_bias, cap, 0, T_q, D};
 
   Mat qn, kn;  // QK-norm copies: O(T·D), like the inputs themselves
   if (opt.qk_norm) {
@@ -82,6 +162,7 @@ int flash_attention_forward(Mat& out, std::vector<char>& empty_rows, const Mat& 
 
   for (int h = 0; h < H; ++h) {  // (head, query tile) pairs are independent: one thread block each on a GPU
     const int g = h / n_rep;
+    rule.h = h;
     for (int r0 = 0; r0 < T_q; r0 += tile_q) {
       const int nq = std::min(tile_q, T_q - r0);
       const int i0 = opt.q_offset + r0;  // absolute position of the tile's first query
@@ -94,15 +175,7 @@ int flash_attention_forward(Mat& out, std::vector<char>& empty_rows, const Mat& 
       for (int j0 = 0; j0 < T_k; j0 += tile_k) {  // stream key tiles through the block
         const int nk = std::min(tile_k, T_k - j0);
         // 1. Does the mask leave anything in this tile? Skip it when every cell is blocked.
-        TileCover tc = !any_mask ? TileCover::Open
-                       : term    ? cover(*term, i0, i0 + nq - 1, j0, j0 + nk - 1)
-                                 : TileCover::Mixed;
-        if (tc == TileCover::Mixed && !term) {
-          bool any = false;
-          for (int a = 0; a < nq && !any; ++a)
-            for (int b = 0; b < nk && !any; ++b) any = attention_allows(opt, r0 + a, j0 + b);
-          if (!any) tc = TileCover::Blocked;
-        }
+        const TileCover tc = tile_cover(opt, term, r0, i0, nq, j0, nk);
         if (tc == TileCover::Blocked) {
           ++st.tiles_skipped;
           if (observer) observer->tile({h, r0, nq, j0, nk, true, m.data(), l.data(), acc.data(), nullptr, tile_k});
@@ -121,60 +194,10 @@ int flash_attention_forward(Mat& out, std::vector<char>& empty_rows, const Mat& 
         Block St(S.data(), nq, nk_used, Eigen::OuterStride<>(tile_k));
         St.noalias() = scale * (Qt * head_rows(K, j0, nk_used, g * D, D).transpose());
 
-        // 3. Per row: soft-cap, bias and mask; then the online softmax update. P overwrites S in place, and
-        //    a row that sees nothing in this tile gets a zero P row (its m, ℓ and accumulator are untouched).
-        for (int a = 0; a < nq; ++a) {
-          const int r = r0 + a, i = i0 + a;
-          float* s = S.data() + static_cast<size_t>(a) * tile_k;
-          float tile_max = kNegInf;
-          int lo = 0, hi = nk;  // allowed columns of this row (ranged path)
-          if (ranged) {
-            if (tc == TileCover::Mixed) {  // the row's allowed keys (attention_range_term's), within this tile
-              const KeyRange keys = allowed_keys(term, i, j0 + nk);
-              lo = std::clamp(keys.lo - j0, 0, nk);
-              hi = std::clamp(keys.hi - j0, 0, nk);
-            }
-            for (int b = lo; b < hi && (cap > 0.0f || has_bias); ++b) {
-              float x = s[b];
-              if (cap > 0.0f) x = cap * std::tanh(x / cap);
-              if (has_bias) x += opt.bias.at(h, r, i, j0 + b, T_q);
-              s[b] = x;
-            }
-            if (lo < hi) tile_max = RowArray(s + lo, hi - lo).maxCoeff();
-          } else {
-            for (int b = 0; b < nk; ++b) {
-              const int j = j0 + b;
-              if (!attention_allows(opt, r, j)) {
-                s[b] = kNegInf;
-                continue;
-              }
-              float x = s[b];
-              if (cap > 0.0f) x = cap * std::tanh(x / cap);
-              s[b] = x + opt.bias.at(h, r, i, j, T_q);
-              tile_max = std::max(tile_max, s[b]);
-            }
-          }
-          if (tile_max == kNegInf) {  // this row sees nothing in this tile
-            RowArray(s, nk).setZero();
-            continue;
-          }
-          const float m_new = std::max(m[a], tile_max);
-          const float alpha = std::exp(m[a] - m_new);  // exp(−∞) = 0 on the first contributing tile
-          float sum = 0.0f;
-          if (ranged) {
-            sum = exp_row_inplace(s + lo, m_new, hi - lo);  // vectorised exp (AVX clones); cells ≤ m_new
-            std::fill(s, s + lo, 0.0f);
-            std::fill(s + hi, s + nk, 0.0f);
-          } else {
-            for (int b = 0; b < nk; ++b) {
-              s[b] = s[b] == kNegInf ? 0.0f : std::exp(s[b] - m_new);  // blocked cells are exactly 0
-              sum += s[b];
-            }
-          }
-          l[a] = l[a] * alpha + sum;
-          if (alpha != 1.0f) A.row(a) *= alpha;
-          m[a] = m_new;
-        }
+        // 3. Per row: soft-cap, bias and mask; then the online softmax update.
+        for (int a = 0; a < nq; ++a)
+          update_row(rule, tc, S.data() + static_cast<size_t>(a) * tile_k, nk, r0 + a, i0 + a, j0, m[a], l[a],
+                     acc.data() + static_cast<size_t>(a) * D);
         // 4. acc += P_tile V_tile, the second small GEMM (over the used keys; the rest of P is 0).
         A.noalias() += St * head_rows(v, j0, nk_used, g * D, D);
         if (observer) observer->tile({h, r0, nq, j0, nk, false, m.data(), l.data(), acc.data(), S.data(), tile_k});
