@@ -48,12 +48,14 @@ ArchitectureConfig gpt(std::string name, std::string source, int year, int64_t d
   return c;
 }
 
-std::vector<ArchitectureConfig> make_table() {
-  std::vector<ArchitectureConfig> t;
-  auto published = [&](double n, bool exact) {
-    t.back().published_params = n;
-    t.back().published_exact = exact;
-  };
+// The published parameter count of the row just added, and whether the source gives it exactly.
+void published(std::vector<ArchitectureConfig>& t, double n, bool exact) {
+  t.back().published_params = n;
+  t.back().published_exact = exact;
+}
+
+// Encoders, encoder–decoders and the first decoder-only giants, before LLaMA set the recipe.
+void add_early_models(std::vector<ArchitectureConfig>& t) {
   {
     ArchitectureConfig c;
     c.name = "BERT-base";
@@ -67,12 +69,12 @@ std::vector<ArchitectureConfig> make_table() {
     c.tied = true;  // the masked-LM head reuses the embedding; BertModel itself has no output head
     c.final_norm = false, c.embedding_norm = true, c.segments = 2;
     t.push_back(c);
-    published(109482240, true);
+    published(t, 109482240, true);
   }
   t.push_back(gpt("GPT-2 small", "Radford et al. 2019; gpt2 config.json", 2019, 768, 12, 12, 50257, 1024));
-  published(124439808, true);
+  published(t, 124439808, true);
   t.push_back(gpt("GPT-2 XL", "Radford et al. 2019; gpt2-xl config.json", 2019, 1600, 48, 25, 50257, 1024));
-  published(1557611200, true);
+  published(t, 1557611200, true);
   {
     ArchitectureConfig c;
     c.name = "T5-base";
@@ -84,10 +86,10 @@ std::vector<ArchitectureConfig> make_table() {
     c.positions = ArchPositions::RelativeBias, c.relative_buckets = 32;
     c.tied = true;
     t.push_back(c);
-    published(222903552, true);
+    published(t, 222903552, true);
   }
   t.push_back(gpt("GPT-3 175B", "Brown et al. 2020, Table 2.1", 2020, 12288, 96, 96, 50257, 2048));
-  published(175.0e9, false);
+  published(t, 175.0e9, false);
   {
     ArchitectureConfig c =
         llama("PaLM 540B", "Chowdhery et al. 2022, Table 1", 2022, 18432, 118, 48, 1, 73728, 256000, 2048);
@@ -95,7 +97,7 @@ std::vector<ArchitectureConfig> make_table() {
     c.block = ArchBlock::Parallel, c.norms_per_block = 1, c.norm = ArchNorm::LayerNorm;  // LayerNorm without bias
     c.tied = true;
     t.push_back(c);
-    published(540.35e9, false);
+    published(t, 540.35e9, false);
   }
   {
     ArchitectureConfig c;
@@ -108,18 +110,22 @@ std::vector<ArchitectureConfig> make_table() {
     c.attn_bias = c.mlp_bias = c.norm_bias = true;
     c.tied = true, c.embedding_norm = true;
     t.push_back(c);
-    published(176247271424, true);
+    published(t, 176247271424, true);
   }
+}
+
+// LLaMA and the models that follow its recipe (RMSNorm, RoPE, SwiGLU, GQA), with their variations.
+void add_llama_era_models(std::vector<ArchitectureConfig>& t) {
   t.push_back(llama("LLaMA 7B", "Touvron et al. 2023a, Table 2", 2023, 4096, 32, 32, 32, 11008, 32000, 2048));
-  published(6.7e9, false);
+  published(t, 6.7e9, false);
   t.push_back(llama("LLaMA 65B", "Touvron et al. 2023a, Table 2", 2023, 8192, 80, 64, 64, 22016, 32000, 2048));
-  published(65.2e9, false);
+  published(t, 65.2e9, false);
   t.push_back(llama("Llama 2 7B", "Touvron et al. 2023b; Llama-2-7b-hf config.json and safetensors index", 2023, 4096,
                     32, 32, 32, 11008, 32000, 4096));
-  published(6738415616, true);
+  published(t, 6738415616, true);
   t.push_back(llama("Llama 2 70B", "Touvron et al. 2023b; Llama-2-70b-hf config.json", 2023, 8192, 80, 64, 8, 28672,
                     32000, 4096));
-  published(70e9, false);
+  published(t, 70e9, false);
   {
     ArchitectureConfig c;
     c.name = "Falcon 7B";
@@ -131,7 +137,7 @@ std::vector<ArchitectureConfig> make_table() {
     c.block = ArchBlock::Parallel, c.norms_per_block = 1;
     c.tied = true;
     t.push_back(c);
-    published(7e9, false);
+    published(t, 7e9, false);
   }
   {
     ArchitectureConfig c = t.back();
@@ -140,19 +146,19 @@ std::vector<ArchitectureConfig> make_table() {
     c.d_model = 8192, c.layers = 60, c.heads = 128, c.kv_heads = 8, c.head_dim = 64, c.d_ff = 4 * 8192;
     c.norms_per_block = 2;
     t.push_back(c);
-    published(40e9, false);
+    published(t, 40e9, false);
   }
   {
     ArchitectureConfig c = llama("Mistral 7B", "Jiang et al. 2023; Mistral-7B-v0.1 config.json and safetensors index",
                                  2023, 4096, 32, 32, 8, 14336, 32000, 32768);
     t.push_back(c);
-    published(7241732096, true);
+    published(t, 7241732096, true);
     c.name = "Mixtral 8x7B";
     c.source = "Jiang et al. 2024; Mixtral-8x7B-v0.1 config.json and safetensors index";
     c.year = 2024;
     c.experts = 8, c.active_experts = 2;
     t.push_back(c);
-    published(46702792704, true);
+    published(t, 46702792704, true);
   }
   {
     ArchitectureConfig c = llama("Llama 3 8B",
@@ -160,37 +166,37 @@ std::vector<ArchitectureConfig> make_table() {
                                  "safetensors index",
                                  2024, 4096, 32, 32, 8, 14336, 128256, 8192);
     t.push_back(c);
-    published(8030261248, true);
+    published(t, 8030261248, true);
     t.push_back(llama("Llama 3 70B", "Meta 2024 (Llama 3 model card); Meta-Llama-3-70B config.json", 2024, 8192, 80, 64,
                       8, 28672, 128256, 8192));
-    published(70e9, false);
+    published(t, 70e9, false);
     t.push_back(llama("Llama 3.1 405B", "Dubey et al. 2024, Table 3; Llama-3.1-405B config.json", 2024, 16384, 126, 128,
                       8, 53248, 128256, 131072));
-    published(405e9, false);
+    published(t, 405e9, false);
   }
   {
     ArchitectureConfig c = llama("Gemma 2 9B", "Gemma Team 2024, Table 1; gemma-2-9b config.json and safetensors index",
                                  2024, 3584, 42, 16, 8, 14336, 256000, 8192);
     c.head_dim = 256, c.activation = "GeGLU", c.tied = true, c.norms_per_block = 4;
     t.push_back(c);
-    published(9241705984, true);
+    published(t, 9241705984, true);
     c.name = "Gemma 2 27B";
     c.source = "Gemma Team 2024, Table 1; gemma-2-27b config.json";
     c.d_model = 4608, c.layers = 46, c.heads = 32, c.kv_heads = 16, c.head_dim = 128, c.d_ff = 36864;
     t.push_back(c);
-    published(27e9, false);
+    published(t, 27e9, false);
   }
   {
     ArchitectureConfig c = llama("Qwen2.5 7B", "Qwen Team 2024; Qwen2.5-7B config.json and safetensors index", 2024,
                                  3584, 28, 28, 4, 18944, 152064, 32768);
     c.attn_bias = c.qkv_bias_only = true;
     t.push_back(c);
-    published(7615616512, true);
+    published(t, 7615616512, true);
     c.name = "Qwen2.5 72B";
     c.source = "Qwen Team 2024; Qwen2.5-72B config.json";
     c.d_model = 8192, c.layers = 80, c.heads = 64, c.kv_heads = 8, c.head_dim = 128, c.d_ff = 29568;
     t.push_back(c);
-    published(72.7e9, false);
+    published(t, 72.7e9, false);
   }
   {
     ArchitectureConfig c = llama("OLMo 7B",
@@ -199,15 +205,21 @@ std::vector<ArchitectureConfig> make_table() {
                                  2024, 4096, 32, 32, 32, 11008, 50304, 2048);
     c.norm = ArchNorm::LayerNorm, c.norms_per_block = 0, c.final_norm = false;  // no learned norm weights at all
     t.push_back(c);
-    published(6.9e9, false);
+    published(t, 6.9e9, false);
   }
   {
     ArchitectureConfig c =
         llama("Gemma 3 1B", "Gemma Team 2025; gemma-3-1b-pt config.json", 2025, 1152, 26, 4, 1, 6912, 262144, 32768);
     c.head_dim = 256, c.activation = "GeGLU", c.tied = true, c.norms_per_block = 4, c.qk_norm = true;
     t.push_back(c);
-    published(1e9, false);
+    published(t, 1e9, false);
   }
+}
+
+std::vector<ArchitectureConfig> make_table() {
+  std::vector<ArchitectureConfig> t;
+  add_early_models(t);
+  add_llama_era_models(t);
   return t;
 }
 

@@ -1,6 +1,7 @@
 #include "core/experiments/head_roles.h"
 
 #include <algorithm>
+#include <array>
 #include <iterator>
 #include <random>
 
@@ -95,20 +96,19 @@ std::string validate(const HeadRoleParams& p, const ModelConfig& config) {
 
 int head_role_passes(const HeadRoleParams& params) { return 2 * params.samples + (params.lines.empty() ? 0 : 1); }
 
-HeadRoleMap score_head_roles(const ModelConfig& config, const ModelWeights& weights, const HeadRoleParams& params,
-                             const std::function<bool(float)>& progress) {
-  HeadRoleMap out;
-  out.threshold = params.threshold;
-  if (out.error = validate(params, config); !out.error.empty()) return out;
-  const int L = config.n_layers, H = config.n_heads, V = config.vocab;
+namespace {
+
+// Two random probes per sample (previous token and first token; a half repeated for induction), and the lines
+// probe when lines are given.
+std::vector<Probe> make_probes(const HeadRoleParams& params, const ModelConfig& config) {
   // Probes longer than the model's context are cut to it (the induction model has max_seq 16).
   const int T = std::min(params.length, config.max_seq);
-
   std::vector<Probe> probes;
   std::mt19937_64 rng(params.seed * 0x9E3779B97F4A7C15ull + 17);
   for (int s = 0; s < params.samples; ++s) {
-    probes.push_back({random_tokens(T, params.pool, V, rng), {HeadRole::PreviousToken, HeadRole::FirstToken}, {}});
-    std::vector<int> half = random_tokens(T / 2, params.pool, V, rng);
+    probes.push_back(
+        {random_tokens(T, params.pool, config.vocab, rng), {HeadRole::PreviousToken, HeadRole::FirstToken}, {}});
+    std::vector<int> half = random_tokens(T / 2, params.pool, config.vocab, rng);
     std::vector<int> twice = half;
     twice.insert(twice.end(), half.begin(), half.end());
     probes.push_back({twice, {HeadRole::Induction}, {}});
@@ -121,36 +121,51 @@ HeadRoleMap score_head_roles(const ModelConfig& config, const ModelWeights& weig
     if (n >= 4 * params.line_length) roles.push_back(HeadRole::Rhyme);  // a rhyme answers the one two lines before
     probes.push_back({{params.lines.begin(), params.lines.begin() + n}, roles, {}});
   }
+  return probes;
+}
 
+// Each probe's attention probabilities per layer, from one forward pass that keeps only those steps. False with
+// out->error set, or out->cancelled when progress said stop.
+bool run_probes(std::vector<Probe>& probes, const ModelConfig& config, const ModelWeights& weights,
+                const std::function<bool(float)>& progress, HeadRoleMap* out) {
+  std::vector<std::string> names;
+  for (int l = 0; l < config.n_layers; ++l) names.push_back("layers." + std::to_string(l) + ".attn.probs");
   for (size_t k = 0; k < probes.size(); ++k) {
     if (progress && !progress(static_cast<float>(k) / static_cast<float>(probes.size()))) {
-      out = HeadRoleMap{};
-      out.cancelled = true;
-      return out;
+      *out = HeadRoleMap{};
+      out->cancelled = true;
+      return false;
     }
     Probe& p = probes[k];
     Trace trace;
+    trace.keep_only(names);
     Mat logits;
-    if (!forward(logits, &trace, weights, config, p.tokens, &out.error)) return out;
-    for (int l = 0; l < L; ++l) {
-      const TraceStep* st = trace.find("layers." + std::to_string(l) + ".attn.probs");
+    if (!forward(logits, &trace, weights, config, p.tokens, &out->error)) return false;
+    for (int l = 0; l < config.n_layers; ++l) {
+      const TraceStep* st = trace.find(names[static_cast<size_t>(l)]);
       if (!st) {
-        out.error =
+        out->error =
             subst(tr("the forward pass recorded no attention probabilities for layer {0}"), {std::to_string(l)});
-        return out;
+        return false;
       }
       p.probs.push_back(st->value);
     }
   }
+  return true;
+}
 
-  out.layers = L;
-  out.heads = H;
+// Per (role, head): the probe whose mean is highest, for the example.
+using BestProbes = std::array<std::vector<std::pair<float, int>>, kHeadRoleCount>;
+
+// out->score: each role's mean attention from its queries to the key the role names, averaged over the probes
+// that measure the role; out->measured: which roles a probe measured.
+BestProbes score_probes(const std::vector<Probe>& probes, int line_length, HeadRoleMap* out) {
+  const int L = out->layers, H = out->heads;
   for (int r = 0; r < kHeadRoleCount; ++r) {
-    out.score[static_cast<size_t>(r)] = Mat::Zero(L, H);
-    out.measured[static_cast<size_t>(r)] = false;
+    out->score[static_cast<size_t>(r)] = Mat::Zero(L, H);
+    out->measured[static_cast<size_t>(r)] = false;
   }
-  // Per (role, head): the probe whose mean is highest, for the example.
-  std::array<std::vector<std::pair<float, int>>, kHeadRoleCount> best_probe;
+  BestProbes best_probe;
   for (auto& b : best_probe) b.assign(static_cast<size_t>(L * H), {-1.0f, -1});
   std::array<int, kHeadRoleCount> probe_count{};
   for (size_t k = 0; k < probes.size(); ++k) {
@@ -158,20 +173,20 @@ HeadRoleMap score_head_roles(const ModelConfig& config, const ModelWeights& weig
     const int Tp = static_cast<int>(p.tokens.size());
     for (HeadRole role : p.roles) {
       const int r = static_cast<int>(role);
-      out.measured[static_cast<size_t>(r)] = true;
+      out->measured[static_cast<size_t>(r)] = true;
       ++probe_count[static_cast<size_t>(r)];
       for (int l = 0; l < L; ++l)
         for (int h = 0; h < H; ++h) {
           double sum = 0;
           int n = 0;
           for (int i = 0; i < Tp; ++i) {
-            const int key = role_key(role, i, Tp, params.line_length);
+            const int key = role_key(role, i, Tp, line_length);
             if (key < 0) continue;
             sum += p.probs[static_cast<size_t>(l)](h * Tp + i, key);
             ++n;
           }
           const float mean = n > 0 ? static_cast<float>(sum / n) : 0.0f;
-          out.score[static_cast<size_t>(r)](l, h) += mean;
+          out->score[static_cast<size_t>(r)](l, h) += mean;
           auto& b = best_probe[static_cast<size_t>(r)][static_cast<size_t>(l * H + h)];
           if (mean > b.first) b = {mean, static_cast<int>(k)};
         }
@@ -179,27 +194,48 @@ HeadRoleMap score_head_roles(const ModelConfig& config, const ModelWeights& weig
   }
   for (int r = 0; r < kHeadRoleCount; ++r)
     if (probe_count[static_cast<size_t>(r)] > 0)
-      out.score[static_cast<size_t>(r)] /= probe_count[static_cast<size_t>(r)];
+      out->score[static_cast<size_t>(r)] /= probe_count[static_cast<size_t>(r)];
+  return best_probe;
+}
 
-  // The example of `role` for head (l, h): its attention on the probe where its mean for the role was highest.
-  auto make_example = [&](int l, int h, int role) {
-    HeadExample ex;
-    ex.role = static_cast<HeadRole>(role);
-    const Probe& p =
-        probes[static_cast<size_t>(best_probe[static_cast<size_t>(role)][static_cast<size_t>(l * H + h)].second)];
-    const int Tp = static_cast<int>(p.tokens.size());
-    ex.tokens = p.tokens;
-    ex.probs = p.probs[static_cast<size_t>(l)].middleRows(h * Tp, Tp);
-    for (int i = 0; i < Tp; ++i) {
-      const int key = role_key(ex.role, i, Tp, params.line_length);
-      if (key >= 0 && ex.probs(i, key) > ex.weight) {
-        ex.weight = ex.probs(i, key);
-        ex.query = i;
-        ex.key = key;
-      }
+// The example of `role` for head (l, h): its attention on the probe where its mean for the role was highest.
+HeadExample head_example(const std::vector<Probe>& probes, const BestProbes& best_probe, int H, int line_length, int l,
+                         int h, int role) {
+  HeadExample ex;
+  ex.role = static_cast<HeadRole>(role);
+  const Probe& p =
+      probes[static_cast<size_t>(best_probe[static_cast<size_t>(role)][static_cast<size_t>(l * H + h)].second)];
+  const int Tp = static_cast<int>(p.tokens.size());
+  ex.tokens = p.tokens;
+  ex.probs = p.probs[static_cast<size_t>(l)].middleRows(h * Tp, Tp);
+  for (int i = 0; i < Tp; ++i) {
+    const int key = role_key(ex.role, i, Tp, line_length);
+    if (key >= 0 && ex.probs(i, key) > ex.weight) {
+      ex.weight = ex.probs(i, key);
+      ex.query = i;
+      ex.key = key;
     }
-    return ex;
+  }
+  return ex;
+}
+
+}  // namespace
+
+HeadRoleMap score_head_roles(const ModelConfig& config, const ModelWeights& weights, const HeadRoleParams& params,
+                             const std::function<bool(float)>& progress) {
+  HeadRoleMap out;
+  out.threshold = params.threshold;
+  if (out.error = validate(params, config); !out.error.empty()) return out;
+  std::vector<Probe> probes = make_probes(params, config);
+  if (!run_probes(probes, config, weights, progress, &out)) return out;
+  const int L = config.n_layers, H = config.n_heads;
+  out.layers = L;
+  out.heads = H;
+  const BestProbes best_probe = score_probes(probes, params.line_length, &out);
+  const auto example = [&](int l, int h, int role) {
+    return head_example(probes, best_probe, H, params.line_length, l, h, role);
   };
+  // Each head's best-scoring role (named when at or above the threshold), and each role's best head.
   out.best.assign(static_cast<size_t>(L * H), -1);
   out.example.resize(static_cast<size_t>(L * H));
   for (int l = 0; l < L; ++l)
@@ -212,7 +248,7 @@ HeadRoleMap score_head_roles(const ModelConfig& config, const ModelWeights& weig
           top = r;
       if (top < 0) continue;
       if (out.score[static_cast<size_t>(top)](l, h) >= params.threshold) out.best[idx] = top;
-      out.example[idx] = make_example(l, h, top);
+      out.example[idx] = example(l, h, top);
     }
   for (int r = 0; r < kHeadRoleCount; ++r) {
     if (!out.measured[static_cast<size_t>(r)]) continue;
@@ -220,7 +256,7 @@ HeadRoleMap score_head_roles(const ModelConfig& config, const ModelWeights& weig
     out.score[static_cast<size_t>(r)].maxCoeff(&tl, &th);
     out.top_layer[static_cast<size_t>(r)] = tl;
     out.top_head[static_cast<size_t>(r)] = th;
-    out.top_example[static_cast<size_t>(r)] = make_example(tl, th, r);
+    out.top_example[static_cast<size_t>(r)] = example(tl, th, r);
   }
   if (progress) progress(1.0f);
   return out;
