@@ -362,39 +362,125 @@ AxisTicks make_ticks(const Axis& axis, double lo, double hi, float length, bool 
   return t;
 }
 
-// Shortens a label to `max_width` pixels with an ellipsis.
 // [SECTION] One axes
-// Lays out one axes inside `cell`: caption, axis labels, tick labels, colour bar and legend around the plot area.
-// `own_colorbar`: false when the figure draws one shared colour bar instead.
-// `place`: Beside puts the legend beside the plot area even without AxesFlags_LegendOutside (the second try of
-// layout_axes below); Below leaves it to layout_figure, which draws it under the figure (its entries are gathered in
-// b.below_entries). `legend_covers`, when given, is set when the inside legend hides part of the items.
-enum class LegendPlace { Inside, Beside, Below };
-AxesFrame layout_axes_once(Builder& b, const Axes& axes_in, Rect cell, const ViewRange& view, bool own_colorbar,
-                           LegendPlace place, bool* legend_covers) {
-  const FigureTheme& th = b.th;
-  Axis xa = axes_in.x, ya = axes_in.y;
+
+// The first heatmap of an axes (its labels become the axes' categories when the axes has none), and whether any
+// item has a legend entry.
+const HeatmapItem* scan_items(const Axes& axes_in, Axis* xa, Axis* ya, bool* any_legend) {
   const HeatmapItem* first_heatmap = nullptr;
-  bool any_legend = false;
+  *any_legend = false;
   for (const Item& it : axes_in.items) {
     if (const auto* hm = std::get_if<HeatmapItem>(&it)) {
       if (!first_heatmap) first_heatmap = hm;
-      if (xa.categories.empty() && !hm->options.col_labels.empty()) xa.categories = hm->options.col_labels;
-      if (ya.categories.empty() && !hm->options.row_labels.empty()) ya.categories = hm->options.row_labels;
+      if (xa->categories.empty() && !hm->options.col_labels.empty()) xa->categories = hm->options.col_labels;
+      if (ya->categories.empty() && !hm->options.row_labels.empty()) ya->categories = hm->options.row_labels;
     }
     std::visit(
         [&](const auto& item) {
           using T = std::decay_t<decltype(item)>;
           if constexpr (std::is_same_v<T, BarsItem>)
-            any_legend |= !item.series.empty();
+            *any_legend |= !item.series.empty();
           else if constexpr (std::is_same_v<T, LineItem> || std::is_same_v<T, HistogramItem> ||
                              std::is_same_v<T, ArrowItem>)
-            any_legend |= !item.label.empty();
+            *any_legend |= !item.label.empty();
         },
         it);
   }
-  if (axes_in.flags & AxesFlags_NoLegend) any_legend = false;
+  if (axes_in.flags & AxesFlags_NoLegend) *any_legend = false;
+  return first_heatmap;
+}
 
+// Grid lines at the ticks (none behind a heatmap).
+void draw_grid(Builder& b, const AxesFrame& f, const AxisTicks& xt, const AxisTicks& yt) {
+  const FigureTheme& th = b.th;
+  const Rect& plot = f.plot;
+  for (const Tick& t : xt.ticks) {
+    const float x = f.to_pixel(t.value, f.y0).x;
+    if (x > plot.x0 + 0.5f && x < plot.x1 - 0.5f) b.polyline({{x, plot.y0}, {x, plot.y1}}, th.grid, th.grid_width);
+  }
+  for (const Tick& t : yt.ticks) {
+    const float y = f.to_pixel(f.x0, t.value).y;
+    if (y > plot.y0 + 0.5f && y < plot.y1 - 0.5f) b.polyline({{plot.x0, y}, {plot.x1, y}}, th.grid, th.grid_width);
+  }
+}
+
+// Tick labels that still touch after thinning are reported (an axis the figure is too small for).
+void check_overlap(Builder& b, const Axes& axes_in, float lo, float hi, float* last_hi, const char* axis) {
+  if (lo < *last_hi - 0.5f)
+    b.out.problems.push_back(std::string(axis) + " tick labels overlap" +
+                             (axes_in.title.empty() ? std::string() : " in \"" + axes_in.title + "\""));
+  *last_hi = std::max(*last_hi, hi);
+}
+
+// The x axis under the plot area: ticks, their labels (checked for overlap) and the axis label at the cell's foot.
+void draw_x_axis(Builder& b, const AxesFrame& f, const Axis& xa, const AxisTicks& xt, Rect cell) {
+  const FigureTheme& th = b.th;
+  const Rect& plot = f.plot;
+  std::vector<std::pair<float, float>> spans;  // label extents along x, sorted (the axis may be inverted)
+  for (const Tick& t : xt.ticks) {
+    const float x = f.to_pixel(t.value, f.y0).x;
+    const float half = xt.vertical_labels ? th.tick_size * 0.5f : label_width(t.label, th.tick_size) / 2;
+    if (x >= plot.x0 - 0.5f && x <= plot.x1 + 0.5f) spans.push_back({x - half, x + half});
+  }
+  std::sort(spans.begin(), spans.end());
+  float last_x = -INFINITY;
+  for (const auto& [lo, hi] : spans) check_overlap(b, *f.axes, lo, hi, &last_x, "x-axis");
+  for (const Tick& t : xt.ticks) {
+    const float x = f.to_pixel(t.value, f.y0).x;
+    if (x < plot.x0 - 0.5f || x > plot.x1 + 0.5f) continue;
+    b.polyline({{x, plot.y1}, {x, plot.y1 + th.tick_length}}, th.frame, th.frame_width);
+    if (xt.vertical_labels)
+      b.text({x, plot.y1 + th.tick_length + 3}, fit_text(t.label, th.tick_size, 140), th.tick_size, th.text, 1, 0.5f,
+             true);
+    else
+      b.text({x, plot.y1 + th.tick_length + 2}, t.label, th.tick_size, th.text, 0.5f, 0);
+  }
+  if (!xa.label.empty())
+    b.label({(plot.x0 + plot.x1) / 2, cell.y1 - 1}, xa.title(), th.label_size, cell.width(), th.text, 0.5f, 1, false,
+            "x-axis label");
+}
+
+// The y axis left of the plot area: ticks, their labels (checked for overlap) and the axis label at the cell's left.
+void draw_y_axis(Builder& b, const AxesFrame& f, const Axis& ya, const AxisTicks& yt, Rect cell) {
+  const FigureTheme& th = b.th;
+  const Rect& plot = f.plot;
+  float last_y = -INFINITY;
+  std::vector<float> ys;
+  for (const Tick& t : yt.ticks) {
+    const float y = f.to_pixel(f.x0, t.value).y;
+    if (y >= plot.y0 - 0.5f && y <= plot.y1 + 0.5f) ys.push_back(y);
+  }
+  std::sort(ys.begin(), ys.end());
+  for (float y : ys) check_overlap(b, *f.axes, y - th.tick_size * 0.5f, y + th.tick_size * 0.5f, &last_y, "y-axis");
+  for (const Tick& t : yt.ticks) {
+    const float y = f.to_pixel(f.x0, t.value).y;
+    if (y < plot.y0 - 0.5f || y > plot.y1 + 0.5f) continue;
+    b.polyline({{plot.x0 - th.tick_length, y}, {plot.x0, y}}, th.frame, th.frame_width);
+    b.text({plot.x0 - th.tick_length - 3, y}, fit_text(t.label, th.tick_size, 140), th.tick_size, th.text, 1, 0.5f);
+  }
+  if (!ya.label.empty())
+    b.label({cell.x0 + 1, (plot.y0 + plot.y1) / 2}, ya.title(), th.label_size, plot.height(), th.text, 0.5f, 0, true,
+            "y-axis label");
+}
+
+// Equal aspect: widens the range of the axis that would otherwise be stretched (keeps the plot area full), and
+// ticks both axes again.
+void equalise_aspect(AxesFrame& f, const Axis& xa, const Axis& ya, const Rect& plot, float tick_size, AxisTicks* xt,
+                     AxisTicks* yt) {
+  const double ux = std::fabs(f.x1 - f.x0) / plot.width(), uy = std::fabs(f.y1 - f.y0) / plot.height();
+  if (ux > uy) {
+    const double c = 0.5 * (f.y0 + f.y1), h = 0.5 * ux * plot.height();
+    f.y0 = c - h, f.y1 = c + h;
+  } else if (uy > ux) {
+    const double c = 0.5 * (f.x0 + f.x1), h = 0.5 * uy * plot.width();
+    f.x0 = c - h, f.x1 = c + h;
+  }
+  *yt = make_ticks(ya, f.y0, f.y1, plot.height(), false, tick_size);
+  *xt = make_ticks(xa, f.x0, f.x1, plot.width(), true, tick_size);
+}
+
+// The data-to-pixel mapping's ranges: the data's, the axis's own limits, or the view the user zoomed to.
+AxesFrame axes_frame(const Axes& axes_in, const Axis& xa, const Axis& ya, const ViewRange& view) {
   AxesFrame f;
   f.axes = &axes_in;
   f.x_scale = xa.scale;
@@ -406,42 +492,68 @@ AxesFrame layout_axes_once(Builder& b, const Axes& axes_in, Rect cell, const Vie
   resolve_range(xa, rx, &f.x0, &f.x1);
   resolve_range(ya, ry, &f.y0, &f.y1);
   if (view.set) f.x0 = view.x0, f.x1 = view.x1, f.y0 = view.y0, f.y1 = view.y1;
+  return f;
+}
 
-  // Colour bar ticks first: the bar takes a fixed column on the right.
+// The colour bar of `heatmap` (its range and ticks), or an empty spec (no heatmap) when there is none to draw.
+ColorBarSpec colorbar_spec(Builder& b, const HeatmapItem* heatmap, Rect cell) {
   ColorBarSpec cb;
-  float right_reserve = 0;
-  if (own_colorbar && first_heatmap && first_heatmap->rows > 0 && first_heatmap->cols > 0) {
-    cb.heatmap = first_heatmap;
-    const HeatmapScan& scan = b.scan(*first_heatmap);
-    heatmap_range(*first_heatmap, scan, &cb.vmin, &cb.vmax);
-    cb.masked = scan.masked;
-    cb.ticks = nice_ticks(cb.vmin, cb.vmax, std::max(2, static_cast<int>(cell.height() / 50)));
-    for (const Tick& t : cb.ticks) cb.tick_width = std::max(cb.tick_width, label_width(t.label, th.tick_size));
-    right_reserve = colorbar_block_width(th, cb);
+  if (!heatmap || heatmap->rows <= 0 || heatmap->cols <= 0) return cb;
+  cb.heatmap = heatmap;
+  const HeatmapScan& scan = b.scan(*heatmap);
+  heatmap_range(*heatmap, scan, &cb.vmin, &cb.vmax);
+  cb.masked = scan.masked;
+  cb.ticks = nice_ticks(cb.vmin, cb.vmax, std::max(2, static_cast<int>(cell.height() / 50)));
+  for (const Tick& t : cb.ticks) cb.tick_width = std::max(cb.tick_width, label_width(t.label, b.th.tick_size));
+  return cb;
+}
+
+// The plot area inside `cell` and both axes' ticks, in two passes: tick density depends on the plot size, which
+// depends on the tick label sizes. `right_reserve` is kept free on the right (a colour bar).
+Rect place_plot_area(const FigureTheme& th, const Axes& axes_in, const Axis& xa, const Axis& ya, const AxesFrame& f,
+                     Rect cell, float right_reserve, AxisTicks* xt, AxisTicks* yt) {
+  // Room for an axis label: its line, taller when it holds a fraction or stacked scripts.
+  auto label_h = [&](const Axis& a) { return th.label_size * 0.35f + label_height(a.title(), th.label_size); };
+  const float top = cell.y0 + (axes_in.title.empty() ? th.tick_size * 0.6f : th.tick_size * 1.6f);
+  const float left_label = (!ya.hide && !ya.label.empty()) ? label_h(ya) : 0;
+  const float bottom_label = (!xa.hide && !xa.label.empty()) ? label_h(xa) : 0;
+  Rect plot{cell.x0 + left_label + 40, top, cell.x1 - right_reserve - 8, cell.y1 - bottom_label - th.tick_size * 1.5f};
+  for (int pass = 0; pass < 2; ++pass) {
+    *yt = make_ticks(ya, f.y0, f.y1, std::max(plot.height(), 10.0f), false, th.tick_size);
+    const float left = cell.x0 + left_label + (ya.hide ? 4 : yt->extent + th.tick_length + 5);
+    plot.x0 = left;
+    plot.x1 = cell.x1 - right_reserve - 6;
+    *xt = make_ticks(xa, f.x0, f.x1, std::max(plot.width(), 10.0f), true, th.tick_size);
+    const float xt_extent = xa.hide ? 4 : xt->extent + th.tick_length + 4;
+    plot.y1 = cell.y1 - bottom_label - std::min(xt_extent, cell.height() * 0.35f);
+    plot.y0 = top;
   }
+  return plot;
+}
+
+// Lays out one axes inside `cell`: caption, axis labels, tick labels, colour bar and legend around the plot area.
+// `own_colorbar`: false when the figure draws one shared colour bar instead.
+// `place`: Beside puts the legend beside the plot area even without AxesFlags_LegendOutside (the second try of
+// layout_axes below); Below leaves it to layout_figure, which draws it under the figure (its entries are gathered in
+// b.below_entries). `legend_covers`, when given, is set when the inside legend hides part of the items.
+enum class LegendPlace { Inside, Beside, Below };
+AxesFrame layout_axes_once(Builder& b, const Axes& axes_in, Rect cell, const ViewRange& view, bool own_colorbar,
+                           LegendPlace place, bool* legend_covers) {
+  const FigureTheme& th = b.th;
+  Axis xa = axes_in.x, ya = axes_in.y;
+  bool any_legend = false;
+  const HeatmapItem* first_heatmap = scan_items(axes_in, &xa, &ya, &any_legend);
+
+  AxesFrame f = axes_frame(axes_in, xa, ya, view);
+  // Colour bar ticks first: the bar takes a fixed column on the right.
+  const ColorBarSpec cb = own_colorbar ? colorbar_spec(b, first_heatmap, cell) : ColorBarSpec{};
+  const float right_reserve = cb.heatmap ? colorbar_block_width(th, cb) : 0;
   const bool legend_below = any_legend && place == LegendPlace::Below;
   const bool legend_outside =
       any_legend && !legend_below && (place == LegendPlace::Beside || (axes_in.flags & AxesFlags_LegendOutside));
 
-  // Room for an axis label: its line, taller when it holds a fraction or stacked scripts.
-  auto label_h = [&](const Axis& a) { return th.label_size * 0.35f + label_height(a.title(), th.label_size); };
-  const float top = cell.y0 + (axes_in.title.empty() ? th.tick_size * 0.6f : th.tick_size * 1.6f);
-  float left_label = (!ya.hide && !ya.label.empty()) ? label_h(ya) : 0;
-  float bottom_label = (!xa.hide && !xa.label.empty()) ? label_h(xa) : 0;
-
-  // Two passes: tick density depends on the plot size, which depends on the tick label sizes.
-  Rect plot{cell.x0 + left_label + 40, top, cell.x1 - right_reserve - 8, cell.y1 - bottom_label - th.tick_size * 1.5f};
   AxisTicks xt, yt;
-  for (int pass = 0; pass < 2; ++pass) {
-    yt = make_ticks(ya, f.y0, f.y1, std::max(plot.height(), 10.0f), false, th.tick_size);
-    const float left = cell.x0 + left_label + (ya.hide ? 4 : yt.extent + th.tick_length + 5);
-    plot.x0 = left;
-    plot.x1 = cell.x1 - right_reserve - 6;
-    xt = make_ticks(xa, f.x0, f.x1, std::max(plot.width(), 10.0f), true, th.tick_size);
-    const float xt_extent = xa.hide ? 4 : xt.extent + th.tick_length + 4;
-    plot.y1 = cell.y1 - bottom_label - std::min(xt_extent, cell.height() * 0.35f);
-    plot.y0 = top;
-  }
+  Rect plot = place_plot_area(th, axes_in, xa, ya, f, cell, right_reserve, &xt, &yt);
   if (plot.width() < 10 || plot.height() < 10) {  // too small to show anything useful
     f.plot = plot;
     return f;
@@ -461,19 +573,8 @@ AxesFrame layout_axes_once(Builder& b, const Axes& axes_in, Rect cell, const Vie
     if (std::isnan(b.legend_column_x)) plot.x1 -= width;  // else the grid's legend column holds it
   }
 
-  // Equal aspect: widen the range of the axis that would otherwise be stretched (keeps the plot area full).
-  if ((axes_in.flags & AxesFlags_EqualAspect) && xa.scale == Scale::Linear && ya.scale == Scale::Linear) {
-    const double ux = std::fabs(f.x1 - f.x0) / plot.width(), uy = std::fabs(f.y1 - f.y0) / plot.height();
-    if (ux > uy) {
-      const double c = 0.5 * (f.y0 + f.y1), h = 0.5 * ux * plot.height();
-      f.y0 = c - h, f.y1 = c + h;
-    } else if (uy > ux) {
-      const double c = 0.5 * (f.x0 + f.x1), h = 0.5 * uy * plot.width();
-      f.x0 = c - h, f.x1 = c + h;
-    }
-    yt = make_ticks(ya, f.y0, f.y1, plot.height(), false, th.tick_size);
-    xt = make_ticks(xa, f.x0, f.x1, plot.width(), true, th.tick_size);
-  }
+  if ((axes_in.flags & AxesFlags_EqualAspect) && xa.scale == Scale::Linear && ya.scale == Scale::Linear)
+    equalise_aspect(f, xa, ya, plot, th.tick_size, &xt, &yt);
   f.plot = plot;
 
   if (!axes_in.title.empty()) {
@@ -486,17 +587,7 @@ AxesFrame layout_axes_once(Builder& b, const Axes& axes_in, Rect cell, const Vie
   }
   b.rect(plot, th.plot_background);
 
-  // Grid lines at the ticks.
-  if (!(axes_in.flags & AxesFlags_NoGrid) && !first_heatmap) {
-    for (const Tick& t : xt.ticks) {
-      const float x = f.to_pixel(t.value, f.y0).x;
-      if (x > plot.x0 + 0.5f && x < plot.x1 - 0.5f) b.polyline({{x, plot.y0}, {x, plot.y1}}, th.grid, th.grid_width);
-    }
-    for (const Tick& t : yt.ticks) {
-      const float y = f.to_pixel(f.x0, t.value).y;
-      if (y > plot.y0 + 0.5f && y < plot.y1 - 0.5f) b.polyline({{plot.x0, y}, {plot.x1, y}}, th.grid, th.grid_width);
-    }
-  }
+  if (!(axes_in.flags & AxesFlags_NoGrid) && !first_heatmap) draw_grid(b, f, xt, yt);
 
   // Items, clipped to the plot area.
   b.out.clips.push_back(plot);
@@ -523,56 +614,8 @@ AxesFrame layout_axes_once(Builder& b, const Axes& axes_in, Rect cell, const Vie
 
   // Frame and ticks.
   b.outline(plot, th.frame, th.frame_width);
-  // Tick labels that still touch after thinning are reported (an axis the figure is too small for).
-  auto check_overlap = [&](float lo, float hi, float* last_hi, const char* axis) {
-    if (lo < *last_hi - 0.5f)
-      b.out.problems.push_back(std::string(axis) + " tick labels overlap" +
-                               (axes_in.title.empty() ? std::string() : " in \"" + axes_in.title + "\""));
-    *last_hi = std::max(*last_hi, hi);
-  };
-  if (!xa.hide) {
-    std::vector<std::pair<float, float>> spans;  // label extents along x, sorted (the axis may be inverted)
-    for (const Tick& t : xt.ticks) {
-      const float x = f.to_pixel(t.value, f.y0).x;
-      const float half = xt.vertical_labels ? th.tick_size * 0.5f : label_width(t.label, th.tick_size) / 2;
-      if (x >= plot.x0 - 0.5f && x <= plot.x1 + 0.5f) spans.push_back({x - half, x + half});
-    }
-    std::sort(spans.begin(), spans.end());
-    float last_x = -INFINITY;
-    for (const auto& [lo, hi] : spans) check_overlap(lo, hi, &last_x, "x-axis");
-    for (const Tick& t : xt.ticks) {
-      const float x = f.to_pixel(t.value, f.y0).x;
-      if (x < plot.x0 - 0.5f || x > plot.x1 + 0.5f) continue;
-      b.polyline({{x, plot.y1}, {x, plot.y1 + th.tick_length}}, th.frame, th.frame_width);
-      if (xt.vertical_labels)
-        b.text({x, plot.y1 + th.tick_length + 3}, fit_text(t.label, th.tick_size, 140), th.tick_size, th.text, 1, 0.5f,
-               true);
-      else
-        b.text({x, plot.y1 + th.tick_length + 2}, t.label, th.tick_size, th.text, 0.5f, 0);
-    }
-    if (!xa.label.empty())
-      b.label({(plot.x0 + plot.x1) / 2, cell.y1 - 1}, xa.title(), th.label_size, cell.width(), th.text, 0.5f, 1, false,
-              "x-axis label");
-  }
-  if (!ya.hide) {
-    float last_y = -INFINITY;
-    std::vector<float> ys;
-    for (const Tick& t : yt.ticks) {
-      const float y = f.to_pixel(f.x0, t.value).y;
-      if (y >= plot.y0 - 0.5f && y <= plot.y1 + 0.5f) ys.push_back(y);
-    }
-    std::sort(ys.begin(), ys.end());
-    for (float y : ys) check_overlap(y - th.tick_size * 0.5f, y + th.tick_size * 0.5f, &last_y, "y-axis");
-    for (const Tick& t : yt.ticks) {
-      const float y = f.to_pixel(f.x0, t.value).y;
-      if (y < plot.y0 - 0.5f || y > plot.y1 + 0.5f) continue;
-      b.polyline({{plot.x0 - th.tick_length, y}, {plot.x0, y}}, th.frame, th.frame_width);
-      b.text({plot.x0 - th.tick_length - 3, y}, fit_text(t.label, th.tick_size, 140), th.tick_size, th.text, 1, 0.5f);
-    }
-    if (!ya.label.empty())
-      b.label({cell.x0 + 1, (plot.y0 + plot.y1) / 2}, ya.title(), th.label_size, plot.height(), th.text, 0.5f, 0, true,
-              "y-axis label");
-  }
+  if (!xa.hide) draw_x_axis(b, f, xa, xt, cell);
+  if (!ya.hide) draw_y_axis(b, f, ya, yt, cell);
 
   if (cb.heatmap) draw_colorbar(b, cb, plot);
   if (legend_below) {

@@ -579,119 +579,116 @@ struct Parser {
     out.push_back(char_node(next_char(), alpha));
   }
 
-  void command_node(List& out, Alphabet alpha) {
-    const std::string name = command();
-    auto space = [&](float em) {
-      Node sp;
-      sp.kind = Node::Space;
-      sp.space_em = em;
-      out.push_back(sp);
-    };
-    if (name == ",") return space(3.0f / 18);
-    if (name == ":" || name == ">") return space(4.0f / 18);
-    if (name == ";") return space(5.0f / 18);
-    if (name == "!") return space(-3.0f / 18);
-    if (name == " ") return space(0.333f);
-    if (name == "quad") return space(1.0f);
-    if (name == "qquad") return space(2.0f);
-    if (const Sym* g = find_sym(kGreek, name))
-      return out.push_back(symbol(g->utf8, alpha == Alphabet::Bold ? FontStyle::Bold : FontStyle::Italic, Cls::Ord));
-    if (const Sym* g = find_sym(kGreekUpper, name))
-      return out.push_back(symbol(g->utf8, alpha == Alphabet::Bold ? FontStyle::Bold : FontStyle::Regular, Cls::Ord));
-    if (const Sym* sym = find_sym(kSymbols, name))
-      return out.push_back(symbol(sym->utf8, FontStyle::Regular, sym->cls));
+  // \, \: \; \! \  \quad \qquad: a space of so many ems; false for any other command.
+  static bool space_command(const std::string& name, List& out) {
+    float em = 0;
+    if (name == ",")
+      em = 3.0f / 18;
+    else if (name == ":" || name == ">")
+      em = 4.0f / 18;
+    else if (name == ";")
+      em = 5.0f / 18;
+    else if (name == "!")
+      em = -3.0f / 18;
+    else if (name == " ")
+      em = 0.333f;
+    else if (name == "quad")
+      em = 1.0f;
+    else if (name == "qquad")
+      em = 2.0f;
+    else
+      return false;
+    Node sp;
+    sp.kind = Node::Space;
+    sp.space_em = em;
+    out.push_back(sp);
+    return true;
+  }
+
+  // Greek letters, symbols, large operators and operator names (\operatorname too); false for any other command.
+  bool symbol_command(const std::string& name, List& out, Alphabet alpha) {
+    if (const Sym* g = find_sym(kGreek, name)) {
+      out.push_back(symbol(g->utf8, alpha == Alphabet::Bold ? FontStyle::Bold : FontStyle::Italic, Cls::Ord));
+      return true;
+    }
+    if (const Sym* g = find_sym(kGreekUpper, name)) {
+      out.push_back(symbol(g->utf8, alpha == Alphabet::Bold ? FontStyle::Bold : FontStyle::Regular, Cls::Ord));
+      return true;
+    }
+    if (const Sym* sym = find_sym(kSymbols, name)) {
+      out.push_back(symbol(sym->utf8, FontStyle::Regular, sym->cls));
+      return true;
+    }
     if (const Sym* op = find_sym(kLargeOps, name)) {
       Node n = symbol(op->utf8, FontStyle::Regular, Cls::Op);
       n.large = true;
       n.limits = name != "int" && name != "oint";
-      return out.push_back(std::move(n));
+      out.push_back(std::move(n));
+      return true;
     }
     for (const OpName& op : kOpNames)
       if (name == op.name) {
         Node n = symbol(op.name, FontStyle::Regular, Cls::Op);
         n.limits = op.limits;
-        return out.push_back(std::move(n));
+        out.push_back(std::move(n));
+        return true;
       }
     if (name == "operatorname" || name == "mathop") {
       bool star = false;
       if (!done() && s[i] == '*') star = true, ++i;
       Node n = symbol(raw_group(), FontStyle::Regular, Cls::Op);
       n.limits = star;
-      return out.push_back(std::move(n));
+      out.push_back(std::move(n));
+      return true;
     }
-    if (name == "limits" || name == "nolimits") {
-      if (!out.empty() && out.back().cls == Cls::Op) out.back().limits = name == "limits";
-      return;
-    }
-    if (name == "frac" || name == "dfrac" || name == "tfrac") {
-      Node n;
-      n.kind = Node::Frac;
-      n.cls = Cls::Inner;
-      n.frac_style = name == "dfrac" ? 1 : name == "tfrac" ? 0 : -1;
-      n.a = argument(alpha);
-      n.b = argument(alpha);
-      return out.push_back(std::move(n));
-    }
-    if (name == "sqrt") {
-      Node n;
-      n.kind = Node::Sqrt;
-      skip_spaces();
-      if (!done() && s[i] == '[') {
-        ++i;
-        List index;
-        while (!done() && s[i] != ']') {
-          if (s[i] == ' ') {
-            ++i;
-            continue;
-          }
-          atom(index, alpha);
+    return false;
+  }
+
+  // \sqrt[index]{radicand}, after the command's name.
+  Node sqrt_node(Alphabet alpha) {
+    Node n;
+    n.kind = Node::Sqrt;
+    skip_spaces();
+    if (!done() && s[i] == '[') {
+      ++i;
+      List index;
+      while (!done() && s[i] != ']') {
+        if (s[i] == ' ') {
+          ++i;
+          continue;
         }
-        if (!done()) ++i;
-        n.b = std::move(index);
+        atom(index, alpha);
       }
-      n.a = argument(alpha);
-      return out.push_back(std::move(n));
+      if (!done()) ++i;
+      n.b = std::move(index);
     }
-    static const char* const kAccents[] = {"hat",       "widehat", "bar",   "overline", "tilde",
-                                           "widetilde", "vec",     "dot",   "ddot",     "check",
-                                           "breve",     "acute",   "grave", "mathring", "overrightarrow"};
-    for (const char* acc : kAccents)
-      if (name == acc) {
-        Node n;
-        n.kind = Node::Accent;
-        n.text = name;
-        n.a = argument(alpha);
-        return out.push_back(std::move(n));
-      }
-    if (name == "left") {
-      Node n;
-      n.kind = Node::LeftRight;
-      n.cls = Cls::Inner;
-      n.text = delimiter();
-      while (true) {
-        skip_spaces();
-        if (done()) break;
-        if (s[i] == '}') break;
-        if (s.compare(i, 6, "\\right") == 0 && (i + 6 >= s.size() || !is_letter(s[i + 6]))) break;
-        atom(n.a, alpha);
-      }
-      n.right.push_back('.');  // none unless \right names one
-      if (s.compare(i, 6, "\\right") == 0) {
-        i += 6;
-        n.right = delimiter();
-      }
-      return out.push_back(std::move(n));
+    n.a = argument(alpha);
+    return n;
+  }
+
+  // \left<delim> … \right<delim>, after \left: the items between, grown delimiters around them.
+  Node left_right_node(Alphabet alpha) {
+    Node n;
+    n.kind = Node::LeftRight;
+    n.cls = Cls::Inner;
+    n.text = delimiter();
+    while (true) {
+      skip_spaces();
+      if (done()) break;
+      if (s[i] == '}') break;
+      if (s.compare(i, 6, "\\right") == 0 && (i + 6 >= s.size() || !is_letter(s[i + 6]))) break;
+      atom(n.a, alpha);
     }
-    if (name == "right") {  // without \left: an ordinary delimiter
-      const std::string d = delimiter();
-      return out.push_back(symbol(d == "." ? "" : d, FontStyle::Regular, Cls::Close));
+    n.right.push_back('.');  // none unless \right names one
+    if (s.compare(i, 6, "\\right") == 0) {
+      i += 6;
+      n.right = delimiter();
     }
-    if (name == "big" || name == "Big" || name == "bigg" || name == "Bigg" || name == "bigl" || name == "bigr" ||
-        name == "Bigl" || name == "Bigr" || name == "middle") {
-      const std::string d = delimiter();  // drawn at the running size (the layout grows \left only)
-      const Cls cls = name.back() == 'l' ? Cls::Open : name.back() == 'r' ? Cls::Close : Cls::Ord;
-      return out.push_back(symbol(d == "." ? "" : d, FontStyle::Regular, cls));
-    }
+    return n;
+  }
+
+  // \mathbf{…} and the other alphabets, \text{…} and its kin; false for any other command.
+  bool font_command(const std::string& name, List& out) {
     struct FontCmd {
       const char* name;
       Alphabet alpha;
@@ -706,7 +703,8 @@ struct Parser {
         Node g;
         g.kind = Node::Group;
         g.a = argument(f.alpha);
-        return out.push_back(std::move(g));
+        out.push_back(std::move(g));
+        return true;
       }
     if (name == "text" || name == "textrm" || name == "mbox" || name == "textup" || name == "textit" ||
         name == "textbf" || name == "mathnormal") {
@@ -714,8 +712,52 @@ struct Parser {
       n.kind = Node::Text;
       n.text = raw_group();
       n.style = name == "textit" ? FontStyle::Italic : name == "textbf" ? FontStyle::Bold : FontStyle::Regular;
+      out.push_back(std::move(n));
+      return true;
+    }
+    return false;
+  }
+
+  void command_node(List& out, Alphabet alpha) {
+    const std::string name = command();
+    if (space_command(name, out) || symbol_command(name, out, alpha)) return;
+    if (name == "limits" || name == "nolimits") {
+      if (!out.empty() && out.back().cls == Cls::Op) out.back().limits = name == "limits";
+      return;
+    }
+    if (name == "frac" || name == "dfrac" || name == "tfrac") {
+      Node n;
+      n.kind = Node::Frac;
+      n.cls = Cls::Inner;
+      n.frac_style = name == "dfrac" ? 1 : name == "tfrac" ? 0 : -1;
+      n.a = argument(alpha);
+      n.b = argument(alpha);
       return out.push_back(std::move(n));
     }
+    if (name == "sqrt") return out.push_back(sqrt_node(alpha));
+    static const char* const kAccents[] = {"hat",       "widehat", "bar",   "overline", "tilde",
+                                           "widetilde", "vec",     "dot",   "ddot",     "check",
+                                           "breve",     "acute",   "grave", "mathring", "overrightarrow"};
+    for (const char* acc : kAccents)
+      if (name == acc) {
+        Node n;
+        n.kind = Node::Accent;
+        n.text = name;
+        n.a = argument(alpha);
+        return out.push_back(std::move(n));
+      }
+    if (name == "left") return out.push_back(left_right_node(alpha));
+    if (name == "right") {  // without \left: an ordinary delimiter
+      const std::string d = delimiter();
+      return out.push_back(symbol(d == "." ? "" : d, FontStyle::Regular, Cls::Close));
+    }
+    if (name == "big" || name == "Big" || name == "bigg" || name == "Bigg" || name == "bigl" || name == "bigr" ||
+        name == "Bigl" || name == "Bigr" || name == "middle") {
+      const std::string d = delimiter();  // drawn at the running size (the layout grows \left only)
+      const Cls cls = name.back() == 'l' ? Cls::Open : name.back() == 'r' ? Cls::Close : Cls::Ord;
+      return out.push_back(symbol(d == "." ? "" : d, FontStyle::Regular, cls));
+    }
+    if (font_command(name, out)) return;
     if (name == "displaystyle" || name == "textstyle") return;  // styles follow the target (formula line or label)
     out.push_back(unsupported_node("\\" + name));
   }

@@ -785,12 +785,15 @@ FigureMenuExtra g_figure_menu_extra = nullptr;  // set once by the app before th
 
 void set_figure_menu_extra(FigureMenuExtra extra) { g_figure_menu_extra = extra; }
 
-bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id, ImVec2 size, FigureDrawFlags flags) {
-  PlotContext& pc = context();
-  if (ImGui::GetFrameCount() != pc.frame) {
-    pc.frame = ImGui::GetFrameCount();
-    collect_garbage(pc);
-  }
+namespace {
+
+// A figure's size on screen (w × h pixels) and its scale (screen pixels per logical pixel).
+struct ScreenSize {
+  float w, h, scale;
+};
+
+// `size`: > 0 a size, ≤ 0 the space left minus that much, y 0 the figure's own proportions.
+ScreenSize figure_screen_size(const Figure& fig, ImVec2 size, FigureDrawFlags flags) {
   float s = std::max(0.5f, ImGui::GetFontSize() / kBaseFontSize);  // screen pixels per logical pixel
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const Vec2 natural = default_figure_size(fig);
@@ -820,6 +823,41 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
       s *= fit;
     }
   }
+  return {w, h, s};
+}
+
+// The mouse on a figure: Ctrl+wheel zooms the axes under the cursor, a drag pans it, a double click or a click on
+// the reset marker shows the whole data again. `mouse` in logical pixels, s the scale.
+void figure_input(FigureState& st, const Figure& fig, const Layout& layout, Vec2 mouse, bool on_marker, bool hovered,
+                  bool active, float s) {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (on_marker) {
+    if (ImGui::IsItemClicked(ImGuiMouseButton_Left)) st.views.assign(fig.grid.size(), ViewRange{});
+  } else {
+    // The wheel scrolls the window; Ctrl+wheel zooms the axes under the cursor (ImGui does not scroll with Ctrl).
+    if (hovered && io.MouseWheel != 0 && io.KeyCtrl) {
+      const int a = axes_at(layout, mouse);
+      if (a >= 0) zoom(st.views[size_t(a)], layout.frames[size_t(a)], mouse, std::pow(0.85f, io.MouseWheel));
+    }
+    if (ImGui::IsItemClicked(ImGuiMouseButton_Left)) st.drag_axes = axes_at(layout, mouse);
+    if (active && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0.0f) && st.drag_axes >= 0 &&
+        size_t(st.drag_axes) < layout.frames.size() && (io.MouseDelta.x != 0 || io.MouseDelta.y != 0))
+      pan(st.views[size_t(st.drag_axes)], layout.frames[size_t(st.drag_axes)],
+          {-io.MouseDelta.x / s, -io.MouseDelta.y / s});
+    if (hovered && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) st.views.assign(fig.grid.size(), ViewRange{});
+  }
+}
+
+}  // namespace
+
+bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id, ImVec2 size, FigureDrawFlags flags) {
+  PlotContext& pc = context();
+  if (ImGui::GetFrameCount() != pc.frame) {
+    pc.frame = ImGui::GetFrameCount();
+    collect_garbage(pc);
+  }
+  const ScreenSize size_px = figure_screen_size(fig, size, flags);
+  const float w = size_px.w, h = size_px.h, s = size_px.scale;
 
   ImGui::PushID(fig.id.c_str());
   const ImGuiID id = ImGui::GetID("##figure");
@@ -867,21 +905,7 @@ bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id
   const Vec2 mouse{(io.MousePos.x - origin.x) / s, (io.MousePos.y - origin.y) / s};
   const ResetMarker marker = reset_marker(origin, w, s);
   const bool on_marker = zoomed(st) && marker.contains(io.MousePos);
-  if (!(flags & FigureDrawFlags_NoInteraction) && on_marker) {
-    if (ImGui::IsItemClicked(ImGuiMouseButton_Left)) st.views.assign(fig.grid.size(), ViewRange{});
-  } else if (!(flags & FigureDrawFlags_NoInteraction)) {
-    // The wheel scrolls the window; Ctrl+wheel zooms the axes under the cursor (ImGui does not scroll with Ctrl).
-    if (hovered && io.MouseWheel != 0 && io.KeyCtrl) {
-      const int a = axes_at(layout, mouse);
-      if (a >= 0) zoom(st.views[size_t(a)], layout.frames[size_t(a)], mouse, std::pow(0.85f, io.MouseWheel));
-    }
-    if (ImGui::IsItemClicked(ImGuiMouseButton_Left)) st.drag_axes = axes_at(layout, mouse);
-    if (active && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0.0f) && st.drag_axes >= 0 &&
-        size_t(st.drag_axes) < layout.frames.size() && (io.MouseDelta.x != 0 || io.MouseDelta.y != 0))
-      pan(st.views[size_t(st.drag_axes)], layout.frames[size_t(st.drag_axes)],
-          {-io.MouseDelta.x / s, -io.MouseDelta.y / s});
-    if (hovered && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) st.views.assign(fig.grid.size(), ViewRange{});
-  }
+  if (!(flags & FigureDrawFlags_NoInteraction)) figure_input(st, fig, layout, mouse, on_marker, hovered, active, s);
 
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->PushClipRect(origin, ImVec2(origin.x + w, origin.y + h), true);
