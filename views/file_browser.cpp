@@ -225,6 +225,96 @@ int sync_path_box(ImGuiInputTextCallbackData* data) {
 
 }  // namespace
 
+// Places: home, the workbench's own folder, folders chosen in this run.
+void FileBrowser::draw_places(float height) {
+  const float em = ImGui::GetFontSize();
+  ImGui::BeginChild("##places", ImVec2(em * 11.0f, height), true);
+  auto place = [&](const std::string& label, const std::string& dir) {
+    if (!is_dir(dir)) return;
+    ImGui::PushID(dir.c_str());
+    if (ImGui::Selectable(label.c_str(), dir == dir_)) {
+      go_to(dir);
+      refocus_ = true;
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", dir.c_str());
+    ImGui::PopID();
+  };
+  place(tr("Home"), home_dir());
+  place("transformer-workbench", user_work_dir());
+  if (!recent_places().empty()) ImGui::TextDisabled("%s", tr("Recent"));
+  for (const std::string& dir : recent_places()) place(fs::path(dir).filename().string(), dir);
+  ImGui::EndChild();
+}
+
+// The folder's entries: a click selects, a double click opens a folder or chooses a file.
+bool FileBrowser::draw_entries(float height) {
+  const float em = ImGui::GetFontSize();
+  ImGui::BeginChild("##entries", ImVec2(em * 24.0f, height), true);
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  if (scroll_to_selection_ && selected_ >= 0) {
+    const float y = selected_ * line;
+    if (y < ImGui::GetScrollY()) ImGui::SetScrollY(y);
+    if (y + line > ImGui::GetScrollY() + ImGui::GetWindowHeight() - line)
+      ImGui::SetScrollY(y + 2 * line - ImGui::GetWindowHeight());
+  }
+  scroll_to_selection_ = false;
+  int clicked = -1, double_clicked = -1;
+  ImGuiListClipper clipper;
+  clipper.Begin(static_cast<int>(listing_.entries.size()), line);
+  while (clipper.Step()) {
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+      const DirEntry& e = listing_.entries[i];
+      ImGui::PushID(i);
+      const std::string label = e.is_dir ? e.name + "/" : e.name;
+      if (ImGui::Selectable(label.c_str(), i == selected_, ImGuiSelectableFlags_AllowDoubleClick)) {
+        clicked = i;
+        if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) double_clicked = i;
+      }
+      ImGui::PopID();
+    }
+  }
+  if (listing_.entries.empty() && listing_.error.empty())
+    ImGui::TextDisabled("%s", options_.folders_only ? tr("(no folders here)") : tr("(no matching files here)"));
+  ImGui::EndChild();
+  if (clicked >= 0) {
+    select(clicked);
+    refocus_ = true;
+  }
+  return double_clicked >= 0 && activate(double_clicked);
+}
+
+// What is listed, and why a folder could not be shown.
+void FileBrowser::draw_listing_note() const {
+  if (options_.folders_only) {
+    ImGui::TextDisabled("%s", tr("Folders only"));
+  } else if (!options_.extensions.empty()) {
+    std::string exts;
+    for (const std::string& e : options_.extensions) exts += (exts.empty() ? "" : ", ") + e;
+    ImGui::TextDisabled("%s", subst(tr("Showing folders and {0} files"), {exts}).c_str());
+  }
+  ImGui::SameLine();
+  ImGui::TextDisabled("%s", tr("(Up/Down select, Enter opens, Alt+Up: parent folder)"));
+  if (!error_.empty()) role_text(plot::UiRole::Bad, error_.c_str());
+}
+
+// Keys while the path box has the keyboard: Up/Down select, Alt+Up the parent, Alt+Down opens, Alt+Home home.
+bool FileBrowser::keyboard(bool box_has_keys) {
+  if (!box_has_keys) return false;
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.KeyAlt && key_pressed(ImGuiKey_UpArrow)) {
+    up();
+  } else if (io.KeyAlt && key_pressed(ImGuiKey_DownArrow)) {
+    return activate(selected_, true);
+  } else if (io.KeyAlt && key_pressed(ImGuiKey_Home)) {
+    home();
+  } else if (!io.KeyAlt && key_pressed(ImGuiKey_UpArrow)) {
+    select(selected_ < 0 ? 0 : selected_ - 1);
+  } else if (!io.KeyAlt && key_pressed(ImGuiKey_DownArrow)) {
+    select(selected_ + 1);
+  }
+  return false;
+}
+
 bool FileBrowser::draw(const char* action) {
   const float em = ImGui::GetFontSize();
   bool chosen = false;
@@ -269,84 +359,11 @@ bool FileBrowser::draw(const char* action) {
   // browser keeps its own list and its buttons on screen.
   const float line_h = ImGui::GetTextLineHeightWithSpacing();
   const float height = std::clamp(ImGui::GetMainViewport()->Size.y * 0.25f, line_h * 4.0f, line_h * 12.0f);
-  // Places: home, the workbench's own folder, folders chosen in this run.
-  ImGui::BeginChild("##places", ImVec2(em * 11.0f, height), true);
-  auto place = [&](const std::string& label, const std::string& dir) {
-    if (!is_dir(dir)) return;
-    ImGui::PushID(dir.c_str());
-    if (ImGui::Selectable(label.c_str(), dir == dir_)) {
-      go_to(dir);
-      refocus_ = true;
-    }
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", dir.c_str());
-    ImGui::PopID();
-  };
-  place(tr("Home"), home_dir());
-  place("transformer-workbench", user_work_dir());
-  if (!recent_places().empty()) ImGui::TextDisabled("%s", tr("Recent"));
-  for (const std::string& dir : recent_places()) place(fs::path(dir).filename().string(), dir);
-  ImGui::EndChild();
+  draw_places(height);
   ImGui::SameLine();
-
-  ImGui::BeginChild("##entries", ImVec2(em * 24.0f, height), true);
-  const float line = ImGui::GetTextLineHeightWithSpacing();
-  if (scroll_to_selection_ && selected_ >= 0) {
-    const float y = selected_ * line;
-    if (y < ImGui::GetScrollY()) ImGui::SetScrollY(y);
-    if (y + line > ImGui::GetScrollY() + ImGui::GetWindowHeight() - line)
-      ImGui::SetScrollY(y + 2 * line - ImGui::GetWindowHeight());
-  }
-  scroll_to_selection_ = false;
-  int clicked = -1, double_clicked = -1;
-  ImGuiListClipper clipper;
-  clipper.Begin(static_cast<int>(listing_.entries.size()), line);
-  while (clipper.Step()) {
-    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
-      const DirEntry& e = listing_.entries[i];
-      ImGui::PushID(i);
-      const std::string label = e.is_dir ? e.name + "/" : e.name;
-      if (ImGui::Selectable(label.c_str(), i == selected_, ImGuiSelectableFlags_AllowDoubleClick)) {
-        clicked = i;
-        if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) double_clicked = i;
-      }
-      ImGui::PopID();
-    }
-  }
-  if (listing_.entries.empty() && listing_.error.empty())
-    ImGui::TextDisabled("%s", options_.folders_only ? tr("(no folders here)") : tr("(no matching files here)"));
-  ImGui::EndChild();
-  if (clicked >= 0) {
-    select(clicked);
-    refocus_ = true;
-  }
-  if (double_clicked >= 0) chosen = activate(double_clicked) || chosen;
-
-  // What is listed, and why a folder could not be shown.
-  if (options_.folders_only) {
-    ImGui::TextDisabled("%s", tr("Folders only"));
-  } else if (!options_.extensions.empty()) {
-    std::string exts;
-    for (const std::string& e : options_.extensions) exts += (exts.empty() ? "" : ", ") + e;
-    ImGui::TextDisabled("%s", subst(tr("Showing folders and {0} files"), {exts}).c_str());
-  }
-  ImGui::SameLine();
-  ImGui::TextDisabled("%s", tr("(Up/Down select, Enter opens, Alt+Up: parent folder)"));
-  if (!error_.empty()) role_text(plot::UiRole::Bad, error_.c_str());
-
-  if (box_active || focusing || enter) {
-    const ImGuiIO& io = ImGui::GetIO();
-    if (io.KeyAlt && key_pressed(ImGuiKey_UpArrow)) {
-      up();
-    } else if (io.KeyAlt && key_pressed(ImGuiKey_DownArrow)) {
-      chosen = activate(selected_, true) || chosen;
-    } else if (io.KeyAlt && key_pressed(ImGuiKey_Home)) {
-      home();
-    } else if (!io.KeyAlt && key_pressed(ImGuiKey_UpArrow)) {
-      select(selected_ < 0 ? 0 : selected_ - 1);
-    } else if (!io.KeyAlt && key_pressed(ImGuiKey_DownArrow)) {
-      select(selected_ + 1);
-    }
-  }
+  chosen = draw_entries(height) || chosen;
+  draw_listing_note();
+  chosen = keyboard(box_active || focusing || enter) || chosen;
   ImGui::PopID();
   return chosen;
 }

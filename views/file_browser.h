@@ -79,6 +79,11 @@ class FileBrowser {
  private:
   void refresh();
   std::string join(const std::string& name) const;
+  // The parts draw() shows, top to bottom; each returns true when a path was chosen.
+  void draw_places(float height);
+  bool draw_entries(float height);
+  void draw_listing_note() const;
+  bool keyboard(bool box_has_keys);
 
   FileBrowserOptions options_;
   std::string dir_;
