@@ -24,6 +24,7 @@
 #include "views/train/train_controls.h"
 #include "views/train/train_finetune.h"
 #include "views/train/train_language.h"
+#include "views/train/train_readouts.h"
 #include "views/train/train_settings.h"
 #include "views/widgets.h"
 
@@ -155,7 +156,7 @@ class TrainPanel final : public Panel {
     if (snap->task.language())
       draw_language_run(*snap);
     else
-      draw_sample(*snap);
+      draw_train_probe(*snap);
     const std::vector<plot::Figure>& figs = shown_figures();
     // Curves flow in as many columns as fit (at least kReadableFigureWidth each); the attention grid gets the full
     // width. Figures are found by id (kCurveFigures), so train_figures() may list them in any order.
@@ -337,20 +338,6 @@ class TrainPanel final : public Panel {
       if (Control* c = controls().find(key); c && !c->check(value, info().id + "." + key)) c->set(value);
   }
 
-  // Parameters of the current run (total; a MoE model also its active ones) and what they cost to train.
-  void draw_parameter_estimate(const TrainSnapshot& snap) {
-    if (!snap.ready) return;
-    const ModelConfig& m = snap.settings.model;
-    const double total = double(parameter_count(m)), active = double(active_parameter_count(m));
-    // Training holds each parameter four times in float32: weights, gradients and AdamW's two moments.
-    const double mib = 4.0 * 4.0 * total / (1024.0 * 1024.0);
-    if (m.moe())
-      ImGui::TextWrapped(tr("parameters %.0f, active per token %.0f (%.0f%%); weights + grads + AdamW %.2f MiB"), total,
-                         active, 100 * active / total, mib);
-    else
-      ImGui::TextWrapped(tr("parameters %.0f; weights + grads + AdamW %.2f MiB"), total, mib);
-  }
-
   std::string run_label() const {
     const ModelConfig& m = s_.model;
     const std::string scale = m.attn_scale == ScaleMode::None ? tr("no scale") : scale_mode_formula(m.attn_scale);
@@ -361,28 +348,6 @@ class TrainPanel final : public Panel {
            (m.attn_softcap > 0 ? ", soft-cap " + plot::fmt("%.3g", m.attn_softcap) : "") +
            (s_.z_loss > 0 ? ", z-loss " + plot::fmt("%.3g", s_.z_loss) : "") + ", lr " +
            plot::fmt("%.3g", s_.optimizer.lr) + finetune_.label();
-  }
-
-  // The probe example: prompt tokens grey, answer tokens green when predicted right, red when wrong.
-  void draw_sample(const TrainSnapshot& snap) {
-    ImGui::TextUnformatted(tr("probe:"));
-    const TaskSample& p = snap.probe;
-    for (size_t t = 0; t < p.tokens.size(); ++t) {
-      ImGui::SameLine();
-      const std::string tok = snap.task.token_string(p.tokens[t]);
-      if (!p.answer[t]) {
-        ImGui::TextDisabled("%s", tok.c_str());
-        continue;
-      }
-      const bool right =
-          t >= 1 && t - 1 < snap.probe_predictions.size() && snap.probe_predictions[t - 1] == p.tokens[t];
-      role_text(right ? plot::UiRole::Good : plot::UiRole::Bad, tok.c_str());
-      if (ImGui::IsItemHovered() && t >= 1 && t - 1 < snap.probe_predictions.size())
-        ImGui::SetTooltip(tr("answer %s, model predicts %s"), tok.c_str(),
-                          snap.task.token_string(snap.probe_predictions[t - 1]).c_str());
-    }
-    ImGui::SameLine();
-    help_marker(tr("Grey: prompt. Coloured: answer tokens (green = the model's arg-max prediction is right)."));
   }
 
   TrainPanelState s_;
