@@ -1,8 +1,8 @@
 // Benchmarks for the position, head-sharing, MLP, LoRA and sampling ops at panel-sized and model-sized inputs.
 //
 // [SECTION] RoPE        tables + rotation, items = rotated pairs
-// [SECTION] GQA         repeat_kv expansion and MHA→GQA pooling, items = copied/averaged floats
-// [SECTION] MLP         activations (items = elements) and full blocks (GFLOP/s)
+// [SECTION] GQA         MHA→GQA pooling, items = averaged floats
+// [SECTION] MLP         activations (items = elements)
 // [SECTION] LoRA        adapted forward (GFLOP/s), merge, truncated SVD
 // [SECTION] Sampling    the filter chain over a vocabulary (items = tokens)
 
@@ -69,20 +69,6 @@ void BM_RopeTables(benchmark::State& state) {
 BENCHMARK(BM_RopeTables)->Args({256, 64})->Args({8192, 128});
 
 // [SECTION] GQA
-// Args: T, KV, n_rep, D. Panel: 16 tokens, 2 KV heads × 4; model: Llama-3-8B (8 KV heads × 4, D 128).
-void BM_RepeatKv(benchmark::State& state) {
-  const int T = static_cast<int>(state.range(0)), KV = static_cast<int>(state.range(1)),
-            n_rep = static_cast<int>(state.range(2)), D = static_cast<int>(state.range(3));
-  const Mat kv = random_mat(T, static_cast<Eigen::Index>(KV) * D, 2);
-  Mat out;
-  for (auto _ : state) {
-    repeat_kv(out, kv, T, KV, n_rep, D);
-    benchmark::DoNotOptimize(out.data());
-  }
-  state.SetItemsProcessed(state.iterations() * T * KV * n_rep * D);
-}
-BENCHMARK(BM_RepeatKv)->Args({16, 2, 4, 16})->Args({4096, 8, 4, 128});
-
 // Args: H, KV, D, C.
 void BM_MeanPoolKv(benchmark::State& state) {
   const int H = static_cast<int>(state.range(0)), KV = static_cast<int>(state.range(1)),
@@ -110,29 +96,6 @@ void BM_Activation(benchmark::State& state) {
   state.SetLabel(to_string(act));
 }
 BENCHMARK(BM_Activation)->DenseRange(0, 3);
-
-// Args: kind, T, C. F follows the LLaMA rule.
-void BM_Mlp(benchmark::State& state) {
-  const auto kind = static_cast<MlpKind>(state.range(0));
-  const int T = static_cast<int>(state.range(1)), C = static_cast<int>(state.range(2));
-  const int F = llama_hidden_size(C, C >= 1024 ? 256 : 32);
-  MlpWeights w{random_mat(F, C, 5), random_mat(F, C, 6), random_mat(C, F, 7)};
-  const Mat x = random_mat(T, C, 8);
-  MlpActivations acts;
-  Mat out;
-  for (auto _ : state) {
-    mlp_forward(out, acts, x, w, kind, Activation::GeluExact, T, C, F);
-    benchmark::DoNotOptimize(out.data());
-  }
-  const double matmuls = kind == MlpKind::Plain ? 2.0 : 3.0;
-  set_gflops(state, matmuls * 2.0 * T * C * F);
-  state.SetLabel(to_string(kind));
-}
-BENCHMARK(BM_Mlp)
-    ->Args({static_cast<int>(MlpKind::Plain), 16, 256})
-    ->Args({static_cast<int>(MlpKind::SwiGLU), 16, 256})
-    ->Args({static_cast<int>(MlpKind::SwiGLU), 32, 4096})
-    ->Unit(benchmark::kMillisecond);
 
 // [SECTION] LoRA
 // Args: T, d, r. Counts the frozen matmul plus the two rank-r ones.

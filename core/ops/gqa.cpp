@@ -28,15 +28,6 @@ std::vector<int> valid_kv_head_counts(int n_heads) {
   return out;
 }
 
-void repeat_kv(Mat& out, const Mat& kv, int T, int KV, int n_rep, int D) {
-  // kv: (T, KV*D)   out: (T, H*D) with H = KV*n_rep
-  assert(kv.rows() == T && kv.cols() == KV * D && &out != &kv);
-  const int H = KV * n_rep;
-  out.resize(T, H * D);
-  for (int t = 0; t < T; ++t)  // one work item per (token, query head)
-    for (int h = 0; h < H; ++h) out.row(t).segment(h * D, D) = kv.row(t).segment((h / n_rep) * D, D);
-}
-
 void mean_pool_kv_heads(Mat& out, const Mat& w, int H, int KV, int D, int C) {
   // w: (H*D, C)   out: (KV*D, C)
   assert(w.rows() == H * D && w.cols() == C && H % KV == 0 && &out != &w);

@@ -27,10 +27,6 @@ std::vector<int> kv_head_map(int n_heads, int n_kv_heads);
 // Every KV that divides H, ascending (1 = MQA … H = MHA): the valid choices for a slider.
 std::vector<int> valid_kv_head_counts(int n_heads);
 
-// Expands keys or values so that every query head has its own copy:
-//   kv: (T, KV*D)  →  out: (T, KV*n_rep*D), out head h = kv head h / n_rep.
-void repeat_kv(Mat& out, const Mat& kv, int T, int KV, int n_rep, int D);
-
 // MHA → GQA conversion by mean-pooling the heads of each group of a K or V projection weight stored
 // (H*D, C) as HF k_proj/v_proj: out head g = mean over h in [g·n_rep, (g+1)·n_rep) of w head h.
 //   w: (H*D, C)   out: (KV*D, C)

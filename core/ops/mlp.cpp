@@ -73,32 +73,6 @@ void swiglu_forward(Mat& hidden, const Mat& gate, const Mat& up) {
   silu_glu_row(hidden.data(), gate.data(), up.data(), hidden.size());
 }
 
-void mlp_forward(Mat& out, MlpActivations& acts, const Mat& x, const MlpWeights& w, MlpKind kind, Activation act, int T,
-                 int C, int F) {
-  // x: (T, C)   w.gate, w.up: (F, C)   w.down: (C, F)   acts.*: (T, F)   out: (T, C)
-  assert(x.rows() == T && x.cols() == C);
-  assert(w.up.rows() == F && w.up.cols() == C && w.down.rows() == C && w.down.cols() == F);
-  assert(kind == MlpKind::Plain || (w.gate.rows() == F && w.gate.cols() == C));
-  acts.up.resize(T, F);
-  out.resize(T, C);
-  linear_forward(acts.up, x, w.up);
-  if (kind == MlpKind::Plain) {
-    acts.gate.resize(0, 0);
-    activation_forward_t(acts.hidden, acts.up, act);  // the SIMD kernel training runs (exp, tanh in packets)
-  } else {
-    linear_forward(acts.gate, x, w.gate);
-    Activation gate_act = Activation::SiLU;
-    if (kind == MlpKind::ReGLU) gate_act = Activation::ReLU;
-    if (kind == MlpKind::GeGLU) gate_act = act == Activation::GeluTanh ? Activation::GeluTanh : Activation::GeluExact;
-    if (gate_act == Activation::SiLU) {
-      swiglu_forward(acts.hidden, acts.gate, acts.up);
-    } else {
-      glu_forward(acts.hidden, acts.gate, acts.up, gate_act);  // act(gate) ⊙ up in one pass, as training runs it
-    }
-  }
-  linear_forward(out, acts.hidden, w.down);
-}
-
 int llama_hidden_size(int dim, int multiple_of, double ffn_dim_multiplier) {
   // Meta's reference computes int(2 * hidden / 3) with hidden = 4 * dim; integer arithmetic gives the same floor.
   long long h = (2LL * 4LL * dim) / 3;

@@ -43,21 +43,10 @@ struct MlpWeights {
   Mat down;  // (C, F) down_proj (W2 of a plain MLP)
 };
 
-// Intermediates a learner wants to see, kept by name.
-struct MlpActivations {
-  Mat gate;    // (T, F) x · W_gateᵀ (empty for Plain)
-  Mat up;      // (T, F) x · W_upᵀ
-  Mat hidden;  // (T, F) what enters down_proj: act(up) for Plain, act(gate) ⊙ up for the GLUs
-};
-
 // SwiGLU's middle in one vectorised pass: hidden = silu(gate) ⊙ up, silu(g) = g·σ(g); gate, up, hidden: (T, F),
-// hidden must not alias them. Compiled for AVX-512 / AVX2 / the baseline with the same bits on each; what
-// mlp_forward runs. (Training keeps glu_forward: the shipped checkpoints' hashes pin its bits.)
+// hidden must not alias them. Compiled for AVX-512 / AVX2 / the baseline with the same bits on each; what the
+// forward pass runs. (Training keeps glu_forward: the shipped checkpoints' hashes pin its bits.)
 void swiglu_forward(Mat& hidden, const Mat& gate, const Mat& up);
-
-// out: (T, C); x: (T, C). `act` is the activation of Plain (and picks the GELU variant of GeGLU).
-void mlp_forward(Mat& out, MlpActivations& acts, const Mat& x, const MlpWeights& w, MlpKind kind, Activation act, int T,
-                 int C, int F);
 
 // LLaMA's hidden size rule: h = int(2·(4·dim)/3), optionally h = int(ffn_dim_multiplier·h), then rounded up
 // to a multiple of multiple_of. dim 4096, multiple_of 256 → 11008. Assumes dim ≥ 1 and multiple_of ≥ 1.

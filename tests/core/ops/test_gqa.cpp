@@ -6,12 +6,14 @@
 #include <random>
 
 #include "core/ops/attention.h"
+#include "reference_ops.h"
 #include "test_util.h"
 
 namespace tw {
 namespace {
 
 using testing::random_mat;
+using testing::repeat_kv;
 
 // Plain per-head softmax attention written independently of core/ops/attention (no mask, 1/√D scale).
 Mat naive_mha(const Mat& q, const Mat& k, const Mat& v, int H, int D) {

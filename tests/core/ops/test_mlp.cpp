@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "reference_ops.h"
 #include "test_util.h"
 
 #include <cmath>
@@ -9,6 +10,9 @@
 
 namespace tw {
 namespace {
+
+using testing::mlp_forward;
+using testing::MlpActivations;
 
 // Reference values from /tmp/ops-pos/mlp_ref.py (numpy 1.24 + math.erf, float64):
 //   gelu_exact = 0.5*x*(1+erf(x/sqrt(2)));  gelu_tanh = 0.5*x*(1+tanh(sqrt(2/pi)*(x+0.044715*x**3)))
