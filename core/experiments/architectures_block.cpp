@@ -8,10 +8,7 @@
 
 namespace tw {
 
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 BlockLayoutComparison compare_block_layouts(const StepperModel& model, const std::vector<std::string>& records,
                                             int64_t max_chars) {

@@ -19,11 +19,11 @@
 #include <vector>
 
 #include "core/experiments/forward_inspect.h"
-#include "core/experiments/generation.h"
 #include "core/experiments/logit_lens.h"
-#include "core/model/stepper_model.h"
 #include "core/model/config.h"
+#include "core/model/generation.h"
 #include "core/model/kv_cache.h"
+#include "core/model/stepper_model.h"
 #include "core/model/trace.h"
 #include "core/model/weights.h"
 #include "core/ops/sampling.h"

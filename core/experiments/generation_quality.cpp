@@ -7,7 +7,7 @@
 #include "core/base/i18n.h"
 #include "core/base/read_file.h"
 #include "core/base/utf8.h"
-#include "core/experiments/generation.h"
+#include "core/model/generation.h"
 
 namespace tw {
 

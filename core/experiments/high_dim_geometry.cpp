@@ -10,8 +10,8 @@
 #include "core/base/i18n.h"
 #include "core/io/safetensors.h"
 #include "core/ops/lora.h"
-#include "core/random.h"
 #include "core/ops/softmax.h"
+#include "core/random.h"
 
 namespace tw {
 

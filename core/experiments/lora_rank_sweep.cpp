@@ -108,8 +108,8 @@ LoraSweep run_lora_sweep(const LoraSweepParams& p, const std::function<bool(floa
       }
     }
     // The trainer evaluated after its last step when that step was on the evaluation interval.
-    const bool last_evaluated = !t.history().empty() && t.history().back().step == t.steps_done() &&
-                                std::isfinite(t.history().back().val_loss);
+    const bool last_evaluated =
+        !t.history().empty() && t.history().back().step == t.steps_done() && std::isfinite(t.history().back().val_loss);
     const Evaluation e = last_evaluated ? evaluation_of(t.history().back()) : t.evaluate();
     run.final_loss = e.loss;
     run.final_accuracy = e.accuracy;

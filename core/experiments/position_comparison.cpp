@@ -12,9 +12,9 @@
 #include "core/model/weights.h"
 #include "core/ops/alibi.h"
 #include "core/ops/rope.h"
+#include "core/ops/softmax.h"
 #include "core/train/model_train.h"
 #include "core/train/optimizer.h"
-#include "core/ops/softmax.h"
 
 namespace tw {
 

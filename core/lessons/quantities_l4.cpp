@@ -7,11 +7,11 @@
 
 #include "core/experiments/decoding_settings.h"
 #include "core/experiments/information.h"
-#include "core/ops/softmax.h"
 #include "core/lessons/lesson_quantity.h"
 #include "core/lessons/quantity_values.h"
 #include "core/lessons/scene_settings.h"
 #include "core/ops/sampling.h"
+#include "core/ops/softmax.h"
 #include "core/text/tokenizer_training.h"
 
 namespace tw {
@@ -37,8 +37,7 @@ std::optional<Decoding> decoding(const Json& v) {
 std::optional<InformationMeasures> measures(const Json& v) {
   const std::optional<Decoding> d = decoding(v);
   if (!d) return std::nullopt;
-  return information_measures(softmax(d->in.logits_p, d->s.temp_p),
-                              softmax(d->in.logits_q, d->s.temp_q));
+  return information_measures(softmax(d->in.logits_p, d->s.temp_p), softmax(d->in.logits_q, d->s.temp_q));
 }
 
 std::optional<SamplingTrace> trace(const Json& v) {

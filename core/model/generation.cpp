@@ -1,4 +1,4 @@
-#include "core/experiments/generation.h"
+#include "core/model/generation.h"
 
 #include <random>
 
@@ -38,7 +38,7 @@ NextTokenChoice choose_from_logits(const RowVec& last, const SamplingConfig& cfg
 
 Generation generate(const ModelConfig& config, const ModelWeights& weights, const std::vector<int>& prompt, int count,
                     const SamplingConfig& sampling, uint64_t seed, const std::function<bool(int, int)>& progress,
-                    const std::function<std::vector<char>(const std::vector<int>&)>& allowed) {
+                    const std::function<std::vector<char>(const std::vector<int>&)>& allowed, bool slide) {
   Generation out;
   if (out.error = validate(sampling); !out.error.empty()) return out;
   if (prompt.empty()) {
@@ -69,6 +69,14 @@ Generation generate(const ModelConfig& config, const ModelWeights& weights, cons
     out.probability.push_back(c.probability);
     out.raw_probability.push_back(c.filter.probs_before[static_cast<size_t>(c.sampled)]);
     if (i + 1 == count) break;  // the last token's own pass would only predict a token nobody asked for
+    if (cache.length >= config.max_seq && slide && config.max_seq >= 2) {
+      std::vector<int> window(prompt);
+      window.insert(window.end(), out.tokens.begin(), out.tokens.end());
+      window.erase(window.begin(), window.end() - (config.max_seq - 1));
+      cache.reset(config);
+      if (!append_tokens(&next, nullptr, nullptr, cache, weights, config, window, &out.error)) return out;
+      continue;
+    }
     if (cache.length >= config.max_seq) {
       out.error =
           subst(tr("stopped at max_seq {0}: the model has no room for more tokens"), {std::to_string(config.max_seq)});

@@ -52,11 +52,12 @@ struct Generation {
   std::string error;                   // one line when the prompt or the settings were refused, or the model is full
   bool cancelled = false;              // progress asked to stop; `tokens` holds what was generated until then
 };
-// Samples up to `count` tokens after `prompt` (stops early at max_seq, with a note in error). progress(done, count)
-// may return false to stop. allowed(ids so far) (optional) restricts each draw, e.g. to tokens that keep the text
-// valid UTF-8. Never throws.
+// Samples up to `count` tokens after `prompt`. progress(done, count) may return false to stop. allowed(ids so far)
+// (optional) restricts each draw, e.g. to tokens that keep the text valid UTF-8. At max_seq it stops with a note in
+// error, unless `slide`: then it goes on reading the last max_seq − 1 tokens (the cache rebuilt from them at
+// positions 0 …), as a model trained on windows of its context reads text longer than one. Never throws.
 Generation generate(const ModelConfig& config, const ModelWeights& weights, const std::vector<int>& prompt, int count,
                     const SamplingConfig& sampling, uint64_t seed, const std::function<bool(int, int)>& progress = {},
-                    const std::function<std::vector<char>(const std::vector<int>&)>& allowed = {});
+                    const std::function<std::vector<char>(const std::vector<int>&)>& allowed = {}, bool slide = false);
 
 }  // namespace tw

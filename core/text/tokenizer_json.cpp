@@ -134,7 +134,8 @@ bool read_sequence(const json& j, std::string_view stage, const char* list_key,
   for (const json& item : j[list_key]) {
     if (!read_item(item)) return false;
     if (steps_so_far && steps_so_far() > kMaxPipelineSteps) {
-      *error = subst(tr("{0} Sequence has more than {1} steps"), {std::string(stage), std::to_string(kMaxPipelineSteps)});
+      *error =
+          subst(tr("{0} Sequence has more than {1} steps"), {std::string(stage), std::to_string(kMaxPipelineSteps)});
       return false;
     }
   }

@@ -4,8 +4,8 @@
 // option the reference library reads has the type it reads (a string where a boolean belongs is refused, naming
 // the component, the key and the value, rather than silently defaulted).
 
-#include <nlohmann/json_fwd.hpp>
 #include <functional>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 

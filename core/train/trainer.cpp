@@ -3,6 +3,7 @@
 
 #include "core/base/i18n.h"
 #include "core/base/utf8.h"
+#include "core/model/generation.h"
 #include "core/ops/softmax.h"
 
 #include <algorithm>
@@ -182,7 +183,6 @@ bool Trainer::attach_model(const ModelConfig& model, ModelWeights weights, std::
   train_state_ = TrainState();
   eval_state_ = TrainState();
   probe_state_ = TrainState();
-  sample_state_ = TrainState();
   history_.clear();
   samples_.clear();
   steps_ = 0;
@@ -311,46 +311,26 @@ Evaluation Trainer::evaluate() {
 std::string Trainer::sample_text(uint64_t seed, int tokens, double temperature) {
   const std::shared_ptr<const LanguageData>& lm = task_.language();
   if (!ready_ || !lm || tokens < 1) return "";
-  const int T = task_.seq_len();
-  TaskRng rng(seed ^ 0x5A3B1Eull);
-  std::vector<int> ids{lm->heldout_ids.front()};
-  // Each step runs the last ≤ T tokens (padded after them: the causal mask keeps the padding out of the prediction)
-  // and draws the next token from softmax(logits / temperature) at the last real position.
-  Batch b;
-  b.B = 1;
-  b.T = T;
-  // Only tokens that keep the text valid UTF-8 are drawn: a byte-fallback token never leaves half a character.
+  // The one generator (core/model/generation) from the first held-out token, sliding over the model's context as
+  // the training windows do. Only tokens that keep the text valid UTF-8 are drawn: a byte-fallback token never
+  // leaves half a character; a model with more ids than its tokenizer (Qwen3: 151,936 and 151,669) never draws an
+  // id without text.
   std::vector<std::string> token_bytes(size_t(lm->tokenizer.vocab_size()));
   for (int id = 0; id < lm->tokenizer.vocab_size(); ++id) token_bytes[size_t(id)] = lm->tokenizer.token_bytes(id);
-  std::string text_bytes = token_bytes[size_t(ids.front())];
-  for (int i = 0; i < tokens; ++i) {
-    const int n = std::min<int>(static_cast<int>(ids.size()), T);
-    b.tokens.assign(size_t(T), 0);
-    b.targets.assign(size_t(T), -1);
-    std::copy(ids.end() - n, ids.end(), b.tokens.begin());
-    b.targets[size_t(n - 1)] = 0;
-    double loss = 0;
-    std::string error;
-    if (!train_forward(sample_state_, weights_, settings_.model, b, &loss, &error)) break;
-    const auto row = train_logits(sample_state_).row(n - 1);
-    const double mx = row.maxCoeff(), t = std::max(temperature, 1e-6);
-    std::vector<double> p(size_t(row.size()));
-    const std::vector<char> allowed = utf8_allowed_tokens(token_bytes, utf8_unfinished_tail(text_bytes));
-    // A model may have more ids than its tokenizer (Qwen3: 151,936 and 151,669): ids without text are never drawn.
-    double z = 0;
-    for (Eigen::Index v = 0; v < row.size(); ++v)
-      z += p[size_t(v)] = size_t(v) < allowed.size() && allowed[size_t(v)] ? std::exp((double(row[v]) - mx) / t) : 0.0;
-    double u = double(rng.next() >> 11) * 0x1.0p-53 * z;
-    int pick = static_cast<int>(row.size()) - 1;  // rounding left u at the very top: the last allowed token
-    while (pick > 0 && p[size_t(pick)] == 0.0) --pick;
-    for (size_t v = 0; v < p.size(); ++v)
-      if ((u -= p[v]) < 0) {
-        pick = static_cast<int>(v);
-        break;
-      }
-    ids.push_back(pick);
-    text_bytes += token_bytes[size_t(pick)];
-  }
+  const auto allowed = [&](const std::vector<int>& ids) {
+    std::string text_bytes;
+    for (int id : ids) text_bytes += token_bytes[size_t(id)];
+    std::vector<char> mask = utf8_allowed_tokens(token_bytes, utf8_unfinished_tail(text_bytes));
+    mask.resize(size_t(settings_.model.vocab), 0);
+    return mask;
+  };
+  SamplingConfig sampling;
+  sampling.temperature = static_cast<float>(std::max(temperature, 1e-6));
+  const std::vector<int> prompt{lm->heldout_ids.front()};
+  const Generation g =
+      generate(settings_.model, weights_, prompt, tokens, sampling, seed ^ 0x5A3B1Eull, {}, allowed, /*slide=*/true);
+  std::vector<int> ids = prompt;
+  ids.insert(ids.end(), g.tokens.begin(), g.tokens.end());
   // Byte-level tokens can stop inside a character: such bytes are shown as U+FFFD, so the text is valid UTF-8.
   // A character still unfinished when the sample ends is left out rather than shown as half of one.
   std::string text = lm->tokenizer.decode(ids);

@@ -163,7 +163,7 @@ class Trainer {
   TaskRng rng_;
   Batch held_out_;
   TaskSample probe_, induction_probe_;
-  TrainState train_state_, eval_state_, probe_state_, sample_state_;
+  TrainState train_state_, eval_state_, probe_state_;
   std::vector<MetricsRow> history_;
   std::vector<TrainSample> samples_;
   int steps_ = 0;

@@ -11,9 +11,9 @@
 
 #include "core/experiments/forward_session.h"
 #include "core/experiments/model_card.h"
-#include "core/train/model_folder.h"
 #include "core/model/hf_model.h"
 #include "core/model/weights.h"
+#include "core/train/model_folder.h"
 #include "core/train/tasks.h"
 #include "views/handoffs.h"
 #include "views/panel.h"

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <set>
 
-#include "core/model/stepper_model.h"
 #include "core/model/config.h"
+#include "core/model/stepper_model.h"
 #include "core/model/weights.h"
 
 namespace tw {

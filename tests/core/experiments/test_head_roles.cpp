@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "core/train/model_folder.h"
 #include "core/model/forward.h"
+#include "core/train/model_folder.h"
 
 namespace tw {
 namespace {

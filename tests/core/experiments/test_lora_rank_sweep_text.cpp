@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "core/experiments/lora_rank_sweep.h"
-#include "core/train/model_folder.h"
 #include "core/model/forward.h"
+#include "core/train/model_folder.h"
 #include "core/train/tasks.h"
 #include "lora_sweep_checks.h"
 #include "test_util.h"

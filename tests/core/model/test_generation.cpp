@@ -1,7 +1,7 @@
 // Tests for generation: a fixed seed gives the same continuation, every appended token's logits equal a full
 // recompute, greedy decoding (top-k 1) is the argmax of the full pass, and the stepper's session samples the
 // same tokens as generate().
-#include "core/experiments/generation.h"
+#include "core/model/generation.h"
 
 #include <gtest/gtest.h>
 
