@@ -1,7 +1,10 @@
 #pragma once
 // Hand-offs between panels ("Open in forward stepper", "Train this in the Training panel"): a panel never includes
-// another panel. The sender posts what it hands over under the receiving panel's id; the receiver takes it in its
-// update(); the app opens and focuses the window named by take_focus_request(). UI thread only.
+// another panel's file. What a hand-off carries is declared here: a model, or the Training panel's settings
+// (TrainPanelState, from views/train/train_settings.h, the one piece of a panel other panels may read, so a comparison
+// names both runs in the receiver's own terms). The sender posts what it hands over under the receiving panel's
+// id; the receiver takes it in its update(); the app opens and focuses the window named by take_focus_request().
+// UI thread only.
 //
 // One Handoffs object belongs to the app state and is shared by the panels it owns (Panel::set_handoffs). A panel
 // made on its own (headless export, a test) or for a preview (the start page's thumbnails run a scratch app state)
