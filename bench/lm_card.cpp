@@ -18,9 +18,9 @@
 #include "core/base/utf8.h"
 #include "core/experiments/generation_quality.h"
 #include "core/experiments/model_bits.h"
-#include "core/train/model_folder.h"
 #include "core/matmul_threads.h"
 #include "core/text/kneser_ney.h"
+#include "core/train/model_folder.h"
 
 namespace {
 

@@ -19,8 +19,8 @@
 #include "core/experiments/architecture_settings.h"
 #include "core/experiments/architectures.h"
 #include "core/experiments/architectures_block.h"
-#include "core/train/model_folder.h"
 #include "core/text/corpus.h"
+#include "core/train/model_folder.h"
 #include "views/recompute.h"
 
 namespace tw {

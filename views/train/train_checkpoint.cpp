@@ -8,11 +8,11 @@
 #include <memory>
 
 #include "core/base/i18n.h"
-#include "core/train/model_folder.h"
 #include "core/io/atomic_file.h"
 #include "core/io/user_dirs.h"
 #include "core/model/config.h"
 #include "core/model/weights.h"
+#include "core/train/model_folder.h"
 #include "views/handoffs.h"
 #include "views/text/imgui_label.h"
 #include "views/widgets.h"
