@@ -187,7 +187,7 @@ std::string ShippedLanguageModel::label() const {
     // TRANSLATORS: between two details of a model's one-line summary
     details += (details.empty() ? "" : tr(", ")) + subst(tr("{0} bits/char held out"), {buf});
   }
-  return details.empty() ? name : name + ": " + details;
+  return details.empty() ? name : subst(tr("{0}: {1}"), {name, details});  // "poems：…" in Chinese
 }
 
 std::vector<ShippedLanguageModel> shipped_language_models(const std::string& models_dir) {

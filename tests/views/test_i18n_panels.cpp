@@ -273,7 +273,11 @@ TEST(ChineseInterface, ModelLabelsAndSummariesAreTranslated) {
   for (const ShippedLanguageModel& lm : lms) {
     const std::string label = lm.label();
     EXPECT_TRUE(has_chinese(label)) << lm.name << ": \"" << label << "\" holds no Chinese";
-    EXPECT_TRUE(english_words(label.substr(label.find(':') + 1)).empty()) << lm.name << ": \"" << label << "\"";
+    // The model's own name, then a full-width colon (never the ASCII one in a Chinese line), then Chinese only.
+    const size_t colon = label.find("\xEF\xBC\x9A");  // "："
+    ASSERT_NE(colon, std::string::npos) << lm.name << ": \"" << label << "\"";
+    EXPECT_EQ(label.find(':'), std::string::npos) << lm.name << ": \"" << label << "\"";
+    EXPECT_TRUE(english_words(label.substr(colon + 3)).empty()) << lm.name << ": \"" << label << "\"";
   }
   set_language(Language::En);
 }

@@ -110,8 +110,9 @@ TEST(ModelCard, CardJsonWinsAndTheLabelSaysWhatIsKnown) {
   const std::string zh = models[1].label();
   set_language(Language::En);
   EXPECT_EQ(zh,
-            "quotes: fortunes\xEF\xBC\x8C\xE7\x95\x99\xE5\x87\xBA\xE9\x9B\x86\xE6\xAF\x8F\xE5\xAD\x97\xE7\xAC\xA6 "
-            "2.25 \xE6\xAF\x94\xE7\x89\xB9");  // "，留出集每字符 2.25 比特": a Chinese comma in a Chinese line
+            "quotes\xEF\xBC\x9A" "fortunes\xEF\xBC\x8C\xE7\x95\x99\xE5\x87\xBA\xE9\x9B\x86\xE6\xAF\x8F\xE5\xAD\x97"
+            "\xE7\xAC\xA6 2.25 \xE6\xAF\x94\xE7\x89\xB9");  // "quotes：fortunes，留出集每字符 2.25 比特": a Chinese
+                                                                   // colon and comma in a Chinese line
   EXPECT_EQ(language_model_for(models, "zh"), nullptr);
   ASSERT_NE(language_model_for(models, "en"), nullptr);
   EXPECT_EQ(language_model_for(models, "en")->name, "nolabel");  // the first by name
