@@ -1,5 +1,5 @@
 // Transformer Workbench: init → loop → shutdown, in that order and nothing else.
-// Subcommands (export, dump, scene-keys, ...) run without a window; see app/commands.h.
+// Subcommands (export, dump, scene-keys, ...) run without a window; see app/cli/commands.h.
 #include <imgui.h>
 
 #include <algorithm>
@@ -14,8 +14,8 @@
 #include <thread>
 
 #include "app/app_state.h"
-#include "app/cli.h"
-#include "app/commands.h"
+#include "app/cli/cli.h"
+#include "app/cli/commands.h"
 #include "app/export_figures.h"
 #include "app/file_menu.h"
 #include "app/fonts.h"
@@ -23,12 +23,12 @@
 #include "app/language.h"
 #include "app/lesson_bar.h"
 #include "app/perf_report.h"
-#include "app/render_damage.h"
+#include "app/render/render_damage.h"
+#include "app/render/solid_fills.h"
+#include "app/render/texture_gl.h"
 #include "app/scene.h"
 #include "app/session_guard.h"
 #include "app/slide_mode.h"
-#include "app/solid_fills.h"
-#include "app/texture_gl.h"
 #include "app/version_info.h"
 #include "app/window.h"
 #include "core/base/i18n.h"

@@ -42,8 +42,9 @@ FrameStats summarize_frames(std::vector<double> samples_ms);
 //   frame_process_cpu_ms    the same span in CPU time of the whole process (getrusage RUSAGE_SELF: every thread,
 //                           the GL driver's render threads included; llvmpipe rasterizes on them).
 //   triangle_mpx / solid_fill_mpx  per frame, millions of pixels covered by every triangle drawn (unclipped: the
-//                           overdraw) and by the large flat fills moved to the cheap path (app/solid_fills.h).
-//   damaged_mpx             per frame, millions of pixels drawn again by damage tracking (app/render_damage.h); the
+//                           overdraw) and by the large flat fills moved to the cheap path (app/render/solid_fills.h).
+//   damaged_mpx             per frame, millions of pixels drawn again by damage tracking (app/render/render_damage.h);
+//   the
 //                           rest of the window is the last frame's image.
 //   frame_render_ms         per frame, from the end of building the UI to the end of Window::end_frame: ImGui::Render,
 //                           the solid-fill split, damage hashing and the draw calls (llvmpipe only bins triangles).
@@ -81,10 +82,10 @@ class PerfRecorder {
   void frame_presented();  // after swap: the first call fixes time to first frame
   void set_renderer(std::string renderer) { renderer_ = std::move(renderer); }
   // After end_frame: the area of every triangle drawn and of the large flat fills drawn the cheap way
-  // (app/solid_fills.h), in pixels; a measure of overdraw (the window has width × height pixels).
+  // (app/render/solid_fills.h), in pixels; a measure of overdraw (the window has width × height pixels).
   void frame_coverage(double triangle_pixels, double solid_fill_pixels);
-  // After end_frame: the pixels damage tracking drew again (app/render_damage.h), whether a window was being moved
-  // (dragged by its title bar) and whether its image was copied rather than drawn (app/window_move.h).
+  // After end_frame: the pixels damage tracking drew again (app/render/render_damage.h), whether a window was being
+  // moved (dragged by its title bar) and whether its image was copied rather than drawn (app/render/window_move.h).
   void frame_damage(double damaged_pixels, bool window_moving, bool window_copied) {
     damaged_mpx_.push_back(damaged_pixels / 1e6);
     window_moving_.push_back(window_moving);

@@ -20,10 +20,10 @@
 #include "app/file_menu.h"
 #include "app/layout.h"
 #include "app/lesson_bar.h"
+#include "app/render/texture_gl.h"
+#include "app/render/window_culling.h"
 #include "app/slide_mode.h"
 #include "app/start_presets.h"
-#include "app/texture_gl.h"
-#include "app/window_culling.h"
 #include "core/base/i18n.h"
 #include "views/handoffs.h"
 #include "views/plot/plot_imgui.h"
@@ -545,7 +545,7 @@ bool draw_panel_window(AppState& state, PanelSlot& slot, DrawContext ctx) {
     if (state.unfocused == slot.info.id) ImGui::SetNextWindowFocus();
     if (!state.unfocused.empty()) flags |= ImGuiWindowFlags_NoFocusOnAppearing;
   }
-  // Behind another window: Begin returns false, nothing is built or drawn (app/window_culling.h).
+  // Behind another window: Begin returns false, nothing is built or drawn (app/render/window_culling.h).
   const bool expanded = begin_window_unless_covered(panel_window_title(slot.info).c_str(), &slot.open, flags);
   if (!focused) record_window(state, slot.layout);  // in focus it keeps the place to return to
   if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows)) state.last_active = slot.info.id;

@@ -10,8 +10,8 @@
 
 #include "app/fonts.h"
 #include "app/input_queue.h"
-#include "app/render_damage.h"
-#include "app/solid_fills.h"
+#include "app/render/render_damage.h"
+#include "app/render/solid_fills.h"
 #include "core/base/i18n.h"
 
 #include <algorithm>
@@ -255,7 +255,8 @@ void Window::begin_frame() {
 
 void Window::end_frame() {
   ImGui::Render();
-  split_solid_fills(ImGui::GetDrawData());  // large flat fills: nearest filtering, no blending (app/solid_fills.h)
+  split_solid_fills(
+      ImGui::GetDrawData());  // large flat fills: nearest filtering, no blending (app/render/solid_fills.h)
   int w = 0, h = 0;
   glfwGetFramebufferSize(window_, &w, &h);
   const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];

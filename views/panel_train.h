@@ -1,5 +1,5 @@
 #pragma once
-// The Training panel's pieces that `transformer-workbench train` shares (app/cmd_train.cpp): reading the panel's
+// The Training panel's pieces that `transformer-workbench train` shares (app/cli/cmd_train.cpp): reading the panel's
 // controls as TrainSettings, and the panel's figures built from a TrainSnapshot.
 
 #include <string>

@@ -6,7 +6,7 @@
 //   session.play();                    // the worker trains until paused, stopped or at max_steps
 //   auto snap = session.snapshot();    // shared_ptr to the latest published state (never blocks on training)
 //
-// TrainSnapshot is also what `train` (app/cmd_train.cpp) builds after a headless run, so the panel's figures and
+// TrainSnapshot is also what `train` (app/cli/cmd_train.cpp) builds after a headless run, so the panel's figures and
 // the exported figures come from the same data.
 
 #include <atomic>

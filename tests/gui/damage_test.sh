@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Damage-tracked rendering (app/render_damage.h) draws what a full redraw draws, pixel for pixel:
+# Damage-tracked rendering (app/render/render_damage.h) draws what a full redraw draws, pixel for pixel:
 #   1. TW_DAMAGE=check under Xvfb, driven with xdotool (pointer over controls and figures, a slider dragged, the
 #      wheel, a panel opened from the overview, a window dragged by its title bar, Ctrl+T, Ctrl+=; the temperature
 #      slider, which changes most figures): every frame is drawn both ways in the process and compared; none may
 #      differ, and some must have been drawn only in part (some usually in rectangles merged by limit_rects). While
-#      the window is dragged its image is copied (app/window_move.h): such frames may differ at a few edge pixels
+#      the window is dragged its image is copied (app/render/window_move.h): such frames may differ at a few edge pixels
 #      (ImGui moves vertices by float additions), at most 0.1% of the window, and the frame after the drag, drawn
 #      afresh, must not differ at all;
 #   2. the last frame of a --frames run with every panel open, tracked and forced full (TW_DAMAGE=full): identical

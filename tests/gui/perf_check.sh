@@ -26,7 +26,7 @@ echo "perf: renderer: $renderer"
 echo "perf: all panels, 1920x1080: frame wall p50 $(field frame_wall_ms p50) ms, p99 $(field frame_wall_ms p99) ms;" \
   "process CPU per frame p50 $(field frame_process_cpu_ms p50) ms"
 echo "perf: the same frames redrew $(field damaged_mpx mean) million pixels each on average (damage tracking," \
-  "app/render_damage.h; the window has 2.07)"
+  "app/render/render_damage.h; the window has 2.07)"
 # The same frames drawn in full every time (TW_DAMAGE=full): what a frame costs when everything changes.
 rm -rf "$XDG_CONFIG_HOME"
 TW_DAMAGE=full xvfb-run "${screen[@]}" "$app" --fresh --all-panels --width 1920 --height 1080 --frames 60 \

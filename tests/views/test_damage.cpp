@@ -1,6 +1,6 @@
-// Damage tracking's pure part (app/damage.h): the backend's scissor in pixels, per-tile hashes of draw data, the
+// Damage tracking's pure part (app/render/damage.h): the backend's scissor in pixels, per-tile hashes of draw data, the
 // damaged tiles as disjoint rectangles, and draw data narrowed to them. No GL: draw lists are filled by hand.
-#include "app/damage.h"
+#include "app/render/damage.h"
 
 #include "views/draw_data_util.h"
 

@@ -1,5 +1,5 @@
 // Headless commands say what they are doing once work takes more than a second, and nothing before that.
-#include "app/headless_progress.h"
+#include "app/cli/headless_progress.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// A moved window's image stands for it only while it draws the same thing moved (app/window_move.h): the
+// A moved window's image stands for it only while it draws the same thing moved (app/render/window_move.h): the
 // comparison of two frames' draw lists up to a whole-pixel move, the rectangles drawn around the copied image, and
 // the moving window found in a real ImGui frame. No GL.
-#include "app/window_move.h"
+#include "app/render/window_move.h"
 
 #include <gtest/gtest.h>
 #include <imgui.h>

@@ -92,7 +92,7 @@ std::string take_export_status();
 std::vector<FigureOnScreen> figures_on_screen();
 
 // [SECTION] texture backend
-// The plot layer never includes GL: app/ installs these (app/texture_gl.cpp) so heatmaps draw as one texture.
+// The plot layer never includes GL: app/ installs these (app/render/texture_gl.cpp) so heatmaps draw as one texture.
 // Pixels are RGBA8, row 0 at the top, `width` · `height` · 4 bytes. Without a backend, heatmaps are drawn as
 // (down-sampled) rectangles.
 struct TextureBackend {

@@ -2,9 +2,9 @@
 // A window dragged by its title bar moves unchanged: its pixels are the last ones, moved.
 //
 // Dragging the front page would redraw all of it every frame (~1.1 million pixels at 1920×1080, ~20 ms of CPU on
-// llvmpipe). While ImGui moves a window, the render path (app/render_damage.h) instead keeps a copy of the window's
-// inner pixels taken after a frame drawn as usual, and as long as the window's draw lists are the same up to the
-// move, copies that image to the window's new place and draws only what lies around it as usual: what the move
+// llvmpipe). While ImGui moves a window, the render path (app/render/render_damage.h) instead keeps a copy of the
+// window's inner pixels taken after a frame drawn as usual, and as long as the window's draw lists are the same up to
+// the move, copies that image to the window's new place and draws only what lies around it as usual: what the move
 // uncovers, and the window's rounded corners and border, which blend with what is behind them. ImGui adds the
 // window's position to every vertex in floats, so the moved vertices differ from the old ones by up to ~1e-4 pixel
 // and a fresh drawing may differ from the copy at a few edge pixels; the frame after the move ends draws the window
@@ -19,7 +19,7 @@
 
 #include <imgui.h>
 
-#include "app/damage.h"
+#include "app/render/damage.h"
 
 namespace tw {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "app/commands.h"
+#include "app/cli/commands.h"
 #include "app/scene.h"
 #include "core/base/i18n.h"
 

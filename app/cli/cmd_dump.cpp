@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "app/commands.h"
-#include "app/headless_progress.h"
+#include "app/cli/commands.h"
+#include "app/cli/headless_progress.h"
 #include "core/base/i18n.h"
 #include "core/experiments/forward_session.h"
 #include "core/io/atomic_file.h"

@@ -1,12 +1,12 @@
 // OpenGL texture backend for the plot layer. glGenTextures/glTexImage2D are OpenGL 1.1 entry points exported
 // by libGL directly, so no loader is needed. The ImGui OpenGL3 backend (1.86) reads ImTextureID as a GLuint.
-#include "app/texture_gl.h"
+#include "app/render/texture_gl.h"
 
 #include <GL/gl.h>
 
 #include <cstdint>
 
-#include "app/render_damage.h"
+#include "app/render/render_damage.h"
 #include "views/plot/plot_imgui.h"
 
 namespace tw {
@@ -38,7 +38,7 @@ void upload(GLuint tex, int width, int height, const uint8_t* rgba, bool create)
   }
   glPixelStorei(GL_UNPACK_ALIGNMENT, alignment);
   glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(previous));
-  note_texture_changed(tex);  // damage tracking redraws what shows it (app/render_damage.h)
+  note_texture_changed(tex);  // damage tracking redraws what shows it (app/render/render_damage.h)
 }
 
 ImTextureID create_texture(int width, int height, const uint8_t* rgba) {

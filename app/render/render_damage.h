@@ -1,20 +1,20 @@
 #pragma once
 // Damage-tracked rendering: only the rectangles whose content changed since the last frame are cleared and drawn
-// again (app/damage.h); the rest of the window keeps the last frame's pixels. On Mesa's software renderers under X11
-// the back buffer keeps them across a swap, so the frame is drawn there; elsewhere (a GPU driver may hand out another
-// buffer after a swap) it is drawn into a persistent offscreen image (an OpenGL framebuffer object) copied to the
-// back buffer. A frame where nothing changed (the pointer over nothing, a --frames run at rest) draws nothing; a
+// again (app/render/damage.h); the rest of the window keeps the last frame's pixels. On Mesa's software renderers under
+// X11 the back buffer keeps them across a swap, so the frame is drawn there; elsewhere (a GPU driver may hand out
+// another buffer after a swap) it is drawn into a persistent offscreen image (an OpenGL framebuffer object) copied to
+// the back buffer. A frame where nothing changed (the pointer over nothing, a --frames run at rest) draws nothing; a
 // slider drag draws the slider, its figure and the read-outs; a window dragged by its title bar is copied, and only
-// what is around it drawn (app/window_move.h). A resize, a new clear colour or a rebuilt font atlas
+// what is around it drawn (app/render/window_move.h). A resize, a new clear colour or a rebuilt font atlas
 // (request_full_redraw) draws everything.
 //
 // TW_DAMAGE=full draws every frame in full along the same path (the reference: its pixels must equal the tracked
 // ones); TW_DAMAGE=off draws every frame straight into the back buffer, as before; TW_DAMAGE=offscreen uses the
 // offscreen image even on llvmpipe (llvmpipe rounds a few blended pixels of an image by one level differently from
 // the window's own buffer); TW_DAMAGE=nomove draws a window being dragged as usual instead of copying its image
-// (app/window_move.h), the reference for measuring that; TW_DAMAGE=check draws each frame both ways and counts the
-// pixels that differ (printed on stderr), which tests/gui/damage_test.sh requires to be zero over a scripted sequence
-// of interactions, except in frames that copied a dragged window (a few edge pixels: counted apart, bounded).
+// (app/render/window_move.h), the reference for measuring that; TW_DAMAGE=check draws each frame both ways and counts
+// the pixels that differ (printed on stderr), which tests/gui/damage_test.sh requires to be zero over a scripted
+// sequence of interactions, except in frames that copied a dragged window (a few edge pixels: counted apart, bounded).
 // Words combine: TW_DAMAGE=check,offscreen.
 
 #include <cstdint>
@@ -35,7 +35,7 @@ struct DamageStats {
   double frame_pixels = 0;     // the framebuffer's
   bool full = false;           // drawn in full (first frame, resize, forced, or tracking off)
   bool window_moving = false;  // ImGui was moving a window (dragged by its title bar)
-  bool window_copied = false;  // the moved window's image was copied (app/window_move.h)
+  bool window_copied = false;  // the moved window's image was copied (app/render/window_move.h)
 };
 const DamageStats& last_damage_stats();
 

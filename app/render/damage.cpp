@@ -1,4 +1,4 @@
-#include "app/damage.h"
+#include "app/render/damage.h"
 
 #include <imgui.h>
 

@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "app/commands.h"
+#include "app/cli/commands.h"
 #include "app/export_figures.h"
-#include "app/headless_progress.h"
+#include "app/cli/headless_progress.h"
 #include "app/lesson_scene.h"
 #include "app/scene.h"
 #include "app/scene_presets.h"

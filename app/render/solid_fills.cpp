@@ -1,4 +1,4 @@
-#include "app/solid_fills.h"
+#include "app/render/solid_fills.h"
 
 #include <GL/gl.h>
 #include <imgui.h>

@@ -1,4 +1,4 @@
-#include "app/commands.h"
+#include "app/cli/commands.h"
 #include "core/base/i18n.h"
 
 namespace tw {

@@ -1,4 +1,4 @@
-#include "app/render_damage.h"
+#include "app/render/render_damage.h"
 
 #define GLFW_INCLUDE_NONE
 #include <GL/gl.h>
@@ -16,20 +16,20 @@
 #include <unordered_map>
 #include <vector>
 
-#include "app/damage.h"
-#include "app/window_move.h"
+#include "app/render/damage.h"
+#include "app/render/window_move.h"
 
 namespace tw {
 
 namespace {
 
-// At most this many rectangles (more are merged, app/damage.h limit_rects): every rectangle repeats the draw calls
-// touching it.
+// At most this many rectangles (more are merged, app/render/damage.h limit_rects): every rectangle repeats the draw
+// calls touching it.
 constexpr int kMaxDamageRects = 24;
 // A frame that copies a moved window draws the frame around it: four bands (each edge) and what changed elsewhere.
 constexpr int kMaxMovedRects = 16;
 // A moved window's vertices may differ from the old ones moved by float rounding (~1e-4 pixel): beyond this, its
-// content changed (app/window_move.h).
+// content changed (app/render/window_move.h).
 constexpr float kMoveTolerance = 1e-3f;
 // The tiles a copied window image covers count as changed in the next frame (no frame hashes to this value).
 constexpr uint64_t kCopiedTiles = 0x636f70696564ULL;
@@ -144,7 +144,7 @@ struct Offscreen {
   }
 };
 
-// The image of the window being moved (app/window_move.h), taken after a frame drawn as usual.
+// The image of the window being moved (app/render/window_move.h), taken after a frame drawn as usual.
 struct MovedWindowImage {
   const void* window = nullptr;  // whose image it holds; nullptr: none
   Offscreen image;               // the framebuffer's size; the window's inner pixels where they were on screen
@@ -278,7 +278,7 @@ PixelRect copyable_inside(const MovingWindow& moving, int w, int h) {
   return intersect(grown(moving.rect, -moving.margin), grown({0, 0, w, h}, -kScreenEdge));
 }
 
-// A frame that copies the moved window's image to its new place and draws the rest as usual (app/window_move.h).
+// A frame that copies the moved window's image to its new place and draws the rest as usual (app/render/window_move.h).
 // What the image does not hold (a part that was off the screen when it was taken) is drawn as usual, and the image
 // is then taken again from the screen. False, having drawn nothing, when the image cannot stand for the window:
 // another window's image or none, none of it on screen, the window's content changed there, or something drawn
@@ -443,7 +443,8 @@ void render_with_damage(ImDrawData* draw_data, int w, int h, const float clear[3
       largest = std::max(largest, d);
     }
     if (moved) {
-      // A copied image may differ at a few edge pixels (app/window_move.h): counted, and redrawn when the move ends.
+      // A copied image may differ at a few edge pixels (app/render/window_move.h): counted, and redrawn when the move
+      // ends.
       r.moved_differing = std::max(r.moved_differing, differ);
     } else if (differ > 0) {
       ++r.mismatches;

@@ -1,4 +1,4 @@
-#include "app/window_move.h"
+#include "app/render/window_move.h"
 
 #include <imgui_internal.h>  // the moving window, its child windows and their draw lists
 

@@ -6,8 +6,8 @@
 // frame's on a grid of tiles (kDamageTile pixels square): per tile, a hash of every triangle that can touch a pixel of
 // it, in draw order (vertex positions, uv and colour, texture and that texture's content version, the command's
 // scissor within the tile, the render state set by callbacks). Tiles whose hash changed are merged into a few
-// disjoint rectangles, and only those are cleared and drawn again into the persistent image (app/render_damage.h).
-// Pure functions on ImGui's draw data: no GL, tested in tests/views/test_damage.cpp.
+// disjoint rectangles, and only those are cleared and drawn again into the persistent image
+// (app/render/render_damage.h). Pure functions on ImGui's draw data: no GL, tested in tests/views/test_damage.cpp.
 
 #include <cstdint>
 #include <functional>
@@ -54,7 +54,8 @@ struct TileHashes {
   std::vector<uint64_t> hash;
 };
 
-// The content version of a texture (bumped whenever its pixels change: app/render_damage.h note_texture_changed).
+// The content version of a texture (bumped whenever its pixels change: app/render/render_damage.h
+// note_texture_changed).
 using TextureVersionFn = std::function<uint64_t(uintptr_t texture)>;
 
 // Draw lists [first, end) of a frame's draw data.

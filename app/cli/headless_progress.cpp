@@ -1,4 +1,4 @@
-#include "app/headless_progress.h"
+#include "app/cli/headless_progress.h"
 
 #include <cstdio>
 

@@ -1,4 +1,4 @@
-#include "app/window_culling.h"
+#include "app/render/window_culling.h"
 
 #include <imgui.h>
 #include <imgui_internal.h>  // the windows' display order, rectangles and hidden-frame counters
