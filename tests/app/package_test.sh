@@ -33,7 +33,7 @@ appstreamcli validate --no-net "$root"/usr/share/metainfo/*.metainfo.xml || fail
 for px in 16 22 24 32 48 64 128 256 512; do
   [ -s "$root/usr/share/icons/hicolor/${px}x${px}/apps/transformer-workbench.png" ] || fail "no ${px}px icon"
 done
-zcat "$root/usr/share/man/man1/transformer-workbench.1.gz" | grep -q '^\.SS export' || fail "man page lacks the export section"
+zcat "$root/usr/share/man/man1/transformer-workbench.1.gz" | grep '^\.SS export' >/dev/null || fail "man page lacks the export section"
 [ -s "$root/usr/share/doc/transformer-workbench/copyright" ] || fail "no copyright file"
 
 # Run the unpacked program with the source tree out of reach.
