@@ -91,6 +91,7 @@ int main(int argc, char** argv) {
     q = english_quality(model, records, list);
     out["words_known"] = q.words.known_fraction();
     out["words"] = q.words.words;
+    out["heldout_words_known"] = dictionary_words({heldout}, list).known_fraction();  // the text's own rate
   }
   if (!q.error.empty()) return fail(q.error);
   nlohmann::ordered_json samples = nlohmann::ordered_json::array();

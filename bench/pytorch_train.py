@@ -21,6 +21,7 @@ import os
 import sys
 import time
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -40,6 +41,8 @@ class Model(torch.nn.Module):
         self.tied = cfg.get("tie_word_embeddings", False)
         # Every tensor of the checkpoint becomes a parameter (names with '.' are not allowed: use '/').
         self.p = torch.nn.ParameterDict({k.replace(".", "/"): torch.nn.Parameter(v.clone()) for k, v in weights.items()})
+        self.dropout = 0.0      # the run's dropout probability (lm_data.json)
+        self.step_seed = None   # this step's dropout seed, None when nothing is dropped (evaluation)
 
     def w(self, name):
         return self.p[name.replace(".", "/")]
@@ -100,6 +103,14 @@ class Model(torch.nn.Module):
         a = pos * 10000.0 ** (-2.0 * c / self.C)
         self.sinusoid = torch.stack([torch.sin(a), torch.cos(a)], -1).reshape(T, self.C).float()
 
+    def drop(self, x, site):
+        """Dropout of a branch output with the workbench's own masks (core/ops/dropout.cpp), so the run stays
+        identical: the same elements of the same steps are dropped."""
+        if self.step_seed is None or self.dropout <= 0:
+            return x
+        mask = dropout_mask(x.numel(), self.dropout, dropout_site_seed(self.step_seed, site))
+        return x * torch.from_numpy(mask).view(x.shape)
+
     def forward(self, tokens):
         T = tokens.shape[1]
         x = F.embedding(tokens, self.w("model.embed_tokens.weight"))
@@ -110,11 +121,12 @@ class Model(torch.nn.Module):
         for l in range(self.L):
             p = f"model.layers.{l}."
             if self.pre:
-                h = x + self.attention(self.norm(x, p + "input_layernorm"), p)
-                x = h + self.mlp(self.norm(x if self.parallel else h, p + "post_attention_layernorm"), p)
+                h = x + self.drop(self.attention(self.norm(x, p + "input_layernorm"), p), 2 * l)
+                x = h + self.drop(self.mlp(self.norm(x if self.parallel else h, p + "post_attention_layernorm"), p),
+                                  2 * l + 1)
             else:
-                h = self.norm(x + self.attention(x, p), p + "input_layernorm")
-                x = self.norm(h + self.mlp(h, p), p + "post_attention_layernorm")
+                h = self.norm(x + self.drop(self.attention(x, p), 2 * l), p + "input_layernorm")
+                x = self.norm(h + self.drop(self.mlp(h, p), 2 * l + 1), p + "post_attention_layernorm")
         if self.pre:
             x = self.norm(x, "model.norm")
         head = self.w("model.embed_tokens.weight") if self.tied else self.w("lm_head.weight")
@@ -122,6 +134,26 @@ class Model(torch.nn.Module):
 
 
 MASK64 = (1 << 64) - 1
+
+
+def mix64(z):
+    """SplitMix64's output function on numpy uint64 (wrapping arithmetic), as core/ops/dropout.cpp's."""
+    with np.errstate(over="ignore"):
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
+def dropout_site_seed(step_seed, site):
+    return int(mix64(np.uint64(((step_seed * 0x9E3779B97F4A7C15) + site + 1) & MASK64)))
+
+
+def dropout_mask(n, p, seed):
+    """dropout_mask<float>: element i is dropped when the top 53 bits of mix64(seed + i·golden) are below p."""
+    with np.errstate(over="ignore"):
+        z = mix64(np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15) * np.arange(n, dtype=np.uint64))
+    u = (z >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
+    return np.where(u < p, np.float32(0), np.float32(1.0 / (1.0 - p))).astype(np.float32)
 
 
 class TaskRng:
@@ -187,6 +219,8 @@ def train_language(args, cfg):
         targets = torch.stack([ids[s + 1:s + T + 1] for s in starts])
         for g in opt.param_groups:
             g["lr"] = scheduled_lr(d, step)
+        model.dropout = d.get("dropout", 0.0)
+        model.step_seed = ((d["seed"] << 32) + step) & MASK64  # the trainer's: (seed << 32) + step
         loss = F.cross_entropy(model(tokens).view(-1, V), targets.reshape(-1))
         opt.zero_grad(set_to_none=True)
         loss.backward()
@@ -195,6 +229,7 @@ def train_language(args, cfg):
         opt.step()
     seconds = time.perf_counter() - t0
     held = d["heldout_ids"]
+    model.step_seed = None  # evaluation drops nothing
     nats, count = 0.0, 0
     with torch.no_grad():
         for s in range(0, len(held) - 1, T):

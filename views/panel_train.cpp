@@ -346,7 +346,8 @@ class TrainPanel final : public Panel {
            (m.qk_norm ? ", QK-norm" : "") +
 
            (m.attn_softcap > 0 ? ", soft-cap " + plot::fmt("%.3g", m.attn_softcap) : "") +
-           (s_.z_loss > 0 ? ", z-loss " + plot::fmt("%.3g", s_.z_loss) : "") + ", lr " +
+           (s_.z_loss > 0 ? ", z-loss " + plot::fmt("%.3g", s_.z_loss) : "") +
+           (s_.dropout > 0 ? ", dropout " + plot::fmt("%.3g", s_.dropout) : "") + ", lr " +
            plot::fmt("%.3g", s_.optimizer.lr) + finetune_.label();
   }
 

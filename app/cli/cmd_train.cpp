@@ -161,7 +161,8 @@ bool write_language_run_inputs(const std::string& out, const Trainer& trainer, c
                          {"clip_norm", oc.clip_norm},
                          {"warmup_steps", oc.warmup_steps},
                          {"total_steps", oc.total_steps},
-                         {"min_lr_ratio", oc.min_lr_ratio}};
+                         {"min_lr_ratio", oc.min_lr_ratio},
+                         {"dropout", settings.dropout}};
   return write_file_atomic((std::filesystem::path(out) / "lm_data.json").string(), data.dump() + "\n", error);
 }
 

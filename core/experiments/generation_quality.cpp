@@ -31,7 +31,10 @@ SampledText sample_text(const StepperModel& model, const std::string& prompt, in
   out.text = vocab.decode(ids);
   out.text.resize(out.text.size() - utf8_unfinished_tail(out.text).size());
   const size_t from = out.text.compare(0, prompt_text.size(), prompt_text) == 0 ? prompt_text.size() : 0;
-  if (const size_t end = out.text.find("\n\n", from); end != std::string::npos) out.text.resize(end);
+  if (const size_t end = out.text.find("\n\n", from); end != std::string::npos) {
+    out.text.resize(end);
+    out.complete = true;
+  }
   out.continuation = out.text.substr(std::min(from, out.text.size()));
   return out;
 }
@@ -93,6 +96,12 @@ std::vector<std::string> english_words(std::string_view text) {
   }
   flush();
   return out;
+}
+
+std::string_view without_open_word(std::string_view text) {
+  size_t end = text.size();
+  while (end > 0 && (std::isalpha(static_cast<unsigned char>(text[end - 1])) || text[end - 1] == '\'')) --end;
+  return text.substr(0, end);
 }
 
 std::unordered_set<std::string> read_word_list(const std::string& path, std::string* error) {
@@ -165,7 +174,8 @@ QualityRun english_quality(const StepperModel& model, const std::vector<std::str
     q.prompts.push_back(first_words(records[i], 2));
     q.samples.push_back(sample_text(model, q.prompts.back(), 48, kQualitySampling, base_seed + i));
     if (!q.samples.back().error.empty()) return q.error = q.samples.back().error, q;
-    continued.push_back(q.samples.back().continuation);
+    const SampledText& s = q.samples.back();
+    continued.emplace_back(s.complete ? std::string_view(s.continuation) : without_open_word(s.continuation));
   }
   q.words = dictionary_words(continued, word_list);
   return q;

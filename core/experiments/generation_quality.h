@@ -17,14 +17,16 @@
 #include <unordered_set>
 #include <vector>
 
-#include "core/train/model_folder.h"
 #include "core/ops/sampling.h"
+#include "core/train/model_folder.h"
 
 namespace tw {
 
 struct SampledText {
   std::string text;          // the prompt and its continuation, cut at the first record break ("\n\n") after it
   std::string continuation;  // the part of `text` after the prompt
+  bool complete = false;     // the model ended the record (a record break came); false: the token budget ran out,
+                             // and the text may stop inside a word
   std::string error;         // one line when the prompt cannot be encoded or the model refused it
 };
 // `tokens` tokens (at most, and at most the model's context) after `prompt`, seeded.
@@ -51,6 +53,10 @@ PoemForm poem_form(const std::vector<std::string>& poems);
 
 // Words: runs of ASCII letters, with an apostrophe inside a run kept ("don't"); lower-cased.
 std::vector<std::string> english_words(std::string_view text);
+// `text` without a word still open at its end (the letters and apostrophes after its last other character): a
+// sample the token budget cut may stop inside a word, which is not a word the model wrote yet (as poem_half_lines
+// leaves out a half-line no mark has closed).
+std::string_view without_open_word(std::string_view text);
 // The words of a word list file (one a line, as /usr/share/dict/american-english), lower-cased; empty + *error
 // when it cannot be read.
 std::unordered_set<std::string> read_word_list(const std::string& path, std::string* error);
@@ -65,8 +71,9 @@ WordCheck dictionary_words(const std::vector<std::string>& texts, const std::uno
 // [SECTION] the measured runs (the test's thresholds and the model cards' numbers come from these)
 
 // The seeded samples of a model's held-out records (lm_card and the tests pass spread_records(records, 100)) and
-// their measures: sample i continues a prompt cut from record i (a poem's first line, up to its first 。; an English record's first two words) with temperature 0.8 and
-// top-p 0.9, seed base_seed + i. Poems: up to 96 tokens; English: 48.
+// their measures: sample i continues a prompt cut from record i (a poem's first line, up to its first 。; an English
+// record's first two words) with temperature 0.8 and top-p 0.9, seed base_seed + i. Poems: up to 96 tokens;
+// English: 48, the words counted without a word the budget cut open (without_open_word).
 struct QualityRun {
   std::vector<std::string> prompts;
   std::vector<SampledText> samples;

@@ -2,7 +2,8 @@
 // The one forward pass of the Transformer. Training (core/train/model_train.cpp: loss, backward), the stepper's
 // trace, `dump`, generation and Hugging Face models (core/model/forward.cpp) all run model_forward() below; they
 // differ only in the PassOptions they give it:
-//   training     B sequences, pos0 = 0, no cache, batched attention keeping the (B·H, T, T) probabilities;
+//   training     B sequences, pos0 = 0, no cache, batched attention keeping the (B·H, T, T) probabilities, and
+//                dropout on each branch's output when the run asks for it;
 //   stepper      B = 1, KV cache appended, reference attention keeping the (H, T, T_k) scores and probabilities;
 //   inference    B = 1, KV cache appended, tiled (flash) attention, nothing T×T kept.
 // The activations stay in Acts afterwards: the backward pass reads them, and forward_cached() records its Trace
@@ -27,6 +28,7 @@
 #include "core/model/positions.h"
 #include "core/ops/alibi.h"
 #include "core/ops/attention.h"
+#include "core/ops/dropout.h"
 #include "core/ops/embedding.h"
 #include "core/ops/flash_attention.h"
 #include "core/ops/linear.h"
@@ -55,8 +57,11 @@ struct PassOptions {
   bool keep_trace = false;                           // also keep what only the trace shows: the embedding before
                                                      // positions, q and k before RoPE (rotated out of place)
   bool stop_on_overflow = false;                     // stop after the first layer with a non-finite value
-  bool keep_layers = true;  // keep every layer's activations; false (untraced inference): the layers share one
-                            // LayerActs and two residual-stream buffers, which stay in cache
+  bool keep_layers = true;    // keep every layer's activations; false (untraced inference): the layers share one
+                              // LayerActs and two residual-stream buffers, which stay in cache
+  double dropout = 0;         // training only: each branch output (attention, MLP) is dropped with this probability
+                              // before the residual adds it (GPT-2's resid_pdrop); 0 = off
+  uint64_t dropout_seed = 0;  // the step's seed: the site l·2 + branch draws dropout_site_seed(seed, site)
 };
 
 // Where the pass keeps layer l's activations and the residual stream entering layer l (see keep_layers).
@@ -101,6 +106,8 @@ struct LayerActs {
   MatT<S> down_n;                     // (N, C)     sandwich_norm: Norm(down), what the residual adds
   VecT<S> pm_mean, pm_rstd;           // (N)        its statistics
   MatT<S> res2;                       // (N, C)     post-norm only: Norm(h) + MLP, the input of the second norm
+  MatT<S> drop_attn, drop_mlp;        // (N, C)     dropout masks of the two branch outputs (0 or 1/(1 − p));
+                                      //            empty when the pass dropped nothing
   MoeActs<S> moe;                     // MoE configs: router probs, routing, each expert's rows (core/ops/moe_ffn.h)
   std::vector<ExpertRef<S>> experts;  // (E) this layer's expert weights, as the MoE op takes them
   std::vector<ExpertGradRef<S>> expert_grads;  // (E) and their gradients (backward)
@@ -168,6 +175,7 @@ struct Acts {
   double balance = 0;      // MoE: mean over layers of each layer's balance loss E·Σ f_e P̄_e (0 when dense)
   // Backward scratch, shared by every layer (only the current layer's gradients are alive at a time).
   MatT<S> dres, dtmp, dnorm;  // (N, C)
+  MatT<S> ddrop;              // (N, C) a branch's gradient before its dropout
   MatT<S> dhid, dgate, dup;   // (N, F)
   MatT<S> datt, dq, dq2;      // (N, H*D)
   MatT<S> dk, dk2, dv;        // (N, KV*D)
@@ -242,6 +250,7 @@ void ensure_acts(Acts<S>& a, const ModelConfig& c, int B, int T, int pos0, bool 
   if (!backward) return;
   a.dres.resize(N, C);
   a.dtmp.resize(N, C);
+  a.ddrop.resize(N, C);
   a.dnorm.resize(N, C);
   a.dhid.resize(N, F);
   a.dgate.resize(N, F);
@@ -331,6 +340,16 @@ void attention_step(LayerActs<S>& L, Acts<S>& a, const ModelConfig& c, int l, co
 // Runs tokens (B·T ids, row b*T + t) through the model; the activations stay in `a` (a.logits: (N, V)).
 // ensure_acts(a, c, B, T, o.pos0, ...) must have been called. Returns -1, or with o.stop_on_overflow the first
 // layer (n_layers: the logits) where a value or an attention row stopped being finite.
+// Dropout of one branch output before the residual adds it (training with o.dropout > 0); otherwise the mask is
+// left empty, which tells the backward that nothing was dropped.
+template <class S>
+void drop_branch(MatT<S>& branch, MatT<S>& mask, const PassOptions& o, int site) {
+  if (o.dropout <= 0) return mask.resize(0, 0);
+  dropout_mask<S>(mask, static_cast<int>(branch.rows()), static_cast<int>(branch.cols()), o.dropout,
+                  dropout_site_seed(o.dropout_seed, site));
+  dropout_forward<S>(branch, mask);
+}
+
 template <class S, class W>
 int model_forward(Acts<S>& a, const W& w, const ModelConfig& c, const int* tokens, const PassOptions& o) {
   const int B = a.B, T = a.T, N = B * T;
@@ -344,7 +363,7 @@ int model_forward(Acts<S>& a, const W& w, const ModelConfig& c, const int* token
   // products (linear_forward_add: L.proj and L.down stay unset) and RMSNorm sums in vector lanes.
   const bool lean = o.attention == PassAttention::Flash && !o.keep_trace;
   // The residual additions ride on the products only when nothing sits between them (a bias, a sandwich norm).
-  const bool fuse_add = lean && !c.linear_bias && !c.sandwich_norm;
+  const bool fuse_add = lean && o.dropout <= 0 && !c.linear_bias && !c.sandwich_norm;
 
   // Token embedding x0 = E[tokens] (+ learned or sinusoidal positions).  (N, C)
   MatT<S>& x0 = a.xs[0];
@@ -420,6 +439,7 @@ int model_forward(Acts<S>& a, const W& w, const ModelConfig& c, const int* token
       linear_forward<S>(L.proj, L.att, lw.wo);
       if (c.linear_bias) L.proj.rowwise() += lw.bo.transpose();
       if (c.sandwich_norm) norm_fwd<S>(L.proj_n, L.pa_mean, L.pa_rstd, L.proj, lw.post_attn_norm, c, lean);
+      drop_branch<S>(c.sandwich_norm ? L.proj_n : L.proj, L.drop_attn, o, 2 * l);
       residual_forward<S>(L.h, c.sandwich_norm ? L.proj_n : L.proj, x);
     }
     if (!pre) norm_fwd<S>(L.ln1, L.ln1_mean, L.ln1_rstd, L.h, lw.attn_norm, c, lean);
@@ -465,6 +485,7 @@ int model_forward(Acts<S>& a, const W& w, const ModelConfig& c, const int* token
     if (c.sandwich_norm) norm_fwd<S>(L.down_n, L.pm_mean, L.pm_rstd, L.down, lw.post_mlp_norm, c, lean);
 
     // Residual: x' = h + MLP (post-norm: x' = Norm(h_n + MLP); sandwich: x' = h + Norm(MLP)).
+    if (!fused) drop_branch<S>(c.sandwich_norm ? L.down_n : L.down, L.drop_mlp, o, 2 * l + 1);
     if (!fused) residual_forward<S>(sum, c.sandwich_norm ? L.down_n : L.down, stream);
     if (!pre) norm_fwd<S>(out, L.ln2_mean, L.ln2_rstd, L.res2, lw.mlp_norm, c, lean);
     if (o.stop_on_overflow && !finite<S>(sum)) return l;

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -18,9 +18,9 @@ namespace tw {
 namespace {
 
 constexpr size_t kMaxTextBytes = kMaxTrainingTextBytes;
-constexpr int kMaxVocab = 4096;
+constexpr int kMaxTrainedVocab = 4096;
 // A language model's BPE tokenizer: 256 bytes + merges up to train.lm_vocab's 8192 (the panel's own vocabularies stay
-// within kMaxVocab).
+// within kMaxTrainedVocab).
 constexpr int kMaxMerges = 8192 - 256;
 constexpr int kCandidates = 8;
 constexpr int kUnigramMaxLen = 8;  // characters in a seed substring
@@ -231,7 +231,7 @@ std::string strip_hashes(const std::string& s) { return s.rfind("##", 0) == 0 ? 
 bool train_wordpiece(const std::string& text, int vocab_size, WordPieceTraining* out, std::string* error,
                      const std::atomic<bool>* cancel) {
   if (const std::string problem = check_training_text(text); !problem.empty()) return *error = problem, false;
-  if (vocab_size < 1 || vocab_size > kMaxVocab)
+  if (vocab_size < 1 || vocab_size > kMaxTrainedVocab)
     return *error = tr("the vocabulary size must be between 1 and 4096"), false;
   std::vector<std::string> names;
   std::unordered_map<std::string, int> id_of;
@@ -433,7 +433,7 @@ std::vector<CharWord> unigram_words(const std::string& text) {
 bool train_unigram(const std::string& text, int vocab_size, UnigramTraining* out, std::string* error,
                    const std::atomic<bool>* cancel) {
   if (const std::string problem = check_training_text(text); !problem.empty()) return *error = problem, false;
-  if (vocab_size < 1 || vocab_size > kMaxVocab)
+  if (vocab_size < 1 || vocab_size > kMaxTrainedVocab)
     return *error = tr("the vocabulary size must be between 1 and 4096"), false;
   const std::vector<CharWord> words = unigram_words(text);
 

@@ -13,6 +13,7 @@
 #include "core/ops/alibi.h"
 #include "core/ops/attention.h"
 #include "core/ops/cross_entropy.h"
+#include "core/ops/dropout.h"
 #include "core/ops/embedding.h"
 #include "core/ops/linear.h"
 #include "core/ops/mask.h"
@@ -59,8 +60,8 @@ void expert_grad_refs(std::vector<ExpertGradRef<S>>& out, LG& lg) {
 // The one forward pass (core/model/model_pass.h, batched attention keeping the probabilities), then the loss.
 
 template <class S, class W>
-double forward_t(Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batch) {
-  model_forward<S>(a, w, c, batch.tokens.data(), PassOptions{});
+double forward_t(Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batch, const Dropout& dropout) {
+  model_forward<S>(a, w, c, batch.tokens.data(), PassOptions{.dropout = dropout.p, .dropout_seed = dropout.seed});
   const int N = batch.B * batch.T;
   double loss = cross_entropy_forward<S>(a.probs, a.logits, batch.targets.data(), N);
   if (a.z_coef != 0)
@@ -82,6 +83,14 @@ struct BlockBackward {
   LayerActs<S>& L;
   const ModelConfig& c;
   int l, B, T;
+
+  // The gradient at a branch's output before its dropout: dout ⊙ mask in a.ddrop, or dout itself when the pass
+  // dropped nothing (the mask is empty).
+  const MatT<S>& undrop(const MatT<S>& dout, const MatT<S>& mask) {
+    if (mask.size() == 0) return dout;
+    dropout_backward<S>(a.ddrop, dout, mask);
+    return a.ddrop;
+  }
 
   // MLP backward: dd = gradient of the down projection's output, m its input; ∂/∂m goes to dm (+= when
   // dm_accumulate, else overwritten). The first writer of each scratch buffer overwrites it (no zeroing pass).
@@ -178,27 +187,27 @@ struct BlockBackward {
     if (pre && c.parallel_block) {
       // dres = ∂/∂(x + Attn(Norm1(x)) + MLP(Norm2(x))): both branches read the same dres, then add through
       // their norms to the residual path's dres.
-      mlp(a.dres, L.ln2, a.dnorm, false);
+      mlp(undrop(a.dres, L.drop_mlp), L.ln2, a.dnorm, false);
       a.dtmp.setZero();
-      attention(a.dres, L.ln1, a.dtmp);
+      attention(undrop(a.dres, L.drop_attn), L.ln1, a.dtmp);
       norm_bwd<S>(a.dres, lg.mlp_norm, a.dnorm, x, lw.mlp_norm, L.ln2_mean, L.ln2_rstd, c);
       norm_bwd<S>(a.dres, lg.attn_norm, a.dtmp, x, lw.attn_norm, L.ln1_mean, L.ln1_rstd, c);
     } else if (pre) {
       // dres = ∂/∂(h + MLP(Norm(h))): the residual passes it to h, the MLP branch adds through Norm2 (Gemma 3's
       // sandwich: h + Norm(MLP(Norm(h))), through the post-MLP norm first).
-      const MatT<S>* dmlp = &a.dres;
+      const MatT<S>* dmlp = &undrop(a.dres, L.drop_mlp);
       if (c.sandwich_norm) {
         a.dtmp.setZero();
-        norm_bwd<S>(a.dtmp, lg.post_mlp_norm, a.dres, L.down, lw.post_mlp_norm, L.pm_mean, L.pm_rstd, c);
+        norm_bwd<S>(a.dtmp, lg.post_mlp_norm, *dmlp, L.down, lw.post_mlp_norm, L.pm_mean, L.pm_rstd, c);
         dmlp = &a.dtmp;
       }
       mlp(*dmlp, L.ln2, a.dnorm, false);
       norm_bwd<S>(a.dres, lg.mlp_norm, a.dnorm, L.h, lw.mlp_norm, L.ln2_mean, L.ln2_rstd, c);
       // dres = ∂/∂h = ∂/∂(x + Attn(Norm(x))) (sandwich: x + Norm(Attn(Norm(x)))).
-      const MatT<S>* dattn = &a.dres;
+      const MatT<S>* dattn = &undrop(a.dres, L.drop_attn);
       if (c.sandwich_norm) {
         a.dtmp.setZero();
-        norm_bwd<S>(a.dtmp, lg.post_attn_norm, a.dres, L.proj, lw.post_attn_norm, L.pa_mean, L.pa_rstd, c);
+        norm_bwd<S>(a.dtmp, lg.post_attn_norm, *dattn, L.proj, lw.post_attn_norm, L.pa_mean, L.pa_rstd, c);
         dattn = &a.dtmp;
       }
       a.dnorm.setZero();
@@ -209,11 +218,11 @@ struct BlockBackward {
       a.dtmp.setZero();
       norm_bwd<S>(a.dtmp, lg.mlp_norm, a.dres, L.res2, lw.mlp_norm, L.ln2_mean, L.ln2_rstd, c);
       a.dres = a.dtmp;  // residual path to h_n
-      mlp(a.dtmp, L.ln1, a.dres, true);
+      mlp(undrop(a.dtmp, L.drop_mlp), L.ln1, a.dres, true);
       a.dtmp.setZero();
       norm_bwd<S>(a.dtmp, lg.attn_norm, a.dres, L.h, lw.attn_norm, L.ln1_mean, L.ln1_rstd, c);
       a.dres = a.dtmp;  // residual path to x
-      attention(a.dtmp, x, a.dres);
+      attention(undrop(a.dtmp, L.drop_attn), x, a.dres);
     }
   }
 };
@@ -327,7 +336,7 @@ std::string check_weights(const W& w, const ModelConfig& c) {
 
 template <class S, class W>
 bool run_forward(Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batch, double* loss, std::string* error,
-                 double z_loss) {
+                 double z_loss, const Dropout& dropout = {}) {
   std::string problem = check_batch(c, batch);
   if (problem.empty()) problem = check_weights(w, c);
   if (!problem.empty()) {
@@ -336,7 +345,7 @@ bool run_forward(Acts<S>& a, const W& w, const ModelConfig& c, const Batch& batc
   }
   ensure_acts(a, c, batch.B, batch.T, 0, true);
   a.z_coef = z_loss;
-  const double l = forward_t<S>(a, w, c, batch);
+  const double l = forward_t<S>(a, w, c, batch, dropout);
   if (loss) *loss = l;
   if (!std::isfinite(l)) {  // diverged weights: say so instead of handing NaN gradients to the optimizer
     if (error)
@@ -375,9 +384,10 @@ double train_state_floats(const ModelConfig& c, int B, int T) {
                            (c.moe() ? N * E + N * K * (2 * C + 3 * F) : 0);
   const double stream = (L + 1) * N * C + N * C + 2 * N + 2 * N * V + N;  // xs, xf + stats, logits, probs, logz
   const double tables = N * (D + C) + 2.0 * T * T + N;                    // RoPE/sinusoid tables, masks, positions
-  const double scratch = 3 * N * C + 3 * N * F + 3 * N * HD + 3 * N * KVD + N * V + double(T) * T;
+  const double dropout = 2 * L * N * C;  // the two branch masks of each layer (counted whether or not a run drops)
+  const double scratch = 4 * N * C + 3 * N * F + 3 * N * HD + 3 * N * KVD + N * V + double(T) * T;
   const double temporaries = N * V + V * C + maps;  // one unfused product or softmax backward at a time
-  return L * per_layer + stream + tables + scratch + temporaries;
+  return L * per_layer + stream + tables + dropout + scratch + temporaries;
 }
 
 std::string check_batch(const ModelConfig& c, const Batch& batch) {
@@ -423,9 +433,10 @@ void zero_grads(ModelWeights* grads, const ModelConfig& config) {
 
 bool train_forward_backward(ModelWeights* grads, TrainState& state, const ModelWeights& weights,
                             const ModelConfig& config, const Batch& batch, double* loss, std::string* error,
-                            double z_loss) {
+                            double z_loss, const Dropout& dropout) {
   if (const std::string why = training_unsupported(config); !why.empty()) return *error = why, false;
-  if (!train_forward(state, weights, config, batch, loss, error, z_loss)) return false;
+  if (!state.acts) state.acts = std::make_unique<TrainActivations>();
+  if (!run_forward<float>(state.acts->f, weights, config, batch, loss, error, z_loss, dropout)) return false;
   zero_grads(grads, config);
   backward_t<float>(*grads, state.acts->f, weights, config, batch);
   return true;
@@ -508,9 +519,10 @@ void visit_parameters(ModelWeightsD& w, const ModelConfig& c,
 }
 
 bool train_forward_backward_double(ModelWeightsD* grads, const ModelWeightsD& weights, const ModelConfig& config,
-                                   const Batch& batch, double* loss, std::string* error, double z_loss) {
+                                   const Batch& batch, double* loss, std::string* error, double z_loss,
+                                   const Dropout& dropout) {
   Acts<double> a;
-  if (!run_forward<double>(a, weights, config, batch, loss, error, z_loss)) return false;
+  if (!run_forward<double>(a, weights, config, batch, loss, error, z_loss, dropout)) return false;
   if (!grads) return true;
   *grads = to_double(zero_weights(config));
   backward_t<double>(*grads, a, weights, config, batch);

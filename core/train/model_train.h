@@ -14,6 +14,7 @@
 // generation) runs too, batch 1 over a KV cache; only the attention kernel differs (the batched one here keeps
 // the probabilities the backward reads).
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -61,12 +62,20 @@ std::string check_batch(const ModelConfig& config, const Batch& batch);
 bool train_forward(TrainState& state, const ModelWeights& weights, const ModelConfig& config, const Batch& batch,
                    double* loss, std::string* error, double z_loss = 0.0);
 
+// Dropout during training (core/ops/dropout.h): each layer's attention and MLP outputs are dropped with probability p
+// before the residual adds them, with masks drawn from `seed` (a trainer passes one seed per step). Evaluation
+// (train_forward) never drops.
+struct Dropout {
+  double p = 0;  // in [0, 1); 0 = off
+  uint64_t seed = 0;
+};
+
 // Forward + backward: *grads (resized like zero_weights(config) when its shapes differ) is overwritten with
 // ∂loss/∂W for every parameter (a tied head's gradient is the sum of its two uses, in embed). On false (invalid
 // input, non-finite loss) *grads is left as it was.
 bool train_forward_backward(ModelWeights* grads, TrainState& state, const ModelWeights& weights,
                             const ModelConfig& config, const Batch& batch, double* loss, std::string* error,
-                            double z_loss = 0.0);
+                            double z_loss = 0.0, const Dropout& dropout = {});
 
 // After train_forward / train_forward_backward on the same state (empty before the first pass):
 const Mat& train_logits(const TrainState& state);  // (B*T, V)
@@ -132,6 +141,7 @@ void visit_parameters(ModelWeightsD& weights, const ModelConfig& config,
 // Forward (+ backward when grads is not null, grads then overwritten like train_forward_backward) in double, with a
 // state of its own (tests and checks only: it allocates on every call).
 bool train_forward_backward_double(ModelWeightsD* grads, const ModelWeightsD& weights, const ModelConfig& config,
-                                   const Batch& batch, double* loss, std::string* error, double z_loss = 0.0);
+                                   const Batch& batch, double* loss, std::string* error, double z_loss = 0.0,
+                                   const Dropout& dropout = {});
 
 }  // namespace tw

@@ -103,6 +103,7 @@ std::string check_settings(const TrainSettings& s) {
   if (s.batch < 1 || s.batch > 4096) return tr("batch must be 1 … 4096 sequences");
   if (s.eval_every < 1) return tr("evaluation interval must be ≥ 1 step");
   if (!(s.z_loss >= 0.0 && s.z_loss <= 1.0)) return tr("z-loss coefficient must be in [0, 1]");
+  if (!(s.dropout >= 0.0 && s.dropout <= 0.9)) return tr("dropout must be in [0, 0.9]");
   Task task;
   std::string error;
   if (!Task::create(s.task, &task, &error)) return subst(tr("task: {0}"), {error});
@@ -234,7 +235,9 @@ bool Trainer::step(std::string* error) {
   const ModelConfig& c = settings_.model;
   const Batch batch = task_.batch(rng_, settings_.batch);
   double loss = 0;
-  if (!train_forward_backward(&grads_, train_state_, weights_, c, batch, &loss, error, settings_.z_loss)) {
+  // Each step draws its own dropout masks, from the run's seed and the step's number.
+  const Dropout dropout{settings_.dropout, (settings_.seed << 32) + static_cast<uint64_t>(steps_)};
+  if (!train_forward_backward(&grads_, train_state_, weights_, c, batch, &loss, error, settings_.z_loss, dropout)) {
     // A non-finite loss is divergence (reported below like a non-finite gradient); anything else is a bug or a
     // bad batch, reported as it is.
     if (std::isfinite(loss)) {

@@ -34,7 +34,8 @@ struct TrainSettings {
   int batch = 32;             // B: sequences per step
   uint64_t seed = 1;          // weights, training batches, held-out set and probe all derive from it
   int eval_every = 25;        // evaluate on the held-out set every this many steps (and after step 1)
-  double z_loss = 0.0;  // coef of the z-loss term coef·mean(log² Z) added to the training loss (PaLM: 1e-4); 0 = off
+  double z_loss = 0.0;   // coef of the z-loss term coef·mean(log² Z) added to the training loss (PaLM: 1e-4); 0 = off
+  double dropout = 0.0;  // probability of dropping each attention and MLP output during training (GPT-2: 0.1); 0 = off
   // Fine-tuning: start from these weights (of `model`) instead of a seeded init; null = train from scratch.
   std::shared_ptr<const ModelWeights> start_weights{};
   // Train LoRA adapters (core/train/lora_finetune.h) on the frozen starting weights instead of every parameter.

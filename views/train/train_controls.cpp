@@ -101,7 +101,12 @@ void bind_train_controls(Controls& c, TrainPanelState& s) {
       N_("Adds $\\mathrm{coef} \\cdot \\log^2 Z$ to the loss, pulling the softmax normaliser toward 1 (PaLM: 1e-4); "
          "0 = off."),
       false, "%.3g");
-  c.add_seed(&s.seed, N_("Seeds the weights, batches, held-out set and probe."));
+  c.add_float("dropout", &s.dropout, 0.0f, 0.9f, N_("dropout"),
+              N_("While training, each attention and MLP output is zeroed with probability $p$ and the rest scaled "
+                 "by $1/(1-p)$ before the residual adds it (GPT-2: 0.1); evaluation and sampling never drop. Fights "
+                 "overfitting when the text is small for the model; 0 = off."),
+              false, "%.3g");
+  c.add_seed(&s.seed, N_("Seeds the weights, batches, held-out set and probe and the dropout masks."));
   c.add_int("eval_every", &s.eval_every, 1, 1000, N_("evaluate every"), N_("Steps between held-out evaluations."),
             true);
   c.add_int("steps_per_frame", &s.steps_per_frame, 1, 1000, N_("steps per frame"),

@@ -74,6 +74,7 @@ std::string run_note(const TrainSnapshot& s) {
   if (t.model.qk_norm) tricks += tr(", QK-norm");
   if (t.model.attn_softcap > 0) tricks += subst(tr(", soft-cap {0}"), {plot::fmt("%.3g", t.model.attn_softcap)});
   if (t.z_loss > 0) tricks += subst(tr(", z-loss {0}"), {plot::fmt("%.3g", t.z_loss)});
+  if (t.dropout > 0) tricks += subst(tr(", dropout {0}"), {plot::fmt("%.3g", t.dropout)});
   return subst(
       tr("{0} task; {1} layers, dim {2}, {3} heads, {4}-{5}, scale {6}{7}; {8} lr {9}, batch {10}, seed {11}"),
       {tr(to_string(t.task.kind)), std::to_string(t.model.n_layers), std::to_string(t.model.dim),

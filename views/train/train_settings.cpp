@@ -73,6 +73,7 @@ bool train_settings_of_state(const TrainPanelState& s, TrainSettings* out, std::
   t.seed = static_cast<uint64_t>(s.seed);
   t.eval_every = s.eval_every;
   t.z_loss = s.z_loss;
+  t.dropout = s.dropout;
   if (std::string e = check_settings(t); !e.empty()) {
     *error = e;
     return false;
@@ -101,6 +102,7 @@ TrainPanelState train_state_of_settings(const TrainSettings& t, int steps) {
   s.seed = static_cast<int>(t.seed);
   s.eval_every = t.eval_every;
   s.z_loss = static_cast<float>(t.z_loss);
+  s.dropout = static_cast<float>(t.dropout);
   s.sample_every = t.sample_every;
   const std::vector<std::string>& names = language_corpus_names();
   s.corpus = static_cast<int>(std::find(names.begin(), names.end(), t.task.language.corpus) - names.begin()) %

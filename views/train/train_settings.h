@@ -32,7 +32,8 @@ struct TrainPanelState {
   bool decay_all = false;
   int steps = 600;
   int batch = 32;
-  float z_loss = 0.0f;  // coef of z-loss (coef·log² Z added to the loss); 0 = off
+  float z_loss = 0.0f;   // coef of z-loss (coef·log² Z added to the loss); 0 = off
+  float dropout = 0.0f;  // probability of dropping each attention and MLP output while training; 0 = off
   int seed = 1;
   int eval_every = 25;
   // speed (does not restart the run)

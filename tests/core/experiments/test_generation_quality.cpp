@@ -40,6 +40,14 @@ TEST(GenerationQuality, WordsAreLetterRunsCheckedAgainstTheList) {
   EXPECT_EQ(c.known, 3);  // smith's through its stem; xyzzy is not a word
 }
 
+TEST(GenerationQuality, AWordTheBudgetCutOpenIsNotCounted) {
+  EXPECT_EQ(without_open_word("the cat sat on the ma"), "the cat sat on the ");
+  EXPECT_EQ(without_open_word("he said \"don'"), "he said \"");
+  EXPECT_EQ(without_open_word("done."), "done.");
+  EXPECT_EQ(without_open_word("word"), "");
+  EXPECT_EQ(without_open_word(""), "");
+}
+
 TEST(GenerationQuality, SamplesOfAByteModelAreAlwaysWholeCharacters) {
   // A random byte-level model puts mass on every byte: unconstrained, 40 draws at temperature 1.5 are almost never
   // valid UTF-8 (a stray continuation byte has probability ~1/4 each draw). Constrained, every sample is.

@@ -76,6 +76,25 @@ TEST(TokenizerLimits, ACatastrophicSplitPatternStopsAtTheTimeLimitNamingTheCompo
   std::filesystem::remove(file);
 }
 
+// The limit bounds each match, not a whole text: a 3 MB corpus through GPT-2's pattern (what training a byte-level
+// BPE on the fortunes does) is split completely; an earlier build stopped after half a second of the whole text.
+TEST(TokenizerLimits, ALongOrdinaryTextIsSplitCompletely) {
+  UnicodeRegex r;
+  std::string error;
+  ASSERT_TRUE(r.compile(R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)", &error))
+      << error;
+  const std::string line = "It's 42 o'clock --  and   the 7 cats don't care.\n";  // 18 pieces
+  std::string text;
+  while (text.size() < (3u << 20)) text += line;
+  const size_t lines = text.size() / line.size();
+  const auto pieces = r.find_all(text);
+  EXPECT_EQ(take_pipeline_failure(), "");
+  ASSERT_EQ(pieces.size(), 18 * lines);
+  EXPECT_EQ(pieces.back().second, text.size());
+  // The pieces tile the text: each starts where the last ended.
+  for (size_t i = 1; i < pieces.size(); ++i) ASSERT_EQ(pieces[i].first, pieces[i - 1].second) << i;
+}
+
 TEST(TokenizerLimits, ACatastrophicReplaceNormalizerIsRefusedToo) {
   json j = byte_level();
   j["normalizer"] = {{"type", "Replace"}, {"pattern", {{"Regex", "(a+)+$"}}}, {"content", "x"}};
