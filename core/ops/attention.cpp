@@ -280,15 +280,7 @@ void attention_batched_forward(MatT<S>& out, MatT<S>& capped, MatT<S>& probs, co
         if (opt.mask)
           for (int j = 0; j < T; ++j)
             if (!opt.mask->allows(r, j)) row[j] = -kInf;
-        const S mx = row.maxCoeff();
-        S* p = row.data();
-        if (mx == -kInf) {  // every key blocked: zeros, never NaN
-          for (int j = 0; j < T; ++j) p[j] = 0;
-          continue;
-        }
-        // Eigen's packet exp (SIMD); blocked keys are set to exactly 0 rather than trusting exp(−∞) there.
-        row = (row == -kInf).select(S(0), (row - mx).exp());
-        row *= S(1) / row.sum();
+        softmax_row_inplace(row);  // every key blocked: zeros, never NaN
       }
       out.block(static_cast<Eigen::Index>(b) * T, static_cast<Eigen::Index>(h) * D, T, D).noalias() =
           P * v.block(static_cast<Eigen::Index>(b) * T, static_cast<Eigen::Index>(g) * D, T, D);

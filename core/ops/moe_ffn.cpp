@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/ops/linear.h"
+#include "core/ops/softmax.h"
 
 namespace tw {
 
@@ -59,11 +60,7 @@ void moe_ffn_forward(MatT<S>& y, MoeActs<S>& a, const MatT<S>& x, const MatT<S>&
 
   // Router: logits, then a max-subtracted softmax per token.
   linear_forward<S>(a.probs, x, router);
-  for (int t = 0; t < N; ++t) {
-    auto row = a.probs.row(t);
-    row = (row.array() - row.maxCoeff()).exp().matrix();
-    row /= row.sum();
-  }
+  for (int t = 0; t < N; ++t) softmax_row_inplace(a.probs.row(t));
 
   moe_route<S>(a.route, a.probs, k, capacity_factor);
 

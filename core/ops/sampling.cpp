@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "core/base/i18n.h"
+#include "core/ops/softmax.h"
 #include "core/random.h"
 
 namespace tw {
@@ -24,18 +25,14 @@ namespace {
 
 // A uniform double in [0, 1) from the engine's top 53 bits: the same on every platform, unlike std distributions.
 
-// Softmax over the entries where keep[i] is set (all when keep is empty), in double for the cumulative sums.
+// Softmax over the entries where keep[i] is set (all when keep is empty), in double for the cumulative sums: the
+// others enter as −∞, so they get exactly 0.
 void masked_softmax(std::vector<float>& probs, const std::vector<float>& logits, const std::vector<char>& keep) {
-  const size_t V = logits.size();
-  probs.assign(V, 0.0f);
-  double mx = -INFINITY;
-  for (size_t i = 0; i < V; ++i)
-    if (keep.empty() || keep[i]) mx = std::max(mx, static_cast<double>(logits[i]));
-  double sum = 0.0;
-  for (size_t i = 0; i < V; ++i)
-    if (keep.empty() || keep[i]) sum += std::exp(static_cast<double>(logits[i]) - mx);
-  for (size_t i = 0; i < V; ++i)
-    if (keep.empty() || keep[i]) probs[i] = static_cast<float>(std::exp(static_cast<double>(logits[i]) - mx) / sum);
+  std::vector<double> x(logits.size());
+  for (size_t i = 0; i < x.size(); ++i) x[i] = keep.empty() || keep[i] ? static_cast<double>(logits[i]) : -INFINITY;
+  const std::vector<double> p = softmax(x);
+  probs.resize(p.size());
+  for (size_t i = 0; i < p.size(); ++i) probs[i] = static_cast<float>(p[i]);
 }
 
 }  // namespace

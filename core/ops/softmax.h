@@ -5,6 +5,8 @@
 // every exponent ≤ 0, so nothing overflows. A row whose every entry is −∞ has no valid distribution: it
 // becomes all zeros and is reported, never NaN.
 
+#include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "core/tensor.h"
@@ -18,6 +20,24 @@ int softmax_rows(Mat& out, const Mat& logits, float temperature = 1.0f, std::vec
 // In-place softmax of one row of n values (the kernel the attention ops share). Returns false when every
 // value is −∞ (the row is then zeroed).
 bool softmax_inplace(float* row, int n, float temperature = 1.0f);
+
+// Softmax of one float or double Eigen row (or column) in place, with Eigen's packet exp: entries at −∞ become
+// exactly 0, and a row whose every entry is −∞ becomes zeros and returns false. Training's batched attention and
+// the MoE router (both instantiated in double for the gradient checks) use it.
+template <class Row>
+bool softmax_row_inplace(Row&& row) {
+  using S = typename std::decay_t<Row>::Scalar;
+  constexpr S kInf = std::numeric_limits<S>::infinity();
+  auto&& a = row.array();  // an ArrayWrapper of a matrix row, or the array itself
+  const S mx = a.maxCoeff();
+  if (mx == -kInf) {
+    a.setZero();
+    return false;
+  }
+  a = (a == -kInf).select(S(0), (a - mx).exp());
+  a *= S(1) / a.sum();
+  return true;
+}
 
 // log Σ_j exp(x_j) of one row of n values, in double with the maximum taken out first (every exponent ≤ 0):
 // the normaliser of log softmax, of cross-entropy and of z-loss. −∞ when every value is −∞ (or n == 0).
