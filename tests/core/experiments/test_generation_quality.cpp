@@ -71,8 +71,8 @@ TEST(GenerationQuality, SamplesOfAByteModelAreAlwaysWholeCharacters) {
 // The shipped models' generation, measured as their cards are (bench/lm_card): 100 held-out records spread over the
 // held-out part, each cut to a prompt and continued at temperature 0.8, top-p 0.9, seeded. The thresholds are the
 // issue's where the model reaches them (poems: 85% of half-lines of 5 or 7 characters, 75% of poems of one length;
-// the card measured 100% and 93.9%). The English model's words fall short of the goal of 93% (its card: 90.4%; the
-// held-out text itself 96.9%): the test holds it at 88%, a few samples' margin, so a regression shows.
+// the card measured 100% and 93.9%; English: 93% of the words in wamerican, the card measured 93.6% and the
+// held-out text itself 96.9%).
 StepperModel shipped_model(const std::string& name, std::vector<std::string>* records) {
   StepperModel m;
   std::string error;
@@ -116,7 +116,7 @@ TEST(GenerationQuality, ShippedEnglishModelWritesDictionaryWords) {
   ASSERT_EQ(q.error, "");
   for (const SampledText& s : q.samples) EXPECT_TRUE(valid_utf8(s.text)) << s.text;
   EXPECT_GE(q.words.words, 1000);
-  EXPECT_GE(q.words.known_fraction(), 0.88);
+  EXPECT_GE(q.words.known_fraction(), 0.93);
 }
 
 }  // namespace
