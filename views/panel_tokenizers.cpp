@@ -20,8 +20,8 @@
 #include "core/text/tokenizer.h"
 #include "core/text/tokenizer_training.h"
 #include "views/presenter_keys.h"
-#include "views/tokenizers/tokenizers_state.h"
 #include "views/recompute.h"
+#include "views/tokenizers/tokenizers_state.h"
 #include "views/widgets.h"
 
 namespace tw {
@@ -46,18 +46,11 @@ Segmentation cut_with(const Tokenizer& tok, std::string name, std::string label,
   return c;
 }
 
-Segmentation bpe_cut(const std::string& tokenizer_json, std::string name, std::string label,
-                     const std::string& sentence, std::string* error) {
+Segmentation trained_cut(const std::string& tokenizer_json, std::string name, std::string label,
+                         const std::string& sentence, std::string* error) {
   Tokenizer tok;
   if (!tokenizer_from_json(tokenizer_json, &tok, error)) return {std::move(name), std::move(label), {}, {}, {}};
   return cut_with(tok, std::move(name), std::move(label), sentence);
-}
-
-// WordPiece and Unigram tokens as trained here: plain text with ▁ for a space.
-Segmentation plain_cut(std::string name, std::vector<std::string> raw) {
-  Segmentation c{name, name, {}, std::move(raw), {}};
-  for (const std::string& t : c.raw) c.tokens.push_back(display_metaspace(t));
-  return c;
 }
 
 const char* model_name(TokenizerModel m) {
@@ -109,16 +102,24 @@ ResultPtr compute(const TokenizerState& s, Progress& progress) {
     r->error = progress.cancelled() ? tr("Training cancelled.") : "BPE: " + error;
     return r;
   }
-  r->cuts.push_back(bpe_cut(r->bpe.tokenizer_json, subst(tr("BPE, {0} merges"), {std::to_string(r->bpe.merges.size())}),
-                            "BPE", s.sentence, &error));
-  r->cuts.push_back(bpe_cut(partial.tokenizer_json, subst(tr("BPE after {0} merges"), {std::to_string(step)}),
-                            "BPE@" + std::to_string(step), s.sentence, &error));
-  if (!error.empty()) {
-    r->error = subst(tr("BPE tokenizer: {0}"), {error});
-    return r;
+  // Each trained tokenizer as the tokenizer.json it wrote, encoded by the tokenizer that loads real models.
+  const struct {
+    const std::string& json;
+    std::string name, label;
+  } trained[] = {
+      {r->bpe.tokenizer_json, subst(tr("BPE, {0} merges"), {std::to_string(r->bpe.merges.size())}), "BPE"},
+      {partial.tokenizer_json, subst(tr("BPE after {0} merges"), {std::to_string(step)}),
+       "BPE@" + std::to_string(step)},
+      {r->wordpiece.tokenizer_json, "WordPiece", "WordPiece"},
+      {r->unigram.tokenizer_json, "Unigram", "Unigram"},
+  };
+  for (const auto& t : trained) {
+    r->cuts.push_back(trained_cut(t.json, t.name, t.label, s.sentence, &error));
+    if (!error.empty()) {
+      r->error = subst(tr("{0} tokenizer: {1}"), {t.label, error});
+      return r;
+    }
   }
-  r->cuts.push_back(plain_cut("WordPiece", wordpiece_encode(r->wordpiece, s.sentence)));
-  r->cuts.push_back(plain_cut("Unigram", unigram_encode(r->unigram, s.sentence)));
   // A real model's tokenizer.json beside them, when a path is given: a file that cannot be read is reported
   // in one line and the trained tokenizers still show.
   if (!s.tokenizer_json.empty()) {
@@ -169,7 +170,8 @@ class TokenizersPanel final : public RecomputePanel<TokenizerState, TokenizerRes
     if (!r) return "";
     if (!r->error.empty()) return r->error;
     if (r->state.tokenizer_json.empty() || r->file_message.empty()) return "";
-    const bool file_cut = std::any_of(r->cuts.begin(), r->cuts.end(), [](const Segmentation& c) { return c.from_file; });
+    const bool file_cut =
+        std::any_of(r->cuts.begin(), r->cuts.end(), [](const Segmentation& c) { return c.from_file; });
     return file_cut ? "" : subst(tr("tokenizer.json not shown: {0}"), {r->file_message});
   }
 

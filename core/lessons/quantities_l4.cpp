@@ -12,6 +12,7 @@
 #include "core/lessons/scene_settings.h"
 #include "core/ops/sampling.h"
 #include "core/ops/softmax.h"
+#include "core/text/tokenizer.h"
 #include "core/text/tokenizer_training.h"
 
 namespace tw {
@@ -96,8 +97,10 @@ std::optional<double> wordpiece_tokens(const Json& v) {
     return std::nullopt;  // a training file is the panel's to read, not a lesson's
   WordPieceTraining model;
   std::string error;
-  if (!train_wordpiece(*text, *vocab, &model, &error)) return std::nullopt;
-  return static_cast<double>(wordpiece_encode(model, *sentence).size());
+  Tokenizer tok;
+  if (!train_wordpiece(*text, *vocab, &model, &error) || !tokenizer_from_json(model.tokenizer_json, &tok, &error))
+    return std::nullopt;
+  return static_cast<double>(tok.encode(*sentence, false).size());
 }
 
 }  // namespace

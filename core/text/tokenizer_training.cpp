@@ -84,9 +84,8 @@ std::vector<PairCount> top_candidates(std::vector<Scored>& all, const std::vecto
   return out;
 }
 
-// Whitespace-separated words, counted; `punctuation_splits` also cuts ASCII punctuation into words of its own
-// (BERT's basic pre-tokenizer).
-std::map<std::string, int64_t> count_words_in(const std::string& text, bool punctuation_splits) {
+// Whitespace-separated words, counted: the denominators of tokens per word.
+std::map<std::string, int64_t> count_words_in(const std::string& text) {
   std::map<std::string, int64_t> words;
   std::string cur;
   auto flush = [&]() {
@@ -95,17 +94,23 @@ std::map<std::string, int64_t> count_words_in(const std::string& text, bool punc
   };
   for (char ch : text) {
     const unsigned char c = static_cast<unsigned char>(ch);
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v')
       flush();
-    } else if (punctuation_splits && c < 0x80 && std::ispunct(c)) {
-      flush();
-      ++words[std::string(1, ch)];
-    } else {
+    else
       cur += ch;
-    }
   }
   flush();
   return words;
+}
+
+// The text cut into words by the pre-tokenizer of `tokenizer` (a trainer's own tokenizer.json, before its vocabulary is
+// known), counted: training sees exactly the words its encoder will.
+bool count_pre_split(const nlohmann::json& tokenizer, const std::string& text, std::map<std::string, int64_t>* words,
+                     std::string* error) {
+  Tokenizer splitter;
+  if (!tokenizer_from_json(tokenizer.dump(), &splitter, error)) return false;
+  for (const std::string& piece : splitter.pre_split(text)) ++(*words)[piece];
+  return true;
 }
 
 }  // namespace
@@ -115,13 +120,13 @@ std::string check_training_text(const std::string& text) {
   if (text.size() > kMaxTextBytes)
     return subst(tr("the training text has {0} bytes; at most 256 KiB is trained on"), {std::to_string(text.size())});
   if (std::string bad = utf8_error(text, tr("the training text")); !bad.empty()) return bad;
-  if (count_words_in(text, false).empty()) return tr("the training text has no words (only whitespace)");
+  if (count_words_in(text).empty()) return tr("the training text has no words (only whitespace)");
   return "";
 }
 
 int count_words(const std::string& text) {
   int n = 0;
-  for (const auto& [w, c] : count_words_in(text, false)) n += static_cast<int>(c);
+  for (const auto& [w, c] : count_words_in(text)) n += static_cast<int>(c);
   return n;
 }
 
@@ -141,11 +146,8 @@ bool train_bpe(const std::string& text, int n_merges, BpeTraining* out, std::str
   j["model"] = {{"type", "BPE"}, {"vocab", vocab}, {"merges", json::array()}};
   j["pre_tokenizer"] = {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", true}};
   j["decoder"] = {{"type", "ByteLevel"}};
-  Tokenizer splitter;
-  if (!tokenizer_from_json(j.dump(), &splitter, error)) return false;
-
   std::map<std::string, int64_t> pieces;
-  for (const std::string& p : splitter.pre_split(text)) ++pieces[p];
+  if (!count_pre_split(j, text, &pieces, error)) return false;
   std::vector<Word> words;
   for (const auto& [piece, count] : pieces) {
     Word w;
@@ -226,6 +228,22 @@ bool train_bpe(const std::string& text, int n_merges, BpeTraining* out, std::str
 namespace {
 const std::string kUnk = "[UNK]";
 std::string strip_hashes(const std::string& s) { return s.rfind("##", 0) == 0 ? s.substr(2) : s; }
+
+// BERT's tokenizer.json around a vocabulary (ids = positions): its pre-tokenizer, WordPiece with "##" continuations
+// and Hugging Face's default of 100 characters a word.
+nlohmann::json wordpiece_json(const std::vector<std::string>& vocab) {
+  nlohmann::json ids = nlohmann::json::object();
+  for (size_t i = 0; i < vocab.size(); ++i) ids[vocab[i]] = i;
+  nlohmann::json j;
+  j["pre_tokenizer"] = {{"type", "BertPreTokenizer"}};
+  j["model"] = {{"type", "WordPiece"},
+                {"unk_token", kUnk},
+                {"continuing_subword_prefix", "##"},
+                {"max_input_chars_per_word", 100},
+                {"vocab", ids}};
+  j["decoder"] = {{"type", "WordPiece"}, {"prefix", "##"}, {"cleanup", true}};
+  return j;
+}
 }  // namespace
 
 bool train_wordpiece(const std::string& text, int vocab_size, WordPieceTraining* out, std::string* error,
@@ -240,8 +258,10 @@ bool train_wordpiece(const std::string& text, int vocab_size, WordPieceTraining*
     if (fresh) names.push_back(s);
     return it->second;
   };
+  std::map<std::string, int64_t> counted;
+  if (!count_pre_split(wordpiece_json({kUnk}), text, &counted, error)) return false;
   std::vector<Word> words;
-  for (const auto& [word, count] : count_words_in(text, true)) {
+  for (const auto& [word, count] : counted) {
     Word w;
     w.count = count;
     const std::vector<std::string> chars = utf8_chars(word);
@@ -280,56 +300,9 @@ bool train_wordpiece(const std::string& text, int vocab_size, WordPieceTraining*
     apply_merge(words, a, b, m);
     result.merges.push_back(std::move(step));
   }
+  result.tokenizer_json = wordpiece_json(result.vocab).dump();
   *out = std::move(result);
   return true;
-}
-
-std::vector<std::string> wordpiece_encode(const WordPieceTraining& model, const std::string& text) {
-  const std::unordered_set<std::string> vocab(model.vocab.begin(), model.vocab.end());
-  std::vector<std::string> tokens;
-  // Words in text order (count_words_in sorts them), with the same whitespace/punctuation cuts as training.
-  std::vector<std::string> words;
-  std::string cur;
-  for (char ch : text) {
-    const unsigned char c = static_cast<unsigned char>(ch);
-    if (std::isspace(c) || (c < 0x80 && std::ispunct(c))) {
-      if (!cur.empty()) words.push_back(cur);
-      cur.clear();
-      if (c < 0x80 && std::ispunct(c)) words.emplace_back(1, ch);
-    } else {
-      cur += ch;
-    }
-  }
-  if (!cur.empty()) words.push_back(cur);
-  for (const std::string& word : words) {
-    const std::vector<std::string> chars = utf8_chars(word);
-    std::vector<std::string> pieces;
-    size_t start = 0;
-    bool ok = true;
-    while (start < chars.size()) {  // greedy longest match first
-      size_t end = chars.size();
-      std::string found;
-      for (; end > start; --end) {
-        std::string sub = start > 0 ? "##" : "";
-        for (size_t i = start; i < end; ++i) sub += chars[i];
-        if (vocab.count(sub)) {
-          found = sub;
-          break;
-        }
-      }
-      if (found.empty()) {
-        ok = false;
-        break;
-      }
-      pieces.push_back(found);
-      start = end;
-    }
-    if (ok)
-      tokens.insert(tokens.end(), pieces.begin(), pieces.end());
-    else
-      tokens.push_back(kUnk);
-  }
-  return tokens;
 }
 
 // [SECTION] Unigram
@@ -337,7 +310,7 @@ std::vector<std::string> wordpiece_encode(const WordPieceTraining& model, const 
 namespace {
 
 const std::string kMeta = "\xE2\x96\x81";  // ▁
-constexpr double kTinyLogProb = -30.0;     // a token EM gave no mass, or a character never seen
+constexpr double kTinyLogProb = -30.0;     // a token EM gave no mass
 
 double log_add(double a, double b) {
   if (a == -std::numeric_limits<double>::infinity()) return b;
@@ -422,10 +395,29 @@ void em_step(UnigramModel& m, const std::vector<CharWord>& words, std::vector<do
   if (expected_out) *expected_out = std::move(expected);
 }
 
-std::vector<CharWord> unigram_words(const std::string& text) {
-  std::vector<CharWord> words;
-  for (const auto& [word, count] : count_words_in(text, false)) words.push_back({utf8_chars(kMeta + word), count});
-  return words;
+// SentencePiece's tokenizer.json around a vocabulary: words split at whitespace with '▁' prepended, <unk> (id 0, at
+// the lowest score, so it never wins a segmentation) for a character the vocabulary lacks, then the tokens.
+nlohmann::json unigram_json(const std::vector<std::string>& tokens, const std::vector<double>& log_probs) {
+  double lowest = 0;
+  for (double lp : log_probs) lowest = std::min(lowest, lp);
+  nlohmann::json vocab = nlohmann::json::array();
+  vocab.push_back(nlohmann::json::array({"<unk>", lowest}));
+  for (size_t i = 0; i < tokens.size(); ++i) vocab.push_back(nlohmann::json::array({tokens[i], log_probs[i]}));
+  const nlohmann::json metaspace = {
+      {"type", "Metaspace"}, {"replacement", kMeta}, {"prepend_scheme", "always"}, {"split", true}};
+  nlohmann::json j;
+  j["pre_tokenizer"] = {{"type", "Sequence"},
+                        {"pretokenizers", nlohmann::json::array({{{"type", "WhitespaceSplit"}}, metaspace})}};
+  j["model"] = {{"type", "Unigram"}, {"unk_id", 0}, {"vocab", vocab}};
+  j["decoder"] = metaspace;
+  return j;
+}
+
+bool unigram_words(const std::string& text, std::vector<CharWord>* words, std::string* error) {
+  std::map<std::string, int64_t> counted;
+  if (!count_pre_split(unigram_json({}, {}), text, &counted, error)) return false;
+  for (const auto& [word, count] : counted) words->push_back({utf8_chars(word), count});
+  return true;
 }
 
 }  // namespace
@@ -435,7 +427,8 @@ bool train_unigram(const std::string& text, int vocab_size, UnigramTraining* out
   if (const std::string problem = check_training_text(text); !problem.empty()) return *error = problem, false;
   if (vocab_size < 1 || vocab_size > kMaxTrainedVocab)
     return *error = tr("the vocabulary size must be between 1 and 4096"), false;
-  const std::vector<CharWord> words = unigram_words(text);
+  std::vector<CharWord> words;
+  if (!unigram_words(text, &words, error)) return false;
 
   // Seed: every substring up to kUnigramMaxLen characters, scored by count · length; all single characters stay.
   std::map<std::string, std::pair<double, int>> seen;  // substring → (count, length in characters)
@@ -501,40 +494,9 @@ bool train_unigram(const std::string& text, int vocab_size, UnigramTraining* out
   }
   result.tokens = m.tokens;
   result.log_probs = m.logp;
+  result.tokenizer_json = unigram_json(result.tokens, result.log_probs).dump();
   *out = std::move(result);
   return true;
-}
-
-std::vector<std::string> unigram_encode(const UnigramTraining& model, const std::string& text) {
-  UnigramModel m;
-  m.tokens = model.tokens;
-  m.logp = model.log_probs;
-  m.rebuild_index();
-  std::vector<std::string> tokens;
-  std::string cur;
-  auto flush = [&]() {
-    if (cur.empty()) return;
-    const std::vector<std::string> chars = utf8_chars(kMeta + cur);
-    // Characters the vocabulary lacks join it at a tiny probability so the word still segments.
-    for (const std::string& ch : chars)
-      if (!m.index.count(ch)) {
-        m.index[ch] = static_cast<int>(m.tokens.size());
-        m.tokens.push_back(ch);
-        m.logp.push_back(kTinyLogProb);
-      }
-    std::vector<int> path;
-    viterbi(m, chars, -1, &path);
-    for (int t : path) tokens.push_back(m.tokens[static_cast<size_t>(t)]);
-    cur.clear();
-  };
-  for (char ch : text) {
-    if (std::isspace(static_cast<unsigned char>(ch)))
-      flush();
-    else
-      cur += ch;
-  }
-  flush();
-  return tokens;
 }
 
 double tokenizer_training_work(size_t text_bytes, int merges, int vocab_size) {

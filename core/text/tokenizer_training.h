@@ -10,12 +10,16 @@
 // WordPiece (BERT): words are split at whitespace and punctuation; a word starts as its characters, every
 //   character after the first marked "##". A pair's score is count(ab) / (count(a) · count(b)), so a merge is
 //   chosen for how much more often the two appear together than their own frequencies predict, not for raw
-//   frequency. Encoding is greedy longest-match-first per word; a word with an untokenizable part is [UNK].
+//   frequency. Words are BERT's pre-tokenizer's (whitespace, then each punctuation mark alone), the same that
+//   encodes: greedy longest-match-first per word; a word with an untokenizable part is [UNK].
 // Unigram (SentencePiece): words get a leading '▁'; start from every substring up to 8 characters (scored by
 //   count · length), fit token probabilities by EM over all segmentations (forward-backward), then repeatedly drop
 //   the quarter of multi-character tokens whose removal costs the least likelihood (count · (log p(t) − log p of
 //   t's best segmentation without it)) until the vocabulary has the requested size; single characters always stay.
-//   Encoding is the most probable segmentation (Viterbi).
+//   Words are whitespace-split with '▁' prepended (WhitespaceSplit, then Metaspace); encoding is the most probable
+//   segmentation (Viterbi), a character the vocabulary lacks is <unk>.
+// All three write a tokenizer.json and are encoded by the one Tokenizer that loads real models (core/text/tokenizer.h),
+// so what the tokenizers panel shows is what a saved file would do.
 
 #include <atomic>
 #include <cstdint>
@@ -47,6 +51,7 @@ struct BpeTraining {
 struct WordPieceTraining {
   std::vector<MergeStep> merges;
   std::vector<std::string> vocab;  // [UNK], the characters (## forms too), then merged tokens
+  std::string tokenizer_json;      // loadable by tokenizer_from_json; ids are positions in `vocab`
 };
 
 struct UnigramTraining {
@@ -54,6 +59,7 @@ struct UnigramTraining {
   std::vector<double> log_probs;    // log p of each token
   int seed_size = 0;                // substrings the training started from
   int prune_rounds = 0;
+  std::string tokenizer_json;  // loadable by tokenizer_from_json: <unk> (id 0), then `tokens` (ids 1…)
 };
 
 // The most training text a tokenizer is trained on (bytes); also the cap when it is read from a file.
@@ -68,9 +74,6 @@ bool train_wordpiece(const std::string& text, int vocab_size, WordPieceTraining*
                      const std::atomic<bool>* cancel = nullptr);
 bool train_unigram(const std::string& text, int vocab_size, UnigramTraining* out, std::string* error,
                    const std::atomic<bool>* cancel = nullptr);
-
-std::vector<std::string> wordpiece_encode(const WordPieceTraining& model, const std::string& text);
-std::vector<std::string> unigram_encode(const UnigramTraining& model, const std::string& text);
 
 // Words (whitespace-separated) and UTF-8 bytes of a sentence: the denominators of tokens per word / per byte.
 int count_words(const std::string& text);

@@ -23,8 +23,8 @@
 #include "core/base/utf8.h"
 #include "core/experiments/mask_analysis.h"
 #include "core/experiments/model_card.h"
-#include "core/model/stepper_model.h"
 #include "core/io/atomic_file.h"
+#include "core/model/stepper_model.h"
 #include "core/model/weights.h"
 #include "core/text/tokenizer.h"
 #include "core/text/tokenizer_training.h"
@@ -42,24 +42,30 @@ namespace {
 // and terms the glossary keeps untranslated (token, softmax, logits). Not query / key / value: the glossary writes
 // 查询 / 键 / 值.
 const std::set<std::string> kKeptWords = {
-    "token",       "tokens",  "softmax", "logit",  "logits",    "acc",     "eps",       "nat",     "nats",
-    "rad",         "exp",     "log",     "cos",    "sin",       "RoPE",    "ALiBi",     "LoRA",    "rsLoRA",
-    "GQA",         "MQA",     "MHA",     "BPE",    "WordPiece", "Unigram", "LayerNorm", "RMSNorm", "BatchNorm",
-    "GELU",        "SiLU",    "ReLU",    "SwiGLU", "GeGLU",     "ReGLU",   "tanh",      "erf",     "SVD",
-    "Adam",        "AdamW",   "SGD",     "HBM",    "FLOP",      "FLOPs",   "TFLOP",     "GFLOP",   "GEMM",
-    "kFLOP",       "MFLOP",   "lens",  // "logit lens", a method's name
-    "GEMV",        "GiB",     "MiB",     "KiB",    "NTK",       "Llama",   "LLaMA",     "Meta",    "Gemma",
-    "PaLM",        "Mixtral", "Mistral", "Qwen",   "MoE",       "MLP",     "QK",        "KV",      "FlashAttention",
-    "Transformer", "NaN",     "PNG",     "SVG",    "CSV",       "JSON",    "UTF",       "fp32",    "bf16",
-    "fp16",        "int8",    "int4",    "fp8",    "top",       "min",     "max",       "var",     "mean",
-    "RMS",         "viridis", "magma",   "Eckart", "Young",     "Hugging", "Face",      "peft",    "mod",
-    "sqrt",        "none",    "byte",  // FLOP/byte, a unit
-    "act",         "coef",             // formula symbols: act(x), the z-loss coefficient
-    "loss",                            // only inside formulas such as exp(loss); prose uses 损失
-    "up",          "gate",    "prefill", "decode",
-    "range",       "ratio",   "dim",     "arg",    // symbols: [-range, range], n_kv_heads = H / ratio, dim, arg-max
-    "Witten",      "Bell",    "Kneser",  "Ney",    "Switch",    "NeoX",    "gram",  // methods, models, n-gram
-    "Debian",      "fortune", "fortunes", "safetensors",  // a distribution, its fortune packages, a file format
+    "token",       "tokens",  "softmax",   "logit",       "logits",    "acc",
+    "eps",         "nat",     "nats",      "rad",         "exp",       "log",
+    "cos",         "sin",     "RoPE",      "ALiBi",       "LoRA",      "rsLoRA",
+    "GQA",         "MQA",     "MHA",       "BPE",         "WordPiece", "Unigram",
+    "LayerNorm",   "RMSNorm", "BatchNorm", "GELU",        "SiLU",      "ReLU",
+    "SwiGLU",      "GeGLU",   "ReGLU",     "tanh",        "erf",       "SVD",
+    "Adam",        "AdamW",   "SGD",       "HBM",         "FLOP",      "FLOPs",
+    "TFLOP",       "GFLOP",   "GEMM",      "kFLOP",       "MFLOP",     "lens",  // "logit lens", a method's name
+    "dropout",  // a method's name, as Chinese texts write it (the control's label: 丢弃率)
+    "GEMV",        "GiB",     "MiB",       "KiB",         "NTK",       "Llama",
+    "LLaMA",       "Meta",    "Gemma",     "PaLM",        "Mixtral",   "Mistral",
+    "Qwen",        "MoE",     "MLP",       "QK",          "KV",        "FlashAttention",
+    "Transformer", "NaN",     "PNG",       "SVG",         "CSV",       "JSON",
+    "UTF",         "fp32",    "bf16",      "fp16",        "int8",      "int4",
+    "fp8",         "top",     "min",       "max",         "var",       "mean",
+    "RMS",         "viridis", "magma",     "Eckart",      "Young",     "Hugging",
+    "Face",        "peft",    "mod",       "sqrt",        "none",      "byte",  // FLOP/byte, a unit
+    "act",         "coef",  // formula symbols: act(x), the z-loss coefficient
+    "loss",                 // only inside formulas such as exp(loss); prose uses 损失
+    "up",          "gate",    "prefill",   "decode",      "range",     "ratio",
+    "dim",         "arg",  // symbols: [-range, range], n_kv_heads = H / ratio, dim, arg-max
+    "Witten",      "Bell",    "Kneser",    "Ney",         "Switch",    "NeoX",
+    "gram",                                                // methods, models, n-gram
+    "Debian",      "fortune", "fortunes",  "safetensors",  // a distribution, its fortune packages, a file format
 };
 
 // Option values of every panel's choices (copy, sort, tiny, sliding …): scene files store them, and the glossary
@@ -95,9 +101,9 @@ std::vector<std::string> english_words(std::string s, bool options = false) {
   s = std::regex_replace(s, std::regex(R"(\$[^$]*\$)"), " ");                                 // $…$ formulas
   s = std::regex_replace(s, std::regex(R"([A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)+)"), " ");  // attn.q, config.json
   s = std::regex_replace(s, std::regex(R"("[^"]*")"), " ");                                   // "quoted user text"
-  s = std::regex_replace(s, std::regex("\xE2\x80\x9C.*?\xE2\x80\x9D"), " ");                // “quoted”, “␣low”
-  s = std::regex_replace(s, std::regex(R"(`[^`]*`|<[a-z/]+>)"), " ");                         // `dump`, <bos>
-  s = std::regex_replace(s, std::regex(R"([A-Za-z0-9_.\-]*(/[A-Za-z0-9_.\-]+)+)"), " ");     // assets/models/sort
+  s = std::regex_replace(s, std::regex("\xE2\x80\x9C.*?\xE2\x80\x9D"), " ");              // “quoted”, “␣low”
+  s = std::regex_replace(s, std::regex(R"(`[^`]*`|<[a-z/]+>)"), " ");                     // `dump`, <bos>
+  s = std::regex_replace(s, std::regex(R"([A-Za-z0-9_.\-]*(/[A-Za-z0-9_.\-]+)+)"), " ");  // assets/models/sort
   std::vector<std::string> words;
   const std::regex word(R"([A-Za-z_][A-Za-z0-9_\-]*)");
   for (auto it = std::sregex_iterator(s.begin(), s.end(), word); it != std::sregex_iterator(); ++it) {
@@ -116,8 +122,8 @@ std::vector<std::string> english_words(std::string s, bool options = false) {
         const std::string part = w.substr(at, dash - at);
         bool part_caps = true;
         for (char c : part) part_caps = part_caps && !std::islower(static_cast<unsigned char>(c));
-        all_kept = all_kept && (part.size() < 3 || part_caps || kKeptWords.count(part) ||
-                                (options && option_words().count(part)));
+        all_kept = all_kept &&
+                   (part.size() < 3 || part_caps || kKeptWords.count(part) || (options && option_words().count(part)));
         at = dash + 1;
       }
       if (all_kept) continue;
@@ -369,7 +375,8 @@ TEST(ChineseCatalogue, QueryKeyAndValueAreWrittenInChinese) {
   EXPECT_GT(checked, 1000);
   // The check itself.
   EXPECT_TRUE(std::regex_search(std::regex_replace(std::string("一个 query 在 $n$ 个键上"), code, " "), term));
-  EXPECT_FALSE(std::regex_search(std::regex_replace(std::string("应为 key=value 形式，\"values\"，$k$"), code, " "), term));
+  EXPECT_FALSE(
+      std::regex_search(std::regex_replace(std::string("应为 key=value 形式，\"values\"，$k$"), code, " "), term));
 }
 
 // Source scan: a translated string with a formula is never drawn by an ImGui call that prints it as is (Text, a menu

@@ -230,7 +230,9 @@ TEST(PanelTokenizers, MergesAndCountsFromCore) {
   EXPECT_DOUBLE_EQ(num(counts->table.rows[0][3]), n / 10);
   WordPieceTraining wp;
   ASSERT_TRUE(train_wordpiece(text, 40, &wp, &error)) << error;
-  EXPECT_EQ(num(counts->table.rows[2][1]), double(wordpiece_encode(wp, "lowest new").size()));
+  Tokenizer wp_tok;
+  ASSERT_TRUE(tokenizer_from_json(wp.tokenizer_json, &wp_tok, &error)) << error;
+  EXPECT_EQ(num(counts->table.rows[2][1]), double(wp_tok.encode("lowest new", false).size()));
 }
 
 TEST(PanelTokenizers, MissingFileAndEmptyTextAreErrors) {

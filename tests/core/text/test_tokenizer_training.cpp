@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -11,6 +12,16 @@
 
 namespace tw {
 namespace {
+
+// A trained tokenizer's tokens for `text`, through the tokenizer.json it wrote and the one Tokenizer.
+std::vector<std::string> trained_tokens(const std::string& tokenizer_json, const std::string& text) {
+  Tokenizer tok;
+  std::string error;
+  EXPECT_TRUE(tokenizer_from_json(tokenizer_json, &tok, &error)) << error;
+  std::vector<std::string> out;
+  for (int id : tok.encode(text, false)) out.push_back(tok.token_string(id));
+  return out;
+}
 
 // Hand-worked BPE on "aaab aaab ab". GPT-2's pre-tokenizer gives the pieces "aaab", "Ġaaab", "Ġab" (Ġ is the
 // space byte). Pair counts: (a,a) 2+2 = 4, (a,b) 3, (Ġ,a) 2 → merge "aa". Then "aa a b", "Ġ aa a b", "Ġ a b":
@@ -100,8 +111,10 @@ TEST(TokenizerTraining, BpeMergesAreThoseOfAFullRecountAtEveryStep) {
     for (const auto& [w, c] : words) {
       std::vector<int> out;
       for (size_t i = 0; i < w.size(); ++i)
-        if (i + 1 < w.size() && w[i] == a && w[i + 1] == b) out.push_back(id), ++i;
-        else out.push_back(w[i]);
+        if (i + 1 < w.size() && w[i] == a && w[i + 1] == b)
+          out.push_back(id), ++i;
+        else
+          out.push_back(w[i]);
       merged[out] += c;
     }
     words = std::move(merged);
@@ -123,7 +136,7 @@ TEST(TokenizerTraining, WordPieceChoosesByLikelihoodNotFrequency) {
   EXPECT_DOUBLE_EQ(t.merges[1].score, 0.25);
   EXPECT_EQ(t.vocab, (std::vector<std::string>{"[UNK]", "a", "##b", "##c", "x", "xc", "ab"}));
   // Greedy longest match: "xcab" → "xc", then "##ab" and "##a" are not in the vocabulary → the word is [UNK].
-  EXPECT_EQ(wordpiece_encode(t, "ab ac xcab"), (std::vector<std::string>{"ab", "a", "##c", "[UNK]"}));
+  EXPECT_EQ(trained_tokens(t.tokenizer_json, "ab ac xcab"), (std::vector<std::string>{"ab", "a", "##c", "[UNK]"}));
 }
 
 // Every segmentation of a short word, by brute force, to check Viterbi picks the most probable one.
@@ -156,7 +169,7 @@ TEST(TokenizerTraining, UnigramReachesItsSizeAndSegmentsOptimally) {
   for (double lp : t.log_probs) mass += std::exp(lp);
   EXPECT_NEAR(mass, 1.0, 1e-6);  // the last EM step leaves a distribution over the vocabulary
   for (const std::string word : {"the", "quickly", "dog"}) {
-    const std::vector<std::string> pieces = unigram_encode(t, word);
+    const std::vector<std::string> pieces = trained_tokens(t.tokenizer_json, word);
     std::string joined;
     double lp = 0;
     for (const std::string& p : pieces) {
@@ -167,6 +180,44 @@ TEST(TokenizerTraining, UnigramReachesItsSizeAndSegmentsOptimally) {
     EXPECT_EQ(joined, "▁" + std::string(word));
     EXPECT_NEAR(lp, best_by_brute_force(t, utf8_chars("▁" + std::string(word))), 1e-9) << word;
   }
+}
+
+// Training counts the words the encoder cuts (BERT's pre-tokenizer: Unicode punctuation stands alone), so a text's own
+// words always encode: "，" and "。" are tokens that start a word, never "##，", and nothing is [UNK]. Counting words
+// at ASCII punctuation only (as training did before it went through the pre-tokenizer) left "，" inside words and
+// every line of this text [UNK].
+TEST(TokenizerTraining, WordPieceTrainsOnTheWordsItsEncoderCuts) {
+  const std::string text = "春眠不觉晓，处处闻啼鸟。夜来风雨声，花落知多少。 don't stop: it's (nearly) done!";
+  WordPieceTraining t;
+  std::string error;
+  ASSERT_TRUE(train_wordpiece(text, 60, &t, &error)) << error;
+  const auto has = [&](const std::string& v) { return std::find(t.vocab.begin(), t.vocab.end(), v) != t.vocab.end(); };
+  EXPECT_TRUE(has("，") && has("。") && has("'") && has("("));
+  EXPECT_FALSE(has("##，") || has("##。") || has("##'"));
+  const std::vector<std::string> tokens = trained_tokens(t.tokenizer_json, text);
+  EXPECT_EQ(std::count(tokens.begin(), tokens.end(), "[UNK]"), 0);
+  Tokenizer tok;
+  ASSERT_TRUE(tokenizer_from_json(t.tokenizer_json, &tok, &error)) << error;
+  EXPECT_EQ(tok.token_string(0), "[UNK]");  // ids are positions in t.vocab
+  EXPECT_EQ(tok.vocab_size(), int(t.vocab.size()));
+}
+
+// The Unigram tokenizer.json: <unk> is id 0, the trained tokens follow with their log-probabilities; a word of the
+// training text decodes back to itself, and a character never seen becomes <unk> (as SentencePiece's does).
+TEST(TokenizerTraining, UnigramWritesATokenizerThatRoundTripsItsText) {
+  const std::string text = "low lower lowest\nnew newer newest\twide wider widest";
+  UnigramTraining t;
+  std::string error;
+  ASSERT_TRUE(train_unigram(text, 30, &t, &error)) << error;
+  Tokenizer tok;
+  ASSERT_TRUE(tokenizer_from_json(t.tokenizer_json, &tok, &error)) << error;
+  EXPECT_EQ(tok.token_string(0), "<unk>");
+  EXPECT_EQ(tok.vocab_size(), int(t.tokens.size()) + 1);
+  for (size_t i = 0; i < t.tokens.size(); ++i) EXPECT_EQ(tok.token_string(int(i) + 1), t.tokens[i]);
+  EXPECT_EQ(tok.decode(tok.encode("lowest newer wide", false)), "lowest newer wide");
+  EXPECT_EQ(trained_tokens(t.tokenizer_json, "newest"), trained_tokens(t.tokenizer_json, "\tnewest  "));
+  const std::vector<std::string> q = trained_tokens(t.tokenizer_json, "lowq");
+  EXPECT_EQ(std::count(q.begin(), q.end(), "<unk>"), 1);
 }
 
 TEST(TokenizerTraining, BadTextIsRefusedWithAMessage) {
