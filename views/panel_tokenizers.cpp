@@ -41,8 +41,13 @@ using ResultPtr = std::shared_ptr<const TokenizerResult>;
 // The sentence through a tokenizer.json tokenizer: its tokens as shown, as spelled, and their ids.
 Segmentation cut_with(const Tokenizer& tok, std::string name, std::string label, const std::string& sentence) {
   Segmentation c{std::move(name), std::move(label), {}, {}, tok.encode(sentence, false)};
-  for (const TokenDisplay& d : display_tokens(tok, c.ids)) c.tokens.push_back(d.text);
   for (int id : c.ids) c.raw.push_back(tok.token_string(id));
+  // WordPiece as BERT's tokenize() writes it ("low", "##est"): the "##" is where the word goes on, and without it
+  // the words of the sentence would run together.
+  if (tok.model() == TokenizerModel::WordPiece)
+    c.tokens = c.raw;
+  else
+    for (const TokenDisplay& d : display_tokens(tok, c.ids)) c.tokens.push_back(d.text);
   return c;
 }
 
