@@ -219,6 +219,16 @@ bool has_cjk(const char* text) {
 }
 }  // namespace
 
+namespace {
+// Where text wrapped at the column's edge (wrap_pos_x 0) ends, in screen x: the visible edge. In a column that scrolls
+// sideways ImGui's content region is as wide as last frame's content, so text wrapped there kept the column too wide
+// by itself (the stepper's Families text at 150% ran out of view behind a scroll bar it caused).
+float column_edge_x() {
+  const ImGuiWindow* w = ImGui::GetCurrentWindow();
+  return std::min(ImGui::GetWindowPos().x + ImGui::GetContentRegionMax().x, w->InnerRect.Max.x - w->WindowPadding.x);
+}
+}  // namespace
+
 void wrapped_text(const char* text, float wrap_pos_x, uint32_t color) {
   ImGui::PushStyleColor(ImGuiCol_Text, color ? color : ImGui::GetColorU32(ImGuiCol_Text));
   ImGui::PushTextWrapPos(-1.0f);  // broken here: ImGui's wrapping would break a number after its '.'
@@ -230,7 +240,8 @@ void wrapped_text(const char* text, float wrap_pos_x, uint32_t color) {
     const auto width = [&](std::string_view s) {
       return font->CalcTextSizeA(size, FLT_MAX, 0.0f, s.data(), s.data() + s.size()).x;
     };
-    const float max_w = ImGui::CalcWrapWidthForPos(ImGui::GetCursorScreenPos(), wrap_pos_x);
+    const float max_w = wrap_pos_x == 0 ? std::max(1.0f, column_edge_x() - ImGui::GetCursorScreenPos().x)
+                                        : ImGui::CalcWrapWidthForPos(ImGui::GetCursorScreenPos(), wrap_pos_x);
     for (const std::string& line : plot::wrap_plain_text(text, max_w, width)) broken.append(line).push_back('\n');
     broken.pop_back();
     shown = broken.c_str();
@@ -267,7 +278,7 @@ void math_text(const char* text, float wrap_pos_x, bool display, uint32_t color)
   const float size = ImGui::GetFontSize();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float wrap_x = wrap_pos_x < 0    ? INFINITY
-                       : wrap_pos_x == 0 ? ImGui::GetWindowPos().x + ImGui::GetContentRegionMax().x
+                       : wrap_pos_x == 0 ? column_edge_x()
                                          : ImGui::GetWindowPos().x - ImGui::GetScrollX() + wrap_pos_x;
   const float max_w = std::max(size * 4, wrap_x - origin.x);
   ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -393,10 +404,18 @@ void begin_figures_column() {
     storage->SetFloat(ImGui::GetID("controls_height"), drawn);
   else
     ImGui::SameLine(0, hidden_controls ? 0.0f : -1.0f);
-  ImGui::BeginChild("figures", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+  // Sideways scrolling only while a figure needed it last frame (plot::figure_too_wide_key).
+  const ImGuiID sideways = ImGui::GetID("figures_sideways");
+  ImGui::BeginChild("figures", ImVec2(0, 0), false,
+                    storage->GetBool(sideways) ? ImGuiWindowFlags_HorizontalScrollbar : ImGuiWindowFlags_None);
+  ImGui::GetStateStorage()->SetBool(plot::figure_too_wide_key(), false);
 }
 
-void end_figures_column() { ImGui::EndChild(); }
+void end_figures_column() {
+  const bool too_wide = ImGui::GetStateStorage()->GetBool(plot::figure_too_wide_key());
+  ImGui::EndChild();
+  ImGui::GetStateStorage()->SetBool(ImGui::GetID("figures_sideways"), too_wide);  // the parent's, as begin read it
+}
 
 void draw_controls_column(const Controls& controls, const DrawContext& ctx, float item_width,
                           const std::function<bool(const Control&)>& visible,

@@ -1,4 +1,5 @@
 // Items, legend and colour bar of one axes, as primitives (see layout_internal.h).
+#include <algorithm>
 #include <cstring>
 
 #include "core/base/i18n.h"
@@ -324,8 +325,13 @@ void draw_items(Builder& b, const AxesFrame& f, const Axes& axes, std::vector<Le
       const double label_r = arc->label_r > 0 ? arc->label_r : arc->r;
       const Vec2 m = f.to_pixel(arc->cx + label_r * std::cos(mid), arc->cy + label_r * std::sin(mid));
       const float dx = m.x - c0.x, dy = m.y - c0.y, len = std::max(1e-3f, std::hypot(dx, dy));
-      const Vec2 at{m.x + dx / len * 5, m.y + dy / len * 5};
-      b.text(at, arc->label, b.th.tick_size, color, 0.5f - 0.5f * dx / len, 0.5f - 0.5f * dy / len);
+      Vec2 at{m.x + dx / len * 5, m.y + dy / len * 5};
+      // Kept inside the plot: a label pointing right from a narrow plot (the RoPE plane beside a lesson at 200%) ran
+      // past the frame and was cut. Its box moves left, still clear of the arc where the plot is wide enough.
+      const float w = label_width(arc->label, b.th.tick_size), ax_ = 0.5f - 0.5f * dx / len;
+      const float left = std::clamp(at.x - ax_ * w, f.plot.x0 + 2, std::max(f.plot.x0 + 2, f.plot.x1 - 2 - w));
+      at.x = left + ax_ * w;
+      b.text(at, arc->label, b.th.tick_size, color, ax_, 0.5f - 0.5f * dy / len);
     } else if (const auto* t = std::get_if<TextItem>(&it)) {
       // A label centred on a heatmap cell (a token in the logit lens) is shortened to the cell's width, or left out
       // when not even "…" fits: at 31 positions the labels ran into each other. The hover readout has it whole.

@@ -785,6 +785,8 @@ FigureMenuExtra g_figure_menu_extra = nullptr;  // set once by the app before th
 
 void set_figure_menu_extra(FigureMenuExtra extra) { g_figure_menu_extra = extra; }
 
+ImGuiID figure_too_wide_key() { return ImHashStr("tw_figure_too_wide"); }
+
 namespace {
 
 // A figure's size on screen (w × h pixels) and its scale (screen pixels per logical pixel).
@@ -795,7 +797,12 @@ struct ScreenSize {
 // `size`: > 0 a size, ≤ 0 the space left minus that much, y 0 the figure's own proportions.
 ScreenSize figure_screen_size(const Figure& fig, ImVec2 size, FigureDrawFlags flags) {
   float s = std::max(0.5f, ImGui::GetFontSize() / kBaseFontSize);  // screen pixels per logical pixel
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  ImVec2 avail = ImGui::GetContentRegionAvail();
+  // In a column that scrolls sideways the content region is as wide as last frame's content: a figure sized to it
+  // kept itself too wide frame after frame (the stepper's figures at 150%, 16 px past the edge, and the text above
+  // wrapped out of view with it). The width is the part of the column on screen.
+  const ImGuiWindow* window = ImGui::GetCurrentWindow();
+  avail.x = std::min(avail.x, window->InnerRect.Max.x - window->WindowPadding.x - ImGui::GetCursorScreenPos().x);
   const Vec2 natural = default_figure_size(fig);
   float w = size.x > 0 ? size.x : avail.x + size.x;
   w = std::max(w, 120.0f * s);
@@ -822,6 +829,7 @@ ScreenSize figure_screen_size(const Figure& fig, ImVec2 size, FigureDrawFlags fl
       h *= fit;
       s *= fit;
     }
+    if (column > 0 && w > column + 1.0f) ImGui::GetStateStorage()->SetBool(figure_too_wide_key(), true);
   }
   return {w, h, s};
 }

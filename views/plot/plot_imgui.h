@@ -42,6 +42,11 @@ using FigureDrawFlags = int;
 bool draw_figure(const Figure& fig, const DrawContext& ctx, const char* panel_id, ImVec2 size = ImVec2(0, 0),
                  FigureDrawFlags flags = FigureDrawFlags_None);
 
+// Set, in the current window's state storage, by a figure still wider than its column at the smallest scale it may
+// take: the figures column (views/widgets.h) scrolls sideways only while one does. A column that always could
+// scroll sideways sized its text and figures to last frame's content, so a few pixels too wide once stayed too wide.
+ImGuiID figure_too_wide_key();
+
 // The figure a lesson step points at ("look at"): drawn with an accent frame around it, and scrolled into view the
 // first time it is drawn after being set. ("", "") clears it.
 void set_highlighted_figure(const std::string& panel_id, const std::string& figure_id);
