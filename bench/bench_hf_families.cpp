@@ -8,14 +8,10 @@
 //
 //   cmake -DTW_BUILD_BENCH=ON ... && cmake --build build --target bench_hf_families && build/bench_hf_families
 //
-// Measured 2 Dec 2026 on the 2-core development VM while other engineers' builds kept its load average at 2.8-4.9:
-// the binaries before and after the load was sped up, run alternately 3 times each (nice -n 10), medians of the
-// wall time per load + traced forward (and of the benchmark thread's CPU time):
-//   GPT-2 124M BF16    before 5985 ms (CPU 3459 ms)   after 3278 ms (CPU 1913 ms)
-//   Gemma 3 270M BF16  before 8687 ms (CPU 5793 ms)   after 5402 ms (CPU 2328 ms)
-// The least loaded run after the change (load average 1.6): GPT-2 1871 ms, Gemma 3 2375 ms, of which the traced
-// forward pass (one thread) is about 0.15 s and 0.8 s. The goal of < 2 s holds for GPT-2 on a quiet machine; Gemma 3
-// still misses it by its forward pass over the 262144-wide vocabulary.
+// Measured 4 Dec 2026 on the 2-core AMD EPYC machine with a 2-thread PyTorch training running beside it (load
+// average 3.0-3.4), 3 runs, medians of the wall time per load + traced forward: GPT-2 124M 759 ms (646-877), of
+// which the forward pass 157-171 ms; Gemma 3 270M 1391 ms (1264-1513), forward 380-389 ms. Both under the 2 s goal.
+// (On 2 Dec, on a VM kept at load 2.8-4.9 by other builds, the load before the speed-up below took 5985 and 8687 ms.)
 // Where the time went before: BF16 -> F32 conversion in a loop with a per-element type branch (not vectorized),
 // first-touch page faults on the float32 weights (4 KiB pages), a zero-filled buffer per tensor read, GPT-2's
 // Conv1D tensors read into a fresh zero-filled buffer and transposed column by column. Now: one vectorized loop per

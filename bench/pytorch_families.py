@@ -22,6 +22,10 @@ import numpy as np
 import torch
 
 DT = torch.float64
+# --break DETAIL: the reference computes one detail the wrong way on purpose, so a test can show that the fixtures
+# and the tolerance catch that mistake (the comparison must then fail).
+BREAKS = ("rmsnorm-without-one", "qk-norm-after-rope", "gelu-erf", "conv1d-not-transposed", "gemma-layer-pattern")
+BROKEN = None
 
 
 # [SECTION] files
@@ -65,10 +69,12 @@ def layer_norm(x, w, b, eps):  # nn.LayerNorm: biased variance
 
 def rms_norm(x, w, eps, plus_one=False):  # LlamaRMSNorm / Qwen3RMSNorm / Phi3RMSNorm; Gemma3RMSNorm: (1 + w)
     y = x * torch.rsqrt((x * x).mean(-1, keepdim=True) + eps)
-    return y * ((1.0 + w) if plus_one else w)
+    return y * ((1.0 + w) if plus_one and BROKEN != "rmsnorm-without-one" else w)
 
 
 def gelu_tanh(x):  # gelu_new / gelu_pytorch_tanh
+    if BROKEN == "gelu-erf":
+        return 0.5 * x * (1.0 + torch.erf(x / math.sqrt(2.0)))
     return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
 
 
@@ -133,7 +139,8 @@ def gpt2(cfg, w, tokens):
         qkv = a @ w[h + "attn.c_attn.weight"] + w[h + "attn.c_attn.bias"]  # Conv1D: x W + b, W stored (in, out)
         q, k, v = qkv.split(C, dim=-1)
         o = attention(heads(q, H, D), heads(k, H, D), heads(v, H, D), 1.0 / math.sqrt(D))
-        x = x + merge(o) @ w[h + "attn.c_proj.weight"] + w[h + "attn.c_proj.bias"]
+        proj = w[h + "attn.c_proj.weight"]  # (C, C): the one square Conv1D, where reading it untransposed still runs
+        x = x + merge(o) @ (proj.T if BROKEN == "conv1d-not-transposed" else proj) + w[h + "attn.c_proj.bias"]
         m = layer_norm(x, w[h + "ln_2.weight"], w[h + "ln_2.bias"], eps)
         m = gelu_tanh(m @ w[h + "mlp.c_fc.weight"] + w[h + "mlp.c_fc.bias"])
         x = x + m @ w[h + "mlp.c_proj.weight"] + w[h + "mlp.c_proj.bias"]
@@ -167,6 +174,8 @@ def llama_like(cfg, w, tokens, family, dtype):
             i >= cfg.get("max_window_layers", 28) else "full_attention" for i in range(L)]
     else:  # Phi-3: every layer gets config.sliding_window (None = full)
         types = ["sliding_attention" if cfg.get("sliding_window") else "full_attention"] * L
+    if gemma and BROKEN == "gemma-layer-pattern":  # every layer's local/global swapped
+        types = ["full_attention" if t == "sliding_attention" else "sliding_attention" for t in types]
     scale = cfg["query_pre_attn_scalar"] ** -0.5 if gemma else D ** -0.5
     for i in range(L):
         p = f"model.layers.{i}."
@@ -181,10 +190,15 @@ def llama_like(cfg, w, tokens, family, dtype):
             k = a @ w[p + "self_attn.k_proj.weight"].T
             v = a @ w[p + "self_attn.v_proj.weight"].T
         q, k, v = heads(q, H, D), heads(k, KV, D), heads(v, KV, D)
-        if family in ("qwen3", "gemma3"):  # q_norm / k_norm over head_dim, before RoPE
+        qk_norm = family in ("qwen3", "gemma3")  # q_norm / k_norm over head_dim, before RoPE
+        after = BROKEN == "qk-norm-after-rope"
+        if qk_norm and not after:
             q = rms_norm(q, w[p + "self_attn.q_norm.weight"], eps, gemma)
             k = rms_norm(k, w[p + "self_attn.k_norm.weight"], eps, gemma)
         q, k = rope(q, pos, base, rot), rope(k, pos, base, rot)
+        if qk_norm and after:
+            q = rms_norm(q, w[p + "self_attn.q_norm.weight"], eps, gemma)
+            k = rms_norm(k, w[p + "self_attn.k_norm.weight"], eps, gemma)
         window = cfg.get("sliding_window") if sliding else None
         o = attention(q, k, v, scale, window, cfg.get("attn_logit_softcapping") if gemma else None)
         o = merge(o) @ w[p + "self_attn.o_proj.weight"].T
@@ -225,7 +239,11 @@ def main():
     ap.add_argument("folder", help="the Hugging Face folder")
     ap.add_argument("dump", help="the folder `transformer-workbench dump --model` wrote (manifest.json, logits.npy)")
     ap.add_argument("--tol", type=float, default=1e-4, help="largest relative difference accepted")
+    ap.add_argument("--break", dest="broken", choices=BREAKS,
+                    help="compute this detail wrongly on purpose (the comparison should then fail)")
     args = ap.parse_args()
+    global BROKEN
+    BROKEN = args.broken
     with open(os.path.join(args.dump, "manifest.json")) as f:
         tokens = json.load(f)["tokens"]
     ref = forward(args.folder, tokens)

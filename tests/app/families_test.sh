@@ -25,6 +25,17 @@ for f in gpt2 qwen3 gemma3 phi3; do
     fi
   done
 done
+# The comparison catches each detail done wrong: the reference breaks it on purpose (--break) and must then miss the
+# workbench's logits by more than the tolerance, on the fixture where the detail is on.
+if [ $have_torch = 1 ]; then
+  for case in rmsnorm-without-one:gemma3-f32 qk-norm-after-rope:qwen3-f32 qk-norm-after-rope:gemma3-bf16 \
+    gelu-erf:gemma3-bf16 gelu-erf:gpt2-f32 conv1d-not-transposed:gpt2-bf16 gemma-layer-pattern:gemma3-f32 \
+    gemma-layer-pattern:gemma3-bf16; do
+    detail=${case%%:*} fx=${case#*:}
+    check "pytorch-catches-$detail-$fx" 1 "max \|logits_workbench - logits_pytorch\| / max \|logits_pytorch\| = [0-9.]+e-0[1-4]|e\+" -- \
+      /usr/bin/python3 "$src/bench/pytorch_families.py" "$work/fx/$fx" "$work/$fx" --tol 1e-4 --break "$detail"
+  done
+fi
 [ $have_torch = 1 ] || echo "skip pytorch-families: /usr/bin/python3 has no torch, or the sanitizer stage"
 
 # The family's own steps are in the trace.
