@@ -61,6 +61,7 @@ struct WindowTiling {
   bool retile = false;                   // View > Tile open panels: place every open panel again next frame
   bool start_page_was_open = false;      // to bring the start page to the front when it opens
   bool place_start_page = false;         // the start page goes back to the panel area next frame (zoom, resize)
+  bool place_overview = false;           // the overview goes back to its side column next frame (resize)
   float display_w = 0, display_h = 0;    // the window's size last frame (0: not drawn yet): a resize lays out again
   std::vector<std::string> bring_front;  // window names to focus next frame (the first page of a new grid)
 };

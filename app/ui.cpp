@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include <map>
+#include <utility>
 
 #include "app/app_state.h"
 #include "app/file_menu.h"
@@ -265,8 +266,11 @@ static void set_next_window_rect(const WinRect& r, ImGuiCond cond) {
 }
 
 static void draw_overview(AppState& state) {
-  set_next_window_rect(work_layout(state).side, ImGuiCond_FirstUseEver);
-  place_window(state, state.overview_layout, &state.place_overview_next_frame, tr("Overview"), "overview");
+  // After a resize its column is where the new size puts it (the panels beside it are tiled again for that size).
+  const bool to_side = std::exchange(state.tiling.place_overview, false);
+  set_next_window_rect(work_layout(state).side, to_side ? ImGuiCond_Always : ImGuiCond_FirstUseEver);
+  if (!to_side)
+    place_window(state, state.overview_layout, &state.place_overview_next_frame, tr("Overview"), "overview");
   // Reappearing after a focus ended, it stays behind the panel that was focused.
   const bool expanded = ImGui::Begin((std::string(tr("Overview")) + "###Overview").c_str(), &state.show_overview,
                                      state.unfocused.empty() ? 0 : ImGuiWindowFlags_NoFocusOnAppearing);
@@ -465,6 +469,7 @@ static void place_again_after_resize(AppState& state) {
   if (!resized) return;
   t.retile = true;
   t.place_start_page = true;
+  t.place_overview = true;
   place_lesson_window_again(state);
 }
 

@@ -317,5 +317,32 @@ TEST_F(SceneLayoutFrame, AtTwiceTheZoomNoWindowCoversTheMenuBar) {
   ASSERT_NE(masks, nullptr);
   EXPECT_FLOAT_EQ(masks->Pos.y, places_at_100["masks"]["y"].get<float>());
 }
+
+// Maximising the window (1280×720 → 1920×1080) lays the overview column and the panel beside it out again for the
+// new size: nothing keeps the old size with a black band below or beside it (the overview once stayed 720 high).
+TEST_F(SceneLayoutFrame, AResizedWindowLaysTheOverviewAndPanelsOutAgain) {
+  ImGui::GetIO().DisplaySize = ImVec2(1280, 720);
+  AppState app = make_app_state();
+  app.show_overview = true;
+  ASSERT_TRUE(app.open_panel("softmax"));
+  zoom_fonts(app);
+  frames(app, 3);
+  const auto window = [](const std::string& title) {
+    const ImGuiWindow* w = ImGui::FindWindowByName(title.c_str());
+    EXPECT_NE(w, nullptr) << title;
+    return w ? ImRect(w->Pos, ImVec2(w->Pos.x + w->Size.x, w->Pos.y + w->Size.y)) : ImRect();
+  };
+  const std::string overview = std::string(tr("Overview")) + "###Overview";
+  const std::string softmax = panel_window_title(app.find("softmax")->info);
+  EXPECT_NEAR(window(overview).Max.y, 720, 1);
+  ImGui::GetIO().DisplaySize = ImVec2(1920, 1080);
+  frames(app, 3);
+  const ImRect side = window(overview), panel = window(softmax);
+  EXPECT_NEAR(side.Max.y, 1080, 1) << "the overview reaches the new bottom edge";
+  EXPECT_NEAR(panel.Max.y, 1080, 1);
+  EXPECT_NEAR(panel.Max.x, 1920, 1) << "the panel reaches the new right edge";
+  EXPECT_LE(side.Max.x, panel.Min.x + 0.5f) << "the overview column ends where the panel begins";
+  EXPECT_GT(side.GetWidth(), 0.15f * 1920) << "a column of the new width, not squeezed";
+}
 }  // namespace
 }  // namespace tw
