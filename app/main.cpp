@@ -225,7 +225,7 @@ bool draw_frame(tw::Window& window, tw::AppState& state, const tw::GuiOptions& g
   window.end_frame();
   perf.frame_rendered();
   perf.frame_coverage(tw::last_solid_fill_stats().all_pixels, tw::last_solid_fill_stats().pixels);
-  const tw::DamageStats& damage = tw::last_damage_stats();
+  const tw::DamageStats& damage = window.damage_stats();
   perf.frame_damage(damage.damaged_pixels, damage.window_moving, damage.window_copied);
   bool ok = true;
   if (gui.frames > 0 && frame == gui.frames && !gui.screenshot.empty() &&
@@ -286,7 +286,7 @@ int run_loop(tw::Window& window, tw::AppState& state, const tw::GuiOptions& gui,
       timeout = std::max(0.0, last_frame_start + kBusyFrameSeconds - perf.seconds_since_start());
     // About to wait: compile what a window drag copies with, once (not in a --frames run: nobody drags there, and
     // its idle figure would count the compile).
-    if (timeout < 0 && gui.frames == 0) tw::prepare_window_copies();
+    if (timeout < 0 && gui.frames == 0) window.prepare_window_copies();
     const auto frame_at = tw::requested_frame_time();  // a timer something visible asked for (request_frame_after)
     const bool timer = frame_at != std::chrono::steady_clock::time_point::max();
     if (timer) {

@@ -182,6 +182,7 @@ void Window::init_imgui(std::unique_ptr<ImFontAtlas> fonts) {
   glfwSetMouseButtonCallback(window_, on_mouse_button);
   glfwSetScrollCallback(window_, on_scroll);
   ImGui_ImplOpenGL3_Init("#version 330 core");
+  renderer_ = std::make_unique<DamageRenderer>(damage_mode_from_environment());
   imgui_ = true;
 }
 
@@ -194,13 +195,13 @@ std::string Window::rebuild_fonts(const std::string& font_dir, float pixel_size)
   atlas.GetTexDataAsRGBA32(&pixels, &width, &height);
   ImGui_ImplOpenGL3_DestroyFontsTexture();
   ImGui_ImplOpenGL3_CreateFontsTexture();
-  request_full_redraw();  // the font texture may keep its name with new glyphs in it
+  if (renderer_) renderer_->request_full_redraw();  // the font texture may keep its name with new glyphs in it
   return warning;
 }
 
 void Window::shutdown() {
   if (imgui_) {
-    release_damage_renderer();
+    renderer_.reset();  // its GL objects, while the context is current
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
     ImGui::DestroyContext();
@@ -262,7 +263,7 @@ void Window::end_frame() {
   const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
   const float clear[3] = {bg.x * 0.8f, bg.y * 0.8f, bg.z * 0.8f};
   // Only what changed since the last frame is drawn again, into an offscreen image copied to the back buffer.
-  render_with_damage(ImGui::GetDrawData(), w, h, clear);
+  renderer_->render(ImGui::GetDrawData(), w, h, clear);
 }
 
 bool Window::save_screenshot(const std::string& path, std::string* error) const {
@@ -287,6 +288,14 @@ bool Window::save_screenshot(const std::string& path, std::string* error) const 
     return false;
   }
   return true;
+}
+
+const DamageStats& Window::damage_stats() const {
+  static const DamageStats none;
+  return renderer_ ? renderer_->stats() : none;
+}
+void Window::prepare_window_copies() {
+  if (renderer_) renderer_->prepare_window_copies();
 }
 
 std::string Window::renderer() const {

@@ -12,6 +12,8 @@
 #include <memory>
 #include <string>
 
+#include "app/render/render_damage.h"
+
 struct GLFWwindow;
 struct ImFontAtlas;
 
@@ -67,6 +69,10 @@ class Window {
 
   // glGetString(GL_RENDERER) of the window's context ("llvmpipe (LLVM ...)" on Mesa's software renderer).
   std::string renderer() const;
+  // What the last end_frame drew (app/render/render_damage.h), for --perf-report.
+  const DamageStats& damage_stats() const;
+  // See DamageRenderer::prepare_window_copies: once the loop is about to wait.
+  void prepare_window_copies();
 
   GLFWwindow* handle() const { return window_; }
 
@@ -74,7 +80,8 @@ class Window {
   GLFWwindow* window_ = nullptr;
   bool display_open_ = false;
   bool imgui_ = false;
-  std::unique_ptr<ImFontAtlas> fonts_;  // shared with the ImGui context, which does not own it
+  std::unique_ptr<ImFontAtlas> fonts_;        // shared with the ImGui context, which does not own it
+  std::unique_ptr<DamageRenderer> renderer_;  // from init_imgui to shutdown (it holds GL objects)
   float content_scale_ = 1.0f;
   unsigned long long wakes_seen_ = 0;
 };

@@ -12,15 +12,59 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#ifndef TW_DAMAGE_TRACKING
+#define TW_DAMAGE_TRACKING 1
+#endif
+#ifndef TW_RENDER_CHECK
+#define TW_RENDER_CHECK 0
+#endif
+#if TW_DAMAGE_TRACKING
 #include "app/render/damage.h"
+#include "app/render/texture_gl.h"
 #include "app/render/window_move.h"
+#endif
 
 namespace tw {
 
+DamageMode damage_mode_from_environment() {
+  DamageMode m;
+  const char* v = std::getenv("TW_DAMAGE");
+  const std::string words = v ? std::string(",") + v + "," : "";
+  auto has = [&](const char* word) { return words.find(std::string(",") + word + ",") != std::string::npos; };
+  m.off = has("off") || has("0");
+  const bool full = has("full"), check = has("check"), offscreen = has("offscreen"), nomove = has("nomove");
+#if TW_RENDER_CHECK
+  m.full = full;
+  m.check = check;
+  m.offscreen = offscreen;
+  m.nomove = nomove;
+#else
+  if (full || check || offscreen || nomove)
+    std::fprintf(stderr,
+                 "transformer-workbench: TW_DAMAGE=%s: the reference modes are in transformer-workbench-render-check "
+                 "(the test build); ignored\n",
+                 v);
+#endif
+  return m;
+}
+
+namespace {
+
+void draw_full(ImDrawData* draw_data, int w, int h, const float c[3]) {
+  glViewport(0, 0, w, h);
+  glDisable(GL_SCISSOR_TEST);
+  glClearColor(c[0], c[1], c[2], 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(draw_data);
+}
+
+}  // namespace
+
+#if TW_DAMAGE_TRACKING
 namespace {
 
 // At most this many rectangles (more are merged, app/render/damage.h limit_rects): every rectangle repeats the draw
@@ -37,28 +81,6 @@ constexpr uint64_t kCopiedTiles = 0x636f70696564ULL;
 constexpr int kBorderReach = 2;
 // Pixels along the screen's edges where a moved window is drawn as usual (draw_moved_window).
 constexpr int kScreenEdge = 4;
-
-// TW_DAMAGE, words separated by commas: "off", "full", "check", "offscreen" (the image path even where the back
-// buffer is kept, to test it), "nomove" (a moved window is drawn as usual, not copied: the reference for
-// measurements); unset: tracked.
-struct Settings {
-  bool off = false, full = false, check = false, offscreen = false, nomove = false;
-};
-const Settings& settings() {
-  static const Settings m = [] {
-    Settings s;
-    const char* v = std::getenv("TW_DAMAGE");
-    const std::string words = v ? std::string(",") + v + "," : "";
-    auto has = [&](const char* word) { return words.find(std::string(",") + word + ",") != std::string::npos; };
-    s.off = has("off") || has("0");
-    s.full = has("full");
-    s.check = has("check");
-    s.offscreen = has("offscreen");
-    s.nomove = has("nomove");
-    return s;
-  }();
-  return m;
-}
 
 // Framebuffer-object entry points (OpenGL 3.0): not exported by every libGL, so looked up through GLFW once.
 struct FboApi {
@@ -152,32 +174,6 @@ struct MovedWindowImage {
   ListsSnapshot lists;           // what the window drew then
 };
 
-struct DamageRenderer {
-  bool started = false;
-  bool in_back_buffer = false;  // draws into the back buffer (kept across swaps), else into `image`
-  Offscreen image;              // the persistent frame when the back buffer is not kept
-  Offscreen check;              // TW_DAMAGE=check: the last frame, kept while this one is drawn in full
-  TileHashes last;              // the tiles of the last frame drawn
-  TileHasher hasher;            // hashes them, each draw list again only when it changed
-  float clear[3] = {-1, -1, -1};
-  bool full_requested = true;
-  DamageStats stats;
-  long long mismatches = 0;             // TW_DAMAGE=check: frames that differed from the full redraw
-  long long compared = 0, partial = 0;  // frames compared; of them, drawn only in part
-  long long merged = 0;                 // of those, drawn in rectangles merged from more (limit_rects)
-  long long frame = 0;
-  MovedWindowImage moved;
-  PixelRect copied_footprint;     // the footprint of the moved window whose image the last frame copied, or empty
-  PixelRect copied_inner;         // and where the image went
-  bool copies_prepared = false;   // prepare_window_copies ran
-  long long moved_frames = 0;     // frames that copied a moved window's image
-  long long moved_differing = 0;  // TW_DAMAGE=check: the most pixels such a frame differed from a full redraw by
-};
-DamageRenderer g_renderer;
-
-std::unordered_map<uintptr_t, uint64_t> g_texture_versions;
-uint64_t g_texture_counter = 0;
-
 void copy_image(GLuint from, GLuint to, int w, int h) { fbo_api().copy(from, to, {0, 0, w, h}, 0, 0, h); }
 
 // Draws the frame inside `rects` only, over what framebuffer `target` holds (its pixels elsewhere are kept).
@@ -196,14 +192,7 @@ void draw_rects(ImDrawData* draw_data, GLuint target, const std::vector<PixelRec
   ImGui_ImplOpenGL3_RenderDrawData(draw_data);
 }
 
-void draw_full(ImDrawData* draw_data, int w, int h, const float c[3]) {
-  glViewport(0, 0, w, h);
-  glDisable(GL_SCISSOR_TEST);
-  glClearColor(c[0], c[1], c[2], 1.0f);
-  glClear(GL_COLOR_BUFFER_BIT);
-  ImGui_ImplOpenGL3_RenderDrawData(draw_data);
-}
-
+#if TW_RENDER_CHECK
 std::vector<unsigned char> read_rgba(GLuint fbo, int w, int h) {
   std::vector<unsigned char> pixels(size_t(w) * h * 4);
   fbo_api().bind(GL_FRAMEBUFFER, fbo);
@@ -223,51 +212,7 @@ struct SavedDrawData {
   std::vector<ImVector<ImDrawCmd>> commands;
 };
 
-// TW_DAMAGE=check: draws this frame in full over a copy of the last one, then puts the last one back, so the
-// tracked drawing that follows can be compared with it. Returns the full frame's pixels (empty if impossible).
-std::vector<unsigned char> full_reference(ImDrawData* draw_data, GLuint target, int w, int h, const float c[3]) {
-  bool unused = false;
-  if (!g_renderer.check.ensure(w, h, &unused)) return {};
-  copy_image(target, g_renderer.check.fbo, w, h);
-  const SavedDrawData saved(draw_data);
-  draw_rects(draw_data, target, {{0, 0, w, h}}, w, h, c);
-  saved.restore(draw_data);
-  std::vector<unsigned char> pixels = read_rgba(target, w, h);
-  copy_image(g_renderer.check.fbo, target, w, h);
-  return pixels;
-}
-
-}  // namespace
-
-void note_texture_changed(uintptr_t texture) { g_texture_versions[texture] = ++g_texture_counter; }
-void request_full_redraw() { g_renderer.full_requested = true; }
-const DamageStats& last_damage_stats() { return g_renderer.stats; }
-
-void release_damage_renderer() {
-  if (settings().check)
-    std::fprintf(stderr,
-                 "damage check: %lld frames compared with a full redraw (%lld drawn in part, %lld of them in merged "
-                 "rectangles), %lld differed\n",
-                 g_renderer.compared, g_renderer.partial, g_renderer.merged, g_renderer.mismatches);
-  if (settings().check)
-    std::fprintf(stderr,
-                 "damage check: %lld frames copied a moved window's image, differing from a full redraw in at most "
-                 "%lld pixels\n",
-                 g_renderer.moved_frames, g_renderer.moved_differing);
-  g_renderer.image.release();
-  g_renderer.check.release();
-  g_renderer.moved.image.release();
-  g_renderer.moved = {};
-  g_renderer.last = {};
-  g_renderer.full_requested = true;
-}
-
-namespace {
-
-uint64_t texture_version(uintptr_t texture) {
-  const auto found = g_texture_versions.find(texture);
-  return found == g_texture_versions.end() ? uint64_t(0) : found->second;
-}
+#endif
 
 PixelRect grown(const PixelRect& r, int by) { return {r.x0 - by, r.y0 - by, r.x1 + by, r.y1 + by}; }
 
@@ -278,14 +223,97 @@ PixelRect copyable_inside(const MovingWindow& moving, int w, int h) {
   return intersect(grown(moving.rect, -moving.margin), grown({0, 0, w, h}, -kScreenEdge));
 }
 
+}  // namespace
+
+struct DamageRenderer::State {
+  explicit State(DamageMode m) : mode(m) {}
+  DamageMode mode;
+  bool started = false;
+  bool in_back_buffer = false;  // draws into the back buffer (kept across swaps), else into `image`
+  Offscreen image;              // the persistent frame when the back buffer is not kept
+  TileHashes last;              // the tiles of the last frame drawn
+  TileHasher hasher;            // hashes them, each draw list again only when it changed
+  float clear[3] = {-1, -1, -1};
+  bool full_requested = true;
+  DamageStats stats;
+  long long frame = 0;
+  MovedWindowImage moved;
+  PixelRect copied_footprint;    // the footprint of the moved window whose image the last frame copied, or empty
+  PixelRect copied_inner;        // and where the image went
+  bool copies_prepared = false;  // prepare_window_copies ran
+  long long moved_frames = 0;    // frames that copied a moved window's image
+#if TW_RENDER_CHECK
+  Offscreen check;                      // TW_DAMAGE=check: the last frame, kept while this one is drawn in full
+  long long mismatches = 0;             // frames that differed from the full redraw
+  long long compared = 0, partial = 0;  // frames compared; of them, drawn only in part
+  long long merged = 0;                 // of those, drawn in rectangles merged from more (limit_rects)
+  long long moved_differing = 0;        // the most pixels a frame that copied a moved window differed by
+  std::vector<unsigned char> full_reference(ImDrawData* draw_data, GLuint target, int w, int h, const float c[3]);
+  void compare(const std::vector<unsigned char>& reference, GLuint target, int w, int h, bool moved, bool merged);
+#endif
+
+  void render(ImDrawData* draw_data, int w, int h, const float clear[3]);
+  bool draw_moved_window(ImDrawData* draw_data, const MovingWindow& moving, GLuint target, int w, int h,
+                         const float clear[3]);
+  void take_moved_window_image(const MovingWindow& moving, ListsSnapshot lists, GLuint target, int w, int h);
+  void prepare_window_copies();
+  void release();
+};
+
+#if TW_RENDER_CHECK
+// TW_DAMAGE=check: draws this frame in full over a copy of the last one, then puts the last one back, so the
+// tracked drawing that follows can be compared with it. Returns the full frame's pixels (empty if impossible).
+std::vector<unsigned char> DamageRenderer::State::full_reference(ImDrawData* draw_data, GLuint target, int w, int h,
+                                                                 const float c[3]) {
+  bool unused = false;
+  if (!check.ensure(w, h, &unused)) return {};
+  copy_image(target, check.fbo, w, h);
+  const SavedDrawData saved(draw_data);
+  draw_rects(draw_data, target, {{0, 0, w, h}}, w, h, c);
+  saved.restore(draw_data);
+  std::vector<unsigned char> pixels = read_rgba(target, w, h);
+  copy_image(check.fbo, target, w, h);
+  return pixels;
+}
+
+// The tracked frame against the full one drawn first (TW_DAMAGE=check).
+void DamageRenderer::State::compare(const std::vector<unsigned char>& reference, GLuint target, int w, int h,
+                                    bool moved, bool merged_rects) {
+  ++compared;
+  partial += !stats.full && !moved && stats.damaged_pixels > 0;
+  merged += merged_rects;
+  const std::vector<unsigned char> tracked_pixels = read_rgba(target, w, h);
+  long long differ = 0;
+  int largest = 0;  // the largest difference of a colour channel, in levels of 255
+  for (size_t i = 0; i < reference.size(); i += 4) {
+    const int d =
+        std::max({std::abs(reference[i] - tracked_pixels[i]), std::abs(reference[i + 1] - tracked_pixels[i + 1]),
+                  std::abs(reference[i + 2] - tracked_pixels[i + 2])});
+    differ += d > 0;
+    largest = std::max(largest, d);
+  }
+  if (moved) {
+    // A copied image may differ at a few edge pixels (app/render/window_move.h): counted, and redrawn when the move
+    // ends.
+    moved_differing = std::max(moved_differing, differ);
+  } else if (differ > 0) {
+    ++mismatches;
+    std::fprintf(stderr,
+                 "damage check: frame %lld: %lld pixels differ from the full redraw (%d rectangles, by up to %d "
+                 "levels)\n",
+                 frame, differ, stats.rects, largest);
+  }
+}
+#endif
+
 // A frame that copies the moved window's image to its new place and draws the rest as usual (app/render/window_move.h).
 // What the image does not hold (a part that was off the screen when it was taken) is drawn as usual, and the image
 // is then taken again from the screen. False, having drawn nothing, when the image cannot stand for the window:
 // another window's image or none, none of it on screen, the window's content changed there, or something drawn
 // after the window reaches it.
-bool draw_moved_window(ImDrawData* draw_data, const MovingWindow& moving, GLuint target, int w, int h,
-                       const float clear[3]) {
-  DamageRenderer& r = g_renderer;
+bool DamageRenderer::State::draw_moved_window(ImDrawData* draw_data, const MovingWindow& moving, GLuint target, int w,
+                                              int h, const float clear[3]) {
+  State& r = *this;
   MovedWindowImage& m = r.moved;
   if (m.window != moving.id || m.image.width != w || m.image.height != h) return false;
   const PixelRect footprint = grown(moving.rect, kBorderReach);
@@ -331,8 +359,9 @@ bool draw_moved_window(ImDrawData* draw_data, const MovingWindow& moving, GLuint
 }
 
 // After a frame drawn as usual while a window is moved: its inner pixels and what it drew, for the next frames.
-void take_moved_window_image(const MovingWindow& moving, ListsSnapshot lists, GLuint target, int w, int h) {
-  MovedWindowImage& m = g_renderer.moved;
+void DamageRenderer::State::take_moved_window_image(const MovingWindow& moving, ListsSnapshot lists, GLuint target,
+                                                    int w, int h) {
+  MovedWindowImage& m = moved;
   const PixelRect taken = copyable_inside(moving, w, h);
   // Taken already, and the window drew the same since, in the same place: the image still holds it.
   if (m.window == moving.id && m.taken == taken && m.image.width == w && m.image.height == h &&
@@ -349,12 +378,10 @@ void take_moved_window_image(const MovingWindow& moving, ListsSnapshot lists, GL
   m.window = moving.id;
 }
 
-}  // namespace
-
-void prepare_window_copies() {
-  DamageRenderer& r = g_renderer;
+void DamageRenderer::State::prepare_window_copies() {
+  State& r = *this;
   const int w = r.last.width, h = r.last.height;
-  if (r.copies_prepared || w <= 0 || h <= 0 || !fbo_api().ok() || settings().off || settings().nomove) return;
+  if (r.copies_prepared || w <= 0 || h <= 0 || !fbo_api().ok() || mode.off || mode.nomove) return;
   r.copies_prepared = true;
   bool unused = false;
   if (!r.moved.image.ensure(w, h, &unused)) return;
@@ -365,21 +392,21 @@ void prepare_window_copies() {
   glFinish();
 }
 
-void render_with_damage(ImDrawData* draw_data, int w, int h, const float clear[3]) {
-  DamageRenderer& r = g_renderer;
+void DamageRenderer::State::render(ImDrawData* draw_data, int w, int h, const float clear[3]) {
+  State& r = *this;
   ++r.frame;
   r.stats = {0, 0, double(w) * h, true};
   if (w <= 0 || h <= 0) return;
   if (!r.started) {
     r.started = true;
-    r.in_back_buffer = back_buffer_kept() && !settings().offscreen;
+    r.in_back_buffer = back_buffer_kept() && !mode.offscreen;
   }
   // Positions are framebuffer pixels only at DisplayPos (0, 0) and scale 1 (not a Retina display).
   const bool pixel_space = draw_data->DisplayPos.x == 0 && draw_data->DisplayPos.y == 0 &&
                            draw_data->FramebufferScale.x == 1 && draw_data->FramebufferScale.y == 1;
   bool recreated = false;
   const bool tracked =
-      !settings().off && pixel_space && fbo_api().ok() && (r.in_back_buffer || r.image.ensure(w, h, &recreated));
+      !mode.off && pixel_space && fbo_api().ok() && (r.in_back_buffer || r.image.ensure(w, h, &recreated));
   if (!tracked) {  // every frame in full, straight into the back buffer
     fbo_api().bind(GL_FRAMEBUFFER, 0);
     r.stats = {1, double(w) * h, double(w) * h, true};
@@ -388,23 +415,24 @@ void render_with_damage(ImDrawData* draw_data, int w, int h, const float clear[3
     draw_full(draw_data, w, h, clear);
     return;
   }
-  const bool full =
-      recreated || r.full_requested || settings().full || std::memcmp(clear, r.clear, sizeof(r.clear)) != 0;
+  const bool full = recreated || r.full_requested || mode.full || std::memcmp(clear, r.clear, sizeof(r.clear)) != 0;
   std::memcpy(r.clear, clear, sizeof(r.clear));
   r.full_requested = false;
   const GLuint target = r.in_back_buffer ? 0 : r.image.fbo;
+#if TW_RENDER_CHECK
   // TW_DAMAGE=check: this frame drawn in full first, to compare with.
   const std::vector<unsigned char> reference =
-      settings().check ? full_reference(draw_data, target, w, h, clear) : std::vector<unsigned char>{};
+      mode.check ? full_reference(draw_data, target, w, h, clear) : std::vector<unsigned char>{};
+#endif
 
   // A window being dragged (for the statistics even when it is drawn as usual).
   const std::optional<MovingWindow> found = find_moving_window(*draw_data);
   r.stats.window_moving = found.has_value();
   // A frame drawn in full (a rebuilt font atlas, a new size) draws the window exactly, so it may take its image.
-  const std::optional<MovingWindow> moving = settings().full || settings().nomove ? std::nullopt : found;
+  const std::optional<MovingWindow> moving = mode.full || mode.nomove ? std::nullopt : found;
   std::optional<ListsSnapshot> moving_lists;  // taken before draw_rects rewrites the commands
   const bool moved = moving && !full && draw_moved_window(draw_data, *moving, target, w, h, clear);
-  bool merged = false;
+  [[maybe_unused]] bool merged = false;  // TW_DAMAGE=check counts it
   if (!moved) {
     // The tiles under the last copied image count as changed: the window is drawn afresh there.
     if (!r.copied_footprint.empty()) mark_tiles(r.last, r.copied_footprint, kCopiedTiles);
@@ -416,8 +444,10 @@ void render_with_damage(ImDrawData* draw_data, int w, int h, const float clear[3
     // A new size gives a new grid: damaged_rects then returns the whole frame.
     const std::vector<PixelRect> rects =
         full ? std::vector<PixelRect>{{0, 0, w, h}} : damaged_rects(r.last, now, kMaxDamageRects);
+#if TW_RENDER_CHECK
     // TW_DAMAGE=check counts the frames whose rectangles were merged (the check then covers limit_rects too).
-    merged = settings().check && !full && damaged_rects(r.last, now, 1 << 30).size() > rects.size();
+    merged = mode.check && !full && damaged_rects(r.last, now, 1 << 30).size() > rects.size();
+#endif
     r.last = std::move(now);
     r.stats.full = full || (rects.size() == 1 && rects[0] == PixelRect{0, 0, w, h});
     r.stats.rects = int(rects.size());
@@ -428,35 +458,59 @@ void render_with_damage(ImDrawData* draw_data, int w, int h, const float clear[3
     else
       r.moved.window = nullptr;
   }
-  if (!reference.empty()) {
-    ++r.compared;
-    r.partial += !r.stats.full && !moved && r.stats.damaged_pixels > 0;
-    r.merged += merged;
-    const std::vector<unsigned char> tracked_pixels = read_rgba(target, w, h);
-    long long differ = 0;
-    int largest = 0;  // the largest difference of a colour channel, in levels of 255
-    for (size_t i = 0; i < reference.size(); i += 4) {
-      const int d =
-          std::max({std::abs(reference[i] - tracked_pixels[i]), std::abs(reference[i + 1] - tracked_pixels[i + 1]),
-                    std::abs(reference[i + 2] - tracked_pixels[i + 2])});
-      differ += d > 0;
-      largest = std::max(largest, d);
-    }
-    if (moved) {
-      // A copied image may differ at a few edge pixels (app/render/window_move.h): counted, and redrawn when the move
-      // ends.
-      r.moved_differing = std::max(r.moved_differing, differ);
-    } else if (differ > 0) {
-      ++r.mismatches;
-      std::fprintf(stderr,
-                   "damage check: frame %lld: %lld pixels differ from the full redraw (%d rectangles, by up to %d "
-                   "levels)\n",
-                   r.frame, differ, r.stats.rects, largest);
-    }
-  }
+#if TW_RENDER_CHECK
+  if (!reference.empty()) compare(reference, target, w, h, moved, merged);
+#endif
   // Present: the image to the window's back buffer, which screenshots and the swap then read.
   if (!r.in_back_buffer) copy_image(r.image.fbo, 0, w, h);
   fbo_api().bind(GL_FRAMEBUFFER, 0);
 }
+
+void DamageRenderer::State::release() {
+#if TW_RENDER_CHECK
+  if (mode.check) {
+    std::fprintf(stderr,
+                 "damage check: %lld frames compared with a full redraw (%lld drawn in part, %lld of them in merged "
+                 "rectangles), %lld differed\n",
+                 compared, partial, merged, mismatches);
+    std::fprintf(stderr,
+                 "damage check: %lld frames copied a moved window's image, differing from a full redraw in at most "
+                 "%lld pixels\n",
+                 moved_frames, moved_differing);
+  }
+  check.release();
+#endif
+  image.release();
+  moved.image.release();
+  moved = {};
+  last = {};
+  full_requested = true;
+}
+
+#else  // TW_DAMAGE_TRACKING off: every frame in full, straight into the back buffer
+
+struct DamageRenderer::State {
+  explicit State(DamageMode m) : mode(m) {}
+  DamageMode mode;
+  DamageStats stats;
+  void render(ImDrawData* draw_data, int w, int h, const float clear[3]) {
+    stats = {1, double(w) * h, double(w) * h, true};
+    if (w > 0 && h > 0) draw_full(draw_data, w, h, clear);
+  }
+  bool full_requested = true;
+  void prepare_window_copies() {}
+  void release() {}
+};
+
+#endif
+
+DamageRenderer::DamageRenderer(DamageMode mode) : s_(std::make_unique<State>(mode)) {}
+DamageRenderer::~DamageRenderer() { s_->release(); }
+void DamageRenderer::render(ImDrawData* draw_data, int w, int h, const float clear[3]) {
+  s_->render(draw_data, w, h, clear);
+}
+void DamageRenderer::request_full_redraw() { s_->full_requested = true; }
+const DamageStats& DamageRenderer::stats() const { return s_->stats; }
+void DamageRenderer::prepare_window_copies() { s_->prepare_window_copies(); }
 
 }  // namespace tw

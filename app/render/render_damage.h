@@ -8,25 +8,22 @@
 // what is around it drawn (app/render/window_move.h). A resize, a new clear colour or a rebuilt font atlas
 // (request_full_redraw) draws everything.
 //
-// TW_DAMAGE=full draws every frame in full along the same path (the reference: its pixels must equal the tracked
-// ones); TW_DAMAGE=off draws every frame straight into the back buffer, as before; TW_DAMAGE=offscreen uses the
-// offscreen image even on llvmpipe (llvmpipe rounds a few blended pixels of an image by one level differently from
-// the window's own buffer); TW_DAMAGE=nomove draws a window being dragged as usual instead of copying its image
-// (app/render/window_move.h), the reference for measuring that; TW_DAMAGE=check draws each frame both ways and counts
-// the pixels that differ (printed on stderr), which tests/gui/damage_test.sh requires to be zero over a scripted
-// sequence of interactions, except in frames that copied a dragged window (a few edge pixels: counted apart, bounded).
-// Words combine: TW_DAMAGE=check,offscreen.
+// One run-time switch: TW_DAMAGE=off draws every frame in full straight into the back buffer, as without tracking.
+// One build option: -DTW_DAMAGE_TRACKING=OFF builds that path alone (nothing of the tracking is compiled in).
+// The references the GUI tests compare with exist only in the test build of the app, transformer-workbench-render-check
+// (compiled with TW_RENDER_CHECK, never installed): TW_DAMAGE=full draws every frame in full along the tracked path
+// (its pixels must equal the tracked ones); offscreen uses the offscreen image even on llvmpipe; nomove draws a
+// dragged window as usual instead of copying its image (app/render/window_move.h), the reference for measuring that;
+// check draws each frame both ways and counts the pixels that differ (printed on stderr), which
+// tests/gui/damage_test.sh requires to be zero over a scripted session, except in frames that copied a dragged
+// window (a few edge pixels: counted apart, bounded). Words combine: TW_DAMAGE=check,offscreen.
 
 #include <cstdint>
+#include <memory>
 
 struct ImDrawData;
 
 namespace tw {
-
-// Called by the texture backend whenever a texture's pixels are created or replaced (heatmaps, pictures).
-void note_texture_changed(uintptr_t texture);
-// The next frame is drawn in full (the font atlas was rebuilt: same texture name, new glyphs).
-void request_full_redraw();
 
 // What the last frame drew (for --perf-report).
 struct DamageStats {
@@ -37,18 +34,39 @@ struct DamageStats {
   bool window_moving = false;  // ImGui was moving a window (dragged by its title bar)
   bool window_copied = false;  // the moved window's image was copied (app/render/window_move.h)
 };
-const DamageStats& last_damage_stats();
 
-// Draws the frame's draw data into the back buffer of the current context (fb_width × fb_height pixels), cleared
-// to `clear` (r, g, b) first. Call after ImGui::Render (and split_solid_fills). Rewrites the draw data's commands.
-void render_with_damage(ImDrawData* draw_data, int fb_width, int fb_height, const float clear[3]);
+// TW_DAMAGE's words; in a build without TW_RENDER_CHECK only "off" (and "0") is read.
+struct DamageMode {
+  bool off = false;
+  bool full = false, check = false, offscreen = false, nomove = false;  // TW_RENDER_CHECK builds only
+};
+// Reads TW_DAMAGE; a reference word in a production build is named on stderr once and ignored.
+DamageMode damage_mode_from_environment();
 
-// Makes the renderer compile its image-copy code before the first window drag needs it (llvmpipe compiles it on
-// first use: 20–40 ms, which would stall the drag's first frame). Call once the main loop has nothing to draw and is
-// about to wait (it costs no frame); later calls do nothing.
-void prepare_window_copies();
+// Draws ImGui's frames into the window's back buffer, holding what it needs from frame to frame (the last frame's
+// tiles, the offscreen image, a dragged window's image). One per GL context; create and destroy it while the context
+// is current.
+class DamageRenderer {
+ public:
+  explicit DamageRenderer(DamageMode mode);
+  ~DamageRenderer();
+  DamageRenderer(const DamageRenderer&) = delete;
+  DamageRenderer& operator=(const DamageRenderer&) = delete;
 
-// Frees the offscreen image (before the GL context goes).
-void release_damage_renderer();
+  // Draws the frame's draw data into the back buffer of the current context (fb_width × fb_height pixels), cleared
+  // to `clear` (r, g, b) first. Call after ImGui::Render (and split_solid_fills). Rewrites the draw data's commands.
+  void render(ImDrawData* draw_data, int fb_width, int fb_height, const float clear[3]);
+  // The next frame is drawn in full (the font atlas was rebuilt: same texture name, new glyphs).
+  void request_full_redraw();
+  const DamageStats& stats() const;
+  // Makes the driver compile the image-copy code before the first window drag needs it (llvmpipe compiles it on
+  // first use: 20–40 ms, which would stall the drag's first frame). Call once the main loop has nothing to draw and
+  // is about to wait (it costs no frame); later calls do nothing.
+  void prepare_window_copies();
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
 
 }  // namespace tw

@@ -5,13 +5,18 @@
 #include <GL/gl.h>
 
 #include <cstdint>
+#include <unordered_map>
 
-#include "app/render/render_damage.h"
 #include "views/plot/plot_imgui.h"
 
 namespace tw {
 
 namespace {
+
+// Each texture's version (texture_version): the texture store's own record, which the damage tracker reads.
+std::unordered_map<uintptr_t, uint64_t> g_texture_versions;
+uint64_t g_texture_counter = 0;
+void note_texture_changed(GLuint tex) { g_texture_versions[tex] = ++g_texture_counter; }
 
 #ifndef GL_CLAMP_TO_EDGE
 #define GL_CLAMP_TO_EDGE 0x812F
@@ -38,7 +43,7 @@ void upload(GLuint tex, int width, int height, const uint8_t* rgba, bool create)
   }
   glPixelStorei(GL_UNPACK_ALIGNMENT, alignment);
   glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(previous));
-  note_texture_changed(tex);  // damage tracking redraws what shows it (app/render/render_damage.h)
+  note_texture_changed(tex);
 }
 
 ImTextureID create_texture(int width, int height, const uint8_t* rgba) {
@@ -78,6 +83,11 @@ void install_gl_texture_backend() {
   backend.update = update_texture;
   backend.destroy = destroy_texture;
   plot::set_texture_backend(backend);
+}
+
+uint64_t texture_version(uintptr_t texture) {
+  const auto found = g_texture_versions.find(texture);
+  return found == g_texture_versions.end() ? uint64_t(0) : found->second;
 }
 
 }  // namespace tw

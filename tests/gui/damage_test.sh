@@ -9,15 +9,17 @@
 #      afresh, must not differ at all;
 #   2. the last frame of a --frames run with every panel open, tracked and forced full (TW_DAMAGE=full): identical
 #      screenshots (compare -metric AE = 0), in the back buffer and in the offscreen image (TW_DAMAGE=offscreen).
-# Usage: damage_test.sh APP OUTDIR
+# The reference modes are in the test build of the app (CHECK_APP, compiled with TW_RENDER_CHECK); the tracked frame
+# in the back buffer is the app's own, the one users run.
+# Usage: damage_test.sh APP CHECK_APP OUTDIR
 set -euo pipefail
-app=$1 out=$2
+app=$1 check_app=$2 out=$3
 . "$(dirname "$0")/xvfb_session.sh"
 gui_session "$out" 1600x1000 141 190
 fail() { echo "damage test: FAIL: $*"; tail -5 "$out/app.log" 2>/dev/null; exit 1; }
 
 # 1. Interactions, every frame checked in the process.
-TW_DAMAGE=check "$app" --fresh --open softmax --width 1600 --height 1000 >"$out/app.log" 2>&1 &
+TW_DAMAGE=check "$check_app" --fresh --open softmax --width 1600 --height 1000 >"$out/app.log" 2>&1 &
 app_pid=$!
 sleep 4
 step() { sleep "${1:-0.4}"; }
@@ -74,7 +76,10 @@ read -r copied most < <(echo "$moved" | sed -E 's/.*: ([0-9]+) frames .* at most
 for path in "" offscreen; do
   for mode in on full; do
     rm -rf "$XDG_CONFIG_HOME"
-    TW_DAMAGE=$mode${path:+,$path} "$app" --fresh --all-panels --width 1600 --height 1000 --frames 30 \
+    # The app itself for the tracked back-buffer frame; the test build for the references.
+    run=$check_app
+    [ "$mode$path" = on ] && run=$app
+    TW_DAMAGE=$mode${path:+,$path} "$run" --fresh --all-panels --width 1600 --height 1000 --frames 30 \
       --screenshot "$out/all-$mode$path.png" >>"$out/app.log" 2>&1 || fail "--frames run ($mode $path)"
   done
   ae=$(compare -metric AE "$out/all-on$path.png" "$out/all-full$path.png" null: 2>&1) || true

@@ -2,9 +2,11 @@
 # Performance record (label perf), not a timed test: runs the real app under Xvfb at 1920x1080 with every panel
 # open, prints what its frames and its idle window cost into the log (so a regression is visible in CI), and fails
 # only on bounds no healthy build can miss even on a loaded two-core machine.
-# Usage: perf_check.sh APP MEASURE_IDLE OUTDIR
+# Usage: perf_check.sh APP MEASURE_IDLE OUTDIR [RENDER_CHECK_APP]
+# RENDER_CHECK_APP: the test build of the app, which has the full-redraw reference (TW_DAMAGE=full); without it that
+# line is left out.
 set -euo pipefail
-app=$1 measure_idle=$2 out=$3
+app=$1 measure_idle=$2 out=$3 check_app=${4:-}
 mkdir -p "$out"
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 export XDG_CONFIG_HOME="$out/config"
@@ -28,12 +30,14 @@ echo "perf: all panels, 1920x1080: frame wall p50 $(field frame_wall_ms p50) ms,
 echo "perf: the same frames redrew $(field damaged_mpx mean) million pixels each on average (damage tracking," \
   "app/render/render_damage.h; the window has 2.07)"
 # The same frames drawn in full every time (TW_DAMAGE=full): what a frame costs when everything changes.
-rm -rf "$XDG_CONFIG_HOME"
-TW_DAMAGE=full xvfb-run "${screen[@]}" "$app" --fresh --all-panels --width 1920 --height 1080 --frames 60 \
-  --perf-idle-seconds 0 --perf-report "$out/perf-full.json"
-full_field() { field_in "$out/perf-full.json" "$@"; }
-echo "perf: all panels, every frame redrawn in full (TW_DAMAGE=full): frame wall p50 $(full_field frame_wall_ms p50) ms," \
-  "p99 $(full_field frame_wall_ms p99) ms; process CPU per frame p50 $(full_field frame_process_cpu_ms p50) ms"
+if [ -n "$check_app" ]; then
+  rm -rf "$XDG_CONFIG_HOME"
+  TW_DAMAGE=full xvfb-run "${screen[@]}" "$check_app" --fresh --all-panels --width 1920 --height 1080 --frames 60 \
+    --perf-idle-seconds 0 --perf-report "$out/perf-full.json"
+  full_field() { field_in "$out/perf-full.json" "$@"; }
+  echo "perf: all panels, every frame redrawn in full (TW_DAMAGE=full): frame wall p50 $(full_field frame_wall_ms p50) ms," \
+    "p99 $(full_field frame_wall_ms p99) ms; process CPU per frame p50 $(full_field frame_process_cpu_ms p50) ms"
+fi
 # The front page dragged by its title bar (scripts/measure-drag.sh): the frames a user waits for.
 if command -v xdotool >/dev/null; then
   rm -rf "$XDG_CONFIG_HOME"
