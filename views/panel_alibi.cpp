@@ -13,6 +13,7 @@
 
 #include "core/experiments/alibi_analysis.h"
 #include "core/experiments/alibi_settings.h"
+#include "views/bind_settings.h"
 #include "views/plot/plot_imgui.h"
 #include "views/recompute.h"
 #include "views/widgets.h"
@@ -31,6 +32,13 @@ const PanelInfo kInfo = {
 struct AlibiState : AlibiSettings {
   bool log_slopes = true;  // slope bars on a log axis
 };
+
+// Core's settings, then the panel's own.
+template <class F>
+void for_each_setting(AlibiState& s, F&& f) {
+  for_each_setting(static_cast<AlibiSettings&>(s), f);
+  f("log_slopes", s.log_slopes, BoolSpec{N_("log slopes"), N_("Draw the slope bars on a logarithmic axis.")});
+}
 
 struct AlibiResult {
   AlibiState state;
@@ -200,23 +208,7 @@ class AlibiPanel final : public RecomputePanel<AlibiState, AlibiResult> {
  protected:
   void draw_summary(const AlibiResult& r) override { draw_check(r); }
 
-  void bind(Controls& c) override {
-    c.add_int("n_heads", &s_.n_heads, 1, 64, N_("heads"), N_("Number of heads; any count, not only powers of two."));
-    c.add_int("T", &s_.T, 4, 256, "$T$", N_("Size of the bias matrices shown."), true);
-    c.add_int("head", &s_.head, 0, 63, N_("selected head"),
-              N_("Head whose full bias matrix is shown (0 = steepest slope)."));
-    c.add_bool("symmetric", &s_.symmetric, N_("symmetric"),
-               N_("Use $-m|i - j|$ over all keys (bidirectional models) instead of the causal $-m(i - j)$."));
-    c.add_enum(
-        "scores", &s_.scores, {N_("uniform"), N_("random q.k")}, N_("score source"),
-        N_("Scores before the bias for the last query: all equal, or $q \\cdot k/\\sqrt{64}$ with random $q$, $k$."));
-    c.add_int("train_len", &s_.train_len, 1, 8192, N_("training length"),
-              N_("Context length during training; distances beyond it were never seen."), true);
-    c.add_int("eval_len", &s_.eval_len, 2, 8192, N_("evaluation length"),
-              N_("Keys the last query sees at evaluation time."), true);
-    c.add_bool("log_slopes", &s_.log_slopes, N_("log slopes"), N_("Draw the slope bars on a logarithmic axis."));
-    c.add_seed(&s_.seed, N_("Seed of the random scores."));
-  }
+  void bind(Controls& c) override { bind_settings(c, s_); }
 
  private:
   void draw_check(const AlibiResult& r) {

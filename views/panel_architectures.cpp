@@ -21,6 +21,7 @@
 #include "core/experiments/architectures_block.h"
 #include "core/text/corpus.h"
 #include "core/train/model_folder.h"
+#include "views/bind_settings.h"
 #include "views/recompute.h"
 
 namespace tw {
@@ -41,6 +42,27 @@ struct ArchitecturesState : ArchitectureSettings {
   // The shipped language model run serial and parallel on its own corpus's held-out records.
   enum class BlockModel { None, Quotes, Poems } block_model = BlockModel::Quotes;
 };
+
+constexpr const char* kPlacedNames[] = {N_("none"), N_("sort model"), N_("induction model"), N_("folder")};
+constexpr const char* kBlockModelNames[] = {N_("none"), N_("quotes"), N_("poems")};
+
+// Core's settings, then the panel's own.
+template <class F>
+void for_each_setting(ArchitecturesState& s, F&& f) {
+  for_each_setting(static_cast<ArchitectureSettings&>(s), f);
+  f("placed", s.placed,
+    OptionsSpec{kPlacedNames, N_("model on the plots"),
+                N_("A workbench model placed on every plot beside the published ones: a shipped model, or the "
+                   "config.json of a model folder.")});
+  f("model_dir", s.model_dir,
+    TextSpec{1024, N_("model folder"),
+             N_("Folder with the config.json of the model to place (e.g. one the Training panel saved).")});
+  f("block_model", s.block_model,
+    OptionsSpec{kBlockModelNames, N_("serial vs parallel"),
+                N_("A shipped language model run on its corpus's held-out text twice with the same weights: serial "
+                   "blocks as it was trained, and parallel blocks $x + \\mathrm{Attn}(\\mathrm{Norm}_1(x)) + "
+                   "\\mathrm{MLP}(\\mathrm{Norm}_2(x))$ (GPT-NeoX; GPT-J and PaLM share one norm).")});
+}
 
 // The config.json the state names ("" for none).
 std::string placed_config_path(const ArchitecturesState& s) {
@@ -310,30 +332,7 @@ class ArchitecturesPanel : public RecomputePanel<ArchitecturesState, Architectur
                         quick}) {}
 
  protected:
-  void bind(Controls& c) override {
-    c.add_int("d_model", &s_.d_model, 16, 65536, tr("$d_{model}$"), tr("Width of your model's residual stream."), true);
-    c.add_int("layers", &s_.layers, 1, 200, tr("layers $L$"), tr("Number of blocks."));
-    c.add_int("heads", &s_.heads, 1, 256, tr("query heads $H$"), tr("Head dimension is $d_{model}/H$."));
-    c.add_int("kv_heads", &s_.kv_heads, 1, 256, tr("KV heads"),
-              tr("Key/value heads: $H$ for multi-head, 1 for multi-query, in between for grouped-query attention."));
-    c.add_int("d_ff", &s_.d_ff, 16, 262144, tr("MLP width $d_{ff}$"),
-              tr("Hidden width of the MLP: $4 d_{model}$ is the classic choice, about $\\frac{8}{3} d_{model}$ for a "
-                 "gated unit with the same parameters."),
-              true);
-    c.add_int("vocab", &s_.vocab, 2, 1000000, tr("vocabulary"), tr("Tokens in the vocabulary."), true);
-    c.add_bool("gated", &s_.gated, tr("gated MLP (SwiGLU)"), tr("Three MLP matrices instead of two."));
-    c.add_bool("tied", &s_.tied, tr("tied output head"), tr("The output head shares the embedding matrix."));
-    c.add_enum("placed", &s_.placed, {N_("none"), N_("sort model"), N_("induction model"), N_("folder")},
-               N_("model on the plots"),
-               N_("A workbench model placed on every plot beside the published ones: a shipped model, or the "
-                  "config.json of a model folder."));
-    c.add_text("model_dir", &s_.model_dir, 1024, N_("model folder"),
-               N_("Folder with the config.json of the model to place (e.g. one the Training panel saved)."));
-    c.add_enum("block_model", &s_.block_model, {N_("none"), N_("quotes"), N_("poems")}, N_("serial vs parallel"),
-               N_("A shipped language model run on its corpus's held-out text twice with the same weights: serial "
-                  "blocks as it was trained, and parallel blocks $x + \\mathrm{Attn}(\\mathrm{Norm}_1(x)) + "
-                  "\\mathrm{MLP}(\\mathrm{Norm}_2(x))$ (GPT-NeoX; GPT-J and PaLM share one norm)."));
-  }
+  void bind(Controls& c) override { bind_settings(c, s_); }
 
   bool control_visible(const Control& c) const override {
     return c.key != "model_dir" || s_.placed == ArchitecturesState::Placed::Folder;

@@ -19,6 +19,7 @@
 #include "core/experiments/information.h"
 #include "core/ops/sampling.h"
 #include "core/ops/softmax.h"
+#include "views/bind_settings.h"
 #include "views/handoffs.h"
 #include "views/plot/plot_imgui.h"
 #include "views/recompute.h"
@@ -65,6 +66,17 @@ struct DecodingState : DecodingSettings {
   bool use_training = true;  // read the loss from the Training panel's run when one exists
   TrainingLink link;         // that run, refreshed before each update (not a control)
 };
+
+// Core's settings, then the panel's own.
+template <class F>
+void for_each_setting(DecodingState& s, F&& f) {
+  for_each_setting(static_cast<DecodingSettings&>(s), f);
+  f("use_training", s.use_training,
+    BoolSpec{N_("use the Training panel's loss"),
+             N_("Read the loss from the Training panel's current or last run (its latest held-out loss, and its "
+                "vocabulary for the uniform line); it follows the run as it trains. Off, or without a run: the "
+                "typed loss.")});
+}
 
 // [SECTION] result and compute
 
@@ -257,36 +269,7 @@ class DecodingPanel final : public RecomputePanel<DecodingState, DecodingResult>
                        {compute, error_of, {distributions_figure, kl_figure, filters_figure, perplexity_figure}}) {}
 
  protected:
-  void bind(Controls& c) override {
-    c.add_text(
-        "logits_p", &s_.logits_p, 512, N_("logits of $p$"),
-        N_("Comma-separated logits (2 to 32) of the data distribution $p$; also the distribution sampled below."));
-    c.add_float("temp_p", &s_.temp_p, 0.05f, 20.0f, N_("temperature of $p$"),
-                N_("$p = \\softmax(\\ell / T)$ of the logits $\\ell$ of $p$ at temperature $T$."), true, "%.3g");
-    c.add_text("logits_q", &s_.logits_q, 512, N_("logits of $q$"),
-               N_("Comma-separated logits of the model distribution $q$, as many as $p$'s."));
-    c.add_float("temp_q", &s_.temp_q, 0.05f, 20.0f, N_("temperature of $q$"),
-                N_("$q = \\softmax(\\ell / T)$ of the logits $\\ell$ of $q$ at temperature $T$."), true, "%.3g");
-    c.add_float("temperature", &s_.sampling.temperature, 0.05f, 20.0f, N_("sampling temperature"),
-                N_("Divides p's logits before the filters: below 1 sharpens, above 1 flattens."), true, "%.3g");
-    c.add_int("top_k", &s_.sampling.top_k, 0, 32, N_("top-k"),
-              N_("Keep the $k$ most likely tokens (ties at the $k$-th survive); 0 = off."));
-    c.add_float("top_p", &s_.sampling.top_p, 0.01f, 1.0f, N_("top-p"),
-                N_("Keep the smallest most-likely set whose mass reaches $p$ (the crossing token included); 1 = off."),
-                false, "%.3g");
-    c.add_float("min_p", &s_.sampling.min_p, 0.0f, 1.0f, N_("min-p"),
-                N_("Drop tokens whose probability is below $p_{\\min}$ times the largest; 0 = off."), false, "%.3g");
-    c.add_int("min_keep", &s_.sampling.min_tokens_to_keep, 1, 32, N_("min tokens to keep"),
-              N_("No filter removes the most likely this many."));
-    c.add_float("loss", &s_.loss, 0.0f, 12.0f, N_("training loss (nats)"),
-                N_("A mean next-token loss to turn into a perplexity = $\\exp(\\mathrm{loss})$, used when no training "
-                   "run is linked."),
-                false, "%.4g");
-    c.add_bool("use_training", &s_.use_training, N_("use the Training panel's loss"),
-               N_("Read the loss from the Training panel's current or last run (its latest held-out loss, and its "
-                  "vocabulary for the uniform line); it follows the run as it trains. Off, or without a run: the "
-                  "typed loss."));
-  }
+  void bind(Controls& c) override { bind_settings(c, s_); }
 
   // The Training panel's latest run, read before change detection: a new snapshot with other numbers recomputes.
   void prepare() override {

@@ -15,6 +15,7 @@
 
 #include "core/experiments/flash_settings.h"
 #include "core/experiments/flash_walkthrough.h"
+#include "views/bind_settings.h"
 #include "views/presenter_keys.h"
 #include "views/recompute.h"
 #include "views/widgets.h"
@@ -37,6 +38,16 @@ struct FlashState : FlashSettings {
   int step = 5;          // which (query tile, key tile) step the figures show
   int curve_max = 8192;  // right end of the traffic curve (tokens)
 };
+
+// Core's settings, then the panel's own.
+template <class F>
+void for_each_setting(FlashState& s, F&& f) {
+  for_each_setting(static_cast<FlashSettings&>(s), f);
+  f("step", s.step,
+    IntSpec{0, 65535, N_("step"), N_("Which (query tile, key tile) step the figures show, in the kernel's order.")});
+  f("curve_max", s.curve_max,
+    IntSpec{16, 131072, N_("traffic curve to $T$"), N_("Right end of the memory-traffic curve, in tokens."), true});
+}
 
 // Steps of the kernel: every (query tile, key tile) pair, skipped ones included.
 int step_count(const FlashState& s) {
@@ -270,23 +281,7 @@ class FlashPanel final : public RecomputePanel<FlashState, FlashResult> {
                        r.a.walk.tiled_floats);
   }
 
-  void bind(Controls& c) override {
-    c.add_int("T", &s_.walk.T, 1, 256, N_("tokens $T$"),
-              N_("Queries and keys of the walked head (the traffic curve goes further)."), true);
-    c.add_int("D", &s_.walk.D, 1, 128, N_("head dim $D$"), N_("Size of each query, key and value vector."), true);
-    c.add_int("tile_q", &s_.walk.tile_q, 1, 256, N_("query tile"),
-              N_("Query rows loaded together; on a GPU, what one thread block keeps on chip (must be at most $T$)."),
-              true);
-    c.add_int("tile_k", &s_.walk.tile_k, 1, 256, N_("key tile"),
-              N_("Keys (and values) streamed past the query tile at a time (must be at most $T$)."), true);
-    c.add_bool("causal", &s_.walk.causal, N_("causal mask"),
-               N_("Query $i$ sees keys $j \\le i$; fully masked tiles are skipped."));
-    c.add_int("step", &s_.step, 0, 65535, N_("step"),
-              N_("Which (query tile, key tile) step the figures show, in the kernel's order."));
-    c.add_int("curve_max", &s_.curve_max, 16, 131072, N_("traffic curve to $T$"),
-              N_("Right end of the memory-traffic curve, in tokens."), true);
-    c.add_seed(&s_.seed, N_("Seed of the random $Q$, $K$ and $V$."));
-  }
+  void bind(Controls& c) override { bind_settings(c, s_); }
 };
 
 }  // namespace flash_panel

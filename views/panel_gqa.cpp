@@ -12,6 +12,7 @@
 
 #include "core/experiments/gqa_analysis.h"
 #include "core/experiments/gqa_settings.h"
+#include "views/bind_settings.h"
 #include "views/plot/plot_imgui.h"
 #include "views/recompute.h"
 #include "views/widgets.h"
@@ -204,31 +205,7 @@ class GqaPanel final : public RecomputePanel<GqaState, GqaResult> {
     if (r.params.group != s_.group)
       warning_text(subst(tr("group clamped to {0}"), {std::to_string(r.params.group)}).c_str());
   }
-  void bind(Controls& c) override {
-    std::vector<std::string> models = {N_("custom")};
-    for (const GqaModelPreset& m : gqa_model_presets()) models.push_back(m.name);
-    c.add_enum("model", &s_.model, models, N_("model"),
-               N_("A real model's attention shape from its Hugging Face config.json, or custom to use the sliders."));
-    c.add_int("n_heads", &s_.n_heads, 1, 128, N_("n_heads $H$"), N_("Number of query heads."));
-    c.add_int("n_kv_heads", &s_.n_kv_heads, 1, 128, N_("n_kv_heads $H_{kv}$"),
-              N_("Number of key/value heads; it must divide n_heads, so other values snap down to a divisor."));
-    c.add_int("head_dim", &s_.head_dim, 1, 512, N_("head_dim $D$"), N_("Size of each head's key and value vectors."),
-              true);
-    c.add_int("layers", &s_.layers, 1, 128, N_("layers"), N_("Transformer layers; each keeps its own KV cache."));
-    c.add_int("seq_len", &s_.seq_len, 1, 1048576, N_("sequence length"),
-              N_("Tokens held in the cache (the right end of the memory plot)."), true);
-    c.add_int("batch", &s_.batch, 1, 512, N_("batch"),
-              N_("Sequences decoded at once; the cache grows linearly with it."), true);
-    c.add_int("bytes_per_value", &s_.bytes_per_value, 1, 4, N_("bytes per value"),
-              N_("Storage per cached number: 2 for fp16/bf16, 4 for fp32, 1 for int8."));
-    c.add_float("head_similarity", &s_.head_similarity, 0.0f, 1.0f, N_("head similarity $\\rho$"),
-                N_("Toy layer: 0 gives independent key/value heads, 1 identical ones (which pool without loss)."),
-                false, "%.2f");
-    c.add_int("group", &s_.group, 0, 127, N_("group"), N_("Which KV group's query heads the attention maps show."));
-    c.add_int("toy_tokens", &s_.toy_tokens, 2, 64, N_("toy tokens"),
-              N_("Sequence length of the toy layer behind the error and the maps."));
-    c.add_seed(&s_.seed, N_("Seed of the toy layer's input and weights."));
-  }
+  void bind(Controls& c) override { bind_settings(c, s_); }
 
  private:
   // A GQA grouping of about 4 query heads per KV head (the ratio of Llama 3 8B and Mistral 7B).

@@ -13,6 +13,7 @@
 
 #include "core/experiments/mask_analysis.h"
 #include "core/experiments/mask_settings.h"
+#include "views/bind_settings.h"
 #include "views/plot/layout.h"
 #include "views/plot/plot_imgui.h"
 #include "views/recompute.h"
@@ -178,34 +179,7 @@ class MasksPanel final : public RecomputePanel<MasksState, MasksResult> {
     s_.global_count = std::min(s_.global_count, s_.T);
   }
 
-  void bind(Controls& c) override {
-    c.add_int("T", &s_.T, 4, 512, "$T$", N_("Sequence length: number of query and key positions."), true);
-    c.add_enum("base", &s_.base, {N_("causal"), N_("bidirectional"), N_("prefix-LM")}, N_("base term"),
-               N_("causal: $j \\le i$ (decoders); bidirectional: every key (encoders); prefix-LM: causal except a "
-                  "bidirectional prefix."));
-    c.add_int("prefix", &s_.prefix, 0, 512, N_("prefix $P$"),
-              N_("Prefix-LM: the first $P$ tokens attend to each other freely."));
-    c.add_bool("window", &s_.window, N_("sliding window"), N_("Add the term $0 \\le i - j < W$."));
-    c.add_int("window_size", &s_.window_size, 1, 512, N_("window $W$"), N_("Keys a query sees, counting itself."),
-              true);
-    c.add_bool("padding", &s_.padding, N_("padding"), N_("Add a term hiding pad tokens from every query."));
-    c.add_int("pad_count", &s_.pad_count, 0, 512, N_("pad tokens"), N_("How many positions are padding."));
-    c.add_enum("pad_side", &s_.pad_side, {N_("left"), N_("right")}, N_("pad side"),
-               N_("Left padding puts pads first (batched generation); right padding puts them last."));
-    c.add_bool("documents", &s_.documents, N_("document packing"),
-               N_("Add a block-diagonal causal term: packed documents never see each other."));
-    c.add_int_list("doc_lengths", &s_.doc_lengths, 1, 512, 32, N_("document lengths"),
-                   N_("Lengths of the packed documents in order, e.g. 8, 6, 10; positions past them form one more."));
-    c.add_bool("dilated", &s_.dilated, N_("dilated"), N_("Add the term $(i - j) \\bmod s = 0$: every $s$-th key."));
-    c.add_int("stride", &s_.stride, 1, 64, N_("stride $s$"), N_("Dilation stride."));
-    c.add_bool("global", &s_.global, N_("global/sink tokens"),
-               N_("The first $G$ tokens see and are seen by everyone, overriding the window and dilation terms."));
-    c.add_int("global_count", &s_.global_count, 0, 512, N_("global tokens $G$"), N_("Number of global/sink tokens."));
-    c.add_int("layers", &s_.layers, 1, 64, N_("layers $L$"),
-              N_("Stacked attention layers for the receptive-field figure."));
-    c.add_int("global_every", &s_.global_every, 0, 16, N_("full attention every $k$"),
-              N_("Layer $l$ uses full attention (no window or dilation) when $l$ is a multiple of $k$; 0 = never."));
-  }
+  void bind(Controls& c) override { bind_settings(c, s_); }
 
  private:
   void draw_param(const char* key, const DrawContext& ctx) {

@@ -15,6 +15,7 @@
 
 #include "core/experiments/moe_routing.h"
 #include "core/experiments/moe_settings.h"
+#include "views/bind_settings.h"
 #include "views/handoffs.h"
 #include "views/recompute.h"
 #include "views/widgets.h"
@@ -211,22 +212,7 @@ class MoePanel final : public RecomputePanel<MoeState, MoeResult> {
            "train-moe preset): watch the load per expert and the balance loss while it learns."));
   }
 
-  void bind(Controls& c) override {
-    c.add_int("tokens", &s_.params.tokens, 1, 512, N_("tokens $N$"), N_("Tokens in the batch the router sees."), true);
-    c.add_int("dim", &s_.params.dim, 1, 1024, N_("dim $C$"),
-              N_("Width of each token vector (and of the router's rows)."), true);
-    c.add_int("experts", &s_.params.experts, 1, 64, N_("experts $E$"), N_("Number of expert MLPs in the layer."));
-    c.add_int("top_k", &s_.params.top_k, 1, 64, N_("top-k"),
-              N_("Experts each token is sent to (at most $E$; Mixtral uses 2 of 8)."));
-    c.add_float("capacity_factor", &s_.capacity_factor, 0.05f, 8.0f, N_("capacity factor"),
-                N_("Slack on the even share $N k / E$; below 1 some tokens are always dropped."), true, "%.3g");
-    c.add_int("hidden", &s_.params.hidden, 1, 65536, N_("expert hidden $F$"),
-              N_("Hidden size of each expert MLP (parameter counts)."), true);
-    c.add_bool("gated", &s_.params.gated, N_("gated experts"), N_("SwiGLU experts have 3 matrices, plain MLPs 2."));
-    c.add_float("router_bias", &s_.router_bias, 0.0f, 10.0f, N_("router bias"),
-                N_("Added to expert 0's logit: an unbalanced router whose favourite expert overflows."), false, "%.2f");
-    c.add_seed(&s_.seed, N_("Seed of the random tokens and router weights."));
-  }
+  void bind(Controls& c) override { bind_settings(c, s_); }
 };
 
 }  // namespace moe_panel

@@ -3,6 +3,8 @@
 // the head count): the panel and the lessons both call it.
 #include <span>
 
+#include "core/base/i18n.h"  // N_
+#include "core/base/setting_spec.h"
 #include "core/experiments/alibi_analysis.h"
 
 namespace tw {
@@ -29,14 +31,23 @@ AlibiParams params_of(const AlibiSettings& s);
 // The scene keys, in the panel's order (see core/lessons/scene_settings.h).
 template <class F>
 void for_each_setting(AlibiSettings& s, F&& f) {
-  f("n_heads", s.n_heads);
-  f("T", s.T);
-  f("head", s.head);
-  f("symmetric", s.symmetric);
-  f("scores", s.scores, alibi_scores_names());
-  f("train_len", s.train_len);
-  f("eval_len", s.eval_len);
-  f("seed", s.seed);
+  f("n_heads", s.n_heads, IntSpec{1, 64, N_("heads"), N_("Number of heads; any count, not only powers of two.")});
+  f("T", s.T, IntSpec{4, 256, "$T$", N_("Size of the bias matrices shown."), true});
+  f("head", s.head,
+    IntSpec{0, 63, N_("selected head"), N_("Head whose full bias matrix is shown (0 = steepest slope).")});
+  f("symmetric", s.symmetric,
+    BoolSpec{N_("symmetric"),
+             N_("Use $-m|i - j|$ over all keys (bidirectional models) instead of the causal $-m(i - j)$.")});
+  f("scores", s.scores,
+    OptionsSpec{
+        alibi_scores_names(), N_("score source"),
+        N_("Scores before the bias for the last query: all equal, or $q \\cdot k/\\sqrt{64}$ with random $q$, $k$.")});
+  f("train_len", s.train_len,
+    IntSpec{1, 8192, N_("training length"), N_("Context length during training; distances beyond it were never seen."),
+            true});
+  f("eval_len", s.eval_len,
+    IntSpec{2, 8192, N_("evaluation length"), N_("Keys the last query sees at evaluation time."), true});
+  f("seed", s.seed, SeedSpec{N_("Seed of the random scores.")});
 }
 
 }  // namespace tw

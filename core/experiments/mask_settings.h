@@ -5,6 +5,8 @@
 #include <span>
 #include <vector>
 
+#include "core/base/i18n.h"  // N_
+#include "core/base/setting_spec.h"
 #include "core/ops/mask.h"
 
 namespace tw {
@@ -40,22 +42,36 @@ std::vector<MaskTerm> terms_of(const MasksSettings& s);
 // The scene keys, in the panel's order (see core/lessons/scene_settings.h).
 template <class F>
 void for_each_setting(MasksSettings& s, F&& f) {
-  f("T", s.T);
-  f("base", s.base, mask_base_names());
-  f("prefix", s.prefix);
-  f("window", s.window);
-  f("window_size", s.window_size);
-  f("padding", s.padding);
-  f("pad_count", s.pad_count);
-  f("pad_side", s.pad_side, pad_side_names());
-  f("documents", s.documents);
-  f("doc_lengths", s.doc_lengths);
-  f("dilated", s.dilated);
-  f("stride", s.stride);
-  f("global", s.global);
-  f("global_count", s.global_count);
-  f("layers", s.layers);
-  f("global_every", s.global_every);
+  f("T", s.T, IntSpec{4, 512, "$T$", N_("Sequence length: number of query and key positions."), true});
+  f("base", s.base,
+    OptionsSpec{mask_base_names(), N_("base term"),
+                N_("causal: $j \\le i$ (decoders); bidirectional: every key (encoders); prefix-LM: causal except a "
+                   "bidirectional prefix.")});
+  f("prefix", s.prefix,
+    IntSpec{0, 512, N_("prefix $P$"), N_("Prefix-LM: the first $P$ tokens attend to each other freely.")});
+  f("window", s.window, BoolSpec{N_("sliding window"), N_("Add the term $0 \\le i - j < W$.")});
+  f("window_size", s.window_size, IntSpec{1, 512, N_("window $W$"), N_("Keys a query sees, counting itself."), true});
+  f("padding", s.padding, BoolSpec{N_("padding"), N_("Add a term hiding pad tokens from every query.")});
+  f("pad_count", s.pad_count, IntSpec{0, 512, N_("pad tokens"), N_("How many positions are padding.")});
+  f("pad_side", s.pad_side,
+    OptionsSpec{pad_side_names(), N_("pad side"),
+                N_("Left padding puts pads first (batched generation); right padding puts them last.")});
+  f("documents", s.documents,
+    BoolSpec{N_("document packing"), N_("Add a block-diagonal causal term: packed documents never see each other.")});
+  f("doc_lengths", s.doc_lengths,
+    IntListSpec{1, 512, 32, N_("document lengths"),
+                N_("Lengths of the packed documents in order, e.g. 8, 6, 10; positions past them form one more.")});
+  f("dilated", s.dilated, BoolSpec{N_("dilated"), N_("Add the term $(i - j) \\bmod s = 0$: every $s$-th key.")});
+  f("stride", s.stride, IntSpec{1, 64, N_("stride $s$"), N_("Dilation stride.")});
+  f("global", s.global,
+    BoolSpec{N_("global/sink tokens"),
+             N_("The first $G$ tokens see and are seen by everyone, overriding the window and dilation terms.")});
+  f("global_count", s.global_count, IntSpec{0, 512, N_("global tokens $G$"), N_("Number of global/sink tokens.")});
+  f("layers", s.layers,
+    IntSpec{1, 64, N_("layers $L$"), N_("Stacked attention layers for the receptive-field figure.")});
+  f("global_every", s.global_every,
+    IntSpec{0, 16, N_("full attention every $k$"),
+            N_("Layer $l$ uses full attention (no window or dilation) when $l$ is a multiple of $k$; 0 = never.")});
 }
 
 }  // namespace tw

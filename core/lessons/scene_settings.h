@@ -3,10 +3,11 @@
 // settings → parameters function it calls (core/experiments/<x>_settings.h), so a lesson computes what the panel
 // shows.
 //
-// A settings struct S names its panel (`S::kPanel`) and lists its fields once, in
-// `for_each_setting(S&, f)`, calling f(key, field) for int, float, bool, std::string and std::vector<int> fields
-// and f(key, field, option names) for an enum (an enum class or an int index). A float field is read as the float
-// the panel's slider holds, so the lesson rounds the same way.
+// A settings struct S names its panel (`S::kPanel`) and lists its fields once, in `for_each_setting(S&, f)`, calling
+// f(key, field, spec) for int, float, bool, std::string and std::vector<int> fields and for enums (an enum class or
+// an int index, with an OptionsSpec naming the options): core/base/setting_spec.h. The panel binds its controls from
+// the same list (views/bind_settings.h). A float field is read as the float the panel's slider holds, so the lesson
+// rounds the same way.
 #include <optional>
 #include <span>
 #include <string>
@@ -14,6 +15,8 @@
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
+
+#include "core/base/setting_spec.h"
 
 namespace tw {
 
@@ -31,9 +34,14 @@ class SceneSettingsReader {
   void operator()(const char* key, bool& field);
   void operator()(const char* key, std::string& field);
   void operator()(const char* key, std::vector<int>& field);
+  // A field with its spec (for_each_setting's calls): read as its type; the bounds and labels are the panel's.
+  template <class T, class Spec>
+  void operator()(const char* key, T& field, const Spec&) {
+    (*this)(key, field);
+  }
   template <class E>
-  void operator()(const char* key, E& field, std::span<const char* const> names) {
-    const std::optional<int> i = option_index(key, names);
+  void operator()(const char* key, E& field, const OptionsSpec& options) {
+    const std::optional<int> i = option_index(key, options.names);
     if (i) field = static_cast<E>(*i);
   }
 
