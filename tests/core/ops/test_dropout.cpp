@@ -8,6 +8,7 @@
 
 #include "core/model/weights.h"
 #include "core/train/model_train.h"
+#include "sampled_entries.h"
 
 namespace tw {
 namespace {
@@ -95,13 +96,7 @@ TEST_P(DropoutModel, GradientMatchesFiniteDifferencesUnderTheSameMasks) {
   ASSERT_TRUE(train_forward_backward_double(nullptr, w, c, b, &again, &error, 0.0, Dropout{0.0, 77}));
   EXPECT_NE(loss, plain);   // something was dropped
   EXPECT_EQ(again, plain);  // p = 0 is the plain pass, bit for bit
-  std::vector<double*> params, grads;
-  visit_parameters(w, c, [&](const std::string&, double* data, int64_t size) {
-    for (int64_t i = 0; i < size; i += std::max<int64_t>(1, size / 3)) params.push_back(data + i);
-  });
-  visit_parameters(g, c, [&](const std::string&, double* data, int64_t size) {
-    for (int64_t i = 0; i < size; i += std::max<int64_t>(1, size / 3)) grads.push_back(data + i);
-  });
+  const std::vector<double*> params = testing::sampled_entries(w, c), grads = testing::sampled_entries(g, c);
   ASSERT_EQ(params.size(), grads.size());
   const double h = 1e-5;
   for (size_t k = 0; k < params.size(); ++k) {

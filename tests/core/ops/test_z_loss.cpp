@@ -9,6 +9,7 @@
 
 #include "core/model/weights.h"
 #include "core/train/model_train.h"
+#include "sampled_entries.h"
 
 namespace tw {
 namespace {
@@ -85,13 +86,7 @@ TEST(ZLoss, ModelGradientWithZLossMatchesFiniteDifferences) {
   ASSERT_TRUE(train_forward_backward_double(nullptr, w, c, b, &loss0, &error));
   EXPECT_GT(loss, loss0);  // the added term is positive
   // Finite differences on a few entries of every tensor.
-  std::vector<double*> params, grads;
-  visit_parameters(w, c, [&](const std::string&, double* data, int64_t size) {
-    for (int64_t i = 0; i < size; i += std::max<int64_t>(1, size / 3)) params.push_back(data + i);
-  });
-  visit_parameters(g, c, [&](const std::string&, double* data, int64_t size) {
-    for (int64_t i = 0; i < size; i += std::max<int64_t>(1, size / 3)) grads.push_back(data + i);
-  });
+  const std::vector<double*> params = testing::sampled_entries(w, c), grads = testing::sampled_entries(g, c);
   ASSERT_EQ(params.size(), grads.size());
   const double h = 1e-5;
   for (size_t k = 0; k < params.size(); ++k) {
