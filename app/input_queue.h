@@ -7,7 +7,7 @@
 // events in order until one would change a key or button a second time (or a key changes after a wheel step, which
 // must see the modifiers as they were, as must a key pressed just before Ctrl is let go), so a press and its release
 // always land in different frames and every event is handled exactly once. No GLFW or ImGui in here: the queue is
-// tested on its own (tests/views/test_input_queue).
+// tested on its own (tests/app/test_input_queue).
 
 #include <cstddef>
 #include <deque>

@@ -7,7 +7,7 @@
 // it, in draw order (vertex positions, uv and colour, texture and that texture's content version, the command's
 // scissor within the tile, the render state set by callbacks). Tiles whose hash changed are merged into a few
 // disjoint rectangles, and only those are cleared and drawn again into the persistent image
-// (app/render/render_damage.h). Pure functions on ImGui's draw data: no GL, tested in tests/views/test_damage.cpp.
+// (app/render/render_damage.h). Pure functions on ImGui's draw data: no GL, tested in tests/app/test_damage.cpp.
 
 #include <cstdint>
 #include <functional>

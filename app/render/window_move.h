@@ -11,7 +11,7 @@
 // afresh, so no such pixel outlives the drag.
 //
 // Pure functions on ImGui's draw data (find_moving_window also reads the ImGui context); tested in
-// tests/views/test_window_move.cpp.
+// tests/app/test_window_move.cpp.
 
 #include <cstdint>
 #include <optional>

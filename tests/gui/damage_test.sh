@@ -63,7 +63,7 @@ read -r compared partial merged differed < <(echo "$summary" |
 [ "$compared" -ge 20 ] || fail "only $compared frames compared"
 [ "$partial" -ge 5 ] || fail "only $partial frames drawn in part: the tracking was not exercised"
 # Frames drawn in rectangles merged by limit_rects (more than 12 changed areas) depend on the timing: counted, not
-# required (limit_rects itself: tests/views/test_damage.cpp).
+# required (limit_rects itself: tests/app/test_damage.cpp).
 echo "frames drawn in merged rectangles: $merged"
 moved=$(grep "frames copied a moved window's image" "$out/app.log") || fail "no moved-window summary in the log"
 echo "$moved"

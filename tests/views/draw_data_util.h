@@ -1,5 +1,5 @@
 #pragma once
-// Draw data filled by hand for the render-path tests (tests/views/test_damage.cpp, test_window_move.cpp): no GL,
+// Draw data filled by hand for the render-path tests (tests/app/test_damage.cpp, test_window_move.cpp): no GL,
 // no ImGui frame.
 
 #include <imgui.h>

@@ -32,7 +32,7 @@ struct Found {
 
 // Every user-visible string of panel `id` with where it came from. Enum option names are left out: they are the
 // values scene files and --set spell (core's name tables), ASCII like CSV column names.
-std::vector<Found> panel_strings(const std::string& id) {
+std::vector<Found> panel_strings_found(const std::string& id) {
   std::vector<Found> out;
   auto add = [&](const std::string& where, const std::string& s) {
     if (!s.empty()) out.push_back({id + " " + where, s});
@@ -224,7 +224,7 @@ TEST(MathStrings, NoAsciiMathOutsideDollarsAndNoUnsupportedCommands) {
   std::vector<std::string> flagged, unsupported;
   size_t scanned = 0, with_math = 0;
   for (const std::string& id : testing::registered_ids()) {
-    for (const Found& f : panel_strings(id)) {
+    for (const Found& f : panel_strings_found(id)) {
       ++scanned;
       if (allowed().count(f.text)) continue;
       std::string what;
