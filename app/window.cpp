@@ -256,8 +256,8 @@ void Window::begin_frame() {
 
 void Window::end_frame() {
   ImGui::Render();
-  split_solid_fills(
-      ImGui::GetDrawData());  // large flat fills: nearest filtering, no blending (app/render/solid_fills.h)
+  // Large flat fills: nearest filtering, no blending (app/render/solid_fills.h).
+  if (fast_render_on()) split_solid_fills(ImGui::GetDrawData());
   int w = 0, h = 0;
   glfwGetFramebufferSize(window_, &w, &h);
   const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];

@@ -16,13 +16,13 @@
 #include <string>
 #include <vector>
 
-#ifndef TW_DAMAGE_TRACKING
-#define TW_DAMAGE_TRACKING 1
+#ifndef TW_FAST_RENDER
+#define TW_FAST_RENDER 1
 #endif
 #ifndef TW_RENDER_CHECK
 #define TW_RENDER_CHECK 0
 #endif
-#if TW_DAMAGE_TRACKING
+#if TW_FAST_RENDER
 #include "app/render/damage.h"
 #include "app/render/texture_gl.h"
 #include "app/render/window_move.h"
@@ -30,7 +30,9 @@
 
 namespace tw {
 
-DamageMode damage_mode_from_environment() {
+namespace {
+
+DamageMode read_damage_mode() {
   DamageMode m;
   const char* v = std::getenv("TW_DAMAGE");
   const std::string words = v ? std::string(",") + v + "," : "";
@@ -52,6 +54,15 @@ DamageMode damage_mode_from_environment() {
   return m;
 }
 
+}  // namespace
+
+DamageMode damage_mode_from_environment() {
+  static const DamageMode m = read_damage_mode();
+  return m;
+}
+
+bool fast_render_on() { return TW_FAST_RENDER && !damage_mode_from_environment().off; }
+
 namespace {
 
 void draw_full(ImDrawData* draw_data, int w, int h, const float c[3]) {
@@ -64,7 +75,7 @@ void draw_full(ImDrawData* draw_data, int w, int h, const float c[3]) {
 
 }  // namespace
 
-#if TW_DAMAGE_TRACKING
+#if TW_FAST_RENDER
 namespace {
 
 // At most this many rectangles (more are merged, app/render/damage.h limit_rects): every rectangle repeats the draw
@@ -487,7 +498,7 @@ void DamageRenderer::State::release() {
   full_requested = true;
 }
 
-#else  // TW_DAMAGE_TRACKING off: every frame in full, straight into the back buffer
+#else  // TW_FAST_RENDER off: every frame in full, straight into the back buffer
 
 struct DamageRenderer::State {
   explicit State(DamageMode m) : mode(m) {}

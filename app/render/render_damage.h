@@ -8,8 +8,10 @@
 // what is around it drawn (app/render/window_move.h). A resize, a new clear colour or a rebuilt font atlas
 // (request_full_redraw) draws everything.
 //
-// One run-time switch: TW_DAMAGE=off draws every frame in full straight into the back buffer, as without tracking.
-// One build option: -DTW_DAMAGE_TRACKING=OFF builds that path alone (nothing of the tracking is compiled in).
+// One run-time switch, TW_DAMAGE=off, and one build option, -DTW_FAST_RENDER=OFF (which leaves the tracking out
+// of the program), turn app/render/'s shortcuts off together (fast_render_on): every frame is drawn in full straight
+// into the back buffer, flat fills are left to ImGui (app/render/solid_fills.h) and windows behind others are built
+// and drawn like the rest (app/render/window_culling.h).
 // The references the GUI tests compare with exist only in the test build of the app, transformer-workbench-render-check
 // (compiled with TW_RENDER_CHECK, never installed): TW_DAMAGE=full draws every frame in full along the tracked path
 // (its pixels must equal the tracked ones); offscreen uses the offscreen image even on llvmpipe; nomove draws a
@@ -40,8 +42,10 @@ struct DamageMode {
   bool off = false;
   bool full = false, check = false, offscreen = false, nomove = false;  // TW_RENDER_CHECK builds only
 };
-// Reads TW_DAMAGE; a reference word in a production build is named on stderr once and ignored.
+// TW_DAMAGE, read once; a reference word in a production build is named on stderr and ignored.
 DamageMode damage_mode_from_environment();
+// False when built with -DTW_FAST_RENDER=OFF or run with TW_DAMAGE=off (see above).
+bool fast_render_on();
 
 // Draws ImGui's frames into the window's back buffer, holding what it needs from frame to frame (the last frame's
 // tiles, the offscreen image, a dragged window's image). One per GL context; create and destroy it while the context

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "app/render/render_damage.h"
+
 namespace tw {
 
 namespace {
@@ -23,6 +25,7 @@ bool covers(const ImGuiWindow& front, const ImRect& back) {
 }  // namespace
 
 bool hide_window_if_covered(const char* name) {
+  if (!fast_render_on()) return false;  // built or run without app/render's shortcuts (render_damage.h)
   const ImGuiContext& g = *GImGui;
   ImGuiWindow* window = ImGui::FindWindowByName(name);
   if (!window || !window->WasActive || window->Collapsed) return false;
