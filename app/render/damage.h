@@ -54,8 +54,7 @@ struct TileHashes {
   std::vector<uint64_t> hash;
 };
 
-// The content version of a texture (bumped whenever its pixels change: app/render/render_damage.h
-// note_texture_changed).
+// The content version of a texture (bumped whenever its pixels change: app/render/texture_gl.h texture_version).
 using TextureVersionFn = std::function<uint64_t(uintptr_t texture)>;
 
 // Draw lists [first, end) of a frame's draw data.
