@@ -22,6 +22,8 @@
 #ifndef TW_RENDER_CHECK
 #define TW_RENDER_CHECK 0
 #endif
+#include "core/base/i18n.h"
+
 #if TW_FAST_RENDER
 #include "app/render/damage.h"
 #include "app/render/texture_gl.h"
@@ -46,10 +48,11 @@ DamageMode read_damage_mode() {
   m.nomove = nomove;
 #else
   if (full || check || offscreen || nomove)
-    std::fprintf(stderr,
-                 "transformer-workbench: TW_DAMAGE=%s: the reference modes are in transformer-workbench-render-check "
-                 "(the test build); ignored\n",
-                 v);
+    std::fprintf(stderr, "transformer-workbench: %s\n",
+                 subst(tr("TW_DAMAGE={0}: the reference modes are in transformer-workbench-render-check (the test "
+                          "build); ignored"),
+                       {v})
+                     .c_str());
 #endif
   return m;
 }
