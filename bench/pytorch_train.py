@@ -187,6 +187,36 @@ def scheduled_lr(d, step):
     return floor + 0.5 * (1.0 + math.cos(math.pi * progress)) * (peak - floor)
 
 
+def heldout_bits(model, d):
+    """Held-out bits per character on every non-overlapping window of the run's held-out token ids (the trainer's
+    evaluation), and the number of tokens predicted."""
+    held, T = d["heldout_ids"], d["context"]
+    model.step_seed = None  # evaluation drops nothing
+    nats, count = 0.0, 0
+    with torch.no_grad():
+        for s in range(0, len(held) - 1, T):
+            x = torch.tensor(held[s:s + T], dtype=torch.long)
+            y = torch.tensor(held[s + 1:s + T + 1], dtype=torch.long)
+            n = len(y)
+            x = x[:n]
+            model.prepare(n)
+            logits = model(x[None, :])[0]
+            nats += F.cross_entropy(logits, y, reduction="sum").item()
+            count += n
+    return nats / math.log(2) / d["heldout_chars"], count
+
+
+def evaluate_checkpoint(args, cfg):
+    """A trained checkpoint (e.g. the shipped model.safetensors) on the run's held-out windows, as the trainer
+    evaluates: what the identical PyTorch run is compared with."""
+    d = json.load(open(os.path.join(args.run, "lm_data.json")))
+    torch.set_num_threads(args.threads)
+    set_blas_threads(args.threads)
+    model = Model(cfg, read_safetensors(args.evaluate))
+    bits, count = heldout_bits(model, d)
+    print(f"{args.evaluate}: held-out {bits:.4f} bits/char ({count} tokens, {d['heldout_chars']} characters)")
+
+
 def train_language(args, cfg):
     """The identical run of a language-model training: the workbench's initial weights (init.safetensors), the same
     batches (the workbench's SplitMix64 window starts over the same token ids), AdamW with the same schedule, decay
@@ -228,20 +258,7 @@ def train_language(args, cfg):
             torch.nn.utils.clip_grad_norm_(model.parameters(), d["clip_norm"])
         opt.step()
     seconds = time.perf_counter() - t0
-    held = d["heldout_ids"]
-    model.step_seed = None  # evaluation drops nothing
-    nats, count = 0.0, 0
-    with torch.no_grad():
-        for s in range(0, len(held) - 1, T):
-            x = torch.tensor(held[s:s + T], dtype=torch.long)
-            y = torch.tensor(held[s + 1:s + T + 1], dtype=torch.long)
-            n = len(y)
-            x = x[:n]
-            model.prepare(n)
-            logits = model(x[None, :])[0]
-            nats += F.cross_entropy(logits, y, reduction="sum").item()
-            count += n
-    bits = nats / math.log(2) / d["heldout_chars"]
+    bits, count = heldout_bits(model, d)
     ours = run.get("final_bits_per_char")
     print(f"pytorch {torch.__version__}: {steps} steps in {seconds:.1f} s, held-out {bits:.4f} bits/char "
           f"({count} tokens, {d['heldout_chars']} characters)")
@@ -257,6 +274,8 @@ def main():
                     help="repeat a language-model run (needs init.safetensors and lm_data.json in the run) and "
                          "compare held-out bits per character")
     ap.add_argument("--steps-override", type=int, default=0, help="--language: train this many steps instead")
+    ap.add_argument("--evaluate", metavar="SAFETENSORS",
+                    help="only evaluate this checkpoint on the run's held-out windows (needs lm_data.json)")
     ap.add_argument("--steps", type=int, default=200, help="timed steps (after 10 warm-up steps)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--profile", action="store_true",
@@ -264,6 +283,9 @@ def main():
                          "and the share of the matrix products (aten::mm / addmm / bmm)")
     args = ap.parse_args()
     cfg = json.load(open(os.path.join(args.run, "config.json")))
+    if args.evaluate:
+        evaluate_checkpoint(args, cfg)
+        return
     if args.language:
         train_language(args, cfg)
         return

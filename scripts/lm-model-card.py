@@ -1,13 +1,15 @@
 #!/usr/bin/python3
 """Writes the model card (README.md) of a shipped language model from its training run and its measured numbers.
 
-    scripts/lm-model-card.py RUN_DIR NAME CARD_JSON HELDOUT [PYTORCH_BITS] > assets/models/NAME/README.md
+    scripts/lm-model-card.py RUN_DIR NAME CARD_JSON HELDOUT [PYTORCH_BITS OURS_IN_PYTORCH_BITS] > assets/models/NAME/README.md
 
 RUN_DIR: what `transformer-workbench train --out` wrote (run.json, config.json, scene.json, tokenizer.json).
 CARD_JSON: what `build/lm_card` printed for the model on the shipped held-out text (the app's own code: held-out bits
 per character, Kneser–Ney n-grams of orders 1 … 5 on the same training part, seeded samples and their form).
 HELDOUT: the held-out text (the example prompt of an English model is the opening of one of its records).
-PYTORCH_BITS: the held-out bits per character of the identical run in bench/pytorch_train.py --language, when run.
+PYTORCH_BITS: the held-out bits per character of the identical run in bench/pytorch_train.py --language, when run,
+on the trainer's held-out windows (lm_data.json), and OURS_IN_PYTORCH_BITS this model on the same windows by the same
+PyTorch code (bench/pytorch_train.py RUN_DIR --evaluate model.safetensors): like is compared with like.
 
 read_model_card (core/experiments/model_card.h) reads the corpus row, the example row and the "this model" row under
 the held-out heading; keep those.
@@ -18,6 +20,7 @@ import sys
 
 run_dir, name, card_file, heldout_file = sys.argv[1:5]
 pytorch_bits = float(sys.argv[5]) if len(sys.argv) > 5 and sys.argv[5] else None
+ours_in_pytorch = float(sys.argv[6]) if len(sys.argv) > 6 and sys.argv[6] else None
 run = json.load(open(os.path.join(run_dir, "run.json")))
 cfg = json.load(open(os.path.join(run_dir, "config.json")))
 values = json.load(open(os.path.join(run_dir, "scene.json")))["values"]
@@ -83,14 +86,18 @@ w("| model | bits / character |\n|---|---|")
 w(f"| this model | {card['model_bits_per_char']:.3f} |")
 for k in card["kneser_ney"]:
     w(f"| Kneser–Ney, order {k['order']} | {k['bits_per_char']:.3f} |")
-if pytorch_bits is not None:
-    w(f"| the identical run in PyTorch | {pytorch_bits:.3f} |")
 w("")
 best = card["kneser_ney_best_bits_per_char"]
 w(f"This model is **{100 * card['model_below_kneser_ney']:.1f}% below** the best n-gram (order "
   f"{card['kneser_ney_best_order']}, {best:.3f}).")
-if pytorch_bits is None:
+if pytorch_bits is None or ours_in_pytorch is None:
     w("The identical run in PyTorch (`bench/pytorch_train.py DIR --language`) was not measured for this card.")
+else:
+    w(f"The identical run in PyTorch (`bench/pytorch_train.py DIR --language`: the same initial weights, batches, "
+      f"dropout masks, schedule, AdamW and clipping, {values['train.steps']:,} steps) reaches **{pytorch_bits:.4f}** "
+      f"bits per character on the trainer's held-out windows ({run['heldout_chars']:,} characters); this model, "
+      f"evaluated there by the same PyTorch code (`--evaluate model.safetensors`), has **{ours_in_pytorch:.4f}** "
+      f"({100 * (ours_in_pytorch - pytorch_bits) / pytorch_bits:+.2f}%).")
 w("")
 w("## Generation\n")
 if name == "poems":
