@@ -337,9 +337,6 @@ void attention_step(LayerActs<S>& L, Acts<S>& a, const ModelConfig& c, int l, co
 }
 
 // [SECTION] forward
-// Runs tokens (B·T ids, row b*T + t) through the model; the activations stay in `a` (a.logits: (N, V)).
-// ensure_acts(a, c, B, T, o.pos0, ...) must have been called. Returns -1, or with o.stop_on_overflow the first
-// layer (n_layers: the logits) where a value or an attention row stopped being finite.
 // Dropout of one branch output before the residual adds it (training with o.dropout > 0); otherwise the mask is
 // left empty, which tells the backward that nothing was dropped.
 template <class S>
@@ -350,22 +347,32 @@ void drop_branch(MatT<S>& branch, MatT<S>& mask, const PassOptions& o, int site)
   dropout_forward<S>(branch, mask);
 }
 
-template <class S, class W>
-int model_forward(Acts<S>& a, const W& w, const ModelConfig& c, const int* tokens, const PassOptions& o) {
-  const int B = a.B, T = a.T, N = B * T;
-  const int H = c.n_heads, KV = c.n_kv_heads, D = c.head_dim();
-  const bool pre = c.placement == NormPlacement::Pre;
-  const MlpKind kind = mlp_kind(c.activation);
-  const Activation act = mlp_activation(c.activation, c.gelu_tanh);
-  a.balance = 0;
-  a.moe = c.moe();
+// What every layer of one forward pass reads besides its weights: the pass's switches, worked out once.
+struct PassPlan {
+  bool pre = true;        // pre-norm (else post-norm)
+  MlpKind kind = MlpKind::Plain;
+  Activation act{};
   // Untraced inference keeps only what the next step reads: the residual additions ride on the W_o and down
   // products (linear_forward_add: L.proj and L.down stay unset) and RMSNorm sums in vector lanes.
-  const bool lean = o.attention == PassAttention::Flash && !o.keep_trace;
+  bool lean = false;
   // The residual additions ride on the products only when nothing sits between them (a bias, a sandwich norm).
-  const bool fuse_add = lean && o.dropout <= 0 && !c.linear_bias && !c.sandwich_norm;
+  bool fuse_add = false;
+};
 
-  // Token embedding x0 = E[tokens] (+ learned or sinusoidal positions).  (N, C)
+inline PassPlan pass_plan(const ModelConfig& c, const PassOptions& o) {
+  PassPlan p;
+  p.pre = c.placement == NormPlacement::Pre;
+  p.kind = mlp_kind(c.activation);
+  p.act = mlp_activation(c.activation, c.gelu_tanh);
+  p.lean = o.attention == PassAttention::Flash && !o.keep_trace;
+  p.fuse_add = p.lean && o.dropout <= 0 && !c.linear_bias && !c.sandwich_norm;
+  return p;
+}
+
+// Token embedding x0 = E[tokens] (+ learned or sinusoidal positions).  (N, C)
+template <class S, class W>
+void embed_forward(Acts<S>& a, const W& w, const ModelConfig& c, const int* tokens, const PassOptions& o) {
+  const int N = a.B * a.T;
   MatT<S>& x0 = a.xs[0];
   embedding_forward<S>(x0, w.embed, tokens, N);
   if (c.embed_scale > 0) x0 *= static_cast<S>(c.embed_scale);  // Gemma: E[tokens] · √C
@@ -374,126 +381,154 @@ int model_forward(Acts<S>& a, const W& w, const ModelConfig& c, const int* token
   if (c.positions == PositionType::Learned)
     for (int i = 0; i < N; ++i) x0.row(i) += w.pos_embed.row(a.pos_ids[static_cast<size_t>(i)]);
   if (c.positions == PositionType::Sinusoidal) x0 += a.sinusoid;
+}
 
+// Layer l's attention half: norm, projections, QK-norm, RoPE, attention, output projection and residual into L.h
+// (post-norm: then its norm into L.ln1). Returns false, with o.stop_on_overflow, when q, k, v or an attention row
+// stopped being finite.
+template <class S, class LW>
+bool attention_half(Acts<S>& a, LayerActs<S>& L, const MatT<S>& x, const LW& lw, const ModelConfig& c,
+                    const PassOptions& o, const PassPlan& p, int l) {
+  const int N = a.B * a.T, H = c.n_heads, KV = c.n_kv_heads, D = c.head_dim();
+
+  // Attention norm: pre-norm reads Norm(x); post-norm reads x itself.
+  if (p.pre) norm_fwd<S>(L.ln1, L.ln1_mean, L.ln1_rstd, x, lw.attn_norm, c, p.lean);
+  const MatT<S>& ain = p.pre ? L.ln1 : x;
+
+  // Projections q = a W_qᵀ, k = a W_kᵀ, v = a W_vᵀ (+ Qwen2's biases, before RoPE). A trace keeps q and k
+  // before RoPE too: they are written to q_pre/k_pre and rotated out of place. So does QK-norm before RoPE, whose
+  // backward reads the projections it normalised.
+  const bool rope = c.positions == PositionType::RoPE;
+  const bool pre_rope_norm = c.qk_norm && c.qk_norm_before_rope && rope;
+  MatT<S>& q0 = rope && (o.keep_trace || pre_rope_norm) ? L.q_pre : L.q;
+  MatT<S>& k0 = rope && (o.keep_trace || pre_rope_norm) ? L.k_pre : L.k;
+  linear_forward<S>(q0, ain, lw.wq);
+  linear_forward<S>(k0, ain, lw.wk);
+  linear_forward<S>(L.v, ain, lw.wv);
+  if (c.attn_bias) {
+    q0.rowwise() += lw.bq.transpose();
+    k0.rowwise() += lw.bk.transpose();
+    L.v.rowwise() += lw.bv.transpose();
+  }
+
+  // QK-norm before RoPE (Qwen3, Gemma 3): each head's q and k RMS-normalised with the model's ε and γ (Gemma:
+  // 1 + γ); RoPE then rotates the normalised vectors.
+  if (pre_rope_norm) {
+    std::decay_t<decltype(lw.q_norm)> gq = lw.q_norm, gk = lw.k_norm;
+    if (c.norm_plus_one) gq.array() += 1, gk.array() += 1;
+    qk_norm_forward<S>(L.qn, L.qn_rstd, q0, gq, c.eps, H, D);
+    qk_norm_forward<S>(L.kn, L.kn_rstd, k0, gk, c.eps, KV, D);
+  }
+
+  // RoPE rotates each (x[k], x[k + R/2]) pair of the first R dims of q and k by position · θ_k (Hugging Face
+  // rotate_half; R = D unless partial rotary). Gemma 3's sliding layers use their own (local) base.
+  if (rope) {
+    const bool local = c.rope_local_base > 0 && c.layer_is_sliding(l);
+    const MatT<S>& cs = local ? a.cos_local : a.cos;
+    const MatT<S>& sn = local ? a.sin_local : a.sin;
+    const int R = c.rotary_dim();
+    rope_forward<S>(L.q, pre_rope_norm ? L.qn : q0, cs, sn, RopeConvention::HalfSplit, N, H, D, R);
+    rope_forward<S>(L.k, pre_rope_norm ? L.kn : k0, cs, sn, RopeConvention::HalfSplit, N, KV, D, R);
+  }
+
+  // QK-norm (after RoPE: the rotation keeps each head's RMS).
+  if (c.qk_norm && !pre_rope_norm) {
+    qk_norm_forward<S>(L.qn, L.qn_rstd, L.q, lw.q_norm, kQkNormEps, H, D);
+    qk_norm_forward<S>(L.kn, L.kn_rstd, L.k, lw.k_norm, kQkNormEps, KV, D);
+  }
+  if (o.stop_on_overflow && !(finite<S>(L.q) && finite<S>(L.k) && finite<S>(L.v))) return false;
+
+  // Scaled dot-product attention, causal or sliding window; query head h reads KV head h / (H / KV).
+  attention_step<S>(L, a, c, l, o);
+  if (o.stop_on_overflow && std::find(L.empty_rows.begin(), L.empty_rows.end(), 1) != L.empty_rows.end())
+    return false;
+
+  // Output projection (+ GPT-2's bias) and residual: h = x + att W_oᵀ (post-norm then normalises h; Gemma 3's
+  // sandwich norm normalises the projection before the add: h = x + Norm(att W_oᵀ)).
+  if (p.fuse_add) {
+    linear_forward_add<S>(L.h, L.att, lw.wo, x);
+  } else {
+    linear_forward<S>(L.proj, L.att, lw.wo);
+    if (c.linear_bias) L.proj.rowwise() += lw.bo.transpose();
+    if (c.sandwich_norm) norm_fwd<S>(L.proj_n, L.pa_mean, L.pa_rstd, L.proj, lw.post_attn_norm, c, p.lean);
+    drop_branch<S>(c.sandwich_norm ? L.proj_n : L.proj, L.drop_attn, o, 2 * l);
+    residual_forward<S>(L.h, c.sandwich_norm ? L.proj_n : L.proj, x);
+  }
+  if (!p.pre) norm_fwd<S>(L.ln1, L.ln1_mean, L.ln1_rstd, L.h, lw.attn_norm, c, p.lean);
+  return true;
+}
+
+// Layer l's MLP half: norm, MLP (or MoE) and residual into `out`, the stream's next slot. Returns false, with
+// o.stop_on_overflow, when the sum stopped being finite.
+template <class S, class LW>
+bool mlp_half(Acts<S>& a, LayerActs<S>& L, const MatT<S>& x, MatT<S>& out, const LW& lw, const ModelConfig& c,
+              const PassOptions& o, const PassPlan& p, int l) {
+  // MLP norm: pre-norm reads Norm(h) (a parallel block: Norm(x)); post-norm's MLP reads the normalised h.
+  if (p.pre) norm_fwd<S>(L.ln2, L.ln2_mean, L.ln2_rstd, c.parallel_block ? x : L.h, lw.mlp_norm, c, p.lean);
+  const MatT<S>& m = p.pre ? L.ln2 : L.ln1;
+
+  // MLP: down(act(gate) ⊙ up) for the GLUs, down(act(up)) otherwise; MoE: the router's k experts per token.
+  MatT<S>& sum = p.pre ? out : L.res2;          // h + MLP (post-norm: before its norm)
+  const MatT<S>& stream = p.pre ? L.h : L.ln1;  // what the MLP's output is added to
+  const bool fused = p.fuse_add && !c.moe();    // the addition rides on the down product
+  if (c.moe()) {
+    expert_refs<S>(L.experts, lw);
+    moe_ffn_forward<S>(L.down, L.moe, m, lw.router, L.experts, p.kind, p.act, c.top_k, c.capacity_factor);
+    a.balance += L.moe.balance / c.n_layers;
+  } else {
+    linear_forward<S>(L.up, m, lw.mlp.up);
+    if (c.linear_bias) L.up.rowwise() += lw.b_up.transpose();
+    if (p.kind != MlpKind::Plain) {
+      linear_forward<S>(L.gate, m, lw.mlp.gate);
+      // Inference runs SwiGLU's one vectorised pass; training keeps glu_forward, whose bits the shipped
+      // checkpoints pin (the two agree to float rounding).
+      if constexpr (std::is_same_v<S, float>) {
+        if (p.kind == MlpKind::SwiGLU && o.attention != PassAttention::Batched)
+          swiglu_forward(L.hid, L.gate, L.up);
+        else
+          glu_forward<S>(L.hid, L.gate, L.up, p.act);
+      } else {
+        glu_forward<S>(L.hid, L.gate, L.up, p.act);
+      }
+    } else {
+      activation_forward_t<S>(L.hid, L.up, p.act);
+    }
+    if (fused) {
+      linear_forward_add<S>(sum, L.hid, lw.mlp.down, stream);
+    } else {
+      linear_forward<S>(L.down, L.hid, lw.mlp.down);
+      if (c.linear_bias) L.down.rowwise() += lw.b_down.transpose();
+    }
+  }
+  if (c.sandwich_norm) norm_fwd<S>(L.down_n, L.pm_mean, L.pm_rstd, L.down, lw.post_mlp_norm, c, p.lean);
+
+  // Residual: x' = h + MLP (post-norm: x' = Norm(h_n + MLP); sandwich: x' = h + Norm(MLP)).
+  if (!fused) drop_branch<S>(c.sandwich_norm ? L.down_n : L.down, L.drop_mlp, o, 2 * l + 1);
+  if (!fused) residual_forward<S>(sum, c.sandwich_norm ? L.down_n : L.down, stream);
+  if (!p.pre) norm_fwd<S>(out, L.ln2_mean, L.ln2_rstd, L.res2, lw.mlp_norm, c, p.lean);
+  return !(o.stop_on_overflow && !finite<S>(sum));
+}
+
+// Runs tokens (B·T ids, row b*T + t) through the model; the activations stay in `a` (a.logits: (N, V)).
+// ensure_acts(a, c, B, T, o.pos0, ...) must have been called. Returns -1, or with o.stop_on_overflow the first
+// layer (n_layers: the logits) where a value or an attention row stopped being finite.
+template <class S, class W>
+int model_forward(Acts<S>& a, const W& w, const ModelConfig& c, const int* tokens, const PassOptions& o) {
+  const PassPlan plan = pass_plan(c, o);
+  a.balance = 0;
+  a.moe = c.moe();
+  embed_forward<S>(a, w, c, tokens, o);
   for (int l = 0; l < c.n_layers; ++l) {
     const auto& lw = w.layers[static_cast<size_t>(l)];
     LayerActs<S>& L = a.layers[layer_slot(o, l)];
     const MatT<S>& x = a.xs[stream_slot(o, l)];
-
-    // Attention norm: pre-norm reads Norm(x); post-norm reads x itself.
-    if (pre) norm_fwd<S>(L.ln1, L.ln1_mean, L.ln1_rstd, x, lw.attn_norm, c, lean);
-    const MatT<S>& ain = pre ? L.ln1 : x;
-
-    // Projections q = a W_qᵀ, k = a W_kᵀ, v = a W_vᵀ (+ Qwen2's biases, before RoPE). A trace keeps q and k
-    // before RoPE too: they are written to q_pre/k_pre and rotated out of place. So does QK-norm before RoPE, whose
-    // backward reads the projections it normalised.
-    const bool rope = c.positions == PositionType::RoPE;
-    const bool pre_rope_norm = c.qk_norm && c.qk_norm_before_rope && rope;
-    MatT<S>& q0 = rope && (o.keep_trace || pre_rope_norm) ? L.q_pre : L.q;
-    MatT<S>& k0 = rope && (o.keep_trace || pre_rope_norm) ? L.k_pre : L.k;
-    linear_forward<S>(q0, ain, lw.wq);
-    linear_forward<S>(k0, ain, lw.wk);
-    linear_forward<S>(L.v, ain, lw.wv);
-    if (c.attn_bias) {
-      q0.rowwise() += lw.bq.transpose();
-      k0.rowwise() += lw.bk.transpose();
-      L.v.rowwise() += lw.bv.transpose();
-    }
-
-    // QK-norm before RoPE (Qwen3, Gemma 3): each head's q and k RMS-normalised with the model's ε and γ (Gemma:
-    // 1 + γ); RoPE then rotates the normalised vectors.
-    if (pre_rope_norm) {
-      std::decay_t<decltype(lw.q_norm)> gq = lw.q_norm, gk = lw.k_norm;
-      if (c.norm_plus_one) gq.array() += 1, gk.array() += 1;
-      qk_norm_forward<S>(L.qn, L.qn_rstd, q0, gq, c.eps, H, D);
-      qk_norm_forward<S>(L.kn, L.kn_rstd, k0, gk, c.eps, KV, D);
-    }
-
-    // RoPE rotates each (x[k], x[k + R/2]) pair of the first R dims of q and k by position · θ_k (Hugging Face
-    // rotate_half; R = D unless partial rotary). Gemma 3's sliding layers use their own (local) base.
-    if (rope) {
-      const bool local = c.rope_local_base > 0 && c.layer_is_sliding(l);
-      const MatT<S>& cs = local ? a.cos_local : a.cos;
-      const MatT<S>& sn = local ? a.sin_local : a.sin;
-      const int R = c.rotary_dim();
-      rope_forward<S>(L.q, pre_rope_norm ? L.qn : q0, cs, sn, RopeConvention::HalfSplit, N, H, D, R);
-      rope_forward<S>(L.k, pre_rope_norm ? L.kn : k0, cs, sn, RopeConvention::HalfSplit, N, KV, D, R);
-    }
-
-    // QK-norm (after RoPE: the rotation keeps each head's RMS).
-    if (c.qk_norm && !pre_rope_norm) {
-      qk_norm_forward<S>(L.qn, L.qn_rstd, L.q, lw.q_norm, kQkNormEps, H, D);
-      qk_norm_forward<S>(L.kn, L.kn_rstd, L.k, lw.k_norm, kQkNormEps, KV, D);
-    }
-    if (o.stop_on_overflow && !(finite<S>(L.q) && finite<S>(L.k) && finite<S>(L.v))) return l;
-
-    // Scaled dot-product attention, causal or sliding window; query head h reads KV head h / (H / KV).
-    attention_step<S>(L, a, c, l, o);
-    if (o.stop_on_overflow && std::find(L.empty_rows.begin(), L.empty_rows.end(), 1) != L.empty_rows.end()) return l;
-
-    // Output projection (+ GPT-2's bias) and residual: h = x + att W_oᵀ (post-norm then normalises h; Gemma 3's
-    // sandwich norm normalises the projection before the add: h = x + Norm(att W_oᵀ)).
-    if (fuse_add) {
-      linear_forward_add<S>(L.h, L.att, lw.wo, x);
-    } else {
-      linear_forward<S>(L.proj, L.att, lw.wo);
-      if (c.linear_bias) L.proj.rowwise() += lw.bo.transpose();
-      if (c.sandwich_norm) norm_fwd<S>(L.proj_n, L.pa_mean, L.pa_rstd, L.proj, lw.post_attn_norm, c, lean);
-      drop_branch<S>(c.sandwich_norm ? L.proj_n : L.proj, L.drop_attn, o, 2 * l);
-      residual_forward<S>(L.h, c.sandwich_norm ? L.proj_n : L.proj, x);
-    }
-    if (!pre) norm_fwd<S>(L.ln1, L.ln1_mean, L.ln1_rstd, L.h, lw.attn_norm, c, lean);
-
-    // MLP norm: pre-norm reads Norm(h) (a parallel block: Norm(x)); post-norm's MLP reads the normalised h.
-    if (pre) norm_fwd<S>(L.ln2, L.ln2_mean, L.ln2_rstd, c.parallel_block ? x : L.h, lw.mlp_norm, c, lean);
-    const MatT<S>& m = pre ? L.ln2 : L.ln1;
-
-    // MLP: down(act(gate) ⊙ up) for the GLUs, down(act(up)) otherwise; MoE: the router's k experts per token.
-    MatT<S>& out = a.xs[stream_slot(o, l + 1)];
-    MatT<S>& sum = pre ? out : L.res2;          // h + MLP (post-norm: before its norm)
-    const MatT<S>& stream = pre ? L.h : L.ln1;  // what the MLP's output is added to
-    const bool fused = fuse_add && !c.moe();    // the addition rides on the down product
-    if (c.moe()) {
-      expert_refs<S>(L.experts, lw);
-      moe_ffn_forward<S>(L.down, L.moe, m, lw.router, L.experts, kind, act, c.top_k, c.capacity_factor);
-      a.balance += L.moe.balance / c.n_layers;
-    } else {
-      linear_forward<S>(L.up, m, lw.mlp.up);
-      if (c.linear_bias) L.up.rowwise() += lw.b_up.transpose();
-      if (kind != MlpKind::Plain) {
-        linear_forward<S>(L.gate, m, lw.mlp.gate);
-        // Inference runs SwiGLU's one vectorised pass; training keeps glu_forward, whose bits the shipped
-        // checkpoints pin (the two agree to float rounding).
-        if constexpr (std::is_same_v<S, float>) {
-          if (kind == MlpKind::SwiGLU && o.attention != PassAttention::Batched)
-            swiglu_forward(L.hid, L.gate, L.up);
-          else
-            glu_forward<S>(L.hid, L.gate, L.up, act);
-        } else {
-          glu_forward<S>(L.hid, L.gate, L.up, act);
-        }
-      } else {
-        activation_forward_t<S>(L.hid, L.up, act);
-      }
-      if (fused) {
-        linear_forward_add<S>(sum, L.hid, lw.mlp.down, stream);
-      } else {
-        linear_forward<S>(L.down, L.hid, lw.mlp.down);
-        if (c.linear_bias) L.down.rowwise() += lw.b_down.transpose();
-      }
-    }
-    if (c.sandwich_norm) norm_fwd<S>(L.down_n, L.pm_mean, L.pm_rstd, L.down, lw.post_mlp_norm, c, lean);
-
-    // Residual: x' = h + MLP (post-norm: x' = Norm(h_n + MLP); sandwich: x' = h + Norm(MLP)).
-    if (!fused) drop_branch<S>(c.sandwich_norm ? L.down_n : L.down, L.drop_mlp, o, 2 * l + 1);
-    if (!fused) residual_forward<S>(sum, c.sandwich_norm ? L.down_n : L.down, stream);
-    if (!pre) norm_fwd<S>(out, L.ln2_mean, L.ln2_rstd, L.res2, lw.mlp_norm, c, lean);
-    if (o.stop_on_overflow && !finite<S>(sum)) return l;
+    if (!attention_half<S>(a, L, x, lw, c, o, plan, l)) return l;
+    if (!mlp_half<S>(a, L, x, a.xs[stream_slot(o, l + 1)], lw, c, o, plan, l)) return l;
   }
 
   // Final norm (pre-norm only), then the logits x_f · E_headᵀ.  (N, V)
   const MatT<S>& last = a.xs[stream_slot(o, c.n_layers)];
-  if (c.has_final_norm()) norm_fwd<S>(a.xf, a.f_mean, a.f_rstd, last, w.final_norm, c, lean);
+  if (c.has_final_norm()) norm_fwd<S>(a.xf, a.f_mean, a.f_rstd, last, w.final_norm, c, plan.lean);
   linear_forward<S>(a.logits, c.has_final_norm() ? a.xf : last, w.head());
   if (c.final_softcap > 0) {  // Gemma: logits = c·tanh(logits / c)
     const S cap = static_cast<S>(c.final_softcap);
