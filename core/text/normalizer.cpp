@@ -132,15 +132,7 @@ bool parse(const json& j, std::vector<std::shared_ptr<const Normalizer::Step>>* 
            std::string* note, int depth) {
   if (j.is_null()) return true;
   std::string type;
-  if (!component_type(j, tr("normalizer"), &type, error)) return false;
-  if (depth > 16) {
-    *error = tr("normalizers are nested too deeply");
-    return false;
-  }
-  if (const std::string bad = option_type_error(j, tr("normalizer") + std::string(" ") + type); !bad.empty()) {
-    *error = bad;
-    return false;
-  }
+  if (!open_component(j, tr("normalizer"), N_("normalizers are nested too deeply"), depth, &type, error)) return false;
   if (type == "Sequence")
     return read_sequence(
         j, tr("normalizer"), "normalizers", [&](const json& s) { return parse(s, steps, error, note, depth + 1); },

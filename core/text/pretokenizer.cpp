@@ -190,16 +190,8 @@ bool parse(const json& j, std::vector<std::shared_ptr<const PreTokenizer::Step>>
            int depth) {
   using Step = PreTokenizer::Step;
   if (j.is_null()) return true;
-  if (depth > 16) {
-    *error = tr("pre-tokenizers are nested too deeply");
-    return false;
-  }
   std::string type;
-  if (!component_type(j, tr("pre-tokenizer"), &type, error)) return false;
-  if (const std::string bad = option_type_error(j, tr("pre-tokenizer") + std::string(" ") + type); !bad.empty()) {
-    *error = bad;
-    return false;
-  }
+  if (!open_component(j, tr("pre-tokenizer"), N_("pre-tokenizers are nested too deeply"), depth, &type, error)) return false;
   if (type == "Sequence")
     return read_sequence(
         j, tr("pre-tokenizer"), "pretokenizers", [&](const json& s) { return parse(s, steps, error, depth + 1); },

@@ -632,16 +632,8 @@ bool parse_decoder(const json& j, std::vector<std::shared_ptr<const Tokenizer::D
                    int depth) {
   using D = Tokenizer::Decoder;
   if (j.is_null()) return true;
-  if (depth > 16) {
-    *error = tr("decoders are nested too deeply");
-    return false;
-  }
   std::string type;
-  if (!component_type(j, tr("decoder"), &type, error)) return false;
-  if (const std::string bad = option_type_error(j, tr("decoder") + std::string(" ") + type); !bad.empty()) {
-    *error = bad;
-    return false;
-  }
+  if (!open_component(j, tr("decoder"), N_("decoders are nested too deeply"), depth, &type, error)) return false;
   if (type == "Sequence")
     return read_sequence(
         j, tr("decoder"), "decoders", [&](const json& d) { return parse_decoder(d, out, error, depth + 1); },
@@ -698,16 +690,8 @@ bool parse_decoder(const json& j, std::vector<std::shared_ptr<const Tokenizer::D
 bool parse_post(const json& j, const Tokenizer& t, std::vector<int>* prefix, std::vector<int>* suffix,
                 std::string* error, int depth) {
   if (j.is_null()) return true;
-  if (depth > 16) {
-    *error = tr("post-processors are nested too deeply");
-    return false;
-  }
   std::string type;
-  if (!component_type(j, tr("post-processor"), &type, error)) return false;
-  if (const std::string bad = option_type_error(j, tr("post-processor") + std::string(" ") + type); !bad.empty()) {
-    *error = bad;
-    return false;
-  }
+  if (!open_component(j, tr("post-processor"), N_("post-processors are nested too deeply"), depth, &type, error)) return false;
   if (type == "Sequence")  // no step limit: a post-processor only adds tokens at the ends, once
     return read_sequence(
         j, tr("post-processor"), "processors",

@@ -124,6 +124,20 @@ std::string option_type_error(const json& j, std::string_view component) {
   return "";
 }
 
+bool open_component(const json& j, std::string_view stage, const char* too_deep, int depth, std::string* type,
+                    std::string* error) {
+  if (depth > kMaxNesting) {
+    *error = tr(too_deep);
+    return false;
+  }
+  if (!component_type(j, stage, type, error)) return false;
+  if (std::string bad = option_type_error(j, std::string(stage) + " " + *type); !bad.empty()) {
+    *error = std::move(bad);
+    return false;
+  }
+  return true;
+}
+
 bool read_sequence(const json& j, std::string_view stage, const char* list_key,
                    const std::function<bool(const json& item)>& read_item, const std::function<size_t()>& steps_so_far,
                    std::string* error) {

@@ -20,6 +20,13 @@ constexpr size_t kMaxPipelineSteps = 64;
 // 'type', not a string").
 bool component_type(const nlohmann::json& j, std::string_view stage, std::string* type, std::string* error);
 
+// What every component parser checks first: `depth` (Sequences inside Sequences) at most kMaxNesting, else
+// tr(too_deep) ("decoders are nested too deeply", an N_() message); then component_type and option_type_error of
+// "{stage} {type}". True with *type set; false with one line in *error.
+constexpr int kMaxNesting = 16;
+bool open_component(const nlohmann::json& j, std::string_view stage, const char* too_deep, int depth, std::string* type,
+                    std::string* error);
+
 // Empty when every known option of `j` has the type the reference reads; else one line naming `component`
 // ("pre-tokenizer Digits"), the key, the value and the type wanted. Numbers are range-checked where the
 // reference would refuse (dropout in [0, 1], max_input_chars_per_word ≥ 1).

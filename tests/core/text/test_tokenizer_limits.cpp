@@ -166,6 +166,30 @@ TEST(TokenizerLimits, ASequenceWithoutItsListNamesTheStageAndTheKey) {
   }
 }
 
+// Sequences inside Sequences: a step kMaxNesting (16) Sequences deep loads; one level more is refused naming the
+// stage (the innermost step is a valid one of each stage, so only the depth can be what is refused).
+TEST(TokenizerLimits, SequencesNestedPastTheBoundAreRefusedNamingTheStage) {
+  struct Stage {
+    const char *key, *list, *leaf, *message;
+  };
+  const Stage stages[] = {{"normalizer", "normalizers", "Lowercase", "normalizers are nested too deeply"},
+                          {"pre_tokenizer", "pretokenizers", "Digits", "pre-tokenizers are nested too deeply"},
+                          {"decoder", "decoders", "Fuse", "decoders are nested too deeply"},
+                          {"post_processor", "processors", "ByteLevel", "post-processors are nested too deeply"}};
+  for (const Stage& st : stages) {
+    auto nested = [&](int levels) {
+      json c = {{"type", st.leaf}};
+      for (int i = 0; i < levels; ++i) c = {{"type", "Sequence"}, {st.list, json::array({c})}};
+      json j = byte_level();
+      j[st.key] = c;
+      return j;
+    };
+    (void)load(nested(kMaxNesting));  // Sequences at depths 0 … 15, the step at 16
+    const std::string error = load_error(nested(kMaxNesting + 1));
+    EXPECT_TRUE(has(error, st.message)) << st.key << ": " << error;
+  }
+}
+
 // [SECTION] Unigram
 
 json unigram(json vocab, json unk_id = 0) {
