@@ -308,7 +308,6 @@ int run_dump(const DumpOptions& o) {
   progress.step("forward pass");
   const ForwardRun run = run_prompt(config, std::make_shared<const ModelWeights>(std::move(weights)), tokens);
   if (!run.error.empty()) return dump_fail(2, run.error);
-  const Trace& trace = run.trace;
 
   // [SECTION] gradients (--grads): backward pass of the next-token loss over the same tokens
   ModelWeights grads;

@@ -27,9 +27,9 @@ enum class StepMatch {
 };
 
 struct FamilyStepRow {
-  std::string step;                // the step table's name ("embed", "attn.q", "mlp.hidden"; block steps of layer 0)
-  std::string title_a, formula_a;  // as the first model's trace recorded them (empty when it has no such step)
-  std::string title_b, formula_b;  // and the second's
+  std::string step;  // the step table's name ("embed", "attn.q", "mlp.hidden"; block steps of layer 0)
+  std::string title_a{}, formula_a{};  // as the first model's trace recorded them (empty when it has no such step)
+  std::string title_b{}, formula_b{};  // and the second's
   StepMatch match = StepMatch::Same;
 };
 

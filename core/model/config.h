@@ -69,15 +69,15 @@ struct ModelConfig {
   int head_dim_override = 0;      // D when config.json's head_dim differs from dim / n_heads (Qwen3, Gemma 3); 0 = none
   bool linear_bias = false;       // o_proj and both MLP projections add a learned bias (GPT-2's c_proj, c_fc)
   bool gelu_tanh = false;         // GELU / GeGLU use the tanh approximation (gelu_new, gelu_pytorch_tanh)
-  bool qk_norm_before_rope = false;  // QK-norm γ applied before RoPE with ε = eps (Qwen3, Gemma 3)
-  bool norm_plus_one = false;        // RMSNorm scales by (1 + γ) instead of γ (Gemma), also in the QK-norm
-  bool sandwich_norm = false;        // norms on the attention and MLP outputs before each residual add (Gemma 3)
-  float embed_scale = 0.0f;          // > 0: embeddings multiplied by this (Gemma: √C in the weights' dtype)
-  float query_scale = 0.0f;          // > 0: scores scaled by this, not 1/√D (Gemma: query_pre_attn_scalar^(-1/2))
-  float final_softcap = 0.0f;        // > 0: logits become c·tanh(logits/c) (final_logit_softcapping)
-  float rope_local_base = 0.0f;      // > 0: sliding layers rotate with this base, unscaled (rope_local_base_freq)
-  float rotary_fraction = 1.0f;      // RoPE turns the first ⌊D·f⌋ dims of each head, the rest pass (Phi-3)
-  std::vector<char> sliding_layers;  // per layer 1 = sliding (config.json layer_types); empty = the full_every rule
+  bool qk_norm_before_rope = false;    // QK-norm γ applied before RoPE with ε = eps (Qwen3, Gemma 3)
+  bool norm_plus_one = false;          // RMSNorm scales by (1 + γ) instead of γ (Gemma), also in the QK-norm
+  bool sandwich_norm = false;          // norms on the attention and MLP outputs before each residual add (Gemma 3)
+  float embed_scale = 0.0f;            // > 0: embeddings multiplied by this (Gemma: √C in the weights' dtype)
+  float query_scale = 0.0f;            // > 0: scores scaled by this, not 1/√D (Gemma: query_pre_attn_scalar^(-1/2))
+  float final_softcap = 0.0f;          // > 0: logits become c·tanh(logits/c) (final_logit_softcapping)
+  float rope_local_base = 0.0f;        // > 0: sliding layers rotate with this base, unscaled (rope_local_base_freq)
+  float rotary_fraction = 1.0f;        // RoPE turns the first ⌊D·f⌋ dims of each head, the rest pass (Phi-3)
+  std::vector<char> sliding_layers{};  // per layer 1 = sliding (config.json layer_types); empty = the full_every rule
 
   int head_dim() const { return head_dim_override > 0 ? head_dim_override : n_heads > 0 ? dim / n_heads : 0; }
   int rotary_dim() const { return static_cast<int>(head_dim() * rotary_fraction) / 2 * 2; }  // even, ≤ D

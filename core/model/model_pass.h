@@ -349,7 +349,7 @@ void drop_branch(MatT<S>& branch, MatT<S>& mask, const PassOptions& o, int site)
 
 // What every layer of one forward pass reads besides its weights: the pass's switches, worked out once.
 struct PassPlan {
-  bool pre = true;        // pre-norm (else post-norm)
+  bool pre = true;  // pre-norm (else post-norm)
   MlpKind kind = MlpKind::Plain;
   Activation act{};
   // Untraced inference keeps only what the next step reads: the residual additions ride on the W_o and down
@@ -440,8 +440,7 @@ bool attention_half(Acts<S>& a, LayerActs<S>& L, const MatT<S>& x, const LW& lw,
 
   // Scaled dot-product attention, causal or sliding window; query head h reads KV head h / (H / KV).
   attention_step<S>(L, a, c, l, o);
-  if (o.stop_on_overflow && std::find(L.empty_rows.begin(), L.empty_rows.end(), 1) != L.empty_rows.end())
-    return false;
+  if (o.stop_on_overflow && std::find(L.empty_rows.begin(), L.empty_rows.end(), 1) != L.empty_rows.end()) return false;
 
   // Output projection (+ GPT-2's bias) and residual: h = x + att W_oᵀ (post-norm then normalises h; Gemma 3's
   // sandwich norm normalises the projection before the add: h = x + Norm(att W_oᵀ)).

@@ -191,7 +191,8 @@ bool parse(const json& j, std::vector<std::shared_ptr<const PreTokenizer::Step>>
   using Step = PreTokenizer::Step;
   if (j.is_null()) return true;
   std::string type;
-  if (!open_component(j, tr("pre-tokenizer"), N_("pre-tokenizers are nested too deeply"), depth, &type, error)) return false;
+  if (!open_component(j, tr("pre-tokenizer"), N_("pre-tokenizers are nested too deeply"), depth, &type, error))
+    return false;
   if (type == "Sequence")
     return read_sequence(
         j, tr("pre-tokenizer"), "pretokenizers", [&](const json& s) { return parse(s, steps, error, depth + 1); },

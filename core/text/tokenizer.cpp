@@ -691,7 +691,8 @@ bool parse_post(const json& j, const Tokenizer& t, std::vector<int>* prefix, std
                 std::string* error, int depth) {
   if (j.is_null()) return true;
   std::string type;
-  if (!open_component(j, tr("post-processor"), N_("post-processors are nested too deeply"), depth, &type, error)) return false;
+  if (!open_component(j, tr("post-processor"), N_("post-processors are nested too deeply"), depth, &type, error))
+    return false;
   if (type == "Sequence")  // no step limit: a post-processor only adds tokens at the ends, once
     return read_sequence(
         j, tr("post-processor"), "processors",
