@@ -14,6 +14,8 @@ namespace tw {
 // Steps a Sequence may hold, flattened (real files have at most a handful): a Sequence of 10,000 entries runs every
 // one of them over every piece of the text.
 constexpr size_t kMaxPipelineSteps = 64;
+// Sequences a component may sit inside (real files nest one or two): each level is a recursive call of its parser.
+constexpr int kMaxNesting = 16;
 
 // The "type" of component `j` of `stage` ("pre-tokenizer", "normalizer", "decoder", "post-processor"). False with
 // one line in *error when `j` is not an object with a string "type" ("pre-tokenizer must be an object with a
@@ -23,7 +25,6 @@ bool component_type(const nlohmann::json& j, std::string_view stage, std::string
 // What every component parser checks first: `depth` (Sequences inside Sequences) at most kMaxNesting, else
 // tr(too_deep) ("decoders are nested too deeply", an N_() message); then component_type and option_type_error of
 // "{stage} {type}". True with *type set; false with one line in *error.
-constexpr int kMaxNesting = 16;
 bool open_component(const nlohmann::json& j, std::string_view stage, const char* too_deep, int depth, std::string* type,
                     std::string* error);
 
