@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 
@@ -79,6 +80,13 @@ void read_heldout_baselines(const std::string& t, ModelCard* c) {
     if (bar != std::string::npos && std::sscanf(l.c_str() + row.size(), "%d", &order) == 1 &&
         order == int(c->kneser_ney_bits.size()) + 1 && (bits = first_number(l.substr(bar))) > 0)
       c->kneser_ney_bits.push_back(bits);
+    return;
+  }
+  const size_t below = l.find("% below");
+  if (c->percent_below_kneser_ney < 0 && below != std::string::npos && l.find("n-gram") != std::string::npos) {
+    size_t from = below;
+    while (from > 0 && (std::isdigit(static_cast<unsigned char>(l[from - 1])) || l[from - 1] == '.')) --from;
+    if (from < below) c->percent_below_kneser_ney = std::strtod(l.c_str() + from, nullptr);
     return;
   }
   const size_t at = l.find("heldout.txt` (");
@@ -159,6 +167,12 @@ std::string guess_language(const std::string& tokenizer_path) {
 }
 
 }  // namespace
+
+double percent_below_best_kneser_ney(const ModelCard& c) {
+  if (c.heldout_bits_per_char <= 0 || c.kneser_ney_bits.empty()) return -1;
+  if (c.percent_below_kneser_ney >= 0) return c.percent_below_kneser_ney;
+  return 100 * (1 - c.heldout_bits_per_char / *std::min_element(c.kneser_ney_bits.begin(), c.kneser_ney_bits.end()));
+}
 
 ModelCard read_model_card(const std::string& dir) {
   ModelCard c;

@@ -30,8 +30,14 @@ struct ModelCard {
   // card gives none), and how many characters that text has (-1 when not said).
   std::vector<double> kneser_ney_bits;
   long heldout_chars = -1;
+  // The card's own "This model is **13.7% below** the best n-gram" (worked out from unrounded bits); -1 when not said.
+  double percent_below_kneser_ney = -1;
 };
 ModelCard read_model_card(const std::string& dir);
+// How far the model's held-out bits per character are below its card's best Kneser–Ney order, in percent: the
+// card's own figure when it gives one, so a figure agrees with the card; else from the rounded rows. -1 when the card
+// has no model row or no Kneser–Ney rows.
+double percent_below_best_kneser_ney(const ModelCard& c);
 
 struct ShippedLanguageModel {
   std::string name;  // the folder's name

@@ -164,8 +164,7 @@ plot::Figure transformer_figure(const NgramResult& r) {
     const ModelCard& c = lm.card;
     if (c.kneser_ney_bits.empty() || c.heldout_bits_per_char <= 0) continue;
     const std::string corpus = c.corpus.empty() ? lm.name : tr(c.corpus.c_str());
-    const auto best = std::min_element(c.kneser_ney_bits.begin(), c.kneser_ney_bits.end());
-    const std::string below = plot::fmt("%.1f", 100 * (1 - c.heldout_bits_per_char / *best));
+    const std::string below = plot::fmt("%.1f", percent_below_best_kneser_ney(c));
     // xgettext:no-c-format
     plot::Axes& ax = fig.add_axes(subst(tr("{0}: the transformer {1}% below the best $n$-gram"), {corpus, below}));
     ax.setup(tr("Kneser–Ney of order $n$, and the transformer"), "", tr("bits per character"), "");

@@ -76,6 +76,27 @@ TEST(ModelCard, KneserNeyRowsAndTheHeldOutSizeUnderTheHeldOutHeading) {
   EXPECT_EQ(c.heldout_chars, 355479);
 }
 
+TEST(ModelCard, TheCardsOwnPercentBelowKneserNeyWinsOverTheRoundedRows) {
+  const std::string root = ::testing::TempDir() + "/cards_below";
+  fs::remove_all(root);
+  const std::string rows =
+      "## Held-out bits per character\n\n| model | bits / character |\n|---|---|\n| this model | 1.856 |\n"
+      "| Kneser–Ney, order 1 | 4.557 |\n| Kneser–Ney, order 2 | 2.152 |\n\n";
+  const std::string stated = folder(root, "stated"), silent = folder(root, "silent");
+  std::ofstream(fs::path(stated) / "README.md")
+      << rows << "This model is **13.7% below** the best n-gram (order 2, 2.152).\n\n## Generation\n\n"
+      << "Samples 50% below the n-gram's length.\n";
+  std::ofstream(fs::path(silent) / "README.md") << rows << "## Generation\n\nSamples 50% below the n-gram's.\n";
+  // From the rows alone: 1 - 1.856 / 2.152 = 0.137546..., which a figure would print as 13.8 against the card's 13.7.
+  EXPECT_DOUBLE_EQ(read_model_card(stated).percent_below_kneser_ney, 13.7);
+  EXPECT_DOUBLE_EQ(percent_below_best_kneser_ney(read_model_card(stated)), 13.7);
+  EXPECT_EQ(read_model_card(silent).percent_below_kneser_ney, -1);  // outside the held-out section: not the card's
+  EXPECT_NEAR(percent_below_best_kneser_ney(read_model_card(silent)), 100 * (1 - 1.856 / 2.152), 1e-12);
+  ModelCard none;
+  none.heldout_bits_per_char = 1.856;
+  EXPECT_EQ(percent_below_best_kneser_ney(none), -1);  // no Kneser–Ney rows: nothing to be below
+}
+
 TEST(ModelCard, ShippedLanguageModelsGiveKneserNeyOrdersOneToFiveAndBeatTheBest) {
   const std::vector<ShippedLanguageModel> lms = shipped_language_models(std::string(TW_SOURCE_DIR) + "/assets/models");
   ASSERT_GE(lms.size(), 2u);
@@ -86,6 +107,9 @@ TEST(ModelCard, ShippedLanguageModelsGiveKneserNeyOrdersOneToFiveAndBeatTheBest)
     // What the n-gram panel and lesson 4 show: the transformer at least 10% below the best order (issue 42's bar).
     const double best = *std::min_element(lm.card.kneser_ney_bits.begin(), lm.card.kneser_ney_bits.end());
     EXPECT_LT(lm.card.heldout_bits_per_char, 0.9 * best);
+    // The card's stated percentage is the rows' within their rounding (three decimals each).
+    EXPECT_NEAR(percent_below_best_kneser_ney(lm.card), 100 * (1 - lm.card.heldout_bits_per_char / best), 0.1);
+    EXPECT_GE(lm.card.percent_below_kneser_ney, 10);
   }
 }
 
@@ -110,9 +134,10 @@ TEST(ModelCard, CardJsonWinsAndTheLabelSaysWhatIsKnown) {
   const std::string zh = models[1].label();
   set_language(Language::En);
   EXPECT_EQ(zh,
-            "quotes\xEF\xBC\x9A" "fortunes\xEF\xBC\x8C\xE7\x95\x99\xE5\x87\xBA\xE9\x9B\x86\xE6\xAF\x8F\xE5\xAD\x97"
+            "quotes\xEF\xBC\x9A"
+            "fortunes\xEF\xBC\x8C\xE7\x95\x99\xE5\x87\xBA\xE9\x9B\x86\xE6\xAF\x8F\xE5\xAD\x97"
             "\xE7\xAC\xA6 2.25 \xE6\xAF\x94\xE7\x89\xB9");  // "quotes：fortunes，留出集每字符 2.25 比特": a Chinese
-                                                                   // colon and comma in a Chinese line
+                                                            // colon and comma in a Chinese line
   EXPECT_EQ(language_model_for(models, "zh"), nullptr);
   ASSERT_NE(language_model_for(models, "en"), nullptr);
   EXPECT_EQ(language_model_for(models, "en")->name, "nolabel");  // the first by name
@@ -162,8 +187,8 @@ TEST(ModelCard, ShippedVocabulariesAreDescribedAsTheyCutText) {
   const auto describe = [](const std::string& name) {
     auto tok = std::make_shared<Tokenizer>();
     std::string error;
-    EXPECT_TRUE(load_tokenizer(std::string(TW_SOURCE_DIR) + "/assets/models/" + name + "/tokenizer.json", tok.get(),
-                                   &error))
+    EXPECT_TRUE(
+        load_tokenizer(std::string(TW_SOURCE_DIR) + "/assets/models/" + name + "/tokenizer.json", tok.get(), &error))
         << error;
     return TokenVocabulary::bpe(tok)->describe();
   };
