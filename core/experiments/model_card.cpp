@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 
@@ -82,11 +81,10 @@ void read_heldout_baselines(const std::string& t, ModelCard* c) {
       c->kneser_ney_bits.push_back(bits);
     return;
   }
+  // "This model is **13.7% below** the best n-gram (order 5, 2.152).": the sentence's first number is the percentage.
   const size_t below = l.find("% below");
   if (c->percent_below_kneser_ney < 0 && below != std::string::npos && l.find("n-gram") != std::string::npos) {
-    size_t from = below;
-    while (from > 0 && (std::isdigit(static_cast<unsigned char>(l[from - 1])) || l[from - 1] == '.')) --from;
-    if (from < below) c->percent_below_kneser_ney = std::strtod(l.c_str() + from, nullptr);
+    c->percent_below_kneser_ney = first_number(l.substr(0, below));
     return;
   }
   const size_t at = l.find("heldout.txt` (");
